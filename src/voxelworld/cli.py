@@ -1,0 +1,100 @@
+"""The ``voxelworld`` command.
+
+``voxelworld demo [--seed N]``: builds the default terrain, runs a scripted sequence of every kind of edit and
+prints what each did (by material) and how long it took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from .errors import VoxelworldError
+from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain
+
+__all__ = ["main"]
+
+
+def demo_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResult]]]:
+    """The scripted edits of ``voxelworld demo``, as (description, edit) pairs run in order."""
+    s = volume.voxel_size
+    mid = volume.shape[0] * s / 2
+    surface = float(volume.origin[1]) + volume.shape[1] * s * 0.4
+    wall = (mid * 1.6, surface + 4 * s, mid)
+    hole = Sphere((mid, surface, mid * 0.8), 4 * s)
+    pick = Tool(damage=40, breaks_at=100)
+    pit = (mid * 0.8, surface + 1 * s, mid * 1.2)
+    steps: list[tuple[str, Callable[[], EditResult]]] = [
+        ("remove: sphere r=4 m in the hill", lambda: volume.remove(hole)),
+        ("expose_interior: rim of that hole", lambda: volume.expose_interior(hole.expanded(1.5 * s))),
+        ("remove: capsule tunnel into the hill",
+         lambda: volume.remove(Capsule((mid * 0.7, surface - 2 * s, mid), (mid * 0.9, surface - 4 * s, mid), 2 * s))),
+    ]
+    for n in range(3):
+        steps.append((f"remove: pickaxe on the rock wall, hit {n + 1}",
+                      lambda: volume.remove(Sphere(wall, 2 * s), tool=pick)))
+    for n in range(4):
+        steps.append((f"scrape: suck at the hillside, frame {n + 1}",
+                      lambda: volume.scrape(Sphere((mid * 1.3, surface, mid * 1.3), 3 * s), step=64)))
+    steps += [
+        ("remove: the iron block (unbreakable)",
+         lambda: volume.remove(Sphere((mid * 1.1, surface + 1 * s, mid * 1.1), 2 * s))),
+        ("add: a soil mound stuck to the wall", lambda: volume.add(Sphere((mid * 1.6 - s, surface + 2 * s, mid * 1.2),
+                                                                          2 * s), "soil")),
+        ("paint: an ice sheet on the hill",
+         lambda: volume.paint(Cylinder((mid * 0.4, surface - 3 * s, mid * 1.5), (mid * 0.4, surface + 3 * s,
+                                                                                  mid * 1.5), 5 * s), "ice")),
+        ("remove: a pit beside the pool", lambda: volume.remove(Sphere(pit, 4 * s))),
+        ("add: a clod of soil flung into the pit", lambda: volume.add(Sphere(pit, 0.8 * s), "soil")),
+        ("remove_fragments: judge the whole world", lambda: volume.remove_fragments()),
+    ]
+    return steps
+
+
+def _format_materials(amounts: dict[str, float]) -> str:
+    return ", ".join(f"{name} {value:.1f}" for name, value in sorted(amounts.items(), key=lambda kv: -kv[1])) or "-"
+
+
+def run_demo(seed: int, out=sys.stdout) -> None:
+    start = time.perf_counter()
+    volume = demo_terrain(seed=seed)
+    built = time.perf_counter() - start
+    print(f"Demo world: {volume.shape[0]}x{volume.shape[1]}x{volume.shape[2]} voxels of {volume.voxel_size} m, "
+          f"seed {seed}, built in {built * 1000:.0f} ms; solid {volume.solid_volume():.0f} m³", file=out)
+    print(file=out)
+    header = f"{'edit':<44} {'changed':>8} {'held':>6} {'removed m³':>11} {'added m³':>9} {'ms':>7}  lost by material (m³)"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for description, edit in demo_edits(volume):
+        start = time.perf_counter()
+        result = edit()
+        took = (time.perf_counter() - start) * 1000
+        lost = _format_materials(result.removed_by_material)
+        if result.fragments_erased:
+            lost = f"{result.fragments_erased} fragments: {lost}"
+        print(f"{description:<44} {result.voxels_changed:>8} {result.voxels_blocked:>6} "
+              f"{result.volume_removed:>11.2f} {result.volume_added:>9.2f} {took:>7.2f}  {lost}", file=out)
+    print(file=out)
+    print("Solid volume by material now (m³): " + _format_materials(volume.solid_volume_by_material()), file=out)
+    print("(times include one-off compilation the very first time the kernels run on a machine)", file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="build the default world, run every kind of edit, print a table")
+    demo.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            run_demo(args.seed)
+    except VoxelworldError as error:
+        print(f"voxelworld: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The exception types every voxelworld wing raises.
+
+Every message names what was wrong, the value given and what would have been legal, so a caller can fix the
+call without reading our source::
+
+    ParameterError: radius = -1.0 is out of range: must be a finite number >= 0 (m)
+"""
+
+from __future__ import annotations
+
+__all__ = ["VoxelworldError", "ParameterError", "FormatError", "check_finite", "check_range", "check_integer"]
+
+
+class VoxelworldError(Exception):
+    """Base class of every error voxelworld raises on purpose."""
+
+
+class ParameterError(VoxelworldError, ValueError):
+    """A function or constructor was given a value outside its legal range.
+
+    Attributes
+    ----------
+    parameter : str
+        The name of the parameter, as the caller wrote it.
+    value : object
+        The value that was given.
+    legal : str
+        A short description of the legal range.
+    """
+
+    def __init__(self, parameter: str, value: object, legal: str):
+        self.parameter = parameter
+        self.value = value
+        self.legal = legal
+        super().__init__(f"{parameter} = {value!r} is out of range: must be {legal}")
+
+
+class FormatError(VoxelworldError, ValueError):
+    """A file or document could not be read: names the file and what in it is wrong."""
+
+
+def check_finite(parameter: str, value: object, *, minimum: float | None = None, maximum: float | None = None,
+                 unit: str = "", strict_minimum: bool = False) -> float:
+    """Return ``value`` as a float, or raise :class:`ParameterError` if it is not a finite number in range."""
+    legal = _describe_range("a finite number", minimum, maximum, unit, strict_minimum)
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, legal) from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ParameterError(parameter, value, legal)
+    if minimum is not None and (number < minimum or (strict_minimum and number == minimum)):
+        raise ParameterError(parameter, value, legal)
+    if maximum is not None and number > maximum:
+        raise ParameterError(parameter, value, legal)
+    return number
+
+
+def check_integer(parameter: str, value: object, *, minimum: int | None = None, maximum: int | None = None,
+                  unit: str = "") -> int:
+    """Return ``value`` as an int, or raise :class:`ParameterError` if it is not a whole number in range."""
+    legal = _describe_range("a whole number", minimum, maximum, unit, False)
+    if isinstance(value, bool):
+        raise ParameterError(parameter, value, legal)
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(parameter, value, legal) from None
+    if number != value:
+        raise ParameterError(parameter, value, legal)
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        raise ParameterError(parameter, value, legal)
+    return number
+
+
+def check_range(parameter: str, value: object, legal: str, ok: bool) -> None:
+    """Raise :class:`ParameterError` naming ``parameter``, ``value`` and ``legal`` unless ``ok``."""
+    if not ok:
+        raise ParameterError(parameter, value, legal)
+
+
+def _describe_range(kind: str, minimum, maximum, unit: str, strict_minimum: bool) -> str:
+    parts = [kind]
+    if minimum is not None:
+        parts.append(f"{'>' if strict_minimum else '>='} {minimum}")
+    if maximum is not None:
+        parts.append(f"<= {maximum}")
+    text = " ".join(parts[:2]) if maximum is None else (
+        f"{kind} in [{minimum}, {maximum}]" if minimum is not None and not strict_minimum else " ".join(parts))
+    return f"{text} ({unit})" if unit else text

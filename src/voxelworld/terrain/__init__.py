@@ -1,0 +1,24 @@
+"""voxelworld.terrain: the density-voxel world that players dig, punch, suck in and build on.
+
+Floor 1: knows nothing of meshes, navigation or the game.
+
+- :class:`VoxelVolume`: the voxel fields (density, two materials and their mix, damage), dirty chunks,
+  volume measurements, ``extract``, and the edits ``remove``, ``add``, ``paint``, ``expose_interior``,
+  ``scrape`` and ``remove_fragments``, each returning an :class:`EditResult`.
+- :class:`MaterialTable` / :class:`Material`: what voxels are made of (TOML; a default table ships).
+- Update ranges :class:`Sphere`, :class:`Box`, :class:`Capsule`, :class:`Cylinder` and their :class:`Union`.
+- :class:`Tool`: the hardness gate of digging edits.
+- Generators: ``VoxelVolume.from_sdf``, ``VoxelVolume.from_heightmap`` with :class:`Layer`, and
+  :func:`demo_terrain`.
+"""
+
+from .edits import EditResult, Tool
+from .generators import Layer, demo_terrain
+from .materials import Material, MaterialTable
+from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
+from .volume import FIELDS, VoxelVolume
+
+__all__ = [
+    "VoxelVolume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "Shape", "Sphere", "Box",
+    "Capsule", "Cylinder", "Union", "Layer", "demo_terrain",
+]

@@ -1,0 +1,433 @@
+"""Numba kernels of the terrain wing: signed distances and voxel edits over plain arrays.
+
+No Python objects in here: the public classes (:mod:`.volume`, :mod:`.edits`) validate, own the arrays and call
+these. Every edit kernel visits only the voxel box ``lo..hi`` (inclusive index corners) it is given and reports
+through preallocated outputs:
+
+``chunk_flags``  uint8 ``[cx, cy, cz]``, set to 1 for each chunk in which some voxel field changed;
+``removed_units`` / ``added_units``  int64 ``[256]``, per material id, the solid amount each material lost or
+gained, in units of 1/65025 voxel (``density * share``, both 0..255), so sums are exact integers;
+``stats``  int64 ``[STATS_LENGTH]``, counters indexed by the ``STAT_*`` constants.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+# Columns of a primitive row: kind, point a (3), point b or box half extents (3), radius, margin.
+PRIMITIVE_COLUMNS = 9
+SPHERE, BOX, CAPSULE, CYLINDER = 0, 1, 2, 3
+
+# Density ramp across a carved or added surface: 127.5 density steps per voxel of signed distance.
+RAMP = 127.5
+
+STAT_CHANGED = 0  # voxels whose density or materials changed
+STAT_DAMAGED = 1  # voxels whose damage rose without giving way
+STAT_BLOCKED = 2  # voxels the edit would have lowered but hardness held
+STAT_DENSITY_REMOVED = 3  # sum of density decreases (1/255 voxel)
+STAT_DENSITY_ADDED = 4  # sum of density increases (1/255 voxel)
+STATS_LENGTH = 5
+
+
+@nb.njit(cache=True, inline="always")
+def primitive_sdf(row, x, y, z):
+    """Signed distance (m) from (x, y, z) to one primitive row."""
+    kind = int(row[0])
+    if kind == SPHERE:
+        dx, dy, dz = x - row[1], y - row[2], z - row[3]
+        d = math.sqrt(dx * dx + dy * dy + dz * dz) - row[7]
+    elif kind == BOX:
+        qx = abs(x - row[1]) - row[4]
+        qy = abs(y - row[2]) - row[5]
+        qz = abs(z - row[3]) - row[6]
+        ox, oy, oz = max(qx, 0.0), max(qy, 0.0), max(qz, 0.0)
+        d = math.sqrt(ox * ox + oy * oy + oz * oz) + min(max(qx, max(qy, qz)), 0.0)
+    elif kind == CAPSULE:
+        px, py, pz = x - row[1], y - row[2], z - row[3]
+        bx, by, bz = row[4] - row[1], row[5] - row[2], row[6] - row[3]
+        bb = bx * bx + by * by + bz * bz
+        h = 0.0
+        if bb > 0.0:
+            h = min(max((px * bx + py * by + pz * bz) / bb, 0.0), 1.0)
+        ex, ey, ez = px - bx * h, py - by * h, pz - bz * h
+        d = math.sqrt(ex * ex + ey * ey + ez * ez) - row[7]
+    else:  # CYLINDER: distance to the axis and to the cap planes, combined exactly
+        px, py, pz = x - row[1], y - row[2], z - row[3]
+        bx, by, bz = row[4] - row[1], row[5] - row[2], row[6] - row[3]
+        length = math.sqrt(bx * bx + by * by + bz * bz)
+        along = (px * bx + py * by + pz * bz) / length
+        rx, ry, rz = px - bx * along / length, py - by * along / length, pz - bz * along / length
+        radial = math.sqrt(rx * rx + ry * ry + rz * rz) - row[7]
+        axial = abs(along - 0.5 * length) - 0.5 * length
+        if radial < 0.0 and axial < 0.0:
+            d = max(radial, axial)
+        else:
+            ra, aa = max(radial, 0.0), max(axial, 0.0)
+            d = math.sqrt(ra * ra + aa * aa)
+    return d - row[8]
+
+
+@nb.njit(cache=True, inline="always")
+def shape_sdf(primitives, x, y, z):
+    """Signed distance (m) to the union of the primitive rows."""
+    d = np.inf
+    for p in range(primitives.shape[0]):
+        d = min(d, primitive_sdf(primitives[p], x, y, z))
+    return d
+
+
+@nb.njit(cache=True)
+def sdf_points(primitives, points, out):
+    """``out[n]`` = signed distance of ``points[n]`` to the union of ``primitives``."""
+    for n in range(points.shape[0]):
+        out[n] = shape_sdf(primitives, points[n, 0], points[n, 1], points[n, 2])
+
+
+@nb.njit(cache=True, inline="always")
+def ramp_density(iso, d_voxels):
+    """Density at signed distance ``d_voxels`` (in voxels) outside a surface at ``iso``, clipped to 0..255."""
+    v = math.floor(iso + d_voxels * RAMP + 0.5)
+    return int(min(max(v, 0.0), 255.0))
+
+
+@nb.njit(cache=True, inline="always")
+def account(old_d, old_a, old_b, old_mix, new_d, new_a, new_b, new_mix, removed_units, added_units):
+    """Add one voxel's change of solid amount per material to ``removed_units`` / ``added_units``."""
+    ids = (old_a, old_b, new_a, new_b)
+    amounts = (-old_d * (255 - old_mix), -old_d * old_mix, new_d * (255 - new_mix), new_d * new_mix)
+    for i in range(4):
+        m = ids[i]
+        seen = False
+        for j in range(i):
+            if ids[j] == m:
+                seen = True
+        if seen:
+            continue
+        net = 0
+        for j in range(i, 4):
+            if ids[j] == m:
+                net += amounts[j]
+        if net > 0:
+            added_units[m] += net
+        elif net < 0:
+            removed_units[m] -= net
+
+
+@nb.njit(cache=True, inline="always")
+def gate(hardness, damage, tool_damage, gives_way_below, unbreakable_from, breaks_at):
+    """Hardness gate: returns (gives way, damage after this hit)."""
+    if hardness < gives_way_below:
+        return True, damage
+    if hardness >= unbreakable_from:
+        return False, damage
+    damage = min(damage + tool_damage, 65535)
+    return damage >= breaks_at, damage
+
+
+@nb.njit(cache=True, inline="always")
+def dominant_material(mat_a, mat_b, mix):
+    """The material with the larger share of a voxel (``mat_a`` on a tie)."""
+    return mat_b if mix > 127 else mat_a
+
+
+@nb.njit(cache=True)
+def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso,
+                  scrape_step, tool_damage, gives_way_below, unbreakable_from, breaks_at, hardness_by_id,
+                  chunk_size, exposed, chunk_flags, removed_units, added_units, stats):
+    """Lower density in the box ``lo..hi`` through the hardness gate: ``remove`` and ``scrape`` in one kernel.
+
+    ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``. ``scrape_step > 0``: scrape, a voxel inside
+    the shape loses ``scrape_step`` only if its 3x3x3 neighbourhood (within the volume) held a voxel below iso
+    before this call; ``exposed`` (uint8, the box's shape) is the scratch buffer for that first pass.
+    """
+    nx, ny, nz = density.shape
+    if scrape_step > 0:
+        for i in range(lo[0], hi[0] + 1):
+            x = origin[0] + i * voxel_size
+            for j in range(lo[1], hi[1] + 1):
+                y = origin[1] + j * voxel_size
+                for k in range(lo[2], hi[2] + 1):
+                    flag = 0
+                    if density[i, j, k] > 0 and shape_sdf(primitives, x, y, origin[2] + k * voxel_size) <= 0.0:
+                        for a in range(max(i - 1, 0), min(i + 2, nx)):
+                            for b in range(max(j - 1, 0), min(j + 2, ny)):
+                                for c in range(max(k - 1, 0), min(k + 2, nz)):
+                                    if density[a, b, c] < iso:
+                                        flag = 1
+                        exposed[i - lo[0], j - lo[1], k - lo[2]] = flag
+                    else:
+                        exposed[i - lo[0], j - lo[1], k - lo[2]] = 0
+    for i in range(lo[0], hi[0] + 1):
+        x = origin[0] + i * voxel_size
+        for j in range(lo[1], hi[1] + 1):
+            y = origin[1] + j * voxel_size
+            for k in range(lo[2], hi[2] + 1):
+                old = np.int64(density[i, j, k])
+                if old == 0:
+                    continue
+                if scrape_step > 0:
+                    if exposed[i - lo[0], j - lo[1], k - lo[2]] == 0:
+                        continue
+                    target = max(old - scrape_step, 0)
+                else:
+                    d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
+                    target = ramp_density(iso, d / voxel_size)
+                    if target >= old:
+                        continue
+                a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
+                old_damage = np.int64(damage[i, j, k])
+                gives_way, new_damage = gate(hardness_by_id[dominant_material(a, b, m)], old_damage,
+                                             tool_damage, gives_way_below, unbreakable_from, breaks_at)
+                if new_damage != old_damage:
+                    damage[i, j, k] = new_damage
+                    chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                if not gives_way:
+                    stats[STAT_BLOCKED] += 1
+                    if new_damage != old_damage:
+                        stats[STAT_DAMAGED] += 1
+                    continue
+                density[i, j, k] = target
+                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                stats[STAT_CHANGED] += 1
+                stats[STAT_DENSITY_REMOVED] += old - target
+                account(old, a, b, m, target, a, b, m, removed_units, added_units)
+
+
+@nb.njit(cache=True)
+def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, material,
+                  chunk_size, chunk_flags, removed_units, added_units, stats):
+    """``add``: ``density = max(old, ramp(-sdf))``; a voxel that gains density becomes wholly ``material``."""
+    for i in range(lo[0], hi[0] + 1):
+        x = origin[0] + i * voxel_size
+        for j in range(lo[1], hi[1] + 1):
+            y = origin[1] + j * voxel_size
+            for k in range(lo[2], hi[2] + 1):
+                old = np.int64(density[i, j, k])
+                if old == 255:
+                    continue
+                d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
+                target = ramp_density(iso, -d / voxel_size)
+                if target <= old:
+                    continue
+                a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
+                density[i, j, k] = target
+                mat_a[i, j, k] = material
+                mat_b[i, j, k] = 0
+                mix[i, j, k] = 0
+                damage[i, j, k] = 0
+                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                stats[STAT_CHANGED] += 1
+                stats[STAT_DENSITY_ADDED] += target - old
+                account(old, a, b, m, target, material, 0, 0, removed_units, added_units)
+
+
+@nb.njit(cache=True)
+def remap_materials(density, mat_a, mat_b, mix, lo, hi, origin, voxel_size, primitives, new_id, chunk_size,
+                    chunk_flags, removed_units, added_units, stats):
+    """Inside the shape (sdf <= 0), ``mat_a = new_id[mat_a]`` and ``mat_b = new_id[mat_b]``.
+
+    ``paint`` maps every id to one material; ``expose_interior`` maps each material to its interior.
+    """
+    for i in range(lo[0], hi[0] + 1):
+        x = origin[0] + i * voxel_size
+        for j in range(lo[1], hi[1] + 1):
+            y = origin[1] + j * voxel_size
+            for k in range(lo[2], hi[2] + 1):
+                a, b = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k])
+                na, nb_ = np.int64(new_id[a]), np.int64(new_id[b])
+                if na == a and nb_ == b:
+                    continue
+                if shape_sdf(primitives, x, y, origin[2] + k * voxel_size) > 0.0:
+                    continue
+                mat_a[i, j, k] = na
+                mat_b[i, j, k] = nb_
+                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                stats[STAT_CHANGED] += 1
+                d, m = np.int64(density[i, j, k]), np.int64(mix[i, j, k])
+                account(d, a, b, m, d, na, nb_, m, removed_units, added_units)
+
+
+@nb.njit(cache=True)
+def material_units(density, mat_a, mat_b, mix, out):
+    """``out[m]`` += solid amount of material ``m`` over the whole volume, in 1/65025 voxel."""
+    nx, ny, nz = density.shape
+    for i in range(nx):
+        for j in range(ny):
+            for k in range(nz):
+                d = np.int64(density[i, j, k])
+                if d == 0:
+                    continue
+                m = np.int64(mix[i, j, k])
+                out[mat_a[i, j, k]] += d * (255 - m)
+                out[mat_b[i, j, k]] += d * m
+
+
+# ----------------------------------------------------------------------------------------------- fragments
+# Connected solid components (6-connected, density >= iso) are found over runs: maximal stretches of solid
+# voxels along z in one (x, y) row. Runs of neighbouring rows that overlap in z are joined with union-find.
+# Terrain is mostly long runs, so this touches each voxel once and does little work per run.
+
+
+@nb.njit(cache=True, inline="always")
+def find_root(parent, r):
+    while parent[r] != r:
+        parent[r] = parent[parent[r]]  # path halving
+        r = parent[r]
+    return r
+
+
+@nb.njit(cache=True, inline="always")
+def join(parent, a, b):
+    ra, rb = find_root(parent, a), find_root(parent, b)
+    if ra < rb:
+        parent[rb] = ra
+    elif rb < ra:
+        parent[ra] = rb
+
+
+@nb.njit(cache=True)
+def find_runs(density, lo, hi, iso, row_first, run_start, run_end):
+    """Fill the runs of the box ``lo..hi``; the runs of row ``(i - lo0) * rows_y + (j - lo1)`` are
+    ``row_first[row] .. row_first[row + 1] - 1``. Returns the number of runs."""
+    count = 0
+    row = 0
+    for i in range(lo[0], hi[0] + 1):
+        for j in range(lo[1], hi[1] + 1):
+            row_first[row] = count
+            k = lo[2]
+            while k <= hi[2]:
+                if density[i, j, k] >= iso:
+                    start = k
+                    while k <= hi[2] and density[i, j, k] >= iso:
+                        k += 1
+                    run_start[count] = start
+                    run_end[count] = k - 1
+                    count += 1
+                else:
+                    k += 1
+            row += 1
+    row_first[row] = count
+    return count
+
+
+@nb.njit(cache=True)
+def join_rows(row_first, run_start, run_end, parent, row_a, row_b):
+    """Join every run of ``row_a`` with the runs of ``row_b`` that overlap it in z."""
+    a, a_end = row_first[row_a], row_first[row_a + 1]
+    b, b_end = row_first[row_b], row_first[row_b + 1]
+    while a < a_end and b < b_end:
+        if run_start[a] <= run_end[b] and run_start[b] <= run_end[a]:
+            join(parent, a, b)
+        if run_end[a] < run_end[b]:
+            a += 1
+        else:
+            b += 1
+
+
+@nb.njit(cache=True)
+def erase_small_components(density, mat_a, mat_b, mix, lo, hi, iso, priority_by_id, min_size_by_id,
+                           chunk_size, row_first, run_start, run_end, parent, size, best, chunk_flags,
+                           removed_units, added_units, stats):
+    """Erase (density 0) the components wholly inside the box ``lo..hi`` (none of their voxels on its border)
+    with fewer voxels than the minimum fragment size of their material: the dominant material of highest
+    fragment priority among their voxels (lowest id on a tie). Below-iso voxels next to an erased voxel that
+    no remaining solid voxel touches (26-neighbourhood) are erased too. Returns the number of components erased.
+
+    Scratch arrays ``row_first`` (rows + 1), ``run_start``, ``run_end``, ``parent``, ``size``, ``best`` (one
+    slot per possible run) are the caller's."""
+    rows_y = hi[1] - lo[1] + 1
+    rows = (hi[0] - lo[0] + 1) * rows_y
+    runs = find_runs(density, lo, hi, iso, row_first, run_start, run_end)
+    for r in range(runs):
+        parent[r] = r
+    for row in range(rows):
+        if row >= rows_y:
+            join_rows(row_first, run_start, run_end, parent, row, row - rows_y)
+        if row % rows_y != 0:
+            join_rows(row_first, run_start, run_end, parent, row, row - 1)
+    # Sizes per root; size -1 marks a component on the border (kept whatever its size).
+    for r in range(runs):
+        size[r] = 0
+    for row in range(rows):
+        i, j = lo[0] + row // rows_y, lo[1] + row % rows_y
+        on_side = i == lo[0] or i == hi[0] or j == lo[1] or j == hi[1]
+        for r in range(row_first[row], row_first[row + 1]):
+            root = find_root(parent, r)
+            if on_side or run_start[r] == lo[2] or run_end[r] == hi[2]:
+                size[root] = -1
+            elif size[root] >= 0:
+                size[root] += run_end[r] - run_start[r] + 1
+    # The material of each inner component: highest fragment priority among its voxels' dominant materials.
+    for r in range(runs):
+        best[r] = -1
+    for row in range(rows):
+        i, j = lo[0] + row // rows_y, lo[1] + row % rows_y
+        for r in range(row_first[row], row_first[row + 1]):
+            root = find_root(parent, r)
+            if size[root] <= 0:
+                continue
+            for k in range(run_start[r], run_end[r] + 1):
+                m = dominant_material(mat_a[i, j, k], mat_b[i, j, k], mix[i, j, k])
+                b = best[root]
+                if b < 0 or priority_by_id[m] > priority_by_id[b] or (
+                        priority_by_id[m] == priority_by_id[b] and m < b):
+                    best[root] = m
+    erased = 0
+    for r in range(runs):
+        if parent[r] == r and size[r] > 0 and size[r] < min_size_by_id[best[r]]:
+            erased += 1
+        elif parent[r] == r:
+            best[r] = -1  # kept
+    for row in range(rows):
+        i, j = lo[0] + row // rows_y, lo[1] + row % rows_y
+        for r in range(row_first[row], row_first[row + 1]):
+            root = find_root(parent, r)
+            if size[root] <= 0 or best[root] < 0:
+                continue
+            for k in range(run_start[r], run_end[r] + 1):
+                erase_voxel(density, mat_a, mat_b, mix, i, j, k, chunk_size, chunk_flags, removed_units,
+                            added_units, stats)
+    # The thin below-iso fringe a fragment leaves goes too, where no remaining solid voxel is next to it.
+    nx, ny, nz = density.shape
+    for row in range(rows):
+        i, j = lo[0] + row // rows_y, lo[1] + row % rows_y
+        for r in range(row_first[row], row_first[row + 1]):
+            root = find_root(parent, r)
+            if size[root] <= 0 or best[root] < 0:
+                continue
+            for k in range(run_start[r], run_end[r] + 1):
+                for a in range(max(i - 1, 0), min(i + 2, nx)):
+                    for b in range(max(j - 1, 0), min(j + 2, ny)):
+                        for c in range(max(k - 1, 0), min(k + 2, nz)):
+                            if density[a, b, c] > 0 and not touches_solid(density, a, b, c, iso):
+                                erase_voxel(density, mat_a, mat_b, mix, a, b, c, chunk_size, chunk_flags,
+                                            removed_units, added_units, stats)
+    return erased
+
+
+@nb.njit(cache=True, inline="always")
+def touches_solid(density, i, j, k, iso):
+    """Whether voxel (i, j, k) or one of its 26 neighbours (within the volume) is solid."""
+    nx, ny, nz = density.shape
+    for a in range(max(i - 1, 0), min(i + 2, nx)):
+        for b in range(max(j - 1, 0), min(j + 2, ny)):
+            for c in range(max(k - 1, 0), min(k + 2, nz)):
+                if density[a, b, c] >= iso:
+                    return True
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def erase_voxel(density, mat_a, mat_b, mix, i, j, k, chunk_size, chunk_flags, removed_units, added_units,
+                stats):
+    """Set one voxel's density to 0 and account for it."""
+    old = np.int64(density[i, j, k])
+    a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
+    density[i, j, k] = 0
+    chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+    stats[STAT_CHANGED] += 1
+    stats[STAT_DENSITY_REMOVED] += old
+    account(old, a, b, m, 0, a, b, m, removed_units, added_units)

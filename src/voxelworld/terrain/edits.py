@@ -1,0 +1,220 @@
+"""Edits on a :class:`~voxelworld.terrain.VoxelVolume`: remove, add, paint, expose_interior, scrape.
+
+Each edit validates everything first (so bad input leaves the volume unchanged), runs one kernel over the
+voxel box of its update range, marks the chunks it changed dirty and returns an :class:`EditResult`.
+Users call them as methods (``volume.remove(shape)``); this module holds the shared machinery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_integer
+from . import _kernels
+from .shapes import Shape
+
+if TYPE_CHECKING:
+    from .volume import VoxelVolume
+
+__all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "scrape"]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """What a digging tool does to hard voxels: the hardness gate of ``remove`` and ``scrape``.
+
+    A voxel's hardness is that of its dominant material (``mat_b`` when ``mix > 127``, else ``mat_a``).
+
+    Parameters
+    ----------
+    damage : int
+        Damage each call adds to a voxel of middling hardness (0..65535, damage units).
+    gives_way_below : float
+        Voxels softer than this give way at once (hardness scale of the material table, >= 0).
+    unbreakable_from : float
+        Voxels this hard or harder never give way (>= ``gives_way_below``).
+    breaks_at : int
+        A voxel of middling hardness gives way once its accumulated damage reaches this (1..65535).
+
+    Examples
+    --------
+    >>> Tool(damage=50, breaks_at=100).breaks_at
+    100
+    """
+
+    damage: int = 25
+    gives_way_below: float = 3.0
+    unbreakable_from: float = 8.0
+    breaks_at: int = 100
+
+    def __post_init__(self):
+        object.__setattr__(self, "damage", check_integer("damage", self.damage, minimum=0, maximum=65535))
+        low = check_finite("gives_way_below", self.gives_way_below, minimum=0.0)
+        high = check_finite("unbreakable_from", self.unbreakable_from, minimum=low)
+        object.__setattr__(self, "gives_way_below", low)
+        object.__setattr__(self, "unbreakable_from", high)
+        object.__setattr__(self, "breaks_at", check_integer("breaks_at", self.breaks_at, minimum=1, maximum=65535))
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """What one edit did. Volumes are in m³; materials and groups are keyed by name.
+
+    ``volume_removed`` / ``volume_added`` count density lost and gained. ``removed_by_material`` /
+    ``added_by_material`` count what each material lost and gained, which includes material changes
+    (``paint`` moves volume from one material to another without changing density), so for any edit
+    ``added_by_material[m] - removed_by_material[m]`` is the change of ``solid_volume_by_material()[m]``.
+    """
+
+    voxels_changed: int  # voxels whose density or materials changed
+    voxels_damaged: int  # voxels whose damage rose but that held this time
+    voxels_blocked: int  # voxels the edit would have lowered but that held (damaged or unbreakable)
+    dirty_chunks: frozenset[tuple[int, int, int]]  # chunks in which any field changed, damage included
+    volume_removed: float
+    volume_added: float
+    removed_by_material: dict[str, float] = field(default_factory=dict)
+    added_by_material: dict[str, float] = field(default_factory=dict)
+    removed_by_group: dict[str, float] = field(default_factory=dict)
+    added_by_group: dict[str, float] = field(default_factory=dict)
+    most_removed_material: str | None = None  # the material that lost the most volume (lowest id on a tie)
+    fragments_erased: int = 0  # connected components erased by remove_fragments
+
+    @staticmethod
+    def empty() -> EditResult:
+        return EditResult(0, 0, 0, frozenset(), 0.0, 0.0)
+
+
+class EditOutputs:
+    """The preallocated outputs an edit kernel writes, and their conversion into an :class:`EditResult`."""
+
+    def __init__(self, volume: VoxelVolume):
+        self.chunk_flags = np.zeros(volume.chunk_grid_shape, dtype=np.uint8)
+        self.removed_units = np.zeros(256, dtype=np.int64)
+        self.added_units = np.zeros(256, dtype=np.int64)
+        self.stats = np.zeros(_kernels.STATS_LENGTH, dtype=np.int64)
+
+    def result(self, volume: VoxelVolume, fragments_erased: int = 0) -> EditResult:
+        dirty = frozenset(tuple(int(c) for c in chunk) for chunk in np.argwhere(self.chunk_flags))
+        volume._mark_chunks_dirty(dirty)
+        names, groups = volume.materials.name_by_id, volume.materials.group_by_id
+        unit = volume.voxel_volume / 65025.0
+        removed_ids = np.flatnonzero(self.removed_units)
+        added_ids = np.flatnonzero(self.added_units)
+        most = None
+        if len(removed_ids):
+            most = names[int(removed_ids[np.argmax(self.removed_units[removed_ids])])]
+        stats = self.stats
+        return EditResult(
+            voxels_changed=int(stats[_kernels.STAT_CHANGED]),
+            voxels_damaged=int(stats[_kernels.STAT_DAMAGED]),
+            voxels_blocked=int(stats[_kernels.STAT_BLOCKED]),
+            dirty_chunks=dirty,
+            volume_removed=int(stats[_kernels.STAT_DENSITY_REMOVED]) * volume.voxel_volume / 255.0,
+            volume_added=int(stats[_kernels.STAT_DENSITY_ADDED]) * volume.voxel_volume / 255.0,
+            removed_by_material={names[m]: int(self.removed_units[m]) * unit for m in removed_ids},
+            added_by_material={names[m]: int(self.added_units[m]) * unit for m in added_ids},
+            removed_by_group=_by_group(self.removed_units, removed_ids, groups, unit),
+            added_by_group=_by_group(self.added_units, added_ids, groups, unit),
+            most_removed_material=most,
+            fragments_erased=fragments_erased,
+        )
+
+
+def _by_group(units: np.ndarray, ids: np.ndarray, groups: tuple[str, ...], unit: float) -> dict[str, float]:
+    totals: dict[str, int] = {}
+    for m in ids:
+        totals[groups[m]] = totals.get(groups[m], 0) + int(units[m])
+    return {group: total * unit for group, total in totals.items()}
+
+
+def _check_shape(shape) -> Shape:
+    if not isinstance(shape, Shape):
+        raise ParameterError("shape", shape, "a Shape (Sphere, Box, Capsule, Cylinder or a union of them)")
+    return shape
+
+
+def _check_tool(tool) -> Tool:
+    if not isinstance(tool, Tool):
+        raise ParameterError("tool", tool, "a voxelworld.terrain.Tool")
+    return tool
+
+
+def _material_id(volume: VoxelVolume, material) -> int:
+    material_id = volume.materials.id_of(material)
+    if material_id == 0:
+        raise ParameterError("material", material, f"one of {', '.join(volume.materials.names)}, not 'none'")
+    return material_id
+
+
+def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: float) -> EditResult:
+    box = volume.voxel_box(shape, reach)
+    if box is None:
+        return EditResult.empty()
+    lo, hi = box
+    out = EditOutputs(volume)
+    exposed = np.empty(tuple(hi - lo + 1) if step else (1, 1, 1), dtype=np.uint8)
+    _kernels.lower_density(
+        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, lo, hi, volume.origin,
+        volume.voxel_size, shape.primitives(), volume.iso, step, tool.damage, tool.gives_way_below,
+        tool.unbreakable_from, tool.breaks_at, volume.materials.hardness_by_id, volume.chunk_size, exposed,
+        out.chunk_flags, out.removed_units, out.added_units, out.stats)
+    return out.result(volume)
+
+
+def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
+    """Smooth carve: ``density = min(old, ramp(sdf))`` through the hardness gate. See ``VoxelVolume.remove``."""
+    _check_shape(shape)
+    _check_tool(tool)
+    # The ramp reaches 255 at (255 - iso) / RAMP voxels outside the shape; beyond that nothing changes.
+    return _lower(volume, shape, tool, 0, (255 - volume.iso) / _kernels.RAMP * volume.voxel_size)
+
+
+def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResult:
+    """Peel the exposed surface inside ``shape`` by ``step``. See ``VoxelVolume.scrape``."""
+    _check_shape(shape)
+    step = check_integer("step", step, minimum=1, maximum=255, unit="density units")
+    _check_tool(tool)
+    return _lower(volume, shape, tool, step, 0.0)
+
+
+def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
+    """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
+    _check_shape(shape)
+    material_id = _material_id(volume, material)
+    box = volume.voxel_box(shape, volume.iso / _kernels.RAMP * volume.voxel_size)
+    if box is None:
+        return EditResult.empty()
+    out = EditOutputs(volume)
+    _kernels.raise_density(
+        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, box[0], box[1], volume.origin,
+        volume.voxel_size, shape.primitives(), volume.iso, material_id, volume.chunk_size, out.chunk_flags,
+        out.removed_units, out.added_units, out.stats)
+    return out.result(volume)
+
+
+def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
+    box = volume.voxel_box(shape, 0.0)
+    if box is None:
+        return EditResult.empty()
+    out = EditOutputs(volume)
+    _kernels.remap_materials(
+        volume.density, volume.mat_a, volume.mat_b, volume.mix, box[0], box[1], volume.origin, volume.voxel_size,
+        shape.primitives(), new_id, volume.chunk_size, out.chunk_flags, out.removed_units, out.added_units,
+        out.stats)
+    return out.result(volume)
+
+
+def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:
+    """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
+    _check_shape(shape)
+    material_id = _material_id(volume, material)
+    return _remap(volume, shape, np.full(256, material_id, dtype=np.uint8))
+
+
+def expose_interior(volume: VoxelVolume, shape: Shape) -> EditResult:
+    """Replace both material slots inside ``shape`` by their interiors. See ``VoxelVolume.expose_interior``."""
+    _check_shape(shape)
+    return _remap(volume, shape, volume.materials.interior_by_id)

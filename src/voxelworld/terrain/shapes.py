@@ -1,0 +1,220 @@
+"""Update ranges: signed-distance shapes that say where an edit acts.
+
+Every shape answers ``sdf(points)``, the signed distance in metres from each point to its surface, negative
+inside. Edits evaluate a shape only over the voxels of its bounding box (:meth:`Shape.bounds`), so a small
+range in a large world costs only what it covers.
+
+Shapes are frozen values: ``expanded``, ``translated`` and ``|`` (union) return new shapes.
+
+Examples
+--------
+>>> from voxelworld.terrain import Sphere, Box
+>>> hole = Sphere((4.0, 4.0, 4.0), 2.0) | Box((0, 0, 0), (1, 1, 1))
+>>> float(hole.sdf([4.0, 4.0, 4.0]))
+-2.0
+>>> [float(v) for v in hole.expanded(0.5).bounds()[1]]
+[6.5, 6.5, 6.5]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+from . import _kernels
+
+__all__ = ["Shape", "Sphere", "Box", "Capsule", "Cylinder", "Union"]
+
+
+def _point(parameter: str, value) -> tuple[float, float, float]:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)") from None
+    if array.shape != (3,) or not np.all(np.isfinite(array)):
+        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)")
+    return (float(array[0]), float(array[1]), float(array[2]))
+
+
+class Shape:
+    """Base of the update-range shapes. Subclasses are frozen dataclasses."""
+
+    def primitives(self) -> np.ndarray:
+        """The shape as rows of ``_kernels.PRIMITIVE_COLUMNS`` float64 parameters, one row per primitive."""
+        raise NotImplementedError
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """World-space bounding box ``(lo, hi)`` in metres of every point where ``sdf <= 0``."""
+        boxes = [_primitive_bounds(row) for row in self.primitives()]
+        return np.min([lo for lo, _ in boxes], axis=0), np.max([hi for _, hi in boxes], axis=0)
+
+    def sdf(self, points) -> np.ndarray:
+        """Signed distance in metres (negative inside) from each point of ``points`` (shape ``(..., 3)``)."""
+        points = np.asarray(points, dtype=np.float64)
+        if points.shape[-1:] != (3,):
+            raise ParameterError("points", f"array of shape {points.shape}", "an array of shape (..., 3)")
+        flat = np.ascontiguousarray(points.reshape(-1, 3))
+        out = np.empty(len(flat))
+        _kernels.sdf_points(self.primitives(), flat, out)
+        return out.reshape(points.shape[:-1])
+
+    def expanded(self, margin: float) -> Shape:
+        """This shape grown by ``margin`` metres (>= 0) in every direction (its sdf lowered by ``margin``)."""
+        margin = check_finite("margin", margin, minimum=0.0, unit="m")
+        return replace(self, margin=self.margin + margin)  # type: ignore[attr-defined]
+
+    def translated(self, offset) -> Shape:
+        """This shape moved by ``offset`` (dx, dy, dz) metres."""
+        raise NotImplementedError
+
+    def __or__(self, other: Shape) -> Union:
+        if not isinstance(other, Shape):
+            return NotImplemented
+        return Union((self, other))
+
+
+def _primitive_bounds(row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounding box (lo, hi) of one primitive row, margin included."""
+    kind, a, b, radius, margin = int(row[0]), row[1:4], row[4:7], row[7], row[8]
+    if kind == _kernels.SPHERE:
+        lo, hi = a - radius, a + radius
+    elif kind == _kernels.BOX:
+        lo, hi = a - b, a + b
+    else:  # capsule and cylinder: the segment's box grown by the radius (exact enough for a bounding box)
+        lo, hi = np.minimum(a, b) - radius, np.maximum(a, b) + radius
+    return lo - margin, hi + margin
+
+
+def _row(kind: int, a, b, radius: float, margin: float) -> np.ndarray:
+    row = np.zeros(_kernels.PRIMITIVE_COLUMNS)
+    row[0] = kind
+    row[1:4] = a
+    row[4:7] = b
+    row[7] = radius
+    row[8] = margin
+    return row[None, :]
+
+
+def _shift(point, offset) -> tuple[float, float, float]:
+    offset = _point("offset", offset)
+    return (point[0] + offset[0], point[1] + offset[1], point[2] + offset[2])
+
+
+@dataclass(frozen=True)
+class Sphere(Shape):
+    """A ball: ``center`` (m) and ``radius`` (m, >= 0)."""
+
+    center: tuple[float, float, float]
+    radius: float
+    margin: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "center", _point("center", self.center))
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
+        object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
+
+    def primitives(self) -> np.ndarray:
+        return _row(_kernels.SPHERE, self.center, (0, 0, 0), self.radius, self.margin)
+
+    def translated(self, offset) -> Sphere:
+        return replace(self, center=_shift(self.center, offset))
+
+
+@dataclass(frozen=True)
+class Box(Shape):
+    """An axis-aligned box from corner ``min`` to corner ``max`` (m, ``max >= min`` on every axis)."""
+
+    min: tuple[float, float, float]
+    max: tuple[float, float, float]
+    margin: float = 0.0
+
+    def __post_init__(self):
+        lo = _point("min", self.min)
+        hi = _point("max", self.max)
+        if any(h < l for l, h in zip(lo, hi)):
+            raise ParameterError("max", self.max, f"a point >= min = {lo} on every axis (m)")
+        object.__setattr__(self, "min", lo)
+        object.__setattr__(self, "max", hi)
+        object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
+
+    def primitives(self) -> np.ndarray:
+        lo, hi = np.array(self.min), np.array(self.max)
+        return _row(_kernels.BOX, (lo + hi) / 2, (hi - lo) / 2, 0.0, self.margin)
+
+    def translated(self, offset) -> Box:
+        return replace(self, min=_shift(self.min, offset), max=_shift(self.max, offset))
+
+
+@dataclass(frozen=True)
+class Capsule(Shape):
+    """All points within ``radius`` (m, >= 0) of the segment from ``a`` to ``b`` (m)."""
+
+    a: tuple[float, float, float]
+    b: tuple[float, float, float]
+    radius: float
+    margin: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "a", _point("a", self.a))
+        object.__setattr__(self, "b", _point("b", self.b))
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
+        object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
+
+    def primitives(self) -> np.ndarray:
+        return _row(_kernels.CAPSULE, self.a, self.b, self.radius, self.margin)
+
+    def translated(self, offset) -> Capsule:
+        return replace(self, a=_shift(self.a, offset), b=_shift(self.b, offset))
+
+
+@dataclass(frozen=True)
+class Cylinder(Shape):
+    """A solid cylinder of ``radius`` (m, >= 0) whose axis runs from ``a`` to ``b`` (m, ``a != b``), flat caps."""
+
+    a: tuple[float, float, float]
+    b: tuple[float, float, float]
+    radius: float
+    margin: float = 0.0
+
+    def __post_init__(self):
+        a, b = _point("a", self.a), _point("b", self.b)
+        if a == b:
+            raise ParameterError("b", self.b, f"a point different from a = {a} (the cylinder needs a length)")
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
+        object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
+
+    def primitives(self) -> np.ndarray:
+        return _row(_kernels.CYLINDER, self.a, self.b, self.radius, self.margin)
+
+    def translated(self, offset) -> Cylinder:
+        return replace(self, a=_shift(self.a, offset), b=_shift(self.b, offset))
+
+
+@dataclass(frozen=True)
+class Union(Shape):
+    """Every point inside any of ``shapes``: its sdf is their minimum."""
+
+    shapes: tuple[Shape, ...]
+
+    def __post_init__(self):
+        shapes = tuple(self.shapes)
+        if not shapes or not all(isinstance(s, Shape) for s in shapes):
+            raise ParameterError("shapes", self.shapes, "one or more Shape objects")
+        # Flatten nested unions so the kernel sees one list of primitives.
+        flat: list[Shape] = []
+        for shape in shapes:
+            flat.extend(shape.shapes if isinstance(shape, Union) else (shape,))
+        object.__setattr__(self, "shapes", tuple(flat))
+
+    def primitives(self) -> np.ndarray:
+        return np.concatenate([s.primitives() for s in self.shapes])
+
+    def expanded(self, margin: float) -> Union:
+        return Union(tuple(s.expanded(margin) for s in self.shapes))
+
+    def translated(self, offset) -> Union:
+        return Union(tuple(s.translated(offset) for s in self.shapes))

@@ -1,0 +1,248 @@
+"""`VoxelVolume`: the dense density-voxel field that terrain edits change and meshing reads."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_integer
+from . import _kernels, edits, fragments, generators
+from .edits import EditResult, Tool
+from .materials import MaterialTable
+from .shapes import Box, Shape
+
+__all__ = ["VoxelVolume", "FIELDS"]
+
+FIELDS = ("density", "mat_a", "mat_b", "mix", "damage")
+_DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
+DEFAULT_TOOL = Tool()
+
+
+class VoxelVolume:
+    """A box of density voxels with up to two materials each, edited by signed-distance update ranges.
+
+    Parameters
+    ----------
+    shape : tuple of 3 int
+        Number of voxels along x, y, z (each >= 1). Y is up.
+    voxel_size : float
+        Edge of one voxel in metres (> 0).
+    origin : tuple of 3 float
+        World position (m) of the sample of voxel (0, 0, 0); voxel (i, j, k) samples
+        ``origin + (i, j, k) * voxel_size``.
+    iso : int
+        Density at and above which a voxel is solid (1..255).
+    chunk_size : int
+        Edge of a chunk in voxels (>= 1): the unit of dirtiness, meshing and storage.
+    materials : MaterialTable, optional
+        The material table the ids refer to; :meth:`MaterialTable.default` when omitted.
+
+    Attributes
+    ----------
+    density, mat_a, mat_b, mix : numpy.ndarray of uint8, shape ``shape``
+        Density 0 (empty) .. 255 (full); two material ids (0 = none); share of ``mat_b`` (0..255 = 0..1).
+    damage : numpy.ndarray of uint16, shape ``shape``
+        Damage accumulated by hits that did not break the voxel yet.
+
+    Notes
+    -----
+    Edit through the methods: they validate, keep the dirty set and report what changed. Code that writes the
+    field arrays directly must call :meth:`mark_dirty` for the box it wrote.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import VoxelVolume, Sphere
+    >>> volume = VoxelVolume.from_sdf(lambda x, y, z: y - 8.0, (32, 32, 32), material="soil")
+    >>> result = volume.remove(Sphere((16.0, 8.0, 16.0), 4.0))
+    >>> result.most_removed_material
+    'soil'
+    >>> round(result.volume_removed)  # half a ball of radius 4 m: 134 m³, plus the smooth rim
+    136
+    """
+
+    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
+                 chunk_size: int = 32, materials: MaterialTable | None = None):
+        if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+            raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
+        self.shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self.voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
+        origin_array = np.asarray(origin, dtype=np.float64) if _is_numeric(origin) else None
+        if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
+            raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
+        self.origin = origin_array
+        self.origin.flags.writeable = False
+        self.iso = check_integer("iso", iso, minimum=1, maximum=255)
+        self.chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+        if materials is not None and not isinstance(materials, MaterialTable):
+            raise ParameterError("materials", materials, "a MaterialTable or None")
+        self.materials = materials if materials is not None else MaterialTable.default()
+        for name in FIELDS:
+            setattr(self, name, np.zeros(self.shape, dtype=_DTYPES[name]))
+        self._dirty: set[tuple[int, int, int]] = set()
+
+    # ----------------------------------------------------------------------------------------- geometry
+    @property
+    def voxel_volume(self) -> float:
+        """Volume of one voxel in m³."""
+        return self.voxel_size ** 3
+
+    @property
+    def chunk_grid_shape(self) -> tuple[int, int, int]:
+        """Number of chunks along x, y, z (the last chunk on an axis may be partial)."""
+        return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]
+
+    def world_to_index(self, points) -> np.ndarray:
+        """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
+        return (np.asarray(points, dtype=np.float64) - self.origin) / self.voxel_size
+
+    def index_to_world(self, indices) -> np.ndarray:
+        """World position (m) of the samples at voxel coordinates ``indices``, shape (..., 3)."""
+        return self.origin + np.asarray(indices, dtype=np.float64) * self.voxel_size
+
+    def voxel_box(self, shape: Shape, reach: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
+        """Inclusive index corners ``(lo, hi)`` of the voxels whose samples lie in ``shape``'s bounding box
+        grown by ``reach`` metres, clipped to the volume; None when no voxel does."""
+        world_lo, world_hi = shape.bounds()
+        lo = np.ceil((world_lo - reach - self.origin) / self.voxel_size - 1e-9)
+        hi = np.floor((world_hi + reach - self.origin) / self.voxel_size + 1e-9)
+        lo = np.maximum(lo, 0).astype(np.int64)
+        hi = np.minimum(hi, np.array(self.shape) - 1).astype(np.int64)
+        if np.any(lo > hi):
+            return None
+        return lo, hi
+
+    # ------------------------------------------------------------------------------------------- dirt
+    def take_dirty_chunks(self) -> set[tuple[int, int, int]]:
+        """The chunks (cx, cy, cz) changed since the last call, and forget them."""
+        dirty, self._dirty = self._dirty, set()
+        return dirty
+
+    @property
+    def dirty_chunks(self) -> frozenset[tuple[int, int, int]]:
+        """The chunks changed since the last :meth:`take_dirty_chunks`, without forgetting them."""
+        return frozenset(self._dirty)
+
+    def mark_dirty(self, lo, hi) -> None:
+        """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""
+        lo = [check_integer("lo", v, minimum=0, maximum=n - 1) for v, n in zip(lo, self.shape)]
+        hi = [check_integer("hi", v, minimum=a, maximum=n - 1) for v, a, n in zip(hi, lo, self.shape)]
+        c = self.chunk_size
+        self._mark_chunks_dirty(
+            (x, y, z) for x in range(lo[0] // c, hi[0] // c + 1) for y in range(lo[1] // c, hi[1] // c + 1)
+            for z in range(lo[2] // c, hi[2] // c + 1))
+
+    def _mark_chunks_dirty(self, chunks) -> None:
+        self._dirty.update(chunks)
+
+    # ------------------------------------------------------------------------------------- measuring
+    def solid_volume(self) -> float:
+        """Solid volume in m³: ``sum(density / 255) * voxel_volume``."""
+        return int(self.density.sum(dtype=np.int64)) * self.voxel_volume / 255.0
+
+    def solid_volume_by_material(self) -> dict[str, float]:
+        """Solid volume in m³ per material name; each voxel's volume is split between ``mat_a`` and ``mat_b``
+        by its mix ratio. Materials with no volume are left out."""
+        units = np.zeros(256, dtype=np.int64)
+        _kernels.material_units(self.density, self.mat_a, self.mat_b, self.mix, units)
+        unit = self.voxel_volume / 65025.0
+        names = self.materials.name_by_id
+        return {names[m]: int(units[m]) * unit for m in np.flatnonzero(units)}
+
+    def content_hash(self) -> str:
+        """SHA-256 (hex) of the geometry, settings and all voxel fields: equal hashes, identical volumes."""
+        digest = hashlib.sha256()
+        digest.update(repr((self.shape, self.voxel_size, tuple(self.origin), self.iso, self.chunk_size)).encode())
+        for name in FIELDS:
+            digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
+        return digest.hexdigest()
+
+    def extract(self, box: Box) -> VoxelVolume:
+        """An independent copy of the voxels whose samples lie in ``box`` (a world-space :class:`Box`), with its
+        own origin at the first of them; same voxel size, iso, chunk size and materials."""
+        if not isinstance(box, Box):
+            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
+        corners = self.voxel_box(box)
+        if corners is None:
+            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
+                                             f"(samples span {self.origin.tolist()} .. "
+                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
+        lo, hi = corners
+        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo),
+                           self.iso, self.chunk_size, self.materials)
+        window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
+        for name in FIELDS:
+            getattr(part, name)[...] = getattr(self, name)[window]
+        return part
+
+    # ------------------------------------------------------------------------------------------ edits
+    def remove(self, shape: Shape, tool: Tool = DEFAULT_TOOL) -> EditResult:
+        """Carve ``shape`` out smoothly: ``density = min(old, ramp(sdf))``, through ``tool``'s hardness gate.
+
+        The ramp rises 127.5 density steps per voxel of signed distance, crossing ``iso`` on the shape's
+        surface, so the new surface follows the shape to sub-voxel accuracy. Materials are kept.
+        """
+        return edits.remove(self, shape, tool)
+
+    def add(self, shape: Shape, material) -> EditResult:
+        """Build ``shape`` up: ``density = max(old, ramp(-sdf))``; every voxel that gains density becomes wholly
+        ``material`` (name or id) with no damage."""
+        return edits.add(self, shape, material)
+
+    def paint(self, shape: Shape, material) -> EditResult:
+        """Give every voxel whose sample lies inside ``shape`` the one ``material`` (both slots); density is kept."""
+        return edits.paint(self, shape, material)
+
+    def expose_interior(self, shape: Shape) -> EditResult:
+        """Inside ``shape``, replace ``mat_a`` and ``mat_b`` each by its material's interior (grass -> soil,
+        bark -> wood, rock -> rock_interior). Use a range a little larger than a carve so its rim shows inside."""
+        return edits.expose_interior(self, shape)
+
+    def scrape(self, shape: Shape, step: int, tool: Tool = DEFAULT_TOOL) -> EditResult:
+        """Peel the surface inside ``shape``: a voxel loses ``step`` density (1..255) only if some voxel of its
+        3x3x3 neighbourhood (itself included, within the volume) was below iso before this call, so repeated
+        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``."""
+        return edits.scrape(self, shape, step, tool)
+
+    def remove_fragments(self, region: Box | None = None) -> EditResult:
+        """Erase small floating pieces inside ``region`` (a world :class:`Box`; the whole volume when None).
+
+        See :func:`voxelworld.terrain.fragments.remove_fragments` for the rule."""
+        return fragments.remove_fragments(self, region)
+
+    # ------------------------------------------------------------------------------------- generators
+    @classmethod
+    def from_sdf(cls, fn: Callable, shape, material, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0),
+                 iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None) -> VoxelVolume:
+        """A volume of one ``material`` whose solid is where ``fn(x, y, z) <= 0``. See
+        :func:`voxelworld.terrain.generators.from_sdf`."""
+        volume = cls(shape, voxel_size, origin, iso, chunk_size, materials)
+        generators.fill_from_sdf(volume, fn, material)
+        return volume
+
+    @classmethod
+    def from_heightmap(cls, heights, layers, height: int, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0),
+                       iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None,
+                       pockets=()) -> VoxelVolume:
+        """Terrain from a heightmap with material layers and pockets. See
+        :func:`voxelworld.terrain.generators.fill_from_heightmap`."""
+        heights = np.asarray(heights, dtype=np.float64) if _is_numeric(heights) else None
+        if heights is None or heights.ndim != 2:
+            raise ParameterError("heights", "given value", "a 2-D array of heights (m), indexed [x, z]")
+        volume = cls((heights.shape[0], height, heights.shape[1]), voxel_size, origin, iso, chunk_size, materials)
+        generators.fill_from_heightmap(volume, heights, layers, pockets)
+        return volume
+
+    def __repr__(self) -> str:
+        return (f"VoxelVolume(shape={self.shape}, voxel_size={self.voxel_size}, origin={tuple(self.origin)}, "
+                f"iso={self.iso}, chunk_size={self.chunk_size})")
+
+
+def _is_numeric(value) -> bool:
+    try:
+        np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
