@@ -87,6 +87,101 @@ def sdf_points(primitives, points, out):
 
 
 @nb.njit(cache=True, inline="always")
+def bounding_sphere(row):
+    """Centre and radius (m) of a ball holding every point where the primitive's sdf <= 0."""
+    kind = int(row[0])
+    if kind == SPHERE:
+        return row[1], row[2], row[3], row[7] + row[8]
+    if kind == BOX:
+        return row[1], row[2], row[3], math.sqrt(row[4] ** 2 + row[5] ** 2 + row[6] ** 2) + row[8]
+    half = 0.5 * math.sqrt((row[4] - row[1]) ** 2 + (row[5] - row[2]) ** 2 + (row[6] - row[3]) ** 2)
+    return 0.5 * (row[1] + row[4]), 0.5 * (row[2] + row[5]), 0.5 * (row[3] + row[6]), half + row[7] + row[8]
+
+
+@nb.njit(cache=True)
+def shape_bounds(primitives, out):
+    """``out[0]`` / ``out[1]``: world corners (m) of the box holding every point where the sdf <= 0."""
+    out[0, :] = np.inf
+    out[1, :] = -np.inf
+    for p in range(primitives.shape[0]):
+        row = primitives[p]
+        kind = int(row[0])
+        for axis in range(3):
+            a, b = row[1 + axis], row[4 + axis]
+            if kind == SPHERE:
+                low, high = a - row[7], a + row[7]
+            elif kind == BOX:
+                low, high = a - b, a + b
+            else:  # capsule, cylinder: the segment's box grown by the radius
+                low, high = min(a, b) - row[7], max(a, b) + row[7]
+            out[0, axis] = min(out[0, axis], low - row[8])
+            out[1, axis] = max(out[1, axis], high + row[8])
+
+
+@nb.njit(cache=True)
+def voxel_box(primitives, reach, origin, voxel_size, shape, box):
+    """``box[0]`` / ``box[1]``: inclusive index corners of the voxels whose samples lie in the shape's bounding
+    box grown by ``reach`` (m), clipped to the volume. Returns False when no voxel does."""
+    bounds = np.empty((2, 3))
+    shape_bounds(primitives, bounds)
+    inside = True
+    for axis in range(3):
+        low = math.ceil((bounds[0, axis] - reach - origin[axis]) / voxel_size - 1e-9)
+        high = math.floor((bounds[1, axis] + reach - origin[axis]) / voxel_size + 1e-9)
+        box[0, axis] = max(low, 0)
+        box[1, axis] = min(high, shape[axis] - 1)
+        if box[0, axis] > box[1, axis]:
+            inside = False
+    return inside
+
+
+@nb.njit(cache=True, inline="always")
+def row_span(primitives, x, y, reach, z0, voxel_size, k_lo, k_hi):
+    """The voxels ``k_first..k_last`` of the row at (x, y) that may lie within ``reach`` (m) of the shape, by
+    each primitive's bounding sphere; empty (first > last) when none may."""
+    first, last = k_hi + 1, k_lo - 1
+    for p in range(primitives.shape[0]):
+        cx, cy, cz, radius = bounding_sphere(primitives[p])
+        rr = (radius + reach) ** 2 - (x - cx) ** 2 - (y - cy) ** 2
+        if rr < 0.0:
+            continue
+        w = math.sqrt(rr) + 1e-9 * voxel_size
+        first = min(first, max(int(math.ceil((cz - w - z0) / voxel_size)), k_lo))
+        last = max(last, min(int(math.floor((cz + w - z0) / voxel_size)), k_hi))
+    return first, last
+
+
+@nb.njit(cache=True)
+def exposure(density, lo, hi, iso, below, spread_z, spread_y, exposed):
+    """``exposed[a, b, c]`` = 1 where voxel ``lo + (a, b, c)`` has a voxel below iso in its 3x3x3 neighbourhood
+    (itself included, within the volume). A separable dilation: below-iso flags over the box grown by one,
+    then maxima along z, y and x. Shapes: ``below`` box + 2 on each axis; ``spread_z`` (+2, +2, +0);
+    ``spread_y`` (+2, +0, +0); ``exposed`` the box."""
+    nx, ny, nz = density.shape
+    ex, ey, ez = below.shape
+    for a in range(ex):
+        i = lo[0] - 1 + a
+        for b in range(ey):
+            j = lo[1] - 1 + b
+            for c in range(ez):
+                k = lo[2] - 1 + c
+                inside = 0 <= i < nx and 0 <= j < ny and 0 <= k < nz
+                below[a, b, c] = 1 if inside and density[i, j, k] < iso else 0
+    for a in range(ex):
+        for b in range(ey):
+            for c in range(ez - 2):
+                spread_z[a, b, c] = below[a, b, c] | below[a, b, c + 1] | below[a, b, c + 2]
+    for a in range(ex):
+        for b in range(ey - 2):
+            for c in range(ez - 2):
+                spread_y[a, b, c] = spread_z[a, b, c] | spread_z[a, b + 1, c] | spread_z[a, b + 2, c]
+    for a in range(ex - 2):
+        for b in range(ey - 2):
+            for c in range(ez - 2):
+                exposed[a, b, c] = spread_y[a, b, c] | spread_y[a + 1, b, c] | spread_y[a + 2, b, c]
+
+
+@nb.njit(cache=True, inline="always")
 def ramp_density(iso, d_voxels):
     """Density at signed distance ``d_voxels`` (in voxels) outside a surface at ``iso``, clipped to 0..255."""
     v = math.floor(iso + d_voxels * RAMP + 0.5)
@@ -134,47 +229,40 @@ def dominant_material(mat_a, mat_b, mix):
 
 
 @nb.njit(cache=True)
-def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso,
-                  scrape_step, tool_damage, gives_way_below, unbreakable_from, breaks_at, hardness_by_id,
-                  chunk_size, exposed, chunk_flags, removed_units, added_units, stats):
+def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, reach,
+                  scrape_step, exposed, tool_damage, gives_way_below, unbreakable_from, breaks_at, hardness_by_id,
+                  chunk_size, chunk_flags, removed_units, added_units, stats):
     """Lower density in the box ``lo..hi`` through the hardness gate: ``remove`` and ``scrape`` in one kernel.
 
-    ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``. ``scrape_step > 0``: scrape, a voxel inside
-    the shape loses ``scrape_step`` only if its 3x3x3 neighbourhood (within the volume) held a voxel below iso
-    before this call; ``exposed`` (uint8, the box's shape) is the scratch buffer for that first pass.
+    ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``; ``reach`` (m) is how far outside the shape
+    the ramp still lowers density. ``scrape_step > 0``: scrape, a voxel inside the shape loses ``scrape_step``
+    where ``exposed`` (from :func:`exposure`, the box's shape) is 1.
     """
-    nx, ny, nz = density.shape
-    if scrape_step > 0:
-        for i in range(lo[0], hi[0] + 1):
-            x = origin[0] + i * voxel_size
-            for j in range(lo[1], hi[1] + 1):
-                y = origin[1] + j * voxel_size
-                for k in range(lo[2], hi[2] + 1):
-                    flag = 0
-                    if density[i, j, k] > 0 and shape_sdf(primitives, x, y, origin[2] + k * voxel_size) <= 0.0:
-                        for a in range(max(i - 1, 0), min(i + 2, nx)):
-                            for b in range(max(j - 1, 0), min(j + 2, ny)):
-                                for c in range(max(k - 1, 0), min(k + 2, nz)):
-                                    if density[a, b, c] < iso:
-                                        flag = 1
-                        exposed[i - lo[0], j - lo[1], k - lo[2]] = flag
-                    else:
-                        exposed[i - lo[0], j - lo[1], k - lo[2]] = 0
+    changed = damaged = blocked = lost = 0
+    per_voxel = 1.0 / voxel_size
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
+        ci = i // chunk_size
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
-            for k in range(lo[2], hi[2] + 1):
+            cj = j // chunk_size
+            first, last = row_span(primitives, x, y, reach, origin[2], voxel_size, lo[2], hi[2])
+            ck = first // chunk_size
+            next_chunk = (ck + 1) * chunk_size
+            for k in range(first, last + 1):
+                if k == next_chunk:
+                    ck += 1
+                    next_chunk += chunk_size
                 old = np.int64(density[i, j, k])
                 if old == 0:
                     continue
+                d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
                 if scrape_step > 0:
-                    if exposed[i - lo[0], j - lo[1], k - lo[2]] == 0:
+                    if d > 0.0 or exposed[i - lo[0], j - lo[1], k - lo[2]] == 0:
                         continue
                     target = max(old - scrape_step, 0)
                 else:
-                    d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
-                    target = ramp_density(iso, d / voxel_size)
+                    target = ramp_density(iso, d * per_voxel)
                     if target >= old:
                         continue
                 a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
@@ -183,28 +271,37 @@ def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size
                                              tool_damage, gives_way_below, unbreakable_from, breaks_at)
                 if new_damage != old_damage:
                     damage[i, j, k] = new_damage
-                    chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                    chunk_flags[ci, cj, ck] = 1
                 if not gives_way:
-                    stats[STAT_BLOCKED] += 1
+                    blocked += 1
                     if new_damage != old_damage:
-                        stats[STAT_DAMAGED] += 1
+                        damaged += 1
                     continue
                 density[i, j, k] = target
-                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
-                stats[STAT_CHANGED] += 1
-                stats[STAT_DENSITY_REMOVED] += old - target
-                account(old, a, b, m, target, a, b, m, removed_units, added_units)
+                chunk_flags[ci, cj, ck] = 1
+                changed += 1
+                loss = old - target
+                lost += loss
+                # Density loss keeps the mix: each slot loses its share.
+                removed_units[a] += loss * (255 - m)
+                removed_units[b] += loss * m
+    stats[STAT_CHANGED] += changed
+    stats[STAT_DAMAGED] += damaged
+    stats[STAT_BLOCKED] += blocked
+    stats[STAT_DENSITY_REMOVED] += lost
 
 
 @nb.njit(cache=True)
-def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, material,
-                  chunk_size, chunk_flags, removed_units, added_units, stats):
-    """``add``: ``density = max(old, ramp(-sdf))``; a voxel that gains density becomes wholly ``material``."""
+def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, reach,
+                  material, chunk_size, chunk_flags, removed_units, added_units, stats):
+    """``add``: ``density = max(old, ramp(-sdf))``; a voxel that gains density becomes wholly ``material``.
+    ``reach`` (m): how far outside the shape the ramp still raises density."""
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
-            for k in range(lo[2], hi[2] + 1):
+            first, last = row_span(primitives, x, y, reach, origin[2], voxel_size, lo[2], hi[2])
+            for k in range(first, last + 1):
                 old = np.int64(density[i, j, k])
                 if old == 255:
                     continue
@@ -235,7 +332,8 @@ def remap_materials(density, mat_a, mat_b, mix, lo, hi, origin, voxel_size, prim
         x = origin[0] + i * voxel_size
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
-            for k in range(lo[2], hi[2] + 1):
+            first, last = row_span(primitives, x, y, 0.0, origin[2], voxel_size, lo[2], hi[2])
+            for k in range(first, last + 1):
                 a, b = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k])
                 na, nb_ = np.int64(new_id[a]), np.int64(new_id[b])
                 if na == a and nb_ == b:

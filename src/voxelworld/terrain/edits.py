@@ -97,36 +97,41 @@ class EditOutputs:
         self.stats = np.zeros(_kernels.STATS_LENGTH, dtype=np.int64)
 
     def result(self, volume: VoxelVolume, fragments_erased: int = 0) -> EditResult:
-        dirty = frozenset(tuple(int(c) for c in chunk) for chunk in np.argwhere(self.chunk_flags))
+        flags = self.chunk_flags
+        dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
         volume._mark_chunks_dirty(dirty)
         names, groups = volume.materials.name_by_id, volume.materials.group_by_id
         unit = volume.voxel_volume / 65025.0
-        removed_ids = np.flatnonzero(self.removed_units)
-        added_ids = np.flatnonzero(self.added_units)
-        most = None
-        if len(removed_ids):
-            most = names[int(removed_ids[np.argmax(self.removed_units[removed_ids])])]
-        stats = self.stats
+        removed, added = _nonzero(self.removed_units), _nonzero(self.added_units)
+        # max() keeps the first of equals: the lowest id on a tie.
+        most = names[max(removed, key=lambda item: item[1])[0]] if removed else None
+        stats = self.stats.tolist()
+        voxel_volume = volume.voxel_volume
         return EditResult(
-            voxels_changed=int(stats[_kernels.STAT_CHANGED]),
-            voxels_damaged=int(stats[_kernels.STAT_DAMAGED]),
-            voxels_blocked=int(stats[_kernels.STAT_BLOCKED]),
+            voxels_changed=stats[_kernels.STAT_CHANGED],
+            voxels_damaged=stats[_kernels.STAT_DAMAGED],
+            voxels_blocked=stats[_kernels.STAT_BLOCKED],
             dirty_chunks=dirty,
-            volume_removed=int(stats[_kernels.STAT_DENSITY_REMOVED]) * volume.voxel_volume / 255.0,
-            volume_added=int(stats[_kernels.STAT_DENSITY_ADDED]) * volume.voxel_volume / 255.0,
-            removed_by_material={names[m]: int(self.removed_units[m]) * unit for m in removed_ids},
-            added_by_material={names[m]: int(self.added_units[m]) * unit for m in added_ids},
-            removed_by_group=_by_group(self.removed_units, removed_ids, groups, unit),
-            added_by_group=_by_group(self.added_units, added_ids, groups, unit),
+            volume_removed=stats[_kernels.STAT_DENSITY_REMOVED] * voxel_volume / 255.0,
+            volume_added=stats[_kernels.STAT_DENSITY_ADDED] * voxel_volume / 255.0,
+            removed_by_material={names[m]: units * unit for m, units in removed},
+            added_by_material={names[m]: units * unit for m, units in added},
+            removed_by_group=_by_group(removed, groups, unit),
+            added_by_group=_by_group(added, groups, unit),
             most_removed_material=most,
             fragments_erased=fragments_erased,
         )
 
 
-def _by_group(units: np.ndarray, ids: np.ndarray, groups: tuple[str, ...], unit: float) -> dict[str, float]:
+def _nonzero(units: np.ndarray) -> list[tuple[int, int]]:
+    ids = np.flatnonzero(units)
+    return list(zip(ids.tolist(), units[ids].tolist()))
+
+
+def _by_group(amounts: list[tuple[int, int]], groups: tuple[str, ...], unit: float) -> dict[str, float]:
     totals: dict[str, int] = {}
-    for m in ids:
-        totals[groups[m]] = totals.get(groups[m], 0) + int(units[m])
+    for m, units in amounts:
+        totals[groups[m]] = totals.get(groups[m], 0) + units
     return {group: total * unit for group, total in totals.items()}
 
 
@@ -155,12 +160,21 @@ def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: floa
         return EditResult.empty()
     lo, hi = box
     out = EditOutputs(volume)
-    exposed = np.empty(tuple(hi - lo + 1) if step else (1, 1, 1), dtype=np.uint8)
+    primitives = shape.primitives()
+    if step:
+        extent = hi - lo + 1
+        exposed = np.empty(tuple(extent), dtype=np.uint8)
+        below = np.empty(tuple(extent + 2), dtype=np.uint8)
+        spread_z = np.empty((extent[0] + 2, extent[1] + 2, extent[2]), dtype=np.uint8)
+        spread_y = np.empty((extent[0] + 2, extent[1], extent[2]), dtype=np.uint8)
+        _kernels.exposure(volume.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
+    else:
+        exposed = np.empty((1, 1, 1), dtype=np.uint8)
     _kernels.lower_density(
         volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, lo, hi, volume.origin,
-        volume.voxel_size, shape.primitives(), volume.iso, step, tool.damage, tool.gives_way_below,
-        tool.unbreakable_from, tool.breaks_at, volume.materials.hardness_by_id, volume.chunk_size, exposed,
-        out.chunk_flags, out.removed_units, out.added_units, out.stats)
+        volume.voxel_size, primitives, volume.iso, reach, step, exposed, tool.damage, tool.gives_way_below,
+        tool.unbreakable_from, tool.breaks_at, volume.materials.hardness_by_id, volume.chunk_size, out.chunk_flags,
+        out.removed_units, out.added_units, out.stats)
     return out.result(volume)
 
 
@@ -184,13 +198,15 @@ def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
     _check_shape(shape)
     material_id = _material_id(volume, material)
-    box = volume.voxel_box(shape, volume.iso / _kernels.RAMP * volume.voxel_size)
+    # The ramp falls to 0 at iso / RAMP voxels outside the shape; beyond that nothing changes.
+    reach = volume.iso / _kernels.RAMP * volume.voxel_size
+    box = volume.voxel_box(shape, reach)
     if box is None:
         return EditResult.empty()
     out = EditOutputs(volume)
     _kernels.raise_density(
         volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, box[0], box[1], volume.origin,
-        volume.voxel_size, shape.primitives(), volume.iso, material_id, volume.chunk_size, out.chunk_flags,
+        volume.voxel_size, shape.primitives(), volume.iso, reach, material_id, volume.chunk_size, out.chunk_flags,
         out.removed_units, out.added_units, out.stats)
     return out.result(volume)
 

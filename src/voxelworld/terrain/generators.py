@@ -141,7 +141,6 @@ def demo_terrain(seed: int = 0, size: int = 96, height: int = 48, voxel_size: fl
     bx, bz = mid * 1.1, mid * 1.1
     volume.add(Box((bx - 2 * s, ground(bx, bz) - 1 * s, bz - 2 * s), (bx + 2 * s, ground(bx, bz) + 3 * s, bz + 2 * s)),
                "iron")
-    volume.take_dirty_chunks()
     return volume
 
 

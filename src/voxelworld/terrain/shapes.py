@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,13 +30,15 @@ __all__ = ["Shape", "Sphere", "Box", "Capsule", "Cylinder", "Union"]
 
 
 def _point(parameter: str, value) -> tuple[float, float, float]:
+    legal = "a point (x, y, z) of three finite numbers (m)"
     try:
-        array = np.asarray(value, dtype=np.float64)
+        x, y, z = value
+        point = (float(x), float(y), float(z))
     except (TypeError, ValueError):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)") from None
-    if array.shape != (3,) or not np.all(np.isfinite(array)):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)")
-    return (float(array[0]), float(array[1]), float(array[2]))
+        raise ParameterError(parameter, value, legal) from None
+    if not (math.isfinite(point[0]) and math.isfinite(point[1]) and math.isfinite(point[2])):
+        raise ParameterError(parameter, value, legal)
+    return point
 
 
 class Shape:
@@ -47,8 +50,9 @@ class Shape:
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """World-space bounding box ``(lo, hi)`` in metres of every point where ``sdf <= 0``."""
-        boxes = [_primitive_bounds(row) for row in self.primitives()]
-        return np.min([lo for lo, _ in boxes], axis=0), np.max([hi for _, hi in boxes], axis=0)
+        out = np.empty((2, 3))
+        _kernels.shape_bounds(self.primitives(), out)
+        return out[0], out[1]
 
     def sdf(self, points) -> np.ndarray:
         """Signed distance in metres (negative inside) from each point of ``points`` (shape ``(..., 3)``)."""
@@ -73,18 +77,6 @@ class Shape:
         if not isinstance(other, Shape):
             return NotImplemented
         return Union((self, other))
-
-
-def _primitive_bounds(row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bounding box (lo, hi) of one primitive row, margin included."""
-    kind, a, b, radius, margin = int(row[0]), row[1:4], row[4:7], row[7], row[8]
-    if kind == _kernels.SPHERE:
-        lo, hi = a - radius, a + radius
-    elif kind == _kernels.BOX:
-        lo, hi = a - b, a + b
-    else:  # capsule and cylinder: the segment's box grown by the radius (exact enough for a bounding box)
-        lo, hi = np.minimum(a, b) - radius, np.maximum(a, b) + radius
-    return lo - margin, hi + margin
 
 
 def _row(kind: int, a, b, radius: float, margin: float) -> np.ndarray:

@@ -68,6 +68,7 @@ class VoxelVolume:
         if not isinstance(shape, (tuple, list)) or len(shape) != 3:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
         self.shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self._shape_array = np.array(self.shape, dtype=np.int64)
         self.voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
         origin_array = np.asarray(origin, dtype=np.float64) if _is_numeric(origin) else None
         if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
@@ -105,14 +106,11 @@ class VoxelVolume:
     def voxel_box(self, shape: Shape, reach: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
         """Inclusive index corners ``(lo, hi)`` of the voxels whose samples lie in ``shape``'s bounding box
         grown by ``reach`` metres, clipped to the volume; None when no voxel does."""
-        world_lo, world_hi = shape.bounds()
-        lo = np.ceil((world_lo - reach - self.origin) / self.voxel_size - 1e-9)
-        hi = np.floor((world_hi + reach - self.origin) / self.voxel_size + 1e-9)
-        lo = np.maximum(lo, 0).astype(np.int64)
-        hi = np.minimum(hi, np.array(self.shape) - 1).astype(np.int64)
-        if np.any(lo > hi):
+        box = np.empty((2, 3), dtype=np.int64)
+        if not _kernels.voxel_box(shape.primitives(), float(reach), self.origin, self.voxel_size, self._shape_array,
+                                  box):
             return None
-        return lo, hi
+        return box[0], box[1]
 
     # ------------------------------------------------------------------------------------------- dirt
     def take_dirty_chunks(self) -> set[tuple[int, int, int]]:
