@@ -57,7 +57,9 @@ def _format_materials(amounts: dict[str, float]) -> str:
     return ", ".join(f"{name} {value:.1f}" for name, value in sorted(amounts.items(), key=lambda kv: -kv[1])) or "-"
 
 
-def run_demo(seed: int, out=sys.stdout) -> None:
+def run_demo(seed: int, out=None) -> None:
+    """Print the demo table to ``out`` (the current standard output when None)."""
+    out = out if out is not None else sys.stdout
     start = time.perf_counter()
     volume = demo_terrain(seed=seed)
     built = time.perf_counter() - start

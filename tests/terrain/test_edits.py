@@ -299,3 +299,11 @@ def test_edit_outside_the_volume_changes_nothing():
     before = volume.content_hash()
     result = volume.remove(Sphere((100.0, 100.0, 100.0), 2.0))
     assert result.voxels_changed == 0 and not result.dirty_chunks and volume.content_hash() == before
+
+
+def test_absurdly_large_ranges_cover_the_whole_volume_without_overflow():
+    volume = VoxelVolume((4, 4, 4))
+    assert volume.add(Box((-1e17,) * 3, (1e17,) * 3), "soil").voxels_changed == 64
+    assert np.all(volume.density == 255)
+    assert volume.remove(Sphere((0.0, 0.0, 0.0), 1e19)).voxels_changed == 64
+    assert not volume.density.any()

@@ -529,6 +529,11 @@ def test_points_of_wrong_length_raise_parameter_error(points):
     assert "(..., 3)" in str(error)
 
 
+@pytest.mark.parametrize("point", ["123", b"abc"])
+def test_a_string_is_not_a_point(point):
+    _raises_parameter(lambda: Sphere(point, 1.0), "center", repr(point))
+
+
 def test_or_with_a_non_shape_is_a_type_error():
     with pytest.raises(TypeError):
         Sphere((0, 0, 0), 1.0) | 3  # noqa: B018
@@ -544,3 +549,9 @@ def test_every_public_shape_is_a_shape():
     for shape in (Sphere((0, 0, 0), 1), Box((0, 0, 0), (1, 1, 1)), Capsule((0, 0, 0), (1, 0, 0), 1),
                   Cylinder((0, 0, 0), (1, 0, 0), 1), Sphere((0, 0, 0), 1) | Sphere((1, 0, 0), 1)):
         assert isinstance(shape, Shape)
+
+
+def test_sdf_refuses_points_that_are_not_numbers():
+    with pytest.raises(ParameterError) as caught:
+        Sphere((0, 0, 0), 1.0).sdf("abc")
+    assert caught.value.parameter == "points"

@@ -80,7 +80,6 @@ def test_origin_cannot_be_changed_in_place():
     np.testing.assert_array_equal(volume.origin, [1.0, 2.0, 3.0])
 
 
-@pytest.mark.xfail(strict=True, reason="src bug: VoxelVolume keeps (and freezes) the caller's origin array")
 def test_origin_is_copied_from_the_callers_array():
     storage = np.array([1.0, 2.0, 3.0, 4.0])
     origin = storage[:3]
@@ -495,3 +494,24 @@ def test_repr_names_the_settings():
 def test_voxel_volume_is_cube_of_voxel_size():
     for size in (0.1, 0.5, 2.0):
         assert VoxelVolume((1, 1, 1), voxel_size=size).voxel_volume == pytest.approx(math.pow(size, 3))
+
+
+def test_mark_dirty_needs_three_indices_per_corner():
+    volume = VoxelVolume((8, 8, 8), chunk_size=4)
+    with pytest.raises(ParameterError) as caught:
+        volume.mark_dirty((0, 0), (1, 1))
+    assert caught.value.parameter == "lo" and not volume.dirty_chunks
+
+
+def test_generators_refuse_the_none_material():
+    with pytest.raises(ParameterError) as caught:
+        VoxelVolume.from_sdf(lambda x, y, z: y - 2.0, (4, 4, 4), material="none")
+    assert caught.value.parameter == "material"
+
+
+def test_an_error_inside_the_users_sdf_function_is_not_disguised():
+    def broken(x, y, z):
+        raise ValueError("my bug")
+
+    with pytest.raises(ValueError, match="my bug"):
+        VoxelVolume.from_sdf(broken, (4, 4, 4), material="soil")

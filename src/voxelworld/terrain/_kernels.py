@@ -31,6 +31,8 @@ STAT_DENSITY_REMOVED = 3  # sum of density decreases (1/255 voxel)
 STAT_DENSITY_ADDED = 4  # sum of density increases (1/255 voxel)
 STATS_LENGTH = 5
 
+LIMIT = 2.0 ** 52  # voxel coordinates are clamped to +-LIMIT before rounding to integers
+
 
 @nb.njit(cache=True, inline="always")
 def primitive_sdf(row, x, y, z):
@@ -126,8 +128,9 @@ def voxel_box(primitives, reach, origin, voxel_size, shape, box):
     shape_bounds(primitives, bounds)
     inside = True
     for axis in range(3):
-        low = math.ceil((bounds[0, axis] - reach - origin[axis]) / voxel_size - 1e-9)
-        high = math.floor((bounds[1, axis] + reach - origin[axis]) / voxel_size + 1e-9)
+        # Clamped to +-2**52 voxels before rounding, so absurdly large shapes cannot overflow the indices.
+        low = math.ceil(min(max((bounds[0, axis] - reach - origin[axis]) / voxel_size - 1e-9, -LIMIT), LIMIT))
+        high = math.floor(min(max((bounds[1, axis] + reach - origin[axis]) / voxel_size + 1e-9, -LIMIT), LIMIT))
         box[0, axis] = max(low, 0)
         box[1, axis] = min(high, shape[axis] - 1)
         if box[0, axis] > box[1, axis]:
@@ -146,8 +149,10 @@ def row_span(primitives, x, y, reach, z0, voxel_size, k_lo, k_hi):
         if rr < 0.0:
             continue
         w = math.sqrt(rr) + 1e-9 * voxel_size
-        first = min(first, max(int(math.ceil((cz - w - z0) / voxel_size)), k_lo))
-        last = max(last, min(int(math.floor((cz + w - z0) / voxel_size)), k_hi))
+        low = min(max((cz - w - z0) / voxel_size, -LIMIT), LIMIT)
+        high = min(max((cz + w - z0) / voxel_size, -LIMIT), LIMIT)
+        first = min(first, max(int(math.ceil(low)), k_lo))
+        last = max(last, min(int(math.floor(high)), k_hi))
     return first, last
 
 
@@ -184,8 +189,8 @@ def exposure(density, lo, hi, iso, below, spread_z, spread_y, exposed):
 @nb.njit(cache=True, inline="always")
 def ramp_density(iso, d_voxels):
     """Density at signed distance ``d_voxels`` (in voxels) outside a surface at ``iso``, clipped to 0..255."""
-    v = math.floor(iso + d_voxels * RAMP + 0.5)
-    return int(min(max(v, 0.0), 255.0))
+    v = min(max(iso + d_voxels * RAMP + 0.5, 0.0), 255.0)  # clamp first: floor of a huge value overflows
+    return int(math.floor(v))
 
 
 @nb.njit(cache=True, inline="always")

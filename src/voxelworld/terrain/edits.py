@@ -147,7 +147,8 @@ def _check_tool(tool) -> Tool:
     return tool
 
 
-def _material_id(volume: VoxelVolume, material) -> int:
+def solid_material_id(volume: VoxelVolume, material) -> int:
+    """The id of ``material`` (name or id) in the volume's table; "none" is refused."""
     material_id = volume.materials.id_of(material)
     if material_id == 0:
         raise ParameterError("material", material, f"one of {', '.join(volume.materials.names)}, not 'none'")
@@ -197,7 +198,7 @@ def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResu
 def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
     _check_shape(shape)
-    material_id = _material_id(volume, material)
+    material_id = solid_material_id(volume, material)
     # The ramp falls to 0 at iso / RAMP voxels outside the shape; beyond that nothing changes.
     reach = volume.iso / _kernels.RAMP * volume.voxel_size
     box = volume.voxel_box(shape, reach)
@@ -226,7 +227,7 @@ def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
 def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
     _check_shape(shape)
-    material_id = _material_id(volume, material)
+    material_id = solid_material_id(volume, material)
     return _remap(volume, shape, np.full(256, material_id, dtype=np.uint8))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from ._kernels import RAMP
-from .edits import Tool
+from .edits import Tool, solid_material_id
 from .shapes import Box, Cylinder, Shape, Sphere
 
 if TYPE_CHECKING:
@@ -53,11 +53,12 @@ def fill_from_sdf(volume: VoxelVolume, fn: Callable, material) -> None:
     ``fn`` is called once with three arrays that broadcast to the volume's shape and must return finite values.
     Every voxel gets ``material`` (name or id) in ``mat_a``.
     """
-    material_id = volume.materials.id_of(material)
+    material_id = solid_material_id(volume, material)
     x, y, z = _sample_axes(volume)
+    values = fn(x, y, z)
     try:
-        distance = np.broadcast_to(np.asarray(fn(x, y, z), dtype=np.float64), volume.shape)
-    except ValueError:
+        distance = np.broadcast_to(np.asarray(values, dtype=np.float64), volume.shape)
+    except (TypeError, ValueError):
         raise ParameterError("fn", fn, f"a function whose result broadcasts to the volume shape {volume.shape}") \
             from None
     if not np.all(np.isfinite(distance)):
@@ -85,11 +86,11 @@ def fill_from_heightmap(volume: VoxelVolume, heights: np.ndarray, layers: Sequen
                              f"finite heights (m) of shape {(volume.shape[0], volume.shape[2])}")
     if not layers or not all(isinstance(layer, Layer) for layer in layers):
         raise ParameterError("layers", layers, "a non-empty sequence of Layer")
-    layer_ids = np.array([volume.materials.id_of(layer.material) for layer in layers], dtype=np.uint8)
+    layer_ids = np.array([solid_material_id(volume, layer.material) for layer in layers], dtype=np.uint8)
     for n, item in enumerate(pockets):
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Shape)):
             raise ParameterError(f"pockets[{n}]", item, "a (Shape, material) pair")
-        volume.materials.id_of(item[1])
+        solid_material_id(volume, item[1])
     _, y, _ = _sample_axes(volume)
     depth = heights[:, None, :] - y  # metres below the surface, negative above it
     volume.density[...] = _ramp(volume, -depth)

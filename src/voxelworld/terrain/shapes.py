@@ -31,6 +31,8 @@ __all__ = ["Shape", "Sphere", "Box", "Capsule", "Cylinder", "Union"]
 
 def _point(parameter: str, value) -> tuple[float, float, float]:
     legal = "a point (x, y, z) of three finite numbers (m)"
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(parameter, value, legal)
     try:
         x, y, z = value
         point = (float(x), float(y), float(z))
@@ -56,7 +58,10 @@ class Shape:
 
     def sdf(self, points) -> np.ndarray:
         """Signed distance in metres (negative inside) from each point of ``points`` (shape ``(..., 3)``)."""
-        points = np.asarray(points, dtype=np.float64)
+        try:
+            points = np.asarray(points, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterError("points", points, "an array of shape (..., 3) of coordinates (m)") from None
         if points.shape[-1:] != (3,):
             raise ParameterError("points", f"array of shape {points.shape}", "an array of shape (..., 3)")
         flat = np.ascontiguousarray(points.reshape(-1, 3))

@@ -70,7 +70,7 @@ class VoxelVolume:
         self.shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
         self._shape_array = np.array(self.shape, dtype=np.int64)
         self.voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
-        origin_array = np.asarray(origin, dtype=np.float64) if _is_numeric(origin) else None
+        origin_array = np.array(origin, dtype=np.float64) if _is_numeric(origin) else None  # a copy: we freeze it
         if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
             raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
         self.origin = origin_array
@@ -125,6 +125,9 @@ class VoxelVolume:
 
     def mark_dirty(self, lo, hi) -> None:
         """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""
+        for name, corner in (("lo", lo), ("hi", hi)):
+            if isinstance(corner, (str, bytes)) or len(corner) != 3:
+                raise ParameterError(name, corner, "three voxel indices (i, j, k)")
         lo = [check_integer("lo", v, minimum=0, maximum=n - 1) for v, n in zip(lo, self.shape)]
         hi = [check_integer("hi", v, minimum=a, maximum=n - 1) for v, a, n in zip(hi, lo, self.shape)]
         c = self.chunk_size
@@ -229,6 +232,7 @@ class VoxelVolume:
         heights = np.asarray(heights, dtype=np.float64) if _is_numeric(heights) else None
         if heights is None or heights.ndim != 2:
             raise ParameterError("heights", "given value", "a 2-D array of heights (m), indexed [x, z]")
+        height = check_integer("height", height, minimum=1, unit="voxels")
         volume = cls((heights.shape[0], height, heights.shape[1]), voxel_size, origin, iso, chunk_size, materials)
         generators.fill_from_heightmap(volume, heights, layers, pockets)
         return volume
