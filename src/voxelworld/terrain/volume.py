@@ -83,6 +83,7 @@ class VoxelVolume:
         for name in FIELDS:
             setattr(self, name, np.zeros(self.shape, dtype=_DTYPES[name]))
         self._dirty: set[tuple[int, int, int]] = set()
+        self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
 
     # ----------------------------------------------------------------------------------------- geometry
     @property
@@ -123,6 +124,15 @@ class VoxelVolume:
         """The chunks changed since the last :meth:`take_dirty_chunks`, without forgetting them."""
         return frozenset(self._dirty)
 
+    @property
+    def chunk_versions(self) -> np.ndarray:
+        """A read-only view of each chunk's change counter ``[cx, cy, cz]``: it rises whenever a field of the
+        chunk changes. Consumers that must not steal each other's dirty sets (a mesher, a store) remember the
+        versions they have seen instead of calling :meth:`take_dirty_chunks`."""
+        view = self._chunk_versions.view()
+        view.flags.writeable = False
+        return view
+
     def mark_dirty(self, lo, hi) -> None:
         """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""
         for name, corner in (("lo", lo), ("hi", hi)):
@@ -136,7 +146,9 @@ class VoxelVolume:
             for z in range(lo[2] // c, hi[2] // c + 1))
 
     def _mark_chunks_dirty(self, chunks) -> None:
-        self._dirty.update(chunks)
+        for chunk in chunks:
+            self._dirty.add(chunk)
+            self._chunk_versions[chunk] += 1
 
     # ------------------------------------------------------------------------------------- measuring
     def solid_volume(self) -> float:

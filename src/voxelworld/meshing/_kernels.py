@@ -1,0 +1,705 @@
+"""Numba kernels of the meshing wing: dual vertices, vertex materials, octree simplification, quads.
+
+Coordinates here are *sample coordinates*: the float position ``(i, j, k)`` is voxel sample ``(i, j, k)``; the
+public wrappers turn them into world metres. A cell ``(i, j, k)`` spans samples ``i..i+1, j..j+1, k..k+1``.
+
+Per vertex the kernels keep, beside position, normal and materials, the quadric of its surface (the planes
+through its edge crossings, normal from the density gradient): ``qef[v] = (Axx, Axy, Axz, Ayy, Ayz, Azz, bx, by,
+bz, c, mx, my, mz, count)`` with ``A = sum n n^T``, ``b = sum n (n . p)``, ``c = sum (n . p)^2``, the sum ``m`` of the
+crossing points and their ``count``. Quadrics add up, so a merged vertex's quadric is its children's sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+QEF_COLUMNS = 14
+CROSSING_MARGIN = 1.0 / 1024.0  # edge crossings stay this far (samples) from the edge's ends
+REGULARISATION = 0.05  # per plane: directions weaker than this stay at the mass point (flat areas, soft edges)
+
+
+# --------------------------------------------------------------------------------------------- sampling
+@nb.njit(cache=True, inline="always")
+def sample_gradient(density, i, j, k, out, o):
+    """``out[o:o+3]`` = density gradient at sample (i, j, k), per sample: central differences, one-sided at the
+    volume's border."""
+    nx, ny, nz = density.shape
+    a, b = max(i - 1, 0), min(i + 1, nx - 1)
+    out[o] = (np.float64(density[b, j, k]) - np.float64(density[a, j, k])) / max(b - a, 1)
+    a, b = max(j - 1, 0), min(j + 1, ny - 1)
+    out[o + 1] = (np.float64(density[i, b, k]) - np.float64(density[i, a, k])) / max(b - a, 1)
+    a, b = max(k - 1, 0), min(k + 1, nz - 1)
+    out[o + 2] = (np.float64(density[i, j, b]) - np.float64(density[i, j, a])) / max(b - a, 1)
+
+
+@nb.njit(cache=True, inline="always")
+def corner_weight(corner, vx, vy, vz):
+    """Trilinear weight of cell corner ``corner`` at local position v: product over the axes of |(1 - c) - v|."""
+    wx = vx if corner & 1 else 1.0 - vx
+    wy = vy if corner & 2 else 1.0 - vy
+    wz = vz if corner & 4 else 1.0 - vz
+    return wx * wy * wz
+
+
+@nb.njit(cache=True)
+def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values):
+    """The evaluation of materials at a point from ``n`` surrounding samples (any dimension).
+
+    A sample's material density is ``density / 255 x`` the material's share in it (``mat_b``'s share is
+    ``mix / 255``); a material's evaluation value is the sum over the samples of weight x material density.
+    Writes the two materials with the highest values to ``ids[0:2]`` / ``values[0:2]`` (highest first, the lower
+    id on a tie; id 0 and value 0 where there is none). Material 0 (none) is never evaluated.
+    """
+    n = weights.shape[0]
+    seen = np.zeros(2 * n, dtype=np.int64)
+    total = np.zeros(2 * n, dtype=np.float64)
+    count = 0
+    for s in range(n):
+        for slot in range(2):
+            m = np.int64(mat_a[s]) if slot == 0 else np.int64(mat_b[s])
+            share = (255.0 - mix[s]) / 255.0 if slot == 0 else mix[s] / 255.0
+            value = weights[s] * density[s] / 255.0 * share
+            if m == 0 or value <= 0.0:
+                continue
+            found = -1
+            for q in range(count):
+                if seen[q] == m:
+                    found = q
+            if found < 0:
+                seen[count] = m
+                total[count] = value
+                count += 1
+            else:
+                total[found] += value
+    ids[0] = ids[1] = 0
+    values[0] = values[1] = 0.0
+    for q in range(count):
+        m, value = seen[q], total[q]
+        if value > values[0] or (value == values[0] and ids[0] != 0 and m < ids[0]) or ids[0] == 0:
+            ids[1], values[1] = ids[0], values[0]
+            ids[0], values[0] = m, value
+        elif value > values[1] or (value == values[1] and m < ids[1]) or ids[1] == 0:
+            ids[1], values[1] = m, value
+
+
+# ------------------------------------------------------------------------------------------------ quadrics
+@nb.njit(cache=True, inline="always")
+def add_plane(qef, v, nx, ny, nz, px, py, pz):
+    """Add the plane through (px, py, pz) with unit normal n to vertex v's quadric."""
+    d = nx * px + ny * py + nz * pz
+    qef[v, 0] += nx * nx
+    qef[v, 1] += nx * ny
+    qef[v, 2] += nx * nz
+    qef[v, 3] += ny * ny
+    qef[v, 4] += ny * nz
+    qef[v, 5] += nz * nz
+    qef[v, 6] += nx * d
+    qef[v, 7] += ny * d
+    qef[v, 8] += nz * d
+    qef[v, 9] += d * d
+    qef[v, 10] += px
+    qef[v, 11] += py
+    qef[v, 12] += pz
+    qef[v, 13] += 1.0
+
+
+@nb.njit(cache=True)
+def solve_qef(q, lo_x, lo_y, lo_z, size, out):
+    """Minimise the quadric ``q`` (one row) inside the box ``lo .. lo + size``: ``out[0:3]`` the point, ``out[3]``
+    the RMS distance to the planes. Regularised towards the mass point, so flat areas do not drift."""
+    count = q[13]
+    mx, my, mz = q[10] / count, q[11] / count, q[12] / count
+    lam = REGULARISATION * count
+    a00, a01, a02, a11, a12, a22 = q[0] + lam, q[1], q[2], q[3] + lam, q[4], q[5] + lam
+    # Right-hand side b - A m, so the solution is an offset from the mass point.
+    r0 = q[6] - (q[0] * mx + q[1] * my + q[2] * mz)
+    r1 = q[7] - (q[1] * mx + q[3] * my + q[4] * mz)
+    r2 = q[8] - (q[2] * mx + q[4] * my + q[5] * mz)
+    c00 = a11 * a22 - a12 * a12
+    c01 = a02 * a12 - a01 * a22
+    c02 = a01 * a12 - a02 * a11
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    dx = dy = dz = 0.0
+    if det != 0.0:
+        c11 = a00 * a22 - a02 * a02
+        c12 = a01 * a02 - a00 * a12
+        c22 = a00 * a11 - a01 * a01
+        dx = (c00 * r0 + c01 * r1 + c02 * r2) / det
+        dy = (c01 * r0 + c11 * r1 + c12 * r2) / det
+        dz = (c02 * r0 + c12 * r1 + c22 * r2) / det
+    x = min(max(mx + dx, lo_x), lo_x + size)
+    y = min(max(my + dy, lo_y), lo_y + size)
+    z = min(max(mz + dz, lo_z), lo_z + size)
+    error = (x * (q[0] * x + q[1] * y + q[2] * z) + y * (q[1] * x + q[3] * y + q[4] * z)
+             + z * (q[2] * x + q[4] * y + q[5] * z) - 2.0 * (x * q[6] + y * q[7] + z * q[8]) + q[9])
+    out[0], out[1], out[2] = x, y, z
+    out[3] = math.sqrt(max(error, 0.0) / count)
+
+
+# -------------------------------------------------------------------------------------------------- cells
+@nb.njit(cache=True)
+def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first):
+    """Sign case of every cell ``lo .. hi - 1`` and the index of its first vertex (-1: none).
+    Returns the number of vertices (one per patch)."""
+    count = 0
+    for i in range(lo[0], hi[0]):
+        for j in range(lo[1], hi[1]):
+            for k in range(lo[2], hi[2]):
+                mask = 0
+                for corner in range(8):
+                    if density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)] >= iso:
+                        mask |= 1 << corner
+                a, b, c = i - lo[0], j - lo[1], k - lo[2]
+                cell_mask[a, b, c] = mask
+                patches = patch_count[mask]
+                if patches == 0:
+                    cell_first[a, b, c] = -1
+                else:
+                    cell_first[a, b, c] = count
+                    count += patches
+    return count
+
+
+@nb.njit(cache=True)
+def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, patch_count, edge_patch, edge_corners,
+                  edge_axis, cell_mask, cell_first, positions, normals, vmat, vevals, qef):
+    """Vertex data of every patch of the cells ``lo .. hi - 1`` (cases from :func:`cell_cases`).
+
+    Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
+    quadric clamped to the cell (dual contouring). Normal: minus the density gradient at the vertex, unit length.
+    Materials: the two highest evaluation values at the vertex (:func:`top_two_materials`).
+    """
+    d = np.empty(8)
+    grads = np.empty(24)
+    weights = np.empty(8)
+    dens = np.empty(8)
+    ma = np.empty(8, dtype=np.uint8)
+    mb = np.empty(8, dtype=np.uint8)
+    mx = np.empty(8, dtype=np.uint8)
+    ids = np.empty(2, dtype=np.int64)
+    values = np.empty(2)
+    solved = np.empty(4)
+    for i in range(lo[0], hi[0]):
+        for j in range(lo[1], hi[1]):
+            for k in range(lo[2], hi[2]):
+                a, b, c = i - lo[0], j - lo[1], k - lo[2]
+                first = cell_first[a, b, c]
+                if first < 0:
+                    continue
+                mask = cell_mask[a, b, c]
+                for corner in range(8):
+                    ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
+                    d[corner] = density[ci, cj, ck]
+                    sample_gradient(density, ci, cj, ck, grads, 3 * corner)
+                    dens[corner] = density[ci, cj, ck]
+                    ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
+                for patch in range(patch_count[mask]):
+                    v = first + patch
+                    for col in range(14):
+                        qef[v, col] = 0.0
+                    for e in range(12):
+                        if edge_patch[mask, e] != patch:
+                            continue
+                        p, q = edge_corners[e, 0], edge_corners[e, 1]
+                        # Kept off the corners: a sample exactly at iso would put the vertices of all its
+                        # cells on one point (zero-area triangles).
+                        t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
+                        px = (p & 1) + (t if edge_axis[e] == 0 else 0.0)
+                        py = ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
+                        pz = ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                        gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
+                        gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
+                        gz = grads[3 * p + 2] + t * (grads[3 * q + 2] - grads[3 * p + 2])
+                        length = math.sqrt(gx * gx + gy * gy + gz * gz)
+                        if length > 0.0:
+                            gx, gy, gz = gx / length, gy / length, gz / length
+                        else:  # flat density: the edge direction is the best guess of the normal
+                            gx = 1.0 if edge_axis[e] == 0 else 0.0
+                            gy = 1.0 if edge_axis[e] == 1 else 0.0
+                            gz = 1.0 if edge_axis[e] == 2 else 0.0
+                        add_plane(qef, v, gx, gy, gz, i + px, j + py, k + pz)
+                    count = qef[v, 13]
+                    if sharp:
+                        solve_qef(qef[v], float(i), float(j), float(k), 1.0, solved)
+                        vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
+                    else:
+                        vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
+                    positions[v, 0], positions[v, 1], positions[v, 2] = i + vx, j + vy, k + vz
+                    gx = gy = gz = 0.0
+                    for corner in range(8):
+                        w = corner_weight(corner, vx, vy, vz)
+                        weights[corner] = w
+                        gx += w * grads[3 * corner]
+                        gy += w * grads[3 * corner + 1]
+                        gz += w * grads[3 * corner + 2]
+                    length = math.sqrt(gx * gx + gy * gy + gz * gz)
+                    if length > 0.0:
+                        normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
+                    else:
+                        normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
+                    top_two_materials(weights, dens, ma, mb, mx, ids, values)
+                    vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
+                    vevals[v, 0], vevals[v, 1] = values[0], values[1]
+
+
+# --------------------------------------------------------------------------------------------- simplifying
+@nb.njit(cache=True, inline="always")
+def solid_at(density, iso, i, j, k):
+    return density[i, j, k] >= iso
+
+
+@nb.njit(cache=True)
+def topology_safe(density, iso, bi, bj, bk, size, patch_count):
+    """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
+    children (dual contouring's topology test): its sign case has one patch, and the sign at the middle of
+    every coarse edge, the centre of every coarse face and the centre of the cube agrees with a corner's."""
+    half = size // 2
+    mask = 0
+    for corner in range(8):
+        if solid_at(density, iso, bi + (corner & 1) * size, bj + ((corner >> 1) & 1) * size,
+                    bk + ((corner >> 2) & 1) * size):
+            mask |= 1 << corner
+    if patch_count[mask] != 1:
+        return False
+    # Every point of the 3x3x3 lattice at half steps that is not a corner: edge middles, face and cube centres.
+    for a in range(3):
+        for b in range(3):
+            for c in range(3):
+                if a != 1 and b != 1 and c != 1:
+                    continue  # a corner
+                middle = solid_at(density, iso, bi + a * half, bj + b * half, bk + c * half)
+                agrees = False
+                # The corners of the smallest coarse feature (edge, face or cube) that holds this point.
+                for corner in range(8):
+                    ca, cb, cc = (corner & 1) * 2, ((corner >> 1) & 1) * 2, ((corner >> 2) & 1) * 2
+                    if (a != 1 and ca != a) or (b != 1 and cb != b) or (c != 1 and cc != c):
+                        continue
+                    if ((mask >> corner) & 1 == 1) == middle:
+                        agrees = True
+                if not agrees:
+                    return False
+    return True
+
+
+@nb.njit(cache=True)
+def surface_distance(density, iso, x, y, z):
+    """Distance (samples) from (x, y, z) to the iso surface, estimated from the trilinear density and gradient."""
+    nx, ny, nz = density.shape
+    i = min(max(int(math.floor(x)), 0), nx - 2)
+    j = min(max(int(math.floor(y)), 0), ny - 2)
+    k = min(max(int(math.floor(z)), 0), nz - 2)
+    vx, vy, vz = x - i, y - j, z - k
+    value = gx = gy = gz = 0.0
+    for corner in range(8):
+        s = np.float64(density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)])
+        value += corner_weight(corner, vx, vy, vz) * s
+        sx = 1.0 if corner & 1 else -1.0
+        sy = 1.0 if corner & 2 else -1.0
+        sz = 1.0 if corner & 4 else -1.0
+        gx += sx * s * (vy if corner & 2 else 1 - vy) * (vz if corner & 4 else 1 - vz)
+        gy += sy * s * (vx if corner & 1 else 1 - vx) * (vz if corner & 4 else 1 - vz)
+        gz += sz * s * (vx if corner & 1 else 1 - vx) * (vy if corner & 2 else 1 - vy)
+    slope = math.sqrt(gx * gx + gy * gy + gz * gz)
+    if slope == 0.0:
+        return np.inf
+    return abs(value - iso) / slope
+
+
+@nb.njit(cache=True)
+def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id, cell_mask, cell_first,
+             positions, normals, vmat, vevals, qef, vertex_count, parent):
+    """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
+
+    The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
+    cell passes :func:`topology_safe`, the quadric's RMS error and the merged vertex's distance to the surface
+    are within ``tolerance`` (samples), and the children's materials are of at most two kinds. Merged vertices
+    are appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none).
+    Returns the new vertex count.
+    """
+    n = vertex_count
+    for v in range(n):
+        parent[v] = v
+    # Level 0: -1 no vertex, -2 not mergeable (several patches), else the cell's vertex.
+    state = np.empty((dims[0], dims[1], dims[2]), dtype=np.int64)
+    for a in range(dims[0]):
+        for b in range(dims[1]):
+            for c in range(dims[2]):
+                patches = patch_count[cell_mask[a, b, c]]
+                state[a, b, c] = -1 if patches == 0 else (cell_first[a, b, c] if patches == 1 else -2)
+    solved = np.empty(4)
+    children = np.empty(8, dtype=np.int64)
+    kinds = np.empty(16, dtype=np.int64)
+    weights = np.empty(8)
+    size = 1
+    for level in range(1, levels + 1):
+        size *= 2
+        sx, sy, sz = (dims[0] + size - 1) // size, (dims[1] + size - 1) // size, (dims[2] + size - 1) // size
+        upper = np.empty((sx, sy, sz), dtype=np.int64)
+        for a in range(sx):
+            for b in range(sy):
+                for c in range(sz):
+                    count = 0
+                    blocked = False
+                    for child in range(8):
+                        ca, cb, cc = 2 * a + (child & 1), 2 * b + ((child >> 1) & 1), 2 * c + ((child >> 2) & 1)
+                        if ca >= state.shape[0] or cb >= state.shape[1] or cc >= state.shape[2]:
+                            blocked = True  # the node reaches past the chunk's cells
+                            continue
+                        s = state[ca, cb, cc]
+                        if s == -2:
+                            blocked = True
+                        elif s >= 0:
+                            children[count] = s
+                            count += 1
+                    if count == 0:
+                        upper[a, b, c] = -2 if blocked else -1
+                        continue
+                    if blocked:
+                        upper[a, b, c] = -2
+                        continue
+                    bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
+                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count):
+                        upper[a, b, c] = -2
+                        continue
+                    # Material kinds of the children (each slot with a share).
+                    nkinds = 0
+                    for q in range(count):
+                        for slot in range(2):
+                            m = vmat[children[q], slot]
+                            if m == 0 or vevals[children[q], slot] <= 0.0:
+                                continue
+                            kind = kind_by_id[m]
+                            known = False
+                            for r in range(nkinds):
+                                if kinds[r] == kind:
+                                    known = True
+                            if not known:
+                                kinds[nkinds] = kind
+                                nkinds += 1
+                    if nkinds > 2:
+                        upper[a, b, c] = -2
+                        continue
+                    for col in range(QEF_COLUMNS):
+                        total = 0.0
+                        for q in range(count):
+                            total += qef[children[q], col]
+                        qef[n, col] = total
+                    solve_qef(qef[n], float(bi), float(bj), float(bk), float(size), solved)
+                    if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
+                                                                 solved[2]) > tolerance:
+                        upper[a, b, c] = -2
+                        continue
+                    merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights)
+                    for q in range(count):
+                        parent[children[q]] = n
+                    parent[n] = n
+                    upper[a, b, c] = n
+                    n += 1
+        state = upper
+    for v in range(n):  # point every vertex at its final representative
+        r = v
+        while parent[r] != r:
+            r = parent[r]
+        parent[v] = r
+    return n
+
+
+@nb.njit(cache=True)
+def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights):
+    """Vertex ``n`` at ``solved[0:3]`` replaces ``children[:count]``: normal the normalised sum of theirs,
+    materials the two highest distance-weighted evaluation values (weight 1 / (0.5 + distance in samples))."""
+    positions[n, 0], positions[n, 1], positions[n, 2] = solved[0], solved[1], solved[2]
+    nx = ny = nz = 0.0
+    total_weight = 0.0
+    for q in range(count):
+        v = children[q]
+        nx += normals[v, 0]
+        ny += normals[v, 1]
+        nz += normals[v, 2]
+        dx, dy, dz = positions[v, 0] - solved[0], positions[v, 1] - solved[1], positions[v, 2] - solved[2]
+        weights[q] = 1.0 / (0.5 + math.sqrt(dx * dx + dy * dy + dz * dz))
+        total_weight += weights[q]
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if length > 0.0:
+        normals[n, 0], normals[n, 1], normals[n, 2] = nx / length, ny / length, nz / length
+    else:
+        normals[n, 0], normals[n, 1], normals[n, 2] = normals[children[0], 0], normals[children[0], 1], \
+            normals[children[0], 2]
+    best_ids = np.zeros(2, dtype=np.int64)
+    best = np.zeros(2)
+    for slot_q in range(2 * count):
+        m = vmat[children[slot_q // 2], slot_q % 2]
+        if m == 0:
+            continue
+        value = 0.0
+        for q in range(count):
+            for slot in range(2):
+                if vmat[children[q], slot] == m:
+                    value += weights[q] * vevals[children[q], slot]
+        value /= total_weight
+        if m == best_ids[0] or m == best_ids[1]:
+            continue
+        if best_ids[0] == 0 or value > best[0] or (value == best[0] and m < best_ids[0]):
+            best_ids[1], best[1] = best_ids[0], best[0]
+            best_ids[0], best[0] = m, value
+        elif best_ids[1] == 0 or value > best[1] or (value == best[1] and m < best_ids[1]):
+            best_ids[1], best[1] = m, value
+    vmat[n, 0], vmat[n, 1] = best_ids[0], best_ids[1]
+    vevals[n, 0], vevals[n, 1] = best[0], best[1]
+
+
+# -------------------------------------------------------------------------------------------------- quads
+@nb.njit(cache=True)
+def count_crossings(density, iso, p_lo, p_hi):
+    """Number of sign-changing sample edges that start in the sample box ``p_lo .. p_hi - 1``."""
+    nx, ny, nz = density.shape
+    count = 0
+    for i in range(p_lo[0], p_hi[0]):
+        for j in range(p_lo[1], p_hi[1]):
+            for k in range(p_lo[2], p_hi[2]):
+                solid = density[i, j, k] >= iso
+                if i + 1 < nx and (density[i + 1, j, k] >= iso) != solid:
+                    count += 1
+                if j + 1 < ny and (density[i, j + 1, k] >= iso) != solid:
+                    count += 1
+                if k + 1 < nz and (density[i, j, k + 1] >= iso) != solid:
+                    count += 1
+    return count
+
+
+@nb.njit(cache=True, inline="always")
+def vertex_share(vevals, v, slot):
+    total = vevals[v, 0] + vevals[v, 1]
+    return vevals[v, slot] / total if total > 0.0 else (1.0 if slot == 0 else 0.0)
+
+
+@nb.njit(cache=True)
+def judge_triangle(vmat, vevals, a, b, c, ids):
+    """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares): writes the two
+    highest to ``ids[0:2]`` (highest first, lower id on a tie, 0 where none) and returns how many it has."""
+    seen = np.zeros(6, dtype=np.int64)
+    total = np.zeros(6)
+    count = 0
+    for corner in range(3):
+        v = a if corner == 0 else (b if corner == 1 else c)
+        for slot in range(2):
+            m = np.int64(vmat[v, slot])
+            share = vertex_share(vevals, v, slot)
+            if m == 0 or share <= 0.0:
+                continue
+            found = -1
+            for q in range(count):
+                if seen[q] == m:
+                    found = q
+            if found < 0:
+                seen[count] = m
+                total[count] = share
+                count += 1
+            else:
+                total[found] += share
+    ids[0] = ids[1] = 0
+    best0 = best1 = -1.0
+    for q in range(count):
+        m, value = seen[q], total[q]
+        if value > best0 or (value == best0 and m < ids[0]):
+            ids[1], best1 = ids[0], best0
+            ids[0], best0 = m, value
+        elif value > best1 or (value == best1 and m < ids[1]):
+            ids[1], best1 = m, value
+    return count
+
+
+@nb.njit(cache=True)
+def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals, origin, voxel_size, head,
+                chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, n_out):
+    """The output index of global vertex g carrying material pair ``code``, adding it if new."""
+    o = head[g]
+    while o >= 0:
+        if chain_code[o] == code:
+            return o, n_out
+        o = chain_next[o]
+    o = n_out
+    chain_code[o] = code
+    chain_next[o] = head[g]
+    head[g] = o
+    for axis in range(3):
+        out_positions[o, axis] = origin[axis] + positions[g, axis] * voxel_size
+        out_normals[o, axis] = normals[g, axis]
+    out_mat[o, 0], out_mat[o, 1] = mat_first, mat_second
+    share_first = share_second = 0.0
+    for slot in range(2):
+        if vmat[g, slot] == mat_first and mat_first != 0:
+            share_first += vertex_share(vevals, g, slot)
+        if vmat[g, slot] == mat_second and mat_second != 0:
+            share_second += vertex_share(vevals, g, slot)
+    total = share_first + share_second
+    out_blend[o] = share_second / total if total > 0.0 else 0.0
+    return o, n_out + 1
+
+
+@nb.njit(cache=True)
+def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep,
+               positions, normals, vmat, vevals, origin, voxel_size, collision, head, chain_next, chain_code,
+               out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, counts):
+    """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
+    that starts in ``p_lo .. p_hi - 1``, split into two triangles, wound counter-clockwise seen from outside.
+
+    The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
+    degenerate triangles (a repeated vertex) are dropped. Display (``collision`` False): each triangle takes the
+    two materials of highest judgment value, and its vertices are emitted once per material pair (``out_mat``
+    in id order, ``out_blend`` the share of the second). Collision: one material per triangle
+    (``out_tri_material``), one output vertex per mesh vertex. ``counts`` receives (vertices, triangles).
+    """
+    nx, ny, nz = density.shape
+    ring = np.empty(4, dtype=np.int64)
+    ids = np.empty(2, dtype=np.int64)
+    tri = np.empty(6, dtype=np.int64)
+    n_out = 0
+    n_tri = 0
+    for i in range(p_lo[0], p_hi[0]):
+        for j in range(p_lo[1], p_hi[1]):
+            for k in range(p_lo[2], p_hi[2]):
+                solid = density[i, j, k] >= iso
+                for axis in range(3):
+                    ni, nj, nk = i + (axis == 0), j + (axis == 1), k + (axis == 2)
+                    if ni >= nx or nj >= ny or nk >= nz or (density[ni, nj, nk] >= iso) == solid:
+                        continue
+                    u, v = (1, 2) if axis == 0 else ((2, 0) if axis == 1 else (0, 1))
+                    complete = True
+                    for corner_of_ring in range(4):
+                        du = 1 if corner_of_ring == 1 or corner_of_ring == 2 else 0
+                        dv = 1 if corner_of_ring >= 2 else 0
+                        cell0, cell1, cell2 = i, j, k
+                        off0 = off1 = off2 = 0
+                        if u == 0:
+                            cell0 -= 1 - du
+                            off0 = 1 - du
+                        elif u == 1:
+                            cell1 -= 1 - du
+                            off1 = 1 - du
+                        else:
+                            cell2 -= 1 - du
+                            off2 = 1 - du
+                        if v == 0:
+                            cell0 -= 1 - dv
+                            off0 = 1 - dv
+                        elif v == 1:
+                            cell1 -= 1 - dv
+                            off1 = 1 - dv
+                        else:
+                            cell2 -= 1 - dv
+                            off2 = 1 - dv
+                        if cell0 < 0 or cell1 < 0 or cell2 < 0 or cell0 >= nx - 1 or cell1 >= ny - 1 \
+                                or cell2 >= nz - 1:
+                            complete = False
+                            break
+                        a, b, c = cell0 - ext_lo[0], cell1 - ext_lo[1], cell2 - ext_lo[2]
+                        first = ext_first[a, b, c]
+                        corner = off0 | (off1 << 1) | (off2 << 2)
+                        ring[corner_of_ring] = rep[first + edge_patch[ext_mask[a, b, c],
+                                                                       edge_from_corner_axis[corner, axis]]]
+                    if not complete:
+                        continue  # the volume's border: no closing surface there
+                    if not solid:  # outward is -axis: reverse the ring
+                        ring[1], ring[3] = ring[3], ring[1]
+                    # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
+                    ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids) <= 2
+                           and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids) <= 2)
+                    ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids) <= 2
+                           and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids) <= 2)
+                    if ring[0] == ring[2] or ring[1] == ring[3]:
+                        continue  # the quad folded onto a diagonal: both triangles degenerate
+                    use_first = ok0
+                    if ok0 == ok1:
+                        d02 = d13 = 0.0
+                        for axis2 in range(3):
+                            d02 += (positions[ring[0], axis2] - positions[ring[2], axis2]) ** 2
+                            d13 += (positions[ring[1], axis2] - positions[ring[3], axis2]) ** 2
+                        use_first = d02 <= d13
+                    if use_first:
+                        tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[2], ring[0], \
+                            ring[2], ring[3]
+                    else:
+                        tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[3], ring[1], \
+                            ring[2], ring[3]
+                    for t in range(2):
+                        a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
+                        if a == b or b == c or a == c:
+                            continue
+                        judge_triangle(vmat, vevals, a, b, c, ids)
+                        if collision:
+                            first_mat, second_mat, code = ids[0], 0, 0
+                            out_tri_material[n_tri] = ids[0]
+                        else:
+                            first_mat, second_mat = ids[0], ids[1]
+                            if second_mat != 0 and second_mat < first_mat:
+                                first_mat, second_mat = second_mat, first_mat
+                            code = first_mat * 256 + second_mat
+                        for corner in range(3):
+                            g = a if corner == 0 else (b if corner == 1 else c)
+                            o, n_out = emit_vertex(g, code, first_mat, second_mat, positions, normals, vmat,
+                                                   vevals, origin, voxel_size, head, chain_next, chain_code,
+                                                   out_positions, out_normals, out_mat, out_blend, n_out)
+                            out_triangles[n_tri, corner] = o
+                        n_tri += 1
+    counts[0], counts[1] = n_out, n_tri
+
+
+# ------------------------------------------------------------------------------------------ chunk borders
+@nb.njit(cache=True)
+def gather_border(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
+                  patch_count, base, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_evals, f_rep,
+                  f_source, n_foreign):
+    """Copy a neighbour chunk's cells ``src_lo .. src_hi - 1`` (local cell indices) into the extended cell
+    arrays at ``ext_at``, with the vertices they use (and their representatives) appended to the foreign
+    vertex arrays from ``n_foreign`` on; foreign vertex f gets the global id ``base + f``. ``index_of`` (one
+    slot per neighbour vertex, all -1) is scratch. Returns the new foreign vertex count."""
+    start = n_foreign
+    for a in range(src_lo[0], src_hi[0]):
+        for b in range(src_lo[1], src_hi[1]):
+            for c in range(src_lo[2], src_hi[2]):
+                ea, eb, ec = ext_at[0] + a - src_lo[0], ext_at[1] + b - src_lo[1], ext_at[2] + c - src_lo[2]
+                mask = cell_mask[a, b, c]
+                ext_mask[ea, eb, ec] = mask
+                first = cell_first[a, b, c]
+                if first < 0:
+                    ext_first[ea, eb, ec] = -1
+                    continue
+                ext_first[ea, eb, ec] = base + n_foreign
+                for p in range(patch_count[mask]):
+                    v = first + p
+                    index_of[v] = n_foreign
+                    f_source[n_foreign] = v
+                    n_foreign += 1
+    end = n_foreign
+    for f in range(start, end):
+        r = rep[f_source[f]]
+        if index_of[r] < 0:
+            index_of[r] = n_foreign
+            f_source[n_foreign] = r
+            n_foreign += 1
+        f_rep[f] = base + index_of[r]
+    for f in range(end, n_foreign):
+        f_rep[f] = base + f  # a representative stands for itself
+    for f in range(start, n_foreign):
+        v = f_source[f]
+        for axis in range(3):
+            f_positions[f, axis] = positions[v, axis]
+            f_normals[f, axis] = normals[v, axis]
+        f_mat[f, 0], f_mat[f, 1] = vmat[v, 0], vmat[v, 1]
+        f_evals[f, 0], f_evals[f, 1] = vevals[v, 0], vevals[v, 1]
+    return n_foreign
+
+
+@nb.njit(cache=True)
+def copy_own_cells(cell_first, cell_mask, ext_first, ext_mask):
+    """The chunk's own cells into the extended arrays, one cell in from their low corner."""
+    da, db, dc = cell_first.shape
+    for a in range(da):
+        for b in range(db):
+            for c in range(dc):
+                ext_first[a + 1, b + 1, c + 1] = cell_first[a, b, c]
+                ext_mask[a + 1, b + 1, c + 1] = cell_mask[a, b, c]

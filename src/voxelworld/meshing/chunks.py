@@ -1,0 +1,297 @@
+"""Meshing a whole volume, and `ChunkMesher`: keeping chunk meshes current as the terrain changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+from ..terrain import Box, MaterialTable, VoxelVolume
+from .mesh import (CollisionMesh, DisplayMesh, assemble_chunk, chunk_cells, merge_collision_meshes,
+                   merge_display_meshes)
+from .options import MeshOptions
+from .surface import ChunkSurface, chunk_surface, simplify_surface
+
+__all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
+
+MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
+
+
+@dataclass(frozen=True)
+class MeshUpdate:
+    """What one :meth:`ChunkMesher.update` changed: the new display mesh of every remeshed chunk (an empty mesh
+    where a chunk's surface vanished), handed over together so a renderer never shows a half-updated seam."""
+
+    meshes: dict[tuple[int, int, int], DisplayMesh]
+    surfaces_rebuilt: frozenset[tuple[int, int, int]]  # chunks whose vertices were recomputed
+
+    @property
+    def remeshed(self) -> frozenset[tuple[int, int, int]]:
+        """The chunks whose display mesh was rebuilt."""
+        return frozenset(self.meshes)
+
+
+def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
+    if not isinstance(volume, VoxelVolume):
+        raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume")
+    if materials is None:
+        materials = volume.materials
+    if not isinstance(materials, MaterialTable):
+        raise ParameterError("materials", materials, "a MaterialTable or None (the volume's own)")
+    if not isinstance(options, MeshOptions):
+        raise ParameterError("options", options, "a voxelworld.meshing.MeshOptions")
+    return materials, options
+
+
+def _surface(volume: VoxelVolume, chunk, sharp: bool) -> ChunkSurface:
+    lo, hi = chunk_cells(volume.shape, volume.chunk_size, chunk)
+    return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, sharp)
+
+
+def _simplified(volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
+                tolerance: float) -> ChunkSurface:
+    return simplify_surface(surface, volume.density, volume.iso, options.levels, tolerance, materials.kind_by_id)
+
+
+def _all_chunks(volume: VoxelVolume) -> list[tuple[int, int, int]]:
+    return list(product(*(range(n) for n in volume.chunk_grid_shape)))
+
+
+def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
+                materials: MaterialTable | None = None) -> DisplayMesh:
+    """The display mesh of the whole volume, chunk by chunk, as one mesh.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import VoxelVolume
+    >>> ball = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt((x - 8) ** 2 + (y - 8) ** 2 + (z - 8) ** 2) - 5,
+    ...                             (17, 17, 17), material="rock", chunk_size=8)
+    >>> mesh = mesh_volume(ball, MeshOptions(levels=0))
+    >>> mesh.triangle_count > 0, set(mesh.mat_a.tolist())
+    (True, {4})
+    """
+    materials, options = _check(volume, materials, options)
+    chunks = _all_chunks(volume)
+    surfaces = {c: _simplified(volume, _surface(volume, c, options.sharp), options, materials, options.tolerance)
+                for c in chunks}
+    return merge_display_meshes([assemble_chunk(volume, c, surfaces.get, collision=False) for c in chunks])
+
+
+def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
+                          materials: MaterialTable | None = None) -> CollisionMesh:
+    """The collision mesh of the whole volume (simplified with ``options.collision_tolerance``)."""
+    materials, options = _check(volume, materials, options)
+    chunks = _all_chunks(volume)
+    surfaces = {c: _simplified(volume, _surface(volume, c, options.sharp), options, materials,
+                               options.collision_tolerance) for c in chunks}
+    return merge_collision_meshes([assemble_chunk(volume, c, surfaces.get, collision=True) for c in chunks])
+
+
+class ChunkMesher:
+    """Display meshes per chunk of a volume, kept current by :meth:`update`, and collision meshes on request.
+
+    Parameters
+    ----------
+    volume : VoxelVolume
+        The terrain; edited by anyone, watched through its chunk versions (the mesher never takes the volume's
+        dirty set, which stays for other consumers such as a store).
+    materials : MaterialTable, optional
+        Decides which materials are one kind; the volume's table by default.
+    options : MeshOptions
+
+    Notes
+    -----
+    ``update`` compares every chunk the volume reports changed with the fields the mesher last saw, so a
+    blocked edit (damage only) or one that changed nothing remeshes nothing. A changed sample rebuilds the
+    vertices of the chunks whose cells read it (their own samples, one layer below and two above); a chunk's
+    mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import VoxelVolume, Sphere
+    >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.0, (64, 40, 64), material="soil")
+    >>> mesher = ChunkMesher(ground)
+    >>> first = mesher.update()
+    >>> _ = ground.remove(Sphere((10.0, 20.0, 10.0), 3.0))
+    >>> sorted(mesher.update().remeshed)
+    [(0, 0, 0)]
+    """
+
+    def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None,
+                 options: MeshOptions = MeshOptions()):
+        self.materials, self.options = _check(volume, materials, options)
+        self.volume = volume
+        self._seen = np.full(volume.chunk_grid_shape, -1, dtype=np.int64)
+        self._fields: dict[str, np.ndarray] | None = None
+        self._raw: dict[tuple, ChunkSurface] = {}
+        self._display_surfaces: dict[tuple, ChunkSurface] = {}
+        self._collision_surfaces: dict[tuple, ChunkSurface] = {}
+        self._display: dict[tuple, DisplayMesh] = {}
+        self._collision: dict[tuple, CollisionMesh] = {}
+
+    # ------------------------------------------------------------------------------------------- update
+    def update(self) -> MeshUpdate:
+        """Remesh what changed since the last call (everything on the first) and return the new meshes."""
+        volume = self.volume
+        versions = volume.chunk_versions.copy()
+        if self._fields is None:
+            self._fields = {name: getattr(volume, name).copy() for name in MESHED_FIELDS}
+            rebuild = set(_all_chunks(volume))
+        else:
+            rebuild = set()
+            for chunk in map(tuple, np.argwhere(versions != self._seen).tolist()):
+                changed = self._take_changes(chunk)
+                if changed is not None:
+                    rebuild |= self._chunks_reading(*changed)
+        self._seen = versions
+        remesh: set[tuple] = set()
+        for chunk in sorted(rebuild):
+            raw = _surface(volume, chunk, self.options.sharp)
+            display = _simplified(volume, raw, self.options, self.materials, self.options.tolerance)
+            old = self._display_surfaces.get(chunk)
+            self._raw[chunk] = raw
+            self._display_surfaces[chunk] = display
+            self._forget_collision(chunk)
+            if old is not None and _same_surface(old, display):
+                continue
+            remesh.add(chunk)
+            for axis in range(3):
+                if old is None or not _same_border(old, display, axis):
+                    remesh |= self._upper_neighbours(chunk, axis)
+        meshes = {}
+        for chunk in sorted(remesh):
+            mesh = assemble_chunk(volume, chunk, self._display_surfaces.get, collision=False)
+            meshes[chunk] = mesh
+            if mesh.triangle_count:
+                self._display[chunk] = mesh
+            else:
+                self._display.pop(chunk, None)
+        return MeshUpdate(meshes, frozenset(rebuild))
+
+    def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
+        """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
+        copy of the fields is brought up to date."""
+        size = self.volume.chunk_size
+        window = tuple(slice(c * size, (c + 1) * size) for c in chunk)
+        differs = None
+        for name in MESHED_FIELDS:
+            current, seen = getattr(self.volume, name)[window], self._fields[name][window]
+            mask = current != seen
+            differs = mask if differs is None else differs | mask
+            seen[...] = current
+        if not differs.any():
+            return None
+        where = np.argwhere(differs)
+        origin = np.array(chunk) * size
+        return origin + where.min(axis=0), origin + where.max(axis=0)
+
+    def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
+        """The chunks whose vertices read a sample in the inclusive box lo..hi: chunk c's cells read samples
+        c*size - 1 .. (c + 1)*size + 1 (corners and their central-difference gradients)."""
+        size = self.volume.chunk_size
+        grid = np.array(self.volume.chunk_grid_shape)
+        first = np.maximum(-((size + 1 - lo) // size), 0)  # ceil((lo - 1 - size) / size)
+        last = np.minimum((hi + 1) // size, grid - 1)
+        return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
+
+    def _upper_neighbours(self, chunk, axis: int) -> set[tuple]:
+        """The chunks whose quads join ``chunk``'s top cell layer along ``axis``: +1 on that axis, 0 or +1 on
+        the others."""
+        grid = self.volume.chunk_grid_shape
+        found = set()
+        for offset in product((0, 1), repeat=3):
+            if offset[axis] != 1:
+                continue
+            other = tuple(c + o for c, o in zip(chunk, offset))
+            if all(o < n for o, n in zip(other, grid)):
+                found.add(other)
+        return found
+
+    # ------------------------------------------------------------------------------------------ queries
+    @property
+    def meshes(self) -> dict[tuple[int, int, int], DisplayMesh]:
+        """The current non-empty display mesh of each chunk (a copy of the mapping)."""
+        return dict(self._display)
+
+    def display_mesh(self) -> DisplayMesh:
+        """All current chunk meshes as one (call :meth:`update` first to catch up with edits)."""
+        return merge_display_meshes([self._display[c] for c in sorted(self._display)])
+
+    def collision_mesh(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> CollisionMesh:
+        """The collision mesh of the chunks that overlap ``box`` (a world :class:`Box`), or of those within
+        ``radius`` metres of the point ``near``, or of every chunk; built on first request and cached until
+        the chunk changes. Reflects the volume as of the last :meth:`update`."""
+        if self._fields is None:
+            self.update()
+        chunks = self._chunks_in(box, near, radius)
+        meshes = []
+        for chunk in chunks:
+            if chunk not in self._collision:
+                self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True)
+            meshes.append(self._collision[chunk])
+        return merge_collision_meshes(meshes)
+
+    def _collision_surface(self, chunk) -> ChunkSurface:
+        if chunk not in self._collision_surfaces:
+            self._collision_surfaces[chunk] = _simplified(self.volume, self._raw[chunk], self.options,
+                                                          self.materials, self.options.collision_tolerance)
+        return self._collision_surfaces[chunk]
+
+    def _forget_collision(self, chunk) -> None:
+        self._collision_surfaces.pop(chunk, None)
+        for offset in product((0, 1), repeat=3):
+            self._collision.pop(tuple(c + o for c, o in zip(chunk, offset)), None)
+
+    def _chunks_in(self, box, near, radius) -> list[tuple]:
+        volume = self.volume
+        if box is None and near is None:
+            return _all_chunks(volume)
+        if box is not None and near is not None:
+            raise ParameterError("near", near, "None when a box is given (ask for one or the other)")
+        if near is not None:
+            radius = check_finite("radius", radius, minimum=0.0, unit="m")
+            try:
+                box = Box(np.asarray(near, dtype=float) - radius, np.asarray(near, dtype=float) + radius)
+            except (ParameterError, ValueError, TypeError):
+                raise ParameterError("near", near, "a point (x, y, z) of three finite numbers (m)") from None
+        if not isinstance(box, Box):
+            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m), or None")
+        size = volume.chunk_size
+        lo = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64)
+        hi = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64)
+        grid = np.array(volume.chunk_grid_shape)
+        # A chunk's triangles reach one cell below its first sample.
+        first = np.clip(lo // size, 0, grid - 1)
+        last = np.clip((hi + 1) // size, 0, grid - 1)
+        if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
+            return []
+        return list(product(*(range(a, b + 1) for a, b in zip(first, last))))
+
+
+def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
+    return (np.array_equal(a.cell_mask, b.cell_mask) and np.array_equal(a.cell_first, b.cell_first)
+            and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
+            and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
+            and np.array_equal(a.evaluations, b.evaluations))
+
+
+def _border_vertices(surface: ChunkSurface, axis: int) -> tuple[np.ndarray, ...]:
+    """What neighbours see of the top cell layer along ``axis``: each cell's case and its vertices' data."""
+    if surface.cell_mask.shape[axis] == 0:
+        return ()
+    layer = [slice(None)] * 3
+    layer[axis] = slice(-1, None)
+    layer = tuple(layer)
+    masks, firsts = surface.cell_mask[layer].ravel(), surface.cell_first[layer].ravel()
+    from .tables import PATCH_COUNT
+    counts = PATCH_COUNT[masks]
+    ids = np.repeat(firsts, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    reps = surface.rep[ids]
+    return (masks, surface.positions[reps], surface.normals[reps], surface.materials[reps],
+            surface.evaluations[reps])
+
+
+def _same_border(a: ChunkSurface, b: ChunkSurface, axis: int) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(_border_vertices(a, axis), _border_vertices(b, axis)))

@@ -1,0 +1,120 @@
+"""Dual vertices of a chunk's cells and their octree simplification (the first meshing stage).
+
+A :class:`ChunkSurface` holds, for the cells of one chunk, one vertex per surface patch (see
+:mod:`.tables`) with its position, normal, two materials and quadric, and after :func:`simplify_surface` the
+merged vertices and each vertex's representative. :func:`dual_vertices` is the public view of the same data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels, tables
+
+__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "simplify_surface", "dual_vertices"]
+
+
+@dataclass(frozen=True)
+class ChunkSurface:
+    """The vertices of the cells ``cell_lo .. cell_lo + cell_mask.shape - 1`` (sample coordinates)."""
+
+    cell_lo: np.ndarray  # (3,) int64: the first cell
+    cell_mask: np.ndarray  # uint8 per cell: sign case (bit b: corner b solid)
+    cell_first: np.ndarray  # int64 per cell: index of its first vertex, -1 when it has none
+    positions: np.ndarray  # (n, 3) float64, sample coordinates
+    normals: np.ndarray  # (n, 3) float64, unit, outward
+    materials: np.ndarray  # (n, 2) uint8: the two materials of highest evaluation value (0: none)
+    evaluations: np.ndarray  # (n, 2) float64: their evaluation values
+    qef: np.ndarray  # (n, 14) float64: quadric of each vertex (see _kernels)
+    rep: np.ndarray  # (n,) int64: the vertex that stands for each vertex in the mesh (itself if not merged)
+
+    @property
+    def vertex_count(self) -> int:
+        return len(self.positions)
+
+
+def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool) -> ChunkSurface:
+    """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``)."""
+    lo = np.asarray(cell_lo, dtype=np.int64)
+    hi = np.asarray(cell_hi, dtype=np.int64)
+    dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
+    cell_mask = np.empty(dims, dtype=np.uint8)
+    cell_first = np.empty(dims, dtype=np.int64)
+    n = _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, cell_mask, cell_first)
+    positions = np.empty((n, 3))
+    normals = np.empty((n, 3))
+    materials = np.empty((n, 2), dtype=np.uint8)
+    evaluations = np.empty((n, 2))
+    qef = np.empty((n, _kernels.QEF_COLUMNS))
+    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, tables.PATCH_COUNT, tables.EDGE_PATCH,
+                           tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_mask, cell_first, positions, normals,
+                           materials, evaluations, qef)
+    return ChunkSurface(lo, cell_mask, cell_first, positions, normals, materials, evaluations, qef,
+                        np.arange(n, dtype=np.int64))
+
+
+def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
+                     kind_by_id: np.ndarray) -> ChunkSurface:
+    """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
+    (samples); merged vertices are appended and ``rep`` points every vertex at its representative."""
+    n = surface.vertex_count
+    if levels == 0 or n == 0:
+        return surface
+    dims = np.array(surface.cell_mask.shape, dtype=np.int64)
+    # At most one merged vertex per octree node of each level.
+    capacity = n + sum(int(np.prod(-(-dims // 2 ** level))) for level in range(1, levels + 1))
+    positions = np.empty((capacity, 3))
+    normals = np.empty((capacity, 3))
+    materials = np.zeros((capacity, 2), dtype=np.uint8)
+    evaluations = np.zeros((capacity, 2))
+    qef = np.zeros((capacity, _kernels.QEF_COLUMNS))
+    positions[:n], normals[:n], materials[:n] = surface.positions, surface.normals, surface.materials
+    evaluations[:n], qef[:n] = surface.evaluations, surface.qef
+    parent = np.empty(capacity, dtype=np.int64)
+    total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, tables.PATCH_COUNT,
+                              kind_by_id, surface.cell_mask, surface.cell_first, positions, normals, materials,
+                              evaluations, qef, n, parent)
+    return ChunkSurface(surface.cell_lo, surface.cell_mask, surface.cell_first, positions[:total],
+                        normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total])
+
+
+@dataclass(frozen=True)
+class DualVertices:
+    """The unsimplified dual vertices of a volume: one per surface patch of each cell, in world coordinates.
+
+    ``blend`` is the share of ``mat_b`` in the vertex's two materials (``mat_b`` 0: only ``mat_a``)."""
+
+    positions: np.ndarray  # (n, 3) float64, metres
+    normals: np.ndarray  # (n, 3) float64, unit, pointing out of the solid
+    mat_a: np.ndarray  # (n,) uint8
+    mat_b: np.ndarray  # (n,) uint8
+    blend: np.ndarray  # (n,) float64 in [0, 1]
+    cells: np.ndarray  # (n, 3) int64: the cell each vertex belongs to
+
+
+def dual_vertices(volume, sharp: bool = False) -> DualVertices:
+    """Every dual vertex of ``volume`` (a :class:`voxelworld.terrain.VoxelVolume`), unsimplified.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import VoxelVolume
+    >>> ball = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt((x - 8) ** 2 + (y - 8) ** 2 + (z - 8) ** 2) - 5,
+    ...                             (17, 17, 17), material="rock")
+    >>> vertices = dual_vertices(ball)
+    >>> radii = np.linalg.norm(vertices.positions - 8.0, axis=1)
+    >>> bool(np.all(np.abs(radii - 5.0) < 0.1))
+    True
+    """
+    if not isinstance(sharp, bool):
+        from ..errors import ParameterError
+        raise ParameterError("sharp", sharp, "True or False")
+    surface = chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, (0, 0, 0),
+                            np.maximum(np.array(volume.shape) - 1, 0), sharp)
+    totals = surface.evaluations.sum(axis=1)
+    blend = np.divide(surface.evaluations[:, 1], totals, out=np.zeros(len(totals)), where=totals > 0)
+    cells = np.repeat(np.argwhere(surface.cell_first >= 0),
+                      tables.PATCH_COUNT[surface.cell_mask[surface.cell_first >= 0]], axis=0)
+    return DualVertices(volume.origin + surface.positions * volume.voxel_size, surface.normals,
+                        surface.materials[:, 0].copy(), surface.materials[:, 1].copy(), blend, cells)
