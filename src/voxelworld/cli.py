@@ -2,6 +2,9 @@
 
 ``voxelworld demo [--seed N]``: builds the default terrain, runs a scripted sequence of every kind of edit and
 prints what each did (by material) and how long it took.
+
+``voxelworld render --out shot.png [--seed N] [--eye X Y Z] [--target X Y Z] [--width W] [--height H]
+[--collision]``: meshes the default terrain and writes an offscreen PNG of it (``voxelworld.viewer.snapshot``).
 """
 
 from __future__ import annotations
@@ -83,15 +86,66 @@ def run_demo(seed: int, out=None) -> None:
     print("(times include one-off compilation the very first time the kernels run on a machine)", file=out)
 
 
+def run_render(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld render``: mesh the default world and write an offscreen PNG of it (see ``--help``)."""
+    out = out if out is not None else sys.stdout
+    from pathlib import Path
+
+    import numpy as np
+
+    from .errors import ParameterError
+    from .viewer import Camera, RenderError, snapshot
+    from .viewer.snapshot import MAX_SIZE
+
+    # Check what is cheap to check before the world is built and meshed.
+    if not (1 <= args.width <= MAX_SIZE and 1 <= args.height <= MAX_SIZE):
+        raise ParameterError("--width/--height", (args.width, args.height), f"whole numbers from 1 to {MAX_SIZE}")
+    if not Path(args.out).parent.is_dir():
+        raise ParameterError("--out", args.out, "a file in an existing folder")
+    try:
+        from .meshing import MeshOptions, mesh_volume
+        if args.collision:
+            from .meshing import collision_mesh_volume
+    except ImportError as error:
+        raise RenderError(f"voxelworld render needs voxelworld.meshing, which cannot be imported: {error}") from error
+    volume = demo_terrain(seed=args.seed)
+    display = mesh_volume(volume, MeshOptions())
+    collision = collision_mesh_volume(volume, MeshOptions()) if args.collision else None
+    camera = None  # snapshot frames the meshes
+    if args.eye is not None or args.target is not None:
+        # The one not given comes from the default framing of the world's box; near and far enclose the box.
+        lo, hi = volume.origin, volume.origin + volume.voxel_size * (np.array(volume.shape) - 1)
+        camera = Camera.looking_at_bounds(lo, hi, aspect=args.width / args.height, eye=args.eye,
+                                          target=args.target)
+    path = snapshot(display, args.out, materials=volume.materials, camera=camera, size=(args.width, args.height),
+                    collision=collision)
+    triangles = f"{len(display.indices)} display triangles"
+    if collision is not None:
+        triangles += f", {len(collision.indices)} collision triangles (wireframe)"
+    print(f"Wrote {path} ({args.width}x{args.height}): demo world seed {args.seed}, {triangles}", file=out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="build the default world, run every kind of edit, print a table")
     demo.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    render = commands.add_parser("render", help="mesh the default world and write an offscreen PNG of it")
+    render.add_argument("--out", required=True, help="the PNG file to write")
+    render.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    render.add_argument("--eye", type=float, nargs=3, metavar=("X", "Y", "Z"),
+                        help="camera position in m (default: from above, front right, framing the world)")
+    render.add_argument("--target", type=float, nargs=3, metavar=("X", "Y", "Z"),
+                        help="point the camera looks at in m (default: the centre of the world)")
+    render.add_argument("--width", type=int, default=960, help="picture width in pixels (default 960)")
+    render.add_argument("--height", type=int, default=540, help="picture height in pixels (default 540)")
+    render.add_argument("--collision", action="store_true", help="draw the collision mesh's edges on top")
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             run_demo(args.seed)
+        elif args.command == "render":
+            run_render(args)
     except VoxelworldError as error:
         print(f"voxelworld: {error}", file=sys.stderr)
         return 2

@@ -45,17 +45,16 @@ def corner_weight(corner, vx, vy, vz):
 
 
 @nb.njit(cache=True)
-def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values):
+def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, total):
     """The evaluation of materials at a point from ``n`` surrounding samples (any dimension).
 
     A sample's material density is ``density / 255 x`` the material's share in it (``mat_b``'s share is
     ``mix / 255``); a material's evaluation value is the sum over the samples of weight x material density.
     Writes the two materials with the highest values to ``ids[0:2]`` / ``values[0:2]`` (highest first, the lower
     id on a tie; id 0 and value 0 where there is none). Material 0 (none) is never evaluated.
+    ``seen`` (int64) and ``total`` (float64), at least 2n long, are scratch.
     """
     n = weights.shape[0]
-    seen = np.zeros(2 * n, dtype=np.int64)
-    total = np.zeros(2 * n, dtype=np.float64)
     count = 0
     for s in range(n):
         for slot in range(2):
@@ -182,6 +181,8 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, patch_count, e
     ids = np.empty(2, dtype=np.int64)
     values = np.empty(2)
     solved = np.empty(4)
+    seen = np.empty(16, dtype=np.int64)
+    total = np.empty(16)
     for i in range(lo[0], hi[0]):
         for j in range(lo[1], hi[1]):
             for k in range(lo[2], hi[2]):
@@ -240,7 +241,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, patch_count, e
                         normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
                     else:
                         normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
-                    top_two_materials(weights, dens, ma, mb, mx, ids, values)
+                    top_two_materials(weights, dens, ma, mb, mx, ids, values, seen, total)
                     vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
                     vevals[v, 0], vevals[v, 1] = values[0], values[1]
 
@@ -333,6 +334,8 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
     children = np.empty(8, dtype=np.int64)
     kinds = np.empty(16, dtype=np.int64)
     weights = np.empty(8)
+    best_ids = np.empty(2, dtype=np.int64)
+    best = np.empty(2)
     size = 1
     for level in range(1, levels + 1):
         size *= 2
@@ -392,7 +395,8 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
                                                                  solved[2]) > tolerance:
                         upper[a, b, c] = -2
                         continue
-                    merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights)
+                    merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
+                                   best)
                     for q in range(count):
                         parent[children[q]] = n
                     parent[n] = n
@@ -408,7 +412,7 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
 
 
 @nb.njit(cache=True)
-def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights):
+def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids, best):
     """Vertex ``n`` at ``solved[0:3]`` replaces ``children[:count]``: normal the normalised sum of theirs,
     materials the two highest distance-weighted evaluation values (weight 1 / (0.5 + distance in samples))."""
     positions[n, 0], positions[n, 1], positions[n, 2] = solved[0], solved[1], solved[2]
@@ -428,8 +432,8 @@ def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals,
     else:
         normals[n, 0], normals[n, 1], normals[n, 2] = normals[children[0], 0], normals[children[0], 1], \
             normals[children[0], 2]
-    best_ids = np.zeros(2, dtype=np.int64)
-    best = np.zeros(2)
+    best_ids[0] = best_ids[1] = 0
+    best[0] = best[1] = 0.0
     for slot_q in range(2 * count):
         m = vmat[children[slot_q // 2], slot_q % 2]
         if m == 0:
@@ -471,25 +475,21 @@ def count_crossings(density, iso, p_lo, p_hi):
 
 
 @nb.njit(cache=True, inline="always")
-def vertex_share(vevals, v, slot):
-    total = vevals[v, 0] + vevals[v, 1]
-    return vevals[v, slot] / total if total > 0.0 else (1.0 if slot == 0 else 0.0)
-
-
-@nb.njit(cache=True)
-def judge_triangle(vmat, vevals, a, b, c, ids):
+def judge_triangle(vmat, vevals, a, b, c, ids, seen, total):
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares): writes the two
-    highest to ``ids[0:2]`` (highest first, lower id on a tie, 0 where none) and returns how many it has."""
-    seen = np.zeros(6, dtype=np.int64)
-    total = np.zeros(6)
+    highest to ``ids[0:2]`` (highest first, lower id on a tie, 0 where none) and returns how many it has.
+    ``seen`` (int64) and ``total`` (float64), 6 long, are scratch."""
     count = 0
     for corner in range(3):
         v = a if corner == 0 else (b if corner == 1 else c)
+        e0, e1 = vevals[v, 0], vevals[v, 1]
+        vertex_total = e0 + e1
         for slot in range(2):
             m = np.int64(vmat[v, slot])
-            share = vertex_share(vevals, v, slot)
-            if m == 0 or share <= 0.0:
+            value = e0 if slot == 0 else e1
+            if m == 0 or value <= 0.0:
                 continue
+            share = value / vertex_total
             found = -1
             for q in range(count):
                 if seen[q] == m:
@@ -512,7 +512,16 @@ def judge_triangle(vmat, vevals, a, b, c, ids):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
+def same_materials(vmat, ring):
+    """Whether the four vertices of ``ring`` name the same two material slots."""
+    for q in range(1, 4):
+        if vmat[ring[q], 0] != vmat[ring[0], 0] or vmat[ring[q], 1] != vmat[ring[0], 1]:
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
 def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals, origin, voxel_size, head,
                 chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, n_out):
     """The output index of global vertex g carrying material pair ``code``, adding it if new."""
@@ -529,14 +538,15 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals
         out_positions[o, axis] = origin[axis] + positions[g, axis] * voxel_size
         out_normals[o, axis] = normals[g, axis]
     out_mat[o, 0], out_mat[o, 1] = mat_first, mat_second
-    share_first = share_second = 0.0
-    for slot in range(2):
-        if vmat[g, slot] == mat_first and mat_first != 0:
-            share_first += vertex_share(vevals, g, slot)
-        if vmat[g, slot] == mat_second and mat_second != 0:
-            share_second += vertex_share(vevals, g, slot)
-    total = share_first + share_second
-    out_blend[o] = share_second / total if total > 0.0 else 0.0
+    # The blend is the second material's share of the pair; evaluation values give the same ratio as shares.
+    m0, m1 = np.int64(vmat[g, 0]), np.int64(vmat[g, 1])
+    e0, e1 = vevals[g, 0], vevals[g, 1]
+    first = (e0 if m0 == mat_first else 0.0) + (e1 if m1 == mat_first else 0.0)
+    second = 0.0
+    if mat_second != 0:
+        second = (e0 if m0 == mat_second else 0.0) + (e1 if m1 == mat_second else 0.0)
+    total = first + second
+    out_blend[o] = second / total if total > 0.0 else 0.0
     return o, n_out + 1
 
 
@@ -557,6 +567,8 @@ def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch
     ring = np.empty(4, dtype=np.int64)
     ids = np.empty(2, dtype=np.int64)
     tri = np.empty(6, dtype=np.int64)
+    seen = np.empty(6, dtype=np.int64)
+    total = np.empty(6)
     n_out = 0
     n_tri = 0
     for i in range(p_lo[0], p_hi[0]):
@@ -606,12 +618,14 @@ def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch
                     if not solid:  # outward is -axis: reverse the ring
                         ring[1], ring[3] = ring[3], ring[1]
                     # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
-                    ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids) <= 2
-                           and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids) <= 2)
-                    ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids) <= 2
-                           and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids) <= 2)
                     if ring[0] == ring[2] or ring[1] == ring[3]:
                         continue  # the quad folded onto a diagonal: both triangles degenerate
+                    ok0 = ok1 = True
+                    if not same_materials(vmat, ring):  # else no triangle can have more than two
+                        ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids, seen, total) <= 2
+                               and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
+                        ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids, seen, total) <= 2
+                               and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids, seen, total) <= 2)
                     use_first = ok0
                     if ok0 == ok1:
                         d02 = d13 = 0.0
@@ -629,7 +643,7 @@ def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch
                         a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
                         if a == b or b == c or a == c:
                             continue
-                        judge_triangle(vmat, vevals, a, b, c, ids)
+                        judge_triangle(vmat, vevals, a, b, c, ids, seen, total)
                         if collision:
                             first_mat, second_mat, code = ids[0], 0, 0
                             out_tri_material[n_tri] = ids[0]
