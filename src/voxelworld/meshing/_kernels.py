@@ -23,16 +23,27 @@ REGULARISATION = 0.05  # per plane: directions weaker than this stay at the mass
 
 # --------------------------------------------------------------------------------------------- sampling
 @nb.njit(cache=True, inline="always")
+def axis_difference(low, middle, high, at_start, at_end):
+    """Central difference of three samples along an axis, one-sided at the volume's border."""
+    if at_start:
+        return 0.0 if at_end else high - middle
+    if at_end:
+        return middle - low
+    return 0.5 * (high - low)
+
+
+@nb.njit(cache=True, inline="always")
 def sample_gradient(density, i, j, k, out, o):
     """``out[o:o+3]`` = density gradient at sample (i, j, k), per sample: central differences, one-sided at the
     volume's border."""
     nx, ny, nz = density.shape
-    a, b = max(i - 1, 0), min(i + 1, nx - 1)
-    out[o] = (np.float64(density[b, j, k]) - np.float64(density[a, j, k])) / max(b - a, 1)
-    a, b = max(j - 1, 0), min(j + 1, ny - 1)
-    out[o + 1] = (np.float64(density[i, b, k]) - np.float64(density[i, a, k])) / max(b - a, 1)
-    a, b = max(k - 1, 0), min(k + 1, nz - 1)
-    out[o + 2] = (np.float64(density[i, j, b]) - np.float64(density[i, j, a])) / max(b - a, 1)
+    middle = np.float64(density[i, j, k])
+    out[o] = axis_difference(np.float64(density[max(i - 1, 0), j, k]), middle,
+                             np.float64(density[min(i + 1, nx - 1), j, k]), i == 0, i == nx - 1)
+    out[o + 1] = axis_difference(np.float64(density[i, max(j - 1, 0), k]), middle,
+                                 np.float64(density[i, min(j + 1, ny - 1), k]), j == 0, j == ny - 1)
+    out[o + 2] = axis_difference(np.float64(density[i, j, max(k - 1, 0)]), middle,
+                                 np.float64(density[i, j, min(k + 1, nz - 1)]), k == 0, k == nz - 1)
 
 
 @nb.njit(cache=True, inline="always")
@@ -139,19 +150,24 @@ def solve_qef(q, lo_x, lo_y, lo_z, size, out):
 
 
 # -------------------------------------------------------------------------------------------------- cells
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first):
     """Sign case of every cell ``lo .. hi - 1`` and the index of its first vertex (-1: none).
     Returns the number of vertices (one per patch)."""
     count = 0
+    depth = hi[2] - lo[2]
+    quad = np.empty(depth + 1, dtype=np.int64)
     for i in range(lo[0], hi[0]):
         for j in range(lo[1], hi[1]):
-            for k in range(lo[2], hi[2]):
-                mask = 0
-                for corner in range(8):
-                    if density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)] >= iso:
-                        mask |= 1 << corner
-                a, b, c = i - lo[0], j - lo[1], k - lo[2]
+            # Bits of the four samples (i, j), (i+1, j), (i, j+1), (i+1, j+1) at each k of the row: a cell's
+            # case is its low-z quad plus its high-z quad shifted by four.
+            for c in range(depth + 1):
+                k = lo[2] + c
+                quad[c] = ((density[i, j, k] >= iso) | (density[i + 1, j, k] >= iso) << 1
+                           | (density[i, j + 1, k] >= iso) << 2 | (density[i + 1, j + 1, k] >= iso) << 3)
+            a, b = i - lo[0], j - lo[1]
+            for c in range(depth):
+                mask = quad[c] | quad[c + 1] << 4
                 cell_mask[a, b, c] = mask
                 patches = patch_count[mask]
                 if patches == 0:
@@ -162,15 +178,17 @@ def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first):
     return count
 
 
-@nb.njit(cache=True)
-def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, patch_count, edge_patch, edge_corners,
+@nb.njit(cache=True, nogil=True)
+def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_count, edge_patch, edge_corners,
                   edge_axis, cell_mask, cell_first, positions, normals, vmat, vevals, qef):
     """Vertex data of every patch of the cells ``lo .. hi - 1`` (cases from :func:`cell_cases`).
 
     Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
     quadric clamped to the cell (dual contouring). Normal: minus the density gradient at the vertex, unit length.
-    Materials: the two highest evaluation values at the vertex (:func:`top_two_materials`).
+    Materials: the two highest evaluation values at the vertex (:func:`top_two_materials`). The quadric's
+    planes (columns 0-9) are summed only with ``planes`` or ``sharp``; the mass point (10-13) always.
     """
+    planes = planes or sharp
     d = np.empty(8)
     grads = np.empty(24)
     weights = np.empty(8)
@@ -211,6 +229,12 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, patch_count, e
                         px = (p & 1) + (t if edge_axis[e] == 0 else 0.0)
                         py = ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
                         pz = ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                        if not planes:
+                            qef[v, 10] += i + px
+                            qef[v, 11] += j + py
+                            qef[v, 12] += k + pz
+                            qef[v, 13] += 1.0
+                            continue
                         gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
                         gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
                         gz = grads[3 * p + 2] + t * (grads[3 * q + 2] - grads[3 * p + 2])
@@ -309,7 +333,7 @@ def surface_distance(density, iso, x, y, z):
     return abs(value - iso) / slope
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id, cell_mask, cell_first,
              positions, normals, vmat, vevals, qef, vertex_count, parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
@@ -456,24 +480,6 @@ def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals,
 
 
 # -------------------------------------------------------------------------------------------------- quads
-@nb.njit(cache=True)
-def count_crossings(density, iso, p_lo, p_hi):
-    """Number of sign-changing sample edges that start in the sample box ``p_lo .. p_hi - 1``."""
-    nx, ny, nz = density.shape
-    count = 0
-    for i in range(p_lo[0], p_hi[0]):
-        for j in range(p_lo[1], p_hi[1]):
-            for k in range(p_lo[2], p_hi[2]):
-                solid = density[i, j, k] >= iso
-                if i + 1 < nx and (density[i + 1, j, k] >= iso) != solid:
-                    count += 1
-                if j + 1 < ny and (density[i, j + 1, k] >= iso) != solid:
-                    count += 1
-                if k + 1 < nz and (density[i, j, k + 1] >= iso) != solid:
-                    count += 1
-    return count
-
-
 @nb.njit(cache=True, inline="always")
 def judge_triangle(vmat, vevals, a, b, c, ids, seen, total):
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares): writes the two
@@ -550,12 +556,13 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals
     return o, n_out + 1
 
 
-@nb.njit(cache=True)
-def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep,
-               positions, normals, vmat, vevals, origin, voxel_size, collision, head, chain_next, chain_code,
-               out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, counts):
+@nb.njit(cache=True, nogil=True)
+def emit_quads(ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
+               vevals, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
+               out_mat, out_blend, out_triangles, out_tri_material, counts):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
-    that starts in ``p_lo .. p_hi - 1``, split into two triangles, wound counter-clockwise seen from outside.
+    that leaves the first corner of one of the chunk's own cells (extended cells 1.. on each axis), split into
+    two triangles wound counter-clockwise seen from outside.
 
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
     degenerate triangles (a repeated vertex) are dropped. Display (``collision`` False): each triangle takes the
@@ -563,58 +570,42 @@ def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch
     in id order, ``out_blend`` the share of the second). Collision: one material per triangle
     (``out_tri_material``), one output vertex per mesh vertex. ``counts`` receives (vertices, triangles).
     """
-    nx, ny, nz = density.shape
     ring = np.empty(4, dtype=np.int64)
     ids = np.empty(2, dtype=np.int64)
     tri = np.empty(6, dtype=np.int64)
     seen = np.empty(6, dtype=np.int64)
     total = np.empty(6)
+    cell = np.empty(3, dtype=np.int64)
     n_out = 0
     n_tri = 0
-    for i in range(p_lo[0], p_hi[0]):
-        for j in range(p_lo[1], p_hi[1]):
-            for k in range(p_lo[2], p_hi[2]):
-                solid = density[i, j, k] >= iso
+    ex, ey, ez = ext_mask.shape
+    for i in range(1, ex):
+        for j in range(1, ey):
+            for k in range(1, ez):
+                mask = ext_mask[i, j, k]
+                if mask == 0 or mask == 255:
+                    continue
+                solid = mask & 1 == 1  # the cell's first corner is the edge's first sample
                 for axis in range(3):
-                    ni, nj, nk = i + (axis == 0), j + (axis == 1), k + (axis == 2)
-                    if ni >= nx or nj >= ny or nk >= nz or (density[ni, nj, nk] >= iso) == solid:
+                    if ((mask >> (1 << axis)) & 1 == 1) == solid:
                         continue
                     u, v = (1, 2) if axis == 0 else ((2, 0) if axis == 1 else (0, 1))
                     complete = True
                     for corner_of_ring in range(4):
                         du = 1 if corner_of_ring == 1 or corner_of_ring == 2 else 0
                         dv = 1 if corner_of_ring >= 2 else 0
-                        cell0, cell1, cell2 = i, j, k
-                        off0 = off1 = off2 = 0
-                        if u == 0:
-                            cell0 -= 1 - du
-                            off0 = 1 - du
-                        elif u == 1:
-                            cell1 -= 1 - du
-                            off1 = 1 - du
-                        else:
-                            cell2 -= 1 - du
-                            off2 = 1 - du
-                        if v == 0:
-                            cell0 -= 1 - dv
-                            off0 = 1 - dv
-                        elif v == 1:
-                            cell1 -= 1 - dv
-                            off1 = 1 - dv
-                        else:
-                            cell2 -= 1 - dv
-                            off2 = 1 - dv
-                        if cell0 < 0 or cell1 < 0 or cell2 < 0 or cell0 >= nx - 1 or cell1 >= ny - 1 \
-                                or cell2 >= nz - 1:
-                            complete = False
+                        cell[0], cell[1], cell[2] = i, j, k
+                        cell[u] -= 1 - du
+                        cell[v] -= 1 - dv
+                        first = ext_first[cell[0], cell[1], cell[2]]
+                        if first < 0:
+                            complete = False  # the volume's border: no closing surface there
                             break
-                        a, b, c = cell0 - ext_lo[0], cell1 - ext_lo[1], cell2 - ext_lo[2]
-                        first = ext_first[a, b, c]
-                        corner = off0 | (off1 << 1) | (off2 << 2)
-                        ring[corner_of_ring] = rep[first + edge_patch[ext_mask[a, b, c],
+                        corner = ((1 - du) << u) | ((1 - dv) << v)
+                        ring[corner_of_ring] = rep[first + edge_patch[ext_mask[cell[0], cell[1], cell[2]],
                                                                        edge_from_corner_axis[corner, axis]]]
                     if not complete:
-                        continue  # the volume's border: no closing surface there
+                        continue
                     if not solid:  # outward is -axis: reverse the ring
                         ring[1], ring[3] = ring[3], ring[1]
                     # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
@@ -663,7 +654,7 @@ def emit_quads(density, iso, p_lo, p_hi, ext_lo, ext_first, ext_mask, edge_patch
 
 
 # ------------------------------------------------------------------------------------------ chunk borders
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def gather_border(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
                   patch_count, base, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_evals, f_rep,
                   f_source, n_foreign):
@@ -717,3 +708,59 @@ def copy_own_cells(cell_first, cell_mask, ext_first, ext_mask):
             for c in range(dc):
                 ext_first[a + 1, b + 1, c + 1] = cell_first[a, b, c]
                 ext_mask[a + 1, b + 1, c + 1] = cell_mask[a, b, c]
+
+
+# ---------------------------------------------------------------------------------------- incremental work
+@nb.njit(cache=True, nogil=True)
+def take_changes(current, seen, lo, hi, box):
+    """Copy ``current`` into ``seen`` over the sample box ``lo .. hi - 1`` and widen ``box`` (inclusive corners,
+    ``box[0] > box[1]`` when empty) to every sample where they differed. Returns whether any did."""
+    changed = False
+    for i in range(lo[0], hi[0]):
+        for j in range(lo[1], hi[1]):
+            for k in range(lo[2], hi[2]):
+                if current[i, j, k] != seen[i, j, k]:
+                    seen[i, j, k] = current[i, j, k]
+                    changed = True
+                    box[0, 0], box[1, 0] = min(box[0, 0], i), max(box[1, 0], i)
+                    box[0, 1], box[1, 1] = min(box[0, 1], j), max(box[1, 1], j)
+                    box[0, 2], box[1, 2] = min(box[0, 2], k), max(box[1, 2], k)
+    return changed
+
+
+@nb.njit(cache=True, inline="always")
+def same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_normals, b_mat, b_evals, vb):
+    for axis in range(3):
+        if a_positions[va, axis] != b_positions[vb, axis] or a_normals[va, axis] != b_normals[vb, axis]:
+            return False
+    return (a_mat[va, 0] == b_mat[vb, 0] and a_mat[va, 1] == b_mat[vb, 1]
+            and a_evals[va, 0] == b_evals[vb, 0] and a_evals[va, 1] == b_evals[vb, 1])
+
+
+@nb.njit(cache=True, nogil=True)
+def top_layer_changes(axis, patch_count, a_mask, a_first, a_rep, a_positions, a_normals, a_mat, a_evals,
+                      b_mask, b_first, b_rep, b_positions, b_normals, b_mat, b_evals, changed):
+    """``changed[p, q]`` = whether the cell at (p, q) of the top cell layer along ``axis`` (the other two axes
+    in order) looks different to a neighbour in surface b than in surface a: its case, or the data of the
+    vertex standing for any of its patches."""
+    dims = a_mask.shape
+    top = dims[axis] - 1
+    for p in range(changed.shape[0]):
+        for q in range(changed.shape[1]):
+            if axis == 0:
+                i, j, k = top, p, q
+            elif axis == 1:
+                i, j, k = p, top, q
+            else:
+                i, j, k = p, q, top
+            mask = a_mask[i, j, k]
+            differs = mask != b_mask[i, j, k]
+            if not differs:
+                for patch in range(patch_count[mask]):
+                    va = a_rep[a_first[i, j, k] + patch]
+                    vb = b_rep[b_first[i, j, k] + patch]
+                    if not same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_normals, b_mat,
+                                       b_evals, vb):
+                        differs = True
+                        break
+            changed[p, q] = differs

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -12,6 +15,7 @@ from ..terrain import Box, MaterialTable, VoxelVolume
 from .mesh import (CollisionMesh, DisplayMesh, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes)
 from .options import MeshOptions
+from . import _kernels, tables
 from .surface import ChunkSurface, chunk_surface, simplify_surface
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
@@ -33,6 +37,19 @@ class MeshUpdate:
         return frozenset(self.meshes)
 
 
+@cache
+def _executor() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-mesher")
+
+
+def _map(function, items: list) -> list:
+    """``[function(x) for x in items]``, on all cores: the kernels release the GIL. Each item is computed on
+    its own, so the results do not depend on the threads' order."""
+    if len(items) < 2 or (os.cpu_count() or 1) < 2:
+        return [function(item) for item in items]
+    return list(_executor().map(function, items))
+
+
 def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     if not isinstance(volume, VoxelVolume):
         raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume")
@@ -45,9 +62,10 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     return materials, options
 
 
-def _surface(volume: VoxelVolume, chunk, sharp: bool) -> ChunkSurface:
+def _surface(volume: VoxelVolume, chunk, options: MeshOptions) -> ChunkSurface:
     lo, hi = chunk_cells(volume.shape, volume.chunk_size, chunk)
-    return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, sharp)
+    return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, options.sharp,
+                         planes=options.levels > 0)
 
 
 def _simplified(volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
@@ -74,9 +92,9 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     """
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = {c: _simplified(volume, _surface(volume, c, options.sharp), options, materials, options.tolerance)
-                for c in chunks}
-    return merge_display_meshes([assemble_chunk(volume, c, surfaces.get, collision=False) for c in chunks])
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
+                                                           materials, options.tolerance), chunks)))
+    return merge_display_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=False), chunks))
 
 
 def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
@@ -84,9 +102,9 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     """The collision mesh of the whole volume (simplified with ``options.collision_tolerance``)."""
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = {c: _simplified(volume, _surface(volume, c, options.sharp), options, materials,
-                               options.collision_tolerance) for c in chunks}
-    return merge_collision_meshes([assemble_chunk(volume, c, surfaces.get, collision=True) for c in chunks])
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
+                                                           materials, options.collision_tolerance), chunks)))
+    return merge_collision_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=True), chunks))
 
 
 class ChunkMesher:
@@ -147,9 +165,9 @@ class ChunkMesher:
                     rebuild |= self._chunks_reading(*changed)
         self._seen = versions
         remesh: set[tuple] = set()
-        for chunk in sorted(rebuild):
-            raw = _surface(volume, chunk, self.options.sharp)
-            display = _simplified(volume, raw, self.options, self.materials, self.options.tolerance)
+        order = sorted(rebuild)
+        built = _map(lambda c: self._build_surfaces(c), order)
+        for chunk, (raw, display) in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._raw[chunk] = raw
             self._display_surfaces[chunk] = display
@@ -157,12 +175,11 @@ class ChunkMesher:
             if old is not None and _same_surface(old, display):
                 continue
             remesh.add(chunk)
-            for axis in range(3):
-                if old is None or not _same_border(old, display, axis):
-                    remesh |= self._upper_neighbours(chunk, axis)
+            remesh |= self._neighbours_seeing_changes(chunk, old, display)
         meshes = {}
-        for chunk in sorted(remesh):
-            mesh = assemble_chunk(volume, chunk, self._display_surfaces.get, collision=False)
+        order = sorted(remesh)
+        for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
+                                                                     collision=False), order)):
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
@@ -170,22 +187,21 @@ class ChunkMesher:
                 self._display.pop(chunk, None)
         return MeshUpdate(meshes, frozenset(rebuild))
 
+    def _build_surfaces(self, chunk) -> tuple[ChunkSurface, ChunkSurface]:
+        raw = _surface(self.volume, chunk, self.options)
+        return raw, _simplified(self.volume, raw, self.options, self.materials, self.options.tolerance)
+
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
         copy of the fields is brought up to date."""
         size = self.volume.chunk_size
-        window = tuple(slice(c * size, (c + 1) * size) for c in chunk)
-        differs = None
+        lo = np.array(chunk, dtype=np.int64) * size
+        hi = np.minimum(lo + size, np.array(self.volume.shape, dtype=np.int64))
+        box = np.array([[np.iinfo(np.int64).max] * 3, [-1] * 3], dtype=np.int64)
+        changed = False
         for name in MESHED_FIELDS:
-            current, seen = getattr(self.volume, name)[window], self._fields[name][window]
-            mask = current != seen
-            differs = mask if differs is None else differs | mask
-            seen[...] = current
-        if not differs.any():
-            return None
-        where = np.argwhere(differs)
-        origin = np.array(chunk) * size
-        return origin + where.min(axis=0), origin + where.max(axis=0)
+            changed |= _kernels.take_changes(getattr(self.volume, name), self._fields[name], lo, hi, box)
+        return (box[0], box[1]) if changed else None
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose vertices read a sample in the inclusive box lo..hi: chunk c's cells read samples
@@ -196,16 +212,41 @@ class ChunkMesher:
         last = np.minimum((hi + 1) // size, grid - 1)
         return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
 
-    def _upper_neighbours(self, chunk, axis: int) -> set[tuple]:
-        """The chunks whose quads join ``chunk``'s top cell layer along ``axis``: +1 on that axis, 0 or +1 on
-        the others."""
+    def _neighbours_seeing_changes(self, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
+        """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top
+        layers that differs between ``old`` and ``new``: neighbour +o joins the cells on the top layer of every
+        axis where o is 1."""
         grid = self.volume.chunk_grid_shape
+        dims = new.cell_mask.shape
+        if min(dims) == 0:
+            return set()
+        changes = []
+        for axis in range(3):
+            others = [n for a, n in enumerate(dims) if a != axis]
+            if old is None:
+                changes.append(np.ones(others, dtype=bool))
+                continue
+            changed = np.empty(others, dtype=np.bool_)
+            _kernels.top_layer_changes(axis, tables.PATCH_COUNT, old.cell_mask, old.cell_first, old.rep,
+                                       old.positions, old.normals, old.materials, old.evaluations, new.cell_mask,
+                                       new.cell_first, new.rep, new.positions, new.normals, new.materials,
+                                       new.evaluations, changed)
+            changes.append(changed)
         found = set()
         for offset in product((0, 1), repeat=3):
-            if offset[axis] != 1:
-                continue
+            axes = [a for a in range(3) if offset[a]]
             other = tuple(c + o for c, o in zip(chunk, offset))
-            if all(o < n for o, n in zip(other, grid)):
+            if not axes or any(o >= n for o, n in zip(other, grid)):
+                continue
+            # The cells on the top layer of every axis in ``axes``: within the first axis's layer, the last
+            # row or column along each further axis.
+            first = axes[0]
+            layer = changes[first]
+            index = [slice(None), slice(None)]
+            for a in axes[1:]:
+                position = [b for b in range(3) if b != first].index(a)
+                index[position] = -1
+            if np.any(layer[tuple(index)]):
                 found.add(other)
         return found
 
@@ -275,23 +316,3 @@ def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
             and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
             and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
             and np.array_equal(a.evaluations, b.evaluations))
-
-
-def _border_vertices(surface: ChunkSurface, axis: int) -> tuple[np.ndarray, ...]:
-    """What neighbours see of the top cell layer along ``axis``: each cell's case and its vertices' data."""
-    if surface.cell_mask.shape[axis] == 0:
-        return ()
-    layer = [slice(None)] * 3
-    layer[axis] = slice(-1, None)
-    layer = tuple(layer)
-    masks, firsts = surface.cell_mask[layer].ravel(), surface.cell_first[layer].ravel()
-    from .tables import PATCH_COUNT
-    counts = PATCH_COUNT[masks]
-    ids = np.repeat(firsts, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-    reps = surface.rep[ids]
-    return (masks, surface.positions[reps], surface.normals[reps], surface.materials[reps],
-            surface.evaluations[reps])
-
-
-def _same_border(a: ChunkSurface, b: ChunkSurface, axis: int) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(_border_vertices(a, axis), _border_vertices(b, axis)))

@@ -105,11 +105,12 @@ def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | N
     size = volume.chunk_size
     lo, hi = chunk_cells(volume.shape, size, chunk)
     own = surface_of(tuple(chunk))
+    if own is None or own.vertex_count == 0:  # no own cell crosses the surface: no quad starts here
+        return CollisionMesh.empty() if collision else DisplayMesh.empty()
     dims = hi - lo
     ext_first = np.full(tuple(dims + 1), -1, dtype=np.int64)
     ext_mask = np.zeros(tuple(dims + 1), dtype=np.uint8)
-    if own is not None and own.vertex_count:
-        _kernels.copy_own_cells(own.cell_first, own.cell_mask, ext_first, ext_mask)
+    _kernels.copy_own_cells(own.cell_first, own.cell_mask, ext_first, ext_mask)
     positions, normals, materials, evaluations, rep = own.positions, own.normals, own.materials, \
         own.evaluations, own.rep
     neighbours = []
@@ -142,11 +143,8 @@ def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | N
         materials = np.concatenate([materials, f_mat[:n]])
         evaluations = np.concatenate([evaluations, f_evals[:n]])
         rep = np.concatenate([rep, f_rep[:n]])
-    p_lo = np.asarray(chunk, dtype=np.int64) * size
-    p_hi = np.minimum(p_lo + size, np.asarray(volume.shape, dtype=np.int64))
-    crossings = _kernels.count_crossings(volume.density, volume.iso, p_lo, p_hi)
-    if crossings == 0:
-        return CollisionMesh.empty() if collision else DisplayMesh.empty()
+    # Each own cell starts at most three crossing edges, each a quad of two triangles.
+    crossings = 3 * own.vertex_count
     out_positions = np.empty((6 * crossings, 3), dtype=np.float32)
     out_normals = np.empty((6 * crossings, 3), dtype=np.float32)
     out_mat = np.empty((6 * crossings, 2), dtype=np.uint8)
@@ -157,10 +155,10 @@ def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | N
     chain_next = np.empty(6 * crossings, dtype=np.int64)
     chain_code = np.empty(6 * crossings, dtype=np.int64)
     counts = np.zeros(2, dtype=np.int64)
-    _kernels.emit_quads(volume.density, volume.iso, p_lo, p_hi, lo - 1, ext_first, ext_mask, tables.EDGE_PATCH,
-                        tables.EDGE_FROM_CORNER_AXIS, rep, positions, normals, materials, evaluations, volume.origin,
-                        volume.voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
-                        out_mat, out_blend, out_triangles, out_tri_material, counts)
+    _kernels.emit_quads(ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep, positions,
+                        normals, materials, evaluations, volume.origin, volume.voxel_size, collision, head,
+                        chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, out_triangles,
+                        out_tri_material, counts)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
     if collision:
         return CollisionMesh(out_positions[:n_vertices].copy(), out_triangles[:n_triangles].copy(),

@@ -35,8 +35,10 @@ class ChunkSurface:
         return len(self.positions)
 
 
-def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool) -> ChunkSurface:
-    """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``)."""
+def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
+                  planes: bool = True) -> ChunkSurface:
+    """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
+    Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged."""
     lo = np.asarray(cell_lo, dtype=np.int64)
     hi = np.asarray(cell_hi, dtype=np.int64)
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
@@ -48,7 +50,8 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     materials = np.empty((n, 2), dtype=np.uint8)
     evaluations = np.empty((n, 2))
     qef = np.empty((n, _kernels.QEF_COLUMNS))
-    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, tables.PATCH_COUNT, tables.EDGE_PATCH,
+    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, tables.PATCH_COUNT,
+                           tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_mask, cell_first, positions, normals,
                            materials, evaluations, qef)
     return ChunkSurface(lo, cell_mask, cell_first, positions, normals, materials, evaluations, qef,
@@ -67,9 +70,9 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     capacity = n + sum(int(np.prod(-(-dims // 2 ** level))) for level in range(1, levels + 1))
     positions = np.empty((capacity, 3))
     normals = np.empty((capacity, 3))
-    materials = np.zeros((capacity, 2), dtype=np.uint8)
-    evaluations = np.zeros((capacity, 2))
-    qef = np.zeros((capacity, _kernels.QEF_COLUMNS))
+    materials = np.empty((capacity, 2), dtype=np.uint8)
+    evaluations = np.empty((capacity, 2))
+    qef = np.empty((capacity, _kernels.QEF_COLUMNS))
     positions[:n], normals[:n], materials[:n] = surface.positions, surface.normals, surface.materials
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
@@ -111,7 +114,7 @@ def dual_vertices(volume, sharp: bool = False) -> DualVertices:
         from ..errors import ParameterError
         raise ParameterError("sharp", sharp, "True or False")
     surface = chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, (0, 0, 0),
-                            np.maximum(np.array(volume.shape) - 1, 0), sharp)
+                            np.maximum(np.array(volume.shape) - 1, 0), sharp, planes=False)
     totals = surface.evaluations.sum(axis=1)
     blend = np.divide(surface.evaluations[:, 1], totals, out=np.zeros(len(totals)), where=totals > 0)
     cells = np.repeat(np.argwhere(surface.cell_first >= 0),
