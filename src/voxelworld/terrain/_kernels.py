@@ -17,7 +17,8 @@ import math
 import numba as nb
 import numpy as np
 
-# Columns of a primitive row: kind, point a (3), point b or box half extents (3), radius, margin.
+# Columns of a primitive row: kind, point a (3), point b (3), radius, margin. A box is its corners a = min,
+# b = max, so a point on a face is exactly on it (a centre and half extents would round).
 PRIMITIVE_COLUMNS = 9
 SPHERE, BOX, CAPSULE, CYLINDER = 0, 1, 2, 3
 
@@ -42,9 +43,9 @@ def primitive_sdf(row, x, y, z):
         dx, dy, dz = x - row[1], y - row[2], z - row[3]
         d = math.sqrt(dx * dx + dy * dy + dz * dz) - row[7]
     elif kind == BOX:
-        qx = abs(x - row[1]) - row[4]
-        qy = abs(y - row[2]) - row[5]
-        qz = abs(z - row[3]) - row[6]
+        qx = max(row[1] - x, x - row[4])
+        qy = max(row[2] - y, y - row[5])
+        qz = max(row[3] - z, z - row[6])
         ox, oy, oz = max(qx, 0.0), max(qy, 0.0), max(qz, 0.0)
         d = math.sqrt(ox * ox + oy * oy + oz * oz) + min(max(qx, max(qy, qz)), 0.0)
     elif kind == CAPSULE:
@@ -94,9 +95,8 @@ def bounding_sphere(row):
     kind = int(row[0])
     if kind == SPHERE:
         return row[1], row[2], row[3], row[7] + row[8]
-    if kind == BOX:
-        return row[1], row[2], row[3], math.sqrt(row[4] ** 2 + row[5] ** 2 + row[6] ** 2) + row[8]
     half = 0.5 * math.sqrt((row[4] - row[1]) ** 2 + (row[5] - row[2]) ** 2 + (row[6] - row[3]) ** 2)
+    # Capsules and cylinders reach ``radius`` past their segment; a box's corners are the segment's ends.
     return 0.5 * (row[1] + row[4]), 0.5 * (row[2] + row[5]), 0.5 * (row[3] + row[6]), half + row[7] + row[8]
 
 
@@ -112,9 +112,7 @@ def shape_bounds(primitives, out):
             a, b = row[1 + axis], row[4 + axis]
             if kind == SPHERE:
                 low, high = a - row[7], a + row[7]
-            elif kind == BOX:
-                low, high = a - b, a + b
-            else:  # capsule, cylinder: the segment's box grown by the radius
+            else:  # box (radius 0), capsule, cylinder: the segment's box grown by the radius
                 low, high = min(a, b) - row[7], max(a, b) + row[7]
             out[0, axis] = min(out[0, axis], low - row[8])
             out[1, axis] = max(out[1, axis], high + row[8])

@@ -137,8 +137,7 @@ class Box(Shape):
         object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
 
     def primitives(self) -> np.ndarray:
-        lo, hi = np.array(self.min), np.array(self.max)
-        return _row(_kernels.BOX, (lo + hi) / 2, (hi - lo) / 2, 0.0, self.margin)
+        return _row(_kernels.BOX, self.min, self.max, 0.0, self.margin)
 
     def translated(self, offset) -> Box:
         return replace(self, min=_shift(self.min, offset), max=_shift(self.max, offset))
