@@ -73,6 +73,13 @@ def _simplified(volume, surface: ChunkSurface, options: MeshOptions, materials: 
     return simplify_surface(surface, volume.density, volume.iso, options.levels, tolerance, materials.kind_by_id)
 
 
+def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
+    """Rebuild one chunk's vertices into ``surfaces`` and assemble its display mesh (what a remesh costs)."""
+    surfaces[chunk] = _simplified(volume, _surface(volume, chunk, options), options, volume.materials,
+                                  options.tolerance)
+    return assemble_chunk(volume, chunk, surfaces.get, collision=False)
+
+
 def _all_chunks(volume: VoxelVolume) -> list[tuple[int, int, int]]:
     return list(product(*(range(n) for n in volume.chunk_grid_shape)))
 

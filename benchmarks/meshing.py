@@ -1,0 +1,137 @@
+"""Meshing benchmarks (issue #3). Run: ``.venv/bin/python benchmarks/meshing.py``.
+
+Prints a markdown table of medians for docs/benchmarks.md. scikit-image's ``marching_cubes`` on the same
+samples is the reference row (geometry only: no normals from a gradient, no materials, no simplification).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import scipy.ndimage as ndi
+from skimage import measure
+
+from voxelworld.meshing import ChunkMesher, MeshOptions, collision_mesh_volume, mesh_volume
+from voxelworld.meshing.chunks import _build_chunk
+from voxelworld.terrain import Box, Sphere, VoxelVolume, demo_terrain
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+from terrain import machine  # noqa: E402  (the same machine line as the terrain benchmarks)
+
+SIZE = 128
+RUNS = 9
+
+
+def median_ms(call, runs: int = RUNS) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = call()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return float(np.median(times)), result
+
+
+def sphere_volume() -> VoxelVolume:
+    """A ball of radius 50.3 voxels in 128³, density rising 32 per voxel inwards (uint8)."""
+    volume = VoxelVolume((SIZE,) * 3)
+    index = np.indices(volume.shape, dtype=np.float32)
+    distance = np.sqrt(((index - 63.7) ** 2).sum(axis=0))
+    volume.density[...] = np.clip(np.round(128 + 32 * (50.3 - distance)), 0, 255)
+    volume.mat_a[...] = volume.materials.id_of("rock")
+    return volume
+
+
+def noise_volume() -> VoxelVolume:
+    """Gaussian noise smoothed with sigma 3 voxels, scaled to density 128 +- 64 per standard deviation."""
+    volume = VoxelVolume((SIZE,) * 3)
+    field = ndi.gaussian_filter(np.random.default_rng(0).standard_normal(volume.shape).astype(np.float32), 3)
+    volume.density[...] = np.clip(np.round(128 + 64 * field / field.std()), 0, 255)
+    volume.mat_a[...] = volume.materials.id_of("soil")
+    volume.mat_b[...] = volume.materials.id_of("rock")
+    volume.mix[...] = np.clip(np.round(128 + 100 * field), 0, 255)
+    return volume
+
+
+def main() -> None:
+    rows: list[tuple[str, float | str, str, str]] = []
+
+    # One 32³ chunk of the demo world, as a ChunkMesher rebuilds it: vertices, materials, simplification, quads.
+    world = demo_terrain(seed=0, size=SIZE, height=SIZE)
+    mesher = ChunkMesher(world)
+    mesher.update()
+    chunk = (1, 1, 1)
+    samples = world.density[32:65, 32:65, 32:65].astype(np.float32)
+    for options, label in ((MeshOptions(levels=0), "unsimplified"), (MeshOptions(), "simplified (default)")):
+        ms, mesh = median_ms(lambda: _build_chunk(world, chunk, options, mesher._display_surfaces), runs=41)
+        rows.append((f"32³ chunk of the demo world, display mesh with materials, {label}", ms,
+                     f"{mesh.triangle_count} triangles", "<= 0.6"))
+    ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=41)
+    rows.append(("scikit-image `marching_cubes`, same chunk (reference)", ms, "geometry only", "reference"))
+
+    counts = {}
+    for name, volume in (("sphere r=50.3", sphere_volume()), ("gaussian noise, sigma 3", noise_volume())):
+        ms, full = median_ms(lambda: mesh_volume(volume, MeshOptions(levels=0)))
+        target = "<= 15" if name.startswith("sphere") else "<= 80"
+        rows.append((f"128³ {name}, unsimplified", ms, f"{full.triangle_count} triangles", target))
+        ms_s, simple = median_ms(lambda: mesh_volume(volume, MeshOptions()))
+        ratio = full.triangle_count / max(simple.triangle_count, 1)
+        counts[name] = ratio
+        need = ">= 20x" if name.startswith("sphere") else ">= 4x"
+        rows.append((f"128³ {name}, simplified (default options)", ms_s,
+                     f"{simple.triangle_count} triangles, {ratio:.1f}x fewer", f"<= 150, {need}"))
+        samples = volume.density.astype(np.float32)
+        ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=5)
+        rows.append((f"scikit-image `marching_cubes`, 128³ {name} (reference)", ms, "geometry only", "reference"))
+
+    world = demo_terrain(seed=0)
+    display, collision = mesh_volume(world), collision_mesh_volume(world)
+    share = collision.triangle_count / display.triangle_count
+    rows.append(("collision / display triangles, default world", "-",
+                 f"{collision.triangle_count} / {display.triangle_count} = {share:.0%}", "<= 50%"))
+
+    # Edit to mesh: a radius-8 dig with its rim and fragment clean-up, then update(), at fresh spots.
+    world = demo_terrain(seed=1, size=SIZE, height=SIZE)
+    mesher = ChunkMesher(world)
+    mesher.update()
+    times, remeshed = [], []
+    for x in np.linspace(14, SIZE - 14, 6):
+        for z in np.linspace(14, SIZE - 14, 6):
+            top = float(np.flatnonzero(world.density[int(x), :, int(z)] >= world.iso).max())
+            hole = Sphere((float(x), top, float(z)), 8.0)
+            start = time.perf_counter()
+            world.remove(hole)
+            world.expose_interior(hole.expanded(1.5))
+            world.remove_fragments(Box(np.array(hole.center) - 12, np.array(hole.center) + 12))
+            update = mesher.update()
+            times.append((time.perf_counter() - start) * 1000.0)
+            remeshed.append(len(update.remeshed))
+    rows.append(("edit to mesh: `remove` r=8 + `expose_interior` + `remove_fragments` + `update()`",
+                 float(np.median(times)), f"{len(times)} edits, median {np.median(remeshed):.0f} chunks remeshed",
+                 "<= 5"))
+
+    # A new process, cache warm: import, build a small world, mesh its first chunk.
+    script = ("import time; t = time.perf_counter(); "
+              "from voxelworld.terrain import demo_terrain; from voxelworld.meshing import mesh_volume; "
+              "import numpy as np; v = demo_terrain(size=48, height=40); "
+              "from voxelworld.terrain import VoxelVolume; c = VoxelVolume((33, 33, 33)); "
+              "c.density[...] = v.density[:33, :33, :33]; c.mat_a[...] = v.mat_a[:33, :33, :33]; "
+              "mesh_volume(c); print(time.perf_counter() - t)")
+    subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)  # warm the cache
+    seconds = [float(subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                                    text=True).stdout) for _ in range(7)]
+    rows.append(("new process, warm cache: imports + first 32³ chunk meshed", float(np.median(seconds)) * 1000,
+                 "7 processes", "<= 1000"))
+
+    print(f"\nMachine: {machine()}\n")
+    print("| benchmark | median ms | result | target |")
+    print("|---|---:|---|---|")
+    for name, ms, result, target in rows:
+        shown = f"{ms:.3f}" if isinstance(ms, float) else ms
+        print(f"| {name} | {shown} | {result} | {target} |")
+
+
+if __name__ == "__main__":
+    main()
