@@ -117,8 +117,8 @@ def add_plane(qef, v, nx, ny, nz, px, py, pz):
 
 
 @nb.njit(cache=True)
-def solve_qef(q, lo_x, lo_y, lo_z, size, out):
-    """Minimise the quadric ``q`` (one row) inside the box ``lo .. lo + size``: ``out[0:3]`` the point, ``out[3]``
+def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
+    """Minimise the quadric ``q`` (one row) inside the box ``lo .. hi``: ``out[0:3]`` the point, ``out[3]``
     the RMS distance to the planes. Regularised towards the mass point, so flat areas do not drift."""
     count = q[13]
     mx, my, mz = q[10] / count, q[11] / count, q[12] / count
@@ -140,13 +140,19 @@ def solve_qef(q, lo_x, lo_y, lo_z, size, out):
         dx = (c00 * r0 + c01 * r1 + c02 * r2) / det
         dy = (c01 * r0 + c11 * r1 + c12 * r2) / det
         dz = (c02 * r0 + c12 * r1 + c22 * r2) / det
-    x = min(max(mx + dx, lo_x), lo_x + size)
-    y = min(max(my + dy, lo_y), lo_y + size)
-    z = min(max(mz + dz, lo_z), lo_z + size)
+    x = min(max(mx + dx, lo_x), hi_x)
+    y = min(max(my + dy, lo_y), hi_y)
+    z = min(max(mz + dz, lo_z), hi_z)
+    out[0], out[1], out[2] = x, y, z
+    out[3] = qef_error(q, x, y, z)
+
+
+@nb.njit(cache=True, inline="always")
+def qef_error(q, x, y, z):
+    """RMS distance (samples) of the point (x, y, z) to the planes of quadric ``q``."""
     error = (x * (q[0] * x + q[1] * y + q[2] * z) + y * (q[1] * x + q[3] * y + q[4] * z)
              + z * (q[2] * x + q[4] * y + q[5] * z) - 2.0 * (x * q[6] + y * q[7] + z * q[8]) + q[9])
-    out[0], out[1], out[2] = x, y, z
-    out[3] = math.sqrt(max(error, 0.0) / count)
+    return math.sqrt(max(error, 0.0) / q[13])
 
 
 # -------------------------------------------------------------------------------------------------- cells
@@ -248,7 +254,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
                         add_plane(qef, v, gx, gy, gz, i + px, j + py, k + pz)
                     count = qef[v, 13]
                     if sharp:
-                        solve_qef(qef[v], float(i), float(j), float(k), 1.0, solved)
+                        solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
                         vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
                     else:
                         vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
@@ -273,7 +279,10 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
 # --------------------------------------------------------------------------------------------- simplifying
 @nb.njit(cache=True, inline="always")
 def solid_at(density, iso, i, j, k):
-    return density[i, j, k] >= iso
+    """Whether sample (i, j, k), clamped into the volume, is solid: an octree node at the volume's far end
+    reaches past its last sample and is clipped there."""
+    nx, ny, nz = density.shape
+    return density[min(i, nx - 1), min(j, ny - 1), min(k, nz - 1)] >= iso
 
 
 @nb.njit(cache=True)
@@ -334,19 +343,25 @@ def surface_distance(density, iso, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id, cell_mask, cell_first,
+def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind_by_id, cell_mask, cell_first,
              positions, normals, vmat, vevals, qef, vertex_count, parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
     cell passes :func:`topology_safe`, the quadric's RMS error and the merged vertex's distance to the surface
-    are within ``tolerance`` (samples), and the children's materials are of at most two kinds. Merged vertices
+    are within ``tolerance`` (samples), and the children's materials are of at most two kinds (counting each
+    vertex's first ``slots`` materials: 2 for display meshes; 1 for collision meshes, whose triangles show
+    only the leading material). Merged vertices
     are appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none).
     Returns the new vertex count.
     """
     n = vertex_count
     for v in range(n):
         parent[v] = v
+    # Whether the chunk's cells run to the volume's last cell on each axis (nodes may be clipped there).
+    last_x = lo[0] + dims[0] == density.shape[0] - 1
+    last_y = lo[1] + dims[1] == density.shape[1] - 1
+    last_z = lo[2] + dims[2] == density.shape[2] - 1
     # Level 0: -1 no vertex, -2 not mergeable (several patches), else the cell's vertex.
     state = np.empty((dims[0], dims[1], dims[2]), dtype=np.int64)
     for a in range(dims[0]):
@@ -373,7 +388,11 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
                     for child in range(8):
                         ca, cb, cc = 2 * a + (child & 1), 2 * b + ((child >> 1) & 1), 2 * c + ((child >> 2) & 1)
                         if ca >= state.shape[0] or cb >= state.shape[1] or cc >= state.shape[2]:
-                            blocked = True  # the node reaches past the chunk's cells
+                            # Past the chunk's cells: into the next chunk (merges never cross chunk borders),
+                            # or past the volume's last cell, where the node is clipped.
+                            if ((ca >= state.shape[0] and not last_x) or (cb >= state.shape[1] and not last_y)
+                                    or (cc >= state.shape[2] and not last_z)):
+                                blocked = True
                             continue
                         s = state[ca, cb, cc]
                         if s == -2:
@@ -394,7 +413,7 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
                     # Material kinds of the children (each slot with a share).
                     nkinds = 0
                     for q in range(count):
-                        for slot in range(2):
+                        for slot in range(slots):
                             m = vmat[children[q], slot]
                             if m == 0 or vevals[children[q], slot] <= 0.0:
                                 continue
@@ -414,7 +433,23 @@ def simplify(density, iso, lo, dims, levels, tolerance, patch_count, kind_by_id,
                         for q in range(count):
                             total += qef[children[q], col]
                         qef[n, col] = total
-                    solve_qef(qef[n], float(bi), float(bj), float(bk), float(size), solved)
+                    nx, ny, nz = density.shape
+                    solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
+                              float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
+                    # Where the surface runs into the volume's side, the merged vertex keeps to the outermost
+                    # of its children there, so the mesh still reaches the world's edge.
+                    pinned = False
+                    for axis in range(3):
+                        base = bi if axis == 0 else (bj if axis == 1 else bk)
+                        if base == 0 or base + size >= density.shape[axis] - 1:
+                            edge = positions[children[0], axis]
+                            for q in range(1, count):
+                                value = positions[children[q], axis]
+                                edge = min(edge, value) if base == 0 else max(edge, value)
+                            solved[axis] = edge
+                            pinned = True
+                    if pinned:
+                        solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
                     if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
                                                                  solved[2]) > tolerance:
                         upper[a, b, c] = -2

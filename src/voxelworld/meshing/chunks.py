@@ -65,18 +65,22 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
 def _surface(volume: VoxelVolume, chunk, options: MeshOptions) -> ChunkSurface:
     lo, hi = chunk_cells(volume.shape, volume.chunk_size, chunk)
     return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, options.sharp,
-                         planes=options.levels > 0)
+                         planes=options.levels > 0 or options.collision_levels > 0)
 
 
 def _simplified(volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
-                tolerance: float) -> ChunkSurface:
-    return simplify_surface(surface, volume.density, volume.iso, options.levels, tolerance, materials.kind_by_id)
+                collision: bool) -> ChunkSurface:
+    """``surface`` simplified for the display mesh, or with the coarser collision settings."""
+    if collision:
+        return simplify_surface(surface, volume.density, volume.iso, options.collision_levels,
+                                options.collision_tolerance, materials.kind_by_id, collision=True)
+    return simplify_surface(surface, volume.density, volume.iso, options.levels, options.tolerance,
+                            materials.kind_by_id)
 
 
 def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
     """Rebuild one chunk's vertices into ``surfaces`` and assemble its display mesh (what a remesh costs)."""
-    surfaces[chunk] = _simplified(volume, _surface(volume, chunk, options), options, volume.materials,
-                                  options.tolerance)
+    surfaces[chunk] = _simplified(volume, _surface(volume, chunk, options), options, volume.materials, False)
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
@@ -100,7 +104,7 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
     surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
-                                                           materials, options.tolerance), chunks)))
+                                                           materials, False), chunks)))
     return merge_display_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=False), chunks))
 
 
@@ -110,7 +114,7 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
     surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
-                                                           materials, options.collision_tolerance), chunks)))
+                                                           materials, True), chunks)))
     return merge_collision_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=True), chunks))
 
 
@@ -196,7 +200,7 @@ class ChunkMesher:
 
     def _build_surfaces(self, chunk) -> tuple[ChunkSurface, ChunkSurface]:
         raw = _surface(self.volume, chunk, self.options)
-        return raw, _simplified(self.volume, raw, self.options, self.materials, self.options.tolerance)
+        return raw, _simplified(self.volume, raw, self.options, self.materials, False)
 
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
@@ -284,7 +288,7 @@ class ChunkMesher:
     def _collision_surface(self, chunk) -> ChunkSurface:
         if chunk not in self._collision_surfaces:
             self._collision_surfaces[chunk] = _simplified(self.volume, self._raw[chunk], self.options,
-                                                          self.materials, self.options.collision_tolerance)
+                                                          self.materials, True)
         return self._collision_surfaces[chunk]
 
     def _forget_collision(self, chunk) -> None:

@@ -24,8 +24,11 @@ class MeshOptions:
     tolerance : float
         Largest shape error (voxel edges, >= 0) a display-mesh merge may make: the RMS distance of the merged
         vertex to its cells' tangent planes, and its distance to the surface.
+    collision_levels : int
+        Octree levels of the collision mesh (0..5).
     collision_tolerance : float
-        The same for the collision mesh (voxel edges, >= ``tolerance``): coarser, so fewer triangles.
+        The shape error a collision-mesh merge may make (voxel edges, >= ``tolerance``): coarser, so fewer
+        triangles. Collision merges count only each vertex's leading material towards the two kinds.
 
     Examples
     --------
@@ -35,13 +38,16 @@ class MeshOptions:
 
     sharp: bool = False
     levels: int = 3
-    tolerance: float = 0.3
-    collision_tolerance: float = 1.0
+    tolerance: float = 0.25
+    collision_levels: int = 5
+    collision_tolerance: float = 2.0
 
     def __post_init__(self):
         if not isinstance(self.sharp, bool):
             raise ParameterError("sharp", self.sharp, "True or False")
         object.__setattr__(self, "levels", check_integer("levels", self.levels, minimum=0, maximum=5))
+        object.__setattr__(self, "collision_levels", check_integer("collision_levels", self.collision_levels,
+                                                                   minimum=0, maximum=5))
         tolerance = check_finite("tolerance", self.tolerance, minimum=0.0, unit="voxel edges")
         object.__setattr__(self, "tolerance", tolerance)
         object.__setattr__(self, "collision_tolerance", check_finite(

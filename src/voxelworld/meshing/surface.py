@@ -59,9 +59,10 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
 
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
-                     kind_by_id: np.ndarray) -> ChunkSurface:
+                     kind_by_id: np.ndarray, collision: bool = False) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
-    (samples); merged vertices are appended and ``rep`` points every vertex at its representative."""
+    (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
+    ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold."""
     n = surface.vertex_count
     if levels == 0 or n == 0:
         return surface
@@ -76,7 +77,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     positions[:n], normals[:n], materials[:n] = surface.positions, surface.normals, surface.materials
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
-    total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, tables.PATCH_COUNT,
+    total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, 1 if collision else 2,
+                              tables.PATCH_COUNT,
                               kind_by_id, surface.cell_mask, surface.cell_first, positions, normals, materials,
                               evaluations, qef, n, parent)
     return ChunkSurface(surface.cell_lo, surface.cell_mask, surface.cell_first, positions[:total],
