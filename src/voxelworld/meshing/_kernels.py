@@ -157,10 +157,11 @@ def qef_error(q, x, y, z):
 
 # -------------------------------------------------------------------------------------------------- cells
 @nb.njit(cache=True, nogil=True)
-def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first):
-    """Sign case of every cell ``lo .. hi - 1`` and the index of its first vertex (-1: none).
-    Returns the number of vertices (one per patch)."""
+def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first, surface_cells, counts):
+    """Sign case of every cell ``lo .. hi - 1`` and the index of its first vertex (-1: none); the local index of
+    every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices, surface cells)."""
     count = 0
+    cells = 0
     depth = hi[2] - lo[2]
     quad = np.empty(depth + 1, dtype=np.int64)
     for i in range(lo[0], hi[0]):
@@ -181,13 +182,15 @@ def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first):
                 else:
                     cell_first[a, b, c] = count
                     count += patches
-    return count
+                    surface_cells[cells, 0], surface_cells[cells, 1], surface_cells[cells, 2] = a, b, c
+                    cells += 1
+    counts[0], counts[1] = count, cells
 
 
 @nb.njit(cache=True, nogil=True)
 def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_count, edge_patch, edge_corners,
-                  edge_axis, cell_mask, cell_first, positions, normals, vmat, vevals, qef):
-    """Vertex data of every patch of the cells ``lo .. hi - 1`` (cases from :func:`cell_cases`).
+                  edge_axis, cell_mask, cell_first, surface_cells, positions, normals, vmat, vevals, qef):
+    """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`).
 
     Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
     quadric clamped to the cell (dual contouring). Normal: minus the density gradient at the vertex, unit length.
@@ -207,73 +210,80 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
     solved = np.empty(4)
     seen = np.empty(16, dtype=np.int64)
     total = np.empty(16)
-    for i in range(lo[0], hi[0]):
-        for j in range(lo[1], hi[1]):
-            for k in range(lo[2], hi[2]):
-                a, b, c = i - lo[0], j - lo[1], k - lo[2]
-                first = cell_first[a, b, c]
-                if first < 0:
+    for cell in range(surface_cells.shape[0]):
+        a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
+        i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
+        first = cell_first[a, b, c]
+        mask = cell_mask[a, b, c]
+        uniform = True  # all eight samples wholly of one material
+        for corner in range(8):
+            ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
+            d[corner] = density[ci, cj, ck]
+            sample_gradient(density, ci, cj, ck, grads, 3 * corner)
+            dens[corner] = density[ci, cj, ck]
+            ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
+            if mx[corner] != 0 or ma[corner] != ma[0]:
+                uniform = False
+        for patch in range(patch_count[mask]):
+            v = first + patch
+            for col in range(14):
+                qef[v, col] = 0.0
+            for e in range(12):
+                if edge_patch[mask, e] != patch:
                     continue
-                mask = cell_mask[a, b, c]
+                p, q = edge_corners[e, 0], edge_corners[e, 1]
+                # Kept off the corners: a sample exactly at iso would put the vertices of all its
+                # cells on one point (zero-area triangles).
+                t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
+                px = (p & 1) + (t if edge_axis[e] == 0 else 0.0)
+                py = ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
+                pz = ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                if not planes:
+                    qef[v, 10] += i + px
+                    qef[v, 11] += j + py
+                    qef[v, 12] += k + pz
+                    qef[v, 13] += 1.0
+                    continue
+                gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
+                gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
+                gz = grads[3 * p + 2] + t * (grads[3 * q + 2] - grads[3 * p + 2])
+                length = math.sqrt(gx * gx + gy * gy + gz * gz)
+                if length > 0.0:
+                    gx, gy, gz = gx / length, gy / length, gz / length
+                else:  # flat density: the edge direction is the best guess of the normal
+                    gx = 1.0 if edge_axis[e] == 0 else 0.0
+                    gy = 1.0 if edge_axis[e] == 1 else 0.0
+                    gz = 1.0 if edge_axis[e] == 2 else 0.0
+                add_plane(qef, v, gx, gy, gz, i + px, j + py, k + pz)
+            count = qef[v, 13]
+            if sharp:
+                solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
+                vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
+            else:
+                vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
+            positions[v, 0], positions[v, 1], positions[v, 2] = i + vx, j + vy, k + vz
+            gx = gy = gz = 0.0
+            for corner in range(8):
+                w = corner_weight(corner, vx, vy, vz)
+                weights[corner] = w
+                gx += w * grads[3 * corner]
+                gy += w * grads[3 * corner + 1]
+                gz += w * grads[3 * corner + 2]
+            length = math.sqrt(gx * gx + gy * gy + gz * gz)
+            if length > 0.0:
+                normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
+            else:
+                normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
+            if uniform and ma[0] != 0:  # the common case: one material, its evaluation is the density
+                value = 0.0
                 for corner in range(8):
-                    ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
-                    d[corner] = density[ci, cj, ck]
-                    sample_gradient(density, ci, cj, ck, grads, 3 * corner)
-                    dens[corner] = density[ci, cj, ck]
-                    ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
-                for patch in range(patch_count[mask]):
-                    v = first + patch
-                    for col in range(14):
-                        qef[v, col] = 0.0
-                    for e in range(12):
-                        if edge_patch[mask, e] != patch:
-                            continue
-                        p, q = edge_corners[e, 0], edge_corners[e, 1]
-                        # Kept off the corners: a sample exactly at iso would put the vertices of all its
-                        # cells on one point (zero-area triangles).
-                        t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
-                        px = (p & 1) + (t if edge_axis[e] == 0 else 0.0)
-                        py = ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
-                        pz = ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
-                        if not planes:
-                            qef[v, 10] += i + px
-                            qef[v, 11] += j + py
-                            qef[v, 12] += k + pz
-                            qef[v, 13] += 1.0
-                            continue
-                        gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
-                        gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
-                        gz = grads[3 * p + 2] + t * (grads[3 * q + 2] - grads[3 * p + 2])
-                        length = math.sqrt(gx * gx + gy * gy + gz * gz)
-                        if length > 0.0:
-                            gx, gy, gz = gx / length, gy / length, gz / length
-                        else:  # flat density: the edge direction is the best guess of the normal
-                            gx = 1.0 if edge_axis[e] == 0 else 0.0
-                            gy = 1.0 if edge_axis[e] == 1 else 0.0
-                            gz = 1.0 if edge_axis[e] == 2 else 0.0
-                        add_plane(qef, v, gx, gy, gz, i + px, j + py, k + pz)
-                    count = qef[v, 13]
-                    if sharp:
-                        solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
-                        vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
-                    else:
-                        vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
-                    positions[v, 0], positions[v, 1], positions[v, 2] = i + vx, j + vy, k + vz
-                    gx = gy = gz = 0.0
-                    for corner in range(8):
-                        w = corner_weight(corner, vx, vy, vz)
-                        weights[corner] = w
-                        gx += w * grads[3 * corner]
-                        gy += w * grads[3 * corner + 1]
-                        gz += w * grads[3 * corner + 2]
-                    length = math.sqrt(gx * gx + gy * gy + gz * gz)
-                    if length > 0.0:
-                        normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
-                    else:
-                        normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
-                    top_two_materials(weights, dens, ma, mb, mx, ids, values, seen, total)
-                    vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
-                    vevals[v, 0], vevals[v, 1] = values[0], values[1]
+                    value += weights[corner] * dens[corner]
+                vmat[v, 0], vmat[v, 1] = ma[0], 0
+                vevals[v, 0], vevals[v, 1] = value / 255.0, 0.0
+            else:
+                top_two_materials(weights, dens, ma, mb, mx, ids, values, seen, total)
+                vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
+                vevals[v, 0], vevals[v, 1] = values[0], values[1]
 
 
 # --------------------------------------------------------------------------------------------- simplifying
@@ -520,6 +530,27 @@ def judge_triangle(vmat, vevals, a, b, c, ids, seen, total):
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares): writes the two
     highest to ``ids[0:2]`` (highest first, lower id on a tie, 0 where none) and returns how many it has.
     ``seen`` (int64) and ``total`` (float64), 6 long, are scratch."""
+    m0, m1 = np.int64(vmat[a, 0]), np.int64(vmat[a, 1])
+    if m0 != 0 and m0 != m1 and m0 == vmat[b, 0] and m0 == vmat[c, 0] and m1 == vmat[b, 1] and m1 == vmat[c, 1]:
+        # The common case: three vertices naming the same two materials.
+        first = second = 0.0
+        for corner in range(3):
+            v = a if corner == 0 else (b if corner == 1 else c)
+            vertex_total = vevals[v, 0] + vevals[v, 1]
+            if vertex_total > 0.0:
+                first += vevals[v, 0] / vertex_total
+                second += vevals[v, 1] / vertex_total
+        if m1 == 0 or second <= 0.0:
+            ids[0], ids[1] = m0, 0
+            return 1 if first > 0.0 else 0
+        if first <= 0.0:
+            ids[0], ids[1] = m1, 0
+            return 1
+        if second > first or (second == first and m1 < m0):
+            ids[0], ids[1] = m1, m0
+        else:
+            ids[0], ids[1] = m0, m1
+        return 2
     count = 0
     for corner in range(3):
         v = a if corner == 0 else (b if corner == 1 else c)
@@ -592,12 +623,12 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals
 
 
 @nb.njit(cache=True, nogil=True)
-def emit_quads(ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
+def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
                vevals, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
                out_mat, out_blend, out_triangles, out_tri_material, counts):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
-    that leaves the first corner of one of the chunk's own cells (extended cells 1.. on each axis), split into
-    two triangles wound counter-clockwise seen from outside.
+    that leaves the first corner of one of the chunk's own ``surface_cells`` (at extended index + 1), split
+    into two triangles wound counter-clockwise seen from outside.
 
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
     degenerate triangles (a repeated vertex) are dropped. Display (``collision`` False): each triangle takes the
@@ -613,78 +644,76 @@ def emit_quads(ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, posi
     cell = np.empty(3, dtype=np.int64)
     n_out = 0
     n_tri = 0
-    ex, ey, ez = ext_mask.shape
-    for i in range(1, ex):
-        for j in range(1, ey):
-            for k in range(1, ez):
-                mask = ext_mask[i, j, k]
-                if mask == 0 or mask == 255:
+    for cell_index in range(surface_cells.shape[0]):
+        i = surface_cells[cell_index, 0] + 1
+        j = surface_cells[cell_index, 1] + 1
+        k = surface_cells[cell_index, 2] + 1
+        mask = ext_mask[i, j, k]
+        solid = mask & 1 == 1  # the cell's first corner is the edge's first sample
+        for axis in range(3):
+            if ((mask >> (1 << axis)) & 1 == 1) == solid:
+                continue
+            u, v = (1, 2) if axis == 0 else ((2, 0) if axis == 1 else (0, 1))
+            complete = True
+            for corner_of_ring in range(4):
+                du = 1 if corner_of_ring == 1 or corner_of_ring == 2 else 0
+                dv = 1 if corner_of_ring >= 2 else 0
+                cell[0], cell[1], cell[2] = i, j, k
+                cell[u] -= 1 - du
+                cell[v] -= 1 - dv
+                first = ext_first[cell[0], cell[1], cell[2]]
+                if first < 0:
+                    complete = False  # the volume's border: no closing surface there
+                    break
+                corner = ((1 - du) << u) | ((1 - dv) << v)
+                ring[corner_of_ring] = rep[first + edge_patch[ext_mask[cell[0], cell[1], cell[2]],
+                                                               edge_from_corner_axis[corner, axis]]]
+            if not complete:
+                continue
+            if not solid:  # outward is -axis: reverse the ring
+                ring[1], ring[3] = ring[3], ring[1]
+            # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
+            if ring[0] == ring[2] or ring[1] == ring[3]:
+                continue  # the quad folded onto a diagonal: both triangles degenerate
+            ok0 = ok1 = True
+            if not same_materials(vmat, ring):  # else no triangle can have more than two
+                ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids, seen, total) <= 2
+                       and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
+                ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids, seen, total) <= 2
+                       and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids, seen, total) <= 2)
+            use_first = ok0
+            if ok0 == ok1:
+                d02 = d13 = 0.0
+                for axis2 in range(3):
+                    d02 += (positions[ring[0], axis2] - positions[ring[2], axis2]) ** 2
+                    d13 += (positions[ring[1], axis2] - positions[ring[3], axis2]) ** 2
+                use_first = d02 <= d13
+            if use_first:
+                tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[2], ring[0], \
+                    ring[2], ring[3]
+            else:
+                tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[3], ring[1], \
+                    ring[2], ring[3]
+            for t in range(2):
+                a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
+                if a == b or b == c or a == c:
                     continue
-                solid = mask & 1 == 1  # the cell's first corner is the edge's first sample
-                for axis in range(3):
-                    if ((mask >> (1 << axis)) & 1 == 1) == solid:
-                        continue
-                    u, v = (1, 2) if axis == 0 else ((2, 0) if axis == 1 else (0, 1))
-                    complete = True
-                    for corner_of_ring in range(4):
-                        du = 1 if corner_of_ring == 1 or corner_of_ring == 2 else 0
-                        dv = 1 if corner_of_ring >= 2 else 0
-                        cell[0], cell[1], cell[2] = i, j, k
-                        cell[u] -= 1 - du
-                        cell[v] -= 1 - dv
-                        first = ext_first[cell[0], cell[1], cell[2]]
-                        if first < 0:
-                            complete = False  # the volume's border: no closing surface there
-                            break
-                        corner = ((1 - du) << u) | ((1 - dv) << v)
-                        ring[corner_of_ring] = rep[first + edge_patch[ext_mask[cell[0], cell[1], cell[2]],
-                                                                       edge_from_corner_axis[corner, axis]]]
-                    if not complete:
-                        continue
-                    if not solid:  # outward is -axis: reverse the ring
-                        ring[1], ring[3] = ring[3], ring[1]
-                    # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
-                    if ring[0] == ring[2] or ring[1] == ring[3]:
-                        continue  # the quad folded onto a diagonal: both triangles degenerate
-                    ok0 = ok1 = True
-                    if not same_materials(vmat, ring):  # else no triangle can have more than two
-                        ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids, seen, total) <= 2
-                               and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
-                        ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids, seen, total) <= 2
-                               and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids, seen, total) <= 2)
-                    use_first = ok0
-                    if ok0 == ok1:
-                        d02 = d13 = 0.0
-                        for axis2 in range(3):
-                            d02 += (positions[ring[0], axis2] - positions[ring[2], axis2]) ** 2
-                            d13 += (positions[ring[1], axis2] - positions[ring[3], axis2]) ** 2
-                        use_first = d02 <= d13
-                    if use_first:
-                        tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[2], ring[0], \
-                            ring[2], ring[3]
-                    else:
-                        tri[0], tri[1], tri[2], tri[3], tri[4], tri[5] = ring[0], ring[1], ring[3], ring[1], \
-                            ring[2], ring[3]
-                    for t in range(2):
-                        a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
-                        if a == b or b == c or a == c:
-                            continue
-                        judge_triangle(vmat, vevals, a, b, c, ids, seen, total)
-                        if collision:
-                            first_mat, second_mat, code = ids[0], 0, 0
-                            out_tri_material[n_tri] = ids[0]
-                        else:
-                            first_mat, second_mat = ids[0], ids[1]
-                            if second_mat != 0 and second_mat < first_mat:
-                                first_mat, second_mat = second_mat, first_mat
-                            code = first_mat * 256 + second_mat
-                        for corner in range(3):
-                            g = a if corner == 0 else (b if corner == 1 else c)
-                            o, n_out = emit_vertex(g, code, first_mat, second_mat, positions, normals, vmat,
-                                                   vevals, origin, voxel_size, head, chain_next, chain_code,
-                                                   out_positions, out_normals, out_mat, out_blend, n_out)
-                            out_triangles[n_tri, corner] = o
-                        n_tri += 1
+                judge_triangle(vmat, vevals, a, b, c, ids, seen, total)
+                if collision:
+                    first_mat, second_mat, code = ids[0], 0, 0
+                    out_tri_material[n_tri] = ids[0]
+                else:
+                    first_mat, second_mat = ids[0], ids[1]
+                    if second_mat != 0 and second_mat < first_mat:
+                        first_mat, second_mat = second_mat, first_mat
+                    code = first_mat * 256 + second_mat
+                for corner in range(3):
+                    g = a if corner == 0 else (b if corner == 1 else c)
+                    o, n_out = emit_vertex(g, code, first_mat, second_mat, positions, normals, vmat,
+                                           vevals, origin, voxel_size, head, chain_next, chain_code,
+                                           out_positions, out_normals, out_mat, out_blend, n_out)
+                    out_triangles[n_tri, corner] = o
+                n_tri += 1
     counts[0], counts[1] = n_out, n_tri
 
 

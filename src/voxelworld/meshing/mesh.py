@@ -155,7 +155,7 @@ def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | N
     chain_next = np.empty(6 * crossings, dtype=np.int64)
     chain_code = np.empty(6 * crossings, dtype=np.int64)
     counts = np.zeros(2, dtype=np.int64)
-    _kernels.emit_quads(ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep, positions,
+    _kernels.emit_quads(own.surface_cells, ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep, positions,
                         normals, materials, evaluations, volume.origin, volume.voxel_size, collision, head,
                         chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, out_triangles,
                         out_tri_material, counts)

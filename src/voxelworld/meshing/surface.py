@@ -7,6 +7,7 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,7 @@ class ChunkSurface:
     cell_lo: np.ndarray  # (3,) int64: the first cell
     cell_mask: np.ndarray  # uint8 per cell: sign case (bit b: corner b solid)
     cell_first: np.ndarray  # int64 per cell: index of its first vertex, -1 when it has none
+    surface_cells: np.ndarray  # (m, 3) int64: local index of each cell that has a vertex, in vertex order
     positions: np.ndarray  # (n, 3) float64, sample coordinates
     normals: np.ndarray  # (n, 3) float64, unit, outward
     materials: np.ndarray  # (n, 2) uint8: the two materials of highest evaluation value (0: none)
@@ -35,6 +37,18 @@ class ChunkSurface:
         return len(self.positions)
 
 
+_scratch = threading.local()
+
+
+def _scratch_cells(count: int) -> np.ndarray:
+    """A reusable (count, 3) int16 buffer of this thread: large buffers allocated per chunk would be fresh
+    pages each time."""
+    buffer = getattr(_scratch, "cells", None)
+    if buffer is None or len(buffer) < count:
+        buffer = _scratch.cells = np.empty((count, 3), dtype=np.int16)
+    return buffer[:count]
+
+
 def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
                   planes: bool = True) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
@@ -44,7 +58,10 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_mask = np.empty(dims, dtype=np.uint8)
     cell_first = np.empty(dims, dtype=np.int64)
-    n = _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, cell_mask, cell_first)
+    surface_cells = _scratch_cells(cell_mask.size)
+    counts = np.empty(2, dtype=np.int64)
+    _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, cell_mask, cell_first, surface_cells, counts)
+    n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     positions = np.empty((n, 3))
     normals = np.empty((n, 3))
     materials = np.empty((n, 2), dtype=np.uint8)
@@ -52,9 +69,9 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     qef = np.empty((n, _kernels.QEF_COLUMNS))
     _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
-                           tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_mask, cell_first, positions, normals,
-                           materials, evaluations, qef)
-    return ChunkSurface(lo, cell_mask, cell_first, positions, normals, materials, evaluations, qef,
+                           tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_mask, cell_first, surface_cells, positions,
+                           normals, materials, evaluations, qef)
+    return ChunkSurface(lo, cell_mask, cell_first, surface_cells, positions, normals, materials, evaluations, qef,
                         np.arange(n, dtype=np.int64))
 
 
@@ -81,7 +98,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
                               tables.PATCH_COUNT,
                               kind_by_id, surface.cell_mask, surface.cell_first, positions, normals, materials,
                               evaluations, qef, n, parent)
-    return ChunkSurface(surface.cell_lo, surface.cell_mask, surface.cell_first, positions[:total],
+    return ChunkSurface(surface.cell_lo, surface.cell_mask, surface.cell_first, surface.surface_cells,
+                        positions[:total],
                         normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total])
 
 
@@ -119,7 +137,7 @@ def dual_vertices(volume, sharp: bool = False) -> DualVertices:
                             np.maximum(np.array(volume.shape) - 1, 0), sharp, planes=False)
     totals = surface.evaluations.sum(axis=1)
     blend = np.divide(surface.evaluations[:, 1], totals, out=np.zeros(len(totals)), where=totals > 0)
-    cells = np.repeat(np.argwhere(surface.cell_first >= 0),
-                      tables.PATCH_COUNT[surface.cell_mask[surface.cell_first >= 0]], axis=0)
+    cells = np.repeat(surface.surface_cells + surface.cell_lo,
+                      tables.PATCH_COUNT[surface.cell_mask[tuple(surface.surface_cells.T)]], axis=0)
     return DualVertices(volume.origin + surface.positions * volume.voxel_size, surface.normals,
                         surface.materials[:, 0].copy(), surface.materials[:, 1].copy(), blend, cells)
