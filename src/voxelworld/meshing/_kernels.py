@@ -215,14 +215,14 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
         i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
         first = cell_first[a, b, c]
         mask = cell_mask[a, b, c]
-        uniform = True  # all eight samples wholly of one material
+        uniform = True  # all eight samples name the same two materials (the mixes may differ)
         for corner in range(8):
             ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
             d[corner] = density[ci, cj, ck]
             sample_gradient(density, ci, cj, ck, grads, 3 * corner)
             dens[corner] = density[ci, cj, ck]
             ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
-            if mx[corner] != 0 or ma[corner] != ma[0]:
+            if ma[corner] != ma[0] or mb[corner] != mb[0]:
                 uniform = False
         for patch in range(patch_count[mask]):
             v = first + patch
@@ -274,12 +274,26 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
                 normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
             else:
                 normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
-            if uniform and ma[0] != 0:  # the common case: one material, its evaluation is the density
-                value = 0.0
+            if uniform and ma[0] != 0 and mb[0] != ma[0]:
+                # The common case: one pair of materials around the vertex, only their shares vary.
+                value_a = value_b = 0.0
                 for corner in range(8):
-                    value += weights[corner] * dens[corner]
-                vmat[v, 0], vmat[v, 1] = ma[0], 0
-                vevals[v, 0], vevals[v, 1] = value / 255.0, 0.0
+                    value_a += weights[corner] * dens[corner] * (255.0 - mx[corner])
+                    value_b += weights[corner] * dens[corner] * mx[corner]
+                value_a /= 65025.0
+                value_b /= 65025.0
+                if mb[0] == 0 or value_b <= 0.0:
+                    vmat[v, 0], vmat[v, 1] = ma[0], 0
+                    vevals[v, 0], vevals[v, 1] = value_a, 0.0
+                elif value_a <= 0.0:
+                    vmat[v, 0], vmat[v, 1] = mb[0], 0
+                    vevals[v, 0], vevals[v, 1] = value_b, 0.0
+                elif value_b > value_a or (value_b == value_a and mb[0] < ma[0]):
+                    vmat[v, 0], vmat[v, 1] = mb[0], ma[0]
+                    vevals[v, 0], vevals[v, 1] = value_b, value_a
+                else:
+                    vmat[v, 0], vmat[v, 1] = ma[0], mb[0]
+                    vevals[v, 0], vevals[v, 1] = value_a, value_b
             else:
                 top_two_materials(weights, dens, ma, mb, mx, ids, values, seen, total)
                 vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
@@ -526,20 +540,16 @@ def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals,
 
 # -------------------------------------------------------------------------------------------------- quads
 @nb.njit(cache=True, inline="always")
-def judge_triangle(vmat, vevals, a, b, c, ids, seen, total):
-    """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares): writes the two
-    highest to ``ids[0:2]`` (highest first, lower id on a tie, 0 where none) and returns how many it has.
-    ``seen`` (int64) and ``total`` (float64), 6 long, are scratch."""
+def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
+    """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares; ``vshares[v]``
+    are vertex v's two materials' shares, summing to 1): writes the two highest to ``ids[0:2]`` (highest
+    first, lower id on a tie, 0 where none) and returns how many it has. ``seen`` (int64) and ``total``
+    (float64), 6 long, are scratch."""
     m0, m1 = np.int64(vmat[a, 0]), np.int64(vmat[a, 1])
     if m0 != 0 and m0 != m1 and m0 == vmat[b, 0] and m0 == vmat[c, 0] and m1 == vmat[b, 1] and m1 == vmat[c, 1]:
         # The common case: three vertices naming the same two materials.
-        first = second = 0.0
-        for corner in range(3):
-            v = a if corner == 0 else (b if corner == 1 else c)
-            vertex_total = vevals[v, 0] + vevals[v, 1]
-            if vertex_total > 0.0:
-                first += vevals[v, 0] / vertex_total
-                second += vevals[v, 1] / vertex_total
+        first = vshares[a, 0] + vshares[b, 0] + vshares[c, 0]
+        second = vshares[a, 1] + vshares[b, 1] + vshares[c, 1]
         if m1 == 0 or second <= 0.0:
             ids[0], ids[1] = m0, 0
             return 1 if first > 0.0 else 0
@@ -554,14 +564,11 @@ def judge_triangle(vmat, vevals, a, b, c, ids, seen, total):
     count = 0
     for corner in range(3):
         v = a if corner == 0 else (b if corner == 1 else c)
-        e0, e1 = vevals[v, 0], vevals[v, 1]
-        vertex_total = e0 + e1
         for slot in range(2):
             m = np.int64(vmat[v, slot])
-            value = e0 if slot == 0 else e1
-            if m == 0 or value <= 0.0:
+            share = vshares[v, slot]
+            if m == 0 or share <= 0.0:
                 continue
-            share = value / vertex_total
             found = -1
             for q in range(count):
                 if seen[q] == m:
@@ -594,7 +601,7 @@ def same_materials(vmat, ring):
 
 
 @nb.njit(cache=True, inline="always")
-def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals, origin, voxel_size, head,
+def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vshares, origin, voxel_size, head,
                 chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, n_out):
     """The output index of global vertex g carrying material pair ``code``, adding it if new."""
     o = head[g]
@@ -612,7 +619,7 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals
     out_mat[o, 0], out_mat[o, 1] = mat_first, mat_second
     # The blend is the second material's share of the pair; evaluation values give the same ratio as shares.
     m0, m1 = np.int64(vmat[g, 0]), np.int64(vmat[g, 1])
-    e0, e1 = vevals[g, 0], vevals[g, 1]
+    e0, e1 = vshares[g, 0], vshares[g, 1]
     first = (e0 if m0 == mat_first else 0.0) + (e1 if m1 == mat_first else 0.0)
     second = 0.0
     if mat_second != 0:
@@ -624,14 +631,14 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vevals
 
 @nb.njit(cache=True, nogil=True)
 def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
-               vevals, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
+               vshares, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
                out_mat, out_blend, out_triangles, out_tri_material, counts):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
     that leaves the first corner of one of the chunk's own ``surface_cells`` (at extended index + 1), split
     into two triangles wound counter-clockwise seen from outside.
 
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
-    degenerate triangles (a repeated vertex) are dropped. Display (``collision`` False): each triangle takes the
+    degenerate triangles (a repeated vertex) are dropped. ``vshares``: each vertex's two materials' shares. Display (``collision`` False): each triangle takes the
     two materials of highest judgment value, and its vertices are emitted once per material pair (``out_mat``
     in id order, ``out_blend`` the share of the second). Collision: one material per triangle
     (``out_tri_material``), one output vertex per mesh vertex. ``counts`` receives (vertices, triangles).
@@ -677,10 +684,10 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
                 continue  # the quad folded onto a diagonal: both triangles degenerate
             ok0 = ok1 = True
             if not same_materials(vmat, ring):  # else no triangle can have more than two
-                ok0 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[2], ids, seen, total) <= 2
-                       and judge_triangle(vmat, vevals, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
-                ok1 = (judge_triangle(vmat, vevals, ring[0], ring[1], ring[3], ids, seen, total) <= 2
-                       and judge_triangle(vmat, vevals, ring[1], ring[2], ring[3], ids, seen, total) <= 2)
+                ok0 = (judge_triangle(vmat, vshares, ring[0], ring[1], ring[2], ids, seen, total) <= 2
+                       and judge_triangle(vmat, vshares, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
+                ok1 = (judge_triangle(vmat, vshares, ring[0], ring[1], ring[3], ids, seen, total) <= 2
+                       and judge_triangle(vmat, vshares, ring[1], ring[2], ring[3], ids, seen, total) <= 2)
             use_first = ok0
             if ok0 == ok1:
                 d02 = d13 = 0.0
@@ -698,7 +705,7 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
                 a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
                 if a == b or b == c or a == c:
                     continue
-                judge_triangle(vmat, vevals, a, b, c, ids, seen, total)
+                judge_triangle(vmat, vshares, a, b, c, ids, seen, total)
                 if collision:
                     first_mat, second_mat, code = ids[0], 0, 0
                     out_tri_material[n_tri] = ids[0]
@@ -710,7 +717,7 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
                 for corner in range(3):
                     g = a if corner == 0 else (b if corner == 1 else c)
                     o, n_out = emit_vertex(g, code, first_mat, second_mat, positions, normals, vmat,
-                                           vevals, origin, voxel_size, head, chain_next, chain_code,
+                                           vshares, origin, voxel_size, head, chain_next, chain_code,
                                            out_positions, out_normals, out_mat, out_blend, n_out)
                     out_triangles[n_tri, corner] = o
                 n_tri += 1
@@ -719,14 +726,14 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_border(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
-                  patch_count, base, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_evals, f_rep,
-                  f_source, n_foreign):
-    """Copy a neighbour chunk's cells ``src_lo .. src_hi - 1`` (local cell indices) into the extended cell
-    arrays at ``ext_at``, with the vertices they use (and their representatives) appended to the foreign
-    vertex arrays from ``n_foreign`` on; foreign vertex f gets the global id ``base + f``. ``index_of`` (one
-    slot per neighbour vertex, all -1) is scratch. Returns the new foreign vertex count."""
-    start = n_foreign
+def gather_cells(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
+                 patch_count, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
+                 n_gathered):
+    """Copy one chunk's cells ``src_lo .. src_hi - 1`` (its local cell indices) into the extended cell arrays
+    of a block at ``ext_at``, with the vertices they use and their representatives appended to the block's
+    vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and
+    is left all -1 again. Returns the new vertex count of the block."""
+    start = n_gathered
     for a in range(src_lo[0], src_hi[0]):
         for b in range(src_lo[1], src_hi[1]):
             for c in range(src_lo[2], src_hi[2]):
@@ -737,41 +744,35 @@ def gather_border(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions,
                 if first < 0:
                     ext_first[ea, eb, ec] = -1
                     continue
-                ext_first[ea, eb, ec] = base + n_foreign
+                ext_first[ea, eb, ec] = n_gathered
                 for p in range(patch_count[mask]):
                     v = first + p
-                    index_of[v] = n_foreign
-                    f_source[n_foreign] = v
-                    n_foreign += 1
-    end = n_foreign
+                    index_of[v] = n_gathered
+                    f_source[n_gathered] = v
+                    n_gathered += 1
+    end = n_gathered
     for f in range(start, end):
         r = rep[f_source[f]]
         if index_of[r] < 0:
-            index_of[r] = n_foreign
-            f_source[n_foreign] = r
-            n_foreign += 1
-        f_rep[f] = base + index_of[r]
-    for f in range(end, n_foreign):
-        f_rep[f] = base + f  # a representative stands for itself
-    for f in range(start, n_foreign):
+            index_of[r] = n_gathered
+            f_source[n_gathered] = r
+            n_gathered += 1
+        f_rep[f] = index_of[r]
+    for f in range(end, n_gathered):
+        f_rep[f] = f  # a representative stands for itself
+    for f in range(start, n_gathered):
         v = f_source[f]
         for axis in range(3):
             f_positions[f, axis] = positions[v, axis]
             f_normals[f, axis] = normals[v, axis]
         f_mat[f, 0], f_mat[f, 1] = vmat[v, 0], vmat[v, 1]
-        f_evals[f, 0], f_evals[f, 1] = vevals[v, 0], vevals[v, 1]
-    return n_foreign
-
-
-@nb.njit(cache=True)
-def copy_own_cells(cell_first, cell_mask, ext_first, ext_mask):
-    """The chunk's own cells into the extended arrays, one cell in from their low corner."""
-    da, db, dc = cell_first.shape
-    for a in range(da):
-        for b in range(db):
-            for c in range(dc):
-                ext_first[a + 1, b + 1, c + 1] = cell_first[a, b, c]
-                ext_mask[a + 1, b + 1, c + 1] = cell_mask[a, b, c]
+        total = vevals[v, 0] + vevals[v, 1]
+        if total > 0.0:
+            f_shares[f, 0], f_shares[f, 1] = vevals[v, 0] / total, vevals[v, 1] / total
+        else:
+            f_shares[f, 0], f_shares[f, 1] = 0.0, 0.0
+        index_of[v] = -1
+    return n_gathered
 
 
 # ---------------------------------------------------------------------------------------- incremental work

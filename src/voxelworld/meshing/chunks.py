@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite
 from ..terrain import Box, MaterialTable, VoxelVolume
-from .mesh import (CollisionMesh, DisplayMesh, assemble_chunk, chunk_cells, merge_collision_meshes,
+from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes)
 from .options import MeshOptions
 from . import _kernels, tables
@@ -84,6 +84,14 @@ def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dic
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
+def _blocks(volume: VoxelVolume, edge: int = 2) -> list[tuple[tuple, tuple]]:
+    """The volume's chunks in boxes of up to ``edge``³ chunks, as (first, last) corners: meshing a whole
+    volume block by block gives the same triangles with less work per call than chunk by chunk."""
+    grid = volume.chunk_grid_shape
+    return [(start, tuple(min(s + edge, n) - 1 for s, n in zip(start, grid)))
+            for start in product(*(range(0, n, edge) for n in grid))]
+
+
 def _all_chunks(volume: VoxelVolume) -> list[tuple[int, int, int]]:
     return list(product(*(range(n) for n in volume.chunk_grid_shape)))
 
@@ -105,7 +113,8 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     chunks = _all_chunks(volume)
     surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
                                                            materials, False), chunks)))
-    return merge_display_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=False), chunks))
+    return merge_display_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=False),
+                                     _blocks(volume)))
 
 
 def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
@@ -115,7 +124,8 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     chunks = _all_chunks(volume)
     surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
                                                            materials, True), chunks)))
-    return merge_collision_meshes(_map(lambda c: assemble_chunk(volume, c, surfaces.get, collision=True), chunks))
+    return merge_collision_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=True),
+                                       _blocks(volume)))
 
 
 class ChunkMesher:

@@ -8,8 +8,10 @@ across chunk borders.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 
@@ -17,7 +19,7 @@ from . import _kernels, tables
 from .surface import ChunkSurface
 
 __all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "chunk_cells",
-           "assemble_chunk"]
+           "assemble_block", "assemble_chunk"]
 
 
 @dataclass(frozen=True)
@@ -97,66 +99,72 @@ def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
     return lo, np.maximum(hi, lo)
 
 
-def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],
+_scratch = threading.local()
+
+
+def _index_scratch(count: int) -> np.ndarray:
+    """This thread's reusable all -1 index buffer (gather_cells leaves it all -1 again)."""
+    buffer = getattr(_scratch, "index_of", None)
+    if buffer is None or len(buffer) < count:
+        buffer = _scratch.index_of = np.full(max(count, 1024), -1, dtype=np.int64)
+    return buffer
+
+
+def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None],
                    collision: bool) -> DisplayMesh | CollisionMesh:
-    """The mesh of ``chunk``: quads around the sign-changing edges that start in it, through the vertices of
-    its own surface and of its lower neighbours' (``surface_of(chunk)`` gives each chunk's simplified surface,
-    None outside the volume)."""
+    """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks): quads around the
+    sign-changing edges that start in them, through the vertices of their own surfaces and of the lower
+    neighbours' (``surface_of(chunk)`` gives each chunk's simplified surface)."""
     size = volume.chunk_size
-    lo, hi = chunk_cells(volume.shape, size, chunk)
-    own = surface_of(tuple(chunk))
-    if own is None or own.vertex_count == 0:  # no own cell crosses the surface: no quad starts here
-        return CollisionMesh.empty() if collision else DisplayMesh.empty()
+    empty = CollisionMesh.empty() if collision else DisplayMesh.empty()
+    lo, _ = chunk_cells(volume.shape, size, first)
+    _, hi = chunk_cells(volume.shape, size, last)
     dims = hi - lo
+    if np.any(dims <= 0):
+        return empty
+    gathered = []  # (surface, its cells lo, is it one of the block's own chunks)
+    for chunk in product(*(range(max(a - 1, 0), b + 1) for a, b in zip(first, last))):
+        surface = surface_of(chunk)
+        if surface is not None and surface.vertex_count:
+            own = all(a <= c <= b for a, c, b in zip(first, chunk, last))
+            gathered.append((surface, chunk_cells(volume.shape, size, chunk)[0], own))
+    if not any(own for _, _, own in gathered):
+        return empty  # no own cell crosses the surface: no quad starts here
     ext_first = np.full(tuple(dims + 1), -1, dtype=np.int64)
     ext_mask = np.zeros(tuple(dims + 1), dtype=np.uint8)
-    _kernels.copy_own_cells(own.cell_first, own.cell_mask, ext_first, ext_mask)
-    positions, normals, materials, evaluations, rep = own.positions, own.normals, own.materials, \
-        own.evaluations, own.rep
-    neighbours = []
-    for offset in ((-1, 0, 0), (0, -1, 0), (0, 0, -1), (-1, -1, 0), (-1, 0, -1), (0, -1, -1), (-1, -1, -1)):
-        other = tuple(int(c + o) for c, o in zip(chunk, offset))
-        if min(other) < 0:
+    capacity = sum(surface.vertex_count for surface, _, _ in gathered)
+    positions, normals = np.empty((capacity, 3)), np.empty((capacity, 3))
+    materials, shares = np.empty((capacity, 2), dtype=np.uint8), np.empty((capacity, 2))
+    rep, source = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+    index_of = _index_scratch(max(surface.vertex_count for surface, _, _ in gathered))
+    n = 0
+    cells = []
+    for surface, cells_lo, own in gathered:
+        cells_hi = cells_lo + np.array(surface.cell_mask.shape)
+        start, stop = np.maximum(cells_lo, lo - 1), np.minimum(cells_hi, hi)  # within the block's cells and
+        if np.any(stop <= start):                                            # the layer below them
             continue
-        surface = surface_of(other)
-        if surface is not None and surface.vertex_count:
-            neighbours.append((offset, surface))
-    if neighbours:
-        capacity = sum(2 * s.vertex_count for _, s in neighbours)
-        f_positions, f_normals = np.empty((capacity, 3)), np.empty((capacity, 3))
-        f_mat, f_evals = np.empty((capacity, 2), dtype=np.uint8), np.empty((capacity, 2))
-        f_rep, f_source = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-        base = own.vertex_count
-        n = 0
-        for offset, surface in neighbours:
-            src_dims = np.array(surface.cell_mask.shape, dtype=np.int64)
-            src_lo = np.array([d - 1 if o < 0 else 0 for o, d in zip(offset, src_dims)], dtype=np.int64)
-            src_hi = np.array([d if o < 0 else min(d, e) for o, d, e in zip(offset, src_dims, dims)], dtype=np.int64)
-            ext_at = np.array([0 if o < 0 else 1 for o in offset], dtype=np.int64)
-            index_of = np.full(surface.vertex_count, -1, dtype=np.int64)
-            n = _kernels.gather_border(src_lo, src_hi, ext_at, surface.cell_first, surface.cell_mask, surface.rep,
-                                       surface.positions, surface.normals, surface.materials, surface.evaluations,
-                                       tables.PATCH_COUNT, base, index_of, ext_first, ext_mask, f_positions,
-                                       f_normals, f_mat, f_evals, f_rep, f_source, n)
-        positions = np.concatenate([positions, f_positions[:n]])
-        normals = np.concatenate([normals, f_normals[:n]])
-        materials = np.concatenate([materials, f_mat[:n]])
-        evaluations = np.concatenate([evaluations, f_evals[:n]])
-        rep = np.concatenate([rep, f_rep[:n]])
+        n = _kernels.gather_cells(start - cells_lo, stop - cells_lo, start - (lo - 1), surface.cell_first,
+                                  surface.cell_mask, surface.rep, surface.positions, surface.normals,
+                                  surface.materials, surface.evaluations, tables.PATCH_COUNT, index_of, ext_first,
+                                  ext_mask, positions, normals, materials, shares, rep, source, n)
+        if own:
+            cells.append(surface.surface_cells + (cells_lo - lo))
+    surface_cells = np.concatenate(cells) if len(cells) > 1 else cells[0]
     # Each own cell starts at most three crossing edges, each a quad of two triangles.
-    crossings = 3 * own.vertex_count
+    crossings = 3 * len(surface_cells)
     out_positions = np.empty((6 * crossings, 3), dtype=np.float32)
     out_normals = np.empty((6 * crossings, 3), dtype=np.float32)
     out_mat = np.empty((6 * crossings, 2), dtype=np.uint8)
     out_blend = np.empty(6 * crossings, dtype=np.float32)
     out_triangles = np.empty((2 * crossings, 3), dtype=np.uint32)
     out_tri_material = np.empty(2 * crossings if collision else 1, dtype=np.uint8)
-    head = np.full(len(positions), -1, dtype=np.int64)
+    head = np.full(n, -1, dtype=np.int64)
     chain_next = np.empty(6 * crossings, dtype=np.int64)
     chain_code = np.empty(6 * crossings, dtype=np.int64)
     counts = np.zeros(2, dtype=np.int64)
-    _kernels.emit_quads(own.surface_cells, ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep, positions,
-                        normals, materials, evaluations, volume.origin, volume.voxel_size, collision, head,
+    _kernels.emit_quads(surface_cells, ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep,
+                        positions, normals, materials, shares, volume.origin, volume.voxel_size, collision, head,
                         chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, out_triangles,
                         out_tri_material, counts)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
@@ -166,3 +174,9 @@ def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | N
     return DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
                        out_triangles[:n_triangles].copy(), out_mat[:n_vertices, 0].copy(),
                        out_mat[:n_vertices, 1].copy(), out_blend[:n_vertices].copy())
+
+
+def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],
+                   collision: bool) -> DisplayMesh | CollisionMesh:
+    """The mesh of one chunk (see :func:`assemble_block`)."""
+    return assemble_block(volume, chunk, chunk, surface_of, collision)
