@@ -726,30 +726,30 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_cells(src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
+def gather_cells(surface_cells, src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
                  patch_count, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
                  n_gathered):
-    """Copy one chunk's cells ``src_lo .. src_hi - 1`` (its local cell indices) into the extended cell arrays
-    of a block at ``ext_at``, with the vertices they use and their representatives appended to the block's
+    """Copy the chunk's ``surface_cells`` that lie in ``src_lo .. src_hi - 1`` (its local cell indices) into the
+    extended cell arrays of a block at ``ext_at``, with the vertices they use and their representatives
+    appended to the block's
     vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and
     is left all -1 again. Returns the new vertex count of the block."""
     start = n_gathered
-    for a in range(src_lo[0], src_hi[0]):
-        for b in range(src_lo[1], src_hi[1]):
-            for c in range(src_lo[2], src_hi[2]):
-                ea, eb, ec = ext_at[0] + a - src_lo[0], ext_at[1] + b - src_lo[1], ext_at[2] + c - src_lo[2]
-                mask = cell_mask[a, b, c]
-                ext_mask[ea, eb, ec] = mask
-                first = cell_first[a, b, c]
-                if first < 0:
-                    ext_first[ea, eb, ec] = -1
-                    continue
-                ext_first[ea, eb, ec] = n_gathered
-                for p in range(patch_count[mask]):
-                    v = first + p
-                    index_of[v] = n_gathered
-                    f_source[n_gathered] = v
-                    n_gathered += 1
+    for cell in range(surface_cells.shape[0]):
+        a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
+        if (a < src_lo[0] or b < src_lo[1] or c < src_lo[2] or a >= src_hi[0] or b >= src_hi[1]
+                or c >= src_hi[2]):
+            continue
+        ea, eb, ec = ext_at[0] + a - src_lo[0], ext_at[1] + b - src_lo[1], ext_at[2] + c - src_lo[2]
+        mask = cell_mask[a, b, c]
+        ext_mask[ea, eb, ec] = mask
+        first = cell_first[a, b, c]
+        ext_first[ea, eb, ec] = n_gathered
+        for p in range(patch_count[mask]):
+            v = first + p
+            index_of[v] = n_gathered
+            f_source[n_gathered] = v
+            n_gathered += 1
     end = n_gathered
     for f in range(start, end):
         r = rep[f_source[f]]

@@ -130,8 +130,11 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
             gathered.append((surface, chunk_cells(volume.shape, size, chunk)[0], own))
     if not any(own for _, _, own in gathered):
         return empty  # no own cell crosses the surface: no quad starts here
-    ext_first = np.full(tuple(dims + 1), -1, dtype=np.int64)
-    ext_mask = np.zeros(tuple(dims + 1), dtype=np.uint8)
+    # Only the cells a quad can ask for are filled: the surface cells (every cell around a crossing edge has a
+    # vertex) and, as "no cell", the layer below the block where it lies outside the volume.
+    ext_first = np.empty(tuple(dims + 1), dtype=np.int64)
+    ext_mask = np.empty(tuple(dims + 1), dtype=np.uint8)
+    ext_first[0], ext_first[:, 0], ext_first[:, :, 0] = -1, -1, -1
     capacity = sum(surface.vertex_count for surface, _, _ in gathered)
     positions, normals = np.empty((capacity, 3)), np.empty((capacity, 3))
     materials, shares = np.empty((capacity, 2), dtype=np.uint8), np.empty((capacity, 2))
@@ -144,7 +147,8 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
         start, stop = np.maximum(cells_lo, lo - 1), np.minimum(cells_hi, hi)  # within the block's cells and
         if np.any(stop <= start):                                            # the layer below them
             continue
-        n = _kernels.gather_cells(start - cells_lo, stop - cells_lo, start - (lo - 1), surface.cell_first,
+        n = _kernels.gather_cells(surface.surface_cells, start - cells_lo, stop - cells_lo, start - (lo - 1),
+                                  surface.cell_first,
                                   surface.cell_mask, surface.rep, surface.positions, surface.normals,
                                   surface.materials, surface.evaluations, tables.PATCH_COUNT, index_of, ext_first,
                                   ext_mask, positions, normals, materials, shares, rep, source, n)
