@@ -55,6 +55,19 @@ def corner_weight(corner, vx, vy, vz):
     return wx * wy * wz
 
 
+@nb.njit(cache=True, inline="always")
+def accumulate(seen, total, count, m, value):
+    """Add ``value`` to material ``m``'s running total among the ``count`` materials seen so far; returns the
+    new count."""
+    for q in range(count):
+        if seen[q] == m:
+            total[q] += value
+            return count
+    seen[count] = m
+    total[count] = value
+    return count + 1
+
+
 @nb.njit(cache=True)
 def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, total):
     """The evaluation of materials at a point from ``n`` surrounding samples (any dimension).
@@ -74,16 +87,7 @@ def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, to
             value = weights[s] * density[s] / 255.0 * share
             if m == 0 or value <= 0.0:
                 continue
-            found = -1
-            for q in range(count):
-                if seen[q] == m:
-                    found = q
-            if found < 0:
-                seen[count] = m
-                total[count] = value
-                count += 1
-            else:
-                total[found] += value
+            count = accumulate(seen, total, count, m, value)
     ids[0] = ids[1] = 0
     values[0] = values[1] = 0.0
     for q in range(count):
@@ -569,16 +573,7 @@ def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
             share = vshares[v, slot]
             if m == 0 or share <= 0.0:
                 continue
-            found = -1
-            for q in range(count):
-                if seen[q] == m:
-                    found = q
-            if found < 0:
-                seen[count] = m
-                total[count] = share
-                count += 1
-            else:
-                total[found] += share
+            count = accumulate(seen, total, count, m, share)
     ids[0] = ids[1] = 0
     best0 = best1 = -1.0
     for q in range(count):
