@@ -68,19 +68,20 @@ def _surface(volume: VoxelVolume, chunk, options: MeshOptions) -> ChunkSurface:
                          planes=options.levels > 0 or options.collision_levels > 0)
 
 
-def _simplified(volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
-                collision: bool) -> ChunkSurface:
-    """``surface`` simplified for the display mesh, or with the coarser collision settings."""
+def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: MeshOptions,
+                materials: MaterialTable, collision: bool) -> ChunkSurface:
+    """``surface`` (made from ``density``) simplified for the display mesh, or with the coarser collision
+    settings."""
     if collision:
-        return simplify_surface(surface, volume.density, volume.iso, options.collision_levels,
-                                options.collision_tolerance, materials.kind_by_id, collision=True)
-    return simplify_surface(surface, volume.density, volume.iso, options.levels, options.tolerance,
-                            materials.kind_by_id)
+        return simplify_surface(surface, density, iso, options.collision_levels, options.collision_tolerance,
+                                materials.kind_by_id, collision=True)
+    return simplify_surface(surface, density, iso, options.levels, options.tolerance, materials.kind_by_id)
 
 
 def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
     """Rebuild one chunk's vertices into ``surfaces`` and assemble its display mesh (what a remesh costs)."""
-    surfaces[chunk] = _simplified(volume, _surface(volume, chunk, options), options, volume.materials, False)
+    surfaces[chunk] = _simplified(volume.density, volume.iso, _surface(volume, chunk, options), options,
+                                  volume.materials, False)
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
@@ -111,8 +112,8 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     """
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
-                                                           materials, False), chunks)))
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso, _surface(volume, c, options),
+                                                           options, materials, False), chunks)))
     return merge_display_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=False),
                                      _blocks(volume)))
 
@@ -122,8 +123,8 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     """The collision mesh of the whole volume (simplified with ``options.collision_tolerance``)."""
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options), options,
-                                                           materials, True), chunks)))
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso, _surface(volume, c, options),
+                                                           options, materials, True), chunks)))
     return merge_collision_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=True),
                                        _blocks(volume)))
 
@@ -210,7 +211,7 @@ class ChunkMesher:
 
     def _build_surfaces(self, chunk) -> tuple[ChunkSurface, ChunkSurface]:
         raw = _surface(self.volume, chunk, self.options)
-        return raw, _simplified(self.volume, raw, self.options, self.materials, False)
+        return raw, _simplified(self.volume.density, self.volume.iso, raw, self.options, self.materials, False)
 
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
@@ -297,8 +298,9 @@ class ChunkMesher:
 
     def _collision_surface(self, chunk) -> ChunkSurface:
         if chunk not in self._collision_surfaces:
-            self._collision_surfaces[chunk] = _simplified(self.volume, self._raw[chunk], self.options,
-                                                          self.materials, True)
+            # The fields as of the last update: the raw surface was made from them, whatever changed since.
+            self._collision_surfaces[chunk] = _simplified(self._fields["density"], self.volume.iso,
+                                                          self._raw[chunk], self.options, self.materials, True)
         return self._collision_surfaces[chunk]
 
     def _forget_collision(self, chunk) -> None:
@@ -324,9 +326,10 @@ class ChunkMesher:
         lo = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64)
         hi = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64)
         grid = np.array(volume.chunk_grid_shape)
-        # A chunk's triangles reach one cell below its first sample.
-        first = np.clip(lo // size, 0, grid - 1)
-        last = np.clip((hi + 1) // size, 0, grid - 1)
+        # A chunk's triangles join its cells' vertices to its lower neighbours' (merged) vertices, so they
+        # span from one chunk below it to its own far side.
+        first = np.clip(lo // size - 1, 0, grid - 1)
+        last = np.clip(hi // size + 1, 0, grid - 1)
         if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
             return []
         return list(product(*(range(a, b + 1) for a, b in zip(first, last))))
