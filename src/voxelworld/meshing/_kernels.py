@@ -160,10 +160,39 @@ def qef_error(q, x, y, z):
 
 
 # -------------------------------------------------------------------------------------------------- cells
+@nb.njit(cache=True, inline="always")
+def sign_mask(density, iso, i, j, k):
+    """Bit b set where corner b of cell (i, j, k) is solid."""
+    mask = 0
+    for corner in range(8):
+        if density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)] >= iso:
+            mask |= 1 << corner
+    return mask
+
+
+@nb.njit(cache=True)
+def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
+    """The faces of cell (i, j, k) to read the other way: those whose two segments lie on one patch both in
+    this cell and in the cell across the face."""
+    nx, ny, nz = density.shape
+    flipped = 0
+    for face in range(6):
+        if not (one_patch_faces[mask] >> face) & 1:
+            continue
+        axis, step = face // 2, 1 if face % 2 else -1
+        ni, nj, nk = i + step * (axis == 0), j + step * (axis == 1), k + step * (axis == 2)
+        if ni < 0 or nj < 0 or nk < 0 or ni > nx - 2 or nj > ny - 2 or nk > nz - 2:
+            continue
+        if (one_patch_faces[sign_mask(density, iso, ni, nj, nk)] >> (face ^ 1)) & 1:
+            flipped |= 1 << face
+    return flipped
+
+
 @nb.njit(cache=True, nogil=True)
-def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first, surface_cells, counts):
-    """Sign case of every cell ``lo .. hi - 1`` and the index of its first vertex (-1: none); the local index of
-    every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices, surface cells)."""
+def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, cell_first, surface_cells, counts):
+    """Case of every cell ``lo .. hi - 1`` (see ``tables``) and the index of its first vertex (-1: none); the
+    local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices,
+    surface cells)."""
     count = 0
     cells = 0
     depth = hi[2] - lo[2]
@@ -179,7 +208,9 @@ def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first, surface
             a, b = i - lo[0], j - lo[1]
             for c in range(depth):
                 mask = quad[c] | quad[c + 1] << 4
-                cell_mask[a, b, c] = mask
+                if one_patch_faces[mask]:
+                    mask |= flipped_faces(density, iso, i, j, lo[2] + c, mask, one_patch_faces) << 8
+                cell_case[a, b, c] = mask
                 patches = patch_count[mask]
                 if patches == 0:
                     cell_first[a, b, c] = -1
@@ -193,7 +224,7 @@ def cell_cases(density, iso, lo, hi, patch_count, cell_mask, cell_first, surface
 
 @nb.njit(cache=True, nogil=True)
 def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_count, edge_patch, edge_corners,
-                  edge_axis, cell_mask, cell_first, surface_cells, positions, normals, vmat, vevals, qef):
+                  edge_axis, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef):
     """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`).
 
     Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
@@ -218,7 +249,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
         i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
         first = cell_first[a, b, c]
-        mask = cell_mask[a, b, c]
+        mask = cell_case[a, b, c]
         uniform = True  # all eight samples name the same two materials (the mixes may differ)
         for corner in range(8):
             ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
@@ -371,7 +402,7 @@ def surface_distance(density, iso, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind_by_id, cell_mask, cell_first,
+def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind_by_id, cell_case, cell_first,
              positions, normals, vmat, vevals, qef, vertex_count, parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
 
@@ -395,7 +426,7 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind
     for a in range(dims[0]):
         for b in range(dims[1]):
             for c in range(dims[2]):
-                patches = patch_count[cell_mask[a, b, c]]
+                patches = patch_count[cell_case[a, b, c]]
                 state[a, b, c] = -1 if patches == 0 else (cell_first[a, b, c] if patches == 1 else -2)
     solved = np.empty(4)
     children = np.empty(8, dtype=np.int64)
@@ -625,7 +656,7 @@ def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vshare
 
 
 @nb.njit(cache=True, nogil=True)
-def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
+def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
                vshares, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
                out_mat, out_blend, out_triangles, out_tri_material, counts):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
@@ -650,7 +681,7 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
         i = surface_cells[cell_index, 0] + 1
         j = surface_cells[cell_index, 1] + 1
         k = surface_cells[cell_index, 2] + 1
-        mask = ext_mask[i, j, k]
+        mask = ext_case[i, j, k]
         solid = mask & 1 == 1  # the cell's first corner is the edge's first sample
         for axis in range(3):
             if ((mask >> (1 << axis)) & 1 == 1) == solid:
@@ -668,7 +699,7 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
                     complete = False  # the volume's border: no closing surface there
                     break
                 corner = ((1 - du) << u) | ((1 - dv) << v)
-                ring[corner_of_ring] = rep[first + edge_patch[ext_mask[cell[0], cell[1], cell[2]],
+                ring[corner_of_ring] = rep[first + edge_patch[ext_case[cell[0], cell[1], cell[2]],
                                                                edge_from_corner_axis[corner, axis]]]
             if not complete:
                 continue
@@ -721,8 +752,8 @@ def emit_quads(surface_cells, ext_first, ext_mask, edge_patch, edge_from_corner_
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_cells(surface_cells, src_lo, src_hi, ext_at, cell_first, cell_mask, rep, positions, normals, vmat, vevals,
-                 patch_count, index_of, ext_first, ext_mask, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
+def gather_cells(surface_cells, src_lo, src_hi, ext_at, cell_first, cell_case, rep, positions, normals, vmat, vevals,
+                 patch_count, index_of, ext_first, ext_case, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
                  n_gathered):
     """Copy the chunk's ``surface_cells`` that lie in ``src_lo .. src_hi - 1`` (its local cell indices) into the
     extended cell arrays of a block at ``ext_at``, with the vertices they use and their representatives
@@ -736,8 +767,8 @@ def gather_cells(surface_cells, src_lo, src_hi, ext_at, cell_first, cell_mask, r
                 or c >= src_hi[2]):
             continue
         ea, eb, ec = ext_at[0] + a - src_lo[0], ext_at[1] + b - src_lo[1], ext_at[2] + c - src_lo[2]
-        mask = cell_mask[a, b, c]
-        ext_mask[ea, eb, ec] = mask
+        mask = cell_case[a, b, c]
+        ext_case[ea, eb, ec] = mask
         first = cell_first[a, b, c]
         ext_first[ea, eb, ec] = n_gathered
         for p in range(patch_count[mask]):
@@ -798,12 +829,12 @@ def same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_norma
 
 
 @nb.njit(cache=True, nogil=True)
-def top_layer_changes(axis, patch_count, a_mask, a_first, a_rep, a_positions, a_normals, a_mat, a_evals,
-                      b_mask, b_first, b_rep, b_positions, b_normals, b_mat, b_evals, changed):
+def top_layer_changes(axis, patch_count, a_case, a_first, a_rep, a_positions, a_normals, a_mat, a_evals,
+                      b_case, b_first, b_rep, b_positions, b_normals, b_mat, b_evals, changed):
     """``changed[p, q]`` = whether the cell at (p, q) of the top cell layer along ``axis`` (the other two axes
     in order) looks different to a neighbour in surface b than in surface a: its case, or the data of the
     vertex standing for any of its patches."""
-    dims = a_mask.shape
+    dims = a_case.shape
     top = dims[axis] - 1
     for p in range(changed.shape[0]):
         for q in range(changed.shape[1]):
@@ -813,8 +844,8 @@ def top_layer_changes(axis, patch_count, a_mask, a_first, a_rep, a_positions, a_
                 i, j, k = p, top, q
             else:
                 i, j, k = p, q, top
-            mask = a_mask[i, j, k]
-            differs = mask != b_mask[i, j, k]
+            mask = a_case[i, j, k]
+            differs = mask != b_case[i, j, k]
             if not differs:
                 for patch in range(patch_count[mask]):
                     va = a_rep[a_first[i, j, k] + patch]

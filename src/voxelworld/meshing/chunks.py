@@ -239,7 +239,7 @@ class ChunkMesher:
         layers that differs between ``old`` and ``new``: neighbour +o joins the cells on the top layer of every
         axis where o is 1."""
         grid = self.volume.chunk_grid_shape
-        dims = new.cell_mask.shape
+        dims = new.cell_case.shape
         if min(dims) == 0:
             return set()
         changes = []
@@ -249,8 +249,8 @@ class ChunkMesher:
                 changes.append(np.ones(others, dtype=bool))
                 continue
             changed = np.empty(others, dtype=np.bool_)
-            _kernels.top_layer_changes(axis, tables.PATCH_COUNT, old.cell_mask, old.cell_first, old.rep,
-                                       old.positions, old.normals, old.materials, old.evaluations, new.cell_mask,
+            _kernels.top_layer_changes(axis, tables.PATCH_COUNT, old.cell_case, old.cell_first, old.rep,
+                                       old.positions, old.normals, old.materials, old.evaluations, new.cell_case,
                                        new.cell_first, new.rep, new.positions, new.normals, new.materials,
                                        new.evaluations, changed)
             changes.append(changed)
@@ -336,7 +336,7 @@ class ChunkMesher:
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
-    return (np.array_equal(a.cell_mask, b.cell_mask) and np.array_equal(a.cell_first, b.cell_first)
+    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.cell_first, b.cell_first)
             and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
             and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
             and np.array_equal(a.evaluations, b.evaluations))

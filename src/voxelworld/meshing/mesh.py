@@ -133,7 +133,7 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     # Only the cells a quad can ask for are filled: the surface cells (every cell around a crossing edge has a
     # vertex) and, as "no cell", the layer below the block where it lies outside the volume.
     ext_first = np.empty(tuple(dims + 1), dtype=np.int64)
-    ext_mask = np.empty(tuple(dims + 1), dtype=np.uint8)
+    ext_case = np.empty(tuple(dims + 1), dtype=np.uint16)
     ext_first[0], ext_first[:, 0], ext_first[:, :, 0] = -1, -1, -1
     capacity = sum(surface.vertex_count for surface, _, _ in gathered)
     positions, normals = np.empty((capacity, 3)), np.empty((capacity, 3))
@@ -143,15 +143,15 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     n = 0
     cells = []
     for surface, cells_lo, own in gathered:
-        cells_hi = cells_lo + np.array(surface.cell_mask.shape)
+        cells_hi = cells_lo + np.array(surface.cell_case.shape)
         start, stop = np.maximum(cells_lo, lo - 1), np.minimum(cells_hi, hi)  # within the block's cells and
         if np.any(stop <= start):                                            # the layer below them
             continue
         n = _kernels.gather_cells(surface.surface_cells, start - cells_lo, stop - cells_lo, start - (lo - 1),
                                   surface.cell_first,
-                                  surface.cell_mask, surface.rep, surface.positions, surface.normals,
+                                  surface.cell_case, surface.rep, surface.positions, surface.normals,
                                   surface.materials, surface.evaluations, tables.PATCH_COUNT, index_of, ext_first,
-                                  ext_mask, positions, normals, materials, shares, rep, source, n)
+                                  ext_case, positions, normals, materials, shares, rep, source, n)
         if own:
             cells.append(surface.surface_cells + (cells_lo - lo))
     surface_cells = np.concatenate(cells) if len(cells) > 1 else cells[0]
@@ -167,7 +167,7 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     chain_next = np.empty(6 * crossings, dtype=np.int64)
     chain_code = np.empty(6 * crossings, dtype=np.int64)
     counts = np.zeros(2, dtype=np.int64)
-    _kernels.emit_quads(surface_cells, ext_first, ext_mask, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep,
+    _kernels.emit_quads(surface_cells, ext_first, ext_case, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep,
                         positions, normals, materials, shares, volume.origin, volume.voxel_size, collision, head,
                         chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, out_triangles,
                         out_tri_material, counts)

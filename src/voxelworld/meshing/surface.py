@@ -19,10 +19,10 @@ __all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "simplify_surface", 
 
 @dataclass(frozen=True)
 class ChunkSurface:
-    """The vertices of the cells ``cell_lo .. cell_lo + cell_mask.shape - 1`` (sample coordinates)."""
+    """The vertices of the cells ``cell_lo .. cell_lo + cell_case.shape - 1`` (sample coordinates)."""
 
     cell_lo: np.ndarray  # (3,) int64: the first cell
-    cell_mask: np.ndarray  # uint8 per cell: sign case (bit b: corner b solid)
+    cell_case: np.ndarray  # uint16 per cell: sign mask (bit b: corner b solid) | flipped faces << 8 (tables)
     cell_first: np.ndarray  # int64 per cell: index of its first vertex, -1 when it has none
     surface_cells: np.ndarray  # (m, 3) int64: local index of each cell that has a vertex, in vertex order
     positions: np.ndarray  # (n, 3) float64, sample coordinates
@@ -56,11 +56,12 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     lo = np.asarray(cell_lo, dtype=np.int64)
     hi = np.asarray(cell_hi, dtype=np.int64)
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
-    cell_mask = np.empty(dims, dtype=np.uint8)
+    cell_case = np.empty(dims, dtype=np.uint16)
     cell_first = np.empty(dims, dtype=np.int64)
-    surface_cells = _scratch_cells(cell_mask.size)
+    surface_cells = _scratch_cells(cell_case.size)
     counts = np.empty(2, dtype=np.int64)
-    _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, cell_mask, cell_first, surface_cells, counts)
+    _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, tables.ONE_PATCH_FACES, cell_case, cell_first,
+                        surface_cells, counts)
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     positions = np.empty((n, 3))
     normals = np.empty((n, 3))
@@ -69,9 +70,9 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     qef = np.empty((n, _kernels.QEF_COLUMNS))
     _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
-                           tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_mask, cell_first, surface_cells, positions,
+                           tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
-    return ChunkSurface(lo, cell_mask, cell_first, surface_cells, positions, normals, materials, evaluations, qef,
+    return ChunkSurface(lo, cell_case, cell_first, surface_cells, positions, normals, materials, evaluations, qef,
                         np.arange(n, dtype=np.int64))
 
 
@@ -83,7 +84,7 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     n = surface.vertex_count
     if levels == 0 or n == 0:
         return surface
-    dims = np.array(surface.cell_mask.shape, dtype=np.int64)
+    dims = np.array(surface.cell_case.shape, dtype=np.int64)
     # At most one merged vertex per octree node of each level.
     capacity = n + sum(int(np.prod(-(-dims // 2 ** level))) for level in range(1, levels + 1))
     positions = np.empty((capacity, 3))
@@ -96,9 +97,9 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     parent = np.empty(capacity, dtype=np.int64)
     total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, 1 if collision else 2,
                               tables.PATCH_COUNT,
-                              kind_by_id, surface.cell_mask, surface.cell_first, positions, normals, materials,
+                              kind_by_id, surface.cell_case, surface.cell_first, positions, normals, materials,
                               evaluations, qef, n, parent)
-    return ChunkSurface(surface.cell_lo, surface.cell_mask, surface.cell_first, surface.surface_cells,
+    return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
                         positions[:total],
                         normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total])
 
@@ -138,6 +139,6 @@ def dual_vertices(volume, sharp: bool = False) -> DualVertices:
     totals = surface.evaluations.sum(axis=1)
     blend = np.divide(surface.evaluations[:, 1], totals, out=np.zeros(len(totals)), where=totals > 0)
     cells = np.repeat(surface.surface_cells + surface.cell_lo,
-                      tables.PATCH_COUNT[surface.cell_mask[tuple(surface.surface_cells.T)]], axis=0)
+                      tables.PATCH_COUNT[surface.cell_case[tuple(surface.surface_cells.T)]], axis=0)
     return DualVertices(volume.origin + surface.positions * volume.voxel_size, surface.normals,
                         surface.materials[:, 0].copy(), surface.materials[:, 1].copy(), blend, cells)

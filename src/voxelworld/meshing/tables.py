@@ -6,8 +6,9 @@ first sample; its sign mask has bit ``b`` set when that sample is solid (``densi
 Patches. The surface inside a cell may be several pieces. Its crossing edges (edges whose two corners differ)
 are joined into patches by the segments the surface draws on each face: a face with two crossing edges joins
 them; a face with four (two solid corners diagonally opposite) joins the two edges around each solid corner,
-so solids touching only along a face diagonal stay apart. The rule looks only at the face's own corners, so
-the two cells sharing a face always agree, which keeps the dual mesh manifold. One vertex per patch.
+so solids touching only along a face diagonal stay apart, unless the face is *flipped* (see ``PATCH_COUNT``):
+then the segments cut off its empty corners. Both cells sharing a face read it the same way, which keeps the
+dual mesh manifold. One vertex per patch.
 """
 
 from __future__ import annotations
@@ -47,8 +48,14 @@ def _faces() -> list[list[int]]:
     return faces
 
 
-def _patches(mask: int) -> tuple[int, list[int]]:
-    """Number of patches of sign case ``mask`` and each edge's patch (-1: the edge does not cross)."""
+_FACES = _faces()
+_FACE_EDGES = [[_edge_between(cycle[n], cycle[(n + 1) % 4]) for n in range(4)] for cycle in _FACES]
+
+
+def _patches(mask: int, flipped: int) -> tuple[int, list[int], int]:
+    """Patches of sign case ``mask`` with the faces in bitmask ``flipped`` read the other way: the number of
+    patches, each edge's patch (-1: the edge does not cross), and the bitmask of the ambiguous faces whose two
+    segments lie on one patch."""
     solid = [(mask >> b) & 1 for b in range(8)]
     crossing = [solid[p] != solid[q] for p, q in EDGE_CORNERS]
     parent = list(range(12))
@@ -63,15 +70,18 @@ def _patches(mask: int) -> tuple[int, list[int]]:
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    for cycle in _faces():
-        edges = [_edge_between(cycle[n], cycle[(n + 1) % 4]) for n in range(4)]
+    ambiguous = []
+    for face, (cycle, edges) in enumerate(zip(_FACES, _FACE_EDGES)):
         crossing_edges = [e for e in edges if crossing[e]]
         if len(crossing_edges) == 2:
             join(*crossing_edges)
         elif len(crossing_edges) == 4:
-            for n in range(4):
-                if solid[cycle[n]]:  # the segment that cuts this solid corner off
-                    join(edges[(n - 1) % 4], edges[n])
+            cut_off = 0 if (flipped >> face) & 1 else 1  # the corners each segment cuts off: solid or empty
+            segments = [(edges[(n - 1) % 4], edges[n]) for n in range(4) if solid[cycle[n]] == cut_off]
+            for a, b in segments:
+                join(a, b)
+            ambiguous.append((face, segments[0][0]))
+            ambiguous.append((face, segments[1][0]))
     roots: dict[int, int] = {}
     patch_of_edge = []
     for e in range(12):
@@ -79,12 +89,50 @@ def _patches(mask: int) -> tuple[int, list[int]]:
             patch_of_edge.append(roots.setdefault(find(e), len(roots)))
         else:
             patch_of_edge.append(-1)
-    return len(roots), patch_of_edge
+    one_patch = 0
+    for n in range(0, len(ambiguous), 2):
+        (face, a), (_, b) = ambiguous[n], ambiguous[n + 1]
+        if find(a) == find(b):
+            one_patch |= 1 << face
+    return len(roots), patch_of_edge, one_patch
 
 
-_CASES = [_patches(mask) for mask in range(256)]
-PATCH_COUNT = np.array([count for count, _ in _CASES], dtype=np.int64)
-EDGE_PATCH = np.array([edges for _, edges in _CASES], dtype=np.int64)
+def _cases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """PATCH_COUNT and EDGE_PATCH over all cases (mask | flipped << 8), and ONE_PATCH_FACES per mask."""
+    count = np.zeros(256 * 64, dtype=np.int64)
+    edge_patch = np.full((256 * 64, 12), -1, dtype=np.int64)
+    one_patch = np.zeros(256, dtype=np.int64)
+    flips = np.arange(64)
+    for mask in range(256):
+        ambiguous = _ambiguous_faces(mask)
+        one_patch[mask] = _patches(mask, 0)[2]
+        # Only the flips of ambiguous faces matter: work out each of those and copy it to every case it covers.
+        for flipped in range(64):
+            if flipped & ~ambiguous:
+                continue
+            patches, edges, _ = _patches(mask, flipped)
+            cases = mask | flips[(flips & ambiguous) == flipped] << 8
+            count[cases] = patches
+            edge_patch[cases] = edges
+    return count, edge_patch, one_patch
+
+
+def _ambiguous_faces(mask: int) -> int:
+    """Bitmask of the faces of sign case ``mask`` whose solid corners sit on a diagonal."""
+    faces = 0
+    for face, cycle in enumerate(_FACES):
+        signs = [(mask >> corner) & 1 for corner in cycle]
+        if signs in ([1, 0, 1, 0], [0, 1, 0, 1]):
+            faces |= 1 << face
+    return faces
+
+
+# A cell's *case* is its sign mask plus, in bits 8-13, the ambiguous faces read the other way: a face is
+# flipped when, read the usual way (separating its two solid corners), its two segments would lie on one patch
+# in both cells that share it, which would give their two vertices four quads in common (a non-manifold edge).
+# Read the other way they part, in both cells at once, since both look at the same face.
+PATCH_COUNT, EDGE_PATCH, ONE_PATCH_FACES = _cases()
+CASES = 256 * 64
 
 
 def _edge_from_corner_axis() -> np.ndarray:
