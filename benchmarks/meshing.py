@@ -64,7 +64,8 @@ def main() -> None:
     mesher.update()
     chunk = (1, 1, 1)
     samples = world.density[32:65, 32:65, 32:65].astype(np.float32)
-    for options, label in ((MeshOptions(levels=0), "unsimplified"), (MeshOptions(), "simplified (default)")):
+    for options, label in ((MeshOptions(levels=0, collision_levels=0), "unsimplified"),
+                           (MeshOptions(), "simplified (default)")):
         ms, mesh = median_ms(lambda: _build_chunk(world, chunk, options, mesher._display_surfaces), runs=41)
         rows.append((f"32³ chunk of the demo world, display mesh with materials, {label}", ms,
                      f"{mesh.triangle_count} triangles", "<= 0.6"))

@@ -62,10 +62,11 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     return materials, options
 
 
-def _surface(volume: VoxelVolume, chunk, options: MeshOptions) -> ChunkSurface:
+def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int) -> ChunkSurface:
+    """The chunk's dual vertices, with the tangent planes that simplification needs when ``levels`` > 0."""
     lo, hi = chunk_cells(volume.shape, volume.chunk_size, chunk)
     return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, options.sharp,
-                         planes=options.levels > 0 or options.collision_levels > 0)
+                         planes=levels > 0)
 
 
 def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: MeshOptions,
@@ -80,8 +81,8 @@ def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: M
 
 def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
     """Rebuild one chunk's vertices into ``surfaces`` and assemble its display mesh (what a remesh costs)."""
-    surfaces[chunk] = _simplified(volume.density, volume.iso, _surface(volume, chunk, options), options,
-                                  volume.materials, False)
+    raw = _surface(volume, chunk, options, max(options.levels, options.collision_levels))  # as ChunkMesher does
+    surfaces[chunk] = _simplified(volume.density, volume.iso, raw, options, volume.materials, False)
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
@@ -112,8 +113,9 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     """
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso, _surface(volume, c, options),
-                                                           options, materials, False), chunks)))
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso,
+                                                           _surface(volume, c, options, options.levels), options,
+                                                           materials, False), chunks)))
     return merge_display_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=False),
                                      _blocks(volume)))
 
@@ -123,7 +125,8 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     """The collision mesh of the whole volume (simplified with ``options.collision_tolerance``)."""
     materials, options = _check(volume, materials, options)
     chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso, _surface(volume, c, options),
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso,
+                                                           _surface(volume, c, options, options.collision_levels),
                                                            options, materials, True), chunks)))
     return merge_collision_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=True),
                                        _blocks(volume)))
@@ -210,7 +213,8 @@ class ChunkMesher:
         return MeshUpdate(meshes, frozenset(rebuild))
 
     def _build_surfaces(self, chunk) -> tuple[ChunkSurface, ChunkSurface]:
-        raw = _surface(self.volume, chunk, self.options)
+        # Kept for the collision mesh too, so with the planes either simplification needs.
+        raw = _surface(self.volume, chunk, self.options, max(self.options.levels, self.options.collision_levels))
         return raw, _simplified(self.volume.density, self.volume.iso, raw, self.options, self.materials, False)
 
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
