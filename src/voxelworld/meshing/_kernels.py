@@ -575,27 +575,47 @@ def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals,
 
 # -------------------------------------------------------------------------------------------------- quads
 @nb.njit(cache=True, inline="always")
+def judge_one_pair(m0, m1, a0, a1, as0, as1, b0, b1, bs0, bs1, c0, c1, cs0, cs1):
+    """:func:`judge_triangle` on scalars for the common case, three vertices naming the materials m0, m1 (in
+    either order; vertex materials a0, a1 with shares as0, as1, and so on). Returns (applies, count, id0, id1);
+    ``applies`` is False when the vertices name other materials. Scalars only: array arguments cost reference
+    counting on every call in the hot loop."""
+    first = second = 0.0
+    if m0 == 0 or m0 == m1:
+        return False, 0, 0, 0
+    if a0 == m0 and a1 == m1:
+        first, second = first + as0, second + as1
+    elif a0 == m1 and a1 == m0:
+        first, second = first + as1, second + as0
+    else:
+        return False, 0, 0, 0
+    if b0 == m0 and b1 == m1:
+        first, second = first + bs0, second + bs1
+    elif b0 == m1 and b1 == m0:
+        first, second = first + bs1, second + bs0
+    else:
+        return False, 0, 0, 0
+    if c0 == m0 and c1 == m1:
+        first, second = first + cs0, second + cs1
+    elif c0 == m1 and c1 == m0:
+        first, second = first + cs1, second + cs0
+    else:
+        return False, 0, 0, 0
+    if m1 == 0 or second <= 0.0:
+        return True, (1 if first > 0.0 else 0), m0, 0
+    if first <= 0.0:
+        return True, 1, m1, 0
+    if second > first or (second == first and m1 < m0):
+        return True, 2, m1, m0
+    return True, 2, m0, m1
+
+
+@nb.njit(cache=True)
 def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares; ``vshares[v]``
     are vertex v's two materials' shares, summing to 1): writes the two highest to ``ids[0:2]`` (highest
     first, lower id on a tie, 0 where none) and returns how many it has. ``seen`` (int64) and ``total``
-    (float64), 6 long, are scratch."""
-    m0, m1 = np.int64(vmat[a, 0]), np.int64(vmat[a, 1])
-    if m0 != 0 and m0 != m1 and m0 == vmat[b, 0] and m0 == vmat[c, 0] and m1 == vmat[b, 1] and m1 == vmat[c, 1]:
-        # The common case: three vertices naming the same two materials.
-        first = vshares[a, 0] + vshares[b, 0] + vshares[c, 0]
-        second = vshares[a, 1] + vshares[b, 1] + vshares[c, 1]
-        if m1 == 0 or second <= 0.0:
-            ids[0], ids[1] = m0, 0
-            return 1 if first > 0.0 else 0
-        if first <= 0.0:
-            ids[0], ids[1] = m1, 0
-            return 1
-        if second > first or (second == first and m1 < m0):
-            ids[0], ids[1] = m1, m0
-        else:
-            ids[0], ids[1] = m0, m1
-        return 2
+    (float64), 6 long, are scratch. (:func:`judge_one_pair` does the common case without arrays.)"""
     count = 0
     for corner in range(3):
         v = a if corner == 0 else (b if corner == 1 else c)
@@ -615,44 +635,6 @@ def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
         elif value > best1 or (value == best1 and m < ids[1]):
             ids[1], best1 = m, value
     return count
-
-
-@nb.njit(cache=True, inline="always")
-def same_materials(vmat, ring):
-    """Whether the four vertices of ``ring`` name the same two material slots."""
-    for q in range(1, 4):
-        if vmat[ring[q], 0] != vmat[ring[0], 0] or vmat[ring[q], 1] != vmat[ring[0], 1]:
-            return False
-    return True
-
-
-@nb.njit(cache=True, inline="always")
-def emit_vertex(g, code, mat_first, mat_second, positions, normals, vmat, vshares, origin, voxel_size, head,
-                chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, n_out):
-    """The output index of global vertex g carrying material pair ``code``, adding it if new."""
-    o = head[g]
-    while o >= 0:
-        if chain_code[o] == code:
-            return o, n_out
-        o = chain_next[o]
-    o = n_out
-    chain_code[o] = code
-    chain_next[o] = head[g]
-    head[g] = o
-    for axis in range(3):
-        out_positions[o, axis] = origin[axis] + positions[g, axis] * voxel_size
-        out_normals[o, axis] = normals[g, axis]
-    out_mat[o, 0], out_mat[o, 1] = mat_first, mat_second
-    # The blend is the second material's share of the pair; evaluation values give the same ratio as shares.
-    m0, m1 = np.int64(vmat[g, 0]), np.int64(vmat[g, 1])
-    e0, e1 = vshares[g, 0], vshares[g, 1]
-    first = (e0 if m0 == mat_first else 0.0) + (e1 if m1 == mat_first else 0.0)
-    second = 0.0
-    if mat_second != 0:
-        second = (e0 if m0 == mat_second else 0.0) + (e1 if m1 == mat_second else 0.0)
-    total = first + second
-    out_blend[o] = second / total if total > 0.0 else 0.0
-    return o, n_out + 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -709,7 +691,13 @@ def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_
             if ring[0] == ring[2] or ring[1] == ring[3]:
                 continue  # the quad folded onto a diagonal: both triangles degenerate
             ok0 = ok1 = True
-            if not same_materials(vmat, ring):  # else no triangle can have more than two
+            r0, r1 = vmat[ring[0], 0], vmat[ring[0], 1]
+            same = True  # all four vertices name the same two materials: no triangle can have more
+            for q in range(1, 4):
+                q0, q1 = vmat[ring[q], 0], vmat[ring[q], 1]
+                if not ((q0 == r0 and q1 == r1) or (q0 == r1 and q1 == r0)):
+                    same = False
+            if not same:
                 ok0 = (judge_triangle(vmat, vshares, ring[0], ring[1], ring[2], ids, seen, total) <= 2
                        and judge_triangle(vmat, vshares, ring[0], ring[2], ring[3], ids, seen, total) <= 2)
                 ok1 = (judge_triangle(vmat, vshares, ring[0], ring[1], ring[3], ids, seen, total) <= 2
@@ -731,20 +719,46 @@ def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_
                 a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
                 if a == b or b == c or a == c:
                     continue
-                judge_triangle(vmat, vshares, a, b, c, ids, seen, total)
+                applies, _, id0, id1 = judge_one_pair(
+                    np.int64(vmat[a, 0]), np.int64(vmat[a, 1]), np.int64(vmat[a, 0]), np.int64(vmat[a, 1]),
+                    vshares[a, 0], vshares[a, 1], np.int64(vmat[b, 0]), np.int64(vmat[b, 1]), vshares[b, 0],
+                    vshares[b, 1], np.int64(vmat[c, 0]), np.int64(vmat[c, 1]), vshares[c, 0], vshares[c, 1])
+                if not applies:
+                    judge_triangle(vmat, vshares, a, b, c, ids, seen, total)
+                    id0, id1 = ids[0], ids[1]
                 if collision:
-                    first_mat, second_mat, code = ids[0], 0, 0
-                    out_tri_material[n_tri] = ids[0]
+                    first_mat, second_mat, code = id0, 0, 0
+                    out_tri_material[n_tri] = id0
                 else:
-                    first_mat, second_mat = ids[0], ids[1]
+                    first_mat, second_mat = id0, id1
                     if second_mat != 0 and second_mat < first_mat:
                         first_mat, second_mat = second_mat, first_mat
                     code = first_mat * 256 + second_mat
                 for corner in range(3):
                     g = a if corner == 0 else (b if corner == 1 else c)
-                    o, n_out = emit_vertex(g, code, first_mat, second_mat, positions, normals, vmat,
-                                           vshares, origin, voxel_size, head, chain_next, chain_code,
-                                           out_positions, out_normals, out_mat, out_blend, n_out)
+                    # The output vertex of g with this material pair: found on g's chain, or added.
+                    o = head[g]
+                    while o >= 0 and chain_code[o] != code:
+                        o = chain_next[o]
+                    if o < 0:
+                        o = n_out
+                        n_out += 1
+                        chain_code[o] = code
+                        chain_next[o] = head[g]
+                        head[g] = o
+                        for axis2 in range(3):
+                            out_positions[o, axis2] = origin[axis2] + positions[g, axis2] * voxel_size
+                            out_normals[o, axis2] = normals[g, axis2]
+                        out_mat[o, 0], out_mat[o, 1] = first_mat, second_mat
+                        # The blend is the second material's share of the pair.
+                        m0, m1 = np.int64(vmat[g, 0]), np.int64(vmat[g, 1])
+                        e0, e1 = vshares[g, 0], vshares[g, 1]
+                        share_first = (e0 if m0 == first_mat else 0.0) + (e1 if m1 == first_mat else 0.0)
+                        share_second = 0.0
+                        if second_mat != 0:
+                            share_second = (e0 if m0 == second_mat else 0.0) + (e1 if m1 == second_mat else 0.0)
+                        pair_total = share_first + share_second
+                        out_blend[o] = share_second / pair_total if pair_total > 0.0 else 0.0
                     out_triangles[n_tri, corner] = o
                 n_tri += 1
     counts[0], counts[1] = n_out, n_tri

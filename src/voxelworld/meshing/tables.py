@@ -99,9 +99,10 @@ def _patches(mask: int, flipped: int) -> tuple[int, list[int], int]:
 
 def _cases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """PATCH_COUNT and EDGE_PATCH over all cases (mask | flipped << 8), and ONE_PATCH_FACES per mask."""
-    count = np.zeros(256 * 64, dtype=np.int64)
-    edge_patch = np.full((256 * 64, 12), -1, dtype=np.int64)
-    one_patch = np.zeros(256, dtype=np.int64)
+    # int8: the kernels look these up for every crossing, so they had better stay in the cache.
+    count = np.zeros(256 * 64, dtype=np.int8)
+    edge_patch = np.full((256 * 64, 12), -1, dtype=np.int8)
+    one_patch = np.zeros(256, dtype=np.int8)
     flips = np.arange(64)
     for mask in range(256):
         ambiguous = _ambiguous_faces(mask)
