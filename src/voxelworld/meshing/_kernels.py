@@ -33,20 +33,6 @@ def axis_difference(low, middle, high, at_start, at_end):
 
 
 @nb.njit(cache=True, inline="always")
-def sample_gradient(density, i, j, k, out, o):
-    """``out[o:o+3]`` = density gradient at sample (i, j, k), per sample: central differences, one-sided at the
-    volume's border."""
-    nx, ny, nz = density.shape
-    middle = np.float64(density[i, j, k])
-    out[o] = axis_difference(np.float64(density[max(i - 1, 0), j, k]), middle,
-                             np.float64(density[min(i + 1, nx - 1), j, k]), i == 0, i == nx - 1)
-    out[o + 1] = axis_difference(np.float64(density[i, max(j - 1, 0), k]), middle,
-                                 np.float64(density[i, min(j + 1, ny - 1), k]), j == 0, j == ny - 1)
-    out[o + 2] = axis_difference(np.float64(density[i, j, max(k - 1, 0)]), middle,
-                                 np.float64(density[i, j, min(k + 1, nz - 1)]), k == 0, k == nz - 1)
-
-
-@nb.njit(cache=True, inline="always")
 def corner_weight(corner, vx, vy, vz):
     """Trilinear weight of cell corner ``corner`` at local position v: product over the axes of |(1 - c) - v|."""
     wx = vx if corner & 1 else 1.0 - vx
@@ -100,26 +86,6 @@ def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, to
 
 
 # ------------------------------------------------------------------------------------------------ quadrics
-@nb.njit(cache=True, inline="always")
-def add_plane(qef, v, nx, ny, nz, px, py, pz):
-    """Add the plane through (px, py, pz) with unit normal n to vertex v's quadric."""
-    d = nx * px + ny * py + nz * pz
-    qef[v, 0] += nx * nx
-    qef[v, 1] += nx * ny
-    qef[v, 2] += nx * nz
-    qef[v, 3] += ny * ny
-    qef[v, 4] += ny * nz
-    qef[v, 5] += nz * nz
-    qef[v, 6] += nx * d
-    qef[v, 7] += ny * d
-    qef[v, 8] += nz * d
-    qef[v, 9] += d * d
-    qef[v, 10] += px
-    qef[v, 11] += py
-    qef[v, 12] += pz
-    qef[v, 13] += 1.0
-
-
 @nb.njit(cache=True)
 def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
     """Minimise the quadric ``q`` (one row) inside the box ``lo .. hi``: ``out[0:3]`` the point, ``out[3]``
@@ -233,6 +199,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
     planes (columns 0-9) are summed only with ``planes`` or ``sharp``; the mass point (10-13) always.
     """
     planes = planes or sharp
+    nx, ny, nz = density.shape
     d = np.empty(8)
     grads = np.empty(24)
     weights = np.empty(8)
@@ -254,15 +221,26 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
         for corner in range(8):
             ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
             d[corner] = density[ci, cj, ck]
-            sample_gradient(density, ci, cj, ck, grads, 3 * corner)
+            # The sample's gradient, written out here: a call with array arguments costs reference counting.
+            middle = np.float64(density[ci, cj, ck])
+            grads[3 * corner] = axis_difference(np.float64(density[max(ci - 1, 0), cj, ck]), middle,
+                                                np.float64(density[min(ci + 1, nx - 1), cj, ck]), ci == 0,
+                                                ci == nx - 1)
+            grads[3 * corner + 1] = axis_difference(np.float64(density[ci, max(cj - 1, 0), ck]), middle,
+                                                    np.float64(density[ci, min(cj + 1, ny - 1), ck]), cj == 0,
+                                                    cj == ny - 1)
+            grads[3 * corner + 2] = axis_difference(np.float64(density[ci, cj, max(ck - 1, 0)]), middle,
+                                                    np.float64(density[ci, cj, min(ck + 1, nz - 1)]), ck == 0,
+                                                    ck == nz - 1)
             dens[corner] = density[ci, cj, ck]
             ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
             if ma[corner] != ma[0] or mb[corner] != mb[0]:
                 uniform = False
         for patch in range(patch_count[mask]):
             v = first + patch
-            for col in range(14):
-                qef[v, col] = 0.0
+            # The quadric, summed in locals and stored once (see QEF_COLUMNS for the layout).
+            axx = axy = axz = ayy = ayz = azz = bx = by = bz = cc = 0.0
+            sx = sy = sz = count = 0.0
             for e in range(12):
                 if edge_patch[mask, e] != patch:
                     continue
@@ -270,14 +248,11 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
                 # Kept off the corners: a sample exactly at iso would put the vertices of all its
                 # cells on one point (zero-area triangles).
                 t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
-                px = (p & 1) + (t if edge_axis[e] == 0 else 0.0)
-                py = ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
-                pz = ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                px = i + (p & 1) + (t if edge_axis[e] == 0 else 0.0)
+                py = j + ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
+                pz = k + ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                sx, sy, sz, count = sx + px, sy + py, sz + pz, count + 1.0
                 if not planes:
-                    qef[v, 10] += i + px
-                    qef[v, 11] += j + py
-                    qef[v, 12] += k + pz
-                    qef[v, 13] += 1.0
                     continue
                 gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
                 gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
@@ -289,7 +264,13 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
                     gx = 1.0 if edge_axis[e] == 0 else 0.0
                     gy = 1.0 if edge_axis[e] == 1 else 0.0
                     gz = 1.0 if edge_axis[e] == 2 else 0.0
-                add_plane(qef, v, gx, gy, gz, i + px, j + py, k + pz)
+                dist = gx * px + gy * py + gz * pz
+                axx, axy, axz = axx + gx * gx, axy + gx * gy, axz + gx * gz
+                ayy, ayz, azz = ayy + gy * gy, ayz + gy * gz, azz + gz * gz
+                bx, by, bz, cc = bx + gx * dist, by + gy * dist, bz + gz * dist, cc + dist * dist
+            qef[v, 0], qef[v, 1], qef[v, 2], qef[v, 3], qef[v, 4], qef[v, 5] = axx, axy, axz, ayy, ayz, azz
+            qef[v, 6], qef[v, 7], qef[v, 8], qef[v, 9] = bx, by, bz, cc
+            qef[v, 10], qef[v, 11], qef[v, 12], qef[v, 13] = sx, sy, sz, count
             count = qef[v, 13]
             if sharp:
                 solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
