@@ -156,8 +156,8 @@ def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
 
 @nb.njit(cache=True, nogil=True)
 def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, cell_first, surface_cells, counts):
-    """Case of every cell ``lo .. hi - 1`` (see ``tables``) and the index of its first vertex (-1: none); the
-    local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices,
+    """Case of every cell ``lo .. hi - 1`` (see ``tables``) and, for each cell with vertices, the index of its
+    first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices,
     surface cells)."""
     count = 0
     cells = 0
@@ -172,15 +172,22 @@ def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, ce
                 quad[c] = ((density[i, j, k] >= iso) | (density[i + 1, j, k] >= iso) << 1
                            | (density[i, j + 1, k] >= iso) << 2 | (density[i + 1, j + 1, k] >= iso) << 3)
             a, b = i - lo[0], j - lo[1]
+            uniform = quad[0] == 0 or quad[0] == 15
+            for c in range(1, depth + 1):
+                if quad[c] != quad[0]:
+                    uniform = False
+                    break
+            if uniform:  # all inside or all outside: the common row, no vertex in it
+                for c in range(depth):
+                    cell_case[a, b, c] = 0 if quad[0] == 0 else 255
+                continue
             for c in range(depth):
                 mask = quad[c] | quad[c + 1] << 4
                 if one_patch_faces[mask]:
                     mask |= flipped_faces(density, iso, i, j, lo[2] + c, mask, one_patch_faces) << 8
                 cell_case[a, b, c] = mask
                 patches = patch_count[mask]
-                if patches == 0:
-                    cell_first[a, b, c] = -1
-                else:
+                if patches:  # cells without a vertex keep whatever cell_first held: nothing reads it there
                     cell_first[a, b, c] = count
                     count += patches
                     surface_cells[cells, 0], surface_cells[cells, 1], surface_cells[cells, 2] = a, b, c

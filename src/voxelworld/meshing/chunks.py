@@ -340,7 +340,8 @@ class ChunkMesher:
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
-    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.cell_first, b.cell_first)
+    # cell_first follows from the surface cells and their cases (and means nothing elsewhere).
+    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
             and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
             and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
             and np.array_equal(a.evaluations, b.evaluations))

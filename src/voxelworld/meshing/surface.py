@@ -23,7 +23,7 @@ class ChunkSurface:
 
     cell_lo: np.ndarray  # (3,) int64: the first cell
     cell_case: np.ndarray  # uint16 per cell: sign mask (bit b: corner b solid) | flipped faces << 8 (tables)
-    cell_first: np.ndarray  # int64 per cell: index of its first vertex, -1 when it has none
+    cell_first: np.ndarray  # int64 per cell: index of its first vertex; meaningless where the case has none
     surface_cells: np.ndarray  # (m, 3) int64: local index of each cell that has a vertex, in vertex order
     positions: np.ndarray  # (n, 3) float64, sample coordinates
     normals: np.ndarray  # (n, 3) float64, unit, outward
