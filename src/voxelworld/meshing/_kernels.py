@@ -333,7 +333,7 @@ def solid_at(density, iso, i, j, k):
 
 
 @nb.njit(cache=True)
-def topology_safe(density, iso, bi, bj, bk, size, patch_count):
+def topology_safe(density, iso, bi, bj, bk, size, patch_count, lattice_corners):
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
     children (dual contouring's topology test): its sign case has one patch, and the sign at the middle of
     every coarse edge, the centre of every coarse face and the centre of the cube agrees with a corner's."""
@@ -345,23 +345,18 @@ def topology_safe(density, iso, bi, bj, bk, size, patch_count):
             mask |= 1 << corner
     if patch_count[mask] != 1:
         return False
-    # Every point of the 3x3x3 lattice at half steps that is not a corner: edge middles, face and cube centres.
-    for a in range(3):
-        for b in range(3):
-            for c in range(3):
-                if a != 1 and b != 1 and c != 1:
-                    continue  # a corner
-                middle = solid_at(density, iso, bi + a * half, bj + b * half, bk + c * half)
-                agrees = False
-                # The corners of the smallest coarse feature (edge, face or cube) that holds this point.
-                for corner in range(8):
-                    ca, cb, cc = (corner & 1) * 2, ((corner >> 1) & 1) * 2, ((corner >> 2) & 1) * 2
-                    if (a != 1 and ca != a) or (b != 1 and cb != b) or (c != 1 and cc != c):
-                        continue
-                    if ((mask >> corner) & 1 == 1) == middle:
-                        agrees = True
-                if not agrees:
-                    return False
+    # Every point of the 3x3x3 lattice at half steps that is not a corner (edge middles, face and cube
+    # centres) must agree with a corner of the smallest coarse feature holding it (tables.LATTICE_CORNERS).
+    for point in range(27):
+        corners = lattice_corners[point]
+        if corners == 0:
+            continue  # a corner itself
+        a, b, c = point % 3, (point // 3) % 3, point // 9
+        if solid_at(density, iso, bi + a * half, bj + b * half, bk + c * half):
+            if mask & corners == 0:
+                return False
+        elif ~mask & corners == 0:
+            return False
     return True
 
 
@@ -390,7 +385,8 @@ def surface_distance(density, iso, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind_by_id, cell_case, cell_first,
+def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, lattice_corners, kind_by_id, cell_case,
+             cell_first,
              positions, normals, vmat, vevals, qef, vertex_count, parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
 
@@ -454,7 +450,7 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, kind
                         upper[a, b, c] = -2
                         continue
                     bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count):
+                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count, lattice_corners):
                         upper[a, b, c] = -2
                         continue
                     # Material kinds of the children (each slot with a share).

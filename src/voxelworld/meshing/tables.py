@@ -145,3 +145,22 @@ def _edge_from_corner_axis() -> np.ndarray:
 
 
 EDGE_FROM_CORNER_AXIS = _edge_from_corner_axis()
+
+
+def _lattice_corners() -> np.ndarray:
+    """``[a + 3 b + 9 c]``: for the point (a, b, c) / 2 of a coarse cell's 3x3x3 lattice of half steps, the
+    bitmask of the corners of the smallest coarse feature (edge, face, cube) holding it; 0 for a corner."""
+    table = np.zeros(27, dtype=np.int64)
+    for a in range(3):
+        for b in range(3):
+            for c in range(3):
+                if a != 1 and b != 1 and c != 1:
+                    continue
+                for corner in range(8):
+                    x, y, z = (corner & 1) * 2, ((corner >> 1) & 1) * 2, ((corner >> 2) & 1) * 2
+                    if (a == 1 or x == a) and (b == 1 or y == b) and (c == 1 or z == c):
+                        table[a + 3 * b + 9 * c] |= 1 << corner
+    return table
+
+
+LATTICE_CORNERS = _lattice_corners()
