@@ -65,9 +65,15 @@ class CollisionMesh:
         return CollisionMesh(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.uint32), np.zeros(0, np.uint8))
 
 
-def _offset_indices(meshes: Sequence, count: Callable) -> np.ndarray:
-    offsets = np.cumsum([0] + [count(m) for m in meshes[:-1]])
-    return np.concatenate([m.indices + np.uint32(o) for m, o in zip(meshes, offsets)])
+def _offset_indices(meshes: Sequence) -> np.ndarray:
+    """The meshes' triangles in one array, each mesh's indices moved past the vertices of those before it."""
+    out = np.empty((sum(len(m.indices) for m in meshes), 3), dtype=np.uint32)
+    row = vertex = 0
+    for m in meshes:
+        np.add(m.indices, np.uint32(vertex), out=out[row:row + len(m.indices)])
+        row += len(m.indices)
+        vertex += len(m.positions)
+    return out
 
 
 def merge_display_meshes(meshes: Sequence[DisplayMesh]) -> DisplayMesh:
@@ -76,7 +82,7 @@ def merge_display_meshes(meshes: Sequence[DisplayMesh]) -> DisplayMesh:
     if not meshes:
         return DisplayMesh.empty()
     return DisplayMesh(np.concatenate([m.positions for m in meshes]), np.concatenate([m.normals for m in meshes]),
-                       _offset_indices(meshes, lambda m: len(m.positions)),
+                       _offset_indices(meshes),
                        np.concatenate([m.mat_a for m in meshes]), np.concatenate([m.mat_b for m in meshes]),
                        np.concatenate([m.blend for m in meshes]))
 
@@ -87,7 +93,7 @@ def merge_collision_meshes(meshes: Sequence[CollisionMesh]) -> CollisionMesh:
     if not meshes:
         return CollisionMesh.empty()
     return CollisionMesh(np.concatenate([m.positions for m in meshes]),
-                         _offset_indices(meshes, lambda m: len(m.positions)),
+                         _offset_indices(meshes),
                          np.concatenate([m.tri_material for m in meshes]))
 
 
