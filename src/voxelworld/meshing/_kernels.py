@@ -157,41 +157,39 @@ def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
 @nb.njit(cache=True, nogil=True)
 def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, cell_first, surface_cells, counts):
     """Case of every cell ``lo .. hi - 1`` (see ``tables``) and, for each cell with vertices, the index of its
-    first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts`` receives (vertices,
-    surface cells)."""
-    count = 0
-    cells = 0
+    first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts``
+    receives (vertices, surface cells)."""
     depth = hi[2] - lo[2]
-    quad = np.empty(depth + 1, dtype=np.int64)
+    quad = np.empty(depth + 1, dtype=np.uint16)
+    # First the sign masks, row by row and without branches (so the compiler can vectorise): the bits of the
+    # four samples (i, j), (i+1, j), (i, j+1), (i+1, j+1) at each k; a cell's mask is its low-z quad plus its
+    # high-z quad shifted by four.
     for i in range(lo[0], hi[0]):
         for j in range(lo[1], hi[1]):
-            # Bits of the four samples (i, j), (i+1, j), (i, j+1), (i+1, j+1) at each k of the row: a cell's
-            # case is its low-z quad plus its high-z quad shifted by four.
             for c in range(depth + 1):
                 k = lo[2] + c
                 quad[c] = ((density[i, j, k] >= iso) | (density[i + 1, j, k] >= iso) << 1
                            | (density[i, j + 1, k] >= iso) << 2 | (density[i + 1, j + 1, k] >= iso) << 3)
             a, b = i - lo[0], j - lo[1]
-            uniform = quad[0] == 0 or quad[0] == 15
-            for c in range(1, depth + 1):
-                if quad[c] != quad[0]:
-                    uniform = False
-                    break
-            if uniform:  # all inside or all outside: the common row, no vertex in it
-                for c in range(depth):
-                    cell_case[a, b, c] = 0 if quad[0] == 0 else 255
-                continue
             for c in range(depth):
-                mask = quad[c] | quad[c + 1] << 4
+                cell_case[a, b, c] = quad[c] | quad[c + 1] << 4
+    # Then the cells the surface crosses, in order: their flipped faces and first vertices.
+    count = 0
+    cells = 0
+    for a in range(hi[0] - lo[0]):
+        for b in range(hi[1] - lo[1]):
+            for c in range(depth):
+                mask = cell_case[a, b, c]
+                if mask == 0 or mask == 255:
+                    continue
                 if one_patch_faces[mask]:
-                    mask |= flipped_faces(density, iso, i, j, lo[2] + c, mask, one_patch_faces) << 8
-                cell_case[a, b, c] = mask
-                patches = patch_count[mask]
-                if patches:  # cells without a vertex keep whatever cell_first held: nothing reads it there
-                    cell_first[a, b, c] = count
-                    count += patches
-                    surface_cells[cells, 0], surface_cells[cells, 1], surface_cells[cells, 2] = a, b, c
-                    cells += 1
+                    mask |= flipped_faces(density, iso, lo[0] + a, lo[1] + b, lo[2] + c, mask,
+                                          one_patch_faces) << 8
+                    cell_case[a, b, c] = mask
+                cell_first[a, b, c] = count
+                count += patch_count[mask]
+                surface_cells[cells, 0], surface_cells[cells, 1], surface_cells[cells, 2] = a, b, c
+                cells += 1
     counts[0], counts[1] = count, cells
 
 
