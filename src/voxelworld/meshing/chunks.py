@@ -14,8 +14,8 @@ from ..errors import ParameterError, check_finite
 from ..terrain import Box, MaterialTable, VoxelVolume
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes)
-from .options import MeshOptions
 from . import _kernels, tables
+from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, simplify_surface
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
@@ -79,10 +79,17 @@ def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: M
     return simplify_surface(surface, density, iso, options.levels, options.tolerance, materials.kind_by_id)
 
 
+def _chunk_surfaces(volume: VoxelVolume, chunk, options: MeshOptions,
+                    materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
+    """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
+    and its display surface: what ChunkMesher rebuilds for a changed chunk."""
+    raw = _surface(volume, chunk, options, max(options.levels, options.collision_levels))
+    return raw, _simplified(volume.density, volume.iso, raw, options, materials, False)
+
+
 def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
-    """Rebuild one chunk's vertices into ``surfaces`` and assemble its display mesh (what a remesh costs)."""
-    raw = _surface(volume, chunk, options, max(options.levels, options.collision_levels))  # as ChunkMesher does
-    surfaces[chunk] = _simplified(volume.density, volume.iso, raw, options, volume.materials, False)
+    """Rebuild one chunk's surfaces into ``surfaces`` and assemble its display mesh: what a remesh costs."""
+    surfaces[chunk] = _chunk_surfaces(volume, chunk, options, volume.materials)[1]
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
@@ -191,7 +198,7 @@ class ChunkMesher:
         self._seen = versions
         remesh: set[tuple] = set()
         order = sorted(rebuild)
-        built = _map(lambda c: self._build_surfaces(c), order)
+        built = _map(lambda c: _chunk_surfaces(volume, c, self.options, self.materials), order)
         for chunk, (raw, display) in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._raw[chunk] = raw
@@ -211,11 +218,6 @@ class ChunkMesher:
             else:
                 self._display.pop(chunk, None)
         return MeshUpdate(meshes, frozenset(rebuild))
-
-    def _build_surfaces(self, chunk) -> tuple[ChunkSurface, ChunkSurface]:
-        # Kept for the collision mesh too, so with the planes either simplification needs.
-        raw = _surface(self.volume, chunk, self.options, max(self.options.levels, self.options.collision_levels))
-        return raw, _simplified(self.volume.density, self.volume.iso, raw, self.options, self.materials, False)
 
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
