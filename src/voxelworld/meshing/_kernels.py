@@ -331,17 +331,20 @@ def solid_at(density, iso, i, j, k):
 
 
 @nb.njit(cache=True)
-def topology_safe(density, iso, bi, bj, bk, size, patch_count, lattice_corners):
+def topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces, lattice_corners):
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
-    children (dual contouring's topology test): its sign case has one patch, and the sign at the middle of
-    every coarse edge, the centre of every coarse face and the centre of the cube agrees with a corner's."""
+    children (dual contouring's topology test): its sign case has one patch that crosses no face twice, and
+    the sign at the middle of every coarse edge, the centre of every coarse face and the centre of the cube
+    agrees with a corner's."""
     half = size // 2
     mask = 0
     for corner in range(8):
         if solid_at(density, iso, bi + (corner & 1) * size, bj + ((corner >> 1) & 1) * size,
                     bk + ((corner >> 2) & 1) * size):
             mask |= 1 << corner
-    if patch_count[mask] != 1:
+    if patch_count[mask] != 1 or one_patch_faces[mask]:
+        # Not one patch; or one patch that crosses a face twice, which a single vertex would pinch where it
+        # meets the next node (a tunnel through the face: see tables).
         return False
     # Every point of the 3x3x3 lattice at half steps that is not a corner (edge middles, face and cube
     # centres) must agree with a corner of the smallest coarse feature holding it (tables.LATTICE_CORNERS).
@@ -383,9 +386,8 @@ def surface_distance(density, iso, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, lattice_corners, kind_by_id, cell_case,
-             cell_first,
-             positions, normals, vmat, vevals, qef, vertex_count, parent):
+def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_patch_faces, lattice_corners,
+             kind_by_id, cell_case, cell_first, positions, normals, vmat, vevals, qef, vertex_count, parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
@@ -448,7 +450,8 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, latt
                         upper[a, b, c] = -2
                         continue
                     bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count, lattice_corners):
+                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces,
+                                         lattice_corners):
                         upper[a, b, c] = -2
                         continue
                     # Material kinds of the children (each slot with a share).
