@@ -387,16 +387,17 @@ def surface_distance(density, iso, x, y, z):
 
 @nb.njit(cache=True, nogil=True)
 def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_patch_faces, lattice_corners,
-             kind_by_id, cell_case, cell_first, positions, normals, vmat, vevals, qef, vertex_count, parent):
+             kind_by_id, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef, vertex_count,
+             parent):
     """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
     cell passes :func:`topology_safe`, the quadric's RMS error and the merged vertex's distance to the surface
     are within ``tolerance`` (samples), and the children's materials are of at most two kinds (counting each
     vertex's first ``slots`` materials: 2 for display meshes; 1 for collision meshes, whose triangles show
-    only the leading material). Merged vertices
-    are appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none).
-    Returns the new vertex count.
+    only the leading material). Only the nodes above ``surface_cells`` are visited. Merged vertices are
+    appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none). Returns the
+    new vertex count.
     """
     n = vertex_count
     for v in range(n):
@@ -405,106 +406,120 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_
     last_x = lo[0] + dims[0] == density.shape[0] - 1
     last_y = lo[1] + dims[1] == density.shape[1] - 1
     last_z = lo[2] + dims[2] == density.shape[2] - 1
-    # Level 0: -1 no vertex, -2 not mergeable (several patches), else the cell's vertex.
-    state = np.empty((dims[0], dims[1], dims[2]), dtype=np.int64)
-    for a in range(dims[0]):
-        for b in range(dims[1]):
-            for c in range(dims[2]):
-                patches = patch_count[cell_case[a, b, c]]
-                state[a, b, c] = -1 if patches == 0 else (cell_first[a, b, c] if patches == 1 else -2)
     solved = np.empty(4)
     children = np.empty(8, dtype=np.int64)
     kinds = np.empty(16, dtype=np.int64)
     weights = np.empty(8)
     best_ids = np.empty(2, dtype=np.int64)
     best = np.empty(2)
+    # The nodes of the level below that hold a vertex or block their parent: at level 0, the surface cells.
+    below = surface_cells.copy()
+    n_below = below.shape[0]
+    state = np.empty((1, 1, 1), dtype=np.int64)  # the level below's nodes: -1 empty, -2 blocked, else vertex
     size = 1
     for level in range(1, levels + 1):
         size *= 2
         sx, sy, sz = (dims[0] + size - 1) // size, (dims[1] + size - 1) // size, (dims[2] + size - 1) // size
-        upper = np.empty((sx, sy, sz), dtype=np.int64)
-        for a in range(sx):
-            for b in range(sy):
-                for c in range(sz):
-                    count = 0
-                    blocked = False
-                    for child in range(8):
-                        ca, cb, cc = 2 * a + (child & 1), 2 * b + ((child >> 1) & 1), 2 * c + ((child >> 2) & 1)
-                        if ca >= state.shape[0] or cb >= state.shape[1] or cc >= state.shape[2]:
-                            # Past the chunk's cells: into the next chunk (merges never cross chunk borders),
-                            # or past the volume's last cell, where the node is clipped.
-                            if ((ca >= state.shape[0] and not last_x) or (cb >= state.shape[1] and not last_y)
-                                    or (cc >= state.shape[2] and not last_z)):
-                                blocked = True
-                            continue
-                        s = state[ca, cb, cc]
-                        if s == -2:
-                            blocked = True
-                        elif s >= 0:
-                            children[count] = s
-                            count += 1
-                    if count == 0:
-                        upper[a, b, c] = -2 if blocked else -1
+        upper = np.full((sx, sy, sz), -1, dtype=np.int64)
+        listed = np.zeros((sx, sy, sz), dtype=np.uint8)
+        nodes = np.empty((n_below, 3), dtype=np.int64)
+        n_nodes = 0
+        for q in range(n_below):
+            a, b, c = below[q, 0] // 2, below[q, 1] // 2, below[q, 2] // 2
+            if listed[a, b, c] == 0:
+                listed[a, b, c] = 1
+                nodes[n_nodes, 0], nodes[n_nodes, 1], nodes[n_nodes, 2] = a, b, c
+                n_nodes += 1
+        half = size // 2
+        for node in range(n_nodes):
+            a, b, c = nodes[node, 0], nodes[node, 1], nodes[node, 2]
+            # Past the chunk's cells: into the next chunk (merges never cross chunk borders), or past the
+            # volume's last cell, where the node is clipped.
+            blocked = (((a + 1) * size > dims[0] and not last_x) or ((b + 1) * size > dims[1] and not last_y)
+                       or ((c + 1) * size > dims[2] and not last_z))
+            count = 0
+            for child in range(8):
+                ca, cb, cc = 2 * a + (child & 1), 2 * b + ((child >> 1) & 1), 2 * c + ((child >> 2) & 1)
+                if ca * half >= dims[0] or cb * half >= dims[1] or cc * half >= dims[2]:
+                    continue  # no such child
+                if level == 1:
+                    patches = patch_count[cell_case[ca, cb, cc]]
+                    s = -1 if patches == 0 else (cell_first[ca, cb, cc] if patches == 1 else -2)
+                else:
+                    s = state[ca, cb, cc]
+                if s == -2:
+                    blocked = True
+                elif s >= 0:
+                    children[count] = s
+                    count += 1
+            if count == 0:
+                upper[a, b, c] = -2 if blocked else -1
+                continue
+            if blocked:
+                upper[a, b, c] = -2
+                continue
+            bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
+            if not topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces,
+                                 lattice_corners):
+                upper[a, b, c] = -2
+                continue
+            # Material kinds of the children (each slot with a share).
+            nkinds = 0
+            for q in range(count):
+                for slot in range(slots):
+                    m = vmat[children[q], slot]
+                    if m == 0 or vevals[children[q], slot] <= 0.0:
                         continue
-                    if blocked:
-                        upper[a, b, c] = -2
-                        continue
-                    bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-                    if not topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces,
-                                         lattice_corners):
-                        upper[a, b, c] = -2
-                        continue
-                    # Material kinds of the children (each slot with a share).
-                    nkinds = 0
-                    for q in range(count):
-                        for slot in range(slots):
-                            m = vmat[children[q], slot]
-                            if m == 0 or vevals[children[q], slot] <= 0.0:
-                                continue
-                            kind = kind_by_id[m]
-                            known = False
-                            for r in range(nkinds):
-                                if kinds[r] == kind:
-                                    known = True
-                            if not known:
-                                kinds[nkinds] = kind
-                                nkinds += 1
-                    if nkinds > 2:
-                        upper[a, b, c] = -2
-                        continue
-                    for col in range(QEF_COLUMNS):
-                        total = 0.0
-                        for q in range(count):
-                            total += qef[children[q], col]
-                        qef[n, col] = total
-                    nx, ny, nz = density.shape
-                    solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
-                              float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
-                    # Where the surface runs into the volume's side, the merged vertex keeps to the outermost
-                    # of its children there, so the mesh still reaches the world's edge.
-                    pinned = False
-                    for axis in range(3):
-                        base = bi if axis == 0 else (bj if axis == 1 else bk)
-                        if base == 0 or base + size >= density.shape[axis] - 1:
-                            edge = positions[children[0], axis]
-                            for q in range(1, count):
-                                value = positions[children[q], axis]
-                                edge = min(edge, value) if base == 0 else max(edge, value)
-                            solved[axis] = edge
-                            pinned = True
-                    if pinned:
-                        solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
-                    if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
-                                                                 solved[2]) > tolerance:
-                        upper[a, b, c] = -2
-                        continue
-                    merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
-                                   best)
-                    for q in range(count):
-                        parent[children[q]] = n
-                    parent[n] = n
-                    upper[a, b, c] = n
-                    n += 1
+                    kind = kind_by_id[m]
+                    known = False
+                    for r in range(nkinds):
+                        if kinds[r] == kind:
+                            known = True
+                    if not known:
+                        kinds[nkinds] = kind
+                        nkinds += 1
+            if nkinds > 2:
+                upper[a, b, c] = -2
+                continue
+            for col in range(QEF_COLUMNS):
+                total = 0.0
+                for q in range(count):
+                    total += qef[children[q], col]
+                qef[n, col] = total
+            nx, ny, nz = density.shape
+            solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
+                      float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
+            # Where the surface runs into the volume's side, the merged vertex keeps to the outermost
+            # of its children there, so the mesh still reaches the world's edge.
+            pinned = False
+            for axis in range(3):
+                base = bi if axis == 0 else (bj if axis == 1 else bk)
+                if base == 0 or base + size >= density.shape[axis] - 1:
+                    edge = positions[children[0], axis]
+                    for q in range(1, count):
+                        value = positions[children[q], axis]
+                        edge = min(edge, value) if base == 0 else max(edge, value)
+                    solved[axis] = edge
+                    pinned = True
+            if pinned:
+                solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
+            if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
+                                                         solved[2]) > tolerance:
+                upper[a, b, c] = -2
+                continue
+            merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
+                           best)
+            for q in range(count):
+                parent[children[q]] = n
+            parent[n] = n
+            upper[a, b, c] = n
+            n += 1
+        n_below = 0
+        for node in range(n_nodes):
+            if upper[nodes[node, 0], nodes[node, 1], nodes[node, 2]] != -1:
+                nodes[n_below] = nodes[node]
+                n_below += 1
+        below = nodes
         state = upper
     for v in range(n):  # point every vertex at its final representative
         r = v

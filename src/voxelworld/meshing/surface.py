@@ -97,7 +97,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     parent = np.empty(capacity, dtype=np.int64)
     total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, 1 if collision else 2,
                               tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS,
-                              kind_by_id, surface.cell_case, surface.cell_first, positions, normals, materials,
+                              kind_by_id, surface.cell_case, surface.cell_first, surface.surface_cells, positions,
+                              normals, materials,
                               evaluations, qef, n, parent)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
                         positions[:total],
