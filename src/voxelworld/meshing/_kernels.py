@@ -766,21 +766,21 @@ def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_cells(surface_cells, src_lo, src_hi, ext_at, cell_first, cell_case, rep, positions, normals, vmat, vevals,
+def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case, rep, positions, normals, vmat, vevals,
                  patch_count, index_of, ext_first, ext_case, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
                  n_gathered):
-    """Copy the chunk's ``surface_cells`` that lie in ``src_lo .. src_hi - 1`` (its local cell indices) into the
-    extended cell arrays of a block at ``ext_at``, with the vertices they use and their representatives
-    appended to the block's
+    """Copy the chunk's ``surface_cells`` (local indices from cell ``cells_lo``) that lie in the block's extended
+    cells ``ext_lo .. ext_hi - 1`` into its extended cell arrays, with the vertices they use and their
+    representatives appended to the block's
     vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and
     is left all -1 again. Returns the new vertex count of the block."""
     start = n_gathered
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
-        if (a < src_lo[0] or b < src_lo[1] or c < src_lo[2] or a >= src_hi[0] or b >= src_hi[1]
-                or c >= src_hi[2]):
+        ea, eb, ec = cells_lo[0] + a - ext_lo[0], cells_lo[1] + b - ext_lo[1], cells_lo[2] + c - ext_lo[2]
+        if ea < 0 or eb < 0 or ec < 0 or ea >= ext_hi[0] - ext_lo[0] or eb >= ext_hi[1] - ext_lo[1] \
+                or ec >= ext_hi[2] - ext_lo[2]:
             continue
-        ea, eb, ec = ext_at[0] + a - src_lo[0], ext_at[1] + b - src_lo[1], ext_at[2] + c - src_lo[2]
         mask = cell_case[a, b, c]
         ext_case[ea, eb, ec] = mask
         first = cell_first[a, b, c]

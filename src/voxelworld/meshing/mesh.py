@@ -128,38 +128,33 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     dims = hi - lo
     if np.any(dims <= 0):
         return empty
-    gathered = []  # (surface, its cells lo, is it one of the block's own chunks)
+    gathered = []  # (surface, is it one of the block's own chunks)
     for chunk in product(*(range(max(a - 1, 0), b + 1) for a, b in zip(first, last))):
         surface = surface_of(chunk)
         if surface is not None and surface.vertex_count:
-            own = all(a <= c <= b for a, c, b in zip(first, chunk, last))
-            gathered.append((surface, chunk_cells(volume.shape, size, chunk)[0], own))
-    if not any(own for _, _, own in gathered):
+            gathered.append((surface, all(a <= c <= b for a, c, b in zip(first, chunk, last))))
+    if not any(own for _, own in gathered):
         return empty  # no own cell crosses the surface: no quad starts here
     # Only the cells a quad can ask for are filled: the surface cells (every cell around a crossing edge has a
     # vertex) and, as "no cell", the layer below the block where it lies outside the volume.
     ext_first = np.empty(tuple(dims + 1), dtype=np.int64)
     ext_case = np.empty(tuple(dims + 1), dtype=np.uint16)
     ext_first[0], ext_first[:, 0], ext_first[:, :, 0] = -1, -1, -1
-    capacity = sum(surface.vertex_count for surface, _, _ in gathered)
+    capacity = sum(surface.vertex_count for surface, _ in gathered)
     positions, normals = np.empty((capacity, 3)), np.empty((capacity, 3))
     materials, shares = np.empty((capacity, 2), dtype=np.uint8), np.empty((capacity, 2))
     rep, source = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-    index_of = _index_scratch(max(surface.vertex_count for surface, _, _ in gathered))
+    index_of = _index_scratch(max(surface.vertex_count for surface, _ in gathered))
     n = 0
     cells = []
-    for surface, cells_lo, own in gathered:
-        cells_hi = cells_lo + np.array(surface.cell_case.shape)
-        start, stop = np.maximum(cells_lo, lo - 1), np.minimum(cells_hi, hi)  # within the block's cells and
-        if np.any(stop <= start):                                            # the layer below them
-            continue
-        n = _kernels.gather_cells(surface.surface_cells, start - cells_lo, stop - cells_lo, start - (lo - 1),
-                                  surface.cell_first,
+    ext_lo = lo - 1
+    for surface, own in gathered:
+        n = _kernels.gather_cells(surface.surface_cells, surface.cell_lo, ext_lo, hi, surface.cell_first,
                                   surface.cell_case, surface.rep, surface.positions, surface.normals,
                                   surface.materials, surface.evaluations, tables.PATCH_COUNT, index_of, ext_first,
                                   ext_case, positions, normals, materials, shares, rep, source, n)
         if own:
-            cells.append(surface.surface_cells + (cells_lo - lo))
+            cells.append(surface.surface_cells + (surface.cell_lo - lo))
     surface_cells = np.concatenate(cells) if len(cells) > 1 else cells[0]
     # Each own cell starts at most three crossing edges, each a quad of two triangles.
     crossings = 3 * len(surface_cells)
