@@ -6,6 +6,7 @@ samples is the reference row (geometry only: no normals from a gradient, no mate
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import time
@@ -72,6 +73,8 @@ def main() -> None:
     ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=41)
     rows.append(("scikit-image `marching_cubes`, same chunk (reference)", ms, "geometry only", "reference"))
 
+    del world, mesher  # each row starts from a clean heap: leftovers only make the garbage collector work
+    gc.collect()
     counts = {}
     for name, volume in (("sphere r=50.3", sphere_volume()), ("gaussian noise, sigma 3", noise_volume())):
         ms, full = median_ms(lambda: mesh_volume(volume, MeshOptions(levels=0)))
