@@ -62,9 +62,10 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     return materials, options
 
 
-def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int) -> ChunkSurface:
-    """The chunk's dual vertices, with the tangent planes that simplification needs when ``levels`` > 0."""
-    lo, hi = chunk_cells(volume.shape, volume.chunk_size, chunk)
+def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size: int | None = None) -> ChunkSurface:
+    """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
+    tangent planes that simplification needs when ``levels`` > 0."""
+    lo, hi = chunk_cells(volume.shape, volume.chunk_size if size is None else size, chunk)
     return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, options.sharp,
                          planes=levels > 0)
 
@@ -101,8 +102,10 @@ def _blocks(volume: VoxelVolume, edge: int = 2) -> list[tuple[tuple, tuple]]:
             for start in product(*(range(0, n, edge) for n in grid))]
 
 
-def _all_chunks(volume: VoxelVolume) -> list[tuple[int, int, int]]:
-    return list(product(*(range(n) for n in volume.chunk_grid_shape)))
+def _all_chunks(volume: VoxelVolume, size: int | None = None) -> list[tuple[int, int, int]]:
+    """Every chunk of the volume, in chunks of ``size`` cells (the volume's chunk size by default)."""
+    size = volume.chunk_size if size is None else size
+    return list(product(*(range(-(-n // size)) for n in volume.shape)))
 
 
 def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
@@ -119,24 +122,32 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     (True, {4})
     """
     materials, options = _check(volume, materials, options)
-    chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso,
-                                                           _surface(volume, c, options, options.levels), options,
-                                                           materials, False), chunks)))
-    return merge_display_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=False),
-                                     _blocks(volume)))
+    return merge_display_meshes(_whole_volume(volume, options, materials, collision=False))
 
 
 def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
                           materials: MaterialTable | None = None) -> CollisionMesh:
-    """The collision mesh of the whole volume (simplified with ``options.collision_tolerance``)."""
+    """The collision mesh of the whole volume (simplified with ``options.collision_levels`` and
+    ``options.collision_tolerance``), as one mesh."""
     materials, options = _check(volume, materials, options)
+    return merge_collision_meshes(_whole_volume(volume, options, materials, collision=True))
+
+
+def _whole_volume(volume: VoxelVolume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
+    """The meshes of every part of the volume, on all cores."""
+    levels = options.collision_levels if collision else options.levels
+    if levels == 0:
+        # Nothing merges, so chunk borders change nothing: mesh in chunks of twice the edge, with less work
+        # between the kernels.
+        size = 2 * volume.chunk_size
+        chunks = _all_chunks(volume, size)
+        surfaces = dict(zip(chunks, _map(lambda c: _surface(volume, c, options, 0, size), chunks)))
+        return _map(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = _all_chunks(volume)
     surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso,
-                                                           _surface(volume, c, options, options.collision_levels),
-                                                           options, materials, True), chunks)))
-    return merge_collision_meshes(_map(lambda b: assemble_block(volume, *b, surfaces.get, collision=True),
-                                       _blocks(volume)))
+                                                           _surface(volume, c, options, levels), options,
+                                                           materials, collision), chunks)))
+    return _map(lambda b: assemble_block(volume, *b, surfaces.get, collision), _blocks(volume))
 
 
 class ChunkMesher:

@@ -116,12 +116,13 @@ def _index_scratch(count: int) -> np.ndarray:
     return buffer
 
 
-def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None],
-                   collision: bool) -> DisplayMesh | CollisionMesh:
-    """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks): quads around the
-    sign-changing edges that start in them, through the vertices of their own surfaces and of the lower
-    neighbours' (``surface_of(chunk)`` gives each chunk's simplified surface)."""
-    size = volume.chunk_size
+def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
+                   size: int | None = None) -> DisplayMesh | CollisionMesh:
+    """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks of ``size`` cells, the
+    volume's chunk size by default): quads around the sign-changing edges that start in them, through the
+    vertices of their own surfaces and of the lower neighbours' (``surface_of(chunk)`` gives each chunk's
+    simplified surface)."""
+    size = volume.chunk_size if size is None else size
     empty = CollisionMesh.empty() if collision else DisplayMesh.empty()
     lo, _ = chunk_cells(volume.shape, size, first)
     _, hi = chunk_cells(volume.shape, size, last)
