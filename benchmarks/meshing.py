@@ -6,7 +6,13 @@ samples is the reference row (geometry only: no normals from a gradient, no mate
 
 from __future__ import annotations
 
-import gc
+import os
+
+# OpenBLAS's idle threads spin for a while after any BLAS call and take the cores the mesher's threads need:
+# the benchmark makes none of its own, so one is plenty (set before numpy loads).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import gc  # noqa: E402
 import subprocess
 import sys
 import time
