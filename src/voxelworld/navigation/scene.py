@@ -1,0 +1,501 @@
+r"""Scenes: the named triangle meshes a navmesh is baked from, each with a role.
+
+A :class:`SceneObject` is one triangle mesh (positions in metres, Y up) with a name and a role:
+
+``"floor"``
+    ground that rays land on and agents may walk on.
+``"obstacle"``
+    something that stands in the way; rays hit it too, and the baker (still to come, issue #4) will give it a
+    simple proxy volume, an *exclusion region*.
+``"exception"``
+    transparent: rays pass through it as if it were not there (foliage, triggers, decals).
+
+A :class:`Scene` is an ordered, immutable collection of objects with unique names. Build one from objects
+(``Scene([...])``), grow it with :meth:`Scene.with_object` / shrink it with :meth:`Scene.without` (both return a
+new scene and leave the old one as it was), or read a Wavefront OBJ file with :meth:`Scene.from_obj`.
+Immutability lets a baked navmesh keep the scene it came from without the scene changing under it.
+
+:meth:`Scene.triangles` concatenates the objects' meshes into one triangle soup with a per-triangle object
+index, the form a collision BVH is built from.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from voxelworld.navigation import Scene
+>>> lines = ["o ground", "v 0 0 0", "v 4 0 0", "v 4 0 4", "v 0 0 4", "f 1 4 3 2",
+...          "o crate_1", "v 1 0 1", "v 2 0 1", "v 2 1 1", "f -3 -1 -2"]
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = os.path.join(folder, "room.obj")
+...     with open(path, "w") as file:
+...         _ = file.write("\n".join(lines))
+...     scene = Scene.from_obj(path, roles={"crate*": "obstacle"})
+>>> scene.names, [obj.role for obj in scene]
+(('ground', 'crate_1'), ['floor', 'obstacle'])
+>>> soup = scene.triangles()
+>>> soup.indices.tolist(), soup.tri_object.tolist()
+([[0, 3, 2], [0, 2, 1], [4, 6, 5]], [0, 0, 1])
+>>> [v.tolist() for v in scene.bounds()]
+[[0.0, 0.0, 0.0], [4.0, 1.0, 4.0]]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import FormatError, ParameterError, check_range
+
+__all__ = ["ROLES", "SceneObject", "Scene", "SceneTriangles"]
+
+ROLES = ("floor", "obstacle", "exception")
+_ROLE_LEGAL = "one of 'floor', 'obstacle', 'exception'"
+
+# The four face-vertex forms of OBJ: a, a/b, a/b/c, a//c (indices may be negative: relative to the last vertex).
+_FACE_VERTEX = re.compile(r"([+-]?[0-9]+)(?:/[+-]?[0-9]+|/(?:[+-]?[0-9]+)?/[+-]?[0-9]+)?")
+
+
+def _role(parameter: str, value: object) -> str:
+    check_range(parameter, value, _ROLE_LEGAL, isinstance(value, str) and value in ROLES)
+    return value  # type: ignore[return-value]
+
+
+def _name(parameter: str, value: object) -> str:
+    check_range(parameter, value, "a non-empty string", isinstance(value, str) and value != "")
+    return value  # type: ignore[return-value]
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _positions(value: object) -> np.ndarray:
+    legal = "an array of shape (n, 3) of finite coordinates (m)"
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ParameterError("positions", value, legal) from None
+    if raw.shape == (0,):
+        raw = raw.reshape(0, 3)
+    if raw.dtype.kind not in "iuf" or raw.ndim != 2 or raw.shape[1] != 3:
+        raise ParameterError("positions", f"array of shape {raw.shape} and dtype {raw.dtype}", legal)
+    positions = np.array(raw, dtype=np.float64, order="C", copy=True)
+    bad = np.flatnonzero(~np.isfinite(positions).all(axis=1))
+    if len(bad):
+        raise ParameterError(f"positions[{bad[0]}]", positions[bad[0]].tolist(), "three finite coordinates (m)")
+    return _read_only(positions)
+
+
+def _indices(value: object, vertex_count: int) -> np.ndarray:
+    legal = "an integer array of shape (m, 3): three vertex indices per triangle"
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ParameterError("indices", value, legal) from None
+    if raw.size == 0 and raw.shape in ((0,), (0, 3)):
+        return _read_only(np.empty((0, 3), dtype=np.int64))
+    if raw.dtype.kind not in "iu" or raw.ndim != 2 or raw.shape[1] != 3:
+        raise ParameterError("indices", f"array of shape {raw.shape} and dtype {raw.dtype}", legal)
+    bad = np.flatnonzero(((raw < 0) | (raw >= vertex_count)).any(axis=1))
+    if len(bad):
+        raise ParameterError(f"indices[{bad[0]}]", raw[bad[0]].tolist(),
+                             f"three vertex indices in [0, {vertex_count - 1}] (the object has "
+                             f"{vertex_count} vertices)" if vertex_count else
+                             "nothing: the object has no vertices, so it can have no triangles")
+    return _read_only(np.array(raw, dtype=np.int64, order="C", copy=True))
+
+
+@dataclass(frozen=True, eq=False)
+class SceneObject:
+    """One named triangle mesh of a :class:`Scene`, with its role; checked and copied on construction.
+
+    Parameters
+    ----------
+    name : str
+        Non-empty; unique within a scene.
+    positions : array_like, shape (n, 3)
+        Vertex coordinates in metres (Y up), finite. Stored as a read-only float64 copy.
+    indices : array_like of int, shape (m, 3)
+        Three vertex indices (into ``positions``, from 0) per triangle. Stored as a read-only int64 copy.
+        An integer dtype is required: float arrays are refused rather than rounded.
+    role : {"floor", "obstacle", "exception"}
+        What the baker does with it: rays land on floors and obstacles and pass through exceptions.
+
+    Objects compare by identity (``==`` is ``is``): their arrays make value equality ambiguous.
+
+    Examples
+    --------
+    >>> ramp = SceneObject("ramp", [[0, 0, 0], [2, 1, 0], [0, 0, 2]], [[0, 2, 1]])
+    >>> ramp.positions.dtype, ramp.indices.dtype, ramp.role, ramp.triangle_count
+    (dtype('float64'), dtype('int64'), 'floor', 1)
+    >>> ramp
+    SceneObject('ramp', role='floor', 3 vertices, 1 triangles)
+    """
+
+    name: str
+    positions: np.ndarray
+    indices: np.ndarray
+    role: str = "floor"
+
+    def __post_init__(self):
+        name = _name("name", self.name)
+        positions = _positions(self.positions)
+        indices = _indices(self.indices, len(positions))
+        role = _role("role", self.role)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "positions", positions)
+        object.__setattr__(self, "indices", indices)
+        object.__setattr__(self, "role", role)
+
+    @property
+    def triangle_count(self) -> int:
+        """The number of triangles."""
+        return len(self.indices)
+
+    def __repr__(self) -> str:
+        return (f"SceneObject({self.name!r}, role={self.role!r}, {len(self.positions)} vertices, "
+                f"{len(self.indices)} triangles)")
+
+
+class SceneTriangles(NamedTuple):
+    """The triangles of several scene objects as one mesh (what :meth:`Scene.triangles` returns).
+
+    Attributes
+    ----------
+    positions : ndarray of float64, shape (n, 3)
+        The objects' vertices one after another, in metres.
+    indices : ndarray of int64, shape (m, 3)
+        Their triangles, indexing ``positions``.
+    tri_object : ndarray of int64, shape (m,)
+        For each triangle, the index in :attr:`Scene.objects` of the object it came from.
+    """
+
+    positions: np.ndarray
+    indices: np.ndarray
+    tri_object: np.ndarray
+
+
+class Scene:
+    """An ordered, immutable collection of :class:`SceneObject` values with unique names.
+
+    Parameters
+    ----------
+    objects : iterable of SceneObject
+        The objects in order; the order is kept everywhere (iteration, :meth:`triangles`).
+
+    Notes
+    -----
+    A scene never changes: :meth:`with_object` and :meth:`without` return new scenes, and an object is
+    replaced in place by rebuilding, ``Scene(new if obj.name == "crate" else obj for obj in scene)``.
+    Indexing by name (``scene["crate"]``) and ``"crate" in scene`` look objects up; ``len`` and iteration
+    work as for a sequence of objects.
+
+    Examples
+    --------
+    >>> floor = SceneObject("floor", [[0, 0, 0], [10, 0, 0], [0, 0, 10]], [[0, 2, 1]])
+    >>> box = [[4, 0, 4], [5, 0, 4], [5, 1, 4]]
+    >>> scene = Scene([floor]).with_object("box", box, [[0, 1, 2]], role="obstacle")
+    >>> scene
+    Scene(['floor' (floor, 1 triangles), 'box' (obstacle, 1 triangles)])
+    >>> scene.triangles(roles="obstacle").tri_object.tolist(), scene.index("box")
+    ([1], 1)
+    >>> len(scene.without("floor")), len(scene)
+    (1, 2)
+    """
+
+    def __init__(self, objects: Iterable[SceneObject] = ()):
+        try:
+            objects = tuple(objects)
+        except TypeError:
+            raise ParameterError("objects", objects, "an iterable of SceneObject") from None
+        by_name: dict[str, int] = {}
+        for index, obj in enumerate(objects):
+            check_range(f"objects[{index}]", obj, "a SceneObject", isinstance(obj, SceneObject))
+            if obj.name in by_name:
+                raise ParameterError(f"objects[{index}].name", obj.name,
+                                     f"a name no other object has (objects[{by_name[obj.name]}] has it)")
+            by_name[obj.name] = index
+        self._objects: tuple[SceneObject, ...] = objects
+        self._by_name = by_name
+
+    # --- reading ----------------------------------------------------------------------------------------------
+
+    @property
+    def objects(self) -> tuple[SceneObject, ...]:
+        """The objects, in order."""
+        return self._objects
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The objects' names, in order."""
+        return tuple(obj.name for obj in self._objects)
+
+    def index(self, name: str) -> int:
+        """The position of the object called ``name`` in :attr:`objects` (what ``tri_object`` holds)."""
+        if not isinstance(name, str) or name not in self._by_name:
+            shown = ", ".join(repr(n) for n in self.names[:10]) + (", ..." if len(self) > 10 else "")
+            raise ParameterError("name", name, f"the name of an object of the scene: {shown or 'it has none'}")
+        return self._by_name[name]
+
+    def __getitem__(self, name: str) -> SceneObject:
+        return self._objects[self.index(name)]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._by_name
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def __iter__(self) -> Iterator[SceneObject]:
+        return iter(self._objects)
+
+    def __repr__(self) -> str:
+        parts = [f"{obj.name!r} ({obj.role}, {obj.triangle_count} triangles)" for obj in self._objects[:10]]
+        if len(self) > 10:
+            parts.append(f"... {len(self) - 10} more")
+        return f"Scene([{', '.join(parts)}])"
+
+    # --- new scenes from this one -----------------------------------------------------------------------------
+
+    def with_object(self, name: str, positions, indices, role: str = "floor") -> Scene:
+        """A new scene: this one plus a :class:`SceneObject` built from the arguments, appended last.
+
+        Raises :class:`ParameterError` (parameter ``"name"``) if the scene already has an object ``name``,
+        and whatever :class:`SceneObject` raises for bad arrays or roles. This scene is left as it was.
+        """
+        if name in self:
+            raise ParameterError("name", name, f"a name no object of the scene has (objects[{self.index(name)}] "
+                                 "has it)")
+        return Scene(self._objects + (SceneObject(name, positions, indices, role),))
+
+    def without(self, name: str) -> Scene:
+        """A new scene: this one without the object called ``name`` (which must exist)."""
+        drop = self.index(name)
+        return Scene(obj for index, obj in enumerate(self._objects) if index != drop)
+
+    # --- geometry ---------------------------------------------------------------------------------------------
+
+    def triangles(self, roles: str | Iterable[str] | None = None) -> SceneTriangles:
+        """All triangles of the objects whose role is in ``roles``, as one mesh.
+
+        Parameters
+        ----------
+        roles : str or iterable of str, optional
+            Roles to include (``"floor"``, ``"obstacle"``, ``"exception"``); None (default) includes all.
+
+        Returns
+        -------
+        SceneTriangles
+            ``positions`` (float64, (n, 3), m), ``indices`` (int64, (m, 3)) and ``tri_object`` (int64, (m,)):
+            each object's vertices and triangles follow the previous object's, in scene order, and
+            ``tri_object`` gives each triangle's index in :attr:`objects` (not among the selected objects).
+            With nothing selected the arrays are empty.
+        """
+        chosen = _roles_filter(roles)
+        selected = [(index, obj) for index, obj in enumerate(self._objects) if obj.role in chosen]
+        positions = [np.empty((0, 3), dtype=np.float64)]
+        indices = [np.empty((0, 3), dtype=np.int64)]
+        tri_object = [np.empty(0, dtype=np.int64)]
+        offset = 0
+        for index, obj in selected:
+            positions.append(obj.positions)
+            indices.append(obj.indices + offset)
+            tri_object.append(np.full(obj.triangle_count, index, dtype=np.int64))
+            offset += len(obj.positions)
+        return SceneTriangles(np.concatenate(positions), np.concatenate(indices), np.concatenate(tri_object))
+
+    def bounds(self, roles: str | Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The axis-aligned box ``(lo, hi)`` (float64 (3,) each, metres) around the vertices of the objects
+        whose role is in ``roles`` (None: all objects).
+
+        Raises :class:`ParameterError` (parameter ``"roles"``) when those objects have no vertex at all,
+        since an empty scene has no box.
+        """
+        chosen = _roles_filter(roles)
+        arrays = [obj.positions for obj in self._objects if obj.role in chosen and len(obj.positions)]
+        if not arrays:
+            present = sorted({obj.role for obj in self._objects if len(obj.positions)})
+            raise ParameterError("roles", roles, "roles of at least one object with vertices (this scene has "
+                                 f"{', '.join(present) if present else 'none'})")
+        lo = np.min([a.min(axis=0) for a in arrays], axis=0)
+        hi = np.max([a.max(axis=0) for a in arrays], axis=0)
+        return lo, hi
+
+    # --- files ------------------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_obj(cls, path: str | os.PathLike, roles: Mapping[str, str] | None = None,
+                 default_role: str = "floor") -> Scene:
+        """Read a Wavefront OBJ file into a scene, one object per ``o`` / ``g`` name.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file; read as UTF-8 (undecodable bytes become U+FFFD, which can only affect names).
+        roles : mapping of str to str, optional
+            Name patterns (:func:`fnmatch.fnmatchcase` globs: ``*``, ``?``, ``[seq]``; case-sensitive) to
+            roles. For each object the patterns are tried in the mapping's order and the first match gives its
+            role; an object no pattern matches gets ``default_role``.
+        default_role : {"floor", "obstacle", "exception"}
+            The role of objects no pattern matches.
+
+        Returns
+        -------
+        Scene
+            One object per distinct name that has faces, in the order of their first faces. Each object holds only the
+            vertices its faces use, in file order, with its indices renumbered to match, so every object is
+            a mesh of its own.
+
+        Notes
+        -----
+        What is read:
+
+        - ``v x y z``: a vertex in metres. Anything after ``z`` (``w``, or a colour) is ignored.
+        - ``f`` with three or more vertices, each of the forms ``a``, ``a/b``, ``a/b/c`` or ``a//c``; only the
+          vertex index ``a`` is used (texture and normal indices are checked to be integers, then ignored).
+          Positive indices count from 1 at the first vertex of the file; negative ones count back from the
+          last vertex read (-1 is the latest). Either way the vertex must be defined above the face.
+          Polygons with more than three vertices are split into a fan around their first vertex,
+          ``(0, i, i + 1)``, keeping the winding.
+        - ``o NAME`` and ``g NAME`` both start the object ``NAME`` (the rest of the line, so ``g a b`` names an
+          object ``"a b"``; a bare ``o`` or ``g`` names it ``"default"``). Faces before any ``o`` / ``g`` belong
+          to an object named after the file's stem (``"default"`` if the stem is empty).
+        - A name used again continues its object: the later faces are appended after the earlier ones and the
+          object keeps its place in the scene (that of its first face). Names without faces are dropped.
+        - ``#`` starts a comment up to the end of the line; a line ending in ``\\`` continues on the next one.
+          Every other statement (``vn``, ``vt``, ``s``, ``usemtl``, ``mtllib``, ``l``, ...) is ignored.
+
+        Raises
+        ------
+        FormatError
+            The file is missing or unreadable, or a line is wrong (a vertex without three finite numbers, a
+            face with fewer than three vertices or a malformed vertex, an index of 0 or out of range). The
+            message names the file, the line number and the problem.
+        ParameterError
+            ``path``, ``roles`` or ``default_role`` is not of the documented form.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise ParameterError("path", path, "a file path (str or os.PathLike)")
+        rules = _role_rules(roles)
+        default_role = _role("default_role", default_role)
+        path = Path(path)
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as error:
+            raise FormatError(f"{path}: cannot read the file: {error.strerror or error}") from None
+        vertices, faces = _parse_obj(text, path)
+        objects = []
+        for name, corners in faces.items():
+            triangles = np.array(corners, dtype=np.int64).reshape(-1, 3)
+            used, local = np.unique(triangles, return_inverse=True)
+            role = next((role for pattern, role in rules if fnmatch.fnmatchcase(name, pattern)), default_role)
+            objects.append(SceneObject(name, vertices[used], local.reshape(-1, 3), role))
+        return cls(objects)
+
+
+def _roles_filter(roles: object) -> frozenset[str]:
+    if roles is None:
+        return frozenset(ROLES)
+    legal = f"None, a role or an iterable of roles, each {_ROLE_LEGAL}"
+    chosen = (roles,) if isinstance(roles, str) else roles
+    try:
+        chosen = tuple(chosen)  # type: ignore[arg-type]
+    except TypeError:
+        raise ParameterError("roles", roles, legal) from None
+    check_range("roles", roles, legal, all(isinstance(role, str) and role in ROLES for role in chosen))
+    return frozenset(chosen)
+
+
+def _role_rules(roles: object) -> tuple[tuple[str, str], ...]:
+    if roles is None:
+        return ()
+    check_range("roles", roles, "None or a mapping of name patterns (str) to roles", isinstance(roles, Mapping))
+    rules = []
+    for pattern, role in roles.items():  # type: ignore[union-attr]
+        check_range("roles", roles, "a mapping whose keys are name patterns (str)", isinstance(pattern, str))
+        rules.append((pattern, _role(f"roles[{pattern!r}]", role)))
+    return tuple(rules)
+
+
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each statement: comments stripped, ``\\`` continuations joined."""
+    pending: list[str] = []
+    start = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not pending:
+            start = number
+        line = line.split("#", 1)[0]
+        if line.rstrip().endswith("\\"):
+            pending.append(line.rstrip()[:-1])
+            continue
+        pending.append(line)
+        yield start, " ".join(pending)
+        pending = []
+    if pending:
+        yield start, " ".join(pending)
+
+
+def _parse_obj(text: str, path: Path) -> tuple[np.ndarray, dict[str, list[int]]]:
+    """The vertices (float64 (n, 3)) and, per object name in order of first use, its fan-split triangles
+    as a flat list of 0-based indices into those vertices."""
+    vertices: list[tuple[float, float, float]] = []
+    faces: dict[str, list[int]] = {}
+    current = path.stem or "default"
+    for number, line in _logical_lines(text):
+        words = line.split()
+        if not words:
+            continue
+        keyword = words[0]
+        if keyword == "v":
+            vertices.append(_obj_vertex(words, path, number))
+        elif keyword == "f":
+            corners = [_obj_face_vertex(word, len(vertices), path, number) for word in words[1:]]
+            if len(corners) < 3:
+                raise FormatError(f"{path}, line {number}: a face needs at least 3 vertices, this one has "
+                                  f"{len(corners)}: {line.strip()!r}")
+            triangles = faces.setdefault(current, [])
+            for i in range(1, len(corners) - 1):
+                triangles += (corners[0], corners[i], corners[i + 1])
+        elif keyword in ("o", "g"):
+            current = " ".join(words[1:]) or "default"
+    return np.array(vertices, dtype=np.float64).reshape(-1, 3), faces
+
+
+def _obj_vertex(words: list[str], path: Path, number: int) -> tuple[float, float, float]:
+    try:
+        if len(words) < 4:
+            raise ValueError
+        x, y, z = float(words[1]), float(words[2]), float(words[3])
+    except ValueError:
+        raise FormatError(f"{path}, line {number}: a vertex needs three numbers x y z, got "
+                          f"{' '.join(words)!r}") from None
+    if not all(np.isfinite((x, y, z))):
+        raise FormatError(f"{path}, line {number}: vertex coordinates must be finite, got {' '.join(words)!r}")
+    return x, y, z
+
+
+def _obj_face_vertex(word: str, vertex_count: int, path: Path, number: int) -> int:
+    match = _FACE_VERTEX.fullmatch(word)
+    if match is None:
+        raise FormatError(f"{path}, line {number}: face vertex {word!r} is not one of the forms a, a/b, a/b/c, "
+                          "a//c (a, b, c integers)")
+    index = int(match.group(1))
+    if 1 <= index <= vertex_count:
+        return index - 1
+    if -vertex_count <= index <= -1:
+        return vertex_count + index
+    if index == 0:
+        problem = "vertex index 0 is not allowed (indices count from 1, or back from -1)"
+    elif vertex_count == 0:
+        problem = f"vertex index {index} is out of range: no vertex is defined above this face"
+    else:
+        problem = (f"vertex index {index} is out of range: {vertex_count} vertices are defined above this face "
+                   f"(legal: 1..{vertex_count} or -{vertex_count}..-1)")
+    raise FormatError(f"{path}, line {number}: {problem}")

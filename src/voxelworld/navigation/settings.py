@@ -1,0 +1,221 @@
+"""Settings of a navmesh bake, and the boxes (search regions) a bake covers.
+
+:class:`NavSettings` holds every parameter of the bake in world units (metres, degrees), each checked on
+construction; :meth:`NavSettings.from_recast` builds one from the parameters Recast users know.
+:class:`SearchRegion` is a box placed in the scene: the rays of a bake start from it and only what lies inside
+it counts.
+
+Both are frozen dataclasses: change a field with :func:`dataclasses.replace`, which checks the new value too.
+
+Examples
+--------
+>>> from dataclasses import replace
+>>> from voxelworld.navigation import NavSettings, SearchRegion
+>>> settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
+...                                    agent_max_slope=45.0, region_min_size=8)
+>>> round(settings.ray_density, 2), round(settings.cell_size, 3), round(settings.min_region_area, 2)
+(11.11, 0.3, 5.76)
+>>> replace(settings, levels=True).levels
+True
+>>> SearchRegion((0, 0, 0), (10, 3, 10)).ray_direction
+(0.0, -1.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_integer, check_range
+
+__all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion"]
+
+EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh")
+
+
+@dataclass(frozen=True)
+class NavSettings:
+    """Every parameter of a navmesh bake, in world units; each is checked on construction.
+
+    Parameters
+    ----------
+    ray_density : float
+        Rays per m² (> 0) cast from a search region's top face; they form a square grid whose spacing is
+        :attr:`cell_size`. Default 11.1 (a 0.3 m grid).
+    step_limit : float
+        Metres (>= 0): the largest height difference between neighbouring samples that an agent steps over.
+    clearance : float
+        Metres (> 0): the agent's height, the free space a sample needs above it to be walkable.
+    agent_radius : float
+        Metres (>= 0): the walkable area shrinks by this much away from walls and drops.
+    max_slope : float
+        Degrees in [0, 90]: the steepest ground that is still walkable.
+    obstacle_min_height : float
+        Metres (>= 0): only obstacles rising more than this above the region's base get exclusion regions;
+        0 means every obstacle with a vertex in the region.
+    exclusion_proxy : {"aabb-tree", "hull", "mesh"}
+        The volume that stands in for an obstacle: a tree of boxes, its convex hull, or its own triangles.
+    max_corners : int
+        The most corners a navmesh polygon may have (>= 3).
+    levels : bool
+        False: hits on exclusion regions are removed and the ground under obstacles is cut out. True: samples
+        are grouped by height, and each level is kept, so a table top becomes walkable on its own.
+    min_region_area : float
+        m² (>= 0): islands of walkable area smaller than this are dropped.
+
+    Examples
+    --------
+    >>> NavSettings(ray_density=25.0).cell_size
+    0.2
+    >>> NavSettings(max_slope=120)
+    Traceback (most recent call last):
+    ...
+    voxelworld.errors.ParameterError: max_slope = 120 is out of range: must be ... in [0.0, 90.0] (degrees)
+    """
+
+    ray_density: float = 11.1  # rays per m², > 0
+    step_limit: float = 0.9  # m, >= 0
+    clearance: float = 2.0  # m, > 0
+    agent_radius: float = 0.6  # m, >= 0
+    max_slope: float = 45.0  # degrees, 0..90
+    obstacle_min_height: float = 0.0  # m, >= 0
+    exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
+    max_corners: int = 6  # corners per polygon, >= 3
+    levels: bool = False  # keep obstacle tops as levels of their own
+    min_region_area: float = 5.76  # m², >= 0
+
+    def __post_init__(self):
+        def set_(field: str, value: object) -> None:
+            object.__setattr__(self, field, value)
+
+        set_("ray_density", check_finite("ray_density", self.ray_density, minimum=0.0, strict_minimum=True,
+                                         unit="rays per m²"))
+        set_("step_limit", check_finite("step_limit", self.step_limit, minimum=0.0, unit="m"))
+        set_("clearance", check_finite("clearance", self.clearance, minimum=0.0, strict_minimum=True, unit="m"))
+        set_("agent_radius", check_finite("agent_radius", self.agent_radius, minimum=0.0, unit="m"))
+        set_("max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=90.0, unit="degrees"))
+        set_("obstacle_min_height", check_finite("obstacle_min_height", self.obstacle_min_height, minimum=0.0,
+                                                 unit="m"))
+        check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh'",
+                    isinstance(self.exclusion_proxy, str) and self.exclusion_proxy in EXCLUSION_PROXIES)
+        set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, unit="corners"))
+        check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
+        set_("levels", bool(self.levels))
+        set_("min_region_area", check_finite("min_region_area", self.min_region_area, minimum=0.0, unit="m²"))
+
+    @property
+    def cell_size(self) -> float:
+        """The spacing of the ray grid in metres: ``1 / sqrt(ray_density)``."""
+        return 1.0 / math.sqrt(self.ray_density)
+
+    @classmethod
+    def from_recast(cls, cell_size: float, agent_height: float, agent_radius: float, agent_max_climb: float,
+                    agent_max_slope: float, region_min_size: float, **overrides) -> NavSettings:
+        """Settings from the parameters of Recast's demo (world units, as in its sample's settings panel).
+
+        - ``cell_size`` (m, > 0; the voxel size in the ground plane) gives ``ray_density = 1 / cell_size²``.
+        - ``agent_height`` (m, > 0) gives ``clearance``.
+        - ``agent_radius`` (m, >= 0) gives ``agent_radius``.
+        - ``agent_max_climb`` (m, >= 0) gives ``step_limit``.
+        - ``agent_max_slope`` (degrees, in [0, 90]) gives ``max_slope``.
+        - ``region_min_size`` (cells, >= 0) is the side of the smallest square region Recast keeps, so its area
+          is ``region_min_size²`` cells: ``min_region_area = region_min_size² × cell_size²`` (m²).
+
+        Recast's other parameters (``cell_height``: rays are not quantised in height; region merge size, edge
+        and detail-mesh settings) have no counterpart here. The fields Recast does not set
+        (``obstacle_min_height``, ``exclusion_proxy``, ``max_corners`` (Recast's max verts per poly),
+        ``levels``) keep their defaults unless given as keyword ``overrides``. Each Recast parameter is checked
+        under its own name before it is converted.
+
+        Examples
+        --------
+        >>> settings = NavSettings.from_recast(0.5, 1.8, 0.4, 0.5, 40, 10, max_corners=4)
+        >>> settings.ray_density, settings.clearance, settings.min_region_area, settings.max_corners
+        (4.0, 1.8, 25.0, 4)
+        """
+        cell_size = check_finite("cell_size", cell_size, minimum=0.0, strict_minimum=True, unit="m")
+        agent_height = check_finite("agent_height", agent_height, minimum=0.0, strict_minimum=True, unit="m")
+        agent_radius = check_finite("agent_radius", agent_radius, minimum=0.0, unit="m")
+        agent_max_climb = check_finite("agent_max_climb", agent_max_climb, minimum=0.0, unit="m")
+        agent_max_slope = check_finite("agent_max_slope", agent_max_slope, minimum=0.0, maximum=90.0,
+                                       unit="degrees")
+        region_min_size = check_finite("region_min_size", region_min_size, minimum=0.0, unit="cells")
+        mapped = {"ray_density": "cell_size", "clearance": "agent_height", "agent_radius": "agent_radius",
+                  "step_limit": "agent_max_climb", "max_slope": "agent_max_slope",
+                  "min_region_area": "region_min_size and cell_size"}
+        free = [f.name for f in fields(cls) if f.name not in mapped]
+        for key, value in overrides.items():
+            if key in mapped:
+                raise ParameterError(key, value, f"left out: from_recast sets {key} from {mapped[key]}")
+            check_range(key, value, f"a keyword naming a field from_recast does not set: {', '.join(free)}",
+                        key in free)
+        return cls(ray_density=1.0 / cell_size**2, clearance=agent_height, agent_radius=agent_radius,
+                   step_limit=agent_max_climb, max_slope=agent_max_slope,
+                   min_region_area=region_min_size**2 * cell_size**2, **overrides)
+
+
+def _point(parameter: str, value: object) -> tuple[float, float, float]:
+    legal = "a point (x, y, z) of three finite numbers (m)"
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(parameter, value, legal)
+    try:
+        x, y, z = value  # type: ignore[misc]
+        point = (float(x), float(y), float(z))
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, legal) from None
+    check_range(parameter, value, legal, all(math.isfinite(c) for c in point))
+    return point
+
+
+@dataclass(frozen=True)
+class SearchRegion:
+    """A box placed in a scene to bake a navmesh in; several may be baked together.
+
+    Parameters
+    ----------
+    min, max : sequence of 3 float
+        Opposite corners in metres, ``max > min`` on every axis (a region has volume). Stored as tuples.
+    ray_direction : sequence of 3 float
+        The direction the bake's rays travel: finite, not zero, stored normalised (length 1) as a tuple.
+        The default ``(0, -1, 0)`` casts straight down from the top face. Other directions are accepted and
+        kept; which of them a bake can use is decided with the baker, which is still to come.
+
+    Examples
+    --------
+    >>> region = SearchRegion((0, 0, 0), (8, 4, 6), ray_direction=(0, -2, 0))
+    >>> region.min, region.max, region.ray_direction
+    ((0.0, 0.0, 0.0), (8.0, 4.0, 6.0), (0.0, -1.0, 0.0))
+    >>> region.size
+    (8.0, 4.0, 6.0)
+    """
+
+    min: tuple[float, float, float]
+    max: tuple[float, float, float]
+    ray_direction: tuple[float, float, float] = (0.0, -1.0, 0.0)
+
+    def __post_init__(self):
+        lo = _point("min", self.min)
+        hi = _point("max", self.max)
+        check_range("max", self.max, f"a point > min = {lo} on every axis (m)", all(h > l for l, h in zip(lo, hi)))
+        direction = self.ray_direction
+        legal = "three finite numbers, not all zero (a direction)"
+        if isinstance(direction, (str, bytes)):
+            raise ParameterError("ray_direction", direction, legal)
+        try:
+            dx, dy, dz = direction  # type: ignore[misc]
+            vector = (float(dx), float(dy), float(dz))
+        except (TypeError, ValueError):
+            raise ParameterError("ray_direction", direction, legal) from None
+        length = math.hypot(*vector)
+        check_range("ray_direction", direction, legal,
+                    all(math.isfinite(c) for c in vector) and 0.0 < length < math.inf)
+        object.__setattr__(self, "min", lo)
+        object.__setattr__(self, "max", hi)
+        object.__setattr__(self, "ray_direction", tuple(c / length for c in vector))
+
+    @property
+    def size(self) -> tuple[float, float, float]:
+        """The box's extent ``max - min`` on each axis, in metres."""
+        return tuple(h - l for l, h in zip(self.min, self.max))  # type: ignore[return-value]
