@@ -1,0 +1,23 @@
+"""Numba kernels of the meshing wing: dual vertices, vertex materials, octree simplification, quads.
+
+Coordinates here are *sample coordinates*: the float position ``(i, j, k)`` is voxel sample ``(i, j, k)``; the
+public wrappers turn them into world metres. A cell ``(i, j, k)`` spans samples ``i..i+1, j..j+1, k..k+1``.
+
+Per vertex the kernels keep, beside position, normal and materials, the quadric of its surface (the planes
+through its edge crossings, normal from the density gradient): ``qef[v] = (Axx, Axy, Axz, Ayy, Ayz, Azz, bx, by,
+bz, c, mx, my, mz, count)`` with ``A = sum n n^T``, ``b = sum n (n . p)``, ``c = sum (n . p)^2``, the sum ``m`` of the
+crossing points and their ``count``. Quadrics add up, so a merged vertex's quadric is its children's sum.
+"""
+
+from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
+from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
+                     qef_error, solve_qef, top_two_materials)
+from .incremental import same_vertex, take_changes, top_layer_changes
+from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
+from .simplify import merge_vertices, simplify, solid_at, surface_distance, topology_safe
+
+__all__ = ["cell_cases", "cell_vertices", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
+           "REGULARISATION", "accumulate", "axis_difference", "corner_weight", "qef_error", "solve_qef",
+           "top_two_materials", "same_vertex", "take_changes", "top_layer_changes", "emit_quads", "gather_cells",
+           "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_distance",
+           "topology_safe"]

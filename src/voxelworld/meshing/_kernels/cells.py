@@ -1,0 +1,206 @@
+"""Cell cases and dual vertices (the first meshing stage)."""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from .common import CROSSING_MARGIN, axis_difference, corner_weight, solve_qef, top_two_materials
+
+
+# -------------------------------------------------------------------------------------------------- cells
+@nb.njit(cache=True, inline="always")
+def sign_mask(density, iso, i, j, k):
+    """Bit b set where corner b of cell (i, j, k) is solid."""
+    mask = 0
+    for corner in range(8):
+        if density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)] >= iso:
+            mask |= 1 << corner
+    return mask
+
+
+@nb.njit(cache=True)
+def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
+    """The faces of cell (i, j, k) to read the other way: those whose two segments lie on one patch both in
+    this cell and in the cell across the face."""
+    nx, ny, nz = density.shape
+    flipped = 0
+    for face in range(6):
+        if not (one_patch_faces[mask] >> face) & 1:
+            continue
+        axis, step = face // 2, 1 if face % 2 else -1
+        ni, nj, nk = i + step * (axis == 0), j + step * (axis == 1), k + step * (axis == 2)
+        if ni < 0 or nj < 0 or nk < 0 or ni > nx - 2 or nj > ny - 2 or nk > nz - 2:
+            continue
+        if (one_patch_faces[sign_mask(density, iso, ni, nj, nk)] >> (face ^ 1)) & 1:
+            flipped |= 1 << face
+    return flipped
+
+
+@nb.njit(cache=True, nogil=True)
+def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, cell_first, surface_cells, counts):
+    """Case of every cell ``lo .. hi - 1`` (see ``tables``) and, for each cell with vertices, the index of its
+    first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts``
+    receives (vertices, surface cells)."""
+    depth = hi[2] - lo[2]
+    quad = np.empty(depth + 1, dtype=np.uint16)
+    # First the sign masks, row by row and without branches (so the compiler can vectorise): the bits of the
+    # four samples (i, j), (i+1, j), (i, j+1), (i+1, j+1) at each k; a cell's mask is its low-z quad plus its
+    # high-z quad shifted by four.
+    for i in range(lo[0], hi[0]):
+        for j in range(lo[1], hi[1]):
+            for c in range(depth + 1):
+                k = lo[2] + c
+                quad[c] = ((density[i, j, k] >= iso) | (density[i + 1, j, k] >= iso) << 1
+                           | (density[i, j + 1, k] >= iso) << 2 | (density[i + 1, j + 1, k] >= iso) << 3)
+            a, b = i - lo[0], j - lo[1]
+            for c in range(depth):
+                cell_case[a, b, c] = quad[c] | quad[c + 1] << 4
+    # Then the cells the surface crosses, in order: their flipped faces and first vertices.
+    count = 0
+    cells = 0
+    for a in range(hi[0] - lo[0]):
+        for b in range(hi[1] - lo[1]):
+            for c in range(depth):
+                mask = cell_case[a, b, c]
+                if mask == 0 or mask == 255:
+                    continue
+                if one_patch_faces[mask]:
+                    mask |= flipped_faces(density, iso, lo[0] + a, lo[1] + b, lo[2] + c, mask,
+                                          one_patch_faces) << 8
+                    cell_case[a, b, c] = mask
+                cell_first[a, b, c] = count
+                count += patch_count[mask]
+                surface_cells[cells, 0], surface_cells[cells, 1], surface_cells[cells, 2] = a, b, c
+                cells += 1
+    counts[0], counts[1] = count, cells
+
+
+@nb.njit(cache=True, nogil=True)
+def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_count, edge_patch, edge_corners,
+                  edge_axis, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef):
+    """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`).
+
+    Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
+    quadric clamped to the cell (dual contouring). Normal: minus the density gradient at the vertex, unit length.
+    Materials: the two highest evaluation values at the vertex (:func:`top_two_materials`). The quadric's
+    planes (columns 0-9) are summed only with ``planes`` or ``sharp``; the mass point (10-13) always.
+    """
+    planes = planes or sharp
+    nx, ny, nz = density.shape
+    d = np.empty(8)
+    grads = np.empty(24)
+    weights = np.empty(8)
+    dens = np.empty(8)
+    ma = np.empty(8, dtype=np.uint8)
+    mb = np.empty(8, dtype=np.uint8)
+    mx = np.empty(8, dtype=np.uint8)
+    ids = np.empty(2, dtype=np.int64)
+    values = np.empty(2)
+    solved = np.empty(4)
+    seen = np.empty(16, dtype=np.int64)
+    total = np.empty(16)
+    for cell in range(surface_cells.shape[0]):
+        a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
+        i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
+        first = cell_first[a, b, c]
+        mask = cell_case[a, b, c]
+        uniform = True  # all eight samples name the same two materials (the mixes may differ)
+        for corner in range(8):
+            ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
+            d[corner] = density[ci, cj, ck]
+            # The sample's gradient, written out here: a call with array arguments costs reference counting.
+            middle = np.float64(density[ci, cj, ck])
+            grads[3 * corner] = axis_difference(np.float64(density[max(ci - 1, 0), cj, ck]), middle,
+                                                np.float64(density[min(ci + 1, nx - 1), cj, ck]), ci == 0,
+                                                ci == nx - 1)
+            grads[3 * corner + 1] = axis_difference(np.float64(density[ci, max(cj - 1, 0), ck]), middle,
+                                                    np.float64(density[ci, min(cj + 1, ny - 1), ck]), cj == 0,
+                                                    cj == ny - 1)
+            grads[3 * corner + 2] = axis_difference(np.float64(density[ci, cj, max(ck - 1, 0)]), middle,
+                                                    np.float64(density[ci, cj, min(ck + 1, nz - 1)]), ck == 0,
+                                                    ck == nz - 1)
+            dens[corner] = density[ci, cj, ck]
+            ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
+            if ma[corner] != ma[0] or mb[corner] != mb[0]:
+                uniform = False
+        for patch in range(patch_count[mask]):
+            v = first + patch
+            # The quadric, summed in locals and stored once (see QEF_COLUMNS for the layout).
+            axx = axy = axz = ayy = ayz = azz = bx = by = bz = cc = 0.0
+            sx = sy = sz = count = 0.0
+            for e in range(12):
+                if edge_patch[mask, e] != patch:
+                    continue
+                p, q = edge_corners[e, 0], edge_corners[e, 1]
+                # Kept off the corners: a sample exactly at iso would put the vertices of all its
+                # cells on one point (zero-area triangles).
+                t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
+                px = i + (p & 1) + (t if edge_axis[e] == 0 else 0.0)
+                py = j + ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
+                pz = k + ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                sx, sy, sz, count = sx + px, sy + py, sz + pz, count + 1.0
+                if not planes:
+                    continue
+                gx = grads[3 * p] + t * (grads[3 * q] - grads[3 * p])
+                gy = grads[3 * p + 1] + t * (grads[3 * q + 1] - grads[3 * p + 1])
+                gz = grads[3 * p + 2] + t * (grads[3 * q + 2] - grads[3 * p + 2])
+                length = math.sqrt(gx * gx + gy * gy + gz * gz)
+                if length > 0.0:
+                    gx, gy, gz = gx / length, gy / length, gz / length
+                else:  # flat density: the edge direction is the best guess of the normal
+                    gx = 1.0 if edge_axis[e] == 0 else 0.0
+                    gy = 1.0 if edge_axis[e] == 1 else 0.0
+                    gz = 1.0 if edge_axis[e] == 2 else 0.0
+                dist = gx * px + gy * py + gz * pz
+                axx, axy, axz = axx + gx * gx, axy + gx * gy, axz + gx * gz
+                ayy, ayz, azz = ayy + gy * gy, ayz + gy * gz, azz + gz * gz
+                bx, by, bz, cc = bx + gx * dist, by + gy * dist, bz + gz * dist, cc + dist * dist
+            qef[v, 0], qef[v, 1], qef[v, 2], qef[v, 3], qef[v, 4], qef[v, 5] = axx, axy, axz, ayy, ayz, azz
+            qef[v, 6], qef[v, 7], qef[v, 8], qef[v, 9] = bx, by, bz, cc
+            qef[v, 10], qef[v, 11], qef[v, 12], qef[v, 13] = sx, sy, sz, count
+            count = qef[v, 13]
+            if sharp:
+                solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
+                vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
+            else:
+                vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
+            positions[v, 0], positions[v, 1], positions[v, 2] = i + vx, j + vy, k + vz
+            gx = gy = gz = 0.0
+            for corner in range(8):
+                w = corner_weight(corner, vx, vy, vz)
+                weights[corner] = w
+                gx += w * grads[3 * corner]
+                gy += w * grads[3 * corner + 1]
+                gz += w * grads[3 * corner + 2]
+            length = math.sqrt(gx * gx + gy * gy + gz * gz)
+            if length > 0.0:
+                normals[v, 0], normals[v, 1], normals[v, 2] = -gx / length, -gy / length, -gz / length
+            else:
+                normals[v, 0], normals[v, 1], normals[v, 2] = 0.0, 1.0, 0.0
+            if uniform and ma[0] != 0 and mb[0] != ma[0]:
+                # The common case: one pair of materials around the vertex, only their shares vary.
+                value_a = value_b = 0.0
+                for corner in range(8):
+                    value_a += weights[corner] * dens[corner] * (255.0 - mx[corner])
+                    value_b += weights[corner] * dens[corner] * mx[corner]
+                value_a /= 65025.0
+                value_b /= 65025.0
+                if mb[0] == 0 or value_b <= 0.0:
+                    vmat[v, 0], vmat[v, 1] = ma[0], 0
+                    vevals[v, 0], vevals[v, 1] = value_a, 0.0
+                elif value_a <= 0.0:
+                    vmat[v, 0], vmat[v, 1] = mb[0], 0
+                    vevals[v, 0], vevals[v, 1] = value_b, 0.0
+                elif value_b > value_a or (value_b == value_a and mb[0] < ma[0]):
+                    vmat[v, 0], vmat[v, 1] = mb[0], ma[0]
+                    vevals[v, 0], vevals[v, 1] = value_b, value_a
+                else:
+                    vmat[v, 0], vmat[v, 1] = ma[0], mb[0]
+                    vevals[v, 0], vevals[v, 1] = value_a, value_b
+            else:
+                top_two_materials(weights, dens, ma, mb, mx, ids, values, seen, total)
+                vmat[v, 0], vmat[v, 1] = ids[0], ids[1]
+                vevals[v, 0], vevals[v, 1] = values[0], values[1]

@@ -1,0 +1,262 @@
+"""Octree simplification of a chunk's vertices."""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from .common import QEF_COLUMNS, corner_weight, qef_error, solve_qef
+
+
+# --------------------------------------------------------------------------------------------- simplifying
+@nb.njit(cache=True, inline="always")
+def solid_at(density, iso, i, j, k):
+    """Whether sample (i, j, k), clamped into the volume, is solid: an octree node at the volume's far end
+    reaches past its last sample and is clipped there."""
+    nx, ny, nz = density.shape
+    return density[min(i, nx - 1), min(j, ny - 1), min(k, nz - 1)] >= iso
+
+
+@nb.njit(cache=True)
+def topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces, lattice_corners):
+    """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
+    children (dual contouring's topology test): its sign case has one patch that crosses no face twice, and
+    the sign at the middle of every coarse edge, the centre of every coarse face and the centre of the cube
+    agrees with a corner's."""
+    half = size // 2
+    mask = 0
+    for corner in range(8):
+        if solid_at(density, iso, bi + (corner & 1) * size, bj + ((corner >> 1) & 1) * size,
+                    bk + ((corner >> 2) & 1) * size):
+            mask |= 1 << corner
+    if patch_count[mask] != 1 or one_patch_faces[mask]:
+        # Not one patch; or one patch that crosses a face twice, which a single vertex would pinch where it
+        # meets the next node (a tunnel through the face: see tables).
+        return False
+    # Every point of the 3x3x3 lattice at half steps that is not a corner (edge middles, face and cube
+    # centres) must agree with a corner of the smallest coarse feature holding it (tables.LATTICE_CORNERS).
+    for point in range(27):
+        corners = lattice_corners[point]
+        if corners == 0:
+            continue  # a corner itself
+        a, b, c = point % 3, (point // 3) % 3, point // 9
+        if solid_at(density, iso, bi + a * half, bj + b * half, bk + c * half):
+            if mask & corners == 0:
+                return False
+        elif ~mask & corners == 0:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def surface_distance(density, iso, x, y, z):
+    """Distance (samples) from (x, y, z) to the iso surface, estimated from the trilinear density and gradient."""
+    nx, ny, nz = density.shape
+    i = min(max(int(math.floor(x)), 0), nx - 2)
+    j = min(max(int(math.floor(y)), 0), ny - 2)
+    k = min(max(int(math.floor(z)), 0), nz - 2)
+    vx, vy, vz = x - i, y - j, z - k
+    value = gx = gy = gz = 0.0
+    for corner in range(8):
+        s = np.float64(density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)])
+        value += corner_weight(corner, vx, vy, vz) * s
+        sx = 1.0 if corner & 1 else -1.0
+        sy = 1.0 if corner & 2 else -1.0
+        sz = 1.0 if corner & 4 else -1.0
+        gx += sx * s * (vy if corner & 2 else 1 - vy) * (vz if corner & 4 else 1 - vz)
+        gy += sy * s * (vx if corner & 1 else 1 - vx) * (vz if corner & 4 else 1 - vz)
+        gz += sz * s * (vx if corner & 1 else 1 - vx) * (vy if corner & 2 else 1 - vy)
+    slope = math.sqrt(gx * gx + gy * gy + gz * gz)
+    if slope == 0.0:
+        return np.inf
+    return abs(value - iso) / slope
+
+
+@nb.njit(cache=True, nogil=True)
+def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_patch_faces, lattice_corners,
+             kind_by_id, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef, vertex_count,
+             parent):
+    """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
+
+    The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
+    cell passes :func:`topology_safe`, the quadric's RMS error and the merged vertex's distance to the surface
+    are within ``tolerance`` (samples), and the children's materials are of at most two kinds (counting each
+    vertex's first ``slots`` materials: 2 for display meshes; 1 for collision meshes, whose triangles show
+    only the leading material). Only the nodes above ``surface_cells`` are visited. Merged vertices are
+    appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none). Returns the
+    new vertex count.
+    """
+    n = vertex_count
+    for v in range(n):
+        parent[v] = v
+    # Whether the chunk's cells run to the volume's last cell on each axis (nodes may be clipped there).
+    last_x = lo[0] + dims[0] == density.shape[0] - 1
+    last_y = lo[1] + dims[1] == density.shape[1] - 1
+    last_z = lo[2] + dims[2] == density.shape[2] - 1
+    solved = np.empty(4)
+    children = np.empty(8, dtype=np.int64)
+    kinds = np.empty(16, dtype=np.int64)
+    weights = np.empty(8)
+    best_ids = np.empty(2, dtype=np.int64)
+    best = np.empty(2)
+    # The nodes of the level below that hold a vertex or block their parent: at level 0, the surface cells.
+    below = surface_cells.copy()
+    n_below = below.shape[0]
+    state = np.empty((1, 1, 1), dtype=np.int64)  # the level below's nodes: -1 empty, -2 blocked, else vertex
+    size = 1
+    for level in range(1, levels + 1):
+        size *= 2
+        sx, sy, sz = (dims[0] + size - 1) // size, (dims[1] + size - 1) // size, (dims[2] + size - 1) // size
+        upper = np.full((sx, sy, sz), -1, dtype=np.int64)
+        listed = np.zeros((sx, sy, sz), dtype=np.uint8)
+        nodes = np.empty((n_below, 3), dtype=np.int64)
+        n_nodes = 0
+        for q in range(n_below):
+            a, b, c = below[q, 0] // 2, below[q, 1] // 2, below[q, 2] // 2
+            if listed[a, b, c] == 0:
+                listed[a, b, c] = 1
+                nodes[n_nodes, 0], nodes[n_nodes, 1], nodes[n_nodes, 2] = a, b, c
+                n_nodes += 1
+        half = size // 2
+        for node in range(n_nodes):
+            a, b, c = nodes[node, 0], nodes[node, 1], nodes[node, 2]
+            # Past the chunk's cells: into the next chunk (merges never cross chunk borders), or past the
+            # volume's last cell, where the node is clipped.
+            blocked = (((a + 1) * size > dims[0] and not last_x) or ((b + 1) * size > dims[1] and not last_y)
+                       or ((c + 1) * size > dims[2] and not last_z))
+            count = 0
+            for child in range(8):
+                ca, cb, cc = 2 * a + (child & 1), 2 * b + ((child >> 1) & 1), 2 * c + ((child >> 2) & 1)
+                if ca * half >= dims[0] or cb * half >= dims[1] or cc * half >= dims[2]:
+                    continue  # no such child
+                if level == 1:
+                    patches = patch_count[cell_case[ca, cb, cc]]
+                    s = -1 if patches == 0 else (cell_first[ca, cb, cc] if patches == 1 else -2)
+                else:
+                    s = state[ca, cb, cc]
+                if s == -2:
+                    blocked = True
+                elif s >= 0:
+                    children[count] = s
+                    count += 1
+            if count == 0:
+                upper[a, b, c] = -2 if blocked else -1
+                continue
+            if blocked:
+                upper[a, b, c] = -2
+                continue
+            bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
+            if not topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces,
+                                 lattice_corners):
+                upper[a, b, c] = -2
+                continue
+            # Material kinds of the children (each slot with a share).
+            nkinds = 0
+            for q in range(count):
+                for slot in range(slots):
+                    m = vmat[children[q], slot]
+                    if m == 0 or vevals[children[q], slot] <= 0.0:
+                        continue
+                    kind = kind_by_id[m]
+                    known = False
+                    for r in range(nkinds):
+                        if kinds[r] == kind:
+                            known = True
+                    if not known:
+                        kinds[nkinds] = kind
+                        nkinds += 1
+            if nkinds > 2:
+                upper[a, b, c] = -2
+                continue
+            for col in range(QEF_COLUMNS):
+                total = 0.0
+                for q in range(count):
+                    total += qef[children[q], col]
+                qef[n, col] = total
+            nx, ny, nz = density.shape
+            solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
+                      float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
+            # Where the surface runs into the volume's side, the merged vertex keeps to the outermost
+            # of its children there, so the mesh still reaches the world's edge.
+            pinned = False
+            for axis in range(3):
+                base = bi if axis == 0 else (bj if axis == 1 else bk)
+                if base == 0 or base + size >= density.shape[axis] - 1:
+                    edge = positions[children[0], axis]
+                    for q in range(1, count):
+                        value = positions[children[q], axis]
+                        edge = min(edge, value) if base == 0 else max(edge, value)
+                    solved[axis] = edge
+                    pinned = True
+            if pinned:
+                solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
+            if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
+                                                         solved[2]) > tolerance:
+                upper[a, b, c] = -2
+                continue
+            merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
+                           best)
+            for q in range(count):
+                parent[children[q]] = n
+            parent[n] = n
+            upper[a, b, c] = n
+            n += 1
+        n_below = 0
+        for node in range(n_nodes):
+            if upper[nodes[node, 0], nodes[node, 1], nodes[node, 2]] != -1:
+                nodes[n_below] = nodes[node]
+                n_below += 1
+        below = nodes
+        state = upper
+    for v in range(n):  # point every vertex at its final representative
+        r = v
+        while parent[r] != r:
+            r = parent[r]
+        parent[v] = r
+    return n
+
+
+@nb.njit(cache=True)
+def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids, best):
+    """Vertex ``n`` at ``solved[0:3]`` replaces ``children[:count]``: normal the normalised sum of theirs,
+    materials the two highest distance-weighted evaluation values (weight 1 / (0.5 + distance in samples))."""
+    positions[n, 0], positions[n, 1], positions[n, 2] = solved[0], solved[1], solved[2]
+    nx = ny = nz = 0.0
+    total_weight = 0.0
+    for q in range(count):
+        v = children[q]
+        nx += normals[v, 0]
+        ny += normals[v, 1]
+        nz += normals[v, 2]
+        dx, dy, dz = positions[v, 0] - solved[0], positions[v, 1] - solved[1], positions[v, 2] - solved[2]
+        weights[q] = 1.0 / (0.5 + math.sqrt(dx * dx + dy * dy + dz * dz))
+        total_weight += weights[q]
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if length > 0.0:
+        normals[n, 0], normals[n, 1], normals[n, 2] = nx / length, ny / length, nz / length
+    else:
+        normals[n, 0], normals[n, 1], normals[n, 2] = normals[children[0], 0], normals[children[0], 1], \
+            normals[children[0], 2]
+    best_ids[0] = best_ids[1] = 0
+    best[0] = best[1] = 0.0
+    for slot_q in range(2 * count):
+        m = vmat[children[slot_q // 2], slot_q % 2]
+        if m == 0:
+            continue
+        value = 0.0
+        for q in range(count):
+            for slot in range(2):
+                if vmat[children[q], slot] == m:
+                    value += weights[q] * vevals[children[q], slot]
+        value /= total_weight
+        if m == best_ids[0] or m == best_ids[1]:
+            continue
+        if best_ids[0] == 0 or value > best[0] or (value == best[0] and m < best_ids[0]):
+            best_ids[1], best[1] = best_ids[0], best[0]
+            best_ids[0], best[0] = m, value
+        elif best_ids[1] == 0 or value > best[1] or (value == best[1] and m < best_ids[1]):
+            best_ids[1], best[1] = m, value
+    vmat[n, 0], vmat[n, 1] = best_ids[0], best_ids[1]
+    vevals[n, 0], vevals[n, 1] = best[0], best[1]
