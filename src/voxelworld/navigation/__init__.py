@@ -9,11 +9,18 @@ knows nothing of voxels.
 - :class:`NavSettings`: every bake parameter in world units, validated; :meth:`NavSettings.from_recast` maps
   Recast's demo parameters onto them.
 - :class:`SearchRegion`: a box placed in the scene that a bake covers.
+- :class:`NavMesh`: walkable polygons per level with portals; areas, islands, ``nearest_point``, ``find_path``
+  (A* corridor + funnel), ``raycast``, ``random_point``, JSON (docs/specs/navmesh-json.md) and OBJ; made from
+  walkable cell grids by :func:`navmesh_from_grids`.
 
-Still to come (issue #4): the ray-cast baker (``bake``), the ``NavMesh`` it produces and its path queries.
+Still to come (issue #4): the ray-cast baker (``bake``) that turns a scene into walkable grids, tiled
+``rebake``, and paths within 1% of the optimum (the corridor A* picks over grid rectangles is not always the
+shortest one yet).
 """
 
+from .navmesh import NavMesh, NavPath, WalkableGrid, navmesh_from_grids
 from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion"]
+__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavPath", "WalkableGrid",
+           "navmesh_from_grids"]
