@@ -401,8 +401,10 @@ def _check_consistent(mesh: NavMesh) -> None:
 
 
 # -------------------------------------------------------------------------------------------------- build
-def _rectangles(walkable: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Greedy cover of the walkable cells by rectangles (i0, k0, i1, k1), half-open, row by row."""
+def _rectangles(walkable: np.ndarray, height: np.ndarray, height_error: float) -> list[tuple[int, int, int, int]]:
+    """Greedy cover of the walkable cells by rectangles (i0, k0, i1, k1), half-open, row by row; a rectangle
+    only spans cells within ``height_error`` of its first cell's height, so a flat polygon stands for them all
+    within that error (and never bridges a wall or a drop)."""
     free = walkable.copy()
     nx, nz = free.shape
     out = []
@@ -412,11 +414,12 @@ def _rectangles(walkable: np.ndarray) -> list[tuple[int, int, int, int]]:
             if not free[i, k]:
                 k += 1
                 continue
-            k1 = k
-            while k1 < nz and free[i, k1]:
+            base = height[i, k]
+            k1 = k + 1
+            while k1 < nz and free[i, k1] and abs(height[i, k1] - base) <= height_error:
                 k1 += 1
             i1 = i + 1
-            while i1 < nx and free[i1, k:k1].all():
+            while i1 < nx and free[i1, k:k1].all() and np.all(np.abs(height[i1, k:k1] - base) <= height_error):
                 i1 += 1
             free[i:i1, k:k1] = False
             out.append((i, k, i1, k1))
@@ -424,15 +427,18 @@ def _rectangles(walkable: np.ndarray) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_limit: float = 0.0) -> NavMesh:
+def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_limit: float = 0.0,
+                       height_error: float = 0.05) -> NavMesh:
     """A navmesh covering the walkable cells of every level exactly.
 
-    Each level's cells become rectangles (two triangles each when ``max_corners`` is 3); a polygon's height is
-    the mean height of its cells. Polygons touching along a stretch of boundary are neighbours: on one level
-    always, across levels when their touching cells differ in height by at most ``step_limit`` metres.
+    Each level's cells become rectangles of cells within ``height_error`` metres of one height (two triangles
+    each when ``max_corners`` is 3); a polygon's height is the mean height of its cells. Polygons touching along
+    a stretch of boundary are neighbours when some pair of cells facing each other across it differ in height
+    by at most ``step_limit`` metres (on one level or across levels).
     """
     max_corners = check_integer("max_corners", max_corners, minimum=3)
     step_limit = check_finite("step_limit", step_limit, minimum=0.0, unit="m")
+    height_error = check_finite("height_error", height_error, minimum=0.0, unit="m")
     vertices: list[tuple[float, float, float]] = []
     starts, corners, levels = [0], [], []
     boxes = []  # (level, i0, k0, i1, k1, height, polygon indices)
@@ -440,7 +446,7 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
         if grid.walkable.shape != grid.height.shape or grid.walkable.ndim != 2:
             raise ParameterError("grids", f"level {level}: walkable {grid.walkable.shape}, height {grid.height.shape}",
                                  "equal 2-D shapes")
-        for i0, k0, i1, k1 in _rectangles(grid.walkable):
+        for i0, k0, i1, k1 in _rectangles(grid.walkable, grid.height, height_error):
             h = float(grid.height[i0:i1, k0:k1].mean())
             x0, x1 = grid.x0 + i0 * grid.cell, grid.x0 + i1 * grid.cell
             z0, z1 = grid.z0 + k0 * grid.cell, grid.z0 + k1 * grid.cell
@@ -466,10 +472,8 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
         for lb, gb, bi0, bk0, bi1, bk1, hb, pb in boxes[n + 1:]:
             if ga is not gb and (ga.cell != gb.cell or ga.x0 != gb.x0 or ga.z0 != gb.z0):
                 continue
-            if la != lb and abs(ha - hb) > step_limit:
-                continue
             segment = _shared_edge(ga, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), ha, hb)
-            if segment is None:
+            if segment is None or not _can_step(ga, gb, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), step_limit):
                 continue
             qa = _polygon_on_edge(pa, ga, (ai0, ak0, ai1, ak1), segment)
             qb = _polygon_on_edge(pb, gb, (bi0, bk0, bi1, bk1), segment)
@@ -507,6 +511,22 @@ def _shared_edge(grid, a, b, ha, hb):
         if hi > lo:
             return ((x0 + lo * c, h, z0 + k * c), (x0 + hi * c, h, z0 + k * c))
     return None
+
+
+def _can_step(ga, gb, a, b, step_limit) -> bool:
+    """Whether some pair of cells facing each other across the rectangles' shared edge differ in height by at
+    most ``step_limit``."""
+    ai0, ak0, ai1, ak1 = a
+    bi0, bk0, bi1, bk1 = b
+    if ai1 == bi0 or bi1 == ai0:
+        ia, ib = (ai1 - 1, bi0) if ai1 == bi0 else (ai0, bi1 - 1)
+        ks = range(max(ak0, bk0), min(ak1, bk1))
+        pairs = [(ga.height[ia, k], gb.height[ib, k]) for k in ks]
+    else:
+        ka, kb = (ak1 - 1, bk0) if ak1 == bk0 else (ak0, bk1 - 1)
+        is_ = range(max(ai0, bi0), min(ai1, bi1))
+        pairs = [(ga.height[i, ka], gb.height[i, kb]) for i in is_]
+    return any(abs(p - q) <= step_limit for p, q in pairs)
 
 
 def _polygon_on_edge(polys, grid, box, segment):
