@@ -468,10 +468,28 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
                     polys.append(len(levels) - 1)
             boxes.append((level, grid, i0, k0, i1, k1, h, polys))
     portals, segments = [], []
+    # Which box owns each cell, per grid: candidates for neighbours are the owners of the cells just outside a
+    # box, in its own grid and in every grid laid on the same cells.
+    owners = {}
+    for n, (_, grid, i0, k0, i1, k1, _, _) in enumerate(boxes):
+        if id(grid) not in owners:
+            owners[id(grid)] = np.full(grid.walkable.shape, -1, dtype=np.int64)
+        owners[id(grid)][i0:i1, k0:k1] = n
+    layers = {}
+    for grid in grids:
+        layers.setdefault((grid.walkable.shape, grid.cell, grid.x0, grid.z0), []).append(owners.get(id(grid)))
     for n, (la, ga, ai0, ak0, ai1, ak1, ha, pa) in enumerate(boxes):
-        for lb, gb, bi0, bk0, bi1, bk1, hb, pb in boxes[n + 1:]:
-            if ga is not gb and (ga.cell != gb.cell or ga.x0 != gb.x0 or ga.z0 != gb.z0):
+        nx, nz = ga.walkable.shape
+        candidates = set()
+        for owner in layers[(ga.walkable.shape, ga.cell, ga.x0, ga.z0)]:
+            if owner is None:
                 continue
+            if ai1 < nx:
+                candidates.update(owner[ai1, ak0:ak1].tolist())
+            if ak1 < nz:
+                candidates.update(owner[ai0:ai1, ak1].tolist())
+        for m in sorted(c for c in candidates if c >= 0 and c != n):
+            lb, gb, bi0, bk0, bi1, bk1, hb, pb = boxes[m]
             segment = _shared_edge(ga, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), ha, hb)
             if segment is None or not _can_step(ga, gb, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), step_limit):
                 continue
