@@ -5,6 +5,10 @@ prints what each did (by material) and how long it took.
 
 ``voxelworld render --out shot.png [--seed N] [--eye X Y Z] [--target X Y Z] [--width W] [--height H]
 [--collision]``: meshes the default terrain and writes an offscreen PNG of it (``voxelworld.viewer.snapshot``).
+
+``voxelworld navmesh bake SCENE.obj --region X0 Y0 Z0 X1 Y1 Z1 [--role PATTERN=ROLE] [--ray-density ...] ...
+-o nav.json [--png preview.png]``: bakes a navmesh by casting rays (``voxelworld.navigation.bake``), shows
+progress, writes the JSON (docs/specs/navmesh-json.md) and optionally a top view.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from .errors import VoxelworldError
+from .errors import ParameterError, VoxelworldError
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain
 
 __all__ = ["main"]
@@ -125,6 +129,49 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     print(f"Wrote {path} ({args.width}x{args.height}): demo world seed {args.seed}, {triangles}", file=out)
 
 
+def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld navmesh bake``: bake, write the JSON (and the PNG), report what came out."""
+    import dataclasses
+    import os
+    import tempfile
+
+    from .navigation import NavSettings, Scene, SearchRegion
+    from .navigation.bake import bake
+
+    out = out if out is not None else sys.stdout
+    roles = {}
+    for rule in args.role:
+        pattern, _, role = rule.partition("=")
+        if not pattern or not role:
+            raise ParameterError("--role", rule, "PATTERN=ROLE, e.g. 'crate*=obstacle'")
+        roles[pattern] = role
+    scene = Scene.from_obj(args.scene, roles=roles or None)
+    overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(NavSettings)
+                 if getattr(args, field.name, None) is not None}
+    overrides["levels"] = bool(args.levels)
+    settings = NavSettings(**overrides)
+    regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+
+    def progress(done: int, total: int) -> None:
+        filled = int(30 * done / total)
+        print(f"\rbaking [{'#' * filled}{'.' * (30 - filled)}] region {done}/{total}", end="", file=sys.stderr,
+              flush=True)
+
+    mesh = bake(scene, regions, settings, progress=progress)
+    print(file=sys.stderr)
+    folder = os.path.dirname(os.path.abspath(args.out))
+    handle, temporary = tempfile.mkstemp(suffix=".json", dir=folder)
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(mesh.to_json())
+    os.replace(temporary, args.out)
+    print(f"Wrote {args.out}: {mesh.polygon_count} polygons, {mesh.area():.1f} m² walkable, "
+          f"{len(mesh.islands())} islands", file=out)
+    if args.png:
+        from .viewer.navmesh_png import navmesh_png
+        navmesh_png(mesh, args.png)
+        print(f"Wrote {args.png}: top view, levels coloured", file=out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -140,12 +187,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     render.add_argument("--width", type=int, default=960, help="picture width in pixels (default 960)")
     render.add_argument("--height", type=int, default=540, help="picture height in pixels (default 540)")
     render.add_argument("--collision", action="store_true", help="draw the collision mesh's edges on top")
+    navmesh = commands.add_parser("navmesh", help="navigation meshes").add_subparsers(dest="action", required=True)
+    bake_command = navmesh.add_parser("bake", help="bake a navmesh from an OBJ scene by casting rays")
+    bake_command.add_argument("scene", help="the scene, a Wavefront OBJ file (Y up, metres)")
+    bake_command.add_argument("--region", type=float, nargs=6, action="append", required=True,
+                              metavar=("X0", "Y0", "Z0", "X1", "Y1", "Z1"),
+                              help="a search region's corners in m (repeat for several regions)")
+    bake_command.add_argument("--role", action="append", default=[], metavar="PATTERN=ROLE",
+                              help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle or "
+                                   "exception (repeatable; first match wins; default floor)")
+    for name, kind, unit in (("ray-density", float, "rays per m²"), ("step-limit", float, "m"),
+                             ("clearance", float, "m"), ("agent-radius", float, "m"), ("max-slope", float, "deg"),
+                             ("obstacle-min-height", float, "m"), ("max-corners", int, "corners"),
+                             ("min-region-area", float, "m²")):
+        bake_command.add_argument(f"--{name}", type=kind, help=f"NavSettings.{name.replace('-', '_')} ({unit})")
+    bake_command.add_argument("--exclusion-proxy", choices=("aabb-tree", "hull", "mesh"))
+    bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
+    bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
+    bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             run_demo(args.seed)
         elif args.command == "render":
             run_render(args)
+        elif args.command == "navmesh":
+            run_navmesh_bake(args)
     except VoxelworldError as error:
         print(f"voxelworld: {error}", file=sys.stderr)
         return 2

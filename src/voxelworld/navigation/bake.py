@@ -240,8 +240,9 @@ def _components(walk: np.ndarray, links: np.ndarray) -> np.ndarray:
     return label
 
 
-def bake(scene: Scene, regions, settings: NavSettings = NavSettings()) -> NavMesh:
+def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
     """A navmesh of the walkable area of ``scene`` inside ``regions`` (a SearchRegion or a list of them).
+    ``progress(done, total)``, when given, is called after each region.
 
     Examples
     --------
@@ -258,6 +259,8 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings()) -> NavMes
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
     grids = []
-    for region in regions:
+    for done, region in enumerate(regions, 1):
         grids += walkable_grids(scene, region, settings)
+        if progress is not None:
+            progress(done, len(regions))
     return navmesh_from_grids(grids, settings.max_corners, settings.step_limit)
