@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull, QhullError
 
 from ..collision import TriangleBVH
@@ -56,7 +58,7 @@ class Samples:
     x0: float
     z0: float
     cell: float
-    height: np.ndarray  # (nx, nz, MAX_LEVELS) float64
+    height: np.ndarray  # (nx, nz, levels) float64, levels <= MAX_LEVELS: as many as the busiest column needs
 
 
 def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:
@@ -139,13 +141,16 @@ def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
     same = np.r_[False, hits.ray[1:] == hits.ray[:-1]]
     ceiling[same] = hits.height[np.flatnonzero(same) - 1]
     standable = (hits.up >= slope) & (ceiling - hits.height >= settings.clearance) & ~cut[hits.ray]
-    filled = np.zeros(hits.nx * hits.nz, dtype=np.int64)
-    for n in np.flatnonzero(standable)[::-1]:  # bottom up within each column, so lowest first
-        r = hits.ray[n]
-        if filled[r] < MAX_LEVELS:
-            out[r, filled[r]] = hits.height[n]
-            filled[r] += 1
-    return Samples(hits.x0, hits.z0, hits.cell, out.reshape(hits.nx, hits.nz, MAX_LEVELS))
+    chosen = np.flatnonzero(standable)[::-1]  # bottom up within each column, so lowest first
+    rays = hits.ray[chosen]
+    order = np.argsort(rays, kind="stable")
+    chosen, rays = chosen[order], rays[order]
+    first = np.searchsorted(rays, rays)  # where each ray's run starts
+    rank = np.arange(len(rays)) - first
+    keep = rank < MAX_LEVELS
+    out[rays[keep], rank[keep]] = hits.height[chosen[keep]]
+    used = max(int(rank.max()) + 1 if len(rank) else 1, 1)  # no more levels than some column needs
+    return Samples(hits.x0, hits.z0, hits.cell, out[:, :min(used, MAX_LEVELS)].reshape(hits.nx, hits.nz, -1))
 
 
 def _links(height: np.ndarray, step_limit: float) -> np.ndarray:
@@ -215,29 +220,28 @@ def _through(value: np.ndarray, links: np.ndarray, d: int) -> np.ndarray:
 
 
 def _components(walk: np.ndarray, links: np.ndarray) -> np.ndarray:
-    """Connected components of the walkable samples over the +x and +z links (links are symmetric)."""
+    """Connected components of the walkable samples over their links: a label per sample (-1 where not
+    walkable), numbered in order of each component's first sample."""
     nx, nz, levels = walk.shape
-    parent = np.arange(walk.size)
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    flat = lambda i, k, s: (i * nz + k) * levels + s  # noqa: E731
+    index = np.arange(walk.size).reshape(walk.shape)
+    rows, cols = [], []
     for d, (dx, dz) in ((0, (1, 0)), (2, (0, 1))):
-        for i, k, s in zip(*np.nonzero(walk & (links[d] >= 0))):
-            j = links[d, i, k, s]
-            if walk[i + dx, k + dz, j]:
-                a, b = find(flat(i, k, s)), find(flat(i + dx, k + dz, j))
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    label = np.full(walk.shape, -1, dtype=np.int64)
-    roots = {}
-    for i, k, s in zip(*np.nonzero(walk)):
-        label[i, k, s] = roots.setdefault(find(flat(i, k, s)), len(roots))
-    return label
+        i, k, s = np.nonzero(walk & (links[d] >= 0))
+        j = links[d, i, k, s]
+        ok = walk[i + dx, k + dz, j]
+        rows.append(index[i[ok], k[ok], s[ok]])
+        cols.append(index[i[ok] + dx, k[ok] + dz, j[ok]])
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(walk.size, walk.size))
+    _, raw = connected_components(graph, directed=False)
+    label = np.full(walk.size, -1, dtype=np.int64)
+    flat = walk.ravel()
+    # Renumber by first appearance so the labels do not depend on scipy's numbering.
+    _, first, inverse = np.unique(raw[flat], return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    label[flat] = rank[inverse]
+    return label.reshape(walk.shape)
 
 
 def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
