@@ -305,7 +305,8 @@ class NavMesh:
     # ------------------------------------------------------------------------------------ other queries
     def raycast(self, start, end) -> tuple[float, np.ndarray]:
         """How far a straight walk from ``start`` towards ``end`` gets on the navmesh (x-z plane): the distance
-        walked (m) and the point reached (``end`` when nothing blocks it)."""
+        walked (m) and the point reached (``end`` when nothing blocks it). The way is checked every 5 cm, so a
+        gap narrower than that may be stepped over."""
         start, q = self.nearest_point(start)
         end = _point("end", end)
         if q < 0:
