@@ -80,12 +80,12 @@ def main() -> None:
         embree.intersects_first(origins[:100], directions[:100])
         theirs, first = median_rate(lambda: embree.intersects_first(origins, directions), RAYS)
         agree = np.mean(first == hits.triangle)
-        rows.append((f"trimesh + Embree `intersects_first`, same mesh and rays (reference)",
+        rows.append(("trimesh + Embree `intersects_first`, same mesh and rays (reference)",
                      f"{theirs / 1e6:.2f} M rays/s", f"same first triangle for {agree:.2%} of rays", "reference"))
     except ImportError as error:  # pragma: no cover - the test extras install both
         rows.append(("trimesh + Embree (reference)", "-", f"not installed: {error}", "reference"))
     rows.append((f"build, {len(indices)} triangles", f"{build * 1000:.0f} ms", "binned surface area heuristic", "-"))
-    rows.append((f"refit after every vertex moved", f"{refit * 1000:.1f} ms", "same tree", "cheap"))
+    rows.append(("refit after every vertex moved", f"{refit * 1000:.1f} ms", "same tree", "cheap"))
     print(f"\nMachine: {machine()}\n")
     print("| benchmark | median | result | target |")
     print("|---|---:|---|---|")

@@ -619,15 +619,6 @@ def test_render_command_without_meshing_explains(tmp_path, monkeypatch, capsys):
     assert "voxelworld.meshing" in capsys.readouterr().err
 
 
-def _real_meshing_missing() -> str | None:
-    try:
-        from voxelworld.meshing import MeshOptions, collision_mesh_volume, mesh_volume  # noqa: F401
-    except ImportError as error:
-        return f"voxelworld.meshing is not written yet ({error})"
-    return None
-
-
-@pytest.mark.skipif(_real_meshing_missing() is not None, reason=str(_real_meshing_missing()))
 def test_render_command_renders_the_default_world(tmp_path, capsys):
     out = tmp_path / "shot.png"
     assert cli.main(["render", "--out", str(out), "--width", "320", "--height", "180", "--collision"]) == 0

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError
 from . import _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]

@@ -8,7 +8,6 @@ across chunk borders.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -16,6 +15,7 @@ from itertools import product
 import numpy as np
 
 from . import _kernels, tables
+from .scratch import buffer
 from .surface import ChunkSurface
 
 __all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "chunk_cells",
@@ -105,28 +105,6 @@ def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
     return lo, np.maximum(hi, lo)
 
 
-_scratch = threading.local()
-
-
-def _buffer(name: str, rows: int, columns: int, dtype) -> np.ndarray:
-    """This thread's reusable buffer ``name`` with at least ``rows`` rows: work arrays that were allocated
-    afresh for every block cost page faults on every first touch."""
-    buffer = getattr(_scratch, name, None)
-    if buffer is None or len(buffer) < rows:
-        shape = (max(rows, 1024), columns) if columns else (max(rows, 1024),)
-        buffer = np.empty(shape, dtype=dtype)
-        setattr(_scratch, name, buffer)
-    return buffer[:rows]
-
-
-def _index_scratch(count: int) -> np.ndarray:
-    """This thread's reusable all -1 index buffer (gather_cells leaves it all -1 again)."""
-    buffer = getattr(_scratch, "index_of", None)
-    if buffer is None or len(buffer) < count:
-        buffer = _scratch.index_of = np.full(max(count, 1024), -1, dtype=np.int64)
-    return buffer
-
-
 def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
                    size: int | None = None) -> DisplayMesh | CollisionMesh:
     """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks of ``size`` cells, the
@@ -153,10 +131,11 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     ext_case = np.empty(tuple(dims + 1), dtype=np.uint16)
     ext_first[0], ext_first[:, 0], ext_first[:, :, 0] = -1, -1, -1
     capacity = sum(surface.vertex_count for surface, _ in gathered)
-    positions, normals = _buffer("positions", capacity, 3, np.float64), _buffer("normals", capacity, 3, np.float64)
-    materials, shares = _buffer("materials", capacity, 2, np.uint8), _buffer("shares", capacity, 2, np.float64)
-    rep, source = _buffer("rep", capacity, 0, np.int64), _buffer("source", capacity, 0, np.int64)
-    index_of = _index_scratch(max(surface.vertex_count for surface, _ in gathered))
+    positions, normals = buffer("positions", capacity, 3, np.float64), buffer("normals", capacity, 3, np.float64)
+    materials, shares = buffer("materials", capacity, 2, np.uint8), buffer("shares", capacity, 2, np.float64)
+    rep, source = buffer("rep", capacity, 0, np.int64), buffer("source", capacity, 0, np.int64)
+    # All -1, and left so by gather_cells.
+    index_of = buffer("index_of", max(surface.vertex_count for surface, _ in gathered), 0, np.int64, fill=-1)
     n = 0
     cells = []
     ext_lo = lo - 1
@@ -170,16 +149,16 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     surface_cells = np.concatenate(cells) if len(cells) > 1 else cells[0]
     # Each own cell starts at most three crossing edges, each a quad of two triangles.
     crossings = 3 * len(surface_cells)
-    out_positions = _buffer("out_positions", 6 * crossings, 3, np.float32)
-    out_normals = _buffer("out_normals", 6 * crossings, 3, np.float32)
-    out_mat = _buffer("out_mat", 6 * crossings, 2, np.uint8)
-    out_blend = _buffer("out_blend", 6 * crossings, 0, np.float32)
-    out_triangles = _buffer("out_triangles", 2 * crossings, 3, np.uint32)
-    out_tri_material = _buffer("out_tri_material", 2 * crossings, 0, np.uint8)
-    head = _buffer("head", n, 0, np.int64)
+    out_positions = buffer("out_positions", 6 * crossings, 3, np.float32)
+    out_normals = buffer("out_normals", 6 * crossings, 3, np.float32)
+    out_mat = buffer("out_mat", 6 * crossings, 2, np.uint8)
+    out_blend = buffer("out_blend", 6 * crossings, 0, np.float32)
+    out_triangles = buffer("out_triangles", 2 * crossings, 3, np.uint32)
+    out_tri_material = buffer("out_tri_material", 2 * crossings, 0, np.uint8)
+    head = buffer("head", n, 0, np.int64)
     head[:] = -1
-    chain_next = _buffer("chain_next", 6 * crossings, 0, np.int64)
-    chain_code = _buffer("chain_code", 6 * crossings, 0, np.int64)
+    chain_next = buffer("chain_next", 6 * crossings, 0, np.int64)
+    chain_code = buffer("chain_code", 6 * crossings, 0, np.int64)
     counts = np.zeros(2, dtype=np.int64)
     _kernels.emit_quads(surface_cells, ext_first, ext_case, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep,
                         positions, normals, materials, shares, volume.origin, volume.voxel_size, collision, head,

@@ -7,12 +7,12 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _kernels, tables
+from .scratch import buffer
 
 __all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "simplify_surface", "dual_vertices"]
 
@@ -37,18 +37,6 @@ class ChunkSurface:
         return len(self.positions)
 
 
-_scratch = threading.local()
-
-
-def _scratch_cells(count: int) -> np.ndarray:
-    """A reusable (count, 3) int16 buffer of this thread: large buffers allocated per chunk would be fresh
-    pages each time."""
-    buffer = getattr(_scratch, "cells", None)
-    if buffer is None or len(buffer) < count:
-        buffer = _scratch.cells = np.empty((count, 3), dtype=np.int16)
-    return buffer[:count]
-
-
 def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
                   planes: bool = True) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
@@ -58,7 +46,7 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_case = np.empty(dims, dtype=np.uint16)
     cell_first = np.empty(dims, dtype=np.int64)
-    surface_cells = _scratch_cells(cell_case.size)
+    surface_cells = buffer("surface_cells", cell_case.size, 3, np.int16)
     counts = np.empty(2, dtype=np.int64)
     _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, tables.ONE_PATCH_FACES, cell_case, cell_first,
                         surface_cells, counts)
