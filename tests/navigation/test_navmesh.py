@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.errors import FormatError, ParameterError
-from voxelworld.navigation.navmesh import NavMesh, WalkableGrid, navmesh_from_grids
+from voxelworld.navigation import NavMesh, WalkableGrid, navmesh_from_grids
 
 CELL = 0.5
 

@@ -18,7 +18,8 @@ Still to come (issue #4): the ray-cast baker (``bake``) that turns a scene into 
 shortest one yet).
 """
 
-from .navmesh import NavMesh, NavPath, WalkableGrid, navmesh_from_grids
+from .navmesh import NavMesh, NavPath
+from .polygons import WalkableGrid, navmesh_from_grids
 from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 

@@ -26,7 +26,8 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError
-from .navmesh import NavMesh, WalkableGrid, navmesh_from_grids
+from .navmesh import NavMesh
+from .polygons import WalkableGrid, navmesh_from_grids
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
