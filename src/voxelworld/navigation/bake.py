@@ -1,257 +1,85 @@
-"""The ray-cast baker: a scene and search regions in, a :class:`NavMesh` out.
+"""Bakes and re-bakes: a scene and search regions in, a :class:`NavMesh` out.
 
-The steps are separate functions a user can call and inspect one by one:
+:func:`bake` runs the sampling steps of :mod:`voxelworld.navigation.sampling` over each region (rays, walkable
+samples, erosion, small islands) and turns the samples into polygons tile by tile
+(:mod:`voxelworld.navigation.polygons`). The navmesh keeps what it was baked from, so that
+:meth:`NavMesh.rebake` can redo only the tiles that a change of the scene touches:
 
-1. :func:`cast_rays` — a square grid of rays (spacing ``settings.cell_size``) falls from the region's top face
-   through the floors and the obstacles' proxies (exception objects are transparent); every hit is kept.
-2. :func:`walkable_samples` — per column, the hits an agent could stand on: up-facing, no steeper than
-   ``max_slope``, with ``clearance`` of free space above. Without ``levels``, a column whose ray meets an
-   obstacle's proxy is cut out (hits on exclusion regions removed, ground under obstacles cut out); with
-   ``levels``, an obstacle's top is a sample of its own (a table top becomes walkable).
-3. :func:`walkable_grids` — samples become grids of walkable cells (one per level of a column), eroded by
-   ``agent_radius`` and rid of islands smaller than ``min_region_area``.
-4. :func:`bake` — the grids of every region become polygons (:func:`navmesh_from_grids`).
+- the rays are cast again only over the tiles that the changed box touches, widened by how far a change
+  reaches into the walkable area (``agent_radius`` plus two cells);
+- erosion runs over those tiles plus :func:`~voxelworld.navigation.sampling.erosion_reach` columns around
+  them, which is every sample its result there depends on;
+- islands are found again over the whole region (joining or splitting one can change the fate of a small
+  island far away), and polygons are rebuilt for every tile whose samples changed.
 
-Deterministic: the same scene, regions and settings give the same navmesh.
+Every step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
+of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.spatial import ConvexHull, QhullError
 
-from ..collision import TriangleBVH
 from ..errors import ParameterError
 from .navmesh import NavMesh
-from .polygons import WalkableGrid, navmesh_from_grids
+from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, level_links, navmesh_from_tiles, tile_polygons
+from .sampling import (cast_rays, drop_small_islands, erode, erosion_reach, grid_shape, walkable_grids,
+                       walkable_samples)
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["RayHitsGrid", "Samples", "cast_rays", "walkable_samples", "walkable_grids", "bake"]
-
-MAX_LEVELS = 8  # samples kept per column, lowest first
+__all__ = ["bake", "BakeState", "BakedRegion", "rebake_state", "walkable_grids"]
 
 
 @dataclass(frozen=True)
-class RayHitsGrid:
-    """Every hit of a region's ray grid (step 1): ray ``r`` is column ``(r // nz, r % nz)``, whose centre is at
-    ``(x0 + (i + 0.5) * cell, z0 + (k + 0.5) * cell)``; hits sorted by ray, then from the top down."""
+class BakedRegion:
+    """What a bake keeps of one region to re-bake it: the walkable samples of step 2 and after erosion (step
+    3), the final layers (step 4) and each tile's polygons (tile (ti, tk) at ``ti * tiles_z + tk``)."""
 
-    x0: float
-    z0: float
-    cell: float
-    nx: int
-    nz: int
-    ray: np.ndarray  # (K,) int64
-    height: np.ndarray  # (K,) float64, world y of the hit (m)
-    up: np.ndarray  # (K,) float64: the y component of the hit triangle's unit normal as wound (> 0: faces up)
-    exclusion: np.ndarray  # (K,) bool: the hit is on an obstacle's proxy
+    region: SearchRegion
+    samples: np.ndarray  # (nx, nz, levels) float64, NaN where none
+    eroded: np.ndarray  # (nx, nz, levels) float64
+    layers: WalkableLayers
+    tiles: tuple[TilePolygons, ...]
 
 
 @dataclass(frozen=True)
-class Samples:
-    """Walkable samples (step 2): per column up to MAX_LEVELS heights, lowest first, NaN where none."""
+class BakeState:
+    """The scene and settings of a bake and what it kept of each region."""
 
-    x0: float
-    z0: float
-    cell: float
-    height: np.ndarray  # (nx, nz, levels) float64, levels <= MAX_LEVELS: as many as the busiest column needs
+    scene: Scene
+    settings: NavSettings
+    regions: tuple[BakedRegion, ...]
 
-
-def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:
-    """The triangles that stand in for one obstacle: its own, its convex hull's, or its bounding box's."""
-    if proxy == "mesh":
-        return positions, indices
-    if proxy == "hull":
-        try:
-            hull = ConvexHull(positions)
-            return positions, hull.simplices.astype(np.int64)
-        except (QhullError, ValueError):  # flat or tiny: fall back to its box
-            pass
-    lo, hi = positions.min(axis=0), positions.max(axis=0)
-    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-    faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
-                      [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)
-    return corners, faces
+    def navmesh(self) -> NavMesh:
+        mesh = navmesh_from_tiles([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
+        mesh.bake_state = self
+        return mesh
 
 
-def _check(scene, region, settings) -> None:
+def _layers(eroded: np.ndarray, samples_x0: float, samples_z0: float, settings: NavSettings) -> WalkableLayers:
+    height = drop_small_islands(eroded, settings)
+    return WalkableLayers(height, level_links(height, settings.step_limit), samples_x0, samples_z0,
+                          settings.cell_size)
+
+
+def _check(scene, settings) -> None:
     if not isinstance(scene, Scene):
         raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
-    if not isinstance(region, SearchRegion):
-        raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
     if not isinstance(settings, NavSettings):
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
-    if not np.allclose(region.ray_direction, (0.0, -1.0, 0.0)):
-        raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
-
-
-def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings) -> RayHitsGrid:
-    """Step 1: every hit of the region's ray grid on floors and obstacle proxies (exceptions are transparent).
-
-    Obstacles rising no more than ``settings.obstacle_min_height`` above the region's floor (its min y) count
-    as floor. Objects partly outside the region count only inside it: rays start at its top and stop at its
-    bottom, and cover only its x-z extent.
-    """
-    _check(scene, region, settings)
-    lo, hi = np.array(region.min), np.array(region.max)
-    cell = settings.cell_size
-    nx, nz = int(np.floor((hi[0] - lo[0]) / cell + 1e-9)), int(np.floor((hi[2] - lo[2]) / cell + 1e-9))
-    if nx < 1 or nz < 1:
-        raise ParameterError("region", region, f"a box at least one cell ({cell:.3f} m) wide in x and z")
-    positions, indices, exclusion = [], [], []
-    count = 0
-    for obj in scene:
-        if obj.role == "exception" or not len(obj.indices):
-            continue
-        is_obstacle = obj.role == "obstacle" and float(obj.positions[:, 1].max()) - lo[1] > settings.obstacle_min_height
-        p, t = (_proxy_triangles(obj.positions, obj.indices, settings.exclusion_proxy) if is_obstacle
-                else (obj.positions, obj.indices))
-        positions.append(p)
-        indices.append(t + count)
-        exclusion.append(np.full(len(t), is_obstacle))
-        count += len(p)
-    ray_of = np.empty(0, dtype=np.int64)
-    if positions:
-        bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices))
-        flags = np.concatenate(exclusion)
-        i, k = np.meshgrid(np.arange(nx), np.arange(nz), indexing="ij")
-        origins = np.column_stack([lo[0] + (i.ravel() + 0.5) * cell, np.full(nx * nz, hi[1]),
-                                   lo[2] + (k.ravel() + 0.5) * cell])
-        hits = bvh.raycast_all(origins, [0.0, -1.0, 0.0], max_distance=hi[1] - lo[1])
-        ray_of, height = hits.ray, hi[1] - hits.distance
-        up, excluded = bvh.normals[hits.triangle, 1], flags[hits.triangle]
-    else:
-        height = up = np.empty(0)
-        excluded = np.empty(0, dtype=bool)
-    return RayHitsGrid(float(lo[0]), float(lo[2]), cell, nx, nz, ray_of, height, up, excluded)
-
-
-def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
-    """Step 2: the hits an agent can stand on, per column (see the module's docstring)."""
-    slope = np.cos(np.radians(settings.max_slope)) - 1e-12
-    out = np.full((hits.nx * hits.nz, MAX_LEVELS), np.nan)
-    cut = np.zeros(hits.nx * hits.nz, dtype=bool)
-    if not settings.levels:
-        cut[hits.ray[hits.exclusion]] = True
-    ceiling = np.full(len(hits.ray), np.inf)  # the surface above each hit in its column
-    same = np.r_[False, hits.ray[1:] == hits.ray[:-1]]
-    ceiling[same] = hits.height[np.flatnonzero(same) - 1]
-    standable = (hits.up >= slope) & (ceiling - hits.height >= settings.clearance) & ~cut[hits.ray]
-    chosen = np.flatnonzero(standable)[::-1]  # bottom up within each column, so lowest first
-    rays = hits.ray[chosen]
-    order = np.argsort(rays, kind="stable")
-    chosen, rays = chosen[order], rays[order]
-    first = np.searchsorted(rays, rays)  # where each ray's run starts
-    rank = np.arange(len(rays)) - first
-    keep = rank < MAX_LEVELS
-    out[rays[keep], rank[keep]] = hits.height[chosen[keep]]
-    used = max(int(rank.max()) + 1 if len(rank) else 1, 1)  # no more levels than some column needs
-    return Samples(hits.x0, hits.z0, hits.cell, out[:, :min(used, MAX_LEVELS)].reshape(hits.nx, hits.nz, -1))
-
-
-def _links(height: np.ndarray, step_limit: float) -> np.ndarray:
-    """``links[d, i, k, s]``: the level of the neighbour in direction d (+x, -x, +z, -z) that sample (i, k, s)
-    steps to (nearest in height, within ``step_limit``), or -1."""
-    nx, nz, levels = height.shape
-    links = np.full((4, nx, nz, levels), -1, dtype=np.int64)
-    for d, (dx, dz) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
-        other = np.full_like(height, np.nan)
-        xs, xt = slice(max(dx, 0), nx + min(dx, 0)), slice(max(-dx, 0), nx + min(-dx, 0))
-        zs, zt = slice(max(dz, 0), nz + min(dz, 0)), slice(max(-dz, 0), nz + min(-dz, 0))
-        other[xt, zt] = height[xs, zs]
-        gap = np.abs(height[..., :, None] - other[..., None, :])
-        gap[np.isnan(gap)] = np.inf
-        nearest = np.argmin(gap, axis=-1)
-        reach = np.take_along_axis(gap, nearest[..., None], -1)[..., 0] <= step_limit
-        links[d] = np.where(reach, nearest, -1)
-    return links
-
-
-def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) -> list[WalkableGrid]:
-    """Steps 1-3: the region's walkable cells, one grid per level (the n-th lowest sample of each column),
-    eroded by ``agent_radius`` (distance to the walkable area's edge, measured over the cells in 8
-    directions) and without islands smaller than ``min_region_area``."""
-    samples = walkable_samples(cast_rays(scene, region, settings), settings)
-    height = samples.height
-    nx, nz, levels = height.shape
-    walk = ~np.isnan(height)
-    links = _links(height, settings.step_limit)
-    # Erosion: distance (cells) from the edge, half a cell at a sample missing a neighbour in any direction.
-    radius = settings.agent_radius / samples.cell
-    if radius > 0:
-        distance = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
-        for _ in range(int(np.ceil(radius)) + 2):
-            for d, step in ((0, 1.0), (1, 1.0), (2, 1.0), (3, 1.0)):
-                distance = np.minimum(distance, _through(distance, links, d) + step)
-            for d1, d2 in ((0, 2), (0, 3), (1, 2), (1, 3)):
-                via = _through(_through(distance, links, d2), links, d1)
-                distance = np.minimum(distance, via + np.sqrt(2.0))
-        walk &= distance >= radius
-        height = np.where(walk, height, np.nan)
-        links = _links(height, settings.step_limit)
-    # Islands: components over the links, dropped when smaller than min_region_area.
-    label = _components(walk, links)
-    if label.max() >= 0:
-        sizes = np.bincount(label[walk], minlength=label.max() + 1) * samples.cell ** 2
-        small = sizes < settings.min_region_area
-        walk &= ~(small[np.maximum(label, 0)] & (label >= 0))
-    grids = []
-    for s in range(levels):
-        if walk[:, :, s].any():
-            grids.append(WalkableGrid(walk[:, :, s], np.where(walk[:, :, s], height[:, :, s], 0.0), samples.x0,
-                                      samples.z0, samples.cell))
-    return grids
-
-
-def _through(value: np.ndarray, links: np.ndarray, d: int) -> np.ndarray:
-    """For every sample, ``value`` at its linked neighbour in direction d (inf where there is none)."""
-    nx, nz, _ = value.shape
-    dx, dz = ((1, 0), (-1, 0), (0, 1), (0, -1))[d]
-    shifted = np.full_like(value, np.inf)
-    xs, xt = slice(max(dx, 0), nx + min(dx, 0)), slice(max(-dx, 0), nx + min(-dx, 0))
-    zs, zt = slice(max(dz, 0), nz + min(dz, 0)), slice(max(-dz, 0), nz + min(-dz, 0))
-    shifted[xt, zt] = value[xs, zs]
-    link = links[d]
-    return np.where(link >= 0, np.take_along_axis(shifted, np.maximum(link, 0), -1), np.inf)
-
-
-def _components(walk: np.ndarray, links: np.ndarray) -> np.ndarray:
-    """Connected components of the walkable samples over their links: a label per sample (-1 where not
-    walkable), numbered in order of each component's first sample."""
-    nx, nz, levels = walk.shape
-    index = np.arange(walk.size).reshape(walk.shape)
-    rows, cols = [], []
-    for d, (dx, dz) in ((0, (1, 0)), (2, (0, 1))):
-        i, k, s = np.nonzero(walk & (links[d] >= 0))
-        j = links[d, i, k, s]
-        ok = walk[i + dx, k + dz, j]
-        rows.append(index[i[ok], k[ok], s[ok]])
-        cols.append(index[i[ok] + dx, k[ok] + dz, j[ok]])
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(walk.size, walk.size))
-    _, raw = connected_components(graph, directed=False)
-    label = np.full(walk.size, -1, dtype=np.int64)
-    flat = walk.ravel()
-    # Renumber by first appearance so the labels do not depend on scipy's numbering.
-    _, first, inverse = np.unique(raw[flat], return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    label[flat] = rank[inverse]
-    return label.reshape(walk.shape)
 
 
 def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
     """A navmesh of the walkable area of ``scene`` inside ``regions`` (a SearchRegion or a list of them).
-    ``progress(done, total)``, when given, is called after each region.
+    ``progress(done, total)``, when given, is called after each region. The navmesh can be re-baked where the
+    scene changes with :meth:`NavMesh.rebake`.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from voxelworld.navigation import Scene, SearchRegion, NavSettings
     >>> floor = [[0, 0, 0], [8, 0, 0], [8, 0, 8], [0, 0, 8]]
     >>> scene = Scene().with_object("floor", floor, [[0, 2, 1], [0, 3, 2]])
@@ -260,12 +88,89 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     >>> mesh.area()
     64.0
     """
+    _check(scene, settings)
     regions = [regions] if isinstance(regions, SearchRegion) else list(regions)
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
-    grids = []
+    baked = []
     for done, region in enumerate(regions, 1):
-        grids += walkable_grids(scene, region, settings)
+        samples = walkable_samples(cast_rays(scene, region, settings), settings)
+        eroded = erode(samples.height, settings)
+        layers = _layers(eroded, samples.x0, samples.z0, settings)
+        ntx, ntz = layers.tiles
+        tiles = tuple(tile_polygons(layers, ti, tk) for ti in range(ntx) for tk in range(ntz))
+        baked.append(BakedRegion(region, samples.height, eroded, layers, tiles))
         if progress is not None:
             progress(done, len(regions))
-    return navmesh_from_grids(grids, settings.max_corners, settings.step_limit)
+    return BakeState(scene, settings, tuple(baked)).navmesh()
+
+
+def _box(box) -> tuple[np.ndarray, np.ndarray]:
+    legal = "a box ((x0, y0, z0), (x1, y1, z1)) of finite metres with x0 <= x1, y0 <= y1, z0 <= z1"
+    try:
+        lo, hi = (np.asarray(corner, dtype=np.float64) for corner in box)
+    except (TypeError, ValueError):
+        raise ParameterError("box", box, legal) from None
+    if lo.shape != (3,) or hi.shape != (3,) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) \
+            or np.any(lo > hi):
+        raise ParameterError("box", box, legal)
+    return lo, hi
+
+
+def _with_levels(array: np.ndarray, levels: int) -> np.ndarray:
+    if array.shape[2] >= levels:
+        return array.copy()
+    grown = np.full(array.shape[:2] + (levels,), np.nan)
+    grown[:, :, :array.shape[2]] = array
+    return grown
+
+
+def rebake_state(state: BakeState, box, scene: Scene | None = None) -> tuple[BakeState, list[tuple[int, int, int]]]:
+    """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
+    polygons changed, as (region, ti, tk)."""
+    lo, hi = _box(box)
+    scene = state.scene if scene is None else scene
+    settings = state.settings
+    _check(scene, settings)
+    cell = settings.cell_size
+    margin = settings.agent_radius + 2 * cell  # how far from a changed column the walkable area can change
+    regions, rebuilt = [], []
+    for n, baked in enumerate(state.regions):
+        rlo, rhi = np.array(baked.region.min), np.array(baked.region.max)
+        if np.any(hi < rlo) or np.any(lo > rhi):
+            regions.append(baked)
+            continue
+        nx, nz = grid_shape(baked.region, settings)
+        i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
+        i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
+        k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
+        k1 = min(int(math.ceil((hi[2] + margin - rlo[2]) / cell)), nz)
+        if i0 >= i1 or k0 >= k1:
+            regions.append(baked)
+            continue
+        # Whole tiles: the block of columns re-cast.
+        ti0, tk0 = i0 // TILE_CELLS, k0 // TILE_CELLS
+        ti1, tk1 = -(-i1 // TILE_CELLS), -(-k1 // TILE_CELLS)
+        bi0, bk0, bi1, bk1 = ti0 * TILE_CELLS, tk0 * TILE_CELLS, min(ti1 * TILE_CELLS, nx), min(tk1 * TILE_CELLS, nz)
+        block = walkable_samples(cast_rays(scene, baked.region, settings, (bi0, bk0, bi1, bk1)), settings).height
+        levels = max(block.shape[2], baked.samples.shape[2])
+        samples = _with_levels(baked.samples, levels)
+        samples[bi0:bi1, bk0:bk1] = np.nan
+        samples[bi0:bi1, bk0:bk1, :block.shape[2]] = block
+        reach = erosion_reach(settings)
+        wi0, wk0, wi1, wk1 = max(bi0 - reach, 0), max(bk0 - reach, 0), min(bi1 + reach, nx), min(bk1 + reach, nz)
+        window = erode(samples[wi0:wi1, wk0:wk1], settings)
+        eroded = _with_levels(baked.eroded, levels)
+        eroded[bi0:bi1, bk0:bk1] = window[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
+        layers = _layers(eroded, baked.layers.x0, baked.layers.z0, settings)
+        old = _with_levels(baked.layers.height, levels)
+        ntx, ntz = layers.tiles
+        tiles = list(baked.tiles)
+        for ti in range(ntx):
+            for tk in range(ntz):
+                cells = (slice(ti * TILE_CELLS, (ti + 1) * TILE_CELLS), slice(tk * TILE_CELLS, (tk + 1) * TILE_CELLS))
+                if not np.array_equal(old[cells], layers.height[cells], equal_nan=True):
+                    tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
+                    rebuilt.append((n, ti, tk))
+        regions.append(BakedRegion(baked.region, samples, eroded, layers, tuple(tiles)))
+    return BakeState(scene, settings, tuple(regions)), rebuilt

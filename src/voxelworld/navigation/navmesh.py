@@ -61,12 +61,48 @@ class NavMesh:
     portals: np.ndarray
     portal_segments: np.ndarray
     _neighbours: list[list[tuple[int, int]]] = field(default=None, repr=False)  # polygon -> (neighbour, portal)
+    bake_state: object = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
 
     def __post_init__(self):
         self._neighbours = [[] for _ in range(self.polygon_count)]
         for portal, (a, b) in enumerate(self.portals.tolist()):
             self._neighbours[a].append((b, portal))
             self._neighbours[b].append((a, portal))
+
+    def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
+        """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
+        touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
+        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.bake`). Returns the tiles whose
+        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked.
+
+        Examples
+        --------
+        >>> from voxelworld.navigation import Scene, SearchRegion, NavSettings
+        >>> from voxelworld.navigation.bake import bake
+        >>> floor = [[0, 0, 0], [8, 0, 0], [8, 0, 8], [0, 0, 8]]
+        >>> scene = Scene().with_object("floor", floor, [[0, 2, 1], [0, 3, 2]])
+        >>> settings = NavSettings(ray_density=4, agent_radius=0, min_region_area=0)
+        >>> mesh = bake(scene, SearchRegion((0, -1, 0), (8, 3, 8)), settings)
+        >>> box = [[2, 0, 2], [4, 1, 4]]
+        >>> crate = [[x, y, z] for x in (2, 4) for y in (0, 1) for z in (2, 4)]
+        >>> moved = scene.with_object("crate", crate, [[0, 1, 3], [0, 3, 2]], role="obstacle")
+        >>> mesh.rebake(box, moved)
+        [(0, 0, 0)]
+        >>> mesh.area()
+        60.0
+        """
+        if self.bake_state is None:
+            raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
+                                 "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
+        from .bake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
+
+        state, rebuilt = rebake_state(self.bake_state, box, scene)
+        fresh = state.navmesh()
+        for name in ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals",
+                     "portal_segments", "bake_state"):
+            setattr(self, name, getattr(fresh, name))
+        self.__post_init__()
+        return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons
     @property

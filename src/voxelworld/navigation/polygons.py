@@ -1,10 +1,16 @@
-"""Walkable cells to polygons: the last step of a bake.
+"""Walkable samples to polygons: the last step of a bake.
 
-A level of walkable cells (a :class:`WalkableGrid`: a boolean grid on the x-z plane and the ground height of
-each cell) becomes axis-aligned rectangles of cells (greedy, row by row: closed, simple, hole-free, four
-corners, or two triangles each when ``max_corners`` is 3), so the polygons cover the walkable cells exactly
-(contour error 0). Polygons that share a stretch of boundary on the same level, or whose touching cells are
-within ``step_limit`` in height across levels, are neighbours through a *portal*, the shared segment.
+A region's walkable samples (:class:`WalkableLayers`: per column of its grid, up to a few heights, one per
+*level*, and which neighbouring sample each one steps to) are cut into fixed-size *tiles* of
+``TILE_CELLS`` x ``TILE_CELLS`` columns, and each tile's samples into rectangles of cells (greedy, row by row):
+a rectangle covers cells of one level that step to each other and lie within ``height_error`` metres of one
+plane (the least-squares plane of its cells, so ramps and gentle slopes become few polygons). A rectangle is
+a polygon with four corners on that plane, or two triangles when ``max_corners`` is 3: closed, simple, convex
+(so hole-free), and the polygons cover the walkable cells exactly (contour error 0 on the x-z plane; height
+error at most ``height_error``). Rectangles never cross a tile's edge, so a tile can be rebuilt alone.
+
+Two polygons are neighbours through a *portal*, the segment of boundary over which their cells step to each
+other (within a level or across levels).
 """
 
 from __future__ import annotations
@@ -14,9 +20,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
+from ._kernels.polygons import rectangle_portals, tile_rectangles
+from ._kernels.samples import DIRECTIONS
+from ._kernels.samples import level_links as _level_links
 from .navmesh import NavMesh
 
-__all__ = ["WalkableGrid", "navmesh_from_grids"]
+__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "level_links", "tile_polygons", "navmesh_from_tiles",
+           "navmesh_from_grids"]
+
+TILE_CELLS = 32  # columns along each side of a tile
+HEIGHT_ERROR = 0.05  # m: the farthest a cell's height lies from its polygon's plane
 
 
 @dataclass(frozen=True)
@@ -31,160 +44,169 @@ class WalkableGrid:
     cell: float  # metres (> 0)
 
 
+@dataclass(frozen=True)
+class WalkableLayers:
+    """Every level of a region's walkable samples: ``height[i, k, s]`` (m; NaN where not walkable) of the
+    sample on level ``s`` of the column whose centre is at ``(x0 + (i + 0.5) * cell, z0 + (k + 0.5) * cell)``,
+    and ``links[d, i, k, s]``: the level of the neighbour in direction d (0: +x, 1: -x, 2: +z, 3: -z) the
+    sample steps to, or -1."""
 
-def _rectangles(walkable: np.ndarray, height: np.ndarray, height_error: float) -> list[tuple[int, int, int, int]]:
-    """Greedy cover of the walkable cells by rectangles (i0, k0, i1, k1), half-open, row by row; a rectangle
-    only spans cells within ``height_error`` of its first cell's height, so a flat polygon stands for them all
-    within that error (and never bridges a wall or a drop)."""
-    free = walkable.copy()
-    nx, nz = free.shape
-    out = []
-    for i in range(nx):
-        k = 0
-        while k < nz:
-            if not free[i, k]:
-                k += 1
-                continue
-            base = height[i, k]
-            k1 = k + 1
-            while k1 < nz and free[i, k1] and abs(height[i, k1] - base) <= height_error:
-                k1 += 1
-            i1 = i + 1
-            while i1 < nx and free[i1, k:k1].all() and np.all(np.abs(height[i1, k:k1] - base) <= height_error):
-                i1 += 1
-            free[i:i1, k:k1] = False
-            out.append((i, k, i1, k1))
-            k = k1
-    return out
+    height: np.ndarray  # (nx, nz, levels) float64
+    links: np.ndarray  # (4, nx, nz, levels) int64
+    x0: float  # metres
+    z0: float  # metres
+    cell: float  # metres
+
+    @property
+    def tiles(self) -> tuple[int, int]:
+        """How many tiles cover the grid along x and z."""
+        nx, nz = self.height.shape[:2]
+        return -(-nx // TILE_CELLS), -(-nz // TILE_CELLS)
+
+
+def level_links(height: np.ndarray, step_limit: float) -> np.ndarray:
+    """``links[d, i, k, s]``: the level of the neighbour in direction d (+x, -x, +z, -z) that sample (i, k, s)
+    (``height[i, k, s]``, NaN where none) steps to: the nearest in height within ``step_limit`` m (the lowest
+    level on a tie), or -1."""
+    height = np.ascontiguousarray(height, dtype=np.float64)
+    links = np.empty((4,) + height.shape, dtype=np.int64)
+    _level_links(height, float(step_limit), DIRECTIONS, links)
+    return links
+
+
+@dataclass(frozen=True)
+class TilePolygons:
+    """The rectangles of one tile: ``rects[r] = (level, i0, k0, i1, k1)`` (cells, half-open) and
+    ``planes[r] = (height at the centre (m), slope along i, slope along k (m per cell))``."""
+
+    rects: np.ndarray  # (n, 5) int64
+    planes: np.ndarray  # (n, 3) float64
+
+
+def tile_polygons(layers: WalkableLayers, ti: int, tk: int, height_error: float = HEIGHT_ERROR) -> TilePolygons:
+    """The rectangles covering the walkable samples of tile (ti, tk)."""
+    nx, nz = layers.height.shape[:2]
+    i_lo, k_lo = ti * TILE_CELLS, tk * TILE_CELLS
+    i_hi, k_hi = min(i_lo + TILE_CELLS, nx), min(k_lo + TILE_CELLS, nz)
+    room = (i_hi - i_lo) * (k_hi - k_lo) * layers.height.shape[2]
+    rects, planes = np.empty((room, 5), dtype=np.int64), np.empty((room, 3))
+    n = tile_rectangles(layers.height, layers.links, i_lo, k_lo, i_hi, k_hi, float(height_error), rects, planes)
+    return TilePolygons(rects[:n].copy(), planes[:n].copy())
+
+
+def _plane_height(rects: np.ndarray, planes: np.ndarray, u, v) -> np.ndarray:
+    """Height (m) of each rectangle's plane at grid coordinates (u, v) in cells (cell centres at i + 0.5)."""
+    ci = 0.5 * (rects[:, 1] + rects[:, 3])
+    ck = 0.5 * (rects[:, 2] + rects[:, 4])
+    return planes[:, 0] + planes[:, 1] * (u - ci) + planes[:, 2] * (v - ck)
+
+
+def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int) -> NavMesh:
+    """The navmesh of every region's tiles (each region: its layers and its tiles' rectangles, in tile order);
+    polygons are numbered region by region, tile by tile; portals join polygons of one region."""
+    vertices, corners, levels, portals, segments = [], [], [], [], []
+    polygon_count = 0
+    for layers, tiles in regions:
+        rects = np.concatenate([t.rects for t in tiles]) if tiles else np.empty((0, 5), dtype=np.int64)
+        planes = np.concatenate([t.planes for t in tiles]) if tiles else np.empty((0, 3))
+        n = len(rects)
+        cell, x0, z0 = layers.cell, layers.x0, layers.z0
+        u = np.column_stack([rects[:, 1], rects[:, 1], rects[:, 3], rects[:, 3]]).astype(np.float64)
+        v = np.column_stack([rects[:, 2], rects[:, 4], rects[:, 4], rects[:, 2]]).astype(np.float64)
+        h = _plane_height(rects[:, None].repeat(4, 1).reshape(-1, 5), planes[:, None].repeat(4, 1).reshape(-1, 3),
+                          u.ravel(), v.ravel()).reshape(n, 4)
+        # Corners (x0, z0) (x0, z1) (x1, z1) (x1, z0): counter-clockwise seen from above (+y).
+        vertices.append(np.stack([x0 + u * cell, h, z0 + v * cell], axis=-1).reshape(-1, 3))
+        first_vertex = sum(len(p) for p in vertices[:-1])
+        base = first_vertex + 4 * np.arange(n)
+        owner = np.full(layers.height.shape, -1, dtype=np.int64)
+        for r, (s, i0, k0, i1, k1) in enumerate(rects.tolist()):
+            owner[i0:i1, k0:k1, s] = r
+        found = np.empty((2 * int(((rects[:, 3] - rects[:, 1]) + (rects[:, 4] - rects[:, 2])).sum()) + 1, 5),
+                         dtype=np.int64)
+        count = rectangle_portals(layers.links, owner, rects, found)
+        r, m, axis, first, last = found[:count].T
+        on_x = axis == 0
+        seg_u0 = np.where(on_x, rects[r, 3], first).astype(np.float64)
+        seg_v0 = np.where(on_x, first, rects[r, 4]).astype(np.float64)
+        seg_u1 = np.where(on_x, rects[r, 3], last).astype(np.float64)
+        seg_v1 = np.where(on_x, last, rects[r, 4]).astype(np.float64)
+        seg_h0 = 0.5 * (_plane_height(rects[r], planes[r], seg_u0, seg_v0)
+                        + _plane_height(rects[m], planes[m], seg_u0, seg_v0))
+        seg_h1 = 0.5 * (_plane_height(rects[r], planes[r], seg_u1, seg_v1)
+                        + _plane_height(rects[m], planes[m], seg_u1, seg_v1))
+        seg = np.stack([np.column_stack([x0 + seg_u0 * cell, seg_h0, z0 + seg_v0 * cell]),
+                        np.column_stack([x0 + seg_u1 * cell, seg_h1, z0 + seg_v1 * cell])], axis=1)
+        if max_corners >= 4:
+            corners.append((base[:, None] + np.arange(4)).ravel())
+            levels.append(rects[:, 0])
+            pa, pb = r, m
+        else:
+            # Two triangles per rectangle, split along (x0, z0)-(x1, z1): the first holds the sides x = x0 and
+            # z = z1, the second z = z0 and x = x1; they are neighbours through the diagonal.
+            corners.append(np.column_stack([base, base + 1, base + 2, base, base + 2, base + 3]).ravel())
+            levels.append(np.repeat(rects[:, 0], 2))
+            pa = np.where(on_x, 2 * r + 1, 2 * r)
+            pb = np.where(on_x, 2 * m, 2 * m + 1)
+            diagonal = np.stack([vertices[-1][4 * np.arange(n)], vertices[-1][4 * np.arange(n) + 2]], axis=1)
+            pa, pb = np.r_[pa, 2 * np.arange(n)], np.r_[pb, 2 * np.arange(n) + 1]
+            seg = np.concatenate([seg, diagonal])
+        portals.append(np.column_stack([np.minimum(pa, pb), np.maximum(pa, pb)]) + polygon_count)
+        segments.append(seg)
+        polygon_count += n if max_corners >= 4 else 2 * n
+    corner_count = 4 if max_corners >= 4 else 3
+    portal_pairs = np.concatenate(portals) if portals else np.empty((0, 2), dtype=np.int64)
+    portal_segments = np.concatenate(segments) if segments else np.empty((0, 2, 3))
+    order = np.lexsort((portal_pairs[:, 1], portal_pairs[:, 0]))
+    return NavMesh(np.concatenate(vertices) if vertices else np.empty((0, 3)),
+                   np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
+                   (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
+                   (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
+                   portal_pairs[order].astype(np.int64).reshape(-1, 2),
+                   portal_segments[order].reshape(-1, 2, 3))
+
+
+def navmesh_from_layers(layers: list[WalkableLayers], max_corners: int = 6,
+                        height_error: float = HEIGHT_ERROR) -> NavMesh:
+    """A navmesh covering the walkable samples of every region (see the module's docstring)."""
+    regions = []
+    for region in layers:
+        ntx, ntz = region.tiles
+        regions.append((region, [tile_polygons(region, ti, tk, height_error)
+                                 for ti in range(ntx) for tk in range(ntz)]))
+    return navmesh_from_tiles(regions, max_corners)
 
 
 def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_limit: float = 0.0,
-                       height_error: float = 0.05) -> NavMesh:
-    """A navmesh covering the walkable cells of every level exactly.
+                       height_error: float = HEIGHT_ERROR) -> NavMesh:
+    """A navmesh covering the walkable cells of every grid exactly.
 
-    Each level's cells become rectangles of cells within ``height_error`` metres of one height (two triangles
-    each when ``max_corners`` is 3); a polygon's height is the mean height of its cells. Polygons touching along
-    a stretch of boundary are neighbours when some pair of cells facing each other across it differ in height
-    by at most ``step_limit`` metres (on one level or across levels).
+    Grids on the same lattice (shape, origin and cell size) are levels of one region: a cell steps to the
+    neighbouring cell, on any of them, nearest in height within ``step_limit`` metres. Each level's cells
+    become polygons on planes within ``height_error`` metres of the cells' heights (see the module's
+    docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> floor = WalkableGrid(np.ones((4, 4), bool), np.zeros((4, 4)), 0.0, 0.0, 0.5)
+    >>> mesh = navmesh_from_grids([floor])
+    >>> mesh.polygon_count, mesh.area()
+    (1, 4.0)
     """
     max_corners = check_integer("max_corners", max_corners, minimum=3)
     step_limit = check_finite("step_limit", step_limit, minimum=0.0, unit="m")
     height_error = check_finite("height_error", height_error, minimum=0.0, unit="m")
-    vertices: list[tuple[float, float, float]] = []
-    starts, corners, levels = [0], [], []
-    boxes = []  # (level, i0, k0, i1, k1, height, polygon indices)
+    lattices: dict[tuple, list[WalkableGrid]] = {}
     for level, grid in enumerate(grids):
+        if not isinstance(grid, WalkableGrid):
+            raise ParameterError("grids", grid, "a list of WalkableGrid")
         if grid.walkable.shape != grid.height.shape or grid.walkable.ndim != 2:
             raise ParameterError("grids", f"level {level}: walkable {grid.walkable.shape}, height {grid.height.shape}",
                                  "equal 2-D shapes")
-        for i0, k0, i1, k1 in _rectangles(grid.walkable, grid.height, height_error):
-            h = float(grid.height[i0:i1, k0:k1].mean())
-            x0, x1 = grid.x0 + i0 * grid.cell, grid.x0 + i1 * grid.cell
-            z0, z1 = grid.z0 + k0 * grid.cell, grid.z0 + k1 * grid.cell
-            base = len(vertices)
-            # Counter-clockwise seen from above (+y): x right, z towards the viewer... in x-z with y up, the
-            # order (x0,z0) (x0,z1) (x1,z1) (x1,z0) turns counter-clockwise.
-            vertices += [(x0, h, z0), (x0, h, z1), (x1, h, z1), (x1, h, z0)]
-            polys = []
-            if max_corners >= 4:
-                corners += [base, base + 1, base + 2, base + 3]
-                starts.append(len(corners))
-                levels.append(level)
-                polys.append(len(levels) - 1)
-            else:
-                for tri in ((base, base + 1, base + 2), (base, base + 2, base + 3)):
-                    corners += list(tri)
-                    starts.append(len(corners))
-                    levels.append(level)
-                    polys.append(len(levels) - 1)
-            boxes.append((level, grid, i0, k0, i1, k1, h, polys))
-    portals, segments = [], []
-    # Which box owns each cell, per grid: candidates for neighbours are the owners of the cells just outside a
-    # box, in its own grid and in every grid laid on the same cells.
-    owners = {}
-    for n, (_, grid, i0, k0, i1, k1, _, _) in enumerate(boxes):
-        if id(grid) not in owners:
-            owners[id(grid)] = np.full(grid.walkable.shape, -1, dtype=np.int64)
-        owners[id(grid)][i0:i1, k0:k1] = n
-    layers = {}
-    for grid in grids:
-        layers.setdefault((grid.walkable.shape, grid.cell, grid.x0, grid.z0), []).append(owners.get(id(grid)))
-    for n, (la, ga, ai0, ak0, ai1, ak1, ha, pa) in enumerate(boxes):
-        nx, nz = ga.walkable.shape
-        candidates = set()
-        for owner in layers[(ga.walkable.shape, ga.cell, ga.x0, ga.z0)]:
-            if owner is None:
-                continue
-            if ai1 < nx:
-                candidates.update(owner[ai1, ak0:ak1].tolist())
-            if ak1 < nz:
-                candidates.update(owner[ai0:ai1, ak1].tolist())
-        for m in sorted(c for c in candidates if c >= 0 and c != n):
-            lb, gb, bi0, bk0, bi1, bk1, hb, pb = boxes[m]
-            segment = _shared_edge(ga, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), ha, hb)
-            if segment is None or not _can_step(ga, gb, (ai0, ak0, ai1, ak1), (bi0, bk0, bi1, bk1), step_limit):
-                continue
-            qa = _polygon_on_edge(pa, ga, (ai0, ak0, ai1, ak1), segment)
-            qb = _polygon_on_edge(pb, gb, (bi0, bk0, bi1, bk1), segment)
-            portals.append((min(qa, qb), max(qa, qb)))
-            segments.append(segment)
-    # Triangles split from one rectangle are neighbours through its diagonal.
-    for _, grid, i0, k0, i1, k1, h, polys in boxes:
-        if len(polys) == 2:
-            x0, x1 = grid.x0 + i0 * grid.cell, grid.x0 + i1 * grid.cell
-            z0, z1 = grid.z0 + k0 * grid.cell, grid.z0 + k1 * grid.cell
-            portals.append((polys[0], polys[1]))
-            segments.append(((x0, h, z0), (x1, h, z1)))
-    order = sorted(range(len(portals)), key=lambda r: portals[r])
-    return NavMesh(np.array(vertices, dtype=np.float64).reshape(-1, 3), np.array(starts, dtype=np.int64),
-                   np.array(corners, dtype=np.int64), np.array(levels, dtype=np.int64),
-                   np.array([portals[r] for r in order], dtype=np.int64).reshape(-1, 2),
-                   np.array([segments[r] for r in order], dtype=np.float64).reshape(-1, 2, 3))
-
-
-def _shared_edge(grid, a, b, ha, hb):
-    """The segment (m) two cell rectangles share on the x-z plane, at the mean of their heights; None when they
-    share no stretch of positive length."""
-    ai0, ak0, ai1, ak1 = a
-    bi0, bk0, bi1, bk1 = b
-    h = 0.5 * (ha + hb)
-    c, x0, z0 = grid.cell, grid.x0, grid.z0
-    if ai1 == bi0 or bi1 == ai0:  # side by side along x
-        i = ai1 if ai1 == bi0 else ai0
-        lo, hi = max(ak0, bk0), min(ak1, bk1)
-        if hi > lo:
-            return ((x0 + i * c, h, z0 + lo * c), (x0 + i * c, h, z0 + hi * c))
-    if ak1 == bk0 or bk1 == ak0:  # side by side along z
-        k = ak1 if ak1 == bk0 else ak0
-        lo, hi = max(ai0, bi0), min(ai1, bi1)
-        if hi > lo:
-            return ((x0 + lo * c, h, z0 + k * c), (x0 + hi * c, h, z0 + k * c))
-    return None
-
-
-def _can_step(ga, gb, a, b, step_limit) -> bool:
-    """Whether some pair of cells facing each other across the rectangles' shared edge differ in height by at
-    most ``step_limit``."""
-    ai0, ak0, ai1, ak1 = a
-    bi0, bk0, bi1, bk1 = b
-    if ai1 == bi0 or bi1 == ai0:
-        ia, ib = (ai1 - 1, bi0) if ai1 == bi0 else (ai0, bi1 - 1)
-        ks = range(max(ak0, bk0), min(ak1, bk1))
-        pairs = [(ga.height[ia, k], gb.height[ib, k]) for k in ks]
-    else:
-        ka, kb = (ak1 - 1, bk0) if ak1 == bk0 else (ak0, bk1 - 1)
-        is_ = range(max(ai0, bi0), min(ai1, bi1))
-        pairs = [(ga.height[i, ka], gb.height[i, kb]) for i in is_]
-    return any(abs(p - q) <= step_limit for p, q in pairs)
-
-
-def _polygon_on_edge(polys, grid, box, segment):
-    """Which polygon of a rectangle holds a segment of its boundary: the rectangle itself, or of its two
-    triangles (split along (x0, z0)-(x1, z1)) the first for the sides x = x0 and z = z1, else the second."""
-    if len(polys) == 1:
-        return polys[0]
-    i0, k0, i1, k1 = box
-    x0, z1 = grid.x0 + i0 * grid.cell, grid.z0 + k1 * grid.cell
-    (sx, _, sz), (tx, _, tz) = segment
-    on_first = (sx == tx == x0) or (sz == tz == z1)
-    return polys[0] if on_first else polys[1]
+        lattices.setdefault((grid.walkable.shape, grid.x0, grid.z0, grid.cell), []).append(grid)
+    layers = []
+    for (shape, x0, z0, cell), members in lattices.items():
+        height = np.stack([np.where(g.walkable, g.height, np.nan).astype(np.float64) for g in members], axis=-1)
+        layers.append(WalkableLayers(height, level_links(height, step_limit), x0, z0, cell))
+    return navmesh_from_layers(layers, max_corners, height_error)
