@@ -1,0 +1,191 @@
+"""The navigation kernels against plain-Python references on small inputs: links between levels, islands,
+rectangles on planes, portals between rectangles."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from voxelworld.navigation._kernels.polygons import rectangle_portals, tile_rectangles
+from voxelworld.navigation._kernels.samples import island_labels
+from voxelworld.navigation.polygons import level_links
+
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def random_samples(seed: int, nx=7, nz=6, levels=3) -> np.ndarray:
+    """Heights on a few levels: terraces 0.3 m apart with holes, some columns with a second or third level."""
+    rng = np.random.default_rng(seed)
+    height = np.sort(rng.integers(0, 8, (nx, nz, levels)) * 0.3 + rng.choice([0.0, 0.01], (nx, nz, levels)), -1)
+    height[rng.random((nx, nz, levels)) < 0.3] = np.nan
+    return np.sort(height, -1)  # NaNs last, as the baker stores them
+
+
+def links_reference(height, step_limit):
+    nx, nz, levels = height.shape
+    links = np.full((4, nx, nz, levels), -1)
+    for d, (dx, dz) in enumerate(STEPS):
+        for i, k, s in itertools.product(range(nx), range(nz), range(levels)):
+            if np.isnan(height[i, k, s]) or not (0 <= i + dx < nx and 0 <= k + dz < nz):
+                continue
+            gaps = [abs(height[i, k, s] - height[i + dx, k + dz, t]) for t in range(levels)]
+            gaps = [g if not np.isnan(g) else np.inf for g in gaps]
+            best = min(range(levels), key=lambda t: (gaps[t], t))
+            if gaps[best] <= step_limit:
+                links[d, i, k, s] = best
+    return links
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), step_limit=st.sampled_from([0.0, 0.3, 0.35, 0.9]))
+def test_level_links_match_the_reference(seed, step_limit):
+    height = random_samples(seed)
+    assert np.array_equal(level_links(height, step_limit), links_reference(height, step_limit))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), step_limit=st.sampled_from([0.0, 0.3, 0.9]))
+def test_island_labels_match_scipy(seed, step_limit):
+    height = random_samples(seed)
+    links = level_links(height, step_limit)
+    labels = np.empty(height.shape, dtype=np.int64)
+    count = island_labels(height, links, labels)
+    # Reference: scipy's components over the same +x / +z links, numbered by first sample in C order.
+    index = np.arange(height.size).reshape(height.shape)
+    rows, cols = [], []
+    for d, (dx, dz) in ((0, (1, 0)), (2, (0, 1))):
+        for i, k, s in zip(*np.nonzero(~np.isnan(height) & (links[d] >= 0))):
+            t = links[d, i, k, s]
+            if not np.isnan(height[i + dx, k + dz, t]):
+                rows.append(index[i, k, s])
+                cols.append(index[i + dx, k + dz, t])
+    _, raw = connected_components(coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(height.size,) * 2),
+                                  directed=False)
+    expected, names = np.full(height.size, -1), {}
+    for a in np.flatnonzero(~np.isnan(height.ravel())):
+        expected[a] = names.setdefault(raw[a], len(names))
+    assert count == len(names)
+    assert np.array_equal(labels.ravel(), expected)
+
+
+def plane_fit(height, s, i0, k0, i1, k1):
+    cells = [(i, k, height[i, k, s]) for i in range(i0, i1) for k in range(k0, k1)]
+    mean = sum(h for _, _, h in cells) / len(cells)
+    ci, ck = (i0 + i1 - 1) / 2, (k0 + k1 - 1) / 2
+    sii = sum((i - ci) ** 2 for i, _, _ in cells)
+    skk = sum((k - ck) ** 2 for _, k, _ in cells)
+    slope_i = sum((i - ci) * (h - mean) for i, _, h in cells) / sii if sii else 0.0
+    slope_k = sum((k - ck) * (h - mean) for _, k, h in cells) / skk if skk else 0.0
+    worst = max(abs(h - (mean + slope_i * (i - ci) + slope_k * (k - ck))) for i, k, h in cells)
+    return mean, slope_i, slope_k, worst
+
+
+def rectangles_reference(height, links, i_lo, k_lo, i_hi, k_hi, error):
+    """The greedy cover as the kernel documents it, written plainly."""
+    out = []
+    for s in range(height.shape[2]):
+        free = {(i, k) for i in range(i_lo, i_hi) for k in range(k_lo, k_hi) if not np.isnan(height[i, k, s])}
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
+                if (i, k) not in free:
+                    continue
+                k1 = k + 1
+                while (k1 < k_hi and (i, k1) in free and links[2, i, k1 - 1, s] == s
+                       and plane_fit(height, s, i, k, i + 1, k1 + 1)[3] <= error):
+                    k1 += 1
+                i1 = i + 1
+                while (i1 < i_hi and all((i1, kk) in free and links[0, i1 - 1, kk, s] == s for kk in range(k, k1))
+                       and all(links[2, i1, kk, s] == s for kk in range(k, k1 - 1))
+                       and plane_fit(height, s, i, k, i1 + 1, k1)[3] <= error):
+                    i1 += 1
+                free -= {(a, b) for a in range(i, i1) for b in range(k, k1)}
+                out.append(((s, i, k, i1, k1), plane_fit(height, s, i, k, i1, k1)[:3]))
+    return out
+
+
+def sloped_samples(seed):
+    """Planes, ramps and steps with holes, on two levels: what rectangles on planes are for."""
+    rng = np.random.default_rng(seed)
+    i, k = np.meshgrid(np.arange(9), np.arange(8), indexing="ij")
+    ground = 0.1 * i * rng.integers(0, 3) + 0.05 * k * rng.integers(0, 2) + 0.4 * (i >= rng.integers(3, 9))
+    ground = ground + rng.choice([0.0, 0.03], ground.shape, p=[0.8, 0.2])
+    upper = np.where(rng.random(ground.shape) < 0.4, 2.5 + 0.02 * k, np.nan)
+    height = np.stack([ground, upper], axis=-1)
+    height[rng.random(height.shape) < 0.1] = np.nan
+    return np.sort(height, -1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), error=st.sampled_from([0.0, 0.02, 0.05]),
+       tile=st.sampled_from([(0, 0, 9, 8), (2, 1, 7, 8), (0, 3, 4, 5)]))
+def test_tile_rectangles_match_the_reference(seed, error, tile):
+    height = sloped_samples(seed)
+    links = level_links(height, 0.45)
+    rects, planes = np.empty((200, 5), dtype=np.int64), np.empty((200, 3))
+    n = tile_rectangles(height, links, *tile, error, rects, planes)
+    expected = rectangles_reference(height, links, *tile, error)
+    assert [tuple(r) for r in rects[:n].tolist()] == [r for r, _ in expected]
+    assert np.allclose(planes[:n], [p for _, p in expected], atol=1e-12)
+    # Every walkable cell of the tile is covered once; none outside it.
+    cover = np.zeros(height.shape, dtype=int)
+    for s, i0, k0, i1, k1 in rects[:n]:
+        cover[i0:i1, k0:k1, s] += 1
+    i_lo, k_lo, i_hi, k_hi = tile
+    inside = np.zeros(height.shape, dtype=bool)
+    inside[i_lo:i_hi, k_lo:k_hi] = True
+    assert np.array_equal(cover, (inside & ~np.isnan(height)).astype(int))
+
+
+def test_a_ramp_is_one_rectangle_and_a_bump_splits_it():
+    i, k = np.meshgrid(np.arange(6), np.arange(5), indexing="ij")
+    ramp = (0.15 * i + 0.05 * k)[..., None].astype(np.float64)
+    links = level_links(ramp, 0.3)
+    rects, planes = np.empty((30, 5), dtype=np.int64), np.empty((30, 3))
+    assert tile_rectangles(ramp, links, 0, 0, 6, 5, 0.01, rects, planes) == 1
+    assert np.allclose(planes[0], [ramp.mean(), 0.15, 0.05])
+    ramp[3, 2, 0] += 0.2
+    assert tile_rectangles(ramp, level_links(ramp, 0.3), 0, 0, 6, 5, 0.01, rects, planes) > 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_rectangle_portals_match_brute_force(seed):
+    height = sloped_samples(seed)
+    links = level_links(height, 0.45)
+    rects, planes = np.empty((200, 5), dtype=np.int64), np.empty((200, 3))
+    n = tile_rectangles(height, links, 0, 0, 9, 8, 0.02, rects, planes)
+    rects = rects[:n].copy()
+    owner = np.full(height.shape, -1, dtype=np.int64)
+    for r, (s, i0, k0, i1, k1) in enumerate(rects):
+        owner[i0:i1, k0:k1, s] = r
+    out = np.empty((1000, 5), dtype=np.int64)
+    count = rectangle_portals(links, owner, rects, out)
+    got = {}
+    for r, m, axis, first, last in out[:count].tolist():
+        got.setdefault((r, m, axis), set()).update(range(first, last))
+    expected = {}
+    for r, (s, i0, k0, i1, k1) in enumerate(rects):
+        for axis, cells in ((0, [(i1 - 1, k, k) for k in range(k0, k1)]), (2, [(i, k1 - 1, i) for i in range(i0, i1)])):
+            for i, k, along in cells:
+                ni, nk = (i + 1, k) if axis == 0 else (i, k + 1)
+                t = links[axis, i, k, s]
+                if ni < height.shape[0] and nk < height.shape[1] and t >= 0 and owner[ni, nk, t] >= 0:
+                    expected.setdefault((r, int(owner[ni, nk, t]), axis), set()).add(along)
+    assert got == expected
+
+
+@pytest.mark.parametrize("step_limit", [0.0, 0.5])
+def test_links_pick_the_nearest_level_within_reach(step_limit):
+    height = np.full((3, 3, 2), np.nan)
+    height[:, :, 0] = 0.0
+    height[1, 1, 1] = 0.4
+    links = level_links(height, step_limit)
+    assert links[0, 0, 1, 0] == 0  # the floor steps to the floor, never to the higher sample
+    assert links[0, 0, 1, 1] == -1
+    assert links[1, 1, 1, 1] == (0 if step_limit >= 0.4 else -1)

@@ -1,0 +1,138 @@
+"""Tiled re-bakes: after an obstacle moves, `NavMesh.rebake(box, scene)` equals a full bake of the new scene,
+bit for bit, and redoes only the tiles near the box."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voxelworld.errors import ParameterError
+from voxelworld.navigation import NavMesh, NavSettings, Scene, SearchRegion
+from voxelworld.navigation.bake import bake
+from voxelworld.navigation.polygons import TILE_CELLS
+
+from .test_bake import box
+
+FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+
+
+def hills(nx=41, nz=31, spacing=1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Rolling ground (a triangulated height field) 40 m x 30 m, gentle enough to walk everywhere."""
+    x, z = np.meshgrid(np.arange(nx) * spacing, np.arange(nz) * spacing, indexing="ij")
+    y = 0.6 * np.sin(x / 6.0) * np.cos(z / 5.0) + 0.02 * x
+    positions = np.column_stack([x.ravel(), y.ravel(), z.ravel()])
+    faces = []
+    for i in range(nx - 1):
+        for k in range(nz - 1):
+            a, b, c, d = i * nz + k, (i + 1) * nz + k, (i + 1) * nz + k + 1, i * nz + k + 1
+            faces += [[a, d, c], [a, c, b]]  # up-facing
+    return positions, np.array(faces)
+
+
+def level(crate_at=(10.0, 10.0), table_at=(25.0, 12.0)) -> Scene:
+    scene = Scene().with_object("ground", *hills())
+    cx, cz = crate_at
+    scene = scene.with_object("crate", *box((cx, -1, cz), (cx + 1.5, 1.5, cz + 1.5)), role="obstacle")
+    tx, tz = table_at
+    scene = scene.with_object("table", *box((tx, 0.9, tz), (tx + 3, 1.1, tz + 2)), role="obstacle")
+    # A walled pen (walls thicker than a cell, so rays cannot miss them): its floor is an island just above
+    # min_region_area; a crate inside splits it into pieces under it.
+    for name, lo, hi in (("pen_w", (30, -1, 20), (30.6, 3, 25.6)), ("pen_e", (35, -1, 20), (35.6, 3, 25.6)),
+                         ("pen_n", (30, -1, 25), (35.6, 3, 25.6)), ("pen_s", (30, -1, 20), (35.6, 3, 20.6))):
+        scene = scene.with_object(name, *box(lo, hi), role="obstacle")
+    return scene
+
+
+REGION = SearchRegion((0.2, -2, 0.2), (39.8, 4, 29.8))
+BASE = NavSettings(ray_density=4, clearance=1.8, step_limit=0.4, agent_radius=0.5, max_slope=40,
+                   min_region_area=12.0, exclusion_proxy="aabb-tree")
+
+
+def assert_same(mesh: NavMesh, other: NavMesh) -> None:
+    for name in FIELDS:
+        a, b = getattr(mesh, name), getattr(other, name)
+        assert a.shape == b.shape and a.dtype == b.dtype, name
+        assert np.array_equal(a, b), name
+
+
+def moved(before, after, size=1.5):
+    """The box an obstacle of footprint `size` swept when moving from `before` to `after` (x, z corners)."""
+    lo = (min(before[0], after[0]), -1.0, min(before[1], after[1]))
+    hi = (max(before[0], after[0]) + size, 1.5, max(before[1], after[1]) + size)
+    return lo, hi
+
+
+@pytest.mark.parametrize("options", [{}, {"levels": True}, {"max_corners": 3}, {"agent_radius": 0.0}])
+def test_rebake_after_moving_an_obstacle_equals_a_full_bake(options):
+    settings_ = NavSettings(**{**BASE.__dict__, **options})
+    before, after = (10.0, 10.0), (16.5, 14.0)  # across a tile edge (16 m at 0.5 m cells)
+    mesh = bake(level(before), REGION, settings_)
+    assert mesh.area() > 900
+    tiles = mesh.rebake(moved(before, after), level(after))
+    assert_same(mesh, bake(level(after), REGION, settings_))
+    assert tiles  # the crate's old and new places changed
+    # Only tiles near the box: the box spans x 10..18 m, z 10..15.5 m; tiles are 16 m wide.
+    assert {(ti, tk) for _, ti, tk in tiles} <= {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert mesh.bake_state.scene is not None and mesh.find_path((2, 0, 2), (38, 0, 28)) is not None
+
+
+def test_rebake_reaches_islands_far_away_and_back():
+    # The crate moved into the pen splits its floor into islands under min_region_area: they disappear, and
+    # come back when the crate leaves again.
+    inside, outside = (32.05, 22.05), (5.0, 20.0)
+    keep_all = NavSettings(**{**BASE.__dict__, "min_region_area": 0.0})
+    mesh = bake(level(outside), REGION, BASE)
+    assert mesh.area() == bake(level(outside), REGION, keep_all).area()  # the pen's floor is kept
+    mesh.rebake(moved(outside, inside), level(inside))
+    assert_same(mesh, bake(level(inside), REGION, BASE))
+    assert mesh.area() < bake(level(inside), REGION, keep_all).area() - 5  # its pieces are dropped
+    mesh.rebake(moved(outside, inside), level(outside))
+    assert_same(mesh, bake(level(outside), REGION, BASE))
+
+
+@settings(max_examples=12, deadline=None)
+@given(x0=st.floats(1, 36), z0=st.floats(1, 26), x1=st.floats(1, 36), z1=st.floats(1, 26),
+       levels=st.booleans())
+def test_any_move_rebakes_to_the_full_bake(x0, z0, x1, z1, levels):
+    settings_ = NavSettings(**{**BASE.__dict__, "levels": levels})
+    mesh = bake(level((x0, z0)), REGION, settings_)
+    mesh.rebake(moved((x0, z0), (x1, z1)), level((x1, z1)))
+    assert_same(mesh, bake(level((x1, z1)), REGION, settings_))
+
+
+def test_several_regions_and_a_box_outside_them():
+    regions = [SearchRegion((0.2, -2, 0.2), (20, 4, 29.8)), SearchRegion((20, -2, 0.2), (39.8, 4, 29.8))]
+    mesh = bake(level(), regions, BASE)
+    assert mesh.rebake(((100, 0, 100), (101, 1, 101))) == []  # nothing there: nothing redone
+    assert_same(mesh, bake(level(), regions, BASE))
+    tiles = mesh.rebake(moved((10, 10), (26, 5)), level((26, 5)))
+    assert {region for region, _, _ in tiles} == {0, 1}
+    assert_same(mesh, bake(level((26, 5)), regions, BASE))
+
+
+def test_rebake_refuses_bad_input_and_changes_nothing():
+    mesh = bake(level(), REGION, BASE)
+    before = {name: getattr(mesh, name).copy() for name in FIELDS}
+    for bad in [None, "box", [(0, 0, 0)], [(5, 0, 5), (4, 1, 6)], [(0, 0, np.nan), (1, 1, 1)]]:
+        with pytest.raises(ParameterError, match="box"):
+            mesh.rebake(bad)
+    with pytest.raises(ParameterError, match="scene"):
+        mesh.rebake(((0, 0, 0), (1, 1, 1)), scene="level.obj")
+    for name in FIELDS:
+        assert np.array_equal(getattr(mesh, name), before[name])
+    with pytest.raises(ParameterError, match="bake"):
+        NavMesh.from_json(mesh.to_json()).rebake(((0, 0, 0), (1, 1, 1)), level())
+
+
+def test_tiles_are_the_documented_size():
+    mesh = bake(level(), REGION, BASE)
+    cell = BASE.cell_size
+    for q in range(mesh.polygon_count):
+        p = mesh.polygon(q)
+        # No polygon crosses a tile edge.
+        for axis, origin in ((0, REGION.min[0]), (2, REGION.min[2])):
+            first = np.floor((p[:, axis].min() - origin) / (TILE_CELLS * cell) + 1e-9)
+            last = np.floor((p[:, axis].max() - origin) / (TILE_CELLS * cell) - 1e-9)
+            assert first == last
