@@ -1,0 +1,88 @@
+"""Bakes of generated scenes (boxes, platforms, ramps): every polygon is closed, simple, convex (so hole-free),
+counter-clockwise and within max_corners; polygons cover the walkable samples exactly; portals lie on both
+of their polygons' boundaries; islands agree with the samples; bakes repeat bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voxelworld.navigation import NavSettings, Scene, SearchRegion
+from voxelworld.navigation.bake import bake
+from voxelworld.navigation.sampling import walkable_grids
+
+from .test_bake import box
+
+REGION = SearchRegion((0, -1, 0), (12, 4, 10))
+
+
+def ramp(x0, z0, length, width, rise):
+    """A ramp along +x rising by `rise`, as an up-facing quad."""
+    positions = [[x0, 0, z0], [x0 + length, rise, z0], [x0 + length, rise, z0 + width], [x0, 0, z0 + width]]
+    return positions, [[0, 2, 1], [0, 3, 2]]
+
+
+@st.composite
+def scenes(draw):
+    scene = Scene().with_object("floor", [[0, 0, 0], [12, 0, 0], [12, 0, 10], [0, 0, 10]], [[0, 2, 1], [0, 3, 2]])
+    for n in range(draw(st.integers(0, 5))):
+        x, z = draw(st.floats(-1, 11)), draw(st.floats(-1, 9))
+        w, d, h = draw(st.floats(0.3, 4)), draw(st.floats(0.3, 4)), draw(st.floats(0.05, 2.5))
+        role = draw(st.sampled_from(["obstacle", "floor", "exception"]))
+        scene = scene.with_object(f"box_{n}", *box((x, 0, z), (x + w, h, z + d)), role=role)
+    if draw(st.booleans()):
+        scene = scene.with_object("ramp", *ramp(draw(st.floats(0, 6)), draw(st.floats(0, 6)), 4.0, 2.0,
+                                                draw(st.floats(0.2, 2.0))))
+    if draw(st.booleans()):  # a platform to stand under and on
+        y = draw(st.floats(0.5, 3.0))
+        scene = scene.with_object("platform", *box((5, y, 1), (9, y + 0.1, 6)))
+    return scene
+
+
+def polygon_checks(mesh, max_corners):
+    for q in range(mesh.polygon_count):
+        p = mesh.polygon(q)
+        assert 3 <= len(p) <= max_corners
+        x, z = p[:, 0], p[:, 2]
+        # Counter-clockwise seen from above (+y): looking down, x points right and z towards the viewer, a
+        # mirror image of the (x, z) plane, so the shoelace sum in (x, z) is negative and every turn too.
+        signed = 0.5 * (np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1)))
+        assert signed < 0
+        turns = [(p[(e + 1) % len(p), 0] - p[e, 0]) * (p[(e + 2) % len(p), 2] - p[(e + 1) % len(p), 2])
+                 - (p[(e + 1) % len(p), 2] - p[e, 2]) * (p[(e + 2) % len(p), 0] - p[(e + 1) % len(p), 0])
+                 for e in range(len(p))]
+        assert all(t <= 1e-9 for t in turns)  # convex: closed, simple and without holes
+        assert len({(a, b) for a, b in zip(x.round(9), z.round(9))}) == len(p)  # no repeated corner
+
+
+def on_boundary(polygon, point):
+    n = len(polygon)
+    for e in range(n):
+        a, b = polygon[e][[0, 2]], polygon[(e + 1) % n][[0, 2]]
+        d, v = b - a, point[[0, 2]] - a
+        if abs(d[0] * v[1] - d[1] * v[0]) < 1e-9 and -1e-9 <= np.dot(v, d) <= np.dot(d, d) + 1e-9:
+            return True
+    return False
+
+
+@settings(max_examples=25, deadline=None)
+@given(scene=scenes(), max_corners=st.sampled_from([3, 4, 6]), levels=st.booleans(),
+       radius=st.sampled_from([0.0, 0.3]), proxy=st.sampled_from(["aabb-tree", "hull", "mesh"]))
+def test_generated_scenes_bake_to_valid_polygons(scene, max_corners, levels, radius, proxy):
+    settings_ = NavSettings(ray_density=9, clearance=1.0, step_limit=0.3, agent_radius=radius, max_slope=40,
+                            levels=levels, max_corners=max_corners, exclusion_proxy=proxy, min_region_area=0.5)
+    mesh = bake(scene, REGION, settings_)
+    polygon_checks(mesh, max_corners)
+    grids = walkable_grids(scene, REGION, settings_)
+    cells = sum(int(g.walkable.sum()) for g in grids)
+    assert mesh.area() == pytest.approx(cells * settings_.cell_size ** 2)
+    for (a, b), segment in zip(mesh.portals, mesh.portal_segments):
+        assert a < b
+        for end in segment:
+            assert on_boundary(mesh.polygon(a), end) and on_boundary(mesh.polygon(b), end)
+    # Every island is at least min_region_area, as the samples' islands are.
+    areas = mesh.polygon_areas()
+    assert all(areas[g].sum() >= settings_.min_region_area - 1e-9 for g in mesh.islands())
+    assert bake(scene, REGION, settings_).to_json() == mesh.to_json()
