@@ -1,0 +1,1 @@
+"""Numba kernels of the navigation wing: plain arrays in, plain arrays out, no Python objects."""
