@@ -1,4 +1,5 @@
-"""NavMesh from walkable grids: polygons, areas, islands, paths (against a visibility-graph optimum), files."""
+"""NavMesh from walkable grids: polygons, areas, islands, paths (against an exact optimum over the walkable
+cells), queries, files."""
 
 from __future__ import annotations
 
@@ -67,23 +68,67 @@ def test_islands_and_paths_between_them():
     assert path is not None and path.length == pytest.approx(math.hypot(3, 3))
 
 
-def visibility_optimum(start, end, holes, size):
-    """Shortest path on the open floor of ``size`` metres around rectangular holes (metres): Dijkstra over the
-    start, the end and the holes' corners, joined where the straight segment crosses no hole's interior."""
-    nodes = [np.array(start), np.array(end)]
-    for x0, z0, x1, z1 in holes:
-        nodes += [np.array(c) for c in ((x0, z0), (x0, z1), (x1, z0), (x1, z1))]
+def _free(walkable, i, k):
+    return 0 <= i < walkable.shape[0] and 0 <= k < walkable.shape[1] and bool(walkable[i, k])
 
-    def clear(a, b):
-        for t in np.linspace(0, 1, 400)[1:-1]:
-            p = a + t * (b - a)
-            if not (0 <= p[0] <= size[0] and 0 <= p[1] <= size[1]):
+
+def grid_visible(a, b, walkable, cell):
+    """Whether the straight segment a-b (x, z in metres, floor origin at 0) stays on the walkable cells (closed,
+    joined through shared edges only): every stretch between grid-line crossings lies in (or along the edge of) a
+    walkable cell, and a crossing through a grid vertex diagonally has a walkable cell on one side."""
+    (ax, az), (bx, bz) = a, b
+    dx, dz = bx - ax, bz - az
+    ts = {0.0, 1.0}
+    for d, o, n in ((dx, ax, walkable.shape[0]), (dz, az, walkable.shape[1])):
+        if abs(d) > 1e-12:
+            for line in range(n + 1):
+                t = (line * cell - o) / d
+                if 0.0 < t < 1.0:
+                    ts.add(t)
+    ts = sorted(ts)
+    for t0, t1 in zip(ts[:-1], ts[1:]):
+        if t1 - t0 < 1e-12:
+            continue
+        mx, mz = (ax + 0.5 * (t0 + t1) * dx) / cell, (az + 0.5 * (t0 + t1) * dz) / cell
+        ix, iz = math.floor(mx), math.floor(mz)
+        on_x, on_z = abs(mx - round(mx)) < 1e-9, abs(mz - round(mz)) < 1e-9
+        if on_x and on_z:
+            return False  # cannot happen for a stretch of positive length
+        if on_x:  # along a line x = const: a walkable cell on either side
+            if not (_free(walkable, round(mx) - 1, iz) or _free(walkable, round(mx), iz)):
                 return False
-            for x0, z0, x1, z1 in holes:
-                if x0 + 1e-9 < p[0] < x1 - 1e-9 and z0 + 1e-9 < p[1] < z1 - 1e-9:
+        elif on_z:
+            if not (_free(walkable, ix, round(mz) - 1) or _free(walkable, ix, round(mz))):
+                return False
+        elif not _free(walkable, ix, iz):
+            return False
+    for t in ts[1:-1]:  # through a grid vertex diagonally: one of the two cells beside the crossing is walkable
+        px, pz = (ax + t * dx) / cell, (az + t * dz) / cell
+        if abs(px - round(px)) < 1e-9 and abs(pz - round(pz)) < 1e-9 and abs(dx) > 1e-12 and abs(dz) > 1e-12:
+            i, k = round(px), round(pz)
+            if dx * dz > 0:  # from the (-,-) cell to the (+,+) cell: the others are (-,+) and (+,-)
+                if not (_free(walkable, i - 1, k) or _free(walkable, i, k - 1)):
                     return False
-        return True
+            elif not (_free(walkable, i - 1, k - 1) or _free(walkable, i, k)):
+                return False
+    return True
 
+
+def grid_optimum(start, end, walkable, cell):
+    """Length of the shortest path from start to end (x, z in metres) over the walkable cells of a grid whose
+    corner is at the origin: Dijkstra over the start, the end and the reflex corners of the walkable area (a grid
+    vertex with exactly one blocked cell around it, the grid's outside counting as blocked), joined where
+    :func:`grid_visible`; inf when there is no path."""
+    if math.dist(start, end) == 0:
+        return 0.0
+    nx, nz = walkable.shape
+    nodes = [tuple(start), tuple(end)]
+    for i in range(nx + 1):
+        for k in range(nz + 1):
+            around = [_free(walkable, i - 1, k - 1), _free(walkable, i, k - 1), _free(walkable, i - 1, k),
+                      _free(walkable, i, k)]
+            if sum(around) == 3:
+                nodes.append((i * cell, k * cell))
     best = {0: 0.0}
     heap = [(0.0, 0)]
     while heap:
@@ -93,8 +138,8 @@ def visibility_optimum(start, end, holes, size):
         if d > best.get(n, math.inf):
             continue
         for m in range(len(nodes)):
-            if m != n and clear(nodes[n], nodes[m]):
-                nd = d + float(np.linalg.norm(nodes[m] - nodes[n]))
+            if m != n and grid_visible(nodes[n], nodes[m], walkable, cell):
+                nd = d + math.dist(nodes[n], nodes[m])
                 if nd < best.get(m, math.inf):
                     best[m] = nd
                     heapq.heappush(heap, (nd, m))
@@ -113,23 +158,83 @@ def test_path_around_a_corner_is_the_shortest():
         assert path.length == pytest.approx(2 * math.hypot(7.5, 1.5))
 
 
-@pytest.mark.parametrize("max_corners", [3, 6])
-@pytest.mark.parametrize("start, end", [((0.3, 0.3), (9.6, 7.6)), ((9.7, 0.2), (0.4, 7.8)), ((2.1, 7.7), (8.8, 0.3))])
-def test_paths_stay_on_the_mesh_and_are_no_shorter_than_the_optimum(max_corners, start, end):
-    """Paths around three holes: on the navmesh, and never shorter than the visibility-graph optimum. (Within
-    1% of it is issue #4's target, not reached yet: the A* corridor over grid rectangles can be a worse one.)"""
-    holes_cells = [(4, 2, 8, 12), (12, 0, 14, 10), (15, 8, 18, 16)]
-    grid = floor_with_holes(20, 16, holes_cells)
-    mesh = navmesh_from_grids([grid], max_corners=max_corners)
-    path = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
-    holes = [(i0 * CELL, k0 * CELL, i1 * CELL, k1 * CELL) for i0, k0, i1, k1 in holes_cells]
-    optimum = visibility_optimum(start, end, holes, (20 * CELL, 16 * CELL))
+def check_path(mesh, path, start, end, walkable):
+    """A path from start to end (x, z): no shorter than the straight line or the optimum over the walkable cells,
+    on the navmesh all along; returns its length over the optimum."""
+    optimum = grid_optimum(start, end, walkable, CELL)
+    if path is None:
+        assert optimum == math.inf
+        return 1.0
     assert path.length >= math.dist(start, end) - 1e-9
     assert path.length >= optimum - 1e-6
+    np.testing.assert_allclose(path.points[[0, -1]][:, [0, 2]], [start, end], atol=1e-9)
     for a, b in zip(path.points[:-1], path.points[1:]):
         for t in np.linspace(0, 1, 50):
             p = a + t * (b - a)
             assert any(mesh._contains_2d(q, p[0], p[2]) for q in range(mesh.polygon_count))
+    return path.length / optimum if optimum > 0 else 1.0
+
+
+THREE_HOLES = [(4, 2, 8, 12), (12, 0, 14, 10), (15, 8, 18, 16)]
+
+
+@pytest.mark.parametrize("max_corners", [3, 4, 6])
+@pytest.mark.parametrize("start, end", [((0.3, 0.3), (9.6, 7.6)), ((9.7, 0.2), (0.4, 7.8)), ((2.1, 7.7), (8.8, 0.3))])
+def test_paths_around_three_holes_are_within_one_percent_of_the_optimum(max_corners, start, end):
+    grid = floor_with_holes(20, 16, THREE_HOLES)
+    mesh = navmesh_from_grids([grid], max_corners=max_corners)
+    path = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    assert check_path(mesh, path, start, end, grid.walkable) <= 1.01
+    again = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    np.testing.assert_array_equal(again.points, path.points)
+    assert again.length == path.length
+
+
+@st.composite
+def grid_scenes(draw):
+    """A floor of random size with up to four random rectangular holes (cells; they may overlap or touch the
+    border), and two points on what is left."""
+    nx, nz = draw(st.integers(4, 16)), draw(st.integers(4, 16))
+    holes = []
+    for _ in range(draw(st.integers(0, 4))):
+        i0, k0 = draw(st.integers(0, nx - 1)), draw(st.integers(0, nz - 1))
+        holes.append((i0, k0, min(nx, i0 + draw(st.integers(1, 5))), min(nz, k0 + draw(st.integers(1, 5)))))
+    grid = floor_with_holes(nx, nz, holes)
+    cells = np.argwhere(grid.walkable)
+    if len(cells) == 0:
+        grid = floor_with_holes(nx, nz, [])
+        cells = np.argwhere(grid.walkable)
+    points = []
+    for _ in range(2):
+        i, k = cells[draw(st.integers(0, len(cells) - 1))]
+        u, v = draw(st.floats(0.01, 0.99)), draw(st.floats(0.01, 0.99))  # off the grid lines
+        points.append(((i + u) * CELL, (k + v) * CELL))
+    return grid, points[0], points[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(scene=grid_scenes(), max_corners=st.sampled_from([3, 4, 6]))
+def test_paths_on_random_grid_scenes_are_sound_and_deterministic(scene, max_corners):
+    """Random holes: a path exactly when the optimum is finite, never shorter than it, on the mesh, and the same
+    every time. (Within 1% of it is not reached on every scene: see the xfail below.)"""
+    grid, start, end = scene
+    mesh = navmesh_from_grids([grid], max_corners=max_corners)
+    path = mesh.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
+    check_path(mesh, path, start, end, grid.walkable)
+    again = mesh.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
+    assert (again is None) == (path is None)
+    if path is not None:
+        np.testing.assert_array_equal(again.points, path.points)
+
+
+@pytest.mark.xfail(strict=True, reason="the search over portal end points (lazy Theta*) can pick the wrong side of "
+                                       "a hole; an exact search (Polyanya) would not")
+def test_path_takes_the_shorter_side_of_a_hole():
+    grid = floor_with_holes(15, 6, [(10, 0, 11, 1), (1, 2, 5, 3), (11, 2, 13, 4)])
+    mesh = navmesh_from_grids([grid], max_corners=4)
+    start, end = (7.21230534, 0.23297776), (5.43677049, 2.70489525)
+    path = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    assert check_path(mesh, path, start, end, grid.walkable) <= 1.01  # 1.126 today
 
 
 def test_levels_join_where_heights_allow():

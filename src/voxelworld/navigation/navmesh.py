@@ -1,27 +1,30 @@
 """`NavMesh`: walkable polygons with adjacency, and the queries agents ask of them.
 
-A navmesh is made from *walkable grids*: for each level, a boolean grid of walkable cells on the x-z plane and
-the ground height of each cell (the baker's samples). :func:`navmesh_from_grids` merges each level's cells into
-axis-aligned rectangles (greedy, row by row: closed, simple, hole-free, four corners, or two triangles each
-when ``max_corners`` is 3), so the polygons cover the walkable cells exactly (contour error 0). Polygons that
-share a stretch of boundary on the same level, or whose touching cells are within ``step_limit`` in height
-across levels, are neighbours through a *portal*, the shared segment.
+Polygons are convex and planar (they may slope), counter-clockwise seen from above, built by
+:func:`~voxelworld.navigation.polygons.navmesh_from_grids` from the baker's walkable grids. Levels may lie over
+each other in x-z. Two polygons are neighbours through a *portal*, the segment (or part of an edge) they share.
 
-Paths: A* over polygons (cost between portal midpoints, straight-line heuristic) finds a corridor, and the
-funnel algorithm pulls the string tight through its portals.
+Queries run in numba kernels (``_kernels/locate.py``, ``_kernels/paths.py``) over arrays that
+:meth:`NavMesh._reindex` derives from the polygons: a uniform bucket grid over the polygons' x-z boxes finds the
+polygons near a point; each polygon's plane gives its height (polygons may slope); paths are a lazy Theta*
+search over the portals' end points followed by the funnel algorithm. The kernels reuse scratch arrays the NavMesh owns, so
+one NavMesh answers one query at a time (the kernels hold the GIL).
 """
 
 from __future__ import annotations
 
-import heapq
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from ..errors import FormatError, ParameterError
+from ._kernels import locate as _locate
+from ._kernels import paths as _paths
 
 __all__ = ["NavMesh", "NavPath", "FORMAT_VERSION"]
 
@@ -60,14 +63,51 @@ class NavMesh:
     polygon_level: np.ndarray
     portals: np.ndarray
     portal_segments: np.ndarray
-    _neighbours: list[list[tuple[int, int]]] = field(default=None, repr=False)  # polygon -> (neighbour, portal)
     bake_state: object = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
 
     def __post_init__(self):
-        self._neighbours = [[] for _ in range(self.polygon_count)]
-        for portal, (a, b) in enumerate(self.portals.tolist()):
-            self._neighbours[a].append((b, portal))
-            self._neighbours[b].append((a, portal))
+        self._reindex()
+
+    def _reindex(self) -> None:
+        """Build every structure derived from the arrays: polygon boxes, planes and centres, the neighbour lists,
+        the islands, the bucket grid and the search's scratch. Call again after swapping the arrays."""
+        vertices = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 3)
+        polygon_start = np.ascontiguousarray(self.polygon_start, dtype=np.int64)
+        polygon_vertices = np.ascontiguousarray(self.polygon_vertices, dtype=np.int64)
+        portals = np.ascontiguousarray(self.portals, dtype=np.int64).reshape(-1, 2)
+        segments = np.ascontiguousarray(self.portal_segments, dtype=np.float64).reshape(-1, 2, 3)
+        p, r = len(polygon_start) - 1, len(portals)
+        boxes, planes, centres = _polygon_geometry(vertices, polygon_start, polygon_vertices)
+        # Neighbours: polygon q's links are link_*[link_start[q]:link_start[q + 1]], by ascending portal.
+        owner = np.concatenate([portals[:, 0], portals[:, 1]])
+        order = np.lexsort((np.tile(np.arange(r), 2), owner))
+        link_polygon = np.concatenate([portals[:, 1], portals[:, 0]])[order]
+        link_portal = np.tile(np.arange(r, dtype=np.int64), 2)[order]
+        link_start = np.searchsorted(owner[order], np.arange(p + 1)).astype(np.int64)
+        self._island = _island_labels(p, portals)
+        # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
+        if p:
+            lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
+            extent = np.maximum(hi - lo, 1e-6)
+            typical = float(np.sqrt(np.mean((boxes[:, 1] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 2]))))
+            cell = max(typical, float(np.sqrt(extent[0] * extent[1] / (4 * p))), 1e-6)
+            shape = np.maximum(np.ceil(extent / cell).astype(np.int64), 1)
+        else:
+            lo, cell, shape = np.zeros(2), 1.0, np.ones(2, dtype=np.int64)
+        grid = np.array([lo[0], lo[1], cell])
+        bucket_start, bucket_polygons = _locate.bucket_grid(boxes, grid, shape)
+        self._cumulative_area = np.cumsum(self.polygon_areas())
+        self._mesh = (vertices, polygon_start, polygon_vertices, boxes, planes)
+        self._index = (grid, shape, bucket_start, bucket_polygons)
+        self._links = (link_start, link_polygon, link_portal)
+        self._graph = (portals, segments, centres, self._island)
+        # Scratch of the path search (see _kernels/paths.py); the corridor buffers also hold the path's nodes
+        # and the polygons a walk crosses before loops are cut, so they are longer than any corridor.
+        corridor_room = 2 * p + 2 * r + 64
+        self._scratch = (np.zeros((2 * r + 2, 2)), np.zeros((2 * r + 2, 7), dtype=np.int64),
+                         np.zeros((p, 2), dtype=np.int64), np.zeros(corridor_room, dtype=np.int64),
+                         np.zeros(corridor_room, dtype=np.int64), np.zeros((p + 1, 2, 3)), np.zeros(1, dtype=np.int64))
+        self._path_buffer = np.zeros((p + 2, 3))
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
@@ -101,7 +141,7 @@ class NavMesh:
         for name in ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals",
                      "portal_segments", "bake_state"):
             setattr(self, name, getattr(fresh, name))
-        self.__post_init__()
+        self._reindex()
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons
@@ -115,12 +155,13 @@ class NavMesh:
 
     def polygon_areas(self) -> np.ndarray:
         """Area (m², on the x-z plane) of every polygon."""
-        areas = np.empty(self.polygon_count)
-        for q in range(self.polygon_count):
-            p = self.polygon(q)
-            x, z = p[:, 0], p[:, 2]
-            areas[q] = 0.5 * abs(np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1)))
-        return areas
+        if not self.polygon_count:
+            return np.zeros(0)
+        corners = self.vertices[self.polygon_vertices]
+        following = np.arange(1, len(corners) + 1)
+        following[self.polygon_start[1:] - 1] = self.polygon_start[:-1]
+        cross = corners[:, 0] * corners[following, 2] - corners[following, 0] * corners[:, 2]
+        return 0.5 * np.abs(np.add.reduceat(cross, self.polygon_start[:-1]))
 
     def area(self, level: int | None = None) -> float:
         """Walkable area in m² (x-z plane) of one level, or of all levels."""
@@ -130,237 +171,119 @@ class NavMesh:
     def islands(self) -> list[np.ndarray]:
         """The connected groups of polygons (through portals), each a sorted index array, largest area first
         (lowest first polygon on a tie)."""
-        seen = np.zeros(self.polygon_count, dtype=bool)
-        groups = []
-        for start in range(self.polygon_count):
-            if seen[start]:
-                continue
-            stack, members = [start], []
-            seen[start] = True
-            while stack:
-                q = stack.pop()
-                members.append(q)
-                for other, _ in self._neighbours[q]:
-                    if not seen[other]:
-                        seen[other] = True
-                        stack.append(other)
-            groups.append(np.array(sorted(members)))
+        if not self.polygon_count:
+            return []
+        order = np.argsort(self._island, kind="stable")
+        groups = np.split(order, np.flatnonzero(np.diff(self._island[order])) + 1)
         areas = self.polygon_areas()
         return sorted(groups, key=lambda g: (-areas[g].sum(), g[0]))
 
     # ---------------------------------------------------------------------------------------- locating
     def _contains_2d(self, q: int, x: float, z: float) -> bool:
-        p = self.polygon(q)
-        return bool(p[:, 0].min() - 1e-9 <= x <= p[:, 0].max() + 1e-9
-                    and p[:, 2].min() - 1e-9 <= z <= p[:, 2].max() + 1e-9) and _inside_convex(p, x, z)
+        vertices, polygon_start, polygon_vertices, boxes, _ = self._mesh
+        return bool(boxes[q, 0] - 1e-9 <= x <= boxes[q, 1] + 1e-9 and boxes[q, 2] - 1e-9 <= z <= boxes[q, 3] + 1e-9
+                    and _locate.inside(vertices, polygon_start, polygon_vertices, q, x, z))
 
     def _height_at(self, q: int, x: float, z: float) -> float:
-        """Height of polygon q at (x, z): the mean of its corners' heights (polygons are flat cells merged)."""
-        return float(self.polygon(q)[:, 1].mean())
+        """Height (m) of polygon q at (x, z): on the plane through its corners."""
+        return float(_locate.height(self._mesh[4], q, x, z))
 
     def locate(self, point) -> int:
         """The polygon under or nearest above/below ``point`` (the one whose surface is closest in height among
         those containing its x-z position), or -1."""
-        point = _point("point", point)
-        best, best_dy = -1, math.inf
-        for q in range(self.polygon_count):
-            if self._contains_2d(q, point[0], point[2]):
-                dy = abs(self._height_at(q, point[0], point[2]) - point[1])
-                if dy < best_dy:
-                    best, best_dy = q, dy
-        return best
+        x, y, z = _point("point", point).tolist()
+        return int(_locate.locate(*self._mesh, *self._index, x, y, z))
 
     def nearest_point(self, point) -> tuple[np.ndarray, int]:
         """The point of the navmesh closest to ``point`` (3-D distance) and its polygon (-1 if the mesh is
         empty)."""
-        point = _point("point", point)
-        best, best_q, best_d = np.full(3, np.nan), -1, math.inf
-        for q in range(self.polygon_count):
-            p = self.polygon(q)
-            x = min(max(point[0], p[:, 0].min()), p[:, 0].max())
-            z = min(max(point[2], p[:, 2].min()), p[:, 2].max())
-            if not _inside_convex(p, x, z):  # a triangle (max_corners 3): project onto its edges
-                x, z = _closest_on_convex(p, point[0], point[2])
-            candidate = np.array([x, self._height_at(q, x, z), z])
-            d = float(np.linalg.norm(candidate - point))
-            if d < best_d:
-                best, best_q, best_d = candidate, q, d
-        return best, best_q
+        x, y, z = _point("point", point).tolist()
+        out = np.full(3, np.nan)
+        q = int(_locate.nearest(*self._mesh, *self._index, x, y, z, out))
+        return out, q
 
     # -------------------------------------------------------------------------------------------- paths
     def find_path(self, start, end) -> NavPath | None:
         """The shortest path from ``start`` to ``end`` (both snapped to the navmesh with
         :meth:`nearest_point`), or None when they lie on different islands.
 
-        A* over polygons, then the funnel algorithm through the corridor's portals (string pulling)."""
-        start, a = self.nearest_point(start)
-        end, b = self.nearest_point(end)
-        if a < 0 or b < 0:
+        Lazy Theta* over the portals' end points finds a corridor of polygons; the funnel algorithm pulls the
+        string tight through its portals. Near the shortest, not always it: a route around a hole can be the
+        longer one by some per cent (see ``_kernels/paths.py``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from voxelworld.navigation import WalkableGrid, navmesh_from_grids
+        >>> walkable = np.ones((4, 4), dtype=bool)
+        >>> walkable[1:3, :3] = False  # a wall from z = 0 to 3 m
+        >>> mesh = navmesh_from_grids([WalkableGrid(walkable, np.zeros((4, 4)), 0.0, 0.0, 1.0)])
+        >>> path = mesh.find_path([0.5, 0, 0.5], [3.5, 0, 0.5])
+        >>> path.points[:, [0, 2]].tolist()
+        [[0.5, 0.5], [1.0, 3.0], [3.0, 3.0], [3.5, 0.5]]
+        """
+        start, end = _point("start", start), _point("end", end)
+        count, length = _paths.find_path(self._mesh, self._index, self._links, self._graph, self._scratch, start,
+                                         end, self._path_buffer)
+        if count == 0:
             return None
-        corridor = self._corridor(a, b, start, end)
-        if corridor is None:
-            return None
-        points = self._string_pull(corridor, start, end)
-        length = float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum()) if len(points) > 1 else 0.0
-        return NavPath(points, length)
+        return NavPath(self._path_buffer[:count].copy(), length)
 
     def _corridor(self, a: int, b: int, start: np.ndarray, end: np.ndarray) -> list[tuple[int, int]] | None:
-        """The polygons from a to b as (polygon, portal entered through) pairs.
-
-        Dijkstra over the portals' end points: within a (convex) polygon any two of its points see each other,
-        and crossing a portal at one of its ends costs nothing. A shortest path bends only at such ends, so the
-        corridor it runs through holds the shortest path, which the funnel then pulls tight."""
+        """The polygons from a to b as (polygon, portal entered through) pairs (-1 for a), or None when no
+        corridor joins them: the search of :meth:`find_path` without the snapping."""
         if a == b:
             return [(a, -1)]
-        ends = self.portal_segments
-        # Nodes: ("start",), ("end",), and (polygon, portal, end) for each end of each portal of each polygon.
-        def nodes_of(q):
-            for other, portal in self._neighbours[q]:
-                for e in (0, 1):
-                    yield (q, portal, e)
-
-        def position(node):
-            if node == "start":
-                return start
-            if node == "end":
-                return end
-            return ends[node[1], node[2]]
-
-        best = {"start": 0.0}
-        came: dict = {}
-        heap = [(0.0, 0, "start")]
-        counter = 1
-        done = set()
-        while heap:
-            cost, _, node = heapq.heappop(heap)
-            if node in done:
-                continue
-            done.add(node)
-            if node == "end":
-                break
-            if node == "start":
-                polygon, moves = a, []
-            else:
-                polygon = node[0]
-                other = self.portals[node[1], 1] if self.portals[node[1], 0] == polygon else self.portals[node[1], 0]
-                moves = [((int(other), node[1], node[2]), 0.0, None)]  # cross the portal at this end
-            here = position(node)
-            for target in nodes_of(polygon):
-                moves.append((target, float(np.linalg.norm(position(target) - here)), polygon))
-            if polygon == b:
-                moves.append(("end", float(np.linalg.norm(end - here)), polygon))
-            for target, step, _ in moves:
-                if target in done:
-                    continue
-                total = cost + step
-                if total < best.get(target, math.inf) - 1e-12:
-                    best[target], came[target] = total, node
-                    heapq.heappush(heap, (total, counter, target))
-                    counter += 1
-        if "end" not in done:
+        portals, segments, _, island = self._graph
+        costs, nodes, places, polygons, entered, _, counter = self._scratch
+        if island[a] != island[b]:
             return None
-        # Walk back: the polygon changes exactly where a portal is crossed.
-        chain = ["end"]
-        while chain[-1] != "start":
-            chain.append(came[chain[-1]])
-        chain.reverse()
-        corridor = [(a, -1)]
-        for previous, node in zip(chain[:-1], chain[1:]):
-            if previous != "start" and node != "end" and previous[1] == node[1] and previous[2] == node[2] \
-                    and previous[0] != node[0]:
-                corridor.append((node[0], node[1]))
-        if corridor[-1][0] != b:  # the end point's polygon is b by construction
+        start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
+        counter[0] += 1
+        if not _paths.search(self._mesh, self._links, portals, segments, a, b, start, end, costs, nodes, counter[0],
+                             polygons, entered):
             return None
-        return corridor
+        count = _paths.corridor(self._mesh, self._links, portals, segments, a, start, end, nodes, places, polygons,
+                                entered)
+        return list(zip(polygons[:count].tolist(), entered[:count].tolist())) if count else None
 
     def _string_pull(self, corridor, start, end) -> np.ndarray:
-        """The funnel algorithm ("simple stupid funnel") on the x-z plane through the corridor's portals."""
-        portals = [(start, start)]
-        for i in range(1, len(corridor)):
-            q_from, (q_to, portal) = corridor[i - 1][0], corridor[i]
-            p0, p1 = self.portal_segments[portal]
-            # Left and right as seen walking across the portal from q_from into q_to: the crossing direction
-            # is the portal's normal turned towards q_to.
-            mid = 0.5 * (p0 + p1)
-            normal = np.array([-(p1[2] - p0[2]), 0.0, p1[0] - p0[0]])
-            towards = _centroid(self.polygon(q_to)) - _centroid(self.polygon(q_from))
-            if normal[0] * towards[0] + normal[2] * towards[2] < 0:
-                normal = -normal
-            if _triarea2(mid - normal, mid, p0) < 0:
-                portals.append((p0, p1))
-            else:
-                portals.append((p1, p0))
-        portals.append((end, end))
-        points = [start]
-        apex, left, right = start, portals[0][0], portals[0][1]
-        apex_i = left_i = right_i = 0
-        i = 1
-        while i < len(portals):
-            new_left, new_right = portals[i]
-            if _triarea2(apex, right, new_right) <= 0.0:  # the right edge can tighten
-                if _same(apex, right) or _triarea2(apex, left, new_right) > 0.0:
-                    right, right_i = new_right, i
-                else:  # it crossed the left edge: the left corner is a corner of the path
-                    points.append(left)
-                    apex, apex_i = left, left_i
-                    left, right, left_i, right_i = apex, apex, apex_i, apex_i
-                    i = apex_i + 1
-                    continue
-            if _triarea2(apex, left, new_left) >= 0.0:  # the left edge can tighten
-                if _same(apex, left) or _triarea2(apex, right, new_left) < 0.0:
-                    left, left_i = new_left, i
-                else:
-                    points.append(right)
-                    apex, apex_i = right, right_i
-                    left, right, left_i, right_i = apex, apex, apex_i, apex_i
-                    i = apex_i + 1
-                    continue
-            i += 1
-        points.append(end)
-        # A corner reached through several portals at once is emitted once.
-        kept = [points[0]]
-        for point in points[1:]:
-            if not _same(kept[-1], point):
-                kept.append(point)
-        if len(kept) == 1:
-            kept.append(end)
-        return np.array(kept)
+        """The funnel algorithm on the x-z plane through the portals of ``corridor`` ((polygon, portal) pairs)."""
+        polygons = np.array([q for q, _ in corridor], dtype=np.int64)
+        entered = np.array([r for _, r in corridor], dtype=np.int64)
+        out = np.empty((len(corridor) + 2, 3))
+        count = _paths.funnel(self._graph[1], self._graph[2], polygons, entered, len(corridor),
+                              np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64),
+                              np.empty((len(corridor) + 1, 2, 3)), out)
+        return out[:count].copy()
 
     # ------------------------------------------------------------------------------------ other queries
     def raycast(self, start, end) -> tuple[float, np.ndarray]:
-        """How far a straight walk from ``start`` towards ``end`` gets on the navmesh (x-z plane): the distance
-        walked (m) and the point reached (``end`` when nothing blocks it). The way is checked every 5 cm, so a
-        gap narrower than that may be stepped over."""
+        """How far a straight walk from ``start`` (snapped to the navmesh) towards ``end`` gets on the navmesh
+        (x-z plane): the distance walked (m) and the point reached (``end``'s x and z when nothing blocks it,
+        at the height of the polygon reached). The walk goes from polygon to polygon across the portals the
+        segment crosses, and stops at the first edge that is not a portal."""
         start, q = self.nearest_point(start)
         end = _point("end", end)
         if q < 0:
             return 0.0, start
-        total = float(np.hypot(end[0] - start[0], end[2] - start[2]))
-        if total == 0:
-            return 0.0, start
-        samples = max(2, int(total / 0.05) + 1)
-        reached = start
-        for s in np.linspace(0.0, 1.0, samples)[1:]:
-            x, z = start[0] + s * (end[0] - start[0]), start[2] + s * (end[2] - start[2])
-            if not any(self._contains_2d(r, x, z) for r in range(self.polygon_count)):
-                break
-            reached = np.array([x, 0.0, z])
-        walked = float(np.hypot(reached[0] - start[0], reached[2] - start[2]))
-        point = np.array([reached[0], self.nearest_point([reached[0], start[1], reached[2]])[0][1], reached[2]])
-        return walked, point
+        vertices, polygon_start, polygon_vertices, _, planes = self._mesh
+        unused = np.zeros(0, dtype=np.int64)
+        t, q, _ = _locate.walk(vertices, polygon_start, polygon_vertices, *self._links, self._graph[1], q, start[0],
+                               start[2], end[0], end[2], False, unused, unused, 0)
+        x, z = start[0] + t * (end[0] - start[0]), start[2] + t * (end[2] - start[2])
+        walked = t * float(np.hypot(end[0] - start[0], end[2] - start[2]))
+        return walked, np.array([x, _locate.height(planes, q, x, z), z])
 
     def random_point(self, rng: np.random.Generator) -> np.ndarray:
         """A point spread evenly over the walkable area (polygons chosen by area), from ``rng``."""
         if not isinstance(rng, np.random.Generator):
             raise ParameterError("rng", rng, "a numpy.random.Generator (e.g. numpy.random.default_rng(seed))")
-        areas = self.polygon_areas()
-        q = int(rng.choice(self.polygon_count, p=areas / areas.sum()))
-        p = self.polygon(q)
-        while True:
-            x = rng.uniform(p[:, 0].min(), p[:, 0].max())
-            z = rng.uniform(p[:, 2].min(), p[:, 2].max())
-            if _inside_convex(p, x, z):
-                return np.array([x, self._height_at(q, x, z), z])
+        if not self.polygon_count:
+            raise ParameterError("navmesh", "no polygons", "a navmesh with walkable area to sample")
+        out = np.empty(3)
+        _locate.sample(*self._mesh[:3], self._mesh[4], self._cumulative_area, rng.random(4), out)
+        return out
 
     # ---------------------------------------------------------------------------------------- files
     def to_json(self) -> str:
@@ -430,43 +353,43 @@ def _point(parameter: str, value) -> np.ndarray:
         point = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)") from None
-    if point.shape != (3,) or not np.all(np.isfinite(point)):
+    if point.shape != (3,) or not all(math.isfinite(v) for v in point.tolist()):
         raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)")
     return point
 
 
-def _triarea2(a, b, c) -> float:
-    """Twice the signed area of triangle abc on the x-z plane (the funnel's side test)."""
-    return float((c[0] - a[0]) * (b[2] - a[2]) - (b[0] - a[0]) * (c[2] - a[2]))
+def _polygon_geometry(vertices, polygon_start, polygon_vertices):
+    """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)``, its plane ``(a, b, c)``
+    (height ``a x + b z + c``, through the corners' mean along Newell's normal) and its corners' mean (x, z)."""
+    p = len(polygon_start) - 1
+    if p == 0:
+        return np.zeros((0, 6)), np.zeros((0, 3)), np.zeros((0, 2))
+    corners = vertices[polygon_vertices]
+    firsts, counts = polygon_start[:-1], np.diff(polygon_start)
+    boxes = np.column_stack([np.minimum.reduceat(corners[:, 0], firsts), np.maximum.reduceat(corners[:, 0], firsts),
+                             np.minimum.reduceat(corners[:, 2], firsts), np.maximum.reduceat(corners[:, 2], firsts),
+                             np.minimum.reduceat(corners[:, 1], firsts), np.maximum.reduceat(corners[:, 1], firsts)])
+    mean = np.add.reduceat(corners, firsts) / counts[:, None]
+    following = np.arange(1, len(corners) + 1)
+    following[polygon_start[1:] - 1] = firsts
+    here, there = corners, corners[following]
+    normal = np.column_stack([np.add.reduceat((here[:, 1] - there[:, 1]) * (here[:, 2] + there[:, 2]), firsts),
+                              np.add.reduceat((here[:, 2] - there[:, 2]) * (here[:, 0] + there[:, 0]), firsts),
+                              np.add.reduceat((here[:, 0] - there[:, 0]) * (here[:, 1] + there[:, 1]), firsts)])
+    upright = np.abs(normal[:, 1]) > 1e-12 * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
+    ny = np.where(upright, normal[:, 1], 1.0)
+    a, b = np.where(upright, -normal[:, 0] / ny, 0.0), np.where(upright, -normal[:, 2] / ny, 0.0)
+    planes = np.column_stack([a, b, mean[:, 1] - a * mean[:, 0] - b * mean[:, 2]])
+    return boxes, planes, np.ascontiguousarray(mean[:, [0, 2]])
 
 
-def _same(a, b) -> bool:
-    return abs(a[0] - b[0]) < 1e-9 and abs(a[2] - b[2]) < 1e-9
-
-
-def _centroid(polygon: np.ndarray) -> np.ndarray:
-    return polygon.mean(axis=0)
-
-
-def _inside_convex(polygon: np.ndarray, x: float, z: float) -> bool:
-    signs = []
-    n = len(polygon)
-    for e in range(n):
-        a, b = polygon[e], polygon[(e + 1) % n]
-        cross = (b[0] - a[0]) * (z - a[2]) - (b[2] - a[2]) * (x - a[0])
-        signs.append(cross)
-    return all(s >= -1e-9 for s in signs) or all(s <= 1e-9 for s in signs)
-
-
-def _closest_on_convex(polygon: np.ndarray, x: float, z: float) -> tuple[float, float]:
-    best, best_d = (x, z), math.inf
-    n = len(polygon)
-    for e in range(n):
-        a, b = polygon[e][[0, 2]], polygon[(e + 1) % n][[0, 2]]
-        d = b - a
-        t = min(max(np.dot(np.array([x, z]) - a, d) / np.dot(d, d), 0.0), 1.0)
-        p = a + t * d
-        dist = math.hypot(p[0] - x, p[1] - z)
-        if dist < best_d:
-            best, best_d = (float(p[0]), float(p[1])), dist
-    return best
+def _island_labels(p: int, portals: np.ndarray) -> np.ndarray:
+    """The connected group of every polygon through the portals, numbered by their lowest polygon."""
+    if p == 0:
+        return np.zeros(0, dtype=np.int64)
+    graph = coo_matrix((np.ones(len(portals)), (portals[:, 0], portals[:, 1])), shape=(p, p))
+    _, raw = connected_components(graph, directed=False)
+    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse]

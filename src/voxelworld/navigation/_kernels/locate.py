@@ -1,0 +1,308 @@
+"""Point queries on navmesh polygons: the bucket grid, locate, nearest point, the exact ray walk, area sampling.
+
+Every polygon is convex and planar. Its arrays (built by ``NavMesh._reindex``):
+
+- ``vertices (n, 3)``, ``polygon_start (p + 1,)``, ``polygon_vertices``: the corners, as in the NavMesh;
+- ``boxes (p, 6)``: ``x_min, x_max, z_min, z_max, y_min, y_max`` of its corners (m);
+- ``planes (p, 3)``: ``(a, b, c)`` with the surface at height ``y = a x + b z + c`` (m);
+- the bucket grid: ``grid = (x0, z0, cell)`` (m), ``grid_shape = (nx, nz)``; bucket ``(i, k)`` (number
+  ``i * nz + k``) covers ``x0 + [i, i + 1) * cell`` by ``z0 + [k, k + 1) * cell`` and lists, in
+  ``bucket_polygons[bucket_start[b]:bucket_start[b + 1]]``, the polygons whose x-z box overlaps it (ascending).
+
+Sides are taken on the x-z plane. ``EPS`` (m) is the tolerance of "on an edge".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+EPS = 1e-9
+FAN = 16  # polygons searched around a corner a walk leaves through
+
+
+@njit(cache=True)
+def _span(lo, hi, origin, cell, n):
+    """The buckets [first, last] along one axis that the interval [lo, hi] (m) overlaps (clamped to the grid)."""
+    first = min(max(int(math.floor((lo - EPS - origin) / cell)), 0), n - 1)
+    last = min(max(int(math.floor((hi + EPS - origin) / cell)), 0), n - 1)
+    return first, last
+
+
+@njit(cache=True)
+def bucket_grid(boxes, grid, grid_shape):
+    """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' x-z boxes."""
+    x0, z0, cell = grid[0], grid[1], grid[2]
+    nx, nz = grid_shape[0], grid_shape[1]
+    start = np.zeros(nx * nz + 1, np.int64)
+    for q in range(boxes.shape[0]):
+        i0, i1 = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
+        k0, k1 = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
+        for i in range(i0, i1 + 1):
+            for k in range(k0, k1 + 1):
+                start[i * nz + k + 1] += 1
+    for b in range(nx * nz):
+        start[b + 1] += start[b]
+    fill = start[:-1].copy()
+    members = np.empty(start[-1], np.int64)
+    for q in range(boxes.shape[0]):
+        i0, i1 = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
+        k0, k1 = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
+        for i in range(i0, i1 + 1):
+            for k in range(k0, k1 + 1):
+                members[fill[i * nz + k]] = q
+                fill[i * nz + k] += 1
+    return start, members
+
+
+@njit(cache=True)
+def inside(vertices, polygon_start, polygon_vertices, q, x, z):
+    """Whether (x, z) lies in polygon q (on the x-z plane, its edges included within EPS)."""
+    lo, hi = np.inf, -np.inf
+    first, last = polygon_start[q], polygon_start[q + 1]
+    for j in range(first, last):
+        a = polygon_vertices[j]
+        b = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+        ex, ez = vertices[b, 0] - vertices[a, 0], vertices[b, 2] - vertices[a, 2]
+        side = (ex * (z - vertices[a, 2]) - ez * (x - vertices[a, 0])) / max(math.sqrt(ex * ex + ez * ez), EPS)
+        lo, hi = min(lo, side), max(hi, side)
+    return lo >= -EPS or hi <= EPS
+
+
+@njit(cache=True)
+def height(planes, q, x, z):
+    """The height (m) of polygon q's surface at (x, z)."""
+    return planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
+
+
+@njit(cache=True)
+def locate(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
+           bucket_polygons, x, y, z):
+    """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1."""
+    nx, nz = grid_shape[0], grid_shape[1]
+    i = int(math.floor((x - grid[0]) / grid[2]))
+    k = int(math.floor((z - grid[1]) / grid[2]))
+    if i < 0 or k < 0 or i >= nx or k >= nz:
+        i, k = min(max(i, 0), nx - 1), min(max(k, 0), nz - 1)  # on the grid's far edge, or off it
+    best, best_dy = -1, np.inf
+    for j in range(bucket_start[i * nz + k], bucket_start[i * nz + k + 1]):
+        q = bucket_polygons[j]
+        if boxes[q, 0] - EPS <= x <= boxes[q, 1] + EPS and boxes[q, 2] - EPS <= z <= boxes[q, 3] + EPS \
+                and inside(vertices, polygon_start, polygon_vertices, q, x, z):
+            dy = abs(height(planes, q, x, z) - y)
+            if dy < best_dy:
+                best, best_dy = q, dy
+    return best
+
+
+@njit(cache=True)
+def closest_on_polygon(vertices, polygon_start, polygon_vertices, planes, q, x, y, z, out):
+    """The point of polygon q closest to (x, y, z) in 3-D, written to ``out[:3]``; returns its squared distance."""
+    a, b, c = planes[q, 0], planes[q, 1], planes[q, 2]
+    s = (a * x - y + b * z + c) / (a * a + 1.0 + b * b)  # along the plane's normal (a, -1, b)
+    fx, fy, fz = x - s * a, y + s, z - s * b
+    if inside(vertices, polygon_start, polygon_vertices, q, fx, fz):
+        out[0], out[1], out[2] = fx, fy, fz
+        return (fx - x) ** 2 + (fy - y) ** 2 + (fz - z) ** 2
+    best = np.inf
+    first, last = polygon_start[q], polygon_start[q + 1]
+    for j in range(first, last):  # outside: the closest point of the edges
+        u = polygon_vertices[j]
+        v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+        ex, ey, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 1] - vertices[u, 1], vertices[v, 2] - vertices[u, 2]
+        wx, wy, wz = x - vertices[u, 0], y - vertices[u, 1], z - vertices[u, 2]
+        length2 = ex * ex + ey * ey + ez * ez
+        t = min(max((wx * ex + wy * ey + wz * ez) / length2, 0.0), 1.0) if length2 > 0.0 else 0.0
+        px, py, pz = vertices[u, 0] + t * ex, vertices[u, 1] + t * ey, vertices[u, 2] + t * ez
+        d2 = (px - x) ** 2 + (py - y) ** 2 + (pz - z) ** 2
+        if d2 < best:
+            best = d2
+            out[0], out[1], out[2] = px, py, pz
+    return best
+
+
+@njit(cache=True)
+def _box_distance2(x0, x1, z0, z1, x, z):
+    dx = max(x0 - x, 0.0, x - x1)
+    dz = max(z0 - z, 0.0, z - z1)
+    return dx * dx + dz * dz
+
+
+@njit(cache=True)
+def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, planes, bucket_start, bucket_polygons, b,
+                   x, y, z, best, best_d2, candidate, out):
+    for j in range(bucket_start[b], bucket_start[b + 1]):
+        q = bucket_polygons[j]
+        dy = max(boxes[q, 4] - y, 0.0, y - boxes[q, 5])
+        if _box_distance2(boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3], x, z) + dy * dy > best_d2:
+            continue
+        d2 = closest_on_polygon(vertices, polygon_start, polygon_vertices, planes, q, x, y, z, candidate)
+        if d2 < best_d2 or (d2 == best_d2 and q < best):  # the lowest index on a tie
+            best, best_d2 = q, d2
+            out[0], out[1], out[2] = candidate[0], candidate[1], candidate[2]
+    return best, best_d2
+
+
+@njit(cache=True)
+def nearest(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
+            bucket_polygons, x, y, z, out):
+    """The polygon nearest to (x, y, z) in 3-D (-1 when there is none) and its closest point, in ``out[:3]``.
+
+    Rings of buckets grow around the point's bucket until the x-z distance to every bucket not yet searched
+    exceeds the best distance found (a lower bound of the 3-D distance)."""
+    x0, z0, cell = grid[0], grid[1], grid[2]
+    nx, nz = grid_shape[0], grid_shape[1]
+    ci = min(max(int(math.floor((x - x0) / cell)), 0), nx - 1)
+    ck = min(max(int(math.floor((z - z0) / cell)), 0), nz - 1)
+    gx1, gz1 = x0 + nx * cell, z0 + nz * cell
+    candidate = np.empty(3)
+    best, best_d2 = -1, np.inf
+    for r in range(max(nx, nz) + 1):
+        i0, i1, k0, k1 = ci - r, ci + r, ck - r, ck + r
+        if r > 0:  # the buckets left lie beyond one of the searched square's open sides
+            bound = np.inf
+            if i0 + 1 > 0:
+                bound = min(bound, _box_distance2(x0, x0 + (i0 + 1) * cell, z0, gz1, x, z))
+            if i1 - 1 < nx - 1:
+                bound = min(bound, _box_distance2(x0 + i1 * cell, gx1, z0, gz1, x, z))
+            if k0 + 1 > 0:
+                bound = min(bound, _box_distance2(x0, gx1, z0, z0 + (k0 + 1) * cell, x, z))
+            if k1 - 1 < nz - 1:
+                bound = min(bound, _box_distance2(x0, gx1, z0 + k1 * cell, gz1, x, z))
+            if bound >= best_d2:
+                break
+        for i in range(max(i0, 0), min(i1, nx - 1) + 1):
+            for k in range(max(k0, 0), min(k1, nz - 1) + 1):
+                if i == i0 or i == i1 or k == k0 or k == k1:  # the ring only
+                    best, best_d2 = _search_bucket(vertices, polygon_start, polygon_vertices, boxes, planes,
+                                                   bucket_start, bucket_polygons, i * nz + k, x, y, z, best,
+                                                   best_d2, candidate, out)
+    return best
+
+
+@njit(cache=True)
+def clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, tolerance=EPS):
+    """The parameters (t_in, t_out) between which the line (sx, sz) + t (dx, dz) lies in polygon q (x-z plane,
+    edges included within ``tolerance``, m); t_in > t_out when it misses."""
+    first, last = polygon_start[q], polygon_start[q + 1]
+    area = 0.0
+    for j in range(first, last):
+        u = polygon_vertices[j]
+        v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+        area += vertices[u, 0] * vertices[v, 2] - vertices[v, 0] * vertices[u, 2]
+    turn = 1.0 if area > 0.0 else -1.0  # so that turn * side >= 0 inside
+    t_in, t_out = -np.inf, np.inf
+    for j in range(first, last):
+        u = polygon_vertices[j]
+        v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+        ex, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 2] - vertices[u, 2]
+        length = max(math.sqrt(ex * ex + ez * ez), EPS)
+        at0 = turn * (ex * (sz - vertices[u, 2]) - ez * (sx - vertices[u, 0])) / length + tolerance
+        rate = turn * (ex * dz - ez * dx) / length
+        if rate > 0.0:
+            t_in = max(t_in, -at0 / rate)
+        elif rate < 0.0:
+            t_out = min(t_out, -at0 / rate)
+        elif at0 < 0.0:
+            return np.inf, -np.inf
+    return t_in, t_out
+
+
+@njit(cache=True)
+def _on_segment(segment, x, z):
+    """Whether (x, z) lies on the x-z shadow of a portal segment (2, 3), within EPS."""
+    ex, ez = segment[1, 0] - segment[0, 0], segment[1, 2] - segment[0, 2]
+    length2 = ex * ex + ez * ez
+    wx, wz = x - segment[0, 0], z - segment[0, 2]
+    t = min(max((wx * ex + wz * ez) / length2, 0.0), 1.0) if length2 > 0.0 else 0.0
+    return (wx - t * ex) ** 2 + (wz - t * ez) ** 2 <= (10 * EPS) ** 2
+
+
+@njit(cache=True)
+def walk(vertices, polygon_start, polygon_vertices, link_start, link_polygon, link_portal, portal_segments,
+         q, sx, sz, ex, ez, record, out_polygons, out_portals, count):
+    """Walk from (sx, sz) in polygon q straight towards (ex, ez), from polygon to polygon through the portals the
+    segment crosses. Returns ``(t, polygon, count)``: the point ``s + t (e - s)`` reached (t = 1: the end), the
+    polygon it lies in and, when ``record``, the count of polygons in ``out_polygons`` after appending each one
+    entered (with its portal in ``out_portals``; the walk stops where they are full).
+
+    Where the walk leaves a polygon through a point several polygons share (a corner), the polygons around the
+    point are searched (breadth first, through portals holding it) for one the walk goes on in."""
+    dx, dz = ex - sx, ez - sz
+    t = 0.0
+    fan = np.empty((FAN, 3), np.int64)  # polygon, index of the one reached from, portal crossed
+    for _ in range(2 * polygon_start.shape[0] + 2):
+        t_out = clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz)[1]
+        if t_out >= 1.0:
+            return 1.0, q, count
+        t = max(t, t_out)
+        x, z = sx + t * dx, sz + t * dz
+        fan[0, 0], fan[0, 1], fan[0, 2] = q, -1, -1
+        size, found, best_t = 1, -1, t + EPS
+        head = 0
+        while head < size and found < 0:
+            f = fan[head, 0]
+            for j in range(link_start[f], link_start[f + 1]):
+                n = link_polygon[j]
+                if not _on_segment(portal_segments[link_portal[j]], x, z):
+                    continue
+                seen = False
+                for m in range(size):
+                    seen = seen or fan[m, 0] == n
+                if seen or size == FAN:
+                    continue
+                fan[size, 0], fan[size, 1], fan[size, 2] = n, head, link_portal[j]
+                n_in, n_out = clip(vertices, polygon_start, polygon_vertices, n, sx, sz, dx, dz)
+                if n_in <= t + EPS and n_out > best_t:  # the neighbour the walk goes furthest in
+                    found, best_t = size, n_out
+                size += 1
+            head += 1
+        if found < 0:  # blocked: where the line leaves q exactly, not EPS beyond
+            exact = clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, 0.0)[1]
+            return min(t, max(exact, 0.0)), q, count
+        if record:
+            steps, m = 0, found
+            while m > 0:
+                steps, m = steps + 1, fan[m, 1]
+            if count + steps > out_polygons.shape[0]:
+                return t, q, count
+            m = found
+            for k in range(steps - 1, -1, -1):
+                out_polygons[count + k], out_portals[count + k] = fan[m, 0], fan[m, 2]
+                m = fan[m, 1]
+            count += steps
+        q = fan[found, 0]
+    return t, q, count
+
+
+@njit(cache=True)
+def sample(vertices, polygon_start, polygon_vertices, planes, cumulative_area, u, out):
+    """A point spread evenly over the polygons from four uniform numbers ``u`` in [0, 1): the polygon by
+    ``cumulative_area`` (m², ascending), a triangle of its fan by area, a point of the triangle. Written to
+    ``out[:3]``; returns the polygon."""
+    q = min(np.searchsorted(cumulative_area, u[0] * cumulative_area[-1], side="right"), len(cumulative_area) - 1)
+    first, last = polygon_start[q], polygon_start[q + 1]
+    o = polygon_vertices[first]
+    total = 0.0
+    for j in range(first + 1, last - 1):
+        total += _fan_area(vertices, o, polygon_vertices[j], polygon_vertices[j + 1])
+    pick, j = u[1] * total, first + 1
+    while j < last - 2:
+        pick -= _fan_area(vertices, o, polygon_vertices[j], polygon_vertices[j + 1])
+        if pick < 0.0:
+            break
+        j += 1
+    b, c = polygon_vertices[j], polygon_vertices[j + 1]
+    r1, r2 = math.sqrt(u[2]), u[3]  # uniform on the triangle
+    x = (1 - r1) * vertices[o, 0] + r1 * (1 - r2) * vertices[b, 0] + r1 * r2 * vertices[c, 0]
+    z = (1 - r1) * vertices[o, 2] + r1 * (1 - r2) * vertices[b, 2] + r1 * r2 * vertices[c, 2]
+    out[0], out[1], out[2] = x, height(planes, q, x, z), z
+    return q
+
+
+@njit(cache=True)
+def _fan_area(vertices, o, b, c):
+    return 0.5 * abs((vertices[b, 0] - vertices[o, 0]) * (vertices[c, 2] - vertices[o, 2])
+                     - (vertices[c, 0] - vertices[o, 0]) * (vertices[b, 2] - vertices[o, 2]))
