@@ -1,8 +1,14 @@
 """Navigation benchmarks (issue #4). Run: ``.venv/bin/python benchmarks/navigation.py``.
 
-`NavMesh.find_path` on the nav_test level (``../shared/scenes/nav_test.obj``) baked with Recast's demo
-parameters over a search region covering the scene: random pairs of points on the same island (seeded), each
-call timed on its own (snapping both points, the search, the funnel, the NavPath), median and 90th percentile.
+On the nav_test level (``../shared/scenes/nav_test.obj``, Recast's demo level) with Recast's demo parameters,
+over a search region covering the scene:
+
+- `bake`: median of 7 bakes after a warm-up;
+- `NavMesh.rebake` of a 10 m x 10 m box in which a crate moved, at 15 seeded spots on the walkable area;
+- `NavMesh.find_path` between 1000 seeded pairs of points on one island, each call timed on its own (snapping
+  both points, the search, the NavPath): median and 90th percentile;
+- reference rows from the same run: pynavmesh (a pure-Python port of Recast, on PyPI) bakes the same level
+  with the same parameters, and searches paths between the same pairs on its own navmesh.
 """
 
 from __future__ import annotations
@@ -27,17 +33,83 @@ NAV_TEST = Path(__file__).resolve().parents[2] / "shared" / "scenes" / "nav_test
 PAIRS = 1000
 
 
-def nav_test_mesh():
-    """The nav_test level baked as in docs/benchmarks.md (Recast's demo parameters), and the bake's time (s)."""
-    scene = Scene.from_obj(NAV_TEST)
+SETTINGS = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
+                                   agent_max_slope=45, region_min_size=8)
+
+
+def nav_test_region(scene: Scene) -> SearchRegion:
     lo, hi = scene.bounds()
-    settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
-                                       agent_max_slope=45, region_min_size=8)
-    region = SearchRegion(tuple(lo - 1.0), tuple(hi + 1.0))
-    bake(scene, region, settings)  # warm-up: numba compilation, caches
+    return SearchRegion(tuple(lo - 1.0), tuple(hi + 1.0))
+
+
+def nav_test_mesh():
+    """The nav_test level baked with Recast's demo parameters, and the median bake time (s) of 7."""
+    scene = Scene.from_obj(NAV_TEST)
+    region = nav_test_region(scene)
+    bake(scene, region, SETTINGS)  # warm-up: numba compilation, caches
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        mesh = bake(scene, region, SETTINGS)
+        times.append(time.perf_counter() - start)
+    return scene, mesh, float(np.median(times))
+
+
+def crate(x: float, y: float, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """A 1.5 m crate standing on (x, y, z): an obstacle to move around the level."""
+    corners = np.array([[x + a, y + b, z + c] for a in (0, 1.5) for b in (-0.5, 1.5) for c in (0, 1.5)])
+    faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
+                      [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
+    return corners, faces
+
+
+def rebake_times(scene: Scene, mesh, spots: int = 15, seed: int = 7) -> np.ndarray:
+    """Seconds per `rebake` of a 10 m x 10 m box around a walkable spot, in which a crate moved 6.5 m."""
+    region = nav_test_region(scene)
+    rng = np.random.default_rng(seed)
+    times = np.empty(spots)
+    for n in range(spots):
+        x, y, z = mesh.random_point(rng)
+        before = scene.with_object("crate", *crate(x - 4, y, z - 4), role="obstacle")
+        after = scene.with_object("crate", *crate(x + 2.5, y, z + 2.5), role="obstacle")
+        moving = bake(before, region, SETTINGS)
+        box = ((x - 5, y - 1, z - 5), (x + 5, y + 2, z + 5))
+        start = time.perf_counter()
+        moving.rebake(box, after)
+        times[n] = time.perf_counter() - start
+    return times
+
+
+def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
+    """pynavmesh, a pure-Python port of Recast: bake the same level with the same parameters (one run, it takes
+    seconds), then search paths between the same pairs on its navmesh."""
+    try:
+        import pathfinder
+        from pathfinder import navmesh_baker
+    except ImportError as error:  # pragma: no cover - the test extras install it
+        return [("pynavmesh (reference)", "-", f"not installed: {error}", "reference")]
+    soup = scene.triangles()
+    baker = navmesh_baker.NavmeshBaker()
+    baker.add_geometry([tuple(map(float, v)) for v in soup.positions], [list(map(int, t)) for t in soup.indices])
     start = time.perf_counter()
-    mesh = bake(scene, region, settings)
-    return mesh, time.perf_counter() - start
+    baker.bake(cell_size=0.3, cell_height=0.2, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
+               agent_max_slope=45.0, region_min_size=8)
+    seconds = time.perf_counter() - start
+    vertices, polygons = baker.get_polygonization()
+    v = np.array(vertices)
+    area = sum(0.5 * abs(np.dot(v[p, 0], np.roll(v[p, 2], -1)) - np.dot(v[p, 2], np.roll(v[p, 0], -1)))
+               for p in polygons)
+    finder = pathfinder.PathFinder(vertices, polygons)
+    times, found = np.empty(len(pairs)), 0
+    for n, (a, b) in enumerate(pairs):
+        begin = time.perf_counter()
+        path = finder.search_path(tuple(a), tuple(b))
+        times[n] = time.perf_counter() - begin
+        found += len(path) > 0
+    return [("pynavmesh 1.2 bake, same level and parameters (reference, one run)", f"{seconds:.2f} s",
+             f"{area:.0f} m², {len(polygons)} polygons", "reference"),
+            ("pynavmesh `search_path`, same pairs (reference)", f"{np.median(times) * 1e6:.0f} µs",
+             f"p90 {np.percentile(times, 90) * 1e6:.0f} µs; a path for {found} of {len(pairs)} pairs", "reference")]
 
 
 def same_island_pairs(mesh, count: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -67,17 +139,22 @@ def find_path_times(mesh, pairs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main() -> None:
-    mesh, bake_time = nav_test_mesh()
+    scene, mesh, bake_time = nav_test_mesh()
+    rebakes = rebake_times(scene, mesh) * 1000
     pairs = same_island_pairs(mesh, PAIRS)
     times, lengths = find_path_times(mesh, pairs)
     straight = np.array([np.linalg.norm(a - b) for a, b in pairs])
     us = times * 1e6
-    rows = [(f"`find_path`, nav_test, {mesh.polygon_count} polygons, {PAIRS} random pairs on one island",
-             f"{np.median(us):.0f} µs", f"p90 {np.percentile(us, 90):.0f} µs, max {us.max():.0f} µs; "
+    rows = [(f"`bake` nav_test ({len(scene.triangles().indices)} triangles), Recast's demo parameters",
+             f"{bake_time:.2f} s", f"{mesh.area():.0f} m² walkable, {len(mesh.islands())} islands, "
+             f"{mesh.polygon_count} polygons", "<= 0.5 s; Recast 4002 m² +-3%, 17 islands"),
+            ("`rebake` of a 10 m x 10 m box (a crate moved in it), 15 spots", f"{np.median(rebakes):.1f} ms",
+             f"max {rebakes.max():.1f} ms; equals a full bake (tests)", "<= 50 ms"),
+            (f"`find_path`, nav_test, {PAIRS} random pairs on one island", f"{np.median(us):.0f} µs",
+             f"p90 {np.percentile(us, 90):.0f} µs, max {us.max():.0f} µs; "
              f"median path {np.median(lengths):.1f} m ({np.median(lengths / straight):.2f} x straight)",
-             "median <= 100 µs"),
-            ("nav_test bake (Recast's demo parameters)", f"{bake_time:.2f} s", f"{mesh.area():.0f} m² walkable",
-             "<= 0.5 s")]
+             "median <= 100 µs")]
+    rows += pynavmesh_rows(scene, pairs)
     print(f"\nMachine: {machine()}\n")
     print("| benchmark | median | result | target |")
     print("|---|---:|---|---|")
