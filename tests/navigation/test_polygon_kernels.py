@@ -13,7 +13,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from voxelworld.navigation._kernels.polygons import rectangle_portals, tile_rectangles
-from voxelworld.navigation._kernels.samples import island_labels
+from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
 from voxelworld.navigation.polygons import level_links
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -189,3 +189,33 @@ def test_links_pick_the_nearest_level_within_reach(step_limit):
     assert links[0, 0, 1, 0] == 0  # the floor steps to the floor, never to the higher sample
     assert links[0, 0, 1, 1] == -1
     assert links[1, 1, 1, 1] == (0 if step_limit >= 0.4 else -1)
+
+
+def erosion_reference(distance, links, rounds):
+    """The relaxation as array operations: each update reads the whole grid as the previous one left it."""
+    nx, nz, _ = distance.shape
+
+    def through(value, d):
+        dx, dz = STEPS[d]
+        shifted = np.full_like(value, np.inf)
+        shifted[max(-dx, 0):nx + min(-dx, 0), max(-dz, 0):nz + min(-dz, 0)] = \
+            value[max(dx, 0):nx + min(dx, 0), max(dz, 0):nz + min(dz, 0)]
+        return np.where(links[d] >= 0, np.take_along_axis(shifted, np.maximum(links[d], 0), -1), np.inf)
+
+    for _ in range(rounds):
+        for d in range(4):
+            distance = np.minimum(distance, through(distance, d) + 1.0)
+        for d1, d2 in ((0, 2), (0, 3), (1, 2), (1, 3)):
+            distance = np.minimum(distance, through(through(distance, d2), d1) + np.sqrt(2.0))
+    return distance
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), rounds=st.integers(1, 4))
+def test_erosion_distance_matches_the_reference(seed, rounds):
+    height = random_samples(seed, nx=9, nz=8)
+    links = level_links(height, 0.35)
+    walk = ~np.isnan(height)
+    start = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
+    got = erosion_distance(start.copy(), links, DIRECTIONS, rounds, np.empty_like(start))
+    assert np.array_equal(got, erosion_reference(start, links, rounds))

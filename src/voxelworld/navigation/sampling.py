@@ -26,7 +26,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError
-from ._kernels.samples import island_labels
+from ._kernels.samples import DIRECTIONS, erosion_distance, island_labels
 from .polygons import WalkableGrid, WalkableLayers, level_links
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -197,12 +197,7 @@ def erode(height: np.ndarray, settings: NavSettings) -> np.ndarray:
     walk = ~np.isnan(height)
     links = level_links(height, settings.step_limit)
     distance = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
-    for _ in range(_erosion_rounds(settings)):
-        for d in range(4):
-            distance = np.minimum(distance, _through(distance, links, d) + 1.0)
-        for d1, d2 in ((0, 2), (0, 3), (1, 2), (1, 3)):
-            via = _through(_through(distance, links, d2), links, d1)
-            distance = np.minimum(distance, via + np.sqrt(2.0))
+    distance = erosion_distance(distance, links, DIRECTIONS, _erosion_rounds(settings), np.empty_like(distance))
     return np.where(walk & (distance >= radius), height, np.nan)
 
 
@@ -246,18 +241,6 @@ def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) ->
             grids.append(WalkableGrid(walk, np.where(walk, layers.height[:, :, s], 0.0), layers.x0, layers.z0,
                                       layers.cell))
     return grids
-
-
-def _through(value: np.ndarray, links: np.ndarray, d: int) -> np.ndarray:
-    """For every sample, ``value`` at its linked neighbour in direction d (inf where there is none)."""
-    nx, nz, _ = value.shape
-    dx, dz = ((1, 0), (-1, 0), (0, 1), (0, -1))[d]
-    shifted = np.full_like(value, np.inf)
-    xs, xt = slice(max(dx, 0), nx + min(dx, 0)), slice(max(-dx, 0), nx + min(-dx, 0))
-    zs, zt = slice(max(dz, 0), nz + min(dz, 0)), slice(max(-dz, 0), nz + min(-dz, 0))
-    shifted[xt, zt] = value[xs, zs]
-    link = links[d]
-    return np.where(link >= 0, np.take_along_axis(shifted, np.maximum(link, 0), -1), np.inf)
 
 
 def _components(walk: np.ndarray, links: np.ndarray) -> np.ndarray:

@@ -75,3 +75,37 @@ def island_labels(height, links, labels):
             count += 1
         flat[a] = order[r]
     return count
+
+
+@numba.njit(cache=True)
+def erosion_distance(distance, links, directions, rounds, spare):
+    """Relax ``distance`` (cells from the walkable area's edge; 0 where there is no sample, 0.5 on a sample
+    missing a link, inf elsewhere at first) over the links: per round, each of the 4 straight directions
+    (+1 cell) and then each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
+    ``spare`` is a work array of the same shape; returns the array holding the result. (The neighbour look-ups
+    are spelled out: a helper taking the arrays would pay reference counting on every call.)"""
+    nx, nz, levels = distance.shape
+    diagonal = np.sqrt(2.0)
+    old, new = distance, spare
+    for _ in range(rounds):
+        for step in range(8):
+            d1 = step if step < 4 else (0 if step < 6 else 1)
+            d2 = 2 if step % 2 == 0 else 3
+            dx1, dz1 = directions[d1, 0], directions[d1, 1]
+            dx2, dz2 = directions[d2, 0], directions[d2, 1]
+            for i in range(nx):
+                for k in range(nz):
+                    for s in range(levels):
+                        here = old[i, k, s]
+                        via = np.inf
+                        t = links[d1, i, k, s]
+                        if t >= 0:
+                            if step < 4:
+                                via = old[i + dx1, k + dz1, t] + 1.0
+                            else:
+                                u = links[d2, i + dx1, k + dz1, t]
+                                if u >= 0:
+                                    via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
+                        new[i, k, s] = via if via < here else here
+            old, new = new, old
+    return old
