@@ -10,6 +10,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake, walkable_grids
+from voxelworld.navigation.sampling import CORNER_INSET
 
 
 def box(lo, hi):
@@ -58,25 +59,51 @@ def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
 
 def test_levels_mode_adds_the_table_top():
     mesh = bake(room(), REGION, NavSettings(**{**SETTINGS.__dict__, "levels": True}))
-    # The table's top (3 m²) and the inside half of the shelf's top (0.5 m²) become levels of their own; under
-    # the table (0.8 m) there is no headroom, under the shelf (1.0 m) just enough for the 1.0 m clearance.
-    assert mesh.area() == pytest.approx(96.5 + 3.0 + 0.5 + 0.5)
+    # The table's top (3 m²) and the inside half of the shelf's top (0.5 m²) become levels of their own. Under
+    # neither is there room: their proxies are closed boxes standing on the floor, and a box's bottom covers
+    # the floor it stands on (it comes first at equal height), so the floor under them has no headroom at all.
+    # (The clearance itself, met exactly, is checked in test_clearance_met_exactly_is_enough.)
+    assert mesh.area() == pytest.approx(96.5 + 3.0 + 0.5)
     top = mesh.nearest_point([3.0, 2.0, 2.75])[0]
     assert top[1] == pytest.approx(0.8)
     islands = mesh.islands()
-    assert sorted(round(float(mesh.polygon_areas()[g].sum()), 6) for g in islands) == [0.5, 3.0, 97.0]
+    assert sorted(round(float(mesh.polygon_areas()[g].sum()), 6) for g in islands) == [0.5, 3.0, 96.5]
 
 
 def test_a_round_obstacle_cut_out_approaches_a_circle():
     scene = Scene().with_object("floor", [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6]], [[0, 2, 1], [0, 3, 2]])
-    scene = scene.with_object("pillar", *cylinder((3.0, 3.0), 1.3, 2.0), role="obstacle")
-    polygon = 0.5 * 96 * 1.3 ** 2 * math.sin(2 * math.pi / 96)  # the pillar is a 96-sided prism
+    positions, indices = cylinder((3.0, 3.0), 1.3, 2.0)
+    scene = scene.with_object("pillar", positions, indices, role="obstacle")
+    outline = positions[:96][:, [0, 2]]  # the pillar is a 96-sided prism
+    polygon = 0.5 * 96 * 1.3 ** 2 * math.sin(2 * math.pi / 96)
+    perimeter = 96 * 2 * 1.3 * math.sin(math.pi / 96)
     errors = []
     for density in (4, 49, 400):
         settings = NavSettings(ray_density=density, agent_radius=0, min_region_area=0, exclusion_proxy="mesh")
         cut = 36.0 - bake(scene, SearchRegion((0, -1, 0), (6, 3, 6)), settings).area()
-        errors.append(abs(cut - polygon))
-    assert errors[0] > errors[1] > errors[2] and errors[2] < 0.05
+        # A cell is walkable only if all of it is floor: the cut-out is every cell whose centre or a corner
+        # (probed CORNER_INSET of a cell inside it) is under the pillar, so it covers the pillar and overshoots
+        # by less than the ring of cells along its outline, a ring that thins with the cells.
+        cell = settings.cell_size
+        assert cut == pytest.approx(cells_under(outline, 6.0, cell) * cell ** 2)
+        assert 0 < cut - polygon < perimeter * cell
+        errors.append(cut - polygon)
+    assert errors[0] > errors[1] > errors[2]
+
+
+def cells_under(outline: np.ndarray, side: float, cell: float) -> int:
+    """How many cells of a square region (side m) have their centre or a probed corner inside a convex outline
+    (x, z, counter-clockwise)."""
+    n = int(np.floor(side / cell + 1e-9))
+    centre = (np.arange(n) + 0.5) * cell
+    a, b = outline, np.roll(outline, -1, axis=0)
+    covered = np.zeros((n, n), dtype=bool)
+    for sx, sz in ((0, 0), (-1, -1), (-1, 1), (1, -1), (1, 1)):
+        x = centre[:, None, None] + sx * (0.5 - CORNER_INSET) * cell
+        z = centre[None, :, None] + sz * (0.5 - CORNER_INSET) * cell
+        cross = (b[:, 0] - a[:, 0]) * (z - a[:, 1]) - (b[:, 1] - a[:, 1]) * (x - a[:, 0])
+        covered |= np.all(cross > 0, axis=-1)
+    return int(covered.sum())
 
 
 def test_erosion_and_small_islands():
@@ -89,6 +116,83 @@ def test_erosion_and_small_islands():
     assert kept.area() == pytest.approx(65.0) and len(kept.islands()) == 2
     dropped = bake(scene, region, NavSettings(ray_density=4, agent_radius=0, min_region_area=2.0))
     assert dropped.area() == pytest.approx(64.0) and len(dropped.islands()) == 1
+
+
+def slab(lo, hi):
+    """A closed box as a floor: ground with a thickness, as levels are usually built."""
+    return box(lo, hi)
+
+
+def island_areas(mesh) -> list[float]:
+    areas = mesh.polygon_areas()
+    return sorted((round(float(areas[g].sum()), 6) for g in mesh.islands()), reverse=True)
+
+
+def test_clearance_met_exactly_is_enough():
+    scene = Scene().with_object("ground", *slab((0, -0.2, 0), (4, 0, 4)))
+    scene = scene.with_object("roof", *slab((0, 1.0, 0), (2, 1.3, 4)))  # its underside 1.0 m over the ground
+    region = SearchRegion((0, -1, 0), (4, 2, 4))
+    open_everywhere = bake(scene, region, NavSettings(**{**SETTINGS.__dict__, "clearance": 1.0}))
+    assert open_everywhere.area() == pytest.approx(16.0 + 8.0)  # the ground, and the roof's top
+    too_low = bake(scene, region, NavSettings(**{**SETTINGS.__dict__, "clearance": 1.01}))
+    assert too_low.area() == pytest.approx(8.0 + 8.0)  # the ground beside the roof, and the roof's top
+
+
+def test_cells_a_drop_or_a_wall_only_partly_covers_are_dropped():
+    # The ground ends at x = 5.2, inside the cell [5.0, 5.25] whose centre (5.125) is still on it; a wall from
+    # x = 2.95 to 3.35 reaches into the cells [2.75, 3.0] and [3.25, 3.5] without covering their centres. A
+    # cell is walkable only if all of it is floor, so those three go; the cell on the wall's top stays.
+    scene = Scene().with_object("ground", [[0, 0, 0], [5.2, 0, 0], [5.2, 0, 4], [0, 0, 4]], [[0, 2, 1], [0, 3, 2]])
+    scene = scene.with_object("wall", *box((2.95, 0, 0), (3.35, 3, 4)))
+    settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0)
+    mesh = bake(scene, SearchRegion((0, -1, 0), (8, 4, 4)), settings)
+    assert island_areas(mesh) == [2.75 * 4, 1.5 * 4, 0.25 * 4]  # x 0 .. 2.75 and 3.5 .. 5.0; the wall's top
+
+
+def test_a_floor_through_a_closed_box_is_an_island_of_its_own():
+    # A box sunk through the ground: the ground inside it has headroom (3 m) but lies inside a closed solid
+    # (its ray enters through the box's top and leaves through its bottom), so it does not link to the ground
+    # outside, as if the box's walls, which vertical rays never hit, stood in the way.
+    scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
+    scene = scene.with_object("box", *box((3, -0.5, 3), (7, 3, 7)))
+    settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
+    mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
+    # One cell eroded along every edge (the region's, the walls', the box top's drop); diagonal corners stay.
+    outside = 9.5 ** 2 - (4.5 ** 2 - 4 * 0.25 ** 2)
+    assert island_areas(mesh) == [outside, 3.5 ** 2, 3.5 ** 2]  # the ground, the box's top, inside the box
+    inside = mesh.nearest_point([5.0, 0.5, 5.0])[0]
+    assert inside[1] == pytest.approx(0.0)
+
+
+def test_a_lone_plane_overhead_encloses_nothing():
+    # A one-sided balcony floor (no underside) over the ground: it pairs with no surface facing down, so the
+    # ground under it is not inside a solid and stays joined to the ground around it.
+    scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
+    scene = scene.with_object("balcony", [[3, 3, 3], [7, 3, 3], [7, 3, 7], [3, 3, 7]], [[0, 2, 1], [0, 3, 2]])
+    settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
+    mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
+    assert island_areas(mesh) == [9.5 ** 2, 3.5 ** 2]
+
+
+def test_a_box_standing_on_the_floor_covers_it():
+    # A crate taller than the clearance, standing on the ground (its bottom at the ground's height): the ground
+    # under it has no room, so the walkable ground goes round it, not under it.
+    scene = Scene().with_object("ground", [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6]], [[0, 2, 1], [0, 3, 2]])
+    scene = scene.with_object("crate", *box((2, 0, 2), (4, 2.5, 4)))
+    settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0)
+    mesh = bake(scene, SearchRegion((0, -1, 0), (6, 3, 6)), settings)
+    assert island_areas(mesh) == [36.0 - 4.0, 4.0]  # the ground round the crate, and the crate's top
+
+
+def test_no_link_through_an_opening_lower_than_the_clearance():
+    # Ground under a roof (underside at 2.2 m) beside a platform 0.4 m high: the step is within step_limit, but
+    # an agent stepping up onto the platform under the roof's edge has 1.8 m of room, less than its 2 m.
+    scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
+    scene = scene.with_object("roof", *slab((0, 2.2, 0), (5, 2.5, 10)))
+    scene = scene.with_object("platform", *slab((5, 0, 0), (10, 0.4, 10)))
+    settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
+    mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
+    assert island_areas(mesh) == [4.5 * 9.5] * 3  # under the roof, on the platform, on the roof
 
 
 def test_bake_is_deterministic_and_checks_its_input():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
-from voxelworld.navigation.sampling import walkable_grids
+from voxelworld.navigation.bake import walkable_grids
 
 from .test_bake import box
 

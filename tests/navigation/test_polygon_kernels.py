@@ -14,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 
 from voxelworld.navigation._kernels.polygons import rectangle_portals, tile_rectangles
 from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
-from voxelworld.navigation.polygons import level_links
+from voxelworld.navigation.sampling import level_links
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 

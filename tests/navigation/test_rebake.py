@@ -39,8 +39,8 @@ def level(crate_at=(10.0, 10.0), table_at=(25.0, 12.0)) -> Scene:
     scene = scene.with_object("table", *box((tx, 0.9, tz), (tx + 3, 1.1, tz + 2)), role="obstacle")
     # A walled pen (walls thicker than a cell, so rays cannot miss them): its floor is an island just above
     # min_region_area; a crate inside splits it into pieces under it.
-    for name, lo, hi in (("pen_w", (30, -1, 20), (30.6, 3, 25.6)), ("pen_e", (35, -1, 20), (35.6, 3, 25.6)),
-                         ("pen_n", (30, -1, 25), (35.6, 3, 25.6)), ("pen_s", (30, -1, 20), (35.6, 3, 20.6))):
+    for name, lo, hi in (("pen_w", (30, -1, 20), (30.6, 3, 26.4)), ("pen_e", (35.8, -1, 20), (36.4, 3, 26.4)),
+                         ("pen_n", (30, -1, 25.8), (36.4, 3, 26.4)), ("pen_s", (30, -1, 20), (36.4, 3, 20.6))):
         scene = scene.with_object(name, *box(lo, hi), role="obstacle")
     return scene
 
@@ -81,7 +81,7 @@ def test_rebake_after_moving_an_obstacle_equals_a_full_bake(options):
 def test_rebake_reaches_islands_far_away_and_back():
     # The crate moved into the pen splits its floor into islands under min_region_area: they disappear, and
     # come back when the crate leaves again.
-    inside, outside = (32.05, 22.05), (5.0, 20.0)
+    inside, outside = (32.45, 22.45), (5.0, 20.0)
     keep_all = NavSettings(**{**BASE.__dict__, "min_region_area": 0.0})
     mesh = bake(level(outside), REGION, BASE)
     assert mesh.area() == bake(level(outside), REGION, keep_all).area()  # the pen's floor is kept

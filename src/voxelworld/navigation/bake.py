@@ -25,22 +25,25 @@ import numpy as np
 
 from ..errors import ParameterError
 from .navmesh import NavMesh
-from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, level_links, navmesh_from_tiles, tile_polygons
-from .sampling import (cast_rays, drop_small_islands, erode, erosion_reach, grid_shape, walkable_grids,
-                       walkable_samples)
+from .polygons import TILE_CELLS, TilePolygons, WalkableGrid, WalkableLayers, navmesh_from_tiles, tile_polygons
+from .rays import RayScene, check_bake_input, grid_shape
+from .sampling import (Samples, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples,
+                       whole_cells)
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["bake", "BakeState", "BakedRegion", "rebake_state", "walkable_grids"]
+__all__ = ["bake", "BakeState", "BakedRegion", "rebake_state", "walkable_layers", "walkable_grids"]
 
 
 @dataclass(frozen=True)
 class BakedRegion:
-    """What a bake keeps of one region to re-bake it: the walkable samples of step 2 and after erosion (step
-    3), the final layers (step 4) and each tile's polygons (tile (ti, tk) at ``ti * tiles_z + tk``)."""
+    """What a bake keeps of one region to re-bake it: its samples (step 2), what is left of them after the
+    whole-cells rule (step 3) and after erosion (step 4), the final layers (step 5, with their links) and each
+    tile's polygons (tile (ti, tk) at ``ti * tiles_z + tk``)."""
 
     region: SearchRegion
-    samples: np.ndarray  # (nx, nz, levels) float64, NaN where none
+    samples: Samples
+    whole: np.ndarray  # (nx, nz, levels) float64, NaN where no sample
     eroded: np.ndarray  # (nx, nz, levels) float64
     layers: WalkableLayers
     tiles: tuple[TilePolygons, ...]
@@ -60,10 +63,40 @@ class BakeState:
         return mesh
 
 
-def _layers(eroded: np.ndarray, samples_x0: float, samples_z0: float, settings: NavSettings) -> WalkableLayers:
-    height = drop_small_islands(eroded, settings)
-    return WalkableLayers(height, level_links(height, settings.step_limit), samples_x0, samples_z0,
-                          settings.cell_size)
+def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> WalkableLayers:
+    """Step 5 over the whole region, and the links polygons are joined by."""
+    final = samples.with_height(drop_small_islands(samples.with_height(eroded), settings))
+    return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
+
+
+def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings) -> BakedRegion:
+    """Steps 1-5 and the polygons of one whole region."""
+    rays = RayScene(scene, region, settings)
+    samples = walkable_samples(rays.cast_columns(), settings)
+    whole = whole_cells(rays, samples, settings)
+    eroded = erode(samples.with_height(whole), settings)
+    layers = _layers(samples, eroded, settings)
+    ntx, ntz = layers.tiles
+    tiles = tuple(tile_polygons(layers, ti, tk) for ti in range(ntx) for tk in range(ntz))
+    return BakedRegion(region, samples, whole, eroded, layers, tiles)
+
+
+def walkable_layers(scene: Scene, region: SearchRegion, settings: NavSettings) -> WalkableLayers:
+    """Steps 1-5 over a region: its walkable samples, every level, with the links between them."""
+    check_bake_input(scene, region, settings)
+    return _bake_region(scene, region, settings).layers
+
+
+def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) -> list[WalkableGrid]:
+    """Steps 1-5 as one grid of walkable cells per level (the s-th lowest sample of each column)."""
+    layers = walkable_layers(scene, region, settings)
+    grids = []
+    for s in range(layers.height.shape[2]):
+        walk = ~np.isnan(layers.height[:, :, s])
+        if walk.any():
+            grids.append(WalkableGrid(walk, np.where(walk, layers.height[:, :, s], 0.0), layers.x0, layers.z0,
+                                      layers.cell))
+    return grids
 
 
 def _check(scene, settings) -> None:
@@ -88,18 +121,13 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     >>> mesh.area()
     64.0
     """
-    _check(scene, settings)
     regions = [regions] if isinstance(regions, SearchRegion) else list(regions)
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
     baked = []
     for done, region in enumerate(regions, 1):
-        samples = walkable_samples(cast_rays(scene, region, settings), settings)
-        eroded = erode(samples.height, settings)
-        layers = _layers(eroded, samples.x0, samples.z0, settings)
-        ntx, ntz = layers.tiles
-        tiles = tuple(tile_polygons(layers, ti, tk) for ti in range(ntx) for tk in range(ntz))
-        baked.append(BakedRegion(region, samples.height, eroded, layers, tiles))
+        check_bake_input(scene, region, settings)
+        baked.append(_bake_region(scene, region, settings))
         if progress is not None:
             progress(done, len(regions))
     return BakeState(scene, settings, tuple(baked)).navmesh()
@@ -117,10 +145,11 @@ def _box(box) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _with_levels(array: np.ndarray, levels: int) -> np.ndarray:
+def _with_levels(array: np.ndarray, levels: int, fill=np.nan) -> np.ndarray:
+    """A copy of ``array`` (nx, nz, l) with at least ``levels`` levels, the new ones filled with ``fill``."""
     if array.shape[2] >= levels:
         return array.copy()
-    grown = np.full(array.shape[:2] + (levels,), np.nan)
+    grown = np.full(array.shape[:2] + (levels,), fill, dtype=array.dtype)
     grown[:, :, :array.shape[2]] = array
     return grown
 
@@ -152,17 +181,27 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None) -> tuple[Bak
         ti0, tk0 = i0 // TILE_CELLS, k0 // TILE_CELLS
         ti1, tk1 = -(-i1 // TILE_CELLS), -(-k1 // TILE_CELLS)
         bi0, bk0, bi1, bk1 = ti0 * TILE_CELLS, tk0 * TILE_CELLS, min(ti1 * TILE_CELLS, nx), min(tk1 * TILE_CELLS, nz)
-        block = walkable_samples(cast_rays(scene, baked.region, settings, (bi0, bk0, bi1, bk1)), settings).height
-        levels = max(block.shape[2], baked.samples.shape[2])
-        samples = _with_levels(baked.samples, levels)
-        samples[bi0:bi1, bk0:bk1] = np.nan
-        samples[bi0:bi1, bk0:bk1, :block.shape[2]] = block
+        rays = RayScene(scene, baked.region, settings, (bi0, bk0, bi1, bk1))
+        block = walkable_samples(rays.cast_columns(), settings)
+        levels = max(block.height.shape[2], baked.samples.height.shape[2])
+        old = baked.samples
+        samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels),
+                          _with_levels(old.ceiling, levels), _with_levels(old.enclosure, levels, -1))
+        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
+            mine, theirs = getattr(samples, name), getattr(block, name)
+            mine[bi0:bi1, bk0:bk1] = fill
+            mine[bi0:bi1, bk0:bk1, :theirs.shape[2]] = theirs
+        # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
+        window = samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz))
+        whole = _with_levels(baked.whole, levels)
+        judged = whole_cells(rays, window, settings, (bi0, bk0, bi1, bk1))
+        whole[bi0:bi1, bk0:bk1] = judged[bi0 - window.i0:bi1 - window.i0, bk0 - window.k0:bk1 - window.k0]
         reach = erosion_reach(settings)
         wi0, wk0, wi1, wk1 = max(bi0 - reach, 0), max(bk0 - reach, 0), min(bi1 + reach, nx), min(bk1 + reach, nz)
-        window = erode(samples[wi0:wi1, wk0:wk1], settings)
+        window = samples.with_height(whole).window(wi0, wk0, wi1, wk1)
         eroded = _with_levels(baked.eroded, levels)
-        eroded[bi0:bi1, bk0:bk1] = window[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
-        layers = _layers(eroded, baked.layers.x0, baked.layers.z0, settings)
+        eroded[bi0:bi1, bk0:bk1] = erode(window, settings)[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
+        layers = _layers(samples, eroded, settings)
         old = _with_levels(baked.layers.height, levels)
         ntx, ntz = layers.tiles
         tiles = list(baked.tiles)
@@ -172,5 +211,5 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None) -> tuple[Bak
                 if not np.array_equal(old[cells], layers.height[cells], equal_nan=True):
                     tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
                     rebuilt.append((n, ti, tk))
-        regions.append(BakedRegion(baked.region, samples, eroded, layers, tuple(tiles)))
+        regions.append(BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)))
     return BakeState(scene, settings, tuple(regions)), rebuilt

@@ -21,12 +21,10 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.polygons import rectangle_portals, tile_rectangles
-from ._kernels.samples import DIRECTIONS
-from ._kernels.samples import level_links as _level_links
 from .navmesh import NavMesh
+from .sampling import level_links
 
-__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "level_links", "tile_polygons", "navmesh_from_tiles",
-           "navmesh_from_grids"]
+__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_from_grids"]
 
 TILE_CELLS = 32  # columns along each side of a tile
 HEIGHT_ERROR = 0.05  # m: the farthest a cell's height lies from its polygon's plane
@@ -62,16 +60,6 @@ class WalkableLayers:
         """How many tiles cover the grid along x and z."""
         nx, nz = self.height.shape[:2]
         return -(-nx // TILE_CELLS), -(-nz // TILE_CELLS)
-
-
-def level_links(height: np.ndarray, step_limit: float) -> np.ndarray:
-    """``links[d, i, k, s]``: the level of the neighbour in direction d (+x, -x, +z, -z) that sample (i, k, s)
-    (``height[i, k, s]``, NaN where none) steps to: the nearest in height within ``step_limit`` m (the lowest
-    level on a tie), or -1."""
-    height = np.ascontiguousarray(height, dtype=np.float64)
-    links = np.empty((4,) + height.shape, dtype=np.int64)
-    _level_links(height, float(step_limit), DIRECTIONS, links)
-    return links
 
 
 @dataclass(frozen=True)

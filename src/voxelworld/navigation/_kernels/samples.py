@@ -8,9 +8,11 @@ DIRECTIONS = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]], dtype=np.int64)  # +x,
 
 
 @numba.njit(cache=True)
-def level_links(height, step_limit, directions, links):
-    """``links[d, i, k, s]``: the level of the neighbour in direction d that sample (i, k, s) steps to (the
-    nearest in height within ``step_limit``; the lowest level on a tie), or -1."""
+def level_links(height, ceiling, enclosure, step_limit, clearance, directions, links):
+    """``links[d, i, k, s]``: the level of the neighbour in direction d that sample (i, k, s) steps to, or -1:
+    the nearest in height within ``step_limit`` (the lowest level on a tie) among the neighbour's samples that
+    lie in as many closed solids (``enclosure``) and whose free space (up to ``ceiling``) overlaps the
+    sample's by at least ``clearance``."""
     nx, nz, levels = height.shape
     for d in range(4):
         dx, dz = directions[d, 0], directions[d, 1]
@@ -20,13 +22,41 @@ def level_links(height, step_limit, directions, links):
                 inside = 0 <= ni < nx and 0 <= nk < nz
                 for s in range(levels):
                     best, best_gap = -1, np.inf
-                    h = height[i, k, s]
-                    if inside and not np.isnan(h):
+                    y = height[i, k, s]
+                    if inside and not np.isnan(y):
                         for t in range(levels):
-                            gap = abs(h - height[ni, nk, t])
-                            if gap < best_gap:  # NaN never is
+                            f = height[ni, nk, t]
+                            if np.isnan(f) or enclosure[ni, nk, t] != enclosure[i, k, s]:
+                                continue
+                            if min(ceiling[i, k, s], ceiling[ni, nk, t]) - max(y, f) < clearance:
+                                continue
+                            gap = abs(f - y)
+                            if gap < best_gap:
                                 best, best_gap = t, gap
                     links[d, i, k, s] = best if best_gap <= step_limit else -1
+
+
+CORNER_X = np.array([0, 1, 0, 1], dtype=np.int64)  # a cell's corners by the two directions meeting there:
+CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z), (-x, -z)
+
+
+@numba.njit(cache=True)
+def corners_to_probe(height, links, directions, i_lo, k_lo, i_hi, k_hi, probe):
+    """``probe[i, k, s, c]`` for the samples of columns [i_lo, i_hi) x [k_lo, k_hi): corner c of the sample's
+    cell is next to a missing link: on one of the two sides of the cell meeting there, or between the
+    neighbours across them (elsewhere the four cells around the corner hold the floor)."""
+    levels = height.shape[2]
+    for i in range(i_lo, i_hi):
+        for k in range(k_lo, k_hi):
+            for s in range(levels):
+                if np.isnan(height[i, k, s]):
+                    continue
+                for c in range(4):
+                    dx, dz = CORNER_X[c], CORNER_Z[c]
+                    a, b = links[dx, i, k, s], links[dz, i, k, s]
+                    probe[i, k, s, c] = (a < 0 or b < 0
+                                         or links[dz, i + directions[dx, 0], k + directions[dx, 1], a] < 0
+                                         or links[dx, i + directions[dz, 0], k + directions[dz, 1], b] < 0)
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,168 @@
+"""Step 1 of a bake: vertical rays through a scene, and the surfaces they meet.
+
+A region's rays form a square grid of *columns* (spacing ``settings.cell_size``) falling from its top face to
+its bottom through the floors and the obstacles' proxies (exception objects are transparent; obstacles rising
+no more than ``obstacle_min_height`` above the region's base count as floor). What a ray meets is read as
+*surfaces*: at (about) the same height, one per facing, a surface facing down before one facing up (a box's
+bottom at a floor's height covers that floor), and a surface met twice (a ray through the edge two triangles
+share) counts once.
+
+Every function here also works on a *block* of columns: :class:`RayScene` holds only the triangles that can meet
+the block's cells, kept in scene order, so a block's rays meet exactly what the same rays of the whole grid
+meet, in the same order. That is what lets a re-bake redo a few tiles and match a full bake bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import ConvexHull, QhullError
+
+from ..collision import TriangleBVH
+from ..errors import ParameterError
+from ._kernels.surfaces import enclosures, surfaces
+from .scene import Scene
+from .settings import NavSettings, SearchRegion
+
+__all__ = ["RayHitsGrid", "RayScene", "grid_shape", "cast_rays", "column_surfaces"]
+
+
+@dataclass(frozen=True)
+class RayHitsGrid:
+    """Every hit of a block of a region's ray grid: ray ``r`` is column ``(i0 + r // nz, k0 + r % nz)`` of the
+    region's grid, whose centre is at ``(x0 + (i + 0.5) * cell, z0 + (k + 0.5) * cell)``; hits sorted by ray,
+    then from the top down (then by triangle, in scene order)."""
+
+    x0: float
+    z0: float
+    cell: float
+    nx: int
+    nz: int
+    ray: np.ndarray  # (K,) int64
+    height: np.ndarray  # (K,) float64, world y of the hit (m)
+    up: np.ndarray  # (K,) float64: the y component of the hit triangle's unit normal as wound (> 0: faces up)
+    exclusion: np.ndarray  # (K,) bool: the hit is on an obstacle's proxy
+    i0: int = 0  # the block's first column along x
+    k0: int = 0  # the block's first column along z
+
+
+def grid_shape(region: SearchRegion, settings: NavSettings) -> tuple[int, int]:
+    """How many columns of rays a region has along x and z."""
+    lo, hi = np.array(region.min), np.array(region.max)
+    cell = settings.cell_size
+    nx, nz = int(np.floor((hi[0] - lo[0]) / cell + 1e-9)), int(np.floor((hi[2] - lo[2]) / cell + 1e-9))
+    if nx < 1 or nz < 1:
+        raise ParameterError("region", region, f"a box at least one cell ({cell:.3f} m) wide in x and z")
+    return nx, nz
+
+
+def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:
+    """The triangles that stand in for one obstacle: its own, its convex hull's, or its bounding box's."""
+    if proxy == "mesh":
+        return positions, indices
+    if proxy == "hull":
+        try:
+            hull = ConvexHull(positions)
+            return positions, hull.simplices.astype(np.int64)
+        except (QhullError, ValueError):  # flat or tiny: fall back to its box
+            pass
+    lo, hi = positions.min(axis=0), positions.max(axis=0)
+    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+    faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
+                      [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)
+    return corners, faces
+
+
+def check_bake_input(scene, region, settings) -> None:
+    if not isinstance(scene, Scene):
+        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
+    if not isinstance(region, SearchRegion):
+        raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
+    if not isinstance(settings, NavSettings):
+        raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
+    if not np.allclose(region.ray_direction, (0.0, -1.0, 0.0)):
+        raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
+
+
+class RayScene:
+    """The triangles that rays over a block of a region's columns can meet, as a BVH with a flag per triangle
+    telling whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``: columns
+    ``[i0, i1) x [k0, k1)``, the whole grid when None."""
+
+    def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, block=None):
+        check_bake_input(scene, region, settings)
+        nx, nz = grid_shape(region, settings)
+        i0, k0, i1, k1 = (0, 0, nx, nz) if block is None else block
+        if not (0 <= i0 < i1 <= nx and 0 <= k0 < k1 <= nz):
+            raise ParameterError("block", block, f"(i0, k0, i1, k1) with 0 <= i0 < i1 <= {nx}, 0 <= k0 < k1 <= {nz}")
+        self.region, self.settings, self.block = region, settings, (i0, k0, i1, k1)
+        lo, cell = np.array(region.min), settings.cell_size
+        x_lo, x_hi = lo[0] + i0 * cell, lo[0] + i1 * cell  # the block's cells, corners included
+        z_lo, z_hi = lo[2] + k0 * cell, lo[2] + k1 * cell
+        positions, indices, exclusion = [], [], []
+        count = 0
+        for obj in scene:
+            if obj.role == "exception" or not len(obj.indices):
+                continue
+            is_obstacle = (obj.role == "obstacle"
+                           and float(obj.positions[:, 1].max()) - lo[1] > settings.obstacle_min_height)
+            p, t = (_proxy_triangles(obj.positions, obj.indices, settings.exclusion_proxy) if is_obstacle
+                    else (obj.positions, obj.indices))
+            corners = p[t]
+            meets = ((corners[..., 0].min(1) <= x_hi) & (corners[..., 0].max(1) >= x_lo)
+                     & (corners[..., 2].min(1) <= z_hi) & (corners[..., 2].max(1) >= z_lo))
+            if meets.any():
+                positions.append(p)
+                indices.append(t[meets] + count)
+                exclusion.append(np.full(int(meets.sum()), is_obstacle))
+                count += len(p)
+        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices)) if positions else None
+        self.proxy = np.concatenate(exclusion) if positions else None
+
+    def cast(self, x: np.ndarray, z: np.ndarray):
+        """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the region's top to its
+        bottom, sorted by ray, then from the top down: ray, height (m), the hit triangle's up component, and
+        whether it is on a proxy."""
+        if self.bvh is None or not len(x):
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty(0, dtype=bool)
+        lo, hi = self.region.min[1], self.region.max[1]
+        origins = np.column_stack([x, np.full(len(x), hi), z])
+        hits = self.bvh.raycast_all(origins, [0.0, -1.0, 0.0], max_distance=hi - lo)
+        return hits.ray, hi - hits.distance, self.bvh.normals[hits.triangle, 1], self.proxy[hits.triangle]
+
+    def cast_columns(self) -> RayHitsGrid:
+        """The hits of the block's column rays (one through each cell's centre)."""
+        i0, k0, i1, k1 = self.block
+        cell, x0, z0 = self.settings.cell_size, float(self.region.min[0]), float(self.region.min[2])
+        i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
+        ray, height, up, excluded = self.cast(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
+        return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0)
+
+
+def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings, block=None) -> RayHitsGrid:
+    """Step 1: every hit of the region's ray grid (or of a block ``(i0, k0, i1, k1)`` of its columns) on floors
+    and obstacle proxies. Objects partly outside the region count only inside it: rays start at its top, stop
+    at its bottom and cover only its x-z extent."""
+    return RayScene(scene, region, settings, block).cast_columns()
+
+
+def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray):
+    """The surfaces each ray met (see the module's docstring), from hits sorted by ray, then from the top down,
+    with each surface's *ceiling* (the height of the surface above it on its ray, inf where none) and
+    *enclosure* (how many closed solids it lies in: pairs of a surface above it facing up, where the ray
+    enters a solid, and the next unpaired surface below it facing down, where it leaves; a lone up-facing plane
+    encloses nothing). Returns ray, height, up, excluded, ceiling, enclosure of the surfaces."""
+    index = np.empty(len(ray), dtype=np.int64)
+    on_proxy = np.empty(len(ray), dtype=np.bool_)
+    n = surfaces(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
+                 np.ascontiguousarray(up, np.float64), np.ascontiguousarray(excluded, np.bool_), index, on_proxy)
+    index = index[:n]
+    ray, height, up, excluded = ray[index], height[index], up[index], on_proxy[:n]
+    ceiling = np.full(n, np.inf)
+    same = np.r_[False, ray[1:] == ray[:-1]]
+    ceiling[same] = height[np.flatnonzero(same) - 1]
+    enclosure = np.zeros(n, dtype=np.int64)
+    enclosures(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
+               np.ascontiguousarray(up, np.float64), enclosure)
+    return ray, height, up, excluded, ceiling, enclosure

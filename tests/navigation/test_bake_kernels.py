@@ -1,0 +1,155 @@
+"""The baker's compiled kernels against plain-Python statements of the same rules, on small random input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from voxelworld.navigation._kernels.samples import DIRECTIONS, corners_to_probe, erosion_distance
+from voxelworld.navigation._kernels.surfaces import SAME_HEIGHT
+from voxelworld.navigation.rays import column_surfaces
+from voxelworld.navigation.sampling import level_links
+
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # +x, -x, +z, -z
+SEEDS = range(12)
+
+
+def random_samples(seed: int, shape=(6, 5, 3)):
+    """Heights on a few steps (so that some neighbours are within reach and some are not), with holes."""
+    rng = np.random.default_rng(seed)
+    height = rng.integers(0, 6, shape) * 0.4
+    height[rng.random(shape) < 0.25] = np.nan
+    ceiling = height + rng.choice([1.5, 2.5, np.inf], shape)
+    enclosure = np.where(np.isnan(height), -1, rng.integers(0, 2, shape))
+    return height, ceiling, enclosure
+
+
+def reference_links(height, step_limit, ceiling, clearance, enclosure):
+    nx, nz, levels = height.shape
+    links = np.full((4, nx, nz, levels), -1)
+    for d, (dx, dz) in enumerate(STEPS):
+        for i in range(nx):
+            for k in range(nz):
+                for s in range(levels):
+                    ni, nk = i + dx, k + dz
+                    if math.isnan(height[i, k, s]) or not (0 <= ni < nx and 0 <= nk < nz):
+                        continue
+                    fits = [t for t in range(levels) if not math.isnan(height[ni, nk, t])
+                            and enclosure[ni, nk, t] == enclosure[i, k, s]
+                            and min(ceiling[i, k, s], ceiling[ni, nk, t])
+                            - max(height[i, k, s], height[ni, nk, t]) >= clearance]
+                    if fits:
+                        best = min(fits, key=lambda t: (abs(height[ni, nk, t] - height[i, k, s]), t))
+                        if abs(height[ni, nk, best] - height[i, k, s]) <= step_limit:
+                            links[d, i, k, s] = best
+    return links
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_links(seed):
+    height, ceiling, enclosure = random_samples(seed)
+    expected = reference_links(height, 0.45, ceiling, 2.0, enclosure)
+    assert np.array_equal(level_links(height, 0.45, ceiling, 2.0, enclosure), expected)
+    plain = reference_links(height, 0.45, np.full(height.shape, np.inf), 0.0, np.zeros(height.shape, int))
+    assert np.array_equal(level_links(height, 0.45), plain)
+
+
+def reference_edge_distance(walk, links):
+    """Shortest distance from a sample to the edge along its links: 0.5 at a sample missing one, 1 per step,
+    sqrt(2) per step along x then z; relaxed until nothing changes."""
+    distance = {}
+    for p in zip(*np.nonzero(walk)):
+        distance[p] = 0.5 if any(links[(d,) + p] < 0 for d in range(4)) else math.inf
+
+    def neighbour(p, d):
+        t = links[(d,) + p]
+        return None if t < 0 else (p[0] + STEPS[d][0], p[1] + STEPS[d][1], int(t))
+
+    changed = True
+    while changed:
+        changed = False
+        for p in distance:
+            options = [distance[q] + 1.0 for d in range(4) if (q := neighbour(p, d)) is not None]
+            for d1, d2 in ((0, 2), (0, 3), (1, 2), (1, 3)):
+                q = neighbour(p, d1)
+                r = neighbour(q, d2) if q is not None else None
+                if r is not None:
+                    options.append(distance[r] + math.sqrt(2.0))
+            best = min(options + [distance[p]])
+            if best < distance[p] - 1e-12:
+                distance[p], changed = best, True
+    out = np.zeros(walk.shape)
+    for p, value in distance.items():
+        out[p] = value
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_edge_distance(seed):
+    height, ceiling, enclosure = random_samples(seed, (9, 8, 2))
+    links = level_links(height, 0.45, ceiling, 2.0, enclosure)
+    walk = ~np.isnan(height)
+    expected = reference_edge_distance(walk, links)
+    start = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
+    assert erosion_distance(start, links, DIRECTIONS, 40, np.empty_like(start)) == pytest.approx(expected)
+
+
+def reference_enclosure(up, height):
+    """Per hit of one ray (top down): the solids it lies in, a solid being a surface facing up paired like
+    brackets with a surface facing down below it, strictly above and below the hit."""
+    open_, pairs = [], []
+    for h, u in enumerate(up):
+        if u > 0:
+            open_.append(h)
+        elif u < 0 and open_:
+            pairs.append((open_.pop(), h))
+    return [sum(1 for e, x in pairs if height[e] > height[h] + SAME_HEIGHT and height[x] < height[h]
+                - SAME_HEIGHT) for h in range(len(up))]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_surfaces_and_enclosure(seed):
+    rng = np.random.default_rng(seed)
+    rays = []
+    for r in range(20):
+        n = int(rng.integers(0, 7))
+        height = np.sort(rng.integers(0, 5, n) * 0.5)[::-1]  # top down, often on the same heights
+        up = rng.choice([-1.0, 1.0, 0.0], n, p=[0.45, 0.45, 0.1])
+        excluded = rng.random(n) < 0.2
+        rays.append((np.full(n, r), height, up, excluded))
+    ray, height, up, excluded = (np.concatenate(parts) for parts in zip(*rays))
+    got = column_surfaces(ray, height, up, excluded)
+    expected = []
+    for r, h, u, e in rays:  # per ray: one surface per (height, facing), facing down first at a height
+        for value in sorted(set(h.tolist()), reverse=True):
+            for facing in (-1.0, 0.0, 1.0):
+                at = (h == value) & (np.sign(u) == facing)
+                if at.any():
+                    expected.append((int(r[0]), value, facing, bool(e[at].any())))
+    assert list(zip(got[0].tolist(), got[1].tolist(), np.sign(got[2]).tolist(), got[3].tolist())) == expected
+    ceiling, enclosure = got[4], got[5]
+    for r in range(20):
+        mine = got[0] == r
+        assert enclosure[mine].tolist() == reference_enclosure(got[2][mine], got[1][mine])
+        if mine.any():  # each surface's ceiling is the one above it on its ray
+            assert ceiling[mine].tolist() == [math.inf] + got[1][mine][:-1].tolist()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_corners_to_probe(seed):
+    height, ceiling, enclosure = random_samples(seed)
+    links = level_links(height, 0.45, ceiling, 2.0, enclosure)
+    walk = ~np.isnan(height)
+    probe = np.zeros(walk.shape + (4,), dtype=bool)
+    corners_to_probe(height, links, DIRECTIONS, 0, 0, *walk.shape[:2], probe)
+    for i, k, s in zip(*np.nonzero(walk)):
+        for c, (dx, dz) in enumerate(((0, 2), (1, 2), (0, 3), (1, 3))):
+            a, b = links[dx, i, k, s], links[dz, i, k, s]
+            near = a < 0 or b < 0
+            if not near:  # the neighbours across the two sides meeting at the corner are linked across
+                near = (links[dz, i + STEPS[dx][0], k + STEPS[dx][1], a] < 0
+                        or links[dx, i + STEPS[dz][0], k + STEPS[dz][1], b] < 0)
+            assert probe[i, k, s, c] == near
+    assert not probe[~walk].any()
