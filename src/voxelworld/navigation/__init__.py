@@ -1,4 +1,4 @@
-"""voxelworld.navigation: the scenes navmeshes are baked from, and the settings of a bake.
+"""voxelworld.navigation: navmeshes baked by casting rays through any triangle scene, and path queries on them.
 
 Floor 2: bakes any triangle scene (an OBJ level, or a voxel world's collision mesh handed down by the game);
 knows nothing of voxels.
@@ -9,13 +9,15 @@ knows nothing of voxels.
 - :class:`NavSettings`: every bake parameter in world units, validated; :meth:`NavSettings.from_recast` maps
   Recast's demo parameters onto them.
 - :class:`SearchRegion`: a box placed in the scene that a bake covers.
-- :class:`NavMesh`: walkable polygons per level with portals; areas, islands, ``nearest_point``, ``find_path``
-  (A* corridor + funnel), ``raycast``, ``random_point``, JSON (docs/specs/navmesh-json.md) and OBJ; made from
-  walkable cell grids by :func:`navmesh_from_grids`.
+- :class:`NavMesh`: walkable polygons per level with portals; areas, islands, ``locate``, ``nearest_point``,
+  ``find_path``, ``raycast``, ``random_point``, JSON (docs/specs/navmesh-json.md), OBJ, and ``rebake`` of the
+  tiles a change of the scene touches.
+- :func:`voxelworld.navigation.bake.bake`: the ray-cast baker, in steps that can be called one by one
+  (:mod:`~voxelworld.navigation.rays`, :mod:`~voxelworld.navigation.sampling`,
+  :mod:`~voxelworld.navigation.polygons`); :func:`navmesh_from_grids` makes a navmesh from grids of walkable
+  cells of your own.
 
-Still to come (issue #4): the ray-cast baker (``bake``) that turns a scene into walkable grids, tiled
-``rebake``, and paths within 1% of the optimum (the corridor A* picks over grid rectangles is not always the
-shortest one yet).
+The guide is docs/navigation.md.
 """
 
 from .navmesh import NavMesh, NavPath

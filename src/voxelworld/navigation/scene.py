@@ -5,8 +5,8 @@ A :class:`SceneObject` is one triangle mesh (positions in metres, Y up) with a n
 ``"floor"``
     ground that rays land on and agents may walk on.
 ``"obstacle"``
-    something that stands in the way; rays hit it too, and the baker (still to come, issue #4) will give it a
-    simple proxy volume, an *exclusion region*.
+    something that stands in the way; rays hit it too, and the baker gives it a simple proxy volume, an
+    *exclusion region* (its convex hull, bounding box or own mesh: ``NavSettings.exclusion_proxy``).
 ``"exception"``
     transparent: rays pass through it as if it were not there (foliage, triggers, decals).
 

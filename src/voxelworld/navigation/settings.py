@@ -180,7 +180,8 @@ class SearchRegion:
     ray_direction : sequence of 3 float
         The direction the bake's rays travel: finite, not zero, stored normalised (length 1) as a tuple.
         The default ``(0, -1, 0)`` casts straight down from the top face. Other directions are accepted and
-        kept; which of them a bake can use is decided with the baker, which is still to come.
+        kept here, but the baker casts only straight down and refuses a region with another direction
+        (ParameterError naming ``ray_direction``).
 
     Examples
     --------
