@@ -55,6 +55,8 @@ def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
     assert len(mesh.islands()) == 1
     on_crate = mesh.nearest_point([6.5, 1.0, 6.5])[0]
     assert on_crate[1] == pytest.approx(0.2)
+    # Levels count the surfaces facing up beneath: the crate's top stands over the floor inside it.
+    assert mesh.area(level=1) == pytest.approx(1.0) and mesh.area(level=0) == pytest.approx(95.5)
 
 
 def test_levels_mode_adds_the_table_top():
@@ -68,6 +70,9 @@ def test_levels_mode_adds_the_table_top():
     assert top[1] == pytest.approx(0.8)
     islands = mesh.islands()
     assert sorted(round(float(mesh.polygon_areas()[g].sum()), 6) for g in islands) == [0.5, 3.0, 96.5]
+    # The table top is a second level (over the floor it stands on), as are the shelf's top and the crate's.
+    assert mesh.area(level=1) == pytest.approx(3.0 + 0.5 + 1.0) and mesh.area(level=0) == pytest.approx(95.5)
+    assert mesh.polygon_level[mesh.locate(top)] == 1
 
 
 def test_a_round_obstacle_cut_out_approaches_a_circle():

@@ -4,7 +4,9 @@
    ``max_slope``, with ``clearance`` of free space above (up to the next surface, the sample's *ceiling*).
    Without ``levels``, a column whose ray meets an obstacle's proxy is cut out (hits on exclusion regions
    removed, ground under obstacles cut out); with ``levels``, an obstacle's top is a sample of its own (a
-   table top becomes walkable). Samples are stored lowest first: sample ``s`` of a column is on *level* ``s``.
+   table top becomes walkable). A sample's *level* is the number of surfaces facing up beneath it on its ray,
+   covered or not: the floor is level 0; a table top, a crate's top, a bridge or an upper storey stands over
+   the floor beneath it and is level 1 or more. A column stores its sample of level ``s`` at index ``s``.
    Each sample also knows how many closed solids it lies in (its *enclosure*, see
    :func:`~voxelworld.navigation.rays.column_surfaces`): a floor running through a closed box lies in one.
 3. :func:`sample_links` — neighbouring samples along x or z are *linked* (an agent steps between them) when
@@ -49,7 +51,7 @@ from .settings import NavSettings
 __all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "whole_cells", "erode",
            "erosion_reach", "drop_small_islands"]
 
-MAX_LEVELS = 8  # samples kept per column, lowest first
+MAX_LEVELS = 16  # levels kept: a surface with this many surfaces facing up beneath it is not sampled
 # Where a cell's corners are probed: this fraction of a cell inside each corner, so that an edge lying exactly
 # on a cell's side does not count as crossing the cell. Any small value will do; it is no tolerance in metres.
 CORNER_INSET = 1e-3
@@ -57,7 +59,7 @@ CORNER_INSET = 1e-3
 
 @dataclass(frozen=True)
 class Samples:
-    """Walkable samples of a block of columns: ``height[i, k, s]`` (m, NaN where none) is the s-th lowest of
+    """Walkable samples of a block of columns: ``height[i, k, s]`` (m, NaN where none) is the sample on level s of
     column ``(i0 + i, k0 + k)``, with the ``ceiling`` (m) above it (inf: open sky) and the number of closed
     solids it lies in (``enclosure``, -1 where there is no sample)."""
 
@@ -89,11 +91,14 @@ def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
         cut[hits.ray[hits.exclusion]] = True
     ray, height, up, _, ceiling, enclosure = column_surfaces(hits.ray, hits.height, hits.up, hits.exclusion)
     standable = (up >= slope) & (ceiling - height >= settings.clearance) & ~cut[ray]
-    chosen = np.flatnonzero(standable)[::-1]  # bottom up within each column, so lowest first
-    rays = ray[chosen]
-    order = np.argsort(rays, kind="stable")
-    chosen, rays = chosen[order], rays[order]
-    rank = np.arange(len(rays)) - np.searchsorted(rays, rays)  # place within its column's run
+    # A sample's level: how many surfaces facing up lie below it on its ray (a table top, a crate's top, a
+    # bridge or an upper floor stands over the floor beneath it, covered or not, so it is level 1 or more).
+    facing_up = np.cumsum(up > 0)
+    last = np.r_[np.flatnonzero(ray[1:] != ray[:-1]), len(ray) - 1] if len(ray) else np.empty(0, dtype=np.int64)
+    run_end = np.repeat(last, np.diff(np.r_[-1, last]))  # the last surface of each surface's ray
+    below = facing_up[run_end] - facing_up if len(ray) else np.empty(0, dtype=np.int64)
+    chosen = np.flatnonzero(standable)
+    rays, rank = ray[chosen], below[chosen]
     keep = rank < MAX_LEVELS
     rays, rank, chosen = rays[keep], rank[keep], chosen[keep]
     used = min(max(int(rank.max()) + 1 if len(rank) else 1, 1), MAX_LEVELS)  # no more levels than a column needs
