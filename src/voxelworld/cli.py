@@ -154,7 +154,7 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
     def progress(done: int, total: int) -> None:
         filled = int(30 * done / total)
-        print(f"\rbaking [{'#' * filled}{'.' * (30 - filled)}] region {done}/{total}", end="", file=sys.stderr,
+        print(f"\rbaking [{'#' * filled}{'.' * (30 - filled)}] step {done}/{total}", end="", file=sys.stderr,
               flush=True)
 
     mesh = bake(scene, regions, settings, progress=progress)

@@ -208,3 +208,10 @@ def test_bake_is_deterministic_and_checks_its_input():
     assert caught.value.parameter == "ray_direction"
     with pytest.raises(ParameterError):
         bake(room(), [], SETTINGS)
+
+
+def test_progress_is_reported_step_by_step():
+    calls = []
+    regions = [REGION, SearchRegion((0, 0, 0), (5, 2.5, 5))]
+    bake(room(), regions, SETTINGS, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(n, 12) for n in range(1, 13)]

@@ -69,15 +69,25 @@ def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> Walk
     return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
 
 
-def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings) -> BakedRegion:
-    """Steps 1-5 and the polygons of one whole region."""
+STEPS = 6  # rays, samples, whole cells, erosion, islands, polygons: what progress is counted in
+
+
+def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step=lambda: None) -> BakedRegion:
+    """Steps 1-5 and the polygons of one whole region; ``step()`` is called after each of the STEPS."""
     rays = RayScene(scene, region, settings)
-    samples = walkable_samples(rays.cast_columns(), settings)
+    hits = rays.cast_columns()
+    step()
+    samples = walkable_samples(hits, settings)
+    step()
     whole = whole_cells(rays, samples, settings)
+    step()
     eroded = erode(samples.with_height(whole), settings)
+    step()
     layers = _layers(samples, eroded, settings)
+    step()
     ntx, ntz = layers.tiles
     tiles = tuple(tile_polygons(layers, ti, tk) for ti in range(ntx) for tk in range(ntz))
+    step()
     return BakedRegion(region, samples, whole, eroded, layers, tiles)
 
 
@@ -108,7 +118,8 @@ def _check(scene, settings) -> None:
 
 def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
     """A navmesh of the walkable area of ``scene`` inside ``regions`` (a SearchRegion or a list of them).
-    ``progress(done, total)``, when given, is called after each region. The navmesh can be re-baked where the
+    ``progress(done, total)``, when given, is called after each step of each region (``total`` is six steps
+    per region: rays, samples, whole cells, erosion, islands, polygons). The navmesh can be re-baked where the
     scene changes with :meth:`NavMesh.rebake`.
 
     Examples
@@ -124,12 +135,16 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     regions = [regions] if isinstance(regions, SearchRegion) else list(regions)
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
-    baked = []
-    for done, region in enumerate(regions, 1):
+    for region in regions:
         check_bake_input(scene, region, settings)
-        baked.append(_bake_region(scene, region, settings))
+    done = [0]
+
+    def step():
+        done[0] += 1
         if progress is not None:
-            progress(done, len(regions))
+            progress(done[0], STEPS * len(regions))
+
+    baked = [_bake_region(scene, region, settings, step) for region in regions]
     return BakeState(scene, settings, tuple(baked)).navmesh()
 
 
