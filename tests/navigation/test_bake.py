@@ -215,3 +215,11 @@ def test_progress_is_reported_step_by_step():
     regions = [REGION, SearchRegion((0, 0, 0), (5, 2.5, 5))]
     bake(room(), regions, SETTINGS, progress=lambda done, total: calls.append((done, total)))
     assert calls == [(n, 12) for n in range(1, 13)]
+
+
+def test_a_region_with_nothing_in_it_bakes_to_an_empty_navmesh():
+    for scene in (room(), Scene()):
+        mesh = bake(scene, SearchRegion((50, -1, 50), (60, 2, 60)), SETTINGS)
+        assert mesh.polygon_count == 0 and mesh.area() == 0.0 and mesh.islands() == []
+        assert mesh.find_path((51, 0, 51), (55, 0, 55)) is None
+        assert mesh.rebake(((49, -1, 49), (52, 1, 52)), scene) == []

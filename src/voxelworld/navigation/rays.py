@@ -160,7 +160,8 @@ def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, exclude
     index = index[:n]
     ray, height, up, excluded = ray[index], height[index], up[index], on_proxy[:n]
     ceiling = np.full(n, np.inf)
-    same = np.r_[False, ray[1:] == ray[:-1]]
+    same = np.zeros(n, dtype=bool)
+    same[1:] = ray[1:] == ray[:-1]
     ceiling[same] = height[np.flatnonzero(same) - 1]
     enclosure = np.zeros(n, dtype=np.int64)
     enclosures(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
