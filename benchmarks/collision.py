@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 from voxelworld.collision import TriangleBVH  # noqa: E402
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-from terrain import machine  # noqa: E402
+from terrain import print_table  # noqa: E402
 
 RAYS = 200_000
 
@@ -86,11 +86,7 @@ def main() -> None:
         rows.append(("trimesh + Embree (reference)", "-", f"not installed: {error}", "reference"))
     rows.append((f"build, {len(indices)} triangles", f"{build * 1000:.0f} ms", "binned surface area heuristic", "-"))
     rows.append(("refit after every vertex moved", f"{refit * 1000:.1f} ms", "same tree", "cheap"))
-    print(f"\nMachine: {machine()}\n")
-    print("| benchmark | median | result | target |")
-    print("|---|---:|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(("benchmark", "median", "result", "target"), rows)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from voxelworld.meshing.chunks import _build_chunk
 from voxelworld.terrain import Box, Sphere, VoxelVolume, demo_terrain
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-from terrain import machine  # noqa: E402  (the same machine line as the terrain benchmarks)
+from terrain import print_table  # noqa: E402  (the same machine line as the terrain benchmarks)
 
 SIZE = 128
 RUNS = 9
@@ -135,12 +135,9 @@ def main() -> None:
     rows.append(("new process, warm cache: imports + first 32³ chunk meshed", float(np.median(seconds)) * 1000,
                  "7 processes", "<= 1000"))
 
-    print(f"\nMachine: {machine()}\n")
-    print("| benchmark | median ms | result | target |")
-    print("|---|---:|---|---|")
-    for name, ms, result, target in rows:
-        shown = f"{ms:.3f}" if isinstance(ms, float) else ms
-        print(f"| {name} | {shown} | {result} | {target} |")
+    print_table(("benchmark", "median ms", "result", "target"),
+                [(name, f"{ms:.3f}" if isinstance(ms, float) else ms, result, target)
+                 for name, ms, result, target in rows])
 
 
 if __name__ == "__main__":

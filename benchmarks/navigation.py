@@ -27,7 +27,7 @@ from voxelworld.navigation import NavSettings, Scene, SearchRegion  # noqa: E402
 from voxelworld.navigation.bake import bake  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from terrain import machine  # noqa: E402
+from terrain import print_table  # noqa: E402
 
 NAV_TEST = Path(__file__).resolve().parents[2] / "shared" / "scenes" / "nav_test.obj"
 PAIRS = 1000
@@ -155,11 +155,7 @@ def main() -> None:
              f"median path {np.median(lengths):.1f} m ({np.median(lengths / straight):.2f} x straight)",
              "median <= 100 µs")]
     rows += pynavmesh_rows(scene, pairs)
-    print(f"\nMachine: {machine()}\n")
-    print("| benchmark | median | result | target |")
-    print("|---|---:|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(("benchmark", "median", "result", "target"), rows)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,15 @@ def machine() -> str:
             f"numpy {np.__version__}, numba {numba.__version__}, scipy {scipy.__version__}")
 
 
+def print_table(header: tuple[str, ...], rows, align: str = "---:") -> None:
+    """The machine, then a Markdown table: the first column left-aligned, the others as ``align`` says."""
+    print(f"\nMachine: {machine()}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|---|" + "|".join(align for _ in header[1:]) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(cell) for cell in row) + " |")
+
+
 def surface_spots(volume, count_per_axis: int = 6) -> list[tuple[float, float, float]]:
     """Points on the terrain surface spread over the world, a radius away from its edges."""
     spots = []
@@ -129,12 +138,9 @@ def main() -> None:
             "add": f"`add`, sphere r={RADIUS:g}",
             "remove_fragments": f"`remove_fragments`, 64³ region with the surface and {CLODS} loose clods",
             "scipy_label": "`scipy.ndimage.label(density >= iso)`, same 64³ region"}
-    print(f"\nMachine: {machine()}\n")
-    print("| benchmark (128³ world) | runs | median ms | min ms | target ms |")
-    print("|---|---:|---:|---:|---|")
-    for name, samples in results.items():
-        print(f"| {what[name]} | {len(samples)} | {np.median(samples):.4f} | {np.min(samples):.4f} | "
-              f"{targets[name]} |")
+    print_table(("benchmark (128³ world)", "runs", "median ms", "min ms", "target ms"),
+                [(what[name], len(samples), f"{np.median(samples):.4f}", f"{np.min(samples):.4f}", targets[name])
+                 for name, samples in results.items()])
 
 
 if __name__ == "__main__":
