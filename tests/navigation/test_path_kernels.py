@@ -1,5 +1,5 @@
-"""The navmesh query kernels (navigation/_kernels/locate.py, paths.py) against plain-Python references on small
-meshes: flat, sloped, triangles, and two levels laid over each other."""
+"""The navmesh query kernels (navigation/_kernels/locate.py, paths.py, polyanya.py) against plain-Python
+references on small meshes: flat, sloped, triangles, and two levels laid over each other."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from voxelworld.navigation import NavMesh, WalkableGrid, navmesh_from_grids
 from voxelworld.navigation._kernels import locate as kernels
-from voxelworld.navigation._kernels import paths
+from voxelworld.navigation._kernels import polyanya
 
 from .test_navmesh import floor_with_holes, grid_scenes
 
@@ -192,53 +192,199 @@ def test_random_points_spread_by_area_and_lie_on_the_mesh(name):
     assert np.abs(counts / counts.sum() - areas / areas.sum()).max() < 0.03
 
 
-@settings(max_examples=60, deadline=None)
-@given(scene=grid_scenes(), max_corners=st.sampled_from([3, 4, 6]))
-def test_funnel_is_the_shortest_line_through_its_corridor(scene, max_corners):
-    """The kernel's funnel is no longer than the reference's and, like it, passes every portal of the corridor."""
-    grid, start, end = scene
-    mesh = navmesh_from_grids([grid], max_corners=max_corners)
-    start, end = np.array([start[0], 0.0, start[1]]), np.array([end[0], 0.0, end[1]])
-    a, b = mesh.locate(start), mesh.locate(end)
-    corridor = mesh._corridor(a, b, start, end)
-    if corridor is None:
+# ------------------------------------------------------------------------------------ path search pieces
+def ref_rings(mesh: NavMesh):
+    """Per polygon: its boundary as (start, end, polygon across) pieces, counter-clockwise on the x-z plane, split
+    at every portal end on it (plain Python)."""
+    rings = []
+    for q in range(mesh.polygon_count):
+        corners = mesh.polygon(q)[:, [0, 2]].tolist()
+        x, z = np.array(corners).T
+        if np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1)) < 0:
+            corners = corners[::-1]
+        ring = []
+        for e in range(len(corners)):
+            u, v = np.array(corners[e]), np.array(corners[(e + 1) % len(corners)])
+            cuts = {0.0, 1.0}
+            spans = []
+            for r, (a, b) in enumerate(mesh.portals.tolist()):
+                if q not in (a, b):
+                    continue
+                ends = mesh.portal_segments[r][:, [0, 2]]
+                ts = [float(np.dot(p - u, v - u) / np.dot(v - u, v - u)) for p in ends]
+                off = [abs((v - u)[0] * (p - u)[1] - (v - u)[1] * (p - u)[0]) for p in ends]
+                if max(off) < 1e-9 and all(-1e-9 <= t <= 1 + 1e-9 for t in ts):
+                    spans.append((min(ts), max(ts), b if a == q else a))
+                    cuts.update(min(max(t, 0.0), 1.0) for t in ts)
+            ts = sorted(cuts)
+            for t0, t1 in zip(ts[:-1], ts[1:]):
+                if t1 - t0 < 1e-12:
+                    continue
+                across = [n for lo, hi, n in spans if lo - 1e-9 <= 0.5 * (t0 + t1) <= hi + 1e-9]
+                ring.append((tuple(u + t0 * (v - u)), tuple(u + t1 * (v - u)), across[0] if across else -1))
+        rings.append(ring)
+    return rings
+
+
+@pytest.mark.parametrize("name", MESHES)
+@pytest.mark.parametrize("holes", [[], [(2, 2, 4, 5), (6, 0, 7, 3)]])
+def test_boundary_rings_match_the_reference(name, holes):
+    mesh = MESHES[name]() if not holes else navmesh_from_grids([floor_with_holes(10, 8, holes)],
+                                                               max_corners=3 if "triangles" in name else 4)
+    ring_start, ring_xz, ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner = mesh._rings
+    expected = ref_rings(mesh)
+    for q in range(mesh.polygon_count):
+        pieces = list(range(ring_start[q], ring_start[q + 1]))
+        got = [(tuple(ring_xz[k]), tuple(ring_xz[pieces[(i + 1) % len(pieces)]]), int(ring_across[k]))
+               for i, k in enumerate(pieces)]
+        shift = [i for i in range(len(got)) if np.allclose(got[i][0], expected[q][0][0], atol=1e-12)]
+        assert len(got) == len(expected[q]) and shift
+        got = got[shift[0]:] + got[:shift[0]]
+        for (a, b, n), (ra, rb, rn) in zip(got, expected[q]):
+            np.testing.assert_allclose([a, b], [ra, rb], atol=1e-12)
+            assert n == rn
+        for k in pieces:
+            assert ring_polygon[k] == q
+            assert ring_y[k] == pytest.approx(mesh._height_at(q, *ring_xz[k]), abs=1e-12)
+            if ring_across[k] >= 0:  # the twin: the same stretch, the other way round, bit for bit
+                t = ring_twin[k]
+                assert ring_twin[t] == k and ring_polygon[t] == ring_across[k]
+                following = t + 1 if t + 1 < ring_start[ring_polygon[t] + 1] else ring_start[ring_polygon[t]]
+                np.testing.assert_array_equal(ring_xz[following], ring_xz[k])
+                assert ring_vertex[following] == ring_vertex[k]
+    # A vertex is a corner exactly when a wall piece starts or ends there.
+    walls = set()
+    for k in range(len(ring_xz)):
+        q = ring_polygon[k]
+        following = k + 1 if k + 1 < ring_start[q + 1] else ring_start[q]
+        if ring_across[k] < 0:
+            walls.update({int(ring_vertex[k]), int(ring_vertex[following])})
+    assert sorted(walls) == np.flatnonzero(corner).tolist()
+
+
+def test_points_over_each_other_are_different_vertices():
+    """A table top exactly over a floor (same corners in x and z, not joined): different vertices."""
+    ones = np.ones((4, 4), dtype=bool)
+    mesh = navmesh_from_grids([WalkableGrid(ones, np.zeros((4, 4)), 0.0, 0.0, 0.5),
+                               WalkableGrid(ones, np.ones((4, 4)), 0.0, 0.0, 0.5)], step_limit=0.05)
+    ring_xz, ring_polygon, ring_vertex = mesh._rings[1], mesh._rings[3], mesh._rings[6]
+    level = mesh.polygon_level[ring_polygon]
+    pairs = 0
+    for k in np.flatnonzero(level == 1):
+        for m in np.flatnonzero((level == 0) & np.all(ring_xz == ring_xz[k], axis=1)):
+            assert ring_vertex[k] != ring_vertex[m]
+            pairs += 1
+    assert pairs > 0
+
+
+def ref_classify(r, l, h, p):
+    """Where a point p of the far boundary lies for the cone from r through l-h: -1 beside it on h's side, 1 on
+    l's side, 0 inside (plain orientation tests); None on either edge of the cone (within 1e-9 m)."""
+    def side(o, a, b):
+        return ((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])) / np.linalg.norm(a - o)
+    if min(abs(side(r, h, p)), abs(side(r, l, p))) < 1e-9:
+        return None
+    if side(r, h, p) < 0:
+        return -1
+    if side(r, l, p) > 0:
+        return 1
+    return 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(points=st.lists(st.tuples(st.floats(-5, 5), st.floats(-5, 5)), min_size=3, max_size=9),
+       edge=st.integers(0, 8), t=st.tuples(st.floats(0, 1), st.floats(0, 1)), away=st.floats(0.05, 6),
+       along=st.floats(-3, 3))
+def test_cone_cut_matches_the_reference(points, edge, t, away, along):
+    """A convex polygon, an interval l-h on one side, a root r outside it: every far side is cut where the
+    orientation tests on sample points change."""
+    from scipy.spatial import ConvexHull, QhullError
+    try:
+        hull = ConvexHull(np.array(points))
+    except (QhullError, ValueError):
         return
-    points = mesh._string_pull(corridor, start, end)
-    length = np.linalg.norm(np.diff(points, axis=0), axis=1).sum()
-    # Every portal is crossed: the polyline meets each portal segment.
-    for _, portal in corridor[1:]:
-        p0, p1 = mesh.portal_segments[portal][:, [0, 2]]
-        assert any(_segments_meet(points[k][[0, 2]], points[k + 1][[0, 2]], p0, p1) for k in range(len(points) - 1))
-    # No polyline through the portals is shorter: compare with the shortest path over the portals' end points
-    # and the line's own corners (Dijkstra in the corridor's order), which bends only where it must.
-    assert length <= _shortest_through_portals(mesh, corridor, start, end) + 1e-9
+    ring = np.array(points)[hull.vertices]  # counter-clockwise
+    n = len(ring)
+    u, v = ring[edge % n], ring[(edge + 1) % n]
+    length = np.linalg.norm(v - u)
+    if length < 0.1 or min(np.linalg.norm(ring[i] - ring[(i + 1) % n]) for i in range(n)) < 0.05:
+        return
+    t_lo, t_hi = sorted(t)
+    if (t_hi - t_lo) * length < 0.01:
+        return
+    l, h = u + t_lo * (v - u), u + t_hi * (v - u)
+    normal = np.array([(v - u)[1], -(v - u)[0]]) / length  # right of u -> v: outside
+    r = 0.5 * (l + h) + away * normal + along * (v - u) / length
+    for i in range(1, n):
+        a, b = ring[(edge + i) % n], ring[(edge + i + 1) % n]
+        tb, ta = polyanya.cone_cut(*r, *l, *h, *a, *b)
+        assert 0.0 <= tb <= ta <= 1.0
+        near = 1e-6 / max(np.linalg.norm(b - a), 1e-9) + 1e-6
+        for s in np.linspace(0, 1, 41):
+            where = ref_classify(r, l, h, a + s * (b - a))
+            if where is None:
+                continue
+            if s < tb - near:
+                assert where == -1
+            elif tb + near < s < ta - near:
+                assert where == 0
+            elif s > ta + near:
+                assert where == 1
 
 
-def _segments_meet(a, b, c, d) -> bool:
-    def cross(o, p, q):
-        return (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
-    d1, d2, d3, d4 = cross(c, d, a), cross(c, d, b), cross(a, b, c), cross(a, b, d)
-    if d1 * d2 <= 1e-12 and d3 * d4 <= 1e-12:
-        return True
-    return any(np.linalg.norm(p - q) < 1e-9 for p in (a, b) for q in (c, d))
+def ref_heuristic(r, l, h, g):
+    """min over points x of the interval of |r x| + |x g|: a convex function of x, by golden-section search."""
+    def cost(s):
+        x = l + s * (h - l)
+        return np.linalg.norm(x - r) + np.linalg.norm(g - x)
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        a, b = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        if cost(a) < cost(b):
+            hi = b
+        else:
+            lo = a
+    return min(cost(0.0), cost(1.0), cost(0.5 * (lo + hi)))
 
 
-def _shortest_through_portals(mesh, corridor, start, end) -> float:
-    """Shortest polyline start -> a point of each portal in turn -> end, over 41 points per portal (an upper
-    bound of the true shortest, which the funnel must not exceed)."""
-    layers = [[start]]
-    for _, portal in corridor[1:]:
-        p0, p1 = mesh.portal_segments[portal]
-        layers.append([p0 + t * (p1 - p0) for t in np.linspace(0, 1, 41)])
-    layers.append([end])
-    best = [0.0]
-    for previous, layer in zip(layers[:-1], layers[1:]):
-        best = [min(c + np.linalg.norm((q - p)[[0, 2]]) for p, c in zip(previous, best)) for q in layer]
-    return best[0]
+@settings(max_examples=300, deadline=None)
+@given(coords=st.lists(st.floats(-10, 10), min_size=8, max_size=8))
+def test_heuristic_matches_the_reference(coords):
+    r, l, h, g = (np.array(coords[i:i + 2]) for i in range(0, 8, 2))
+    e = h - l
+    if np.linalg.norm(e) < 1e-3 or abs(e[0] * (r - l)[1] - e[1] * (r - l)[0]) / np.linalg.norm(e) < 1e-3:
+        return
+    assert polyanya.heuristic(*r, *l, *h, *g) == pytest.approx(ref_heuristic(r, l, h, g), rel=1e-9, abs=1e-9)
 
 
-def test_search_scratch_is_reused_without_clearing():
-    """Queries reuse the scratch arrays (stamped per query): the same query after others gives the same path."""
+@pytest.mark.parametrize("name", MESHES)
+def test_paths_on_slopes_and_levels_lie_on_the_planes(name):
+    """Random pairs: a path exactly when both lie on one island, its points on the polygons' planes, its length
+    summed in 3-D, never shorter on the x-z plane than the straight line."""
+    mesh = MESHES[name]()
+    rng = np.random.default_rng(4)
+    found = 0
+    for _ in range(100):
+        a, b = mesh.random_point(rng), mesh.random_point(rng)
+        path = mesh.find_path(a, b)
+        same = mesh._island[mesh.locate(a)] == mesh._island[mesh.locate(b)]
+        assert (path is not None) == same
+        if path is None:
+            continue
+        found += 1
+        np.testing.assert_allclose(path.points[[0, -1]], [a, b], atol=1e-9)
+        for x, y, z in path.points[1:-1]:
+            assert any(ref_inside(mesh.polygon(q), x, z) and abs(ref_height(mesh.polygon(q), x, z) - y) < 1e-9
+                       for q in range(mesh.polygon_count))
+        assert path.length == pytest.approx(np.linalg.norm(np.diff(path.points, axis=0), axis=1).sum())
+        flat = np.linalg.norm(np.diff(path.points[:, [0, 2]], axis=0), axis=1).sum()
+        assert flat >= np.linalg.norm((b - a)[[0, 2]]) - 1e-9
+    assert found > 20
+
+
+def test_search_scratch_is_reused_without_clearing_and_grows():
+    """Queries reuse the scratch arrays (stamped per query): the same query after others gives the same path,
+    also when the scratch starts too small and must grow."""
     mesh = navmesh_from_grids([floor_with_holes(20, 16, [(4, 2, 8, 12), (12, 0, 14, 10)])], max_corners=6)
     first = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     rng = np.random.default_rng(2)
@@ -246,7 +392,10 @@ def test_search_scratch_is_reused_without_clearing():
         mesh.find_path(mesh.random_point(rng), mesh.random_point(rng))
     again = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, again.points)
-    assert paths.SETTLED != paths.UNSEEN
+    mesh._path_scratch(2)
+    grown = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
+    np.testing.assert_array_equal(first.points, grown.points)
+    assert len(mesh._scratch[0]) > 2 and grown.length == first.length
 
 
 def test_reindex_after_swapping_arrays_answers_for_the_new_polygons():

@@ -4,11 +4,11 @@ Polygons are convex and planar (they may slope), counter-clockwise seen from abo
 :func:`~voxelworld.navigation.polygons.navmesh_from_grids` from the baker's walkable grids. Levels may lie over
 each other in x-z. Two polygons are neighbours through a *portal*, the segment (or part of an edge) they share.
 
-Queries run in numba kernels (``_kernels/locate.py``, ``_kernels/paths.py``) over arrays that
-:meth:`NavMesh._reindex` derives from the polygons: a uniform bucket grid over the polygons' x-z boxes finds the
-polygons near a point; each polygon's plane gives its height (polygons may slope); paths are a lazy Theta*
-search over the portals' end points followed by the funnel algorithm. The kernels reuse scratch arrays the NavMesh owns, so
-one NavMesh answers one query at a time (the kernels hold the GIL).
+Queries run in numba kernels (``_kernels/locate.py``, ``_kernels/paths.py``, ``_kernels/polyanya.py``) over
+arrays that :meth:`NavMesh._reindex` derives from the polygons: a uniform bucket grid over the polygons' x-z boxes
+finds the polygons near a point; each polygon's plane gives its height (polygons may slope); paths are exact
+shortest paths on the x-z plane (Polyanya) over each polygon's boundary split at its portals' ends. The kernels
+reuse scratch arrays the NavMesh owns, so one NavMesh answers one query at a time (the kernels hold the GIL).
 """
 
 from __future__ import annotations
@@ -69,15 +69,16 @@ class NavMesh:
         self._reindex()
 
     def _reindex(self) -> None:
-        """Build every structure derived from the arrays: polygon boxes, planes and centres, the neighbour lists,
-        the islands, the bucket grid and the search's scratch. Call again after swapping the arrays."""
+        """Build every structure derived from the arrays: polygon boxes and planes, the neighbour lists, the
+        islands, the bucket grid, the boundary rings the path search walks and its scratch. Call again after
+        swapping the arrays."""
         vertices = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 3)
         polygon_start = np.ascontiguousarray(self.polygon_start, dtype=np.int64)
         polygon_vertices = np.ascontiguousarray(self.polygon_vertices, dtype=np.int64)
         portals = np.ascontiguousarray(self.portals, dtype=np.int64).reshape(-1, 2)
         segments = np.ascontiguousarray(self.portal_segments, dtype=np.float64).reshape(-1, 2, 3)
         p, r = len(polygon_start) - 1, len(portals)
-        boxes, planes, centres = _polygon_geometry(vertices, polygon_start, polygon_vertices)
+        boxes, planes = _polygon_geometry(vertices, polygon_start, polygon_vertices)
         # Neighbours: polygon q's links are link_*[link_start[q]:link_start[q + 1]], by ascending portal.
         owner = np.concatenate([portals[:, 0], portals[:, 1]])
         order = np.lexsort((np.tile(np.arange(r), 2), owner))
@@ -100,14 +101,26 @@ class NavMesh:
         self._mesh = (vertices, polygon_start, polygon_vertices, boxes, planes)
         self._index = (grid, shape, bucket_start, bucket_polygons)
         self._links = (link_start, link_polygon, link_portal)
-        self._graph = (portals, segments, centres, self._island)
-        # Scratch of the path search (see _kernels/paths.py); the corridor buffers also hold the path's nodes
-        # and the polygons a walk crosses before loops are cut, so they are longer than any corridor.
-        corridor_room = 2 * p + 2 * r + 64
-        self._scratch = (np.zeros((2 * r + 2, 2)), np.zeros((2 * r + 2, 7), dtype=np.int64),
-                         np.zeros((p, 2), dtype=np.int64), np.zeros(corridor_room, dtype=np.int64),
-                         np.zeros(corridor_room, dtype=np.int64), np.zeros((p + 1, 2, 3)), np.zeros(1, dtype=np.int64))
-        self._path_buffer = np.zeros((p + 2, 3))
+        self._portal_segments = segments
+        self._rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, segments,
+                                            link_start, link_portal)
+        self._path_scratch(max(1024, 4 * len(self._rings[1])))
+
+    def _path_scratch(self, room: int) -> None:
+        """The path search's scratch (see ``_kernels/polyanya.py``) for ``room`` nodes and roots, and the buffer
+        of a path's points."""
+        vertex_count = len(self._rings[7])
+        counts = np.zeros(5, dtype=np.int64)
+        if getattr(self, "_scratch", None) is not None and len(self._scratch[5]) == vertex_count:
+            counts[3] = self._scratch[7][3]  # stamps of best_g stay valid: keep counting queries
+            best_g, stamp, entered, entered_g = self._scratch[5], self._scratch[6], self._scratch[8], self._scratch[9]
+        else:
+            best_g, stamp = np.zeros(vertex_count), np.zeros(vertex_count, dtype=np.int64)
+            entered, entered_g = np.zeros((self.polygon_count, 2), dtype=np.int64), np.zeros(self.polygon_count)
+        self._scratch = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
+                         np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64), best_g, stamp, counts,
+                         entered, entered_g, np.zeros((2, 3)))
+        self._path_buffer = np.zeros((vertex_count + 3, 3))
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
@@ -204,12 +217,12 @@ class NavMesh:
 
     # -------------------------------------------------------------------------------------------- paths
     def find_path(self, start, end) -> NavPath | None:
-        """The shortest path from ``start`` to ``end`` (both snapped to the navmesh with
-        :meth:`nearest_point`), or None when they lie on different islands.
+        """The shortest path from ``start`` to ``end`` (both snapped to the navmesh with :meth:`nearest_point`),
+        or None when they lie on different islands.
 
-        Lazy Theta* over the portals' end points finds a corridor of polygons; the funnel algorithm pulls the
-        string tight through its portals. Near the shortest, not always it: a route around a hole can be the
-        longer one by some per cent (see ``_kernels/paths.py``).
+        The path is the shortest on the x-z plane over the polygons (Polyanya, an exact search: Cui, Harabor and
+        Grastien 2017); its points are the start, the corners it bends around and the end, at the height of the
+        polygons' planes (the start and end as snapped), and its length is summed in 3-D.
 
         Examples
         --------
@@ -223,39 +236,15 @@ class NavMesh:
         [[0.5, 0.5], [1.0, 3.0], [3.0, 3.0], [3.5, 0.5]]
         """
         start, end = _point("start", start), _point("end", end)
-        count, length = _paths.find_path(self._mesh, self._index, self._links, self._graph, self._scratch, start,
-                                         end, self._path_buffer)
+        while True:
+            count, length = _paths.find_path(self._mesh, self._index, self._island, self._rings, self._scratch,
+                                             start, end, self._path_buffer)
+            if count >= 0:
+                break
+            self._path_scratch(2 * len(self._scratch[0]))  # a long search: more room, and search again
         if count == 0:
             return None
         return NavPath(self._path_buffer[:count].copy(), length)
-
-    def _corridor(self, a: int, b: int, start: np.ndarray, end: np.ndarray) -> list[tuple[int, int]] | None:
-        """The polygons from a to b as (polygon, portal entered through) pairs (-1 for a), or None when no
-        corridor joins them: the search of :meth:`find_path` without the snapping."""
-        if a == b:
-            return [(a, -1)]
-        portals, segments, _, island = self._graph
-        costs, nodes, places, polygons, entered, _, counter = self._scratch
-        if island[a] != island[b]:
-            return None
-        start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
-        counter[0] += 1
-        if not _paths.search(self._mesh, self._links, portals, segments, a, b, start, end, costs, nodes, counter[0],
-                             polygons, entered):
-            return None
-        count = _paths.corridor(self._mesh, self._links, portals, segments, a, start, end, nodes, places, polygons,
-                                entered)
-        return list(zip(polygons[:count].tolist(), entered[:count].tolist())) if count else None
-
-    def _string_pull(self, corridor, start, end) -> np.ndarray:
-        """The funnel algorithm on the x-z plane through the portals of ``corridor`` ((polygon, portal) pairs)."""
-        polygons = np.array([q for q, _ in corridor], dtype=np.int64)
-        entered = np.array([r for _, r in corridor], dtype=np.int64)
-        out = np.empty((len(corridor) + 2, 3))
-        count = _paths.funnel(self._graph[1], self._graph[2], polygons, entered, len(corridor),
-                              np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64),
-                              np.empty((len(corridor) + 1, 2, 3)), out)
-        return out[:count].copy()
 
     # ------------------------------------------------------------------------------------ other queries
     def raycast(self, start, end) -> tuple[float, np.ndarray]:
@@ -269,7 +258,7 @@ class NavMesh:
             return 0.0, start
         vertices, polygon_start, polygon_vertices, _, planes = self._mesh
         unused = np.zeros(0, dtype=np.int64)
-        t, q, _ = _locate.walk(vertices, polygon_start, polygon_vertices, *self._links, self._graph[1], q, start[0],
+        t, q, _ = _locate.walk(vertices, polygon_start, polygon_vertices, *self._links, self._portal_segments, q, start[0],
                                start[2], end[0], end[2], False, unused, unused, 0)
         x, z = start[0] + t * (end[0] - start[0]), start[2] + t * (end[2] - start[2])
         walked = t * float(np.hypot(end[0] - start[0], end[2] - start[2]))
@@ -360,10 +349,10 @@ def _point(parameter: str, value) -> np.ndarray:
 
 def _polygon_geometry(vertices, polygon_start, polygon_vertices):
     """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)``, its plane ``(a, b, c)``
-    (height ``a x + b z + c``, through the corners' mean along Newell's normal) and its corners' mean (x, z)."""
+    (height ``a x + b z + c``, through the corners' mean along Newell's normal)."""
     p = len(polygon_start) - 1
     if p == 0:
-        return np.zeros((0, 6)), np.zeros((0, 3)), np.zeros((0, 2))
+        return np.zeros((0, 6)), np.zeros((0, 3))
     corners = vertices[polygon_vertices]
     firsts, counts = polygon_start[:-1], np.diff(polygon_start)
     boxes = np.column_stack([np.minimum.reduceat(corners[:, 0], firsts), np.maximum.reduceat(corners[:, 0], firsts),
@@ -380,7 +369,7 @@ def _polygon_geometry(vertices, polygon_start, polygon_vertices):
     ny = np.where(upright, normal[:, 1], 1.0)
     a, b = np.where(upright, -normal[:, 0] / ny, 0.0), np.where(upright, -normal[:, 2] / ny, 0.0)
     planes = np.column_stack([a, b, mean[:, 1] - a * mean[:, 0] - b * mean[:, 2]])
-    return boxes, planes, np.ascontiguousarray(mean[:, [0, 2]])
+    return boxes, planes
 
 
 def _island_labels(p: int, portals: np.ndarray) -> np.ndarray:
