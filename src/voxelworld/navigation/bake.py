@@ -217,14 +217,15 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None) -> tuple[Bak
         eroded = _with_levels(baked.eroded, levels)
         eroded[bi0:bi1, bk0:bk1] = erode(window, settings)[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
         layers = _layers(samples, eroded, settings)
-        old = _with_levels(baked.layers.height, levels)
+        old, new = _with_levels(baked.layers.height, levels), layers.height
+        changed = np.any((old != new) & ~(np.isnan(old) & np.isnan(new)), axis=2)  # per column
         ntx, ntz = layers.tiles
+        padded = np.zeros((ntx * TILE_CELLS, ntz * TILE_CELLS), dtype=bool)
+        padded[:nx, :nz] = changed
+        per_tile = padded.reshape(ntx, TILE_CELLS, ntz, TILE_CELLS).any(axis=(1, 3))
         tiles = list(baked.tiles)
-        for ti in range(ntx):
-            for tk in range(ntz):
-                cells = (slice(ti * TILE_CELLS, (ti + 1) * TILE_CELLS), slice(tk * TILE_CELLS, (tk + 1) * TILE_CELLS))
-                if not np.array_equal(old[cells], layers.height[cells], equal_nan=True):
-                    tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
-                    rebuilt.append((n, ti, tk))
+        for ti, tk in zip(*np.nonzero(per_tile)):
+            tiles[ti * ntz + tk] = tile_polygons(layers, int(ti), int(tk))
+            rebuilt.append((n, int(ti), int(tk)))
         regions.append(BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)))
     return BakeState(scene, settings, tuple(regions)), rebuilt

@@ -150,11 +150,8 @@ class NavMesh:
         from .bake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
 
         state, rebuilt = rebake_state(self.bake_state, box, scene)
-        fresh = state.navmesh()
-        for name in ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals",
-                     "portal_segments", "bake_state"):
-            setattr(self, name, getattr(fresh, name))
-        self._reindex()
+        fresh = state.navmesh()  # arrays and every structure _reindex derives from them, built once
+        self.__dict__.update(fresh.__dict__)
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons

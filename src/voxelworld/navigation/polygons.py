@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.polygons import rectangle_portals, tile_rectangles
+from ._kernels.polygons import fill_owner, rectangle_portals, tile_rectangles
 from .navmesh import NavMesh
 from .sampling import level_links
 
@@ -108,8 +108,7 @@ def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]],
         first_vertex = sum(len(p) for p in vertices[:-1])
         base = first_vertex + 4 * np.arange(n)
         owner = np.full(layers.height.shape, -1, dtype=np.int64)
-        for r, (s, i0, k0, i1, k1) in enumerate(rects.tolist()):
-            owner[i0:i1, k0:k1, s] = r
+        fill_owner(np.ascontiguousarray(rects, dtype=np.int64), owner)
         found = np.empty((2 * int(((rects[:, 3] - rects[:, 1]) + (rects[:, 4] - rects[:, 2])).sum()) + 1, 5),
                          dtype=np.int64)
         count = rectangle_portals(layers.links, owner, rects, found)

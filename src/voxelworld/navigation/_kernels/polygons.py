@@ -141,3 +141,13 @@ def rectangle_portals(links, owner, rects, out):
                     current = other
                     start = t
     return count
+
+
+@numba.njit(cache=True)
+def fill_owner(rects, owner):
+    """``owner[i, k, s] = r`` for every cell (i, k) of rectangle r on level s (``owner`` preset to -1)."""
+    for r in range(rects.shape[0]):
+        s, i0, k0, i1, k1 = rects[r, 0], rects[r, 1], rects[r, 2], rects[r, 3], rects[r, 4]
+        for i in range(i0, i1):
+            for k in range(k0, k1):
+                owner[i, k, s] = r
