@@ -1,0 +1,1 @@
+"""Numba kernels of the motion wing: plain arrays in, plain arrays out."""
