@@ -75,6 +75,11 @@ class SkinnedMesh:
     indices: np.ndarray
 
 
+    def __post_init__(self):
+        for array in (self.positions, self.joints, self.weights, self.indices):
+            array.setflags(write=False)
+
+
 @dataclass(frozen=True)
 class Character:
     """A skinned, animated character read from glTF.
@@ -101,6 +106,10 @@ class Character:
     joint_nodes: np.ndarray
     mesh: SkinnedMesh | None
     root_transform: np.ndarray
+
+    def __post_init__(self):
+        for array in (self.inverse_bind, self.joint_nodes, self.root_transform):
+            array.setflags(write=False)
 
 
 def load_gltf(path: str | Path) -> Character:
