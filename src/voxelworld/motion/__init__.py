@@ -10,3 +10,7 @@ Conventions (shared by every module of the wing):
 - A skeleton's joints are ordered so that every parent comes before its children (index -1: no parent).
 - Joint transforms are *local* (relative to the parent) unless a name says *world*.
 """
+
+from voxelworld.motion import quaternions
+from voxelworld.motion.clip import Channel, Clip
+from voxelworld.motion.skeleton import Pose, Skeleton
