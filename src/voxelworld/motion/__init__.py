@@ -13,4 +13,5 @@ Conventions (shared by every module of the wing):
 
 from voxelworld.motion import quaternions
 from voxelworld.motion.clip import Channel, Clip
+from voxelworld.motion.gltf import Character, SkinnedMesh, load_gltf, skin
 from voxelworld.motion.skeleton import Pose, Skeleton

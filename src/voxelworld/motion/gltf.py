@@ -1,0 +1,409 @@
+"""glTF 2.0 characters: the first skin's joints as a :class:`Skeleton`, the animations as clips, the skinned mesh.
+
+What is read (with pygltflib; ``.glb``, and ``.gltf`` with embedded ``data:`` or external buffers):
+
+- the joints of the first skin, ordered parents first (a file listing a child before its parent is reordered;
+  :attr:`Character.joint_nodes` maps each joint back to its glTF node); joint names are node names
+  (``node<i>`` when unnamed; a repeated name gets ``#<node index>`` appended);
+- each joint's rest transform from the node's TRS or matrix (a matrix is split into translation, rotation and
+  scale; one with shear is refused);
+- the inverse bind matrices (identity when the skin has none);
+- every animation whose channels target joints (translation / rotation / scale; channels on other nodes and
+  morph-weight channels are ignored), with the sampler's interpolation;
+- the mesh of the first node using the skin: its triangle primitives merged, with ``JOINTS_0`` / ``WEIGHTS_0``
+  (further influence sets are ignored).
+
+Accessors are read through their buffer views with ``byteStride`` and ``normalized`` integers; sparse accessors
+are refused with a :class:`FormatError`.
+
+Spaces: a skeleton's world space is the space of its root joints' parent node; :attr:`Character.root_transform`
+is that node's global transform (CesiumMan: the Z-up to Y-up rotation of its ``Z_UP`` and ``Armature``
+nodes). :func:`skin` returns positions in the glTF scene, as a viewer shows them; the mesh node's own
+transform is ignored, as glTF prescribes for skinned meshes.
+
+Examples
+--------
+>>> from pathlib import Path
+>>> import voxelworld
+>>> data = Path(voxelworld.__file__).resolve().parents[3] / "shared" / "motion-data"
+>>> character = load_gltf(data / "SimpleSkin.gltf")
+>>> len(character.skeleton), list(character.clips)
+(2, ['animation0'])
+"""
+
+from __future__ import annotations
+
+import base64
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voxelworld.errors import FormatError, ParameterError
+from voxelworld.motion import quaternions as quat
+from voxelworld.motion.clip import PATHS, Channel, Clip
+from voxelworld.motion.skeleton import Pose, Skeleton
+
+__all__ = ["Character", "SkinnedMesh", "load_gltf", "skin"]
+
+_COMPONENTS = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+_NORMALIZE = {5120: (127.0, -1.0), 5121: (255.0, 0.0), 5122: (32767.0, -1.0), 5123: (65535.0, 0.0)}
+_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+_TRIANGLES = 4
+
+
+@dataclass(frozen=True)
+class SkinnedMesh:
+    """A triangle mesh bound to a skeleton.
+
+    Attributes
+    ----------
+    positions : ndarray, shape (v, 3)
+        Bind-pose vertex positions (mesh space).
+    joints : ndarray, shape (v, 4)
+        int64 skeleton joint indices (already in the skeleton's order) of each vertex's four influences.
+    weights : ndarray, shape (v, 4)
+        The influences' weights (they sum to 1 in a well-formed file).
+    indices : ndarray, shape (t, 3)
+        int64 vertex indices of the triangles.
+    """
+
+    positions: np.ndarray
+    joints: np.ndarray
+    weights: np.ndarray
+    indices: np.ndarray
+
+
+@dataclass(frozen=True)
+class Character:
+    """A skinned, animated character read from glTF.
+
+    Attributes
+    ----------
+    skeleton : Skeleton
+        The first skin's joints, parents first, with the nodes' rest transforms.
+    clips : dict of str -> Clip
+        The animations that drive joints, by name (``animation<i>`` when unnamed).
+    inverse_bind : ndarray, shape (n, 4, 4)
+        Each joint's inverse bind matrix, in skeleton order.
+    joint_nodes : ndarray, shape (n,)
+        The glTF node index of each joint.
+    mesh : SkinnedMesh or None
+        The mesh skinned to these joints, if the file has one.
+    root_transform : ndarray, shape (4, 4)
+        Global transform of the root joints' parent node (identity when they are scene roots).
+    """
+
+    skeleton: Skeleton
+    clips: dict
+    inverse_bind: np.ndarray
+    joint_nodes: np.ndarray
+    mesh: SkinnedMesh | None
+    root_transform: np.ndarray
+
+
+def load_gltf(path: str | Path) -> Character:
+    """Read the first skin, its animations and its mesh from a ``.glb`` or ``.gltf`` file.
+
+    Raises :class:`FormatError` naming the file and what in it cannot be read.
+    """
+    import pygltflib
+
+    path = Path(path)
+    try:
+        document = pygltflib.GLTF2().load(str(path))
+    except Exception as error:  # pygltflib raises many kinds on a broken file
+        raise FormatError(f"{path}: not a readable glTF file ({type(error).__name__}: {error})") from None
+    if document is None:
+        raise FormatError(f"{path}: not a readable glTF file")
+    return _Reader(document, path).character()
+
+
+def skin(character: Character, pose: Pose | None = None) -> np.ndarray:
+    """Linear blend skinning: the mesh's vertex positions ``(v, 3)`` in ``pose`` (rest pose by default).
+
+    Each vertex moves by the weighted sum of its joints' ``root_transform @ world @ inverse_bind`` matrices.
+    """
+    if not isinstance(character, Character):
+        raise ParameterError("character", type(character).__name__, "a Character")
+    if character.mesh is None:
+        raise ParameterError("character", "a character without a skinned mesh", "a character with a mesh")
+    world = character.skeleton.world_transforms(pose)
+    if world.ndim != 3:
+        raise ParameterError("pose", "a batched pose", "a single pose")
+    matrices = (character.root_transform @ world @ character.inverse_bind)[:, :3, :]
+    mesh = character.mesh
+    homogeneous = np.concatenate([mesh.positions, np.ones((len(mesh.positions), 1))], axis=1)
+    out = np.zeros((len(mesh.positions), 3))
+    for k in range(4):
+        out += mesh.weights[:, k:k + 1] * np.einsum("vij,vj->vi", matrices[mesh.joints[:, k]], homogeneous)
+    return out
+
+
+class _Reader:
+    """One pass over a loaded pygltflib document."""
+
+    def __init__(self, document, path: Path):
+        self.document, self.path = document, path
+        self._buffers: dict[int, bytes] = {}
+
+    def fail(self, what: str) -> FormatError:
+        return FormatError(f"{self.path}: {what}")
+
+    # -- raw data ------------------------------------------------------------------------------------------
+    def buffer(self, index: int) -> bytes:
+        if index in self._buffers:
+            return self._buffers[index]
+        if not 0 <= index < len(self.document.buffers):
+            raise self.fail(f"buffer {index} does not exist")
+        entry = self.document.buffers[index]
+        uri = entry.uri
+        if uri is None:
+            data = self.document.binary_blob()
+            if data is None:
+                raise self.fail(f"buffer {index} has no uri and the file has no binary chunk")
+        elif uri.startswith("data:"):
+            try:
+                data = base64.b64decode(uri.split(",", 1)[1])
+            except (IndexError, ValueError):
+                raise self.fail(f"buffer {index}: broken data URI") from None
+        else:
+            try:
+                data = (self.path.parent / urllib.parse.unquote(uri)).read_bytes()
+            except OSError as error:
+                raise self.fail(f"buffer {index}: cannot read {uri!r} ({error.strerror})") from None
+        if len(data) < entry.byteLength:
+            raise self.fail(f"buffer {index} holds {len(data)} bytes, fewer than its byteLength {entry.byteLength}")
+        self._buffers[index] = bytes(data)
+        return self._buffers[index]
+
+    def accessor(self, index: int | None, what: str) -> np.ndarray:
+        """Accessor ``index`` as an array ``(count, width)``: float64 for floats and normalized ints."""
+        accessors = self.document.accessors
+        if index is None or not 0 <= index < len(accessors):
+            raise self.fail(f"{what}: accessor {index} does not exist")
+        accessor = accessors[index]
+        where = f"{what} (accessor {index})"
+        if accessor.sparse is not None:
+            raise self.fail(f"{where} is sparse; sparse accessors are not supported")
+        if accessor.componentType not in _COMPONENTS or accessor.type not in _WIDTHS:
+            raise self.fail(f"{where}: unknown componentType {accessor.componentType} or type {accessor.type!r}")
+        dtype = np.dtype(_COMPONENTS[accessor.componentType])
+        width = _WIDTHS[accessor.type]
+        if accessor.type in ("MAT2", "MAT3") and dtype.itemsize < 4:
+            raise self.fail(f"{where}: {accessor.type} of {dtype.itemsize}-byte components (padded columns) "
+                            "is not supported")
+        count = accessor.count
+        if accessor.bufferView is None:
+            array = np.zeros((count, width), dtype)
+        else:
+            if not 0 <= accessor.bufferView < len(self.document.bufferViews):
+                raise self.fail(f"{where}: bufferView {accessor.bufferView} does not exist")
+            view = self.document.bufferViews[accessor.bufferView]
+            data = self.buffer(view.buffer)
+            element = dtype.itemsize * width
+            stride = view.byteStride or element
+            start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
+            end = start + stride * (count - 1) + element if count else start
+            view_end = (view.byteOffset or 0) + view.byteLength
+            if stride < element or end > view_end or view_end > len(data):
+                raise self.fail(f"{where}: {count} elements of {element} bytes, stride {stride}, do not fit "
+                                f"bufferView {accessor.bufferView}")
+            array = np.ndarray((count, width), dtype, buffer=data, offset=start, strides=(stride, dtype.itemsize))
+        if dtype.kind == "f":
+            return array.astype(np.float64)
+        if accessor.normalized:
+            divisor, lowest = _NORMALIZE.get(accessor.componentType, (None, None))
+            if divisor is None:
+                raise self.fail(f"{where}: normalized is not allowed for 32-bit integers")
+            return np.maximum(array.astype(np.float64) / divisor, lowest)
+        return array.astype(np.int64)
+
+    # -- nodes ---------------------------------------------------------------------------------------------
+    def node_trs(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        node = self.document.nodes[index]
+        if node.matrix is not None:
+            matrix = np.array(node.matrix, dtype=np.float64).reshape(4, 4).T  # glTF stores column-major
+            translation = matrix[:3, 3].copy()
+            linear = matrix[:3, :3]
+            scale = np.linalg.norm(linear, axis=0)
+            if np.any(scale < 1e-12):
+                raise self.fail(f"node {index} has a singular matrix")
+            if np.linalg.det(linear) < 0.0:
+                scale[0] = -scale[0]
+            rotation = quat.from_matrix(linear / scale)
+            rebuilt = quat.to_matrix(rotation) * scale
+            if not np.allclose(rebuilt, linear, atol=1e-5 * max(1.0, float(np.abs(linear).max()))):
+                raise self.fail(f"node {index}'s matrix has shear; only translation, rotation and scale can be read")
+            return translation, rotation, scale
+        translation = np.array(node.translation if node.translation is not None else [0.0, 0.0, 0.0], float)
+        rotation = np.array(node.rotation if node.rotation is not None else [0.0, 0.0, 0.0, 1.0], float)
+        scale = np.array(node.scale if node.scale is not None else [1.0, 1.0, 1.0], float)
+        return translation, rotation, scale
+
+    def node_matrix(self, index: int) -> np.ndarray:
+        node = self.document.nodes[index]
+        if node.matrix is not None:
+            return np.array(node.matrix, dtype=np.float64).reshape(4, 4).T
+        translation, rotation, scale = self.node_trs(index)
+        matrix = np.eye(4)
+        matrix[:3, :3] = quat.to_matrix(rotation) * scale
+        matrix[:3, 3] = translation
+        return matrix
+
+    # -- the character -------------------------------------------------------------------------------------
+    def character(self) -> Character:
+        document = self.document
+        if not document.skins:
+            raise self.fail("has no skin; a character needs one (the first skin is read)")
+        skin_entry = document.skins[0]
+        file_joints = list(skin_entry.joints or [])
+        if not file_joints or len(set(file_joints)) != len(file_joints):
+            raise self.fail("skin 0 has no joints or repeats a joint")
+        if any(not 0 <= node < len(document.nodes) for node in file_joints):
+            raise self.fail("skin 0 names a node that does not exist")
+        parent_node = {}
+        for index, node in enumerate(document.nodes):
+            for child in node.children or []:
+                parent_node[child] = index
+        joint_set = set(file_joints)
+        parent_joint, root_parent = {}, {}
+        for node in file_joints:
+            up = parent_node.get(node)
+            while up is not None and up not in joint_set:
+                up = parent_node.get(up)
+            if up is not None and parent_node.get(node) != up:
+                raise self.fail(f"a non-joint node lies between joint nodes {up} and {node}")
+            parent_joint[node] = up
+            if up is None:
+                root_parent[node] = parent_node.get(node)
+        order: list[int] = []  # file order, each joint preceded by its not yet listed ancestors
+        placed = set()
+        for node in file_joints:
+            lineage = []
+            while node is not None and node not in placed:
+                lineage.append(node)
+                node = parent_joint[node]
+            for member in reversed(lineage):
+                order.append(member)
+                placed.add(member)
+        our_index = {node: i for i, node in enumerate(order)}
+        names, used = [], set()
+        for node in order:
+            name = document.nodes[node].name or f"node{node}"
+            if name in used:
+                name = f"{name}#{node}"
+            used.add(name)
+            names.append(name)
+        parents = [our_index[parent_joint[node]] if parent_joint[node] is not None else -1 for node in order]
+        trs = [self.node_trs(node) for node in order]
+        rest = Pose([t for t, _, _ in trs], [quat.normalize(r) for _, r, _ in trs], [s for _, _, s in trs])
+        skeleton = Skeleton(names, parents, rest)
+
+        root_transform = self.root_transform(root_parent, parent_node)
+        file_position = {node: k for k, node in enumerate(file_joints)}
+        file_to_ours = np.array([our_index[node] for node in file_joints], dtype=np.int64)
+        if skin_entry.inverseBindMatrices is None:
+            inverse_bind = np.tile(np.eye(4), (len(order), 1, 1))
+        else:
+            matrices = self.accessor(skin_entry.inverseBindMatrices, "skin 0 inverseBindMatrices")
+            if matrices.shape != (len(file_joints), 16):
+                raise self.fail(f"skin 0 inverseBindMatrices: {matrices.shape[0]} matrices for "
+                                f"{len(file_joints)} joints (MAT4 expected)")
+            matrices = matrices.reshape(-1, 4, 4).transpose(0, 2, 1)  # column-major storage
+            inverse_bind = matrices[[file_position[node] for node in order]]
+        return Character(skeleton=skeleton, clips=self.clips(our_index, names),
+                         inverse_bind=np.ascontiguousarray(inverse_bind),
+                         joint_nodes=np.array(order, dtype=np.int64), mesh=self.mesh(file_to_ours),
+                         root_transform=root_transform)
+
+    def root_transform(self, root_parent: dict, parent_node: dict) -> np.ndarray:
+        transforms = []
+        for parent in set(root_parent.values()):
+            matrix = np.eye(4)
+            while parent is not None:
+                matrix = self.node_matrix(parent) @ matrix
+                parent = parent_node.get(parent)
+            transforms.append(matrix)
+        if any(not np.allclose(m, transforms[0], atol=1e-9) for m in transforms[1:]):
+            raise self.fail("the skin's root joints sit under differently placed nodes")
+        return transforms[0]
+
+    def clips(self, our_index: dict, names: list[str]) -> dict:
+        clips = {}
+        for a, animation in enumerate(self.document.animations or []):
+            channels: dict[str, dict[str, Channel]] = {}
+            for c, channel in enumerate(animation.channels or []):
+                target = channel.target
+                if target is None or target.node not in our_index or target.path not in PATHS:
+                    continue
+                where = f"animation {a} channel {c}"
+                if not 0 <= channel.sampler < len(animation.samplers):
+                    raise self.fail(f"{where}: sampler {channel.sampler} does not exist")
+                sampler = animation.samplers[channel.sampler]
+                times = self.accessor(sampler.input, f"{where} input")
+                values = self.accessor(sampler.output, f"{where} output")
+                interpolation = sampler.interpolation or "LINEAR"
+                if times.shape[1] != 1:
+                    raise self.fail(f"{where}: key times must be SCALAR")
+                if interpolation == "CUBICSPLINE":
+                    if values.shape[0] != 3 * times.shape[0]:
+                        raise self.fail(f"{where}: CUBICSPLINE needs 3 values per key")
+                    values = values.reshape(times.shape[0], 3, values.shape[1])
+                joint = names[our_index[target.node]]
+                if target.path in channels.get(joint, {}):
+                    raise self.fail(f"{where}: a second {target.path} channel for joint {joint!r}")
+                try:
+                    channels.setdefault(joint, {})[target.path] = Channel(times[:, 0], values, interpolation)
+                except ParameterError as error:
+                    raise self.fail(f"{where}: {error}") from None
+            if not channels:
+                continue
+            name = animation.name or f"animation{a}"
+            if name in clips:
+                name = f"{name}#{a}"
+            try:
+                clips[name] = Clip(name, channels)
+            except ParameterError as error:
+                raise self.fail(f"animation {a}: {error}") from None
+        return clips
+
+    def mesh(self, file_to_ours: np.ndarray) -> SkinnedMesh | None:
+        document = self.document
+        owner = next((node for node in document.nodes if node.skin == 0 and node.mesh is not None), None)
+        if owner is None:
+            return None
+        if not 0 <= owner.mesh < len(document.meshes):
+            raise self.fail(f"mesh {owner.mesh} does not exist")
+        positions, joints, weights, indices, base = [], [], [], [], 0
+        for p, primitive in enumerate(document.meshes[owner.mesh].primitives):
+            attributes = primitive.attributes
+            if (primitive.mode not in (None, _TRIANGLES) or attributes.POSITION is None
+                    or attributes.JOINTS_0 is None or attributes.WEIGHTS_0 is None):
+                continue
+            where = f"mesh {owner.mesh} primitive {p}"
+            position = self.accessor(attributes.POSITION, f"{where} POSITION")
+            joint = self.accessor(attributes.JOINTS_0, f"{where} JOINTS_0")
+            weight = self.accessor(attributes.WEIGHTS_0, f"{where} WEIGHTS_0")
+            if position.shape[1] != 3 or joint.shape != (len(position), 4) or weight.shape != (len(position), 4):
+                raise self.fail(f"{where}: POSITION, JOINTS_0 and WEIGHTS_0 disagree in count or width")
+            if joint.dtype.kind == "f" or joint.min(initial=0) < 0 or joint.max(initial=0) >= len(file_to_ours):
+                raise self.fail(f"{where}: JOINTS_0 must be unsigned integers below {len(file_to_ours)}")
+            if primitive.indices is None:
+                index = np.arange(len(position), dtype=np.int64)
+            else:
+                index = self.accessor(primitive.indices, f"{where} indices")[:, 0]
+                if index.dtype.kind == "f" or index.min(initial=0) < 0 or index.max(initial=0) >= len(position):
+                    raise self.fail(f"{where}: indices out of range")
+            if len(index) % 3:
+                raise self.fail(f"{where}: {len(index)} indices do not make whole triangles")
+            positions.append(position)
+            joints.append(file_to_ours[joint])
+            weights.append(weight)
+            indices.append(index.reshape(-1, 3) + base)
+            base += len(position)
+        if not positions:
+            return None
+        return SkinnedMesh(positions=np.concatenate(positions), joints=np.concatenate(joints),
+                           weights=np.concatenate(weights), indices=np.concatenate(indices))
