@@ -47,14 +47,15 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite
 from ._kernels import contact as _kernel
+from ._kernels import fk as _fk
 from .clip import Clip
-from .ik import two_bone_ik
 from .skeleton import Pose, Skeleton
 
 __all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "Vibration",
-           "ContactMotion", "collision_contact_query"]
+           "ContactMotion", "collision_contact_query", "swing_clip", "forearm_part"]
 
 SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
+RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
 
 
 def _vector(parameter: str, value, unit: str = "m") -> tuple[float, float, float]:
@@ -180,9 +181,9 @@ class SlowdownProfile:
 
     After contact (and on leaving a medium) a joint's rate relaxes towards its target with a time constant:
     ``wrist_recovery`` for the wrist and the joints below it, ``elbow_recovery``, ``shoulder_recovery``,
-    ``body_recovery`` for the root and every other joint: these must grow from the wrist outward. A joint
-    whose clock trails the leaders targets ``min(max_catch_up, 1 + lag / catch_up_time)`` until it has caught
-    up.
+    ``body_recovery`` for the root and every other joint: these must grow from the wrist outward. Once every
+    joint outside media has recovered (rate >= 0.99), a joint whose clock trails the leaders (the joints with
+    the latest clock) targets ``min(max_catch_up, 1 + lag / catch_up_time)`` until it has caught up.
 
     Parameters
     ----------
@@ -452,6 +453,7 @@ class ContactMotion:
         taus[self.shoulder] = profile.shoulder_recovery
         self._taus = taus
         self._parent = int(parents[self.shoulder])
+        self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._arm = np.array([self.shoulder, self.elbow, self.wrist], dtype=np.int64)
         self.reset()
 
@@ -473,21 +475,23 @@ class ContactMotion:
         self.time = 0.0
         self.contact: Contact | None = None
         self._area = 0.0
-        self._inside = np.zeros(n)  # the medium rate of each joint (1: in none), from the last pose
-        self._inside[:] = 1.0
+        self._inside = np.ones(n)  # the medium rate of each joint (1: in none), from the last pose
         self._previous_elbow: np.ndarray | None = None
-        self._previous_end: np.ndarray | None = None
-        pose, world, _ = self._pose_at(self.clocks)
-        self.pose, self.world = pose, world
+        local, world, _ = self._pose_at(self.clocks)
+        self.pose, self.world = Pose(*local), world
         self._inside = self._medium_rates(world)
         start, end, _ = self.part.placed(world[self.wrist])
         self.part_segment = np.stack([start, end])
+        self._previous_end = end
 
     # ----------------------------------------------------------------------------------------- one frame
     def _targets(self, contact: Contact | None, area: float, inside: np.ndarray, lag: np.ndarray) -> np.ndarray:
         targets = inside.copy()
         free = targets >= 1.0
-        targets[free] = np.minimum(self.profile.max_catch_up, 1.0 + lag[free] / self.profile.catch_up_time)
+        # Catching up starts once every free joint has recovered (rate within RECOVERED of 1): recovery first,
+        # from the wrist outward, then the clocks close up, then the first action resumes.
+        if np.all(self.rates[free] >= 1.0 - RECOVERED):
+            targets[free] = np.minimum(self.profile.max_catch_up, 1.0 + lag[free] / self.profile.catch_up_time)
         if contact is not None:
             wrist, elbow, shoulder, root = self.profile.chain_rates(contact.hardness, area)
             targets[self._hand] = np.minimum(targets[self._hand], wrist)
@@ -503,23 +507,27 @@ class ContactMotion:
         return clocks, rates
 
     def _pose_at(self, clocks: np.ndarray):
-        """The sampled pose at per-joint ``clocks``, its world matrices, and the hand's world matrix where the
-        slowed wrist puts it (None when the arm's clocks agree and the pose is the first action's)."""
+        """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks``, their world matrices,
+        and the hand's world matrix where the slowed wrist puts it (None when the arm's clocks agree and the
+        pose is the first action's)."""
         s, e, w = self._arm
-        same = clocks[s] == clocks[w] and clocks[e] == clocks[w]
-        if same:
-            pose = self.clip.sample(self.skeleton, clocks, loop=self.loop)
-            return pose, self.skeleton.world_transforms(pose), None
-        reference = clocks.copy()
-        reference[[s, e]] = clocks[w]
-        both = self.clip.sample_frames(self.skeleton, np.stack([clocks, reference]), loop=self.loop)
-        pose = Pose(both.translation[0], both.rotation[0], both.scale[0])
-        world = self.skeleton.world_transforms(pose)
+        times = np.empty((2, len(clocks)))
+        times[0] = clocks
+        times[1] = clocks
+        times[1, s] = times[1, e] = clocks[w]
+        # Wing-internal fast path of Clip.sample_frames / Skeleton.world_transforms: the clocks are ours and
+        # finite, so the public wrappers' checks and Pose copies are skipped (this runs every frame).
+        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(times, self.loop))
+        world = np.empty((1, len(clocks), 4, 4))
+        _fk.world_transforms(self._parents, translation[:1], rotation[:1], scale[:1], world)
+        world = world[0]
+        local = (translation[0], rotation[0], scale[0])
+        if clocks[s] == clocks[w] and clocks[e] == clocks[w]:
+            return local, world, None
         parent = world[self._parent] if self._parent >= 0 else np.eye(4)
         arm = np.empty((3, 4, 4))
-        _kernel.chain_world(np.ascontiguousarray(parent), both.translation[1], both.rotation[1], both.scale[1],
-                            self._arm, arm)
-        return pose, world, arm[2]
+        _kernel.chain_world(np.ascontiguousarray(parent), translation[1], rotation[1], scale[1], self._arm, arm)
+        return local, world, arm[2]
 
     def _medium_rates(self, world: np.ndarray) -> np.ndarray:
         rates = np.ones(len(self.skeleton))
@@ -559,22 +567,25 @@ class ContactMotion:
             raise ParameterError("contact_query", contact_query, "a callable (start, end, radius) -> Contact | None")
         lead = float(self.clocks.max())
         lag = lead - self.clocks
-        targets = self._targets(self.contact, self._area, self._inside, lag)
+        # The frame as it would be without contact decides whether there is one (so contact starts and ends
+        # where the freely moving part meets or leaves the surface, not where the slowed one does).
+        targets = self._targets(None, 0.0, self._inside, lag)
         clocks, rates = self._advance(targets, lag, dt)
-        pose, world, hand = self._pose_at(clocks)
+        local, world, hand = self._pose_at(clocks)
         start, end, blade = self.part.placed(world[self.wrist] if hand is None else hand)
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
         area = self._area_of(contact, blade) if contact is not None else 0.0
-        inside = self._medium_rates(world)
+        inside = self._medium_rates(world) if self.media else self._inside
         second = self._targets(contact, area, inside, lag)
         if not np.array_equal(second, targets):
             clocks, rates = self._advance(second, lag, dt)
-            pose, world, hand = self._pose_at(clocks)
+            local, world, hand = self._pose_at(clocks)
             start, end, blade = self.part.placed(world[self.wrist] if hand is None else hand)
         if hand is not None:
-            pose, world = self._join_arm(pose, world, hand)
+            local, world = self._join_arm(local, world, hand)
+        pose = Pose(*local)
         # Events, then the new state (nothing above changed the object, so bad input leaves it as it was).
         time = self.time + dt
         events: list = []
@@ -584,7 +595,7 @@ class ContactMotion:
         if contact is not None and (previous is None or contact.material != previous.material):
             events.append(ContactStarted(time, contact.material, contact.point))
         if contact is not None:
-            moved = 0.0 if self._previous_end is None else float(np.linalg.norm(end - self._previous_end))
+            moved = float(np.linalg.norm(end - self._previous_end))
             drive = moved / dt / max(float(rates[self.wrist]), 1e-12)
             events.append(Vibration(time, self.profile.impulse_scale * contact.hardness * drive, contact.material))
         self.clocks, self.rates, self.time = clocks, rates, time
@@ -595,20 +606,23 @@ class ContactMotion:
         self._previous_elbow = world[self.elbow, :3, 3].copy() if hand is not None else None
         return pose, events
 
-    def _join_arm(self, pose: Pose, world: np.ndarray, hand: np.ndarray) -> tuple[Pose, np.ndarray]:
+    def _join_arm(self, local, world: np.ndarray, hand: np.ndarray):
         """Re-solve shoulder and elbow so the wrist sits at the hand's place; the hand turned as ``hand``."""
+        from .ik import two_bone_ik  # motion/ik.py (branch motion-ik)
+
+        translation, rotation, scale = local
         s, e, w = self._arm
         mid, tip = two_bone_ik(world[s, :3, 3], world[e, :3, 3], world[w, :3, 3], hand[:3, 3],
                                pole=world[e, :3, 3], previous_mid=self._previous_elbow)
         parent = world[self._parent] if self._parent >= 0 else np.eye(4)
         rotations = np.empty((3, 4))
         _kernel.repose_arm(np.ascontiguousarray(parent), world[s], world[e], world[w], np.asarray(mid, float),
-                           np.asarray(tip, float), hand, np.ascontiguousarray(pose.rotation[self._arm]),
-                           rotations)
-        rotation = pose.rotation.copy()
+                           np.asarray(tip, float), hand, np.ascontiguousarray(rotation[self._arm]), rotations)
+        rotation = rotation.copy()
         rotation[self._arm] = rotations
-        joined = Pose(pose.translation, rotation, pose.scale)
-        return joined, self.skeleton.world_transforms(joined)
+        joined = np.empty((1,) + world.shape)
+        _fk.world_transforms(self._parents, translation[None], rotation[None], scale[None], joined)
+        return (translation, rotation, scale), joined[0]
 
 
 # ------------------------------------------------------------------------------------------- contact query
@@ -672,3 +686,78 @@ def collision_contact_query(bvh, materials) -> Callable:
         return Contact(tuple(found.point[best]), tuple(found.normal[best]), name, hardness)
 
     return contact_query
+
+
+# ------------------------------------------------------------------------------------------ authored swings
+def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degrees: float = 60.0,
+               to_degrees: float = -70.0, bend_degrees: float = 25.0, duration: float = 1.0, keys: int = 9,
+               name: str = "swing") -> Clip:
+    """A one-arm swing authored in code (a chainsaw swung down): only the chain's rotations are keyed.
+
+    The upper arm's world direction goes from ``from_degrees`` to ``to_degrees`` of elevation (positive: above
+    ``forward`` towards ``up``) in ``keys`` evenly spaced keys over ``duration`` seconds, the forearm
+    ``bend_degrees`` further down; the wrist keeps its rest rotation relative to the forearm. Directions are in
+    the skeleton's world frame; each bone is turned from its rest direction by the shortest rotation.
+
+    Examples
+    --------
+    >>> from voxelworld.motion.skeleton import Pose, Skeleton
+    >>> rest = Pose([[0, 1, 0], [0, 0.3, 0], [0, -0.3, 0], [0, -0.25, 0]], [[0, 0, 0, 1]] * 4, [[1, 1, 1]] * 4)
+    >>> body = Skeleton(["hip", "shoulder", "elbow", "wrist"], [-1, 0, 1, 2], rest)
+    >>> swing_clip(body, ["shoulder", "elbow", "wrist"], (1, 0, 0), (0, 1, 0)).duration
+    1.0
+    """
+    from . import quaternions as quat
+
+    forward, up = np.array(_unit("forward", forward)), np.array(_unit("up", up))
+    up = up - forward * float(np.dot(up, forward))
+    if np.linalg.norm(up) < 1e-9:
+        raise ParameterError("up", tuple(up), "a direction not along forward")
+    up /= np.linalg.norm(up)
+    for parameter in ("from_degrees", "to_degrees", "bend_degrees"):
+        check_finite(parameter, locals()[parameter], unit="degrees")
+    duration = check_finite("duration", duration, minimum=0.0, strict_minimum=True, unit="s")
+    from ..errors import check_integer
+    keys = check_integer("keys", keys, minimum=2)
+    s, e, w = (ContactMotion._joint(skeleton, "chain", j) for j in chain)
+    rest = skeleton.rest
+    world = skeleton.world_transforms()
+    parent = skeleton.parents[s]
+    parent_rotation = quat.from_matrix(_normalised(world[parent])) if parent >= 0 else quat.IDENTITY
+    shoulder_rest = quat.multiply(parent_rotation, rest.rotation[s])
+    upper = world[e, :3, 3] - world[s, :3, 3]
+    lower = world[w, :3, 3] - world[e, :3, 3]
+    times = np.linspace(0.0, duration, keys)
+    rotations = {s: [], e: []}
+    for angle in np.linspace(from_degrees, to_degrees, keys):
+        direction = lambda a: np.cos(np.radians(a)) * forward + np.sin(np.radians(a)) * up  # noqa: E731
+        turn = quat.between(upper, direction(angle))
+        shoulder = quat.multiply(turn, shoulder_rest)
+        rotations[s].append(quat.multiply(quat.conjugate(parent_rotation), shoulder))
+        elbow_world = quat.multiply(shoulder, rest.rotation[e])
+        bend = quat.between(quat.rotate(turn, lower), direction(angle - bend_degrees))
+        rotations[e].append(quat.multiply(quat.conjugate(shoulder), quat.multiply(bend, elbow_world)))
+    names = skeleton.names
+    return Clip.from_keys(name, {names[j]: {"rotation": (times, np.array(rotations[j]))} for j in (s, e)}
+                          | {names[w]: {"rotation": (times[[0, -1]], np.array([rest.rotation[w]] * 2))}})
+
+
+def forearm_part(skeleton: Skeleton, chain: Sequence[str], start: float, end: float, radius: float,
+                 blade_side=None) -> PartShape:
+    """A tool held along the forearm: its axis runs from ``start`` to ``end`` metres beyond the wrist in the
+    rest pose's elbow-to-wrist direction, expressed in the wrist's frame. ``blade_side``: a world direction (at
+    rest) the blade's flat faces, or None for a blunt part."""
+    e, w = (ContactMotion._joint(skeleton, "chain", j) for j in chain[1:])
+    world = skeleton.world_transforms()
+    rotation = _normalised(world[w])
+    along = rotation.T @ (world[w, :3, 3] - world[e, :3, 3])
+    along /= np.linalg.norm(along)
+    scale = np.linalg.norm(world[w, :3, 0])
+    blade = None if blade_side is None else rotation.T @ np.array(_unit("blade_side", blade_side))
+    return PartShape(along * start / scale, along * end / scale, radius, blade_normal=blade)
+
+
+def _normalised(matrix: np.ndarray) -> np.ndarray:
+    """The rotation part of a 4x4 matrix, columns normalised."""
+    linear = matrix[:3, :3]
+    return linear / np.linalg.norm(linear, axis=0)
