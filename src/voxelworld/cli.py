@@ -9,6 +9,10 @@ prints what each did (by material) and how long it took.
 ``voxelworld navmesh bake SCENE.obj --region X0 Y0 Z0 X1 Y1 Z1 [--role PATTERN=ROLE] [--ray-density ...] ...
 -o nav.json [--png preview.png]``: bakes a navmesh by casting rays (``voxelworld.navigation.bake``), shows
 progress, writes the JSON (docs/specs/navmesh-json.md) and optionally a top view.
+
+``voxelworld motion plot --out motion.png [--glb CesiumMan.glb] [--wall-x X] [--seconds S]``: swings
+CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
+shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
 """
 
 from __future__ import annotations
@@ -172,6 +176,27 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
         print(f"Wrote {args.png}: top view, levels coloured", file=out)
 
 
+def run_motion_plot(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld motion plot``: the swing with and without a wall, as a PNG (see ``--help``)."""
+    from pathlib import Path
+
+    from .viewer.motion_plot import motion_plot
+
+    out = out if out is not None else sys.stdout
+    glb = Path(args.glb) if args.glb else Path(__file__).resolve().parents[2].parent / "shared" / "motion-data" \
+        / "CesiumMan.glb"
+    if Path(args.out).suffix.lower() != ".png" or not Path(args.out).parent.is_dir():
+        raise ParameterError("--out", args.out, "a .png file in an existing folder")
+    if not glb.is_file():
+        raise ParameterError("--glb", str(glb), "an existing CesiumMan .glb file")
+    if not (0.3 <= args.wall_x <= 3.0):
+        raise ParameterError("--wall-x", args.wall_x, "a distance in [0.3, 3] (m)")
+    if not (0.1 <= args.seconds <= 60.0):
+        raise ParameterError("--seconds", args.seconds, "a duration in [0.1, 60] (s)")
+    path = motion_plot(args.out, glb, wall_x=args.wall_x, seconds=args.seconds)
+    print(f"Wrote {path}: right-arm swing with a rock wall at x = {args.wall_x} m and without", file=out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -205,6 +230,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
+    motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
+    plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
+    plot.add_argument("--out", required=True, help="the PNG file to write")
+    plot.add_argument("--glb", help="the CesiumMan .glb (default: shared/motion-data/CesiumMan.glb)")
+    plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m (default 1.1)")
+    plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s (default 8)")
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
@@ -213,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_render(args)
         elif args.command == "navmesh":
             run_navmesh_bake(args)
+        elif args.command == "motion":
+            run_motion_plot(args)
     except VoxelworldError as error:
         print(f"voxelworld: {error}", file=sys.stderr)
         return 2

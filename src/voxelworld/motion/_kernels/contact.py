@@ -1,0 +1,190 @@
+"""Kernels of the contact-aware second action: per-joint clocks and rates, the slowed hand, the arm re-posed.
+
+Plain float64 arrays in and out; quaternions ``(x, y, z, w)``; matrices act on column vectors. Rotations are
+read from 4x4 world matrices by normalising their columns, so parents are assumed to scale uniformly (as
+glTF skeletons do in practice); under non-uniform scale the re-posed arm is only approximately joined.
+
+``advance_clocks`` (one frame of every joint's clock):
+
+- rate: a joint whose target rate is below its current rate drops to the target at once (an impact, or
+  entering a medium); otherwise it relaxes towards the target with its own time constant ``tau``:
+  ``rate = target - (target - rate) * exp(-dt / tau)``;
+- clock: ``clock += dt * rate``; a joint that trailed the leaders (``lag > 0``) is not let past them: it stops
+  at the leaders' new clock, and within ``snap`` seconds of it joins them (clock and rate), so the first action
+  resumes with one clock again; without ``loop`` clocks stop at ``end``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+
+@njit(cache=True)
+def advance_clocks(clocks, rates, targets, taus, lag, dt, end, loop, snap, out_clocks, out_rates):
+    """One frame: new rates (``out_rates``) and clocks (``out_clocks``) of every joint, see the module."""
+    n = clocks.shape[0]
+    for j in range(n):
+        if targets[j] <= rates[j]:
+            out_rates[j] = targets[j]
+        else:
+            out_rates[j] = targets[j] - (targets[j] - rates[j]) * math.exp(-dt / taus[j])
+        out_clocks[j] = clocks[j] + dt * out_rates[j]
+    lead = -math.inf
+    lead_rate = 0.0
+    for j in range(n):
+        if lag[j] <= 0.0 and out_clocks[j] > lead:
+            lead = out_clocks[j]
+            lead_rate = out_rates[j]
+    for j in range(n):
+        if lag[j] > 0.0 and lead > -math.inf and out_clocks[j] >= lead - snap:
+            out_clocks[j] = lead
+            out_rates[j] = lead_rate
+    if not loop:
+        for j in range(n):
+            if out_clocks[j] > end:
+                out_clocks[j] = end
+
+
+@njit(cache=True, inline="always")
+def _multiply(ax, ay, az, aw, bx, by, bz, bw):
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+@njit(cache=True, inline="always")
+def _rotate(qx, qy, qz, qw, vx, vy, vz):
+    # v + 2 w (u x v) + 2 u x (u x v)
+    tx = 2.0 * (qy * vz - qz * vy)
+    ty = 2.0 * (qz * vx - qx * vz)
+    tz = 2.0 * (qx * vy - qy * vx)
+    return (vx + qw * tx + (qy * tz - qz * ty),
+            vy + qw * ty + (qz * tx - qx * tz),
+            vz + qw * tz + (qx * ty - qy * tx))
+
+
+@njit(cache=True, inline="always")
+def _between(ux, uy, uz, vx, vy, vz):
+    """Shortest rotation taking direction u onto direction v (both non-zero)."""
+    nu = math.sqrt(ux * ux + uy * uy + uz * uz)
+    nv = math.sqrt(vx * vx + vy * vy + vz * vz)
+    ux, uy, uz = ux / nu, uy / nu, uz / nu
+    vx, vy, vz = vx / nv, vy / nv, vz / nv
+    x, y, z = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    w = 1.0 + ux * vx + uy * vy + uz * vz
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if norm < 1e-7:  # opposite: half a turn about an axis perpendicular to u
+        if abs(ux) > 0.9:
+            x, y, z = -uz, 0.0, ux  # u x (0, 1, 0)
+        else:
+            x, y, z = 0.0, uz, -uy  # u x (1, 0, 0)
+        n = math.sqrt(x * x + y * y + z * z)
+        return x / n, y / n, z / n, 0.0
+    return x / norm, y / norm, z / norm, w / norm
+
+
+@njit(cache=True)
+def _rotation_of(m):
+    """The unit quaternion of the rotation part of the 4x4 matrix ``m`` (columns normalised)."""
+    c0 = math.sqrt(m[0, 0] ** 2 + m[1, 0] ** 2 + m[2, 0] ** 2)
+    c1 = math.sqrt(m[0, 1] ** 2 + m[1, 1] ** 2 + m[2, 1] ** 2)
+    c2 = math.sqrt(m[0, 2] ** 2 + m[1, 2] ** 2 + m[2, 2] ** 2)
+    m00, m10, m20 = m[0, 0] / c0, m[1, 0] / c0, m[2, 0] / c0
+    m01, m11, m21 = m[0, 1] / c1, m[1, 1] / c1, m[2, 1] / c1
+    m02, m12, m22 = m[0, 2] / c2, m[1, 2] / c2, m[2, 2] / c2
+    trace = m00 + m11 + m22
+    if trace >= m00 and trace >= m11 and trace >= m22:
+        x, y, z, w = m21 - m12, m02 - m20, m10 - m01, 1.0 + trace
+    elif m00 >= m11 and m00 >= m22:
+        x, y, z, w = 1.0 + m00 - m11 - m22, m01 + m10, m02 + m20, m21 - m12
+    elif m11 >= m22:
+        x, y, z, w = m01 + m10, 1.0 - m00 + m11 - m22, m12 + m21, m02 - m20
+    else:
+        x, y, z, w = m02 + m20, m12 + m21, 1.0 - m00 - m11 + m22, m10 - m01
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    return x / n, y / n, z / n, w / n
+
+
+@njit(cache=True)
+def _local_matrix(t, q, s, out):
+    x, y, z, w = q[0], q[1], q[2], q[3]
+    f = 2.0 / (x * x + y * y + z * z + w * w)
+    out[0, 0] = (1.0 - f * (y * y + z * z)) * s[0]
+    out[0, 1] = f * (x * y - w * z) * s[1]
+    out[0, 2] = f * (x * z + w * y) * s[2]
+    out[1, 0] = f * (x * y + w * z) * s[0]
+    out[1, 1] = (1.0 - f * (x * x + z * z)) * s[1]
+    out[1, 2] = f * (y * z - w * x) * s[2]
+    out[2, 0] = f * (x * z - w * y) * s[0]
+    out[2, 1] = f * (y * z + w * x) * s[1]
+    out[2, 2] = (1.0 - f * (x * x + y * y)) * s[2]
+    out[0, 3], out[1, 3], out[2, 3] = t[0], t[1], t[2]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
+
+
+@njit(cache=True)
+def chain_world(parent_world, translation, rotation, scale, joints, out):
+    """World matrices ``out (k, 4, 4)`` of a parent-to-child chain ``joints (k,)`` under ``parent_world``."""
+    local = parent_world.copy()
+    current = parent_world.copy()
+    for i in range(joints.shape[0]):
+        _local_matrix(translation[joints[i]], rotation[joints[i]], scale[joints[i]], local)
+        for r in range(4):
+            for c in range(4):
+                out[i, r, c] = current[r, 0] * local[0, c] + current[r, 1] * local[1, c] + \
+                    current[r, 2] * local[2, c] + current[r, 3] * local[3, c]
+        current[:, :] = out[i]
+
+
+@njit(cache=True)
+def repose_arm(parent_world, shoulder_world, elbow_world, wrist_world, new_elbow, new_wrist, hand_world,
+               local_rotations, out):
+    """Local rotations ``out (3, 4)`` of shoulder, elbow and wrist that put the elbow at ``new_elbow``, the
+    wrist at ``new_wrist`` (both at the bone lengths of the given world matrices) and turn the hand to the
+    rotation of ``hand_world``.
+
+    ``local_rotations (3, 4)``: the shoulder's, elbow's and wrist's current local rotations. The shoulder and
+    elbow each turn by the shortest rotation that swings their bone onto the new direction (so the twist about
+    the bone stays the first action's); the wrist's local rotation is whatever gives the hand's world rotation.
+    Each output has the sign nearer its input.
+    """
+    sx, sy, sz = shoulder_world[0, 3], shoulder_world[1, 3], shoulder_world[2, 3]
+    ex, ey, ez = elbow_world[0, 3], elbow_world[1, 3], elbow_world[2, 3]
+    wx, wy, wz = wrist_world[0, 3], wrist_world[1, 3], wrist_world[2, 3]
+    px, py, pz, pw = _rotation_of(parent_world)
+    qs = local_rotations[0]
+    qe = local_rotations[1]
+    qw = local_rotations[2]
+    # World rotations of shoulder and elbow (uniform scale: rotations compose on their own).
+    swx, swy, swz, sww = _multiply(px, py, pz, pw, qs[0], qs[1], qs[2], qs[3])
+    # Shoulder: swing the upper arm onto the new elbow.
+    d1x, d1y, d1z, d1w = _between(ex - sx, ey - sy, ez - sz,
+                                  new_elbow[0] - sx, new_elbow[1] - sy, new_elbow[2] - sz)
+    # new local = conj(parent) * d1 * shoulder_world
+    ax, ay, az, aw = _multiply(d1x, d1y, d1z, d1w, swx, swy, swz, sww)
+    s2x, s2y, s2z, s2w = ax, ay, az, aw  # the shoulder's new world rotation
+    nsx, nsy, nsz, nsw = _multiply(-px, -py, -pz, pw, ax, ay, az, aw)
+    # The wrist carried along by the shoulder's turn.
+    rx, ry, rz = _rotate(d1x, d1y, d1z, d1w, wx - sx, wy - sy, wz - sz)
+    cwx, cwy, cwz = sx + rx, sy + ry, sz + rz
+    # Elbow: swing the forearm onto the new wrist.
+    d2x, d2y, d2z, d2w = _between(cwx - new_elbow[0], cwy - new_elbow[1], cwz - new_elbow[2],
+                                  new_wrist[0] - new_elbow[0], new_wrist[1] - new_elbow[1],
+                                  new_wrist[2] - new_elbow[2])
+    ewx, ewy, ewz, eww = _multiply(s2x, s2y, s2z, s2w, qe[0], qe[1], qe[2], qe[3])
+    bx, by, bz, bw = _multiply(d2x, d2y, d2z, d2w, ewx, ewy, ewz, eww)  # the elbow's new world rotation
+    nex, ney, nez, new = _multiply(-s2x, -s2y, -s2z, s2w, bx, by, bz, bw)
+    # Wrist: whatever local rotation gives the hand's world rotation.
+    hx, hy, hz, hw = _rotation_of(hand_world)
+    nwx, nwy, nwz, nww = _multiply(-bx, -by, -bz, bw, hx, hy, hz, hw)
+    results = ((nsx, nsy, nsz, nsw), (nex, ney, nez, new), (nwx, nwy, nwz, nww))
+    inputs = (qs, qe, qw)
+    for i in range(3):
+        x, y, z, w = results[i]
+        q = inputs[i]
+        n = math.sqrt(x * x + y * y + z * z + w * w)
+        sign = 1.0 if x * q[0] + y * q[1] + z * q[2] + w * q[3] >= 0.0 else -1.0
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = sign * x / n, sign * y / n, sign * z / n, sign * w / n
