@@ -26,7 +26,9 @@ def _median_us(call, repeats: int = 2000) -> float:
 
 def contact_rows() -> list[tuple[str, str, str, str]]:
     from voxelworld.collision import TriangleBVH
-    from voxelworld.motion.contact import ContactMotion, collision_contact_query, forearm_part, swing_clip
+    from voxelworld.motion.contact import ContactMotion
+    from voxelworld.motion.contacts import collision_contact_query
+    from voxelworld.motion.swing import forearm_part, swing_clip
     from voxelworld.motion.gltf import load_gltf
     from voxelworld.motion.skeleton import Pose, Skeleton
 

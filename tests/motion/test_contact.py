@@ -14,8 +14,10 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.errors import ParameterError
-from voxelworld.motion.contact import (Contact, ContactEnded, ContactMotion, ContactStarted, Medium, PartShape,
-                                       SlowdownProfile, Vibration, collision_contact_query, forearm_part, swing_clip)
+from voxelworld.motion.contact import ContactMotion
+from voxelworld.motion.contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile,
+                                        Vibration, collision_contact_query)
+from voxelworld.motion.swing import forearm_part, swing_clip
 from voxelworld.motion.gltf import load_gltf
 
 pytest.importorskip("voxelworld.motion.ik")

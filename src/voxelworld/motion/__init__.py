@@ -11,8 +11,16 @@ Conventions (shared by every module of the wing):
 - Joint transforms are *local* (relative to the parent) unless a name says *world*.
 """
 
-from voxelworld.motion import quaternions
-from voxelworld.motion.bvh import load_bvh
-from voxelworld.motion.clip import Channel, Clip
-from voxelworld.motion.gltf import Character, SkinnedMesh, load_gltf, skin
-from voxelworld.motion.skeleton import Pose, Skeleton
+from . import quaternions
+from .bvh import load_bvh
+from .clip import Channel, Clip
+from .contact import ContactMotion
+from .contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
+                       collision_contact_query)
+from .gltf import Character, SkinnedMesh, load_gltf, skin
+from .skeleton import Pose, Skeleton
+from .swing import forearm_part, swing_clip
+
+__all__ = ["quaternions", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
+           "ContactStarted", "Medium", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
+           "Character", "SkinnedMesh", "load_gltf", "skin", "Pose", "Skeleton", "forearm_part", "swing_clip"]

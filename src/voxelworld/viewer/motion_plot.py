@@ -23,7 +23,9 @@ def swing_runs(glb, wall_x: float = 1.1, seconds: float = 8.0, dt: float = 1 / 6
     """Play the swing twice (wall at ``x = wall_x`` m in the skeleton's frame, then no wall); per run the
     time, wrist and shoulder positions (m), their rates, and the contact frames."""
     from ..collision import TriangleBVH
-    from ..motion.contact import ContactMotion, collision_contact_query, forearm_part, swing_clip
+    from ..motion.contact import ContactMotion
+    from ..motion.contacts import collision_contact_query
+    from ..motion.swing import forearm_part, swing_clip
     from ..motion.gltf import load_gltf
 
     skeleton = load_gltf(glb).skeleton

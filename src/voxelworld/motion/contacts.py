@@ -1,0 +1,386 @@
+"""What the moving part touches, and what it is told: contacts, the part's shape, the slowdown profile, media,
+events, and a contact query answered by a collision BVH (see :mod:`voxelworld.motion.contact` for the motion).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+
+__all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "Vibration",
+           "collision_contact_query", "joint_index"]
+
+
+def _vector(parameter: str, value, unit: str = "m") -> tuple[float, float, float]:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, f"3 finite numbers ({unit})") from None
+    if array.shape != (3,) or not np.all(np.isfinite(array)):
+        raise ParameterError(parameter, value, f"3 finite numbers ({unit})")
+    return tuple(float(v) for v in array)
+
+
+def _unit(parameter: str, value) -> tuple[float, float, float]:
+    vector = np.array(_vector(parameter, value, "a direction"))
+    norm = float(np.linalg.norm(vector))
+    if norm < 1e-12:
+        raise ParameterError(parameter, value, "a non-zero direction")
+    return tuple(float(v) for v in vector / norm)
+
+
+# ---------------------------------------------------------------------------------------------------- contacts
+@dataclass(frozen=True)
+class Contact:
+    """What the part touches, as a ``contact_query`` reports it.
+
+    Parameters
+    ----------
+    point : 3 floats
+        Contact point in world space (m).
+    normal : 3 floats
+        Unit surface normal at the point, facing the part (the push-out direction).
+    material : str
+        The material's name.
+    hardness : float
+        The material's hardness (>= 0), on the scale of ``voxelworld.terrain``'s material table (soil 1.5,
+        wood 3, rock 5, iron 10).
+    area : float or None
+        Contact area factor in [0, 1]: 0 = the blade's edge cuts, 1 = the flat of the blade (or a blunt part)
+        drags. None: worked out from the part's blade normal and ``normal`` (see :class:`PartShape`).
+
+    Examples
+    --------
+    >>> Contact((0, 1, 0), (0, 0, 1), "rock", 5.0).hardness
+    5.0
+    """
+
+    point: tuple[float, float, float]
+    normal: tuple[float, float, float]
+    material: str
+    hardness: float
+    area: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "point", _vector("point", self.point))
+        object.__setattr__(self, "normal", _unit("normal", self.normal))
+        if not isinstance(self.material, str) or not self.material:
+            raise ParameterError("material", self.material, "a material name (non-empty string)")
+        object.__setattr__(self, "hardness", check_finite("hardness", self.hardness, minimum=0.0))
+        if self.area is not None:
+            object.__setattr__(self, "area", check_finite("area", self.area, minimum=0.0, maximum=1.0))
+
+
+@dataclass(frozen=True)
+class PartShape:
+    """The hand and the tool it holds: a capsule (or, with radius 0, a segment) fixed to the wrist joint.
+
+    Parameters
+    ----------
+    start, end : 3 floats
+        The capsule's axis in the wrist's local frame (m; scaled with the wrist if the skeleton is scaled).
+    radius : float
+        Capsule radius (m, >= 0; not scaled).
+    blade_normal : 3 floats or None
+        For blade tools: the normal of the blade's flat side in the wrist's frame. The contact area factor is
+        then ``|blade_normal . contact normal|``: 1 when the flat meets the surface, 0 when the edge does.
+        None (a fist, a club): area 1 unless the query gives one.
+
+    Examples
+    --------
+    >>> PartShape((0, 0, 0), (0, -0.6, 0), 0.05, blade_normal=(0, 0, 2)).blade_normal
+    (0.0, 0.0, 1.0)
+    """
+
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    radius: float
+    blade_normal: tuple[float, float, float] | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "start", _vector("start", self.start))
+        object.__setattr__(self, "end", _vector("end", self.end))
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
+        if self.blade_normal is not None:
+            object.__setattr__(self, "blade_normal", _unit("blade_normal", self.blade_normal))
+
+    def placed(self, wrist_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """World start, end (m) and unit blade normal (or None) for the wrist's world matrix ``(4, 4)``."""
+        start = wrist_world[:3, :3] @ np.array(self.start) + wrist_world[:3, 3]
+        end = wrist_world[:3, :3] @ np.array(self.end) + wrist_world[:3, 3]
+        if self.blade_normal is None:
+            return start, end, None
+        normal = wrist_world[:3, :3] @ np.array(self.blade_normal)
+        return start, end, normal / np.linalg.norm(normal)
+
+
+# ----------------------------------------------------------------------------------------------------- profile
+@dataclass(frozen=True)
+class SlowdownProfile:
+    """How much each joint slows in contact, and how fast it recovers.
+
+    The wrist's rate in contact with a material of hardness ``h`` at contact area factor ``a`` (0 edge,
+    1 flat)::
+
+        resistance = h * (1 + flat_drag * a)
+        wrist      = max(min_rate, 1 / (1 + resistance / softness))      (min_rate if h >= uncuttable)
+        elbow      = wrist + elbow_share    * (1 - wrist)
+        shoulder   = wrist + shoulder_share * (1 - wrist)
+        root       = root_rate
+
+    With the defaults an edge cuts sand (0.5) at 0.67, soil (1.5) at 0.40, wood (3) at 0.25, rock (5) at
+    0.17 (elbow 0.67, shoulder 0.96); the flat of a blade on rock gives 0.06; iron (10 >= 8, which the default
+    terrain tool cannot cut) gives 0.02. The wrist is always the slowest of the chain.
+
+    After contact (and on leaving a medium) a joint's rate relaxes towards its target with a time constant:
+    ``wrist_recovery`` for the wrist and the joints below it, ``elbow_recovery``, ``shoulder_recovery``,
+    ``body_recovery`` for the root and every other joint: these must grow from the wrist outward. Once every
+    joint outside media has recovered (rate >= 0.99), a joint whose clock trails the leaders (the joints with
+    the latest clock) targets ``min(max_catch_up, 1 + lag / catch_up_time)`` until it has caught up.
+
+    Parameters
+    ----------
+    softness : float
+        Hardness at which an edge cuts at half speed (> 0, hardness units). Default 1.
+    flat_drag : float
+        Extra resistance of the flat of a blade over its edge (>= 0). Default 2: the flat drags 3x.
+    elbow_share, shoulder_share : float
+        Share of the wrist's lost speed the elbow and shoulder keep (0 <= elbow < shoulder <= 1). 0.6, 0.95.
+    root_rate : float
+        The root's rate in contact (0..1). Default 0.1.
+    min_rate : float
+        Floor of every contact rate (0 < min_rate <= 1), so a stuck tool still comes free. Default 0.02.
+    uncuttable : float
+        Hardness from which the wrist runs at ``min_rate`` (> 0, inf to disable). Default 8.
+    wrist_recovery, elbow_recovery, shoulder_recovery, body_recovery : float
+        Recovery time constants (s, > 0, increasing). 0.05, 0.1, 0.15, 0.2.
+    catch_up_time : float
+        Time constant (s) of catching up with the leading clock. Default 0.5.
+    max_catch_up : float
+        Highest rate while catching up (>= 1). Default 2.
+    impulse_scale : float
+        :class:`Vibration` impulse per (hardness x m/s). Default 1.
+
+    Examples
+    --------
+    >>> profile = SlowdownProfile()
+    >>> [round(rate, 3) for rate in profile.chain_rates(5.0, 0.0)]
+    [0.167, 0.667, 0.958, 0.1]
+    >>> profile.wrist_rate(1.5, 0.0) > profile.wrist_rate(5.0, 0.0) > profile.wrist_rate(5.0, 1.0)
+    True
+    """
+
+    softness: float = 1.0
+    flat_drag: float = 2.0
+    elbow_share: float = 0.6
+    shoulder_share: float = 0.95
+    root_rate: float = 0.1
+    min_rate: float = 0.02
+    uncuttable: float = 8.0
+    wrist_recovery: float = 0.05
+    elbow_recovery: float = 0.1
+    shoulder_recovery: float = 0.15
+    body_recovery: float = 0.2
+    catch_up_time: float = 0.5
+    max_catch_up: float = 2.0
+    impulse_scale: float = 1.0
+
+    def __post_init__(self):
+        def number(name, **limits):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), **limits))
+
+        number("softness", minimum=0.0, strict_minimum=True)
+        number("flat_drag", minimum=0.0)
+        number("elbow_share", minimum=0.0, maximum=1.0)
+        number("shoulder_share", minimum=0.0, maximum=1.0)
+        if self.shoulder_share <= self.elbow_share:
+            raise ParameterError("shoulder_share", self.shoulder_share,
+                                 f"greater than elbow_share ({self.elbow_share}): the shoulder keeps more speed")
+        number("root_rate", minimum=0.0, maximum=1.0)
+        number("min_rate", minimum=0.0, maximum=1.0, strict_minimum=True)
+        value = self.uncuttable
+        if not (isinstance(value, (int, float)) and value == math.inf):
+            number("uncuttable", minimum=0.0, strict_minimum=True)
+        times = ("wrist_recovery", "elbow_recovery", "shoulder_recovery", "body_recovery")
+        for name in times + ("catch_up_time",):
+            number(name, minimum=0.0, strict_minimum=True, unit="s")
+        for inner, outer in zip(times, times[1:]):
+            if getattr(self, outer) <= getattr(self, inner):
+                raise ParameterError(outer, getattr(self, outer),
+                                     f"greater than {inner} ({getattr(self, inner)} s): recovery runs from the "
+                                     "wrist outward")
+        number("max_catch_up", minimum=1.0)
+        number("impulse_scale", minimum=0.0)
+
+    def wrist_rate(self, hardness: float, area: float) -> float:
+        """The wrist's contact rate for ``hardness`` (>= 0) and contact area factor ``area`` (0..1)."""
+        hardness = check_finite("hardness", hardness, minimum=0.0)
+        area = check_finite("area", area, minimum=0.0, maximum=1.0)
+        if hardness >= self.uncuttable:
+            return self.min_rate
+        resistance = hardness * (1.0 + self.flat_drag * area)
+        return max(self.min_rate, 1.0 / (1.0 + resistance / self.softness))
+
+    def chain_rates(self, hardness: float, area: float) -> tuple[float, float, float, float]:
+        """Contact rates ``(wrist, elbow, shoulder, root)``."""
+        wrist = self.wrist_rate(hardness, area)
+        return (wrist, wrist + self.elbow_share * (1.0 - wrist), wrist + self.shoulder_share * (1.0 - wrist),
+                self.root_rate)
+
+
+# ------------------------------------------------------------------------------------------------------- media
+@dataclass(frozen=True)
+class Medium:
+    """A volume that slows the joints inside it (water, mud): a joint inside runs at ``1 / (1 + drag)``.
+
+    Give exactly one region: ``box=(lo, hi)`` (corners, m) or ``sphere=(centre, radius)`` (m).
+
+    Examples
+    --------
+    >>> pond = Medium("water", 1.0, box=((0, -1, 0), (4, 0.5, 4)))
+    >>> pond.rate, pond.contains([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]).tolist()
+    (0.5, [True, False])
+    """
+
+    name: str
+    drag: float
+    box: tuple | None = None
+    sphere: tuple | None = None
+    rate: float = field(init=False)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ParameterError("name", self.name, "a non-empty string")
+        object.__setattr__(self, "drag", check_finite("drag", self.drag, minimum=0.0))
+        object.__setattr__(self, "rate", 1.0 / (1.0 + self.drag))
+        if (self.box is None) == (self.sphere is None):
+            raise ParameterError("box/sphere", (self.box, self.sphere), "exactly one region: a box or a sphere")
+        if self.box is not None:
+            if not isinstance(self.box, (tuple, list)) or len(self.box) != 2:
+                raise ParameterError("box", self.box, "(lo, hi): two corners of 3 numbers (m)")
+            lo, hi = _vector("box lo", self.box[0]), _vector("box hi", self.box[1])
+            if any(a > b for a, b in zip(lo, hi)):
+                raise ParameterError("box", self.box, "lo <= hi on every axis")
+            object.__setattr__(self, "box", (lo, hi))
+        else:
+            if not isinstance(self.sphere, (tuple, list)) or len(self.sphere) != 2:
+                raise ParameterError("sphere", self.sphere, "(centre, radius): 3 numbers and a radius (m)")
+            centre = _vector("sphere centre", self.sphere[0])
+            radius = check_finite("sphere radius", self.sphere[1], minimum=0.0, unit="m")
+            object.__setattr__(self, "sphere", (centre, radius))
+
+    def contains(self, points) -> np.ndarray:
+        """(k,) bool: which of the points ``(k, 3)`` (m) lie inside (boundary included)."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if self.box is not None:
+            lo, hi = np.array(self.box[0]), np.array(self.box[1])
+            return np.all((points >= lo) & (points <= hi), axis=1)
+        centre, radius = np.array(self.sphere[0]), self.sphere[1]
+        return np.sum((points - centre) ** 2, axis=1) <= radius * radius
+
+
+# ------------------------------------------------------------------------------------------------------ events
+@dataclass(frozen=True)
+class ContactStarted:
+    """The part began touching ``material`` at ``point`` (m); ``time`` in s since the motion started."""
+
+    time: float
+    material: str
+    point: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class ContactEnded:
+    """The part stopped touching ``material`` (or moved on to another material)."""
+
+    time: float
+    material: str
+
+
+@dataclass(frozen=True)
+class Vibration:
+    """Sent every contact frame, for effects: ``impulse = impulse_scale x hardness x speed``, the speed being
+    the first-action speed (m/s) the tool's end is driven at (its speed this frame over the wrist's rate)."""
+
+    time: float
+    impulse: float
+    material: str
+
+
+def joint_index(skeleton, parameter: str, name) -> int:
+    """The index of a joint given by name or index, or ParameterError naming ``parameter``."""
+    if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+        if 0 <= int(name) < len(skeleton):
+            return int(name)
+        raise ParameterError(parameter, name, f"a joint index 0..{len(skeleton) - 1} or a joint name")
+    if not isinstance(name, str) or name not in skeleton.names:
+        raise ParameterError(parameter, name, "a joint name of the skeleton")
+    return skeleton.index(name)
+
+
+# ------------------------------------------------------------------------------------------- contact query
+def collision_contact_query(bvh, materials) -> Callable:
+    """A ``contact_query`` for :meth:`ContactMotion.step` answered by a :class:`voxelworld.collision.TriangleBVH`.
+
+    The part's capsule is tested with ``bvh.overlap_capsule``; of the triangles it touches, the deepest wins
+    (ties: the lowest triangle index), and its material id is looked up in ``materials``.
+
+    Parameters
+    ----------
+    bvh : TriangleBVH
+        The scene, with ``tri_material`` ids.
+    materials : mapping ``{id: (name, hardness)}``, or an iterable of objects with ``id``, ``name`` and
+        ``hardness`` (e.g. a ``voxelworld.terrain.MaterialTable``)
+        Must cover every material id of the BVH's triangles.
+
+    Examples
+    --------
+    >>> from voxelworld.collision import TriangleBVH
+    >>> wall = TriangleBVH([[1, -5, -5], [1, 5, -5], [1, -5, 5], [1, 5, 5]], [[0, 1, 2], [1, 3, 2]],
+    ...                    tri_material=[4, 4])
+    >>> query = collision_contact_query(wall, {4: ("rock", 5.0)})
+    >>> hit = query([0.0, 0.0, 0.0], [0.95, 0.0, 0.0], 0.1)
+    >>> hit.material, hit.hardness, hit.normal
+    ('rock', 5.0, (-1.0, 0.0, 0.0))
+    >>> query([0.0, 0.0, 0.0], [0.5, 0.0, 0.0], 0.1) is None
+    True
+    """
+    from ..collision import TriangleBVH
+
+    if not isinstance(bvh, TriangleBVH):
+        raise ParameterError("bvh", type(bvh).__name__, "a voxelworld.collision.TriangleBVH")
+    table: dict[int, tuple[str, float]] = {}
+    legal = "{id: (name, hardness)} or materials with id, name and hardness"
+    if isinstance(materials, Mapping):
+        items = materials.items()
+    else:
+        try:
+            items = [(m.id, (m.name, m.hardness)) for m in materials]
+        except (TypeError, AttributeError):
+            raise ParameterError("materials", materials, legal) from None
+    for key, entry in items:
+        try:
+            name, hardness = entry
+        except (TypeError, ValueError):
+            raise ParameterError("materials", {key: entry}, legal) from None
+        if not isinstance(name, str) or not name:
+            raise ParameterError("materials", {key: entry}, "a non-empty material name for every id")
+        table[int(key)] = (name, check_finite(f"materials[{key}] hardness", hardness, minimum=0.0))
+    missing = sorted(set(int(m) for m in np.unique(bvh.tri_material)) - set(table))
+    if missing:
+        raise ParameterError("materials", sorted(table), f"an entry for every material id of the BVH (missing {missing})")
+
+    def contact_query(start, end, radius) -> Contact | None:
+        found = bvh.overlap_capsule(start, end, radius)
+        if found.depth.size == 0:
+            return None
+        best = int(np.argmax(found.depth))  # sorted by triangle: the first maximum is the lowest triangle
+        name, hardness = table[int(found.material[best])]
+        return Contact(tuple(found.point[best]), tuple(found.normal[best]), name, hardness)
+
+    return contact_query
