@@ -10,7 +10,6 @@ from PIL import Image
 
 from voxelworld import cli
 
-pytest.importorskip("voxelworld.motion.ik")
 
 GLB = Path(__file__).resolve().parents[1].parent / "shared" / "motion-data" / "CesiumMan.glb"
 

@@ -20,7 +20,6 @@ from voxelworld.motion.contacts import (Contact, ContactEnded, ContactStarted, M
 from voxelworld.motion.swing import forearm_part, swing_clip
 from voxelworld.motion.gltf import load_gltf
 
-pytest.importorskip("voxelworld.motion.ik")
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "motion-data"
 CHAIN = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]

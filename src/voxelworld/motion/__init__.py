@@ -18,9 +18,10 @@ from .contact import ContactMotion
 from .contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
                        collision_contact_query)
 from .gltf import Character, SkinnedMesh, load_gltf, skin
+from .ik import ConeLimit, HingeLimit, fabrik, two_bone_ik
 from .skeleton import Pose, Skeleton
 from .swing import forearm_part, swing_clip
 
 __all__ = ["quaternions", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
            "ContactStarted", "Medium", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
-           "Character", "SkinnedMesh", "load_gltf", "skin", "Pose", "Skeleton", "forearm_part", "swing_clip"]
+           "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit", "fabrik", "two_bone_ik", "Pose", "Skeleton", "forearm_part", "swing_clip"]

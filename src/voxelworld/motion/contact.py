@@ -48,6 +48,7 @@ from ..errors import ParameterError, check_finite
 from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
 from .clip import Clip
+from .ik import two_bone_ik
 from .contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
                        joint_index)
 from .skeleton import Pose, Skeleton
@@ -302,8 +303,6 @@ class ContactMotion:
 
     def _join_arm(self, local, world: np.ndarray, hand: np.ndarray):
         """Re-solve shoulder and elbow so the wrist sits at the hand's place; the hand turned as ``hand``."""
-        from .ik import two_bone_ik  # motion/ik.py (branch motion-ik)
-
         translation, rotation, scale = local
         s, e, w = self._arm
         mid, tip = two_bone_ik(world[s, :3, 3], world[e, :3, 3], world[w, :3, 3], hand[:3, 3],
