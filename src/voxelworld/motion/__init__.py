@@ -24,4 +24,5 @@ from .swing import forearm_part, swing_clip
 
 __all__ = ["quaternions", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
            "ContactStarted", "Medium", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
-           "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit", "fabrik", "two_bone_ik", "Pose", "Skeleton", "forearm_part", "swing_clip"]
+           "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit", "fabrik", "two_bone_ik",
+           "Pose", "Skeleton", "forearm_part", "swing_clip"]
