@@ -42,17 +42,16 @@ class FormatError(VoxelworldError, ValueError):
 def check_finite(parameter: str, value: object, *, minimum: float | None = None, maximum: float | None = None,
                  unit: str = "", strict_minimum: bool = False) -> float:
     """Return ``value`` as a float, or raise :class:`ParameterError` if it is not a finite number in range."""
-    legal = _describe_range("a finite number", minimum, maximum, unit, strict_minimum)
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    if number != number or number in (float("inf"), float("-inf")):
-        raise ParameterError(parameter, value, legal)
-    if minimum is not None and (number < minimum or (strict_minimum and number == minimum)):
-        raise ParameterError(parameter, value, legal)
-    if maximum is not None and number > maximum:
-        raise ParameterError(parameter, value, legal)
+        number = float("nan")
+    if (number != number or number in (float("inf"), float("-inf"))
+            or (minimum is not None and (number < minimum or (strict_minimum and number == minimum)))
+            or (maximum is not None and number > maximum)):
+        # The description is built only when it is needed: checks sit on hot paths.
+        raise ParameterError(parameter, value, _describe_range("a finite number", minimum, maximum, unit,
+                                                               strict_minimum))
     return number
 
 

@@ -423,11 +423,12 @@ def overlap(positions, indices, normals, order, node_lo, node_hi, node_a, node_b
             out_query, out_triangle, out_point, out_normal, out_depth):
     """Contacts of swept spheres (capsules; a sphere is a capsule whose ends coincide) with the triangles:
     every triangle closer than the radius to the segment start..end. With ``out_query`` empty, only counts
-    contacts per query; else fills them in query order, triangle order within a query. A contact's point is
-    on the triangle, its normal points from the triangle towards the segment (the triangle's own normal when
-    they touch), and its depth is radius minus distance."""
+    contacts per query; else fills them in query order, triangle order within a query, as long as they fit
+    (``counts`` gets every query's count either way: when their sum exceeds the outputs' length, call again
+    with room for all). A contact's point is on the triangle, its normal points from the triangle towards the
+    segment (the triangle's own normal when they touch), and its depth is radius minus distance."""
     stack = np.empty(128, dtype=np.int64)
-    fill = out_query.shape[0] > 0
+    room = out_query.shape[0]
     k = 0
     for qi in range(starts.shape[0]):
         ax, ay, az = starts[qi, 0], starts[qi, 1], starts[qi, 2]
@@ -460,7 +461,7 @@ def overlap(positions, indices, normals, order, node_lo, node_hi, node_a, node_b
                 if distance > radius:
                     continue
                 found += 1
-                if not fill:
+                if k >= room:
                     continue
                 if distance > 0.0:
                     nx, ny, nz = ux / distance, uy / distance, uz / distance
@@ -471,16 +472,14 @@ def overlap(positions, indices, normals, order, node_lo, node_hi, node_a, node_b
                 out_normal[k, 0], out_normal[k, 1], out_normal[k, 2] = nx, ny, nz
                 out_depth[k] = radius - distance
                 k += 1
-        if fill:
-            # Triangle order within the query: insertion sort of this query's contacts (few per query).
-            for i in range(first + 1, k):
-                j = i
-                while j > first and out_triangle[j - 1] > out_triangle[j]:
-                    out_triangle[j - 1], out_triangle[j] = out_triangle[j], out_triangle[j - 1]
-                    out_depth[j - 1], out_depth[j] = out_depth[j], out_depth[j - 1]
-                    for axis in range(3):
-                        out_point[j - 1, axis], out_point[j, axis] = out_point[j, axis], out_point[j - 1, axis]
-                        out_normal[j - 1, axis], out_normal[j, axis] = out_normal[j, axis], out_normal[j - 1, axis]
-                    j -= 1
-        else:
-            counts[qi] = found
+        counts[qi] = found
+        # Triangle order within the query: insertion sort of this query's contacts (few per query).
+        for i in range(first + 1, k):
+            j = i
+            while j > first and out_triangle[j - 1] > out_triangle[j]:
+                out_triangle[j - 1], out_triangle[j] = out_triangle[j], out_triangle[j - 1]
+                out_depth[j - 1], out_depth[j] = out_depth[j], out_depth[j - 1]
+                for axis in range(3):
+                    out_point[j - 1, axis], out_point[j, axis] = out_point[j, axis], out_point[j - 1, axis]
+                    out_normal[j - 1, axis], out_normal[j, axis] = out_normal[j, axis], out_normal[j - 1, axis]
+                j -= 1

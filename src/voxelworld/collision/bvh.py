@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,8 +75,13 @@ def _points(parameter: str, value, count: int | None = None) -> np.ndarray:
 
 
 def _per_query(parameter: str, value, count: int, unit: str, allow_inf: bool = False) -> np.ndarray:
-    array = np.asarray(value, dtype=np.float64)
     legal = f"a number >= 0 ({unit}) or {count} of them" + (", inf allowed" if allow_inf else "")
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        number = float(value)  # the common case, one number for every query: no array checks
+        if number != number or number < 0 or (not allow_inf and number == math.inf):
+            raise ParameterError(parameter, value, legal)
+        return np.full(count, number)
+    array = np.asarray(value, dtype=np.float64)
     if array.ndim > 1 or (array.ndim == 1 and len(array) not in (1, count)) or np.any(np.isnan(array)) \
             or np.any(array < 0) or (not allow_inf and np.any(np.isinf(array))):
         raise ParameterError(parameter, value, legal)
@@ -262,7 +268,10 @@ class TriangleBVH:
         a = _points("a", a)
         b = _points("b", b, len(a))
         count = max(len(a), len(b))
-        a, b = np.broadcast_to(a, (count, 3)), np.broadcast_to(b, (count, 3))
+        if len(a) != count:
+            a = np.broadcast_to(a, (count, 3))
+        if len(b) != count:
+            b = np.broadcast_to(b, (count, 3))
         return self._overlap(np.ascontiguousarray(a), np.ascontiguousarray(b),
                              _per_query("radius", radius, count, "m"))
 
@@ -270,11 +279,15 @@ class TriangleBVH:
         counts = np.zeros(len(starts), dtype=np.int64)
         args = (self.positions, self.indices, self.normals, self._order, self._node_lo, self._node_hi,
                 self._node_a, self._node_b, starts, ends, radii, counts)
-        nothing = np.empty(0, dtype=np.int64)
-        _kernels.overlap(*args, nothing, nothing, np.empty((0, 3)), np.empty((0, 3)), np.empty(0))
-        total = int(counts.sum())
-        query, triangle = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-        point, normal, depth = np.empty((total, 3)), np.empty((total, 3)), np.empty(total)
-        if total:
+        room = 64 * len(starts)  # one kernel call when the contacts fit (a character's capsule: a few)
+        while True:
+            query, triangle = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+            point, normal, depth = np.empty((room, 3)), np.empty((room, 3)), np.empty(room)
             _kernels.overlap(*args, query, triangle, point, normal, depth)
+            total = int(counts.sum())
+            if total <= room:
+                break
+            room = total
+        query, triangle, point, normal, depth = query[:total], triangle[:total], point[:total], normal[:total], \
+            depth[:total]
         return Contacts(query, triangle, point, normal, depth, self.tri_material[triangle], self.tri_object[triangle])

@@ -173,7 +173,7 @@ class ContactMotion:
         self._inside = np.ones(n)  # the medium rate of each joint (1: in none), from the last pose
         self._previous_elbow: np.ndarray | None = None
         local, world, _ = self._pose_at(self.clocks)
-        self.pose, self.world = Pose(*local), world
+        self.pose, self.world = Pose._trusted(*(part.copy() for part in local)), world
         self._inside = self._medium_rates(world)
         start, end, _ = self.part.placed(world[self.wrist])
         self.part_segment = np.stack([start, end])
@@ -280,7 +280,7 @@ class ContactMotion:
             start, end, blade = self.part.placed(world[self.wrist] if hand is None else hand)
         if hand is not None:
             local, world = self._join_arm(local, world, hand)
-        pose = Pose(*local)
+        pose = Pose._trusted(*(part.copy() for part in local))  # made here: already checked and unit
         # Events, then the new state (nothing above changed the object, so bad input leaves it as it was).
         time = self.time + dt
         events: list = []

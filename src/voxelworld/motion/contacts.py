@@ -17,21 +17,22 @@ __all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted"
 
 
 def _vector(parameter: str, value, unit: str = "m") -> tuple[float, float, float]:
+    # Plain floats, no numpy: contacts are made every frame.
     try:
-        array = np.asarray(value, dtype=np.float64)
+        x, y, z = (float(v) for v in value)
     except (TypeError, ValueError):
         raise ParameterError(parameter, value, f"3 finite numbers ({unit})") from None
-    if array.shape != (3,) or not np.all(np.isfinite(array)):
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
         raise ParameterError(parameter, value, f"3 finite numbers ({unit})")
-    return tuple(float(v) for v in array)
+    return x, y, z
 
 
 def _unit(parameter: str, value) -> tuple[float, float, float]:
-    vector = np.array(_vector(parameter, value, "a direction"))
-    norm = float(np.linalg.norm(vector))
+    x, y, z = _vector(parameter, value, "a direction")
+    norm = math.sqrt(x * x + y * y + z * z)
     if norm < 1e-12:
         raise ParameterError(parameter, value, "a non-zero direction")
-    return tuple(float(v) for v in vector / norm)
+    return x / norm, y / norm, z / norm
 
 
 # ---------------------------------------------------------------------------------------------------- contacts

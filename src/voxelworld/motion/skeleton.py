@@ -94,6 +94,16 @@ class Pose:
         object.__setattr__(self, "rotation", rotation)
         object.__setattr__(self, "scale", scale)
 
+    @classmethod
+    def _trusted(cls, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> Pose:
+        """A pose of arrays the wing made itself (float64, right shapes, unit quaternions): no checks, no
+        copies; the arrays are made read-only and must not be changed by their maker afterwards."""
+        pose = object.__new__(cls)
+        for name, array in (("translation", translation), ("rotation", rotation), ("scale", scale)):
+            array.flags.writeable = False
+            object.__setattr__(pose, name, array)
+        return pose
+
     @property
     def joint_count(self) -> int:
         """The number of joints ``n``."""
