@@ -66,6 +66,14 @@ def _perpendicular(x, y, z, ux, uy, uz):
 
 
 @njit(cache=True)
+def _renormalised(x, y, z):
+    """A nearly unit vector made unit to rounding: one made from a vector so short that its squared length was
+    subnormal (below 1e-308) can be off by far more than rounding."""
+    n = math.sqrt(x * x + y * y + z * z)
+    return x / n, y / n, z / n
+
+
+@njit(cache=True)
 def _any_perpendicular(ux, uy, uz):
     """A unit vector perpendicular to the unit vector u: the world axis least aligned with u (ties to x, then y),
     made perpendicular."""
@@ -162,6 +170,7 @@ def two_bone(root, mid, tip, target, pole, previous, has_previous, out_mid, out_
                 ux, uy, uz = tx / n, ty / n, tz / n
             else:
                 ux, uy, uz = mx / a, my / a, mz / a
+        ux, uy, uz = _renormalised(ux, uy, uz)
 
         # the angle at the root, from the clamped reach (exact ends: straight or folded)
         if d >= a + b:
@@ -176,6 +185,7 @@ def two_bone(root, mid, tip, target, pole, previous, has_previous, out_mid, out_
         hx, hy, hz = _bend_direction(ux, uy, uz, pole[c, 0] - rx, pole[c, 1] - ry, pole[c, 2] - rz, has_previous,
                                      previous[c, 0] - rx, previous[c, 1] - ry, previous[c, 2] - rz,
                                      mx, my, mz, tx, ty, tz)
+        hx, hy, hz = _renormalised(hx, hy, hz)
         ex = a * (cos_root * ux + sin_root * hx)
         ey = a * (cos_root * uy + sin_root * hy)
         ez = a * (cos_root * uz + sin_root * hz)
@@ -237,7 +247,7 @@ def _unit_or(x, y, z, fx, fy, fz):
     """(x, y, z) made unit, or the fallback unit f when it is (nearly) zero."""
     n = math.sqrt(x * x + y * y + z * z)
     if n > 0.0 and math.isfinite(n):
-        return x / n, y / n, z / n
+        return _renormalised(x / n, y / n, z / n)
     return fx, fy, fz
 
 

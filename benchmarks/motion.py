@@ -1,0 +1,127 @@
+"""Motion benchmarks (issue #5). Run: ``.venv/bin/python benchmarks/motion.py``.
+
+Medians (µs per call, Python overhead included, one thread) of the inverse kinematics calls, beside ikpy's
+``Chain.inverse_kinematics`` (an optimiser over joint angles, the reference) on the same two-bone arm and targets.
+
+Every row is one function in ``BENCHMARKS`` returning ``(benchmark, median, result, target)``; further rows (forward
+kinematics of a skeleton, ``ContactMotion.step``) are added by appending their functions there.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from voxelworld.motion.ik import ConeLimit, HingeLimit, fabrik, two_bone_ik  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+from terrain import print_table  # noqa: E402
+
+UPPER, LOWER = 0.30, 0.25  # m: the arm's bones (shoulder to elbow, elbow to wrist)
+ROOT = np.zeros(3)
+MID = np.array([0.0, -UPPER, 0.0])  # hanging straight down, elbow pole behind (-z)
+TIP = np.array([0.0, -UPPER - LOWER, 0.0])
+POLE = np.array([0.0, -0.3, -1.0])
+
+
+def targets(count: int = 64, seed: int = 0) -> np.ndarray:
+    """Reachable points in front of the shoulder, 0.1 to 0.5 m from it."""
+    rng = np.random.default_rng(seed)
+    directions = rng.normal(size=(count, 3))
+    directions[:, 2] = np.abs(directions[:, 2])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return directions * rng.uniform(0.1, 0.5, (count, 1))
+
+
+def median_us(call, items, warmup: int = 50, rounds: int = 7) -> float:
+    """Median over ``rounds`` of the mean time (µs) of ``call(item)`` over ``items``, after a warm-up."""
+    for item in items[:warmup]:
+        call(item)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for item in items:
+            call(item)
+        times.append((time.perf_counter() - start) / len(items) * 1e6)
+    return float(np.median(times))
+
+
+def bench_two_bone_ik() -> tuple:
+    goals = targets(2000)
+    us = median_us(lambda goal: two_bone_ik(ROOT, MID, TIP, goal, POLE), goals)
+    misses = [np.linalg.norm(two_bone_ik(ROOT, MID, TIP, goal, POLE)[1] - goal) for goal in goals]
+    return ("`two_bone_ik`, one arm, previous_mid not given", f"{us:.1f} µs",
+            f"tip off target <= {max(misses):.0e} m", "<= 25 µs")
+
+
+def bench_two_bone_ik_batched() -> tuple:
+    goals = targets(10_000)
+    roots, mids, tips, poles = (np.tile(p, (len(goals), 1)) for p in (ROOT, MID, TIP, POLE))
+    us = median_us(lambda _: two_bone_ik(roots, mids, tips, goals, poles, mids), [None] * 20, warmup=2)
+    return (f"`two_bone_ik`, {len(goals)} arms in one call, with previous_mid",
+            f"{us / len(goals) * 1000:.0f} ns per arm", f"{us / 1000:.2f} ms per call", "-")
+
+
+def bench_fabrik() -> tuple:
+    chain = np.array([ROOT, MID, TIP])
+    goals = targets(2000)
+    us = median_us(lambda goal: fabrik(chain, goal), goals)
+    reached = np.mean([fabrik(chain, goal, return_info=True)[2] for goal in goals])
+    return ("`fabrik`, 3 joints, no limits, tolerance 1 µm, <= 32 passes", f"{us:.1f} µs",
+            f"reached {reached:.0%} of targets", "<= 50 µs")
+
+
+def bench_fabrik_limited() -> tuple:
+    chain = np.array([ROOT, MID, TIP])
+    limits = [ConeLimit(120, reference=(0, -1, 0)), HingeLimit((1, 0, 0), -150, 0, (0, -1, 0))]  # down to forwards
+    goals = targets(2000)
+    goals[:, 0] = 0.0  # the hinge is a world axis (x): the forearm stays in the y-z plane, and so do the targets
+    us = median_us(lambda goal: fabrik(chain, goal, limits), goals)
+    reached = np.mean([fabrik(chain, goal, limits, return_info=True)[2] for goal in goals])
+    return ("`fabrik`, 3 joints, shoulder cone + elbow hinge, targets in the hinge's plane", f"{us:.1f} µs",
+            f"reached {reached:.0%} of targets", "-")
+
+
+def bench_ikpy() -> tuple:
+    """ikpy on the same arm: shoulder yaw (y) and pitch (x), elbow (x), a fixed wrist link."""
+    try:
+        from ikpy.chain import Chain
+        from ikpy.link import OriginLink, URDFLink
+    except ImportError as error:  # pragma: no cover - the test extras install it
+        return ("ikpy `Chain.inverse_kinematics` (reference)", "-", f"not installed: {error}", "reference")
+    zero = np.zeros(3)
+    links = [OriginLink(),
+             URDFLink("shoulder_yaw", zero, zero, rotation=np.array([0.0, 1.0, 0.0])),
+             URDFLink("shoulder_pitch", zero, zero, rotation=np.array([1.0, 0.0, 0.0])),
+             URDFLink("elbow", np.array([0.0, -UPPER, 0.0]), zero, rotation=np.array([1.0, 0.0, 0.0])),
+             URDFLink("wrist", np.array([0.0, -LOWER, 0.0]), zero, joint_type="fixed")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arm = Chain(links, active_links_mask=[False, True, True, True, False])
+        goals = targets(200)
+        us = median_us(arm.inverse_kinematics, goals, warmup=10, rounds=5)
+        misses = [np.linalg.norm(arm.forward_kinematics(arm.inverse_kinematics(goal))[:3, 3] - goal)
+                  for goal in goals]
+    return ("ikpy `Chain.inverse_kinematics`, same arm and targets (reference)", f"{us:.0f} µs",
+            f"median tip off target {np.median(misses):.0e} m", "reference (issue: 5-20 ms)")
+
+
+# One function per row, in table order. Rows for the rest of the wing (forward kinematics of a 20-joint skeleton,
+# ContactMotion.step) are appended here by the sessions that build them.
+BENCHMARKS = [bench_two_bone_ik, bench_two_bone_ik_batched, bench_fabrik, bench_fabrik_limited, bench_ikpy]
+
+
+def main() -> None:
+    rows = [bench() for bench in BENCHMARKS]
+    print_table(("benchmark", "median", "result", "target"), rows)
+
+
+if __name__ == "__main__":
+    main()
