@@ -1,10 +1,11 @@
 """Motion benchmarks (issue #5). Run: ``.venv/bin/python benchmarks/motion.py``.
 
 Medians (µs per call, Python overhead included, one thread) of the inverse kinematics calls, beside ikpy's
-``Chain.inverse_kinematics`` (an optimiser over joint angles, the reference) on the same two-bone arm and targets.
+``Chain.inverse_kinematics`` (an optimiser over joint angles, the reference) on the same two-bone arm and targets;
+forward kinematics of a 20-joint skeleton; and one whole ``ContactMotion.step`` with IK (CesiumMan's right arm
+swinging a blade into a rock wall, every timed step a contact step).
 
-Every row is one function in ``BENCHMARKS`` returning ``(benchmark, median, result, target)``; further rows (forward
-kinematics of a skeleton, ``ContactMotion.step``) are added by appending their functions there.
+Every row is one function in ``BENCHMARKS`` returning ``(benchmark, median, result, target)``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from voxelworld.motion.ik import ConeLimit, HingeLimit, fabrik, two_bone_ik  # n
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from terrain import print_table  # noqa: E402
 
+CESIUM_MAN = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "motion-data" / "CesiumMan.glb"
 UPPER, LOWER = 0.30, 0.25  # m: the arm's bones (shoulder to elbow, elbow to wrist)
 ROOT = np.zeros(3)
 MID = np.array([0.0, -UPPER, 0.0])  # hanging straight down, elbow pole behind (-z)
@@ -113,9 +115,54 @@ def bench_ikpy() -> tuple:
             f"median tip off target {np.median(misses):.0e} m", "reference (issue: 5-20 ms)")
 
 
-# One function per row, in table order. Rows for the rest of the wing (forward kinematics of a 20-joint skeleton,
-# ContactMotion.step) are appended here by the sessions that build them.
-BENCHMARKS = [bench_two_bone_ik, bench_two_bone_ik_batched, bench_fabrik, bench_fabrik_limited, bench_ikpy]
+def _median_single_us(call, repeats: int) -> float:
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)) * 1e6
+
+
+def bench_forward_kinematics() -> tuple:
+    from voxelworld.motion import Pose, Skeleton
+
+    rng = np.random.default_rng(0)
+    n = 20
+    rotations = rng.normal(size=(n, 4))
+    rest = Pose(rng.uniform(-0.2, 0.2, (n, 3)), rotations / np.linalg.norm(rotations, axis=1, keepdims=True),
+                np.ones((n, 3)))
+    skeleton = Skeleton([f"j{i}" for i in range(n)], [-1] + [int(rng.integers(0, i)) for i in range(1, n)], rest)
+    us = _median_single_us(lambda: skeleton.world_transforms(rest), 2000)
+    return ("`Skeleton.world_transforms`, 20 joints, one pose (FK)", f"{us:.1f} µs", "20 world matrices",
+            "<= 100 µs")
+
+
+def bench_contact_step() -> tuple:
+    from voxelworld.collision import TriangleBVH
+    from voxelworld.motion import ContactMotion, collision_contact_query, forearm_part, load_gltf, swing_clip
+
+    chain = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]
+    skeleton = load_gltf(CESIUM_MAN).skeleton
+    clip = swing_clip(skeleton, chain, (1, 0, 0), (0, 0, 1), from_degrees=60, to_degrees=-60)
+    part = forearm_part(skeleton, chain, 0.05, 0.75, 0.03, blade_side=(0, 1, 0))
+    wall = TriangleBVH([[1.1, -1, 0], [1.1, 1, 0], [1.1, -1, 2.5], [1.1, 1, 2.5]], [[0, 1, 2], [1, 3, 2]],
+                       tri_material=[4, 4])
+    query = collision_contact_query(wall, {4: ("rock", 5.0)})
+    motion = ContactMotion(skeleton, clip, chain, "Skeleton_torso_joint_1", part)
+    for _ in range(30):  # into the wall: from here on every step is a contact step with IK
+        motion.step(1 / 60, query)
+    assert motion.contact is not None
+    us = _median_single_us(lambda: motion.step(1 / 60, query), 150)
+    assert motion.contact is not None  # the hand stayed in the wall for every timed step
+    return ("`ContactMotion.step` with IK, CesiumMan (19 joints), hand in a rock wall", f"{us:.0f} µs",
+            f"wrist rate {motion.rates[motion.wrist]:.3f}, collision query included", "<= 200 µs")
+
+
+# One function per row, in table order.
+BENCHMARKS = [bench_two_bone_ik, bench_two_bone_ik_batched, bench_fabrik, bench_fabrik_limited, bench_ikpy,
+              bench_forward_kinematics, bench_contact_step]
 
 
 def main() -> None:
