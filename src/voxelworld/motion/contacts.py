@@ -109,14 +109,17 @@ class PartShape:
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
         if self.blade_normal is not None:
             object.__setattr__(self, "blade_normal", _unit("blade_normal", self.blade_normal))
+        # The axis (and blade normal) as columns, placed by one matrix product per frame.
+        columns = [self.start, self.end] + ([self.blade_normal] if self.blade_normal is not None else [])
+        object.__setattr__(self, "_local", np.array(columns, dtype=np.float64).T.copy())
 
     def placed(self, wrist_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """World start, end (m) and unit blade normal (or None) for the wrist's world matrix ``(4, 4)``."""
-        start = wrist_world[:3, :3] @ np.array(self.start) + wrist_world[:3, 3]
-        end = wrist_world[:3, :3] @ np.array(self.end) + wrist_world[:3, 3]
+        turned = wrist_world[:3, :3] @ self._local
+        start, end = turned[:, 0] + wrist_world[:3, 3], turned[:, 1] + wrist_world[:3, 3]
         if self.blade_normal is None:
             return start, end, None
-        normal = wrist_world[:3, :3] @ np.array(self.blade_normal)
+        normal = turned[:, 2]
         return start, end, normal / np.linalg.norm(normal)
 
 
