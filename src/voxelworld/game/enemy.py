@@ -38,7 +38,7 @@ import numpy as np
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite
 from ..meshing import ChunkMesher
-from ..motion import Contact, ContactMotion, PartShape, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
+from ..motion import Contact, ContactMotion, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
 from ..terrain import Capsule, Tool, VoxelVolume
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "chainsaw_body"]

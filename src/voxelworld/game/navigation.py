@@ -257,9 +257,10 @@ class WorldNavigation:
         points = np.asarray(points, dtype=float).reshape(-1, 3)
         size, cell = self.tile_size, self.settings.cell_size
         x0, z0 = self.region.min[0], self.region.min[2]
+        segments = list(zip(points[:-1], points[1:])) if len(points) > 1 else [(p, p) for p in points]
         tiles = set()
-        for a, b in zip(points[:-1], points[1:]) if len(points) > 1 else [(p, p) for p in points]:
-            i0, i1 = (int(np.floor((min(a[0], b[0]) - cell - x0) / size)), int(np.floor((max(a[0], b[0]) + cell - x0) / size)))
-            k0, k1 = (int(np.floor((min(a[2], b[2]) - cell - z0) / size)), int(np.floor((max(a[2], b[2]) + cell - z0) / size)))
+        for a, b in segments:
+            i0, i1 = (int(np.floor((x - x0) / size)) for x in (min(a[0], b[0]) - cell, max(a[0], b[0]) + cell))
+            k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
             tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
         return frozenset(tiles)
