@@ -155,11 +155,10 @@ class NPC:
         tiles = self.navigation.changed_since(self._revision)
         if tiles is None:
             return True
-        if not tiles:
-            self._revision = self.navigation.revision
-            return False
-        ahead = np.vstack([self.position[None], self.path])
-        return bool(tiles & self.navigation.tiles_crossed(ahead))
+        if tiles and tiles & self.navigation.tiles_crossed(np.vstack([self.position[None], self.path])):
+            return True
+        self._revision = self.navigation.revision  # nothing ahead changed: the path stands
+        return False
 
     # ------------------------------------------------------------------------------------------- walking
     def step(self, dt: float) -> list[NPCEvent]:
