@@ -1,0 +1,266 @@
+"""The world's navmesh: baked from the terrain's collision mesh and the props, re-baked where the terrain changes.
+
+:class:`WorldNavigation` hands :mod:`voxelworld.navigation` a :class:`~voxelworld.navigation.Scene` made of one
+``floor`` object per terrain chunk (that chunk's collision mesh, from a :class:`~voxelworld.meshing.ChunkMesher`)
+plus the props. A prop taller than ``prop_min_height`` becomes an ``obstacle`` (it gets an exclusion region; with
+``levels`` on, its top stays walkable as a level of its own); a lower one is ``floor``; an ``exception`` prop
+stays transparent.
+
+After the terrain changes, :meth:`WorldNavigation.update` takes the chunks that changed, replaces only the
+scene objects of the chunks whose collision mesh really changed, and calls :meth:`NavMesh.rebake` with the box
+around their old and new triangles. The navigation wing guarantees that the result equals a full bake of the
+new scene, bit for bit; :meth:`WorldNavigation.full_bake` gives that full bake for checks. Every update that
+changed a tile raises :attr:`WorldNavigation.revision` and logs the tiles, so agents walking paths can ask
+:meth:`WorldNavigation.changed_since` whether a tile they will cross was re-baked.
+
+Examples
+--------
+>>> from voxelworld.terrain import VoxelVolume, Sphere
+>>> from voxelworld.meshing import ChunkMesher
+>>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (48, 16, 48), material="soil", voxel_size=0.5,
+...                               chunk_size=8)
+>>> mesher = ChunkMesher(ground)
+>>> nav = WorldNavigation(ground, mesher)
+>>> round(nav.mesh.area())
+493
+>>> edit = ground.remove(Sphere((6.0, 4.0, 6.0), 1.5))
+>>> _ = mesher.update()
+>>> nav.update(edit.dirty_chunks)
+[(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+>>> round(nav.mesh.area()), nav.revision
+(486, 1)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from itertools import product
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+from ..meshing import ChunkMesher, CollisionMesh
+from ..navigation import NavMesh, NavSettings, Scene, SceneObject, SearchRegion
+from ..navigation.bake import bake
+from ..navigation.polygons import TILE_CELLS
+from ..terrain import Box, VoxelVolume
+
+__all__ = ["WorldNavigation", "DEFAULT_SETTINGS"]
+
+# A person-sized agent on a voxel terrain; levels on, so table tops and crate tops stay walkable.
+DEFAULT_SETTINGS = NavSettings(ray_density=11.1, step_limit=0.5, clearance=1.8, agent_radius=0.4, max_slope=45.0,
+                               levels=True, min_region_area=1.0)
+LOG_LENGTH = 64  # updates remembered by changed_since
+
+
+def _chunk_name(chunk: tuple[int, int, int]) -> str:
+    return "terrain/{},{},{}".format(*chunk)
+
+
+def _same_mesh(a: CollisionMesh | None, b: CollisionMesh | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices)
+            and np.array_equal(a.tri_material, b.tri_material))
+
+
+def _triangle_rows(mesh: CollisionMesh | None) -> np.ndarray:
+    """Each triangle as one row of bytes (its corners and material), to compare triangle sets."""
+    if mesh is None:
+        return np.empty(0, dtype="V40")
+    corners = np.ascontiguousarray(mesh.positions[mesh.indices].reshape(-1, 9), dtype=np.float32)
+    material = mesh.tri_material.astype(np.float32)[:, None]
+    return np.ascontiguousarray(np.hstack([corners, material])).view("V40").ravel()
+
+
+def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
+    """The box (lo, hi) of the triangles that are in one mesh and not in the other, or None."""
+    a, b = _triangle_rows(old), _triangle_rows(new)
+    gone, came = ~np.isin(a, b), ~np.isin(b, a)
+    corners = [m.positions[m.indices[rows]].reshape(-1, 3) for m, rows in ((old, gone), (new, came))
+               if m is not None and rows.any()]
+    if not corners:
+        return None
+    corners = np.concatenate(corners)
+    return corners.min(axis=0), corners.max(axis=0)
+
+
+def _chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tuple, CollisionMesh | None]:
+    """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update.
+
+    ChunkMesher has no public per-chunk collision accessor yet: ``collision_mesh(box)`` merges the chunks
+    around the box. Asking for the box builds and caches each chunk's mesh, which is read from that cache.
+    """
+    if not chunks:
+        return {}
+    volume = mesher.volume
+    lo = np.min(np.array(chunks), axis=0) * volume.chunk_size
+    hi = (np.max(np.array(chunks), axis=0) + 1) * volume.chunk_size - 1
+    mesher.collision_mesh(Box(volume.index_to_world(lo), volume.index_to_world(hi)))
+    cache = mesher._collision  # noqa: SLF001 -- see the docstring
+    out = {}
+    for chunk in chunks:
+        mesh = cache.get(chunk)
+        out[chunk] = mesh if mesh is not None and mesh.triangle_count else None
+    return out
+
+
+class WorldNavigation:
+    """The navmesh of a voxel world and its props, kept current as the terrain changes.
+
+    Parameters
+    ----------
+    volume : VoxelVolume
+        The terrain.
+    mesher : ChunkMesher
+        The mesher of ``volume`` whose collision meshes are the floor; they reflect its last ``update()``, so
+        call that before :meth:`update` (the world's frame loop does).
+    props : iterable of SceneObject
+        Props (tables, crates) in world coordinates (m). Their role is decided here (see ``prop_min_height``),
+        except that ``"exception"`` props stay transparent. Names must not start with ``"terrain/"``.
+    settings : NavSettings
+        The bake's settings; :data:`DEFAULT_SETTINGS` (levels on, a 0.4 m agent) by default.
+    prop_min_height : float
+        m (>= 0): a prop taller than this (its own height, bottom to top) is an obstacle with an exclusion
+        region; a lower one (a rug, a plank) is floor. Default 0.3.
+    region : SearchRegion, optional
+        The box baked; by default the volume's samples, 1 m deeper and ``settings.clearance`` higher.
+
+    Attributes
+    ----------
+    mesh : NavMesh
+        The navmesh, re-baked in place by :meth:`update` (references to it stay valid).
+    scene : Scene
+        The scene it was last baked from: terrain chunks in chunk order, then the props.
+    revision : int
+        How many updates changed a tile.
+    """
+
+    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
+                 settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
+                 region: SearchRegion | None = None):
+        if not isinstance(volume, VoxelVolume):
+            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
+        if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
+            raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
+        if not isinstance(settings, NavSettings):
+            raise ParameterError("settings", type(settings).__name__, "a voxelworld.navigation.NavSettings")
+        self.prop_min_height = check_finite("prop_min_height", prop_min_height, minimum=0.0, unit="m")
+        try:
+            props = tuple(props)
+        except TypeError:
+            raise ParameterError("props", props, "an iterable of SceneObject") from None
+        for index, prop in enumerate(props):
+            if not isinstance(prop, SceneObject):
+                raise ParameterError(f"props[{index}]", type(prop).__name__, "a voxelworld.navigation.SceneObject")
+            if prop.name.startswith("terrain/"):
+                raise ParameterError(f"props[{index}].name", prop.name, "a name not starting with 'terrain/'")
+        if region is None:
+            lo = np.asarray(volume.origin, dtype=float)
+            hi = volume.index_to_world(np.array(volume.shape) - 1)
+            region = SearchRegion((lo[0], lo[1] - 1.0, lo[2]), (hi[0], hi[1] + settings.clearance, hi[2]))
+        elif not isinstance(region, SearchRegion):
+            raise ParameterError("region", type(region).__name__, "a SearchRegion or None")
+        self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
+        self._props = tuple(self._prop(p) for p in props)
+        chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))
+        self._chunk_meshes = _chunk_collision_meshes(mesher, chunks)
+        self._chunk_objects = {c: self._terrain_object(c, m) for c, m in self._chunk_meshes.items() if m is not None}
+        self.scene = self._scene()
+        self.mesh: NavMesh = bake(self.scene, region, settings)
+        self.revision = 0
+        self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
+
+    # ------------------------------------------------------------------------------------------- scene
+    def _prop(self, prop: SceneObject) -> SceneObject:
+        if prop.role == "exception" or not len(prop.positions):
+            return prop
+        height = float(prop.positions[:, 1].max() - prop.positions[:, 1].min())
+        role = "obstacle" if height > self.prop_min_height else "floor"
+        return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role)
+
+    @staticmethod
+    def _terrain_object(chunk, mesh: CollisionMesh) -> SceneObject:
+        return SceneObject(_chunk_name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor")
+
+    def _scene(self) -> Scene:
+        return Scene([self._chunk_objects[c] for c in sorted(self._chunk_objects)] + list(self._props))
+
+    # ------------------------------------------------------------------------------------------ update
+    def update(self, chunks: Iterable) -> list[tuple[int, int, int]]:
+        """Re-bake where the terrain changed; returns the tiles whose polygons changed, as (region, ti, tk).
+
+        Parameters
+        ----------
+        chunks : iterable of (i, j, k)
+            The chunks whose voxels changed (``EditResult.dirty_chunks``, ``VoxelVolume.take_dirty_chunks()`` or
+            ``MeshUpdate.surfaces_rebuilt``), after ``mesher.update()``. A chunk's collision mesh also joins
+            its lower neighbours' vertices, so the chunks one above each are checked too; only chunks whose
+            collision mesh really changed replace their scene object.
+        """
+        grid = np.array(self.volume.chunk_grid_shape)
+        try:
+            given = {tuple(int(c) for c in chunk) for chunk in chunks}
+        except (TypeError, ValueError):
+            raise ParameterError("chunks", chunks, "an iterable of chunk indices (i, j, k)") from None
+        for chunk in sorted(given):
+            if len(chunk) != 3 or any(c < 0 or c >= n for c, n in zip(chunk, grid)):
+                raise ParameterError("chunks", chunk, f"chunk indices (i, j, k) within the grid {tuple(grid)}")
+        near = {tuple(c + o for c, o in zip(chunk, offset)) for chunk in given for offset in product((0, 1), repeat=3)}
+        near = sorted(c for c in near if all(x < n for x, n in zip(c, grid)))
+        fresh = _chunk_collision_meshes(self.mesher, near)
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        for chunk, mesh in fresh.items():
+            old = self._chunk_meshes.get(chunk)
+            if _same_mesh(old, mesh):
+                continue
+            bounds = _changed_bounds(old, mesh)  # the same triangles in another order change nothing
+            if bounds is not None:
+                lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
+            self._chunk_meshes[chunk] = mesh
+            if mesh is None:
+                self._chunk_objects.pop(chunk, None)
+            else:
+                self._chunk_objects[chunk] = self._terrain_object(chunk, mesh)
+        if not np.all(np.isfinite(lo)):
+            return []
+        self.scene = self._scene()
+        tiles = self.mesh.rebake((lo, hi), self.scene)
+        if tiles:
+            self.revision += 1
+            self._log.append((self.revision, frozenset(tiles)))
+        return tiles
+
+    def full_bake(self) -> NavMesh:
+        """A fresh full bake of the current scene (what :meth:`update` must equal; for checks)."""
+        return bake(self.scene, self.region, self.settings)
+
+    # ------------------------------------------------------------------------------------------- tiles
+    @property
+    def tile_size(self) -> float:
+        """The edge of a navmesh tile in metres (``TILE_CELLS`` ray columns)."""
+        return TILE_CELLS * self.settings.cell_size
+
+    def changed_since(self, revision: int) -> frozenset | None:
+        """The tiles re-baked by the updates after ``revision``; None when the log (the last 64 updates) no
+        longer reaches back that far (re-plan in any case)."""
+        if revision >= self.revision:
+            return frozenset()
+        if not self._log or self._log[0][0] > revision + 1:
+            return None
+        return frozenset().union(*(tiles for number, tiles in self._log if number > revision))
+
+    def tiles_crossed(self, points) -> frozenset:
+        """The tiles (0, ti, tk) that a polyline through ``points`` ((n, 3), m) may cross: those touched by each
+        segment's x-z bounding box, widened by one ray cell (conservative)."""
+        points = np.asarray(points, dtype=float).reshape(-1, 3)
+        size, cell = self.tile_size, self.settings.cell_size
+        x0, z0 = self.region.min[0], self.region.min[2]
+        segments = list(zip(points[:-1], points[1:])) if len(points) > 1 else [(p, p) for p in points]
+        tiles = set()
+        for a, b in segments:
+            i0, i1 = (int(np.floor((x - x0) / size)) for x in (min(a[0], b[0]) - cell, max(a[0], b[0]) + cell))
+            k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
+            tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
+        return frozenset(tiles)
