@@ -44,7 +44,7 @@ from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation import NavMesh, NavSettings, Scene, SceneObject, SearchRegion
 from ..navigation.bake import bake
 from ..navigation.polygons import TILE_CELLS
-from ..terrain import Box, VoxelVolume
+from ..terrain import VoxelVolume
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS"]
 
@@ -87,22 +87,11 @@ def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
 
 
 def _chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tuple, CollisionMesh | None]:
-    """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update.
-
-    ChunkMesher has no public per-chunk collision accessor yet: ``collision_mesh(box)`` merges the chunks
-    around the box. Asking for the box builds and caches each chunk's mesh, which is read from that cache.
-    """
-    if not chunks:
-        return {}
-    volume = mesher.volume
-    lo = np.min(np.array(chunks), axis=0) * volume.chunk_size
-    hi = (np.max(np.array(chunks), axis=0) + 1) * volume.chunk_size - 1
-    mesher.collision_mesh(Box(volume.index_to_world(lo), volume.index_to_world(hi)))
-    cache = mesher._collision  # noqa: SLF001 -- see the docstring
+    """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update."""
     out = {}
     for chunk in chunks:
-        mesh = cache.get(chunk)
-        out[chunk] = mesh if mesh is not None and mesh.triangle_count else None
+        mesh = mesher.chunk_collision_mesh(chunk)
+        out[chunk] = mesh if mesh.triangle_count else None
     return out
 
 

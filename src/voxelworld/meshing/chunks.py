@@ -306,12 +306,18 @@ class ChunkMesher:
         if self._fields is None:
             self.update()
         chunks = self._chunks_in(box, near, radius)
-        meshes = []
-        for chunk in chunks:
-            if chunk not in self._collision:
-                self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True)
-            meshes.append(self._collision[chunk])
-        return merge_collision_meshes(meshes)
+        return merge_collision_meshes([self.chunk_collision_mesh(chunk) for chunk in chunks])
+
+    def chunk_collision_mesh(self, chunk: tuple[int, int, int]) -> CollisionMesh:
+        """The collision mesh of one chunk alone (possibly empty): the part :meth:`collision_mesh` merges for it;
+        built on first request and cached until the chunk changes. Reflects the volume as of the last
+        :meth:`update`."""
+        if self._fields is None:
+            self.update()
+        chunk = tuple(int(c) for c in chunk)
+        if chunk not in self._collision:
+            self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True)
+        return self._collision[chunk]
 
     def _collision_surface(self, chunk) -> ChunkSurface:
         if chunk not in self._collision_surfaces:
