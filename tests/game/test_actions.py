@@ -10,7 +10,7 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.actions import (ActionResult, PunchSettings, SuckSettings, SuckState, VoxelObject, ball_object,
                                      pull_out, punch, suck)
 from voxelworld.meshing import MeshOptions, collision_mesh_volume
-from voxelworld.terrain import Box, Sphere, Tool, VoxelVolume
+from voxelworld.terrain import Box, Sphere, VoxelVolume
 
 EYE = (2.5, 3.0, 3.0)
 AIM = (1.0, 0.0, 0.0)
