@@ -136,7 +136,7 @@ def test_suck_scrapes_the_surface_exposes_the_interior_and_erases_floaters():
     assert scraped.volume_removed > 0 and exposed.volume_removed == 0
     # Surface only: deep voxels are untouched.
     assert np.array_equal(volume.density[10:, 2:10, 2:10], inside_before)
-    # The material range (1 m) turned the grass skin around the hit into soil; grass outside it stays.
+    # The material range (2.5 m) turned the grass skin around the hit into soil; grass outside it stays.
     assert volume.mat_a[8, 6, 6] == 2
     assert volume.mat_a[8, 6, 0] == 1
     assert exposed.added_by_material.get("soil", 0) > 0
@@ -163,7 +163,7 @@ def test_every_fifth_density_update_gives_a_bullet_of_the_frames_most_removed_ma
     bvh = bvh_of(volume)
     state = SuckState()
     counts, materials = [], []
-    settings = SuckSettings(step=16, material_radius=0.6)  # no interior change: sand has none anyway
+    settings = SuckSettings(radius=0.6, step=16, material_radius=0.6)  # sand has no interior anyway
     for _ in range(10):
         frame = suck(state, volume, bvh, (2.0, 3.0, 3.0), AIM, 1 / 60, True, settings)
         state = frame.state

@@ -119,7 +119,7 @@ class PunchSettings:
     """
 
     reach: float = 2.5
-    radius: float = 0.75
+    radius: float = 1.0
     depth: float = 0.25
     tool: Tool = Tool()
     min_fragment_volume: float = 0.005
@@ -139,7 +139,7 @@ class PunchSettings:
 
 @dataclass(frozen=True)
 class SuckSettings:
-    """Suck (a held button) and the bullets it collects.
+    """Suck (a held button) and the bullets it collects. The defaults suit the demo world's 1 m voxels.
 
     Parameters
     ----------
@@ -170,10 +170,10 @@ class SuckSettings:
         The hardness/damage gate.
     """
 
-    reach: float = 6.0
-    radius: float = 0.6
+    reach: float = 8.0
+    radius: float = 1.5
     step: int = 48
-    material_radius: float = 1.0
+    material_radius: float = 2.5
     fragment_margin: float = 1.0
     time_limit: float = 4.0
     recharge_time: float = 4.0
