@@ -1,0 +1,458 @@
+"""The player's digging actions (issue #6, section 2): punch, pull-out and suck, with the bullets suck collects.
+
+Each action is a pure function over the terrain (:class:`~voxelworld.terrain.VoxelVolume`, whose material
+table it uses), a :class:`~voxelworld.collision.TriangleBVH` over the current collision mesh (per-triangle
+material ids of that table), the player's eye (m) and aim direction, and a frozen settings dataclass. It
+validates everything before it touches a voxel, so bad input raises
+:class:`~voxelworld.errors.ParameterError` and changes nothing, and it returns a result dataclass: the edits
+made, the volume removed by material and group, the fragment objects created and the events to emit.
+
+Fragments, held pieces and bullets are :class:`VoxelObject`\\ s: small volumes in their own voxel space, centred
+on the object's position. Throwing them lives in :mod:`voxelworld.game.throwing`.
+
+Examples
+--------
+>>> from voxelworld.terrain import VoxelVolume
+>>> from voxelworld.meshing import collision_mesh_volume
+>>> from voxelworld.collision import TriangleBVH
+>>> wall = VoxelVolume.from_sdf(lambda x, y, z: 4.0 - x, (16, 12, 12), "soil", voxel_size=0.5, chunk_size=8)
+>>> mesh = collision_mesh_volume(wall)
+>>> bvh = TriangleBVH(mesh.positions, mesh.indices, mesh.tri_material)
+>>> result = punch(wall, bvh, eye=(2.5, 3.0, 3.0), aim=(1.0, 0.0, 0.0))
+>>> result.most_removed_material, len(result.fragments) > 0, result.fragments[0].material
+('soil', True, 'soil')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..collision import TriangleBVH
+from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
+
+__all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "SuckSettings", "SuckState",
+           "SuckFrame", "punch", "pull_out", "suck", "ball_object", "aim_hit", "check_point", "check_direction"]
+
+
+# ------------------------------------------------------------------------------------------------- values
+@dataclass(frozen=True)
+class VoxelObject:
+    """A small voxel object in its own voxel space: a fragment, a held piece or a bullet.
+
+    ``volume``'s samples sit at ``position + volume.origin + (i, j, k) * voxel_size``: the object's volume is
+    centred on its own origin (its solid's density-weighted centre), so moving the object moves ``position``
+    only. Mesh it with the same mesher as the terrain and translate by ``position``.
+    """
+
+    volume: VoxelVolume  # its own small volume, local coordinates (m)
+    position: tuple[float, float, float]  # world position of the local origin, m
+    velocity: tuple[float, float, float]  # m/s
+    material: str  # the one material the object is made of
+
+    def solid_volume(self) -> float:
+        """Solid volume of the object in m³."""
+        return self.volume.solid_volume()
+
+
+@dataclass(frozen=True)
+class ActionEvent:
+    """Something for the game to react to (sound, HUD, log): ``kind`` says what, the rest where and of what."""
+
+    kind: str  # "punch", "pull_out", "suck", "bullet", "suck_end", "stance", "throw", "attach", "treasure", ...
+    position: tuple[float, float, float] | None = None  # m
+    material: str | None = None
+    amount: float = 0.0  # m³ for removals, a count for bullets
+    item: str | None = None  # the item granted, for treasures and awards
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What one action did. Volumes in m³, materials and groups by name."""
+
+    hit: bool  # whether the aim met the collision mesh within reach
+    point: tuple[float, float, float] | None  # where it met it, m
+    normal: tuple[float, float, float] | None  # the surface normal there, facing the player
+    aim: tuple[float, float, float]  # the unit aim direction used
+    edits: tuple[EditResult, ...] = ()  # in the order they were made
+    volume_removed: float = 0.0  # density lost (m³), all edits
+    removed_by_material: dict[str, float] = field(default_factory=dict)  # density lost by material, m³
+    removed_by_group: dict[str, float] = field(default_factory=dict)
+    most_removed_material: str | None = None  # the material whose density fell most (lowest id on a tie)
+    fragments: tuple[VoxelObject, ...] = ()  # loose fragment objects created
+    held: VoxelObject | None = None  # the piece the player now holds (pull-out)
+    events: tuple[ActionEvent, ...] = ()
+
+    @property
+    def dirty_chunks(self) -> frozenset:
+        """Chunks any of the edits changed."""
+        return frozenset().union(*(edit.dirty_chunks for edit in self.edits))
+
+
+# ----------------------------------------------------------------------------------------------- settings
+def _check_tool(tool) -> Tool:
+    check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
+    return tool
+
+
+@dataclass(frozen=True)
+class PunchSettings:
+    """Punch and pull-out.
+
+    Parameters
+    ----------
+    reach : float
+        How far from the eye the aim may meet the terrain, m (> 0).
+    radius : float
+        Radius of the spherical update range, m (> 0).
+    depth : float
+        How far past the hit point (along the aim) the range's centre sits, m (>= 0).
+    tool : Tool
+        The hardness/damage gate.
+    min_fragment_volume : float
+        Removed pieces smaller than this make no fragment object, m³ (>= 0).
+    fragment_speed : float
+        Speed at which punched fragments fly away from the hit, m/s (>= 0).
+    """
+
+    reach: float = 2.5
+    radius: float = 1.0
+    depth: float = 0.25
+    tool: Tool = Tool()
+    min_fragment_volume: float = 0.005
+    fragment_speed: float = 3.0
+
+    def __post_init__(self):
+        for name in ("reach", "radius"):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
+                                                        strict_minimum=True, unit="m"))
+        object.__setattr__(self, "depth", check_finite("depth", self.depth, minimum=0.0, unit="m"))
+        _check_tool(self.tool)
+        object.__setattr__(self, "min_fragment_volume", check_finite(
+            "min_fragment_volume", self.min_fragment_volume, minimum=0.0, unit="m³"))
+        object.__setattr__(self, "fragment_speed", check_finite("fragment_speed", self.fragment_speed,
+                                                                minimum=0.0, unit="m/s"))
+
+
+@dataclass(frozen=True)
+class SuckSettings:
+    """Suck (a held button) and the bullets it collects. The defaults suit the demo world's 1 m voxels.
+
+    Parameters
+    ----------
+    reach : float
+        How far from the eye the aim may meet the terrain, m (> 0).
+    radius : float
+        Radius of the density range scraped each frame, m (> 0).
+    step : int
+        Density each exposed voxel in the range loses per frame (1..255 density units).
+    material_radius : float
+        Radius of the material range whose materials turn into their interior, m (>= ``radius``).
+    fragment_margin : float
+        The fragment judgment region is a box of half-edge ``material_radius + fragment_margin`` around the hit,
+        m (>= 0).
+    time_limit : float
+        Seconds of sucking a full gauge allows (> 0).
+    recharge_time : float
+        Seconds for an empty gauge to refill while the button is up (> 0).
+    updates_per_bullet : int
+        Density updates (frames that removed density) per bullet (>= 1).
+    max_bullets : int
+        Bullets carried at most (>= 1).
+    bullet_radius : float
+        Radius of a bullet ball, m (> 0).
+    bullets_reset_on_release : bool
+        Whether releasing the button also drops the bullets (the update count always resets).
+    tool : Tool
+        The hardness/damage gate.
+    """
+
+    reach: float = 8.0
+    radius: float = 1.5
+    step: int = 48
+    material_radius: float = 2.5
+    fragment_margin: float = 1.0
+    time_limit: float = 4.0
+    recharge_time: float = 4.0
+    updates_per_bullet: int = 5
+    max_bullets: int = 99
+    bullet_radius: float = 0.3
+    bullets_reset_on_release: bool = False
+    tool: Tool = Tool()
+
+    def __post_init__(self):
+        for name, unit in (("reach", "m"), ("radius", "m"), ("time_limit", "s"), ("recharge_time", "s"),
+                           ("bullet_radius", "m")):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
+                                                        strict_minimum=True, unit=unit))
+        object.__setattr__(self, "step", check_integer("step", self.step, minimum=1, maximum=255,
+                                                       unit="density units"))
+        object.__setattr__(self, "material_radius", check_finite("material_radius", self.material_radius,
+                                                                 minimum=self.radius, unit="m"))
+        object.__setattr__(self, "fragment_margin", check_finite("fragment_margin", self.fragment_margin,
+                                                                 minimum=0.0, unit="m"))
+        for name in ("updates_per_bullet", "max_bullets"):
+            object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
+        check_range("bullets_reset_on_release", self.bullets_reset_on_release, "True or False",
+                    isinstance(self.bullets_reset_on_release, bool))
+        _check_tool(self.tool)
+
+
+# --------------------------------------------------------------------------------------------- validation
+def check_point(parameter: str, value) -> np.ndarray:
+    """``value`` as a finite (3,) float64 array, or :class:`ParameterError`."""
+    legal = "a point (x, y, z) of three finite numbers (m)"
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, legal) from None
+    check_range(parameter, value, legal, array.shape == (3,) and bool(np.all(np.isfinite(array))))
+    return array
+
+
+def check_direction(parameter: str, value) -> np.ndarray:
+    """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
+    array = check_point(parameter, value)
+    length = float(np.linalg.norm(array))
+    check_range(parameter, value, "a non-zero direction (x, y, z)", length > 1e-12)
+    return array / length
+
+
+def _check_world(volume, bvh) -> None:
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
+                bvh is None or isinstance(bvh, TriangleBVH))
+
+
+def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: float):
+    """``(point, normal, material id)`` where the aim first meets the mesh within ``reach`` m, or None."""
+    if bvh is None:
+        return None
+    hits = bvh.raycast(eye, aim, reach)
+    if not hits.hit[0]:
+        return None
+    return hits.point[0], hits.normal[0], int(hits.material[0])
+
+
+def _tuple(array) -> tuple[float, float, float]:
+    return (float(array[0]), float(array[1]), float(array[2]))
+
+
+# ------------------------------------------------------------------------------------------ voxel objects
+def _object_from_density(density: np.ndarray, corner: np.ndarray, template: VoxelVolume, material: str,
+                         velocity=(0.0, 0.0, 0.0)) -> VoxelObject | None:
+    """A voxel object of ``material`` whose density is ``density`` (a uint8 block whose voxel (0, 0, 0) samples
+    the world point ``corner``), cropped to its non-empty voxels with one empty voxel around; None if empty."""
+    filled = np.argwhere(density > 0)
+    if len(filled) == 0:
+        return None
+    lo, hi = filled.min(axis=0), filled.max(axis=0) + 1
+    block = np.zeros(tuple(hi - lo + 2), dtype=np.uint8)
+    block[1:-1, 1:-1, 1:-1] = density[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]]
+    size = template.voxel_size
+    first = corner + (lo - 1) * size  # world position of the block's voxel (0, 0, 0)
+    weights = block.astype(np.float64)
+    grid = np.indices(block.shape).reshape(3, -1).T
+    centre = first + (grid * weights.reshape(-1, 1)).sum(axis=0) / weights.sum() * size
+    part = VoxelVolume(block.shape, size, _tuple(first - centre), template.iso, template.chunk_size,
+                       template.materials)
+    part.density[...] = block
+    part.mat_a[...] = template.materials.id_of(material)
+    part.mark_dirty((0, 0, 0), np.array(block.shape) - 1)
+    return VoxelObject(part, _tuple(centre), _tuple(velocity), material)
+
+
+def ball_object(template: VoxelVolume, material: str, radius: float, position, velocity=(0.0, 0.0, 0.0)
+                ) -> VoxelObject:
+    """A ball of ``material`` of ``radius`` m at ``position`` (m), voxels as in ``template`` (a bullet)."""
+    size = template.voxel_size
+    n = int(math.ceil(2 * radius / size)) + 3
+    half = (n - 1) / 2 * size
+    part = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt(x * x + y * y + z * z) - radius, (n, n, n), material,
+                                size, (-half, -half, -half), template.iso, template.chunk_size, template.materials)
+    return VoxelObject(part, _tuple(position), _tuple(velocity), material)
+
+
+# ------------------------------------------------------------------------------------------ punch family
+def _removal_totals(edits) -> tuple[float, dict, dict]:
+    total, by_material, by_group = 0.0, {}, {}
+    for edit in edits:
+        total += edit.volume_removed
+        for table, amounts in ((by_material, edit.removed_by_material), (by_group, edit.removed_by_group)):
+            for name, amount in amounts.items():
+                table[name] = table.get(name, 0.0) + amount
+    return total, by_material, by_group
+
+
+def _dig(volume, bvh, eye, aim, settings: PunchSettings):
+    """Validate, aim and carve for punch and pull-out: ``(hit, range, edit, removed density, corner)``."""
+    _check_world(volume, bvh)
+    eye, aim = check_point("eye", eye), check_direction("aim", aim)
+    check_range("settings", settings, "a PunchSettings", isinstance(settings, PunchSettings))
+    hit = aim_hit(bvh, eye, aim, settings.reach)
+    if hit is None:
+        return eye, aim, None, None, None, None, None
+    centre = hit[0] + aim * settings.depth
+    sphere = Sphere(_tuple(centre), settings.radius)
+    box = volume.voxel_box(sphere, 2 * volume.voxel_size)  # the ramp reaches about one voxel past the shape
+    if box is None:
+        return eye, aim, hit, sphere, EditResult.empty(), None, None
+    window = tuple(slice(a, b + 1) for a, b in zip(*box))
+    before = volume.density[window].copy()
+    edit = volume.remove(sphere, settings.tool)
+    removed = before - volume.density[window]  # remove only lowers density: no wrap-around
+    return eye, aim, hit, sphere, edit, removed, volume.index_to_world(box[0])
+
+
+def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
+          ) -> ActionResult:
+    """Punch the terrain in front of the player.
+
+    The aim (a ray from ``eye`` along ``aim``) meets the collision mesh within ``settings.reach``; a sphere of
+    ``settings.radius`` centred ``settings.depth`` past the hit is removed through the tool's hardness gate.
+    What was removed splits at the hit into up to eight fragment objects (one per octant around it, those of at
+    least ``min_fragment_volume``), each flying away from the hit at ``fragment_speed``; all are of the
+    material whose density fell most. A miss changes nothing.
+    """
+    eye, aim, hit, sphere, edit, removed, corner = _dig(volume, bvh, eye, aim, settings)
+    if hit is None:
+        return ActionResult(False, None, None, _tuple(aim))
+    point, normal, _ = hit
+    fragments: list[VoxelObject] = []
+    material = edit.most_removed_material
+    if material is not None and removed is not None:
+        split = np.clip(np.ceil(volume.world_to_index(point) - volume.world_to_index(corner)).astype(int), 0,
+                        removed.shape)
+        unit = volume.voxel_volume / 255.0
+        for octant in range(8):
+            sides = [(slice(0, split[a]) if (octant >> a) & 1 == 0 else slice(split[a], None)) for a in range(3)]
+            part = np.zeros_like(removed)
+            part[tuple(sides)] = removed[tuple(sides)]
+            if int(part.sum(dtype=np.int64)) * unit < max(settings.min_fragment_volume, 1e-12):
+                continue
+            piece = _object_from_density(part, corner, volume, material)
+            away = np.asarray(piece.position) - point + 0.5 * normal * volume.voxel_size
+            direction = away / max(float(np.linalg.norm(away)), 1e-12)
+            fragments.append(replace(piece, velocity=_tuple(direction * settings.fragment_speed)))
+    total, by_material, by_group = _removal_totals([edit])
+    events = [ActionEvent("punch", _tuple(point), material, total)]
+    return ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+                        material, tuple(fragments), None, tuple(events))
+
+
+def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
+             ) -> ActionResult:
+    """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
+    holds (``result.held``), of the highest fragment-priority material among the collision triangles touching
+    the range (so lava next to rock gives rock); the most-removed material when no triangle touches it."""
+    eye, aim, hit, sphere, edit, removed, corner = _dig(volume, bvh, eye, aim, settings)
+    if hit is None:
+        return ActionResult(False, None, None, _tuple(aim))
+    point, normal, _ = hit
+    table = volume.materials
+    touching = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
+    ids = sorted({int(m) for m in touching if m != 0})
+    if ids:  # highest priority; the lowest id among equals
+        material = table.name_by_id[max(ids, key=lambda m: (int(table.fragment_priority_by_id[m]), -m))]
+    else:
+        material = edit.most_removed_material
+    held = None
+    if material is not None and removed is not None and edit.volume_removed > settings.min_fragment_volume:
+        held = _object_from_density(removed, corner, volume, material)
+    total, by_material, by_group = _removal_totals([edit])
+    events = [ActionEvent("pull_out", _tuple(point), material if held is not None else None, total)]
+    return ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+                        edit.most_removed_material, (), held, tuple(events))
+
+
+# ------------------------------------------------------------------------------------------------- suck
+@dataclass(frozen=True)
+class SuckState:
+    """What suck carries from frame to frame."""
+
+    holding: bool = False  # whether the button was held last frame
+    gauge: float = 1.0  # share of the time limit left, 0..1
+    exhausted: bool = False  # the gauge ran out during this hold: nothing more until the button is released
+    held_time: float = 0.0  # seconds of the current hold
+    updates: int = 0  # density updates since the last bullet (reset when suck ends)
+    bullets: tuple[str, ...] = ()  # the material of each bullet carried, oldest first
+
+    @property
+    def bullet_count(self) -> int:
+        return len(self.bullets)
+
+
+@dataclass(frozen=True)
+class SuckFrame:
+    """One frame of suck: the new state and what the frame changed."""
+
+    state: SuckState
+    result: ActionResult
+
+
+def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
+         settings: SuckSettings = SuckSettings()) -> SuckFrame:
+    """One frame of suck.
+
+    While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``
+    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated); a
+    sphere of ``material_radius`` turns to its interior materials; small floating fragments in a box around
+    it are erased. Aiming elsewhere moves the ranges. A frame whose scrape removed density is one update;
+    every ``updates_per_bullet`` updates add a bullet of the material whose density fell most that frame.
+    Holding drains the gauge (empty after ``time_limit`` s), which ends suck until the button is released;
+    releasing ends suck (the update count resets) and refills the gauge over ``recharge_time`` s.
+    """
+    check_range("state", state, "a SuckState", isinstance(state, SuckState))
+    _check_world(volume, bvh)
+    eye, aim = check_point("eye", eye), check_direction("aim", aim)
+    dt = check_finite("dt", dt, minimum=0.0, unit="s")
+    check_range("holding", holding, "True or False", isinstance(holding, (bool, np.bool_)))
+    check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
+    nothing = ActionResult(False, None, None, _tuple(aim))
+    if not holding:
+        events = (ActionEvent("suck_end", amount=float(state.bullet_count)),) if state.holding else ()
+        refilled = min(1.0, state.gauge + dt / settings.recharge_time)
+        bullets = () if settings.bullets_reset_on_release else state.bullets
+        return SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(nothing, events=events))
+    if state.exhausted or state.gauge <= 0.0:
+        return SuckFrame(replace(state, holding=True, exhausted=True, updates=0), nothing)
+    gauge = state.gauge - dt / settings.time_limit
+    gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
+    held_time, updates, bullets = state.held_time + dt, state.updates, state.bullets
+    events: list[ActionEvent] = []
+    hit = aim_hit(bvh, eye, aim, settings.reach)
+    edits: tuple[EditResult, ...] = ()
+    point = normal = None
+    if hit is not None:
+        point, normal, _ = hit
+        centre = _tuple(point)
+        scraped = volume.scrape(Sphere(centre, settings.radius), settings.step, settings.tool)
+        exposed = volume.expose_interior(Sphere(centre, settings.material_radius))
+        half = settings.material_radius + settings.fragment_margin
+        erased = volume.remove_fragments(Box(_tuple(point - half), _tuple(point + half)))
+        edits = (scraped, exposed, erased)
+        if scraped.volume_removed > 0.0:
+            updates += 1
+            events.append(ActionEvent("suck", centre, scraped.most_removed_material, scraped.volume_removed))
+            if updates >= settings.updates_per_bullet:
+                updates = 0
+                if len(bullets) < settings.max_bullets:
+                    bullets = bullets + (scraped.most_removed_material,)
+                    events.append(ActionEvent("bullet", centre, scraped.most_removed_material, float(len(bullets))))
+        if erased.fragments_erased:
+            events.append(ActionEvent("fragments_erased", centre, None, erased.volume_removed))
+    exhausted = gauge <= 0.0
+    if exhausted:
+        updates = 0
+        events.append(ActionEvent("suck_exhausted", amount=float(len(bullets))))
+    # Density lost counts scrape and erasure; expose_interior only moves volume between materials.
+    density_edits = [edit for edit in edits if edit is not edits[1]] if edits else []
+    total, by_material, by_group = _removal_totals(density_edits)
+    most = edits[0].most_removed_material if edits else None
+    result = ActionResult(hit is not None, None if point is None else _tuple(point),
+                          None if normal is None else _tuple(normal), _tuple(aim), edits, total, by_material,
+                          by_group, most, (), None, tuple(events))
+    return SuckFrame(SuckState(True, gauge, exhausted, held_time, updates, bullets), result)

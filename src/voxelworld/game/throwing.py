@@ -1,0 +1,313 @@
+"""Stance, throw, flight and what a thrown object does to the terrain it meets (issue #6, section 2).
+
+- :func:`stance` readies a bullet (it needs one and consumes it) as a ball :class:`~.actions.VoxelObject`.
+- :func:`throw` launches that bullet, or a held piece, along the aim as a :class:`Projectile`.
+- :func:`step_projectile` moves it one frame under gravity and tests the path against the collision mesh; on
+  contact it applies :func:`impact` and the object is gone.
+- :func:`impact` looks the pair (object material, terrain material) up in :class:`ImpactRules`: **attach** (a
+  mound of the object's material added at the contact), **explode** (a range removed), **cool** (lava in a range
+  turns to obsidian) or **nothing** (rock on iron).
+
+The rules come from the materials' properties: a cold object meeting something molten (temperature at or above
+``molten_from``) cools it; a molten object explodes on cold ground; a terrain that is too hard or too slippery
+takes nothing; anything else sticks. ``overrides`` pins a rule for named pairs.
+
+Examples
+--------
+>>> from voxelworld.terrain import MaterialTable
+>>> rules = ImpactRules()
+>>> table = MaterialTable.default()
+>>> [rules.rule_for(a, b, table) for a, b in [("soil", "rock"), ("lava", "rock"), ("rock", "lava"),
+...                                            ("rock", "iron")]]
+['attach', 'explode', 'cool', 'nothing']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..collision import TriangleBVH
+from ..errors import ParameterError, check_finite, check_range
+from ..terrain import EditResult, MaterialTable, Sphere, Tool, VoxelVolume
+from .actions import ActionEvent, SuckState, VoxelObject, ball_object, check_direction, check_point
+
+__all__ = ["ThrowSettings", "ImpactRules", "RULES", "StanceResult", "Projectile", "ThrowResult", "Contact",
+           "ImpactResult", "FlightStep", "stance", "throw", "step_projectile", "impact"]
+
+RULES = ("attach", "explode", "cool", "nothing")
+
+
+def _tuple(array) -> tuple[float, float, float]:
+    return (float(array[0]), float(array[1]), float(array[2]))
+
+
+@dataclass(frozen=True)
+class ThrowSettings:
+    """Stance, throw and flight.
+
+    Parameters
+    ----------
+    speed : float
+        Launch speed along the aim, m/s (>= 0).
+    gravity : float
+        Downward (-y) acceleration in flight, m/s² (>= 0).
+    hold_distance : float
+        How far ahead of the eye a readied or thrown object starts, m (>= 0).
+    bullet_radius : float
+        Radius of the ball a bullet becomes, m (> 0).
+    max_flight_time : float
+        An object still flying after this many seconds is dropped, s (> 0).
+    """
+
+    speed: float = 14.0
+    gravity: float = 9.81
+    hold_distance: float = 0.6
+    bullet_radius: float = 0.3
+    max_flight_time: float = 5.0
+
+    def __post_init__(self):
+        for name, unit in (("speed", "m/s"), ("gravity", "m/s²"), ("hold_distance", "m")):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, unit=unit))
+        for name, unit in (("bullet_radius", "m"), ("max_flight_time", "s")):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
+                                                        strict_minimum=True, unit=unit))
+
+
+@dataclass(frozen=True)
+class ImpactRules:
+    """What a thrown object does to the terrain it meets, by the pair of materials.
+
+    Parameters
+    ----------
+    molten_from : float
+        Materials at or above this temperature are molten, °C.
+    cools_into : tuple of (str, str)
+        What each molten material becomes when cooled: ``(("lava", "obsidian"),)``.
+    hard_from : float
+        A terrain material at least this hard takes nothing (the object bounces off), hardness scale.
+    slippery_from : float
+        A terrain material at least this slippery takes nothing (the object slides off), 0..1.
+    overrides : tuple of (str, str, str)
+        ``(object material, terrain material, rule)`` triples that win over the property rules.
+    mound_scale : float
+        Radius of an attached mound over the radius of a ball of the object's solid volume (> 0); the mound's
+        centre sits on the contact, so about half of it sticks out of the wall.
+    explode_radius, cool_radius : float
+        Radii of the explosion's ``remove`` range and of the cooling range, m (> 0).
+    explode_tool : Tool
+        The hardness gate of explosions.
+    """
+
+    molten_from: float = 600.0
+    cools_into: tuple[tuple[str, str], ...] = (("lava", "obsidian"),)
+    hard_from: float = 8.0
+    slippery_from: float = 0.9
+    overrides: tuple[tuple[str, str, str], ...] = ()
+    mound_scale: float = 1.5
+    explode_radius: float = 1.2
+    cool_radius: float = 1.5
+    explode_tool: Tool = Tool(damage=100)
+
+    def __post_init__(self):
+        object.__setattr__(self, "molten_from", check_finite("molten_from", self.molten_from, unit="°C"))
+        object.__setattr__(self, "hard_from", check_finite("hard_from", self.hard_from, minimum=0.0))
+        object.__setattr__(self, "slippery_from", check_finite("slippery_from", self.slippery_from, minimum=0.0))
+        for name, unit in (("mound_scale", ""), ("explode_radius", "m"), ("cool_radius", "m")):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
+                                                        strict_minimum=True, unit=unit))
+        check_range("explode_tool", self.explode_tool, "a voxelworld.terrain.Tool",
+                    isinstance(self.explode_tool, Tool))
+        for parameter, rows, width in (("cools_into", self.cools_into, 2), ("overrides", self.overrides, 3)):
+            ok = isinstance(rows, tuple) and all(
+                isinstance(row, tuple) and len(row) == width and all(isinstance(v, str) for v in row) for row in rows)
+            check_range(parameter, rows, f"a tuple of {width}-tuples of material names", ok)
+        for row in self.overrides:
+            check_range("overrides", row, f"rules among {', '.join(RULES)}", row[2] in RULES)
+
+    def rule_for(self, object_material: str, terrain_material: str, materials: MaterialTable) -> str:
+        """The rule for an object of ``object_material`` meeting ``terrain_material``: one of :data:`RULES`."""
+        thing, ground = materials[object_material], materials[terrain_material]
+        for a, b, rule in self.overrides:
+            if a == thing.name and b == ground.name:
+                return rule
+        thing_molten, ground_molten = thing.temperature >= self.molten_from, ground.temperature >= self.molten_from
+        if ground_molten:
+            return "cool" if not thing_molten and ground.name in dict(self.cools_into) else "nothing"
+        if thing_molten:
+            return "explode"
+        if ground.hardness >= self.hard_from or ground.slipperiness >= self.slippery_from:
+            return "nothing"
+        return "attach"
+
+
+# ----------------------------------------------------------------------------------------------- stance
+@dataclass(frozen=True)
+class StanceResult:
+    """The suck state with the bullet consumed, the readied bullet (None without one) and the events."""
+
+    state: SuckState
+    bullet: VoxelObject | None
+    events: tuple[ActionEvent, ...]
+
+
+def stance(state: SuckState, volume: VoxelVolume, eye, aim, settings: ThrowSettings = ThrowSettings()
+           ) -> StanceResult:
+    """Take the stance: consume the oldest bullet and ready it as a ball of its material ``hold_distance`` m ahead
+    of the eye. Without a bullet nothing is readied and a ``stance_refused`` event is emitted."""
+    check_range("state", state, "a SuckState", isinstance(state, SuckState))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    eye, aim = check_point("eye", eye), check_direction("aim", aim)
+    check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
+    if not state.bullets:
+        return StanceResult(state, None, (ActionEvent("stance_refused", _tuple(eye)),))
+    material = state.bullets[0]
+    where = eye + aim * settings.hold_distance
+    bullet = ball_object(volume, material, settings.bullet_radius, where)
+    event = ActionEvent("stance", _tuple(where), material, float(len(state.bullets) - 1))
+    return StanceResult(replace(state, bullets=state.bullets[1:]), bullet, (event,))
+
+
+# ------------------------------------------------------------------------------------------------ flight
+@dataclass(frozen=True)
+class Projectile:
+    """A thrown object in flight: its position and velocity are the object's own."""
+
+    object: VoxelObject
+    flight_time: float = 0.0  # s since the throw
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    projectile: Projectile
+    events: tuple[ActionEvent, ...]
+
+
+def throw(thing: VoxelObject, eye, aim, settings: ThrowSettings = ThrowSettings()) -> ThrowResult:
+    """Launch ``thing`` (a readied bullet or a held piece) from ``hold_distance`` m ahead of the eye along the
+    aim at ``settings.speed``."""
+    check_range("thing", thing, "a VoxelObject", isinstance(thing, VoxelObject))
+    eye, aim = check_point("eye", eye), check_direction("aim", aim)
+    check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
+    start = eye + aim * settings.hold_distance
+    flying = replace(thing, position=_tuple(start), velocity=_tuple(aim * settings.speed))
+    return ThrowResult(Projectile(flying), (ActionEvent("throw", _tuple(start), thing.material),))
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Where a thrown object met the collision mesh."""
+
+    point: tuple[float, float, float]  # m
+    normal: tuple[float, float, float]  # unit, facing where the object came from
+    material: str  # the triangle's material ("none" for a triangle without one)
+
+
+@dataclass(frozen=True)
+class ImpactResult:
+    rule: str  # one of RULES
+    contact: Contact
+    edit: EditResult  # the terrain edit (empty for "nothing"); "cool" reports the converted volume as added
+    events: tuple[ActionEvent, ...]
+
+
+@dataclass(frozen=True)
+class FlightStep:
+    """One frame of flight: the projectile still flying (None once it hit or was dropped), and the impact."""
+
+    projectile: Projectile | None
+    impact: ImpactResult | None
+    events: tuple[ActionEvent, ...]
+
+
+def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
+                    settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
+    """Move ``projectile`` one frame of ``dt`` s (semi-implicit Euler under ``settings.gravity``) and test the
+    path against the collision mesh; at the first contact apply :func:`impact` to ``volume``, and the object is
+    removed. An object flying longer than ``max_flight_time`` is dropped (``lost`` event)."""
+    check_range("projectile", projectile, "a Projectile", isinstance(projectile, Projectile))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("bvh", bvh, "a TriangleBVH or None", bvh is None or isinstance(bvh, TriangleBVH))
+    dt = check_finite("dt", dt, minimum=0.0, unit="s")
+    check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
+    check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
+    thing = projectile.object
+    start = np.array(thing.position)
+    velocity = np.array(thing.velocity) - np.array([0.0, settings.gravity * dt, 0.0])
+    end = start + velocity * dt
+    if bvh is not None and dt > 0:
+        hits = bvh.segment_hits(start, end)
+        if len(hits.ray):
+            name = volume.materials.name_by_id[int(hits.material[0])]
+            contact = Contact(_tuple(hits.point[0]), _tuple(hits.normal[0]), name)
+            result = impact(volume, thing, contact, rules)
+            return FlightStep(None, result, result.events)
+    time = projectile.flight_time + dt
+    if time > settings.max_flight_time:
+        return FlightStep(None, None, (ActionEvent("lost", _tuple(end), thing.material),))
+    moved = replace(thing, position=_tuple(end), velocity=_tuple(velocity))
+    return FlightStep(Projectile(moved, time), None, ())
+
+
+# ------------------------------------------------------------------------------------------------ impact
+def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
+           ) -> ImpactResult:
+    """Apply the rule of the pair (``thing.material``, ``contact.material``) at the contact and report it."""
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("thing", thing, "a VoxelObject", isinstance(thing, VoxelObject))
+    check_range("contact", contact, "a Contact", isinstance(contact, Contact))
+    check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
+    table = volume.materials
+    point = check_point("contact.point", contact.point)
+    rule = "nothing"
+    if contact.material in table and thing.material in table:
+        rule = rules.rule_for(thing.material, contact.material, table)
+    elif thing.material not in table:
+        raise ParameterError("thing.material", thing.material, f"a material of the table: {', '.join(table.names)}")
+    centre = _tuple(point)
+    if rule == "attach":
+        ball_radius = (3.0 * thing.solid_volume() / (4.0 * math.pi)) ** (1.0 / 3.0)
+        radius = max(rules.mound_scale * ball_radius, volume.voxel_size)
+        edit = volume.add(Sphere(centre, radius), thing.material)
+        amount = edit.volume_added
+    elif rule == "explode":
+        edit = volume.remove(Sphere(centre, rules.explode_radius), rules.explode_tool)
+        amount = edit.volume_removed
+    elif rule == "cool":
+        edit = _cool(volume, Sphere(centre, rules.cool_radius), contact.material,
+                     dict(rules.cools_into)[contact.material])
+        amount = edit.volume_added
+    else:
+        edit, amount = EditResult.empty(), 0.0
+    event = ActionEvent(rule, centre, thing.material, amount, contact.material)
+    return ImpactResult(rule, contact, edit, (event,))
+
+
+def _cool(volume: VoxelVolume, sphere: Sphere, molten: str, cooled: str) -> EditResult:
+    """Turn ``molten`` into ``cooled`` in both material slots of the voxels whose samples lie in ``sphere``;
+    density is kept, other materials are left alone."""
+    table = volume.materials
+    source, target = table.id_of(molten), table.id_of(cooled)
+    box = volume.voxel_box(sphere)
+    if box is None:
+        return EditResult.empty()
+    lo, hi = box
+    window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
+    inside = sphere.sdf(volume.index_to_world(np.indices(hi - lo + 1).transpose(1, 2, 3, 0) + lo)) <= 0
+    density, mix = volume.density[window].astype(np.int64), volume.mix[window].astype(np.int64)
+    a_slot, b_slot = volume.mat_a[window], volume.mat_b[window]
+    change_a, change_b = inside & (a_slot == source), inside & (b_slot == source)
+    units = int((density * (255 - mix))[change_a].sum() + (density * mix)[change_b].sum())
+    if not (change_a.any() or change_b.any()):
+        return EditResult.empty()
+    a_slot[change_a] = target  # views into the volume's fields
+    b_slot[change_b] = target
+    changed_at = np.argwhere(change_a | change_b) + lo
+    volume.mark_dirty(changed_at.min(axis=0), changed_at.max(axis=0))
+    chunks = frozenset(map(tuple, np.unique(changed_at // volume.chunk_size, axis=0).tolist()))
+    amount = units * volume.voxel_volume / 65025.0
+    group_from, group_to = table[source].group, table[target].group
+    return EditResult(len(changed_at), 0, 0, chunks, 0.0, 0.0, {molten: amount}, {cooled: amount},
+                      {group_from: amount}, {group_to: amount}, None)

@@ -1,0 +1,37 @@
+"""The achievements bar chart PNG."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from voxelworld.errors import ParameterError
+from voxelworld.viewer.achievements_png import achievements_png
+
+
+def test_the_chart_is_a_non_blank_png_written_atomically(tmp_path):
+    out = achievements_png(tmp_path / "achievements.png", {"soil": 6.0, "rock": 2.5, "wood": 0.4},
+                           thresholds=(1.0, 5.0), colours={"rock": (0.49, 0.48, 0.47)})
+    assert out == tmp_path / "achievements.png"
+    picture = np.asarray(Image.open(out).convert("RGB"))
+    assert picture.shape[0] > 100 and picture.shape[1] > 100
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 10  # bars, text and lines, not one flat colour
+    assert (picture.sum(axis=2) < 600).mean() > 0.02  # a good share of the pixels is not white
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["achievements.png"]  # no temporary file left
+
+
+def test_an_empty_chart_still_draws(tmp_path):
+    out = achievements_png(tmp_path / "empty.png", {})
+    assert Image.open(out).size[0] > 100
+
+
+@pytest.mark.parametrize("args", [
+    ("chart.jpg", {"soil": 1.0}, ()), ("missing/chart.png", {"soil": 1.0}, ()), ("chart.png", [1.0], ()),
+    ("chart.png", {"soil": -1.0}, ()), ("chart.png", {"soil": float("nan")}, ()), ("chart.png", {"soil": 1}, (0,)),
+])
+def test_bad_input_raises_parameter_error_and_writes_nothing(tmp_path, args):
+    name, totals, thresholds = args
+    with pytest.raises(ParameterError):
+        achievements_png(tmp_path / name, totals, thresholds)
+    assert list(tmp_path.iterdir()) == []
