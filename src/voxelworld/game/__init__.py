@@ -1,0 +1,1 @@
+"""voxelworld.game: the world where the wings meet (issue #6)."""
