@@ -82,7 +82,7 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
     """Unit view direction for ``yaw`` and ``pitch`` in degrees: yaw 0 looks along -z, yaw 90 along -x
     (counter-clockwise seen from above), pitch > 0 looks up.
 
-    >>> view_direction(0.0, 0.0).round(6).tolist(), view_direction(270.0, 0.0).round(6).tolist()
+    >>> (view_direction(0.0, 0.0).round(6) + 0.0).tolist(), (view_direction(270.0, 0.0).round(6) + 0.0).tolist()
     ([0.0, 0.0, -1.0], [1.0, 0.0, 0.0])
     """
     y, p = math.radians(yaw), math.radians(pitch)
