@@ -193,3 +193,15 @@ def test_jump_leaves_the_ground_and_lands_again():
     s = world.settings.player
     assert peak - FLOOR == pytest.approx(s.jump_speed ** 2 / (2 * s.gravity), abs=0.1)
     assert world.player.grounded
+
+
+def test_the_worlds_sides_and_bottom_hold_the_player_in():
+    world = flat_world()
+    walk(world, 240)  # towards +x, past the end of the volume (16 m)
+    far = world.volume.index_to_world(np.array(world.volume.shape) - 1)
+    assert world.player.position[0] == pytest.approx(far[0] - world.settings.player.radius)
+    x, _, z = world.player.position
+    world.queue_edit(VoxelEdit("remove", Box((x - 2, -1.0, z - 2), (x + 1, 11.0, z + 2)), source="test"))
+    events = walk(world, 90, Inputs())
+    assert world.player.position[1] == world.volume.origin[1] and world.player.grounded
+    assert [e.material for e in events if isinstance(e, Landed)] == ["none"]

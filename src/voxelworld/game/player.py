@@ -127,6 +127,8 @@ class Player:
         self._cause = "rest"
         self._moved = 0.0
         self._fall_speed = 0.0
+        self._new_touching: frozenset[str] = frozenset()
+        self.bounds: tuple[np.ndarray, np.ndarray] | None = None  # the world's box (m): the player stays inside
 
     # ------------------------------------------------------------------------------------------ views
     @property
@@ -192,6 +194,7 @@ class Player:
             self._move_horizontally(collider, displacement / steps)
             self._move_vertically(collider, displacement[1] / steps, dt / steps, emit)
         self._push_out_of_walls(collider)
+        self._keep_inside(was_grounded, emit)
         if was_grounded or self.grounded:
             self._moved = float(np.hypot(*(self.position - start)[[0, 2]]))
         else:
@@ -268,6 +271,24 @@ class Player:
                 return
         self.position[0], self.position[2] = x, z
         self._push_out_of_walls(collider)
+
+    def _keep_inside(self, was_grounded: bool, emit: Callable) -> None:
+        """The world's sides are walls and its bottom a floor (of no material): nobody walks or falls out."""
+        if self.bounds is None:
+            return
+        lo, hi = self.bounds
+        r = self.settings.radius
+        for axis in (0, 2):
+            inside = min(max(float(self.position[axis]), lo[axis] + r), hi[axis] - r)
+            if inside != self.position[axis]:
+                self.position[axis] = inside
+                self.velocity[axis] = 0.0
+        if self.position[1] < lo[1] or (self.position[1] == lo[1] and self.velocity[1] <= 0):
+            self.position[1] = lo[1]
+            self.velocity[1] = 0.0
+            if not was_grounded:
+                emit(Landed, material="none", speed=float(self._fall_speed))
+            self.grounded, self.ground_material, self._fall_speed = True, "none", 0.0
 
     def _push_out_of_walls(self, collider) -> None:
         """Push the body (above step height) out of the triangles it overlaps: horizontally from walls,

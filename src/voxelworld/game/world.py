@@ -325,6 +325,7 @@ class World:
             spawn = (float(x), float(volume.origin[1]) if ground is None else ground, float(z))
         self.volume, self.materials, self.props, self.settings = volume, materials, props, settings
         self.player = Player(spawn, spawn_yaw, settings.player, materials)
+        self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
         self.mesher.update()
