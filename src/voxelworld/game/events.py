@@ -1,0 +1,161 @@
+"""Events: what happened in a frame of the :class:`~voxelworld.game.world.World`, as small frozen values.
+
+Every event carries the ``frame`` it happened in (counted from 0) and the world ``time`` in seconds at the
+start of that frame, then its own fields. ``World.step`` returns the frame's events and appends them to the
+world's log; :func:`event_text` gives each one a stable line of text, so two runs can be compared by hashing
+their logs (:func:`log_hash`).
+
+The set is open: any frozen dataclass deriving from :class:`Event` whose fields are numbers, strings, bools,
+None or tuples of those is a valid event (the action, NPC and enemy modules add their own).
+
+Examples
+--------
+>>> step = Footstep(frame=3, time=0.05, material="grass", position=(1.0, 2.0, 3.5))
+>>> event_text(step)
+'3|0.05|Footstep|material=grass|position=(1.0,2.0,3.5)'
+>>> len(log_hash([step]))
+64
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ItemPlaced", "event_text", "log_hash"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every event: the frame number (from 0) and the world time (s) at the frame's start."""
+
+    frame: int
+    time: float
+
+
+@dataclass(frozen=True)
+class Footstep(Event):
+    """The player's foot came down (once a stride) on ``material`` at ``position`` (m)."""
+
+    material: str
+    position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Jumped(Event):
+    """The player left the ground by jumping, from ground of ``material``."""
+
+    material: str
+
+
+@dataclass(frozen=True)
+class Landed(Event):
+    """The player came down on ``material`` after falling at ``speed`` m/s (downwards, >= 0)."""
+
+    material: str
+    speed: float
+
+
+@dataclass(frozen=True)
+class StaminaChanged(Event):
+    """The player's stamina crossed a multiple of ``WorldSettings.stamina_event_step``: it is now ``stamina``
+    (0 .. max), having changed by ``change`` since the last such event; ``cause`` is what drove it last
+    ("sprint", "contact:<material>", "rest", or what an action named)."""
+
+    stamina: float
+    change: float
+    cause: str
+
+
+@dataclass(frozen=True)
+class ContactStarted(Event):
+    """The player's capsule began touching collision triangles of ``material``."""
+
+    material: str
+
+
+@dataclass(frozen=True)
+class ContactEnded(Event):
+    """The player's capsule stopped touching collision triangles of ``material``."""
+
+    material: str
+
+
+@dataclass(frozen=True)
+class VoxelsEdited(Event):
+    """A queued voxel edit was applied in the frame's update stage.
+
+    ``kind`` is the edit (remove, add, scrape, paint, expose_interior, remove_fragments), ``source`` who queued
+    it; volumes in m³; ``material`` the one that lost the most volume (None when nothing was removed)."""
+
+    kind: str
+    source: str
+    volume_removed: float
+    volume_added: float
+    material: str | None
+    voxels_changed: int
+    voxels_damaged: int
+
+
+@dataclass(frozen=True)
+class ActionStarted(Event):
+    """A player action (punch, pull_out, suck, stance, throw, ...) began."""
+
+    action: str
+
+
+@dataclass(frozen=True)
+class ActionEnded(Event):
+    """A player action ended; ``outcome`` says how in a word or two ("done", "time_limit", "blocked", ...)."""
+
+    action: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class ItemPlaced(Event):
+    """An item (a treasure, an award, a fragment, a bullet) was placed at ``position`` (m)."""
+
+    item: str
+    material: str
+    position: tuple[float, float, float]
+
+
+def _text(value: object) -> str:
+    """A stable text form: floats by ``repr`` (shortest round-trip), tuples recursively, no spaces."""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        return repr(0.0 if number == 0.0 else number) if math.isfinite(number) else str(number)
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return "(" + ",".join(_text(v) for v in value) + ")"
+    raise TypeError(f"event field of type {type(value).__name__} has no stable text form")
+
+
+def event_text(event: Event) -> str:
+    """One line naming the event's frame, time, type and fields in declaration order (``-0.0`` shows as
+    ``0.0``); the same event always gives the same line."""
+    parts = [_text(event.frame), _text(event.time), type(event).__name__]
+    parts += [f"{f.name}={_text(getattr(event, f.name))}" for f in fields(event) if f.name not in ("frame", "time")]
+    return "|".join(parts)
+
+
+def log_hash(events: Iterable[Event]) -> str:
+    """SHA-256 (hex) of the events' text lines, one per line: equal hashes, identical logs."""
+    digest = hashlib.sha256()
+    for event in events:
+        digest.update(event_text(event).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,353 @@
+"""The player: a capsule walking on the collision mesh, with gravity, slopes, steps, stamina and footsteps.
+
+The capsule stands on its *feet* point (the bottom of the capsule). Ground is found by rays cast down from
+``step_height`` above the feet at five points of the footprint, so a ledge up to ``step_height`` is stepped
+onto, ground up to ``snap_distance`` below is followed, and a fall of any speed meets the surface it crosses
+(the rays reach as far as the frame's fall). The body above ``step_height`` is a capsule overlap test that
+pushes the player out of walls horizontally. Surfaces steeper than ``max_slope`` are not ground: walking into
+one that rises is refused, and one underfoot is slid down.
+
+The player does its work in three of the world's frame stages: :meth:`Player.begin_frame` (velocity from
+the inputs and the effects of last frame's contacts), :meth:`Player.collide` (the swept move) and
+:meth:`Player.control` (footsteps, contact and stamina events).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
+
+__all__ = ["PlayerSettings", "Player", "view_direction"]
+
+_UP = np.array([0.0, 1.0, 0.0])
+
+
+@dataclass(frozen=True)
+class PlayerSettings:
+    """The player's body and abilities; every field is checked on construction (its unit in the comment).
+
+    Examples
+    --------
+    >>> PlayerSettings(max_slope=40.0).max_slope
+    40.0
+    """
+
+    radius: float = 0.35  # m, > 0
+    height: float = 1.8  # m, feet to top, >= 2 * radius + step_height
+    eye_height: float = 1.6  # m above the feet, in (0, height]
+    walk_speed: float = 4.0  # m/s, >= 0
+    sprint_speed: float = 7.0  # m/s, >= walk_speed
+    air_control: float = 2.0  # 1/s, >= 0: how fast the horizontal velocity follows the stick in the air
+    jump_speed: float = 5.0  # m/s upwards, >= 0
+    gravity: float = 9.81  # m/s², >= 0
+    max_fall_speed: float = 50.0  # m/s, > 0
+    max_slope: float = 45.0  # degrees in [0, 89]: steeper surfaces are not ground
+    step_height: float = 0.45  # m, >= 0: ledges up to this are stepped onto
+    snap_distance: float = 0.3  # m, >= 0: ground this far below is followed while walking
+    stride: float = 0.8  # m, > 0: horizontal distance between footsteps
+    stamina_max: float = 100.0  # stamina units, > 0
+    sprint_drain: float = 10.0  # stamina per second while sprinting, >= 0
+    regeneration: float = 5.0  # stamina per second while nothing drains it, >= 0
+    stamina_event_step: float = 5.0  # stamina units, > 0: a StaminaChanged event each time a multiple is crossed
+    contact_skin: float = 0.05  # m, >= 0: how near a triangle counts as touching
+
+    def __post_init__(self):
+        for name, minimum, strict in (("radius", 0.0, True), ("walk_speed", 0.0, False), ("air_control", 0.0, False),
+                                      ("jump_speed", 0.0, False), ("gravity", 0.0, False),
+                                      ("max_fall_speed", 0.0, True), ("step_height", 0.0, False),
+                                      ("snap_distance", 0.0, False), ("stride", 0.0, True),
+                                      ("stamina_max", 0.0, True), ("sprint_drain", 0.0, False),
+                                      ("regeneration", 0.0, False), ("stamina_event_step", 0.0, True),
+                                      ("contact_skin", 0.0, False)):
+            unit = "" if name.startswith("stamina") else "m"
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=minimum,
+                                                        strict_minimum=strict, unit=unit))
+        object.__setattr__(self, "sprint_speed", check_finite("sprint_speed", self.sprint_speed,
+                                                              minimum=self.walk_speed, unit="m/s"))
+        object.__setattr__(self, "max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=89.0,
+                                                           unit="degrees"))
+        lowest = 2 * self.radius + self.step_height
+        object.__setattr__(self, "height", check_finite("height", self.height, minimum=lowest, unit="m"))
+        object.__setattr__(self, "eye_height", check_finite("eye_height", self.eye_height, minimum=0.0,
+                                                            maximum=self.height, strict_minimum=True, unit="m"))
+
+
+def view_direction(yaw: float, pitch: float) -> np.ndarray:
+    """Unit view direction for ``yaw`` and ``pitch`` in degrees: yaw 0 looks along -z, yaw 90 along -x
+    (counter-clockwise seen from above), pitch > 0 looks up.
+
+    >>> (view_direction(0.0, 0.0).round(6) + 0.0).tolist(), (view_direction(270.0, 0.0).round(6) + 0.0).tolist()
+    ([0.0, 0.0, -1.0], [1.0, 0.0, 0.0])
+    """
+    y, p = math.radians(yaw), math.radians(pitch)
+    return np.array([-math.sin(y) * math.cos(p), math.sin(p), -math.cos(y) * math.cos(p)])
+
+
+class Player:
+    """The player's state: feet ``position`` (m), ``velocity`` (m/s), view ``yaw`` / ``pitch`` (degrees),
+    ``grounded``, ``ground_material``, ``stamina`` and the materials it ``touching``.
+
+    Parameters
+    ----------
+    position : (3,) float
+        Feet position in metres.
+    yaw : float
+        View yaw in degrees (see :func:`view_direction`).
+    settings : PlayerSettings
+    materials : MaterialTable
+        Names and contact damage of the materials the collision triangles carry.
+    """
+
+    def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
+        if not isinstance(settings, PlayerSettings):
+            raise ParameterError("settings", settings, "a PlayerSettings")
+        self.settings = settings
+        self.materials = materials
+        self.position = np.array(position, dtype=np.float64)
+        if self.position.shape != (3,) or not np.all(np.isfinite(self.position)):
+            raise ParameterError("position", position, "a point (x, y, z) of three finite numbers (m)")
+        self.velocity = np.zeros(3)
+        self.yaw = check_finite("yaw", yaw, unit="degrees") % 360.0
+        self.pitch = 0.0
+        self.grounded = False
+        self.ground_material: str | None = None
+        self.stamina = settings.stamina_max
+        self.sprinting = False
+        self.touching: frozenset[str] = frozenset()
+        self._contact_damage = np.array([materials[m].contact_damage if m in materials else 0.0
+                                         for m in materials.name_by_id], dtype=np.float64)
+        self._stride_left = settings.stride
+        self._reported_stamina = self.stamina
+        self._cause = "rest"
+        self._moved = 0.0
+        self._fall_speed = 0.0
+        self._new_touching: frozenset[str] = frozenset()
+        self.bounds: tuple[np.ndarray, np.ndarray] | None = None  # the world's box (m): the player stays inside
+
+    # ------------------------------------------------------------------------------------------ views
+    @property
+    def eye(self) -> np.ndarray:
+        """The eye point (m): ``eye_height`` above the feet."""
+        return self.position + _UP * self.settings.eye_height
+
+    @property
+    def aim(self) -> np.ndarray:
+        """The unit camera direction."""
+        return view_direction(self.yaw, self.pitch)
+
+    def add_stamina(self, change: float, cause: str) -> None:
+        """Change stamina by ``change`` (clamped to 0 .. max); actions use it for rewards and costs."""
+        self.stamina = min(max(self.stamina + float(change), 0.0), self.settings.stamina_max)
+        self._cause = cause
+
+    # ------------------------------------------------------------------------------------ frame stages
+    def begin_frame(self, move, sprint: bool, jump: bool, dt: float, emit: Callable) -> None:
+        """Velocity from the stick (``move``: right, forward in [-1, 1]), sprint and jump, gravity, and the
+        effects of last frame's contacts (contact damage drains stamina)."""
+        s = self.settings
+        y = math.radians(self.yaw)
+        forward = np.array([-math.sin(y), 0.0, -math.cos(y)])
+        right = np.array([math.cos(y), 0.0, -math.sin(y)])
+        stick = right * move[0] + forward * move[1]
+        length = float(np.hypot(stick[0], stick[2]))
+        if length > 1.0:
+            stick /= length
+        self.sprinting = bool(sprint) and length > 0 and self.stamina > 0 and self.grounded
+        desired = stick * (s.sprint_speed if self.sprinting else s.walk_speed)
+        if self.grounded:
+            self.velocity[0], self.velocity[2] = desired[0], desired[2]
+        else:
+            blend = min(1.0, s.air_control * dt)
+            self.velocity[0] += (desired[0] - self.velocity[0]) * blend
+            self.velocity[2] += (desired[2] - self.velocity[2]) * blend
+        if jump and self.grounded:
+            self.velocity[1] = s.jump_speed
+            self.grounded = False
+            emit(Jumped, material=self.ground_material or "none")
+        if not self.grounded:
+            self.velocity[1] = max(self.velocity[1] - s.gravity * dt, -s.max_fall_speed)
+        damage = max((float(self._contact_damage[self.materials.id_of(m)]) for m in self.touching), default=0.0)
+        drain = damage + (s.sprint_drain if self.sprinting else 0.0)
+        if drain > 0:
+            worst = max(sorted(self.touching), key=lambda m: self._contact_damage[self.materials.id_of(m)],
+                        default=None)
+            self.add_stamina(-drain * dt, f"contact:{worst}" if damage > 0 else "sprint")
+        elif self.stamina < s.stamina_max:
+            self.add_stamina(s.regeneration * dt, "rest")
+
+    def collide(self, collider, dt: float, emit: Callable) -> None:
+        """Move by ``velocity * dt`` against ``collider`` (see :class:`~voxelworld.game.world.Collider`) in
+        sub-steps of at most half the radius, so nothing is tunnelled through; then record what it touches."""
+        s = self.settings
+        start = self.position.copy()
+        was_grounded = self.grounded
+        self._fall_speed = max(self._fall_speed, -self.velocity[1])
+        displacement = self.velocity * dt
+        steps = max(1, int(math.ceil(float(np.linalg.norm(displacement)) / (0.5 * s.radius))))
+        for _ in range(steps):
+            self._move_horizontally(collider, displacement / steps)
+            self._move_vertically(collider, displacement[1] / steps, dt / steps, emit)
+        self._push_out_of_walls(collider)
+        self._keep_inside(was_grounded, emit)
+        if was_grounded or self.grounded:
+            self._moved = float(np.hypot(*(self.position - start)[[0, 2]]))
+        else:
+            self._moved = 0.0
+        a, b = self._axis(0.0)
+        contacts = collider.overlap_capsule(a, b, s.radius + s.contact_skin)
+        touching = {collider.material_name(int(m)) for m in contacts.material}
+        if self.grounded and self.ground_material is not None:
+            touching.add(self.ground_material)
+        touching.discard("none")
+        self._new_touching = frozenset(touching)
+
+    def control(self, emit: Callable) -> None:
+        """After the move: footsteps every stride on the ground, contact start/end and stamina events."""
+        s = self.settings
+        if self.grounded and self._moved > 0:
+            self._stride_left -= self._moved
+            while self._stride_left <= 0:
+                self._stride_left += s.stride
+                emit(Footstep, material=self.ground_material or "none",
+                     position=tuple(float(v) for v in self.position))
+        for material in sorted(self.touching - self._new_touching):
+            emit(ContactEnded, material=material)
+        for material in sorted(self._new_touching - self.touching):
+            emit(ContactStarted, material=material)
+        self.touching = self._new_touching
+        step = s.stamina_event_step
+        if math.floor(self.stamina / step) != math.floor(self._reported_stamina / step):
+            emit(StaminaChanged, stamina=self.stamina, change=self.stamina - self._reported_stamina, cause=self._cause)
+            self._reported_stamina = self.stamina
+
+    # ------------------------------------------------------------------------------------------ moving
+    def _axis(self, lift: float) -> tuple[np.ndarray, np.ndarray]:
+        """The capsule axis ends from ``lift`` metres above the feet to the top, inset by the radius."""
+        r = self.settings.radius
+        return self.position + _UP * (lift + r), self.position + _UP * (self.settings.height - r)
+
+    def _probe(self, collider, x: float, z: float, top: float, bottom: float):
+        """The highest surface under the footprint at (x, z) between heights ``top`` and ``bottom`` (m):
+        (height, unit normal, material id), or None."""
+        r = 0.6 * self.settings.radius
+        origins = np.array([[x, top, z], [x + r, top, z], [x - r, top, z], [x, top, z + r], [x, top, z - r]])
+        hits = collider.raycast(origins, np.array([0.0, -1.0, 0.0]), top - bottom)
+        if not np.any(hits.hit):
+            return None
+        heights = np.where(hits.hit, hits.point[:, 1], -np.inf)
+        best = int(np.argmax(heights))  # the first of equals: deterministic
+        return float(heights[best]), hits.normal[best], int(hits.material[best])
+
+    def _walkable(self, normal_y: float) -> bool:
+        return normal_y >= math.cos(math.radians(self.settings.max_slope)) - 1e-9
+
+    def _move_horizontally(self, collider, displacement: np.ndarray) -> None:
+        s = self.settings
+        dx, dz = float(displacement[0]), float(displacement[2])
+        length = math.hypot(dx, dz)
+        if length == 0.0:
+            return
+        feet = float(self.position[1])
+        x, z = float(self.position[0]) + dx, float(self.position[2]) + dz
+        reach = s.snap_distance if self.grounded else 0.05
+        found = self._probe(collider, x, z, feet + s.step_height + 0.05, feet - reach)
+        if found is not None and not self._walkable(found[1][1]) and found[0] > feet + 0.02:
+            # A steep surface rises under the front of the footprint: a step if walkable ground lies just
+            # beyond it within step height, else a slope too steep to climb.
+            ux, uz = dx / length, dz / length
+            ahead = self._probe(collider, x + ux * s.radius, z + uz * s.radius, feet + s.step_height + 0.05,
+                                feet + 0.02)
+            if ahead is None or not self._walkable(ahead[1][1]):
+                along = self.velocity[0] * ux + self.velocity[2] * uz
+                if along > 0:
+                    self.velocity[0] -= along * ux
+                    self.velocity[2] -= along * uz
+                return
+        self.position[0], self.position[2] = x, z
+        self._push_out_of_walls(collider)
+
+    def _keep_inside(self, was_grounded: bool, emit: Callable) -> None:
+        """The world's sides are walls and its bottom a floor (of no material): nobody walks or falls out."""
+        if self.bounds is None:
+            return
+        lo, hi = self.bounds
+        r = self.settings.radius
+        for axis in (0, 2):
+            inside = min(max(float(self.position[axis]), lo[axis] + r), hi[axis] - r)
+            if inside != self.position[axis]:
+                self.position[axis] = inside
+                self.velocity[axis] = 0.0
+        if self.position[1] < lo[1] or (self.position[1] == lo[1] and self.velocity[1] <= 0):
+            self.position[1] = lo[1]
+            self.velocity[1] = 0.0
+            if not was_grounded:
+                emit(Landed, material="none", speed=float(self._fall_speed))
+            self.grounded, self.ground_material, self._fall_speed = True, "none", 0.0
+
+    def _push_out_of_walls(self, collider) -> None:
+        """Push the body (above step height) out of the triangles it overlaps: horizontally from walls,
+        downwards from ceilings."""
+        s = self.settings
+        for _ in range(4):
+            a, b = self._axis(s.step_height)
+            contacts = collider.overlap_capsule(a, b, s.radius)
+            if len(contacts.depth) == 0:
+                return
+            push = np.zeros(3)
+            for normal, depth in zip(contacts.normal, contacts.depth):
+                if normal[1] < -0.5:  # a ceiling
+                    push[1] = min(push[1], -depth)
+                    self.velocity[1] = min(self.velocity[1], 0.0)
+                    continue
+                horizontal = np.array([normal[0], 0.0, normal[2]])
+                size = float(np.linalg.norm(horizontal))
+                if size < 1e-6:
+                    continue
+                horizontal /= size
+                # The deepest push per direction, not their sum: two triangles of one wall push once.
+                amount = depth / max(size, 0.2)
+                current = float(np.dot(push, horizontal))
+                if amount > current:
+                    push += horizontal * (amount - current)
+            if not np.any(push):
+                return
+            self.position += push + np.sign(push) * 1e-4
+
+    def _move_vertically(self, collider, dy: float, dt: float, emit: Callable) -> None:
+        s = self.settings
+        feet = float(self.position[1])
+        target = feet + dy
+        snap = s.snap_distance if self.grounded and self.velocity[1] <= 0 else 0.0
+        found = self._probe(collider, float(self.position[0]), float(self.position[2]), feet + s.step_height + 0.05,
+                            min(feet, target) - snap - 0.01)
+        if found is not None and self.velocity[1] <= 0 and found[0] >= target - snap - 0.01:
+            height, normal, material = found
+            normal_y = float(normal[1])
+            self.position[1] = max(height, target) if not self._walkable(normal_y) else height
+            self.ground_material = collider.material_name(material)
+            if self._walkable(normal_y):
+                if not self.grounded:
+                    emit(Landed, material=self.ground_material, speed=float(self._fall_speed))
+                self.grounded = True
+                self._fall_speed = 0.0
+                self.velocity[1] = 0.0
+            else:
+                # Too steep to stand on: slide down it, faster the steeper it is.
+                self.grounded = False
+                self.velocity[1] = 0.0
+                size = math.hypot(normal[0], normal[2])
+                if size > 1e-9:
+                    push = s.gravity * (1.0 - normal_y) * dt
+                    self.velocity[0] += normal[0] / size * push
+                    self.velocity[2] += normal[2] / size * push
+        else:
+            self.position[1] = target
+            if self.grounded:
+                self.grounded = False
+                self.ground_material = None

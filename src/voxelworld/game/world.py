@@ -1,0 +1,534 @@
+"""`World`: one deterministic, headless game world: terrain, meshes, collisions, the player, events.
+
+A frame (:meth:`World.step`) runs these stages in order (``World.STAGES``); handlers added with
+:meth:`World.add_handler` run at the end of the stage they name, in the order they were added, each called as
+``handler(world, inputs)``:
+
+1. ``"inputs"``: the frame's :class:`Inputs` are checked and read (the view turns).
+2. ``"objects"``: per object, velocity and the effects of last frame's contacts (the player's stick, jump,
+   gravity, contact damage, sprint cost).
+3. ``"voxel_updates"``: the edits queued with :meth:`World.queue_edit` are applied: density ranges (remove,
+   add, scrape), then material ranges (paint, expose_interior), then fragment erasure, each in queue order.
+4. ``"meshes"``: changed chunks are remeshed through :class:`~voxelworld.meshing.ChunkMesher` (vertices,
+   simplified vertices, display mesh), then the collision mesh near the actors, whose
+   :class:`~voxelworld.collision.TriangleBVH` is rebuilt only when its chunks changed or the actors left
+   its region.
+5. ``"collisions"``: the player's swept move against the collision mesh and props.
+6. ``"player"``: player control after the move: footsteps, contacts, stamina.
+7. ``"events"``: event processing: the action handlers (punch, suck, ...), which queue edits for the next
+   frame's update stage.
+8. ``"other_objects"``: NPCs, enemies, thrown objects move.
+9. ``"snapshot"``: what a renderer needs (:meth:`World.snapshot`).
+
+The same level, seed and inputs give the same event log and the same voxels, bit for bit.
+
+Examples
+--------
+>>> world = World.demo(seed=0)
+>>> events = [world.step(Inputs(move=(0.0, 1.0))) for _ in range(60)]
+>>> world.frame, round(float(world.time), 6)
+(60, 1.0)
+>>> sorted({type(e).__name__ for frame in events for e in frame})
+['ContactStarted', 'Footstep', 'Landed']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ..collision import Contacts, RayHits, TriangleBVH
+from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..meshing import ChunkMesher, CollisionMesh, MeshOptions
+from ..terrain import Box, EditResult, MaterialTable, Shape, Tool, VoxelVolume
+from .events import Event, VoxelsEdited, log_hash
+from .level import Level, Prop, demo_level, surface_height
+from .player import Player, PlayerSettings
+
+__all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
+
+STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events", "other_objects",
+          "snapshot")
+GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
+_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
+# Edit kind -> phase of the update stage: density ranges, then material ranges, then fragment erasure.
+EDIT_PHASES = {"remove": 0, "add": 0, "scrape": 0, "paint": 1, "expose_interior": 1, "remove_fragments": 2}
+
+
+def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ParameterError(parameter, value, f"two finite numbers ({unit})")
+    return tuple(check_finite(f"{parameter}[{n}]", v, minimum=low, maximum=high, unit=unit)
+                 for n, v in enumerate(value))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One frame of player input, checked on construction.
+
+    ``move``: the stick, (right, forward) each in [-1, 1] (a longer vector is shortened to length 1);
+    ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
+    :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
+    True while held: jump, sprint, punch, pull_out, suck, stance, throw, save. Actions compare with
+    ``world.previous_inputs`` to see a press.
+
+    >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
+    True
+    """
+
+    move: tuple[float, float] = (0.0, 0.0)
+    look: tuple[float, float] | None = None
+    jump: bool = False
+    sprint: bool = False
+    punch: bool = False
+    pull_out: bool = False
+    suck: bool = False
+    stance: bool = False
+    throw: bool = False
+    save: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "move", _pair("move", self.move, -1.0, 1.0, "stick axes in [-1, 1]"))
+        if self.look is not None:
+            yaw, pitch = _pair("look", self.look, None, None, "degrees")
+            check_finite("look[1]", pitch, minimum=-89.0, maximum=89.0, unit="degrees")
+            object.__setattr__(self, "look", (yaw, pitch))
+        for name in _BUTTONS:
+            check_range(name, getattr(self, name), "True or False", isinstance(getattr(self, name), bool))
+
+
+@dataclass(frozen=True)
+class WorldSettings:
+    """Settings of a :class:`World`, checked on construction.
+
+    ``player``: the player's body and abilities; ``mesh_options``: display and collision meshing (the
+    collision mesh finer than the mesher's default, within half a voxel edge, so that a step the player may
+    not climb is not smoothed into a ramp it can);
+    ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
+    how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts.
+    """
+
+    player: PlayerSettings = PlayerSettings()
+    mesh_options: MeshOptions = GAME_MESH_OPTIONS
+    collision_radius: float = 12.0
+    aim_distance: float = 30.0
+    max_dt: float = 0.1
+
+    def __post_init__(self):
+        check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
+        check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
+        for name in ("collision_radius", "aim_distance", "max_dt"):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
+                                                        unit="s" if name == "max_dt" else "m"))
+
+
+@dataclass(frozen=True, eq=False)
+class VoxelEdit:
+    """A voxel update queued for the next update stage (see :meth:`World.queue_edit`).
+
+    ``kind``: remove, add, scrape, paint, expose_interior or remove_fragments; ``shape``: the update range (for
+    remove_fragments a :class:`~voxelworld.terrain.Box` judgment region or None for the whole volume);
+    ``material``: for add and paint; ``tool``: the hardness gate of remove and scrape (the default
+    :class:`~voxelworld.terrain.Tool` when None); ``step``: density units (1..255) a scrape peels;
+    ``source``: who queued it (shown in the :class:`~voxelworld.game.events.VoxelsEdited` event);
+    ``on_applied``: called with the :class:`~voxelworld.terrain.EditResult` once applied.
+    """
+
+    kind: str
+    shape: Shape | None
+    material: str | int | None = None
+    tool: Tool | None = None
+    step: int = 0
+    source: str = ""
+    on_applied: Callable[[EditResult], None] | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        check_range("kind", self.kind, f"one of {', '.join(EDIT_PHASES)}", self.kind in EDIT_PHASES)
+        if self.kind == "remove_fragments":
+            check_range("shape", self.shape, "a Box or None for remove_fragments",
+                        self.shape is None or isinstance(self.shape, Box))
+        else:
+            check_range("shape", self.shape, "a voxelworld.terrain Shape", isinstance(self.shape, Shape))
+        if self.kind in ("add", "paint"):
+            check_range("material", self.material, "a material name or id", isinstance(self.material, (str, int)))
+        check_range("tool", self.tool, "a Tool or None", self.tool is None or isinstance(self.tool, Tool))
+        if self.kind == "scrape":
+            object.__setattr__(self, "step", check_integer("step", self.step, minimum=1, maximum=255))
+        check_range("source", self.source, "a string", isinstance(self.source, str))
+        check_range("on_applied", self.on_applied, "a callable or None", self.on_applied is None
+                    or callable(self.on_applied))
+
+    def apply(self, volume: VoxelVolume) -> EditResult:
+        """Apply the edit to ``volume`` and return what it did."""
+        tool = self.tool or Tool()
+        if self.kind == "remove":
+            return volume.remove(self.shape, tool)
+        if self.kind == "scrape":
+            return volume.scrape(self.shape, self.step, tool)
+        if self.kind == "add":
+            return volume.add(self.shape, self.material)
+        if self.kind == "paint":
+            return volume.paint(self.shape, self.material)
+        if self.kind == "expose_interior":
+            return volume.expose_interior(self.shape)
+        return volume.remove_fragments(self.shape)
+
+
+class Collider:
+    """The triangles actors collide with: the terrain's collision mesh near them plus the props, in one
+    :class:`~voxelworld.collision.TriangleBVH`. Terrain triangles have object -1, a prop's triangles the
+    prop's index; every triangle carries one material id."""
+
+    def __init__(self, terrain: CollisionMesh, props: tuple[Prop, ...], materials: MaterialTable):
+        self.materials = materials
+        positions = [terrain.positions.astype(np.float64)] + [p.positions for p in props]
+        offsets = np.cumsum([0] + [len(p) for p in positions])
+        indices = [terrain.indices.astype(np.int64)] + [p.indices + offsets[n + 1] for n, p in enumerate(props)]
+        tri_material = [terrain.tri_material] + [np.full(len(p.indices), materials.id_of(p.material), np.uint8)
+                                                 for p in props]
+        tri_object = [np.full(terrain.triangle_count, -1, np.int64)] + [np.full(len(p.indices), n, np.int64)
+                                                                        for n, p in enumerate(props)]
+        count = sum(len(i) for i in indices)
+        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices), np.concatenate(tri_material),
+                               np.concatenate(tri_object)) if count else None
+
+    @property
+    def triangle_count(self) -> int:
+        return 0 if self.bvh is None else self.bvh.triangle_count
+
+    def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
+        """First hits, as :meth:`TriangleBVH.raycast` (no hits at all when there are no triangles)."""
+        if self.bvh is not None:
+            return self.bvh.raycast(origins, directions, max_distance)
+        n = max(len(np.atleast_2d(origins)), len(np.atleast_2d(directions)))
+        return RayHits(np.full(n, np.inf), np.full(n, -1, np.int64), np.full((n, 3), np.nan),
+                       np.full((n, 3), np.nan), np.zeros(n, np.uint8), np.full(n, -1, np.int64))
+
+    def overlap_capsule(self, a, b, radius) -> Contacts:
+        """Touched triangles, as :meth:`TriangleBVH.overlap_capsule`."""
+        if self.bvh is not None:
+            return self.bvh.overlap_capsule(a, b, radius)
+        none = np.zeros(0, np.int64)
+        return Contacts(none, none, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), np.zeros(0, np.uint8), none)
+
+    def material_name(self, material_id: int) -> str:
+        return self.materials.name_by_id[material_id]
+
+
+@dataclass(frozen=True)
+class AimInfo:
+    """What the player aims at (the HUD): the hit ``point`` and ``normal``, ``distance`` (m) from the eye, the
+    collision triangle's ``material`` name and its ``hardness``; for terrain the first solid ``voxel``
+    (i, j, k) along the ray near the hit and its ``damage``; for a prop its name in ``prop`` (voxel and
+    damage None)."""
+
+    point: tuple[float, float, float]
+    normal: tuple[float, float, float]
+    distance: float
+    material: str
+    hardness: float
+    voxel: tuple[int, int, int] | None
+    damage: int | None
+    prop: str | None
+
+
+@dataclass(frozen=True)
+class ObjectTransform:
+    """A moving object for the renderer: ``name``, ``kind`` (npc, enemy, fragment, bullet, ...), ``position``
+    (m) and ``yaw`` (degrees)."""
+
+    name: str
+    kind: str
+    position: tuple[float, float, float]
+    yaw: float
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
+    (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
+    the moving ``objects`` and the chunks whose display mesh changed (read them from ``world.mesher.meshes``)."""
+
+    frame: int
+    time: float
+    player_position: tuple[float, float, float]
+    player_yaw: float
+    player_pitch: float
+    camera_eye: tuple[float, float, float]
+    camera_direction: tuple[float, float, float]
+    objects: tuple[ObjectTransform, ...]
+    changed_chunks: frozenset[tuple[int, int, int]]
+
+
+def _point(array) -> tuple[float, float, float]:
+    return tuple(float(v) for v in array)  # type: ignore[return-value]
+
+
+class World:
+    """A game world on a voxel terrain; see the module docstring for the frame.
+
+    Parameters
+    ----------
+    volume : VoxelVolume
+        The terrain; the world edits it in place.
+    materials : MaterialTable or None
+        The table the volume's material ids refer to (the volume's own when None).
+    props : sequence of Prop
+        Static triangle meshes (tables, crates) with unique names and materials of the table.
+    seed : int
+        Seed (>= 0) of ``world.rng``, the one random generator handlers draw from.
+    settings : WorldSettings
+    spawn : (3,) float, optional
+        The player's feet position (m); by default on the surface at the middle of the volume.
+    spawn_yaw : float
+        The player's view yaw (degrees).
+
+    Attributes
+    ----------
+    player : Player
+    mesher : ChunkMesher
+        Display meshes per chunk (``mesher.meshes``) for renderers.
+    collider : Collider
+        The collision triangles near the actors (terrain + props).
+    events : list of Event
+        Every event so far (the log), in order.
+    frame, time : int, float
+        Frames stepped and the world time (s) at the start of the next frame.
+    inputs, previous_inputs : Inputs
+        This frame's and the last frame's inputs.
+    applied_edits : list of (VoxelEdit, EditResult)
+        The edits the last update stage applied.
+    rng : numpy.random.Generator
+    """
+
+    STAGES = STAGES
+
+    def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
+                 settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
+        check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+        materials = volume.materials if materials is None else materials
+        check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
+        check_range("settings", settings, "a WorldSettings", isinstance(settings, WorldSettings))
+        props = tuple(props)
+        names = set()
+        for n, prop in enumerate(props):
+            check_range(f"props[{n}]", prop, "a Prop", isinstance(prop, Prop))
+            check_range(f"props[{n}].name", prop.name, "a name no other prop has", prop.name not in names)
+            check_range(f"props[{n}].material", prop.material, "a material of the table", prop.material in materials)
+            names.add(prop.name)
+        self.seed = check_integer("seed", seed, minimum=0)
+        if spawn is None:
+            x, z = volume.index_to_world(np.array(volume.shape) / 2 - 0.5)[[0, 2]]
+            ground = surface_height(volume, float(x), float(z))
+            spawn = (float(x), float(volume.origin[1]) if ground is None else ground, float(z))
+        self.volume, self.materials, self.props, self.settings = volume, materials, props, settings
+        self.player = Player(spawn, spawn_yaw, settings.player, materials)
+        self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
+        self.rng = np.random.default_rng(self.seed)
+        self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
+        self.mesher.update()
+        self.events: list[Event] = []
+        self.frame, self.time, self.dt = 0, 0.0, 0.0
+        self.inputs = self.previous_inputs = Inputs()
+        self.applied_edits: list[tuple[VoxelEdit, EditResult]] = []
+        self.changed_chunks: frozenset = frozenset()
+        self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
+        self._focus_sources: list[Callable] = []
+        self._object_sources: list[Callable] = []
+        self._queue: list[VoxelEdit] = []
+        self._frame_events: list[Event] = []
+        self._region = None
+        self._refresh_collider(frozenset(), force=True)
+        self._snapshot = self._take_snapshot()
+
+    @classmethod
+    def demo(cls, seed: int = 0, settings: WorldSettings = WorldSettings()) -> World:
+        """The demo level (:func:`~voxelworld.game.level.demo_level`) with the player at its start."""
+        return cls.from_level(demo_level(seed), seed=seed, settings=settings)
+
+    @classmethod
+    def from_level(cls, level: Level, seed: int = 0, settings: WorldSettings = WorldSettings()) -> World:
+        """A world on ``level``'s terrain, props and player start."""
+        check_range("level", level, "a Level", isinstance(level, Level))
+        return cls(level.volume, level.materials, level.props, seed, settings, level.spawn, level.spawn_yaw)
+
+    # ------------------------------------------------------------------------------------------ hooks
+    def add_handler(self, handler: Callable, stage: str = "events") -> None:
+        """Call ``handler(world, inputs)`` every frame at the end of ``stage`` (one of ``World.STAGES``;
+        actions belong in "events", NPCs and enemies in "other_objects")."""
+        check_range("stage", stage, f"one of {', '.join(STAGES)}", stage in STAGES)
+        check_range("handler", handler, "a callable (world, inputs)", callable(handler))
+        self._handlers[stage].append(handler)
+
+    def add_collision_focus(self, source: Callable) -> None:
+        """``source(world)`` gives points (m) besides the player around which collision triangles are kept
+        (NPCs, an enemy's blade)."""
+        check_range("source", source, "a callable (world) -> points", callable(source))
+        self._focus_sources.append(source)
+
+    def add_object_source(self, source: Callable) -> None:
+        """``source(world)`` gives the :class:`ObjectTransform` values a snapshot lists."""
+        check_range("source", source, "a callable (world) -> ObjectTransforms", callable(source))
+        self._object_sources.append(source)
+
+    def queue_edit(self, edit: VoxelEdit) -> None:
+        """Queue ``edit`` for the next update stage (the next frame's, when called from a handler)."""
+        check_range("edit", edit, "a VoxelEdit", isinstance(edit, VoxelEdit))
+        if edit.material is not None:
+            self.materials.id_of(edit.material)  # raises for an unknown material, before anything is queued
+        self._queue.append(edit)
+
+    @property
+    def queued_edits(self) -> tuple[VoxelEdit, ...]:
+        return tuple(self._queue)
+
+    def emit(self, event_type: type, **values) -> Event:
+        """Create an event of ``event_type`` for the current frame and add it to the frame's events."""
+        event = event_type(frame=self.frame, time=self.time, **values)
+        self._frame_events.append(event)
+        return event
+
+    # ------------------------------------------------------------------------------------------ frame
+    def step(self, inputs: Inputs | None = None, dt: float = 1 / 60) -> list[Event]:
+        """Run one frame (stages in ``World.STAGES`` order) and return its events. Bad ``inputs`` or ``dt``
+        raise :class:`ParameterError` before anything changes."""
+        inputs = Inputs() if inputs is None else inputs
+        check_range("inputs", inputs, "an Inputs", isinstance(inputs, Inputs))
+        Inputs(**{f.name: getattr(inputs, f.name) for f in fields(Inputs)})  # checked again, if changed since
+        dt = check_finite("dt", dt, minimum=0.0, maximum=self.settings.max_dt, strict_minimum=True, unit="s")
+        self._frame_events = []
+        self.dt = dt
+        player = self.player
+        emit = self.emit
+
+        self.previous_inputs, self.inputs = self.inputs, inputs
+        if inputs.look is not None:
+            player.yaw, player.pitch = inputs.look[0] % 360.0, inputs.look[1]
+        self._run("inputs", inputs)
+
+        player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt, emit)
+        self._run("objects", inputs)
+
+        self._apply_edits()
+        self._run("voxel_updates", inputs)
+
+        update = self.mesher.update()
+        self.changed_chunks = update.remeshed
+        self._refresh_collider(update.surfaces_rebuilt)
+        self._run("meshes", inputs)
+
+        player.collide(self.collider, dt, emit)
+        self._run("collisions", inputs)
+
+        player.control(emit)
+        self._run("player", inputs)
+
+        self._run("events", inputs)
+        self._run("other_objects", inputs)
+
+        self._snapshot = self._take_snapshot()
+        self._run("snapshot", inputs)
+
+        self.frame += 1
+        self.time += dt
+        self.events.extend(self._frame_events)
+        return self._frame_events
+
+    def _run(self, stage: str, inputs: Inputs) -> None:
+        for handler in self._handlers[stage]:
+            handler(self, inputs)
+
+    def _apply_edits(self) -> None:
+        queue, self._queue = sorted(self._queue, key=lambda e: EDIT_PHASES[e.kind]), []  # stable: queue order kept
+        self.applied_edits = []
+        for edit in queue:
+            result = edit.apply(self.volume)
+            self.applied_edits.append((edit, result))
+            self.emit(VoxelsEdited, kind=edit.kind, source=edit.source, volume_removed=result.volume_removed,
+                      volume_added=result.volume_added, material=result.most_removed_material,
+                      voxels_changed=result.voxels_changed, voxels_damaged=result.voxels_damaged)
+            if edit.on_applied is not None:
+                edit.on_applied(result)
+
+    def _focus_points(self) -> np.ndarray:
+        points = [self.player.position + [0.0, self.settings.player.height / 2, 0.0]]
+        for source in self._focus_sources:
+            points.extend(np.asarray(p, dtype=np.float64).reshape(3) for p in source(self))
+        return np.array(points)
+
+    def _refresh_collider(self, rebuilt: frozenset, force: bool = False) -> None:
+        """Rebuild the collision BVH when the actors' region covers other chunks, or when a chunk whose
+        collision mesh it holds was rebuilt."""
+        points = self._focus_points()
+        radius = self.settings.collision_radius
+        box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
+        volume = self.volume
+        size = volume.chunk_size
+        first = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64) // size
+        last = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64) // size
+        region = (tuple(first.tolist()), tuple(last.tolist()))
+        # The mesher hands out chunks one beyond the box, and a rebuilt chunk changes its upper neighbours' too.
+        touched = any(all(a - 2 <= c <= b + 2 for a, c, b in zip(first, chunk, last)) for chunk in rebuilt)
+        if force or touched or region != self._region:
+            self._region = region
+            self.collider = Collider(self.mesher.collision_mesh(box), self.props, self.materials)
+
+    # ---------------------------------------------------------------------------------------- queries
+    def aim_info(self, max_distance: float | None = None) -> AimInfo | None:
+        """What the ray from the player's eye along the camera direction meets first on the collision mesh
+        (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing."""
+        limit = self.settings.aim_distance if max_distance is None else check_finite(
+            "max_distance", max_distance, minimum=0.0, strict_minimum=True, unit="m")
+        eye, direction = self.player.eye, self.player.aim
+        hits = self.collider.raycast(eye, direction, limit)
+        if not hits.hit[0]:
+            return None
+        material_id, obj = int(hits.material[0]), int(hits.object[0])
+        name = self.materials.name_by_id[material_id]
+        hardness = float(self.materials.hardness_by_id[material_id])
+        voxel = damage = None
+        if obj < 0:
+            voxel = self._voxel_along(eye, direction, float(hits.distance[0]))
+            damage = None if voxel is None else int(self.volume.damage[voxel])
+        return AimInfo(_point(hits.point[0]), _point(hits.normal[0]), float(hits.distance[0]), name, hardness,
+                       voxel, damage, self.props[obj].name if obj >= 0 else None)
+
+    def _voxel_along(self, eye: np.ndarray, direction: np.ndarray, distance: float) -> tuple[int, int, int] | None:
+        """The first solid voxel sample along the ray within two voxels of the hit (the collision mesh is
+        simplified, so the true surface lies near the hit, not on it)."""
+        volume = self.volume
+        s = volume.voxel_size
+        reach = 2.0 * s + volume.voxel_size * self.settings.mesh_options.collision_tolerance
+        start = max(distance - reach, 0.0)
+        for t in np.arange(start, distance + reach, 0.25 * s):
+            index = np.floor(volume.world_to_index(eye + direction * t) + 0.5).astype(np.int64)
+            if np.all(index >= 0) and np.all(index < volume.shape):
+                key = tuple(int(v) for v in index)
+                if volume.density[key] >= volume.iso:
+                    return key  # type: ignore[return-value]
+        return None
+
+    def snapshot(self) -> Snapshot:
+        """What a renderer needs after the last frame (see :class:`Snapshot`)."""
+        return self._snapshot
+
+    def _take_snapshot(self) -> Snapshot:
+        objects = tuple(o for source in self._object_sources for o in source(self))
+        player = self.player
+        return Snapshot(self.frame, self.time, _point(player.position), player.yaw, player.pitch, _point(player.eye),
+                        _point(player.aim), objects, self.changed_chunks)
+
+    def voxel_hash(self) -> str:
+        """The volume's content hash (SHA-256 hex of its geometry and every voxel field)."""
+        return self.volume.content_hash()
+
+    def event_log_hash(self) -> str:
+        """SHA-256 (hex) of the event log's stable text lines."""
+        return log_hash(self.events)
+
+    def __repr__(self) -> str:
+        return (f"World(volume={self.volume.shape}, props={len(self.props)}, seed={self.seed}, frame={self.frame}, "
+                f"player at {tuple(round(float(v), 2) for v in self.player.position)})")
+

@@ -1,0 +1,258 @@
+"""The World: frame order, the edit queue, determinism, aim_info, snapshots, events, the demo level, bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.game.events import (Event, Footstep, ItemPlaced, VoxelsEdited, event_text, log_hash)
+from voxelworld.game.level import Prop, demo_level
+from voxelworld.game.world import Inputs, ObjectTransform, VoxelEdit, World, WorldSettings
+from voxelworld.terrain import Box, Sphere, Tool, VoxelVolume
+
+FLOOR = 4.0
+
+
+def wall_world() -> World:
+    """Flat soil at y = 4 m and a rock wall from x = 8 m to 10 m; the player at x = 3 looking along +x."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), "rock")
+    return World(volume, None, spawn=(3.0, FLOOR, 4.0), spawn_yaw=270.0)
+
+
+# ------------------------------------------------------------------------------------------------ frame order
+def test_handlers_see_the_stages_in_the_issue_order():
+    world = wall_world()
+    seen = []
+    for stage in reversed(World.STAGES):  # added in reverse: the stage, not the order added, decides
+        world.add_handler(lambda w, inputs, stage=stage: seen.append((w.frame, stage)), stage=stage)
+    world.step(Inputs())
+    world.step(Inputs())
+    assert seen == [(f, s) for f in (0, 1) for s in World.STAGES]
+    assert World.STAGES == ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events",
+                            "other_objects", "snapshot")
+
+
+def test_an_edit_queued_by_an_action_is_applied_in_the_next_frames_update_stage_and_remeshed():
+    world = wall_world()
+    seen = {}
+    hole = Sphere((5.0, FLOOR, 4.0), 1.0)
+
+    def action(w, inputs):
+        if inputs.punch:
+            w.queue_edit(VoxelEdit("remove", hole, source="punch"))
+
+    def after_update(w, inputs):
+        seen.setdefault(w.frame, {})["applied"] = [e.source for e, _ in w.applied_edits]
+
+    def after_meshes(w, inputs):
+        seen.setdefault(w.frame, {})["remeshed"] = bool(w.changed_chunks)
+
+    world.add_handler(action)
+    world.add_handler(after_update, "voxel_updates")
+    world.add_handler(after_meshes, "meshes")
+    before = world.voxel_hash()
+    events0 = world.step(Inputs(punch=True))
+    assert world.voxel_hash() == before and len(world.queued_edits) == 1
+    assert not [e for e in events0 if isinstance(e, VoxelsEdited)]
+    events1 = world.step(Inputs())
+    assert world.voxel_hash() != before and not world.queued_edits
+    assert seen[0] == {"applied": [], "remeshed": False}
+    assert seen[1] == {"applied": ["punch"], "remeshed": True}
+    edited = [e for e in events1 if isinstance(e, VoxelsEdited)]
+    assert len(edited) == 1 and edited[0].frame == 1 and edited[0].material == "soil"
+    assert edited[0].volume_removed > 1.0
+    assert world.snapshot().changed_chunks == world.changed_chunks != frozenset()
+    # The collision mesh follows: a ray straight down into the hole meets its bottom, not the old ground.
+    hit = world.collider.raycast([5.0, FLOOR + 2.0, 4.0], [0.0, -1.0, 0.0])
+    assert hit.point[0, 1] < FLOOR - 0.7
+
+
+def test_the_update_stage_applies_density_then_material_ranges_then_fragment_erasure():
+    world = wall_world()
+    order = []
+    region = Sphere((5.0, FLOOR, 4.0), 1.0)
+    for edit in (VoxelEdit("remove_fragments", None, source="c"), VoxelEdit("paint", region, "ice", source="b1"),
+                 VoxelEdit("remove", region, source="a1"), VoxelEdit("expose_interior", region, source="b2"),
+                 VoxelEdit("add", Sphere((5.0, FLOOR + 3, 4.0), 0.4), "sand", source="a2")):
+        world.queue_edit(dataclasses.replace(edit, on_applied=lambda result, s=edit.source: order.append(s)))
+    events = world.step(Inputs())
+    assert order == ["a1", "a2", "b1", "b2", "c"]
+    assert [e.source for e in events if isinstance(e, VoxelsEdited)] == order
+
+
+# ------------------------------------------------------------------------------------------------ determinism
+def scripted(frame: int) -> Inputs:
+    """Walk, turn, sprint, jump and dig on a schedule."""
+    yaw = 270.0 + 40.0 * np.sin(frame / 50.0)
+    return Inputs(move=(0.3 * np.cos(frame / 20.0), 1.0 if frame % 120 < 90 else -0.5), look=(yaw, -20.0),
+                  jump=frame % 97 == 0, sprint=frame % 200 > 150, punch=frame % 30 == 0)
+
+
+def digging(world, inputs):
+    """A stand-in action: on punch, remove a sphere of random size where the player aims."""
+    if inputs.punch:
+        aim = world.aim_info()
+        if aim is not None:
+            radius = float(world.rng.uniform(0.4, 1.2))
+            world.queue_edit(VoxelEdit("remove", Sphere(aim.point, radius), tool=Tool(damage=40), source="punch"))
+            world.emit(ItemPlaced, item="fragment", material=aim.material, position=aim.point)
+
+
+def run(seed: int, frames: int = 300) -> World:
+    world = World.demo(seed=seed)
+    world.add_handler(digging)
+    for frame in range(frames):
+        world.step(scripted(frame))
+    return world
+
+
+def test_same_seed_and_inputs_give_the_same_log_and_voxels_after_300_frames():
+    a, b = run(0), run(0)
+    assert a.event_log_hash() == b.event_log_hash()
+    assert a.voxel_hash() == b.voxel_hash()
+    assert [event_text(e) for e in a.events] == [event_text(e) for e in b.events]
+    kinds = {type(e).__name__ for e in a.events}
+    assert {"Footstep", "VoxelsEdited", "ItemPlaced", "Jumped", "Landed"} <= kinds
+    assert a.voxel_hash() != World.demo(seed=0).voxel_hash()  # it did dig
+    assert a.player.position.tolist() == b.player.position.tolist()
+
+
+def test_another_seed_gives_another_world():
+    assert run(1, frames=40).voxel_hash() != run(0, frames=40).voxel_hash()
+
+
+# ------------------------------------------------------------------------------------------------ aim
+def test_aim_info_on_a_rock_wall_reports_material_hardness_and_damage():
+    world = wall_world()
+    world.step(Inputs(look=(270.0, 0.0)))
+    aim = world.aim_info()
+    assert aim is not None and aim.prop is None
+    assert aim.material == "rock" and aim.hardness == world.materials["rock"].hardness
+    assert aim.point[0] == pytest.approx(8.0, abs=0.2)
+    assert aim.distance == pytest.approx(8.0 - 3.0, abs=0.2)
+    assert aim.damage == 0 and world.volume.density[aim.voxel] >= world.volume.iso
+    # Rock (hardness 5) is between the default tool's thresholds: a hit damages it and holds.
+    world.queue_edit(VoxelEdit("remove", Sphere(aim.point, 0.6), tool=Tool(damage=30), source="pick"))
+    events = world.step(Inputs())
+    edited = [e for e in events if isinstance(e, VoxelsEdited)][0]
+    assert edited.voxels_damaged > 0 and edited.volume_removed == 0.0
+    again = world.aim_info()
+    assert again.material == "rock" and again.damage == 30
+    world.queue_edit(VoxelEdit("remove", Sphere(aim.point, 0.6), tool=Tool(damage=30), source="pick"))
+    world.step(Inputs())
+    assert world.aim_info().damage == 60
+
+
+def test_aim_info_sees_props_and_nothing_in_the_sky():
+    world = wall_world()
+    crate = Prop.boxes("crate", [((5.0, FLOOR, 3.0), (6.0, FLOOR + 2.0, 5.0))], "wood")
+    world = World(world.volume, None, [crate], spawn=(3.0, FLOOR, 4.0), spawn_yaw=270.0)
+    aim = world.aim_info()
+    assert (aim.prop, aim.material, aim.damage, aim.voxel) == ("crate", "wood", None, None)
+    assert aim.hardness == world.materials["wood"].hardness
+    world.step(Inputs(look=(270.0, 80.0)))
+    assert world.aim_info() is None
+
+
+# ------------------------------------------------------------------------------------------------ snapshot
+def test_snapshot_has_the_player_camera_and_the_objects_of_sources():
+    world = wall_world()
+    world.add_object_source(lambda w: [ObjectTransform("npc_1", "npc", (1.0, 2.0, 3.0), 45.0)])
+    world.step(Inputs(move=(0.0, 1.0), look=(270.0, 10.0)))
+    shot = world.snapshot()
+    assert shot.frame == 0 and shot.player_position == tuple(world.player.position.tolist())
+    assert shot.player_yaw == 270.0 and shot.player_pitch == 10.0
+    assert shot.camera_eye[1] == pytest.approx(shot.player_position[1] + world.settings.player.eye_height)
+    assert shot.camera_direction[0] > 0.9 and shot.camera_direction[1] > 0.1
+    assert shot.objects == (ObjectTransform("npc_1", "npc", (1.0, 2.0, 3.0), 45.0),)
+    assert shot.changed_chunks == frozenset()
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+def test_bad_inputs_raise_parameter_errors():
+    for kwargs, parameter in (({"move": (2.0, 0.0)}, "move[0]"), ({"move": (0.0, float("nan"))}, "move[1]"),
+                              ({"move": (1.0,)}, "move"), ({"look": (0.0, 95.0)}, "look[1]"),
+                              ({"look": "north"}, "look"), ({"jump": 1}, "jump"), ({"suck": None}, "suck")):
+        with pytest.raises(ParameterError) as error:
+            Inputs(**kwargs)
+        assert error.value.parameter == parameter
+
+
+def test_a_bad_step_leaves_the_world_unchanged():
+    world = wall_world()
+    world.step(Inputs(move=(0.0, 1.0)))
+    world.queue_edit(VoxelEdit("remove", Sphere((5.0, FLOOR, 4.0), 1.0)))
+    state = (world.frame, world.time, world.player.position.tolist(), world.player.velocity.tolist(),
+             world.event_log_hash(), world.voxel_hash(), len(world.queued_edits), world.inputs)
+    broken = Inputs()
+    object.__setattr__(broken, "move", (5.0, 0.0))  # changed after construction: checked again
+    for inputs, dt in ((Inputs(), 0.0), (Inputs(), 1.0), (Inputs(), float("nan")), ("forward", 1 / 60),
+                       ({"move": (0, 1)}, 1 / 60), (broken, 1 / 60)):
+        with pytest.raises(ParameterError):
+            world.step(inputs, dt)
+        assert (world.frame, world.time, world.player.position.tolist(), world.player.velocity.tolist(),
+                world.event_log_hash(), world.voxel_hash(), len(world.queued_edits), world.inputs) == state
+
+
+def test_bad_edits_and_hooks_are_refused_and_nothing_is_queued():
+    world = wall_world()
+    with pytest.raises(ParameterError):
+        VoxelEdit("melt", Sphere((0, 0, 0), 1.0))
+    with pytest.raises(ParameterError):
+        VoxelEdit("scrape", Sphere((0, 0, 0), 1.0), step=0)
+    with pytest.raises(ParameterError):
+        VoxelEdit("add", Sphere((0, 0, 0), 1.0))  # no material
+    with pytest.raises(ParameterError):
+        world.queue_edit(VoxelEdit("add", Sphere((0, 0, 0), 1.0), material="unobtainium"))
+    with pytest.raises(ParameterError):
+        world.queue_edit("dig here")
+    with pytest.raises(ParameterError):
+        world.add_handler(print, stage="lunch")
+    assert world.queued_edits == ()
+    with pytest.raises(ParameterError):
+        WorldSettings(collision_radius=-1.0)
+    with pytest.raises(ParameterError):
+        World(world.volume, None, [Prop.boxes("crate", [((0, 0, 0), (1, 1, 1))], "cheese")])
+
+
+# ------------------------------------------------------------------------------------------------ events
+def test_event_text_is_stable_and_covers_subclasses():
+    @dataclasses.dataclass(frozen=True)
+    class Shouted(Event):
+        words: str
+        volume: float
+
+    a = Shouted(frame=2, time=1 / 30, words="hey", volume=-0.0)
+    assert event_text(a) == "2|0.03333333333333333|Shouted|words=hey|volume=0.0"
+    step = Footstep(frame=1, time=0.5, material="rock", position=(np.float32(1.5), 2.0, np.float64(3.25)))
+    assert event_text(step) == "1|0.5|Footstep|material=rock|position=(1.5,2.0,3.25)"
+    assert log_hash([a, step]) != log_hash([step, a])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.material = "soil"
+
+
+# ------------------------------------------------------------------------------------------------ demo level
+def test_demo_level_has_the_issue_contents():
+    level = demo_level(seed=0)
+    volume = level.volume
+    assert volume.shape == (96, 48, 96) and volume.voxel_size == 0.5
+    present = set(volume.solid_volume_by_material())
+    assert {"grass", "soil", "rock", "lava", "bark", "wood", "iron"} <= present
+    assert [(p.name, p.role, p.material) for p in level.props] == [
+        ("table", "obstacle", "wood"), ("crate_1", "obstacle", "wood"), ("crate_2", "obstacle", "wood"),
+        ("crate_3", "obstacle", "wood")]
+    assert demo_level(seed=0).volume.content_hash() == volume.content_hash()
+    assert demo_level(seed=3).volume.content_hash() != volume.content_hash()
+
+
+def test_demo_world_starts_on_grass_and_walks():
+    world = World.demo(seed=0)
+    events = [e for _ in range(60) for e in world.step(Inputs(move=(0.0, 1.0)))]
+    assert world.player.grounded and world.player.ground_material == "grass"
+    steps = [e.material for e in events if isinstance(e, Footstep)]
+    assert steps == ["grass"] * len(steps) and len(steps) in (4, 5)  # 4 m in strides of 0.8 m
+    assert world.player.position[0] == pytest.approx(demo_level().spawn[0] + 4.0, abs=0.1)
