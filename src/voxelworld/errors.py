@@ -8,7 +8,10 @@ call without reading our source::
 
 from __future__ import annotations
 
-__all__ = ["VoxelworldError", "ParameterError", "FormatError", "check_finite", "check_range", "check_integer"]
+import math
+
+__all__ = ["VoxelworldError", "ParameterError", "FormatError", "check_finite", "check_range", "check_integer",
+           "check_point", "check_direction"]
 
 
 class VoxelworldError(Exception):
@@ -70,6 +73,34 @@ def check_integer(parameter: str, value: object, *, minimum: int | None = None, 
     if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
         raise ParameterError(parameter, value, legal)
     return number
+
+
+def check_point(parameter: str, value: object, unit: str = "m") -> tuple[float, float, float]:
+    """Return ``value`` as three floats, or raise :class:`ParameterError` unless it is three finite numbers."""
+    legal = f"a point (x, y, z) of three finite numbers ({unit})"
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(parameter, value, legal)
+    try:
+        x, y, z = (float(c) for c in value)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, legal) from None
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        raise ParameterError(parameter, value, legal)
+    return x, y, z
+
+
+def check_direction(parameter: str, value: object) -> tuple[float, float, float]:
+    """Return ``value`` scaled to unit length, or raise :class:`ParameterError` unless it is three finite
+    numbers, not all (nearly) zero."""
+    legal = "a direction (x, y, z): three finite numbers, not all zero"
+    try:
+        x, y, z = check_point(parameter, value)
+    except ParameterError:
+        raise ParameterError(parameter, value, legal) from None
+    length = math.sqrt(x * x + y * y + z * z)
+    if not length > 1e-12:
+        raise ParameterError(parameter, value, legal)
+    return x / length, y / length, z / length
 
 
 def check_range(parameter: str, value: object, legal: str, ok: bool) -> None:

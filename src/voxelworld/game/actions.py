@@ -31,7 +31,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..collision import TriangleBVH
-from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..errors import check_finite, check_integer, check_range
+from ..errors import check_direction as _check_direction
+from ..errors import check_point as _check_point
 from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
 
 __all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "SuckSettings", "SuckState",
@@ -204,21 +206,12 @@ class SuckSettings:
 # --------------------------------------------------------------------------------------------- validation
 def check_point(parameter: str, value) -> np.ndarray:
     """``value`` as a finite (3,) float64 array, or :class:`ParameterError`."""
-    legal = "a point (x, y, z) of three finite numbers (m)"
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    check_range(parameter, value, legal, array.shape == (3,) and bool(np.all(np.isfinite(array))))
-    return array
+    return np.array(_check_point(parameter, value))
 
 
 def check_direction(parameter: str, value) -> np.ndarray:
     """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
-    array = check_point(parameter, value)
-    length = float(np.linalg.norm(array))
-    check_range(parameter, value, "a non-zero direction (x, y, z)", length > 1e-12)
-    return array / length
+    return np.array(_check_direction(parameter, value))
 
 
 def _check_world(volume, bvh) -> None:

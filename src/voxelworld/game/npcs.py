@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_point
 from .navigation import WorldNavigation
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
@@ -80,13 +80,7 @@ class NPCEvent:
 
 
 def _point(parameter: str, value) -> np.ndarray:
-    try:
-        point = np.array(value, dtype=np.float64).reshape(3)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)") from None
-    if not np.all(np.isfinite(point)):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)")
-    return point
+    return np.array(check_point(parameter, value))
 
 
 class NPC:

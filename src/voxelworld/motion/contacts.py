@@ -10,32 +10,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_direction, check_finite, check_point
 
 __all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "Vibration",
            "collision_contact_query", "joint_index"]
 
 
-def _vector(parameter: str, value, unit: str = "m") -> tuple[float, float, float]:
-    # Plain floats, no numpy: contacts are made every frame.
-    try:
-        x, y, z = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, f"3 finite numbers ({unit})") from None
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-        raise ParameterError(parameter, value, f"3 finite numbers ({unit})")
-    return x, y, z
-
-
-def _unit(parameter: str, value) -> tuple[float, float, float]:
-    x, y, z = _vector(parameter, value, "a direction")
-    norm = math.sqrt(x * x + y * y + z * z)
-    if norm < 1e-12:
-        raise ParameterError(parameter, value, "a non-zero direction")
-    return x / norm, y / norm, z / norm
-
-
-# ---------------------------------------------------------------------------------------------------- contacts
 @dataclass(frozen=True)
 class Contact:
     """What the part touches, as a ``contact_query`` reports it.
@@ -68,8 +48,8 @@ class Contact:
     area: float | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "point", _vector("point", self.point))
-        object.__setattr__(self, "normal", _unit("normal", self.normal))
+        object.__setattr__(self, "point", check_point("point", self.point))
+        object.__setattr__(self, "normal", check_direction("normal", self.normal))
         if not isinstance(self.material, str) or not self.material:
             raise ParameterError("material", self.material, "a material name (non-empty string)")
         object.__setattr__(self, "hardness", check_finite("hardness", self.hardness, minimum=0.0))
@@ -104,11 +84,11 @@ class PartShape:
     blade_normal: tuple[float, float, float] | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "start", _vector("start", self.start))
-        object.__setattr__(self, "end", _vector("end", self.end))
+        object.__setattr__(self, "start", check_point("start", self.start))
+        object.__setattr__(self, "end", check_point("end", self.end))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
         if self.blade_normal is not None:
-            object.__setattr__(self, "blade_normal", _unit("blade_normal", self.blade_normal))
+            object.__setattr__(self, "blade_normal", check_direction("blade_normal", self.blade_normal))
         # The axis (and blade normal) as columns, placed by one matrix product per frame.
         columns = [self.start, self.end] + ([self.blade_normal] if self.blade_normal is not None else [])
         object.__setattr__(self, "_local", np.array(columns, dtype=np.float64).T.copy())
@@ -267,14 +247,14 @@ class Medium:
         if self.box is not None:
             if not isinstance(self.box, (tuple, list)) or len(self.box) != 2:
                 raise ParameterError("box", self.box, "(lo, hi): two corners of 3 numbers (m)")
-            lo, hi = _vector("box lo", self.box[0]), _vector("box hi", self.box[1])
+            lo, hi = check_point("box lo", self.box[0]), check_point("box hi", self.box[1])
             if any(a > b for a, b in zip(lo, hi)):
                 raise ParameterError("box", self.box, "lo <= hi on every axis")
             object.__setattr__(self, "box", (lo, hi))
         else:
             if not isinstance(self.sphere, (tuple, list)) or len(self.sphere) != 2:
                 raise ParameterError("sphere", self.sphere, "(centre, radius): 3 numbers and a radius (m)")
-            centre = _vector("sphere centre", self.sphere[0])
+            centre = check_point("sphere centre", self.sphere[0])
             radius = check_finite("sphere radius", self.sphere[1], minimum=0.0, unit="m")
             object.__setattr__(self, "sphere", (centre, radius))
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..errors import ParameterError, check_direction, check_finite, check_integer, check_range
 from ._kernels import ik as _kernels
 
 __all__ = ["two_bone_ik", "fabrik", "HingeLimit", "ConeLimit"]
@@ -22,18 +22,6 @@ __all__ = ["two_bone_ik", "fabrik", "HingeLimit", "ConeLimit"]
 _POINT = "a point: shape (3,), or (m, 3) for m chains like the other points, of finite numbers (m)"
 _PARAMETERS = {_kernels.BAD_ROOT: "root", _kernels.BAD_MID: "mid", _kernels.BAD_TIP: "tip",
                _kernels.BAD_TARGET: "target", _kernels.BAD_POLE: "pole", _kernels.BAD_PREVIOUS: "previous_mid"}
-
-
-def _direction(parameter: str, value) -> tuple[float, float, float]:
-    """A unit direction as a tuple of floats, or ParameterError."""
-    legal = "three finite numbers, not all zero (a direction)"
-    try:
-        x, y, z = (float(c) for c in value)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    length = math.sqrt(x * x + y * y + z * z)
-    check_range(parameter, value, legal, math.isfinite(length) and length > 0.0)
-    return x / length, y / length, z / length
 
 
 @dataclass(frozen=True)
@@ -63,11 +51,11 @@ class HingeLimit:
     reference: tuple[float, float, float]
 
     def __post_init__(self):
-        axis = _direction("axis", self.axis)
+        axis = check_direction("axis", self.axis)
         low = check_finite("min_degrees", self.min_degrees, minimum=-180.0, maximum=180.0, unit="degrees")
         high = check_finite("max_degrees", self.max_degrees, minimum=-180.0, maximum=180.0, unit="degrees")
         check_range("max_degrees", self.max_degrees, f"a number >= min_degrees = {low} (degrees)", high >= low)
-        x, y, z = _direction("reference", self.reference)
+        x, y, z = check_direction("reference", self.reference)
         along = x * axis[0] + y * axis[1] + z * axis[2]
         check_range("reference", self.reference, f"a direction perpendicular to axis = {axis}", abs(along) <= 1e-6)
         for _ in range(2):  # exactly perpendicular, then unit
@@ -108,7 +96,7 @@ class ConeLimit:
         object.__setattr__(self, "max_degrees", check_finite("max_degrees", self.max_degrees, minimum=0.0,
                                                              maximum=180.0, unit="degrees"))
         if self.reference is not None:
-            object.__setattr__(self, "reference", _direction("reference", self.reference))
+            object.__setattr__(self, "reference", check_direction("reference", self.reference))
 
 
 # --------------------------------------------------------------------------------------------- two-bone IK

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite, check_integer
+from ..errors import ParameterError, check_direction, check_finite, check_integer
 from . import quaternions as quat
 from .clip import Clip
-from .contacts import PartShape, _unit, joint_index
+from .contacts import PartShape, joint_index
 from .skeleton import Skeleton
 
 __all__ = ["swing_clip", "forearm_part"]
@@ -33,7 +33,7 @@ def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degre
     >>> swing_clip(body, ["shoulder", "elbow", "wrist"], (1, 0, 0), (0, 1, 0)).duration
     1.0
     """
-    forward, up = np.array(_unit("forward", forward)), np.array(_unit("up", up))
+    forward, up = np.array(check_direction("forward", forward)), np.array(check_direction("up", up))
     up = up - forward * float(np.dot(up, forward))
     if np.linalg.norm(up) < 1e-9:
         raise ParameterError("up", tuple(up), "a direction not along forward")
@@ -76,7 +76,7 @@ def forearm_part(skeleton: Skeleton, chain: Sequence[str], start: float, end: fl
     along = rotation.T @ (world[w, :3, 3] - world[e, :3, 3])
     along /= np.linalg.norm(along)
     scale = np.linalg.norm(world[w, :3, 0])
-    blade = None if blade_side is None else rotation.T @ np.array(_unit("blade_side", blade_side))
+    blade = None if blade_side is None else rotation.T @ np.array(check_direction("blade_side", blade_side))
     return PartShape(along * start / scale, along * end / scale, radius, blade_normal=blade)
 
 

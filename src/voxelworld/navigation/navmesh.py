@@ -14,7 +14,6 @@ reuse scratch arrays the NavMesh owns, so one NavMesh answers one query at a tim
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
@@ -22,7 +21,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ..errors import FormatError, ParameterError
+from ..errors import FormatError, ParameterError, check_point
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 
@@ -335,13 +334,7 @@ def _check_consistent(mesh: NavMesh) -> None:
 
 
 def _point(parameter: str, value) -> np.ndarray:
-    try:
-        point = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)") from None
-    if point.shape != (3,) or not all(math.isfinite(v) for v in point.tolist()):
-        raise ParameterError(parameter, value, "a point (x, y, z) of three finite numbers (m)")
-    return point
+    return np.array(check_point(parameter, value))
 
 
 def _polygon_geometry(vertices, polygon_start, polygon_vertices):

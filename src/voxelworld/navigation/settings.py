@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 
 __all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion"]
 
@@ -156,19 +156,6 @@ class NavSettings:
                    min_region_area=region_min_size**2 * cell_size**2, **overrides)
 
 
-def _point(parameter: str, value: object) -> tuple[float, float, float]:
-    legal = "a point (x, y, z) of three finite numbers (m)"
-    if isinstance(value, (str, bytes)):
-        raise ParameterError(parameter, value, legal)
-    try:
-        x, y, z = value  # type: ignore[misc]
-        point = (float(x), float(y), float(z))
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    check_range(parameter, value, legal, all(math.isfinite(c) for c in point))
-    return point
-
-
 @dataclass(frozen=True)
 class SearchRegion:
     """A box placed in a scene to bake a navmesh in; several may be baked together.
@@ -197,8 +184,8 @@ class SearchRegion:
     ray_direction: tuple[float, float, float] = (0.0, -1.0, 0.0)
 
     def __post_init__(self):
-        lo = _point("min", self.min)
-        hi = _point("max", self.max)
+        lo = check_point("min", self.min)
+        hi = check_point("max", self.max)
         check_range("max", self.max, f"a point > min = {lo} on every axis (m)", all(h > l for l, h in zip(lo, hi)))
         direction = self.ray_direction
         legal = "three finite numbers, not all zero (a direction)"

@@ -18,29 +18,14 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_point
 from . import _kernels
 
 __all__ = ["Shape", "Sphere", "Box", "Capsule", "Cylinder", "Union"]
-
-
-def _point(parameter: str, value) -> tuple[float, float, float]:
-    legal = "a point (x, y, z) of three finite numbers (m)"
-    if isinstance(value, (str, bytes)):
-        raise ParameterError(parameter, value, legal)
-    try:
-        x, y, z = value
-        point = (float(x), float(y), float(z))
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    if not (math.isfinite(point[0]) and math.isfinite(point[1]) and math.isfinite(point[2])):
-        raise ParameterError(parameter, value, legal)
-    return point
 
 
 class Shape:
@@ -95,7 +80,7 @@ def _row(kind: int, a, b, radius: float, margin: float) -> np.ndarray:
 
 
 def _shift(point, offset) -> tuple[float, float, float]:
-    offset = _point("offset", offset)
+    offset = check_point("offset", offset)
     return (point[0] + offset[0], point[1] + offset[1], point[2] + offset[2])
 
 
@@ -108,7 +93,7 @@ class Sphere(Shape):
     margin: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "center", _point("center", self.center))
+        object.__setattr__(self, "center", check_point("center", self.center))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
         object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
 
@@ -128,8 +113,8 @@ class Box(Shape):
     margin: float = 0.0
 
     def __post_init__(self):
-        lo = _point("min", self.min)
-        hi = _point("max", self.max)
+        lo = check_point("min", self.min)
+        hi = check_point("max", self.max)
         if any(h < l for l, h in zip(lo, hi)):
             raise ParameterError("max", self.max, f"a point >= min = {lo} on every axis (m)")
         object.__setattr__(self, "min", lo)
@@ -153,8 +138,8 @@ class Capsule(Shape):
     margin: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "a", _point("a", self.a))
-        object.__setattr__(self, "b", _point("b", self.b))
+        object.__setattr__(self, "a", check_point("a", self.a))
+        object.__setattr__(self, "b", check_point("b", self.b))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
         object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
 
@@ -175,7 +160,7 @@ class Cylinder(Shape):
     margin: float = 0.0
 
     def __post_init__(self):
-        a, b = _point("a", self.a), _point("b", self.b)
+        a, b = check_point("a", self.a), check_point("b", self.b)
         if a == b:
             raise ParameterError("b", self.b, f"a point different from a = {a} (the cylinder needs a length)")
         object.__setattr__(self, "a", a)

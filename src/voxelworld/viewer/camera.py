@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_point
 
 __all__ = ["Camera", "DEFAULT_VIEW_DIRECTION"]
 
@@ -33,17 +33,6 @@ __all__ = ["Camera", "DEFAULT_VIEW_DIRECTION"]
 # a three-quarter view that shows the top of terrain and the side facing +Z.
 DEFAULT_VIEW_DIRECTION = (0.75, 0.8, 1.0)
 _MARGIN = 1.08  # a default camera frames the box this much wider, so that nothing touches the edge
-
-
-def _point(parameter: str, value: object, unit: str = "m") -> tuple[float, float, float]:
-    legal = f"three finite numbers (x, y, z) in {unit}"
-    try:
-        numbers = [float(c) for c in value]  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, legal) from None
-    if len(numbers) != 3 or not all(math.isfinite(c) for c in numbers):
-        raise ParameterError(parameter, value, legal)
-    return numbers[0], numbers[1], numbers[2]
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -97,9 +86,9 @@ class Camera:
         def set_(field: str, value: object) -> None:
             object.__setattr__(self, field, value)
 
-        set_("eye", _point("eye", self.eye))
-        set_("target", _point("target", self.target))
-        set_("up", _point("up", self.up, unit="any unit (a direction)"))
+        set_("eye", check_point("eye", self.eye))
+        set_("target", check_point("target", self.target))
+        set_("up", check_point("up", self.up, unit="any unit (a direction)"))
         set_("fov", check_finite("fov", self.fov, minimum=0.0, maximum=180.0, strict_minimum=True, unit="degrees"))
         if self.fov == 180.0:
             raise ParameterError("fov", self.fov, "a finite number > 0 and < 180 (degrees)")
@@ -145,8 +134,8 @@ class Camera:
         >>> round(camera.near, 2), round(camera.far, 2)   # and the cube lies between the near and far planes
         (1.73, 4.18)
         """
-        lo_ = np.array(_point("lo", lo))
-        hi_ = np.array(_point("hi", hi))
+        lo_ = np.array(check_point("lo", lo))
+        hi_ = np.array(check_point("hi", hi))
         if np.any(lo_ > hi_):
             raise ParameterError("hi", hi, f"a point >= lo {tuple(lo_.tolist())} on every axis")
         aspect = check_finite("aspect", aspect, minimum=0.0, strict_minimum=True)
@@ -156,11 +145,11 @@ class Camera:
         if not np.any(hi_ > lo_):
             lo_, hi_ = lo_ - 0.5, hi_ + 0.5  # a point still needs a size to stand back from
         corners = np.array(np.meshgrid(*zip(lo_, hi_, strict=True), indexing="ij")).reshape(3, -1).T
-        aim = np.array(_point("target", target)) if target is not None else (lo_ + hi_) / 2
+        aim = np.array(check_point("target", target)) if target is not None else (lo_ + hi_) / 2
         if eye is not None:
-            stand = np.array(_point("eye", eye))
+            stand = np.array(check_point("eye", eye))
         else:
-            toward_eye = np.array(_point("direction", direction, unit="any unit (a direction)"))
+            toward_eye = np.array(check_point("direction", direction, unit="any unit (a direction)"))
             if not np.linalg.norm(toward_eye) > 0:
                 raise ParameterError("direction", direction, "a direction of non-zero length")
             # Stand back along the direction until every corner of the box is inside the picture, with a margin.
