@@ -136,9 +136,8 @@ def run_render(args: argparse.Namespace, out=None) -> None:
 def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     """``voxelworld navmesh bake``: bake, write the JSON (and the PNG), report what came out."""
     import dataclasses
-    import os
-    import tempfile
 
+    from .files import write_atomically
     from .navigation import NavSettings, Scene, SearchRegion
     from .navigation.bake import bake
 
@@ -163,11 +162,8 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
     mesh = bake(scene, regions, settings, progress=progress)
     print(file=sys.stderr)
-    folder = os.path.dirname(os.path.abspath(args.out))
-    handle, temporary = tempfile.mkstemp(suffix=".json", dir=folder)
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(mesh.to_json())
-    os.replace(temporary, args.out)
+    text = mesh.to_json().encode("utf-8")
+    write_atomically(args.out, lambda file: file.write(text))
     print(f"Wrote {args.out}: {mesh.polygon_count} polygons, {mesh.area():.1f} m² walkable, "
           f"{len(mesh.islands())} islands", file=out)
     if args.png:

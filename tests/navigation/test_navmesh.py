@@ -333,3 +333,4 @@ def test_json_round_trip_and_refusals(tmp_path):
     mesh.to_obj(path)
     text = path.read_text()
     assert text.count("\nf ") == mesh.polygon_count and not list(tmp_path.glob("*.part"))
+    assert [p.name for p in tmp_path.iterdir()] == ["nav.obj"]  # no temporary of any name is left

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path as FilePath
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import FormatError, ParameterError, check_point
+from ..files import write_atomically
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 
@@ -313,10 +313,8 @@ class NavMesh:
             for q in np.flatnonzero(self.polygon_level == level):
                 ids = self.polygon_vertices[self.polygon_start[q]:self.polygon_start[q + 1]] + 1
                 lines.append("f " + " ".join(str(int(i)) for i in ids))
-        path = FilePath(path)
-        temporary = path.with_name(path.name + ".part")
-        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        temporary.replace(path)
+        text = ("\n".join(lines) + "\n").encode("utf-8")
+        write_atomically(path, lambda file: file.write(text))
 
 
 def _check_consistent(mesh: NavMesh) -> None:

@@ -12,12 +12,11 @@ Examples
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ParameterError
+from ..files import write_atomically
 
 __all__ = ["achievements_png"]
 
@@ -70,12 +69,4 @@ def achievements_png(path, totals: Mapping[str, float], thresholds: Sequence[flo
     top = max([*values.values(), *levels, 1.0])
     axes.set(ylabel="removed (m³)", xlabel="material group", title=title, ylim=(0, top * 1.15))
     figure.tight_layout()
-    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
-    os.close(handle)
-    try:
-        figure.savefig(temporary, format="png")
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return path
+    return write_atomically(path, lambda file: figure.savefig(file, format="png"))

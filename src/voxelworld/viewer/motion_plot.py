@@ -4,13 +4,12 @@ matplotlib (Agg) into a PNG: with the wall the tool stops at it, the wrist linge
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ParameterError
+from ..files import write_atomically
 
 __all__ = ["swing_runs", "motion_plot", "CHAIN", "ROOT"]
 
@@ -87,12 +86,4 @@ def motion_plot(path, glb, wall_x: float = 1.1, seconds: float = 8.0) -> Path:
     for axes in (paths, heights, rates):
         axes.legend(fontsize=7)
     figure.tight_layout()
-    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
-    os.close(handle)
-    try:
-        figure.savefig(temporary, format="png")
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return path
+    return write_atomically(path, lambda file: figure.savefig(file, format="png"))

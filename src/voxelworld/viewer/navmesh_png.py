@@ -3,14 +3,13 @@ drops, walls) left as background. For people who would rather look than read num
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from ..errors import ParameterError, check_integer
+from ..files import write_atomically
 from ..navigation import NavMesh
 
 __all__ = ["navmesh_png", "LEVEL_COLOURS"]
@@ -51,13 +50,4 @@ def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
         colour = LEVEL_COLOURS[int(mesh.polygon_level[q]) % len(LEVEL_COLOURS)]
         corners = [(margin + (x - lo[0]) * scale, margin + (z - lo[1]) * scale) for x, _, z in mesh.polygon(q)]
         draw.polygon(corners, fill=colour, outline=tuple(int(c * 0.7) for c in colour))
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent or ".")
-    os.close(handle)
-    try:
-        image.save(temporary, format="PNG")
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return path
+    return write_atomically(path, lambda file: image.save(file, format="PNG"))

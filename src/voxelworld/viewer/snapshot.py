@@ -35,12 +35,12 @@ Examples
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ParameterError, VoxelworldError
+from ..files import write_atomically
 from ..terrain import MaterialTable
 from .camera import Camera
 
@@ -485,24 +485,7 @@ def _check_path(path: object) -> Path:
 
 
 def _write_png_atomically(picture: np.ndarray, target: Path) -> None:
-    """Write ``picture`` as a PNG to a temporary file beside ``target``, then move it over ``target`` in one step,
-    so that a reader never sees half a file and a failure leaves any old file as it was."""
+    """Write ``picture`` as a PNG in ``target``'s place in one step (see :mod:`voxelworld.files`)."""
     from PIL import Image
 
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            Image.fromarray(picture, "RGB").save(file, format="PNG")
-            file.flush()
-            os.fsync(file.fileno())
-        # mkstemp makes the file private (0600); give it the permissions a plain open() would have.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomically(target, lambda file: Image.fromarray(picture, "RGB").save(file, format="PNG"))
