@@ -391,7 +391,11 @@ def ref_limit(d, limit, parent):
         phi = math.atan2(y, x) if x * x + y * y > 1e-18 else 0.0
         low, high = math.radians(limit.min_degrees), math.radians(limit.max_degrees)
         if not low <= phi <= high:
-            phi = low if (low - phi) % (2 * math.pi) <= (phi - high) % (2 * math.pi) else high
+            up, down = (low - phi) % (2 * math.pi), (phi - high) % (2 * math.pi)
+            # Both ends about as near (d opposite the middle of the allowed arc): a last-bit difference picks
+            # the other end, so such cases are ill-conditioned like the short vectors below.
+            CONDITION[0] = min(CONDITION[0], abs(up - down))
+            phi = low if up <= down else high
         return math.cos(phi) * reference + math.sin(phi) * side
     if isinstance(limit, ConeLimit):
         c = np.array(limit.reference) if limit.reference is not None else parent
@@ -497,7 +501,8 @@ def test_fabrik_kernel_matches_reference(case, passes):
     CONDITION[0] = math.inf
     expected = ref_fabrik(positions, target, limits, passes, 1e-6)
     # where a direction came from a very short vector (a cone's axis nearly opposite the wanted direction, a bone
-    # folded onto itself), the kernel's and numpy's last-bit differences grow by its inverse every pass
+    # folded onto itself), the kernel's and numpy's last-bit differences grow by its inverse every pass; where a
+    # hinge's two ends are equally near, they pick an end at random
     assume(CONDITION[0] > 1e-2)
     assert np.allclose(moved, expected, rtol=0, atol=1e-9)
 
