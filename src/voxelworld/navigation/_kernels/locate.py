@@ -183,16 +183,23 @@ def nearest(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid
 
 
 @njit(cache=True)
-def clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, tolerance=EPS):
-    """The parameters (t_in, t_out) between which the line (sx, sz) + t (dx, dz) lies in polygon q (x-z plane,
-    edges included within ``tolerance``, m); t_in > t_out when it misses."""
+def winding(vertices, polygon_start, polygon_vertices, q):
+    """Twice polygon q's signed area in the (x, z) coordinates: its sign tells which way its corners turn."""
     first, last = polygon_start[q], polygon_start[q + 1]
     area = 0.0
     for j in range(first, last):
         u = polygon_vertices[j]
         v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
         area += vertices[u, 0] * vertices[v, 2] - vertices[v, 0] * vertices[u, 2]
-    turn = 1.0 if area > 0.0 else -1.0  # so that turn * side >= 0 inside
+    return area
+
+
+@njit(cache=True)
+def clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, tolerance=EPS):
+    """The parameters (t_in, t_out) between which the line (sx, sz) + t (dx, dz) lies in polygon q (x-z plane,
+    edges included within ``tolerance``, m); t_in > t_out when it misses."""
+    first, last = polygon_start[q], polygon_start[q + 1]
+    turn = 1.0 if winding(vertices, polygon_start, polygon_vertices, q) > 0.0 else -1.0  # turn * side >= 0 inside
     t_in, t_out = -np.inf, np.inf
     for j in range(first, last):
         u = polygon_vertices[j]

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .locate import nearest
+from .locate import nearest, winding
 from .polyanya import EPS, search
 
 TOLERANCE = 1e-9  # m
@@ -36,13 +36,8 @@ TOLERANCE = 1e-9  # m
 def _sides_of(vertices, polygon_start, polygon_vertices, q):
     """Polygon q's corners in counter-clockwise order on the x-z plane (indices into ``vertices``)."""
     first, last = polygon_start[q], polygon_start[q + 1]
-    area = 0.0
-    for j in range(first, last):
-        u = polygon_vertices[j]
-        v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
-        area += vertices[u, 0] * vertices[v, 2] - vertices[v, 0] * vertices[u, 2]
     corners = polygon_vertices[first:last].copy()
-    if area < 0.0:
+    if winding(vertices, polygon_start, polygon_vertices, q) < 0.0:
         corners = corners[::-1].copy()
     return corners
 
