@@ -35,9 +35,10 @@ from ..errors import check_finite, check_integer, check_range
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
 from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
+from .edits import VoxelEdit
 
 __all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "SuckSettings", "SuckState",
-           "SuckFrame", "punch", "pull_out", "suck", "ball_object", "aim_hit", "check_point", "check_direction"]
+           "SuckFrame", "punch", "pull_out", "suck", "punch_edit", "pull_out_edit", "suck_edits", "ball_object", "aim_hit", "check_point", "check_direction"]
 
 
 # ------------------------------------------------------------------------------------------------- values
@@ -280,24 +281,79 @@ def _removal_totals(edits) -> tuple[float, dict, dict]:
     return total, by_material, by_group
 
 
-def _dig(volume, bvh, eye, aim, settings: PunchSettings):
-    """Validate, aim and carve for punch and pull-out: ``(hit, range, edit, removed density, corner)``."""
+class _Removed:
+    """Keeps the density of a range's voxel window before an edit (``keep``, an ``on_before`` hook), to tell
+    what the edit removed afterwards (``density``: a uint8 block whose voxel (0, 0, 0) samples ``corner``)."""
+
+    def __init__(self, shape):
+        self.shape, self.before, self.window, self.corner = shape, None, None, None
+
+    def keep(self, volume: VoxelVolume) -> None:
+        box = volume.voxel_box(self.shape, 2 * volume.voxel_size)  # the ramp reaches about a voxel past the shape
+        if box is not None:
+            self.window = tuple(slice(a, b + 1) for a, b in zip(*box))
+            self.before = volume.density[self.window].copy()
+            self.corner = volume.index_to_world(box[0])
+
+    def density(self, volume: VoxelVolume) -> np.ndarray | None:
+        return None if self.before is None else self.before - volume.density[self.window]  # removal only lowers
+
+
+def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):
+    """Validate and aim for punch and pull-out: ``(eye, aim, hit, sphere)``, hit and sphere None on a miss."""
     _check_world(volume, bvh)
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
     check_range("settings", settings, "a PunchSettings", isinstance(settings, PunchSettings))
     hit = aim_hit(bvh, eye, aim, settings.reach)
     if hit is None:
-        return eye, aim, None, None, None, None, None
-    centre = hit[0] + aim * settings.depth
-    sphere = Sphere(_tuple(centre), settings.radius)
-    box = volume.voxel_box(sphere, 2 * volume.voxel_size)  # the ramp reaches about one voxel past the shape
-    if box is None:
-        return eye, aim, hit, sphere, EditResult.empty(), None, None
-    window = tuple(slice(a, b + 1) for a, b in zip(*box))
-    before = volume.density[window].copy()
-    edit = volume.remove(sphere, settings.tool)
-    removed = before - volume.density[window]  # remove only lowers density: no wrap-around
-    return eye, aim, hit, sphere, edit, removed, volume.index_to_world(box[0])
+        return eye, aim, None, None
+    return eye, aim, hit, Sphere(_tuple(hit[0] + aim * settings.depth), settings.radius)
+
+
+def _check_finish(finish) -> None:
+    check_range("finish", finish, "a callable taking the result", callable(finish))
+
+
+def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, settings: PunchSettings = PunchSettings()
+               ) -> VoxelEdit | None:
+    """The edit a punch makes (see :func:`punch`), or None when the aim meets nothing within reach.
+
+    Applying it (now or in a world's next update stage) calls ``finish`` with the punch's
+    :class:`ActionResult`, fragments included.
+    """
+    eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
+    _check_finish(finish)
+    if hit is None:
+        return None
+    point, normal, _ = hit
+    removed = _Removed(sphere)
+
+    def finished(edit: EditResult) -> None:
+        density = removed.density(volume)
+        fragments: list[VoxelObject] = []
+        material = edit.most_removed_material
+        if material is not None and density is not None:
+            corner = removed.corner
+            split = np.clip(np.ceil(volume.world_to_index(point) - volume.world_to_index(corner)).astype(int), 0,
+                            density.shape)
+            unit = volume.voxel_volume / 255.0
+            for octant in range(8):
+                sides = [(slice(0, split[a]) if (octant >> a) & 1 == 0 else slice(split[a], None)) for a in range(3)]
+                part = np.zeros_like(density)
+                part[tuple(sides)] = density[tuple(sides)]
+                if int(part.sum(dtype=np.int64)) * unit < max(settings.min_fragment_volume, 1e-12):
+                    continue
+                piece = _object_from_density(part, corner, volume, material)
+                away = np.asarray(piece.position) - point + 0.5 * normal * volume.voxel_size
+                direction = away / max(float(np.linalg.norm(away)), 1e-12)
+                fragments.append(replace(piece, velocity=_tuple(direction * settings.fragment_speed)))
+        total, by_material, by_group = _removal_totals([edit])
+        events = [ActionEvent("punch", _tuple(point), material, total)]
+        finish(ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+                            material, tuple(fragments), None, tuple(events)))
+
+    return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
+                     on_applied=finished)
 
 
 def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
@@ -310,30 +366,44 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     least ``min_fragment_volume``), each flying away from the hit at ``fragment_speed``; all are of the
     material whose density fell most. A miss changes nothing.
     """
-    eye, aim, hit, sphere, edit, removed, corner = _dig(volume, bvh, eye, aim, settings)
+    results: list[ActionResult] = []
+    edit = punch_edit(volume, bvh, eye, aim, results.append, settings)
+    if edit is None:
+        return ActionResult(False, None, None, _tuple(check_direction("aim", aim)))
+    edit.apply(volume)
+    return results[0]
+
+
+def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish,
+                  settings: PunchSettings = PunchSettings()) -> VoxelEdit | None:
+    """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
+    the :class:`ActionResult` (the held piece in ``result.held``)."""
+    eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
+    _check_finish(finish)
     if hit is None:
-        return ActionResult(False, None, None, _tuple(aim))
+        return None
     point, normal, _ = hit
-    fragments: list[VoxelObject] = []
-    material = edit.most_removed_material
-    if material is not None and removed is not None:
-        split = np.clip(np.ceil(volume.world_to_index(point) - volume.world_to_index(corner)).astype(int), 0,
-                        removed.shape)
-        unit = volume.voxel_volume / 255.0
-        for octant in range(8):
-            sides = [(slice(0, split[a]) if (octant >> a) & 1 == 0 else slice(split[a], None)) for a in range(3)]
-            part = np.zeros_like(removed)
-            part[tuple(sides)] = removed[tuple(sides)]
-            if int(part.sum(dtype=np.int64)) * unit < max(settings.min_fragment_volume, 1e-12):
-                continue
-            piece = _object_from_density(part, corner, volume, material)
-            away = np.asarray(piece.position) - point + 0.5 * normal * volume.voxel_size
-            direction = away / max(float(np.linalg.norm(away)), 1e-12)
-            fragments.append(replace(piece, velocity=_tuple(direction * settings.fragment_speed)))
-    total, by_material, by_group = _removal_totals([edit])
-    events = [ActionEvent("punch", _tuple(point), material, total)]
-    return ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
-                        material, tuple(fragments), None, tuple(events))
+    table = volume.materials
+    touching = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
+    ids = sorted({int(m) for m in touching if m != 0})
+    priority = None
+    if ids:  # highest priority; the lowest id among equals
+        priority = table.name_by_id[max(ids, key=lambda m: (int(table.fragment_priority_by_id[m]), -m))]
+    removed = _Removed(sphere)
+
+    def finished(edit: EditResult) -> None:
+        material = priority or edit.most_removed_material
+        density = removed.density(volume)
+        held = None
+        if material is not None and density is not None and edit.volume_removed > settings.min_fragment_volume:
+            held = _object_from_density(density, removed.corner, volume, material)
+        total, by_material, by_group = _removal_totals([edit])
+        events = [ActionEvent("pull_out", _tuple(point), material if held is not None else None, total)]
+        finish(ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+                            edit.most_removed_material, (), held, tuple(events)))
+
+    return VoxelEdit("remove", sphere, tool=settings.tool, source="pull_out", on_before=removed.keep,
+                     on_applied=finished)
 
 
 def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
@@ -341,24 +411,12 @@ def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: P
     """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
     holds (``result.held``), of the highest fragment-priority material among the collision triangles touching
     the range (so lava next to rock gives rock); the most-removed material when no triangle touches it."""
-    eye, aim, hit, sphere, edit, removed, corner = _dig(volume, bvh, eye, aim, settings)
-    if hit is None:
-        return ActionResult(False, None, None, _tuple(aim))
-    point, normal, _ = hit
-    table = volume.materials
-    touching = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
-    ids = sorted({int(m) for m in touching if m != 0})
-    if ids:  # highest priority; the lowest id among equals
-        material = table.name_by_id[max(ids, key=lambda m: (int(table.fragment_priority_by_id[m]), -m))]
-    else:
-        material = edit.most_removed_material
-    held = None
-    if material is not None and removed is not None and edit.volume_removed > settings.min_fragment_volume:
-        held = _object_from_density(removed, corner, volume, material)
-    total, by_material, by_group = _removal_totals([edit])
-    events = [ActionEvent("pull_out", _tuple(point), material if held is not None else None, total)]
-    return ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
-                        edit.most_removed_material, (), held, tuple(events))
+    results: list[ActionResult] = []
+    edit = pull_out_edit(volume, bvh, eye, aim, results.append, settings)
+    if edit is None:
+        return ActionResult(False, None, None, _tuple(check_direction("aim", aim)))
+    edit.apply(volume)
+    return results[0]
 
 
 # ------------------------------------------------------------------------------------------------- suck
@@ -386,47 +444,60 @@ class SuckFrame:
     result: ActionResult
 
 
-def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
-         settings: SuckSettings = SuckSettings()) -> SuckFrame:
-    """One frame of suck.
-
-    While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``
-    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated); a
-    sphere of ``material_radius`` turns to its interior materials; small floating fragments in a box around
-    it are erased. Aiming elsewhere moves the ranges. A frame whose scrape removed density is one update;
-    every ``updates_per_bullet`` updates add a bullet of the material whose density fell most that frame.
-    Holding drains the gauge (empty after ``time_limit`` s), which ends suck until the button is released;
-    releasing ends suck (the update count resets) and refills the gauge over ``recharge_time`` s.
-    """
+def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
+               holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
+    """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
+    at the aim's hit, or none. ``finish`` gets the frame's :class:`SuckFrame` once the last edit is applied
+    (at once when there are none)."""
     check_range("state", state, "a SuckState", isinstance(state, SuckState))
     _check_world(volume, bvh)
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
     dt = check_finite("dt", dt, minimum=0.0, unit="s")
     check_range("holding", holding, "True or False", isinstance(holding, (bool, np.bool_)))
     check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
+    _check_finish(finish)
     nothing = ActionResult(False, None, None, _tuple(aim))
     if not holding:
         events = (ActionEvent("suck_end", amount=float(state.bullet_count)),) if state.holding else ()
         refilled = min(1.0, state.gauge + dt / settings.recharge_time)
         bullets = () if settings.bullets_reset_on_release else state.bullets
-        return SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(nothing, events=events))
+        finish(SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(nothing, events=events)))
+        return ()
     if state.exhausted or state.gauge <= 0.0:
-        return SuckFrame(replace(state, holding=True, exhausted=True, updates=0), nothing)
+        finish(SuckFrame(replace(state, holding=True, exhausted=True, updates=0), nothing))
+        return ()
     gauge = state.gauge - dt / settings.time_limit
     gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
-    held_time, updates, bullets = state.held_time + dt, state.updates, state.bullets
-    events: list[ActionEvent] = []
     hit = aim_hit(bvh, eye, aim, settings.reach)
-    edits: tuple[EditResult, ...] = ()
-    point = normal = None
-    if hit is not None:
-        point, normal, _ = hit
-        centre = _tuple(point)
-        scraped = volume.scrape(Sphere(centre, settings.radius), settings.step, settings.tool)
-        exposed = volume.expose_interior(Sphere(centre, settings.material_radius))
-        half = settings.material_radius + settings.fragment_margin
-        erased = volume.remove_fragments(Box(_tuple(point - half), _tuple(point + half)))
-        edits = (scraped, exposed, erased)
+    if hit is None:
+        finish(_suck_frame(state, gauge, dt, nothing, (), settings))
+        return ()
+    point, normal, _ = hit
+    centre = _tuple(point)
+    half = settings.material_radius + settings.fragment_margin
+    results: list[EditResult] = []
+
+    def finished(erased: EditResult) -> None:
+        results.append(erased)
+        finish(_suck_frame(state, gauge, dt, ActionResult(True, centre, _tuple(normal), _tuple(aim)), tuple(results),
+                           settings))
+
+    return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,
+                      source="suck", on_applied=results.append),
+            VoxelEdit("expose_interior", Sphere(centre, settings.material_radius), source="suck",
+                      on_applied=results.append),
+            VoxelEdit("remove_fragments", Box(_tuple(point - half), _tuple(point + half)), source="suck",
+                      on_applied=finished))
+
+
+def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, edits: tuple[EditResult, ...],
+                settings: SuckSettings) -> SuckFrame:
+    """The state and result after a held frame of suck whose edits (scrape, interior, erasure) are applied."""
+    updates, bullets = state.updates, state.bullets
+    events: list[ActionEvent] = []
+    if edits:
+        scraped, erased = edits[0], edits[2]
+        centre = hit.point
         if scraped.volume_removed > 0.0:
             updates += 1
             events.append(ActionEvent("suck", centre, scraped.most_removed_material, scraped.volume_removed))
@@ -442,10 +513,26 @@ def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, ai
         updates = 0
         events.append(ActionEvent("suck_exhausted", amount=float(len(bullets))))
     # Density lost counts scrape and erasure; expose_interior only moves volume between materials.
-    density_edits = [edit for edit in edits if edit is not edits[1]] if edits else []
-    total, by_material, by_group = _removal_totals(density_edits)
+    total, by_material, by_group = _removal_totals((edits[0], edits[2]) if edits else ())
     most = edits[0].most_removed_material if edits else None
-    result = ActionResult(hit is not None, None if point is None else _tuple(point),
-                          None if normal is None else _tuple(normal), _tuple(aim), edits, total, by_material,
-                          by_group, most, (), None, tuple(events))
-    return SuckFrame(SuckState(True, gauge, exhausted, held_time, updates, bullets), result)
+    result = replace(hit, edits=edits, volume_removed=total, removed_by_material=by_material,
+                     removed_by_group=by_group, most_removed_material=most, events=tuple(events))
+    return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets), result)
+
+
+def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
+         settings: SuckSettings = SuckSettings()) -> SuckFrame:
+    """One frame of suck.
+
+    While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``
+    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated); a
+    sphere of ``material_radius`` turns to its interior materials; small floating fragments in a box around
+    it are erased. Aiming elsewhere moves the ranges. A frame whose scrape removed density is one update;
+    every ``updates_per_bullet`` updates add a bullet of the material whose density fell most that frame.
+    Holding drains the gauge (empty after ``time_limit`` s), which ends suck until the button is released;
+    releasing ends suck (the update count resets) and refills the gauge over ``recharge_time`` s.
+    """
+    frames: list[SuckFrame] = []
+    for edit in suck_edits(state, volume, bvh, eye, aim, dt, holding, frames.append, settings):
+        edit.apply(volume)
+    return frames[0]

@@ -31,7 +31,9 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -39,7 +41,8 @@ from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite
 from ..meshing import ChunkMesher
 from ..motion import Contact, ContactMotion, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
-from ..terrain import Capsule, Tool, VoxelVolume
+from ..terrain import Capsule, EditResult, Tool, VoxelVolume
+from .edits import VoxelEdit
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "chainsaw_body"]
 
@@ -152,6 +155,10 @@ class ChainsawEnemy:
     facing : 3 floats
         The horizontal direction it swings towards.
     settings : ChainsawSettings
+    edits : callable, optional
+        Where its carves go: called with each carve's :class:`~voxelworld.game.edits.VoxelEdit` (a world's
+        ``queue_edit``, which applies it in the next update stage); None applies them at once. The
+        :class:`Carved` event comes from the step after the edit is applied.
 
     Attributes
     ----------
@@ -164,7 +171,7 @@ class ChainsawEnemy:
     """
 
     def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
-                 settings: ChainsawSettings = ChainsawSettings()):
+                 settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(volume, VoxelVolume):
@@ -179,7 +186,11 @@ class ChainsawEnemy:
             feet = np.full(3, np.nan)
         if not np.all(np.isfinite(feet)):
             raise ParameterError("position", position, "a point (x, y, z) of three finite numbers (m)")
+        if edits is not None and not callable(edits):
+            raise ParameterError("edits", edits, "a callable taking a VoxelEdit, or None")
         self.facing = _direction("facing", facing)
+        self._edits = edits
+        self._carved: list[Carved] = []
         self.name, self.volume, self.mesher, self.settings = name, volume, mesher, settings
         self.position = feet
         skeleton, clip, part = chainsaw_body(feet, self.facing, settings)
@@ -245,10 +256,19 @@ class ChainsawEnemy:
         if contact is not None and self._since_carve >= self.settings.carve_interval:
             self._since_carve = 0.0
             start, end = self.motion.part_segment
-            result = self.volume.remove(Capsule(tuple(start), tuple(end), self.settings.cut_radius),
-                                        tool=self.settings.tool)
-            self.carved_volume += result.volume_removed
-            self.carved_voxels += result.voxels_changed
-            events.append(Carved(self.name, self.time, contact.material, result.volume_removed,
-                                 result.voxels_changed, result.voxels_damaged, frozenset(result.dirty_chunks)))
+            edit = VoxelEdit("remove", Capsule(tuple(start), tuple(end), self.settings.cut_radius),
+                             tool=self.settings.tool, source=self.name,
+                             on_applied=partial(self._record_carve, contact.material))
+            if self._edits is None:
+                edit.apply(self.volume)
+            else:
+                self._edits(edit)
+        events.extend(self._carved)
+        self._carved = []
         return events
+
+    def _record_carve(self, material: str, result: EditResult) -> None:
+        self.carved_volume += result.volume_removed
+        self.carved_voxels += result.voxels_changed
+        self._carved.append(Carved(self.name, self.time, material, result.volume_removed, result.voxels_changed,
+                                   result.voxels_damaged, frozenset(result.dirty_chunks)))

@@ -33,9 +33,10 @@ from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import EditResult, MaterialTable, Sphere, Tool, VoxelVolume
 from .actions import ActionEvent, SuckState, VoxelObject, ball_object, check_direction, check_point
+from .edits import VoxelEdit
 
 __all__ = ["ThrowSettings", "ImpactRules", "RULES", "StanceResult", "Projectile", "ThrowResult", "Contact",
-           "ImpactResult", "FlightStep", "stance", "throw", "step_projectile", "impact"]
+           "ImpactResult", "FlightStep", "stance", "throw", "fly", "step_projectile", "impact", "impact_edit"]
 
 RULES = ("attach", "explode", "cool", "nothing")
 
@@ -215,24 +216,26 @@ class ImpactResult:
 
 @dataclass(frozen=True)
 class FlightStep:
-    """One frame of flight: the projectile still flying (None once it hit or was dropped), and the impact."""
+    """One frame of flight: the projectile still flying (None once it hit or was dropped), the ``contact`` it
+    made this frame (None without one), and the impact (None until it is applied)."""
 
     projectile: Projectile | None
     impact: ImpactResult | None
     events: tuple[ActionEvent, ...]
+    contact: Contact | None = None
 
 
-def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
-                    settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
+def fly(projectile: Projectile, bvh: TriangleBVH | None, dt: float, materials: MaterialTable,
+        settings: ThrowSettings = ThrowSettings()) -> FlightStep:
     """Move ``projectile`` one frame of ``dt`` s (semi-implicit Euler under ``settings.gravity``) and test the
-    path against the collision mesh; at the first contact apply :func:`impact` to ``volume``, and the object is
-    removed. An object flying longer than ``max_flight_time`` is dropped (``lost`` event)."""
+    path against the collision mesh (triangle materials of ``materials``). At the first contact the object is
+    gone and ``contact`` says where (apply :func:`impact_edit` there); an object flying longer than
+    ``max_flight_time`` is dropped (``lost`` event)."""
     check_range("projectile", projectile, "a Projectile", isinstance(projectile, Projectile))
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
     check_range("bvh", bvh, "a TriangleBVH or None", bvh is None or isinstance(bvh, TriangleBVH))
     dt = check_finite("dt", dt, minimum=0.0, unit="s")
+    check_range("materials", materials, "a MaterialTable", isinstance(materials, MaterialTable))
     check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
-    check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
     thing = projectile.object
     start = np.array(thing.position)
     velocity = np.array(thing.velocity) - np.array([0.0, settings.gravity * dt, 0.0])
@@ -240,10 +243,8 @@ def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBV
     if bvh is not None and dt > 0:
         hits = bvh.segment_hits(start, end)
         if len(hits.ray):
-            name = volume.materials.name_by_id[int(hits.material[0])]
-            contact = Contact(_tuple(hits.point[0]), _tuple(hits.normal[0]), name)
-            result = impact(volume, thing, contact, rules)
-            return FlightStep(None, result, result.events)
+            name = materials.name_by_id[int(hits.material[0])]
+            return FlightStep(None, None, (), Contact(_tuple(hits.point[0]), _tuple(hits.normal[0]), name))
     time = projectile.flight_time + dt
     if time > settings.max_flight_time:
         return FlightStep(None, None, (ActionEvent("lost", _tuple(end), thing.material),))
@@ -251,14 +252,29 @@ def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBV
     return FlightStep(Projectile(moved, time), None, ())
 
 
+def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
+                    settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
+    """:func:`fly` one frame and, at a contact, apply :func:`impact` to ``volume`` at once."""
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
+    step = fly(projectile, bvh, dt, volume.materials, settings)
+    if step.contact is None:
+        return step
+    result = impact(volume, projectile.object, step.contact, rules)
+    return FlightStep(None, result, result.events, step.contact)
+
+
 # ------------------------------------------------------------------------------------------------ impact
-def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
-           ) -> ImpactResult:
-    """Apply the rule of the pair (``thing.material``, ``contact.material``) at the contact and report it."""
+def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finish,
+                rules: ImpactRules = ImpactRules()) -> VoxelEdit | None:
+    """The edit of the rule of the pair (``thing.material``, ``contact.material``) at the contact: attach (an
+    ``add`` range), explode (a ``remove`` range), cool (a ``convert`` range) or nothing (None). ``finish`` gets
+    the :class:`ImpactResult` once it is applied (at once for nothing)."""
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
     check_range("thing", thing, "a VoxelObject", isinstance(thing, VoxelObject))
     check_range("contact", contact, "a Contact", isinstance(contact, Contact))
     check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
+    check_range("finish", finish, "a callable taking the ImpactResult", callable(finish))
     table = volume.materials
     point = check_point("contact.point", contact.point)
     rule = "nothing"
@@ -267,47 +283,37 @@ def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: Imp
     elif thing.material not in table:
         raise ParameterError("thing.material", thing.material, f"a material of the table: {', '.join(table.names)}")
     centre = _tuple(point)
+
+    def finished(edit: EditResult) -> None:
+        if rule == "explode":
+            amount = edit.volume_removed
+        elif rule == "cool":
+            amount = sum(edit.added_by_material.values())
+        else:
+            amount = edit.volume_added
+        event = ActionEvent(rule, centre, thing.material, amount, contact.material)
+        finish(ImpactResult(rule, contact, edit, (event,)))
+
+    source = f"impact:{rule}"
     if rule == "attach":
         ball_radius = (3.0 * thing.solid_volume() / (4.0 * math.pi)) ** (1.0 / 3.0)
         radius = max(rules.mound_scale * ball_radius, volume.voxel_size)
-        edit = volume.add(Sphere(centre, radius), thing.material)
-        amount = edit.volume_added
-    elif rule == "explode":
-        edit = volume.remove(Sphere(centre, rules.explode_radius), rules.explode_tool)
-        amount = edit.volume_removed
-    elif rule == "cool":
-        edit = _cool(volume, Sphere(centre, rules.cool_radius), contact.material,
-                     dict(rules.cools_into)[contact.material])
-        amount = edit.volume_added
-    else:
-        edit, amount = EditResult.empty(), 0.0
-    event = ActionEvent(rule, centre, thing.material, amount, contact.material)
-    return ImpactResult(rule, contact, edit, (event,))
+        return VoxelEdit("add", Sphere(centre, radius), thing.material, source=source, on_applied=finished)
+    if rule == "explode":
+        return VoxelEdit("remove", Sphere(centre, rules.explode_radius), tool=rules.explode_tool, source=source,
+                         on_applied=finished)
+    if rule == "cool":
+        return VoxelEdit("convert", Sphere(centre, rules.cool_radius), dict(rules.cools_into)[contact.material],
+                         source=source, source_material=contact.material, on_applied=finished)
+    finished(EditResult.empty())
+    return None
 
 
-def _cool(volume: VoxelVolume, sphere: Sphere, molten: str, cooled: str) -> EditResult:
-    """Turn ``molten`` into ``cooled`` in both material slots of the voxels whose samples lie in ``sphere``;
-    density is kept, other materials are left alone."""
-    table = volume.materials
-    source, target = table.id_of(molten), table.id_of(cooled)
-    box = volume.voxel_box(sphere)
-    if box is None:
-        return EditResult.empty()
-    lo, hi = box
-    window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
-    inside = sphere.sdf(volume.index_to_world(np.indices(hi - lo + 1).transpose(1, 2, 3, 0) + lo)) <= 0
-    density, mix = volume.density[window].astype(np.int64), volume.mix[window].astype(np.int64)
-    a_slot, b_slot = volume.mat_a[window], volume.mat_b[window]
-    change_a, change_b = inside & (a_slot == source), inside & (b_slot == source)
-    units = int((density * (255 - mix))[change_a].sum() + (density * mix)[change_b].sum())
-    if not (change_a.any() or change_b.any()):
-        return EditResult.empty()
-    a_slot[change_a] = target  # views into the volume's fields
-    b_slot[change_b] = target
-    changed_at = np.argwhere(change_a | change_b) + lo
-    volume.mark_dirty(changed_at.min(axis=0), changed_at.max(axis=0))
-    chunks = frozenset(map(tuple, np.unique(changed_at // volume.chunk_size, axis=0).tolist()))
-    amount = units * volume.voxel_volume / 65025.0
-    group_from, group_to = table[source].group, table[target].group
-    return EditResult(len(changed_at), 0, 0, chunks, 0.0, 0.0, {molten: amount}, {cooled: amount},
-                      {group_from: amount}, {group_to: amount}, None)
+def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
+           ) -> ImpactResult:
+    """Apply the rule of the pair (``thing.material``, ``contact.material``) at the contact and report it."""
+    results: list[ImpactResult] = []
+    edit = impact_edit(volume, thing, contact, results.append, rules)
+    if edit is not None:
+        edit.apply(volume)
+    return results[0]

@@ -35,14 +35,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ..collision import Contacts, RayHits, TriangleBVH
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, CollisionMesh, MeshOptions
-from ..terrain import Box, EditResult, MaterialTable, Shape, Tool, VoxelVolume
+from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
+from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .level import Level, Prop, demo_level, surface_height
 from .player import Player, PlayerSettings
@@ -53,8 +54,6 @@ STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player"
           "snapshot")
 GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
 _BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
-# Edit kind -> phase of the update stage: density ranges, then material ranges, then fragment erasure.
-EDIT_PHASES = {"remove": 0, "add": 0, "scrape": 0, "paint": 1, "expose_interior": 1, "remove_fragments": 2}
 
 
 def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
@@ -122,58 +121,6 @@ class WorldSettings:
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))
-
-
-@dataclass(frozen=True, eq=False)
-class VoxelEdit:
-    """A voxel update queued for the next update stage (see :meth:`World.queue_edit`).
-
-    ``kind``: remove, add, scrape, paint, expose_interior or remove_fragments; ``shape``: the update range (for
-    remove_fragments a :class:`~voxelworld.terrain.Box` judgment region or None for the whole volume);
-    ``material``: for add and paint; ``tool``: the hardness gate of remove and scrape (the default
-    :class:`~voxelworld.terrain.Tool` when None); ``step``: density units (1..255) a scrape peels;
-    ``source``: who queued it (shown in the :class:`~voxelworld.game.events.VoxelsEdited` event);
-    ``on_applied``: called with the :class:`~voxelworld.terrain.EditResult` once applied.
-    """
-
-    kind: str
-    shape: Shape | None
-    material: str | int | None = None
-    tool: Tool | None = None
-    step: int = 0
-    source: str = ""
-    on_applied: Callable[[EditResult], None] | None = field(default=None, repr=False)
-
-    def __post_init__(self):
-        check_range("kind", self.kind, f"one of {', '.join(EDIT_PHASES)}", self.kind in EDIT_PHASES)
-        if self.kind == "remove_fragments":
-            check_range("shape", self.shape, "a Box or None for remove_fragments",
-                        self.shape is None or isinstance(self.shape, Box))
-        else:
-            check_range("shape", self.shape, "a voxelworld.terrain Shape", isinstance(self.shape, Shape))
-        if self.kind in ("add", "paint"):
-            check_range("material", self.material, "a material name or id", isinstance(self.material, (str, int)))
-        check_range("tool", self.tool, "a Tool or None", self.tool is None or isinstance(self.tool, Tool))
-        if self.kind == "scrape":
-            object.__setattr__(self, "step", check_integer("step", self.step, minimum=1, maximum=255))
-        check_range("source", self.source, "a string", isinstance(self.source, str))
-        check_range("on_applied", self.on_applied, "a callable or None", self.on_applied is None
-                    or callable(self.on_applied))
-
-    def apply(self, volume: VoxelVolume) -> EditResult:
-        """Apply the edit to ``volume`` and return what it did."""
-        tool = self.tool or Tool()
-        if self.kind == "remove":
-            return volume.remove(self.shape, tool)
-        if self.kind == "scrape":
-            return volume.scrape(self.shape, self.step, tool)
-        if self.kind == "add":
-            return volume.add(self.shape, self.material)
-        if self.kind == "paint":
-            return volume.paint(self.shape, self.material)
-        if self.kind == "expose_interior":
-            return volume.expose_interior(self.shape)
-        return volume.remove_fragments(self.shape)
 
 
 class Collider:
@@ -376,8 +323,7 @@ class World:
     def queue_edit(self, edit: VoxelEdit) -> None:
         """Queue ``edit`` for the next update stage (the next frame's, when called from a handler)."""
         check_range("edit", edit, "a VoxelEdit", isinstance(edit, VoxelEdit))
-        if edit.material is not None:
-            self.materials.id_of(edit.material)  # raises for an unknown material, before anything is queued
+        edit.check_materials(self.volume)  # raises for an unknown material, before anything is queued
         self._queue.append(edit)
 
     @property
@@ -441,16 +387,16 @@ class World:
             handler(self, inputs)
 
     def _apply_edits(self) -> None:
-        queue, self._queue = sorted(self._queue, key=lambda e: EDIT_PHASES[e.kind]), []  # stable: queue order kept
+        queue, self._queue = sorted(self._queue, key=lambda e: e.phase), []  # stable: queue order kept
         self.applied_edits = []
         for edit in queue:
-            result = edit.apply(self.volume)
-            self.applied_edits.append((edit, result))
-            self.emit(VoxelsEdited, kind=edit.kind, source=edit.source, volume_removed=result.volume_removed,
-                      volume_added=result.volume_added, material=result.most_removed_material,
-                      voxels_changed=result.voxels_changed, voxels_damaged=result.voxels_damaged)
-            if edit.on_applied is not None:
-                edit.on_applied(result)
+            edit.apply(self.volume, self._announce_edit)
+
+    def _announce_edit(self, edit: VoxelEdit, result: EditResult) -> None:
+        self.applied_edits.append((edit, result))
+        self.emit(VoxelsEdited, kind=edit.kind, source=edit.source, volume_removed=result.volume_removed,
+                  volume_added=result.volume_added, material=result.most_removed_material,
+                  voxels_changed=result.voxels_changed, voxels_damaged=result.voxels_damaged)
 
     def _focus_points(self) -> np.ndarray:
         points = [self.player.position + [0.0, self.settings.player.height / 2, 0.0]]

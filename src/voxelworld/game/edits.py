@@ -1,0 +1,149 @@
+"""Voxel edits as values: what the player's actions, thrown objects and enemies do to the terrain.
+
+A :class:`VoxelEdit` names one update range and what to do there. The :class:`~voxelworld.game.world.World`
+queues them (:meth:`~voxelworld.game.world.World.queue_edit`) and applies them in its update stage, density
+ranges first, then material ranges, then fragment erasure (:data:`EDIT_PHASES`); the pure action functions
+(:func:`~voxelworld.game.actions.punch`, :func:`~voxelworld.game.throwing.impact`, ...) build the same values
+and apply them at once, so a world and a script edit the terrain by one path.
+
+Examples
+--------
+>>> from voxelworld.terrain import Sphere, VoxelVolume
+>>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (12, 12, 12), "lava")
+>>> result = VoxelEdit("convert", Sphere((6.0, 4.0, 6.0), 2.0), "obsidian", source_material="lava").apply(ground)
+>>> sorted(result.added_by_material), result.volume_removed
+(['obsidian'], 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import check_integer, check_range
+from ..terrain import Box, EditResult, Shape, Tool, VoxelVolume
+
+__all__ = ["VoxelEdit", "EDIT_PHASES", "convert_material"]
+
+# Edit kind -> phase of the update stage: density ranges, then material ranges, then fragment erasure.
+EDIT_PHASES = {"remove": 0, "add": 0, "scrape": 0, "paint": 1, "expose_interior": 1, "convert": 1,
+               "remove_fragments": 2}
+
+
+@dataclass(frozen=True, eq=False)
+class VoxelEdit:
+    """A voxel update: ``kind`` over the range ``shape``.
+
+    ``kind``: remove, add, scrape (density ranges), paint, expose_interior, convert (material ranges) or
+    remove_fragments; ``shape``: the update range (for remove_fragments a :class:`~voxelworld.terrain.Box`
+    judgment region or None for the whole volume); ``material``: what add and paint put, and what convert turns
+    ``source_material`` into (in both material slots, density kept); ``tool``: the hardness gate of remove and
+    scrape (the default :class:`~voxelworld.terrain.Tool` when None); ``step``: density units (1..255) a scrape
+    peels; ``source``: who made it (shown in the :class:`~voxelworld.game.events.VoxelsEdited` event);
+    ``on_before``: called with the volume just before the edit applies (to keep what it will change);
+    ``on_applied``: called with the :class:`~voxelworld.terrain.EditResult` once applied.
+    """
+
+    kind: str
+    shape: Shape | None
+    material: str | int | None = None
+    tool: Tool | None = None
+    step: int = 0
+    source: str = ""
+    source_material: str | int | None = None
+    on_before: Callable[[VoxelVolume], None] | None = field(default=None, repr=False)
+    on_applied: Callable[[EditResult], None] | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        check_range("kind", self.kind, f"one of {', '.join(EDIT_PHASES)}", self.kind in EDIT_PHASES)
+        if self.kind == "remove_fragments":
+            check_range("shape", self.shape, "a Box or None for remove_fragments",
+                        self.shape is None or isinstance(self.shape, Box))
+        else:
+            check_range("shape", self.shape, "a voxelworld.terrain Shape", isinstance(self.shape, Shape))
+        if self.kind in ("add", "paint", "convert"):
+            check_range("material", self.material, "a material name or id", isinstance(self.material, (str, int)))
+        if self.kind == "convert":
+            check_range("source_material", self.source_material, "a material name or id for convert",
+                        isinstance(self.source_material, (str, int)))
+        check_range("tool", self.tool, "a Tool or None", self.tool is None or isinstance(self.tool, Tool))
+        if self.kind == "scrape":
+            object.__setattr__(self, "step", check_integer("step", self.step, minimum=1, maximum=255))
+        check_range("source", self.source, "a string", isinstance(self.source, str))
+        for name in ("on_before", "on_applied"):
+            hook = getattr(self, name)
+            check_range(name, hook, "a callable or None", hook is None or callable(hook))
+
+    @property
+    def phase(self) -> int:
+        """0 for density ranges, 1 for material ranges, 2 for fragment erasure."""
+        return EDIT_PHASES[self.kind]
+
+    def check_materials(self, volume: VoxelVolume) -> None:
+        """Raise :class:`~voxelworld.errors.ParameterError` if a material it names is not in ``volume``'s table."""
+        for value in (self.material, self.source_material):
+            if value is not None:
+                volume.materials.id_of(value)
+
+    def apply(self, volume: VoxelVolume, announce: Callable[[VoxelEdit, EditResult], None] | None = None
+              ) -> EditResult:
+        """Apply the edit to ``volume`` and return what it did: ``on_before``, the edit, ``announce(edit, result)``
+        when given (the world's event), then ``on_applied``."""
+        self.check_materials(volume)
+        if self.on_before is not None:
+            self.on_before(volume)
+        result = self._apply(volume)
+        if announce is not None:
+            announce(self, result)
+        if self.on_applied is not None:
+            self.on_applied(result)
+        return result
+
+    def _apply(self, volume: VoxelVolume) -> EditResult:
+        tool = self.tool or Tool()
+        if self.kind == "remove":
+            return volume.remove(self.shape, tool)
+        if self.kind == "scrape":
+            return volume.scrape(self.shape, self.step, tool)
+        if self.kind == "add":
+            return volume.add(self.shape, self.material)
+        if self.kind == "paint":
+            return volume.paint(self.shape, self.material)
+        if self.kind == "expose_interior":
+            return volume.expose_interior(self.shape)
+        if self.kind == "convert":
+            return convert_material(volume, self.shape, self.source_material, self.material)
+        return volume.remove_fragments(self.shape)
+
+
+def convert_material(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
+    """Turn material ``source`` into ``target`` (names or ids) in both material slots of the voxels whose samples
+    lie in ``shape``; density is kept, other materials are left alone. The converted volume is reported as
+    removed from ``source`` and added to ``target`` (``volume_removed`` and ``volume_added`` stay 0: no density
+    changed), and ``voxels_changed`` counts the voxels converted."""
+    table = volume.materials
+    source_id, target_id = table.id_of(source), table.id_of(target)
+    box = volume.voxel_box(shape)
+    if box is None:
+        return EditResult.empty()
+    lo, hi = box
+    window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
+    inside = shape.sdf(volume.index_to_world(np.indices(hi - lo + 1).transpose(1, 2, 3, 0) + lo)) <= 0
+    density, mix = volume.density[window].astype(np.int64), volume.mix[window].astype(np.int64)
+    a_slot, b_slot = volume.mat_a[window], volume.mat_b[window]
+    change_a, change_b = inside & (a_slot == source_id), inside & (b_slot == source_id)
+    if not (change_a.any() or change_b.any()):
+        return EditResult.empty()
+    units = int((density * (255 - mix))[change_a].sum() + (density * mix)[change_b].sum())
+    a_slot[change_a] = target_id  # views into the volume's fields
+    b_slot[change_b] = target_id
+    changed_at = np.argwhere(change_a | change_b) + lo
+    volume.mark_dirty(changed_at.min(axis=0), changed_at.max(axis=0))
+    chunks = frozenset(map(tuple, np.unique(changed_at // volume.chunk_size, axis=0).tolist()))
+    amount = units * volume.voxel_volume / 65025.0
+    source_name, target_name = table.name_by_id[source_id], table.name_by_id[target_id]
+    group_from, group_to = table[source_id].group, table[target_id].group
+    return EditResult(len(changed_at), 0, 0, chunks, 0.0, 0.0, {source_name: amount}, {target_name: amount},
+                      {group_from: amount}, {group_to: amount}, None)
