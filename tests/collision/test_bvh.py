@@ -199,3 +199,22 @@ def test_bad_queries_are_refused():
         with pytest.raises(ParameterError) as caught:
             call()
         assert caught.value.parameter == parameter
+
+
+def test_degenerate_triangles_are_touched_at_their_nearest_edge_point():
+    """Zero-area triangles (collinear corners, a repeated corner, a point) happen in simplified meshes: the
+    overlap queries must measure them like segments and points, not divide by their zero area."""
+    positions = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0],  # collinear
+                          [0.0, 0.0, 3.0], [0.0, 0.0, 3.0], [1.0, 0.0, 3.0],  # a repeated corner
+                          [5.0, 0.0, 0.0], [5.0, 0.0, 0.0], [5.0, 0.0, 0.0]])  # one point
+    indices = np.arange(9).reshape(3, 3)
+    bvh = TriangleBVH(positions, indices)
+    cases = [((1.5, 0.3, 0.0), 0, (1.5, 0.0, 0.0)), ((0.5, -0.2, 3.1), 1, (0.5, 0.0, 3.0)),
+             ((5.0, 0.25, 0.0), 2, (5.0, 0.0, 0.0))]
+    for centre, triangle, nearest in cases:
+        found = bvh.overlap_sphere(np.array(centre), 0.4)
+        assert found.triangle.tolist() == [triangle]
+        assert np.allclose(found.point[0], nearest, atol=1e-12)
+        assert found.depth[0] == pytest.approx(0.4 - np.linalg.norm(np.subtract(centre, nearest)))
+        capsule = bvh.overlap_capsule(np.array(centre), np.array(centre) + (0.0, 1.0, 0.0), 0.4)
+        assert capsule.triangle.tolist() == [triangle] and np.allclose(capsule.point[0], nearest, atol=1e-12)

@@ -327,7 +327,7 @@ def closest_on_triangle(positions, indices, t, px, py, pz):
         return bx, by, bz
     vc = d1 * d4 - d3 * d2
     if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        v = d1 / (d1 - d3)
+        v = d1 / (d1 - d3) if d1 != d3 else 0.0  # equal only on a degenerate (zero-length) edge
         return ax + v * abx, ay + v * aby, az + v * abz
     cpx, cpy, cpz = px - cx, py - cy, pz - cz
     d5 = abx * cpx + aby * cpy + abz * cpz
@@ -336,13 +336,17 @@ def closest_on_triangle(positions, indices, t, px, py, pz):
         return cx, cy, cz
     vb = d5 * d2 - d1 * d6
     if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        w = d2 / (d2 - d6)
+        w = d2 / (d2 - d6) if d2 != d6 else 0.0
         return ax + w * acx, ay + w * acy, az + w * acz
     va = d3 * d6 - d5 * d4
     if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        span = (d4 - d3) + (d5 - d6)
+        w = (d4 - d3) / span if span != 0.0 else 0.0
         return bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz)
-    denom = 1.0 / (va + vb + vc)
+    total = va + vb + vc
+    if total == 0.0:  # a degenerate (zero-area) triangle: the nearest point of its edges
+        return degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
+    denom = 1.0 / total
     v = vb * denom
     w = vc * denom
     return ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
@@ -357,6 +361,24 @@ def closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz):
     if uu > 0.0:
         s = min(max(((px - ax) * ux + (py - ay) * uy + (pz - az) * uz) / uu, 0.0), 1.0)
     return ax + s * ux, ay + s * uy, az + s * uz
+
+
+@nb.njit(cache=True)
+def degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
+    """The point nearest p on the three edges of a triangle with no area."""
+    best = np.inf
+    rx = ry = rz = 0.0
+    for e in range(3):
+        if e == 0:
+            qx, qy, qz = closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz)
+        elif e == 1:
+            qx, qy, qz = closest_segment_point(bx, by, bz, cx, cy, cz, px, py, pz)
+        else:
+            qx, qy, qz = closest_segment_point(cx, cy, cz, ax, ay, az, px, py, pz)
+        d = (qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2
+        if d < best:
+            best, rx, ry, rz = d, qx, qy, qz
+    return rx, ry, rz
 
 
 @nb.njit(cache=True, inline="always")

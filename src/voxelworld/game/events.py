@@ -27,7 +27,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ItemPlaced", "event_text", "log_hash"]
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "NPCChanged", "EnemyChanged",
+           "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,20 @@ class ActionEnded(Event):
 
 
 @dataclass(frozen=True)
+class ActionOutcome(Event):
+    """What a player action or a thrown object did (:class:`~voxelworld.game.actions.ActionEvent`): ``kind`` is
+    one of punch, pull_out, suck, bullet, fragments_erased, suck_end, suck_exhausted, stance, stance_refused,
+    throw, attach, explode, cool, nothing, lost, treasure, award; ``position`` (m) where, ``material`` of what,
+    ``amount`` m³ (a count for bullets), ``item`` the item granted (for impacts: the terrain's material)."""
+
+    kind: str
+    position: tuple[float, float, float] | None
+    material: str | None
+    amount: float
+    item: str | None
+
+
+@dataclass(frozen=True)
 class ItemPlaced(Event):
     """An item (a treasure, an award, a fragment, a bullet) was placed at ``position`` (m)."""
 
@@ -159,3 +174,24 @@ def log_hash(events: Iterable[Event]) -> str:
         digest.update(event_text(event).encode())
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class NPCChanged(Event):
+    """An NPC ``npc`` planned again (``kind`` "replanned"), was cut off from its goal ("blocked") or arrived
+    ("arrived"), standing at ``position`` (m)."""
+
+    npc: str
+    kind: str
+    position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class EnemyChanged(Event):
+    """A chainsaw enemy's blade began ("contact_started") or stopped ("contact_ended") touching ``material``,
+    shook ("vibration", ``amount`` the impulse) or carved ("carved", ``amount`` m³ removed)."""
+
+    enemy: str
+    kind: str
+    material: str
+    amount: float

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..terrain import FIELDS, MaterialTable, VoxelVolume, demo_terrain
 
-__all__ = ["Prop", "Level", "demo_level", "surface_height", "DEMO_CHUNK_SIZE"]
+__all__ = ["Prop", "Level", "Route", "EnemySpot", "demo_level", "DEMO_ROUTES", "surface_height", "DEMO_CHUNK_SIZE"]
 
 ROLES = ("floor", "obstacle", "exception")
 DEMO_CHUNK_SIZE = 16  # voxels: small chunks keep a punch's remesh and collision rebuild small
@@ -98,16 +98,37 @@ class Prop:
         return self.positions.min(axis=0), self.positions.max(axis=0)
 
 
+@dataclass(frozen=True)
+class Route:
+    """An NPC called ``name`` patrolling between ``start`` and ``goal`` (feet positions, m)."""
+
+    name: str
+    start: tuple[float, float, float]
+    goal: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class EnemySpot:
+    """A chainsaw enemy called ``name`` with its feet at ``position`` (m), swinging towards ``facing``."""
+
+    name: str
+    position: tuple[float, float, float]
+    facing: tuple[float, float, float] = (1.0, 0.0, 0.0)
+
+
 @dataclass(frozen=True, eq=False)
 class Level:
     """What a :class:`~voxelworld.game.world.World` is built from: the terrain, its material table, the props,
-    and the player's start (``spawn``: feet position in metres; ``spawn_yaw``: degrees)."""
+    the player's start (``spawn``: feet position in metres; ``spawn_yaw``: degrees), the NPCs' ``routes`` and
+    the ``enemies``."""
 
     volume: VoxelVolume
     materials: MaterialTable
     props: tuple[Prop, ...]
     spawn: tuple[float, float, float]
     spawn_yaw: float = 0.0
+    routes: tuple[Route, ...] = ()
+    enemies: tuple[EnemySpot, ...] = ()
 
 
 def surface_height(volume: VoxelVolume, x: float, z: float) -> float | None:
@@ -127,7 +148,14 @@ def surface_height(volume: VoxelVolume, x: float, z: float) -> float | None:
     return float(volume.origin[1] + top * volume.voxel_size)
 
 
-def demo_level(seed: int = 0, size: int = 96, height: int = 48, voxel_size: float = 0.5) -> Level:
+# The demo level's NPC patrols as (x, z) ends in metres, on the default 48 m level: the first crosses the
+# player's way to the rock wall, none crosses the lava pool.
+DEMO_ROUTES = (((30.0, 18.0), (30.0, 30.0)), ((14.0, 30.0), (24.0, 34.0)), ((20.0, 17.0), (28.0, 20.0)),
+               ((6.0, 20.0), (6.0, 36.0)), ((34.0, 34.0), (24.0, 40.0)), ((5.0, 5.0), (5.0, 16.0)),
+               ((44.0, 12.0), (44.0, 36.0)), ((22.0, 43.0), (36.0, 43.0)))
+
+
+def demo_level(seed: int = 0, size: int = 96, height: int = 48, voxel_size: float = 0.5, npcs: int = 3) -> Level:
     """The default level: :func:`voxelworld.terrain.demo_terrain` (hills of grass over soil over rock, a rock
     wall, a lava pool, two trees of bark around wood, an iron block), re-chunked in chunks of
     ``DEMO_CHUNK_SIZE`` voxels, with a wooden table and three crates as props and the player's start in the
@@ -141,8 +169,12 @@ def demo_level(seed: int = 0, size: int = 96, height: int = 48, voxel_size: floa
         Voxels along x and z (>= 48), and along y (>= 32).
     voxel_size : float
         Voxel edge in metres (> 0); the default 96 x 48 x 96 voxels of 0.5 m make a 48 m x 24 m x 48 m level.
+    npcs : int
+        NPC patrols (0..8), placed for the default size (scaled with the level); one chainsaw enemy stands at
+        the rock wall facing it.
     """
     seed = check_integer("seed", seed, minimum=0)
+    npcs = check_integer("npcs", npcs, minimum=0, maximum=len(DEMO_ROUTES))
     voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
     generated = demo_terrain(seed, size, height, voxel_size)
     volume = VoxelVolume(generated.shape, generated.voxel_size, generated.origin, generated.iso, DEMO_CHUNK_SIZE,
@@ -174,4 +206,10 @@ def demo_level(seed: int = 0, size: int = 96, height: int = 48, voxel_size: floa
         props.append(Prop.boxes(f"crate_{n + 1}", [((cx - 0.45, base, cz - 0.45), (cx + 0.45, base + 1.0, cz + 0.45))],
                                 "wood"))
     sx, sz = mid * 0.8, mid
-    return Level(volume, volume.materials, tuple(props), (sx, ground(sx, sz), sz), spawn_yaw=270.0)
+    scale = mid / 24.0
+    routes = tuple(Route(f"npc_{n + 1}", (a[0] * scale, ground(a[0] * scale, a[1] * scale), a[1] * scale),
+                         (b[0] * scale, ground(b[0] * scale, b[1] * scale), b[1] * scale))
+                   for n, (a, b) in enumerate(DEMO_ROUTES[:npcs]))
+    ex, ez = mid * 1.6 - 1.0, mid * 1.25  # 1 m before the rock wall's face (see demo_terrain)
+    enemy = EnemySpot("chainsaw", (ex, ground(ex, ez), ez), (1.0, 0.0, 0.0))
+    return Level(volume, volume.materials, tuple(props), (sx, ground(sx, sz), sz), 270.0, routes, (enemy,))

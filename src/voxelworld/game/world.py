@@ -28,8 +28,11 @@ Examples
 >>> events = [world.step(Inputs(move=(0.0, 1.0))) for _ in range(60)]
 >>> world.frame, round(float(world.time), 6)
 (60, 1.0)
->>> sorted({type(e).__name__ for frame in events for e in frame})
-['ContactStarted', 'Footstep', 'Landed']
+>>> sorted({type(e).__name__ for frame in events for e in frame})  # the enemy carves the wall, NPCs re-plan
+['ContactStarted', 'EnemyChanged', 'Footstep', 'Landed', 'NPCChanged', 'VoxelsEdited']
+>>> events = [world.step(Inputs(look=(270.0, -30.0), suck=True)) for _ in range(60)]  # suck the ground ahead
+>>> world.actions.suck.bullets[:2], sorted(world.achievements())  # bullets of soil; grass is "vegetation"
+(('soil', 'soil'), ['soil', 'vegetation'])
 """
 
 from __future__ import annotations
@@ -43,9 +46,13 @@ from ..collision import Contacts, RayHits, TriangleBVH
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, CollisionMesh, MeshOptions
 from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
+from .agents import Agents
 from .edits import VoxelEdit
+from .enemy import ChainsawSettings
 from .events import Event, VoxelsEdited, log_hash
 from .level import Level, Prop, demo_level, surface_height
+from .objects import ObjectTransform
+from .play import ActionSettings, PlayerActions
 from .player import Player, PlayerSettings
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
@@ -53,6 +60,8 @@ __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo
 STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events", "other_objects",
           "snapshot")
 GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
+# A level's chainsaw enemies: a cut wide enough to take whole voxels of 0.5 m.
+DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.35)
 _BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
 
 
@@ -102,7 +111,8 @@ class Inputs:
 class WorldSettings:
     """Settings of a :class:`World`, checked on construction.
 
-    ``player``: the player's body and abilities; ``mesh_options``: display and collision meshing (the
+    ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
+    treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision meshing (the
     collision mesh finer than the mesher's default, within half a voxel edge, so that a step the player may
     not climb is not smoothed into a ramp it can);
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
@@ -110,6 +120,8 @@ class WorldSettings:
     """
 
     player: PlayerSettings = PlayerSettings()
+    actions: ActionSettings = ActionSettings()
+    chainsaw: ChainsawSettings = DEMO_CHAINSAW
     mesh_options: MeshOptions = GAME_MESH_OPTIONS
     collision_radius: float = 12.0
     aim_distance: float = 30.0
@@ -117,6 +129,8 @@ class WorldSettings:
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
+        check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
+        check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))
         check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
@@ -182,17 +196,6 @@ class AimInfo:
 
 
 @dataclass(frozen=True)
-class ObjectTransform:
-    """A moving object for the renderer: ``name``, ``kind`` (npc, enemy, fragment, bullet, ...), ``position``
-    (m) and ``yaw`` (degrees)."""
-
-    name: str
-    kind: str
-    position: tuple[float, float, float]
-    yaw: float
-
-
-@dataclass(frozen=True)
 class Snapshot:
     """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
     (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
@@ -235,6 +238,11 @@ class World:
     Attributes
     ----------
     player : Player
+    actions : PlayerActions
+        The player's punch, pull-out, suck, stance and throw, bullets, held and loose objects, treasures and
+        awards (run in the "events" and "other_objects" stages).
+    agents : Agents
+        NPCs (``agents.add_npc``) on the world's navmesh and chainsaw enemies (``agents.add_enemy``).
     mesher : ChunkMesher
         Display meshes per chunk (``mesher.meshes``) for renderers.
     collider : Collider
@@ -281,6 +289,7 @@ class World:
         self.inputs = self.previous_inputs = Inputs()
         self.applied_edits: list[tuple[VoxelEdit, EditResult]] = []
         self.changed_chunks: frozenset = frozenset()
+        self.rebuilt_chunks: frozenset = frozenset()
         self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
         self._focus_sources: list[Callable] = []
         self._object_sources: list[Callable] = []
@@ -288,18 +297,27 @@ class World:
         self._frame_events: list[Event] = []
         self._region = None
         self._refresh_collider(frozenset(), force=True)
+        self.actions = PlayerActions(settings.actions)
+        self.actions.attach(self)
+        self.agents = Agents(self)
         self._snapshot = self._take_snapshot()
 
     @classmethod
-    def demo(cls, seed: int = 0, settings: WorldSettings = WorldSettings()) -> World:
-        """The demo level (:func:`~voxelworld.game.level.demo_level`) with the player at its start."""
-        return cls.from_level(demo_level(seed), seed=seed, settings=settings)
+    def demo(cls, seed: int = 0, settings: WorldSettings = WorldSettings(), npcs: int = 3) -> World:
+        """The demo level (:func:`~voxelworld.game.level.demo_level`): the player at its start, ``npcs`` NPCs
+        (0..8) patrolling and a chainsaw enemy at the rock wall."""
+        return cls.from_level(demo_level(seed, npcs=npcs), seed=seed, settings=settings)
 
     @classmethod
     def from_level(cls, level: Level, seed: int = 0, settings: WorldSettings = WorldSettings()) -> World:
-        """A world on ``level``'s terrain, props and player start."""
+        """A world on ``level``'s terrain, props and player start, with its NPCs patrolling and its enemies."""
         check_range("level", level, "a Level", isinstance(level, Level))
-        return cls(level.volume, level.materials, level.props, seed, settings, level.spawn, level.spawn_yaw)
+        world = cls(level.volume, level.materials, level.props, seed, settings, level.spawn, level.spawn_yaw)
+        for route in level.routes:
+            world.agents.add_npc(route.name, route.start, route.goal, patrol=True)
+        for spot in level.enemies:
+            world.agents.add_enemy(spot.name, spot.position, spot.facing, world.settings.chainsaw)
+        return world
 
     # ------------------------------------------------------------------------------------------ hooks
     def add_handler(self, handler: Callable, stage: str = "events") -> None:
@@ -361,7 +379,7 @@ class World:
         self._run("voxel_updates", inputs)
 
         update = self.mesher.update()
-        self.changed_chunks = update.remeshed
+        self.changed_chunks, self.rebuilt_chunks = update.remeshed, update.surfaces_rebuilt
         self._refresh_collider(update.surfaces_rebuilt)
         self._run("meshes", inputs)
 
@@ -465,6 +483,10 @@ class World:
         player = self.player
         return Snapshot(self.frame, self.time, _point(player.position), player.yaw, player.pitch, _point(player.eye),
                         _point(player.aim), objects, self.changed_chunks)
+
+    def achievements(self) -> dict[str, float]:
+        """Volume removed by the player's actions per material group (m³), sorted by group name."""
+        return self.actions.achievements()
 
     def voxel_hash(self) -> str:
         """The volume's content hash (SHA-256 hex of its geometry and every voxel field)."""

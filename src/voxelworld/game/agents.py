@@ -1,0 +1,119 @@
+"""NPCs and enemies in a world: the navmesh kept current as the terrain changes, agents stepped every frame.
+
+:class:`Agents` is a :class:`~voxelworld.game.world.World`'s cast (``world.agents``). The navmesh
+(:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on
+the first NPC added) is re-baked in the meshes stage wherever the frame rebuilt collision surfaces; NPCs walk and
+re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next update stage), in the
+"other objects" stage. Their events become :class:`~voxelworld.game.events.NPCChanged` and
+:class:`~voxelworld.game.events.EnemyChanged`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError, check_range
+from ..motion import ContactEnded, ContactStarted, Vibration
+from ..navigation import SceneObject
+from .enemy import Carved, ChainsawEnemy, ChainsawSettings
+from .events import EnemyChanged, NPCChanged
+from .navigation import WorldNavigation
+from .npcs import NPC, NPCSettings
+from .objects import ObjectTransform
+
+__all__ = ["Agents"]
+
+
+class Agents:
+    """The NPCs and enemies of one world.
+
+    Attributes
+    ----------
+    npcs : list of NPC
+    enemies : list of ChainsawEnemy
+    navigation : WorldNavigation or None
+        Baked when the first NPC is added.
+    """
+
+    def __init__(self, world):
+        self.world = world
+        self.npcs: list[NPC] = []
+        self.enemies: list[ChainsawEnemy] = []
+        self.navigation: WorldNavigation | None = None
+        self._patrols: dict[str, tuple] = {}
+        world.add_handler(self._rebake, "meshes")
+        world.add_handler(self._step, "other_objects")
+        world.add_object_source(lambda w: self.transforms())
+
+    def _names(self) -> set[str]:
+        return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
+
+    def navigate(self) -> WorldNavigation:
+        """The world's navmesh, baked now if it was not yet."""
+        if self.navigation is None:
+            world = self.world
+            props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+            self.navigation = WorldNavigation(world.volume, world.mesher, props)
+        return self.navigation
+
+    def add_npc(self, name: str, position, goal=None, patrol: bool = False,
+                settings: NPCSettings = NPCSettings()) -> NPC:
+        """An NPC called ``name`` (unique among the agents) standing at ``position`` (m), walking to ``goal``
+        (m) when given; with ``patrol`` it walks back and forth between the two for ever."""
+        check_range("name", name, "a name no other agent has", name not in self._names())
+        check_range("patrol", patrol, "True or False", isinstance(patrol, bool))
+        npc = NPC(name, self.navigate(), position, settings)
+        if goal is not None:
+            npc.walk_to(goal)
+            if patrol:
+                self._patrols[name] = (npc.position.copy(), npc.goal.copy())
+        self.npcs.append(npc)
+        return npc
+
+    def add_enemy(self, name: str, position, facing=(1.0, 0.0, 0.0),
+                  settings: ChainsawSettings = ChainsawSettings()) -> ChainsawEnemy:
+        """A chainsaw enemy called ``name`` (unique among the agents) with its feet at ``position`` (m), swinging
+        towards ``facing``; its carves are queued as the world's edits."""
+        check_range("name", name, "a name no other agent has", name not in self._names())
+        world = self.world
+        enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit)
+        self.enemies.append(enemy)
+        return enemy
+
+    def npc(self, name: str) -> NPC:
+        for npc in self.npcs:
+            if npc.name == name:
+                return npc
+        raise ParameterError("name", name, f"an NPC's name: {', '.join(n.name for n in self.npcs) or 'none yet'}")
+
+    def transforms(self) -> list[ObjectTransform]:
+        npcs = [ObjectTransform(n.name, "npc", tuple(float(v) for v in n.position), 0.0) for n in self.npcs]
+        enemies = [ObjectTransform(e.name, "enemy", tuple(float(v) for v in e.position), 0.0) for e in self.enemies]
+        return npcs + enemies
+
+    # ---------------------------------------------------------------------------------------------- frame
+    def _rebake(self, world, inputs) -> None:
+        if self.navigation is not None and world.rebuilt_chunks:
+            self.navigation.update(world.rebuilt_chunks)
+
+    def _step(self, world, inputs) -> None:
+        for npc in self.npcs:
+            for event in npc.step(world.dt):
+                world.emit(NPCChanged, npc=npc.name, kind=event.kind, position=event.position)
+                if event.kind == "arrived" and npc.name in self._patrols:
+                    ends = self._patrols[npc.name]
+                    npc.walk_to(ends[0] if np.array_equal(npc.goal, ends[1]) else ends[1])
+        for enemy in self.enemies:
+            for event in enemy.step(world.dt):
+                if isinstance(event, Carved):
+                    world.emit(EnemyChanged, enemy=enemy.name, kind="carved", material=event.material,
+                               amount=event.volume_removed)
+                elif isinstance(event, ContactStarted):
+                    world.emit(EnemyChanged, enemy=enemy.name, kind="contact_started", material=event.material,
+                               amount=0.0)
+                elif isinstance(event, ContactEnded):
+                    world.emit(EnemyChanged, enemy=enemy.name, kind="contact_ended", material=event.material,
+                               amount=0.0)
+                elif isinstance(event, Vibration):
+                    world.emit(EnemyChanged, enemy=enemy.name, kind="vibration", material=event.material,
+                               amount=event.impulse)

@@ -1,0 +1,253 @@
+"""The player's actions in a world: buttons become queued voxel edits, objects and events.
+
+:class:`PlayerActions` is what a :class:`~voxelworld.game.world.World` runs for its player (``world.actions``).
+In the frame's event stage it reads the buttons (a press is a button down now and up last frame):
+
+- **throw** launches what the player holds (a readied bullet or a pulled-out piece) along the aim;
+- **stance** readies a bullet (needs one, consumes it) as a ball held ahead of the eye;
+- **punch** and **pull_out** aim at the collision mesh and queue a ``remove`` range; once the next update
+  stage applies it, punch scatters fragment objects and pull-out hands the player the piece;
+- **suck** (held) queues a scrape, an interior range and a fragment erasure at the aim every frame, counts
+  density updates into bullets and drains its gauge.
+
+Removals by punch, pull-out and suck feed the treasure and award counters
+(:func:`~voxelworld.game.deformation.record_action`). In the "other objects" stage fragments fall and come to
+rest, thrown objects fly, and where one meets the terrain its impact edit is queued. Everything an action does is
+reported as :class:`~voxelworld.game.events.ActionOutcome` events, bracketed by ``ActionStarted`` /
+``ActionEnded``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import numpy as np
+
+from ..errors import check_finite, check_integer, check_range
+from .actions import ActionResult, PunchSettings, SuckFrame, SuckSettings, SuckState, pull_out_edit, punch_edit, suck_edits
+from .deformation import AwardSettings, DeformationState, TreasureSettings, record_action
+from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced
+from .objects import ObjectTransform, WorldObject, fall
+from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
+
+__all__ = ["ActionSettings", "PlayerActions"]
+
+
+@dataclass(frozen=True)
+class ActionSettings:
+    """Settings of the player's actions: ``punch`` and ``pull_out`` (:class:`PunchSettings`), ``suck``,
+    ``throw`` (stance, throw and flight), ``impact`` (what thrown objects do), ``treasure`` and ``awards``;
+    ``fragment_lifetime``: s (> 0) a punched fragment stays in the world; ``max_fragments``: loose fragments
+    kept at most (>= 0, the oldest go first)."""
+
+    punch: PunchSettings = PunchSettings()
+    pull_out: PunchSettings = PunchSettings(radius=0.75)
+    suck: SuckSettings = SuckSettings()
+    throw: ThrowSettings = ThrowSettings()
+    impact: ImpactRules = ImpactRules()
+    treasure: TreasureSettings = TreasureSettings()
+    awards: AwardSettings = AwardSettings()
+    fragment_lifetime: float = 4.0
+    max_fragments: int = 32
+
+    def __post_init__(self):
+        for name, kind in (("punch", PunchSettings), ("pull_out", PunchSettings), ("suck", SuckSettings),
+                           ("throw", ThrowSettings), ("impact", ImpactRules), ("treasure", TreasureSettings),
+                           ("awards", AwardSettings)):
+            check_range(name, getattr(self, name), f"a {kind.__name__}", isinstance(getattr(self, name), kind))
+        object.__setattr__(self, "fragment_lifetime", check_finite("fragment_lifetime", self.fragment_lifetime,
+                                                                   minimum=0.0, strict_minimum=True, unit="s"))
+        object.__setattr__(self, "max_fragments", check_integer("max_fragments", self.max_fragments, minimum=0))
+
+
+class PlayerActions:
+    """The player's punch, pull-out, suck, stance and throw in a world, with the objects they make.
+
+    Attributes
+    ----------
+    suck : SuckState
+        Gauge, update count and the bullets carried (``suck.bullets``: each bullet's material).
+    deformation : DeformationState
+        Removal counters, awards passed and the treasures placed.
+    held : WorldObject or None
+        What the player holds: a readied bullet or a pulled-out piece.
+    objects : list of WorldObject
+        Loose fragments and thrown objects, oldest first.
+    items : tuple of str
+        Items granted so far (awards), in order.
+    """
+
+    def __init__(self, settings: ActionSettings = ActionSettings()):
+        check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
+        self.settings = settings
+        self.suck = SuckState()
+        self.deformation = DeformationState()
+        self.held: WorldObject | None = None
+        self.objects: list[WorldObject] = []
+        self.items: tuple[str, ...] = ()
+        self._made = 0
+
+    def attach(self, world) -> None:
+        """Run in ``world``'s frames: buttons in the event stage, objects in the "other objects" stage; thrown
+        objects keep collision triangles around them; all objects show in snapshots."""
+        world.add_handler(self.act, "events")
+        world.add_handler(self.move_objects, "other_objects")
+        world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
+        world.add_object_source(lambda w: self.transforms())
+
+    def achievements(self) -> dict[str, float]:
+        """Volume removed per material group (m³), sorted by group name."""
+        return self.deformation.achievements()
+
+    def transforms(self) -> list[ObjectTransform]:
+        """The held object, loose and thrown objects and the treasures, for a snapshot."""
+        items = ([self.held] if self.held is not None else []) + self.objects
+        treasures = [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0)
+                     for n, t in enumerate(self.deformation.treasures)]
+        return [item.transform() for item in items] + treasures
+
+    # ------------------------------------------------------------------------------------------ buttons
+    def act(self, world, inputs) -> None:
+        """The event stage: throw, stance, punch, pull-out, then this frame of suck (see the module)."""
+        before = world.previous_inputs
+        player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
+        eye, aim = player.eye, player.aim
+        for action in ("throw", "stance", "punch", "pull_out"):
+            if getattr(inputs, action) and not getattr(before, action):
+                world.emit(ActionStarted, action=action)
+                getattr(self, f"_{action}")(world, eye, aim, volume, bvh)
+        if inputs.suck and not before.suck:
+            world.emit(ActionStarted, action="suck")
+        for edit in suck_edits(self.suck, volume, bvh, eye, aim, world.dt, inputs.suck,
+                               partial(self._sucked, world, eye), s.suck):
+            world.queue_edit(edit)
+
+    def _throw(self, world, eye, aim, volume, bvh) -> None:
+        if self.held is None:
+            world.emit(ActionEnded, action="throw", outcome="nothing_held")
+            return
+        thrown = throw(self.held.object, eye, aim, self.settings.throw)
+        self.objects.append(replace(self.held, kind="projectile", object=thrown.projectile.object, age=0.0))
+        self.held = None
+        self._report(world, thrown.events)
+        world.emit(ActionEnded, action="throw", outcome="done")
+
+    def _stance(self, world, eye, aim, volume, bvh) -> None:
+        if self.held is not None:
+            world.emit(ActionEnded, action="stance", outcome="hands_full")
+            return
+        result = stance(self.suck, volume, eye, aim, self.settings.throw)
+        self.suck = result.state
+        self._report(world, result.events)
+        if result.bullet is None:
+            world.emit(ActionEnded, action="stance", outcome="no_bullet")
+            return
+        self.held = WorldObject(self._name("bullet"), "bullet", result.bullet)
+        world.emit(ActionEnded, action="stance", outcome="done")
+
+    def _punch(self, world, eye, aim, volume, bvh) -> None:
+        edit = punch_edit(volume, bvh, eye, aim, partial(self._punched, world, eye), self.settings.punch)
+        self._queue(world, "punch", edit)
+
+    def _pull_out(self, world, eye, aim, volume, bvh) -> None:
+        if self.held is not None:
+            world.emit(ActionEnded, action="pull_out", outcome="hands_full")
+            return
+        edit = pull_out_edit(volume, bvh, eye, aim, partial(self._pulled, world, eye), self.settings.pull_out)
+        self._queue(world, "pull_out", edit)
+
+    @staticmethod
+    def _queue(world, action: str, edit) -> None:
+        if edit is None:
+            world.emit(ActionEnded, action=action, outcome="missed")
+        else:
+            world.queue_edit(edit)
+
+    # ----------------------------------------------------------------------------- once edits are applied
+    def _punched(self, world, eye, result: ActionResult) -> None:
+        for fragment in result.fragments:
+            self.objects.append(WorldObject(self._name("fragment"), "fragment", fragment))
+        loose = [o for o in self.objects if o.kind == "fragment"]
+        for old in loose[:max(0, len(loose) - self.settings.max_fragments)]:
+            self.objects.remove(old)
+        self._dug(world, eye, "punch", result)
+
+    def _pulled(self, world, eye, result: ActionResult) -> None:
+        if result.held is not None:
+            piece = WorldObject(self._name("piece"), "held", result.held)
+            if self.held is None:
+                self.held = piece
+            else:  # a bullet was readied meanwhile: the piece drops
+                self.objects.append(replace(piece, kind="fragment"))
+        self._dug(world, eye, "pull_out", result)
+
+    def _sucked(self, world, eye, frame: SuckFrame) -> None:
+        self.suck = frame.state
+        self._report(world, frame.result.events)
+        if frame.result.volume_removed > 0:
+            self._record(world, eye, frame.result)
+        kinds = {event.kind for event in frame.result.events}
+        if "suck_exhausted" in kinds:
+            world.emit(ActionEnded, action="suck", outcome="time_limit")
+        elif "suck_end" in kinds:
+            world.emit(ActionEnded, action="suck", outcome="released")
+
+    def _dug(self, world, eye, action: str, result: ActionResult) -> None:
+        self._report(world, result.events)
+        self._record(world, eye, result)
+        world.emit(ActionEnded, action=action, outcome="done" if result.volume_removed > 0 else "blocked")
+
+    def _record(self, world, eye, result: ActionResult) -> None:
+        s = self.settings
+        update = record_action(self.deformation, world.volume, eye, result, s.treasure, s.awards)
+        self.deformation = update.state
+        self.items += tuple(award.item for award in update.awards)
+        self._report(world, update.events)
+        if update.treasure is not None:
+            where = update.treasure.position
+            index = tuple(int(v) for v in np.round(world.volume.world_to_index(where)))
+            material = world.materials.name_by_id[int(world.volume.mat_a[index])]
+            world.emit(ItemPlaced, item=update.treasure.item, material=material, position=where)
+
+    def _impacted(self, world, result: ImpactResult) -> None:
+        self._report(world, result.events)
+
+    @staticmethod
+    def _report(world, events) -> None:
+        for event in events:
+            world.emit(ActionOutcome, kind=event.kind, position=event.position, material=event.material,
+                       amount=float(event.amount), item=event.item)
+
+    def _name(self, kind: str) -> str:
+        self._made += 1
+        return f"{kind}-{self._made}"
+
+    # -------------------------------------------------------------------------------------------- objects
+    def move_objects(self, world, inputs) -> None:
+        """The "other objects" stage: the held object follows the view, fragments fall and rest, thrown objects
+        fly and meet the terrain."""
+        s, dt, bvh, materials = self.settings, world.dt, world.collider.bvh, world.materials
+        if self.held is not None:
+            where = world.player.eye + world.player.aim * s.throw.hold_distance
+            self.held = replace(self.held, object=replace(self.held.object, position=tuple(float(v) for v in where)),
+                                age=self.held.age + dt)
+        kept = []
+        for item in self.objects:
+            if item.kind == "projectile":
+                step = fly(Projectile(item.object, item.flight_time), bvh, dt, materials, s.throw)
+                if step.contact is not None:
+                    edit = impact_edit(world.volume, item.object, step.contact, partial(self._impacted, world),
+                                       s.impact)
+                    if edit is not None:
+                        world.queue_edit(edit)
+                elif step.projectile is None:
+                    self._report(world, step.events)
+                else:
+                    kept.append(replace(item, object=step.projectile.object, age=item.age + dt,
+                                        flight_time=step.projectile.flight_time))
+                continue
+            moved = fall(item, bvh, dt, materials, s.throw)
+            if moved is not None and moved.age <= s.fragment_lifetime:
+                kept.append(moved)
+        self.objects = kept
