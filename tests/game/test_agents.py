@@ -1,0 +1,133 @@
+"""NPCs and the chainsaw enemy inside a World: the navmesh re-baked from the frame's remeshing, NPCs re-planning
+around a hole the player digs, patrols, the enemy's carves queued as edits and slowing more in rock; and the
+whole demo world deterministic with every action in play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.game.enemy import ChainsawSettings
+from voxelworld.game.events import EnemyChanged, NPCChanged, VoxelsEdited
+from voxelworld.game.npcs import NPCSettings
+from voxelworld.game.world import Inputs, VoxelEdit, World
+from voxelworld.terrain import Box, Cylinder, VoxelVolume
+
+FLOOR = 4.0
+
+
+def field_world() -> World:
+    """Flat soil at y = 4 m on 24 m x 24 m; the player in a corner, out of the way."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (48, 16, 48), "soil", voxel_size=0.5, chunk_size=16)
+    return World(volume, spawn=(2.0, FLOOR, 22.0))
+
+
+def test_npc_replans_around_a_hole_the_world_digs_across_its_path_and_never_walks_into_it():
+    world = field_world()
+    npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    assert npc.state == "walking" and len(npc.path) == 1  # straight across open ground
+    hole = (13.0, 12.0, 2.5)
+    positions, log = [], []
+    for n in range(900):
+        if n == 60:
+            world.queue_edit(VoxelEdit("remove", Cylinder((hole[0], 0.5, hole[1]), (hole[0], 8.0, hole[1]), hole[2]),
+                                       tool=None, source="dig"))
+        log += world.step(Inputs())
+        positions.append(npc.position.copy())
+        if npc.state == "arrived":
+            break
+    npc_events = [e for e in log if isinstance(e, NPCChanged)]
+    assert npc_events[0].kind == "replanned" and npc_events[0].frame == 60  # the frame the dig was applied
+    assert npc_events[-1].kind == "arrived" and npc.replans >= 1
+    positions = np.array(positions)
+    assert np.hypot(positions[:, 0] - hole[0], positions[:, 2] - hole[1]).min() > hole[2]
+    assert world.agents.navigation.revision >= 1
+    # The navmesh the world keeps equals a fresh bake of the dug terrain.
+    fresh = world.agents.navigation.full_bake()
+    assert np.array_equal(fresh.vertices, world.agents.navigation.mesh.vertices)
+
+
+def test_a_patrolling_npc_turns_back_at_its_goal():
+    world = field_world()
+    npc = world.agents.add_npc("guard", (4.0, FLOOR, 4.0), goal=(8.0, FLOOR, 4.0), patrol=True,
+                               settings=NPCSettings(speed=4.0))
+    log = []
+    for _ in range(150):
+        log += world.step(Inputs())
+    arrivals = [e for e in log if isinstance(e, NPCChanged) and e.kind == "arrived"]
+    assert len(arrivals) >= 2
+    assert arrivals[0].position[0] == pytest.approx(8.0, abs=0.31) and arrivals[1].position[0] == pytest.approx(
+        4.0, abs=0.31)
+    assert npc.state == "walking"
+    assert [o.kind for o in world.snapshot().objects if o.name == "guard"] == ["npc"]
+
+
+def enemy_world(material: str) -> World:
+    """A block of ``material`` in front of a chainsaw enemy on a floor of iron (which it never cuts)."""
+    volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
+    volume.add(Box((0.0, 0.0, 0.0), (4.8, 0.05, 4.8)), "iron")
+    volume.add(Box((3.2, 0.6, 2.0), (4.2, 1.2, 2.8)), material)
+    return World(volume, spawn=(0.5, 0.05, 0.5))
+
+
+def test_the_enemy_slows_more_in_rock_than_in_soil_and_its_carves_are_world_edits():
+    rates = {}
+    for material in ("soil", "rock"):
+        world = enemy_world(material)
+        enemy = world.agents.add_enemy("saw", (2.4, 0.0, 2.4), (1.0, 0.0, 0.0), ChainsawSettings())
+        solid = world.volume.solid_volume_by_material()[material]
+        log = []
+        for _ in range(45):
+            log += world.step(Inputs())
+        carved = [e for e in log if isinstance(e, EnemyChanged) and e.kind == "carved"]
+        edits = [e for e in log if isinstance(e, VoxelsEdited) and e.source == "saw"]
+        assert carved and len(edits) == len(carved)
+        assert [e.frame for e in carved] == [e.frame for e in edits]  # reported when applied
+        assert sum(e.amount for e in carved) == pytest.approx(enemy.carved_volume)
+        assert world.volume.solid_volume_by_material()[material] < solid
+        assert [e.material for e in log if isinstance(e, EnemyChanged) and e.kind == "contact_started"][0] == material
+        rates[material] = enemy.slowest_wrist_rate
+    assert rates["rock"] < rates["soil"] < 1.0
+
+
+def test_agent_names_are_unique_and_bad_agents_are_refused():
+    world = field_world()
+    world.agents.add_npc("a", (3.0, FLOOR, 3.0))
+    with pytest.raises(ParameterError, match="name"):
+        world.agents.add_npc("a", (5.0, FLOOR, 5.0))
+    with pytest.raises(ParameterError, match="name"):
+        world.agents.add_enemy("a", (5.0, FLOOR, 5.0))
+    with pytest.raises(ParameterError, match="patrol"):
+        world.agents.add_npc("b", (5.0, FLOOR, 5.0), goal=(8.0, FLOOR, 5.0), patrol="yes")
+    with pytest.raises(ParameterError, match="position"):
+        world.agents.add_npc("c", (5.0, FLOOR))
+    assert [n.name for n in world.agents.npcs] == ["a"]
+    with pytest.raises(ParameterError, match="name"):
+        world.agents.npc("zed")
+
+
+def scripted(frame: int) -> Inputs:
+    """Walk to the wall, punch, pull out, suck the ground, stance, throw: every action in 200 frames."""
+    if frame < 60:
+        return Inputs(move=(0.0, 1.0), look=(270.0, 0.0), sprint=True)
+    pitch = -50.0  # the ground within punching reach
+    buttons = {70: "punch", 80: "pull_out", 90: "throw", 150: "stance", 160: "throw"}
+    if 100 <= frame < 145:
+        return Inputs(look=(270.0, pitch), suck=True)
+    name = buttons.get(frame)
+    yaw = 320.0 if 75 <= frame < 95 else 270.0 + frame % 7  # pull out beside the punched hole
+    return Inputs(look=(yaw, pitch), **({name: True} if name else {}))
+
+
+def test_the_demo_world_is_deterministic_with_every_action_npcs_and_the_enemy():
+    runs = []
+    for _ in range(2):
+        world = World.demo(seed=3)
+        for frame in range(200):
+            world.step(scripted(frame))
+        runs.append((world.event_log_hash(), world.voxel_hash(), world.snapshot(),
+                     [n.position.tolist() for n in world.agents.npcs], world.actions.suck.bullets))
+        kinds = {getattr(e, "kind", None) for e in world.events}
+        assert {"punch", "pull_out", "suck", "bullet", "stance", "throw", "carved"} <= kinds
+    assert runs[0] == runs[1]

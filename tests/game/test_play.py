@@ -1,0 +1,232 @@
+"""The player's actions inside a World: punch, pull-out, suck and bullets, stance, throw and the impact rules,
+treasure and awards, each through World.step and its frame stages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voxelworld.game.actions import PunchSettings, SuckSettings, SuckState, ball_object
+from voxelworld.game.deformation import AwardSettings, TreasureSettings
+from voxelworld.game.events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, VoxelsEdited
+from voxelworld.game.objects import WorldObject
+from voxelworld.game.play import ActionSettings
+from voxelworld.game.world import Inputs, World, WorldSettings
+from voxelworld.terrain import Box, Tool, VoxelVolume
+
+FLOOR = 4.0
+LOOK = (270.0, 0.0)  # along +x, level
+
+
+def arena(wall="rock", settings: ActionSettings = ActionSettings(), spawn_x=6.0) -> World:
+    """Flat soil at y = 4 m, a wall of ``wall`` from x = 8 m to 10 m; the player at x = ``spawn_x``, z = 4 m."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), wall)
+    return World(volume, None, settings=WorldSettings(actions=settings), spawn=(spawn_x, FLOOR, 4.0),
+                 spawn_yaw=270.0)
+
+
+def press(world: World, frames_after: int = 2, **buttons) -> list:
+    """Press the buttons for one frame (looking along LOOK unless given), then release for ``frames_after``."""
+    look = buttons.pop("look", LOOK)
+    events = world.step(Inputs(look=look, **buttons))
+    for _ in range(frames_after):
+        events += world.step(Inputs(look=look))
+    return events
+
+
+def of(events, kind_type, **values):
+    return [e for e in events if isinstance(e, kind_type) and all(getattr(e, k) == v for k, v in values.items())]
+
+
+# ------------------------------------------------------------------------------------------------------ punch
+def test_punch_is_queued_applied_next_frame_and_scatters_fragments_that_fall_and_rest():
+    world = arena("soil")
+    before = world.volume.solid_volume()
+    first = world.step(Inputs(look=LOOK, punch=True))
+    assert of(first, ActionStarted, action="punch") and not of(first, VoxelsEdited)  # queued, not yet applied
+    assert world.volume.solid_volume() == before
+    second = world.step(Inputs(look=LOOK))
+    edits = of(second, VoxelsEdited, source="punch")
+    assert len(edits) == 1 and edits[0].volume_removed > 0.1
+    assert world.volume.solid_volume() == pytest.approx(before - edits[0].volume_removed)
+    outcome = of(second, ActionOutcome, kind="punch")[0]
+    assert outcome.material == "soil" and outcome.amount == edits[0].volume_removed
+    assert of(second, ActionEnded, action="punch", outcome="done")
+    fragments = [o for o in world.actions.objects if o.kind == "fragment"]
+    assert fragments and {f.object.material for f in fragments} == {"soil"}
+    assert len({f.name for f in fragments}) == len(fragments)
+    kinds = {o.kind for o in world.snapshot().objects}
+    assert "fragment" in kinds
+    for _ in range(90):
+        world.step(Inputs(look=LOOK))
+    assert all(o.resting for o in world.actions.objects)  # they fell onto the floor and lie there
+    assert all(o.object.position[1] > FLOOR - 1.0 for o in world.actions.objects)
+    for _ in range(int(world.settings.actions.fragment_lifetime * 60)):
+        world.step(Inputs(look=LOOK))
+    assert world.actions.objects == []  # gone after their lifetime
+
+
+def test_punch_into_rock_only_damages_it_first_and_a_miss_says_so():
+    world = arena("rock")
+    events = press(world, punch=True)
+    edit = of(events, VoxelsEdited, source="punch")[0]
+    assert edit.volume_removed == 0 and edit.voxels_damaged > 0
+    assert of(events, ActionEnded, action="punch", outcome="blocked")
+    assert world.actions.objects == []
+    events = press(world, punch=True, look=(90.0, 0.0))  # facing away: nothing within reach
+    assert of(events, ActionEnded, action="punch", outcome="missed") and not of(events, VoxelsEdited)
+
+
+# --------------------------------------------------------------------------------------------------- pull-out
+def test_pull_out_holds_the_highest_priority_material_so_never_lava_over_rock():
+    world = arena("rock", ActionSettings(pull_out=PunchSettings(radius=0.75, tool=_breaking_tool())))
+    world.volume.paint(Box((8.0, 5.5, 0.0), (10.0, 9.0, 8.0)), "lava")  # lava above y = 5.5 m, rock below
+    world.step(Inputs(look=(270.0, -2.0)))
+    assert world.aim_info().material == "lava"
+    events = press(world, pull_out=True, look=(270.0, -2.0))  # at the lava, 0.5 m above the rock
+    edit = of(events, VoxelsEdited, source="pull_out")[0]
+    assert edit.volume_removed > 0 and edit.material == "lava"  # lava fell most, yet the piece is rock
+    held = world.actions.held
+    assert held is not None and held.kind == "held"
+    assert world.materials["lava"].fragment_priority < world.materials["rock"].fragment_priority
+    assert held.object.material == "rock"
+    assert of(events, ActionOutcome, kind="pull_out")[0].material == "rock"
+    again = press(world, pull_out=True)
+    assert of(again, ActionEnded, action="pull_out", outcome="hands_full")
+
+
+def _breaking_tool():
+    return Tool(damage=255)
+
+
+# ------------------------------------------------------------------------------------------------------- suck
+def test_suck_scrapes_the_surface_exposes_the_interior_and_makes_a_bullet_every_five_updates():
+    settings = ActionSettings(suck=SuckSettings(radius=0.6, material_radius=1.0, step=24, time_limit=10.0))
+    world = arena("sand", settings)
+    world.step(Inputs(look=LOOK))
+    log = []
+    for _ in range(40):
+        log += world.step(Inputs(look=LOOK, suck=True))
+    log += world.step(Inputs(look=LOOK))  # the last held frame is applied, and the release ends suck
+    updates = of(log, ActionOutcome, kind="suck")
+    bullets = of(log, ActionOutcome, kind="bullet")
+    assert len(updates) >= 10
+    assert len(bullets) == len(updates) // 5
+    assert world.actions.suck.bullets == tuple(b.material for b in bullets)
+    # Each bullet is of the material whose density fell most in the update that made it.
+    for bullet in bullets:
+        same_frame = [u for u in updates if u.frame == bullet.frame]
+        assert same_frame and same_frame[0].material == bullet.material
+    # Surface only: the scrape peels exposed voxels; sand's interior is shown where the material range reached.
+    scrapes = of(log, VoxelsEdited, kind="scrape")
+    assert all(e.source == "suck" for e in scrapes)
+    interior = world.materials["sand"].interior
+    assert interior and world.materials.id_of(interior) in np.unique(world.volume.mat_a)
+    assert of(log, ActionStarted, action="suck")
+    assert of(log, ActionEnded, action="suck", outcome="released")
+    assert world.actions.suck.updates == 0 and world.actions.suck.bullets  # the count resets, bullets stay
+
+
+def test_suck_edits_apply_in_the_issue_order_density_then_material_then_fragments():
+    world = arena("soil")
+    world.step(Inputs(look=LOOK, suck=True))
+    world.step(Inputs(look=LOOK, suck=True))
+    kinds = [edit.kind for edit, _ in world.applied_edits]
+    assert kinds == ["scrape", "expose_interior", "remove_fragments"]
+
+
+def test_the_suck_gauge_runs_out_after_the_time_limit():
+    world = arena("soil", ActionSettings(suck=SuckSettings(time_limit=0.5, radius=0.5, material_radius=0.5)))
+    log = []
+    for _ in range(45):
+        log += world.step(Inputs(look=LOOK, suck=True))
+    assert of(log, ActionEnded, action="suck", outcome="time_limit")
+    assert world.actions.suck.exhausted and world.actions.suck.gauge == 0.0
+    later = [world.step(Inputs(look=LOOK, suck=True)) for _ in range(5)]
+    assert not any(of(events, VoxelsEdited, source="suck") for events in later[1:])
+
+
+# --------------------------------------------------------------------------------------------- stance, throw
+def test_stance_needs_a_bullet_and_consumes_it_then_throw_launches_it():
+    world = arena("rock")
+    refused = press(world, stance=True)
+    assert of(refused, ActionEnded, action="stance", outcome="no_bullet") and world.actions.held is None
+    world.actions.suck = SuckState(bullets=("soil", "sand"))
+    events = press(world, stance=True)
+    assert of(events, ActionEnded, action="stance", outcome="done")
+    assert world.actions.suck.bullets == ("sand",)
+    held = world.actions.held
+    assert held.kind == "bullet" and held.object.material == "soil"
+    eye, aim = world.player.eye, world.player.aim
+    assert np.allclose(held.object.position, eye + aim * world.settings.actions.throw.hold_distance)
+    thrown = press(world, throw=True, frames_after=1)
+    assert of(thrown, ActionOutcome, kind="throw") and world.actions.held is None
+    assert [o.kind for o in world.actions.objects] == ["projectile"]
+    nothing = press(world, throw=True)
+    assert of(nothing, ActionEnded, action="throw", outcome="nothing_held")
+
+
+@pytest.mark.parametrize("thrown, terrain, rule", [("soil", "rock", "attach"), ("lava", "rock", "explode"),
+                                                   ("rock", "lava", "cool"), ("rock", "iron", "nothing")])
+def test_a_thrown_object_meets_the_wall_by_its_pair_of_materials(thrown, terrain, rule):
+    world = arena(terrain, spawn_x=4.0)
+    before = world.volume.content_hash()
+    solid = world.volume.solid_volume_by_material()
+    world.actions.held = WorldObject("ball", "bullet", ball_object(world.volume, thrown, 0.3, (0.0, 0.0, 0.0)))
+    log = press(world, throw=True, frames_after=40)
+    outcome = [e for e in of(log, ActionOutcome) if e.kind in ("attach", "explode", "cool", "nothing")]
+    assert [e.kind for e in outcome] == [rule]
+    assert outcome[0].material == thrown and outcome[0].item == terrain
+    assert outcome[0].position[0] == pytest.approx(8.0, abs=0.3)  # at the wall's face
+    assert world.actions.objects == []  # the object is removed
+    after = world.volume.solid_volume_by_material()
+    if rule == "attach":
+        assert after[thrown] > solid.get(thrown, 0.0)
+    elif rule == "explode":
+        assert after[terrain] < solid[terrain]
+    elif rule == "cool":
+        assert after.get("obsidian", 0.0) > 0 and after["lava"] < solid["lava"]
+    else:
+        assert world.volume.content_hash() == before
+
+
+# ------------------------------------------------------------------------------------------ treasure, awards
+def test_removal_places_a_buried_treasure_behind_the_spot_and_grants_group_awards():
+    settings = ActionSettings(treasure=TreasureSettings(threshold=0.5, distance=2.0, min_depth=0.5),
+                              awards=AwardSettings(thresholds=(0.2, 0.6)))
+    world = arena("soil", settings)
+    log = []
+    for _ in range(4):
+        log += press(world, punch=True, look=(270.0, -10.0))
+    placed = of(log, ItemPlaced, item="treasure")
+    assert len(placed) >= 1
+    volume = world.volume
+    spot = np.array(placed[0].position)
+    i, j, k = np.round(volume.world_to_index(spot)).astype(int)
+    assert volume.density[i - 1:i + 2, j - 1:j + 2, k - 1:k + 2].min() >= volume.iso  # buried in solid voxels
+    assert spot[0] > 8.0  # behind the deformed face, away from the player
+    assert placed[0].material == "soil"
+    awards = [e.item for e in of(log, ActionOutcome, kind="award")]
+    assert awards[:2] == ["soil award 1", "soil award 2"] and world.actions.items[:2] == tuple(awards[:2])
+    assert world.achievements()["soil"] == pytest.approx(
+        sum(e.volume_removed for e in of(log, VoxelsEdited, source="punch")))
+    assert "treasure" in {o.kind for o in world.snapshot().objects}
+
+
+def test_no_treasure_when_the_action_points_straight_down():
+    world = arena("soil", ActionSettings(treasure=TreasureSettings(threshold=0.05)))
+    log = press(world, punch=True, look=(270.0, -89.0))
+    assert of(log, VoxelsEdited, source="punch")[0].volume_removed > 0.05
+    assert not of(log, ItemPlaced)
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+def test_bad_action_settings_are_refused_with_the_parameter_named():
+    from voxelworld.errors import ParameterError
+    with pytest.raises(ParameterError, match="fragment_lifetime"):
+        ActionSettings(fragment_lifetime=0.0)
+    with pytest.raises(ParameterError, match="suck"):
+        ActionSettings(suck="fast")
+    with pytest.raises(ParameterError, match="actions"):
+        WorldSettings(actions=None)
