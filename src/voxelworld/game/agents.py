@@ -41,6 +41,9 @@ class Agents:
         self.enemies: list[ChainsawEnemy] = []
         self.navigation: WorldNavigation | None = None
         self._patrols: dict[str, tuple] = {}
+        self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
+        self._pending_since = 0.0
+        self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
         world.add_handler(self._rebake, "meshes")
         world.add_handler(self._step, "other_objects")
         world.add_object_source(lambda w: self.transforms())
@@ -93,8 +96,61 @@ class Agents:
 
     # ---------------------------------------------------------------------------------------------- frame
     def _rebake(self, world, inputs) -> None:
-        if self.navigation is not None and world.rebuilt_chunks:
-            self.navigation.update(world.rebuilt_chunks)
+        """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
+        what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old (digging every
+        frame re-bakes a few times a second, not every frame)."""
+        if self.navigation is None:
+            return
+        if world.rebuilt_chunks:
+            if not self._pending:
+                self._pending_since = world.time
+            self._pending |= world.rebuilt_chunks
+            for lo, hi in self._changed_boxes(world):
+                self._pending_box = (lo, hi) if self._pending_box is None else (
+                    np.minimum(self._pending_box[0], lo), np.maximum(self._pending_box[1], hi))
+        if not self._pending:
+            return
+        if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path():
+            pending, self._pending, self._pending_box = self._pending, set(), None
+            self.navigation.update(pending)
+
+    def _changed_boxes(self, world) -> list[tuple[np.ndarray, np.ndarray]]:
+        """World boxes (m) holding this frame's changes: each applied edit's range grown by two voxels (the
+        density ramp and the surface reach that far), and the whole of any rebuilt chunk no edit touched (a
+        change made to the volume directly)."""
+        volume = world.volume
+        boxes, covered = [], set()
+        for edit, result in world.applied_edits:
+            if not result.dirty_chunks:
+                continue
+            covered |= result.dirty_chunks
+            corners = volume.voxel_box(edit.shape, 2 * volume.voxel_size) if edit.shape is not None else (
+                np.zeros(3), np.array(volume.shape) - 1)
+            if corners is not None:
+                boxes.append((volume.index_to_world(corners[0]), volume.index_to_world(corners[1])))
+        edge = volume.chunk_size * volume.voxel_size
+        for chunk in world.rebuilt_chunks:
+            near = {tuple(c + o for c, o in zip(chunk, offset)) for offset in np.ndindex(3, 3, 3)
+                    for offset in [np.array(offset) - 1]}
+            if not near & covered:  # not next to any edited chunk: the volume was changed directly
+                lo = volume.origin + np.array(chunk) * edge - volume.voxel_size
+                boxes.append((lo, lo + edge + 2 * volume.voxel_size))
+        return boxes
+
+    def _crosses_a_path(self) -> bool:
+        """Whether a walking NPC's remaining path (from where it stands) passes over the waiting changes' box
+        widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane."""
+        walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
+        if not walking or self._pending_box is None:
+            return bool(walking)
+        settings = self.navigation.settings
+        margin = settings.agent_radius + settings.cell_size
+        lo, hi = self._pending_box[0][[0, 2]] - margin, self._pending_box[1][[0, 2]] + margin
+        for npc in walking:
+            points = np.vstack([npc.position[None], npc.path])[:, [0, 2]]
+            if any(_segment_meets_box(a, b, lo, hi) for a, b in zip(points[:-1], points[1:])):
+                return True
+        return False
 
     def _step(self, world, inputs) -> None:
         for npc in self.npcs:
@@ -117,3 +173,19 @@ class Agents:
                 elif isinstance(event, Vibration):
                     world.emit(EnemyChanged, enemy=enemy.name, kind="vibration", material=event.material,
                                amount=event.impulse)
+
+
+def _segment_meets_box(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Whether the 2-D segment ab meets the box [lo, hi] (slab test)."""
+    start, end = 0.0, 1.0
+    for axis in range(2):
+        step = b[axis] - a[axis]
+        if step == 0.0:
+            if a[axis] < lo[axis] or a[axis] > hi[axis]:
+                return False
+            continue
+        t0, t1 = (lo[axis] - a[axis]) / step, (hi[axis] - a[axis]) / step
+        start, end = max(start, min(t0, t1)), min(end, max(t0, t1))
+        if start > end:
+            return False
+    return True

@@ -206,10 +206,10 @@ class ChainsawEnemy:
     # ------------------------------------------------------------------------------------------- contacts
     def _refresh_bvh(self) -> None:
         """The BVH of the collision mesh within reach, rebuilt only when those triangles changed."""
-        mesh = self.mesher.collision_mesh(near=self._centre, radius=self.settings.reach)
-        key = (mesh.positions.tobytes(), mesh.indices.tobytes(), mesh.tri_material.tobytes())
+        key = self.mesher.collision_key(near=self._centre, radius=self.settings.reach)
         if key != self._mesh_key:
             self._mesh_key = key
+            mesh = self.mesher.collision_mesh(near=self._centre, radius=self.settings.reach)
             self._bvh = TriangleBVH(mesh.positions, mesh.indices, tri_material=mesh.tri_material) \
                 if mesh.triangle_count else None
 

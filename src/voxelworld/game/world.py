@@ -116,7 +116,9 @@ class WorldSettings:
     collision mesh finer than the mesher's default, within half a voxel edge, so that a step the player may
     not climb is not smoothed into a ramp it can);
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
-    how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts.
+    how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
+    ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
+    walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once).
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -126,12 +128,15 @@ class WorldSettings:
     collision_radius: float = 12.0
     aim_distance: float = 30.0
     max_dt: float = 0.1
+    navmesh_delay: float = 0.25
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
         check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
         check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))
         check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
+        object.__setattr__(self, "navmesh_delay", check_finite("navmesh_delay", self.navmesh_delay, minimum=0.0,
+                                                               unit="s"))
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))
@@ -295,8 +300,8 @@ class World:
         self._object_sources: list[Callable] = []
         self._queue: list[VoxelEdit] = []
         self._frame_events: list[Event] = []
-        self._region = None
-        self._refresh_collider(frozenset(), force=True)
+        self._collider_key: tuple | None = None
+        self._refresh_collider(force=True)
         self.actions = PlayerActions(settings.actions)
         self.actions.attach(self)
         self.agents = Agents(self)
@@ -380,7 +385,7 @@ class World:
 
         update = self.mesher.update()
         self.changed_chunks, self.rebuilt_chunks = update.remeshed, update.surfaces_rebuilt
-        self._refresh_collider(update.surfaces_rebuilt)
+        self._refresh_collider()
         self._run("meshes", inputs)
 
         player.collide(self.collider, dt, emit)
@@ -422,21 +427,15 @@ class World:
             points.extend(np.asarray(p, dtype=np.float64).reshape(3) for p in source(self))
         return np.array(points)
 
-    def _refresh_collider(self, rebuilt: frozenset, force: bool = False) -> None:
-        """Rebuild the collision BVH when the actors' region covers other chunks, or when a chunk whose
-        collision mesh it holds was rebuilt."""
+    def _refresh_collider(self, force: bool = False) -> None:
+        """Rebuild the collision BVH when the chunks around the actors are others, or when one of their
+        collision meshes was rebuilt (:meth:`ChunkMesher.collision_key`)."""
         points = self._focus_points()
         radius = self.settings.collision_radius
         box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
-        volume = self.volume
-        size = volume.chunk_size
-        first = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64) // size
-        last = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64) // size
-        region = (tuple(first.tolist()), tuple(last.tolist()))
-        # The mesher hands out chunks one beyond the box, and a rebuilt chunk changes its upper neighbours' too.
-        touched = any(all(a - 2 <= c <= b + 2 for a, c, b in zip(first, chunk, last)) for chunk in rebuilt)
-        if force or touched or region != self._region:
-            self._region = region
+        key = self.mesher.collision_key(box)
+        if force or key != self._collider_key:
+            self._collider_key = key
             self.collider = Collider(self.mesher.collision_mesh(box), self.props, self.materials)
 
     # ---------------------------------------------------------------------------------------- queries

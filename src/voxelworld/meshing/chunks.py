@@ -191,6 +191,7 @@ class ChunkMesher:
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         self._display: dict[tuple, DisplayMesh] = {}
         self._collision: dict[tuple, CollisionMesh] = {}
+        self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
@@ -329,7 +330,16 @@ class ChunkMesher:
     def _forget_collision(self, chunk) -> None:
         self._collision_surfaces.pop(chunk, None)
         for offset in product((0, 1), repeat=3):
-            self._collision.pop(tuple(c + o for c, o in zip(chunk, offset)), None)
+            upper = tuple(c + o for c, o in zip(chunk, offset))
+            self._collision.pop(upper, None)
+            self._collision_revisions[upper] = self._collision_revisions.get(upper, 0) + 1
+
+    def collision_key(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> tuple:
+        """A value equal between two calls exactly when :meth:`collision_mesh` with the same arguments would
+        give the same mesh: the chunks it covers and how many times each one's collision mesh was rebuilt.
+        Cheap: use it to rebuild what is made from a collision mesh (a BVH) only when it changed."""
+        chunks = self._chunks_in(box, near, radius)
+        return tuple(chunks), tuple(self._collision_revisions.get(chunk, 0) for chunk in chunks)
 
     def _chunks_in(self, box, near, radius) -> list[tuple]:
         volume = self.volume
