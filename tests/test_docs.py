@@ -1,4 +1,4 @@
-"""The documentation runs: every docstring example in the package, and the README's Python example."""
+"""The documentation runs: every docstring example in the package, and the Python examples of the README and the game guide."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def test_docstring_examples_run(name):
     assert failures == 0
 
 
-def test_readme_python_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert blocks, "the README has a Python example"
+@pytest.mark.parametrize("path", [README, README.parent / "docs" / "game.md"], ids=lambda p: p.name)
+def test_guide_python_examples_run(path):
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, f"{path.name} has a Python example"
     for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+        exec(compile(block, str(path), "exec"), {})

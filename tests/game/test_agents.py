@@ -131,3 +131,18 @@ def test_the_demo_world_is_deterministic_with_every_action_npcs_and_the_enemy():
         kinds = {getattr(e, "kind", None) for e in world.events}
         assert {"punch", "pull_out", "suck", "bullet", "stance", "throw", "carved"} <= kinds
     assert runs[0] == runs[1]
+
+
+def test_a_change_away_from_every_path_is_re_baked_after_the_navmesh_delay():
+    world = field_world()
+    world.agents.add_npc("walker", (3.0, FLOOR, 3.0), goal=(8.0, FLOOR, 3.0), settings=NPCSettings(speed=0.5))
+    navigation = world.agents.navigation
+    world.queue_edit(VoxelEdit("remove", Cylinder((18.0, 0.5, 18.0), (18.0, 8.0, 18.0), 2.0), source="dig"))
+    revisions = []
+    for _ in range(30):
+        world.step(Inputs())
+        revisions.append(navigation.revision)
+    first = revisions.index(1)
+    assert 15 <= first <= 16  # 0.25 s after the dig was applied in frame 0, not at once
+    assert world.agents.npcs[0].replans == 0  # its path never crossed the hole
+    assert np.array_equal(navigation.full_bake().vertices, navigation.mesh.vertices)
