@@ -230,3 +230,15 @@ def test_bad_action_settings_are_refused_with_the_parameter_named():
         ActionSettings(suck="fast")
     with pytest.raises(ParameterError, match="actions"):
         WorldSettings(actions=None)
+
+
+def test_fragments_are_voxel_objects_meshed_by_the_terrain_mesher_where_they_are():
+    world = arena("soil")
+    press(world, punch=True, frames_after=1)
+    fragment = [o for o in world.actions.objects if o.kind == "fragment"][0]
+    mesh = fragment.mesh()
+    assert mesh.triangle_count > 0
+    assert set(np.unique(mesh.mat_a).tolist()) == {world.materials.id_of("soil")}
+    centre = mesh.positions.mean(axis=0)
+    assert np.linalg.norm(centre - np.array(fragment.object.position)) < 2 * world.volume.voxel_size
+    assert fragment.object.volume.voxel_size == world.volume.voxel_size

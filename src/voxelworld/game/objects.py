@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
+from ..meshing import DisplayMesh, MeshOptions, mesh_volume
 from .actions import VoxelObject
 from .throwing import Projectile, ThrowSettings, fly
 
@@ -44,6 +47,13 @@ class WorldObject:
 
     def transform(self) -> ObjectTransform:
         return ObjectTransform(self.name, self.kind, self.object.position, 0.0)
+
+    def mesh(self, options: MeshOptions = MeshOptions(levels=0)) -> DisplayMesh:
+        """The object's display mesh in world coordinates (m): its own volume meshed by the terrain's mesher,
+        moved to its position (unsimplified by default: objects are small)."""
+        local = mesh_volume(self.object.volume, options)
+        positions = (local.positions.astype(np.float64) + self.object.position).astype(np.float32)
+        return replace(local, positions=positions)
 
 
 def fall(item: WorldObject, bvh, dt: float, materials, settings: ThrowSettings = ThrowSettings()
