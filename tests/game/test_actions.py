@@ -7,8 +7,8 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.errors import ParameterError
-from voxelworld.game.actions import (ActionResult, PunchSettings, SuckSettings, SuckState, VoxelObject, ball_object,
-                                     pull_out, punch, suck)
+from voxelworld.game.actions import ActionResult, PunchSettings, VoxelObject, ball_object, pull_out, punch
+from voxelworld.game.suck import SuckSettings, SuckState, suck
 from voxelworld.meshing import MeshOptions, collision_mesh_volume
 from voxelworld.terrain import Box, Sphere, VoxelVolume
 

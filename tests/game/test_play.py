@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voxelworld.game.actions import PunchSettings, SuckSettings, SuckState, ball_object
+from voxelworld.game.actions import PunchSettings, ball_object
+from voxelworld.game.suck import SuckSettings, SuckState
 from voxelworld.game.deformation import AwardSettings, TreasureSettings
 from voxelworld.game.events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, VoxelsEdited
 from voxelworld.game.objects import WorldObject

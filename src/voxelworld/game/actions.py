@@ -1,4 +1,4 @@
-"""The player's digging actions (issue #6, section 2): punch, pull-out and suck, with the bullets suck collects.
+"""The player's digging actions (issue #6, section 2): punch and pull-out (suck is in :mod:`.suck`).
 
 Each action is a pure function over the terrain (:class:`~voxelworld.terrain.VoxelVolume`, whose material
 table it uses), a :class:`~voxelworld.collision.TriangleBVH` over the current collision mesh (per-triangle
@@ -8,7 +8,9 @@ validates everything before it touches a voxel, so bad input raises
 made, the volume removed by material and group, the fragment objects created and the events to emit.
 
 Fragments, held pieces and bullets are :class:`VoxelObject`\\ s: small volumes in their own voxel space, centred
-on the object's position. Throwing them lives in :mod:`voxelworld.game.throwing`.
+on the object's position. Throwing them lives in :mod:`voxelworld.game.throwing`. The ``*_edit`` functions give
+the :class:`~voxelworld.game.edits.VoxelEdit` an action makes, for a world to queue; ``punch`` and ``pull_out``
+apply it at once.
 
 Examples
 --------
@@ -31,14 +33,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..collision import TriangleBVH
-from ..errors import check_finite, check_integer, check_range
+from ..errors import check_finite, check_range
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
-from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
+from ..terrain import EditResult, Sphere, Tool, VoxelVolume
 from .edits import VoxelEdit
 
-__all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "SuckSettings", "SuckState",
-           "SuckFrame", "punch", "pull_out", "suck", "punch_edit", "pull_out_edit", "suck_edits", "ball_object", "aim_hit", "check_point", "check_direction"]
+__all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "punch", "pull_out", "punch_edit",
+           "pull_out_edit", "ball_object", "aim_hit", "check_point", "check_direction"]
 
 
 # ------------------------------------------------------------------------------------------------- values
@@ -96,7 +98,7 @@ class ActionResult:
 
 
 # ----------------------------------------------------------------------------------------------- settings
-def _check_tool(tool) -> Tool:
+def check_tool(tool) -> Tool:
     check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
     return tool
 
@@ -133,75 +135,11 @@ class PunchSettings:
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
                                                         strict_minimum=True, unit="m"))
         object.__setattr__(self, "depth", check_finite("depth", self.depth, minimum=0.0, unit="m"))
-        _check_tool(self.tool)
+        check_tool(self.tool)
         object.__setattr__(self, "min_fragment_volume", check_finite(
             "min_fragment_volume", self.min_fragment_volume, minimum=0.0, unit="m³"))
         object.__setattr__(self, "fragment_speed", check_finite("fragment_speed", self.fragment_speed,
                                                                 minimum=0.0, unit="m/s"))
-
-
-@dataclass(frozen=True)
-class SuckSettings:
-    """Suck (a held button) and the bullets it collects. The defaults suit the demo world's 1 m voxels.
-
-    Parameters
-    ----------
-    reach : float
-        How far from the eye the aim may meet the terrain, m (> 0).
-    radius : float
-        Radius of the density range scraped each frame, m (> 0).
-    step : int
-        Density each exposed voxel in the range loses per frame (1..255 density units).
-    material_radius : float
-        Radius of the material range whose materials turn into their interior, m (>= ``radius``).
-    fragment_margin : float
-        The fragment judgment region is a box of half-edge ``material_radius + fragment_margin`` around the hit,
-        m (>= 0).
-    time_limit : float
-        Seconds of sucking a full gauge allows (> 0).
-    recharge_time : float
-        Seconds for an empty gauge to refill while the button is up (> 0).
-    updates_per_bullet : int
-        Density updates (frames that removed density) per bullet (>= 1).
-    max_bullets : int
-        Bullets carried at most (>= 1).
-    bullet_radius : float
-        Radius of a bullet ball, m (> 0).
-    bullets_reset_on_release : bool
-        Whether releasing the button also drops the bullets (the update count always resets).
-    tool : Tool
-        The hardness/damage gate.
-    """
-
-    reach: float = 8.0
-    radius: float = 1.5
-    step: int = 48
-    material_radius: float = 2.5
-    fragment_margin: float = 1.0
-    time_limit: float = 4.0
-    recharge_time: float = 4.0
-    updates_per_bullet: int = 5
-    max_bullets: int = 99
-    bullet_radius: float = 0.3
-    bullets_reset_on_release: bool = False
-    tool: Tool = Tool()
-
-    def __post_init__(self):
-        for name, unit in (("reach", "m"), ("radius", "m"), ("time_limit", "s"), ("recharge_time", "s"),
-                           ("bullet_radius", "m")):
-            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
-                                                        strict_minimum=True, unit=unit))
-        object.__setattr__(self, "step", check_integer("step", self.step, minimum=1, maximum=255,
-                                                       unit="density units"))
-        object.__setattr__(self, "material_radius", check_finite("material_radius", self.material_radius,
-                                                                 minimum=self.radius, unit="m"))
-        object.__setattr__(self, "fragment_margin", check_finite("fragment_margin", self.fragment_margin,
-                                                                 minimum=0.0, unit="m"))
-        for name in ("updates_per_bullet", "max_bullets"):
-            object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
-        check_range("bullets_reset_on_release", self.bullets_reset_on_release, "True or False",
-                    isinstance(self.bullets_reset_on_release, bool))
-        _check_tool(self.tool)
 
 
 # --------------------------------------------------------------------------------------------- validation
@@ -215,7 +153,7 @@ def check_direction(parameter: str, value) -> np.ndarray:
     return np.array(_check_direction(parameter, value))
 
 
-def _check_world(volume, bvh) -> None:
+def check_world(volume, bvh) -> None:
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
     check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
                 bvh is None or isinstance(bvh, TriangleBVH))
@@ -231,7 +169,7 @@ def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: fl
     return hits.point[0], hits.normal[0], int(hits.material[0])
 
 
-def _tuple(array) -> tuple[float, float, float]:
+def point_tuple(array) -> tuple[float, float, float]:
     return (float(array[0]), float(array[1]), float(array[2]))
 
 
@@ -251,12 +189,12 @@ def _object_from_density(density: np.ndarray, corner: np.ndarray, template: Voxe
     weights = block.astype(np.float64)
     grid = np.indices(block.shape).reshape(3, -1).T
     centre = first + (grid * weights.reshape(-1, 1)).sum(axis=0) / weights.sum() * size
-    part = VoxelVolume(block.shape, size, _tuple(first - centre), template.iso, template.chunk_size,
+    part = VoxelVolume(block.shape, size, point_tuple(first - centre), template.iso, template.chunk_size,
                        template.materials)
     part.density[...] = block
     part.mat_a[...] = template.materials.id_of(material)
     part.mark_dirty((0, 0, 0), np.array(block.shape) - 1)
-    return VoxelObject(part, _tuple(centre), _tuple(velocity), material)
+    return VoxelObject(part, point_tuple(centre), point_tuple(velocity), material)
 
 
 def ball_object(template: VoxelVolume, material: str, radius: float, position, velocity=(0.0, 0.0, 0.0)
@@ -267,11 +205,11 @@ def ball_object(template: VoxelVolume, material: str, radius: float, position, v
     half = (n - 1) / 2 * size
     part = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt(x * x + y * y + z * z) - radius, (n, n, n), material,
                                 size, (-half, -half, -half), template.iso, template.chunk_size, template.materials)
-    return VoxelObject(part, _tuple(position), _tuple(velocity), material)
+    return VoxelObject(part, point_tuple(position), point_tuple(velocity), material)
 
 
 # ------------------------------------------------------------------------------------------ punch family
-def _removal_totals(edits) -> tuple[float, dict, dict]:
+def removal_totals(edits) -> tuple[float, dict, dict]:
     total, by_material, by_group = 0.0, {}, {}
     for edit in edits:
         total += edit.volume_removed
@@ -301,16 +239,16 @@ class _Removed:
 
 def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):
     """Validate and aim for punch and pull-out: ``(eye, aim, hit, sphere)``, hit and sphere None on a miss."""
-    _check_world(volume, bvh)
+    check_world(volume, bvh)
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
     check_range("settings", settings, "a PunchSettings", isinstance(settings, PunchSettings))
     hit = aim_hit(bvh, eye, aim, settings.reach)
     if hit is None:
         return eye, aim, None, None
-    return eye, aim, hit, Sphere(_tuple(hit[0] + aim * settings.depth), settings.radius)
+    return eye, aim, hit, Sphere(point_tuple(hit[0] + aim * settings.depth), settings.radius)
 
 
-def _check_finish(finish) -> None:
+def check_finish(finish) -> None:
     check_range("finish", finish, "a callable taking the result", callable(finish))
 
 
@@ -322,7 +260,7 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
     :class:`ActionResult`, fragments included.
     """
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
-    _check_finish(finish)
+    check_finish(finish)
     if hit is None:
         return None
     point, normal, _ = hit
@@ -346,10 +284,10 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                 piece = _object_from_density(part, corner, volume, material)
                 away = np.asarray(piece.position) - point + 0.5 * normal * volume.voxel_size
                 direction = away / max(float(np.linalg.norm(away)), 1e-12)
-                fragments.append(replace(piece, velocity=_tuple(direction * settings.fragment_speed)))
-        total, by_material, by_group = _removal_totals([edit])
-        events = [ActionEvent("punch", _tuple(point), material, total)]
-        finish(ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+                fragments.append(replace(piece, velocity=point_tuple(direction * settings.fragment_speed)))
+        total, by_material, by_group = removal_totals([edit])
+        events = [ActionEvent("punch", point_tuple(point), material, total)]
+        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total, by_material, by_group,
                             material, tuple(fragments), None, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
@@ -369,7 +307,7 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     results: list[ActionResult] = []
     edit = punch_edit(volume, bvh, eye, aim, results.append, settings)
     if edit is None:
-        return ActionResult(False, None, None, _tuple(check_direction("aim", aim)))
+        return ActionResult(False, None, None, point_tuple(check_direction("aim", aim)))
     edit.apply(volume)
     return results[0]
 
@@ -379,7 +317,7 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
     """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
     the :class:`ActionResult` (the held piece in ``result.held``)."""
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
-    _check_finish(finish)
+    check_finish(finish)
     if hit is None:
         return None
     point, normal, _ = hit
@@ -397,9 +335,9 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
         held = None
         if material is not None and density is not None and edit.volume_removed > settings.min_fragment_volume:
             held = _object_from_density(density, removed.corner, volume, material)
-        total, by_material, by_group = _removal_totals([edit])
-        events = [ActionEvent("pull_out", _tuple(point), material if held is not None else None, total)]
-        finish(ActionResult(True, _tuple(point), _tuple(normal), _tuple(aim), (edit,), total, by_material, by_group,
+        total, by_material, by_group = removal_totals([edit])
+        events = [ActionEvent("pull_out", point_tuple(point), material if held is not None else None, total)]
+        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total, by_material, by_group,
                             edit.most_removed_material, (), held, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="pull_out", on_before=removed.keep,
@@ -414,125 +352,6 @@ def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: P
     results: list[ActionResult] = []
     edit = pull_out_edit(volume, bvh, eye, aim, results.append, settings)
     if edit is None:
-        return ActionResult(False, None, None, _tuple(check_direction("aim", aim)))
+        return ActionResult(False, None, None, point_tuple(check_direction("aim", aim)))
     edit.apply(volume)
     return results[0]
-
-
-# ------------------------------------------------------------------------------------------------- suck
-@dataclass(frozen=True)
-class SuckState:
-    """What suck carries from frame to frame."""
-
-    holding: bool = False  # whether the button was held last frame
-    gauge: float = 1.0  # share of the time limit left, 0..1
-    exhausted: bool = False  # the gauge ran out during this hold: nothing more until the button is released
-    held_time: float = 0.0  # seconds of the current hold
-    updates: int = 0  # density updates since the last bullet (reset when suck ends)
-    bullets: tuple[str, ...] = ()  # the material of each bullet carried, oldest first
-
-    @property
-    def bullet_count(self) -> int:
-        return len(self.bullets)
-
-
-@dataclass(frozen=True)
-class SuckFrame:
-    """One frame of suck: the new state and what the frame changed."""
-
-    state: SuckState
-    result: ActionResult
-
-
-def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
-               holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
-    """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
-    at the aim's hit, or none. ``finish`` gets the frame's :class:`SuckFrame` once the last edit is applied
-    (at once when there are none)."""
-    check_range("state", state, "a SuckState", isinstance(state, SuckState))
-    _check_world(volume, bvh)
-    eye, aim = check_point("eye", eye), check_direction("aim", aim)
-    dt = check_finite("dt", dt, minimum=0.0, unit="s")
-    check_range("holding", holding, "True or False", isinstance(holding, (bool, np.bool_)))
-    check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
-    _check_finish(finish)
-    nothing = ActionResult(False, None, None, _tuple(aim))
-    if not holding:
-        events = (ActionEvent("suck_end", amount=float(state.bullet_count)),) if state.holding else ()
-        refilled = min(1.0, state.gauge + dt / settings.recharge_time)
-        bullets = () if settings.bullets_reset_on_release else state.bullets
-        finish(SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(nothing, events=events)))
-        return ()
-    if state.exhausted or state.gauge <= 0.0:
-        finish(SuckFrame(replace(state, holding=True, exhausted=True, updates=0), nothing))
-        return ()
-    gauge = state.gauge - dt / settings.time_limit
-    gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
-    hit = aim_hit(bvh, eye, aim, settings.reach)
-    if hit is None:
-        finish(_suck_frame(state, gauge, dt, nothing, (), settings))
-        return ()
-    point, normal, _ = hit
-    centre = _tuple(point)
-    half = settings.material_radius + settings.fragment_margin
-    results: list[EditResult] = []
-
-    def finished(erased: EditResult) -> None:
-        results.append(erased)
-        finish(_suck_frame(state, gauge, dt, ActionResult(True, centre, _tuple(normal), _tuple(aim)), tuple(results),
-                           settings))
-
-    return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,
-                      source="suck", on_applied=results.append),
-            VoxelEdit("expose_interior", Sphere(centre, settings.material_radius), source="suck",
-                      on_applied=results.append),
-            VoxelEdit("remove_fragments", Box(_tuple(point - half), _tuple(point + half)), source="suck",
-                      on_applied=finished))
-
-
-def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, edits: tuple[EditResult, ...],
-                settings: SuckSettings) -> SuckFrame:
-    """The state and result after a held frame of suck whose edits (scrape, interior, erasure) are applied."""
-    updates, bullets = state.updates, state.bullets
-    events: list[ActionEvent] = []
-    if edits:
-        scraped, erased = edits[0], edits[2]
-        centre = hit.point
-        if scraped.volume_removed > 0.0:
-            updates += 1
-            events.append(ActionEvent("suck", centre, scraped.most_removed_material, scraped.volume_removed))
-            if updates >= settings.updates_per_bullet:
-                updates = 0
-                if len(bullets) < settings.max_bullets:
-                    bullets = bullets + (scraped.most_removed_material,)
-                    events.append(ActionEvent("bullet", centre, scraped.most_removed_material, float(len(bullets))))
-        if erased.fragments_erased:
-            events.append(ActionEvent("fragments_erased", centre, None, erased.volume_removed))
-    exhausted = gauge <= 0.0
-    if exhausted:
-        updates = 0
-        events.append(ActionEvent("suck_exhausted", amount=float(len(bullets))))
-    # Density lost counts scrape and erasure; expose_interior only moves volume between materials.
-    total, by_material, by_group = _removal_totals((edits[0], edits[2]) if edits else ())
-    most = edits[0].most_removed_material if edits else None
-    result = replace(hit, edits=edits, volume_removed=total, removed_by_material=by_material,
-                     removed_by_group=by_group, most_removed_material=most, events=tuple(events))
-    return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets), result)
-
-
-def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
-         settings: SuckSettings = SuckSettings()) -> SuckFrame:
-    """One frame of suck.
-
-    While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``
-    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated); a
-    sphere of ``material_radius`` turns to its interior materials; small floating fragments in a box around
-    it are erased. Aiming elsewhere moves the ranges. A frame whose scrape removed density is one update;
-    every ``updates_per_bullet`` updates add a bullet of the material whose density fell most that frame.
-    Holding drains the gauge (empty after ``time_limit`` s), which ends suck until the button is released;
-    releasing ends suck (the update count resets) and refills the gauge over ``recharge_time`` s.
-    """
-    frames: list[SuckFrame] = []
-    for edit in suck_edits(state, volume, bvh, eye, aim, dt, holding, frames.append, settings):
-        edit.apply(volume)
-    return frames[0]

@@ -25,7 +25,8 @@ from functools import partial
 import numpy as np
 
 from ..errors import check_finite, check_integer, check_range
-from .actions import ActionResult, PunchSettings, SuckFrame, SuckSettings, SuckState, pull_out_edit, punch_edit, suck_edits
+from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
+from .suck import SuckFrame, SuckSettings, SuckState, suck_edits
 from .deformation import AwardSettings, DeformationState, TreasureSettings, record_action
 from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced
 from .objects import ObjectTransform, WorldObject, fall
