@@ -287,8 +287,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                 fragments.append(replace(piece, velocity=point_tuple(direction * settings.fragment_speed)))
         total, by_material, by_group = removal_totals([edit])
         events = [ActionEvent("punch", point_tuple(point), material, total)]
-        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total, by_material, by_group,
-                            material, tuple(fragments), None, tuple(events)))
+        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
+                            by_material, by_group, material, tuple(fragments), None, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
                      on_applied=finished)
@@ -337,8 +337,8 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
             held = _object_from_density(density, removed.corner, volume, material)
         total, by_material, by_group = removal_totals([edit])
         events = [ActionEvent("pull_out", point_tuple(point), material if held is not None else None, total)]
-        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total, by_material, by_group,
-                            edit.most_removed_material, (), held, tuple(events)))
+        finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
+                            by_material, by_group, edit.most_removed_material, (), held, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="pull_out", on_before=removed.keep,
                      on_applied=finished)

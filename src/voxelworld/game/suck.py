@@ -160,7 +160,8 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
 
     def finished(erased: EditResult) -> None:
         results.append(erased)
-        finish(_suck_frame(state, gauge, dt, ActionResult(True, centre, point_tuple(normal), point_tuple(aim)), tuple(results),
+        hit = ActionResult(True, centre, point_tuple(normal), point_tuple(aim))
+        finish(_suck_frame(state, gauge, dt, hit, tuple(results),
                            settings))
 
     return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,

@@ -112,9 +112,9 @@ class WorldSettings:
     """Settings of a :class:`World`, checked on construction.
 
     ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
-    treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision meshing (the
-    collision mesh finer than the mesher's default, within half a voxel edge, so that a step the player may
-    not climb is not smoothed into a ramp it can);
+    treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision
+    meshing (the collision mesh finer than the mesher's default, within half a voxel edge, so that a step the
+    player may not climb is not smoothed into a ramp it can);
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
     how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
