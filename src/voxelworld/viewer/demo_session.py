@@ -73,10 +73,16 @@ def _yaw_to(world: World, x: float, z: float) -> float:
     return math.degrees(math.atan2(-dx, -dz)) % 360.0
 
 
-def _wall_distance(world: World) -> float:
-    """How far (m) the terrain is from the player's eye along ``WALL_LOOK``; inf once through the wall."""
-    hits = world.collider.raycast(world.player.eye, view_direction(*WALL_LOOK), 30.0)
+def _distance(world: World, look: tuple[float, float]) -> float:
+    """How far (m) the terrain is from the player's eye looking at ``look`` (yaw, pitch); inf for nothing."""
+    hits = world.collider.raycast(world.player.eye, view_direction(*look), 30.0)
     return float(hits.distance[0]) if hits.hit[0] else math.inf
+
+
+def _down_within_reach(world: World, yaw: float) -> tuple[float, float]:
+    """The look along ``yaw`` at the ground within reach: the shallowest of a few pitches that gets there."""
+    return next(((yaw, p) for p in (-50.0, -55.0, -60.0, -65.0) if _distance(world, (yaw, p)) <= PUNCH_REACH),
+                (yaw, -70.0))
 
 
 def demo_inputs(frame: int, world: World) -> Inputs:
@@ -87,9 +93,9 @@ def demo_inputs(frame: int, world: World) -> Inputs:
     if phase == "walk":
         return Inputs(move=(0.0, 1.0) if x < STAND_X else (0.0, 0.0), look=(AHEAD, 0.0))
     if phase == "punch the ground":  # grass and soil give way at once
-        return Inputs(look=(DIG_YAW, -50.0), punch=since == 2)
+        return Inputs(look=_down_within_reach(world, DIG_YAW), punch=since == 2)
     if phase == "pull out":
-        return Inputs(look=(DIG_YAW + 40.0, -50.0), pull_out=since == 2)
+        return Inputs(look=_down_within_reach(world, DIG_YAW + 40.0), pull_out=since == 2)
     if phase == "throw the piece":
         return Inputs(look=(AHEAD, THROW_PITCH), throw=since == 4)
     if phase == "suck":  # held while sweeping over the ground: a scrape every frame, a bullet every few
@@ -98,7 +104,7 @@ def demo_inputs(frame: int, world: World) -> Inputs:
         return Inputs(look=(_yaw_to(world, *LAVA), LAVA_PITCH), stance=phase == "stance" and since == 2,
                       throw=phase == "throw the bullet" and since == 4)
     if phase == "walk to the wall and punch it":  # rock: the first punches on a spot only damage it
-        ahead = _wall_distance(world)
+        ahead = _distance(world, WALL_LOOK)
         if x < WALL_STAND_X or (ahead > PUNCH_REACH and x < WALL_FACE_X):  # up to the wall, then into the hole
             return Inputs(move=(0.6, 0.8) if z < WALL_WAY_Z else (0.0, 1.0), look=WALL_LOOK,
                           sprint=x < WALL_STAND_X - 2.0)
