@@ -1,7 +1,10 @@
-"""Tests of the ``voxelworld`` command: ``voxelworld demo`` in-process and as the installed console script."""
+"""Tests of the ``voxelworld`` command: ``voxelworld edits`` (the table of terrain edits) and ``voxelworld demo``
+(the scripted session; its report is tested in tests/viewer/test_demo_session.py), in-process and as the installed
+console script."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import subprocess
@@ -18,10 +21,10 @@ EDIT_KINDS = ("remove", "add", "paint", "expose_interior", "scrape", "remove_fra
 
 def script_descriptions() -> list[str]:
     # The descriptions do not depend on the volume's contents: a blank volume of the demo's size will do.
-    return [description for description, _ in cli.demo_edits(VoxelVolume((96, 48, 96)))]
+    return [description for description, _ in cli.terrain_edits(VoxelVolume((96, 48, 96)))]
 
 
-def check_demo_table(text: str, seed: int = 0) -> None:
+def check_edits_table(text: str, seed: int = 0) -> None:
     lines = text.splitlines()
     assert lines[0].startswith("Demo world: 96x48x96 voxels") and f"seed {seed}," in lines[0]
     rows = [line for line in lines if line.split(":")[0] in EDIT_KINDS]
@@ -38,35 +41,35 @@ def check_demo_table(text: str, seed: int = 0) -> None:
 
 
 @pytest.fixture(scope="module")
-def demo_output() -> str:
+def edits_output() -> str:
     buffer = io.StringIO()
-    cli.run_demo(0, out=buffer)
+    cli.run_edits(0, out=buffer)
     return buffer.getvalue()
 
 
-def test_run_demo_prints_a_row_for_every_kind_of_edit(demo_output):
-    check_demo_table(demo_output)
+def test_run_edits_prints_a_row_for_every_kind_of_edit(edits_output):
+    check_edits_table(edits_output)
 
 
-def test_demo_reports_the_solid_volume_of_the_world_it_built(demo_output):
-    first = demo_output.splitlines()[0]
+def test_edits_reports_the_solid_volume_of_the_world_it_built(edits_output):
+    first = edits_output.splitlines()[0]
     reported = float(first.split("solid ")[1].split()[0])
     assert reported == pytest.approx(demo_terrain(0).solid_volume(), abs=0.5)
 
 
-def test_demo_final_line_lists_materials_the_world_has(demo_output):
-    final = next(line for line in demo_output.splitlines() if line.startswith("Solid volume by material now"))
+def test_edits_final_line_lists_materials_the_world_has(edits_output):
+    final = next(line for line in edits_output.splitlines() if line.startswith("Solid volume by material now"))
     for name in ("grass", "soil", "rock", "lava", "iron"):
         assert name in final
 
 
-def test_main_demo_returns_0_and_prints_the_table(capsys):
-    assert cli.main(["demo"]) == 0
-    check_demo_table(capsys.readouterr().out)
+def test_main_edits_returns_0_and_prints_the_table(capsys):
+    assert cli.main(["edits"]) == 0
+    check_edits_table(capsys.readouterr().out)
 
 
-def test_main_demo_with_a_bad_seed_returns_2_and_explains(capsys):
-    assert cli.main(["demo", "--seed", "-1"]) == 2
+def test_main_edits_with_a_bad_seed_returns_2_and_explains(capsys):
+    assert cli.main(["edits", "--seed", "-1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("voxelworld: ") and "seed" in err and "-1" in err
 
@@ -83,17 +86,66 @@ def _console_script() -> Path:
     return Path(sys.executable).parent / name
 
 
-def test_installed_console_script_runs_the_demo():
+def test_installed_console_script_runs_the_edits_table():
     script = _console_script()
     if not script.exists():
         pytest.skip(f"console script not installed beside {sys.executable}")
-    done = subprocess.run([str(script), "demo", "--seed", "2"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([str(script), "edits", "--seed", "2"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    check_demo_table(done.stdout, seed=2)
+    check_edits_table(done.stdout, seed=2)
 
 
 def test_python_m_voxelworld_cli_reports_bad_input_with_exit_code_2():
-    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "demo", "--seed", "-3"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "edits", "--seed", "-3"], capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 2
     assert "seed" in done.stderr and done.stdout == ""
+
+
+# --- voxelworld demo: the scripted session ------------------------------------------------------------------
+
+
+def test_main_demo_plays_the_session_writes_the_report_and_prints_where(tmp_path, capsys):
+    from voxelworld.viewer import RenderError
+
+    try:  # skipped only where no offscreen OpenGL can be had, never under CI (as in tests/viewer)
+        importlib.import_module("voxelworld.viewer.snapshot")._context().release()
+    except RenderError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must be able to render offscreen: {error}")
+        pytest.skip(f"no offscreen OpenGL here: {error}")
+    out = tmp_path / "session"
+    assert cli.main(["demo", "--frames", "30", "--out", str(out), "--seed", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "Played 30 frames of the demo world, seed 1" in printed
+    assert "World.step: median" in printed and "p95" in printed
+    assert f"Wrote {out / 'report.md'}" in printed
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# voxelworld demo session") and "Seed 1, 30 frames" in report
+    assert {p.name for p in out.iterdir()} == {"report.md", "overview.png", "achievements.png",
+                                                "frame-0029-last-frame.png"}
+
+
+@pytest.mark.parametrize("args, named", [(["--frames", "0"], "--frames"), (["--frames", "-5"], "--frames"),
+                                         (["--seed", "-1"], "--seed")])
+def test_main_demo_with_bad_arguments_returns_2_explains_and_writes_nothing(tmp_path, capsys, args, named):
+    out = tmp_path / "session"
+    assert cli.main(["demo", "--out", str(out), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"voxelworld: {named} = ") and "out of range" in captured.err
+    assert captured.out == ""
+    assert not out.exists()
+
+
+def test_main_demo_refuses_an_out_that_is_a_file(tmp_path, capsys):
+    taken = tmp_path / "report"
+    taken.write_text("mine")
+    assert cli.main(["demo", "--frames", "5", "--out", str(taken)]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert taken.read_text() == "mine" and [p.name for p in tmp_path.iterdir()] == ["report"]
+
+
+def test_main_demo_with_a_frames_that_is_no_number_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as excinfo:
+        cli.main(["demo", "--frames", "many"])
+    assert excinfo.value.code == 2 and "--frames" in capsys.readouterr().err

@@ -1,6 +1,10 @@
 """The ``voxelworld`` command.
 
-``voxelworld demo [--seed N]``: builds the default terrain, runs a scripted sequence of every kind of edit and
+``voxelworld demo [--seed N] [--frames 600] [--out demo]``: plays the scripted demo session headless on the demo
+world (walk, punch, pull-out, suck, stance, throw; NPCs and the chainsaw enemy) and writes ``report.md`` with PNG
+snapshots at its key frames and the achievements chart into the folder (``voxelworld.viewer.demo_session``).
+
+``voxelworld edits [--seed N]``: builds the default terrain, runs a scripted sequence of every kind of edit and
 prints what each did (by material) and how long it took.
 
 ``voxelworld render --out shot.png [--seed N] [--eye X Y Z] [--target X Y Z] [--width W] [--height H]
@@ -28,8 +32,8 @@ from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, d
 __all__ = ["main"]
 
 
-def demo_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResult]]]:
-    """The scripted edits of ``voxelworld demo``, as (description, edit) pairs run in order."""
+def terrain_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResult]]]:
+    """The scripted edits of ``voxelworld edits``, as (description, edit) pairs run in order."""
     s = volume.voxel_size
     mid = volume.shape[0] * s / 2
     surface = float(volume.origin[1]) + volume.shape[1] * s * 0.4
@@ -68,8 +72,8 @@ def _format_materials(amounts: dict[str, float]) -> str:
     return ", ".join(f"{name} {value:.1f}" for name, value in sorted(amounts.items(), key=lambda kv: -kv[1])) or "-"
 
 
-def run_demo(seed: int, out=None) -> None:
-    """Print the demo table to ``out`` (the current standard output when None)."""
+def run_edits(seed: int, out=None) -> None:
+    """``voxelworld edits``: print the table of edits to ``out`` (the current standard output when None)."""
     out = out if out is not None else sys.stdout
     start = time.perf_counter()
     volume = demo_terrain(seed=seed)
@@ -80,7 +84,7 @@ def run_demo(seed: int, out=None) -> None:
     header = f"{'edit':<44} {'changed':>8} {'held':>6} {'removed m³':>11} {'added m³':>9} {'ms':>7}  lost by material (m³)"
     print(header, file=out)
     print("-" * len(header), file=out)
-    for description, edit in demo_edits(volume):
+    for description, edit in terrain_edits(volume):
         start = time.perf_counter()
         result = edit()
         took = (time.perf_counter() - start) * 1000
@@ -92,6 +96,36 @@ def run_demo(seed: int, out=None) -> None:
     print(file=out)
     print("Solid volume by material now (m³): " + _format_materials(volume.solid_volume_by_material()), file=out)
     print("(times include one-off compilation the very first time the kernels run on a machine)", file=out)
+
+
+def run_demo(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld demo``: play the scripted session, write the report and its pictures, print a summary."""
+    from collections import Counter
+
+    from .game.events import ActionOutcome, ActionStarted
+    from .game.throwing import RULES
+    from .viewer.demo_session import run_session
+
+    out = out if out is not None else sys.stdout
+    try:
+        session = run_session(args.seed, args.frames, args.out)
+    except ParameterError as error:  # name the option the user typed
+        option = {"seed": "--seed", "frames": "--frames", "out_dir": "--out"}.get(error.parameter)
+        if option is None:
+            raise
+        raise ParameterError(option, error.value, error.legal) from None
+    events, world = session.world.events, session.world
+    started = Counter(e.action for e in events if isinstance(e, ActionStarted))
+    impacts = [e.kind for e in events if isinstance(e, ActionOutcome) and e.kind in RULES]
+    bullets = sum(1 for e in events if isinstance(e, ActionOutcome) and e.kind == "bullet")
+    median, p95, worst, _, over = session.stats()
+    print(f"Played {len(session.times)} frames of the demo world, seed {args.seed}: {started['punch']} punches, "
+          f"{started['pull_out']} pull-outs, {bullets} bullets, {started['throw']} throws "
+          f"(impacts: {', '.join(impacts) or 'none'}); the enemy carved "
+          f"{sum(e.carved_volume for e in world.agents.enemies):.2f} m³", file=out)
+    print(f"World.step: median {median:.1f} ms, p95 {p95:.1f} ms, max {worst:.1f} ms; {over:.0%} of frames over "
+          f"16.7 ms", file=out)
+    print(f"Wrote {session.report} and {len(session.pictures)} PNGs beside it", file=out)
 
 
 def run_render(args: argparse.Namespace, out=None) -> None:
@@ -196,8 +230,12 @@ def run_motion_plot(args: argparse.Namespace, out=None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="build the default world, run every kind of edit, print a table")
+    demo = commands.add_parser("demo", help="play the scripted demo session headless; write a report with pictures")
     demo.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    demo.add_argument("--frames", type=int, default=600, help="frames of 1/60 s to play (default 600)")
+    demo.add_argument("--out", default="demo", help="the folder for report.md and the PNGs (default demo)")
+    edits = commands.add_parser("edits", help="build the default terrain, run every kind of edit, print a table")
+    edits.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
     render = commands.add_parser("render", help="mesh the default world and write an offscreen PNG of it")
     render.add_argument("--out", required=True, help="the PNG file to write")
     render.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
@@ -235,7 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
-            run_demo(args.seed)
+            run_demo(args)
+        elif args.command == "edits":
+            run_edits(args.seed)
         elif args.command == "render":
             run_render(args)
         elif args.command == "navmesh":

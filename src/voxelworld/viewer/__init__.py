@@ -4,9 +4,20 @@
   colours and an optional collision-mesh wireframe, drawn headless with moderngl through EGL.
 - :class:`Camera`: where the picture is taken from; ``Camera.looking_at_bounds`` frames a box.
 - :class:`RenderError`: no offscreen OpenGL here (run ``scripts/setup``), or drawing failed.
+- :func:`run_session` (``voxelworld.viewer.demo_session``): the scripted demo session played headless, written
+  as ``report.md`` with PNG snapshots at its key frames (``voxelworld demo``); imported when first used, since it
+  brings in the whole game.
 """
 
 from .camera import Camera
 from .snapshot import RenderError, render, snapshot
 
-__all__ = ["Camera", "snapshot", "render", "RenderError"]
+__all__ = ["Camera", "snapshot", "render", "RenderError", "run_session"]
+
+
+def __getattr__(name: str):
+    if name == "run_session":
+        from .demo_session import run_session
+
+        return run_session
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
