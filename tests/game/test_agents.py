@@ -146,3 +146,22 @@ def test_a_change_away_from_every_path_is_re_baked_after_the_navmesh_delay():
     assert 15 <= first <= 16  # 0.25 s after the dig was applied in frame 0, not at once
     assert world.agents.npcs[0].replans == 0  # its path never crossed the hole
     assert np.array_equal(navigation.full_bake().vertices, navigation.mesh.vertices)
+
+
+def test_a_blocked_npc_walks_on_once_the_way_is_open_again():
+    world = field_world()
+    npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    trench = Box((11.0, 0.5, -1.0), (13.0, 8.0, 25.0))
+    world.queue_edit(VoxelEdit("remove", trench, source="dig"))
+    log = []
+    for _ in range(30):
+        log += world.step(Inputs())
+    assert npc.state == "blocked" and npc.position[0] < 11.0
+    world.queue_edit(VoxelEdit("add", Box((10.5, 0.0, -1.0), (13.5, FLOOR, 25.0)), "rock", source="fill"))
+    for _ in range(600):
+        log += world.step(Inputs())
+        if npc.state == "arrived":
+            break
+    kinds = [e.kind for e in log if isinstance(e, NPCChanged)]
+    assert kinds.index("blocked") < kinds.index("replanned", kinds.index("blocked")) < kinds.index("arrived")
+    assert npc.state == "arrived"

@@ -41,6 +41,7 @@ class Agents:
         self.enemies: list[ChainsawEnemy] = []
         self.navigation: WorldNavigation | None = None
         self._patrols: dict[str, tuple] = {}
+        self._blocked_at: dict[str, int] = {}  # the navmesh revision a blocked NPC last tried to plan on
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
@@ -159,6 +160,12 @@ class Agents:
                 if event.kind == "arrived" and npc.name in self._patrols:
                     ends = self._patrols[npc.name]
                     npc.walk_to(ends[0] if np.array_equal(npc.goal, ends[1]) else ends[1])
+            if npc.state == "blocked" and self._blocked_at.get(npc.name) != self.navigation.revision:
+                # Cut off: try again each time the navmesh changes (the way may have opened).
+                self._blocked_at[npc.name] = self.navigation.revision
+                if npc.walk_to(npc.goal):
+                    world.emit(NPCChanged, npc=npc.name, kind="replanned", position=tuple(float(v) for v in
+                                                                                          npc.position))
         for enemy in self.enemies:
             for event in enemy.step(world.dt):
                 if isinstance(event, Carved):

@@ -60,8 +60,9 @@ __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo
 STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events", "other_objects",
           "snapshot")
 GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
-# A level's chainsaw enemies: a cut wide enough to take whole voxels of 0.5 m.
-DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.35)
+# A level's chainsaw enemies: a cut of a voxel edge around the blade, wider than the simplified collision mesh's
+# error (it may stand ~0.3 m off the voxel surface), so that a blade resting on the mesh still cuts voxels.
+DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.5)
 _BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
 
 

@@ -1,5 +1,5 @@
 """Volume generators: from a signed-distance function, from a heightmap with material layers, and the demo
-terrain every example and the ``voxelworld demo`` command start from."""
+terrain every example and the ``voxelworld edits`` command start from."""
 
 from __future__ import annotations
 
