@@ -9,7 +9,6 @@ under CI (``CI`` set), as in test_snapshot.py.
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from dataclasses import fields
 
@@ -21,6 +20,7 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.events import ActionEnded, ActionOutcome, EnemyChanged, NPCChanged
 from voxelworld.game.world import Inputs, World
 from voxelworld.viewer import RenderError
+from .egl import require_egl
 from voxelworld.viewer.demo_session import SCRIPT, SECTIONS, demo_inputs, phase_of, run_session
 
 snapshot_module = importlib.import_module("voxelworld.viewer.snapshot")
@@ -28,16 +28,6 @@ FRAMES = 600
 SIZE = (320, 180)  # small pictures: the session, not the renderer, is under test here
 KEY_SLUGS = ("first-punch", "pull-out", "impact-attach", "first-bullet", "npc-crossing", "impact-cool",
              "wall-gives-way", "last-frame")
-
-
-def require_egl() -> None:
-    """Skip the calling test where EGL truly cannot be had (and fail under CI)."""
-    try:
-        snapshot_module._context().release()
-    except RenderError as error:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must be able to render offscreen (scripts/setup installs EGL): {error}")
-        pytest.skip(f"no offscreen OpenGL here: {error}")
 
 
 @pytest.fixture(scope="module")

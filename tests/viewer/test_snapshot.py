@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from .egl import require_egl
 from voxelworld import cli
 from voxelworld.errors import ParameterError, VoxelworldError
 from voxelworld.terrain import Material, MaterialTable
@@ -37,12 +38,7 @@ FRONT = Camera(eye=(0.0, 0.0, 3.0), target=(0.0, 0.0, 0.0))  # looks down -Z at 
 @pytest.fixture(scope="module", autouse=True)
 def egl():
     """Skip this module's tests only where EGL truly cannot be had (and never under CI)."""
-    try:
-        snapshot_module._context().release()
-    except RenderError as error:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must be able to render offscreen (scripts/setup installs EGL): {error}")
-        pytest.skip(f"no offscreen OpenGL here: {error}")
+    require_egl()
 
 
 # --- meshes built here ----------------------------------------------------------------------------------------

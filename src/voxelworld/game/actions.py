@@ -304,12 +304,7 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     least ``min_fragment_volume``), each flying away from the hit at ``fragment_speed``; all are of the
     material whose density fell most. A miss changes nothing.
     """
-    results: list[ActionResult] = []
-    edit = punch_edit(volume, bvh, eye, aim, results.append, settings)
-    if edit is None:
-        return ActionResult(False, None, None, point_tuple(check_direction("aim", aim)))
-    edit.apply(volume)
-    return results[0]
+    return _at_once(punch_edit, volume, bvh, eye, aim, settings)
 
 
 def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish,
@@ -349,8 +344,13 @@ def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: P
     """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
     holds (``result.held``), of the highest fragment-priority material among the collision triangles touching
     the range (so lava next to rock gives rock); the most-removed material when no triangle touches it."""
+    return _at_once(pull_out_edit, volume, bvh, eye, aim, settings)
+
+
+def _at_once(edit_of, volume, bvh, eye, aim, settings: PunchSettings) -> ActionResult:
+    """Make the action's edit with ``edit_of`` (:func:`punch_edit` or :func:`pull_out_edit`) and apply it now."""
     results: list[ActionResult] = []
-    edit = pull_out_edit(volume, bvh, eye, aim, results.append, settings)
+    edit = edit_of(volume, bvh, eye, aim, results.append, settings)
     if edit is None:
         return ActionResult(False, None, None, point_tuple(check_direction("aim", aim)))
     edit.apply(volume)

@@ -39,7 +39,8 @@ __all__ = ["SuckSettings", "SuckState", "SuckFrame", "suck", "suck_edits"]
 
 @dataclass(frozen=True)
 class SuckSettings:
-    """Suck (a held button) and the bullets it collects. The defaults suit the demo world's 1 m voxels.
+    """Suck (a held button) and the bullets it collects. The defaults suit voxels of 1 m (a world's
+    :class:`~voxelworld.game.play.ActionSettings` sizes them for the demo world's 0.5 m).
 
     Parameters
     ----------
