@@ -14,6 +14,7 @@ meet, in the same order. That is what lets a re-bake redo a few tiles and match 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,6 +75,40 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> 
     return corners, faces
 
 
+# Per scene object (objects never change, so a re-bake reuses what the last bake of the same object found): its
+# highest point, and per proxy kind (None: its own triangles) the triangles rays meet with their x-z boxes.
+_OBJECT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached(obj) -> dict:
+    entry = _OBJECT_CACHE.get(obj)
+    if entry is None:
+        entry = _OBJECT_CACHE[obj] = {}
+    return entry
+
+
+def _top(obj) -> float:
+    """The highest y (m) of an object's vertices."""
+    entry = _cached(obj)
+    if "top" not in entry:
+        entry["top"] = float(obj.positions[:, 1].max())
+    return entry["top"]
+
+
+def _triangle_boxes(obj, proxy: str | None):
+    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``): positions,
+    indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)`` and the box of them all."""
+    entry = _cached(obj)
+    if proxy not in entry:
+        p, t = (obj.positions, obj.indices) if proxy is None else _proxy_triangles(obj.positions, obj.indices, proxy)
+        corners = p[t]
+        boxes = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
+                                 corners[..., 2].max(1)])
+        whole = (boxes[:, 0].min(), boxes[:, 1].max(), boxes[:, 2].min(), boxes[:, 3].max())
+        entry[proxy] = (p, t, boxes, whole)
+    return entry[proxy]
+
+
 def check_bake_input(scene, region, settings) -> None:
     if not isinstance(scene, Scene):
         raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
@@ -105,13 +140,12 @@ class RayScene:
         for obj in scene:
             if obj.role == "exception" or not len(obj.indices):
                 continue
-            is_obstacle = (obj.role == "obstacle"
-                           and float(obj.positions[:, 1].max()) - lo[1] > settings.obstacle_min_height)
-            p, t = (_proxy_triangles(obj.positions, obj.indices, settings.exclusion_proxy) if is_obstacle
-                    else (obj.positions, obj.indices))
-            corners = p[t]
-            meets = ((corners[..., 0].min(1) <= x_hi) & (corners[..., 0].max(1) >= x_lo)
-                     & (corners[..., 2].min(1) <= z_hi) & (corners[..., 2].max(1) >= z_lo))
+            is_obstacle = obj.role == "obstacle" and _top(obj) - lo[1] > settings.obstacle_min_height
+            p, t, boxes, (ox_lo, ox_hi, oz_lo, oz_hi) = _triangle_boxes(
+                obj, settings.exclusion_proxy if is_obstacle else None)
+            if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
+                continue  # no triangle of it can meet the block
+            meets = (boxes[:, 0] <= x_hi) & (boxes[:, 1] >= x_lo) & (boxes[:, 2] <= z_hi) & (boxes[:, 3] >= z_lo)
             if meets.any():
                 positions.append(p)
                 indices.append(t[meets] + count)
