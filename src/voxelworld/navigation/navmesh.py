@@ -146,9 +146,9 @@ class NavMesh:
         if self.bake_state is None:
             raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
                                  "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
-        from .bake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
+        from .rebake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
 
-        state, rebuilt = rebake_state(self.bake_state, box, scene)
+        state, rebuilt = rebake_state(self.bake_state, box, scene, in_place=True)
         fresh = state.navmesh()  # arrays and every structure _reindex derives from them, built once
         self.__dict__.update(fresh.__dict__)
         return rebuilt

@@ -124,7 +124,8 @@ def level_links(height: np.ndarray, step_limit: float, ceiling: np.ndarray | Non
     enclosure = (np.zeros(height.shape, np.int64) if enclosure is None
                  else np.ascontiguousarray(enclosure, np.int64))
     links = np.empty((4,) + height.shape, dtype=np.int64)
-    _level_links(height, ceiling, enclosure, float(step_limit), float(clearance), DIRECTIONS, links)
+    _level_links(height, ceiling, enclosure, float(step_limit), float(clearance), DIRECTIONS, 0, 0, height.shape[0],
+                 height.shape[1], links)
     return links
 
 

@@ -1,0 +1,174 @@
+"""Re-bakes: what a bake kept, brought up to date after the scene changed inside a box, redoing only what the
+change can reach.
+
+Every step of a bake depends only on columns near each sample, except the islands (see
+:mod:`voxelworld.navigation.sampling`), so a change inside a box reaches only so far:
+
+- a column's samples change only if its ray meets a triangle that changed, so only inside the box;
+- whole cells, one column further (their links), and cells the box crosses (their corner probes);
+- erosion, ``agent_radius`` further: a change at one sample alters the distance to the edge only along paths
+  through it, which are at least as long as the way to it.
+
+So the rays are cast again over the columns within ``agent_radius`` plus two cells of the box (the *block*);
+whole cells are judged again over the block, and erosion over the block with every column it reads around it.
+Islands are walked from the block and the column around it (:func:`~._kernels.samples.refresh_islands`): an
+island none of whose samples lies there is the island it was, and a walk stops as soon as it knows an island
+is large enough to keep, so only small islands are walked whole. The links of the kept samples are found
+again around every column that changed, and the polygons of every tile holding a changed column (its samples
+or only its links) are rebuilt.
+
+Each step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
+of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ParameterError
+from ._kernels.samples import DIRECTIONS, refresh_islands
+from ._kernels.samples import level_links as _level_links
+from .bake import BakedRegion, BakeState
+from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
+from .rays import RayScene, grid_shape
+from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
+from .scene import Scene
+from .settings import NavSettings, SearchRegion
+
+__all__ = ["rebake_state", "smallest_island"]
+
+
+def _box(box) -> tuple[np.ndarray, np.ndarray]:
+    legal = "a box ((x0, y0, z0), (x1, y1, z1)) of finite metres with x0 <= x1, y0 <= y1, z0 <= z1"
+    try:
+        lo, hi = (np.asarray(corner, dtype=np.float64) for corner in box)
+    except (TypeError, ValueError):
+        raise ParameterError("box", box, legal) from None
+    if lo.shape != (3,) or hi.shape != (3,) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) \
+            or np.any(lo > hi):
+        raise ParameterError("box", box, legal)
+    return lo, hi
+
+
+def _check(scene, settings) -> None:
+    if not isinstance(scene, Scene):
+        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
+    if not isinstance(settings, NavSettings):
+        raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
+
+
+def _block(region: SearchRegion, settings: NavSettings, lo: np.ndarray, hi: np.ndarray):
+    """The columns (i0, k0, i1, k1) whose walkable samples a change inside the box lo..hi can reach, or None."""
+    rlo, rhi = np.array(region.min), np.array(region.max)
+    if np.any(hi < rlo) or np.any(lo > rhi):
+        return None
+    nx, nz = grid_shape(region, settings)
+    cell = settings.cell_size
+    margin = settings.agent_radius + 2 * cell  # how far from a changed column the walkable area can change
+    i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
+    i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
+    k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
+    k1 = min(int(math.ceil((hi[2] + margin - rlo[2]) / cell)), nz)
+    return (i0, k0, i1, k1) if i0 < i1 and k0 < k1 else None
+
+
+def _with_levels(array: np.ndarray, levels: int, fill, copy: bool) -> np.ndarray:
+    """``array`` (levels last) with at least ``levels`` levels, the new ones filled with ``fill``: itself when
+    it has them and ``copy`` is False, else a new array."""
+    if array.shape[-1] >= levels:
+        return array.copy() if copy else array
+    grown = np.full(array.shape[:-1] + (levels,), fill, dtype=array.dtype)
+    grown[..., :array.shape[-1]] = array
+    return grown
+
+
+def smallest_island(settings: NavSettings, samples: int) -> int:
+    """The fewest samples an island needs to be kept (``n * cell_size² >= min_region_area``, the comparison
+    :func:`~voxelworld.navigation.sampling.drop_small_islands` makes), at most ``samples + 1``."""
+    area, wanted = settings.cell_size ** 2, settings.min_region_area
+    n = min(max(math.ceil(wanted / area), 0), samples + 1)
+    while n > 0 and (n - 1) * area >= wanted:
+        n -= 1
+    while n <= samples and n * area < wanted:
+        n += 1
+    return n
+
+
+def rebake_state(state: BakeState, box, scene: Scene | None = None,
+                 in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
+    """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
+    polygons changed, as (region, ti, tk). With ``in_place``, the arrays of ``state`` are updated and shared
+    by the new state (``state`` must not be used again); otherwise ``state`` is left as it was."""
+    lo, hi = _box(box)
+    scene = state.scene if scene is None else scene
+    settings = state.settings
+    _check(scene, settings)
+    regions, rebuilt = [], []
+    for n, baked in enumerate(state.regions):
+        block = _block(baked.region, settings, lo, hi)
+        if block is None:
+            regions.append(baked)
+            continue
+        fresh, tiles = _rebake_region(baked, scene, settings, block, in_place)
+        regions.append(fresh)
+        rebuilt += [(n, ti, tk) for ti, tk in tiles]
+    return BakeState(scene, settings, tuple(regions)), rebuilt
+
+
+def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, block,
+                   in_place: bool) -> tuple[BakedRegion, list[tuple[int, int]]]:
+    """One region re-baked over ``block`` (see :func:`rebake_state`), and its tiles whose polygons changed."""
+    bi0, bk0, bi1, bk1 = block
+    nx, nz = baked.samples.height.shape[:2]
+    rays = RayScene(scene, baked.region, settings, block)
+    cast = walkable_samples(rays.cast_columns(), settings)
+    levels = max(cast.height.shape[2], baked.samples.height.shape[2])
+    copy = not in_place
+    old = baked.samples
+    samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels, np.nan, copy),
+                      _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy))
+    for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
+        mine, theirs = getattr(samples, name), getattr(cast, name)
+        mine[bi0:bi1, bk0:bk1] = fill
+        mine[bi0:bi1, bk0:bk1, :theirs.shape[2]] = theirs
+    # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
+    window = samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz))
+    whole = _with_levels(baked.whole, levels, np.nan, copy)
+    judged = whole_cells(rays, window, settings, block)
+    whole[bi0:bi1, bk0:bk1] = judged[bi0 - window.i0:bi1 - window.i0, bk0 - window.k0:bk1 - window.k0]
+    reach = erosion_reach(settings)
+    wi0, wk0, wi1, wk1 = max(bi0 - reach, 0), max(bk0 - reach, 0), min(bi1 + reach, nx), min(bk1 + reach, nz)
+    window = samples.with_height(whole).window(wi0, wk0, wi1, wk1)
+    eroded = _with_levels(baked.eroded, levels, np.nan, copy)
+    eroded[bi0:bi1, bk0:bk1] = erode(window, settings)[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
+    # Islands: walked from the block and the column around it; dropped samples are looked at as far as an
+    # island too small to keep that reaches in there can lie.
+    final = _with_levels(baked.layers.height, levels, np.nan, copy)
+    changed = np.zeros((nx, nz), dtype=bool)
+    smallest = smallest_island(settings, eroded.size)
+    seeds = np.array([[max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz)],
+                      [max(bi0 - 1 - smallest, 0), max(bk0 - 1 - smallest, 0), min(bi1 + 1 + smallest, nx),
+                       min(bk1 + 1 + smallest, nz)]], dtype=np.int64)
+    refresh_islands(eroded, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, seeds,
+                    smallest, final, changed)
+    # Links of the kept samples around every column whose samples, ceiling or enclosure changed.
+    links = _with_levels(baked.layers.links, levels, -1, copy)
+    rows, cols = np.nonzero(changed)
+    li0, li1 = max(min(bi0, int(rows.min(initial=nx))) - 1, 0), min(max(bi1, int(rows.max(initial=-1)) + 1) + 1, nx)
+    lk0, lk1 = max(min(bk0, int(cols.min(initial=nz))) - 1, 0), min(max(bk1, int(cols.max(initial=-1)) + 1) + 1, nz)
+    before = links[:, li0:li1, lk0:lk1].copy()
+    _level_links(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
+                 li0, lk0, li1, lk1, links)
+    changed[li0:li1, lk0:lk1] |= np.any(before != links[:, li0:li1, lk0:lk1], axis=(0, 3))
+    layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
+    ntx, ntz = layers.tiles
+    padded = np.zeros((ntx * TILE_CELLS, ntz * TILE_CELLS), dtype=bool)
+    padded[:nx, :nz] = changed
+    per_tile = padded.reshape(ntx, TILE_CELLS, ntz, TILE_CELLS).any(axis=(1, 3))
+    tiles = list(baked.tiles)
+    rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(per_tile))]
+    for ti, tk in rebuilt:
+        tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
+    return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt
