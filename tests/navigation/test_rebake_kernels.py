@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from voxelworld.navigation import NavSettings
 from voxelworld.navigation._kernels.samples import DIRECTIONS, level_links, refresh_islands
 from voxelworld.navigation.rebake import smallest_island
+from voxelworld.navigation.sampling import Samples, erode, erosion_reach
 
 from .test_bake_kernels import random_samples, reference_links
 
@@ -92,3 +93,24 @@ def test_smallest_island_is_the_first_size_drop_small_islands_keeps(ray_density,
     counts = np.arange(10_002)
     kept = ~(counts * settings_.cell_size ** 2 < settings_.min_region_area)  # as drop_small_islands compares
     assert n == (int(np.argmax(kept)) if kept.any() else 10_001)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), radius=st.sampled_from([0.2, 0.5, 0.75, 1.3, 2.4]),
+       block=st.tuples(st.integers(0, 29), st.integers(0, 29), st.integers(1, 8), st.integers(1, 8)))
+def test_erosion_over_a_window_reaching_erosion_reach_judges_its_middle_as_the_whole_grid(seed, radius, block):
+    rng = np.random.default_rng(seed)
+    shape = (30, 30, 2)
+    # Terraces with holes and walls, so that the edge is near everywhere and far in places.
+    height = np.sort(rng.integers(0, 3, shape) * 0.3 + np.array([0.0, 2.5]), axis=-1)
+    height[rng.random(shape) < 0.12] = np.nan
+    height[4:26, 4:26, 0] = np.where(rng.random((22, 22)) < 0.01, np.nan, 0.3)  # a wide floor, a few holes
+    samples = Samples(0.0, 0.0, 0.5, height, np.full(shape, np.inf), np.zeros(shape, dtype=np.int64))
+    settings_ = NavSettings(ray_density=4, agent_radius=radius, step_limit=0.35, clearance=1.0)
+    whole = erode(samples, settings_)
+    i0, k0 = block[:2]
+    i1, k1 = min(i0 + block[2], shape[0]), min(k0 + block[3], shape[1])
+    reach = erosion_reach(settings_)
+    wi0, wk0, wi1, wk1 = max(i0 - reach, 0), max(k0 - reach, 0), min(i1 + reach, shape[0]), min(k1 + reach, shape[1])
+    part = erode(samples.window(wi0, wk0, wi1, wk1), settings_)
+    assert np.array_equal(part[i0 - wi0:i1 - wi0, k0 - wk0:k1 - wk0], whole[i0:i1, k0:k1], equal_nan=True)

@@ -17,8 +17,6 @@ import json
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import FormatError, ParameterError, check_point
 from ..files import write_atomically
@@ -84,7 +82,7 @@ class NavMesh:
         link_polygon = np.concatenate([portals[:, 1], portals[:, 0]])[order]
         link_portal = np.tile(np.arange(r, dtype=np.int64), 2)[order]
         link_start = np.searchsorted(owner[order], np.arange(p + 1)).astype(np.int64)
-        self._island = _island_labels(p, portals)
+        self._island = _paths.polygon_islands(p, portals)
         # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
         if p:
             lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
@@ -358,15 +356,3 @@ def _polygon_geometry(vertices, polygon_start, polygon_vertices):
     a, b = np.where(upright, -normal[:, 0] / ny, 0.0), np.where(upright, -normal[:, 2] / ny, 0.0)
     planes = np.column_stack([a, b, mean[:, 1] - a * mean[:, 0] - b * mean[:, 2]])
     return boxes, planes
-
-
-def _island_labels(p: int, portals: np.ndarray) -> np.ndarray:
-    """The connected group of every polygon through the portals, numbered by their lowest polygon."""
-    if p == 0:
-        return np.zeros(0, dtype=np.int64)
-    graph = coo_matrix((np.ones(len(portals)), (portals[:, 0], portals[:, 1])), shape=(p, p))
-    _, raw = connected_components(graph, directed=False)
-    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[inverse]

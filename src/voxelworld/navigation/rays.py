@@ -165,9 +165,13 @@ class RayScene:
         hits = self.bvh.raycast_all(origins, [0.0, -1.0, 0.0], max_distance=hi - lo)
         return hits.ray, hi - hits.distance, self.bvh.normals[hits.triangle, 1], self.proxy[hits.triangle]
 
-    def cast_columns(self) -> RayHitsGrid:
-        """The hits of the block's column rays (one through each cell's centre)."""
-        i0, k0, i1, k1 = self.block
+    def cast_columns(self, columns=None) -> RayHitsGrid:
+        """The hits of the column rays (one through each cell's centre) of the block, or of the columns
+        ``(i0, k0, i1, k1)`` inside it."""
+        i0, k0, i1, k1 = self.block if columns is None else columns
+        b0, c0, b1, c1 = self.block
+        if not (b0 <= i0 < i1 <= b1 and c0 <= k0 < k1 <= c1):
+            raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
         cell, x0, z0 = self.settings.cell_size, float(self.region.min[0]), float(self.region.min[2])
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
         ray, height, up, excluded = self.cast(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)

@@ -9,8 +9,9 @@ Every step of a bake depends only on columns near each sample, except the island
 - erosion, ``agent_radius`` further: a change at one sample alters the distance to the edge only along paths
   through it, which are at least as long as the way to it.
 
-So the rays are cast again over the columns within ``agent_radius`` plus two cells of the box (the *block*);
-whole cells are judged again over the block, and erosion over the block with every column it reads around it.
+So the column rays are cast again over the columns whose cells touch the box; whole cells are judged again
+(corner probes cast again) over the columns within ``agent_radius`` plus two cells of the box (the *block*),
+and erosion over the block with every column it reads around it (:func:`~.sampling.erosion_reach`).
 Islands are walked from the block and the column around it (:func:`~._kernels.samples.refresh_islands`): an
 island none of whose samples lies there is the island it was, and a walk stops as soon as it knows an island
 is large enough to keep, so only small islands are walked whole. The links of the kept samples are found
@@ -59,14 +60,13 @@ def _check(scene, settings) -> None:
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
 
 
-def _block(region: SearchRegion, settings: NavSettings, lo: np.ndarray, hi: np.ndarray):
-    """The columns (i0, k0, i1, k1) whose walkable samples a change inside the box lo..hi can reach, or None."""
+def _block(region: SearchRegion, settings: NavSettings, lo: np.ndarray, hi: np.ndarray, margin: float):
+    """The columns (i0, k0, i1, k1) whose cells come within ``margin`` (m) of the box lo..hi, or None."""
     rlo, rhi = np.array(region.min), np.array(region.max)
     if np.any(hi < rlo) or np.any(lo > rhi):
         return None
     nx, nz = grid_shape(region, settings)
     cell = settings.cell_size
-    margin = settings.agent_radius + 2 * cell  # how far from a changed column the walkable area can change
     i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
     i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
     k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
@@ -106,33 +106,40 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None,
     settings = state.settings
     _check(scene, settings)
     regions, rebuilt = [], []
+    margin = settings.agent_radius + 2 * settings.cell_size  # how far from the box the walkable area can change
     for n, baked in enumerate(state.regions):
-        block = _block(baked.region, settings, lo, hi)
+        block = _block(baked.region, settings, lo, hi, margin)
         if block is None:
             regions.append(baked)
             continue
-        fresh, tiles = _rebake_region(baked, scene, settings, block, in_place)
+        # Rays change only where they can meet a changed triangle: in the columns whose cells touch the box
+        # (None: in none).
+        fresh, tiles = _rebake_region(baked, scene, settings, block, _block(baked.region, settings, lo, hi, 0.0),
+                                      in_place)
         regions.append(fresh)
         rebuilt += [(n, ti, tk) for ti, tk in tiles]
     return BakeState(scene, settings, tuple(regions)), rebuilt
 
 
-def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, block,
+def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, block, touched,
                    in_place: bool) -> tuple[BakedRegion, list[tuple[int, int]]]:
-    """One region re-baked over ``block`` (see :func:`rebake_state`), and its tiles whose polygons changed."""
+    """One region re-baked over ``block`` (see :func:`rebake_state`), its rays cast again over the columns
+    ``touched`` (inside the block), and its tiles whose polygons changed."""
     bi0, bk0, bi1, bk1 = block
     nx, nz = baked.samples.height.shape[:2]
     rays = RayScene(scene, baked.region, settings, block)
-    cast = walkable_samples(rays.cast_columns(), settings)
-    levels = max(cast.height.shape[2], baked.samples.height.shape[2])
+    cast = walkable_samples(rays.cast_columns(touched), settings) if touched is not None else None
+    levels = max(cast.height.shape[2] if cast is not None else 0, baked.samples.height.shape[2])
     copy = not in_place
     old = baked.samples
     samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels, np.nan, copy),
                       _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy))
-    for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
-        mine, theirs = getattr(samples, name), getattr(cast, name)
-        mine[bi0:bi1, bk0:bk1] = fill
-        mine[bi0:bi1, bk0:bk1, :theirs.shape[2]] = theirs
+    if cast is not None:
+        ti0, tk0, ti1, tk1 = touched
+        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
+            mine, theirs = getattr(samples, name), getattr(cast, name)
+            mine[ti0:ti1, tk0:tk1] = fill
+            mine[ti0:ti1, tk0:tk1, :theirs.shape[2]] = theirs
     # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
     window = samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz))
     whole = _with_levels(baked.whole, levels, np.nan, copy)

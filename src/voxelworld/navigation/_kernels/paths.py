@@ -32,17 +32,22 @@ from .polyanya import EPS, search
 TOLERANCE = 1e-9  # m
 
 
-@njit(cache=True)
-def _sides_of(vertices, polygon_start, polygon_vertices, q):
-    """Polygon q's corners in counter-clockwise order on the x-z plane (indices into ``vertices``)."""
-    first, last = polygon_start[q], polygon_start[q + 1]
-    corners = polygon_vertices[first:last].copy()
-    if winding(vertices, polygon_start, polygon_vertices, q) < 0.0:
-        corners = corners[::-1].copy()
-    return corners
+@njit(cache=True, inline="always")
+def _corner(polygon_start, polygon_vertices, q, turn, i):
+    """Polygon q's corner i in counter-clockwise order on the x-z plane (``turn``: the sign of its winding)."""
+    return polygon_vertices[polygon_start[q] + i] if turn >= 0.0 else polygon_vertices[polygon_start[q + 1] - 1 - i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _on_side(ex, ez, length, px, pz):
+    """Where a point (px, pz), relative to a side's start, lies along the side (ex, ez) of ``length``, as a
+    fraction of it, and whether it lies on the side (within TOLERANCE of its line and span)."""
+    off = abs(ex * pz - ez * px) / length
+    t = (ex * px + ez * pz) / (length * length)
+    return t, off <= TOLERANCE and -TOLERANCE <= t * length <= length + TOLERANCE
+
+
+@njit(cache=True, inline="always")
 def _portals_on_side(ux, uz, vx, vz, portal_segments, link_start, link_portal, q, found):
     """The portals of polygon q lying on the side u-v: rows ``(portal, end nearer u, end nearer v)`` of ``found``
     as floats ``(t0, t1, portal, end at t0)`` sorted by t0; returns their count."""
@@ -51,17 +56,15 @@ def _portals_on_side(ux, uz, vx, vz, portal_segments, link_start, link_portal, q
     count = 0
     for j in range(link_start[q], link_start[q + 1]):
         r = link_portal[j]
-        ok = True
-        t = np.empty(2)
-        for e in range(2):
-            px, pz = portal_segments[r, e, 0] - ux, portal_segments[r, e, 2] - uz
-            off = abs(ex * pz - ez * px) / length
-            t[e] = (ex * px + ez * pz) / (length * length)
-            ok = ok and off <= TOLERANCE and -TOLERANCE <= t[e] * length <= length + TOLERANCE
-        if not ok or abs(t[1] - t[0]) * length <= TOLERANCE:
+        px, pz = portal_segments[r, 0, 0] - ux, portal_segments[r, 0, 2] - uz
+        if abs(ex * pz - ez * px) > 2.0 * TOLERANCE * length:
+            continue  # far off the side's line (what _on_side tells, without its divisions)
+        ta, on_a = _on_side(ex, ez, length, portal_segments[r, 0, 0] - ux, portal_segments[r, 0, 2] - uz)
+        tb, on_b = _on_side(ex, ez, length, portal_segments[r, 1, 0] - ux, portal_segments[r, 1, 2] - uz)
+        if not (on_a and on_b) or abs(tb - ta) * length <= TOLERANCE:
             continue
-        e0 = 0 if t[0] < t[1] else 1
-        found[count, 0], found[count, 1] = t[e0], t[1 - e0]
+        e0 = 0 if ta < tb else 1
+        found[count, 0], found[count, 1] = (ta, tb) if e0 == 0 else (tb, ta)
         found[count, 2], found[count, 3] = r, e0
         k = count  # insertion sort on t0 (few portals per side)
         while k > 0 and found[k - 1, 0] > found[k, 0]:
@@ -72,7 +75,7 @@ def _portals_on_side(ux, uz, vx, vz, portal_segments, link_start, link_portal, q
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_point(ring_xz, ring_y, ring_polygon, ring_across, ring_portal, planes, n, q, x, z, across, portal):
     ring_xz[n, 0], ring_xz[n, 1] = x, z
     ring_y[n] = planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
@@ -103,10 +106,11 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
     found = np.empty((max(link_start[-1], 1), 4))
     n = 0
     for q in range(p):
-        corners = _sides_of(vertices, polygon_start, polygon_vertices, q)
-        m = corners.shape[0]
+        turn = winding(vertices, polygon_start, polygon_vertices, q)
+        m = polygon_start[q + 1] - polygon_start[q]
         for i in range(m):
-            u, v = corners[i], corners[(i + 1) % m]
+            u = _corner(polygon_start, polygon_vertices, q, turn, i)
+            v = _corner(polygon_start, polygon_vertices, q, turn, (i + 1) % m)
             ux, uz, vx, vz = vertices[u, 0], vertices[u, 2], vertices[v, 0], vertices[v, 2]
             length = math.sqrt((vx - ux) ** 2 + (vz - uz) ** 2)
             if length <= TOLERANCE:
@@ -165,6 +169,26 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
 
 
 @njit(cache=True)
+def polygon_islands(p, portals):
+    """The connected group of every one of ``p`` polygons through the ``portals`` (pairs of polygons), numbered
+    in the order of their lowest polygon."""
+    parent = np.arange(p)
+    for r in range(portals.shape[0]):
+        a, b = _find(parent, portals[r, 0]), _find(parent, portals[r, 1])
+        parent[max(a, b)] = min(a, b)  # a group's root stays its lowest polygon
+    island = np.empty(p, np.int64)
+    count = 0
+    for q in range(p):
+        root = _find(parent, q)
+        if root == q:
+            island[q] = count
+            count += 1
+        else:
+            island[q] = island[root]
+    return island
+
+
+@njit(cache=True, inline="always")
 def _next(ring_start, ring_polygon, k):
     """The piece after piece k in its ring (where piece k ends)."""
     return k + 1 if k + 1 < ring_start[ring_polygon[k] + 1] else ring_start[ring_polygon[k]]
@@ -202,4 +226,4 @@ def find_path(mesh, index, island, rings, scratch, start, end, out):
     return n, length
 
 
-__all__ = ["boundary_rings", "find_path", "TOLERANCE", "EPS"]
+__all__ = ["boundary_rings", "find_path", "polygon_islands", "TOLERANCE", "EPS"]
