@@ -74,14 +74,10 @@ class NavMesh:
         polygon_vertices = np.ascontiguousarray(self.polygon_vertices, dtype=np.int64)
         portals = np.ascontiguousarray(self.portals, dtype=np.int64).reshape(-1, 2)
         segments = np.ascontiguousarray(self.portal_segments, dtype=np.float64).reshape(-1, 2, 3)
-        p, r = len(polygon_start) - 1, len(portals)
-        boxes, planes = _polygon_geometry(vertices, polygon_start, polygon_vertices)
+        p = len(polygon_start) - 1
+        boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
         # Neighbours: polygon q's links are link_*[link_start[q]:link_start[q + 1]], by ascending portal.
-        owner = np.concatenate([portals[:, 0], portals[:, 1]])
-        order = np.lexsort((np.tile(np.arange(r), 2), owner))
-        link_polygon = np.concatenate([portals[:, 1], portals[:, 0]])[order]
-        link_portal = np.tile(np.arange(r, dtype=np.int64), 2)[order]
-        link_start = np.searchsorted(owner[order], np.arange(p + 1)).astype(np.int64)
+        link_start, link_polygon, link_portal = _paths.polygon_links(p, portals)
         self._island = _paths.polygon_islands(p, portals)
         # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
         if p:
@@ -331,28 +327,3 @@ def _check_consistent(mesh: NavMesh) -> None:
 
 def _point(parameter: str, value) -> np.ndarray:
     return np.array(check_point(parameter, value))
-
-
-def _polygon_geometry(vertices, polygon_start, polygon_vertices):
-    """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)``, its plane ``(a, b, c)``
-    (height ``a x + b z + c``, through the corners' mean along Newell's normal)."""
-    p = len(polygon_start) - 1
-    if p == 0:
-        return np.zeros((0, 6)), np.zeros((0, 3))
-    corners = vertices[polygon_vertices]
-    firsts, counts = polygon_start[:-1], np.diff(polygon_start)
-    boxes = np.column_stack([np.minimum.reduceat(corners[:, 0], firsts), np.maximum.reduceat(corners[:, 0], firsts),
-                             np.minimum.reduceat(corners[:, 2], firsts), np.maximum.reduceat(corners[:, 2], firsts),
-                             np.minimum.reduceat(corners[:, 1], firsts), np.maximum.reduceat(corners[:, 1], firsts)])
-    mean = np.add.reduceat(corners, firsts) / counts[:, None]
-    following = np.arange(1, len(corners) + 1)
-    following[polygon_start[1:] - 1] = firsts
-    here, there = corners, corners[following]
-    normal = np.column_stack([np.add.reduceat((here[:, 1] - there[:, 1]) * (here[:, 2] + there[:, 2]), firsts),
-                              np.add.reduceat((here[:, 2] - there[:, 2]) * (here[:, 0] + there[:, 0]), firsts),
-                              np.add.reduceat((here[:, 0] - there[:, 0]) * (here[:, 1] + there[:, 1]), firsts)])
-    upright = np.abs(normal[:, 1]) > 1e-12 * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
-    ny = np.where(upright, normal[:, 1], 1.0)
-    a, b = np.where(upright, -normal[:, 0] / ny, 0.0), np.where(upright, -normal[:, 2] / ny, 0.0)
-    planes = np.column_stack([a, b, mean[:, 1] - a * mean[:, 0] - b * mean[:, 2]])
-    return boxes, planes

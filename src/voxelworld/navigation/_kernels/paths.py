@@ -169,6 +169,27 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
 
 
 @njit(cache=True)
+def polygon_links(p, portals):
+    """Each of ``p`` polygons' neighbours through the ``portals``, in CSR form: polygon q's are
+    ``link_polygon[link_start[q]:link_start[q + 1]]`` through the portals ``link_portal[...]``, by ascending
+    portal. Returns ``(link_start, link_polygon, link_portal)``."""
+    link_start = np.zeros(p + 1, np.int64)
+    for r in range(portals.shape[0]):
+        link_start[portals[r, 0] + 1] += 1
+        link_start[portals[r, 1] + 1] += 1
+    for q in range(p):
+        link_start[q + 1] += link_start[q]
+    fill = link_start[:-1].copy()
+    link_polygon, link_portal = np.empty(link_start[p], np.int64), np.empty(link_start[p], np.int64)
+    for r in range(portals.shape[0]):
+        for e in range(2):
+            q = portals[r, e]
+            link_polygon[fill[q]], link_portal[fill[q]] = portals[r, 1 - e], r
+            fill[q] += 1
+    return link_start, link_polygon, link_portal
+
+
+@njit(cache=True)
 def polygon_islands(p, portals):
     """The connected group of every one of ``p`` polygons through the ``portals`` (pairs of polygons), numbered
     in the order of their lowest polygon."""
@@ -226,4 +247,4 @@ def find_path(mesh, index, island, rings, scratch, start, end, out):
     return n, length
 
 
-__all__ = ["boundary_rings", "find_path", "polygon_islands", "TOLERANCE", "EPS"]
+__all__ = ["boundary_rings", "find_path", "polygon_islands", "polygon_links", "TOLERANCE", "EPS"]
