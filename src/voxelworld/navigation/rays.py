@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from ..collision import TriangleBVH
 from ..errors import ParameterError
+from ._kernels.columns import bin_triangles, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -97,7 +97,8 @@ def _top(obj) -> float:
 
 def _triangle_boxes(obj, proxy: str | None):
     """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``): positions,
-    indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)`` and the box of them all."""
+    indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)``, the box of them all, and each triangle's
+    up component (the y of its unit normal as wound; 0 for a degenerate one)."""
     entry = _cached(obj)
     if proxy not in entry:
         p, t = (obj.positions, obj.indices) if proxy is None else _proxy_triangles(obj.positions, obj.indices, proxy)
@@ -105,7 +106,10 @@ def _triangle_boxes(obj, proxy: str | None):
         boxes = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
                                  corners[..., 2].max(1)])
         whole = (boxes[:, 0].min(), boxes[:, 1].max(), boxes[:, 2].min(), boxes[:, 3].max())
-        entry[proxy] = (p, t, boxes, whole)
+        normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        length = np.linalg.norm(normal, axis=1)
+        up = np.divide(normal[:, 1], length, out=np.zeros(len(t)), where=length > 0)
+        entry[proxy] = (p, t, boxes, whole, up)
     return entry[proxy]
 
 
@@ -121,9 +125,9 @@ def check_bake_input(scene, region, settings) -> None:
 
 
 class RayScene:
-    """The triangles that rays over a block of a region's columns can meet, as a BVH with a flag per triangle
-    telling whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``: columns
-    ``[i0, i1) x [k0, k1)``, the whole grid when None."""
+    """The triangles that rays over a block of a region's columns can meet, binned by the block's cells, with
+    each one's up component and whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``:
+    columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
 
     def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, block=None):
         check_bake_input(scene, region, settings)
@@ -135,35 +139,40 @@ class RayScene:
         lo, cell = np.array(region.min), settings.cell_size
         x_lo, x_hi = lo[0] + i0 * cell, lo[0] + i1 * cell  # the block's cells, corners included
         z_lo, z_hi = lo[2] + k0 * cell, lo[2] + k1 * cell
-        positions, indices, exclusion = [], [], []
+        positions, indices, boxes, up, exclusion = [], [], [], [], []
         count = 0
         for obj in scene:
             if obj.role == "exception" or not len(obj.indices):
                 continue
             is_obstacle = obj.role == "obstacle" and _top(obj) - lo[1] > settings.obstacle_min_height
-            p, t, boxes, (ox_lo, ox_hi, oz_lo, oz_hi) = _triangle_boxes(
+            p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
                 obj, settings.exclusion_proxy if is_obstacle else None)
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
-            meets = (boxes[:, 0] <= x_hi) & (boxes[:, 1] >= x_lo) & (boxes[:, 2] <= z_hi) & (boxes[:, 3] >= z_lo)
+            meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)
             if meets.any():
                 positions.append(p)
                 indices.append(t[meets] + count)
+                boxes.append(box[meets])
+                up.append(facing[meets])
                 exclusion.append(np.full(int(meets.sum()), is_obstacle))
                 count += len(p)
-        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices)) if positions else None
-        self.proxy = np.concatenate(exclusion) if positions else None
+        self.positions = np.concatenate(positions) if positions else np.empty((0, 3))
+        self.indices = np.concatenate(indices) if positions else np.empty((0, 3), dtype=np.int64)
+        self.up = np.concatenate(up) if positions else np.empty(0)
+        self.proxy = np.concatenate(exclusion) if positions else np.empty(0, dtype=bool)
+        self._grid = (float(x_lo), float(z_lo), float(cell), i1 - i0, k1 - k0)
+        self._bins = bin_triangles(np.concatenate(boxes) if positions else np.empty((0, 4)), *self._grid)
 
     def cast(self, x: np.ndarray, z: np.ndarray):
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the region's top to its
-        bottom, sorted by ray, then from the top down: ray, height (m), the hit triangle's up component, and
-        whether it is on a proxy."""
-        if self.bvh is None or not len(x):
-            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty(0, dtype=bool)
+        bottom, sorted by ray, then from the top down (then by triangle, in scene order): ray, height (m), the
+        hit triangle's up component, and whether it is on a proxy (see ``_kernels/columns.py``)."""
         lo, hi = self.region.min[1], self.region.max[1]
-        origins = np.column_stack([x, np.full(len(x), hi), z])
-        hits = self.bvh.raycast_all(origins, [0.0, -1.0, 0.0], max_distance=hi - lo)
-        return hits.ray, hi - hits.distance, self.bvh.normals[hits.triangle, 1], self.proxy[hits.triangle]
+        ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins, *self._grid,
+                                                np.ascontiguousarray(x, dtype=np.float64),
+                                                np.ascontiguousarray(z, dtype=np.float64), hi, hi - lo)
+        return ray, hi - distance, self.up[triangle], self.proxy[triangle]
 
     def cast_columns(self, columns=None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns
