@@ -158,3 +158,22 @@ def test_rebake_redoes_a_tile_whose_links_changed_and_whose_samples_did_not():
         mesh = bake(ramp_under_a_slab(before), region, settings_)
         assert mesh.rebake(((2, 1.8, 2), (4, 1.95, 6)), ramp_under_a_slab(after)) == [(0, 0, 0)]
         assert_same(mesh, bake(ramp_under_a_slab(after), region, settings_))
+
+
+def test_queries_after_rebakes_answer_as_on_a_fresh_bake():
+    # The re-baked navmesh keeps its path search's scratch (stamps included) across re-bakes.
+    rng = np.random.default_rng(5)
+    spots = [(10.0, 10.0), (16.5, 14.0), (32.45, 22.45), (5.0, 20.0), (20.0, 3.0)]
+    mesh = bake(level(spots[0]), REGION, BASE)
+    for before, after in zip(spots, spots[1:]):
+        ends = [(mesh.random_point(rng), mesh.random_point(rng)) for _ in range(5)]
+        for a, b in ends:
+            mesh.find_path(a, b)
+        mesh.rebake(moved(before, after), level(after))
+        fresh = bake(level(after), REGION, BASE)
+        for a, b in ends:
+            got, expected = mesh.find_path(a, b), fresh.find_path(a, b)
+            assert (got is None) == (expected is None)
+            if got is not None:
+                assert np.array_equal(got.points, expected.points) and got.length == expected.length
+            assert mesh.locate(a) == fresh.locate(a)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .navmesh import NavMesh
-from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_from_tiles, tile_polygons
+from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
 from .rays import RayScene, check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .scene import Scene
@@ -48,9 +48,13 @@ class BakeState:
     regions: tuple[BakedRegion, ...]
 
     def navmesh(self) -> NavMesh:
-        mesh = navmesh_from_tiles([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
+        mesh = NavMesh(*self.navmesh_arrays())
         mesh.bake_state = self
         return mesh
+
+    def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays of the navmesh of every region's tiles, in the order NavMesh takes them."""
+        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
 
 
 def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:

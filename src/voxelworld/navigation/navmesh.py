@@ -100,20 +100,30 @@ class NavMesh:
         self._path_scratch(max(1024, 4 * len(self._rings[1])))
 
     def _path_scratch(self, room: int) -> None:
-        """The path search's scratch (see ``_kernels/polyanya.py``) for ``room`` nodes and roots, and the buffer
-        of a path's points."""
-        vertex_count = len(self._rings[7])
+        """The path search's scratch (see ``_kernels/polyanya.py``) for at least ``room`` nodes and roots, and
+        the buffer of a path's points. What the mesh had is kept where it is large enough (after a re-bake, the
+        polygons and ring vertices are about as many as before): the search never reads what it has not
+        written in the same query, and the per-vertex and per-polygon stamps stay valid as long as the count of
+        queries goes on. New arrays get a quarter more room than asked, for the next re-bake."""
+        vertex_count, p = len(self._rings[7]), self.polygon_count
+        old = getattr(self, "_scratch", None)
         counts = np.zeros(5, dtype=np.int64)
-        if getattr(self, "_scratch", None) is not None and len(self._scratch[5]) == vertex_count:
-            counts[3] = self._scratch[7][3]  # stamps of best_g stay valid: keep counting queries
-            best_g, stamp, entered, entered_g = self._scratch[5], self._scratch[6], self._scratch[8], self._scratch[9]
+        if old is not None and len(old[5]) >= vertex_count and len(old[8]) >= p:
+            counts[3] = old[7][3]  # stamps of best_g and entered stay valid: keep counting queries
+            best_g, stamp, entered, entered_g = old[5], old[6], old[8], old[9]
         else:
-            best_g, stamp = np.zeros(vertex_count), np.zeros(vertex_count, dtype=np.int64)
-            entered, entered_g = np.zeros((self.polygon_count, 2), dtype=np.int64), np.zeros(self.polygon_count)
-        self._scratch = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
-                         np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64), best_g, stamp, counts,
-                         entered, entered_g, np.zeros((2, 3)))
-        self._path_buffer = np.zeros((vertex_count + 3, 3))
+            v, q = vertex_count + vertex_count // 4, p + p // 4
+            best_g, stamp = np.zeros(v), np.zeros(v, dtype=np.int64)
+            entered, entered_g = np.zeros((q, 2), dtype=np.int64), np.zeros(q)
+        if old is not None and len(old[0]) >= room:
+            queue = old[:5]
+        else:
+            room += room // 4
+            queue = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
+                     np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64))
+        self._scratch = queue + (best_g, stamp, counts, entered, entered_g, np.zeros((2, 3)))
+        if len(getattr(self, "_path_buffer", ())) < vertex_count + 3:
+            self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
@@ -143,8 +153,10 @@ class NavMesh:
         from .rebake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
 
         state, rebuilt = rebake_state(self.bake_state, box, scene, in_place=True)
-        fresh = state.navmesh()  # arrays and every structure _reindex derives from them, built once
-        self.__dict__.update(fresh.__dict__)
+        (self.vertices, self.polygon_start, self.polygon_vertices, self.polygon_level, self.portals,
+         self.portal_segments) = state.navmesh_arrays()
+        self.bake_state = state
+        self._reindex()  # keeps the path search's scratch where it is large enough
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons

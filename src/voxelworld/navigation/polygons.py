@@ -24,7 +24,8 @@ from ._kernels.polygons import rectangle_mesh, tile_rectangles
 from .navmesh import NavMesh
 from .sampling import level_links
 
-__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_from_grids"]
+__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_arrays",
+           "navmesh_from_grids"]
 
 TILE_CELLS = 32  # columns along each side of a tile
 HEIGHT_ERROR = 0.05  # m: the farthest a cell's height lies from its polygon's plane
@@ -85,6 +86,12 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, height_error: float 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int) -> NavMesh:
     """The navmesh of every region's tiles (each region: its layers and its tiles' rectangles, in tile order);
     polygons are numbered region by region, tile by tile; portals join polygons of one region."""
+    return NavMesh(*navmesh_arrays(regions, max_corners))
+
+
+def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int):
+    """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
+    polygon_level, portals, portal_segments)``."""
     vertices, corners, levels, portals, segments = [], [], [], [], []
     polygon_count = vertex_count = 0
     for layers, tiles in regions:
@@ -105,12 +112,11 @@ def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]],
     portal_pairs = np.concatenate(portals) if portals else np.empty((0, 2), dtype=np.int64)
     portal_segments = np.concatenate(segments) if segments else np.empty((0, 2, 3))
     order = np.lexsort((portal_pairs[:, 1], portal_pairs[:, 0]))
-    return NavMesh(np.concatenate(vertices) if vertices else np.empty((0, 3)),
-                   np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
-                   (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
-                   (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
-                   portal_pairs[order].astype(np.int64).reshape(-1, 2),
-                   portal_segments[order].reshape(-1, 2, 3))
+    return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
+            np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
+            (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
+            (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
+            portal_pairs[order].astype(np.int64).reshape(-1, 2), portal_segments[order].reshape(-1, 2, 3))
 
 
 def navmesh_from_layers(layers: list[WalkableLayers], max_corners: int = 6,
