@@ -9,7 +9,7 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.collision._kernels import ray_triangle
-from voxelworld.navigation._kernels.columns import bin_triangles, vertical_hits
+from voxelworld.navigation._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from voxelworld.navigation._kernels.samples import DIRECTIONS, corners_to_probe, erosion_distance
 from voxelworld.navigation._kernels.surfaces import SAME_HEIGHT
 from voxelworld.navigation.rays import column_surfaces
@@ -166,7 +166,8 @@ def random_soup(seed: int, count: int = 40):
     corners[: count // 4] = np.round(corners[: count // 4] * 2) / 2  # on the 0.5 m grid of the cells
     corners[count // 4: count // 2, :, 0] = corners[count // 4: count // 2, :1, 0]  # upright (x constant)
     shared = corners[count // 2: count // 2 + 5].copy()
-    shared[:, 0], shared[:, 1] = corners[count // 2 + 5: count // 2 + 10, 1], corners[count // 2 + 5: count // 2 + 10, 0]
+    partner = corners[count // 2 + 5: count // 2 + 10]
+    shared[:, 0], shared[:, 1] = partner[:, 1], partner[:, 0]
     corners[count // 2: count // 2 + 5] = shared  # each shares an edge with a triangle 5 further on
     return corners.reshape(-1, 3), np.arange(3 * count).reshape(-1, 3)
 
@@ -200,3 +201,16 @@ def test_vertical_hits_meet_every_triangle_the_ray_triangle_test_accepts(seed):
     bvh = TriangleBVH(positions, indices).raycast_all(np.column_stack([x, np.full(len(x), 3.0), z]), [0.0, -1.0, 0.0],
                                                       max_distance=4.5)
     assert set(zip(bvh.ray.tolist(), bvh.triangle.tolist())) <= set(zip(ray.tolist(), triangle.tolist()))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_triangle_boxes_and_up_components_match_numpy_and_a_bvh(seed):
+    positions, indices = random_soup(seed)
+    indices[0] = [0, 0, 1]  # degenerate: no normal, up 0
+    boxes, whole, up = triangle_boxes(positions, indices)
+    corners = positions[indices]
+    expected = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
+                                corners[..., 2].max(1)])
+    assert np.array_equal(boxes, expected)
+    assert whole.tolist() == [expected[:, 0].min(), expected[:, 1].max(), expected[:, 2].min(), expected[:, 3].max()]
+    assert np.array_equal(up, TriangleBVH(positions, indices).normals[:, 1]) and up[0] == 0.0

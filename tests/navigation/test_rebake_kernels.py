@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.navigation import NavSettings
-from voxelworld.navigation._kernels.samples import DIRECTIONS, level_links, refresh_islands
+from voxelworld.navigation._kernels.samples import DIRECTIONS, level_links, refresh_islands, relink
 from voxelworld.navigation.rebake import smallest_island
 from voxelworld.navigation.sampling import Samples, erode, erosion_reach
 
@@ -83,6 +83,22 @@ def test_level_links_over_a_block_leave_the_other_columns_alone():
     assert np.array_equal(links[:, 2:5, 1:4], expected[:, 2:5, 1:4])
     links[:, 2:5, 1:4] = -7
     assert np.all(links == -7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_relink_updates_the_block_and_flags_the_columns_whose_links_changed(seed):
+    height, ceiling, enclosure = random_samples(seed, (7, 6, 3))
+    enclosure = enclosure.astype(np.int64)
+    links = reference_links(height, STEP_LIMIT, ceiling, CLEARANCE, enclosure)
+    before = links.copy()
+    other = random_samples(seed + 50, (7, 6, 3))[0]
+    height[3, 2], height[5, 4] = other[3, 2], other[5, 4]
+    expected = reference_links(height, STEP_LIMIT, ceiling, CLEARANCE, enclosure)
+    changed = np.zeros((7, 6), dtype=bool)
+    # The block holds the two columns that changed and the one around them: no link outside it can change.
+    relink(height, ceiling, enclosure, STEP_LIMIT, CLEARANCE, DIRECTIONS, 2, 1, 7, 6, links, changed)
+    assert np.array_equal(links, expected)
+    assert np.array_equal(changed, np.any(expected != before, axis=(0, 3)))
 
 
 @pytest.mark.parametrize("ray_density, area", [(11.1, 1.0), (4.0, 12.0), (4.0, 0.0), (11.1, 5.76), (9.0, 1.0),

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from ..errors import ParameterError
-from ._kernels.columns import bin_triangles, vertical_hits
+from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -102,14 +102,9 @@ def _triangle_boxes(obj, proxy: str | None):
     entry = _cached(obj)
     if proxy not in entry:
         p, t = (obj.positions, obj.indices) if proxy is None else _proxy_triangles(obj.positions, obj.indices, proxy)
-        corners = p[t]
-        boxes = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
-                                 corners[..., 2].max(1)])
-        whole = (boxes[:, 0].min(), boxes[:, 1].max(), boxes[:, 2].min(), boxes[:, 3].max())
-        normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-        length = np.linalg.norm(normal, axis=1)
-        up = np.divide(normal[:, 1], length, out=np.zeros(len(t)), where=length > 0)
-        entry[proxy] = (p, t, boxes, whole, up)
+        p, t = np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(t, dtype=np.int64)
+        boxes, whole, up = triangle_boxes(p, t)
+        entry[proxy] = (p, t, boxes, tuple(whole.tolist()), up)
     return entry[proxy]
 
 
@@ -120,7 +115,7 @@ def check_bake_input(scene, region, settings) -> None:
         raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
     if not isinstance(settings, NavSettings):
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
-    if not np.allclose(region.ray_direction, (0.0, -1.0, 0.0)):
+    if not all(abs(a - b) <= 1e-8 + 1e-5 * abs(b) for a, b in zip(region.ray_direction, (0.0, -1.0, 0.0))):
         raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
 
 

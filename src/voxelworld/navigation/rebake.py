@@ -29,8 +29,7 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
-from ._kernels.samples import DIRECTIONS, refresh_islands
-from ._kernels.samples import level_links as _level_links
+from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .bake import BakedRegion, BakeState
 from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
 from .rays import RayScene, grid_shape
@@ -162,20 +161,18 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
                     smallest, final, changed)
     # Links of the kept samples around every column whose samples, ceiling or enclosure changed.
     links = _with_levels(baked.layers.links, levels, -1, copy)
-    rows, cols = np.nonzero(changed)
+    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     li0, li1 = max(min(bi0, int(rows.min(initial=nx))) - 1, 0), min(max(bi1, int(rows.max(initial=-1)) + 1) + 1, nx)
     lk0, lk1 = max(min(bk0, int(cols.min(initial=nz))) - 1, 0), min(max(bk1, int(cols.max(initial=-1)) + 1) + 1, nz)
-    before = links[:, li0:li1, lk0:lk1].copy()
-    _level_links(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
-                 li0, lk0, li1, lk1, links)
-    changed[li0:li1, lk0:lk1] |= np.any(before != links[:, li0:li1, lk0:lk1], axis=(0, 3))
+    relink(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
+           li0, lk0, li1, lk1, links, changed)
     layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
     ntx, ntz = layers.tiles
-    padded = np.zeros((ntx * TILE_CELLS, ntz * TILE_CELLS), dtype=bool)
-    padded[:nx, :nz] = changed
-    per_tile = padded.reshape(ntx, TILE_CELLS, ntz, TILE_CELLS).any(axis=(1, 3))
+    rows = np.flatnonzero(changed.any(axis=1)) // TILE_CELLS
     tiles = list(baked.tiles)
-    rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(per_tile))]
+    rebuilt = [(int(ti), int(tk)) for ti in np.unique(rows)
+               for tk in np.unique(np.flatnonzero(changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS].any(axis=0))
+                                   // TILE_CELLS)]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
     return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt

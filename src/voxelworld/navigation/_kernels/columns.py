@@ -87,3 +87,29 @@ def vertical_hits(positions, indices, start, members, x0, z0, cell, nx, nz, x, z
                 ray[h], distance[h], triangle[h] = r, d, t
                 n += 1
     return ray[:n], distance[:n], triangle[:n]
+
+
+@numba.njit(cache=True)
+def triangle_boxes(positions, indices):
+    """Each triangle's x-z box ``(x_min, x_max, z_min, z_max)`` (m), the box of them all, and each one's up
+    component: the y of its unit normal as wound (0 for a degenerate one), computed as the collision wing's
+    :class:`~voxelworld.collision.TriangleBVH` computes its normals (numpy's cross product and norm)."""
+    m = indices.shape[0]
+    boxes, up = np.empty((m, 4)), np.empty(m)
+    whole = np.array([np.inf, -np.inf, np.inf, -np.inf])
+    for t in range(m):
+        a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
+        boxes[t, 0] = min(positions[a, 0], positions[b, 0], positions[c, 0])
+        boxes[t, 1] = max(positions[a, 0], positions[b, 0], positions[c, 0])
+        boxes[t, 2] = min(positions[a, 2], positions[b, 2], positions[c, 2])
+        boxes[t, 3] = max(positions[a, 2], positions[b, 2], positions[c, 2])
+        whole[0], whole[1] = min(whole[0], boxes[t, 0]), max(whole[1], boxes[t, 1])
+        whole[2], whole[3] = min(whole[2], boxes[t, 2]), max(whole[3], boxes[t, 3])
+        ux, uy = positions[b, 0] - positions[a, 0], positions[b, 1] - positions[a, 1]
+        uz = positions[b, 2] - positions[a, 2]
+        vx, vy = positions[c, 0] - positions[a, 0], positions[c, 1] - positions[a, 1]
+        vz = positions[c, 2] - positions[a, 2]
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        length = math.sqrt(nx * nx + ny * ny + nz * nz)
+        up[t] = ny / length if length > 0 else 0.0
+    return boxes, whole, up

@@ -45,6 +45,24 @@ def level_links(height, ceiling, enclosure, step_limit, clearance, directions, i
                                          if inside else -1)
 
 
+@numba.njit(cache=True)
+def relink(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links, changed):
+    """:func:`level_links` over the columns [i_lo, i_hi) x [k_lo, k_hi) of ``links`` as they were, setting
+    ``changed[i, k]`` where a link of column (i, k) is not what it was."""
+    nx, nz, levels = height.shape
+    for d in range(4):
+        dx, dz = directions[d, 0], directions[d, 1]
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
+                ni, nk = i + dx, k + dz
+                inside = 0 <= ni < nx and 0 <= nk < nz
+                for s in range(levels):
+                    link = _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk) if inside else -1
+                    if links[d, i, k, s] != link:
+                        links[d, i, k, s] = link
+                        changed[i, k] = True
+
+
 CORNER_X = np.array([0, 1, 0, 1], dtype=np.int64)  # a cell's corners by the two directions meeting there:
 CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z), (-x, -z)
 
