@@ -25,6 +25,7 @@ of the changed scene gives, bit for bit, seams between tiles included. Determini
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -81,6 +82,26 @@ def _with_levels(array: np.ndarray, levels: int, fill, copy: bool) -> np.ndarray
     grown = np.full(array.shape[:-1] + (levels,), fill, dtype=array.dtype)
     grown[..., :array.shape[-1]] = array
     return grown
+
+
+def _occupied(window: Samples) -> Samples:
+    """``window`` without the levels above the last that holds a sample in it (none: one level is kept). The
+    steps give the same for the samples there: a sample's links only lead to samples."""
+    held = np.flatnonzero(np.any(~np.isnan(window.height), axis=(0, 1)))
+    used = int(held[-1]) + 1 if len(held) else 1
+    if used == window.height.shape[2]:
+        return window
+    return replace(window, height=window.height[..., :used], ceiling=window.ceiling[..., :used],
+                   enclosure=window.enclosure[..., :used])
+
+
+def _put(array: np.ndarray, block, window: Samples, result: np.ndarray) -> None:
+    """Write ``result`` (a step's heights over ``window``, maybe with fewer levels than ``array``) into the
+    columns of ``block`` of ``array``: NaN on the levels the window left out."""
+    i0, k0, i1, k1 = block
+    used = result.shape[2]
+    array[i0:i1, k0:k1, :used] = result[i0 - window.i0:i1 - window.i0, k0 - window.k0:k1 - window.k0]
+    array[i0:i1, k0:k1, used:] = np.nan
 
 
 def smallest_island(settings: NavSettings, samples: int) -> int:
@@ -140,15 +161,14 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
             mine[ti0:ti1, tk0:tk1] = fill
             mine[ti0:ti1, tk0:tk1, :theirs.shape[2]] = theirs
     # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
-    window = samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz))
+    window = _occupied(samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz)))
     whole = _with_levels(baked.whole, levels, np.nan, copy)
-    judged = whole_cells(rays, window, settings, block)
-    whole[bi0:bi1, bk0:bk1] = judged[bi0 - window.i0:bi1 - window.i0, bk0 - window.k0:bk1 - window.k0]
+    _put(whole, block, window, whole_cells(rays, window, settings, block))
     reach = erosion_reach(settings)
-    wi0, wk0, wi1, wk1 = max(bi0 - reach, 0), max(bk0 - reach, 0), min(bi1 + reach, nx), min(bk1 + reach, nz)
-    window = samples.with_height(whole).window(wi0, wk0, wi1, wk1)
+    window = _occupied(samples.with_height(whole).window(max(bi0 - reach, 0), max(bk0 - reach, 0),
+                                                         min(bi1 + reach, nx), min(bk1 + reach, nz)))
     eroded = _with_levels(baked.eroded, levels, np.nan, copy)
-    eroded[bi0:bi1, bk0:bk1] = erode(window, settings)[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
+    _put(eroded, block, window, erode(window, settings))
     # Islands: walked from the block and the column around it; dropped samples are looked at as far as an
     # island too small to keep that reaches in there can lie.
     final = _with_levels(baked.layers.height, levels, np.nan, copy)
@@ -159,11 +179,13 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
                        min(bk1 + 1 + smallest, nz)]], dtype=np.int64)
     refresh_islands(eroded, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, seeds,
                     smallest, final, changed)
-    # Links of the kept samples around every column whose samples, ceiling or enclosure changed.
+    # Links of the kept samples around every column whose kept samples changed, or whose ceiling or enclosure
+    # may have (the columns cast again).
     links = _with_levels(baked.layers.links, levels, -1, copy)
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    li0, li1 = max(min(bi0, int(rows.min(initial=nx))) - 1, 0), min(max(bi1, int(rows.max(initial=-1)) + 1) + 1, nx)
-    lk0, lk1 = max(min(bk0, int(cols.min(initial=nz))) - 1, 0), min(max(bk1, int(cols.max(initial=-1)) + 1) + 1, nz)
+    ti0, tk0, ti1, tk1 = touched if touched is not None else (nx, nz, 0, 0)
+    li0, li1 = max(min(ti0, int(rows.min(initial=nx))) - 1, 0), min(max(ti1, int(rows.max(initial=-1)) + 1) + 1, nx)
+    lk0, lk1 = max(min(tk0, int(cols.min(initial=nz))) - 1, 0), min(max(tk1, int(cols.max(initial=-1)) + 1) + 1, nz)
     relink(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
            li0, lk0, li1, lk1, links, changed)
     layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)

@@ -39,11 +39,12 @@ def polygon_geometry(vertices, polygon_start, polygon_vertices):
     which numpy's ``reduceat`` added them when the planes were computed with it."""
     p = polygon_start.shape[0] - 1
     boxes, planes = np.empty((p, 6)), np.empty((p, 3))
+    sums, heads = np.empty(6), np.empty(6)  # x, y, z of the corners; Newell's normal
     for q in range(p):
         first, last = polygon_start[q], polygon_start[q + 1]
-        box = np.array([np.inf, -np.inf, np.inf, -np.inf, np.inf, -np.inf])
-        sums = np.zeros(6)  # x, y, z of the corners; Newell's normal
-        heads = np.zeros(6)
+        box = boxes[q]
+        box[0], box[1], box[2], box[3], box[4], box[5] = np.inf, -np.inf, np.inf, -np.inf, np.inf, -np.inf
+        sums[:] = 0.0
         for j in range(first, last):
             here = polygon_vertices[j]
             there = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
@@ -57,7 +58,6 @@ def polygon_geometry(vertices, polygon_start, polygon_vertices):
                     heads[t] = terms[t]
                 else:
                     sums[t] += terms[t]
-        boxes[q] = box
         count = last - first
         mx, my, mz = (heads[0] + sums[0]) / count, (heads[1] + sums[1]) / count, (heads[2] + sums[2]) / count
         nx, ny, nz = heads[3] + sums[3], heads[4] + sums[4], heads[5] + sums[5]
