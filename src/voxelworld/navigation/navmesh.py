@@ -67,8 +67,8 @@ class NavMesh:
 
     def _reindex(self) -> None:
         """Build every structure derived from the arrays: polygon boxes and planes, the neighbour lists, the
-        islands, the bucket grid, the boundary rings the path search walks and its scratch. Call again after
-        swapping the arrays."""
+        islands, the bucket grid (and, on first use, the boundary rings the path search walks, its scratch and
+        the polygons' cumulative area). Call again after swapping the arrays."""
         vertices = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 3)
         polygon_start = np.ascontiguousarray(self.polygon_start, dtype=np.int64)
         polygon_vertices = np.ascontiguousarray(self.polygon_vertices, dtype=np.int64)
@@ -90,14 +90,24 @@ class NavMesh:
             lo, cell, shape = np.zeros(2), 1.0, np.ones(2, dtype=np.int64)
         grid = np.array([lo[0], lo[1], cell])
         bucket_start, bucket_polygons = _locate.bucket_grid(boxes, grid, shape)
-        self._cumulative_area = np.cumsum(self.polygon_areas())
         self._mesh = (vertices, polygon_start, polygon_vertices, boxes, planes)
         self._index = (grid, shape, bucket_start, bucket_polygons)
         self._links = (link_start, link_polygon, link_portal)
-        self._portal_segments = segments
-        self._rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, segments,
-                                            link_start, link_portal)
-        self._path_scratch(max(1024, 4 * len(self._rings[1])))
+        self._portal_pairs, self._portal_segments = portals, segments
+        # Built by the first query that needs them, so that a navmesh re-baked every frame pays for them only
+        # when asked for a path (or a random point).
+        self._ring_arrays, self._cumulative_area = None, None
+
+    @property
+    def _rings(self) -> tuple:
+        """The boundary rings the path search walks (``_kernels/paths.py``), and its scratch, built on first use."""
+        if self._ring_arrays is None:
+            vertices, polygon_start, polygon_vertices, _, planes = self._mesh
+            self._ring_arrays = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes,
+                                                      self._portal_pairs, self._portal_segments, self._links[0],
+                                                      self._links[2])
+            self._path_scratch(max(1024, 4 * len(self._ring_arrays[1])))
+        return self._ring_arrays
 
     def _path_scratch(self, room: int) -> None:
         """The path search's scratch (see ``_kernels/polyanya.py``) for at least ``room`` nodes and roots, and
@@ -239,7 +249,8 @@ class NavMesh:
         """
         start, end = _point("start", start), _point("end", end)
         while True:
-            count, length = _paths.find_path(self._mesh, self._index, self._island, self._rings, self._scratch,
+            rings = self._rings  # first: builds the scratch too
+            count, length = _paths.find_path(self._mesh, self._index, self._island, rings, self._scratch,
                                              start, end, self._path_buffer)
             if count >= 0:
                 break
@@ -273,6 +284,8 @@ class NavMesh:
         if not self.polygon_count:
             raise ParameterError("navmesh", "no polygons", "a navmesh with walkable area to sample")
         out = np.empty(3)
+        if self._cumulative_area is None:
+            self._cumulative_area = np.cumsum(self.polygon_areas())
         _locate.sample(*self._mesh[:3], self._mesh[4], self._cumulative_area, rng.random(4), out)
         return out
 
