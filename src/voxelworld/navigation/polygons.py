@@ -97,7 +97,9 @@ def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max
     for layers, tiles in regions:
         rects = np.concatenate([t.rects for t in tiles]) if tiles else np.empty((0, 5), dtype=np.int64)
         planes = np.concatenate([t.planes for t in tiles]) if tiles else np.empty((0, 3))
-        owner = np.full(layers.height.shape, -1, dtype=np.int64)
+        # Which rectangle holds each sample: on the levels the rectangles use (int32: scratch that stays in cache).
+        used = int(rects[:, 0].max()) + 1 if len(rects) else 1
+        owner = np.full(layers.height.shape[:2] + (used,), -1, dtype=np.int32)
         v, c, level, pairs, seg = rectangle_mesh(np.ascontiguousarray(rects, dtype=np.int64), planes, layers.links,
                                                  owner, float(layers.x0), float(layers.z0), float(layers.cell),
                                                  max_corners < 4)
@@ -111,7 +113,7 @@ def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max
     corner_count = 4 if max_corners >= 4 else 3
     portal_pairs = np.concatenate(portals) if portals else np.empty((0, 2), dtype=np.int64)
     portal_segments = np.concatenate(segments) if segments else np.empty((0, 2, 3))
-    order = np.lexsort((portal_pairs[:, 1], portal_pairs[:, 0]))
+    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
     return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
             np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
             (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),

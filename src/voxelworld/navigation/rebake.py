@@ -87,8 +87,9 @@ def _with_levels(array: np.ndarray, levels: int, fill, copy: bool) -> np.ndarray
 def _occupied(window: Samples) -> Samples:
     """``window`` without the levels above the last that holds a sample in it (none: one level is kept). The
     steps give the same for the samples there: a sample's links only lead to samples."""
-    held = np.flatnonzero(np.any(~np.isnan(window.height), axis=(0, 1)))
-    used = int(held[-1]) + 1 if len(held) else 1
+    used = window.height.shape[2]
+    while used > 1 and np.isnan(window.height[:, :, used - 1]).all():
+        used -= 1
     if used == window.height.shape[2]:
         return window
     return replace(window, height=window.height[..., :used], ceiling=window.ceiling[..., :used],
@@ -190,11 +191,9 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
            li0, lk0, li1, lk1, links, changed)
     layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
     ntx, ntz = layers.tiles
-    rows = np.flatnonzero(changed.any(axis=1)) // TILE_CELLS
     tiles = list(baked.tiles)
-    rebuilt = [(int(ti), int(tk)) for ti in np.unique(rows)
-               for tk in np.unique(np.flatnonzero(changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS].any(axis=0))
-                                   // TILE_CELLS)]
+    rebuilt = [(ti, tk) for ti in range(ntx) for tk in range(ntz)
+               if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
     return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt
