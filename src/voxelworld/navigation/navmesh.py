@@ -138,8 +138,9 @@ class NavMesh:
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
         touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
-        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.bake`). Returns the tiles whose
-        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked.
+        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose
+        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked. Its
+        :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds.
 
         Examples
         --------

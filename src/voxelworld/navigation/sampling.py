@@ -34,7 +34,8 @@ neighbours differ by more than the climb is a ledge, which cut a ramp off the la
 
 Every step works on a window of columns and depends only on columns near each sample (within one column for
 links and whole cells, :func:`erosion_reach` for erosion), which is how a re-bake redoes only some tiles and
-still gives what a full bake gives; islands are found over the whole region.
+still gives what a full bake gives; islands are found over the whole region here, and walked only from where
+something changed by a re-bake (:mod:`voxelworld.navigation.rebake`).
 """
 
 from __future__ import annotations
