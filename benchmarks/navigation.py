@@ -5,6 +5,10 @@ over a search region covering the scene:
 
 - `bake`: median of 7 bakes after a warm-up;
 - `NavMesh.rebake` of a 10 m x 10 m box in which a crate moved, at 15 seeded spots on the walkable area;
+- `WorldNavigation.update` on the game's demo world (``World.demo(seed=0)``, its props as scene objects) after a
+  1 m dig (``Sphere`` of radius 1 m, the default ``Tool``) at 40 seeded spots on the surface, each dig followed
+  by ``mesher.update()``; only the update is timed, and only digs that rebuilt a chunk surface count; a second
+  row builds the chunks' collision meshes around the dig first, as the world's collider does near the player;
 - `NavMesh.find_path` between 1000 seeded pairs of points on one island, each call timed on its own (snapping
   both points, the search, the NavPath): median and 90th percentile;
 - reference rows from the same run: pynavmesh (a pure-Python port of Recast, on PyPI) bakes the same level
@@ -23,8 +27,12 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from voxelworld.navigation import NavSettings, Scene, SearchRegion  # noqa: E402
+from voxelworld.game.level import surface_height  # noqa: E402
+from voxelworld.game.navigation import WorldNavigation  # noqa: E402
+from voxelworld.game.world import World  # noqa: E402
+from voxelworld.navigation import NavSettings, Scene, SceneObject, SearchRegion  # noqa: E402
 from voxelworld.navigation.bake import bake  # noqa: E402
+from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from terrain import print_table  # noqa: E402
@@ -78,6 +86,37 @@ def rebake_times(scene: Scene, mesh, spots: int = 15, seed: int = 7) -> np.ndarr
         moving.rebake(box, after)
         times[n] = time.perf_counter() - start
     return times
+
+
+def world_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0, prebuilt: bool = False) -> np.ndarray:
+    """Seconds per `WorldNavigation.update` after a dig of a ``radius`` m ball at ``digs`` seeded spots on the
+    demo world's surface (after 3 warm-up digs), counting the digs that rebuilt a chunk surface. With
+    ``prebuilt``, the chunks' collision meshes within 12 m of the dig are built before the update is timed, as
+    the world's collider builds them around the player (``WorldSettings.collision_radius``); otherwise the
+    update asks the mesher to build them."""
+    world = World.demo(seed=0)
+    world.mesher.update()
+    props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+    nav = WorldNavigation(world.volume, world.mesher, props)
+    rng = np.random.default_rng(seed)
+    lo = np.asarray(world.volume.origin, dtype=float)
+    size = np.array(world.volume.shape) * world.volume.voxel_size
+    times = []
+    while len(times) < digs + 3:
+        x, z = lo[0] + rng.uniform(4, size[0] - 4), lo[2] + rng.uniform(4, size[2] - 4)
+        y = surface_height(world.volume, x, z)
+        if y is None:
+            continue
+        world.volume.remove(Sphere((x, y, z), radius), Tool())
+        update = world.mesher.update()
+        if not update.surfaces_rebuilt:
+            continue  # too hard for the tool: nothing to re-bake
+        if prebuilt:
+            world.mesher.collision_mesh(Box((x - 12, y - 12, z - 12), (x + 12, y + 12, z + 12)))
+        start = time.perf_counter()
+        nav.update(update.surfaces_rebuilt)
+        times.append(time.perf_counter() - start)
+    return np.array(times[3:])
 
 
 def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
@@ -141,6 +180,8 @@ def find_path_times(mesh, pairs) -> tuple[np.ndarray, np.ndarray]:
 def main() -> None:
     scene, mesh, bake_time = nav_test_mesh()
     rebakes = rebake_times(scene, mesh) * 1000
+    updates = world_update_times() * 1000
+    prebuilt = world_update_times(prebuilt=True) * 1000
     pairs = same_island_pairs(mesh, PAIRS)
     times, lengths = find_path_times(mesh, pairs)
     straight = np.array([np.linalg.norm(a - b) for a, b in pairs])
@@ -150,6 +191,12 @@ def main() -> None:
              f"{mesh.polygon_count} polygons", "<= 0.5 s; Recast 4002 m² +-3%, 17 islands"),
             ("`rebake` of a 10 m x 10 m box (a crate moved in it), 15 spots", f"{np.median(rebakes):.1f} ms",
              f"max {rebakes.max():.1f} ms; equals a full bake (tests)", "<= 50 ms"),
+            (f"`WorldNavigation.update` after a 1 m dig, demo world, {len(updates)} digs",
+             f"{np.median(updates):.1f} ms", f"p90 {np.percentile(updates, 90):.1f} ms, max {updates.max():.1f} ms; "
+             "builds the chunks' collision meshes", "<= 5 ms"),
+            ("the same, the collision meshes already built (the world's collider builds them near the player)",
+             f"{np.median(prebuilt):.1f} ms", f"p90 {np.percentile(prebuilt, 90):.1f} ms, max {prebuilt.max():.1f} ms",
+             "2-3 ms"),
             (f"`find_path`, nav_test, {PAIRS} random pairs on one island", f"{np.median(us):.0f} µs",
              f"p90 {np.percentile(us, 90):.0f} µs, max {us.max():.0f} µs; "
              f"median path {np.median(lengths):.1f} m ({np.median(lengths / straight):.2f} x straight)",

@@ -7,6 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from voxelworld.collision import TriangleBVH
+from voxelworld.collision._kernels import ray_triangle
+from voxelworld.navigation._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from voxelworld.navigation._kernels.samples import DIRECTIONS, corners_to_probe, erosion_distance
 from voxelworld.navigation._kernels.surfaces import SAME_HEIGHT
 from voxelworld.navigation.rays import column_surfaces
@@ -153,3 +156,61 @@ def test_corners_to_probe(seed):
                         or links[dx, i + STEPS[dz][0], k + STEPS[dz][1], b] < 0)
             assert probe[i, k, s, c] == near
     assert not probe[~walk].any()
+
+
+def random_soup(seed: int, count: int = 40):
+    """Triangles over a 4 m x 3 m block: small and large, flat, sloped and upright, some sharing edges and some
+    with corners on cell lines (so rays pass exactly through edges and corners)."""
+    rng = np.random.default_rng(seed)
+    corners = rng.uniform([-1, -2, -1], [5, 2, 4], (count, 3, 3))
+    corners[: count // 4] = np.round(corners[: count // 4] * 2) / 2  # on the 0.5 m grid of the cells
+    corners[count // 4: count // 2, :, 0] = corners[count // 4: count // 2, :1, 0]  # upright (x constant)
+    shared = corners[count // 2: count // 2 + 5].copy()
+    partner = corners[count // 2 + 5: count // 2 + 10]
+    shared[:, 0], shared[:, 1] = partner[:, 1], partner[:, 0]
+    corners[count // 2: count // 2 + 5] = shared  # each shares an edge with a triangle 5 further on
+    return corners.reshape(-1, 3), np.arange(3 * count).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_vertical_hits_meet_every_triangle_the_ray_triangle_test_accepts(seed):
+    positions, indices = random_soup(seed)
+    corners = positions[indices]
+    boxes = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
+                             corners[..., 2].max(1)])
+    x0, z0, cell, nx, nz = 0.0, 0.0, 0.5, 8, 6
+    start, members = bin_triangles(boxes, x0, z0, cell, nx, nz)
+    for c in range(nx * nz):  # each cell lists, ascending, every triangle whose box overlaps it
+        i, k = divmod(c, nz)
+        overlaps = [t for t in range(len(boxes)) if boxes[t, 0] <= (i + 1) * cell and boxes[t, 1] >= i * cell
+                    and boxes[t, 2] <= (k + 1) * cell and boxes[t, 3] >= k * cell]
+        assert set(overlaps) <= set(members[start[c]:start[c + 1]].tolist())
+        assert members[start[c]:start[c + 1]].tolist() == sorted(members[start[c]:start[c + 1]].tolist())
+    rng = np.random.default_rng(seed)
+    grid = np.arange(0.25, 4.0, 0.5)  # cell centres, and points on cell lines and corners
+    x = np.concatenate([rng.uniform(0, 4, 200), np.repeat(grid, 6), np.repeat(np.arange(0.5, 4.0, 0.5), 6)])
+    z = np.concatenate([rng.uniform(0, 3, 200), np.tile(np.arange(0.25, 3.0, 0.5), 8),
+                        np.tile(np.arange(0.0, 3.0, 0.5), 7)])
+    ray, distance, triangle = vertical_hits(positions, indices, start, members, x0, z0, cell, nx, nz, x, z, 3.0, 4.5)
+    # Reference: every triangle tested against every ray, sorted by ray, distance, triangle.
+    expected = sorted((r, d, t) for r in range(len(x)) for t in range(len(indices))
+                      if (d := ray_triangle(positions, indices, t, x[r], 3.0, z[r], 0.0, -1.0, 0.0)) <= 4.5)
+    assert list(zip(ray.tolist(), distance.tolist(), triangle.tolist())) == expected
+    # A BVH meets the same triangles, except where a ray runs exactly along a face of one of its boxes (a
+    # triangle's corner right under the ray), where its box test may drop the triangle.
+    bvh = TriangleBVH(positions, indices).raycast_all(np.column_stack([x, np.full(len(x), 3.0), z]), [0.0, -1.0, 0.0],
+                                                      max_distance=4.5)
+    assert set(zip(bvh.ray.tolist(), bvh.triangle.tolist())) <= set(zip(ray.tolist(), triangle.tolist()))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_triangle_boxes_and_up_components_match_numpy_and_a_bvh(seed):
+    positions, indices = random_soup(seed)
+    indices[0] = [0, 0, 1]  # degenerate: no normal, up 0
+    boxes, whole, up = triangle_boxes(positions, indices)
+    corners = positions[indices]
+    expected = np.column_stack([corners[..., 0].min(1), corners[..., 0].max(1), corners[..., 2].min(1),
+                                corners[..., 2].max(1)])
+    assert np.array_equal(boxes, expected)
+    assert whole.tolist() == [expected[:, 0].min(), expected[:, 1].max(), expected[:, 2].min(), expected[:, 3].max()]
+    assert np.array_equal(up, TriangleBVH(positions, indices).normals[:, 1]) and up[0] == 0.0

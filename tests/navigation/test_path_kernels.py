@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from voxelworld.navigation import NavMesh, WalkableGrid, navmesh_from_grids
 from voxelworld.navigation._kernels import locate as kernels
-from voxelworld.navigation._kernels import polyanya
+from voxelworld.navigation._kernels import paths, polyanya
 
 from .test_navmesh import floor_with_holes, grid_scenes
 
@@ -423,3 +423,26 @@ def test_inside_and_clip_agree_with_the_reference():
                 assert ref_inside(mesh.polygon(2), sx + t * dx, sz + t * dz)
             elif t < t_in - 1e-6 or t > t_out + 1e-6:
                 assert not ref_inside(mesh.polygon(2), sx + t * dx, sz + t * dz)
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=st.integers(0, 12), pairs=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=14))
+def test_polygon_islands_number_groups_by_their_lowest_polygon(p, pairs):
+    portals = np.array([(min(a, b), max(a, b)) for a, b in pairs if a < p and b < p and a != b],
+                       dtype=np.int64).reshape(-1, 2)
+    # Reference: grow each group from its lowest polygon, groups numbered in that order.
+    island = [-1] * p
+    count = 0
+    for q in range(p):
+        if island[q] >= 0:
+            continue
+        island[q], todo = count, [q]
+        while todo:
+            here = todo.pop()
+            for a, b in portals.tolist():
+                for x, y in ((a, b), (b, a)):
+                    if x == here and island[y] < 0:
+                        island[y] = count
+                        todo.append(y)
+        count += 1
+    assert paths.polygon_islands(p, portals).tolist() == island

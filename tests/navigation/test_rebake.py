@@ -136,3 +136,44 @@ def test_tiles_are_the_documented_size():
             first = np.floor((p[:, axis].min() - origin) / (TILE_CELLS * cell) + 1e-9)
             last = np.floor((p[:, axis].max() - origin) / (TILE_CELLS * cell) - 1e-9)
             assert first == last
+
+
+def ramp_under_a_slab(slab_height: float) -> Scene:
+    """Ground rising 2 cm per metre along x, and a slab's underside (facing down) over x 2..4 m, z 2..6 m."""
+    ground = ([[0, 0, 0], [8, 0.16, 0], [8, 0.16, 8], [0, 0, 8]], [[0, 2, 1], [0, 3, 2]])
+    h = slab_height
+    slab = ([[2, h, 2], [4, h, 2], [4, h, 6], [2, h, 6]], [[0, 1, 2], [0, 2, 3]])
+    return Scene().with_object("ground", *ground).with_object("slab", *slab)
+
+
+def test_rebake_redoes_a_tile_whose_links_changed_and_whose_samples_did_not():
+    # Under the slab's +x edge (x = 4 m, between columns at 3.75 m and 4.25 m) the ground is 1 cm higher
+    # outside: at a slab 1.882 m high the two samples' free spaces overlap by less than the 1.8 m clearance
+    # (no link, yet both cells are whole); at 1.9 m they overlap enough. Only the link changes.
+    settings_ = NavSettings(ray_density=4, clearance=1.8, step_limit=0.3, agent_radius=0.0, min_region_area=0.0)
+    region = SearchRegion((0, -1, 0), (8, 3, 8))
+    low, high = (bake(ramp_under_a_slab(h), region, settings_) for h in (1.882, 1.9))
+    assert low.area() == high.area() == 64.0 and low.polygon_count > high.polygon_count
+    for before, after in ((1.882, 1.9), (1.9, 1.882)):
+        mesh = bake(ramp_under_a_slab(before), region, settings_)
+        assert mesh.rebake(((2, 1.8, 2), (4, 1.95, 6)), ramp_under_a_slab(after)) == [(0, 0, 0)]
+        assert_same(mesh, bake(ramp_under_a_slab(after), region, settings_))
+
+
+def test_queries_after_rebakes_answer_as_on_a_fresh_bake():
+    # The re-baked navmesh keeps its path search's scratch (stamps included) across re-bakes.
+    rng = np.random.default_rng(5)
+    spots = [(10.0, 10.0), (16.5, 14.0), (32.45, 22.45), (5.0, 20.0), (20.0, 3.0)]
+    mesh = bake(level(spots[0]), REGION, BASE)
+    for before, after in zip(spots, spots[1:]):
+        ends = [(mesh.random_point(rng), mesh.random_point(rng)) for _ in range(5)]
+        for a, b in ends:
+            mesh.find_path(a, b)
+        mesh.rebake(moved(before, after), level(after))
+        fresh = bake(level(after), REGION, BASE)
+        for a, b in ends:
+            got, expected = mesh.find_path(a, b), fresh.find_path(a, b)
+            assert (got is None) == (expected is None)
+            if got is not None:
+                assert np.array_equal(got.points, expected.points) and got.length == expected.length
+            assert mesh.locate(a) == fresh.locate(a)

@@ -76,8 +76,10 @@ def _triangle_rows(mesh: CollisionMesh | None) -> np.ndarray:
 
 def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
     """The box (lo, hi) of the triangles that are in one mesh and not in the other, or None."""
-    a, b = _triangle_rows(old), _triangle_rows(new)
-    gone, came = ~np.isin(a, b), ~np.isin(b, a)
+    a, b = _triangle_rows(old).tolist(), _triangle_rows(new).tolist()  # bytes: set look-ups beat np.isin here
+    in_a, in_b = set(a), set(b)
+    gone = np.fromiter((row not in in_b for row in a), dtype=bool, count=len(a))
+    came = np.fromiter((row not in in_a for row in b), dtype=bool, count=len(b))
     corners = [m.positions[m.indices[rows]].reshape(-1, 3) for m, rows in ((old, gone), (new, came))
                if m is not None and rows.any()]
     if not corners:

@@ -1,38 +1,28 @@
-"""Bakes and re-bakes: a scene and search regions in, a :class:`NavMesh` out.
+"""Bakes: a scene and search regions in, a :class:`NavMesh` out.
 
 :func:`bake` runs the sampling steps of :mod:`voxelworld.navigation.sampling` over each region (rays, walkable
 samples, erosion, small islands) and turns the samples into polygons tile by tile
-(:mod:`voxelworld.navigation.polygons`). The navmesh keeps what it was baked from, so that
-:meth:`NavMesh.rebake` can redo only the tiles that a change of the scene touches:
-
-- the rays are cast again only over the tiles that the changed box touches, widened by how far a change
-  reaches into the walkable area (``agent_radius`` plus two cells);
-- erosion runs over those tiles plus :func:`~voxelworld.navigation.sampling.erosion_reach` columns around
-  them, which is every sample its result there depends on;
-- islands are found again over the whole region (joining or splitting one can change the fate of a small
-  island far away), and polygons are rebuilt for every tile whose samples changed.
-
-Every step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
-of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
+(:mod:`voxelworld.navigation.polygons`). The navmesh keeps what it was baked from (a :class:`BakeState`), so
+that :meth:`NavMesh.rebake` can redo only what a change of the scene reaches
+(:mod:`voxelworld.navigation.rebake`) and still give, bit for bit, what a full bake of the changed scene gives.
+Deterministic.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ParameterError
 from .navmesh import NavMesh
-from .polygons import TILE_CELLS, TilePolygons, WalkableGrid, WalkableLayers, navmesh_from_tiles, tile_polygons
-from .rays import RayScene, check_bake_input, grid_shape
-from .sampling import (Samples, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples,
-                       whole_cells)
+from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
+from .rays import RayScene, check_bake_input
+from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["bake", "BakeState", "BakedRegion", "rebake_state", "walkable_layers", "walkable_grids"]
+__all__ = ["bake", "BakeState", "BakedRegion", "walkable_layers", "walkable_grids"]
 
 
 @dataclass(frozen=True)
@@ -58,14 +48,24 @@ class BakeState:
     regions: tuple[BakedRegion, ...]
 
     def navmesh(self) -> NavMesh:
-        mesh = navmesh_from_tiles([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
+        mesh = NavMesh(*self.navmesh_arrays())
         mesh.bake_state = self
         return mesh
+
+    def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays of the navmesh of every region's tiles, in the order NavMesh takes them."""
+        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
+
+
+def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:
+    """``array``, or a copy of it where it shares memory with one of ``others`` (a step that changed nothing
+    returns its input): a re-bake updates each of a region's arrays on its own."""
+    return array.copy() if any(np.may_share_memory(array, other) for other in others) else array
 
 
 def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> WalkableLayers:
     """Step 5 over the whole region, and the links polygons are joined by."""
-    final = samples.with_height(drop_small_islands(samples.with_height(eroded), settings))
+    final = samples.with_height(_own(drop_small_islands(samples.with_height(eroded), settings), eroded))
     return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
 
 
@@ -79,9 +79,9 @@ def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step
     step()
     samples = walkable_samples(hits, settings)
     step()
-    whole = whole_cells(rays, samples, settings)
+    whole = _own(whole_cells(rays, samples, settings), samples.height)
     step()
-    eroded = erode(samples.with_height(whole), settings)
+    eroded = _own(erode(samples.with_height(whole), settings), whole)
     step()
     layers = _layers(samples, eroded, settings)
     step()
@@ -107,13 +107,6 @@ def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) ->
             grids.append(WalkableGrid(walk, np.where(walk, layers.height[:, :, s], 0.0), layers.x0, layers.z0,
                                       layers.cell))
     return grids
-
-
-def _check(scene, settings) -> None:
-    if not isinstance(scene, Scene):
-        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
-    if not isinstance(settings, NavSettings):
-        raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
 
 
 def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
@@ -146,86 +139,3 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
 
     baked = [_bake_region(scene, region, settings, step) for region in regions]
     return BakeState(scene, settings, tuple(baked)).navmesh()
-
-
-def _box(box) -> tuple[np.ndarray, np.ndarray]:
-    legal = "a box ((x0, y0, z0), (x1, y1, z1)) of finite metres with x0 <= x1, y0 <= y1, z0 <= z1"
-    try:
-        lo, hi = (np.asarray(corner, dtype=np.float64) for corner in box)
-    except (TypeError, ValueError):
-        raise ParameterError("box", box, legal) from None
-    if lo.shape != (3,) or hi.shape != (3,) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) \
-            or np.any(lo > hi):
-        raise ParameterError("box", box, legal)
-    return lo, hi
-
-
-def _with_levels(array: np.ndarray, levels: int, fill=np.nan) -> np.ndarray:
-    """A copy of ``array`` (nx, nz, l) with at least ``levels`` levels, the new ones filled with ``fill``."""
-    if array.shape[2] >= levels:
-        return array.copy()
-    grown = np.full(array.shape[:2] + (levels,), fill, dtype=array.dtype)
-    grown[:, :, :array.shape[2]] = array
-    return grown
-
-
-def rebake_state(state: BakeState, box, scene: Scene | None = None) -> tuple[BakeState, list[tuple[int, int, int]]]:
-    """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
-    polygons changed, as (region, ti, tk)."""
-    lo, hi = _box(box)
-    scene = state.scene if scene is None else scene
-    settings = state.settings
-    _check(scene, settings)
-    cell = settings.cell_size
-    margin = settings.agent_radius + 2 * cell  # how far from a changed column the walkable area can change
-    regions, rebuilt = [], []
-    for n, baked in enumerate(state.regions):
-        rlo, rhi = np.array(baked.region.min), np.array(baked.region.max)
-        if np.any(hi < rlo) or np.any(lo > rhi):
-            regions.append(baked)
-            continue
-        nx, nz = grid_shape(baked.region, settings)
-        i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
-        i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
-        k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
-        k1 = min(int(math.ceil((hi[2] + margin - rlo[2]) / cell)), nz)
-        if i0 >= i1 or k0 >= k1:
-            regions.append(baked)
-            continue
-        # Whole tiles: the block of columns re-cast.
-        ti0, tk0 = i0 // TILE_CELLS, k0 // TILE_CELLS
-        ti1, tk1 = -(-i1 // TILE_CELLS), -(-k1 // TILE_CELLS)
-        bi0, bk0, bi1, bk1 = ti0 * TILE_CELLS, tk0 * TILE_CELLS, min(ti1 * TILE_CELLS, nx), min(tk1 * TILE_CELLS, nz)
-        rays = RayScene(scene, baked.region, settings, (bi0, bk0, bi1, bk1))
-        block = walkable_samples(rays.cast_columns(), settings)
-        levels = max(block.height.shape[2], baked.samples.height.shape[2])
-        old = baked.samples
-        samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels),
-                          _with_levels(old.ceiling, levels), _with_levels(old.enclosure, levels, -1))
-        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
-            mine, theirs = getattr(samples, name), getattr(block, name)
-            mine[bi0:bi1, bk0:bk1] = fill
-            mine[bi0:bi1, bk0:bk1, :theirs.shape[2]] = theirs
-        # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
-        window = samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz))
-        whole = _with_levels(baked.whole, levels)
-        judged = whole_cells(rays, window, settings, (bi0, bk0, bi1, bk1))
-        whole[bi0:bi1, bk0:bk1] = judged[bi0 - window.i0:bi1 - window.i0, bk0 - window.k0:bk1 - window.k0]
-        reach = erosion_reach(settings)
-        wi0, wk0, wi1, wk1 = max(bi0 - reach, 0), max(bk0 - reach, 0), min(bi1 + reach, nx), min(bk1 + reach, nz)
-        window = samples.with_height(whole).window(wi0, wk0, wi1, wk1)
-        eroded = _with_levels(baked.eroded, levels)
-        eroded[bi0:bi1, bk0:bk1] = erode(window, settings)[bi0 - wi0:bi1 - wi0, bk0 - wk0:bk1 - wk0]
-        layers = _layers(samples, eroded, settings)
-        old, new = _with_levels(baked.layers.height, levels), layers.height
-        changed = np.any((old != new) & ~(np.isnan(old) & np.isnan(new)), axis=2)  # per column
-        ntx, ntz = layers.tiles
-        padded = np.zeros((ntx * TILE_CELLS, ntz * TILE_CELLS), dtype=bool)
-        padded[:nx, :nz] = changed
-        per_tile = padded.reshape(ntx, TILE_CELLS, ntz, TILE_CELLS).any(axis=(1, 3))
-        tiles = list(baked.tiles)
-        for ti, tk in zip(*np.nonzero(per_tile)):
-            tiles[ti * ntz + tk] = tile_polygons(layers, int(ti), int(tk))
-            rebuilt.append((n, int(ti), int(tk)))
-        regions.append(BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)))
-    return BakeState(scene, settings, tuple(regions)), rebuilt

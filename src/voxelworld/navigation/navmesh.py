@@ -17,8 +17,6 @@ import json
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import FormatError, ParameterError, check_point
 from ..files import write_atomically
@@ -69,22 +67,18 @@ class NavMesh:
 
     def _reindex(self) -> None:
         """Build every structure derived from the arrays: polygon boxes and planes, the neighbour lists, the
-        islands, the bucket grid, the boundary rings the path search walks and its scratch. Call again after
-        swapping the arrays."""
+        islands, the bucket grid (and, on first use, the boundary rings the path search walks, its scratch and
+        the polygons' cumulative area). Call again after swapping the arrays."""
         vertices = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 3)
         polygon_start = np.ascontiguousarray(self.polygon_start, dtype=np.int64)
         polygon_vertices = np.ascontiguousarray(self.polygon_vertices, dtype=np.int64)
         portals = np.ascontiguousarray(self.portals, dtype=np.int64).reshape(-1, 2)
         segments = np.ascontiguousarray(self.portal_segments, dtype=np.float64).reshape(-1, 2, 3)
-        p, r = len(polygon_start) - 1, len(portals)
-        boxes, planes = _polygon_geometry(vertices, polygon_start, polygon_vertices)
+        p = len(polygon_start) - 1
+        boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
         # Neighbours: polygon q's links are link_*[link_start[q]:link_start[q + 1]], by ascending portal.
-        owner = np.concatenate([portals[:, 0], portals[:, 1]])
-        order = np.lexsort((np.tile(np.arange(r), 2), owner))
-        link_polygon = np.concatenate([portals[:, 1], portals[:, 0]])[order]
-        link_portal = np.tile(np.arange(r, dtype=np.int64), 2)[order]
-        link_start = np.searchsorted(owner[order], np.arange(p + 1)).astype(np.int64)
-        self._island = _island_labels(p, portals)
+        link_start, link_polygon, link_portal = _paths.polygon_links(p, portals)
+        self._island = _paths.polygon_islands(p, portals)
         # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
         if p:
             lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
@@ -96,36 +90,57 @@ class NavMesh:
             lo, cell, shape = np.zeros(2), 1.0, np.ones(2, dtype=np.int64)
         grid = np.array([lo[0], lo[1], cell])
         bucket_start, bucket_polygons = _locate.bucket_grid(boxes, grid, shape)
-        self._cumulative_area = np.cumsum(self.polygon_areas())
         self._mesh = (vertices, polygon_start, polygon_vertices, boxes, planes)
         self._index = (grid, shape, bucket_start, bucket_polygons)
         self._links = (link_start, link_polygon, link_portal)
-        self._portal_segments = segments
-        self._rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, segments,
-                                            link_start, link_portal)
-        self._path_scratch(max(1024, 4 * len(self._rings[1])))
+        self._portal_pairs, self._portal_segments = portals, segments
+        # Built by the first query that needs them, so that a navmesh re-baked every frame pays for them only
+        # when asked for a path (or a random point).
+        self._ring_arrays, self._cumulative_area = None, None
+
+    @property
+    def _rings(self) -> tuple:
+        """The boundary rings the path search walks (``_kernels/paths.py``), and its scratch, built on first use."""
+        if self._ring_arrays is None:
+            vertices, polygon_start, polygon_vertices, _, planes = self._mesh
+            self._ring_arrays = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes,
+                                                      self._portal_pairs, self._portal_segments, self._links[0],
+                                                      self._links[2])
+            self._path_scratch(max(1024, 4 * len(self._ring_arrays[1])))
+        return self._ring_arrays
 
     def _path_scratch(self, room: int) -> None:
-        """The path search's scratch (see ``_kernels/polyanya.py``) for ``room`` nodes and roots, and the buffer
-        of a path's points."""
-        vertex_count = len(self._rings[7])
+        """The path search's scratch (see ``_kernels/polyanya.py``) for at least ``room`` nodes and roots, and
+        the buffer of a path's points. What the mesh had is kept where it is large enough (after a re-bake, the
+        polygons and ring vertices are about as many as before): the search never reads what it has not
+        written in the same query, and the per-vertex and per-polygon stamps stay valid as long as the count of
+        queries goes on. New arrays get a quarter more room than asked, for the next re-bake."""
+        vertex_count, p = len(self._rings[7]), self.polygon_count
+        old = getattr(self, "_scratch", None)
         counts = np.zeros(5, dtype=np.int64)
-        if getattr(self, "_scratch", None) is not None and len(self._scratch[5]) == vertex_count:
-            counts[3] = self._scratch[7][3]  # stamps of best_g stay valid: keep counting queries
-            best_g, stamp, entered, entered_g = self._scratch[5], self._scratch[6], self._scratch[8], self._scratch[9]
+        if old is not None and len(old[5]) >= vertex_count and len(old[8]) >= p:
+            counts[3] = old[7][3]  # stamps of best_g and entered stay valid: keep counting queries
+            best_g, stamp, entered, entered_g = old[5], old[6], old[8], old[9]
         else:
-            best_g, stamp = np.zeros(vertex_count), np.zeros(vertex_count, dtype=np.int64)
-            entered, entered_g = np.zeros((self.polygon_count, 2), dtype=np.int64), np.zeros(self.polygon_count)
-        self._scratch = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
-                         np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64), best_g, stamp, counts,
-                         entered, entered_g, np.zeros((2, 3)))
-        self._path_buffer = np.zeros((vertex_count + 3, 3))
+            v, q = vertex_count + vertex_count // 4, p + p // 4
+            best_g, stamp = np.zeros(v), np.zeros(v, dtype=np.int64)
+            entered, entered_g = np.zeros((q, 2), dtype=np.int64), np.zeros(q)
+        if old is not None and len(old[0]) >= room:
+            queue = old[:5]
+        else:
+            room += room // 4
+            queue = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
+                     np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64))
+        self._scratch = queue + (best_g, stamp, counts, entered, entered_g, np.zeros((2, 3)))
+        if len(getattr(self, "_path_buffer", ())) < vertex_count + 3:
+            self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
         touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
-        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.bake`). Returns the tiles whose
-        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked.
+        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose
+        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked. Its
+        :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds.
 
         Examples
         --------
@@ -146,11 +161,13 @@ class NavMesh:
         if self.bake_state is None:
             raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
                                  "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
-        from .bake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
+        from .rebake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
 
-        state, rebuilt = rebake_state(self.bake_state, box, scene)
-        fresh = state.navmesh()  # arrays and every structure _reindex derives from them, built once
-        self.__dict__.update(fresh.__dict__)
+        state, rebuilt = rebake_state(self.bake_state, box, scene, in_place=True)
+        (self.vertices, self.polygon_start, self.polygon_vertices, self.polygon_level, self.portals,
+         self.portal_segments) = state.navmesh_arrays()
+        self.bake_state = state
+        self._reindex()  # keeps the path search's scratch where it is large enough
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons
@@ -233,7 +250,8 @@ class NavMesh:
         """
         start, end = _point("start", start), _point("end", end)
         while True:
-            count, length = _paths.find_path(self._mesh, self._index, self._island, self._rings, self._scratch,
+            rings = self._rings  # first: builds the scratch too
+            count, length = _paths.find_path(self._mesh, self._index, self._island, rings, self._scratch,
                                              start, end, self._path_buffer)
             if count >= 0:
                 break
@@ -267,6 +285,8 @@ class NavMesh:
         if not self.polygon_count:
             raise ParameterError("navmesh", "no polygons", "a navmesh with walkable area to sample")
         out = np.empty(3)
+        if self._cumulative_area is None:
+            self._cumulative_area = np.cumsum(self.polygon_areas())
         _locate.sample(*self._mesh[:3], self._mesh[4], self._cumulative_area, rng.random(4), out)
         return out
 
@@ -333,40 +353,3 @@ def _check_consistent(mesh: NavMesh) -> None:
 
 def _point(parameter: str, value) -> np.ndarray:
     return np.array(check_point(parameter, value))
-
-
-def _polygon_geometry(vertices, polygon_start, polygon_vertices):
-    """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)``, its plane ``(a, b, c)``
-    (height ``a x + b z + c``, through the corners' mean along Newell's normal)."""
-    p = len(polygon_start) - 1
-    if p == 0:
-        return np.zeros((0, 6)), np.zeros((0, 3))
-    corners = vertices[polygon_vertices]
-    firsts, counts = polygon_start[:-1], np.diff(polygon_start)
-    boxes = np.column_stack([np.minimum.reduceat(corners[:, 0], firsts), np.maximum.reduceat(corners[:, 0], firsts),
-                             np.minimum.reduceat(corners[:, 2], firsts), np.maximum.reduceat(corners[:, 2], firsts),
-                             np.minimum.reduceat(corners[:, 1], firsts), np.maximum.reduceat(corners[:, 1], firsts)])
-    mean = np.add.reduceat(corners, firsts) / counts[:, None]
-    following = np.arange(1, len(corners) + 1)
-    following[polygon_start[1:] - 1] = firsts
-    here, there = corners, corners[following]
-    normal = np.column_stack([np.add.reduceat((here[:, 1] - there[:, 1]) * (here[:, 2] + there[:, 2]), firsts),
-                              np.add.reduceat((here[:, 2] - there[:, 2]) * (here[:, 0] + there[:, 0]), firsts),
-                              np.add.reduceat((here[:, 0] - there[:, 0]) * (here[:, 1] + there[:, 1]), firsts)])
-    upright = np.abs(normal[:, 1]) > 1e-12 * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
-    ny = np.where(upright, normal[:, 1], 1.0)
-    a, b = np.where(upright, -normal[:, 0] / ny, 0.0), np.where(upright, -normal[:, 2] / ny, 0.0)
-    planes = np.column_stack([a, b, mean[:, 1] - a * mean[:, 0] - b * mean[:, 2]])
-    return boxes, planes
-
-
-def _island_labels(p: int, portals: np.ndarray) -> np.ndarray:
-    """The connected group of every polygon through the portals, numbered by their lowest polygon."""
-    if p == 0:
-        return np.zeros(0, dtype=np.int64)
-    graph = coo_matrix((np.ones(len(portals)), (portals[:, 0], portals[:, 1])), shape=(p, p))
-    _, raw = connected_components(graph, directed=False)
-    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[inverse]

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.polygons import fill_owner, rectangle_portals, tile_rectangles
+from ._kernels.polygons import rectangle_mesh, tile_rectangles
 from .navmesh import NavMesh
 from .sampling import level_links
 
-__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_from_grids"]
+__all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_arrays",
+           "navmesh_from_grids"]
 
 TILE_CELLS = 32  # columns along each side of a tile
 HEIGHT_ERROR = 0.05  # m: the farthest a cell's height lies from its polygon's plane
@@ -82,75 +83,42 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, height_error: float 
     return TilePolygons(rects[:n].copy(), planes[:n].copy())
 
 
-def _plane_height(rects: np.ndarray, planes: np.ndarray, u, v) -> np.ndarray:
-    """Height (m) of each rectangle's plane at grid coordinates (u, v) in cells (cell centres at i + 0.5)."""
-    ci = 0.5 * (rects[:, 1] + rects[:, 3])
-    ck = 0.5 * (rects[:, 2] + rects[:, 4])
-    return planes[:, 0] + planes[:, 1] * (u - ci) + planes[:, 2] * (v - ck)
-
-
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int) -> NavMesh:
     """The navmesh of every region's tiles (each region: its layers and its tiles' rectangles, in tile order);
     polygons are numbered region by region, tile by tile; portals join polygons of one region."""
+    return NavMesh(*navmesh_arrays(regions, max_corners))
+
+
+def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int):
+    """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
+    polygon_level, portals, portal_segments)``."""
     vertices, corners, levels, portals, segments = [], [], [], [], []
-    polygon_count = 0
+    polygon_count = vertex_count = 0
     for layers, tiles in regions:
         rects = np.concatenate([t.rects for t in tiles]) if tiles else np.empty((0, 5), dtype=np.int64)
         planes = np.concatenate([t.planes for t in tiles]) if tiles else np.empty((0, 3))
-        n = len(rects)
-        cell, x0, z0 = layers.cell, layers.x0, layers.z0
-        u = np.column_stack([rects[:, 1], rects[:, 1], rects[:, 3], rects[:, 3]]).astype(np.float64)
-        v = np.column_stack([rects[:, 2], rects[:, 4], rects[:, 4], rects[:, 2]]).astype(np.float64)
-        h = _plane_height(rects[:, None].repeat(4, 1).reshape(-1, 5), planes[:, None].repeat(4, 1).reshape(-1, 3),
-                          u.ravel(), v.ravel()).reshape(n, 4)
-        # Corners (x0, z0) (x0, z1) (x1, z1) (x1, z0): counter-clockwise seen from above (+y).
-        vertices.append(np.stack([x0 + u * cell, h, z0 + v * cell], axis=-1).reshape(-1, 3))
-        first_vertex = sum(len(p) for p in vertices[:-1])
-        base = first_vertex + 4 * np.arange(n)
-        owner = np.full(layers.height.shape, -1, dtype=np.int64)
-        fill_owner(np.ascontiguousarray(rects, dtype=np.int64), owner)
-        found = np.empty((2 * int(((rects[:, 3] - rects[:, 1]) + (rects[:, 4] - rects[:, 2])).sum()) + 1, 5),
-                         dtype=np.int64)
-        count = rectangle_portals(layers.links, owner, rects, found)
-        r, m, axis, first, last = found[:count].T
-        on_x = axis == 0
-        seg_u0 = np.where(on_x, rects[r, 3], first).astype(np.float64)
-        seg_v0 = np.where(on_x, first, rects[r, 4]).astype(np.float64)
-        seg_u1 = np.where(on_x, rects[r, 3], last).astype(np.float64)
-        seg_v1 = np.where(on_x, last, rects[r, 4]).astype(np.float64)
-        seg_h0 = 0.5 * (_plane_height(rects[r], planes[r], seg_u0, seg_v0)
-                        + _plane_height(rects[m], planes[m], seg_u0, seg_v0))
-        seg_h1 = 0.5 * (_plane_height(rects[r], planes[r], seg_u1, seg_v1)
-                        + _plane_height(rects[m], planes[m], seg_u1, seg_v1))
-        seg = np.stack([np.column_stack([x0 + seg_u0 * cell, seg_h0, z0 + seg_v0 * cell]),
-                        np.column_stack([x0 + seg_u1 * cell, seg_h1, z0 + seg_v1 * cell])], axis=1)
-        if max_corners >= 4:
-            corners.append((base[:, None] + np.arange(4)).ravel())
-            levels.append(rects[:, 0])
-            pa, pb = r, m
-        else:
-            # Two triangles per rectangle, split along (x0, z0)-(x1, z1): the first holds the sides x = x0 and
-            # z = z1, the second z = z0 and x = x1; they are neighbours through the diagonal.
-            corners.append(np.column_stack([base, base + 1, base + 2, base, base + 2, base + 3]).ravel())
-            levels.append(np.repeat(rects[:, 0], 2))
-            pa = np.where(on_x, 2 * r + 1, 2 * r)
-            pb = np.where(on_x, 2 * m, 2 * m + 1)
-            diagonal = np.stack([vertices[-1][4 * np.arange(n)], vertices[-1][4 * np.arange(n) + 2]], axis=1)
-            pa, pb = np.r_[pa, 2 * np.arange(n)], np.r_[pb, 2 * np.arange(n) + 1]
-            seg = np.concatenate([seg, diagonal])
-        portals.append(np.column_stack([np.minimum(pa, pb), np.maximum(pa, pb)]) + polygon_count)
+        # Which rectangle holds each sample: on the levels the rectangles use (int32: scratch that stays in cache).
+        used = int(rects[:, 0].max()) + 1 if len(rects) else 1
+        owner = np.full(layers.height.shape[:2] + (used,), -1, dtype=np.int32)
+        v, c, level, pairs, seg = rectangle_mesh(np.ascontiguousarray(rects, dtype=np.int64), planes, layers.links,
+                                                 owner, float(layers.x0), float(layers.z0), float(layers.cell),
+                                                 max_corners < 4)
+        vertices.append(v)
+        corners.append(c + vertex_count)
+        levels.append(level)
+        portals.append(pairs + polygon_count)
         segments.append(seg)
-        polygon_count += n if max_corners >= 4 else 2 * n
+        polygon_count += len(level)
+        vertex_count += len(v)
     corner_count = 4 if max_corners >= 4 else 3
     portal_pairs = np.concatenate(portals) if portals else np.empty((0, 2), dtype=np.int64)
     portal_segments = np.concatenate(segments) if segments else np.empty((0, 2, 3))
-    order = np.lexsort((portal_pairs[:, 1], portal_pairs[:, 0]))
-    return NavMesh(np.concatenate(vertices) if vertices else np.empty((0, 3)),
-                   np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
-                   (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
-                   (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
-                   portal_pairs[order].astype(np.int64).reshape(-1, 2),
-                   portal_segments[order].reshape(-1, 2, 3))
+    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
+    return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
+            np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
+            (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
+            (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
+            portal_pairs[order].astype(np.int64).reshape(-1, 2), portal_segments[order].reshape(-1, 2, 3))
 
 
 def navmesh_from_layers(layers: list[WalkableLayers], max_corners: int = 6,

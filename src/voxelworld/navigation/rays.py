@@ -14,13 +14,14 @@ meet, in the same order. That is what lets a re-bake redo a few tiles and match 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from ..collision import TriangleBVH
 from ..errors import ParameterError
+from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -74,6 +75,39 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> 
     return corners, faces
 
 
+# Per scene object (objects never change, so a re-bake reuses what the last bake of the same object found): its
+# highest point, and per proxy kind (None: its own triangles) the triangles rays meet with their x-z boxes.
+_OBJECT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached(obj) -> dict:
+    entry = _OBJECT_CACHE.get(obj)
+    if entry is None:
+        entry = _OBJECT_CACHE[obj] = {}
+    return entry
+
+
+def _top(obj) -> float:
+    """The highest y (m) of an object's vertices."""
+    entry = _cached(obj)
+    if "top" not in entry:
+        entry["top"] = float(obj.positions[:, 1].max())
+    return entry["top"]
+
+
+def _triangle_boxes(obj, proxy: str | None):
+    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``): positions,
+    indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)``, the box of them all, and each triangle's
+    up component (the y of its unit normal as wound; 0 for a degenerate one)."""
+    entry = _cached(obj)
+    if proxy not in entry:
+        p, t = (obj.positions, obj.indices) if proxy is None else _proxy_triangles(obj.positions, obj.indices, proxy)
+        p, t = np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(t, dtype=np.int64)
+        boxes, whole, up = triangle_boxes(p, t)
+        entry[proxy] = (p, t, boxes, tuple(whole.tolist()), up)
+    return entry[proxy]
+
+
 def check_bake_input(scene, region, settings) -> None:
     if not isinstance(scene, Scene):
         raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
@@ -81,14 +115,14 @@ def check_bake_input(scene, region, settings) -> None:
         raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
     if not isinstance(settings, NavSettings):
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
-    if not np.allclose(region.ray_direction, (0.0, -1.0, 0.0)):
+    if not all(abs(a - b) <= 1e-8 + 1e-5 * abs(b) for a, b in zip(region.ray_direction, (0.0, -1.0, 0.0))):
         raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
 
 
 class RayScene:
-    """The triangles that rays over a block of a region's columns can meet, as a BVH with a flag per triangle
-    telling whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``: columns
-    ``[i0, i1) x [k0, k1)``, the whole grid when None."""
+    """The triangles that rays over a block of a region's columns can meet, binned by the block's cells, with
+    each one's up component and whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``:
+    columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
 
     def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, block=None):
         check_bake_input(scene, region, settings)
@@ -100,40 +134,48 @@ class RayScene:
         lo, cell = np.array(region.min), settings.cell_size
         x_lo, x_hi = lo[0] + i0 * cell, lo[0] + i1 * cell  # the block's cells, corners included
         z_lo, z_hi = lo[2] + k0 * cell, lo[2] + k1 * cell
-        positions, indices, exclusion = [], [], []
+        positions, indices, boxes, up, exclusion = [], [], [], [], []
         count = 0
         for obj in scene:
             if obj.role == "exception" or not len(obj.indices):
                 continue
-            is_obstacle = (obj.role == "obstacle"
-                           and float(obj.positions[:, 1].max()) - lo[1] > settings.obstacle_min_height)
-            p, t = (_proxy_triangles(obj.positions, obj.indices, settings.exclusion_proxy) if is_obstacle
-                    else (obj.positions, obj.indices))
-            corners = p[t]
-            meets = ((corners[..., 0].min(1) <= x_hi) & (corners[..., 0].max(1) >= x_lo)
-                     & (corners[..., 2].min(1) <= z_hi) & (corners[..., 2].max(1) >= z_lo))
+            is_obstacle = obj.role == "obstacle" and _top(obj) - lo[1] > settings.obstacle_min_height
+            p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
+                obj, settings.exclusion_proxy if is_obstacle else None)
+            if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
+                continue  # no triangle of it can meet the block
+            meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)
             if meets.any():
                 positions.append(p)
                 indices.append(t[meets] + count)
+                boxes.append(box[meets])
+                up.append(facing[meets])
                 exclusion.append(np.full(int(meets.sum()), is_obstacle))
                 count += len(p)
-        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices)) if positions else None
-        self.proxy = np.concatenate(exclusion) if positions else None
+        self.positions = np.concatenate(positions) if positions else np.empty((0, 3))
+        self.indices = np.concatenate(indices) if positions else np.empty((0, 3), dtype=np.int64)
+        self.up = np.concatenate(up) if positions else np.empty(0)
+        self.proxy = np.concatenate(exclusion) if positions else np.empty(0, dtype=bool)
+        self._grid = (float(x_lo), float(z_lo), float(cell), i1 - i0, k1 - k0)
+        self._bins = bin_triangles(np.concatenate(boxes) if positions else np.empty((0, 4)), *self._grid)
 
     def cast(self, x: np.ndarray, z: np.ndarray):
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the region's top to its
-        bottom, sorted by ray, then from the top down: ray, height (m), the hit triangle's up component, and
-        whether it is on a proxy."""
-        if self.bvh is None or not len(x):
-            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty(0, dtype=bool)
+        bottom, sorted by ray, then from the top down (then by triangle, in scene order): ray, height (m), the
+        hit triangle's up component, and whether it is on a proxy (see ``_kernels/columns.py``)."""
         lo, hi = self.region.min[1], self.region.max[1]
-        origins = np.column_stack([x, np.full(len(x), hi), z])
-        hits = self.bvh.raycast_all(origins, [0.0, -1.0, 0.0], max_distance=hi - lo)
-        return hits.ray, hi - hits.distance, self.bvh.normals[hits.triangle, 1], self.proxy[hits.triangle]
+        ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins, *self._grid,
+                                                np.ascontiguousarray(x, dtype=np.float64),
+                                                np.ascontiguousarray(z, dtype=np.float64), hi, hi - lo)
+        return ray, hi - distance, self.up[triangle], self.proxy[triangle]
 
-    def cast_columns(self) -> RayHitsGrid:
-        """The hits of the block's column rays (one through each cell's centre)."""
-        i0, k0, i1, k1 = self.block
+    def cast_columns(self, columns=None) -> RayHitsGrid:
+        """The hits of the column rays (one through each cell's centre) of the block, or of the columns
+        ``(i0, k0, i1, k1)`` inside it."""
+        i0, k0, i1, k1 = self.block if columns is None else columns
+        b0, c0, b1, c1 = self.block
+        if not (b0 <= i0 < i1 <= b1 and c0 <= k0 < k1 <= c1):
+            raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
         cell, x0, z0 = self.settings.cell_size, float(self.region.min[0]), float(self.region.min[2])
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
         ray, height, up, excluded = self.cast(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)

@@ -34,7 +34,8 @@ neighbours differ by more than the climb is a ledge, which cut a ramp off the la
 
 Every step works on a window of columns and depends only on columns near each sample (within one column for
 links and whole cells, :func:`erosion_reach` for erosion), which is how a re-bake redoes only some tiles and
-still gives what a full bake gives; islands are found over the whole region.
+still gives what a full bake gives; islands are found over the whole region here, and walked only from where
+something changed by a re-bake (:mod:`voxelworld.navigation.rebake`).
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def level_links(height: np.ndarray, step_limit: float, ceiling: np.ndarray | Non
     enclosure = (np.zeros(height.shape, np.int64) if enclosure is None
                  else np.ascontiguousarray(enclosure, np.int64))
     links = np.empty((4,) + height.shape, dtype=np.int64)
-    _level_links(height, ceiling, enclosure, float(step_limit), float(clearance), DIRECTIONS, links)
+    _level_links(height, ceiling, enclosure, float(step_limit), float(clearance), DIRECTIONS, 0, 0, height.shape[0],
+                 height.shape[1], links)
     return links
 
 
@@ -170,10 +172,14 @@ def _erosion_rounds(settings: NavSettings) -> int:
 
 
 def erosion_reach(settings: NavSettings) -> int:
-    """How many columns away a sample can change the result of :func:`erode` at another: in each round of the
-    distance relaxation, three of its updates (one straight, two diagonal) pull from each side along an axis;
-    plus one column for the links and one for the edge test."""
-    return 3 * _erosion_rounds(settings) + 2 if settings.agent_radius > 0 else 0
+    """How many columns around a sample :func:`erode` needs to judge it as it would over the whole region.
+
+    A sample is kept when its distance to the edge is at least ``agent_radius``, and every distance the
+    relaxation finds is that of a way over links: 0.5 at its far end (a sample missing a link), at least 1 per
+    column it moves along x or z. So only ways shorter than the radius matter, and they stay within the radius
+    (in columns) of the sample; the columns one further tell whether their samples miss a link. A window that
+    reaches further still cuts links at its edge, but the ways to those are at least as long as the radius."""
+    return int(np.ceil(settings.agent_radius / settings.cell_size)) + 2 if settings.agent_radius > 0 else 0
 
 
 def erode(samples: Samples, settings: NavSettings) -> np.ndarray:

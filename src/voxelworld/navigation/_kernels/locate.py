@@ -32,6 +32,42 @@ def _span(lo, hi, origin, cell, n):
 
 
 @njit(cache=True)
+def polygon_geometry(vertices, polygon_start, polygon_vertices):
+    """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)`` (m) and its plane ``(a, b,
+    c)`` (height ``a x + b z + c``, through the corners' mean along Newell's normal; flat where the normal
+    lies on the x-z plane). A sum over the corners is the first term plus the sum of the others, the order in
+    which numpy's ``reduceat`` added them when the planes were computed with it."""
+    p = polygon_start.shape[0] - 1
+    boxes, planes = np.empty((p, 6)), np.empty((p, 3))
+    sums, heads = np.empty(6), np.empty(6)  # x, y, z of the corners; Newell's normal
+    for q in range(p):
+        first, last = polygon_start[q], polygon_start[q + 1]
+        box = boxes[q]
+        box[0], box[1], box[2], box[3], box[4], box[5] = np.inf, -np.inf, np.inf, -np.inf, np.inf, -np.inf
+        sums[:] = 0.0
+        for j in range(first, last):
+            here = polygon_vertices[j]
+            there = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+            x, y, z = vertices[here, 0], vertices[here, 1], vertices[here, 2]
+            tx, ty, tz = vertices[there, 0], vertices[there, 1], vertices[there, 2]
+            box[0], box[1], box[2] = min(box[0], x), max(box[1], x), min(box[2], z)
+            box[3], box[4], box[5] = max(box[3], z), min(box[4], y), max(box[5], y)
+            terms = (x, y, z, (y - ty) * (z + tz), (z - tz) * (x + tx), (x - tx) * (y + ty))
+            for t in range(6):
+                if j == first:
+                    heads[t] = terms[t]
+                else:
+                    sums[t] += terms[t]
+        count = last - first
+        mx, my, mz = (heads[0] + sums[0]) / count, (heads[1] + sums[1]) / count, (heads[2] + sums[2]) / count
+        nx, ny, nz = heads[3] + sums[3], heads[4] + sums[4], heads[5] + sums[5]
+        upright = abs(ny) > 1e-12 * max(math.sqrt(nx * nx + ny * ny + nz * nz), 1e-300)
+        a, b = (-nx / ny, -nz / ny) if upright else (0.0, 0.0)
+        planes[q, 0], planes[q, 1], planes[q, 2] = a, b, my - a * mx - b * mz
+    return boxes, planes
+
+
+@njit(cache=True)
 def bucket_grid(boxes, grid, grid_shape):
     """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' x-z boxes."""
     x0, z0, cell = grid[0], grid[1], grid[2]

@@ -32,55 +32,16 @@ from .polyanya import EPS, search
 TOLERANCE = 1e-9  # m
 
 
-@njit(cache=True)
-def _sides_of(vertices, polygon_start, polygon_vertices, q):
-    """Polygon q's corners in counter-clockwise order on the x-z plane (indices into ``vertices``)."""
-    first, last = polygon_start[q], polygon_start[q + 1]
-    corners = polygon_vertices[first:last].copy()
-    if winding(vertices, polygon_start, polygon_vertices, q) < 0.0:
-        corners = corners[::-1].copy()
-    return corners
+@njit(cache=True, inline="always")
+def _on_side(ex, ez, length, px, pz):
+    """Where a point (px, pz), relative to a side's start, lies along the side (ex, ez) of ``length``, as a
+    fraction of it, and whether it lies on the side (within TOLERANCE of its line and span)."""
+    off = abs(ex * pz - ez * px) / length
+    t = (ex * px + ez * pz) / (length * length)
+    return t, off <= TOLERANCE and -TOLERANCE <= t * length <= length + TOLERANCE
 
 
-@njit(cache=True)
-def _portals_on_side(ux, uz, vx, vz, portal_segments, link_start, link_portal, q, found):
-    """The portals of polygon q lying on the side u-v: rows ``(portal, end nearer u, end nearer v)`` of ``found``
-    as floats ``(t0, t1, portal, end at t0)`` sorted by t0; returns their count."""
-    ex, ez = vx - ux, vz - uz
-    length = math.sqrt(ex * ex + ez * ez)
-    count = 0
-    for j in range(link_start[q], link_start[q + 1]):
-        r = link_portal[j]
-        ok = True
-        t = np.empty(2)
-        for e in range(2):
-            px, pz = portal_segments[r, e, 0] - ux, portal_segments[r, e, 2] - uz
-            off = abs(ex * pz - ez * px) / length
-            t[e] = (ex * px + ez * pz) / (length * length)
-            ok = ok and off <= TOLERANCE and -TOLERANCE <= t[e] * length <= length + TOLERANCE
-        if not ok or abs(t[1] - t[0]) * length <= TOLERANCE:
-            continue
-        e0 = 0 if t[0] < t[1] else 1
-        found[count, 0], found[count, 1] = t[e0], t[1 - e0]
-        found[count, 2], found[count, 3] = r, e0
-        k = count  # insertion sort on t0 (few portals per side)
-        while k > 0 and found[k - 1, 0] > found[k, 0]:
-            for c in range(4):
-                found[k - 1, c], found[k, c] = found[k, c], found[k - 1, c]
-            k -= 1
-        count += 1
-    return count
-
-
-@njit(cache=True)
-def _add_point(ring_xz, ring_y, ring_polygon, ring_across, ring_portal, planes, n, q, x, z, across, portal):
-    ring_xz[n, 0], ring_xz[n, 1] = x, z
-    ring_y[n] = planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
-    ring_polygon[n], ring_across[n], ring_portal[n] = q, across, portal
-    return n + 1
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _find(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -101,37 +62,79 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
     ring_portal = np.empty(room, np.int64)
     side = np.full((r_count, 2), -1, np.int64)  # each portal's piece in the ring of portals[r, 0] and [r, 1]
     found = np.empty((max(link_start[-1], 1), 4))
+
+    # Inner functions: numba compiles them into the loop (a helper taking the arrays would pay reference
+    # counting on every call).
+    def add(n, q, x, z, across, portal):
+        ring_xz[n, 0], ring_xz[n, 1] = x, z
+        ring_y[n] = planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
+        ring_polygon[n], ring_across[n], ring_portal[n] = q, across, portal
+        return n + 1
+
+    def portals_on_side(ux, uz, vx, vz, q):
+        """The portals of polygon q lying on the side u-v: rows ``(t0, t1, portal, end at t0)`` of ``found``
+        (fractions along the side), sorted by t0; returns their count."""
+        ex, ez = vx - ux, vz - uz
+        length = math.sqrt(ex * ex + ez * ez)
+        count = 0
+        for j in range(link_start[q], link_start[q + 1]):
+            r = link_portal[j]
+            px, pz = portal_segments[r, 0, 0] - ux, portal_segments[r, 0, 2] - uz
+            if abs(ex * pz - ez * px) > 2.0 * TOLERANCE * length:
+                continue  # far off the side's line (what _on_side tells, without its divisions)
+            ta, on_a = _on_side(ex, ez, length, px, pz)
+            tb, on_b = _on_side(ex, ez, length, portal_segments[r, 1, 0] - ux, portal_segments[r, 1, 2] - uz)
+            if not (on_a and on_b) or abs(tb - ta) * length <= TOLERANCE:
+                continue
+            e0 = 0 if ta < tb else 1
+            found[count, 0], found[count, 1] = (ta, tb) if e0 == 0 else (tb, ta)
+            found[count, 2], found[count, 3] = r, e0
+            k = count  # insertion sort on t0 (few portals per side)
+            while k > 0 and found[k - 1, 0] > found[k, 0]:
+                for c in range(4):
+                    found[k - 1, c], found[k, c] = found[k, c], found[k - 1, c]
+                k -= 1
+            count += 1
+        return count
+
     n = 0
     for q in range(p):
-        corners = _sides_of(vertices, polygon_start, polygon_vertices, q)
-        m = corners.shape[0]
+        turn = winding(vertices, polygon_start, polygon_vertices, q)
+        first, last = polygon_start[q], polygon_start[q + 1]
+        m = last - first
         for i in range(m):
-            u, v = corners[i], corners[(i + 1) % m]
+            # Corners counter-clockwise on the x-z plane, whatever their order in polygon_vertices.
+            j = (i + 1) % m
+            u = polygon_vertices[first + i] if turn >= 0.0 else polygon_vertices[last - 1 - i]
+            v = polygon_vertices[first + j] if turn >= 0.0 else polygon_vertices[last - 1 - j]
             ux, uz, vx, vz = vertices[u, 0], vertices[u, 2], vertices[v, 0], vertices[v, 2]
             length = math.sqrt((vx - ux) ** 2 + (vz - uz) ** 2)
             if length <= TOLERANCE:
                 continue
-            count = _portals_on_side(ux, uz, vx, vz, portal_segments, link_start, link_portal, q, found)
+            count = portals_on_side(ux, uz, vx, vz, q)
             at, ax, az = 0.0, ux, uz  # how far along the side the pieces reach, and that point
             for k in range(count):
                 t0, t1, r, e0 = found[k, 0], found[k, 1], int(found[k, 2]), int(found[k, 3])
                 if t1 * length <= at * length + TOLERANCE:
                     continue  # overlaps the portal before it (not expected)
                 if t0 * length > at * length + TOLERANCE:  # a wall up to the portal
-                    n = _add_point(ring_xz, ring_y, ring_polygon, ring_across, ring_portal, planes, n, q, ax, az, -1,
-                                   -1)
+                    n = add(n, q, ax, az, -1, -1)
                     ax, az = portal_segments[r, e0, 0], portal_segments[r, e0, 2]
                 other = portals[r, 1] if portals[r, 0] == q else portals[r, 0]
                 side[r, 0 if portals[r, 0] == q else 1] = n
-                n = _add_point(ring_xz, ring_y, ring_polygon, ring_across, ring_portal, planes, n, q, ax, az, other, r)
+                n = add(n, q, ax, az, other, r)
                 at = t1
                 if (1.0 - t1) * length <= TOLERANCE:
                     at, ax, az = 1.0, vx, vz
                 else:
                     ax, az = portal_segments[r, 1 - e0, 0], portal_segments[r, 1 - e0, 2]
             if (1.0 - at) * length > TOLERANCE:
-                n = _add_point(ring_xz, ring_y, ring_polygon, ring_across, ring_portal, planes, n, q, ax, az, -1, -1)
+                n = add(n, q, ax, az, -1, -1)
         ring_start[q + 1] = n
+    following = np.empty(n, np.int64)  # the piece after each in its ring (where it ends)
+    for q in range(p):
+        for k in range(ring_start[q], ring_start[q + 1]):
+            following[k] = k + 1 if k + 1 < ring_start[q + 1] else ring_start[q]
     ring_twin = np.full(n, -1, np.int64)
     parent = np.arange(n)
     for r in range(r_count):
@@ -140,9 +143,14 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
             continue
         ring_twin[a], ring_twin[b] = b, a
         # The pieces run opposite ways: a's start is b's end and a's end b's start.
-        for x, y in ((a, _next(ring_start, ring_polygon, b)), (_next(ring_start, ring_polygon, a), b)):
-            rx, ry = _find(parent, x), _find(parent, y)
-            parent[max(rx, ry)] = min(rx, ry)
+        for x, y in ((a, following[b]), (following[a], b)):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            while parent[y] != y:
+                parent[y] = parent[parent[y]]
+                y = parent[y]
+            parent[max(x, y)] = min(x, y)
     for k in range(n):
         if ring_across[k] >= 0 and ring_twin[k] < 0:
             ring_across[k] = -1  # a portal found on one side only: a wall
@@ -150,7 +158,9 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
     label = np.full(n, -1, np.int64)
     count = 0
     for k in range(n):
-        root = _find(parent, k)
+        root = k
+        while parent[root] != root:
+            root = parent[root]
         if label[root] < 0:
             label[root] = count
             count += 1
@@ -159,15 +169,50 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
     for k in range(n):
         if ring_across[k] < 0:
             corner[ring_vertex[k]] = True
-            corner[ring_vertex[_next(ring_start, ring_polygon, k)]] = True
+            corner[ring_vertex[following[k]]] = True
     return (ring_start, ring_xz[:n].copy(), ring_y[:n].copy(), ring_polygon[:n].copy(), ring_across[:n].copy(),
             ring_twin, ring_vertex, corner)
 
 
 @njit(cache=True)
-def _next(ring_start, ring_polygon, k):
-    """The piece after piece k in its ring (where piece k ends)."""
-    return k + 1 if k + 1 < ring_start[ring_polygon[k] + 1] else ring_start[ring_polygon[k]]
+def polygon_links(p, portals):
+    """Each of ``p`` polygons' neighbours through the ``portals``, in CSR form: polygon q's are
+    ``link_polygon[link_start[q]:link_start[q + 1]]`` through the portals ``link_portal[...]``, by ascending
+    portal. Returns ``(link_start, link_polygon, link_portal)``."""
+    link_start = np.zeros(p + 1, np.int64)
+    for r in range(portals.shape[0]):
+        link_start[portals[r, 0] + 1] += 1
+        link_start[portals[r, 1] + 1] += 1
+    for q in range(p):
+        link_start[q + 1] += link_start[q]
+    fill = link_start[:-1].copy()
+    link_polygon, link_portal = np.empty(link_start[p], np.int64), np.empty(link_start[p], np.int64)
+    for r in range(portals.shape[0]):
+        for e in range(2):
+            q = portals[r, e]
+            link_polygon[fill[q]], link_portal[fill[q]] = portals[r, 1 - e], r
+            fill[q] += 1
+    return link_start, link_polygon, link_portal
+
+
+@njit(cache=True)
+def polygon_islands(p, portals):
+    """The connected group of every one of ``p`` polygons through the ``portals`` (pairs of polygons), numbered
+    in the order of their lowest polygon."""
+    parent = np.arange(p)
+    for r in range(portals.shape[0]):
+        a, b = _find(parent, portals[r, 0]), _find(parent, portals[r, 1])
+        parent[max(a, b)] = min(a, b)  # a group's root stays its lowest polygon
+    island = np.empty(p, np.int64)
+    count = 0
+    for q in range(p):
+        root = _find(parent, q)
+        if root == q:
+            island[q] = count
+            count += 1
+        else:
+            island[q] = island[root]
+    return island
 
 
 @njit(cache=True)
@@ -202,4 +247,4 @@ def find_path(mesh, index, island, rings, scratch, start, end, out):
     return n, length
 
 
-__all__ = ["boundary_rings", "find_path", "TOLERANCE", "EPS"]
+__all__ = ["boundary_rings", "find_path", "polygon_islands", "polygon_links", "TOLERANCE", "EPS"]

@@ -151,3 +151,77 @@ def fill_owner(rects, owner):
         for i in range(i0, i1):
             for k in range(k0, k1):
                 owner[i, k, s] = r
+
+
+@numba.njit(cache=True, inline="always")
+def _plane_height(rects, planes, r, u, v):
+    """Height (m) of rectangle r's plane at grid coordinates (u, v) in cells (cell centres at i + 0.5)."""
+    ci = 0.5 * (rects[r, 1] + rects[r, 3])
+    ck = 0.5 * (rects[r, 2] + rects[r, 4])
+    return planes[r, 0] + planes[r, 1] * (u - ci) + planes[r, 2] * (v - ck)
+
+
+@numba.njit(cache=True)
+def rectangle_mesh(rects, planes, links, owner, x0, z0, cell, triangles):
+    """The polygons of a region's rectangles (``rects[r] = (level, i0, k0, i1, k1)``, ``planes[r]`` as
+    :func:`tile_rectangles` writes them) on its grid (origin ``x0``, ``z0``, ``cell`` in m): each rectangle's
+    corners (x0, z0) (x0, z1) (x1, z1) (x1, z0) on its plane, counter-clockwise seen from above; as one polygon
+    of four corners, or (``triangles``) two triangles split along (x0, z0)-(x1, z1), the first holding the sides
+    x = x0 and z = z1, the second z = z0 and x = x1. ``owner`` (the grid's shape, all -1) is scratch.
+
+    Returns ``vertices (4n, 3)``, ``corners`` (indices into them, 4 or 3 per polygon), ``levels`` (per
+    polygon), ``pairs (r, 2)`` (the two polygons of each portal, lower first; rectangles' portals as
+    :func:`rectangle_portals` finds them, then each rectangle's diagonal) and ``segments (r, 2, 3)`` (m; a
+    portal's ends at the mean height of the two planes)."""
+    n = rects.shape[0]
+    vertices = np.empty((4 * n, 3))
+    for r in range(n):
+        for c in range(4):
+            u = rects[r, 1] if c < 2 else rects[r, 3]
+            v = rects[r, 2] if c == 0 or c == 3 else rects[r, 4]
+            vertices[4 * r + c, 0] = x0 + u * cell
+            vertices[4 * r + c, 1] = _plane_height(rects, planes, r, float(u), float(v))
+            vertices[4 * r + c, 2] = z0 + v * cell
+    fill_owner(rects, owner)
+    room = 1
+    for r in range(n):
+        room += 2 * ((rects[r, 3] - rects[r, 1]) + (rects[r, 4] - rects[r, 2]))
+    found = np.empty((room, 5), np.int64)
+    count = rectangle_portals(links, owner, rects, found)
+    for r in range(n):  # leave the scratch as it was given
+        for i in range(rects[r, 1], rects[r, 3]):
+            for k in range(rects[r, 2], rects[r, 4]):
+                owner[i, k, rects[r, 0]] = -1
+    total = count + (n if triangles else 0)
+    pairs = np.empty((total, 2), np.int64)
+    segments = np.empty((total, 2, 3))
+    for p in range(count):
+        r, m, axis, first, last = found[p, 0], found[p, 1], found[p, 2], found[p, 3], found[p, 4]
+        on_x = axis == 0
+        ends = ((float(rects[r, 3]), float(first)), (float(rects[r, 3]), float(last))) if on_x else \
+            ((float(first), float(rects[r, 4])), (float(last), float(rects[r, 4])))
+        for e in range(2):
+            u, v = ends[e]
+            segments[p, e, 0] = x0 + u * cell
+            segments[p, e, 1] = 0.5 * (_plane_height(rects, planes, r, u, v) + _plane_height(rects, planes, m, u, v))
+            segments[p, e, 2] = z0 + v * cell
+        a, b = (r, m) if not triangles else ((2 * r + 1, 2 * m) if on_x else (2 * r, 2 * m + 1))
+        pairs[p, 0], pairs[p, 1] = min(a, b), max(a, b)
+    corner_count = 3 if triangles else 4
+    polygons = 2 * n if triangles else n
+    corners = np.empty(polygons * corner_count, np.int64)
+    levels = np.empty(polygons, np.int64)
+    for r in range(n):
+        base = 4 * r
+        if triangles:
+            for j, c in enumerate((0, 1, 2, 0, 2, 3)):
+                corners[6 * r + j] = base + c
+            levels[2 * r], levels[2 * r + 1] = rects[r, 0], rects[r, 0]
+            pairs[count + r, 0], pairs[count + r, 1] = 2 * r, 2 * r + 1
+            segments[count + r, 0, :] = vertices[base]
+            segments[count + r, 1, :] = vertices[base + 2]
+        else:
+            for c in range(4):
+                corners[4 * r + c] = base + c
+            levels[r] = rects[r, 0]
+    return vertices, corners, levels, pairs, segments

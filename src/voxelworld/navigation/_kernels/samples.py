@@ -7,33 +7,60 @@ import numpy as np
 DIRECTIONS = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]], dtype=np.int64)  # +x, -x, +z, -z
 
 
+@numba.njit(cache=True, inline="always")
+def _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk):
+    """The level of column (ni, nk) (inside the grid) that sample (i, k, s) steps to, or -1 (see level_links).
+    Inlined where it is used, so passing the arrays costs no reference counting."""
+    best, best_gap = -1, np.inf
+    y = height[i, k, s]
+    if not np.isnan(y):
+        for t in range(height.shape[2]):
+            f = height[ni, nk, t]
+            if np.isnan(f) or enclosure[ni, nk, t] != enclosure[i, k, s]:
+                continue
+            if min(ceiling[i, k, s], ceiling[ni, nk, t]) - max(y, f) < clearance:
+                continue
+            gap = abs(f - y)
+            if gap < best_gap:
+                best, best_gap = t, gap
+    return best if best_gap <= step_limit else -1
+
+
 @numba.njit(cache=True)
-def level_links(height, ceiling, enclosure, step_limit, clearance, directions, links):
-    """``links[d, i, k, s]``: the level of the neighbour in direction d that sample (i, k, s) steps to, or -1:
-    the nearest in height within ``step_limit`` (the lowest level on a tie) among the neighbour's samples that
-    lie in as many closed solids (``enclosure``) and whose free space (up to ``ceiling``) overlaps the
-    sample's by at least ``clearance``."""
+def level_links(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links):
+    """``links[d, i, k, s]`` for the columns [i_lo, i_hi) x [k_lo, k_hi): the level of the neighbour in
+    direction d that sample (i, k, s) steps to, or -1: the nearest in height within ``step_limit`` (the lowest
+    level on a tie) among the neighbour's samples that lie in as many closed solids (``enclosure``) and whose
+    free space (up to ``ceiling``) overlaps the sample's by at least ``clearance``. Other columns of ``links``
+    are left as they are."""
     nx, nz, levels = height.shape
     for d in range(4):
         dx, dz = directions[d, 0], directions[d, 1]
-        for i in range(nx):
-            for k in range(nz):
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
                 ni, nk = i + dx, k + dz
                 inside = 0 <= ni < nx and 0 <= nk < nz
                 for s in range(levels):
-                    best, best_gap = -1, np.inf
-                    y = height[i, k, s]
-                    if inside and not np.isnan(y):
-                        for t in range(levels):
-                            f = height[ni, nk, t]
-                            if np.isnan(f) or enclosure[ni, nk, t] != enclosure[i, k, s]:
-                                continue
-                            if min(ceiling[i, k, s], ceiling[ni, nk, t]) - max(y, f) < clearance:
-                                continue
-                            gap = abs(f - y)
-                            if gap < best_gap:
-                                best, best_gap = t, gap
-                    links[d, i, k, s] = best if best_gap <= step_limit else -1
+                    links[d, i, k, s] = (_link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk)
+                                         if inside else -1)
+
+
+@numba.njit(cache=True)
+def relink(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links, changed):
+    """:func:`level_links` over the columns [i_lo, i_hi) x [k_lo, k_hi) of ``links`` as they were, setting
+    ``changed[i, k]`` where a link of column (i, k) is not what it was."""
+    nx, nz, levels = height.shape
+    for d in range(4):
+        dx, dz = directions[d, 0], directions[d, 1]
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
+                ni, nk = i + dx, k + dz
+                inside = 0 <= ni < nx and 0 <= nk < nz
+                for s in range(levels):
+                    link = _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk) if inside else -1
+                    if links[d, i, k, s] != link:
+                        links[d, i, k, s] = link
+                        changed[i, k] = True
 
 
 CORNER_X = np.array([0, 1, 0, 1], dtype=np.int64)  # a cell's corners by the two directions meeting there:
@@ -139,3 +166,89 @@ def erosion_distance(distance, links, directions, rounds, spare):
                         new[i, k, s] = via if via < here else here
             old, new = new, old
     return old
+
+
+@numba.njit(cache=True, inline="always")
+def _island_edge(height, ceiling, enclosure, step_limit, clearance, a, n, nz, levels):
+    """Neighbour number ``n`` (0-1: the +x and +z links of sample ``a``; 2 + t, levels + 2 + t: sample t of the
+    column at -x or -z, if its link leads to ``a``) of flat sample ``a`` in the graph island_labels joins, or
+    -1."""
+    i, rest = divmod(a, nz * levels)
+    k, s = divmod(rest, levels)
+    nx = height.shape[0]
+    if n < 2:
+        ni, nk = (i + 1, k) if n == 0 else (i, k + 1)
+        if ni >= nx or nk >= nz:
+            return -1
+        t = _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk)
+        return -1 if t < 0 or np.isnan(height[ni, nk, t]) else (ni * nz + nk) * levels + t
+    t = (n - 2) % levels
+    pi, pk = (i - 1, k) if n - 2 < levels else (i, k - 1)
+    if pi < 0 or pk < 0 or np.isnan(height[pi, pk, t]):
+        return -1
+    if _link(height, ceiling, enclosure, step_limit, clearance, pi, pk, t, i, k) != s:
+        return -1
+    return (pi * nz + pk) * levels + t
+
+
+@numba.njit(cache=True)
+def refresh_islands(height, ceiling, enclosure, step_limit, clearance, seeds, smallest, final, changed):
+    """Bring ``final`` (the samples kept after small islands are dropped, NaN elsewhere) up to date with
+    ``height`` after it changed inside the columns that ``seeds`` lists and their neighbours.
+
+    ``seeds`` (n, 4) holds blocks of columns ``(i0, k0, i1, k1)``: the first holds every column whose sample,
+    ceiling or enclosure changed, and the one around it on each side; every sample there, and every sample of
+    the others that ``final`` drops, starts a walk over its island (the samples joined as in
+    :func:`island_labels`) that stops as soon as it has met ``smallest`` samples or an island already known to
+    be that large. An island that is not walked lies wholly outside the first block and is the same island it
+    was, so its samples keep their fate. Samples in islands of fewer than ``smallest`` samples are dropped, the
+    others kept; ``changed[i, k]`` is set where column (i, k) of ``final`` changed. Returns how many samples
+    were walked."""
+    nx, nz, levels = height.shape
+    flat_height, flat_final = height.reshape(-1), final.reshape(-1)
+    state = np.zeros(nx * nz * levels, dtype=np.int8)  # 0 not met, 1 met on this walk, 2 kept, 3 dropped
+    queue = np.empty(max(min(smallest, nx * nz * levels), 1), dtype=np.int64)
+    walked = 0
+    i0, k0, i1, k1 = seeds[0, 0], seeds[0, 1], seeds[0, 2], seeds[0, 3]
+    for i in range(i0, i1):  # where there is no sample now, there is nothing to keep
+        for k in range(k0, k1):
+            for s in range(levels):
+                if np.isnan(height[i, k, s]) and not np.isnan(final[i, k, s]):
+                    final[i, k, s] = np.nan
+                    changed[i, k] = True
+    for b in range(seeds.shape[0]):
+        for i in range(seeds[b, 0], seeds[b, 2]):
+            for k in range(seeds[b, 1], seeds[b, 3]):
+                for s in range(levels):
+                    a = (i * nz + k) * levels + s
+                    if state[a] != 0 or np.isnan(flat_height[a]) or (b > 0 and not np.isnan(flat_final[a])):
+                        continue
+                    state[a], queue[0], count, head = 1, a, 1, 0
+                    large = count >= smallest
+                    while head < count and not large:
+                        here = queue[head]
+                        head += 1
+                        for n in range(2 + 2 * levels):
+                            there = _island_edge(height, ceiling, enclosure, step_limit, clearance, here, n, nz,
+                                                 levels)
+                            if there < 0 or state[there] == 1:
+                                continue
+                            if state[there] == 2:
+                                large = True
+                                break
+                            state[there] = 1
+                            queue[count] = there
+                            count += 1
+                            if count >= smallest:
+                                large = True
+                                break
+                    walked += count
+                    for q in range(count):
+                        x = queue[q]
+                        state[x] = 2 if large else 3
+                        value = flat_height[x] if large else np.nan
+                        old = flat_final[x]
+                        if not (old == value or (np.isnan(old) and np.isnan(value))):
+                            flat_final[x] = value
+                            changed[x // (nz * levels), (x // levels) % nz] = True
+    return walked

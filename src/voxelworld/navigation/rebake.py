@@ -1,0 +1,199 @@
+"""Re-bakes: what a bake kept, brought up to date after the scene changed inside a box, redoing only what the
+change can reach.
+
+Every step of a bake depends only on columns near each sample, except the islands (see
+:mod:`voxelworld.navigation.sampling`), so a change inside a box reaches only so far:
+
+- a column's samples change only if its ray meets a triangle that changed, so only inside the box;
+- whole cells, one column further (their links), and cells the box crosses (their corner probes);
+- erosion, ``agent_radius`` further: a change at one sample alters the distance to the edge only along paths
+  through it, which are at least as long as the way to it.
+
+So the column rays are cast again over the columns whose cells touch the box; whole cells are judged again
+(corner probes cast again) over the columns within ``agent_radius`` plus two cells of the box (the *block*),
+and erosion over the block with every column it reads around it (:func:`~.sampling.erosion_reach`).
+Islands are walked from the block and the column around it (:func:`~._kernels.samples.refresh_islands`): an
+island none of whose samples lies there is the island it was, and a walk stops as soon as it knows an island
+is large enough to keep, so only small islands are walked whole. The links of the kept samples are found
+again around every column that changed, and the polygons of every tile holding a changed column (its samples
+or only its links) are rebuilt.
+
+Each step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
+of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import ParameterError
+from ._kernels.samples import DIRECTIONS, refresh_islands, relink
+from .bake import BakedRegion, BakeState
+from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
+from .rays import RayScene, grid_shape
+from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
+from .scene import Scene
+from .settings import NavSettings, SearchRegion
+
+__all__ = ["rebake_state", "smallest_island"]
+
+
+def _box(box) -> tuple[np.ndarray, np.ndarray]:
+    legal = "a box ((x0, y0, z0), (x1, y1, z1)) of finite metres with x0 <= x1, y0 <= y1, z0 <= z1"
+    try:
+        lo, hi = (np.asarray(corner, dtype=np.float64) for corner in box)
+    except (TypeError, ValueError):
+        raise ParameterError("box", box, legal) from None
+    if lo.shape != (3,) or hi.shape != (3,) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) \
+            or np.any(lo > hi):
+        raise ParameterError("box", box, legal)
+    return lo, hi
+
+
+def _check(scene, settings) -> None:
+    if not isinstance(scene, Scene):
+        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
+    if not isinstance(settings, NavSettings):
+        raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
+
+
+def _block(region: SearchRegion, settings: NavSettings, lo: np.ndarray, hi: np.ndarray, margin: float):
+    """The columns (i0, k0, i1, k1) whose cells come within ``margin`` (m) of the box lo..hi, or None."""
+    rlo, rhi = np.array(region.min), np.array(region.max)
+    if np.any(hi < rlo) or np.any(lo > rhi):
+        return None
+    nx, nz = grid_shape(region, settings)
+    cell = settings.cell_size
+    i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
+    i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
+    k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
+    k1 = min(int(math.ceil((hi[2] + margin - rlo[2]) / cell)), nz)
+    return (i0, k0, i1, k1) if i0 < i1 and k0 < k1 else None
+
+
+def _with_levels(array: np.ndarray, levels: int, fill, copy: bool) -> np.ndarray:
+    """``array`` (levels last) with at least ``levels`` levels, the new ones filled with ``fill``: itself when
+    it has them and ``copy`` is False, else a new array."""
+    if array.shape[-1] >= levels:
+        return array.copy() if copy else array
+    grown = np.full(array.shape[:-1] + (levels,), fill, dtype=array.dtype)
+    grown[..., :array.shape[-1]] = array
+    return grown
+
+
+def _occupied(window: Samples) -> Samples:
+    """``window`` without the levels above the last that holds a sample in it (none: one level is kept). The
+    steps give the same for the samples there: a sample's links only lead to samples."""
+    used = window.height.shape[2]
+    while used > 1 and np.isnan(window.height[:, :, used - 1]).all():
+        used -= 1
+    if used == window.height.shape[2]:
+        return window
+    return replace(window, height=window.height[..., :used], ceiling=window.ceiling[..., :used],
+                   enclosure=window.enclosure[..., :used])
+
+
+def _put(array: np.ndarray, block, window: Samples, result: np.ndarray) -> None:
+    """Write ``result`` (a step's heights over ``window``, maybe with fewer levels than ``array``) into the
+    columns of ``block`` of ``array``: NaN on the levels the window left out."""
+    i0, k0, i1, k1 = block
+    used = result.shape[2]
+    array[i0:i1, k0:k1, :used] = result[i0 - window.i0:i1 - window.i0, k0 - window.k0:k1 - window.k0]
+    array[i0:i1, k0:k1, used:] = np.nan
+
+
+def smallest_island(settings: NavSettings, samples: int) -> int:
+    """The fewest samples an island needs to be kept (``n * cell_size² >= min_region_area``, the comparison
+    :func:`~voxelworld.navigation.sampling.drop_small_islands` makes), at most ``samples + 1``."""
+    area, wanted = settings.cell_size ** 2, settings.min_region_area
+    n = min(max(math.ceil(wanted / area), 0), samples + 1)
+    while n > 0 and (n - 1) * area >= wanted:
+        n -= 1
+    while n <= samples and n * area < wanted:
+        n += 1
+    return n
+
+
+def rebake_state(state: BakeState, box, scene: Scene | None = None,
+                 in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
+    """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
+    polygons changed, as (region, ti, tk). With ``in_place``, the arrays of ``state`` are updated and shared
+    by the new state (``state`` must not be used again); otherwise ``state`` is left as it was."""
+    lo, hi = _box(box)
+    scene = state.scene if scene is None else scene
+    settings = state.settings
+    _check(scene, settings)
+    regions, rebuilt = [], []
+    margin = settings.agent_radius + 2 * settings.cell_size  # how far from the box the walkable area can change
+    for n, baked in enumerate(state.regions):
+        block = _block(baked.region, settings, lo, hi, margin)
+        if block is None:
+            regions.append(baked)
+            continue
+        # Rays change only where they can meet a changed triangle: in the columns whose cells touch the box
+        # (None: in none).
+        fresh, tiles = _rebake_region(baked, scene, settings, block, _block(baked.region, settings, lo, hi, 0.0),
+                                      in_place)
+        regions.append(fresh)
+        rebuilt += [(n, ti, tk) for ti, tk in tiles]
+    return BakeState(scene, settings, tuple(regions)), rebuilt
+
+
+def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, block, touched,
+                   in_place: bool) -> tuple[BakedRegion, list[tuple[int, int]]]:
+    """One region re-baked over ``block`` (see :func:`rebake_state`), its rays cast again over the columns
+    ``touched`` (inside the block), and its tiles whose polygons changed."""
+    bi0, bk0, bi1, bk1 = block
+    nx, nz = baked.samples.height.shape[:2]
+    rays = RayScene(scene, baked.region, settings, block)
+    cast = walkable_samples(rays.cast_columns(touched), settings) if touched is not None else None
+    levels = max(cast.height.shape[2] if cast is not None else 0, baked.samples.height.shape[2])
+    copy = not in_place
+    old = baked.samples
+    samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels, np.nan, copy),
+                      _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy))
+    if cast is not None:
+        ti0, tk0, ti1, tk1 = touched
+        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
+            mine, theirs = getattr(samples, name), getattr(cast, name)
+            mine[ti0:ti1, tk0:tk1] = fill
+            mine[ti0:ti1, tk0:tk1, :theirs.shape[2]] = theirs
+    # Whole cells over the block, judged with the columns around it; erosion with every column it reads.
+    window = _occupied(samples.window(max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz)))
+    whole = _with_levels(baked.whole, levels, np.nan, copy)
+    _put(whole, block, window, whole_cells(rays, window, settings, block))
+    reach = erosion_reach(settings)
+    window = _occupied(samples.with_height(whole).window(max(bi0 - reach, 0), max(bk0 - reach, 0),
+                                                         min(bi1 + reach, nx), min(bk1 + reach, nz)))
+    eroded = _with_levels(baked.eroded, levels, np.nan, copy)
+    _put(eroded, block, window, erode(window, settings))
+    # Islands: walked from the block and the column around it; dropped samples are looked at as far as an
+    # island too small to keep that reaches in there can lie.
+    final = _with_levels(baked.layers.height, levels, np.nan, copy)
+    changed = np.zeros((nx, nz), dtype=bool)
+    smallest = smallest_island(settings, eroded.size)
+    seeds = np.array([[max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz)],
+                      [max(bi0 - 1 - smallest, 0), max(bk0 - 1 - smallest, 0), min(bi1 + 1 + smallest, nx),
+                       min(bk1 + 1 + smallest, nz)]], dtype=np.int64)
+    refresh_islands(eroded, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, seeds,
+                    smallest, final, changed)
+    # Links of the kept samples around every column whose kept samples changed, or whose ceiling or enclosure
+    # may have (the columns cast again).
+    links = _with_levels(baked.layers.links, levels, -1, copy)
+    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    ti0, tk0, ti1, tk1 = touched if touched is not None else (nx, nz, 0, 0)
+    li0, li1 = max(min(ti0, int(rows.min(initial=nx))) - 1, 0), min(max(ti1, int(rows.max(initial=-1)) + 1) + 1, nx)
+    lk0, lk1 = max(min(tk0, int(cols.min(initial=nz))) - 1, 0), min(max(tk1, int(cols.max(initial=-1)) + 1) + 1, nz)
+    relink(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
+           li0, lk0, li1, lk1, links, changed)
+    layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
+    ntx, ntz = layers.tiles
+    tiles = list(baked.tiles)
+    rebuilt = [(ti, tk) for ti in range(ntx) for tk in range(ntz)
+               if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
+    for ti, tk in rebuilt:
+        tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
+    return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt
