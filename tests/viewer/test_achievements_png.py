@@ -35,3 +35,10 @@ def test_bad_input_raises_parameter_error_and_writes_nothing(tmp_path, args):
     with pytest.raises(ParameterError):
         achievements_png(tmp_path / name, totals, thresholds)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_viewer_package_gives_the_chart_function_every_time():
+    import voxelworld.viewer as viewer
+
+    assert viewer.achievements_png is achievements_png
+    assert viewer.achievements_png is achievements_png  # not the module of the same name on a second look

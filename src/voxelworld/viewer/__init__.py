@@ -4,6 +4,8 @@
   colours and an optional collision-mesh wireframe, drawn headless with moderngl through EGL.
 - :class:`Camera`: where the picture is taken from; ``Camera.looking_at_bounds`` frames a box.
 - :class:`RenderError`: no offscreen OpenGL here (run ``scripts/setup``), or drawing failed.
+- :func:`achievements_png`: ``world.achievements()`` (volume removed per material group) as a bar chart PNG with
+  the award thresholds; imported when first used (it brings in matplotlib).
 - :func:`run_session` (``voxelworld.viewer.demo_session``): the scripted demo session played headless, written
   as ``report.md`` with PNG snapshots at its key frames (``voxelworld demo``); imported when first used, since it
   brings in the whole game.
@@ -12,12 +14,15 @@
 from .camera import Camera
 from .snapshot import RenderError, render, snapshot
 
-__all__ = ["Camera", "snapshot", "render", "RenderError", "run_session"]
+__all__ = ["Camera", "snapshot", "render", "RenderError", "run_session", "achievements_png"]
 
 
 def __getattr__(name: str):
     if name == "run_session":
-        from .demo_session import run_session
-
-        return run_session
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from .demo_session import run_session as function
+    elif name == "achievements_png":
+        from .achievements_png import achievements_png as function
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = function  # importing the module set the package's attribute to it: the function wins
+    return function
