@@ -21,8 +21,7 @@ def __getattr__(name: str):
     if name == "run_session":
         from .demo_session import run_session as function
     elif name == "achievements_png":
-        from .achievements_png import achievements_png as function
+        from .charts import achievements_png as function
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = function  # importing the module set the package's attribute to it: the function wins
     return function

@@ -35,7 +35,7 @@ from ..game.player import view_direction
 from ..game.throwing import RULES
 from ..game.world import Inputs, World
 from ..terrain import MaterialTable
-from .achievements_png import achievements_png
+from .charts import achievements_png
 from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
 
