@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from ...collision._kernels import ray_triangle
+from .buckets import csr_buckets
 
 SLACK = 1e-9  # m, per metre of coordinate: how far a box is widened so that rounding loses no triangle
 
@@ -41,25 +42,11 @@ def bin_triangles(boxes, x0, z0, cell, nx, nz):
     """The triangles whose x-z box ``boxes[t] = (x_min, x_max, z_min, z_max)`` (m) overlaps each cell of a block
     of ``nx`` by ``nz`` cells of ``cell`` m from ``(x0, z0)``, in CSR form: cell ``i * nz + k`` holds
     ``members[start[c]:start[c + 1]]``, ascending."""
-    start = np.zeros(nx * nz + 1, np.int64)
+    spans = np.empty((boxes.shape[0], 4), np.int64)
     for t in range(boxes.shape[0]):
-        i0, i1 = _cells(boxes[t, 0], boxes[t, 1], x0, cell, nx)
-        k0, k1 = _cells(boxes[t, 2], boxes[t, 3], z0, cell, nz)
-        for i in range(i0, i1 + 1):
-            for k in range(k0, k1 + 1):
-                start[i * nz + k + 1] += 1
-    for c in range(nx * nz):
-        start[c + 1] += start[c]
-    fill = start[:-1].copy()
-    members = np.empty(start[-1], np.int64)
-    for t in range(boxes.shape[0]):
-        i0, i1 = _cells(boxes[t, 0], boxes[t, 1], x0, cell, nx)
-        k0, k1 = _cells(boxes[t, 2], boxes[t, 3], z0, cell, nz)
-        for i in range(i0, i1 + 1):
-            for k in range(k0, k1 + 1):
-                members[fill[i * nz + k]] = t
-                fill[i * nz + k] += 1
-    return start, members
+        spans[t, 0], spans[t, 1] = _cells(boxes[t, 0], boxes[t, 1], x0, cell, nx)
+        spans[t, 2], spans[t, 3] = _cells(boxes[t, 2], boxes[t, 3], z0, cell, nz)
+    return csr_buckets(spans, nx, nz)
 
 
 @numba.njit(cache=True)

@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .buckets import csr_buckets
+
 EPS = 1e-9
 FAN = 16  # polygons searched around a corner a walk leaves through
 
@@ -72,25 +74,11 @@ def bucket_grid(boxes, grid, grid_shape):
     """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' x-z boxes."""
     x0, z0, cell = grid[0], grid[1], grid[2]
     nx, nz = grid_shape[0], grid_shape[1]
-    start = np.zeros(nx * nz + 1, np.int64)
+    spans = np.empty((boxes.shape[0], 4), np.int64)
     for q in range(boxes.shape[0]):
-        i0, i1 = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
-        k0, k1 = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
-        for i in range(i0, i1 + 1):
-            for k in range(k0, k1 + 1):
-                start[i * nz + k + 1] += 1
-    for b in range(nx * nz):
-        start[b + 1] += start[b]
-    fill = start[:-1].copy()
-    members = np.empty(start[-1], np.int64)
-    for q in range(boxes.shape[0]):
-        i0, i1 = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
-        k0, k1 = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
-        for i in range(i0, i1 + 1):
-            for k in range(k0, k1 + 1):
-                members[fill[i * nz + k]] = q
-                fill[i * nz + k] += 1
-    return start, members
+        spans[q, 0], spans[q, 1] = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
+        spans[q, 2], spans[q, 3] = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
+    return csr_buckets(spans, nx, nz)
 
 
 @njit(cache=True)

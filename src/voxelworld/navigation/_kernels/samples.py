@@ -33,16 +33,8 @@ def level_links(height, ceiling, enclosure, step_limit, clearance, directions, i
     level on a tie) among the neighbour's samples that lie in as many closed solids (``enclosure``) and whose
     free space (up to ``ceiling``) overlaps the sample's by at least ``clearance``. Other columns of ``links``
     are left as they are."""
-    nx, nz, levels = height.shape
-    for d in range(4):
-        dx, dz = directions[d, 0], directions[d, 1]
-        for i in range(i_lo, i_hi):
-            for k in range(k_lo, k_hi):
-                ni, nk = i + dx, k + dz
-                inside = 0 <= ni < nx and 0 <= nk < nz
-                for s in range(levels):
-                    links[d, i, k, s] = (_link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk)
-                                         if inside else -1)
+    changed = np.zeros(height.shape[:2], dtype=np.bool_)
+    relink(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links, changed)
 
 
 @numba.njit(cache=True)
