@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import FormatError, ParameterError, check_point
 from ..files import write_atomically
+from ..wavefront import ObjWriter
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 
@@ -327,14 +328,20 @@ class NavMesh:
 
     def to_obj(self, path) -> None:
         """Write the polygons as a Wavefront OBJ (one ``o level_N`` per level), atomically."""
-        lines = [f"v {x:.6f} {y:.6f} {z:.6f}" for x, y, z in self.vertices]
-        for level in sorted(set(self.polygon_level.tolist())):
-            lines.append(f"o level_{level}")
-            for q in np.flatnonzero(self.polygon_level == level):
-                ids = self.polygon_vertices[self.polygon_start[q]:self.polygon_start[q + 1]] + 1
-                lines.append("f " + " ".join(str(int(i)) for i in ids))
-        text = ("\n".join(lines) + "\n").encode("utf-8")
+        obj = ObjWriter()
+        self.write_obj(obj)
+        text = obj.text()
         write_atomically(path, lambda file: file.write(text))
+
+    def write_obj(self, obj: ObjWriter, name: str = "level", material: str | None = None) -> None:
+        """Append the vertices and, per level, the object ``{name}_{level}`` with its polygons to ``obj``
+        (a :class:`voxelworld.wavefront.ObjWriter`), drawn with ``material`` of the library when given."""
+        block = obj.vertices(self.vertices)
+        for level in sorted(set(self.polygon_level.tolist())):
+            obj.object(f"{name}_{level}")
+            if material is not None:
+                obj.material(material)
+            obj.polygons(block, self.polygon_start, self.polygon_vertices, np.flatnonzero(self.polygon_level == level))
 
 
 def _check_consistent(mesh: NavMesh) -> None:
