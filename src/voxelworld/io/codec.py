@@ -224,9 +224,10 @@ class StateCodec:
             value = cls(**values)
         except (ParameterError, TypeError, ValueError) as error:
             raise FormatError(f"{where}: the stored {data['$']} is not valid: {error}") from error
-        for name in values:  # keep the stored bits where the constructor moved them (a direction normalised again)
-            if name in data and self.encode(getattr(value, name), where) != data[name]:
-                object.__setattr__(value, name, values[name])
+        for name, stored in values.items():  # keep the stored bits where the constructor moved them (a direction
+            kept = getattr(value, name)      # normalised again)
+            if kept is not stored and self.encode(kept, where) != data[name]:
+                object.__setattr__(value, name, stored)
         return value
 
     def _decode_volume(self, data: dict, where: str) -> VoxelVolume:

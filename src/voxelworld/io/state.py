@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
 from ..game.edits import VoxelEdit
-from ..game.enemy import ChainsawEnemy
+from ..game.enemy import CHAIN, ChainsawEnemy, chainsaw_body
 from ..game.level import Prop
 from ..game.navigation import LOG_LENGTH, WorldNavigation
 from ..game.npcs import NPC
@@ -38,6 +38,7 @@ from ..game.throwing import impact_edit
 from ..game.world import Collider, World, WorldSettings
 from ..meshing import CollisionMesh, merge_collision_meshes
 from ..meshing.chunks import MESHED_FIELDS
+from ..motion import ContactMotion
 from ..navigation import SceneObject
 from ..terrain import MaterialTable, VoxelVolume
 from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
@@ -434,10 +435,22 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
                                      codec.decode(data["settings"], f"{where}.settings"))
         except ParameterError as error:
             raise FormatError(f"{where}: {error}") from error
-        enemy.facing = codec.decode(data["facing"], f"{where}.facing")
+        _keep_facing(enemy, codec.decode(data["facing"], f"{where}.facing"))
         _set_attributes(codec, enemy, data, ENEMY_STATE, where)
         _set_attributes(codec, enemy.motion, data["motion"], MOTION_STATE, f"{where}.motion")
     _set_attributes(codec, agents, row, AGENTS_STATE, "agents")
+
+
+def _keep_facing(enemy: ChainsawEnemy, facing: np.ndarray) -> None:
+    """Give ``enemy`` the saved facing, bit for bit: the constructor normalises the facing it is given, and
+    normalising a unit vector again may move its last bit; the body is then made again as the constructor made
+    it from the facing it kept."""
+    if np.array_equal(enemy.facing, facing):
+        return
+    enemy.facing = facing
+    skeleton, clip, part = chainsaw_body(enemy.position, facing, enemy.settings)
+    enemy.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=enemy.settings.profile, loop=True)
+    enemy._centre = skeleton.world_positions()[skeleton.index("shoulder")]
 
 
 def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> WorldNavigation:
