@@ -11,7 +11,7 @@ from voxelworld.io import load_world, save_world
 from voxelworld.io import state as state_module
 from voxelworld.terrain import Sphere, VoxelVolume
 
-from .scenario import FRAMES, MOMENTS, content, inputs, play, state
+from .scenario import FRAMES, MOMENTS, content, inputs, state
 
 STEPS_AFTER = 8  # frames a loaded world is stepped beside the original
 

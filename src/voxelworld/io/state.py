@@ -43,14 +43,15 @@ from ..navigation import SceneObject
 from ..terrain import MaterialTable, VoxelVolume
 from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
 
-__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event"]
+__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window"]
 
 # Attributes kept from frame to frame (saved) and attributes the constructors rebuild (derived), per object.
 WORLD_STATE = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks", "rebuilt_chunks",
                "_snapshot")
 WORLD_SPECIAL = ("volume", "materials", "props", "settings", "player", "rng", "events", "_queue", "_collider_key",
-                 "collider", "actions", "agents", "_saved_files")
-WORLD_DERIVED = ("mesher", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events")
+                 "collider", "actions", "agents")
+WORLD_DERIVED = ("mesher", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events",
+                 "_saved_files")
 PLAYER_STATE = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina", "sprinting",
                 "touching", "_stride_left", "_reported_stamina", "_cause", "_moved", "_fall_speed", "_new_touching")
 PLAYER_DERIVED = ("settings", "materials", "_contact_damage", "bounds")
@@ -84,14 +85,19 @@ class Captured:
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def _key(attribute: str) -> str:
+    """The key of an attribute in a state row: its name without the leading underscore of a private one."""
+    return attribute.lstrip("_")
+
+
 def _attributes(codec: StateCodec, obj, names, where: str) -> dict:
-    return {name: codec.encode(getattr(obj, name), f"{where}.{name}") for name in names}
+    return {_key(name): codec.encode(getattr(obj, name), f"{where}.{_key(name)}") for name in names}
 
 
 def _set_attributes(codec: StateCodec, obj, row: dict, names, where: str) -> None:
-    check_mapping(row, where, names)
+    check_mapping(row, where, [_key(name) for name in names])
     for name in names:
-        setattr(obj, name, codec.decode(row[name], f"{where}.{name}"))
+        setattr(obj, name, codec.decode(row[_key(name)], f"{where}.{_key(name)}"))
 
 
 # --------------------------------------------------------------------------------------------------- capture
@@ -137,13 +143,14 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
     behind = tuple((tuple(int(c) for c in chunk), int(seen[tuple(chunk)]))
                    for chunk in np.argwhere(seen != volume.chunk_versions))
     for n, (chunk, _) in enumerate(behind):
-        window = _window(volume, chunk)
+        window = chunk_window(volume, chunk)
         for name in MESHED_FIELDS:
             arrays[f"mesher.behind.{n}.{name}"] = mesher._fields[name][window]
     return behind
 
 
-def _window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
+def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
+    """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
     size = volume.chunk_size
     return tuple(slice(c * size, min((c + 1) * size, n)) for c, n in zip(chunk, volume.shape))
 
@@ -339,8 +346,9 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     settings = dec(check_mapping(rows["settings"], "state 'settings'", ("settings",))["settings"], "settings")
     if not isinstance(settings, WorldSettings):
         raise FormatError("state 'settings': not a WorldSettings")
-    world_row = check_mapping(rows["world"], "state 'world'", WORLD_STATE + ("rng", "collider_chunks"))
-    player_row = check_mapping(rows["player"], "state 'player'", PLAYER_STATE)
+    world_row = check_mapping(rows["world"], "state 'world'", [_key(n) for n in WORLD_STATE] + ["rng",
+                                                                                                 "collider_chunks"])
+    player_row = check_mapping(rows["player"], "state 'player'", [_key(n) for n in PLAYER_STATE])
     current = _show_mesher_view(codec, volume, rows["volume"]["mesher_behind"], arrays)
     try:
         props = [Prop(name, role, material, _array(arrays, f"props.{n}.positions"),
@@ -352,7 +360,7 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
     for chunk, (fields, version) in current.items():  # the voxels as they are, which the mesher has not seen yet
         for name, values in fields.items():
-            getattr(volume, name)[_window(volume, chunk)] = values
+            getattr(volume, name)[chunk_window(volume, chunk)] = values
         volume._chunk_versions[chunk] = version
     _set_attributes(codec, world.player, player_row, PLAYER_STATE, "player")
     _set_attributes(codec, world.actions, rows["actions"], ACTIONS_STATE, "actions")
@@ -378,7 +386,7 @@ def _show_mesher_view(codec: StateCodec, volume: VoxelVolume, data, arrays: dict
     for n, (chunk, seen) in enumerate(behind):
         if not (isinstance(chunk, tuple) and len(chunk) == 3 and isinstance(seen, int)):
             raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) and a version")
-        window = _window(volume, chunk)
+        window = chunk_window(volume, chunk)
         current[chunk] = ({name: getattr(volume, name)[window].copy() for name in MESHED_FIELDS},
                           int(volume._chunk_versions[chunk]))
         for name in MESHED_FIELDS:

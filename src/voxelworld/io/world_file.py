@@ -41,15 +41,16 @@ import tempfile
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import zstandard
 
-from ..errors import FormatError, ParameterError, check_range
+from ..errors import FormatError, check_range
 from ..game.world import World
 from ..terrain import FIELDS, VoxelVolume
 from .codec import StateCodec, array_bytes, array_from_bytes
-from .state import STATE_ROWS, capture, decode_event, empty_volume, encode_event, restore
+from .state import STATE_ROWS, capture, chunk_window, decode_event, empty_volume, encode_event, restore
 
 __all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION"]
 
@@ -118,18 +119,13 @@ def _json(data) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def _chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
-    size = volume.chunk_size
-    return tuple(slice(c * size, min((c + 1) * size, n)) for c, n in zip(chunk, volume.shape))
-
-
 def _identity(path: Path) -> tuple:
     stat = path.stat()
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _connect(path: Path, mode: str) -> sqlite3.Connection:
-    uri = "file:" + str(path).replace("?", "%3f").replace("#", "%23") + f"?mode={mode}"
+    uri = "file:" + quote(str(Path(path).absolute()), safe="/") + f"?mode={mode}"  # mode rw never creates a file
     connection = sqlite3.connect(uri, uri=True, isolation_level=None)
     connection.execute("PRAGMA synchronous=FULL")
     return connection
@@ -150,34 +146,45 @@ def save_world(world: World, path) -> SaveReport:
     check_range("path", str(path), "a file path whose folder exists", target.parent.is_dir())
     check_range("path", str(path), "a file path, not a folder", not target.is_dir())
     captured = capture(world)
-    codec = StateCodec(world.materials)
     key = str(target.resolve())
-    if target.exists() and target.stat().st_size > 0:
+    exists = target.exists() and target.stat().st_size > 0
+    saved = None
+    if exists:
         _check_ours(target)
         saved = world._saved_files.get(key)
-        if saved is not None and (saved.volume is not world.volume or saved.identity != _identity(target)
-                                  or len(world.events) < saved.event_count
-                                  or (saved.event_count and world.events[saved.event_count - 1] is not saved.last_event)):
-            saved = None
+        if saved is not None and not _unchanged_since(saved, world, target):
+            saved = None  # the file, or the world, changed otherwise since: write it whole
+    codec = StateCodec(world.materials)
+    first = 0 if saved is None else saved.event_count
+    events = [(seq, _json(encode_event(codec, world.events[seq], seq))) for seq in range(first, len(world.events))]
+    if exists:
         connection = _connect(target, "rw")
         try:
             connection.execute("BEGIN IMMEDIATE")
             _check_meta(connection, target)
-            counts = _write(connection, world, captured, codec, saved)
+            counts = _write(connection, world, captured, events, saved)
             connection.execute("COMMIT")
         except sqlite3.Error as error:
             raise FormatError(f"{target}: the world file could not be updated: {error}") from error
         finally:
-            connection.close()
+            connection.close()  # without a commit, the transaction is rolled back
     else:
-        counts = _write_new(target, world, captured, codec)
+        counts = _write_new(target, world, captured, events)
     world._saved_files[key] = _Saved(world.volume, world.volume.chunk_versions.copy(), len(world.events),
                                      world.events[-1] if world.events else None, _identity(target))
     return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
                       target.stat().st_size)
 
 
-def _write_new(target: Path, world: World, captured, codec: StateCodec) -> tuple:
+def _unchanged_since(saved: _Saved, world: World, target: Path) -> bool:
+    """Whether ``target`` is as ``world`` left it with its last save there, and the world's volume and event log
+    are those it saved then (the log only grew)."""
+    count = saved.event_count
+    return (saved.volume is world.volume and saved.identity == _identity(target) and len(world.events) >= count
+            and (count == 0 or world.events[count - 1] is saved.last_event))
+
+
+def _write_new(target: Path, world: World, captured, events: list) -> tuple:
     """Write the whole world to a temporary file beside ``target``, then move it into place."""
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(handle)
@@ -189,7 +196,7 @@ def _write_new(target: Path, world: World, captured, codec: StateCodec) -> tuple
                 connection.execute(statement)
             connection.executemany("INSERT INTO meta VALUES (?, ?)",
                                    [("format", FORMAT), ("version", str(FORMAT_VERSION))])
-            counts = _write(connection, world, captured, codec, None)
+            counts = _write(connection, world, captured, events, None)
             connection.execute("COMMIT")
         finally:
             connection.close()
@@ -209,9 +216,9 @@ def _write_new(target: Path, world: World, captured, codec: StateCodec) -> tuple
     return counts
 
 
-def _write(connection: sqlite3.Connection, world: World, captured, codec: StateCodec, saved: _Saved | None
-           ) -> tuple:
-    """Write the rows into an open transaction: everything (``saved`` None) or what changed since ``saved``."""
+def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None) -> tuple:
+    """Write the rows into an open transaction: everything (``saved`` None) or what changed since ``saved``;
+    ``events`` are the (seq, JSON text) of the events not in the file yet."""
     volume = world.volume
     versions = volume.chunk_versions
     if saved is None:
@@ -223,7 +230,7 @@ def _write(connection: sqlite3.Connection, world: World, captured, codec: StateC
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     rows = []
     for chunk in chunks:
-        window, version = _chunk_window(volume, chunk), int(versions[chunk])
+        window, version = chunk_window(volume, chunk), int(versions[chunk])
         for field in FIELDS:
             raw = array_bytes(getattr(volume, field)[window])
             rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw),
@@ -247,11 +254,7 @@ def _write(connection: sqlite3.Connection, world: World, captured, codec: StateC
     connection.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?, ?, ?)", array_rows)
     connection.executemany("DELETE FROM arrays WHERE name = ?", [(n,) for n in old if n not in captured.arrays])
 
-    first = 0 if saved is None else saved.event_count
-    event_rows = []
-    for seq in range(first, len(world.events)):
-        text = _json(encode_event(codec, world.events[seq], seq))
-        event_rows.append((seq, text, _sha(f"event {seq}", text.encode("utf-8"))))
+    event_rows = [(seq, text, _sha(f"event {seq}", text.encode("utf-8"))) for seq, text in events]
     connection.executemany("INSERT OR REPLACE INTO events VALUES (?, ?, ?)", event_rows)
     connection.execute("DELETE FROM events WHERE seq >= ?", (len(world.events),))
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
@@ -311,6 +314,9 @@ def load_world(path) -> World:
         world = restore(volume, rows, arrays, events)
     except FormatError as error:
         raise FormatError(f"{target}: {error}") from error
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
+        raise FormatError(f"{target}: the saved state does not make a world: {type(error).__name__}: {error}"
+                          ) from error
     world._saved_files[str(target.resolve())] = _Saved(
         world.volume, world.volume.chunk_versions.copy(), len(world.events), world.events[-1] if world.events else None,
         _identity(target))
@@ -386,7 +392,7 @@ def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> N
         if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
             raise FormatError(f"{where}: checksum mismatch")
         target = getattr(volume, field)
-        window = _chunk_window(volume, chunk)
+        window = chunk_window(volume, chunk)
         shape = tuple(s.stop - s.start for s in window)
         target[window] = array_from_bytes(raw, target.dtype.name, shape, where)
         versions[chunk] = version
