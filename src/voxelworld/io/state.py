@@ -9,32 +9,23 @@ list names. Meshes, collision BVHs and the navmesh are rebuilt from the voxels (
 navmesh is re-baked from the collision meshes it was last baked from (those of chunks changed since are kept in
 the file) and must equal the saved one.
 
-Edits queued for the next frame carry callbacks (what a punch does once its range is applied). They are saved as
-the recipe that made them (a punch from the player's eye and aim, a frame of suck from the suck state, a thrown
-object's impact, a chainsaw carve) and made again by the same functions on load; both when saving and when
-loading, the remade edits must equal the queued ones, else the world is refused (ParameterError when saving,
-FormatError when loading). Not saved: handlers added with ``World.add_handler`` (code), and ``applied_edits`` (the
-last update stage's results, read only within that frame).
+Edits queued for the next frame are saved as the recipe that made them (:mod:`voxelworld.io.queued_edits`).
+Not saved: handlers added with ``World.add_handler`` (code), and ``applied_edits`` (the last update stage's
+results, read only within that frame).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections import deque
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 
 from ..errors import FormatError, ParameterError
-from ..game.actions import pull_out_edit, punch_edit
-from ..game.edits import VoxelEdit
 from ..game.enemy import CHAIN, ChainsawEnemy, chainsaw_body
 from ..game.level import Prop
 from ..game.navigation import LOG_LENGTH, WorldNavigation
 from ..game.npcs import NPC
-from ..game.suck import suck_edits
-from ..game.throwing import impact_edit
 from ..game.world import Collider, World, WorldSettings
 from ..meshing import CollisionMesh, merge_collision_meshes
 from ..meshing.chunks import MESHED_FIELDS
@@ -42,6 +33,7 @@ from ..motion import ContactMotion
 from ..navigation import SceneObject
 from ..terrain import MaterialTable, VoxelVolume
 from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
+from .queued_edits import queue_rows, restore_queue
 
 __all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window"]
 
@@ -129,7 +121,7 @@ def capture(world: World) -> Captured:
     out.rows["actions"] = _attributes(codec, world.actions, ACTIONS_STATE, "actions")
     out.rows["agents"] = _agents_row(codec, world)
     out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
-    out.rows["queue"] = {"edits": _queue_rows(codec, world)}
+    out.rows["queue"] = {"edits": queue_rows(codec, world)}
     return out
 
 
@@ -199,97 +191,6 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
             "prop_min_height": nav.prop_min_height, "revision": nav.revision,
             "log": codec.encode(list(nav._log), "navigation.log"),
             "baked_from": codec.encode(tuple(baked_from), "navigation.baked_from")}
-
-
-# ------------------------------------------------------------------------------------------- queued edits
-def _edit_data(codec: StateCodec, edit: VoxelEdit, where: str) -> dict:
-    return {name: codec.encode(getattr(edit, name), f"{where}.{name}")
-            for name in ("kind", "shape", "material", "tool", "step", "source", "source_material")}
-
-
-def _nonlocals(function) -> dict:
-    try:
-        return inspect.getclosurevars(function).nonlocals
-    except TypeError:
-        return {}
-
-
-def _recipe(world: World, queue: list, i: int) -> tuple[dict, int]:
-    """The recipe of the queued edit ``i`` (and how many edits it made), or ParameterError."""
-    edit = queue[i]
-    player = world.player
-    if edit.on_before is None and edit.on_applied is None:
-        return {"make": "plain"}, 1
-    if edit.source in ("punch", "pull_out"):
-        return {"make": edit.source, "eye": player.eye, "aim": player.aim}, 1
-    if edit.source == "suck" and i + 2 < len(queue):
-        held = _nonlocals(queue[i + 2].on_applied)
-        if "state" in held and "dt" in held:
-            return {"make": "suck", "eye": player.eye, "aim": player.aim, "state": held["state"], "dt": held["dt"]}, 3
-    if edit.source.startswith("impact:"):
-        held = _nonlocals(edit.on_applied)
-        if "thing" in held and "contact" in held:
-            return {"make": "impact", "thing": held["thing"], "contact": held["contact"]}, 1
-    hook = edit.on_applied
-    if isinstance(hook, partial) and getattr(hook.func, "__func__", None) is ChainsawEnemy._record_carve:
-        enemy = hook.func.__self__
-        if any(e is enemy for e in world.agents.enemies) and len(hook.args) == 1:
-            return {"make": "carve", "enemy": enemy.name, "material": hook.args[0]}, 1
-    raise ParameterError(f"world.queued_edits[{i}]", edit,
-                         "a queued edit voxelworld.io can make again: one without callbacks, or one made by the "
-                         "player's actions, a thrown object's impact or a chainsaw enemy's carve")
-
-
-def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_load: bool) -> list[VoxelEdit]:
-    """The edits ``recipe`` makes; their callbacks go to the world's objects when ``at_load`` (else nowhere:
-    saving only checks that the recipe makes the queued edits again)."""
-    actions, make = world.actions, recipe["make"]
-    volume, bvh, s = world.volume, world.collider.bvh, world.actions.settings
-
-    def to(method, *args):
-        return partial(method, *args) if at_load else (lambda result: None)
-
-    if make == "plain":
-        values = {name: codec.decode(data, "edit") for name, data in edits[0].items()}
-        return [VoxelEdit(**values)]
-    if make in ("punch", "pull_out"):
-        eye, aim = recipe["eye"], recipe["aim"]
-        if make == "punch":
-            edit = punch_edit(volume, bvh, eye, aim, to(actions._punched, world, eye), s.punch)
-        else:
-            edit = pull_out_edit(volume, bvh, eye, aim, to(actions._pulled, world, eye), s.pull_out)
-        return [] if edit is None else [edit]
-    if make == "suck":
-        eye = recipe["eye"]
-        return list(suck_edits(recipe["state"], volume, bvh, eye, recipe["aim"], recipe["dt"], True,
-                               to(actions._sucked, world, eye), s.suck))
-    if make == "impact":
-        edit = impact_edit(volume, recipe["thing"], recipe["contact"], to(actions._impacted, world), s.impact)
-        return [] if edit is None else [edit]
-    if make == "carve":
-        enemy = next((e for e in world.agents.enemies if e.name == recipe["enemy"]), None)
-        if enemy is None:
-            raise FormatError(f"queue: a carve of enemy {recipe['enemy']!r}, which the world does not have")
-        shape = codec.decode(edits[0]["shape"], "edit.shape")
-        hook = partial(enemy._record_carve, recipe["material"]) if at_load else None
-        return [VoxelEdit("remove", shape, tool=enemy.settings.tool, source=enemy.name, on_applied=hook)]
-    raise FormatError(f"queue: unknown recipe {make!r}")
-
-
-def _queue_rows(codec: StateCodec, world: World) -> list:
-    queue, rows, i = list(world._queue), [], 0
-    while i < len(queue):
-        recipe, count = _recipe(world, queue, i)
-        where = f"queue[{len(rows)}]"
-        edits = [_edit_data(codec, e, f"{where}.edits[{n}]") for n, e in enumerate(queue[i:i + count])]
-        remade = [_edit_data(codec, e, where) for e in _make(world, recipe, edits, codec, at_load=False)]
-        if remade != edits:
-            raise ParameterError(f"world.queued_edits[{i}]", queue[i], "a queued edit its recipe makes again (the "
-                                 f"{recipe['make']} it came from no longer matches the world)")
-        rows.append({name: codec.encode(value, f"{where}.{name}") for name, value in recipe.items()} |
-                    {"edits": edits})
-        i += count
-    return rows
 
 
 # -------------------------------------------------------------------------------------------------- events
@@ -373,7 +274,7 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives what
     # the saved world's would hold in that frame (rebuilt or kept, it is made of the current chunks' meshes).
     world._collider_key = (chunks, None)
-    _restore_queue(codec, world, rows["queue"])
+    restore_queue(codec, world, rows["queue"])
     world.events = events
     return world
 
@@ -485,18 +386,3 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
     nav.revision = row["revision"]
     nav._log = deque(codec.decode(row["log"], "navigation.log"), maxlen=LOG_LENGTH)
     return nav
-
-
-def _restore_queue(codec: StateCodec, world: World, row: dict) -> None:
-    for n, data in enumerate(check_mapping(row, "state 'queue'", ("edits",))["edits"]):
-        where = f"queue[{n}]"
-        check_mapping(data, where, ("make", "edits"))
-        recipe = {name: codec.decode(value, f"{where}.{name}") for name, value in data.items() if name != "edits"}
-        try:
-            edits = _make(world, recipe, data["edits"], codec, at_load=True)
-        except (ParameterError, KeyError, TypeError) as error:
-            raise FormatError(f"{where}: the queued edit cannot be made again: {error}") from error
-        if [_edit_data(codec, e, where) for e in edits] != data["edits"]:
-            raise FormatError(f"{where}: the {recipe['make']} recipe makes other edits than the saved ones")
-        for edit in edits:
-            world.queue_edit(edit)
