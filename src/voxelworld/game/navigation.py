@@ -34,7 +34,7 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import product
 
 import numpy as np
@@ -117,6 +117,10 @@ class WorldNavigation:
         region; a lower one (a rug, a plank) is floor. Default 0.3.
     region : SearchRegion, optional
         The box baked; by default the volume's samples, 1 m deeper and ``settings.clearance`` higher.
+    baked_from : mapping of (i, j, k) to CollisionMesh or None, optional
+        Chunks whose collision mesh (None: no triangles) to bake from instead of the mesher's: what a saved
+        world's navmesh was baked from where the terrain changed since its last re-bake (``voxelworld.io``), so
+        that the navmesh is that world's, bit for bit, and the re-bake still waiting does what it would have.
 
     Attributes
     ----------
@@ -130,7 +134,7 @@ class WorldNavigation:
 
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
-                 region: SearchRegion | None = None):
+                 region: SearchRegion | None = None, *, baked_from: Mapping | None = None):
         if not isinstance(volume, VoxelVolume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -157,6 +161,11 @@ class WorldNavigation:
         self._props = tuple(self._prop(p) for p in props)
         chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))
         self._chunk_meshes = _chunk_collision_meshes(mesher, chunks)
+        for chunk, mesh in dict(baked_from or {}).items():
+            if chunk not in self._chunk_meshes or not (mesh is None or isinstance(mesh, CollisionMesh)):
+                raise ParameterError("baked_from", chunk, f"chunks (i, j, k) of the grid {volume.chunk_grid_shape} "
+                                     "mapped to a CollisionMesh or None")
+            self._chunk_meshes[chunk] = mesh if mesh is None or mesh.triangle_count else None
         self._chunk_objects = {c: self._terrain_object(c, m) for c, m in self._chunk_meshes.items() if m is not None}
         self.scene = self._scene()
         self.mesh: NavMesh = bake(self.scene, region, settings)

@@ -307,6 +307,7 @@ class World:
         self.actions.attach(self)
         self.agents = Agents(self)
         self._snapshot = self._take_snapshot()
+        self._saved_files: dict = {}  # world file path -> what this world last saved there (voxelworld.io)
 
     @classmethod
     def demo(cls, seed: int = 0, settings: WorldSettings = WorldSettings(), npcs: int = 3) -> World:
@@ -324,6 +325,18 @@ class World:
         for spot in level.enemies:
             world.agents.add_enemy(spot.name, spot.position, spot.facing, world.settings.chainsaw)
         return world
+
+    # ------------------------------------------------------------------------------------------ files
+    def save(self, path):
+        """Save the world (between frames) to the world file ``path``; see :func:`voxelworld.io.save_world`."""
+        from ..io import save_world  # io is built on the game: imported here, not at the top
+        return save_world(self, path)
+
+    @classmethod
+    def load(cls, path) -> World:
+        """The world saved in the world file ``path``; see :func:`voxelworld.io.load_world`."""
+        from ..io import load_world
+        return load_world(path)
 
     # ------------------------------------------------------------------------------------------ hooks
     def add_handler(self, handler: Callable, stage: str = "events") -> None:

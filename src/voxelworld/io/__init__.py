@@ -1,1 +1,16 @@
-"""Floor 3: reading and writing worlds: glTF and OBJ export (:mod:`voxelworld.io.gltf`, :mod:`voxelworld.io.obj`)."""
+"""voxelworld.io: world files and exchange formats.
+
+Floor 3, beside the game: it stores and reads what :mod:`voxelworld.game` builds.
+
+- :func:`save_world` / :func:`load_world` (also ``World.save`` / ``World.load``): a whole game world in one
+  SQLite file: voxels as checksummed zstd chunk blobs, the game state as JSON rows, written in one transaction
+  and, on a re-save, only what changed (format: docs/specs/world-format.md).
+- :func:`export_glb` (:mod:`voxelworld.io.gltf`): the display mesh (and optionally the collision mesh and the
+  navmesh) as glTF 2.0 binary; :func:`export_obj` (:mod:`voxelworld.io.obj`): the same as Wavefront OBJ + MTL.
+"""
+
+from .gltf import export_glb
+from .obj import export_obj
+from .world_file import FORMAT_VERSION, SaveReport, load_world, save_world
+
+__all__ = ["save_world", "load_world", "SaveReport", "FORMAT_VERSION", "export_glb", "export_obj"]

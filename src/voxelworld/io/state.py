@@ -1,0 +1,388 @@
+"""A world's game state as the rows of a world file, and a working :class:`~voxelworld.game.world.World` rebuilt
+from them (the voxels themselves are the file's chunk rows, see :mod:`voxelworld.io.world_file`).
+
+:func:`capture` reads a world between two frames into JSON-able state rows (:class:`~voxelworld.io.codec.StateCodec`)
+and named arrays; :func:`restore` builds a world from its volume and those rows. Every attribute of the objects a
+world holds is listed below, either as state (saved and set back as it was) or as derived (rebuilt by the
+constructors: settings, references, caches), so that ``tests/io`` notices an attribute added later that neither
+list names. Meshes, collision BVHs and the navmesh are rebuilt from the voxels (they are functions of them); the
+navmesh is re-baked from the collision meshes it was last baked from (those of chunks changed since are kept in
+the file) and must equal the saved one.
+
+Edits queued for the next frame are saved as the recipe that made them (:mod:`voxelworld.io.queued_edits`).
+Not saved: handlers added with ``World.add_handler`` (code), and ``applied_edits`` (the last update stage's
+results, read only within that frame).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import FormatError, ParameterError
+from ..game.enemy import CHAIN, ChainsawEnemy, chainsaw_body
+from ..game.level import Prop
+from ..game.navigation import LOG_LENGTH, WorldNavigation
+from ..game.npcs import NPC
+from ..game.world import Collider, World, WorldSettings
+from ..meshing import CollisionMesh, merge_collision_meshes
+from ..meshing.chunks import MESHED_FIELDS
+from ..motion import ContactMotion
+from ..navigation import SceneObject
+from ..terrain import MaterialTable, VoxelVolume
+from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
+from .queued_edits import queue_rows, restore_queue
+
+__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window"]
+
+# Attributes kept from frame to frame (saved) and attributes the constructors rebuild (derived), per object.
+WORLD_STATE = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks", "rebuilt_chunks",
+               "_snapshot")
+WORLD_SPECIAL = ("volume", "materials", "props", "settings", "player", "rng", "events", "_queue", "_collider_key",
+                 "collider", "actions", "agents")
+WORLD_DERIVED = ("mesher", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events",
+                 "_saved_files")
+PLAYER_STATE = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina", "sprinting",
+                "touching", "_stride_left", "_reported_stamina", "_cause", "_moved", "_fall_speed", "_new_touching")
+PLAYER_DERIVED = ("settings", "materials", "_contact_damage", "bounds")
+ACTIONS_STATE = ("suck", "deformation", "held", "objects", "items", "_made")
+ACTIONS_DERIVED = ("settings",)
+AGENTS_STATE = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
+AGENTS_SPECIAL = ("npcs", "enemies", "navigation")
+AGENTS_DERIVED = ("world",)
+NPC_STATE = ("position", "goal", "path", "state", "replans", "time", "_revision")
+NPC_DERIVED = ("name", "navigation", "settings")
+ENEMY_STATE = ("time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate", "_carved")
+ENEMY_DERIVED = ("name", "volume", "mesher", "settings", "position", "facing", "_edits", "motion", "_centre",
+                 "_mesh_key", "_bvh")
+MOTION_STATE = ("clocks", "rates", "time", "contact", "_area", "_inside", "_previous_elbow", "pose", "world",
+                "part_segment", "_previous_end")
+MOTION_DERIVED = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "shoulder", "elbow", "wrist",
+                  "root", "_hand", "_taus", "_parent", "_parents", "_arm")
+NAVIGATION_STATE = ("revision", "_log")
+NAVIGATION_DERIVED = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
+                      "_chunk_objects", "scene", "mesh")
+NAVMESH_ARRAYS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+STATE_ROWS = ("volume", "materials", "props", "settings", "world", "player", "actions", "agents", "navigation",
+              "queue")
+
+
+@dataclass
+class Captured:
+    """A world's state rows (name -> JSON-able object) and the arrays they refer to (name -> ndarray)."""
+
+    rows: dict[str, dict] = field(default_factory=dict)
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _key(attribute: str) -> str:
+    """The key of an attribute in a state row: its name without the leading underscore of a private one."""
+    return attribute.lstrip("_")
+
+
+def _attributes(codec: StateCodec, obj, names, where: str) -> dict:
+    return {_key(name): codec.encode(getattr(obj, name), f"{where}.{_key(name)}") for name in names}
+
+
+def _set_attributes(codec: StateCodec, obj, row: dict, names, where: str) -> None:
+    check_mapping(row, where, [_key(name) for name in names])
+    for name in names:
+        setattr(obj, name, codec.decode(row[_key(name)], f"{where}.{_key(name)}"))
+
+
+# --------------------------------------------------------------------------------------------------- capture
+def capture(world: World) -> Captured:
+    """The state rows and arrays of ``world`` (between frames). ParameterError, naming it, for state voxelworld.io
+    cannot store (a value of an unknown type, a queued edit it cannot make again)."""
+    out = Captured()
+    codec = StateCodec(world.materials, out.arrays)
+    enc = codec.encode
+    volume = world.volume
+    table = material_table_data(world.materials)
+    own = material_table_data(volume.materials)
+    out.rows["volume"] = {"shape": list(volume.shape), "voxel_size": volume.voxel_size,
+                          "origin": [float(v) for v in volume.origin], "iso": volume.iso,
+                          "chunk_size": volume.chunk_size, "dirty": enc(volume.dirty_chunks, "volume.dirty"),
+                          "materials": None if volume.materials is world.materials or own == table else own,
+                          "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind")}
+    out.rows["materials"] = table
+    out.rows["props"] = {"props": [[p.name, p.role, p.material] for p in world.props]}
+    for n, prop in enumerate(world.props):
+        out.arrays[f"props.{n}.positions"], out.arrays[f"props.{n}.indices"] = prop.positions, prop.indices
+    out.rows["settings"] = {"settings": enc(world.settings, "settings")}
+    row = _attributes(codec, world, WORLD_STATE, "world")
+    row["rng"] = enc(world.rng.bit_generator.state, "world.rng")
+    row["collider_chunks"] = enc(tuple(world._collider_key[0]), "world.collider_chunks")
+    row["event_count"] = len(world.events)
+    out.rows["world"] = row
+    out.rows["player"] = _attributes(codec, world.player, PLAYER_STATE, "player")
+    out.rows["actions"] = _attributes(codec, world.actions, ACTIONS_STATE, "actions")
+    out.rows["agents"] = _agents_row(codec, world)
+    out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
+    out.rows["queue"] = {"edits": queue_rows(codec, world)}
+    return out
+
+
+def _mesher_behind(world: World, arrays: dict) -> tuple:
+    """The chunks changed since the mesher's last update (the volume edited directly between frames), each with
+    the chunk version the mesher saw; the voxels it saw there go to ``arrays``. A world loaded from the file is
+    built on those voxels, then given the current ones, so that its next frame remeshes what the saved world's
+    would (and its navmesh re-bakes the same)."""
+    volume, mesher = world.volume, world.mesher
+    seen = mesher._seen  # the mesher's own record: no public view of what it has seen
+    behind = tuple((tuple(int(c) for c in chunk), int(seen[tuple(chunk)]))
+                   for chunk in np.argwhere(seen != volume.chunk_versions))
+    for n, (chunk, _) in enumerate(behind):
+        window = chunk_window(volume, chunk)
+        for name in MESHED_FIELDS:
+            arrays[f"mesher.behind.{n}.{name}"] = mesher._fields[name][window]
+    return behind
+
+
+def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
+    """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
+    size = volume.chunk_size
+    return tuple(slice(c * size, min((c + 1) * size, n)) for c, n in zip(chunk, volume.shape))
+
+
+def _agents_row(codec: StateCodec, world: World) -> dict:
+    agents = world.agents
+    row = _attributes(codec, agents, AGENTS_STATE, "agents")
+    row["npcs"] = [{"name": npc.name, "settings": codec.encode(npc.settings, f"agents.npcs[{n}].settings"),
+                    **_attributes(codec, npc, NPC_STATE, f"agents.npcs[{n}]")} for n, npc in enumerate(agents.npcs)]
+    row["enemies"] = []
+    for n, enemy in enumerate(agents.enemies):
+        where = f"agents.enemies[{n}]"
+        row["enemies"].append({"name": enemy.name, "position": codec.encode(enemy.position, f"{where}.position"),
+                               "facing": codec.encode(enemy.facing, f"{where}.facing"),
+                               "settings": codec.encode(enemy.settings, f"{where}.settings"),
+                               **_attributes(codec, enemy, ENEMY_STATE, where),
+                               "motion": _attributes(codec, enemy.motion, MOTION_STATE, f"{where}.motion")})
+    return row
+
+
+def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | None:
+    """The navmesh's settings, revision and log, its arrays, and the collision meshes it was baked from where they
+    differ from the mesher's now (chunks changed since the last re-bake)."""
+    nav = world.agents.navigation
+    if nav is None:
+        return None
+    names = [p.name for p in world.props]
+    if [p.name for p in nav._props] != names:
+        raise ParameterError("world.agents.navigation", "a navmesh of other props than the world's",
+                             "the navmesh Agents.navigate bakes (the world's props)")
+    for name in NAVMESH_ARRAYS:
+        arrays[f"navmesh.{name}"] = getattr(nav.mesh, name)
+    baked_from = []
+    for chunk in sorted(nav._chunk_meshes):
+        mesh, now = nav._chunk_meshes[chunk], world.mesher.chunk_collision_mesh(chunk)
+        now = now if now.triangle_count else None
+        if mesh is None and now is None or (mesh is not None and now is not None and all(
+                np.array_equal(getattr(mesh, a), getattr(now, a)) for a in ("positions", "indices", "tri_material"))):
+            continue
+        if mesh is not None:
+            for a in ("positions", "indices", "tri_material"):
+                arrays[f"navigation.baked_from.{len(baked_from)}.{a}"] = getattr(mesh, a)
+        baked_from.append((chunk, mesh is not None))
+    return {"settings": codec.encode(nav.settings, "navigation.settings"),
+            "region": codec.encode(nav.region, "navigation.region"),
+            "prop_min_height": nav.prop_min_height, "revision": nav.revision,
+            "log": codec.encode(list(nav._log), "navigation.log"),
+            "baked_from": codec.encode(tuple(baked_from), "navigation.baked_from")}
+
+
+# -------------------------------------------------------------------------------------------------- events
+def encode_event(codec: StateCodec, event, seq: int) -> dict:
+    return codec.encode(event, f"events[{seq}]")
+
+
+def decode_event(codec: StateCodec, data, seq: int):
+    from ..game.events import Event
+    event = codec.decode(data, f"events[{seq}]")
+    if not isinstance(event, Event):
+        raise FormatError(f"events[{seq}]: not an event")
+    return event
+
+
+# --------------------------------------------------------------------------------------------------- restore
+def world_materials(rows: dict) -> tuple[MaterialTable, MaterialTable]:
+    """The world's material table and the volume's (the same object unless the file holds another)."""
+    materials = material_table_from_data(rows["materials"], "state 'materials'")
+    own = check_mapping(rows["volume"], "state 'volume'", ("materials",))["materials"]
+    return materials, (materials if own is None else material_table_from_data(own, "state 'volume'.materials"))
+
+
+def _world_table(volume: VoxelVolume, rows: dict) -> MaterialTable:
+    """The world's table: the volume's own when the file holds one table (one object, as when saved)."""
+    if rows["volume"]["materials"] is None:
+        return volume.materials
+    return material_table_from_data(rows["materials"], "state 'materials'")
+
+
+def empty_volume(rows: dict) -> VoxelVolume:
+    """The volume the rows describe, every voxel empty (the chunk rows fill it)."""
+    row = check_mapping(rows["volume"], "state 'volume'", ("shape", "voxel_size", "origin", "iso", "chunk_size",
+                                                              "dirty", "mesher_behind"))
+    _, materials = world_materials(rows)
+    try:
+        volume = VoxelVolume(tuple(row["shape"]), row["voxel_size"], tuple(row["origin"]), row["iso"],
+                             row["chunk_size"], materials)
+    except (ParameterError, TypeError) as error:
+        raise FormatError(f"state 'volume': not a valid volume: {error}") from error
+    dirty = StateCodec(materials).decode(row["dirty"], "state 'volume'.dirty")
+    if not isinstance(dirty, frozenset) or not all(isinstance(c, tuple) and len(c) == 3 for c in dirty):
+        raise FormatError("state 'volume'.dirty: not a set of chunks (i, j, k)")
+    volume._dirty = set(dirty)  # the volume's own dirty set, as it was (no public setter)
+    return volume
+
+
+def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> World:
+    """A working world on ``volume`` (filled from the chunk rows) with the state of ``rows``, ``arrays`` and the
+    decoded ``events``. FormatError naming the row when something does not fit."""
+    materials = _world_table(volume, rows)
+    codec = StateCodec(materials, arrays)
+    dec = codec.decode
+    settings = dec(check_mapping(rows["settings"], "state 'settings'", ("settings",))["settings"], "settings")
+    if not isinstance(settings, WorldSettings):
+        raise FormatError("state 'settings': not a WorldSettings")
+    world_row = check_mapping(rows["world"], "state 'world'", [_key(n) for n in WORLD_STATE] + ["rng",
+                                                                                                 "collider_chunks"])
+    player_row = check_mapping(rows["player"], "state 'player'", [_key(n) for n in PLAYER_STATE])
+    current = _show_mesher_view(codec, volume, rows["volume"]["mesher_behind"], arrays)
+    try:
+        props = [Prop(name, role, material, _array(arrays, f"props.{n}.positions"),
+                      _array(arrays, f"props.{n}.indices"))
+                 for n, (name, role, material) in enumerate(rows["props"]["props"])]
+        world = World(volume, materials, props, dec(world_row["seed"], "world.seed"), settings,
+                      spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
+    except (ParameterError, KeyError, TypeError, ValueError) as error:
+        raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
+    for chunk, (fields, version) in current.items():  # the voxels as they are, which the mesher has not seen yet
+        for name, values in fields.items():
+            getattr(volume, name)[chunk_window(volume, chunk)] = values
+        volume._chunk_versions[chunk] = version
+    _set_attributes(codec, world.player, player_row, PLAYER_STATE, "player")
+    _set_attributes(codec, world.actions, rows["actions"], ACTIONS_STATE, "actions")
+    _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
+    _set_attributes(codec, world, world_row, WORLD_STATE, "world")
+    world.rng = _generator(dec(world_row["rng"], "world.rng"))
+    chunks = dec(world_row["collider_chunks"], "world.collider_chunks")
+    world.collider = Collider(merge_collision_meshes([world.mesher.chunk_collision_mesh(c) for c in chunks]),
+                              world.props, world.materials)
+    # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives what
+    # the saved world's would hold in that frame (rebuilt or kept, it is made of the current chunks' meshes).
+    world._collider_key = (chunks, None)
+    restore_queue(codec, world, rows["queue"])
+    world.events = events
+    return world
+
+
+def _show_mesher_view(codec: StateCodec, volume: VoxelVolume, data, arrays: dict) -> dict:
+    """Put the voxels the saved world's mesher last saw into ``volume`` (see :func:`_mesher_behind`); return
+    the current voxels and versions of those chunks, to put back once the world is built."""
+    current = {}
+    behind = codec.decode(data, "volume.mesher_behind")
+    for n, (chunk, seen) in enumerate(behind):
+        if not (isinstance(chunk, tuple) and len(chunk) == 3 and isinstance(seen, int)):
+            raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) and a version")
+        window = chunk_window(volume, chunk)
+        current[chunk] = ({name: getattr(volume, name)[window].copy() for name in MESHED_FIELDS},
+                          int(volume._chunk_versions[chunk]))
+        for name in MESHED_FIELDS:
+            saw = _array(arrays, f"mesher.behind.{n}.{name}")
+            if saw.shape != current[chunk][0][name].shape or saw.dtype != getattr(volume, name).dtype:
+                raise FormatError(f"array 'mesher.behind.{n}.{name}': not the shape and type of chunk {chunk}")
+            getattr(volume, name)[window] = saw
+        volume._chunk_versions[chunk] = seen
+    return current
+
+
+def _array(arrays: dict, name: str) -> np.ndarray:
+    if name not in arrays:
+        raise FormatError(f"array {name!r} is missing")
+    return arrays[name]
+
+
+def _generator(state) -> np.random.Generator:
+    kinds = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
+             "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+    if not isinstance(state, dict) or state.get("bit_generator") not in kinds:
+        raise FormatError(f"world.rng: not the state of one of the bit generators {', '.join(kinds)}")
+    bits = kinds[state["bit_generator"]]()
+    try:
+        bits.state = state
+    except (TypeError, ValueError, KeyError) as error:
+        raise FormatError(f"world.rng: a broken generator state: {error}") from error
+    return np.random.Generator(bits)
+
+
+def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | None, arrays: dict) -> None:
+    agents = world.agents
+    check_mapping(row, "state 'agents'", AGENTS_SPECIAL[:2])
+    if nav_row is not None:
+        agents.navigation = _navigation(codec, world, nav_row, arrays)
+    elif row["npcs"]:
+        raise FormatError("state 'agents': NPCs without a navmesh")
+    for n, data in enumerate(row["npcs"]):
+        where = f"agents.npcs[{n}]"
+        check_mapping(data, where, ("name", "settings"))
+        try:
+            npc = NPC(data["name"], agents.navigation, codec.decode(data["position"], f"{where}.position"),
+                      codec.decode(data["settings"], f"{where}.settings"))
+        except (ParameterError, KeyError) as error:
+            raise FormatError(f"{where}: {error}") from error
+        _set_attributes(codec, npc, data, NPC_STATE, where)
+        agents.npcs.append(npc)
+    for n, data in enumerate(row["enemies"]):
+        where = f"agents.enemies[{n}]"
+        check_mapping(data, where, ("name", "position", "facing", "settings", "motion"))
+        try:
+            enemy = agents.add_enemy(data["name"], codec.decode(data["position"], f"{where}.position"),
+                                     codec.decode(data["facing"], f"{where}.facing"),
+                                     codec.decode(data["settings"], f"{where}.settings"))
+        except ParameterError as error:
+            raise FormatError(f"{where}: {error}") from error
+        _keep_facing(enemy, codec.decode(data["facing"], f"{where}.facing"))
+        _set_attributes(codec, enemy, data, ENEMY_STATE, where)
+        _set_attributes(codec, enemy.motion, data["motion"], MOTION_STATE, f"{where}.motion")
+    _set_attributes(codec, agents, row, AGENTS_STATE, "agents")
+
+
+def _keep_facing(enemy: ChainsawEnemy, facing: np.ndarray) -> None:
+    """Give ``enemy`` the saved facing, bit for bit: the constructor normalises the facing it is given, and
+    normalising a unit vector again may move its last bit; the body is then made again as the constructor made
+    it from the facing it kept."""
+    if np.array_equal(enemy.facing, facing):
+        return
+    enemy.facing = facing
+    skeleton, clip, part = chainsaw_body(enemy.position, facing, enemy.settings)
+    enemy.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=enemy.settings.profile, loop=True)
+    enemy._centre = skeleton.world_positions()[skeleton.index("shoulder")]
+
+
+def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> WorldNavigation:
+    """The navmesh re-baked from the collision meshes it was baked from; it must equal the saved arrays."""
+    where = "state 'navigation'"
+    check_mapping(row, where, ("settings", "region", "prop_min_height", "revision", "log", "baked_from"))
+    baked_from = {}
+    for n, (chunk, present) in enumerate(codec.decode(row["baked_from"], "navigation.baked_from")):
+        name = f"navigation.baked_from.{n}"
+        baked_from[chunk] = CollisionMesh(*(_array(arrays, f"{name}.{a}") for a in
+                                            ("positions", "indices", "tri_material"))) if present else None
+    props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+    try:
+        nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
+                              row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
+                              baked_from=baked_from)
+    except ParameterError as error:
+        raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
+    for name in NAVMESH_ARRAYS:
+        saved = _array(arrays, f"navmesh.{name}")
+        if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
+            raise FormatError(f"{where}: the navmesh baked from the saved collision meshes differs from the saved "
+                              f"navmesh ({name})")
+    nav.revision = row["revision"]
+    nav._log = deque(codec.decode(row["log"], "navigation.log"), maxlen=LOG_LENGTH)
+    return nav

@@ -1,0 +1,414 @@
+"""World files: a whole game world in one SQLite file (format: docs/specs/world-format.md).
+
+:func:`save_world` writes the voxels as zstd-compressed chunk rows (one per chunk and field, each with a SHA-256
+of its key and raw bytes), the game state as checksummed JSON rows (:mod:`voxelworld.io.state`), the arrays they
+refer to (navmesh, props, loose objects' volumes) and the event log. A save is one transaction: a process killed
+in the middle leaves the file as the last completed save left it (SQLite rolls the journal back on the next
+open); a new file is written beside its path and moved into place once complete. The world remembers, per file,
+the chunk versions it last saved there, so saving again to the same file writes only the chunks changed since
+(and only the rows and arrays whose content changed, and the new events).
+
+:func:`load_world` checks everything before it builds anything: that the file is SQLite, of this format and
+version, with every table and column, every checksum, every blob decompressing to its size. Whatever is wrong
+raises :class:`~voxelworld.errors.FormatError` naming the file and the table, row, chunk or field.
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> from voxelworld.game.world import Inputs, World
+>>> from voxelworld.terrain import Sphere, VoxelVolume
+>>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (32, 16, 32), "soil", voxel_size=0.5, chunk_size=8)
+>>> world = World(ground)
+>>> _ = world.step(Inputs(move=(0.0, 1.0)))
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "ground.vxw"
+>>> save_world(world, path).chunks_written
+32
+>>> _ = ground.remove(Sphere((8.0, 4.0, 8.0), 1.0))
+>>> save_world(world, path).chunks_written  # only the chunks the dig changed
+8
+>>> loaded = load_world(path)
+>>> loaded.voxel_hash() == world.voxel_hash(), loaded.frame
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import zstandard
+
+from ..errors import FormatError, check_range
+from ..game.world import World
+from ..terrain import FIELDS, VoxelVolume
+from .codec import StateCodec, array_bytes, array_from_bytes
+from .state import STATE_ROWS, capture, chunk_window, decode_event, empty_volume, encode_event, restore
+
+__all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION"]
+
+FORMAT = "voxelworld-world"
+FORMAT_VERSION = 1
+SQLITE_HEADER = b"SQLite format 3\x00"
+ZSTD_LEVEL = 3
+SCHEMA = {
+    "meta": ("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", ("key", "value")),
+    "state": ("CREATE TABLE state (name TEXT PRIMARY KEY, json TEXT NOT NULL, sha256 BLOB NOT NULL)",
+              ("name", "json", "sha256")),
+    "chunks": ("CREATE TABLE chunks (cx INTEGER NOT NULL, cy INTEGER NOT NULL, cz INTEGER NOT NULL, "
+               "field TEXT NOT NULL, version INTEGER NOT NULL, raw_size INTEGER NOT NULL, sha256 BLOB NOT NULL, "
+               "data BLOB NOT NULL, PRIMARY KEY (cx, cy, cz, field))",
+               ("cx", "cy", "cz", "field", "version", "raw_size", "sha256", "data")),
+    "arrays": ("CREATE TABLE arrays (name TEXT PRIMARY KEY, dtype TEXT NOT NULL, shape TEXT NOT NULL, "
+               "raw_size INTEGER NOT NULL, sha256 BLOB NOT NULL, data BLOB NOT NULL)",
+               ("name", "dtype", "shape", "raw_size", "sha256", "data")),
+    "events": ("CREATE TABLE events (seq INTEGER PRIMARY KEY, json TEXT NOT NULL, sha256 BLOB NOT NULL)",
+               ("seq", "json", "sha256")),
+}
+
+
+@dataclass(frozen=True)
+class SaveReport:
+    """What :func:`save_world` wrote: the ``path``; ``full`` when every row was written (a new file, or one this
+    world had not saved last); chunks written of ``chunk_count`` (each is one row per voxel field), state rows,
+    arrays and events written; the file's size in bytes."""
+
+    path: Path
+    full: bool
+    chunks_written: int
+    chunk_count: int
+    state_rows_written: int
+    arrays_written: int
+    events_written: int
+    file_size: int
+
+
+@dataclass
+class _Saved:
+    """What a world last saved to one file: its volume, chunk versions, event count (and last event), and the
+    file's identity then (device, inode, size, modification time), to tell whether the file changed since."""
+
+    volume: VoxelVolume
+    versions: np.ndarray
+    event_count: int
+    last_event: object
+    identity: tuple
+
+
+# ---------------------------------------------------------------------------------------------- checksums
+def _sha(label: str, payload: bytes) -> bytes:
+    return hashlib.sha256(label.encode("utf-8") + b"\n" + payload).digest()
+
+
+def _chunk_label(chunk, field: str, version: int) -> str:
+    return f"chunk {chunk[0]},{chunk[1]},{chunk[2]} {field} v{version}"
+
+
+def _array_label(name: str, dtype: str, shape: str) -> str:
+    return f"array {name} {dtype} {shape}"
+
+
+def _json(data) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _identity(path: Path) -> tuple:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _connect(path: Path, mode: str) -> sqlite3.Connection:
+    uri = "file:" + quote(str(Path(path).absolute()), safe="/") + f"?mode={mode}"  # mode rw never creates a file
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None)
+    connection.execute("PRAGMA synchronous=FULL")
+    return connection
+
+
+# ------------------------------------------------------------------------------------------------------ save
+def save_world(world: World, path) -> SaveReport:
+    """Save ``world`` (between frames) to the world file ``path`` and report what was written.
+
+    A new file is written beside ``path`` and moved into place; an existing world file is updated in one
+    transaction, writing only what changed if this world saved it last (and nobody changed it since). An
+    existing file that is not a world file of this version is refused with :class:`FormatError` and left alone.
+    State that cannot be stored (see :mod:`voxelworld.io.state`) raises :class:`ParameterError` before the file
+    is touched.
+    """
+    check_range("world", world, "a voxelworld.game.world.World", isinstance(world, World))
+    target = Path(path)
+    check_range("path", str(path), "a file path whose folder exists", target.parent.is_dir())
+    check_range("path", str(path), "a file path, not a folder", not target.is_dir())
+    captured = capture(world)
+    key = str(target.resolve())
+    exists = target.exists() and target.stat().st_size > 0
+    saved = None
+    if exists:
+        _check_ours(target)
+        saved = world._saved_files.get(key)
+        if saved is not None and not _unchanged_since(saved, world, target):
+            saved = None  # the file, or the world, changed otherwise since: write it whole
+    codec = StateCodec(world.materials)
+    first = 0 if saved is None else saved.event_count
+    events = [(seq, _json(encode_event(codec, world.events[seq], seq))) for seq in range(first, len(world.events))]
+    if exists:
+        connection = _connect(target, "rw")
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            _check_meta(connection, target)
+            counts = _write(connection, world, captured, events, saved)
+            connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise FormatError(f"{target}: the world file could not be updated: {error}") from error
+        finally:
+            connection.close()  # without a commit, the transaction is rolled back
+    else:
+        counts = _write_new(target, world, captured, events)
+    world._saved_files[key] = _Saved(world.volume, world.volume.chunk_versions.copy(), len(world.events),
+                                     world.events[-1] if world.events else None, _identity(target))
+    return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
+                      target.stat().st_size)
+
+
+def _unchanged_since(saved: _Saved, world: World, target: Path) -> bool:
+    """Whether ``target`` is as ``world`` left it with its last save there, and the world's volume and event log
+    are those it saved then (the log only grew)."""
+    count = saved.event_count
+    return (saved.volume is world.volume and saved.identity == _identity(target) and len(world.events) >= count
+            and (count == 0 or world.events[count - 1] is saved.last_event))
+
+
+def _write_new(target: Path, world: World, captured, events: list) -> tuple:
+    """Write the whole world to a temporary file beside ``target``, then move it into place."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    try:
+        connection = _connect(Path(temporary), "rw")
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            for statement, _ in SCHEMA.values():
+                connection.execute(statement)
+            connection.executemany("INSERT INTO meta VALUES (?, ?)",
+                                   [("format", FORMAT), ("version", str(FORMAT_VERSION))])
+            counts = _write(connection, world, captured, events, None)
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+        with open(temporary, "rb+") as file:
+            os.fsync(file.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        for leftover in (temporary, temporary + "-journal"):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
+        raise
+    return counts
+
+
+def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None) -> tuple:
+    """Write the rows into an open transaction: everything (``saved`` None) or what changed since ``saved``;
+    ``events`` are the (seq, JSON text) of the events not in the file yet."""
+    volume = world.volume
+    versions = volume.chunk_versions
+    if saved is None:
+        for table in ("state", "chunks", "arrays", "events"):
+            connection.execute(f"DELETE FROM {table}")
+        chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))
+    else:
+        chunks = [tuple(int(c) for c in chunk) for chunk in np.argwhere(versions != saved.versions)]
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    rows = []
+    for chunk in chunks:
+        window, version = chunk_window(volume, chunk), int(versions[chunk])
+        for field in FIELDS:
+            raw = array_bytes(getattr(volume, field)[window])
+            rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw),
+                         compressor.compress(raw)))
+    connection.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    state = {name: _json(data) for name, data in captured.rows.items()}
+    old = dict(connection.execute("SELECT name, sha256 FROM state"))
+    state_rows = [(name, text, _sha(f"state {name}", text.encode("utf-8"))) for name, text in state.items()]
+    state_rows = [row for row in state_rows if old.get(row[0]) != row[2]]
+    connection.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", state_rows)
+    connection.executemany("DELETE FROM state WHERE name = ?", [(n,) for n in old if n not in state])
+
+    old = dict(connection.execute("SELECT name, sha256 FROM arrays"))
+    array_rows = []
+    for name, array in captured.arrays.items():
+        raw, shape = array_bytes(array), _json(list(array.shape))
+        digest = _sha(_array_label(name, array.dtype.name, shape), raw)
+        if old.get(name) != digest:
+            array_rows.append((name, array.dtype.name, shape, len(raw), digest, compressor.compress(raw)))
+    connection.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?, ?, ?)", array_rows)
+    connection.executemany("DELETE FROM arrays WHERE name = ?", [(n,) for n in old if n not in captured.arrays])
+
+    event_rows = [(seq, text, _sha(f"event {seq}", text.encode("utf-8"))) for seq, text in events]
+    connection.executemany("INSERT OR REPLACE INTO events VALUES (?, ?, ?)", event_rows)
+    connection.execute("DELETE FROM events WHERE seq >= ?", (len(world.events),))
+    return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
+
+
+def _check_ours(path: Path) -> None:
+    """FormatError unless ``path`` holds a world file of this format and version (it is then safe to update)."""
+    with open(path, "rb") as file:
+        header = file.read(len(SQLITE_HEADER))
+    if header != SQLITE_HEADER:
+        raise FormatError(f"{path}: refusing to overwrite a file that is not a voxelworld world file (not SQLite)")
+    connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
+    try:
+        _check_meta(connection, path)
+    except sqlite3.Error as error:
+        raise FormatError(f"{path}: refusing to overwrite an unreadable SQLite file: {error}") from error
+    finally:
+        connection.close()
+
+
+def _check_meta(connection: sqlite3.Connection, path: Path) -> None:
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "meta" not in tables:
+        raise FormatError(f"{path}: not a voxelworld world file (no 'meta' table)")
+    meta = dict(connection.execute("SELECT key, value FROM meta"))
+    if meta.get("format") != FORMAT:
+        raise FormatError(f"{path}: not a voxelworld world file (meta 'format' is {meta.get('format')!r}, "
+                          f"not {FORMAT!r})")
+    if meta.get("version") != str(FORMAT_VERSION):
+        raise FormatError(f"{path}: world file version {meta.get('version')!r} is not {FORMAT_VERSION}, the one "
+                          f"this voxelworld reads and writes")
+
+
+# ------------------------------------------------------------------------------------------------------ load
+def load_world(path) -> World:
+    """The world saved in ``path`` (see :func:`save_world`), ready to step.
+
+    A missing path raises :class:`ParameterError`; a file that is not a complete, intact world file of this
+    version raises :class:`FormatError` naming what is wrong (table, row, chunk, field).
+    """
+    target = Path(path)
+    check_range("path", str(path), "an existing world file", target.is_file())
+    with open(target, "rb") as file:
+        header = file.read(len(SQLITE_HEADER))
+    if header != SQLITE_HEADER:
+        raise FormatError(f"{target}: not a voxelworld world file (not an SQLite database)" if header else
+                          f"{target}: an empty file, not a voxelworld world file")
+    try:
+        connection = _connect(target, "rw" if os.access(target, os.W_OK) else "ro")
+        try:
+            volume, rows, arrays, events = _read(connection, target)
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
+    try:
+        world = restore(volume, rows, arrays, events)
+    except FormatError as error:
+        raise FormatError(f"{target}: {error}") from error
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
+        raise FormatError(f"{target}: the saved state does not make a world: {type(error).__name__}: {error}"
+                          ) from error
+    world._saved_files[str(target.resolve())] = _Saved(
+        world.volume, world.volume.chunk_versions.copy(), len(world.events), world.events[-1] if world.events else None,
+        _identity(target))
+    return world
+
+
+def _read(connection: sqlite3.Connection, path: Path) -> tuple:
+    check = connection.execute("PRAGMA quick_check").fetchall()
+    if check != [("ok",)]:
+        raise FormatError(f"{path}: the SQLite database is damaged: {check[0][0]}")
+    _check_meta(connection, path)
+    for table, (_, columns) in SCHEMA.items():
+        found = tuple(row[1] for row in connection.execute(f"PRAGMA table_info({table})"))
+        if found != columns:
+            raise FormatError(f"{path}: table {table!r} is missing or has other columns ({', '.join(found) or 'none'}"
+                              f"; expected {', '.join(columns)})")
+    rows = {}
+    for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
+        if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
+            raise FormatError(f"{path}: state row {name!r}: checksum mismatch")
+        try:
+            rows[name] = json.loads(text)
+        except ValueError as error:
+            raise FormatError(f"{path}: state row {name!r}: not JSON: {error}") from error
+    for name in STATE_ROWS:
+        if name not in rows:
+            raise FormatError(f"{path}: state row {name!r} is missing")
+    try:
+        volume = empty_volume(rows)
+    except FormatError as error:
+        raise FormatError(f"{path}: {error}") from error
+    decompressor = zstandard.ZstdDecompressor()
+    _read_chunks(connection, path, volume, decompressor)
+    arrays = {}
+    for name, dtype, shape, raw_size, digest, data in connection.execute("SELECT * FROM arrays"):
+        where = f"{path}: array {name!r}"
+        raw = _decompress(decompressor, data, raw_size, where)
+        if _sha(_array_label(name, dtype, shape), raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
+        try:
+            arrays[name] = array_from_bytes(raw, dtype, tuple(json.loads(shape)), where)
+        except (ValueError, TypeError) as error:
+            raise FormatError(f"{where}: a broken shape {shape!r}") from error
+    count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
+    codec = StateCodec(volume.materials)
+    events = []
+    for seq, text, digest in connection.execute("SELECT seq, json, sha256 FROM events ORDER BY seq"):
+        if seq != len(events):
+            raise FormatError(f"{path}: events: row {len(events)} is missing")
+        if not isinstance(text, str) or _sha(f"event {seq}", text.encode("utf-8")) != digest:
+            raise FormatError(f"{path}: events: row {seq}: checksum mismatch")
+        try:
+            events.append(decode_event(codec, json.loads(text), seq))
+        except (FormatError, ValueError) as error:
+            raise FormatError(f"{path}: events: row {seq}: {error}") from error
+    if len(events) != count:
+        raise FormatError(f"{path}: events: {len(events)} rows, the world row says {count!r}")
+    return volume, rows, arrays, events
+
+
+def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> None:
+    grid = volume.chunk_grid_shape
+    expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
+    versions = np.zeros(grid, dtype=np.int64)
+    for cx, cy, cz, field, version, raw_size, digest, data in connection.execute("SELECT * FROM chunks"):
+        chunk = (cx, cy, cz)
+        where = f"{path}: chunk {chunk} field {field!r}"
+        if (chunk, field) not in expected:
+            raise FormatError(f"{where}: not a chunk and field of a volume of {grid} chunks and fields "
+                              f"{', '.join(FIELDS)}")
+        expected.discard((chunk, field))
+        raw = _decompress(decompressor, data, raw_size, where)
+        if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
+        target = getattr(volume, field)
+        window = chunk_window(volume, chunk)
+        shape = tuple(s.stop - s.start for s in window)
+        target[window] = array_from_bytes(raw, target.dtype.name, shape, where)
+        versions[chunk] = version
+    if expected:
+        chunk, field = min(expected)
+        raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
+    volume._chunk_versions[...] = versions  # the volume's own counters, as saved (no public setter)
+
+
+def _decompress(decompressor, data, raw_size, where: str) -> bytes:
+    if not isinstance(data, bytes) or not isinstance(raw_size, int) or raw_size < 0:
+        raise FormatError(f"{where}: the blob or its size is not stored as such")
+    try:
+        raw = decompressor.decompress(data, max_output_size=raw_size)
+    except zstandard.ZstdError as error:
+        raise FormatError(f"{where}: the blob does not decompress (zstd: {error})") from error
+    if len(raw) != raw_size:
+        raise FormatError(f"{where}: decompressed to {len(raw)} bytes, not {raw_size}")
+    return raw

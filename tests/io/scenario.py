@@ -1,0 +1,67 @@
+"""A scripted session on the demo world for the world-file tests: walking, a punch, a pull-out, the held piece
+thrown, suck held until bullets come, a bullet readied and thrown; the NPCs patrol and the chainsaw enemy cuts.
+
+``MOMENTS`` names frames after which the world holds the state a test wants to save (the frame's number is the
+world's ``frame`` after that step)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from voxelworld.game.world import Inputs, World
+from voxelworld.io.state import capture
+
+PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 48, 58, 64, 124, 128, 134
+FRAMES = 150
+# What the world holds after the frame: (frame, the sources of the queued edits, what the player holds, the kinds
+# of the loose objects other than fragments). tests/io checks that these moments still happen as named.
+MOMENTS = {
+    "punch queued": (41, {"punch"}, None, set()),
+    "pull-out queued": (49, {"pull_out"}, None, set()),
+    "piece held, carve queued": (51, {"chainsaw"}, "held", set()),
+    "piece flying": (60, set(), None, {"projectile"}),
+    "suck and carve queued": (71, {"suck", "chainsaw"}, None, {"projectile"}),
+    "bullet held": (131, set(), "bullet", {"projectile"}),
+    "impact queued": (133, {"impact:attach"}, "bullet", set()),
+    "bullet flying": (137, set(), None, {"projectile"}),
+}
+
+
+def inputs(frame: int) -> Inputs:
+    """The session's inputs for ``frame``: a button is pressed for one frame, suck is held."""
+    if frame < PUNCH - 4:
+        return Inputs(move=(0.0, 1.0), look=(270.0, -20.0))
+    if frame < PULL_OUT - 2:
+        return Inputs(look=(270.0, -60.0), punch=frame == PUNCH)
+    if frame < THROW_PIECE - 2:
+        return Inputs(look=(240.0, -80.0), pull_out=frame == PULL_OUT)
+    if frame < SUCK_FROM:
+        return Inputs(look=(270.0, 20.0), throw=frame == THROW_PIECE)
+    if frame < SUCK_TO:
+        return Inputs(look=(240.0 + 0.5 * (frame - SUCK_FROM), -30.0), suck=True)
+    return Inputs(look=(270.0, -25.0), stance=frame == STANCE, throw=frame == THROW_BULLET)
+
+
+def play(world: World, until: int) -> World:
+    """Step ``world`` with the session's inputs until its frame is ``until``."""
+    while world.frame < until:
+        world.step(inputs(world.frame))
+    return world
+
+
+def state(world: World) -> dict:
+    """Everything a world file holds of ``world``, for comparisons: the state rows, the arrays and the voxels."""
+    captured = capture(world)
+    arrays = {name: (array.dtype.name, array.shape, array.tobytes()) for name, array in captured.arrays.items()}
+    return {"rows": captured.rows, "arrays": arrays, "voxels": world.voxel_hash(),
+            "events": world.event_log_hash()}
+
+
+def content(path) -> dict:
+    """The logical content of a world file: every row of every table, sorted."""
+    connection = sqlite3.connect(path)
+    try:
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: sorted(connection.execute(f"SELECT * FROM {table}")) for table in sorted(tables)}
+    finally:
+        connection.close()
