@@ -183,7 +183,7 @@ def parse_client_message(data: str | bytes) -> InputMessage | ControlMessage | S
         raise _bad("type", kind, "one of " + ", ".join(CLIENT_TYPES))
     unknown = sorted(set(document) - {"type", *_FIELDS[kind]})
     if unknown:
-        raise ProtocolError(f"unknown field {unknown[0]!r} in a {kind} message (fields: "
+        raise ProtocolError(f"unknown field {unknown[0]!r} in this {kind} message (fields: "
                             f"{', '.join(_FIELDS[kind]) or 'none besides type'})")
     if kind == "input":
         move = _pair("move", document.get("move", [0, 0]), (-1.0, 1.0), (-1.0, 1.0))

@@ -566,7 +566,8 @@ def create_app(world, save_path=None):
 
 
 def bind_socket(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
-    """A TCP socket bound to ``host``:``port`` (0: any free port), or ParameterError naming what failed."""
+    """A TCP socket bound to ``host``:``port`` (0: any free port) and listening, or ParameterError naming what
+    failed."""
     port = check_integer("port", port, minimum=0, maximum=65535)
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
@@ -576,6 +577,7 @@ def bind_socket(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(address)
+        sock.listen(128)  # connections wait from now on, even before the server accepts them
     except OSError as error:
         sock.close()
         raise ParameterError("port", port, f"a port free on {host} ({error.strerror or error})") from None
