@@ -258,12 +258,14 @@ function enemyObject(enemy) {
   }
   const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshLambertMaterial({ color: 0xb0b8c0 }));
   blade.name = "blade";
-  group.add(bones, lines, joints, blade);
+  const legs = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshLambertMaterial({ color: 0x5a2020 }));
+  legs.name = "legs"; // from the feet to the root joint (the swing's skeleton starts at the hips)
+  group.add(bones, lines, joints, blade, legs);
   return group;
 }
 
 function updateEnemy(object, enemy) {
-  const [bones, lines, joints, blade] = object.children;
+  const [bones, lines, joints, blade, legs] = object.children;
   const points = enemy.joints.map(v3);
   const line = lines.geometry.attributes.position;
   let b = 0;
@@ -279,6 +281,7 @@ function updateEnemy(object, enemy) {
   line.needsUpdate = true;
   lines.geometry.computeBoundingSphere();
   placeBone(blade, v3(enemy.blade[0]), v3(enemy.blade[1]), 0.06);
+  placeBone(legs, v3(enemy.position), points[enemy.parents.indexOf(-1)], 0.16);
   blade.material.color.setHex(enemy.contact ? 0xff6a00 : 0xb0b8c0);
 }
 
