@@ -238,7 +238,7 @@ def run_play(args: argparse.Namespace, out=None) -> None:
     from pathlib import Path
 
     from .game.world import World
-    from .viewer.server import serve
+    from .viewer.server import bind_socket, serve
 
     out = out if out is not None else sys.stdout
     if args.world is not None:
@@ -249,22 +249,28 @@ def run_play(args: argparse.Namespace, out=None) -> None:
         if load is None:
             raise ParameterError("--world", args.world, "a world file this version can read (it has no World.load "
                                                         "yet): leave --world out to play the demo world")
-        print(f"voxelworld play: loading {path} ...", file=out, flush=True)
-        world = load(path)
-    else:
-        print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
-        world = World.demo(seed=args.seed)
     save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
-    print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
     try:
-        serve(world, args.host, args.port, save, out=out)
+        sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
+    except ParameterError as error:
+        raise ParameterError(f"--{error.parameter}", error.value, error.legal) from None
+    try:
+        if args.world is not None:
+            print(f"voxelworld play: loading {path} ...", file=out, flush=True)
+            world = load(path)
+        else:
+            print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
+            world = World.demo(seed=args.seed)
+        print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
+        serve(world, args.host, args.port, save, out=out, sock=sock)
     except ParameterError as error:  # name the option the user typed
-        option = {"host": "--host", "port": "--port"}.get(error.parameter)
-        if option is None:
+        if error.parameter != "seed":
             raise
-        raise ParameterError(option, error.value, error.legal) from None
-    except KeyboardInterrupt:
+        raise ParameterError("--seed", error.value, error.legal) from None
+    except KeyboardInterrupt:  # Ctrl+C, while the world is built or served
         pass
+    finally:
+        sock.close()
     print("voxelworld play: stopped", file=out, flush=True)
 
 

@@ -454,3 +454,20 @@ def test_cli_play_serves_until_ctrl_c(tmp_path):
 def test_cli_play_refuses_a_missing_world_file(tmp_path, capsys):
     assert cli.main(["play", "--world", str(tmp_path / "missing.vwd")]) == 2
     assert "--world" in capsys.readouterr().err
+
+
+def test_cli_play_refuses_a_port_in_use_before_building_the_world(capsys, monkeypatch):
+    import socket
+
+    built = []
+    monkeypatch.setattr(World, "demo", classmethod(lambda cls, **kw: built.append(kw)))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert cli.main(["play", "--port", str(port)]) == 2
+    error = capsys.readouterr().err
+    assert f"--port = {port} is out of range" in error and "in use" in error
+    assert built == []
+    assert cli.main(["play", "--port", "70000"]) == 2
+    assert "--port = 70000" in capsys.readouterr().err

@@ -599,15 +599,16 @@ def _config(app, log_level: str = "warning"):
 
 
 def serve(world, host: str = "127.0.0.1", port: int = 8765, save_path=None, *, out=None,
-          log_level: str = "warning") -> None:
+          log_level: str = "warning", sock: socket.socket | None = None) -> None:
     """Serve ``world`` on ``host``:``port`` (127.0.0.1:8765 by default; 0: a free port) until Ctrl+C or
     SIGTERM, printing the page's URL to ``out`` (standard output). Saving writes ``save_path`` (None: off).
+    ``sock``: a socket already bound with :func:`bind_socket` to serve on instead (``port`` is then ignored).
     A port in use or a bad host raise ParameterError before anything runs."""
     import uvicorn
 
     out = sys.stdout if out is None else out
     app = create_app(world, save_path)
-    sock = bind_socket(host, port)
+    sock = bind_socket(host, port) if sock is None else sock
     print(f"voxelworld play: open {_url(sock, host)} in a browser (Ctrl+C stops)", file=out, flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"voxelworld play: listening on {host}: other machines that reach it can watch, and play when no "
