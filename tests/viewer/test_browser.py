@@ -1,8 +1,8 @@
 """The page in a real browser: Playwright drives Debian's chromium (headless, WebGL through SwiftShader) against a
 play server in a background thread on a free 127.0.0.1 port.
 
-The world is made here and walked to 2.4 m from the rock wall, facing it (+x), before it is served; the page
-plays it: the WebGL canvas shows the world (pixel statistics), holding Space sucks the wall (the page receives
+The world is the demo level without its chainsaw enemy (so that only the player changes the terrain), made here
+and walked to 2.4 m from the rock wall, facing it (+x), before it is served; the page plays it: the WebGL canvas shows the world (pixel statistics), holding Space sucks the wall (the page receives
 remeshed chunks, the HUD counts bullets), N shows the navmesh (cyan pixels appear) and hides it, C shows the
 collision mesh, and a malformed message gets an error reply while frames keep coming.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import io
 import os
-import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ except ImportError as error:  # pragma: no cover - scripts/setup installs it
 
 from PIL import Image  # noqa: E402
 
+from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.world import Inputs, World  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
 
@@ -45,7 +46,7 @@ SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
 def page():
     if not CHROMIUM.exists():
         pytest.fail(f"CI must run the browser tests, but {CHROMIUM} is missing (scripts/setup installs it)")
-    world = World.demo(seed=0)
+    world = World.from_level(replace(demo_level(0), enemies=()), seed=0)
     while world.player.position[0] < 36.0:  # 2.4 m from the rock wall's face, looking at it
         world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
     world.step(Inputs(look=(270.0, 0.0)))
@@ -101,8 +102,23 @@ def test_the_page_plays_and_draws_the_world(page):
     assert page.problems == []
 
 
+def aimed_chunks(page) -> set[str]:
+    """The chunks within half a metre of the point the HUD says the player aims at."""
+    hello_world = page.evaluate("window.voxelworld.hello.world")
+    point = np.array(page.evaluate("window.voxelworld.hud.aim.point"))
+    edge = hello_world["voxel_size"] * hello_world["chunk_size"]
+    corners = [(point + offset - hello_world["origin"]) // edge for offset in np.array(
+        [[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])]
+    return {",".join(str(int(c)) for c in corner) for corner in corners}
+
+
 def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
+    aimed = aimed_chunks(page)
+    counts = page.evaluate("window.voxelworld.chunkCounts()")
     before = stats(page)
+    frames = before["frames"]
+    page.wait_for_function(f"window.voxelworld.stats.frames > {frames + 20}", timeout=WAIT_MS)
+    assert stats(page)["chunkMessages"] == before["chunkMessages"]  # nothing changes the terrain on its own
     page.keyboard.down("Space")
     try:
         page.wait_for_function("Number(document.getElementById('bullet-count').textContent) >= 2",
@@ -111,6 +127,8 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
         page.keyboard.up("Space")
     after = stats(page)
     assert after["chunkMessages"] > before["chunkMessages"]  # the sucked chunks were remeshed and sent
+    later = page.evaluate("window.voxelworld.chunkCounts()")
+    assert any(later.get(key, 0) > counts.get(key, 0) for key in aimed)  # among them, where the player aims
     assert after["bullets"] >= 2
     assert page.text_content("#bullet-materials").startswith("rock_interior")  # each bullet's material
     assert page.world.actions.suck.bullets[:2] == ("rock_interior", "rock_interior")

@@ -45,6 +45,7 @@ scene.add(terrain, props, actors, navmeshOverlay, collisionOverlay);
 
 let terrainShader = terrainMaterial(paletteTexture([]));
 const chunks = new Map(); // "i,j,k" -> Mesh
+const chunkCounts = {}; // "i,j,k" -> chunk messages received for it
 const hud = new Hud();
 
 const stats = {
@@ -119,6 +120,7 @@ function onChunk(buffer) {
     stats.triangles -= old.userData.triangles;
   }
   stats.chunkMessages++;
+  chunkCounts[key] = (chunkCounts[key] || 0) + 1;
   if (m === 0) {
     stats.chunkRemovals++;
     stats.chunks = chunks.size;
@@ -552,7 +554,9 @@ window.voxelworld = {
   get socket() { return socket; },
   get hud() { return hud.last; },
   get frame() { return latest; },
+  get hello() { return world; },
   navmeshChildren: () => navmeshOverlay.children.length,
+  chunkCounts: () => ({ ...chunkCounts }),
 };
 
 connect();
