@@ -14,6 +14,12 @@ prints what each did (by material) and how long it took.
 -o nav.json [--png preview.png]``: bakes a navmesh by casting rays (``voxelworld.navigation.bake``), shows
 progress, writes the JSON (docs/specs/navmesh-json.md) and optionally a top view.
 
+``voxelworld play [--world FILE] [--save FILE] [--seed N] [--host 127.0.0.1] [--port 8765]``: serves a world
+(the demo world, or the one ``--world`` names, read with ``World.load``) to the browser: prints the URL of the
+page, steps the world at 60 frames a second and streams it to every page that connects; the first page plays
+(``voxelworld.viewer.server``, docs/play.md). The save key writes ``--save`` (default: the ``--world`` file, else
+``world.vwd`` in the current folder). Ctrl+C stops it.
+
 ``voxelworld motion plot --out motion.png [--glb CesiumMan.glb] [--wall-x X] [--seconds S]``: swings
 CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
 shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
@@ -227,6 +233,47 @@ def run_motion_plot(args: argparse.Namespace, out=None) -> None:
     print(f"Wrote {path}: right-arm swing with a rock wall at x = {args.wall_x} m and without", file=out)
 
 
+def run_play(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld play``: serve a world to the browser until Ctrl+C (see ``--help``)."""
+    from pathlib import Path
+
+    from .game.world import World
+    from .viewer.server import bind_socket, serve
+
+    out = out if out is not None else sys.stdout
+    if args.world is not None:
+        path = Path(args.world)
+        if not path.is_file():
+            raise ParameterError("--world", args.world, "an existing world file")
+        load = getattr(World, "load", None)
+        if load is None:
+            raise ParameterError("--world", args.world, "a world file this version can read (it has no World.load "
+                                                        "yet): leave --world out to play the demo world")
+    save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
+    try:
+        sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
+    except ParameterError as error:
+        raise ParameterError(f"--{error.parameter}", error.value, error.legal) from None
+    try:
+        if args.world is not None:
+            print(f"voxelworld play: loading {path} ...", file=out, flush=True)
+            world = load(path)
+        else:
+            print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
+            world = World.demo(seed=args.seed)
+        print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
+        serve(world, args.host, args.port, save, out=out, sock=sock)
+    except ParameterError as error:  # name the option the user typed
+        if error.parameter != "seed":
+            raise
+        raise ParameterError("--seed", error.value, error.legal) from None
+    except KeyboardInterrupt:  # Ctrl+C, while the world is built or served
+        pass
+    finally:
+        sock.close()
+    print("voxelworld play: stopped", file=out, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -264,6 +311,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
+    play = commands.add_parser("play", help="serve a world to the browser and play it (Ctrl+C stops)")
+    play.add_argument("--world", help="a world file to play, read with World.load (default: the demo world)")
+    play.add_argument("--save", help="the file the save key writes (default: the --world file, else world.vwd "
+                                     "in the current folder)")
+    play.add_argument("--seed", type=int, default=0, help="the demo world's seed (default 0)")
+    play.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this "
+                                                          "machine only)")
+    play.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765; 0: any free "
+                                                             "port)")
     motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
     plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
     plot.add_argument("--out", required=True, help="the PNG file to write")
@@ -282,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_navmesh_bake(args)
         elif args.command == "motion":
             run_motion_plot(args)
+        elif args.command == "play":
+            run_play(args)
     except VoxelworldError as error:
         print(f"voxelworld: {error}", file=sys.stderr)
         return 2

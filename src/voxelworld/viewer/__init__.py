@@ -9,12 +9,16 @@
 - :func:`run_session` (``voxelworld.viewer.demo_session``): the scripted demo session played headless, written
   as ``report.md`` with PNG snapshots at its key frames (``voxelworld demo``); imported when first used, since it
   brings in the whole game.
+- :func:`create_app` / :func:`serve` (``voxelworld.viewer.server``): the browser app of ``voxelworld play``: a
+  local web server stepping a world at 60 Hz and streaming it to the page in ``viewer/web/`` over a websocket
+  (``docs/play.md``; the messages: ``voxelworld.viewer.protocol``, ``docs/specs/play-protocol.md``); imported
+  when first used (it brings in starlette and uvicorn).
 """
 
 from .camera import Camera
 from .snapshot import RenderError, render, snapshot
 
-__all__ = ["Camera", "snapshot", "render", "RenderError", "run_session", "achievements_png"]
+__all__ = ["Camera", "snapshot", "render", "RenderError", "run_session", "achievements_png", "create_app", "serve"]
 
 
 def __getattr__(name: str):
@@ -22,6 +26,10 @@ def __getattr__(name: str):
         from .demo_session import run_session as function
     elif name == "achievements_png":
         from .charts import achievements_png as function
+    elif name == "create_app":
+        from .server import create_app as function
+    elif name == "serve":
+        from .server import serve as function
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return function

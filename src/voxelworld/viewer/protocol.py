@@ -1,0 +1,458 @@
+"""The play protocol: the messages between the ``voxelworld play`` server and the pages that watch it.
+
+The full description is ``docs/specs/play-protocol.md``; in short:
+
+- **page → server**: JSON text, one object per message, at most :data:`MAX_MESSAGE_BYTES` bytes and
+  :data:`MAX_MESSAGES_PER_SECOND` a second per connection: ``input`` (stick, view, held buttons), ``control``
+  and ``release`` (who plays), ``save``, ``overlays`` (navmesh / collision mesh on or off) and ``ping``.
+  :func:`parse_client_message` checks every field and raises :class:`ProtocolError` naming what is wrong.
+- **server → page**: JSON text (``hello``, ``frame``, ``hud``, ``control``, ``saved``, ``pong``, ``error``) and
+  binary meshes, little-endian, each starting with a kind byte: a chunk's display mesh
+  (:func:`encode_chunk_mesh`, an empty one removes the chunk), the navmesh (:func:`encode_navmesh`) and the
+  collision mesh (:func:`encode_collision_mesh`). The ``decode_*`` functions read them back (tests, tools).
+
+:func:`hello_message`, :func:`frame_message` and :func:`hud_message` build the JSON messages from a
+:class:`~voxelworld.game.world.World`.
+
+Examples
+--------
+>>> message = parse_client_message('{"type": "input", "move": [0, 1], "look": [270, -10], "held": ["suck"]}')
+>>> message.move, message.look, sorted(message.held)
+((0.0, 1.0), (270.0, -10.0), ['suck'])
+>>> parse_client_message('{"type": "input", "move": [0, NaN]}')
+Traceback (most recent call last):
+...
+voxelworld.viewer.protocol.ProtocolError: NaN is not allowed (numbers must be finite)
+>>> import numpy as np
+>>> from voxelworld.meshing import DisplayMesh
+>>> triangle = DisplayMesh(np.eye(3, dtype=np.float32), np.tile(np.float32([0, 1, 0]), (3, 1)),
+...                        np.array([[0, 1, 2]], np.uint32), np.full(3, 4, np.uint8), np.zeros(3, np.uint8),
+...                        np.zeros(3, np.float32))
+>>> data = encode_chunk_mesh((1, 0, 2), triangle)
+>>> len(data), data[0] == KIND_CHUNK
+(128, True)
+>>> chunk, mesh = decode_chunk_mesh(data)
+>>> chunk, mesh.triangle_count, mesh.mat_a.tolist()
+((1, 0, 2), 1, [4, 4, 4])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import VoxelworldError
+from ..meshing import DisplayMesh
+
+__all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "BUTTONS", "CLIENT_TYPES",
+           "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION", "YAW_LIMIT", "ProtocolError", "InputMessage",
+           "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
+           "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
+           "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
+           "hud_message", "dumps"]
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
+MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
+BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw")  # Inputs' buttons a page may hold
+CLIENT_TYPES = ("input", "control", "release", "save", "overlays", "ping")
+YAW_LIMIT = 1.0e6  # degrees: |yaw| a page may send (any finite value would do; this keeps floats exact enough)
+PITCH_LIMIT = 89.0  # degrees, as Inputs takes it
+MAX_PING_ID = 2**31 - 1
+
+KIND_CHUNK, KIND_NAVMESH, KIND_COLLISION = 1, 2, 3  # the first byte of a binary message
+MESH_VERSION = 1  # the second byte
+CHUNK_HEADER = struct.Struct("<BBHiiiII")  # kind, version, 0, chunk i, j, k, vertices n, triangles m: 24 bytes
+TRIANGLES_HEADER = struct.Struct("<BBHIII")  # kind, version, 0, revision, vertices n, triangles m: 16 bytes
+
+
+class ProtocolError(VoxelworldError):
+    """A page's message breaks the protocol; the message says what is wrong (it is sent back as the error)."""
+
+
+# --------------------------------------------------------------------------------------- page -> server
+@dataclass(frozen=True)
+class InputMessage:
+    """``input``: the stick ``move`` (right, forward) in [-1, 1], the absolute view ``look`` (yaw, pitch in
+    degrees) or None to keep the view, and the buttons ``held`` now (names of :data:`BUTTONS`)."""
+
+    move: tuple[float, float] = (0.0, 0.0)
+    look: tuple[float, float] | None = None
+    held: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class ControlMessage:
+    """``control`` (``take`` True: this page asks to play) or ``release`` (``take`` False: it stops playing)."""
+
+    take: bool
+
+
+@dataclass(frozen=True)
+class SaveMessage:
+    """``save``: write the world to the server's save file."""
+
+
+@dataclass(frozen=True)
+class OverlaysMessage:
+    """``overlays``: turn the navmesh and collision-mesh streams on or off (None: leave as it is)."""
+
+    navmesh: bool | None = None
+    collision: bool | None = None
+
+
+@dataclass(frozen=True)
+class PingMessage:
+    """``ping``: answered by ``pong`` with the same ``id`` (a whole number in 0 .. 2**31 - 1)."""
+
+    id: int = 0
+
+
+_FIELDS = {"input": ("move", "look", "held"), "control": (), "release": (), "save": (),
+           "overlays": ("navmesh", "collision"), "ping": ("id",)}
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bad(where: str, value: object, legal: str) -> ProtocolError:
+    return ProtocolError(f"{where} = {_shown(value)} is out of range: must be {legal}")
+
+
+def _number(where: str, value: object, low: float, high: float) -> float:
+    legal = f"a number in [{low:g}, {high:g}]"
+    if type(value) not in (int, float):  # bool is an int to Python, not to us
+        raise _bad(where, value, legal)
+    number = float(value)
+    if not math.isfinite(number) or not low <= number <= high:
+        raise _bad(where, value, legal)
+    return number
+
+
+def _pair(where: str, value: object, first: tuple[float, float], second: tuple[float, float]) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise _bad(where, value, f"a list of two numbers, [{first[0]:g}..{first[1]:g}, {second[0]:g}..{second[1]:g}]")
+    return _number(f"{where}[0]", value[0], *first), _number(f"{where}[1]", value[1], *second)
+
+
+def _flag(where: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(where, value, "true or false")
+    return value
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return {list: "an array", str: "a string", int: "a number", float: "a number"}.get(type(value), "that")
+
+
+def _reject_constant(name: str):
+    raise ProtocolError(f"{name} is not allowed (numbers must be finite)")
+
+
+def parse_client_message(data: str | bytes) -> InputMessage | ControlMessage | SaveMessage | OverlaysMessage | \
+        PingMessage:
+    """Check a page's message and return it as one of the message classes, or raise :class:`ProtocolError`
+    saying what is wrong (binary data, too long, not JSON, not an object, unknown type, unknown or missing field,
+    wrong type, out of range, NaN or infinite numbers)."""
+    if not isinstance(data, str):
+        raise ProtocolError("binary messages are not accepted: send a JSON object as text")
+    if len(data) > MAX_MESSAGE_BYTES or len(data.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message too long: more than {MAX_MESSAGE_BYTES} bytes")
+    try:
+        document = json.loads(data, parse_constant=_reject_constant)
+    except ProtocolError:
+        raise
+    except RecursionError:
+        raise ProtocolError("not JSON this server reads: nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, or an integer too long to convert
+        raise ProtocolError(f"not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise ProtocolError(f"a message must be a JSON object with a \"type\", not {_json_kind(document)}")
+    kind = document.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise _bad("type", kind, "one of " + ", ".join(CLIENT_TYPES))
+    unknown = sorted(set(document) - {"type", *_FIELDS[kind]})
+    if unknown:
+        raise ProtocolError(f"unknown field {unknown[0]!r} in this {kind} message (fields: "
+                            f"{', '.join(_FIELDS[kind]) or 'none besides type'})")
+    if kind == "input":
+        move = _pair("move", document.get("move", [0, 0]), (-1.0, 1.0), (-1.0, 1.0))
+        look = document.get("look")
+        if look is not None:
+            look = _pair("look", look, (-YAW_LIMIT, YAW_LIMIT), (-PITCH_LIMIT, PITCH_LIMIT))
+        held = document.get("held", [])
+        if not isinstance(held, list) or len(held) > len(BUTTONS):
+            raise _bad("held", held, f"a list of at most {len(BUTTONS)} button names")
+        for n, name in enumerate(held):
+            if not isinstance(name, str) or name not in BUTTONS:
+                raise _bad(f"held[{n}]", name, "one of " + ", ".join(BUTTONS))
+        return InputMessage(move, look, frozenset(held))
+    if kind in ("control", "release"):
+        return ControlMessage(kind == "control")
+    if kind == "save":
+        return SaveMessage()
+    if kind == "overlays":
+        if "navmesh" not in document and "collision" not in document:
+            raise ProtocolError("an overlays message needs \"navmesh\" or \"collision\" (true or false)")
+        return OverlaysMessage(*(_flag(name, document[name]) if name in document else None
+                                 for name in ("navmesh", "collision")))
+    ping = document.get("id", 0)
+    if type(ping) is not int or not 0 <= ping <= MAX_PING_ID:
+        raise _bad("id", ping, f"a whole number in [0, {MAX_PING_ID}]")
+    return PingMessage(ping)
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages a second on average, bursts of up to ``burst`` (default: ``rate``).
+
+    >>> clock = iter([0.0] * 3 + [0.5]).__next__
+    >>> limiter = RateLimiter(2, clock=clock)
+    >>> [limiter.allow() for _ in range(3)], limiter.allow()
+    ([True, True, False], True)
+    """
+
+    def __init__(self, rate: float = MAX_MESSAGES_PER_SECOND, burst: float | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self._clock = float(rate), float(rate if burst is None else burst), clock
+        self._tokens, self._last = self.burst, None
+
+    def allow(self) -> bool:
+        """Take a token for one message: False when there is none (the message is over the limit)."""
+        now = self._clock()
+        if self._last is not None:
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+# ------------------------------------------------------------------------------------ binary meshes
+def _le(array, dtype: str) -> bytes:
+    return np.ascontiguousarray(array, dtype=dtype).tobytes()
+
+
+def _pad(length: int) -> bytes:
+    return bytes(-length % 4)
+
+
+def encode_chunk_mesh(chunk, mesh: DisplayMesh | None) -> bytes:
+    """One chunk's display mesh as a binary message (an empty mesh or None: the chunk has no surface any more).
+
+    Layout, little-endian: the 24-byte header (u8 kind = 1, u8 version = 1, u16 0, i32 chunk i, j, k,
+    u32 vertex count n, u32 triangle count m), then positions f32[3n] (m), normals f32[3n], indices u32[3m],
+    mat_a u8[n], mat_b u8[n], zero bytes up to a multiple of 4, blend f32[n] (share of mat_b, 0..1).
+    """
+    i, j, k = (int(c) for c in chunk)
+    if mesh is None or mesh.triangle_count == 0:
+        return CHUNK_HEADER.pack(KIND_CHUNK, MESH_VERSION, 0, i, j, k, 0, 0)
+    n, m = len(mesh.positions), len(mesh.indices)
+    head = CHUNK_HEADER.pack(KIND_CHUNK, MESH_VERSION, 0, i, j, k, n, m)
+    return b"".join((head, _le(mesh.positions, "<f4"), _le(mesh.normals, "<f4"), _le(mesh.indices, "<u4"),
+                     _le(mesh.mat_a, "u1"), _le(mesh.mat_b, "u1"), _pad(2 * n), _le(mesh.blend, "<f4")))
+
+
+def _take(data: bytes, offset: int, dtype: str, count: int, what: str) -> tuple[np.ndarray, int]:
+    size = np.dtype(dtype).itemsize * count
+    if offset + size > len(data):
+        raise ProtocolError(f"binary message too short: {what} needs bytes up to {offset + size}, has {len(data)}")
+    return np.frombuffer(data, dtype=dtype, count=count, offset=offset).copy(), offset + size
+
+
+def _header(data: bytes, header: struct.Struct, kind: int) -> tuple:
+    if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < header.size:
+        raise ProtocolError(f"binary message too short for its {header.size}-byte header")
+    fields = header.unpack_from(data)
+    if fields[0] != kind or fields[1] != MESH_VERSION:
+        raise ProtocolError(f"binary message of kind {fields[0]} version {fields[1]}, expected kind {kind} "
+                            f"version {MESH_VERSION}")
+    return fields
+
+
+def decode_chunk_mesh(data: bytes) -> tuple[tuple[int, int, int], DisplayMesh]:
+    """The chunk and its display mesh from :func:`encode_chunk_mesh`'s bytes (an empty mesh for a removal)."""
+    _, _, _, i, j, k, n, m = _header(data, CHUNK_HEADER, KIND_CHUNK)
+    offset = CHUNK_HEADER.size
+    positions, offset = _take(data, offset, "<f4", 3 * n, "positions")
+    normals, offset = _take(data, offset, "<f4", 3 * n, "normals")
+    indices, offset = _take(data, offset, "<u4", 3 * m, "indices")
+    mat_a, offset = _take(data, offset, "u1", n, "mat_a")
+    mat_b, offset = _take(data, offset, "u1", n, "mat_b")
+    blend, offset = _take(data, offset + (-2 * n % 4), "<f4", n, "blend")
+    if offset != len(data):
+        raise ProtocolError(f"binary message has {len(data) - offset} bytes after its arrays")
+    return (i, j, k), DisplayMesh(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1, 3),
+                                  mat_a, mat_b, blend)
+
+
+def navmesh_triangles(navmesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A navmesh's polygons as triangles (each convex polygon as a fan from its first corner): vertices (n, 3)
+    float32 m, indices (m, 3) uint32 and each triangle's level (m,) uint8 (levels above 255 show as 255)."""
+    start = np.asarray(navmesh.polygon_start, dtype=np.int64)
+    corners = np.asarray(navmesh.polygon_vertices, dtype=np.int64)
+    counts = np.maximum(np.diff(start) - 2, 0)
+    polygon = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(start[:-1], counts)
+    step = np.arange(len(polygon)) - np.repeat(np.cumsum(counts) - counts, counts)
+    indices = np.stack([corners[first], corners[first + step + 1], corners[first + step + 2]], axis=1)
+    level = np.minimum(np.asarray(navmesh.polygon_level, dtype=np.int64)[polygon], 255)
+    return (np.asarray(navmesh.vertices, dtype=np.float32).reshape(-1, 3), indices.astype(np.uint32),
+            level.astype(np.uint8))
+
+
+def _encode_triangles(kind: int, revision: int, positions, indices, per_triangle) -> bytes:
+    n, m = len(positions), len(indices)
+    return b"".join((TRIANGLES_HEADER.pack(kind, MESH_VERSION, 0, int(revision) & 0xFFFFFFFF, n, m),
+                     _le(positions, "<f4"), _le(indices, "<u4"), _le(per_triangle, "u1"), _pad(m)))
+
+
+def _decode_triangles(data: bytes, kind: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    _, _, _, revision, n, m = _header(data, TRIANGLES_HEADER, kind)
+    offset = TRIANGLES_HEADER.size
+    positions, offset = _take(data, offset, "<f4", 3 * n, "positions")
+    indices, offset = _take(data, offset, "<u4", 3 * m, "indices")
+    values, offset = _take(data, offset, "u1", m, "per-triangle values")
+    if offset + (-m % 4) != len(data):
+        raise ProtocolError(f"binary message has {len(data) - offset} bytes after its arrays")
+    return revision, positions.reshape(-1, 3), indices.reshape(-1, 3), values
+
+
+def encode_navmesh(revision: int, navmesh) -> bytes:
+    """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 1, u16 0, u32 revision,
+    u32 vertex count n, u32 triangle count m), vertices f32[3n] (m), indices u32[3m], each triangle's level
+    u8[m], zero bytes up to a multiple of 4. None: an empty navmesh."""
+    if navmesh is None:
+        return _encode_triangles(KIND_NAVMESH, revision, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+    return _encode_triangles(KIND_NAVMESH, revision, *navmesh_triangles(navmesh))
+
+
+def decode_navmesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(revision, vertices (n, 3), indices (m, 3), level (m,)) from :func:`encode_navmesh`'s bytes."""
+    return _decode_triangles(data, KIND_NAVMESH)
+
+
+def encode_collision_mesh(serial: int, positions, indices, tri_material) -> bytes:
+    """The collision triangles as a binary message: the 16-byte header (u8 kind = 3, u8 version = 1, u16 0,
+    u32 serial, u32 n, u32 m), positions f32[3n] (m), indices u32[3m], each triangle's material id u8[m], zero
+    bytes up to a multiple of 4."""
+    return _encode_triangles(KIND_COLLISION, serial, positions, indices, tri_material)
+
+
+def decode_collision_mesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(serial, positions (n, 3), indices (m, 3), tri_material (m,)) from :func:`encode_collision_mesh`'s bytes."""
+    return _decode_triangles(data, KIND_COLLISION)
+
+
+# -------------------------------------------------------------------------------------- JSON messages
+def dumps(message: dict) -> str:
+    """A message as compact JSON text (NaN and infinities are never sent)."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False)
+
+
+def error_message(text: str) -> str:
+    """``{"type": "error", "error": text}`` as JSON text."""
+    return dumps({"type": "error", "error": str(text)})
+
+
+def _round(value, digits: int = 4):
+    """Floats (or an array of them) rounded for JSON; NaN and infinities become None."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_round(v, digits) for v in value]
+    number = float(value)
+    return round(number, digits) if math.isfinite(number) else None
+
+
+def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
+    """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
+    (colours are what the terrain shader blends), the world's box and chunk grid, the player's and NPCs'
+    capsules, the props' triangles and the enemies' skeletons."""
+    volume, settings = world.volume, world.settings.player
+    navigation = world.agents.navigation
+    nav_settings = navigation.settings if navigation is not None else None
+    return {
+        "type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "control": controller == client,
+        "controller": controller, "fps": fps, "frame": world.frame,
+        "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "messages_per_second": MAX_MESSAGES_PER_SECOND},
+        "buttons": list(BUTTONS), "save": save_path,
+        "materials": [{"id": m.id, "name": m.name, "group": m.group, "hardness": m.hardness,
+                       "colour": _round(m.colour)} for m in world.materials],
+        "world": {"origin": _round(volume.origin), "voxel_size": volume.voxel_size, "shape": list(volume.shape),
+                  "chunk_size": volume.chunk_size, "chunks": list(volume.chunk_grid_shape),
+                  "bounds": [_round(volume.origin), _round(volume.index_to_world(np.array(volume.shape) - 1))]},
+        "player": {"radius": settings.radius, "height": settings.height, "eye_height": settings.eye_height,
+                   "stamina_max": settings.stamina_max, "yaw": _round(world.player.yaw),
+                   "pitch": _round(world.player.pitch)},
+        "npc": {"radius": nav_settings.agent_radius if nav_settings else 0.4,
+                "height": nav_settings.clearance if nav_settings else 1.8},
+        "props": [{"name": p.name, "material": p.material, "positions": _round(np.asarray(p.positions).ravel(), 3),
+                   "indices": np.asarray(p.indices).ravel().tolist()} for p in world.props],
+        "enemies": [{"name": e.name, "joints": list(e.motion.skeleton.names),
+                     "parents": e.motion.skeleton.parents.tolist()} for e in world.agents.enemies],
+    }
+
+
+def _objects(world) -> list[dict]:
+    actions = world.actions
+    items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
+    objects = [{"name": o.name, "kind": o.kind, "position": _round(o.object.position),
+                "material": o.object.material, "resting": o.resting} for o in items]
+    objects += [{"name": f"treasure-{n}", "kind": "treasure", "position": _round(t.position), "material": None,
+                 "resting": True} for n, t in enumerate(actions.deformation.treasures)]
+    return objects
+
+
+def frame_message(world, step_ms: float | None = None) -> dict:
+    """What moved in the last frame: the player (feet, view, eye, aim), NPCs, enemies (joint positions of the
+    skeleton their swing poses, parents, the blade's segment, what it touches) and loose objects."""
+    player = world.player
+    npcs = [{"name": n.name, "position": _round(n.position), "state": n.state} for n in world.agents.npcs]
+    enemies = []
+    for enemy in world.agents.enemies:
+        motion = enemy.motion
+        enemies.append({"name": enemy.name, "position": _round(enemy.position),
+                        "joints": _round(motion.world[:, :3, 3]), "parents": motion.skeleton.parents.tolist(),
+                        "blade": _round(motion.part_segment),
+                        "contact": motion.contact.material if motion.contact is not None else None})
+    navigation = world.agents.navigation
+    return {"type": "frame", "frame": world.frame, "time": _round(world.time),
+            "player": {"position": _round(player.position), "yaw": _round(player.yaw), "pitch": _round(player.pitch),
+                       "eye": _round(player.eye), "aim": _round(player.aim), "grounded": bool(player.grounded)},
+            "npcs": npcs, "enemies": enemies, "objects": _objects(world),
+            "navmesh_revision": navigation.revision if navigation is not None else None,
+            "step_ms": _round(step_ms, 3) if step_ms is not None else None}
+
+
+def hud_message(world) -> dict:
+    """The HUD: what the player aims at (material, hardness, the voxel's damage), stamina, the suck gauge, the
+    bullets carried (each one's material), what is held, and the volume removed per material group (every group
+    of the table, 0 for none yet) with each group's award thresholds and the items granted."""
+    aim = world.aim_info()
+    suck = world.actions.suck
+    held = world.actions.held
+    settings = world.actions.settings.awards
+    removed = world.achievements()
+    groups = sorted({m.group for m in world.materials} | set(removed))
+    return {"type": "hud",
+            "aim": None if aim is None else {"material": aim.material, "hardness": _round(aim.hardness),
+                                             "damage": aim.damage, "distance": _round(aim.distance, 3),
+                                             "point": _round(aim.point), "prop": aim.prop},
+            "stamina": _round(world.player.stamina, 2), "stamina_max": world.settings.player.stamina_max,
+            "gauge": _round(suck.gauge, 3), "exhausted": suck.exhausted, "sucking": bool(world.inputs.suck),
+            "bullets": list(suck.bullets),
+            "held": None if held is None else {"kind": held.kind, "material": held.object.material},
+            "achievements": {g: _round(removed.get(g, 0.0), 3) for g in groups},
+            "thresholds": {g: list(settings.thresholds_of(g)) for g in groups},
+            "items": list(world.actions.items)}

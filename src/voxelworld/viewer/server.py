@@ -1,0 +1,663 @@
+"""The ``voxelworld play`` server: one world stepped at 60 Hz, streamed to the pages that watch it.
+
+:func:`create_app` builds the Starlette application: the page and its scripts (static files from this package's
+``viewer/web/`` folder and nothing else) and the websocket ``/ws`` that speaks the play protocol
+(:mod:`voxelworld.viewer.protocol`, ``docs/specs/play-protocol.md``). :func:`serve` runs it with uvicorn until
+Ctrl+C; :class:`ServerThread` runs it from a background thread (tests, benchmarks).
+
+How it runs
+-----------
+- **One world thread.** Everything that touches the world (``World.step``, building the messages, saving,
+  baking the navmesh for the overlay) runs in one worker thread, one job at a time, so the event loop never
+  waits on a frame and never reads a world that is being stepped. The loop only moves bytes.
+- **A fixed step.** One asyncio task steps the world by 1/60 s per frame against the clock. A frame that takes
+  longer delays the next ones; when the loop falls more than :data:`MAX_LAG` behind it skips ahead (the world
+  then runs slower than real time rather than in bursts). ``dt`` is always 1/60 s, so a session stays
+  deterministic in its inputs.
+- **Only what changed.** After each frame the chunks that were remeshed are encoded once (binary) and marked for
+  every page; each page has its own sender task that sends, when the page can take more, the chunks marked for it
+  (their latest mesh), the HUD when it changed and the latest frame. A slow page skips frames instead of
+  queueing them.
+- **Who plays.** The first page to connect while no page plays gets control; the others watch. A watching page
+  may ask for control (``{"type": "control"}``) when no page has it; the player gives it up with
+  ``{"type": "release"}`` or by leaving (the stick and buttons are then let go).
+- **Every message is checked** (:func:`~voxelworld.viewer.protocol.parse_client_message`): size, rate (per
+  connection), JSON, type, fields, ranges. A bad one gets ``{"type": "error", "error": "..."}`` and the session
+  goes on. Messages over :data:`HARD_MESSAGE_LIMIT` bytes close the connection (code 1009) before they are read.
+- **Pages from elsewhere.** A websocket whose ``Origin`` header names another site than the one serving the page is
+  refused (a web page on the internet cannot drive a local game); clients that send no ``Origin`` (scripts) are
+  let in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..errors import ParameterError, VoxelworldError, check_integer
+from .protocol import (BUTTONS, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
+                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
+                       encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, frame_message,
+                       hello_message, hud_message, parse_client_message)
+
+__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
+           "HARD_MESSAGE_LIMIT", "bind_socket"]
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+FPS = 60  # frames a second
+MAX_LAG = 0.25  # s: how far the frame loop may fall behind the clock before it skips ahead
+MAX_CLIENTS = 16  # pages connected at once
+HARD_MESSAGE_LIMIT = 1024 * 1024  # bytes: a longer message closes the connection (1009) before it is read
+ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
+
+logger = logging.getLogger("voxelworld.play")
+
+
+@dataclass(frozen=True)
+class FramePacket:
+    """What one frame gives the pages, encoded once for all of them: the frame number, the ``frame`` message,
+    the ``hud`` message (None when it did not change), each remeshed chunk's binary message, the navmesh and
+    collision messages when they changed and a page wants them (``(key, bytes)`` or None), and how long the
+    frame took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages."""
+
+    frame: int
+    frame_text: str
+    hud_text: str | None
+    chunks: dict
+    navmesh: tuple | None
+    collision: tuple | None
+    step_ms: float
+    encode_ms: float
+
+    @property
+    def stream_bytes(self) -> int:
+        """Bytes a page without overlays receives for this frame (frame, HUD when changed, chunk meshes)."""
+        return (len(self.frame_text.encode()) + (len(self.hud_text.encode()) if self.hud_text else 0)
+                + sum(len(data) for data in self.chunks.values()))
+
+
+class _Client:
+    """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
+
+    def __init__(self, number: int, websocket):
+        self.id = number
+        self.websocket = websocket
+        self.outbox: deque = deque()  # replies (text), in order
+        self.errors_queued = 0
+        self.errors_dropped = 0
+        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
+        self.wake = asyncio.Event()
+        self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
+        self.frame_sent = -1
+        self.hud_sent = -1
+        self.navmesh = self.collision = False  # overlays it asked for
+        self.navmesh_sent = self.collision_sent = None
+        self.messages_sent = self.bytes_sent = 0
+
+
+class PlayServer:
+    """One world stepped at :data:`FPS` frames a second for the pages connected to it (see the module).
+
+    Parameters
+    ----------
+    world : World
+        The world to run; from now on only this server's world thread touches it.
+    save_path : str or Path, optional
+        Where the ``save`` message writes the world (``world.save(save_path)``); None turns saving off.
+    fps : int
+        Frames a second (1..240); each frame steps the world by 1/fps s.
+
+    Attributes
+    ----------
+    clients : dict of int to client
+        The connected pages by number.
+    controller : int or None
+        The number of the page that plays.
+    frames : int
+        Frames stepped since the server started.
+    failure : str or None
+        Why the world stopped (World.step raised), if it did.
+    """
+
+    def __init__(self, world, save_path=None, fps: int = FPS):
+        from ..game.world import World
+
+        if not isinstance(world, World):
+            raise ParameterError("world", type(world).__name__, "a voxelworld.game.world.World")
+        self.world = world
+        self.save_path = None if save_path is None else str(save_path)
+        self.fps = check_integer("fps", fps, minimum=1, maximum=240, unit="frames a second")
+        self.clients: dict[int, _Client] = {}
+        self._controller: _Client | None = None
+        self._numbers = 0
+        self.frames = 0
+        self.failure: str | None = None
+        # What the pages are sent, as of the last frame (read and written on the event loop only).
+        self._chunk_bytes: dict[tuple, bytes] = {}
+        self._frame_number = -1
+        self._frame_text: str | None = None
+        self._hud_text: str | None = None
+        self._hud_version = 0
+        self._navmesh: tuple | None = None  # (key, bytes)
+        self._collision: tuple | None = None
+        # Kept by the world thread only.
+        self._last_hud: str | None = None
+        self._collider = None
+        self._collision_serial = 0
+        self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
+        self._want_navmesh = self._want_collision = False  # some page wants the overlay (set on the loop)
+        # The player's controls as the playing page last sent them.
+        self._move: tuple[float, float] = (0.0, 0.0)
+        self._look: tuple[float, float] | None = None
+        self._held: frozenset = frozenset()
+        self._pressed: set = set()  # pressed since the last frame: held for at least one frame
+        self._saving = False
+        self._executor: ThreadPoolExecutor | None = None
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def controller(self) -> int | None:
+        return None if self._controller is None else self._controller.id
+
+    # ------------------------------------------------------------------------ the world thread (synchronous)
+    def encode_all(self) -> FramePacket:
+        """Every current chunk mesh, the frame and the HUD as they are now (no step): what a server starts
+        from. Runs in the world thread (or before the server starts)."""
+        start = time.perf_counter()
+        world = self.world
+        chunks = {chunk: encode_chunk_mesh(chunk, mesh) for chunk, mesh in sorted(world.mesher.meshes.items())}
+        self._last_hud = dumps(hud_message(world))
+        return FramePacket(world.frame, dumps(frame_message(world)), self._last_hud, chunks, None, None, 0.0,
+                           (time.perf_counter() - start) * 1000.0)
+
+    def step_frame(self, inputs) -> FramePacket:
+        """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
+        the world thread; callable directly when no server runs (benchmarks)."""
+        world = self.world
+        start = time.perf_counter()
+        world.step(inputs, 1.0 / self.fps)
+        stepped = time.perf_counter()
+        meshes = world.mesher.meshes
+        chunks = {chunk: encode_chunk_mesh(chunk, meshes.get(chunk))
+                  for chunk in sorted(world.snapshot().changed_chunks)}
+        step_ms = (stepped - start) * 1000.0
+        frame_text = dumps(frame_message(world, step_ms))
+        hud = dumps(hud_message(world))
+        hud_text = None if hud == self._last_hud else hud
+        self._last_hud = hud
+        navmesh = self._encode_navmesh() if self._want_navmesh else None
+        collision = self._encode_collision() if self._want_collision else None
+        return FramePacket(world.frame, frame_text, hud_text, chunks, navmesh, collision, step_ms,
+                           (time.perf_counter() - stepped) * 1000.0)
+
+    def _encode_navmesh(self) -> tuple | None:
+        """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
+        world has none yet (no NPC needed one)."""
+        navigation = self.world.agents.navigate()
+        if navigation is self._navigation and navigation.revision == self._navmesh_revision:
+            return None
+        self._navigation, self._navmesh_revision = navigation, navigation.revision
+        self._navmesh_serial += 1
+        return self._navmesh_serial, encode_navmesh(navigation.revision, navigation.mesh)
+
+    def _encode_collision(self) -> tuple | None:
+        """The collision mesh message if the world's collider was rebuilt since it was last encoded."""
+        collider = self.world.collider
+        if collider is self._collider:
+            return None
+        self._collider = collider
+        self._collision_serial += 1
+        bvh = collider.bvh
+        if bvh is None:
+            data = encode_collision_mesh(self._collision_serial, [], [], [])
+        else:
+            data = encode_collision_mesh(self._collision_serial, bvh.positions, bvh.indices, bvh.tri_material)
+        return self._collision_serial, data
+
+    def _hello(self, client: int) -> str:
+        return dumps(hello_message(self.world, client, self.controller, fps=self.fps, save_path=self.save_path))
+
+    def _save_world(self) -> str:
+        if self.save_path is None:
+            raise ProtocolError("saving is off: this server was started without a save file")
+        save = getattr(self.world, "save", None)
+        if save is None:
+            raise ProtocolError("this version of voxelworld cannot save worlds yet (World.save is missing)")
+        save(self.save_path)
+        return self.save_path
+
+    # ------------------------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Encode the world as it is and start the frame loop (the app's lifespan calls this)."""
+        self._loop = asyncio.get_running_loop()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="voxelworld-world")
+        self._publish(await self._in_world(self.encode_all))
+        self._task = asyncio.create_task(self._run(), name="voxelworld-frames")
+
+    async def stop(self) -> None:
+        """Stop the frame loop (after the frame being stepped) and the world thread."""
+        if self._task is not None:
+            self._task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._executor is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
+            self._executor = None
+
+    async def _in_world(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+
+    def _take_inputs(self):
+        from ..game.world import Inputs
+
+        held = self._held | self._pressed
+        self._pressed = set()
+        return Inputs(move=self._move, look=self._look, **{name: name in held for name in BUTTONS})
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        period = 1.0 / self.fps
+        deadline = loop.time()
+        while True:
+            try:
+                packet = await self._in_world(self.step_frame, self._take_inputs())
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a bug in a stage: keep serving, stop stepping
+                logger.exception("World.step failed: the world is stopped, the server goes on")
+                self.failure = f"the world stopped: {type(error).__name__}: {error}"
+                for client in self.clients.values():
+                    self._error(client, self.failure)
+                return
+            self.frames += 1
+            self._publish(packet)
+            deadline += period
+            delay = deadline - loop.time()
+            if delay < -MAX_LAG:
+                deadline, delay = loop.time(), 0.0
+            await asyncio.sleep(max(delay, 0.0))  # sleep(0) still lets the pages' tasks run
+
+    def _publish(self, packet: FramePacket) -> None:
+        self._chunk_bytes.update(packet.chunks)
+        self._frame_number, self._frame_text = packet.frame, packet.frame_text
+        if packet.hud_text is not None:
+            self._hud_text = packet.hud_text
+            self._hud_version += 1
+        if packet.navmesh is not None:
+            self._navmesh = packet.navmesh
+        if packet.collision is not None:
+            self._collision = packet.collision
+        for client in self.clients.values():
+            client.chunks.update(packet.chunks)
+            client.wake.set()
+
+    # ------------------------------------------------------------------------------------- the pages
+    async def websocket_endpoint(self, websocket) -> None:
+        """A page's connection: hello, then its messages checked and answered until it leaves."""
+        if not _same_origin(websocket.headers):
+            await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
+            return
+        await websocket.accept()
+        if len(self.clients) >= MAX_CLIENTS:
+            await websocket.send_text(error_message(f"too many pages: {MAX_CLIENTS} are connected already"))
+            await websocket.close(code=1013)
+            return
+        self._numbers += 1
+        client = _Client(self._numbers, websocket)
+        if self._controller is None:
+            self._controller = client
+        try:
+            hello = await self._in_world(self._hello, client.id)
+        except Exception:
+            if self._controller is client:
+                self._controller = None
+            raise
+        self._reply(client, hello)
+        if self.failure is not None:
+            self._error(client, self.failure)
+        client.chunks.update(chunk for chunk, data in self._chunk_bytes.items() if _has_triangles(data))
+        self.clients[client.id] = client
+        client.wake.set()
+        if self._controller is client:
+            self._announce_control()
+        sender = asyncio.create_task(self._send_loop(client), name=f"voxelworld-page-{client.id}")
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                self._handle(client, message.get("text"), message.get("bytes"))
+        except Exception as error:  # the connection broke while reading
+            logger.debug("page %d: %s", client.id, error)
+        finally:
+            sender.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await sender
+            del self.clients[client.id]
+            self._overlays_wanted()
+            if self._controller is client:
+                self._release()
+
+    def _handle(self, client: _Client, text: str | None, data: bytes | None) -> None:
+        """Check one message and act on it; whatever is wrong becomes an error reply."""
+        if not client.limiter.allow():
+            self._error(client, f"rate limit: more than {MAX_MESSAGES_PER_SECOND} messages a second on this "
+                                "connection; message dropped")
+            return
+        try:
+            message = parse_client_message(text if text is not None else (data or b""))
+        except ProtocolError as error:
+            self._error(client, str(error))
+            return
+        try:
+            self._act(client, message)
+        except Exception as error:  # never let a message take the server down
+            logger.exception("page %d: handling %r failed", client.id, message)
+            self._error(client, f"internal error handling the message: {type(error).__name__}: {error}")
+
+    def _act(self, client: _Client, message) -> None:
+        playing = self._controller is client
+        if isinstance(message, InputMessage):
+            if not playing:
+                self._error(client, self._watching(client, "input ignored"))
+                return
+            self._move, self._look = message.move, message.look
+            self._pressed |= message.held - self._held
+            self._held = message.held
+        elif isinstance(message, ControlMessage):
+            if message.take:
+                if self._controller is None or playing:
+                    self._controller = client
+                    self._announce_control()
+                else:
+                    self._error(client, f"control refused: page {self._controller.id} plays; ask again when "
+                                        "no page plays")
+            elif playing:
+                self._release()
+            else:
+                self._error(client, "release ignored: this page does not play")
+        elif isinstance(message, SaveMessage):
+            if not playing:
+                self._error(client, self._watching(client, "save refused"))
+            elif self._saving:
+                self._error(client, "save refused: a save is already under way")
+            else:
+                self._saving = True
+                asyncio.get_running_loop().create_task(self._save(client))
+        elif isinstance(message, OverlaysMessage):
+            if message.navmesh is not None:
+                client.navmesh = message.navmesh
+                client.navmesh_sent = None if message.navmesh else client.navmesh_sent
+            if message.collision is not None:
+                client.collision = message.collision
+                client.collision_sent = None if message.collision else client.collision_sent
+            self._overlays_wanted()
+            client.wake.set()
+        elif isinstance(message, PingMessage):
+            self._reply(client, dumps({"type": "pong", "id": message.id, "frame": self._frame_number}))
+
+    def _overlays_wanted(self) -> None:
+        self._want_navmesh = any(c.navmesh for c in self.clients.values())
+        self._want_collision = any(c.collision for c in self.clients.values())
+
+    def _watching(self, client: _Client, what: str) -> str:
+        who = "no page plays now: send {\"type\": \"control\"} to play" if self._controller is None else \
+            f"page {self._controller.id} plays; this page (number {client.id}) watches"
+        return f"{what}: {who}"
+
+    async def _save(self, client: _Client) -> None:
+        try:
+            path = await self._in_world(self._save_world)
+        except (VoxelworldError, AttributeError, OSError) as error:
+            self._error(client, f"save failed: {error}")
+        except Exception as error:
+            logger.exception("saving the world failed")
+            self._error(client, f"save failed: {type(error).__name__}: {error}")
+        else:
+            self._reply(client, dumps({"type": "saved", "path": path, "frame": self._frame_number}))
+        finally:
+            self._saving = False
+
+    def _release(self) -> None:
+        """No page plays: the stick and buttons are let go, the view stays."""
+        self._controller = None
+        self._move, self._look, self._held, self._pressed = (0.0, 0.0), None, frozenset(), set()
+        self._announce_control()
+
+    def _announce_control(self) -> None:
+        controller = self.controller
+        for client in self.clients.values():
+            self._reply(client, dumps({"type": "control", "you": client.id == controller, "controller": controller}))
+
+    def _reply(self, client: _Client, text: str) -> None:
+        """Queue a JSON message for the page."""
+        client.outbox.append((False, text))
+        client.wake.set()
+
+    def _error(self, client: _Client, text: str) -> None:
+        """Queue ``{"type": "error", "error": text}`` for the page (at most ERRORS_QUEUED wait; more are
+        counted, and the count is added to the last one sent)."""
+        if client.errors_queued >= ERRORS_QUEUED:
+            client.errors_dropped += 1
+            return
+        client.errors_queued += 1
+        client.outbox.append((True, text))
+        client.wake.set()
+
+    async def _send_loop(self, client: _Client) -> None:
+        """Send a page what is waiting for it whenever there is something: replies, chunk meshes, overlays, the
+        HUD, the latest frame."""
+        websocket = client.websocket
+
+        async def send(data) -> None:
+            if isinstance(data, bytes):
+                await websocket.send_bytes(data)
+            else:
+                await websocket.send_text(data)
+            client.messages_sent += 1
+            client.bytes_sent += len(data)
+
+        try:
+            while True:
+                await client.wake.wait()
+                client.wake.clear()
+                while client.outbox:
+                    error, text = client.outbox.popleft()
+                    if error:
+                        client.errors_queued -= 1
+                        if client.errors_dropped and not client.errors_queued:
+                            text += f" ({client.errors_dropped} more errors were not sent)"
+                            client.errors_dropped = 0
+                        text = error_message(text)
+                    await send(text)
+                if client.chunks:
+                    chunks = sorted(client.chunks)
+                    client.chunks.clear()
+                    for chunk in chunks:
+                        await send(self._chunk_bytes[chunk])
+                if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
+                    client.navmesh_sent = self._navmesh[0]
+                    await send(self._navmesh[1])
+                if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
+                    client.collision_sent = self._collision[0]
+                    await send(self._collision[1])
+                if self._hud_text is not None and client.hud_sent != self._hud_version:
+                    client.hud_sent = self._hud_version
+                    await send(self._hud_text)
+                if self._frame_text is not None and client.frame_sent != self._frame_number:
+                    client.frame_sent = self._frame_number
+                    await send(self._frame_text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the page went away mid-send
+            logger.debug("page %d: sending stopped: %s", client.id, error)
+
+
+def _has_triangles(data: bytes) -> bool:
+    return len(data) > 24
+
+
+def _same_origin(headers) -> bool:
+    """Whether a websocket handshake comes from the page this server serves (or from no page at all)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").lower()
+
+
+# ------------------------------------------------------------------------------------------- static files
+class _StaticFiles:
+    """The files of ``viewer/web/`` only: paths with ``..``, backslashes, NUL bytes or an empty segment are
+    refused (404) before Starlette's StaticFiles (which refuses paths leaving its folder too) looks at them."""
+
+    def __init__(self, directory: Path = WEB_DIR):
+        from starlette.staticfiles import StaticFiles
+
+        self.files = StaticFiles(directory=directory, html=True)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            path = scope.get("path", "")
+            raw = scope.get("raw_path", b"").decode("latin-1").lower()
+            segments = path.split("/")[1:]
+            if (".." in segments or "\\" in path or "\x00" in path or "//" in path or "%2e%2e" in raw
+                    or "%2f" in raw or "%5c" in raw or "%00" in raw):
+                from starlette.responses import PlainTextResponse
+
+                await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
+                return
+        await self.files(scope, receive, send)
+
+
+def create_app(world, save_path=None):
+    """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
+    protocol. The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
+    is ``app.state.play``."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount, WebSocketRoute
+
+    play = PlayServer(world, save_path)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await play.start()
+        try:
+            yield
+        finally:
+            await play.stop()
+
+    app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Mount("/", app=_StaticFiles())],
+                    lifespan=lifespan)
+    app.state.play = play
+    return app
+
+
+def bind_socket(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port) and listening, or ParameterError naming what
+    failed."""
+    port = check_integer("port", port, minimum=0, maximum=65535)
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as error:
+        raise ParameterError("host", host, f"a host name or address of this machine ({error})") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)  # connections wait from now on, even before the server accepts them
+    except OSError as error:
+        sock.close()
+        raise ParameterError("port", port, f"a port free on {host} ({error.strerror or error})") from None
+    return sock
+
+
+def _url(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    if host in ("0.0.0.0", "", "::"):
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def _config(app, log_level: str = "warning"):
+    import uvicorn
+
+    return uvicorn.Config(app, log_level=log_level, lifespan="on", ws_max_size=HARD_MESSAGE_LIMIT,
+                          timeout_graceful_shutdown=2)
+
+
+def serve(world, host: str = "127.0.0.1", port: int = 8765, save_path=None, *, out=None,
+          log_level: str = "warning", sock: socket.socket | None = None) -> None:
+    """Serve ``world`` on ``host``:``port`` (127.0.0.1:8765 by default; 0: a free port) until Ctrl+C or
+    SIGTERM, printing the page's URL to ``out`` (standard output). Saving writes ``save_path`` (None: off).
+    ``sock``: a socket already bound with :func:`bind_socket` to serve on instead (``port`` is then ignored).
+    A port in use or a bad host raise ParameterError before anything runs."""
+    import uvicorn
+
+    out = sys.stdout if out is None else out
+    app = create_app(world, save_path)
+    sock = bind_socket(host, port) if sock is None else sock
+    print(f"voxelworld play: open {_url(sock, host)} in a browser (Ctrl+C stops)", file=out, flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"voxelworld play: listening on {host}: other machines that reach it can watch, and play when no "
+              "page plays", file=out, flush=True)
+    try:
+        uvicorn.Server(_config(app, log_level)).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class ServerThread:
+    """``voxelworld play`` for ``world`` served from a background thread, for tests and benchmarks::
+
+        with ServerThread(world) as server:      # a free port on 127.0.0.1
+            print(server.url, server.play.frames)
+
+    ``play`` is the :class:`PlayServer`; ``stop()`` (or leaving the ``with``) shuts it down and waits."""
+
+    def __init__(self, world, host: str = "127.0.0.1", port: int = 0, save_path=None, log_level: str = "warning"):
+        import uvicorn
+
+        self.app = create_app(world, save_path)
+        self.play: PlayServer = self.app.state.play
+        self.socket = bind_socket(host, port)
+        self.url = _url(self.socket, host)
+        self.port = self.socket.getsockname()[1]
+        self.server = uvicorn.Server(_config(self.app, log_level))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
+                                       name="voxelworld-play", daemon=True)
+
+    def start(self, timeout: float = 60.0) -> ServerThread:
+        """Start serving; return once the server accepts connections (or raise RuntimeError)."""
+        self.thread.start()
+        end = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > end:
+                self.stop()
+                raise RuntimeError("the play server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        if self.thread.is_alive():
+            self.thread.join(timeout)
+        self.socket.close()
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,146 @@
+// The HUD: reticle with the material panel, stamina, suck gauge, bullets, what is held, the achievements
+// bar chart, and the status line. Fed by the server's "hud" and "frame" messages (docs/specs/play-protocol.md).
+
+const $ = (id) => document.getElementById(id);
+
+function css(colour) {
+  const [r, g, b] = colour.map((c) => Math.round(c * 255));
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+function text(element, value) {
+  if (element.textContent !== value) element.textContent = value;
+}
+
+export class Hud {
+  constructor() {
+    this.materials = new Map(); // name -> {id, name, group, hardness, colour}
+    this.last = null;
+    this.reticle = $("reticle");
+    this.aimPanel = $("aim");
+    this.chart = $("achievements");
+  }
+
+  setMaterials(materials) {
+    this.materials = new Map(materials.map((m) => [m.name, m]));
+  }
+
+  colourOf(name) {
+    const m = this.materials.get(name);
+    return m ? css(m.colour) : "rgb(128, 128, 128)";
+  }
+
+  update(hud) {
+    this.last = hud;
+    const aim = hud.aim;
+    if (aim) {
+      text($("aim-material"), aim.prop ? `${aim.material} (${aim.prop})` : aim.material);
+      $("aim-swatch").style.background = this.colourOf(aim.material);
+      text($("aim-hardness"), aim.hardness.toFixed(1));
+      text($("aim-damage"), aim.damage === null ? "-" : String(aim.damage));
+      text($("aim-distance"), `${aim.distance.toFixed(1)} m`);
+      this.aimPanel.classList.remove("empty");
+    } else {
+      text($("aim-material"), "nothing in reach");
+      $("aim-swatch").style.background = "transparent";
+      text($("aim-hardness"), "-");
+      text($("aim-damage"), "-");
+      text($("aim-distance"), "-");
+      this.aimPanel.classList.add("empty");
+    }
+    const stamina = hud.stamina_max > 0 ? hud.stamina / hud.stamina_max : 0;
+    $("stamina-fill").style.width = `${(100 * stamina).toFixed(1)}%`;
+    text($("stamina-value"), `${hud.stamina.toFixed(0)} / ${hud.stamina_max.toFixed(0)}`);
+    $("gauge-fill").style.width = `${(100 * hud.gauge).toFixed(1)}%`;
+    $("gauge").classList.toggle("exhausted", hud.exhausted);
+    $("gauge").classList.toggle("sucking", hud.sucking);
+    text($("gauge-value"), hud.exhausted ? "empty: let go" : `${Math.round(100 * hud.gauge)}%`);
+    this.bullets(hud.bullets);
+    text($("held"), hud.held ? `holding: ${hud.held.kind} of ${hud.held.material}` : "");
+    text($("items"), hud.items.length ? `items: ${hud.items.join(", ")}` : "");
+    this.drawAchievements(hud.achievements, hud.thresholds);
+  }
+
+  bullets(list) {
+    text($("bullet-count"), String(list.length));
+    const box = $("bullet-list");
+    const key = list.join(",");
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.replaceChildren();
+    const shown = list.slice(-24);
+    for (const material of shown) {
+      const chip = document.createElement("span");
+      chip.className = "bullet";
+      chip.title = material;
+      chip.style.background = this.colourOf(material);
+      box.appendChild(chip);
+    }
+    // Materials by count, newest last: "rock_interior x3, soil x1".
+    const counts = new Map();
+    for (const material of list) counts.set(material, (counts.get(material) || 0) + 1);
+    text($("bullet-materials"), [...counts].map(([m, n]) => `${m} ×${n}`).join(", "));
+  }
+
+  // One bar per material group: the volume removed (m³) against the group's award thresholds (ticks); each
+  // bar's scale is the larger of its last threshold and its value.
+  drawAchievements(totals, thresholds) {
+    const groups = Object.keys(totals);
+    const canvas = this.chart;
+    const row = 18;
+    const height = 8 + row * Math.max(groups.length, 1);
+    if (canvas.height !== height) canvas.height = height;
+    const ctx = canvas.getContext("2d");
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.font = "11px sans-serif";
+    ctx.textBaseline = "middle";
+    const left = 74, right = canvas.width - 46;
+    groups.forEach((group, n) => {
+      const y = 4 + n * row;
+      const value = totals[group];
+      const ticks = thresholds[group] || [];
+      const scale = Math.max(value, ticks.length ? ticks[ticks.length - 1] : 1, 1e-9);
+      ctx.fillStyle = "#ddd";
+      ctx.fillText(group, 4, y + row / 2);
+      ctx.fillStyle = "rgba(255,255,255,0.12)";
+      ctx.fillRect(left, y + 3, right - left, row - 6);
+      const material = [...this.materials.values()].find((m) => m.group === group);
+      ctx.fillStyle = material ? css(material.colour) : "#aaa";
+      ctx.fillRect(left, y + 3, (right - left) * Math.min(value / scale, 1), row - 6);
+      ctx.strokeStyle = "rgba(255,255,255,0.8)";
+      for (const t of ticks) {
+        const x = left + (right - left) * (t / scale);
+        ctx.beginPath();
+        ctx.moveTo(x + 0.5, y + 1);
+        ctx.lineTo(x + 0.5, y + row - 1);
+        ctx.stroke();
+      }
+      ctx.fillStyle = "#ddd";
+      ctx.fillText(`${value.toFixed(value < 10 ? 2 : 1)} m³`, right + 4, y + row / 2);
+    });
+  }
+
+  // The reticle sits where the aim meets the terrain, projected to the screen (at the centre when it is
+  // behind the camera or off screen).
+  placeReticle(x, y, visible) {
+    this.reticle.style.left = `${x}px`;
+    this.reticle.style.top = `${y}px`;
+    this.aimPanel.style.left = `${Math.min(x + 22, window.innerWidth - this.aimPanel.offsetWidth - 8)}px`;
+    this.aimPanel.style.top = `${Math.min(y + 14, window.innerHeight - this.aimPanel.offsetHeight - 8)}px`;
+    this.reticle.classList.toggle("far", !visible);
+  }
+
+  status(message) {
+    text($("status"), message);
+  }
+
+  toast(message, kind = "info") {
+    const box = $("toasts");
+    const item = document.createElement("div");
+    item.className = `toast ${kind}`;
+    item.textContent = message;
+    box.appendChild(item);
+    while (box.children.length > 4) box.firstChild.remove();
+    setTimeout(() => item.remove(), kind === "error" ? 6000 : 3000);
+  }
+}

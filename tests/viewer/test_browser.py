@@ -1,0 +1,176 @@
+"""The page in a real browser: Playwright drives Debian's chromium (headless, WebGL through SwiftShader) against a
+play server in a background thread on a free 127.0.0.1 port.
+
+The world is the demo level without its chainsaw enemy (so that only the player changes the terrain), made here
+and walked to 2.4 m from the rock wall, facing it (+x), before it is served; the page plays it: the WebGL canvas shows the world (pixel statistics), holding Space sucks the wall (the page receives
+remeshed chunks, the HUD counts bullets), N shows the navmesh (cyan pixels appear) and hides it, C shows the
+collision mesh, and a malformed message gets an error reply while frames keep coming.
+
+Skipped only where /usr/bin/chromium (or Playwright) is missing and the CI variable is unset; under CI they run
+(scripts/setup installs both)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+WAIT_MS = 20_000  # the longest one step waits, ms
+
+if not CHROMIUM.exists() and not os.environ.get("CI"):
+    pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs Debian's chromium)", allow_module_level=True)
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError as error:  # pragma: no cover - scripts/setup installs it
+    if os.environ.get("CI"):
+        raise
+    pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
+
+from PIL import Image  # noqa: E402
+
+from voxelworld.game.level import demo_level  # noqa: E402
+from voxelworld.game.world import Inputs, World  # noqa: E402
+from voxelworld.viewer.server import ServerThread  # noqa: E402
+
+SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
+
+
+@pytest.fixture(scope="module")
+def page():
+    if not CHROMIUM.exists():
+        pytest.fail(f"CI must run the browser tests, but {CHROMIUM} is missing (scripts/setup installs it)")
+    world = World.from_level(replace(demo_level(0), enemies=()), seed=0)
+    while world.player.position[0] < 36.0:  # 2.4 m from the rock wall's face, looking at it
+        world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
+    world.step(Inputs(look=(270.0, 0.0)))
+    with ServerThread(world) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 960, "height": 600})
+            problems: list[str] = []
+            tab.on("pageerror", lambda error: problems.append(str(error)))
+            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            tab.goto(server.url)
+            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
+                                  "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
+            tab.problems = problems
+            tab.server = server
+            tab.world = world
+            yield tab
+        finally:
+            browser.close()
+
+
+def stats(page) -> dict:
+    return page.evaluate("({...window.voxelworld.stats})")
+
+
+def pixels(page) -> np.ndarray:
+    """The WebGL canvas as an (h, w, 3) array (the renderer keeps its drawing buffer, so toDataURL reads it)."""
+    url = page.evaluate("document.querySelector('#view canvas').toDataURL('image/png')")
+    data = base64.b64decode(url.split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def cyan_share(image: np.ndarray) -> float:
+    """The share of pixels in the navmesh's level-0 colour (cyan), over grass, rock or sky."""
+    r, g, b = (image[..., n].astype(int) for n in range(3))
+    return float(np.mean((b > 150) & (g > 120) & (r < 110) & (b - r > 90)))
+
+
+def test_the_page_plays_and_draws_the_world(page):
+    s = stats(page)
+    assert s["connected"] and s["controlling"] and s["client"] == 1
+    assert s["chunkMessages"] >= s["chunks"] > 20 and s["triangles"] > 500
+    image = pixels(page)
+    assert image.shape == (600, 960, 3)
+    colours = {tuple(c) for c in image.reshape(-1, 3)[::7]}
+    assert len(colours) > 50  # terrain shades, the player, the sky: not a blank canvas
+    sky = np.all(np.abs(image.astype(int) - SKY) <= 3, axis=-1).mean()
+    assert sky < 0.6
+    # The HUD names what the player aims at: the rock wall.
+    page.wait_for_function("document.getElementById('aim-material').textContent === 'rock'", timeout=WAIT_MS)
+    assert page.text_content("#aim-hardness") == "5.0"
+    assert page.text_content("#bullet-count") == "0"
+    assert page.problems == []
+
+
+def aimed_chunks(page) -> set[str]:
+    """The chunks within half a metre of the point the HUD says the player aims at."""
+    hello_world = page.evaluate("window.voxelworld.hello.world")
+    point = np.array(page.evaluate("window.voxelworld.hud.aim.point"))
+    edge = hello_world["voxel_size"] * hello_world["chunk_size"]
+    corners = [(point + offset - hello_world["origin"]) // edge for offset in np.array(
+        [[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])]
+    return {",".join(str(int(c)) for c in corner) for corner in corners}
+
+
+def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
+    aimed = aimed_chunks(page)
+    counts = page.evaluate("window.voxelworld.chunkCounts()")
+    before = stats(page)
+    frames = before["frames"]
+    page.wait_for_function(f"window.voxelworld.stats.frames > {frames + 20}", timeout=WAIT_MS)
+    assert stats(page)["chunkMessages"] == before["chunkMessages"]  # nothing changes the terrain on its own
+    page.keyboard.down("Space")
+    try:
+        page.wait_for_function("Number(document.getElementById('bullet-count').textContent) >= 2",
+                               timeout=WAIT_MS)
+    finally:
+        page.keyboard.up("Space")
+    after = stats(page)
+    assert after["chunkMessages"] > before["chunkMessages"]  # the sucked chunks were remeshed and sent
+    later = page.evaluate("window.voxelworld.chunkCounts()")
+    assert any(later.get(key, 0) > counts.get(key, 0) for key in aimed)  # among them, where the player aims
+    assert after["bullets"] >= 2
+    assert page.text_content("#bullet-materials").startswith("rock_interior")  # each bullet's material
+    assert page.world.actions.suck.bullets[:2] == ("rock_interior", "rock_interior")
+    assert len(page.query_selector_all("#bullet-list .bullet")) == after["bullets"]
+
+
+def test_the_navmesh_overlay_toggles(page):
+    page.mouse.move(5, 5)
+    before = pixels(page)
+    page.keyboard.press("KeyN")
+    page.wait_for_function("window.voxelworld.overlays.navmesh && window.voxelworld.navmeshChildren() > 0 && "
+                           "window.voxelworld.stats.navmeshMessages > 0", timeout=WAIT_MS)
+    frames = stats(page)["rendered"]
+    page.wait_for_function(f"window.voxelworld.stats.rendered > {frames + 2}", timeout=WAIT_MS)
+    shown = pixels(page)
+    assert cyan_share(before) < 0.01 and cyan_share(shown) > 0.03
+    page.keyboard.press("KeyN")
+    page.wait_for_function("!window.voxelworld.overlays.navmesh", timeout=WAIT_MS)
+    frames = stats(page)["rendered"]
+    page.wait_for_function(f"window.voxelworld.stats.rendered > {frames + 2}", timeout=WAIT_MS)
+    assert cyan_share(pixels(page)) < 0.01
+    page.keyboard.press("KeyC")
+    page.wait_for_function("window.voxelworld.stats.collisionMessages > 0", timeout=WAIT_MS)
+    page.keyboard.press("KeyC")
+
+
+def test_a_malformed_message_gets_an_error_and_the_page_plays_on(page):
+    before = stats(page)
+    page.evaluate("window.voxelworld.send('{\"type\": \"input\", \"move\": [0, NaN]')")
+    page.wait_for_function(f"window.voxelworld.stats.errors > {before['errors']}", timeout=WAIT_MS)
+    assert "not JSON" in stats(page)["lastError"] or "NaN" in stats(page)["lastError"]
+    page.evaluate("window.voxelworld.send('{\"type\": \"input\", \"move\": [0, 1e999]}')")
+    page.wait_for_function(f"window.voxelworld.stats.errors > {before['errors'] + 1}", timeout=WAIT_MS)
+    assert "move[1] = inf is out of range" in stats(page)["lastError"]
+    frames = stats(page)["frames"]
+    page.wait_for_function(f"window.voxelworld.stats.frames > {frames + 30}", timeout=WAIT_MS)
+    assert stats(page)["connected"] and page.server.play.failure is None
+    # The page still plays: walking back from the wall moves the player.
+    x = page.evaluate("window.voxelworld.frame.player.position[0]")
+    page.keyboard.down("KeyS")
+    try:
+        page.wait_for_function(f"window.voxelworld.frame.player.position[0] < {x - 0.5}", timeout=WAIT_MS)
+    finally:
+        page.keyboard.up("KeyS")
+    assert page.problems == []

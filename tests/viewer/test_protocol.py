@@ -1,0 +1,279 @@
+"""The play protocol without a server: page messages checked field by field, the rate limiter, the binary mesh
+messages read back, and the JSON messages a world gives (docs/specs/play-protocol.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voxelworld.game.world import Inputs, World
+from voxelworld.meshing import DisplayMesh
+from voxelworld.viewer import protocol
+from voxelworld.viewer.protocol import (BUTTONS, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGE_BYTES,
+                                        ControlMessage, InputMessage, OverlaysMessage, PingMessage, ProtocolError,
+                                        RateLimiter, SaveMessage, decode_chunk_mesh, decode_collision_mesh,
+                                        decode_navmesh, encode_chunk_mesh, encode_collision_mesh, encode_navmesh,
+                                        navmesh_triangles, parse_client_message)
+
+
+# ------------------------------------------------------------------------------------- page messages
+def test_good_messages():
+    message = parse_client_message('{"type": "input", "move": [-0.5, 1], "look": [-720.5, 89], '
+                                   '"held": ["suck", "punch"]}')
+    assert message == InputMessage((-0.5, 1.0), (-720.5, 89.0), frozenset({"suck", "punch"}))
+    assert parse_client_message('{"type": "input"}') == InputMessage((0.0, 0.0), None, frozenset())
+    assert parse_client_message('{"type": "input", "look": null, "held": []}').look is None
+    assert parse_client_message('{"type": "control"}') == ControlMessage(True)
+    assert parse_client_message('{"type": "release"}') == ControlMessage(False)
+    assert parse_client_message('{"type": "save"}') == SaveMessage()
+    assert parse_client_message('{"type": "overlays", "navmesh": true}') == OverlaysMessage(True, None)
+    assert parse_client_message('{"type": "overlays", "collision": false, "navmesh": false}') == \
+        OverlaysMessage(False, False)
+    assert parse_client_message('{"type": "ping", "id": 7}') == PingMessage(7)
+    assert parse_client_message('{"type": "ping"}') == PingMessage(0)
+    every = parse_client_message(json.dumps({"type": "input", "held": list(BUTTONS)}))
+    assert every.held == frozenset(BUTTONS)
+    # What the page may hold are exactly Inputs' buttons less save (saving is a message of its own).
+    assert set(BUTTONS) | {"save"} == {name for name in Inputs.__dataclass_fields__ if name not in ("move", "look")}
+
+
+def test_a_message_of_exactly_the_limit_is_read():
+    head = '{"type": "ping"'
+    text = head + " " * (MAX_MESSAGE_BYTES - len(head) - 1) + "}"
+    assert len(text.encode()) == MAX_MESSAGE_BYTES
+    assert parse_client_message(text) == PingMessage(0)
+
+
+BAD = [
+    (b'{"type": "ping"}', "binary messages are not accepted"),
+    (b"\x00\x01\xff", "binary messages are not accepted"),
+    ("", "not JSON"),
+    ("garbage", "not JSON"),
+    ('{"type": "input", "move": [0, 1]', "not JSON"),
+    ("{'type': 'ping'}", "not JSON"),
+    ("[1, 2]", "must be a JSON object"),
+    ('"input"', "must be a JSON object"),
+    ("null", "must be a JSON object"),
+    ("42", "must be a JSON object"),
+    ("{}", "type = null is out of range: must be one of input, control"),
+    ('{"type": 5}', "type = 5 is out of range"),
+    ('{"type": "teleport"}', 'type = "teleport" is out of range'),
+    ('{"type": "INPUT"}', 'type = "INPUT"'),
+    ('{"type": "ping", "extra": 1}', "unknown field 'extra' in this ping message"),
+    ('{"type": "input", "jump": true}', "unknown field 'jump' in this input message"),
+    ('{"type": "input", "move": [0, NaN]}', "NaN is not allowed"),
+    ('{"type": "input", "move": [Infinity, 0]}', "Infinity is not allowed"),
+    ('{"type": "input", "look": [-Infinity, 0]}', "-Infinity is not allowed"),
+    ('{"type": "input", "move": [0, 1e999]}', "move[1] = inf is out of range: must be a number in [-1, 1]"),
+    ('{"type": "input", "move": [0, 1.5]}', "move[1] = 1.5 is out of range: must be a number in [-1, 1]"),
+    ('{"type": "input", "move": [true, 0]}', "move[0] = true is out of range"),
+    ('{"type": "input", "move": ["0", 0]}', 'move[0] = "0" is out of range'),
+    ('{"type": "input", "move": [0]}', "move = [0] is out of range: must be a list of two numbers"),
+    ('{"type": "input", "move": [0, 0, 0]}', "move = [0, 0, 0] is out of range"),
+    ('{"type": "input", "move": {"x": 0}}', "move = {\"x\": 0} is out of range"),
+    ('{"type": "input", "move": null}', "move = null is out of range"),
+    ('{"type": "input", "look": [0, 90]}', "look[1] = 90 is out of range: must be a number in [-89, 89]"),
+    ('{"type": "input", "look": [1e7, 0]}', "look[0] = 10000000.0 is out of range"),
+    ('{"type": "input", "look": "ahead"}', 'look = "ahead" is out of range'),
+    ('{"type": "input", "held": "suck"}', 'held = "suck" is out of range: must be a list of at most'),
+    ('{"type": "input", "held": ["suck", "fly"]}', 'held[1] = "fly" is out of range: must be one of jump'),
+    ('{"type": "input", "held": ["save"]}', 'held[0] = "save" is out of range'),
+    ('{"type": "input", "held": [1]}', "held[0] = 1 is out of range"),
+    ('{"type": "input", "held": ["suck", "suck", "suck", "suck", "suck", "suck", "suck", "suck"]}',
+     "a list of at most 7 button names"),
+    ('{"type": "overlays"}', 'needs "navmesh" or "collision"'),
+    ('{"type": "overlays", "navmesh": 1}', "navmesh = 1 is out of range: must be true or false"),
+    ('{"type": "ping", "id": -1}', "id = -1 is out of range: must be a whole number in [0, 2147483647]"),
+    ('{"type": "ping", "id": 1.0}', "id = 1.0 is out of range"),
+    ('{"type": "ping", "id": 2147483648}', "id = 2147483648 is out of range"),
+    ('{"type": "ping", "id": "1"}', 'id = "1" is out of range'),
+    ("[" * 20000 + "]" * 20000, "nested too deeply"),
+    ('{"type": "ping", "id": ' + "9" * 5000 + "}", "not JSON"),
+    ('{"type": "save", "type": "teleport"}', 'type = "teleport"'),
+]
+
+
+@pytest.mark.parametrize("data, says", BAD, ids=[f"bad{n}" for n in range(len(BAD))])
+def test_bad_messages_name_what_is_wrong(data, says):
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(data)
+    assert says in str(caught.value)
+    assert len(str(caught.value)) < 400  # a huge value is shortened, not echoed
+
+
+def test_too_long_messages_are_refused_before_they_are_read():
+    text = '{"type": "ping", "pad": "' + "x" * MAX_MESSAGE_BYTES + '"}'
+    with pytest.raises(ProtocolError, match="message too long: more than 65536 bytes"):
+        parse_client_message(text)
+    # Bytes count, not characters: 40 000 two-byte characters are 80 000 bytes.
+    with pytest.raises(ProtocolError, match="message too long"):
+        parse_client_message('{"type": "ping", "x": "' + "é" * 40000 + '"}')
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.binary(max_size=200)))
+def test_any_text_or_bytes_is_read_or_refused_with_a_protocol_error(data):
+    try:
+        parse_client_message(data)
+    except ProtocolError:
+        pass
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                    max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(protocol.CLIENT_TYPES),
+       st.dictionaries(st.sampled_from(["move", "look", "held", "navmesh", "collision", "id", "other"]), _json,
+                       max_size=4))
+def test_any_fields_are_read_or_refused_with_a_protocol_error(kind, fields):
+    text = json.dumps({"type": kind, **fields})  # NaN and infinities included, as json writes them
+    try:
+        message = parse_client_message(text)
+    except ProtocolError:
+        return
+    if isinstance(message, InputMessage):  # what is read makes valid Inputs
+        Inputs(move=message.move, look=message.look, **{b: b in message.held for b in BUTTONS})
+
+
+def test_rate_limiter():
+    now = [0.0]
+    limiter = RateLimiter(120, clock=lambda: now[0])
+    assert sum(limiter.allow() for _ in range(200)) == 120  # a burst of one second's worth
+    now[0] = 0.5
+    assert sum(limiter.allow() for _ in range(200)) == 60  # then 120 a second
+    now[0] = 10.0
+    assert sum(limiter.allow() for _ in range(200)) == 120  # the bucket holds no more than a second's worth
+
+
+# ------------------------------------------------------------------------------------ binary meshes
+def random_mesh(rng, n: int, m: int) -> DisplayMesh:
+    return DisplayMesh(rng.normal(size=(n, 3)).astype(np.float32), rng.normal(size=(n, 3)).astype(np.float32),
+                       rng.integers(0, n, size=(m, 3)).astype(np.uint32), rng.integers(0, 12, n).astype(np.uint8),
+                       rng.integers(0, 12, n).astype(np.uint8), rng.random(n).astype(np.float32))
+
+
+@pytest.mark.parametrize("n, m", [(3, 1), (4, 2), (5, 3), (6, 4), (101, 77)])
+def test_chunk_mesh_round_trip_and_layout(n, m):
+    mesh = random_mesh(np.random.default_rng(n), n, m)
+    data = encode_chunk_mesh((3, -1, 7), mesh)
+    assert data[0] == KIND_CHUNK and data[1] == 1
+    assert len(data) == 24 + 12 * n + 12 * n + 12 * m + 2 * n + (-2 * n % 4) + 4 * n
+    assert len(data) % 4 == 0
+    blend_offset = len(data) - 4 * n
+    assert blend_offset % 4 == 0  # every array starts on a multiple of 4: typed-array views in the page
+    np.testing.assert_array_equal(np.frombuffer(data, "<f4", n, blend_offset), mesh.blend)
+    np.testing.assert_array_equal(np.frombuffer(data, "<f4", 3 * n, 24).reshape(-1, 3), mesh.positions)
+    chunk, back = decode_chunk_mesh(data)
+    assert chunk == (3, -1, 7)
+    for name in ("positions", "normals", "indices", "mat_a", "mat_b", "blend"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(mesh, name))
+        assert getattr(back, name).dtype == getattr(mesh, name).dtype
+
+
+def test_an_empty_chunk_mesh_removes_the_chunk():
+    for empty in (None, DisplayMesh.empty()):
+        data = encode_chunk_mesh((1, 2, 3), empty)
+        assert len(data) == 24
+        chunk, mesh = decode_chunk_mesh(data)
+        assert chunk == (1, 2, 3) and mesh.triangle_count == 0
+
+
+def test_broken_binary_messages_are_refused():
+    data = encode_chunk_mesh((0, 0, 0), random_mesh(np.random.default_rng(0), 5, 3))
+    with pytest.raises(ProtocolError, match="too short"):
+        decode_chunk_mesh(data[:-1])
+    with pytest.raises(ProtocolError, match="bytes after its arrays"):
+        decode_chunk_mesh(data + b"\0\0\0\0")
+    with pytest.raises(ProtocolError, match="header"):
+        decode_chunk_mesh(data[:10])
+    with pytest.raises(ProtocolError, match="expected kind 2"):
+        decode_navmesh(data)
+
+
+def test_navmesh_triangles_cover_the_polygons():
+    from voxelworld.navigation import WalkableGrid, navmesh_from_grids
+
+    walkable = np.ones((6, 5), bool)
+    walkable[2:4, 1:3] = False  # a hole: the polygons are not one rectangle
+    lower = WalkableGrid(walkable, np.zeros((6, 5)), 0.0, 0.0, 1.0)
+    upper = WalkableGrid(np.ones((2, 2), bool), np.full((2, 2), 3.0), 10.0, 0.0, 1.0)
+    navmesh = navmesh_from_grids([lower, upper])
+    vertices, indices, level = navmesh_triangles(navmesh)
+    corners = vertices[indices].astype(np.float64)
+    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    areas = 0.5 * np.abs(cross[:, 1])
+    assert np.isclose(areas.sum(), navmesh.area())
+    for lvl in set(navmesh.polygon_level.tolist()):
+        assert np.isclose(areas[level == lvl].sum(), navmesh.area(lvl))
+    revision, positions, back, back_level = decode_navmesh(encode_navmesh(5, navmesh))
+    assert revision == 5
+    np.testing.assert_array_equal(positions, vertices)
+    np.testing.assert_array_equal(back, indices)
+    np.testing.assert_array_equal(back_level, level)
+    data = encode_navmesh(0, None)
+    assert data[0] == KIND_NAVMESH and decode_navmesh(data)[2].shape == (0, 3)
+
+
+def test_collision_mesh_round_trip():
+    rng = np.random.default_rng(1)
+    positions, indices, material = rng.normal(size=(7, 3)), rng.integers(0, 7, (5, 3)), rng.integers(1, 9, 5)
+    data = encode_collision_mesh(9, positions, indices, material)
+    assert data[0] == KIND_COLLISION and len(data) % 4 == 0
+    serial, p, i, t = decode_collision_mesh(data)
+    assert serial == 9
+    np.testing.assert_allclose(p, positions, rtol=1e-6)
+    np.testing.assert_array_equal(i, indices)
+    np.testing.assert_array_equal(t, material)
+
+
+# --------------------------------------------------------------------------------------- JSON messages
+@pytest.fixture(scope="module")
+def world():
+    world = World.demo(seed=0)
+    for _ in range(30):
+        world.step(Inputs(move=(0.0, 1.0), look=(270.0, -20.0)))
+    return world
+
+
+def test_hello_frame_and_hud_messages(world):
+    hello = protocol.hello_message(world, 3, 1, fps=60, save_path="w.vwd")
+    frame = protocol.frame_message(world, step_ms=1.25)
+    hud = protocol.hud_message(world)
+    for message in (hello, frame, hud):
+        json.dumps(message, allow_nan=False)  # plain JSON
+    assert hello["type"] == "hello" and hello["client"] == 3 and hello["controller"] == 1 and not hello["control"]
+    assert {m["name"] for m in hello["materials"]} == {m.name for m in world.materials}
+    rock = next(m for m in hello["materials"] if m["name"] == "rock")
+    assert rock["id"] == world.materials.id_of("rock") and rock["hardness"] == world.materials["rock"].hardness
+    assert len(rock["colour"]) == 3 and all(0 <= c <= 1 for c in rock["colour"])
+    assert [p["name"] for p in hello["props"]] == [p.name for p in world.props]
+    assert hello["enemies"][0]["joints"] == ["hips", "spine", "shoulder", "elbow", "wrist"]
+    assert frame["frame"] == world.frame and frame["step_ms"] == 1.25
+    assert frame["player"]["position"] == pytest.approx(world.player.position.tolist(), abs=1e-4)
+    assert len(frame["npcs"]) == len(world.agents.npcs)
+    enemy = frame["enemies"][0]
+    assert len(enemy["joints"]) == len(enemy["parents"]) == 5 and len(enemy["blade"]) == 2
+    # Joint positions are the skeleton's as the swing poses it: each bone keeps its length.
+    joints = np.array(enemy["joints"])
+    lengths = np.linalg.norm(joints[1:] - joints[np.array(enemy["parents"][1:])], axis=1)
+    np.testing.assert_allclose(lengths, [0.4, 0.1, 0.35, 0.3], atol=1e-3)
+    assert set(hud) >= {"aim", "stamina", "gauge", "bullets", "achievements", "thresholds", "held", "items"}
+    assert set(hud["achievements"]) >= {m.group for m in world.materials}
+    assert hud["aim"] is None or {"material", "hardness", "damage"} <= set(hud["aim"])
+
+
+def test_hud_after_sucking_lists_each_bullets_material(world):
+    for _ in range(40):
+        world.step(Inputs(look=(270.0, -30.0), suck=True))
+    hud = protocol.hud_message(world)
+    assert hud["bullets"] == list(world.actions.suck.bullets) and hud["bullets"]
+    assert hud["achievements"] == {g: pytest.approx(world.achievements().get(g, 0.0), abs=1e-3)
+                                   for g in hud["achievements"]}
+    assert hud["gauge"] < 1.0 and hud["sucking"]

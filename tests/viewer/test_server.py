@@ -1,0 +1,473 @@
+"""The play server over real sockets: a uvicorn server in a background thread (``ServerThread``) on a free
+127.0.0.1 port, spoken to with the ``websockets`` client and ``http.client``. (Starlette's TestClient needs the
+httpx2 package, which is not among voxelworld's dependencies.)
+
+Connect, receive the materials and the chunk meshes, send inputs; bad messages get error replies and the socket
+stays usable; the rate and size limits; static files without path traversal; two pages: one plays, the other
+watches; saving; overlays; ``voxelworld play`` from the shell, stopped by Ctrl+C."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+from voxelworld import cli
+from voxelworld.errors import FormatError
+from voxelworld.game.events import ActionStarted
+from voxelworld.game.world import World
+from voxelworld.viewer.protocol import (KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGES_PER_SECOND,
+                                        decode_chunk_mesh, decode_collision_mesh, decode_navmesh)
+from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
+
+TIMEOUT = 15.0  # s: the longest a test waits for one thing
+
+
+def wait_until(condition, timeout: float = TIMEOUT, what: str = "condition") -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+class Page:
+    """A page's websocket: messages read one by one, JSON parsed, binary kept as bytes."""
+
+    def __init__(self, server: ServerThread, origin: str | None = None):
+        self._context = connect(server.url.replace("http://", "ws://") + "ws", open_timeout=TIMEOUT,
+                                max_size=None, max_queue=None, origin=origin)  # read all: quick closes
+        self.socket = self._context.__enter__()
+        self.seen: list = []
+
+    def recv(self, timeout: float = TIMEOUT):
+        data = self.socket.recv(timeout=timeout)
+        message = data if isinstance(data, bytes) else json.loads(data)
+        self.seen.append(message)
+        return message
+
+    def until(self, predicate, timeout: float = TIMEOUT):
+        """Read until a message satisfies ``predicate``; return it."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                kinds = [m[0] if isinstance(m, bytes) else m["type"] for m in self.seen[-20:]]
+                raise AssertionError(f"no such message within {timeout} s; the last ones: {kinds}")
+            try:
+                message = self.recv(left)
+            except TimeoutError:
+                continue
+            if predicate(message):
+                return message
+
+    def json(self, kind: str, timeout: float = TIMEOUT) -> dict:
+        return self.until(lambda m: isinstance(m, dict) and m["type"] == kind, timeout)
+
+    def error(self, timeout: float = TIMEOUT) -> str:
+        return self.json("error", timeout)["error"]
+
+    def send(self, message) -> None:
+        self.socket.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+
+    def close(self) -> None:
+        self._context.__exit__(None, None, None)
+
+
+def is_frame(message) -> bool:
+    return isinstance(message, dict) and message["type"] == "frame"
+
+
+@pytest.fixture(scope="module")
+def world():
+    return World.demo(seed=0)
+
+
+@pytest.fixture(scope="module")
+def server(world):
+    with ServerThread(world) as running:
+        yield running
+
+
+@pytest.fixture
+def pages(server):
+    """Open pages with ``pages(n)``; all are closed after the test and the server has seen them leave."""
+    opened: list[Page] = []
+
+    def open_pages(count: int = 1, **options) -> list[Page]:
+        new = [Page(server, **options) for _ in range(count)]
+        opened.extend(new)
+        return new
+
+    yield open_pages
+    for page in opened:
+        page.close()
+    wait_until(lambda: not server.play.clients, what="the server to see every page leave")
+
+
+# ----------------------------------------------------------------------------------------- connecting
+def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages):
+    (page,) = pages(1)
+    hello = page.recv()
+    assert hello["type"] == "hello" and hello["protocol"] == 1 and hello["control"] is True
+    assert hello["controller"] == hello["client"]
+    assert {(m["id"], m["name"]) for m in hello["materials"]} == {(m.id, m.name) for m in world.materials}
+    assert hello["limits"]["messages_per_second"] == MAX_MESSAGES_PER_SECOND
+    assert page.json("control")["you"] is True
+    chunks = {}
+    frame = page.until(lambda m: is_frame(m) or (isinstance(m, bytes) and chunks.setdefault(
+        decode_chunk_mesh(m)[0], decode_chunk_mesh(m)[1]) is None))
+    assert frame["frame"] >= hello["frame"]
+    lo, hi = (tuple(b) for b in hello["world"]["bounds"])
+    assert len(chunks) >= 30  # every chunk with a surface (the enemy may be re-cutting a few meanwhile)
+    for chunk, mesh in chunks.items():
+        assert all(0 <= c < n for c, n in zip(chunk, hello["world"]["chunks"]))
+        assert mesh.triangle_count > 0 and mesh.indices.max() < len(mesh.positions)
+        assert (mesh.positions.min(axis=0) >= [v - 1 for v in lo]).all()
+        assert (mesh.positions.max(axis=0) <= [v + 1 for v in hi]).all()
+    assert {m["name"] for m in hello["materials"]} >= {world.materials.name_by_id[int(i)]
+                                                      for mesh in chunks.values() for i in set(mesh.mat_a.tolist())}
+    hud = next(m for m in page.seen if isinstance(m, dict) and m["type"] == "hud")  # sent before the frame
+    assert {"aim", "stamina", "gauge", "bullets", "achievements"} <= set(hud)
+    # Frames keep coming, about 60 a second.
+    first = page.until(is_frame)["frame"]
+    start = time.monotonic()
+    last = first
+    while time.monotonic() - start < 0.5:
+        last = page.until(is_frame)["frame"]
+    assert last - first >= 10
+
+
+def test_inputs_move_the_player_and_a_short_press_counts(server, world, pages):
+    (page,) = pages(1)
+    hello = page.json("hello")
+    assert hello["control"]
+    start = page.until(is_frame)["player"]["position"]
+    page.send({"type": "input", "move": [0, 1], "look": [270, 0], "held": []})
+    moved = page.until(lambda m: is_frame(m) and m["player"]["position"][0] > start[0] + 1.0)  # yaw 270: +x
+    page.send({"type": "input", "move": [0, 0], "look": [270, 0], "held": []})
+    assert moved["player"]["yaw"] == pytest.approx(270.0)
+    assert abs(moved["player"]["position"][2] - start[2]) < 0.2
+    # A press released before the next frame is still one frame long.
+    punches = sum(1 for e in list(world.events) if isinstance(e, ActionStarted) and e.action == "punch")
+    page.send({"type": "input", "move": [0, 0], "look": [270, -40], "held": ["punch"]})
+    page.send({"type": "input", "move": [0, 0], "look": [270, -40], "held": []})
+    wait_until(lambda: sum(1 for e in list(world.events) if isinstance(e, ActionStarted) and e.action == "punch")
+               > punches, what="the punch")
+
+
+def test_sucking_streams_changed_chunks_and_bullets(server, world, pages):
+    (page,) = pages(1)
+    page.json("hello")
+    page.until(is_frame)
+    page.send({"type": "input", "move": [0, 0], "look": [270, -35], "held": ["suck"]})
+    bullets = page.until(lambda m: isinstance(m, dict) and m["type"] == "hud" and len(m["bullets"]) >= 2)
+    page.send({"type": "input", "move": [0, 0], "look": [270, -35], "held": []})
+    assert all(isinstance(b, str) for b in bullets["bullets"])
+    assert bullets["gauge"] < 1
+    chunk_messages = [m for m in page.seen if isinstance(m, bytes) and m[0] == KIND_CHUNK]
+    assert len(chunk_messages) > 40  # the first batch and the chunks remeshed as the ground was sucked
+
+
+# ------------------------------------------------------------------------------------------ bad messages
+BAD_MESSAGES = [
+    ("garbage", "not JSON"),
+    (b"\x00\x01binary", "binary messages are not accepted"),
+    ("x" * 100_000, "message too long"),
+    ('{"type": "input", "move": "fast"}', 'move = "fast" is out of range'),
+    ('{"type": "input", "move": [0, NaN]}', "NaN is not allowed"),
+    ('{"type": "input", "look": [Infinity, 0]}', "Infinity is not allowed"),
+    ('{"type": "input", "look": [0, 1e999]}', "look[1] = inf is out of range"),
+    ('{"type": "warp", "to": [0, 0, 0]}', 'type = "warp" is out of range'),
+    ('{"type": "input", "held": ["fly"]}', 'held[0] = "fly" is out of range'),
+    ("[]", "must be a JSON object"),
+    ("[" * 30000, "nested too deeply"),
+    ('{"type": "ping", "id": 1, "boom": true}', "unknown field 'boom'"),
+]
+
+
+def test_bad_messages_get_error_replies_and_the_session_goes_on(server, pages):
+    (page,) = pages(1)
+    page.json("hello")
+    for data, says in BAD_MESSAGES:
+        page.send(data)
+        assert says in page.error(), data[:40]
+    page.send({"type": "ping", "id": 42})
+    pong = page.json("pong")
+    assert pong["id"] == 42
+    first = page.until(is_frame)["frame"]
+    assert page.until(lambda m: is_frame(m) and m["frame"] > first + 5)
+    assert server.play.failure is None and server.thread.is_alive()
+
+
+def test_rate_limit(server, pages):
+    (page,) = pages(1)
+    page.json("hello")
+    start = time.monotonic()
+    for n in range(3 * MAX_MESSAGES_PER_SECOND):
+        page.send({"type": "ping", "id": n})
+    sent_in = time.monotonic() - start
+    time.sleep(1.1)  # the bucket refills: the page may talk again
+    page.send({"type": "ping", "id": 9999})
+    pongs = errors = 0
+    while True:
+        message = page.recv()
+        if isinstance(message, dict) and message["type"] == "pong":
+            if message["id"] == 9999:
+                break
+            pongs += 1
+        elif isinstance(message, dict) and message["type"] == "error":
+            assert "rate limit" in message["error"] and "dropped" in message["error"]
+            errors += 1
+    assert errors > 0
+    assert pongs <= MAX_MESSAGES_PER_SECOND * (1 + sent_in) + 2
+    assert pongs + errors < 3 * MAX_MESSAGES_PER_SECOND  # errors beyond the queue limit are counted, not sent
+
+
+def test_a_message_over_the_hard_limit_closes_only_its_connection(server, pages):
+    big, other = pages(2)
+    big.json("hello")
+    big.send("x" * (2 * 1024 * 1024))
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            big.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    other.send({"type": "ping", "id": 1})
+    assert other.json("pong")["id"] == 1
+
+
+# ------------------------------------------------------------------------------------ two pages
+def test_one_page_plays_the_other_watches(server, world, pages):
+    a, b = pages(2)
+    hello_a, hello_b = a.json("hello"), b.json("hello")
+    assert hello_a["control"] and not hello_b["control"] and hello_b["controller"] == hello_a["client"]
+    b.send({"type": "input", "move": [0, 1], "look": [0, 0], "held": ["suck"]})
+    error = b.error()
+    assert "input ignored" in error and f"page {hello_a['client']} plays" in error
+    b.send({"type": "control"})
+    assert "control refused" in b.error()
+    b.send({"type": "release"})
+    assert "does not play" in b.error()
+    b.send({"type": "save"})
+    assert "save refused" in b.error()
+    # Both see every frame.
+    frame_a = a.until(is_frame)["frame"]
+    assert b.until(lambda m: is_frame(m) and m["frame"] >= frame_a)
+    # The player lets go: no page plays, the watcher may take control.
+    a.send({"type": "release"})
+    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
+    assert b.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
+    b.send({"type": "control"})
+    control = b.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["you"])
+    assert control["controller"] == hello_b["client"]
+    a.send({"type": "input", "move": [1, 0]})
+    assert "input ignored" in a.error()
+    # The player leaves: control is free, and the page left over may take it.
+    b.close()
+    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
+    a.send({"type": "control"})
+    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["you"])
+
+
+def test_a_page_connecting_when_none_plays_plays(server, pages):
+    (a,) = pages(1)
+    assert a.json("hello")["control"]
+    a.send({"type": "release"})
+    a.json("control")
+    (b,) = pages(1)
+    assert b.json("hello")["control"]
+
+
+def test_too_many_pages(server, pages):
+    opened = pages(MAX_CLIENTS)
+    for page in opened:
+        page.json("hello")
+    (extra,) = pages(1)
+    assert "too many pages" in extra.error()
+    with pytest.raises(ConnectionClosed):
+        while True:
+            extra.recv()
+
+
+def test_pages_from_another_site_are_refused(server, pages):
+    with pytest.raises(InvalidStatus) as refused:
+        Page(server, origin="http://evil.example")
+    assert refused.value.response.status_code == 403
+    (page,) = pages(1, origin=server.url.rstrip("/"))  # the page's own origin
+    assert page.json("hello")["type"] == "hello"
+
+
+# ---------------------------------------------------------------------------------- overlays and saving
+def test_overlays_stream_the_navmesh_and_the_collision_mesh(server, world, pages):
+    (page,) = pages(1)
+    page.json("hello")
+    page.send({"type": "overlays", "navmesh": True})
+    data = page.until(lambda m: isinstance(m, bytes) and m[0] == KIND_NAVMESH)
+    revision, vertices, indices, level = decode_navmesh(data)
+    assert len(indices) > 100 and indices.max() < len(vertices) and revision >= 0
+    page.send({"type": "overlays", "collision": True})
+    serial, positions, triangles, material = decode_collision_mesh(
+        page.until(lambda m: isinstance(m, bytes) and m[0] == KIND_COLLISION))
+    assert len(triangles) > 100 and set(material.tolist()) <= {m.id for m in world.materials}
+    page.send({"type": "overlays", "navmesh": False, "collision": False})
+    page.send({"type": "ping", "id": 3})
+    page.json("pong")
+    assert not server.play._want_navmesh and not server.play._want_collision
+
+
+def test_save_calls_world_save_and_reports_failures(server, world, pages, tmp_path, monkeypatch):
+    (page,) = pages(1)
+    page.json("hello")
+    assert server.play.save_path is None
+    page.send({"type": "save"})
+    assert "saving is off" in page.error()
+    monkeypatch.setattr(server.play, "save_path", str(tmp_path / "w.vwd"))
+    monkeypatch.delattr(World, "save", raising=False)  # as long as World cannot save yet
+    page.send({"type": "save"})
+    assert "save failed" in (error := page.error()) and "World.save is missing" in error
+    written = []
+    monkeypatch.setattr(World, "save", lambda self, path: written.append(path), raising=False)
+    page.send({"type": "save"})
+    saved = page.json("saved")
+    assert saved["path"] == str(tmp_path / "w.vwd") and written == [str(tmp_path / "w.vwd")]
+
+    def broken(self, path):
+        raise FormatError(f"{path}: the disk said no")
+
+    monkeypatch.setattr(World, "save", broken, raising=False)
+    page.send({"type": "save"})
+    assert "save failed" in (error := page.error()) and "the disk said no" in error
+    page.send({"type": "ping", "id": 5})
+    assert page.json("pong")["id"] == 5
+
+
+# ------------------------------------------------------------------------------------- static files
+def get(server: ServerThread, path: str) -> tuple[int, bytes, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=TIMEOUT)
+    try:
+        connection.putrequest("GET", path, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read(), response.getheader("content-type", "")
+    finally:
+        connection.close()
+
+
+def test_the_page_and_its_scripts_are_served(server):
+    status, body, kind = get(server, "/")
+    assert status == 200 and kind.startswith("text/html") and b'src="./app.js"' in body
+    for name in ("app.js", "hud.js", "shaders.js"):
+        status, body, kind = get(server, f"/{name}")
+        assert status == 200 and "javascript" in kind and body == (WEB_DIR / name).read_bytes()
+    if (WEB_DIR / "vendor" / "three.module.js").is_file():
+        status, body, kind = get(server, "/vendor/three.module.js")
+        assert status == 200 and "javascript" in kind
+    assert get(server, "/nothing-here.js")[0] == 404
+    assert get(server, "/vendor/")[0] == 404  # no listings
+
+
+TRAVERSALS = ["/../server.py", "/%2e%2e/server.py", "/%2E%2E/protocol.py", "/..%2fserver.py", "/vendor/../../server.py",
+              "/vendor/%2e%2e/%2e%2e/server.py", "/vendor/..%2f..%2fserver.py", "/..\\server.py", "/%5c..%5cserver.py",
+              "//etc/passwd", "/%2fetc/passwd", "/%2Fetc%2Fpasswd", "/../../../../../../etc/passwd",
+              "/..%00/server.py", "/./../server.py", "/%252e%252e/server.py", "/web/../../viewer/server.py",
+              str(WEB_DIR.parent / "server.py"), "/" + str(WEB_DIR.parent / "server.py")]
+
+
+@pytest.mark.parametrize("path", TRAVERSALS)
+def test_no_path_leaves_the_web_folder(server, path):
+    status, body, _ = get(server, path)
+    assert status in (400, 404), (path, status)
+    assert b"PlayServer" not in body and b"root:" not in body
+
+
+# --------------------------------------------------------------------------------------- the world stops
+def test_a_failing_step_stops_the_world_not_the_server(monkeypatch):
+    world = World.demo(seed=1, npcs=0)
+    calls = []
+
+    def failing(inputs=None, dt=1 / 60):
+        calls.append(dt)
+        if len(calls) > 3:
+            raise RuntimeError("a stage broke")
+        return World.step(world, inputs, dt)
+
+    monkeypatch.setattr(world, "step", failing)
+    with ServerThread(world) as server:
+        page = Page(server)
+        try:
+            page.json("hello")
+            assert "the world stopped: RuntimeError: a stage broke" in page.error()
+            page.send({"type": "ping", "id": 1})
+            assert page.json("pong")["id"] == 1
+        finally:
+            page.close()
+        assert server.play.frames == 3 and server.play.failure
+
+
+def test_create_app_wants_a_world():
+    with pytest.raises(Exception, match="world"):
+        create_app(object())
+    with pytest.raises(Exception, match="fps"):
+        PlayServer(World.demo(seed=0, npcs=0), fps=0)
+
+
+# --------------------------------------------------------------------------------------- the command
+def test_cli_play_serves_until_ctrl_c(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "play", "--port", "0"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        lines = []
+        while True:
+            line = process.stdout.readline()
+            assert line, "the command ended before printing its URL: " + "".join(lines)
+            lines.append(line)
+            if "http://" in line:
+                break
+        assert any("writes world.vwd" in line for line in lines)
+        url = line.split("open ", 1)[1].split()[0]
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        assert host == "127.0.0.1"
+        connection = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT)
+        connection.request("GET", "/")
+        assert connection.getresponse().status == 200
+        connection.close()
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, out
+    assert "voxelworld play: stopped" in out and "Traceback" not in out
+
+
+def test_cli_play_refuses_a_missing_world_file(tmp_path, capsys):
+    assert cli.main(["play", "--world", str(tmp_path / "missing.vwd")]) == 2
+    assert "--world" in capsys.readouterr().err
+
+
+def test_cli_play_refuses_a_port_in_use_before_building_the_world(capsys, monkeypatch):
+    import socket
+
+    built = []
+    monkeypatch.setattr(World, "demo", classmethod(lambda cls, **kw: built.append(kw)))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert cli.main(["play", "--port", str(port)]) == 2
+    error = capsys.readouterr().err
+    assert f"--port = {port} is out of range" in error and "in use" in error
+    assert built == []
+    assert cli.main(["play", "--port", "70000"]) == 2
+    assert "--port = 70000" in capsys.readouterr().err
