@@ -149,3 +149,49 @@ def test_main_demo_with_a_frames_that_is_no_number_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as excinfo:
         cli.main(["demo", "--frames", "many"])
     assert excinfo.value.code == 2 and "--frames" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------------- export
+@pytest.fixture(scope="module")
+def world_file(tmp_path_factory):
+    from voxelworld.game.world import Inputs, World
+
+    world = World.demo(seed=0)
+    for _ in range(3):
+        world.step(Inputs())
+    path = tmp_path_factory.mktemp("worlds") / "demo.vwd"
+    world.save(path)
+    return path, world
+
+
+def test_export_writes_glb_and_obj_of_a_saved_world(world_file, tmp_path, capsys):
+    import pygltflib
+
+    path, world = world_file
+    glb, obj = tmp_path / "out.glb", tmp_path / "out.obj"
+    assert cli.main(["export", str(path), "--gltf", str(glb), "--obj", str(obj), "--collision", "--navmesh"]) == 0
+    printed = capsys.readouterr().out
+    assert f"Wrote {glb}" in printed and f"Wrote {obj}" in printed
+    document = pygltflib.GLTF2().load(str(glb))
+    assert {node.name for node in document.nodes} >= {"terrain", "collision", "navmesh"}
+    assert obj.with_suffix(".mtl").is_file() and obj.read_text().count("\nf ") > 100
+    from voxelworld.io import export_glb
+
+    direct = tmp_path / "direct.glb"
+    export_glb(world, direct, collision=True, navmesh=True)
+    assert direct.read_bytes() == glb.read_bytes()  # the saved world exports as the world it was saved from
+
+
+def test_export_refuses_bad_arguments_naming_the_option(world_file, tmp_path, capsys):
+    path, _ = world_file
+    assert cli.main(["export", str(path)]) == 2
+    assert "--gltf" in capsys.readouterr().err
+    assert cli.main(["export", str(tmp_path / "missing.vwd"), "--gltf", str(tmp_path / "a.glb")]) == 2
+    assert "WORLD" in capsys.readouterr().err
+    assert cli.main(["export", str(path), "--gltf", str(tmp_path / "no" / "a.glb")]) == 2
+    assert "--gltf" in capsys.readouterr().err
+    not_a_world = tmp_path / "notes.txt"
+    not_a_world.write_text("hello")
+    assert cli.main(["export", str(not_a_world), "--gltf", str(tmp_path / "a.glb")]) == 2
+    assert "notes.txt" in capsys.readouterr().err
+    assert not (tmp_path / "a.glb").exists()

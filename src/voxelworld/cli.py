@@ -20,6 +20,10 @@ page, steps the world at 60 frames a second and streams it to every page that co
 (``voxelworld.viewer.server``, docs/play.md). The save key writes ``--save`` (default: the ``--world`` file, else
 ``world.vwd`` in the current folder). Ctrl+C stops it.
 
+``voxelworld export WORLD --gltf out.glb [--obj out.obj] [--collision] [--navmesh]``: writes a world file's
+display mesh (and optionally its collision mesh and navmesh) as glTF 2.0 binary and/or Wavefront OBJ
+(``voxelworld.io``).
+
 ``voxelworld motion plot --out motion.png [--glb CesiumMan.glb] [--wall-x X] [--seconds S]``: swings
 CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
 shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
@@ -245,10 +249,6 @@ def run_play(args: argparse.Namespace, out=None) -> None:
         path = Path(args.world)
         if not path.is_file():
             raise ParameterError("--world", args.world, "an existing world file")
-        load = getattr(World, "load", None)
-        if load is None:
-            raise ParameterError("--world", args.world, "a world file this version can read (it has no World.load "
-                                                        "yet): leave --world out to play the demo world")
     save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
     try:
         sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
@@ -257,7 +257,7 @@ def run_play(args: argparse.Namespace, out=None) -> None:
     try:
         if args.world is not None:
             print(f"voxelworld play: loading {path} ...", file=out, flush=True)
-            world = load(path)
+            world = World.load(path)
         else:
             print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
             world = World.demo(seed=args.seed)
@@ -272,6 +272,33 @@ def run_play(args: argparse.Namespace, out=None) -> None:
     finally:
         sock.close()
     print("voxelworld play: stopped", file=out, flush=True)
+
+
+def run_export(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld export WORLD --gltf out.glb [--obj out.obj] [--collision] [--navmesh]``."""
+    from pathlib import Path
+
+    from .game.world import World
+    from .io import export_glb, export_obj
+
+    out = out if out is not None else sys.stdout
+    if args.gltf is None and args.obj is None:
+        raise ParameterError("--gltf", None, "a .glb file to write (or --obj, or both)")
+    if not Path(args.world).is_file():
+        raise ParameterError("WORLD", args.world, "an existing world file (the play page's save key writes one)")
+    world = World.load(args.world)
+    parts = " + ".join(["display mesh"] + ["collision mesh"] * args.collision + ["navmesh"] * args.navmesh)
+    for option, writer, target in (("--gltf", export_glb, args.gltf), ("--obj", export_obj, args.obj)):
+        if target is None:
+            continue
+        try:
+            path = writer(world, target, collision=args.collision, navmesh=args.navmesh)
+        except ParameterError as error:  # name the option the user typed
+            typed = {"path": option, "navmesh": "--navmesh"}.get(error.parameter)
+            if typed is None:
+                raise
+            raise ParameterError(typed, error.value, error.legal) from None
+        print(f"Wrote {path}: {parts} of {args.world}", file=out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -320,6 +347,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                           "machine only)")
     play.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765; 0: any free "
                                                              "port)")
+    export = commands.add_parser("export", help="write a world file's meshes as glTF 2.0 binary and/or OBJ")
+    export.add_argument("world", metavar="WORLD", help="the world file (written by World.save or the play page)")
+    export.add_argument("--gltf", help="the .glb file to write")
+    export.add_argument("--obj", help="the .obj file to write (its .mtl beside it)")
+    export.add_argument("--collision", action="store_true", help="also the collision mesh, as its own node")
+    export.add_argument("--navmesh", action="store_true", help="also the navmesh, as its own node")
     motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
     plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
     plot.add_argument("--out", required=True, help="the PNG file to write")
@@ -338,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_navmesh_bake(args)
         elif args.command == "motion":
             run_motion_plot(args)
+        elif args.command == "export":
+            run_export(args)
         elif args.command == "play":
             run_play(args)
     except VoxelworldError as error:

@@ -324,26 +324,24 @@ def test_overlays_stream_the_navmesh_and_the_collision_mesh(server, world, pages
     assert not server.play._want_navmesh and not server.play._want_collision
 
 
-def test_save_calls_world_save_and_reports_failures(server, world, pages, tmp_path, monkeypatch):
+def test_save_writes_the_world_file_and_reports_failures(server, world, pages, tmp_path, monkeypatch):
     (page,) = pages(1)
     page.json("hello")
     assert server.play.save_path is None
     page.send({"type": "save"})
     assert "saving is off" in page.error()
-    monkeypatch.setattr(server.play, "save_path", str(tmp_path / "w.vwd"))
-    monkeypatch.delattr(World, "save", raising=False)  # as long as World cannot save yet
-    page.send({"type": "save"})
-    assert "save failed" in (error := page.error()) and "World.save is missing" in error
-    written = []
-    monkeypatch.setattr(World, "save", lambda self, path: written.append(path), raising=False)
+    target = tmp_path / "w.vwd"
+    monkeypatch.setattr(server.play, "save_path", str(target))
     page.send({"type": "save"})
     saved = page.json("saved")
-    assert saved["path"] == str(tmp_path / "w.vwd") and written == [str(tmp_path / "w.vwd")]
+    assert saved["path"] == str(target)
+    loaded = World.load(target)  # a real world file, saved between two frames
+    assert loaded.frame > 0 and loaded.volume.shape == world.volume.shape
 
     def broken(self, path):
         raise FormatError(f"{path}: the disk said no")
 
-    monkeypatch.setattr(World, "save", broken, raising=False)
+    monkeypatch.setattr(World, "save", broken)
     page.send({"type": "save"})
     assert "save failed" in (error := page.error()) and "the disk said no" in error
     page.send({"type": "ping", "id": 5})
@@ -421,9 +419,14 @@ def test_create_app_wants_a_world():
 
 
 # --------------------------------------------------------------------------------------- the command
-def test_cli_play_serves_until_ctrl_c(tmp_path):
+@pytest.mark.parametrize("from_file", [False, True], ids=["demo world", "--world file"])
+def test_cli_play_serves_until_ctrl_c(tmp_path, from_file):
+    arguments = ["play", "--port", "0"]
+    if from_file:
+        World.demo(seed=1, npcs=0).save(tmp_path / "mine.vwd")
+        arguments += ["--world", "mine.vwd"]
     env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "play", "--port", "0"], cwd=tmp_path,
+    process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", *arguments], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         lines = []
@@ -433,7 +436,8 @@ def test_cli_play_serves_until_ctrl_c(tmp_path):
             lines.append(line)
             if "http://" in line:
                 break
-        assert any("writes world.vwd" in line for line in lines)
+        assert any(f"writes {'mine.vwd' if from_file else 'world.vwd'}" in line for line in lines)
+        assert any("loading mine.vwd" in line for line in lines) == from_file
         url = line.split("open ", 1)[1].split()[0]
         host, port = url[len("http://"):].rstrip("/").split(":")
         assert host == "127.0.0.1"
