@@ -37,7 +37,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
@@ -47,6 +46,7 @@ import numpy as np
 import zstandard
 
 from ..errors import FormatError, check_range
+from ..files import build_atomically
 from ..game.world import World
 from ..terrain import FIELDS, VoxelVolume
 from .codec import StateCodec, array_bytes, array_from_bytes
@@ -186,34 +186,23 @@ def _unchanged_since(saved: _Saved, world: World, target: Path) -> bool:
 
 def _write_new(target: Path, world: World, captured, events: list) -> tuple:
     """Write the whole world to a temporary file beside ``target``, then move it into place."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(handle)
-    try:
-        connection = _connect(Path(temporary), "rw")
+    counts: list[tuple] = []
+
+    def build(temporary: Path) -> None:
+        connection = _connect(temporary, "rw")
         try:
             connection.execute("BEGIN IMMEDIATE")
             for statement, _ in SCHEMA.values():
                 connection.execute(statement)
             connection.executemany("INSERT INTO meta VALUES (?, ?)",
                                    [("format", FORMAT), ("version", str(FORMAT_VERSION))])
-            counts = _write(connection, world, captured, events, None)
+            counts.append(_write(connection, world, captured, events, None))
             connection.execute("COMMIT")
         finally:
             connection.close()
-        with open(temporary, "rb+") as file:
-            os.fsync(file.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
-    except BaseException:
-        for leftover in (temporary, temporary + "-journal"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
-        raise
-    return counts
+
+    build_atomically(target, build, companions=("-journal",))
+    return counts[0]
 
 
 def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None) -> tuple:
