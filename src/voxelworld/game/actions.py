@@ -37,7 +37,7 @@ from ..errors import check_finite, check_range
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
 from ..terrain import EditResult, Sphere, Tool, VoxelVolume
-from .edits import VoxelEdit
+from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "punch", "pull_out", "punch_edit",
            "pull_out_edit", "ball_object", "aim_hit", "check_point", "check_direction"]
@@ -248,6 +248,12 @@ def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):
     return eye, aim, hit, Sphere(point_tuple(hit[0] + aim * settings.depth), settings.radius)
 
 
+def _dig_recipe(make: str, eye, aim) -> EditRecipe:
+    """The recipe of a punch or pull-out: the eye and aim as given (copied as float arrays, the aim not
+    normalised again), so the same call makes the same edit."""
+    return EditRecipe(make, (("eye", check_point("eye", eye)), ("aim", check_point("aim", aim))))
+
+
 def check_finish(finish) -> None:
     check_range("finish", finish, "a callable taking the result", callable(finish))
 
@@ -257,8 +263,9 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
     """The edit a punch makes (see :func:`punch`), or None when the aim meets nothing within reach.
 
     Applying it (now or in a world's next update stage) calls ``finish`` with the punch's
-    :class:`ActionResult`, fragments included.
+    :class:`ActionResult`, fragments included. Its ``recipe`` is ``punch`` with ``eye`` and ``aim``.
     """
+    recipe = _dig_recipe("punch", eye, aim)
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
     check_finish(finish)
     if hit is None:
@@ -291,7 +298,7 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                             by_material, by_group, material, tuple(fragments), None, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
-                     on_applied=finished)
+                     on_applied=finished, recipe=recipe)
 
 
 def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
@@ -310,7 +317,9 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
 def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish,
                   settings: PunchSettings = PunchSettings()) -> VoxelEdit | None:
     """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
-    the :class:`ActionResult` (the held piece in ``result.held``)."""
+    the :class:`ActionResult` (the held piece in ``result.held``). Its ``recipe`` is ``pull_out`` with ``eye``
+    and ``aim``."""
+    recipe = _dig_recipe("pull_out", eye, aim)
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
     check_finish(finish)
     if hit is None:
@@ -336,7 +345,7 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
                             by_material, by_group, edit.most_removed_material, (), held, tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="pull_out", on_before=removed.keep,
-                     on_applied=finished)
+                     on_applied=finished, recipe=recipe)
 
 
 def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()

@@ -25,11 +25,44 @@ import numpy as np
 from ..errors import check_integer, check_range
 from ..terrain import Box, EditResult, Shape, Tool, VoxelVolume
 
-__all__ = ["VoxelEdit", "EDIT_PHASES", "convert_material"]
+__all__ = ["VoxelEdit", "EditRecipe", "EDIT_PHASES", "convert_material"]
 
 # Edit kind -> phase of the update stage: density ranges, then material ranges, then fragment erasure.
 EDIT_PHASES = {"remove": 0, "add": 0, "scrape": 0, "paint": 1, "expose_interior": 1, "convert": 1,
                "remove_fragments": 2}
+
+
+@dataclass(frozen=True, eq=False)
+class EditRecipe:
+    """What made a :class:`VoxelEdit` that carries callbacks, so it can be made again (a saved world does).
+
+    ``make`` names the maker; ``values`` are its arguments by name, in this order:
+
+    - ``"punch"``, ``"pull_out"``: ``eye``, ``aim`` (the arrays given to
+      :func:`~voxelworld.game.actions.punch_edit` / :func:`~voxelworld.game.actions.pull_out_edit`);
+    - ``"suck"``: ``eye``, ``aim``, ``state`` (the :class:`~voxelworld.game.suck.SuckState` before the frame),
+      ``dt`` (s) of :func:`~voxelworld.game.suck.suck_edits`, held down;
+    - ``"impact"``: ``thing``, ``contact`` of :func:`~voxelworld.game.throwing.impact_edit`;
+    - ``"carve"``: ``enemy`` (the :class:`~voxelworld.game.enemy.ChainsawEnemy`'s name), ``material`` (what the
+      blade touched); the capsule is the edit's own shape (see
+      :meth:`~voxelworld.game.enemy.ChainsawEnemy.carve_edit`).
+
+    The settings are not part of it: they are the world's. A maker that makes several edits at once (a frame of
+    suck: three) gives them all the same recipe object. Compared by identity (the values hold arrays).
+    """
+
+    make: str
+    values: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self):
+        check_range("make", self.make, "a non-empty string", isinstance(self.make, str) and bool(self.make))
+        ok = isinstance(self.values, tuple) and all(
+            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in self.values)
+        check_range("values", self.values, "a tuple of (name, value) pairs", ok)
+
+    def as_dict(self) -> dict:
+        """``values`` as a dict, in their order."""
+        return dict(self.values)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +76,13 @@ class VoxelEdit:
     scrape (the default :class:`~voxelworld.terrain.Tool` when None); ``step``: density units (1..255) a scrape
     peels; ``source``: who made it (shown in the :class:`~voxelworld.game.events.VoxelsEdited` event);
     ``on_before``: called with the volume just before the edit applies (to keep what it will change);
-    ``on_applied``: called with the :class:`~voxelworld.terrain.EditResult` once applied.
+    ``on_applied``: called with the :class:`~voxelworld.terrain.EditResult` once applied; ``recipe``: what made
+    it (an :class:`EditRecipe`), which the makers of edits with callbacks fill in
+    (:func:`~voxelworld.game.actions.punch_edit`, :func:`~voxelworld.game.actions.pull_out_edit`,
+    :func:`~voxelworld.game.suck.suck_edits`, :func:`~voxelworld.game.throwing.impact_edit`,
+    :meth:`~voxelworld.game.enemy.ChainsawEnemy.carve_edit`) so that :mod:`voxelworld.io` can save a queued edit
+    and make it again with its callbacks on load. An edit without callbacks needs none: it is stored as it is.
+    Callbacks and recipe are not part of the edit's repr.
     """
 
     kind: str
@@ -55,6 +94,7 @@ class VoxelEdit:
     source_material: str | int | None = None
     on_before: Callable[[VoxelVolume], None] | None = field(default=None, repr=False)
     on_applied: Callable[[EditResult], None] | None = field(default=None, repr=False)
+    recipe: EditRecipe | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         check_range("kind", self.kind, f"one of {', '.join(EDIT_PHASES)}", self.kind in EDIT_PHASES)
@@ -75,6 +115,8 @@ class VoxelEdit:
         for name in ("on_before", "on_applied"):
             hook = getattr(self, name)
             check_range(name, hook, "a callable or None", hook is None or callable(hook))
+        check_range("recipe", self.recipe, "an EditRecipe or None",
+                    self.recipe is None or isinstance(self.recipe, EditRecipe))
 
     @property
     def phase(self) -> int:

@@ -38,11 +38,11 @@ from functools import partial
 import numpy as np
 
 from ..collision import TriangleBVH
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_range
 from ..meshing import ChunkMesher
 from ..motion import Contact, ContactMotion, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
-from ..terrain import Capsule, EditResult, Tool, VoxelVolume
-from .edits import VoxelEdit
+from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
+from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "chainsaw_body"]
 
@@ -256,9 +256,7 @@ class ChainsawEnemy:
         if contact is not None and self._since_carve >= self.settings.carve_interval:
             self._since_carve = 0.0
             start, end = self.motion.part_segment
-            edit = VoxelEdit("remove", Capsule(tuple(start), tuple(end), self.settings.cut_radius),
-                             tool=self.settings.tool, source=self.name,
-                             on_applied=partial(self._record_carve, contact.material))
+            edit = self.carve_edit(Capsule(tuple(start), tuple(end), self.settings.cut_radius), contact.material)
             if self._edits is None:
                 edit.apply(self.volume)
             else:
@@ -266,6 +264,16 @@ class ChainsawEnemy:
         events.extend(self._carved)
         self._carved = []
         return events
+
+    def carve_edit(self, shape: Shape, material: str) -> VoxelEdit:
+        """The ``remove`` edit of a carve over ``shape`` (the blade's capsule) through the enemy's tool, the blade
+        touching ``material``; once applied it counts the carve and the next :meth:`step` reports its
+        :class:`Carved`. Its ``recipe`` is ``carve`` with the enemy's name and ``material``."""
+        check_range("shape", shape, "a voxelworld.terrain Shape", isinstance(shape, Shape))
+        check_range("material", material, "a material name", isinstance(material, str))
+        return VoxelEdit("remove", shape, tool=self.settings.tool, source=self.name,
+                         on_applied=partial(self._record_carve, material),
+                         recipe=EditRecipe("carve", (("enemy", self.name), ("material", material))))
 
     def _record_carve(self, material: str, result: EditResult) -> None:
         self.carved_volume += result.volume_removed

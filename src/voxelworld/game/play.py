@@ -123,7 +123,7 @@ class PlayerActions:
         if inputs.suck and not before.suck:
             world.emit(ActionStarted, action="suck")
         for edit in suck_edits(self.suck, volume, bvh, eye, aim, world.dt, inputs.suck,
-                               partial(self._sucked, world, eye), s.suck):
+                               self.callback_for(world, "suck", eye), s.suck):
             world.queue_edit(edit)
 
     def _throw(self, world, eye, aim, volume, bvh) -> None:
@@ -150,14 +150,16 @@ class PlayerActions:
         world.emit(ActionEnded, action="stance", outcome="done")
 
     def _punch(self, world, eye, aim, volume, bvh) -> None:
-        edit = punch_edit(volume, bvh, eye, aim, partial(self._punched, world, eye), self.settings.punch)
+        edit = punch_edit(volume, bvh, eye, aim, self.callback_for(world, "punch", eye),
+                          self.settings.punch)
         self._queue(world, "punch", edit)
 
     def _pull_out(self, world, eye, aim, volume, bvh) -> None:
         if self.held is not None:
             world.emit(ActionEnded, action="pull_out", outcome="hands_full")
             return
-        edit = pull_out_edit(volume, bvh, eye, aim, partial(self._pulled, world, eye), self.settings.pull_out)
+        edit = pull_out_edit(volume, bvh, eye, aim, self.callback_for(world, "pull_out", eye),
+                             self.settings.pull_out)
         self._queue(world, "pull_out", edit)
 
     @staticmethod
@@ -168,6 +170,17 @@ class PlayerActions:
             world.queue_edit(edit)
 
     # ----------------------------------------------------------------------------- once edits are applied
+    def callback_for(self, world, make: str, eye=None):
+        """The ``finish`` callback the player's ``make`` (``punch``, ``pull_out``, ``suck`` or ``impact``) hands
+        its edit maker in ``world``: it adds fragments, the held piece, the suck state, counters and events.
+        ``eye`` (m) is where the player looked from (for the treasure and award counters; not used by impact).
+        A loaded world's queued edits are made again with it (:mod:`voxelworld.io`)."""
+        finishers = {"punch": self._punched, "pull_out": self._pulled, "suck": self._sucked}
+        if make == "impact":
+            return partial(self._impacted, world)
+        check_range("make", make, "punch, pull_out, suck or impact", make in finishers)
+        return partial(finishers[make], world, eye)
+
     def _punched(self, world, eye, result: ActionResult) -> None:
         for fragment in result.fragments:
             self.objects.append(WorldObject(self._name("fragment"), "fragment", fragment))
@@ -240,8 +253,8 @@ class PlayerActions:
             if item.kind == "projectile":
                 step = fly(Projectile(item.object, item.flight_time), bvh, dt, materials, s.throw)
                 if step.contact is not None:
-                    edit = impact_edit(world.volume, item.object, step.contact, partial(self._impacted, world),
-                                       s.impact)
+                    edit = impact_edit(world.volume, item.object, step.contact,
+                                       self.callback_for(world, "impact"), s.impact)
                     if edit is not None:
                         world.queue_edit(edit)
                 elif step.projectile is None:

@@ -32,7 +32,7 @@ from ..errors import check_finite, check_integer, check_range
 from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
 from .actions import (ActionEvent, ActionResult, check_finish, check_tool, check_world, removal_totals, point_tuple,
                       aim_hit, check_direction, check_point)
-from .edits import VoxelEdit
+from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["SuckSettings", "SuckState", "SuckFrame", "suck", "suck_edits"]
 
@@ -130,9 +130,11 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
                holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
     """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
     at the aim's hit, or none. ``finish`` gets the frame's :class:`SuckFrame` once the last edit is applied
-    (at once when there are none)."""
+    (at once when there are none). The three edits share one ``recipe``: ``suck`` with ``eye``, ``aim``,
+    ``state`` and ``dt``."""
     check_range("state", state, "a SuckState", isinstance(state, SuckState))
     check_world(volume, bvh)
+    given_eye, given_aim = check_point("eye", eye), check_point("aim", aim)
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
     dt = check_finite("dt", dt, minimum=0.0, unit="s")
     check_range("holding", holding, "True or False", isinstance(holding, (bool, np.bool_)))
@@ -158,6 +160,7 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
     centre = point_tuple(point)
     half = settings.material_radius + settings.fragment_margin
     results: list[EditResult] = []
+    recipe = EditRecipe("suck", (("eye", given_eye), ("aim", given_aim), ("state", state), ("dt", dt)))
 
     def finished(erased: EditResult) -> None:
         results.append(erased)
@@ -166,11 +169,11 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
                            settings))
 
     return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,
-                      source="suck", on_applied=results.append),
+                      source="suck", on_applied=results.append, recipe=recipe),
             VoxelEdit("expose_interior", Sphere(centre, settings.material_radius), source="suck",
-                      on_applied=results.append),
+                      on_applied=results.append, recipe=recipe),
             VoxelEdit("remove_fragments", Box(point_tuple(point - half), point_tuple(point + half)), source="suck",
-                      on_applied=finished))
+                      on_applied=finished, recipe=recipe))
 
 
 def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, edits: tuple[EditResult, ...],

@@ -34,7 +34,7 @@ from ..errors import ParameterError, check_finite, check_range
 from ..terrain import EditResult, MaterialTable, Sphere, Tool, VoxelVolume
 from .actions import ActionEvent, VoxelObject, ball_object, check_direction, check_point
 from .suck import SuckState
-from .edits import VoxelEdit
+from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["ThrowSettings", "ImpactRules", "RULES", "StanceResult", "Projectile", "ThrowResult", "Contact",
            "ImpactResult", "FlightStep", "stance", "throw", "fly", "step_projectile", "impact", "impact_edit"]
@@ -270,7 +270,8 @@ def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finis
                 rules: ImpactRules = ImpactRules()) -> VoxelEdit | None:
     """The edit of the rule of the pair (``thing.material``, ``contact.material``) at the contact: attach (an
     ``add`` range), explode (a ``remove`` range), cool (a ``convert`` range) or nothing (None). ``finish`` gets
-    the :class:`ImpactResult` once it is applied (at once for nothing)."""
+    the :class:`ImpactResult` once it is applied (at once for nothing). Its ``recipe`` is ``impact`` with
+    ``thing`` and ``contact``."""
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
     check_range("thing", thing, "a VoxelObject", isinstance(thing, VoxelObject))
     check_range("contact", contact, "a Contact", isinstance(contact, Contact))
@@ -295,17 +296,18 @@ def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finis
         event = ActionEvent(rule, centre, thing.material, amount, contact.material)
         finish(ImpactResult(rule, contact, edit, (event,)))
 
-    source = f"impact:{rule}"
+    source, recipe = f"impact:{rule}", EditRecipe("impact", (("thing", thing), ("contact", contact)))
     if rule == "attach":
         ball_radius = (3.0 * thing.solid_volume() / (4.0 * math.pi)) ** (1.0 / 3.0)
         radius = max(rules.mound_scale * ball_radius, volume.voxel_size)
-        return VoxelEdit("add", Sphere(centre, radius), thing.material, source=source, on_applied=finished)
+        return VoxelEdit("add", Sphere(centre, radius), thing.material, source=source, on_applied=finished,
+                         recipe=recipe)
     if rule == "explode":
         return VoxelEdit("remove", Sphere(centre, rules.explode_radius), tool=rules.explode_tool, source=source,
-                         on_applied=finished)
+                         on_applied=finished, recipe=recipe)
     if rule == "cool":
         return VoxelEdit("convert", Sphere(centre, rules.cool_radius), dict(rules.cools_into)[contact.material],
-                         source=source, source_material=contact.material, on_applied=finished)
+                         source=source, source_material=contact.material, on_applied=finished, recipe=recipe)
     finished(EditResult.empty())
     return None
 
