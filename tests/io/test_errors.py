@@ -11,7 +11,7 @@ import pytest
 import zstandard
 
 from voxelworld.errors import FormatError, ParameterError
-from voxelworld.game.edits import VoxelEdit
+from voxelworld.game.edits import EditRecipe, VoxelEdit
 from voxelworld.game.events import Event
 from voxelworld.game.level import Prop
 from voxelworld.game.world import Inputs, World
@@ -211,6 +211,11 @@ def test_state_that_cannot_be_stored_is_refused_before_the_file_is_touched(saved
     before = path.read_bytes()
     world.queue_edit(VoxelEdit("remove", Sphere((4.0, 4.0, 4.0), 1.0), on_applied=lambda result: None))
     with pytest.raises(ParameterError, match=r"queued_edits\[0\]"):
+        save_world(world, path)
+    world._queue.clear()
+    world.queue_edit(VoxelEdit("remove", Sphere((4.0, 4.0, 4.0), 1.0), on_applied=lambda result: None,
+                               recipe=EditRecipe("carve", (("enemy", "nobody"), ("material", "soil")))))
+    with pytest.raises(ParameterError, match=r"queued_edits\[0\].*nobody"):
         save_world(world, path)
     world._queue.clear()
     world.events.append(Whistled(frame=world.frame, time=world.time, loudness=3.0))
