@@ -10,6 +10,8 @@ re-plan, and chainsaw enemies swing and carve (their carves queued as edits for 
 
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 
 from ..errors import ParameterError, check_range
@@ -22,6 +24,10 @@ from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
 
 __all__ = ["Agents"]
+
+# A chainsaw enemy's events as EnemyChanged: (kind, the field that gives its amount, if any).
+_ENEMY_EVENTS = {Carved: ("carved", "volume_removed"), ContactStarted: ("contact_started", None),
+                 ContactEnded: ("contact_ended", None), Vibration: ("vibration", "impulse")}
 
 
 class Agents:
@@ -131,8 +137,7 @@ class Agents:
                 boxes.append((volume.index_to_world(corners[0]), volume.index_to_world(corners[1])))
         edge = volume.chunk_size * volume.voxel_size
         for chunk in world.rebuilt_chunks:
-            near = {tuple(c + o for c, o in zip(chunk, offset)) for offset in np.ndindex(3, 3, 3)
-                    for offset in [np.array(offset) - 1]}
+            near = {tuple(c + o for c, o in zip(chunk, offset)) for offset in product((-1, 0, 1), repeat=3)}
             if not near & covered:  # not next to any edited chunk: the volume was changed directly
                 lo = volume.origin + np.array(chunk) * edge - volume.voxel_size
                 boxes.append((lo, lo + edge + 2 * volume.voxel_size))
@@ -168,18 +173,9 @@ class Agents:
                                                                                           npc.position))
         for enemy in self.enemies:
             for event in enemy.step(world.dt):
-                if isinstance(event, Carved):
-                    world.emit(EnemyChanged, enemy=enemy.name, kind="carved", material=event.material,
-                               amount=event.volume_removed)
-                elif isinstance(event, ContactStarted):
-                    world.emit(EnemyChanged, enemy=enemy.name, kind="contact_started", material=event.material,
-                               amount=0.0)
-                elif isinstance(event, ContactEnded):
-                    world.emit(EnemyChanged, enemy=enemy.name, kind="contact_ended", material=event.material,
-                               amount=0.0)
-                elif isinstance(event, Vibration):
-                    world.emit(EnemyChanged, enemy=enemy.name, kind="vibration", material=event.material,
-                               amount=event.impulse)
+                kind, amount = _ENEMY_EVENTS[type(event)]
+                world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,
+                           amount=float(getattr(event, amount)) if amount else 0.0)
 
 
 def _segment_meets_box(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:

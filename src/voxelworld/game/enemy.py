@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 
 from ..collision import TriangleBVH
-from ..errors import ParameterError, check_finite, check_range
+from ..errors import ParameterError, check_finite, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import Contact, ContactMotion, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
 from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
@@ -180,12 +180,7 @@ class ChainsawEnemy:
             raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
         if not isinstance(settings, ChainsawSettings):
             raise ParameterError("settings", type(settings).__name__, "a ChainsawSettings")
-        try:
-            feet = np.array(position, dtype=np.float64).reshape(3)
-        except (TypeError, ValueError):
-            feet = np.full(3, np.nan)
-        if not np.all(np.isfinite(feet)):
-            raise ParameterError("position", position, "a point (x, y, z) of three finite numbers (m)")
+        feet = np.array(check_point("position", position))
         if edits is not None and not callable(edits):
             raise ParameterError("edits", edits, "a callable taking a VoxelEdit, or None")
         self.facing = _direction("facing", facing)

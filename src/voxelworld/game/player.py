@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_point
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
@@ -109,9 +109,7 @@ class Player:
             raise ParameterError("settings", settings, "a PlayerSettings")
         self.settings = settings
         self.materials = materials
-        self.position = np.array(position, dtype=np.float64)
-        if self.position.shape != (3,) or not np.all(np.isfinite(self.position)):
-            raise ParameterError("position", position, "a point (x, y, z) of three finite numbers (m)")
+        self.position = np.array(check_point("position", position))
         self.velocity = np.zeros(3)
         self.yaw = check_finite("yaw", yaw, unit="degrees") % 360.0
         self.pitch = 0.0
