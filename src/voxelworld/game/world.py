@@ -38,184 +38,29 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import numpy as np
 
-from ..collision import Contacts, RayHits, TriangleBVH
-from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, CollisionMesh, MeshOptions
+from ..errors import check_finite, check_integer, check_range
+from ..meshing import ChunkMesher
 from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
 from .agents import Agents
+from .collider import Collider
 from .edits import VoxelEdit
-from .enemy import ChainsawSettings
 from .events import Event, VoxelsEdited, log_hash
+from .inputs import Inputs
 from .level import Level, Prop, demo_level, surface_height
 from .objects import ObjectTransform
-from .play import ActionSettings, PlayerActions
-from .player import Player, PlayerSettings
+from .play import PlayerActions
+from .player import Player
+from .reports import AimInfo, Snapshot
+from .settings import WorldSettings
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
 STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events", "other_objects",
           "snapshot")
-GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
-# A level's chainsaw enemies: a cut of a voxel edge around the blade, wider than the simplified collision mesh's
-# error (it may stand ~0.3 m off the voxel surface), so that a blade resting on the mesh still cuts voxels.
-DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.5)
-_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
-
-
-def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise ParameterError(parameter, value, f"two finite numbers ({unit})")
-    return tuple(check_finite(f"{parameter}[{n}]", v, minimum=low, maximum=high, unit=unit)
-                 for n, v in enumerate(value))  # type: ignore[return-value]
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """One frame of player input, checked on construction.
-
-    ``move``: the stick, (right, forward) each in [-1, 1] (a longer vector is shortened to length 1);
-    ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
-    :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
-    True while held: jump, sprint, punch, pull_out, suck, stance, throw, save. Actions compare with
-    ``world.previous_inputs`` to see a press.
-
-    >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
-    True
-    """
-
-    move: tuple[float, float] = (0.0, 0.0)
-    look: tuple[float, float] | None = None
-    jump: bool = False
-    sprint: bool = False
-    punch: bool = False
-    pull_out: bool = False
-    suck: bool = False
-    stance: bool = False
-    throw: bool = False
-    save: bool = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "move", _pair("move", self.move, -1.0, 1.0, "stick axes in [-1, 1]"))
-        if self.look is not None:
-            yaw, pitch = _pair("look", self.look, None, None, "degrees")
-            check_finite("look[1]", pitch, minimum=-89.0, maximum=89.0, unit="degrees")
-            object.__setattr__(self, "look", (yaw, pitch))
-        for name in _BUTTONS:
-            check_range(name, getattr(self, name), "True or False", isinstance(getattr(self, name), bool))
-
-
-@dataclass(frozen=True)
-class WorldSettings:
-    """Settings of a :class:`World`, checked on construction.
-
-    ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
-    treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision
-    meshing (the collision mesh finer than the mesher's default, within half a voxel edge, so that a step the
-    player may not climb is not smoothed into a ramp it can);
-    ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
-    how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
-    ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
-    walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once).
-    """
-
-    player: PlayerSettings = PlayerSettings()
-    actions: ActionSettings = ActionSettings()
-    chainsaw: ChainsawSettings = DEMO_CHAINSAW
-    mesh_options: MeshOptions = GAME_MESH_OPTIONS
-    collision_radius: float = 12.0
-    aim_distance: float = 30.0
-    max_dt: float = 0.1
-    navmesh_delay: float = 0.25
-
-    def __post_init__(self):
-        check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
-        check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
-        check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))
-        check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
-        object.__setattr__(self, "navmesh_delay", check_finite("navmesh_delay", self.navmesh_delay, minimum=0.0,
-                                                               unit="s"))
-        for name in ("collision_radius", "aim_distance", "max_dt"):
-            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
-                                                        unit="s" if name == "max_dt" else "m"))
-
-
-class Collider:
-    """The triangles actors collide with: the terrain's collision mesh near them plus the props, in one
-    :class:`~voxelworld.collision.TriangleBVH`. Terrain triangles have object -1, a prop's triangles the
-    prop's index; every triangle carries one material id."""
-
-    def __init__(self, terrain: CollisionMesh, props: tuple[Prop, ...], materials: MaterialTable):
-        self.materials = materials
-        positions = [terrain.positions.astype(np.float64)] + [p.positions for p in props]
-        offsets = np.cumsum([0] + [len(p) for p in positions])
-        indices = [terrain.indices.astype(np.int64)] + [p.indices + offsets[n + 1] for n, p in enumerate(props)]
-        tri_material = [terrain.tri_material] + [np.full(len(p.indices), materials.id_of(p.material), np.uint8)
-                                                 for p in props]
-        tri_object = [np.full(terrain.triangle_count, -1, np.int64)] + [np.full(len(p.indices), n, np.int64)
-                                                                        for n, p in enumerate(props)]
-        count = sum(len(i) for i in indices)
-        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices), np.concatenate(tri_material),
-                               np.concatenate(tri_object)) if count else None
-
-    @property
-    def triangle_count(self) -> int:
-        return 0 if self.bvh is None else self.bvh.triangle_count
-
-    def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
-        """First hits, as :meth:`TriangleBVH.raycast` (no hits at all when there are no triangles)."""
-        if self.bvh is not None:
-            return self.bvh.raycast(origins, directions, max_distance)
-        n = max(len(np.atleast_2d(origins)), len(np.atleast_2d(directions)))
-        return RayHits(np.full(n, np.inf), np.full(n, -1, np.int64), np.full((n, 3), np.nan),
-                       np.full((n, 3), np.nan), np.zeros(n, np.uint8), np.full(n, -1, np.int64))
-
-    def overlap_capsule(self, a, b, radius) -> Contacts:
-        """Touched triangles, as :meth:`TriangleBVH.overlap_capsule`."""
-        if self.bvh is not None:
-            return self.bvh.overlap_capsule(a, b, radius)
-        none = np.zeros(0, np.int64)
-        return Contacts(none, none, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), np.zeros(0, np.uint8), none)
-
-    def material_name(self, material_id: int) -> str:
-        return self.materials.name_by_id[material_id]
-
-
-@dataclass(frozen=True)
-class AimInfo:
-    """What the player aims at (the HUD): the hit ``point`` and ``normal``, ``distance`` (m) from the eye, the
-    collision triangle's ``material`` name and its ``hardness``; for terrain the first solid ``voxel``
-    (i, j, k) along the ray near the hit and its ``damage``; for a prop its name in ``prop`` (voxel and
-    damage None)."""
-
-    point: tuple[float, float, float]
-    normal: tuple[float, float, float]
-    distance: float
-    material: str
-    hardness: float
-    voxel: tuple[int, int, int] | None
-    damage: int | None
-    prop: str | None
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
-    (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
-    the moving ``objects`` and the chunks whose display mesh changed (read them from ``world.mesher.meshes``)."""
-
-    frame: int
-    time: float
-    player_position: tuple[float, float, float]
-    player_yaw: float
-    player_pitch: float
-    camera_eye: tuple[float, float, float]
-    camera_direction: tuple[float, float, float]
-    objects: tuple[ObjectTransform, ...]
-    changed_chunks: frozenset[tuple[int, int, int]]
 
 
 def _point(array) -> tuple[float, float, float]:

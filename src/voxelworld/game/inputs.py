@@ -1,0 +1,51 @@
+"""`Inputs`: one frame of the player's input to :meth:`World.step <voxelworld.game.World.step>`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ParameterError, check_finite, check_range
+
+_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
+
+
+def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ParameterError(parameter, value, f"two finite numbers ({unit})")
+    return tuple(check_finite(f"{parameter}[{n}]", v, minimum=low, maximum=high, unit=unit)
+                 for n, v in enumerate(value))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One frame of player input, checked on construction.
+
+    ``move``: the stick, (right, forward) each in [-1, 1] (a longer vector is shortened to length 1);
+    ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
+    :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
+    True while held: jump, sprint, punch, pull_out, suck, stance, throw, save. Actions compare with
+    ``world.previous_inputs`` to see a press.
+
+    >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
+    True
+    """
+
+    move: tuple[float, float] = (0.0, 0.0)
+    look: tuple[float, float] | None = None
+    jump: bool = False
+    sprint: bool = False
+    punch: bool = False
+    pull_out: bool = False
+    suck: bool = False
+    stance: bool = False
+    throw: bool = False
+    save: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "move", _pair("move", self.move, -1.0, 1.0, "stick axes in [-1, 1]"))
+        if self.look is not None:
+            yaw, pitch = _pair("look", self.look, None, None, "degrees")
+            check_finite("look[1]", pitch, minimum=-89.0, maximum=89.0, unit="degrees")
+            object.__setattr__(self, "look", (yaw, pitch))
+        for name in _BUTTONS:
+            check_range(name, getattr(self, name), "True or False", isinstance(getattr(self, name), bool))

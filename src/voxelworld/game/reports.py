@@ -1,0 +1,42 @@
+"""What a world reports after a frame: :class:`AimInfo` (what the player aims at, for the HUD) and
+:class:`Snapshot` (what a renderer needs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .objects import ObjectTransform
+
+
+@dataclass(frozen=True)
+class AimInfo:
+    """What the player aims at (the HUD): the hit ``point`` and ``normal``, ``distance`` (m) from the eye, the
+    collision triangle's ``material`` name and its ``hardness``; for terrain the first solid ``voxel``
+    (i, j, k) along the ray near the hit and its ``damage``; for a prop its name in ``prop`` (voxel and
+    damage None)."""
+
+    point: tuple[float, float, float]
+    normal: tuple[float, float, float]
+    distance: float
+    material: str
+    hardness: float
+    voxel: tuple[int, int, int] | None
+    damage: int | None
+    prop: str | None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
+    (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
+    the moving ``objects`` and the chunks whose display mesh changed (read them from ``world.mesher.meshes``)."""
+
+    frame: int
+    time: float
+    player_position: tuple[float, float, float]
+    player_yaw: float
+    player_pitch: float
+    camera_eye: tuple[float, float, float]
+    camera_direction: tuple[float, float, float]
+    objects: tuple[ObjectTransform, ...]
+    changed_chunks: frozenset[tuple[int, int, int]]

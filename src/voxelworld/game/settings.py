@@ -1,0 +1,51 @@
+"""`WorldSettings`: the settings of a :class:`~voxelworld.game.World`, and the game's meshing defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import check_finite, check_range
+from ..meshing import MeshOptions
+from .enemy import ChainsawSettings
+from .play import ActionSettings
+from .player import PlayerSettings
+
+GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
+# A level's chainsaw enemies: a cut of a voxel edge around the blade, wider than the simplified collision mesh's
+# error (it may stand ~0.3 m off the voxel surface), so that a blade resting on the mesh still cuts voxels.
+DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.5)
+
+
+@dataclass(frozen=True)
+class WorldSettings:
+    """Settings of a :class:`World`, checked on construction.
+
+    ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
+    treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision
+    meshing (the collision mesh finer than the mesher's default, within half a voxel edge, so that a step the
+    player may not climb is not smoothed into a ramp it can);
+    ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
+    how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
+    ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
+    walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once).
+    """
+
+    player: PlayerSettings = PlayerSettings()
+    actions: ActionSettings = ActionSettings()
+    chainsaw: ChainsawSettings = DEMO_CHAINSAW
+    mesh_options: MeshOptions = GAME_MESH_OPTIONS
+    collision_radius: float = 12.0
+    aim_distance: float = 30.0
+    max_dt: float = 0.1
+    navmesh_delay: float = 0.25
+
+    def __post_init__(self):
+        check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
+        check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
+        check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))
+        check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
+        object.__setattr__(self, "navmesh_delay", check_finite("navmesh_delay", self.navmesh_delay, minimum=0.0,
+                                                               unit="s"))
+        for name in ("collision_radius", "aim_distance", "max_dt"):
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
+                                                        unit="s" if name == "max_dt" else "m"))
