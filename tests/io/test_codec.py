@@ -105,3 +105,18 @@ def test_material_tables_round_trip():
     assert np.array_equal(back.hardness_by_id, table.hardness_by_id)
     with pytest.raises(FormatError, match="materials: not a valid material table"):
         material_table_from_data({"materials": [{"id": 0}]}, "materials")
+
+
+def test_a_class_moved_to_another_module_keeps_the_name_files_hold(codec):
+    """The format fixes each type's name (docs/specs/world-format.md): Inputs, Snapshot and WorldSettings moved
+    out of game/world.py, and files written before still name them ``game.world.*``."""
+    from voxelworld.game.world import Inputs
+    from voxelworld.io.codec import TYPES, type_name
+
+    assert WorldSettings.__module__ != "voxelworld.game.world"  # the class really lives elsewhere now
+    data = codec.encode(WorldSettings(), "settings")
+    assert data["$"] == "game.world.WorldSettings"
+    old_file_value = json.loads(json.dumps(codec.encode(Inputs(suck=True), "inputs")))
+    assert old_file_value["$"] == "game.world.Inputs" and codec.decode(old_file_value, "inputs") == Inputs(suck=True)
+    names = [type_name(cls) for cls in TYPES]
+    assert len(set(names)) == len(names) == len(set(TYPES))  # one name per type, one type per name

@@ -69,25 +69,39 @@ __all__ = ["StateCodec", "TYPES", "type_name", "material_table_data", "material_
 _EVENT_TYPES = tuple(t for t in (getattr(_events, n) for n in _events.__all__)
                      if isinstance(t, type) and issubclass(t, _events.Event))
 
-TYPES: tuple[type, ...] = (
+# The name each type goes by in a file is fixed by the format (docs/specs/world-format.md): the module path it had
+# when the format was written, so that moving a class to another module never changes what files hold.
+_NAMED_TYPES: dict[str, type] = {
     # settings
-    WorldSettings, PlayerSettings, ActionSettings, PunchSettings, SuckSettings, ThrowSettings, ImpactRules,
-    TreasureSettings, AwardSettings, ChainsawSettings, NPCSettings, Tool, SlowdownProfile, MeshOptions,
-    NavSettings, SearchRegion, Material,
+    "game.world.WorldSettings": WorldSettings, "game.player.PlayerSettings": PlayerSettings,
+    "game.play.ActionSettings": ActionSettings, "game.actions.PunchSettings": PunchSettings,
+    "game.suck.SuckSettings": SuckSettings, "game.throwing.ThrowSettings": ThrowSettings,
+    "game.throwing.ImpactRules": ImpactRules, "game.deformation.TreasureSettings": TreasureSettings,
+    "game.deformation.AwardSettings": AwardSettings, "game.enemy.ChainsawSettings": ChainsawSettings,
+    "game.npcs.NPCSettings": NPCSettings, "terrain.edits.Tool": Tool,
+    "motion.contacts.SlowdownProfile": SlowdownProfile, "meshing.options.MeshOptions": MeshOptions,
+    "navigation.settings.NavSettings": NavSettings, "navigation.settings.SearchRegion": SearchRegion,
+    "terrain.materials.Material": Material,
     # game state
-    Inputs, Snapshot, ObjectTransform, SuckState, DeformationState, Treasure, WorldObject, VoxelObject,
-    ImpactContact, MotionContact, Pose, Carved,
+    "game.world.Inputs": Inputs, "game.world.Snapshot": Snapshot, "game.objects.ObjectTransform": ObjectTransform,
+    "game.suck.SuckState": SuckState, "game.deformation.DeformationState": DeformationState,
+    "game.deformation.Treasure": Treasure, "game.objects.WorldObject": WorldObject,
+    "game.actions.VoxelObject": VoxelObject, "game.throwing.Contact": ImpactContact,
+    "motion.contacts.Contact": MotionContact, "motion.skeleton.Pose": Pose, "game.enemy.Carved": Carved,
     # update ranges of queued edits
-    Sphere, Box, Capsule, Cylinder, Union,
-) + _EVENT_TYPES
+    "terrain.shapes.Sphere": Sphere, "terrain.shapes.Box": Box, "terrain.shapes.Capsule": Capsule,
+    "terrain.shapes.Cylinder": Cylinder, "terrain.shapes.Union": Union,
+} | {f"game.events.{cls.__qualname__}": cls for cls in _EVENT_TYPES}
+TYPES: tuple[type, ...] = tuple(_NAMED_TYPES.values())
+_NAME_OF = {cls: name for name, cls in _NAMED_TYPES.items()}
 
 
 def type_name(cls: type) -> str:
-    """The name a dataclass goes by in a file: its module path without ``voxelworld.``, a dot, its name."""
-    return f"{cls.__module__.removeprefix('voxelworld.')}.{cls.__qualname__}"
+    """The name a dataclass of :data:`TYPES` goes by in a file (fixed by the format, whatever module holds it)."""
+    return _NAME_OF[cls]
 
 
-_BY_NAME = {type_name(cls): cls for cls in TYPES}
+_BY_NAME = _NAMED_TYPES
 _FLOAT_WORDS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _DTYPES = ("bool", "uint8", "uint16", "uint32", "int32", "int64", "float32", "float64")
 
@@ -161,7 +175,7 @@ class StateCodec:
                     "base64": base64.b64encode(array_bytes(value)).decode("ascii")}
         if isinstance(value, VoxelVolume):
             return self._encode_volume(value, where)
-        if dataclasses.is_dataclass(value) and type_name(type(value)) in _BY_NAME:
+        if type(value) in _NAME_OF:
             data = {"$": type_name(type(value))}
             for f in dataclasses.fields(value):
                 if f.init:
