@@ -27,7 +27,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "NPCChanged", "EnemyChanged",
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "PickedUp", "TreasureOpened", "NPCChanged",
+           "EnemyChanged",
            "event_text", "log_hash"]
 
 
@@ -105,14 +106,15 @@ class VoxelsEdited(Event):
 
 @dataclass(frozen=True)
 class ActionStarted(Event):
-    """A player action (punch, pull_out, suck, stance, throw, ...) began."""
+    """A player action (punch, pull_out, suck, stance, throw, use, ...) began."""
 
     action: str
 
 
 @dataclass(frozen=True)
 class ActionEnded(Event):
-    """A player action ended; ``outcome`` says how in a word or two ("done", "time_limit", "blocked", ...)."""
+    """A player action ended; ``outcome`` says how in a word or two ("done", "time_limit", "blocked", "opened",
+    "picked_up", ...)."""
 
     action: str
     outcome: str
@@ -139,6 +141,29 @@ class ItemPlaced(Event):
     item: str
     material: str
     position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class PickedUp(Event):
+    """The player picked up the loose object ``name`` (a punched fragment) of ``material`` at ``position`` (m);
+    it now holds it, to throw like a pulled-out piece."""
+
+    name: str
+    material: str
+    position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class TreasureOpened(Event):
+    """The player opened the treasure ``name`` (``treasure-<n>``, the n-th placed, from 0) lying in a voxel of
+    ``material`` at ``position`` (m); it paid that material's ``stamina_reward`` (``stamina``, before the clamp to
+    the player's maximum) and ``currency_reward`` (``currency``)."""
+
+    name: str
+    material: str
+    position: tuple[float, float, float]
+    stamina: float
+    currency: float
 
 
 def _text(value: object) -> str:

@@ -91,7 +91,8 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
 
 class Player:
     """The player's state: feet ``position`` (m), ``velocity`` (m/s), view ``yaw`` / ``pitch`` (degrees),
-    ``grounded``, ``ground_material``, ``stamina`` and the materials it ``touching``.
+    ``grounded``, ``ground_material``, ``stamina``, ``currency`` (what opened treasures paid, currency units, from
+    0) and the materials it ``touching``.
 
     Parameters
     ----------
@@ -116,6 +117,7 @@ class Player:
         self.grounded = False
         self.ground_material: str | None = None
         self.stamina = settings.stamina_max
+        self.currency = 0.0
         self.sprinting = False
         self.touching: frozenset[str] = frozenset()
         self._contact_damage = np.array([materials[m].contact_damage if m in materials else 0.0
@@ -138,6 +140,10 @@ class Player:
     def aim(self) -> np.ndarray:
         """The unit camera direction."""
         return view_direction(self.yaw, self.pitch)
+
+    def add_currency(self, change: float) -> None:
+        """Change the currency by ``change`` (currency units; treasures pay it); it never falls below 0."""
+        self.currency = max(self.currency + float(check_finite("change", change, unit="currency")), 0.0)
 
     def add_stamina(self, change: float, cause: str) -> None:
         """Change stamina by ``change`` (clamped to 0 .. max); actions use it for rewards and costs."""
