@@ -10,9 +10,9 @@ None or tuples of those is a valid event (the action, NPC and enemy modules add 
 
 Examples
 --------
->>> step = Footstep(frame=3, time=0.05, material="grass", position=(1.0, 2.0, 3.5))
+>>> step = Footstep(frame=3, time=0.05, material="grass", position=(1.0, 2.0, 3.5), sound="grass")
 >>> event_text(step)
-'3|0.05|Footstep|material=grass|position=(1.0,2.0,3.5)'
+'3|0.05|Footstep|material=grass|position=(1.0,2.0,3.5)|sound=grass'
 >>> len(log_hash([step]))
 64
 """
@@ -42,10 +42,12 @@ class Event:
 
 @dataclass(frozen=True)
 class Footstep(Event):
-    """The player's foot came down (once a stride) on ``material`` at ``position`` (m)."""
+    """The player's foot came down (once a stride) on ``material`` at ``position`` (m); ``sound`` is the
+    material's ``footstep`` sound name ("" for silence, and for the world's floor, which has no material)."""
 
     material: str
     position: tuple[float, float, float]
+    sound: str = ""
 
 
 @dataclass(frozen=True)
