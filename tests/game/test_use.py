@@ -158,7 +158,9 @@ def test_in_reach_is_a_cone_around_the_aim_within_the_reach():
 
 
 @pytest.mark.parametrize("make", [lambda: ActionSettings(use_reach=0.0), lambda: ActionSettings(use_angle=91.0),
-                                  lambda: Inputs(use=1), lambda: in_reach((0, 0, 0), (0, 0, 0), (1, 0, 0), 1, 30)])
+                                  lambda: Inputs(use=1), lambda: in_reach((0, 0, 0), (0, 0, 0), (1, 0, 0), 1, 30),
+                                  lambda: in_reach((0, 0, 0), (1, 0, 0), (1, 0, 0), -1, 30),
+                                  lambda: in_reach((0, 0, 0), (1, 0, 0), (1, 0, 0), 1, float("nan"))])
 def test_bad_use_settings_and_inputs_are_refused(make):
     with pytest.raises(ParameterError):
         make()

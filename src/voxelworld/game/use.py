@@ -78,6 +78,7 @@ def in_reach(eye, aim, position, reach: float, angle: float) -> bool:
     ``aim``."""
     eye, aim, position = check_point("eye", eye), check_direction("aim", aim), check_point("position", position)
     reach = check_finite("reach", reach, minimum=0.0, unit="m")
+    angle = check_finite("angle", angle, minimum=0.0, maximum=180.0, unit="degrees")
     offset = position - eye
     distance = float(np.linalg.norm(offset))
     if distance > reach:
