@@ -27,9 +27,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "PickedUp", "TreasureOpened", "NPCChanged",
-           "EnemyChanged",
-           "event_text", "log_hash"]
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "PickedUp", "TreasureOpened",
+           "NPCChanged", "EnemyChanged", "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
