@@ -7,7 +7,8 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.errors import ParameterError
-from voxelworld.game.actions import ActionResult, PunchSettings, VoxelObject, ball_object, pull_out, punch
+from voxelworld.game.actions import (ActionResult, PunchSettings, VoxelObject, ball_object, pull_out, punch,
+                                     touching_materials)
 from voxelworld.game.suck import SuckSettings, SuckState, suck
 from voxelworld.meshing import MeshOptions, collision_mesh_volume
 from voxelworld.terrain import Box, Sphere, VoxelVolume
@@ -56,6 +57,20 @@ def test_punch_removes_a_range_and_throws_fragments_of_the_material_that_fell_mo
     assert sum(f.solid_volume() for f in result.fragments) == pytest.approx(result.volume_removed, rel=0.05)
     assert result.events[0].kind == "punch" and result.events[0].material == "soil"
     assert result.dirty_chunks
+
+
+def test_a_rock_skin_over_sand_gives_rock_fragments_the_material_the_punch_met():
+    volume = wall("sand")
+    volume.paint(Box((3.0, 0, 0), (4.6, 6, 6)), "rock")  # a skin of two voxels of rock over the sand
+    bvh = bvh_of(volume)
+    result = punch(volume, bvh, EYE, AIM)
+    # The rock only takes damage; the sand behind it gives way, so sand fell most ...
+    assert result.removed_by_material.get("rock", 0.0) < result.removed_by_material["sand"]
+    assert result.most_removed_material == "sand"
+    # ... but the collision triangles the range touches are rock, so the fragments are rock.
+    assert touching_materials(volume, bvh, Sphere(result.point, 1.0)) == ("rock",)
+    assert result.fragments and {f.material for f in result.fragments} == {"rock"}
+    assert result.events[0].material == "rock"
 
 
 def test_fragment_voxels_are_centred_on_the_fragment_position():

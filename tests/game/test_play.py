@@ -169,7 +169,8 @@ def test_stance_needs_a_bullet_and_consumes_it_then_throw_launches_it():
 
 
 @pytest.mark.parametrize("thrown, terrain, rule", [("soil", "rock", "attach"), ("lava", "rock", "explode"),
-                                                   ("rock", "lava", "cool"), ("rock", "iron", "nothing")])
+                                                   ("rock", "lava", "cool"), ("rock", "iron", "attach"),
+                                                   ("rock", "grass", "nothing")])
 def test_a_thrown_object_meets_the_wall_by_its_pair_of_materials(thrown, terrain, rule):
     world = arena(terrain, spawn_x=4.0)
     before = world.volume.content_hash()

@@ -175,10 +175,32 @@ def test_footsteps_report_the_material_underfoot_every_stride():
     assert len(steps) == pytest.approx(8.0 / world.settings.player.stride, abs=1)
     materials = [e.material for e in steps]
     assert materials[0] == "grass" and materials[-1] == "rock"
+    # Each step sounds as its material's footstep names it (rock: "stone").
+    assert {(e.material, e.sound) for e in steps} == {("grass", "grass"), ("rock", "stone")}
     assert materials == sorted(materials, key=lambda m: m != "grass")  # grass first, then only rock
     for e in steps:
         assert e.material == ("grass" if e.position[0] < 6.9 else "rock") or abs(e.position[0] - 7.0) < 0.5
     assert not [e for e in walk(world, 30, Inputs()) if isinstance(e, Footstep)]  # standing: silence
+
+
+@pytest.mark.parametrize("ground", ["soil", "ice"])
+def test_slippery_ground_lets_the_player_slide_on_when_the_stick_is_let_go(ground):
+    world = flat_world(ground)
+    walk(world, 60)
+    speed = world.settings.player.walk_speed
+    assert np.hypot(world.player.velocity[0], world.player.velocity[2]) == pytest.approx(speed, rel=1e-3)
+    start = world.player.position.copy()
+    walk(world, 30, Inputs())
+    slid = float(np.linalg.norm((world.player.position - start)[[0, 2]]))
+    slipperiness = world.materials[ground].slipperiness
+    rate = world.settings.player.traction * (1.0 - slipperiness)  # 1/s: ice 10, soil 110
+    if rate / 60 >= 1.0:
+        assert slid == 0.0  # soil grips: the player stops at once
+    else:
+        # Ice: the velocity decays by (1 - rate/60) a frame; the distance is the sum of those frames' moves.
+        keep = 1.0 - rate / 60
+        assert slid == pytest.approx(speed / 60 * sum(keep ** n for n in range(1, 31)), rel=0.02)
+        assert slid > 0.3
 
 
 def test_jump_leaves_the_ground_and_lands_again():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,7 @@ def test_stance_needs_a_bullet_and_consumes_it():
 
 
 def test_throw_launches_along_the_aim_and_gravity_bends_the_path():
-    bullet = ball_object(wall("rock"), "rock", 0.3, (0, 0, 0))
+    bullet = ball_object(wall("rock"), "soil", 0.3, (0, 0, 0))  # soil weighs the reference 1500 kg/m³
     thrown = throw(bullet, EYE, (0.0, 0.0, 2.0), ThrowSettings(speed=10.0, hold_distance=0.5))
     projectile = thrown.projectile
     assert projectile.object.position == (1.0, 3.0, 3.5) and projectile.object.velocity == (0.0, 0.0, 10.0)
@@ -83,11 +85,44 @@ def test_rules_follow_the_material_properties_and_overrides():
     assert rules.rule_for("lava", "soil", table) == "explode"
     assert rules.rule_for("ice", "lava", table) == "cool"
     assert rules.rule_for("lava", "lava", table) == "nothing"
-    assert rules.rule_for("rock", "iron", table) == "nothing"  # too hard
-    assert rules.rule_for("soil", "ice", table) == "nothing"  # too slippery
     pinned = ImpactRules(overrides=(("rock", "iron", "explode"),))
     assert pinned.rule_for("rock", "iron", table) == "explode"
     assert ImpactRules(cools_into=()).rule_for("rock", "lava", table) == "nothing"
+
+
+@pytest.mark.parametrize("terrain", [m.name for m in MaterialTable.default() if m.temperature < 600.0])
+def test_the_terrains_attachable_decides_whether_a_cold_object_sticks(terrain):
+    table = MaterialTable.default()
+    rule = ImpactRules().rule_for("rock", terrain, table)
+    assert rule == ("attach" if table[terrain].attachable else "nothing")
+    # The property alone decides: the same material with attachable flipped gets the other rule.
+    flipped = MaterialTable([replace(m, attachable=not m.attachable) if m.name == terrain else m for m in table])
+    assert ImpactRules().rule_for("rock", terrain, flipped) == ("nothing" if rule == "attach" else "attach")
+
+
+def test_rock_sticks_to_iron_and_not_to_grass():
+    table = MaterialTable.default()
+    assert not table["grass"].attachable and table["iron"].attachable
+    assert ImpactRules().rule_for("rock", "grass", table) == "nothing"
+    assert ImpactRules().rule_for("rock", "iron", table) == "attach"
+
+
+def test_a_heavier_material_leaves_slower_for_the_same_throw_and_lands_shorter():
+    table = MaterialTable.default()
+    settings = ThrowSettings(speed=12.0, reference_weight=1500.0)
+    floor = VoxelVolume.from_sdf(lambda x, y, z: y - 1.0, (64, 12, 12), "rock", voxel_size=0.5, chunk_size=8)
+    bvh = bvh_of(floor)
+    landed = {}
+    for material in ("wood", "soil", "iron"):
+        bullet = ball_object(floor, material, 0.3, (0, 0, 0))
+        projectile = throw(bullet, (1.0, 3.0, 3.0), (1.0, 0.5, 0.0), settings).projectile
+        speed = float(np.linalg.norm(projectile.object.velocity))
+        # Same kinetic energy per m³: ½ · weight · v² is the reference's ½ · 1500 · 12².
+        assert 0.5 * table[material].weight * speed ** 2 == pytest.approx(0.5 * 1500.0 * 12.0 ** 2)
+        step = fly(projectile, floor, bvh, settings, ImpactRules(overrides=((material, "rock", "nothing"),)))
+        landed[material] = step.impact.contact.point[0]
+    assert landed["wood"] > landed["soil"] > landed["iron"] + 3.0
+    assert ThrowSettings().launch_speed(0.0) == 2 * ThrowSettings().speed  # weightless: at most twice as fast
 
 
 def test_attach_adds_a_mound_of_the_objects_material_sticking_to_the_wall():
@@ -149,7 +184,7 @@ def test_cool_turns_lava_into_obsidian_in_a_range_only():
 
 
 def test_nothing_leaves_the_terrain_as_it_was_and_the_object_is_gone():
-    volume = wall("iron")
+    volume = wall("grass")
     bvh = bvh_of(volume)
     start = volume.content_hash()
     bullet = ball_object(volume, "rock", 0.3, (0, 0, 0))
@@ -185,6 +220,7 @@ def test_bad_input_raises_parameter_error_and_changes_nothing(call):
     lambda: ImpactRules(overrides=(("rock", "iron", "melt"),)), lambda: ImpactRules(overrides=("rock",)),
     lambda: ImpactRules(explode_radius=0), lambda: ImpactRules(explode_tool=None),
     lambda: ThrowSettings(speed=-1), lambda: ThrowSettings(max_flight_time=0),
+    lambda: ThrowSettings(reference_weight=0), lambda: ThrowSettings().launch_speed(-1.0),
 ])
 def test_settings_are_validated(make):
     with pytest.raises(ParameterError):

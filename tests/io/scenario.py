@@ -11,7 +11,7 @@ import sqlite3
 from voxelworld.game.world import Inputs, World
 from voxelworld.io.state import capture
 
-PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 48, 58, 64, 124, 128, 134
+PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 48, 62, 64, 124, 128, 134
 FRAMES = 150
 # What the world holds after the frame: (frame, the sources of the queued edits, what the player holds, the kinds
 # of the loose objects other than fragments). tests/io checks that these moments still happen as named.
@@ -19,10 +19,10 @@ MOMENTS = {
     "punch queued": (41, {"punch"}, None, set()),
     "pull-out queued": (49, {"pull_out"}, None, set()),
     "piece held, carve queued": (51, {"chainsaw"}, "held", set()),
-    "piece flying": (60, set(), None, {"projectile"}),
+    "piece flying": (64, set(), None, {"projectile"}),
     "suck and carve queued": (71, {"suck", "chainsaw"}, None, {"projectile"}),
     "bullet held": (131, set(), "bullet", {"projectile"}),
-    "impact queued": (133, {"impact:attach"}, "bullet", set()),
+    "impact queued": (132, {"impact:attach"}, "bullet", set()),
     "bullet flying": (137, set(), None, {"projectile"}),
 }
 

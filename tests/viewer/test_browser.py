@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,6 +36,7 @@ except ImportError as error:  # pragma: no cover - scripts/setup installs it
 
 from PIL import Image  # noqa: E402
 
+from voxelworld.game.events import ActionStarted  # noqa: E402
 from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.world import Inputs, World  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
@@ -107,6 +109,7 @@ def test_the_page_plays_and_draws_the_world(page):
     page.wait_for_function("document.getElementById('aim-material').textContent === 'rock'", timeout=WAIT_MS)
     assert page.text_content("#aim-hardness") == "5.0"
     assert page.text_content("#bullet-count") == "0"
+    assert page.text_content("#currency") == "currency: 0"
     assert page.problems == []
 
 
@@ -141,6 +144,18 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
     assert page.text_content("#bullet-materials").startswith("rock_interior")  # each bullet's material
     assert page.world.actions.suck.bullets[:2] == ("rock_interior", "rock_interior")
     assert len(page.query_selector_all("#bullet-list .bullet")) == after["bullets"]
+
+
+def test_the_e_key_presses_use(page):
+    def uses():
+        return sum(1 for e in page.world.events if isinstance(e, ActionStarted) and e.action == "use")
+
+    before = uses()
+    page.keyboard.press("KeyE")
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while uses() == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert uses() == before + 1  # one press, one use (nothing in reach of the wall's face: nothing happens)
 
 
 def test_the_navmesh_overlay_toggles(page):

@@ -4,12 +4,14 @@ messages read back, and the JSON messages a world gives (docs/specs/play-protoco
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from voxelworld.game.deformation import Treasure
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
 from voxelworld.viewer import protocol
@@ -83,8 +85,8 @@ BAD = [
     ('{"type": "input", "held": ["suck", "fly"]}', 'held[1] = "fly" is out of range: must be one of jump'),
     ('{"type": "input", "held": ["save"]}', 'held[0] = "save" is out of range'),
     ('{"type": "input", "held": [1]}', "held[0] = 1 is out of range"),
-    ('{"type": "input", "held": ["suck", "suck", "suck", "suck", "suck", "suck", "suck", "suck"]}',
-     "a list of at most 7 button names"),
+    ('{"type": "input", "held": ["suck", "suck", "suck", "suck", "suck", "suck", "suck", "suck", "suck"]}',
+     "a list of at most 8 button names"),
     ('{"type": "overlays"}', 'needs "navmesh" or "collision"'),
     ('{"type": "overlays", "navmesh": 1}', "navmesh = 1 is out of range: must be true or false"),
     ('{"type": "ping", "id": -1}', "id = -1 is out of range: must be a whole number in [0, 2147483647]"),
@@ -264,7 +266,8 @@ def test_hello_frame_and_hud_messages(world):
     joints = np.array(enemy["joints"])
     lengths = np.linalg.norm(joints[1:] - joints[np.array(enemy["parents"][1:])], axis=1)
     np.testing.assert_allclose(lengths, [0.4, 0.1, 0.35, 0.3], atol=1e-3)
-    assert set(hud) >= {"aim", "stamina", "gauge", "bullets", "achievements", "thresholds", "held", "items"}
+    assert set(hud) >= {"aim", "stamina", "currency", "gauge", "bullets", "achievements", "thresholds", "held",
+                        "items"}
     assert set(hud["achievements"]) >= {m.group for m in world.materials}
     assert hud["aim"] is None or {"material", "hardness", "damage"} <= set(hud["aim"])
 
@@ -277,3 +280,18 @@ def test_hud_after_sucking_lists_each_bullets_material(world):
     assert hud["achievements"] == {g: pytest.approx(world.achievements().get(g, 0.0), abs=1e-3)
                                    for g in hud["achievements"]}
     assert hud["gauge"] < 1.0 and hud["sucking"]
+
+
+def test_the_use_button_currency_and_opened_treasures_reach_the_page(world):
+    assert parse_client_message('{"type": "input", "held": ["use"]}').held == frozenset({"use"})
+    # (the module's world is shared: this test, the last, puts back what it changes)
+    deformation, currency = world.actions.deformation, world.player.currency
+    world.player.add_currency(12.5)
+    assert protocol.hud_message(world)["currency"] == 12.5
+    where = tuple(float(v) for v in world.player.position)
+    world.actions.deformation = replace(world.actions.deformation, treasures=(Treasure("treasure", where, 1.0),))
+    names = [o["name"] for o in protocol.frame_message(world)["objects"]]
+    assert "treasure-0" in names
+    world.actions.opened_treasures = (0,)  # an opened treasure is no longer shown
+    assert "treasure-0" not in [o["name"] for o in protocol.frame_message(world)["objects"]]
+    world.actions.deformation, world.actions.opened_treasures, world.player.currency = deformation, (), currency

@@ -40,7 +40,7 @@ from ..terrain import EditResult, Sphere, Tool, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "punch", "pull_out", "punch_edit",
-           "pull_out_edit", "ball_object", "aim_hit", "check_point", "check_direction"]
+           "pull_out_edit", "touching_materials", "ball_object", "aim_hit", "check_point", "check_direction"]
 
 
 # ------------------------------------------------------------------------------------------------- values
@@ -258,6 +258,13 @@ def check_finish(finish) -> None:
     check_range("finish", finish, "a callable taking the result", callable(finish))
 
 
+def touching_materials(volume: VoxelVolume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:
+    """The materials (names, in id order) of the collision triangles that touch the update range ``sphere``: what
+    the player sees there. Punch and pull-out give their objects one of them."""
+    ids = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
+    return tuple(volume.materials.name_by_id[m] for m in sorted({int(m) for m in ids if m != 0}))
+
+
 def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, settings: PunchSettings = PunchSettings()
                ) -> VoxelEdit | None:
     """The edit a punch makes (see :func:`punch`), or None when the aim meets nothing within reach.
@@ -271,12 +278,17 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
     if hit is None:
         return None
     point, normal, _ = hit
+    touching = touching_materials(volume, bvh, sphere)
     removed = _Removed(sphere)
 
     def finished(edit: EditResult) -> None:
         density = removed.density(volume)
         fragments: list[VoxelObject] = []
         material = edit.most_removed_material
+        if touching and material is not None:  # what fell most among what the range touches on the mesh
+            table = volume.materials
+            material = max(touching, key=lambda name: (edit.removed_by_material.get(name, 0.0),
+                                                       int(table[name].fragment_priority), -table.id_of(name)))
         if material is not None and density is not None:
             corner = removed.corner
             split = np.clip(np.ceil(volume.world_to_index(point) - volume.world_to_index(corner)).astype(int), 0,
@@ -295,7 +307,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
         total, by_material, by_group = removal_totals([edit])
         events = [ActionEvent("punch", point_tuple(point), material, total)]
         finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
-                            by_material, by_group, material, tuple(fragments), None, tuple(events)))
+                            by_material, by_group, edit.most_removed_material, tuple(fragments), None,
+                            tuple(events)))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
                      on_applied=finished, recipe=recipe)
@@ -308,8 +321,11 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     The aim (a ray from ``eye`` along ``aim``) meets the collision mesh within ``settings.reach``; a sphere of
     ``settings.radius`` centred ``settings.depth`` past the hit is removed through the tool's hardness gate.
     What was removed splits at the hit into up to eight fragment objects (one per octant around it, those of at
-    least ``min_fragment_volume``), each flying away from the hit at ``fragment_speed``; all are of the
-    material whose density fell most. A miss changes nothing.
+    least ``min_fragment_volume``), each flying away from the hit at ``fragment_speed``; all are of one material:
+    among the materials of the collision triangles touching the range (:func:`touching_materials`, what the
+    player sees there), the one whose density fell most (then the highest fragment priority, then the lowest
+    id), so a rock skin over sand gives rock; the material that fell most when no triangle touches the range.
+    ``result.most_removed_material`` is still the material that fell most overall. A miss changes nothing.
     """
     return _at_once(punch_edit, volume, bvh, eye, aim, settings)
 
@@ -326,11 +342,10 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
         return None
     point, normal, _ = hit
     table = volume.materials
-    touching = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
-    ids = sorted({int(m) for m in touching if m != 0})
+    touching = touching_materials(volume, bvh, sphere)
     priority = None
-    if ids:  # highest priority; the lowest id among equals
-        priority = table.name_by_id[max(ids, key=lambda m: (int(table.fragment_priority_by_id[m]), -m))]
+    if touching:  # highest priority; the lowest id among equals
+        priority = max(touching, key=lambda name: (int(table[name].fragment_priority), -table.id_of(name)))
     removed = _Removed(sphere)
 
     def finished(edit: EditResult) -> None:

@@ -40,7 +40,7 @@ from ..terrain import VoxelVolume
 from .actions import ActionEvent, ActionResult, check_direction, check_point
 
 __all__ = ["TreasureSettings", "AwardSettings", "Treasure", "Award", "DeformationState", "DeformationUpdate",
-           "record_removal", "record_action", "achievements", "treasure_spot"]
+           "record_removal", "record_action", "achievements", "treasure_spot", "buried"]
 
 
 def _tuple(array) -> tuple[float, float, float]:
@@ -169,6 +169,15 @@ def achievements(state: DeformationState) -> dict[str, float]:
     return state.achievements()
 
 
+def buried(volume: VoxelVolume, index) -> bool:
+    """Whether voxel ``index`` (i, j, k) is buried: it and its 26 neighbours lie inside the volume and are solid.
+    Treasure is placed only in buried voxels, and can be opened once its voxel is no longer buried."""
+    i, j, k = (int(v) for v in index)
+    if min(i, j, k) < 1 or any(v >= n - 1 for v, n in zip((i, j, k), volume.shape)):
+        return False
+    return bool(volume.density[i - 1:i + 2, j - 1:j + 2, k - 1:k + 2].min() >= volume.iso)
+
+
 def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = TreasureSettings()
                   ) -> tuple[tuple[float, float, float], float] | None:
     """The first buried spot behind ``point`` as seen from ``eye``: ``(position, depth)`` or None.
@@ -184,12 +193,9 @@ def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = 
     count = int(math.floor((settings.distance - settings.min_depth) / step + 1e-9)) + 1
     depths = settings.min_depth + step * np.arange(count)
     nearest = np.round(volume.world_to_index(point + depths[:, None] * direction)).astype(np.int64)
-    shape = np.array(volume.shape)
-    for depth, (i, j, k) in zip(depths.tolist(), nearest.tolist()):
-        if min(i, j, k) < 1 or np.any(np.array((i, j, k)) >= shape - 1):
-            continue
-        if volume.density[i - 1:i + 2, j - 1:j + 2, k - 1:k + 2].min() >= volume.iso:
-            return _tuple(volume.index_to_world((i, j, k))), float(depth)
+    for depth, index in zip(depths.tolist(), nearest.tolist()):
+        if buried(volume, index):
+            return _tuple(volume.index_to_world(index)), float(depth)
     return None
 
 

@@ -10,9 +10,9 @@ None or tuples of those is a valid event (the action, NPC and enemy modules add 
 
 Examples
 --------
->>> step = Footstep(frame=3, time=0.05, material="grass", position=(1.0, 2.0, 3.5))
+>>> step = Footstep(frame=3, time=0.05, material="grass", position=(1.0, 2.0, 3.5), sound="grass")
 >>> event_text(step)
-'3|0.05|Footstep|material=grass|position=(1.0,2.0,3.5)'
+'3|0.05|Footstep|material=grass|position=(1.0,2.0,3.5)|sound=grass'
 >>> len(log_hash([step]))
 64
 """
@@ -27,8 +27,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "NPCChanged", "EnemyChanged",
-           "event_text", "log_hash"]
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "PickedUp", "TreasureOpened",
+           "NPCChanged", "EnemyChanged", "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,12 @@ class Event:
 
 @dataclass(frozen=True)
 class Footstep(Event):
-    """The player's foot came down (once a stride) on ``material`` at ``position`` (m)."""
+    """The player's foot came down (once a stride) on ``material`` at ``position`` (m); ``sound`` is the
+    material's ``footstep`` sound name ("" for silence, and for the world's floor, which has no material)."""
 
     material: str
     position: tuple[float, float, float]
+    sound: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,14 +107,15 @@ class VoxelsEdited(Event):
 
 @dataclass(frozen=True)
 class ActionStarted(Event):
-    """A player action (punch, pull_out, suck, stance, throw, ...) began."""
+    """A player action (punch, pull_out, suck, stance, throw, use, ...) began."""
 
     action: str
 
 
 @dataclass(frozen=True)
 class ActionEnded(Event):
-    """A player action ended; ``outcome`` says how in a word or two ("done", "time_limit", "blocked", ...)."""
+    """A player action ended; ``outcome`` says how in a word or two ("done", "time_limit", "blocked", "opened",
+    "picked_up", ...)."""
 
     action: str
     outcome: str
@@ -139,6 +142,29 @@ class ItemPlaced(Event):
     item: str
     material: str
     position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class PickedUp(Event):
+    """The player picked up the loose object ``name`` (a punched fragment) of ``material`` at ``position`` (m);
+    it now holds it, to throw like a pulled-out piece."""
+
+    name: str
+    material: str
+    position: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class TreasureOpened(Event):
+    """The player opened the treasure ``name`` (``treasure-<n>``, the n-th placed, from 0) lying in a voxel of
+    ``material`` at ``position`` (m); it paid that material's ``stamina_reward`` (``stamina``, before the clamp to
+    the player's maximum) and ``currency_reward`` (``currency``)."""
+
+    name: str
+    material: str
+    position: tuple[float, float, float]
+    stamina: float
+    currency: float
 
 
 def _text(value: object) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError, check_finite, check_range
 
-_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "save")
+_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use", "save")
 
 
 def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
@@ -23,8 +23,8 @@ class Inputs:
     ``move``: the stick, (right, forward) each in [-1, 1] (a longer vector is shortened to length 1);
     ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
     :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
-    True while held: jump, sprint, punch, pull_out, suck, stance, throw, save. Actions compare with
-    ``world.previous_inputs`` to see a press.
+    True while held: jump, sprint, punch, pull_out, suck, stance, throw, use (pick up a loose fragment or open
+    an exposed treasure), save. Actions compare with ``world.previous_inputs`` to see a press.
 
     >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
     True
@@ -39,6 +39,7 @@ class Inputs:
     suck: bool = False
     stance: bool = False
     throw: bool = False
+    use: bool = False
     save: bool = False
 
     def __post_init__(self):

@@ -8,7 +8,10 @@ In the frame's event stage it reads the buttons (a press is a button down now an
 - **punch** and **pull_out** aim at the collision mesh and queue a ``remove`` range; once the next update
   stage applies it, punch scatters fragment objects and pull-out hands the player the piece;
 - **suck** (held) queues a scrape, an interior range and a fragment erasure at the aim every frame, counts
-  density updates into bullets and drains its gauge.
+  density updates into bullets and drains its gauge;
+- **use** picks up the loose fragment or opens the exposed treasure the player looks at within reach
+  (:mod:`.use`): a fragment is then held like a pulled-out piece (throw it); a treasure pays its material's
+  rewards into the player's stamina and currency (``PickedUp``, ``TreasureOpened`` events).
 
 Removals by punch, pull-out and suck feed the treasure and award counters
 (:func:`~voxelworld.game.deformation.record_action`). In the "other objects" stage fragments fall and come to
@@ -27,10 +30,11 @@ import numpy as np
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckFrame, SuckSettings, SuckState, suck_edits
-from .deformation import AwardSettings, DeformationState, TreasureSettings, record_action
-from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced
+from .deformation import AwardSettings, DeformationState, Treasure, TreasureSettings, record_action
+from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
+from .use import exposed, in_reach, treasure_reward
 
 __all__ = ["ActionSettings", "PlayerActions"]
 
@@ -42,7 +46,8 @@ class ActionSettings:
     frame, interiors within 1.25 m), ``throw`` (stance, throw and flight), ``impact`` (what thrown objects do),
     ``treasure`` and ``awards``;
     ``fragment_lifetime``: s (> 0) a punched fragment stays in the world; ``max_fragments``: loose fragments
-    kept at most (>= 0, the oldest go first)."""
+    kept at most (>= 0, the oldest go first); ``use_reach``: m (> 0) from the eye within which use picks up a
+    fragment or opens a treasure, like punch's reach; ``use_angle``: degrees (0..90) off the aim it may lie."""
 
     punch: PunchSettings = PunchSettings()
     pull_out: PunchSettings = PunchSettings(radius=0.75)
@@ -53,6 +58,8 @@ class ActionSettings:
     awards: AwardSettings = AwardSettings()
     fragment_lifetime: float = 4.0
     max_fragments: int = 32
+    use_reach: float = 2.5
+    use_angle: float = 30.0
 
     def __post_init__(self):
         for name, kind in (("punch", PunchSettings), ("pull_out", PunchSettings), ("suck", SuckSettings),
@@ -62,10 +69,14 @@ class ActionSettings:
         object.__setattr__(self, "fragment_lifetime", check_finite("fragment_lifetime", self.fragment_lifetime,
                                                                    minimum=0.0, strict_minimum=True, unit="s"))
         object.__setattr__(self, "max_fragments", check_integer("max_fragments", self.max_fragments, minimum=0))
+        object.__setattr__(self, "use_reach", check_finite("use_reach", self.use_reach, minimum=0.0,
+                                                           strict_minimum=True, unit="m"))
+        object.__setattr__(self, "use_angle", check_finite("use_angle", self.use_angle, minimum=0.0, maximum=90.0,
+                                                           unit="degrees"))
 
 
 class PlayerActions:
-    """The player's punch, pull-out, suck, stance and throw in a world, with the objects they make.
+    """The player's punch, pull-out, suck, stance, throw and use in a world, with the objects they make.
 
     Attributes
     ----------
@@ -74,11 +85,13 @@ class PlayerActions:
     deformation : DeformationState
         Removal counters, awards passed and the treasures placed.
     held : WorldObject or None
-        What the player holds: a readied bullet or a pulled-out piece.
+        What the player holds: a readied bullet, a pulled-out piece or a picked-up fragment.
     objects : list of WorldObject
         Loose fragments and thrown objects, oldest first.
     items : tuple of str
         Items granted so far (awards), in order.
+    opened_treasures : tuple of int
+        The treasures opened, as indices into ``deformation.treasures`` (placement order), in opening order.
     """
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
@@ -89,6 +102,7 @@ class PlayerActions:
         self.held: WorldObject | None = None
         self.objects: list[WorldObject] = []
         self.items: tuple[str, ...] = ()
+        self.opened_treasures: tuple[int, ...] = ()
         self._made = 0
 
     def attach(self, world) -> None:
@@ -103,20 +117,24 @@ class PlayerActions:
         """Volume removed per material group (m³), sorted by group name."""
         return self.deformation.achievements()
 
+    def closed_treasures(self) -> list[tuple[int, Treasure]]:
+        """The treasures not opened yet, as ``(n, Treasure)`` (the n-th placed, from 0; named ``treasure-<n>``)."""
+        opened = set(self.opened_treasures)
+        return [(n, t) for n, t in enumerate(self.deformation.treasures) if n not in opened]
+
     def transforms(self) -> list[ObjectTransform]:
-        """The held object, loose and thrown objects and the treasures, for a snapshot."""
+        """The held object, loose and thrown objects and the treasures not opened yet, for a snapshot."""
         items = ([self.held] if self.held is not None else []) + self.objects
-        treasures = [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0)
-                     for n, t in enumerate(self.deformation.treasures)]
+        treasures = [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0) for n, t in self.closed_treasures()]
         return [item.transform() for item in items] + treasures
 
     # ------------------------------------------------------------------------------------------ buttons
     def act(self, world, inputs) -> None:
-        """The event stage: throw, stance, punch, pull-out, then this frame of suck (see the module)."""
+        """The event stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
         before = world.previous_inputs
         player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
         eye, aim = player.eye, player.aim
-        for action in ("throw", "stance", "punch", "pull_out"):
+        for action in ("throw", "stance", "punch", "pull_out", "use"):
             if getattr(inputs, action) and not getattr(before, action):
                 world.emit(ActionStarted, action=action)
                 getattr(self, f"_{action}")(world, eye, aim, volume, bvh)
@@ -161,6 +179,39 @@ class PlayerActions:
         edit = pull_out_edit(volume, bvh, eye, aim, self.callback_for(world, "pull_out", eye),
                              self.settings.pull_out)
         self._queue(world, "pull_out", edit)
+
+    def _use(self, world, eye, aim, volume, bvh) -> None:
+        s = self.settings
+        reached = [(float(np.linalg.norm(np.asarray(t.position) - eye)), 0, n)
+                   for n, t in self.closed_treasures()
+                   if in_reach(eye, aim, t.position, s.use_reach, s.use_angle) and exposed(volume, t.position)]
+        fragments = [(float(np.linalg.norm(np.asarray(o.object.position) - eye)), 1, n)
+                     for n, o in enumerate(self.objects)
+                     if o.kind == "fragment" and in_reach(eye, aim, o.object.position, s.use_reach, s.use_angle)]
+        if self.held is None:
+            reached += fragments
+        if not reached:
+            world.emit(ActionEnded, action="use", outcome="hands_full" if fragments else "nothing_in_reach")
+            return
+        _, kind, n = min(reached)  # the nearest; treasures first among equals, then the older
+        if kind == 0:
+            self._open(world, n)
+            return
+        item = self.objects.pop(n)
+        thing = replace(item.object, velocity=(0.0, 0.0, 0.0))
+        self.held = replace(item, kind="held", object=thing, age=0.0, resting=False, flight_time=0.0)
+        world.emit(PickedUp, name=item.name, material=thing.material, position=thing.position)
+        world.emit(ActionEnded, action="use", outcome="picked_up")
+
+    def _open(self, world, n: int) -> None:
+        treasure = self.deformation.treasures[n]
+        reward = treasure_reward(world.volume, treasure.position)
+        self.opened_treasures += (n,)
+        world.player.add_stamina(reward.stamina, "treasure")
+        world.player.add_currency(reward.currency)
+        world.emit(TreasureOpened, name=f"treasure-{n}", material=reward.material, position=treasure.position,
+                   stamina=reward.stamina, currency=reward.currency)
+        world.emit(ActionEnded, action="use", outcome="opened")
 
     @staticmethod
     def _queue(world, action: str, edit) -> None:

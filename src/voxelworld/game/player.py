@@ -42,6 +42,8 @@ class PlayerSettings:
     height: float = 1.8  # m, feet to top, >= 2 * radius + step_height
     eye_height: float = 1.6  # m above the feet, in (0, height]
     walk_speed: float = 4.0  # m/s, >= 0
+    traction: float = 200.0  # 1/s, >= 0: on ground of slipperiness s the horizontal velocity follows the stick at
+    # traction * (1 - s) per second (at once when that reaches 1 / dt: at 60 frames a second, up to s = 0.7)
     sprint_speed: float = 7.0  # m/s, >= walk_speed
     air_control: float = 2.0  # 1/s, >= 0: how fast the horizontal velocity follows the stick in the air
     jump_speed: float = 5.0  # m/s upwards, >= 0
@@ -59,7 +61,7 @@ class PlayerSettings:
 
     def __post_init__(self):
         for name, minimum, strict in (("radius", 0.0, True), ("walk_speed", 0.0, False), ("air_control", 0.0, False),
-                                      ("jump_speed", 0.0, False), ("gravity", 0.0, False),
+                                      ("jump_speed", 0.0, False), ("gravity", 0.0, False), ("traction", 0.0, False),
                                       ("max_fall_speed", 0.0, True), ("step_height", 0.0, False),
                                       ("snap_distance", 0.0, False), ("stride", 0.0, True),
                                       ("stamina_max", 0.0, True), ("sprint_drain", 0.0, False),
@@ -91,7 +93,8 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
 
 class Player:
     """The player's state: feet ``position`` (m), ``velocity`` (m/s), view ``yaw`` / ``pitch`` (degrees),
-    ``grounded``, ``ground_material``, ``stamina`` and the materials it ``touching``.
+    ``grounded``, ``ground_material``, ``stamina``, ``currency`` (what opened treasures paid, currency units, from
+    0) and the materials it ``touching``.
 
     Parameters
     ----------
@@ -116,6 +119,7 @@ class Player:
         self.grounded = False
         self.ground_material: str | None = None
         self.stamina = settings.stamina_max
+        self.currency = 0.0
         self.sprinting = False
         self.touching: frozenset[str] = frozenset()
         self._contact_damage = np.array([materials[m].contact_damage if m in materials else 0.0
@@ -139,6 +143,10 @@ class Player:
         """The unit camera direction."""
         return view_direction(self.yaw, self.pitch)
 
+    def add_currency(self, change: float) -> None:
+        """Change the currency by ``change`` (currency units; treasures pay it); it never falls below 0."""
+        self.currency = max(self.currency + float(check_finite("change", change, unit="currency")), 0.0)
+
     def add_stamina(self, change: float, cause: str) -> None:
         """Change stamina by ``change`` (clamped to 0 .. max); actions use it for rewards and costs."""
         self.stamina = min(max(self.stamina + float(change), 0.0), self.settings.stamina_max)
@@ -158,10 +166,15 @@ class Player:
             stick /= length
         self.sprinting = bool(sprint) and length > 0 and self.stamina > 0 and self.grounded
         desired = stick * (s.sprint_speed if self.sprinting else s.walk_speed)
-        if self.grounded:
-            self.velocity[0], self.velocity[2] = desired[0], desired[2]
+        if self.grounded:  # the ground's grip: slippery ground (ice) lets the player slide
+            ground = self.ground_material
+            slipperiness = self.materials[ground].slipperiness if ground in self.materials else 0.0
+            blend = min(1.0, s.traction * (1.0 - slipperiness) * dt)
         else:
             blend = min(1.0, s.air_control * dt)
+        if blend >= 1.0:
+            self.velocity[0], self.velocity[2] = desired[0], desired[2]
+        else:
             self.velocity[0] += (desired[0] - self.velocity[0]) * blend
             self.velocity[2] += (desired[2] - self.velocity[2]) * blend
         if jump and self.grounded:
@@ -212,8 +225,9 @@ class Player:
             self._stride_left -= self._moved
             while self._stride_left <= 0:
                 self._stride_left += s.stride
-                emit(Footstep, material=self.ground_material or "none",
-                     position=tuple(float(v) for v in self.position))
+                ground = self.ground_material or "none"
+                emit(Footstep, material=ground, position=tuple(float(v) for v in self.position),
+                     sound=self.materials[ground].footstep if ground in self.materials else "")
         for material in sorted(self.touching - self._new_touching):
             emit(ContactEnded, material=material)
         for material in sorted(self._new_touching - self.touching):

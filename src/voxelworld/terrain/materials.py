@@ -74,7 +74,10 @@ class Material:
     """One material of a :class:`MaterialTable`; every field is checked on construction.
 
     ``id``, ``name``, ``group`` and ``hardness`` are required; the comment beside each field gives its unit and
-    legal range. Names (material, group, interior) are non-empty strings of ``a-z``, ``0-9`` and ``_``.
+    legal range and what reads it. Names (material, group, interior) are non-empty strings of ``a-z``, ``0-9``
+    and ``_``. The terrain reads ``group``, ``hardness``, ``interior``, ``fragment_priority`` and
+    ``min_fragment_size``; ``colour`` and ``texture`` are the renderers'; the free properties after them are the
+    game's (:mod:`voxelworld.game`), each with the effect named beside it.
 
     Examples
     --------
@@ -86,19 +89,21 @@ class Material:
     name: str  # unique in the table; "none" is reserved
     group: str  # materials of a group share a default min_fragment_size and may be one kind
     hardness: float  # >= 0, dimensionless (default table: 0.5 sand .. 10 iron); tools compare it with thresholds
-    colour: tuple[float, float, float] = (0.5, 0.5, 0.5)  # red, green, blue in [0, 1]; "#rrggbb" is converted
-    texture: str = ""  # texture name, "" for none
+    colour: tuple[float, float, float] = (0.5, 0.5, 0.5)  # red, green, blue in [0, 1]; "#rrggbb" is converted;
+    # what the renderers (browser page, offscreen snapshots) draw the material in
+    texture: str = ""  # name of the texture (picture set) renderers will draw; none ships yet, so every renderer
+    # falls back to ``colour``; "" for none
     interior: str = ""  # name of the material a fresh cut shows; "" means this material itself
     fragment_priority: int = 0  # higher wins when a fragment or pulled-out piece must be given one material
     min_fragment_size: int | None = None  # voxels (>= 1); smaller fragments are cleaned away; None: the group's
-    weight: float = 1000.0  # kg/m³, >= 0
-    slipperiness: float = 0.5  # 0 (grippy) .. 1 (frictionless)
-    contact_damage: float = 0.0  # stamina lost per second of touching it, >= 0
-    temperature: float = 20.0  # °C, >= -273.15
-    attachable: bool = False  # whether hooks and climbers can attach to it
-    stamina_reward: float = 0.0  # stamina gained when it is dug away
-    currency_reward: float = 0.0  # currency gained when it is dug away
-    footstep: str = ""  # footstep sound name, "" for silence
+    weight: float = 1000.0  # kg/m³, >= 0: a thrown object of it leaves slower the heavier it is (ThrowSettings)
+    slipperiness: float = 0.5  # 0 (grippy) .. 1 (frictionless): the ground's grip on the player (traction)
+    contact_damage: float = 0.0  # stamina lost per second the player touches it, >= 0
+    temperature: float = 20.0  # °C, >= -273.15: molten at ImpactRules.molten_from (thrown: explodes; hit: cools)
+    attachable: bool = False  # whether a thrown object sticks to it (the "attach" impact rule)
+    stamina_reward: float = 0.0  # stamina a treasure lying in it pays when opened
+    currency_reward: float = 0.0  # currency a treasure lying in it pays when opened
+    footstep: str = ""  # footstep sound name (Footstep events carry it), "" for silence
 
     def __post_init__(self):
         def set_(field: str, value: object) -> None:

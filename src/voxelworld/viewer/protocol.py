@@ -60,7 +60,7 @@ __all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
-BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw")  # Inputs' buttons a page may hold
+BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use")  # Inputs' buttons a page may hold
 CLIENT_TYPES = ("input", "control", "release", "save", "overlays", "ping")
 YAW_LIMIT = 1.0e6  # degrees: |yaw| a page may send (any finite value would do; this keeps floats exact enough)
 PITCH_LIMIT = 89.0  # degrees, as Inputs takes it
@@ -410,7 +410,7 @@ def _objects(world) -> list[dict]:
     objects = [{"name": o.name, "kind": o.kind, "position": _round(o.object.position),
                 "material": o.object.material, "resting": o.resting} for o in items]
     objects += [{"name": f"treasure-{n}", "kind": "treasure", "position": _round(t.position), "material": None,
-                 "resting": True} for n, t in enumerate(actions.deformation.treasures)]
+                 "resting": True} for n, t in actions.closed_treasures()]
     return objects
 
 
@@ -436,9 +436,10 @@ def frame_message(world, step_ms: float | None = None) -> dict:
 
 
 def hud_message(world) -> dict:
-    """The HUD: what the player aims at (material, hardness, the voxel's damage), stamina, the suck gauge, the
-    bullets carried (each one's material), what is held, and the volume removed per material group (every group
-    of the table, 0 for none yet) with each group's award thresholds and the items granted."""
+    """The HUD: what the player aims at (material, hardness, the voxel's damage), stamina, currency (what opened
+    treasures paid), the suck gauge, the bullets carried (each one's material), what is held, and the volume
+    removed per material group (every group of the table, 0 for none yet) with each group's award thresholds and
+    the items granted."""
     aim = world.aim_info()
     suck = world.actions.suck
     held = world.actions.held
@@ -450,6 +451,7 @@ def hud_message(world) -> dict:
                                              "damage": aim.damage, "distance": _round(aim.distance, 3),
                                              "point": _round(aim.point), "prop": aim.prop},
             "stamina": _round(world.player.stamina, 2), "stamina_max": world.settings.player.stamina_max,
+            "currency": _round(world.player.currency, 2),
             "gauge": _round(suck.gauge, 3), "exhausted": suck.exhausted, "sucking": bool(world.inputs.suck),
             "bullets": list(suck.bullets),
             "held": None if held is None else {"kind": held.kind, "material": held.object.material},

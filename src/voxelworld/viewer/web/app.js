@@ -10,7 +10,7 @@ import { paletteTexture, terrainMaterial } from "./shaders.js";
 import { Hud } from "./hud.js";
 
 const KIND_CHUNK = 1, KIND_NAVMESH = 2, KIND_COLLISION = 3;
-const LOOK_RATE = 90; // degrees a second for the arrow keys and Q / E
+const LOOK_RATE = 90; // degrees a second for the arrow keys
 const MOUSE_DEGREES = 0.15; // degrees per pixel
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
@@ -398,7 +398,7 @@ function connect() {
 const keys = new Set(); // codes held now
 const tapped = new Set(); // buttons pressed since the last input message (a tap shorter than a frame counts)
 const BUTTON_KEYS = {
-  Space: "suck", KeyF: "punch", KeyR: "pull_out", KeyG: "stance", KeyT: "throw", KeyJ: "jump",
+  Space: "suck", KeyF: "punch", KeyR: "pull_out", KeyG: "stance", KeyT: "throw", KeyE: "use", KeyJ: "jump",
   ShiftLeft: "sprint", ShiftRight: "sprint",
 };
 const mouseButtons = new Set();
@@ -472,11 +472,11 @@ document.addEventListener("mousemove", (event) => {
 });
 document.getElementById("controlbutton").addEventListener("click", () => send({ type: "control" }));
 
-// Arrow keys and Q / E turn the view at LOOK_RATE; one input message per animation frame at most, only when
+// Arrow keys turn the view at LOOK_RATE; one input message per animation frame at most, only when
 // something changed (well under the server's 120 messages a second).
 function steer(dt) {
   if (!stats.controlling) return;
-  const turn = (keys.has("ArrowLeft") || keys.has("KeyQ") ? 1 : 0) - (keys.has("ArrowRight") || keys.has("KeyE") ? 1 : 0);
+  const turn = (keys.has("ArrowLeft") ? 1 : 0) - (keys.has("ArrowRight") ? 1 : 0);
   const tilt = (keys.has("ArrowUp") ? 1 : 0) - (keys.has("ArrowDown") ? 1 : 0);
   view.yaw += turn * LOOK_RATE * dt;
   view.pitch = THREE.MathUtils.clamp(view.pitch + tilt * LOOK_RATE * dt, -89, 89);

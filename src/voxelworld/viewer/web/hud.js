@@ -1,4 +1,4 @@
-// The HUD: reticle with the material panel, stamina, suck gauge, bullets, what is held, the achievements
+// The HUD: reticle with the material panel, stamina, currency, suck gauge, bullets, what is held, the achievements
 // bar chart, and the status line. Fed by the server's "hud" and "frame" messages (docs/specs/play-protocol.md).
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +51,7 @@ export class Hud {
     const stamina = hud.stamina_max > 0 ? hud.stamina / hud.stamina_max : 0;
     $("stamina-fill").style.width = `${(100 * stamina).toFixed(1)}%`;
     text($("stamina-value"), `${hud.stamina.toFixed(0)} / ${hud.stamina_max.toFixed(0)}`);
+    text($("currency"), `currency: ${hud.currency.toFixed(hud.currency % 1 ? 2 : 0)}`);
     $("gauge-fill").style.width = `${(100 * hud.gauge).toFixed(1)}%`;
     $("gauge").classList.toggle("exhausted", hud.exhausted);
     $("gauge").classList.toggle("sucking", hud.sucking);
