@@ -94,6 +94,8 @@ _NAMED_TYPES: dict[str, type] = {
 } | {f"game.events.{cls.__qualname__}": cls for cls in _EVENT_TYPES}
 TYPES: tuple[type, ...] = tuple(_NAMED_TYPES.values())
 _NAME_OF = {cls: name for name, cls in _NAMED_TYPES.items()}
+# Fields a type had in files of this format and has no more: a reader drops them (what they set is gone).
+_RETIRED_FIELDS: dict[type, frozenset[str]] = {ImpactRules: frozenset({"hard_from", "slippery_from"})}
 
 
 def type_name(cls: type) -> str:
@@ -230,7 +232,7 @@ class StateCodec:
 
     def _decode_dataclass(self, cls: type, data: dict, where: str):
         init = [f.name for f in dataclasses.fields(cls) if f.init]
-        unknown = sorted(set(data) - set(init) - {"$"})
+        unknown = sorted(set(data) - set(init) - {"$"} - _RETIRED_FIELDS.get(cls, frozenset()))
         if unknown:
             raise FormatError(f"{where}: {data['$']} has no field {unknown[0]!r}")
         values = {name: self.decode(data[name], f"{where}.{name}") for name in init if name in data}
