@@ -87,40 +87,38 @@ class EditResult:
         return EditResult(0, 0, 0, frozenset(), 0.0, 0.0)
 
 
-class EditOutputs:
-    """The preallocated outputs an edit kernel writes, and their conversion into an :class:`EditResult`."""
+def new_tally(volume: VoxelVolume) -> _kernels.EditTally:
+    """Zeroed arrays for an edit kernel to report into."""
+    return _kernels.EditTally(np.zeros(volume.chunk_grid_shape, dtype=np.uint8), np.zeros(256, dtype=np.int64),
+                              np.zeros(256, dtype=np.int64), np.zeros(_kernels.STATS_LENGTH, dtype=np.int64))
 
-    def __init__(self, volume: VoxelVolume):
-        self.chunk_flags = np.zeros(volume.chunk_grid_shape, dtype=np.uint8)
-        self.removed_units = np.zeros(256, dtype=np.int64)
-        self.added_units = np.zeros(256, dtype=np.int64)
-        self.stats = np.zeros(_kernels.STATS_LENGTH, dtype=np.int64)
 
-    def result(self, volume: VoxelVolume, fragments_erased: int = 0) -> EditResult:
-        flags = self.chunk_flags
-        dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
-        volume._mark_chunks_dirty(dirty)
-        names, groups = volume.materials.name_by_id, volume.materials.group_by_id
-        unit = volume.voxel_volume / 65025.0
-        removed, added = _nonzero(self.removed_units), _nonzero(self.added_units)
-        # max() keeps the first of equals: the lowest id on a tie.
-        most = names[max(removed, key=lambda item: item[1])[0]] if removed else None
-        stats = self.stats.tolist()
-        voxel_volume = volume.voxel_volume
-        return EditResult(
-            voxels_changed=stats[_kernels.STAT_CHANGED],
-            voxels_damaged=stats[_kernels.STAT_DAMAGED],
-            voxels_blocked=stats[_kernels.STAT_BLOCKED],
-            dirty_chunks=dirty,
-            volume_removed=stats[_kernels.STAT_DENSITY_REMOVED] * voxel_volume / 255.0,
-            volume_added=stats[_kernels.STAT_DENSITY_ADDED] * voxel_volume / 255.0,
-            removed_by_material={names[m]: units * unit for m, units in removed},
-            added_by_material={names[m]: units * unit for m, units in added},
-            removed_by_group=_by_group(removed, groups, unit),
-            added_by_group=_by_group(added, groups, unit),
-            most_removed_material=most,
-            fragments_erased=fragments_erased,
-        )
+def edit_result(volume: VoxelVolume, tally: _kernels.EditTally, fragments_erased: int = 0) -> EditResult:
+    """Mark the chunks ``tally`` flags dirty and turn it into an :class:`EditResult`."""
+    flags = tally.chunk_flags
+    dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
+    volume._mark_chunks_dirty(dirty)
+    names, groups = volume.materials.name_by_id, volume.materials.group_by_id
+    unit = volume.voxel_volume / 65025.0
+    removed, added = _nonzero(tally.removed_units), _nonzero(tally.added_units)
+    # max() keeps the first of equals: the lowest id on a tie.
+    most = names[max(removed, key=lambda item: item[1])[0]] if removed else None
+    stats = tally.stats.tolist()
+    voxel_volume = volume.voxel_volume
+    return EditResult(
+        voxels_changed=stats[_kernels.STAT_CHANGED],
+        voxels_damaged=stats[_kernels.STAT_DAMAGED],
+        voxels_blocked=stats[_kernels.STAT_BLOCKED],
+        dirty_chunks=dirty,
+        volume_removed=stats[_kernels.STAT_DENSITY_REMOVED] * voxel_volume / 255.0,
+        volume_added=stats[_kernels.STAT_DENSITY_ADDED] * voxel_volume / 255.0,
+        removed_by_material={names[m]: units * unit for m, units in removed},
+        added_by_material={names[m]: units * unit for m, units in added},
+        removed_by_group=_by_group(removed, groups, unit),
+        added_by_group=_by_group(added, groups, unit),
+        most_removed_material=most,
+        fragments_erased=fragments_erased,
+    )
 
 
 def _nonzero(units: np.ndarray) -> list[tuple[int, int]]:
@@ -160,23 +158,21 @@ def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: floa
     if box is None:
         return EditResult.empty()
     lo, hi = box
-    out = EditOutputs(volume)
-    primitives = shape.primitives()
+    fields = volume._fields()
     if step:
         extent = hi - lo + 1
         exposed = np.empty(tuple(extent), dtype=np.uint8)
         below = np.empty(tuple(extent + 2), dtype=np.uint8)
         spread_z = np.empty((extent[0] + 2, extent[1] + 2, extent[2]), dtype=np.uint8)
         spread_y = np.empty((extent[0] + 2, extent[1], extent[2]), dtype=np.uint8)
-        _kernels.exposure(volume.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
+        _kernels.exposure(fields.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
     else:
         exposed = np.empty((1, 1, 1), dtype=np.uint8)
-    _kernels.lower_density(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, lo, hi, volume.origin,
-        volume.voxel_size, primitives, volume.iso, reach, step, exposed, tool.damage, tool.gives_way_below,
-        tool.unbreakable_from, tool.breaks_at, volume.materials.hardness_by_id, volume.chunk_size, out.chunk_flags,
-        out.removed_units, out.added_units, out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    gate = _kernels.ToolGate(tool.damage, tool.gives_way_below, tool.unbreakable_from, tool.breaks_at)
+    _kernels.lower_density(fields, lo, hi, volume._grid(), shape.primitives(), reach, step, exposed, gate,
+                           volume.materials.by_id, tally)
+    return edit_result(volume, tally)
 
 
 def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
@@ -204,24 +200,19 @@ def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     box = volume.voxel_box(shape, reach)
     if box is None:
         return EditResult.empty()
-    out = EditOutputs(volume)
-    _kernels.raise_density(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, box[0], box[1], volume.origin,
-        volume.voxel_size, shape.primitives(), volume.iso, reach, material_id, volume.chunk_size, out.chunk_flags,
-        out.removed_units, out.added_units, out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    _kernels.raise_density(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), reach,
+                           material_id, tally)
+    return edit_result(volume, tally)
 
 
 def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
     box = volume.voxel_box(shape, 0.0)
     if box is None:
         return EditResult.empty()
-    out = EditOutputs(volume)
-    _kernels.remap_materials(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, box[0], box[1], volume.origin, volume.voxel_size,
-        shape.primitives(), new_id, volume.chunk_size, out.chunk_flags, out.removed_units, out.added_units,
-        out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    _kernels.remap_materials(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), new_id, tally)
+    return edit_result(volume, tally)
 
 
 def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:

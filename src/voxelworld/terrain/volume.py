@@ -15,9 +15,31 @@ from .shapes import Box, Shape
 
 __all__ = ["VoxelVolume", "FIELDS"]
 
-FIELDS = ("density", "mat_a", "mat_b", "mix", "damage")
+FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 _DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
 DEFAULT_TOOL = Tool()
+
+
+def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
+    """``array`` if it can be the volume's field ``name``; kernels index it without bounds checks."""
+    dtype = np.dtype(_DTYPES[name])
+    if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
+            and array.flags.writeable):
+        given = (f"array of shape {array.shape}, dtype {array.dtype}" + ("" if array.flags.writeable else
+                                                                          ", read-only")
+                 if isinstance(array, np.ndarray) else array)
+        raise ParameterError(name, given, f"a writeable numpy array of shape {shape} and dtype {dtype}")
+    return array
+
+
+def _field(name: str, doc: str) -> property:
+    def get(self) -> np.ndarray:
+        return self._arrays[name]
+
+    def set_(self, array) -> None:
+        self._arrays[name] = _check_field(name, array, self.shape)
+
+    return property(get, set_, doc=doc)
 
 
 class VoxelVolume:
@@ -79,10 +101,22 @@ class VoxelVolume:
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")
         self.materials = materials if materials is not None else MaterialTable.default()
-        for name in FIELDS:
-            setattr(self, name, np.zeros(self.shape, dtype=_DTYPES[name]))
+        self._arrays = {name: np.zeros(self.shape, dtype=_DTYPES[name]) for name in FIELDS}
         self._dirty: set[tuple[int, int, int]] = set()
         self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
+
+    density = _field("density", "uint8 density, 0 (empty) .. 255 (full); assigning checks shape and dtype.")
+    mat_a = _field("mat_a", "uint8 id of the first material (0 = none).")
+    mat_b = _field("mat_b", "uint8 id of the second material (0 = none).")
+    mix = _field("mix", "uint8 share of ``mat_b``, 0..255 = 0..1.")
+    damage = _field("damage", "uint16 damage accumulated by hits that did not break the voxel yet.")
+
+    def _fields(self) -> _kernels.VoxelFields:
+        """The field arrays for a kernel, checked again: an array can be resized in place after assignment."""
+        return _kernels.VoxelFields(*(_check_field(name, self._arrays[name], self.shape) for name in FIELDS))
+
+    def _grid(self) -> _kernels.Grid:
+        return _kernels.Grid(self.origin, self.voxel_size, self.iso, self.chunk_size)
 
     # ----------------------------------------------------------------------------------------- geometry
     @property
@@ -158,7 +192,7 @@ class VoxelVolume:
         """Solid volume in m³ per material name; each voxel's volume is split between ``mat_a`` and ``mat_b``
         by its mix ratio. Materials with no volume are left out."""
         units = np.zeros(256, dtype=np.int64)
-        _kernels.material_units(self.density, self.mat_a, self.mat_b, self.mix, units)
+        _kernels.material_units(self._fields(), units)
         unit = self.voxel_volume / 65025.0
         names = self.materials.name_by_id
         return {names[m]: int(units[m]) * unit for m in np.flatnonzero(units)}
