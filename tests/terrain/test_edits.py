@@ -134,9 +134,11 @@ def test_scrape_matches_reference_and_only_peels_exposed_voxels(seed, shape, too
     volume = random_volume(seed, layered=seed % 2 == 0)
     before = volume.density.copy()
     expected = reference.lower(volume, shape, tool, step)
-    volume.scrape(shape, step=step, tool=tool)
+    result = volume.scrape(shape, step=step, tool=tool)
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(volume, name), expected["fields"][name], err_msg=name)
+    assert (result.voxels_changed, result.voxels_blocked, result.voxels_damaged) == (
+        expected["changed"], expected["blocked"], expected["damaged"])
     # The property itself, independently of the reference: a lowered voxel had a below-iso neighbour.
     for i, j, k in np.argwhere(volume.density < before):
         neighbourhood = before[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2, max(k - 1, 0):k + 2]
@@ -159,6 +161,45 @@ def test_repeated_scrape_peels_layer_by_layer_and_never_hollows():
                 assert column[:top + 1].all()
         deepest.append(int((~solid[8, :, 8]).sum()))
     assert deepest == sorted(deepest) and deepest[-1] > deepest[0]
+
+
+def rock_slab_on_iron(layers: int) -> VoxelVolume:
+    """The design's case: a slab of rock ``layers`` voxels deep over a floor of iron, air above, covering the
+    whole x/z extent (so only its top is exposed)."""
+    volume = VoxelVolume((6, layers + 4, 6))
+    volume.density[:, :layers + 1] = 255
+    volume.mat_a[:, 0] = volume.materials.id_of(HARD)
+    volume.mat_a[:, 1:layers + 1] = volume.materials.id_of(MEDIUM)
+    return volume
+
+
+@pytest.mark.parametrize("tool, step", [(Tool(), 48), (Tool(damage=40, breaks_at=150), 100)])
+def test_scrape_damages_hidden_rock_so_a_lower_layer_gives_way_as_soon_as_it_is_exposed(tool, step):
+    """Every scrape adds the tool's damage to every voxel of middling hardness in the range, exposed or not; the
+    neighbour rule only decides whether density drops. So the second layer of a rock slab has its damage when
+    the first is gone, and the slab goes one set of damage frames sooner than layer by layer."""
+    layers = 2
+    volume = rock_slab_on_iron(layers)
+    everything = Box((-1.0, -1.0, -1.0), tuple(float(n) for n in volume.shape))
+    frames_to_break = -(-tool.breaks_at // tool.damage)  # hits until a voxel of middling hardness breaks
+    drops_per_layer = (255 - volume.iso) // step + 1  # lowerings until a full voxel is below iso
+    top, lower = (slice(None), layers, slice(None)), (slice(None), layers - 1, slice(None))
+    first_drop, gone = {}, {}
+    for frame in range(1, 4 * frames_to_break * drops_per_layer):
+        volume.scrape(everything, step=step, tool=tool)
+        if frame == 1:  # the hidden layer took the hit like the exposed one, without losing density
+            assert np.all(volume.damage[lower] == tool.damage) and np.all(volume.density[lower] == 255)
+        for name, layer in (("top", top), ("lower", lower)):
+            if np.any(volume.density[layer] < 255):
+                first_drop.setdefault(name, frame)
+            if np.all(volume.density[layer] < volume.iso):
+                gone.setdefault(name, frame)
+        assert np.all(volume.density[:, 0] == 255)  # the iron floor holds
+    assert first_drop["top"] == frames_to_break
+    assert gone["top"] == frames_to_break + drops_per_layer - 1
+    # The lower layer loses density the frame after the top goes below iso, not frames_to_break frames later.
+    assert first_drop["lower"] == gone["top"] + 1
+    assert gone["lower"] == frames_to_break + layers * drops_per_layer - 1
 
 
 @settings(max_examples=30, deadline=None)

@@ -297,8 +297,9 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
     """Lower density in the box ``lo..hi`` through the hardness gate: ``remove`` and ``scrape`` in one kernel.
 
     ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``; ``reach`` (m) is how far outside the shape
-    the ramp still lowers density. ``scrape_step > 0``: scrape, a voxel inside the shape loses ``scrape_step``
-    where ``exposed`` (from :func:`exposure`, the box's shape) is 1.
+    the ramp still lowers density; the gate hits the voxels the ramp would lower. ``scrape_step > 0``: scrape,
+    the gate hits every voxel with density inside the shape, exposed or not, and a voxel loses ``scrape_step``
+    only where ``exposed`` (from :func:`exposure`, the box's shape) is 1 and the hit breaks it.
     """
     density, mat_a, mat_b, mix, damage = fields
     origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
@@ -322,9 +323,11 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                 if old == 0:
                     continue
                 d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
+                lowers = True
                 if scrape_step > 0:
-                    if d > 0.0 or exposed[i - lo[0], j - lo[1], k - lo[2]] == 0:
+                    if d > 0.0:
                         continue
+                    lowers = exposed[i - lo[0], j - lo[1], k - lo[2]] != 0
                     target = max(old - scrape_step, 0)
                 else:
                     target = ramp_density(grid.iso, d * per_voxel)
@@ -336,6 +339,10 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                 if new_damage != old_damage:
                     damage[i, j, k] = new_damage
                     tally.chunk_flags[ci, cj, ck] = 1
+                if not lowers:  # hidden: damaged now, lowered once it is exposed
+                    if new_damage != old_damage:
+                        damaged += 1
+                    continue
                 if not gives_way:
                     blocked += 1
                     if new_damage != old_damage:

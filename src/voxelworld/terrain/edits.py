@@ -70,7 +70,7 @@ class EditResult:
     """
 
     voxels_changed: int  # voxels whose density or materials changed
-    voxels_damaged: int  # voxels whose damage rose but that held this time
+    voxels_damaged: int  # voxels whose damage rose but that held this time (hidden voxels a scrape hit too)
     voxels_blocked: int  # voxels the edit would have lowered but that held (damaged or unbreakable)
     dirty_chunks: frozenset[tuple[int, int, int]]  # chunks in which any field changed, damage included
     volume_removed: float

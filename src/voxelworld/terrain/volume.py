@@ -249,7 +249,9 @@ class VoxelVolume:
     def scrape(self, shape: Shape, step: int, tool: Tool = DEFAULT_TOOL) -> EditResult:
         """Peel the surface inside ``shape``: a voxel loses ``step`` density (1..255) only if some voxel of its
         3x3x3 neighbourhood (itself included, within the volume) was below iso before this call, so repeated
-        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``."""
+        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``, but
+        the gate hits every voxel with density inside ``shape``, exposed or not: hidden rock gathers damage and
+        gives way as soon as it is exposed."""
         return edits.scrape(self, shape, step, tool)
 
     def remove_fragments(self, region: Box | None = None) -> EditResult:
