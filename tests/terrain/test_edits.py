@@ -96,6 +96,7 @@ EDITS = {
     "add": lambda v, shape, tool: v.add(shape, "sand"),
     "paint": lambda v, shape, tool: v.paint(shape, "ice"),
     "expose_interior": lambda v, shape, tool: v.expose_interior(shape),
+    "convert": lambda v, shape, tool: v.convert(shape, MEDIUM, "obsidian"),
     "remove_fragments": lambda v, shape, tool: v.remove_fragments(Box(*shape.bounds())),
 }
 
@@ -293,6 +294,49 @@ def test_paint_sets_one_material_and_keeps_density():
     np.testing.assert_array_equal(volume.mat_a[~inside], before["mat_a"][~inside])
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), shape=shapes_strategy)
+def test_convert_turns_one_material_into_another_inside_the_range_only(seed, shape):
+    volume = random_volume(seed)
+    before = snapshot(volume)
+    source, target = volume.materials.id_of(MEDIUM), volume.materials.id_of("obsidian")
+    inside = reference.sample_sdf(volume, shape) <= 0
+    result = volume.convert(shape, MEDIUM, "obsidian")
+    expected = {name: np.where(inside & (before[name] == source), target, before[name]) for name in ("mat_a", "mat_b")}
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(volume, name), expected.get(name, before[name]), err_msg=name)
+    density, mix = before["density"].astype(np.int64), before["mix"].astype(np.int64)
+    converted = density * (np.where(expected["mat_a"] != before["mat_a"], 255 - mix, 0)
+                           + np.where(expected["mat_b"] != before["mat_b"], mix, 0))
+    amount = int(converted.sum()) * volume.voxel_volume / 65025.0
+    assert result.voxels_changed == int(((expected["mat_a"] != before["mat_a"]) |
+                                         (expected["mat_b"] != before["mat_b"])).sum())
+    assert result.removed_by_material == ({MEDIUM: pytest.approx(amount)} if amount else {})
+    assert result.added_by_material == ({"obsidian": pytest.approx(amount)} if amount else {})
+    assert result.volume_removed == result.volume_added == 0.0
+
+
+def test_convert_dirties_the_chunks_it_changed_not_its_bounding_box():
+    """Terrain's rule: the dirty set is the set of chunks whose voxels changed, as the edit reports it. A ball's
+    bounding box spans chunks the ball never reaches, and a material lives only in some of them."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 6.0, (16, 12, 16), "soil", chunk_size=4)
+    volume.mat_a[:8] = volume.materials.id_of("lava")  # lava on one side of x = 8 only
+    ball = Sphere((8.0, 6.0, 8.0), 3.5)
+    before = snapshot(volume)
+    versions = volume.chunk_versions.copy()
+    volume.take_dirty_chunks()
+    result = volume.convert(ball, "lava", "obsidian")
+    changed = changed_chunks(before, volume)
+    lo, hi = volume.voxel_box(ball)
+    box_chunks = {(a, b, c) for a in range(lo[0] // 4, hi[0] // 4 + 1) for b in range(lo[1] // 4, hi[1] // 4 + 1)
+                  for c in range(lo[2] // 4, hi[2] // 4 + 1)}
+    assert changed and len(changed) < len(box_chunks)  # the case tells the two rules apart
+    assert set(result.dirty_chunks) == changed
+    assert volume.take_dirty_chunks() == changed
+    risen = {tuple(int(v) for v in c) for c in np.argwhere(volume.chunk_versions != versions)}
+    assert risen == changed
+
+
 def test_same_edits_give_identical_volumes():
     hashes = []
     for _ in range(2):
@@ -314,6 +358,13 @@ def test_same_edits_give_identical_volumes():
     (lambda v: v.add(Sphere((1, 1, 1), 1), "none"), "material"),
     (lambda v: v.paint(Sphere((1, 1, 1), 1), 99), "material"),
     (lambda v: v.remove_fragments(Sphere((1, 1, 1), 1)), "region"),
+    (lambda v: v.convert("ball", "rock", "ice"), "shape"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "unobtainium", "ice"), "source"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "none", "ice"), "source"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", 200), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", "none"), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", "rock"), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", v.materials.id_of("rock")), "target"),
 ])
 def test_bad_input_is_refused_and_leaves_the_volume_unchanged(call, parameter):
     volume = random_volume(5)

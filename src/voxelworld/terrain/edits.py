@@ -1,4 +1,4 @@
-"""Edits on a :class:`~voxelworld.terrain.VoxelVolume`: remove, add, paint, expose_interior, scrape.
+"""Edits on a :class:`~voxelworld.terrain.VoxelVolume`: remove, add, paint, expose_interior, convert, scrape.
 
 Each edit validates everything first (so bad input leaves the volume unchanged), runs one kernel over the
 voxel box of its update range, marks the chunks it changed dirty and returns an :class:`EditResult`.
@@ -19,7 +19,7 @@ from .shapes import Shape
 if TYPE_CHECKING:
     from .volume import VoxelVolume
 
-__all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "scrape"]
+__all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "convert", "scrape"]
 
 
 @dataclass(frozen=True)
@@ -145,11 +145,14 @@ def _check_tool(tool) -> Tool:
     return tool
 
 
-def solid_material_id(volume: VoxelVolume, material) -> int:
-    """The id of ``material`` (name or id) in the volume's table; "none" is refused."""
-    material_id = volume.materials.id_of(material)
+def solid_material_id(volume: VoxelVolume, material, parameter: str = "material") -> int:
+    """The id of ``material`` (name or id) in the volume's table; "none" is refused. Errors name ``parameter``."""
+    try:
+        material_id = volume.materials.id_of(material)
+    except ParameterError as error:
+        raise ParameterError(parameter, material, error.legal) from None
     if material_id == 0:
-        raise ParameterError("material", material, f"one of {', '.join(volume.materials.names)}, not 'none'")
+        raise ParameterError(parameter, material, f"one of {', '.join(volume.materials.names)}, not 'none'")
     return material_id
 
 
@@ -226,3 +229,16 @@ def expose_interior(volume: VoxelVolume, shape: Shape) -> EditResult:
     """Replace both material slots inside ``shape`` by their interiors. See ``VoxelVolume.expose_interior``."""
     _check_shape(shape)
     return _remap(volume, shape, volume.materials.interior_by_id)
+
+
+def convert(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
+    """Turn material ``source`` into ``target`` inside ``shape``. See ``VoxelVolume.convert``."""
+    _check_shape(shape)
+    source_id = solid_material_id(volume, source, "source")
+    target_id = solid_material_id(volume, target, "target")
+    if target_id == source_id:
+        source_name = volume.materials.name_by_id[source_id]
+        raise ParameterError("target", target, f"a material other than source ({source_name})")
+    new_id = np.arange(256, dtype=np.uint8)
+    new_id[source_id] = target_id
+    return _remap(volume, shape, new_id)

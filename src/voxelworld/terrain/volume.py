@@ -246,6 +246,24 @@ class VoxelVolume:
         bark -> wood, rock -> rock_interior). Use a range a little larger than a carve so its rim shows inside."""
         return edits.expose_interior(self, shape)
 
+    def convert(self, shape: Shape, source, target) -> EditResult:
+        """Inside ``shape``, turn material ``source`` into ``target`` (names or ids of the table, neither "none",
+        not the same) in both slots of every voxel whose sample lies in it; density, mix, damage and other
+        materials are kept. The converted volume is reported as removed from ``source`` and added to ``target``
+        (``volume_removed`` and ``volume_added`` stay 0); only the chunks whose voxels changed turn dirty.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume, Sphere
+        >>> pool = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (12, 12, 12), "lava", chunk_size=4)
+        >>> result = pool.convert(Sphere((6.0, 4.0, 6.0), 2.0), "lava", "obsidian")
+        >>> sorted(result.added_by_material), result.volume_removed
+        (['obsidian'], 0.0)
+        >>> sorted(result.dirty_chunks)  # of the 8 chunks its bounding box spans, the ball reaches 4
+        [(1, 0, 1), (1, 1, 1), (1, 1, 2), (2, 1, 1)]
+        """
+        return edits.convert(self, shape, source, target)
+
     def scrape(self, shape: Shape, step: int, tool: Tool = DEFAULT_TOOL) -> EditResult:
         """Peel the surface inside ``shape``: a voxel loses ``step`` density (1..255) only if some voxel of its
         3x3x3 neighbourhood (itself included, within the volume) was below iso before this call, so repeated
