@@ -133,7 +133,7 @@ def _by_group(amounts: list[tuple[int, int]], groups: tuple[str, ...], unit: flo
     return {group: total * unit for group, total in totals.items()}
 
 
-def _check_shape(shape) -> Shape:
+def check_shape(shape) -> Shape:
     if not isinstance(shape, Shape):
         raise ParameterError("shape", shape, "a Shape (Sphere, Box, Capsule, Cylinder or a union of them)")
     return shape
@@ -180,7 +180,7 @@ def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: floa
 
 def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
     """Smooth carve: ``density = min(old, ramp(sdf))`` through the hardness gate. See ``VoxelVolume.remove``."""
-    _check_shape(shape)
+    check_shape(shape)
     _check_tool(tool)
     # The ramp reaches 255 at (255 - iso) / RAMP voxels outside the shape; beyond that nothing changes.
     return _lower(volume, shape, tool, 0, (255 - volume.iso) / _kernels.RAMP * volume.voxel_size)
@@ -188,7 +188,7 @@ def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
 
 def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResult:
     """Peel the exposed surface inside ``shape`` by ``step``. See ``VoxelVolume.scrape``."""
-    _check_shape(shape)
+    check_shape(shape)
     step = check_integer("step", step, minimum=1, maximum=255, unit="density units")
     _check_tool(tool)
     return _lower(volume, shape, tool, step, 0.0)
@@ -196,7 +196,7 @@ def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResu
 
 def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
-    _check_shape(shape)
+    check_shape(shape)
     material_id = solid_material_id(volume, material)
     # The ramp falls to 0 at iso / RAMP voxels outside the shape; beyond that nothing changes.
     reach = volume.iso / _kernels.RAMP * volume.voxel_size
@@ -220,20 +220,20 @@ def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
 
 def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
-    _check_shape(shape)
+    check_shape(shape)
     material_id = solid_material_id(volume, material)
     return _remap(volume, shape, np.full(256, material_id, dtype=np.uint8))
 
 
 def expose_interior(volume: VoxelVolume, shape: Shape) -> EditResult:
     """Replace both material slots inside ``shape`` by their interiors. See ``VoxelVolume.expose_interior``."""
-    _check_shape(shape)
+    check_shape(shape)
     return _remap(volume, shape, volume.materials.interior_by_id)
 
 
 def convert(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
     """Turn material ``source`` into ``target`` inside ``shape``. See ``VoxelVolume.convert``."""
-    _check_shape(shape)
+    check_shape(shape)
     source_id = solid_material_id(volume, source, "source")
     target_id = solid_material_id(volume, target, "target")
     if target_id == source_id:

@@ -71,7 +71,9 @@ class VoxelVolume:
     Notes
     -----
     Edit through the methods: they validate, keep the dirty set and report what changed. Code that writes the
-    field arrays directly must call :meth:`mark_dirty` for the box it wrote.
+    field arrays directly must call :meth:`mark_dirty` for the box it wrote. A field may be replaced by a
+    writeable array of the volume's shape and the field's dtype (anything else raises :class:`ParameterError`
+    naming the field); the geometry (shape, voxel size, origin, iso, chunk size, materials) is read-only.
 
     Examples
     --------
@@ -88,23 +90,30 @@ class VoxelVolume:
                  chunk_size: int = 32, materials: MaterialTable | None = None):
         if not isinstance(shape, (tuple, list)) or len(shape) != 3:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
-        self.shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
-        self._shape_array = np.array(self.shape, dtype=np.int64)
-        self.voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
+        # The geometry is read-only (properties below): kernels take it unchecked.
+        self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self._shape_array = np.array(self._shape, dtype=np.int64)
+        self._voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
         origin_array = np.array(origin, dtype=np.float64) if _is_numeric(origin) else None  # a copy: we freeze it
         if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
             raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
-        self.origin = origin_array
-        self.origin.flags.writeable = False
-        self.iso = check_integer("iso", iso, minimum=1, maximum=255)
-        self.chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+        origin_array.flags.writeable = False
+        self._origin = origin_array
+        self._iso = check_integer("iso", iso, minimum=1, maximum=255)
+        self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")
-        self.materials = materials if materials is not None else MaterialTable.default()
+        self._materials = materials if materials is not None else MaterialTable.default()
         self._arrays = {name: np.zeros(self.shape, dtype=_DTYPES[name]) for name in FIELDS}
         self._dirty: set[tuple[int, int, int]] = set()
         self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
 
+    shape = property(lambda self: self._shape, doc="Voxels along x, y, z (read-only).")
+    voxel_size = property(lambda self: self._voxel_size, doc="Edge of a voxel, m (read-only).")
+    origin = property(lambda self: self._origin, doc="World position of voxel (0, 0, 0)'s sample, m (read-only).")
+    iso = property(lambda self: self._iso, doc="Density at and above which a voxel is solid (read-only).")
+    chunk_size = property(lambda self: self._chunk_size, doc="Edge of a chunk in voxels (read-only).")
+    materials = property(lambda self: self._materials, doc="The MaterialTable the ids refer to (read-only).")
     density = _field("density", "uint8 density, 0 (empty) .. 255 (full); assigning checks shape and dtype.")
     mat_a = _field("mat_a", "uint8 id of the first material (0 = none).")
     mat_b = _field("mat_b", "uint8 id of the second material (0 = none).")
@@ -140,8 +149,10 @@ class VoxelVolume:
     def voxel_box(self, shape: Shape, reach: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
         """Inclusive index corners ``(lo, hi)`` of the voxels whose samples lie in ``shape``'s bounding box
         grown by ``reach`` metres, clipped to the volume; None when no voxel does."""
+        edits.check_shape(shape)
+        reach = check_finite("reach", reach, minimum=0.0, unit="m")
         box = np.empty((2, 3), dtype=np.int64)
-        if not _kernels.voxel_box(shape.primitives(), float(reach), self.origin, self.voxel_size, self._shape_array,
+        if not _kernels.voxel_box(shape.primitives(), reach, self.origin, self.voxel_size, self._shape_array,
                                   box):
             return None
         return box[0], box[1]
