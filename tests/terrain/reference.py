@@ -24,7 +24,11 @@ def dominant(a: int, b: int, mix: int) -> int:
 
 
 def lower(volume, shape, tool, step: int = 0) -> dict:
-    """Reference ``remove`` (step 0) or ``scrape`` (step > 0): returns the expected fields and counters."""
+    """Reference ``remove`` (step 0) or ``scrape`` (step > 0): returns the expected fields and counters.
+
+    ``remove`` hits the voxels whose density its ramp would lower. ``scrape`` hits every voxel with density
+    inside the shape, exposed or not (hidden rock takes damage too); only an exposed voxel (a below-iso voxel in
+    its 3x3x3 neighbourhood before the call) that the hit breaks loses density."""
     f = {name: getattr(volume, name).astype(np.int64).copy() for name in ("density", "mat_a", "mat_b", "mix",
                                                                            "damage")}
     before = f["density"].copy()
@@ -38,12 +42,12 @@ def lower(volume, shape, tool, step: int = 0) -> dict:
                 old = int(before[i, j, k])
                 if old == 0:
                     continue
+                lowers = True
                 if step:
                     if sdf[i, j, k] > 0:
                         continue
                     neighbours = before[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2, max(k - 1, 0):k + 2]
-                    if not (neighbours < volume.iso).any():
-                        continue
+                    lowers = bool((neighbours < volume.iso).any())
                     target = max(old - step, 0)
                 else:
                     target = ramp(volume.iso, sdf[i, j, k] / volume.voxel_size)
@@ -61,7 +65,9 @@ def lower(volume, shape, tool, step: int = 0) -> dict:
                     f["damage"][i, j, k] = new_damage
                     rose = new_damage != old_damage
                     gives = new_damage >= tool.breaks_at
-                if gives:
+                if not lowers:  # hidden: damaged, but it keeps its density until it is exposed
+                    counts["damaged"] += rose
+                elif gives:
                     f["density"][i, j, k] = target
                     counts["changed"] += 1
                 else:

@@ -96,6 +96,7 @@ EDITS = {
     "add": lambda v, shape, tool: v.add(shape, "sand"),
     "paint": lambda v, shape, tool: v.paint(shape, "ice"),
     "expose_interior": lambda v, shape, tool: v.expose_interior(shape),
+    "convert": lambda v, shape, tool: v.convert(shape, MEDIUM, "obsidian"),
     "remove_fragments": lambda v, shape, tool: v.remove_fragments(Box(*shape.bounds())),
 }
 
@@ -134,9 +135,11 @@ def test_scrape_matches_reference_and_only_peels_exposed_voxels(seed, shape, too
     volume = random_volume(seed, layered=seed % 2 == 0)
     before = volume.density.copy()
     expected = reference.lower(volume, shape, tool, step)
-    volume.scrape(shape, step=step, tool=tool)
+    result = volume.scrape(shape, step=step, tool=tool)
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(volume, name), expected["fields"][name], err_msg=name)
+    assert (result.voxels_changed, result.voxels_blocked, result.voxels_damaged) == (
+        expected["changed"], expected["blocked"], expected["damaged"])
     # The property itself, independently of the reference: a lowered voxel had a below-iso neighbour.
     for i, j, k in np.argwhere(volume.density < before):
         neighbourhood = before[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2, max(k - 1, 0):k + 2]
@@ -159,6 +162,45 @@ def test_repeated_scrape_peels_layer_by_layer_and_never_hollows():
                 assert column[:top + 1].all()
         deepest.append(int((~solid[8, :, 8]).sum()))
     assert deepest == sorted(deepest) and deepest[-1] > deepest[0]
+
+
+def rock_slab_on_iron(layers: int) -> VoxelVolume:
+    """The design's case: a slab of rock ``layers`` voxels deep over a floor of iron, air above, covering the
+    whole x/z extent (so only its top is exposed)."""
+    volume = VoxelVolume((6, layers + 4, 6))
+    volume.density[:, :layers + 1] = 255
+    volume.mat_a[:, 0] = volume.materials.id_of(HARD)
+    volume.mat_a[:, 1:layers + 1] = volume.materials.id_of(MEDIUM)
+    return volume
+
+
+@pytest.mark.parametrize("tool, step", [(Tool(), 48), (Tool(damage=40, breaks_at=150), 100)])
+def test_scrape_damages_hidden_rock_so_a_lower_layer_gives_way_as_soon_as_it_is_exposed(tool, step):
+    """Every scrape adds the tool's damage to every voxel of middling hardness in the range, exposed or not; the
+    neighbour rule only decides whether density drops. So the second layer of a rock slab has its damage when
+    the first is gone, and the slab goes one set of damage frames sooner than layer by layer."""
+    layers = 2
+    volume = rock_slab_on_iron(layers)
+    everything = Box((-1.0, -1.0, -1.0), tuple(float(n) for n in volume.shape))
+    frames_to_break = -(-tool.breaks_at // tool.damage)  # hits until a voxel of middling hardness breaks
+    drops_per_layer = (255 - volume.iso) // step + 1  # lowerings until a full voxel is below iso
+    top, lower = (slice(None), layers, slice(None)), (slice(None), layers - 1, slice(None))
+    first_drop, gone = {}, {}
+    for frame in range(1, 4 * frames_to_break * drops_per_layer):
+        volume.scrape(everything, step=step, tool=tool)
+        if frame == 1:  # the hidden layer took the hit like the exposed one, without losing density
+            assert np.all(volume.damage[lower] == tool.damage) and np.all(volume.density[lower] == 255)
+        for name, layer in (("top", top), ("lower", lower)):
+            if np.any(volume.density[layer] < 255):
+                first_drop.setdefault(name, frame)
+            if np.all(volume.density[layer] < volume.iso):
+                gone.setdefault(name, frame)
+        assert np.all(volume.density[:, 0] == 255)  # the iron floor holds
+    assert first_drop["top"] == frames_to_break
+    assert gone["top"] == frames_to_break + drops_per_layer - 1
+    # The lower layer loses density the frame after the top goes below iso, not frames_to_break frames later.
+    assert first_drop["lower"] == gone["top"] + 1
+    assert gone["lower"] == frames_to_break + layers * drops_per_layer - 1
 
 
 @settings(max_examples=30, deadline=None)
@@ -252,6 +294,49 @@ def test_paint_sets_one_material_and_keeps_density():
     np.testing.assert_array_equal(volume.mat_a[~inside], before["mat_a"][~inside])
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), shape=shapes_strategy)
+def test_convert_turns_one_material_into_another_inside_the_range_only(seed, shape):
+    volume = random_volume(seed)
+    before = snapshot(volume)
+    source, target = volume.materials.id_of(MEDIUM), volume.materials.id_of("obsidian")
+    inside = reference.sample_sdf(volume, shape) <= 0
+    result = volume.convert(shape, MEDIUM, "obsidian")
+    expected = {name: np.where(inside & (before[name] == source), target, before[name]) for name in ("mat_a", "mat_b")}
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(volume, name), expected.get(name, before[name]), err_msg=name)
+    density, mix = before["density"].astype(np.int64), before["mix"].astype(np.int64)
+    converted = density * (np.where(expected["mat_a"] != before["mat_a"], 255 - mix, 0)
+                           + np.where(expected["mat_b"] != before["mat_b"], mix, 0))
+    amount = int(converted.sum()) * volume.voxel_volume / 65025.0
+    assert result.voxels_changed == int(((expected["mat_a"] != before["mat_a"]) |
+                                         (expected["mat_b"] != before["mat_b"])).sum())
+    assert result.removed_by_material == ({MEDIUM: pytest.approx(amount)} if amount else {})
+    assert result.added_by_material == ({"obsidian": pytest.approx(amount)} if amount else {})
+    assert result.volume_removed == result.volume_added == 0.0
+
+
+def test_convert_dirties_the_chunks_it_changed_not_its_bounding_box():
+    """Terrain's rule: the dirty set is the set of chunks whose voxels changed, as the edit reports it. A ball's
+    bounding box spans chunks the ball never reaches, and a material lives only in some of them."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 6.0, (16, 12, 16), "soil", chunk_size=4)
+    volume.mat_a[:8] = volume.materials.id_of("lava")  # lava on one side of x = 8 only
+    ball = Sphere((8.0, 6.0, 8.0), 3.5)
+    before = snapshot(volume)
+    versions = volume.chunk_versions.copy()
+    volume.take_dirty_chunks()
+    result = volume.convert(ball, "lava", "obsidian")
+    changed = changed_chunks(before, volume)
+    lo, hi = volume.voxel_box(ball)
+    box_chunks = {(a, b, c) for a in range(lo[0] // 4, hi[0] // 4 + 1) for b in range(lo[1] // 4, hi[1] // 4 + 1)
+                  for c in range(lo[2] // 4, hi[2] // 4 + 1)}
+    assert changed and len(changed) < len(box_chunks)  # the case tells the two rules apart
+    assert set(result.dirty_chunks) == changed
+    assert volume.take_dirty_chunks() == changed
+    risen = {tuple(int(v) for v in c) for c in np.argwhere(volume.chunk_versions != versions)}
+    assert risen == changed
+
+
 def test_same_edits_give_identical_volumes():
     hashes = []
     for _ in range(2):
@@ -273,6 +358,13 @@ def test_same_edits_give_identical_volumes():
     (lambda v: v.add(Sphere((1, 1, 1), 1), "none"), "material"),
     (lambda v: v.paint(Sphere((1, 1, 1), 1), 99), "material"),
     (lambda v: v.remove_fragments(Sphere((1, 1, 1), 1)), "region"),
+    (lambda v: v.convert("ball", "rock", "ice"), "shape"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "unobtainium", "ice"), "source"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "none", "ice"), "source"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", 200), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", "none"), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", "rock"), "target"),
+    (lambda v: v.convert(Sphere((1, 1, 1), 1), "rock", v.materials.id_of("rock")), "target"),
 ])
 def test_bad_input_is_refused_and_leaves_the_volume_unchanged(call, parameter):
     volume = random_volume(5)

@@ -80,6 +80,72 @@ def test_origin_cannot_be_changed_in_place():
     np.testing.assert_array_equal(volume.origin, [1.0, 2.0, 3.0])
 
 
+def wrong_shape(volume: VoxelVolume, name: str) -> np.ndarray:
+    return np.zeros((3, 3, 3), dtype=DTYPES[name])
+
+
+def read_only(volume: VoxelVolume, name: str) -> np.ndarray:
+    array = np.zeros(volume.shape, dtype=DTYPES[name])
+    array.flags.writeable = False
+    return array
+
+
+@pytest.mark.parametrize("name", FIELDS)
+@pytest.mark.parametrize("make", [
+    wrong_shape,
+    lambda volume, name: np.zeros(volume.shape, dtype=np.int64),  # ids past 255 would index past the tables
+    lambda volume, name: np.zeros(volume.shape, dtype=np.float32),
+    read_only,
+    lambda volume, name: np.zeros(volume.shape, dtype=DTYPES[name]).tolist(),
+], ids=["shape", "int64", "float32", "read-only", "list"])
+def test_a_field_array_of_the_wrong_shape_dtype_or_kind_is_refused(name, make):
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 3.0, (8, 6, 8), "rock")
+    before, kept = volume.content_hash(), getattr(volume, name)
+    with pytest.raises(ParameterError) as caught:
+        setattr(volume, name, make(volume, name))
+    assert caught.value.parameter == name
+    assert str(volume.shape) in str(caught.value) and np.dtype(DTYPES[name]).name in str(caught.value)
+    assert getattr(volume, name) is kept and volume.content_hash() == before
+    volume.remove(Sphere((4.0, 3.0, 4.0), 2.0))  # the edits still run on the kept arrays
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_a_field_array_of_the_right_shape_and_dtype_replaces_the_field(name):
+    volume = VoxelVolume((5, 4, 3))
+    array = np.ones(volume.shape, dtype=DTYPES[name])
+    setattr(volume, name, array)
+    assert getattr(volume, name) is array
+
+
+def test_a_field_resized_in_place_is_refused_before_a_kernel_reads_it():
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 3.0, (8, 6, 8), "rock")
+    volume.density.resize((3, 3, 3), refcheck=False)  # numpy lets an array that owns its data shrink
+    ball = Sphere((4.0, 3.0, 4.0), 2.0)
+    for call in (lambda: volume.remove(ball), lambda: volume.scrape(ball, 50), lambda: volume.add(ball, "soil"),
+                 lambda: volume.paint(ball, "soil"), volume.solid_volume_by_material, volume.remove_fragments):
+        with pytest.raises(ParameterError) as caught:
+            call()
+        assert caught.value.parameter == "density"
+
+
+@pytest.mark.parametrize("name, value", [("shape", (3, 3, 3)), ("voxel_size", 0.0), ("origin", (0.0, 0.0)),
+                                         ("iso", 300), ("chunk_size", 0), ("materials", None)])
+def test_the_geometry_is_read_only(name, value):
+    volume = VoxelVolume((4, 4, 4), chunk_size=2)
+    before = getattr(volume, name)
+    with pytest.raises(AttributeError):
+        setattr(volume, name, value)
+    assert getattr(volume, name) is before
+
+
+@pytest.mark.parametrize("args, parameter", [(("ball",), "shape"), ((Sphere((1, 1, 1), 1), float("nan")), "reach"),
+                                             ((Sphere((1, 1, 1), 1), -1.0), "reach")])
+def test_voxel_box_checks_its_arguments(args, parameter):
+    with pytest.raises(ParameterError) as caught:
+        VoxelVolume((4, 4, 4)).voxel_box(*args)
+    assert caught.value.parameter == parameter
+
+
 def test_origin_is_copied_from_the_callers_array():
     storage = np.array([1.0, 2.0, 3.0, 4.0])
     origin = storage[:3]

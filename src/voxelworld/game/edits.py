@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..errors import check_integer, check_range
 from ..terrain import Box, EditResult, Shape, Tool, VoxelVolume
 
@@ -162,30 +160,7 @@ class VoxelEdit:
 
 def convert_material(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
     """Turn material ``source`` into ``target`` (names or ids) in both material slots of the voxels whose samples
-    lie in ``shape``; density is kept, other materials are left alone. The converted volume is reported as
-    removed from ``source`` and added to ``target`` (``volume_removed`` and ``volume_added`` stay 0: no density
-    changed), and ``voxels_changed`` counts the voxels converted."""
-    table = volume.materials
-    source_id, target_id = table.id_of(source), table.id_of(target)
-    box = volume.voxel_box(shape)
-    if box is None:
-        return EditResult.empty()
-    lo, hi = box
-    window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
-    inside = shape.sdf(volume.index_to_world(np.indices(hi - lo + 1).transpose(1, 2, 3, 0) + lo)) <= 0
-    density, mix = volume.density[window].astype(np.int64), volume.mix[window].astype(np.int64)
-    a_slot, b_slot = volume.mat_a[window], volume.mat_b[window]
-    change_a, change_b = inside & (a_slot == source_id), inside & (b_slot == source_id)
-    if not (change_a.any() or change_b.any()):
-        return EditResult.empty()
-    units = int((density * (255 - mix))[change_a].sum() + (density * mix)[change_b].sum())
-    a_slot[change_a] = target_id  # views into the volume's fields
-    b_slot[change_b] = target_id
-    changed_at = np.argwhere(change_a | change_b) + lo
-    volume.mark_dirty(changed_at.min(axis=0), changed_at.max(axis=0))
-    chunks = frozenset(map(tuple, np.unique(changed_at // volume.chunk_size, axis=0).tolist()))
-    amount = units * volume.voxel_volume / 65025.0
-    source_name, target_name = table.name_by_id[source_id], table.name_by_id[target_id]
-    group_from, group_to = table[source_id].group, table[target_id].group
-    return EditResult(len(changed_at), 0, 0, chunks, 0.0, 0.0, {source_name: amount}, {target_name: amount},
-                      {group_from: amount}, {group_to: amount}, None)
+    lie in ``shape``: :meth:`voxelworld.terrain.VoxelVolume.convert`, which keeps density and the other
+    materials, reports the converted volume as removed from ``source`` and added to ``target`` and marks dirty
+    only the chunks it changed."""
+    return volume.convert(shape, source, target)

@@ -211,7 +211,8 @@ def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, ai
     """One frame of suck.
 
     While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``
-    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated); a
+    and, at the hit: a sphere of ``radius`` is scraped (surface only, ``step`` density, hardness-gated: every
+    voxel in it takes the tool's damage each frame, exposed or not, so hidden rock gives way once exposed); a
     sphere of ``material_radius`` turns to its interior materials; small floating fragments in a box around
     it are erased. Aiming elsewhere moves the ranges. A frame whose scrape removed density is one update;
     every ``updates_per_bullet`` updates add a bullet of the material whose density fell most that frame.

@@ -4,7 +4,7 @@ Floor 1: knows nothing of meshes, navigation or the game.
 
 - :class:`VoxelVolume`: the voxel fields (density, two materials and their mix, damage), dirty chunks,
   volume measurements, ``extract``, and the edits ``remove``, ``add``, ``paint``, ``expose_interior``,
-  ``scrape`` and ``remove_fragments``, each returning an :class:`EditResult`.
+  ``convert``, ``scrape`` and ``remove_fragments``, each returning an :class:`EditResult`.
 - :class:`MaterialTable` / :class:`Material`: what voxels are made of (TOML; a default table ships).
 - Update ranges :class:`Sphere`, :class:`Box`, :class:`Capsule`, :class:`Cylinder` and their :class:`Union`.
 - :class:`Tool`: the hardness gate of digging edits.

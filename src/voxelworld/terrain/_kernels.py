@@ -2,17 +2,18 @@
 
 No Python objects in here: the public classes (:mod:`.volume`, :mod:`.edits`) validate, own the arrays and call
 these. Every edit kernel visits only the voxel box ``lo..hi`` (inclusive index corners) it is given and reports
-through preallocated outputs:
+through the preallocated arrays of an :class:`EditTally`.
 
-``chunk_flags``  uint8 ``[cx, cy, cz]``, set to 1 for each chunk in which some voxel field changed;
-``removed_units`` / ``added_units``  int64 ``[256]``, per material id, the solid amount each material lost or
-gained, in units of 1/65025 voxel (``density * share``, both 0..255), so sums are exact integers;
-``stats``  int64 ``[STATS_LENGTH]``, counters indexed by the ``STAT_*`` constants.
+What the kernels take comes in named tuples (numba reads their fields like a struct), so calls stay short and
+arguments cannot swap places: :class:`VoxelFields` (the volume's arrays), :class:`Grid` (where the voxels sit),
+:class:`MaterialArrays` (the material table by id), :class:`ToolGate` (the hardness gate) and
+:class:`EditTally` (what an edit reports).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -33,6 +34,66 @@ STAT_DENSITY_ADDED = 4  # sum of density increases (1/255 voxel)
 STATS_LENGTH = 5
 
 LIMIT = 2.0 ** 52  # voxel coordinates are clamped to +-LIMIT before rounding to integers
+
+
+class VoxelFields(NamedTuple):
+    """A volume's field arrays, all of the volume's shape and indexed ``[x, y, z]``."""
+
+    density: np.ndarray  # uint8, 0 (empty) .. 255 (full)
+    mat_a: np.ndarray  # uint8 material id (0 = none)
+    mat_b: np.ndarray  # uint8 material id (0 = none)
+    mix: np.ndarray  # uint8 share of mat_b, 0..255
+    damage: np.ndarray  # uint16 damage units
+
+
+class Grid(NamedTuple):
+    """Where a volume's voxels sit and how they are grouped."""
+
+    origin: np.ndarray  # float64 (3,), m: the sample of voxel (0, 0, 0)
+    voxel_size: float  # m
+    iso: int  # density at and above which a voxel is solid, 1..255
+    chunk_size: int  # voxels per chunk edge, >= 1
+
+
+class MaterialArrays(NamedTuple):
+    """A material table's lookups, 256 entries each, indexed by material id."""
+
+    hardness: np.ndarray  # float64, hardness scale of the table
+    interior: np.ndarray  # uint8, the id a fresh cut shows
+    fragment_priority: np.ndarray  # int32, higher wins when a fragment takes one material
+    min_fragment_size: np.ndarray  # int64 voxels: smaller floating pieces are erased
+    kind: np.ndarray  # uint8, the lowest id of the materials of the same kind
+
+
+class ToolGate(NamedTuple):
+    """The hardness gate of ``remove`` and ``scrape`` (see ``voxelworld.terrain.Tool``)."""
+
+    damage: int  # damage units each hit adds to a voxel of middling hardness
+    gives_way_below: float  # hardness below which a voxel gives way at once
+    unbreakable_from: float  # hardness from which a voxel never gives way
+    breaks_at: int  # damage units at which a voxel of middling hardness gives way
+
+
+class EditTally(NamedTuple):
+    """What an edit kernel reports, in arrays the caller preallocates and zeroes."""
+
+    chunk_flags: np.ndarray  # uint8 [cx, cy, cz]: 1 for each chunk in which some voxel field changed
+    # int64 [256] per material id: the solid amount each material lost / gained, in 1/65025 voxel
+    # (density * share, both 0..255), so sums are exact integers
+    removed_units: np.ndarray
+    added_units: np.ndarray
+    stats: np.ndarray  # int64 [STATS_LENGTH]: counters indexed by the STAT_* constants
+
+
+class FragmentScratch(NamedTuple):
+    """Scratch of :func:`erase_small_components`: one slot per row (+ 1) or per possible run."""
+
+    row_first: np.ndarray  # int32 [rows + 1]
+    run_start: np.ndarray  # int32 [runs]
+    run_end: np.ndarray  # int32 [runs]
+    parent: np.ndarray  # int32 [runs]
+    size: np.ndarray  # int64 [runs]
+    best: np.ndarray  # int32 [runs]
 
 
 @nb.njit(cache=True, inline="always")
@@ -215,14 +276,14 @@ def account(old_d, old_a, old_b, old_mix, new_d, new_a, new_b, new_mix, removed_
 
 
 @nb.njit(cache=True, inline="always")
-def gate(hardness, damage, tool_damage, gives_way_below, unbreakable_from, breaks_at):
+def gate(hardness, damage, tool):
     """Hardness gate: returns (gives way, damage after this hit)."""
-    if hardness < gives_way_below:
+    if hardness < tool.gives_way_below:
         return True, damage
-    if hardness >= unbreakable_from:
+    if hardness >= tool.unbreakable_from:
         return False, damage
-    damage = min(damage + tool_damage, 65535)
-    return damage >= breaks_at, damage
+    damage = min(damage + tool.damage, 65535)
+    return damage >= tool.breaks_at, damage
 
 
 @nb.njit(cache=True, inline="always")
@@ -232,15 +293,17 @@ def dominant_material(mat_a, mat_b, mix):
 
 
 @nb.njit(cache=True)
-def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, reach,
-                  scrape_step, exposed, tool_damage, gives_way_below, unbreakable_from, breaks_at, hardness_by_id,
-                  chunk_size, chunk_flags, removed_units, added_units, stats):
+def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed, tool, materials, tally):
     """Lower density in the box ``lo..hi`` through the hardness gate: ``remove`` and ``scrape`` in one kernel.
 
     ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``; ``reach`` (m) is how far outside the shape
-    the ramp still lowers density. ``scrape_step > 0``: scrape, a voxel inside the shape loses ``scrape_step``
-    where ``exposed`` (from :func:`exposure`, the box's shape) is 1.
+    the ramp still lowers density; the gate hits the voxels the ramp would lower. ``scrape_step > 0``: scrape,
+    the gate hits every voxel with density inside the shape, exposed or not, and a voxel loses ``scrape_step``
+    only where ``exposed`` (from :func:`exposure`, the box's shape) is 1 and the hit breaks it.
     """
+    density, mat_a, mat_b, mix, damage = fields
+    origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
+    hardness, removed_units = materials.hardness, tally.removed_units
     changed = damaged = blocked = lost = 0
     per_voxel = 1.0 / voxel_size
     for i in range(lo[0], hi[0] + 1):
@@ -260,45 +323,48 @@ def lower_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size
                 if old == 0:
                     continue
                 d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
+                lowers = True
                 if scrape_step > 0:
-                    if d > 0.0 or exposed[i - lo[0], j - lo[1], k - lo[2]] == 0:
+                    if d > 0.0:
                         continue
+                    lowers = exposed[i - lo[0], j - lo[1], k - lo[2]] != 0
                     target = max(old - scrape_step, 0)
                 else:
-                    target = ramp_density(iso, d * per_voxel)
+                    target = ramp_density(grid.iso, d * per_voxel)
                     if target >= old:
                         continue
                 a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
                 old_damage = np.int64(damage[i, j, k])
-                gives_way, new_damage = gate(hardness_by_id[dominant_material(a, b, m)], old_damage,
-                                             tool_damage, gives_way_below, unbreakable_from, breaks_at)
+                gives_way, new_damage = gate(hardness[dominant_material(a, b, m)], old_damage, tool)
                 if new_damage != old_damage:
                     damage[i, j, k] = new_damage
-                    chunk_flags[ci, cj, ck] = 1
-                if not gives_way:
-                    blocked += 1
+                    tally.chunk_flags[ci, cj, ck] = 1
+                if not (lowers and gives_way):  # a hidden voxel keeps its damage until it is exposed
+                    if lowers:
+                        blocked += 1
                     if new_damage != old_damage:
                         damaged += 1
                     continue
                 density[i, j, k] = target
-                chunk_flags[ci, cj, ck] = 1
+                tally.chunk_flags[ci, cj, ck] = 1
                 changed += 1
                 loss = old - target
                 lost += loss
                 # Density loss keeps the mix: each slot loses its share.
                 removed_units[a] += loss * (255 - m)
                 removed_units[b] += loss * m
-    stats[STAT_CHANGED] += changed
-    stats[STAT_DAMAGED] += damaged
-    stats[STAT_BLOCKED] += blocked
-    stats[STAT_DENSITY_REMOVED] += lost
+    tally.stats[STAT_CHANGED] += changed
+    tally.stats[STAT_DAMAGED] += damaged
+    tally.stats[STAT_BLOCKED] += blocked
+    tally.stats[STAT_DENSITY_REMOVED] += lost
 
 
 @nb.njit(cache=True)
-def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size, primitives, iso, reach,
-                  material, chunk_size, chunk_flags, removed_units, added_units, stats):
+def raise_density(fields, lo, hi, grid, primitives, reach, material, tally):
     """``add``: ``density = max(old, ramp(-sdf))``; a voxel that gains density becomes wholly ``material``.
     ``reach`` (m): how far outside the shape the ramp still raises density."""
+    density, mat_a, mat_b, mix, damage = fields
+    origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
         for j in range(lo[1], hi[1] + 1):
@@ -309,7 +375,7 @@ def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size
                 if old == 255:
                     continue
                 d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
-                target = ramp_density(iso, -d / voxel_size)
+                target = ramp_density(grid.iso, -d / voxel_size)
                 if target <= old:
                     continue
                 a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
@@ -318,19 +384,21 @@ def raise_density(density, mat_a, mat_b, mix, damage, lo, hi, origin, voxel_size
                 mat_b[i, j, k] = 0
                 mix[i, j, k] = 0
                 damage[i, j, k] = 0
-                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
-                stats[STAT_CHANGED] += 1
-                stats[STAT_DENSITY_ADDED] += target - old
-                account(old, a, b, m, target, material, 0, 0, removed_units, added_units)
+                tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                tally.stats[STAT_CHANGED] += 1
+                tally.stats[STAT_DENSITY_ADDED] += target - old
+                account(old, a, b, m, target, material, 0, 0, tally.removed_units, tally.added_units)
 
 
 @nb.njit(cache=True)
-def remap_materials(density, mat_a, mat_b, mix, lo, hi, origin, voxel_size, primitives, new_id, chunk_size,
-                    chunk_flags, removed_units, added_units, stats):
+def remap_materials(fields, lo, hi, grid, primitives, new_id, tally):
     """Inside the shape (sdf <= 0), ``mat_a = new_id[mat_a]`` and ``mat_b = new_id[mat_b]``.
 
-    ``paint`` maps every id to one material; ``expose_interior`` maps each material to its interior.
+    ``paint`` maps every id to one material; ``expose_interior`` maps each material to its interior; ``convert``
+    maps one material to another.
     """
+    density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
+    origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
         for j in range(lo[1], hi[1] + 1):
@@ -345,15 +413,16 @@ def remap_materials(density, mat_a, mat_b, mix, lo, hi, origin, voxel_size, prim
                     continue
                 mat_a[i, j, k] = na
                 mat_b[i, j, k] = nb_
-                chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
-                stats[STAT_CHANGED] += 1
+                tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+                tally.stats[STAT_CHANGED] += 1
                 d, m = np.int64(density[i, j, k]), np.int64(mix[i, j, k])
-                account(d, a, b, m, d, na, nb_, m, removed_units, added_units)
+                account(d, a, b, m, d, na, nb_, m, tally.removed_units, tally.added_units)
 
 
 @nb.njit(cache=True)
-def material_units(density, mat_a, mat_b, mix, out):
+def material_units(fields, out):
     """``out[m]`` += solid amount of material ``m`` over the whole volume, in 1/65025 voxel."""
+    density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
     nx, ny, nz = density.shape
     for i in range(nx):
         for j in range(ny):
@@ -429,16 +498,17 @@ def join_rows(row_first, run_start, run_end, parent, row_a, row_b):
 
 
 @nb.njit(cache=True)
-def erase_small_components(density, mat_a, mat_b, mix, lo, hi, iso, priority_by_id, min_size_by_id,
-                           chunk_size, row_first, run_start, run_end, parent, size, best, chunk_flags,
-                           removed_units, added_units, stats):
+def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
     """Erase (density 0) the components wholly inside the box ``lo..hi`` (none of their voxels on its border)
     with fewer voxels than the minimum fragment size of their material: the dominant material of highest
     fragment priority among their voxels (lowest id on a tie). Below-iso voxels next to an erased voxel that
     no remaining solid voxel touches (26-neighbourhood) are erased too. Returns the number of components erased.
 
-    Scratch arrays ``row_first`` (rows + 1), ``run_start``, ``run_end``, ``parent``, ``size``, ``best`` (one
-    slot per possible run) are the caller's."""
+    The :class:`FragmentScratch` arrays are the caller's."""
+    density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
+    iso, chunk_size = grid.iso, grid.chunk_size
+    priority_by_id, min_size_by_id = materials.fragment_priority, materials.min_fragment_size
+    row_first, run_start, run_end, parent, size, best = scratch
     rows_y = hi[1] - lo[1] + 1
     rows = (hi[0] - lo[0] + 1) * rows_y
     runs = find_runs(density, lo, hi, iso, row_first, run_start, run_end)
@@ -489,8 +559,7 @@ def erase_small_components(density, mat_a, mat_b, mix, lo, hi, iso, priority_by_
             if size[root] <= 0 or best[root] < 0:
                 continue
             for k in range(run_start[r], run_end[r] + 1):
-                erase_voxel(density, mat_a, mat_b, mix, i, j, k, chunk_size, chunk_flags, removed_units,
-                            added_units, stats)
+                erase_voxel(fields, i, j, k, chunk_size, tally)
     # The thin below-iso fringe a fragment leaves goes too, where no remaining solid voxel is next to it.
     nx, ny, nz = density.shape
     for row in range(rows):
@@ -504,8 +573,7 @@ def erase_small_components(density, mat_a, mat_b, mix, lo, hi, iso, priority_by_
                     for b in range(max(j - 1, 0), min(j + 2, ny)):
                         for c in range(max(k - 1, 0), min(k + 2, nz)):
                             if density[a, b, c] > 0 and not touches_solid(density, a, b, c, iso):
-                                erase_voxel(density, mat_a, mat_b, mix, a, b, c, chunk_size, chunk_flags,
-                                            removed_units, added_units, stats)
+                                erase_voxel(fields, a, b, c, chunk_size, tally)
     return erased
 
 
@@ -522,13 +590,12 @@ def touches_solid(density, i, j, k, iso):
 
 
 @nb.njit(cache=True, inline="always")
-def erase_voxel(density, mat_a, mat_b, mix, i, j, k, chunk_size, chunk_flags, removed_units, added_units,
-                stats):
+def erase_voxel(fields, i, j, k, chunk_size, tally):
     """Set one voxel's density to 0 and account for it."""
-    old = np.int64(density[i, j, k])
-    a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
-    density[i, j, k] = 0
-    chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
-    stats[STAT_CHANGED] += 1
-    stats[STAT_DENSITY_REMOVED] += old
-    account(old, a, b, m, 0, a, b, m, removed_units, added_units)
+    old = np.int64(fields.density[i, j, k])
+    a, b, m = np.int64(fields.mat_a[i, j, k]), np.int64(fields.mat_b[i, j, k]), np.int64(fields.mix[i, j, k])
+    fields.density[i, j, k] = 0
+    tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
+    tally.stats[STAT_CHANGED] += 1
+    tally.stats[STAT_DENSITY_REMOVED] += old
+    account(old, a, b, m, 0, a, b, m, tally.removed_units, tally.added_units)

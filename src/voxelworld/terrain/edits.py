@@ -1,4 +1,4 @@
-"""Edits on a :class:`~voxelworld.terrain.VoxelVolume`: remove, add, paint, expose_interior, scrape.
+"""Edits on a :class:`~voxelworld.terrain.VoxelVolume`: remove, add, paint, expose_interior, convert, scrape.
 
 Each edit validates everything first (so bad input leaves the volume unchanged), runs one kernel over the
 voxel box of its update range, marks the chunks it changed dirty and returns an :class:`EditResult`.
@@ -19,7 +19,7 @@ from .shapes import Shape
 if TYPE_CHECKING:
     from .volume import VoxelVolume
 
-__all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "scrape"]
+__all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "convert", "scrape"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class EditResult:
     """
 
     voxels_changed: int  # voxels whose density or materials changed
-    voxels_damaged: int  # voxels whose damage rose but that held this time
+    voxels_damaged: int  # voxels whose damage rose but that held this time (hidden voxels a scrape hit too)
     voxels_blocked: int  # voxels the edit would have lowered but that held (damaged or unbreakable)
     dirty_chunks: frozenset[tuple[int, int, int]]  # chunks in which any field changed, damage included
     volume_removed: float
@@ -87,40 +87,38 @@ class EditResult:
         return EditResult(0, 0, 0, frozenset(), 0.0, 0.0)
 
 
-class EditOutputs:
-    """The preallocated outputs an edit kernel writes, and their conversion into an :class:`EditResult`."""
+def new_tally(volume: VoxelVolume) -> _kernels.EditTally:
+    """Zeroed arrays for an edit kernel to report into."""
+    return _kernels.EditTally(np.zeros(volume.chunk_grid_shape, dtype=np.uint8), np.zeros(256, dtype=np.int64),
+                              np.zeros(256, dtype=np.int64), np.zeros(_kernels.STATS_LENGTH, dtype=np.int64))
 
-    def __init__(self, volume: VoxelVolume):
-        self.chunk_flags = np.zeros(volume.chunk_grid_shape, dtype=np.uint8)
-        self.removed_units = np.zeros(256, dtype=np.int64)
-        self.added_units = np.zeros(256, dtype=np.int64)
-        self.stats = np.zeros(_kernels.STATS_LENGTH, dtype=np.int64)
 
-    def result(self, volume: VoxelVolume, fragments_erased: int = 0) -> EditResult:
-        flags = self.chunk_flags
-        dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
-        volume._mark_chunks_dirty(dirty)
-        names, groups = volume.materials.name_by_id, volume.materials.group_by_id
-        unit = volume.voxel_volume / 65025.0
-        removed, added = _nonzero(self.removed_units), _nonzero(self.added_units)
-        # max() keeps the first of equals: the lowest id on a tie.
-        most = names[max(removed, key=lambda item: item[1])[0]] if removed else None
-        stats = self.stats.tolist()
-        voxel_volume = volume.voxel_volume
-        return EditResult(
-            voxels_changed=stats[_kernels.STAT_CHANGED],
-            voxels_damaged=stats[_kernels.STAT_DAMAGED],
-            voxels_blocked=stats[_kernels.STAT_BLOCKED],
-            dirty_chunks=dirty,
-            volume_removed=stats[_kernels.STAT_DENSITY_REMOVED] * voxel_volume / 255.0,
-            volume_added=stats[_kernels.STAT_DENSITY_ADDED] * voxel_volume / 255.0,
-            removed_by_material={names[m]: units * unit for m, units in removed},
-            added_by_material={names[m]: units * unit for m, units in added},
-            removed_by_group=_by_group(removed, groups, unit),
-            added_by_group=_by_group(added, groups, unit),
-            most_removed_material=most,
-            fragments_erased=fragments_erased,
-        )
+def edit_result(volume: VoxelVolume, tally: _kernels.EditTally, fragments_erased: int = 0) -> EditResult:
+    """Mark the chunks ``tally`` flags dirty and turn it into an :class:`EditResult`."""
+    flags = tally.chunk_flags
+    dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
+    volume._mark_chunks_dirty(dirty)
+    names, groups = volume.materials.name_by_id, volume.materials.group_by_id
+    unit = volume.voxel_volume / 65025.0
+    removed, added = _nonzero(tally.removed_units), _nonzero(tally.added_units)
+    # max() keeps the first of equals: the lowest id on a tie.
+    most = names[max(removed, key=lambda item: item[1])[0]] if removed else None
+    stats = tally.stats.tolist()
+    voxel_volume = volume.voxel_volume
+    return EditResult(
+        voxels_changed=stats[_kernels.STAT_CHANGED],
+        voxels_damaged=stats[_kernels.STAT_DAMAGED],
+        voxels_blocked=stats[_kernels.STAT_BLOCKED],
+        dirty_chunks=dirty,
+        volume_removed=stats[_kernels.STAT_DENSITY_REMOVED] * voxel_volume / 255.0,
+        volume_added=stats[_kernels.STAT_DENSITY_ADDED] * voxel_volume / 255.0,
+        removed_by_material={names[m]: units * unit for m, units in removed},
+        added_by_material={names[m]: units * unit for m, units in added},
+        removed_by_group=_by_group(removed, groups, unit),
+        added_by_group=_by_group(added, groups, unit),
+        most_removed_material=most,
+        fragments_erased=fragments_erased,
+    )
 
 
 def _nonzero(units: np.ndarray) -> list[tuple[int, int]]:
@@ -135,7 +133,7 @@ def _by_group(amounts: list[tuple[int, int]], groups: tuple[str, ...], unit: flo
     return {group: total * unit for group, total in totals.items()}
 
 
-def _check_shape(shape) -> Shape:
+def check_shape(shape) -> Shape:
     if not isinstance(shape, Shape):
         raise ParameterError("shape", shape, "a Shape (Sphere, Box, Capsule, Cylinder or a union of them)")
     return shape
@@ -147,11 +145,14 @@ def _check_tool(tool) -> Tool:
     return tool
 
 
-def solid_material_id(volume: VoxelVolume, material) -> int:
-    """The id of ``material`` (name or id) in the volume's table; "none" is refused."""
-    material_id = volume.materials.id_of(material)
+def solid_material_id(volume: VoxelVolume, material, parameter: str = "material") -> int:
+    """The id of ``material`` (name or id) in the volume's table; "none" is refused. Errors name ``parameter``."""
+    try:
+        material_id = volume.materials.id_of(material)
+    except ParameterError as error:
+        raise ParameterError(parameter, material, error.legal) from None
     if material_id == 0:
-        raise ParameterError("material", material, f"one of {', '.join(volume.materials.names)}, not 'none'")
+        raise ParameterError(parameter, material, f"one of {', '.join(volume.materials.names)}, not 'none'")
     return material_id
 
 
@@ -160,28 +161,26 @@ def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: floa
     if box is None:
         return EditResult.empty()
     lo, hi = box
-    out = EditOutputs(volume)
-    primitives = shape.primitives()
+    fields = volume._fields()
     if step:
         extent = hi - lo + 1
         exposed = np.empty(tuple(extent), dtype=np.uint8)
         below = np.empty(tuple(extent + 2), dtype=np.uint8)
         spread_z = np.empty((extent[0] + 2, extent[1] + 2, extent[2]), dtype=np.uint8)
         spread_y = np.empty((extent[0] + 2, extent[1], extent[2]), dtype=np.uint8)
-        _kernels.exposure(volume.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
+        _kernels.exposure(fields.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
     else:
         exposed = np.empty((1, 1, 1), dtype=np.uint8)
-    _kernels.lower_density(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, lo, hi, volume.origin,
-        volume.voxel_size, primitives, volume.iso, reach, step, exposed, tool.damage, tool.gives_way_below,
-        tool.unbreakable_from, tool.breaks_at, volume.materials.hardness_by_id, volume.chunk_size, out.chunk_flags,
-        out.removed_units, out.added_units, out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    gate = _kernels.ToolGate(tool.damage, tool.gives_way_below, tool.unbreakable_from, tool.breaks_at)
+    _kernels.lower_density(fields, lo, hi, volume._grid(), shape.primitives(), reach, step, exposed, gate,
+                           volume.materials.by_id, tally)
+    return edit_result(volume, tally)
 
 
 def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
     """Smooth carve: ``density = min(old, ramp(sdf))`` through the hardness gate. See ``VoxelVolume.remove``."""
-    _check_shape(shape)
+    check_shape(shape)
     _check_tool(tool)
     # The ramp reaches 255 at (255 - iso) / RAMP voxels outside the shape; beyond that nothing changes.
     return _lower(volume, shape, tool, 0, (255 - volume.iso) / _kernels.RAMP * volume.voxel_size)
@@ -189,7 +188,7 @@ def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
 
 def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResult:
     """Peel the exposed surface inside ``shape`` by ``step``. See ``VoxelVolume.scrape``."""
-    _check_shape(shape)
+    check_shape(shape)
     step = check_integer("step", step, minimum=1, maximum=255, unit="density units")
     _check_tool(tool)
     return _lower(volume, shape, tool, step, 0.0)
@@ -197,41 +196,49 @@ def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResu
 
 def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
-    _check_shape(shape)
+    check_shape(shape)
     material_id = solid_material_id(volume, material)
     # The ramp falls to 0 at iso / RAMP voxels outside the shape; beyond that nothing changes.
     reach = volume.iso / _kernels.RAMP * volume.voxel_size
     box = volume.voxel_box(shape, reach)
     if box is None:
         return EditResult.empty()
-    out = EditOutputs(volume)
-    _kernels.raise_density(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.damage, box[0], box[1], volume.origin,
-        volume.voxel_size, shape.primitives(), volume.iso, reach, material_id, volume.chunk_size, out.chunk_flags,
-        out.removed_units, out.added_units, out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    _kernels.raise_density(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), reach,
+                           material_id, tally)
+    return edit_result(volume, tally)
 
 
 def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
     box = volume.voxel_box(shape, 0.0)
     if box is None:
         return EditResult.empty()
-    out = EditOutputs(volume)
-    _kernels.remap_materials(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, box[0], box[1], volume.origin, volume.voxel_size,
-        shape.primitives(), new_id, volume.chunk_size, out.chunk_flags, out.removed_units, out.added_units,
-        out.stats)
-    return out.result(volume)
+    tally = new_tally(volume)
+    _kernels.remap_materials(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), new_id, tally)
+    return edit_result(volume, tally)
 
 
 def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
-    _check_shape(shape)
+    check_shape(shape)
     material_id = solid_material_id(volume, material)
     return _remap(volume, shape, np.full(256, material_id, dtype=np.uint8))
 
 
 def expose_interior(volume: VoxelVolume, shape: Shape) -> EditResult:
     """Replace both material slots inside ``shape`` by their interiors. See ``VoxelVolume.expose_interior``."""
-    _check_shape(shape)
+    check_shape(shape)
     return _remap(volume, shape, volume.materials.interior_by_id)
+
+
+def convert(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
+    """Turn material ``source`` into ``target`` inside ``shape``. See ``VoxelVolume.convert``."""
+    check_shape(shape)
+    source_id = solid_material_id(volume, source, "source")
+    target_id = solid_material_id(volume, target, "target")
+    if target_id == source_id:
+        source_name = volume.materials.name_by_id[source_id]
+        raise ParameterError("target", target, f"a material other than source ({source_name})")
+    new_id = np.arange(256, dtype=np.uint8)
+    new_id[source_id] = target_id
+    return _remap(volume, shape, new_id)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from . import _kernels
-from .edits import EditOutputs, EditResult
+from .edits import EditResult, edit_result, new_tally
 from .shapes import Box
 
 if TYPE_CHECKING:
@@ -61,16 +61,10 @@ def remove_fragments(volume: VoxelVolume, region: Box | None = None) -> EditResu
     extent = hi - lo + 1
     rows = int(extent[0] * extent[1])
     max_runs = rows * int((extent[2] + 1) // 2)
-    row_first = np.empty(rows + 1, dtype=np.int32)
-    run_start = np.empty(max_runs, dtype=np.int32)
-    run_end = np.empty(max_runs, dtype=np.int32)
-    parent = np.empty(max_runs, dtype=np.int32)
-    size = np.empty(max_runs, dtype=np.int64)
-    best = np.empty(max_runs, dtype=np.int32)
-    out = EditOutputs(volume)
-    table = volume.materials
-    erased = _kernels.erase_small_components(
-        volume.density, volume.mat_a, volume.mat_b, volume.mix, lo, hi, volume.iso,
-        table.fragment_priority_by_id, table.min_fragment_size_by_id, volume.chunk_size, row_first, run_start,
-        run_end, parent, size, best, out.chunk_flags, out.removed_units, out.added_units, out.stats)
-    return out.result(volume, fragments_erased=int(erased))
+    per_run = [np.empty(max_runs, dtype=np.int32) for _ in range(3)]  # run_start, run_end, parent
+    scratch = _kernels.FragmentScratch(np.empty(rows + 1, dtype=np.int32), *per_run,
+                                       size=np.empty(max_runs, dtype=np.int64), best=np.empty(max_runs, np.int32))
+    tally = new_tally(volume)
+    erased = _kernels.erase_small_components(volume._fields(), lo, hi, volume._grid(), volume.materials.by_id,
+                                             scratch, tally)
+    return edit_result(volume, tally, fragments_erased=int(erased))

@@ -33,6 +33,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..errors import FormatError, ParameterError, check_finite, check_integer, check_range
+from ._kernels import MaterialArrays
 
 __all__ = ["Material", "MaterialTable"]
 
@@ -154,6 +155,9 @@ class MaterialTable:
         Read-only, length 256, indexed by material id (float64, uint8, int32, int64, uint8). Id 0 and unused
         ids hold neutral values: hardness 0, interior itself, priority -2**31, fragment size 0, kind 0.
         ``kind_by_id`` holds the lowest id of the materials of the same kind.
+    by_id : MaterialArrays
+        The same five arrays as one named tuple (``hardness``, ``interior``, ``fragment_priority``,
+        ``min_fragment_size``, ``kind``), as the terrain kernels take them.
     name_by_id, group_by_id : tuple of 256 str
         "none" at id 0, "" at unused ids.
 
@@ -219,6 +223,7 @@ class MaterialTable:
             array.flags.writeable = False  # shared with kernels and callers: nobody may change the table
         self.hardness_by_id, self.interior_by_id, self.fragment_priority_by_id = hardness, interior, priority
         self.min_fragment_size_by_id, self.kind_by_id = min_size, kind
+        self.by_id = MaterialArrays(hardness, interior, priority, min_size, kind)
         self.name_by_id: tuple[str, ...] = tuple(names)
         self.group_by_id: tuple[str, ...] = tuple(groups)
 

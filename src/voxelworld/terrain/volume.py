@@ -15,9 +15,31 @@ from .shapes import Box, Shape
 
 __all__ = ["VoxelVolume", "FIELDS"]
 
-FIELDS = ("density", "mat_a", "mat_b", "mix", "damage")
+FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 _DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
 DEFAULT_TOOL = Tool()
+
+
+def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
+    """``array`` if it can be the volume's field ``name``; kernels index it without bounds checks."""
+    dtype = np.dtype(_DTYPES[name])
+    if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
+            and array.flags.writeable):
+        given = (f"array of shape {array.shape}, dtype {array.dtype}" + ("" if array.flags.writeable else
+                                                                          ", read-only")
+                 if isinstance(array, np.ndarray) else array)
+        raise ParameterError(name, given, f"a writeable numpy array of shape {shape} and dtype {dtype}")
+    return array
+
+
+def _field(name: str, doc: str) -> property:
+    def get(self) -> np.ndarray:
+        return self._arrays[name]
+
+    def set_(self, array) -> None:
+        self._arrays[name] = _check_field(name, array, self.shape)
+
+    return property(get, set_, doc=doc)
 
 
 class VoxelVolume:
@@ -49,7 +71,9 @@ class VoxelVolume:
     Notes
     -----
     Edit through the methods: they validate, keep the dirty set and report what changed. Code that writes the
-    field arrays directly must call :meth:`mark_dirty` for the box it wrote.
+    field arrays directly must call :meth:`mark_dirty` for the box it wrote. A field may be replaced by a
+    writeable array of the volume's shape and the field's dtype (anything else raises :class:`ParameterError`
+    naming the field); the geometry (shape, voxel size, origin, iso, chunk size, materials) is read-only.
 
     Examples
     --------
@@ -66,23 +90,42 @@ class VoxelVolume:
                  chunk_size: int = 32, materials: MaterialTable | None = None):
         if not isinstance(shape, (tuple, list)) or len(shape) != 3:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
-        self.shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
-        self._shape_array = np.array(self.shape, dtype=np.int64)
-        self.voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
+        # The geometry is read-only (properties below): kernels take it unchecked.
+        self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self._shape_array = np.array(self._shape, dtype=np.int64)
+        self._voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
         origin_array = np.array(origin, dtype=np.float64) if _is_numeric(origin) else None  # a copy: we freeze it
         if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
             raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
-        self.origin = origin_array
-        self.origin.flags.writeable = False
-        self.iso = check_integer("iso", iso, minimum=1, maximum=255)
-        self.chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+        origin_array.flags.writeable = False
+        self._origin = origin_array
+        self._iso = check_integer("iso", iso, minimum=1, maximum=255)
+        self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")
-        self.materials = materials if materials is not None else MaterialTable.default()
-        for name in FIELDS:
-            setattr(self, name, np.zeros(self.shape, dtype=_DTYPES[name]))
+        self._materials = materials if materials is not None else MaterialTable.default()
+        self._arrays = {name: np.zeros(self.shape, dtype=_DTYPES[name]) for name in FIELDS}
         self._dirty: set[tuple[int, int, int]] = set()
         self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
+
+    shape = property(lambda self: self._shape, doc="Voxels along x, y, z (read-only).")
+    voxel_size = property(lambda self: self._voxel_size, doc="Edge of a voxel, m (read-only).")
+    origin = property(lambda self: self._origin, doc="World position of voxel (0, 0, 0)'s sample, m (read-only).")
+    iso = property(lambda self: self._iso, doc="Density at and above which a voxel is solid (read-only).")
+    chunk_size = property(lambda self: self._chunk_size, doc="Edge of a chunk in voxels (read-only).")
+    materials = property(lambda self: self._materials, doc="The MaterialTable the ids refer to (read-only).")
+    density = _field("density", "uint8 density, 0 (empty) .. 255 (full); assigning checks shape and dtype.")
+    mat_a = _field("mat_a", "uint8 id of the first material (0 = none).")
+    mat_b = _field("mat_b", "uint8 id of the second material (0 = none).")
+    mix = _field("mix", "uint8 share of ``mat_b``, 0..255 = 0..1.")
+    damage = _field("damage", "uint16 damage accumulated by hits that did not break the voxel yet.")
+
+    def _fields(self) -> _kernels.VoxelFields:
+        """The field arrays for a kernel, checked again: an array can be resized in place after assignment."""
+        return _kernels.VoxelFields(*(_check_field(name, self._arrays[name], self.shape) for name in FIELDS))
+
+    def _grid(self) -> _kernels.Grid:
+        return _kernels.Grid(self.origin, self.voxel_size, self.iso, self.chunk_size)
 
     # ----------------------------------------------------------------------------------------- geometry
     @property
@@ -106,8 +149,10 @@ class VoxelVolume:
     def voxel_box(self, shape: Shape, reach: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
         """Inclusive index corners ``(lo, hi)`` of the voxels whose samples lie in ``shape``'s bounding box
         grown by ``reach`` metres, clipped to the volume; None when no voxel does."""
+        edits.check_shape(shape)
+        reach = check_finite("reach", reach, minimum=0.0, unit="m")
         box = np.empty((2, 3), dtype=np.int64)
-        if not _kernels.voxel_box(shape.primitives(), float(reach), self.origin, self.voxel_size, self._shape_array,
+        if not _kernels.voxel_box(shape.primitives(), reach, self.origin, self.voxel_size, self._shape_array,
                                   box):
             return None
         return box[0], box[1]
@@ -158,7 +203,7 @@ class VoxelVolume:
         """Solid volume in m³ per material name; each voxel's volume is split between ``mat_a`` and ``mat_b``
         by its mix ratio. Materials with no volume are left out."""
         units = np.zeros(256, dtype=np.int64)
-        _kernels.material_units(self.density, self.mat_a, self.mat_b, self.mix, units)
+        _kernels.material_units(self._fields(), units)
         unit = self.voxel_volume / 65025.0
         names = self.materials.name_by_id
         return {names[m]: int(units[m]) * unit for m in np.flatnonzero(units)}
@@ -212,10 +257,30 @@ class VoxelVolume:
         bark -> wood, rock -> rock_interior). Use a range a little larger than a carve so its rim shows inside."""
         return edits.expose_interior(self, shape)
 
+    def convert(self, shape: Shape, source, target) -> EditResult:
+        """Inside ``shape``, turn material ``source`` into ``target`` (names or ids of the table, neither "none",
+        not the same) in both slots of every voxel whose sample lies in it; density, mix, damage and other
+        materials are kept. The converted volume is reported as removed from ``source`` and added to ``target``
+        (``volume_removed`` and ``volume_added`` stay 0); only the chunks whose voxels changed turn dirty.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume, Sphere
+        >>> pool = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (12, 12, 12), "lava", chunk_size=4)
+        >>> result = pool.convert(Sphere((6.0, 4.0, 6.0), 2.0), "lava", "obsidian")
+        >>> sorted(result.added_by_material), result.volume_removed
+        (['obsidian'], 0.0)
+        >>> sorted(result.dirty_chunks)  # of the 8 chunks its bounding box spans, the ball reaches 4
+        [(1, 0, 1), (1, 1, 1), (1, 1, 2), (2, 1, 1)]
+        """
+        return edits.convert(self, shape, source, target)
+
     def scrape(self, shape: Shape, step: int, tool: Tool = DEFAULT_TOOL) -> EditResult:
         """Peel the surface inside ``shape``: a voxel loses ``step`` density (1..255) only if some voxel of its
         3x3x3 neighbourhood (itself included, within the volume) was below iso before this call, so repeated
-        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``."""
+        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``, but
+        the gate hits every voxel with density inside ``shape``, exposed or not: hidden rock gathers damage and
+        gives way as soon as it is exposed."""
         return edits.scrape(self, shape, step, tool)
 
     def remove_fragments(self, region: Box | None = None) -> EditResult:
