@@ -120,3 +120,13 @@ def test_a_class_moved_to_another_module_keeps_the_name_files_hold(codec):
     assert old_file_value["$"] == "game.world.Inputs" and codec.decode(old_file_value, "inputs") == Inputs(suck=True)
     names = [type_name(cls) for cls in TYPES]
     assert len(set(names)) == len(names) == len(set(TYPES))  # one name per type, one type per name
+
+
+def test_fields_a_type_has_dropped_are_read_and_dropped(codec):
+    """ImpactRules had ``hard_from`` and ``slippery_from`` (attach is now the target's ``attachable``): a file
+    written before holds them and still loads; a field no version ever had is still refused."""
+    data = json.loads(json.dumps(codec.encode(ImpactRules(), "rules")))
+    old = dict(data, hard_from=4.0, slippery_from=0.5)
+    assert codec.decode(old, "rules") == ImpactRules()
+    with pytest.raises(FormatError, match="no field 'sticky'"):
+        codec.decode(dict(data, sticky=1.0), "rules")
