@@ -52,8 +52,8 @@ def test_an_edit_queued_by_an_action_is_applied_in_the_next_frames_update_stage_
         seen.setdefault(w.frame, {})["remeshed"] = bool(w.changed_chunks)
 
     world.add_handler(action)
-    world.add_handler(after_update, "voxel_updates")
-    world.add_handler(after_meshes, "meshes")
+    world.add_handler(after_update, "fragment_erasure")
+    world.add_handler(after_meshes, "display_mesh")
     before = world.voxel_hash()
     events0 = world.step(Inputs(punch=True))
     assert world.voxel_hash() == before and len(world.queued_edits) == 1
