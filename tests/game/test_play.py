@@ -233,6 +233,37 @@ def test_a_thrown_object_meets_the_wall_by_its_pair_of_materials(thrown, terrain
 
 
 # ------------------------------------------------------------------------------------------ treasure, awards
+@pytest.mark.parametrize("counts", [True, False])
+def test_a_thrown_lava_bullets_explosion_counts_toward_awards_and_treasure_unless_switched_off(counts):
+    settings = WorldSettings(thrown_deformation_counts=counts)
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), "rock")
+    world = World(volume, None, settings=settings, spawn=(4.0, FLOOR, 4.0), spawn_yaw=270.0)
+    groups = world.materials.group_by_id
+
+    def solid_by_group() -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for name, amount in world.volume.solid_volume_by_material().items():
+            group = str(groups[world.materials.id_of(name)])
+            totals[group] = totals.get(group, 0.0) + amount
+        return totals
+
+    world.actions.suck = SuckState(bullets=("lava",))
+    press(world, stance=True)
+    before, since, awarded = solid_by_group(), world.actions.deformation.since_treasure, world.achievements()
+    log = press(world, throw=True, frames_after=40)
+    assert [e.kind for e in of(log, ActionOutcome) if e.kind in ("attach", "explode", "cool", "nothing")] == [
+        "explode"]
+    after = solid_by_group()
+    lost = {group: before[group] - after.get(group, 0.0) for group in before if before[group] > after.get(group, 0.0)}
+    assert set(lost) == {"rock"} and lost["rock"] > 1.0  # the blast took rock out of the wall
+    if counts:  # the award total of each group grows by what the blast removed from it, as do the counters
+        assert world.achievements()["rock"] == pytest.approx(awarded.get("rock", 0.0) + lost["rock"])
+        assert world.actions.deformation.since_treasure == pytest.approx(since + lost["rock"])
+    else:
+        assert world.achievements() == awarded and world.actions.deformation.since_treasure == since
+
+
 def test_removal_places_a_buried_treasure_behind_the_spot_and_grants_group_awards():
     settings = ActionSettings(treasure=TreasureSettings(threshold=0.5, distance=2.0, min_depth=0.5),
                               awards=AwardSettings(thresholds=(0.2, 0.6)))
@@ -271,6 +302,8 @@ def test_bad_action_settings_are_refused_with_the_parameter_named():
         ActionSettings(suck="fast")
     with pytest.raises(ParameterError, match="actions"):
         WorldSettings(actions=None)
+    with pytest.raises(ParameterError, match="thrown_deformation_counts"):
+        WorldSettings(thrown_deformation_counts=1)
 
 
 def test_fragments_are_voxel_objects_meshed_by_the_terrain_mesher_where_they_are():
