@@ -229,10 +229,13 @@ class PlayerActions:
             elif make == "impact":
                 self._book_impact(world, report)
             else:
-                self._report(world, report.events)
-                self._record(world, record_action(self.deformation, world.volume, eye, report,
-                                                  self.settings.treasure, self.settings.awards))
-                world.emit(ActionEnded, action=make, outcome="done" if report.volume_removed > 0 else "blocked")
+                self._book_dig(world, eye, make, report)
+
+    def _book_dig(self, world, eye, action: str, result: ActionResult) -> None:
+        self._report(world, result.events)
+        self._record(world, record_action(self.deformation, world.volume, eye, result, self.settings.treasure,
+                                          self.settings.awards))
+        world.emit(ActionEnded, action=action, outcome="done" if result.volume_removed > 0 else "blocked")
 
     def _book_suck(self, world, eye, update: SuckUpdate) -> None:
         frame = suck_frame(update, self.settings.suck)
