@@ -22,7 +22,7 @@ added, each called as ``handler(world, inputs)``, and ``world.stage`` names the 
     rebuilt only when its chunks changed or the actors left its region (the navmesh is re-baked here too).
 11. ``"collisions"``: the player's move swept with its velocity against the collision mesh and props.
 12. ``"deformation"``: deformation bookkeeping of what this frame's updates removed: suck's update and bullet
-    counting, treasure placement and the group awards (:meth:`PlayerActions.book`).
+    counting, treasure placement and the group awards (:meth:`~voxelworld.game.play.PlayerActions.book`).
 13. ``"player"``: player control after the move: footsteps, contacts, stamina.
 14. ``"events"``: event processing, then the other objects move: the player's actions read the buttons and queue
     their edits (update events for the next frame), the held, loose and thrown objects move, NPCs walk and
