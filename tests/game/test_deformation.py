@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.game.actions import PunchSettings, punch
+from voxelworld.game.actions import PunchSettings, ball_object, punch
 from voxelworld.game.deformation import (AwardSettings, DeformationState, TreasureSettings, achievements,
-                                         record_action, record_removal, treasure_spot)
+                                         record_action, record_impact, record_removal, treasure_spot)
+from voxelworld.game.throwing import Contact, impact
 from voxelworld.terrain import Tool, VoxelVolume
 
 from .test_actions import bvh_of, wall
@@ -103,6 +104,19 @@ def test_a_miss_records_nothing():
     assert update.state == DeformationState() and update.events == ()
 
 
+def test_a_thrown_objects_impact_records_the_density_it_removed_and_nothing_else():
+    volume = wall("rock", shape=(24, 12, 12))
+    contact = Contact((4.0, 3.0, 3.0), (-1.0, 0.0, 0.0), "rock")
+    blast = impact(volume, ball_object(volume, "lava", 0.3, (3.6, 3.0, 3.0)), contact)
+    assert blast.rule == "explode" and blast.edit.volume_removed > 0
+    update = record_impact(DeformationState(), volume, (1.0, 3.0, 3.0), blast)
+    assert achievements(update.state) == pytest.approx(blast.edit.removed_by_group)
+    assert update.state.since_treasure == pytest.approx(blast.edit.volume_removed)
+    mound = impact(volume, ball_object(volume, "soil", 0.3, (3.6, 3.0, 3.0)), contact)
+    assert mound.rule == "attach" and mound.edit.volume_added > 0
+    assert record_impact(update.state, volume, (1.0, 3.0, 3.0), mound).state == update.state
+
+
 # ---------------------------------------------------------------------------------------------------- awards
 def test_group_totals_grant_items_at_their_thresholds_once():
     volume = wall("soil")
@@ -138,6 +152,7 @@ def test_crossing_several_thresholds_at_once_grants_each():
     lambda v, s: record_removal(s, "volume", EYE, AIM, SPOT, 1.0, {}),
     lambda v, s: record_removal(s, v, EYE, AIM, SPOT, 1.0, {}, treasure=AwardSettings()),
     lambda v, s: record_action(s, v, EYE, "result"),
+    lambda v, s: record_impact(s, v, EYE, "result"),
     lambda v, s: treasure_spot(v, SPOT, SPOT),
 ])
 def test_bad_input_raises_parameter_error(call):

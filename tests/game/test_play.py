@@ -15,6 +15,8 @@ from voxelworld.game.play import ActionSettings
 from voxelworld.game.world import Inputs, World, WorldSettings
 from voxelworld.terrain import Box, Tool, VoxelVolume
 
+from .test_actions import density_fall_by_material
+
 FLOOR = 4.0
 LOOK = (270.0, 0.0)  # along +x, level
 
@@ -104,26 +106,64 @@ def _breaking_tool():
 # ------------------------------------------------------------------------------------------------------- suck
 def test_suck_scrapes_the_surface_exposes_the_interior_and_makes_a_bullet_every_five_updates():
     settings = ActionSettings(suck=SuckSettings(radius=0.6, material_radius=1.0, step=24, time_limit=10.0))
-    world = arena("sand", settings)
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), "sand")
+    volume.paint(Box((7.5, 0.0, 0.0), (8.3, 9.0, 8.0)), "grass")  # a grass skin (interior soil) on sand
+    world = World(volume, None, settings=WorldSettings(actions=settings), spawn=(6.0, FLOOR, 4.0), spawn_yaw=270.0)
+    table = world.materials
+    grass = table.id_of("grass")
+    interior = table.interior_by_id
+    fields = ("density", "mat_a", "mat_b", "mix")
+    seen = {"fall": {}, "exposed": 0}
+
+    def keep(w, inputs):  # the voxels before this frame's updates, and after its density updates
+        seen[w.stage] = {name: getattr(w.volume, name).copy() for name in fields}
+
+    def density_fell(w, inputs):
+        keep(w, inputs)
+        seen["fall"][w.frame] = density_fell_by = density_fall_by_material(w.volume, seen["update_ranges"])
+        assert not density_fell_by or {e.kind for e, _ in w.applied_edits} == {"scrape"}
+
+    def interiors_exposed(w, inputs):  # what the material range did, read off the voxels
+        before = seen["density_updates"]
+        grid = w.volume.index_to_world(np.indices(w.volume.shape).transpose(1, 2, 3, 0))
+        inside = np.zeros(w.volume.shape, dtype=bool)
+        edge = np.zeros(w.volume.shape, dtype=bool)
+        for edit in w.update_ranges:
+            if edit.kind == "expose_interior":
+                distance = edit.shape.sdf(grid)
+                inside |= distance < -1e-6
+                edge |= np.abs(distance) <= 1e-6
+        for slot in ("mat_a", "mat_b"):
+            now, then = getattr(w.volume, slot), before[slot]
+            assert np.array_equal(now[inside], interior[then[inside]])  # inside the range: the interior
+            assert np.array_equal(now[~inside & ~edge], then[~inside & ~edge])  # outside: as it was
+        seen["exposed"] += int(np.count_nonzero(inside & (before["mat_a"] == grass)))
+
+    world.add_handler(keep, "update_ranges")
+    world.add_handler(density_fell, "density_updates")
+    world.add_handler(interiors_exposed, "material_updates")
     world.step(Inputs(look=LOOK))
     log = []
     for _ in range(40):
         log += world.step(Inputs(look=LOOK, suck=True))
     log += world.step(Inputs(look=LOOK))  # the last held frame is applied, and the release ends suck
-    updates = of(log, ActionOutcome, kind="suck")
+    # The material ranges turned grass voxels at the rim into soil, which the next scrapes then peel.
+    assert seen["exposed"] > 0
+    # An update is a frame whose scrape lowered density; every fifth gives a bullet of the material whose
+    # density fell most in it (the lowest id on a tie), counted from the voxels.
+    update_frames = [frame for frame in sorted(seen["fall"]) if seen["fall"][frame]]
+    bullet_frames = update_frames[4::5]
+    expected = tuple(table.name_by_id[max(sorted(seen["fall"][f].items()), key=lambda item: item[1])[0]]
+                     for f in bullet_frames)
+    assert len(update_frames) >= 25 and {"soil", "sand"} <= set(expected)
+    assert world.actions.suck.bullets == expected
     bullets = of(log, ActionOutcome, kind="bullet")
-    assert len(updates) >= 10
-    assert len(bullets) == len(updates) // 5
-    assert world.actions.suck.bullets == tuple(b.material for b in bullets)
-    # Each bullet is of the material whose density fell most in the update that made it.
-    for bullet in bullets:
-        same_frame = [u for u in updates if u.frame == bullet.frame]
-        assert same_frame and same_frame[0].material == bullet.material
-    # Surface only: the scrape peels exposed voxels; sand's interior is shown where the material range reached.
+    assert [(b.frame, b.material) for b in bullets] == list(zip(bullet_frames, expected))
+    assert [u.frame for u in of(log, ActionOutcome, kind="suck")] == update_frames
+    # Surface only: the scrape peels exposed voxels.
     scrapes = of(log, VoxelsEdited, kind="scrape")
     assert all(e.source == "suck" for e in scrapes)
-    interior = world.materials["sand"].interior
-    assert interior and world.materials.id_of(interior) in np.unique(world.volume.mat_a)
     assert of(log, ActionStarted, action="suck")
     assert of(log, ActionEnded, action="suck", outcome="released")
     assert world.actions.suck.updates == 0 and world.actions.suck.bullets  # the count resets, bullets stay
@@ -194,6 +234,38 @@ def test_a_thrown_object_meets_the_wall_by_its_pair_of_materials(thrown, terrain
 
 
 # ------------------------------------------------------------------------------------------ treasure, awards
+@pytest.mark.parametrize("counts", [True, False])
+def test_a_thrown_lava_bullets_explosion_counts_toward_awards_and_treasure_unless_switched_off(counts):
+    settings = WorldSettings(thrown_deformation_counts=counts)
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), "rock")
+    world = World(volume, None, settings=settings, spawn=(4.0, FLOOR, 4.0), spawn_yaw=270.0)
+    groups = world.materials.group_by_id
+
+    def solid_by_group() -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for name, amount in world.volume.solid_volume_by_material().items():
+            group = str(groups[world.materials.id_of(name)])
+            totals[group] = totals.get(group, 0.0) + amount
+        return totals
+
+    world.actions.suck = SuckState(bullets=("lava",))
+    press(world, stance=True)
+    before, since, awarded = solid_by_group(), world.actions.deformation.since_treasure, world.achievements()
+    log = press(world, throw=True, frames_after=40)
+    assert [e.kind for e in of(log, ActionOutcome) if e.kind in ("attach", "explode", "cool", "nothing")] == [
+        "explode"]
+    after = solid_by_group()
+    lost = {group: before[group] - after.get(group, 0.0) for group in before if before[group] > after.get(group, 0.0)}
+    assert "rock" in lost and sum(lost.values()) > 1.0  # the blast took rock out of the wall (and soil below it)
+    if counts:  # the award total of each group grows by what the blast removed from it, as do the counters
+        for group, amount in lost.items():
+            assert world.achievements()[group] == pytest.approx(awarded.get(group, 0.0) + amount)
+        assert world.actions.deformation.since_treasure == pytest.approx(since + sum(lost.values()))
+    else:
+        assert world.achievements() == awarded and world.actions.deformation.since_treasure == since
+
+
 def test_removal_places_a_buried_treasure_behind_the_spot_and_grants_group_awards():
     settings = ActionSettings(treasure=TreasureSettings(threshold=0.5, distance=2.0, min_depth=0.5),
                               awards=AwardSettings(thresholds=(0.2, 0.6)))
@@ -232,6 +304,8 @@ def test_bad_action_settings_are_refused_with_the_parameter_named():
         ActionSettings(suck="fast")
     with pytest.raises(ParameterError, match="actions"):
         WorldSettings(actions=None)
+    with pytest.raises(ParameterError, match="thrown_deformation_counts"):
+        WorldSettings(thrown_deformation_counts=1)
 
 
 def test_fragments_are_voxel_objects_meshed_by_the_terrain_mesher_where_they_are():

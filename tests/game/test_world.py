@@ -32,8 +32,98 @@ def test_handlers_see_the_stages_in_the_issue_order():
     world.step(Inputs())
     world.step(Inputs())
     assert seen == [(f, s) for f in (0, 1) for s in World.STAGES]
-    assert World.STAGES == ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events",
-                            "other_objects", "snapshot")
+    # The design's steps S1..S15, in its order.
+    assert World.STAGES == ("inputs", "objects", "update_ranges", "density_updates", "material_updates",
+                            "fragment_erasure", "vertices", "simplified_vertices", "display_mesh", "collision_mesh",
+                            "collisions", "deformation", "player", "events", "snapshot")
+    assert world.stage is None  # between frames
+
+
+def instrument(monkeypatch, world: World) -> list:
+    """Wrap the functions that do each step's work so that every call records ``(frame, stage, work)``, the stage
+    being ``world.stage`` when it ran."""
+    import voxelworld.game.play as play
+    import voxelworld.game.world as world_module
+    import voxelworld.meshing.chunks as chunks
+    from voxelworld.game.edits import VoxelEdit as Edit
+    from voxelworld.game.player import Player
+
+    calls = []
+
+    def wrap(owner, name, work):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            calls.append((world.frame, world.stage, work(*args, **kwargs) if callable(work) else work))
+            return original(*args, **kwargs)
+        monkeypatch.setattr(owner, name, wrapper)
+
+    wrap(Player, "begin_frame", "velocity")
+    wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
+    wrap(chunks, "chunk_surface", "vertices")
+    wrap(chunks, "simplify_surface", lambda *a, collision=False: "collision simplify" if collision else "simplify")
+    wrap(chunks, "assemble_chunk", lambda *a, collision: "collision assemble" if collision else "display assemble")
+    wrap(world_module, "Collider", "collider")
+    wrap(Player, "collide", "collide")
+    wrap(play, "suck_frame", lambda update, settings: "suck count" if update.edits else "suck no update")
+    wrap(play, "record_action", "record")
+    wrap(play, "record_impact", "record")
+    wrap(Player, "control", "control")
+    wrap(play, "suck_edits", "queue suck")
+    wrap(play, "fall", "fall")
+    wrap(World, "_take_snapshot", "snapshot")
+    return calls
+
+
+# Where each piece of work must run.
+WORK_STAGES = {"velocity": "objects", "apply scrape": "density_updates", "apply remove": "density_updates",
+               "apply expose_interior": "material_updates", "apply remove_fragments": "fragment_erasure",
+               "vertices": "vertices", "simplify": "simplified_vertices", "display assemble": "display_mesh",
+               "collision simplify": "collision_mesh", "collision assemble": "collision_mesh",
+               "collider": "collision_mesh", "collide": "collisions", "suck count": "deformation",
+               "record": "deformation", "control": "player", "suck no update": "events", "queue suck": "events",
+               "fall": "events", "snapshot": "snapshot"}
+
+
+def test_each_steps_work_runs_in_its_own_stage_in_the_design_order(monkeypatch):
+    from voxelworld.game.deformation import TreasureSettings
+    from voxelworld.game.play import ActionSettings
+    from voxelworld.game.suck import SuckSettings
+
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (15.0, 9.0, 8.0)), "grass")  # a thick wall: room for a treasure
+    actions = ActionSettings(suck=SuckSettings(radius=0.6, material_radius=1.0, step=24, time_limit=10.0),
+                             treasure=TreasureSettings(threshold=1.0))
+    world = World(volume, None, settings=WorldSettings(actions=actions), spawn=(6.0, FLOOR, 4.0), spawn_yaw=270.0)
+    counters = []  # (frame, stage, what the deformation bookkeeping counts) at the end of every stage
+
+    def count(w, inputs):
+        a = w.actions
+        counters.append((w.frame, w.stage, (a.suck.bullets, a.deformation.since_treasure, a.deformation.treasures,
+                                            a.achievements(), a.items)))
+    for stage in World.STAGES:
+        world.add_handler(count, stage)
+    calls = instrument(monkeypatch, world)
+    look = (270.0, 0.0)
+    for frame in range(32):
+        world.step(Inputs(look=look, suck=frame < 30, punch=frame in (12, 20)))
+
+    # The work ran: edits of every phase, meshes, collisions, bullets, a treasure and awards.
+    assert set(WORK_STAGES) <= {work for _, _, work in calls}
+    assert len(world.actions.suck.bullets) >= 3 and world.actions.deformation.treasures
+    assert world.actions.items and sum(world.achievements().values()) > 1.0
+    # Each piece of work in its stage, and within every frame the stages of the work in the design's order.
+    assert sorted({(work, stage) for _, stage, work in calls}) == sorted(
+        {(work, WORK_STAGES[work]) for _, _, work in calls})
+    order = {stage: n for n, stage in enumerate(World.STAGES)}
+    for frame in range(32):
+        stages = [order[stage] for f, stage, _ in calls if f == frame]
+        assert stages == sorted(stages), frame
+    # The bullet count, the treasure counter and the award totals change only in the bookkeeping stage, after
+    # the collisions of the frame whose update removed the density.
+    changed = [(frame, stage) for (_, _, before), (frame, stage, after) in zip(counters, counters[1:])
+               if after != before]
+    assert changed and {stage for _, stage in changed} == {"deformation"}
 
 
 def test_an_edit_queued_by_an_action_is_applied_in_the_next_frames_update_stage_and_remeshed():
@@ -52,8 +142,8 @@ def test_an_edit_queued_by_an_action_is_applied_in_the_next_frames_update_stage_
         seen.setdefault(w.frame, {})["remeshed"] = bool(w.changed_chunks)
 
     world.add_handler(action)
-    world.add_handler(after_update, "voxel_updates")
-    world.add_handler(after_meshes, "meshes")
+    world.add_handler(after_update, "fragment_erasure")
+    world.add_handler(after_meshes, "display_mesh")
     before = world.voxel_hash()
     events0 = world.step(Inputs(punch=True))
     assert world.voxel_hash() == before and len(world.queued_edits) == 1

@@ -144,6 +144,39 @@ def test_every_edit_of_a_sequence_matches_a_full_remesh():
         assert_matches_full_remesh(mesher, volume, options)
 
 
+def test_the_three_steps_of_update_called_one_by_one_give_what_update_gives():
+    volumes = [ground(16.3, shape=(40, 32, 40), chunk_size=8) for _ in range(2)]
+    whole, stepped = (ChunkMesher(v) for v in volumes)
+    whole.update()
+    stepped.refresh_vertices(), stepped.simplify_vertices(), stepped.build_display_meshes()
+    for edit in (lambda v: v.remove(Sphere((16.0, 16.3, 16.0), 4.0)),
+                 lambda v: v.paint(Sphere((12.0, 16.0, 12.0), 3.0), "sand"),
+                 lambda v: v.remove(Capsule((31.5, 16.0, 8.0), (32.5, 16.0, 24.0), 1.5))):
+        before = snapshot(volumes[1])
+        for volume in volumes:
+            edit(volume)
+        expected = whole.update()
+        refreshed = stepped.refresh_vertices()
+        assert chunks_reading(changed_samples(before, volumes[1]), volumes[1]) <= refreshed != set()
+        remesh = stepped.simplify_vertices()
+        update = stepped.build_display_meshes()
+        assert update.surfaces_rebuilt == refreshed == expected.surfaces_rebuilt
+        assert update.remeshed == remesh == expected.remeshed
+        assert all(np.array_equal(update.meshes[c].positions, expected.meshes[c].positions) and
+                   np.array_equal(update.meshes[c].indices, expected.meshes[c].indices) for c in remesh)
+    # The steps after the first mesh what it read: an edit made between them shows at the next update only.
+    volume = volumes[1]
+    volume.remove(Sphere((20.0, 16.3, 20.0), 3.0))
+    stepped.refresh_vertices()
+    read = ground(16.3, shape=(40, 32, 40), chunk_size=8)
+    for name in MESHED:
+        getattr(read, name)[...] = getattr(volume, name)
+    volume.add(Sphere((20.0, 16.3, 20.0), 3.0), "rock")
+    stepped.simplify_vertices(), stepped.build_display_meshes()
+    assert_matches_full_remesh(stepped, read, stepped.options)
+    assert stepped.update().remeshed  # the second edit, now
+
+
 # ---------------------------------------------------------------------------- edits that change nothing shown
 def test_blocked_edit_remeshes_nothing():
     volume = ground(8.4, material="rock")  # rock (hardness 5) only takes damage from the default tool

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -37,8 +40,19 @@ def test_bad_input_raises_parameter_error_and_writes_nothing(tmp_path, args):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_viewer_package_gives_the_chart_function():
+def test_the_viewer_package_gives_the_chart_function_loading_it_only_when_asked():
+    # In a fresh interpreter: importing the package leaves the chart module (and what it brings) unloaded; asking
+    # the package for the name loads it and gives its function.
+    probe = ("import sys, voxelworld.viewer as viewer\n"
+             "loaded = 'voxelworld.viewer.charts' in sys.modules\n"
+             "function = viewer.achievements_png\n"
+             "from voxelworld.viewer.charts import achievements_png\n"
+             "print(loaded, function is achievements_png, function.__module__)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "voxelworld.viewer.charts"]
     import voxelworld.viewer as viewer
 
-    assert viewer.achievements_png is achievements_png
-    assert viewer.achievements_png is achievements_png  # imported once, the same function again
+    assert viewer.achievements_png is achievements_png and "achievements_png" in viewer.__all__
+    with pytest.raises(AttributeError, match="no_such_chart"):
+        getattr(viewer, "no_such_chart")

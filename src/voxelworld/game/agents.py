@@ -2,10 +2,10 @@
 
 :class:`Agents` is a :class:`~voxelworld.game.world.World`'s cast (``world.agents``). The navmesh
 (:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on
-the first NPC added) is re-baked in the meshes stage wherever the frame rebuilt collision surfaces; NPCs walk and
-re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next update stage), in the
-"other objects" stage. Their events become :class:`~voxelworld.game.events.NPCChanged` and
-:class:`~voxelworld.game.events.EnemyChanged`.
+the first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces;
+NPCs walk and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
+update stages), in the "events" stage, after the player's actions and objects. Their events become
+:class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ class Agents:
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
-        world.add_handler(self._rebake, "meshes")
-        world.add_handler(self._step, "other_objects")
+        world.add_handler(self._rebake, "collision_mesh")
+        world.add_handler(self._step, "events")
         world.add_object_source(lambda w: self.transforms())
 
     def _names(self) -> set[str]:

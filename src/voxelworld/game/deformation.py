@@ -2,8 +2,10 @@
 
 :class:`DeformationState` carries, between frames, the volume removed since the last treasure and the volume
 removed per material group (m³: density fall x voxel volume, as every :class:`~voxelworld.terrain.EditResult`
-counts it). :func:`record_removal` (or :func:`record_action` for an :class:`~.actions.ActionResult`) adds one
-action's removal and returns the new state with the events it caused:
+counts it). :func:`record_removal` (or :func:`record_action` for an :class:`~.actions.ActionResult`,
+:func:`record_impact` for a thrown object's :class:`~.throwing.ImpactResult`) adds one action's removal and
+returns the new state with the events it caused. A :class:`~voxelworld.game.world.World` records in its
+"deformation" stage, after the collisions, what that frame's edits removed:
 
 - **Treasure**: once the counter reaches ``TreasureSettings.threshold``, a treasure item is placed buried inside
   solid voxels, behind the deformed spot as seen from the player (on the line from the eye through the spot,
@@ -38,9 +40,10 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import VoxelVolume
 from .actions import ActionEvent, ActionResult, check_direction, check_point
+from .throwing import ImpactResult
 
 __all__ = ["TreasureSettings", "AwardSettings", "Treasure", "Award", "DeformationState", "DeformationUpdate",
-           "record_removal", "record_action", "achievements", "treasure_spot", "buried"]
+           "record_removal", "record_action", "record_impact", "achievements", "treasure_spot", "buried"]
 
 
 def _tuple(array) -> tuple[float, float, float]:
@@ -253,3 +256,19 @@ def record_action(state: DeformationState, volume: VoxelVolume, eye, result: Act
         return DeformationUpdate(state, None, (), ())
     return record_removal(state, volume, eye, result.aim, result.point, result.volume_removed,
                           result.removed_by_group, treasure, awards)
+
+
+def record_impact(state: DeformationState, volume: VoxelVolume, eye, result: ImpactResult,
+                  treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
+                  ) -> DeformationUpdate:
+    """:func:`record_removal` for the density a thrown object's impact removed (an explosion), at its contact as
+    seen from the player's ``eye`` (m); an impact that removed none (attach, cool, nothing) records nothing."""
+    check_range("result", result, "an ImpactResult", isinstance(result, ImpactResult))
+    check_range("state", state, "a DeformationState", isinstance(state, DeformationState))
+    eye, point = check_point("eye", eye), check_point("result.contact.point", result.contact.point)
+    if result.edit.volume_removed <= 0.0:
+        return DeformationUpdate(state, None, (), ())
+    # Seen from the eye; from where the object came (into the surface) when the eye is at the contact itself.
+    aim = point - eye if np.any(point != eye) else -np.asarray(result.contact.normal, dtype=np.float64)
+    return record_removal(state, volume, eye, aim, point, result.edit.volume_removed, result.edit.removed_by_group,
+                          treasure, awards)

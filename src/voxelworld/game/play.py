@@ -1,23 +1,26 @@
 """The player's actions in a world: buttons become queued voxel edits, objects and events.
 
 :class:`PlayerActions` is what a :class:`~voxelworld.game.world.World` runs for its player (``world.actions``).
-In the frame's event stage it reads the buttons (a press is a button down now and up last frame):
+In the frame's "events" stage it reads the buttons (a press is a button down now and up last frame):
 
 - **throw** launches what the player holds (a readied bullet or a pulled-out piece) along the aim;
 - **stance** readies a bullet (needs one, consumes it) as a ball held ahead of the eye;
-- **punch** and **pull_out** aim at the collision mesh and queue a ``remove`` range; once the next update
-  stage applies it, punch scatters fragment objects and pull-out hands the player the piece;
-- **suck** (held) queues a scrape, an interior range and a fragment erasure at the aim every frame, counts
-  density updates into bullets and drains its gauge;
+- **punch** and **pull_out** aim at the collision mesh and queue a ``remove`` range; once the next frame's
+  update stages apply it, punch scatters fragment objects and pull-out hands the player the piece;
+- **suck** (held) queues a scrape, an interior range and a fragment erasure at the aim every frame;
 - **use** picks up the loose fragment or opens the exposed treasure the player looks at within reach
   (:mod:`.use`): a fragment is then held like a pulled-out piece (throw it); a treasure pays its material's
   rewards into the player's stamina and currency (``PickedUp``, ``TreasureOpened`` events).
 
-Removals by punch, pull-out and suck feed the treasure and award counters
-(:func:`~voxelworld.game.deformation.record_action`). In the "other objects" stage fragments fall and come to
-rest, thrown objects fly, and where one meets the terrain its impact edit is queued. Everything an action does is
-reported as :class:`~voxelworld.game.events.ActionOutcome` events, bracketed by ``ActionStarted`` /
-``ActionEnded``.
+Then, in the same stage, the held object follows the view, fragments fall and come to rest, thrown objects fly,
+and where one meets the terrain its impact edit is queued.
+
+The edits' callbacks only make what a removal makes (fragments, the held piece) and keep the action's report;
+the bookkeeping waits for the "deformation" stage, after the collisions (:meth:`PlayerActions.book`): suck's
+gauge, update and bullet counting (:func:`~voxelworld.game.suck.suck_frame`), and the treasure and award
+counters fed by punch, pull-out, suck and, with ``WorldSettings.thrown_deformation_counts``, the explosions of
+thrown objects (:mod:`voxelworld.game.deformation`). Everything an action does is reported as
+:class:`~voxelworld.game.events.ActionOutcome` events, bracketed by ``ActionStarted`` / ``ActionEnded``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ import numpy as np
 
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
-from .suck import SuckFrame, SuckSettings, SuckState, suck_edits
-from .deformation import AwardSettings, DeformationState, Treasure, TreasureSettings, record_action
+from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
+from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Treasure, TreasureSettings,
+                          record_action, record_impact)
 from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
@@ -104,12 +108,16 @@ class PlayerActions:
         self.items: tuple[str, ...] = ()
         self.opened_treasures: tuple[int, ...] = ()
         self._made = 0
+        # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
+        # awaiting the deformation stage's bookkeeping (empty between frames).
+        self._awaiting_bookkeeping: list[tuple[str, object, object]] = []
 
     def attach(self, world) -> None:
-        """Run in ``world``'s frames: buttons in the event stage, objects in the "other objects" stage; thrown
-        objects keep collision triangles around them; all objects show in snapshots."""
+        """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the
+        "events" stage; thrown objects keep collision triangles around them; all objects show in snapshots."""
+        world.add_handler(self.book, "deformation")
         world.add_handler(self.act, "events")
-        world.add_handler(self.move_objects, "other_objects")
+        world.add_handler(self.move_objects, "events")
         world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
         world.add_object_source(lambda w: self.transforms())
 
@@ -130,7 +138,7 @@ class PlayerActions:
 
     # ------------------------------------------------------------------------------------------ buttons
     def act(self, world, inputs) -> None:
-        """The event stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
+        """The "events" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
         before = world.previous_inputs
         player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
         eye, aim = player.eye, player.aim
@@ -223,9 +231,10 @@ class PlayerActions:
     # ----------------------------------------------------------------------------- once edits are applied
     def callback_for(self, world, make: str, eye=None):
         """The ``finish`` callback the player's ``make`` (``punch``, ``pull_out``, ``suck`` or ``impact``) hands
-        its edit maker in ``world``: it adds fragments, the held piece, the suck state, counters and events.
-        ``eye`` (m) is where the player looked from (for the treasure and award counters; not used by impact).
-        A loaded world's queued edits are made again with it (:mod:`voxelworld.io`)."""
+        its edit maker in ``world``: it adds what the removal made (fragments, the held piece) and keeps the
+        action's report for the deformation stage's bookkeeping (:meth:`book`). ``eye`` (m) is where the player
+        looked from (for the treasure and award counters; not used by impact). A loaded world's queued edits are
+        made again with it (:mod:`voxelworld.io`)."""
         finishers = {"punch": self._punched, "pull_out": self._pulled, "suck": self._sucked}
         if make == "impact":
             return partial(self._impacted, world)
@@ -238,7 +247,7 @@ class PlayerActions:
         loose = [o for o in self.objects if o.kind == "fragment"]
         for old in loose[:max(0, len(loose) - self.settings.max_fragments)]:
             self.objects.remove(old)
-        self._dug(world, eye, "punch", result)
+        self._awaiting_bookkeeping.append(("punch", eye, result))
 
     def _pulled(self, world, eye, result: ActionResult) -> None:
         if result.held is not None:
@@ -247,27 +256,59 @@ class PlayerActions:
                 self.held = piece
             else:  # a bullet was readied meanwhile: the piece drops
                 self.objects.append(replace(piece, kind="fragment"))
-        self._dug(world, eye, "pull_out", result)
+        self._awaiting_bookkeeping.append(("pull_out", eye, result))
 
-    def _sucked(self, world, eye, frame: SuckFrame) -> None:
+    def _sucked(self, world, eye, update: SuckUpdate) -> None:
+        if update.edits:
+            self._awaiting_bookkeeping.append(("suck", eye, update))
+        else:  # no update was made (button up, gauge empty, nothing in reach): booked as the button is read
+            self._book_suck(world, eye, update)
+
+    def _impacted(self, world, result: ImpactResult) -> None:
+        self._awaiting_bookkeeping.append(("impact", None, result))
+
+    # ---------------------------------------------------------------------------------------- bookkeeping
+    def book(self, world, inputs) -> None:
+        """The "deformation" stage: the bookkeeping of the actions whose edits this frame applied, in the order
+        they were applied: their outcome events, suck's gauge, updates and bullets, the treasure and award
+        counters (thrown objects' explosions too, with ``WorldSettings.thrown_deformation_counts``), and the end
+        of punch, pull-out and suck."""
+        awaiting, self._awaiting_bookkeeping = self._awaiting_bookkeeping, []
+        for make, eye, report in awaiting:
+            if make == "suck":
+                self._book_suck(world, eye, report)
+            elif make == "impact":
+                self._book_impact(world, report)
+            else:
+                self._book_dig(world, eye, make, report)
+
+    def _book_dig(self, world, eye, action: str, result: ActionResult) -> None:
+        self._report(world, result.events)
+        self._record(world, record_action(self.deformation, world.volume, eye, result, self.settings.treasure,
+                                          self.settings.awards))
+        world.emit(ActionEnded, action=action, outcome="done" if result.volume_removed > 0 else "blocked")
+
+    def _book_suck(self, world, eye, update: SuckUpdate) -> None:
+        frame = suck_frame(update, self.settings.suck)
         self.suck = frame.state
         self._report(world, frame.result.events)
         if frame.result.volume_removed > 0:
-            self._record(world, eye, frame.result)
+            self._record(world, record_action(self.deformation, world.volume, eye, frame.result,
+                                              self.settings.treasure, self.settings.awards))
         kinds = {event.kind for event in frame.result.events}
         if "suck_exhausted" in kinds:
             world.emit(ActionEnded, action="suck", outcome="time_limit")
         elif "suck_end" in kinds:
             world.emit(ActionEnded, action="suck", outcome="released")
 
-    def _dug(self, world, eye, action: str, result: ActionResult) -> None:
+    def _book_impact(self, world, result: ImpactResult) -> None:
         self._report(world, result.events)
-        self._record(world, eye, result)
-        world.emit(ActionEnded, action=action, outcome="done" if result.volume_removed > 0 else "blocked")
+        if world.settings.thrown_deformation_counts:
+            self._record(world, record_impact(self.deformation, world.volume, world.player.eye, result,
+                                              self.settings.treasure, self.settings.awards))
 
-    def _record(self, world, eye, result: ActionResult) -> None:
-        s = self.settings
-        update = record_action(self.deformation, world.volume, eye, result, s.treasure, s.awards)
+    def _record(self, world, update: DeformationUpdate) -> None:
+        """Take the counters' ``update``: the new state, the items granted and their events."""
         self.deformation = update.state
         self.items += tuple(award.item for award in update.awards)
         self._report(world, update.events)
@@ -276,9 +317,6 @@ class PlayerActions:
             index = tuple(int(v) for v in np.round(world.volume.world_to_index(where)))
             material = world.materials.name_by_id[int(world.volume.mat_a[index])]
             world.emit(ItemPlaced, item=update.treasure.item, material=material, position=where)
-
-    def _impacted(self, world, result: ImpactResult) -> None:
-        self._report(world, result.events)
 
     @staticmethod
     def _report(world, events) -> None:
@@ -292,8 +330,8 @@ class PlayerActions:
 
     # -------------------------------------------------------------------------------------------- objects
     def move_objects(self, world, inputs) -> None:
-        """The "other objects" stage: the held object follows the view, fragments fall and rest, thrown objects
-        fly and meet the terrain."""
+        """The "events" stage, after the buttons: the held object follows the view, fragments fall and rest,
+        thrown objects fly and meet the terrain."""
         s, dt, bvh, materials = self.settings, world.dt, world.collider.bvh, world.materials
         if self.held is not None:
             where = world.player.eye + world.player.aim * s.throw.hold_distance

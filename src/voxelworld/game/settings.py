@@ -27,7 +27,9 @@ class WorldSettings:
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
     how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
-    walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once).
+    walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once);
+    ``thrown_deformation_counts``: whether the density the player's thrown objects remove (explosions) counts
+    toward treasure placement and the group awards, like punch, pull-out and suck.
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -38,6 +40,7 @@ class WorldSettings:
     aim_distance: float = 30.0
     max_dt: float = 0.1
     navmesh_delay: float = 0.25
+    thrown_deformation_counts: bool = True
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
@@ -46,6 +49,8 @@ class WorldSettings:
         check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
         object.__setattr__(self, "navmesh_delay", check_finite("navmesh_delay", self.navmesh_delay, minimum=0.0,
                                                                unit="s"))
+        check_range("thrown_deformation_counts", self.thrown_deformation_counts, "True or False",
+                    isinstance(self.thrown_deformation_counts, bool))
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))

@@ -2,9 +2,11 @@
 
 Each frame of suck is three edits at the aim's hit (:func:`suck_edits`): a surface-only scrape, a larger range
 whose materials turn into their interior, and the erasure of small floating fragments around it, applied in that
-order (density, material, fragments). A frame whose scrape removed density is one update; every
-``updates_per_bullet`` updates add a bullet of the material that fell most in that frame. :func:`suck` applies a
-frame at once; a :class:`~voxelworld.game.world.World` queues the edits for its next update stage.
+order (density, material, fragments). Once applied they report what they did as a :class:`SuckUpdate`; the
+bookkeeping (:func:`suck_frame`) then drains the gauge and counts: a frame whose scrape removed density is one
+update; every ``updates_per_bullet`` updates add a bullet of the material that fell most in that frame.
+:func:`suck` does both at once; a :class:`~voxelworld.game.world.World` queues the edits for its next frame's
+update stages and does the bookkeeping in its deformation stage, after the collisions.
 
 Examples
 --------
@@ -34,7 +36,7 @@ from .actions import (ActionEvent, ActionResult, check_finish, check_tool, check
                       aim_hit, check_direction, check_point)
 from .edits import EditRecipe, VoxelEdit
 
-__all__ = ["SuckSettings", "SuckState", "SuckFrame", "suck", "suck_edits"]
+__all__ = ["SuckSettings", "SuckState", "SuckUpdate", "SuckFrame", "suck", "suck_edits", "suck_frame"]
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,19 @@ class SuckState:
 
 
 @dataclass(frozen=True)
+class SuckUpdate:
+    """One frame of suck as its edits report it, before the bookkeeping (:func:`suck_frame`)."""
+
+    state: SuckState  # before the frame
+    holding: bool  # whether the button is held this frame
+    dt: float  # s, the frame's time
+    hit: ActionResult  # where the aim met the terrain (``hit`` False when suck made no edits)
+    edits: tuple[EditResult, ...] = ()  # what the scrape, the interior range and the erasure did; () for none
+
+
+@dataclass(frozen=True)
 class SuckFrame:
-    """One frame of suck: the new state and what the frame changed."""
+    """One frame of suck after its bookkeeping: the new state and what the frame changed."""
 
     state: SuckState
     result: ActionResult
@@ -129,9 +142,10 @@ class SuckFrame:
 def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
                holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
     """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
-    at the aim's hit, or none. ``finish`` gets the frame's :class:`SuckFrame` once the last edit is applied
-    (at once when there are none). The three edits share one ``recipe``: ``suck`` with ``eye``, ``aim``,
-    ``state`` and ``dt``."""
+    at the aim's hit, or none (button up, gauge empty, nothing within reach). ``finish`` gets the frame's
+    :class:`SuckUpdate` once the last edit is applied (at once when there are none); :func:`suck_frame` makes
+    the bookkeeping of it. The three edits share one ``recipe``: ``suck`` with ``eye``, ``aim``, ``state`` and
+    ``dt``."""
     check_range("state", state, "a SuckState", isinstance(state, SuckState))
     check_world(volume, bvh)
     given_eye, given_aim = check_point("eye", eye), check_point("aim", aim)
@@ -140,21 +154,13 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
     check_range("holding", holding, "True or False", isinstance(holding, (bool, np.bool_)))
     check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
     check_finish(finish)
+    holding = bool(holding)
     nothing = ActionResult(False, None, None, point_tuple(aim))
-    if not holding:
-        events = (ActionEvent("suck_end", amount=float(state.bullet_count)),) if state.holding else ()
-        refilled = min(1.0, state.gauge + dt / settings.recharge_time)
-        bullets = () if settings.bullets_reset_on_release else state.bullets
-        finish(SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(nothing, events=events)))
-        return ()
-    if state.exhausted or state.gauge <= 0.0:
-        finish(SuckFrame(replace(state, holding=True, exhausted=True, updates=0), nothing))
-        return ()
-    gauge = state.gauge - dt / settings.time_limit
-    gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
-    hit = aim_hit(bvh, eye, aim, settings.reach)
+    hit = None
+    if holding and not state.exhausted and state.gauge > 0.0:
+        hit = aim_hit(bvh, eye, aim, settings.reach)
     if hit is None:
-        finish(_suck_frame(state, gauge, dt, nothing, (), settings))
+        finish(SuckUpdate(state, holding, dt, nothing))
         return ()
     point, normal, _ = hit
     centre = point_tuple(point)
@@ -164,9 +170,8 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
 
     def finished(erased: EditResult) -> None:
         results.append(erased)
-        hit = ActionResult(True, centre, point_tuple(normal), point_tuple(aim))
-        finish(_suck_frame(state, gauge, dt, hit, tuple(results),
-                           settings))
+        where = ActionResult(True, centre, point_tuple(normal), point_tuple(aim))
+        finish(SuckUpdate(state, True, dt, where, tuple(results)))
 
     return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,
                       source="suck", on_applied=results.append, recipe=recipe),
@@ -174,6 +179,26 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
                       on_applied=results.append, recipe=recipe),
             VoxelEdit("remove_fragments", Box(point_tuple(point - half), point_tuple(point + half)), source="suck",
                       on_applied=finished, recipe=recipe))
+
+
+def suck_frame(update: SuckUpdate, settings: SuckSettings = SuckSettings()) -> SuckFrame:
+    """The bookkeeping of one frame of suck (``update``, what its edits did): the gauge drains while held (empty
+    after ``time_limit`` s, which ends suck until the button is released) and refills over ``recharge_time`` s
+    while up; a frame whose scrape removed density is one update, and every ``updates_per_bullet`` updates add
+    a bullet of the material whose density fell most in that frame's scrape; releasing resets the count."""
+    check_range("update", update, "a SuckUpdate", isinstance(update, SuckUpdate))
+    check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
+    state, dt = update.state, update.dt
+    if not update.holding:
+        events = (ActionEvent("suck_end", amount=float(state.bullet_count)),) if state.holding else ()
+        refilled = min(1.0, state.gauge + dt / settings.recharge_time)
+        bullets = () if settings.bullets_reset_on_release else state.bullets
+        return SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(update.hit, events=events))
+    if state.exhausted or state.gauge <= 0.0:
+        return SuckFrame(replace(state, holding=True, exhausted=True, updates=0), update.hit)
+    gauge = state.gauge - dt / settings.time_limit
+    gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
+    return _suck_frame(state, gauge, dt, update.hit, update.edits, settings)
 
 
 def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, edits: tuple[EditResult, ...],
@@ -219,7 +244,7 @@ def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, ai
     Holding drains the gauge (empty after ``time_limit`` s), which ends suck until the button is released;
     releasing ends suck (the update count resets) and refills the gauge over ``recharge_time`` s.
     """
-    frames: list[SuckFrame] = []
-    for edit in suck_edits(state, volume, bvh, eye, aim, dt, holding, frames.append, settings):
+    updates: list[SuckUpdate] = []
+    for edit in suck_edits(state, volume, bvh, eye, aim, dt, holding, updates.append, settings):
         edit.apply(volume)
-    return frames[0]
+    return suck_frame(updates[0], settings)

@@ -1,24 +1,33 @@
 """`World`: one deterministic, headless game world: terrain, meshes, collisions, the player, events.
 
-A frame (:meth:`World.step`) runs these stages in order (``World.STAGES``); handlers added with
-:meth:`World.add_handler` run at the end of the stage they name, in the order they were added, each called as
-``handler(world, inputs)``:
+A frame (:meth:`World.step`) runs the design's fifteen steps S1-S15 in order, one stage each (``World.STAGES``);
+handlers added with :meth:`World.add_handler` run at the end of the stage they name, in the order they were
+added, each called as ``handler(world, inputs)``, and ``world.stage`` names the stage running:
 
 1. ``"inputs"``: the frame's :class:`Inputs` are checked and read (the view turns).
 2. ``"objects"``: per object, velocity and the effects of last frame's contacts (the player's stick, jump,
    gravity, contact damage, sprint cost).
-3. ``"voxel_updates"``: the edits queued with :meth:`World.queue_edit` are applied: density ranges (remove,
-   add, scrape), then material ranges (paint, expose_interior), then fragment erasure, each in queue order.
-4. ``"meshes"``: changed chunks are remeshed through :class:`~voxelworld.meshing.ChunkMesher` (vertices,
-   simplified vertices, display mesh), then the collision mesh near the actors, whose
-   :class:`~voxelworld.collision.TriangleBVH` is rebuilt only when its chunks changed or the actors left
-   its region.
-5. ``"collisions"``: the player's swept move against the collision mesh and props.
-6. ``"player"``: player control after the move: footsteps, contacts, stamina.
-7. ``"events"``: event processing: the action handlers (punch, suck, ...), which queue edits for the next
-   frame's update stage.
-8. ``"other_objects"``: NPCs, enemies, thrown objects move.
-9. ``"snapshot"``: what a renderer needs (:meth:`World.snapshot`).
+3. ``"update_ranges"``: the update events queued with :meth:`World.queue_edit` (by last frame's event processing)
+   become this frame's update ranges (``world.update_ranges``): density ranges (remove, add, scrape), then
+   material ranges (paint, expose_interior, convert), then fragment erasure, each group in queue order.
+4. ``"density_updates"``: the density ranges are applied.
+5. ``"material_updates"``: the material ranges are applied.
+6. ``"fragment_erasure"``: the fragment erasures are applied. Every applied edit is a ``VoxelsEdited`` event and
+   an entry of ``world.applied_edits``; the edits' callbacks only report what they did.
+7. ``"vertices"``: the dual vertices of the chunks that read a changed voxel are refreshed
+   (:meth:`~voxelworld.meshing.ChunkMesher.refresh_vertices`; ``world.rebuilt_chunks``).
+8. ``"simplified_vertices"``: those vertices are simplified for the display mesh.
+9. ``"display_mesh"``: the display meshes of the changed chunks are assembled (``world.changed_chunks``).
+10. ``"collision_mesh"``: the collision mesh near the actors; its :class:`~voxelworld.collision.TriangleBVH` is
+    rebuilt only when its chunks changed or the actors left its region (the navmesh is re-baked here too).
+11. ``"collisions"``: the player's move swept with its velocity against the collision mesh and props.
+12. ``"deformation"``: deformation bookkeeping of what this frame's updates removed: suck's update and bullet
+    counting, treasure placement and the group awards (:meth:`~voxelworld.game.play.PlayerActions.book`).
+13. ``"player"``: player control after the move: footsteps, contacts, stamina.
+14. ``"events"``: event processing, then the other objects move: the player's actions read the buttons and queue
+    their edits (update events for the next frame), the held, loose and thrown objects move, NPCs walk and
+    enemies swing.
+15. ``"snapshot"``: what a renderer needs (:meth:`World.snapshot`).
 
 The same level, seed and inputs give the same event log and the same voxels, bit for bit.
 
@@ -59,7 +68,9 @@ from .settings import WorldSettings
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
-STAGES = ("inputs", "objects", "voxel_updates", "meshes", "collisions", "player", "events", "other_objects",
+# The design's steps S1..S15, one stage each (see the module docstring).
+STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_updates", "fragment_erasure", "vertices",
+          "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "deformation", "player", "events",
           "snapshot")
 
 
@@ -91,7 +102,7 @@ class World:
     player : Player
     actions : PlayerActions
         The player's punch, pull-out, suck, stance and throw, bullets, held and loose objects, treasures and
-        awards (run in the "events" and "other_objects" stages).
+        awards (run in the "deformation" and "events" stages).
     agents : Agents
         NPCs (``agents.add_npc``) on the world's navmesh and chainsaw enemies (``agents.add_enemy``).
     mesher : ChunkMesher
@@ -104,8 +115,14 @@ class World:
         Frames stepped and the world time (s) at the start of the next frame.
     inputs, previous_inputs : Inputs
         This frame's and the last frame's inputs.
+    stage : str or None
+        The stage running now (one of ``World.STAGES``), None between frames.
+    update_ranges : tuple of VoxelEdit
+        The edits of the last "update_ranges" stage, in the order they are applied.
     applied_edits : list of (VoxelEdit, EditResult)
-        The edits the last update stage applied.
+        The edits the last update stages applied, in order.
+    changed_chunks, rebuilt_chunks : frozenset of (i, j, k)
+        The chunks whose display mesh the last frame rebuilt, and those whose vertices it refreshed.
     rng : numpy.random.Generator
     """
 
@@ -138,6 +155,8 @@ class World:
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
         self.inputs = self.previous_inputs = Inputs()
+        self.stage: str | None = None
+        self.update_ranges: tuple[VoxelEdit, ...] = ()
         self.applied_edits: list[tuple[VoxelEdit, EditResult]] = []
         self.changed_chunks: frozenset = frozenset()
         self.rebuilt_chunks: frozenset = frozenset()
@@ -185,8 +204,9 @@ class World:
 
     # ------------------------------------------------------------------------------------------ hooks
     def add_handler(self, handler: Callable, stage: str = "events") -> None:
-        """Call ``handler(world, inputs)`` every frame at the end of ``stage`` (one of ``World.STAGES``;
-        actions belong in "events", NPCs and enemies in "other_objects")."""
+        """Call ``handler(world, inputs)`` every frame at the end of ``stage`` (one of ``World.STAGES``): actions
+        that read the buttons, and objects that move, belong in "events"; bookkeeping of what the frame's edits
+        removed in "deformation"."""
         check_range("stage", stage, f"one of {', '.join(STAGES)}", stage in STAGES)
         check_range("handler", handler, "a callable (world, inputs)", callable(handler))
         self._handlers[stage].append(handler)
@@ -203,7 +223,8 @@ class World:
         self._object_sources.append(source)
 
     def queue_edit(self, edit: VoxelEdit) -> None:
-        """Queue ``edit`` for the next update stage (the next frame's, when called from a handler)."""
+        """Queue ``edit`` for the next "update_ranges" stage (the next frame's, when called from a handler of
+        that stage or a later one)."""
         check_range("edit", edit, "a VoxelEdit", isinstance(edit, VoxelEdit))
         edit.check_materials(self.volume)  # raises for an unknown material, before anything is queued
         self._queue.append(edit)
@@ -228,51 +249,61 @@ class World:
         dt = check_finite("dt", dt, minimum=0.0, maximum=self.settings.max_dt, strict_minimum=True, unit="s")
         self._frame_events = []
         self.dt = dt
-        player = self.player
-        emit = self.emit
-
         self.previous_inputs, self.inputs = self.inputs, inputs
-        if inputs.look is not None:
-            player.yaw, player.pitch = inputs.look[0] % 360.0, inputs.look[1]
-        self._run("inputs", inputs)
-
-        player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt, emit)
-        self._run("objects", inputs)
-
-        self._apply_edits()
-        self._run("voxel_updates", inputs)
-
-        update = self.mesher.update()
-        self.changed_chunks, self.rebuilt_chunks = update.remeshed, update.surfaces_rebuilt
-        self._refresh_collider()
-        self._run("meshes", inputs)
-
-        player.collide(self.collider, dt, emit)
-        self._run("collisions", inputs)
-
-        player.control(emit)
-        self._run("player", inputs)
-
-        self._run("events", inputs)
-        self._run("other_objects", inputs)
-
-        self._snapshot = self._take_snapshot()
-        self._run("snapshot", inputs)
-
+        player, emit = self.player, self.emit
+        self._stage("inputs", inputs, self._read_inputs)  # S1
+        self._stage("objects", inputs, lambda: player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt,
+                                                                   emit))  # S2
+        self._stage("update_ranges", inputs, self._take_queue)  # S3
+        self._stage("density_updates", inputs, lambda: self._apply_edits(0))  # S4
+        self._stage("material_updates", inputs, lambda: self._apply_edits(1))  # S5
+        self._stage("fragment_erasure", inputs, lambda: self._apply_edits(2))  # S6
+        self._stage("vertices", inputs, self._refresh_vertices)  # S7
+        self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
+        self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
+        self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
+        self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
+        self._stage("deformation", inputs, None)  # S12: the handlers' (PlayerActions.book)
+        self._stage("player", inputs, lambda: player.control(emit))  # S13
+        self._stage("events", inputs, None)  # S14: the handlers' (actions, objects, agents)
+        self._stage("snapshot", inputs, self._snapshot_stage)  # S15
+        self.stage = None
         self.frame += 1
         self.time += dt
         self.events.extend(self._frame_events)
         return self._frame_events
 
-    def _run(self, stage: str, inputs: Inputs) -> None:
+    def _stage(self, stage: str, inputs: Inputs, work: Callable[[], object] | None) -> None:
+        """Run ``stage``: the world's own ``work``, then the stage's handlers."""
+        self.stage = stage
+        if work is not None:
+            work()
         for handler in self._handlers[stage]:
             handler(self, inputs)
 
-    def _apply_edits(self) -> None:
-        queue, self._queue = sorted(self._queue, key=lambda e: e.phase), []  # stable: queue order kept
+    def _read_inputs(self) -> None:
+        look = self.inputs.look
+        if look is not None:
+            self.player.yaw, self.player.pitch = look[0] % 360.0, look[1]
+
+    def _take_queue(self) -> None:
+        """The queued update events become this frame's update ranges, by phase (stable: queue order kept)."""
+        self.update_ranges, self._queue = tuple(sorted(self._queue, key=lambda e: e.phase)), []
         self.applied_edits = []
-        for edit in queue:
-            edit.apply(self.volume, self._announce_edit)
+
+    def _apply_edits(self, phase: int) -> None:
+        for edit in self.update_ranges:
+            if edit.phase == phase:
+                edit.apply(self.volume, self._announce_edit)
+
+    def _refresh_vertices(self) -> None:
+        self.rebuilt_chunks = self.mesher.refresh_vertices()
+
+    def _build_display_meshes(self) -> None:
+        self.changed_chunks = self.mesher.build_display_meshes().remeshed
+
+    def _snapshot_stage(self) -> None:
+        self._snapshot = self._take_snapshot()
 
     def _announce_edit(self, edit: VoxelEdit, result: EditResult) -> None:
         self.applied_edits.append((edit, result))

@@ -192,10 +192,25 @@ class ChunkMesher:
         self._display: dict[tuple, DisplayMesh] = {}
         self._collision: dict[tuple, CollisionMesh] = {}
         self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
+        # Between the steps of update(): chunks whose vertices were refreshed but not yet simplified, those
+        # simplified since the last display report, and those whose display mesh waits to be assembled.
+        self._refreshed: set[tuple] = set()
+        self._simplified: set[tuple] = set()
+        self._remesh: set[tuple] = set()
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
-        """Remesh what changed since the last call (everything on the first) and return the new meshes."""
+        """Remesh what changed since the last call (everything on the first) and return the new meshes: the
+        three steps :meth:`refresh_vertices`, :meth:`simplify_vertices` and :meth:`build_display_meshes` in a
+        row."""
+        self.refresh_vertices()
+        self.simplify_vertices()
+        return self.build_display_meshes()
+
+    def refresh_vertices(self) -> frozenset[tuple[int, int, int]]:
+        """Step 1 of :meth:`update`: recompute the dual vertices of every chunk whose cells read a sample that
+        changed since the last call (every chunk on the first); their collision meshes are dropped. Returns
+        those chunks (what :attr:`MeshUpdate.surfaces_rebuilt` reports)."""
         volume = self.volume
         versions = volume.chunk_versions.copy()
         if self._fields is None:
@@ -208,20 +223,39 @@ class ChunkMesher:
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
         self._seen = versions
-        remesh: set[tuple] = set()
+        levels = max(self.options.levels, self.options.collision_levels)
         order = sorted(rebuild)
-        built = _map(lambda c: _chunk_surfaces(volume, c, self.options, self.materials), order)
-        for chunk, (raw, display) in zip(order, built):
-            old = self._display_surfaces.get(chunk)
+        for chunk, raw in zip(order, _map(lambda c: _surface(volume, c, self.options, levels), order)):
             self._raw[chunk] = raw
-            self._display_surfaces[chunk] = display
             self._forget_collision(chunk)
+        self._refreshed |= rebuild
+        return frozenset(rebuild)
+
+    def simplify_vertices(self) -> frozenset[tuple[int, int, int]]:
+        """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
+        chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
+        neighbours joining a changed border cell."""
+        order = sorted(self._refreshed)
+        density = self._fields["density"] if order else None  # what step 1 read, whatever changed since
+        iso = self.volume.iso
+        built = _map(lambda c: _simplified(density, iso, self._raw[c], self.options, self.materials, False), order)
+        for chunk, display in zip(order, built):
+            old = self._display_surfaces.get(chunk)
+            self._display_surfaces[chunk] = display
             if old is not None and _same_surface(old, display):
                 continue
-            remesh.add(chunk)
-            remesh |= self._neighbours_seeing_changes(chunk, old, display)
+            self._remesh.add(chunk)
+            self._remesh |= self._neighbours_seeing_changes(chunk, old, display)
+        self._simplified |= self._refreshed
+        self._refreshed = set()
+        return frozenset(self._remesh)
+
+    def build_display_meshes(self) -> MeshUpdate:
+        """Step 3 of :meth:`update`: assemble the display mesh of every chunk step 2 named, and report them with
+        the chunks whose vertices were refreshed since the last report."""
+        volume = self.volume
         meshes = {}
-        order = sorted(remesh)
+        order = sorted(self._remesh)
         for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
                                                                      collision=False), order)):
             meshes[chunk] = mesh
@@ -229,7 +263,9 @@ class ChunkMesher:
                 self._display[chunk] = mesh
             else:
                 self._display.pop(chunk, None)
-        return MeshUpdate(meshes, frozenset(rebuild))
+        update = MeshUpdate(meshes, frozenset(self._simplified))
+        self._remesh, self._simplified = set(), set()
+        return update
 
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
