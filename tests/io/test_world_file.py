@@ -3,6 +3,9 @@ write only what changed."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -150,3 +153,15 @@ def test_a_file_saved_by_another_world_is_written_whole(walked, tmp_path):
     assert save_world(other, path).full
     assert save_world(walked, path).full  # the file changed since this world saved it
     assert load_world(path).voxel_hash() == walked.voxel_hash()
+
+
+def test_remembering_what_a_world_saved_does_not_keep_the_world(tmp_path):
+    # voxelworld.io keeps its per-world record beside the world (weakly), not in it: a world saved and dropped goes.
+    ground = VoxelVolume.from_sdf(lambda x, y, z: y - 2.0, (16, 8, 16), "soil", voxel_size=0.5, chunk_size=8)
+    world = World(ground)
+    save_world(world, tmp_path / "ground.vxw")
+    assert save_world(world, tmp_path / "ground.vxw").chunks_written == 0  # it remembers what it saved there
+    alive = weakref.ref(world)
+    del world
+    gc.collect()
+    assert alive() is None
