@@ -155,12 +155,13 @@ def test_main_demo_with_a_frames_that_is_no_number_is_a_usage_error(capsys):
 @pytest.fixture(scope="module")
 def world_file(tmp_path_factory):
     from voxelworld.game.world import Inputs, World
+    from voxelworld.io import save_world
 
     world = World.demo(seed=0)
     for _ in range(3):
         world.step(Inputs())
     path = tmp_path_factory.mktemp("worlds") / "demo.vwd"
-    world.save(path)
+    save_world(world, path)
     return path, world
 
 

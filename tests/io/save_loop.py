@@ -11,7 +11,7 @@ import sys
 import time
 
 from voxelworld.game.world import Inputs, World
-from voxelworld.io import world_file
+from voxelworld.io import save_world, world_file
 from voxelworld.terrain import Sphere
 
 
@@ -37,7 +37,7 @@ def main(path: str) -> None:
             world.volume.remove(Sphere((4.0 + (n * 7 + k * 13) % 40, 9.0, 4.0 + (n * 11 + k * 5) % 40), 1.0))
         mark = f"{world.frame} {world.voxel_hash()}"
         print("writing", mark, flush=True)
-        world.save(path)
+        save_world(world, path)
         print("saved", mark, flush=True)
 
 

@@ -25,6 +25,8 @@ from voxelworld import cli
 from voxelworld.errors import FormatError
 from voxelworld.game.events import ActionStarted
 from voxelworld.game.world import World
+from voxelworld.io import load_world, save_world
+from voxelworld.viewer import server as server_module
 from voxelworld.viewer.protocol import (KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGES_PER_SECOND,
                                         decode_chunk_mesh, decode_collision_mesh, decode_navmesh)
 from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
@@ -335,13 +337,13 @@ def test_save_writes_the_world_file_and_reports_failures(server, world, pages, t
     page.send({"type": "save"})
     saved = page.json("saved")
     assert saved["path"] == str(target)
-    loaded = World.load(target)  # a real world file, saved between two frames
+    loaded = load_world(target)  # a real world file, saved between two frames
     assert loaded.frame > 0 and loaded.volume.shape == world.volume.shape
 
-    def broken(self, path):
+    def broken(world, path):
         raise FormatError(f"{path}: the disk said no")
 
-    monkeypatch.setattr(World, "save", broken)
+    monkeypatch.setattr(server_module, "save_world", broken)
     page.send({"type": "save"})
     assert "save failed" in (error := page.error()) and "the disk said no" in error
     page.send({"type": "ping", "id": 5})
@@ -423,7 +425,7 @@ def test_create_app_wants_a_world():
 def test_cli_play_serves_until_ctrl_c(tmp_path, from_file):
     arguments = ["play", "--port", "0"]
     if from_file:
-        World.demo(seed=1, npcs=0).save(tmp_path / "mine.vwd")
+        save_world(World.demo(seed=1, npcs=0), tmp_path / "mine.vwd")
         arguments += ["--world", "mine.vwd"]
     env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", *arguments], cwd=tmp_path,

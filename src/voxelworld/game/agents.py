@@ -14,6 +14,7 @@ from itertools import product
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
@@ -41,6 +42,11 @@ class Agents:
         Baked when the first NPC is added.
     """
 
+    # What the cast keeps from frame to frame besides its agents (:meth:`state_dict`); the NPCs, enemies and the
+    # navmesh hand over their own states; ``world`` is the world it was made for.
+    STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
+    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world")
+
     def __init__(self, world):
         self.world = world
         self.npcs: list[NPC] = []
@@ -54,6 +60,15 @@ class Agents:
         world.add_handler(self._rebake, "collision_mesh")
         world.add_handler(self._step, "events")
         world.add_object_source(lambda w: self.transforms())
+
+    def state_dict(self) -> dict:
+        """What the cast keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
+        underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
 
     def _names(self) -> set[str]:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}

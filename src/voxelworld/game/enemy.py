@@ -37,6 +37,7 @@ from functools import partial
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point, check_range
 from ..meshing import ChunkMesher
@@ -170,6 +171,13 @@ class ChainsawEnemy:
         The lowest wrist rate seen so far (1 until the first contact).
     """
 
+    # What an enemy keeps from frame to frame (:meth:`state_dict`; its ``motion`` hands over its own); the other
+    # attributes are what its constructor is given and builds from that.
+    STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
+                        "_carved")
+    OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "_edits", "_centre",
+                        "_mesh_key", "_bvh")
+
     def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
                  settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None):
         if not isinstance(name, str) or not name:
@@ -188,15 +196,38 @@ class ChainsawEnemy:
         self._carved: list[Carved] = []
         self.name, self.volume, self.mesher, self.settings = name, volume, mesher, settings
         self.position = feet
-        skeleton, clip, part = chainsaw_body(feet, self.facing, settings)
-        self.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=settings.profile, loop=True)
-        self._centre = skeleton.world_positions()[skeleton.index("shoulder")]
+        self._build_body()
         self._mesh_key: tuple | None = None
         self._bvh: TriangleBVH | None = None
         self._since_carve = np.inf
         self.time = 0.0
         self.carved_volume, self.carved_voxels = 0.0, 0
         self.slowest_wrist_rate = 1.0
+
+    def _build_body(self) -> None:
+        """The body at the start of its swing, standing at ``position`` and facing ``facing``."""
+        skeleton, clip, part = chainsaw_body(self.position, self.facing, self.settings)
+        self.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=self.settings.profile,
+                                    loop=True)
+        self._centre = skeleton.world_positions()[skeleton.index("shoulder")]
+
+    # ------------------------------------------------------------------------------------------- state
+    def state_dict(self) -> dict:
+        """What the enemy keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
+        underscore), the values themselves (:mod:`voxelworld.attribute_state`); ``motion.state_dict()`` is
+        the swing's."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key.
+
+        The facing is taken as it is, bit for bit (the constructor normalises the facing it is given, which may
+        move the last bit of a unit vector); another facing than the constructor's builds the body again at the
+        start of its swing, so take back ``motion.state_dict()`` after this."""
+        facing = self.facing
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        if not np.array_equal(self.facing, facing):
+            self._build_body()
 
     # ------------------------------------------------------------------------------------------- contacts
     def _refresh_bvh(self) -> None:

@@ -36,10 +36,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from itertools import product
+from types import MappingProxyType
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_integer
 from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation import NavMesh, NavSettings, Scene, SceneObject, SearchRegion
 from ..navigation.bake import bake
@@ -132,6 +133,12 @@ class WorldNavigation:
         How many updates changed a tile.
     """
 
+    # What the navigation keeps from frame to frame besides its navmesh (:meth:`state_dict`); the navmesh is
+    # baked again from :attr:`chunk_meshes` (``baked_from``), the rest is what the constructor is given.
+    STATE_ATTRIBUTES = ("revision", "_log")
+    OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
+                        "_chunk_objects", "scene", "mesh")
+
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None):
@@ -171,6 +178,33 @@ class WorldNavigation:
         self.mesh: NavMesh = bake(self.scene, region, settings)
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
+
+    # ------------------------------------------------------------------------------------------- state
+    @property
+    def props(self) -> tuple[SceneObject, ...]:
+        """The props baked, with the role decided for each (``prop_min_height``)."""
+        return self._props
+
+    @property
+    def chunk_meshes(self) -> Mapping[tuple[int, int, int], CollisionMesh | None]:
+        """A read-only view of the collision mesh each chunk was last baked from (None: no triangles), which
+        is the mesher's but where the terrain changed since the last re-bake; a world file keeps those that differ
+        and gives them back as ``baked_from``."""
+        return MappingProxyType(self._chunk_meshes)
+
+    def state_dict(self) -> dict:
+        """What the navigation keeps from frame to frame besides its navmesh: ``revision`` and ``log`` (a list of
+        (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first)."""
+        return {"revision": self.revision, "log": list(self._log)}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a
+        revision that is not a whole number >= 0."""
+        if not (isinstance(state, Mapping) and "revision" in state and "log" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
+                                 "a mapping with the keys revision, log")
+        revision = check_integer("state['revision']", state["revision"], minimum=0)
+        self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
 
     # ------------------------------------------------------------------------------------------- scene
     def _prop(self, prop: SceneObject) -> SceneObject:

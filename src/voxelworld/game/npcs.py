@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_point
 from .navigation import WorldNavigation
 
@@ -108,6 +109,11 @@ class NPC:
         How many times it planned again because the navmesh changed under its path.
     """
 
+    # What an NPC keeps from frame to frame (:meth:`state_dict`); the other attributes are what its constructor
+    # is given.
+    STATE_ATTRIBUTES = ("position", "goal", "path", "state", "replans", "time", "_revision")
+    OTHER_ATTRIBUTES = ("name", "navigation", "settings")
+
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
@@ -123,6 +129,15 @@ class NPC:
         self.replans = 0
         self.time = 0.0
         self._revision = navigation.revision
+
+    def state_dict(self) -> dict:
+        """What the NPC keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
+        underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
 
     # ------------------------------------------------------------------------------------------ planning
     def walk_to(self, goal) -> bool:

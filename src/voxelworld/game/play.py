@@ -30,6 +30,7 @@ from functools import partial
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
@@ -98,6 +99,10 @@ class PlayerActions:
         The treasures opened, as indices into ``deformation.treasures`` (placement order), in opening order.
     """
 
+    # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
+    STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made")
+    OTHER_ATTRIBUTES = ("settings",)
+
     def __init__(self, settings: ActionSettings = ActionSettings()):
         check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
         self.settings = settings
@@ -111,6 +116,15 @@ class PlayerActions:
         # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
         # awaiting the deformation stage's bookkeeping (empty between frames).
         self._awaiting_bookkeeping: list[tuple[str, object, object]] = []
+
+    def state_dict(self) -> dict:
+        """What the actions keep from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
+        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
 
     def attach(self, world) -> None:
         """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the

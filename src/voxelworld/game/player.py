@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_point
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
 
@@ -107,6 +108,13 @@ class Player:
         Names and contact damage of the materials the collision triangles carry.
     """
 
+    # What the player keeps from frame to frame (:meth:`state_dict`); the other attributes are its settings and
+    # what its constructor and its world give it again.
+    STATE_ATTRIBUTES = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina",
+                        "sprinting", "touching", "_stride_left", "_reported_stamina", "_cause", "_moved",
+                        "_fall_speed", "_new_touching")
+    OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
+
     def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
         if not isinstance(settings, PlayerSettings):
             raise ParameterError("settings", settings, "a PlayerSettings")
@@ -131,6 +139,16 @@ class Player:
         self._fall_speed = 0.0
         self._new_touching: frozenset[str] = frozenset()
         self.bounds: tuple[np.ndarray, np.ndarray] | None = None  # the world's box (m): the player stays inside
+
+    # ------------------------------------------------------------------------------------------ state
+    def state_dict(self) -> dict:
+        """What the player keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
+        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
 
     # ------------------------------------------------------------------------------------------ views
     @property

@@ -46,13 +46,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields
 
 import numpy as np
 
-from ..errors import check_finite, check_integer, check_range
-from ..meshing import ChunkMesher
+from ..attribute_state import attribute_state, restore_attributes
+from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..meshing import ChunkMesher, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
 from .agents import Agents
 from .collider import Collider
@@ -76,6 +77,25 @@ STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_upd
 
 def _point(array) -> tuple[float, float, float]:
     return tuple(float(v) for v in array)  # type: ignore[return-value]
+
+
+_BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
+                   "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+
+
+def _generator(state) -> np.random.Generator:
+    """The generator whose bit generator has ``state`` (``bit_generator.state``); ParameterError if it is not
+    the state of one of numpy's bit generators."""
+    legal = f"the state of one of the bit generators {', '.join(_BIT_GENERATORS)}"
+    if not (isinstance(state, Mapping) and state.get("bit_generator") in _BIT_GENERATORS):
+        raise ParameterError("state['rng']", state.get("bit_generator") if isinstance(state, Mapping) else state,
+                             legal)
+    bits = _BIT_GENERATORS[state["bit_generator"]]()
+    try:
+        bits.state = dict(state)
+    except (TypeError, ValueError, KeyError) as error:
+        raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
+    return np.random.Generator(bits)
 
 
 class World:
@@ -127,6 +147,15 @@ class World:
     """
 
     STAGES = STAGES
+    # What the world keeps from frame to frame as it is (:meth:`state_dict`, which adds the random generator's
+    # state and the collider's chunks); the other attributes are given to the constructor, rebuilt by it, the
+    # parts that hand over their own states (volume, player, actions, agents), the event log and the queued
+    # edits (public: ``events``, ``queued_edits``), or the last frame's scratch.
+    STATE_ATTRIBUTES = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks",
+                        "rebuilt_chunks", "_snapshot")
+    OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
+                        "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
+                        "_focus_sources", "_object_sources", "_frame_events")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
@@ -171,7 +200,6 @@ class World:
         self.actions.attach(self)
         self.agents = Agents(self)
         self._snapshot = self._take_snapshot()
-        self._saved_files: dict = {}  # world file path -> what this world last saved there (voxelworld.io)
 
     @classmethod
     def demo(cls, seed: int = 0, settings: WorldSettings = WorldSettings(), npcs: int = 3) -> World:
@@ -190,17 +218,35 @@ class World:
             world.agents.add_enemy(spot.name, spot.position, spot.facing, world.settings.chainsaw)
         return world
 
-    # ------------------------------------------------------------------------------------------ files
-    def save(self, path):
-        """Save the world (between frames) to the world file ``path``; see :func:`voxelworld.io.save_world`."""
-        from ..io import save_world  # io is built on the game: imported here, not at the top
-        return save_world(self, path)
+    # ------------------------------------------------------------------------------------------ state
+    def state_dict(self) -> dict:
+        """What the world itself keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has
+        no leading underscore), the state of its random generator (``rng``) and the chunks of its collider
+        (``collider_chunks``). Its parts hand over their own (``volume``, ``player``, ``actions``, ``agents``);
+        ``events`` and ``queued_edits`` are public. :func:`voxelworld.io.save_world` saves them all."""
+        return attribute_state(self, self.STATE_ATTRIBUTES) | {"rng": self.rng.bit_generator.state,
+                                                                "collider_chunks": tuple(self._collider_key[0])}
 
-    @classmethod
-    def load(cls, path) -> World:
-        """The world saved in the world file ``path``; see :func:`voxelworld.io.load_world`."""
-        from ..io import load_world
-        return load_world(path)
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError,
+        before anything changes, for a missing key, an unknown bit generator or a chunk outside the grid."""
+        if not (isinstance(state, Mapping) and "rng" in state and "collider_chunks" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
+                                 "a mapping with the keys rng, collider_chunks (and STATE_ATTRIBUTES)")
+        rng = _generator(state["rng"])
+        grid = self.volume.chunk_grid_shape
+        chunks = tuple(state["collider_chunks"])
+        for chunk in chunks:
+            check_range("state['collider_chunks']", chunk, f"chunks (i, j, k) of the grid {grid}",
+                        isinstance(chunk, tuple) and len(chunk) == 3 and all(
+                            isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        self.rng = rng
+        self.collider = Collider(merge_collision_meshes([self.mesher.chunk_collision_mesh(c) for c in chunks]),
+                                 self.props, self.materials)
+        # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives
+        # what the saved world's would hold then (rebuilt or kept, it is made of the current chunks' meshes).
+        self._collider_key = (chunks, None)
 
     # ------------------------------------------------------------------------------------------ hooks
     def add_handler(self, handler: Callable, stage: str = "events") -> None:

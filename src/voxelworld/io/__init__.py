@@ -1,8 +1,9 @@
 """voxelworld.io: world files and exchange formats.
 
-Floor 3, beside the game: it stores and reads what :mod:`voxelworld.game` builds.
+Floor 4, above the game: it stores and reads what :mod:`voxelworld.game` builds, through the objects'
+``state_dict()`` / ``load_state_dict()`` (the game imports nothing of it).
 
-- :func:`save_world` / :func:`load_world` (also ``World.save`` / ``World.load``): a whole game world in one
+- :func:`save_world` / :func:`load_world`: a whole game world in one
   SQLite file: voxels as checksummed zstd chunk blobs, the game state as JSON rows, written in one transaction
   and, on a re-save, only what changed (format: docs/specs/world-format.md).
 - :func:`export_glb` (:mod:`voxelworld.io.gltf`): the display mesh (and optionally the collision mesh and the

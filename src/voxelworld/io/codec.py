@@ -195,8 +195,8 @@ class StateCodec:
             self.arrays[f"{where}.{name}"] = getattr(volume, name)
         return {"$": "VoxelVolume", "shape": list(volume.shape), "voxel_size": volume.voxel_size,
                 "origin": [float(v) for v in volume.origin], "iso": volume.iso, "chunk_size": volume.chunk_size,
-                "chunk_versions": self.encode(volume.chunk_versions.copy(), f"{where}.chunk_versions"),
-                "dirty": self.encode(volume.dirty_chunks, f"{where}.dirty"), "fields": where}
+                **{key: self.encode(value, f"{where}.{key}") for key, value in volume.state_dict().items()},
+                "fields": where}
 
     # --------------------------------------------------------------------------------------------- decode
     def decode(self, data, where: str):
@@ -263,8 +263,10 @@ class StateCodec:
         versions = self.decode(data["chunk_versions"], f"{where}.chunk_versions")
         if not isinstance(versions, np.ndarray) or versions.shape != volume.chunk_grid_shape:
             raise FormatError(f"{where}.chunk_versions: not an array of shape {volume.chunk_grid_shape}")
-        volume._chunk_versions[...] = versions  # the volume's own counters, as they were (no public setter)
-        volume._dirty = set(self.decode(data["dirty"], f"{where}.dirty"))
+        try:
+            volume.load_state_dict({"chunk_versions": versions, "dirty": self.decode(data["dirty"], f"{where}.dirty")})
+        except ParameterError as error:
+            raise FormatError(f"{where}: {error}") from error
         return volume
 
 

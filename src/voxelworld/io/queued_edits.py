@@ -80,7 +80,7 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
 def queue_rows(codec: StateCodec, world: World) -> list:
     """The rows of the ``queue`` state row: each queued edit's recipe and the edits it made. ParameterError for an
     edit voxelworld.io cannot make again."""
-    queue, rows, i = list(world._queue), [], 0
+    queue, rows, i = list(world.queued_edits), [], 0
     while i < len(queue):
         recipe = _recipe(queue[i], i)
         count = 1  # the edits one call made share its recipe object (a frame of suck: three)

@@ -2,12 +2,13 @@
 from them (the voxels themselves are the file's chunk rows, see :mod:`voxelworld.io.world_file`).
 
 :func:`capture` reads a world between two frames into JSON-able state rows (:class:`~voxelworld.io.codec.StateCodec`)
-and named arrays; :func:`restore` builds a world from its volume and those rows. Every attribute of the objects a
-world holds is listed below, either as state (saved and set back as it was) or as derived (rebuilt by the
-constructors: settings, references, caches), so that ``tests/io`` notices an attribute added later that neither
-list names. Meshes, collision BVHs and the navmesh are rebuilt from the voxels (they are functions of them); the
-navmesh is re-baked from the collision meshes it was last baked from (those of chunks changed since are kept in
-the file) and must equal the saved one.
+and named arrays; :func:`restore` builds a world from its volume and those rows. The objects hand over their
+state themselves: each one's ``state_dict()`` gives the values it keeps from frame to frame (the world, its volume
+and mesher, the player, the actions, the cast, each NPC and enemy and its motion, the navigation), which become a
+row's keys, and ``load_state_dict(state)`` takes them back on an object the constructors made again; this module
+only encodes, decodes and puts the rows together. Meshes, collision BVHs and the navmesh are rebuilt from the
+voxels (they are functions of them); the navmesh is re-baked from the collision meshes it was last baked from
+(those of chunks changed since are kept in the file) and must equal the saved one.
 
 Edits queued for the next frame are saved as the recipe that made them (:mod:`voxelworld.io.queued_edits`).
 Not saved: handlers added with ``World.add_handler`` (code), and ``applied_edits`` (the last update stage's
@@ -16,55 +17,27 @@ results, read only within that frame).
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import FormatError, ParameterError
-from ..game.enemy import CHAIN, ChainsawEnemy, chainsaw_body
 from ..game.level import Prop
-from ..game.navigation import LOG_LENGTH, WorldNavigation
+from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
-from ..game.world import Collider, World, WorldSettings
-from ..meshing import CollisionMesh, merge_collision_meshes
+from ..game.world import World, WorldSettings
+from ..meshing import CollisionMesh
 from ..meshing.chunks import MESHED_FIELDS
-from ..motion import ContactMotion
 from ..navigation import SceneObject
 from ..terrain import MaterialTable, VoxelVolume
 from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
-__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window"]
+__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window",
+           "set_chunk_versions"]
 
-# Attributes kept from frame to frame (saved) and attributes the constructors rebuild (derived), per object.
-WORLD_STATE = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks", "rebuilt_chunks",
-               "_snapshot")
-WORLD_SPECIAL = ("volume", "materials", "props", "settings", "player", "rng", "events", "_queue", "_collider_key",
-                 "collider", "actions", "agents")
-WORLD_DERIVED = ("mesher", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events",
-                 "_saved_files")
-PLAYER_STATE = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina", "sprinting",
-                "touching", "_stride_left", "_reported_stamina", "_cause", "_moved", "_fall_speed", "_new_touching")
-PLAYER_DERIVED = ("settings", "materials", "_contact_damage", "bounds")
-ACTIONS_STATE = ("suck", "deformation", "held", "objects", "items", "_made")
-ACTIONS_DERIVED = ("settings",)
-AGENTS_STATE = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
-AGENTS_SPECIAL = ("npcs", "enemies", "navigation")
-AGENTS_DERIVED = ("world",)
-NPC_STATE = ("position", "goal", "path", "state", "replans", "time", "_revision")
-NPC_DERIVED = ("name", "navigation", "settings")
-ENEMY_STATE = ("time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate", "_carved")
-ENEMY_DERIVED = ("name", "volume", "mesher", "settings", "position", "facing", "_edits", "motion", "_centre",
-                 "_mesh_key", "_bvh")
-MOTION_STATE = ("clocks", "rates", "time", "contact", "_area", "_inside", "_previous_elbow", "pose", "world",
-                "part_segment", "_previous_end")
-MOTION_DERIVED = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "shoulder", "elbow", "wrist",
-                  "root", "_hand", "_taus", "_parent", "_parents", "_arm")
-NAVIGATION_STATE = ("revision", "_log")
-NAVIGATION_DERIVED = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
-                      "_chunk_objects", "scene", "mesh")
 NAVMESH_ARRAYS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+COLLISION_ARRAYS = ("positions", "indices", "tri_material")
 STATE_ROWS = ("volume", "materials", "props", "settings", "world", "player", "actions", "agents", "navigation",
               "queue")
 
@@ -77,19 +50,25 @@ class Captured:
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _key(attribute: str) -> str:
-    """The key of an attribute in a state row: its name without the leading underscore of a private one."""
-    return attribute.lstrip("_")
+def _encoded(codec: StateCodec, state: dict, where: str) -> dict:
+    """An object's ``state_dict()`` as the keys of its row, each value encoded."""
+    return {key: codec.encode(value, f"{where}.{key}") for key, value in state.items()}
 
 
-def _attributes(codec: StateCodec, obj, names, where: str) -> dict:
-    return {_key(name): codec.encode(getattr(obj, name), f"{where}.{_key(name)}") for name in names}
+def _load(codec: StateCodec, obj, row: dict, where: str, besides=()) -> None:
+    """Give ``obj`` back the state of its row (every key but ``besides``, decoded); FormatError naming ``where``
+    when the object refuses it (a missing key, a value out of range)."""
+    check_mapping(row, where, ())
+    state = {key: codec.decode(value, f"{where}.{key}") for key, value in row.items() if key not in besides}
+    try:
+        obj.load_state_dict(state)
+    except ParameterError as error:
+        raise FormatError(f"{where}: {error}") from error
 
 
-def _set_attributes(codec: StateCodec, obj, row: dict, names, where: str) -> None:
-    check_mapping(row, where, [_key(name) for name in names])
-    for name in names:
-        setattr(obj, name, codec.decode(row[_key(name)], f"{where}.{_key(name)}"))
+def set_chunk_versions(volume: VoxelVolume, versions: np.ndarray) -> None:
+    """Give ``volume`` the chunk ``versions`` (its fields written directly), keeping its dirty set."""
+    volume.load_state_dict({"chunk_versions": versions, "dirty": volume.dirty_chunks})
 
 
 # --------------------------------------------------------------------------------------------------- capture
@@ -104,7 +83,7 @@ def capture(world: World) -> Captured:
     own = material_table_data(volume.materials)
     out.rows["volume"] = {"shape": list(volume.shape), "voxel_size": volume.voxel_size,
                           "origin": [float(v) for v in volume.origin], "iso": volume.iso,
-                          "chunk_size": volume.chunk_size, "dirty": enc(volume.dirty_chunks, "volume.dirty"),
+                          "chunk_size": volume.chunk_size, "dirty": enc(volume.state_dict()["dirty"], "volume.dirty"),
                           "materials": None if volume.materials is world.materials or own == table else own,
                           "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind")}
     out.rows["materials"] = table
@@ -112,13 +91,9 @@ def capture(world: World) -> Captured:
     for n, prop in enumerate(world.props):
         out.arrays[f"props.{n}.positions"], out.arrays[f"props.{n}.indices"] = prop.positions, prop.indices
     out.rows["settings"] = {"settings": enc(world.settings, "settings")}
-    row = _attributes(codec, world, WORLD_STATE, "world")
-    row["rng"] = enc(world.rng.bit_generator.state, "world.rng")
-    row["collider_chunks"] = enc(tuple(world._collider_key[0]), "world.collider_chunks")
-    row["event_count"] = len(world.events)
-    out.rows["world"] = row
-    out.rows["player"] = _attributes(codec, world.player, PLAYER_STATE, "player")
-    out.rows["actions"] = _attributes(codec, world.actions, ACTIONS_STATE, "actions")
+    out.rows["world"] = _encoded(codec, world.state_dict(), "world") | {"event_count": len(world.events)}
+    out.rows["player"] = _encoded(codec, world.player.state_dict(), "player")
+    out.rows["actions"] = _encoded(codec, world.actions.state_dict(), "actions")
     out.rows["agents"] = _agents_row(codec, world)
     out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
     out.rows["queue"] = {"edits": queue_rows(codec, world)}
@@ -130,14 +105,13 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
     the chunk version the mesher saw; the voxels it saw there go to ``arrays``. A world loaded from the file is
     built on those voxels, then given the current ones, so that its next frame remeshes what the saved world's
     would (and its navmesh re-bakes the same)."""
-    volume, mesher = world.volume, world.mesher
-    seen = mesher._seen  # the mesher's own record: no public view of what it has seen
-    behind = tuple((tuple(int(c) for c in chunk), int(seen[tuple(chunk)]))
-                   for chunk in np.argwhere(seen != volume.chunk_versions))
+    volume, seen = world.volume, world.mesher.state_dict()
+    behind = tuple((tuple(int(c) for c in chunk), int(seen["seen"][tuple(chunk)]))
+                   for chunk in np.argwhere(seen["seen"] != volume.chunk_versions))
     for n, (chunk, _) in enumerate(behind):
         window = chunk_window(volume, chunk)
         for name in MESHED_FIELDS:
-            arrays[f"mesher.behind.{n}.{name}"] = mesher._fields[name][window]
+            arrays[f"mesher.behind.{n}.{name}"] = seen["fields"][name][window]
     return behind
 
 
@@ -149,17 +123,16 @@ def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
 
 def _agents_row(codec: StateCodec, world: World) -> dict:
     agents = world.agents
-    row = _attributes(codec, agents, AGENTS_STATE, "agents")
+    row = _encoded(codec, agents.state_dict(), "agents")
     row["npcs"] = [{"name": npc.name, "settings": codec.encode(npc.settings, f"agents.npcs[{n}].settings"),
-                    **_attributes(codec, npc, NPC_STATE, f"agents.npcs[{n}]")} for n, npc in enumerate(agents.npcs)]
+                    **_encoded(codec, npc.state_dict(), f"agents.npcs[{n}]")} for n, npc in enumerate(agents.npcs)]
     row["enemies"] = []
     for n, enemy in enumerate(agents.enemies):
         where = f"agents.enemies[{n}]"
         row["enemies"].append({"name": enemy.name, "position": codec.encode(enemy.position, f"{where}.position"),
-                               "facing": codec.encode(enemy.facing, f"{where}.facing"),
                                "settings": codec.encode(enemy.settings, f"{where}.settings"),
-                               **_attributes(codec, enemy, ENEMY_STATE, where),
-                               "motion": _attributes(codec, enemy.motion, MOTION_STATE, f"{where}.motion")})
+                               **_encoded(codec, enemy.state_dict(), where),
+                               "motion": _encoded(codec, enemy.motion.state_dict(), f"{where}.motion")})
     return row
 
 
@@ -170,26 +143,26 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
     if nav is None:
         return None
     names = [p.name for p in world.props]
-    if [p.name for p in nav._props] != names:
+    if [p.name for p in nav.props] != names:
         raise ParameterError("world.agents.navigation", "a navmesh of other props than the world's",
                              "the navmesh Agents.navigate bakes (the world's props)")
     for name in NAVMESH_ARRAYS:
         arrays[f"navmesh.{name}"] = getattr(nav.mesh, name)
     baked_from = []
-    for chunk in sorted(nav._chunk_meshes):
-        mesh, now = nav._chunk_meshes[chunk], world.mesher.chunk_collision_mesh(chunk)
+    meshes = nav.chunk_meshes
+    for chunk in sorted(meshes):
+        mesh, now = meshes[chunk], world.mesher.chunk_collision_mesh(chunk)
         now = now if now.triangle_count else None
         if mesh is None and now is None or (mesh is not None and now is not None and all(
-                np.array_equal(getattr(mesh, a), getattr(now, a)) for a in ("positions", "indices", "tri_material"))):
+                np.array_equal(getattr(mesh, a), getattr(now, a)) for a in COLLISION_ARRAYS)):
             continue
         if mesh is not None:
-            for a in ("positions", "indices", "tri_material"):
+            for a in COLLISION_ARRAYS:
                 arrays[f"navigation.baked_from.{len(baked_from)}.{a}"] = getattr(mesh, a)
         baked_from.append((chunk, mesh is not None))
     return {"settings": codec.encode(nav.settings, "navigation.settings"),
             "region": codec.encode(nav.region, "navigation.region"),
-            "prop_min_height": nav.prop_min_height, "revision": nav.revision,
-            "log": codec.encode(list(nav._log), "navigation.log"),
+            "prop_min_height": nav.prop_min_height, **_encoded(codec, nav.state_dict(), "navigation"),
             "baked_from": codec.encode(tuple(baked_from), "navigation.baked_from")}
 
 
@@ -234,7 +207,10 @@ def empty_volume(rows: dict) -> VoxelVolume:
     dirty = StateCodec(materials).decode(row["dirty"], "state 'volume'.dirty")
     if not isinstance(dirty, frozenset) or not all(isinstance(c, tuple) and len(c) == 3 for c in dirty):
         raise FormatError("state 'volume'.dirty: not a set of chunks (i, j, k)")
-    volume._dirty = set(dirty)  # the volume's own dirty set, as it was (no public setter)
+    try:
+        volume.load_state_dict({"chunk_versions": volume.chunk_versions, "dirty": dirty})
+    except ParameterError as error:
+        raise FormatError(f"state 'volume': {error}") from error
     return volume
 
 
@@ -247,9 +223,8 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     settings = dec(check_mapping(rows["settings"], "state 'settings'", ("settings",))["settings"], "settings")
     if not isinstance(settings, WorldSettings):
         raise FormatError("state 'settings': not a WorldSettings")
-    world_row = check_mapping(rows["world"], "state 'world'", [_key(n) for n in WORLD_STATE] + ["rng",
-                                                                                                 "collider_chunks"])
-    player_row = check_mapping(rows["player"], "state 'player'", [_key(n) for n in PLAYER_STATE])
+    world_row = check_mapping(rows["world"], "state 'world'", ("seed",))
+    player_row = check_mapping(rows["player"], "state 'player'", ("position", "yaw"))
     current = _show_mesher_view(codec, volume, rows["volume"]["mesher_behind"], arrays)
     try:
         props = [Prop(name, role, material, _array(arrays, f"props.{n}.positions"),
@@ -259,21 +234,16 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
                       spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
+    versions = volume.chunk_versions.copy()
     for chunk, (fields, version) in current.items():  # the voxels as they are, which the mesher has not seen yet
         for name, values in fields.items():
             getattr(volume, name)[chunk_window(volume, chunk)] = values
-        volume._chunk_versions[chunk] = version
-    _set_attributes(codec, world.player, player_row, PLAYER_STATE, "player")
-    _set_attributes(codec, world.actions, rows["actions"], ACTIONS_STATE, "actions")
+        versions[chunk] = version
+    set_chunk_versions(volume, versions)
+    _load(codec, world.player, player_row, "player")
+    _load(codec, world.actions, rows["actions"], "actions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
-    _set_attributes(codec, world, world_row, WORLD_STATE, "world")
-    world.rng = _generator(dec(world_row["rng"], "world.rng"))
-    chunks = dec(world_row["collider_chunks"], "world.collider_chunks")
-    world.collider = Collider(merge_collision_meshes([world.mesher.chunk_collision_mesh(c) for c in chunks]),
-                              world.props, world.materials)
-    # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives what
-    # the saved world's would hold in that frame (rebuilt or kept, it is made of the current chunks' meshes).
-    world._collider_key = (chunks, None)
+    _load(codec, world, world_row, "world", besides=("event_count",))
     restore_queue(codec, world, rows["queue"])
     world.events = events
     return world
@@ -284,18 +254,20 @@ def _show_mesher_view(codec: StateCodec, volume: VoxelVolume, data, arrays: dict
     the current voxels and versions of those chunks, to put back once the world is built."""
     current = {}
     behind = codec.decode(data, "volume.mesher_behind")
+    versions = volume.chunk_versions.copy()
     for n, (chunk, seen) in enumerate(behind):
         if not (isinstance(chunk, tuple) and len(chunk) == 3 and isinstance(seen, int)):
             raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) and a version")
         window = chunk_window(volume, chunk)
         current[chunk] = ({name: getattr(volume, name)[window].copy() for name in MESHED_FIELDS},
-                          int(volume._chunk_versions[chunk]))
+                          int(versions[chunk]))
         for name in MESHED_FIELDS:
             saw = _array(arrays, f"mesher.behind.{n}.{name}")
             if saw.shape != current[chunk][0][name].shape or saw.dtype != getattr(volume, name).dtype:
                 raise FormatError(f"array 'mesher.behind.{n}.{name}': not the shape and type of chunk {chunk}")
             getattr(volume, name)[window] = saw
-        volume._chunk_versions[chunk] = seen
+        versions[chunk] = seen
+    set_chunk_versions(volume, versions)
     return current
 
 
@@ -305,35 +277,22 @@ def _array(arrays: dict, name: str) -> np.ndarray:
     return arrays[name]
 
 
-def _generator(state) -> np.random.Generator:
-    kinds = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
-             "Philox": np.random.Philox, "SFC64": np.random.SFC64}
-    if not isinstance(state, dict) or state.get("bit_generator") not in kinds:
-        raise FormatError(f"world.rng: not the state of one of the bit generators {', '.join(kinds)}")
-    bits = kinds[state["bit_generator"]]()
-    try:
-        bits.state = state
-    except (TypeError, ValueError, KeyError) as error:
-        raise FormatError(f"world.rng: a broken generator state: {error}") from error
-    return np.random.Generator(bits)
-
-
 def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | None, arrays: dict) -> None:
     agents = world.agents
-    check_mapping(row, "state 'agents'", AGENTS_SPECIAL[:2])
+    check_mapping(row, "state 'agents'", ("npcs", "enemies"))
     if nav_row is not None:
         agents.navigation = _navigation(codec, world, nav_row, arrays)
     elif row["npcs"]:
         raise FormatError("state 'agents': NPCs without a navmesh")
     for n, data in enumerate(row["npcs"]):
         where = f"agents.npcs[{n}]"
-        check_mapping(data, where, ("name", "settings"))
+        check_mapping(data, where, ("name", "settings", "position"))
         try:
             npc = NPC(data["name"], agents.navigation, codec.decode(data["position"], f"{where}.position"),
                       codec.decode(data["settings"], f"{where}.settings"))
         except (ParameterError, KeyError) as error:
             raise FormatError(f"{where}: {error}") from error
-        _set_attributes(codec, npc, data, NPC_STATE, where)
+        _load(codec, npc, data, where, besides=("name", "settings"))
         agents.npcs.append(npc)
     for n, data in enumerate(row["enemies"]):
         where = f"agents.enemies[{n}]"
@@ -344,33 +303,20 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
                                      codec.decode(data["settings"], f"{where}.settings"))
         except ParameterError as error:
             raise FormatError(f"{where}: {error}") from error
-        _keep_facing(enemy, codec.decode(data["facing"], f"{where}.facing"))
-        _set_attributes(codec, enemy, data, ENEMY_STATE, where)
-        _set_attributes(codec, enemy.motion, data["motion"], MOTION_STATE, f"{where}.motion")
-    _set_attributes(codec, agents, row, AGENTS_STATE, "agents")
-
-
-def _keep_facing(enemy: ChainsawEnemy, facing: np.ndarray) -> None:
-    """Give ``enemy`` the saved facing, bit for bit: the constructor normalises the facing it is given, and
-    normalising a unit vector again may move its last bit; the body is then made again as the constructor made
-    it from the facing it kept."""
-    if np.array_equal(enemy.facing, facing):
-        return
-    enemy.facing = facing
-    skeleton, clip, part = chainsaw_body(enemy.position, facing, enemy.settings)
-    enemy.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=enemy.settings.profile, loop=True)
-    enemy._centre = skeleton.world_positions()[skeleton.index("shoulder")]
+        _load(codec, enemy, data, where, besides=("name", "position", "settings", "motion"))
+        _load(codec, enemy.motion, data["motion"], f"{where}.motion")  # after the enemy's: it may build its body
+    _load(codec, agents, row, "agents", besides=("npcs", "enemies"))
 
 
 def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> WorldNavigation:
     """The navmesh re-baked from the collision meshes it was baked from; it must equal the saved arrays."""
     where = "state 'navigation'"
-    check_mapping(row, where, ("settings", "region", "prop_min_height", "revision", "log", "baked_from"))
+    check_mapping(row, where, ("settings", "region", "prop_min_height", "baked_from"))
     baked_from = {}
     for n, (chunk, present) in enumerate(codec.decode(row["baked_from"], "navigation.baked_from")):
         name = f"navigation.baked_from.{n}"
-        baked_from[chunk] = CollisionMesh(*(_array(arrays, f"{name}.{a}") for a in
-                                            ("positions", "indices", "tri_material"))) if present else None
+        baked_from[chunk] = CollisionMesh(*(_array(arrays, f"{name}.{a}") for a in COLLISION_ARRAYS)) \
+            if present else None
     props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
     try:
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
@@ -383,6 +329,5 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
             raise FormatError(f"{where}: the navmesh baked from the saved collision meshes differs from the saved "
                               f"navmesh ({name})")
-    nav.revision = row["revision"]
-    nav._log = deque(codec.decode(row["log"], "navigation.log"), maxlen=LOG_LENGTH)
+    _load(codec, nav, row, "navigation", besides=("settings", "region", "prop_min_height", "baked_from"))
     return nav

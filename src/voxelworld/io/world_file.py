@@ -4,9 +4,10 @@
 of its key and raw bytes), the game state as checksummed JSON rows (:mod:`voxelworld.io.state`), the arrays they
 refer to (navmesh, props, loose objects' volumes) and the event log. A save is one transaction: a process killed
 in the middle leaves the file as the last completed save left it (SQLite rolls the journal back on the next
-open); a new file is written beside its path and moved into place once complete. The world remembers, per file,
-the chunk versions it last saved there, so saving again to the same file writes only the chunks changed since
-(and only the rows and arrays whose content changed, and the new events).
+open); a new file is written beside its path and moved into place once complete. This module remembers, per
+world and file, the chunk versions the world last saved there (or was loaded from), so saving again to the same
+file writes only the chunks changed since (and only the rows and arrays whose content changed, and the new
+events).
 
 :func:`load_world` checks everything before it builds anything: that the file is SQLite, of this format and
 version, with every table and column, every checksum, every blob decompressing to its size. Whatever is wrong
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 from urllib.parse import quote
+from weakref import WeakKeyDictionary
 
 import numpy as np
 import zstandard
@@ -50,7 +52,16 @@ from ..files import build_atomically
 from ..game.world import World
 from ..terrain import FIELDS, VoxelVolume
 from .codec import StateCodec, array_bytes, array_from_bytes
-from .state import STATE_ROWS, capture, chunk_window, decode_event, empty_volume, encode_event, restore
+from .state import (
+    STATE_ROWS,
+    capture,
+    chunk_window,
+    decode_event,
+    empty_volume,
+    encode_event,
+    restore,
+    set_chunk_versions,
+)
 
 __all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION"]
 
@@ -102,6 +113,17 @@ class _Saved:
     identity: tuple
 
 
+# Per world, what it last saved to each file (resolved path -> _Saved), or was loaded from; forgotten with the world.
+_SAVED: WeakKeyDictionary[World, dict[str, _Saved]] = WeakKeyDictionary()
+
+
+def _remember(world: World, target: Path) -> None:
+    """Remember that ``world`` is, as it is now, what the file ``target`` holds."""
+    _SAVED.setdefault(world, {})[str(target.resolve())] = _Saved(
+        world.volume, world.volume.chunk_versions.copy(), len(world.events), world.events[-1] if world.events else None,
+        _identity(target))
+
+
 # ---------------------------------------------------------------------------------------------- checksums
 def _sha(label: str, payload: bytes) -> bytes:
     return hashlib.sha256(label.encode("utf-8") + b"\n" + payload).digest()
@@ -151,7 +173,7 @@ def save_world(world: World, path) -> SaveReport:
     saved = None
     if exists:
         _check_ours(target)
-        saved = world._saved_files.get(key)
+        saved = _SAVED.get(world, {}).get(key)
         if saved is not None and not _unchanged_since(saved, world, target):
             saved = None  # the file, or the world, changed otherwise since: write it whole
     codec = StateCodec(world.materials)
@@ -170,8 +192,7 @@ def save_world(world: World, path) -> SaveReport:
             connection.close()  # without a commit, the transaction is rolled back
     else:
         counts = _write_new(target, world, captured, events)
-    world._saved_files[key] = _Saved(world.volume, world.volume.chunk_versions.copy(), len(world.events),
-                                     world.events[-1] if world.events else None, _identity(target))
+    _remember(world, target)
     return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
                       target.stat().st_size)
 
@@ -306,9 +327,7 @@ def load_world(path) -> World:
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
         raise FormatError(f"{target}: the saved state does not make a world: {type(error).__name__}: {error}"
                           ) from error
-    world._saved_files[str(target.resolve())] = _Saved(
-        world.volume, world.volume.chunk_versions.copy(), len(world.events), world.events[-1] if world.events else None,
-        _identity(target))
+    _remember(world, target)
     return world
 
 
@@ -388,7 +407,7 @@ def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> N
     if expected:
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
-    volume._chunk_versions[...] = versions  # the volume's own counters, as saved (no public setter)
+    set_chunk_versions(volume, versions)  # the volume's own counters, as saved
 
 
 def _decompress(decompressor, data, raw_size, where: str) -> bytes:

@@ -198,6 +198,23 @@ class ChunkMesher:
         self._simplified: set[tuple] = set()
         self._remesh: set[tuple] = set()
 
+    # -------------------------------------------------------------------------------------------- state
+    def state_dict(self) -> dict:
+        """What the mesher has seen of the volume (its meshes are functions of it): ``seen``, a copy of the chunk
+        versions at the last :meth:`update` (-1 before the first), and ``fields``, read-only views of its copy of
+        the meshed fields (:data:`MESHED_FIELDS`) as they were then (None before the first update). A chunk
+        whose version differs from the volume's was changed since; its meshes show the voxels of ``fields``.
+
+        A mesher is rebuilt on the voxels it had seen by making it on a volume that shows them
+        (``voxelworld.io`` does so for a world file), which is why there is no ``load_state_dict``.
+        """
+        fields = None
+        if self._fields is not None:
+            fields = {name: array.view() for name, array in self._fields.items()}
+            for view in fields.values():
+                view.flags.writeable = False
+        return {"seen": self._seen.copy(), "fields": fields}
+
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
         """Remesh what changed since the last call (everything on the first) and return the new meshes: the

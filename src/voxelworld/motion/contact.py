@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite
 from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
@@ -115,6 +116,13 @@ class ContactMotion:
     ('ContactStarted', 0.167, 0.1)
     """
 
+    # What the motion keeps from frame to frame (:meth:`state_dict`); the other attributes are what its
+    # constructor is given and derives from that.
+    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_previous_elbow", "pose",
+                        "world", "part_segment", "_previous_end")
+    OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "shoulder", "elbow",
+                        "wrist", "root", "_hand", "_taus", "_parent", "_parents", "_arm")
+
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
                  start: float = 0.0):
@@ -178,6 +186,15 @@ class ContactMotion:
         start, end, _ = self.part.placed(world[self.wrist])
         self.part_segment = np.stack([start, end])
         self._previous_end = end
+
+    def state_dict(self) -> dict:
+        """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
+        underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES)
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        restore_attributes(self, state, self.STATE_ATTRIBUTES)
 
     # ----------------------------------------------------------------------------------------- one frame
     def _targets(self, contact: Contact | None, area: float, inside: np.ndarray, lag: np.ndarray) -> np.ndarray:

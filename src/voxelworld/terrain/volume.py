@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -176,6 +176,40 @@ class VoxelVolume:
         view = self._chunk_versions.view()
         view.flags.writeable = False
         return view
+
+    def state_dict(self) -> dict:
+        """The volume's bookkeeping besides its fields (the voxels are the public field arrays): ``chunk_versions``
+        (a copy of :attr:`chunk_versions`) and ``dirty`` (:attr:`dirty_chunks`)."""
+        return {"chunk_versions": self._chunk_versions.copy(), "dirty": self.dirty_chunks}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict` (a volume read from a file: its fields written directly, its counters
+        and dirty set as they were). ParameterError, before anything changes, for a missing key, versions that
+        are not whole numbers >= 0 of shape :attr:`chunk_grid_shape`, or a dirty chunk outside the grid.
+
+        >>> volume = VoxelVolume((8, 8, 8), chunk_size=4)
+        >>> volume.mark_dirty((0, 0, 0), (4, 0, 0))
+        >>> copy = VoxelVolume((8, 8, 8), chunk_size=4)
+        >>> copy.load_state_dict(volume.state_dict())
+        >>> sorted(copy.dirty_chunks), int(copy.chunk_versions.sum())
+        ([(0, 0, 0), (1, 0, 0)], 2)
+        """
+        if not (isinstance(state, Mapping) and "chunk_versions" in state and "dirty" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
+                                 "a mapping with the keys chunk_versions, dirty")
+        versions = np.asarray(state["chunk_versions"])
+        grid = self.chunk_grid_shape
+        if versions.shape != grid or versions.dtype.kind not in "iu" or (versions.size and versions.min() < 0):
+            raise ParameterError("state['chunk_versions']", f"an array of {versions.dtype} and shape {versions.shape}",
+                                 f"whole numbers >= 0 of shape {grid}")
+        dirty = set()
+        for chunk in state["dirty"]:
+            if not (isinstance(chunk, tuple) and len(chunk) == 3 and all(
+                    isinstance(c, (int, np.integer)) and 0 <= c < n for c, n in zip(chunk, grid))):
+                raise ParameterError("state['dirty']", chunk, f"chunks (i, j, k) of the grid {grid}")
+            dirty.add(tuple(int(c) for c in chunk))
+        self._chunk_versions[...] = versions  # in place: views of the counters stay valid
+        self._dirty = dirty
 
     def mark_dirty(self, lo, hi) -> None:
         """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""

@@ -45,6 +45,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..errors import ParameterError, VoxelworldError, check_integer
+from ..io import save_world
 from .protocol import (BUTTONS, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
                        OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
                        encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, frame_message,
@@ -113,7 +114,7 @@ class PlayServer:
     world : World
         The world to run; from now on only this server's world thread touches it.
     save_path : str or Path, optional
-        Where the ``save`` message writes the world (``world.save(save_path)``); None turns saving off.
+        Where the ``save`` message writes the world (``voxelworld.io.save_world``); None turns saving off.
     fps : int
         Frames a second (1..240); each frame steps the world by 1/fps s.
 
@@ -231,10 +232,7 @@ class PlayServer:
     def _save_world(self) -> str:
         if self.save_path is None:
             raise ProtocolError("saving is off: this server was started without a save file")
-        save = getattr(self.world, "save", None)
-        if save is None:
-            raise ProtocolError("this version of voxelworld cannot save worlds yet (World.save is missing)")
-        save(self.save_path)
+        save_world(self.world, self.save_path)
         return self.save_path
 
     # ------------------------------------------------------------------------------------ lifecycle
