@@ -25,6 +25,9 @@ Examples
 Traceback (most recent call last):
 ...
 voxelworld.errors.ParameterError: ...state...a mapping without last...
+>>> restore_attributes(fresh, {"count": 4}, Counter.STATE_ATTRIBUTES, added=("_last",))  # an older state
+>>> fresh.count, fresh._last
+(4, 'up')
 """
 
 from __future__ import annotations
@@ -46,15 +49,18 @@ def attribute_state(obj, attributes) -> dict:
     return {state_key(name): getattr(obj, name) for name in attributes}
 
 
-def restore_attributes(obj, state: Mapping, attributes) -> None:
+def restore_attributes(obj, state: Mapping, attributes, added=()) -> None:
     """Set ``obj``'s ``attributes`` to the values of ``state`` (as :func:`attribute_state` gives them; other keys
-    are left alone). A state missing a key raises :class:`ParameterError` before anything is set."""
+    are left alone). A state missing a key raises :class:`ParameterError` before anything is set, except the
+    keys of the ``added`` attributes (added to the state after files were written without them): an attribute
+    whose key is missing keeps the value it has (the constructor's default)."""
     keys = [state_key(name) for name in attributes]
     if not isinstance(state, Mapping):
         raise ParameterError("state", type(state).__name__, f"a mapping with the keys {', '.join(keys)}")
-    missing = [key for key in keys if key not in state]
+    missing = [key for name, key in zip(attributes, keys) if key not in state and name not in added]
     if missing:
         raise ParameterError("state", f"a mapping without {', '.join(missing)}",
                              f"a mapping with the keys {', '.join(keys)}")
     for name, key in zip(attributes, keys):
-        setattr(obj, name, state[key])
+        if key in state:
+            setattr(obj, name, state[key])

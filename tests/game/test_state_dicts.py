@@ -103,3 +103,21 @@ def test_a_mesher_tells_what_it_has_seen():
     assert not state["fields"]["density"].flags.writeable
     mesher.update()
     assert np.array_equal(mesher.state_dict()["seen"], volume.chunk_versions)
+
+
+def test_currency_and_opened_treasures_are_state_and_an_older_state_without_them_still_loads():
+    world = World(wall(), spawn=(3.0, 2.0, 3.0))
+    world.player.currency, world.actions.opened_treasures = 12.5, (0, 2)
+    player_state, actions_state = world.player.state_dict(), world.actions.state_dict()
+    assert player_state["currency"] == 12.5 and actions_state["opened_treasures"] == (0, 2)
+    twin = World(wall(), spawn=(3.0, 2.0, 3.0))
+    twin.player.load_state_dict(player_state)
+    twin.actions.load_state_dict(actions_state)
+    assert twin.player.currency == 12.5 and twin.actions.opened_treasures == (0, 2)
+    older = World(wall(), spawn=(3.0, 2.0, 3.0))  # a file written before currency and opening treasures
+    older.player.load_state_dict({k: v for k, v in player_state.items() if k != "currency"})
+    older.actions.load_state_dict({k: v for k, v in actions_state.items() if k != "opened_treasures"})
+    assert older.player.currency == 0.0 and older.actions.opened_treasures == ()
+    assert older.player.stamina == world.player.stamina
+    with pytest.raises(ParameterError, match="stamina"):  # a key that was always there is still required
+        older.player.load_state_dict({k: v for k, v in player_state.items() if k != "stamina"})

@@ -100,8 +100,9 @@ class PlayerActions:
     """
 
     # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
-    STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made")
-    OTHER_ATTRIBUTES = ("settings",)
+    STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
+    STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
+    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping")
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
         check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
@@ -124,7 +125,7 @@ class PlayerActions:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED)
 
     def attach(self, world) -> None:
         """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the

@@ -112,7 +112,8 @@ class Player:
     # what its constructor and its world give it again.
     STATE_ATTRIBUTES = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina",
                         "sprinting", "touching", "_stride_left", "_reported_stamina", "_cause", "_moved",
-                        "_fall_speed", "_new_touching")
+                        "_fall_speed", "_new_touching", "currency")
+    STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
@@ -148,7 +149,7 @@ class Player:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED)
 
     # ------------------------------------------------------------------------------------------ views
     @property

@@ -155,7 +155,7 @@ class World:
                         "rebuilt_chunks", "_snapshot")
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
-                        "_focus_sources", "_object_sources", "_frame_events")
+                        "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
