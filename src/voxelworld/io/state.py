@@ -53,7 +53,7 @@ AGENTS_STATE = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pendi
 AGENTS_SPECIAL = ("npcs", "enemies", "navigation")
 AGENTS_DERIVED = ("world",)
 NPC_STATE = ("position", "goal", "path", "state", "replans", "time", "_revision")
-NPC_DERIVED = ("name", "navigation", "settings")
+NPC_DERIVED = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navigation's navmesh
 ENEMY_STATE = ("time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate", "_carved")
 ENEMY_DERIVED = ("name", "volume", "mesher", "settings", "position", "facing", "_edits", "motion", "_centre",
                  "_mesh_key", "_bvh")
@@ -143,8 +143,8 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
 
 def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
     """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
-    size = volume.chunk_size
-    return tuple(slice(c * size, min((c + 1) * size, n)) for c, n in zip(chunk, volume.shape))
+    lo, hi = volume.chunk_box(chunk)
+    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
 
 
 def _agents_row(codec: StateCodec, world: World) -> dict:
