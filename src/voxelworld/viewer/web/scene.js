@@ -20,7 +20,8 @@ export class WorldScene {
     this.renderer.setSize(window.innerWidth, window.innerHeight);
     container.appendChild(this.renderer.domElement);
     this.scene = new THREE.Scene();
-    this.scene.background = new THREE.Color(0x8fb8de);
+    // The sky is the page's background colour (index.html's style), defined there once.
+    this.scene.background = new THREE.Color(getComputedStyle(document.body).backgroundColor);
     this.scene.add(new THREE.HemisphereLight(0xdde8ff, 0x5a4a3a, 1.2));
     const sun = new THREE.DirectionalLight(0xffffff, 1.6);
     sun.position.set(0.35, 1.0, 0.45);
