@@ -20,7 +20,7 @@ def test_chunk_boxes_tile_the_volume_exactly(shape, chunk_size):
     for number, chunk in enumerate(product(*(range(n) for n in volume.chunk_grid_shape))):
         lo, hi = volume.chunk_box(chunk)
         assert lo.dtype == np.int64 and hi.dtype == np.int64
-        assert np.all(hi > lo) and np.all(hi - lo <= chunk_size)
+        assert np.all(hi > lo) and np.all(hi - lo <= chunk_size) and np.all(hi <= shape)
         assert np.all(owner[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]] == -1)
         owner[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]] = number
         i, j, k = (np.array(lo) + np.array(hi) - 1) // 2

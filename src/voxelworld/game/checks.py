@@ -9,7 +9,7 @@ Examples
 >>> check_point("eye", (1, 2, float("nan")))
 Traceback (most recent call last):
 ...
-voxelworld.errors.ParameterError: eye = (1, 2, nan) is out of range: must be a point (x, y, z) of three finite numbers (m)
+voxelworld.errors.ParameterError: eye = (1, 2, nan) is out of range: must be a point (x, y, z) ...
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class NavMesh:
     ...         np.empty((0, 2), dtype=np.int64), np.empty((0, 2, 3)))
     Traceback (most recent call last):
     ...
-    voxelworld.errors.ParameterError: polygon_start[1] = 99 is out of range: must be len(polygon_vertices) = 4 (the last entry ends the last polygon)
+    voxelworld.errors.ParameterError: polygon_start[1] = 99 is out of range: must be len(polygon_vertices) = 4 ...
     """
 
     vertices: np.ndarray

@@ -146,7 +146,8 @@ def _root(rings, scratch, parent, k):
     """The record of a root at ring point k reached straight from record ``parent``, or -1 when the vertex was
     reached by a shorter way (or the records are full)."""
     ring_xz, ring_y, ring_vertex = rings.ring_xz, rings.ring_y, rings.ring_vertex
-    record_f, record_i, best_g, stamp, counts = scratch.record_f, scratch.record_i, scratch.best_g, scratch.stamp, scratch.counts
+    record_f, record_i, best_g, stamp = scratch.record_f, scratch.record_i, scratch.best_g, scratch.stamp
+    counts = scratch.counts
     x, z = ring_xz[k, 0], ring_xz[k, 1]
     g = record_f[parent, 3] + math.sqrt((x - record_f[parent, 0]) ** 2 + (z - record_f[parent, 1]) ** 2)
     v = ring_vertex[k]
@@ -200,7 +201,8 @@ def _entered_before(scratch, record, q):
     """Whether polygon q was entered from the same point (the start, or the record's vertex) as ``record`` and
     no longer way (else it is marked so now): the polygons around a root on their boundary lead from one to
     the next around it, and each needs entering once."""
-    record_f, record_i, counts, entered, entered_g = scratch.record_f, scratch.record_i, scratch.counts, scratch.entered, scratch.entered_g
+    record_f, record_i, counts, entered = scratch.record_f, scratch.record_i, scratch.counts, scratch.entered
+    entered_g = scratch.entered_g
     point, g = record_i[record, 0], record_f[record, 3]
     if entered[q, 0] == counts[QUERY] and entered[q, 1] == point and g >= entered_g[q] * (1.0 - TIE) - EPS:
         return True
@@ -213,7 +215,8 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
     into the polygon across, unless k is a wall. A root on k's line sees across only from within [t0, t1];
     from beyond it walks along the line to the nearer end, if that end is a corner."""
-    ring_start, ring_xz, ring_polygon, ring_across, ring_twin = rings.ring_start, rings.ring_xz, rings.ring_polygon, rings.ring_across, rings.ring_twin
+    ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
+    ring_across, ring_twin = rings.ring_across, rings.ring_twin
     ring_vertex, corner = rings.ring_vertex, rings.corner
     if ring_across[k] < 0:
         return
@@ -261,8 +264,8 @@ def _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz):
 @njit(cache=True)
 def _expand(rings, planes, scratch, gx, gz, goal, node):
     """The successors of a node (see the module's docstring)."""
-    ring_start, ring_xz, ring_polygon, ring_across, ring_vertex, corner = (rings.ring_start, rings.ring_xz, rings.ring_polygon, rings.ring_across,
-                                                                            rings.ring_vertex, rings.corner)
+    ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
+    ring_across, ring_vertex, corner = rings.ring_across, rings.ring_vertex, rings.corner
     node_f, node_i, record_f = scratch.node_f, scratch.node_i, scratch.record_f
     k, record, kind = node_i[node, 0], node_i[node, 1], node_i[node, 2]
     q = ring_polygon[k]
@@ -329,8 +332,8 @@ def search(rings, planes, scratch, a, b, start, end, out):
     points written to ``out`` (x, y, z; roots at the height of the polygon they bend into). Returns their count,
     0 when no path joins them, -1 when a scratch buffer or ``out`` ran full."""
     ring_start = rings.ring_start
-    node_f, node_i, record_f, record_i, heap, best_g, counts = (scratch.node_f, scratch.node_i, scratch.record_f, scratch.record_i,
-                                                                scratch.heap, scratch.best_g, scratch.counts)
+    node_f, node_i, record_f, record_i = scratch.node_f, scratch.node_i, scratch.record_f, scratch.record_i
+    heap, best_g, counts = scratch.heap, scratch.best_g, scratch.counts
     counts[NODES], counts[QUEUED], counts[FULL] = 0, 0, 0
     counts[QUERY] += 1
     record_f[0, 0], record_f[0, 1], record_f[0, 2], record_f[0, 3] = start[0], start[2], start[1], 0.0
