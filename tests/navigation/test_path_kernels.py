@@ -456,3 +456,22 @@ def test_polygon_islands_number_groups_by_their_lowest_polygon(p, pairs):
                         todo.append(y)
         count += 1
     assert paths.polygon_islands(p, portals).tolist() == island
+
+
+def test_queries_of_one_navmesh_keep_their_own_scratch():
+    """Two agents' queries of one navmesh, asked in turns: each owns its scratch (nothing shared but the
+    navmesh's arrays) and both give the paths one query alone gives."""
+    mesh = navmesh_from_grids([floor_with_holes(20, 16, [(4, 2, 8, 12), (12, 0, 14, 10)])], max_corners=6)
+    rng = np.random.default_rng(8)
+    alone, first, second = NavQuery(mesh), NavQuery(mesh), NavQuery(mesh)
+    for _ in range(30):
+        a, b = alone.random_point(rng), alone.random_point(rng)
+        expected = alone.find_path(a, b)
+        for query in (first, second):
+            got = query.find_path(a, b)
+            assert (got is None) == (expected is None)
+            if got is not None:
+                np.testing.assert_array_equal(got.points, expected.points)
+    assert first._scratch.node_f is not second._scratch.node_f
+    assert first._scratch.counts[3] == second._scratch.counts[3] == alone._scratch.counts[3] > 0  # searches run
+    assert first.mesh.index is second.mesh.index  # the derived arrays are the navmesh's, shared
