@@ -9,7 +9,7 @@ over a search region covering the scene:
   1 m dig (``Sphere`` of radius 1 m, the default ``Tool``) at 40 seeded spots on the surface, each dig followed
   by ``mesher.update()``; only the update is timed, and only digs that rebuilt a chunk surface count; a second
   row builds the chunks' collision meshes around the dig first, as the world's collider does near the player;
-- `NavMesh.find_path` between 1000 seeded pairs of points on one island, each call timed on its own (snapping
+- `NavQuery.find_path` between 1000 seeded pairs of points on one island, each call timed on its own (snapping
   both points, the search, the NavPath): median and 90th percentile;
 - reference rows from the same run: pynavmesh (a pure-Python port of Recast, on PyPI) bakes the same level
   with the same parameters, and searches paths between the same pairs on its own navmesh.
@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 from voxelworld.game.level import surface_height  # noqa: E402
 from voxelworld.game.navigation import WorldNavigation  # noqa: E402
 from voxelworld.game.world import World  # noqa: E402
-from voxelworld.navigation import NavSettings, Scene, SceneObject, SearchRegion  # noqa: E402
+from voxelworld.navigation import NavQuery, NavSettings, Scene, SceneObject, SearchRegion  # noqa: E402
 from voxelworld.navigation.bake import bake  # noqa: E402
 from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
 
@@ -76,8 +76,9 @@ def rebake_times(scene: Scene, mesh, spots: int = 15, seed: int = 7) -> np.ndarr
     region = nav_test_region(scene)
     rng = np.random.default_rng(seed)
     times = np.empty(spots)
+    query = NavQuery(mesh)
     for n in range(spots):
-        x, y, z = mesh.random_point(rng)
+        x, y, z = query.random_point(rng)
         before = scene.with_object("crate", *crate(x - 4, y, z - 4), role="obstacle")
         after = scene.with_object("crate", *crate(x + 2.5, y, z + 2.5), role="obstacle")
         moving = bake(before, region, SETTINGS)
@@ -152,26 +153,28 @@ def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
 
 
 def same_island_pairs(mesh, count: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    query = NavQuery(mesh)
     rng = np.random.default_rng(seed)
     island = np.empty(mesh.polygon_count, dtype=np.int64)
     for number, members in enumerate(mesh.islands()):
         island[members] = number
     pairs = []
     while len(pairs) < count:
-        a, b = mesh.random_point(rng), mesh.random_point(rng)
-        if island[mesh.locate(a)] == island[mesh.locate(b)]:
+        a, b = query.random_point(rng), query.random_point(rng)
+        if island[query.locate(a)] == island[query.locate(b)]:
             pairs.append((a, b))
     return pairs
 
 
 def find_path_times(mesh, pairs) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per call and path lengths (m), after one warm-up pass over every pair."""
+    query = NavQuery(mesh)
     for a, b in pairs:
-        mesh.find_path(a, b)
+        query.find_path(a, b)
     times, lengths = np.empty(len(pairs)), np.empty(len(pairs))
     for n, (a, b) in enumerate(pairs):
         start = time.perf_counter()
-        path = mesh.find_path(a, b)
+        path = query.find_path(a, b)
         times[n] = time.perf_counter() - start
         lengths[n] = path.length
     return times, lengths

@@ -302,6 +302,8 @@ def run_export(args: argparse.Namespace, out=None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .navigation.settings import EXCLUSION_PROXIES
+
     parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="play the scripted demo session headless; write a report with pictures")
@@ -334,7 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              ("obstacle-min-height", float, "m"), ("max-corners", int, "corners"),
                              ("min-region-area", float, "m²")):
         bake_command.add_argument(f"--{name}", type=kind, help=f"NavSettings.{name.replace('-', '_')} ({unit})")
-    bake_command.add_argument("--exclusion-proxy", choices=("aabb-tree", "hull", "mesh"))
+    bake_command.add_argument("--exclusion-proxy", choices=EXCLUSION_PROXIES,
+                              help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle")
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")

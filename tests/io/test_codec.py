@@ -16,7 +16,7 @@ from voxelworld.game.player import PlayerSettings
 from voxelworld.game.throwing import ImpactRules
 from voxelworld.game.world import WorldSettings
 from voxelworld.io.codec import StateCodec, material_table_data, material_table_from_data
-from voxelworld.motion.contacts import Contact
+from voxelworld.motion.part_contacts import Contact
 from voxelworld.terrain import MaterialTable, Sphere, Tool, Union
 
 

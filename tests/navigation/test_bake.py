@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.navigation import NavSettings, Scene, SearchRegion
+from voxelworld.navigation import NavQuery, NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake, walkable_grids
 from voxelworld.navigation.sampling import CORNER_INSET
 
@@ -53,7 +53,7 @@ def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
     # than obstacle_min_height, so its top is walkable ground; the curtain is transparent.
     assert mesh.area() == pytest.approx(100 - 3.0 - 0.5)
     assert len(mesh.islands()) == 1
-    on_crate = mesh.nearest_point([6.5, 1.0, 6.5])[0]
+    on_crate = NavQuery(mesh).nearest_point([6.5, 1.0, 6.5])[0]
     assert on_crate[1] == pytest.approx(0.2)
     # Levels count the surfaces facing up beneath: the crate's top stands over the floor inside it.
     assert mesh.area(level=1) == pytest.approx(1.0) and mesh.area(level=0) == pytest.approx(95.5)
@@ -61,18 +61,19 @@ def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
 
 def test_levels_mode_adds_the_table_top():
     mesh = bake(room(), REGION, NavSettings(**{**SETTINGS.__dict__, "levels": True}))
+    query = NavQuery(mesh)
     # The table's top (3 m²) and the inside half of the shelf's top (0.5 m²) become levels of their own. Under
     # neither is there room: their proxies are closed boxes standing on the floor, and a box's bottom covers
     # the floor it stands on (it comes first at equal height), so the floor under them has no headroom at all.
     # (The clearance itself, met exactly, is checked in test_clearance_met_exactly_is_enough.)
     assert mesh.area() == pytest.approx(96.5 + 3.0 + 0.5)
-    top = mesh.nearest_point([3.0, 2.0, 2.75])[0]
+    top = query.nearest_point([3.0, 2.0, 2.75])[0]
     assert top[1] == pytest.approx(0.8)
     islands = mesh.islands()
     assert sorted(round(float(mesh.polygon_areas()[g].sum()), 6) for g in islands) == [0.5, 3.0, 96.5]
     # The table top is a second level (over the floor it stands on), as are the shelf's top and the crate's.
     assert mesh.area(level=1) == pytest.approx(3.0 + 0.5 + 1.0) and mesh.area(level=0) == pytest.approx(95.5)
-    assert mesh.polygon_level[mesh.locate(top)] == 1
+    assert mesh.polygon_level[query.locate(top)] == 1
 
 
 def test_a_round_obstacle_cut_out_approaches_a_circle():
@@ -165,7 +166,7 @@ def test_a_floor_through_a_closed_box_is_an_island_of_its_own():
     # One cell eroded along every edge (the region's, the walls', the box top's drop); diagonal corners stay.
     outside = 9.5 ** 2 - (4.5 ** 2 - 4 * 0.25 ** 2)
     assert island_areas(mesh) == [outside, 3.5 ** 2, 3.5 ** 2]  # the ground, the box's top, inside the box
-    inside = mesh.nearest_point([5.0, 0.5, 5.0])[0]
+    inside = NavQuery(mesh).nearest_point([5.0, 0.5, 5.0])[0]
     assert inside[1] == pytest.approx(0.0)
 
 
@@ -221,5 +222,5 @@ def test_a_region_with_nothing_in_it_bakes_to_an_empty_navmesh():
     for scene in (room(), Scene()):
         mesh = bake(scene, SearchRegion((50, -1, 50), (60, 2, 60)), SETTINGS)
         assert mesh.polygon_count == 0 and mesh.area() == 0.0 and mesh.islands() == []
-        assert mesh.find_path((51, 0, 51), (55, 0, 55)) is None
+        assert NavQuery(mesh).find_path((51, 0, 51), (55, 0, 55)) is None
         assert mesh.rebake(((49, -1, 49), (52, 1, 52)), scene) == []

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.errors import FormatError, ParameterError
-from voxelworld.navigation import NavMesh, WalkableGrid, navmesh_from_grids
+from voxelworld.navigation import NavMesh, NavQuery, WalkableGrid, navmesh_from_grids
+from voxelworld.navigation._kernels import locate as kernels
 
 CELL = 0.5
 
@@ -24,6 +25,18 @@ def floor_with_holes(nx: int, nz: int, holes) -> WalkableGrid:
     for i0, k0, i1, k1 in holes:
         walkable[i0:i1, k0:k1] = False
     return WalkableGrid(walkable, np.zeros((nx, nz)), 0.0, 0.0, CELL)
+
+
+def contains_2d(mesh: NavMesh, q: int, x: float, z: float) -> bool:
+    """Whether (x, z) lies in polygon q (its x-z box, then the kernel's test)."""
+    boxes = mesh.index.polygons.boxes
+    return bool(boxes[q, 0] - 1e-9 <= x <= boxes[q, 1] + 1e-9 and boxes[q, 2] - 1e-9 <= z <= boxes[q, 3] + 1e-9
+                and kernels.inside(*mesh.index.polygons[:3], q, x, z))
+
+
+def height_at(mesh: NavMesh, q: int, x: float, z: float) -> float:
+    """Height (m) of polygon q at (x, z): on the plane through its corners."""
+    return float(kernels.height(mesh.index.polygons.planes, q, x, z))
 
 
 def check_polygons(mesh: NavMesh, max_corners: int) -> None:
@@ -53,7 +66,7 @@ def test_polygons_cover_the_walkable_cells_exactly(seed, max_corners):
     # the cells' centres, so never on a triangle's diagonal).
     for i, k in itertools.product(range(12), range(9)):
         x, z = -3.0 + (i + 0.3137) * CELL, 2.0 + (k + 0.6891) * CELL
-        inside = sum(mesh._contains_2d(q, x, z) for q in range(mesh.polygon_count))
+        inside = sum(contains_2d(mesh, q, x, z) for q in range(mesh.polygon_count))
         assert inside == (1 if walkable[i, k] else 0)
 
 
@@ -61,10 +74,11 @@ def test_islands_and_paths_between_them():
     # Two rooms joined by nothing: a wall of unwalkable cells across the floor.
     grid = floor_with_holes(20, 10, [(9, 0, 11, 10)])
     mesh = navmesh_from_grids([grid])
+    query = NavQuery(mesh)
     islands = mesh.islands()
     assert len(islands) == 2
-    assert mesh.find_path([1.0, 0, 1.0], [9.0, 0, 4.0]) is None
-    path = mesh.find_path([1.0, 0, 1.0], [4.0, 0, 4.0])
+    assert query.find_path([1.0, 0, 1.0], [9.0, 0, 4.0]) is None
+    path = query.find_path([1.0, 0, 1.0], [4.0, 0, 4.0])
     assert path is not None and path.length == pytest.approx(math.hypot(3, 3))
 
 
@@ -163,7 +177,7 @@ def test_path_around_a_corner_is_the_shortest():
     walkable[8:, :] = True
     for max_corners in (3, 4):
         mesh = navmesh_from_grids([WalkableGrid(walkable, np.zeros((10, 10)), 0.0, 0.0, 1.0)], max_corners)
-        path = mesh.find_path([0.5, 0, 0.5], [9.5, 0, 9.5])
+        path = NavQuery(mesh).find_path([0.5, 0, 0.5], [9.5, 0, 9.5])
         np.testing.assert_allclose(path.points[:, [0, 2]], [[0.5, 0.5], [8.0, 2.0], [9.5, 9.5]])
         assert path.length == pytest.approx(2 * math.hypot(7.5, 1.5))
 
@@ -184,12 +198,12 @@ def check_path(mesh, path, start, end, walkable):
     assert path.length == pytest.approx(float(np.linalg.norm(np.diff(path.points, axis=0), axis=1).sum()), rel=1e-12)
     np.testing.assert_allclose(path.points[[0, -1]][:, [0, 2]], [start, end], atol=1e-9)
     for x, y, z in path.points:
-        assert any(mesh._contains_2d(q, x, z) and abs(mesh._height_at(q, x, z) - y) < 1e-9
+        assert any(contains_2d(mesh, q, x, z) and abs(height_at(mesh, q, x, z) - y) < 1e-9
                    for q in range(mesh.polygon_count))
     for a, b in zip(path.points[:-1], path.points[1:]):
         for t in np.linspace(0, 1, 50):
             p = a + t * (b - a)
-            assert any(mesh._contains_2d(q, p[0], p[2]) for q in range(mesh.polygon_count))
+            assert any(contains_2d(mesh, q, p[0], p[2]) for q in range(mesh.polygon_count))
     return flat / optimum if optimum > 0 else 1.0
 
 
@@ -201,9 +215,10 @@ THREE_HOLES = [(4, 2, 8, 12), (12, 0, 14, 10), (15, 8, 18, 16)]
 def test_paths_around_three_holes_are_the_shortest(max_corners, start, end):
     grid = floor_with_holes(20, 16, THREE_HOLES)
     mesh = navmesh_from_grids([grid], max_corners=max_corners)
-    path = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    query = NavQuery(mesh)
+    path = query.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
     check_path(mesh, path, start, end, grid.walkable)
-    again = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    again = query.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
     np.testing.assert_array_equal(again.points, path.points)
     assert again.length == path.length
 
@@ -237,9 +252,10 @@ def test_paths_on_random_grid_scenes_are_the_shortest(scene, max_corners):
     same every time."""
     grid, start, end = scene
     mesh = navmesh_from_grids([grid], max_corners=max_corners)
-    path = mesh.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
+    query = NavQuery(mesh)
+    path = query.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
     check_path(mesh, path, start, end, grid.walkable)
-    again = mesh.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
+    again = query.find_path([start[0], 0.0, start[1]], [end[0], 0.0, end[1]])
     assert (again is None) == (path is None)
     if path is not None:
         np.testing.assert_array_equal(again.points, path.points)
@@ -270,9 +286,9 @@ def test_paths_over_steps_between_levels_are_the_shortest(scene, max_corners, se
     floor = [q for q in range(mesh.polygon_count) if mesh.polygon_level[q] < 2]
     points = []
     for x, z in (start, end):
-        y = min(mesh._height_at(q, x, z) for q in floor if mesh._contains_2d(q, x, z))
+        y = min(height_at(mesh, q, x, z) for q in floor if contains_2d(mesh, q, x, z))
         points.append([x, y, z])
-    path = mesh.find_path(*points)
+    path = NavQuery(mesh).find_path(*points)
     floor_mesh = navmesh_from_grids(levels[:2], max_corners=max_corners, step_limit=0.3)
     check_path(floor_mesh, path, start, end, grid.walkable)
     if path is not None:
@@ -284,7 +300,7 @@ def test_path_takes_the_shorter_side_of_a_hole():
     grid = floor_with_holes(15, 6, [(10, 0, 11, 1), (1, 2, 5, 3), (11, 2, 13, 4)])
     mesh = navmesh_from_grids([grid], max_corners=4)
     start, end = (7.21230534, 0.23297776), (5.43677049, 2.70489525)
-    path = mesh.find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
+    path = NavQuery(mesh).find_path([start[0], 0, start[1]], [end[0], 0, end[1]])
     check_path(mesh, path, start, end, grid.walkable)
 
 
@@ -301,18 +317,19 @@ def test_levels_join_where_heights_allow():
 def test_nearest_point_random_point_and_raycast():
     grid = floor_with_holes(10, 10, [(4, 4, 6, 6)])
     mesh = navmesh_from_grids([grid])
-    point, q = mesh.nearest_point([1.25, 3.0, 1.25])  # above the floor: straight down
+    query = NavQuery(mesh)
+    point, q = query.nearest_point([1.25, 3.0, 1.25])  # above the floor: straight down
     np.testing.assert_allclose(point, [1.25, 0.0, 1.25])
-    point, q = mesh.nearest_point([2.5, 0.0, 2.5])  # inside the hole (2..3 m): pushed to its edge
+    point, q = query.nearest_point([2.5, 0.0, 2.5])  # inside the hole (2..3 m): pushed to its edge
     assert min(abs(point[0] - 2.0), abs(point[0] - 3.0), abs(point[2] - 2.0), abs(point[2] - 3.0)) < 1e-9
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    samples = [mesh.random_point(rng_a) for _ in range(200)]
-    assert all(mesh.locate(p) >= 0 for p in samples)
-    np.testing.assert_array_equal(samples[0], mesh.random_point(rng_b))
-    walked, reached = mesh.raycast([0.5, 0, 2.5], [4.5, 0, 2.5])  # runs into the hole at x = 2
+    samples = [query.random_point(rng_a) for _ in range(200)]
+    assert all(query.locate(p) >= 0 for p in samples)
+    np.testing.assert_array_equal(samples[0], query.random_point(rng_b))
+    walked, reached = query.raycast([0.5, 0, 2.5], [4.5, 0, 2.5])  # runs into the hole at x = 2
     assert walked == pytest.approx(1.5, abs=0.06) and reached[0] == pytest.approx(2.0, abs=0.06)
     with pytest.raises(ParameterError):
-        mesh.random_point(3)
+        query.random_point(3)
 
 
 def test_json_round_trip_and_refusals(tmp_path):

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxelworld.navigation import NavMesh, WalkableGrid, navmesh_from_grids
+from voxelworld.navigation import NavMesh, NavQuery, WalkableGrid, navmesh_from_grids
 from voxelworld.navigation._kernels import locate as kernels
 from voxelworld.navigation._kernels import paths, polyanya
+from voxelworld.navigation.navmesh import ARRAY_NAMES
 
-from .test_navmesh import floor_with_holes, grid_scenes
+from .test_navmesh import contains_2d, floor_with_holes, grid_scenes, height_at
 
 
 def two_levels(max_corners: int) -> NavMesh:
@@ -93,8 +94,8 @@ def ref_distance(mesh: NavMesh, q: int, point: np.ndarray) -> float:
 @pytest.mark.parametrize("name", MESHES)
 def test_bucket_grid_lists_exactly_the_boxes_over_each_bucket(name):
     mesh = MESHES[name]()
-    grid, shape, start, members = mesh._index
-    boxes = mesh._mesh[3]
+    grid, shape, start, members = mesh.index.buckets
+    boxes = mesh.index.polygons.boxes
     x0, z0, cell = grid
     for i in range(shape[0]):
         for k in range(shape[1]):
@@ -110,22 +111,23 @@ def test_planes_hold_every_corner(name):
     mesh = MESHES[name]()
     for q in range(mesh.polygon_count):
         for x, y, z in mesh.polygon(q):
-            assert mesh._height_at(q, x, z) == pytest.approx(y, abs=1e-9)
+            assert height_at(mesh, q, x, z) == pytest.approx(y, abs=1e-9)
 
 
 @pytest.mark.parametrize("name", MESHES)
 def test_locate_and_nearest_point_match_the_references(name):
     mesh = MESHES[name]()
+    query = NavQuery(mesh)
     rng = np.random.default_rng(5)
     lo, hi = mesh.vertices.min(axis=0) - 1.0, mesh.vertices.max(axis=0) + 1.0
     for point in rng.uniform(lo, hi, (300, 3)):
-        q = mesh.locate(point)
+        q = query.locate(point)
         expected = ref_locate(mesh, point)
         if q != expected:  # only a tie in height may differ
             assert expected >= 0 and q >= 0
-            assert abs(mesh._height_at(q, point[0], point[2]) - point[1]) == pytest.approx(
+            assert abs(height_at(mesh, q, point[0], point[2]) - point[1]) == pytest.approx(
                 abs(ref_height(mesh.polygon(expected), point[0], point[2]) - point[1]), abs=1e-9)
-        nearest, q = mesh.nearest_point(point)
+        nearest, q = query.nearest_point(point)
         best = min(ref_distance(mesh, r, point) for r in range(mesh.polygon_count))
         assert np.linalg.norm(nearest - point) == pytest.approx(best, abs=1e-9)
         assert ref_distance(mesh, q, nearest) < 1e-9  # the point is on the polygon named
@@ -133,11 +135,12 @@ def test_locate_and_nearest_point_match_the_references(name):
 
 def test_locate_picks_the_level_nearest_in_height():
     mesh = two_levels(4)
-    below, above = mesh.locate([3.25, 0.2, 1.25]), mesh.locate([3.25, 0.9, 1.25])
+    query = NavQuery(mesh)
+    below, above = query.locate([3.25, 0.2, 1.25]), query.locate([3.25, 0.9, 1.25])
     assert mesh.polygon_level[below] == 0 and mesh.polygon_level[above] == 1
-    point, q = mesh.nearest_point([3.25, 0.7, 1.25])
+    point, q = query.nearest_point([3.25, 0.7, 1.25])
     assert mesh.polygon_level[q] == 1 and point[1] == pytest.approx(1.0)
-    assert mesh.locate([30.0, 0.0, 1.0]) == -1
+    assert query.locate([30.0, 0.0, 1.0]) == -1
 
 
 def ref_walk(mesh: NavMesh, start: np.ndarray, end: np.ndarray, step: float = 1e-3) -> float:
@@ -159,32 +162,35 @@ def ref_walk(mesh: NavMesh, start: np.ndarray, end: np.ndarray, step: float = 1e
 def test_raycast_matches_a_walk_in_small_steps(scene, max_corners, angle, reach):
     grid, start, _ = scene
     mesh = navmesh_from_grids([grid], max_corners=max_corners)
+    query = NavQuery(mesh)
     start = np.array([start[0], 0.0, start[1]])
     end = start + reach * np.array([math.cos(angle), 0.0, math.sin(angle)])
-    walked, point = mesh.raycast(start, end)
+    walked, point = query.raycast(start, end)
     assert walked == pytest.approx(ref_walk(mesh, start, end), abs=2e-3)
-    assert mesh.locate(point) >= 0 and point[1] == 0.0
+    assert query.locate(point) >= 0 and point[1] == 0.0
     if walked == pytest.approx(reach):
         np.testing.assert_allclose(point[[0, 2]], end[[0, 2]], atol=1e-9)
 
 
 def test_raycast_stays_on_its_level_and_climbs_a_ramp():
     mesh = two_levels(4)
-    walked, point = mesh.raycast([4.6, 0.0, 1.0], [4.6, 0.0, 3.8])  # under the table: the floor goes on
+    query = NavQuery(mesh)
+    walked, point = query.raycast([4.6, 0.0, 1.0], [4.6, 0.0, 3.8])  # under the table: the floor goes on
     assert walked == pytest.approx(2.8) and point[1] < 0.02
-    walked, point = mesh.raycast([3.0, 1.0, 1.0], [3.0, 1.0, 3.9])  # on the table: falls off its edge at z = 2.5
+    walked, point = query.raycast([3.0, 1.0, 1.0], [3.0, 1.0, 3.9])  # on the table: falls off its edge at z = 2.5
     assert walked == pytest.approx(1.5)
-    walked, point = slopes().raycast([0.5, 0.25, 1.0], [3.0, 0.0, 1.0])  # from a point on the ramp
+    walked, point = NavQuery(slopes()).raycast([0.5, 0.25, 1.0], [3.0, 0.0, 1.0])  # from a point on the ramp
     assert walked == pytest.approx(2.5) and point[1] == pytest.approx(1.5)
 
 
 @pytest.mark.parametrize("name", MESHES)
 def test_random_points_spread_by_area_and_lie_on_the_mesh(name):
     mesh = MESHES[name]()
+    query = NavQuery(mesh)
     rng = np.random.default_rng(11)
     counts = np.zeros(mesh.polygon_count)
     for _ in range(4000):
-        point = mesh.random_point(rng)
+        point = query.random_point(rng)
         q = ref_locate(mesh, point)
         assert q >= 0 and abs(ref_height(mesh.polygon(q), point[0], point[2]) - point[1]) < 1e-9
         counts[q] += 1
@@ -231,7 +237,7 @@ def ref_rings(mesh: NavMesh):
 def test_boundary_rings_match_the_reference(name, holes):
     mesh = MESHES[name]() if not holes else navmesh_from_grids([floor_with_holes(10, 8, holes)],
                                                                max_corners=3 if "triangles" in name else 4)
-    ring_start, ring_xz, ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner = mesh._rings
+    ring_start, ring_xz, ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner = mesh.index.rings
     expected = ref_rings(mesh)
     for q in range(mesh.polygon_count):
         pieces = list(range(ring_start[q], ring_start[q + 1]))
@@ -245,7 +251,7 @@ def test_boundary_rings_match_the_reference(name, holes):
             assert n == rn
         for k in pieces:
             assert ring_polygon[k] == q
-            assert ring_y[k] == pytest.approx(mesh._height_at(q, *ring_xz[k]), abs=1e-12)
+            assert ring_y[k] == pytest.approx(height_at(mesh, q, *ring_xz[k]), abs=1e-12)
             if ring_across[k] >= 0:  # the twin: the same stretch, the other way round, bit for bit
                 t = ring_twin[k]
                 assert ring_twin[t] == k and ring_polygon[t] == ring_across[k]
@@ -267,7 +273,7 @@ def test_points_over_each_other_are_different_vertices():
     ones = np.ones((4, 4), dtype=bool)
     mesh = navmesh_from_grids([WalkableGrid(ones, np.zeros((4, 4)), 0.0, 0.0, 0.5),
                                WalkableGrid(ones, np.ones((4, 4)), 0.0, 0.0, 0.5)], step_limit=0.05)
-    ring_xz, ring_polygon, ring_vertex = mesh._rings[1], mesh._rings[3], mesh._rings[6]
+    ring_xz, ring_polygon, ring_vertex = mesh.index.rings.ring_xz, mesh.index.rings.ring_polygon, mesh.index.rings.ring_vertex
     level = mesh.polygon_level[ring_polygon]
     pairs = 0
     for k in np.flatnonzero(level == 1):
@@ -362,12 +368,13 @@ def test_paths_on_slopes_and_levels_lie_on_the_planes(name):
     """Random pairs: a path exactly when both lie on one island, its points on the polygons' planes, its length
     summed in 3-D, never shorter on the x-z plane than the straight line."""
     mesh = MESHES[name]()
+    query = NavQuery(mesh)
     rng = np.random.default_rng(4)
     found = 0
     for _ in range(100):
-        a, b = mesh.random_point(rng), mesh.random_point(rng)
-        path = mesh.find_path(a, b)
-        same = mesh._island[mesh.locate(a)] == mesh._island[mesh.locate(b)]
+        a, b = query.random_point(rng), query.random_point(rng)
+        path = query.find_path(a, b)
+        same = mesh.index.island[query.locate(a)] == mesh.index.island[query.locate(b)]
         assert (path is not None) == same
         if path is None:
             continue
@@ -386,32 +393,35 @@ def test_search_scratch_is_reused_without_clearing_and_grows():
     """Queries reuse the scratch arrays (stamped per query): the same query after others gives the same path,
     also when the scratch starts too small and must grow."""
     mesh = navmesh_from_grids([floor_with_holes(20, 16, [(4, 2, 8, 12), (12, 0, 14, 10)])], max_corners=6)
-    first = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
+    query = NavQuery(mesh)
+    first = query.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     rng = np.random.default_rng(2)
     for _ in range(20):
-        mesh.find_path(mesh.random_point(rng), mesh.random_point(rng))
-    again = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
+        query.find_path(query.random_point(rng), query.random_point(rng))
+    again = query.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, again.points)
-    mesh._path_scratch(2)
-    grown = mesh.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
+    small = NavQuery(mesh)
+    small._fit_scratch(len(mesh.index.rings.corner), mesh.polygon_count, 2)  # room for 2 nodes only
+    assert len(small._scratch.node_f) < 4
+    grown = small.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, grown.points)
-    assert len(mesh._scratch[0]) > 2 and grown.length == first.length
+    assert len(small._scratch.node_f) > 2 and grown.length == first.length
 
 
-def test_reindex_after_swapping_arrays_answers_for_the_new_polygons():
+def test_a_query_answers_for_the_arrays_its_navmesh_holds_now():
+    """What a re-bake does to a navmesh (new arrays, a new index): a query made before answers for them."""
     mesh = navmesh_from_grids([floor_with_holes(10, 10, [(4, 0, 6, 8)])])
+    query = NavQuery(mesh)
     other = navmesh_from_grids([floor_with_holes(10, 10, [])])
-    assert mesh.find_path([0.5, 0, 0.5], [4.5, 0, 0.5]).length > 4.0
-    for name in ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments"):
-        setattr(mesh, name, getattr(other, name))
-    mesh._reindex()
-    assert mesh.find_path([0.5, 0, 0.5], [4.5, 0, 0.5]).length == pytest.approx(4.0)
-    assert mesh.locate([2.5, 0, 0.5]) >= 0 and len(mesh.islands()) == 1
+    assert query.find_path([0.5, 0, 0.5], [4.5, 0, 0.5]).length > 4.0
+    mesh._set_arrays(*(getattr(other, name) for name in ARRAY_NAMES))
+    assert query.find_path([0.5, 0, 0.5], [4.5, 0, 0.5]).length == pytest.approx(4.0)
+    assert query.locate([2.5, 0, 0.5]) >= 0 and len(mesh.islands()) == 1
 
 
 def test_inside_and_clip_agree_with_the_reference():
     mesh = slopes()
-    vertices, polygon_start, polygon_vertices = mesh._mesh[:3]
+    vertices, polygon_start, polygon_vertices = mesh.index.polygons[:3]
     rng = np.random.default_rng(9)
     for x, z in rng.uniform(-1, 11, (500, 2)):
         for q in range(mesh.polygon_count):
@@ -446,3 +456,22 @@ def test_polygon_islands_number_groups_by_their_lowest_polygon(p, pairs):
                         todo.append(y)
         count += 1
     assert paths.polygon_islands(p, portals).tolist() == island
+
+
+def test_queries_of_one_navmesh_keep_their_own_scratch():
+    """Two agents' queries of one navmesh, asked in turns: each owns its scratch (nothing shared but the
+    navmesh's arrays) and both give the paths one query alone gives."""
+    mesh = navmesh_from_grids([floor_with_holes(20, 16, [(4, 2, 8, 12), (12, 0, 14, 10)])], max_corners=6)
+    rng = np.random.default_rng(8)
+    alone, first, second = NavQuery(mesh), NavQuery(mesh), NavQuery(mesh)
+    for _ in range(30):
+        a, b = alone.random_point(rng), alone.random_point(rng)
+        expected = alone.find_path(a, b)
+        for query in (first, second):
+            got = query.find_path(a, b)
+            assert (got is None) == (expected is None)
+            if got is not None:
+                np.testing.assert_array_equal(got.points, expected.points)
+    assert first._scratch.node_f is not second._scratch.node_f
+    assert first._scratch.counts[3] == second._scratch.counts[3] == alone._scratch.counts[3] > 0  # searches run
+    assert first.mesh.index is second.mesh.index  # the derived arrays are the navmesh's, shared

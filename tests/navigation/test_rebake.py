@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.errors import ParameterError
-from voxelworld.navigation import NavMesh, NavSettings, Scene, SearchRegion
+from voxelworld.navigation import NavMesh, NavQuery, NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.polygons import TILE_CELLS
 
@@ -75,7 +75,7 @@ def test_rebake_after_moving_an_obstacle_equals_a_full_bake(options):
     assert tiles  # the crate's old and new places changed
     # Only tiles near the box: the box spans x 10..18 m, z 10..15.5 m; tiles are 16 m wide.
     assert {(ti, tk) for _, ti, tk in tiles} <= {(0, 0), (0, 1), (1, 0), (1, 1)}
-    assert mesh.bake_state.scene is not None and mesh.find_path((2, 0, 2), (38, 0, 28)) is not None
+    assert mesh.bake_state.scene is not None and NavQuery(mesh).find_path((2, 0, 2), (38, 0, 28)) is not None
 
 
 def test_rebake_reaches_islands_far_away_and_back():
@@ -161,19 +161,21 @@ def test_rebake_redoes_a_tile_whose_links_changed_and_whose_samples_did_not():
 
 
 def test_queries_after_rebakes_answer_as_on_a_fresh_bake():
-    # The re-baked navmesh keeps its path search's scratch (stamps included) across re-bakes.
+    # One query through every re-bake: it follows its navmesh and keeps its path search's scratch (stamps
+    # included).
     rng = np.random.default_rng(5)
     spots = [(10.0, 10.0), (16.5, 14.0), (32.45, 22.45), (5.0, 20.0), (20.0, 3.0)]
     mesh = bake(level(spots[0]), REGION, BASE)
+    query = NavQuery(mesh)
     for before, after in zip(spots, spots[1:]):
-        ends = [(mesh.random_point(rng), mesh.random_point(rng)) for _ in range(5)]
+        ends = [(query.random_point(rng), query.random_point(rng)) for _ in range(5)]
         for a, b in ends:
-            mesh.find_path(a, b)
+            query.find_path(a, b)
         mesh.rebake(moved(before, after), level(after))
-        fresh = bake(level(after), REGION, BASE)
+        fresh = NavQuery(bake(level(after), REGION, BASE))
         for a, b in ends:
-            got, expected = mesh.find_path(a, b), fresh.find_path(a, b)
+            got, expected = query.find_path(a, b), fresh.find_path(a, b)
             assert (got is None) == (expected is None)
             if got is not None:
                 assert np.array_equal(got.points, expected.points) and got.length == expected.length
-            assert mesh.locate(a) == fresh.locate(a)
+            assert query.locate(a) == fresh.locate(a)

@@ -195,3 +195,27 @@ def test_a_malformed_message_gets_an_error_and_the_page_plays_on(page):
     finally:
         page.keyboard.up("KeyS")
     assert page.problems == []
+
+
+def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
+    """The page reads the version byte of every binary message: a chunk mesh of version 9 (this page reads 1)
+    shows an error and changes no chunk; one of version 1 is drawn."""
+    before = stats(page)
+    deliver = """([version, triangles]) => {
+        const buffer = new ArrayBuffer(24 + (triangles ? 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 : 0));
+        const view = new DataView(buffer);
+        view.setUint8(0, 1); view.setUint8(1, version);
+        view.setInt32(4, 900, true); view.setInt32(8, 900, true); view.setInt32(12, 900, true);
+        view.setUint32(16, triangles ? 3 : 0, true); view.setUint32(20, triangles, true);
+        if (triangles) new Uint32Array(buffer, 24 + 36 + 36, 3).set([0, 1, 2]);
+        window.voxelworld.socket.onmessage({ data: buffer });
+    }"""
+    page.evaluate(deliver, [9, 1])
+    after = stats(page)
+    assert after["errors"] == before["errors"] + 1 and "version 9" in after["lastError"]
+    assert after["chunkMessages"] == before["chunkMessages"] and "900,900,900" not in page.evaluate(
+        "window.voxelworld.chunkCounts()")
+    page.evaluate(deliver, [1, 1])
+    assert page.evaluate("window.voxelworld.chunkCounts()")["900,900,900"] == 1
+    page.evaluate(deliver, [1, 0])  # and removed again (an empty mesh)
+    assert stats(page)["chunks"] == before["chunks"]

@@ -34,13 +34,12 @@ import numpy as np
 
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_range
-from ..errors import check_direction as _check_direction
-from ..errors import check_point as _check_point
 from ..terrain import EditResult, Sphere, Tool, VoxelVolume
+from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["VoxelObject", "ActionEvent", "ActionResult", "PunchSettings", "punch", "pull_out", "punch_edit",
-           "pull_out_edit", "touching_materials", "ball_object", "aim_hit", "check_point", "check_direction"]
+           "pull_out_edit", "touching_materials", "ball_object", "aim_hit"]
 
 
 # ------------------------------------------------------------------------------------------------- values
@@ -98,11 +97,6 @@ class ActionResult:
 
 
 # ----------------------------------------------------------------------------------------------- settings
-def check_tool(tool) -> Tool:
-    check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
-    return tool
-
-
 @dataclass(frozen=True)
 class PunchSettings:
     """Punch and pull-out.
@@ -142,23 +136,6 @@ class PunchSettings:
                                                                 minimum=0.0, unit="m/s"))
 
 
-# --------------------------------------------------------------------------------------------- validation
-def check_point(parameter: str, value) -> np.ndarray:
-    """``value`` as a finite (3,) float64 array, or :class:`ParameterError`."""
-    return np.array(_check_point(parameter, value))
-
-
-def check_direction(parameter: str, value) -> np.ndarray:
-    """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
-    return np.array(_check_direction(parameter, value))
-
-
-def check_world(volume, bvh) -> None:
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
-    check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
-                bvh is None or isinstance(bvh, TriangleBVH))
-
-
 def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: float):
     """``(point, normal, material id)`` where the aim first meets the mesh within ``reach`` m, or None."""
     if bvh is None:
@@ -167,10 +144,6 @@ def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: fl
     if not hits.hit[0]:
         return None
     return hits.point[0], hits.normal[0], int(hits.material[0])
-
-
-def point_tuple(array) -> tuple[float, float, float]:
-    return (float(array[0]), float(array[1]), float(array[2]))
 
 
 # ------------------------------------------------------------------------------------------ voxel objects
@@ -252,10 +225,6 @@ def _dig_recipe(make: str, eye, aim) -> EditRecipe:
     """The recipe of a punch or pull-out: the eye and aim as given (copied as float arrays, the aim not
     normalised again), so the same call makes the same edit."""
     return EditRecipe(make, (("eye", check_point("eye", eye)), ("aim", check_point("aim", aim))))
-
-
-def check_finish(finish) -> None:
-    check_range("finish", finish, "a callable taking the result", callable(finish))
 
 
 def touching_materials(volume: VoxelVolume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:

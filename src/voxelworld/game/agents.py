@@ -150,12 +150,12 @@ class Agents:
                 np.zeros(3), np.array(volume.shape) - 1)
             if corners is not None:
                 boxes.append((volume.index_to_world(corners[0]), volume.index_to_world(corners[1])))
-        edge = volume.chunk_size * volume.voxel_size
         for chunk in world.rebuilt_chunks:
             near = {tuple(c + o for c, o in zip(chunk, offset)) for offset in product((-1, 0, 1), repeat=3)}
             if not near & covered:  # not next to any edited chunk: the volume was changed directly
-                lo = volume.origin + np.array(chunk) * edge - volume.voxel_size
-                boxes.append((lo, lo + edge + 2 * volume.voxel_size))
+                first, end = volume.chunk_box(chunk)
+                boxes.append((volume.index_to_world(first) - volume.voxel_size,
+                              volume.index_to_world(end) + volume.voxel_size))
         return boxes
 
     def _crosses_a_path(self) -> bool:

@@ -39,7 +39,8 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import VoxelVolume
-from .actions import ActionEvent, ActionResult, check_direction, check_point
+from .actions import ActionEvent, ActionResult
+from .checks import check_direction, check_point
 from .throwing import ImpactResult
 
 __all__ = ["TreasureSettings", "AwardSettings", "Treasure", "Award", "DeformationState", "DeformationUpdate",

@@ -4,11 +4,12 @@ An :class:`NPC` asks :class:`~voxelworld.game.navigation.WorldNavigation` for a 
 navmesh) and walks it at its speed. Every step it checks whether the navmesh was re-baked since it planned
 (:meth:`WorldNavigation.changed_since`); if a re-baked tile lies on what is left of its path, it plans again from
 where it stands, so it walks around a fresh hole, or stops (``"blocked"``) when the hole cuts it off from its
-goal. Each stride is also walked on the navmesh itself (:meth:`NavMesh.raycast`, exact polygon to polygon), so
+goal. Each stride is also walked on the navmesh itself (:meth:`NavQuery.raycast`, exact polygon to polygon), so
 an NPC never steps off the walkable area even between checks: if a stride is cut short it re-plans at once.
 
-Heights come from the navmesh polygons the stride ends on. Deterministic: no randomness, the same calls give the
-same positions and events.
+Heights come from the navmesh polygons the stride ends on. Each NPC asks through its own
+:class:`~voxelworld.navigation.NavQuery` (its own search scratch). Deterministic: no randomness, the same calls
+give the same positions and events.
 
 Examples
 --------
@@ -35,6 +36,7 @@ import numpy as np
 
 from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_point
+from ..navigation import NavQuery
 from .navigation import WorldNavigation
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
@@ -112,7 +114,7 @@ class NPC:
     # What an NPC keeps from frame to frame (:meth:`state_dict`); the other attributes are what its constructor
     # is given.
     STATE_ATTRIBUTES = ("position", "goal", "path", "state", "replans", "time", "_revision")
-    OTHER_ATTRIBUTES = ("name", "navigation", "settings")
+    OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
         if not isinstance(name, str) or not name:
@@ -129,6 +131,7 @@ class NPC:
         self.replans = 0
         self.time = 0.0
         self._revision = navigation.revision
+        self._query = NavQuery(navigation.mesh)
 
     def state_dict(self) -> dict:
         """What the NPC keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -145,12 +148,18 @@ class NPC:
         self.goal = _point("goal", goal)
         return self._plan()
 
+    def _navmesh_query(self) -> NavQuery:
+        """This NPC's query of the navigation's navmesh (made again if the navigation holds another navmesh)."""
+        if self._query.mesh is not self.navigation.mesh:
+            self._query = NavQuery(self.navigation.mesh)
+        return self._query
+
     def _plan(self) -> bool:
-        mesh = self.navigation.mesh
+        query = self._navmesh_query()
         self._revision = self.navigation.revision
-        snapped, polygon = mesh.nearest_point(self.position)
+        snapped, polygon = query.nearest_point(self.position)
         far = polygon < 0 or math.hypot(*(snapped - self.position)[[0, 2]]) > self.settings.max_snap
-        path = None if far else mesh.find_path(self.position, self.goal)
+        path = None if far else query.find_path(self.position, self.goal)
         if path is None:
             self.path, self.state = None, "blocked"
             return False
@@ -182,13 +191,13 @@ class NPC:
             if not self._plan():
                 return [self._event("blocked")]
             events.append(self._event("replanned"))
-        mesh, budget, retries = self.navigation.mesh, self.settings.speed * dt, 0
+        budget, retries = self.settings.speed * dt, 0
         while budget > 1e-12 and len(self.path) and retries <= 2:
             target = self.path[0]
             gap = math.hypot(target[0] - self.position[0], target[2] - self.position[2])
             share = 1.0 if gap <= budget else budget / gap
             aim = self.position + share * (target - self.position)
-            walked, reached = mesh.raycast(self.position, aim)
+            walked, reached = self._navmesh_query().raycast(self.position, aim)
             if walked < share * gap - 1e-6:  # the navmesh ends before the stride does: plan again
                 self.position = reached
                 self.replans += 1

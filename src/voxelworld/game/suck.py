@@ -32,8 +32,8 @@ import numpy as np
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
 from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
-from .actions import (ActionEvent, ActionResult, check_finish, check_tool, check_world, removal_totals, point_tuple,
-                      aim_hit, check_direction, check_point)
+from .actions import ActionEvent, ActionResult, aim_hit, removal_totals
+from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
 
 __all__ = ["SuckSettings", "SuckState", "SuckUpdate", "SuckFrame", "suck", "suck_edits", "suck_frame"]

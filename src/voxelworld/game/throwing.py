@@ -37,7 +37,8 @@ import numpy as np
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import EditResult, MaterialTable, Sphere, Tool, VoxelVolume
-from .actions import ActionEvent, VoxelObject, ball_object, check_direction, check_point
+from .actions import ActionEvent, VoxelObject, ball_object
+from .checks import check_direction, check_point
 from .suck import SuckState
 from .edits import EditRecipe, VoxelEdit
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import check_finite
 from ..terrain import VoxelVolume
-from .actions import check_direction, check_point
+from .checks import check_direction, check_point
 from .deformation import buried
 
 __all__ = ["TreasureReward", "treasure_reward", "exposed", "in_reach"]

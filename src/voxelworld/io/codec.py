@@ -59,7 +59,7 @@ from ..game.throwing import ImpactRules, ThrowSettings
 from ..game.world import Inputs, Snapshot, WorldSettings
 from ..meshing import MeshOptions
 from ..motion import SlowdownProfile
-from ..motion.contacts import Contact as MotionContact
+from ..motion.part_contacts import Contact as MotionContact
 from ..motion.skeleton import Pose
 from ..navigation import NavSettings, SearchRegion
 from ..terrain import FIELDS, Box, Capsule, Cylinder, Material, MaterialTable, Sphere, Tool, Union, VoxelVolume

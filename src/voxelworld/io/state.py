@@ -117,8 +117,8 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
 
 def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
     """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
-    size = volume.chunk_size
-    return tuple(slice(c * size, min((c + 1) * size, n)) for c, n in zip(chunk, volume.shape))
+    lo, hi = volume.chunk_box(chunk)
+    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
 
 
 def _agents_row(codec: StateCodec, world: World) -> dict:

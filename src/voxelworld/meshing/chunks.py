@@ -287,9 +287,7 @@ class ChunkMesher:
     def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
         copy of the fields is brought up to date."""
-        size = self.volume.chunk_size
-        lo = np.array(chunk, dtype=np.int64) * size
-        hi = np.minimum(lo + size, np.array(self.volume.shape, dtype=np.int64))
+        lo, hi = self.volume.chunk_box(chunk)
         box = np.array([[np.iinfo(np.int64).max] * 3, [-1] * 3], dtype=np.int64)
         changed = False
         for name in MESHED_FIELDS:

@@ -12,10 +12,10 @@ Conventions (shared by every module of the wing):
 """
 
 from . import quaternions
-from .bvh import load_bvh
+from .biovision import load_bvh
 from .clip import Channel, Clip
-from .contact import ContactMotion
-from .contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
+from .contact_motion import ContactMotion
+from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
                        collision_contact_query)
 from .gltf import Character, SkinnedMesh, load_gltf, skin
 from .ik import ConeLimit, HingeLimit, fabrik, two_bone_ik

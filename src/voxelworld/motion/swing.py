@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import ParameterError, check_direction, check_finite, check_integer
 from . import quaternions as quat
 from .clip import Clip
-from .contacts import PartShape, joint_index
+from .part_contacts import PartShape, joint_index
 from .skeleton import Skeleton
 
 __all__ = ["swing_clip", "forearm_part"]

@@ -9,9 +9,11 @@ knows nothing of voxels.
 - :class:`NavSettings`: every bake parameter in world units, validated; :meth:`NavSettings.from_recast` maps
   Recast's demo parameters onto them.
 - :class:`SearchRegion`: a box placed in the scene that a bake covers.
-- :class:`NavMesh`: walkable polygons per level with portals; areas, islands, ``locate``, ``nearest_point``,
-  ``find_path``, ``raycast``, ``random_point``, JSON (docs/specs/navmesh-json.md), OBJ, and ``rebake`` of the
+- :class:`NavMesh`: walkable polygons per level with portals (the data, checked on construction); areas,
+  islands, JSON (docs/specs/navmesh-json.md, :mod:`~voxelworld.navigation.formats`), OBJ, and ``rebake`` of the
   tiles a change of the scene touches.
+- :class:`NavQuery`: the queries of one agent or thread on a navmesh (``locate``, ``nearest_point``,
+  ``find_path``, ``raycast``, ``random_point``), with the scratch its path searches reuse.
 - :func:`voxelworld.navigation.bake.bake`: the ray-cast baker, in steps that can be called one by one
   (:mod:`~voxelworld.navigation.rays`, :mod:`~voxelworld.navigation.sampling`,
   :mod:`~voxelworld.navigation.polygons`); :func:`navmesh_from_grids` makes a navmesh from grids of walkable
@@ -20,10 +22,11 @@ knows nothing of voxels.
 The guide is docs/navigation.md.
 """
 
-from .navmesh import NavMesh, NavPath
+from .navmesh import NavMesh
 from .polygons import WalkableGrid, navmesh_from_grids
+from .query import NavPath, NavQuery
 from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavPath", "WalkableGrid",
-           "navmesh_from_grids"]
+__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavQuery", "NavPath",
+           "WalkableGrid", "navmesh_from_grids"]

@@ -18,7 +18,6 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from ..errors import ParameterError
 from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
@@ -63,6 +62,10 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> 
     if proxy == "mesh":
         return positions, indices
     if proxy == "hull":
+        # Imported here: scipy.spatial takes 0.4 s to import, which every program that imports the navigation
+        # wing (the command line's start included) would pay for a proxy only hull bakes use.
+        from scipy.spatial import ConvexHull, QhullError
+
         try:
             hull = ConvexHull(positions)
             return positions, hull.simplices.astype(np.int64)

@@ -138,6 +138,25 @@ class VoxelVolume:
         """Number of chunks along x, y, z (the last chunk on an axis may be partial)."""
         return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]
 
+    def chunk_box(self, chunk) -> tuple[np.ndarray, np.ndarray]:
+        """The voxel index box of ``chunk`` (i, j, k): ``lo`` (inclusive) and ``hi`` (exclusive), int64, clipped
+        to the volume (the last chunk on an axis may be partial). The one place chunk indices become voxel
+        indices.
+
+        Examples
+        --------
+        >>> volume = VoxelVolume((40, 16, 32), chunk_size=16)
+        >>> [box.tolist() for box in volume.chunk_box((2, 0, 1))]
+        [[32, 0, 16], [40, 16, 32]]
+        """
+        grid = self.chunk_grid_shape
+        if isinstance(chunk, (str, bytes)) or len(chunk) != 3:
+            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
+        c = np.array([check_integer("chunk", v, minimum=0, maximum=n - 1) for v, n in zip(chunk, grid)],
+                     dtype=np.int64)
+        lo = c * self.chunk_size
+        return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
+
     def world_to_index(self, points) -> np.ndarray:
         """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
         return (np.asarray(points, dtype=np.float64) - self.origin) / self.voxel_size

@@ -23,8 +23,8 @@ def swing_runs(glb, wall_x: float = 1.1, seconds: float = 8.0, dt: float = 1 / 6
     """Play the swing twice (wall at ``x = wall_x`` m in the skeleton's frame, then no wall); per run the
     time, wrist and shoulder positions (m), their rates, and the contact frames."""
     from ..collision import TriangleBVH
-    from ..motion.contact import ContactMotion
-    from ..motion.contacts import collision_contact_query
+    from ..motion.contact_motion import ContactMotion
+    from ..motion.part_contacts import collision_contact_query
     from ..motion.swing import forearm_part, swing_clip
     from ..motion.gltf import load_gltf
 

@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
-from .protocol import (BUTTONS, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
+from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
                        OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
                        encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, frame_message,
                        hello_message, hud_message, parse_client_message)
@@ -504,7 +504,8 @@ class PlayServer:
 
 
 def _has_triangles(data: bytes) -> bool:
-    return len(data) > 24
+    """Whether an encoded chunk mesh holds triangles (an empty one is its header alone: a removal)."""
+    return len(data) > CHUNK_HEADER.size
 
 
 def _same_origin(headers) -> bool:

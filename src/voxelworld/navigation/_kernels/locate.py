@@ -1,6 +1,7 @@
 """Point queries on navmesh polygons: the bucket grid, locate, nearest point, the exact ray walk, area sampling.
 
-Every polygon is convex and planar. Its arrays (built by ``NavMesh._reindex``):
+Every polygon is convex and planar. Its arrays (built by :func:`voxelworld.navigation.index.navmesh_index`;
+``locate`` and ``nearest`` take them as the named tuples of ``arrays.py``):
 
 - ``vertices (n, 3)``, ``polygon_start (p + 1,)``, ``polygon_vertices``: the corners, as in the NavMesh;
 - ``boxes (p, 6)``: ``x_min, x_max, z_min, z_max, y_min, y_max`` of its corners (m);
@@ -102,9 +103,11 @@ def height(planes, q, x, z):
 
 
 @njit(cache=True)
-def locate(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
-           bucket_polygons, x, y, z):
-    """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1."""
+def locate(polygons, buckets, x, y, z):
+    """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1.
+    ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``."""
+    vertices, polygon_start, polygon_vertices, boxes, planes = polygons
+    grid, grid_shape, bucket_start, bucket_polygons = buckets
     nx, nz = grid_shape[0], grid_shape[1]
     i = int(math.floor((x - grid[0]) / grid[2]))
     k = int(math.floor((z - grid[1]) / grid[2]))
@@ -170,12 +173,14 @@ def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, planes, buc
 
 
 @njit(cache=True)
-def nearest(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
-            bucket_polygons, x, y, z, out):
+def nearest(polygons, buckets, x, y, z, out):
     """The polygon nearest to (x, y, z) in 3-D (-1 when there is none) and its closest point, in ``out[:3]``.
+    ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``.
 
     Rings of buckets grow around the point's bucket until the x-z distance to every bucket not yet searched
     exceeds the best distance found (a lower bound of the 3-D distance)."""
+    vertices, polygon_start, polygon_vertices, boxes, planes = polygons
+    grid, grid_shape, bucket_start, bucket_polygons = buckets
     x0, z0, cell = grid[0], grid[1], grid[2]
     nx, nz = grid_shape[0], grid_shape[1]
     ci = min(max(int(math.floor((x - x0) / cell)), 0), nx - 1)

@@ -2,7 +2,7 @@
 
 The search (``polyanya.py``) needs a *conforming* boundary: every side of a polygon split at the ends of the
 portals lying on it, so that each piece has at most one polygon across it. :func:`boundary_rings` builds it, in
-CSR form over the polygons:
+CSR form over the polygons (the fields of ``arrays.BoundaryRings``):
 
 - ``ring_start (p + 1,)``: polygon q's pieces are ``ring_start[q]:ring_start[q + 1]``, counter-clockwise on the
   x-z plane (x right, z up: positive area), whatever the order of its corners in ``polygon_vertices``;
@@ -51,11 +51,12 @@ def _find(parent, i):
 
 @njit(cache=True)
 def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, portal_segments, link_start,
-                   link_portal):
+                   link_portal, room):
     """The conforming boundary of every polygon (see the module's docstring): returns ``(ring_start, ring_xz,
-    ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner)``."""
+    ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner)``, with room for ``room`` pieces; when
+    they need more (only degenerate polygons, whose sides overlap, find a portal on several sides), every array
+    but ``ring_start`` is empty and ``ring_start[-1]`` is -1: ask again with more room."""
     p, r_count = polygon_start.shape[0] - 1, portals.shape[0]
-    room = polygon_vertices.shape[0] + 4 * r_count
     ring_start = np.zeros(p + 1, np.int64)
     ring_xz, ring_y = np.empty((room, 2)), np.empty(room)
     ring_polygon, ring_across = np.empty(room, np.int64), np.empty(room, np.int64)
@@ -112,6 +113,11 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
             if length <= TOLERANCE:
                 continue
             count = portals_on_side(ux, uz, vx, vz, q)
+            if n + 1 + 2 * count > room:  # a wall before each portal, the portal, a wall after the last
+                ring_start[p] = -1
+                none = np.empty(0, np.int64)
+                return (ring_start, ring_xz[:0].copy(), ring_y[:0].copy(), none, none.copy(), none.copy(),
+                        none.copy(), np.zeros(0, np.bool_))
             at, ax, az = 0.0, ux, uz  # how far along the side the pieces reach, and that point
             for k in range(count):
                 t0, t1, r, e0 = found[k, 0], found[k, 1], int(found[k, 2]), int(found[k, 3])
@@ -216,21 +222,18 @@ def polygon_islands(p, portals):
 
 
 @njit(cache=True)
-def find_path(mesh, index, island, rings, scratch, start, end, out):
+def find_path(polygons, buckets, island, rings, scratch, start, end, out):
     """Snap ``start`` and ``end`` to their nearest polygons and search: writes the path's points to ``out`` and
     returns (their count, the length in 3-D), (0, 0.0) when no path joins them, or (-1, 0.0) when the scratch
     (or ``out``) is too small (grow it and ask again).
 
-    ``mesh = (vertices, polygon_start, polygon_vertices, boxes, planes)``, ``index = (grid, grid_shape,
-    bucket_start, bucket_polygons)``, ``rings``: :func:`boundary_rings`'s arrays, ``scratch``: see
-    ``polyanya.search``, whose last array ``snapped (2, 3)`` holds the snapped points."""
-    vertices, polygon_start, polygon_vertices, boxes, planes = mesh
-    grid, grid_shape, bucket_start, bucket_polygons = index
-    snapped = scratch[-1]
-    a = nearest(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
-                bucket_polygons, start[0], start[1], start[2], snapped[0])
-    b = nearest(vertices, polygon_start, polygon_vertices, boxes, planes, grid, grid_shape, bucket_start,
-                bucket_polygons, end[0], end[1], end[2], snapped[1])
+    ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``, ``island``: each polygon's island,
+    ``rings``: the ``BoundaryRings`` of :func:`boundary_rings`, ``scratch``: a ``SearchScratch`` (see
+    ``polyanya.search``), whose ``snapped`` receives the snapped points."""
+    planes = polygons.planes
+    snapped = scratch.snapped
+    a = nearest(polygons, buckets, start[0], start[1], start[2], snapped[0])
+    b = nearest(polygons, buckets, end[0], end[1], end[2], snapped[1])
     if a < 0 or b < 0 or island[a] != island[b]:
         return 0, 0.0
     if a == b:

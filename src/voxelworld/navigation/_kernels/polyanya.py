@@ -18,15 +18,16 @@ a side) sees the whole polygon across; one on that line but off the interval fir
 interval's end, which must then be a corner. Geometry on the x-z plane; a point within ``EPS`` (m) of a line is
 on it, an interval's end within ``EPS`` of its piece's end is that end (so ``t`` is exactly 0 or 1 there).
 
-Arrays: ``rings`` as built by ``paths.boundary_rings``; ``planes (p, 3)`` as in ``locate``. The scratch, owned by
-the NavMesh and reused (nothing is cleared between queries): ``node_f (cap, 4)``: f, then t_lo, t_hi of the
-interval (for a finishing node: the point it bends at, x, z, y); ``node_i (cap, 3)``: the interval's piece, the
-root's record, the kind (:data:`SEEN`, :data:`ALONG`, :data:`DONE`, :data:`DONE_VIA`); ``record_f (cap, 4)``:
-a root's x, z, y and g; ``record_i (cap, 2)``: its vertex (-1: the start) and the record it was reached from;
-``heap (cap,)``: the queue (lowest f first, then the earlier node); ``best_g (v,)`` and ``stamp (v,)``: the best
-g of each vertex and the query that wrote it; ``counts (5,)``: nodes, queue size, records, the query counter,
-and whether a buffer ran full; ``entered (p, 2)`` and ``entered_g (p,)``: the query, the root's vertex (-1: the
-start) and its g of the last node queued into each polygon from a root on its boundary.
+Arrays: ``rings`` as built by ``paths.boundary_rings`` (an ``arrays.BoundaryRings``); ``planes (p, 3)`` as in
+``locate``. The scratch (an ``arrays.SearchScratch``), owned by a ``NavQuery`` and reused (nothing is cleared
+between queries): ``node_f (cap, 4)``: f, then t_lo, t_hi of the interval (for a finishing node: the point it bends
+at, x, z, y); ``node_i (cap, 3)``: the interval's piece, the root's record, the kind (:data:`SEEN`, :data:`ALONG`,
+:data:`DONE`, :data:`DONE_VIA`); ``record_f (cap, 4)``: a root's x, z, y and g; ``record_i (cap, 2)``: its vertex
+(-1: the start) and the record it was reached from; ``heap (cap,)``: the queue (lowest f first, then the earlier
+node); ``best_g (v,)`` and ``stamp (v,)``: the best g of each vertex and the query that wrote it; ``counts (5,)``:
+nodes, queue size, records, the query counter, and whether a buffer ran full; ``entered (p, 2)`` and ``entered_g
+(p,)``: the query, the root's vertex (-1: the start) and its g of the last node queued into each polygon from a root
+on its boundary.
 """
 
 from __future__ import annotations
@@ -144,8 +145,9 @@ def _dequeue(heap, node_f, size):
 def _root(rings, scratch, parent, k):
     """The record of a root at ring point k reached straight from record ``parent``, or -1 when the vertex was
     reached by a shorter way (or the records are full)."""
-    ring_xz, ring_y, ring_vertex = rings[1], rings[2], rings[6]
-    record_f, record_i, best_g, stamp, counts = scratch[2], scratch[3], scratch[5], scratch[6], scratch[7]
+    ring_xz, ring_y, ring_vertex = rings.ring_xz, rings.ring_y, rings.ring_vertex
+    record_f, record_i, best_g, stamp = scratch.record_f, scratch.record_i, scratch.best_g, scratch.stamp
+    counts = scratch.counts
     x, z = ring_xz[k, 0], ring_xz[k, 1]
     g = record_f[parent, 3] + math.sqrt((x - record_f[parent, 0]) ** 2 + (z - record_f[parent, 1]) ** 2)
     v = ring_vertex[k]
@@ -167,7 +169,7 @@ def _root(rings, scratch, parent, k):
 
 @njit(cache=True)
 def _push(scratch, record, piece, kind, f, a, b, c):
-    node_f, node_i, heap, counts = scratch[0], scratch[1], scratch[4], scratch[7]
+    node_f, node_i, heap, counts = scratch.node_f, scratch.node_i, scratch.heap, scratch.counts
     m = counts[NODES]
     if m == node_f.shape[0]:
         counts[FULL] = 1
@@ -181,8 +183,8 @@ def _push(scratch, record, piece, kind, f, a, b, c):
 @njit(cache=True)
 def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
     """Queue the node looking from ``record`` through [t_lo, t_hi] of ``piece`` into the polygon it belongs to."""
-    ring_start, ring_xz, ring_polygon = rings[0], rings[1], rings[3]
-    record_f = scratch[2]
+    ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
+    record_f = scratch.record_f
     rx, rz, g = record_f[record, 0], record_f[record, 1], record_f[record, 3]
     if kind == ALONG:
         h = math.sqrt((gx - rx) ** 2 + (gz - rz) ** 2)
@@ -199,7 +201,8 @@ def _entered_before(scratch, record, q):
     """Whether polygon q was entered from the same point (the start, or the record's vertex) as ``record`` and
     no longer way (else it is marked so now): the polygons around a root on their boundary lead from one to
     the next around it, and each needs entering once."""
-    record_f, record_i, counts, entered, entered_g = scratch[2], scratch[3], scratch[7], scratch[8], scratch[9]
+    record_f, record_i, counts, entered = scratch.record_f, scratch.record_i, scratch.counts, scratch.entered
+    entered_g = scratch.entered_g
     point, g = record_i[record, 0], record_f[record, 3]
     if entered[q, 0] == counts[QUERY] and entered[q, 1] == point and g >= entered_g[q] * (1.0 - TIE) - EPS:
         return True
@@ -212,14 +215,15 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
     into the polygon across, unless k is a wall. A root on k's line sees across only from within [t0, t1];
     from beyond it walks along the line to the nearer end, if that end is a corner."""
-    ring_start, ring_xz, ring_polygon, ring_across, ring_twin = rings[0], rings[1], rings[3], rings[4], rings[5]
-    ring_vertex, corner = rings[6], rings[7]
+    ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
+    ring_across, ring_twin = rings.ring_across, rings.ring_twin
+    ring_vertex, corner = rings.ring_vertex, rings.corner
     if ring_across[k] < 0:
         return
     twin = ring_twin[k]
     e = _next(ring_start, ring_polygon, k)
     ux, uz, vx, vz = ring_xz[k, 0], ring_xz[k, 1], ring_xz[e, 0], ring_xz[e, 1]
-    rx, rz = scratch[2][record, 0], scratch[2][record, 1]
+    rx, rz = scratch.record_f[record, 0], scratch.record_f[record, 1]
     across = side(ux, uz, vx, vz, rx, rz)
     if across < 0.0:  # the root lies beyond k, in the polygon across (only rounding could put it there)
         return
@@ -242,7 +246,7 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
 def _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz):
     """Queue the node that ends the path at the goal (in polygon q, the node's): straight from the root when
     the goal is in the cone, else bending at the interval's end on its side."""
-    record_f = scratch[2]
+    record_f = scratch.record_f
     rx, rz, g = record_f[record, 0], record_f[record, 1], record_f[record, 3]
     via, vx, vz = 0, 0.0, 0.0
     if kind == SEEN:
@@ -260,9 +264,9 @@ def _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz):
 @njit(cache=True)
 def _expand(rings, planes, scratch, gx, gz, goal, node):
     """The successors of a node (see the module's docstring)."""
-    ring_start, ring_xz, ring_polygon, ring_across, ring_vertex, corner = (rings[0], rings[1], rings[3], rings[4],
-                                                                            rings[6], rings[7])
-    node_f, node_i, record_f = scratch[0], scratch[1], scratch[2]
+    ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
+    ring_across, ring_vertex, corner = rings.ring_across, rings.ring_vertex, rings.corner
+    node_f, node_i, record_f = scratch.node_f, scratch.node_i, scratch.record_f
     k, record, kind = node_i[node, 0], node_i[node, 1], node_i[node, 2]
     q = ring_polygon[k]
     first, n = ring_start[q], ring_start[q + 1] - ring_start[q]
@@ -303,7 +307,7 @@ def _expand(rings, planes, scratch, gx, gz, goal, node):
 def _write_path(scratch, node, start, end, out):
     """The path of a finishing node into ``out`` as (x, y, z) rows: the start, the roots, the bend, the end.
     Returns the count of points, -1 when ``out`` is too short."""
-    node_f, node_i, record_f, record_i = scratch[0], scratch[1], scratch[2], scratch[3]
+    node_f, node_i, record_f, record_i = scratch.node_f, scratch.node_i, scratch.record_f, scratch.record_i
     via = node_i[node, 2] == DONE_VIA
     count, r = 1, node_i[node, 1]
     while r > 0:
@@ -327,9 +331,9 @@ def search(rings, planes, scratch, a, b, start, end, out):
     """The shortest path on the x-z plane from ``start`` (in polygon a) to ``end`` (in polygon b, not a): its
     points written to ``out`` (x, y, z; roots at the height of the polygon they bend into). Returns their count,
     0 when no path joins them, -1 when a scratch buffer or ``out`` ran full."""
-    ring_start = rings[0]
-    node_f, node_i, record_f, record_i, heap, best_g, counts = (scratch[0], scratch[1], scratch[2], scratch[3],
-                                                                scratch[4], scratch[5], scratch[7])
+    ring_start = rings.ring_start
+    node_f, node_i, record_f, record_i = scratch.node_f, scratch.node_i, scratch.record_f, scratch.record_i
+    heap, best_g, counts = scratch.heap, scratch.best_g, scratch.counts
     counts[NODES], counts[QUEUED], counts[FULL] = 0, 0, 0
     counts[QUERY] += 1
     record_f[0, 0], record_f[0, 1], record_f[0, 2], record_f[0, 3] = start[0], start[2], start[1], 0.0

@@ -1,4 +1,4 @@
-"""BVH motion capture: the HIERARCHY as a :class:`Skeleton`, the MOTION as a :class:`Clip`.
+"""BioVision (BVH) motion capture files: the HIERARCHY as a :class:`Skeleton`, the MOTION as a :class:`Clip`.
 
 What is read:
 

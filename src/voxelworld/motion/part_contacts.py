@@ -1,5 +1,5 @@
 """What the moving part touches, and what it is told: contacts, the part's shape, the slowdown profile, media,
-events, and a contact query answered by a collision BVH (see :mod:`voxelworld.motion.contact` for the motion).
+events, and a contact query answered by a collision BVH (see :mod:`voxelworld.motion.contact_motion` for the motion).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
 from .clip import Clip
 from .ik import two_bone_ik
-from .contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
+from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
                        joint_index)
 from .skeleton import Pose, Skeleton
 

@@ -1,6 +1,6 @@
 """The contact-aware second action: CesiumMan's right arm swung into a wall (issue #5).
 
-"Per-frame change" of a joint, as tested here and documented in ``voxelworld.motion.contact``: the advance of
+"Per-frame change" of a joint, as tested here and documented in ``voxelworld.motion.contact_motion``: the advance of
 the joint's clock in the frame divided by ``dt`` (seconds of the first action played per second; 1 for every
 joint in the first action), i.e. ``ContactMotion.rates`` after each step, checked against the clocks.
 """
@@ -14,8 +14,8 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.errors import ParameterError
-from voxelworld.motion.contact import ContactMotion
-from voxelworld.motion.contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile,
+from voxelworld.motion.contact_motion import ContactMotion
+from voxelworld.motion.part_contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile,
                                         Vibration, collision_contact_query)
 from voxelworld.motion.swing import forearm_part, swing_clip
 from voxelworld.motion.gltf import load_gltf

@@ -1,4 +1,4 @@
-"""BVH loading: channel orders checked against hand-composed quaternions and scipy; broken files."""
+"""BioVision (BVH) loading: channel orders checked against hand-composed quaternions and scipy; broken files."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from scipy.spatial.transform import Rotation
 
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.motion import quaternions as quat
-from voxelworld.motion.bvh import load_bvh
+from voxelworld.motion.biovision import load_bvh
 
 # name, parent, offset (cm), channels
 JOINTS = [

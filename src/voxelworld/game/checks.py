@@ -1,0 +1,58 @@
+"""Checks the player's actions share (punch and pull-out, suck, throwing, deformation): each returns the value
+as the action uses it, or raises :class:`~voxelworld.errors.ParameterError` naming the parameter, the value
+and what would have been legal, before any voxel is touched.
+
+Examples
+--------
+>>> check_direction("aim", (0, 0, 2)).tolist()
+[0.0, 0.0, 1.0]
+>>> check_point("eye", (1, 2, float("nan")))
+Traceback (most recent call last):
+...
+voxelworld.errors.ParameterError: eye = (1, 2, nan) is out of range: must be a point (x, y, z) ...
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..collision import TriangleBVH
+from ..errors import check_direction as _check_direction
+from ..errors import check_point as _check_point
+from ..errors import check_range
+from ..terrain import Tool, VoxelVolume
+
+__all__ = ["check_point", "check_direction", "check_world", "check_tool", "check_finish", "point_tuple"]
+
+
+def check_point(parameter: str, value) -> np.ndarray:
+    """``value`` as a finite (3,) float64 array, or :class:`ParameterError`."""
+    return np.array(_check_point(parameter, value))
+
+
+def check_direction(parameter: str, value) -> np.ndarray:
+    """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
+    return np.array(_check_direction(parameter, value))
+
+
+def check_world(volume, bvh) -> None:
+    """The terrain and the collision BVH an action works on (``bvh`` may be None: nothing to hit)."""
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
+                bvh is None or isinstance(bvh, TriangleBVH))
+
+
+def check_tool(tool) -> Tool:
+    """The hardness/damage gate of an action."""
+    check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
+    return tool
+
+
+def check_finish(finish) -> None:
+    """The callback a queued edit calls with its result."""
+    check_range("finish", finish, "a callable taking the result", callable(finish))
+
+
+def point_tuple(array) -> tuple[float, float, float]:
+    """A point as three Python floats (for events and recipes)."""
+    return (float(array[0]), float(array[1]), float(array[2]))

@@ -1,0 +1,77 @@
+"""The named tuples the query kernels take: numba compiles attribute access on them to plain field access, and a
+call passes one name where it passed a dozen arrays in an order that could drift.
+
+- :class:`PolygonArrays`, :class:`BucketGrid`, :class:`PolygonLinks`, :class:`BoundaryRings`: what a navmesh's
+  arrays are read as (built once per navmesh, shared by every query; see ``locate.py`` and ``paths.py``);
+- :class:`SearchScratch`: what one path search writes (owned by a ``NavQuery``, one per agent or thread; see
+  ``polyanya.py``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["PolygonArrays", "BucketGrid", "PolygonLinks", "BoundaryRings", "SearchScratch"]
+
+
+class PolygonArrays(NamedTuple):
+    """The polygons: ``vertices (n, 3)``, ``polygon_start (p + 1,)`` and ``polygon_vertices`` as in the NavMesh,
+    ``boxes (p, 6)`` (x_min, x_max, z_min, z_max, y_min, y_max of the corners, m) and ``planes (p, 3)`` (the
+    surface at height ``y = a x + b z + c``, m)."""
+
+    vertices: np.ndarray
+    polygon_start: np.ndarray
+    polygon_vertices: np.ndarray
+    boxes: np.ndarray
+    planes: np.ndarray
+
+
+class BucketGrid(NamedTuple):
+    """The bucket grid over the polygons' x-z boxes: ``grid = (x0, z0, cell)`` (m), ``grid_shape = (nx, nz)``;
+    bucket ``i * nz + k`` lists ``bucket_polygons[bucket_start[b]:bucket_start[b + 1]]`` (ascending)."""
+
+    grid: np.ndarray
+    grid_shape: np.ndarray
+    bucket_start: np.ndarray
+    bucket_polygons: np.ndarray
+
+
+class PolygonLinks(NamedTuple):
+    """Each polygon's neighbours in CSR form: polygon q's are ``link_polygon[link_start[q]:link_start[q + 1]]``
+    through the portals ``link_portal[...]``, by ascending portal."""
+
+    link_start: np.ndarray
+    link_polygon: np.ndarray
+    link_portal: np.ndarray
+
+
+class BoundaryRings(NamedTuple):
+    """The conforming boundary the path search walks (see ``paths.py``)."""
+
+    ring_start: np.ndarray
+    ring_xz: np.ndarray
+    ring_y: np.ndarray
+    ring_polygon: np.ndarray
+    ring_across: np.ndarray
+    ring_twin: np.ndarray
+    ring_vertex: np.ndarray
+    corner: np.ndarray
+
+
+class SearchScratch(NamedTuple):
+    """What a path search writes (see ``polyanya.py`` for each array), and ``snapped (2, 3)``: the start and
+    end snapped to the navmesh."""
+
+    node_f: np.ndarray
+    node_i: np.ndarray
+    record_f: np.ndarray
+    record_i: np.ndarray
+    heap: np.ndarray
+    best_g: np.ndarray
+    stamp: np.ndarray
+    counts: np.ndarray
+    entered: np.ndarray
+    entered_g: np.ndarray
+    snapped: np.ndarray

@@ -1,0 +1,80 @@
+"""Navmesh files: JSON (docs/specs/navmesh-json.md) and Wavefront OBJ.
+
+These functions read and write a navmesh's six arrays; :class:`~voxelworld.navigation.NavMesh` calls them from
+``to_json``, ``from_json``, ``to_obj`` and ``write_obj`` and checks the arrays it is given itself (its
+constructor), so a document is refused by the same checks as any other bad input, before any kernel reads it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..errors import FormatError, ParameterError
+from ..files import write_atomically
+from ..wavefront import ObjWriter
+
+__all__ = ["FORMAT_VERSION", "navmesh_json", "read_navmesh_json", "json_error", "write_navmesh_obj",
+           "write_navmesh_obj_file"]
+
+FORMAT_VERSION = 1
+FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+
+
+def navmesh_json(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments) -> str:
+    """The arrays as navmesh JSON text, compact."""
+    arrays = (vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments)
+    document = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
+    document.update({name: np.asarray(array).tolist() for name, array in zip(FIELDS, arrays)})
+    return json.dumps(document, separators=(",", ":"))
+
+
+def read_navmesh_json(text: str) -> tuple:
+    """The six fields of a navmesh JSON document as numpy arrays, unchecked beyond being arrays of numbers (the
+    NavMesh constructor checks them); FormatError for text that is not such a document."""
+    try:
+        document = json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise FormatError(f"navmesh JSON: not valid JSON: {error}") from error
+    if not isinstance(document, dict) or document.get("format") != "voxelworld-navmesh":
+        raise FormatError("navmesh JSON: 'format' is not 'voxelworld-navmesh'")
+    if document.get("version") != FORMAT_VERSION:
+        raise FormatError(f"navmesh JSON: version {document.get('version')!r} is not {FORMAT_VERSION}")
+    arrays = []
+    for name in FIELDS:
+        if name not in document:
+            raise FormatError(f"navmesh JSON: missing field '{name}'")
+        try:
+            array = np.array(document[name])
+        except (TypeError, ValueError, OverflowError) as error:
+            raise FormatError(f"navmesh JSON: '{name}' is not an array of numbers of one shape: {error}") from None
+        if array.dtype.kind not in "iuf" and array.size:
+            raise FormatError(f"navmesh JSON: '{name}' holds {array.dtype} values, not numbers")
+        arrays.append(array)
+    return tuple(arrays)
+
+
+def json_error(error: ParameterError) -> FormatError:
+    """The FormatError of a document whose arrays the NavMesh constructor refused (same field, value, range)."""
+    return FormatError(f"navmesh JSON: '{error.parameter}' = {error.value!r} is out of range: must be {error.legal}")
+
+
+def write_navmesh_obj(obj: ObjWriter, vertices, polygon_start, polygon_vertices, polygon_level, name: str = "level",
+                      material: str | None = None) -> None:
+    """Append the vertices and, per level, the object ``{name}_{level}`` with its polygons to ``obj``, drawn
+    with ``material`` of the library when given."""
+    block = obj.vertices(vertices)
+    for level in sorted(set(np.asarray(polygon_level).tolist())):
+        obj.object(f"{name}_{level}")
+        if material is not None:
+            obj.material(material)
+        obj.polygons(block, polygon_start, polygon_vertices, np.flatnonzero(polygon_level == level))
+
+
+def write_navmesh_obj_file(path, write_obj) -> None:
+    """Write an OBJ file atomically: ``write_obj(obj)`` fills a fresh :class:`~voxelworld.wavefront.ObjWriter`."""
+    obj = ObjWriter()
+    write_obj(obj)
+    text = obj.text()
+    write_atomically(path, lambda file: file.write(text))

@@ -1,0 +1,108 @@
+"""What the queries read of a navmesh, derived once from its arrays: :class:`NavIndex`.
+
+A uniform bucket grid over the polygons' x-z boxes finds the polygons near a point; each polygon's plane gives
+its height (polygons may slope); the neighbour lists and islands come from the portals; the boundary rings the
+path search walks (``_kernels/paths.py``) and the polygons' cumulative area (for random points) are built on
+first use, so that a navmesh re-baked every frame pays for them only when asked for a path or a random point.
+A :class:`NavIndex` holds no query's scratch: any number of :class:`~voxelworld.navigation.NavQuery` objects
+read one at the same time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ._kernels import locate as _locate
+from ._kernels import paths as _paths
+from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks
+
+__all__ = ["NavIndex", "navmesh_index"]
+
+
+@dataclass(frozen=True, eq=False)
+class NavIndex:
+    """The arrays the query kernels read, derived from a navmesh's (checked) arrays by :func:`navmesh_index`.
+
+    Attributes
+    ----------
+    polygons : PolygonArrays
+        Corners, boxes and planes of the polygons.
+    buckets : BucketGrid
+        The bucket grid over their x-z boxes.
+    links : PolygonLinks
+        Each polygon's neighbours through the portals.
+    island : ndarray (p,)
+        Each polygon's connected group, numbered in the order of its lowest polygon.
+    portals, portal_segments : ndarray (r, 2), (r, 2, 3)
+        As in the navmesh, contiguous.
+    """
+
+    polygons: PolygonArrays
+    buckets: BucketGrid
+    links: PolygonLinks
+    island: np.ndarray
+    portals: np.ndarray
+    portal_segments: np.ndarray
+
+    @property
+    def polygon_count(self) -> int:
+        return len(self.island)
+
+    @cached_property
+    def rings(self) -> BoundaryRings:
+        """The boundary rings the path search walks (built on first use)."""
+        vertices, polygon_start, polygon_vertices, _, planes = self.polygons
+        room = len(polygon_vertices) + 4 * len(self.portals)  # enough unless polygons have overlapping sides
+        while True:
+            rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes, self.portals,
+                                          self.portal_segments, self.links.link_start, self.links.link_portal, room)
+            if rings[0][-1] >= 0:
+                return BoundaryRings(*rings)
+            room *= 2
+
+    @cached_property
+    def cumulative_area(self) -> np.ndarray:
+        """The polygons' areas (m², x-z plane), summed in order (built on first use)."""
+        vertices, polygon_start, polygon_vertices = self.polygons[:3]
+        return np.cumsum(polygon_areas(vertices, polygon_start, polygon_vertices))
+
+
+def polygon_areas(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray) -> np.ndarray:
+    """Area (m², on the x-z plane) of every polygon."""
+    if len(polygon_start) < 2:
+        return np.zeros(0)
+    corners = vertices[polygon_vertices]
+    following = np.arange(1, len(corners) + 1)
+    following[polygon_start[1:] - 1] = polygon_start[:-1]
+    cross = corners[:, 0] * corners[following, 2] - corners[following, 0] * corners[:, 2]
+    return 0.5 * np.abs(np.add.reduceat(cross, polygon_start[:-1]))
+
+
+def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_segments) -> NavIndex:
+    """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
+    index)."""
+    vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
+    polygon_start = np.ascontiguousarray(polygon_start, dtype=np.int64)
+    polygon_vertices = np.ascontiguousarray(polygon_vertices, dtype=np.int64)
+    portals = np.ascontiguousarray(portals, dtype=np.int64).reshape(-1, 2)
+    segments = np.ascontiguousarray(portal_segments, dtype=np.float64).reshape(-1, 2, 3)
+    p = len(polygon_start) - 1
+    boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
+    # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
+    if p:
+        lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
+        extent = np.maximum(hi - lo, 1e-6)
+        typical = float(np.sqrt(np.mean((boxes[:, 1] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 2]))))
+        cell = max(typical, float(np.sqrt(extent[0] * extent[1] / (4 * p))), 1e-6)
+        shape = np.maximum(np.ceil(extent / cell).astype(np.int64), 1)
+    else:
+        lo, cell, shape = np.zeros(2), 1.0, np.ones(2, dtype=np.int64)
+    grid = np.array([lo[0], lo[1], cell])
+    bucket_start, bucket_polygons = _locate.bucket_grid(boxes, grid, shape)
+    return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, planes),
+                    BucketGrid(grid, shape, bucket_start, bucket_polygons),
+                    PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),
+                    portals, segments)

@@ -1,0 +1,166 @@
+"""`NavQuery`: the questions an agent asks of a navmesh, with the scratch its path searches reuse.
+
+As Detour keeps ``dtNavMeshQuery`` (which owns the search's node pool) apart from ``dtNavMesh`` (the data), a
+:class:`NavQuery` holds the scratch of one search at a time and reads a :class:`~voxelworld.navigation.NavMesh`
+that any number of queries share: make one per agent or per thread. The kernels run in ``_kernels/locate.py``,
+``_kernels/paths.py`` and ``_kernels/polyanya.py`` over the navmesh's :class:`~voxelworld.navigation.index.NavIndex`;
+paths are exact shortest paths on the x-z plane (Polyanya) over each polygon's boundary split at its portals'
+ends. A query follows its navmesh through re-bakes: each one reads the navmesh's index as it is then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, check_point
+from ._kernels import locate as _locate
+from ._kernels import paths as _paths
+from ._kernels.arrays import SearchScratch
+from .navmesh import NavMesh
+
+__all__ = ["NavQuery", "NavPath"]
+
+SMALLEST_QUEUE = 1024  # nodes and roots a search has room for at least (4 per ring piece; grown when needed)
+
+
+@dataclass(frozen=True)
+class NavPath:
+    """A path: its corner points (m, start and end included) and its length (m, summed in 3-D)."""
+
+    points: np.ndarray  # (n, 3) float64
+    length: float
+
+
+class NavQuery:
+    """Point, ray and path queries on one navmesh, for one agent or thread at a time.
+
+    Parameters
+    ----------
+    mesh : NavMesh
+        The navmesh asked about (read, never changed; it may be re-baked between queries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from voxelworld.navigation import NavQuery, WalkableGrid, navmesh_from_grids
+    >>> walkable = np.ones((4, 4), dtype=bool)
+    >>> walkable[1:3, :3] = False  # a wall from z = 0 to 3 m
+    >>> mesh = navmesh_from_grids([WalkableGrid(walkable, np.zeros((4, 4)), 0.0, 0.0, 1.0)])
+    >>> query = NavQuery(mesh)
+    >>> query.find_path([0.5, 0, 0.5], [3.5, 0, 0.5]).points[:, [0, 2]].tolist()
+    [[0.5, 0.5], [1.0, 3.0], [3.0, 3.0], [3.5, 0.5]]
+    >>> query.locate([1.5, 0, 0.5])  # in the wall: no polygon
+    -1
+    """
+
+    def __init__(self, mesh: NavMesh):
+        if not isinstance(mesh, NavMesh):
+            raise ParameterError("mesh", type(mesh).__name__, "a voxelworld.navigation.NavMesh")
+        self.mesh = mesh
+        self._scratch: SearchScratch | None = None
+        self._path_buffer = np.zeros((0, 3))
+
+    # ---------------------------------------------------------------------------------------- locating
+    def locate(self, point) -> int:
+        """The polygon under or nearest above/below ``point`` (the one whose surface is closest in height among
+        those containing its x-z position), or -1."""
+        x, y, z = check_point("point", point)
+        index = self.mesh.index
+        return int(_locate.locate(index.polygons, index.buckets, x, y, z))
+
+    def nearest_point(self, point) -> tuple[np.ndarray, int]:
+        """The point of the navmesh closest to ``point`` (3-D distance) and its polygon (-1 if the mesh is
+        empty)."""
+        x, y, z = check_point("point", point)
+        index = self.mesh.index
+        out = np.full(3, np.nan)
+        q = int(_locate.nearest(index.polygons, index.buckets, x, y, z, out))
+        return out, q
+
+    # -------------------------------------------------------------------------------------------- paths
+    def find_path(self, start, end) -> NavPath | None:
+        """The shortest path from ``start`` to ``end`` (both snapped to the navmesh with :meth:`nearest_point`),
+        or None when they lie on different islands.
+
+        The path is the shortest on the x-z plane over the polygons (Polyanya, an exact search: Cui, Harabor and
+        Grastien 2017); its points are the start, the corners it bends around and the end, at the height of the
+        polygons' planes (the start and end as snapped), and its length is summed in 3-D.
+        """
+        start, end = np.array(check_point("start", start)), np.array(check_point("end", end))
+        index = self.mesh.index
+        rings = index.rings
+        self._fit_scratch(len(rings.corner), index.polygon_count, max(SMALLEST_QUEUE, 4 * len(rings.ring_xz)))
+        while True:
+            count, length = _paths.find_path(index.polygons, index.buckets, index.island, rings, self._scratch,
+                                             start, end, self._path_buffer)
+            if count >= 0:
+                break
+            # A long search: more room, and search again.
+            self._fit_scratch(len(rings.corner), index.polygon_count, 2 * len(self._scratch.node_f))
+        if count == 0:
+            return None
+        return NavPath(self._path_buffer[:count].copy(), length)
+
+    def _fit_scratch(self, vertex_count: int, polygon_count: int, room: int) -> None:
+        """Make the scratch (see ``_kernels/polyanya.py``) hold ``vertex_count`` ring vertices, ``polygon_count``
+        polygons and at least ``room`` nodes and roots, and the path buffer a path through every vertex. What
+        the query had is kept where it is large enough (after a re-bake, the polygons and ring vertices are
+        about as many as before): the search never reads what it has not written in the same query, and the
+        per-vertex and per-polygon stamps stay valid as long as the count of queries goes on. New arrays get a
+        quarter more room than asked, for the next re-bake."""
+        old = self._scratch
+        if old is not None and len(old.best_g) >= vertex_count and len(old.entered) >= polygon_count \
+                and len(old.node_f) >= room:
+            if len(self._path_buffer) < vertex_count + 3:
+                self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
+            return
+        counts = np.zeros(5, dtype=np.int64)
+        if old is not None and len(old.best_g) >= vertex_count and len(old.entered) >= polygon_count:
+            counts[3] = old.counts[3]  # stamps of best_g and entered stay valid: keep counting queries
+            best_g, stamp, entered, entered_g = old.best_g, old.stamp, old.entered, old.entered_g
+        else:
+            v, q = vertex_count + vertex_count // 4, polygon_count + polygon_count // 4
+            best_g, stamp = np.zeros(v), np.zeros(v, dtype=np.int64)
+            entered, entered_g = np.zeros((q, 2), dtype=np.int64), np.zeros(q)
+        if old is not None and len(old.node_f) >= room:
+            queue = old[:5]
+        else:
+            room += room // 4
+            queue = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
+                     np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64))
+        self._scratch = SearchScratch(*queue, best_g, stamp, counts, entered, entered_g, np.zeros((2, 3)))
+        if len(self._path_buffer) < vertex_count + 3:
+            self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
+
+    # ------------------------------------------------------------------------------------ other queries
+    def raycast(self, start, end) -> tuple[float, np.ndarray]:
+        """How far a straight walk from ``start`` (snapped to the navmesh) towards ``end`` gets on the navmesh
+        (x-z plane): the distance walked (m) and the point reached (``end``'s x and z when nothing blocks it,
+        at the height of the polygon reached). The walk goes from polygon to polygon across the portals the
+        segment crosses, and stops at the first edge that is not a portal."""
+        start, q = self.nearest_point(start)
+        end = np.array(check_point("end", end))
+        if q < 0:
+            return 0.0, start
+        index = self.mesh.index
+        vertices, polygon_start, polygon_vertices, _, planes = index.polygons
+        unused = np.zeros(0, dtype=np.int64)
+        t, q, _ = _locate.walk(vertices, polygon_start, polygon_vertices, *index.links, index.portal_segments, q,
+                               start[0], start[2], end[0], end[2], False, unused, unused, 0)
+        x, z = start[0] + t * (end[0] - start[0]), start[2] + t * (end[2] - start[2])
+        walked = t * float(np.hypot(end[0] - start[0], end[2] - start[2]))
+        return walked, np.array([x, _locate.height(planes, q, x, z), z])
+
+    def random_point(self, rng: np.random.Generator) -> np.ndarray:
+        """A point spread evenly over the walkable area (polygons chosen by area), from ``rng``."""
+        if not isinstance(rng, np.random.Generator):
+            raise ParameterError("rng", rng, "a numpy.random.Generator (e.g. numpy.random.default_rng(seed))")
+        index = self.mesh.index
+        if not index.polygon_count:
+            raise ParameterError("navmesh", "no polygons", "a navmesh with walkable area to sample")
+        out = np.empty(3)
+        vertices, polygon_start, polygon_vertices, _, planes = index.polygons
+        _locate.sample(vertices, polygon_start, polygon_vertices, planes, index.cumulative_area, rng.random(4), out)
+        return out
