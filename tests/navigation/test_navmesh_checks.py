@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from voxelworld.errors import FormatError, ParameterError
+from voxelworld.errors import ParameterError
 from voxelworld.navigation import NavMesh, NavQuery
 
 # Two unit squares side by side (x 0..1 and 1..2), joined through the edge x = 1.

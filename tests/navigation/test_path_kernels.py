@@ -15,7 +15,7 @@ from voxelworld.navigation._kernels import locate as kernels
 from voxelworld.navigation._kernels import paths, polyanya
 from voxelworld.navigation.navmesh import ARRAY_NAMES
 
-from .test_navmesh import contains_2d, floor_with_holes, grid_scenes, height_at
+from .test_navmesh import floor_with_holes, grid_scenes, height_at
 
 
 def two_levels(max_corners: int) -> NavMesh:
