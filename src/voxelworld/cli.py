@@ -220,11 +220,11 @@ def run_motion_plot(args: argparse.Namespace, out=None) -> None:
     """``voxelworld motion plot``: the swing with and without a wall, as a PNG (see ``--help``)."""
     from pathlib import Path
 
+    from .motion import CESIUM_MAN
     from .viewer.motion_plot import motion_plot
 
     out = out if out is not None else sys.stdout
-    glb = Path(args.glb) if args.glb else Path(__file__).resolve().parents[2].parent / "shared" / "motion-data" \
-        / "CesiumMan.glb"
+    glb = Path(args.glb) if args.glb else CESIUM_MAN
     if Path(args.out).suffix.lower() != ".png" or not Path(args.out).parent.is_dir():
         raise ParameterError("--out", args.out, "a .png file in an existing folder")
     if not glb.is_file():
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
     plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
     plot.add_argument("--out", required=True, help="the PNG file to write")
-    plot.add_argument("--glb", help="the CesiumMan .glb (default: shared/motion-data/CesiumMan.glb)")
+    plot.add_argument("--glb", help="the CesiumMan .glb (default: the one the package ships)")
     plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m (default 1.1)")
     plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s (default 8)")
     args = parser.parse_args(argv)
