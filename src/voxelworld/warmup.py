@@ -207,6 +207,8 @@ def marker_path() -> Path:
     """Where the marker goes: the folder numba caches the kernels in (``NUMBA_CACHE_DIR`` when it is set)."""
     from .terrain import _kernels
 
+    # numba's own locator for one of our kernels (its cache may also fall back to a per-user folder when the
+    # sources' folder is read-only); every wing's kernels live beside it, in the same cache root.
     return Path(_kernels.find_runs._cache._cache_path) / MARKER_NAME
 
 
