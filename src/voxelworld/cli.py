@@ -28,9 +28,10 @@ display mesh (and optionally its collision mesh and navmesh) as glTF 2.0 binary 
 CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
 shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
 
-``voxelworld warmup [--force]``: compiles every numba kernel into the cache, with a progress line per wing on stderr,
-and writes the marker that says so (nothing to do when the marker is current) (``voxelworld.warmup``; ``scripts/setup`` runs it). Every other command first
-checks that marker and, when it is missing or stale, says so and does the same before it runs.
+``voxelworld warmup [--force]``: compiles every numba kernel into the cache, with a progress line per wing on
+stderr, and writes the marker that says so; nothing to do when the marker is current (``voxelworld.warmup``;
+``scripts/setup`` runs it). Every other command first checks that marker and, when it is missing or stale, says so
+and does the same before it runs.
 """
 
 from __future__ import annotations
