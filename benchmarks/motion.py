@@ -20,12 +20,12 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from voxelworld.motion import CESIUM_MAN  # noqa: E402
 from voxelworld.motion.ik import ConeLimit, HingeLimit, fabrik, two_bone_ik  # noqa: E402
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from terrain import print_table  # noqa: E402
 
-CESIUM_MAN = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "motion-data" / "CesiumMan.glb"
 UPPER, LOWER = 0.30, 0.25  # m: the arm's bones (shoulder to elbow, elbow to wrist)
 ROOT = np.zeros(3)
 MID = np.array([0.0, -UPPER, 0.0])  # hanging straight down, elbow pole behind (-z)

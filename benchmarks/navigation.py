@@ -1,6 +1,6 @@
 """Navigation benchmarks (issue #4). Run: ``.venv/bin/python benchmarks/navigation.py``.
 
-On the nav_test level (``../shared/scenes/nav_test.obj``, Recast's demo level) with Recast's demo parameters,
+On the nav_test level (``tests/data/scenes/nav_test.obj``, Recast's demo level) with Recast's demo parameters,
 over a search region covering the scene:
 
 - `bake`: median of 7 bakes after a warm-up;
@@ -37,7 +37,7 @@ from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent))
 from terrain import print_table  # noqa: E402
 
-NAV_TEST = Path(__file__).resolve().parents[2] / "shared" / "scenes" / "nav_test.obj"
+NAV_TEST = Path(__file__).resolve().parents[1] / "tests" / "data" / "scenes" / "nav_test.obj"  # Recast's (zlib)
 PAIRS = 1000
 
 

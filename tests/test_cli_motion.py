@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +9,7 @@ from PIL import Image
 
 from voxelworld import cli
 
-
-GLB = Path(__file__).resolve().parents[1].parent / "shared" / "motion-data" / "CesiumMan.glb"
+from .assets import CESIUM_MAN as GLB
 
 
 def test_plot_writes_a_png_that_is_not_blank(tmp_path, capsys):

@@ -27,6 +27,11 @@ display mesh (and optionally its collision mesh and navmesh) as glTF 2.0 binary 
 ``voxelworld motion plot --out motion.png [--glb CesiumMan.glb] [--wall-x X] [--seconds S]``: swings
 CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
 shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
+
+``voxelworld warmup [--force]``: compiles every numba kernel into the cache, with a progress line per wing on
+stderr, and writes the marker that says so; nothing to do when the marker is current (``voxelworld.warmup``;
+``scripts/setup`` runs it). Every other command first checks that marker and, when it is missing or stale, says so
+and does the same before it runs.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from .errors import ParameterError, VoxelworldError
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain
+from .warmup import ensure_kernels, kernels_ready, warm_up
 
 __all__ = ["main"]
 
@@ -220,11 +227,11 @@ def run_motion_plot(args: argparse.Namespace, out=None) -> None:
     """``voxelworld motion plot``: the swing with and without a wall, as a PNG (see ``--help``)."""
     from pathlib import Path
 
+    from .motion import CESIUM_MAN
     from .viewer.motion_plot import motion_plot
 
     out = out if out is not None else sys.stdout
-    glb = Path(args.glb) if args.glb else Path(__file__).resolve().parents[2].parent / "shared" / "motion-data" \
-        / "CesiumMan.glb"
+    glb = Path(args.glb) if args.glb else CESIUM_MAN
     if Path(args.out).suffix.lower() != ".png" or not Path(args.out).parent.is_dir():
         raise ParameterError("--out", args.out, "a .png file in an existing folder")
     if not glb.is_file():
@@ -359,10 +366,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
     plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
     plot.add_argument("--out", required=True, help="the PNG file to write")
-    plot.add_argument("--glb", help="the CesiumMan .glb (default: shared/motion-data/CesiumMan.glb)")
+    plot.add_argument("--glb", help="the CesiumMan .glb (default: the one the package ships)")
     plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m (default 1.1)")
     plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s (default 8)")
+    warmup = commands.add_parser("warmup", help="compile every numba kernel into the cache (scripts/setup runs it)")
+    warmup.add_argument("--marker", help="the marker file to write when done (default: voxelworld-kernels.json in "
+                                         "numba's cache folder of the kernels)")
+    warmup.add_argument("--force", action="store_true", help="compile even if the marker says it is done")
     args = parser.parse_args(argv)
+    if args.command == "warmup":
+        marker = None if args.marker is None else Path(args.marker)
+        if not args.force and kernels_ready(marker):
+            print("voxelworld warmup: the numba kernels are compiled already (--force compiles again)",
+                  file=sys.stderr)
+            return 0
+        print("voxelworld warmup: compiling the numba kernels into the cache, wing by wing (1-3 minutes on 2 cores)",
+              file=sys.stderr, flush=True)
+        warm_up(marker=marker)
+        return 0
+    try:
+        ensure_kernels()
+    except RuntimeError as error:
+        print(f"voxelworld: {error}", file=sys.stderr)
+        return 1
     try:
         if args.command == "demo":
             run_demo(args)

@@ -7,7 +7,6 @@ joint in the first action), i.e. ``ContactMotion.rates`` after each step, checke
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,9 @@ from voxelworld.motion.part_contacts import (Contact, ContactEnded, ContactStart
 from voxelworld.motion.swing import forearm_part, swing_clip
 from voxelworld.motion.gltf import load_gltf
 
+from ..assets import CESIUM_MAN
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "motion-data"
+
 CHAIN = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]
 ROOT = "Skeleton_torso_joint_1"
 DT = 1 / 30
@@ -31,7 +31,7 @@ MATERIALS = {2: ("soil", 1.5), 4: ("rock", 5.0)}
 
 @pytest.fixture(scope="module")
 def man():
-    character = load_gltf(DATA / "CesiumMan.glb")
+    character = load_gltf(CESIUM_MAN)
     skeleton = character.skeleton
     clip = swing_clip(skeleton, CHAIN, FORWARD, UP, from_degrees=60, to_degrees=-60)
     return skeleton, clip

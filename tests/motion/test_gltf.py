@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pygltflib
@@ -14,9 +13,7 @@ from voxelworld.motion import quaternions as quat
 from voxelworld.motion.gltf import load_gltf, skin
 from voxelworld.motion.skeleton import Pose
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "motion-data"
-CESIUM, SIMPLE = DATA / "CesiumMan.glb", DATA / "SimpleSkin.gltf"
-pytestmark = pytest.mark.skipif(not CESIUM.exists(), reason="shared motion data not present")
+from ..assets import CESIUM_MAN as CESIUM, SIMPLE_SKIN as SIMPLE
 
 
 def read_floats(document, blob_of, index):

@@ -9,7 +9,6 @@ of that area and find the same number of islands.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,8 @@ from voxelworld.navigation import NavSettings, Scene, SearchRegion
 from voxelworld.navigation._kernels.samples import island_labels
 from voxelworld.navigation.bake import bake, walkable_layers
 
-LEVEL = Path(__file__).resolve().parents[2].parent / "shared" / "scenes" / "nav_test.obj"
+from ..assets import NAV_TEST as LEVEL
+
 RECAST_AREA = 4002.0  # m²
 RECAST_ISLANDS = 17
 

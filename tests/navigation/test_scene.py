@@ -18,7 +18,7 @@ from voxelworld.errors import FormatError, ParameterError
 from voxelworld.navigation import Scene, SceneObject
 from voxelworld.navigation.scene import ROLES, SceneTriangles
 
-NAV_TEST = Path("/work/shared/scenes/nav_test.obj")
+from ..assets import NAV_TEST
 
 # Six vertices used by many of the small files below (x, y, z in metres).
 V = [(0.0, 0.0, 0.0), (4.0, 0.0, 0.0), (4.0, 0.0, 3.0), (0.0, 0.0, 3.0), (2.0, 1.5, 5.0), (-1.0, 2.0, 1.0)]

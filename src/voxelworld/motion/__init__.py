@@ -12,6 +12,7 @@ Conventions (shared by every module of the wing):
 """
 
 from . import quaternions
+from .assets import CESIUM_MAN
 from .biovision import load_bvh
 from .clip import Channel, Clip
 from .contact_motion import ContactMotion
@@ -22,7 +23,7 @@ from .ik import ConeLimit, HingeLimit, fabrik, two_bone_ik
 from .skeleton import Pose, Skeleton
 from .swing import forearm_part, swing_clip
 
-__all__ = ["quaternions", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
+__all__ = ["quaternions", "CESIUM_MAN", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
            "ContactStarted", "Medium", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
            "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit", "fabrik", "two_bone_ik",
            "Pose", "Skeleton", "forearm_part", "swing_clip"]

@@ -23,12 +23,10 @@ transform is ignored, as glTF prescribes for skinned meshes.
 
 Examples
 --------
->>> from pathlib import Path
->>> import voxelworld
->>> data = Path(voxelworld.__file__).resolve().parents[3] / "shared" / "motion-data"
->>> character = load_gltf(data / "SimpleSkin.gltf")
+>>> from voxelworld.motion import CESIUM_MAN  # the packaged Khronos sample (CC BY 4.0, (c) 2017 Cesium)
+>>> character = load_gltf(CESIUM_MAN)
 >>> len(character.skeleton), list(character.clips)
-(2, ['animation0'])
+(19, ['animation0'])
 """
 
 from __future__ import annotations

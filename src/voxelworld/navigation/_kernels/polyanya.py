@@ -197,20 +197,6 @@ def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
 
 
 @njit(cache=True)
-def _entered_before(scratch, record, q):
-    """Whether polygon q was entered from the same point (the start, or the record's vertex) as ``record`` and
-    no longer way (else it is marked so now): the polygons around a root on their boundary lead from one to
-    the next around it, and each needs entering once."""
-    record_f, record_i, counts, entered = scratch.record_f, scratch.record_i, scratch.counts, scratch.entered
-    entered_g = scratch.entered_g
-    point, g = record_i[record, 0], record_f[record, 3]
-    if entered[q, 0] == counts[QUERY] and entered[q, 1] == point and g >= entered_g[q] * (1.0 - TIE) - EPS:
-        return True
-    entered[q, 0], entered[q, 1], entered_g[q] = counts[QUERY], point, g
-    return False
-
-
-@njit(cache=True)
 def _offer(rings, scratch, gx, gz, record, k, t0, t1):
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
     into the polygon across, unless k is a wall. A root on k's line sees across only from within [t0, t1];

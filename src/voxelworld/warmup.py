@@ -1,0 +1,270 @@
+"""Compile every numba kernel into the cache once, wing by wing, so that later runs start in seconds.
+
+The kernels are ``numba.njit(cache=True)`` functions: the first call with new argument types compiles them (on a
+2-core machine about two minutes for all of them) and writes the machine code to numba's cache, beside the sources
+(``__pycache__``) or under ``NUMBA_CACHE_DIR`` when that is set; every later process loads it from there.
+:func:`compile_kernels` runs a small workload per wing through the public API, with the argument types real use
+has (the demo world and its scripted session for the game; the same calls ``voxelworld demo``, ``play`` and the
+tests make), so that the signatures compiled are the ones those commands load.
+
+:func:`warm_up` does that and then writes a *marker*, ``voxelworld-kernels.json`` in the cache folder of the
+kernels (:func:`marker_path`), holding :func:`marker_key`: the package version, numba's and Python's versions,
+the CPU numba compiles for, and a hash of the kernel sources (and of this module, which decides the signatures).
+``scripts/setup`` runs it (``voxelworld warmup``); the ``voxelworld`` command checks the marker before any
+other command and, when it is missing or stale (a user's own ``pip install``, kernels edited since), says so and
+compiles first, with a progress line per wing on stderr, instead of going silent for minutes.
+
+Examples
+--------
+>>> [wing for wing, _ in STAGES]
+['terrain', 'collision', 'meshing', 'navigation', 'motion', 'game']
+>>> sorted(marker_key())
+['cpu', 'kernel_sources', 'numba', 'python', 'voxelworld']
+>>> marker_path().name
+'voxelworld-kernels.json'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from . import __version__
+
+__all__ = ["STAGES", "compile_kernels", "warm_up", "kernels_ready", "ensure_kernels", "marker_key", "marker_path",
+           "kernel_sources"]
+
+MARKER_NAME = "voxelworld-kernels.json"
+BAR_WIDTH = 24  # characters of the progress bar
+
+
+def _terrain() -> None:
+    from .terrain import Box, Layer, Sphere, Tool, VoxelVolume
+
+    heights = np.full((24, 24), 8.0)
+    heights[12:, :] = 10.0
+    volume = VoxelVolume.from_heightmap(heights, [Layer("grass", 1.0), Layer("soil", 2.0), Layer("rock")],
+                                        height=16, voxel_size=0.5, chunk_size=8)
+    hole = Sphere((6.0, 4.0, 6.0), 1.5)
+    volume.remove(hole)
+    volume.expose_interior(hole.expanded(0.5))
+    volume.scrape(Sphere((3.0, 4.0, 3.0), 1.0), step=64)
+    volume.add(Sphere((8.0, 5.0, 8.0), 1.0), "iron")
+    volume.paint(Box((0, 0, 0), (2, 6, 2)), "ice")
+    volume.remove(Sphere((9.0, 4.5, 4.0), 1.0), tool=Tool(damage=40, breaks_at=100))
+    volume.add(Sphere((6.0, 7.5, 6.0), 0.4), "soil")  # a floating clod for the fragment pass
+    volume.remove_fragments()
+    volume.solid_volume_by_material()
+
+
+def _collision() -> None:
+    from .collision import TriangleBVH
+
+    rng = np.random.default_rng(0)
+    corners = rng.random((60, 3)) * 4.0
+    bvh = TriangleBVH(corners, np.arange(60).reshape(20, 3), tri_material=np.full(20, 4))
+    origins, directions = rng.random((8, 3)) * 4.0, rng.normal(size=(8, 3))
+    bvh.raycast(origins, directions)
+    bvh.raycast(origins[0], directions[0], max_distance=2.0)
+    bvh.raycast_all(origins, directions)
+    bvh.segment_hits(origins, origins + directions)
+    bvh.overlap_sphere(origins, 0.5)
+    bvh.overlap_capsule(origins, origins + directions, 0.3)
+    bvh.refit(corners + 0.01)
+
+
+def _meshing() -> None:
+    from .meshing import ChunkMesher, MeshOptions, collision_mesh_volume, dual_vertices, mesh_volume
+    from .terrain import Sphere, demo_terrain
+
+    volume = demo_terrain(seed=0)
+    mesh_volume(volume)  # voxelworld render
+    collision_mesh_volume(volume)
+    dual_vertices(volume, sharp=True)
+    mesher = ChunkMesher(volume, options=MeshOptions())
+    mesher.update()
+    volume.remove(Sphere((20.0, 12.0, 20.0), 3.0))
+    mesher.update()
+    mesher.collision_mesh()
+
+
+def _navigation() -> None:
+    from .navigation import NavMesh, NavQuery, NavSettings, Scene, SceneObject, SearchRegion
+    from .navigation.bake import bake
+
+    floor = SceneObject("floor", [[0, 0, 0], [20, 0, 0], [20, 0, 20], [0, 0, 20]], [[0, 2, 1], [0, 3, 2]])
+    table = [[x, y, z] for y in (1.0, 1.1) for z in (8.0, 12.0) for x in (8.0, 12.0)]  # a walkable top
+    sides = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
+             [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    crate = [[x, y, z] for y in (0.0, 1.5) for z in (3.0, 4.5) for x in (3.0, 4.5)]
+    scene = Scene([floor]).with_object("table", table, sides).with_object("crate", crate, sides, role="obstacle")
+    region = SearchRegion((-1, -1, -1), (21, 4, 21))
+    settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
+                                       agent_max_slope=45, region_min_size=8)
+    mesh = bake(scene, region, settings, progress=lambda *args: None)
+    bake(scene, region, NavSettings(), progress=None)
+    query = NavQuery(mesh)
+    query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
+    query.raycast((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
+    query.random_point(np.random.default_rng(0))
+    query.nearest_point((10.0, 0.5, 10.0))
+    query.locate((5.0, 0.0, 15.0))
+    mesh.islands()
+    moved = scene.without("crate").with_object("crate", [[x + 6, y, z] for x, y, z in crate], sides, role="obstacle")
+    mesh.rebake(((8.0, -1.0, 2.0), (11.0, 2.0, 5.0)), moved)
+    query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))  # the query follows its navmesh's re-bake
+    NavQuery(NavMesh.from_json(mesh.to_json())).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
+
+
+def _motion() -> None:
+    from .collision import TriangleBVH
+    from .motion import (CESIUM_MAN, ConeLimit, ContactMotion, HingeLimit, collision_contact_query, fabrik,
+                         forearm_part, load_gltf, skin, swing_clip, two_bone_ik)
+
+    character = load_gltf(CESIUM_MAN)
+    skeleton = character.skeleton
+    walk = next(iter(character.clips.values()))
+    pose = walk.sample(skeleton, 0.5)
+    skeleton.world_transforms(pose)
+    skin(character, pose)
+    arm = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]
+    swing = swing_clip(skeleton, arm, forward=(1, 0, 0), up=(0, 0, 1))
+    saw = forearm_part(skeleton, arm, 0.05, 0.75, 0.03, blade_side=(0, 1, 0))
+    wall = TriangleBVH([[1.1, -1, 0], [1.1, 1, 0], [1.1, -1, 2.5], [1.1, 1, 2.5]], [[0, 1, 2], [1, 3, 2]],
+                       tri_material=[4, 4])
+    motion = ContactMotion(skeleton, swing, arm, "Skeleton_torso_joint_1", saw)
+    query = collision_contact_query(wall, {4: ("rock", 5.0)})
+    for _ in range(40):
+        motion.step(1 / 60, query)  # voxelworld motion plot
+    root, mid, tip = np.zeros(3), np.array([0.0, -0.3, 0.0]), np.array([0.0, -0.55, 0.0])
+    two_bone_ik(root, mid, tip, np.array([0.2, -0.3, 0.2]), np.array([0.0, -0.3, -1.0]), previous_mid=mid)
+    chain = np.array([[0.0, 0.0, 0.0], [0.0, 0.3, 0.0], [0.0, 0.6, 0.0], [0.0, 0.9, 0.0]])
+    fabrik(chain, np.array([0.4, 0.5, 0.2]))
+    fabrik(chain, np.array([0.4, 0.5, 0.2]), limits=[None, HingeLimit((1, 0, 0), -90, 90, (0, 1, 0)),
+                                                      ConeLimit(60)], return_info=True)
+
+
+def _game() -> None:
+    from .game.world import World
+    from .viewer.demo_session import SCRIPT, demo_inputs
+    from .viewer.server import PlayServer
+
+    world = World.demo(seed=0)  # voxelworld demo and play
+    PlayServer(world).encode_all()
+    for frame in range(SCRIPT[-1][0] + 10):  # every phase of the scripted session: each action, throw and event
+        world.step(demo_inputs(frame, world))
+
+
+# (wing, workload) in the order of the floors; the game's own stage compiles the types the game passes.
+STAGES: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("terrain", _terrain), ("collision", _collision), ("meshing", _meshing), ("navigation", _navigation),
+    ("motion", _motion), ("game", _game))
+
+
+def compile_kernels(progress: Callable[[int, str, float | None], None] | None = None) -> None:
+    """Run every stage's workload, compiling (or loading from the cache) the kernels it calls.
+
+    ``progress(index, wing, seconds)`` is called before each stage (``seconds`` None) and after it (the seconds
+    it took)."""
+    for index, (wing, workload) in enumerate(STAGES):
+        if progress is not None:
+            progress(index, wing, None)
+        start = time.perf_counter()
+        workload()
+        if progress is not None:
+            progress(index, wing, time.perf_counter() - start)
+
+
+def kernel_sources() -> list[Path]:
+    """The source files whose changes make the compiled kernels stale: every ``_kernels`` module and this one."""
+    package = Path(__file__).resolve().parent
+    return sorted(path for path in package.rglob("*.py") if "_kernels" in path.relative_to(package).as_posix()) \
+        + [Path(__file__).resolve()]
+
+
+def marker_key() -> dict[str, str]:
+    """What the compiled kernels depend on: versions, the CPU numba compiles for, a hash of the kernel sources."""
+    import numba
+    from llvmlite import binding
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in kernel_sources():
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return {"voxelworld": __version__, "numba": numba.__version__, "python": platform.python_version(),
+            "cpu": binding.get_host_cpu_name(), "kernel_sources": digest.hexdigest()}
+
+
+def marker_path() -> Path:
+    """Where the marker goes: the folder numba caches the kernels in (``NUMBA_CACHE_DIR`` when it is set)."""
+    from .terrain import _kernels
+
+    # numba's own locator for one of our kernels (its cache may also fall back to a per-user folder when the
+    # sources' folder is read-only); every wing's kernels live beside it, in the same cache root.
+    return Path(_kernels.find_runs._cache._cache_path) / MARKER_NAME
+
+
+def kernels_ready(marker: Path | None = None) -> bool:
+    """Whether the marker exists and matches :func:`marker_key` (the kernels were compiled for this code)."""
+    marker = marker_path() if marker is None else marker
+    try:
+        return json.loads(marker.read_text(encoding="utf-8")) == marker_key()
+    except (OSError, ValueError):
+        return False
+
+
+def _progress_printer(stream: TextIO) -> Callable[[int, str, float | None], None]:
+    """A line per wing: the bar of the wings done before it and its name when it starts, its time when done."""
+    def show(index: int, wing: str, seconds: float | None) -> None:
+        if seconds is None:
+            bar = "#" * (BAR_WIDTH * index // len(STAGES))
+            print(f"  [{bar:<{BAR_WIDTH}}] {index + 1}/{len(STAGES)} {wing:<10} ...", end="", file=stream, flush=True)
+        else:
+            print(f" {seconds:5.1f} s", file=stream, flush=True)
+    return show
+
+
+def warm_up(stream: TextIO | None = None, marker: Path | None = None) -> None:
+    """Compile every kernel into the cache with a progress line per wing on ``stream`` (stderr by default), then
+    write the marker."""
+    stream = sys.stderr if stream is None else stream
+    start = time.perf_counter()
+    compile_kernels(_progress_printer(stream))
+    marker = marker_path() if marker is None else marker
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(marker_key(), indent=1) + "\n", encoding="utf-8")
+    print(f"  numba kernels ready in {time.perf_counter() - start:.0f} s (cache: {marker.parent})", file=stream,
+          flush=True)
+
+
+def ensure_kernels(stream: TextIO | None = None, marker: Path | None = None) -> bool:
+    """When the kernels are not compiled for this code yet, say so on ``stream`` (stderr) and compile them, in a
+    separate process (``voxelworld warmup``) so that the caller's state stays as it was. Returns whether it did.
+
+    Raises ``RuntimeError`` when that process fails."""
+    stream = sys.stderr if stream is None else stream
+    marker = marker_path() if marker is None else marker
+    if kernels_ready(marker):
+        return False
+    print("voxelworld: compiling the numba kernels for this machine first (once, about 1-3 minutes; later runs "
+          "load them from the cache; scripts/setup does this at set-up)", file=stream, flush=True)
+    package_parent = str(Path(__file__).resolve().parents[1])  # the same voxelworld as this one
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
+    process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "warmup", "--marker", str(marker)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Relayed as it comes (a wing's line is printed in two parts), so that the stream the caller gave shows it.
+    while chunk := os.read(process.stderr.fileno(), 4096):
+        print(chunk.decode(errors="replace"), end="", file=stream, flush=True)
+    if process.wait() != 0:
+        raise RuntimeError(f"compiling the numba kernels failed (exit status {process.returncode})")
+    return True
