@@ -61,6 +61,8 @@ def _terrain() -> None:
     volume.scrape(Sphere((3.0, 4.0, 3.0), 1.0), step=64)
     volume.add(Sphere((8.0, 5.0, 8.0), 1.0), "iron")
     volume.paint(Box((0, 0, 0), (2, 6, 2)), "ice")
+    volume.convert(hole.expanded(1.0), "soil", "rock")
+    (hole | Box((0, 0, 0), (2, 6, 2))).sdf(np.zeros((4, 3)))
     volume.remove(Sphere((9.0, 4.5, 4.0), 1.0), tool=Tool(damage=40, breaks_at=100))
     volume.add(Sphere((6.0, 7.5, 6.0), 0.4), "soil")  # a floating clod for the fragment pass
     volume.remove_fragments()
