@@ -10,11 +10,13 @@ from .enemy import ChainsawSettings
 from .play import ActionSettings
 from .player import PlayerSettings
 
-# The game's collision mesh: coarser than the display mesh (about half its triangles: a looser shape error, and
-# only each vertex's leading material counts towards a merge's two kinds) yet within 0.3 voxel edges of the voxel
-# surface, so a blade or a foot resting on it touches the voxels. Three octree levels, as the display has: deeper
-# merges stretch a collision triangle's one material past a material border (footsteps a metre off).
-GAME_MESH_OPTIONS = MeshOptions(collision_levels=3, collision_tolerance=0.3)
+# The game's meshes: a collision mesh coarser than the display mesh (on the demo world about 60 % of its vertices
+# and 85 % of its triangles: a looser shape error, and only each vertex's leading material counts towards a
+# merge's two kinds) yet within 0.3 voxel edges of the voxel surface, so that a blade or a foot resting on it
+# touches the voxels. Both merge two octree levels (nodes of 4 voxels): deeper collision merges hide a material
+# band of a few voxels under its neighbours' triangles (a rock band between soil and lava), which footsteps,
+# punches and pull-outs read.
+GAME_MESH_OPTIONS = MeshOptions(levels=2, collision_levels=2, collision_tolerance=0.3)
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class WorldSettings:
     ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
     treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision
     meshing (the collision mesh coarser than the display mesh but within 0.3 voxel edges of the voxel surface, so
-    that a step the player may not climb is not smoothed into a ramp it can);
+    that a step the player may not climb is not smoothed into a ramp it can; see ``GAME_MESH_OPTIONS``);
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
     how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no

@@ -112,10 +112,10 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     degenerate triangles (a repeated vertex) are dropped. ``vertices`` (:class:`BlockVertices`) carry each
     vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
     highest judgment value, and its vertices are emitted once per material pair (``out.materials`` in id order,
-    ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners' blends, and
-    gets an output vertex of its own per blend). Collision: one material per triangle (``out.tri_material``), one
-    output vertex per mesh vertex. ``out`` (:class:`QuadOutput`) receives everything, ``out.counts`` (vertices,
-    triangles); ``tables`` is a :class:`QuadTables`.
+    ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners'
+    blends, with an output vertex of its own per blend). Collision: one material per triangle
+    (``out.tri_material``), one output vertex per mesh vertex. ``out`` (:class:`QuadOutput`) receives everything,
+    ``out.counts`` (vertices, triangles); ``tables`` is a :class:`QuadTables`.
     """
     surface_cells, ext_first, ext_case = cells
     rep, positions, normals, vmat, vshares = vertices
@@ -208,12 +208,15 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                     code = first_mat * 256 + second_mat
                 # Each corner's blend: the second material's share of the pair; a corner that carries neither
                 # material takes the mean of the others' blends (0.5 where one is all first, one all second).
-                carries_a, blend_a = pair_blend(vmat[a, 0], vmat[a, 1], vshares[a, 0], vshares[a, 1], first_mat,
-                                                second_mat)
-                carries_b, blend_b = pair_blend(vmat[b, 0], vmat[b, 1], vshares[b, 0], vshares[b, 1], first_mat,
-                                                second_mat)
-                carries_c, blend_c = pair_blend(vmat[c, 0], vmat[c, 1], vshares[c, 0], vshares[c, 1], first_mat,
-                                                second_mat)
+                carries_a = carries_b = carries_c = True
+                blend_a = blend_b = blend_c = 0.0
+                if not collision:
+                    carries_a, blend_a = pair_blend(vmat[a, 0], vmat[a, 1], vshares[a, 0], vshares[a, 1],
+                                                    first_mat, second_mat)
+                    carries_b, blend_b = pair_blend(vmat[b, 0], vmat[b, 1], vshares[b, 0], vshares[b, 1],
+                                                    first_mat, second_mat)
+                    carries_c, blend_c = pair_blend(vmat[c, 0], vmat[c, 1], vshares[c, 0], vshares[c, 1],
+                                                    first_mat, second_mat)
                 for corner in range(3):
                     if corner == 0:
                         g, blend = a, borrowed_blend(carries_a, blend_a, carries_b, blend_b, carries_c, blend_c)
@@ -249,9 +252,9 @@ def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case,
                  n_gathered):
     """Copy the chunk's ``surface_cells`` (local indices from cell ``cells_lo``) that lie in the block's extended
     cells ``ext_lo .. ext_hi - 1`` into its extended cell arrays, with the vertices they use and their
-    representatives appended to the block's
-    vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and
-    is left all -1 again. Returns the new vertex count of the block."""
+    representatives appended to the block's vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's
+    evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch
+    and is left all -1 again. Returns the new vertex count of the block."""
     start = n_gathered
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
