@@ -58,3 +58,20 @@ def test_a_flat_surface_is_found_only_within_reach():
     assert surface_within(density, 128, 2.5, surface + 0.3, 2.5, *up, 0.31)
     assert not surface_within(density, 128, 2.5, surface + 0.3, 2.5, *up, 0.29)
     assert not surface_within(density, 128, 2.5, surface + 0.3, 2.5, 1.0, 0.0, 0.0, 5.0)  # along the surface
+
+
+def test_a_density_that_flattens_out_does_not_fool_the_proof():
+    """Density along y: 255, 140, 129, 120, 0 (the surface near y = 3.1). At y = 1.97 the value and slope of
+    the density promise the surface 0.13 samples away (what the simplification used to estimate); it is more
+    than a sample away, and only a reach that long finds it."""
+    density = np.zeros((4, 6, 4), dtype=np.uint8)
+    for y, value in enumerate((255, 255, 140, 129, 120, 0)):
+        density[:, y, :] = value
+    point, up = np.array([1.5, 1.97, 1.5]), np.array([0.0, 1.0, 0.0])
+    value = reference_density(density, point)
+    slope = (reference_density(density, point + 0.01 * up) - reference_density(density, point - 0.01 * up)) / 0.02
+    assert abs(value - 128) / abs(slope) < 0.15  # the old estimate
+    surface = 3.0 + 1.0 / 9.0  # 129 -> 120 crosses 128 a ninth of the way
+    assert not surface_within(density, 128, *point, *up, 0.3)
+    assert not surface_within(density, 128, *point, *up, surface - point[1] - 0.01)
+    assert surface_within(density, 128, *point, *up, surface - point[1] + 0.01)
