@@ -165,9 +165,9 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     counts = np.zeros(2, dtype=np.int64)
     out = QuadOutput(out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, head,
                      chain_next, chain_code, counts)
-    _kernels.emit_quads(BlockCells(surface_cells, ext_first, ext_case),
-                        BlockVertices(rep, positions, normals, materials, shares), volume.origin,
-                        volume.voxel_size, collision, out, QUAD_TABLES)
+    block_cells = BlockCells(surface_cells, ext_first, ext_case)
+    block_vertices = BlockVertices(rep, positions, normals, materials, shares)
+    _kernels.emit_quads(block_cells, block_vertices, volume.origin, volume.voxel_size, collision, out, QUAD_TABLES)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
     if collision:
         return CollisionMesh(out_positions[:n_vertices].copy(), out_triangles[:n_triangles].copy(),
