@@ -27,8 +27,11 @@ MIXED_IDS = [TABLE.id_of(name) for name in ("grass", "soil", "sand", "rock", "ir
 
 
 # ------------------------------------------------------------------------------------------ worked examples
-# The design's 2-D worked example: a vertex at (0.8, 0.4) in a square of four samples, one of them air, the other
-# three holding grass, sand and soil. (corner, density / 255, mat_a, mat_b, mat_b's share)
+# The design's 2-D worked example: a vertex at (0.8, 0.4) in a square of four samples. The design gives the corner
+# weights and the evaluation values; the corners' contents here are read back from those figures, each a whole
+# sample or a plain two-material mix: grass only in corner 0 (0.096 = 0.12 x 0.8), soil only in corner 3
+# (0.1152 = 0.32 x 0.6 x 0.6), sand making up the rest (0.024 + 0.064 + 0.0768), the 0.48 corner air.
+# (corner, density / 255, mat_a, mat_b, mat_b's share)
 DESIGN_CORNERS = [
     (0, 1.0, GRASS, SAND, 0.2),  # (0, 0): full, grass 0.8 and sand 0.2
     (1, 0.0, 0, 0, 0.0),  # (1, 0): air
