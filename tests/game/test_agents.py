@@ -107,6 +107,24 @@ def test_agent_names_are_unique_and_bad_agents_are_refused():
         world.agents.npc("zed")
 
 
+def test_the_demo_enemy_carves_the_rock_wall_with_the_default_chainsaw():
+    """The demo level's enemy cuts with the default ChainsawSettings (no wider demo cut): the game's collision
+    mesh stays near enough to the voxel surface that a blade resting on it reaches the wall's voxels."""
+    world = World.demo(npcs=0)
+    assert world.settings.chainsaw == ChainsawSettings()
+    enemy = world.agents.enemies[0]
+    assert enemy.settings.cut_radius == ChainsawSettings().cut_radius
+    before = world.volume.density.copy()
+    log = [event for _ in range(120) for event in world.step(Inputs())]
+    carved = [e for e in log if isinstance(e, EnemyChanged) and e.kind == "carved" and e.material == "rock"]
+    assert sum(e.amount for e in carved) > 0.0 and enemy.carved_voxels > 0
+    # What it lost is in front of the enemy, where the wall stands.
+    lost = np.argwhere(world.volume.density < before) * world.volume.voxel_size + world.volume.origin
+    assert len(lost) > 0
+    assert np.all(np.linalg.norm(lost[:, [0, 2]] - enemy.position[[0, 2]], axis=1) < enemy.settings.reach + 0.5)
+    assert np.all(lost[:, 0] > enemy.position[0])  # ahead of it, towards the wall (it faces +x)
+
+
 def scripted(frame: int) -> Inputs:
     """Walk to the wall, punch, pull out, suck the ground, stance, throw: every action in 200 frames."""
     if frame < 60:

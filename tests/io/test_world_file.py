@@ -46,7 +46,7 @@ def session(tmp_path_factory):
             again = folder / f"{world.frame}-again.vxw"
             save_world(loaded, again)
             twins.append({"name": name, "world": loaded, "steps": 0, "same_events": True,
-                          "same_state": state(loaded) == state(world),
+                          "bullets": len(world.actions.suck.bullets), "same_state": state(loaded) == state(world),
                           "same_file": content(path) == content(again), "path": path})
     return {"world": world, "twins": twins, "found": found}
 
@@ -74,7 +74,8 @@ def test_a_loaded_world_steps_on_like_the_original(session):
 def test_the_loaded_world_is_whole(session):
     twin = next(t for t in session["twins"] if t["name"] == "bullet held")
     world = load_world(twin["path"])
-    assert world.actions.held.kind == "bullet" and len(world.actions.suck.bullets) == 10
+    # Suck held 60 frames made its bullets (how many follows from where the suck met the collision mesh).
+    assert world.actions.held.kind == "bullet" and len(world.actions.suck.bullets) == twin["bullets"] >= 5
     assert world.achievements() and world.actions.deformation.treasures
     assert len(world.agents.npcs) == 3 and all(npc.state == "walking" for npc in world.agents.npcs)
     assert world.agents.enemies[0].carved_voxels > 0

@@ -5,7 +5,8 @@ Vertex materials (issue #3): for the samples around a vertex at local position v
 of |(1 - c) - v|; a material's density in a sample = density / 255 x its share there (mat_b's share mix / 255);
 its evaluation value = sum of weight x material density. The vertex keeps the two highest, blend = the second's
 share of their sum. A triangle's judgment value of a material = the sum over its corners of the corner's share
-of it; display triangles take the two highest, collision triangles the highest.
+of it; display triangles take the two highest, collision triangles the highest. A display corner that carries
+neither of its triangle's two materials takes the mean of the other corners' blends.
 """
 
 from __future__ import annotations
@@ -26,33 +27,38 @@ MIXED_IDS = [TABLE.id_of(name) for name in ("grass", "soil", "sand", "rock", "ir
 
 
 # ------------------------------------------------------------------------------------------ worked examples
+# The design's 2-D worked example: a vertex at (0.8, 0.4) in a square of four samples. The design gives the corner
+# weights and the evaluation values; the corners' contents here are read back from those figures, each a whole
+# sample or a plain two-material mix: grass only in corner 0 (0.096 = 0.12 x 0.8), soil only in corner 3
+# (0.1152 = 0.32 x 0.6 x 0.6), sand making up the rest (0.024 + 0.064 + 0.0768), the 0.48 corner air.
+# (corner, density / 255, mat_a, mat_b, mat_b's share)
+DESIGN_CORNERS = [
+    (0, 1.0, GRASS, SAND, 0.2),  # (0, 0): full, grass 0.8 and sand 0.2
+    (1, 0.0, 0, 0, 0.0),  # (1, 0): air
+    (2, 0.8, SAND, 0, 0.0),  # (0, 1): sand at density 0.8
+    (3, 0.6, SAND, SOIL, 0.6),  # (1, 1): density 0.6, sand 0.4 and soil 0.6
+]
+
+
 def test_worked_example_vertex_materials_in_2d():
-    """The issue's 2-D example: four samples with weights 0.12 / 0.48 / 0.08 / 0.32 give evaluation values sand
-    0.1648, soil 0.1152, grass 0.096, so the vertex is sand and soil with sand's share 0.1648 / 0.28."""
-    # Corner weights (1 - vx)(1 - vy), vx(1 - vy), (1 - vx)vy, vx vy are 0.12, 0.48, 0.08, 0.32 at v = (0.8, 0.4)
-    # (0.2 x 0.6, 0.8 x 0.6, 0.2 x 0.4, 0.8 x 0.4); a 2-D square is the z = 0 face of the cube, so vz = 0.
+    """The design's 2-D example: at the vertex the corner weights are 0.12 / 0.48 / 0.08 / 0.32, the evaluation
+    values sand 0.1648, soil 0.1152 and grass 0.096, so the vertex is sand and soil, sand's share about 0.59."""
+    # A 2-D square is the z = 0 face of the cell (vz = 0): the weights come from the code.
     weights = np.array([corner_weight(corner, 0.8, 0.4, 0.0) for corner in range(4)])
     np.testing.assert_allclose(weights, [0.12, 0.48, 0.08, 0.32], rtol=1e-12)
-    # density / 255 and shares chosen so each material density is a product of fifths:
-    #   sample 0: density 0.2, all sand            -> sand 0.12 x 0.2 = 0.024
-    #   sample 1: density 0.2, sand 0.4 / grass 0.6 -> sand 0.48 x 0.08 = 0.0384, grass 0.48 x 0.12 = 0.0576
-    #   sample 2: density 0.8, sand 0.4 / grass 0.6 -> sand 0.08 x 0.32 = 0.0256, grass 0.08 x 0.48 = 0.0384
-    #   sample 3: density 0.6, sand 0.4 / soil 0.6  -> sand 0.32 x 0.24 = 0.0768, soil 0.32 x 0.36 = 0.1152
-    # sand 0.024 + 0.0384 + 0.0256 + 0.0768 = 0.1648, soil 0.1152, grass 0.0576 + 0.0384 = 0.096.
-    density = np.array([51, 51, 204, 153], dtype=np.float64)  # 0.2, 0.2, 0.8, 0.6 of 255
-    mat_a = np.array([SAND, SAND, SAND, SAND], dtype=np.uint8)
-    mat_b = np.array([0, GRASS, GRASS, SOIL], dtype=np.uint8)
-    mix = np.array([0, 153, 153, 153], dtype=np.float64)  # mat_b's share 0.6
+    density = np.array([255 * d for _, d, _, _, _ in DESIGN_CORNERS], dtype=np.float64)
+    mat_a = np.array([a for _, _, a, _, _ in DESIGN_CORNERS], dtype=np.uint8)
+    mat_b = np.array([b for _, _, _, b, _ in DESIGN_CORNERS], dtype=np.uint8)
+    mix = np.array([255 * share for _, _, _, _, share in DESIGN_CORNERS], dtype=np.float64)
     ids, values = np.zeros(2, dtype=np.int64), np.zeros(2)
     seen, total = np.zeros(8, dtype=np.int64), np.zeros(8)
     top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, total)
     assert ids.tolist() == [SAND, SOIL]
     np.testing.assert_allclose(values, [0.1648, 0.1152], rtol=1e-12)
     # grass (0.096) is the third: it was evaluated and lost.
-    evaluated = dict(zip(seen[:3].tolist(), total[:3].tolist()))
+    evaluated = {m: value for m, value in zip(seen[:3].tolist(), total[:3].tolist())}
     assert evaluated == pytest.approx({SAND: 0.1648, GRASS: 0.096, SOIL: 0.1152}, rel=1e-12)
     share = values[0] / values.sum()
-    assert share == pytest.approx(0.1648 / (0.1648 + 0.1152), rel=1e-12)
     assert round(share, 2) == 0.59
 
 
@@ -197,6 +203,54 @@ def judged(vertices, corners) -> list[tuple[float, int]] | None:
     return ranked
 
 
+def reference_corner_blends(vertices, corners, pair) -> list[float]:
+    """Each corner's blend on a triangle of ``pair``: the second material's share of the pair; a corner that
+    carries neither material takes the mean of the blends of the other corners that carry one."""
+    own = []
+    for v in corners:
+        shares = vertex_shares(vertices, v)
+        a_share, b_share = shares.get(pair[0], 0.0), shares.get(pair[1], 0.0) if pair[1] else 0.0
+        own.append(b_share / (a_share + b_share) if a_share + b_share > 0.0 else None)
+    blends = []
+    for corner, blend in enumerate(own):
+        if blend is None:
+            others = [b for other, b in enumerate(own) if other != corner and b is not None]
+            blend = sum(others) / len(others)
+        blends.append(blend)
+    return blends
+
+
+def quartered_ground() -> VoxelVolume:
+    """Ground rising gently along x, its columns in four quarters: sand (x < 3, z < 3), grass (x < 3, z >= 3),
+    soil (x >= 3, z < 3) and rock. Where the quarters meet, no diagonal of a quad keeps its triangles to two
+    materials: one triangle of grass and sand has a corner of soil and rock."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 3.3 - 0.13 * x, (6, 8, 6), material="sand", chunk_size=8)
+    i, _, k = np.indices(volume.shape)
+    quarters = np.array([TABLE.id_of(name) for name in ("sand", "grass", "soil", "rock")], dtype=np.uint8)
+    volume.mat_a[...] = quarters[(i >= 3) * 2 + (k >= 3)]
+    return volume
+
+
+def test_a_corner_carrying_neither_material_of_its_triangle_takes_the_other_corners_blend():
+    """The grass-and-sand triangle's soil-and-rock corner is drawn at the mean of the other corners' blends
+    (all sand: 1, half sand: 0.5, so 0.75), not as the pair's first material (blend 0)."""
+    volume = quartered_ground()
+    vertices = dual_vertices(volume)
+    lookup = dual_index_by_position(vertices)
+    mesh = mesh_volume(volume, B.unsimplified())
+    borrowed = []
+    for tri in mesh.indices:
+        corners = [lookup[mesh.positions[o].tobytes()] for o in tri]
+        pair = (int(mesh.mat_a[tri[0]]), int(mesh.mat_b[tri[0]]))
+        expected = reference_corner_blends(vertices, corners, pair)
+        for o, v, blend in zip(tri, corners, expected):
+            assert float(mesh.blend[o]) == pytest.approx(blend, abs=1e-6)
+            if not set(vertex_shares(vertices, v)) & (set(pair) - {0}):
+                borrowed.append((pair, float(mesh.blend[o])))
+    assert borrowed == [((GRASS, SAND), pytest.approx(0.75, abs=1e-6))]
+    assert not any(T.display_material_defects(mesh).values())
+
+
 @pytest.mark.parametrize("volume_name", ["mixed-2", "zoned", "striped"])
 def test_unsimplified_triangle_materials_follow_the_judgment(volume_name):
     """levels=0: every display triangle's pair is the top two judged materials of its three dual vertices, each
@@ -216,12 +270,10 @@ def test_unsimplified_triangle_materials_follow_the_judgment(volume_name):
         three_or_more += len(ranked) > 2
         first, second = ranked[0][1], (ranked[1][1] if len(ranked) > 1 else 0)
         pair = (min(first, second), max(first, second)) if second else (first, 0)
-        for o, v in zip(tri, corners):
+        expected = reference_corner_blends(vertices, corners, pair)
+        for o, blend in zip(tri, expected):
             assert (int(mesh.mat_a[o]), int(mesh.mat_b[o])) == pair
-            shares = vertex_shares(vertices, v)
-            a_share, b_share = shares.get(pair[0], 0.0), shares.get(pair[1], 0.0) if pair[1] else 0.0
-            expected = b_share / (a_share + b_share) if a_share + b_share > 0.0 else 0.0
-            assert float(mesh.blend[o]) == pytest.approx(expected, abs=1e-6)
+            assert float(mesh.blend[o]) == pytest.approx(blend, abs=1e-6)
     assert checked >= 0.95 * mesh.triangle_count
     if volume_name != "striped":  # (there every quad has a two-material split)
         assert three_or_more > 0  # the volume does exercise the choice of two among more

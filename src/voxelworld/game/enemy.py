@@ -16,11 +16,15 @@ does), so a carve shows in the next frame's contacts.
 
 Examples
 --------
+A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade's
+edge cuts soil at the wrist rate 0.40 (see :class:`~voxelworld.motion.SlowdownProfile`).
+
 >>> from voxelworld.terrain import Box, VoxelVolume
 >>> from voxelworld.meshing import ChunkMesher
+>>> from voxelworld.game.settings import GAME_MESH_OPTIONS
 >>> volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
 >>> _ = volume.add(Box((3.2, 0.6, 2.0), (4.2, 1.2, 2.8)), "soil")
->>> mesher = ChunkMesher(volume)
+>>> mesher = ChunkMesher(volume, options=GAME_MESH_OPTIONS)
 >>> enemy = ChainsawEnemy("saw", volume, mesher, (2.4, 0.0, 2.4), facing=(1, 0, 0))
 >>> for _ in range(45):
 ...     _ = mesher.update()

@@ -10,10 +10,13 @@ from .enemy import ChainsawSettings
 from .play import ActionSettings
 from .player import PlayerSettings
 
-GAME_MESH_OPTIONS = MeshOptions(collision_levels=2, collision_tolerance=0.5)
-# A level's chainsaw enemies: a cut of a voxel edge around the blade, wider than the simplified collision mesh's
-# error (it may stand ~0.3 m off the voxel surface), so that a blade resting on the mesh still cuts voxels.
-DEMO_CHAINSAW = ChainsawSettings(cut_radius=0.5)
+# The game's meshes: a collision mesh coarser than the display mesh (on the demo world about 60 % of its vertices
+# and 85 % of its triangles: a looser shape error, and only each vertex's leading material counts towards a
+# merge's two kinds) yet within 0.3 voxel edges of the voxel surface, so that a blade or a foot resting on it
+# touches the voxels. Both merge two octree levels (nodes of 4 voxels): deeper collision merges hide a material
+# band of a few voxels under its neighbours' triangles (a rock band between soil and lava), which footsteps,
+# punches and pull-outs read.
+GAME_MESH_OPTIONS = MeshOptions(levels=2, collision_levels=2, collision_tolerance=0.3)
 
 
 @dataclass(frozen=True)
@@ -22,8 +25,8 @@ class WorldSettings:
 
     ``player``: the player's body and abilities; ``actions``: punch, pull-out, suck, stance, throw, impacts,
     treasure and awards; ``chainsaw``: the level's chainsaw enemies; ``mesh_options``: display and collision
-    meshing (the collision mesh finer than the mesher's default, within half a voxel edge, so that a step the
-    player may not climb is not smoothed into a ramp it can);
+    meshing (the collision mesh coarser than the display mesh but within 0.3 voxel edges of the voxel surface, so
+    that a step the player may not climb is not smoothed into a ramp it can; see ``GAME_MESH_OPTIONS``);
     ``collision_radius``: m (> 0) around each actor covered by the collision BVH; ``aim_distance``: m (> 0),
     how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
@@ -34,7 +37,7 @@ class WorldSettings:
 
     player: PlayerSettings = PlayerSettings()
     actions: ActionSettings = ActionSettings()
-    chainsaw: ChainsawSettings = DEMO_CHAINSAW
+    chainsaw: ChainsawSettings = ChainsawSettings()
     mesh_options: MeshOptions = GAME_MESH_OPTIONS
     collision_radius: float = 12.0
     aim_distance: float = 30.0

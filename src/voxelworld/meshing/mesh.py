@@ -15,11 +15,14 @@ from itertools import product
 import numpy as np
 
 from . import _kernels, tables
+from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
 from .scratch import buffer
 from .surface import ChunkSurface
 
 __all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "chunk_cells",
            "assemble_block", "assemble_chunk"]
+
+QUAD_TABLES = QuadTables(tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS)
 
 
 @dataclass(frozen=True)
@@ -160,10 +163,11 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     chain_next = buffer("chain_next", 6 * crossings, 0, np.int64)
     chain_code = buffer("chain_code", 6 * crossings, 0, np.int64)
     counts = np.zeros(2, dtype=np.int64)
-    _kernels.emit_quads(surface_cells, ext_first, ext_case, tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS, rep,
-                        positions, normals, materials, shares, volume.origin, volume.voxel_size, collision, head,
-                        chain_next, chain_code, out_positions, out_normals, out_mat, out_blend, out_triangles,
-                        out_tri_material, counts)
+    out = QuadOutput(out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, head,
+                     chain_next, chain_code, counts)
+    block_cells = BlockCells(surface_cells, ext_first, ext_case)
+    block_vertices = BlockVertices(rep, positions, normals, materials, shares)
+    _kernels.emit_quads(block_cells, block_vertices, volume.origin, volume.voxel_size, collision, out, QUAD_TABLES)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
     if collision:
         return CollisionMesh(out_positions[:n_vertices].copy(), out_triangles[:n_triangles].copy(),

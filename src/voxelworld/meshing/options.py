@@ -23,12 +23,13 @@ class MeshOptions:
         every cell's vertex. Merges never cross chunk borders, so levels above log2(chunk_size) do nothing.
     tolerance : float
         Largest shape error (voxel edges, >= 0) a display-mesh merge may make: the RMS distance of the merged
-        vertex to its cells' tangent planes, and its distance to the surface.
+        vertex to its cells' tangent planes, and its distance to the surface (proven: the trilinear density
+        changes side within that distance along the vertex's normal).
     collision_levels : int
         Octree levels of the collision mesh (0..5).
     collision_tolerance : float
         The shape error a collision-mesh merge may make (voxel edges, >= ``tolerance``): coarser, so fewer
-        triangles. Collision merges count only each vertex's leading material towards the two kinds.
+        triangles. Every merged collision vertex stands within this distance of the surface. Collision merges count only each vertex's leading material towards the two kinds.
 
     Examples
     --------

@@ -12,9 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels, tables
+from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
 
 __all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "simplify_surface", "dual_vertices"]
+
+SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
 
 
 @dataclass(frozen=True)
@@ -83,11 +86,10 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     positions[:n], normals[:n], materials[:n] = surface.positions, surface.normals, surface.materials
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
-    total = _kernels.simplify(density, iso, surface.cell_lo, dims, levels, tolerance, 1 if collision else 2,
-                              tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS,
-                              kind_by_id, surface.cell_case, surface.cell_first, surface.surface_cells, positions,
-                              normals, materials,
-                              evaluations, qef, n, parent)
+    cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
+    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id)
+    total = _kernels.simplify(density, iso, cells, VertexArrays(positions, normals, materials, evaluations, qef), n,
+                              parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
                         positions[:total],
                         normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total])

@@ -7,17 +7,24 @@ Per vertex the kernels keep, beside position, normal and materials, the quadric 
 through its edge crossings, normal from the density gradient): ``qef[v] = (Axx, Axy, Axz, Ayy, Ayz, Azz, bx, by,
 bz, c, mx, my, mz, count)`` with ``A = sum n n^T``, ``b = sum n (n . p)``, ``c = sum (n . p)^2``, the sum ``m`` of the
 crossing points and their ``count``. Quadrics add up, so a merged vertex's quadric is its children's sum.
+
+Kernels with many arrays take them grouped in the named tuples of :mod:`.arguments` (tables, a chunk's cells,
+vertex arrays, outputs): numba passes each as one typed argument.
 """
 
+from .arguments import (BlockCells, BlockVertices, ChunkCells, MergeRule, QuadOutput, QuadTables,
+                        SimplifyTables, VertexArrays)
 from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
 from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
                      qef_error, solve_qef, top_two_materials)
 from .incremental import same_vertex, take_changes, top_layer_changes
 from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
-from .simplify import merge_vertices, simplify, solid_at, surface_distance, topology_safe
+from .simplify import merge_vertices, simplify, solid_at, surface_within, topology_safe, trilinear_density
 
-__all__ = ["cell_cases", "cell_vertices", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
+__all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput", "QuadTables", "SimplifyTables",
+           "VertexArrays",
+           "cell_cases", "cell_vertices", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
            "REGULARISATION", "accumulate", "axis_difference", "corner_weight", "qef_error", "solve_qef",
            "top_two_materials", "same_vertex", "take_changes", "top_layer_changes", "emit_quads", "gather_cells",
-           "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_distance",
-           "topology_safe"]
+           "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",
+           "topology_safe", "trilinear_density"]

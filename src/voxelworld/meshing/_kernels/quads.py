@@ -72,20 +72,57 @@ def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
     return count
 
 
+@nb.njit(cache=True, inline="always")
+def pair_blend(m0, m1, e0, e1, first_mat, second_mat):
+    """(carries, blend) of a vertex with materials m0, m1 (shares e0, e1) on a triangle of the pair
+    (``first_mat``, ``second_mat``; 0 for none): whether it carries either, and the second's share of the pair."""
+    m0, m1 = np.int64(m0), np.int64(m1)
+    share_first = (e0 if m0 == first_mat else 0.0) + (e1 if m1 == first_mat else 0.0)
+    share_second = 0.0
+    if second_mat != 0:
+        share_second = (e0 if m0 == second_mat else 0.0) + (e1 if m1 == second_mat else 0.0)
+    pair_total = share_first + share_second
+    if pair_total > 0.0:
+        return True, share_second / pair_total
+    return False, 0.0
+
+
+@nb.njit(cache=True, inline="always")
+def borrowed_blend(carries, blend, carries1, blend1, carries2, blend2):
+    """A corner's blend: its own when it carries a material of the triangle's pair, else the mean of the blends of
+    the other two corners that do (the pair's first material is the triangle's leading one, so one does)."""
+    if carries:
+        return blend
+    if carries1 and carries2:
+        return 0.5 * (blend1 + blend2)
+    if carries1:
+        return blend1
+    if carries2:
+        return blend2
+    return 0.0
+
+
 @nb.njit(cache=True, nogil=True)
-def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_axis, rep, positions, normals, vmat,
-               vshares, origin, voxel_size, collision, head, chain_next, chain_code, out_positions, out_normals,
-               out_mat, out_blend, out_triangles, out_tri_material, counts):
+def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
-    that leaves the first corner of one of the chunk's own ``surface_cells`` (at extended index + 1), split
-    into two triangles wound counter-clockwise seen from outside.
+    that leaves the first corner of one of the block's own surface cells (``cells``, a :class:`BlockCells`; at
+    extended index + 1), split into two triangles wound counter-clockwise seen from outside.
 
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
-    degenerate triangles (a repeated vertex) are dropped. ``vshares``: each vertex's two materials' shares. Display (``collision`` False): each triangle takes the
-    two materials of highest judgment value, and its vertices are emitted once per material pair (``out_mat``
-    in id order, ``out_blend`` the share of the second). Collision: one material per triangle
-    (``out_tri_material``), one output vertex per mesh vertex. ``counts`` receives (vertices, triangles).
+    degenerate triangles (a repeated vertex) are dropped. ``vertices`` (:class:`BlockVertices`) carry each
+    vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
+    highest judgment value, and its vertices are emitted once per material pair (``out.materials`` in id order,
+    ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners'
+    blends, with an output vertex of its own per blend). Collision: one material per triangle
+    (``out.tri_material``), one output vertex per mesh vertex. ``out`` (:class:`QuadOutput`) receives everything,
+    ``out.counts`` (vertices, triangles); ``tables`` is a :class:`QuadTables`.
     """
+    surface_cells, ext_first, ext_case = cells
+    rep, positions, normals, vmat, vshares = vertices
+    edge_patch, edge_from_corner_axis = tables
+    out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material = \
+        out.positions, out.normals, out.materials, out.blend, out.triangles, out.tri_material
+    head, chain_next, chain_code, counts = out.head, out.chain_next, out.chain_code, out.counts
     ring = np.empty(4, dtype=np.int64)
     ids = np.empty(2, dtype=np.int64)
     tri = np.empty(6, dtype=np.int64)
@@ -169,11 +206,28 @@ def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_
                     if second_mat != 0 and second_mat < first_mat:
                         first_mat, second_mat = second_mat, first_mat
                     code = first_mat * 256 + second_mat
+                # Each corner's blend: the second material's share of the pair; a corner that carries neither
+                # material takes the mean of the others' blends (0.5 where one is all first, one all second).
+                carries_a = carries_b = carries_c = True
+                blend_a = blend_b = blend_c = 0.0
+                if not collision:
+                    carries_a, blend_a = pair_blend(vmat[a, 0], vmat[a, 1], vshares[a, 0], vshares[a, 1],
+                                                    first_mat, second_mat)
+                    carries_b, blend_b = pair_blend(vmat[b, 0], vmat[b, 1], vshares[b, 0], vshares[b, 1],
+                                                    first_mat, second_mat)
+                    carries_c, blend_c = pair_blend(vmat[c, 0], vmat[c, 1], vshares[c, 0], vshares[c, 1],
+                                                    first_mat, second_mat)
                 for corner in range(3):
-                    g = a if corner == 0 else (b if corner == 1 else c)
-                    # The output vertex of g with this material pair: found on g's chain, or added.
+                    if corner == 0:
+                        g, blend = a, borrowed_blend(carries_a, blend_a, carries_b, blend_b, carries_c, blend_c)
+                    elif corner == 1:
+                        g, blend = b, borrowed_blend(carries_b, blend_b, carries_a, blend_a, carries_c, blend_c)
+                    else:
+                        g, blend = c, borrowed_blend(carries_c, blend_c, carries_a, blend_a, carries_b, blend_b)
+                    stored = np.float32(blend)
+                    # The output vertex of g with this material pair and blend: found on g's chain, or added.
                     o = head[g]
-                    while o >= 0 and chain_code[o] != code:
+                    while o >= 0 and (chain_code[o] != code or out_blend[o] != stored):
                         o = chain_next[o]
                     if o < 0:
                         o = n_out
@@ -185,15 +239,7 @@ def emit_quads(surface_cells, ext_first, ext_case, edge_patch, edge_from_corner_
                             out_positions[o, axis2] = origin[axis2] + positions[g, axis2] * voxel_size
                             out_normals[o, axis2] = normals[g, axis2]
                         out_mat[o, 0], out_mat[o, 1] = first_mat, second_mat
-                        # The blend is the second material's share of the pair.
-                        m0, m1 = np.int64(vmat[g, 0]), np.int64(vmat[g, 1])
-                        e0, e1 = vshares[g, 0], vshares[g, 1]
-                        share_first = (e0 if m0 == first_mat else 0.0) + (e1 if m1 == first_mat else 0.0)
-                        share_second = 0.0
-                        if second_mat != 0:
-                            share_second = (e0 if m0 == second_mat else 0.0) + (e1 if m1 == second_mat else 0.0)
-                        pair_total = share_first + share_second
-                        out_blend[o] = share_second / pair_total if pair_total > 0.0 else 0.0
+                        out_blend[o] = stored
                     out_triangles[n_tri, corner] = o
                 n_tri += 1
     counts[0], counts[1] = n_out, n_tri
@@ -206,9 +252,9 @@ def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case,
                  n_gathered):
     """Copy the chunk's ``surface_cells`` (local indices from cell ``cells_lo``) that lie in the block's extended
     cells ``ext_lo .. ext_hi - 1`` into its extended cell arrays, with the vertices they use and their
-    representatives appended to the block's
-    vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and
-    is left all -1 again. Returns the new vertex count of the block."""
+    representatives appended to the block's vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's
+    evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch
+    and is left all -1 again. Returns the new vertex count of the block."""
     start = n_gathered
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]

@@ -20,11 +20,12 @@ def solid_at(density, iso, i, j, k):
 
 
 @nb.njit(cache=True)
-def topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces, lattice_corners):
+def topology_safe(density, iso, bi, bj, bk, size, tables):
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
     children (dual contouring's topology test): its sign case has one patch that crosses no face twice, and
     the sign at the middle of every coarse edge, the centre of every coarse face and the centre of the cube
-    agrees with a corner's."""
+    agrees with a corner's (``tables``: a :class:`SimplifyTables`)."""
+    patch_count, one_patch_faces, lattice_corners = tables
     half = size // 2
     mask = 0
     for corner in range(8):
@@ -51,43 +52,52 @@ def topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces, 
 
 
 @nb.njit(cache=True)
-def surface_distance(density, iso, x, y, z):
-    """Distance (samples) from (x, y, z) to the iso surface, estimated from the trilinear density and gradient."""
+def trilinear_density(density, x, y, z):
+    """The density at (x, y, z) (samples), interpolated trilinearly; points outside the volume take the value of
+    its nearest point (the field is continuous, so a sign change between two points means a crossing between)."""
     nx, ny, nz = density.shape
-    i = min(max(int(math.floor(x)), 0), nx - 2)
-    j = min(max(int(math.floor(y)), 0), ny - 2)
-    k = min(max(int(math.floor(z)), 0), nz - 2)
+    x = min(max(x, 0.0), nx - 1.0)
+    y = min(max(y, 0.0), ny - 1.0)
+    z = min(max(z, 0.0), nz - 1.0)
+    i = min(int(math.floor(x)), max(nx - 2, 0))
+    j = min(int(math.floor(y)), max(ny - 2, 0))
+    k = min(int(math.floor(z)), max(nz - 2, 0))
     vx, vy, vz = x - i, y - j, z - k
-    value = gx = gy = gz = 0.0
+    value = 0.0
     for corner in range(8):
-        s = np.float64(density[i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)])
-        value += corner_weight(corner, vx, vy, vz) * s
-        sx = 1.0 if corner & 1 else -1.0
-        sy = 1.0 if corner & 2 else -1.0
-        sz = 1.0 if corner & 4 else -1.0
-        gx += sx * s * (vy if corner & 2 else 1 - vy) * (vz if corner & 4 else 1 - vz)
-        gy += sy * s * (vx if corner & 1 else 1 - vx) * (vz if corner & 4 else 1 - vz)
-        gz += sz * s * (vx if corner & 1 else 1 - vx) * (vy if corner & 2 else 1 - vy)
-    slope = math.sqrt(gx * gx + gy * gy + gz * gz)
-    if slope == 0.0:
-        return np.inf
-    return abs(value - iso) / slope
+        ci, cj, ck = min(i + (corner & 1), nx - 1), min(j + ((corner >> 1) & 1), ny - 1), \
+            min(k + ((corner >> 2) & 1), nz - 1)
+        value += corner_weight(corner, vx, vy, vz) * np.float64(density[ci, cj, ck])
+    return value
+
+
+@nb.njit(cache=True)
+def surface_within(density, iso, x, y, z, nx, ny, nz, reach):
+    """Whether the iso surface of the trilinear density passes within ``reach`` samples of (x, y, z): the two
+    points ``reach`` away along the unit direction (nx, ny, nz) lie on different sides of it, so the segment
+    between them crosses it. A proof, not an estimate: False may miss a surface that lies to the side."""
+    ahead = trilinear_density(density, x + reach * nx, y + reach * ny, z + reach * nz) >= iso
+    behind = trilinear_density(density, x - reach * nx, y - reach * ny, z - reach * nz) >= iso
+    return ahead != behind
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_patch_faces, lattice_corners,
-             kind_by_id, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef, vertex_count,
-             parent):
-    """Octree simplification of one chunk's cells (``dims`` cells from cell ``lo``), level by level.
+def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
+    """Octree simplification of one chunk's ``cells`` (a :class:`ChunkCells`), level by level, by ``rule`` (a
+    :class:`MergeRule`), with the topology ``tables`` (:class:`SimplifyTables`).
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
-    cell passes :func:`topology_safe`, the quadric's RMS error and the merged vertex's distance to the surface
-    are within ``tolerance`` (samples), and the children's materials are of at most two kinds (counting each
-    vertex's first ``slots`` materials: 2 for display meshes; 1 for collision meshes, whose triangles show
-    only the leading material). Only the nodes above ``surface_cells`` are visited. Merged vertices are
-    appended after ``vertex_count``; ``parent[v]`` is the vertex that replaced v (v itself if none). Returns the
-    new vertex count.
+    cell passes :func:`topology_safe`, the quadric's RMS error is within ``rule.tolerance`` (samples) and the
+    surface provably passes within it of the merged vertex (:func:`surface_within`), and the children's materials
+    are of at most two kinds (counting each vertex's first ``rule.slots`` materials: 2 for display meshes; 1 for
+    collision meshes, whose triangles show only the leading material). Only the nodes above the surface cells
+    are visited. Merged vertices are appended to ``vertices`` (:class:`VertexArrays`) after ``vertex_count``;
+    ``parent[v]`` is the vertex that replaced v (v itself if none). Returns the new vertex count.
     """
+    lo, dims, cell_case, cell_first, surface_cells = cells
+    positions, normals, vmat, vevals, qef = vertices
+    levels, tolerance, slots, kind_by_id = rule
+    patch_count = tables.patch_count
     n = vertex_count
     for v in range(n):
         parent[v] = v
@@ -148,26 +158,10 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_
                 upper[a, b, c] = -2
                 continue
             bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-            if not topology_safe(density, iso, bi, bj, bk, size, patch_count, one_patch_faces,
-                                 lattice_corners):
+            if not topology_safe(density, iso, bi, bj, bk, size, tables):
                 upper[a, b, c] = -2
                 continue
-            # Material kinds of the children (each slot with a share).
-            nkinds = 0
-            for q in range(count):
-                for slot in range(slots):
-                    m = vmat[children[q], slot]
-                    if m == 0 or vevals[children[q], slot] <= 0.0:
-                        continue
-                    kind = kind_by_id[m]
-                    known = False
-                    for r in range(nkinds):
-                        if kinds[r] == kind:
-                            known = True
-                    if not known:
-                        kinds[nkinds] = kind
-                        nkinds += 1
-            if nkinds > 2:
+            if not kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
                 upper[a, b, c] = -2
                 continue
             for col in range(QEF_COLUMNS):
@@ -178,22 +172,10 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_
             nx, ny, nz = density.shape
             solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
                       float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
-            # Where the surface runs into the volume's side, the merged vertex keeps to the outermost
-            # of its children there, so the mesh still reaches the world's edge.
-            pinned = False
-            for axis in range(3):
-                base = bi if axis == 0 else (bj if axis == 1 else bk)
-                if base == 0 or base + size >= density.shape[axis] - 1:
-                    edge = positions[children[0], axis]
-                    for q in range(1, count):
-                        value = positions[children[q], axis]
-                        edge = min(edge, value) if base == 0 else max(edge, value)
-                    solved[axis] = edge
-                    pinned = True
-            if pinned:
+            if pin_to_volume_sides(density.shape, bi, bj, bk, size, children, count, positions, solved):
                 solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
-            if solved[3] > tolerance or surface_distance(density, iso, solved[0], solved[1],
-                                                         solved[2]) > tolerance:
+            if solved[3] > tolerance or not near_surface(density, iso, children, count, normals, solved,
+                                                         tolerance):
                 upper[a, b, c] = -2
                 continue
             merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
@@ -216,6 +198,62 @@ def simplify(density, iso, lo, dims, levels, tolerance, slots, patch_count, one_
             r = parent[r]
         parent[v] = r
     return n
+
+
+@nb.njit(cache=True, inline="always")
+def kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
+    """Whether the first ``slots`` materials (those with a share) of the ``count`` ``children`` are of at most
+    two kinds; ``kinds`` (int64, 16 long) is scratch."""
+    nkinds = 0
+    for q in range(count):
+        for slot in range(slots):
+            m = vmat[children[q], slot]
+            if m == 0 or vevals[children[q], slot] <= 0.0:
+                continue
+            kind = kind_by_id[m]
+            known = False
+            for r in range(nkinds):
+                if kinds[r] == kind:
+                    known = True
+            if not known:
+                kinds[nkinds] = kind
+                nkinds += 1
+    return nkinds <= 2
+
+
+@nb.njit(cache=True, inline="always")
+def pin_to_volume_sides(shape, bi, bj, bk, size, children, count, positions, solved):
+    """Where the node at sample (bi, bj, bk) of ``size`` samples touches the volume's side, keep the merged vertex
+    ``solved`` to the outermost of its children on that axis, so the mesh still reaches the world's edge.
+    Returns whether it moved."""
+    pinned = False
+    for axis in range(3):
+        base = bi if axis == 0 else (bj if axis == 1 else bk)
+        if base == 0 or base + size >= shape[axis] - 1:
+            edge = positions[children[0], axis]
+            for q in range(1, count):
+                value = positions[children[q], axis]
+                edge = min(edge, value) if base == 0 else max(edge, value)
+            solved[axis] = edge
+            pinned = True
+    return pinned
+
+
+@nb.njit(cache=True, inline="always")
+def near_surface(density, iso, children, count, normals, solved, tolerance):
+    """Whether the surface provably passes within ``tolerance`` (samples) of the merged vertex ``solved``,
+    tested along its children's summed normal (:func:`surface_within`). An estimate from the density's slope
+    used to stand here and let vertices drift past the tolerance."""
+    gx = gy = gz = 0.0
+    for q in range(count):
+        gx += normals[children[q], 0]
+        gy += normals[children[q], 1]
+        gz += normals[children[q], 2]
+    length = math.sqrt(gx * gx + gy * gy + gz * gz)
+    if length == 0.0:
+        return False
+    return surface_within(density, iso, solved[0], solved[1], solved[2], gx / length, gy / length, gz / length,
+                          tolerance)
 
 
 @nb.njit(cache=True)
