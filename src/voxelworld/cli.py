@@ -112,7 +112,6 @@ def run_edits(seed: int, out=None) -> None:
               f"{result.volume_removed:>11.2f} {result.volume_added:>9.2f} {took:>7.2f}  {lost}", file=out)
     print(file=out)
     print("Solid volume by material now (m³): " + _format_materials(volume.solid_volume_by_material()), file=out)
-    print("(times include one-off compilation the very first time the kernels run on a machine)", file=out)
 
 
 def run_demo(args: argparse.Namespace, out=None) -> None:
