@@ -53,8 +53,9 @@ def ref_two_bone(root, mid, tip, target, pole, previous=None):
     root, mid, tip, target, pole = (np.asarray(p, dtype=float) for p in (root, mid, tip, target, pole))
     a, b = norm(mid - root), norm((tip - root) - (mid - root))
     d = norm(target - root)
-    if d > 0:
-        u = (target - root) / d
+    if d > 0:  # scaled first: a tiny d (its square subnormal) would leave u off unit length
+        v = (target - root) / np.max(np.abs(target - root))
+        u = v / norm(v)
     elif norm(tip - root) > 1e-9 * (a + b):
         u = unit(tip - root)
     else:

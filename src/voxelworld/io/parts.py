@@ -17,12 +17,12 @@ import numpy as np
 from ..errors import ParameterError, check_range
 from ..game.world import World
 from ..meshing import CollisionMesh, DisplayMesh
+from ..terrain import NONE_COLOUR
 from ..navigation import NavMesh
 
 __all__ = ["ExportParts", "gather", "check_path", "dominant_materials", "material_groups", "fan_triangles",
            "NONE_COLOUR", "NAVMESH_COLOUR"]
 
-NONE_COLOUR = (0.5, 0.5, 0.5)  # id 0 and ids the table lacks, as the viewer draws them
 NAVMESH_COLOUR = (0.2, 0.6, 1.0, 0.5)  # sRGB and alpha of the navmesh in every format
 
 
@@ -65,9 +65,7 @@ def gather(world, collision: bool = False, navmesh: bool = False) -> ExportParts
                                                  "None: add an NPC or call world.agents.navigate() first)")
     display = world.mesher.display_mesh()
     names = tuple(name or f"material_{number}" for number, name in enumerate(world.materials.name_by_id))
-    colours = np.tile(np.array(NONE_COLOUR), (256, 1))
-    for material in world.materials:
-        colours[material.id] = material.colour
+    colours = world.materials.palette()
     return ExportParts(display, dominant_materials(display), world.mesher.collision_mesh() if collision else None,
                        world.agents.navigation.mesh if navmesh else None, names, colours)
 

@@ -14,11 +14,11 @@ Floor 1: knows nothing of meshes, navigation or the game.
 
 from .edits import EditResult, Tool
 from .generators import Layer, demo_terrain
-from .materials import Material, MaterialTable
+from .materials import NONE_COLOUR, Material, MaterialTable
 from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
 from .volume import FIELDS, VoxelVolume
 
 __all__ = [
-    "VoxelVolume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "Shape", "Sphere", "Box",
-    "Capsule", "Cylinder", "Union", "Layer", "demo_terrain",
+    "VoxelVolume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",
+    "Box", "Capsule", "Cylinder", "Union", "Layer", "demo_terrain",
 ]

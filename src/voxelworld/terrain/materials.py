@@ -35,7 +35,9 @@ import numpy as np
 from ..errors import FormatError, ParameterError, check_finite, check_integer, check_range
 from ._kernels import MaterialArrays
 
-__all__ = ["Material", "MaterialTable"]
+NONE_COLOUR = (0.5, 0.5, 0.5)  # what renderers draw material id 0 ("none") and unused ids in
+
+__all__ = ["Material", "MaterialTable", "NONE_COLOUR"]
 
 NONE_ID = 0
 _NAME = re.compile(r"[a-z0-9_]+")
@@ -92,8 +94,9 @@ class Material:
     hardness: float  # >= 0, dimensionless (default table: 0.5 sand .. 10 iron); tools compare it with thresholds
     colour: tuple[float, float, float] = (0.5, 0.5, 0.5)  # red, green, blue in [0, 1]; "#rrggbb" is converted;
     # what the renderers (browser page, offscreen snapshots) draw the material in
-    texture: str = ""  # name of the texture (picture set) renderers will draw; none ships yet, so every renderer
-    # falls back to ``colour``; "" for none
+    texture: str = ""  # name of the texture the renderers draw the material with; until textures have pictures a
+    # texture is drawn in one colour, the ``colour`` of the first material (lowest id) naming it
+    # (:meth:`MaterialTable.palette`); "" for none: the material's own colour
     interior: str = ""  # name of the material a fresh cut shows; "" means this material itself
     fragment_priority: int = 0  # higher wins when a fragment or pulled-out piece must be given one material
     min_fragment_size: int | None = None  # voxels (>= 1); smaller fragments are cleaned away; None: the group's
@@ -265,6 +268,28 @@ class MaterialTable:
         """
         id_a, id_b = self.id_of(a), self.id_of(b)
         return id_a == id_b or int(self.kind_by_id[id_a]) == int(self.kind_by_id[id_b]) != NONE_ID
+
+    def palette(self) -> np.ndarray:
+        """The colour (256 x 3 float64, red, green, blue in [0, 1]) every material id is drawn in, the one palette
+        of every renderer (browser page, snapshots, glTF and OBJ export).
+
+        A material is drawn with its ``texture``; until textures have pictures, a texture is drawn in the colour
+        of the first material (lowest id) that names it, so materials sharing a texture look alike. A material
+        without a texture is drawn in its own ``colour``; id 0 ("none") and unused ids in :data:`NONE_COLOUR`.
+
+        >>> table = MaterialTable([Material(1, "rock", "rock", 5.0, "#808080", texture="rock"),
+        ...                        Material(2, "rock_interior", "rock", 5.0, "#ffffff", texture="rock")])
+        >>> table.palette()[2].tolist() == table.palette()[1].tolist() == list(table["rock"].colour)
+        True
+        """
+        palette = np.tile(np.array(NONE_COLOUR), (256, 1))
+        texture_colours: dict[str, tuple[float, float, float]] = {}
+        for material in sorted(self, key=lambda m: m.id):
+            colour = material.colour
+            if material.texture:
+                colour = texture_colours.setdefault(material.texture, material.colour)
+            palette[material.id] = colour
+        return palette
 
     def __len__(self) -> int:
         return len(self._by_id)

@@ -377,9 +377,9 @@ def _round(value, digits: int = 4):
 
 def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
-    (colours are what the terrain shader blends), the world's box and chunk grid, the player's and NPCs'
+    (each material's texture and the colour it is drawn in until textures have pictures: what the terrain shader blends), the world's box and chunk grid, the player's and NPCs'
     capsules, the props' triangles and the enemies' skeletons."""
-    volume, settings = world.volume, world.settings.player
+    volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
     return {
@@ -388,7 +388,7 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
         "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "messages_per_second": MAX_MESSAGES_PER_SECOND},
         "buttons": list(BUTTONS), "save": save_path,
         "materials": [{"id": m.id, "name": m.name, "group": m.group, "hardness": m.hardness,
-                       "colour": _round(m.colour)} for m in world.materials],
+                       "texture": m.texture, "colour": _round(palette[m.id])} for m in world.materials],
         "world": {"origin": _round(volume.origin), "voxel_size": volume.voxel_size, "shape": list(volume.shape),
                   "chunk_size": volume.chunk_size, "chunks": list(volume.chunk_grid_shape),
                   "bounds": [_round(volume.origin), _round(volume.index_to_world(np.array(volume.shape) - 1))]},

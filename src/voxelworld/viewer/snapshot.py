@@ -41,12 +41,11 @@ import numpy as np
 
 from ..errors import ParameterError, VoxelworldError
 from ..files import write_atomically
-from ..terrain import MaterialTable
+from ..terrain import NONE_COLOUR, MaterialTable
 from .camera import Camera
 
 __all__ = ["snapshot", "render", "RenderError", "NONE_COLOUR", "WIREFRAME_COLOUR", "MAX_SIZE"]
 
-NONE_COLOUR = (0.5, 0.5, 0.5)  # the colour of material id 0 ("none")
 WIREFRAME_COLOUR = (1.0, 0.0, 1.0)  # magenta: no terrain material and not the sky
 MAX_SIZE = 8192  # pixels, the largest width or height a snapshot may have
 SAMPLES = 4  # multisampling: smooth edges
@@ -209,11 +208,8 @@ def _check_colour(parameter: str, value: object) -> tuple[float, float, float]:
 
 def _palette(materials: MaterialTable) -> tuple[np.ndarray, np.ndarray]:
     """Colour (256 x 3 float64) of every material id, and which ids the table knows (0 included)."""
-    palette = np.tile(np.array(NONE_COLOUR), (256, 1))
     known = np.array([bool(name) for name in materials.name_by_id])
-    for material in materials:
-        palette[material.id] = material.colour
-    return palette, known
+    return materials.palette(), known
 
 
 # --- drawing ------------------------------------------------------------------------------------------------
