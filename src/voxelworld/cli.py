@@ -15,8 +15,8 @@ prints what each did (by material) and how long it took.
 progress, writes the JSON (docs/specs/navmesh-json.md) and optionally a top view.
 
 ``voxelworld play [--world FILE] [--save FILE] [--seed N] [--host 127.0.0.1] [--port 8765]``: serves a world
-(the demo world, or the one ``--world`` names, read with ``voxelworld.io.load_world``) to the browser: prints the URL of the
-page, steps the world at 60 frames a second and streams it to every page that connects; the first page plays
+(the demo world, or the one ``--world`` names, read with ``voxelworld.io.load_world``) to the browser: prints
+the URL of the page, steps the world at 60 frames a second and streams it to every page that connects; the first page plays
 (``voxelworld.viewer.server``, docs/play.md). The save key writes ``--save`` (default: the ``--world`` file, else
 ``world.vwd`` in the current folder). Ctrl+C stops it.
 
@@ -348,7 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
     play = commands.add_parser("play", help="serve a world to the browser and play it (Ctrl+C stops)")
-    play.add_argument("--world", help="a world file to play, read with voxelworld.io.load_world (default: the demo world)")
+    play.add_argument("--world", help="a world file to play, read with voxelworld.io.load_world "
+                                      "(default: the demo world)")
     play.add_argument("--save", help="the file the save key writes (default: the --world file, else world.vwd "
                                      "in the current folder)")
     play.add_argument("--seed", type=int, default=0, help="the demo world's seed (default 0)")
@@ -357,7 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765; 0: any free "
                                                              "port)")
     export = commands.add_parser("export", help="write a world file's meshes as glTF 2.0 binary and/or OBJ")
-    export.add_argument("world", metavar="WORLD", help="the world file (written by voxelworld.io.save_world or the play page)")
+    export.add_argument("world", metavar="WORLD",
+                        help="the world file (written by voxelworld.io.save_world or the play page)")
     export.add_argument("--gltf", help="the .glb file to write")
     export.add_argument("--obj", help="the .obj file to write (its .mtl beside it)")
     export.add_argument("--collision", action="store_true", help="also the collision mesh, as its own node")

@@ -124,6 +124,8 @@ def test_an_exposed_treasure_opens_once_and_pays_its_materials_rewards(wall):
     assert of(events, ActionEnded, action="use", outcome="opened")
     assert world.player.currency == material.currency_reward
     assert world.player.stamina == 50.0 + material.stamina_reward
+    snapshot = world.snapshot()  # what a renderer's HUD reads
+    assert (snapshot.player_currency, snapshot.player_stamina) == (world.player.currency, world.player.stamina)
     assert world.actions.opened_treasures == (0,)
     assert "treasure-0" not in [o.name for o in world.snapshot().objects]
     again = press(world, use=True, look=look)

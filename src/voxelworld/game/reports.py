@@ -29,7 +29,8 @@ class AimInfo:
 class Snapshot:
     """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
     (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
-    the moving ``objects`` and the chunks whose display mesh changed (read them from ``world.mesher.meshes``)."""
+    the moving ``objects``, the chunks whose display mesh changed (read them from ``world.mesher.meshes``) and
+    the player's stats, ``player_stamina`` and ``player_currency`` (what the HUD shows)."""
 
     frame: int
     time: float
@@ -40,3 +41,5 @@ class Snapshot:
     camera_direction: tuple[float, float, float]
     objects: tuple[ObjectTransform, ...]
     changed_chunks: frozenset[tuple[int, int, int]]
+    player_stamina: float = 0.0
+    player_currency: float = 0.0

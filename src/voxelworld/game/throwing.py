@@ -11,7 +11,7 @@
 
 The rules come from the materials' properties: a cold object meeting something molten (temperature at or above
 ``molten_from``) cools it; a molten object explodes on cold ground; anything else sticks where the terrain's
-material is ``attachable`` (rock, wood, iron in the default table) and does nothing elsewhere (grass, soil, sand,
+material is ``attachable`` (rock, wood, obsidian, iron in the default table) and does nothing elsewhere (grass, soil, sand,
 ice). ``overrides`` pins a rule for named pairs.
 
 Examples

@@ -417,7 +417,8 @@ class World:
         objects = tuple(o for source in self._object_sources for o in source(self))
         player = self.player
         return Snapshot(self.frame, self.time, _point(player.position), player.yaw, player.pitch, _point(player.eye),
-                        _point(player.aim), objects, self.changed_chunks)
+                        _point(player.aim), objects, self.changed_chunks, float(player.stamina),
+                        float(player.currency))
 
     def achievements(self) -> dict[str, float]:
         """Volume removed by the player's actions per material group (m³), sorted by group name."""

@@ -29,7 +29,8 @@ class MeshOptions:
         Octree levels of the collision mesh (0..5).
     collision_tolerance : float
         The shape error a collision-mesh merge may make (voxel edges, >= ``tolerance``): coarser, so fewer
-        triangles. Every merged collision vertex stands within this distance of the surface. Collision merges count only each vertex's leading material towards the two kinds.
+        triangles. Every merged collision vertex stands within this distance of the surface. Collision merges
+        count only each vertex's leading material towards the two kinds.
 
     Examples
     --------

@@ -339,7 +339,7 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                 if new_damage != old_damage:
                     damage[i, j, k] = new_damage
                     tally.chunk_flags[ci, cj, ck] = 1
-                if not (lowers and gives_way):  # a hidden voxel keeps its damage until it is exposed
+                if not (lowers and gives_way):  # a hidden voxel keeps its density until it is exposed
                     if lowers:
                         blocked += 1
                     if new_damage != old_damage:

@@ -377,8 +377,8 @@ def _round(value, digits: int = 4):
 
 def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
-    (each material's texture and the colour it is drawn in until textures have pictures: what the terrain shader blends), the world's box and chunk grid, the player's and NPCs'
-    capsules, the props' triangles and the enemies' skeletons."""
+    (each material's texture and the colour it is drawn in until textures have pictures: what the terrain
+    shader blends), the world's box and chunk grid, the player's and NPCs' capsules, the props' triangles and the enemies' skeletons."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
