@@ -91,17 +91,20 @@ def test_the_navigation_keeps_its_revision_and_a_bounded_log():
 def test_a_mesher_tells_what_it_has_seen():
     volume = wall()
     mesher = ChunkMesher(volume)
-    assert mesher.state_dict()["fields"] is None and (mesher.state_dict()["seen"] == -1).all()
+    assert mesher.state_dict()["behind"] is None and (mesher.state_dict()["seen"] == -1).all()
     mesher.update()
     density = volume.density.copy()
     volume.remove(Sphere((9.0, 2.0, 9.0), 1.0))
     state = mesher.state_dict()
     behind = {tuple(c) for c in np.argwhere(state["seen"] != volume.chunk_versions)}
-    assert behind and behind <= volume.dirty_chunks
-    assert np.array_equal(state["fields"]["density"], density)  # the voxels it meshed, not the current ones
-    assert not np.array_equal(state["fields"]["density"], volume.density)
-    assert not state["fields"]["density"].flags.writeable
+    assert behind and behind <= volume.dirty_chunks and set(state["behind"]) == behind
+    for chunk, fields in state["behind"].items():  # the voxels it meshed, not the current ones
+        window = tuple(slice(a, b) for a, b in zip(*volume.chunk_box(chunk)))
+        assert np.array_equal(fields["density"], density[window])
+    assert any(not np.array_equal(fields["density"], volume.density[tuple(slice(a, b) for a, b in zip(
+        *volume.chunk_box(chunk)))]) for chunk, fields in state["behind"].items())
     mesher.update()
+    assert mesher.state_dict()["behind"] == {}
     assert np.array_equal(mesher.state_dict()["seen"], volume.chunk_versions)
 
 

@@ -101,18 +101,15 @@ def capture(world: World) -> Captured:
 
 
 def _mesher_behind(world: World, arrays: dict) -> tuple:
-    """The chunks changed since the mesher's last update (the volume edited directly between frames), each with
-    the chunk version the mesher saw; the voxels it saw there go to ``arrays``. A world loaded from the file is
-    built on those voxels, then given the current ones, so that its next frame remeshes what the saved world's
-    would (and its navmesh re-bakes the same)."""
-    volume, seen = world.volume, world.mesher.state_dict()
-    behind = tuple((tuple(int(c) for c in chunk), int(seen["seen"][tuple(chunk)]))
-                   for chunk in np.argwhere(seen["seen"] != volume.chunk_versions))
-    for n, (chunk, _) in enumerate(behind):
-        window = chunk_window(volume, chunk)
+    """The part of the mesher's state (``ChunkMesher.state_dict``) that the volume does not hold: the chunks
+    changed since its last update (the volume edited directly between frames), each with the chunk version it
+    saw; the voxels it saw there go to ``arrays``. :func:`_load_mesher` gives them back to a loaded world's
+    mesher, so that its next frame remeshes what the saved world's would (and its navmesh re-bakes the same)."""
+    state = world.mesher.state_dict()  # a world's mesher has updated: behind is a mapping
+    for n, fields in enumerate(state["behind"].values()):
         for name in MESHED_FIELDS:
-            arrays[f"mesher.behind.{n}.{name}"] = seen["fields"][name][window]
-    return behind
+            arrays[f"mesher.behind.{n}.{name}"] = fields[name]
+    return tuple((chunk, int(state["seen"][chunk])) for chunk in state["behind"])
 
 
 def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
@@ -225,7 +222,6 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
         raise FormatError("state 'settings': not a WorldSettings")
     world_row = check_mapping(rows["world"], "state 'world'", ("seed",))
     player_row = check_mapping(rows["player"], "state 'player'", ("position", "yaw"))
-    current = _show_mesher_view(codec, volume, rows["volume"]["mesher_behind"], arrays)
     try:
         props = [Prop(name, role, material, _array(arrays, f"props.{n}.positions"),
                       _array(arrays, f"props.{n}.indices"))
@@ -234,12 +230,7 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
                       spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
-    versions = volume.chunk_versions.copy()
-    for chunk, (fields, version) in current.items():  # the voxels as they are, which the mesher has not seen yet
-        for name, values in fields.items():
-            getattr(volume, name)[chunk_window(volume, chunk)] = values
-        versions[chunk] = version
-    set_chunk_versions(volume, versions)
+    _load_mesher(codec, world, rows["volume"]["mesher_behind"], arrays)
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
@@ -249,26 +240,24 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     return world
 
 
-def _show_mesher_view(codec: StateCodec, volume: VoxelVolume, data, arrays: dict) -> dict:
-    """Put the voxels the saved world's mesher last saw into ``volume`` (see :func:`_mesher_behind`); return
-    the current voxels and versions of those chunks, to put back once the world is built."""
-    current = {}
-    behind = codec.decode(data, "volume.mesher_behind")
-    versions = volume.chunk_versions.copy()
-    for n, (chunk, seen) in enumerate(behind):
-        if not (isinstance(chunk, tuple) and len(chunk) == 3 and isinstance(seen, int)):
-            raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) and a version")
-        window = chunk_window(volume, chunk)
-        current[chunk] = ({name: getattr(volume, name)[window].copy() for name in MESHED_FIELDS},
-                          int(versions[chunk]))
-        for name in MESHED_FIELDS:
-            saw = _array(arrays, f"mesher.behind.{n}.{name}")
-            if saw.shape != current[chunk][0][name].shape or saw.dtype != getattr(volume, name).dtype:
-                raise FormatError(f"array 'mesher.behind.{n}.{name}': not the shape and type of chunk {chunk}")
-            getattr(volume, name)[window] = saw
-        versions[chunk] = seen
-    set_chunk_versions(volume, versions)
-    return current
+def _load_mesher(codec: StateCodec, world: World, data, arrays: dict) -> None:
+    """Give ``world``'s mesher back the voxels the saved world's mesher last saw (see :func:`_mesher_behind`): it
+    remeshes the chunks they change from them; the volume keeps its current voxels."""
+    grid = world.volume.chunk_grid_shape
+    seen = world.volume.chunk_versions.copy()
+    behind = {}
+    for n, item in enumerate(codec.decode(data, "volume.mesher_behind")):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple) and len(item[0]) == 3
+                and all(isinstance(c, int) and 0 <= c < g for c, g in zip(item[0], grid))
+                and isinstance(item[1], int)):
+            raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) of the grid {grid} and a version")
+        chunk, version = item
+        seen[chunk] = version
+        behind[chunk] = {name: _array(arrays, f"mesher.behind.{n}.{name}") for name in MESHED_FIELDS}
+    try:
+        world.mesher.load_state_dict({"seen": seen, "behind": behind})
+    except ParameterError as error:
+        raise FormatError(f"volume.mesher_behind: {error}") from error
 
 
 def _array(arrays: dict, name: str) -> np.ndarray:

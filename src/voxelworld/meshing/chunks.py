@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_range
 from ..terrain import Box, MaterialTable, VoxelVolume
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes)
@@ -62,11 +63,14 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     return materials, options
 
 
-def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size: int | None = None) -> ChunkSurface:
+def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size: int | None = None,
+             fields: Mapping[str, np.ndarray] | None = None) -> ChunkSurface:
     """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
-    tangent planes that simplification needs when ``levels`` > 0."""
+    tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (the
+    :data:`MESHED_FIELDS` of the volume's shape), the volume's own by default."""
     lo, hi = chunk_cells(volume.shape, volume.chunk_size if size is None else size, chunk)
-    return chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, lo, hi, options.sharp,
+    f = {name: getattr(volume, name) for name in MESHED_FIELDS} if fields is None else fields
+    return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
                          planes=levels > 0)
 
 
@@ -184,14 +188,19 @@ class ChunkMesher:
                  options: MeshOptions = MeshOptions()):
         self.materials, self.options = _check(volume, materials, options)
         self.volume = volume
-        self._seen = np.full(volume.chunk_grid_shape, -1, dtype=np.int64)
+        self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
+        self._start_over()
+
+    def _start_over(self) -> None:
+        """Forget everything meshed: the mesher as made, before its first update (collision revisions go on)."""
+        self._seen = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
+        # The fields as of the last refresh (None before the first): what every surface is made from.
         self._fields: dict[str, np.ndarray] | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
         self._display_surfaces: dict[tuple, ChunkSurface] = {}
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         self._display: dict[tuple, DisplayMesh] = {}
         self._collision: dict[tuple, CollisionMesh] = {}
-        self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
         # Between the steps of update(): chunks whose vertices were refreshed but not yet simplified, those
         # simplified since the last display report, and those whose display mesh waits to be assembled.
         self._refreshed: set[tuple] = set()
@@ -201,19 +210,115 @@ class ChunkMesher:
     # -------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
         """What the mesher has seen of the volume (its meshes are functions of it): ``seen``, a copy of the chunk
-        versions at the last :meth:`update` (-1 before the first), and ``fields``, read-only views of its copy of
-        the meshed fields (:data:`MESHED_FIELDS`) as they were then (None before the first update). A chunk
-        whose version differs from the volume's was changed since; its meshes show the voxels of ``fields``.
+        versions at the last :meth:`update` (-1 everywhere before the first), and ``behind``, the voxels it saw in
+        the chunks changed since (those whose version in ``seen`` differs from the volume's): chunk (i, j, k) ->
+        field name (:data:`MESHED_FIELDS`) -> a copy of the field's values in the chunk's window (its samples
+        ``volume.chunk_box(chunk)``), in chunk order; None before the first update. Elsewhere it saw the volume's
+        voxels as they are, so the state stays small: empty ``behind`` unless the volume was edited since.
 
-        A mesher is rebuilt on the voxels it had seen by making it on a volume that shows them
-        (``voxelworld.io`` does so for a world file), which is why there is no ``load_state_dict``.
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume, Sphere
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.0, (64, 40, 64), material="soil")
+        >>> mesher = ChunkMesher(ground)
+        >>> _ = mesher.update()
+        >>> _ = ground.remove(Sphere((10.0, 20.0, 10.0), 3.0))  # not meshed yet
+        >>> state = mesher.state_dict()
+        >>> sorted(state["behind"]), state["behind"][(0, 0, 0)]["density"].shape
+        ([(0, 0, 0)], (32, 32, 32))
+        >>> twin = ChunkMesher(ground)  # meshes the voxels as they are now, then goes back to what mesher saw
+        >>> twin.load_state_dict(state)
+        >>> twin.display_mesh().positions.tobytes() == mesher.display_mesh().positions.tobytes()
+        True
         """
-        fields = None
-        if self._fields is not None:
-            fields = {name: array.view() for name, array in self._fields.items()}
-            for view in fields.values():
-                view.flags.writeable = False
-        return {"seen": self._seen.copy(), "fields": fields}
+        if self._fields is None:
+            return {"seen": self._seen.copy(), "behind": None}
+        volume = self.volume
+        behind = {}
+        for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
+            window = _window(volume, chunk)
+            behind[chunk] = {name: self._fields[name][window].copy() for name in MESHED_FIELDS}
+        return {"seen": self._seen.copy(), "behind": behind}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
+        the mesher's copy of the fields becomes the volume's with the ``behind`` chunks' voxels as it saw them,
+        its chunk versions ``seen``; it remeshes from that copy the chunks whose vertices read a sample that
+        differs from what it had meshed (every chunk if it had not updated yet). Its meshes are then those of the
+        mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
+        The volume is not touched.
+
+        ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
+        grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
+        whose version in ``seen`` differs from the volume's, or a field missing or not of its chunk window's shape
+        and the volume's dtype.
+        """
+        seen, behind = self._checked_state(state)
+        if behind is None:
+            for chunk in _all_chunks(self.volume):
+                self._forget_collision(chunk)
+            self._start_over()
+            return
+        volume = self.volume
+        fields = {name: getattr(volume, name).copy() for name in MESHED_FIELDS}
+        for chunk, saw in behind.items():
+            window = _window(volume, chunk)
+            for name in MESHED_FIELDS:
+                fields[name][window] = saw[name]
+        if self._fields is None:
+            self._fields = fields
+            rebuild = set(_all_chunks(volume))
+        else:
+            # The mesher's copy differs from the new one at most where the mesher is behind the volume or the
+            # state is.
+            rebuild = set()
+            ahead = set(map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()))
+            for chunk in sorted(ahead | set(behind)):
+                changed = self._take_changes(chunk, fields)
+                if changed is not None:
+                    rebuild |= self._chunks_reading(*changed)
+        self._seen = seen
+        self._refresh(rebuild)
+        self.simplify_vertices()
+        self.build_display_meshes()
+
+    def _checked_state(self, state) -> tuple[np.ndarray, dict | None]:
+        """``state``'s ``seen`` (an int64 copy) and ``behind`` (by the grid's chunk tuples), or ParameterError."""
+        volume = self.volume
+        if not (isinstance(state, Mapping) and "seen" in state and "behind" in state):
+            raise ParameterError("state", sorted(map(str, state)) if isinstance(state, Mapping) else _described(state),
+                                 "a mapping with the keys seen, behind")
+        seen, behind, grid = state["seen"], state["behind"], volume.chunk_grid_shape
+        check_range("state['seen']", _described(seen), f"an integer array of the chunk grid's shape {grid}",
+                    isinstance(seen, np.ndarray) and seen.dtype.kind in "iu" and seen.shape == grid)
+        seen = seen.astype(np.int64)
+        if behind is None:
+            check_range("state['seen']", int(seen.max(initial=-1)), "-1 everywhere when behind is None (not updated)",
+                        bool(np.all(seen == -1)))
+            return seen, None
+        check_range("state['seen']", int(seen.min(initial=0)), "chunk versions >= 0 (-1 only with behind None)",
+                    bool(np.all(seen >= 0)))
+        check_range("state['behind']", _described(behind), "a mapping chunk (i, j, k) -> fields, or None",
+                    isinstance(behind, Mapping))
+        expected = list(map(tuple, np.argwhere(seen != volume.chunk_versions).tolist()))
+        check_range("state['behind']", sorted(map(str, behind)),
+                    f"exactly the chunks whose version in seen differs from the volume's: {expected}",
+                    set(behind) == set(expected))
+        checked = {}
+        for chunk in expected:
+            where = f"state['behind'][{chunk}]"
+            fields = behind[chunk]
+            check_range(where, sorted(map(str, fields)) if isinstance(fields, Mapping) else _described(fields),
+                        f"a mapping with the keys {', '.join(MESHED_FIELDS)}",
+                        isinstance(fields, Mapping) and set(fields) == set(MESHED_FIELDS))
+            shape = tuple(int(b - a) for a, b in zip(*volume.chunk_box(chunk)))
+            for name in MESHED_FIELDS:
+                values, dtype = fields[name], getattr(volume, name).dtype
+                check_range(f"{where}['{name}']", _described(values),
+                            f"a {dtype} array of the chunk window's shape {shape}",
+                            isinstance(values, np.ndarray) and values.dtype == dtype and values.shape == shape)
+            checked[chunk] = fields
+        return seen, checked
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
@@ -235,14 +340,22 @@ class ChunkMesher:
             rebuild = set(_all_chunks(volume))
         else:
             rebuild = set()
+            current = {name: getattr(volume, name) for name in MESHED_FIELDS}
             for chunk in map(tuple, np.argwhere(versions != self._seen).tolist()):
-                changed = self._take_changes(chunk)
+                changed = self._take_changes(chunk, current)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
         self._seen = versions
+        return self._refresh(rebuild)
+
+    def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
+        """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
+        collision meshes) and mark them for simplification."""
         levels = max(self.options.levels, self.options.collision_levels)
         order = sorted(rebuild)
-        for chunk, raw in zip(order, _map(lambda c: _surface(volume, c, self.options, levels), order)):
+        fields = self._fields
+        for chunk, raw in zip(order, _map(lambda c: _surface(self.volume, c, self.options, levels, fields=fields),
+                                          order)):
             self._raw[chunk] = raw
             self._forget_collision(chunk)
         self._refreshed |= rebuild
@@ -284,14 +397,14 @@ class ChunkMesher:
         self._remesh, self._simplified = set(), set()
         return update
 
-    def _take_changes(self, chunk) -> tuple[np.ndarray, np.ndarray] | None:
-        """The inclusive sample box of what changed in ``chunk`` since last seen (None: nothing); the mesher's
-        copy of the fields is brought up to date."""
+    def _take_changes(self, chunk, source: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The inclusive sample box where ``source`` (fields of the volume's shape) differs from the mesher's
+        copy of the fields in ``chunk`` (None: nowhere); the copy takes ``source``'s values there."""
         lo, hi = self.volume.chunk_box(chunk)
         box = np.array([[np.iinfo(np.int64).max] * 3, [-1] * 3], dtype=np.int64)
         changed = False
         for name in MESHED_FIELDS:
-            changed |= _kernels.take_changes(getattr(self.volume, name), self._fields[name], lo, hi, box)
+            changed |= _kernels.take_changes(source[name], self._fields[name], lo, hi, box)
         return (box[0], box[1]) if changed else None
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
@@ -417,6 +530,17 @@ class ChunkMesher:
         if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
             return []
         return list(product(*(range(a, b + 1) for a, b in zip(first, last))))
+
+
+def _described(value) -> str:
+    """An array as its dtype and shape, anything else as its type's name: what an error message shows of it."""
+    return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
+
+
+def _window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
+    """The index ranges of ``chunk``'s samples (the last chunk on an axis may be partial)."""
+    lo, hi = volume.chunk_box(chunk)
+    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
