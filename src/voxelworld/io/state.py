@@ -249,7 +249,7 @@ def _load_mesher(codec: StateCodec, world: World, data, arrays: dict) -> None:
     for n, item in enumerate(codec.decode(data, "volume.mesher_behind")):
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple) and len(item[0]) == 3
                 and all(isinstance(c, int) and 0 <= c < g for c, g in zip(item[0], grid))
-                and isinstance(item[1], int)):
+                and isinstance(item[1], int) and 0 <= item[1] < 2 ** 63):
             raise FormatError(f"volume.mesher_behind[{n}]: not a chunk (i, j, k) of the grid {grid} and a version")
         chunk, version = item
         seen[chunk] = version
