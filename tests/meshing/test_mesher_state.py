@@ -114,6 +114,27 @@ def test_a_mesher_behind_elsewhere_takes_the_state_of_another():
     assert mesh_bytes(twin) == mesh_bytes(mesher)
 
 
+def test_a_mesher_further_behind_than_the_state_catches_up_with_the_volume_elsewhere():
+    # The twin has not seen dig_b, which the mesher handing over its state had: the twin takes the volume's
+    # voxels there, though the state does not name those chunks.
+    volume = terrain()
+    twin = ChunkMesher(volume, options=OPTIONS)
+    twin.update()
+    dig_b(volume)
+    mesher = ChunkMesher(volume, options=OPTIONS)
+    mesher.update()
+    dig_a(volume)
+    state = mesher.state_dict()
+    lagging = {tuple(c) for c in np.argwhere(twin.state_dict()["seen"] != volume.chunk_versions).tolist()}
+    assert lagging - set(state["behind"])
+    twin.load_state_dict(state)
+    assert mesh_bytes(twin) == mesh_bytes(mesher)
+    assert state_bytes(twin.state_dict()) == state_bytes(state)
+    mesher.update()
+    twin.update()
+    assert mesh_bytes(twin) == mesh_bytes(mesher)
+
+
 def test_a_mesher_not_behind_hands_over_nothing_but_its_versions():
     volume = terrain()
     mesher = ChunkMesher(volume, options=OPTIONS)
