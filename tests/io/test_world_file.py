@@ -9,8 +9,10 @@ import weakref
 import numpy as np
 import pytest
 
+from voxelworld.errors import FormatError
 from voxelworld.game.world import Inputs, World
 from voxelworld.io import load_world, save_world
+from voxelworld.io.state import capture, restore
 from voxelworld.terrain import Sphere, VoxelVolume
 
 from .scenario import FRAMES, MOMENTS, content, inputs, state
@@ -199,3 +201,25 @@ def test_a_world_saved_with_its_volume_edited_between_frames_meshes_and_steps_on
     assert loaded.mesher.state_dict()["behind"] == {}
     assert [loaded.step() for _ in range(2)] == [world.step() for _ in range(2)]
     assert meshes(loaded) == meshes(world) and state(loaded) == state(world)
+
+
+def test_voxels_the_mesher_saw_that_do_not_fit_are_a_format_error():
+    world = World(VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (16, 12, 16), "soil", chunk_size=8))
+    world.volume.remove(Sphere((8.0, 4.0, 8.0), 2.0))  # between frames: the mesher is behind
+    captured = capture(world)
+    assert captured.rows["volume"]["mesher_behind"] and "mesher.behind.0.mix" in captured.arrays
+
+    def load(arrays):
+        volume = VoxelVolume(world.volume.shape, chunk_size=8)
+        for name in ("density", "mat_a", "mat_b", "mix", "damage"):
+            getattr(volume, name)[...] = getattr(world.volume, name)
+        volume.load_state_dict(world.volume.state_dict())
+        return restore(volume, captured.rows, arrays, [])
+
+    assert np.array_equal(load(captured.arrays).mesher.meshes[(0, 0, 0)].positions,
+                          world.mesher.meshes[(0, 0, 0)].positions)
+    short = captured.arrays | {"mesher.behind.0.mix": captured.arrays["mesher.behind.0.mix"][:-1]}
+    with pytest.raises(FormatError, match=r"mesher_behind.*\['mix'\].*shape"):
+        load(short)
+    with pytest.raises(FormatError, match="'mesher.behind.0.density' is missing"):
+        load({k: v for k, v in captured.arrays.items() if k != "mesher.behind.0.density"})
