@@ -114,8 +114,7 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
 
 def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
     """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
-    lo, hi = volume.chunk_box(chunk)
-    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
+    return volume.chunk_slices(chunk)
 
 
 def _agents_row(codec: StateCodec, world: World) -> dict:

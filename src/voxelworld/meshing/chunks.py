@@ -236,7 +236,7 @@ class ChunkMesher:
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
-            window = _window(volume, chunk)
+            window = volume.chunk_slices(chunk)
             behind[chunk] = {name: self._fields[name][window].copy() for name in MESHED_FIELDS}
         return {"seen": self._seen.copy(), "behind": behind}
 
@@ -262,7 +262,7 @@ class ChunkMesher:
         volume = self.volume
         fields = {name: getattr(volume, name).copy() for name in MESHED_FIELDS}
         for chunk, saw in behind.items():
-            window = _window(volume, chunk)
+            window = volume.chunk_slices(chunk)
             for name in MESHED_FIELDS:
                 fields[name][window] = saw[name]
         if self._fields is None:
@@ -535,12 +535,6 @@ class ChunkMesher:
 def _described(value) -> str:
     """An array as its dtype and shape, anything else as its type's name: what an error message shows of it."""
     return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
-
-
-def _window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
-    """The index ranges of ``chunk``'s samples (the last chunk on an axis may be partial)."""
-    lo, hi = volume.chunk_box(chunk)
-    return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:

@@ -157,6 +157,15 @@ class VoxelVolume:
         lo = c * self.chunk_size
         return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
 
+    def chunk_slices(self, chunk) -> tuple[slice, slice, slice]:
+        """:meth:`chunk_box` as index slices: ``volume.density[volume.chunk_slices(chunk)]`` is the chunk's voxels.
+
+        >>> VoxelVolume((40, 16, 32), chunk_size=16).chunk_slices((2, 0, 1))
+        (slice(32, 40, None), slice(0, 16, None), slice(16, 32, None))
+        """
+        lo, hi = self.chunk_box(chunk)
+        return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]
+
     def world_to_index(self, points) -> np.ndarray:
         """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
         return (np.asarray(points, dtype=np.float64) - self.origin) / self.voxel_size
