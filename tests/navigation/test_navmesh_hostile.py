@@ -65,13 +65,17 @@ print(len(mesh.index.buckets.bucket_polygons), query.locate([0.5, 0, 0.5]), quer
 """
 
 
-@pytest.mark.parametrize("far", [2.0**63, 1e300, -1e308])
-def test_coordinates_too_far_apart_for_a_grid_still_read_in_bounded_memory(far):
-    """A corner moved 2⁶³ m away once asked for a bucket grid of 3·10⁹ buckets (24 GB; the fuzz test found it).
-    Read in a child process with 4 GiB of address space, so that such a grid fails there."""
+@pytest.mark.parametrize("far, near", [(2.0**63, 0.0), (1e300, 0.0), (-1e308, 0.0), (1e308, -1e308)])
+def test_coordinates_too_far_apart_for_a_grid_still_read_in_bounded_memory(far, near):
+    """A corner moved 2⁶³ m away once asked for a bucket grid of 3·10⁹ buckets (24 GB; the fuzz test found it);
+    corners 2·10³⁰⁸ m apart have no finite extent at all. Read in a child process with 4 GiB of address space,
+    so that such a grid fails there, and with numpy's warnings (an infinite extent cast to a bucket count) as
+    errors."""
     vertices = [list(v) for v in GOOD["vertices"]]
     vertices[4][0] = far  # polygon 1's far corner
-    child = subprocess.run([sys.executable, "-c", CHILD], input=document(vertices=vertices), capture_output=True,
+    vertices[0][0] = near  # polygon 0's
+    child = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", CHILD],
+                           input=document(vertices=vertices), capture_output=True,
                            text=True, timeout=600, env={**os.environ, "NUMBA_BOUNDSCHECK": "1"})
     assert child.returncode == 0, child.stderr[-3000:]
     entries, first, second, joined = child.stdout.split()
