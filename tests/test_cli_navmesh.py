@@ -157,3 +157,4 @@ def test_the_command_prints_no_traceback_for_a_huge_region(tmp_path):
                            str(tmp_path / "nav.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "--ray-density = 1000000000000.0" in done.stderr
+

@@ -182,8 +182,7 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     # Check what is cheap to check before the world is built and meshed.
     if not (1 <= args.width <= MAX_SIZE and 1 <= args.height <= MAX_SIZE):
         raise ParameterError("--width/--height", (args.width, args.height), f"whole numbers from 1 to {MAX_SIZE}")
-    if not Path(args.out).parent.is_dir():
-        raise ParameterError("--out", args.out, "a file in an existing folder")
+    _check_output("--out", args.out)
     try:
         from .meshing import MeshOptions, mesh_volume
         if args.collision:
