@@ -72,3 +72,89 @@ def test_bake_refuses_bad_input_with_a_message(tmp_path, capsys):
                      "-o", str(out)]) == 2
     assert "missing.obj" in capsys.readouterr().err
     assert not out.exists()
+
+
+# --- hostile arguments: negative numbers, bad values, too large a bake, unwritable outputs ---------------------
+
+def _room(tmp_path):
+    scene_path = tmp_path / "room.obj"
+    scene_path.write_text(ROOM)
+    return scene_path
+
+
+@pytest.mark.parametrize("corners", [("-1", "-1", "-1", "6", "3", "6"), ("-1e0", "-1E+0", "-.1e1", "6", "3", "6"),
+                                     ("-1.0", "-1.", "-1", "6", "3", "6")])
+def test_negative_region_corners_are_numbers_not_options(tmp_path, corners):
+    out = tmp_path / "nav.json"
+    args = ["navmesh", "bake", str(_room(tmp_path)), "--region", *corners, "--ray-density", "4", "-o", str(out)]
+    assert cli.main(args) == 0
+    expected = bake(Scene.from_obj(tmp_path / "room.obj"), SearchRegion((-1, -1, -1), (6, 3, 6)),
+                    NavSettings(ray_density=4))
+    assert NavMesh.from_json(out.read_text()).to_json() == expected.to_json()
+
+
+def test_a_region_of_two_thousand_kilometres_names_the_option_and_the_memory(tmp_path, capsys):
+    out = tmp_path / "nav.json"
+    args = ["navmesh", "bake", str(_room(tmp_path)), "--region", "-1e6", "-1", "-1e6", "1e6", "3", "1e6",
+            "-o", str(out)]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("voxelworld: --ray-density = 11.1 is out of range") and err.count("\n") == 1
+    assert "GiB" in err and "MAX_BAKE_COLUMNS" in err
+    assert "baking" not in err and not out.exists()  # refused before the bake started
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--ray-density", "1e12"], "--ray-density"), (["--ray-density", "-inf"], "--ray-density"),
+    (["--step-limit", "-1e3"], "--step-limit"), (["--max-corners", "2"], "--max-corners"),
+    (["--agent-radius", "nan"], "--agent-radius"), (["--region", "0", "0", "0", "-inf", "3", "6"], "--region"),
+    (["--region", "0", "0", "0", "0.01", "3", "6"], "--region"),
+])
+def test_a_bad_value_is_one_line_naming_the_option(tmp_path, capsys, args, option):
+    out = tmp_path / "nav.json"
+    region = [] if "--region" in args else ["--region", "0", "-1", "0", "6", "3", "6"]
+    assert cli.main(["navmesh", "bake", str(_room(tmp_path)), *region, *args, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"voxelworld: {option} = ") and err.count("\n") == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("option", ["-o", "--png"])
+def test_an_output_in_a_missing_folder_is_refused_before_the_bake(tmp_path, capsys, option):
+    out = tmp_path / "nav.json"
+    outputs = {"-o": str(out), "--png": None}
+    outputs[option] = str(tmp_path / "missing" / "file")
+    args = ["navmesh", "bake", str(_room(tmp_path)), "--region", "0", "-1", "0", "6", "3", "6"]
+    args += [part for key, value in outputs.items() if value is not None for part in (key, value)]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"voxelworld: {option} = ") and "existing folder" in err and "baking" not in err
+    assert not out.exists()
+
+
+def test_a_failed_write_is_one_line_with_exit_status_1(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from voxelworld import files
+
+    def full_disk(path, write):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(files, "write_atomically", full_disk)
+    args = ["navmesh", "bake", str(_room(tmp_path)), "--region", "0", "-1", "0", "6", "3", "6", "-o",
+            str(tmp_path / "nav.json")]
+    assert cli.main(args) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("voxelworld: ") and "No space left on device" in err[-1]
+
+
+def test_the_command_prints_no_traceback_for_a_huge_region(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "navmesh", "bake", str(_room(tmp_path)),
+                           "--region", "-1e6", "-1", "-1e6", "1e6", "3", "1e6", "--ray-density", "1e12", "-o",
+                           str(tmp_path / "nav.json")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "--ray-density = 1000000000000.0" in done.stderr
+

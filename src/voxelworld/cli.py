@@ -37,6 +37,7 @@ and does the same before it runs.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,19 @@ from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, d
 from .warmup import ensure_kernels, kernels_ready, warm_up
 
 __all__ = ["main"]
+
+# Negative numbers in every notation float() reads (-1e6, -.5, -inf, -nan): values, not options. argparse's own
+# rule knows only -1 and -1.5, so `--region -1e6 ...` was taken for an option; no option of ours looks like these.
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)$", re.IGNORECASE)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, taking every negative number for a value (its subcommands' parsers are of this class
+    too)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBER  # the one rule argparse reads to tell -5 from -x
 
 
 def terrain_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResult]]]:
@@ -83,6 +97,19 @@ def terrain_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResul
         ("remove_fragments: judge the whole world", lambda: volume.remove_fragments()),
     ]
     return steps
+
+
+def _option_error(error: ParameterError, options: dict[str, str]) -> ParameterError:
+    """``error`` naming the command-line option the user typed for its parameter (``options``: parameter name to
+    option); ``error`` itself for a parameter no option sets."""
+    option = options.get(error.parameter)
+    return error if option is None else ParameterError(option, error.value, error.legal)
+
+
+def _check_output(option: str, path) -> None:
+    """ParameterError naming ``option`` unless ``path`` can be a new file: in an existing folder, not a folder."""
+    if path is not None and (Path(path).is_dir() or not Path(path).parent.is_dir()):
+        raise ParameterError(option, str(path), "a file in an existing folder")
 
 
 def _format_materials(amounts: dict[str, float]) -> str:
@@ -125,11 +152,8 @@ def run_demo(args: argparse.Namespace, out=None) -> None:
     out = out if out is not None else sys.stdout
     try:
         session = run_session(args.seed, args.frames, args.out)
-    except ParameterError as error:  # name the option the user typed
-        option = {"seed": "--seed", "frames": "--frames", "out_dir": "--out"}.get(error.parameter)
-        if option is None:
-            raise
-        raise ParameterError(option, error.value, error.legal) from None
+    except ParameterError as error:
+        raise _option_error(error, {"seed": "--seed", "frames": "--frames", "out_dir": "--out"}) from None
     events, world = session.world.events, session.world
     started = Counter(e.action for e in events if isinstance(e, ActionStarted))
     impacts = [e.kind for e in events if isinstance(e, ActionOutcome) and e.kind in RULES]
@@ -158,8 +182,7 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     # Check what is cheap to check before the world is built and meshed.
     if not (1 <= args.width <= MAX_SIZE and 1 <= args.height <= MAX_SIZE):
         raise ParameterError("--width/--height", (args.width, args.height), f"whole numbers from 1 to {MAX_SIZE}")
-    if not Path(args.out).parent.is_dir():
-        raise ParameterError("--out", args.out, "a file in an existing folder")
+    _check_output("--out", args.out)
     try:
         from .meshing import MeshOptions, mesh_volume
         if args.collision:
@@ -173,8 +196,11 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     if args.eye is not None or args.target is not None:
         # The one not given comes from the default framing of the world's box; near and far enclose the box.
         lo, hi = volume.origin, volume.origin + volume.voxel_size * (np.array(volume.shape) - 1)
-        camera = Camera.looking_at_bounds(lo, hi, aspect=args.width / args.height, eye=args.eye,
-                                          target=args.target)
+        try:
+            camera = Camera.looking_at_bounds(lo, hi, aspect=args.width / args.height, eye=args.eye,
+                                              target=args.target)
+        except ParameterError as error:
+            raise _option_error(error, {"eye": "--eye", "target": "--target"}) from None
     path = snapshot(display, args.out, materials=volume.materials, camera=camera, size=(args.width, args.height),
                     collision=collision)
     triangles = f"{len(display.indices)} display triangles"
@@ -190,6 +216,7 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     from .files import write_atomically
     from .navigation import NavSettings, Scene, SearchRegion
     from .navigation.bake import bake
+    from .navigation.rays import check_bake_size
 
     out = out if out is not None else sys.stdout
     roles = {}
@@ -198,12 +225,20 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
         if not pattern or not role:
             raise ParameterError("--role", rule, "PATTERN=ROLE, e.g. 'crate*=obstacle'")
         roles[pattern] = role
+    _check_output("-o", args.out)  # before the bake, which may take minutes
+    _check_output("--png", args.png)
     scene = Scene.from_obj(args.scene, roles=roles or None)
-    overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(NavSettings)
-                 if getattr(args, field.name, None) is not None}
+    names = [field.name for field in dataclasses.fields(NavSettings)]
+    options = {name: f"--{name.replace('_', '-')}" for name in names}
+    options.update({name: "--region" for name in ("min", "max", "region", "regions", "ray_direction")})
+    overrides = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
     overrides["levels"] = bool(args.levels)
-    settings = NavSettings(**overrides)
-    regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+    try:
+        settings = NavSettings(**overrides)
+        regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+        check_bake_size(regions, settings)  # a bake too large for memory is refused before the scene is binned
+    except ParameterError as error:
+        raise _option_error(error, options) from None
 
     def progress(done: int, total: int) -> None:
         filled = int(30 * done / total)
@@ -299,18 +334,15 @@ def run_export(args: argparse.Namespace, out=None) -> None:
             continue
         try:
             path = writer(world, target, collision=args.collision, navmesh=args.navmesh)
-        except ParameterError as error:  # name the option the user typed
-            typed = {"path": option, "navmesh": "--navmesh"}.get(error.parameter)
-            if typed is None:
-                raise
-            raise ParameterError(typed, error.value, error.legal) from None
+        except ParameterError as error:
+            raise _option_error(error, {"path": option, "navmesh": "--navmesh"}) from None
         print(f"Wrote {path}: {parts} of {args.world}", file=out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from .navigation.settings import EXCLUSION_PROXIES
 
-    parser = argparse.ArgumentParser(prog="voxelworld", description="Destructible game worlds.")
+    parser = _Parser(prog="voxelworld", description="Destructible game worlds.")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="play the scripted demo session headless; write a report with pictures")
     demo.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
@@ -408,6 +440,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VoxelworldError as error:
         print(f"voxelworld: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # a file that cannot be read or written (permissions, a full disk, ...)
+        print(f"voxelworld: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ParameterError
 from .navmesh import NavMesh
 from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
-from .rays import RayScene, check_bake_input
+from .rays import RayScene, check_bake_input, check_bake_size
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -130,6 +130,7 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
     for region in regions:
         check_bake_input(scene, region, settings)
+    check_bake_size(regions, settings)  # each region passed alone; together they may not
     done = [0]
 
     def step():

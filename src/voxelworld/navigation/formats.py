@@ -37,11 +37,15 @@ def read_navmesh_json(text: str) -> tuple:
         document = json.loads(text)
     except (TypeError, ValueError) as error:
         raise FormatError(f"navmesh JSON: not valid JSON: {error}") from error
+    except RecursionError:  # arrays or objects nested thousands deep: no navmesh field nests more than 3
+        raise FormatError("navmesh JSON: nested too deeply (a navmesh's fields nest at most 3 arrays deep)") from None
     if not isinstance(document, dict) or document.get("format") != "voxelworld-navmesh":
         raise FormatError("navmesh JSON: 'format' is not 'voxelworld-navmesh'")
-    if document.get("version") != FORMAT_VERSION:
-        raise FormatError(f"navmesh JSON: version {document.get('version')!r} is not {FORMAT_VERSION}")
+    version = document.get("version")
+    if type(version) is not int or version != FORMAT_VERSION:  # true == 1 and 1.0 == 1 in Python: not a version
+        raise FormatError(f"navmesh JSON: version {version!r} is not {FORMAT_VERSION}")
     arrays = []
+    booleans = "true" in text or "false" in text  # only then is a field worth walking for them
     for name in FIELDS:
         if name not in document:
             raise FormatError(f"navmesh JSON: missing field '{name}'")
@@ -51,8 +55,23 @@ def read_navmesh_json(text: str) -> tuple:
             raise FormatError(f"navmesh JSON: '{name}' is not an array of numbers of one shape: {error}") from None
         if array.dtype.kind not in "iuf" and array.size:
             raise FormatError(f"navmesh JSON: '{name}' holds {array.dtype} values, not numbers")
+        if array.size and booleans:  # numpy reads true as 1
+            _refuse_booleans(name, document[name])
         arrays.append(array)
     return tuple(arrays)
+
+
+def _refuse_booleans(name: str, value) -> None:
+    """FormatError if the (already parsed, at most 3 deep) field ``value`` holds a JSON true or false."""
+    rows = [value]
+    for _ in range(4):
+        flat = []
+        for row in rows:
+            if isinstance(row, bool):
+                raise FormatError(f"navmesh JSON: '{name}' holds {str(row).lower()}, not a number")
+            if isinstance(row, list):
+                flat.extend(row)
+        rows = flat
 
 
 def json_error(error: ParameterError) -> FormatError:

@@ -21,6 +21,8 @@ from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLi
 
 __all__ = ["NavIndex", "navmesh_index"]
 
+BUCKET_ENTRIES = 16  # bucket entries per polygon, at most (a well-shaped navmesh makes 1 to 4)
+
 
 @dataclass(frozen=True, eq=False)
 class NavIndex:
@@ -81,6 +83,33 @@ def polygon_areas(vertices: np.ndarray, polygon_start: np.ndarray, polygon_verti
     return 0.5 * np.abs(np.add.reduceat(cross, polygon_start[:-1]))
 
 
+def _bucket_layout(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bucket grid over the polygons' x-z ``boxes``: ``(grid, shape, spans)`` (see ``_kernels/locate.py``).
+
+    About one bucket per polygon's x-z box, no more than 4 per polygon in all, and at most 4 per polygon along
+    either axis. Polygons that would fill more than BUCKET_ENTRIES entries per polygon (slivers as long as the
+    mesh) get cells twice as large until they do not, and coordinates too far apart for a finite extent share
+    one bucket: whatever a navmesh's coordinates, the grid takes memory in proportion to its polygons."""
+    p = len(boxes)
+    if p:
+        lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):  # coordinates far apart: inf, tested below
+            extent = np.maximum(hi - lo, 1e-6)
+            area = float(extent[0] * extent[1])
+            typical = float(np.sqrt(np.mean((boxes[:, 1] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 2]))))
+    if not (p and np.isfinite(area) and np.isfinite(typical)):
+        grid, shape = np.array([0.0, 0.0, 1.0]), np.ones(2, dtype=np.int64)
+        return grid, shape, _locate.bucket_spans(boxes, grid, shape)[0]
+    cell = max(typical, float(np.sqrt(area / (4 * p))), float(extent.max()) / (4 * p), 1e-6)
+    while True:
+        shape = np.maximum(np.ceil(extent / cell).astype(np.int64), 1)
+        grid = np.array([lo[0], lo[1], cell])
+        spans, entries = _locate.bucket_spans(boxes, grid, shape)
+        if entries <= BUCKET_ENTRIES * p or shape[0] * shape[1] == 1:
+            return grid, shape, spans
+        cell *= 2.0
+
+
 def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_segments) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
     index)."""
@@ -91,17 +120,8 @@ def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_seg
     segments = np.ascontiguousarray(portal_segments, dtype=np.float64).reshape(-1, 2, 3)
     p = len(polygon_start) - 1
     boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
-    # Bucket grid: about one bucket per polygon's x-z box, no more than 4 per polygon in all.
-    if p:
-        lo, hi = boxes[:, [0, 2]].min(axis=0), boxes[:, [1, 3]].max(axis=0)
-        extent = np.maximum(hi - lo, 1e-6)
-        typical = float(np.sqrt(np.mean((boxes[:, 1] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 2]))))
-        cell = max(typical, float(np.sqrt(extent[0] * extent[1] / (4 * p))), 1e-6)
-        shape = np.maximum(np.ceil(extent / cell).astype(np.int64), 1)
-    else:
-        lo, cell, shape = np.zeros(2), 1.0, np.ones(2, dtype=np.int64)
-    grid = np.array([lo[0], lo[1], cell])
-    bucket_start, bucket_polygons = _locate.bucket_grid(boxes, grid, shape)
+    grid, shape, spans = _bucket_layout(boxes)
+    bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
     return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, planes),
                     BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),

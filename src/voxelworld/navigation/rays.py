@@ -14,6 +14,7 @@ meet, in the same order. That is what lets a re-bake redo a few tiles and match 
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 
@@ -23,9 +24,9 @@ from ..errors import ParameterError
 from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
-from .settings import NavSettings, SearchRegion
+from .settings import BAKE_BYTES_PER_COLUMN, MAX_BAKE_COLUMNS, NavSettings, SearchRegion
 
-__all__ = ["RayHitsGrid", "RayScene", "grid_shape", "cast_rays", "column_surfaces"]
+__all__ = ["RayHitsGrid", "RayScene", "grid_shape", "check_bake_size", "cast_rays", "column_surfaces"]
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,38 @@ class RayHitsGrid:
 
 
 def grid_shape(region: SearchRegion, settings: NavSettings) -> tuple[int, int]:
-    """How many columns of rays a region has along x and z."""
-    lo, hi = np.array(region.min), np.array(region.max)
+    """How many columns of rays a region has along x and z; ParameterError for a region less than a cell wide
+    or one of more than MAX_BAKE_COLUMNS columns (see :func:`check_bake_size`)."""
     cell = settings.cell_size
-    nx, nz = int(np.floor((hi[0] - lo[0]) / cell + 1e-9)), int(np.floor((hi[2] - lo[2]) / cell + 1e-9))
+    nx, nz = (_whole_cells(region.max[a] - region.min[a], cell) for a in (0, 2))
     if nx < 1 or nz < 1:
         raise ParameterError("region", region, f"a box at least one cell ({cell:.3f} m) wide in x and z")
-    return nx, nz
+    check_bake_size([region], settings, [float(nx) * float(nz)])  # before anything is allocated
+    return int(nx), int(nz)
+
+
+def _whole_cells(extent: float, cell: float) -> float:
+    """How many whole cells fit in ``extent`` (m), as a float: inf for a region too wide to count."""
+    count = extent / cell + 1e-9
+    return float(math.floor(count)) if count < math.inf else count
+
+
+def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
+    """ParameterError naming ``ray_density`` unless the ray columns of ``regions`` (``columns``: each region's
+    count, computed when None) are at most MAX_BAKE_COLUMNS in all; the message gives the memory the bake would
+    need and the largest ray density that fits."""
+    columns = [float(np.prod(grid_shape(r, settings))) for r in regions] if columns is None else columns
+    total = sum(columns)
+    if total <= MAX_BAKE_COLUMNS:
+        return
+    area = sum((r.max[0] - r.min[0]) * (r.max[2] - r.min[2]) for r in regions)  # m², maybe inf
+    sizes = " + ".join(f"{r.max[0] - r.min[0]:g} x {r.max[2] - r.min[2]:g} m" for r in regions)
+    raise ParameterError("ray_density", settings.ray_density,
+                         f"<= {MAX_BAKE_COLUMNS / area:.3g} rays per m² over {sizes}: a bake casts at most "
+                         f"MAX_BAKE_COLUMNS = {MAX_BAKE_COLUMNS} ray columns (about {BAKE_BYTES_PER_COLUMN} bytes "
+                         f"each); this one would cast {total:.4g} and need about "
+                         f"{total * BAKE_BYTES_PER_COLUMN / 2**30:.3g} GiB. Lower ray_density or bake a smaller "
+                         f"region")
 
 
 def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:

@@ -30,9 +30,16 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 
-__all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion"]
+__all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN"]
 
 EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh")
+# The size limit of a bake: the ray columns of all its regions (a region of sx by sz metres has about
+# sx * sz * ray_density). A bake keeps, per column, its hits, samples, links and layers for re-baking: measured,
+# about 190 bytes a column on one level and 300 on two; BAKE_BYTES_PER_COLUMN rounds that up for the estimate a
+# refused bake reports. MAX_BAKE_COLUMNS (4096 x 4096 rays: a 1.2 km square at the default 0.3 m grid) is
+# about 6 GiB, a quarter of the 24 GiB machine the project is built on.
+MAX_BAKE_COLUMNS = 4096 * 4096
+BAKE_BYTES_PER_COLUMN = 400
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,22 @@ FAN = 16  # polygons searched around a corner a walk leaves through
 
 
 @njit(cache=True)
+def bucket_index(at, origin, cell, n):
+    """The bucket along one axis (of ``n``) holding the coordinate ``at`` (m), clamped to the grid. Clamped before
+    it becomes an integer: a coordinate too far off for int64 (or NaN) gives an end bucket, not an undefined
+    integer."""
+    f = np.floor((at - origin) / cell)  # a float (numba's math.floor gives an int64 already)
+    if not f > 0.0:  # NaN included
+        return 0
+    if f >= n - 1:
+        return n - 1
+    return int(f)
+
+
+@njit(cache=True)
 def _span(lo, hi, origin, cell, n):
     """The buckets [first, last] along one axis that the interval [lo, hi] (m) overlaps (clamped to the grid)."""
-    first = min(max(int(math.floor((lo - EPS - origin) / cell)), 0), n - 1)
-    last = min(max(int(math.floor((hi + EPS - origin) / cell)), 0), n - 1)
-    return first, last
+    return bucket_index(lo - EPS, origin, cell, n), bucket_index(hi + EPS, origin, cell, n)
 
 
 @njit(cache=True)
@@ -71,15 +82,24 @@ def polygon_geometry(vertices, polygon_start, polygon_vertices):
 
 
 @njit(cache=True)
-def bucket_grid(boxes, grid, grid_shape):
-    """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' x-z boxes."""
+def bucket_spans(boxes, grid, grid_shape):
+    """The buckets each polygon's x-z box overlaps: ``(i_first, i_last, k_first, k_last)`` per polygon, and how
+    many bucket entries they make in all."""
     x0, z0, cell = grid[0], grid[1], grid[2]
     nx, nz = grid_shape[0], grid_shape[1]
     spans = np.empty((boxes.shape[0], 4), np.int64)
+    entries = 0
     for q in range(boxes.shape[0]):
         spans[q, 0], spans[q, 1] = _span(boxes[q, 0], boxes[q, 1], x0, cell, nx)
         spans[q, 2], spans[q, 3] = _span(boxes[q, 2], boxes[q, 3], z0, cell, nz)
-    return csr_buckets(spans, nx, nz)
+        entries += (spans[q, 1] - spans[q, 0] + 1) * (spans[q, 3] - spans[q, 2] + 1)
+    return spans, entries
+
+
+@njit(cache=True)
+def bucket_grid(spans, grid_shape):
+    """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' :func:`bucket_spans`."""
+    return csr_buckets(spans, grid_shape[0], grid_shape[1])
 
 
 @njit(cache=True)
@@ -109,10 +129,7 @@ def locate(polygons, buckets, x, y, z):
     vertices, polygon_start, polygon_vertices, boxes, planes = polygons
     grid, grid_shape, bucket_start, bucket_polygons = buckets
     nx, nz = grid_shape[0], grid_shape[1]
-    i = int(math.floor((x - grid[0]) / grid[2]))
-    k = int(math.floor((z - grid[1]) / grid[2]))
-    if i < 0 or k < 0 or i >= nx or k >= nz:
-        i, k = min(max(i, 0), nx - 1), min(max(k, 0), nz - 1)  # on the grid's far edge, or off it
+    i, k = bucket_index(x, grid[0], grid[2], nx), bucket_index(z, grid[1], grid[2], nz)  # off the grid: its edge
     best, best_dy = -1, np.inf
     for j in range(bucket_start[i * nz + k], bucket_start[i * nz + k + 1]):
         q = bucket_polygons[j]
@@ -183,8 +200,7 @@ def nearest(polygons, buckets, x, y, z, out):
     grid, grid_shape, bucket_start, bucket_polygons = buckets
     x0, z0, cell = grid[0], grid[1], grid[2]
     nx, nz = grid_shape[0], grid_shape[1]
-    ci = min(max(int(math.floor((x - x0) / cell)), 0), nx - 1)
-    ck = min(max(int(math.floor((z - z0) / cell)), 0), nz - 1)
+    ci, ck = bucket_index(x, x0, cell, nx), bucket_index(z, z0, cell, nz)
     gx1, gz1 = x0 + nx * cell, z0 + nz * cell
     candidate = np.empty(3)
     best, best_d2 = -1, np.inf
