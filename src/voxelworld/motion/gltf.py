@@ -222,14 +222,25 @@ class _Reader:
             except (IndexError, ValueError):
                 raise self.fail(f"buffer {index}: broken data URI") from None
         else:
-            try:
-                data = (self.path.parent / urllib.parse.unquote(uri)).read_bytes()
-            except (OSError, ValueError) as error:  # ValueError: a NUL in the name
-                raise self.fail(f"buffer {index}: cannot read {uri!r} ({error})") from None
+            data = self.external(index, uri, byte_length)
         if len(data) < byte_length:
             raise self.fail(f"buffer {index} holds {len(data)} bytes, fewer than its byteLength {byte_length}")
         self._buffers[index] = bytes(data)
         return self._buffers[index]
+
+    def external(self, index: int, uri: str, byte_length: int) -> bytes:
+        """The first ``byte_length`` bytes of the regular file ``uri`` names, relative to the glTF file."""
+        name = urllib.parse.unquote(uri)
+        if urllib.parse.urlsplit(uri).scheme or Path(name).is_absolute() or "\0" in name:
+            raise self.refuse(f"buffer {index} uri", uri, "a data: URI or a path relative to the glTF file")
+        target = self.path.parent / name
+        try:
+            if not target.is_file():  # not a device, a pipe or a folder: their reads may never end
+                raise self.refuse(f"buffer {index} uri", uri, "the name of a regular file")
+            with target.open("rb") as file:
+                return file.read(byte_length)
+        except OSError as error:
+            raise self.fail(f"buffer {index}: cannot read {uri!r} ({error.strerror})") from None
 
     def accessor(self, index: int | None, what: str) -> np.ndarray:
         """Accessor ``index`` as an array ``(count, width)``: float64 for floats and normalized ints."""
