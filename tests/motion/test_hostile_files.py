@@ -102,6 +102,9 @@ BROKEN = {
         lambda d, f: d["nodes"][1].update(translation=[0, float("inf"), 0]), ["node 1 translation", "finite"]),
     "all-NaN inverse bind matrices": (
         nan_inverse_binds, ["skin 0 inverseBindMatrices[0] = [nan", "16 finite numbers"]),
+    "primitive attributes that are not an object": (
+        lambda d, f: d["meshes"][0]["primitives"][0].update(attributes=0),
+        ["mesh 0 primitive 0 attributes = 0", "an object"]),
     "buffer that is a named pipe": (pipe_buffer, ["buffer 0 uri = 'pipe.bin'", "a regular file"]),
     "buffer named by an absolute path": (absolute_buffer, ["buffer 0 uri", "a path relative to the glTF file"]),
 }

@@ -162,8 +162,35 @@ class _Reader:
     """One pass over a loaded pygltflib document."""
 
     def __init__(self, document, path: Path):
+        import pygltflib
+
         self.document, self.path = document, path
         self._buffers: dict[int, bytes] = {}
+        for field, kind in (("nodes", pygltflib.Node), ("skins", pygltflib.Skin), ("meshes", pygltflib.Mesh),
+                            ("accessors", pygltflib.Accessor), ("bufferViews", pygltflib.BufferView),
+                            ("buffers", pygltflib.Buffer), ("animations", pygltflib.Animation)):
+            setattr(document, field, self.listed(field, getattr(document, field), kind))
+        for a, animation in enumerate(document.animations):
+            animation.channels = self.listed(f"animation {a} channels", animation.channels,
+                                             pygltflib.AnimationChannel)
+            animation.samplers = self.listed(f"animation {a} samplers", animation.samplers,
+                                             pygltflib.AnimationSampler)
+            for c, channel in enumerate(animation.channels):
+                if channel.target is not None and not isinstance(channel.target, pygltflib.AnimationChannelTarget):
+                    raise self.refuse(f"animation {a} channel {c} target", channel.target, "an object")
+        for m, mesh in enumerate(document.meshes):
+            mesh.primitives = self.listed(f"mesh {m} primitives", mesh.primitives, pygltflib.Primitive)
+            for k, primitive in enumerate(mesh.primitives):
+                if not isinstance(primitive.attributes, pygltflib.Attributes):
+                    raise self.refuse(f"mesh {m} primitive {k} attributes", primitive.attributes, "an object")
+
+    def listed(self, field: str, value: object, kind: type) -> list:
+        """``value`` (``None``: an empty list) if it is a list of ``kind`` objects, else a :class:`FormatError`."""
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, kind) for item in value):
+            raise self.refuse(field, value, "a list of objects")
+        return value
 
     def fail(self, what: str) -> FormatError:
         return FormatError(f"{self.path}: {what}")
@@ -455,7 +482,7 @@ class _Reader:
         clips = {}
         for a, animation in enumerate(self.document.animations or []):
             channels: dict[str, dict[str, Channel]] = {}
-            for c, channel in enumerate(animation.channels or []):
+            for c, channel in enumerate(animation.channels):
                 target = channel.target
                 where = f"animation {a} channel {c}"
                 if target is None or target.node is None:
