@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # so that the tests package (test_biovision's writer) can be imported
 
-from voxelworld.errors import FormatError, ParameterError  # noqa: E402
-from voxelworld.motion import CESIUM_MAN  # noqa: E402
-from voxelworld.motion.biovision import load_bvh  # noqa: E402
-from voxelworld.motion.clip import Clip  # noqa: E402
-from voxelworld.motion.gltf import load_gltf, skin  # noqa: E402
+from voxelworld.errors import FormatError, ParameterError
+from voxelworld.motion import CESIUM_MAN
+from voxelworld.motion.biovision import load_bvh
+from voxelworld.motion.clip import Clip
+from voxelworld.motion.gltf import load_gltf, skin
 
 SIMPLE_SKIN = ROOT / "tests" / "data" / "motion" / "SimpleSkin.gltf"
 DEEP = 100_000  # nesting levels of the "NESTED" value, spliced into the JSON text by dumps()
@@ -238,7 +238,7 @@ def main(reader: str, chosen_seed: int, examples: int, seconds: float) -> int:
             outcome = read(path)
         except (FormatError, ParameterError) as error:
             outcome = type(error).__name__
-        except BaseException as error:  # noqa: B036 - everything else is what this fuzzer looks for
+        except BaseException as error:  # noqa: BLE001 - everything else is what this fuzzer looks for
             outcome = type(error).__name__
             unexpected.append([outcome, str(error)[:300], "; ".join(done)])
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
