@@ -13,7 +13,8 @@ replace the offset on their axis (the usual meaning for a root; unlisted axes ke
 kept in the file's units unless ``metres_per_unit`` is given: BVH files are commonly in centimetres
 (``metres_per_unit=0.01``), sometimes inches. Keys are LINEAR, one per frame, at ``frame * frame_time``.
 
-Broken input raises :class:`FormatError` naming the file and the line.
+Broken input raises :class:`FormatError` naming the file and the line. The hierarchy is read without
+recursion, so any nesting depth is read (a chain 3 000 joints deep is a 3 000-joint skeleton).
 
 Examples
 --------
@@ -76,6 +77,7 @@ class _Parser:
         self.tokens: list[tuple[str, int]] = []
         self.position = 0
         self.joints: list[_Joint] = []
+        self.names: set[str] = set()
 
     def fail(self, line: int, what: str) -> FormatError:
         return FormatError(f"{self.path}, line {line}: {what}")
@@ -112,54 +114,65 @@ class _Parser:
         while True:
             if token != "ROOT":
                 raise self.fail(line, f"expected 'ROOT', found {token!r}")
-            self.joint(-1, line)
+            self.blocks(self.new_joint(self.rest_of_line(line), -1, line))
             if self.position >= len(self.tokens):
                 break
             token, line = self.next("ROOT")
         if not self.joints:
             raise self.fail(1, "no joints")
 
-    def joint(self, parent: int, line: int) -> None:
-        name = self.rest_of_line(line)
+    def new_joint(self, name: str, parent: int, line: int) -> int:
         if not name:
             raise self.fail(line, "a joint without a name")
-        if any(joint.name == name for joint in self.joints):
+        if name in self.names:
             raise self.fail(line, f"joint name {name!r} is used twice")
+        self.names.add(name)
         self.joints.append(_Joint(name, parent, line))
-        self.body(len(self.joints) - 1, end_site=False)
+        return len(self.joints) - 1
 
-    def body(self, index: int, end_site: bool) -> None:
-        joint = self.joints[index]
+    def blocks(self, root: int) -> None:
+        """The block of joint ``root`` and every block nested in it. An explicit stack of the open blocks
+        (no recursion), so a hierarchy of any depth is read."""
         self.expect("{")
-        while True:
+        open_blocks = [(root, False)]  # (joint, is an End Site)
+        while open_blocks:
+            index, end_site = open_blocks[-1]
+            joint = self.joints[index]
             token, line = self.next("'}'")
             if token == "}":
-                break
-            if token == "OFFSET":
+                if joint.offset is None:
+                    raise self.fail(joint.line, f"{joint.name!r} has no OFFSET")
+                open_blocks.pop()
+            elif token == "OFFSET":
                 joint.offset = np.array([self.number("an OFFSET value") for _ in range(3)])
             elif token == "CHANNELS" and not end_site:
-                count_token, count_line = self.next("the channel count")
-                if not count_token.isdigit():
-                    raise self.fail(count_line, f"channel count {count_token!r} is not a whole number")
-                for _ in range(int(count_token)):
-                    channel, channel_line = self.next("a channel name")
-                    if channel not in _CHANNELS or channel in joint.channels:
-                        raise self.fail(channel_line, f"channel {channel!r} is unknown or repeated "
-                                        f"(one of {', '.join(sorted(_CHANNELS))}, each at most once)")
-                    joint.channels.append(channel)
+                self.channels(joint)
             elif token == "JOINT" and not end_site:
-                self.joint(index, line)
+                child = self.new_joint(self.rest_of_line(line), index, line)
+                self.expect("{")
+                open_blocks.append((child, False))
             elif token == "End" and not end_site:
                 self.expect("Site")
                 name = f"{joint.name}_end"
-                while any(other.name == name for other in self.joints):
+                while name in self.names:
                     name += "_"
-                self.joints.append(_Joint(name, index, line))
-                self.body(len(self.joints) - 1, end_site=True)
+                child = self.new_joint(name, index, line)
+                self.expect("{")
+                open_blocks.append((child, True))
             else:
                 raise self.fail(line, f"unexpected {token!r} in the block of {joint.name!r}")
-        if joint.offset is None:
-            raise self.fail(joint.line, f"{joint.name!r} has no OFFSET")
+
+    def channels(self, joint: _Joint) -> None:
+        count_token, count_line = self.next("the channel count")
+        if not (count_token.isascii() and count_token.isdigit()) or int(count_token) > len(_CHANNELS):
+            raise self.fail(count_line, f"channel count {count_token!r} is not a whole number in [0, "
+                            f"{len(_CHANNELS)}]")
+        for _ in range(int(count_token)):
+            channel, channel_line = self.next("a channel name")
+            if channel not in _CHANNELS or channel in joint.channels:
+                raise self.fail(channel_line, f"channel {channel!r} is unknown or repeated "
+                                f"(one of {', '.join(sorted(_CHANNELS))}, each at most once)")
+            joint.channels.append(channel)
 
     def number(self, what: str) -> float:
         token, line = self.next(what)

@@ -68,11 +68,8 @@ class Channel:
     def __post_init__(self):
         if self.interpolation not in INTERPOLATIONS:
             raise ParameterError("interpolation", self.interpolation, " or ".join(INTERPOLATIONS))
-        try:
-            times = np.array(self.times, dtype=np.float64)
-            values = np.array(self.values, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ParameterError("times", self.times, "numeric key times and values") from None
+        times = _numeric("times", self.times)
+        values = _numeric("values", self.values)
         if times.ndim != 1 or times.size == 0:
             raise ParameterError("times", times.shape, "a non-empty array of shape (k,)")
         if not np.isfinite(times).all() or times[0] < 0.0 or np.any(np.diff(times) <= 0.0):
@@ -97,6 +94,15 @@ class Channel:
     def key_values(self) -> np.ndarray:
         """The values at the keys ``(k, c)`` (the middle entry of CUBICSPLINE keys)."""
         return self.values[:, 1] if self.interpolation == "CUBICSPLINE" else self.values
+
+
+def _numeric(parameter: str, value) -> np.ndarray:
+    try:
+        return np.array(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the float range
+        shown = repr(value)
+        raise ParameterError(parameter, shown if len(shown) <= 80 else shown[:77] + "...",
+                             "numbers (a regular array of them)") from None
 
 
 class Clip:
@@ -329,6 +335,9 @@ class Clip:
             document = json.loads(text)
         except (TypeError, ValueError) as error:
             raise FormatError(f"clip JSON: not valid JSON ({error})") from None
+        except RecursionError:  # the C decoder's nesting guard; a clip document is 6 levels deep
+            raise FormatError("clip JSON: nested too deeply to be a clip (a clip document is 6 levels deep)") \
+                from None
         if not isinstance(document, dict) or document.get("format") != FORMAT:
             raise FormatError(f"clip JSON: 'format' must be {FORMAT!r}")
         if document.get("version") != VERSION:
