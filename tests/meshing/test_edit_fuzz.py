@@ -161,7 +161,7 @@ def apply_edit(volume: VoxelVolume, edit) -> None:
         volume.remove_fragments()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(edit_strategy, min_size=1, max_size=4), options=st.sampled_from(sorted(OPTION_SETS)))
 def test_random_edit_sequences_keep_meshes_clean(edits, options):
     """Clean display and collision meshes after any edits, and the incremental meshes equal the full ones."""
