@@ -3,9 +3,9 @@ borders and the volume's sides, meshed with the default options and the game's, 
 
 A clean mesh (see ``topology.py``): no boundary edge except along the volume's sides (where solid meets the
 side the surface stops there), no non-manifold or inconsistently wound edge, no triangle with two corners at one
-point, no two triangles on the same three points; a display triangle's corners carry one material pair (at most
-two materials), a collision triangle exactly one material; and ``ChunkMesher.update`` after each edit gives the
-mesh a full remesh of the final volume gives.
+point or of zero area, no two triangles on the same three points; a display triangle's corners carry one
+material pair (at most two materials), a collision triangle exactly one material; and ``ChunkMesher.update``
+after each edit gives the mesh a full remesh of the final volume gives.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def check_clean(volume: VoxelVolume, mesh, display: bool) -> None:
     assert topo.inconsistent_edges == 0, topo
     assert topo.degenerate_triangles == 0, topo
     assert topo.duplicate_triangles == 0, topo
+    areas = np.linalg.norm(T.face_normals(mesh.positions, mesh.indices), axis=1)
+    assert np.all(areas > 0.0), f"{int(np.sum(areas == 0.0))} triangles of zero area (three corners in a line)"
     ends = T.boundary_edge_points(mesh.positions, mesh.indices)
     if len(ends):
         near = side_touching(volume, ends[:, 0]) & side_touching(volume, ends[:, 1])

@@ -125,8 +125,8 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
     degenerate triangles (two corners at one point, :func:`same_point`) are dropped, and so is a quad whose
     opposite corners are one point: its boundary then runs along each of its edges once each way, so dropping
-    it opens no hole (either split would be two zero-area triangles, or a triangle and its mirror image). ``vertices`` (:class:`BlockVertices`) carry each
-    vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
+    it opens no hole (either split would be two zero-area triangles, or a triangle and its mirror image).
+    ``vertices`` (:class:`BlockVertices`) carry each vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
     highest judgment value, and its vertices are emitted once per material pair (``out.materials`` in id order,
     ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners'
     blends, with an output vertex of its own per blend). Collision: one material per triangle
