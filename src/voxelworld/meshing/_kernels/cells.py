@@ -84,7 +84,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
     """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`).
 
     Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
-    quadric clamped to the cell (dual contouring). Normal: minus the density gradient at the vertex, unit length.
+    quadric clamped to the cell, a margin inside it (dual contouring; :func:`solve_qef`). Normal: minus the density gradient at the vertex, unit length.
     Materials: the two highest evaluation values at the vertex (:func:`top_two_materials`). The quadric's
     planes (columns 0-9) are summed only with ``planes`` or ``sharp``; the mass point (10-13) always.
     """

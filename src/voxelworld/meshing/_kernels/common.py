@@ -80,7 +80,11 @@ def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, to
 @nb.njit(cache=True)
 def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
     """Minimise the quadric ``q`` (one row) inside the box ``lo .. hi``: ``out[0:3]`` the point, ``out[3]``
-    the RMS distance to the planes. Regularised towards the mass point, so flat areas do not drift."""
+    the RMS distance to the planes. Regularised towards the mass point, so flat areas do not drift.
+
+    The point keeps ``CROSSING_MARGIN`` inside the box: two cells or octree nodes share a face, and two vertices
+    clamped onto it could meet in one point, which pinches the mesh there (an edge of four triangles, a
+    triangle of zero area)."""
     count = q[13]
     mx, my, mz = q[10] / count, q[11] / count, q[12] / count
     lam = REGULARISATION * count
@@ -101,9 +105,9 @@ def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
         dx = (c00 * r0 + c01 * r1 + c02 * r2) / det
         dy = (c01 * r0 + c11 * r1 + c12 * r2) / det
         dz = (c02 * r0 + c12 * r1 + c22 * r2) / det
-    x = min(max(mx + dx, lo_x), hi_x)
-    y = min(max(my + dy, lo_y), hi_y)
-    z = min(max(mz + dz, lo_z), hi_z)
+    x = min(max(mx + dx, lo_x + CROSSING_MARGIN), hi_x - CROSSING_MARGIN)
+    y = min(max(my + dy, lo_y + CROSSING_MARGIN), hi_y - CROSSING_MARGIN)
+    z = min(max(mz + dz, lo_z + CROSSING_MARGIN), hi_z - CROSSING_MARGIN)
     out[0], out[1], out[2] = x, y, z
     out[3] = qef_error(q, x, y, z)
 

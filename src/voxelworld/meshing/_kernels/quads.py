@@ -102,6 +102,20 @@ def borrowed_blend(carries, blend, carries1, blend1, carries2, blend2):
     return 0.0
 
 
+@nb.njit(cache=True, inline="always")
+def same_point(positions, a, b, origin, voxel_size):
+    """Whether vertices a and b are one point in the output: the same vertex, or bit-identical float32 world
+    positions (two merged vertices clamped onto the face their octree nodes share; a mesh welded by position
+    makes them one vertex)."""
+    if a == b:
+        return True
+    for axis in range(3):
+        if np.float32(origin[axis] + positions[a, axis] * voxel_size) != \
+                np.float32(origin[axis] + positions[b, axis] * voxel_size):
+            return False
+    return True
+
+
 @nb.njit(cache=True, nogil=True)
 def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
@@ -109,8 +123,10 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     extended index + 1), split into two triangles wound counter-clockwise seen from outside.
 
     The diagonal is the one that leaves each triangle at most two materials when one does, else the shorter;
-    degenerate triangles (a repeated vertex) are dropped. ``vertices`` (:class:`BlockVertices`) carry each
-    vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
+    degenerate triangles (two corners at one point, :func:`same_point`) are dropped, and so is a quad whose
+    opposite corners are one point: its boundary then runs along each of its edges once each way, so dropping
+    it opens no hole (either split would be two zero-area triangles, or a triangle and its mirror image).
+    ``vertices`` (:class:`BlockVertices`) carry each vertex's two materials' shares. Display (``collision`` False): each triangle takes the two materials of
     highest judgment value, and its vertices are emitted once per material pair (``out.materials`` in id order,
     ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners'
     blends, with an output vertex of its own per blend). Collision: one material per triangle
@@ -160,8 +176,9 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
             if not solid:  # outward is -axis: reverse the ring
                 ring[1], ring[3] = ring[3], ring[1]
             # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
-            if ring[0] == ring[2] or ring[1] == ring[3]:
-                continue  # the quad folded onto a diagonal: both triangles degenerate
+            if same_point(positions, ring[0], ring[2], origin, voxel_size) or \
+                    same_point(positions, ring[1], ring[3], origin, voxel_size):
+                continue  # the quad folded onto a diagonal: both splits degenerate or mirrored
             ok0 = ok1 = True
             r0, r1 = vmat[ring[0], 0], vmat[ring[0], 1]
             same = True  # all four vertices name the same two materials: no triangle can have more
@@ -189,7 +206,8 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                     ring[2], ring[3]
             for t in range(2):
                 a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
-                if a == b or b == c or a == c:
+                if same_point(positions, a, b, origin, voxel_size) or same_point(positions, b, c, origin, voxel_size) \
+                        or same_point(positions, a, c, origin, voxel_size):
                     continue
                 applies, _, id0, id1 = judge_one_pair(
                     np.int64(vmat[a, 0]), np.int64(vmat[a, 1]), np.int64(vmat[a, 0]), np.int64(vmat[a, 1]),

@@ -170,6 +170,7 @@ def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
                     total += qef[children[q], col]
                 qef[n, col] = total
             nx, ny, nz = density.shape
+            # Clamped a margin inside the node (solve_qef), so no two nodes' vertices meet on the face they share.
             solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
                       float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
             if pin_to_volume_sides(density.shape, bi, bj, bk, size, children, count, positions, solved):
