@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
 from ..errors import ParameterError, check_finite, check_point
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
 
@@ -114,6 +114,13 @@ class Player:
                         "sprinting", "touching", "_stride_left", "_reported_stamina", "_cause", "_moved",
                         "_fall_speed", "_new_touching", "currency")
     STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
+    # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
+    STATE_CHECKS = {"position": array((3,)), "velocity": array((3,)), "yaw": number(unit="degrees"),
+                    "pitch": number(-90.0, 90.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
+                    "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
+                    "stride_left": number(), "reported_stamina": number(minimum=0.0), "cause": text(),
+                    "moved": number(minimum=0.0, unit="m"), "fall_speed": number(unit="m/s"),
+                    "new_touching": set_of(text()), "currency": number()}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
@@ -149,7 +156,7 @@ class Player:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     # ------------------------------------------------------------------------------------------ views
     @property
