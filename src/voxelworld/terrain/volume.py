@@ -18,6 +18,10 @@ __all__ = ["VoxelVolume", "FIELDS"]
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 _DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
 DEFAULT_TOOL = Tool()
+# The largest world voxelworld builds and reads (world files refuse larger ones; voxelworld.io checks these before it
+# allocates anything): 2**27 voxels (768 MiB of fields: 6 bytes a voxel), and 2**18 chunks.
+MAX_VOXELS = 2 ** 27
+MAX_CHUNKS = 2 ** 18
 
 
 def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
