@@ -63,7 +63,8 @@ def _load(codec: StateCodec, obj, row: dict, where: str, besides=()) -> None:
     try:
         obj.load_state_dict(state)
     except ParameterError as error:
-        raise FormatError(f"{where}: {error}") from error
+        name = where.split(".")[0].split("[")[0]  # where begins with its row's name
+        raise FormatError(f"state row {name!r}" + ("" if where == name else f", {where}") + f": {error}") from error
 
 
 def set_chunk_versions(volume: VoxelVolume, versions: np.ndarray) -> None:

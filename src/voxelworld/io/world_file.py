@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -186,18 +187,25 @@ def save_world(world: World, path) -> SaveReport:
     first = 0 if saved is None else saved.event_count
     events = [(seq, _json(encode_event(codec, world.events[seq], seq))) for seq in range(first, len(world.events))]
     if exists:
-        connection = _connect(target, "rw")
         try:
-            connection.execute("BEGIN IMMEDIATE")
-            _check_meta(connection, target)
-            counts = _write(connection, world, captured, events, saved)
-            connection.execute("COMMIT")
+            connection = _connect(target, "rw")
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                _check_meta(connection, target)
+                counts = _write(connection, world, captured, events, saved)
+                connection.execute("COMMIT")
+            finally:
+                connection.close()  # without a commit, the transaction is rolled back
         except sqlite3.Error as error:
-            raise FormatError(f"{target}: the world file could not be updated: {error}") from error
-        finally:
-            connection.close()  # without a commit, the transaction is rolled back
+            raise _failure(error, target, "the world file could not be updated") from error
     else:
-        counts = _write_new(target, world, captured, events)
+        try:
+            counts = _write_new(target, world, captured, events)
+        except sqlite3.Error as error:
+            raise _failure(error, target, "the new world file could not be written") from error
+        except OSError as error:
+            raise OSError(error.errno, f"{target}: the new world file could not be written ({error.strerror}); "
+                          "nothing was left in its place", str(target)) from error
     _remember(world, target)
     return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
                       target.stat().st_size)
@@ -276,19 +284,34 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
 
 
+def _failure(error: sqlite3.Error, path: Path, doing: str) -> Exception:
+    """The error to raise for SQLite's ``error`` while ``doing`` something with ``path``: OSError (ENOSPC for a
+    full disk, else EIO) for a failure to write or read, FormatError for a damaged file; both name the path."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return FormatError(f"{path}: {doing}: the file is damaged ({error}); it was left as it was")
+    code = errno.ENOSPC if name.startswith("SQLITE_FULL") else errno.EIO
+    return OSError(code, f"{path}: {doing} ({name or 'SQLite'}: {error}); it was left as it was", str(path))
+
+
 def _check_ours(path: Path) -> None:
-    """FormatError unless ``path`` holds a world file of this format and version (it is then safe to update)."""
+    """FormatError unless ``path`` holds an intact world file of this format and version (it is then safe to
+    update): a damaged one is left for :func:`load_world` to report on."""
     with open(path, "rb") as file:
         header = file.read(len(SQLITE_HEADER))
     if header != SQLITE_HEADER:
         raise FormatError(f"{path}: refusing to overwrite a file that is not a voxelworld world file (not SQLite)")
-    connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
     try:
-        _check_meta(connection, path)
+        connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
+        try:
+            _check_meta(connection, path)
+            check = connection.execute("PRAGMA quick_check").fetchall()
+            if check != [("ok",)]:
+                raise FormatError(f"{path}: refusing to overwrite a damaged world file: {check[0][0]}")
+        finally:
+            connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{path}: refusing to overwrite an unreadable SQLite file: {error}") from error
-    finally:
-        connection.close()
 
 
 def _check_meta(connection: sqlite3.Connection, path: Path) -> None:
