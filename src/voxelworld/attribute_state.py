@@ -75,7 +75,8 @@ def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mappin
     keys of the ``added`` attributes (added to the state after files were written without them): an attribute
     whose key is missing keeps the value it has (the constructor's default). ``checks`` (key -> :data:`Check`,
     one for every key) check each value given, before anything is set: the first value refused raises its
-    :class:`ParameterError`, naming ``state['key']``."""
+    :class:`ParameterError`, naming ``state['key']``; a check under the key ``"*"``, if any, is then given the
+    whole state, for what ties values together."""
     keys = [state_key(name) for name in attributes]
     if not isinstance(state, Mapping):
         raise ParameterError("state", type(state).__name__, f"a mapping with the keys {', '.join(keys)}")
@@ -87,6 +88,8 @@ def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mappin
         for key in keys:
             if key in state:
                 checks[key](f"state[{key!r}]", state[key])  # a KeyError here: a class that forgot a check
+        if "*" in checks:
+            checks["*"]("state", state)
     for name, key in zip(attributes, keys):
         if key in state:
             setattr(obj, name, state[key])
@@ -151,10 +154,13 @@ def array(shape: tuple, dtype: str = "float64", finite: bool = True) -> Check:
     return check
 
 
-def instance(cls: type) -> Check:
-    """An instance of ``cls`` (a dataclass checks its fields when made)."""
+def instance(cls: type, **fields: Check) -> Check:
+    """An instance of ``cls`` whose ``fields`` (name -> check) the checks given take (the others: as its
+    constructor checks them)."""
     def check(name, value):
         check_range(name, type(value).__name__, f"a {cls.__name__}", isinstance(value, cls))
+        for field, field_check in fields.items():
+            field_check(f"{name}.{field}", getattr(value, field))
     return check
 
 

@@ -94,9 +94,12 @@ def apply(path, mutation) -> None:
         _, name, keys, value = mutation
         data = state_row(path, name)
         inner = data
-        for key in keys[:-1]:
-            inner = inner[key]
-        inner[keys[-1]] = value
+        try:
+            for key in keys[:-1]:
+                inner = inner[key]
+            inner[keys[-1]] = value
+        except (KeyError, IndexError, TypeError):  # an earlier mutation took that place away
+            return
         write_state_text(path, name, json.dumps(data, separators=(",", ":")))
     elif kind == "array":
         _, name, what, value = mutation

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..attribute_state import array, attribute_state, number, optional, restore_attributes, text, whole
-from ..errors import ParameterError, check_finite, check_point
+from ..errors import ParameterError, check_finite, check_point, check_range
 from ..navigation import NavQuery
 from .navigation import WorldNavigation
 
@@ -116,7 +116,10 @@ class NPC:
     STATE_ATTRIBUTES = ("position", "goal", "path", "state", "replans", "time", "_revision")
     STATE_CHECKS = {"position": array((3,)), "goal": optional(array((3,))), "path": optional(array((None, 3))),
                     "state": text(STATES), "replans": whole(0), "time": number(minimum=0.0, unit="s"),
-                    "revision": whole(0)}
+                    "revision": whole(0),
+                    "*": lambda name, state: check_range(f"{name}['path']", state["path"], "corners to walk to while "
+                                                         "walking", state["state"] != "walking" or (
+                                                             state["path"] is not None and state["goal"] is not None))}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):

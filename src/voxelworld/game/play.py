@@ -30,7 +30,8 @@ from functools import partial
 
 import numpy as np
 
-from ..attribute_state import attribute_state, instance, optional, restore_attributes, sequence, text, whole
+from ..attribute_state import (attribute_state, flag, instance, number, optional, pair, restore_attributes, sequence,
+                               text, whole)
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
@@ -102,7 +103,12 @@ class PlayerActions:
     # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
     STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
-    STATE_CHECKS = {"suck": instance(SuckState), "deformation": instance(DeformationState),
+    STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
+                                     held_time=number(minimum=0.0), updates=whole(0), bullets=sequence(text())),
+                    "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
+                                            removed_by_group=sequence(pair(text(), number(minimum=0.0))),
+                                            awarded=sequence(pair(text(), whole(0))),
+                                            treasures=sequence(instance(Treasure))),
                     "held": optional(instance(WorldObject)), "objects": sequence(instance(WorldObject), list),
                     "items": sequence(text()), "made": whole(minimum=0), "opened_treasures": sequence(whole(0))}
     OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping")
