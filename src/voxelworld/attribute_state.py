@@ -75,8 +75,8 @@ def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mappin
     keys of the ``added`` attributes (added to the state after files were written without them): an attribute
     whose key is missing keeps the value it has (the constructor's default). ``checks`` (key -> :data:`Check`,
     one for every key) check each value given, before anything is set: the first value refused raises its
-    :class:`ParameterError`, naming ``state['key']``; a check under the key ``"*"``, if any, is then given the
-    whole state, for what ties values together."""
+    :class:`ParameterError`, naming ``state['key']``; a check under the key ``"*"``, if any, is then called with
+    ``obj``, ``"state"`` and the whole state, for what ties values together or to the object."""
     keys = [state_key(name) for name in attributes]
     if not isinstance(state, Mapping):
         raise ParameterError("state", type(state).__name__, f"a mapping with the keys {', '.join(keys)}")
@@ -89,7 +89,7 @@ def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mappin
             if key in state:
                 checks[key](f"state[{key!r}]", state[key])  # a KeyError here: a class that forgot a check
         if "*" in checks:
-            checks["*"]("state", state)
+            checks["*"](obj, "state", state)
     for name, key in zip(attributes, keys):
         if key in state:
             setattr(obj, name, state[key])

@@ -117,7 +117,7 @@ class NPC:
     STATE_CHECKS = {"position": array((3,)), "goal": optional(array((3,))), "path": optional(array((None, 3))),
                     "state": text(STATES), "replans": whole(0), "time": number(minimum=0.0, unit="s"),
                     "revision": whole(0),
-                    "*": lambda name, state: check_range(f"{name}['path']", state["path"], "corners to walk to while "
+                    "*": lambda npc, name, state: check_range(f"{name}['path']", state["path"], "corners to walk to while "
                                                          "walking", state["state"] != "walking" or (
                                                              state["path"] is not None and state["goal"] is not None))}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
