@@ -58,7 +58,8 @@ def state_mutation(draw):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or draw(st.booleans()):
         return ("state", name, keys, draw(values))
     if isinstance(value, int):  # another value of the same kind: past the type checks, to the range checks
-        return ("state", name, keys, draw(st.one_of(st.integers(-3, 2 * value + 3), st.integers(-2 ** 63, 2 ** 64))))
+        near = st.integers(-2 * abs(value) - 3, 2 * abs(value) + 3)
+        return ("state", name, keys, draw(st.one_of(near, st.integers(-2 ** 63, 2 ** 64))))
     return ("state", name, keys, draw(st.one_of(st.floats(), st.floats(-2 * abs(value) - 1, 2 * abs(value) + 1))))
 
 

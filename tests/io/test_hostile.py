@@ -141,7 +141,7 @@ def test_an_array_row_of_a_huge_size(saved, tmp_path):
     refused(path, "array 'navmesh.vertices'", "24000000000 bytes", "MAX_ARRAY_BYTES")
 
 
-@pytest.mark.parametrize("depth", [1_000, 100_000])
+@pytest.mark.parametrize("depth", [600, 100_000])  # 600: JSON reads it, the decoder would recurse too deep
 def test_json_nested_without_end(saved, tmp_path, depth):
     path = copy_of(saved, tmp_path / "forged.vxw")
     write_state_text(path, "player", "[" * depth + "]" * depth)
@@ -216,3 +216,18 @@ def test_a_full_disk_when_updating_leaves_the_file(saved, tmp_path, monkeypatch)
         save_world(world, path)
     assert error.value.errno == errno.ENOSPC and str(path) in str(error.value), error.value
     assert path.read_bytes() == before
+
+
+def test_a_volume_row_the_chunk_rows_do_not_back_is_refused_before_it_is_allocated(saved, tmp_path):
+    import tracemalloc
+    path = copy_of(saved, tmp_path / "forged.vxw")
+    row = state_row(path, "volume")
+    row["shape"], row["chunk_size"] = [512, 256, 1024], 64  # MAX_VOXELS: 768 MiB of fields, 512 chunks
+    write_state_text(path, "volume", world_file._json(row))
+    tracemalloc.start()
+    try:
+        refused(path, "chunk (0, 0, 4) field 'damage' is missing")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2 ** 20, f"{peak / 2 ** 20:.0f} MiB allocated for a file of 32 chunks"
