@@ -117,9 +117,9 @@ class NPC:
     STATE_CHECKS = {"position": array((3,)), "goal": optional(array((3,))), "path": optional(array((None, 3))),
                     "state": text(STATES), "replans": whole(0), "time": number(minimum=0.0, unit="s"),
                     "revision": whole(0),
-                    "*": lambda npc, name, state: check_range(f"{name}['path']", state["path"], "corners to walk to while "
-                                                         "walking", state["state"] != "walking" or (
-                                                             state["path"] is not None and state["goal"] is not None))}
+                    "*": lambda npc, name, state: check_range(  # walking: towards a goal, along a path
+                        f"{name}['path']", state["path"], "corners to walk to, and a goal, while walking",
+                        state["state"] != "walking" or state["path"] is not None and state["goal"] is not None)}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
