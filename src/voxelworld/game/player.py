@@ -123,8 +123,8 @@ class Player:
                         "_fall_speed", "_new_touching", "currency")
     STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
     # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
-    STATE_CHECKS = {"position": array((3,)), "velocity": array((3,)), "yaw": number(unit="degrees"),
-                    "pitch": number(-90.0, 90.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
+    STATE_CHECKS = {"position": array((3,)), "velocity": array((3,)), "yaw": number(0.0, 360.0, "degrees"),
+                    "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
                     "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
                     "stride_left": number(), "reported_stamina": number(minimum=0.0), "cause": text(),
                     "moved": number(minimum=0.0, unit="m"), "fall_speed": number(unit="m/s"),
