@@ -71,6 +71,7 @@ WRONG_VALUES = {  # id: (row, keys into the row, value, the field the error name
     "world frame negative": ("world", ["frame"], -3, "state['frame']"),
     "world dt negative": ("world", ["dt"], -0.5, "state['dt']"),
     "world inputs a string": ("world", ["inputs"], "forward", "state['inputs']"),
+    "world rng state negative": ("world", ["rng", "items", 1, 1, "items", 1, 1], -1, "state['rng']"),
     "actions made negative": ("actions", ["made"], -1, "state['made']"),
     "actions items a list": ("actions", ["items"], {"$": "list", "items": ["gold"]}, "state['items']"),
     "npc replans negative": ("agents", ["npcs", 0, "replans"], -1, "state['replans']"),

@@ -93,7 +93,7 @@ def _generator(state) -> np.random.Generator:
     bits = _BIT_GENERATORS[state["bit_generator"]]()
     try:
         bits.state = dict(state)
-    except (TypeError, ValueError, KeyError) as error:
+    except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
         raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
     return np.random.Generator(bits)
 
