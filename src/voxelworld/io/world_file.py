@@ -11,7 +11,10 @@ events).
 
 :func:`load_world` checks everything before it builds anything: that the file is SQLite, of this format and
 version, with every table and column, every checksum, every blob decompressing to its size. Whatever is wrong
-raises :class:`~voxelworld.errors.FormatError` naming the file and the table, row, chunk or field.
+raises :class:`~voxelworld.errors.FormatError` naming the file and the table, row, chunk or field. Every size
+a file states is checked against what it holds and against the world-size limits (``MAX_VOXELS``, ``MAX_CHUNKS``
+of :mod:`voxelworld.terrain.volume`; :data:`MAX_ARRAY_BYTES`, :data:`MAX_JSON_DEPTH`) before anything is
+allocated, and every value of the state rows is checked by its object (``STATE_CHECKS``) before it is set.
 
 Examples
 --------
