@@ -422,7 +422,7 @@ def _parse_json(text: str, where: str):
     except ValueError as error:
         raise FormatError(f"{where}: not JSON: {error}") from error
     level = [data]
-    for depth in range(MAX_JSON_DEPTH + 1):
+    for _ in range(MAX_JSON_DEPTH + 1):
         level = [v for value in level if isinstance(value, (list, dict))
                  for v in (value.values() if isinstance(value, dict) else value)]
         if not level:
