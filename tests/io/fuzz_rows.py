@@ -7,6 +7,7 @@ process, so that a crash or hang fails the calling test instead of the test run)
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import sqlite3
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from forge import copy_of, rewrite_array, state_row, write_chunk, write_state_text  # noqa: E402
 
 SOURCE, SCRATCH, EXAMPLES = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+HANG_SECONDS = 90
 with sqlite3.connect(SOURCE) as _connection:
     STATE_NAMES = sorted(row[0] for row in _connection.execute("SELECT name FROM state"))
     ARRAYS = sorted(row[0] for row in _connection.execute("SELECT name FROM arrays"))
@@ -128,6 +130,7 @@ def test_rows(mutations):
 
 
 if __name__ == "__main__":
+    faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)  # a hang (in a kernel, too) ends with its stack
     try:
         test_rows()
     except Exception:  # the falsifying example and its error, for the calling test to show

@@ -25,7 +25,7 @@ def test_fuzzed_rows_are_refused_or_load_a_world_that_steps(tmp_path):
     scratch.mkdir()
     env = dict(os.environ, PYTHONPATH=str(Path(voxelworld.__file__).parents[1]))
     done = subprocess.run([sys.executable, str(CHILD), str(path), str(scratch), str(EXAMPLES)], env=env,
-                          capture_output=True, text=True, timeout=240)
+                          capture_output=True, text=True, timeout=180)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), (
         f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}")
     refused, stepped = (int(word) for word in done.stdout.split()[1:4:2])
