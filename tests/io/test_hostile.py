@@ -121,7 +121,8 @@ def test_a_blob_whose_frame_claims_another_size(saved, tmp_path):
 
 @pytest.mark.parametrize("shape, chunk_size, words", [
     ([2048, 2048, 2048], 8, ["8589934592 voxels", "MAX_VOXELS"]),
-    ([600, 600, 600], 1, ["216000000 voxels", "MAX_VOXELS"]),
+    ([2048, 2048, 2048], 1024, ["8589934592 voxels", "MAX_VOXELS"]),
+    ([600, 600, 600], 1, ["216000000 chunks", "MAX_CHUNKS"]),
     ([200, 200, 200], 1, ["8000000 chunks", "MAX_CHUNKS"]),
     ([64, 16, 32], 8, ["chunk (4, 0, 0) field 'damage' is missing"]),  # within the limits; the rows are not there
 ])
@@ -138,7 +139,7 @@ def test_an_array_row_of_a_huge_size(saved, tmp_path):
     rewrite_array(path, "navmesh.vertices", raw_size=2 ** 38)
     refused(path, "array 'navmesh.vertices'", f"raw_size {2 ** 38} is not")
     path = copy_of(saved, tmp_path / "forged2.vxw")
-    rewrite_array(path, "navmesh.vertices", shape="[1000000000, 3]", raw_size=2 ** 38)
+    rewrite_array(path, "navmesh.vertices", shape="[1000000000, 3]", raw_size=24 * 10 ** 9)
     refused(path, "array 'navmesh.vertices'", "24000000000 bytes", "MAX_ARRAY_BYTES")
 
 
@@ -223,7 +224,7 @@ def test_a_volume_row_the_chunk_rows_do_not_back_is_refused_before_it_is_allocat
     import tracemalloc
     path = copy_of(saved, tmp_path / "forged.vxw")
     row = state_row(path, "volume")
-    row["shape"], row["chunk_size"] = [512, 256, 1024], 64  # MAX_VOXELS: 768 MiB of fields, 512 chunks
+    row["shape"], row["chunk_size"] = [512, 256, 1024], 64  # 768 MiB of fields, 512 chunks: within the limits
     write_state_text(path, "volume", world_file._json(row))
     tracemalloc.start()
     try:

@@ -56,7 +56,6 @@ from ..errors import FormatError, check_range
 from ..files import build_atomically
 from ..game.world import World
 from ..terrain import FIELDS, VoxelVolume
-from ..terrain.volume import MAX_VOXELS
 from .codec import StateCodec, array_bytes, array_from_bytes, check_volume_size
 from .state import (
     STATE_ROWS,
@@ -76,8 +75,9 @@ FORMAT_VERSION = 1
 SQLITE_HEADER = b"SQLite format 3\x00"
 ZSTD_LEVEL = 3
 # Limits of what a reader takes from a file, checked before it allocates (the volume's: MAX_VOXELS, MAX_CHUNKS in
-# voxelworld.terrain.volume): an array row of at most a world's worth of float64 values; JSON nested this deep.
-MAX_ARRAY_BYTES = 8 * MAX_VOXELS
+# voxelworld.terrain.volume): an array row of at most 1 GiB (navmeshes, props, loose objects' fields: all far
+# smaller); JSON nested this deep.
+MAX_ARRAY_BYTES = 2 ** 30
 MAX_JSON_DEPTH = 64
 SCHEMA = {
     "meta": ("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", ("key", "value")),
@@ -412,6 +412,19 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     return volume, rows, arrays, events
 
 
+def _stream(decompressor, data: bytes, raw_size: int, where: str) -> bytes:
+    """What ``data`` decompresses to, read a MiB at a time, so that memory grows only with what the blob
+    really holds; FormatError as soon as it holds more than ``raw_size`` bytes."""
+    pieces, total = [], 0
+    with decompressor.stream_reader(data) as reader:
+        while piece := reader.read(min(2 ** 20, raw_size + 1 - total)):
+            pieces.append(piece)
+            total += len(piece)
+            if total > raw_size:
+                raise FormatError(f"{where}: the blob decompresses to more than {raw_size} bytes")
+    return b"".join(pieces)
+
+
 def _parse_json(text: str, where: str):
     """The JSON value of ``text``; FormatError naming ``where`` for text that is not JSON or nests deeper than
     :data:`MAX_JSON_DEPTH` (no encoder writes it; the decoders recurse)."""
@@ -510,7 +523,7 @@ def _decompress(decompressor, data, raw_size, expected: int, where: str) -> byte
         declared = zstandard.frame_content_size(data)  # -1: not in the frame header
         if declared not in (-1, raw_size):
             raise FormatError(f"{where}: the blob does not decompress to {raw_size} bytes (its frame says {declared})")
-        raw = decompressor.decompress(data, max_output_size=raw_size)  # the output buffer: at most raw_size
+        raw = _stream(decompressor, data, raw_size, where)
     except zstandard.ZstdError as error:
         raise FormatError(f"{where}: the blob does not decompress (zstd: {error})") from error
     if len(raw) != raw_size:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -13,15 +14,17 @@ from .edits import EditResult, Tool
 from .materials import MaterialTable
 from .shapes import Box, Shape
 
-__all__ = ["VoxelVolume", "FIELDS"]
+__all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL"]
 
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 _DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
+# Size limits of a volume (and of a world file's volume): the five fields take BYTES_PER_VOXEL bytes a voxel, so
+# MAX_VOXELS (1024³) is 6 GiB of fields, a quarter of the 24 GiB machine the project is built on, before meshes.
+# MAX_CHUNKS (128³) bounds the per-chunk bookkeeping (versions, dirty sets) a small chunk_size multiplies.
+BYTES_PER_VOXEL = sum(np.dtype(dtype).itemsize for dtype in _DTYPES.values())  # 6
+MAX_VOXELS = 1024 ** 3
+MAX_CHUNKS = 128 ** 3
 DEFAULT_TOOL = Tool()
-# The largest world voxelworld builds and reads (world files refuse larger ones; voxelworld.io checks these before it
-# allocates anything): 2**27 voxels (768 MiB of fields: 6 bytes a voxel), and 2**18 chunks.
-MAX_VOXELS = 2 ** 27
-MAX_CHUNKS = 2 ** 18
 
 
 def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
@@ -34,6 +37,26 @@ def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.nd
                  if isinstance(array, np.ndarray) else array)
         raise ParameterError(name, given, f"a writeable numpy array of shape {shape} and dtype {dtype}")
     return array
+
+
+def _check_size(shape: tuple[int, int, int], chunk_size: int) -> None:
+    """ParameterError unless a volume of ``shape`` holds at most MAX_VOXELS voxels in at most MAX_CHUNKS chunks of
+    ``chunk_size`` voxels a side."""
+    voxels = math.prod(shape)
+    if voxels > MAX_VOXELS:
+        raise ParameterError("shape", shape, f"at most MAX_VOXELS = {MAX_VOXELS} voxels ({BYTES_PER_VOXEL} bytes "
+                             f"each); this shape has {voxels} and would need about "
+                             f"{_gib(voxels * BYTES_PER_VOXEL)}: use a smaller shape (and a larger voxel_size)")
+    chunks = math.prod(-(-n // chunk_size) for n in shape)
+    if chunks > MAX_CHUNKS:
+        smallest = next(c for c in range(chunk_size, max(shape) + 1)
+                        if math.prod(-(-n // c) for n in shape) <= MAX_CHUNKS)
+        raise ParameterError("chunk_size", chunk_size, f">= {smallest} for shape {shape}: at most MAX_CHUNKS = "
+                             f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks})")
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.3g} GiB" if size >= 2**30 else f"{size / 2**20:.3g} MiB"
 
 
 def _field(name: str, doc: str) -> property:
@@ -96,7 +119,6 @@ class VoxelVolume:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
         # The geometry is read-only (properties below): kernels take it unchecked.
         self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
-        self._shape_array = np.array(self._shape, dtype=np.int64)
         self._voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
         origin_array = np.array(origin, dtype=np.float64) if _is_numeric(origin) else None  # a copy: we freeze it
         if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
@@ -105,6 +127,8 @@ class VoxelVolume:
         self._origin = origin_array
         self._iso = check_integer("iso", iso, minimum=1, maximum=255)
         self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+        _check_size(self._shape, self._chunk_size)
+        self._shape_array = np.array(self._shape, dtype=np.int64)
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")
         self._materials = materials if materials is not None else MaterialTable.default()
@@ -160,6 +184,15 @@ class VoxelVolume:
                      dtype=np.int64)
         lo = c * self.chunk_size
         return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
+
+    def chunk_slices(self, chunk) -> tuple[slice, slice, slice]:
+        """:meth:`chunk_box` as index slices: ``volume.density[volume.chunk_slices(chunk)]`` is the chunk's voxels.
+
+        >>> VoxelVolume((40, 16, 32), chunk_size=16).chunk_slices((2, 0, 1))
+        (slice(32, 40, None), slice(0, 16, None), slice(16, 32, None))
+        """
+        lo, hi = self.chunk_box(chunk)
+        return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]
 
     def world_to_index(self, points) -> np.ndarray:
         """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
