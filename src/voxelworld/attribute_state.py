@@ -28,15 +28,34 @@ voxelworld.errors.ParameterError: ...state...a mapping without last...
 >>> restore_attributes(fresh, {"count": 4}, Counter.STATE_ATTRIBUTES, added=("_last",))  # an older state
 >>> fresh.count, fresh._last
 (4, 'up')
+
+A class also says how each value it takes back is checked (``STATE_CHECKS``: key -> check), so that a state
+read from a file either restores an object that works or is refused, naming the key, before anything is set:
+
+>>> CHECKS = {"count": whole(minimum=0), "last": optional(text(("up", "down")))}
+>>> restore_attributes(fresh, {"count": -1, "last": "up"}, Counter.STATE_ATTRIBUTES, checks=CHECKS)
+Traceback (most recent call last):
+...
+voxelworld.errors.ParameterError: state['count'] = -1 is out of range: ... a whole number >= 0
+>>> fresh.count
+4
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 
-from .errors import ParameterError
+import numpy as np
 
-__all__ = ["state_key", "attribute_state", "restore_attributes"]
+from .errors import ParameterError, check_finite, check_integer, check_range
+
+__all__ = ["state_key", "attribute_state", "restore_attributes", "Check", "number", "whole", "flag", "text",
+           "optional", "array", "instance", "sequence", "set_of", "mapping", "pair"]
+
+# A check of a value taken back: called with the value's name and the value, raises ParameterError naming them
+# unless the value is one its object can work with.
+Check = Callable[[str, object], None]
 
 
 def state_key(attribute: str) -> str:
@@ -49,11 +68,15 @@ def attribute_state(obj, attributes) -> dict:
     return {state_key(name): getattr(obj, name) for name in attributes}
 
 
-def restore_attributes(obj, state: Mapping, attributes, added=()) -> None:
+def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mapping[str, Check] | None = None
+                       ) -> None:
     """Set ``obj``'s ``attributes`` to the values of ``state`` (as :func:`attribute_state` gives them; other keys
     are left alone). A state missing a key raises :class:`ParameterError` before anything is set, except the
     keys of the ``added`` attributes (added to the state after files were written without them): an attribute
-    whose key is missing keeps the value it has (the constructor's default)."""
+    whose key is missing keeps the value it has (the constructor's default). ``checks`` (key -> :data:`Check`,
+    one for every key) check each value given, before anything is set: the first value refused raises its
+    :class:`ParameterError`, naming ``state['key']``; a check under the key ``"*"``, if any, is then called with
+    ``obj``, ``"state"`` and the whole state, for what ties values together or to the object."""
     keys = [state_key(name) for name in attributes]
     if not isinstance(state, Mapping):
         raise ParameterError("state", type(state).__name__, f"a mapping with the keys {', '.join(keys)}")
@@ -61,6 +84,120 @@ def restore_attributes(obj, state: Mapping, attributes, added=()) -> None:
     if missing:
         raise ParameterError("state", f"a mapping without {', '.join(missing)}",
                              f"a mapping with the keys {', '.join(keys)}")
+    if checks is not None:
+        for key in keys:
+            if key in state:
+                checks[key](f"state[{key!r}]", state[key])  # a KeyError here: a class that forgot a check
+        if "*" in checks:
+            checks["*"](obj, "state", state)
     for name, key in zip(attributes, keys):
         if key in state:
             setattr(obj, name, state[key])
+
+
+# ------------------------------------------------------------------------------------------------ checks
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def number(minimum: float | None = None, maximum: float | None = None, unit: str = "", infinite: bool = False,
+           strict_minimum: bool = False) -> Check:
+    """A finite number in range (``infinite``: +inf or -inf are taken too), not a bool nor a string."""
+    def check(name, value):
+        if infinite and _is_number(value) and math.isinf(value):
+            return
+        check_range(name, value, "a number", _is_number(value))
+        check_finite(name, value, minimum=minimum, maximum=maximum, unit=unit, strict_minimum=strict_minimum)
+    return check
+
+
+def whole(minimum: int | None = None, maximum: int | None = None) -> Check:
+    """A whole number (int, not bool) in range."""
+    def check(name, value):
+        check_range(name, value, "a whole number", isinstance(value, (int, np.integer)) and not isinstance(
+            value, (bool, np.bool_)))
+        check_integer(name, value, minimum=minimum, maximum=maximum)
+    return check
+
+
+def flag(name: str, value) -> None:
+    """True or False."""
+    check_range(name, value, "True or False", isinstance(value, (bool, np.bool_)))
+
+
+def text(choices=None) -> Check:
+    """A string (one of ``choices`` if given)."""
+    def check(name, value):
+        legal = "a string" if choices is None else f"one of {', '.join(map(repr, choices))}"
+        check_range(name, value, legal, isinstance(value, str) and (choices is None or value in choices))
+    return check
+
+
+def optional(check: Check) -> Check:
+    """None, or a value ``check`` takes."""
+    def check_optional(name, value):
+        if value is not None:
+            check(name, value)
+    return check_optional
+
+
+def array(shape: tuple, dtype: str = "float64", finite: bool = True) -> Check:
+    """A numpy array of ``dtype`` and ``shape`` (None: any length on that axis), every value finite."""
+    def check(name, value):
+        legal = f"a {dtype} array of shape {shape}" + (", every value finite" if finite else "")
+        ok = (isinstance(value, np.ndarray) and value.dtype == np.dtype(dtype) and value.ndim == len(shape)
+              and all(n is None or n == m for n, m in zip(shape, value.shape)))
+        check_range(name, f"an array of {value.dtype} {value.shape}" if isinstance(value, np.ndarray) else value,
+                    legal, ok)
+        check_range(name, "an array with NaN or infinite values", legal,
+                    not finite or value.dtype.kind != "f" or bool(np.all(np.isfinite(value))))
+    return check
+
+
+def instance(cls: type, **fields: Check) -> Check:
+    """An instance of ``cls`` whose ``fields`` (name -> check) the checks given take (the others: as its
+    constructor checks them)."""
+    def check(name, value):
+        check_range(name, type(value).__name__, f"a {cls.__name__}", isinstance(value, cls))
+        for field, field_check in fields.items():
+            field_check(f"{name}.{field}", getattr(value, field))
+    return check
+
+
+def sequence(item: Check, kind: type = tuple, length: int | None = None) -> Check:
+    """A ``kind`` (tuple or list) of ``length`` items (any if None), each taken by ``item``."""
+    def check(name, value):
+        check_range(name, type(value).__name__, f"a {kind.__name__}" + ("" if length is None else
+                                                                          f" of {length} items"),
+                    isinstance(value, kind) and (length is None or len(value) == length))
+        for n, entry in enumerate(value):
+            item(f"{name}[{n}]", entry)
+    return check
+
+
+def pair(first: Check, second: Check) -> Check:
+    """A tuple of two values, taken by ``first`` and ``second``."""
+    def check(name, value):
+        check_range(name, type(value).__name__, "a tuple of two", isinstance(value, tuple) and len(value) == 2)
+        first(f"{name}[0]", value[0])
+        second(f"{name}[1]", value[1])
+    return check
+
+
+def set_of(item: Check, kind: type = frozenset) -> Check:
+    """A ``kind`` (frozenset or set) of items, each taken by ``item``."""
+    def check(name, value):
+        check_range(name, type(value).__name__, f"a {kind.__name__}", type(value) is kind)
+        for entry in value:
+            item(f"{name}{{}}", entry)
+    return check
+
+
+def mapping(key: Check, value: Check) -> Check:
+    """A dict whose keys ``key`` and values ``value`` take."""
+    def check(name, data):
+        check_range(name, type(data).__name__, "a dict", isinstance(data, dict))
+        for k, v in data.items():
+            key(f"{name} key", k)
+            value(f"{name}[{k!r}]", v)
+    return check

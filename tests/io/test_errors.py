@@ -110,8 +110,8 @@ def test_a_table_with_other_columns(copy):
 
 # ------------------------------------------------------------------------------------------------ damaged rows
 def test_a_chunk_whose_bytes_changed(copy):
-    # Another chunk's density, well compressed: decompresses fine, but its checksum is not of these bytes.
-    raw = bytes(range(256)) * 16
+    # Bytes of the chunk's size, well compressed: decompress fine, but the checksum is not of these bytes.
+    raw = bytes(range(256)) * 2
     path = copy()
     change(path, ("UPDATE chunks SET data = ?, raw_size = ? WHERE cx = 1 AND cy = 0 AND cz = 2 AND field = 'mat_a'",
                   (zstandard.ZstdCompressor().compress(raw), len(raw))))
@@ -128,7 +128,7 @@ def test_a_chunk_blob_that_does_not_decompress(copy):
 def test_a_chunk_of_the_wrong_size(copy):
     path = copy()
     change(path, ("UPDATE chunks SET raw_size = raw_size + 1 WHERE cx = 3 AND cy = 1 AND cz = 3 AND field = 'mix'",))
-    refused(path, "chunk (3, 1, 3) field 'mix'", "not 513")
+    refused(path, "chunk (3, 1, 3) field 'mix'", "raw_size 513 is not 512")
 
 
 def test_a_missing_or_foreign_chunk(copy):
@@ -152,6 +152,9 @@ def test_a_state_row_that_changed_or_is_missing(copy):
 def test_an_array_that_changed_or_is_missing(copy):
     path = copy()
     change(path, ("UPDATE arrays SET shape = '[1]' WHERE name = 'navmesh.polygon_start'",))
+    refused(path, "array 'navmesh.polygon_start'", "raw_size", "is not 8")
+    path = copy()  # a shape of the same size: the checksum tells
+    change(path, ("UPDATE arrays SET shape = '[' || (raw_size / 8) || ', 1]' WHERE name = 'navmesh.polygon_start'",))
     refused(path, "array 'navmesh.polygon_start'", "checksum mismatch")
     path = copy()
     change(path, ("DELETE FROM arrays WHERE name = 'props.0.positions'",))

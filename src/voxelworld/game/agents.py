@@ -14,7 +14,8 @@ from itertools import product
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import (array, attribute_state, mapping, number, optional, pair, restore_attributes, sequence,
+                               set_of, text, whole)
 from ..errors import ParameterError, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
@@ -45,6 +46,9 @@ class Agents:
     # What the cast keeps from frame to frame besides its agents (:meth:`state_dict`); the NPCs, enemies and the
     # navmesh hand over their own states; ``world`` is the world it was made for.
     STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
+    STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), whole(0)),
+                    "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": number(minimum=0.0),
+                    "pending_box": optional(pair(array((3,)), array((3,))))}
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world")
 
     def __init__(self, world):
@@ -68,7 +72,7 @@ class Agents:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
     def _names(self) -> set[str]:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}

@@ -41,7 +41,7 @@ from functools import partial
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import array, attribute_state, instance, number, restore_attributes, sequence, whole
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point, check_range
 from ..meshing import ChunkMesher
@@ -179,6 +179,10 @@ class ChainsawEnemy:
     # attributes are what its constructor is given and builds from that.
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved")
+    STATE_CHECKS = {"facing": array((3,)), "time": number(minimum=0.0, unit="s"),
+                    "since_carve": number(minimum=0.0, unit="s", infinite=True),
+                    "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": whole(0),
+                    "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "_edits", "_centre",
                         "_mesh_key", "_bvh")
 
@@ -229,7 +233,7 @@ class ChainsawEnemy:
         move the last bit of a unit vector); another facing than the constructor's builds the body again at the
         start of its swing, so take back ``motion.state_dict()`` after this."""
         facing = self.facing
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
 

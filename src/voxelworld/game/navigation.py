@@ -40,6 +40,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..attribute_state import pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer
 from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation import NavMesh, NavSettings, Scene, SceneObject, SearchRegion
@@ -136,6 +137,7 @@ class WorldNavigation:
     # What the navigation keeps from frame to frame besides its navmesh (:meth:`state_dict`); the navmesh is
     # baked again from :attr:`chunk_meshes` (``baked_from``), the rest is what the constructor is given.
     STATE_ATTRIBUTES = ("revision", "_log")
+    STATE_CHECKS = {"revision": whole(0), "log": sequence(pair(whole(0), set_of(sequence(whole(), tuple))), list)}
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "scene", "mesh")
 
@@ -203,6 +205,8 @@ class WorldNavigation:
         if not (isinstance(state, Mapping) and "revision" in state and "log" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys revision, log")
+        for key, check in self.STATE_CHECKS.items():
+            check(f"state[{key!r}]", state[key])
         revision = check_integer("state['revision']", state["revision"], minimum=0)
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
-from ..errors import ParameterError, check_finite, check_point
+from ..attribute_state import array, attribute_state, number, optional, restore_attributes, text, whole
+from ..errors import ParameterError, check_finite, check_point, check_range
 from ..navigation import NavQuery
 from .navigation import WorldNavigation
 
@@ -114,6 +114,12 @@ class NPC:
     # What an NPC keeps from frame to frame (:meth:`state_dict`); the other attributes are what its constructor
     # is given.
     STATE_ATTRIBUTES = ("position", "goal", "path", "state", "replans", "time", "_revision")
+    STATE_CHECKS = {"position": array((3,)), "goal": optional(array((3,))), "path": optional(array((None, 3))),
+                    "state": text(STATES), "replans": whole(0), "time": number(minimum=0.0, unit="s"),
+                    "revision": whole(0),
+                    "*": lambda npc, name, state: check_range(  # walking: towards a goal, along a path
+                        f"{name}['path']", state["path"], "corners to walk to, and a goal, while walking",
+                        state["state"] != "walking" or state["path"] is not None and state["goal"] is not None)}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
@@ -140,7 +146,7 @@ class NPC:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
     # ------------------------------------------------------------------------------------------ planning
     def walk_to(self, goal) -> bool:

@@ -30,7 +30,8 @@ from functools import partial
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import (attribute_state, flag, instance, number, optional, pair, restore_attributes, sequence,
+                               text, whole)
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
@@ -102,6 +103,14 @@ class PlayerActions:
     # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
     STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
+    STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
+                                     held_time=number(minimum=0.0), updates=whole(0), bullets=sequence(text())),
+                    "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
+                                            removed_by_group=sequence(pair(text(), number(minimum=0.0))),
+                                            awarded=sequence(pair(text(), whole(0))),
+                                            treasures=sequence(instance(Treasure))),
+                    "held": optional(instance(WorldObject)), "objects": sequence(instance(WorldObject), list),
+                    "items": sequence(text()), "made": whole(minimum=0), "opened_treasures": sequence(whole(0))}
     OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping")
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
@@ -125,7 +134,7 @@ class PlayerActions:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     def attach(self, world) -> None:
         """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
-from ..errors import ParameterError, check_finite, check_point
+from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
+from ..errors import ParameterError, check_finite, check_point, check_range
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
@@ -92,6 +92,14 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
     return np.array([-math.sin(y) * math.cos(p), math.sin(p), -math.cos(y) * math.cos(p)])
 
 
+def _check_materials(materials, name: str, state) -> None:
+    """The materials a player's state names (what it touches and stands on) are names of ``materials``."""
+    for key in ("touching", "new_touching", "ground_material"):
+        value = state.get(key)  # each a string, None or a frozenset of strings (checked before)
+        for material in [value] if isinstance(value, str) else value or ():
+            check_range(f"{name}[{key!r}]", material, "names of materials of the table", material in materials)
+
+
 class Player:
     """The player's state: feet ``position`` (m), ``velocity`` (m/s), view ``yaw`` / ``pitch`` (degrees),
     ``grounded``, ``ground_material``, ``stamina``, ``currency`` (what opened treasures paid, currency units, from
@@ -114,6 +122,14 @@ class Player:
                         "sprinting", "touching", "_stride_left", "_reported_stamina", "_cause", "_moved",
                         "_fall_speed", "_new_touching", "currency")
     STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
+    # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
+    STATE_CHECKS = {"position": array((3,)), "velocity": array((3,)), "yaw": number(0.0, 360.0, "degrees"),
+                    "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
+                    "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
+                    "stride_left": number(), "reported_stamina": number(minimum=0.0), "cause": text(),
+                    "moved": number(minimum=0.0, unit="m"), "fall_speed": number(unit="m/s"),
+                    "new_touching": set_of(text()), "currency": number(),
+                    "*": lambda player, name, state: _check_materials(player.materials, name, state)}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
@@ -149,7 +165,7 @@ class Player:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     # ------------------------------------------------------------------------------------------ views
     @property

@@ -51,7 +51,7 @@ from dataclasses import fields
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
@@ -93,7 +93,7 @@ def _generator(state) -> np.random.Generator:
     bits = _BIT_GENERATORS[state["bit_generator"]]()
     try:
         bits.state = dict(state)
-    except (TypeError, ValueError, KeyError) as error:
+    except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
         raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
     return np.random.Generator(bits)
 
@@ -153,6 +153,10 @@ class World:
     # edits (public: ``events``, ``queued_edits``), or the last frame's scratch.
     STATE_ATTRIBUTES = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks",
                         "rebuilt_chunks", "_snapshot")
+    STATE_CHECKS = {"seed": whole(0), "frame": whole(0), "time": number(minimum=0.0, unit="s"),
+                    "dt": number(minimum=0.0, unit="s"), "inputs": instance(Inputs),
+                    "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
+                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "snapshot": instance(Snapshot)}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges")
@@ -240,7 +244,7 @@ class World:
             check_range("state['collider_chunks']", chunk, f"chunks (i, j, k) of the grid {grid}",
                         isinstance(chunk, tuple) and len(chunk) == 3 and all(
                             isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         self.rng = rng
         self.collider = Collider(merge_collision_meshes([self.mesher.chunk_collision_mesh(c) for c in chunks]),
                                  self.props, self.materials)

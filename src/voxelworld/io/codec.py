@@ -63,8 +63,9 @@ from ..motion.part_contacts import Contact as MotionContact
 from ..motion.skeleton import Pose
 from ..navigation import NavSettings, SearchRegion
 from ..terrain import FIELDS, Box, Capsule, Cylinder, Material, MaterialTable, Sphere, Tool, Union, VoxelVolume
+from ..terrain.volume import MAX_CHUNKS, MAX_VOXELS
 
-__all__ = ["StateCodec", "TYPES", "type_name", "material_table_data", "material_table_from_data"]
+__all__ = ["StateCodec", "TYPES", "type_name", "material_table_data", "material_table_from_data", "check_volume_size"]
 
 _EVENT_TYPES = tuple(t for t in (getattr(_events, n) for n in _events.__all__)
                      if isinstance(t, type) and issubclass(t, _events.Event))
@@ -128,6 +129,34 @@ def array_from_bytes(raw: bytes, dtype: str, shape: tuple, where: str) -> np.nda
     if len(raw) != kind.itemsize * math.prod(shape):
         raise FormatError(f"{where}: {len(raw)} bytes do not make a {dtype} array of shape {shape}")
     return np.frombuffer(raw, dtype=kind).astype(dtype).reshape(shape)
+
+
+def check_volume_size(shape, chunk_size, where: str) -> tuple[int, int, int]:
+    """The ``shape`` of a stored volume, as three ints, if it and its ``chunk_size`` make a volume within the
+    world-size limits (:data:`~voxelworld.terrain.volume.MAX_VOXELS` voxels,
+    :data:`~voxelworld.terrain.volume.MAX_CHUNKS` chunks); else FormatError naming ``where``, before anything
+    is allocated.
+
+    >>> check_volume_size([2048, 2048, 2048], 32, "state 'volume'")
+    Traceback (most recent call last):
+    ...
+    voxelworld.errors.FormatError: state 'volume': shape [2048, 2048, 2048] holds 8589934592 voxels, more than ...
+    """
+    def whole(value) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    if not (isinstance(shape, (list, tuple)) and len(shape) == 3 and all(whole(n) for n in shape)):
+        raise FormatError(f"{where}: shape {shape!r} is not three whole numbers >= 1")
+    if not whole(chunk_size):
+        raise FormatError(f"{where}: chunk_size {chunk_size!r} is not a whole number >= 1")
+    voxels = math.prod(shape)
+    if voxels > MAX_VOXELS:
+        raise FormatError(f"{where}: shape {list(shape)} holds {voxels} voxels, more than the {MAX_VOXELS} of the "
+                          "largest world voxelworld reads (voxelworld.terrain.volume.MAX_VOXELS)")
+    chunks = math.prod(-(-n // chunk_size) for n in shape)
+    if chunks > MAX_CHUNKS:
+        raise FormatError(f"{where}: shape {list(shape)} in chunks of {chunk_size} makes {chunks} chunks, more than "
+                          f"the {MAX_CHUNKS} voxelworld reads (voxelworld.terrain.volume.MAX_CHUNKS)")
+    return tuple(shape)
 
 
 class StateCodec:
@@ -247,8 +276,9 @@ class StateCodec:
         return value
 
     def _decode_volume(self, data: dict, where: str) -> VoxelVolume:
+        shape = check_volume_size(data["shape"], data["chunk_size"], where)
         try:
-            volume = VoxelVolume(tuple(data["shape"]), data["voxel_size"], tuple(data["origin"]), data["iso"],
+            volume = VoxelVolume(shape, data["voxel_size"], tuple(data["origin"]), data["iso"],
                                  data["chunk_size"], self.materials)
         except ParameterError as error:
             raise FormatError(f"{where}: the stored volume is not valid: {error}") from error

@@ -30,7 +30,7 @@ from ..meshing import CollisionMesh
 from ..meshing.chunks import MESHED_FIELDS
 from ..navigation import SceneObject
 from ..terrain import MaterialTable, VoxelVolume
-from .codec import StateCodec, check_mapping, material_table_data, material_table_from_data
+from .codec import StateCodec, check_mapping, check_volume_size, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
 __all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window",
@@ -63,7 +63,8 @@ def _load(codec: StateCodec, obj, row: dict, where: str, besides=()) -> None:
     try:
         obj.load_state_dict(state)
     except ParameterError as error:
-        raise FormatError(f"{where}: {error}") from error
+        name = where.split(".")[0].split("[")[0]  # where begins with its row's name
+        raise FormatError(f"state row {name!r}" + ("" if where == name else f", {where}") + f": {error}") from error
 
 
 def set_chunk_versions(volume: VoxelVolume, versions: np.ndarray) -> None:
@@ -194,9 +195,10 @@ def empty_volume(rows: dict) -> VoxelVolume:
     """The volume the rows describe, every voxel empty (the chunk rows fill it)."""
     row = check_mapping(rows["volume"], "state 'volume'", ("shape", "voxel_size", "origin", "iso", "chunk_size",
                                                               "dirty", "mesher_behind"))
+    shape = check_volume_size(row["shape"], row["chunk_size"], "state 'volume'")
     _, materials = world_materials(rows)
     try:
-        volume = VoxelVolume(tuple(row["shape"]), row["voxel_size"], tuple(row["origin"]), row["iso"],
+        volume = VoxelVolume(shape, row["voxel_size"], tuple(row["origin"]), row["iso"],
                              row["chunk_size"], materials)
     except (ParameterError, TypeError) as error:
         raise FormatError(f"state 'volume': not a valid volume: {error}") from error

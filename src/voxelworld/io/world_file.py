@@ -11,7 +11,10 @@ events).
 
 :func:`load_world` checks everything before it builds anything: that the file is SQLite, of this format and
 version, with every table and column, every checksum, every blob decompressing to its size. Whatever is wrong
-raises :class:`~voxelworld.errors.FormatError` naming the file and the table, row, chunk or field.
+raises :class:`~voxelworld.errors.FormatError` naming the file and the table, row, chunk or field. Every size
+a file states is checked against what it holds and against the world-size limits (``MAX_VOXELS``, ``MAX_CHUNKS``
+of :mod:`voxelworld.terrain.volume`; :data:`MAX_ARRAY_BYTES`, :data:`MAX_JSON_DEPTH`) before anything is
+allocated, and every value of the state rows is checked by its object (``STATE_CHECKS``) before it is set.
 
 Examples
 --------
@@ -34,8 +37,10 @@ Examples
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import math
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -51,7 +56,7 @@ from ..errors import FormatError, check_range
 from ..files import build_atomically
 from ..game.world import World
 from ..terrain import FIELDS, VoxelVolume
-from .codec import StateCodec, array_bytes, array_from_bytes
+from .codec import StateCodec, array_bytes, array_from_bytes, check_volume_size
 from .state import (
     STATE_ROWS,
     capture,
@@ -63,12 +68,17 @@ from .state import (
     set_chunk_versions,
 )
 
-__all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION", "MAX_ARRAY_BYTES", "MAX_JSON_DEPTH"]
 
 FORMAT = "voxelworld-world"
 FORMAT_VERSION = 1
 SQLITE_HEADER = b"SQLite format 3\x00"
 ZSTD_LEVEL = 3
+# Limits of what a reader takes from a file, checked before it allocates (the volume's: MAX_VOXELS, MAX_CHUNKS in
+# voxelworld.terrain.volume): an array row of at most 1 GiB (navmeshes, props, loose objects' fields: all far
+# smaller); JSON nested this deep.
+MAX_ARRAY_BYTES = 2 ** 30
+MAX_JSON_DEPTH = 64
 SCHEMA = {
     "meta": ("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", ("key", "value")),
     "state": ("CREATE TABLE state (name TEXT PRIMARY KEY, json TEXT NOT NULL, sha256 BLOB NOT NULL)",
@@ -180,18 +190,25 @@ def save_world(world: World, path) -> SaveReport:
     first = 0 if saved is None else saved.event_count
     events = [(seq, _json(encode_event(codec, world.events[seq], seq))) for seq in range(first, len(world.events))]
     if exists:
-        connection = _connect(target, "rw")
         try:
-            connection.execute("BEGIN IMMEDIATE")
-            _check_meta(connection, target)
-            counts = _write(connection, world, captured, events, saved)
-            connection.execute("COMMIT")
+            connection = _connect(target, "rw")
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                _check_meta(connection, target)
+                counts = _write(connection, world, captured, events, saved)
+                connection.execute("COMMIT")
+            finally:
+                connection.close()  # without a commit, the transaction is rolled back
         except sqlite3.Error as error:
-            raise FormatError(f"{target}: the world file could not be updated: {error}") from error
-        finally:
-            connection.close()  # without a commit, the transaction is rolled back
+            raise _failure(error, target, "the world file could not be updated") from error
     else:
-        counts = _write_new(target, world, captured, events)
+        try:
+            counts = _write_new(target, world, captured, events)
+        except sqlite3.Error as error:
+            raise _failure(error, target, "the new world file could not be written") from error
+        except OSError as error:
+            raise OSError(error.errno, f"{target}: the new world file could not be written ({error.strerror}); "
+                          "nothing was left in its place", str(target)) from error
     _remember(world, target)
     return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
                       target.stat().st_size)
@@ -270,19 +287,34 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
 
 
+def _failure(error: sqlite3.Error, path: Path, doing: str) -> Exception:
+    """The error to raise for SQLite's ``error`` while ``doing`` something with ``path``: OSError (ENOSPC for a
+    full disk, else EIO) for a failure to write or read, FormatError for a damaged file; both name the path."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return FormatError(f"{path}: {doing}: the file is damaged ({error}); it was left as it was")
+    code = errno.ENOSPC if name.startswith("SQLITE_FULL") else errno.EIO
+    return OSError(code, f"{path}: {doing} ({name or 'SQLite'}: {error}); it was left as it was", str(path))
+
+
 def _check_ours(path: Path) -> None:
-    """FormatError unless ``path`` holds a world file of this format and version (it is then safe to update)."""
+    """FormatError unless ``path`` holds an intact world file of this format and version (it is then safe to
+    update): a damaged one is left for :func:`load_world` to report on."""
     with open(path, "rb") as file:
         header = file.read(len(SQLITE_HEADER))
     if header != SQLITE_HEADER:
         raise FormatError(f"{path}: refusing to overwrite a file that is not a voxelworld world file (not SQLite)")
-    connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
     try:
-        _check_meta(connection, path)
+        connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
+        try:
+            _check_meta(connection, path)
+            check = connection.execute("PRAGMA quick_check").fetchall()
+            if check != [("ok",)]:
+                raise FormatError(f"{path}: refusing to overwrite a damaged world file: {check[0][0]}")
+        finally:
+            connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{path}: refusing to overwrite an unreadable SQLite file: {error}") from error
-    finally:
-        connection.close()
 
 
 def _check_meta(connection: sqlite3.Connection, path: Path) -> None:
@@ -345,15 +377,12 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
         if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
             raise FormatError(f"{path}: state row {name!r}: checksum mismatch")
-        try:
-            rows[name] = json.loads(text)
-        except ValueError as error:
-            raise FormatError(f"{path}: state row {name!r}: not JSON: {error}") from error
+        rows[name] = _parse_json(text, f"{path}: state row {name!r}")
     for name in STATE_ROWS:
         if name not in rows:
             raise FormatError(f"{path}: state row {name!r} is missing")
     try:
-        volume = empty_volume(rows)
+        volume = _empty_volume_of_file(connection, rows)
     except FormatError as error:
         raise FormatError(f"{path}: {error}") from error
     decompressor = zstandard.ZstdDecompressor()
@@ -361,13 +390,11 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     arrays = {}
     for name, dtype, shape, raw_size, digest, data in connection.execute("SELECT * FROM arrays"):
         where = f"{path}: array {name!r}"
-        raw = _decompress(decompressor, data, raw_size, where)
+        dims = _array_shape(dtype, shape, where)
+        raw = _decompress(decompressor, data, raw_size, np.dtype(dtype).itemsize * math.prod(dims), where)
         if _sha(_array_label(name, dtype, shape), raw) != digest:
             raise FormatError(f"{where}: checksum mismatch")
-        try:
-            arrays[name] = array_from_bytes(raw, dtype, tuple(json.loads(shape)), where)
-        except (ValueError, TypeError) as error:
-            raise FormatError(f"{where}: a broken shape {shape!r}") from error
+        arrays[name] = array_from_bytes(raw, dtype, dims, where)
     count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
     codec = StateCodec(volume.materials)
     events = []
@@ -377,12 +404,87 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
         if not isinstance(text, str) or _sha(f"event {seq}", text.encode("utf-8")) != digest:
             raise FormatError(f"{path}: events: row {seq}: checksum mismatch")
         try:
-            events.append(decode_event(codec, json.loads(text), seq))
+            events.append(decode_event(codec, _parse_json(text, f"{path}: events: row {seq}"), seq))
         except (FormatError, ValueError) as error:
             raise FormatError(f"{path}: events: row {seq}: {error}") from error
     if len(events) != count:
         raise FormatError(f"{path}: events: {len(events)} rows, the world row says {count!r}")
     return volume, rows, arrays, events
+
+
+def _stream(decompressor, data: bytes, raw_size: int, where: str) -> bytes:
+    """What ``data`` decompresses to, read a MiB at a time, so that memory grows only with what the blob
+    really holds; FormatError as soon as it holds more than ``raw_size`` bytes."""
+    pieces, total = [], 0
+    with decompressor.stream_reader(data) as reader:
+        while piece := reader.read(min(2 ** 20, raw_size + 1 - total)):
+            pieces.append(piece)
+            total += len(piece)
+            if total > raw_size:
+                raise FormatError(f"{where}: the blob decompresses to more than {raw_size} bytes")
+    return b"".join(pieces)
+
+
+def _parse_json(text: str, where: str):
+    """The JSON value of ``text``; FormatError naming ``where`` for text that is not JSON or nests deeper than
+    :data:`MAX_JSON_DEPTH` (no encoder writes it; the decoders recurse)."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise FormatError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as error:
+        raise FormatError(f"{where}: not JSON: {error}") from error
+    level = [data]
+    for _ in range(MAX_JSON_DEPTH + 1):
+        level = [v for value in level if isinstance(value, (list, dict))
+                 for v in (value.values() if isinstance(value, dict) else value)]
+        if not level:
+            return data
+    raise FormatError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def _array_shape(dtype, shape, where: str) -> tuple:
+    """The shape (JSON text ``shape``) of an array row of ``dtype``; FormatError unless it is one
+    :func:`array_from_bytes` reads, of at most :data:`MAX_ARRAY_BYTES`."""
+    dims = _parse_json(shape, f"{where}: shape") if isinstance(shape, str) else None
+    if not (isinstance(dims, list) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in dims)):
+        raise FormatError(f"{where}: a broken shape {shape!r}")
+    array_from_bytes(b"", dtype, (0,), where)  # the dtype, checked
+    size = np.dtype(dtype).itemsize * math.prod(dims)
+    if size > MAX_ARRAY_BYTES:
+        raise FormatError(f"{where}: shape {dims} of {dtype} is {size} bytes, more than the {MAX_ARRAY_BYTES} of the "
+                          "largest array voxelworld reads (voxelworld.io.world_file.MAX_ARRAY_BYTES)")
+    return tuple(dims)
+
+
+def _empty_volume_of_file(connection, rows: dict) -> VoxelVolume:
+    """The empty volume of the ``volume`` row, once its size is within the limits and the file holds a chunk row
+    for each of its chunks and fields, and no other (a size the rows do not back is refused before the volume is
+    allocated, naming a missing or foreign chunk)."""
+    row = rows["volume"]
+    if isinstance(row, dict):
+        shape = check_volume_size(row.get("shape"), row.get("chunk_size"), "state 'volume'")
+        _check_chunk_rows(connection, tuple(-(-n // row["chunk_size"]) for n in shape))
+    return empty_volume(rows)
+
+
+def _check_chunk_rows(connection, grid: tuple) -> None:
+    fields = ", ".join("?" * len(FIELDS))
+    foreign = connection.execute(f"SELECT cx, cy, cz, field FROM chunks WHERE NOT (cx >= 0 AND cx < ? AND cy >= 0 "
+                                 f"AND cy < ? AND cz >= 0 AND cz < ? AND field IN ({fields})) LIMIT 1",
+                                 (*grid, *FIELDS)).fetchone()
+    if foreign is not None:
+        raise FormatError(f"chunk {tuple(foreign[:3])} field {foreign[3]!r}: not a chunk and field of a volume of "
+                          f"{grid} chunks and fields {', '.join(FIELDS)}")
+    expected = math.prod(grid) * len(FIELDS)
+    (stored,) = connection.execute("SELECT COUNT(*) FROM chunks").fetchone()
+    if stored != expected:  # rows are unique (the primary key) and none foreign: some are missing; name the first
+        rows = connection.execute("SELECT cx, cy, cz, field FROM chunks ORDER BY cx, cy, cz, field")
+        for chunk in product(*(range(n) for n in grid)):
+            for field in sorted(FIELDS):
+                if rows.fetchone() != (*chunk, field):
+                    raise FormatError(f"chunk {chunk} field {field!r} is missing ({expected - stored} chunk fields "
+                                      "missing)")
 
 
 def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> None:
@@ -396,12 +498,12 @@ def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> N
             raise FormatError(f"{where}: not a chunk and field of a volume of {grid} chunks and fields "
                               f"{', '.join(FIELDS)}")
         expected.discard((chunk, field))
-        raw = _decompress(decompressor, data, raw_size, where)
-        if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
-            raise FormatError(f"{where}: checksum mismatch")
         target = getattr(volume, field)
         window = chunk_window(volume, chunk)
         shape = tuple(s.stop - s.start for s in window)
+        raw = _decompress(decompressor, data, raw_size, target.dtype.itemsize * math.prod(shape), where)
+        if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
         target[window] = array_from_bytes(raw, target.dtype.name, shape, where)
         versions[chunk] = version
     if expected:
@@ -410,11 +512,18 @@ def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> N
     set_chunk_versions(volume, versions)  # the volume's own counters, as saved
 
 
-def _decompress(decompressor, data, raw_size, where: str) -> bytes:
+def _decompress(decompressor, data, raw_size, expected: int, where: str) -> bytes:
+    """The ``raw_size`` bytes ``data`` decompresses to, where ``expected`` bytes are what the row must hold:
+    FormatError, before anything is allocated, for another size (in the row or the blob's frame header)."""
     if not isinstance(data, bytes) or not isinstance(raw_size, int) or raw_size < 0:
         raise FormatError(f"{where}: the blob or its size is not stored as such")
+    if raw_size != expected:
+        raise FormatError(f"{where}: raw_size {raw_size} is not {expected}, the bytes it must hold")
     try:
-        raw = decompressor.decompress(data, max_output_size=raw_size)
+        declared = zstandard.frame_content_size(data)  # -1: not in the frame header
+        if declared not in (-1, raw_size):
+            raise FormatError(f"{where}: the blob does not decompress to {raw_size} bytes (its frame says {declared})")
+        raw = _stream(decompressor, data, raw_size, where)
     except zstandard.ZstdError as error:
         raise FormatError(f"{where}: the blob does not decompress (zstd: {error})") from error
     if len(raw) != raw_size:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import attribute_state, restore_attributes
+from ..attribute_state import array, attribute_state, instance, number, optional, restore_attributes
 from ..errors import ParameterError, check_finite
 from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
@@ -120,6 +120,10 @@ class ContactMotion:
     # constructor is given and derives from that.
     STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_previous_elbow", "pose",
                         "world", "part_segment", "_previous_end")
+    STATE_CHECKS = {"clocks": array((None,)), "rates": array((None,)), "time": number(minimum=0.0, unit="s"),
+                    "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
+                    "inside": array((None,)), "previous_elbow": optional(array((3,))), "pose": instance(Pose),
+                    "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,))}
     OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "shoulder", "elbow",
                         "wrist", "root", "_hand", "_taus", "_parent", "_parents", "_arm")
 
@@ -194,7 +198,7 @@ class ContactMotion:
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
     # ----------------------------------------------------------------------------------------- one frame
     def _targets(self, contact: Contact | None, area: float, inside: np.ndarray, lag: np.ndarray) -> np.ndarray:
