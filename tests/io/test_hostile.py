@@ -95,6 +95,13 @@ def test_a_row_with_a_wrong_value_is_refused_naming_row_and_field(saved, tmp_pat
     refused(path, f"state row '{row}'", field)
 
 
+def test_a_navmesh_agent_wider_than_any_is_refused_instead_of_eroding_for_ever(saved, tmp_path):
+    """A forged agent radius of 5.2e16 m made the re-bake at load erode once per cell of it (a hang)."""
+    path = copy_of(saved, tmp_path / "forged.vxw")
+    set_in_state(path, "navigation", ["settings", "agent_radius"], 5.2e16)
+    refused(path, "navigation.settings", "agent_radius = 5.2e+16")
+
+
 def test_a_valid_file_loads_and_steps_bit_identically(tmp_path):
     world = small_world()
     path = tmp_path / "small.vxw"

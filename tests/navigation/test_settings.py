@@ -36,7 +36,7 @@ def test_defaults_are_those_of_the_issue():
     ("ray_density", "dense"), ("ray_density", None),
     ("step_limit", -0.01), ("step_limit", math.inf),
     ("clearance", 0.0), ("clearance", -1.0), ("clearance", math.nan),
-    ("agent_radius", -0.5), ("agent_radius", "wide"),
+    ("agent_radius", -0.5), ("agent_radius", "wide"), ("agent_radius", 5.2e16),
     ("max_slope", -1.0), ("max_slope", 90.5), ("max_slope", math.nan),
     ("obstacle_min_height", -0.1), ("obstacle_min_height", math.inf),
     ("exclusion_proxy", "box"), ("exclusion_proxy", "HULL"), ("exclusion_proxy", None),

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 
-__all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN"]
+__all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN",
+           "MAX_AGENT_RADIUS"]
 
 EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh")
 # The size limit of a bake: the ray columns of all its regions (a region of sx by sz metres has about
@@ -39,6 +40,9 @@ EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh")
 # refused bake reports. MAX_BAKE_COLUMNS (4096 x 4096 rays: a 1.2 km square at the default 0.3 m grid) is
 # about 6 GiB, a quarter of the 24 GiB machine the project is built on.
 MAX_BAKE_COLUMNS = 4096 * 4096
+# m: the widest agent a bake erodes for (erosion relaxes the walkable area once per cell of the radius, so an
+# absurd radius, e.g. from a forged file, would run for ever); far beyond any character or vehicle.
+MAX_AGENT_RADIUS = 100.0
 BAKE_BYTES_PER_COLUMN = 400
 
 
@@ -56,7 +60,8 @@ class NavSettings:
     clearance : float
         Metres (> 0): the agent's height, the free space a sample needs above it to be walkable.
     agent_radius : float
-        Metres (>= 0): the walkable area shrinks by this much away from walls and drops.
+        Metres (0 .. ``MAX_AGENT_RADIUS``, 100): the walkable area shrinks by this much away from walls and
+        drops.
     max_slope : float
         Degrees in [0, 90]: the steepest ground that is still walkable.
     obstacle_min_height : float
@@ -85,7 +90,7 @@ class NavSettings:
     ray_density: float = 11.1  # rays per m², > 0
     step_limit: float = 0.9  # m, >= 0
     clearance: float = 2.0  # m, > 0
-    agent_radius: float = 0.6  # m, >= 0
+    agent_radius: float = 0.6  # m, 0..MAX_AGENT_RADIUS
     max_slope: float = 45.0  # degrees, 0..90
     obstacle_min_height: float = 0.0  # m, >= 0
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
@@ -101,7 +106,8 @@ class NavSettings:
                                          unit="rays per m²"))
         set_("step_limit", check_finite("step_limit", self.step_limit, minimum=0.0, unit="m"))
         set_("clearance", check_finite("clearance", self.clearance, minimum=0.0, strict_minimum=True, unit="m"))
-        set_("agent_radius", check_finite("agent_radius", self.agent_radius, minimum=0.0, unit="m"))
+        set_("agent_radius", check_finite("agent_radius", self.agent_radius, minimum=0.0, maximum=MAX_AGENT_RADIUS,
+                                          unit="m"))
         set_("max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=90.0, unit="degrees"))
         set_("obstacle_min_height", check_finite("obstacle_min_height", self.obstacle_min_height, minimum=0.0,
                                                  unit="m"))
@@ -144,7 +150,7 @@ class NavSettings:
         """
         cell_size = check_finite("cell_size", cell_size, minimum=0.0, strict_minimum=True, unit="m")
         agent_height = check_finite("agent_height", agent_height, minimum=0.0, strict_minimum=True, unit="m")
-        agent_radius = check_finite("agent_radius", agent_radius, minimum=0.0, unit="m")
+        agent_radius = check_finite("agent_radius", agent_radius, minimum=0.0, maximum=MAX_AGENT_RADIUS, unit="m")
         agent_max_climb = check_finite("agent_max_climb", agent_max_climb, minimum=0.0, unit="m")
         agent_max_slope = check_finite("agent_max_slope", agent_max_slope, minimum=0.0, maximum=90.0,
                                        unit="degrees")
