@@ -171,7 +171,6 @@ def run_demo(args: argparse.Namespace, out=None) -> None:
 def run_render(args: argparse.Namespace, out=None) -> None:
     """``voxelworld render``: mesh the default world and write an offscreen PNG of it (see ``--help``)."""
     out = out if out is not None else sys.stdout
-    from pathlib import Path
 
     import numpy as np
 
