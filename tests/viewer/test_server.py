@@ -194,6 +194,7 @@ BAD_MESSAGES = [
     ("[]", "must be a JSON object"),
     ("[" * 30000, "nested too deeply"),
     ('{"type": "ping", "id": 1, "boom": true}', "unknown field 'boom'"),
+    ('{"type": "ping", "type": "save"}', 'duplicate field "type"'),  # not a save in disguise
 ]
 
 
