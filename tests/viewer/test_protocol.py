@@ -95,7 +95,11 @@ BAD = [
     ('{"type": "ping", "id": "1"}', 'id = "1" is out of range'),
     ("[" * 20000 + "]" * 20000, "nested too deeply"),
     ('{"type": "ping", "id": ' + "9" * 5000 + "}", "not JSON"),
-    ('{"type": "save", "type": "teleport"}', 'type = "teleport"'),
+    ('{"type": "save", "type": "teleport"}', 'duplicate field "type" in a JSON object'),
+    ('{"type": "ping", "type": "save"}', 'duplicate field "type"'),
+    ('{"type": "ping", "id": 1, "id": 2}', 'duplicate field "id"'),
+    ('{"type": "input", "move": [0, 0], "move": [1, 1]}', 'duplicate field "move"'),
+    ('{"type": "ping", "id": [{"a": 1, "a": 1}]}', 'duplicate field "a"'),  # nested objects too
 ]
 
 

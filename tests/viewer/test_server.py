@@ -8,16 +8,19 @@ watches; saving; overlays; ``voxelworld play`` from the shell, stopped by Ctrl+C
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.client import connect as connect_async
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -194,6 +197,7 @@ BAD_MESSAGES = [
     ("[]", "must be a JSON object"),
     ("[" * 30000, "nested too deeply"),
     ('{"type": "ping", "id": 1, "boom": true}', "unknown field 'boom'"),
+    ('{"type": "ping", "type": "save"}', 'duplicate field "type"'),  # not a save in disguise
 ]
 
 
@@ -300,12 +304,126 @@ def test_too_many_pages(server, pages):
             extra.recv()
 
 
+def test_pages_connecting_together_cannot_pass_the_limit(server, pages):
+    """Three times the limit connect at once (to 127.0.0.1, each step bounded by TIMEOUT): exactly MAX_CLIENTS
+    get hello, the others are told why and closed; the world goes on and a page connecting afterwards plays."""
+    count = 3 * MAX_CLIENTS
+    uri = server.url.replace("http://", "ws://") + "ws"
+
+    async def connect_together() -> list:
+        firsts: list = []
+        everyone_has_read = asyncio.Event()
+
+        async def one():
+            async with connect_async(uri, open_timeout=TIMEOUT, max_size=None, max_queue=None) as page:
+                first = json.loads(await asyncio.wait_for(page.recv(), TIMEOUT))
+                firsts.append(first)
+                if len(firsts) == count:
+                    everyone_has_read.set()
+                if first["type"] == "hello":  # stay until every page has been answered
+                    await asyncio.wait_for(everyone_has_read.wait(), TIMEOUT)
+                    return first, None, None
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        await asyncio.wait_for(page.recv(), TIMEOUT)
+                return first, page.close_code, page.close_reason
+
+        return await asyncio.gather(*(one() for _ in range(count)))
+
+    answers = asyncio.run(connect_together())
+    greeted = [first for first, _, _ in answers if first["type"] == "hello"]
+    refused = [(first, code, reason) for first, code, reason in answers if first["type"] != "hello"]
+    assert len(greeted) == MAX_CLIENTS and len(refused) == count - MAX_CLIENTS
+    assert len({first["client"] for first in greeted}) == MAX_CLIENTS
+    for first, code, reason in refused:
+        assert first["type"] == "error" and "too many pages" in first["error"]
+        assert code == 1013 and "too many pages" in reason
+    wait_until(lambda: not server.play.clients, what="the pages to leave")
+    (page,) = pages(1)
+    assert page.json("hello")["control"] is True
+    first = page.until(is_frame)["frame"]
+    assert page.until(lambda m: is_frame(m) and m["frame"] > first + 5)
+    assert server.play.failure is None
+
+
 def test_pages_from_another_site_are_refused(server, pages):
     with pytest.raises(InvalidStatus) as refused:
         Page(server, origin="http://evil.example")
     assert refused.value.response.status_code == 403
     (page,) = pages(1, origin=server.url.rstrip("/"))  # the page's own origin
     assert page.json("hello")["type"] == "hello"
+
+
+def handshake(server: ServerThread, host: str, origin: str | None) -> Page:
+    """A page whose handshake names ``host`` (its Host header) and ``origin``; the socket goes to 127.0.0.1
+    whatever ``host`` says, as a rebound DNS name would."""
+    page = Page.__new__(Page)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+    page._context = connect(f"ws://{host}/ws", sock=sock, origin=origin, open_timeout=TIMEOUT, max_size=None,
+                            max_queue=None)
+    try:
+        page.socket = page._context.__enter__()
+    except BaseException:
+        sock.close()
+        raise
+    page.seen = []
+    return page
+
+
+# (Host, Origin) of requests that do not come from this server's page; PORT: the server's port.
+FOREIGN = [
+    ("evil.example:PORT", "http://evil.example:PORT"),  # DNS rebinding: evil.example resolves to 127.0.0.1
+    ("evil.example:PORT", None),
+    ("evil.example", "http://evil.example"),
+    ("localhost.evil.example:PORT", "http://localhost.evil.example:PORT"),
+    ("127.0.0.1.evil.example:PORT", "http://127.0.0.1.evil.example:PORT"),
+    ("10.1.2.3:PORT", "http://10.1.2.3:PORT"),  # an address of another machine, not the --host
+    ("localhost:PORT", "http://evil.example"),
+    ("localhost:PORT", "http://localhost:1"),  # another server on this machine
+    ("localhost:PORT", "http://127.0.0.1:PORT"),  # another origin, though the same server
+    ("localhost:PORT", "null"),
+    ("localhost:PORT", "file://"),
+    ("localhost:PORT", "ws://localhost:PORT"),
+]
+# Requests from this server's own page (or from a script: no Origin).
+LOCAL = [
+    ("127.0.0.1:PORT", "http://127.0.0.1:PORT"),
+    ("localhost:PORT", "http://localhost:PORT"),
+    ("LocalHost:PORT", "http://localhost:PORT"),
+    ("[::1]:PORT", "http://[::1]:PORT"),
+    ("127.9.8.7:PORT", "http://127.9.8.7:PORT"),
+    ("localhost", "http://localhost"),  # a port forwarded from 80
+    ("localhost:PORT", None),
+]
+
+
+def _port(server: ServerThread, host: str | None) -> str | None:
+    return None if host is None else host.replace("PORT", str(server.port))
+
+
+@pytest.mark.parametrize("host, origin", FOREIGN, ids=[f"foreign{n}" for n in range(len(FOREIGN))])
+def test_foreign_hosts_and_origins_get_no_websocket(server, pages, host, origin):
+    try:
+        handshake(server, _port(server, host), _port(server, origin)).close()
+    except InvalidStatus as refused:
+        response = refused.response
+    else:
+        pytest.fail(f"a page with Host {host!r} and Origin {origin!r} was let in")
+    assert response.status_code == 403
+    assert b"Host" in response.body if "evil" in host or "10.1" in host else b"Origin" in response.body
+    assert not server.play.clients
+    (page,) = pages(1)  # the server goes on for its own page
+    assert page.json("hello")["type"] == "hello"
+
+
+@pytest.mark.parametrize("host, origin", LOCAL, ids=[f"local{n}" for n in range(len(LOCAL))])
+def test_this_servers_own_page_connects_by_any_loopback_name(server, host, origin):
+    page = handshake(server, _port(server, host), _port(server, origin))
+    try:
+        assert page.json("hello")["type"] == "hello"
+    finally:
+        page.close()
+    wait_until(lambda: not server.play.clients, what="the page to leave")
 
 
 # ---------------------------------------------------------------------------------- overlays and saving
@@ -351,10 +469,17 @@ def test_save_writes_the_world_file_and_reports_failures(server, world, pages, t
 
 
 # ------------------------------------------------------------------------------------- static files
-def get(server: ServerThread, path: str) -> tuple[int, bytes, str]:
+def get(server: ServerThread, path: str, host: str | None = None,
+        origin: str | None = None) -> tuple[int, bytes, str]:
+    """GET ``path`` from the server (at 127.0.0.1), naming ``host`` in the Host header (default: 127.0.0.1:port)
+    and ``origin`` in an Origin header (default: none)."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=TIMEOUT)
     try:
-        connection.putrequest("GET", path, skip_accept_encoding=True)
+        connection.putrequest("GET", path, skip_host=host is not None, skip_accept_encoding=True)
+        if host is not None:
+            connection.putheader("Host", host)
+        if origin is not None:
+            connection.putheader("Origin", origin)
         connection.endheaders()
         response = connection.getresponse()
         return response.status, response.read(), response.getheader("content-type", "")
@@ -373,6 +498,49 @@ def test_the_page_and_its_scripts_are_served(server):
         assert status == 200 and "javascript" in kind
     assert get(server, "/nothing-here.js")[0] == 404
     assert get(server, "/vendor/")[0] == 404  # no listings
+
+
+@pytest.mark.parametrize("host, origin", FOREIGN, ids=[f"foreign{n}" for n in range(len(FOREIGN))])
+def test_foreign_hosts_and_origins_get_no_files(server, host, origin):
+    for path in ("/", "/app.js"):
+        status, body, kind = get(server, path, _port(server, host), _port(server, origin))
+        assert status == 403 and kind.startswith("text/plain"), (path, status)
+        assert b"is not" in body and len(body) < 300 and b"<html" not in body.lower()
+    assert get(server, "/app.js")[0] == 200
+
+
+@pytest.mark.parametrize("host, origin", LOCAL, ids=[f"local{n}" for n in range(len(LOCAL))])
+def test_local_hosts_get_the_page(server, host, origin):
+    status, body, _ = get(server, "/", _port(server, host), _port(server, origin))
+    assert status == 200 and b'src="./app.js"' in body
+
+
+def test_the_chosen_host_is_accepted_besides_the_loopback_names(world):
+    """create_app's ``host`` (``voxelworld play --host``) is the one more name a request may carry; the ASGI
+    application is called directly (no socket on another address)."""
+
+    def status(app, host: str) -> int:
+        sent: list = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+                 "scheme": "http", "path": "/app.js", "raw_path": b"/app.js", "query_string": b"",
+                 "root_path": "", "headers": [(b"host", host.encode())], "client": ("127.0.0.1", 5),
+                 "server": ("127.0.0.1", 8765)}
+        asyncio.run(app(scope, receive, send))
+        return sent[0]["status"]
+
+    named = create_app(world, host="mybox.lan")
+    assert [status(named, h) for h in ("mybox.lan:8765", "localhost:8765", "otherbox.lan:8765", "10.0.0.5")] \
+        == [200, 200, 403, 403]
+    everywhere = create_app(world, host="0.0.0.0")
+    assert [status(everywhere, h) for h in ("10.0.0.5:8765", "[fe80::1]:8765", "mybox.lan:8765")] == [200, 200, 403]
+    assert status(create_app(world), "mybox.lan:8765") == 403
 
 
 TRAVERSALS = ["/../server.py", "/%2e%2e/server.py", "/%2E%2E/protocol.py", "/..%2fserver.py", "/vendor/../../server.py",

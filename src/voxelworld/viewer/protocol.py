@@ -159,17 +159,28 @@ def _reject_constant(name: str):
     raise ProtocolError(f"{name} is not allowed (numbers must be finite)")
 
 
+def _unique_fields(pairs: list) -> dict:
+    """A JSON object's fields as a dict, or ProtocolError when a field appears twice (``json.loads`` would keep
+    the last one silently, so a checker and an actor could read different values)."""
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set = set()
+        name = next(name for name, _ in pairs if name in seen or seen.add(name))
+        raise ProtocolError(f"duplicate field {_shown(name)} in a JSON object: each field may appear once")
+    return document
+
+
 def parse_client_message(data: str | bytes) -> InputMessage | ControlMessage | SaveMessage | OverlaysMessage | \
         PingMessage:
     """Check a page's message and return it as one of the message classes, or raise :class:`ProtocolError`
-    saying what is wrong (binary data, too long, not JSON, not an object, unknown type, unknown or missing field,
-    wrong type, out of range, NaN or infinite numbers)."""
+    saying what is wrong (binary data, too long, not JSON, a field twice in one object, not an object, unknown
+    type, unknown or missing field, wrong type, out of range, NaN or infinite numbers)."""
     if not isinstance(data, str):
         raise ProtocolError("binary messages are not accepted: send a JSON object as text")
     if len(data) > MAX_MESSAGE_BYTES or len(data.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message too long: more than {MAX_MESSAGE_BYTES} bytes")
     try:
-        document = json.loads(data, parse_constant=_reject_constant)
+        document = json.loads(data, parse_constant=_reject_constant, object_pairs_hook=_unique_fields)
     except ProtocolError:
         raise
     except RecursionError:

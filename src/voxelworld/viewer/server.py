@@ -24,9 +24,14 @@ How it runs
 - **Every message is checked** (:func:`~voxelworld.viewer.protocol.parse_client_message`): size, rate (per
   connection), JSON, type, fields, ranges. A bad one gets ``{"type": "error", "error": "..."}`` and the session
   goes on. Messages over :data:`HARD_MESSAGE_LIMIT` bytes close the connection (code 1009) before they are read.
-- **Pages from elsewhere.** A websocket whose ``Origin`` header names another site than the one serving the page is
-  refused (a web page on the internet cannot drive a local game); clients that send no ``Origin`` (scripts) are
-  let in.
+- **Pages from elsewhere.** Every request, static file or websocket, must name this server in its ``Host``
+  (localhost, 127.0.0.0/8, [::1] or the ``--host`` it listens on) and, when it has an ``Origin``, come from the
+  page this server served (same host and port); others get 403 and the reason
+  (:func:`~voxelworld.viewer.hosts.request_refusal`). A web page on the internet cannot drive a local game, even
+  through DNS rebinding. Clients that send no ``Origin`` (scripts) are let in.
+- **At most** :data:`MAX_CLIENTS` **pages.** A page is counted when its handshake arrives, before anything is
+  awaited, so pages connecting together cannot all take the last place; the others are told why
+  (``error`` message, then close code 1013 with the reason).
 """
 
 from __future__ import annotations
@@ -42,10 +47,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
+from .hosts import request_refusal
 from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
                        OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
                        encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, frame_message,
@@ -139,6 +144,7 @@ class PlayServer:
         self.save_path = None if save_path is None else str(save_path)
         self.fps = check_integer("fps", fps, minimum=1, maximum=240, unit="frames a second")
         self.clients: dict[int, _Client] = {}
+        self._pages = 0  # pages connected or being greeted: at most MAX_CLIENTS
         self._controller: _Client | None = None
         self._numbers = 0
         self.frames = 0
@@ -303,15 +309,23 @@ class PlayServer:
 
     # ------------------------------------------------------------------------------------- the pages
     async def websocket_endpoint(self, websocket) -> None:
-        """A page's connection: hello, then its messages checked and answered until it leaves."""
-        if not _same_origin(websocket.headers):
-            await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
+        """A page's connection: hello, then its messages checked and answered until it leaves. (Its Host and
+        Origin were checked before it got here: :func:`request_refusal`.)"""
+        if self._pages >= MAX_CLIENTS:
+            reason = f"too many pages: {MAX_CLIENTS} are connected already"
+            await websocket.accept()
+            await websocket.send_text(error_message(reason))
+            await websocket.close(code=1013, reason=reason)
             return
-        await websocket.accept()
-        if len(self.clients) >= MAX_CLIENTS:
-            await websocket.send_text(error_message(f"too many pages: {MAX_CLIENTS} are connected already"))
-            await websocket.close(code=1013)
-            return
+        # Counted before the first await: handshakes arriving together cannot all see a free place.
+        self._pages += 1
+        try:
+            await websocket.accept()
+            await self._serve_page(websocket)
+        finally:
+            self._pages -= 1
+
+    async def _serve_page(self, websocket) -> None:
         self._numbers += 1
         client = _Client(self._numbers, websocket)
         if self._controller is None:
@@ -508,13 +522,29 @@ def _has_triangles(data: bytes) -> bool:
     return len(data) > CHUNK_HEADER.size
 
 
-def _same_origin(headers) -> bool:
-    """Whether a websocket handshake comes from the page this server serves (or from no page at all)."""
-    origin = headers.get("origin")
-    if origin is None:
-        return True
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").lower()
+class _ThisServerOnly:
+    """ASGI middleware: an HTTP request or a websocket handshake that :func:`request_refusal` refuses gets 403
+    and the reason (a handshake is refused before it is accepted), whatever its path."""
+
+    def __init__(self, app, host: str):
+        self.app, self.host = app, host
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            from starlette.datastructures import Headers
+
+            headers = Headers(scope=scope)
+            reason = request_refusal(headers.getlist("host"), headers.getlist("origin"), self.host)
+            if reason is not None:
+                from starlette.responses import PlainTextResponse
+
+                logger.info("refused %s %s: %s", scope["type"], scope.get("path", ""), reason)
+                if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
+                    await PlainTextResponse(reason + "\n", status_code=403)(scope, receive, send)
+                else:  # a server without denial responses: a bare 403
+                    await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+                return
+        await self.app(scope, receive, send)
 
 
 # ------------------------------------------------------------------------------------------- static files
@@ -541,11 +571,13 @@ class _StaticFiles:
         await self.files(scope, receive, send)
 
 
-def create_app(world, save_path=None):
+def create_app(world, save_path=None, host: str = "127.0.0.1"):
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
     protocol. The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
-    is ``app.state.play``."""
+    is ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the
+    loopback names (:func:`request_refusal`)."""
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.routing import Mount, WebSocketRoute
 
     play = PlayServer(world, save_path)
@@ -559,7 +591,7 @@ def create_app(world, save_path=None):
             await play.stop()
 
     app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Mount("/", app=_StaticFiles())],
-                    lifespan=lifespan)
+                    middleware=[Middleware(_ThisServerOnly, host=host)], lifespan=lifespan)
     app.state.play = play
     return app
 
@@ -606,7 +638,7 @@ def serve(world, host: str = "127.0.0.1", port: int = 8765, save_path=None, *, o
     import uvicorn
 
     out = sys.stdout if out is None else out
-    app = create_app(world, save_path)
+    app = create_app(world, save_path, host)
     sock = bind_socket(host, port) if sock is None else sock
     print(f"voxelworld play: open {_url(sock, host)} in a browser (Ctrl+C stops)", file=out, flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
@@ -629,7 +661,7 @@ class ServerThread:
     def __init__(self, world, host: str = "127.0.0.1", port: int = 0, save_path=None, log_level: str = "warning"):
         import uvicorn
 
-        self.app = create_app(world, save_path)
+        self.app = create_app(world, save_path, host)
         self.play: PlayServer = self.app.state.play
         self.socket = bind_socket(host, port)
         self.url = _url(self.socket, host)
