@@ -521,14 +521,16 @@ def test_the_chosen_host_is_accepted_besides_the_loopback_names(world):
 
     def status(app, host: str) -> int:
         sent: list = []
+        incoming = [{"type": "http.request", "body": b"", "more_body": False}]
 
-        async def receive():
-            return {"type": "http.request", "body": b"", "more_body": False}
+        async def receive():  # the request, then the client leaves
+            return incoming.pop() if incoming else {"type": "http.disconnect"}
 
         async def send(message):
             sent.append(message)
 
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"},
+                 "http_version": "1.1", "method": "GET",
                  "scheme": "http", "path": "/app.js", "raw_path": b"/app.js", "query_string": b"",
                  "root_path": "", "headers": [(b"host", host.encode())], "client": ("127.0.0.1", 5),
                  "server": ("127.0.0.1", 8765)}
