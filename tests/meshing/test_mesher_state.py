@@ -99,12 +99,8 @@ def test_a_mesher_behind_its_volume_is_rebuilt_from_its_state(twin_updated):
     assert mesh_bytes(fresh) == mesh_bytes(mesher)
 
 
-def test_a_mesher_behind_elsewhere_takes_the_state_of_another():
-    # The twin saw a later volume than the mesher in some chunks, and is behind the volume in others.
-    volume, mesher, _ = behind_mesher()
-    twin = ChunkMesher(volume, options=OPTIONS)
-    twin.update()
-    dig_b(volume)
+def takes_the_state_and_keeps_up(twin: ChunkMesher, mesher: ChunkMesher) -> None:
+    """``twin`` takes ``mesher``'s state: the same meshes and state at once, and again after both update."""
     state = mesher.state_dict()
     twin.load_state_dict(state)
     assert mesh_bytes(twin) == mesh_bytes(mesher)
@@ -112,6 +108,15 @@ def test_a_mesher_behind_elsewhere_takes_the_state_of_another():
     mesher.update()
     twin.update()
     assert mesh_bytes(twin) == mesh_bytes(mesher)
+
+
+def test_a_mesher_behind_elsewhere_takes_the_state_of_another():
+    # The twin saw a later volume than the mesher in some chunks, and is behind the volume in others.
+    volume, mesher, _ = behind_mesher()
+    twin = ChunkMesher(volume, options=OPTIONS)
+    twin.update()
+    dig_b(volume)
+    takes_the_state_and_keeps_up(twin, mesher)
 
 
 def test_a_mesher_further_behind_than_the_state_catches_up_with_the_volume_elsewhere():
@@ -127,12 +132,7 @@ def test_a_mesher_further_behind_than_the_state_catches_up_with_the_volume_elsew
     state = mesher.state_dict()
     lagging = {tuple(c) for c in np.argwhere(twin.state_dict()["seen"] != volume.chunk_versions).tolist()}
     assert lagging - set(state["behind"])
-    twin.load_state_dict(state)
-    assert mesh_bytes(twin) == mesh_bytes(mesher)
-    assert state_bytes(twin.state_dict()) == state_bytes(state)
-    mesher.update()
-    twin.update()
-    assert mesh_bytes(twin) == mesh_bytes(mesher)
+    takes_the_state_and_keeps_up(twin, mesher)
 
 
 def test_a_mesher_not_behind_hands_over_nothing_but_its_versions():
