@@ -63,7 +63,7 @@ from ..motion.part_contacts import Contact as MotionContact
 from ..motion.skeleton import Pose
 from ..navigation import NavSettings, SearchRegion
 from ..terrain import FIELDS, Box, Capsule, Cylinder, Material, MaterialTable, Sphere, Tool, Union, VoxelVolume
-from ..terrain.volume import MAX_CHUNKS, MAX_VOXELS
+from ..terrain.volume import check_volume_size as terrain_volume_size
 
 __all__ = ["StateCodec", "TYPES", "type_name", "material_table_data", "material_table_from_data", "check_volume_size"]
 
@@ -140,7 +140,7 @@ def check_volume_size(shape, chunk_size, where: str) -> tuple[int, int, int]:
     >>> check_volume_size([2048, 2048, 2048], 32, "state 'volume'")
     Traceback (most recent call last):
     ...
-    voxelworld.errors.FormatError: state 'volume': shape [2048, 2048, 2048] holds 8589934592 voxels, more than ...
+    voxelworld.errors.FormatError: state 'volume': a volume larger than voxelworld reads: shape = ... holds 8589934592 voxels...
     """
     def whole(value) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 1
@@ -148,14 +148,10 @@ def check_volume_size(shape, chunk_size, where: str) -> tuple[int, int, int]:
         raise FormatError(f"{where}: shape {shape!r} is not three whole numbers >= 1")
     if not whole(chunk_size):
         raise FormatError(f"{where}: chunk_size {chunk_size!r} is not a whole number >= 1")
-    voxels = math.prod(shape)
-    if voxels > MAX_VOXELS:
-        raise FormatError(f"{where}: shape {list(shape)} holds {voxels} voxels, more than the {MAX_VOXELS} of the "
-                          "largest world voxelworld reads (voxelworld.terrain.volume.MAX_VOXELS)")
-    chunks = math.prod(-(-n // chunk_size) for n in shape)
-    if chunks > MAX_CHUNKS:
-        raise FormatError(f"{where}: shape {list(shape)} in chunks of {chunk_size} makes {chunks} chunks, more than "
-                          f"the {MAX_CHUNKS} voxelworld reads (voxelworld.terrain.volume.MAX_CHUNKS)")
+    try:
+        terrain_volume_size(tuple(shape), chunk_size)
+    except ParameterError as error:
+        raise FormatError(f"{where}: a volume larger than voxelworld reads: {error}") from None
     return tuple(shape)
 
 

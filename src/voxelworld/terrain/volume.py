@@ -14,7 +14,7 @@ from .edits import EditResult, Tool
 from .materials import MaterialTable
 from .shapes import Box, Shape
 
-__all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL"]
+__all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
 
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 _DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
@@ -39,20 +39,20 @@ def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.nd
     return array
 
 
-def _check_size(shape: tuple[int, int, int], chunk_size: int) -> None:
-    """ParameterError unless a volume of ``shape`` holds at most MAX_VOXELS voxels in at most MAX_CHUNKS chunks of
-    ``chunk_size`` voxels a side."""
+def check_volume_size(shape: tuple[int, int, int], chunk_size: int) -> None:
+    """ParameterError unless a volume of ``shape`` (whole numbers >= 1) holds at most MAX_VOXELS voxels in at most
+    MAX_CHUNKS chunks of ``chunk_size`` voxels a side: the world-size limits, before anything is allocated."""
     voxels = math.prod(shape)
     if voxels > MAX_VOXELS:
         raise ParameterError("shape", shape, f"at most MAX_VOXELS = {MAX_VOXELS} voxels ({BYTES_PER_VOXEL} bytes "
-                             f"each); this shape has {voxels} and would need about "
+                             f"each); this shape holds {voxels} voxels and would need about "
                              f"{_gib(voxels * BYTES_PER_VOXEL)}: use a smaller shape (and a larger voxel_size)")
     chunks = math.prod(-(-n // chunk_size) for n in shape)
     if chunks > MAX_CHUNKS:
         smallest = next(c for c in range(chunk_size, max(shape) + 1)
                         if math.prod(-(-n // c) for n in shape) <= MAX_CHUNKS)
         raise ParameterError("chunk_size", chunk_size, f">= {smallest} for shape {shape}: at most MAX_CHUNKS = "
-                             f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks})")
+                             f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks} chunks)")
 
 
 def _gib(size: int) -> str:
@@ -127,7 +127,7 @@ class VoxelVolume:
         self._origin = origin_array
         self._iso = check_integer("iso", iso, minimum=1, maximum=255)
         self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
-        _check_size(self._shape, self._chunk_size)
+        check_volume_size(self._shape, self._chunk_size)
         self._shape_array = np.array(self._shape, dtype=np.int64)
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")
