@@ -283,6 +283,11 @@ class World:
     def queued_edits(self) -> tuple[VoxelEdit, ...]:
         return tuple(self._queue)
 
+    @property
+    def frame_events(self) -> tuple[Event, ...]:
+        """The events of the last frame (what :meth:`step` returned; during a frame, those so far)."""
+        return tuple(self._frame_events)
+
     def emit(self, event_type: type, **values) -> Event:
         """Create an event of ``event_type`` for the current frame and add it to the frame's events."""
         event = event_type(frame=self.frame, time=self.time, **values)
