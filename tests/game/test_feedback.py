@@ -167,3 +167,13 @@ def test_break_threshold_is_when_the_voxels_give_way(material):
         assert calls is None
     else:
         assert calls == max(1, -(-threshold // tool.damage))
+
+
+def test_punching_a_prop_says_it_is_not_terrain():
+    from voxelworld.game.level import Prop
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    crate = Prop.boxes("crate", [((6.5, 5.0, 3.5), (7.0, 6.2, 4.5))], "wood")  # at eye height, off the ground
+    world = World(volume, None, (crate,), spawn=(5.0, FLOOR, 4.0), spawn_yaw=270.0)
+    assert world.aim_info().prop == "crate" and world.aim_info().break_at is None
+    (said,) = blocked(press(world, punch=True))
+    assert (said.reason, said.text) == ("nothing_aimed", "nothing to dig: the wood aimed at is not terrain")

@@ -42,7 +42,7 @@ from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Tr
                           record_action, record_impact)
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
-from .refusals import Refusal, missed, refusal, too_hard
+from .refusals import Refusal, missed, not_terrain, refusal, too_hard
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
 
@@ -347,10 +347,12 @@ class PlayerActions:
             self._refuse(world, self._too_hard(world, action, result), "blocked")
 
     def _too_hard(self, world, action: str, result: ActionResult) -> Refusal:
-        """Why a punch or pull-out that met the terrain removed nothing: the aimed material's hardness against the
-        tool, and the damage the voxels around the hit have taken so far."""
+        """Why a punch or pull-out that met something removed nothing: no voxel in its range (a prop), or the aimed
+        material's hardness against the tool and the damage the voxels around the hit have taken so far."""
         settings = self.settings.punch if action == "punch" else self.settings.pull_out
         material = result.aimed_material or "none"
+        if not any(edit.voxels_changed or edit.voxels_damaged or edit.voxels_blocked for edit in result.edits):
+            return not_terrain(action, material)  # the range held no voxel: the aim met a prop
         hardness = float(world.materials[material].hardness) if material in world.materials else 0.0
         volume = world.volume
         box = volume.voxel_box(Sphere(result.point, settings.radius + settings.depth), volume.voxel_size)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import check_range
 
-__all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard"]
+__all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard", "not_terrain"]
 
 ACTIONS = ("punch", "pull_out", "suck", "throw", "stance", "use")
 
@@ -94,3 +94,12 @@ def too_hard(action: str, material: str, hardness: float, break_at: int | None, 
     else:
         text = f"{material} not broken yet: {damage} / {break_at} damage, {_name(action)} again"
     return Refusal(action, "too_hard", text)
+
+
+def not_terrain(action: str, material: str) -> Refusal:
+    """The action met something of ``material`` that is no terrain (a prop): its range held no voxel.
+
+    >>> not_terrain("punch", "wood").text
+    'nothing to dig: the wood aimed at is not terrain'
+    """
+    return Refusal(action, "nothing_aimed", f"nothing to dig: the {material} aimed at is not terrain")
