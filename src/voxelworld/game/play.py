@@ -61,11 +61,11 @@ class ActionSettings:
     3.2 m: in reach), suck 6 m. Suck's pace fits its gauge: 3 density units a frame (at 60 frames a second) bore
     about 0.85 m a second into the demo world's soil and rock, so a full gauge (4 s) started on a surface up to
     2.6 m away ends within suck's 6 m (tests/game/test_feedback.py); while nothing is within reach the gauge
-    waits.
-    ``reaches()`` gives the three;
+    waits. ``reaches()`` gives the three.
+
     ``fragment_lifetime``: s (> 0) a punched fragment stays in the world; ``max_fragments``: loose fragments
     kept at most (>= 0, the oldest go first); ``use_reach``: m (> 0) from the eye within which use picks up a
-    fragment or opens a treasure, like punch's reach; ``use_angle``: degrees (0..90) off the aim it may lie."""
+    fragment or opens a treasure; ``use_angle``: degrees (0..90) off the aim it may lie."""
 
     punch: PunchSettings = PunchSettings(reach=4.0)
     pull_out: PunchSettings = PunchSettings(reach=4.0, radius=0.75)
