@@ -122,6 +122,14 @@ def test_suck_out_of_reach_keeps_its_gauge_and_says_so_once_per_hold():
     assert len(blocked(hold(world, 10, suck=True))) == 1
 
 
+def test_suck_at_iron_says_it_is_too_hard_once_per_hold():
+    world = arena("iron")
+    events = hold(world, 30, suck=True)
+    assert not of(events, VoxelsEdited, source="suck", material="iron")
+    assert [(b.reason, b.text) for b in blocked(events)] == [("too_hard",
+                                                             "too hard: iron (hardness 10) never gives way to suck")]
+
+
 def test_an_exhausted_gauge_says_so_once():
     world = arena("soil", ActionSettings(suck=SuckSettings(time_limit=0.25, radius=0.5, material_radius=0.5, step=2)))
     events = hold(world, 40, suck=True)
