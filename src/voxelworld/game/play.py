@@ -35,7 +35,6 @@ import numpy as np
 from ..attribute_state import (attribute_state, flag, instance, number, optional, pair, restore_attributes, sequence,
                                text, whole)
 from ..errors import check_finite, check_integer, check_range
-from ..terrain import Sphere
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Treasure, TreasureSettings,
@@ -344,9 +343,9 @@ class PlayerActions:
         if result.volume_removed > 0:
             world.emit(ActionEnded, action=action, outcome="done")
         else:
-            self._refuse(world, self._too_hard(world, action, result), "blocked")
+            self._refuse(world, self._too_hard(world, eye, action, result), "blocked")
 
-    def _too_hard(self, world, action: str, result: ActionResult) -> Refusal:
+    def _too_hard(self, world, eye, action: str, result: ActionResult) -> Refusal:
         """Why a punch or pull-out that met something removed nothing: no voxel in its range (a prop), or the aimed
         material's hardness against the tool and the damage the voxels around the hit have taken so far."""
         settings = self.settings.punch if action == "punch" else self.settings.pull_out
@@ -354,9 +353,9 @@ class PlayerActions:
         if not any(edit.voxels_changed or edit.voxels_damaged or edit.voxels_blocked for edit in result.edits):
             return not_terrain(action, material)  # the range held no voxel: the aim met a prop
         hardness = float(world.materials[material].hardness) if material in world.materials else 0.0
-        volume = world.volume
-        box = volume.voxel_box(Sphere(result.point, settings.radius + settings.depth), volume.voxel_size)
-        damage = 0 if box is None else int(volume.damage[tuple(slice(a, b + 1) for a, b in zip(*box))].max())
+        eye = world.player.eye if eye is None else np.asarray(eye, dtype=np.float64)
+        voxel = world.voxel_along(eye, result.aim, float(np.linalg.norm(np.asarray(result.point) - eye)))
+        damage = 0 if voxel is None else int(world.volume.damage[voxel])
         return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
 
     def _book_suck(self, world, eye, update: SuckUpdate) -> None:

@@ -399,7 +399,7 @@ class World:
         distance = float(hits.distance[0])
         voxel = damage = break_at = None
         if obj < 0:
-            voxel = self._voxel_along(eye, direction, distance)
+            voxel = self.voxel_along(eye, direction, distance)
             damage = None if voxel is None else int(self.volume.damage[voxel])
             voxel_hardness = hardness if voxel is None else self._voxel_hardness(voxel)
             break_at = self.actions.settings.punch.tool.break_threshold(voxel_hardness)
@@ -414,10 +414,13 @@ class World:
         material = volume.mat_b[voxel] if volume.mix[voxel] > 127 else volume.mat_a[voxel]
         return float(self.materials.hardness_by_id[int(material)])
 
-    def _voxel_along(self, eye: np.ndarray, direction: np.ndarray, distance: float) -> tuple[int, int, int] | None:
-        """The first solid voxel sample along the ray within two voxels of the hit (the collision mesh is
-        simplified, so the true surface lies near the hit, not on it)."""
+    def voxel_along(self, eye, direction, distance: float) -> tuple[int, int, int] | None:
+        """The first solid voxel sample along the ray from ``eye`` along the unit ``direction`` within two voxels
+        (and the collision mesh's tolerance) of ``distance`` m, where the ray met the collision mesh (which is
+        simplified, so the true surface lies near the hit, not on it); None when there is none. What
+        :meth:`aim_info` reports, and whose damage an action refused as too hard tells."""
         volume = self.volume
+        eye, direction = np.asarray(eye, dtype=np.float64), np.asarray(direction, dtype=np.float64)
         s = volume.voxel_size
         reach = 2.0 * s + volume.voxel_size * self.settings.mesh_options.collision_tolerance
         start = max(distance - reach, 0.0)
