@@ -28,6 +28,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import __version__
+from ..collision import TriangleBVH
 from ..errors import ParameterError, check_integer
 from ..files import write_atomically
 from ..game.events import ActionEnded, ActionOutcome, EnemyChanged, Event, NPCChanged
@@ -38,6 +39,7 @@ from ..terrain import MaterialTable
 from .charts import achievements_png
 from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
+from .subject_view import subject_camera
 
 __all__ = ["DT", "FrameTimes", "SCRIPT", "SECTIONS", "demo_inputs", "phase_of", "run_session", "SessionResult", "KeyFrame"]
 
@@ -52,7 +54,6 @@ LAVA, LAVA_PITCH = (12.0, 12.0), 27.0  # the pool's centre (x, z) in m; a throw 
 WALL_FACE_X, WALL_STAND_X, WALL_WAY_Z = 38.4, 36.2, 25.0  # m: the face, where to punch from, the way's z
 WALL_LOOK = (AHEAD, -5.0)  # degrees: punching the wall at chest height
 PUNCH_REACH = 2.4  # m: farther from the wall than this the player steps closer (a punch reaches 2.5 m)
-FAR_FOCUS = 10.0  # m: a picture's focus farther than this from the player is seen from near the focus
 OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview frames, the pool to the wall
 
 # The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
@@ -117,14 +118,19 @@ def demo_inputs(frame: int, world: World) -> Inputs:
 # --------------------------------------------------------------------------------------------- key frames
 @dataclass(frozen=True)
 class KeyFrame:
-    """A frame worth a picture: ``frame``, world ``time`` (s), a file-name ``slug``, a ``caption`` and the
-    ``focus`` point (m) the camera looks at (None: along the player's aim)."""
+    """A frame worth a picture: ``frame``, world ``time`` (s), a file-name ``slug``, a ``caption``, the ``focus``
+    point (m) its subject is around, the subject's ``radius`` (m: the surface within it is what must be seen),
+    the ``material`` the subject is made of (None: any) and the ``actor`` (an NPC's or the enemy's name) whose
+    box is part of the subject (None: no actor)."""
 
     frame: int
     time: float
     slug: str
     caption: str
-    focus: tuple[float, float, float] | None = None
+    focus: tuple[float, float, float]
+    radius: float = 1.2
+    material: str | None = None
+    actor: str | None = None
 
     @property
     def picture(self) -> str:
@@ -135,11 +141,11 @@ def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> li
     """This frame's key moments not yet ``seen``; ``sides`` keeps which side of the player npc_1 was on."""
     found = []
 
-    def key(slug: str, caption: str, focus) -> None:
+    def key(slug: str, caption: str, focus, **subject) -> None:
         if slug not in seen:
             seen.add(slug)
             point = tuple(float(v) for v in focus)
-            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, point))
+            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, point, **subject))
 
     for e in (e for e in events if isinstance(e, ActionOutcome)):
         if e.kind == "punch" and e.amount > 0:
@@ -149,16 +155,43 @@ def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> li
         elif e.kind == "pull_out" and e.amount > 0:
             key("pull-out", f"Pull-out: a piece of {e.material} in the player's hands", e.position)
         elif e.kind == "bullet":
-            key("first-bullet", f"Suck: the first bullet ({e.material})", e.position)
+            key("first-bullet", f"Suck: the first bullet ({e.material})", e.position, radius=1.5)
+        elif e.kind == "cool":  # the subject is the crust the cooling made, wherever on the pool it lies
+            key("impact-cool", f"Thrown {e.material} meets {e.item}: cool ({e.amount:.2f} m³ of obsidian)",
+                e.position, radius=4.0, material="obsidian")
         elif e.kind in RULES:
             key(f"impact-{e.kind}", f"Thrown {e.material} meets {e.item}: {e.kind} ({e.amount:.2f} m³)", e.position)
     if world.agents.npcs:  # npc_1 crosses the player's way: its z passes the player's, a few metres ahead
         npc, player = world.agents.npcs[0], world.player.position
         side = float(npc.position[2] - player[2])
         if abs(float(npc.position[0] - player[0])) < 6.0 and sides.get(npc.name, side) * side < 0:
-            key("npc-crossing", f"{npc.name} crosses the player's way", npc.position)
+            key("npc-crossing", f"{npc.name} crosses the player's way", npc.position + (0.0, 0.9, 0.0),
+                radius=1.0, actor=npc.name)
         sides[npc.name] = side
     return found
+
+
+def _track_cuts(world: World, events: list[Event], cuts: list) -> None:
+    """Keep where the enemy's blade was (its two ends, m) each time it carved something."""
+    for e in events:
+        if isinstance(e, EnemyChanged) and e.kind == "carved" and e.amount > 0:
+            enemy = next(enemy for enemy in world.agents.enemies if enemy.name == e.enemy)
+            cuts.extend(np.asarray(end, dtype=np.float64) for end in enemy.motion.part_segment)
+
+
+def _last_frame(world: World, frame: int, cuts: list) -> KeyFrame:
+    """The last picture: the enemy's cut (where its blade carved), else the player's aim."""
+    caption = f"The last frame ({frame})"
+    if cuts:
+        points = np.array(cuts)
+        focus = points.mean(axis=0)
+        radius = float(np.clip(np.linalg.norm(points - focus, axis=1).max(), 1.0, 3.0))
+        material = next(e.material for e in reversed(world.events) if isinstance(e, EnemyChanged)
+                        and e.kind == "carved" and e.amount > 0)
+        return KeyFrame(frame, world.time - DT, "last-frame", f"{caption}: the enemy's cut in the {material}",
+                        tuple(float(v) for v in focus), radius=radius)
+    focus = world.player.eye + 6.0 * world.player.aim
+    return KeyFrame(frame, world.time - DT, "last-frame", caption, tuple(float(v) for v in focus), radius=1.5)
 
 
 # ---------------------------------------------------------------------------------------------- pictures
@@ -170,41 +203,76 @@ _MARKERS = {"player": ("wood", 0.35, 1.8, True), "npc": ("ice", 0.35, 1.8, True)
             "fragment": ("sand", 0.15, 0.3, False), "treasure": ("iron", 0.2, 0.4, False)}
 
 
-def _markers(world: World) -> list:
-    """Flat-shaded boxes (display meshes) at the player, NPCs, the enemy and the moving objects."""
+def _markers(world: World) -> list[tuple[str, SimpleNamespace]]:
+    """Flat-shaded boxes (display meshes) at the player, NPCs, the enemy and the moving objects, with the name of
+    what each marks."""
     boxes = []
-    for kind, position in [("player", world.player.position)] + [(o.kind, o.position) for o in
-                                                                 world.snapshot().objects]:
+    for name, kind, position in [("player", "player", world.player.position)] + [
+            (o.name, o.kind, o.position) for o in world.snapshot().objects]:
         material, half, height, standing = _MARKERS.get(kind, ("sand", 0.2, 0.4, False))
         low = np.asarray(position, dtype=np.float64) + (-half, 0.0 if standing else -height / 2, -half)
         triangles = (low + _CORNERS * (2 * half, height, 2 * half))[_BOX]
         normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
         ids = np.full(36, world.materials.id_of(material), np.uint8)
-        boxes.append(SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
-                                     normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3, 0),
-                                     mat_a=ids, mat_b=ids, blend=np.zeros(36)))
+        boxes.append((name, SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
+                                            normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3,
+                                                              0),
+                                            mat_a=ids, mat_b=ids, blend=np.zeros(36))))
     return boxes
 
 
-def _camera(world: World, focus) -> Camera:
-    """Behind, above and right of the player (so that it hides little) looking at ``focus`` (m), or along the
-    aim; a focus far from the player (a throw's impact) is seen from above and near it."""
-    player = world.player
-    target = np.asarray(focus if focus is not None else player.eye + 6.0 * player.aim, dtype=np.float64)
-    flat = (target - player.eye) * (1.0, 0.0, 1.0)
-    distance = float(np.linalg.norm(flat))
-    flat = flat / distance if distance > 1e-6 else np.array([player.aim[0], 0.0, player.aim[2]])
-    flat /= max(float(np.linalg.norm(flat)), 1e-9)
-    if distance < FAR_FOCUS:
-        eye = player.eye - 3.0 * flat + 2.0 * np.array([-flat[2], 0.0, flat[0]]) + (0.0, 2.2, 0.0)
-    else:
-        eye = target - 6.0 * flat + (0.0, 6.0, 0.0)
-    return Camera(tuple(eye.tolist()), tuple(target.tolist()), fov=65.0, near=0.1, far=200.0)
+@dataclass(frozen=True)
+class _Scene:
+    """What a picture draws (``meshes``: the terrain's display meshes, then the markers) and the same triangles
+    as ``occluders`` for line-of-sight tests, each marker's triangles numbered by its place in ``actors``."""
+
+    meshes: list
+    occluders: TriangleBVH
+    actors: tuple[str, ...]
 
 
-def _draw(world: World, path: Path, camera: Camera, size) -> Path:
-    meshes = [mesh for mesh in world.mesher.meshes.values() if mesh.triangle_count] + _markers(world)
-    return snapshot(meshes, path, materials=world.materials, camera=camera, size=size)
+def _scene(world: World) -> _Scene:
+    terrain = [mesh for mesh in world.mesher.meshes.values() if mesh.triangle_count]
+    markers = _markers(world)
+    meshes = terrain + [mesh for _, mesh in markers]
+    offsets = np.cumsum([0] + [len(mesh.positions) for mesh in meshes])
+    objects = [np.full(len(mesh.indices), -1) for mesh in terrain] + [np.full(12, n) for n in range(len(markers))]
+    occluders = TriangleBVH(np.vstack([mesh.positions for mesh in meshes]),
+                            np.vstack([np.asarray(mesh.indices) + offset for mesh, offset in zip(meshes, offsets)]),
+                            tri_object=np.concatenate(objects))
+    return _Scene(meshes, occluders, tuple(name for name, _ in markers))
+
+
+def _subject_points(world: World, key: KeyFrame) -> np.ndarray:
+    """Points on ``key``'s subject: the display vertices within its radius of its focus (of its material, if it
+    names one), and the focus itself."""
+    focus = np.asarray(key.focus, dtype=np.float64)
+    wanted = None if key.material is None else world.materials.id_of(key.material)
+    found = [focus[None]]
+    for mesh in world.mesher.meshes.values():
+        if not mesh.triangle_count:
+            continue
+        near = np.linalg.norm(mesh.positions - focus, axis=1) <= key.radius
+        if wanted is not None:  # vertices that show some of it
+            near &= ((mesh.mat_a == wanted) & (mesh.blend < 1.0)) | ((mesh.mat_b == wanted) & (mesh.blend > 0.0))
+        found.append(mesh.positions[near])
+    points = np.vstack(found)
+    if wanted is not None and len(points) > 1:  # the made material's own vertices: look at them, not the throw
+        points = points[1:]
+    return points
+
+
+def _camera(world: World, scene: _Scene, key: KeyFrame, aspect: float) -> Camera:
+    """A camera that shows ``key``'s subject: around it, on the side most of it is seen from (through the
+    terrain and every box), the player's side first (:func:`~voxelworld.viewer.subject_view.subject_camera`)."""
+    points = _subject_points(world, key)
+    own = scene.actors.index(key.actor) if key.actor in scene.actors else -2
+    prefer = world.player.eye - points.mean(axis=0)
+    return subject_camera(scene.occluders, points, prefer=prefer, aspect=aspect, fov=60.0, own_object=own)
+
+
+def _draw(scene: _Scene, world: World, path: Path, camera: Camera, size) -> Path:
+    return snapshot(scene.meshes, path, materials=world.materials, camera=camera, size=size)
 
 
 # ------------------------------------------------------------------------------------------------ report
@@ -402,22 +470,23 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     built = time.perf_counter() - started
     patrols = {npc.name: (npc.position.copy(), npc.goal.copy()) for npc in world.agents.npcs}
     times, keys, pictures, seen, sides, off_line = np.zeros(frames), [], [], set(), {}, {}
+    aspect, cuts = size[0] / size[1], []
     for frame in range(frames):
         inputs = demo_inputs(frame, world)
         started = time.perf_counter()
         events = world.step(inputs, DT)
         times[frame] = time.perf_counter() - started
         _track_off_line(world, patrols, off_line)
+        _track_cuts(world, events, cuts)
         found = _key_frames(world, events, seen, sides)
         if frame == frames - 1:  # the last picture looks at the enemy cutting the wall
-            enemy = world.agents.enemies[0].position + (0.0, 1.0, 0.0) if world.agents.enemies else None
-            found.append(KeyFrame(frame, world.time - DT, "last-frame", f"The last frame ({frame})",
-                                  None if enemy is None else tuple(float(v) for v in enemy)))
+            found.append(_last_frame(world, frame, cuts))
+        scene = _scene(world) if found else None
         for key in found:  # drawn between steps: not in the step times
             keys.append(key)
-            pictures.append(_draw(world, out / key.picture, _camera(world, key.focus), size))
-    overview = Camera.looking_at_bounds(*OVERVIEW, aspect=size[0] / size[1], direction=(-0.7, 0.75, 0.35))
-    pictures.append(_draw(world, out / "overview.png", overview, size))
+            pictures.append(_draw(scene, world, out / key.picture, _camera(world, scene, key, aspect), size))
+    overview = Camera.looking_at_bounds(*OVERVIEW, aspect=aspect, direction=(-0.7, 0.75, 0.35))
+    pictures.append(_draw(_scene(world), world, out / "overview.png", overview, size))
     colours: dict = {}
     for material in world.materials:  # a group's colour is its first material's (grass, soil, rock, ...)
         colours.setdefault(material.group, material.colour)
