@@ -120,8 +120,8 @@ def demo_inputs(frame: int, world: World) -> Inputs:
 class KeyFrame:
     """A frame worth a picture: ``frame``, world ``time`` (s), a file-name ``slug``, a ``caption``, the ``focus``
     point (m) its subject is around, the subject's ``radius`` (m: the surface within it is what must be seen),
-    the ``material`` the subject is made of (None: any) and the ``actor`` (an NPC's or the enemy's name) whose
-    box is part of the subject (None: no actor)."""
+    the ``material`` the subject is made of (None: any), the ``actor`` (the name of an NPC, or of the enemy's
+    blade) whose box is part of the subject (None: no actor) and more ``points`` (m) on the subject."""
 
     frame: int
     time: float
@@ -131,6 +131,7 @@ class KeyFrame:
     radius: float = 1.2
     material: str | None = None
     actor: str | None = None
+    points: tuple[tuple[float, float, float], ...] = ()
 
     @property
     def picture(self) -> str:
@@ -180,16 +181,17 @@ def _track_cuts(world: World, events: list[Event], cuts: list) -> None:
 
 
 def _last_frame(world: World, frame: int, cuts: list) -> KeyFrame:
-    """The last picture: the enemy's cut (where its blade carved), else the player's aim."""
+    """The last picture: the enemy's blade in its cut (the cut's rock around the blade, the blade itself), else the
+    player's aim."""
     caption = f"The last frame ({frame})"
-    if cuts:
-        points = np.array(cuts)
-        focus = points.mean(axis=0)
-        radius = float(np.clip(np.linalg.norm(points - focus, axis=1).max(), 1.0, 3.0))
+    if cuts and world.agents.enemies:
         material = next(e.material for e in reversed(world.events) if isinstance(e, EnemyChanged)
                         and e.kind == "carved" and e.amount > 0)
-        return KeyFrame(frame, world.time - DT, "last-frame", f"{caption}: the enemy's cut in the {material}",
-                        tuple(float(v) for v in focus), radius=radius)
+        enemy = world.agents.enemies[0]
+        start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
+        blade = tuple(tuple(float(v) for v in start + share * (end - start)) for share in np.linspace(0.0, 1.0, 5))
+        return KeyFrame(frame, world.time - DT, "last-frame", f"{caption}: the enemy's blade in its cut in the "
+                        f"{material}", blade[2], radius=1.2, actor=f"{enemy.name} blade", points=blade)
     focus = world.player.eye + 6.0 * world.player.aim
     return KeyFrame(frame, world.time - DT, "last-frame", caption, tuple(float(v) for v in focus), radius=1.5)
 
@@ -203,22 +205,37 @@ _MARKERS = {"player": ("wood", 0.35, 1.8, True), "npc": ("ice", 0.35, 1.8, True)
             "fragment": ("sand", 0.15, 0.3, False), "treasure": ("iron", 0.2, 0.4, False)}
 
 
+def _box(world: World, corner, axes, material: str) -> SimpleNamespace:
+    """A flat-shaded box (a display mesh) from ``corner`` (m) along the three ``axes`` (m, right-handed)."""
+    triangles = (np.asarray(corner, dtype=np.float64) + _CORNERS @ np.asarray(axes, dtype=np.float64))[_BOX]
+    normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    ids = np.full(36, world.materials.id_of(material), np.uint8)
+    return SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
+                           normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3, 0),
+                           mat_a=ids, mat_b=ids, blend=np.zeros(36))
+
+
+def _blade(world: World, enemy) -> SimpleNamespace:
+    """The chainsaw's blade: a bar 0.1 m thick along its segment, iron grey."""
+    start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
+    along = end - start
+    across = np.cross(along, (0.0, 1.0, 0.0) if abs(along[1]) < 0.9 * np.linalg.norm(along) else (1.0, 0.0, 0.0))
+    across *= 0.1 / np.linalg.norm(across)
+    up = np.cross(along, across)
+    up *= 0.1 / np.linalg.norm(up)
+    return _box(world, start - across / 2 - up / 2, (along, across, up), "iron")
+
+
 def _markers(world: World) -> list[tuple[str, SimpleNamespace]]:
-    """Flat-shaded boxes (display meshes) at the player, NPCs, the enemy and the moving objects, with the name of
-    what each marks."""
+    """Boxes at the player, NPCs, the enemy (and its blade) and the moving objects, with the name of what each
+    marks."""
     boxes = []
     for name, kind, position in [("player", "player", world.player.position)] + [
             (o.name, o.kind, o.position) for o in world.snapshot().objects]:
         material, half, height, standing = _MARKERS.get(kind, ("sand", 0.2, 0.4, False))
         low = np.asarray(position, dtype=np.float64) + (-half, 0.0 if standing else -height / 2, -half)
-        triangles = (low + _CORNERS * (2 * half, height, 2 * half))[_BOX]
-        normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
-        ids = np.full(36, world.materials.id_of(material), np.uint8)
-        boxes.append((name, SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
-                                            normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3,
-                                                              0),
-                                            mat_a=ids, mat_b=ids, blend=np.zeros(36))))
-    return boxes
+        boxes.append((name, _box(world, low, np.diag((2 * half, height, 2 * half)), material)))
+    return boxes + [(f"{enemy.name} blade", _blade(world, enemy)) for enemy in world.agents.enemies]
 
 
 @dataclass(frozen=True)
@@ -245,10 +262,10 @@ def _scene(world: World) -> _Scene:
 
 def _subject_points(world: World, key: KeyFrame) -> np.ndarray:
     """Points on ``key``'s subject: the display vertices within its radius of its focus (of its material, if it
-    names one), and the focus itself."""
+    names one), the focus itself and the key's own ``points``."""
     focus = np.asarray(key.focus, dtype=np.float64)
     wanted = None if key.material is None else world.materials.id_of(key.material)
-    found = [focus[None]]
+    found = [focus[None], np.asarray(key.points, dtype=np.float64).reshape(-1, 3)]
     for mesh in world.mesher.meshes.values():
         if not mesh.triangle_count:
             continue
@@ -389,8 +406,8 @@ def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, bu
         f"`voxelworld/viewer/demo_session.py` on `World.demo(seed={seed})`: a {size} m level of {s:g} m voxels, "
         f"{len(world.agents.npcs)} NPCs, {len(world.agents.enemies)} chainsaw enemy; voxelworld {__version__}. "
         f"The player ends at ({where}); {len(world.events)} events.", "",
-        f"## {SECTIONS[0]}", "", "Boxes mark the player (wood brown), NPCs (ice blue), the enemy (lava orange), "
-        "fragments and thrown things (sand).", "", *pictures,
+        f"## {SECTIONS[0]}", "", "Boxes mark the player (wood brown), NPCs (ice blue), the enemy (lava orange) and "
+        "its blade (an iron bar), fragments and thrown things (sand).", "", *pictures,
         "The level after the last frame:", "", "![overview](overview.png)", "",
         f"## {SECTIONS[1]}", "", *_timeline(world, keys), "",
         f"## {SECTIONS[2]}", "", "| event | kind | count |", "|---|---|---:|",
