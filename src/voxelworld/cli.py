@@ -203,8 +203,9 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     volume = demo_terrain(seed=args.seed)
     display = mesh_volume(volume, MeshOptions())
     collision = collision_mesh_volume(volume, MeshOptions()) if args.collision else None
-    camera = None  # snapshot frames the meshes
-    if args.eye is not None or args.target is not None:
+    if args.eye is None and args.target is None:  # the world's surface fills the picture, seen from above
+        camera = Camera.fitting(display.positions, normals=display.normals, aspect=args.width / args.height)
+    else:
         # The one not given comes from the default framing of the world's box; near and far enclose the box.
         lo, hi = volume.origin, volume.origin + volume.voxel_size * (np.array(volume.shape) - 1)
         try:

@@ -37,6 +37,7 @@ from ..game.throwing import RULES
 from ..game.world import Inputs, World
 from ..terrain import MaterialTable
 from .charts import achievements_png
+from .explanations import blocked_actions, replans
 from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
 from .subject_view import subject_camera
@@ -59,8 +60,9 @@ OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview fram
 # The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
 SCRIPT = ((0, "walk"), (145, "punch the ground"), (165, "pull out"), (180, "throw the piece"), (225, "suck"),
           (290, "stance"), (300, "throw the bullet"), (340, "walk to the wall and punch it"), (590, "watch"))
-SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy", "Hashes",
-            "Frame times (this machine)")
+SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy",
+            "Why: blocked actions and re-plans", "Hashes", "Frame times (this machine)")
+EXPLAINED_ROWS = 12  # rows of each "why" table; the rest are counted
 
 
 def phase_of(frame: int) -> str:
@@ -391,7 +393,25 @@ def _facts(world: World, off_line: dict) -> list[str]:
                     "the straight line of its patrol." for n in world.agents.npcs]
 
 
-def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict) -> str:
+def _explained(title: str, who: str, explanations: list) -> list[str]:
+    """A table of ``explanations`` (frame, time, who, why), the first :data:`EXPLAINED_ROWS` of them."""
+    if not explanations:
+        return [f"{title}: none."]
+    rows = [f"{title}:", "", f"| frame | time (s) | {who} | why |", "|---:|---:|---|---|"]
+    rows += [f"| {e.frame} | {e.time:.2f} | {e.who} | {e.why} |" for e in explanations[:EXPLAINED_ROWS]]
+    more = len(explanations) - EXPLAINED_ROWS
+    return rows + ([f"| ... | | | and {more} more |"] if more > 0 else [])
+
+
+def _why(world: World, rebaked: set) -> list[str]:
+    """The report's words on each action that did nothing and each NPC re-plan (:mod:`.explanations`;
+    ``rebaked``: the re-plans the navmesh's re-bakes under the NPC's way caused)."""
+    return [*_explained("Player actions that did nothing", "action", blocked_actions(world.events)), "",
+            *_explained("NPC re-plans", "NPC", replans(world.events, rebaked))]
+
+
+def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict,
+            rebaked: set) -> str:
     frames, s = len(times), world.volume.voxel_size
     size = " x ".join(f"{n * s:g}" for n in world.volume.shape)
     where = ", ".join(f"{v:.2f}" for v in world.player.position)
@@ -417,9 +437,10 @@ def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, bu
         f"Items granted: {', '.join(world.actions.items) or 'none'}; treasures placed: "
         f"{len(world.actions.deformation.treasures)}.", "", "![achievements](achievements.png)", "",
         f"## {SECTIONS[4]}", "", *_facts(world, off_line), "",
-        f"## {SECTIONS[5]}", "", "Two runs with the same seed and frames give the same hashes.", "",
+        f"## {SECTIONS[5]}", "", *_why(world, rebaked), "",
+        f"## {SECTIONS[6]}", "", "Two runs with the same seed and frames give the same hashes.", "",
         f"- event log: `{world.event_log_hash()}`", f"- voxels: `{world.voxel_hash()}`", "",
-        f"## {SECTIONS[6]}", "", f"World built in {1000 * built:.0f} ms. Each `World.step` timed with "
+        f"## {SECTIONS[7]}", "", f"World built in {1000 * built:.0f} ms. Each `World.step` timed with "
         f"perf_counter (the first, {1000 * times[0]:.1f} ms, included):", "",
         "| median (ms) | p95 (ms) | max (ms) | mean (ms) | frames over 16.7 ms |", "|---:|---:|---:|---:|---:|",
         f"| {stats.median:.2f} | {stats.p95:.2f} | {stats.worst:.2f} | {stats.mean:.2f} | {stats.over_budget()} |",
@@ -450,6 +471,24 @@ def _check_renderer() -> None:
     triangle = SimpleNamespace(positions=np.eye(3), normals=np.ones((3, 3)), indices=np.array([[0, 1, 2]]),
                                mat_a=np.zeros(3, np.uint8), mat_b=np.zeros(3, np.uint8), blend=np.zeros(3))
     render(triangle, materials=MaterialTable.default(), size=(2, 2), camera=Camera((2, 2, 2), (0, 0, 0)))
+
+
+def _ways(world: World) -> tuple[int, dict]:
+    """The navmesh's revision and each walking NPC's way (its position, then its path's points, m) now."""
+    return world.agents.navigation.revision, {npc.name: np.vstack([npc.position[None], npc.path]) for npc in
+                                              world.agents.npcs if npc.path is not None}
+
+
+def _track_rebakes(world: World, events: list[Event], ways: tuple[int, dict], rebaked: set) -> None:
+    """Add (frame, NPC) to ``rebaked`` for each re-plan of this frame whose NPC's way before it (``ways``, from
+    :func:`_ways`) crossed navmesh tiles that the frame baked again."""
+    revision, before = ways
+    navigation = world.agents.navigation
+    for e in events:
+        if isinstance(e, NPCChanged) and e.kind == "replanned" and e.npc in before:
+            tiles = navigation.changed_since(revision)
+            if tiles is None or tiles & navigation.tiles_crossed(before[e.npc]):
+                rebaked.add((e.frame, e.npc))
 
 
 def _track_off_line(world: World, patrols: dict, off_line: dict) -> None:
@@ -487,14 +526,15 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     built = time.perf_counter() - started
     patrols = {npc.name: (npc.position.copy(), npc.goal.copy()) for npc in world.agents.npcs}
     times, keys, pictures, seen, sides, off_line = np.zeros(frames), [], [], set(), {}, {}
-    aspect, cuts = size[0] / size[1], []
+    aspect, cuts, rebaked = size[0] / size[1], [], set()
     for frame in range(frames):
-        inputs = demo_inputs(frame, world)
+        inputs, ways = demo_inputs(frame, world), _ways(world)
         started = time.perf_counter()
         events = world.step(inputs, DT)
         times[frame] = time.perf_counter() - started
         _track_off_line(world, patrols, off_line)
         _track_cuts(world, events, cuts)
+        _track_rebakes(world, events, ways, rebaked)
         found = _key_frames(world, events, seen, sides)
         if frame == frames - 1:  # the last picture looks at the enemy cutting the wall
             found.append(_last_frame(world, frame, cuts))
@@ -509,7 +549,7 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
         colours.setdefault(material.group, material.colour)
     pictures.append(achievements_png(out / "achievements.png", world.achievements(),
                                      world.actions.settings.awards.thresholds, colours))
-    text = _report(world, seed, keys, times, built, off_line).encode("utf-8")
+    text = _report(world, seed, keys, times, built, off_line, rebaked).encode("utf-8")
     report = write_atomically(out / "report.md", lambda file: file.write(text))
     return SessionResult(report, tuple(pictures), tuple(keys), times, world.event_log_hash(), world.voxel_hash(),
                          world)
