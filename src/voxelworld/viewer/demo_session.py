@@ -40,9 +40,10 @@ from .charts import achievements_png
 from .explanations import blocked_actions, replans
 from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
-from .subject_view import subject_camera
+from .subject_view import subject_camera, visible_share
 
-__all__ = ["DT", "FrameTimes", "SCRIPT", "SECTIONS", "demo_inputs", "phase_of", "run_session", "SessionResult", "KeyFrame"]
+__all__ = ["DT", "FrameTimes", "SCRIPT", "SECTIONS", "demo_inputs", "phase_of", "run_session", "SessionResult",
+           "KeyFrame"]
 
 DT = 1 / 60  # s per frame
 FRAME_BUDGET_MS = 1000 / 60  # 16.7 ms: a frame at 60 frames per second
@@ -285,9 +286,14 @@ def _camera(world: World, scene: _Scene, key: KeyFrame, aspect: float) -> Camera
     """A camera that shows ``key``'s subject: around it, on the side most of it is seen from (through the
     terrain and every box), the player's side first (:func:`~voxelworld.viewer.subject_view.subject_camera`)."""
     points = _subject_points(world, key)
-    own = scene.actors.index(key.actor) if key.actor in scene.actors else -2
     prefer = world.player.eye - points.mean(axis=0)
-    return subject_camera(scene.occluders, points, prefer=prefer, aspect=aspect, fov=60.0, own_object=own)
+    return subject_camera(scene.occluders, points, prefer=prefer, aspect=aspect, fov=60.0,
+                          own_object=_own_object(scene, key))
+
+
+def _own_object(scene: _Scene, key: KeyFrame) -> int:
+    """The object number of ``key``'s actor's box in ``scene.occluders`` (-2: no actor)."""
+    return scene.actors.index(key.actor) if key.actor in scene.actors else -2
 
 
 def _draw(scene: _Scene, world: World, path: Path, camera: Camera, size) -> Path:
@@ -451,7 +457,9 @@ def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, bu
 @dataclass(frozen=True)
 class SessionResult:
     """What :func:`run_session` did: the ``report`` path, the ``pictures`` written (key frames, overview,
-    achievements chart), the ``key_frames``, each frame's step ``times`` (s), the two hashes and the ``world``."""
+    achievements chart), the ``key_frames``, each frame's step ``times`` (s), the two hashes and the ``world``;
+    per key frame the ``cameras`` of its picture and the share of its subject's points each saw (``seen``, 0..1,
+    through the terrain and every box)."""
 
     report: Path
     pictures: tuple[Path, ...]
@@ -460,6 +468,8 @@ class SessionResult:
     event_log_hash: str
     voxel_hash: str
     world: World
+    cameras: tuple[Camera, ...] = ()
+    seen: tuple[float, ...] = ()
 
     def stats(self) -> FrameTimes:
         """Frame times: median, p95, max, mean in ms and the share of frames over 16.7 ms."""
@@ -526,7 +536,7 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     built = time.perf_counter() - started
     patrols = {npc.name: (npc.position.copy(), npc.goal.copy()) for npc in world.agents.npcs}
     times, keys, pictures, seen, sides, off_line = np.zeros(frames), [], [], set(), {}, {}
-    aspect, cuts, rebaked = size[0] / size[1], [], set()
+    aspect, cuts, rebaked, cameras, subject_seen = size[0] / size[1], [], set(), [], []
     for frame in range(frames):
         inputs, ways = demo_inputs(frame, world), _ways(world)
         started = time.perf_counter()
@@ -541,7 +551,11 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
         scene = _scene(world) if found else None
         for key in found:  # drawn between steps: not in the step times
             keys.append(key)
-            pictures.append(_draw(scene, world, out / key.picture, _camera(world, scene, key, aspect), size))
+            camera = _camera(world, scene, key, aspect)
+            cameras.append(camera)
+            subject_seen.append(visible_share(scene.occluders, camera.eye, _subject_points(world, key),
+                                              _own_object(scene, key)))
+            pictures.append(_draw(scene, world, out / key.picture, camera, size))
     overview = Camera.looking_at_bounds(*OVERVIEW, aspect=aspect, direction=(-0.7, 0.75, 0.35))
     pictures.append(_draw(_scene(world), world, out / "overview.png", overview, size))
     colours: dict = {}
@@ -552,4 +566,4 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     text = _report(world, seed, keys, times, built, off_line, rebaked).encode("utf-8")
     report = write_atomically(out / "report.md", lambda file: file.write(text))
     return SessionResult(report, tuple(pictures), tuple(keys), times, world.event_log_hash(), world.voxel_hash(),
-                         world)
+                         world, tuple(cameras), tuple(subject_seen))
