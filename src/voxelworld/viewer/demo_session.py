@@ -7,8 +7,9 @@ and throws it into the lava pool (it cools), then walks up to the wall and punch
 The chainsaw enemy cuts the wall from the first frame on.
 
 :func:`run_session` plays it headless on :meth:`World.demo <voxelworld.game.world.World.demo>`, times every
-``World.step``, draws offscreen PNG snapshots at the key frames, an overview and the achievements chart, and
-writes ``report.md``; every file is written atomically.
+``World.step``, draws offscreen PNG snapshots at the key frames (each from where its subject shows:
+:mod:`.subject_view`), an overview and the achievements chart, and writes ``report.md`` (with why actions did
+nothing and why NPCs re-planned: :mod:`.explanations`); every file is written atomically.
 
 >>> from voxelworld.game.world import World
 >>> inputs = demo_inputs(0, World.demo(seed=0))
