@@ -299,3 +299,60 @@ def test_the_use_button_currency_and_opened_treasures_reach_the_page(world):
     world.actions.opened_treasures = (0,)  # an opened treasure is no longer shown
     assert "treasure-0" not in [o["name"] for o in protocol.frame_message(world)["objects"]]
     world.actions.deformation, world.actions.opened_treasures, world.player.currency = deformation, (), currency
+
+
+# ------------------------------------------------------------------------------- feedback on the wire
+def _wall_world(wall: str = "rock", spawn_x: float = 5.0) -> World:
+    """Flat soil at y = 4 m and a wall of ``wall`` from x = 8 m, the player at ``spawn_x`` looking at it (+x)."""
+    from voxelworld.terrain import Box, VoxelVolume
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), wall)
+    return World(volume, None, spawn=(spawn_x, 4.0, 4.0), spawn_yaw=270.0)
+
+
+def test_hud_aim_tells_each_actions_reach_and_the_break_threshold():
+    for spawn_x, punch, suck in ((5.0, True, True), (3.0, False, True), (1.0, False, False)):
+        world = _wall_world("rock", spawn_x)
+        aim = protocol.hud_message(world)["aim"]
+        json.dumps(aim, allow_nan=False)
+        assert aim["distance"] == pytest.approx(8.0 - spawn_x, abs=0.15)  # far surfaces are still reported
+        assert aim["reaches"] == world.settings.actions.reaches()
+        assert aim["reach"] == {"punch": punch, "pull_out": punch, "suck": suck}
+        assert aim["break_at"] == world.settings.actions.punch.tool.breaks_at
+    assert protocol.hud_message(_wall_world("iron"))["aim"]["break_at"] is None
+
+
+def test_frame_events_say_why_an_action_was_blocked_and_what_it_did():
+    world = _wall_world("iron")
+    world.step(Inputs(look=(270.0, 0.0), punch=True))
+    world.step(Inputs(look=(270.0, 0.0)))  # the punch is applied: iron holds
+    events = protocol.frame_message(world)["events"]
+    blocked = [e for e in events if e["event"] == "blocked"]
+    said = [e for e in world.frame_events if type(e).__name__ == "ActionBlocked"]
+    assert blocked == [{"event": "blocked", "action": "punch", "reason": "too_hard", "text": said[0].text}]
+    world = _wall_world("soil")
+    world.step(Inputs(look=(270.0, 0.0), punch=True))
+    world.step(Inputs(look=(270.0, 0.0)))
+    message = protocol.frame_message(world)
+    (punched,) = [e for e in message["events"] if e["event"] == "outcome" and e["kind"] == "punch"]
+    assert punched["material"] == "soil" and punched["amount"] > 0 and len(punched["position"]) == 3
+    assert message["events_dropped"] == 0
+    steps = []
+    for _ in range(60):
+        world.step(Inputs(move=(0.0, -1.0), look=(270.0, 0.0)))  # walk back: footsteps on soil
+        steps += [e for e in protocol.frame_message(world)["events"] if e["event"] == "footstep"]
+    assert steps and {s["material"] for s in steps} == {"soil"} and all(len(s["position"]) == 3 for s in steps)
+    json.dumps(message, allow_nan=False)
+
+
+def test_frame_events_are_capped_and_the_rest_counted():
+    world = _wall_world()
+    world.step(Inputs())
+    from voxelworld.game.events import Footstep
+    for n in range(protocol.MAX_FRAME_EVENTS + 6):  # a frame of many events (emitted after it, as a stage would)
+        world.emit(Footstep, material="soil", position=(float(n), 4.0, 4.0), sound="soil")
+    message = protocol.frame_message(world)
+    kept = [e["position"][0] for e in message["events"] if e["event"] == "footstep"]
+    assert len(message["events"]) == protocol.MAX_FRAME_EVENTS
+    assert kept == [float(n) for n in range(len(kept))]  # the first ones, in order
+    assert message["events_dropped"] == protocol.MAX_FRAME_EVENTS + 6 - len(kept)
