@@ -118,6 +118,10 @@ def test_main_demo_plays_the_session_writes_the_report_and_prints_where(tmp_path
     assert cli.main(["demo", "--frames", "30", "--out", str(out), "--seed", "1"]) == 0
     printed = capsys.readouterr().out
     assert "Played 30 frames of the demo world, seed 1" in printed
+    # The summary line and the report give the same share of frames over budget (once 0% against 0.5%).
+    said = printed.split("frames over 16.7 ms: ")[1].splitlines()[0]
+    row = (out / "report.md").read_text(encoding="utf-8").rstrip().splitlines()[-1]
+    assert row.endswith(f"| {said} |") and said.endswith(" of 30)")
     assert "World.step: median" in printed and "p95" in printed
     assert f"Wrote {out / 'report.md'}" in printed
     report = (out / "report.md").read_text(encoding="utf-8")

@@ -1,37 +1,24 @@
-"""The ``voxelworld`` command.
+"""The ``voxelworld`` command: ``voxelworld --help`` lists its subcommands, ``voxelworld COMMAND --help`` says what
+one does, with an example and every option's default; ``voxelworld --version`` prints the installed version.
 
-``voxelworld demo [--seed N] [--frames 600] [--out demo]``: plays the scripted demo session headless on the demo
-world (walk, punch, pull-out, suck, stance, throw; NPCs and the chainsaw enemy) and writes ``report.md`` with PNG
-snapshots at its key frames and the achievements chart into the folder (``voxelworld.viewer.demo_session``).
+- ``demo``: plays the scripted demo session headless and writes ``report.md`` with pictures
+  (``voxelworld.viewer.demo_session``).
+- ``edits``: runs a scripted sequence of every kind of terrain edit and prints what each did.
+- ``render``: meshes the demo world and writes an offscreen PNG of it, the world framed
+  (``voxelworld.viewer.snapshot``).
+- ``navmesh bake``: bakes a navmesh by casting rays (``voxelworld.navigation.bake``), writes the JSON and
+  optionally a top view (``voxelworld.viewer.navmesh_png``).
+- ``play``: serves a world to the browser (``voxelworld.viewer.server``, docs/play.md).
+- ``export``: writes a world file's meshes as glTF 2.0 binary and/or Wavefront OBJ (``voxelworld.io``).
+- ``motion plot``: plots CesiumMan's chainsaw swing with a wall in the way and without
+  (``voxelworld.viewer.motion_plot``).
+- ``warmup``: compiles every numba kernel into the cache (``voxelworld.warmup``); every other command first checks
+  that this was done, and does it when it was not.
 
-``voxelworld edits [--seed N]``: builds the default terrain, runs a scripted sequence of every kind of edit and
-prints what each did (by material) and how long it took.
+Bad input is one line naming the option (exit status 2); a file that cannot be read or written, exit status 1.
 
-``voxelworld render --out shot.png [--seed N] [--eye X Y Z] [--target X Y Z] [--width W] [--height H]
-[--collision]``: meshes the default terrain and writes an offscreen PNG of it (``voxelworld.viewer.snapshot``).
-
-``voxelworld navmesh bake SCENE.obj --region X0 Y0 Z0 X1 Y1 Z1 [--role PATTERN=ROLE] [--ray-density ...] ...
--o nav.json [--png preview.png]``: bakes a navmesh by casting rays (``voxelworld.navigation.bake``), shows
-progress, writes the JSON (docs/specs/navmesh-json.md) and optionally a top view.
-
-``voxelworld play [--world FILE] [--save FILE] [--seed N] [--host 127.0.0.1] [--port 8765]``: serves a world
-(the demo world, or the one ``--world`` names, read with ``voxelworld.io.load_world``) to the browser: prints
-the URL of the page, steps the world at 60 frames a second and streams it to every page that connects; the first page plays
-(``voxelworld.viewer.server``, docs/play.md). The save key writes ``--save`` (default: the ``--world`` file, else
-``world.vwd`` in the current folder). Ctrl+C stops it.
-
-``voxelworld export WORLD --gltf out.glb [--obj out.obj] [--collision] [--navmesh]``: writes a world file's
-display mesh (and optionally its collision mesh and navmesh) as glTF 2.0 binary and/or Wavefront OBJ
-(``voxelworld.io``).
-
-``voxelworld motion plot --out motion.png [--glb CesiumMan.glb] [--wall-x X] [--seconds S]``: swings
-CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and plots the wrist's and
-shoulder's paths and rates (``voxelworld.viewer.motion_plot``).
-
-``voxelworld warmup [--force]``: compiles every numba kernel into the cache, with a progress line per wing on
-stderr, and writes the marker that says so; nothing to do when the marker is current (``voxelworld.warmup``;
-``scripts/setup`` runs it). Every other command first checks that marker and, when it is missing or stale, says so
-and does the same before it runs.
+>>> print(build_parser().format_help().splitlines()[0])
+usage: voxelworld [-h] [--version] COMMAND ...
 """
 
 from __future__ import annotations
@@ -41,26 +28,51 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 
 from .errors import ParameterError, VoxelworldError
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain
 from .warmup import ensure_kernels, kernels_ready, warm_up
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "package_version", "HelpFormatter", "NO_EXPORT_OUTPUT"]
+
+NO_EXPORT_OUTPUT = ("export has nothing to write: name the output file, --gltf FILE.glb (glTF 2.0 binary) or "
+                    "--obj FILE.obj (Wavefront OBJ), or both")
 
 # Negative numbers in every notation float() reads (-1e6, -.5, -inf, -nan): values, not options. argparse's own
 # rule knows only -1 and -1.5, so `--region -1e6 ...` was taken for an option; no option of ours looks like these.
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)$", re.IGNORECASE)
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (none for options whose default is "not given" or "off": their
+    help says what that means) and keeps the description's and the example's lines as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or action.default == []:
+            return action.help
+        return super()._get_help_string(action)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, taking every negative number for a value (its subcommands' parsers are of this class
-    too)."""
+    """argparse's parser, taking every negative number for a value and writing help with :class:`HelpFormatter`
+    (its subcommands' parsers are of this class too)."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = NEGATIVE_NUMBER  # the one rule argparse reads to tell -5 from -x
+
+
+def package_version() -> str:
+    """The installed package's version (``importlib.metadata``); the source's ``__version__`` when voxelworld
+    runs from a checkout that was never installed."""
+    try:
+        return metadata.version("voxelworld")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+        return __version__
 
 
 def terrain_edits(volume: VoxelVolume) -> list[tuple[str, Callable[[], EditResult]]]:
@@ -158,13 +170,13 @@ def run_demo(args: argparse.Namespace, out=None) -> None:
     started = Counter(e.action for e in events if isinstance(e, ActionStarted))
     impacts = [e.kind for e in events if isinstance(e, ActionOutcome) and e.kind in RULES]
     bullets = sum(1 for e in events if isinstance(e, ActionOutcome) and e.kind == "bullet")
-    median, p95, worst, _, over = session.stats()
+    stats = session.stats()
     print(f"Played {len(session.times)} frames of the demo world, seed {args.seed}: {started['punch']} punches, "
           f"{started['pull_out']} pull-outs, {bullets} bullets, {started['throw']} throws "
           f"(impacts: {', '.join(impacts) or 'none'}); the enemy carved "
           f"{sum(e.carved_volume for e in world.agents.enemies):.2f} m³", file=out)
-    print(f"World.step: median {median:.1f} ms, p95 {p95:.1f} ms, max {worst:.1f} ms; {over:.0%} of frames over "
-          f"16.7 ms", file=out)
+    print(f"World.step: median {stats.median:.1f} ms, p95 {stats.p95:.1f} ms, max {stats.worst:.1f} ms; "
+          f"frames over 16.7 ms: {stats.over_budget()}", file=out)
     print(f"Wrote {session.report} and {len(session.pictures)} PNGs beside it", file=out)
 
 
@@ -191,8 +203,9 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     volume = demo_terrain(seed=args.seed)
     display = mesh_volume(volume, MeshOptions())
     collision = collision_mesh_volume(volume, MeshOptions()) if args.collision else None
-    camera = None  # snapshot frames the meshes
-    if args.eye is not None or args.target is not None:
+    if args.eye is None and args.target is None:  # the world's surface fills the picture, seen from above
+        camera = Camera.fitting(display.positions, normals=display.normals, aspect=args.width / args.height)
+    else:
         # The one not given comes from the default framing of the world's box; near and far enclose the box.
         lo, hi = volume.origin, volume.origin + volume.voxel_size * (np.array(volume.shape) - 1)
         try:
@@ -323,7 +336,7 @@ def run_export(args: argparse.Namespace, out=None) -> None:
 
     out = out if out is not None else sys.stdout
     if args.gltf is None and args.obj is None:
-        raise ParameterError("--gltf", None, "a .glb file to write (or --obj, or both)")
+        raise VoxelworldError(NO_EXPORT_OUTPUT)
     if not Path(args.world).is_file():
         raise ParameterError("WORLD", args.world, "an existing world file (the play page's save key writes one)")
     world = load_world(args.world)
@@ -338,73 +351,121 @@ def run_export(args: argparse.Namespace, out=None) -> None:
         print(f"Wrote {path}: {parts} of {args.world}", file=out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from .navigation.settings import EXCLUSION_PROXIES
+def build_parser() -> argparse.ArgumentParser:
+    """The ``voxelworld`` command line: every subcommand with its description, an example and its defaults
+    (``voxelworld COMMAND --help``)."""
+    from .navigation.settings import EXCLUSION_PROXIES, NavSettings
 
-    parser = _Parser(prog="voxelworld", description="Destructible game worlds.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="play the scripted demo session headless; write a report with pictures")
-    demo.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
-    demo.add_argument("--frames", type=int, default=600, help="frames of 1/60 s to play (default 600)")
-    demo.add_argument("--out", default="demo", help="the folder for report.md and the PNGs (default demo)")
-    edits = commands.add_parser("edits", help="build the default terrain, run every kind of edit, print a table")
-    edits.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
-    render = commands.add_parser("render", help="mesh the default world and write an offscreen PNG of it")
+    parser = _Parser(prog="voxelworld", description="Destructible game worlds: play one in the browser, play the "
+                     "scripted demo headless,\nrender, bake navmeshes, export worlds.",
+                     epilog="examples:\n  voxelworld play\n  voxelworld demo --out demo\n  voxelworld demo --help")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, summary: str, description: str, example: str, within=commands) -> argparse.ArgumentParser:
+        return within.add_parser(name, help=summary, description=description,
+                                 epilog="example:\n  " + example.replace("\n", "\n  "))
+
+    demo = command("demo", "play the scripted demo session headless; write a report with pictures",
+                   "Play the scripted demo session headless on the demo world (walk, punch, pull-out, suck,\n"
+                   "stance, throw; NPCs and the chainsaw enemy) and write report.md, a PNG per key frame, an\n"
+                   "overview and the achievements chart into a folder (voxelworld.viewer.demo_session).",
+                   "voxelworld demo --frames 600 --out demo")
+    demo.add_argument("--seed", type=int, default=0, help="world seed")
+    demo.add_argument("--frames", type=int, default=600, help="frames of 1/60 s to play")
+    demo.add_argument("--out", default="demo", help="the folder for report.md and the PNGs (made if missing)")
+    edits = command("edits", "build the default terrain, run every kind of edit, print a table",
+                    "Build the demo terrain, run a scripted sequence of every kind of edit and print what each\n"
+                    "did (by material) and how long it took.", "voxelworld edits --seed 2")
+    edits.add_argument("--seed", type=int, default=0, help="world seed")
+    render = command("render", "mesh the default world and write an offscreen PNG of it",
+                     "Mesh the demo world and draw it offscreen into a PNG (voxelworld.viewer.snapshot); the\n"
+                     "camera frames the whole world unless --eye or --target says otherwise.",
+                     "voxelworld render --out shot.png --width 1280 --height 720 --collision")
     render.add_argument("--out", required=True, help="the PNG file to write")
-    render.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    render.add_argument("--seed", type=int, default=0, help="world seed")
     render.add_argument("--eye", type=float, nargs=3, metavar=("X", "Y", "Z"),
                         help="camera position in m (default: from above, front right, framing the world)")
     render.add_argument("--target", type=float, nargs=3, metavar=("X", "Y", "Z"),
-                        help="point the camera looks at in m (default: the centre of the world)")
-    render.add_argument("--width", type=int, default=960, help="picture width in pixels (default 960)")
-    render.add_argument("--height", type=int, default=540, help="picture height in pixels (default 540)")
+                        help="point the camera looks at in m (default: the middle of the world)")
+    render.add_argument("--width", type=int, default=960, help="picture width in pixels")
+    render.add_argument("--height", type=int, default=540, help="picture height in pixels")
     render.add_argument("--collision", action="store_true", help="draw the collision mesh's edges on top")
-    navmesh = commands.add_parser("navmesh", help="navigation meshes").add_subparsers(dest="action", required=True)
-    bake_command = navmesh.add_parser("bake", help="bake a navmesh from an OBJ scene by casting rays")
+    navmesh = command("navmesh", "navigation meshes", "Navigation meshes: `voxelworld navmesh bake --help`.",
+                      "voxelworld navmesh bake level.obj --region 0 0 0 40 10 40 -o nav.json"
+                      ).add_subparsers(dest="action", required=True, metavar="ACTION")
+    bake_command = command("bake", "bake a navmesh from an OBJ scene by casting rays",
+                           "Bake a navmesh from a Wavefront OBJ scene by casting rays (voxelworld.navigation.bake),\n"
+                           "show progress, write the JSON (docs/specs/navmesh-json.md) and optionally a top view\n"
+                           "with the levels coloured, a legend and a scale bar.",
+                           "voxelworld navmesh bake tests/data/scenes/nav_test.obj --region -30 -6 -47 63 18 32 \\\n"
+                           "    -o nav.json --png nav.png", within=navmesh)
     bake_command.add_argument("scene", help="the scene, a Wavefront OBJ file (Y up, metres)")
     bake_command.add_argument("--region", type=float, nargs=6, action="append", required=True,
                               metavar=("X0", "Y0", "Z0", "X1", "Y1", "Z1"),
                               help="a search region's corners in m (repeat for several regions)")
     bake_command.add_argument("--role", action="append", default=[], metavar="PATTERN=ROLE",
                               help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle or "
-                                   "exception (repeatable; first match wins; default floor)")
+                                   "exception (repeatable; first match wins; objects no rule names are floor)")
     for name, kind, unit in (("ray-density", float, "rays per m²"), ("step-limit", float, "m"),
                              ("clearance", float, "m"), ("agent-radius", float, "m"), ("max-slope", float, "deg"),
-                             ("obstacle-min-height", float, "m"), ("max-corners", int, "corners"),
+                             ("obstacle-min-height", float, "m"), ("max-corners", int, "polygon corners"),
                              ("min-region-area", float, "m²")):
-        bake_command.add_argument(f"--{name}", type=kind, help=f"NavSettings.{name.replace('-', '_')} ({unit})")
+        field = name.replace("-", "_")
+        bake_command.add_argument(f"--{name}", type=kind, help=f"NavSettings.{field}, {unit} (default: "
+                                                               f"{getattr(NavSettings(), field)})")
     bake_command.add_argument("--exclusion-proxy", choices=EXCLUSION_PROXIES,
-                              help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle")
+                              help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle "
+                                   f"(default: {NavSettings().exclusion_proxy})")
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
-    play = commands.add_parser("play", help="serve a world to the browser and play it (Ctrl+C stops)")
+    play = command("play", "serve a world to the browser and play it (Ctrl+C stops)",
+                   "Serve a world (the demo world, or the one --world names) to the browser: print the URL of\n"
+                   "the page, step the world at 60 frames a second and stream it to every page that connects;\n"
+                   "the first page plays (voxelworld.viewer.server, docs/play.md). Ctrl+C stops it.",
+                   "voxelworld play --seed 3 --port 9000")
     play.add_argument("--world", help="a world file to play, read with voxelworld.io.load_world "
                                       "(default: the demo world)")
     play.add_argument("--save", help="the file the save key writes (default: the --world file, else world.vwd "
                                      "in the current folder)")
-    play.add_argument("--seed", type=int, default=0, help="the demo world's seed (default 0)")
-    play.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this "
-                                                          "machine only)")
-    play.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765; 0: any free "
-                                                             "port)")
-    export = commands.add_parser("export", help="write a world file's meshes as glTF 2.0 binary and/or OBJ")
+    play.add_argument("--seed", type=int, default=0, help="the demo world's seed")
+    play.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1: this machine only)")
+    play.add_argument("--port", type=int, default=8765, help="the port to listen on (0: any free port)")
+    export = command("export", "write a world file's meshes as glTF 2.0 binary and/or OBJ",
+                     "Write a world file's display mesh (and optionally its collision mesh and navmesh) as glTF\n"
+                     "2.0 binary and/or Wavefront OBJ (voxelworld.io); name at least one output, --gltf or --obj.",
+                     "voxelworld export world.vwd --gltf world.glb --collision --navmesh")
     export.add_argument("world", metavar="WORLD",
                         help="the world file (written by voxelworld.io.save_world or the play page)")
     export.add_argument("--gltf", help="the .glb file to write")
     export.add_argument("--obj", help="the .obj file to write (its .mtl beside it)")
     export.add_argument("--collision", action="store_true", help="also the collision mesh, as its own node")
     export.add_argument("--navmesh", action="store_true", help="also the navmesh, as its own node")
-    motion = commands.add_parser("motion", help="character motion").add_subparsers(dest="action", required=True)
-    plot = motion.add_parser("plot", help="plot a swing with and without a wall in the way (PNG)")
+    motion = command("motion", "character motion", "Character motion: `voxelworld motion plot --help`.",
+                     "voxelworld motion plot --out motion.png").add_subparsers(dest="action", required=True,
+                                                                              metavar="ACTION")
+    plot = command("plot", "plot a swing with and without a wall in the way (PNG)",
+                   "Swing CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and\n"
+                   "plot the wrist's and shoulder's paths and rates (voxelworld.viewer.motion_plot).",
+                   "voxelworld motion plot --out motion.png --wall-x 0.9", within=motion)
     plot.add_argument("--out", required=True, help="the PNG file to write")
     plot.add_argument("--glb", help="the CesiumMan .glb (default: the one the package ships)")
-    plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m (default 1.1)")
-    plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s (default 8)")
-    warmup = commands.add_parser("warmup", help="compile every numba kernel into the cache (scripts/setup runs it)")
+    plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m")
+    plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s")
+    warmup = command("warmup", "compile every numba kernel into the cache (scripts/setup runs it)",
+                     "Compile every numba kernel into the cache, with a progress line per wing on stderr, and\n"
+                     "write the marker that says so; nothing to do when the marker is current\n"
+                     "(voxelworld.warmup). Every other command does the same first when the marker is missing.",
+                     "voxelworld warmup --force")
     warmup.add_argument("--marker", help="the marker file to write when done (default: voxelworld-kernels.json in "
                                          "numba's cache folder of the kernels)")
     warmup.add_argument("--force", action="store_true", help="compile even if the marker says it is done")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "warmup":
         marker = None if args.marker is None else Path(args.marker)

@@ -48,6 +48,20 @@ def _picture_axes(forward: np.ndarray, up: Sequence[float] | None = None) -> tup
     return side, np.cross(side, _unit(forward))
 
 
+def _centred(along: np.ndarray, depths: np.ndarray) -> float:
+    """The offset ``c`` along one picture axis that centres points at ``along`` (m) and ``depths`` (m, > 0): the
+    largest ``(along - c) / depth`` equals the largest ``(c - along) / depth``."""
+    depths = np.maximum(depths, 1e-9)
+    low, high = float(along.min()), float(along.max())
+    for _ in range(60):  # bisection: the difference of the two sides falls as c grows
+        middle = (low + high) / 2
+        if np.max((along - middle) / depths) > np.max((middle - along) / depths):
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
 @dataclass(frozen=True)
 class Camera:
     """A perspective camera at ``eye`` looking at ``target``; every field is checked on construction.
@@ -172,6 +186,73 @@ class Camera:
         far = max(float(depths.max()) * _MARGIN, 1e-3 * float(np.linalg.norm(hi_ - lo_)))
         near = max(float(depths.min()) / _MARGIN, far * 1e-4)
         return cls(tuple(stand.tolist()), tuple(aim.tolist()), up=up, fov=fov, near=near, far=far)
+
+    @classmethod
+    def fitting(cls, points, *, normals=None, aspect: float = 16 / 9, fov: float = 60.0,
+                direction: Sequence[float] = DEFAULT_VIEW_DIRECTION) -> Camera:
+        """A camera looking along ``-direction`` that stands as close as it can while every one of ``points`` is
+        in the picture (with the default margin): the points fill the picture's width or its height, whichever
+        binds, and sit in its middle. For a world, pass its surface's vertices: the air above the ground and
+        the empty corners of the world's box take no room in the picture (``looking_at_bounds`` frames those).
+
+        Parameters
+        ----------
+        points : array (n, 3)
+            What must be seen (m), at least one point.
+        normals : array (n, 3), optional
+            The surface's normal at each point: then only the points whose surface faces the eye count (the
+            underside and the far sides of a world are not seen, and take no room); all of them if none does.
+        aspect : float
+            Width / height of the picture it is for.
+        fov : float
+            Vertical field of view (degrees).
+        direction : three floats
+            From what is seen towards the eye (any length but 0); default from above, front right.
+
+        Examples
+        --------
+        >>> camera = Camera.fitting([[-4, 0, 0], [4, 0, 0], [0, 1, 0]], aspect=2.0, fov=90.0, direction=(0, 0, 1))
+        >>> [round(c, 2) + 0.0 for c in camera.eye]   # 8 m wide at 90 x 127 degrees: 4 m back, with a margin
+        [0.0, 0.5, 2.16]
+        """
+        try:
+            cloud = np.asarray(points, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterError("points", points, "an (n, 3) array of finite points (m)") from None
+        if cloud.ndim != 2 or cloud.shape[1] != 3 or len(cloud) == 0 or not np.all(np.isfinite(cloud)):
+            raise ParameterError("points", f"an array of shape {cloud.shape}", "an (n, 3) array of finite points "
+                                                                              "(m), n >= 1")
+        aspect = check_finite("aspect", aspect, minimum=0.0, strict_minimum=True)
+        fov = check_finite("fov", fov, minimum=0.0, maximum=180.0, strict_minimum=True, unit="degrees")
+        if fov == 180.0:
+            raise ParameterError("fov", fov, "a finite number > 0 and < 180 (degrees)")
+        toward_eye = np.array(check_point("direction", direction, unit="any unit (a direction)"))
+        if not np.linalg.norm(toward_eye) > 0:
+            raise ParameterError("direction", direction, "a direction of non-zero length")
+        back = _unit(toward_eye)
+        if normals is not None:
+            facing = np.asarray(normals, dtype=np.float64).reshape(len(cloud), 3) @ back > 0
+            cloud = cloud[facing] if facing.any() else cloud
+        side, up = _picture_axes(-back)
+        s, u, b = cloud @ side, cloud @ up, cloud @ back
+        tan_up = math.tan(math.radians(fov) / 2) / _MARGIN
+        tan_side = tan_up * aspect
+        # The eye at (e_s, e_u, e_b) in (side, up, back) sees a point when |s - e_s| <= tan_side * (e_b - b) and
+        # |u - e_u| <= tan_up * (e_b - b): each side of the picture touches the point farthest out on its side.
+        right, left = float(np.max(s + tan_side * b)), float(np.max(tan_side * b - s))
+        top, bottom = float(np.max(u + tan_up * b)), float(np.max(tan_up * b - u))
+        e_b = max((right + left) / (2 * tan_side), (top + bottom) / (2 * tan_up))
+        size = max(float(np.ptp(cloud, axis=0).max()), 1.0)
+        e_b = max(e_b, float(b.max()) + 1e-3 * size)  # a single point (or a flat one, edge on) still needs room
+        depths = e_b - b
+        # Across the axis that does not bind, the points' angular extent is centred (halving the offset between
+        # the two planes of that axis, as for the binding one, would centre it only at that axis's own distance).
+        eye = _centred(s, depths) * side + _centred(u, depths) * up + e_b * back
+        target = eye - back * float(np.mean(depths))
+        far = float(depths.max()) * _MARGIN
+        near = max(float(depths.min()) / _MARGIN, far * 1e-4)
+        return cls(tuple(eye.tolist()), tuple(target.tolist()), up=(0.0, 0.0, -1.0) if abs(back[1]) > 0.999
+                   else (0.0, 1.0, 0.0), fov=fov, near=near, far=far)
 
     # --- matrices -----------------------------------------------------------------------------------------
 

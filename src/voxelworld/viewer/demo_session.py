@@ -7,8 +7,9 @@ and throws it into the lava pool (it cools), then walks up to the wall and punch
 The chainsaw enemy cuts the wall from the first frame on.
 
 :func:`run_session` plays it headless on :meth:`World.demo <voxelworld.game.world.World.demo>`, times every
-``World.step``, draws offscreen PNG snapshots at the key frames, an overview and the achievements chart, and
-writes ``report.md``; every file is written atomically.
+``World.step``, draws offscreen PNG snapshots at the key frames (each from where its subject shows:
+:mod:`.subject_view`), an overview and the achievements chart, and writes ``report.md`` (with why actions did
+nothing and why NPCs re-planned: :mod:`.explanations`); every file is written atomically.
 
 >>> from voxelworld.game.world import World
 >>> inputs = demo_inputs(0, World.demo(seed=0))
@@ -28,6 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import __version__
+from ..collision import TriangleBVH
 from ..errors import ParameterError, check_integer
 from ..files import write_atomically
 from ..game.events import ActionEnded, ActionOutcome, EnemyChanged, Event, NPCChanged
@@ -36,10 +38,13 @@ from ..game.throwing import RULES
 from ..game.world import Inputs, World
 from ..terrain import MaterialTable
 from .charts import achievements_png
+from .explanations import blocked_actions, replans
 from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
+from .subject_view import subject_camera, visible_share
 
-__all__ = ["DT", "SCRIPT", "SECTIONS", "demo_inputs", "phase_of", "run_session", "SessionResult", "KeyFrame"]
+__all__ = ["DT", "FrameTimes", "SCRIPT", "SECTIONS", "demo_inputs", "phase_of", "run_session", "SessionResult",
+           "KeyFrame"]
 
 DT = 1 / 60  # s per frame
 FRAME_BUDGET_MS = 1000 / 60  # 16.7 ms: a frame at 60 frames per second
@@ -52,14 +57,14 @@ LAVA, LAVA_PITCH = (12.0, 12.0), 27.0  # the pool's centre (x, z) in m; a throw 
 WALL_FACE_X, WALL_STAND_X, WALL_WAY_Z = 38.4, 36.2, 25.0  # m: the face, where to punch from, the way's z
 WALL_LOOK = (AHEAD, -5.0)  # degrees: punching the wall at chest height
 PUNCH_REACH = 2.4  # m: farther from the wall than this the player steps closer (a punch reaches 2.5 m)
-FAR_FOCUS = 10.0  # m: a picture's focus farther than this from the player is seen from near the focus
 OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview frames, the pool to the wall
 
 # The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
 SCRIPT = ((0, "walk"), (145, "punch the ground"), (165, "pull out"), (180, "throw the piece"), (225, "suck"),
           (290, "stance"), (300, "throw the bullet"), (340, "walk to the wall and punch it"), (590, "watch"))
-SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy", "Hashes",
-            "Frame times (this machine)")
+SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy",
+            "Why: blocked actions and re-plans", "Hashes", "Frame times (this machine)")
+EXPLAINED_ROWS = 12  # rows of each "why" table; the rest are counted
 
 
 def phase_of(frame: int) -> str:
@@ -117,14 +122,20 @@ def demo_inputs(frame: int, world: World) -> Inputs:
 # --------------------------------------------------------------------------------------------- key frames
 @dataclass(frozen=True)
 class KeyFrame:
-    """A frame worth a picture: ``frame``, world ``time`` (s), a file-name ``slug``, a ``caption`` and the
-    ``focus`` point (m) the camera looks at (None: along the player's aim)."""
+    """A frame worth a picture: ``frame``, world ``time`` (s), a file-name ``slug``, a ``caption``, the ``focus``
+    point (m) its subject is around, the subject's ``radius`` (m: the surface within it is what must be seen),
+    the ``material`` the subject is made of (None: any), the ``actor`` (the name of an NPC, or of the enemy's
+    blade) whose box is part of the subject (None: no actor) and more ``points`` (m) on the subject."""
 
     frame: int
     time: float
     slug: str
     caption: str
-    focus: tuple[float, float, float] | None = None
+    focus: tuple[float, float, float]
+    radius: float = 1.2
+    material: str | None = None
+    actor: str | None = None
+    points: tuple[tuple[float, float, float], ...] = ()
 
     @property
     def picture(self) -> str:
@@ -135,11 +146,11 @@ def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> li
     """This frame's key moments not yet ``seen``; ``sides`` keeps which side of the player npc_1 was on."""
     found = []
 
-    def key(slug: str, caption: str, focus) -> None:
+    def key(slug: str, caption: str, focus, **subject) -> None:
         if slug not in seen:
             seen.add(slug)
             point = tuple(float(v) for v in focus)
-            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, point))
+            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, point, **subject))
 
     for e in (e for e in events if isinstance(e, ActionOutcome)):
         if e.kind == "punch" and e.amount > 0:
@@ -149,16 +160,44 @@ def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> li
         elif e.kind == "pull_out" and e.amount > 0:
             key("pull-out", f"Pull-out: a piece of {e.material} in the player's hands", e.position)
         elif e.kind == "bullet":
-            key("first-bullet", f"Suck: the first bullet ({e.material})", e.position)
+            key("first-bullet", f"Suck: the first bullet ({e.material})", e.position, radius=1.5)
+        elif e.kind == "cool":  # the subject is the crust the cooling made, wherever on the pool it lies
+            key("impact-cool", f"Thrown {e.material} meets {e.item}: cool ({e.amount:.2f} m³ of obsidian)",
+                e.position, radius=4.0, material="obsidian")
         elif e.kind in RULES:
             key(f"impact-{e.kind}", f"Thrown {e.material} meets {e.item}: {e.kind} ({e.amount:.2f} m³)", e.position)
     if world.agents.npcs:  # npc_1 crosses the player's way: its z passes the player's, a few metres ahead
         npc, player = world.agents.npcs[0], world.player.position
         side = float(npc.position[2] - player[2])
         if abs(float(npc.position[0] - player[0])) < 6.0 and sides.get(npc.name, side) * side < 0:
-            key("npc-crossing", f"{npc.name} crosses the player's way", npc.position)
+            key("npc-crossing", f"{npc.name} crosses the player's way", npc.position + (0.0, 0.9, 0.0),
+                radius=1.0, actor=npc.name)
         sides[npc.name] = side
     return found
+
+
+def _track_cuts(world: World, events: list[Event], cuts: list) -> None:
+    """Keep where the enemy's blade was (its two ends, m) each time it carved something."""
+    for e in events:
+        if isinstance(e, EnemyChanged) and e.kind == "carved" and e.amount > 0:
+            enemy = next(enemy for enemy in world.agents.enemies if enemy.name == e.enemy)
+            cuts.extend(np.asarray(end, dtype=np.float64) for end in enemy.motion.part_segment)
+
+
+def _last_frame(world: World, frame: int, cuts: list) -> KeyFrame:
+    """The last picture: the enemy's blade in its cut (the cut's rock around the blade, the blade itself), else the
+    player's aim."""
+    caption = f"The last frame ({frame})"
+    if cuts and world.agents.enemies:
+        material = next(e.material for e in reversed(world.events) if isinstance(e, EnemyChanged)
+                        and e.kind == "carved" and e.amount > 0)
+        enemy = world.agents.enemies[0]
+        start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
+        blade = tuple(tuple(float(v) for v in start + share * (end - start)) for share in np.linspace(0.0, 1.0, 5))
+        return KeyFrame(frame, world.time - DT, "last-frame", f"{caption}: the enemy's blade in its cut in the "
+                        f"{material}", blade[2], radius=1.2, actor=f"{enemy.name} blade", points=blade)
+    focus = world.player.eye + 6.0 * world.player.aim
+    return KeyFrame(frame, world.time - DT, "last-frame", caption, tuple(float(v) for v in focus), radius=1.5)
 
 
 # ---------------------------------------------------------------------------------------------- pictures
@@ -170,41 +209,96 @@ _MARKERS = {"player": ("wood", 0.35, 1.8, True), "npc": ("ice", 0.35, 1.8, True)
             "fragment": ("sand", 0.15, 0.3, False), "treasure": ("iron", 0.2, 0.4, False)}
 
 
-def _markers(world: World) -> list:
-    """Flat-shaded boxes (display meshes) at the player, NPCs, the enemy and the moving objects."""
+def _box(world: World, corner, axes, material: str) -> SimpleNamespace:
+    """A flat-shaded box (a display mesh) from ``corner`` (m) along the three ``axes`` (m, right-handed)."""
+    triangles = (np.asarray(corner, dtype=np.float64) + _CORNERS @ np.asarray(axes, dtype=np.float64))[_BOX]
+    normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    ids = np.full(36, world.materials.id_of(material), np.uint8)
+    return SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
+                           normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3, 0),
+                           mat_a=ids, mat_b=ids, blend=np.zeros(36))
+
+
+def _blade(world: World, enemy) -> SimpleNamespace:
+    """The chainsaw's blade: a bar 0.1 m thick along its segment, iron grey."""
+    start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
+    along = end - start
+    across = np.cross(along, (0.0, 1.0, 0.0) if abs(along[1]) < 0.9 * np.linalg.norm(along) else (1.0, 0.0, 0.0))
+    across *= 0.1 / np.linalg.norm(across)
+    up = np.cross(along, across)
+    up *= 0.1 / np.linalg.norm(up)
+    return _box(world, start - across / 2 - up / 2, (along, across, up), "iron")
+
+
+def _markers(world: World) -> list[tuple[str, SimpleNamespace]]:
+    """Boxes at the player, NPCs, the enemy (and its blade) and the moving objects, with the name of what each
+    marks."""
     boxes = []
-    for kind, position in [("player", world.player.position)] + [(o.kind, o.position) for o in
-                                                                 world.snapshot().objects]:
+    for name, kind, position in [("player", "player", world.player.position)] + [
+            (o.name, o.kind, o.position) for o in world.snapshot().objects]:
         material, half, height, standing = _MARKERS.get(kind, ("sand", 0.2, 0.4, False))
         low = np.asarray(position, dtype=np.float64) + (-half, 0.0 if standing else -height / 2, -half)
-        triangles = (low + _CORNERS * (2 * half, height, 2 * half))[_BOX]
-        normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
-        ids = np.full(36, world.materials.id_of(material), np.uint8)
-        boxes.append(SimpleNamespace(positions=triangles.reshape(-1, 3), indices=np.arange(36).reshape(12, 3),
-                                     normals=np.repeat(normals / np.linalg.norm(normals, axis=1)[:, None], 3, 0),
-                                     mat_a=ids, mat_b=ids, blend=np.zeros(36)))
-    return boxes
+        boxes.append((name, _box(world, low, np.diag((2 * half, height, 2 * half)), material)))
+    return boxes + [(f"{enemy.name} blade", _blade(world, enemy)) for enemy in world.agents.enemies]
 
 
-def _camera(world: World, focus) -> Camera:
-    """Behind, above and right of the player (so that it hides little) looking at ``focus`` (m), or along the
-    aim; a focus far from the player (a throw's impact) is seen from above and near it."""
-    player = world.player
-    target = np.asarray(focus if focus is not None else player.eye + 6.0 * player.aim, dtype=np.float64)
-    flat = (target - player.eye) * (1.0, 0.0, 1.0)
-    distance = float(np.linalg.norm(flat))
-    flat = flat / distance if distance > 1e-6 else np.array([player.aim[0], 0.0, player.aim[2]])
-    flat /= max(float(np.linalg.norm(flat)), 1e-9)
-    if distance < FAR_FOCUS:
-        eye = player.eye - 3.0 * flat + 2.0 * np.array([-flat[2], 0.0, flat[0]]) + (0.0, 2.2, 0.0)
-    else:
-        eye = target - 6.0 * flat + (0.0, 6.0, 0.0)
-    return Camera(tuple(eye.tolist()), tuple(target.tolist()), fov=65.0, near=0.1, far=200.0)
+@dataclass(frozen=True)
+class _Scene:
+    """What a picture draws (``meshes``: the terrain's display meshes, then the markers) and the same triangles
+    as ``occluders`` for line-of-sight tests, each marker's triangles numbered by its place in ``actors``."""
+
+    meshes: list
+    occluders: TriangleBVH
+    actors: tuple[str, ...]
 
 
-def _draw(world: World, path: Path, camera: Camera, size) -> Path:
-    meshes = [mesh for mesh in world.mesher.meshes.values() if mesh.triangle_count] + _markers(world)
-    return snapshot(meshes, path, materials=world.materials, camera=camera, size=size)
+def _scene(world: World) -> _Scene:
+    terrain = [mesh for mesh in world.mesher.meshes.values() if mesh.triangle_count]
+    markers = _markers(world)
+    meshes = terrain + [mesh for _, mesh in markers]
+    offsets = np.cumsum([0] + [len(mesh.positions) for mesh in meshes])
+    objects = [np.full(len(mesh.indices), -1) for mesh in terrain] + [np.full(12, n) for n in range(len(markers))]
+    occluders = TriangleBVH(np.vstack([mesh.positions for mesh in meshes]),
+                            np.vstack([np.asarray(mesh.indices) + offset for mesh, offset in zip(meshes, offsets)]),
+                            tri_object=np.concatenate(objects))
+    return _Scene(meshes, occluders, tuple(name for name, _ in markers))
+
+
+def _subject_points(world: World, key: KeyFrame) -> np.ndarray:
+    """Points on ``key``'s subject: the display vertices within its radius of its focus (of its material, if it
+    names one), the focus itself and the key's own ``points``."""
+    focus = np.asarray(key.focus, dtype=np.float64)
+    wanted = None if key.material is None else world.materials.id_of(key.material)
+    found = [focus[None], np.asarray(key.points, dtype=np.float64).reshape(-1, 3)]
+    for mesh in world.mesher.meshes.values():
+        if not mesh.triangle_count:
+            continue
+        near = np.linalg.norm(mesh.positions - focus, axis=1) <= key.radius
+        if wanted is not None:  # vertices that show some of it
+            near &= ((mesh.mat_a == wanted) & (mesh.blend < 1.0)) | ((mesh.mat_b == wanted) & (mesh.blend > 0.0))
+        found.append(mesh.positions[near])
+    points = np.vstack(found)
+    if wanted is not None and len(points) > 1:  # the made material's own vertices: look at them, not the throw
+        points = points[1:]
+    return points
+
+
+def _camera(world: World, scene: _Scene, key: KeyFrame, aspect: float) -> Camera:
+    """A camera that shows ``key``'s subject: around it, on the side most of it is seen from (through the
+    terrain and every box), the player's side first (:func:`~voxelworld.viewer.subject_view.subject_camera`)."""
+    points = _subject_points(world, key)
+    prefer = world.player.eye - points.mean(axis=0)
+    return subject_camera(scene.occluders, points, prefer=prefer, aspect=aspect, fov=60.0,
+                          own_object=_own_object(scene, key))
+
+
+def _own_object(scene: _Scene, key: KeyFrame) -> int:
+    """The object number of ``key``'s actor's box in ``scene.occluders`` (-2: no actor)."""
+    return scene.actors.index(key.actor) if key.actor in scene.actors else -2
+
+
+def _draw(scene: _Scene, world: World, path: Path, camera: Camera, size) -> Path:
+    return snapshot(scene.meshes, path, materials=world.materials, camera=camera, size=size)
 
 
 # ------------------------------------------------------------------------------------------------ report
@@ -240,11 +334,38 @@ def _timeline_text(e: Event, first: set) -> str | None:
     return None
 
 
-def _stats(times: np.ndarray) -> tuple[float, float, float, float, float]:
-    """Frame times: (median, p95, max, mean) in ms and the share of frames over 16.7 ms."""
-    ms = 1000.0 * np.asarray(times)
-    return (float(np.median(ms)), float(np.percentile(ms, 95)), float(ms.max()), float(ms.mean()),
-            float(np.mean(ms > FRAME_BUDGET_MS)))
+@dataclass(frozen=True)
+class FrameTimes:
+    """A session's ``World.step`` times: ``median``, ``p95``, ``worst`` and ``mean`` in ms, and how many of the
+    ``frames`` took longer than the 16.7 ms budget (``frames_over``). The report and the command's summary line
+    both print :meth:`over_budget`, so that they agree.
+
+    >>> FrameTimes.of([0.002] * 199 + [0.020]).over_budget()
+    '0.5% (1 of 200)'
+    """
+
+    median: float
+    p95: float
+    worst: float
+    mean: float
+    frames_over: int
+    frames: int
+
+    @classmethod
+    def of(cls, times) -> FrameTimes:
+        """The figures of ``times`` (s per frame, at least one)."""
+        ms = 1000.0 * np.asarray(times, dtype=np.float64)
+        return cls(float(np.median(ms)), float(np.percentile(ms, 95)), float(ms.max()), float(ms.mean()),
+                   int(np.count_nonzero(ms > FRAME_BUDGET_MS)), len(ms))
+
+    @property
+    def over(self) -> float:
+        """The share (0..1) of frames over budget."""
+        return self.frames_over / self.frames
+
+    def over_budget(self) -> str:
+        """The frames over budget as a share with one decimal and as a count: never a 0% that hides a frame."""
+        return f"{self.over:.1%} ({self.frames_over} of {self.frames})"
 
 
 def _timeline(world: World, keys: list[KeyFrame]) -> list[str]:
@@ -279,7 +400,25 @@ def _facts(world: World, off_line: dict) -> list[str]:
                     "the straight line of its patrol." for n in world.agents.npcs]
 
 
-def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict) -> str:
+def _explained(title: str, who: str, explanations: list) -> list[str]:
+    """A table of ``explanations`` (frame, time, who, why), the first :data:`EXPLAINED_ROWS` of them."""
+    if not explanations:
+        return [f"{title}: none."]
+    rows = [f"{title}:", "", f"| frame | time (s) | {who} | why |", "|---:|---:|---|---|"]
+    rows += [f"| {e.frame} | {e.time:.2f} | {e.who} | {e.why} |" for e in explanations[:EXPLAINED_ROWS]]
+    more = len(explanations) - EXPLAINED_ROWS
+    return rows + ([f"| ... | | | and {more} more |"] if more > 0 else [])
+
+
+def _why(world: World, rebaked: set) -> list[str]:
+    """The report's words on each action that did nothing and each NPC re-plan (:mod:`.explanations`;
+    ``rebaked``: the re-plans the navmesh's re-bakes under the NPC's way caused)."""
+    return [*_explained("Player actions that did nothing", "action", blocked_actions(world.events)), "",
+            *_explained("NPC re-plans", "NPC", replans(world.events, rebaked))]
+
+
+def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict,
+            rebaked: set) -> str:
     frames, s = len(times), world.volume.voxel_size
     size = " x ".join(f"{n * s:g}" for n in world.volume.shape)
     where = ", ".join(f"{v:.2f}" for v in world.player.position)
@@ -287,15 +426,15 @@ def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, bu
                                                 f"![{k.caption}]({k.picture})", "")]
     counts = sorted(Counter(map(_count_key, world.events)).items())
     removed = [f"| {group} | {amount:.2f} |" for group, amount in world.achievements().items()] or ["| - | 0 |"]
-    median, p95, worst, mean, over = _stats(times)
+    stats = FrameTimes.of(times)
     return "\n".join([
         "# voxelworld demo session", "",
         f"Seed {seed}, {frames} frames of 1/60 s ({frames * DT:.2f} s of game time) played headless by the script in "
         f"`voxelworld/viewer/demo_session.py` on `World.demo(seed={seed})`: a {size} m level of {s:g} m voxels, "
         f"{len(world.agents.npcs)} NPCs, {len(world.agents.enemies)} chainsaw enemy; voxelworld {__version__}. "
         f"The player ends at ({where}); {len(world.events)} events.", "",
-        f"## {SECTIONS[0]}", "", "Boxes mark the player (wood brown), NPCs (ice blue), the enemy (lava orange), "
-        "fragments and thrown things (sand).", "", *pictures,
+        f"## {SECTIONS[0]}", "", "Boxes mark the player (wood brown), NPCs (ice blue), the enemy (lava orange) and "
+        "its blade (an iron bar), fragments and thrown things (sand).", "", *pictures,
         "The level after the last frame:", "", "![overview](overview.png)", "",
         f"## {SECTIONS[1]}", "", *_timeline(world, keys), "",
         f"## {SECTIONS[2]}", "", "| event | kind | count |", "|---|---|---:|",
@@ -305,19 +444,23 @@ def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, bu
         f"Items granted: {', '.join(world.actions.items) or 'none'}; treasures placed: "
         f"{len(world.actions.deformation.treasures)}.", "", "![achievements](achievements.png)", "",
         f"## {SECTIONS[4]}", "", *_facts(world, off_line), "",
-        f"## {SECTIONS[5]}", "", "Two runs with the same seed and frames give the same hashes.", "",
+        f"## {SECTIONS[5]}", "", *_why(world, rebaked), "",
+        f"## {SECTIONS[6]}", "", "Two runs with the same seed and frames give the same hashes.", "",
         f"- event log: `{world.event_log_hash()}`", f"- voxels: `{world.voxel_hash()}`", "",
-        f"## {SECTIONS[6]}", "", f"World built in {1000 * built:.0f} ms. Each `World.step` timed with "
+        f"## {SECTIONS[7]}", "", f"World built in {1000 * built:.0f} ms. Each `World.step` timed with "
         f"perf_counter (the first, {1000 * times[0]:.1f} ms, included):", "",
         "| median (ms) | p95 (ms) | max (ms) | mean (ms) | frames over 16.7 ms |", "|---:|---:|---:|---:|---:|",
-        f"| {median:.2f} | {p95:.2f} | {worst:.2f} | {mean:.2f} | {over:.1%} |", ""])
+        f"| {stats.median:.2f} | {stats.p95:.2f} | {stats.worst:.2f} | {stats.mean:.2f} | {stats.over_budget()} |",
+        ""])
 
 
 # ------------------------------------------------------------------------------------------------ session
 @dataclass(frozen=True)
 class SessionResult:
     """What :func:`run_session` did: the ``report`` path, the ``pictures`` written (key frames, overview,
-    achievements chart), the ``key_frames``, each frame's step ``times`` (s), the two hashes and the ``world``."""
+    achievements chart), the ``key_frames``, each frame's step ``times`` (s), the two hashes and the ``world``;
+    per key frame the ``cameras`` of its picture and the share of its subject's points each saw (``seen``, 0..1,
+    through the terrain and every box)."""
 
     report: Path
     pictures: tuple[Path, ...]
@@ -326,10 +469,12 @@ class SessionResult:
     event_log_hash: str
     voxel_hash: str
     world: World
+    cameras: tuple[Camera, ...] = ()
+    seen: tuple[float, ...] = ()
 
-    def stats(self) -> tuple[float, float, float, float, float]:
-        """Frame times: (median, p95, max, mean) in ms and the share of frames over 16.7 ms."""
-        return _stats(self.times)
+    def stats(self) -> FrameTimes:
+        """Frame times: median, p95, max, mean in ms and the share of frames over 16.7 ms."""
+        return FrameTimes.of(self.times)
 
 
 def _check_renderer() -> None:
@@ -337,6 +482,24 @@ def _check_renderer() -> None:
     triangle = SimpleNamespace(positions=np.eye(3), normals=np.ones((3, 3)), indices=np.array([[0, 1, 2]]),
                                mat_a=np.zeros(3, np.uint8), mat_b=np.zeros(3, np.uint8), blend=np.zeros(3))
     render(triangle, materials=MaterialTable.default(), size=(2, 2), camera=Camera((2, 2, 2), (0, 0, 0)))
+
+
+def _ways(world: World) -> tuple[int, dict]:
+    """The navmesh's revision and each walking NPC's way (its position, then its path's points, m) now."""
+    return world.agents.navigation.revision, {npc.name: np.vstack([npc.position[None], npc.path]) for npc in
+                                              world.agents.npcs if npc.path is not None}
+
+
+def _track_rebakes(world: World, events: list[Event], ways: tuple[int, dict], rebaked: set) -> None:
+    """Add (frame, NPC) to ``rebaked`` for each re-plan of this frame whose NPC's way before it (``ways``, from
+    :func:`_ways`) crossed navmesh tiles that the frame baked again."""
+    revision, before = ways
+    navigation = world.agents.navigation
+    for e in events:
+        if isinstance(e, NPCChanged) and e.kind == "replanned" and e.npc in before:
+            tiles = navigation.changed_since(revision)
+            if tiles is None or tiles & navigation.tiles_crossed(before[e.npc]):
+                rebaked.add((e.frame, e.npc))
 
 
 def _track_off_line(world: World, patrols: dict, off_line: dict) -> None:
@@ -374,28 +537,34 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     built = time.perf_counter() - started
     patrols = {npc.name: (npc.position.copy(), npc.goal.copy()) for npc in world.agents.npcs}
     times, keys, pictures, seen, sides, off_line = np.zeros(frames), [], [], set(), {}, {}
+    aspect, cuts, rebaked, cameras, subject_seen = size[0] / size[1], [], set(), [], []
     for frame in range(frames):
-        inputs = demo_inputs(frame, world)
+        inputs, ways = demo_inputs(frame, world), _ways(world)
         started = time.perf_counter()
         events = world.step(inputs, DT)
         times[frame] = time.perf_counter() - started
         _track_off_line(world, patrols, off_line)
+        _track_cuts(world, events, cuts)
+        _track_rebakes(world, events, ways, rebaked)
         found = _key_frames(world, events, seen, sides)
         if frame == frames - 1:  # the last picture looks at the enemy cutting the wall
-            enemy = world.agents.enemies[0].position + (0.0, 1.0, 0.0) if world.agents.enemies else None
-            found.append(KeyFrame(frame, world.time - DT, "last-frame", f"The last frame ({frame})",
-                                  None if enemy is None else tuple(float(v) for v in enemy)))
+            found.append(_last_frame(world, frame, cuts))
+        scene = _scene(world) if found else None
         for key in found:  # drawn between steps: not in the step times
             keys.append(key)
-            pictures.append(_draw(world, out / key.picture, _camera(world, key.focus), size))
-    overview = Camera.looking_at_bounds(*OVERVIEW, aspect=size[0] / size[1], direction=(-0.7, 0.75, 0.35))
-    pictures.append(_draw(world, out / "overview.png", overview, size))
+            camera = _camera(world, scene, key, aspect)
+            cameras.append(camera)
+            subject_seen.append(visible_share(scene.occluders, camera.eye, _subject_points(world, key),
+                                              _own_object(scene, key)))
+            pictures.append(_draw(scene, world, out / key.picture, camera, size))
+    overview = Camera.looking_at_bounds(*OVERVIEW, aspect=aspect, direction=(-0.7, 0.75, 0.35))
+    pictures.append(_draw(_scene(world), world, out / "overview.png", overview, size))
     colours: dict = {}
     for material in world.materials:  # a group's colour is its first material's (grass, soil, rock, ...)
         colours.setdefault(material.group, material.colour)
     pictures.append(achievements_png(out / "achievements.png", world.achievements(),
                                      world.actions.settings.awards.thresholds, colours))
-    text = _report(world, seed, keys, times, built, off_line).encode("utf-8")
+    text = _report(world, seed, keys, times, built, off_line, rebaked).encode("utf-8")
     report = write_atomically(out / "report.md", lambda file: file.write(text))
     return SessionResult(report, tuple(pictures), tuple(keys), times, world.event_log_hash(), world.voxel_hash(),
-                         world)
+                         world, tuple(cameras), tuple(subject_seen))
