@@ -239,7 +239,7 @@ window.voxelworld = {
   get effects() { return effects.stats; },
   get audio() { return sound.state; },
   get view() { return { ...follow.state, position: follow.camera.position.toArray() }; },
-  get said() { return [...hud.said]; },
+  get said() { return hud.said.map((entry) => ({ ...entry })); },
   navmeshChildren: () => view3d.navmesh.children.length,
   chunkCounts: () => ({ ...chunkCounts }),
 };

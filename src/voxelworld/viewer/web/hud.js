@@ -38,7 +38,7 @@ export class Hud {
     this.chart = $("achievements");
     this.why = $("why");
     this.whyTimer = null;
-    this.said = []; // every reason shown, newest last (the debug hook reads it)
+    this.said = []; // the reasons shown, newest last, with when (ms, performance.now) each came and went
   }
 
   setMaterials(materials) {
@@ -101,12 +101,16 @@ export class Hud {
 
   // A blocked action's reason (``text`` of a frame's "blocked" event) under the reticle for WHY_SECONDS.
   say(message) {
-    this.said.push(message);
+    const entry = { text: message, shown: performance.now(), hidden: null };
+    this.said.push(entry);
     if (this.said.length > 20) this.said.shift();
     text(this.why, message);
     this.why.classList.add("shown");
     clearTimeout(this.whyTimer);
-    this.whyTimer = setTimeout(() => this.why.classList.remove("shown"), WHY_SECONDS * 1000);
+    this.whyTimer = setTimeout(() => {
+      this.why.classList.remove("shown");
+      entry.hidden = performance.now();
+    }, WHY_SECONDS * 1000);
   }
 
   // The frame's events the HUD answers: blocked actions say why.

@@ -1,0 +1,162 @@
+"""The page's feedback in a real browser (the page fixture of test_browser.py: the demo world without its enemy,
+the player 2.4 m from the rock wall, facing it, this page playing): why a blocked action did nothing, the reach
+marks, particles after a punch, the camera kept out of the terrain, and the mute key.
+
+Messages the world does not send in this view (a blocked action's event, a HUD naming each action's reach) are
+delivered to the page's socket handler in the protocol's form (docs/specs/play-protocol.md), as the server would.
+Screenshots go to ``$VOXELWORLD_SCREENSHOTS`` (when set) for review."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .test_browser import WAIT_MS, page, pixels, wait_for_renders  # noqa: F401 (page: the fixture)
+
+WHY = "out of reach: 3.1 m, punch reaches 2.5 m"
+
+
+def deliver(page, message: dict) -> None:
+    """Hand ``message`` to the page as if the server had sent it."""
+    page.evaluate("(text) => window.voxelworld.socket.onmessage({ data: text })", json.dumps(message))
+
+
+def with_events(page, events: list[dict]) -> dict:
+    """The page's last frame message carrying ``events``."""
+    frame = page.evaluate("window.voxelworld.frame")
+    return {**frame, "events": events}
+
+
+def save(page, name: str) -> None:
+    folder = os.environ.get("VOXELWORLD_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"feedback-{name}.png"))
+
+
+def test_a_blocked_action_says_why_under_the_reticle_for_a_moment(page):
+    assert page.evaluate("getComputedStyle(document.getElementById('why')).opacity") == "0"
+    deliver(page, with_events(page, [{"event": "blocked", "action": "punch", "reason": "out_of_reach",
+                                      "text": WHY}]))
+    assert page.text_content("#why") == WHY
+    assert page.evaluate("getComputedStyle(document.getElementById('why')).opacity") == "1"
+    reticle = page.locator("#reticle").bounding_box()
+    why = page.locator("#why").bounding_box()
+    assert why["y"] > reticle["y"] + reticle["height"] - 1  # under the reticle, not over what it aims at
+    save(page, "blocked")
+    page.wait_for_function("!document.getElementById('why').classList.contains('shown')", timeout=WAIT_MS)
+    said = page.evaluate("window.voxelworld.said")
+    assert [entry["text"] for entry in said] == [WHY]
+    assert 1.4 <= (said[0]["hidden"] - said[0]["shown"]) / 1000 <= 4.0  # on screen for about 1.5 s
+
+
+def show_hud(page, hud: dict) -> dict:
+    """Deliver ``hud`` and read, in the same task (before the server's next HUD replaces it), each reach mark's
+    opacity (by panel: "#reticle", "#aim"), the reach texts, the damage text and the reticle's classes."""
+    return page.evaluate("""(text) => {
+        window.voxelworld.socket.onmessage({ data: text });
+        const opacity = (where, action) => Number(getComputedStyle(
+            document.querySelector(`${where} [data-reach="${action}"]`)).opacity);
+        const actions = ["punch", "pull_out", "suck"];
+        const marks = {};
+        for (const where of ["#reticle", "#aim"]) {
+            marks[where] = Object.fromEntries(actions.map((a) => [a, opacity(where, a)]));
+        }
+        return { marks, reaches: Object.fromEntries(actions.map((a) => [a, document.getElementById(`reach-${a}`)
+            .textContent])), damage: document.getElementById("aim-damage").textContent,
+            reticle: document.getElementById("reticle").className };
+    }""", json.dumps(hud))
+
+
+def test_each_reach_mark_dims_beyond_its_reach_and_damage_shows_against_the_threshold(page):
+    hud = page.evaluate("window.voxelworld.hud")
+    aim = {**hud["aim"], "distance": 3.1, "damage": 75, "break_at": 100,
+           "reach": {"punch": False, "pull_out": False, "suck": True},
+           "reaches": {"punch": 2.5, "pull_out": 2.2, "suck": 4.0}}
+    shown = show_hud(page, {**hud, "aim": aim})
+    for where in ("#reticle", "#aim"):
+        assert shown["marks"][where]["suck"] == 1.0
+        assert shown["marks"][where]["punch"] < 0.5 and shown["marks"][where]["pull_out"] < 0.5
+    assert shown["damage"] == "75 / 100"
+    assert shown["reaches"] == {"punch": "2.5 m", "pull_out": "2.2 m", "suck": "4.0 m"}
+    assert "unreachable" not in shown["reticle"]
+    save(page, "reach")
+    shown = show_hud(page, {**hud, "aim": {**aim, "break_at": None, "damage": 0,
+                                           "reach": {"punch": False, "pull_out": False, "suck": False}}})
+    assert all(opacity < 0.5 for opacity in shown["marks"]["#reticle"].values())
+    assert "unreachable" in shown["reticle"]
+    assert shown["damage"] == "cannot break"
+    shown = show_hud(page, {**hud, "aim": {**aim, "reach": {"punch": True, "pull_out": True, "suck": True}}})
+    assert all(opacity == 1.0 for opacity in shown["marks"]["#aim"].values())
+
+
+def test_particles_and_debris_appear_after_a_punch(page):
+    point = page.evaluate("window.voxelworld.hud.aim.point")
+    wait_for_renders(page)
+    before = pixels(page).astype(int)
+    assert page.evaluate("window.voxelworld.effects.debris") == 0
+    deliver(page, with_events(page, [{"event": "outcome", "kind": "punch", "position": point, "material": "rock",
+                                      "amount": 0.5}]))
+    wait_for_renders(page, 2)
+    effects = page.evaluate("window.voxelworld.effects")
+    assert effects["debris"] > 5 and effects["particles"] > 5 and effects["spawned"]["punch"] == 1
+    after = pixels(page).astype(int)
+    save(page, "punch")
+    h, w = after.shape[:2]
+    changed = np.abs(after - before).sum(axis=-1) > 40
+    assert changed[h // 4: 3 * h // 4, w // 4: 3 * w // 4].mean() > 0.002  # pieces drawn around the aim
+
+
+def test_the_camera_stays_out_of_the_terrain_after_backing_into_the_wall(page):
+    world = page.world
+    assert page.evaluate("window.voxelworld.frame.player.aim[0]") > 0.9  # facing the wall (+x)
+    page.keyboard.down("ArrowLeft")  # turn round: the wall behind the player
+    try:
+        page.wait_for_function("window.voxelworld.frame.player.aim[0] < -0.95", timeout=WAIT_MS)
+    finally:
+        page.keyboard.up("ArrowLeft")
+    page.keyboard.down("KeyS")  # walk backwards into the wall until it stops the player
+    try:
+        last, still = -1.0, 0
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while still < 10 and time.monotonic() < deadline:
+            x = page.evaluate("window.voxelworld.frame.player.position[0]")
+            still = still + 1 if abs(x - last) < 1e-3 else 0
+            last = x
+            time.sleep(0.1)
+    finally:
+        page.keyboard.up("KeyS")
+    wait_for_renders(page, 3)
+    view = page.evaluate("window.voxelworld.view")
+    frame = page.evaluate("window.voxelworld.frame")
+    save(page, "backed-into-wall")
+    volume = world.volume
+
+    def solid(point) -> bool:
+        index = np.round(volume.world_to_index(point)).astype(int)
+        return bool(volume.density[tuple(index)] >= volume.iso)
+
+    eye, camera = np.array(frame["player"]["eye"]), np.array(view["position"])
+    wanted = eye + (camera - eye) / np.linalg.norm(camera - eye) * view["wanted"]
+    shares = np.linspace(0.0, 1.0, 41)
+    assert any(solid(eye + share * (wanted - eye)) for share in shares)  # the rock lies where the camera wanted to go
+    assert view["blocked"] and view["kept"] < view["wanted"]
+    assert not any(solid(eye + share * (camera - eye)) for share in shares)  # kept out of it, on the player's side
+    assert view["opacity"] < 1  # so close, the player is faded
+
+
+def test_the_m_key_mutes_the_sound_and_the_page_remembers(page):
+    assert not page.evaluate("window.voxelworld.audio")["muted"]
+    page.keyboard.press("KeyM")
+    audio = page.evaluate("window.voxelworld.audio")
+    assert audio["context"] == "running"  # a key press is a user gesture: the audio started
+    assert audio["muted"] and audio["gain"] == 0
+    assert page.evaluate("localStorage.getItem('voxelworld.muted')") == "1"
+    page.keyboard.press("KeyM")
+    audio = page.evaluate("window.voxelworld.audio")
+    assert not audio["muted"] and audio["gain"] > 0
+    assert page.evaluate("localStorage.getItem('voxelworld.muted')") == "0"
