@@ -178,7 +178,8 @@ def test_suck_edits_apply_in_the_issue_order_density_then_material_then_fragment
 
 
 def test_the_suck_gauge_runs_out_after_the_time_limit():
-    world = arena("soil", ActionSettings(suck=SuckSettings(time_limit=0.5, radius=0.5, material_radius=0.5)))
+    # A slow scrape, so that the wall in front is not bored through (out of reach, the gauge would wait).
+    world = arena("soil", ActionSettings(suck=SuckSettings(time_limit=0.5, radius=0.5, material_radius=0.5, step=4)))
     log = []
     for _ in range(45):
         log += world.step(Inputs(look=LOOK, suck=True))
@@ -267,7 +268,9 @@ def test_a_thrown_lava_bullets_explosion_counts_toward_awards_and_treasure_unles
 
 
 def test_removal_places_a_buried_treasure_behind_the_spot_and_grants_group_awards():
-    settings = ActionSettings(treasure=TreasureSettings(threshold=0.5, distance=2.0, min_depth=0.5),
+    # Punches of 2.5 m reach: the later ones miss instead of digging the treasure out again.
+    settings = ActionSettings(punch=PunchSettings(reach=2.5),
+                              treasure=TreasureSettings(threshold=0.5, distance=2.0, min_depth=0.5),
                               awards=AwardSettings(thresholds=(0.2, 0.6)))
     world = arena("soil", settings)
     log = []

@@ -227,3 +227,38 @@ def test_the_worlds_sides_and_bottom_hold_the_player_in():
     events = walk(world, 90, Inputs())
     assert world.player.position[1] == world.volume.origin[1] and world.player.grounded
     assert [e.material for e in events if isinstance(e, Landed)] == ["none"]
+
+
+# ------------------------------------------------------------------------------------------- sliding
+def _walk_track(world: World, yaw: float, frames: int) -> np.ndarray:
+    """The player's feet after each of ``frames`` frames walking forward looking at ``yaw`` (degrees)."""
+    track = []
+    for _ in range(frames):
+        world.step(Inputs(move=(0.0, 1.0), look=(yaw, 0.0)))
+        track.append(world.player.position.copy())
+    return np.array(track)
+
+
+@pytest.mark.parametrize("world_of", [lambda: slope_world(70.0), lambda: step_world(2.0)],
+                         ids=["steep slope", "vertical ledge"])
+def test_walking_diagonally_into_a_wall_slides_along_it(world_of):
+    world = world_of()  # the face rises at x = 6 m (the ledge's from z = 1 m to 7 m)
+    world.player.position[2] = 1.5
+    track = _walk_track(world, 270.0 - 30.0, 120)  # walking 30 degrees off +x, towards +z
+    assert track[:, 0].max() < 6.0  # held at the face ...
+    pressed = track[-30:]  # ... yet still moving along it in the last half second, at most at the stick's part
+    along = (pressed[-1, 2] - pressed[0, 2]) / 0.5  # along the face (m/s)
+    assert 0.5 * world.settings.player.walk_speed * math.sin(math.radians(30.0)) < along <= \
+        world.settings.player.walk_speed * math.sin(math.radians(30.0)) + 1e-6
+    assert np.ptp(pressed[:, 0]) < 0.1
+
+
+def test_walking_into_the_demo_iron_block_does_not_stop_dead():
+    world = World.demo(seed=0, npcs=0)
+    x, _, z = world.player.position
+    bx = bz = 0.55 * world.volume.shape[0] * world.volume.voxel_size  # the iron block's centre (demo_terrain)
+    yaw = math.degrees(math.atan2(-(bx - x), -(bz - z))) % 360.0
+    track = _walk_track(world, yaw, 240)
+    moved = np.linalg.norm(np.diff(track[[-120, -1]][:, [0, 2]], axis=0))
+    assert moved > 1.0  # in the last two seconds, though the block stood in the way
+    assert track[-1, 2] > bz + 1.0 + world.settings.player.radius  # it slid past the block's side

@@ -89,6 +89,7 @@ class ActionResult:
     fragments: tuple[VoxelObject, ...] = ()  # loose fragment objects created
     held: VoxelObject | None = None  # the piece the player now holds (pull-out)
     events: tuple[ActionEvent, ...] = ()
+    aimed_material: str | None = None  # the material of the collision triangle the aim met (what the player saw)
 
     @property
     def dirty_chunks(self) -> frozenset:
@@ -246,7 +247,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
     check_finish(finish)
     if hit is None:
         return None
-    point, normal, _ = hit
+    point, normal, material_id = hit
+    aimed = volume.materials.name_by_id[material_id]
     touching = touching_materials(volume, bvh, sphere)
     removed = _Removed(sphere)
 
@@ -277,7 +279,7 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
         events = [ActionEvent("punch", point_tuple(point), material, total)]
         finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
                             by_material, by_group, edit.most_removed_material, tuple(fragments), None,
-                            tuple(events)))
+                            tuple(events), aimed))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="punch", on_before=removed.keep,
                      on_applied=finished, recipe=recipe)
@@ -309,8 +311,9 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
     check_finish(finish)
     if hit is None:
         return None
-    point, normal, _ = hit
+    point, normal, material_id = hit
     table = volume.materials
+    aimed = table.name_by_id[material_id]
     touching = touching_materials(volume, bvh, sphere)
     priority = None
     if touching:  # highest priority; the lowest id among equals
@@ -326,7 +329,7 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
         total, by_material, by_group = removal_totals([edit])
         events = [ActionEvent("pull_out", point_tuple(point), material if held is not None else None, total)]
         finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
-                            by_material, by_group, edit.most_removed_material, (), held, tuple(events)))
+                            by_material, by_group, edit.most_removed_material, (), held, tuple(events), aimed))
 
     return VoxelEdit("remove", sphere, tool=settings.tool, source="pull_out", on_before=removed.keep,
                      on_applied=finished, recipe=recipe)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ItemPlaced", "PickedUp", "TreasureOpened",
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp", "TreasureOpened",
            "NPCChanged", "EnemyChanged", "event_text", "log_hash"]
 
 
@@ -133,6 +133,18 @@ class ActionOutcome(Event):
     material: str | None
     amount: float
     item: str | None
+
+
+@dataclass(frozen=True)
+class ActionBlocked(Event):
+    """A player action did nothing, and why (what the HUD shows for a moment): ``action`` is punch, pull_out,
+    suck, throw, stance or use; ``reason`` a code (out_of_reach, too_hard, nothing_aimed, nothing_to_hold,
+    hands_full, no_bullet, exhausted, nothing_to_use; see :mod:`voxelworld.game.refusals`) and ``text`` the words
+    ("out of reach: 3.1 m, punch reaches 2.5 m"). Once per press: a held suck says each reason once per hold."""
+
+    action: str
+    reason: str
+    text: str
 
 
 @dataclass(frozen=True)

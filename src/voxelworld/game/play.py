@@ -20,7 +20,9 @@ the bookkeeping waits for the "deformation" stage, after the collisions (:meth:`
 gauge, update and bullet counting (:func:`~voxelworld.game.suck.suck_frame`), and the treasure and award
 counters fed by punch, pull-out, suck and, with ``WorldSettings.thrown_deformation_counts``, the explosions of
 thrown objects (:mod:`voxelworld.game.deformation`). Everything an action does is reported as
-:class:`~voxelworld.game.events.ActionOutcome` events, bracketed by ``ActionStarted`` / ``ActionEnded``.
+:class:`~voxelworld.game.events.ActionOutcome` events, bracketed by ``ActionStarted`` / ``ActionEnded``; an action
+that does nothing says why in an :class:`~voxelworld.game.events.ActionBlocked` event (:mod:`.refusals`), once per
+press (a held suck once per hold for each reason).
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ import numpy as np
 from ..attribute_state import (attribute_state, flag, instance, number, optional, pair, restore_attributes, sequence,
                                text, whole)
 from ..errors import check_finite, check_integer, check_range
+from ..terrain import Sphere
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Treasure, TreasureSettings,
                           record_action, record_impact)
-from .events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
+from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
+from .refusals import Refusal, missed, refusal, too_hard
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
 
@@ -48,16 +52,24 @@ __all__ = ["ActionSettings", "PlayerActions"]
 @dataclass(frozen=True)
 class ActionSettings:
     """Settings of the player's actions: ``punch`` and ``pull_out`` (:class:`PunchSettings`), ``suck`` (by
-    default ranges sized for the demo world's 0.5 m voxels: a scrape of 0.75 m peeling 32 density units a
+    default ranges sized for the demo world's 0.5 m voxels: a scrape of 0.75 m peeling 3 density units a
     frame, interiors within 1.25 m), ``throw`` (stance, throw and flight), ``impact`` (what thrown objects do),
-    ``treasure`` and ``awards``;
+    ``treasure`` and ``awards``.
+
+    Reaches are measured from the eye (1.6 m above the feet) to where the aim meets the collision mesh: punch
+    and pull-out 4 m (the ground 2 m ahead of the feet is 2.6 m from the eye, the ground seen 30 degrees down
+    3.2 m: in reach), suck 6 m. Suck's pace fits its gauge: 3 density units a frame (at 60 frames a second) bore
+    about 0.85 m a second into the demo world's soil and rock, so a full gauge (4 s) started on a surface up to
+    2.6 m away ends within suck's 6 m (tests/game/test_feedback.py); while nothing is within reach the gauge
+    waits.
+    ``reaches()`` gives the three;
     ``fragment_lifetime``: s (> 0) a punched fragment stays in the world; ``max_fragments``: loose fragments
     kept at most (>= 0, the oldest go first); ``use_reach``: m (> 0) from the eye within which use picks up a
     fragment or opens a treasure, like punch's reach; ``use_angle``: degrees (0..90) off the aim it may lie."""
 
-    punch: PunchSettings = PunchSettings()
-    pull_out: PunchSettings = PunchSettings(radius=0.75)
-    suck: SuckSettings = SuckSettings(reach=6.0, radius=0.75, step=32, material_radius=1.25, fragment_margin=0.5)
+    punch: PunchSettings = PunchSettings(reach=4.0)
+    pull_out: PunchSettings = PunchSettings(reach=4.0, radius=0.75)
+    suck: SuckSettings = SuckSettings(reach=6.0, radius=0.75, step=3, material_radius=1.25, fragment_margin=0.5)
     throw: ThrowSettings = ThrowSettings()
     impact: ImpactRules = ImpactRules()
     treasure: TreasureSettings = TreasureSettings()
@@ -79,6 +91,14 @@ class ActionSettings:
                                                            strict_minimum=True, unit="m"))
         object.__setattr__(self, "use_angle", check_finite("use_angle", self.use_angle, minimum=0.0, maximum=90.0,
                                                            unit="degrees"))
+
+    def reaches(self) -> dict[str, float]:
+        """How far from the eye (m) punch, pull-out and suck reach.
+
+        >>> ActionSettings().reaches()
+        {'punch': 4.0, 'pull_out': 4.0, 'suck': 6.0}
+        """
+        return {"punch": self.punch.reach, "pull_out": self.pull_out.reach, "suck": self.suck.reach}
 
 
 class PlayerActions:
@@ -104,7 +124,8 @@ class PlayerActions:
     STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
     STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
-                                     held_time=number(minimum=0.0), updates=whole(0), bullets=sequence(text())),
+                                     held_time=number(minimum=0.0), updates=whole(0), bullets=sequence(text()),
+                                     said=sequence(text())),
                     "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
                                             removed_by_group=sequence(pair(text(), number(minimum=0.0))),
                                             awarded=sequence(pair(text(), whole(0))),
@@ -178,7 +199,7 @@ class PlayerActions:
 
     def _throw(self, world, eye, aim, volume, bvh) -> None:
         if self.held is None:
-            world.emit(ActionEnded, action="throw", outcome="nothing_held")
+            self._refuse(world, refusal("throw", "nothing_to_hold"), "nothing_held")
             return
         thrown = throw(self.held.object, eye, aim, self.settings.throw)
         self.objects.append(replace(self.held, kind="projectile", object=thrown.projectile.object, age=0.0))
@@ -188,13 +209,13 @@ class PlayerActions:
 
     def _stance(self, world, eye, aim, volume, bvh) -> None:
         if self.held is not None:
-            world.emit(ActionEnded, action="stance", outcome="hands_full")
+            self._refuse(world, refusal("stance", "hands_full"), "hands_full")
             return
         result = stance(self.suck, volume, eye, aim, self.settings.throw)
         self.suck = result.state
         self._report(world, result.events)
         if result.bullet is None:
-            world.emit(ActionEnded, action="stance", outcome="no_bullet")
+            self._refuse(world, refusal("stance", "no_bullet"), "no_bullet")
             return
         self.held = WorldObject(self._name("bullet"), "bullet", result.bullet)
         world.emit(ActionEnded, action="stance", outcome="done")
@@ -202,15 +223,15 @@ class PlayerActions:
     def _punch(self, world, eye, aim, volume, bvh) -> None:
         edit = punch_edit(volume, bvh, eye, aim, self.callback_for(world, "punch", eye),
                           self.settings.punch)
-        self._queue(world, "punch", edit)
+        self._queue(world, "punch", edit, eye, aim, self.settings.punch.reach)
 
     def _pull_out(self, world, eye, aim, volume, bvh) -> None:
         if self.held is not None:
-            world.emit(ActionEnded, action="pull_out", outcome="hands_full")
+            self._refuse(world, refusal("pull_out", "hands_full"), "hands_full")
             return
         edit = pull_out_edit(volume, bvh, eye, aim, self.callback_for(world, "pull_out", eye),
                              self.settings.pull_out)
-        self._queue(world, "pull_out", edit)
+        self._queue(world, "pull_out", edit, eye, aim, self.settings.pull_out.reach)
 
     def _use(self, world, eye, aim, volume, bvh) -> None:
         s = self.settings
@@ -223,7 +244,10 @@ class PlayerActions:
         if self.held is None:
             reached += fragments
         if not reached:
-            world.emit(ActionEnded, action="use", outcome="hands_full" if fragments else "nothing_in_reach")
+            if fragments:
+                self._refuse(world, refusal("use", "hands_full"), "hands_full")
+            else:
+                self._refuse(world, refusal("use", "nothing_to_use"), "nothing_in_reach")
             return
         _, kind, n = min(reached)  # the nearest; treasures first among equals, then the older
         if kind == 0:
@@ -245,12 +269,19 @@ class PlayerActions:
                    stamina=reward.stamina, currency=reward.currency)
         world.emit(ActionEnded, action="use", outcome="opened")
 
-    @staticmethod
-    def _queue(world, action: str, edit) -> None:
+    def _queue(self, world, action: str, edit, eye, aim, reach: float) -> None:
         if edit is None:
-            world.emit(ActionEnded, action=action, outcome="missed")
+            self._refuse(world, missed(world.collider.bvh, eye, aim, action, reach), "missed")
         else:
             world.queue_edit(edit)
+
+    @staticmethod
+    def _refuse(world, refused: Refusal | None, outcome: str | None = None) -> None:
+        """Say why an action did nothing (an ``ActionBlocked`` event), then end it with ``outcome`` (if given)."""
+        if refused is not None:
+            world.emit(ActionBlocked, action=refused.action, reason=refused.reason, text=refused.text)
+        if outcome is not None:
+            world.emit(ActionEnded, action=refused.action, outcome=outcome)
 
     # ----------------------------------------------------------------------------- once edits are applied
     def callback_for(self, world, make: str, eye=None):
@@ -310,12 +341,27 @@ class PlayerActions:
         self._report(world, result.events)
         self._record(world, record_action(self.deformation, world.volume, eye, result, self.settings.treasure,
                                           self.settings.awards))
-        world.emit(ActionEnded, action=action, outcome="done" if result.volume_removed > 0 else "blocked")
+        if result.volume_removed > 0:
+            world.emit(ActionEnded, action=action, outcome="done")
+        else:
+            self._refuse(world, self._too_hard(world, action, result), "blocked")
+
+    def _too_hard(self, world, action: str, result: ActionResult) -> Refusal:
+        """Why a punch or pull-out that met the terrain removed nothing: the aimed material's hardness against the
+        tool, and the damage the voxels around the hit have taken so far."""
+        settings = self.settings.punch if action == "punch" else self.settings.pull_out
+        material = result.aimed_material or "none"
+        hardness = float(world.materials[material].hardness) if material in world.materials else 0.0
+        volume = world.volume
+        box = volume.voxel_box(Sphere(result.point, settings.radius + settings.depth), volume.voxel_size)
+        damage = 0 if box is None else int(volume.damage[tuple(slice(a, b + 1) for a, b in zip(*box))].max())
+        return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
 
     def _book_suck(self, world, eye, update: SuckUpdate) -> None:
         frame = suck_frame(update, self.settings.suck)
         self.suck = frame.state
         self._report(world, frame.result.events)
+        self._refuse(world, frame.refusal)
         if frame.result.volume_removed > 0:
             self._record(world, record_action(self.deformation, world.volume, eye, frame.result,
                                               self.settings.treasure, self.settings.awards))

@@ -27,6 +27,7 @@ from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, Stam
 __all__ = ["PlayerSettings", "Player", "view_direction"]
 
 _UP = np.array([0.0, 1.0, 0.0])
+_SLIDES = 3  # tries of a horizontal move, each sliding along the slope that refused the last
 
 
 @dataclass(frozen=True)
@@ -295,27 +296,42 @@ class Player:
         return normal_y >= math.cos(math.radians(self.settings.max_slope)) - 1e-9
 
     def _move_horizontally(self, collider, displacement: np.ndarray) -> None:
+        """Move by the horizontal part of ``displacement``; a slope too steep to climb rising under the front of
+        the footprint takes away the part of the move (and of the velocity) going into it, and the rest is tried
+        again (up to ``_SLIDES`` times), so the player slides along obstacles instead of sticking to them."""
         s = self.settings
         dx, dz = float(displacement[0]), float(displacement[2])
-        length = math.hypot(dx, dz)
-        if length == 0.0:
-            return
-        feet = float(self.position[1])
-        x, z = float(self.position[0]) + dx, float(self.position[2]) + dz
-        reach = s.snap_distance if self.grounded else 0.05
-        found = self._probe(collider, x, z, feet + s.step_height + 0.05, feet - reach)
-        if found is not None and not self._walkable(found[1][1]) and found[0] > feet + 0.02:
+        for _ in range(_SLIDES):
+            length = math.hypot(dx, dz)
+            if length < 1e-9:
+                return
+            feet = float(self.position[1])
+            x, z = float(self.position[0]) + dx, float(self.position[2]) + dz
+            reach = s.snap_distance if self.grounded else 0.05
+            found = self._probe(collider, x, z, feet + s.step_height + 0.05, feet - reach)
+            if found is None or self._walkable(found[1][1]) or found[0] <= feet + 0.02:
+                break
             # A steep surface rises under the front of the footprint: a step if walkable ground lies just
             # beyond it within step height, else a slope too steep to climb.
             ux, uz = dx / length, dz / length
             ahead = self._probe(collider, x + ux * s.radius, z + uz * s.radius, feet + s.step_height + 0.05,
                                 feet + 0.02)
-            if ahead is None or not self._walkable(ahead[1][1]):
-                along = self.velocity[0] * ux + self.velocity[2] * uz
-                if along > 0:
-                    self.velocity[0] -= along * ux
-                    self.velocity[2] -= along * uz
-                return
+            if ahead is not None and self._walkable(ahead[1][1]):
+                break
+            # The slope's horizontal normal (facing the player); its part of the move and of the velocity goes.
+            nx, nz = float(found[1][0]), float(found[1][2])
+            size = math.hypot(nx, nz)
+            if size < 1e-6 or (nx * ux + nz * uz) / size > -1e-6:  # no usable facing: the move into it is refused
+                nx, nz, size = -ux, -uz, 1.0
+            nx, nz = nx / size, nz / size
+            into = dx * nx + dz * nz
+            dx, dz = dx - into * nx, dz - into * nz
+            against = self.velocity[0] * nx + self.velocity[2] * nz
+            if against < 0:
+                self.velocity[0] -= against * nx
+                self.velocity[2] -= against * nz
+        else:
+            return  # still blocked after every slide: stay
         self.position[0], self.position[2] = x, z
         self._push_out_of_walls(collider)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .objects import ObjectTransform
 
@@ -13,7 +13,10 @@ class AimInfo:
     """What the player aims at (the HUD): the hit ``point`` and ``normal``, ``distance`` (m) from the eye, the
     collision triangle's ``material`` name and its ``hardness``; for terrain the first solid ``voxel``
     (i, j, k) along the ray near the hit and its ``damage``; for a prop its name in ``prop`` (voxel and
-    damage None)."""
+    damage None). ``reaches`` gives how far (m, from the eye) punch, pull-out and suck reach and ``in_reach``
+    whether the hit lies within each; ``break_at`` is the damage at which the aimed voxel gives way to the
+    player's tool (:meth:`~voxelworld.terrain.Tool.break_threshold` of the voxel's hardness: 0 at once, None
+    when it never does, and for a prop)."""
 
     point: tuple[float, float, float]
     normal: tuple[float, float, float]
@@ -23,6 +26,9 @@ class AimInfo:
     voxel: tuple[int, int, int] | None
     damage: int | None
     prop: str | None
+    reaches: dict[str, float] = field(default_factory=dict)  # action -> m
+    in_reach: dict[str, bool] = field(default_factory=dict)  # action -> whether distance <= its reach
+    break_at: int | None = None  # damage units
 
 
 @dataclass(frozen=True)

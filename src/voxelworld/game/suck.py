@@ -5,6 +5,9 @@ whose materials turn into their interior, and the erasure of small floating frag
 order (density, material, fragments). Once applied they report what they did as a :class:`SuckUpdate`; the
 bookkeeping (:func:`suck_frame`) then drains the gauge and counts: a frame whose scrape removed density is one
 update; every ``updates_per_bullet`` updates add a bullet of the material that fell most in that frame.
+The gauge drains only while suck has something within its reach: aiming at nothing (or at a surface beyond the
+reach) keeps the gauge and says why once per hold (:attr:`SuckFrame.refusal`, out_of_reach or nothing_aimed), as
+do a gauge that runs out (exhausted) and a surface that never gives way (too_hard).
 :func:`suck` does both at once; a :class:`~voxelworld.game.world.World` queues the edits for its next frame's
 update stages and does the bookkeeping in its deformation stage, after the collisions.
 
@@ -35,6 +38,7 @@ from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
 from .actions import ActionEvent, ActionResult, aim_hit, removal_totals
 from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
+from .refusals import Refusal, missed, refusal, too_hard
 
 __all__ = ["SuckSettings", "SuckState", "SuckUpdate", "SuckFrame", "suck", "suck_edits", "suck_frame"]
 
@@ -114,6 +118,7 @@ class SuckState:
     held_time: float = 0.0  # seconds of the current hold
     updates: int = 0  # density updates since the last bullet (reset when suck ends)
     bullets: tuple[str, ...] = ()  # the material of each bullet carried, oldest first
+    said: tuple[str, ...] = ()  # the refusal reasons this hold has reported (each once per hold)
 
     @property
     def bullet_count(self) -> int:
@@ -129,6 +134,7 @@ class SuckUpdate:
     dt: float  # s, the frame's time
     hit: ActionResult  # where the aim met the terrain (``hit`` False when suck made no edits)
     edits: tuple[EditResult, ...] = ()  # what the scrape, the interior range and the erasure did; () for none
+    refusal: Refusal | None = None  # why this held frame did nothing (nothing in reach, too hard), if it did not
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,7 @@ class SuckFrame:
 
     state: SuckState
     result: ActionResult
+    refusal: Refusal | None = None  # why suck does nothing, the first frame of this hold it is so for that reason
 
 
 def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
@@ -157,12 +164,15 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
     holding = bool(holding)
     nothing = ActionResult(False, None, None, point_tuple(aim))
     hit = None
-    if holding and not state.exhausted and state.gauge > 0.0:
+    trying = holding and not state.exhausted and state.gauge > 0.0
+    if trying:
         hit = aim_hit(bvh, eye, aim, settings.reach)
     if hit is None:
-        finish(SuckUpdate(state, holding, dt, nothing))
+        refused = missed(bvh, eye, aim, "suck", settings.reach) if trying else None
+        finish(SuckUpdate(state, holding, dt, nothing, refusal=refused))
         return ()
-    point, normal, _ = hit
+    point, normal, material_id = hit
+    aimed = volume.materials.name_by_id[material_id]
     centre = point_tuple(point)
     half = settings.material_radius + settings.fragment_margin
     results: list[EditResult] = []
@@ -170,8 +180,12 @@ def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, e
 
     def finished(erased: EditResult) -> None:
         results.append(erased)
-        where = ActionResult(True, centre, point_tuple(normal), point_tuple(aim))
-        finish(SuckUpdate(state, True, dt, where, tuple(results)))
+        where = ActionResult(True, centre, point_tuple(normal), point_tuple(aim), aimed_material=aimed)
+        scraped, refused = results[0], None
+        if scraped.volume_removed == 0.0 and scraped.voxels_damaged == 0 and scraped.voxels_blocked > 0:
+            hardness = float(volume.materials[aimed].hardness)
+            refused = too_hard("suck", aimed, hardness, settings.tool.break_threshold(hardness), 0)
+        finish(SuckUpdate(state, True, dt, where, tuple(results), refused))
 
     return (VoxelEdit("scrape", Sphere(centre, settings.radius), tool=settings.tool, step=settings.step,
                       source="suck", on_applied=results.append, recipe=recipe),
@@ -185,7 +199,9 @@ def suck_frame(update: SuckUpdate, settings: SuckSettings = SuckSettings()) -> S
     """The bookkeeping of one frame of suck (``update``, what its edits did): the gauge drains while held (empty
     after ``time_limit`` s, which ends suck until the button is released) and refills over ``recharge_time`` s
     while up; a frame whose scrape removed density is one update, and every ``updates_per_bullet`` updates add
-    a bullet of the material whose density fell most in that frame's scrape; releasing resets the count."""
+    a bullet of the material whose density fell most in that frame's scrape; releasing resets the count.
+    A held frame that made no edits (nothing within reach) keeps the gauge. ``refusal`` says why suck does nothing
+    (the update's refusal, or exhausted when the gauge runs out), once per hold for each reason."""
     check_range("update", update, "a SuckUpdate", isinstance(update, SuckUpdate))
     check_range("settings", settings, "a SuckSettings", isinstance(settings, SuckSettings))
     state, dt = update.state, update.dt
@@ -195,10 +211,26 @@ def suck_frame(update: SuckUpdate, settings: SuckSettings = SuckSettings()) -> S
         bullets = () if settings.bullets_reset_on_release else state.bullets
         return SuckFrame(SuckState(False, refilled, False, 0.0, 0, bullets), replace(update.hit, events=events))
     if state.exhausted or state.gauge <= 0.0:
-        return SuckFrame(replace(state, holding=True, exhausted=True, updates=0), update.hit)
+        said, refused = _say(state.said, refusal("suck", "exhausted"))
+        return SuckFrame(replace(state, holding=True, exhausted=True, updates=0, said=said), update.hit, refused)
+    said, refused = _say(state.said, update.refusal)
+    if not update.edits:  # nothing within reach: the gauge waits
+        return SuckFrame(replace(state, holding=True, held_time=state.held_time + dt, said=said), update.hit,
+                         refused)
     gauge = state.gauge - dt / settings.time_limit
     gauge = 0.0 if gauge < 1e-9 else gauge  # rounding must not leave a sliver of a frame
-    return _suck_frame(state, gauge, dt, update.hit, update.edits, settings)
+    frame = _suck_frame(replace(state, said=said), gauge, dt, update.hit, update.edits, settings)
+    if frame.state.exhausted:
+        said, refused = _say(said, refusal("suck", "exhausted"))
+        frame = SuckFrame(replace(frame.state, said=said), frame.result, refused)
+    return replace(frame, refusal=refused) if refused is not None else frame
+
+
+def _say(said: tuple[str, ...], refused: Refusal | None) -> tuple[tuple[str, ...], Refusal | None]:
+    """The reasons said this hold and the refusal to report now: ``refused`` unless its reason was said."""
+    if refused is None or refused.reason in said:
+        return said, None
+    return said + (refused.reason,), refused
 
 
 def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, edits: tuple[EditResult, ...],
@@ -228,7 +260,7 @@ def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, ed
     most = edits[0].most_removed_material if edits else None
     result = replace(hit, edits=edits, volume_removed=total, removed_by_material=by_material,
                      removed_by_group=by_group, most_removed_material=most, events=tuple(events))
-    return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets), result)
+    return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets, state.said), result)
 
 
 def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,

@@ -283,6 +283,11 @@ class World:
     def queued_edits(self) -> tuple[VoxelEdit, ...]:
         return tuple(self._queue)
 
+    @property
+    def frame_events(self) -> tuple[Event, ...]:
+        """The events of the last frame (what :meth:`step` returned; during a frame, those so far)."""
+        return tuple(self._frame_events)
+
     def emit(self, event_type: type, **values) -> Event:
         """Create an event of ``event_type`` for the current frame and add it to the frame's events."""
         event = event_type(frame=self.frame, time=self.time, **values)
@@ -391,12 +396,23 @@ class World:
         material_id, obj = int(hits.material[0]), int(hits.object[0])
         name = self.materials.name_by_id[material_id]
         hardness = float(self.materials.hardness_by_id[material_id])
-        voxel = damage = None
+        distance = float(hits.distance[0])
+        voxel = damage = break_at = None
         if obj < 0:
-            voxel = self._voxel_along(eye, direction, float(hits.distance[0]))
+            voxel = self._voxel_along(eye, direction, distance)
             damage = None if voxel is None else int(self.volume.damage[voxel])
-        return AimInfo(_point(hits.point[0]), _point(hits.normal[0]), float(hits.distance[0]), name, hardness,
-                       voxel, damage, self.props[obj].name if obj >= 0 else None)
+            voxel_hardness = hardness if voxel is None else self._voxel_hardness(voxel)
+            break_at = self.actions.settings.punch.tool.break_threshold(voxel_hardness)
+        reaches = self.actions.settings.reaches()
+        return AimInfo(_point(hits.point[0]), _point(hits.normal[0]), distance, name, hardness, voxel, damage,
+                       self.props[obj].name if obj >= 0 else None, reaches,
+                       {action: distance <= reach for action, reach in reaches.items()}, break_at)
+
+    def _voxel_hardness(self, voxel: tuple[int, int, int]) -> float:
+        """The hardness the tools' gate reads for ``voxel``: its dominant material's (``mat_b`` when ``mix > 127``)."""
+        volume = self.volume
+        material = volume.mat_b[voxel] if volume.mix[voxel] > 127 else volume.mat_a[voxel]
+        return float(self.materials.hardness_by_id[int(material)])
 
     def _voxel_along(self, eye: np.ndarray, direction: np.ndarray, distance: float) -> tuple[int, int, int] | None:
         """The first solid voxel sample along the ray within two voxels of the hit (the collision mesh is

@@ -58,6 +58,23 @@ class Tool:
         object.__setattr__(self, "unbreakable_from", high)
         object.__setattr__(self, "breaks_at", check_integer("breaks_at", self.breaks_at, minimum=1, maximum=65535))
 
+    def break_threshold(self, hardness: float) -> int | None:
+        """The accumulated damage (damage units) at which a voxel of ``hardness`` gives way to this tool: 0 when
+        it gives way at once (softer than ``gives_way_below``), None when it never does (``unbreakable_from`` or
+        harder), else ``breaks_at``; each call adds ``damage`` to it first. What a HUD shows against a voxel's
+        damage ("75 / 100").
+
+        >>> tool = Tool()
+        >>> tool.break_threshold(1.0), tool.break_threshold(5.0), tool.break_threshold(10.0)
+        (0, 100, None)
+        """
+        hardness = check_finite("hardness", hardness, minimum=0.0)
+        if hardness < self.gives_way_below:
+            return 0
+        if hardness >= self.unbreakable_from:
+            return None
+        return self.breaks_at
+
 
 @dataclass(frozen=True)
 class EditResult:

@@ -48,14 +48,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import VoxelworldError
+from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
 from ..meshing import DisplayMesh
 
-__all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "BUTTONS", "CLIENT_TYPES",
+__all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "MAX_FRAME_EVENTS", "BUTTONS",
+           "CLIENT_TYPES",
            "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION", "YAW_LIMIT", "ProtocolError", "InputMessage",
            "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
-           "hud_message", "dumps"]
+           "frame_events", "hud_message", "dumps"]
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
@@ -65,6 +67,7 @@ CLIENT_TYPES = ("input", "control", "release", "save", "overlays", "ping")
 YAW_LIMIT = 1.0e6  # degrees: |yaw| a page may send (any finite value would do; this keeps floats exact enough)
 PITCH_LIMIT = 89.0  # degrees, as Inputs takes it
 MAX_PING_ID = 2**31 - 1
+MAX_FRAME_EVENTS = 64  # events a frame message carries at most (the rest are dropped and counted)
 
 KIND_CHUNK, KIND_NAVMESH, KIND_COLLISION = 1, 2, 3  # the first byte of a binary message
 MESH_VERSION = 1  # the second byte
@@ -425,9 +428,35 @@ def _objects(world) -> list[dict]:
     return objects
 
 
+def _event(event, world) -> dict | None:
+    """A frame event as the page reads it (blocked actions, footsteps, action outcomes, landings), None for the
+    kinds the page does not hear of."""
+    if isinstance(event, ActionBlocked):
+        return {"event": "blocked", "action": event.action, "reason": event.reason, "text": event.text}
+    if isinstance(event, Footstep):
+        return {"event": "footstep", "position": _round(event.position), "material": event.material,
+                "sound": event.sound}
+    if isinstance(event, ActionOutcome):
+        return {"event": "outcome", "kind": event.kind,
+                "position": None if event.position is None else _round(event.position), "material": event.material,
+                "amount": _round(event.amount)}
+    if isinstance(event, Landed):  # where the player stands after the frame it landed in
+        return {"event": "landed", "position": _round(world.player.position), "material": event.material,
+                "speed": _round(event.speed)}
+    return None
+
+
+def frame_events(world) -> tuple[list[dict], int]:
+    """The last frame's events for the page (:func:`_event`), at most ``MAX_FRAME_EVENTS``, and how many were
+    dropped past that."""
+    events = [e for e in (_event(event, world) for event in world.frame_events) if e is not None]
+    return events[:MAX_FRAME_EVENTS], max(0, len(events) - MAX_FRAME_EVENTS)
+
+
 def frame_message(world, step_ms: float | None = None) -> dict:
     """What moved in the last frame: the player (feet, view, eye, aim), NPCs, enemies (joint positions of the
-    skeleton their swing poses, parents, the blade's segment, what it touches) and loose objects."""
+    skeleton their swing poses, parents, the blade's segment, what it touches) and loose objects; and what
+    happened (``events``: :func:`frame_events`, ``events_dropped`` those past ``MAX_FRAME_EVENTS``)."""
     player = world.player
     npcs = [{"name": n.name, "position": _round(n.position), "state": n.state} for n in world.agents.npcs]
     enemies = []
@@ -438,7 +467,9 @@ def frame_message(world, step_ms: float | None = None) -> dict:
                         "blade": _round(motion.part_segment),
                         "contact": motion.contact.material if motion.contact is not None else None})
     navigation = world.agents.navigation
-    return {"type": "frame", "frame": world.frame, "time": _round(world.time),
+    events, dropped = frame_events(world)
+    return {"type": "frame", "frame": world.frame, "time": _round(world.time), "events": events,
+            "events_dropped": dropped,
             "player": {"position": _round(player.position), "yaw": _round(player.yaw), "pitch": _round(player.pitch),
                        "eye": _round(player.eye), "aim": _round(player.aim), "grounded": bool(player.grounded)},
             "npcs": npcs, "enemies": enemies, "objects": _objects(world),
@@ -447,7 +478,9 @@ def frame_message(world, step_ms: float | None = None) -> dict:
 
 
 def hud_message(world) -> dict:
-    """The HUD: what the player aims at (material, hardness, the voxel's damage), stamina, currency (what opened
+    """The HUD: what the player aims at (material, hardness, the voxel's damage and the damage at which it gives
+    way, ``break_at``; each action's reach, ``reaches``, and whether the aimed point is within it, ``reach``;
+    the aim reports surfaces beyond every reach too, for the page to show dimmed), stamina, currency (what opened
     treasures paid), the suck gauge, the bullets carried (each one's material), what is held, and the volume
     removed per material group (every group of the table, 0 for none yet) with each group's award thresholds and
     the items granted."""
@@ -460,7 +493,9 @@ def hud_message(world) -> dict:
     return {"type": "hud",
             "aim": None if aim is None else {"material": aim.material, "hardness": _round(aim.hardness),
                                              "damage": aim.damage, "distance": _round(aim.distance, 3),
-                                             "point": _round(aim.point), "prop": aim.prop},
+                                             "point": _round(aim.point), "prop": aim.prop,
+                                             "break_at": aim.break_at, "reach": dict(aim.in_reach),
+                                             "reaches": {a: _round(m, 3) for a, m in aim.reaches.items()}},
             "stamina": _round(world.player.stamina, 2), "stamina_max": world.settings.player.stamina_max,
             "currency": _round(world.player.currency, 2),
             "gauge": _round(suck.gauge, 3), "exhausted": suck.exhausted, "sucking": bool(world.inputs.suck),
