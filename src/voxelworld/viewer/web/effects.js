@@ -261,7 +261,7 @@ export class Effects {
       const v = scatter(out, 0.9).multiplyScalar(random(0.4, 1) * speed);
       this.debris.spawn(p, v, colour, random(0.05, 0.14), random(1.2, 2.2), floor);
     }
-    const dust = colour.clone().lerp(new THREE.Color(0.8, 0.78, 0.72), 0.35);
+    const dust = colour.clone().lerp(new THREE.Color(0.8, 0.78, 0.72), 0.5); // lighter: seen against its own ground
     for (let n = 0; n < puffs; n++) {
       const v = scatter(out, 1).multiplyScalar(random(0.3, 1.4));
       this.dust.spawn(p, v, dust, random(0.6, 1.3), random(0.12, 0.25), { growth: 0.35, gravity: 0.05, drag: 2.2,
