@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from .test_browser import WAIT_MS, page, pixels, wait_for_renders  # noqa: F401 (page: the fixture)
 
@@ -25,42 +24,43 @@ def save(page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"feedback-{name}.png"))
 
 
-def step_until(page, key: str, done) -> float:
-    """Tap ``key`` (walking a short step each time) until ``done(distance)`` holds for the HUD's aim distance;
-    returns that distance. Walking covers the gap between two reaches in a fraction of a second."""
-    distance = page.evaluate("window.voxelworld.hud.aim.distance")
-    for _ in range(80):
-        if done(distance):
-            break
-        page.keyboard.down(key)
-        time.sleep(0.04)
-        page.keyboard.up(key)
-        time.sleep(0.25)
-        distance = page.evaluate("window.voxelworld.hud.aim.distance")
-    return distance
+def look(page, yaw: float, pitch: float) -> float:
+    """Turn the page's view to ``yaw``, ``pitch`` (degrees) and return the HUD's aim distance once the world has
+    turned (None when the aim meets nothing)."""
+    page.evaluate(f"window.voxelworld.look({yaw}, {pitch})")
+    page.wait_for_function(f"Math.abs(window.voxelworld.frame.player.pitch - {pitch}) < 0.01 && "
+                           f"Math.abs(((window.voxelworld.frame.player.yaw - {yaw}) % 360 + 540) % 360 - 180) < 0.01",
+                           timeout=WAIT_MS)
+    wait_for_renders(page, 2)  # a HUD of the turned view has arrived
+    aim = page.evaluate("window.voxelworld.hud.aim")
+    return None if aim is None else aim["distance"]
 
 
 def test_a_punch_out_of_reach_dims_its_mark_and_says_why_under_the_reticle(page):
     assert page.evaluate("getComputedStyle(document.getElementById('why')).opacity") == "0"
     reaches = page.evaluate("window.voxelworld.hud.aim.reaches")
     assert reaches["punch"] < reaches["suck"]
-    step_until(page, "KeyS", lambda distance: distance > reaches["punch"] + 0.3)
-    page.wait_for_function("!window.voxelworld.hud.aim.reach.punch", timeout=WAIT_MS)
-    distance = page.evaluate("window.voxelworld.hud.aim.distance")
-    assert reaches["punch"] < distance < reaches["suck"]  # beyond the punch's reach, within the suck's
-    assert mark_opacities(page, "#reticle") == pytest.approx({"punch": 0.35, "pull_out": 0.35, "suck": 1.0})
-    page.keyboard.press("KeyF")
-    page.wait_for_function("document.getElementById('why').classList.contains('shown')", timeout=WAIT_MS)
-    why = page.text_content("#why")
-    assert why.startswith("out of reach: ") and f"punch reaches {reaches['punch']:g} m" in why
-    reticle = page.locator("#reticle").bounding_box()
-    assert page.locator("#why").bounding_box()["y"] > reticle["y"] + reticle["height"] - 1  # under the reticle
-    save(page, "blocked")
-    page.wait_for_function("!document.getElementById('why').classList.contains('shown')", timeout=WAIT_MS)
-    said = page.evaluate("window.voxelworld.said")
-    assert [entry["text"] for entry in said] == [why]  # once per press
-    assert 1.4 <= (said[0]["hidden"] - said[0]["shown"]) / 1000 <= 4.0  # on screen for about 1.5 s
-    assert step_until(page, "KeyW", lambda distance: distance < 2.8) > 1.5  # back within reach
+    try:
+        pitch = -30.0  # turned round, looking down at the ground: farther as the view rises
+        while (distance := look(page, 90.0, pitch)) is not None and distance < reaches["punch"] + 0.3 and pitch < -5:
+            pitch += 2.0
+        assert reaches["punch"] < distance < reaches["suck"]  # beyond the punch's reach, within the suck's
+        marks = mark_opacities(page, "#reticle")
+        assert marks["punch"] < 0.5 and marks["pull_out"] < 0.5 and marks["suck"] == 1.0
+        page.keyboard.press("KeyF")
+        page.wait_for_function("document.getElementById('why').classList.contains('shown')", timeout=WAIT_MS)
+        why = page.text_content("#why")
+        assert why.startswith("out of reach: ") and f"punch reaches {reaches['punch']:g} m" in why
+        reticle = page.locator("#reticle").bounding_box()
+        assert page.locator("#why").bounding_box()["y"] > reticle["y"] + reticle["height"] - 1  # under the reticle
+        save(page, "blocked")
+        page.wait_for_function("!document.getElementById('why').classList.contains('shown')", timeout=WAIT_MS)
+        said = page.evaluate("window.voxelworld.said")
+        assert [entry["text"] for entry in said] == [why]  # once per press
+        assert 1.4 <= (said[0]["hidden"] - said[0]["shown"]) / 1000 <= 4.0  # on screen for about 1.5 s
+    finally:
+        distance = look(page, 270.0, 0.0)  # the wall again, within reach (the view the other tests start from)
+    assert distance < reaches["punch"]
     page.wait_for_function("window.voxelworld.hud.aim.reach.punch", timeout=WAIT_MS)
     assert mark_opacities(page, "#reticle") == {"punch": 1.0, "pull_out": 1.0, "suck": 1.0}
 
@@ -106,6 +106,7 @@ def test_the_damage_shows_against_the_break_threshold_and_each_mark_follows_its_
     assert all(opacity < 0.5 for opacity in shown["marks"]["#reticle"].values())
     assert "unreachable" in shown["reticle"]
     assert shown["damage"] == "cannot break"
+    assert show_hud(page, {**hud, "aim": {**aim, "break_at": 0, "damage": 0}})["damage"] == "gives way at once"
     shown = show_hud(page, {**hud, "aim": {**aim, "reach": {"punch": True, "pull_out": True, "suck": True}}})
     assert all(opacity == 1.0 for opacity in shown["marks"]["#aim"].values())
 

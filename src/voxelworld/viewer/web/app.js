@@ -232,6 +232,7 @@ function tick(now) {
 window.voxelworld = {
   stats, overlays, scene: view3d.scene, camera: follow.camera,
   send: (text) => send(text),
+  look: (yaw, pitch) => { input.view = { yaw, pitch }; }, // turn this page's view (while it plays)
   get socket() { return socket; },
   get hud() { return hud.last; },
   get frame() { return latest; },

@@ -21,11 +21,13 @@ function text(element, value) {
 }
 
 // The aimed voxel's damage against the damage at which it gives way: "75 / 100", "cannot break" when it
-// never does, the bare damage when the server does not say (a hud message without "break_at").
+// never does, "gives way at once" for soft ground, the bare damage when the server does not say (a hud message
+// without "break_at").
 export function damageText(aim) {
   if (aim.damage === null || aim.damage === undefined) return "-";
   if (!("break_at" in aim)) return String(aim.damage);
   if (aim.break_at === null) return aim.damage ? `${aim.damage} · cannot break` : "cannot break";
+  if (aim.break_at === 0) return "gives way at once";
   return `${aim.damage} / ${aim.break_at}`;
 }
 
