@@ -271,7 +271,8 @@ export class Effects {
 
   flash(p) {
     const white = new THREE.Color(1, 0.92, 0.7), spark = new THREE.Color(1, 0.55, 0.15);
-    this.glow.spawn(p, [0, 0, 0], white, 0.3, 3.5, { growth: 6, gravity: 0 });
+    this.glow.spawn(p, [0, 0, 0], white, 0.45, 4.0, { growth: 8, gravity: 0 }); // the flash: a growing glow
+    this.glow.spawn(p, [0, 0, 0], spark, 0.7, 2.0, { growth: 4, gravity: 0, alpha: 0.8 });
     for (let n = 0; n < 50; n++) {
       const v = scatter(new THREE.Vector3(0, 1, 0), 1.5).multiplyScalar(random(3, 9));
       this.glow.spawn(p, v, spark, random(0.3, 0.8), random(0.06, 0.12), { gravity: 0.5, drag: 1.5 });
