@@ -4,22 +4,27 @@
 //
 // This module wires the others: decode.js reads binary messages, scene.js builds the scene, actors.js draws
 // what moves, camera.js follows the player, input.js reads the keys (its tables bind every key), hud.js and
-// shaders.js draw the panels and the terrain.
+// shaders.js draw the panels and the terrain, effects.js the debris and particles, sound.js the sounds; the
+// last two and the HUD answer each frame's "events".
 //
 // window.voxelworld exposes counters and hooks for tests: stats (messages by kind, frames, errors), overlays,
-// send(text), scene.
+// send(text), scene, and the state of the effects, the sound and the camera.
 
 import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
 import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, decodeTriangles } from "./decode.js";
+import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
 import { WorldScene } from "./scene.js";
+import { Sound } from "./sound.js";
 
 const view3d = new WorldScene(document.getElementById("view"));
 const actors = new Actors(view3d.actors);
-const follow = new FollowCamera();
+const follow = new FollowCamera(view3d.terrain);
 const hud = new Hud();
+const effects = new Effects(view3d.scene, (name) => view3d.materialColour(name));
+const sound = new Sound((name) => hud.materials.get(name)?.hardness ?? 0);
 const chunkCounts = {}; // "i,j,k" -> chunk messages received for it
 
 const stats = {
@@ -45,6 +50,7 @@ function onHello(hello) {
   stats.triangles = 0;
   stats.client = hello.client;
   input.view = { yaw: hello.player.yaw, pitch: hello.player.pitch };
+  follow.bodyRadius = hello.player.radius;
   setControl(hello.control, hello.controller);
   if (overlays.navmesh || overlays.collision) sendOverlays();
 }
@@ -56,6 +62,12 @@ function onFrame(frame) {
   stats.stepMs = frame.step_ms;
   if (!world) return;
   actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name));
+  effects.follow(frame);
+  if (frame.events && frame.events.length) {
+    hud.events(frame.events);
+    effects.events(frame.events);
+    sound.events(frame.events, follow.camera.position);
+  }
   if (!stats.controlling) input.view = { yaw: frame.player.yaw, pitch: frame.player.pitch };
 }
 
@@ -165,6 +177,10 @@ const commands = {
   save: () => send({ type: "save" }),
   control: () => send({ type: "control" }),
   help: () => document.getElementById("help").classList.toggle("hidden"),
+  mute: () => {
+    sound.start();
+    hud.toast(sound.toggleMute() ? "sound off (M turns it on)" : "sound on");
+  },
 };
 
 const input = new Input(view3d.canvas, (name) => commands[name]?.());
@@ -185,6 +201,13 @@ window.addEventListener("resize", () => {
   view3d.resize();
 });
 
+// The chainsaw enemies of a frame (their "blade" and "contact"): the frame's enemies, or its characters of
+// kind "enemy".
+function enemiesOf(frame) {
+  if (frame.enemies && frame.enemies.length) return frame.enemies;
+  return (frame.characters || []).filter((c) => c.kind === "enemy" && c.blade);
+}
+
 let before = performance.now();
 function tick(now) {
   const dt = Math.min((now - before) / 1000, 0.1);
@@ -196,7 +219,10 @@ function tick(now) {
       stats.inputsSent++;
     }
   }
-  follow.place(latest, input.view, stats.controlling, firstPerson, hud);
+  follow.place(latest, input.view, stats.controlling, firstPerson, hud, actors.meshes.get("player") || null);
+  const enemies = latest ? enemiesOf(latest) : [];
+  const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
+  sound.update(sucking, enemies, follow.camera.position);
   hud.status(statusLine());
   view3d.renderer.render(view3d.scene, follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
@@ -206,10 +232,15 @@ function tick(now) {
 window.voxelworld = {
   stats, overlays, scene: view3d.scene, camera: follow.camera,
   send: (text) => send(text),
+  look: (yaw, pitch) => { input.view = { yaw, pitch }; }, // turn this page's view (while it plays)
   get socket() { return socket; },
   get hud() { return hud.last; },
   get frame() { return latest; },
   get hello() { return world; },
+  get effects() { return effects.stats; },
+  get audio() { return sound.state; },
+  get view() { return { ...follow.state, position: follow.camera.position.toArray() }; },
+  get said() { return hud.said.map((entry) => ({ ...entry })); },
   navmeshChildren: () => view3d.navmesh.children.length,
   chunkCounts: () => ({ ...chunkCounts }),
 };

@@ -1,19 +1,61 @@
 // The camera: first person at the player's eye, or over its right shoulder; it looks where the player aims
 // (this page's view while it plays, the frame's aim while it watches). Places the reticle where the aim meets
 // the terrain.
+//
+// Over the shoulder, the camera never goes inside the terrain: a ray from the player's head to where the camera
+// wants to be is cast against the chunk meshes, and the camera is pulled in to just before the first hit (it
+// eases back out when the way is free again). The player's body is faded when the camera is close to it or
+// when it stands between the camera and the aimed point.
 
 import * as THREE from "./vendor/three.module.js";
 import { v3 } from "./actors.js";
+
+export const SHOULDER = { back: 3.0, right: 0.9, up: 0.5 }; // m: where the camera wants to be, from the eye
+export const WALL_MARGIN = 0.3; // m: how far before the terrain the camera stops
+export const CLOSE = 1.3; // m: nearer than this to the eye, the player is faded
+export const FADED = 0.25; // the player's opacity when faded
+const EASE_OUT = 4.0; // m/s: how fast the camera backs out again once the way is free
 
 export function direction(yaw, pitch) {
   const y = THREE.MathUtils.degToRad(yaw), p = THREE.MathUtils.degToRad(pitch);
   return new THREE.Vector3(-Math.sin(y) * Math.cos(p), Math.sin(p), -Math.cos(y) * Math.cos(p));
 }
 
+// Set ``object``'s opacity (its materials are copied on first use, so that shared ones are not changed).
+export function fade(object, opacity) {
+  object.traverse((part) => {
+    if (!part.material) return;
+    if (!part.userData.ownMaterial) {
+      part.material = Array.isArray(part.material) ? part.material.map((m) => m.clone()) : part.material.clone();
+      part.userData.ownMaterial = true;
+    }
+    for (const material of Array.isArray(part.material) ? part.material : [part.material]) {
+      const faded = opacity < 0.999;
+      if (material.transparent !== faded) {
+        material.transparent = faded;
+        material.needsUpdate = true;
+      }
+      material.opacity = opacity;
+      material.depthWrite = !faded;
+    }
+  });
+}
+
 export class FollowCamera {
-  constructor() {
+  // ``terrain``: the group of chunk meshes the camera must stay out of.
+  constructor(terrain) {
     this.camera = new THREE.PerspectiveCamera(70, window.innerWidth / window.innerHeight, 0.05, 600);
+    this.terrain = terrain;
     this.projected = new THREE.Vector3();
+    this.raycaster = new THREE.Raycaster();
+    this.distance = SHOULDER.back; // how far out along the shoulder offset the camera is now (m)
+    this.wanted = new THREE.Vector3();
+    this.offset = new THREE.Vector3();
+    this.lastPlaced = null;
+    this.bodyRadius = 0.4; // m: the player's capsule radius (the hello message's), widened a little when fading
+    this.fadedPlayer = null;
+    // What the tests read: the shoulder distance wanted and kept, whether terrain pulled it in, the player's opacity.
+    this.state = { wanted: 0, kept: 0, blocked: false, opacity: 1 };
   }
 
   resize() {
@@ -21,25 +63,68 @@ export class FollowCamera {
     this.camera.updateProjectionMatrix();
   }
 
-  // ``frame``: the last frame message; ``view``: {yaw, pitch} used when ``playing``; ``hud``: the Hud.
-  place(frame, view, playing, firstPerson, hud) {
+  // How far (m) the camera may go from ``eye`` along the unit vector ``way`` before the terrain (``length`` when
+  // nothing is in the way).
+  clearance(eye, way, length) {
+    this.raycaster.set(eye, way);
+    this.raycaster.far = length + WALL_MARGIN;
+    const hits = this.raycaster.intersectObjects(this.terrain.children, false);
+    return hits.length ? Math.max(hits[0].distance - WALL_MARGIN, 0.0) : length;
+  }
+
+  // ``frame``: the last frame message; ``view``: {yaw, pitch} used when ``playing``; ``hud``: the Hud;
+  // ``player``: the player's Object3D (faded when it would hide the aim), or null.
+  place(frame, view, playing, firstPerson, hud, player = null) {
     if (!frame) return;
+    const now = performance.now();
+    const dt = this.lastPlaced === null ? 0 : Math.min((now - this.lastPlaced) / 1000, 0.1);
+    this.lastPlaced = now;
     const camera = this.camera;
     const eye = v3(frame.player.eye);
     const aim = playing ? direction(view.yaw, view.pitch) : v3(frame.player.aim);
+    const target = hud.last && hud.last.aim ? v3(hud.last.aim.point) : eye.clone().addScaledVector(aim, 30);
     if (firstPerson) {
       camera.position.copy(eye);
     } else {
-      // Over the right shoulder, so that the player does not hide what it aims at.
+      // Over the right shoulder, so that the player does not hide what it aims at; pulled in before the terrain.
       const right = new THREE.Vector3(-aim.z, 0, aim.x).normalize();
-      camera.position.copy(eye).addScaledVector(aim, -3.0).addScaledVector(right, 0.9).add(new THREE.Vector3(0, 0.5, 0));
+      this.offset.copy(aim).multiplyScalar(-SHOULDER.back).addScaledVector(right, SHOULDER.right);
+      this.offset.y += SHOULDER.up;
+      const length = this.offset.length();
+      const way = this.offset.clone().divideScalar(length);
+      const free = this.clearance(eye, way, length);
+      this.distance = free < this.distance ? free : Math.min(free, this.distance + EASE_OUT * dt);
+      camera.position.copy(eye).addScaledVector(way, this.distance);
+      this.state.wanted = length;
+      this.state.kept = this.distance;
+      this.state.blocked = free < length;
     }
     camera.lookAt(eye.clone().addScaledVector(aim, 8));
-    const target = hud.last && hud.last.aim ? v3(hud.last.aim.point) : eye.clone().addScaledVector(aim, 30);
+    camera.updateMatrixWorld();
+    if (player) this.fadePlayer(player, eye, target, firstPerson);
     const projected = this.projected.copy(target).project(camera);
     const visible = projected.z < 1 && Math.abs(projected.x) <= 1 && Math.abs(projected.y) <= 1;
     const x = visible ? (projected.x + 1) / 2 * window.innerWidth : window.innerWidth / 2;
     const y = visible ? (1 - projected.y) / 2 * window.innerHeight : window.innerHeight / 2;
     hud.placeReticle(x, y, visible && !!(hud.last && hud.last.aim));
+  }
+
+  // Fade the player when the camera is close to its eye or when its body (the segment from its feet to its eye,
+  // a little wider than the body) crosses the line from the camera to the aimed point.
+  fadePlayer(player, eye, target, firstPerson) {
+    if (firstPerson) return;
+    const camera = this.camera.position;
+    const feet = player.position;
+    const line = new THREE.Ray(camera, target.clone().sub(camera).normalize());
+    const onLine = new THREE.Vector3();
+    const wide = this.bodyRadius + 0.1;
+    const hides = line.distanceSqToSegment(feet, eye, onLine) < wide * wide
+      && onLine.distanceTo(camera) < target.distanceTo(camera);
+    const opacity = hides || camera.distanceTo(eye) < CLOSE ? FADED : 1;
+    if (opacity !== this.state.opacity || player !== this.fadedPlayer) {
+      fade(player, opacity);
+      this.state.opacity = opacity;
+      this.fadedPlayer = player;
+    }
   }
 }

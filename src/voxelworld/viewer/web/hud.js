@@ -1,7 +1,15 @@
 // The HUD: reticle with the material panel, stamina, currency, suck gauge, bullets, what is held, the achievements
 // bar chart, and the status line. Fed by the server's "hud" and "frame" messages (docs/specs/play-protocol.md).
+//
+// Reach: the reticle carries one mark per action (punch, pull out, suck; index.html gives each its colour), lit
+// while the aimed point is within that action's reach and dimmed beyond it; the material panel lists the same
+// reaches in metres and the voxel's damage against the damage at which it gives way ("75 / 100", "cannot break").
+// Why an action did nothing (the frame's "blocked" events) shows under the reticle for WHY_SECONDS.
 
 const $ = (id) => document.getElementById(id);
+
+export const REACH_ACTIONS = ["punch", "pull_out", "suck"]; // one reticle mark each, in this order
+export const WHY_SECONDS = 1.5; // how long a blocked action's reason stays on screen
 
 function css(colour) {
   const [r, g, b] = colour.map((c) => Math.round(c * 255));
@@ -12,6 +20,17 @@ function text(element, value) {
   if (element.textContent !== value) element.textContent = value;
 }
 
+// The aimed voxel's damage against the damage at which it gives way: "75 / 100", "cannot break" when it
+// never does, "gives way at once" for soft ground, the bare damage when the server does not say (a hud message
+// without "break_at").
+export function damageText(aim) {
+  if (aim.damage === null || aim.damage === undefined) return "-";
+  if (!("break_at" in aim)) return String(aim.damage);
+  if (aim.break_at === null) return aim.damage ? `${aim.damage} · cannot break` : "cannot break";
+  if (aim.break_at === 0) return "gives way at once";
+  return `${aim.damage} / ${aim.break_at}`;
+}
+
 export class Hud {
   constructor() {
     this.materials = new Map(); // name -> {id, name, group, hardness, colour}
@@ -19,6 +38,9 @@ export class Hud {
     this.reticle = $("reticle");
     this.aimPanel = $("aim");
     this.chart = $("achievements");
+    this.why = $("why");
+    this.whyTimer = null;
+    this.said = []; // the reasons shown, newest last, with when (ms, performance.now) each came and went
   }
 
   setMaterials(materials) {
@@ -37,17 +59,18 @@ export class Hud {
       text($("aim-material"), aim.prop ? `${aim.material} (${aim.prop})` : aim.material);
       $("aim-swatch").style.background = this.colourOf(aim.material);
       text($("aim-hardness"), aim.hardness.toFixed(1));
-      text($("aim-damage"), aim.damage === null ? "-" : String(aim.damage));
+      text($("aim-damage"), damageText(aim));
       text($("aim-distance"), `${aim.distance.toFixed(1)} m`);
       this.aimPanel.classList.remove("empty");
     } else {
-      text($("aim-material"), "nothing in reach");
+      text($("aim-material"), "nothing aimed at");
       $("aim-swatch").style.background = "transparent";
       text($("aim-hardness"), "-");
       text($("aim-damage"), "-");
       text($("aim-distance"), "-");
       this.aimPanel.classList.add("empty");
     }
+    this.showReach(aim);
     const stamina = hud.stamina_max > 0 ? hud.stamina / hud.stamina_max : 0;
     $("stamina-fill").style.width = `${(100 * stamina).toFixed(1)}%`;
     text($("stamina-value"), `${hud.stamina.toFixed(0)} / ${hud.stamina_max.toFixed(0)}`);
@@ -60,6 +83,41 @@ export class Hud {
     text($("held"), hud.held ? `holding: ${hud.held.kind} of ${hud.held.material}` : "");
     text($("items"), hud.items.length ? `items: ${hud.items.join(", ")}` : "");
     this.drawAchievements(hud.achievements, hud.thresholds);
+  }
+
+  // Each action's mark on the reticle and in the panel: lit when the aim is within its reach, dimmed beyond it
+  // (all dimmed when nothing is aimed at). Without the hud's "reach" field, every mark stays lit.
+  showReach(aim) {
+    const reach = aim && aim.reach;
+    let any = false;
+    for (const action of REACH_ACTIONS) {
+      const inReach = aim ? (reach ? !!reach[action] : true) : false;
+      any = any || inReach;
+      for (const mark of document.querySelectorAll(`[data-reach="${action}"]`)) mark.classList.toggle("out", !inReach);
+      const metres = aim && aim.reaches ? aim.reaches[action] : null;
+      text($(`reach-${action}`), typeof metres === "number" ? `${metres.toFixed(1)} m` : "");
+    }
+    this.reticle.classList.toggle("unreachable", !any);
+    this.aimPanel.classList.toggle("far", !!aim && !any);
+  }
+
+  // A blocked action's reason (``text`` of a frame's "blocked" event) under the reticle for WHY_SECONDS.
+  say(message) {
+    const entry = { text: message, shown: performance.now(), hidden: null };
+    this.said.push(entry);
+    if (this.said.length > 20) this.said.shift();
+    text(this.why, message);
+    this.why.classList.add("shown");
+    clearTimeout(this.whyTimer);
+    this.whyTimer = setTimeout(() => {
+      this.why.classList.remove("shown");
+      entry.hidden = performance.now();
+    }, WHY_SECONDS * 1000);
+  }
+
+  // The frame's events the HUD answers: blocked actions say why.
+  events(list) {
+    for (const event of list) if (event.event === "blocked" && event.text) this.say(event.text);
   }
 
   bullets(list) {
@@ -122,12 +180,13 @@ export class Hud {
   }
 
   // The reticle sits where the aim meets the terrain, projected to the screen (at the centre when it is
-  // behind the camera or off screen).
+  // behind the camera or off screen). The material panel stays at the bottom centre, away from what is aimed
+  // at; the reason of a blocked action shows just under the reticle.
   placeReticle(x, y, visible) {
     this.reticle.style.left = `${x}px`;
     this.reticle.style.top = `${y}px`;
-    this.aimPanel.style.left = `${Math.min(x + 22, window.innerWidth - this.aimPanel.offsetWidth - 8)}px`;
-    this.aimPanel.style.top = `${Math.min(y + 14, window.innerHeight - this.aimPanel.offsetHeight - 8)}px`;
+    this.why.style.left = `${x}px`;
+    this.why.style.top = `${y + 30}px`;
     this.reticle.classList.toggle("far", !visible);
   }
 
