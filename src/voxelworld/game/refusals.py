@@ -14,6 +14,8 @@ Examples
 'too hard: iron (hardness 10) never gives way to punch'
 >>> too_hard("pull_out", "rock", 5.0, 100, 50).text
 'rock not broken yet: 50 / 100 damage, pull-out again'
+>>> too_hard("punch", "rock", 5.0, 100, 150).text  # past the threshold: thinned, still solid
+'rock gave way only in part: punch again to dig deeper'
 """
 
 from __future__ import annotations
@@ -88,9 +90,13 @@ def missed(bvh, eye, aim, action: str, reach: float) -> Refusal:
 
 def too_hard(action: str, material: str, hardness: float, break_at: int | None, damage: int) -> Refusal:
     """The voxels the action met did not give way: ``material`` of ``hardness`` never does (``break_at`` None,
-    see :meth:`~voxelworld.terrain.Tool.break_threshold`), or its voxel has ``damage`` of ``break_at`` so far."""
+    see :meth:`~voxelworld.terrain.Tool.break_threshold`), or its voxel has ``damage`` of ``break_at`` so far.
+    A voxel past its threshold has given way in part (thinned, still solid): the text says so rather than
+    showing a damage above the threshold as "not broken"."""
     if break_at is None:
         text = f"too hard: {material} (hardness {hardness:g}) never gives way to {_name(action)}"
+    elif damage >= break_at:
+        text = f"{material} gave way only in part: {_name(action)} again to dig deeper"
     else:
         text = f"{material} not broken yet: {damage} / {break_at} damage, {_name(action)} again"
     return Refusal(action, "too_hard", text)

@@ -56,7 +56,7 @@ THROW_PITCH = 6.0  # degrees up: a throw from the digging spot meets the wall ab
 LAVA, LAVA_PITCH = (12.0, 12.0), 27.0  # the pool's centre (x, z) in m; a throw at 27 degrees lands in it
 WALL_FACE_X, WALL_STAND_X, WALL_WAY_Z = 38.4, 36.2, 25.0  # m: the face, where to punch from, the way's z
 WALL_LOOK = (AHEAD, -5.0)  # degrees: punching the wall at chest height
-PUNCH_REACH = 2.4  # m: farther from the wall than this the player steps closer (a punch reaches 2.5 m)
+PUNCH_REACH = 2.4  # m: the script steps closer than this before it punches (well inside the punch's reach)
 OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview frames, the pool to the wall
 
 # The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
