@@ -647,3 +647,50 @@ def test_cli_play_refuses_a_port_in_use_before_building_the_world(capsys, monkey
     assert built == []
     assert cli.main(["play", "--port", "70000"]) == 2
     assert "--port = 70000" in capsys.readouterr().err
+
+
+class _RecordingSocket:
+    """Stands in for a page's websocket: keeps what is sent to it."""
+
+    def __init__(self):
+        self.sent: list = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.sent.append(data)
+
+
+def _packet(frame: int, events: list) -> server_module.FramePacket:
+    message = {"type": "frame", "frame": frame, "events": events, "events_dropped": 0}
+    events_text = None if not events else json.dumps({"type": "events", "frame": frame, "events": events,
+                                                      "events_dropped": 0})
+    return server_module.FramePacket(frame, json.dumps(message), None, {}, None, None, 0.0, 0.0, events_text)
+
+
+def test_a_page_that_falls_behind_still_gets_every_frames_events(world):
+    """Frames published faster than a page is sent them: the page gets the latest frame, and the events of the
+    frames it skipped as ``events`` messages before it, in order, none twice."""
+    play = PlayServer(world)
+    socket_ = _RecordingSocket()
+
+    async def run() -> None:
+        client = server_module._Client(1, socket_)
+        play.clients[client.id] = client
+        blocked = [{"event": "blocked", "action": "punch", "reason": "out_of_reach", "text": "out of reach"}]
+        step = [{"event": "footstep", "position": [0, 0, 0], "material": "grass", "sound": "grass"}]
+        play._publish(_packet(1, blocked))  # the page is sent nothing in between: it skips frames 1 to 3
+        play._publish(_packet(2, []))
+        play._publish(_packet(3, step))
+        play._publish(_packet(4, step))
+        sender = asyncio.create_task(play._send_loop(client))
+        await asyncio.sleep(0.05)
+        play._publish(_packet(5, blocked))  # sent in time: its events come with the frame only
+        await asyncio.sleep(0.05)
+        sender.cancel()
+
+    asyncio.run(run())
+    kinds = [(m["type"], m["frame"]) for m in socket_.sent if isinstance(m, dict)]
+    assert kinds == [("events", 1), ("events", 3), ("frame", 4), ("frame", 5)]
+    assert socket_.sent[0]["events"][0]["reason"] == "out_of_reach"

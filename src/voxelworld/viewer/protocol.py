@@ -57,7 +57,7 @@ __all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "
            "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
-           "frame_events", "hud_message", "dumps"]
+           "frame_events", "events_message", "hud_message", "dumps"]
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
@@ -475,6 +475,16 @@ def frame_message(world, step_ms: float | None = None) -> dict:
             "npcs": npcs, "enemies": enemies, "objects": _objects(world),
             "navmesh_revision": navigation.revision if navigation is not None else None,
             "step_ms": _round(step_ms, 3) if step_ms is not None else None}
+
+
+def events_message(frame: dict) -> dict | None:
+    """The ``events`` of a :func:`frame_message` as a message of their own (``{"type": "events", "frame",
+    "events", "events_dropped"}``), None when the frame had none. A page sent only every other frame (it fell
+    behind) gets the skipped frames' events this way, so no blocked-action text, sound or debris is lost."""
+    if not frame["events"] and not frame["events_dropped"]:
+        return None
+    return {"type": "events", "frame": frame["frame"], "events": frame["events"],
+            "events_dropped": frame["events_dropped"]}
 
 
 def hud_message(world) -> dict:

@@ -53,8 +53,8 @@ from ..io import save_world
 from .hosts import request_refusal
 from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
                        OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
-                       encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, frame_message,
-                       hello_message, hud_message, parse_client_message)
+                       encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, events_message,
+                       frame_message, hello_message, hud_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
            "HARD_MESSAGE_LIMIT", "bind_socket"]
@@ -64,6 +64,7 @@ FPS = 60  # frames a second
 MAX_LAG = 0.25  # s: how far the frame loop may fall behind the clock before it skips ahead
 MAX_CLIENTS = 16  # pages connected at once
 HARD_MESSAGE_LIMIT = 1024 * 1024  # bytes: a longer message closes the connection (1009) before it is read
+EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
 
 logger = logging.getLogger("voxelworld.play")
@@ -74,7 +75,8 @@ class FramePacket:
     """What one frame gives the pages, encoded once for all of them: the frame number, the ``frame`` message,
     the ``hud`` message (None when it did not change), each remeshed chunk's binary message, the navmesh and
     collision messages when they changed and a page wants them (``(key, bytes)`` or None), and how long the
-    frame took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages."""
+    frame took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages; ``events_text`` the frame's
+    events as an ``events`` message (None without events), sent to a page that skips this frame."""
 
     frame: int
     frame_text: str
@@ -84,6 +86,7 @@ class FramePacket:
     collision: tuple | None
     step_ms: float
     encode_ms: float
+    events_text: str | None = None
 
     @property
     def stream_bytes(self) -> int:
@@ -105,6 +108,7 @@ class _Client:
         self.wake = asyncio.Event()
         self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
         self.frame_sent = -1
+        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
         self.hud_sent = -1
         self.navmesh = self.collision = False  # overlays it asked for
         self.navmesh_sent = self.collision_sent = None
@@ -199,14 +203,16 @@ class PlayServer:
         chunks = {chunk: encode_chunk_mesh(chunk, meshes.get(chunk))
                   for chunk in sorted(world.snapshot().changed_chunks)}
         step_ms = (stepped - start) * 1000.0
-        frame_text = dumps(frame_message(world, step_ms))
+        frame = frame_message(world, step_ms)
+        frame_text = dumps(frame)
+        events = events_message(frame)
         hud = dumps(hud_message(world))
         hud_text = None if hud == self._last_hud else hud
         self._last_hud = hud
         navmesh = self._encode_navmesh() if self._want_navmesh else None
         collision = self._encode_collision() if self._want_collision else None
         return FramePacket(world.frame, frame_text, hud_text, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - stepped) * 1000.0)
+                           (time.perf_counter() - stepped) * 1000.0, None if events is None else dumps(events))
 
     def _encode_navmesh(self) -> tuple | None:
         """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
@@ -305,6 +311,8 @@ class PlayServer:
             self._collision = packet.collision
         for client in self.clients.values():
             client.chunks.update(packet.chunks)
+            if packet.events_text is not None:
+                client.events.append((packet.frame, packet.events_text))
             client.wake.set()
 
     # ------------------------------------------------------------------------------------- the pages
@@ -509,8 +517,13 @@ class PlayServer:
                     client.hud_sent = self._hud_version
                     await send(self._hud_text)
                 if self._frame_text is not None and client.frame_sent != self._frame_number:
-                    client.frame_sent = self._frame_number
-                    await send(self._frame_text)
+                    number, text = self._frame_number, self._frame_text
+                    while client.events and client.events[0][0] <= number:
+                        frame, events = client.events.popleft()
+                        if client.frame_sent < frame < number:  # a frame this page skips: its events alone
+                            await send(events)
+                    client.frame_sent = number
+                    await send(text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send

@@ -63,12 +63,17 @@ function onFrame(frame) {
   if (!world) return;
   actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name));
   effects.follow(frame);
-  if (frame.events && frame.events.length) {
-    hud.events(frame.events);
-    effects.events(frame.events);
-    sound.events(frame.events, follow.camera.position);
-  }
+  onEvents(frame);
   if (!stats.controlling) input.view = { yaw: frame.player.yaw, pitch: frame.player.pitch };
+}
+
+// A frame's events, from its frame message or (for a frame this page was not sent: it fell behind) from an
+// "events" message of their own.
+function onEvents(message) {
+  if (!world || !message.events || !message.events.length) return;
+  hud.events(message.events);
+  effects.events(message.events);
+  sound.events(message.events, follow.camera.position);
 }
 
 function onBinary(buffer) {
@@ -107,6 +112,7 @@ function onText(text) {
   switch (message.type) {
     case "hello": onHello(message); break;
     case "frame": onFrame(message); break;
+    case "events": onEvents(message); break;
     case "hud": stats.huds++; stats.bullets = message.bullets.length; hud.update(message); break;
     case "control": setControl(message.you, message.controller);
       hud.toast(message.you ? "you play" : message.controller === null ? "no page plays: press P to play" : `page ${message.controller} plays`);
