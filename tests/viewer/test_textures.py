@@ -1,6 +1,6 @@
-"""Every renderer draws a material by its texture (``MaterialTable.palette``): until textures have pictures, a
-texture is drawn in the colour of the first material naming it, so two materials sharing one look alike in the
-page, the snapshots and the exports."""
+"""Every renderer draws a material by its texture: a picture whose average is the colour of the first material
+naming it (``MaterialTable.palette``, used where no picture is drawn), so two materials sharing one look alike in
+the page, the snapshots and the exports."""
 
 from __future__ import annotations
 
