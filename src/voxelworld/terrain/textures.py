@@ -283,7 +283,7 @@ def _grass(noise: _Noise, colour: np.ndarray) -> _Maps:
     streak = noise.value(64, 16)
     tufts = noise.fbm(4, 3)
     dry = colour * np.array([1.35, 1.15, 0.7])
-    rgb = _mix(_tint(blades * 0.6 + streak * 0.4, colour, 1.3), dry, np.clip((tufts - 0.55) * 3.0, 0, 1))
+    rgb = _mix(_tint(blades * 0.6 + streak * 0.4, colour, 1.3), dry, np.clip((tufts - 0.6) * 2.0, 0, 1) * 0.6)
     gaps = np.clip((0.3 - blades) * 6.0, 0, 1) * noise.speckle(0.5)
     rgb = _mix(rgb, np.array([0.3, 0.22, 0.14]) * np.ones_like(rgb), gaps * 0.8)
     return _Maps(rgb, blades * 0.7 + streak * 0.3, 0.85)
