@@ -60,6 +60,11 @@ def test_iron_reads_as_metal_apart_from_rock():
     assert np.abs(np.subtract(TABLE["iron"].colour, TABLE["rock"].colour)).max() * 255 < 30
     assert np.abs(iron - rock).max() > 30
     assert (iron[2] - iron[0]) - (rock[2] - rock[0]) > 15
+    # Seen where it mirrors the sun, iron flashes a highlight; rock, matte, hardly does.
+    mirror = Camera((-1.05, 3.0, -1.35), (0.0, 0.0, 0.0), fov=40)  # the sun's reflection off the ground at 0
+    peaks = [np.percentile(render(ground(material), materials=TABLE, camera=mirror, size=SIZE) @ LUMINANCE, 99)
+             for material in (IRON, ROCK)]
+    assert peaks[0] > 230 and peaks[0] > peaks[1] + 50
 
 
 def test_lava_glows_brighter_than_sunlit_grass_with_hot_cracks_and_dark_crust():
