@@ -315,11 +315,11 @@ def _sand(noise: _Noise, colour: np.ndarray) -> _Maps:
 def _rock(noise: _Noise, colour: np.ndarray) -> _Maps:
     # Grey stone in strata (bands along u, bent a little) broken by dark cracks along cell edges.
     body = noise.fbm(4, 5, gain=0.55)
-    bend = noise.fbm(2, 2) * 10.0
-    strata = 0.5 + 0.5 * np.sin(2 * np.pi * (noise.v * 6 + bend) / TEXTURE_SIZE)
+    bend = noise.fbm(2, 3) * 24.0
+    strata = 0.5 + 0.5 * np.sin(2 * np.pi * (noise.v * 4 + bend) / TEXTURE_SIZE)
     first, second, facet = noise.cells(5)
-    crack = _band(second - first, 0.07) * (noise.fbm(8, 2) > 0.38)
-    grey = 0.45 * body + 0.3 * strata + 0.25 * facet
+    crack = _band(second - first, 0.06) * np.clip((noise.fbm(8, 2) - 0.42) * 8.0, 0, 1)
+    grey = 0.6 * body + 0.25 * strata + 0.15 * facet
     rgb = _tint(grey, colour, 0.8) * (1.0 - 0.6 * crack)[..., None]
     rgb = rgb + 0.03 * (noise.speckle(0.08) - 0.08)[..., None]
     return _Maps(rgb, np.clip(grey - 0.6 * crack, 0, 1), 0.8 - 0.1 * facet)

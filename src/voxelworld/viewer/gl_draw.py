@@ -17,9 +17,10 @@ from ..terrain import TEXTURE_METRES
 from . import gl_shaders
 from .camera import Camera
 
-__all__ = ["Corners", "corners_of_triangles", "draw", "Light", "LIGHT", "SAMPLES", "SHADOW_MAP_SIZE"]
+__all__ = ["Corners", "corners_of_triangles", "draw", "Light", "LIGHT", "SAMPLES", "SHADOW_MAP_SIZE", "MACRO_TILES"]
 
 SAMPLES = 4  # multisampling: smooth edges
+MACRO_TILES = 5.3  # the slow brightness variation that hides the tiles' repetition repeats every this many tiles
 SHADOW_MAP_SIZE = 2048  # texels per side of the sun's depth map at most (a 48 m world: about 3 cm a texel); a
 # small picture gets twice its larger side, at least 256
 
@@ -154,7 +155,7 @@ def _draw_surfaces(ctx, drawn, size, view_projection, eye, corners, pictures, ba
         "light_direction": tuple(direction), "sun_colour": light.sun, "sky_colour": light.sky,
         "ground_colour": light.ground, "sky_seen": light.sky_seen,
         "fill_colour": light.fill, "fill_direction": tuple(_fill_direction(direction)), "fog_colour": tuple(background), "eye": tuple(float(c) for c in eye),
-        "texture_metres": TEXTURE_METRES, "shadow_texel": 1.0 / side,
+        "texture_metres": TEXTURE_METRES, "macro_tiles": MACRO_TILES, "shadow_texel": 1.0 / side,
         "shadow_offset": 1.5 * texel_metres, "back_face_shade": light.back_face_shade, "glow": light.glow,
         "fog_density": _fog_density(max(float(np.linalg.norm(hi - lo)), light.fog_least_diagonal) * light.fog_half), "albedo_maps": 0, "surface_maps": 1, "shadow_map": 2,
     }

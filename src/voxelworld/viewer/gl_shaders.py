@@ -76,6 +76,7 @@ uniform vec3 fill_direction;
 uniform vec3 fog_colour;
 uniform vec3 eye;
 uniform float texture_metres;
+uniform float macro_tiles;     // the slow variation repeats every this many tiles
 uniform float fog_density;     // 1 / m
 uniform float shadow_texel;    // one shadow-map texel in its clip units
 uniform float shadow_offset;   // m along the normal, against self-shadowing
@@ -116,7 +117,7 @@ void sample_pair(int a, int b, float share, out vec4 albedo, out vec4 surface) {
 }
 
 float macro_variation(int layer, vec3 position) {
-    vec3 p = position / (texture_metres * 5.3);
+    vec3 p = position / (texture_metres * macro_tiles);
     vec4 coarse = textureLod(albedo_maps, vec3(p.xz + 0.37, float(layer)), 4.0) * plane_weights.y
                 + textureLod(albedo_maps, vec3(p.zy + 0.61, float(layer)), 4.0) * plane_weights.x
                 + textureLod(albedo_maps, vec3(p.xy + 0.13, float(layer)), 4.0) * plane_weights.z;
@@ -166,7 +167,7 @@ void main() {
         albedo = a0 * v_corner.x + a1 * v_corner.y + a2 * v_corner.z;
         surface = s0 * v_corner.x + s1 * v_corner.y + s2 * v_corner.z;
     }
-    // A large-scale variation (the same pictures 5.3 times larger, their brightness against their average)
+    // A large-scale variation (the same pictures macro_tiles times larger, their brightness against their average)
     // breaks the repetition of the 2 m tile across a field.
     vec3 base = albedo.rgb * macro_variation(v_layers_a.x, v_position);
     float roughness = max(surface.r, 0.04);
