@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import types
 from pathlib import Path
 
 import numpy as np
@@ -328,3 +329,27 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(world, tmp_path, mo
     monkeypatch.undo()
     export_glb(world, path)
     assert [p.name for p in tmp_path.iterdir()] == ["world.glb"] and path.read_bytes()[:4] == b"glTF"
+
+
+def test_a_mesh_with_occlusion_darkens_its_vertex_colours_by_it(tmp_path, monkeypatch):
+    world = World.demo(seed=0)
+    plain = world.mesher.display_mesh()
+    height = plain.positions[:, 1]  # contract B: 1 open .. 0 enclosed; here lower is darker
+    occlusion = (0.2 + 0.8 * (height - height.min()) / np.ptp(height)).astype(np.float32)
+    occluded = types.SimpleNamespace(**{f: getattr(plain, f) for f in ("positions", "normals", "indices", "mat_a",
+                                                                        "mat_b", "blend")},
+                                     occlusion=occlusion, triangle_count=plain.triangle_count)
+    tints = []
+    for mesh in (plain, occluded):
+        monkeypatch.setattr(world.mesher, "display_mesh", lambda mesh=mesh: mesh)
+        document = load(export_glb(world, tmp_path / "world.glb"))
+        terrain = node_mesh(document, "terrain")
+        names = {k: v for k, v in terrain.primitives[0].attributes.__dict__.items() if v is not None}
+        positions = read(document, names["POSITION"])
+        tints.append((read(document, names["COLOR_0"]), positions))
+    (open_tint, positions), (dark_tint, same_positions) = tints
+    np.testing.assert_array_equal(positions, same_positions)
+    # Each split vertex's colour is the open one times the occlusion of the vertex it copies.
+    factor = (0.2 + 0.8 * (positions[:, 1] - height.min()) / np.ptp(height)).astype(np.float32)
+    np.testing.assert_allclose(dark_tint, open_tint * factor[:, None], rtol=1e-5, atol=1e-6)
+    assert dark_tint.mean() < 0.8 * open_tint.mean()
