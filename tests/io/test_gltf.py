@@ -4,13 +4,16 @@ node_modules, which scripts/setup installs)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
+import types
 from pathlib import Path
 
 import numpy as np
+import PIL.Image
 import pygltflib
 import pytest
 
@@ -18,12 +21,12 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.world import VoxelEdit, World
 from voxelworld.io.gltf import export_glb, glb_bytes, srgb_to_linear
 from voxelworld.io.parts import dominant_materials
-from voxelworld.terrain import Sphere, VoxelVolume
+from voxelworld.terrain import TEXTURE_METRES, Sphere, VoxelVolume, texture_set
 
 ROOT = Path(__file__).resolve().parents[2]
 VALIDATOR = Path(__file__).with_name("validate_gltf.mjs")
 _TYPES = {5121: np.uint8, 5125: np.uint32, 5126: np.float32}
-_WIDTHS = {"SCALAR": 1, "VEC3": 3}
+_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3}
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +120,13 @@ def test_an_empty_world_exports_nodes_without_meshes_and_passes_the_validator(tm
 # --- what is in the file ----------------------------------------------------------------------------------------
 
 
+def corner_rows(*columns: np.ndarray) -> np.ndarray:
+    """Per triangle corner, its values side by side; the triangles' rows (three corners each) sorted."""
+    rows = np.hstack([np.asarray(c, dtype=np.float64).reshape(len(columns[0]), 3, -1).reshape(len(columns[0]), -1)
+                      for c in columns])
+    return rows[np.lexsort(rows.T[::-1])]
+
+
 @pytest.mark.parametrize("which", ["demo", "dug"])
 def test_terrain_holds_the_display_mesh_and_its_vertex_arrays(which, world, dug, tmp_path):
     world = world if which == "demo" else dug
@@ -126,40 +136,98 @@ def test_terrain_holds_the_display_mesh_and_its_vertex_arrays(which, world, dug,
     attributes = {p.attributes.__dict__["POSITION"] for p in terrain.primitives}
     assert len(attributes) == 1  # the primitives share one set of vertex attributes
     names = {k: v for k, v in terrain.primitives[0].attributes.__dict__.items() if v is not None}
-    assert set(names) == {"POSITION", "NORMAL", "COLOR_0", "_MAT_A", "_MAT_B", "_BLEND"}
+    assert set(names) == {"POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0", "_MAT_A", "_MAT_B", "_BLEND"}
     assert all({k: v for k, v in p.attributes.__dict__.items() if v is not None} == names
                for p in terrain.primitives)
-    np.testing.assert_array_equal(read(document, names["POSITION"]), mesh.positions)
-    np.testing.assert_array_equal(read(document, names["NORMAL"]), mesh.normals)
-    np.testing.assert_array_equal(read(document, names["_MAT_A"]), mesh.mat_a)
-    np.testing.assert_array_equal(read(document, names["_MAT_B"]), mesh.mat_b)
-    np.testing.assert_array_equal(read(document, names["_BLEND"]), mesh.blend)
-    colours = np.tile([0.5, 0.5, 0.5], (256, 1))
-    for material in world.materials:
-        colours[material.id] = material.colour
-    share = mesh.blend.astype(np.float64)[:, None]
-    expected = srgb_to_linear(colours[mesh.mat_a] * (1 - share) + colours[mesh.mat_b] * share)
-    np.testing.assert_allclose(read(document, names["COLOR_0"]), expected, rtol=0, atol=1e-6)
+    values = {name: read(document, index) for name, index in names.items()}
     position = document.accessors[names["POSITION"]]
     assert position.min == mesh.positions.min(axis=0).tolist() and position.max == mesh.positions.max(axis=0).tolist()
-    # Every triangle once, each in the primitive of the material it shows most.
+    # Every triangle once, with its corners' arrays as the display mesh has them (vertices split for mapping),
+    # each in the primitive of the material it shows most.
     triangles = triangles_of(document, terrain)
     assert len(triangles) == mesh.triangle_count
-    np.testing.assert_array_equal(sorted_rows(triangles), sorted_rows(mesh.indices))
-    dominant = dict(zip(map(tuple, mesh.indices.tolist()), dominant_materials(mesh).tolist()))
+    ours = corner_rows(*(values[n][triangles] for n in ("POSITION", "NORMAL", "_MAT_A", "_MAT_B", "_BLEND")))
+    theirs = corner_rows(*(getattr(mesh, n)[mesh.indices] for n in ("positions", "normals", "mat_a", "mat_b",
+                                                                        "blend")))
+    np.testing.assert_array_equal(ours, theirs)
+    assert len(values["POSITION"]) < 2 * len(mesh.positions)  # split only where triangles need it
+    dominant = dict(zip(map(tuple, mesh.positions[mesh.indices].reshape(-1, 9).tolist()),
+                        dominant_materials(mesh).tolist()))
     ids = []
     for primitive in terrain.primitives:
         material = document.materials[primitive.material]
         ids.append(material.extras["id"])
         assert material.name == world.materials.name_by_id[material.extras["id"]]
-        assert material.pbrMetallicRoughness.baseColorFactor == [1.0, 1.0, 1.0, 1.0]  # COLOR_0 gives the colour
+        assert material.pbrMetallicRoughness.baseColorFactor == [1.0, 1.0, 1.0, 1.0]  # the texture gives the colour
         assert list(material.extras["colour"]) == list(world.materials[material.extras["id"]].colour)
-        rows = read(document, primitive.indices).reshape(-1, 3).tolist()
-        assert {dominant[tuple(row)] for row in rows} == {material.extras["id"]}
+        rows = read(document, primitive.indices).reshape(-1, 3)
+        assert {dominant[tuple(values["POSITION"][row].reshape(-1).tolist())] for row in rows} == \
+            {material.extras["id"]}
     assert ids == sorted(set(ids))
     named = terrain.extras["material_names"]
     assert {int(k) for k in named} == set(np.union1d(mesh.mat_a, mesh.mat_b).tolist())
     assert all(world.materials.name_by_id[int(k)] == v for k, v in named.items())
+
+
+def test_texture_coordinates_map_each_triangle_on_the_plane_it_faces_most(dug, tmp_path):
+    document = load(export_glb(dug, tmp_path / "world.glb"))
+    terrain = node_mesh(document, "terrain")
+    names = {k: v for k, v in terrain.primitives[0].attributes.__dict__.items() if v is not None}
+    positions, normals = read(document, names["POSITION"]), read(document, names["NORMAL"])
+    uv = read(document, names["TEXCOORD_0"])
+    triangles = triangles_of(document, terrain)
+    facing = np.argmax(np.abs(normals[triangles].astype(np.float64).sum(axis=1)), axis=1)
+    planes = np.array([[2, 1], [0, 2], [0, 1]])[facing]  # (z, y) facing x, (x, z) facing y, (x, y) facing z
+    expected = np.take_along_axis(positions[triangles].astype(np.float64), planes[:, None, :].repeat(3, 1), axis=2)
+    np.testing.assert_allclose(uv[triangles], expected / TEXTURE_METRES, rtol=0, atol=1e-5)
+    assert len(set(facing.tolist())) == 3  # the dug world has floors and walls of every direction
+
+
+def test_materials_carry_the_texture_pictures_and_the_blend_tints_the_vertices(dug, tmp_path):
+    textures = texture_set(dug.materials)
+    document = load(export_glb(dug, tmp_path / "world.glb"))
+    terrain = node_mesh(document, "terrain")
+    blob = document.binary_blob()
+
+    def picture(texture_info) -> np.ndarray:
+        image = document.images[document.textures[texture_info.index].source]
+        view = document.bufferViews[image.bufferView]
+        assert image.mimeType == "image/png"
+        return np.asarray(PIL.Image.open(io.BytesIO(blob[view.byteOffset:view.byteOffset + view.byteLength])))
+
+    seen = set()
+    for primitive in terrain.primitives:
+        material = document.materials[primitive.material]
+        layer = textures.layer_of[material.extras["id"]]
+        pbr = material.pbrMetallicRoughness
+        np.testing.assert_array_equal(picture(pbr.baseColorTexture), textures.albedo[layer, ..., :3])
+        surface = picture(pbr.metallicRoughnessTexture)
+        np.testing.assert_array_equal(surface[..., 1:], textures.surface[layer, ..., :2])  # roughness, metalness
+        assert (material.emissiveTexture is not None) == bool(textures.surface[layer, ..., 2].any())
+        name = dug.materials.name_by_id[material.extras["id"]]
+        seen.add(name)
+        if name == "iron":
+            assert surface[..., 2].mean() > 200  # iron exports as metal
+    assert {"grass", "iron"} <= seen
+    # COLOR_0: white where a vertex shows only its primitive's material, else tinted towards the other one.
+    names = {k: v for k, v in terrain.primitives[0].attributes.__dict__.items() if v is not None}
+    tint, mat_a, mat_b, blend = (read(document, names[n]) for n in ("COLOR_0", "_MAT_A", "_MAT_B", "_BLEND"))
+    palette = dug.materials.palette()
+    checked = 0
+    for primitive in terrain.primitives:
+        own = document.materials[primitive.material].extras["id"]
+        corners = np.unique(read(document, primitive.indices))
+        alone = ((mat_a[corners] == own) & ((mat_b[corners] == 0) | (blend[corners] == 0))) | \
+                ((mat_b[corners] == own) & (blend[corners] == 1))
+        np.testing.assert_allclose(tint[corners[alone]], 1.0, atol=1e-6)
+        mixed = corners[~alone & (mat_b[corners] != 0) & (mat_a[corners] != mat_b[corners])]
+        for vertex in mixed[:50]:
+            other = mat_b[vertex] if mat_a[vertex] == own else mat_a[vertex]
+            share = blend[vertex] if mat_a[vertex] == own else 1 - blend[vertex]
+            ratio = srgb_to_linear(palette[other]) / srgb_to_linear(palette[own])
+            np.testing.assert_allclose(tint[vertex], np.clip(1 - share + share * ratio, 0, 1), atol=1e-5)
+            checked += 1
+    assert checked > 0
 
 
 def test_collision_node_holds_the_collision_mesh_one_material_per_triangle(dug, tmp_path):
@@ -261,3 +329,27 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(world, tmp_path, mo
     monkeypatch.undo()
     export_glb(world, path)
     assert [p.name for p in tmp_path.iterdir()] == ["world.glb"] and path.read_bytes()[:4] == b"glTF"
+
+
+def test_a_mesh_with_occlusion_darkens_its_vertex_colours_by_it(tmp_path, monkeypatch):
+    world = World.demo(seed=0)
+    plain = world.mesher.display_mesh()
+    height = plain.positions[:, 1]  # contract B: 1 open .. 0 enclosed; here lower is darker
+    occlusion = (0.2 + 0.8 * (height - height.min()) / np.ptp(height)).astype(np.float32)
+    occluded = types.SimpleNamespace(**{f: getattr(plain, f) for f in ("positions", "normals", "indices", "mat_a",
+                                                                        "mat_b", "blend")},
+                                     occlusion=occlusion, triangle_count=plain.triangle_count)
+    tints = []
+    for mesh in (plain, occluded):
+        monkeypatch.setattr(world.mesher, "display_mesh", lambda mesh=mesh: mesh)
+        document = load(export_glb(world, tmp_path / "world.glb"))
+        terrain = node_mesh(document, "terrain")
+        names = {k: v for k, v in terrain.primitives[0].attributes.__dict__.items() if v is not None}
+        positions = read(document, names["POSITION"])
+        tints.append((read(document, names["COLOR_0"]), positions))
+    (open_tint, positions), (dark_tint, same_positions) = tints
+    np.testing.assert_array_equal(positions, same_positions)
+    # Each split vertex's colour is the open one times the occlusion of the vertex it copies.
+    factor = (0.2 + 0.8 * (positions[:, 1] - height.min()) / np.ptp(height)).astype(np.float32)
+    np.testing.assert_allclose(dark_tint, open_tint * factor[:, None], rtol=1e-5, atol=1e-6)
+    assert dark_tint.mean() < 0.8 * open_tint.mean()

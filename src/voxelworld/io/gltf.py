@@ -2,17 +2,24 @@
 
 One scene, ``"voxelworld"``, in metres with Y up (as glTF and voxelworld both are), holds these nodes:
 
-- ``"terrain"``: the display mesh, every chunk's merged in chunk order. Its vertex attributes are ``POSITION``,
-  ``NORMAL``, ``COLOR_0`` (the two materials' colours blended by ``blend``, as the viewer draws them, in linear
-  RGB as glTF wants), and the custom attributes ``_MAT_A`` and ``_MAT_B`` (unsigned byte material ids, in a
-  4-byte stride as glTF aligns vertex attributes) and ``_BLEND`` (float, the share of ``_MAT_B``): exactly the
-  :class:`~voxelworld.meshing.DisplayMesh` arrays. The triangles are split into one primitive per *dominant*
-  material (the one a triangle shows most, :func:`~voxelworld.io.parts.dominant_materials`), all sharing those
-  attributes, so an editor shows one material slot per terrain material. These materials are named after the
-  voxelworld materials and are white, because glTF multiplies ``COLOR_0`` into the base colour (a coloured
-  material would darken every blend); each material's ``extras`` hold its voxelworld ``id`` and sRGB
-  ``colour``, and the mesh's ``extras`` name every material id of ``_MAT_A`` and ``_MAT_B`` (for shaders that read
-  ``_MAT_A`` / ``_MAT_B``).
+- ``"terrain"``: the display mesh, every chunk's merged in chunk order, textured. Its triangles are split into
+  one primitive per *dominant* material (the one a triangle shows most,
+  :func:`~voxelworld.io.parts.dominant_materials`), all sharing one set of vertex attributes: ``POSITION``,
+  ``NORMAL``, ``TEXCOORD_0`` (box mapping: world position / ``TEXTURE_METRES`` on the plane across the axis the
+  triangle faces most, as the snapshots map textures; vertices are copied where triangles of different axes or
+  dominant materials meet, :func:`~voxelworld.io.parts.planar_vertices`), ``COLOR_0`` and the custom
+  attributes ``_MAT_A`` and ``_MAT_B`` (unsigned byte material ids, in a 4-byte stride as glTF aligns vertex
+  attributes) and ``_BLEND`` (float, the share of ``_MAT_B``): the :class:`~voxelworld.meshing.DisplayMesh`
+  arrays, per copied vertex. Each terrain material is named after its voxelworld material and carries its
+  texture's pictures (:func:`voxelworld.terrain.texture_set`) as embedded PNGs: ``baseColorTexture``,
+  ``metallicRoughnessTexture`` (iron is metal, ice and obsidian glossy) and, for glowing materials (lava),
+  ``emissiveTexture``. A vertex blending two materials cannot show two textures in a standard glTF material:
+  ``COLOR_0`` (linear RGB) tints the dominant material's texture towards the other material's average colour by
+  that material's share (white where a vertex shows one material; at most 1, so a tint can darken and shift but
+  not brighten), and is darkened by the mesh's ambient ``occlusion`` when the mesh has one. The exact blend stays
+  in ``_MAT_A`` / ``_MAT_B`` / ``_BLEND`` for shaders that read them: the mesh's ``extras`` name every material id
+  they hold (``material_names``) and its texture's glTF textures (``material_textures``). Each material's
+  ``extras`` hold its voxelworld ``id`` and sRGB ``colour`` (its texture's average).
 - ``"collision"`` (``collision=True``): the collision mesh, one primitive per triangle material, each with the
   material ``collision_<name>`` whose base colour is the material's colour (no vertex colours).
 - ``"navmesh"`` (``navmesh=True``): the navmesh's convex polygons as triangle fans, one primitive per level
@@ -33,17 +40,20 @@ b'glTF'
 
 from __future__ import annotations
 
+import io
 import struct
 from pathlib import Path
 
 import numpy as np
-from pygltflib import (ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF2, SCALAR, TRIANGLES, UNSIGNED_BYTE,
-                       UNSIGNED_INT, VEC3, Accessor, Asset, Attributes, Buffer, BufferView, Material, Mesh, Node,
-                       PbrMetallicRoughness, Primitive, Scene)
+from pygltflib import (ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF2, LINEAR, LINEAR_MIPMAP_LINEAR, REPEAT,
+                       SCALAR, TRIANGLES, UNSIGNED_BYTE, UNSIGNED_INT, VEC2, VEC3, Accessor, Asset, Attributes, Buffer,
+                       BufferView, Image, Material, Mesh, Node, PbrMetallicRoughness, Primitive, Sampler, Scene,
+                       Texture, TextureInfo)
 
 from .. import __version__
 from ..files import write_atomically
-from .parts import NAVMESH_COLOUR, ExportParts, check_path, fan_triangles, gather, material_groups
+from ..terrain import TextureSet
+from .parts import NAVMESH_COLOUR, ExportParts, check_path, fan_triangles, gather, material_groups, planar_vertices
 
 __all__ = ["export_glb", "glb_bytes"]
 
@@ -102,6 +112,18 @@ def srgb_to_linear(srgb) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
+def _tints(mat_a, mat_b, blend, dominant, colours) -> np.ndarray:
+    """COLOR_0 of split vertices: white where a vertex shows only the material of its primitive (``dominant``),
+    and towards the other material's average colour by that material's share, as a factor on the dominant
+    material's texture (linear RGB, at most 1: a tint can darken and shift, not brighten)."""
+    dominant = dominant.astype(np.int64)
+    other = np.where(mat_a == dominant, mat_b, mat_a).astype(np.int64)
+    share = np.where(mat_a == dominant, blend, 1.0 - blend).astype(np.float64)[:, None]
+    share = np.where((other[:, None] == 0) | (other[:, None] == dominant[:, None]), 0.0, share)
+    own, theirs = srgb_to_linear(colours[dominant]), srgb_to_linear(colours[other])
+    return np.clip((1.0 - share) + share * theirs / np.maximum(own, 1e-3), 0.0, 1.0)
+
+
 class _Builder:
     """A glTF document and its binary chunk, built up part by part."""
 
@@ -109,6 +131,7 @@ class _Builder:
         self.document = GLTF2(asset=Asset(generator=f"voxelworld {__version__}"), scene=0,
                               scenes=[Scene(name="voxelworld", nodes=[])])
         self.blob = bytearray()
+        self.layer_textures: dict[int, dict] = {}  # texture layer -> its glTF textures
 
     # --------------------------------------------------------------------------------------------- parts
     def terrain(self, parts: ExportParts) -> None:
@@ -116,21 +139,65 @@ class _Builder:
         if not mesh.triangle_count:
             self.node("terrain", None)
             return
-        share = mesh.blend.astype(np.float64)[:, None]
-        colours = srgb_to_linear(parts.colours[mesh.mat_a] * (1.0 - share) + parts.colours[mesh.mat_b] * share)
-        attributes = {"POSITION": self.vertex_accessor(mesh.positions, FLOAT, VEC3, bounds=True),
-                      "NORMAL": self.vertex_accessor(mesh.normals, FLOAT, VEC3),
-                      "COLOR_0": self.vertex_accessor(colours, FLOAT, VEC3),
-                      "_MAT_A": self.vertex_accessor(mesh.mat_a, UNSIGNED_BYTE, SCALAR),
-                      "_MAT_B": self.vertex_accessor(mesh.mat_b, UNSIGNED_BYTE, SCALAR),
-                      "_BLEND": self.vertex_accessor(mesh.blend, FLOAT, SCALAR)}
+        split = planar_vertices(mesh, parts.display_material)
+        source = split.source
+        occlusion = getattr(mesh, "occlusion", None)  # contract B: per vertex, 1 open .. 0 enclosed; else open
+        tint = _tints(mesh.mat_a[source], mesh.mat_b[source], mesh.blend[source], split.dominant, parts.colours)
+        if occlusion is not None:
+            tint = tint * np.asarray(occlusion, dtype=np.float64)[source, None]
+        attributes = {"POSITION": self.vertex_accessor(mesh.positions[source], FLOAT, VEC3, bounds=True),
+                      "NORMAL": self.vertex_accessor(mesh.normals[source], FLOAT, VEC3),
+                      "TEXCOORD_0": self.vertex_accessor(split.uv, FLOAT, VEC2),
+                      "COLOR_0": self.vertex_accessor(tint, FLOAT, VEC3),
+                      "_MAT_A": self.vertex_accessor(mesh.mat_a[source], UNSIGNED_BYTE, SCALAR),
+                      "_MAT_B": self.vertex_accessor(mesh.mat_b[source], UNSIGNED_BYTE, SCALAR),
+                      "_BLEND": self.vertex_accessor(mesh.blend[source], FLOAT, SCALAR)}
+        shown = np.union1d(mesh.mat_a, mesh.mat_b)
+        pictures = {int(m): self.pictures(parts.textures, int(parts.textures.layer_of[m])) for m in shown
+                    if parts.textures.layer_of[m] >= 0}
         primitives = []
         for material, triangles in material_groups(parts.display_material):
             extras = {"id": material, "colour": [float(c) for c in parts.colours[material]]}
-            primitives.append(self.primitive(attributes, mesh.indices[triangles],
-                                             self.material(parts.names[material], (1.0, 1.0, 1.0), extras)))
-        names = {str(m): parts.names[m] for m in np.union1d(mesh.mat_a, mesh.mat_b).tolist()}
-        self.node("terrain", Mesh(name="terrain", primitives=primitives, extras={"material_names": names}))
+            index = self.material(parts.names[material], (1.0, 1.0, 1.0), extras, pictures=pictures.get(material))
+            primitives.append(self.primitive(attributes, split.indices[triangles], index))
+        names = {str(m): parts.names[m] for m in shown.tolist()}
+        textures = {str(m): {"texture": parts.textures.names[parts.textures.layer_of[m]]} | maps
+                    for m, maps in pictures.items()}
+        self.node("terrain", Mesh(name="terrain", primitives=primitives,
+                                  extras={"material_names": names, "material_textures": textures}))
+
+    def pictures(self, textures: TextureSet, layer: int) -> dict:
+        """The glTF textures of one texture layer (made once per layer): ``baseColorTexture``,
+        ``metallicRoughnessTexture`` and, where the layer glows, ``emissiveTexture`` (texture indices)."""
+        if layer in self.layer_textures:
+            return self.layer_textures[layer]
+        albedo, surface = textures.albedo[layer], textures.surface[layer]
+        roughness_metal = np.zeros_like(albedo[..., :3])
+        roughness_metal[..., 1], roughness_metal[..., 2] = surface[..., 0], surface[..., 1]  # glTF: G rough, B metal
+        maps = {"baseColorTexture": self.texture(albedo[..., :3]),
+                "metallicRoughnessTexture": self.texture(roughness_metal)}
+        if surface[..., 2].any():
+            glow = np.round(albedo[..., :3].astype(np.float64) * surface[..., 2:3] / 255.0).astype(np.uint8)
+            maps["emissiveTexture"] = self.texture(glow)
+        self.layer_textures[layer] = maps
+        return maps
+
+    def texture(self, rgb: np.ndarray) -> int:
+        """A PNG image of ``rgb`` (S, S, 3 uint8) in the binary chunk, and a repeating texture of it."""
+        from PIL import Image as Picture
+
+        document = self.document
+        if not document.samplers:
+            document.samplers.append(Sampler(magFilter=LINEAR, minFilter=LINEAR_MIPMAP_LINEAR, wrapS=REPEAT,
+                                             wrapT=REPEAT))
+        file = io.BytesIO()
+        Picture.fromarray(np.ascontiguousarray(rgb), "RGB").save(file, format="PNG", optimize=False)
+        data = file.getvalue()
+        document.bufferViews.append(BufferView(buffer=0, byteOffset=len(self.blob), byteLength=len(data)))
+        self.blob += data + b"\0" * (-len(data) % 4)
+        document.images.append(Image(bufferView=len(document.bufferViews) - 1, mimeType="image/png"))
+        document.textures.append(Texture(sampler=0, source=len(document.images) - 1))
+        return len(document.textures) - 1
 
     def collision(self, parts: ExportParts) -> None:
         mesh = parts.collision
@@ -168,13 +235,21 @@ class _Builder:
         document.nodes.append(Node(name=name, mesh=None if mesh is None else len(document.meshes) - 1))
         document.scenes[0].nodes.append(len(document.nodes) - 1)
 
-    def material(self, name: str, colour, extras: dict, alpha: float = 1.0) -> int:
+    def material(self, name: str, colour, extras: dict, alpha: float = 1.0, pictures: dict | None = None) -> int:
         red, green, blue = (float(c) for c in colour)
         translucent = alpha < 1.0
+        pbr = PbrMetallicRoughness(baseColorFactor=[red, green, blue, alpha], metallicFactor=0.0, roughnessFactor=1.0)
+        glow = None
+        if pictures:  # the texture's pictures: the metalness and roughness come from them
+            pbr.baseColorTexture = TextureInfo(index=pictures["baseColorTexture"])
+            pbr.metallicRoughnessTexture = TextureInfo(index=pictures["metallicRoughnessTexture"])
+            pbr.metallicFactor = 1.0
+            if "emissiveTexture" in pictures:
+                glow = TextureInfo(index=pictures["emissiveTexture"])
         self.document.materials.append(Material(
-            name=name, pbrMetallicRoughness=PbrMetallicRoughness(baseColorFactor=[red, green, blue, alpha],
-                                                                 metallicFactor=0.0, roughnessFactor=1.0),
-            alphaMode="BLEND" if translucent else "OPAQUE", doubleSided=translucent, extras=extras))
+            name=name, pbrMetallicRoughness=pbr, alphaMode="BLEND" if translucent else "OPAQUE",
+            doubleSided=translucent, extras=extras, emissiveTexture=glow,
+            emissiveFactor=[1.0, 1.0, 1.0] if glow is not None else None))
         return len(self.document.materials) - 1
 
     def primitive(self, attributes: dict, triangles: np.ndarray, material: int, extras: dict | None = None):

@@ -2,8 +2,9 @@
 
 :func:`gather` checks an exporter's arguments and collects the world's parts as plain arrays: the terrain's
 display mesh (every chunk's, merged in chunk order) with the material each triangle shows most, the collision
-mesh and the navmesh when asked, and the name and colour of every material id. :func:`material_groups` and
-:func:`fan_triangles` split and triangulate them the same way in every format.
+mesh and the navmesh when asked, the name and colour of every material id and the materials' texture pictures.
+:func:`material_groups`, :func:`planar_vertices` and :func:`fan_triangles` split, map and triangulate them the
+same way in every format.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ import numpy as np
 from ..errors import ParameterError, check_range
 from ..game.world import World
 from ..meshing import CollisionMesh, DisplayMesh
-from ..terrain import NONE_COLOUR
+from ..terrain import NONE_COLOUR, TEXTURE_METRES, TextureSet, texture_set
 from ..navigation import NavMesh
 
 __all__ = ["ExportParts", "gather", "check_path", "dominant_materials", "material_groups", "fan_triangles",
-           "NONE_COLOUR", "NAVMESH_COLOUR"]
+           "planar_vertices", "PlanarVertices", "NONE_COLOUR", "NAVMESH_COLOUR"]
 
 NAVMESH_COLOUR = (0.2, 0.6, 1.0, 0.5)  # sRGB and alpha of the navmesh in every format
 
@@ -33,7 +34,8 @@ class ExportParts:
     ``display``: the terrain's display mesh; ``display_material``: (m,) uint8, per display triangle the
     material it shows most (:func:`dominant_materials`); ``collision``, ``navmesh``: None unless asked for;
     ``names``: 256 material names by id ("none" at 0, ``material_<id>`` where the table has no material);
-    ``colours``: (256, 3) float64 sRGB colours in [0, 1] by id, as in the material table.
+    ``colours``: (256, 3) float64 sRGB colours in [0, 1] by id, as in the material table (each the average of
+    its texture's picture); ``textures``: the table's texture pictures (:func:`voxelworld.terrain.texture_set`).
     """
 
     display: DisplayMesh
@@ -42,6 +44,7 @@ class ExportParts:
     navmesh: NavMesh | None
     names: tuple[str, ...]
     colours: np.ndarray
+    textures: TextureSet
 
 
 def check_path(path) -> Path:
@@ -67,7 +70,8 @@ def gather(world, collision: bool = False, navmesh: bool = False) -> ExportParts
     names = tuple(name or f"material_{number}" for number, name in enumerate(world.materials.name_by_id))
     colours = world.materials.palette()
     return ExportParts(display, dominant_materials(display), world.mesher.collision_mesh() if collision else None,
-                       world.agents.navigation.mesh if navmesh else None, names, colours)
+                       world.agents.navigation.mesh if navmesh else None, names, colours,
+                       texture_set(world.materials))
 
 
 def dominant_materials(mesh: DisplayMesh) -> np.ndarray:
@@ -116,3 +120,57 @@ def fan_triangles(start: np.ndarray, corners: np.ndarray, which: np.ndarray) -> 
     step = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + 1  # 1 .. n - 2 per polygon
     return np.stack([corners[polygon_first], corners[polygon_first + step], corners[polygon_first + step + 1]],
                     axis=1)
+
+
+@dataclass(frozen=True)
+class PlanarVertices:
+    """A display mesh's vertices split for planar texture mapping (:func:`planar_vertices`).
+
+    ``source`` (k,) int64: the display-mesh vertex each new vertex copies; ``axis`` (k,) int64: the axis (0 x,
+    1 y, 2 z) its triangles face most, along which it is projected; ``uv`` (k, 2) float32: its texture
+    coordinates, world position / ``TEXTURE_METRES`` on the plane across that axis ((z, y), (x, z), (x, y), as
+    the snapshots map textures); ``dominant`` (k,) uint8: the material its triangles show most; ``indices`` (m, 3)
+    int64: the triangles, in the mesh's order, over the new vertices.
+    """
+
+    source: np.ndarray
+    axis: np.ndarray
+    uv: np.ndarray
+    dominant: np.ndarray
+    indices: np.ndarray
+
+
+_PLANES = np.array([[2, 1], [0, 2], [0, 1]])  # the world axes of (u, v) when projecting along x, y, z
+
+
+def planar_vertices(mesh: DisplayMesh, triangle_material: np.ndarray) -> PlanarVertices:
+    """Split ``mesh``'s vertices so that each triangle is box-mapped along the axis it faces most: a vertex
+    whose triangles face different axes, or show different materials most (``triangle_material``, (m,)), is
+    copied once per (axis, material). Same mesh, same split.
+
+    >>> from voxelworld.meshing import DisplayMesh
+    >>> up, side = [0, 1, 0], [1, 0, 0]  # a floor triangle, and a wall triangle sharing vertex 0
+    >>> mesh = DisplayMesh(np.float32([[0, 0, 0], [2, 0, 0], [0, 0, 2], [0, 2, 0], [0, 2, 2]]),
+    ...                    np.float32([up, up, up, side, side]), np.uint32([[0, 2, 1], [0, 4, 3]]),
+    ...                    np.uint8([4] * 5), np.uint8([0] * 5), np.float32([0] * 5))
+    >>> split = planar_vertices(mesh, np.uint8([4, 4]))
+    >>> split.source.tolist(), split.axis.tolist(), split.indices.tolist()
+    ([0, 0, 1, 2, 3, 4], [0, 1, 1, 1, 0, 0], [[1, 3, 2], [0, 5, 4]])
+    >>> split.uv[2].tolist()  # vertex 1 on the floor: (x, z) / TEXTURE_METRES
+    [1.0, 0.0]
+    """
+    corners = mesh.indices.astype(np.int64)
+    facing = mesh.normals.astype(np.float64)[corners].sum(axis=1)
+    flat = np.cross(*(mesh.positions.astype(np.float64)[corners[:, k]] - mesh.positions[corners[:, 0]]
+                      for k in (1, 2)))
+    facing = np.where(np.abs(facing).sum(axis=1, keepdims=True) > 1e-9, facing, flat)
+    axis = np.argmax(np.abs(facing), axis=1)
+    material = np.asarray(triangle_material, dtype=np.int64)
+    keys = (corners * 3 + axis[:, None]) * 256 + material[:, None]
+    unique, new = np.unique(keys.ravel(), return_inverse=True)
+    source, vertex_axis, dominant = unique // 768, (unique // 256) % 3, unique % 256
+    planes = _PLANES[vertex_axis]
+    positions = mesh.positions.astype(np.float64)[source]
+    uv = np.take_along_axis(positions, planes, axis=1) / TEXTURE_METRES
+    return PlanarVertices(source, vertex_axis, uv.astype(np.float32), dominant.astype(np.uint8),
+                          new.reshape(-1, 3).astype(np.int64))
