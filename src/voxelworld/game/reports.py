@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .objects import ObjectTransform
+from .poses import CharacterPose
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class Snapshot:
     """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
     (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
     the moving ``objects``, the chunks whose display mesh changed (read them from ``world.mesher.meshes``) and
-    the player's stats, ``player_stamina`` and ``player_currency`` (what the HUD shows)."""
+    the player's stats, ``player_stamina`` and ``player_currency`` (what the HUD shows), and every actor's pose on
+    the shipped character, ``characters`` (:mod:`voxelworld.game.poses`: the player, the NPCs, the enemies)."""
 
     frame: int
     time: float
@@ -43,3 +45,4 @@ class Snapshot:
     changed_chunks: frozenset[tuple[int, int, int]]
     player_stamina: float = 0.0
     player_currency: float = 0.0
+    characters: tuple[CharacterPose, ...] = ()
