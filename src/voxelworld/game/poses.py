@@ -155,9 +155,13 @@ def character_rig() -> CharacterRig:
     shoulder = root[:3, :3] @ skeleton.world_positions()[right[0]] + root[:3, 3]
     walk = character.clips["animation0"]
     table = walk.sample_frames(skeleton, np.linspace(0.0, walk.duration, WALK_SAMPLES), loop=True)
-    return CharacterRig(skeleton, root, walk, rest.rotation.copy(), rest.translation[0].copy(), right, left,
-                        float(shoulder[1]), shoulder, _walk_cycle(skeleton, root, walk), table.rotation.copy(),
-                        table.translation[:, 0].copy())
+    rig = CharacterRig(skeleton, root, walk, rest.rotation.copy(), rest.translation[0].copy(), right, left,
+                       float(shoulder[1]), shoulder, _walk_cycle(skeleton, root, walk), table.rotation.copy(),
+                       table.translation[:, 0].copy())
+    # Idle: the rest pose with the arms let down along the sides (the model's rest holds them out).
+    for chain, side in ((right, RIGHT_DOWN), (left, RIGHT_DOWN * _MIRROR)):
+        _aim_arm(rig, rig.idle_rotations, chain, side, side, 1.0)
+    return rig
 
 
 def _sample_walk(phase: float) -> tuple[np.ndarray, np.ndarray]:
@@ -275,9 +279,12 @@ def aim_arm(rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
     """Turn an arm ``chain`` (shoulder, elbow, wrist joint indices) of the rig so that its upper arm points
     along ``upper`` and its forearm along ``fore`` (model-space directions), each joint by the shortest
     rotation, blended by ``weight`` (0..1); ``rotations`` (n, 4) is changed in place."""
+    _aim_arm(character_rig(), rotations, chain, upper, fore, weight)
+
+
+def _aim_arm(rig: CharacterRig, rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
     if weight <= 0.0:
         return
-    rig = character_rig()
     parents, rest = rig.skeleton.parents, rig.skeleton.rest.translation
     to_skeleton = rig.root_transform[:3, :3].T
     shoulder = chain[0]
@@ -295,6 +302,7 @@ FORWARD, UP, RIGHT = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.ar
 
 
 _MIRROR = np.array([-1.0, 1.0, 1.0])  # the right arm's direction mirrored for the left arm
+RIGHT_DOWN = 0.2 * RIGHT - UP  # idle: the right arm hangs down, a little away from the body
 _AIR_UPPER, _AIR_FORE = RIGHT + 0.8 * UP, RIGHT + 1.2 * UP  # in the air: arms up sideways
 _AHEAD = FORWARD - 0.15 * UP  # suck: both arms forward, a little down
 _SUCK_UPPER = _AHEAD + 0.15 * RIGHT

@@ -7,7 +7,7 @@
 // shaders.js draw the panels and the terrain.
 //
 // window.voxelworld exposes counters and hooks for tests: stats (messages by kind, frames, errors), overlays,
-// send(text), scene.
+// send(text), scene, characters() (skinned meshes per kind of actor).
 
 import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
@@ -41,6 +41,7 @@ function onHello(hello) {
   hud.setMaterials(hello.materials);
   view3d.reset(hello);
   actors.clear();
+  actors.useCharacter(hello.character);
   stats.chunks = 0;
   stats.triangles = 0;
   stats.client = hello.client;
@@ -204,13 +205,14 @@ function tick(now) {
 }
 
 window.voxelworld = {
-  stats, overlays, scene: view3d.scene, camera: follow.camera,
+  stats, overlays, scene: view3d.scene, camera: follow.camera, renderer: view3d.renderer,
   send: (text) => send(text),
   get socket() { return socket; },
   get hud() { return hud.last; },
   get frame() { return latest; },
   get hello() { return world; },
   navmeshChildren: () => view3d.navmesh.children.length,
+  characters: () => actors.characterCounts(),
   chunkCounts: () => ({ ...chunkCounts }),
 };
 
