@@ -6,8 +6,9 @@ and faces. A renderer that skins CesiumMan with these rotations (the browser pag
 world puts the poses in its :class:`~voxelworld.game.reports.Snapshot` (``snapshot.characters``).
 
 - **Walkers** (NPCs, and the player when it moves) play CesiumMan's walk clip with its phase advanced by the
-  distance they travelled (the rig's ``walk_cycle`` metres a cycle, measured from the clip's feet), so the feet do not slide; standing still, the
-  figure eases into its idle pose (the rest pose) within :data:`BLEND_SECONDS`.
+  distance they travelled (the rig's ``walk_cycle`` metres a cycle, measured from the clip's feet), so the feet
+  do not slide; standing still, the figure eases into its idle pose (the rest pose with the arms let down)
+  within :data:`BLEND_SECONDS`.
 - **The player's actions** are small authored layers over the walk or idle pose: a punch (or a pull-out)
   thrusts the right arm forward, suck holds both arms forward, a throw swings the right arm from up behind
   to forward, and in the air both arms rise sideways.
@@ -429,6 +430,7 @@ def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:
     player = world.player
     poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
                      _player_layers(world, events, before.get(("player", "player"))))]
-    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt) for npc in world.agents.npcs]
+    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt)
+              for npc in world.agents.npcs]
     poses += [enemy_pose(enemy) for enemy in world.agents.enemies]
     return tuple(poses)

@@ -51,9 +51,9 @@ from ..errors import VoxelworldError
 from ..game.poses import character_rig
 from ..meshing import DisplayMesh
 
-__all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "characters", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "BUTTONS", "CLIENT_TYPES",
-           "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION", "YAW_LIMIT", "ProtocolError", "InputMessage",
-           "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
+__all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "characters", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",
+           "BUTTONS", "CLIENT_TYPES", "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION", "YAW_LIMIT", "ProtocolError",
+           "InputMessage", "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
            "hud_message", "dumps"]
@@ -438,8 +438,9 @@ def characters(world) -> list[dict]:
     (its segment, m) and ``contact`` (the material it touches, or null)."""
     entries = []
     for pose in world.snapshot().characters:
+        rotations = np.round(pose.local_rotations().ravel(), 3).tolist()  # unit quaternions: always finite
         entry = {"name": pose.name, "kind": pose.kind, "position": _round(pose.position), "yaw": _round(pose.yaw, 3),
-                 "scale": _round(pose.scale), "rotations": _round(pose.rotations, 3), "root": _round(pose.root)}
+                 "scale": _round(pose.scale), "rotations": rotations, "root": _round(pose.root)}
         if pose.kind == "enemy":
             entry |= {"blade": _round(pose.blade), "contact": pose.contact}
         entries.append(entry)

@@ -582,9 +582,9 @@ async def _character(request):
 
 def create_app(world, save_path=None, host: str = "127.0.0.1"):
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
-    protocol, :data:`CHARACTER_URL` the character. The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
-    is ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the
-    loopback names (:func:`request_refusal`)."""
+    protocol, ``/character.glb`` the character. The world is stepped from the application's start (lifespan)
+    to its end. The :class:`PlayServer` is ``app.state.play``. ``host``: the address the server listens on,
+    which requests may name besides the loopback names (:func:`request_refusal`)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route, WebSocketRoute
