@@ -4,7 +4,8 @@ The demo world (its 3 NPCs and the chainsaw enemy cutting the rock wall) with th
 enemy, looking at it (+z); the page plays it. The scene holds one SkinnedMesh per actor (counted through
 ``window.voxelworld.characters()``), and the enemy is in the picture: drawn once with and once without the
 enemy in the same instant, the pictures differ around where the enemy stands. The pictures are written to
-``VOXELWORLD_SCREENSHOTS`` (a folder) when that is set, for a person to look at.
+``VOXELWORLD_SCREENSHOTS`` (a folder) when that is set, for a person to look at. A page that cannot load the model
+warns in its console and draws the old stand-ins (capsules, the enemy's sticks).
 
 Skipped only where /usr/bin/chromium (or Playwright) is missing and the CI variable is unset."""
 
@@ -84,7 +85,7 @@ def page():
                                   "window.voxelworld.stats.chunks > 20 && "
                                   "window.voxelworld.characters().state !== 'loading'", timeout=WAIT_MS)
             tab.wait_for_function("window.voxelworld.characters().skinned >= 5", timeout=WAIT_MS)
-            tab.problems, tab.warnings, tab.world = problems, warnings, world
+            tab.problems, tab.warnings, tab.world, tab.browser, tab.server = problems, warnings, world, browser, server
             yield tab
         finally:
             browser.close()
@@ -130,3 +131,22 @@ def test_the_enemy_is_in_the_picture(page):
                                                         "window.voxelworld.scene, window.voxelworld.camera), "
                                                         "document.querySelector('#view canvas').toDataURL()")))
     assert page.problems == []
+
+
+def test_without_the_model_the_page_warns_and_draws_capsules(page):
+    tab = page.browser.new_page(viewport={"width": 640, "height": 360})
+    try:
+        warnings: list[str] = []
+        tab.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        tab.route("**/character.glb", lambda route: route.abort())
+        tab.goto(page.server.url)
+        tab.wait_for_function("window.voxelworld && window.voxelworld.characters().state === 'failed' && "
+                              "window.voxelworld.stats.frames > 5", timeout=WAIT_MS)
+        tab.wait_for_timeout(300)
+        assert any("character.glb" in w and "capsules" in w for w in warnings), warnings
+        assert tab.evaluate("window.voxelworld.characters().skinned") == 0
+        names = tab.evaluate("window.voxelworld.scene.getObjectByName('actors').children.map((o) => o.name)")
+        assert "player" in names and any(n.startswith("npc:") for n in names)
+        assert any(n.startswith("enemy:") for n in names)
+    finally:
+        tab.close()
