@@ -55,8 +55,8 @@ from ..errors import ParameterError
 from ..motion import CESIUM_MAN, Pose, Skeleton, load_gltf
 from .events import ActionStarted
 
-__all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", "model_to_world",
-           "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
+__all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", "enemy_pose", "aim_arm",
+           "model_to_world", "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
 
 RIGHT_ARM = ("Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_")  # shoulder, elbow, wrist
 LEFT_ARM = ("Skeleton_arm_joint_L__4_", "Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__2_")
