@@ -46,12 +46,12 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import dataclass, fields, replace
+from functools import cache, partial
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, check_finite, check_point, check_range
 from ..motion import CESIUM_MAN, Pose, Skeleton, load_gltf
 from .events import ActionStarted
 
@@ -99,11 +99,48 @@ class CharacterPose:
     contact: str | None = None
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ParameterError("kind", self.kind, "one of " + ", ".join(KINDS))
+        """Check every field (a pose read back from a file is built through here); numbers become floats."""
+        set_field = partial(object.__setattr__, self)
+        check_range("name", self.name, "a non-empty string", isinstance(self.name, str) and bool(self.name))
+        check_range("kind", self.kind, "one of " + ", ".join(KINDS), self.kind in KINDS)
+        set_field("position", check_point("position", self.position))
+        set_field("yaw", check_finite("yaw", self.yaw, unit="degrees"))
+        set_field("scale", check_finite("scale", self.scale, minimum=0.0, strict_minimum=True))
         joints = len(character_rig().skeleton)
-        if len(self.rotations) != 4 * joints:
-            raise ParameterError("rotations", f"{len(self.rotations)} numbers", f"{4 * joints} (4 per joint)")
+        legal = f"{4 * joints} finite numbers (a unit quaternion x, y, z, w per joint)"
+        rotations = self.rotations
+        check_range("rotations", rotations, legal,
+                    isinstance(rotations, (tuple, list)) and len(rotations) == 4 * joints)
+        try:
+            quaternions = np.array(rotations, dtype=np.float64).reshape(-1, 4)
+        except (TypeError, ValueError):
+            raise ParameterError("rotations", rotations, legal) from None
+        lengths = np.sqrt(np.sum(quaternions * quaternions, axis=1))
+        check_range("rotations", rotations, legal, bool(np.all(np.abs(lengths - 1.0) <= 1e-3)))
+        set_field("rotations", tuple(quaternions.ravel().tolist()))
+        set_field("root", check_point("root", self.root))
+        duration = character_rig().walk.duration
+        set_field("walk_phase", check_finite("walk_phase", self.walk_phase, minimum=0.0, maximum=duration, unit="s"))
+        for name in ("walk_weight", "suck_weight", "air_weight"):
+            set_field(name, check_finite(name, getattr(self, name), minimum=0.0, maximum=1.0))
+        check_range("action", self.action, "one of '', " + ", ".join(ACTION_SECONDS),
+                    self.action == "" or self.action in ACTION_SECONDS)
+        set_field("action_time", check_finite("action_time", self.action_time, minimum=0.0,
+                                              maximum=ACTION_SECONDS.get(self.action, 0.0), unit="s"))
+        if self.blade is not None:
+            check_range("blade", self.blade, "None or two points", isinstance(self.blade, (tuple, list))
+                        and len(self.blade) == 2)
+            set_field("blade", (check_point("blade[0]", self.blade[0]), check_point("blade[1]", self.blade[1])))
+        check_range("contact", self.contact, "None or a material name", self.contact is None or
+                    isinstance(self.contact, str))
+
+    @classmethod
+    def _made(cls, *values) -> "CharacterPose":
+        """A pose the poser made itself, its fields in order and of the right types: no checks (every frame)."""
+        pose = object.__new__(cls)
+        for name, value in zip(_POSE_FIELDS, values):
+            object.__setattr__(pose, name, value)
+        return pose
 
     def local_rotations(self) -> np.ndarray:
         """``rotations`` as an (n, 4) array."""
@@ -123,6 +160,9 @@ class CharacterPose:
         local = rig.skeleton.world_positions(self.skeleton_pose())
         placed = model_to_world(self.position, self.yaw, self.scale) @ rig.root_transform
         return local @ placed[:3, :3].T + placed[:3, 3]
+
+
+_POSE_FIELDS = tuple(f.name for f in fields(CharacterPose))
 
 
 @dataclass(frozen=True)
@@ -341,6 +381,9 @@ def _layers(rotations: np.ndarray, state: dict) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ actors
+_NO_LAYERS = {"action": "", "action_time": 0.0, "suck_weight": 0.0, "air_weight": 0.0}
+
+
 def _walker(name: str, kind: str, position, yaw: float | None, previous: CharacterPose | None, dt: float,
             layers: dict | None = None) -> CharacterPose:
     """A walker's pose: walk phase advanced by the distance travelled since ``previous``, eased between idle
@@ -363,14 +406,14 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
     if not airborne:
         phase = (phase + distance / rig.walk_cycle * duration) % duration
     weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
-    state = {"walk_phase": phase, "walk_weight": weight}
+    layers = layers or _NO_LAYERS
     sample = _walk_sample(phase)
-    layered = layers is not None and (layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0)
-    if layers is not None:
-        state |= layers
+    layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
+    state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
+             None, None)  # no blade, no contact
     if not layered and weight in (0.0, 1.0):  # a plain walker or stander: the rig's tuples as they are
         rotations, root = rig.walk_flat[sample] if weight == 1.0 else rig.idle_flat
-        return CharacterPose(name, kind, position, float(yaw), 1.0, rotations, root, **state)
+        return CharacterPose._made(name, kind, position, float(yaw), 1.0, rotations, root, *state)
     rotations, root = rig.walk_rotations[sample], rig.walk_roots[sample]
     if weight < 1.0:
         rotations = _nlerp_rows(rig.idle_rotations, rotations, weight)
@@ -378,8 +421,8 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
     rotations = rotations.copy()
     if layered:
         _layers(rotations, layers)
-    return CharacterPose(name, kind, position, float(yaw), 1.0, tuple(rotations.ravel().tolist()),
-                         tuple(root.tolist()), **state)
+    return CharacterPose._made(name, kind, position, float(yaw), 1.0, tuple(rotations.ravel().tolist()),
+                               tuple(root.tolist()), *state)
 
 
 def _player_layers(world, events, previous: CharacterPose | None) -> dict:
@@ -419,9 +462,9 @@ def enemy_pose(enemy) -> CharacterPose:
     aim_arm(rotations, rig.right_arm, upper, fore, 1.0)
     blade = tuple(tuple(float(v) for v in point) for point in motion.part_segment)
     contact = motion.contact.material if motion.contact is not None else None
-    return CharacterPose(enemy.name, "enemy", tuple(float(v) for v in position), yaw, scale,
-                         tuple(rotations.ravel().tolist()), tuple(rig.idle_root.tolist()), blade=blade,
-                         contact=contact)
+    return CharacterPose._made(enemy.name, "enemy", tuple(float(v) for v in position), yaw, scale,
+                               tuple(rotations.ravel().tolist()), tuple(rig.idle_root.tolist()), 0.0, 0.0, "",
+                               0.0, 0.0, 0.0, blade, contact)
 
 
 def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:
