@@ -64,6 +64,7 @@ def test_walk_phase_advances_with_distance_not_time():
         checked += distance > 0.01
     assert checked > 30  # it did walk
     assert after.walk_weight == 0.0  # standing: the idle pose
+    assert_checked(world.snapshot().characters)
     assert np.allclose(after.local_rotations()[rig.left_arm[0]], rig.idle_rotations[rig.left_arm[0]])
 
 
@@ -79,8 +80,12 @@ def test_poses_are_deterministic():
             world.step(Inputs(move=(0.3, 1.0), look=(270.0 + frame, -10.0), punch=frame % 15 == 0))
         runs.append(world.snapshot().characters)
     assert runs[0] == runs[1]  # tuples of floats: bit for bit
-    # what the poser makes unchecked passes the checks a pose read from a file goes through, unchanged
-    for pose in runs[0]:
+    assert_checked(runs[0])
+
+
+def assert_checked(poses):
+    """What the poser makes unchecked passes the checks a pose read from a file goes through, unchanged."""
+    for pose in poses:
         assert CharacterPose(**{f.name: getattr(pose, f.name) for f in fields(CharacterPose)}) == pose
 
 
@@ -93,6 +98,7 @@ def test_punch_thrusts_the_right_arm_forward():
             world.step(Inputs(punch=punch and frame == 20))
         worlds[punch] = player_pose(world)
     still, punching = worlds[False], worlds[True]
+    assert_checked([still, punching])
     assert punching.action == "punch" and still.action == ""
     shoulder = rig.right_arm[0]
     turned = quat.angle_degrees(still.local_rotations()[shoulder], punching.local_rotations()[shoulder])
@@ -181,3 +187,11 @@ def test_bad_pose_fields_raise():
                          ("walk_phase", -1.0), ("contact", 3)):
         with pytest.raises(ParameterError, match=field):
             replace(good, **{field: value})
+
+
+def test_a_snapshot_wants_poses():
+    world = fresh()
+    snapshot = world.snapshot()
+    for bad in (None, [None], ("pose",)):
+        with pytest.raises(ParameterError, match="characters"):
+            replace(snapshot, characters=bad)

@@ -433,7 +433,7 @@ def _player_layers(world, events, previous: CharacterPose | None) -> dict:
     for event in events:
         if isinstance(event, ActionStarted) and event.action in ("punch", "pull_out", "throw"):
             action, time = ("throw" if event.action == "throw" else "punch"), 0.0
-    if action and time >= ACTION_SECONDS[action]:
+    if not action or time >= ACTION_SECONDS[action]:
         action, time = "", 0.0
     suck = 0.0 if previous is None else previous.suck_weight
     air = 0.0 if previous is None else previous.air_weight

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import check_range
 from .objects import ObjectTransform
 from .poses import CharacterPose
 
@@ -46,3 +47,10 @@ class Snapshot:
     player_stamina: float = 0.0
     player_currency: float = 0.0
     characters: tuple[CharacterPose, ...] = ()
+
+    def __post_init__(self):
+        # The next frame's poses go on from these (a world read from a file too): check them.
+        characters = self.characters
+        check_range("characters", characters, "a sequence of CharacterPose", isinstance(characters, (tuple, list))
+                    and all(isinstance(c, CharacterPose) for c in characters))
+        object.__setattr__(self, "characters", tuple(characters))
