@@ -7,6 +7,10 @@ Median, 95th percentile and max of ``World.step`` (ms, Python overhead included)
 - the issue's case: the player 2.4 m from the rock wall holding suck every frame while strafing slowly along
   it (the aim sweeping over the wall and the ground; the gauge's time limit raised so that suck never stops),
   8 NPCs patrolling on the live navmesh, the enemy cutting. Budget: median <= 8 ms.
+
+Besides the wall-clock times, the median CPU time of a step (``time.process_time``: what this process itself
+spent, less disturbed by other work on a shared machine), and, where the code poses its characters
+(``voxelworld.game.poses``, issue #14), what posing every actor costs on its own (median ms, the suck world).
 """
 
 from __future__ import annotations
@@ -48,15 +52,34 @@ def to_the_wall(world: World) -> None:
         world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
 
 
-def step_times(world: World, script) -> np.ndarray:
-    times = []
+def step_times(world: World, script) -> tuple[np.ndarray, np.ndarray]:
+    """Wall-clock and CPU ms of each step after the warm-up."""
+    times, cpu = [], []
     for frame in range(WARM_UP + FRAMES):
         inputs = script(frame)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         world.step(inputs)
         if frame >= WARM_UP:
             times.append((time.perf_counter() - start) * 1000.0)
-    return np.array(times)
+            cpu.append((time.process_time() - start_cpu) * 1000.0)
+    return np.array(times), np.array(cpu)
+
+
+def posing_ms(world: World, inputs: Inputs) -> float | None:
+    """Median ms of posing every actor of ``world`` for one more frame of ``inputs``, again and again from the
+    same poses before it (None for code without poses)."""
+    try:
+        from voxelworld.game.poses import pose_characters
+    except ImportError:
+        return None
+    previous = world.snapshot().characters
+    world.step(inputs)
+    times = []
+    for _ in range(200):
+        start = time.perf_counter()
+        pose_characters(world, previous, ())
+        times.append((time.perf_counter() - start) * 1000.0)
+    return float(np.median(times))
 
 
 def main() -> None:
@@ -71,16 +94,19 @@ def main() -> None:
     for name, world, script in (("walking; 3 NPCs, enemy cutting", walker, walking),
                                 ("suck held at the wall; 8 NPCs, enemy cutting (budget 8 ms)", sucker, sucking)):
         first = len(world.events)
-        times = step_times(world, script)
+        times, cpu = step_times(world, script)
         events = world.events[first:]
         edits = sum(1 for e in events if type(e).__name__ == "VoxelsEdited")
         updates = sum(1 for e in events if getattr(e, "kind", None) == "suck")
         rebakes = world.agents.navigation.revision
         rows.append((name, f"{np.median(times):.2f}", f"{np.percentile(times, 95):.2f}", f"{times.max():.2f}",
-                     edits, updates, rebakes, len(world.actions.suck.bullets)))
+                     f"{np.median(cpu):.2f}", edits, updates, rebakes, len(world.actions.suck.bullets)))
     print(f"World.demo(seed=0): {build:.0f} ms (terrain, props, meshing, collision BVH, navmesh, NPCs, enemy)")
-    print_table(("World.step on the demo world", "median ms", "p95 ms", "max ms", "edits applied",
+    print_table(("World.step on the demo world", "median ms", "p95 ms", "max ms", "median CPU ms", "edits applied",
                  "suck updates", "navmesh re-bakes", "bullets"), rows)
+    posing = posing_ms(sucker, sucking(WARM_UP + FRAMES))
+    if posing is not None:
+        print(f"posing every actor (player, 8 NPCs, enemy) on its own: {posing:.3f} ms (median)")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.game.deformation import Treasure
+from voxelworld.game.poses import character_rig
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
 from voxelworld.viewer import protocol
@@ -274,6 +275,27 @@ def test_hello_frame_and_hud_messages(world):
                         "items"}
     assert set(hud["achievements"]) >= {m.group for m in world.materials}
     assert hud["aim"] is None or {"material", "hardness", "damage"} <= set(hud["aim"])
+
+
+def test_characters_in_hello_and_frame(world):
+    hello = protocol.hello_message(world, 3, 1, fps=60, save_path=None)
+    frame = protocol.frame_message(world)
+    rig = character_rig()
+    assert hello["character"] == {"url": "/character.glb", "joints": list(rig.skeleton.names)}
+    poses = world.snapshot().characters
+    entries = frame["characters"]
+    assert [(c["name"], c["kind"]) for c in entries] == [(p.name, p.kind) for p in poses]
+    assert [c["kind"] for c in entries].count("npc") == len(world.agents.npcs)
+    for entry, pose in zip(entries, poses):
+        rotations = np.array(entry["rotations"]).reshape(-1, 4)
+        assert rotations.shape == (len(rig.skeleton), 4)
+        np.testing.assert_allclose(rotations, pose.local_rotations(), atol=5e-4)
+        np.testing.assert_allclose(entry["position"], pose.position, atol=1e-4)
+        assert entry["yaw"] == pytest.approx(pose.yaw, abs=1e-3) and len(entry["root"]) == 3
+    enemy = next(c for c in entries if c["kind"] == "enemy")
+    np.testing.assert_allclose(enemy["blade"], world.agents.enemies[0].motion.part_segment, atol=1e-4)
+    assert enemy["contact"] == frame["enemies"][0]["contact"]
+    assert "blade" not in entries[0]
 
 
 def test_hud_after_sucking_lists_each_bullets_material(world):

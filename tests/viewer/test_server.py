@@ -29,8 +29,9 @@ from voxelworld.errors import FormatError
 from voxelworld.game.events import ActionStarted
 from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
+from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
-from voxelworld.viewer.protocol import (KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGES_PER_SECOND,
+from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGES_PER_SECOND,
                                         decode_chunk_mesh, decode_collision_mesh, decode_navmesh)
 from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
 
@@ -399,6 +400,12 @@ LOCAL = [
 
 def _port(server: ServerThread, host: str | None) -> str | None:
     return None if host is None else host.replace("PORT", str(server.port))
+
+
+def test_the_character_is_served(server):
+    status, body, kind = get(server, CHARACTER_URL)
+    assert status == 200 and kind == "model/gltf-binary"
+    assert body == CESIUM_MAN.read_bytes() and body[:4] == b"glTF"
 
 
 @pytest.mark.parametrize("host, origin", FOREIGN, ids=[f"foreign{n}" for n in range(len(FOREIGN))])

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import check_range
 from .objects import ObjectTransform
+from .poses import CharacterPose
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,8 @@ class Snapshot:
     """What a renderer needs after a frame: the player's feet ``player_position`` (m) and view
     (``player_yaw``, ``player_pitch``, degrees), the camera (``camera_eye`` and unit ``camera_direction``),
     the moving ``objects``, the chunks whose display mesh changed (read them from ``world.mesher.meshes``) and
-    the player's stats, ``player_stamina`` and ``player_currency`` (what the HUD shows)."""
+    the player's stats, ``player_stamina`` and ``player_currency`` (what the HUD shows), and every actor's pose on
+    the shipped character, ``characters`` (:mod:`voxelworld.game.poses`: the player, the NPCs, the enemies)."""
 
     frame: int
     time: float
@@ -49,3 +52,11 @@ class Snapshot:
     changed_chunks: frozenset[tuple[int, int, int]]
     player_stamina: float = 0.0
     player_currency: float = 0.0
+    characters: tuple[CharacterPose, ...] = ()
+
+    def __post_init__(self):
+        # The next frame's poses go on from these (a world read from a file too): check them.
+        characters = self.characters
+        check_range("characters", characters, "a sequence of CharacterPose", isinstance(characters, (tuple, list))
+                    and all(isinstance(c, CharacterPose) for c in characters))
+        object.__setattr__(self, "characters", tuple(characters))

@@ -64,6 +64,7 @@ from .level import Level, Prop, demo_level, surface_height
 from .objects import ObjectTransform
 from .play import PlayerActions
 from .player import Player
+from .poses import pose_characters
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
 
@@ -358,7 +359,7 @@ class World:
         self.changed_chunks = self.mesher.build_display_meshes().remeshed
 
     def _snapshot_stage(self) -> None:
-        self._snapshot = self._take_snapshot()
+        self._snapshot = self._take_snapshot(self._snapshot.characters)
 
     def _announce_edit(self, edit: VoxelEdit, result: EditResult) -> None:
         self.applied_edits.append((edit, result))
@@ -436,12 +437,14 @@ class World:
         """What a renderer needs after the last frame (see :class:`Snapshot`)."""
         return self._snapshot
 
-    def _take_snapshot(self) -> Snapshot:
+    def _take_snapshot(self, previous: tuple = ()) -> Snapshot:
+        """The snapshot of the last frame; ``previous``: the poses of the frame before (none at the start)."""
         objects = tuple(o for source in self._object_sources for o in source(self))
         player = self.player
+        characters = pose_characters(self, previous, self._frame_events)
         return Snapshot(self.frame, self.time, _point(player.position), player.yaw, player.pitch, _point(player.eye),
                         _point(player.aim), objects, self.changed_chunks, float(player.stamina),
-                        float(player.currency))
+                        float(player.currency), characters)
 
     def achievements(self) -> dict[str, float]:
         """Volume removed by the player's actions per material group (m³), sorted by group name."""

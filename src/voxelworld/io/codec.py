@@ -53,6 +53,7 @@ from ..game.npcs import NPCSettings
 from ..game.objects import ObjectTransform, WorldObject
 from ..game.play import ActionSettings
 from ..game.player import PlayerSettings
+from ..game.poses import CharacterPose
 from ..game.suck import SuckSettings, SuckState
 from ..game.throwing import Contact as ImpactContact
 from ..game.throwing import ImpactRules, ThrowSettings
@@ -89,6 +90,7 @@ _NAMED_TYPES: dict[str, type] = {
     "game.deformation.Treasure": Treasure, "game.objects.WorldObject": WorldObject,
     "game.actions.VoxelObject": VoxelObject, "game.throwing.Contact": ImpactContact,
     "motion.contacts.Contact": MotionContact, "motion.skeleton.Pose": Pose, "game.enemy.Carved": Carved,
+    "game.poses.CharacterPose": CharacterPose,
     # update ranges of queued edits
     "terrain.shapes.Sphere": Sphere, "terrain.shapes.Box": Box, "terrain.shapes.Capsule": Capsule,
     "terrain.shapes.Cylinder": Cylinder, "terrain.shapes.Union": Union,

@@ -49,17 +49,19 @@ import numpy as np
 
 from ..errors import VoxelworldError
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
+from ..game.poses import character_rig
 from ..meshing import DisplayMesh
 
-__all__ = ["PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND", "MAX_FRAME_EVENTS", "BUTTONS",
-           "CLIENT_TYPES",
-           "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION", "YAW_LIMIT", "ProtocolError", "InputMessage",
-           "ControlMessage", "SaveMessage", "OverlaysMessage", "PingMessage", "parse_client_message", "RateLimiter",
+__all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "characters", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",
+           "MAX_FRAME_EVENTS", "BUTTONS", "CLIENT_TYPES", "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION",
+           "YAW_LIMIT", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage", "OverlaysMessage",
+           "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
            "frame_events", "events_message", "hud_message", "dumps"]
 
 PROTOCOL_VERSION = 1
+CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
 BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use")  # Inputs' buttons a page may hold
@@ -392,7 +394,9 @@ def _round(value, digits: int = 4):
 def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
     (each material's texture and the colour it is drawn in until textures have pictures: what the terrain
-    shader blends), the world's box and chunk grid, the player's and NPCs' capsules, the props' triangles and the enemies' skeletons."""
+    shader blends), the world's box and chunk grid, the player's and NPCs' capsules, the props' triangles, the enemies'
+    skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
+    the order of a frame's ``characters[].rotations``)."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
@@ -415,6 +419,7 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
                    "indices": np.asarray(p.indices).ravel().tolist()} for p in world.props],
         "enemies": [{"name": e.name, "joints": list(e.motion.skeleton.names),
                      "parents": e.motion.skeleton.parents.tolist()} for e in world.agents.enemies],
+        "character": {"url": CHARACTER_URL, "joints": list(character_rig().skeleton.names)},
     }
 
 
@@ -453,10 +458,28 @@ def frame_events(world) -> tuple[list[dict], int]:
     return events[:MAX_FRAME_EVENTS], max(0, len(events) - MAX_FRAME_EVENTS)
 
 
+def characters(world) -> list[dict]:
+    """Every actor's pose of the last frame (:mod:`voxelworld.game.poses`) as a frame message's ``characters``:
+    ``name``, ``kind`` (player, npc, enemy), ``position`` (the model's feet, m), ``yaw`` (degrees: the model's
+    forward is ``view_direction(yaw, 0)``), ``scale``, ``rotations`` (4 per joint, local x, y, z, w, in the
+    hello's ``character.joints`` order) and ``root`` (the root joint's translation); an enemy's also ``blade``
+    (its segment, m) and ``contact`` (the material it touches, or null)."""
+    entries = []
+    for pose in world.snapshot().characters:
+        rotations = np.round(pose.local_rotations().ravel(), 3).tolist()  # unit quaternions: always finite
+        entry = {"name": pose.name, "kind": pose.kind, "position": _round(pose.position), "yaw": _round(pose.yaw, 3),
+                 "scale": _round(pose.scale), "rotations": rotations, "root": _round(pose.root)}
+        if pose.kind == "enemy":
+            entry |= {"blade": _round(pose.blade), "contact": pose.contact}
+        entries.append(entry)
+    return entries
+
+
 def frame_message(world, step_ms: float | None = None) -> dict:
     """What moved in the last frame: the player (feet, view, eye, aim), NPCs, enemies (joint positions of the
-    skeleton their swing poses, parents, the blade's segment, what it touches) and loose objects; and what
-    happened (``events``: :func:`frame_events`, ``events_dropped`` those past ``MAX_FRAME_EVENTS``)."""
+    skeleton their swing poses, parents, the blade's segment, what it touches), every actor posed on the
+    character (:func:`characters`) and loose objects; and what happened (``events``: :func:`frame_events`,
+    ``events_dropped`` those past ``MAX_FRAME_EVENTS``)."""
     player = world.player
     npcs = [{"name": n.name, "position": _round(n.position), "state": n.state} for n in world.agents.npcs]
     enemies = []
@@ -472,7 +495,7 @@ def frame_message(world, step_ms: float | None = None) -> dict:
             "events_dropped": dropped,
             "player": {"position": _round(player.position), "yaw": _round(player.yaw), "pitch": _round(player.pitch),
                        "eye": _round(player.eye), "aim": _round(player.aim), "grounded": bool(player.grounded)},
-            "npcs": npcs, "enemies": enemies, "objects": _objects(world),
+            "npcs": npcs, "enemies": enemies, "characters": characters(world), "objects": _objects(world),
             "navmesh_revision": navigation.revision if navigation is not None else None,
             "step_ms": _round(step_ms, 3) if step_ms is not None else None}
 

@@ -1,7 +1,8 @@
 """The ``voxelworld play`` server: one world stepped at 60 Hz, streamed to the pages that watch it.
 
 :func:`create_app` builds the Starlette application: the page and its scripts (static files from this package's
-``viewer/web/`` folder and nothing else) and the websocket ``/ws`` that speaks the play protocol
+``viewer/web/`` folder and nothing else), the character the page draws every actor with (``/character.glb``: the
+packaged CesiumMan, :data:`voxelworld.motion.CESIUM_MAN`) and the websocket ``/ws`` that speaks the play protocol
 (:mod:`voxelworld.viewer.protocol`, ``docs/specs/play-protocol.md``). :func:`serve` runs it with uvicorn until
 Ctrl+C; :class:`ServerThread` runs it from a background thread (tests, benchmarks).
 
@@ -50,8 +51,9 @@ from pathlib import Path
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
+from ..motion import CESIUM_MAN
 from .hosts import request_refusal
-from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
+from .protocol import (BUTTONS, CHARACTER_URL, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
                        OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
                        encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, events_message,
                        frame_message, hello_message, hud_message, parse_client_message)
@@ -584,14 +586,21 @@ class _StaticFiles:
         await self.files(scope, receive, send)
 
 
+async def _character(request):
+    """``GET /character.glb``: the packaged CesiumMan (CC BY 4.0, credited in the page)."""
+    from starlette.responses import FileResponse
+
+    return FileResponse(CESIUM_MAN, media_type="model/gltf-binary")
+
+
 def create_app(world, save_path=None, host: str = "127.0.0.1"):
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
-    protocol. The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
-    is ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the
-    loopback names (:func:`request_refusal`)."""
+    protocol, ``/character.glb`` the character. The world is stepped from the application's start (lifespan)
+    to its end. The :class:`PlayServer` is ``app.state.play``. ``host``: the address the server listens on,
+    which requests may name besides the loopback names (:func:`request_refusal`)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
-    from starlette.routing import Mount, WebSocketRoute
+    from starlette.routing import Mount, Route, WebSocketRoute
 
     play = PlayServer(world, save_path)
 
@@ -603,7 +612,8 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
         finally:
             await play.stop()
 
-    app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Mount("/", app=_StaticFiles())],
+    app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Route(CHARACTER_URL, _character),
+                            Mount("/", app=_StaticFiles())],
                     middleware=[Middleware(_ThisServerOnly, host=host)], lifespan=lifespan)
     app.state.play = play
     return app

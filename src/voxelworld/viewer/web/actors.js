@@ -1,7 +1,15 @@
-// What moves in the world, drawn from each frame message: the player and the NPCs as capsules, the chainsaw
-// enemy's skeleton and blade, loose objects. An actor no longer in the frame is removed.
+// What moves in the world, drawn from each frame message: every actor (the player, the NPCs, the chainsaw
+// enemy) as a skinned CesiumMan posed by the frame's "characters" (its bones' local rotations, the root joint's
+// translation, where it stands and faces), the enemy's blade glowing while it cuts, and loose objects. An actor
+// no longer in the frame is removed.
+//
+// The character (the hello's character.url) is loaded once; each actor gets its own SkeletonUtils.clone, tinted
+// by its kind. Until it has loaded, or if it cannot be (a console warning says why), the old figures stand in:
+// capsules for the player and NPCs, the enemy's swing skeleton as sticks.
 
 import * as THREE from "./vendor/three.module.js";
+import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
+import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -84,14 +92,108 @@ function updateEnemy(object, enemy) {
   blade.material.color.setHex(enemy.contact ? 0xff6a00 : 0xb0b8c0);
 }
 
+// Tints per kind (the model's texture is multiplied by them) so the player, NPCs and the enemy are told apart.
+const KIND_TINTS = { player: 0xffd27a, npc: 0x8fb8ff, enemy: 0xff7a6a };
+const BLADE_COLOUR = 0xb0b8c0;
+const BLADE_GLOW = 0xff5a00; // emissive while the blade cuts (the frame's contact is not null)
+
+// The model faces +Z; a yaw of 0 faces -Z (the player's view convention): turn it half a turn more.
+const MODEL_YAW = Math.PI;
+
+function characterObject(template, kind, joints, tints) {
+  const model = cloneSkinned(template);
+  const bones = {};
+  model.traverse((o) => {
+    if (o.isBone) bones[o.name] = o;
+    if (o.isSkinnedMesh || o.isMesh) {
+      o.material = tints[kind];
+      o.frustumCulled = false; // the pose moves the skin away from its bind-pose bounds
+    }
+  });
+  const group = new THREE.Group();
+  group.userData.bones = joints.map((name) => bones[name] || bones[THREE.PropertyBinding.sanitizeNodeName(name)]);
+  group.userData.kind = kind;
+  group.add(model);
+  if (kind === "enemy") {
+    const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
+      new THREE.MeshLambertMaterial({ color: BLADE_COLOUR, emissive: 0x000000 }));
+    blade.name = "blade";
+    group.userData.blade = blade;
+  }
+  return group;
+}
+
+function poseCharacter(object, entry, actorsGroup) {
+  object.position.set(...entry.position);
+  object.rotation.set(0, THREE.MathUtils.degToRad(entry.yaw) + MODEL_YAW, 0);
+  object.scale.setScalar(entry.scale ?? 1);
+  const bones = object.userData.bones;
+  const r = entry.rotations;
+  for (let j = 0; j < bones.length; j++) {
+    if (bones[j]) bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+  }
+  if (bones[0]) bones[0].position.set(...entry.root);
+  const blade = object.userData.blade;
+  if (blade && entry.blade) {
+    if (!blade.parent) actorsGroup.add(blade); // in world space, where the game says the blade is
+    placeBone(blade, v3(entry.blade[0]), v3(entry.blade[1]), 0.07);
+    blade.material.color.setHex(entry.contact ? 0xffc090 : BLADE_COLOUR);
+    blade.material.emissive.setHex(entry.contact ? BLADE_GLOW : 0x000000);
+  }
+}
+
 export class Actors {
   constructor(group) {
     this.group = group; // the scene's "actors" group
     this.meshes = new Map(); // name -> Object3D
+    this.character = null; // { template, joints, tints } once loaded
+    this.characterState = "none"; // none, loading, loaded, failed
+  }
+
+  // Load the hello's character once (later hellos reuse it); on failure the old figures stay, with a warning.
+  useCharacter(character) {
+    if (!character || this.characterState === "loading" || this.characterState === "loaded") return;
+    this.characterState = "loading";
+    new GLTFLoader().load(character.url, (gltf) => {
+      let source = null;
+      gltf.scene.traverse((o) => { if (!source && o.isSkinnedMesh) source = o.material; });
+      const tints = {};
+      for (const [kind, tint] of Object.entries(KIND_TINTS)) {
+        tints[kind] = source ? source.clone() : new THREE.MeshLambertMaterial();
+        tints[kind].color = new THREE.Color(tint);
+      }
+      this.character = { template: gltf.scene, joints: character.joints, tints };
+      this.characterState = "loaded";
+    }, undefined, (error) => {
+      this.characterState = "failed";
+      console.warn(`voxelworld: the character ${character.url} did not load (${error?.message || error}); ` +
+                   "drawing capsules instead");
+    });
+  }
+
+  // How many skinned meshes each kind of actor has in the scene, and whether the character loaded (tests).
+  characterCounts() {
+    const counts = { state: this.characterState, skinned: 0, player: 0, npc: 0, enemy: 0 };
+    this.group.traverse((o) => {
+      if (!o.isSkinnedMesh) return;
+      counts.skinned++;
+      let p = o;
+      while (p && !p.userData.kind) p = p.parent;
+      if (p) counts[p.userData.kind]++;
+    });
+    return counts;
   }
 
   clear() {
     this.meshes.clear();
+  }
+
+  // The player's object (its character, or the capsule standing in for it), or null: what the camera fades.
+  player() {
+    for (const [name, object] of this.meshes) {
+      if (name === "player" || name.startsWith("character:player:")) return object;
+    }
+    return null;
   }
 
   actor(name, make) {
@@ -109,6 +211,34 @@ export class Actors {
   // Place every actor of ``frame`` (``world``: the hello message; ``colour(name)``: a material's colour).
   update(frame, world, firstPerson, colour) {
     for (const object of this.meshes.values()) object.userData.seen = false;
+    if (this.character && frame.characters) this.updateCharacters(frame, firstPerson);
+    else this.updateFigures(frame, world, firstPerson);
+    for (const item of frame.objects) {
+      const object = this.actor(`object:${item.name}`, () => {
+        const geometry = objectGeometries[item.kind] || objectGeometries.fragment;
+        const tint = item.kind === "treasure" ? new THREE.Color(0xffd700) : colour(item.material);
+        return new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ color: tint }));
+      });
+      object.position.set(...item.position);
+    }
+    for (const [name, object] of this.meshes) {
+      if (!object.userData.seen) this.remove(name, object);
+    }
+  }
+
+  // Every actor a posed CesiumMan.
+  updateCharacters(frame, firstPerson) {
+    const { template, joints, tints } = this.character;
+    for (const entry of frame.characters) {
+      const object = this.actor(`character:${entry.kind}:${entry.name}`,
+        () => characterObject(template, entry.kind, joints, tints));
+      poseCharacter(object, entry, this.group);
+      object.visible = !(firstPerson && entry.kind === "player");
+    }
+  }
+
+  // The stand-ins while the character is not loaded (or could not be): capsules and the enemy's sticks.
+  updateFigures(frame, world, firstPerson) {
     const p = world.player;
     const me = this.actor("player", () => capsule(p.radius, p.height, capsuleMaterials.player));
     me.position.set(...frame.player.position);
@@ -121,20 +251,17 @@ export class Actors {
     for (const enemy of frame.enemies) {
       updateEnemy(this.actor(`enemy:${enemy.name}`, () => enemyObject(enemy)), enemy);
     }
-    for (const item of frame.objects) {
-      const object = this.actor(`object:${item.name}`, () => {
-        const geometry = objectGeometries[item.kind] || objectGeometries.fragment;
-        const tint = item.kind === "treasure" ? new THREE.Color(0xffd700) : colour(item.material);
-        return new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ color: tint }));
-      });
-      object.position.set(...item.position);
+  }
+
+  remove(name, object) {
+    this.group.remove(object);
+    const blade = object.userData.blade;
+    if (blade) {
+      this.group.remove(blade);
+      blade.material.dispose();
     }
-    for (const [name, object] of this.meshes) {
-      if (!object.userData.seen) {
-        this.group.remove(object);
-        object.traverse((o) => { if (o.material) o.material.dispose?.(); });
-        this.meshes.delete(name);
-      }
-    }
+    const shared = this.character ? new Set(Object.values(this.character.tints)) : new Set();
+    object.traverse((o) => { if (o.material && !shared.has(o.material)) o.material.dispose?.(); });
+    this.meshes.delete(name);
   }
 }

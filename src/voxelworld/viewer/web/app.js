@@ -8,7 +8,8 @@
 // last two and the HUD answer each frame's "events".
 //
 // window.voxelworld exposes counters and hooks for tests: stats (messages by kind, frames, errors), overlays,
-// send(text), scene, and the state of the effects, the sound and the camera.
+// send(text), scene, characters() (skinned meshes per kind of actor), and the state of the effects, the sound
+// and the camera.
 
 import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
@@ -46,6 +47,7 @@ function onHello(hello) {
   hud.setMaterials(hello.materials);
   view3d.reset(hello);
   actors.clear();
+  actors.useCharacter(hello.character);
   stats.chunks = 0;
   stats.triangles = 0;
   stats.client = hello.client;
@@ -225,7 +227,7 @@ function tick(now) {
       stats.inputsSent++;
     }
   }
-  follow.place(latest, input.view, stats.controlling, firstPerson, hud, actors.meshes.get("player") || null);
+  follow.place(latest, input.view, stats.controlling, firstPerson, hud, actors.player());
   const enemies = latest ? enemiesOf(latest) : [];
   const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
   sound.update(sucking, enemies, follow.camera.position);
@@ -236,7 +238,7 @@ function tick(now) {
 }
 
 window.voxelworld = {
-  stats, overlays, scene: view3d.scene, camera: follow.camera,
+  stats, overlays, scene: view3d.scene, camera: follow.camera, renderer: view3d.renderer,
   send: (text) => send(text),
   look: (yaw, pitch) => { input.view = { yaw, pitch }; }, // turn this page's view (while it plays)
   get socket() { return socket; },
@@ -248,6 +250,7 @@ window.voxelworld = {
   get view() { return { ...follow.state, position: follow.camera.position.toArray() }; },
   get said() { return hud.said.map((entry) => ({ ...entry })); },
   navmeshChildren: () => view3d.navmesh.children.length,
+  characters: () => actors.characterCounts(),
   chunkCounts: () => ({ ...chunkCounts }),
 };
 

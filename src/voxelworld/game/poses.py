@@ -1,0 +1,482 @@
+"""Every actor posed every frame on the shipped character, CesiumMan (:data:`voxelworld.motion.CESIUM_MAN`).
+
+:func:`pose_characters` gives one :class:`CharacterPose` per actor (the player, each NPC, each chainsaw enemy):
+the local rotation of each of CesiumMan's 19 joints, its root joint's translation, and where the figure stands
+and faces. A renderer that skins CesiumMan with these rotations (the browser page does) draws the actors; the
+world puts the poses in its :class:`~voxelworld.game.reports.Snapshot` (``snapshot.characters``).
+
+- **Walkers** (NPCs, and the player when it moves) play CesiumMan's walk clip with its phase advanced by the
+  distance they travelled (the rig's ``walk_cycle`` metres a cycle, measured from the clip's feet), so the feet
+  do not slide; standing still, the figure eases into its idle pose (the rest pose with the arms let down)
+  within :data:`BLEND_SECONDS`.
+- **The player's actions** are small authored layers over the walk or idle pose: a punch (or a pull-out)
+  thrusts the right arm forward, suck holds both arms forward, a throw swings the right arm from up behind
+  to forward, and in the air both arms rise sideways.
+- **The chainsaw enemy** is CesiumMan scaled so that its right shoulder stands where the enemy's swing
+  skeleton has its shoulder; its right arm (``Skeleton_arm_joint_R``: shoulder, ``_R__2_``: elbow,
+  ``_R__3_``: wrist) is turned every frame so that its upper arm and forearm point where the enemy's
+  :class:`~voxelworld.motion.ContactMotion` puts them. The cut and the slowed wrist are therefore in the pose:
+  while the blade is in contact the wrist turns more slowly. Its pose also carries the blade's segment and
+  what the blade touches.
+
+A pose depends only on the world and the last frame's poses (which carry the walk phase and the action
+layers' clocks), so the same inputs give the same poses, bit for bit, and a saved world (whose snapshot holds
+the poses) goes on as it would have.
+
+Frames
+------
+The model stands in its own frame (glTF's: Y up, the figure facing +Z, its right hand towards -X). A pose
+places it in the world by :func:`model_to_world`: scaled by ``scale``, turned about Y by ``yaw + 180``
+degrees (``yaw`` as the player's view yaw: 0 faces -Z, 90 faces -X) and moved to ``position`` (its feet).
+The joints' local rotations are those of the glTF nodes (so a renderer sets its bones' quaternions to them).
+
+Examples
+--------
+>>> from voxelworld.game.world import Inputs, World
+>>> world = World.demo(seed=0)
+>>> for _ in range(30):
+...     _ = world.step(Inputs(move=(0.0, 1.0)))
+>>> poses = world.snapshot().characters
+>>> [p.kind for p in poses]
+['player', 'npc', 'npc', 'npc', 'enemy']
+>>> len(poses[0].rotations) == 4 * len(character_rig().skeleton), poses[0].walk_phase > 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from functools import cache, partial
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_point, check_range
+from ..motion import CESIUM_MAN, Pose, Skeleton, load_gltf
+from .events import ActionStarted
+
+__all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", "enemy_pose", "aim_arm",
+           "model_to_world", "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
+
+RIGHT_ARM = ("Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_")  # shoulder, elbow, wrist
+LEFT_ARM = ("Skeleton_arm_joint_L__4_", "Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__2_")
+BLEND_SECONDS = 0.2  # s: the walk and the layers ease in and out over this long
+ACTION_SECONDS = {"punch": 0.35, "throw": 0.45}  # s: how long a pressed action's layer plays
+WALKING_SPEED = 0.2  # m/s: slower than this is standing
+TELEPORT = 2.0  # m: a move longer than this in one frame is a jump cut (no walk phase)
+KINDS = ("player", "npc", "enemy")
+WALK_SAMPLES = 385  # samples of the walk clip kept by the rig (its keys are 1/24 s apart; these 1/192 s, the
+# nearest is played: at walking speed the feet move under 5 mm from one sample to the next)
+
+
+@dataclass(frozen=True)
+class CharacterPose:
+    """One actor's pose for a frame (see the module).
+
+    ``name`` and ``kind`` ("player", "npc" or "enemy"); ``position`` (m) where the model's feet stand, ``yaw``
+    (degrees) where it faces and ``scale`` its size (1: CesiumMan's own); ``rotations``: the local rotation
+    ``(x, y, z, w)`` of every joint of :func:`character_rig`'s skeleton, flat, 4 per joint, in joint order;
+    ``root``: the root joint's local translation (m, model units). The walk's state: ``walk_phase`` (s into the
+    walk clip) and ``walk_weight`` (0 idle .. 1 walking); the layers': ``action`` ("punch", "throw" or "")
+    and ``action_time`` (s since it started), ``suck_weight`` and ``air_weight`` (0..1). An enemy's
+    ``blade`` is its blade's segment (two points, m) and ``contact`` the material it touches (or None).
+    """
+
+    name: str
+    kind: str
+    position: tuple[float, float, float]
+    yaw: float
+    scale: float
+    rotations: tuple[float, ...]
+    root: tuple[float, float, float]
+    walk_phase: float = 0.0
+    walk_weight: float = 0.0
+    action: str = ""
+    action_time: float = 0.0
+    suck_weight: float = 0.0
+    air_weight: float = 0.0
+    blade: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
+    contact: str | None = None
+
+    def __post_init__(self):
+        """Check every field (a pose read back from a file is built through here); numbers become floats."""
+        set_field = partial(object.__setattr__, self)
+        check_range("name", self.name, "a non-empty string", isinstance(self.name, str) and bool(self.name))
+        check_range("kind", self.kind, "one of " + ", ".join(KINDS), self.kind in KINDS)
+        set_field("position", check_point("position", self.position))
+        set_field("yaw", check_finite("yaw", self.yaw, unit="degrees"))
+        set_field("scale", check_finite("scale", self.scale, minimum=0.0, strict_minimum=True))
+        joints = len(character_rig().skeleton)
+        legal = f"{4 * joints} finite numbers (a unit quaternion x, y, z, w per joint)"
+        rotations = self.rotations
+        check_range("rotations", rotations, legal,
+                    isinstance(rotations, (tuple, list)) and len(rotations) == 4 * joints)
+        try:
+            quaternions = np.array(rotations, dtype=np.float64).reshape(-1, 4)
+        except (TypeError, ValueError):
+            raise ParameterError("rotations", rotations, legal) from None
+        lengths = np.sqrt(np.sum(quaternions * quaternions, axis=1))
+        check_range("rotations", rotations, legal, bool(np.all(np.abs(lengths - 1.0) <= 1e-3)))
+        set_field("rotations", tuple(quaternions.ravel().tolist()))
+        set_field("root", check_point("root", self.root))
+        duration = character_rig().walk.duration
+        set_field("walk_phase", check_finite("walk_phase", self.walk_phase, minimum=0.0, maximum=duration, unit="s"))
+        for name in ("walk_weight", "suck_weight", "air_weight"):
+            set_field(name, check_finite(name, getattr(self, name), minimum=0.0, maximum=1.0))
+        check_range("action", self.action, "one of '', " + ", ".join(ACTION_SECONDS),
+                    self.action == "" or self.action in ACTION_SECONDS)
+        set_field("action_time", check_finite("action_time", self.action_time, minimum=0.0,
+                                              maximum=ACTION_SECONDS.get(self.action, 0.0), unit="s"))
+        if self.blade is not None:
+            check_range("blade", self.blade, "None or two points", isinstance(self.blade, (tuple, list))
+                        and len(self.blade) == 2)
+            set_field("blade", (check_point("blade[0]", self.blade[0]), check_point("blade[1]", self.blade[1])))
+        check_range("contact", self.contact, "None or a material name", self.contact is None or
+                    isinstance(self.contact, str))
+
+    @classmethod
+    def _made(cls, *values) -> "CharacterPose":
+        """A pose the poser made itself, its fields in order and of the right types: no checks (every frame)."""
+        pose = object.__new__(cls)
+        for name, value in zip(_POSE_FIELDS, values):
+            object.__setattr__(pose, name, value)
+        return pose
+
+    def local_rotations(self) -> np.ndarray:
+        """``rotations`` as an (n, 4) array."""
+        return np.array(self.rotations, dtype=np.float64).reshape(-1, 4)
+
+    def skeleton_pose(self) -> Pose:
+        """The rig's :class:`~voxelworld.motion.Pose` of this pose (rest translations and scales, these
+        rotations, this root translation)."""
+        rest = character_rig().skeleton.rest
+        translation = rest.translation.copy()
+        translation[0] = self.root
+        return Pose(translation, self.local_rotations(), rest.scale)
+
+    def world_positions(self) -> np.ndarray:
+        """Every joint's position in the world (m), (n, 3)."""
+        rig = character_rig()
+        local = rig.skeleton.world_positions(self.skeleton_pose())
+        placed = model_to_world(self.position, self.yaw, self.scale) @ rig.root_transform
+        return local @ placed[:3, :3].T + placed[:3, 3]
+
+
+_POSE_FIELDS = tuple(f.name for f in fields(CharacterPose))
+
+
+@dataclass(frozen=True)
+class CharacterRig:
+    """CesiumMan as the poses use it: its ``skeleton`` (Z up in its own space), ``root_transform`` (skeleton
+    space to model space, 4x4), the ``walk`` clip, the ``idle`` rotations (rest) and root translation, the
+    right and left arm chains' joint indices and ``shoulder_height`` (m, the right shoulder's height at rest)."""
+
+    skeleton: Skeleton
+    root_transform: np.ndarray
+    walk: object
+    idle_rotations: np.ndarray
+    idle_root: np.ndarray
+    right_arm: tuple[int, int, int]
+    left_arm: tuple[int, int, int]
+    shoulder_height: float
+    shoulder_offset: np.ndarray  # the right shoulder's position at rest in model space (m)
+    walk_cycle: float  # m the walk clip carries the body in one cycle
+    walk_rotations: np.ndarray  # (WALK_SAMPLES, n, 4): the walk clip sampled evenly over its duration
+    walk_roots: np.ndarray  # (WALK_SAMPLES, 3): its root translations
+    walk_flat: tuple  # the same rotations and roots as tuples of floats: a plain walker's pose without numpy
+    idle_flat: tuple
+
+
+@cache
+def character_rig() -> CharacterRig:
+    """The packaged CesiumMan rig (loaded once)."""
+    character = load_gltf(CESIUM_MAN)
+    skeleton = character.skeleton
+    root = np.array(character.root_transform, dtype=np.float64)
+    rest = skeleton.rest
+    right = tuple(skeleton.index(n) for n in RIGHT_ARM)
+    left = tuple(skeleton.index(n) for n in LEFT_ARM)
+    shoulder = root[:3, :3] @ skeleton.world_positions()[right[0]] + root[:3, 3]
+    walk = character.clips["animation0"]
+    table = walk.sample_frames(skeleton, np.linspace(0.0, walk.duration, WALK_SAMPLES), loop=True)
+    walk_flat = tuple((tuple(r.ravel().tolist()), tuple(t.tolist()))
+                      for r, t in zip(table.rotation, table.translation[:, 0]))
+    rig = CharacterRig(skeleton, root, walk, rest.rotation.copy(), rest.translation[0].copy(), right, left,
+                       float(shoulder[1]), shoulder, _walk_cycle(skeleton, root, walk), table.rotation.copy(),
+                       table.translation[:, 0].copy(), walk_flat, ())
+    # Idle: the rest pose with the arms let down along the sides (the model's rest holds them out).
+    for chain, side in ((right, RIGHT_DOWN), (left, RIGHT_DOWN * _MIRROR)):
+        _aim_arm(rig, rig.idle_rotations, chain, side, side, 1.0)
+    return replace(rig, idle_flat=(tuple(rig.idle_rotations.ravel().tolist()), tuple(rig.idle_root.tolist())))
+
+
+def _walk_sample(phase: float) -> int:
+    """The rig's walk sample nearest to ``phase`` (s)."""
+    rig = character_rig()
+    return min(int(phase / rig.walk.duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)
+
+
+def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk) -> float:
+    """How far (m) the walk clip carries the body in one cycle: twice the forward sweep of a foot relative to
+    the hips (one step of each foot)."""
+    frames = walk.sample_frames(skeleton, np.linspace(0.0, walk.duration, 97), loop=True)
+    positions = skeleton.world_positions(frames) @ root[:3, :3].T
+    forward = positions[:, skeleton.index("leg_joint_L_5"), 2] - positions[:, 0, 2]
+    return float(2.0 * (forward.max() - forward.min()))
+
+
+def model_to_world(position, yaw: float, scale: float = 1.0) -> np.ndarray:
+    """The 4x4 placement of the model (see the module's Frames): scale, turn by ``yaw + 180`` degrees about Y,
+    move to ``position``.
+
+    >>> model_to_world((1.0, 2.0, 3.0), 0.0) @ np.array([0.0, 0.0, 1.0, 1.0])  # the model's forward: -Z
+    array([1., 2., 2., 1.])
+    """
+    angle = math.radians(yaw + 180.0)
+    c, s = math.cos(angle) * scale, math.sin(angle) * scale
+    x, y, z = (float(v) for v in position)
+    matrix = np.array([[c, 0.0, s, x], [0.0, scale, 0.0, y], [-s, 0.0, c, z], [0.0, 0.0, 0.0, 1.0]])
+    return matrix
+
+
+def _yaw_of(direction) -> float:
+    """The yaw (degrees, in [0, 360)) facing the horizontal ``direction`` (``view_direction``'s convention)."""
+    return math.degrees(math.atan2(-float(direction[0]), -float(direction[2]))) % 360.0
+
+
+def _towards(value: float, target: float, step: float) -> float:
+    return min(value + step, target) if value < target else max(value - step, target)
+
+
+# ------------------------------------------------------------------------------------------------ layers
+# Single quaternions as 4-tuples (x, y, z, w) in plain float arithmetic: a pose turns a few joints, and numpy's
+# per-call overhead on 4-element arrays would cost more than the arithmetic.
+def _qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _qconj(q):
+    return (-q[0], -q[1], -q[2], q[3])
+
+
+def _qrotate(q, v):
+    x, y, z, w = q
+    tx, ty, tz = 2.0 * (y * v[2] - z * v[1]), 2.0 * (z * v[0] - x * v[2]), 2.0 * (x * v[1] - y * v[0])
+    return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
+
+
+def _qbetween(u, v):
+    """The shortest rotation turning the direction ``u`` onto ``v`` (neither need be unit)."""
+    nu, nv = math.sqrt(u[0] ** 2 + u[1] ** 2 + u[2] ** 2), math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
+    u, v = [c / nu for c in u], [c / nv for c in v]
+    d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+    if d < -1.0 + 1e-9:  # opposite: half a turn about any axis across u
+        axis = (0.0, -u[2], u[1]) if abs(u[0]) < 0.9 else (-u[1], u[0], 0.0)
+        n = math.sqrt(axis[0] ** 2 + axis[1] ** 2 + axis[2] ** 2)
+        return (axis[0] / n, axis[1] / n, axis[2] / n, 0.0)
+    q = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0], 1.0 + d)
+    n = math.sqrt(q[0] ** 2 + q[1] ** 2 + q[2] ** 2 + q[3] ** 2)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def _qslerp(a, b, t: float):
+    d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    if d < 0.0:
+        b, d = (-b[0], -b[1], -b[2], -b[3]), -d
+    if d > 0.9995:
+        wa, wb = 1.0 - t, t
+    else:
+        angle = math.acos(min(d, 1.0))
+        wa, wb = math.sin((1.0 - t) * angle) / math.sin(angle), math.sin(t * angle) / math.sin(angle)
+    q = tuple(wa * x + wb * y for x, y in zip(a, b))
+    n = math.sqrt(sum(c * c for c in q))
+    return tuple(c / n for c in q)
+
+
+def _nlerp_rows(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
+    """Row-wise normalised lerp of quaternions (n, 4), ``b`` sign-matched to ``a``: the blend of two poses."""
+    b = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0.0, -b, b)
+    q = a + (b - a) * t
+    return q / np.sqrt(np.sum(q * q, axis=-1, keepdims=True))
+
+
+def _world_rotation(rotations: np.ndarray, parents, joint: int):
+    """The joint's rotation in skeleton space: its ancestors' local rotations composed (rest scales are 1)."""
+    chain = []
+    while joint >= 0:
+        chain.append(joint)
+        joint = int(parents[joint])
+    world = (0.0, 0.0, 0.0, 1.0)
+    for j in reversed(chain):
+        world = _qmul(world, tuple(rotations[j]))
+    return world
+
+
+def aim_arm(rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
+    """Turn an arm ``chain`` (shoulder, elbow, wrist joint indices) of the rig so that its upper arm points
+    along ``upper`` and its forearm along ``fore`` (model-space directions), each joint by the shortest
+    rotation, blended by ``weight`` (0..1); ``rotations`` (n, 4) is changed in place."""
+    _aim_arm(character_rig(), rotations, chain, upper, fore, weight)
+
+
+def _aim_arm(rig: CharacterRig, rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
+    if weight <= 0.0:
+        return
+    parents, rest = rig.skeleton.parents, rig.skeleton.rest.translation
+    to_skeleton = rig.root_transform[:3, :3].T
+    shoulder = chain[0]
+    parent_world = _world_rotation(rotations, parents, int(parents[shoulder]))
+    for joint, child, direction in ((chain[0], chain[1], upper), (chain[1], chain[2], fore)):
+        joint_world = _qmul(parent_world, tuple(rotations[joint]))
+        bone = _qrotate(joint_world, rest[child])
+        turned = _qmul(_qbetween(bone, to_skeleton @ np.asarray(direction, dtype=np.float64)), joint_world)
+        local = _qslerp(tuple(rotations[joint]), _qmul(_qconj(parent_world), turned), float(weight))
+        rotations[joint] = local
+        parent_world = _qmul(parent_world, local)
+
+
+FORWARD, UP, RIGHT = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.array([-1.0, 0.0, 0.0])
+
+
+_MIRROR = np.array([-1.0, 1.0, 1.0])  # the right arm's direction mirrored for the left arm
+RIGHT_DOWN = 0.2 * RIGHT - UP  # idle: the right arm hangs down, a little away from the body
+_AIR_UPPER, _AIR_FORE = RIGHT + 0.8 * UP, RIGHT + 1.2 * UP  # in the air: arms up sideways
+_AHEAD = FORWARD - 0.15 * UP  # suck: both arms forward, a little down
+_SUCK_UPPER = _AHEAD + 0.15 * RIGHT
+_PUNCH = FORWARD + 0.1 * UP  # punch: the right arm thrust forward at shoulder height
+
+
+def _action_weight(action: str, time: float) -> float:
+    """A pressed action's layer weight ``time`` s after the press: up in 0.07 s, held, eased out at the end."""
+    length = ACTION_SECONDS.get(action, 0.0)
+    if not action or time >= length:
+        return 0.0
+    return min(time / 0.07, 1.0, (length - time) / 0.12)
+
+
+def _layers(rotations: np.ndarray, state: dict) -> None:
+    """The player's authored layers over its walk/idle rotations (in place)."""
+    rig = character_rig()
+    air, suck = state["air_weight"], state["suck_weight"]
+    if air > 0.0:
+        aim_arm(rotations, rig.right_arm, _AIR_UPPER, _AIR_FORE, air)
+        aim_arm(rotations, rig.left_arm, _AIR_UPPER * _MIRROR, _AIR_FORE * _MIRROR, air)
+    if suck > 0.0:
+        aim_arm(rotations, rig.right_arm, _SUCK_UPPER, _AHEAD, suck)
+        aim_arm(rotations, rig.left_arm, _SUCK_UPPER * _MIRROR, _AHEAD, suck)
+    action, time = state["action"], state["action_time"]
+    weight = _action_weight(action, time)
+    if weight <= 0.0:
+        return
+    if action == "punch":
+        aim_arm(rotations, rig.right_arm, _PUNCH, _PUNCH, weight)
+    elif action == "throw":
+        swing = min(time / ACTION_SECONDS["throw"], 1.0)  # the hand goes from up behind to forward
+        angle = math.radians(120.0 - 130.0 * swing)  # elevation over the forward direction, degrees
+        direction = math.cos(angle) * FORWARD + math.sin(angle) * UP + 0.2 * RIGHT
+        aim_arm(rotations, rig.right_arm, direction, direction, weight)
+
+
+# ------------------------------------------------------------------------------------------------ actors
+_NO_LAYERS = {"action": "", "action_time": 0.0, "suck_weight": 0.0, "air_weight": 0.0}
+
+
+def _walker(name: str, kind: str, position, yaw: float | None, previous: CharacterPose | None, dt: float,
+            layers: dict | None = None) -> CharacterPose:
+    """A walker's pose: walk phase advanced by the distance travelled since ``previous``, eased between idle
+    and walk; ``yaw`` None faces where it went (or keeps its last yaw)."""
+    rig = character_rig()
+    position = (float(position[0]), float(position[1]), float(position[2]))
+    phase, weight, last_yaw = 0.0, 0.0, 0.0 if yaw is None else yaw
+    moved = (0.0, 0.0, 0.0)
+    if previous is not None:
+        phase, weight, last_yaw = previous.walk_phase, previous.walk_weight, previous.yaw
+        moved = tuple(a - b for a, b in zip(position, previous.position))
+    distance = math.hypot(moved[0], moved[2])
+    if distance > TELEPORT:
+        distance = 0.0
+    airborne = layers is not None and layers["air_weight"] > 0.5
+    walking = dt > 0 and distance / dt >= WALKING_SPEED and not airborne
+    if yaw is None:
+        yaw = _yaw_of(moved) if distance > 1e-6 else last_yaw
+    duration = rig.walk.duration
+    if not airborne:
+        phase = (phase + distance / rig.walk_cycle * duration) % duration
+    weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
+    layers = layers or _NO_LAYERS
+    sample = _walk_sample(phase)
+    layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
+    state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
+             None, None)  # no blade, no contact
+    if not layered and weight in (0.0, 1.0):  # a plain walker or stander: the rig's tuples as they are
+        rotations, root = rig.walk_flat[sample] if weight == 1.0 else rig.idle_flat
+        return CharacterPose._made(name, kind, position, float(yaw), 1.0, rotations, root, *state)
+    rotations, root = rig.walk_rotations[sample], rig.walk_roots[sample]
+    if weight < 1.0:
+        rotations = _nlerp_rows(rig.idle_rotations, rotations, weight)
+        root = rig.idle_root + (root - rig.idle_root) * weight
+    rotations = rotations.copy()
+    if layered:
+        _layers(rotations, layers)
+    return CharacterPose._made(name, kind, position, float(yaw), 1.0, tuple(rotations.ravel().tolist()),
+                               tuple(root.tolist()), *state)
+
+
+def _player_layers(world, events, previous: CharacterPose | None) -> dict:
+    """The player's layer clocks this frame: an action pressed this frame starts its layer; suck held and being
+    in the air ease their layers in and out."""
+    dt = world.dt
+    action, time = ("", 0.0) if previous is None else (previous.action, previous.action_time + dt)
+    for event in events:
+        if isinstance(event, ActionStarted) and event.action in ("punch", "pull_out", "throw"):
+            action, time = ("throw" if event.action == "throw" else "punch"), 0.0
+    if not action or time >= ACTION_SECONDS[action]:
+        action, time = "", 0.0
+    suck = 0.0 if previous is None else previous.suck_weight
+    air = 0.0 if previous is None else previous.air_weight
+    return {"action": action, "action_time": time,
+            "suck_weight": _towards(suck, 1.0 if world.inputs.suck else 0.0, dt / BLEND_SECONDS),
+            "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
+
+
+def enemy_pose(enemy) -> CharacterPose:
+    """A chainsaw enemy's pose: CesiumMan scaled to its swing skeleton, the right shoulder on its shoulder and
+    the right arm along its arm (see the module)."""
+    rig = character_rig()
+    motion = enemy.motion
+    skeleton, world = motion.skeleton, motion.world
+    shoulder, elbow, wrist = (skeleton.index(n) for n in ("shoulder", "elbow", "wrist"))
+    scale = float(world[shoulder, 1, 3] - enemy.position[1]) / rig.shoulder_height
+    yaw = _yaw_of(enemy.facing)
+    placed = model_to_world(enemy.position, yaw, scale)
+    offset = world[shoulder, :3, 3] - (placed[:3, :3] @ rig.shoulder_offset + placed[:3, 3])
+    offset[1] = 0.0
+    position = enemy.position + offset
+    to_model = placed[:3, :3].T / (scale * scale)  # the inverse of the placement's rotation and scale
+    upper = to_model @ (world[elbow, :3, 3] - world[shoulder, :3, 3])
+    fore = to_model @ (world[wrist, :3, 3] - world[elbow, :3, 3])
+    rotations = rig.idle_rotations.copy()
+    aim_arm(rotations, rig.right_arm, upper, fore, 1.0)
+    blade = tuple(tuple(float(v) for v in point) for point in motion.part_segment)
+    contact = motion.contact.material if motion.contact is not None else None
+    return CharacterPose._made(enemy.name, "enemy", tuple(float(v) for v in position), yaw, scale,
+                               tuple(rotations.ravel().tolist()), tuple(rig.idle_root.tolist()), 0.0, 0.0, "",
+                               0.0, 0.0, 0.0, blade, contact)
+
+
+def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:
+    """Every actor of ``world`` posed for its last frame: the player, its NPCs, its enemies (in that order),
+    from ``previous`` (the last frame's poses, by name) and ``events`` (the frame's events: the player's
+    ActionStarted start its layers)."""
+    before = {(p.kind, p.name): p for p in previous}
+    dt = world.dt
+    player = world.player
+    poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
+                     _player_layers(world, events, before.get(("player", "player"))))]
+    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt)
+              for npc in world.agents.npcs]
+    poses += [enemy_pose(enemy) for enemy in world.agents.enemies]
+    return tuple(poses)

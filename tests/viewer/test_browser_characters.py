@@ -1,0 +1,152 @@
+"""The actors in a real browser: every actor is a skinned CesiumMan posed from the frame's characters.
+
+The demo world (its 3 NPCs and the chainsaw enemy cutting the rock wall) with the player standing 4 m beside the
+enemy, looking at it (+z); the page plays it. The scene holds one SkinnedMesh per actor (counted through
+``window.voxelworld.characters()``), and the enemy is in the picture: drawn once with and once without the
+enemy in the same instant, the pictures differ around where the enemy stands. The pictures are written to
+``VOXELWORLD_SCREENSHOTS`` (a folder) when that is set, for a person to look at. A page that cannot load the model
+warns in its console and draws the old stand-ins (capsules, the enemy's sticks).
+
+Skipped only where /usr/bin/chromium (or Playwright) is missing and the CI variable is unset."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+WAIT_MS = 30_000
+
+if not CHROMIUM.exists() and not os.environ.get("CI"):
+    pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs Debian's chromium)", allow_module_level=True)
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError as error:  # pragma: no cover - scripts/setup installs it
+    if os.environ.get("CI"):
+        raise
+    pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
+
+from PIL import Image  # noqa: E402
+
+from voxelworld.game.level import demo_level, surface_height  # noqa: E402
+from voxelworld.game.world import World  # noqa: E402
+from voxelworld.viewer.server import ServerThread  # noqa: E402
+
+# Draw the scene with and without the enemy (its model and its blade) in one go, so nothing moves in between,
+# and project its chest to the picture.
+WITH_AND_WITHOUT = """() => {
+  const v = window.voxelworld;
+  const canvas = document.querySelector('#view canvas');
+  const enemy = v.scene.getObjectByName('actors').children.find((o) => o.userData.kind === 'enemy');
+  const parts = [enemy, enemy.userData.blade];
+  v.renderer.render(v.scene, v.camera);
+  const shown = canvas.toDataURL('image/png');
+  for (const p of parts) p.visible = false;
+  v.renderer.render(v.scene, v.camera);
+  const hidden = canvas.toDataURL('image/png');
+  for (const p of parts) p.visible = true;
+  const chest = enemy.position.clone();
+  chest.y += 1.3;
+  chest.project(v.camera);
+  return { shown, hidden, x: (chest.x + 1) / 2 * canvas.width, y: (1 - chest.y) / 2 * canvas.height };
+}"""
+
+
+def decode(url: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB"))
+
+
+@pytest.fixture(scope="module")
+def page():
+    if not CHROMIUM.exists():
+        pytest.fail(f"CI must run the browser tests, but {CHROMIUM} is missing (scripts/setup installs it)")
+    level = demo_level(0)
+    x, z = 36.6, 26.0  # beside the enemy (37.4, 30.0), looking along +z at it
+    level = replace(level, spawn=(x, surface_height(level.volume, x, z), z), spawn_yaw=180.0)
+    world = World.from_level(level, seed=0)
+    with ServerThread(world) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1280, "height": 720})
+            problems: list[str] = []
+            warnings: list[str] = []
+            tab.on("pageerror", lambda error: problems.append(str(error)))
+            tab.on("console", lambda m: (problems if m.type == "error" else warnings).append(m.text)
+                   if m.type in ("error", "warning") else None)
+            tab.goto(server.url)
+            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
+                                  "window.voxelworld.stats.chunks > 20 && "
+                                  "window.voxelworld.characters().state !== 'loading'", timeout=WAIT_MS)
+            tab.wait_for_function("window.voxelworld.characters().skinned >= 5", timeout=WAIT_MS)
+            tab.problems, tab.warnings, tab.world, tab.browser, tab.server = problems, warnings, world, browser, server
+            yield tab
+        finally:
+            browser.close()
+
+
+def save(name: str, image: np.ndarray) -> None:
+    folder = os.environ.get("VOXELWORLD_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        Image.fromarray(image).save(Path(folder) / name)
+
+
+def test_every_actor_is_a_skinned_character(page):
+    counts = page.evaluate("window.voxelworld.characters()")
+    assert counts["state"] == "loaded", page.warnings
+    world = page.world
+    assert counts["player"] >= 1 and counts["enemy"] >= 1
+    assert counts["npc"] == counts["player"] * len(world.agents.npcs)  # one model (of the same meshes) each
+    assert counts["enemy"] == counts["player"] * len(world.agents.enemies)
+    # No capsule stand-ins once the character is there.
+    names = page.evaluate("window.voxelworld.scene.getObjectByName('actors').children.map((o) => o.name)")
+    assert "player" not in names and not any(n.startswith(("npc:", "enemy:")) for n in names)
+    assert page.problems == []
+
+
+def test_the_enemy_is_in_the_picture(page):
+    page.keyboard.press("v")  # first person: the player's own model out of the way
+    page.wait_for_timeout(500)
+    drawn = page.evaluate(WITH_AND_WITHOUT)
+    shown, hidden = decode(drawn["shown"]), decode(drawn["hidden"])
+    save("enemy_first_person.png", shown)
+    save("enemy_first_person_hidden.png", hidden)
+    changed = np.abs(shown.astype(int) - hidden.astype(int)).sum(axis=-1) > 30
+    assert changed.sum() > 2000  # the character covers a good patch of the 1280 x 720 picture
+    rows, cols = np.nonzero(changed)
+    x, y = drawn["x"], drawn["y"]
+    assert 0 < x < shown.shape[1] and 0 < y < shown.shape[0]  # the enemy's chest is in view
+    # the changed pixels gather around the enemy's chest (within a quarter of the picture's width)
+    assert abs(np.median(cols) - x) < shown.shape[1] / 4 and abs(np.median(rows) - y) < shown.shape[0] / 4
+    page.keyboard.press("v")
+    page.wait_for_timeout(500)
+    save("enemy_third_person.png", decode(page.evaluate("window.voxelworld.renderer.render("
+                                                        "window.voxelworld.scene, window.voxelworld.camera), "
+                                                        "document.querySelector('#view canvas').toDataURL()")))
+    assert page.problems == []
+
+
+def test_without_the_model_the_page_warns_and_draws_capsules(page):
+    tab = page.browser.new_page(viewport={"width": 640, "height": 360})
+    try:
+        warnings: list[str] = []
+        tab.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        tab.route("**/character.glb", lambda route: route.abort())
+        tab.goto(page.server.url)
+        tab.wait_for_function("window.voxelworld && window.voxelworld.characters().state === 'failed' && "
+                              "window.voxelworld.stats.frames > 5", timeout=WAIT_MS)
+        tab.wait_for_timeout(300)
+        assert any("character.glb" in w and "capsules" in w for w in warnings), warnings
+        assert tab.evaluate("window.voxelworld.characters().skinned") == 0
+        names = tab.evaluate("window.voxelworld.scene.getObjectByName('actors').children.map((o) => o.name)")
+        assert "player" in names and any(n.startswith("npc:") for n in names)
+        assert any(n.startswith("enemy:") for n in names)
+    finally:
+        tab.close()
