@@ -172,7 +172,9 @@ class ChunkMesher:
     ``update`` compares every chunk the volume reports changed with the fields the mesher last saw, so a
     blocked edit (damage only) or one that changed nothing remeshes nothing. A changed sample rebuilds the
     vertices of the chunks whose cells read it (their own samples, one layer below and two above); a chunk's
-    mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did.
+    mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did; it is
+    shaded again (its occlusion recomputed, reported if that changed it) when a changed sample lies within the
+    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own.
 
     Examples
     --------
