@@ -7,26 +7,22 @@ The collision mesh is not touched: only what is drawn changes.
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
 __all__ = ["wanted_levels", "next_levels"]
 
 
 def _chunk_distances(volume, points: np.ndarray) -> np.ndarray:
     """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it."""
-    size, grid = volume.chunk_size, volume.chunk_grid_shape
-    nearest = np.full(grid, np.inf)
-    axes = [np.arange(n) for n in grid]
-    for point in np.asarray(points, dtype=np.float64).reshape(-1, 3):
-        local = (point - volume.origin) / volume.voxel_size
-        gaps = []
-        for axis, index in enumerate(axes):
-            lo = index * size
-            hi = np.minimum((index + 1) * size, volume.shape[axis] - 1)
-            gaps.append(np.maximum(np.maximum(lo - local[axis], local[axis] - hi), 0.0) * volume.voxel_size)
-        distance = np.sqrt(gaps[0][:, None, None] ** 2 + gaps[1][None, :, None] ** 2 + gaps[2][None, None, :] ** 2)
-        np.minimum(nearest, distance, out=nearest)
-    return nearest
+    size = volume.chunk_size
+    local = (np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin) / volume.voxel_size
+    squares = []
+    for axis, n in enumerate(volume.chunk_grid_shape):
+        lo = np.arange(n) * size
+        hi = np.minimum(lo + size, volume.shape[axis] - 1)
+        gap = np.maximum(np.maximum(lo[None, :] - local[:, axis, None], local[:, axis, None] - hi[None, :]), 0.0)
+        squares.append(gap * gap)  # (k, n)
+    total = squares[0][:, :, None, None] + squares[1][:, None, :, None] + squares[2][:, None, None, :]
+    return np.sqrt(total.min(axis=0)) * volume.voxel_size
 
 
 def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndarray:
@@ -42,11 +38,29 @@ def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndar
     >>> wanted_levels(volume, [(8.0, 8.0, 8.0)], 4.0, 2)[:, 0, :].tolist()
     [[0, 1, 2, 2], [1, 1, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2]]
     """
-    levels = np.where(_chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius, 0, far_level)
-    levels = levels.astype(np.int64)
-    for _ in range(far_level):
-        levels = np.minimum(levels, ndimage.minimum_filter(levels, size=3, mode="nearest") + 1)
+    near = _chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius
+    # Relaxing "at most one level above any neighbour" from 0 near and far_level elsewhere gives the chessboard
+    # distance (in chunks) to the nearest near chunk, capped at far_level: grow the near region a chunk at a time.
+    levels = np.full(near.shape, far_level, dtype=np.int64)
+    region = near
+    for level in range(far_level):
+        levels[region & (levels > level)] = level
+        region = _grown(region)
     return levels
+
+
+def _grown(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every face, edge and corner neighbour of a True cell set (a 3 x 3 x 3 dilation, one axis at a
+    time)."""
+    for axis in range(mask.ndim):
+        grown = mask.copy()
+        low = [slice(None)] * mask.ndim
+        high = [slice(None)] * mask.ndim
+        low[axis], high[axis] = slice(None, -1), slice(1, None)
+        grown[tuple(high)] |= mask[tuple(low)]
+        grown[tuple(low)] |= mask[tuple(high)]
+        mask = grown
+    return mask
 
 
 def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int) -> np.ndarray:
