@@ -215,6 +215,7 @@ class ChunkMesher:
         # those whose occlusion reads a changed sample (their mesh is shaded again unless it is rebuilt anyway).
         self._relevelled: set[tuple] = set()
         self._shade: set[tuple] = set()
+        self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
 
     # -------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
@@ -290,6 +291,7 @@ class ChunkMesher:
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
+                    self._shade_boxes.append(changed)
         self._seen = seen
         self._refresh(rebuild)
         self.simplify_vertices()
@@ -359,6 +361,7 @@ class ChunkMesher:
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
+                    self._shade_boxes.append(changed)
         self._seen = versions
         return self._refresh(rebuild)
 
@@ -412,11 +415,13 @@ class ChunkMesher:
         # A chunk whose surfaces did not change keeps its triangles; where its occlusion reads a changed sample it
         # is shaded again, and reported if that changed it.
         shade = sorted(c for c in self._shade - self._remesh if c in self._display)
-        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], density, volume), shade)):
+        boxes = self._shade_boxes
+        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], density, volume, boxes),
+                                           shade)):
             if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
                 meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
-        self._remesh, self._simplified, self._shade = set(), set(), set()
+        self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
         return update
 
     def _take_changes(self, chunk, source: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:

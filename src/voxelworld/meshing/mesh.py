@@ -125,12 +125,26 @@ def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, norma
     return out
 
 
-def with_occlusion(mesh: DisplayMesh, density: np.ndarray, volume) -> DisplayMesh:
-    """``mesh`` (of ``volume``'s chunks) with its occlusion computed from ``density`` (of the volume's shape)."""
+def with_occlusion(mesh: DisplayMesh, density: np.ndarray, volume, changed: Sequence | None = None) -> DisplayMesh:
+    """``mesh`` (of ``volume``'s chunks) with its occlusion computed from ``density`` (of the volume's shape); with
+    ``changed`` (inclusive sample boxes ``(lo, hi)`` where the density changed since ``mesh``'s occlusion was
+    computed), only the vertices whose rays reach into one of them (the rest read what they read before)."""
     if not len(mesh.positions):
         return mesh
-    return replace(mesh, occlusion=vertex_occlusion(density, volume.iso, mesh.positions, mesh.normals,
-                                                    volume.origin, volume.voxel_size))
+    if changed is None:
+        return replace(mesh, occlusion=vertex_occlusion(density, volume.iso, mesh.positions, mesh.normals,
+                                                        volume.origin, volume.voxel_size))
+    reach = float(_kernels.OCCLUSION_STEPS.max()) + 1.0  # and one sample more, interpolating
+    local = (mesh.positions.astype(np.float64) - volume.origin) / volume.voxel_size
+    near = np.zeros(len(local), dtype=bool)
+    for lo, hi in changed:
+        near |= np.all((local >= np.asarray(lo) - reach) & (local <= np.asarray(hi) + reach), axis=1)
+    if not near.any():
+        return mesh
+    occlusion = mesh.occlusion.copy()
+    occlusion[near] = vertex_occlusion(density, volume.iso, mesh.positions[near], mesh.normals[near],
+                                       volume.origin, volume.voxel_size)
+    return replace(mesh, occlusion=occlusion)
 
 
 def merge_collision_meshes(meshes: Sequence[CollisionMesh]) -> CollisionMesh:
