@@ -62,7 +62,8 @@ def instrument(monkeypatch, world: World) -> list:
     wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
     wrap(chunks, "chunk_surface", "vertices")
     wrap(chunks, "simplify_surface", lambda *a, collision=False: "collision simplify" if collision else "simplify")
-    wrap(chunks, "assemble_chunk", lambda *a, collision: "collision assemble" if collision else "display assemble")
+    wrap(chunks, "assemble_chunk", lambda *a, collision, density=None: "collision assemble" if collision
+         else "display assemble")
     wrap(world_module, "Collider", "collider")
     wrap(Player, "collide", "collide")
     wrap(play, "suck_frame", lambda update, settings: "suck count" if update.edits else "suck no update")

@@ -183,8 +183,17 @@ def test_texture_coordinates_map_each_triangle_on_the_plane_it_faces_most(dug, t
     assert len(set(facing.tolist())) == 3  # the dug world has floors and walls of every direction
 
 
-def test_materials_carry_the_texture_pictures_and_the_blend_tints_the_vertices(dug, tmp_path):
+def with_occlusion(mesh, occlusion: np.ndarray) -> types.SimpleNamespace:
+    """``mesh`` with its occlusion replaced (1 everywhere: open, so the tints show the blend alone)."""
+    return types.SimpleNamespace(**{f: getattr(mesh, f) for f in ("positions", "normals", "indices", "mat_a",
+                                                                  "mat_b", "blend", "triangle_count")},
+                                 occlusion=np.asarray(occlusion, dtype=np.float32))
+
+
+def test_materials_carry_the_texture_pictures_and_the_blend_tints_the_vertices(dug, tmp_path, monkeypatch):
     textures = texture_set(dug.materials)
+    mesh = dug.mesher.display_mesh()
+    monkeypatch.setattr(dug.mesher, "display_mesh", lambda: with_occlusion(mesh, np.ones(len(mesh.positions))))
     document = load(export_glb(dug, tmp_path / "world.glb"))
     terrain = node_mesh(document, "terrain")
     blob = document.binary_blob()
@@ -333,12 +342,10 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(world, tmp_path, mo
 
 def test_a_mesh_with_occlusion_darkens_its_vertex_colours_by_it(tmp_path, monkeypatch):
     world = World.demo(seed=0)
-    plain = world.mesher.display_mesh()
+    meshed = world.mesher.display_mesh()
+    plain = with_occlusion(meshed, np.ones(len(meshed.positions)))  # open everywhere
     height = plain.positions[:, 1]  # contract B: 1 open .. 0 enclosed; here lower is darker
-    occlusion = (0.2 + 0.8 * (height - height.min()) / np.ptp(height)).astype(np.float32)
-    occluded = types.SimpleNamespace(**{f: getattr(plain, f) for f in ("positions", "normals", "indices", "mat_a",
-                                                                        "mat_b", "blend")},
-                                     occlusion=occlusion, triangle_count=plain.triangle_count)
+    occluded = with_occlusion(meshed, 0.2 + 0.8 * (height - height.min()) / np.ptp(height))
     tints = []
     for mesh in (plain, occluded):
         monkeypatch.setattr(world.mesher, "display_mesh", lambda mesh=mesh: mesh)

@@ -174,7 +174,7 @@ def test_remembering_what_a_world_saved_does_not_keep_the_world(tmp_path):
 def meshes(world: World) -> dict:
     """The world's display meshes per chunk and its collision mesh, as bytes (bit-for-bit comparisons)."""
     out = {chunk: tuple(getattr(mesh, a).tobytes() for a in ("positions", "normals", "indices", "mat_a", "mat_b",
-                                                              "blend"))
+                                                              "blend", "occlusion"))
            for chunk, mesh in world.mesher.meshes.items()}
     collision = world.mesher.collision_mesh()
     return out | {"collision": tuple(getattr(collision, a).tobytes() for a in ("positions", "indices", "tri_material"))}
@@ -223,3 +223,40 @@ def test_voxels_the_mesher_saw_that_do_not_fit_are_a_format_error():
         load(short)
     with pytest.raises(FormatError, match="'mesher.behind.0.density' is missing"):
         load({k: v for k, v in captured.arrays.items() if k != "mesher.behind.0.density"})
+
+
+def test_the_display_levels_are_saved_and_a_file_without_them_chooses_its_own(tmp_path):
+    """A world whose display levels are half-way to what its actors want (a few chunks change per frame) loads
+    with the same levels and meshes, and steps on alike; a file saved before the levels were kept (no
+    ``mesher_levels``) loads with the levels the new world chooses from its actors' places."""
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 6.3, (48, 16, 48), "soil", chunk_size=8)
+    world = World(volume, spawn=(4.0, 6.3, 4.0))
+    wanted_from_start = world.mesher.display_levels
+    world.player.position[:] = (40.0, 6.3, 40.0)  # across the world: many chunks want another level
+    world.step()
+    levels = world.mesher.display_levels
+    assert 0 < np.sum(levels != wanted_from_start) <= 2 * world.settings.detail_changes_per_frame
+    captured = capture(world)
+    path = tmp_path / "world.vxw"
+    save_world(world, path)
+    loaded = load_world(path)
+    np.testing.assert_array_equal(loaded.mesher.display_levels, levels)
+    assert meshes(loaded) == meshes(world)
+    for _ in range(3):
+        assert loaded.step() == world.step()
+        np.testing.assert_array_equal(loaded.mesher.display_levels, world.mesher.display_levels)
+    assert meshes(loaded) == meshes(world)
+    rows = {name: dict(row) if isinstance(row, dict) else row for name, row in captured.rows.items()}
+    del rows["volume"]["mesher_levels"]
+    old = restore(_copy_volume(world, captured), rows, captured.arrays, [])
+    fresh = World(_copy_volume(world, captured), spawn=tuple(old.player.position))
+    np.testing.assert_array_equal(old.mesher.display_levels, fresh.mesher.display_levels)
+
+
+def _copy_volume(world: World, captured) -> VoxelVolume:
+    """A volume holding ``world``'s voxels as they were when ``captured`` was taken (nothing edited them since)."""
+    volume = VoxelVolume(world.volume.shape, chunk_size=world.volume.chunk_size)
+    for name in ("density", "mat_a", "mat_b", "mix", "damage"):
+        getattr(volume, name)[...] = getattr(world.volume, name)
+    volume.load_state_dict(world.volume.state_dict())
+    return volume

@@ -109,17 +109,18 @@ def probe_points(volume: VoxelVolume, margin: float, count: int = 80, seed: int 
 
 
 def canonical_display(mesh) -> np.ndarray:
-    """Triangle rows (per corner: position, normal, blend; then the pair), each triangle rotated to start at its
-    lexicographically smallest corner (winding kept), rows sorted: equal for meshes that draw the same."""
+    """Triangle rows (per corner: position, normal, blend, occlusion; then the pair), each triangle rotated to start
+    at its lexicographically smallest corner (winding kept), rows sorted: equal for meshes that draw the same."""
     if mesh.triangle_count == 0:
-        return np.zeros((0, 23))
+        return np.zeros((0, 26))
     idx = mesh.indices.astype(np.int64)
-    corner = np.concatenate([mesh.positions, mesh.normals, mesh.blend[:, None]], axis=1).astype(np.float64)
-    rows = corner[idx]  # (m, 3, 7)
+    corner = np.concatenate([mesh.positions, mesh.normals, mesh.blend[:, None], mesh.occlusion[:, None]],
+                            axis=1).astype(np.float64)
+    rows = corner[idx]  # (m, 3, 8)
     _, rank = np.unique(mesh.positions, axis=0, return_inverse=True)
     first = np.argmin(rank.reshape(-1)[idx], axis=1)
     order = (first[:, None] + np.arange(3)[None, :]) % 3
-    rows = np.take_along_axis(rows, order[:, :, None], axis=1).reshape(len(idx), 21)
+    rows = np.take_along_axis(rows, order[:, :, None], axis=1).reshape(len(idx), 24)
     pair = np.stack([mesh.mat_a[idx[:, 0]], mesh.mat_b[idx[:, 0]]], axis=1).astype(np.float64)
     rows = np.concatenate([rows, pair], axis=1)
     return rows[np.lexsort(rows.T[::-1])]

@@ -5,7 +5,10 @@ change.
 Which chunks an edit may remesh, from the chunk geometry (issue #3 and the ChunkMesher notes): the cells of chunk
 c (chunk size S) read samples c*S - 1 .. (c + 1)*S + 1 on every axis (corners and central-difference gradients),
 so a changed sample rebuilds the vertices of the chunks R whose range holds it; a chunk's mesh also joins the
-top cell layer of its lower neighbours, so the remeshed chunks lie in R and R + {0, 1}^3.
+top cell layer of its lower neighbours, so the remeshed chunks lie in R and R + {0, 1}^3. Besides, a chunk's mesh
+is shaded again (and reported when its occlusion changed) when a changed sample lies within the occlusion's reach
+(4.5 samples, plus one interpolating) of its vertices, which lie in its cells or its lower neighbours' merged
+nodes (up to 2^levels cells below it).
 """
 
 from __future__ import annotations
@@ -68,6 +71,18 @@ def may_remesh(readers: set[tuple], volume: VoxelVolume) -> set[tuple]:
     return found
 
 
+def chunks_shading(samples: np.ndarray, volume: VoxelVolume, options: MeshOptions) -> set[tuple]:
+    """Chunks c with c*S - 2^levels - 5.5 <= s <= (c + 1)*S + 5.5 on every axis for some changed sample s."""
+    size, grid = volume.chunk_size, volume.chunk_grid_shape
+    below, above = 2 ** options.levels + 5.5, 5.5
+    found = set()
+    for sample in np.unique(samples, axis=0):
+        ranges = [range(max(int(np.ceil((s - above) / size)) - 1, 0), min(int((s + below) // size), n - 1) + 1)
+                  for s, n in zip(sample, grid)]
+        found |= set(product(*ranges))
+    return found
+
+
 def assert_matches_full_remesh(mesher: ChunkMesher, volume: VoxelVolume, options: MeshOptions) -> None:
     """The mesher's chunk meshes are those a fresh mesher builds, and together a full mesh_volume."""
     full = mesh_volume(volume, options)
@@ -116,7 +131,7 @@ def test_edit_straddling_a_chunk_corner_remeshes_only_chunks_reading_it(options)
     assert set(map(tuple, (np.argwhere(flipped) // volume.chunk_size).tolist())) == around
     readers = chunks_reading(samples, volume)
     update = mesher.update()
-    assert around <= update.remeshed <= may_remesh(readers, volume)
+    assert around <= update.remeshed <= may_remesh(readers, volume) | chunks_shading(samples, volume, options)
     assert len(update.remeshed) < np.prod(volume.chunk_grid_shape)
     assert_matches_full_remesh(mesher, volume, options)
 
@@ -138,9 +153,10 @@ def test_every_edit_of_a_sequence_matches_a_full_remesh():
     for edit in edits:
         before = snapshot(volume)
         edit()
-        readers = chunks_reading(changed_samples(before, volume), volume)
+        samples = changed_samples(before, volume)
         update = mesher.update()
-        assert update.remeshed <= may_remesh(readers, volume)
+        assert update.remeshed <= may_remesh(chunks_reading(samples, volume), volume) | chunks_shading(
+            samples, volume, options)
         assert_matches_full_remesh(mesher, volume, options)
 
 
@@ -377,9 +393,10 @@ def test_random_edits_keep_incremental_meshes_equal_to_a_full_remesh(edits, simp
             volume.paint(shape, material)
         else:
             volume.expose_interior(shape)
-        readers = chunks_reading(changed_samples(before, volume), volume)
+        samples = changed_samples(before, volume)
         update = mesher.update()
-        assert update.remeshed <= may_remesh(readers, volume)
+        assert update.remeshed <= may_remesh(chunks_reading(samples, volume), volume) | chunks_shading(
+            samples, volume, options)
         assert_matches_full_remesh(mesher, volume, options)
         np.testing.assert_array_equal(B.canonical_collision(mesher.collision_mesh()),
                                       B.canonical_collision(collision_mesh_volume(volume, options)))

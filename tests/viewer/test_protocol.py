@@ -163,25 +163,37 @@ def test_rate_limiter():
 def random_mesh(rng, n: int, m: int) -> DisplayMesh:
     return DisplayMesh(rng.normal(size=(n, 3)).astype(np.float32), rng.normal(size=(n, 3)).astype(np.float32),
                        rng.integers(0, n, size=(m, 3)).astype(np.uint32), rng.integers(0, 12, n).astype(np.uint8),
-                       rng.integers(0, 12, n).astype(np.uint8), rng.random(n).astype(np.float32))
+                       rng.integers(0, 12, n).astype(np.uint8), rng.random(n).astype(np.float32),
+                       rng.random(n).astype(np.float32))
 
 
 @pytest.mark.parametrize("n, m", [(3, 1), (4, 2), (5, 3), (6, 4), (101, 77)])
 def test_chunk_mesh_round_trip_and_layout(n, m):
     mesh = random_mesh(np.random.default_rng(n), n, m)
     data = encode_chunk_mesh((3, -1, 7), mesh)
-    assert data[0] == KIND_CHUNK and data[1] == 1
-    assert len(data) == 24 + 12 * n + 12 * n + 12 * m + 2 * n + (-2 * n % 4) + 4 * n
+    assert data[0] == KIND_CHUNK and data[1] == 2
+    assert len(data) == 24 + 12 * n + 12 * n + 12 * m + 2 * n + (-2 * n % 4) + 4 * n + n + (-n % 4)
     assert len(data) % 4 == 0
-    blend_offset = len(data) - 4 * n
+    blend_offset = len(data) - (-n % 4) - n - 4 * n
     assert blend_offset % 4 == 0  # every array starts on a multiple of 4: typed-array views in the page
     np.testing.assert_array_equal(np.frombuffer(data, "<f4", n, blend_offset), mesh.blend)
     np.testing.assert_array_equal(np.frombuffer(data, "<f4", 3 * n, 24).reshape(-1, 3), mesh.positions)
+    wire_occlusion = np.frombuffer(data, "u1", n, blend_offset + 4 * n)
+    np.testing.assert_array_equal(wire_occlusion, [round(float(v) * 255) for v in mesh.occlusion])
     chunk, back = decode_chunk_mesh(data)
     assert chunk == (3, -1, 7)
     for name in ("positions", "normals", "indices", "mat_a", "mat_b", "blend"):
         np.testing.assert_array_equal(getattr(back, name), getattr(mesh, name))
         assert getattr(back, name).dtype == getattr(mesh, name).dtype
+    assert back.occlusion.dtype == np.float32
+    np.testing.assert_allclose(back.occlusion, mesh.occlusion, atol=0.5 / 255 + 1e-6)  # one u8 step, rounded
+
+
+def test_a_mesh_without_occlusion_goes_out_open():
+    mesh = random_mesh(np.random.default_rng(1), 6, 2)
+    bare = DisplayMesh(mesh.positions, mesh.normals, mesh.indices, mesh.mat_a, mesh.mat_b, mesh.blend)
+    _, back = decode_chunk_mesh(encode_chunk_mesh((0, 0, 0), bare))
+    np.testing.assert_array_equal(back.occlusion, np.ones(6, np.float32))
 
 
 def test_an_empty_chunk_mesh_removes_the_chunk():

@@ -31,8 +31,9 @@ from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
-from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGES_PER_SECOND,
-                                        decode_chunk_mesh, decode_collision_mesh, decode_navmesh)
+from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH,
+                                        MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, decode_chunk_mesh,
+                                        decode_collision_mesh, decode_navmesh)
 from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
 
 TIMEOUT = 15.0  # s: the longest a test waits for one thing
@@ -124,7 +125,7 @@ def pages(server):
 def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages):
     (page,) = pages(1)
     hello = page.recv()
-    assert hello["type"] == "hello" and hello["protocol"] == 1 and hello["control"] is True
+    assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION and hello["control"] is True
     assert hello["controller"] == hello["client"]
     assert {(m["id"], m["name"]) for m in hello["materials"]} == {(m.id, m.name) for m in world.materials}
     assert hello["limits"]["messages_per_second"] == MAX_MESSAGES_PER_SECOND
@@ -140,6 +141,8 @@ def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages
         assert mesh.triangle_count > 0 and mesh.indices.max() < len(mesh.positions)
         assert (mesh.positions.min(axis=0) >= [v - 1 for v in lo]).all()
         assert (mesh.positions.max(axis=0) <= [v + 1 for v in hi]).all()
+        assert len(mesh.occlusion) == len(mesh.positions) and 0.0 <= mesh.occlusion.min() <= 1.0
+    assert min(float(mesh.occlusion.min()) for mesh in chunks.values()) < 0.9  # the wall's foot, the slopes
     assert {m["name"] for m in hello["materials"]} >= {world.materials.name_by_id[int(i)]
                                                       for mesh in chunks.values() for i in set(mesh.mat_a.tolist())}
     hud = next(m for m in page.seen if isinstance(m, dict) and m["type"] == "hud")  # sent before the frame

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import check_finite, check_range
+from ..errors import check_finite, check_integer, check_range
 from ..meshing import MeshOptions
 from .enemy import ChainsawSettings
 from .play import ActionSettings
@@ -32,7 +32,12 @@ class WorldSettings:
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
     walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once);
     ``thrown_deformation_counts``: whether the density the player's thrown objects remove (explosions) counts
-    toward treasure placement and the group awards, like punch, pull-out and suck.
+    toward treasure placement and the group awards, like punch, pull-out and suck;
+    ``detail_radius``: m (>= 0), chunks within this distance of the player, an NPC or an enemy draw every voxel's
+    vertex (display level 0: holes, punches and tunnels keep their voxel-scale shape there), the others the
+    ``mesh_options.levels``, stepping up one level per chunk between (the collision mesh is the same everywhere);
+    ``detail_changes_per_frame``: chunks (>= 1) whose display level may change in one frame as the actors move
+    (nearest first), so that a frame stays in its budget.
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -44,6 +49,8 @@ class WorldSettings:
     max_dt: float = 0.1
     navmesh_delay: float = 0.25
     thrown_deformation_counts: bool = True
+    detail_radius: float = 4.0
+    detail_changes_per_frame: int = 3
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
@@ -54,6 +61,10 @@ class WorldSettings:
                                                                unit="s"))
         check_range("thrown_deformation_counts", self.thrown_deformation_counts, "True or False",
                     isinstance(self.thrown_deformation_counts, bool))
+        object.__setattr__(self, "detail_radius", check_finite("detail_radius", self.detail_radius, minimum=0.0,
+                                                               unit="m"))
+        object.__setattr__(self, "detail_changes_per_frame", check_integer(
+            "detail_changes_per_frame", self.detail_changes_per_frame, minimum=1))
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))

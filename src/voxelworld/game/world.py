@@ -57,6 +57,7 @@ from ..meshing import ChunkMesher, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
 from .agents import Agents
 from .collider import Collider
+from .detail import next_levels, wanted_levels
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .inputs import Inputs
@@ -185,6 +186,8 @@ class World:
         self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
+        self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
+                                                     settings.mesh_options.levels))
         self.mesher.update()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
@@ -354,6 +357,24 @@ class World:
 
     def _refresh_vertices(self) -> None:
         self.rebuilt_chunks = self.mesher.refresh_vertices()
+        self._choose_detail()
+
+    def _actor_points(self) -> np.ndarray:
+        """Where the actors are: the player, the NPCs and the enemies (m)."""
+        points = [self.player.position]
+        points.extend(npc.position for npc in self.agents.npcs)
+        points.extend(enemy.position for enemy in self.agents.enemies)
+        return np.array(points, dtype=np.float64)
+
+    def _choose_detail(self) -> None:
+        """Move a few chunks' display levels towards what the actors' places want (:mod:`.detail`): the next
+        stage simplifies them again and the display stage rebuilds them."""
+        settings = self.settings
+        points = self._actor_points()
+        wanted = wanted_levels(self.volume, points, settings.detail_radius, settings.mesh_options.levels)
+        current = self.mesher.display_levels
+        self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
+                                                   settings.detail_changes_per_frame))
 
     def _build_display_meshes(self) -> None:
         self.changed_chunks = self.mesher.build_display_meshes().remeshed

@@ -86,7 +86,8 @@ def capture(world: World) -> Captured:
                           "origin": [float(v) for v in volume.origin], "iso": volume.iso,
                           "chunk_size": volume.chunk_size, "dirty": enc(volume.state_dict()["dirty"], "volume.dirty"),
                           "materials": None if volume.materials is world.materials or own == table else own,
-                          "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind")}
+                          "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind"),
+                          "mesher_levels": enc(world.mesher.display_levels, "volume.mesher_levels")}
     out.rows["materials"] = table
     out.rows["props"] = {"props": [[p.name, p.role, p.material] for p in world.props]}
     for n, prop in enumerate(world.props):
@@ -231,7 +232,7 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
                       spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
-    _load_mesher(codec, world, rows["volume"]["mesher_behind"], arrays)
+    _load_mesher(codec, world, rows["volume"]["mesher_behind"], arrays, rows["volume"].get("mesher_levels"))
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
@@ -241,9 +242,10 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     return world
 
 
-def _load_mesher(codec: StateCodec, world: World, data, arrays: dict) -> None:
-    """Give ``world``'s mesher back the voxels the saved world's mesher last saw (see :func:`_mesher_behind`): it
-    remeshes the chunks they change from them; the volume keeps its current voxels."""
+def _load_mesher(codec: StateCodec, world: World, data, arrays: dict, levels=None) -> None:
+    """Give ``world``'s mesher back the voxels the saved world's mesher last saw (see :func:`_mesher_behind`) and
+    its display levels per chunk (``levels``; files saved before they were kept have none: the new world's levels,
+    chosen from its actors' places, stay): it remeshes the chunks they change; the volume keeps its voxels."""
     grid = world.volume.chunk_grid_shape
     seen = world.volume.chunk_versions.copy()
     behind = {}
@@ -255,10 +257,13 @@ def _load_mesher(codec: StateCodec, world: World, data, arrays: dict) -> None:
         chunk, version = item
         seen[chunk] = version
         behind[chunk] = {name: _array(arrays, f"mesher.behind.{n}.{name}") for name in MESHED_FIELDS}
+    state = {"seen": seen, "behind": behind}
+    if levels is not None:
+        state["levels"] = codec.decode(levels, "volume.mesher_levels")
     try:
-        world.mesher.load_state_dict({"seen": seen, "behind": behind})
+        world.mesher.load_state_dict(state)
     except ParameterError as error:
-        raise FormatError(f"volume.mesher_behind: {error}") from error
+        raise FormatError(f"volume.mesher_behind or volume.mesher_levels: {error}") from error
 
 
 def _array(arrays: dict, name: str) -> np.ndarray:

@@ -5,16 +5,17 @@ Floor 2: reads :mod:`voxelworld.terrain`, knows nothing of navigation or the gam
 - :func:`dual_vertices`: one vertex per surface patch of each cell (surface nets, or dual contouring with
   ``sharp``), with normals and the two materials of highest evaluation value.
 - :class:`DisplayMesh` / :class:`CollisionMesh`: triangles to draw (at most two blended materials per triangle)
-  and to collide with (exactly one material per triangle).
+  and to collide with (exactly one material per triangle); :func:`vertex_occlusion`, the display vertices'
+  ambient occlusion from the voxels around them.
 - :func:`mesh_volume`, :func:`collision_mesh_volume`: a whole volume at once.
 - :class:`ChunkMesher`: per-chunk meshes, incrementally updated after edits; collision meshes on request.
 - :class:`MeshOptions`: surface nets or dual contouring, octree simplification levels and tolerances.
 """
 
 from .chunks import ChunkMesher, MeshUpdate, collision_mesh_volume, mesh_volume
-from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes
+from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes, vertex_occlusion
 from .options import MeshOptions
 from .surface import DualVertices, dual_vertices
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume", "DisplayMesh", "CollisionMesh",
-           "merge_display_meshes", "merge_collision_meshes", "MeshOptions", "DualVertices", "dual_vertices"]
+           "merge_display_meshes", "merge_collision_meshes", "vertex_occlusion", "MeshOptions", "DualVertices", "dual_vertices"]

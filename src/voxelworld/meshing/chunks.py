@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import Box, MaterialTable, VoxelVolume
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
-                   merge_display_meshes)
+                   merge_display_meshes, with_occlusion)
 from . import _kernels, tables
 from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, simplify_surface
@@ -75,13 +75,14 @@ def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size
 
 
 def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: MeshOptions,
-                materials: MaterialTable, collision: bool) -> ChunkSurface:
-    """``surface`` (made from ``density``) simplified for the display mesh, or with the coarser collision
-    settings."""
+                materials: MaterialTable, collision: bool, levels: int | None = None) -> ChunkSurface:
+    """``surface`` (made from ``density``) simplified for the display mesh (``levels`` deep, the options' by
+    default), or with the coarser collision settings."""
     if collision:
         return simplify_surface(surface, density, iso, options.collision_levels, options.collision_tolerance,
                                 materials.kind_by_id, collision=True)
-    return simplify_surface(surface, density, iso, options.levels, options.tolerance, materials.kind_by_id)
+    return simplify_surface(surface, density, iso, options.levels if levels is None else levels, options.tolerance,
+                            materials.kind_by_id)
 
 
 def _chunk_surfaces(volume: VoxelVolume, chunk, options: MeshOptions,
@@ -171,7 +172,9 @@ class ChunkMesher:
     ``update`` compares every chunk the volume reports changed with the fields the mesher last saw, so a
     blocked edit (damage only) or one that changed nothing remeshes nothing. A changed sample rebuilds the
     vertices of the chunks whose cells read it (their own samples, one layer below and two above); a chunk's
-    mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did.
+    mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did; it is
+    shaded again (its occlusion recomputed, reported if that changed it) when a changed sample lies within the
+    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own.
 
     Examples
     --------
@@ -189,6 +192,8 @@ class ChunkMesher:
         self.materials, self.options = _check(volume, materials, options)
         self.volume = volume
         self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
+        # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
+        self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
         self._start_over()
 
     def _start_over(self) -> None:
@@ -206,6 +211,11 @@ class ChunkMesher:
         self._refreshed: set[tuple] = set()
         self._simplified: set[tuple] = set()
         self._remesh: set[tuple] = set()
+        # Chunks whose display surface waits to be simplified again at a new level (set_display_levels), and
+        # those whose occlusion reads a changed sample (their mesh is shaded again unless it is rebuilt anyway).
+        self._relevelled: set[tuple] = set()
+        self._shade: set[tuple] = set()
+        self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
 
     # -------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
@@ -232,13 +242,13 @@ class ChunkMesher:
         True
         """
         if self._fields is None:
-            return {"seen": self._seen.copy(), "behind": None}
+            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels}
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
             window = volume.chunk_slices(chunk)
             behind[chunk] = {name: self._fields[name][window].copy() for name in MESHED_FIELDS}
-        return {"seen": self._seen.copy(), "behind": behind}
+        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels}
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
@@ -246,7 +256,8 @@ class ChunkMesher:
         its chunk versions ``seen``; it remeshes from that copy the chunks whose vertices read a sample that
         differs from what it had meshed (every chunk if it had not updated yet). Its meshes are then those of the
         mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
-        The volume is not touched.
+        The volume is not touched. ``levels`` (optional: states saved before it existed leave the mesher's own)
+        are the display levels per chunk (:meth:`set_display_levels`), taken first.
 
         ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
         grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
@@ -254,6 +265,8 @@ class ChunkMesher:
         and the volume's dtype.
         """
         seen, behind = self._checked_state(state)
+        if state.get("levels") is not None:
+            self.set_display_levels(state["levels"])
         if behind is None:
             for chunk in _all_chunks(self.volume):
                 self._forget_collision(chunk)
@@ -277,6 +290,8 @@ class ChunkMesher:
                 changed = self._take_changes(chunk, fields)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
+                    self._shade |= self._chunks_shading(*changed)
+                    self._shade_boxes.append(changed)
         self._seen = seen
         self._refresh(rebuild)
         self.simplify_vertices()
@@ -345,6 +360,8 @@ class ChunkMesher:
                 changed = self._take_changes(chunk, current)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
+                    self._shade |= self._chunks_shading(*changed)
+                    self._shade_boxes.append(changed)
         self._seen = versions
         return self._refresh(rebuild)
 
@@ -365,10 +382,11 @@ class ChunkMesher:
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
-        order = sorted(self._refreshed)
+        order = sorted(self._refreshed | self._relevelled)
         density = self._fields["density"] if order else None  # what step 1 read, whatever changed since
-        iso = self.volume.iso
-        built = _map(lambda c: _simplified(density, iso, self._raw[c], self.options, self.materials, False), order)
+        iso, levels = self.volume.iso, self._levels
+        built = _map(lambda c: _simplified(density, iso, self._raw[c], self.options, self.materials, False,
+                                           int(levels[c])), order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
@@ -377,7 +395,7 @@ class ChunkMesher:
             self._remesh.add(chunk)
             self._remesh |= self._neighbours_seeing_changes(chunk, old, display)
         self._simplified |= self._refreshed
-        self._refreshed = set()
+        self._refreshed, self._relevelled = set(), set()
         return frozenset(self._remesh)
 
     def build_display_meshes(self) -> MeshUpdate:
@@ -386,15 +404,24 @@ class ChunkMesher:
         volume = self.volume
         meshes = {}
         order = sorted(self._remesh)
+        density = self._fields["density"] if self._fields is not None else None
         for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
-                                                                     collision=False), order)):
+                                                                     collision=False, density=density), order)):
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
             else:
                 self._display.pop(chunk, None)
+        # A chunk whose surfaces did not change keeps its triangles; where its occlusion reads a changed sample it
+        # is shaded again, and reported if that changed it.
+        shade = sorted(c for c in self._shade - self._remesh if c in self._display)
+        boxes = self._shade_boxes
+        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], density, volume, boxes),
+                                           shade)):
+            if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
+                meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
-        self._remesh, self._simplified = set(), set()
+        self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
         return update
 
     def _take_changes(self, chunk, source: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -415,6 +442,57 @@ class ChunkMesher:
         first = np.maximum(-((size + 1 - lo) // size), 0)  # ceil((lo - 1 - size) / size)
         last = np.minimum((hi + 1) // size, grid - 1)
         return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
+
+    def _chunks_shading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
+        """The chunks whose display vertices' occlusion reads a sample in the inclusive box lo..hi: chunk c's
+        vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it), and
+        their occlusion reads up to the rays' reach (and one sample more, interpolating) around them."""
+        size = self.volume.chunk_size
+        grid = np.array(self.volume.chunk_grid_shape)
+        reach = int(np.ceil(_kernels.OCCLUSION_STEPS.max())) + 2
+        below, above = 2 ** self.options.levels + reach, reach
+        first = np.maximum(-((size + above - lo) // size), 0)  # ceil((lo - above - size) / size)
+        last = np.minimum((hi + below) // size, grid - 1)
+        return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
+
+    # --------------------------------------------------------------------------------------- detail
+    @property
+    def display_levels(self) -> np.ndarray:
+        """The display mesh's simplification levels per chunk (a copy, int64 of the chunk grid's shape)."""
+        return self._levels.copy()
+
+    def set_display_levels(self, levels) -> frozenset[tuple[int, int, int]]:
+        """Simplify the display mesh of each chunk (i, j, k) at most ``levels[i, j, k]`` octree levels deep (0:
+        every cell's vertex, voxel-scale detail; up to the options' ``levels``), from the next
+        :meth:`simplify_vertices` on: a chunk whose level changed is simplified again from its vertices, and it and
+        the upper neighbours joining a changed border cell are remeshed. Chunks at different levels meet without
+        cracks (each quad joins the vertices the chunks around it chose). The collision meshes do not change.
+        Returns the chunks whose level changed. ParameterError, before anything changes, for ``levels`` not an
+        integer array of the chunk grid's shape within 0 .. options.levels.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.3 + 0.2 * np.sin(x), (64, 40, 64), material="soil")
+        >>> mesher = ChunkMesher(ground)
+        >>> coarse = mesher.update().meshes[(0, 0, 0)].triangle_count
+        >>> levels = mesher.display_levels
+        >>> levels[0, 0, 0] = 0
+        >>> mesher.set_display_levels(levels)
+        frozenset({(0, 0, 0)})
+        >>> mesher.update().meshes[(0, 0, 0)].triangle_count > coarse
+        True
+        """
+        grid, top = self.volume.chunk_grid_shape, self.options.levels
+        check_range("levels", _described(levels), f"an integer array of the chunk grid's shape {grid}",
+                    isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
+        check_range("levels", f"{levels.min()}..{levels.max()}", f"levels within 0..{top} (the options' levels)",
+                    bool(np.all((levels >= 0) & (levels <= top))))
+        changed = frozenset(map(tuple, np.argwhere(levels != self._levels).tolist()))
+        self._levels = levels.astype(np.int64)
+        if self._fields is not None:
+            self._relevelled |= changed
+        return changed
 
     def _neighbours_seeing_changes(self, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
         """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top

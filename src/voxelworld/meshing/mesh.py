@@ -9,7 +9,7 @@ across chunk borders.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 
 import numpy as np
@@ -19,19 +19,22 @@ from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTable
 from .scratch import buffer
 from .surface import ChunkSurface
 
-__all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "chunk_cells",
-           "assemble_block", "assemble_chunk"]
+__all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "vertex_occlusion",
+           "with_occlusion", "chunk_cells", "assemble_block", "assemble_chunk"]
 
 QUAD_TABLES = QuadTables(tables.EDGE_PATCH, tables.EDGE_FROM_CORNER_AXIS)
 
 
 @dataclass(frozen=True)
 class DisplayMesh:
-    """A triangle mesh to draw: per vertex two materials and the blend between them.
+    """A triangle mesh to draw: per vertex two materials and the blend between them, and its ambient occlusion.
 
     Every triangle's three vertices carry the same pair (``mat_a`` < ``mat_b``, or ``mat_b`` 0 for one
     material), so a triangle never shows more than two materials; ``blend`` is the share of ``mat_b``.
-    Triangles wind counter-clockwise seen from outside the solid.
+    ``occlusion`` is how open the vertex is to ambient light (glTF's convention: 1 fully open, lower where
+    solid voxels surround it, as on a pit's floor; see :func:`vertex_occlusion`); renderers multiply the
+    ambient and sky light by it. Left out, it is 1 everywhere. Triangles wind counter-clockwise seen from
+    outside the solid.
     """
 
     positions: np.ndarray  # (n, 3) float32, metres
@@ -40,6 +43,11 @@ class DisplayMesh:
     mat_a: np.ndarray  # (n,) uint8
     mat_b: np.ndarray  # (n,) uint8
     blend: np.ndarray  # (n,) float32 in [0, 1]
+    occlusion: np.ndarray | None = None  # (n,) float32 in [0, 1], 1 = open; None: all 1
+
+    def __post_init__(self):
+        if self.occlusion is None:
+            object.__setattr__(self, "occlusion", np.ones(len(self.positions), dtype=np.float32))
 
     @property
     def triangle_count(self) -> int:
@@ -48,7 +56,8 @@ class DisplayMesh:
     @staticmethod
     def empty() -> DisplayMesh:
         return DisplayMesh(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32), np.zeros((0, 3), np.uint32),
-                           np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.float32))
+                           np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.float32),
+                           np.zeros(0, np.float32))
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,55 @@ def merge_display_meshes(meshes: Sequence[DisplayMesh]) -> DisplayMesh:
     return DisplayMesh(np.concatenate([m.positions for m in meshes]), np.concatenate([m.normals for m in meshes]),
                        _offset_indices(meshes),
                        np.concatenate([m.mat_a for m in meshes]), np.concatenate([m.mat_b for m in meshes]),
-                       np.concatenate([m.blend for m in meshes]))
+                       np.concatenate([m.blend for m in meshes]), np.concatenate([m.occlusion for m in meshes]))
+
+
+def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, normals: np.ndarray, origin,
+                     voxel_size: float) -> np.ndarray:
+    """How open each vertex is to ambient light, float32 (n,) in [0, 1]: the share of open samples (trilinear
+    ``density`` below ``iso``) at 1, 2, 3 and 4.5 voxel edges along seven rays over the hemisphere of the vertex's
+    normal (the normal and six at 55 degrees from it). 1 on open ground, lower in a pit, a tunnel or a corner.
+    ``positions`` (metres) and unit ``normals`` (n, 3); ``origin`` and ``voxel_size`` place the density's
+    samples. Samples past the volume's side read its nearest sample, as the mesher does.
+
+    Examples
+    --------
+    >>> ground = np.zeros((9, 9, 9), np.uint8); ground[:, :5] = 255  # solid up to y = 4
+    >>> pit = ground.copy(); pit[3:6, 2:5, 3:6] = 0  # a pit 3 samples wide and deep
+    >>> up = np.float32([[0, 1, 0]])
+    >>> open_ground = vertex_occlusion(ground, 128, np.float32([[4, 4.5, 4]]), up, (0, 0, 0), 1.0)
+    >>> pit_floor = vertex_occlusion(pit, 128, np.float32([[4, 1.5, 4]]), up, (0, 0, 0), 1.0)
+    >>> float(open_ground[0]), bool(pit_floor[0] < 0.8)
+    (1.0, True)
+    """
+    out = np.empty(len(positions), dtype=np.float32)
+    _kernels.vertex_occlusion(density, float(iso), np.ascontiguousarray(positions, dtype=np.float32),
+                              np.ascontiguousarray(normals, dtype=np.float32),
+                              np.asarray(origin, dtype=np.float64), float(voxel_size), _kernels.OCCLUSION_RAYS,
+                              _kernels.OCCLUSION_STEPS, out)
+    return out
+
+
+def with_occlusion(mesh: DisplayMesh, density: np.ndarray, volume, changed: Sequence | None = None) -> DisplayMesh:
+    """``mesh`` (of ``volume``'s chunks) with its occlusion computed from ``density`` (of the volume's shape); with
+    ``changed`` (inclusive sample boxes ``(lo, hi)`` where the density changed since ``mesh``'s occlusion was
+    computed), only the vertices whose rays reach into one of them (the rest read what they read before)."""
+    if not len(mesh.positions):
+        return mesh
+    if changed is None:
+        return replace(mesh, occlusion=vertex_occlusion(density, volume.iso, mesh.positions, mesh.normals,
+                                                        volume.origin, volume.voxel_size))
+    reach = float(_kernels.OCCLUSION_STEPS.max()) + 1.0  # and one sample more, interpolating
+    local = (mesh.positions.astype(np.float64) - volume.origin) / volume.voxel_size
+    near = np.zeros(len(local), dtype=bool)
+    for lo, hi in changed:
+        near |= np.all((local >= np.asarray(lo) - reach) & (local <= np.asarray(hi) + reach), axis=1)
+    if not near.any():
+        return mesh
+    occlusion = mesh.occlusion.copy()
+    occlusion[near] = vertex_occlusion(density, volume.iso, mesh.positions[near], mesh.normals[near],
+                                       volume.origin, volume.voxel_size)
+    return replace(mesh, occlusion=occlusion)
 
 
 def merge_collision_meshes(meshes: Sequence[CollisionMesh]) -> CollisionMesh:
@@ -109,11 +166,12 @@ def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
-                   size: int | None = None) -> DisplayMesh | CollisionMesh:
+                   size: int | None = None, density: np.ndarray | None = None) -> DisplayMesh | CollisionMesh:
     """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks of ``size`` cells, the
     volume's chunk size by default): quads around the sign-changing edges that start in them, through the
     vertices of their own surfaces and of the lower neighbours' (``surface_of(chunk)`` gives each chunk's
-    simplified surface)."""
+    simplified surface). A display mesh's occlusion is read from ``density`` (the volume's by default: give the
+    density the surfaces were made from)."""
     size = volume.chunk_size if size is None else size
     empty = CollisionMesh.empty() if collision else DisplayMesh.empty()
     lo, _ = chunk_cells(volume.shape, size, first)
@@ -172,12 +230,13 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     if collision:
         return CollisionMesh(out_positions[:n_vertices].copy(), out_triangles[:n_triangles].copy(),
                              out_tri_material[:n_triangles].copy())
-    return DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
+    mesh = DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
                        out_triangles[:n_triangles].copy(), out_mat[:n_vertices, 0].copy(),
                        out_mat[:n_vertices, 1].copy(), out_blend[:n_vertices].copy())
+    return with_occlusion(mesh, volume.density if density is None else density, volume)
 
 
 def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],
-                   collision: bool) -> DisplayMesh | CollisionMesh:
+                   collision: bool, density: np.ndarray | None = None) -> DisplayMesh | CollisionMesh:
     """The mesh of one chunk (see :func:`assemble_block`)."""
-    return assemble_block(volume, chunk, chunk, surface_of, collision)
+    return assemble_block(volume, chunk, chunk, surface_of, collision, density=density)

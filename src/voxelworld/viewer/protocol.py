@@ -30,7 +30,7 @@ voxelworld.viewer.protocol.ProtocolError: NaN is not allowed (numbers must be fi
 ...                        np.zeros(3, np.float32))
 >>> data = encode_chunk_mesh((1, 0, 2), triangle)
 >>> len(data), data[0] == KIND_CHUNK
-(128, True)
+(132, True)
 >>> chunk, mesh = decode_chunk_mesh(data)
 >>> chunk, mesh.triangle_count, mesh.mat_a.tolist()
 ((1, 0, 2), 1, [4, 4, 4])
@@ -60,7 +60,7 @@ __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "characters", "MAX_MESSAGE_BYTES
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
            "frame_events", "events_message", "hud_message", "dumps"]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
@@ -72,7 +72,7 @@ MAX_PING_ID = 2**31 - 1
 MAX_FRAME_EVENTS = 64  # events a frame message carries at most (the rest are dropped and counted)
 
 KIND_CHUNK, KIND_NAVMESH, KIND_COLLISION = 1, 2, 3  # the first byte of a binary message
-MESH_VERSION = 1  # the second byte
+MESH_VERSION = 2  # the second byte (2: chunk meshes carry occlusion)
 CHUNK_HEADER = struct.Struct("<BBHiiiII")  # kind, version, 0, chunk i, j, k, vertices n, triangles m: 24 bytes
 TRIANGLES_HEADER = struct.Struct("<BBHIII")  # kind, version, 0, revision, vertices n, triangles m: 16 bytes
 
@@ -266,9 +266,10 @@ def _pad(length: int) -> bytes:
 def encode_chunk_mesh(chunk, mesh: DisplayMesh | None) -> bytes:
     """One chunk's display mesh as a binary message (an empty mesh or None: the chunk has no surface any more).
 
-    Layout, little-endian: the 24-byte header (u8 kind = 1, u8 version = 1, u16 0, i32 chunk i, j, k,
+    Layout, little-endian: the 24-byte header (u8 kind = 1, u8 version = 2, u16 0, i32 chunk i, j, k,
     u32 vertex count n, u32 triangle count m), then positions f32[3n] (m), normals f32[3n], indices u32[3m],
-    mat_a u8[n], mat_b u8[n], zero bytes up to a multiple of 4, blend f32[n] (share of mat_b, 0..1).
+    mat_a u8[n], mat_b u8[n], zero bytes up to a multiple of 4, blend f32[n] (share of mat_b, 0..1), occlusion
+    u8[n] (round(occlusion x 255): 255 open), zero bytes up to a multiple of 4.
     """
     i, j, k = (int(c) for c in chunk)
     if mesh is None or mesh.triangle_count == 0:
@@ -276,7 +277,13 @@ def encode_chunk_mesh(chunk, mesh: DisplayMesh | None) -> bytes:
     n, m = len(mesh.positions), len(mesh.indices)
     head = CHUNK_HEADER.pack(KIND_CHUNK, MESH_VERSION, 0, i, j, k, n, m)
     return b"".join((head, _le(mesh.positions, "<f4"), _le(mesh.normals, "<f4"), _le(mesh.indices, "<u4"),
-                     _le(mesh.mat_a, "u1"), _le(mesh.mat_b, "u1"), _pad(2 * n), _le(mesh.blend, "<f4")))
+                     _le(mesh.mat_a, "u1"), _le(mesh.mat_b, "u1"), _pad(2 * n), _le(mesh.blend, "<f4"),
+                     occlusion_bytes(mesh.occlusion).tobytes(), _pad(n)))
+
+
+def occlusion_bytes(occlusion: np.ndarray) -> np.ndarray:
+    """Occlusion in [0, 1] as the wire's u8 (round(occlusion x 255)); values outside are clipped."""
+    return np.round(np.clip(np.asarray(occlusion, dtype=np.float32), 0.0, 1.0) * np.float32(255.0)).astype(np.uint8)
 
 
 def _take(data: bytes, offset: int, dtype: str, count: int, what: str) -> tuple[np.ndarray, int]:
@@ -306,10 +313,12 @@ def decode_chunk_mesh(data: bytes) -> tuple[tuple[int, int, int], DisplayMesh]:
     mat_a, offset = _take(data, offset, "u1", n, "mat_a")
     mat_b, offset = _take(data, offset, "u1", n, "mat_b")
     blend, offset = _take(data, offset + (-2 * n % 4), "<f4", n, "blend")
+    occlusion, offset = _take(data, offset, "u1", n, "occlusion")
+    _, offset = _take(data, offset, "u1", -n % 4, "the padding after occlusion")
     if offset != len(data):
         raise ProtocolError(f"binary message has {len(data) - offset} bytes after its arrays")
     return (i, j, k), DisplayMesh(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1, 3),
-                                  mat_a, mat_b, blend)
+                                  mat_a, mat_b, blend, occlusion.astype(np.float32) / np.float32(255.0))
 
 
 def navmesh_triangles(navmesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -345,7 +354,7 @@ def _decode_triangles(data: bytes, kind: int) -> tuple[int, np.ndarray, np.ndarr
 
 
 def encode_navmesh(revision: int, navmesh) -> bytes:
-    """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 1, u16 0, u32 revision,
+    """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 2, u16 0, u32 revision,
     u32 vertex count n, u32 triangle count m), vertices f32[3n] (m), indices u32[3m], each triangle's level
     u8[m], zero bytes up to a multiple of 4. None: an empty navmesh."""
     if navmesh is None:
@@ -359,7 +368,7 @@ def decode_navmesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray
 
 
 def encode_collision_mesh(serial: int, positions, indices, tri_material) -> bytes:
-    """The collision triangles as a binary message: the 16-byte header (u8 kind = 3, u8 version = 1, u16 0,
+    """The collision triangles as a binary message: the 16-byte header (u8 kind = 3, u8 version = 2, u16 0,
     u32 serial, u32 n, u32 m), positions f32[3n] (m), indices u32[3m], each triangle's material id u8[m], zero
     bytes up to a multiple of 4."""
     return _encode_triangles(KIND_COLLISION, serial, positions, indices, tri_material)

@@ -6,7 +6,7 @@
 // TRIANGLES_HEADER.size); tests/viewer/test_page_constants.py checks that they agree.
 
 export const KIND_CHUNK = 1, KIND_NAVMESH = 2, KIND_COLLISION = 3;
-export const MESH_VERSION = 1; // the version byte this page reads
+export const MESH_VERSION = 2; // the version byte this page reads
 export const CHUNK_HEADER_BYTES = 24; // u8 kind, u8 version, u16 0, i32 chunk i, j, k, u32 vertices n, triangles m
 export const TRIANGLES_HEADER_BYTES = 16; // u8 kind, u8 version, u16 0, u32 revision, vertices n, triangles m
 
@@ -24,7 +24,8 @@ export function binaryHeader(buffer) {
   return { kind, version, error };
 }
 
-// A chunk's display mesh (kind 1): positions, normals, indices, mat_a, mat_b, padding, blend (m = 0: removed).
+// A chunk's display mesh (kind 1): positions, normals, indices, mat_a, mat_b, padding, blend, occlusion (u8, 255 =
+// open; yielded as floats in [0, 1]), padding (m = 0: removed).
 export function decodeChunk(buffer) {
   const header = new DataView(buffer);
   const i = header.getInt32(4, true), j = header.getInt32(8, true), k = header.getInt32(12, true);
@@ -38,7 +39,9 @@ export function decodeChunk(buffer) {
   chunk.matA = new Uint8Array(buffer, offset, n); offset += n;
   chunk.matB = new Uint8Array(buffer, offset, n); offset += n;
   offset += (4 - (offset % 4)) % 4;
-  chunk.blend = new Float32Array(buffer, offset, n);
+  chunk.blend = new Float32Array(buffer, offset, n); offset += 4 * n;
+  const occlusion = new Uint8Array(buffer, offset, n);
+  chunk.occlusion = Float32Array.from(occlusion, (value) => value / 255);
   return chunk;
 }
 

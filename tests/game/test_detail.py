@@ -1,0 +1,114 @@
+"""Display detail near the actors (game/detail.py and World's use of it): level 0 near the player, NPCs and
+enemies, the mesh options' levels far away, neighbours at most one level apart, a bounded number of chunks
+changed per frame, and the collision mesh untouched."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.game.detail import next_levels, wanted_levels
+from voxelworld.game.settings import WorldSettings
+from voxelworld.game.world import Inputs, World
+from voxelworld.terrain import Sphere, VoxelVolume
+
+
+def ground() -> VoxelVolume:
+    return VoxelVolume.from_sdf(lambda x, y, z: y - 6.3, (64, 24, 64), "soil", chunk_size=8)
+
+
+def box_distance(volume: VoxelVolume, chunk, point) -> float:
+    """From the definition: the distance from ``point`` to the chunk's box of samples, in metres."""
+    lo = np.array(chunk) * volume.chunk_size
+    hi = np.minimum(lo + volume.chunk_size, np.array(volume.shape) - 1)
+    local = (np.asarray(point, dtype=float) - volume.origin) / volume.voxel_size
+    return float(np.linalg.norm(np.maximum(np.maximum(lo - local, local - hi), 0.0)) * volume.voxel_size)
+
+
+def test_wanted_levels_are_fine_near_each_actor_coarse_far_and_one_step_apart():
+    volume = ground()
+    rng = np.random.default_rng(2)
+    points = rng.uniform(0.0, 63.0, size=(3, 3))
+    levels = wanted_levels(volume, points, 5.0, 3)
+    grid = volume.chunk_grid_shape
+    for chunk in product(*(range(n) for n in grid)):
+        nearest = min(box_distance(volume, chunk, p) for p in points)
+        if nearest <= 5.0:
+            assert levels[chunk] == 0
+        for offset in product((-1, 0, 1), repeat=3):
+            other = tuple(c + o for c, o in zip(chunk, offset))
+            if all(0 <= o < n for o, n in zip(other, grid)):
+                assert abs(levels[chunk] - levels[other]) <= 1
+    assert levels.max() == 3 and (levels == 0).sum() < levels.size // 4
+
+
+def test_next_levels_moves_at_most_the_budget_nearest_first():
+    volume = ground()
+    current = np.full(volume.chunk_grid_shape, 2, dtype=np.int64)
+    player = (4.0, 6.3, 4.0)
+    wanted = wanted_levels(volume, [player], 6.0, 2)
+    step = next_levels(current, wanted, volume, [player], 3)
+    moved = np.argwhere(step != current)
+    assert len(moved) == 3
+    assert np.all(step[tuple(moved.T)] == wanted[tuple(moved.T)])
+    still = np.argwhere((step != wanted))
+    assert max(box_distance(volume, c, player) for c in moved) <= min(box_distance(volume, c, player)
+                                                                      for c in still)
+    while not np.array_equal(current, wanted):
+        current = next_levels(current, wanted, volume, [player], 3)
+    np.testing.assert_array_equal(current, wanted)
+
+
+def test_the_world_follows_its_actors_a_few_chunks_a_frame_and_keeps_its_collision_mesh():
+    settings = WorldSettings(detail_radius=3.0, detail_changes_per_frame=2)
+    world = World(ground(), settings=settings, spawn=(8.0, 6.3, 8.0))
+    coarse = World(ground(), settings=settings, spawn=(8.0, 6.3, 8.0))
+    levels = world.mesher.display_levels
+    home = tuple(int(c) for c in np.floor((world.player.position - world.volume.origin) / world.volume.voxel_size
+                                          / world.volume.chunk_size))
+    assert levels[home] == 0 and levels.max() == settings.mesh_options.levels
+    world.player.position[:] = (50.0, 6.3, 50.0)
+    far = (6, 0, 6)
+    changes = []
+    for _ in range(40):
+        before = world.mesher.display_levels
+        world.step(Inputs())
+        changes.append(int(np.sum(world.mesher.display_levels != before)))
+    assert max(changes) == 2 and changes[-1] == 0  # spread over frames, then done
+    assert world.mesher.display_levels[far] == 0 and world.mesher.display_levels[home] == 2
+    # The collision mesh does not depend on the display levels.
+    coarse.mesher.set_display_levels(np.full(coarse.volume.chunk_grid_shape, 2))
+    coarse.mesher.update()
+    assert world.mesher.collision_mesh().positions.tobytes() == coarse.mesher.collision_mesh().positions.tobytes()
+
+
+def test_a_punched_hole_near_the_player_keeps_its_voxel_scale_shape():
+    fine = World(ground(), spawn=(8.0, 6.3, 8.0))
+    coarse = World(ground(), settings=WorldSettings(detail_radius=0.0), spawn=(40.0, 6.3, 40.0))
+    for world in (fine, coarse):
+        world.volume.remove(Sphere((9.6, 6.3, 9.6), 1.1))
+        world.step(Inputs())
+    chunk = (1, 0, 1)
+    assert fine.mesher.display_levels[chunk] == 0 and coarse.mesher.display_levels[chunk] == 2
+    assert fine.mesher.meshes[chunk].triangle_count > 2 * coarse.mesher.meshes[chunk].triangle_count
+
+
+@pytest.mark.parametrize("field, value", [("detail_radius", -1.0), ("detail_radius", float("nan")),
+                                          ("detail_changes_per_frame", 0), ("detail_changes_per_frame", 1.5)])
+def test_bad_detail_settings_are_refused(field, value):
+    with pytest.raises(ParameterError, match=field):
+        WorldSettings(**{field: value})
+
+
+def test_npcs_and_enemies_get_detail_too():
+    world = World(ground(), settings=WorldSettings(detail_radius=2.0), spawn=(4.0, 6.3, 4.0))
+    world.agents.add_npc("walker", (60.0, 6.3, 4.0))
+    world.agents.add_enemy("saw", (4.0, 6.3, 60.0))
+    for _ in range(12):
+        world.step(Inputs())
+    levels = world.mesher.display_levels
+    assert levels[(7, 0, 0)] == 0 and levels[(0, 0, 7)] == 0  # the chunks under the NPC and the enemy
+    assert levels[(7, 0, 7)] == 2  # the far corner, away from everyone
