@@ -1,7 +1,8 @@
 """The ``voxelworld play`` server: one world stepped at 60 Hz, streamed to the pages that watch it.
 
 :func:`create_app` builds the Starlette application: the page and its scripts (static files from this package's
-``viewer/web/`` folder and nothing else) and the websocket ``/ws`` that speaks the play protocol
+``viewer/web/`` folder and nothing else), the world's texture set ``/textures.bin`` (:func:`texture_set_bytes`)
+and the websocket ``/ws`` that speaks the play protocol
 (:mod:`voxelworld.viewer.protocol`, ``docs/specs/play-protocol.md``). :func:`serve` runs it with uvicorn until
 Ctrl+C; :class:`ServerThread` runs it from a background thread (tests, benchmarks).
 
@@ -57,7 +58,7 @@ from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMe
                        hello_message, hud_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
-           "HARD_MESSAGE_LIMIT", "bind_socket"]
+           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -571,14 +572,61 @@ class _StaticFiles:
         await self.files(scope, receive, send)
 
 
+# --------------------------------------------------------------------------------------------- textures
+def texture_set_bytes(textures) -> bytes:
+    """A :class:`~voxelworld.terrain.textures.TextureSet` as the page reads it from ``/textures.bin``
+    (little-endian): u32 layers L, u32 size S, f32 the metres one tile covers (``TEXTURE_METRES``), the albedo
+    bytes (L x S x S x 4), the surface bytes (same) and ``layer_of`` as 256 int32.
+
+    >>> import numpy as np
+    >>> from voxelworld.terrain.materials import MaterialTable
+    >>> from voxelworld.terrain.textures import texture_set
+    >>> textures = texture_set(MaterialTable.default())
+    >>> data = texture_set_bytes(textures)
+    >>> layers, size = np.frombuffer(data[:8], "<u4")
+    >>> len(data) == 12 + 2 * 4 * layers * size * size + 4 * 256
+    True
+    """
+    import numpy as np
+
+    from ..terrain.textures import TEXTURE_METRES
+
+    layers, size = textures.albedo.shape[:2]
+    head = np.array([layers, size], "<u4").tobytes() + np.array([TEXTURE_METRES], "<f4").tobytes()
+    return (head + np.ascontiguousarray(textures.albedo, np.uint8).tobytes()
+            + np.ascontiguousarray(textures.surface, np.uint8).tobytes()
+            + np.ascontiguousarray(textures.layer_of, "<i4").tobytes())
+
+
+def _texture_route(world):
+    """The ``/textures.bin`` endpoint for ``world``'s material table: made once, on the first request, off the
+    event loop."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import Response
+
+    made: list[bytes] = []
+
+    def make() -> bytes:
+        from ..terrain.textures import texture_set
+
+        return texture_set_bytes(texture_set(world.materials))
+
+    async def textures(request):
+        if not made:
+            made.append(await run_in_threadpool(make))
+        return Response(made[0], media_type="application/octet-stream", headers={"Cache-Control": "no-cache"})
+
+    return textures
+
+
 def create_app(world, save_path=None, host: str = "127.0.0.1"):
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
-    protocol. The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
+    protocol, ``/textures.bin`` the world's texture set (:func:`texture_set_bytes`). The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer`
     is ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the
     loopback names (:func:`request_refusal`)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
-    from starlette.routing import Mount, WebSocketRoute
+    from starlette.routing import Mount, Route, WebSocketRoute
 
     play = PlayServer(world, save_path)
 
@@ -590,7 +638,9 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
         finally:
             await play.stop()
 
-    app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Mount("/", app=_StaticFiles())],
+    app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint),
+                            Route("/textures.bin", _texture_route(world), methods=["GET"]),
+                            Mount("/", app=_StaticFiles())],
                     middleware=[Middleware(_ThisServerOnly, host=host)], lifespan=lifespan)
     app.state.play = play
     return app

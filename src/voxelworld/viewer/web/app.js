@@ -14,9 +14,10 @@ import { FollowCamera } from "./camera.js";
 import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, decodeTriangles } from "./decode.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
-import { WorldScene } from "./scene.js";
+import { WorldScene, qualityFromUrl } from "./scene.js";
 
-const view3d = new WorldScene(document.getElementById("view"));
+const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl());
+view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
 const follow = new FollowCamera();
 const hud = new Hud();
@@ -165,6 +166,10 @@ const commands = {
   save: () => send({ type: "save" }),
   control: () => send({ type: "control" }),
   help: () => document.getElementById("help").classList.toggle("hidden"),
+  quality: () => {
+    view3d.setQuality(view3d.quality === "low" ? "default" : "low");
+    hud.toast(`quality: ${view3d.quality}`);
+  },
 };
 
 const input = new Input(view3d.canvas, (name) => commands[name]?.());
@@ -198,7 +203,7 @@ function tick(now) {
   }
   follow.place(latest, input.view, stats.controlling, firstPerson, hud);
   hud.status(statusLine());
-  view3d.renderer.render(view3d.scene, follow.camera);
+  view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
   requestAnimationFrame(tick);
 }
@@ -212,6 +217,9 @@ window.voxelworld = {
   get hello() { return world; },
   navmeshChildren: () => view3d.navmesh.children.length,
   chunkCounts: () => ({ ...chunkCounts }),
+  view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
+  get quality() { return view3d.quality; },
+  get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },
 };
 
 connect();
