@@ -1,6 +1,6 @@
-"""Every renderer draws a material by its texture (``MaterialTable.palette``): until textures have pictures, a
-texture is drawn in the colour of the first material naming it, so two materials sharing one look alike in the
-page, the snapshots and the exports."""
+"""Every renderer draws a material by its texture: a picture whose average is the colour of the first material
+naming it (``MaterialTable.palette``, used where no picture is drawn), so two materials sharing one look alike in
+the page, the snapshots and the exports."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from voxelworld.game.world import World
 from voxelworld.io.parts import gather
 from voxelworld.terrain import NONE_COLOUR, MaterialTable, Sphere, VoxelVolume
 from voxelworld.viewer.protocol import hello_message
-from voxelworld.viewer.snapshot import _palette
+from voxelworld.viewer.snapshot import _layers
 
 
 def shared_texture_table() -> MaterialTable:
@@ -37,7 +37,7 @@ def test_the_palette_draws_materials_sharing_a_texture_alike_and_others_in_their
     assert own[inside.id].tolist() == list(inside.colour)
 
 
-def test_the_page_the_snapshots_and_the_exports_draw_with_the_palette():
+def test_the_page_the_snapshots_and_the_exports_draw_materials_sharing_a_texture_alike():
     table = shared_texture_table()
     volume = VoxelVolume.from_sdf(lambda x, y, z: y - 2.0, (16, 12, 16), "rock", voxel_size=0.5, chunk_size=8,
                                   materials=table)
@@ -49,5 +49,6 @@ def test_the_page_the_snapshots_and_the_exports_draw_with_the_palette():
     assert page["rock_interior"]["texture"] == "rock"
     assert np.allclose(page["rock_interior"]["colour"], rock.colour, atol=1e-3)
     assert not np.allclose(page["rock_interior"]["colour"], inside.colour, atol=1e-3)
-    assert _palette(table)[0][inside.id].tolist() == list(rock.colour)
+    layers = _layers(table)[1]  # the snapshots draw both with rock's picture
+    assert layers[inside.id] == layers[rock.id] != layers[table.id_of("soil")]
     assert gather(world).colours[inside.id].tolist() == list(rock.colour)

@@ -8,6 +8,7 @@ Floor 1: knows nothing of meshes, navigation or the game.
 - :class:`MaterialTable` / :class:`Material`: what voxels are made of (TOML; a default table ships).
 - Update ranges :class:`Sphere`, :class:`Box`, :class:`Capsule`, :class:`Cylinder` and their :class:`Union`.
 - :class:`Tool`: the hardness gate of digging edits.
+- :func:`texture_set` / :class:`TextureSet`: the procedural pictures of the materials' textures.
 - Generators: ``VoxelVolume.from_sdf``, ``VoxelVolume.from_heightmap`` with :class:`Layer`, and
   :func:`demo_terrain`.
 """
@@ -15,10 +16,12 @@ Floor 1: knows nothing of meshes, navigation or the game.
 from .edits import EditResult, Tool
 from .generators import Layer, demo_terrain
 from .materials import NONE_COLOUR, Material, MaterialTable
+from .textures import TEXTURE_METRES, TEXTURE_SIZE, TextureSet, texture_set
 from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
 from .volume import FIELDS, VoxelVolume
 
 __all__ = [
     "VoxelVolume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",
-    "Box", "Capsule", "Cylinder", "Union", "Layer", "demo_terrain",
+    "Box", "Capsule", "Cylinder", "Union", "Layer", "demo_terrain", "TextureSet", "texture_set", "TEXTURE_SIZE",
+    "TEXTURE_METRES",
 ]

@@ -94,9 +94,10 @@ class Material:
     hardness: float  # >= 0, dimensionless (default table: 0.5 sand .. 10 iron); tools compare it with thresholds
     colour: tuple[float, float, float] = (0.5, 0.5, 0.5)  # red, green, blue in [0, 1]; "#rrggbb" is converted;
     # what the renderers (browser page, offscreen snapshots) draw the material in
-    texture: str = ""  # name of the texture the renderers draw the material with; until textures have pictures a
-    # texture is drawn in one colour, the ``colour`` of the first material (lowest id) naming it
-    # (:meth:`MaterialTable.palette`); "" for none: the material's own colour
+    texture: str = ""  # name of the texture the renderers draw the material with: a procedural picture
+    # (:func:`voxelworld.terrain.texture_set`) whose average is the ``colour`` of the first material (lowest id)
+    # naming it, the colour drawn where no picture can be (:meth:`MaterialTable.palette`); "" for none: a plain
+    # picture in the material's own colour
     interior: str = ""  # name of the material a fresh cut shows; "" means this material itself
     fragment_priority: int = 0  # higher wins when a fragment or pulled-out piece must be given one material
     min_fragment_size: int | None = None  # voxels (>= 1); smaller fragments are cleaned away; None: the group's
@@ -273,9 +274,11 @@ class MaterialTable:
         """The colour (256 x 3 float64, red, green, blue in [0, 1]) every material id is drawn in, the one palette
         of every renderer (browser page, snapshots, glTF and OBJ export).
 
-        A material is drawn with its ``texture``; until textures have pictures, a texture is drawn in the colour
-        of the first material (lowest id) that names it, so materials sharing a texture look alike. A material
-        without a texture is drawn in its own ``colour``; id 0 ("none") and unused ids in :data:`NONE_COLOUR`.
+        A material is drawn with its ``texture``, a procedural picture (:func:`voxelworld.terrain.texture_set`)
+        whose average is the colour of the first material (lowest id) that names it, so materials sharing a
+        texture look alike. This palette is that average: the colour renderers use where a picture cannot be
+        drawn (OBJ export, vertex colours, charts). A material without a texture is drawn in its own ``colour``;
+        id 0 ("none") and unused ids in :data:`NONE_COLOUR`.
 
         >>> table = MaterialTable([Material(1, "rock", "rock", 5.0, "#808080", texture="rock"),
         ...                        Material(2, "rock_interior", "rock", 5.0, "#ffffff", texture="rock")])

@@ -1,7 +1,8 @@
 """voxelworld.viewer: pictures of the world for people (floor 4).
 
 - :func:`snapshot` / :func:`render`: offscreen PNG (or array) of display meshes with their blended material
-  colours and an optional collision-mesh wireframe, drawn headless with moderngl through EGL.
+  textures, sun shadows, sky light and fog, and an optional collision-mesh wireframe, drawn headless with
+  moderngl through EGL.
 - :class:`Camera`: where the picture is taken from; ``Camera.looking_at_bounds`` frames a box.
 - :class:`RenderError`: no offscreen OpenGL here (run ``scripts/setup``), or drawing failed.
 - :func:`achievements_png`: ``world.achievements()`` (volume removed per material group) as a bar chart PNG with

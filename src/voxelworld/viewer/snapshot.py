@@ -1,14 +1,22 @@
 """Offscreen PNG snapshots of display meshes, drawn with OpenGL on the CPU (moderngl, headless EGL).
 
-:func:`snapshot` draws one or more display meshes with their blended material colours, a sun and some ambient
-light, and optionally the edges of a collision mesh on top, and writes a PNG. :func:`render` does the same but
-returns the picture as an array. No window, display or GPU is needed: on a headless Debian machine Mesa's
-llvmpipe renders through EGL (``scripts/setup`` installs the Debian packages).
+:func:`snapshot` draws one or more display meshes with their materials' textures
+(:func:`voxelworld.terrain.texture_set`, mapped triplanarly at one tile per ``TEXTURE_METRES`` of world position,
+each vertex blending its two materials' textures by ``blend``), lit by a sun that casts shadows (a depth map
+from the sun over the meshes' bounds), a sky/ground hemisphere light and a fill light from the side opposite the
+sun, both darkened by each vertex's ``occlusion`` when the mesh has one; metal and glossy materials (iron, ice,
+obsidian) mirror the sky and catch the sun, emissive ones (lava) glow unlit, and distance fog fades far
+surfaces into the background colour. Optionally the edges of a collision mesh go on top; the picture is written
+as a PNG. :func:`render` does the same but returns the picture as an array. No window, display or GPU is needed:
+on a headless Debian machine Mesa's llvmpipe renders through EGL (``scripts/setup`` installs the Debian
+packages). The GL passes are in :mod:`voxelworld.viewer.gl_draw`, the programs in
+:mod:`voxelworld.viewer.gl_shaders`.
 
 The meshes are plain data, as ``voxelworld.meshing`` produces them; any object with these attributes will do:
 
 - display mesh: ``positions`` (n, 3) m, ``normals`` (n, 3), ``indices`` (m, 3) vertex numbers, counter-clockwise
-  seen from outside, ``mat_a`` and ``mat_b`` (n,) material ids, ``blend`` (n,) share of ``mat_b`` in [0, 1];
+  seen from outside, ``mat_a`` and ``mat_b`` (n,) material ids, ``blend`` (n,) share of ``mat_b`` in [0, 1],
+  and optionally ``occlusion`` (n,) in [0, 1] (1 open to the sky, lower more enclosed; 1 everywhere if missing);
 - collision mesh: ``positions`` (n, 3) m, ``indices`` (m, 3), ``tri_material`` (m,) material ids.
 
 Examples
@@ -35,24 +43,22 @@ Examples
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ParameterError, VoxelworldError
 from ..files import write_atomically
-from ..terrain import NONE_COLOUR, MaterialTable
+from ..terrain import NONE_COLOUR, MaterialTable, TextureSet, texture_set
 from .camera import Camera
+from .gl_draw import Corners, corners_of_triangles, draw
 
 __all__ = ["snapshot", "render", "RenderError", "NONE_COLOUR", "WIREFRAME_COLOUR", "MAX_SIZE"]
 
 WIREFRAME_COLOUR = (1.0, 0.0, 1.0)  # magenta: no terrain material and not the sky
 MAX_SIZE = 8192  # pixels, the largest width or height a snapshot may have
-SAMPLES = 4  # multisampling: smooth edges
 
-_LIGHT_DIRECTION = (0.35, 1.0, 0.45)  # towards the sun: high, from the front right
-_AMBIENT = 0.38  # share of a colour that shows in the shade
-_BACK_FACE_SHADE = 0.55  # back faces (seen from inside) are darker, so that wrong winding shows
 
 
 class RenderError(VoxelworldError):
@@ -136,30 +142,36 @@ def _as_list(value: object) -> tuple[list, bool]:
     return [value], True
 
 
-def _display_vertices(meshes: object, palette: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All display meshes as one interleaved vertex array (position, normal, colour: 9 float32) and indices."""
+def _display_corners(meshes: object, layers: np.ndarray, known: np.ndarray) -> Corners:
+    """All display meshes' triangles, checked, as :class:`~voxelworld.viewer.gl_draw.Corners`: three corners per
+    triangle, each carrying its triangle's three corners' texture layers and blends."""
     items, single = _as_list(meshes)
-    vertices, triangles, offset = [], [], 0
+    parts, every_position = [], []
     for number, mesh in enumerate(items):
         where = "meshes" if single else f"meshes[{number}]"
         positions = _array(f"{where}.positions", _field(mesh, "positions", where), 3, None, "real")
         n = len(positions)
         normals = _array(f"{where}.normals", _field(mesh, "normals", where), 3, n, "real")
-        indices = _triangles(f"{where}.indices", _field(mesh, "indices", where), n)
+        indices = _triangles(f"{where}.indices", _field(mesh, "indices", where), n).astype(np.int64)
         mat_a = _material_ids(f"{where}.mat_a", _field(mesh, "mat_a", where), n, known)
         mat_b = _material_ids(f"{where}.mat_b", _field(mesh, "mat_b", where), n, known)
-        blend = _array(f"{where}.blend", _field(mesh, "blend", where), None, n, "real")
-        if blend.size and (blend.min() < 0 or blend.max() > 1):
-            bad = blend[(blend < 0) | (blend > 1)].flat[0]
-            raise ParameterError(f"{where}.blend", float(bad), "numbers from 0 (all mat_a) to 1 (all mat_b)")
-        share = blend.astype(np.float64)[:, None]
-        colours = palette[mat_a] * (1.0 - share) + palette[mat_b] * share
-        vertices.append(np.hstack([positions, normals, colours]).astype(np.float32))
-        triangles.append(indices.astype(np.int64) + offset)
-        offset += n
-    if not items:
-        return np.zeros((0, 9), np.float32), np.zeros((0, 3), np.uint32)
-    return np.vstack(vertices), np.vstack(triangles).astype(np.uint32)
+        blend = _share(f"{where}.blend", _field(mesh, "blend", where), n, "numbers from 0 (all mat_a) to 1 (all mat_b)")
+        occlusion = getattr(mesh, "occlusion", None)  # contract B: optional, 1.0 (open) when missing
+        if occlusion is None:
+            occlusion = np.ones(n)
+        else:
+            occlusion = _share(f"{where}.occlusion", occlusion, n, "numbers from 0 (enclosed) to 1 (open to the sky)")
+        every_position.append(positions.astype(np.float32))
+        parts.append(corners_of_triangles(positions, normals, indices, occlusion, blend, layers[mat_a],
+                                          layers[mat_b]))
+    return Corners.join(parts, np.vstack(every_position) if every_position else np.zeros((0, 3), np.float32))
+
+
+def _share(parameter: str, value: object, rows: int, legal: str) -> np.ndarray:
+    share = _array(parameter, value, None, rows, "real")
+    if share.size and (share.min() < 0 or share.max() > 1):
+        raise ParameterError(parameter, float(share[(share < 0) | (share > 1)].flat[0]), legal)
+    return share
 
 
 def _collision_lines(collision: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -206,70 +218,32 @@ def _check_colour(parameter: str, value: object) -> tuple[float, float, float]:
     return channels[0], channels[1], channels[2]
 
 
-def _palette(materials: MaterialTable) -> tuple[np.ndarray, np.ndarray]:
-    """Colour (256 x 3 float64) of every material id, and which ids the table knows (0 included)."""
+def _layers(materials: MaterialTable) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+    """The table's texture pictures (albedo, surface) with a plain grey layer last for id 0 ("none") and unused
+    ids; the layer of every material id (256 int32); and which ids the table knows (0 included)."""
     known = np.array([bool(name) for name in materials.name_by_id])
-    return materials.palette(), known
+    textures = _texture_set(materials)
+    layers = np.where(textures.layer_of >= 0, textures.layer_of, len(textures.names)).astype(np.int32)
+    plain = np.empty((1,) + textures.albedo.shape[1:], np.uint8)
+    plain[..., :3] = np.round(np.array(NONE_COLOUR) * 255)
+    plain[..., 3] = 255
+    matte = np.zeros_like(plain)
+    matte[..., 0] = matte[..., 3] = 255
+    return ((np.concatenate([textures.albedo, plain]), np.concatenate([textures.surface, matte])), layers, known)
+
+
+_TEXTURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # table -> its TextureSet
+
+
+def _texture_set(materials: MaterialTable) -> TextureSet:
+    """The pictures of a table, drawn once per table (tables never change): snapshots of a world reuse them."""
+    textures = _TEXTURES.get(materials)
+    if textures is None:
+        textures = _TEXTURES[materials] = texture_set(materials)
+    return textures
 
 
 # --- drawing ------------------------------------------------------------------------------------------------
-
-_SURFACE_VERTEX = """
-#version 330
-uniform mat4 view_projection;
-in vec3 in_position;
-in vec3 in_normal;
-in vec3 in_colour;
-out vec3 v_position;
-out vec3 v_normal;
-out vec3 v_colour;
-void main() {
-    v_position = in_position;
-    v_normal = in_normal;
-    v_colour = in_colour;
-    gl_Position = view_projection * vec4(in_position, 1.0);
-}
-"""
-
-_SURFACE_FRAGMENT = """
-#version 330
-uniform vec3 light_direction;
-uniform float ambient;
-uniform float back_face_shade;
-in vec3 v_position;
-in vec3 v_normal;
-in vec3 v_colour;
-out vec4 colour;
-void main() {
-    // A vertex normal of zero length (a degenerate spot) falls back to the flat normal of the triangle.
-    vec3 n = length(v_normal) > 1e-6 ? normalize(v_normal) : normalize(cross(dFdx(v_position), dFdy(v_position)));
-    float shade = 1.0;
-    if (!gl_FrontFacing) {
-        n = -n;
-        shade = back_face_shade;
-    }
-    float light = ambient + (1.0 - ambient) * max(dot(n, light_direction), 0.0);
-    colour = vec4(v_colour * light * shade, 1.0);
-}
-"""
-
-_WIRE_VERTEX = """
-#version 330
-uniform mat4 view_projection;
-in vec3 in_position;
-void main() {
-    gl_Position = view_projection * vec4(in_position, 1.0);
-}
-"""
-
-_WIRE_FRAGMENT = """
-#version 330
-uniform vec3 wire_colour;
-out vec4 colour;
-void main() {
-    colour = vec4(wire_colour, 1.0);
-}
-"""
 
 
 def _context():
@@ -315,19 +289,19 @@ def render(meshes: object, *, materials: MaterialTable, camera: Camera | None = 
     wireframe_colour = _check_colour("wireframe_colour", wireframe_colour)
     if camera is not None and not isinstance(camera, Camera):
         raise ParameterError("camera", camera, "a voxelworld.viewer.Camera or None (frame the meshes)")
-    palette, known = _palette(materials)
-    vertices, triangles = _display_vertices(meshes, palette, known)
-    wire_points, wire_triangles, wire_edges = _collision_lines(collision if collision is not None else [])
+    pictures, layers, known = _layers(materials)
+    corners = _display_corners(meshes, layers, known)
+    wire = _collision_lines(collision if collision is not None else [])
     if camera is None:
-        everything = np.vstack([vertices[:, :3], wire_points])
+        everything = np.vstack([corners.positions, wire[0]])
         lo, hi = (everything.min(axis=0), everything.max(axis=0)) if len(everything) else (np.zeros(3),) * 2
         camera = Camera.looking_at_bounds(lo, hi, aspect=width / height)
     view_projection = camera.projection_matrix(width / height) @ camera.view_matrix()
 
     ctx = _context()
     try:
-        return _draw(ctx, (width, height), view_projection, vertices, triangles, wire_points, wire_triangles,
-                     wire_edges, background, wireframe_colour)
+        return draw(ctx, (width, height), view_projection, camera.eye, corners, pictures, wire, background,
+                    wireframe_colour)
     except RenderError:
         raise
     except Exception as error:  # moderngl reports GL failures as plain Exception
@@ -336,88 +310,31 @@ def render(meshes: object, *, materials: MaterialTable, camera: Camera | None = 
         ctx.release()
 
 
-def _draw(ctx, size, view_projection, vertices, triangles, wire_points, wire_triangles, wire_edges, background,
-          wireframe_colour) -> np.ndarray:
-    import moderngl
-
-    width, height = size
-    samples = min(SAMPLES, ctx.max_samples)
-    # Draw into a multisampled framebuffer, then resolve it into a plain one to read back.
-    drawn = ctx.framebuffer(color_attachments=[ctx.renderbuffer(size, 4, samples=samples)],
-                            depth_attachment=ctx.depth_renderbuffer(size, samples=samples))
-    resolved = ctx.framebuffer(color_attachments=[ctx.renderbuffer(size, 4)])
-    drawn.use()
-    ctx.viewport = (0, 0, width, height)
-    ctx.enable(moderngl.DEPTH_TEST)
-    ctx.disable(moderngl.CULL_FACE)  # open meshes (chunk borders, cuts) are seen from inside too
-    drawn.clear(*background, 1.0, depth=1.0)
-    # GLSL takes matrices column by column: hand it the transpose of our row-major one.
-    matrix = np.ascontiguousarray(view_projection.T, dtype=np.float32).tobytes()
-
-    if len(triangles):
-        program = ctx.program(vertex_shader=_SURFACE_VERTEX, fragment_shader=_SURFACE_FRAGMENT)
-        program["view_projection"].write(matrix)
-        light = np.array(_LIGHT_DIRECTION) / np.linalg.norm(_LIGHT_DIRECTION)
-        program["light_direction"].value = tuple(float(c) for c in light)
-        program["ambient"].value = _AMBIENT
-        program["back_face_shade"].value = _BACK_FACE_SHADE
-        buffer = ctx.buffer(np.ascontiguousarray(vertices).tobytes())
-        index_buffer = ctx.buffer(np.ascontiguousarray(triangles).tobytes())
-        array = ctx.vertex_array(program, [(buffer, "3f 3f 3f", "in_position", "in_normal", "in_colour")],
-                                 index_buffer=index_buffer, index_element_size=4)
-        array.render(moderngl.TRIANGLES)
-
-    if len(wire_edges):
-        # The wireframe hides behind its own mesh only: the collision mesh is coarser than the display mesh and
-        # dips under it, so testing its edges against the display surfaces would hide most of them. Its
-        # triangles go into a fresh depth buffer, pushed back a little so that their own edges pass the test.
-        drawn.color_mask = (False, False, False, False)
-        drawn.use()  # moderngl applies a framebuffer's colour mask when it is bound
-        drawn.clear(depth=1.0)
-        program = ctx.program(vertex_shader=_WIRE_VERTEX, fragment_shader=_WIRE_FRAGMENT)
-        program["view_projection"].write(matrix)
-        program["wire_colour"].value = wireframe_colour
-        buffer = ctx.buffer(np.ascontiguousarray(wire_points).tobytes())
-        ctx.polygon_offset = (1.0, 4.0)
-        ctx.vertex_array(program, [(buffer, "3f", "in_position")], index_buffer=ctx.buffer(wire_triangles.tobytes()),
-                         index_element_size=4).render(moderngl.TRIANGLES)
-        ctx.polygon_offset = (0.0, 0.0)
-        drawn.color_mask = (True, True, True, True)
-        drawn.use()
-        # Lines about one pixel wide per 540 rows, so that a large picture still shows them.
-        low, high = ctx.info.get("GL_ALIASED_LINE_WIDTH_RANGE", (1.0, 1.0))
-        ctx.line_width = float(min(max(round(min(width, height) / 540), 1, low), high))
-        ctx.depth_func = "<="
-        ctx.vertex_array(program, [(buffer, "3f", "in_position")], index_buffer=ctx.buffer(wire_edges.tobytes()),
-                         index_element_size=4).render(moderngl.LINES)
-
-    ctx.copy_framebuffer(resolved, drawn)
-    pixels = np.frombuffer(resolved.read(components=3, alignment=1), dtype=np.uint8)
-    # OpenGL's first row is the bottom one.
-    return np.ascontiguousarray(pixels.reshape(height, width, 3)[::-1])
-
-
 def snapshot(meshes: object, path: str | os.PathLike, *, materials: MaterialTable, camera: Camera | None = None,
              size: tuple[int, int] = (960, 540), collision: object = None,
              background: tuple[float, float, float] = (0.62, 0.75, 0.88),
              wireframe_colour: tuple[float, float, float] = WIREFRAME_COLOUR) -> Path:
     """Render display meshes offscreen and write the picture to a PNG file.
 
-    Every vertex has the colour ``(1 - blend) * colour[mat_a] + blend * colour[mat_b]`` from ``materials``
-    (material id 0, "none", is grey), lit by a sun high to the front right and some ambient light. Both sides of
-    every triangle are drawn; a back face (seen from inside a mesh) is darker.
+    Every point shows ``(1 - blend) * texture[mat_a] + blend * texture[mat_b]``, the textures of ``materials``
+    (:func:`voxelworld.terrain.texture_set`; material id 0, "none", is plain grey) mapped by world position,
+    lit by a sun high to the front right that casts shadows, light from the sky and the ground (times the
+    vertex ``occlusion``), a fill light opposite the sun, and faded by distance fog into ``background``; metals
+    and glossy materials mirror the sky, emissive ones glow. Both sides of every triangle are drawn; a back face
+    (seen from inside a mesh) is darker. The same input gives the same picture, bit for bit.
 
     Parameters
     ----------
     meshes : display mesh or list of display meshes
         Objects with ``positions`` (n, 3) m, ``normals`` (n, 3), ``indices`` (m, 3) vertex numbers (counter-
         clockwise seen from the front), ``mat_a``, ``mat_b`` (n,) material ids of ``materials`` and ``blend``
-        (n,) share of ``mat_b`` in [0, 1], such as ``voxelworld.meshing.DisplayMesh``.
+        (n,) share of ``mat_b`` in [0, 1], such as ``voxelworld.meshing.DisplayMesh``; an ``occlusion`` (n,) in
+        [0, 1] is used when the mesh has one.
     path : str or path-like
         The PNG file to write, in an existing folder. It is written whole or not at all: the picture goes to a
         temporary file beside it that then replaces ``path``.
     materials : voxelworld.terrain.MaterialTable
-        Where the colours of material ids come from.
+        Where the textures (and colours) of material ids come from.
     camera : Camera, optional
         The view. Default: from above, front right, framing every mesh (``Camera.looking_at_bounds``).
     size : (int, int)
@@ -427,7 +344,7 @@ def snapshot(meshes: object, path: str | os.PathLike, *, materials: MaterialTabl
         ``voxelworld.meshing.CollisionMesh``: their triangle edges are drawn over the display meshes in
         ``wireframe_colour``.
     background : (float, float, float)
-        Red, green, blue in [0, 1] where nothing is drawn.
+        Red, green, blue in [0, 1] where nothing is drawn, and what distance fog fades into.
     wireframe_colour : (float, float, float)
         Red, green, blue in [0, 1] of the collision wireframe; magenta by default, which no default material has.
 
