@@ -10,8 +10,8 @@ Rows, measured in turn ``ROUNDS`` times in the same run (the machine's other loa
 medians:
 
 - *before issue #14*: the page of commit ``REFERENCE`` (one colour per material, sun and flat ambient light),
-  served by that commit's own ``voxelworld play`` from a ``git archive`` of it in a temporary folder (three.js
-  copied from this checkout's ``viewer/web/vendor``);
+  served by that commit's own ``voxelworld play`` from a ``git archive`` of it in ``REFERENCE_FOLDER`` (made
+  once and kept, so its numba kernels compile once; three.js copied from this checkout's ``viewer/web/vendor``);
 - *default*: this page at its default quality (textures, shadows, occlusion);
 - *low*: this page with ``?quality=low`` (table colours, no shadows, no occlusion, no antialiasing).
 
@@ -42,10 +42,15 @@ REFERENCE = "8803835"  # the last commit before issue #14's page
 ROUNDS = 3
 SETTLE = 3.0  # s after the world arrived
 MEASURE = 8.0  # s counted
+REFERENCE_FOLDER = Path(tempfile.gettempdir()) / f"voxelworld-page-{REFERENCE}"  # kept between runs
 
 
 def reference_source(folder: Path) -> Path:
-    """``REFERENCE``'s src/ unpacked into ``folder``, with this checkout's three.js; its src folder."""
+    """``REFERENCE``'s src/ unpacked into ``folder`` (once: kept for later runs, with its numba cache), with this
+    checkout's three.js; its src folder."""
+    if (folder / "src" / "voxelworld" / "viewer" / "web" / "vendor").is_dir():
+        return folder / "src"
+    folder.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", REFERENCE, "src"], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
@@ -96,25 +101,24 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     here = ROOT / "src"
-    with tempfile.TemporaryDirectory() as folder:
-        rows = {f"before issue #14 ({REFERENCE})": (reference_source(Path(folder)), "", False),
-                "default quality": (here, "", True),
-                "low quality (?quality=low)": (here, "?quality=low", True)}
-        found = {name: [] for name in rows}
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                version = browser.version
-                for _ in range(ROUNDS):
-                    for name, (src, query, textures) in rows.items():
-                        play = PlayProcess(src)
-                        try:
-                            found[name].append(frames_per_second(browser, play.url + query, textures))
-                        finally:
-                            play.stop()
-                        print(f"{name}: {found[name][-1]:.1f} fps", file=sys.stderr, flush=True)
-            finally:
-                browser.close()
+    rows = {f"before issue #14 ({REFERENCE})": (reference_source(REFERENCE_FOLDER), "", False),
+            "default quality": (here, "", True),
+            "low quality (?quality=low)": (here, "?quality=low", True)}
+    found = {name: [] for name in rows}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            version = browser.version
+            for _ in range(ROUNDS):
+                for name, (src, query, textures) in rows.items():
+                    play = PlayProcess(src)
+                    try:
+                        found[name].append(frames_per_second(browser, play.url + query, textures))
+                    finally:
+                        play.stop()
+                    print(f"{name}: {found[name][-1]:.1f} fps", file=sys.stderr, flush=True)
+        finally:
+            browser.close()
     print(f"\nChromium {version}, {' '.join(ARGS)}, {VIEWPORT['width']} x {VIEWPORT['height']}; "
           f"load average {os.getloadavg()[0]:.1f} at the end")
     print_table(("page", "frames a second (median)", "runs"),

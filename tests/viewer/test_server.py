@@ -12,6 +12,7 @@ import asyncio
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -524,6 +525,8 @@ def test_the_texture_set_is_served(server, world):
         assert expected.names[layer_of[material.id]] == material.texture, material.name
     assert layer_of[0] == -1
     assert get(server, "/textures.bin")[1] == body  # made once, the same bytes
+    page = re.search(r"TEXTURE_HEADER_BYTES = (\d+);", (WEB_DIR / "shaders.js").read_text(encoding="utf-8"))
+    assert int(page.group(1)) == server_module.TEXTURE_HEADER.size == 12  # the page reads the header written
 
 
 @pytest.mark.parametrize("host, origin", FOREIGN, ids=[f"foreign{n}" for n in range(len(FOREIGN))])

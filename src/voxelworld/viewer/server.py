@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import struct
 import sys
 import threading
 import time
@@ -58,7 +59,7 @@ from .protocol import (BUTTONS, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMe
                        hello_message, hud_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
-           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes"]
+           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -573,6 +574,9 @@ class _StaticFiles:
 
 
 # --------------------------------------------------------------------------------------------- textures
+TEXTURE_HEADER = struct.Struct("<IIf")  # layers, size, metres a tile covers (web/shaders.js TEXTURE_HEADER_BYTES)
+
+
 def texture_set_bytes(textures) -> bytes:
     """A :class:`~voxelworld.terrain.textures.TextureSet` as the page reads it from ``/textures.bin``
     (little-endian): u32 layers L, u32 size S, f32 the metres one tile covers (``TEXTURE_METRES``), the albedo
@@ -584,7 +588,7 @@ def texture_set_bytes(textures) -> bytes:
     >>> textures = texture_set(MaterialTable.default())
     >>> data = texture_set_bytes(textures)
     >>> layers, size = np.frombuffer(data[:8], "<u4")
-    >>> len(data) == 12 + 2 * 4 * layers * size * size + 4 * 256
+    >>> len(data) == TEXTURE_HEADER.size + 2 * 4 * layers * size * size + 4 * 256
     True
     """
     import numpy as np
@@ -592,8 +596,8 @@ def texture_set_bytes(textures) -> bytes:
     from ..terrain.textures import TEXTURE_METRES
 
     layers, size = textures.albedo.shape[:2]
-    head = np.array([layers, size], "<u4").tobytes() + np.array([TEXTURE_METRES], "<f4").tobytes()
-    return (head + np.ascontiguousarray(textures.albedo, np.uint8).tobytes()
+    return (TEXTURE_HEADER.pack(layers, size, TEXTURE_METRES)
+            + np.ascontiguousarray(textures.albedo, np.uint8).tobytes()
             + np.ascontiguousarray(textures.surface, np.uint8).tobytes()
             + np.ascontiguousarray(textures.layer_of, "<i4").tobytes())
 

@@ -7,12 +7,13 @@
 // starts the page at low quality, and without antialiasing.
 
 import * as THREE from "./vendor/three.module.js";
+import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, decodeTextureSet, paletteTexture, terrainMaterial, terrainUniforms,
   textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 export const SHADOW_MAP_SIZE = 1024;
-const BUMP = 0.6; // how far the texture's height tilts the normal // texels per side of the sun's shadow map
+const BUMP = 0.3; // how far the texture's height tilts the normal // texels per side of the sun's shadow map
 const SKY_LIGHT = 0xd6e6ff, GROUND_LIGHT = 0x6b5a45; // the hemisphere light's sky and ground colours
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
@@ -48,12 +49,12 @@ export class WorldScene {
     this.sun.shadow.bias = -0.0005;
     this.sun.shadow.normalBias = 0.04;
     this.scene.add(this.hemisphere, this.sun, this.sun.target);
-    // The terrain shader lights by the same lights as three's materials (the actors).
+    // The terrain shader has its own light (shaders.js LIGHT, the snapshots' light); three's lights above light
+    // the actors and cast the sun's shadows.
     this.uniforms = terrainUniforms();
-    this.uniforms.skyColour.value.copy(this.hemisphere.color).multiplyScalar(this.hemisphere.intensity);
-    this.uniforms.groundColour.value.copy(this.hemisphere.groundColor).multiplyScalar(this.hemisphere.intensity);
-    this.uniforms.sunColour.value.copy(this.sun.color).multiplyScalar(this.sun.intensity);
-    this.uniforms.sunDirection.value.copy(SUN_DIRECTION);
+    const fog = {};
+    sky.getRGB(fog, THREE.SRGBColorSpace);
+    this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
     this.quality = null;
     this.fixedView = null; // {eye, target} set by view(): the camera placed there instead of following
     this.terrain = group("terrain");
@@ -61,7 +62,9 @@ export class WorldScene {
     this.navmesh = group("navmesh", false);
     this.collision = group("collision", false);
     this.props = group("props");
-    this.scene.add(this.terrain, this.props, this.actors, this.navmesh, this.collision);
+    this.crowns = group("crowns"); // tree crowns on the trunks' tops (foliage.js)
+    this.foliage = new Foliage(this.crowns);
+    this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.materialsById = new Map();
     this.chunks = new Map(); // "i,j,k" -> Mesh
@@ -159,6 +162,7 @@ export class WorldScene {
     this.chunks.clear();
     this.triangles = 0;
     this.fitShadow(hello.world.bounds);
+    this.foliage.reset(hello.materials);
     for (const prop of hello.props) {
       // Drawn like the terrain: its material's texture (flat faces: each triangle its own corners).
       const geometry = new THREE.BufferGeometry();
@@ -196,6 +200,7 @@ export class WorldScene {
 
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
+    this.foliage.setChunk(chunk);
     const old = this.chunks.get(chunk.key);
     if (old) {
       this.terrain.remove(old);

@@ -21,10 +21,17 @@
 
 import * as THREE from "./vendor/three.module.js";
 
-export const SUN_DIRECTION = new THREE.Vector3(0.35, 1.0, 0.45).normalize();
+// The light, as the offscreen snapshots have it (voxelworld.viewer.gl_draw.Light): sRGB values that multiply a
+// material's colour.
+export const SUN_DIRECTION = new THREE.Vector3(0.35, 1.0, 0.45).normalize(); // towards the sun
+export const FILL_DIRECTION = new THREE.Vector3(-SUN_DIRECTION.x, 0, -SUN_DIRECTION.z).normalize()
+  .add(new THREE.Vector3(0, 0.75, 0)).normalize(); // opposite the sun across the ground, half way up
+export const LIGHT = {
+  sun: [0.5, 0.48, 0.43], sky: [0.6, 0.65, 0.72], ground: [0.42, 0.38, 0.32], fill: [0.2, 0.21, 0.24],
+  skySeen: [0.66, 0.77, 0.9], glow: 2.4,
+};
 export const NONE_COLOUR = [0.5, 0.5, 0.5];
 export const NO_LAYER = 255; // the layer table's value for "no texture: the palette colour"
-export const EMISSION = 2.5; // emitted light of a surface of full emission (lava), times its albedo
 export const QUALITIES = ["default", "low"];
 
 // A 256 x 1 RGBA texture: texel i is the colour of material id i (id 0 and unknown ids: grey).
@@ -71,9 +78,10 @@ function arrayTexture(data, size, layers, colorSpace) {
   texture.format = THREE.RGBAFormat;
   texture.colorSpace = colorSpace;
   texture.wrapS = texture.wrapT = THREE.RepeatWrapping;
-  // Nearest texels from the nearest mipmap: under software WebGL (SwiftShader) filtered samples cost the frame.
-  texture.magFilter = THREE.NearestFilter;
-  texture.minFilter = THREE.NearestMipmapNearestFilter;
+  // Bilinear within the nearest mipmap (not between two): under software WebGL (SwiftShader) every filtered
+  // texel costs the frame.
+  texture.magFilter = THREE.LinearFilter;
+  texture.minFilter = THREE.LinearMipmapNearestFilter;
   texture.generateMipmaps = true;
   texture.anisotropy = 1;
   texture.needsUpdate = true;
@@ -166,8 +174,12 @@ uniform float emission;
 uniform float bumpStrength;
 uniform vec3 skyColour;
 uniform vec3 groundColour;
+uniform vec3 skySeen;
 uniform vec3 sunColour;
 uniform vec3 sunDirection;
+uniform vec3 fillColour;
+uniform vec3 fillDirection;
+uniform vec3 fogColour;
 varying vec3 vWorld;
 varying vec3 vWorldNormal;
 varying vec2 vLayers;
@@ -199,7 +211,6 @@ void main() {
   float roughness = clamp(vSurface.r, 0.05, 1.0), metal = vSurface.g;
 #ifdef TERRAIN_LOW
   vec4 albedo = vec4(mix(vPaletteA, vPaletteB, vBlend) * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5);
-  albedo.rgb *= albedo.rgb;
   metal = 0.0; roughness = 1.0;
 #else
   // Plane weights: sharpened, and planes under 5 % dropped so most pixels take one or two samples.
@@ -211,7 +222,6 @@ void main() {
   if (vBlend < 0.004) albedo = triplanar(vLayers.x, vPaletteA, p, w);
   else if (vBlend > 0.996) albedo = triplanar(vLayers.y, vPaletteB, p, w);
   else albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
-  albedo.rgb *= albedo.rgb; // sRGB to linear, near enough (squared: cheaper than the exact curve)
   // Bump: the height's slope across the pixel tilts the normal (no extra texture sample).
   vec3 dx = dFdx(vWorld), dy = dFdy(vWorld);
   float hx = dFdx(albedo.a), hy = dFdy(albedo.a);
@@ -221,27 +231,30 @@ void main() {
 #endif
   vec3 view = normalize(cameraPosition - vWorld);
   float occ = mix(1.0, vOcclusion, occlusionStrength);
-  float shadow = getShadowMask();
-  float sun = max(dot(n, sunDirection), 0.0) * shadow;
-  vec3 hemisphere = mix(groundColour, skyColour, 0.5 * n.y + 0.5);
-  vec3 diffuse = albedo.rgb * (1.0 - metal) * (hemisphere * occ + sunColour * sun * mix(1.0, occ, 0.5));
-  // Specular, only where the surface is glossy or metal (most of the terrain is neither): a Blinn-Phong highlight
-  // of the sun and the sky reflected, by roughness.
-  vec3 specular = vec3(0.0);
+  float cavity = occ * mix(0.8, 1.0, albedo.a); // the texture's low spots and the occluded corners
+  float sun = max(dot(n, sunDirection), 0.0);
+  if (sun > 0.0) sun *= getShadowMask();
+  vec3 hemisphere = mix(groundColour, skyColour, 0.5 * n.y + 0.5) * cavity;
+  vec3 fill = fillColour * max(dot(n, fillDirection), 0.0) * occ;
+  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun + hemisphere + fill);
+  // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
+  // sky mirrored, by roughness.
   if (metal > 0.02 || roughness < 0.7) {
     vec3 f0 = mix(vec3(0.04), albedo.rgb, metal);
-    float shininess = 2.0 / max(roughness * roughness * roughness * roughness, 1e-3);
-    float highlight = exp2(shininess * (max(dot(n, normalize(sunDirection + view)), 0.0) - 1.0)) * shininess / 8.0;
-    vec3 reflected = reflect(-view, n);
-    vec3 sky = mix(groundColour, skyColour, clamp(reflected.y * 2.0 + 0.5, 0.0, 1.0));
-    float gloss = (1.0 - roughness) * (1.0 - roughness);
-    specular = f0 * (sunColour * highlight * sun + sky * occ * mix(gloss, 1.0, metal));
+    float shininess = clamp(2.0 / (roughness * roughness * roughness * roughness) - 2.0, 1.0, 4096.0);
+    float highlight = (shininess + 8.0) / 8.0 * exp2(shininess * (max(dot(n, normalize(sunDirection + view)), 0.0) - 1.0) * 1.4427);
+    vec3 mirrored = reflect(-view, n);
+    vec3 mirror = mix(groundColour, skySeen, clamp(mirrored.y * 1.7 + 0.5, 0.0, 1.0));
+    vec3 surroundings = mix(mirror, hemisphere, roughness) * cavity;
+    lit += f0 * (sunColour * sun * highlight + surroundings * mix(0.6, 1.0, metal));
   }
-  vec3 glow = albedo.rgb * vSurface.b * emission;
-  gl_FragColor = vec4(diffuse + specular + glow, 1.0);
-  #include <tonemapping_fragment>
-  #include <colorspace_fragment>
-  #include <fog_fragment>
+  // Emission (lava): self-lit, not sun-lit.
+  vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));
+  if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
+  #ifdef USE_FOG
+    colour = mix(colour, fogColour, smoothstep(fogNear, fogFar, vFogDepth));
+  #endif
+  gl_FragColor = vec4(colour, 1.0); // sRGB values lit directly, as the snapshots do (no colour-space step)
 }
 `;
 
@@ -249,13 +262,15 @@ void main() {
 // light colours).
 export function terrainUniforms() {
   const maps = textureMaps(null);
+  const srgb = (rgb) => ({ value: new THREE.Vector3(...rgb) }); // sRGB values, used as they are
   return {
     palette: { value: paletteTexture([]) }, layerTable: { value: maps.layers },
     albedoMaps: { value: maps.albedo }, surfaceMaps: { value: maps.surface }, surfaceLevel: { value: 0 },
-    textureScale: { value: 0.5 }, occlusionStrength: { value: 1.0 }, emission: { value: EMISSION },
+    textureScale: { value: 0.5 }, occlusionStrength: { value: 1.0 }, emission: { value: LIGHT.glow },
     bumpStrength: { value: 0.0 },
-    skyColour: { value: new THREE.Color(0x8fb8de) }, groundColour: { value: new THREE.Color(0x5a4a3a) },
-    sunColour: { value: new THREE.Color(0xffffff) }, sunDirection: { value: SUN_DIRECTION.clone() },
+    sunDirection: { value: SUN_DIRECTION.clone() }, fillDirection: { value: FILL_DIRECTION.clone() },
+    sunColour: srgb(LIGHT.sun), skyColour: srgb(LIGHT.sky), groundColour: srgb(LIGHT.ground),
+    fillColour: srgb(LIGHT.fill), skySeen: srgb(LIGHT.skySeen), fogColour: srgb([0.56, 0.72, 0.87]),
   };
 }
 
