@@ -25,11 +25,13 @@ export class Foliage {
     this.update();
   }
 
-  // A chunk's mesh (decode.js's decodeChunk) arrived: its up-facing trunk vertices replace its old ones.
+  // A chunk's mesh (decode.js's decodeChunk) arrived: its up-facing vertices mostly of a trunk material replace
+// its old ones.
   setChunk(chunk) {
     const found = [];
     for (let v = 0; v < (chunk.m === 0 ? 0 : chunk.n); v++) {
-      if (chunk.normals[3 * v + 1] > 0.6 && (this.trunkIds.has(chunk.matA[v]) || this.trunkIds.has(chunk.matB[v]))) {
+      const dominant = chunk.blend[v] < 0.5 ? chunk.matA[v] : chunk.matB[v]; // the vertex's larger share
+      if (chunk.normals[3 * v + 1] > 0.6 && this.trunkIds.has(dominant)) {
         found.push([chunk.positions[3 * v], chunk.positions[3 * v + 1], chunk.positions[3 * v + 2]]);
       }
     }

@@ -7,8 +7,10 @@
 // R = roughness, G = metalness, B = emission; layer_of: the layer a material id draws). The vertex shader reads
 // each material's surface (its texture's mean: the smallest mipmap); the fragment shader maps each material's
 // albedo on the planes its normal faces, mixes the two by the blend, bumps the normal by the height, and lights
-// it: hemisphere light times occlusion, the sun times its shadow (three.js's shadow-map chunks), a specular
-// highlight and a sky reflection by roughness and metalness (iron, ice), and emission (lava glows in the dark).
+// it as the offscreen snapshots do (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its
+// shadow (three.js's shadow map), sky/ground hemisphere light and a fill light opposite the sun times the
+// occlusion (and the texture's low spots), a highlight and the sky mirrored by roughness and metalness (iron,
+// ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
 // A material without a layer (or before the textures arrive) is drawn in its table colour from a 256 x 1
 // palette. A ShaderMaterial, not three's MeshStandardMaterial: under SwiftShader (software WebGL) the standard
 // material's lighting costs several times the frame.
@@ -166,7 +168,6 @@ const fragmentShader = /* glsl */ `
 #include <fog_pars_fragment>
 #include <lights_pars_begin>
 #include <shadowmap_pars_fragment>
-#include <shadowmask_pars_fragment>
 uniform highp sampler2DArray albedoMaps;
 uniform float textureScale;
 uniform float occlusionStrength;
@@ -193,6 +194,7 @@ varying vec3 vSurface;
 // normal's share along each axis.
 vec4 triplanar(float layer, vec3 fallback, vec3 p, vec3 w) {
   if (layer > 254.5) return vec4(fallback, 0.5);
+
   vec4 albedo = vec4(0.0);
   if (w.x > 0.0) albedo += w.x * texture(albedoMaps, vec3(p.zy, layer));
   if (w.y > 0.0) albedo += w.y * texture(albedoMaps, vec3(p.xz, layer));
@@ -204,6 +206,19 @@ vec4 triplanar(float layer, vec3 fallback, vec3 p, vec3 w) {
 float grain(vec3 p) {
   p = fract(p * 0.3183099 + 0.1) * 17.0;
   return fract(p.x * p.y * p.z * (p.x + p.y + p.z));
+}
+
+// The sun's shadow: one lookup of three's shadow map (a depth comparison, filtered between the four nearest
+// texels), not three's five-tap soft shadow.
+float sunShadow() {
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_PCF)
+  vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
+  p.z += directionalLightShadows[0].shadowBias;
+  if (p.x < 0.0 || p.x > 1.0 || p.y < 0.0 || p.y > 1.0 || p.z > 1.0) return 1.0;
+  return texture(directionalShadowMap[0], p);
+#else
+  return 1.0;
+#endif
 }
 
 void main() {
@@ -230,13 +245,14 @@ void main() {
   if (abs(det) > 1e-8) n = normalize(abs(det) * n - bumpStrength * sign(det) * (hx * r1 + hy * r2));
 #endif
   vec3 view = normalize(cameraPosition - vWorld);
-  float occ = mix(1.0, vOcclusion, occlusionStrength);
+  // Occlusion squared: a pit's floor (about 0.8 open) reads as darker than its rim; it dims the sun by half as much.
+  float occ = mix(1.0, vOcclusion * vOcclusion, occlusionStrength);
   float cavity = occ * mix(0.8, 1.0, albedo.a); // the texture's low spots and the occluded corners
   float sun = max(dot(n, sunDirection), 0.0);
-  if (sun > 0.0) sun *= getShadowMask();
+  if (sun > 0.0) sun *= sunShadow();
   vec3 hemisphere = mix(groundColour, skyColour, 0.5 * n.y + 0.5) * cavity;
   vec3 fill = fillColour * max(dot(n, fillDirection), 0.0) * occ;
-  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun + hemisphere + fill);
+  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun * mix(1.0, occ, 0.5) + hemisphere + fill);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
   if (metal > 0.02 || roughness < 0.7) {
