@@ -10,7 +10,7 @@ pixels:
 - *punch*: the pit's floor darker than the ground around its rim;
 - *suck*: the tunnel's inside (a fresh cut) drawn apart from the wall's face around it, not the sky through it;
 - *lava*: the lava pool brighter (its largest colour channel) than the sun-lit grass beside it;
-- *iron*: the iron block's colour apart from the rock wall's behind it;
+- *iron*: the iron block's colour apart from the rock wall's behind it, and bluer (it mirrors the sky);
 - *enemy*: the chainsaw enemy drawn as a skinned mesh (pixels change where it stands when the actors are hidden);
 
 and in every view no magenta or black pixels (what a missing texture or a broken shader draws).
@@ -51,7 +51,8 @@ from voxelworld.viewer.server import ServerThread  # noqa: E402
 DARKER = 20  # the least a hole's inside is darker than its rim (luminance, 0..255)
 BRIGHTER = 40  # the least lava is brighter than the grass beside it (largest channel, 0..255)
 SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
-APART = 30  # the least distance between iron's and rock's mean colours (RGB, 0..255 each)
+SKY_BLUE = 0.15  # the least iron's blue-to-red ratio exceeds the rock's (the sky it mirrors)
+APART = 20  # the least distance between iron's and rock's mean colours (RGB, 0..255 each)
 
 
 def luminance(image: np.ndarray) -> np.ndarray:
@@ -105,9 +106,13 @@ def ground(world, x: float, z: float) -> float:
     return surface_height(world.volume, x, z)
 
 
+def voxel(world, point) -> tuple[int, int, int]:
+    """The voxel nearest the world ``point``."""
+    return tuple(int(round(v)) for v in np.asarray(world.volume.world_to_index(point)).ravel())
+
+
 def solid(world, point) -> bool:
-    index = tuple(int(round(v)) for v in np.asarray(world.volume.world_to_index(point)).ravel())
-    return bool(world.volume.density[index] >= world.volume.iso)
+    return bool(world.volume.density[voxel(world, point)] >= world.volume.iso)
 
 
 def wait_for_renders(page, count: int = 3) -> None:
@@ -188,8 +193,7 @@ def test_lava_is_brighter_than_the_sunlit_grass_beside_it(scene):
     mid = world.volume.shape[0] * world.volume.voxel_size / 2
     centre = np.array([mid * 0.5, 0.0, mid * 0.5])  # demo_terrain's lava pool, 3.5 m across
     centre[1] = ground(world, *centre[[0, 2]])
-    below = tuple(int(round(v)) for v in np.asarray(world.volume.world_to_index(centre - (0.0, 0.3, 0.0))).ravel())
-    assert world.materials.name_by_id[int(world.volume.mat_a[below])] == "lava"  # the pool is where we look
+    assert world.materials.name_by_id[int(world.volume.mat_a[voxel(world, centre - (0.0, 0.3, 0.0))])] == "lava"  # the pool is where we look
     image = look(scene, "lava", centre + (-7.0, 6.0, -3.0), centre)
     lava = np.median(patch(image, pixel(scene, centre), 6).max(axis=1))  # brightness: the largest channel
     around = [pixel(scene, p) for p in ring(world, centre, 6.0) if p[1] > centre[1] + 0.2]  # grass, not lava
@@ -201,16 +205,20 @@ def test_lava_is_brighter_than_the_sunlit_grass_beside_it(scene):
 
 
 def test_iron_and_rock_look_apart(scene):
+    """Iron's colour is apart from the rock's, and it mirrors the sky: bluer than the rock (the two table colours
+    are nearly the same grey)."""
     world = scene.places["world"]
     mid = world.volume.shape[0] * world.volume.voxel_size / 2
-    block = np.array([mid * 1.1, 0.0, mid * 1.1])  # demo_terrain's iron block, 2 m across
-    block[1] = ground(world, *block[[0, 2]])
-    iron_face = block + (-1.0, 0.4, 0.0)  # its face towards -x, the view's side
-    rock_face = np.array([mid * 1.6, block[1] + 3.0, block[2] + 3.0])  # the rock wall's face behind it
-    image = look(scene, "iron", block + (-5.0, 1.5, -1.0), (block + rock_face) / 2)
-    iron = patch(image, pixel(scene, iron_face), 5).mean(axis=0)
+    top = np.array([mid * 1.1, 0.0, mid * 1.1])  # demo_terrain's iron block, 2 m across: its top's middle
+    top[1] = ground(world, *top[[0, 2]])
+    assert world.materials.name_by_id[int(world.volume.mat_a[voxel(world, top - (0.0, 0.3, 0.0))])] == "iron"
+    iron_top = top  # it mirrors the sky, seen from above
+    rock_face = np.array([mid * 1.6, top[1] + 2.5, top[2] + 1.0])  # the rock wall's face behind it
+    image = look(scene, "iron", top + (-4.0, 2.0, -1.5), top)
+    iron = patch(image, pixel(scene, iron_top), 5).mean(axis=0)
     rock = patch(image, pixel(scene, rock_face), 5).mean(axis=0)
     assert np.linalg.norm(iron - rock) >= APART, (iron, rock)
+    assert iron[2] / iron[0] - rock[2] / rock[0] >= SKY_BLUE, (iron, rock)
     no_missing_texture(image)
 
 
