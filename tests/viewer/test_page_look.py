@@ -96,7 +96,7 @@ def scene(tmp_path_factory):
             tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && "
                                   "window.voxelworld.textures && window.voxelworld.quality === 'default'",
                                   timeout=WAIT_MS)
-            tab.problems, tab.folder, tab.places = problems, folder, places
+            tab.problems, tab.folder, tab.places, tab.served = problems, folder, places, server.url
             yield tab
         finally:
             browser.close()
@@ -239,3 +239,27 @@ def test_the_enemy_is_drawn_as_a_skinned_character(scene):
     assert changed > 0.1, changed  # the enemy covers a tenth of the region around it
     no_missing_texture(image)
     assert scene.problems == []
+
+
+SUN_SHADOWS = """() => { let on = null; window.voxelworld.scene.traverse((o) => {
+    if (o.isDirectionalLight) on = o.castShadow; }); return on; }"""
+
+
+def test_the_quality_setting_trades_shadows_for_speed(scene):
+    """``?quality=low`` starts a page at low quality (no sun shadows, the terrain in table colours), Q switches
+    back to the default (shadows, textures) and again to low; the page the other views use stays at default."""
+    assert scene.evaluate("window.voxelworld.quality") == "default" and scene.evaluate(SUN_SHADOWS) is True
+    low = scene.context.browser.new_page(viewport=VIEWPORT)
+    try:
+        low.goto(scene.served + "?quality=low")
+        low.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && "
+                              "window.voxelworld.textures", timeout=WAIT_MS)
+        assert low.evaluate("window.voxelworld.quality") == "low" and low.evaluate(SUN_SHADOWS) is False
+        low.keyboard.press("KeyQ")
+        low.wait_for_function("window.voxelworld.quality === 'default'", timeout=WAIT_MS)
+        assert low.evaluate(SUN_SHADOWS) is True
+        low.keyboard.press("KeyQ")
+        low.wait_for_function("window.voxelworld.quality === 'low'", timeout=WAIT_MS)
+        assert low.evaluate(SUN_SHADOWS) is False
+    finally:
+        low.close()
