@@ -582,12 +582,13 @@ def texture_set_bytes(textures) -> bytes:
     (little-endian): u32 layers L, u32 size S, f32 the metres one tile covers (``TEXTURE_METRES``), the albedo
     bytes (L x S x S x 4), the surface bytes (same) and ``layer_of`` as 256 int32.
 
-    >>> import numpy as np
     >>> from voxelworld.terrain.materials import MaterialTable
     >>> from voxelworld.terrain.textures import texture_set
     >>> textures = texture_set(MaterialTable.default())
     >>> data = texture_set_bytes(textures)
-    >>> layers, size = np.frombuffer(data[:8], "<u4")
+    >>> layers, size, metres = TEXTURE_HEADER.unpack_from(data)
+    >>> layers == len(textures.names), size, metres
+    (True, 128, 2.0)
     >>> len(data) == TEXTURE_HEADER.size + 2 * 4 * layers * size * size + 4 * 256
     True
     """
