@@ -12,6 +12,7 @@ import asyncio
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -510,9 +511,37 @@ def test_the_page_and_its_scripts_are_served(server):
     assert get(server, "/vendor/")[0] == 404  # no listings
 
 
+def test_the_texture_set_is_served(server, world):
+    """``/textures.bin``: the world's texture set, read here by the layout docs/play.md gives (u32 L, u32 S,
+    f32 metres a tile covers, albedo, surface, 256 int32 layer_of), each material id drawing the layer of its
+    texture's name."""
+    import numpy as np
+
+    from voxelworld.terrain.textures import TEXTURE_METRES, texture_set
+
+    status, body, kind = get(server, "/textures.bin")
+    assert status == 200 and kind == "application/octet-stream"
+    layers, size = (int(v) for v in np.frombuffer(body[:8], "<u4"))
+    expected = texture_set(world.materials)
+    assert (layers, size) == (len(expected.names), expected.albedo.shape[1])
+    image = layers * size * size * 4
+    assert len(body) == 12 + 2 * image + 4 * 256
+    assert np.frombuffer(body[8:12], "<f4")[0] == np.float32(TEXTURE_METRES)
+    albedo = np.frombuffer(body[12:12 + image], np.uint8).reshape(layers, size, size, 4)
+    surface = np.frombuffer(body[12 + image:12 + 2 * image], np.uint8).reshape(layers, size, size, 4)
+    layer_of = np.frombuffer(body[12 + 2 * image:], "<i4")
+    assert np.array_equal(albedo, expected.albedo) and np.array_equal(surface, expected.surface)
+    for material in world.materials:
+        assert expected.names[layer_of[material.id]] == material.texture, material.name
+    assert layer_of[0] == -1
+    assert get(server, "/textures.bin")[1] == body  # made once, the same bytes
+    page = re.search(r"TEXTURE_HEADER_BYTES = (\d+);", (WEB_DIR / "shaders.js").read_text(encoding="utf-8"))
+    assert int(page.group(1)) == server_module.TEXTURE_HEADER.size == 12  # the page reads the header written
+
+
 @pytest.mark.parametrize("host, origin", FOREIGN, ids=[f"foreign{n}" for n in range(len(FOREIGN))])
 def test_foreign_hosts_and_origins_get_no_files(server, host, origin):
-    for path in ("/", "/app.js"):
+    for path in ("/", "/app.js", "/textures.bin"):
         status, body, kind = get(server, path, _port(server, host), _port(server, origin))
         assert status == 403 and kind.startswith("text/plain"), (path, status)
         assert b"is not" in body and len(body) < 300 and b"<html" not in body.lower()

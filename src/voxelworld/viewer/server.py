@@ -2,7 +2,8 @@
 
 :func:`create_app` builds the Starlette application: the page and its scripts (static files from this package's
 ``viewer/web/`` folder and nothing else), the character the page draws every actor with (``/character.glb``: the
-packaged CesiumMan, :data:`voxelworld.motion.CESIUM_MAN`) and the websocket ``/ws`` that speaks the play protocol
+packaged CesiumMan, :data:`voxelworld.motion.CESIUM_MAN`), the world's texture set ``/textures.bin``
+(:func:`texture_set_bytes`) and the websocket ``/ws`` that speaks the play protocol
 (:mod:`voxelworld.viewer.protocol`, ``docs/specs/play-protocol.md``). :func:`serve` runs it with uvicorn until
 Ctrl+C; :class:`ServerThread` runs it from a background thread (tests, benchmarks).
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import struct
 import sys
 import threading
 import time
@@ -59,7 +61,7 @@ from .protocol import (BUTTONS, CHARACTER_URL, CHUNK_HEADER, MAX_MESSAGES_PER_SE
                        frame_message, hello_message, hud_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
-           "HARD_MESSAGE_LIMIT", "bind_socket"]
+           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -593,11 +595,63 @@ async def _character(request):
     return FileResponse(CESIUM_MAN, media_type="model/gltf-binary")
 
 
+# --------------------------------------------------------------------------------------------- textures
+TEXTURE_HEADER = struct.Struct("<IIf")  # layers, size, metres a tile covers (web/shaders.js TEXTURE_HEADER_BYTES)
+
+
+def texture_set_bytes(textures) -> bytes:
+    """A :class:`~voxelworld.terrain.textures.TextureSet` as the page reads it from ``/textures.bin``
+    (little-endian): u32 layers L, u32 size S, f32 the metres one tile covers (``TEXTURE_METRES``), the albedo
+    bytes (L x S x S x 4), the surface bytes (same) and ``layer_of`` as 256 int32.
+
+    >>> from voxelworld.terrain.materials import MaterialTable
+    >>> from voxelworld.terrain.textures import texture_set
+    >>> textures = texture_set(MaterialTable.default())
+    >>> data = texture_set_bytes(textures)
+    >>> layers, size, metres = TEXTURE_HEADER.unpack_from(data)
+    >>> layers == len(textures.names), size, metres
+    (True, 128, 2.0)
+    >>> len(data) == TEXTURE_HEADER.size + 2 * 4 * layers * size * size + 4 * 256
+    True
+    """
+    import numpy as np
+
+    from ..terrain.textures import TEXTURE_METRES
+
+    layers, size = textures.albedo.shape[:2]
+    return (TEXTURE_HEADER.pack(layers, size, TEXTURE_METRES)
+            + np.ascontiguousarray(textures.albedo, np.uint8).tobytes()
+            + np.ascontiguousarray(textures.surface, np.uint8).tobytes()
+            + np.ascontiguousarray(textures.layer_of, "<i4").tobytes())
+
+
+def _texture_route(world):
+    """The ``/textures.bin`` endpoint for ``world``'s material table: made once, on the first request, off the
+    event loop."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import Response
+
+    made: list[bytes] = []
+
+    def make() -> bytes:
+        from ..terrain.textures import texture_set
+
+        return texture_set_bytes(texture_set(world.materials))
+
+    async def textures(request):
+        if not made:
+            made.append(await run_in_threadpool(make))
+        return Response(made[0], media_type="application/octet-stream", headers={"Cache-Control": "no-cache"})
+
+    return textures
+
+
 def create_app(world, save_path=None, host: str = "127.0.0.1"):
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
-    protocol, ``/character.glb`` the character. The world is stepped from the application's start (lifespan)
-    to its end. The :class:`PlayServer` is ``app.state.play``. ``host``: the address the server listens on,
-    which requests may name besides the loopback names (:func:`request_refusal`)."""
+    protocol, ``/character.glb`` the character, ``/textures.bin`` the world's texture set (:func:`texture_set_bytes`).
+    The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer` is
+    ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the loopback
+    names (:func:`request_refusal`)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -613,6 +667,7 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
             await play.stop()
 
     app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Route(CHARACTER_URL, _character),
+                            Route("/textures.bin", _texture_route(world), methods=["GET"]),
                             Mount("/", app=_StaticFiles())],
                     middleware=[Middleware(_ThisServerOnly, host=host)], lifespan=lifespan)
     app.state.play = play

@@ -17,10 +17,11 @@ import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, de
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
-import { WorldScene } from "./scene.js";
+import { WorldScene, qualityFromUrl } from "./scene.js";
 import { Sound } from "./sound.js";
 
-const view3d = new WorldScene(document.getElementById("view"));
+const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl());
+view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
 const follow = new FollowCamera(view3d.terrain);
 const hud = new Hud();
@@ -189,6 +190,10 @@ const commands = {
     sound.start();
     hud.toast(sound.toggleMute() ? "sound off (M turns it on)" : "sound on");
   },
+  quality: () => {
+    view3d.setQuality(view3d.quality === "low" ? "default" : "low");
+    hud.toast(`quality: ${view3d.quality}`);
+  },
 };
 
 const input = new Input(view3d.canvas, (name) => commands[name]?.());
@@ -232,7 +237,7 @@ function tick(now) {
   const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
   sound.update(sucking, enemies, follow.camera.position);
   hud.status(statusLine());
-  view3d.renderer.render(view3d.scene, follow.camera);
+  view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
   requestAnimationFrame(tick);
 }
@@ -252,6 +257,9 @@ window.voxelworld = {
   navmeshChildren: () => view3d.navmesh.children.length,
   characters: () => actors.characterCounts(),
   chunkCounts: () => ({ ...chunkCounts }),
+  view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
+  get quality() { return view3d.quality; },
+  get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },
 };
 
 connect();

@@ -1,9 +1,20 @@
 // The three.js scene: renderer, lights, the terrain's chunk meshes, the props and the navmesh and collision
 // overlays, built from what decode.js reads and the hello message's materials.
+//
+// Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
+// fog to the sky colour from FOG_NEAR to FOG_FAR metres. Quality (setQuality): "default" draws textures,
+// shadows and ambient occlusion, "low" none of them (the table colours; shaders.js); ?quality=low in the URL
+// starts the page at low quality, and without antialiasing.
 
 import * as THREE from "./vendor/three.module.js";
-import { paletteTexture, terrainMaterial } from "./shaders.js";
+import { Foliage } from "./foliage.js";
+import { QUALITIES, SUN_DIRECTION, decodeTextureSet, paletteTexture, terrainMaterial, terrainUniforms,
+  textureMaps } from "./shaders.js";
 
+export const FOG_NEAR = 30, FOG_FAR = 140; // metres
+export const SHADOW_MAP_SIZE = 1024;
+const BUMP = 0.3; // how far the texture's height tilts the normal // texels per side of the sun's shadow map
+const SKY_LIGHT = 0xd6e6ff, GROUND_LIGHT = 0x6b5a45; // the hemisphere light's sky and ground colours
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
 function group(name, visible = true) {
@@ -13,32 +24,117 @@ function group(name, visible = true) {
   return g;
 }
 
+// The quality a page asks for in its URL (?quality=low), or "default".
+export function qualityFromUrl(search = location.search) {
+  const asked = new URLSearchParams(search).get("quality");
+  return QUALITIES.includes(asked) ? asked : "default";
+}
+
 export class WorldScene {
-  constructor(container) {
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  constructor(container, quality = "default") {
+    this.renderer = new THREE.WebGLRenderer({ antialias: quality !== "low", preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.setSize(window.innerWidth, window.innerHeight);
+    this.renderer.shadowMap.type = THREE.PCFShadowMap;
     container.appendChild(this.renderer.domElement);
     this.scene = new THREE.Scene();
     // The sky is the page's background colour (index.html's style), defined there once.
-    this.scene.background = new THREE.Color(getComputedStyle(document.body).backgroundColor);
-    this.scene.add(new THREE.HemisphereLight(0xdde8ff, 0x5a4a3a, 1.2));
-    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
-    sun.position.set(0.35, 1.0, 0.45);
-    this.scene.add(sun);
+    const sky = new THREE.Color(getComputedStyle(document.body).backgroundColor);
+    this.scene.background = sky;
+    this.scene.fog = new THREE.Fog(sky, FOG_NEAR, FOG_FAR);
+    this.hemisphere = new THREE.HemisphereLight(SKY_LIGHT, GROUND_LIGHT, 0.9);
+    this.sun = new THREE.DirectionalLight(0xfff4e0, 1.8);
+    this.sun.position.copy(SUN_DIRECTION);
+    this.sun.shadow.mapSize.set(SHADOW_MAP_SIZE, SHADOW_MAP_SIZE);
+    this.sun.shadow.bias = -0.0005;
+    this.sun.shadow.normalBias = 0.04;
+    this.scene.add(this.hemisphere, this.sun, this.sun.target);
+    // The terrain shader has its own light (shaders.js LIGHT, the snapshots' light); three's lights above light
+    // the actors and cast the sun's shadows.
+    this.uniforms = terrainUniforms();
+    const fog = {};
+    sky.getRGB(fog, THREE.SRGBColorSpace);
+    this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
+    this.quality = null;
+    this.fixedView = null; // {eye, target} set by view(): the camera placed there instead of following
     this.terrain = group("terrain");
     this.actors = group("actors");
     this.navmesh = group("navmesh", false);
     this.collision = group("collision", false);
     this.props = group("props");
-    this.scene.add(this.terrain, this.props, this.actors, this.navmesh, this.collision);
-    this.terrainShader = terrainMaterial(paletteTexture([]));
+    this.crowns = group("crowns"); // tree crowns on the trunks' tops (foliage.js)
+    this.foliage = new Foliage(this.crowns);
+    this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
+    this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.materialsById = new Map();
     this.chunks = new Map(); // "i,j,k" -> Mesh
     this.triangles = 0;
+    this.textures = null; // the decoded texture set, once loaded
+    this.setQuality(quality);
   }
 
   get canvas() { return this.renderer.domElement; }
+
+  // The server's texture set (/textures.bin): until it arrives (or when it cannot be read) every material is
+  // drawn in its table colour. Resolves to the decoded set; rejects with an Error naming what went wrong.
+  async loadTextures(url = "textures.bin") {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    const set = decodeTextureSet(await response.arrayBuffer());
+    const maps = textureMaps(set);
+    for (const [name, texture] of [["albedoMaps", maps.albedo], ["surfaceMaps", maps.surface], ["layerTable", maps.layers]]) {
+      this.uniforms[name].value.dispose();
+      this.uniforms[name].value = texture;
+    }
+    this.uniforms.textureScale.value = 1 / set.metres;
+    this.uniforms.surfaceLevel.value = Math.log2(set.size); // the 1 x 1 mipmap: each texture's mean surface
+    this.uniforms.bumpStrength.value = BUMP;
+    this.textures = set;
+    return set;
+  }
+
+  // "default": textures, shadows and ambient occlusion; "low": none of them.
+  setQuality(quality) {
+    if (!QUALITIES.includes(quality)) throw new Error(`quality ${quality}: one of ${QUALITIES.join(", ")}`);
+    if (quality === this.quality) return;
+    this.quality = quality;
+    const high = quality !== "low";
+    this.renderer.shadowMap.enabled = high;
+    this.sun.castShadow = high;
+    this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
+    const old = this.terrainShader;
+    this.terrainShader = terrainMaterial(this.uniforms, quality);
+    this.scene.traverse((o) => {
+      if (o.material === old) o.material = this.terrainShader;
+      else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
+    });
+    old.dispose();
+  }
+
+  // Place the camera at ``eye`` looking at ``target`` (world metres) in every frame drawn from now on, or
+  // follow the player again (null): the fixed views of the browser tests (docs/play.md).
+  view(eye, target) {
+    this.fixedView = eye ? { eye: new THREE.Vector3(...eye), target: new THREE.Vector3(...target) } : null;
+  }
+
+  // Draw the scene seen by ``camera`` (at the fixed view when one is set). Actors cast and take shadows.
+  render(camera) {
+    if (this.fixedView) {
+      camera.position.copy(this.fixedView.eye);
+      camera.lookAt(this.fixedView.target);
+    }
+    if (this.sun.castShadow) {
+      this.actors.traverse((o) => {
+        if (o.isMesh && !o.castShadow) { o.castShadow = true; o.receiveShadow = true; }
+      });
+    }
+    this.renderer.render(this.scene, camera);
+  }
+
+  materialId(name) {
+    for (const m of this.materialsById.values()) if (m.name === name) return m.id;
+    return 0;
+  }
 
   materialColour(name) {
     for (const m of this.materialsById.values()) {
@@ -60,25 +156,51 @@ export class WorldScene {
   // A new world (the hello message): its materials and props; every chunk and overlay dropped.
   reset(hello) {
     this.materialsById = new Map(hello.materials.map((m) => [m.id, m]));
-    this.terrainShader.dispose();
-    this.terrainShader = terrainMaterial(paletteTexture(hello.materials));
+    this.uniforms.palette.value.dispose();
+    this.uniforms.palette.value = paletteTexture(hello.materials);
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
     this.chunks.clear();
     this.triangles = 0;
+    this.fitShadow(hello.world.bounds);
+    this.foliage.reset(hello.materials);
     for (const prop of hello.props) {
+      // Drawn like the terrain: its material's texture (flat faces: each triangle its own corners).
       const geometry = new THREE.BufferGeometry();
       geometry.setAttribute("position", new THREE.Float32BufferAttribute(prop.positions, 3));
       geometry.setIndex(prop.indices);
-      geometry.computeVertexNormals();
-      const material = new THREE.MeshLambertMaterial({ color: this.materialColour(prop.material), flatShading: true });
-      const mesh = new THREE.Mesh(geometry, material);
+      const flat = geometry.toNonIndexed();
+      flat.computeVertexNormals();
+      const n = flat.attributes.position.count;
+      const id = this.materialId(prop.material);
+      flat.setAttribute("mat_a", new THREE.BufferAttribute(new Uint8Array(n).fill(id), 1));
+      flat.setAttribute("mat_b", new THREE.BufferAttribute(new Uint8Array(n).fill(id), 1));
+      flat.setAttribute("blend", new THREE.BufferAttribute(new Float32Array(n), 1));
+      flat.setAttribute("occlusion", new THREE.BufferAttribute(new Float32Array(n).fill(1), 1));
+      geometry.dispose();
+      const mesh = new THREE.Mesh(flat, this.terrainShader);
       mesh.name = prop.name;
+      mesh.castShadow = mesh.receiveShadow = true;
       this.props.add(mesh);
     }
   }
 
+  // The sun's shadow camera: an orthographic box around the world's ``bounds`` ([min corner, max corner]).
+  fitShadow(bounds) {
+    const low = new THREE.Vector3(...bounds[0]), high = new THREE.Vector3(...bounds[1]);
+    const centre = low.clone().add(high).multiplyScalar(0.5);
+    const radius = high.distanceTo(low) / 2;
+    this.sun.target.position.copy(centre);
+    this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * radius);
+    const camera = this.sun.shadow.camera;
+    Object.assign(camera, { left: -radius, right: radius, top: radius, bottom: -radius, near: radius * 0.5,
+      far: radius * 3.5 });
+    camera.updateProjectionMatrix();
+    this.sun.target.updateMatrixWorld();
+  }
+
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
+    this.foliage.setChunk(chunk);
     const old = this.chunks.get(chunk.key);
     if (old) {
       this.terrain.remove(old);
@@ -93,9 +215,13 @@ export class WorldScene {
     geometry.setAttribute("mat_a", new THREE.BufferAttribute(chunk.matA, 1));
     geometry.setAttribute("mat_b", new THREE.BufferAttribute(chunk.matB, 1));
     geometry.setAttribute("blend", new THREE.BufferAttribute(chunk.blend, 1));
+    // Per-vertex ambient occlusion when the server sends it (1: open to the sky).
+    const occlusion = chunk.occlusion || new Float32Array(chunk.n).fill(1);
+    geometry.setAttribute("occlusion", new THREE.BufferAttribute(occlusion, 1));
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
+    mesh.castShadow = mesh.receiveShadow = true;
     mesh.name = `chunk ${chunk.key}`;
     mesh.userData.triangles = chunk.m;
     this.terrain.add(mesh);
