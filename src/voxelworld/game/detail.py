@@ -27,40 +27,19 @@ def _chunk_distances(volume, points: np.ndarray) -> np.ndarray:
 
 def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndarray:
     """The display level each chunk of ``volume`` wants (int64, the chunk grid's shape): 0 (every cell's vertex)
-    for the chunks within ``near_radius`` metres of one of ``points`` (the actors), ``far_level`` elsewhere, then
-    raised at most one level per chunk step (face, edge and corner neighbours differ by at most 1, so a coarse
-    chunk never meets a fine one: no slivers at the seams).
+    for the chunks within ``near_radius`` metres of one of ``points`` (the actors that dig), ``far_level``
+    elsewhere. Chunks of any two levels meet without cracks (docs/meshing.md), so no ring of middle levels is
+    drawn between: every triangle it would add is one more for the page to draw.
 
     Examples
     --------
     >>> from voxelworld.terrain import VoxelVolume
     >>> volume = VoxelVolume((64, 16, 64), chunk_size=16)  # 4 x 1 x 4 chunks of 16 m
     >>> wanted_levels(volume, [(8.0, 8.0, 8.0)], 4.0, 2)[:, 0, :].tolist()
-    [[0, 1, 2, 2], [1, 1, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2]]
+    [[0, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2]]
     """
     near = _chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius
-    # Relaxing "at most one level above any neighbour" from 0 near and far_level elsewhere gives the chessboard
-    # distance (in chunks) to the nearest near chunk, capped at far_level: grow the near region a chunk at a time.
-    levels = np.full(near.shape, far_level, dtype=np.int64)
-    region = near
-    for level in range(far_level):
-        levels[region & (levels > level)] = level
-        region = _grown(region)
-    return levels
-
-
-def _grown(mask: np.ndarray) -> np.ndarray:
-    """``mask`` with every face, edge and corner neighbour of a True cell set (a 3 x 3 x 3 dilation, one axis at a
-    time)."""
-    for axis in range(mask.ndim):
-        grown = mask.copy()
-        low = [slice(None)] * mask.ndim
-        high = [slice(None)] * mask.ndim
-        low[axis], high[axis] = slice(None, -1), slice(1, None)
-        grown[tuple(high)] |= mask[tuple(low)]
-        grown[tuple(low)] |= mask[tuple(high)]
-        mask = grown
-    return mask
+    return np.where(near, 0, far_level).astype(np.int64)
 
 
 def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int) -> np.ndarray:

@@ -33,9 +33,9 @@ class WorldSettings:
     walking NPC's path crosses it (changes that do are re-baked in their frame; 0 re-bakes every change at once);
     ``thrown_deformation_counts``: whether the density the player's thrown objects remove (explosions) counts
     toward treasure placement and the group awards, like punch, pull-out and suck;
-    ``detail_radius``: m (>= 0), chunks within this distance of the player, an NPC or an enemy draw every voxel's
-    vertex (display level 0: holes, punches and tunnels keep their voxel-scale shape there), the others the
-    ``mesh_options.levels``, stepping up one level per chunk between (the collision mesh is the same everywhere);
+    ``detail_radius``: m (>= 0), chunks within this distance of the player or an enemy (the actors that dig) draw
+    every voxel's vertex (display level 0: holes, punches, tunnels and cuts keep their voxel-scale shape there),
+    the others the ``mesh_options.levels`` (the collision mesh is the same everywhere);
     ``detail_changes_per_frame``: chunks (>= 1) whose display level may change in one frame as the actors move
     (nearest first), so that a frame stays in its budget.
     """
@@ -49,7 +49,7 @@ class WorldSettings:
     max_dt: float = 0.1
     navmesh_delay: float = 0.25
     thrown_deformation_counts: bool = True
-    detail_radius: float = 4.0
+    detail_radius: float = 3.0
     detail_changes_per_frame: int = 3
 
     def __post_init__(self):

@@ -360,9 +360,9 @@ class World:
         self._choose_detail()
 
     def _actor_points(self) -> np.ndarray:
-        """Where the actors are: the player, the NPCs and the enemies (m)."""
+        """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them
+        would show nothing new and cost the page triangles."""
         points = [self.player.position]
-        points.extend(npc.position for npc in self.agents.npcs)
         points.extend(enemy.position for enemy in self.agents.enemies)
         return np.array(points, dtype=np.float64)
 

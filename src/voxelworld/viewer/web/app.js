@@ -17,10 +17,10 @@ import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, de
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
-import { WorldScene, qualityFromUrl } from "./scene.js";
+import { WorldScene, qualityFromUrl, resolutionFromUrl } from "./scene.js";
 import { Sound } from "./sound.js";
 
-const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl());
+const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl(), resolutionFromUrl());
 view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
 const follow = new FollowCamera(view3d.terrain);
@@ -239,6 +239,7 @@ function tick(now) {
   hud.status(statusLine());
   view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
+  stats.resolution = view3d.resolution;
   requestAnimationFrame(tick);
 }
 

@@ -12,8 +12,14 @@ import { QUALITIES, SUN_DIRECTION, decodeTextureSet, paletteTexture, terrainMate
   textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
-export const SHADOW_MAP_SIZE = 1024;
-const BUMP = 0.3; // how far the texture's height tilts the normal // texels per side of the sun's shadow map
+export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
+const BUMP = 0.3; // how far the texture's height tilts the normal
+// Dynamic resolution (default quality): when pictures take longer than FRAME_BUDGET_MS on average, the page draws
+// fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
+// the textured, shadowed look keeps a playable frame rate on a slow (software) renderer. Low quality draws every
+// pixel (it is cheap).
+export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.5;
+const RESOLUTION_STEP = 0.85, RESOLUTION_SETTLE_MS = 400; // each change, and the time between two changes
 const SKY_LIGHT = 0xd6e6ff, GROUND_LIGHT = 0x6b5a45; // the hemisphere light's sky and ground colours
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
@@ -30,8 +36,14 @@ export function qualityFromUrl(search = location.search) {
   return QUALITIES.includes(asked) ? asked : "default";
 }
 
+// The share of pixels a page's URL pins (?resolution=0.75: MIN_RESOLUTION..1, no dynamic resolution), or null.
+export function resolutionFromUrl(search = location.search) {
+  const asked = Number.parseFloat(new URLSearchParams(search).get("resolution"));
+  return Number.isFinite(asked) ? Math.min(1, Math.max(MIN_RESOLUTION, asked)) : null;
+}
+
 export class WorldScene {
-  constructor(container, quality = "default") {
+  constructor(container, quality = "default", pinnedResolution = null) {
     this.renderer = new THREE.WebGLRenderer({ antialias: quality !== "low", preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.setSize(window.innerWidth, window.innerHeight);
@@ -70,6 +82,11 @@ export class WorldScene {
     this.chunks = new Map(); // "i,j,k" -> Mesh
     this.triangles = 0;
     this.textures = null; // the decoded texture set, once loaded
+    this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
+    this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
+    this.frameMs = null; // moving average of the time between two pictures
+    this.lastPicture = null;
+    this.lastResolutionChange = 0;
     this.setQuality(quality);
   }
 
@@ -109,6 +126,32 @@ export class WorldScene {
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
     old.dispose();
+    this.setResolution(this.pinnedResolution ?? 1);
+  }
+
+  // Draw ``share`` (MIN_RESOLUTION..1) of the window's pixels, stretched to the window.
+  setResolution(share) {
+    this.resolution = Math.min(1, Math.max(MIN_RESOLUTION, share));
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2) * this.resolution);
+    this.renderer.setSize(window.innerWidth, window.innerHeight);
+  }
+
+  // Dynamic resolution: the time between pictures, averaged, against FRAME_BUDGET_MS.
+  adaptResolution(now) {
+    if (this.lastPicture !== null) {
+      const ms = now - this.lastPicture;
+      this.frameMs = this.frameMs === null ? ms : 0.8 * this.frameMs + 0.2 * ms;
+    }
+    this.lastPicture = now;
+    if (this.quality === "low" || this.pinnedResolution !== null || this.frameMs === null || now - this.lastResolutionChange < RESOLUTION_SETTLE_MS) return;
+    let share = this.resolution;
+    if (this.frameMs > FRAME_BUDGET_MS) share *= RESOLUTION_STEP;
+    else if (this.frameMs < 0.6 * FRAME_BUDGET_MS) share /= RESOLUTION_STEP;
+    share = Math.min(1, Math.max(MIN_RESOLUTION, share));
+    if (Math.abs(share - this.resolution) > 1e-3) {
+      this.setResolution(share);
+      this.lastResolutionChange = now;
+    }
   }
 
   // Place the camera at ``eye`` looking at ``target`` (world metres) in every frame drawn from now on, or
@@ -119,6 +162,7 @@ export class WorldScene {
 
   // Draw the scene seen by ``camera`` (at the fixed view when one is set). Actors cast and take shadows.
   render(camera) {
+    this.adaptResolution(performance.now());
     if (this.fixedView) {
       camera.position.copy(this.fixedView.eye);
       camera.lookAt(this.fixedView.target);
@@ -265,6 +309,6 @@ export class WorldScene {
   }
 
   resize() {
-    this.renderer.setSize(window.innerWidth, window.innerHeight);
+    this.setResolution(this.resolution);
   }
 }
