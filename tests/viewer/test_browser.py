@@ -39,9 +39,12 @@ from PIL import Image  # noqa: E402
 from voxelworld.game.events import ActionStarted  # noqa: E402
 from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.world import Inputs, World  # noqa: E402
+from voxelworld.viewer.protocol import MESH_VERSION  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
+
+FULL_RESOLUTION = "?resolution=1"  # every pixel drawn: the checks read the picture at the window's size
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,7 @@ def page():
             problems: list[str] = []
             tab.on("pageerror", lambda error: problems.append(str(error)))
             tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url)
+            tab.goto(server.url + FULL_RESOLUTION)
             tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
                                   "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
             wait_for_renders(tab)  # drawn with the meshes in the scene (a loaded machine may lag behind)
@@ -200,11 +203,11 @@ def test_a_malformed_message_gets_an_error_and_the_page_plays_on(page):
 
 
 def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
-    """The page reads the version byte of every binary message: a chunk mesh of version 9 (this page reads 1)
-    shows an error and changes no chunk; one of version 1 is drawn."""
+    """The page reads the version byte of every binary message: a chunk mesh of version 9 (this page reads
+    MESH_VERSION) shows an error and changes no chunk; one of MESH_VERSION is drawn."""
     before = stats(page)
     deliver = """([version, triangles]) => {
-        const buffer = new ArrayBuffer(24 + (triangles ? 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 : 0));
+        const buffer = new ArrayBuffer(24 + (triangles ? 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 + 3 + 1 : 0));
         const view = new DataView(buffer);
         view.setUint8(0, 1); view.setUint8(1, version);
         view.setInt32(4, 900, true); view.setInt32(8, 900, true); view.setInt32(12, 900, true);
@@ -217,7 +220,7 @@ def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
     assert after["errors"] == before["errors"] + 1 and "version 9" in after["lastError"]
     assert after["chunkMessages"] == before["chunkMessages"] and "900,900,900" not in page.evaluate(
         "window.voxelworld.chunkCounts()")
-    page.evaluate(deliver, [1, 1])
+    page.evaluate(deliver, [MESH_VERSION, 1])
     assert page.evaluate("window.voxelworld.chunkCounts()")["900,900,900"] == 1
-    page.evaluate(deliver, [1, 0])  # and removed again (an empty mesh)
+    page.evaluate(deliver, [MESH_VERSION, 0])  # and removed again (an empty mesh)
     assert stats(page)["chunks"] == before["chunks"]

@@ -58,6 +58,8 @@ WITH_AND_WITHOUT = """() => {
   return { shown, hidden, x: (chest.x + 1) / 2 * canvas.width, y: (1 - chest.y) / 2 * canvas.height };
 }"""
 
+FULL_RESOLUTION = "?resolution=1"  # every pixel drawn: the checks read the picture at the window's size
+
 
 def decode(url: str) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB"))
@@ -80,7 +82,7 @@ def page():
             tab.on("pageerror", lambda error: problems.append(str(error)))
             tab.on("console", lambda m: (problems if m.type == "error" else warnings).append(m.text)
                    if m.type in ("error", "warning") else None)
-            tab.goto(server.url)
+            tab.goto(server.url + FULL_RESOLUTION)
             tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
                                   "window.voxelworld.stats.chunks > 20 && "
                                   "window.voxelworld.characters().state !== 'loading'", timeout=WAIT_MS)
@@ -139,7 +141,7 @@ def test_without_the_model_the_page_warns_and_draws_capsules(page):
         warnings: list[str] = []
         tab.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
         tab.route("**/character.glb", lambda route: route.abort())
-        tab.goto(page.server.url)
+        tab.goto(page.server.url + FULL_RESOLUTION)
         tab.wait_for_function("window.voxelworld && window.voxelworld.characters().state === 'failed' && "
                               "window.voxelworld.stats.frames > 5", timeout=WAIT_MS)
         tab.wait_for_timeout(300)

@@ -147,7 +147,7 @@ def test_the_camera_stays_out_of_the_terrain_after_backing_into_the_wall(page):
     finally:
         page.keyboard.up("KeyS")
     wait_for_renders(page, 3)
-    view = page.evaluate("window.voxelworld.view")
+    view = page.evaluate("window.voxelworld.cameraState")
     frame = page.evaluate("window.voxelworld.frame")
     save(page, "backed-into-wall")
     volume = world.volume

@@ -253,7 +253,7 @@ window.voxelworld = {
   get hello() { return world; },
   get effects() { return effects.stats; },
   get audio() { return sound.state; },
-  get view() { return { ...follow.state, position: follow.camera.position.toArray() }; },
+  get cameraState() { return { ...follow.state, position: follow.camera.position.toArray() }; },
   get said() { return hud.said.map((entry) => ({ ...entry })); },
   navmeshChildren: () => view3d.navmesh.children.length,
   characters: () => actors.characterCounts(),
