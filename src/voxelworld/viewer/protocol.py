@@ -402,9 +402,9 @@ def _round(value, digits: int = 4):
 
 def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
-    (each material's texture and the colour it is drawn in until textures have pictures: what the terrain
-    shader blends), the world's box and chunk grid, the player's and NPCs' capsules, the props' triangles, the enemies'
-    skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
+    (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
+    picture, /textures.bin), the world's box and chunk grid, the player's and NPCs' capsules, the props'
+    triangles, the enemies' skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
     the order of a frame's ``characters[].rotations``)."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
