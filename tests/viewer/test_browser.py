@@ -13,26 +13,17 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+
 WAIT_MS = 20_000  # the longest one step waits, ms
 
-if not CHROMIUM.exists() and not os.environ.get("CI"):
-    pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs Debian's chromium)", allow_module_level=True)
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError as error:  # pragma: no cover - scripts/setup installs it
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
+sync_playwright = require_browser()
 
 from PIL import Image  # noqa: E402
 
@@ -43,8 +34,6 @@ from voxelworld.viewer.protocol import MESH_VERSION  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
-
-FULL_RESOLUTION = "?resolution=1"  # every pixel drawn: the checks read the picture at the window's size
 
 
 @pytest.fixture(scope="module")

@@ -20,18 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+
 WAIT_MS = 30_000
 
-if not CHROMIUM.exists() and not os.environ.get("CI"):
-    pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs Debian's chromium)", allow_module_level=True)
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError as error:  # pragma: no cover - scripts/setup installs it
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
+sync_playwright = require_browser()
 
 from PIL import Image  # noqa: E402
 
@@ -57,8 +50,6 @@ WITH_AND_WITHOUT = """() => {
   chest.project(v.camera);
   return { shown, hidden, x: (chest.x + 1) / 2 * canvas.width, y: (1 - chest.y) / 2 * canvas.height };
 }"""
-
-FULL_RESOLUTION = "?resolution=1"  # every pixel drawn: the checks read the picture at the window's size
 
 
 def decode(url: str) -> np.ndarray:

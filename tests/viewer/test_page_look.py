@@ -27,20 +27,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+
 WAIT_MS = 60_000
 VIEWPORT = {"width": 1280, "height": 720}
-FULL_RESOLUTION = "?resolution=1"  # every pixel drawn (no dynamic resolution): checks read the window's size
-
-if not CHROMIUM.exists() and not os.environ.get("CI"):
-    pytest.skip(f"{CHROMIUM} is missing (scripts/setup installs Debian's chromium)", allow_module_level=True)
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError as error:  # pragma: no cover - scripts/setup installs it
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
+sync_playwright = require_browser()
 
 from PIL import Image  # noqa: E402
 
