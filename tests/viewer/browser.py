@@ -13,6 +13,10 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 FULL_RESOLUTION = "?resolution=1"  # every pixel drawn (no dynamic resolution): checks read the window's size
+# The page's cheapest drawing (every pixel, low quality: no textures, shadows or occlusion), for tests of what the
+# page does rather than how it looks: under SwiftShader the default look draws a few pictures a second, which
+# would slow every message the page answers (test_page_look.py checks the default look).
+BEHAVIOUR_PAGE = "?resolution=1&quality=low"
 
 
 def require_browser():

@@ -19,9 +19,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, require_browser
 
-WAIT_MS = 20_000  # the longest one step waits, ms
+WAIT_MS = 45_000  # the longest one step waits, ms
 
 sync_playwright = require_browser()
 
@@ -51,7 +51,7 @@ def page():
             problems: list[str] = []
             tab.on("pageerror", lambda error: problems.append(str(error)))
             tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url + FULL_RESOLUTION)
+            tab.goto(server.url + BEHAVIOUR_PAGE)
             tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
                                   "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
             wait_for_renders(tab)  # drawn with the meshes in the scene (a loaded machine may lag behind)
