@@ -37,6 +37,7 @@ from ..game.player import view_direction
 from ..game.throwing import RULES
 from ..game.world import Inputs, World
 from ..terrain import MaterialTable
+from .character_mesh import KIND_MATERIALS, character_mesh
 from .charts import achievements_png
 from .explanations import blocked_actions, replans
 from .camera import Camera
@@ -231,11 +232,16 @@ def _blade(world: World, enemy) -> SimpleNamespace:
 
 
 def _markers(world: World) -> list[tuple[str, SimpleNamespace]]:
-    """Boxes at the player, NPCs, the enemy (and its blade) and the moving objects, with the name of what each
-    marks."""
+    """The player, the NPCs and the enemy as the skinned character in their poses (:mod:`.character_mesh`), the
+    enemy's blade, and boxes at the moving objects, with the name of what each marks."""
+    snapshot = world.snapshot()
+    posed = {pose.name: pose for pose in snapshot.characters}
     boxes = []
     for name, kind, position in [("player", "player", world.player.position)] + [
-            (o.name, o.kind, o.position) for o in world.snapshot().objects]:
+            (o.name, o.kind, o.position) for o in snapshot.objects]:
+        if kind in KIND_MATERIALS and name in posed:  # an actor: the skinned character the page draws
+            boxes.append((name, character_mesh(posed[name], world.materials)))
+            continue
         material, half, height, standing = _MARKERS.get(kind, ("sand", 0.2, 0.4, False))
         low = np.asarray(position, dtype=np.float64) + (-half, 0.0 if standing else -height / 2, -half)
         boxes.append((name, _box(world, low, np.diag((2 * half, height, 2 * half)), material)))
@@ -257,7 +263,8 @@ def _scene(world: World) -> _Scene:
     markers = _markers(world)
     meshes = terrain + [mesh for _, mesh in markers]
     offsets = np.cumsum([0] + [len(mesh.positions) for mesh in meshes])
-    objects = [np.full(len(mesh.indices), -1) for mesh in terrain] + [np.full(12, n) for n in range(len(markers))]
+    objects = [np.full(len(mesh.indices), -1) for mesh in terrain] + [np.full(len(mesh.indices), n)
+                                                                  for n, (_, mesh) in enumerate(markers)]
     occluders = TriangleBVH(np.vstack([mesh.positions for mesh in meshes]),
                             np.vstack([np.asarray(mesh.indices) + offset for mesh, offset in zip(meshes, offsets)]),
                             tri_object=np.concatenate(objects))
