@@ -116,6 +116,18 @@ function layerTexture(table) {
   return texture;
 }
 
+// What the terrain's vertex shader hands its fragment shader (declared once, in both).
+const TERRAIN_VARYINGS = /* glsl */ `
+varying vec3 vWorld;
+varying vec3 vWorldNormal;
+varying vec2 vLayers;
+varying float vBlend;
+varying float vOcclusion;
+varying vec3 vPaletteA;
+varying vec3 vPaletteB;
+varying vec3 vSurface;
+`;
+
 const vertexShader = /* glsl */ `
 #include <common>
 #include <fog_pars_vertex>
@@ -128,15 +140,7 @@ uniform sampler2D layerTable;
 uniform sampler2D palette;
 uniform highp sampler2DArray surfaceMaps;
 uniform float surfaceLevel;
-varying vec3 vWorld;
-varying vec3 vWorldNormal;
-varying vec2 vLayers;
-varying float vBlend;
-varying float vOcclusion;
-varying vec3 vPaletteA;
-varying vec3 vPaletteB;
-varying vec3 vSurface;
-
+${TERRAIN_VARYINGS}
 vec3 meanSurface(float layer) {
   return layer > 254.5 ? vec3(0.9, 0.0, 0.0) : textureLod(surfaceMaps, vec3(0.5, 0.5, layer), surfaceLevel).rgb;
 }
@@ -181,15 +185,7 @@ uniform vec3 sunDirection;
 uniform vec3 fillColour;
 uniform vec3 fillDirection;
 uniform vec3 fogColour;
-varying vec3 vWorld;
-varying vec3 vWorldNormal;
-varying vec2 vLayers;
-varying float vBlend;
-varying float vOcclusion;
-varying vec3 vPaletteA;
-varying vec3 vPaletteB;
-varying vec3 vSurface;
-
+${TERRAIN_VARYINGS}
 // One material's albedo (rgb, sRGB) and height (a), mapped on the planes the normal faces, weighted by the
 // normal's share along each axis.
 vec4 triplanar(float layer, vec3 fallback, vec3 p, vec3 w) {
