@@ -143,3 +143,87 @@ def test_without_the_model_the_page_warns_and_draws_capsules(page):
         assert any(n.startswith("enemy:") for n in names)
     finally:
         tab.close()
+
+
+# Each character's skinned mesh: its full and lighter geometry (triangles, vertices, skin attributes), the posed
+# bounds of both (the same skeleton in the same pose), its distance to the camera and which one a picture drew.
+LEVELS = """async () => {
+  const { DETAIL_METRES } = await import('./actors.js');
+  const v = window.voxelworld, actors = v.scene.getObjectByName('actors');
+  v.renderer.render(v.scene, v.camera);
+  v.scene.updateMatrixWorld(true);
+  const out = [];
+  for (const object of actors.children) {
+    if (!object.userData.skins) continue;
+    for (const { mesh, full, light } of object.userData.skins) {
+      const drawn = mesh.geometry;
+      const posed = (g) => { mesh.geometry = g; mesh.computeBoundingBox(); return mesh.boundingBox.min.toArray().concat(mesh.boundingBox.max.toArray()); };
+      const entry = {
+        kind: object.userData.kind, distance: object.position.distanceTo(v.camera.position), detail: DETAIL_METRES,
+        drawnFull: drawn === full, fullTriangles: full.index.count / 3, lightTriangles: light.index.count / 3,
+        lightVertices: light.attributes.position.count, maxIndex: Math.max(...light.index.array),
+        skinned: ['skinIndex', 'skinWeight', 'uv', 'normal'].every((n) => n in light.attributes),
+        fullBox: posed(full), lightBox: posed(light),
+      };
+      mesh.geometry = drawn;
+      out.push(entry);
+    }
+  }
+  return out;
+}"""
+
+
+def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
+    """An actor farther than DETAIL_METRES from the camera is drawn with the simplified copy (about a fifth of the
+    triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton. The
+    camera is placed 1.6 m from the enemy (the player stands 4 m from it)."""
+    enemy = np.array(page.evaluate("window.voxelworld.frame.enemies[0].position"))
+    page.evaluate("([eye, target]) => window.voxelworld.view(eye, target)",
+                  [list(enemy + (-1.2, 1.4, -0.6)), list(enemy + (0.0, 1.0, 0.0))])
+    try:
+        rendered = page.evaluate("window.voxelworld.stats.rendered")
+        page.wait_for_function(f"window.voxelworld.stats.rendered > {rendered + 2}", timeout=WAIT_MS)
+        entries = page.evaluate(LEVELS)
+        lighter = page.evaluate("window.voxelworld.characters().lighter")
+    finally:
+        page.evaluate("window.voxelworld.view(null)")
+    assert len(entries) >= 5
+    for entry in entries:
+        assert 0.1 * entry["fullTriangles"] <= entry["lightTriangles"] <= 0.3 * entry["fullTriangles"], entry
+        assert entry["skinned"] and entry["maxIndex"] == entry["lightVertices"] - 1, entry  # compact, every attribute
+        # posed the same: the simplified skin's bounds within 5 cm of the full one's
+        assert np.allclose(entry["fullBox"], entry["lightBox"], atol=0.05), entry
+        assert entry["drawnFull"] == (entry["distance"] < entry["detail"]), entry
+    assert [e["kind"] for e in entries if e["drawnFull"]] == ["enemy"]
+    assert lighter == sum(not e["drawnFull"] for e in entries)
+    assert page.problems == []
+
+
+# The enemy drawn with and without the discs the actors stand on, and where its feet fall in the picture.
+WITH_AND_WITHOUT_DISCS = """() => {
+  const v = window.voxelworld, canvas = document.querySelector('#view canvas');
+  const discs = [];
+  v.scene.getObjectByName('actors').traverse((o) => { if (o.name === 'shadow') discs.push(o); });
+  const enemy = v.scene.getObjectByName('actors').children.find((o) => o.userData.kind === 'enemy');
+  v.renderer.render(v.scene, v.camera);
+  const shown = canvas.toDataURL('image/png');
+  for (const d of discs) d.visible = false;
+  v.renderer.render(v.scene, v.camera);
+  const hidden = canvas.toDataURL('image/png');
+  for (const d of discs) d.visible = true;
+  const feet = enemy.position.clone().project(v.camera);
+  return { discs: discs.length, shown, hidden, x: (feet.x + 1) / 2 * canvas.width, y: (1 - feet.y) / 2 * canvas.height };
+}"""
+
+
+def test_every_actor_stands_on_a_soft_shadow(page):
+    """Actors cast no shadow-map shadow (the map is the static terrain's); each stands on a dark disc: the ground
+    at the enemy's feet is darker with the discs than without."""
+    drawn = page.evaluate(WITH_AND_WITHOUT_DISCS)
+    assert drawn["discs"] >= 5
+    shown, hidden = decode(drawn["shown"]), decode(drawn["hidden"])
+    x, y = int(round(drawn["x"])), int(round(drawn["y"]))
+    assert 10 <= x < shown.shape[1] - 10 and 10 <= y < shown.shape[0] - 10, (x, y)
+    around = (slice(y - 6, y + 7), slice(x - 30, x + 31))  # the disc reaches beyond the legs, left and right
+    assert shown[around].astype(float).mean() < hidden[around].astype(float).mean() - 8
+    assert page.problems == []

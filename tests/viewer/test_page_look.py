@@ -258,3 +258,43 @@ def test_the_quality_setting_trades_shadows_for_speed(scene):
         assert low.evaluate(SUN_SHADOWS) is False
     finally:
         low.close()
+
+
+# Three pictures drawn in one go (no message can arrive in between): the draw calls of one with nothing changed,
+# of one after the shadow map was marked stale, and whether a chunk mesh arriving marks it stale.
+SHADOW_PASSES = """(mesh) => {
+  const v = window.voxelworld, r = v.renderer;
+  r.render(v.scene, v.camera); // whatever was pending
+  r.render(v.scene, v.camera);
+  const unchanged = r.info.render.calls;
+  r.shadowMap.needsUpdate = true;
+  r.render(v.scene, v.camera);
+  const redrawn = r.info.render.calls;
+  const stale = r.shadowMap.needsUpdate;
+  const buffer = new ArrayBuffer(24 + 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 + 3 + 1);
+  const view = new DataView(buffer);
+  view.setUint8(0, 1); view.setUint8(1, mesh);
+  view.setInt32(4, 900, true); view.setInt32(8, 900, true); view.setInt32(12, 900, true);
+  view.setUint32(16, 3, true); view.setUint32(20, 1, true);
+  new Uint32Array(buffer, 24 + 36 + 36, 3).set([0, 1, 2]);
+  v.socket.onmessage({ data: buffer }); // a chunk far from the world (one triangle)
+  const marked = r.shadowMap.needsUpdate;
+  view.setUint32(16, 0, true); view.setUint32(20, 0, true);
+  v.socket.onmessage({ data: buffer.slice(0, 24) }); // and gone again
+  let casting = 0;
+  v.scene.getObjectByName('actors').traverse((o) => { if (o.isMesh && o.castShadow) casting++; });
+  return { unchanged, redrawn, stale, marked, casting };
+}"""
+
+
+def test_the_sun_shadow_map_is_drawn_again_only_when_the_terrain_changes(scene):
+    """The sun's shadow map holds what does not move (terrain, props, tree crowns; actors stand on soft discs):
+    a picture with nothing changed draws no shadow pass, one after the map was marked stale draws it (more draw
+    calls) and leaves it fresh, and a chunk mesh arriving marks it stale."""
+    from voxelworld.viewer.protocol import MESH_VERSION
+
+    found = scene.evaluate(SHADOW_PASSES, MESH_VERSION)
+    assert found["redrawn"] > found["unchanged"], found  # the shadow pass drawn only when stale
+    assert found["stale"] is False and found["marked"] is True, found
+    assert found["casting"] == 0, found
+    assert scene.problems == []

@@ -4,12 +4,19 @@
 // no longer in the frame is removed.
 //
 // The character (the hello's character.url) is loaded once; each actor gets its own SkeletonUtils.clone, tinted
-// by its kind. Until it has loaded, or if it cannot be (a console warning says why), the old figures stand in:
-// capsules for the player and NPCs, the enemy's swing skeleton as sticks.
+// by its kind (its texture lit by three's Lambert model: the glTF's physically based material costs several times
+// as much per pixel under software WebGL). Until it has loaded, or if it cannot be (a console warning says why),
+// the old figures stand in: capsules for the player and NPCs, the enemy's swing skeleton as sticks.
+//
+// Level of detail (levelOfDetail, every picture): an actor farther than DETAIL_METRES from the camera is drawn
+// with a copy of the character simplified by meshoptimizer to LIGHT_SHARE of its triangles, within LIGHT_ERROR of
+// the model's size (the same vertices' skin weights: the copy follows the same skeleton). Actors do not cast the
+// sun's shadow-map shadow (the map is the static terrain's: scene.js); each stands on a soft dark disc instead.
 
 import * as THREE from "./vendor/three.module.js";
 import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
 import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
+import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -97,23 +104,82 @@ const KIND_TINTS = { player: 0xffd27a, npc: 0x8fb8ff, enemy: 0xff7a6a };
 const BLADE_COLOUR = 0xb0b8c0;
 const BLADE_GLOW = 0xff5a00; // emissive while the blade cuts (the frame's contact is not null)
 
+export const DETAIL_METRES = 2.5; // nearer the camera than this, an actor is drawn with the full character
+export const LIGHT_SHARE = 0.2, LIGHT_ERROR = 0.01; // the lighter copy: its share of triangles, its error bound
+const SHADOW_RADIUS = 0.5, SHADOW_OPACITY = 0.45; // m, and darkness at the centre of the disc under an actor
+
 // The model faces +Z; a yaw of 0 faces -Z (the player's view convention): turn it half a turn more.
 const MODEL_YAW = Math.PI;
 
-function characterObject(template, kind, joints, tints) {
+// ``geometry`` with its triangles simplified to about LIGHT_SHARE of them (positions only decide; every attribute
+// of a kept vertex kept, skin weights included) and the vertices no triangle uses dropped.
+export function lighterGeometry(geometry) {
+  const position = geometry.attributes.position;
+  const positions = new Float32Array(3 * position.count);
+  for (let v = 0; v < position.count; v++) positions.set([position.getX(v), position.getY(v), position.getZ(v)], 3 * v);
+  const indices = geometry.index ? Uint32Array.from(geometry.index.array) : Uint32Array.from(positions.keys()).slice(0, position.count);
+  const target = 3 * Math.floor(LIGHT_SHARE * indices.length / 3);
+  const [kept] = MeshoptSimplifier.simplify(indices, positions, 3, target, LIGHT_ERROR, []);
+  const remap = new Int32Array(position.count).fill(-1);
+  let used = 0;
+  const compact = new Uint32Array(kept.length);
+  for (let i = 0; i < kept.length; i++) {
+    if (remap[kept[i]] < 0) remap[kept[i]] = used++;
+    compact[i] = remap[kept[i]];
+  }
+  const lighter = new THREE.BufferGeometry();
+  for (const [name, attribute] of Object.entries(geometry.attributes)) {
+    const size = attribute.itemSize;
+    const values = new attribute.array.constructor(used * size);
+    for (let v = 0; v < position.count; v++) {
+      if (remap[v] < 0) continue;
+      for (let c = 0; c < size; c++) values[remap[v] * size + c] = attribute.getComponent(v, c);
+    }
+    lighter.setAttribute(name, new THREE.BufferAttribute(values, size, attribute.normalized));
+  }
+  lighter.setIndex(new THREE.BufferAttribute(compact, 1));
+  return lighter;
+}
+
+// A soft dark disc (the shadow an actor stands on), its alpha falling from the centre to the rim.
+function shadowDisc() {
+  const size = 32, data = new Uint8Array(size * size * 4).fill(255);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const r = Math.hypot(x + 0.5 - size / 2, y + 0.5 - size / 2) / (size / 2);
+      data[4 * (y * size + x) + 3] = Math.round(255 * Math.max(0, 1 - r * r) ** 1.5);
+    }
+  }
+  const texture = new THREE.DataTexture(data, size, size, THREE.RGBAFormat);
+  texture.magFilter = texture.minFilter = THREE.LinearFilter;
+  texture.needsUpdate = true;
+  const material = new THREE.MeshBasicMaterial({ color: 0x000000, map: texture, transparent: true,
+    opacity: SHADOW_OPACITY, depthWrite: false, polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -4 });
+  const disc = new THREE.Mesh(new THREE.CircleGeometry(SHADOW_RADIUS, 16).rotateX(-Math.PI / 2), material);
+  disc.position.y = 0.04;
+  disc.name = "shadow";
+  return disc;
+}
+const SHADOW = shadowDisc();
+
+function characterObject(template, kind, joints, tints, lighter) {
   const model = cloneSkinned(template);
   const bones = {};
+  const skins = [];
   model.traverse((o) => {
     if (o.isBone) bones[o.name] = o;
     if (o.isSkinnedMesh || o.isMesh) {
       o.material = tints[kind];
       o.frustumCulled = false; // the pose moves the skin away from its bind-pose bounds
+      o.receiveShadow = true; // the terrain's shadow falls on it
     }
+    if (o.isSkinnedMesh) skins.push({ mesh: o, full: o.geometry, light: lighter.get(o.geometry) ?? o.geometry });
   });
   const group = new THREE.Group();
   group.userData.bones = joints.map((name) => bones[name] || bones[THREE.PropertyBinding.sanitizeNodeName(name)]);
   group.userData.kind = kind;
-  group.add(model);
+  group.userData.skins = skins;
+  group.add(model, SHADOW.clone());
   if (kind === "enemy") {
     const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
       new THREE.MeshLambertMaterial({ color: BLADE_COLOUR, emissive: 0x000000 }));
@@ -154,15 +220,26 @@ export class Actors {
   useCharacter(character) {
     if (!character || this.characterState === "loading" || this.characterState === "loaded") return;
     this.characterState = "loading";
-    new GLTFLoader().load(character.url, (gltf) => {
+    new GLTFLoader().load(character.url, async (gltf) => {
       let source = null;
-      gltf.scene.traverse((o) => { if (!source && o.isSkinnedMesh) source = o.material; });
+      const skinned = [];
+      gltf.scene.traverse((o) => {
+        if (!o.isSkinnedMesh) return;
+        source ??= o.material;
+        skinned.push(o.geometry);
+      });
       const tints = {};
       for (const [kind, tint] of Object.entries(KIND_TINTS)) {
-        tints[kind] = source ? source.clone() : new THREE.MeshLambertMaterial();
-        tints[kind].color = new THREE.Color(tint);
+        tints[kind] = new THREE.MeshLambertMaterial({ map: source?.map ?? null, color: tint });
       }
-      this.character = { template: gltf.scene, joints: character.joints, tints };
+      const lighter = new Map(); // full geometry -> its lighter copy
+      try {
+        await MeshoptSimplifier.ready;
+        for (const geometry of skinned) lighter.set(geometry, lighterGeometry(geometry));
+      } catch (error) {
+        console.warn(`voxelworld: no lighter character (${error?.message || error}); drawing the full one at any distance`);
+      }
+      this.character = { template: gltf.scene, joints: character.joints, tints, lighter };
       this.characterState = "loaded";
     }, undefined, (error) => {
       this.characterState = "failed";
@@ -171,12 +248,26 @@ export class Actors {
     });
   }
 
-  // How many skinned meshes each kind of actor has in the scene, and whether the character loaded (tests).
+  // Each character drawn with the full mesh when nearer ``eye`` (the camera's position) than DETAIL_METRES, with
+  // the lighter copy beyond.
+  levelOfDetail(eye) {
+    for (const object of this.meshes.values()) {
+      const skins = object.userData.skins;
+      if (!skins) continue;
+      const near = object.position.distanceTo(eye) < DETAIL_METRES;
+      for (const skin of skins) skin.mesh.geometry = near ? skin.full : skin.light;
+    }
+  }
+
+  // How many skinned meshes each kind of actor has in the scene, how many are drawn with the lighter copy, and
+  // whether the character loaded (tests).
   characterCounts() {
-    const counts = { state: this.characterState, skinned: 0, player: 0, npc: 0, enemy: 0 };
+    const counts = { state: this.characterState, skinned: 0, lighter: 0, player: 0, npc: 0, enemy: 0 };
+    const lighter = new Set(this.character ? this.character.lighter.values() : []);
     this.group.traverse((o) => {
       if (!o.isSkinnedMesh) return;
       counts.skinned++;
+      if (lighter.has(o.geometry)) counts.lighter++;
       let p = o;
       while (p && !p.userData.kind) p = p.parent;
       if (p) counts[p.userData.kind]++;
@@ -228,10 +319,10 @@ export class Actors {
 
   // Every actor a posed CesiumMan.
   updateCharacters(frame, firstPerson) {
-    const { template, joints, tints } = this.character;
+    const { template, joints, tints, lighter } = this.character;
     for (const entry of frame.characters) {
       const object = this.actor(`character:${entry.kind}:${entry.name}`,
-        () => characterObject(template, entry.kind, joints, tints));
+        () => characterObject(template, entry.kind, joints, tints, lighter));
       poseCharacter(object, entry, this.group);
       object.visible = !(firstPerson && entry.kind === "player");
     }
@@ -260,7 +351,7 @@ export class Actors {
       this.group.remove(blade);
       blade.material.dispose();
     }
-    const shared = this.character ? new Set(Object.values(this.character.tints)) : new Set();
+    const shared = new Set([SHADOW.material, ...(this.character ? Object.values(this.character.tints) : [])]);
     object.traverse((o) => { if (o.material && !shared.has(o.material)) o.material.dispose?.(); });
     this.meshes.delete(name);
   }

@@ -237,9 +237,12 @@ function tick(now) {
   const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
   sound.update(sucking, enemies, follow.camera.position);
   hud.status(statusLine());
+  view3d.placeCamera(follow.camera);
+  actors.levelOfDetail(follow.camera.position);
   view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
   stats.resolution = view3d.resolution;
+  stats.shadowDraws = view3d.shadowDraws;
   requestAnimationFrame(tick);
 }
 
@@ -260,6 +263,7 @@ window.voxelworld = {
   chunkCounts: () => ({ ...chunkCounts }),
   view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
   get quality() { return view3d.quality; },
+  get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling
   get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },
 };
 

@@ -21,22 +21,28 @@ export function direction(yaw, pitch) {
   return new THREE.Vector3(-Math.sin(y) * Math.cos(p), Math.sin(p), -Math.cos(y) * Math.cos(p));
 }
 
-// Set ``object``'s opacity (its materials are copied on first use, so that shared ones are not changed).
+// Fade ``object`` to ``opacity`` times each material's own (its materials are copied on first use, so that shared
+// ones are not changed; a material that is see-through by itself, like the disc an actor stands on, stays so).
 export function fade(object, opacity) {
+  const faded = opacity < 0.999;
   object.traverse((part) => {
     if (!part.material) return;
     if (!part.userData.ownMaterial) {
       part.material = Array.isArray(part.material) ? part.material.map((m) => m.clone()) : part.material.clone();
       part.userData.ownMaterial = true;
+      for (const material of Array.isArray(part.material) ? part.material : [part.material]) {
+        material.userData.own = { opacity: material.opacity, transparent: material.transparent, depthWrite: material.depthWrite };
+      }
     }
     for (const material of Array.isArray(part.material) ? part.material : [part.material]) {
-      const faded = opacity < 0.999;
-      if (material.transparent !== faded) {
-        material.transparent = faded;
+      const own = material.userData.own;
+      const transparent = own.transparent || faded;
+      if (material.transparent !== transparent) {
+        material.transparent = transparent;
         material.needsUpdate = true;
       }
-      material.opacity = opacity;
-      material.depthWrite = !faded;
+      material.opacity = own.opacity * opacity;
+      material.depthWrite = own.depthWrite && !faded;
     }
   });
 }

@@ -4,16 +4,15 @@
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
 // fog to the sky colour from FOG_NEAR to FOG_FAR metres. Quality (setQuality): "default" draws textures,
 // shadows and ambient occlusion, "low" none of them (the table colours; shaders.js); ?quality=low in the URL
-// starts the page at low quality, and without antialiasing.
+// starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
 import { Foliage } from "./foliage.js";
-import { QUALITIES, SUN_DIRECTION, decodeTextureSet, paletteTexture, terrainMaterial, terrainUniforms,
-  textureMaps } from "./shaders.js";
+import { QUALITIES, SUN_DIRECTION, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
+  terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
-const BUMP = 0.3; // how far the texture's height tilts the normal
 // Dynamic resolution (default quality): when pictures take longer than FRAME_BUDGET_MS on average, the page draws
 // fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
 // the textured, shadowed look keeps a playable frame rate on a slow (software) renderer. Low quality draws every
@@ -42,12 +41,31 @@ export function resolutionFromUrl(search = location.search) {
   return Number.isFinite(asked) ? Math.min(1, Math.max(MIN_RESOLUTION, asked)) : null;
 }
 
+// Whether this browser's WebGL draws on the CPU (SwiftShader, llvmpipe: no graphics card). There the page draws
+// without multisampled antialiasing, which costs about a third of every picture in software.
+export function softwareRenderer(name = rendererName()) {
+  return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+}
+
+function rendererName() {
+  const gl = document.createElement("canvas").getContext("webgl2");
+  if (!gl) return "";
+  const info = gl.getExtension("WEBGL_debug_renderer_info"); // the driver's name (RENDERER says only "WebKit WebGL")
+  const name = gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER);
+  gl.getExtension("WEBGL_lose_context")?.loseContext();
+  return String(name);
+}
+
 export class WorldScene {
   constructor(container, quality = "default", pinnedResolution = null) {
-    this.renderer = new THREE.WebGLRenderer({ antialias: quality !== "low", preserveDrawingBuffer: true });
+    this.software = softwareRenderer();
+    this.renderer = new THREE.WebGLRenderer({ antialias: quality !== "low" && !this.software, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.setSize(window.innerWidth, window.innerHeight);
     this.renderer.shadowMap.type = THREE.PCFShadowMap;
+    // The sun's shadow map holds what does not move (terrain, props, tree crowns): drawn again only when one of
+    // them changes (shadowsChanged), not every picture. Actors take its shadow but do not cast into it (actors.js).
+    this.renderer.shadowMap.autoUpdate = false;
     container.appendChild(this.renderer.domElement);
     this.scene = new THREE.Scene();
     // The sky is the page's background colour (index.html's style), defined there once.
@@ -79,6 +97,7 @@ export class WorldScene {
     this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.materialsById = new Map();
+    this.materialTable = materialTable([]);
     this.chunks = new Map(); // "i,j,k" -> Mesh
     this.triangles = 0;
     this.textures = null; // the decoded texture set, once loaded
@@ -87,6 +106,7 @@ export class WorldScene {
     this.frameMs = null; // moving average of the time between two pictures
     this.lastPicture = null;
     this.lastResolutionChange = 0;
+    this.shadowDraws = 0; // pictures in which the sun's shadow map was drawn
     this.setQuality(quality);
   }
 
@@ -98,16 +118,20 @@ export class WorldScene {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
     const set = decodeTextureSet(await response.arrayBuffer());
-    const maps = textureMaps(set);
-    for (const [name, texture] of [["albedoMaps", maps.albedo], ["surfaceMaps", maps.surface], ["layerTable", maps.layers]]) {
-      this.uniforms[name].value.dispose();
-      this.uniforms[name].value = texture;
-    }
+    this.uniforms.albedoMaps.value.dispose();
+    this.uniforms.albedoMaps.value = textureMaps(set).albedo;
     this.uniforms.textureScale.value = 1 / set.metres;
-    this.uniforms.surfaceLevel.value = Math.log2(set.size); // the 1 x 1 mipmap: each texture's mean surface
-    this.uniforms.bumpStrength.value = BUMP;
     this.textures = set;
+    this.repaint();
     return set;
+  }
+
+  // Every chunk's and prop's material attributes again, from the materials and the texture set now known.
+  repaint() {
+    this.materialTable = materialTable([...this.materialsById.values()], this.textures);
+    for (const group of [this.terrain, this.props]) {
+      for (const mesh of group.children) materialAttributes(mesh.geometry, this.materialTable);
+    }
   }
 
   // "default": textures, shadows and ambient occlusion; "low": none of them.
@@ -117,6 +141,7 @@ export class WorldScene {
     this.quality = quality;
     const high = quality !== "low";
     this.renderer.shadowMap.enabled = high;
+    this.shadowsChanged();
     this.sun.castShadow = high;
     this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
     const old = this.terrainShader;
@@ -160,18 +185,20 @@ export class WorldScene {
     this.fixedView = eye ? { eye: new THREE.Vector3(...eye), target: new THREE.Vector3(...target) } : null;
   }
 
-  // Draw the scene seen by ``camera`` (at the fixed view when one is set). Actors cast and take shadows.
-  render(camera) {
-    this.adaptResolution(performance.now());
+  // Put ``camera`` at the fixed view, when one is set.
+  placeCamera(camera) {
     if (this.fixedView) {
       camera.position.copy(this.fixedView.eye);
       camera.lookAt(this.fixedView.target);
     }
-    if (this.sun.castShadow) {
-      this.actors.traverse((o) => {
-        if (o.isMesh && !o.castShadow) { o.castShadow = true; o.receiveShadow = true; }
-      });
-    }
+  }
+
+  // Draw the scene seen by ``camera`` (at the fixed view when one is set).
+  render(camera) {
+    this.adaptResolution(performance.now());
+    this.placeCamera(camera);
+    const shadows = this.renderer.shadowMap;
+    if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
     this.renderer.render(this.scene, camera);
   }
 
@@ -200,12 +227,12 @@ export class WorldScene {
   // A new world (the hello message): its materials and props; every chunk and overlay dropped.
   reset(hello) {
     this.materialsById = new Map(hello.materials.map((m) => [m.id, m]));
-    this.uniforms.palette.value.dispose();
-    this.uniforms.palette.value = paletteTexture(hello.materials);
+    this.materialTable = materialTable(hello.materials, this.textures);
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
     this.chunks.clear();
     this.triangles = 0;
     this.fitShadow(hello.world.bounds);
+    this.shadowsChanged();
     this.foliage.reset(hello.materials);
     for (const prop of hello.props) {
       // Drawn like the terrain: its material's texture (flat faces: each triangle its own corners).
@@ -220,6 +247,7 @@ export class WorldScene {
       flat.setAttribute("mat_b", new THREE.BufferAttribute(new Uint8Array(n).fill(id), 1));
       flat.setAttribute("blend", new THREE.BufferAttribute(new Float32Array(n), 1));
       flat.setAttribute("occlusion", new THREE.BufferAttribute(new Float32Array(n).fill(1), 1));
+      materialAttributes(flat, this.materialTable);
       geometry.dispose();
       const mesh = new THREE.Mesh(flat, this.terrainShader);
       mesh.name = prop.name;
@@ -242,8 +270,14 @@ export class WorldScene {
     this.sun.target.updateMatrixWorld();
   }
 
+  // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
+  shadowsChanged() {
+    this.renderer.shadowMap.needsUpdate = true;
+  }
+
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
+    this.shadowsChanged();
     this.foliage.setChunk(chunk);
     const old = this.chunks.get(chunk.key);
     if (old) {
@@ -262,6 +296,7 @@ export class WorldScene {
     // Per-vertex ambient occlusion when the server sends it (1: open to the sky).
     const occlusion = chunk.occlusion || new Float32Array(chunk.n).fill(1);
     geometry.setAttribute("occlusion", new THREE.BufferAttribute(occlusion, 1));
+    materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
     const mesh = new THREE.Mesh(geometry, this.terrainShader);

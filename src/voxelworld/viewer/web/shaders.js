@@ -4,22 +4,24 @@
 // Every display-mesh vertex carries two material ids (mat_a, mat_b, as bytes), the share of mat_b (blend, 0..1)
 // and its occlusion (1 = open to the sky; docs/specs/play-protocol.md). The texture set comes from the server's
 // /textures.bin (voxelworld.terrain.textures: one layer per texture name; albedo RGB + height in A, surface
-// R = roughness, G = metalness, B = emission; layer_of: the layer a material id draws). The vertex shader reads
-// each material's surface (its texture's mean: the smallest mipmap); the fragment shader maps each material's
+// R = roughness, G = metalness, B = emission; layer_of: the layer a material id draws). What the shader needs of
+// a vertex's two materials is looked up once on the CPU (materialTable, materialAttributes: their texture
+// layers, table colours and mean surfaces) and carried as vertex attributes: under SwiftShader (software WebGL)
+// a texture lookup per vertex cost a fifth of the terrain's picture. The fragment shader maps each material's
 // albedo on the planes its normal faces, mixes the two by the blend, bumps the normal by the height, and lights
 // it as the offscreen snapshots do (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its
 // shadow (three.js's shadow map), sky/ground hemisphere light and a fill light opposite the sun times the
 // occlusion (and the texture's low spots), a highlight and the sky mirrored by roughness and metalness (iron,
 // ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
-// A material without a layer (or before the textures arrive) is drawn in its table colour from a 256 x 1
-// palette. A ShaderMaterial, not three's MeshStandardMaterial: under SwiftShader (software WebGL) the standard
-// material's lighting costs several times the frame.
+// A material without a layer (or before the textures arrive) is drawn in its table colour. A ShaderMaterial, not
+// three's MeshStandardMaterial: under SwiftShader the standard material's lighting costs several times the frame.
 //
-// Quality (QUALITIES): "default" maps each material on the planes its normal faces (up to three samples per
-// material), with bump, highlights, shadows and occlusion; "low" draws the table colours with a little grain
-// (no texture sample, as the page did before textures), lit by the same sun and sky and glowing lava, without
-// shadows or occlusion: under SwiftShader each texture sample and the shadow lookup cost more per pixel than
-// the whole low-quality shader.
+// Quality (QUALITIES): "default" maps each material on the planes its normal faces (three samples per material:
+// SwiftShader runs both sides of every branch, so a plane the normal does not face costs the same), with bump,
+// highlights, shadows and occlusion; "low" draws the table colours with a little grain (no texture sample, as
+// the page did before textures), lit by the same sun and sky and glowing lava, without shadows or occlusion:
+// under SwiftShader each texture sample and the shadow lookup cost more per pixel than the whole low-quality
+// shader.
 
 import * as THREE from "./vendor/three.module.js";
 
@@ -36,23 +38,69 @@ export const NONE_COLOUR = [0.5, 0.5, 0.5];
 export const NO_LAYER = 255; // the layer table's value for "no texture: the palette colour"
 export const QUALITIES = ["default", "low"];
 
-// A 256 x 1 RGBA texture: texel i is the colour of material id i (id 0 and unknown ids: grey).
-export function paletteTexture(materials) {
-  const data = new Uint8Array(256 * 4);
-  for (let i = 0; i < 256; i++) {
-    data.set([NONE_COLOUR[0] * 255, NONE_COLOUR[1] * 255, NONE_COLOUR[2] * 255, 255], i * 4);
+// Per material id (0..255): its texture layer (NO_LAYER: none), its table colour and its texture's mean surface
+// (roughness, metalness, emission; a material without a texture: rough, not metal, not glowing), as bytes; from
+// the hello message's materials and the decoded texture set (null before it arrives).
+export function materialTable(materials, set = null) {
+  const layer = new Uint8Array(256).fill(NO_LAYER), colour = new Uint8Array(3 * 256), surface = new Uint8Array(3 * 256);
+  const bytes = (rgb) => rgb.map((c) => Math.round(255 * c));
+  for (let id = 0; id < 256; id++) {
+    colour.set(bytes(NONE_COLOUR), 3 * id);
+    surface.set(NO_SURFACE, 3 * id);
   }
   for (const m of materials) {
-    if (Number.isInteger(m.id) && m.id >= 0 && m.id < 256) {
-      data.set([m.colour[0] * 255, m.colour[1] * 255, m.colour[2] * 255, 255].map(Math.round), m.id * 4);
+    if (Number.isInteger(m.id) && m.id >= 0 && m.id < 256) colour.set(bytes(m.colour), 3 * m.id);
+  }
+  if (set) {
+    const means = meanSurfaces(set);
+    for (let id = 0; id < 256; id++) {
+      const l = set.layerOf[id];
+      if (l >= 0 && l < set.layers) {
+        layer[id] = l;
+        surface.set(means.subarray(3 * l, 3 * l + 3), 3 * id);
+      }
     }
   }
-  const texture = new THREE.DataTexture(data, 256, 1, THREE.RGBAFormat);
-  texture.colorSpace = THREE.NoColorSpace; // sRGB bytes, decoded in the fragment shader like the albedo;
-  texture.magFilter = THREE.NearestFilter;
-  texture.minFilter = THREE.NearestFilter;
-  texture.needsUpdate = true;
-  return texture;
+  return { layer, colour, surface };
+}
+
+const NO_SURFACE = [230, 0, 0]; // roughness 0.9, no metal, no glow
+
+// Each layer's mean surface (roughness, metalness, emission bytes), 3 per layer.
+function meanSurfaces(set) {
+  const pixels = set.size * set.size, means = new Uint8Array(3 * set.layers);
+  for (let l = 0; l < set.layers; l++) {
+    for (let c = 0; c < 3; c++) {
+      let sum = 0;
+      for (let p = 0; p < pixels; p++) sum += set.surface[4 * (l * pixels + p) + c];
+      means[3 * l + c] = Math.round(sum / pixels);
+    }
+  }
+  return means;
+}
+
+// The vertex attributes the terrain shader reads, set on ``geometry`` from its mat_a, mat_b and blend through
+// ``table`` (materialTable): layers (the two materials' texture layers), palette_a and palette_b (their table
+// colours), surface (their mean surfaces mixed by the blend).
+export function materialAttributes(geometry, table) {
+  const a = geometry.attributes.mat_a.array, b = geometry.attributes.mat_b.array;
+  const blend = geometry.attributes.blend.array, n = a.length;
+  const layers = new Uint8Array(2 * n), paletteA = new Uint8Array(3 * n), paletteB = new Uint8Array(3 * n);
+  const surface = new Uint8Array(3 * n);
+  for (let v = 0; v < n; v++) {
+    const ia = a[v], ib = b[v], t = Math.min(Math.max(blend[v], 0), 1);
+    layers[2 * v] = table.layer[ia];
+    layers[2 * v + 1] = table.layer[ib];
+    for (let c = 0; c < 3; c++) {
+      paletteA[3 * v + c] = table.colour[3 * ia + c];
+      paletteB[3 * v + c] = table.colour[3 * ib + c];
+      surface[3 * v + c] = Math.round(table.surface[3 * ia + c] * (1 - t) + table.surface[3 * ib + c] * t);
+    }
+  }
+  geometry.setAttribute("layers", new THREE.BufferAttribute(layers, 2)); // whole numbers in the shader
+  geometry.setAttribute("palette_a", new THREE.BufferAttribute(paletteA, 3, true)); // 0..1 in the shader
+  geometry.setAttribute("palette_b", new THREE.BufferAttribute(paletteB, 3, true));
+  geometry.setAttribute("surface", new THREE.BufferAttribute(surface, 3, true));
 }
 
 // /textures.bin read into textures (little-endian: u32 layers L, u32 size S, f32 metres a tile covers, albedo
@@ -90,30 +138,13 @@ function arrayTexture(data, size, layers, colorSpace) {
   return texture;
 }
 
-// The GPU side of a decoded texture set (or of none: every material in its palette colour).
+// The GPU side of a decoded texture set (or of none: a blank layer no vertex draws).
 export function textureMaps(set) {
-  const table = new Uint8Array(256 * 4).fill(NO_LAYER);
   if (!set) {
     const blank = new Uint8Array(4).fill(255);
-    return { albedo: arrayTexture(blank, 1, 1, THREE.NoColorSpace), surface: arrayTexture(blank, 1, 1, THREE.NoColorSpace),
-      layers: layerTexture(table) };
+    return { albedo: arrayTexture(blank, 1, 1, THREE.NoColorSpace) };
   }
-  for (let id = 0; id < 256; id++) {
-    const layer = set.layerOf[id];
-    if (layer >= 0 && layer < set.layers) table[4 * id] = layer;
-  }
-  return {
-    albedo: arrayTexture(set.albedo, set.size, set.layers, THREE.NoColorSpace), // sRGB bytes, decoded in the shader
-    surface: arrayTexture(set.surface, set.size, set.layers, THREE.NoColorSpace),
-    layers: layerTexture(table),
-  };
-}
-
-function layerTexture(table) {
-  const texture = new THREE.DataTexture(table, 256, 1, THREE.RGBAFormat);
-  texture.magFilter = texture.minFilter = THREE.NearestFilter;
-  texture.needsUpdate = true;
-  return texture;
+  return { albedo: arrayTexture(set.albedo, set.size, set.layers, THREE.NoColorSpace) }; // sRGB bytes, decoded in the shader
 }
 
 // What the terrain's vertex shader hands its fragment shader (declared once, in both).
@@ -122,61 +153,19 @@ varying vec3 vWorld;
 varying vec3 vWorldNormal;
 varying vec2 vLayers;
 varying float vBlend;
-varying float vOcclusion;
 varying vec3 vPaletteA;
 varying vec3 vPaletteB;
 varying vec3 vSurface;
+varying vec3 vSky;
+varying vec3 vFill;
+varying float vSun;
+varying float vOcclusion;
+varying float vFog;
 `;
 
-const vertexShader = /* glsl */ `
-#include <common>
-#include <fog_pars_vertex>
-#include <shadowmap_pars_vertex>
-attribute float mat_a;
-attribute float mat_b;
-attribute float blend;
-attribute float occlusion;
-uniform sampler2D layerTable;
-uniform sampler2D palette;
-uniform highp sampler2DArray surfaceMaps;
-uniform float surfaceLevel;
-${TERRAIN_VARYINGS}
-vec3 meanSurface(float layer) {
-  return layer > 254.5 ? vec3(0.9, 0.0, 0.0) : textureLod(surfaceMaps, vec3(0.5, 0.5, layer), surfaceLevel).rgb;
-}
-
-void main() {
-  vec3 objectNormal = normal;
-  vec3 transformedNormal = normalMatrix * objectNormal;
-  vec3 transformed = position;
-  vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
-  vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
-  gl_Position = projectionMatrix * mvPosition;
-  #include <shadowmap_vertex>
-  #include <fog_vertex>
-  vWorld = worldPosition.xyz;
-  vWorldNormal = normalize(mat3(modelMatrix) * objectNormal);
-  vec2 idA = vec2((mat_a + 0.5) / 256.0, 0.5), idB = vec2((mat_b + 0.5) / 256.0, 0.5);
-  vLayers = floor(vec2(texture2D(layerTable, idA).r, texture2D(layerTable, idB).r) * 255.0 + 0.5);
-  vPaletteA = texture2D(palette, idA).rgb;
-  vPaletteB = texture2D(palette, idB).rgb;
-  vBlend = clamp(blend, 0.0, 1.0);
-  vOcclusion = occlusion;
-  vSurface = mix(meanSurface(vLayers.x), meanSurface(vLayers.y), vBlend);
-}
-`;
-
-const fragmentShader = /* glsl */ `
-#include <common>
-#include <packing>
-#include <fog_pars_fragment>
-#include <lights_pars_begin>
-#include <shadowmap_pars_fragment>
-uniform highp sampler2DArray albedoMaps;
-uniform float textureScale;
+// The light every terrain shader shares.
+const LIGHT_UNIFORMS = /* glsl */ `
 uniform float occlusionStrength;
-uniform float emission;
-uniform float bumpStrength;
 uniform vec3 skyColour;
 uniform vec3 groundColour;
 uniform vec3 skySeen;
@@ -185,6 +174,65 @@ uniform vec3 sunDirection;
 uniform vec3 fillColour;
 uniform vec3 fillDirection;
 uniform vec3 fogColour;
+`;
+
+// Per vertex: where it is, its two materials, and the light that does not depend on the pixel: the sky/ground
+// hemisphere and the fill light times the occlusion, the sun's angle (dimmed half as much by the occlusion), the
+// fog. Per pixel (fragment shader): the textures, the sun's shadow, the highlight, emission and the fog's colour.
+const vertexShader = /* glsl */ `
+#include <common>
+#include <shadowmap_pars_vertex>
+#ifdef USE_FOG
+uniform float fogNear;
+uniform float fogFar;
+#endif
+attribute float blend;
+attribute float occlusion;
+attribute vec2 layers;
+attribute vec3 palette_a;
+attribute vec3 palette_b;
+attribute vec3 surface;
+${LIGHT_UNIFORMS}
+${TERRAIN_VARYINGS}
+void main() {
+  vec3 objectNormal = normal;
+  vec3 transformedNormal = normalMatrix * objectNormal;
+  vec3 transformed = position;
+  vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
+  vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
+  gl_Position = projectionMatrix * mvPosition;
+  #include <shadowmap_vertex>
+  vWorld = worldPosition.xyz;
+  vec3 n = normalize(mat3(modelMatrix) * objectNormal);
+  vWorldNormal = n;
+  vLayers = layers;
+  vPaletteA = palette_a;
+  vPaletteB = palette_b;
+  vBlend = clamp(blend, 0.0, 1.0);
+  vSurface = surface;
+  // Occlusion squared: a pit's floor (about 0.8 open) reads as darker than its rim; it dims the sun by half as much.
+  float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
+  vOcclusion = occ;
+  vSky = mix(groundColour, skyColour, 0.5 * n.y + 0.5) * occ;
+  vFill = fillColour * max(dot(n, fillDirection), 0.0) * occ;
+  vSun = max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5);
+  #ifdef USE_FOG
+    vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
+  #else
+    vFog = 0.0;
+  #endif
+}
+`;
+
+const fragmentShader = /* glsl */ `
+#include <common>
+#include <packing>
+#include <lights_pars_begin>
+#include <shadowmap_pars_fragment>
+uniform highp sampler2DArray albedoMaps;
+uniform float textureScale;
+uniform float emission;
+${LIGHT_UNIFORMS}
 ${TERRAIN_VARYINGS}
 // One material's albedo (rgb, sRGB) and height (a), mapped on the planes the normal faces, weighted by the
 // normal's share along each axis.
@@ -229,43 +277,29 @@ void main() {
   w = max(w * w * w * w - 0.05, 0.0);
   w /= w.x + w.y + w.z;
   vec3 p = vWorld * textureScale;
-  vec4 albedo;
-  if (vBlend < 0.004) albedo = triplanar(vLayers.x, vPaletteA, p, w);
-  else if (vBlend > 0.996) albedo = triplanar(vLayers.y, vPaletteB, p, w);
-  else albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
-  // Bump: the height's slope across the pixel tilts the normal (no extra texture sample).
-  vec3 dx = dFdx(vWorld), dy = dFdy(vWorld);
-  float hx = dFdx(albedo.a), hy = dFdy(albedo.a);
-  vec3 r1 = cross(dy, n), r2 = cross(n, dx);
-  float det = dot(dx, r1);
-  if (abs(det) > 1e-8) n = normalize(abs(det) * n - bumpStrength * sign(det) * (hx * r1 + hy * r2));
+  vec4 albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
 #endif
-  vec3 view = normalize(cameraPosition - vWorld);
-  // Occlusion squared: a pit's floor (about 0.8 open) reads as darker than its rim; it dims the sun by half as much.
-  float occ = mix(1.0, vOcclusion * vOcclusion, occlusionStrength);
-  float cavity = occ * mix(0.8, 1.0, albedo.a); // the texture's low spots and the occluded corners
-  float sun = max(dot(n, sunDirection), 0.0);
+  float sun = vSun;
   if (sun > 0.0) sun *= sunShadow();
-  vec3 hemisphere = mix(groundColour, skyColour, 0.5 * n.y + 0.5) * cavity;
-  vec3 fill = fillColour * max(dot(n, fillDirection), 0.0) * occ;
-  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun * mix(1.0, occ, 0.5) + hemisphere + fill);
+  float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
+  vec3 hemisphere = vSky * low;
+  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun + hemisphere + vFill);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
   if (metal > 0.02 || roughness < 0.7) {
+    vec3 view = normalize(cameraPosition - vWorld);
     vec3 f0 = mix(vec3(0.04), albedo.rgb, metal);
     float shininess = clamp(2.0 / (roughness * roughness * roughness * roughness) - 2.0, 1.0, 4096.0);
     float highlight = (shininess + 8.0) / 8.0 * exp2(shininess * (max(dot(n, normalize(sunDirection + view)), 0.0) - 1.0) * 1.4427);
     vec3 mirrored = reflect(-view, n);
     vec3 mirror = mix(groundColour, skySeen, clamp(mirrored.y * 1.7 + 0.5, 0.0, 1.0));
-    vec3 surroundings = mix(mirror, hemisphere, roughness) * cavity;
+    vec3 surroundings = mix(mirror, hemisphere, roughness) * vOcclusion * low;
     lit += f0 * (sunColour * sun * highlight + surroundings * mix(0.6, 1.0, metal));
   }
   // Emission (lava): self-lit, not sun-lit.
   vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));
   if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
-  #ifdef USE_FOG
-    colour = mix(colour, fogColour, smoothstep(fogNear, fogFar, vFogDepth));
-  #endif
+  colour = mix(colour, fogColour, vFog);
   gl_FragColor = vec4(colour, 1.0); // sRGB values lit directly, as the snapshots do (no colour-space step)
 }
 `;
@@ -276,10 +310,8 @@ export function terrainUniforms() {
   const maps = textureMaps(null);
   const srgb = (rgb) => ({ value: new THREE.Vector3(...rgb) }); // sRGB values, used as they are
   return {
-    palette: { value: paletteTexture([]) }, layerTable: { value: maps.layers },
-    albedoMaps: { value: maps.albedo }, surfaceMaps: { value: maps.surface }, surfaceLevel: { value: 0 },
+    albedoMaps: { value: maps.albedo },
     textureScale: { value: 0.5 }, occlusionStrength: { value: 1.0 }, emission: { value: LIGHT.glow },
-    bumpStrength: { value: 0.0 },
     sunDirection: { value: SUN_DIRECTION.clone() }, fillDirection: { value: FILL_DIRECTION.clone() },
     sunColour: srgb(LIGHT.sun), skyColour: srgb(LIGHT.sky), groundColour: srgb(LIGHT.ground),
     fillColour: srgb(LIGHT.fill), skySeen: srgb(LIGHT.skySeen), fogColour: srgb([0.56, 0.72, 0.87]),
