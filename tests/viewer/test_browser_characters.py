@@ -145,28 +145,42 @@ def test_without_the_model_the_page_warns_and_draws_capsules(page):
         tab.close()
 
 
-# Each character's skinned mesh: its full and lighter geometry (triangles, vertices, skin attributes), the posed
-# bounds of both (the same skeleton in the same pose), its distance to the camera and which one a picture drew.
+# Each character's skins: its full and lighter geometry (triangles, vertices, attributes), which one the last
+# picture drew, its distance to the camera; both levels skinned anew in the current pose (their world bounds), and
+# the full level's skin against three's own skinning (SkinnedMesh.applyBoneTransform) at every 25th vertex.
 LEVELS = """async () => {
   const { DETAIL_METRES } = await import('./actors.js');
+  const { skinGeometry, skinOnCpu } = await import('./skinning.js');
   const v = window.voxelworld, actors = v.scene.getObjectByName('actors');
-  v.renderer.render(v.scene, v.camera);
-  v.scene.updateMatrixWorld(true);
-  const out = [];
+  const out = [], blend = new Float32Array(16 * 256), point = new v.camera.position.constructor();
   for (const object of actors.children) {
     if (!object.userData.skins) continue;
-    for (const { mesh, full, light } of object.userData.skins) {
-      const drawn = mesh.geometry;
-      const posed = (g) => { mesh.geometry = g; mesh.computeBoundingBox(); return mesh.boundingBox.min.toArray().concat(mesh.boundingBox.max.toArray()); };
-      const entry = {
-        kind: object.userData.kind, distance: object.position.distanceTo(v.camera.position), detail: DETAIL_METRES,
-        drawnFull: drawn === full, fullTriangles: full.index.count / 3, lightTriangles: light.index.count / 3,
-        lightVertices: light.attributes.position.count, maxIndex: Math.max(...light.index.array),
-        skinned: ['skinIndex', 'skinWeight', 'uv', 'normal'].every((n) => n in light.attributes),
-        fullBox: posed(full), lightBox: posed(light),
+    object.updateMatrixWorld(true); // a skinned mesh's bindMatrixInverse too (applyBoneTransform uses it)
+    for (const skin of object.userData.skins) {
+      const bounds = (level) => {
+        const target = skinGeometry(skin[level].geometry);
+        skinOnCpu(skin.mesh, skin[level].data, target, blend);
+        target.computeBoundingBox();
+        return { box: target.boundingBox.min.toArray().concat(target.boundingBox.max.toArray()), target };
       };
-      mesh.geometry = drawn;
-      out.push(entry);
+      const full = bounds('full'), light = bounds('light');
+      let worst = 0;
+      const positions = full.target.attributes.position;
+      skin.mesh.geometry = skin.full.geometry;
+      for (let i = 0; i < positions.count; i += 25) {
+        skin.mesh.applyBoneTransform(i, point.fromBufferAttribute(skin.full.geometry.attributes.position, i));
+        point.applyMatrix4(skin.mesh.matrixWorld);
+        worst = Math.max(worst, point.distanceTo(new point.constructor().fromBufferAttribute(positions, i)));
+      }
+      const lightGeometry = skin.light.geometry, fullGeometry = skin.full.geometry;
+      out.push({
+        kind: object.userData.kind, distance: object.position.distanceTo(v.camera.position), detail: DETAIL_METRES,
+        drawnFull: skin.skin.geometry === skin.full.drawn, visible: skin.skin.visible && !skin.mesh.visible,
+        fullTriangles: fullGeometry.index.count / 3, lightTriangles: lightGeometry.index.count / 3,
+        lightVertices: lightGeometry.attributes.position.count, maxIndex: Math.max(...lightGeometry.index.array),
+        skinned: ['skinIndex', 'skinWeight', 'uv', 'normal'].every((n) => n in lightGeometry.attributes),
+        fullBox: full.box, lightBox: light.box, worstAgainstThree: worst,
+      });
     }
   }
   return out;
@@ -175,8 +189,9 @@ LEVELS = """async () => {
 
 def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
     """An actor farther than DETAIL_METRES from the camera is drawn with the simplified copy (about a fifth of the
-    triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton. The
-    camera is placed 1.6 m from the enemy (the player stands 4 m from it)."""
+    triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton, and
+    the skin drawn (skinned on the CPU) is where three's own skinning puts it. The camera is placed 1.6 m from the
+    enemy (the player stands 4 m from it)."""
     enemy = np.array(page.evaluate("window.voxelworld.frame.enemies[0].position"))
     page.evaluate("([eye, target]) => window.voxelworld.view(eye, target)",
                   [list(enemy + (-1.2, 1.4, -0.6)), list(enemy + (0.0, 1.0, 0.0))])
@@ -194,6 +209,7 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
         # posed the same: the simplified skin's bounds within 5 cm of the full one's
         assert np.allclose(entry["fullBox"], entry["lightBox"], atol=0.05), entry
         assert entry["drawnFull"] == (entry["distance"] < entry["detail"]), entry
+        assert entry["visible"] and entry["worstAgainstThree"] < 1e-4, entry  # the CPU skin is three's skinning
     assert [e["kind"] for e in entries if e["drawnFull"]] == ["enemy"]
     assert lighter == sum(not e["drawnFull"] for e in entries)
     assert page.problems == []

@@ -8,15 +8,16 @@
 // as much per pixel under software WebGL). Until it has loaded, or if it cannot be (a console warning says why),
 // the old figures stand in: capsules for the player and NPCs, the enemy's swing skeleton as sticks.
 //
-// Level of detail (levelOfDetail, every picture): an actor farther than DETAIL_METRES from the camera is drawn
-// with a copy of the character simplified by meshoptimizer to LIGHT_SHARE of its triangles, within LIGHT_ERROR of
-// the model's size (the same vertices' skin weights: the copy follows the same skeleton). Actors do not cast the
-// sun's shadow-map shadow (the map is the static terrain's: scene.js); each stands on a soft dark disc instead.
+// Before every picture (prepare): an actor farther than DETAIL_METRES from the camera is drawn with the lighter
+// copy of the character (skinning.js), nearer with the full one, and an actor whose pose or copy changed is
+// skinned again (on the CPU: skinning.js). Actors do not cast the sun's shadow-map shadow (the map is the static
+// terrain's: scene.js); each stands on a soft dark disc instead.
 
 import * as THREE from "./vendor/three.module.js";
 import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
 import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
 import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
+import { lighterGeometry, skinData, skinGeometry, skinOnCpu } from "./skinning.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -105,41 +106,10 @@ const BLADE_COLOUR = 0xb0b8c0;
 const BLADE_GLOW = 0xff5a00; // emissive while the blade cuts (the frame's contact is not null)
 
 export const DETAIL_METRES = 2.5; // nearer the camera than this, an actor is drawn with the full character
-export const LIGHT_SHARE = 0.2, LIGHT_ERROR = 0.01; // the lighter copy: its share of triangles, its error bound
 const SHADOW_RADIUS = 0.5, SHADOW_OPACITY = 0.45; // m, and darkness at the centre of the disc under an actor
 
 // The model faces +Z; a yaw of 0 faces -Z (the player's view convention): turn it half a turn more.
 const MODEL_YAW = Math.PI;
-
-// ``geometry`` with its triangles simplified to about LIGHT_SHARE of them (positions only decide; every attribute
-// of a kept vertex kept, skin weights included) and the vertices no triangle uses dropped.
-export function lighterGeometry(geometry) {
-  const position = geometry.attributes.position;
-  const positions = new Float32Array(3 * position.count);
-  for (let v = 0; v < position.count; v++) positions.set([position.getX(v), position.getY(v), position.getZ(v)], 3 * v);
-  const indices = geometry.index ? Uint32Array.from(geometry.index.array) : Uint32Array.from(positions.keys()).slice(0, position.count);
-  const target = 3 * Math.floor(LIGHT_SHARE * indices.length / 3);
-  const [kept] = MeshoptSimplifier.simplify(indices, positions, 3, target, LIGHT_ERROR, []);
-  const remap = new Int32Array(position.count).fill(-1);
-  let used = 0;
-  const compact = new Uint32Array(kept.length);
-  for (let i = 0; i < kept.length; i++) {
-    if (remap[kept[i]] < 0) remap[kept[i]] = used++;
-    compact[i] = remap[kept[i]];
-  }
-  const lighter = new THREE.BufferGeometry();
-  for (const [name, attribute] of Object.entries(geometry.attributes)) {
-    const size = attribute.itemSize;
-    const values = new attribute.array.constructor(used * size);
-    for (let v = 0; v < position.count; v++) {
-      if (remap[v] < 0) continue;
-      for (let c = 0; c < size; c++) values[remap[v] * size + c] = attribute.getComponent(v, c);
-    }
-    lighter.setAttribute(name, new THREE.BufferAttribute(values, size, attribute.normalized));
-  }
-  lighter.setIndex(new THREE.BufferAttribute(compact, 1));
-  return lighter;
-}
 
 // A soft dark disc (the shadow an actor stands on), its alpha falling from the centre to the rim.
 function shadowDisc() {
@@ -162,24 +132,32 @@ function shadowDisc() {
 }
 const SHADOW = shadowDisc();
 
-function characterObject(template, kind, joints, tints, lighter) {
+// One actor's character: the template cloned (its skinned meshes hidden: each is drawn as a "skin" mesh, skinned
+// on the CPU in world space), tinted by ``kind``. ``levels``: per template geometry, the full and the lighter
+// geometry with their skinData.
+function characterObject(template, kind, joints, tints, levels) {
   const model = cloneSkinned(template);
   const bones = {};
   const skins = [];
   model.traverse((o) => {
     if (o.isBone) bones[o.name] = o;
-    if (o.isSkinnedMesh || o.isMesh) {
-      o.material = tints[kind];
-      o.frustumCulled = false; // the pose moves the skin away from its bind-pose bounds
-      o.receiveShadow = true; // the terrain's shadow falls on it
-    }
-    if (o.isSkinnedMesh) skins.push({ mesh: o, full: o.geometry, light: lighter.get(o.geometry) ?? o.geometry });
+    if (!o.isSkinnedMesh) return;
+    o.visible = false;
+    const { full, light } = levels.get(o.geometry);
+    const skin = new THREE.Mesh(skinGeometry(full.geometry), tints[kind]);
+    skin.name = "skin";
+    skin.frustumCulled = false; // its positions change with the pose; the bounds are never computed
+    skin.receiveShadow = true; // the terrain's shadow falls on it
+    skin.matrixAutoUpdate = skin.matrixWorldAutoUpdate = false; // world space already
+    skins.push({ mesh: o, skin, full: { ...full, drawn: skin.geometry },
+      light: { ...light, drawn: light === full ? skin.geometry : skinGeometry(light.geometry) }, level: null });
   });
   const group = new THREE.Group();
   group.userData.bones = joints.map((name) => bones[name] || bones[THREE.PropertyBinding.sanitizeNodeName(name)]);
   group.userData.kind = kind;
   group.userData.skins = skins;
-  group.add(model, SHADOW.clone());
+  group.userData.posed = false; // the pose changed since the skins were last written
+  group.add(model, SHADOW.clone(), ...skins.map((s) => s.skin));
   if (kind === "enemy") {
     const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
       new THREE.MeshLambertMaterial({ color: BLADE_COLOUR, emissive: 0x000000 }));
@@ -199,6 +177,7 @@ function poseCharacter(object, entry, actorsGroup) {
     if (bones[j]) bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
   }
   if (bones[0]) bones[0].position.set(...entry.root);
+  object.userData.posed = true;
   const blade = object.userData.blade;
   if (blade && entry.blade) {
     if (!blade.parent) actorsGroup.add(blade); // in world space, where the game says the blade is
@@ -212,7 +191,8 @@ export class Actors {
   constructor(group) {
     this.group = group; // the scene's "actors" group
     this.meshes = new Map(); // name -> Object3D
-    this.character = null; // { template, joints, tints } once loaded
+    this.character = null; // { template, joints, tints, levels } once loaded
+    this.blend = new Float32Array(16 * 256); // skinOnCpu's bone matrices (up to 256 bones)
     this.characterState = "none"; // none, loading, loaded, failed
   }
 
@@ -232,14 +212,20 @@ export class Actors {
       for (const [kind, tint] of Object.entries(KIND_TINTS)) {
         tints[kind] = new THREE.MeshLambertMaterial({ map: source?.map ?? null, color: tint });
       }
-      const lighter = new Map(); // full geometry -> its lighter copy
+      const levels = new Map(); // template geometry -> { full, light: { geometry, data } }
+      let simplifier = null;
       try {
         await MeshoptSimplifier.ready;
-        for (const geometry of skinned) lighter.set(geometry, lighterGeometry(geometry));
       } catch (error) {
+        simplifier = error;
         console.warn(`voxelworld: no lighter character (${error?.message || error}); drawing the full one at any distance`);
       }
-      this.character = { template: gltf.scene, joints: character.joints, tints, lighter };
+      for (const geometry of skinned) {
+        const full = { geometry, data: skinData(geometry) };
+        const lighter = simplifier ? null : lighterGeometry(geometry);
+        levels.set(geometry, { full, light: lighter ? { geometry: lighter, data: skinData(lighter) } : full });
+      }
+      this.character = { template: gltf.scene, joints: character.joints, tints, levels };
       this.characterState = "loaded";
     }, undefined, (error) => {
       this.characterState = "failed";
@@ -248,30 +234,37 @@ export class Actors {
     });
   }
 
-  // Each character drawn with the full mesh when nearer ``eye`` (the camera's position) than DETAIL_METRES, with
-  // the lighter copy beyond.
-  levelOfDetail(eye) {
+  // Before a picture: each character drawn with the full mesh when nearer ``eye`` (the camera's position) than
+  // DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose or its copy changed.
+  prepare(eye) {
     for (const object of this.meshes.values()) {
       const skins = object.userData.skins;
       if (!skins) continue;
-      const near = object.position.distanceTo(eye) < DETAIL_METRES;
-      for (const skin of skins) skin.mesh.geometry = near ? skin.full : skin.light;
+      const level = object.position.distanceTo(eye) < DETAIL_METRES ? "full" : "light";
+      const stale = object.userData.posed || skins.some((s) => s.level !== level);
+      if (!stale || !object.visible) continue;
+      object.updateWorldMatrix(true, true);
+      for (const skin of skins) {
+        const { data, drawn } = skin[level];
+        skin.skin.geometry = drawn;
+        skinOnCpu(skin.mesh, data, drawn, this.blend);
+        skin.level = level;
+      }
+      object.userData.posed = false;
     }
   }
 
-  // How many skinned meshes each kind of actor has in the scene, how many are drawn with the lighter copy, and
-  // whether the character loaded (tests).
+  // How many skins each kind of actor has in the scene, how many are drawn with the lighter copy, and whether the
+  // character loaded (tests).
   characterCounts() {
     const counts = { state: this.characterState, skinned: 0, lighter: 0, player: 0, npc: 0, enemy: 0 };
-    const lighter = new Set(this.character ? this.character.lighter.values() : []);
-    this.group.traverse((o) => {
-      if (!o.isSkinnedMesh) return;
-      counts.skinned++;
-      if (lighter.has(o.geometry)) counts.lighter++;
-      let p = o;
-      while (p && !p.userData.kind) p = p.parent;
-      if (p) counts[p.userData.kind]++;
-    });
+    for (const object of this.meshes.values()) {
+      for (const skin of object.userData.skins ?? []) {
+        counts.skinned++;
+        if (skin.level === "light" && skin.light.drawn !== skin.full.drawn) counts.lighter++;
+        counts[object.userData.kind]++;
+      }
+    }
     return counts;
   }
 
@@ -319,10 +312,10 @@ export class Actors {
 
   // Every actor a posed CesiumMan.
   updateCharacters(frame, firstPerson) {
-    const { template, joints, tints, lighter } = this.character;
+    const { template, joints, tints, levels } = this.character;
     for (const entry of frame.characters) {
       const object = this.actor(`character:${entry.kind}:${entry.name}`,
-        () => characterObject(template, entry.kind, joints, tints, lighter));
+        () => characterObject(template, entry.kind, joints, tints, levels));
       poseCharacter(object, entry, this.group);
       object.visible = !(firstPerson && entry.kind === "player");
     }
@@ -350,6 +343,10 @@ export class Actors {
     if (blade) {
       this.group.remove(blade);
       blade.material.dispose();
+    }
+    for (const skin of object.userData.skins ?? []) {
+      skin.full.drawn.dispose();
+      skin.light.drawn.dispose();
     }
     const shared = new Set([SHADOW.material, ...(this.character ? Object.values(this.character.tints) : [])]);
     object.traverse((o) => { if (o.material && !shared.has(o.material)) o.material.dispose?.(); });

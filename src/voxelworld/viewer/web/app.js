@@ -238,7 +238,7 @@ function tick(now) {
   sound.update(sucking, enemies, follow.camera.position);
   hud.status(statusLine());
   view3d.placeCamera(follow.camera);
-  actors.levelOfDetail(follow.camera.position);
+  actors.prepare(follow.camera.position);
   view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
   stats.resolution = view3d.resolution;

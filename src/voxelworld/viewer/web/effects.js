@@ -71,7 +71,9 @@ class ParticlePool {
     });
     this.points = new THREE.Points(geometry, this.material);
     this.points.frustumCulled = false; // the particles move; their bounds are never computed
+    this.points.visible = false;
     this.live = 0;
+    this.drawn = 0; // slots drawn (and sent) in the last update
   }
 
   // One particle: at ``p`` moving at ``v`` (arrays or Vector3s, m and m/s), colour ``c`` (a THREE.Color), for
@@ -124,9 +126,20 @@ class ParticlePool {
       live++;
     }
     this.live = live;
-    const geometry = this.points.geometry;
-    geometry.setDrawRange(0, highest + 1);
-    for (const name of ["position", "colour", "alpha", "size"]) geometry.attributes[name].needsUpdate = true;
+    // Only the slots up to the last live one are drawn and sent to the GPU (nothing while none lives: under
+    // software WebGL every buffer upload costs the frame).
+    const geometry = this.points.geometry, count = highest + 1;
+    this.points.visible = count > 0;
+    if (count > 0 || this.drawn > 0) {
+      geometry.setDrawRange(0, count);
+      for (const name of ["position", "colour", "alpha", "size"]) {
+        const attribute = geometry.attributes[name];
+        attribute.clearUpdateRanges();
+        attribute.addUpdateRange(0, Math.max(count, this.drawn) * attribute.itemSize);
+        attribute.needsUpdate = true;
+      }
+    }
+    this.drawn = count;
   }
 }
 
@@ -139,6 +152,8 @@ class DebrisPool {
     this.mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
     this.mesh.frustumCulled = false;
     this.mesh.name = "debris";
+    this.mesh.count = 0;
+    this.mesh.visible = false;
     this.items = Array.from({ length: capacity }, () => ({
       position: new THREE.Vector3(), velocity: new THREE.Vector3(), spin: new THREE.Vector3(),
       rotation: new THREE.Euler(), size: 0, age: 0, life: 0, floor: 0,
@@ -174,7 +189,7 @@ class DebrisPool {
   }
 
   update(dt) {
-    let live = 0;
+    let live = 0, highest = -1;
     for (let n = 0; n < this.capacity; n++) {
       const item = this.items[n];
       if (item.life === 0) continue;
@@ -185,6 +200,7 @@ class DebrisPool {
         continue;
       }
       live++;
+      highest = n;
       const resting = item.position.y <= item.floor + item.size / 2 && item.velocity.y <= 0;
       if (resting) {
         item.position.y = item.floor + item.size / 2;
@@ -202,7 +218,16 @@ class DebrisPool {
         this.scale));
     }
     this.live = live;
-    this.mesh.instanceMatrix.needsUpdate = true;
+    // Only the boxes up to the last live one are drawn and sent (none while none lives).
+    const count = highest + 1;
+    this.mesh.count = count;
+    this.mesh.visible = count > 0;
+    if (count > 0) {
+      const matrices = this.mesh.instanceMatrix;
+      matrices.clearUpdateRanges();
+      matrices.addUpdateRange(0, 16 * count);
+      matrices.needsUpdate = true;
+    }
   }
 }
 

@@ -62,7 +62,7 @@ export class WorldScene {
     this.renderer = new THREE.WebGLRenderer({ antialias: quality !== "low" && !this.software, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.renderer.setSize(window.innerWidth, window.innerHeight);
-    this.renderer.shadowMap.type = THREE.PCFShadowMap;
+    this.renderer.shadowMap.type = THREE.BasicShadowMap;
     // The sun's shadow map holds what does not move (terrain, props, tree crowns): drawn again only when one of
     // them changes (shadowsChanged), not every picture. Actors take its shadow but do not cast into it (actors.js).
     this.renderer.shadowMap.autoUpdate = false;
@@ -119,7 +119,7 @@ export class WorldScene {
     if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
     const set = decodeTextureSet(await response.arrayBuffer());
     this.uniforms.albedoMaps.value.dispose();
-    this.uniforms.albedoMaps.value = textureMaps(set).albedo;
+    this.uniforms.albedoMaps.value = textureMaps(set, this.software).albedo;
     this.uniforms.textureScale.value = 1 / set.metres;
     this.textures = set;
     this.repaint();

@@ -123,28 +123,27 @@ export function decodeTextureSet(buffer) {
   };
 }
 
-function arrayTexture(data, size, layers, colorSpace) {
+// ``software``: WebGL draws on the CPU (scene.js softwareRenderer): there the nearest texel of the nearest mipmap
+// is looked up (a bilinear lookup cost a tenth of the picture under SwiftShader; a texel is 1.6 cm of the world,
+// 128 pixels over 2 m); with a graphics card, bilinear within the nearest mipmap.
+function arrayTexture(data, size, layers, colorSpace, software) {
   const texture = new THREE.DataArrayTexture(data, size, size, layers);
   texture.format = THREE.RGBAFormat;
   texture.colorSpace = colorSpace;
   texture.wrapS = texture.wrapT = THREE.RepeatWrapping;
-  // Bilinear within the nearest mipmap (not between two): under software WebGL (SwiftShader) every filtered
-  // texel costs the frame.
-  texture.magFilter = THREE.LinearFilter;
-  texture.minFilter = THREE.LinearMipmapNearestFilter;
+  texture.magFilter = software ? THREE.NearestFilter : THREE.LinearFilter;
+  texture.minFilter = software ? THREE.NearestMipmapNearestFilter : THREE.LinearMipmapNearestFilter;
   texture.generateMipmaps = true;
   texture.anisotropy = 1;
   texture.needsUpdate = true;
   return texture;
 }
 
-// The GPU side of a decoded texture set (or of none: a blank layer no vertex draws).
-export function textureMaps(set) {
-  if (!set) {
-    const blank = new Uint8Array(4).fill(255);
-    return { albedo: arrayTexture(blank, 1, 1, THREE.NoColorSpace) };
-  }
-  return { albedo: arrayTexture(set.albedo, set.size, set.layers, THREE.NoColorSpace) }; // sRGB bytes, decoded in the shader
+// The GPU side of a decoded texture set (or of none: a blank layer no vertex draws); ``software`` as arrayTexture.
+export function textureMaps(set, software = false) {
+  if (!set) return { albedo: arrayTexture(new Uint8Array(4).fill(255), 1, 1, THREE.NoColorSpace, software) };
+  // sRGB bytes, decoded in the shader
+  return { albedo: arrayTexture(set.albedo, set.size, set.layers, THREE.NoColorSpace, software) };
 }
 
 // What the terrain's vertex shader hands its fragment shader (declared once, in both).
@@ -159,8 +158,8 @@ varying vec3 vSurface;
 varying vec3 vSky;
 varying vec3 vFill;
 varying float vSun;
-varying float vOcclusion;
 varying float vFog;
+varying float vOcclusion;
 `;
 
 // The light every terrain shader shares.
@@ -252,14 +251,13 @@ float grain(vec3 p) {
   return fract(p.x * p.y * p.z * (p.x + p.y + p.z));
 }
 
-// The sun's shadow: one lookup of three's shadow map (a depth comparison, filtered between the four nearest
-// texels), not three's five-tap soft shadow.
+// The sun's shadow: one lookup of three's shadow map (BasicShadowMap: the nearest texel's depth compared), not a
+// filtered or soft shadow (under SwiftShader a filtered lookup cost a sixth of the terrain's picture).
 float sunShadow() {
-#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_PCF)
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
-  if (p.x < 0.0 || p.x > 1.0 || p.y < 0.0 || p.y > 1.0 || p.z > 1.0) return 1.0;
-  return texture(directionalShadowMap[0], p);
+  return step(p.z, texture2D(directionalShadowMap[0], p.xy).r);
 #else
   return 1.0;
 #endif
@@ -277,13 +275,16 @@ void main() {
   w = max(w * w * w * w - 0.05, 0.0);
   w /= w.x + w.y + w.z;
   vec3 p = vWorld * textureScale;
-  vec4 albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
+  // SwiftShader skips a branch its group of pixels all leave (most pixels show one material on one plane).
+  vec4 albedo;
+  if (vBlend < 0.004) albedo = triplanar(vLayers.x, vPaletteA, p, w);
+  else if (vBlend > 0.996) albedo = triplanar(vLayers.y, vPaletteB, p, w);
+  else albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
 #endif
-  float sun = vSun;
-  if (sun > 0.0) sun *= sunShadow();
+  float shadow = 1.0;
+  if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
   float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
-  vec3 hemisphere = vSky * low;
-  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * sun + hemisphere + vFill);
+  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vSky * low + vFill);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
   if (metal > 0.02 || roughness < 0.7) {
@@ -293,8 +294,8 @@ void main() {
     float highlight = (shininess + 8.0) / 8.0 * exp2(shininess * (max(dot(n, normalize(sunDirection + view)), 0.0) - 1.0) * 1.4427);
     vec3 mirrored = reflect(-view, n);
     vec3 mirror = mix(groundColour, skySeen, clamp(mirrored.y * 1.7 + 0.5, 0.0, 1.0));
-    vec3 surroundings = mix(mirror, hemisphere, roughness) * vOcclusion * low;
-    lit += f0 * (sunColour * sun * highlight + surroundings * mix(0.6, 1.0, metal));
+    vec3 surroundings = mix(mirror, vSky * low, roughness) * vOcclusion * low;
+    lit += f0 * (sunColour * vSun * shadow * highlight + surroundings * mix(0.6, 1.0, metal));
   }
   // Emission (lava): self-lit, not sun-lit.
   vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));

@@ -1,0 +1,114 @@
+// The characters' skins on the CPU, and their lighter copies (actors.js draws them).
+//
+// Skinning: a character's skinned mesh is not drawn; a plain mesh ("skin") with its own positions and normals is,
+// written every time the pose changes by skinOnCpu: each vertex moved by its (up to four) bones' matrices
+// blended by its weights, the way three's skinning shader does it (bone matrix times the bind matrix), into
+// world space. Under software WebGL (SwiftShader) three's shader skinning, four bone-texture lookups a vertex,
+// cost more than the whole skin's blend here; with a graphics card it makes no visible difference.
+//
+// Level of detail: lighterGeometry simplifies a skinned geometry with meshoptimizer to LIGHT_SHARE of its
+// triangles, within LIGHT_ERROR of the model's size; a kept vertex keeps every attribute, skin weights included,
+// so the copy follows the same skeleton.
+
+import * as THREE from "./vendor/three.module.js";
+import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
+
+export const LIGHT_SHARE = 0.2, LIGHT_ERROR = 0.01; // the lighter copy: its share of triangles, its error bound
+
+// ``geometry`` with its triangles simplified to about LIGHT_SHARE of them (positions only decide) and the vertices
+// no triangle uses dropped. MeshoptSimplifier.ready must have resolved.
+export function lighterGeometry(geometry) {
+  const position = geometry.attributes.position;
+  const positions = new Float32Array(3 * position.count);
+  for (let v = 0; v < position.count; v++) positions.set([position.getX(v), position.getY(v), position.getZ(v)], 3 * v);
+  const indices = geometry.index ? Uint32Array.from(geometry.index.array) : Uint32Array.from(positions.keys()).slice(0, position.count);
+  const target = 3 * Math.floor(LIGHT_SHARE * indices.length / 3);
+  const [kept] = MeshoptSimplifier.simplify(indices, positions, 3, target, LIGHT_ERROR, []);
+  const remap = new Int32Array(position.count).fill(-1);
+  let used = 0;
+  const compact = new Uint32Array(kept.length);
+  for (let i = 0; i < kept.length; i++) {
+    if (remap[kept[i]] < 0) remap[kept[i]] = used++;
+    compact[i] = remap[kept[i]];
+  }
+  const lighter = new THREE.BufferGeometry();
+  for (const [name, attribute] of Object.entries(geometry.attributes)) {
+    const size = attribute.itemSize;
+    const values = new attribute.array.constructor(used * size);
+    for (let v = 0; v < position.count; v++) {
+      if (remap[v] < 0) continue;
+      for (let c = 0; c < size; c++) values[remap[v] * size + c] = attribute.getComponent(v, c);
+    }
+    lighter.setAttribute(name, new THREE.BufferAttribute(values, size, attribute.normalized));
+  }
+  lighter.setIndex(new THREE.BufferAttribute(compact, 1));
+  return lighter;
+}
+
+// What skinOnCpu reads of a skinned geometry, as plain arrays: its bind-pose positions and normals (3 a vertex),
+// its four bone indices and weights a vertex (weights as numbers, whatever the file stored).
+export function skinData(geometry) {
+  const { position, normal, skinIndex, skinWeight } = geometry.attributes;
+  const count = position.count;
+  const data = { count, positions: new Float32Array(3 * count), normals: new Float32Array(3 * count),
+    bones: new Uint16Array(4 * count), weights: new Float32Array(4 * count) };
+  for (let v = 0; v < count; v++) {
+    for (let c = 0; c < 3; c++) {
+      data.positions[3 * v + c] = position.getComponent(v, c);
+      data.normals[3 * v + c] = normal.getComponent(v, c);
+    }
+    for (let k = 0; k < 4; k++) {
+      data.bones[4 * v + k] = skinIndex.getComponent(v, k);
+      data.weights[4 * v + k] = skinWeight.getComponent(v, k);
+    }
+  }
+  return data;
+}
+
+// The geometry a skin is drawn with: its own positions and normals (written by skinOnCpu), the uv and the
+// triangles of ``geometry``.
+export function skinGeometry(geometry) {
+  const count = geometry.attributes.position.count;
+  const skin = new THREE.BufferGeometry();
+  skin.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage));
+  skin.setAttribute("normal", new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage));
+  if (geometry.attributes.uv) skin.setAttribute("uv", geometry.attributes.uv);
+  skin.setIndex(geometry.index);
+  return skin;
+}
+
+const boneMatrix = new THREE.Matrix4();
+
+// Pose ``data`` (skinData of the geometry ``mesh`` was bound with) by ``mesh``'s skeleton as its bones' world
+// matrices stand now, into ``target``'s positions and normals (world space; normals not normalised: the
+// material's shader does it). ``blend``: a Float32Array of 16 per bone, reused between calls.
+export function skinOnCpu(mesh, data, target, blend) {
+  const skeleton = mesh.skeleton;
+  skeleton.update(); // boneMatrices: each bone's world matrix times its inverse bind matrix
+  const bones = skeleton.bones.length;
+  for (let b = 0; b < bones; b++) {
+    boneMatrix.fromArray(skeleton.boneMatrices, 16 * b).multiply(mesh.bindMatrix).toArray(blend, 16 * b);
+  }
+  const positions = target.attributes.position.array, normals = target.attributes.normal.array;
+  const { count, bones: index, weights } = data, p = data.positions, n = data.normals;
+  for (let v = 0; v < count; v++) {
+    const x = p[3 * v], y = p[3 * v + 1], z = p[3 * v + 2];
+    const nx = n[3 * v], ny = n[3 * v + 1], nz = n[3 * v + 2];
+    let px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+    for (let k = 0; k < 4; k++) {
+      const w = weights[4 * v + k];
+      if (w === 0) continue;
+      const m = 16 * index[4 * v + k]; // column-major
+      px += w * (blend[m] * x + blend[m + 4] * y + blend[m + 8] * z + blend[m + 12]);
+      py += w * (blend[m + 1] * x + blend[m + 5] * y + blend[m + 9] * z + blend[m + 13]);
+      pz += w * (blend[m + 2] * x + blend[m + 6] * y + blend[m + 10] * z + blend[m + 14]);
+      qx += w * (blend[m] * nx + blend[m + 4] * ny + blend[m + 8] * nz);
+      qy += w * (blend[m + 1] * nx + blend[m + 5] * ny + blend[m + 9] * nz);
+      qz += w * (blend[m + 2] * nx + blend[m + 6] * ny + blend[m + 10] * nz);
+    }
+    positions[3 * v] = px; positions[3 * v + 1] = py; positions[3 * v + 2] = pz;
+    normals[3 * v] = qx; normals[3 * v + 1] = qy; normals[3 * v + 2] = qz;
+  }
+  target.attributes.position.needsUpdate = true;
+  target.attributes.normal.needsUpdate = true;
+}
