@@ -39,7 +39,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 VIEWPORT = {"width": 1280, "height": 720}
 REFERENCE = "8803835"  # the last commit before issue #14's page
-ROUNDS = 3
+ROUNDS = 5
 SETTLE = 6.0  # s after the world arrived (dynamic resolution finds its share in about 3 s)
 MEASURE = 8.0  # s counted
 REFERENCE_FOLDER = Path(tempfile.gettempdir()) / f"voxelworld-page-{REFERENCE}"  # kept between runs

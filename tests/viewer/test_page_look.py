@@ -298,3 +298,23 @@ def test_the_sun_shadow_map_is_drawn_again_only_when_the_terrain_changes(scene):
     assert found["stale"] is False and found["marked"] is True, found
     assert found["casting"] == 0, found
     assert scene.problems == []
+
+
+SOFTWARE = """async () => {
+  const { softwareRenderer } = await import('./scene.js');
+  const v = window.voxelworld, texture = v.scene.getObjectByName('terrain').children[0].material.uniforms.albedoMaps.value;
+  return {
+    software: v.software, antialias: v.renderer.getContextAttributes().antialias, nearest: texture.magFilter === 1003,
+    swiftshader: softwareRenderer('ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)'),
+    llvmpipe: softwareRenderer('llvmpipe (LLVM 15.0.6, 256 bits)'),
+    card: softwareRenderer('ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 (0x00002503) Direct3D11 vs_5_0 ps_5_0, D3D11)'),
+  };
+}"""
+
+
+def test_a_software_renderer_draws_without_multisampling_and_with_nearest_texels(scene):
+    """Under SwiftShader (these tests' chromium) the page knows it draws in software: no multisampled antialiasing
+    and the textures' nearest texel; a graphics card's renderer name is not taken for software."""
+    found = scene.evaluate(SOFTWARE)
+    assert found["software"] is True and found["antialias"] is False and found["nearest"] is True, found
+    assert found["swiftshader"] and found["llvmpipe"] and not found["card"], found

@@ -4,8 +4,8 @@
 // no longer in the frame is removed.
 //
 // The character (the hello's character.url) is loaded once; each actor gets its own SkeletonUtils.clone, tinted
-// by its kind (its texture lit by three's Lambert model: the glTF's physically based material costs several times
-// as much per pixel under software WebGL). Until it has loaded, or if it cannot be (a console warning says why),
+// by its kind (its texture lit per vertex by three's Lambert model, skinning.js: the glTF's physically based
+// material costs several times as much per pixel under software WebGL). Until it has loaded, or if it cannot be (a console warning says why),
 // the old figures stand in: capsules for the player and NPCs, the enemy's swing skeleton as sticks.
 //
 // Before every picture (prepare): an actor farther than DETAIL_METRES from the camera is drawn with the lighter
@@ -17,7 +17,8 @@ import * as THREE from "./vendor/three.module.js";
 import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
 import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
 import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
-import { lighterGeometry, skinData, skinGeometry, skinOnCpu } from "./skinning.js";
+import { lightSkin, lighterGeometry, skinData, skinGeometry, skinOnCpu, vertexLight } from "./skinning.js";
+import { SUN_DIRECTION, THREE_LIGHTS } from "./shaders.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -147,7 +148,6 @@ function characterObject(template, kind, joints, tints, levels) {
     const skin = new THREE.Mesh(skinGeometry(full.geometry), tints[kind]);
     skin.name = "skin";
     skin.frustumCulled = false; // its positions change with the pose; the bounds are never computed
-    skin.receiveShadow = true; // the terrain's shadow falls on it
     skin.matrixAutoUpdate = skin.matrixWorldAutoUpdate = false; // world space already
     skins.push({ mesh: o, skin, full: { ...full, drawn: skin.geometry },
       light: { ...light, drawn: light === full ? skin.geometry : skinGeometry(light.geometry) }, level: null });
@@ -193,6 +193,7 @@ export class Actors {
     this.meshes = new Map(); // name -> Object3D
     this.character = null; // { template, joints, tints, levels } once loaded
     this.blend = new Float32Array(16 * 256); // skinOnCpu's bone matrices (up to 256 bones)
+    this.light = vertexLight(THREE_LIGHTS, SUN_DIRECTION); // the skins' light (lightSkin)
     this.characterState = "none"; // none, loading, loaded, failed
   }
 
@@ -210,7 +211,7 @@ export class Actors {
       });
       const tints = {};
       for (const [kind, tint] of Object.entries(KIND_TINTS)) {
-        tints[kind] = new THREE.MeshLambertMaterial({ map: source?.map ?? null, color: tint });
+        tints[kind] = new THREE.MeshBasicMaterial({ map: source?.map ?? null, color: tint, vertexColors: true });
       }
       const levels = new Map(); // template geometry -> { full, light: { geometry, data } }
       let simplifier = null;
@@ -248,6 +249,7 @@ export class Actors {
         const { data, drawn } = skin[level];
         skin.skin.geometry = drawn;
         skinOnCpu(skin.mesh, data, drawn, this.blend);
+        lightSkin(drawn, this.light);
         skin.level = level;
       }
       object.userData.posed = false;

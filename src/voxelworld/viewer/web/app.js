@@ -200,6 +200,9 @@ const input = new Input(view3d.canvas, (name) => commands[name]?.());
 document.getElementById("controlbutton").addEventListener("click", () => send({ type: "control" }));
 
 // --------------------------------------------------------------------------------------------- drawing
+const STATUS_MS = 250; // the status line is written at most this often
+let statusShown = -Infinity;
+
 function statusLine() {
   if (!stats.connected) return "disconnected: trying again…";
   const who = stats.controlling ? `you play (page ${stats.client})`
@@ -236,7 +239,10 @@ function tick(now) {
   const enemies = latest ? enemiesOf(latest) : [];
   const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
   sound.update(sucking, enemies, follow.camera.position);
-  hud.status(statusLine());
+  if (now - statusShown >= STATUS_MS) { // its numbers change every frame; redrawn text costs a software renderer
+    hud.status(statusLine());
+    statusShown = now;
+  }
   view3d.placeCamera(follow.camera);
   actors.prepare(follow.camera.position);
   view3d.render(follow.camera);

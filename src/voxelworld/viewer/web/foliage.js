@@ -7,7 +7,7 @@ import * as THREE from "./vendor/three.module.js";
 
 export const TRUNK_MATERIALS = ["bark", "wood"]; // terrain materials a trunk is made of
 const SAME_TREE = 2.0; // m: up-facing trunk vertices closer than this across the ground are one trunk's top
-const LEAVES = new THREE.MeshLambertMaterial({ color: 0x3d7330, flatShading: true });
+const LEAVES = new THREE.MeshLambertMaterial({ color: 0x3d7330 }); // flat faces by their normals (BLOB_GEOMETRY)
 const BLOBS = [[0, 1.3, 0, 1.9], [1.0, 0.7, 0.4, 1.3], [-0.8, 0.9, -0.6, 1.4], [0.2, 2.4, -0.2, 1.2]]; // x y z r
 
 export class Foliage {
@@ -68,7 +68,7 @@ export class Foliage {
         const blob = new THREE.Mesh(BLOB_GEOMETRY, LEAVES);
         blob.position.set(bx, by, bz);
         blob.scale.setScalar(r);
-        blob.castShadow = blob.receiveShadow = true;
+        blob.castShadow = true; // the crowns are the highest things: they take no shadow (one lookup a pixel less)
         crown.add(blob);
       }
       this.group.add(crown);
@@ -76,4 +76,6 @@ export class Foliage {
   }
 }
 
+// Each face its own normal: the faceted look without flatShading's per-pixel derivatives.
 const BLOB_GEOMETRY = new THREE.IcosahedronGeometry(1, 1);
+BLOB_GEOMETRY.computeVertexNormals(); // not indexed: every triangle's corners take its face's normal

@@ -183,10 +183,12 @@ export class Hud {
   // behind the camera or off screen). The material panel stays at the bottom centre, away from what is aimed
   // at; the reason of a blocked action shows just under the reticle.
   placeReticle(x, y, visible) {
-    this.reticle.style.left = `${x}px`;
-    this.reticle.style.top = `${y}px`;
-    this.why.style.left = `${x}px`;
-    this.why.style.top = `${y + 30}px`;
+    if (this.reticle.style.left !== `${x}px` || this.reticle.style.top !== `${y}px`) {
+      this.reticle.style.left = `${x}px`;
+      this.reticle.style.top = `${y}px`;
+      this.why.style.left = `${x}px`;
+      this.why.style.top = `${y + 30}px`;
+    }
     this.reticle.classList.toggle("far", !visible);
   }
 

@@ -8,7 +8,7 @@
 
 import * as THREE from "./vendor/three.module.js";
 import { Foliage } from "./foliage.js";
-import { QUALITIES, SUN_DIRECTION, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
+import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
@@ -19,7 +19,6 @@ export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // pixel (it is cheap).
 export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.5;
 const RESOLUTION_STEP = 0.85, RESOLUTION_SETTLE_MS = 400; // each change, and the time between two changes
-const SKY_LIGHT = 0xd6e6ff, GROUND_LIGHT = 0x6b5a45; // the hemisphere light's sky and ground colours
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
 function group(name, visible = true) {
@@ -72,8 +71,8 @@ export class WorldScene {
     const sky = new THREE.Color(getComputedStyle(document.body).backgroundColor);
     this.scene.background = sky;
     this.scene.fog = new THREE.Fog(sky, FOG_NEAR, FOG_FAR);
-    this.hemisphere = new THREE.HemisphereLight(SKY_LIGHT, GROUND_LIGHT, 0.9);
-    this.sun = new THREE.DirectionalLight(0xfff4e0, 1.8);
+    this.hemisphere = new THREE.HemisphereLight(THREE_LIGHTS.sky, THREE_LIGHTS.ground, THREE_LIGHTS.hemisphere);
+    this.sun = new THREE.DirectionalLight(THREE_LIGHTS.sun, THREE_LIGHTS.sunIntensity);
     this.sun.position.copy(SUN_DIRECTION);
     this.sun.shadow.mapSize.set(SHADOW_MAP_SIZE, SHADOW_MAP_SIZE);
     this.sun.shadow.bias = -0.0005;

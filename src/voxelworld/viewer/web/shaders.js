@@ -6,22 +6,24 @@
 // /textures.bin (voxelworld.terrain.textures: one layer per texture name; albedo RGB + height in A, surface
 // R = roughness, G = metalness, B = emission; layer_of: the layer a material id draws). What the shader needs of
 // a vertex's two materials is looked up once on the CPU (materialTable, materialAttributes: their texture
-// layers, table colours and mean surfaces) and carried as vertex attributes: under SwiftShader (software WebGL)
-// a texture lookup per vertex cost a fifth of the terrain's picture. The fragment shader maps each material's
-// albedo on the planes its normal faces, mixes the two by the blend, bumps the normal by the height, and lights
-// it as the offscreen snapshots do (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its
-// shadow (three.js's shadow map), sky/ground hemisphere light and a fill light opposite the sun times the
-// occlusion (and the texture's low spots), a highlight and the sky mirrored by roughness and metalness (iron,
-// ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
+// layers, table colours and mean surfaces) and carried as vertex attributes. The vertex shader lights what does
+// not depend on the pixel (sky/ground hemisphere and a fill light opposite the sun, times the occlusion; the
+// sun's angle; the fog). The fragment shader maps each material's albedo triplanar (one plane a pixel, dithered
+// where planes share a slope), mixes the two by the blend and lights it as the offscreen snapshots do
+// (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its shadow (three.js's shadow map),
+// the per-vertex light times the texture's low spots, a highlight and the sky mirrored by roughness and
+// metalness (iron, ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
 // A material without a layer (or before the textures arrive) is drawn in its table colour. A ShaderMaterial, not
 // three's MeshStandardMaterial: under SwiftShader the standard material's lighting costs several times the frame.
 //
-// Quality (QUALITIES): "default" maps each material on the planes its normal faces (three samples per material:
-// SwiftShader runs both sides of every branch, so a plane the normal does not face costs the same), with bump,
-// highlights, shadows and occlusion; "low" draws the table colours with a little grain (no texture sample, as
-// the page did before textures), lit by the same sun and sky and glowing lava, without shadows or occlusion:
-// under SwiftShader each texture sample and the shadow lookup cost more per pixel than the whole low-quality
-// shader.
+// Why it is built so: under SwiftShader (software WebGL, where the page's speed is measured: benchmarks/page.py)
+// every texture lookup, every value passed from vertex to pixel and every side of a branch costs time for every
+// pixel (SwiftShader runs both sides); a texture lookup per vertex cost a fifth of the terrain's picture, three
+// planes a material half again a sample's.
+//
+// Quality (QUALITIES): "default" as above; "low" draws the table colours with a little grain (no texture
+// sample, as the page did before textures), lit by the same sun and sky and glowing lava, without shadows or
+// occlusion.
 
 import * as THREE from "./vendor/three.module.js";
 
@@ -34,6 +36,9 @@ export const LIGHT = {
   sun: [0.5, 0.48, 0.43], sky: [0.6, 0.65, 0.72], ground: [0.42, 0.38, 0.32], fill: [0.2, 0.21, 0.24],
   skySeen: [0.66, 0.77, 0.9], glow: 2.4,
 };
+// three.js's lights (the characters' and the crowns' light): the hemisphere's sky and ground colours and
+// intensity, the sun's colour and intensity (sRGB hex colours, as three takes them).
+export const THREE_LIGHTS = { sky: 0xd6e6ff, ground: 0x6b5a45, hemisphere: 0.9, sun: 0xfff4e0, sunIntensity: 1.8 };
 export const NONE_COLOUR = [0.5, 0.5, 0.5];
 export const NO_LAYER = 255; // the layer table's value for "no texture: the palette colour"
 export const QUALITIES = ["default", "low"];
@@ -152,14 +157,11 @@ varying vec3 vWorld;
 varying vec3 vWorldNormal;
 varying vec2 vLayers;
 varying float vBlend;
-varying vec3 vPaletteA;
-varying vec3 vPaletteB;
-varying vec3 vSurface;
-varying vec3 vSky;
-varying vec3 vFill;
+varying vec3 vPalette;
+varying vec4 vSurface; // roughness, metalness, emission, occlusion
+varying vec3 vAmbient;
 varying float vSun;
 varying float vFog;
-varying float vOcclusion;
 `;
 
 // The light every terrain shader shares.
@@ -176,8 +178,9 @@ uniform vec3 fogColour;
 `;
 
 // Per vertex: where it is, its two materials, and the light that does not depend on the pixel: the sky/ground
-// hemisphere and the fill light times the occlusion, the sun's angle (dimmed half as much by the occlusion), the
-// fog. Per pixel (fragment shader): the textures, the sun's shadow, the highlight, emission and the fog's colour.
+// hemisphere and the fill light times the occlusion (one colour), the sun's angle (dimmed half as much by the
+// occlusion), the fog. Per pixel (fragment shader): the textures, the sun's shadow, the highlight, emission and
+// the fog's colour. As few values as possible pass between the two: SwiftShader interpolates each for every pixel.
 const vertexShader = /* glsl */ `
 #include <common>
 #include <shadowmap_pars_vertex>
@@ -205,15 +208,12 @@ void main() {
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   vWorldNormal = n;
   vLayers = layers;
-  vPaletteA = palette_a;
-  vPaletteB = palette_b;
+  vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
   vBlend = clamp(blend, 0.0, 1.0);
-  vSurface = surface;
   // Occlusion squared: a pit's floor (about 0.8 open) reads as darker than its rim; it dims the sun by half as much.
   float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
-  vOcclusion = occ;
-  vSky = mix(groundColour, skyColour, 0.5 * n.y + 0.5) * occ;
-  vFill = fillColour * max(dot(n, fillDirection), 0.0) * occ;
+  vSurface = vec4(surface, occ);
+  vAmbient = (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
   vSun = max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5);
   #ifdef USE_FOG
     vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
@@ -233,16 +233,10 @@ uniform float textureScale;
 uniform float emission;
 ${LIGHT_UNIFORMS}
 ${TERRAIN_VARYINGS}
-// One material's albedo (rgb, sRGB) and height (a), mapped on the planes the normal faces, weighted by the
-// normal's share along each axis.
-vec4 triplanar(float layer, vec3 fallback, vec3 p, vec3 w) {
-  if (layer > 254.5) return vec4(fallback, 0.5);
-
-  vec4 albedo = vec4(0.0);
-  if (w.x > 0.0) albedo += w.x * texture(albedoMaps, vec3(p.zy, layer));
-  if (w.y > 0.0) albedo += w.y * texture(albedoMaps, vec3(p.xz, layer));
-  if (w.z > 0.0) albedo += w.z * texture(albedoMaps, vec3(p.xy, layer));
-  return albedo;
+// One material's albedo (rgb, sRGB) and height (a) at uv (or its table colour when it has no texture).
+vec4 albedoOf(float layer, vec3 fallback, vec2 uv) {
+  vec4 albedo = texture(albedoMaps, vec3(uv, layer));
+  return layer > 254.5 ? vec4(fallback, 0.5) : albedo;
 }
 
 // Low quality: the table colours with a little per-voxel grain (the old page's look), no texture sample.
@@ -267,24 +261,25 @@ void main() {
   vec3 n = normalize(vWorldNormal) * (gl_FrontFacing ? 1.0 : -1.0);
   float roughness = clamp(vSurface.r, 0.05, 1.0), metal = vSurface.g;
 #ifdef TERRAIN_LOW
-  vec4 albedo = vec4(mix(vPaletteA, vPaletteB, vBlend) * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5);
+  vec4 albedo = vec4(vPalette * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5);
   metal = 0.0; roughness = 1.0;
 #else
-  // Plane weights: sharpened, and planes under 5 % dropped so most pixels take one or two samples.
+  // Triplanar projection, one plane a pixel: the plane the normal faces most, or, where two or three planes share
+  // the normal (sharpened weights, planes under 5 % dropped), one of them at random in proportion to its weight:
+  // a dither that reads as the planes' blend, for one texture sample a material (under SwiftShader each sample
+  // costs a tenth of the picture, and it runs every side of a branch: three planes cost three samples).
   vec3 w = abs(n);
   w = max(w * w * w * w - 0.05, 0.0);
   w /= w.x + w.y + w.z;
   vec3 p = vWorld * textureScale;
-  // SwiftShader skips a branch its group of pixels all leave (most pixels show one material on one plane).
-  vec4 albedo;
-  if (vBlend < 0.004) albedo = triplanar(vLayers.x, vPaletteA, p, w);
-  else if (vBlend > 0.996) albedo = triplanar(vLayers.y, vPaletteB, p, w);
-  else albedo = mix(triplanar(vLayers.x, vPaletteA, p, w), triplanar(vLayers.y, vPaletteB, p, w), vBlend);
+  float pick = grain(floor(vWorld * 32.0));
+  vec2 uv = pick < w.x ? p.zy : (pick < w.x + w.y ? p.xz : p.xy);
+  vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
 #endif
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
   float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
-  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vSky * low + vFill);
+  vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vAmbient * low);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
   if (metal > 0.02 || roughness < 0.7) {
@@ -294,7 +289,7 @@ void main() {
     float highlight = (shininess + 8.0) / 8.0 * exp2(shininess * (max(dot(n, normalize(sunDirection + view)), 0.0) - 1.0) * 1.4427);
     vec3 mirrored = reflect(-view, n);
     vec3 mirror = mix(groundColour, skySeen, clamp(mirrored.y * 1.7 + 0.5, 0.0, 1.0));
-    vec3 surroundings = mix(mirror, vSky * low, roughness) * vOcclusion * low;
+    vec3 surroundings = mix(mirror, vAmbient * low, roughness) * vSurface.a * low;
     lit += f0 * (sunColour * vSun * shadow * highlight + surroundings * mix(0.6, 1.0, metal));
   }
   // Emission (lava): self-lit, not sun-lit.

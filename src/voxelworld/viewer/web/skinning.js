@@ -6,6 +6,10 @@
 // world space. Under software WebGL (SwiftShader) three's shader skinning, four bone-texture lookups a vertex,
 // cost more than the whole skin's blend here; with a graphics card it makes no visible difference.
 //
+// Light: the skin's vertices are lit on the CPU too (lightSkin: three's Lambert sum of the hemisphere and the sun,
+// per vertex) and drawn unlit with those colours: a skin is a small part of the picture, and three's per-pixel
+// Lambert light with its shadow lookup cost a tenth of the picture under SwiftShader.
+//
 // Level of detail: lighterGeometry simplifies a skinned geometry with meshoptimizer to LIGHT_SHARE of its
 // triangles, within LIGHT_ERROR of the model's size; a kept vertex keeps every attribute, skin weights included,
 // so the copy follows the same skeleton.
@@ -72,6 +76,7 @@ export function skinGeometry(geometry) {
   const skin = new THREE.BufferGeometry();
   skin.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage));
   skin.setAttribute("normal", new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage));
+  skin.setAttribute("color", new THREE.BufferAttribute(new Float32Array(3 * count), 3).setUsage(THREE.DynamicDrawUsage));
   if (geometry.attributes.uv) skin.setAttribute("uv", geometry.attributes.uv);
   skin.setIndex(geometry.index);
   return skin;
@@ -111,4 +116,29 @@ export function skinOnCpu(mesh, data, target, blend) {
   }
   target.attributes.position.needsUpdate = true;
   target.attributes.normal.needsUpdate = true;
+}
+
+// The light three.js's Lambert material gives a surface of normal n (linear colours, before the surface's own):
+// the hemisphere's sky to ground by n's height, and the sun by its angle, each divided by pi (Lambert's BRDF).
+export function vertexLight({ sky, ground, hemisphere, sun, sunIntensity }, sunDirection) {
+  const skyColour = new THREE.Color(sky), groundColour = new THREE.Color(ground), sunColour = new THREE.Color(sun);
+  const d = sunDirection.clone().normalize();
+  return { sky: skyColour.multiplyScalar(hemisphere / Math.PI), ground: groundColour.multiplyScalar(hemisphere / Math.PI),
+    sun: sunColour.multiplyScalar(sunIntensity / Math.PI), direction: d };
+}
+
+// ``target``'s vertex colours from its normals (as skinOnCpu wrote them) under ``light`` (vertexLight).
+export function lightSkin(target, light) {
+  const normals = target.attributes.normal.array, colours = target.attributes.color.array;
+  const { sky, ground, sun, direction } = light;
+  for (let v = 0; v < normals.length; v += 3) {
+    const x = normals[v], y = normals[v + 1], z = normals[v + 2];
+    const inverse = 1 / (Math.hypot(x, y, z) || 1);
+    const up = 0.5 * y * inverse + 0.5;
+    const facing = Math.max((x * direction.x + y * direction.y + z * direction.z) * inverse, 0);
+    colours[v] = ground.r + (sky.r - ground.r) * up + sun.r * facing;
+    colours[v + 1] = ground.g + (sky.g - ground.g) * up + sun.g * facing;
+    colours[v + 2] = ground.b + (sky.b - ground.b) * up + sun.b * facing;
+  }
+  target.attributes.color.needsUpdate = true;
 }
