@@ -1,4 +1,4 @@
-"""The play page's frames per second (issue #14). Run: ``.venv/bin/python benchmarks/page.py`` (about 5 minutes;
+"""The play page's frames per second (issue #14). Run: ``.venv/bin/python benchmarks/page.py`` (about 8 minutes;
 the first run also compiles the reference commit's numba kernels, 1-3 minutes).
 
 Debian's chromium, headless, WebGL through SwiftShader (software: the CPU draws every pixel), at 1280 x 720,

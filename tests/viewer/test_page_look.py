@@ -318,3 +318,26 @@ def test_a_software_renderer_draws_without_multisampling_and_with_nearest_texels
     found = scene.evaluate(SOFTWARE)
     assert found["software"] is True and found["antialias"] is False and found["nearest"] is True, found
     assert found["swiftshader"] and found["llvmpipe"] and not found["card"], found
+
+
+def test_the_default_quality_adapts_its_resolution_and_a_pinned_one_stays(scene):
+    """Unpinned, a page at default quality drawing 1280 x 720 in software (slower than 1/30 s a picture here) draws
+    fewer pixels, down to MIN_RESOLUTION of the window's and no further; ``?resolution=0.7`` pins 0.7, and a pin
+    below MIN_RESOLUTION is raised to it."""
+    minimum = scene.evaluate("(async () => (await import('./scene.js')).MIN_RESOLUTION)()")
+    for query, check in (("", "r => r < 0.999"), ("?resolution=0.7", "r => r === 0.7"),
+                         ("?resolution=0.1", f"r => r === {minimum}")):
+        tab = scene.context.browser.new_page(viewport=VIEWPORT)
+        try:
+            tab.goto(scene.served + query)
+            tab.wait_for_function(f"window.voxelworld && window.voxelworld.stats.resolution !== undefined && "
+                                  f"({check})(window.voxelworld.stats.resolution)", timeout=WAIT_MS)
+            shares = [tab.evaluate("window.voxelworld.stats.resolution")]
+            for _ in range(5):
+                tab.wait_for_timeout(300)
+                shares.append(tab.evaluate("window.voxelworld.stats.resolution"))
+            assert all(minimum - 1e-9 <= share <= 1 for share in shares), (query, shares)
+            width = tab.evaluate("window.voxelworld.renderer.domElement.width")
+            assert abs(width - round(VIEWPORT["width"] * shares[-1])) <= 1, (query, width, shares)
+        finally:
+            tab.close()

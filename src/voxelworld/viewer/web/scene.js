@@ -17,7 +17,7 @@ export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
 // the textured, shadowed look keeps a playable frame rate on a slow (software) renderer. Low quality draws every
 // pixel (it is cheap).
-export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.5;
+export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.45;
 const RESOLUTION_STEP = 0.85, RESOLUTION_SETTLE_MS = 400; // each change, and the time between two changes
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
