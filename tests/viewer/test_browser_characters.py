@@ -32,24 +32,28 @@ from voxelworld.game.level import demo_level, surface_height  # noqa: E402
 from voxelworld.game.world import World  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
 
-# Draw the scene with and without the enemy (its model and its blade) in one go, so nothing moves in between,
-# and project its chest to the picture.
-WITH_AND_WITHOUT = """() => {
-  const v = window.voxelworld;
-  const canvas = document.querySelector('#view canvas');
-  const enemy = v.scene.getObjectByName('actors').children.find((o) => o.userData.kind === 'enemy');
-  const parts = [enemy, enemy.userData.blade];
+def with_and_without(parts: str, point: str) -> str:
+    """A page function drawing the scene with and without ``parts`` (a JS expression of a list of objects, with
+    ``actors`` and ``enemy`` at hand) in one go, so nothing moves in between, and projecting ``point`` (a JS
+    expression of a world position) to the picture: {count, shown, hidden, x, y}."""
+    return f"""() => {{
+  const v = window.voxelworld, canvas = document.querySelector('#view canvas');
+  const actors = v.scene.getObjectByName('actors');
+  const enemy = actors.children.find((o) => o.userData.kind === 'enemy');
+  const parts = {parts};
   v.renderer.render(v.scene, v.camera);
   const shown = canvas.toDataURL('image/png');
   for (const p of parts) p.visible = false;
   v.renderer.render(v.scene, v.camera);
   const hidden = canvas.toDataURL('image/png');
   for (const p of parts) p.visible = true;
-  const chest = enemy.position.clone();
-  chest.y += 1.3;
-  chest.project(v.camera);
-  return { shown, hidden, x: (chest.x + 1) / 2 * canvas.width, y: (1 - chest.y) / 2 * canvas.height };
-}"""
+  const at = ({point}).project(v.camera);
+  return {{ count: parts.length, shown, hidden, x: (at.x + 1) / 2 * canvas.width, y: (1 - at.y) / 2 * canvas.height }};
+}}"""
+
+
+# The enemy (its model and its blade), and its chest.
+WITH_AND_WITHOUT = with_and_without("[enemy, enemy.userData.blade]", "enemy.position.clone().setY(enemy.position.y + 1.3)")
 
 
 def decode(url: str) -> np.ndarray:
@@ -215,28 +219,17 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
     assert page.problems == []
 
 
-# The enemy drawn with and without the discs the actors stand on, and where its feet fall in the picture.
-WITH_AND_WITHOUT_DISCS = """() => {
-  const v = window.voxelworld, canvas = document.querySelector('#view canvas');
-  const discs = [];
-  v.scene.getObjectByName('actors').traverse((o) => { if (o.name === 'shadow') discs.push(o); });
-  const enemy = v.scene.getObjectByName('actors').children.find((o) => o.userData.kind === 'enemy');
-  v.renderer.render(v.scene, v.camera);
-  const shown = canvas.toDataURL('image/png');
-  for (const d of discs) d.visible = false;
-  v.renderer.render(v.scene, v.camera);
-  const hidden = canvas.toDataURL('image/png');
-  for (const d of discs) d.visible = true;
-  const feet = enemy.position.clone().project(v.camera);
-  return { discs: discs.length, shown, hidden, x: (feet.x + 1) / 2 * canvas.width, y: (1 - feet.y) / 2 * canvas.height };
-}"""
+# The discs every actor stands on, and the enemy's feet.
+WITH_AND_WITHOUT_DISCS = with_and_without(
+    "(() => { const discs = []; actors.traverse((o) => { if (o.name === 'shadow') discs.push(o); }); return discs; })()",
+    "enemy.position.clone()")
 
 
 def test_every_actor_stands_on_a_soft_shadow(page):
     """Actors cast no shadow-map shadow (the map is the static terrain's); each stands on a dark disc: the ground
     at the enemy's feet is darker with the discs than without."""
     drawn = page.evaluate(WITH_AND_WITHOUT_DISCS)
-    assert drawn["discs"] >= 5
+    assert drawn["count"] >= 5
     shown, hidden = decode(drawn["shown"]), decode(drawn["hidden"])
     x, y = int(round(drawn["x"])), int(round(drawn["y"]))
     assert 10 <= x < shown.shape[1] - 10 and 10 <= y < shown.shape[0] - 10, (x, y)
