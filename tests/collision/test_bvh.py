@@ -218,3 +218,18 @@ def test_degenerate_triangles_are_touched_at_their_nearest_edge_point():
         assert found.depth[0] == pytest.approx(0.4 - np.linalg.norm(np.subtract(centre, nearest)))
         capsule = bvh.overlap_capsule(np.array(centre), np.array(centre) + (0.0, 1.0, 0.0), 0.4)
         assert capsule.triangle.tolist() == [triangle] and np.allclose(capsule.point[0], nearest, atol=1e-12)
+
+
+def test_triangle_normals_are_numpys_cross_product_normalised_bit_for_bit():
+    """The BVH's per-triangle normals (a kernel) equal numpy's cross product over its norm exactly, and a
+    degenerate triangle (two corners alike, or all on a line) gets (0, 0, 0)."""
+    positions, indices, _, _ = random_mesh(5)
+    positions[indices[3, 1]] = positions[indices[3, 0]]  # two corners alike
+    positions[indices[7, 2]] = 2 * positions[indices[7, 1]] - positions[indices[7, 0]]  # on a line
+    p = positions[indices]
+    normal = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    length = np.linalg.norm(normal, axis=1, keepdims=True)
+    expected = np.divide(normal, length, out=np.zeros_like(normal), where=length > 0)
+    found = TriangleBVH(positions, indices).normals
+    assert np.array_equal(found, expected)
+    assert np.all(found[3] == 0.0) and np.abs(found[7]).max() < 1e-12

@@ -31,6 +31,32 @@ def triangle_boxes(positions, indices, lo, hi, centroids):
 
 
 @nb.njit(cache=True, nogil=True)
+def triangle_normals(positions, indices, normals):
+    """Each triangle's unit normal (corners counter-clockwise seen from its front) into ``normals``; (0, 0, 0) for
+    a degenerate one. The same operations in the same order as numpy's cross product and norm."""
+    for t in range(indices.shape[0]):
+        a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
+        ux = positions[b, 0] - positions[a, 0]
+        uy = positions[b, 1] - positions[a, 1]
+        uz = positions[b, 2] - positions[a, 2]
+        vx = positions[c, 0] - positions[a, 0]
+        vy = positions[c, 1] - positions[a, 1]
+        vz = positions[c, 2] - positions[a, 2]
+        nx = uy * vz - uz * vy
+        ny = uz * vx - ux * vz
+        nz = ux * vy - uy * vx
+        length = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if length > 0.0:
+            normals[t, 0] = nx / length
+            normals[t, 1] = ny / length
+            normals[t, 2] = nz / length
+        else:
+            normals[t, 0] = 0.0
+            normals[t, 1] = 0.0
+            normals[t, 2] = 0.0
+
+
+@nb.njit(cache=True, nogil=True)
 def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
     """Top-down build with the surface area heuristic over BINS bins per axis: each node splits its triangles
     where the children's expected ray cost (area x triangles) is least, down to LEAF_SIZE triangles (or stops

@@ -167,10 +167,8 @@ class TriangleBVH:
         self._normals_from_positions()
 
     def _normals_from_positions(self) -> None:
-        p = self.positions[self.indices]
-        normal = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-        length = np.linalg.norm(normal, axis=1, keepdims=True)
-        self.normals = np.divide(normal, length, out=np.zeros_like(normal), where=length > 0)
+        self.normals = np.empty((len(self.indices), 3))
+        _kernels.triangle_normals(self.positions, self.indices, self.normals)
 
     def refit(self, positions) -> None:
         """Move the vertices to ``positions`` (same count, same triangles) and update the boxes in O(m): the
