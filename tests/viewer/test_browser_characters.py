@@ -1,7 +1,7 @@
 """The actors in a real browser: every actor is a skinned CesiumMan posed from the frame's characters.
 
 The demo world (its 3 NPCs and the chainsaw enemy cutting the rock wall) with the player standing 4 m beside the
-enemy, looking at it (+z); the page plays it. The scene holds one SkinnedMesh per actor (counted through
+enemy, looking at it (+z); the page plays it. The scene holds one skin per actor (skinned on the CPU; counted through
 ``window.voxelworld.characters()``), and the enemy is in the picture: drawn once with and once without the
 enemy in the same instant, the pictures differ around where the enemy stands. The pictures are written to
 ``VOXELWORLD_SCREENSHOTS`` (a folder) when that is set, for a person to look at. A page that cannot load the model

@@ -233,7 +233,8 @@ uniform float textureScale;
 uniform float emission;
 ${LIGHT_UNIFORMS}
 ${TERRAIN_VARYINGS}
-// One material's albedo (rgb, sRGB) and height (a) at uv (or its table colour when it has no texture).
+// One material's albedo (rgb, sRGB) and height (a) at uv; a material without a texture draws the vertex's two
+// table colours mixed by its blend (vPalette: one value passed per pixel, not two).
 vec4 albedoOf(float layer, vec3 fallback, vec2 uv) {
   vec4 albedo = texture(albedoMaps, vec3(uv, layer));
   return layer > 254.5 ? vec4(fallback, 0.5) : albedo;
