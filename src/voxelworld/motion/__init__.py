@@ -16,7 +16,9 @@ from .assets import CESIUM_MAN
 from .biovision import load_bvh
 from .clip import Channel, Clip
 from .contact_motion import ContactMotion
-from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
+from .measure import JointMotion, joint_motion, motion_ratios
+from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft, PartShape,
+                            SlowdownProfile, Vibration,
                        collision_contact_query)
 from .gltf import Character, SkinnedMesh, load_gltf, skin
 from .ik import ConeLimit, HingeLimit, fabrik, two_bone_ik
@@ -24,6 +26,6 @@ from .skeleton import Pose, Skeleton
 from .swing import forearm_part, swing_clip
 
 __all__ = ["quaternions", "CESIUM_MAN", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
-           "ContactStarted", "Medium", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
+           "ContactStarted", "Medium", "MediumEntered", "MediumLeft", "PartShape", "SlowdownProfile", "Vibration", "collision_contact_query",
            "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit", "fabrik", "two_bone_ik",
-           "Pose", "Skeleton", "forearm_part", "swing_clip"]
+           "Pose", "Skeleton", "forearm_part", "swing_clip", "JointMotion", "joint_motion", "motion_ratios"]

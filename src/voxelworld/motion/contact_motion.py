@@ -1,46 +1,52 @@
-"""Motion that answers what it touches: the contact-aware *second action* (issue #5).
+"""Motion that answers what it touches: the contact-aware *second action*.
 
 A :class:`ContactMotion` plays a clip (the *first action*) on a skeleton with **one playback clock per joint**
 (seconds into the clip). Every frame each clock advances by ``dt * rate``; at rate 1 everywhere this is the clip
-itself. When the *part* (the hand and the tool it holds, a :class:`PartShape` fixed to the wrist) touches
-something, the *second action* takes over:
+itself. The joints fall in four groups: the **chain** (two or more joints, shoulder to wrist, each the parent
+of the next), the **hand** (the wrist and every joint below it), the **body** (the root, the hips, and the
+joints from it up to the chain's parent: waist, chest) and every other joint (legs, head, the other arm), which
+the second action leaves alone. When the *part* (the hand and the tool it holds, a :class:`PartShape` fixed to
+the wrist) touches something, the *second action* takes over:
 
-- the wrist (and everything below it) plays slowest, the elbow faster, the shoulder nearly at full speed, the
-  root (the hips) drops to about 0.1; every other joint keeps its speed (see :class:`SlowdownProfile` for the
-  numbers, which follow the material's hardness and the blade's contact area);
-- the hand is put where the *slowed wrist* puts it: the pose the first action gives the arm (shoulder, elbow,
-  wrist) at the **wrist's** clock, hung from the shoulder's parent as it is now; the shoulder and elbow are
-  then re-solved by two-bone IK from the shoulder (``previous_mid`` = last frame's elbow, pole = the elbow of
-  the first action at its own clock), so the arm stays joined and every bone keeps its length;
-- when the contact ends the rates come back gradually, wrist first, then elbow, shoulder and the rest of the
-  body (one recovery time constant each, growing from the wrist outward); joints that fell behind catch up
-  with the leaders, and once every clock is the same again the first action simply resumes.
+- the body drops to about 0.1 of the first action's speed; the wrist (and the hand) runs slower still, by the
+  material's hardness and the blade's contact area; the joints of the chain lie between, slower towards the
+  wrist (the whole arm lags the body); see :class:`SlowdownProfile` for the numbers;
+- the pose is the first action's with every joint's local transform at its own clock (forward kinematics), so
+  every bone keeps its length, each joint turns at its own rate (a rotation measured relative to its parent runs
+  at the joint's clock rate), and the tool, carried by joints that are all slowed, moves slower than the hips;
+- the torso (the body's joints above the root, or the root alone) shakes by the material's hardness; the hand
+  stays on its steady path and inverse kinematics re-joins the chain to it (two-bone IK for three joints, pole:
+  the middle joint's steady place, last frame's bend kept; FABRIK with the given limits otherwise);
+- with a ``second_clip`` (the motion of cutting), the chain, hand and body blend towards it while in contact;
+- when the contact ends the rates come back from the wrist outward: the wrist first, the next joint
+  ``recovery_delay`` later, and so on to the body, each with its own time constant; joints that fell behind
+  then catch up with the leaders, and once every clock is the same again the first action simply resumes.
+  Looping clips count the lag within one clip length, so it never grows beyond it.
 
-The same machinery slows joints inside a :class:`Medium` (water, mud): a joint inside runs at
-``1 / (1 + drag)``.
+The same machinery slows joints inside a :class:`Medium` (water, mud), more the deeper they are.
 
-Rates and "per-frame change"
-----------------------------
-A joint's *rate* in a frame is the advance of its clock in that frame divided by ``dt``: how many seconds of
-the first action it plays per second. The first action's rate is 1 for every joint, so the rate *is* the
-joint's per-frame change relative to the first action (``rates`` after each :meth:`ContactMotion.step`).
+Rates and measured motion
+-------------------------
+A joint's *rate* in a frame is the advance of its clock in that frame divided by ``dt`` (``rates`` after each
+:meth:`ContactMotion.step`). What a viewer sees is measured by :mod:`voxelworld.motion.measure`: each joint's
+per-frame displacement and rotation against the free run.
 
 Within a frame
 --------------
-1. targets from last frame's state (contact, media), clocks advanced, the pose sampled, the part placed and
-   ``contact_query`` asked;
-2. if the answer (contact or not, material, area) or the media the joints are in change the targets, the
-   frame is advanced again from last frame's clocks with the new targets (the query's answer stands), so a
-   frame that reports contact is played at the contact rates;
-3. if the arm's clocks differ, the arm is re-posed (IK) as above.
+1. targets from last frame's state (contact, media, recovery), clocks advanced, the pose sampled, the part
+   placed and ``contact_query`` asked;
+2. if the answer (contact or not, material, area) or the media change the targets, the frame is advanced again
+   from last frame's clocks with the new targets (the query's answer stands), so a frame that reports contact is
+   played at the contact rates;
+3. if the torso shakes, the chain is re-joined to the hand's steady place by IK as above.
 
 Everything is deterministic: the same inputs give bit-identical poses and events.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,24 +54,19 @@ from ..attribute_state import array, attribute_state, instance, number, optional
 from ..errors import ParameterError, check_finite
 from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
+from ._kernels import ik as _ik_kernel
 from .clip import Clip
-from .ik import two_bone_ik
-from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, PartShape, SlowdownProfile, Vibration,
-                       joint_index)
+from .ik import _limits, two_bone_ik
+from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft, PartShape,
+                            SlowdownProfile, Vibration, joint_index)
 from .skeleton import Pose, Skeleton
 
 __all__ = ["ContactMotion"]
 
 SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
 RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
-
-
-# ------------------------------------------------------------------------------------------------ the motion
-@dataclass(frozen=True)
-class _Targets:
-    rates: np.ndarray
-    contact: Contact | None
-    area: float
+SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
+IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
 
 
 class ContactMotion:
@@ -76,10 +77,10 @@ class ContactMotion:
     skeleton : Skeleton
     clip : Clip
         The first action.
-    chain : 3 joint names (or indices)
-        Shoulder, elbow, wrist: each the parent of the next.
+    chain : sequence of 2 or more joint names (or indices)
+        Shoulder to wrist, each the parent of the next.
     root : joint name (or index)
-        The joint that drops to ``profile.root_rate`` in contact (the hips); not one of the chain.
+        The hips: the body's first joint; not one of the chain or the hand.
     part : PartShape
         The hand and its tool, in the wrist's frame.
     profile : SlowdownProfile
@@ -88,15 +89,28 @@ class ContactMotion:
         Wrap the clocks around the clip (default: stop at its end).
     start : float
         The clocks' first value (s).
+    second_clip : Clip, optional
+        The second action's own motion (cutting): blended in while in contact, looping.
+    limits : sequence of ``len(chain) - 1`` IK limits, optional
+        One per bone (None, a :class:`~voxelworld.motion.ik.HingeLimit` or ``ConeLimit``, in the skeleton's world
+        frame); given, the chain is joined by FABRIK whatever its length.
 
     Attributes
     ----------
+    chain : tuple of int
+        The chain's joints; ``shoulder`` is the first, ``wrist`` the last, ``elbow`` the one before the wrist (the
+        shoulder itself in a two-joint chain).
+    body : tuple of int
+        The root and the joints from it to the chain's parent.
     clocks, rates : (n,) float64
-        Each joint's clock (s into the clip, unwrapped when looping) and its rate in the last frame.
+        Each joint's clock (s into the clip; when looping, within one clip length of the leaders) and its rate in
+        the last frame.
     time : float
         Seconds played since the start.
+    placement : (4, 4) float64
+        Where the skeleton stands in the world (:meth:`place`); identity by default.
     world : (n, 4, 4) float64
-        World matrices of the last pose returned.
+        World matrices of the last pose returned (placed).
     part_segment : (2, 3) float64
         The part's axis in world space in the last frame.
     contact : Contact or None
@@ -112,38 +126,56 @@ class ContactMotion:
     >>> motion = ContactMotion(body, swing, ["shoulder", "elbow", "wrist"], "hip", PartShape((0, 0, 0), (0, -0.2, 0), 0.05))
     >>> rock = Contact((0, 0, 0), (1, 0, 0), "rock", 5.0, area=0.0)
     >>> pose, events = motion.step(0.1, lambda a, b, r: rock)
-    >>> type(events[0]).__name__, round(float(motion.rates[3]), 3), round(float(motion.rates[0]), 3)
-    ('ContactStarted', 0.167, 0.1)
+    >>> type(events[0]).__name__, round(float(motion.rates[3]), 4), round(float(motion.rates[0]), 3)
+    ('ContactStarted', 0.0167, 0.1)
     """
 
     # What the motion keeps from frame to frame (:meth:`state_dict`); the other attributes are what its
     # constructor is given and derives from that.
-    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_previous_elbow", "pose",
-                        "world", "part_segment", "_previous_end")
+    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_in_media", "_previous_elbow",
+                        "pose", "world", "part_segment", "_previous_end", "_held", "_since_contact", "_shake",
+                        "_shake_frequency", "_second_weight", "_second_clock", "placement")
     STATE_CHECKS = {"clocks": array((None,)), "rates": array((None,)), "time": number(minimum=0.0, unit="s"),
                     "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
-                    "inside": array((None,)), "previous_elbow": optional(array((3,))), "pose": instance(Pose),
-                    "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,))}
-    OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "shoulder", "elbow",
-                        "wrist", "root", "_hand", "_taus", "_parent", "_parents", "_arm")
+                    "inside": array((None,)), "in_media": array((None, None), dtype="bool"),
+                    "previous_elbow": optional(array((3,))), "pose": instance(Pose),
+                    "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,)),
+                    "held": array((None,)), "since_contact": number(minimum=0.0, unit="s", infinite=True),
+                    "shake": number(minimum=0.0, maximum=45.0, unit="degrees"),
+                    "shake_frequency": number(minimum=0.0, unit="Hz"), "second_weight": number(0.0, 1.0),
+                    "second_clock": number(minimum=0.0, unit="s"), "placement": array((4, 4))}
+    OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "second_clip", "limits",
+                        "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
+                        "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
+                        "_params")
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
-                 start: float = 0.0):
+                 start: float = 0.0, second_clip: Clip | None = None, limits: Sequence | None = None):
         if not isinstance(skeleton, Skeleton):
             raise ParameterError("skeleton", type(skeleton).__name__, "a voxelworld.motion Skeleton")
         if not isinstance(clip, Clip):
             raise ParameterError("clip", type(clip).__name__, "a voxelworld.motion Clip")
         clip.sample(skeleton, 0.0)  # raises if the clip names joints the skeleton lacks
-        if isinstance(chain, (str, bytes)) or not isinstance(chain, Sequence) or len(chain) != 3:
-            raise ParameterError("chain", chain, "three joints: [shoulder, elbow, wrist]")
+        if second_clip is not None:
+            if not isinstance(second_clip, Clip) or second_clip.duration <= 0.0:
+                raise ParameterError("second_clip", second_clip, "None or a voxelworld.motion Clip of positive duration")
+            second_clip.sample(skeleton, 0.0)
+        if isinstance(chain, (str, bytes)) or not isinstance(chain, Sequence) or not 2 <= len(chain) <= 64:
+            raise ParameterError("chain", chain, "2 to 64 joints, shoulder to wrist, each the parent of the next")
         joints = [joint_index(skeleton, "chain", name) for name in chain]
         parents = skeleton.parents
-        if parents[joints[1]] != joints[0] or parents[joints[2]] != joints[1]:
-            raise ParameterError("chain", list(chain), "[shoulder, elbow, wrist], each the parent of the next")
+        for a, b in zip(joints, joints[1:]):
+            if parents[b] != a:
+                raise ParameterError("chain", list(chain), "joints each the parent of the next (shoulder to wrist)")
         root_index = joint_index(skeleton, "root", root)
-        if root_index in joints:
-            raise ParameterError("root", root, "a joint outside the chain (the hips)")
+        n = len(skeleton)
+        hand = np.zeros(n, dtype=bool)  # the wrist and every joint below it
+        hand[joints[-1]] = True
+        for j in range(joints[-1] + 1, n):
+            hand[j] = parents[j] >= 0 and hand[parents[j]]
+        if root_index in joints or hand[root_index]:
+            raise ParameterError("root", root, "a joint outside the chain and the hand (the hips)")
         if not isinstance(part, PartShape):
             raise ParameterError("part", type(part).__name__, "a PartShape")
         profile = SlowdownProfile() if profile is None else profile
@@ -152,30 +184,61 @@ class ContactMotion:
         media = tuple(media)
         for medium in media:
             if not isinstance(medium, Medium):
-                raise ParameterError("media", type(medium).__name__, "Medium objects")
+                raise ParameterError("media", type(medium).__name__, "a sequence of Medium")
+        self._kinds, self._params = _limits(limits, len(joints) - 1)
         self.skeleton, self.clip, self.part, self.profile, self.media = skeleton, clip, part, profile, media
-        self.loop = bool(loop)
+        self.loop, self.second_clip = bool(loop), second_clip
+        self.limits = None if limits is None else tuple(limits)
         self.start = check_finite("start", start, minimum=0.0, unit="s")
-        self.shoulder, self.elbow, self.wrist = joints
+        self.chain = tuple(joints)
+        self.shoulder, self.elbow, self.wrist = joints[0], joints[-2], joints[-1]
         self.root = root_index
-        n = len(skeleton)
-        hand = np.zeros(n, dtype=bool)  # the wrist and every joint below it
-        hand[self.wrist] = True
-        for j in range(self.wrist + 1, n):
-            hand[j] = parents[j] >= 0 and hand[parents[j]]
-        self._hand = hand
-        taus = np.full(n, profile.body_recovery)
-        taus[hand] = profile.wrist_recovery
-        taus[self.elbow] = profile.elbow_recovery
-        taus[self.shoulder] = profile.shoulder_recovery
-        self._taus = taus
+        # The body: the root and the joints from it up to the chain's parent (the root alone when it is not an
+        # ancestor of the chain).
+        path, j = [], int(parents[joints[0]])
+        while j >= 0 and j != root_index:
+            path.append(j)
+            j = int(parents[j])
+        self.body = (root_index,) + (tuple(reversed(path)) if j == root_index else ())
+        k = len(joints)
+        slot = np.full(n, -1, dtype=np.int64)  # index into the profile's (wrist, ..., shoulder, body) rates
+        slot[hand] = 0
+        for d, joint in enumerate(reversed(joints)):
+            slot[joint] = d
+        slot[list(self.body)] = k
+        self._slot = slot
+        taus = np.array(profile.recovery_times(k))
+        self._taus = np.where(slot >= 0, taus[slot], profile.body_recovery)
+        self._delays = np.where(slot >= 0, slot * profile.recovery_delay, 0.0)
+        self._shaking = np.array(self.body[1:] if len(self.body) > 1 else self.body, dtype=np.int64)
+        self._shake_axes = self._axes_across(self._shaking)
+        mask = np.zeros(n, dtype=bool)
+        if second_clip is not None:
+            keyed = [skeleton.index(name) for name in second_clip.joint_names]
+            mask[keyed] = True
+            mask &= (slot >= 0)
+        self._second_mask = mask
         self._parent = int(parents[self.shoulder])
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
-        self._arm = np.array([self.shoulder, self.elbow, self.wrist], dtype=np.int64)
+        self._chain = np.array(joints, dtype=np.int64)
+        self.placement = np.eye(4)
         self.reset()
 
+    def _axes_across(self, joints: np.ndarray) -> np.ndarray:
+        """(m, 3): for each shaking joint a unit axis in its own frame across its bone (to its first child)."""
+        translation = self.skeleton.rest.translation
+        axes = np.zeros((len(joints), 3))
+        for i, j in enumerate(joints):
+            children = np.flatnonzero(self.skeleton.parents == j)
+            bone = translation[children[0]] if len(children) else np.array([0.0, 1.0, 0.0])
+            bone = bone / max(np.linalg.norm(bone), 1e-12)
+            other = np.eye(3)[int(np.argmin(np.abs(bone)))]
+            across = np.cross(bone, other)
+            axes[i] = across / np.linalg.norm(across)
+        return axes
+
     def reset(self) -> None:
-        """Back to the start: every clock at ``start``, every rate 1, no contact."""
+        """Back to the start: every clock at ``start``, every rate 1, no contact (the placement stays)."""
         n = len(self.skeleton)
         self.clocks = np.full(n, self.start)
         self.rates = np.ones(n)
@@ -183,13 +246,37 @@ class ContactMotion:
         self.contact: Contact | None = None
         self._area = 0.0
         self._inside = np.ones(n)  # the medium rate of each joint (1: in none), from the last pose
+        self._in_media = np.zeros((len(self.media), n), dtype=bool)
         self._previous_elbow: np.ndarray | None = None
-        local, world, _ = self._pose_at(self.clocks)
+        self._held = np.ones(n)  # the rates of the last contact frame, kept through each joint's recovery delay
+        self._since_contact = math.inf
+        self._shake, self._shake_frequency = 0.0, 0.0
+        self._second_weight, self._second_clock = 0.0, 0.0
+        local, world, _ = self._pose_at(self.clocks, 0.0, 0.0)
         self.pose, self.world = Pose._trusted(*(part.copy() for part in local)), world
+        self._in_media = self._media_inside(world)
         self._inside = self._medium_rates(world)
         start, end, _ = self.part.placed(world[self.wrist])
         self.part_segment = np.stack([start, end])
         self._previous_end = end
+
+    def place(self, placement) -> None:
+        """Stand the skeleton at ``placement``: a (4, 4) matrix of finite numbers, rotation times a positive
+        uniform scale plus a translation (a walking character moves it every frame). Takes effect in the next
+        :meth:`step`."""
+        legal = "a (4, 4) matrix of finite numbers: rotation times a positive uniform scale, last row 0 0 0 1"
+        try:
+            matrix = np.array(placement, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterError("placement", placement, legal) from None
+        if matrix.shape != (4, 4) or not np.isfinite(matrix).all() or not np.array_equal(matrix[3], [0, 0, 0, 1]):
+            raise ParameterError("placement", placement, legal)
+        scales = np.linalg.norm(matrix[:3, :3], axis=0)
+        gram = matrix[:3, :3].T @ matrix[:3, :3]
+        if scales.min() <= 1e-9 or not np.allclose(gram, np.eye(3) * scales[0] ** 2, rtol=1e-6, atol=1e-9) \
+                or np.linalg.det(matrix[:3, :3]) <= 0:
+            raise ParameterError("placement", placement, legal)
+        self.placement = matrix
 
     def state_dict(self) -> dict:
         """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -201,56 +288,93 @@ class ContactMotion:
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
     # ----------------------------------------------------------------------------------------- one frame
-    def _targets(self, contact: Contact | None, area: float, inside: np.ndarray, lag: np.ndarray) -> np.ndarray:
+    def _contact_targets(self, contact: Contact, area: float) -> np.ndarray:
+        rates = np.array(self.profile.chain_rates(contact.hardness, area, len(self.chain)))
+        return np.where(self._slot >= 0, rates[np.maximum(self._slot, 0)], 1.0)
+
+    def _targets(self, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
+                 since: float) -> np.ndarray:
         targets = inside.copy()
+        holding = since < self._delays  # still within its recovery delay: keeps last contact's rate
+        targets = np.where(holding, np.minimum(targets, self._held), targets)
         free = targets >= 1.0
-        # Catching up starts once every free joint has recovered (rate within RECOVERED of 1): recovery first,
-        # from the wrist outward, then the clocks close up, then the first action resumes.
-        if np.all(self.rates[free] >= 1.0 - RECOVERED):
+        # Catching up starts once every joint has come out of its delay and every free joint has recovered (rate
+        # within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close up, then the first
+        # action resumes.
+        if not holding.any() and np.all(self.rates[free] >= 1.0 - RECOVERED):
             targets[free] = np.minimum(self.profile.max_catch_up, 1.0 + lag[free] / self.profile.catch_up_time)
-        if contact is not None:
-            wrist, elbow, shoulder, root = self.profile.chain_rates(contact.hardness, area)
-            targets[self._hand] = np.minimum(targets[self._hand], wrist)
-            targets[self.elbow] = min(targets[self.elbow], elbow)
-            targets[self.shoulder] = min(targets[self.shoulder], shoulder)
-            targets[self.root] = min(targets[self.root], root)
+        if contact_targets is not None:
+            targets = np.minimum(targets, contact_targets)
         return targets
 
-    def _advance(self, targets: np.ndarray, lag: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
-        clocks, rates = np.empty_like(self.clocks), np.empty_like(self.rates)
-        _kernel.advance_clocks(self.clocks, self.rates, targets, self._taus, lag, dt,
-                               self.clip.duration, self.loop, SNAP, clocks, rates)
-        return clocks, rates
+    def _advance(self, clocks: np.ndarray, targets: np.ndarray, lag: np.ndarray, dt: float):
+        new_clocks, rates = np.empty_like(clocks), np.empty_like(self.rates)
+        _kernel.advance_clocks(clocks, self.rates, targets, self._taus, lag, dt, self.clip.duration, self.loop,
+                               SNAP, new_clocks, rates)
+        return new_clocks, rates
 
-    def _pose_at(self, clocks: np.ndarray):
-        """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks``, their world matrices,
-        and the hand's world matrix where the slowed wrist puts it (None when the arm's clocks agree and the
-        pose is the first action's)."""
-        s, e, w = self._arm
-        times = np.empty((2, len(clocks)))
-        times[0] = clocks
-        times[1] = clocks
-        times[1, s] = times[1, e] = clocks[w]
+    def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float, shake: float = 0.0):
+        """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks`` (blended towards the
+        second clip, the torso shaken by ``shake`` radians), their placed world matrices, and where the torso
+        shakes the chain's steady places and hand (None otherwise)."""
         # Wing-internal fast path of Clip.sample_frames / Skeleton.world_transforms: the clocks are ours and
         # finite, so the public wrappers' checks and Pose copies are skipped (this runs every frame).
-        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(times, self.loop))
-        world = np.empty((1, len(clocks), 4, 4))
-        _fk.world_transforms(self._parents, translation[:1], rotation[:1], scale[:1], world)
-        world = world[0]
+        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(clocks[None], self.loop))
+        if second_weight > 0.0:
+            self._blend_second(translation, rotation, second_weight, second_clock)
         local = (translation[0], rotation[0], scale[0])
-        if clocks[s] == clocks[w] and clocks[e] == clocks[w]:
+        world = self._world(*local)
+        if shake == 0.0:
             return local, world, None
-        parent = world[self._parent] if self._parent >= 0 else np.eye(4)
-        arm = np.empty((3, 4, 4))
-        _kernel.chain_world(np.ascontiguousarray(parent), translation[1], rotation[1], scale[1], self._arm, arm)
-        return local, world, arm[2]
+        # The torso shakes; the hand stays on its steady path and the chain absorbs the shake (IK).
+        steady = world[self._chain]
+        local = (translation[0], self._shaken(rotation[0], shake), scale[0])
+        return local, self._world(*local), (steady[:, :3, 3].copy(), steady[-1].copy())
+
+    def _blend_second(self, translation, rotation, weight: float, clock: float) -> None:
+        """Blend the second clip's pose at ``clock`` (looping) into every row, for the joints it keys."""
+        t2, q2, _ = self.second_clip._run(self.skeleton, self.second_clip._clock(np.full((1, len(self.skeleton)),
+                                                                                           clock), True))
+        mask = self._second_mask
+        other = q2[0, mask]
+        for row in range(rotation.shape[0]):
+            first = rotation[row, mask]
+            sign = np.where(np.sum(first * other, axis=1) < 0.0, -1.0, 1.0)[:, None]
+            blended = (1.0 - weight) * first + weight * sign * other
+            rotation[row, mask] = blended / np.linalg.norm(blended, axis=1)[:, None]
+            translation[row, mask] = (1.0 - weight) * translation[row, mask] + weight * t2[0, mask]
+
+    def _world(self, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        """Placed world matrices ``(n, 4, 4)`` of one pose's local arrays."""
+        world = np.empty((1, len(translation), 4, 4))
+        _fk.world_transforms(self._parents, translation[None], rotation[None], scale[None], world)
+        if np.array_equal(self.placement, np.eye(4)):
+            return world[0]
+        return self.placement @ world[0]
+
+    def _shaken(self, rotation: np.ndarray, angle: float) -> np.ndarray:
+        """``rotation (n, 4)`` with each shaking joint turned by ``angle`` (radians) about its axis across the
+        bone, alternating sides."""
+        rotation = rotation.copy()
+        for i, j in enumerate(self._shaking):
+            half = 0.5 * angle * (1.0 if i % 2 == 0 else -1.0)
+            x, y, z = self._shake_axes[i] * math.sin(half)
+            w = math.cos(half)
+            a = rotation[j]  # local * shake (the shake in the joint's own frame)
+            rotation[j] = (a[3] * x + a[0] * w + a[1] * z - a[2] * y, a[3] * y - a[0] * z + a[1] * w + a[2] * x,
+                           a[3] * z + a[0] * y - a[1] * x + a[2] * w, a[3] * w - a[0] * x - a[1] * y - a[2] * z)
+        return rotation
+
+    def _media_inside(self, world: np.ndarray) -> np.ndarray:
+        positions = world[:, :3, 3]
+        return np.array([medium.contains(positions) for medium in self.media], dtype=bool).reshape(
+            len(self.media), len(positions))
 
     def _medium_rates(self, world: np.ndarray) -> np.ndarray:
         rates = np.ones(len(self.skeleton))
-        if self.media:
-            positions = world[:, :3, 3]
-            for medium in self.media:
-                rates[medium.contains(positions)] = np.minimum(rates[medium.contains(positions)], medium.rate)
+        positions = world[:, :3, 3]
+        for medium in self.media:
+            rates = np.minimum(rates, medium.rates(positions))
         return rates
 
     def _area_of(self, contact: Contact, blade: np.ndarray | None) -> float:
@@ -259,6 +383,16 @@ class ContactMotion:
         if blade is None:
             return 1.0
         return float(min(1.0, abs(float(np.dot(blade, contact.normal)))))
+
+    def _lag(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each joint's lag behind the leaders (s) and its clock re-expressed from it: looping, the lag is
+        counted within one clip length (a joint a whole loop behind is in step)."""
+        lead = float(self.clocks.max())
+        lag = lead - self.clocks
+        if not self.loop or self.clip.duration <= 0.0:
+            return lag, self.clocks
+        lag = np.mod(lag, self.clip.duration)
+        return lag, lead - lag
 
     def step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
         """Play one frame of ``dt`` seconds; return the pose and the events of the frame.
@@ -274,66 +408,108 @@ class ContactMotion:
         Returns
         -------
         pose : Pose
-            Local joint transforms (the arm re-posed by IK when its clocks differ).
+            Local joint transforms (the chain re-posed by IK when its clocks differ).
         events : list
-            :class:`ContactEnded`, :class:`ContactStarted`, :class:`Vibration`, in that order, as they happened.
+            :class:`ContactEnded`, :class:`ContactStarted`, :class:`MediumLeft`, :class:`MediumEntered`,
+            :class:`Vibration`, in that order, as they happened.
         """
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         if not callable(contact_query):
             raise ParameterError("contact_query", contact_query, "a callable (start, end, radius) -> Contact | None")
-        lead = float(self.clocks.max())
-        lag = lead - self.clocks
+        lag, clocks0 = self._lag()
+        time = self.time + dt
+        since = self._since_contact + dt
         # The frame as it would be without contact decides whether there is one (so contact starts and ends
         # where the freely moving part meets or leaves the surface, not where the slowed one does).
-        targets = self._targets(None, 0.0, self._inside, lag)
-        clocks, rates = self._advance(targets, lag, dt)
-        local, world, hand = self._pose_at(clocks)
-        start, end, blade = self.part.placed(world[self.wrist] if hand is None else hand)
+        fade = math.exp(-dt / self.profile.body_recovery)
+        shake, frequency = self._shake * fade, self._shake_frequency
+        weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
+        second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
+        targets = self._targets(None, self._inside, lag, since)
+        clocks, rates = self._advance(clocks0, targets, lag, dt)
+        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+        start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
         area = self._area_of(contact, blade) if contact is not None else 0.0
         inside = self._medium_rates(world) if self.media else self._inside
-        second = self._targets(contact, area, inside, lag)
-        if not np.array_equal(second, targets):
-            clocks, rates = self._advance(second, lag, dt)
-            local, world, hand = self._pose_at(clocks)
-            start, end, blade = self.part.placed(world[self.wrist] if hand is None else hand)
-        if hand is not None:
-            local, world = self._join_arm(local, world, hand)
+        held, since_contact = self._held, since
+        if contact is not None:
+            held, since_contact = self._contact_targets(contact, area), 0.0
+            shake, frequency = self.profile.shake(contact.hardness)
+            shake = max(shake, self._shake * fade)
+            if self.second_clip is not None:
+                weight = 1.0 - (1.0 - self._second_weight) * math.exp(-dt / SECOND_BLEND)
+        second = self._targets(held if contact is not None else None, inside, lag, since)
+        if contact is not None or not np.array_equal(second, targets):
+            clocks, rates = self._advance(clocks0, second, lag, dt)
+            local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+            start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
+        elbow = None
+        if arm is not None:
+            local, world, elbow = self._join_chain(local, world, *arm)
         pose = Pose._trusted(*(part.copy() for part in local))  # made here: already checked and unit
         # Events, then the new state (nothing above changed the object, so bad input leaves it as it was).
-        time = self.time + dt
         events: list = []
         previous = self.contact
         if previous is not None and (contact is None or contact.material != previous.material):
             events.append(ContactEnded(time, previous.material))
         if contact is not None and (previous is None or contact.material != previous.material):
             events.append(ContactStarted(time, contact.material, contact.point))
+        in_media = self._media_inside(world) if self.media else self._in_media
+        if self.media:
+            names = self.skeleton.names
+            for m, medium in enumerate(self.media):
+                for j in np.flatnonzero(self._in_media[m] & ~in_media[m]):
+                    events.append(MediumLeft(time, medium.name, names[j]))
+                for j in np.flatnonzero(in_media[m] & ~self._in_media[m]):
+                    events.append(MediumEntered(time, medium.name, names[j]))
         if contact is not None:
             moved = float(np.linalg.norm(end - self._previous_end))
             drive = moved / dt / max(float(rates[self.wrist]), 1e-12)
             events.append(Vibration(time, self.profile.impulse_scale * contact.hardness * drive, contact.material))
         self.clocks, self.rates, self.time = clocks, rates, time
-        self.contact, self._area, self._inside = contact, area, inside
+        self.contact, self._area, self._inside, self._in_media = contact, area, inside, in_media
+        self._held, self._since_contact = held, since_contact
+        self._shake, self._shake_frequency = (shake, frequency) if shake > 1e-6 else (0.0, 0.0)
+        self._second_weight = weight if weight > 1e-6 else 0.0
+        self._second_clock = second_clock if self._second_weight > 0.0 else 0.0
         self.pose, self.world = pose, world
         self.part_segment = np.stack([start, end])
         self._previous_end = end
-        self._previous_elbow = world[self.elbow, :3, 3].copy() if hand is not None else None
+        self._previous_elbow = elbow
         return pose, events
 
-    def _join_arm(self, local, world: np.ndarray, hand: np.ndarray):
-        """Re-solve shoulder and elbow so the wrist sits at the hand's place; the hand turned as ``hand``."""
+    @staticmethod
+    def _angle(shake_degrees: float, frequency: float, time: float) -> float:
+        """The torso's shake angle (radians) at ``time``."""
+        if shake_degrees == 0.0:
+            return 0.0
+        return math.radians(shake_degrees) * math.sin(2.0 * math.pi * frequency * time)
+
+    def _join_chain(self, local, world: np.ndarray, places: np.ndarray, hand: np.ndarray):
+        """Re-solve the chain so its joints come near their places and the wrist sits at the hand's, turned as
+        ``hand``; returns the new local arrays, world matrices and (for two-bone IK) the middle joint's place."""
         translation, rotation, scale = local
-        s, e, w = self._arm
-        mid, tip = two_bone_ik(world[s, :3, 3], world[e, :3, 3], world[w, :3, 3], hand[:3, 3],
-                               pole=world[e, :3, 3], previous_mid=self._previous_elbow)
-        parent = world[self._parent] if self._parent >= 0 else np.eye(4)
-        rotations = np.empty((3, 4))
-        _kernel.repose_arm(np.ascontiguousarray(parent), world[s], world[e], world[w], np.asarray(mid, float),
-                           np.asarray(tip, float), hand, np.ascontiguousarray(rotation[self._arm]), rotations)
+        chain = self._chain
+        now = world[chain, :3, 3]
+        target = hand[:3, 3]
+        elbow = None
+        if len(chain) == 3 and self.limits is None:
+            mid, tip = two_bone_ik(now[0], now[1], now[2], target, pole=places[1], previous_mid=self._previous_elbow)
+            positions = np.stack([now[0], np.asarray(mid, float), np.asarray(tip, float)])
+            elbow = positions[1].copy()
+        else:
+            positions = places.copy()
+            positions[0] = now[0]
+            lengths = np.linalg.norm(np.diff(now, axis=0), axis=1)
+            _ik_kernel.fabrik(positions, lengths, np.ascontiguousarray(target), self._kinds, self._params,
+                              IK_TOLERANCE, IK_PASSES, np.empty((len(chain) - 1, 3)))
+        parent = world[self._parent] if self._parent >= 0 else self.placement
+        rotations = np.empty((len(chain), 4))
+        _kernel.repose_chain(np.ascontiguousarray(parent), translation, rotation, chain,
+                             np.ascontiguousarray(positions), np.ascontiguousarray(hand), rotations)
         rotation = rotation.copy()
-        rotation[self._arm] = rotations
-        joined = np.empty((1,) + world.shape)
-        _fk.world_transforms(self._parents, translation[None], rotation[None], scale[None], joined)
-        return (translation, rotation, scale), joined[0]
+        rotation[chain] = rotations
+        return (translation, rotation, scale), self._world(translation, rotation, scale), elbow

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError, check_direction, check_finite, check_point
+from ..errors import ParameterError, check_direction, check_finite, check_integer, check_point
 
-__all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "Vibration",
+__all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "MediumEntered",
+           "MediumLeft", "Vibration",
            "collision_contact_query", "joint_index"]
 
 
@@ -106,73 +107,91 @@ class PartShape:
 # ----------------------------------------------------------------------------------------------------- profile
 @dataclass(frozen=True)
 class SlowdownProfile:
-    """How much each joint slows in contact, and how fast it recovers.
+    """How much each joint slows in contact, how fast it recovers, and how the body shakes.
 
-    The wrist's rate in contact with a material of hardness ``h`` at contact area factor ``a`` (0 edge,
-    1 flat)::
+    In contact with a material of hardness ``h`` at contact area factor ``a`` (0 edge, 1 flat), for a chain of
+    ``k`` joints (shoulder first, wrist last) under a body (the root and the joints from it to the chain's
+    parent)::
 
         resistance = h * (1 + flat_drag * a)
-        wrist      = max(min_rate, 1 / (1 + resistance / softness))      (min_rate if h >= uncuttable)
-        elbow      = wrist + elbow_share    * (1 - wrist)
-        shoulder   = wrist + shoulder_share * (1 - wrist)
-        root       = root_rate
+        body       = root_rate
+        wrist      = max(min_rate, body / (1 + resistance / softness))     (min_rate if h >= uncuttable)
+        joint d    = wrist + share(d) * (body - wrist)                     (d joints above the wrist)
 
-    With the defaults an edge cuts sand (0.5) at 0.67, soil (1.5) at 0.40, wood (3) at 0.25, rock (5) at
-    0.17 (elbow 0.67, shoulder 0.96); the flat of a blade on rock gives 0.06; iron (10 >= 8, which the default
-    terrain tool cannot cut) gives 0.02. The wrist is always the slowest of the chain.
+    ``share`` is ``elbow_share`` one joint above the wrist, ``shoulder_share`` at the chain's first joint, and
+    linear in ``d`` between them (a two-joint chain has only the shoulder's). So the part that touches (wrist and
+    tool) is always the slowest, the arm lags the body, the hips and torso nearly stop, and everything else in
+    the skeleton keeps the first action's speed. With the defaults, an edge cuts sand (0.5) at 0.067, soil (1.5)
+    at 0.040, wood (3) at 0.025, rock (5) at 0.017 (elbow 0.042, shoulder 0.067, hips 0.1); the flat of a blade on
+    rock gives 0.0063; iron (10 >= 8, which the default terrain tool cannot cut) gives ``min_rate`` 0.003.
 
-    After contact (and on leaving a medium) a joint's rate relaxes towards its target with a time constant:
-    ``wrist_recovery`` for the wrist and the joints below it, ``elbow_recovery``, ``shoulder_recovery``,
-    ``body_recovery`` for the root and every other joint: these must grow from the wrist outward. Once every
-    joint outside media has recovered (rate >= 0.99), a joint whose clock trails the leaders (the joints with
-    the latest clock) targets ``min(max_catch_up, 1 + lag / catch_up_time)`` until it has caught up.
+    After contact a joint's rate relaxes towards its target with a time constant (``wrist_recovery`` for the
+    wrist and the joints below it, ``elbow_recovery`` one joint above, up to ``shoulder_recovery`` at the chain's
+    first joint, ``body_recovery`` for the body), each starting ``recovery_delay`` seconds after the joint below
+    it: the wrist first, then the elbow, the shoulder, the hips. Once every joint outside media has recovered
+    (rate >= 0.99), a joint whose clock trails the leaders targets ``min(max_catch_up, 1 + lag / catch_up_time)``
+    until it has caught up.
+
+    In contact the torso shakes: a rotation of ``vibration_degrees * min(1, h / 10)`` degrees at
+    ``vibration_frequency + vibration_frequency_per_hardness * h`` Hz, fading with ``body_recovery`` after.
 
     Parameters
     ----------
     softness : float
-        Hardness at which an edge cuts at half speed (> 0, hardness units). Default 1.
+        Hardness at which an edge cuts at half the body's rate (> 0, hardness units). Default 1.
     flat_drag : float
         Extra resistance of the flat of a blade over its edge (>= 0). Default 2: the flat drags 3x.
     elbow_share, shoulder_share : float
-        Share of the wrist's lost speed the elbow and shoulder keep (0 <= elbow < shoulder <= 1). 0.6, 0.95.
+        Share of the body's rate over the wrist's that the elbow and the shoulder keep
+        (0 <= elbow < shoulder <= 1). 0.3, 0.6.
     root_rate : float
-        The root's rate in contact (0..1). Default 0.1.
+        The body's rate in contact (0..1): the hips and the torso up to the chain. Default 0.1.
     min_rate : float
-        Floor of every contact rate (0 < min_rate <= 1), so a stuck tool still comes free. Default 0.02.
+        Floor of every contact rate (0 < min_rate <= root_rate), so a stuck tool still comes free. Default 0.003.
     uncuttable : float
         Hardness from which the wrist runs at ``min_rate`` (> 0, inf to disable). Default 8.
     wrist_recovery, elbow_recovery, shoulder_recovery, body_recovery : float
         Recovery time constants (s, > 0, increasing). 0.05, 0.1, 0.15, 0.2.
+    recovery_delay : float
+        Seconds (>= 0) between one joint's start of recovery and the next one's towards the body. Default 0.05.
     catch_up_time : float
         Time constant (s) of catching up with the leading clock. Default 0.5.
     max_catch_up : float
         Highest rate while catching up (>= 1). Default 2.
     impulse_scale : float
         :class:`Vibration` impulse per (hardness x m/s). Default 1.
+    vibration_degrees : float
+        Torso shake at hardness 10 (degrees, >= 0). Default 1.5.
+    vibration_frequency, vibration_frequency_per_hardness : float
+        Shake frequency at hardness 0 (Hz, > 0) and its growth per hardness unit (Hz, >= 0). 8 and 2.
 
     Examples
     --------
     >>> profile = SlowdownProfile()
     >>> [round(rate, 3) for rate in profile.chain_rates(5.0, 0.0)]
-    [0.167, 0.667, 0.958, 0.1]
-    >>> profile.wrist_rate(1.5, 0.0) > profile.wrist_rate(5.0, 0.0) > profile.wrist_rate(5.0, 1.0)
+    [0.017, 0.042, 0.067, 0.1]
+    >>> profile.wrist_rate(1.5, 0.0) > profile.wrist_rate(5.0, 0.0) > profile.wrist_rate(5.0, 1.0) > profile.min_rate
     True
     """
 
     softness: float = 1.0
     flat_drag: float = 2.0
-    elbow_share: float = 0.6
-    shoulder_share: float = 0.95
+    elbow_share: float = 0.3
+    shoulder_share: float = 0.6
     root_rate: float = 0.1
-    min_rate: float = 0.02
+    min_rate: float = 0.003
     uncuttable: float = 8.0
     wrist_recovery: float = 0.05
     elbow_recovery: float = 0.1
     shoulder_recovery: float = 0.15
     body_recovery: float = 0.2
+    recovery_delay: float = 0.05
     catch_up_time: float = 0.5
     max_catch_up: float = 2.0
     impulse_scale: float = 1.0
+    vibration_degrees: float = 1.5
+    vibration_frequency: float = 8.0
+    vibration_frequency_per_hardness: float = 2.0
 
     def __post_init__(self):
         def number(name, **limits):
@@ -185,8 +204,8 @@ class SlowdownProfile:
         if self.shoulder_share <= self.elbow_share:
             raise ParameterError("shoulder_share", self.shoulder_share,
                                  f"greater than elbow_share ({self.elbow_share}): the shoulder keeps more speed")
-        number("root_rate", minimum=0.0, maximum=1.0)
-        number("min_rate", minimum=0.0, maximum=1.0, strict_minimum=True)
+        number("root_rate", minimum=0.0, maximum=1.0, strict_minimum=True)
+        number("min_rate", minimum=0.0, maximum=self.root_rate, strict_minimum=True)
         value = self.uncuttable
         if not (isinstance(value, (int, float)) and value == math.inf):
             number("uncuttable", minimum=0.0, strict_minimum=True)
@@ -198,8 +217,12 @@ class SlowdownProfile:
                 raise ParameterError(outer, getattr(self, outer),
                                      f"greater than {inner} ({getattr(self, inner)} s): recovery runs from the "
                                      "wrist outward")
-        number("max_catch_up", minimum=1.0)
+        number("recovery_delay", minimum=0.0, maximum=10.0, unit="s")
+        number("max_catch_up", minimum=1.0, maximum=100.0)
         number("impulse_scale", minimum=0.0)
+        number("vibration_degrees", minimum=0.0, maximum=45.0, unit="degrees")
+        number("vibration_frequency", minimum=0.0, strict_minimum=True, maximum=1000.0, unit="Hz")
+        number("vibration_frequency_per_hardness", minimum=0.0, maximum=1000.0, unit="Hz")
 
     def wrist_rate(self, hardness: float, area: float) -> float:
         """The wrist's contact rate for ``hardness`` (>= 0) and contact area factor ``area`` (0..1)."""
@@ -208,33 +231,78 @@ class SlowdownProfile:
         if hardness >= self.uncuttable:
             return self.min_rate
         resistance = hardness * (1.0 + self.flat_drag * area)
-        return max(self.min_rate, 1.0 / (1.0 + resistance / self.softness))
+        return max(self.min_rate, self.root_rate / (1.0 + resistance / self.softness))
 
-    def chain_rates(self, hardness: float, area: float) -> tuple[float, float, float, float]:
-        """Contact rates ``(wrist, elbow, shoulder, root)``."""
-        wrist = self.wrist_rate(hardness, area)
-        return (wrist, wrist + self.elbow_share * (1.0 - wrist), wrist + self.shoulder_share * (1.0 - wrist),
-                self.root_rate)
+    def chain_rates(self, hardness: float, area: float, joints: int = 3) -> tuple[float, ...]:
+        """Contact rates of a chain of ``joints`` (>= 2) from the wrist inward, then the body's:
+        ``(wrist, elbow, ..., shoulder, body)``."""
+        joints = check_integer("joints", joints, minimum=2, maximum=64)
+        wrist, body = self.wrist_rate(hardness, area), self.root_rate
+        rates = [wrist]
+        for above in range(1, joints):
+            if joints == 2:
+                share = self.shoulder_share
+            else:
+                share = self.elbow_share + (self.shoulder_share - self.elbow_share) * (above - 1) / (joints - 2)
+            rates.append(wrist + share * (body - wrist))
+        return tuple(rates) + (body,)
+
+    def recovery_times(self, joints: int = 3) -> tuple[float, ...]:
+        """Recovery time constants (s) of a chain of ``joints`` from the wrist inward, then the body's."""
+        joints = check_integer("joints", joints, minimum=2, maximum=64)
+        taus = [self.wrist_recovery]
+        for above in range(1, joints):
+            if joints == 2:
+                taus.append(self.shoulder_recovery)
+            else:
+                taus.append(self.elbow_recovery + (self.shoulder_recovery - self.elbow_recovery) * (above - 1)
+                            / (joints - 2))
+        return tuple(taus) + (self.body_recovery,)
+
+    def shake(self, hardness: float) -> tuple[float, float]:
+        """The torso's shake in contact with ``hardness``: (amplitude in degrees, frequency in Hz)."""
+        hardness = check_finite("hardness", hardness, minimum=0.0)
+        return (self.vibration_degrees * min(1.0, hardness / 10.0),
+                self.vibration_frequency + self.vibration_frequency_per_hardness * hardness)
 
 
 # ------------------------------------------------------------------------------------------------------- media
 @dataclass(frozen=True)
 class Medium:
-    """A volume that slows the joints inside it (water, mud): a joint inside runs at ``1 / (1 + drag)``.
+    """A volume that slows the joints inside it (water, mud), more the deeper they are.
 
-    Give exactly one region: ``box=(lo, hi)`` (corners, m) or ``sphere=(centre, radius)`` (m).
+    A joint ``depth`` metres below the medium's surface runs at ``1 / (1 + drag * min(1, depth / grade))``
+    (``grade`` 0: the full drag anywhere inside), so along a chain dipped in water the deepest part is the
+    slowest. Give exactly one region: ``box=(lo, hi)`` (corners, m; the surface is the top face along ``up``) or
+    ``sphere=(centre, radius)`` (m; depth is measured from the sphere's surface).
+
+    Parameters
+    ----------
+    name : str
+    drag : float
+        >= 0: the slowdown at full depth.
+    box, sphere : region
+    grade : float
+        Depth (m, >= 0) at which the full drag is reached. Default 0.
+    up : 3 floats
+        The surface's up direction (a box's surface is its highest face along it). Default (0, 1, 0).
 
     Examples
     --------
     >>> pond = Medium("water", 1.0, box=((0, -1, 0), (4, 0.5, 4)))
     >>> pond.rate, pond.contains([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]).tolist()
     (0.5, [True, False])
+    >>> deep = Medium("water", 3.0, box=((0, -2, 0), (4, 0.0, 4)), grade=1.0)
+    >>> deep.rates([[1, -0.25, 1], [1, -1.5, 1], [1, 0.5, 1]]).tolist()
+    [0.5714285714285714, 0.25, 1.0]
     """
 
     name: str
     drag: float
     box: tuple | None = None
     sphere: tuple | None = None
+    grade: float = 0.0
+    up: tuple = (0.0, 1.0, 0.0)
     rate: float = field(init=False)
 
     def __post_init__(self):
@@ -242,6 +310,8 @@ class Medium:
             raise ParameterError("name", self.name, "a non-empty string")
         object.__setattr__(self, "drag", check_finite("drag", self.drag, minimum=0.0))
         object.__setattr__(self, "rate", 1.0 / (1.0 + self.drag))
+        object.__setattr__(self, "grade", check_finite("grade", self.grade, minimum=0.0, unit="m"))
+        object.__setattr__(self, "up", check_direction("up", self.up))
         if (self.box is None) == (self.sphere is None):
             raise ParameterError("box/sphere", (self.box, self.sphere), "exactly one region: a box or a sphere")
         if self.box is not None:
@@ -267,6 +337,25 @@ class Medium:
         centre, radius = np.array(self.sphere[0]), self.sphere[1]
         return np.sum((points - centre) ** 2, axis=1) <= radius * radius
 
+    def depths(self, points) -> np.ndarray:
+        """(k,) float: how far (m) below the surface each point lies (negative outside)."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if self.box is not None:
+            lo, hi = np.array(self.box[0]), np.array(self.box[1])
+            up = np.array(self.up)
+            top = float(np.max(np.where(up >= 0, hi, lo) @ up))
+            depth = top - points @ up
+            return np.where(self.contains(points), depth, -1.0)
+        centre, radius = np.array(self.sphere[0]), self.sphere[1]
+        return radius - np.sqrt(np.sum((points - centre) ** 2, axis=1))
+
+    def rates(self, points) -> np.ndarray:
+        """(k,) float: the rate of a joint at each point (1 outside, see the class)."""
+        depth = self.depths(points)
+        inside = self.contains(points)
+        fraction = np.ones_like(depth) if self.grade == 0.0 else np.clip(depth / self.grade, 0.0, 1.0)
+        return np.where(inside, 1.0 / (1.0 + self.drag * fraction), 1.0)
+
 
 # ------------------------------------------------------------------------------------------------------ events
 @dataclass(frozen=True)
@@ -284,6 +373,24 @@ class ContactEnded:
 
     time: float
     material: str
+
+
+@dataclass(frozen=True)
+class MediumEntered:
+    """Joint ``joint`` went into ``medium`` (its name) at ``time`` (s since the motion started)."""
+
+    time: float
+    medium: str
+    joint: str
+
+
+@dataclass(frozen=True)
+class MediumLeft:
+    """Joint ``joint`` came out of ``medium`` (its name) at ``time``."""
+
+    time: float
+    medium: str
+    joint: str
 
 
 @dataclass(frozen=True)

@@ -140,51 +140,31 @@ def chain_world(parent_world, translation, rotation, scale, joints, out):
 
 
 @njit(cache=True)
-def repose_arm(parent_world, shoulder_world, elbow_world, wrist_world, new_elbow, new_wrist, hand_world,
-               local_rotations, out):
-    """Local rotations ``out (3, 4)`` of shoulder, elbow and wrist that put the elbow at ``new_elbow``, the
-    wrist at ``new_wrist`` (both at the bone lengths of the given world matrices) and turn the hand to the
-    rotation of ``hand_world``.
+def repose_chain(parent_world, translation, rotation, joints, new_positions, hand_world, out):
+    """Local rotations ``out (k, 4)`` of the chain ``joints (k,)`` (each the parent of the next, under
+    ``parent_world``) that put its joints at ``new_positions (k, 3)`` (the first where it is; bone lengths as
+    the chain's own) and turn the last joint to the rotation of ``hand_world``.
 
-    ``local_rotations (3, 4)``: the shoulder's, elbow's and wrist's current local rotations. The shoulder and
-    elbow each turn by the shortest rotation that swings their bone onto the new direction (so the twist about
-    the bone stays the first action's); the wrist's local rotation is whatever gives the hand's world rotation.
-    Each output has the sign nearer its input.
+    ``translation (n, 3)``, ``rotation (n, 4)``: every joint's local transform now. Each bone turns by the
+    shortest rotation that swings it onto its new direction (so its twist stays the first action's); the last
+    joint's local rotation is whatever gives the hand's world rotation. Each output has the sign nearer its input.
     """
-    sx, sy, sz = shoulder_world[0, 3], shoulder_world[1, 3], shoulder_world[2, 3]
-    ex, ey, ez = elbow_world[0, 3], elbow_world[1, 3], elbow_world[2, 3]
-    wx, wy, wz = wrist_world[0, 3], wrist_world[1, 3], wrist_world[2, 3]
+    k = joints.shape[0]
     px, py, pz, pw = _rotation_of(parent_world)
-    qs = local_rotations[0]
-    qe = local_rotations[1]
-    qw = local_rotations[2]
-    # World rotations of shoulder and elbow (uniform scale: rotations compose on their own).
-    swx, swy, swz, sww = _multiply(px, py, pz, pw, qs[0], qs[1], qs[2], qs[3])
-    # Shoulder: swing the upper arm onto the new elbow.
-    d1x, d1y, d1z, d1w = _between(ex - sx, ey - sy, ez - sz,
-                                  new_elbow[0] - sx, new_elbow[1] - sy, new_elbow[2] - sz)
-    # new local = conj(parent) * d1 * shoulder_world
-    ax, ay, az, aw = _multiply(d1x, d1y, d1z, d1w, swx, swy, swz, sww)
-    s2x, s2y, s2z, s2w = ax, ay, az, aw  # the shoulder's new world rotation
-    nsx, nsy, nsz, nsw = _multiply(-px, -py, -pz, pw, ax, ay, az, aw)
-    # The wrist carried along by the shoulder's turn.
-    rx, ry, rz = _rotate(d1x, d1y, d1z, d1w, wx - sx, wy - sy, wz - sz)
-    cwx, cwy, cwz = sx + rx, sy + ry, sz + rz
-    # Elbow: swing the forearm onto the new wrist.
-    d2x, d2y, d2z, d2w = _between(cwx - new_elbow[0], cwy - new_elbow[1], cwz - new_elbow[2],
-                                  new_wrist[0] - new_elbow[0], new_wrist[1] - new_elbow[1],
-                                  new_wrist[2] - new_elbow[2])
-    ewx, ewy, ewz, eww = _multiply(s2x, s2y, s2z, s2w, qe[0], qe[1], qe[2], qe[3])
-    bx, by, bz, bw = _multiply(d2x, d2y, d2z, d2w, ewx, ewy, ewz, eww)  # the elbow's new world rotation
-    nex, ney, nez, new = _multiply(-s2x, -s2y, -s2z, s2w, bx, by, bz, bw)
-    # Wrist: whatever local rotation gives the hand's world rotation.
-    hx, hy, hz, hw = _rotation_of(hand_world)
-    nwx, nwy, nwz, nww = _multiply(-bx, -by, -bz, bw, hx, hy, hz, hw)
-    results = ((nsx, nsy, nsz, nsw), (nex, ney, nez, new), (nwx, nwy, nwz, nww))
-    inputs = (qs, qe, qw)
-    for i in range(3):
-        x, y, z, w = results[i]
-        q = inputs[i]
+    for i in range(k):
+        q = rotation[joints[i]]
+        if i < k - 1:
+            wx, wy, wz, ww = _multiply(px, py, pz, pw, q[0], q[1], q[2], q[3])
+            t = translation[joints[i + 1]]
+            dx, dy, dz = _rotate(wx, wy, wz, ww, t[0], t[1], t[2])
+            bx, by, bz, bw = _between(dx, dy, dz, new_positions[i + 1, 0] - new_positions[i, 0],
+                                      new_positions[i + 1, 1] - new_positions[i, 1],
+                                      new_positions[i + 1, 2] - new_positions[i, 2])
+            nx, ny, nz, nw = _multiply(bx, by, bz, bw, wx, wy, wz, ww)  # the joint's new world rotation
+        else:
+            nx, ny, nz, nw = _rotation_of(hand_world)
+        x, y, z, w = _multiply(-px, -py, -pz, pw, nx, ny, nz, nw)
         n = math.sqrt(x * x + y * y + z * z + w * w)
         sign = 1.0 if x * q[0] + y * q[1] + z * q[2] + w * q[3] >= 0.0 else -1.0
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = sign * x / n, sign * y / n, sign * z / n, sign * w / n
+        px, py, pz, pw = nx, ny, nz, nw
