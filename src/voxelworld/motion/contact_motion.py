@@ -65,6 +65,7 @@ __all__ = ["ContactMotion"]
 
 SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
 RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
+CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster than the first action (closes in time)
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
 
@@ -127,7 +128,7 @@ class ContactMotion:
     >>> rock = Contact((0, 0, 0), (1, 0, 0), "rock", 5.0, area=0.0)
     >>> pose, events = motion.step(0.1, lambda a, b, r: rock)
     >>> type(events[0]).__name__, round(float(motion.rates[3]), 4), round(float(motion.rates[0]), 3)
-    ('ContactStarted', 0.0167, 0.1)
+    ('ContactStarted', 0.0143, 0.1)
     """
 
     # What the motion keeps from frame to frame (:meth:`state_dict`); the other attributes are what its
@@ -302,7 +303,9 @@ class ContactMotion:
         # within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close up, then the first
         # action resumes.
         if not holding.any() and np.all(self.rates[free] >= 1.0 - RECOVERED):
-            targets[free] = np.minimum(self.profile.max_catch_up, 1.0 + lag[free] / self.profile.catch_up_time)
+            behind = free & (lag > 0.0)
+            targets[behind] = np.minimum(self.profile.max_catch_up,
+                                         1.0 + np.maximum(lag[behind] / self.profile.catch_up_time, CATCH_UP_FLOOR))
         if contact_targets is not None:
             targets = np.minimum(targets, contact_targets)
         return targets

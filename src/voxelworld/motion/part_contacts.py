@@ -115,22 +115,22 @@ class SlowdownProfile:
 
         resistance = h * (1 + flat_drag * a)
         body       = root_rate
-        wrist      = max(min_rate, body / (1 + resistance / softness))     (min_rate if h >= uncuttable)
+        wrist      = max(min_rate, body * wrist_share / (1 + resistance / softness))   (min_rate if h >= uncuttable)
         joint d    = wrist + share(d) * (body - wrist)                     (d joints above the wrist)
 
     ``share`` is ``elbow_share`` one joint above the wrist, ``shoulder_share`` at the chain's first joint, and
     linear in ``d`` between them (a two-joint chain has only the shoulder's). So the part that touches (wrist and
     tool) is always the slowest, the arm lags the body, the hips and torso nearly stop, and everything else in
-    the skeleton keeps the first action's speed. With the defaults, an edge cuts sand (0.5) at 0.067, soil (1.5)
-    at 0.040, wood (3) at 0.025, rock (5) at 0.017 (elbow 0.042, shoulder 0.067, hips 0.1); the flat of a blade on
-    rock gives 0.0063; iron (10 >= 8, which the default terrain tool cannot cut) gives ``min_rate`` 0.003.
+    the skeleton keeps the first action's speed. With the defaults, an edge cuts sand (0.5) at 0.040, soil (1.5)
+    at 0.029, wood (3) at 0.020, rock (5) at 0.014 (elbow 0.040, shoulder 0.066, hips 0.1); the flat of a blade on
+    rock gives 0.0059; iron (10 >= 8, which the default terrain tool cannot cut) gives ``min_rate`` 0.003.
 
     After contact a joint's rate relaxes towards its target with a time constant (``wrist_recovery`` for the
     wrist and the joints below it, ``elbow_recovery`` one joint above, up to ``shoulder_recovery`` at the chain's
     first joint, ``body_recovery`` for the body), each starting ``recovery_delay`` seconds after the joint below
     it: the wrist first, then the elbow, the shoulder, the hips. Once every joint outside media has recovered
-    (rate >= 0.99), a joint whose clock trails the leaders targets ``min(max_catch_up, 1 + lag / catch_up_time)``
-    until it has caught up.
+    (rate >= 0.99), a joint whose clock trails the leaders targets ``min(max_catch_up, 1 + max(lag / catch_up_time,
+    0.2))`` until it has caught up.
 
     In contact the torso shakes: a rotation of ``vibration_degrees * min(1, h / 10)`` degrees at
     ``vibration_frequency + vibration_frequency_per_hardness * h`` Hz, fading with ``body_recovery`` after.
@@ -138,7 +138,9 @@ class SlowdownProfile:
     Parameters
     ----------
     softness : float
-        Hardness at which an edge cuts at half the body's rate (> 0, hardness units). Default 1.
+        Hardness at which an edge's wrist rate halves from its hardness-0 value (> 0, hardness units). Default 2.
+    wrist_share : float
+        The wrist's rate as a share of the body's on a material of hardness 0 (0 < share < 1). Default 0.5.
     flat_drag : float
         Extra resistance of the flat of a blade over its edge (>= 0). Default 2: the flat drags 3x.
     elbow_share, shoulder_share : float
@@ -169,12 +171,13 @@ class SlowdownProfile:
     --------
     >>> profile = SlowdownProfile()
     >>> [round(rate, 3) for rate in profile.chain_rates(5.0, 0.0)]
-    [0.017, 0.042, 0.067, 0.1]
+    [0.014, 0.04, 0.066, 0.1]
     >>> profile.wrist_rate(1.5, 0.0) > profile.wrist_rate(5.0, 0.0) > profile.wrist_rate(5.0, 1.0) > profile.min_rate
     True
     """
 
-    softness: float = 1.0
+    softness: float = 2.0
+    wrist_share: float = 0.5
     flat_drag: float = 2.0
     elbow_share: float = 0.3
     shoulder_share: float = 0.6
@@ -199,6 +202,9 @@ class SlowdownProfile:
 
         number("softness", minimum=0.0, strict_minimum=True)
         number("flat_drag", minimum=0.0)
+        number("wrist_share", minimum=0.0, maximum=1.0, strict_minimum=True)
+        if self.wrist_share >= 1.0:
+            raise ParameterError("wrist_share", self.wrist_share, "below 1: the wrist is slower than the body")
         number("elbow_share", minimum=0.0, maximum=1.0)
         number("shoulder_share", minimum=0.0, maximum=1.0)
         if self.shoulder_share <= self.elbow_share:
@@ -231,7 +237,7 @@ class SlowdownProfile:
         if hardness >= self.uncuttable:
             return self.min_rate
         resistance = hardness * (1.0 + self.flat_drag * area)
-        return max(self.min_rate, self.root_rate / (1.0 + resistance / self.softness))
+        return max(self.min_rate, self.root_rate * self.wrist_share / (1.0 + resistance / self.softness))
 
     def chain_rates(self, hardness: float, area: float, joints: int = 3) -> tuple[float, ...]:
         """Contact rates of a chain of ``joints`` (>= 2) from the wrist inward, then the body's:

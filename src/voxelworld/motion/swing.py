@@ -100,6 +100,8 @@ def _normalised(matrix: np.ndarray) -> np.ndarray:
 #   upper, forearm          world elevations (degrees above ``forward`` towards ``up``) of the two arm bones, or
 #   reach_forward, reach_up the wrist relative to the shoulder in the forward / up plane (fractions of the arm's
 #                           reach), solved into elevations by planar two-bone IK.
+#   wrist                   optional: the hand's flex about the side axis from its place along the forearm
+#                           (degrees, positive: up); without it the wrist keeps its rest rotation.
 #
 # A clip loops when its last waypoint equals its first: the last key is then copied from the first, bit for bit.
 
@@ -150,8 +152,8 @@ def chainsaw_swing_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, che
     Returns
     -------
     Clip
-        Keys the rotations of ``hips``, the joints from it to ``chest``, the chain's shoulder and elbow (the
-        wrist keeps its rest rotation), each leg's joints, and the translation of ``hips``.
+        Keys the rotations of ``hips``, the joints from it to ``chest``, the chain's shoulder, elbow and wrist,
+        each leg's joints, and the translation of ``hips``.
 
     Examples
     --------
@@ -174,9 +176,9 @@ def chainsaw_swing_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, che
     body = check_finite("body", body, minimum=0.0)
     keys = check_integer("keys", keys, minimum=5)
     top = dict(hips_turn=-8.0 * body, hips_lean=0.0, hips_drop=0.0, chest_turn=-20.0 * body,
-               chest_lean=-8.0 * body, upper=from_degrees, forearm=from_degrees - 10.0)
+               chest_lean=-8.0 * body, upper=from_degrees, forearm=from_degrees - 10.0, wrist=25.0)
     bottom = dict(hips_turn=6.0 * body, hips_lean=4.0 * body, hips_drop=0.04 * body, chest_turn=15.0 * body,
-                  chest_lean=15.0 * body, upper=to_degrees, forearm=to_degrees - bend_degrees)
+                  chest_lean=15.0 * body, upper=to_degrees, forearm=to_degrees - bend_degrees, wrist=-15.0)
     times, tracks = _waypoint_tracks([(0.0, top, None), (downswing, bottom, "linear"), (1.0, top, "ease")],
                                      duration, keys)
     return _author(name, skeleton, body_joints, times, tracks)
@@ -520,7 +522,8 @@ def _author(name: str, skeleton: Skeleton, body: _BodyJoints, times: np.ndarray,
     rest, world_rest = skeleton.rest, skeleton.world_transforms()
     rest_rotation = np.array([quat.from_matrix(_normalised(m)) for m in world_rest])
     splay = np.radians(splay_degrees)
-    keyed = {j: [] for j in body.spine + [body.shoulder, body.elbow] + [j for leg in body.legs for j in leg]}
+    arm = [body.shoulder, body.elbow] + ([body.wrist] if "wrist" in tracks else [])
+    keyed = {j: [] for j in body.spine + arm + [j for leg in body.legs for j in leg]}
     if body.hips is not None:
         keyed[body.hips] = []
     offsets = []
@@ -564,6 +567,8 @@ def _author(name: str, skeleton: Skeleton, body: _BodyJoints, times: np.ndarray,
         place(s, quat.multiply(swing, rest_rotation[s]))
         bend = quat.between(quat.rotate(swing, lower_rest), directions[1])
         place(e, quat.multiply(bend, quat.multiply(swing, rest_rotation[e])))
+        if "wrist" in tracks:  # the hand flexed about the side axis, from its place along the forearm
+            place(w, quat.multiply(lean(tracks["wrist"][k]), world[w]))
         if body.legs:
             _plant_legs(skeleton, body, Pose(translation, rotation, rest.scale), world, rotation, rest_rotation)
         for joint in keyed:
