@@ -197,6 +197,14 @@ def test_recovery_runs_from_the_wrist_outward_in_measured_motion(man):
         held = motion_ratios(mine, theirs, np.arange(30, 40)).local_rotation[j]
         order.append(recovery_frames(mine.local_rotation[:, j], theirs.local_rotation[:, j], released, held))
     assert order[0] < order[1] < order[2] < order[3] < frames, order
+    # ... and each begins on its own frame (not all on the frame of release): the first tenth of the gap.
+    onsets = []
+    for name in (CHAIN[2], CHAIN[1], CHAIN[0], ROOT):
+        j = skeleton.index(name)
+        held = motion_ratios(mine, theirs, np.arange(30, 40)).local_rotation[j]
+        onsets.append(recovery_frames(mine.local_rotation[:, j], theirs.local_rotation[:, j], released, held,
+                                      window=1, share=0.1))
+    assert onsets[0] < onsets[1] < onsets[2] < onsets[3], onsets
     # The clock rates agree: the wrist's rate recovers first.
     rates = touched["rates"]
     first_half = [int(np.argmax(rates[released:, skeleton.index(n)] >= 0.5)) for n in (CHAIN[2], CHAIN[1], ROOT)]
@@ -204,16 +212,15 @@ def test_recovery_runs_from_the_wrist_outward_in_measured_motion(man):
 
 
 def test_looping_catches_up_and_the_lag_never_grows_past_one_clip(man):
-    """Touching on every other swing for 40 s: the lag behind the leaders stays under one clip length (it used to
-    grow without limit); once the touching stops, the joints line up and the first action resumes."""
+    """Cutting without a break for 20 s: the lag behind the leaders stays under one clip length (it used to grow
+    without limit: 33 s behind after 40 s); once the cutting stops, the joints line up and the first action
+    resumes."""
     skeleton, clip = man
-    period = int(round(clip.duration / DT))
-    touching = [f for f in range(int(40 / DT)) if (f // period) % 2 == 0 and (f % period) < period // 2]
     m = motion(man)
-    log = run(m, scripted(ROCK, set(touching)), int(46 / DT))
+    log = run(m, scripted(ROCK, range(0, int(20 / DT))), int(26 / DT))
     lag = log["clocks"].max(axis=1, keepdims=True) - log["clocks"]
-    assert lag.max() < clip.duration
-    assert lag[: int(40 / DT)].max() > 0.3  # it did fall behind
+    assert lag.max() < clip.duration + DT  # (a frame's advance past the re-counting)
+    assert lag[: int(20 / DT)].max() > 0.5 * clip.duration  # it did fall behind, more than once around
     assert np.ptp(log["clocks"][-1]) == 0.0  # one clock again
     # ... the free joints' clock, which never slowed: the first action resumes where it would be without contact.
     assert m.clocks[0] == pytest.approx(m.time, abs=1e-9)
@@ -237,7 +244,9 @@ def test_the_torso_shakes_by_hardness_and_the_hand_stays_on_its_path(man):
         spectrum = np.abs(np.fft.rfft(deviation - deviation.mean()))
         frequencies.append(np.fft.rfftfreq(len(deviation), DT)[int(np.argmax(spectrum[1:])) + 1])
         # The tool's steady path: the shake moves the torso, not the hand (IK absorbs it).
-        np.testing.assert_allclose(shaken["tips"], calm_h["tips"], atol=1e-6)
+        wrist = skeleton.index(CHAIN[2])
+        np.testing.assert_allclose(shaken["worlds"][:, wrist], calm_h["worlds"][:, wrist], atol=1e-6)
+        assert not np.allclose(shaken["worlds"][:, chest], calm_h["worlds"][:, chest], atol=1e-4)
         assert np.abs(skeleton.bone_lengths(shaken["poses"][-1]) - skeleton.bone_lengths(calm_h["poses"][-1])).max() \
             <= 1e-9
     profile = SlowdownProfile()
@@ -276,7 +285,8 @@ def long_arm(bones: int):
     rest = Pose(translations, [[0, 0, 0, 1]] * len(names), [[1, 1, 1]] * len(names))
     skeleton = Skeleton(names, [-1] + list(range(len(names) - 1)), rest)
     turn = lambda deg: [0, 0, np.sin(np.radians(deg) / 2), np.cos(np.radians(deg) / 2)]  # noqa: E731
-    keys = {name: {"rotation": ([0, 0.5, 1], [turn(0), turn(-12), turn(0)])} for name in names[1:-1]}
+    keys = {name: {"rotation": ([0, 0.5, 1], [turn(30), turn(15), turn(30)])} for name in names[2:-1]}
+    keys["chest"] = {"rotation": ([0, 0.5, 1], [turn(0), turn(-12), turn(0)])}
     keys["hip"] = {"rotation": ([0, 0.5, 1], [turn(0), turn(10), turn(0)])}
     return skeleton, Clip.from_keys("bend", keys), names[2:]
 
@@ -298,8 +308,13 @@ def test_chains_of_any_length_grade_their_rates_and_keep_the_hand_on_its_path(bo
         assert along[-1] < rates[0] == pytest.approx(0.1)
         for pose in log["poses"]:
             np.testing.assert_allclose(skeleton.bone_lengths(pose), skeleton.bone_lengths(), atol=1e-9)
-    # With the shake, IK (two-bone or FABRIK) keeps the hand where the steady pose puts it.
-    np.testing.assert_allclose(moving[1.5]["tips"], moving[0.0]["tips"], atol=1e-5)
+    # With the shake, IK (two-bone or FABRIK) keeps the hand where the steady pose puts it (a one-bone chain can
+    # only point at it).
+    if bones == 1:
+        return
+    wrist = skeleton.index(chain[-1])
+    np.testing.assert_allclose(moving[1.5]["worlds"][:, wrist, :3, 3], moving[0.0]["worlds"][:, wrist, :3, 3],
+                               atol=1e-5)
     assert not np.allclose(moving[1.5]["worlds"][:, 1], moving[0.0]["worlds"][:, 1])  # the chest did shake
 
 
