@@ -92,7 +92,7 @@ def _bend_direction(ux, uy, uz, pole_x, pole_y, pole_z, has_previous, prev_x, pr
                     mid_x, mid_y, mid_z, tip_x, tip_y, tip_z):
     """The unit bend direction h, perpendicular to u, from the hint vectors (all relative to the root)."""
     px, py, pz, pn = _perpendicular(pole_x, pole_y, pole_z, ux, uy, uz)
-    pole_sin = pn / math.sqrt(pole_x * pole_x + pole_y * pole_y + pole_z * pole_z) if pn > 0.0 else 0.0
+    pole_sin = min(1.0, pn / math.sqrt(pole_x * pole_x + pole_y * pole_y + pole_z * pole_z)) if pn > 0.0 else 0.0
     pole_ok = pole_sin > DEGENERATE
     if pole_ok:
         px, py, pz = px / pn, py / pn, pz / pn
