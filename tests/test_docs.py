@@ -1,4 +1,5 @@
-"""The documentation runs: every docstring example in the package, and the Python examples of the README and the game guide."""
+"""The documentation runs: every docstring example in the package, and the Python examples of the README, the game guide
+and the motion guide."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def test_docstring_examples_run(name):
     assert failures == 0
 
 
-@pytest.mark.parametrize("path", [README, README.parent / "docs" / "game.md"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [README, README.parent / "docs" / "game.md", README.parent / "docs" / "motion.md"],
+                         ids=lambda p: p.name)
 def test_guide_python_examples_run(path):
     blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
     assert blocks, f"{path.name} has a Python example"
