@@ -116,13 +116,13 @@ class SlowdownProfile:
         resistance = h * (1 + flat_drag * a)
         body       = root_rate
         wrist      = max(min_rate, body * wrist_share / (1 + resistance / softness))   (min_rate if h >= uncuttable)
-        joint d    = wrist + share(d) * (body - wrist)                     (d joints above the wrist)
+        joint d    = wrist * (body / wrist) ** share(d)                    (d joints above the wrist)
 
     ``share`` is ``elbow_share`` one joint above the wrist, ``shoulder_share`` at the chain's first joint, and
     linear in ``d`` between them (a two-joint chain has only the shoulder's). So the part that touches (wrist and
     tool) is always the slowest, the arm lags the body, the hips and torso nearly stop, and everything else in
     the skeleton keeps the first action's speed. With the defaults, an edge cuts sand (0.5) at 0.040, soil (1.5)
-    at 0.029, wood (3) at 0.020, rock (5) at 0.014 (elbow 0.040, shoulder 0.066, hips 0.1); the flat of a blade on
+    at 0.029, wood (3) at 0.020, rock (5) at 0.014 (elbow 0.026, shoulder 0.046, hips 0.1); the flat of a blade on
     rock gives 0.0059; iron (10 >= 8, which the default terrain tool cannot cut) gives ``min_rate`` 0.003.
 
     After contact a joint's rate relaxes towards its target with a time constant (``wrist_recovery`` for the
@@ -144,8 +144,8 @@ class SlowdownProfile:
     flat_drag : float
         Extra resistance of the flat of a blade over its edge (>= 0). Default 2: the flat drags 3x.
     elbow_share, shoulder_share : float
-        Share of the body's rate over the wrist's that the elbow and the shoulder keep
-        (0 <= elbow < shoulder <= 1). 0.3, 0.6.
+        How far, on a log scale, the elbow's and the shoulder's rates lie from the wrist's towards the body's
+        (0 <= elbow < shoulder <= 1). 0.3, 0.6: so the whole arm follows the material's hardness.
     root_rate : float
         The body's rate in contact (0..1): the hips and the torso up to the chain. Default 0.1.
     min_rate : float
@@ -171,7 +171,7 @@ class SlowdownProfile:
     --------
     >>> profile = SlowdownProfile()
     >>> [round(rate, 3) for rate in profile.chain_rates(5.0, 0.0)]
-    [0.014, 0.04, 0.066, 0.1]
+    [0.014, 0.026, 0.046, 0.1]
     >>> profile.wrist_rate(1.5, 0.0) > profile.wrist_rate(5.0, 0.0) > profile.wrist_rate(5.0, 1.0) > profile.min_rate
     True
     """
@@ -250,7 +250,7 @@ class SlowdownProfile:
                 share = self.shoulder_share
             else:
                 share = self.elbow_share + (self.shoulder_share - self.elbow_share) * (above - 1) / (joints - 2)
-            rates.append(wrist + share * (body - wrist))
+            rates.append(wrist * (body / wrist) ** share)
         return tuple(rates) + (body,)
 
     def recovery_times(self, joints: int = 3) -> tuple[float, ...]:

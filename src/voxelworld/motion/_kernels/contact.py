@@ -109,37 +109,6 @@ def _rotation_of(m):
 
 
 @njit(cache=True)
-def _local_matrix(t, q, s, out):
-    x, y, z, w = q[0], q[1], q[2], q[3]
-    f = 2.0 / (x * x + y * y + z * z + w * w)
-    out[0, 0] = (1.0 - f * (y * y + z * z)) * s[0]
-    out[0, 1] = f * (x * y - w * z) * s[1]
-    out[0, 2] = f * (x * z + w * y) * s[2]
-    out[1, 0] = f * (x * y + w * z) * s[0]
-    out[1, 1] = (1.0 - f * (x * x + z * z)) * s[1]
-    out[1, 2] = f * (y * z - w * x) * s[2]
-    out[2, 0] = f * (x * z - w * y) * s[0]
-    out[2, 1] = f * (y * z + w * x) * s[1]
-    out[2, 2] = (1.0 - f * (x * x + y * y)) * s[2]
-    out[0, 3], out[1, 3], out[2, 3] = t[0], t[1], t[2]
-    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
-
-
-@njit(cache=True)
-def chain_world(parent_world, translation, rotation, scale, joints, out):
-    """World matrices ``out (k, 4, 4)`` of a parent-to-child chain ``joints (k,)`` under ``parent_world``."""
-    local = parent_world.copy()
-    current = parent_world.copy()
-    for i in range(joints.shape[0]):
-        _local_matrix(translation[joints[i]], rotation[joints[i]], scale[joints[i]], local)
-        for r in range(4):
-            for c in range(4):
-                out[i, r, c] = current[r, 0] * local[0, c] + current[r, 1] * local[1, c] + \
-                    current[r, 2] * local[2, c] + current[r, 3] * local[3, c]
-        current[:, :] = out[i]
-
-
-@njit(cache=True)
 def repose_chain(parent_world, translation, rotation, joints, new_positions, hand_world, out):
     """Local rotations ``out (k, 4)`` of the chain ``joints (k,)`` (each the parent of the next, under
     ``parent_world``) that put its joints at ``new_positions (k, 3)`` (the first where it is; bone lengths as
