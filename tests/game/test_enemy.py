@@ -1,34 +1,52 @@
-"""The chainsaw enemy slows by the hardness of the voxels it cuts, carves them, and recovers once through."""
+"""The chainsaw enemy: CesiumMan's full-body swing slows by the hardness of the voxels it cuts, carves them, loops
+without a jump, and works along the wall for as long as a session lasts."""
 
 import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.game.enemy import Carved, ChainsawEnemy, ChainsawSettings
+from voxelworld.game.enemy import CHEST, HIPS, Carved, ChainsawEnemy, ChainsawSettings
+from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.motion import ContactStarted
 from voxelworld.terrain import Box, VoxelVolume
 
 DT = 1 / 60
 FEET = (2.4, 0.0, 2.4)  # the swing comes down in front of it, towards +x, through x 3..4 m
+BLOCK = ((3.2, 0.0, 1.4), (4.2, 2.0, 3.4))  # a block before it, taller than it reaches
 
 
-def arena(material, box=((3.2, 0.6, 2.0), (4.2, 1.2, 2.8))):
-    volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
-    volume.add(Box(*box), material)
+def arena(material, box=BLOCK, shape=(48, 24, 48)):
+    volume = VoxelVolume(shape, voxel_size=0.1, chunk_size=16)
+    if material is not None:
+        volume.add(Box(*box), material)
     mesher = ChunkMesher(volume)
     mesher.update()
     return volume, mesher
 
 
-def swing(volume, mesher, frames, **settings):
-    enemy = ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0), settings=ChainsawSettings(**settings))
+def swing(volume, mesher, frames, feet=FEET, wall=None, **settings):
+    enemy = ChainsawEnemy("saw", volume, mesher, feet, facing=(1, 0, 0), settings=ChainsawSettings(**settings),
+                          wall=wall)
     log = []
     for _ in range(frames):
         mesher.update()  # the world's frame loop refreshes the meshes before the enemy moves
         events = enemy.step(DT)
-        log.append((events, float(enemy.motion.rates[enemy.motion.wrist]), enemy.motion.contact is not None))
+        contact = enemy.motion.contact
+        log.append((events, float(enemy.motion.rates[enemy.motion.wrist]), contact.material if contact else None,
+                    enemy.motion.world[enemy.motion.wrist, :3, 3].copy(), enemy.motion.part_segment[1].copy()))
     return enemy, log
+
+
+def test_full_body_swing_moves_the_body_which_slows_to_a_tenth_in_contact():
+    enemy, log = swing(*arena(None), 90)
+    hips, chest = (enemy.motion.skeleton.index(n) for n in (HIPS, CHEST))
+    rest = enemy.motion.skeleton.rest.rotation
+    first = enemy.motion.clip.sample(enemy.motion.skeleton, 0.75).rotation  # the bottom of the swing
+    assert not np.allclose(first[hips], rest[hips]) and not np.allclose(first[chest], rest[chest])
+    enemy, log = swing(*arena("rock"), 60)
+    assert any(material == "rock" for _, _, material, _, _ in log)
+    assert enemy.motion.contact is not None and enemy.motion.rates[hips] == pytest.approx(0.1, abs=0.01)
 
 
 def test_slows_more_in_rock_than_in_soil_and_carves_both():
@@ -36,16 +54,22 @@ def test_slows_more_in_rock_than_in_soil_and_carves_both():
     for material in ("soil", "rock"):
         volume, mesher = arena(material)
         solid = volume.solid_volume()
-        enemy, log = swing(volume, mesher, 45)
-        started = [e for events, _, _ in log for e in events if isinstance(e, ContactStarted)]
+        enemy, log = swing(volume, mesher, 90)
+        started = [e for events, *_ in log for e in events if isinstance(e, ContactStarted)]
         assert started and started[0].material == material  # the voxel's material, read at the contact
         assert enemy.carved_voxels > 0 and volume.solid_volume() < solid - 0.01
-        results[material] = (enemy.slowest_wrist_rate, float(enemy.motion.clocks[enemy.motion.wrist]), log)
-    assert results["rock"][0] < results["soil"][0] < 1.0  # 0.17 against 0.40 with the default profile
-    assert results["rock"][1] < results["soil"][1]  # the wrist got less far through its swing in rock
+        ends = np.array([end for *_, end in log])
+        contact = np.array([m is not None for _, _, m, _, _ in log])
+        both = np.flatnonzero(contact[1:] & contact[:-1])[:20]  # the first 20 frames in contact
+        moves = np.linalg.norm(np.diff(ends, axis=0), axis=1)[both]
+        results[material] = (enemy.slowest_wrist_rate, float(moves.mean()), log)
+    assert results["rock"][0] < results["soil"][0] < 1.0  # 0.017 (edge) against 0.040 with the default profile
+    # The blade's tip moves less per contact frame in rock (4.9 against 5.3 mm at 60 fps: the body and shoulder,
+    # which carry most of the tip's motion, slow alike in both).
+    assert results["rock"][1] < 0.96 * results["soil"][1]
     # Rock goes through the damage gate: the first carves only damage it (four hits break a voxel), soil gives
     # way at once.
-    carves = {m: [e for events, _, _ in results[m][2] for e in events if isinstance(e, Carved)] for m in results}
+    carves = {m: [e for events, *_ in results[m][2] for e in events if isinstance(e, Carved)] for m in results}
     assert carves["soil"][0].voxels_changed > 0
     assert carves["rock"][0].voxels_changed == 0 and carves["rock"][0].voxels_damaged > 0
     assert any(c.voxels_changed > 0 for c in carves["rock"])
@@ -54,34 +78,73 @@ def test_slows_more_in_rock_than_in_soil_and_carves_both():
 def test_carves_along_the_blade():
     volume, mesher = arena("soil")
     before = volume.density.copy()
-    enemy, _ = swing(volume, mesher, 30)
+    enemy, log = swing(volume, mesher, 60)
     removed = np.argwhere((before >= volume.iso) & (volume.density < volume.iso))
     assert len(removed) > 0
     points = volume.index_to_world(removed)
-    start, end = enemy.motion.part_segment
-    # Everything removed lies within the cut radius (plus the edit's one-voxel ramp) of the blade's sweep, in
-    # the swing's plane z = 2.4 m.
-    assert np.all(np.abs(points[:, 2] - 2.4) <= enemy.settings.cut_radius + volume.voxel_size)
-
-
-def test_swing_recovers_after_cutting_through_a_thin_wall():
-    volume, mesher = arena("rock", box=((3.0, 1.0, 2.0), (4.2, 1.2, 2.8)))  # a 0.2 m rock slab across the swing
-    enemy, log = swing(volume, mesher, 150)
-    contact = [c for _, _, c in log]
-    rates = np.array([r for _, r, _ in log])
-    last = max(i for i, c in enumerate(contact) if c)
-    assert rates[:last + 1].min() < 0.2  # slowed in the rock
-    assert rates[last + 20] >= 0.99  # ... and back to speed once through
-    assert not any(contact[last + 1:])  # the next swing passes through the cut freely
-    # The slab is cut through its whole thickness in the swing's plane.
-    column = volume.density[:, 10:13, 24] >= volume.iso
-    assert np.any(~column[30:42].any(axis=1))
+    blades = np.array([[w, end] for *_, w, end in log])
+    # Everything removed lies near the swing's plane through the right hand (the cut radius, the edit's
+    # one-voxel ramp, and the blade's sideways lean).
+    plane = blades[:, :, 2].mean()
+    assert np.all(np.abs(points[:, 2] - plane) <= enemy.settings.cut_radius + 3 * volume.voxel_size)
 
 
 def test_iron_is_never_carved():
     volume, mesher = arena("iron")
-    enemy, _ = swing(volume, mesher, 40)
-    assert enemy.carved_voxels == 0 and enemy.slowest_wrist_rate <= 0.03
+    enemy, log = swing(volume, mesher, 60)
+    assert any(m == "iron" for _, _, m, _, _ in log)
+    assert enemy.carved_voxels == 0 and enemy.slowest_wrist_rate <= 0.003 + 1e-9
+
+
+def test_turns_back_at_the_end_of_a_short_wall():
+    # A 1.6 m rock wall along z (z 1.6..3.2 m) on a 6.4 m long strip; it starts at the wall's far end.
+    volume, mesher = arena("rock", box=((3.2, 0.0, 1.6), (3.6, 2.0, 3.2)), shape=(48, 24, 64))
+    enemy, log = swing(volume, mesher, 60 * 40, feet=(2.4, 0.0, 2.8), wall=(0, 0, 1),
+                       swings_per_spot=1)
+    materials = [m for _, _, m, _, _ in log]
+    assert enemy.wall[2] == -1.0 or enemy.position[2] < 2.8  # it turned back
+    windows = [sum(m is not None for m in materials[i:i + 600]) for i in range(0, len(materials), 600)]
+    assert all(w > 0 for w in windows)  # it comes back to the wall and keeps cutting
+
+
+def demo_session(seconds=60.0, dt=1 / 30):
+    world = World.demo(seed=0, npcs=0)
+    enemy = world.agents.enemies[0]
+    materials, wrist, feet = [], [], []
+    for _ in range(int(round(seconds / dt))):
+        world.step(Inputs(), dt=dt)
+        materials.append(enemy.motion.contact.material if enemy.motion.contact else None)
+        wrist.append(enemy.motion.world[enemy.motion.wrist, :3, 3].copy())
+        feet.append(enemy.position.copy())
+    return world, enemy, materials, np.array(wrist), np.array(feet)
+
+
+def test_keeps_cutting_the_demo_wall_for_a_whole_session():
+    dt = 1 / 30
+    world, enemy, materials, wrist, feet = demo_session(60.0, dt)
+    contact = [m for m in materials if m is not None]
+    assert sum(m == "rock" for m in contact) >= 0.5 * len(contact)  # 1577 of 1723 contact frames
+    window = int(round(10.0 / dt))
+    assert all(any(m is not None for m in materials[i:i + window]) for i in range(0, len(materials), window))
+    # it walked along the wall (z), facing it, its feet on the terrain
+    assert abs(feet[-1][2] - feet[0][2]) > 2.0 and np.allclose(feet[:, 0], feet[0, 0])
+    for x, y, z in feet[::150]:
+        assert y == pytest.approx(enemy.ground_height(x, z), abs=0.3)
+    # the swing never jumps: no frame moves the wrist more than 2.5x the free swing's largest move
+    moves = np.linalg.norm(np.diff(wrist, axis=0), axis=1)
+    assert moves.max() <= 2.5 * largest_free_move_at(dt)
+
+
+def largest_free_move_at(dt, seconds=3.0):
+    """The free swing's largest per-frame wrist move (m): the enemy's motion played with nothing to touch, the
+    enemy standing still."""
+    volume, mesher = arena(None)
+    motion = ChainsawEnemy("saw", volume, mesher, FEET).motion
+    wrist = []
+    for _ in range(int(round(seconds / dt))):
+        motion.step(dt, lambda start, end, radius: None)
+        wrist.append(motion.world[motion.wrist, :3, 3].copy())
+    return float(np.linalg.norm(np.diff(wrist, axis=0), axis=1).max())
 
 
 def test_deterministic():
@@ -89,17 +152,33 @@ def test_deterministic():
     for _ in range(2):
         volume, mesher = arena("rock")
         enemy, log = swing(volume, mesher, 60)
-        runs.append((volume.content_hash(), [events for events, _, _ in log], enemy.motion.clocks.tolist()))
+        runs.append((volume.content_hash(), [events for events, *_ in log], enemy.motion.clocks.tolist(),
+                     enemy.position.tolist()))
     assert runs[0] == runs[1]
 
 
 def test_carve_interval_carves_less_often():
     volume, mesher = arena("soil")
-    every, log = swing(volume, mesher, 45)
+    every, log = swing(volume, mesher, 60)
     volume, mesher = arena("soil")
-    sparse, sparse_log = swing(volume, mesher, 45, carve_interval=0.1)
-    count = lambda log: sum(isinstance(e, Carved) for events, _, _ in log for e in events)  # noqa: E731
+    sparse, sparse_log = swing(volume, mesher, 60, carve_interval=0.1)
+    count = lambda log: sum(isinstance(e, Carved) for events, *_ in log for e in events)  # noqa: E731
     assert 0 < count(sparse_log) < count(log)
+
+
+def test_state_round_trip_goes_on_the_same():
+    volume, mesher = arena("rock", box=((3.2, 0.0, 1.6), (3.6, 2.0, 3.2)), shape=(48, 24, 64))
+    enemy, _ = swing(volume, mesher, 200, feet=(2.4, 0.0, 2.8), wall=(0, 0, 1), swings_per_spot=1)
+    assert enemy.position[2] != 2.8  # it has stepped
+    state, motion = enemy.state_dict(), enemy.motion.state_dict()
+    copy = ChainsawEnemy("saw", volume, mesher, enemy.position, settings=enemy.settings, edits=lambda edit: None)
+    enemy._edits = copy._edits  # both leave the shared terrain alone from here on
+    copy.load_state_dict({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in state.items()})
+    copy.motion.load_state_dict(motion)
+    for _ in range(120):
+        a, b = enemy.step(DT), copy.step(DT)
+        assert a == b and np.array_equal(enemy.motion.world, copy.motion.world)
+        assert np.array_equal(enemy.position, copy.position) and np.array_equal(enemy.wall, copy.wall)
 
 
 def test_bad_input_raises_parameter_error():
@@ -109,12 +188,17 @@ def test_bad_input_raises_parameter_error():
         ChainsawEnemy("saw", other, mesher, FEET)
     with pytest.raises(ParameterError, match="facing"):
         ChainsawEnemy("saw", volume, mesher, FEET, facing=(0, 1, 0))
+    with pytest.raises(ParameterError, match="wall"):
+        ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0), wall=(2, 0, 0))
+    with pytest.raises(ParameterError, match="wall"):
+        ChainsawEnemy("saw", volume, mesher, FEET, wall=(0, 1, 0))
     with pytest.raises(ParameterError, match="position"):
         ChainsawEnemy("saw", volume, mesher, (1, 2))
     with pytest.raises(ParameterError, match="name"):
         ChainsawEnemy("", volume, mesher, FEET)
     for field, value in (("cut_radius", 0), ("carve_interval", -1), ("reach", float("nan")), ("tool", "saw"),
-                         ("profile", None), ("swing_seconds", 0)):
+                         ("profile", None), ("swing_seconds", 0), ("height", -1.8), ("stride", 0),
+                         ("walk_speed", float("inf")), ("swings_per_spot", 0), ("wall_end_swings", 1.5)):
         with pytest.raises(ParameterError, match=field):
             ChainsawSettings(**{field: value})
     enemy = ChainsawEnemy("saw", volume, mesher, FEET)

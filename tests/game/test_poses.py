@@ -1,4 +1,4 @@
-"""Every actor posed on CesiumMan: the walk phased by distance, the player's action layers, the enemy's arm."""
+"""Every actor posed on CesiumMan: the walk phased by distance, the player's action layers, the enemy's whole pose."""
 
 import math
 from dataclasses import fields, replace
@@ -131,7 +131,7 @@ def enemy_run(material: str | None, frames: int = 40):
     """The enemy of tests/game/test_enemy.py before a soil block (or nothing), posed every frame."""
     volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
     if material is not None:
-        volume.add(Box((3.2, 0.6, 2.0), (4.2, 1.2, 2.8)), material)
+        volume.add(Box((3.2, 0.0, 1.4), (4.2, 2.0, 3.4)), material)
     mesher = ChunkMesher(volume)
     mesher.update()
     enemy = ChainsawEnemy("saw", volume, mesher, (2.4, 0.0, 2.4), facing=(1, 0, 0))
@@ -160,19 +160,22 @@ def test_enemy_wrist_slows_on_contact_in_the_posed_skeleton():
     assert contact.any() and first > 2
     assert np.allclose(cut_steps[:first], free_steps[:first])  # the same swing until the blade touches
     in_contact = np.flatnonzero(contact[1:]) + 1
-    # the posed wrist turns at well under half its free speed while cutting soil (the wrist's rate: 0.40)
+    # the posed wrist turns at well under half its free speed while cutting soil (the wrist's rate: 0.040)
     assert cut_steps[in_contact].sum() < 0.6 * free_steps[in_contact].sum()
     assert all(p.contact == "soil" for p, c in zip(cutting, contact) if c)
 
 
-def test_enemy_hand_holds_the_blade():
-    enemy, poses, _ = enemy_run("soil", 10)
-    positions = poses[-1].world_positions()
-    shoulder, _, wrist = character_rig().right_arm
-    world = enemy.motion.world
-    assert np.allclose(positions[shoulder], world[enemy.motion.skeleton.index("shoulder"), :3, 3], atol=1e-6)
-    assert np.linalg.norm(positions[wrist] - world[enemy.motion.wrist, :3, 3]) < 0.1
-    assert np.allclose(poses[-1].blade, enemy.motion.part_segment)
+def test_enemy_pose_is_its_motions_whole_pose():
+    enemy, poses, contact = enemy_run("soil", 40)
+    pose = poses[-1]
+    # Every joint where the enemy's motion has it (CesiumMan's own skeleton, placed where the enemy stands).
+    assert np.allclose(pose.world_positions(), enemy.motion.world[:, :3, 3], atol=1e-6)
+    assert np.allclose(pose.local_rotations(), enemy.motion.pose.rotation)
+    assert pose.scale == pytest.approx(enemy.scale) and pose.position == tuple(enemy.position)
+    assert np.allclose(pose.blade, enemy.motion.part_segment)
+    assert contact[-1] and pose.contact == "soil"
+    # a person's height: the head well above 1.3 m, the feet at the ground
+    assert 1.3 < pose.world_positions()[:, 1].max() < 1.8
 
 
 def test_bad_pose_fields_raise():

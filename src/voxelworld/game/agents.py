@@ -100,12 +100,14 @@ class Agents:
         return npc
 
     def add_enemy(self, name: str, position, facing=(1.0, 0.0, 0.0),
-                  settings: ChainsawSettings = ChainsawSettings()) -> ChainsawEnemy:
+                  settings: ChainsawSettings = ChainsawSettings(), wall=None) -> ChainsawEnemy:
         """A chainsaw enemy called ``name`` (unique among the agents) with its feet at ``position`` (m), swinging
-        towards ``facing``; its carves are queued as the world's edits."""
+        towards ``facing`` and working along ``wall`` (None: across ``facing``); its carves are queued as the
+        world's edits."""
         check_range("name", name, "a name no other agent has", name not in self._names())
         world = self.world
-        enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit)
+        enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit,
+                              wall=wall)
         self.enemies.append(enemy)
         return enemy
 

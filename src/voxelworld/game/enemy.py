@@ -1,62 +1,77 @@
-"""The chainsaw enemy: a swing that slows by the hardness of the voxels it meets, and carves them.
+"""The chainsaw enemy: CesiumMan swinging a chainsaw along a wall, slowed by the hardness of what it cuts.
 
-A :class:`ChainsawEnemy` plays a downward chainsaw swing with :class:`~voxelworld.motion.ContactMotion`. Its
-contact query tests the blade's capsule against the terrain's collision mesh near the enemy (a
-:class:`~voxelworld.collision.TriangleBVH`, rebuilt only when those triangles change) and reads the hardness of
-the *voxel* behind the contact point (the dominant material of the first solid voxel found just behind the
-surface, the collision triangle's material if none is), so the arm slows more in rock than in soil.
+A :class:`ChainsawEnemy` is the packaged character (:data:`~voxelworld.motion.CESIUM_MAN`, its own skeleton)
+playing a full-body looping chainsaw swing (hips, chest and right arm move) with
+:class:`~voxelworld.motion.ContactMotion`, stood in the world by ``motion.place`` (its feet at ``position``, turned
+to ``facing``, scaled to ``settings.height``). Its contact query tests the blade's capsule against the terrain's
+collision mesh near the enemy (a :class:`~voxelworld.collision.TriangleBVH`, rebuilt only when those triangles
+change) and reads the hardness of the *voxel* behind the contact point (the dominant material of the first solid
+voxel found just behind the surface, the collision triangle's material if none is), so the arm slows more in rock
+than in soil while the hips and chest drop to the body's rate.
 
 While the blade is in contact it carves: every contact frame (or every ``carve_interval`` seconds) a
 ``remove`` with a capsule along the blade goes through the terrain's hardness/damage gate (``Tool``): soil gives
 way at once, rock after a few hits, iron never. Once the blade has cut through, nothing touches it, and
 ContactMotion brings its speed back, wrist first.
 
+It keeps cutting: it works along the wall (``wall``: a horizontal direction, by default across ``facing``),
+always facing the wall. After ``swings_per_spot`` swings with contact at one spot, or after a swing with none
+(it has cut in out of reach), it steps ``stride`` metres along the wall at ``walk_speed``, its feet on the
+terrain. When ``wall_end_swings`` swings in a row find nothing (the wall has ended) it turns back and walks past
+the stretch it has already cut before it cuts again.
+
 The collision mesh is read as of the mesher's last ``update()``: call it between frames (the world's frame loop
 does), so a carve shows in the next frame's contacts.
 
 Examples
 --------
-A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade's
-edge cuts soil at the wrist rate 0.40 (see :class:`~voxelworld.motion.SlowdownProfile`).
+A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade cuts
+it, its wrist slowed to 0.018 (the edge alone would cut soil at 0.040; here the blade meets the block partly flat,
+see :class:`~voxelworld.motion.SlowdownProfile`).
 
 >>> from voxelworld.terrain import Box, VoxelVolume
 >>> from voxelworld.meshing import ChunkMesher
 >>> from voxelworld.game.settings import GAME_MESH_OPTIONS
 >>> volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
->>> _ = volume.add(Box((3.2, 0.6, 2.0), (4.2, 1.2, 2.8)), "soil")
+>>> _ = volume.add(Box((3.2, 0.0, 1.4), (4.2, 2.0, 3.4)), "soil")
 >>> mesher = ChunkMesher(volume, options=GAME_MESH_OPTIONS)
 >>> enemy = ChainsawEnemy("saw", volume, mesher, (2.4, 0.0, 2.4), facing=(1, 0, 0))
->>> for _ in range(45):
+>>> for _ in range(90):
 ...     _ = mesher.update()
 ...     events = enemy.step(1 / 60)
->>> enemy.carved_voxels > 0, round(enemy.slowest_wrist_rate, 2)
-(True, 0.4)
+>>> enemy.carved_voxels > 0, round(enemy.slowest_wrist_rate, 3)
+(True, 0.018)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 
-from ..attribute_state import array, attribute_state, instance, number, restore_attributes, sequence, whole
+from ..attribute_state import (array, attribute_state, flag, instance, number, optional, restore_attributes,
+                               sequence, whole)
 from ..collision import TriangleBVH
-from ..errors import ParameterError, check_finite, check_point, check_range
+from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import Contact, ContactMotion, Pose, Skeleton, SlowdownProfile, forearm_part, swing_clip
+from ..motion import CESIUM_MAN, Clip, Contact, ContactMotion, Skeleton, SlowdownProfile, forearm_part, load_gltf
+from ..motion import quaternions as quat
 from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
+from .level import surface_height
+from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 
-__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "chainsaw_body"]
+__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]
 
-CHAIN = ("shoulder", "elbow", "wrist")
+HIPS, CHEST = "Skeleton_torso_joint_1", "torso_joint_3"  # CesiumMan's root and chest
+FORWARD, UP = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)  # CesiumMan's skeleton faces +x, Z up
 
 
 @dataclass(frozen=True)
 class ChainsawSettings:
-    """How the chainsaw enemy swings and cuts.
+    """How the chainsaw enemy swings, cuts and works along its wall.
 
     Parameters
     ----------
@@ -73,10 +88,20 @@ class ChainsawSettings:
         m (> 0): the collision mesh within this distance of the shoulder is what the blade can touch.
     swing_seconds : float
         s (> 0): the swing's duration (it loops).
+    height : float
+        m (> 0): the figure's height (CesiumMan scaled to it).
+    stride : float
+        m (> 0): how far it steps along the wall between two spots it cuts.
+    walk_speed : float
+        m/s (> 0): how fast it steps.
+    swings_per_spot : int
+        (>= 1) the most swings it cuts at one spot before it steps on.
+    wall_end_swings : int
+        (>= 1) swings in a row without contact after which it takes the wall as ended and turns back.
     tool : Tool
         The hardness/damage gate of the carve.
     profile : SlowdownProfile
-        How the arm slows in contact.
+        How the body and arm slow in contact.
     """
 
     blade_length: float = 0.9
@@ -84,18 +109,27 @@ class ChainsawSettings:
     cut_radius: float = 0.15
     carve_interval: float = 0.0
     reach: float = 2.5
-    swing_seconds: float = 1.0
+    swing_seconds: float = 1.5
+    height: float = 1.8
+    stride: float = 0.6
+    walk_speed: float = 0.8
+    swings_per_spot: int = 3
+    wall_end_swings: int = 3
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
     def __post_init__(self):
-        for name in ("blade_length", "blade_radius", "cut_radius", "reach"):
+        for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
                                                         strict_minimum=True, unit="m"))
         object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
                                                                 minimum=0.0, unit="s"))
         object.__setattr__(self, "swing_seconds", check_finite("swing_seconds", self.swing_seconds, minimum=0.0,
                                                                strict_minimum=True, unit="s"))
+        object.__setattr__(self, "walk_speed", check_finite("walk_speed", self.walk_speed, minimum=0.0,
+                                                            strict_minimum=True, unit="m/s"))
+        for name in ("swings_per_spot", "wall_end_swings"):
+            object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
         if not isinstance(self.tool, Tool):
             raise ParameterError("tool", type(self.tool).__name__, "a voxelworld.terrain.Tool")
         if not isinstance(self.profile, SlowdownProfile):
@@ -128,25 +162,60 @@ def _direction(parameter: str, value) -> np.ndarray:
     return vector / norm
 
 
-def chainsaw_body(position, facing, settings: ChainsawSettings = ChainsawSettings()):
-    """A small code-built body standing at ``position`` (its feet, m) facing ``facing``: hips 1 m up, spine,
-    shoulder 1.5 m up, a 0.35 m upper arm and 0.3 m forearm. Returns ``(skeleton, clip, part)``: the skeleton,
-    a downward swing of the arm towards ``facing`` and the blade along the forearm, its flat facing sideways
-    (so its edge meets the ground)."""
-    feet = np.array(position, dtype=np.float64).reshape(3)
-    names = ["hips", "spine", *CHAIN]
-    rest = Pose([feet + (0.0, 1.0, 0.0), (0.0, 0.4, 0.0), (0.0, 0.1, 0.0), (0.0, -0.35, 0.0), (0.0, -0.3, 0.0)],
-                [[0.0, 0.0, 0.0, 1.0]] * 5, [[1.0, 1.0, 1.0]] * 5)
-    skeleton = Skeleton(names, [-1, 0, 1, 2, 3], rest)
-    clip = swing_clip(skeleton, list(CHAIN), forward=facing, up=(0, 1, 0), duration=settings.swing_seconds,
-                      name="chainsaw swing")
-    side = np.cross(facing, (0.0, 1.0, 0.0))
-    part = forearm_part(skeleton, list(CHAIN), 0.05, settings.blade_length, settings.blade_radius, blade_side=side)
-    return skeleton, clip, part
+def _swing_clip(skeleton: Skeleton, duration: float) -> Clip:
+    """CesiumMan's full-body looping chainsaw swing (:func:`voxelworld.motion.swing.chainsaw_swing_clip`)."""
+    from ..motion import swing
+    if hasattr(swing, "chainsaw_swing_clip"):
+        return swing.chainsaw_swing_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP, duration=duration)
+    return _stand_in_swing(skeleton, duration)  # until voxelworld.motion has it
+
+
+def _stand_in_swing(skeleton: Skeleton, duration: float, keys: int = 25) -> Clip:
+    """A looping swing: the right arm from 70 degrees above forward down to 60 below and back (cosine in time),
+    the hips leaning 10 and the chest 15 degrees further forward at the bottom."""
+    forward, up = np.array(FORWARD), np.array(UP)
+    side = np.cross(up, forward)  # turning about it leans forward
+    hips, chest = skeleton.index(HIPS), skeleton.index(CHEST)
+    s, e, w = (skeleton.index(n) for n in RIGHT_ARM)
+    world = skeleton.world_transforms()
+    rotation_of = lambda j: quat.from_matrix(world[j, :3, :3] / np.linalg.norm(world[j, :3, :3], axis=0))  # noqa
+    rest = skeleton.rest.rotation
+    upper = world[e, :3, 3] - world[s, :3, 3]
+    lower = world[w, :3, 3] - world[e, :3, 3]
+    times = np.linspace(0.0, duration, keys)
+    rows = {hips: [], chest: [], s: [], e: []}
+    chest_parent = rotation_of(skeleton.parents[chest])
+    for t in times:
+        down = 0.5 - 0.5 * np.cos(2.0 * np.pi * t / duration)  # 0 at the top, 1 at the bottom
+        lean_hips, lean_chest = quat.from_axis_angle(side, 10.0 * down), quat.from_axis_angle(side, 15.0 * down)
+        rows[hips].append(quat.multiply(lean_hips, rest[hips]) if skeleton.parents[hips] < 0 else rest[hips])
+        rows[chest].append(quat.multiply(quat.conjugate(chest_parent),
+                                         quat.multiply(lean_chest, rotation_of(chest))))
+        chest_world = quat.multiply(quat.multiply(lean_hips, lean_chest), rotation_of(chest))
+        angle = np.radians(70.0 - 130.0 * down)
+        direction = np.cos(angle) * forward + np.sin(angle) * up
+        turn = quat.between(upper, direction)
+        shoulder = quat.multiply(turn, rotation_of(s))
+        rows[s].append(quat.multiply(quat.conjugate(chest_world), shoulder))
+        bend = np.radians(70.0 - 130.0 * down - 20.0)
+        elbow_world = quat.multiply(quat.between(quat.rotate(turn, lower),
+                                                 np.cos(bend) * forward + np.sin(bend) * up),
+                                    quat.multiply(turn, rotation_of(e)))
+        rows[e].append(quat.multiply(quat.conjugate(shoulder), elbow_world))
+    names = skeleton.names
+    return Clip.from_keys("chainsaw swing", {names[j]: {"rotation": (times, np.array(q))} for j, q in rows.items()})
+
+
+def _canonical(direction: np.ndarray) -> np.ndarray:
+    """``direction`` or its opposite, whichever points towards +x (or +z when across x): the wall's axis."""
+    if direction[0] > 1e-12 or (abs(direction[0]) <= 1e-12 and direction[2] > 0.0):
+        return direction
+    return -direction
 
 
 class ChainsawEnemy:
-    """A chainsaw enemy that swings, slows by hardness and carves the terrain (see the module).
+    """A chainsaw enemy that swings, slows by hardness, carves the terrain and works along a wall (see the
+    module).
 
     Parameters
     ----------
@@ -158,36 +227,51 @@ class ChainsawEnemy:
     position : 3 floats
         Where its feet are (m).
     facing : 3 floats
-        The horizontal direction it swings towards.
+        The horizontal direction it swings towards (the wall).
     settings : ChainsawSettings
     edits : callable, optional
         Where its carves go: called with each carve's :class:`~voxelworld.game.edits.VoxelEdit` (a world's
         ``queue_edit``, which applies it in the next update stage); None applies them at once. The
         :class:`Carved` event comes from the step after the edit is applied.
+    wall : 3 floats, optional
+        The horizontal direction along the wall it first walks; None: across ``facing`` (``facing x up``).
 
     Attributes
     ----------
     motion : ContactMotion
-        The swing; ``motion.rates``, ``motion.contact``, ``motion.part_segment`` tell how it goes.
+        The swing on CesiumMan's skeleton; ``motion.rates``, ``motion.contact``, ``motion.part_segment`` tell how
+        it goes, ``motion.placement`` where it stands.
+    position : (3,) float64
+        Where its feet are now (m).
+    wall : (3,) float64
+        The direction it works along the wall (flips when the wall ends).
+    scale : float
+        CesiumMan's size in the world (``settings.height`` over the model's height).
     carved_volume : float
         m³ removed so far; ``carved_voxels``: voxels removed so far.
     slowest_wrist_rate : float
         The lowest wrist rate seen so far (1 until the first contact).
+    walked : float
+        m it has stepped along the wall so far.
     """
 
     # What an enemy keeps from frame to frame (:meth:`state_dict`; its ``motion`` hands over its own); the other
     # attributes are what its constructor is given and builds from that.
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
-                        "_carved")
+                        "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
+                        "_empty_swings", "_cut_span", "walked")
     STATE_CHECKS = {"facing": array((3,)), "time": number(minimum=0.0, unit="s"),
                     "since_carve": number(minimum=0.0, unit="s", infinite=True),
                     "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": whole(0),
-                    "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list)}
-    OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "_edits", "_centre",
-                        "_mesh_key", "_bvh")
+                    "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
+                    "wall": array((3,)), "goal": optional(array((3,))), "swing_clock": number(minimum=0.0, unit="s"),
+                    "swing_contact": flag, "swings_here": whole(0), "empty_swings": whole(0),
+                    "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m")}
+    OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
+                        "_centre", "_mesh_key", "_bvh")
 
     def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
-                 settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None):
+                 settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(volume, VoxelVolume):
@@ -200,10 +284,15 @@ class ChainsawEnemy:
         if edits is not None and not callable(edits):
             raise ParameterError("edits", edits, "a callable taking a VoxelEdit, or None")
         self.facing = _direction("facing", facing)
+        along = np.cross(self.facing, (0.0, 1.0, 0.0)) if wall is None else _direction("wall", wall)
+        if abs(float(np.dot(along, self.facing))) > 0.999:
+            raise ParameterError("wall", wall, "a horizontal direction not along facing")
+        self.wall = along / np.linalg.norm(along)
         self._edits = edits
         self._carved: list[Carved] = []
         self.name, self.volume, self.mesher, self.settings = name, volume, mesher, settings
         self.position = feet
+        self.scale = settings.height / _model_height()
         self._build_body()
         self._mesh_key: tuple | None = None
         self._bvh: TriangleBVH | None = None
@@ -211,19 +300,41 @@ class ChainsawEnemy:
         self.time = 0.0
         self.carved_volume, self.carved_voxels = 0.0, 0
         self.slowest_wrist_rate = 1.0
+        self._goal: np.ndarray | None = None  # where it is stepping to (None: cutting where it stands)
+        self._swing_clock = float(self.motion.clocks[self.motion.root])  # the body's clock at the last frame
+        self._swing_contact = False  # the blade touched something in this swing
+        self._swings_here, self._empty_swings = 0, 0
+        self._cut_span: np.ndarray | None = None  # the stretch of the wall's axis it has cut at (m)
+        self.walked = 0.0
 
     def _build_body(self) -> None:
-        """The body at the start of its swing, standing at ``position`` and facing ``facing``."""
-        skeleton, clip, part = chainsaw_body(self.position, self.facing, self.settings)
-        self.motion = ContactMotion(skeleton, clip, list(CHAIN), "hips", part, profile=self.settings.profile,
+        """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
+        skeleton = character_rig().skeleton
+        clip = _swing_clip(skeleton, self.settings.swing_seconds)
+        # The blade's flat faces sideways in the swing (so its edge meets what it cuts): the side direction at the
+        # swing's first pose, taken back to the rest pose (where the arm is held out sideways). The part is in
+        # skeleton units, which the placement scales.
+        w = skeleton.index(RIGHT_ARM[2])
+        rest, first = (transforms[w, :3, :3] / np.linalg.norm(transforms[w, :3, :3], axis=0) for transforms in
+                       (skeleton.world_transforms(), skeleton.world_transforms(clip.sample(skeleton, 0.0))))
+        side = rest @ first.T @ np.cross(FORWARD, UP)
+        part = forearm_part(skeleton, list(RIGHT_ARM), 0.05 / self.scale, self.settings.blade_length / self.scale,
+                            self.settings.blade_radius, blade_side=side)
+        self.motion = ContactMotion(skeleton, clip, list(RIGHT_ARM), HIPS, part, profile=self.settings.profile,
                                     loop=True)
-        self._centre = skeleton.world_positions()[skeleton.index("shoulder")]
+        self.motion.place(self.placement())
+        self.motion.reset()  # the first pose, placed
+        self._centre = self.motion.world[self.motion.shoulder, :3, 3].copy()
+
+    def placement(self) -> np.ndarray:
+        """The (4, 4) matrix standing CesiumMan's skeleton at ``position``, facing ``facing``, ``scale`` large."""
+        return model_to_world(self.position, _yaw_of(self.facing), self.scale) @ character_rig().root_transform
 
     # ------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
         """What the enemy keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
         underscore), the values themselves (:mod:`voxelworld.attribute_state`); ``motion.state_dict()`` is
-        the swing's."""
+        the swing's (with its ``placement``)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
@@ -278,9 +389,11 @@ class ChainsawEnemy:
 
     # ---------------------------------------------------------------------------------------------- a frame
     def step(self, dt: float) -> list:
-        """Swing for ``dt`` seconds (> 0) and carve where the blade is in contact. Returns the motion's events
-        (ContactStarted, ContactEnded, Vibration) and a :class:`Carved` per carve."""
+        """Swing for ``dt`` seconds (> 0), carve where the blade is in contact, and step along the wall when
+        this spot is done. Returns the motion's events (ContactStarted, ContactEnded, Vibration) and a
+        :class:`Carved` per carve."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
+        self._walk(dt)
         self._refresh_bvh()
         _, events = self.motion.step(dt, self._contact)
         self.time += dt
@@ -295,9 +408,92 @@ class ChainsawEnemy:
                 edit.apply(self.volume)
             else:
                 self._edits(edit)
+        self._count_swing(contact is not None)
         events.extend(self._carved)
         self._carved = []
         return events
+
+    # ----------------------------------------------------------------------------------------- along the wall
+    def _along(self, point) -> float:
+        """``point``'s place (m) on the wall's axis."""
+        return float(np.dot(point, _canonical(self.wall)))
+
+    def _count_swing(self, touching: bool) -> None:
+        """Note this frame's contact; at the end of each swing (the body's clock wrapping round) decide whether
+        to cut on here, step along the wall, or turn back."""
+        settings = self.settings
+        self._swing_contact = self._swing_contact or touching
+        if touching and self._goal is None:
+            here = self._along(self.position)
+            span = self._cut_span
+            self._cut_span = np.array([here, here]) if span is None else \
+                np.array([min(span[0], here), max(span[1], here)])
+        duration = self.motion.clip.duration
+        clock = float(self.motion.clocks[self.motion.root])
+        # A new swing: the clock passed a whole clip length, or was wrapped back into the clip.
+        wrapped = clock < self._swing_clock or np.floor(clock / duration) > np.floor(self._swing_clock / duration)
+        self._swing_clock = clock
+        if not wrapped:
+            return
+        contact, self._swing_contact = self._swing_contact, False
+        if self._goal is not None:  # still stepping: this swing says nothing about the spot it is going to
+            return
+        if contact:
+            self._swings_here, self._empty_swings = self._swings_here + 1, 0
+            if self._swings_here >= settings.swings_per_spot:
+                self._step_to(settings.stride)
+            return
+        self._empty_swings += 1
+        if self._empty_swings < settings.wall_end_swings:
+            self._step_to(settings.stride)  # cut in out of reach (or a gap): on along the wall
+            return
+        # The wall has ended: turn back and walk past the stretch already cut.
+        self.wall = -self.wall
+        self._empty_swings = 0
+        here = self._along(self.position)
+        sign = float(np.dot(self.wall, _canonical(self.wall)))
+        span = self._cut_span if self._cut_span is not None else np.array([here, here])
+        far = span[1] if sign > 0 else span[0]
+        self._step_to(max(settings.stride, sign * (far - here) + settings.stride))
+
+    def _step_to(self, distance: float) -> None:
+        self._goal = self.position + self.wall * distance
+        self._swings_here = 0
+
+    def _walk(self, dt: float) -> None:
+        """Move ``walk_speed * dt`` towards the goal (feet on the terrain) and stand the body there."""
+        if self._goal is None:
+            return
+        offset = self._goal - self.position
+        offset[1] = 0.0
+        distance = float(np.hypot(offset[0], offset[2]))
+        move = self.settings.walk_speed * dt
+        position = self._goal.copy() if distance <= move else self.position + offset * (move / distance)
+        ground = self.ground_height(position[0], position[2])
+        if ground is not None:  # eased in (at most as fast as it walks), so a ledge is no jump
+            position[1] = self.position[1] + float(np.clip(ground - self.position[1], -move, move))
+        self.walked += min(distance, move)
+        self.position = position
+        if distance <= move:
+            self._goal = None
+        self.motion.place(self.placement())
+        self._centre = self.motion.world[self.motion.shoulder, :3, 3] + (position - self.motion.placement[:3, 3])
+
+    def ground_height(self, x: float, z: float) -> float | None:
+        """The terrain's height (m) at ``(x, z)``: the top surfaces of the four voxel columns around it, blended
+        bilinearly (so the feet rise and fall smoothly from column to column); None off the terrain."""
+        volume = self.volume
+        u = (np.array([x, z]) - volume.origin[[0, 2]]) / volume.voxel_size
+        base = np.floor(u)
+        f = u - base
+        height, weight = 0.0, 0.0
+        for di, dk in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            w = (f[0] if di else 1.0 - f[0]) * (f[1] if dk else 1.0 - f[1])
+            cx, cz = volume.origin[[0, 2]] + (base + (di, dk)) * volume.voxel_size
+            top = surface_height(volume, cx, cz)
+            if top is not None and w > 0.0:
+                height, weight = height + w * top, weight + w
+        return height / weight if weight > 0.0 else None
 
     def carve_edit(self, shape: Shape, material: str) -> VoxelEdit:
         """The ``remove`` edit of a carve over ``shape`` (the blade's capsule) through the enemy's tool, the blade
@@ -314,3 +510,11 @@ class ChainsawEnemy:
         self.carved_voxels += result.voxels_changed
         self._carved.append(Carved(self.name, self.time, material, result.volume_removed, result.voxels_changed,
                                    result.voxels_damaged, frozenset(result.dirty_chunks)))
+
+
+@cache
+def _model_height() -> float:
+    """CesiumMan's height in its own units (the top of its mesh above its feet)."""
+    character = load_gltf(CESIUM_MAN)
+    top = character.mesh.positions @ np.asarray(character.root_transform)[:3, :3].T
+    return float(top[:, 1].max())

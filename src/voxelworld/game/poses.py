@@ -12,12 +12,11 @@ world puts the poses in its :class:`~voxelworld.game.reports.Snapshot` (``snapsh
 - **The player's actions** are small authored layers over the walk or idle pose: a punch (or a pull-out)
   thrusts the right arm forward, suck holds both arms forward, a throw swings the right arm from up behind
   to forward, and in the air both arms rise sideways.
-- **The chainsaw enemy** is CesiumMan scaled so that its right shoulder stands where the enemy's swing
-  skeleton has its shoulder; its right arm (``Skeleton_arm_joint_R``: shoulder, ``_R__2_``: elbow,
-  ``_R__3_``: wrist) is turned every frame so that its upper arm and forearm point where the enemy's
-  :class:`~voxelworld.motion.ContactMotion` puts them. The cut and the slowed wrist are therefore in the pose:
-  while the blade is in contact the wrist turns more slowly. Its pose also carries the blade's segment and
-  what the blade touches.
+- **The chainsaw enemy** plays its full-body chainsaw swing on CesiumMan's own skeleton
+  (:mod:`voxelworld.game.enemy`), so its pose is the swing's pose as it is: every joint's local rotation and the
+  root's translation, with the enemy's position, yaw and scale (the placement its motion stands in). The cut, the
+  slowed wrist and the body's slowdown and shake are therefore in the pose. Its pose also carries the blade's
+  segment and what the blade touches.
 
 A pose depends only on the world and the last frame's poses (which carry the walk phase and the action
 layers' clocks), so the same inputs give the same poses, bit for bit, and a saved world (whose snapshot holds
@@ -443,28 +442,15 @@ def _player_layers(world, events, previous: CharacterPose | None) -> dict:
 
 
 def enemy_pose(enemy) -> CharacterPose:
-    """A chainsaw enemy's pose: CesiumMan scaled to its swing skeleton, the right shoulder on its shoulder and
-    the right arm along its arm (see the module)."""
-    rig = character_rig()
+    """A chainsaw enemy's pose: its motion's whole pose (it plays on CesiumMan's own skeleton), every joint's
+    local rotation and the root's translation, placed where the enemy stands (see the module)."""
     motion = enemy.motion
-    skeleton, world = motion.skeleton, motion.world
-    shoulder, elbow, wrist = (skeleton.index(n) for n in ("shoulder", "elbow", "wrist"))
-    scale = float(world[shoulder, 1, 3] - enemy.position[1]) / rig.shoulder_height
-    yaw = _yaw_of(enemy.facing)
-    placed = model_to_world(enemy.position, yaw, scale)
-    offset = world[shoulder, :3, 3] - (placed[:3, :3] @ rig.shoulder_offset + placed[:3, 3])
-    offset[1] = 0.0
-    position = enemy.position + offset
-    to_model = placed[:3, :3].T / (scale * scale)  # the inverse of the placement's rotation and scale
-    upper = to_model @ (world[elbow, :3, 3] - world[shoulder, :3, 3])
-    fore = to_model @ (world[wrist, :3, 3] - world[elbow, :3, 3])
-    rotations = rig.idle_rotations.copy()
-    aim_arm(rotations, rig.right_arm, upper, fore, 1.0)
+    pose = motion.pose
     blade = tuple(tuple(float(v) for v in point) for point in motion.part_segment)
     contact = motion.contact.material if motion.contact is not None else None
-    return CharacterPose._made(enemy.name, "enemy", tuple(float(v) for v in position), yaw, scale,
-                               tuple(rotations.ravel().tolist()), tuple(rig.idle_root.tolist()), 0.0, 0.0, "",
-                               0.0, 0.0, 0.0, blade, contact)
+    return CharacterPose._made(enemy.name, "enemy", tuple(float(v) for v in enemy.position), _yaw_of(enemy.facing),
+                               float(enemy.scale), tuple(pose.rotation.ravel().tolist()),
+                               tuple(pose.translation[0].tolist()), 0.0, 0.0, "", 0.0, 0.0, 0.0, blade, contact)
 
 
 def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:

@@ -402,7 +402,7 @@ def _facts(world: World, off_line: dict) -> list[str]:
         lines.append(f"- Enemy {enemy.name}: carved {enemy.carved_volume:.3f} m³ ({enemy.carved_voxels} voxels; "
                      + ", ".join(f"{m} {v:.3f}" for m, v in by_material.most_common()) + f") in {len(carves)} "
                      f"carves, {sum(c.amount == 0 for c in carves)} of which removed nothing; slowest wrist rate "
-                     f"{enemy.slowest_wrist_rate:.2f}.")
+                     f"{enemy.slowest_wrist_rate:.3f}; walked {enemy.walked:.1f} m along the wall.")
     return lines + [f"- NPC {n.name}: {n.replans} re-plans, now {n.state}; at most {off_line[n.name]:.2f} m off "
                     "the straight line of its patrol." for n in world.agents.npcs]
 
