@@ -78,7 +78,7 @@ def test_the_enemy_slows_more_in_rock_than_in_soil_and_its_carves_are_world_edit
         enemy = world.agents.add_enemy("saw", (2.4, 0.0, 2.4), (1.0, 0.0, 0.0), ChainsawSettings())
         solid = world.volume.solid_volume_by_material()[material]
         log = []
-        for _ in range(45):
+        for _ in range(90):
             log += world.step(Inputs())
         carved = [e for e in log if isinstance(e, EnemyChanged) and e.kind == "carved"]
         edits = [e for e in log if isinstance(e, VoxelsEdited) and e.source == "saw"]

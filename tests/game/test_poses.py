@@ -127,20 +127,27 @@ def test_the_model_faces_its_yaw():
     assert np.allclose(model_to_world((0, 0, 0), 0.0)[:3, :3] @ (0, 0, 1), view_direction(0.0, 0.0))
 
 
-def enemy_run(material: str | None, frames: int = 40):
-    """The enemy of tests/game/test_enemy.py before a soil block (or nothing), posed every frame."""
+def enemy_run(material: str | None, frames: int = 40, until_contact: bool = False):
+    """The enemy before a soil block (or nothing), posed every frame, for ``frames`` frames (``until_contact``:
+    then on to the next frame the blade touches, at most as many again)."""
     volume = VoxelVolume((48, 24, 48), voxel_size=0.1, chunk_size=16)
     if material is not None:
-        volume.add(Box((3.2, 0.0, 1.4), (4.2, 2.0, 3.4)), material)
+        volume.add(Box((3.6, 0.0, 1.4), (4.6, 2.0, 3.4)), material)
     mesher = ChunkMesher(volume)
     mesher.update()
     enemy = ChainsawEnemy("saw", volume, mesher, (2.4, 0.0, 2.4), facing=(1, 0, 0))
     poses, contact = [], []
-    for _ in range(frames):
+
+    def frame():
         mesher.update()
         enemy.step(DT)
         poses.append(enemy_pose(enemy))
         contact.append(enemy.motion.contact is not None)
+
+    for _ in range(frames):
+        frame()
+    while until_contact and not contact[-1] and len(contact) < 2 * frames:
+        frame()
     return enemy, poses, contact
 
 
@@ -166,7 +173,7 @@ def test_enemy_wrist_slows_on_contact_in_the_posed_skeleton():
 
 
 def test_enemy_pose_is_its_motions_whole_pose():
-    enemy, poses, contact = enemy_run("soil", 40)
+    enemy, poses, contact = enemy_run("soil", 40, until_contact=True)
     pose = poses[-1]
     # Every joint where the enemy's motion has it (CesiumMan's own skeleton, placed where the enemy stands).
     assert np.allclose(pose.world_positions(), enemy.motion.world[:, :3, 3], atol=1e-6)

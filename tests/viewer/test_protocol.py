@@ -273,16 +273,19 @@ def test_hello_frame_and_hud_messages(world):
     assert rock["id"] == world.materials.id_of("rock") and rock["hardness"] == world.materials["rock"].hardness
     assert len(rock["colour"]) == 3 and all(0 <= c <= 1 for c in rock["colour"])
     assert [p["name"] for p in hello["props"]] == [p.name for p in world.props]
-    assert hello["enemies"][0]["joints"] == ["hips", "spine", "shoulder", "elbow", "wrist"]
+    saw = world.agents.enemies[0]
+    assert hello["enemies"][0]["joints"] == list(character_rig().skeleton.names)  # CesiumMan's own skeleton
+    assert hello["enemies"][0]["parents"] == character_rig().skeleton.parents.tolist()
     assert frame["frame"] == world.frame and frame["step_ms"] == 1.25
     assert frame["player"]["position"] == pytest.approx(world.player.position.tolist(), abs=1e-4)
     assert len(frame["npcs"]) == len(world.agents.npcs)
     enemy = frame["enemies"][0]
-    assert len(enemy["joints"]) == len(enemy["parents"]) == 5 and len(enemy["blade"]) == 2
-    # Joint positions are the skeleton's as the swing poses it: each bone keeps its length.
+    assert len(enemy["joints"]) == len(enemy["parents"]) == len(character_rig().skeleton) and len(enemy["blade"]) == 2
+    # Joint positions are the skeleton's as the swing poses it, scaled to the enemy's height: each bone keeps its
+    # length (to the message's rounding).
     joints = np.array(enemy["joints"])
     lengths = np.linalg.norm(joints[1:] - joints[np.array(enemy["parents"][1:])], axis=1)
-    np.testing.assert_allclose(lengths, [0.4, 0.1, 0.35, 0.3], atol=1e-3)
+    np.testing.assert_allclose(lengths, saw.scale * saw.motion.skeleton.bone_lengths()[1:], atol=1e-3)
     assert set(hud) >= {"aim", "stamina", "currency", "gauge", "bullets", "achievements", "thresholds", "held",
                         "items"}
     assert set(hud["achievements"]) >= {m.group for m in world.materials}

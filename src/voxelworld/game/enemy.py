@@ -26,7 +26,7 @@ does), so a carve shows in the next frame's contacts.
 Examples
 --------
 A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade cuts
-it, its wrist slowed to 0.018 (the edge alone would cut soil at 0.040; here the blade meets the block partly flat,
+it, its wrist slowed to 0.016 (the edge alone would cut soil at 0.029; here the blade meets the block partly flat,
 see :class:`~voxelworld.motion.SlowdownProfile`).
 
 >>> from voxelworld.terrain import Box, VoxelVolume
@@ -40,7 +40,7 @@ see :class:`~voxelworld.motion.SlowdownProfile`).
 ...     _ = mesher.update()
 ...     events = enemy.step(1 / 60)
 >>> enemy.carved_voxels > 0, round(enemy.slowest_wrist_rate, 3)
-(True, 0.018)
+(True, 0.016)
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ from ..attribute_state import (array, attribute_state, flag, instance, number, o
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import CESIUM_MAN, Clip, Contact, ContactMotion, Skeleton, SlowdownProfile, forearm_part, load_gltf
-from ..motion import quaternions as quat
+from ..motion import (CESIUM_MAN, Contact, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
+                      load_gltf)
 from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
 from .level import surface_height
@@ -160,50 +160,6 @@ def _direction(parameter: str, value) -> np.ndarray:
     if not np.isfinite(norm) or norm < 1e-9:
         raise ParameterError(parameter, value, "a horizontal direction (x, 0, z), not zero")
     return vector / norm
-
-
-def _swing_clip(skeleton: Skeleton, duration: float) -> Clip:
-    """CesiumMan's full-body looping chainsaw swing (:func:`voxelworld.motion.swing.chainsaw_swing_clip`)."""
-    from ..motion import swing
-    if hasattr(swing, "chainsaw_swing_clip"):
-        return swing.chainsaw_swing_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP, duration=duration)
-    return _stand_in_swing(skeleton, duration)  # until voxelworld.motion has it
-
-
-def _stand_in_swing(skeleton: Skeleton, duration: float, keys: int = 25) -> Clip:
-    """A looping swing: the right arm from 70 degrees above forward down to 60 below and back (cosine in time),
-    the hips leaning 10 and the chest 15 degrees further forward at the bottom."""
-    forward, up = np.array(FORWARD), np.array(UP)
-    side = np.cross(up, forward)  # turning about it leans forward
-    hips, chest = skeleton.index(HIPS), skeleton.index(CHEST)
-    s, e, w = (skeleton.index(n) for n in RIGHT_ARM)
-    world = skeleton.world_transforms()
-    rotation_of = lambda j: quat.from_matrix(world[j, :3, :3] / np.linalg.norm(world[j, :3, :3], axis=0))  # noqa
-    rest = skeleton.rest.rotation
-    upper = world[e, :3, 3] - world[s, :3, 3]
-    lower = world[w, :3, 3] - world[e, :3, 3]
-    times = np.linspace(0.0, duration, keys)
-    rows = {hips: [], chest: [], s: [], e: []}
-    chest_parent = rotation_of(skeleton.parents[chest])
-    for t in times:
-        down = 0.5 - 0.5 * np.cos(2.0 * np.pi * t / duration)  # 0 at the top, 1 at the bottom
-        lean_hips, lean_chest = quat.from_axis_angle(side, 10.0 * down), quat.from_axis_angle(side, 15.0 * down)
-        rows[hips].append(quat.multiply(lean_hips, rest[hips]) if skeleton.parents[hips] < 0 else rest[hips])
-        rows[chest].append(quat.multiply(quat.conjugate(chest_parent),
-                                         quat.multiply(lean_chest, rotation_of(chest))))
-        chest_world = quat.multiply(quat.multiply(lean_hips, lean_chest), rotation_of(chest))
-        angle = np.radians(70.0 - 130.0 * down)
-        direction = np.cos(angle) * forward + np.sin(angle) * up
-        turn = quat.between(upper, direction)
-        shoulder = quat.multiply(turn, rotation_of(s))
-        rows[s].append(quat.multiply(quat.conjugate(chest_world), shoulder))
-        bend = np.radians(70.0 - 130.0 * down - 20.0)
-        elbow_world = quat.multiply(quat.between(quat.rotate(turn, lower),
-                                                 np.cos(bend) * forward + np.sin(bend) * up),
-                                    quat.multiply(turn, rotation_of(e)))
-        rows[e].append(quat.multiply(quat.conjugate(shoulder), elbow_world))
-    names = skeleton.names
-    return Clip.from_keys("chainsaw swing", {names[j]: {"rotation": (times, np.array(q))} for j, q in rows.items()})
 
 
 def _canonical(direction: np.ndarray) -> np.ndarray:
@@ -310,7 +266,8 @@ class ChainsawEnemy:
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
         skeleton = character_rig().skeleton
-        clip = _swing_clip(skeleton, self.settings.swing_seconds)
+        clip = chainsaw_swing_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP,
+                                   duration=self.settings.swing_seconds)
         # The blade's flat faces sideways in the swing (so its edge meets what it cuts): the side direction at the
         # swing's first pose, taken back to the rest pose (where the arm is held out sideways). The part is in
         # skeleton units, which the placement scales.
