@@ -23,7 +23,9 @@ the wrist) touches something, the *second action* takes over:
   then catch up with the leaders, and once every clock is the same again the first action simply resumes.
   Looping clips count the lag within one clip length, so it never grows beyond it.
 
-The same machinery slows joints inside a :class:`Medium` (water, mud), more the deeper they are.
+The same machinery slows joints inside a :class:`Medium` (water, mud), more the deeper they are, and a tool
+dragged through one (an oar): the drag on the part, by how squarely its blade meets its motion through the
+medium, slows the hand most and the chain's joints less towards the body, on the profile's log scale.
 
 Rates and measured motion
 -------------------------
@@ -68,6 +70,7 @@ RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
 CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster than the first action (closes in time)
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
+PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
 
 
 class ContactMotion:
@@ -116,6 +119,9 @@ class ContactMotion:
         The part's axis in world space in the last frame.
     contact : Contact or None
         What the part touched in the last frame.
+    part_drag : float
+        The drag of the media on the part in the last frame (0 out of them; see :meth:`Medium.part_drag`): how
+        hard an oar pulls, for a boat to take as thrust.
 
     Examples
     --------
@@ -133,12 +139,15 @@ class ContactMotion:
 
     # What the motion keeps from frame to frame (:meth:`state_dict`); the other attributes are what its
     # constructor is given and derives from that.
-    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_in_media", "_previous_elbow",
+    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_in_media", "_part_in_media",
+                        "part_drag", "_driven_end", "_previous_elbow",
                         "pose", "world", "part_segment", "_previous_end", "_held", "_since_contact", "_shake",
                         "_shake_frequency", "_second_weight", "_second_clock", "placement")
     STATE_CHECKS = {"clocks": array((None,)), "rates": array((None,)), "time": number(minimum=0.0, unit="s"),
                     "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
                     "inside": array((None,)), "in_media": array((None, None), dtype="bool"),
+                    "part_in_media": array((None,), dtype="bool"), "part_drag": number(minimum=0.0),
+                    "driven_end": array((3,)),
                     "previous_elbow": optional(array((3,))), "pose": instance(Pose),
                     "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,)),
                     "held": array((None,)), "since_contact": number(minimum=0.0, unit="s", infinite=True),
@@ -246,8 +255,6 @@ class ContactMotion:
         self.time = 0.0
         self.contact: Contact | None = None
         self._area = 0.0
-        self._inside = np.ones(n)  # the medium rate of each joint (1: in none), from the last pose
-        self._in_media = np.zeros((len(self.media), n), dtype=bool)
         self._previous_elbow: np.ndarray | None = None
         self._held = np.ones(n)  # the rates of the last contact frame, kept through each joint's recovery delay
         self._since_contact = math.inf
@@ -255,9 +262,11 @@ class ContactMotion:
         self._second_weight, self._second_clock = 0.0, 0.0
         local, world, _ = self._pose_at(self.clocks, 0.0, 0.0)
         self.pose, self.world = Pose._trusted(*(part.copy() for part in local)), world
-        self._in_media = self._media_inside(world)
-        self._inside = self._medium_rates(world)
-        start, end, _ = self.part.placed(world[self.wrist])
+        start, end, blade = self.part.placed(world[self.wrist])
+        # Each joint's medium rate (1: in none) and the tool's drag, from the last pose; the tool at rest.
+        self._driven_end = end
+        self._inside, self.part_drag = self._medium_rates(world, end, blade, np.zeros(3))
+        self._in_media, self._part_in_media = self._media_inside(world, end)
         self.part_segment = np.stack([start, end])
         self._previous_end = end
 
@@ -368,17 +377,43 @@ class ContactMotion:
                            a[3] * z + a[0] * y - a[1] * x + a[2] * w, a[3] * w - a[0] * x - a[1] * y - a[2] * z)
         return rotation
 
-    def _media_inside(self, world: np.ndarray) -> np.ndarray:
+    def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which joints ``(media, n)`` and whether the part's end ``(media,)`` lie inside each medium."""
         positions = world[:, :3, 3]
-        return np.array([medium.contains(positions) for medium in self.media], dtype=bool).reshape(
+        joints = np.array([medium.contains(positions) for medium in self.media], dtype=bool).reshape(
             len(self.media), len(positions))
+        part = np.array([bool(medium.contains(end)[0]) for medium in self.media], dtype=bool)
+        return joints, part
 
-    def _medium_rates(self, world: np.ndarray) -> np.ndarray:
+    def _driven_part(self, clock: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """The part's end and blade normal as the first action alone would hold them at ``clock`` (the body's),
+        placed."""
+        n = len(self.skeleton)
+        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(np.full((1, n), clock),
+                                                                                      self.loop))
+        world = self._world(translation[0], rotation[0], scale[0])
+        _, end, blade = self.part.placed(world[self.wrist])
+        return end, blade
+
+    def _medium_rates(self, world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
+                      velocity: np.ndarray) -> tuple[np.ndarray, float]:
+        """Each joint's rate in the media (the deepest slowest) with the drag on the part (its end at ``end``, its
+        blade facing ``blade`` and driven at ``velocity``) taken by the hand and graded up the chain towards the
+        body (which it leaves alone); and the part's largest drag."""
         rates = np.ones(len(self.skeleton))
+        if not self.media:
+            return rates, 0.0
         positions = world[:, :3, 3]
+        drag = 0.0
         for medium in self.media:
             rates = np.minimum(rates, medium.rates(positions))
-        return rates
+            drag = max(drag, medium.part_drag(end, blade, velocity))
+        if drag > 0.0:
+            chain = np.array(self.profile.graded(1.0 / (1.0 + drag), 1.0, len(self.chain)))
+            dragged = self._slot >= 0
+            dragged &= self._slot < len(self.chain)  # the hand and the chain, not the body
+            rates[dragged] = np.minimum(rates[dragged], chain[self._slot[dragged]])
+        return rates, drag
 
     def _area_of(self, contact: Contact, blade: np.ndarray | None) -> float:
         if contact.area is not None:
@@ -436,7 +471,12 @@ class ContactMotion:
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
         area = self._area_of(contact, blade) if contact is not None else 0.0
-        inside = self._medium_rates(world) if self.media else self._inside
+        driven_end = self._driven_end
+        if self.media:  # the tool's drag: how squarely the first action drives its blade through each medium
+            driven_end, driven_blade = self._driven_part(float(clocks[self.root]))
+            inside, part_drag = self._medium_rates(world, end, driven_blade, (driven_end - self._driven_end) / dt)
+        else:
+            inside, part_drag = self._inside, 0.0
         held, since_contact = self._held, since
         if contact is not None:
             held, since_contact = self._contact_targets(contact, area), 0.0
@@ -460,20 +500,26 @@ class ContactMotion:
             events.append(ContactEnded(time, previous.material))
         if contact is not None and (previous is None or contact.material != previous.material):
             events.append(ContactStarted(time, contact.material, contact.point))
-        in_media = self._media_inside(world) if self.media else self._in_media
+        in_media, part_in_media = self._media_inside(world, end) if self.media else (self._in_media,
+                                                                                      self._part_in_media)
         if self.media:
             names = self.skeleton.names
             for m, medium in enumerate(self.media):
                 for j in np.flatnonzero(self._in_media[m] & ~in_media[m]):
                     events.append(MediumLeft(time, medium.name, names[j]))
+                if self._part_in_media[m] and not part_in_media[m]:
+                    events.append(MediumLeft(time, medium.name, PART))
                 for j in np.flatnonzero(in_media[m] & ~self._in_media[m]):
                     events.append(MediumEntered(time, medium.name, names[j]))
+                if part_in_media[m] and not self._part_in_media[m]:
+                    events.append(MediumEntered(time, medium.name, PART))
         if contact is not None:
             moved = float(np.linalg.norm(end - self._previous_end))
             drive = moved / dt / max(float(rates[self.wrist]), 1e-12)
             events.append(Vibration(time, self.profile.impulse_scale * contact.hardness * drive, contact.material))
         self.clocks, self.rates, self.time = clocks, rates, time
         self.contact, self._area, self._inside, self._in_media = contact, area, inside, in_media
+        self._part_in_media, self.part_drag, self._driven_end = part_in_media, part_drag, driven_end
         self._held, self._since_contact = held, since_contact
         self._shake, self._shake_frequency = (shake, frequency) if shake > 1e-6 else (0.0, 0.0)
         self._second_weight = weight if weight > 1e-6 else 0.0

@@ -243,7 +243,13 @@ class SlowdownProfile:
         """Contact rates of a chain of ``joints`` (>= 2) from the wrist inward, then the body's:
         ``(wrist, elbow, ..., shoulder, body)``."""
         joints = check_integer("joints", joints, minimum=2, maximum=64)
-        wrist, body = self.wrist_rate(hardness, area), self.root_rate
+        return self.graded(self.wrist_rate(hardness, area), self.root_rate, joints) + (self.root_rate,)
+
+    def graded(self, wrist: float, body: float, joints: int = 3) -> tuple[float, ...]:
+        """Rates of a chain of ``joints`` (>= 2) from the wrist inward, the wrist at ``wrist`` and the joints
+        above it on the log scale towards ``body`` (``wrist * (body / wrist) ** share``; see the class): used for
+        contacts and for a tool dragged through a :class:`Medium`."""
+        joints = check_integer("joints", joints, minimum=2, maximum=64)
         rates = [wrist]
         for above in range(1, joints):
             if joints == 2:
@@ -251,7 +257,7 @@ class SlowdownProfile:
             else:
                 share = self.elbow_share + (self.shoulder_share - self.elbow_share) * (above - 1) / (joints - 2)
             rates.append(wrist * (body / wrist) ** share)
-        return tuple(rates) + (body,)
+        return tuple(rates)
 
     def recovery_times(self, joints: int = 3) -> tuple[float, ...]:
         """Recovery time constants (s) of a chain of ``joints`` from the wrist inward, then the body's."""
@@ -275,12 +281,21 @@ class SlowdownProfile:
 # ------------------------------------------------------------------------------------------------------- media
 @dataclass(frozen=True)
 class Medium:
-    """A volume that slows the joints inside it (water, mud), more the deeper they are.
+    """A volume that slows the joints inside it (water, mud), more the deeper they are, and drags on a tool
+    moved through it by how squarely the tool's blade meets its motion (an oar).
 
     A joint ``depth`` metres below the medium's surface runs at ``1 / (1 + drag * min(1, depth / grade))``
     (``grade`` 0: the full drag anywhere inside), so along a chain dipped in water the deepest part is the
     slowest. Give exactly one region: ``box=(lo, hi)`` (corners, m; the surface is the top face along ``up``) or
     ``sphere=(centre, radius)`` (m; depth is measured from the sphere's surface).
+
+    The part (the tool) in the medium feels :meth:`part_drag`: the drag at its end's depth times how squarely
+    the blade meets the water it moves through, ``edge_share + (1 - edge_share) * |blade_normal . v|`` with
+    ``v`` the unit velocity of the part's end relative to the medium's ``flow``. An oar pulled square against
+    the water (the blade's face across its motion) drags fully and the arm moves slowly; feathered (moving
+    edge-first) it slips through at ``edge_share`` of the drag. A rower in a boat is stood on the boat by
+    ``ContactMotion.place`` (so the blade's world velocity includes the boat's), or stands still with the water
+    flowing past at minus the boat's velocity.
 
     Parameters
     ----------
@@ -292,6 +307,10 @@ class Medium:
         Depth (m, >= 0) at which the full drag is reached. Default 0.
     up : 3 floats
         The surface's up direction (a box's surface is its highest face along it). Default (0, 1, 0).
+    flow : 3 floats
+        The medium's velocity in the world (m/s). Default (0, 0, 0): still water.
+    edge_share : float
+        The share of the drag a blade moving edge-first still feels (0..1). Default 0.05.
 
     Examples
     --------
@@ -301,6 +320,14 @@ class Medium:
     >>> deep = Medium("water", 3.0, box=((0, -2, 0), (4, 0.0, 4)), grade=1.0)
     >>> deep.rates([[1, -0.25, 1], [1, -1.5, 1], [1, 0.5, 1]]).tolist()
     [0.5714285714285714, 0.25, 1.0]
+
+    An oar's blade half a metre deep, pulled square through the water, then feathered:
+
+    >>> lake = Medium("water", 8.0, box=((-9, -2, -9), (9, 0.0, 9)))
+    >>> lake.part_drag((0, -0.5, 0), blade_normal=(1, 0, 0), velocity=(-2, 0, 0))
+    8.0
+    >>> round(lake.part_drag((0, -0.5, 0), blade_normal=(0, 1, 0), velocity=(-2, 0, 0)), 2)
+    0.4
     """
 
     name: str
@@ -309,6 +336,8 @@ class Medium:
     sphere: tuple | None = None
     grade: float = 0.0
     up: tuple = (0.0, 1.0, 0.0)
+    flow: tuple = (0.0, 0.0, 0.0)
+    edge_share: float = 0.05
     rate: float = field(init=False)
 
     def __post_init__(self):
@@ -318,6 +347,8 @@ class Medium:
         object.__setattr__(self, "rate", 1.0 / (1.0 + self.drag))
         object.__setattr__(self, "grade", check_finite("grade", self.grade, minimum=0.0, unit="m"))
         object.__setattr__(self, "up", check_direction("up", self.up))
+        object.__setattr__(self, "flow", check_point("flow", self.flow))
+        object.__setattr__(self, "edge_share", check_finite("edge_share", self.edge_share, minimum=0.0, maximum=1.0))
         if (self.box is None) == (self.sphere is None):
             raise ParameterError("box/sphere", (self.box, self.sphere), "exactly one region: a box or a sphere")
         if self.box is not None:
@@ -362,6 +393,22 @@ class Medium:
         fraction = np.ones_like(depth) if self.grade == 0.0 else np.clip(depth / self.grade, 0.0, 1.0)
         return np.where(inside, 1.0 / (1.0 + self.drag * fraction), 1.0)
 
+    def part_drag(self, end, blade_normal=None, velocity=(0.0, 0.0, 0.0)) -> float:
+        """The drag (>= 0; 0 outside) on a part whose end is at ``end`` (m), its blade facing ``blade_normal``
+        (a unit vector, or None for a blunt part: full drag), moving at ``velocity`` (m/s, world; at rest: full
+        drag); see the class."""
+        end = np.asarray(end, dtype=np.float64).reshape(1, 3)
+        if not self.contains(end)[0]:
+            return 0.0
+        depth = float(self.depths(end)[0])
+        drag = self.drag * (1.0 if self.grade == 0.0 else min(1.0, max(0.0, depth / self.grade)))
+        relative = np.asarray(velocity, dtype=np.float64).reshape(3) - np.array(self.flow)
+        speed = math.sqrt(float(relative @ relative))
+        if blade_normal is None or speed < 1e-9:
+            return drag
+        square = min(1.0, abs(float(np.asarray(blade_normal, dtype=np.float64) @ relative)) / speed)
+        return drag * (self.edge_share + (1.0 - self.edge_share) * square)
+
 
 # ------------------------------------------------------------------------------------------------------ events
 @dataclass(frozen=True)
@@ -383,7 +430,8 @@ class ContactEnded:
 
 @dataclass(frozen=True)
 class MediumEntered:
-    """Joint ``joint`` went into ``medium`` (its name) at ``time`` (s since the motion started)."""
+    """Joint ``joint`` (its name, or ``"part"`` for the tool's end) went into ``medium`` (its name) at ``time``
+    (s since the motion started)."""
 
     time: float
     medium: str
@@ -392,7 +440,7 @@ class MediumEntered:
 
 @dataclass(frozen=True)
 class MediumLeft:
-    """Joint ``joint`` came out of ``medium`` (its name) at ``time``."""
+    """Joint ``joint`` (its name, or ``"part"`` for the tool's end) came out of ``medium`` (its name) at ``time``."""
 
     time: float
     medium: str

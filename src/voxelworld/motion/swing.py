@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_direction, check_finite, check_integer
+from ..errors import ParameterError, check_direction, check_finite, check_integer, check_point
 from . import quaternions as quat
 from .clip import Clip
 from .ik import two_bone_ik
 from .part_contacts import PartShape, joint_index
 from .skeleton import Pose, Skeleton
 
-__all__ = ["swing_clip", "forearm_part", "chainsaw_swing_clip", "cutting_clip", "dig_clip", "row_clip"]
+__all__ = ["swing_clip", "forearm_part", "held_part", "chainsaw_swing_clip", "cutting_clip", "dig_clip", "row_clip"]
 
 
 def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degrees: float = 60.0,
@@ -75,12 +75,32 @@ def forearm_part(skeleton: Skeleton, chain: Sequence[str], start: float, end: fl
     rest) the blade's flat faces, or None for a blunt part."""
     e, w = (joint_index(skeleton, "chain", j) for j in chain[1:])
     world = skeleton.world_transforms()
-    rotation = _normalised(world[w])
-    along = rotation.T @ (world[w, :3, 3] - world[e, :3, 3])
+    along = world[w, :3, 3] - world[e, :3, 3]
     along /= np.linalg.norm(along)
+    return held_part(skeleton, w, along * start, along * end, radius, blade_side)
+
+
+def held_part(skeleton: Skeleton, wrist, start, end, radius: float, blade_side=None) -> PartShape:
+    """A tool held in the hand of ``wrist`` (a joint name or index): its axis runs from ``start`` to ``end``,
+    offsets from the wrist in the skeleton's world frame at rest (m), expressed in the wrist's frame, so the tool
+    turns with the hand. ``blade_side``: a world direction (at rest) the blade's flat faces, or None for a blunt
+    part. An oar held out to the side and down to the water:
+
+    >>> from voxelworld.motion import CESIUM_MAN, load_gltf
+    >>> man = load_gltf(CESIUM_MAN).skeleton
+    >>> oar = held_part(man, "Skeleton_arm_joint_R__3_", (0, 0, 0), (0, -1.6, -0.9), 0.04, blade_side=(1, 0, 0))
+    >>> wrist = man.world_transforms()[man.index("Skeleton_arm_joint_R__3_")]
+    >>> (oar.placed(wrist)[1] - wrist[:3, 3]).round(6).tolist()
+    [0.0, -1.6, -0.9]
+    """
+    w = joint_index(skeleton, "wrist", wrist)
+    world = skeleton.world_transforms()
+    rotation = _normalised(world[w])
     scale = np.linalg.norm(world[w, :3, 0])
+    start, end = (rotation.T @ np.array(check_point(name, value)) / scale
+                  for name, value in (("start", start), ("end", end)))
     blade = None if blade_side is None else rotation.T @ np.array(check_direction("blade_side", blade_side))
-    return PartShape(along * start / scale, along * end / scale, radius, blade_normal=blade)
+    return PartShape(start, end, radius, blade_normal=blade)
 
 
 def _normalised(matrix: np.ndarray) -> np.ndarray:
@@ -311,14 +331,18 @@ def dig_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
 
 
 def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward, up, duration: float = 2.0,
-             drive: float = 0.4, keys: int = 41, legs: Sequence[Sequence[str]] = (), name: str = "row") -> Clip:
-    """A looping rowing stroke: reach forward, drive the wrist back to the body, recover.
+             drive: float = 0.4, lift: float = 0.3, keys: int = 41, legs: Sequence[Sequence[str]] = (),
+             name: str = "row") -> Clip:
+    """A looping rowing stroke: reach forward, drive the wrist back to the body, lift, recover.
 
     At the catch (time 0) the chest leans 25 degrees forward and the wrist is 0.95 of the arm's reach ahead of
     the shoulder and 0.25 below it (chest-to-waist height); the drive (the first ``drive`` share of the cycle)
     pulls the wrist straight back along ``forward`` to 0.15 of the reach ahead of the shoulder, the elbow going
     back below and beside the body, while the chest leans back to 15 degrees behind upright and the hips rock
-    back 5 degrees; the recovery returns to the catch. Both phases ease in and out.
+    back 5 degrees. Then the hands rise by ``lift`` of the reach (a fifth of the recovery; an oar held in them
+    comes out of the water), go forward that high, and drop back to the catch over its last fifth (the blade
+    goes in). The hand keeps its world rotation at rest all the stroke long, so a tool held in it
+    (:func:`held_part`) keeps its direction. Every phase eases in and out.
 
     Parameters
     ----------
@@ -332,6 +356,8 @@ def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
         The cycle's length (s), > 0.
     drive : float
         The drive's share of the cycle, in (0, 1).
+    lift : float
+        How far the hands rise for the recovery, as a share of the arm's reach (0..1).
     keys : int
         Key times per cycle (the last repeats the first), >= 5.
     legs : sequence of (hip, knee, ankle) joint names
@@ -341,8 +367,8 @@ def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
     Returns
     -------
     Clip
-        Keys the rotations of ``hips``, the joints from it to ``chest``, the shoulder and elbow, each leg's
-        joints, and the translation of ``hips``.
+        Keys the rotations of ``hips``, the joints from it to ``chest``, the shoulder, elbow and wrist, each
+        leg's joints, and the translation of ``hips``.
 
     Examples
     --------
@@ -357,14 +383,25 @@ def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
     drive = check_finite("drive", drive, minimum=0.0, strict_minimum=True, maximum=1.0)
     if drive >= 1.0:
         raise ParameterError("drive", drive, "a share of the cycle in (0, 1)")
-    keys = check_integer("keys", keys, minimum=5)
+    lift = check_finite("lift", lift, minimum=0.0, maximum=1.0)
+    keys = check_integer("keys", keys, minimum=9)
     catch = dict(hips_turn=0.0, hips_lean=5.0, hips_drop=0.02, chest_turn=-5.0, chest_lean=25.0,
                  reach_forward=0.95, reach_up=-0.25)
     finish = dict(hips_turn=0.0, hips_lean=-5.0, hips_drop=0.0, chest_turn=5.0, chest_lean=-15.0,
                   reach_forward=0.15, reach_up=-0.3)
-    times, tracks = _waypoint_tracks([(0.0, catch, None), (drive, finish, "ease"), (1.0, catch, "ease")],
-                                     duration, keys)
-    return _author(name, skeleton, body_joints, times, tracks, elbow_above=False, splay_degrees=15.0)
+    recovery = 1.0 - drive
+    lifted = [drive + 0.2 * recovery, 1.0 - 0.2 * recovery]  # hands up (blade out), then forward up there
+
+    def between(share: float) -> dict:  # the body on its way from the finish back to the catch, hands raised
+        u = (share - drive) / recovery
+        pose = {track: finish[track] + (catch[track] - finish[track]) * u for track in catch}
+        pose["reach_up"] += lift
+        return pose
+
+    times, tracks = _waypoint_tracks([(0.0, catch, None), (drive, finish, "ease"), (lifted[0], between(lifted[0]), "ease"),
+                                      (lifted[1], between(lifted[1]), "ease"), (1.0, catch, "ease")], duration, keys)
+    return _author(name, skeleton, body_joints, times, tracks, elbow_above=False, splay_degrees=15.0,
+                   hold_hand=True)
 
 
 @dataclass(frozen=True)
@@ -511,8 +548,9 @@ def _planar_arm(reach_forward, reach_up, a: float, b: float, elbow_above: bool) 
 
 
 def _author(name: str, skeleton: Skeleton, body: _BodyJoints, times: np.ndarray, tracks: dict[str, np.ndarray],
-            elbow_above: bool = True, splay_degrees: float = 0.0) -> Clip:
-    """The clip of ``tracks`` (see the comment above :func:`chainsaw_swing_clip`) keyed at ``times`` (s)."""
+            elbow_above: bool = True, splay_degrees: float = 0.0, hold_hand: bool = False) -> Clip:
+    """The clip of ``tracks`` (see the comment above :func:`chainsaw_swing_clip`) keyed at ``times`` (s);
+    ``hold_hand``: the wrist keeps its world rotation at rest (a held oar keeps its direction)."""
     if "upper" in tracks:
         upper, lower = tracks["upper"], tracks["forearm"]
     else:
@@ -522,7 +560,7 @@ def _author(name: str, skeleton: Skeleton, body: _BodyJoints, times: np.ndarray,
     rest, world_rest = skeleton.rest, skeleton.world_transforms()
     rest_rotation = np.array([quat.from_matrix(_normalised(m)) for m in world_rest])
     splay = np.radians(splay_degrees)
-    arm = [body.shoulder, body.elbow] + ([body.wrist] if "wrist" in tracks else [])
+    arm = [body.shoulder, body.elbow] + ([body.wrist] if "wrist" in tracks or hold_hand else [])
     keyed = {j: [] for j in body.spine + arm + [j for leg in body.legs for j in leg]}
     if body.hips is not None:
         keyed[body.hips] = []
@@ -569,6 +607,8 @@ def _author(name: str, skeleton: Skeleton, body: _BodyJoints, times: np.ndarray,
         place(e, quat.multiply(bend, quat.multiply(swing, rest_rotation[e])))
         if "wrist" in tracks:  # the hand flexed about the side axis, from its place along the forearm
             place(w, quat.multiply(lean(tracks["wrist"][k]), world[w]))
+        elif hold_hand:
+            place(w, rest_rotation[w])
         if body.legs:
             _plant_legs(skeleton, body, Pose(translation, rotation, rest.scale), world, rotation, rest_rotation)
         for joint in keyed:
