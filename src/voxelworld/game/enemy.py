@@ -3,11 +3,10 @@
 A :class:`ChainsawEnemy` is the packaged character (:data:`~voxelworld.motion.CESIUM_MAN`, its own skeleton)
 playing a full-body looping chainsaw swing (hips, chest and right arm move) with
 :class:`~voxelworld.motion.ContactMotion`, stood in the world by ``motion.place`` (its feet at ``position``, turned
-to ``facing``, scaled to ``settings.height``). Its contact query tests the blade's capsule against the terrain's
-collision mesh near the enemy (a :class:`~voxelworld.collision.TriangleBVH`, rebuilt only when those triangles
-change) and reads the hardness of the *voxel* behind the contact point (the dominant material of the first solid
-voxel found just behind the surface, the collision triangle's material if none is), so the arm slows more in rock
-than in soil while the hips and chest drop to the body's rate.
+to ``facing``, scaled to ``settings.height``). Its contact query
+(:class:`~voxelworld.game.terrain_contacts.TerrainContacts`) tests the blade's capsule against the terrain's
+collision mesh near the enemy and reads the hardness of the *voxel* behind the contact point, so the arm slows
+more in rock than in soil while the hips and chest drop to the body's rate.
 
 While the blade is in contact it carves: every contact frame (or every ``carve_interval`` seconds) a
 ``remove`` with a capsule along the blade goes through the terrain's hardness/damage gate (``Tool``): soil gives
@@ -26,8 +25,8 @@ does), so a carve shows in the next frame's contacts.
 Examples
 --------
 A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade cuts
-it, its wrist slowed to 0.016 (the edge alone would cut soil at 0.029; here the blade meets the block partly flat,
-see :class:`~voxelworld.motion.SlowdownProfile`).
+it, its wrist slowed to 0.020 (the edge alone would cut soil at 0.029; the swing flexes the wrist, so the blade is
+driven partly face-first; see :class:`~voxelworld.motion.SlowdownProfile`).
 
 >>> from voxelworld.terrain import Box, VoxelVolume
 >>> from voxelworld.meshing import ChunkMesher
@@ -40,7 +39,7 @@ see :class:`~voxelworld.motion.SlowdownProfile`).
 ...     _ = mesher.update()
 ...     events = enemy.step(1 / 60)
 >>> enemy.carved_voxels > 0, round(enemy.slowest_wrist_rate, 3)
-(True, 0.016)
+(True, 0.02)
 """
 
 from __future__ import annotations
@@ -53,15 +52,15 @@ import numpy as np
 
 from ..attribute_state import (array, attribute_state, flag, instance, number, optional, restore_attributes,
                                sequence, whole)
-from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import (CESIUM_MAN, Contact, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
+from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
                       load_gltf)
 from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
 from .level import surface_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
+from .terrain_contacts import TerrainContacts
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]
 
@@ -224,7 +223,7 @@ class ChainsawEnemy:
                     "swing_contact": flag, "swings_here": whole(0), "empty_swings": whole(0),
                     "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m")}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
-                        "_centre", "_mesh_key", "_bvh")
+                        "_centre", "_contacts")
 
     def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
                  settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
@@ -250,8 +249,7 @@ class ChainsawEnemy:
         self.position = feet
         self.scale = settings.height / _model_height()
         self._build_body()
-        self._mesh_key: tuple | None = None
-        self._bvh: TriangleBVH | None = None
+        self._contacts = TerrainContacts(volume, mesher, settings.reach)
         self._since_carve = np.inf
         self.time = 0.0
         self.carved_volume, self.carved_voxels = 0.0, 0
@@ -306,43 +304,9 @@ class ChainsawEnemy:
             self._build_body()
 
     # ------------------------------------------------------------------------------------------- contacts
-    def _refresh_bvh(self) -> None:
-        """The BVH of the collision mesh within reach, rebuilt only when those triangles changed."""
-        key = self.mesher.collision_key(near=self._centre, radius=self.settings.reach)
-        if key != self._mesh_key:
-            self._mesh_key = key
-            mesh = self.mesher.collision_mesh(near=self._centre, radius=self.settings.reach)
-            self._bvh = TriangleBVH(mesh.positions, mesh.indices, tri_material=mesh.tri_material) \
-                if mesh.triangle_count else None
-
     def voxel_material(self, point, normal) -> int:
-        """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,
-        up to two voxels), by its dominant material; 0 if none is solid."""
-        volume = self.volume
-        point, normal = np.asarray(point, dtype=float), np.asarray(normal, dtype=float)
-        shape = np.array(volume.shape)
-        for k in (0.5, 1.0, 1.5, 2.0, -0.5, -1.0):
-            index = np.rint((point - normal * k * volume.voxel_size - volume.origin) / volume.voxel_size).astype(int)
-            if np.any(index < 0) or np.any(index >= shape):
-                continue
-            i, j, l = index
-            if volume.density[i, j, l] >= volume.iso:
-                return int(volume.mat_b[i, j, l] if volume.mix[i, j, l] > 127 else volume.mat_a[i, j, l])
-        return 0
-
-    def _contact(self, start, end, radius) -> Contact | None:
-        if self._bvh is None:
-            return None
-        found = self._bvh.overlap_capsule(start, end, radius)
-        if found.depth.size == 0:
-            return None
-        best = int(np.argmax(found.depth))  # the deepest; ties: the lowest triangle
-        point, normal = found.point[best], found.normal[best]
-        material = self.voxel_material(point, normal) or int(found.material[best])
-        materials = self.volume.materials
-        if material not in materials:
-            return None
-        return Contact(tuple(point), tuple(normal), materials[material].name, materials[material].hardness)
+        """The material id of the voxel behind ``point`` (see :meth:`TerrainContacts.voxel_material`)."""
+        return self._contacts.voxel_material(point, normal)
 
     # ---------------------------------------------------------------------------------------------- a frame
     def step(self, dt: float) -> list:
@@ -351,8 +315,8 @@ class ChainsawEnemy:
         :class:`Carved` per carve."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         self._walk(dt)
-        self._refresh_bvh()
-        _, events = self.motion.step(dt, self._contact)
+        self._contacts.refresh(self._centre)
+        _, events = self.motion.step(dt, self._contacts)
         self.time += dt
         self._since_carve += dt
         self.slowest_wrist_rate = min(self.slowest_wrist_rate, float(self.motion.rates[self.motion.wrist]))

@@ -415,11 +415,19 @@ class ContactMotion:
             rates[dragged] = np.minimum(rates[dragged], chain[self._slot[dragged]])
         return rates, drag
 
-    def _area_of(self, contact: Contact, blade: np.ndarray | None) -> float:
+    @staticmethod
+    def _area_of(contact: Contact, blade: np.ndarray | None, driven_blade: np.ndarray | None,
+                 driven: np.ndarray) -> float:
+        """The contact's area factor: the query's, else 1 for a blunt part, else how squarely the first action
+        drives the blade (``|blade normal . unit velocity|``: 0 edge-first, 1 face-first), or for a blade at rest
+        how squarely it faces the surface."""
         if contact.area is not None:
             return contact.area
         if blade is None:
             return 1.0
+        speed = math.sqrt(float(driven @ driven))
+        if driven_blade is not None and speed > 1e-9:
+            return float(min(1.0, abs(float(driven_blade @ driven)) / speed))
         return float(min(1.0, abs(float(np.dot(blade, contact.normal)))))
 
     def _lag(self) -> tuple[np.ndarray, np.ndarray]:
@@ -470,11 +478,15 @@ class ContactMotion:
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
-        area = self._area_of(contact, blade) if contact is not None else 0.0
-        driven_end = self._driven_end
-        if self.media:  # the tool's drag: how squarely the first action drives its blade through each medium
+        # How squarely the first action drives the blade through what it meets: the contact's area and the drag
+        # of the media on it.
+        driven_end, driven_blade = self._driven_end, None
+        if self.media or self.part.blade_normal is not None:
             driven_end, driven_blade = self._driven_part(float(clocks[self.root]))
-            inside, part_drag = self._medium_rates(world, end, driven_blade, (driven_end - self._driven_end) / dt)
+        driven = (driven_end - self._driven_end) / dt
+        area = self._area_of(contact, blade, driven_blade, driven) if contact is not None else 0.0
+        if self.media:
+            inside, part_drag = self._medium_rates(world, end, driven_blade, driven)
         else:
             inside, part_drag = self._inside, 0.0
         held, since_contact = self._held, since

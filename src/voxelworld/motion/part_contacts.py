@@ -34,7 +34,7 @@ class Contact:
         wood 3, rock 5, iron 10).
     area : float or None
         Contact area factor in [0, 1]: 0 = the blade's edge cuts, 1 = the flat of the blade (or a blunt part)
-        drags. None: worked out from the part's blade normal and ``normal`` (see :class:`PartShape`).
+        drags. None: worked out from the part's blade normal and its motion (see :class:`PartShape`).
 
     Examples
     --------
@@ -70,8 +70,11 @@ class PartShape:
         Capsule radius (m, >= 0; not scaled).
     blade_normal : 3 floats or None
         For blade tools: the normal of the blade's flat side in the wrist's frame. The contact area factor is
-        then ``|blade_normal . contact normal|``: 1 when the flat meets the surface, 0 when the edge does.
-        None (a fist, a club): area 1 unless the query gives one.
+        then how squarely the first action drives the blade through what it touches, ``|blade_normal . v|``
+        with ``v`` the unit velocity of the part's end as the first action moves it: 0 when the blade goes in
+        edge-first (a saw, a shovel's edge-on stroke), 1 when it is pushed face-first (the flat); a blade at
+        rest takes ``|blade_normal . contact normal|``. None (a fist, a club): area 1 unless the query gives
+        one.
 
     Examples
     --------

@@ -1,0 +1,104 @@
+"""What a tool held by a character touches in the terrain: contact queries for
+:meth:`voxelworld.motion.ContactMotion.step` answered by the terrain's collision mesh near the character and the
+hardness of the *voxel* behind the contact point.
+
+The chainsaw enemy (:mod:`voxelworld.game.enemy`) and the shovel digger (:mod:`voxelworld.game.digger`) ask
+the same question every frame: does the tool's capsule touch the ground, and how hard is what it touches? The
+collision mesh gives the contact (one material per triangle, as gameplay needs); the voxel just behind the
+surface gives the material the blade is actually in (the dominant material of the first solid voxel found up to
+two voxels behind the contact, the triangle's material if none is), so a blade slows by the rock it cuts even
+where a soil triangle covers it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..collision import TriangleBVH
+from ..errors import ParameterError, check_finite, check_point
+from ..meshing import ChunkMesher
+from ..motion import Contact
+from ..terrain import VoxelVolume
+
+__all__ = ["TerrainContacts"]
+
+
+class TerrainContacts:
+    """Contact queries of a tool against the terrain within ``reach`` of a centre (see the module).
+
+    Parameters
+    ----------
+    volume : VoxelVolume
+    mesher : ChunkMesher
+        The mesher of ``volume``; its collision meshes as of its last ``update()`` are what the tool touches.
+    reach : float
+        m (> 0): the collision mesh within this distance of the centre is searched.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import Box, VoxelVolume
+    >>> from voxelworld.meshing import ChunkMesher
+    >>> volume = VoxelVolume((32, 16, 32), voxel_size=0.1, chunk_size=16)
+    >>> _ = volume.add(Box((0.0, 0.0, 0.0), (3.2, 0.5, 3.2)), "rock")
+    >>> mesher = ChunkMesher(volume)
+    >>> _ = mesher.update()
+    >>> contacts = TerrainContacts(volume, mesher, reach=1.0)
+    >>> contacts.refresh((1.6, 0.5, 1.6))
+    >>> hit = contacts((1.6, 0.9, 1.6), (1.6, 0.45, 1.6), 0.05)
+    >>> hit.material, hit.hardness
+    ('rock', 5.0)
+    >>> contacts((1.6, 0.9, 1.6), (1.6, 0.7, 1.6), 0.05) is None
+    True
+    """
+
+    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, reach: float):
+        if not isinstance(volume, VoxelVolume):
+            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
+        if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
+            raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
+        self.volume, self.mesher = volume, mesher
+        self.reach = check_finite("reach", reach, minimum=0.0, strict_minimum=True, unit="m")
+        self._key: tuple | None = None
+        self._bvh: TriangleBVH | None = None
+
+    def refresh(self, centre) -> None:
+        """Take the collision mesh within ``reach`` of ``centre`` (m), rebuilding the BVH only when those
+        triangles changed."""
+        centre = np.array(check_point("centre", centre))
+        key = self.mesher.collision_key(near=centre, radius=self.reach)
+        if key != self._key:
+            self._key = key
+            mesh = self.mesher.collision_mesh(near=centre, radius=self.reach)
+            self._bvh = TriangleBVH(mesh.positions, mesh.indices, tri_material=mesh.tri_material) \
+                if mesh.triangle_count else None
+
+    def voxel_material(self, point, normal) -> int:
+        """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,
+        up to two voxels), by its dominant material; 0 if none is solid."""
+        volume = self.volume
+        point, normal = np.asarray(point, dtype=float), np.asarray(normal, dtype=float)
+        shape = np.array(volume.shape)
+        for k in (0.5, 1.0, 1.5, 2.0, -0.5, -1.0):
+            index = np.rint((point - normal * k * volume.voxel_size - volume.origin) / volume.voxel_size).astype(int)
+            if np.any(index < 0) or np.any(index >= shape):
+                continue
+            i, j, l = index
+            if volume.density[i, j, l] >= volume.iso:
+                return int(volume.mat_b[i, j, l] if volume.mix[i, j, l] > 127 else volume.mat_a[i, j, l])
+        return 0
+
+    def __call__(self, start, end, radius) -> Contact | None:
+        """The contact of the capsule ``start``-``end`` (m) of ``radius`` (m) with the terrain, the deepest of its
+        triangles (ties: the lowest), or None."""
+        if self._bvh is None:
+            return None
+        found = self._bvh.overlap_capsule(start, end, radius)
+        if found.depth.size == 0:
+            return None
+        best = int(np.argmax(found.depth))
+        point, normal = found.point[best], found.normal[best]
+        material = self.voxel_material(point, normal) or int(found.material[best])
+        materials = self.volume.materials
+        if material not in materials:
+            return None
+        return Contact(tuple(point), tuple(normal), materials[material].name, materials[material].hardness)
