@@ -10,8 +10,8 @@ one does, with an example and every option's default; ``voxelworld --version`` p
   optionally a top view (``voxelworld.viewer.navmesh_png``).
 - ``play``: serves a world to the browser (``voxelworld.viewer.server``, docs/play.md).
 - ``export``: writes a world file's meshes as glTF 2.0 binary and/or Wavefront OBJ (``voxelworld.io``).
-- ``motion plot``: plots CesiumMan's chainsaw swing with a wall in the way and without
-  (``voxelworld.viewer.motion_plot``).
+- ``motion plot``: plots CesiumMan's second action in a medium (a wall of rock, soil or iron, water, a shovel
+  in soil, an oar in water) against the free first action, in measured motion (``voxelworld.viewer.motion_plot``).
 - ``warmup``: compiles every numba kernel into the cache (``voxelworld.warmup``); every other command first checks
   that this was done, and does it when it was not.
 
@@ -270,11 +270,11 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
 
 def run_motion_plot(args: argparse.Namespace, out=None) -> None:
-    """``voxelworld motion plot``: the swing with and without a wall, as a PNG (see ``--help``)."""
+    """``voxelworld motion plot``: the second action in a medium against the free run, as a PNG (see ``--help``)."""
     from pathlib import Path
 
     from .motion import CESIUM_MAN
-    from .viewer.motion_plot import motion_plot
+    from .viewer.motion_plot import MEDIA, motion_plot
 
     out = out if out is not None else sys.stdout
     glb = Path(args.glb) if args.glb else CESIUM_MAN
@@ -286,8 +286,13 @@ def run_motion_plot(args: argparse.Namespace, out=None) -> None:
         raise ParameterError("--wall-x", args.wall_x, "a distance in [0.3, 3] (m)")
     if not (0.1 <= args.seconds <= 60.0):
         raise ParameterError("--seconds", args.seconds, "a duration in [0.1, 60] (s)")
-    path = motion_plot(args.out, glb, wall_x=args.wall_x, seconds=args.seconds)
-    print(f"Wrote {path}: right-arm swing with a rock wall at x = {args.wall_x} m and without", file=out)
+    if args.medium not in MEDIA:
+        raise ParameterError("--medium", args.medium, f"one of {', '.join(MEDIA)}")
+    if not (0.0 <= args.blade_roll <= 90.0):
+        raise ParameterError("--blade-roll", args.blade_roll, "an angle in [0, 90] (degrees)")
+    path = motion_plot(args.out, glb, medium=args.medium, seconds=args.seconds, wall_x=args.wall_x,
+                       blade_roll=args.blade_roll)
+    print(f"Wrote {path}: CesiumMan's second action in {args.medium} against the free first action", file=out)
 
 
 def run_play(args: argparse.Namespace, out=None) -> None:
@@ -445,13 +450,19 @@ def build_parser() -> argparse.ArgumentParser:
     motion = command("motion", "character motion", "Character motion: `voxelworld motion plot --help`.",
                      "voxelworld motion plot --out motion.png").add_subparsers(dest="action", required=True,
                                                                               metavar="ACTION")
-    plot = command("plot", "plot a swing with and without a wall in the way (PNG)",
-                   "Swing CesiumMan's right arm down (a chainsaw) with a rock wall in the way and without, and\n"
-                   "plot the wrist's and shoulder's paths and rates (voxelworld.viewer.motion_plot).",
-                   "voxelworld motion plot --out motion.png --wall-x 0.9", within=motion)
+    plot = command("plot", "plot the second action in a medium against the free first action (PNG)",
+                   "Play CesiumMan's first action with a medium in the way and without: the chainsaw swing into a\n"
+                   "wall (rock, soil, iron) or down into water, a shovel digging soil, an oar rowing in water;\n"
+                   "plot the paths, the per-joint rates and the measured motion of each joint while touching,\n"
+                   "as a share of the free run (voxelworld.viewer.motion_plot).",
+                   "voxelworld motion plot --out oar.png --medium oar --blade-roll 90", within=motion)
     plot.add_argument("--out", required=True, help="the PNG file to write")
     plot.add_argument("--glb", help="the CesiumMan .glb (default: the one the package ships)")
-    plot.add_argument("--wall-x", type=float, default=1.1, help="the wall's distance ahead in m")
+    plot.add_argument("--medium", default="rock", help="rock, soil, iron (a wall), water, shovel or oar")
+    plot.add_argument("--wall-x", type=float, default=1.0, help="the wall's distance ahead in m")
+    plot.add_argument("--blade-roll", type=float, default=0.0,
+                      help="shovel: the blade turned about the shaft, 0 edge-on, 90 flat; oar: 0 square, 90 feathered"
+                           " (degrees)")
     plot.add_argument("--seconds", type=float, default=8.0, help="how long to play in s")
     warmup = command("warmup", "compile every numba kernel into the cache (scripts/setup runs it)",
                      "Compile every numba kernel into the cache, with a progress line per wing on stderr, and\n"
