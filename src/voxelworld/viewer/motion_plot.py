@@ -178,13 +178,15 @@ def motion_plot(path, glb, medium: str = "rock", seconds: float = 8.0, wall_x: f
     forward, up = runs["with"].side
     colours = {"hips": "tab:green", "chest": "tab:olive", "shoulder": "tab:blue", "elbow": "tab:purple",
                "wrist": "tab:red", "tool tip": "tab:orange"}
-    for label, style in (("free", "--"), ("with", "-")):
-        run = runs[label]
+    for label, style, width, alpha in (("free", "-", 4.0, 0.25), ("with", "-", 1.2, 1.0)):
+        run = runs[label]  # the free run wide and pale underneath: the slowed run covers less of the same path
         for joint in ("hips", "shoulder", "wrist"):
             paths.plot(run.places[joint][:, forward], run.places[joint][:, up], style, color=colours[joint],
-                       label=f"{joint} ({label})", linewidth=1.2)
+                       label=f"{joint} ({label})", linewidth=width, alpha=alpha)
         paths.plot(run.tip[:, forward], run.tip[:, up], style, color=colours["tool tip"],
-                   label=f"tool tip ({label})", linewidth=1.2)
+                   label=f"tool tip ({label})", linewidth=width, alpha=alpha)
+    if medium in WALLS:
+        paths.axvline(wall_x, color="0.3", linewidth=3, label=f"wall ({medium})")
     run = runs["with"]
     for joint in JOINTS:
         rates.plot(run.time, run.rates[joint], color=colours[joint], label=joint)
@@ -203,7 +205,7 @@ def motion_plot(path, glb, medium: str = "rock", seconds: float = 8.0, wall_x: f
                         fontsize=8)
     shares.axhline(1.0, color="0.4", linestyle=":", label="first action (free run)")
     shares.axhline(0.1, color="tab:green", linestyle=":", label="a tenth")
-    paths.set(xlabel="forward (m)", ylabel="up (m)", title="Paths seen from the side (dashed: free)",
+    paths.set(xlabel="forward (m)", ylabel="up (m)", title="Paths seen from the side (pale: free)",
               aspect="equal")
     rates.set(xlabel="time (s)", ylabel="clock rate (first action = 1, log)",
               title="Per-joint rates (grey: touching)")
