@@ -148,7 +148,7 @@ def bench_contact_step() -> tuple:
     skeleton = load_gltf(CESIUM_MAN).skeleton
     clip = chainsaw_swing_clip(skeleton, chain, "Skeleton_torso_joint_1", "torso_joint_3", (1, 0, 0), (0, 0, 1))
     part = forearm_part(skeleton, chain, 0.05, 0.75, 0.03, blade_side=(0, 1, 0))
-    wall = TriangleBVH([[1.05, -2, -1], [1.05, 2, -1], [1.05, -2, 3], [1.05, 2, 3]], [[0, 1, 2], [1, 3, 2]],
+    wall = TriangleBVH([[1.0, -2, -1], [1.0, 2, -1], [1.0, -2, 3], [1.0, 2, 3]], [[0, 1, 2], [1, 3, 2]],
                        tri_material=[4, 4])
     query = collision_contact_query(wall, {4: ("rock", 5.0)})
     motion = ContactMotion(skeleton, clip, chain, "Skeleton_torso_joint_1", part, loop=True)
