@@ -99,10 +99,18 @@ def test_iron_is_never_carved():
 def test_turns_back_at_the_end_of_a_short_wall():
     # A 1.6 m rock wall along z (z 1.6..3.2 m) on a 6.4 m long strip; it starts at the wall's far end.
     volume, mesher = arena("rock", box=((3.2, 0.0, 1.6), (3.6, 2.0, 3.2)), shape=(48, 24, 64))
-    enemy, log = swing(volume, mesher, 60 * 40, feet=(2.4, 0.0, 2.8), wall=(0, 0, 1),
-                       swings_per_spot=1)
-    materials = [m for _, _, m, _, _ in log]
-    assert enemy.wall[2] == -1.0 or enemy.position[2] < 2.8  # it turned back
+    enemy = ChainsawEnemy("saw", volume, mesher, (2.4, 0.0, 2.8), facing=(1, 0, 0),
+                          settings=ChainsawSettings(swings_per_spot=1), wall=(0, 0, 1))
+    materials, walls, places = [], [], []
+    for _ in range(60 * 40):
+        mesher.update()
+        enemy.step(DT)
+        materials.append(enemy.motion.contact.material if enemy.motion.contact else None)
+        walls.append(enemy.wall[2])
+        places.append(enemy.position[2])
+    turns = np.flatnonzero(np.diff(np.sign(walls)) != 0)
+    assert len(turns) >= 2  # past the wall's far end it turned back, and back again past the near end
+    assert places[turns[0]] > 3.2 and min(places) < 1.6  # each turn beyond an end of the wall
     windows = [sum(m is not None for m in materials[i:i + 600]) for i in range(0, len(materials), 600)]
     assert all(w > 0 for w in windows)  # it comes back to the wall and keeps cutting
 

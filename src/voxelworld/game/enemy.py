@@ -25,7 +25,7 @@ does), so a carve shows in the next frame's contacts.
 Examples
 --------
 A soil block meshed as the game meshes (a collision mesh within 0.3 voxel edges of the voxels): the blade cuts
-it, its wrist slowed to 0.020 (the edge alone would cut soil at 0.029; the swing flexes the wrist, so the blade is
+it, its wrist slowed to 0.021 (the edge alone would cut soil at 0.029; the swing flexes the wrist, so the blade is
 driven partly face-first; see :class:`~voxelworld.motion.SlowdownProfile`).
 
 >>> from voxelworld.terrain import Box, VoxelVolume
@@ -39,7 +39,7 @@ driven partly face-first; see :class:`~voxelworld.motion.SlowdownProfile`).
 ...     _ = mesher.update()
 ...     events = enemy.step(1 / 60)
 >>> enemy.carved_voxels > 0, round(enemy.slowest_wrist_rate, 3)
-(True, 0.02)
+(True, 0.021)
 """
 
 from __future__ import annotations

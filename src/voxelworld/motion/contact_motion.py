@@ -14,6 +14,8 @@ the wrist) touches something, the *second action* takes over:
 - the pose is the first action's with every joint's local transform at its own clock (forward kinematics), so
   every bone keeps its length, each joint turns at its own rate (a rotation measured relative to its parent runs
   at the joint's clock rate), and the tool, carried by joints that are all slowed, moves slower than the hips;
+  the wrist alone takes the first action's *world* rotation at its own clock (tabulated once per clip), so the
+  tool points where the first action points it then, not turned by a forearm on another clock;
 - the torso (the body's joints above the root, or the root alone) shakes by the material's hardness; the hand
   stays on its steady path and inverse kinematics re-joins the chain to it (two-bone IK for three joints, pole:
   the middle joint's steady place, last frame's bend kept; FABRIK with the given limits otherwise);
@@ -54,6 +56,7 @@ import numpy as np
 
 from ..attribute_state import array, attribute_state, instance, number, optional, restore_attributes
 from ..errors import ParameterError, check_finite
+from . import quaternions as quat
 from ._kernels import contact as _kernel
 from ._kernels import fk as _fk
 from ._kernels import ik as _ik_kernel
@@ -70,6 +73,7 @@ RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
 CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster than the first action (closes in time)
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
+FIRST_ACTION_STEP = 1.0 / 240.0  # s: the first action's hand and tool are tabulated at least this finely
 PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
 
 
@@ -157,7 +161,7 @@ class ContactMotion:
     OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "second_clip", "limits",
                         "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                         "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
-                        "_params")
+                        "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade")
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
@@ -231,8 +235,49 @@ class ContactMotion:
         self._parent = int(parents[self.shoulder])
         self._parents = np.ascontiguousarray(parents, dtype=np.int64)
         self._chain = np.array(joints, dtype=np.int64)
-        self.placement = np.eye(4)
+        self.placement, self._placed = np.eye(4), False  # _placed: the placement is not the identity
+        self._tabulate_first_action()
         self.reset()
+
+    def _tabulate_first_action(self) -> None:
+        """The first action's wrist rotation, part end and blade normal (skeleton frame, unplaced) over one clip
+        length every ``FIRST_ACTION_STEP`` seconds or finer: what the hand and the tool would do at any clock,
+        looked up without sampling every joint of the clip."""
+        duration = self.clip.duration
+        count = max(1, math.ceil(duration / FIRST_ACTION_STEP))
+        times = np.linspace(0.0, duration, count + 1)
+        worlds = self.skeleton.world_transforms(self.clip.sample_frames(self.skeleton, times))
+        wrist = worlds[:, self.wrist]
+        rotation = np.array([quat.from_matrix(m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)) for m in wrist])
+        flip = np.concatenate([[1.0], np.sign(np.sum(rotation[1:] * rotation[:-1], axis=1))])
+        rotation *= np.cumprod(np.where(flip == 0.0, 1.0, flip))[:, None]  # one hemisphere: lerp between neighbours
+        placed = [self.part.placed(m) for m in wrist]
+        self._first_step = duration / count
+        self._first_rotation = rotation
+        self._first_end = np.array([end for _, end, _ in placed])
+        self._first_blade = None if self.part.blade_normal is None else np.array([b for _, _, b in placed])
+
+    def _first_row(self, clock: float) -> tuple[int, int, float]:
+        """The table's rows around ``clock`` (s) and the share between them."""
+        duration = self.clip.duration
+        last = len(self._first_end) - 1
+        if duration <= 0.0 or last == 0:
+            return 0, 0, 0.0
+        clock = clock % duration if self.loop else min(max(clock, 0.0), duration)
+        position = clock / self._first_step
+        i = min(int(position), last - 1)
+        return i, i + 1, position - i
+
+    def _driven_part(self, clock: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """The part's end (3,) and blade normal (3,) or None as the first action alone holds them at ``clock``
+        (the body's), placed; interpolated in the table."""
+        i, j, u = self._first_row(clock)
+        turn = self.placement[:3, :3]
+        end = turn @ ((1.0 - u) * self._first_end[i] + u * self._first_end[j]) + self.placement[:3, 3]
+        if self._first_blade is None:
+            return end, None
+        blade = turn @ ((1.0 - u) * self._first_blade[i] + u * self._first_blade[j])
+        return end, blade / np.linalg.norm(blade)
 
     def _axes_across(self, joints: np.ndarray) -> np.ndarray:
         """(m, 3): for each shaking joint a unit axis in its own frame across its bone (to its first child)."""
@@ -286,7 +331,7 @@ class ContactMotion:
         if scales.min() <= 1e-9 or not np.allclose(gram, np.eye(3) * scales[0] ** 2, rtol=1e-6, atol=1e-9) \
                 or np.linalg.det(matrix[:3, :3]) <= 0:
             raise ParameterError("placement", placement, legal)
-        self.placement = matrix
+        self.placement, self._placed = matrix, not np.array_equal(matrix, np.eye(4))
 
     def state_dict(self) -> dict:
         """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -296,6 +341,7 @@ class ContactMotion:
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+        self._placed = not np.array_equal(self.placement, np.eye(4))
 
     # ----------------------------------------------------------------------------------------- one frame
     def _contact_targets(self, contact: Contact, area: float) -> np.ndarray:
@@ -336,6 +382,14 @@ class ContactMotion:
             self._blend_second(translation, rotation, second_weight, second_clock)
         local = (translation[0], rotation[0], scale[0])
         world = self._world(*local)
+        if not np.all(clocks == clocks[self.wrist]):
+            # The hand turns as the first action turns it at the hand's own clock, in the world (not only relative
+            # to a forearm on another clock): a held tool points where the first action points it then.
+            i, j, u = self._first_row(float(clocks[self.wrist]))
+            w = self.wrist
+            _kernel.hand_rotation(world[self._parents[w]], self.placement, self._first_rotation, i, j, u,
+                                  rotation[0, w].copy(), rotation[0, w])
+            world = self._world(*local)
         if shake == 0.0:
             return local, world, None
         # The torso shakes; the hand stays on its steady path and the chain absorbs the shake (IK).
@@ -360,7 +414,7 @@ class ContactMotion:
         """Placed world matrices ``(n, 4, 4)`` of one pose's local arrays."""
         world = np.empty((1, len(translation), 4, 4))
         _fk.world_transforms(self._parents, translation[None], rotation[None], scale[None], world)
-        if np.array_equal(self.placement, np.eye(4)):
+        if not self._placed:
             return world[0]
         return self.placement @ world[0]
 
@@ -385,15 +439,6 @@ class ContactMotion:
         part = np.array([bool(medium.contains(end)[0]) for medium in self.media], dtype=bool)
         return joints, part
 
-    def _driven_part(self, clock: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """The part's end and blade normal as the first action alone would hold them at ``clock`` (the body's),
-        placed."""
-        n = len(self.skeleton)
-        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(np.full((1, n), clock),
-                                                                                      self.loop))
-        world = self._world(translation[0], rotation[0], scale[0])
-        _, end, blade = self.part.placed(world[self.wrist])
-        return end, blade
 
     def _medium_rates(self, world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
                       velocity: np.ndarray) -> tuple[np.ndarray, float]:

@@ -137,3 +137,21 @@ def repose_chain(parent_world, translation, rotation, joints, new_positions, han
         sign = 1.0 if x * q[0] + y * q[1] + z * q[2] + w * q[3] >= 0.0 else -1.0
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = sign * x / n, sign * y / n, sign * z / n, sign * w / n
         px, py, pz, pw = nx, ny, nz, nw
+
+
+@njit(cache=True)
+def hand_rotation(parent_world, placement, table, i, j, u, current, out):
+    """The wrist's local rotation ``out (4,)`` that gives it the world rotation tabulated in ``table (f, 4)``
+    (the first action's, unplaced) between rows ``i`` and ``j`` at share ``u`` (normalised lerp), placed by
+    ``placement (4, 4)``, under a parent at ``parent_world (4, 4)``; the sign nearer ``current (4,)``."""
+    x = (1.0 - u) * table[i, 0] + u * table[j, 0]
+    y = (1.0 - u) * table[i, 1] + u * table[j, 1]
+    z = (1.0 - u) * table[i, 2] + u * table[j, 2]
+    w = (1.0 - u) * table[i, 3] + u * table[j, 3]
+    ax, ay, az, aw = _rotation_of(placement)
+    wx, wy, wz, ww = _multiply(ax, ay, az, aw, x, y, z, w)  # the hand's world rotation (not yet unit)
+    px, py, pz, pw = _rotation_of(parent_world)
+    x, y, z, w = _multiply(-px, -py, -pz, pw, wx, wy, wz, ww)
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    sign = 1.0 if x * current[0] + y * current[1] + z * current[2] + w * current[3] >= 0.0 else -1.0
+    out[0], out[1], out[2], out[3] = sign * x / n, sign * y / n, sign * z / n, sign * w / n
