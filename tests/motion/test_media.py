@@ -2,8 +2,7 @@
 media of the design), measured as motion against the free run (the stroke with no water).
 
 What is measured: the blade pulled square against the water slows the hand and forearm far more than a feathered
-blade does (and pulls harder: ``part_drag``), the chain graded from the wrist outward while the body keeps the
-stroke, the blade's going in and coming out told once per stroke, and :meth:`Medium.part_drag` by depth, blade
+blade does (and pulls harder: ``part_drag``), graded from the wrist outward to the body (slowed least), the blade's going in and coming out told once per stroke, and :meth:`Medium.part_drag` by depth, blade
 direction and flow.
 """
 
@@ -74,18 +73,18 @@ def test_a_square_blade_slows_the_arm_and_pulls_hard_a_feathered_one_slips_throu
     assert slow.local_rotation[e] < 0.4 < 0.7 < slip.local_rotation[e]
     assert slow.local_rotation[s] < slip.local_rotation[s] - 0.1
     assert square["drag"][first].mean() > 10 * feathered["drag"][first].mean() > 0.0  # and pulls far harder
-    # Graded along the chain: the hand slowest, then the elbow, then the shoulder; the body keeps the stroke.
+    # Graded along the chain and on to the body: the hand slowest, then the elbow, the shoulder, the body least.
     claimed = square["rates"][first].mean(axis=0)
-    assert claimed[w] < claimed[e] < claimed[s] < 1.0
+    assert claimed[w] < claimed[e] < claimed[s] < claimed[root] < 1.0
     assert slow.local_rotation[e] < slow.local_rotation[s]
-    assert slow.rotation[root] == pytest.approx(1.0, abs=0.02)
+    assert slow.local_rotation[e] < slow.rotation[root] < slip.rotation[root]
     # The hand's world motion is mostly the body's lean, which the oar leaves alone: it still moves less.
     assert slow.displacement[w] < slip.displacement[w]
 
 
 def test_the_blade_going_in_and_out_is_told_each_time(man):
     skeleton, clip = man
-    run = rowing(man, SQUARE, seconds=3 * clip.duration)
+    run = rowing(man, SQUARE, seconds=4 * clip.duration)
     part = [(type(e), round(e.time / DT)) for happened in run["events"] for e in happened
             if isinstance(e, (MediumEntered, MediumLeft)) and e.joint == "part"]
     # The blade's end in the water frame by frame (the motion's own pose): every change is told, on its frame.

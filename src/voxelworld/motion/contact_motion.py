@@ -443,8 +443,8 @@ class ContactMotion:
     def _medium_rates(self, world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
                       velocity: np.ndarray) -> tuple[np.ndarray, float]:
         """Each joint's rate in the media (the deepest slowest) with the drag on the part (its end at ``end``, its
-        blade facing ``blade`` and driven at ``velocity``) taken by the hand and graded up the chain towards the
-        body (which it leaves alone); and the part's largest drag."""
+        blade facing ``blade`` and driven at ``velocity``) taken by the hand and graded up the chain and on to the
+        body (slowed least); and the part's largest drag."""
         rates = np.ones(len(self.skeleton))
         if not self.media:
             return rates, 0.0
@@ -453,11 +453,10 @@ class ContactMotion:
         for medium in self.media:
             rates = np.minimum(rates, medium.rates(positions))
             drag = max(drag, medium.part_drag(end, blade, velocity))
-        if drag > 0.0:
-            chain = np.array(self.profile.graded(1.0 / (1.0 + drag), 1.0, len(self.chain)))
+        if drag > 0.0:  # the hand slowest, then the chain, then the body, graded towards the first action
+            graded = np.array(self.profile.graded(1.0 / (1.0 + drag), 1.0, len(self.chain) + 1))
             dragged = self._slot >= 0
-            dragged &= self._slot < len(self.chain)  # the hand and the chain, not the body
-            rates[dragged] = np.minimum(rates[dragged], chain[self._slot[dragged]])
+            rates[dragged] = np.minimum(rates[dragged], graded[self._slot[dragged]])
         return rates, drag
 
     @staticmethod
