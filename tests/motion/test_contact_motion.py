@@ -442,6 +442,24 @@ def test_repose_kernel_matches_plain_python():
         np.testing.assert_allclose(moved[joints[-1], :3, :3], hand[:3, :3], atol=1e-9)
 
 
+def test_shake_kernel_matches_plain_python():
+    """Each shaking joint turned in its own frame about its axis, alternating sides: against quaternion products."""
+    from voxelworld.motion import quaternions as quat
+    from voxelworld.motion._kernels.contact import shake
+    rng = np.random.default_rng(3)
+    rotation = np.array([quat.normalize(rng.normal(size=4)) for _ in range(6)])
+    joints = np.array([1, 4, 2])
+    axes = np.array([quat.normalize(rng.normal(size=4))[:3] for _ in range(3)])
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    out = np.empty_like(rotation)
+    shake(rotation, joints, axes, 0.3, out)
+    expected = rotation.copy()
+    for i, j in enumerate(joints):
+        turn = quat.from_axis_angle(axes[i], np.degrees(0.3) * (1 if i % 2 == 0 else -1))
+        expected[j] = quat.multiply(rotation[j], turn)
+    np.testing.assert_allclose(out * np.sign(out[:, 3:]), expected * np.sign(expected[:, 3:]), atol=1e-12)
+
+
 def test_hand_rotation_kernel_matches_plain_python():
     """The wrist's local rotation from the tabulated first-action rotation: placed, under its parent, nlerped
     between two rows, against the same with the quaternions module."""

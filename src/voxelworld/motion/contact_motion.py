@@ -27,7 +27,7 @@ the wrist) touches something, the *second action* takes over:
 
 The same machinery slows joints inside a :class:`Medium` (water, mud), more the deeper they are, and a tool
 dragged through one (an oar): the drag on the part, by how squarely its blade meets its motion through the
-medium, slows the hand most and the chain's joints less towards the body, on the profile's log scale.
+medium, slows the hand most, the chain's joints less and the body least, on the profile's log scale.
 
 Rates and measured motion
 -------------------------
@@ -421,15 +421,9 @@ class ContactMotion:
     def _shaken(self, rotation: np.ndarray, angle: float) -> np.ndarray:
         """``rotation (n, 4)`` with each shaking joint turned by ``angle`` (radians) about its axis across the
         bone, alternating sides."""
-        rotation = rotation.copy()
-        for i, j in enumerate(self._shaking):
-            half = 0.5 * angle * (1.0 if i % 2 == 0 else -1.0)
-            x, y, z = self._shake_axes[i] * math.sin(half)
-            w = math.cos(half)
-            a = rotation[j]  # local * shake (the shake in the joint's own frame)
-            rotation[j] = (a[3] * x + a[0] * w + a[1] * z - a[2] * y, a[3] * y - a[0] * z + a[1] * w + a[2] * x,
-                           a[3] * z + a[0] * y - a[1] * x + a[2] * w, a[3] * w - a[0] * x - a[1] * y - a[2] * z)
-        return rotation
+        out = np.empty_like(rotation)
+        _kernel.shake(rotation, self._shaking, self._shake_axes, angle, out)
+        return out
 
     def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which joints ``(media, n)`` and whether the part's end ``(media,)`` lie inside each medium."""

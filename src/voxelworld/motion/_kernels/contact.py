@@ -155,3 +155,17 @@ def hand_rotation(parent_world, placement, table, i, j, u, current, out):
     n = math.sqrt(x * x + y * y + z * z + w * w)
     sign = 1.0 if x * current[0] + y * current[1] + z * current[2] + w * current[3] >= 0.0 else -1.0
     out[0], out[1], out[2], out[3] = sign * x / n, sign * y / n, sign * z / n, sign * w / n
+
+
+@njit(cache=True)
+def shake(rotation, joints, axes, angle, out):
+    """``out (n, 4)``: ``rotation (n, 4)`` with each of ``joints (m,)`` turned in its own frame by ``angle``
+    (radians) about its unit axis ``axes (m, 3)``, alternating sides (local * shake)."""
+    out[:] = rotation
+    for i in range(joints.shape[0]):
+        half = 0.5 * angle * (1.0 if i % 2 == 0 else -1.0)
+        s = math.sin(half)
+        x, y, z, w = axes[i, 0] * s, axes[i, 1] * s, axes[i, 2] * s, math.cos(half)
+        a = rotation[joints[i]]
+        out[joints[i], 0], out[joints[i], 1], out[joints[i], 2], out[joints[i], 3] = _multiply(
+            a[0], a[1], a[2], a[3], x, y, z, w)
