@@ -94,14 +94,26 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> 
 
         try:
             hull = ConvexHull(positions)
-            return positions, hull.simplices.astype(np.int64)
         except (QhullError, ValueError):  # flat or tiny: fall back to its box
             pass
+        else:
+            return positions, _outward(positions, hull.simplices.astype(np.int64), hull.equations[:, :3])
     lo, hi = positions.min(axis=0), positions.max(axis=0)
     corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
     faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
                       [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)
     return corners, faces
+
+
+def _outward(positions: np.ndarray, faces: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """``faces (k, 3)`` wound counter-clockwise seen from outside: Qhull's simplices come in either order, its
+    facet ``normals (k, 3)`` point outward, so a face whose winding normal points against its facet's is flipped
+    (a top face wound downward would be no floor to a ray from above)."""
+    a, b, c = (positions[faces[:, i]] for i in range(3))
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), normals) < 0.0
+    faces = faces.copy()
+    faces[inward, 1], faces[inward, 2] = faces[inward, 2], faces[inward, 1].copy()
+    return faces
 
 
 # Per scene object (objects never change, so a re-bake reuses what the last bake of the same object found): its
