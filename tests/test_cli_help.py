@@ -65,7 +65,7 @@ def test_navmesh_bake_shows_the_nav_settings_defaults(capsys):
     from voxelworld.navigation import NavSettings
 
     text = " ".join(help_of(["navmesh", "bake"], capsys).split())
-    assert f"NavSettings.clearance, m (default: {NavSettings().clearance})" in text
+    assert f"(NavSettings.clearance; default: {NavSettings().clearance})" in text
     assert f"(default: {NavSettings().exclusion_proxy})" in text
 
 

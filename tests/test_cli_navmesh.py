@@ -61,6 +61,32 @@ def test_bake_writes_the_navmesh_and_a_top_view(tmp_path, capsys):
     assert not list(tmp_path.glob("*.json.*")) and not list(tmp_path.glob("tmp*"))
 
 
+def test_without_a_region_the_scene_bounds_widened_by_the_agent_height_are_baked(tmp_path, capsys):
+    scene_path = tmp_path / "room.obj"
+    scene_path.write_text(ROOM)
+    out = tmp_path / "nav.json"
+    args = ["--role", "crate*=obstacle", "--ray-density", "16", "--agent-radius", "0", "--min-region-area", "0",
+            "--clearance", "1.5", "-o", str(out)]
+    assert cli.main(["navmesh", "bake", str(scene_path), *args]) == 0
+    said = capsys.readouterr().out
+    assert "region: the scene's bounds widened by the agent height (1.5 m): 0.00 -1.50 0.00 6.00 2.50 6.00" in said
+    expected = bake(Scene.from_obj(scene_path, roles={"crate*": "obstacle"}), SearchRegion((0, -1.5, 0), (6, 2.5, 6)),
+                    NavSettings(ray_density=16, agent_radius=0, min_region_area=0, clearance=1.5))
+    assert NavMesh.from_json(out.read_text()).to_json() == expected.to_json()
+    assert expected.area() == pytest.approx(35.0)
+
+
+def test_help_says_what_each_option_means_and_its_default(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["navmesh", "bake", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for option, words, default in (("--ray-density", "rays cast per m²", "11.1"), ("--clearance", "agent's height", "2.0"),
+                                   ("--max-corners", "most corners", "6"), ("--region", "scene's bounds", None)):
+        start = text.index(option + " ", text.index("options:"))
+        entry = text[start:start + 260]
+        assert words in entry and (default is None or f"default: {default})" in entry), entry
+
+
 def test_bake_refuses_bad_input_with_a_message(tmp_path, capsys):
     scene_path = tmp_path / "room.obj"
     scene_path.write_text(ROOM)

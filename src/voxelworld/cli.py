@@ -247,7 +247,14 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     overrides["levels"] = bool(args.levels)
     try:
         settings = NavSettings(**overrides)
-        regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+        if args.region:
+            regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+        else:  # the scene's box, with an agent's height of room above its highest point and below its lowest
+            lo, hi = scene.bounds()
+            lo[1], hi[1] = lo[1] - settings.clearance, hi[1] + settings.clearance
+            regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()))]
+            print(f"region: the scene's bounds widened by the agent height ({settings.clearance:g} m): "
+                  + " ".join(f"{v:.2f}" for v in (*lo, *hi)), file=out)
         check_bake_size(regions, settings)  # a bake too large for memory is refused before the scene is binned
     except ParameterError as error:
         raise _option_error(error, options) from None
@@ -406,18 +413,24 @@ def build_parser() -> argparse.ArgumentParser:
                            "voxelworld navmesh bake tests/data/scenes/nav_test.obj --region -30 -6 -47 63 18 32 \\\n"
                            "    -o nav.json --png nav.png", within=navmesh)
     bake_command.add_argument("scene", help="the scene, a Wavefront OBJ file (Y up, metres)")
-    bake_command.add_argument("--region", type=float, nargs=6, action="append", required=True,
+    bake_command.add_argument("--region", type=float, nargs=6, action="append",
                               metavar=("X0", "Y0", "Z0", "X1", "Y1", "Z1"),
-                              help="a search region's corners in m (repeat for several regions)")
+                              help="a search region's corners in m (repeat for several regions; default: the "
+                                   "scene's bounds, widened up and down by the agent height --clearance)")
     bake_command.add_argument("--role", action="append", default=[], metavar="PATTERN=ROLE",
                               help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle or "
                                    "exception (repeatable; first match wins; objects no rule names are floor)")
-    for name, kind, unit in (("ray-density", float, "rays per m²"), ("step-limit", float, "m"),
-                             ("clearance", float, "m"), ("agent-radius", float, "m"), ("max-slope", float, "deg"),
-                             ("obstacle-min-height", float, "m"), ("max-corners", int, "polygon corners"),
-                             ("min-region-area", float, "m²")):
+    for name, kind, meaning in (
+            ("ray-density", float, "rays cast per m² of the region's top face (more: finer outlines, slower)"),
+            ("step-limit", float, "the highest step in m an agent climbs from one spot to the next"),
+            ("clearance", float, "the agent's height in m: the free space walkable ground needs above it"),
+            ("agent-radius", float, "m the walkable area keeps away from walls and drops"),
+            ("max-slope", float, "the steepest walkable ground in degrees"),
+            ("obstacle-min-height", float, "m: obstacles rising no more above the region's base count as floor"),
+            ("max-corners", int, "the most corners a polygon may have"),
+            ("min-region-area", float, "m²: islands of walkable area smaller than this are dropped")):
         field = name.replace("-", "_")
-        bake_command.add_argument(f"--{name}", type=kind, help=f"NavSettings.{field}, {unit} (default: "
+        bake_command.add_argument(f"--{name}", type=kind, help=f"{meaning} (NavSettings.{field}; default: "
                                                                f"{getattr(NavSettings(), field)})")
     bake_command.add_argument("--exclusion-proxy", choices=EXCLUSION_PROXIES,
                               help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle "

@@ -54,7 +54,9 @@ def test_levels_are_drawn_in_the_page_colours_and_listed_in_the_legend(two_level
     picture = drawn(two_levels, tmp_path)
     line = strip_start(picture)
     world_map, legend = picture[:line], picture[line + 1:]
-    middle, corner = world_map[line // 2, picture.shape[1] // 2], world_map[line // 8, picture.shape[1] // 8]
+    drawn_columns = np.flatnonzero((world_map != BACKGROUND).any(axis=(0, 2)))  # the map, centred over the legend
+    x0, x1 = drawn_columns[0], drawn_columns[-1]
+    middle, corner = world_map[line // 2, (x0 + x1) // 2], world_map[line // 8, x0 + (x1 - x0) // 8]
     assert tuple(middle) == level_colour(1) and tuple(corner) == level_colour(0)  # table top, floor
     assert has(legend, level_colour(0)) and has(legend, level_colour(1)) and has(legend, INK)
     assert not has(legend, level_colour(2))  # only the levels the mesh has
@@ -90,3 +92,14 @@ def test_bad_size_is_refused(two_levels, tmp_path):
     with pytest.raises(ParameterError) as excinfo:
         navmesh_png(two_levels, tmp_path / "x.png", size=8)
     assert excinfo.value.parameter == "size" and not list(tmp_path.iterdir())
+
+
+def test_the_strip_shows_the_axes(two_levels, tmp_path):
+    picture = drawn(two_levels, tmp_path)
+    legend = picture[strip_start(picture) + 1:]
+    ink = (np.abs(legend - INK).sum(axis=-1) == 0)
+    columns = np.flatnonzero(ink.any(axis=0))
+    # The axes at the strip's left: a vertical ink run (the z arrow) and a horizontal one (the x arrow) as long.
+    down = max(longest_run(ink[:, c]) for c in columns[:8])
+    across = max(longest_run(row[:columns[0] + 4 * down]) for row in ink)
+    assert down >= 10 and across >= down - 2

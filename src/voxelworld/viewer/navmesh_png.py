@@ -1,6 +1,7 @@
 """A top view of a navmesh as a PNG: walkable polygons filled by level in the play page's level colours, everything
-else (cut-out obstacles, drops, walls) left as background, with a legend of the levels and a scale bar below the
-map. For people who would rather look than read numbers.
+else (cut-out obstacles, drops, walls) left as background, with a strip below the map: the axes (x to the right, z
+downwards, from the map's top-left corner in world metres), a legend of the levels and the island count, and a
+scale bar. For people who would rather look than read numbers.
 
 :data:`LEVEL_COLOURS` is the one list of level colours: the page's navmesh overlay (``web/scene.js``) writes the
 same values, which ``tests/viewer/test_page_constants.py`` checks.
@@ -50,8 +51,8 @@ def scale_bar_length(span: float) -> float:
 
 def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
     """Draw ``mesh`` from above (x to the right, z downwards), the map's longer side ``size`` pixels (16 to
-    8192), with a strip below it for the legend (each level present, and what the background means) and a scale
-    bar, and write it to ``path`` atomically. Polygons are filled with their level's colour
+    8192), with a strip below it for the axes, the legend (each level present, what the background means, how many
+    islands) and a scale bar, and write it to ``path`` atomically. Polygons are filled with their level's colour
     (:func:`level_colour`) and outlined a shade darker.
 
     Examples
@@ -78,27 +79,45 @@ def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
     map_height = int(np.ceil((hi[1] - lo[1]) * scale)) + 2 * margin
     font = ImageFont.load_default(size=max(8, size // 40))
     levels = sorted({int(level) for level in mesh.polygon_level})
-    entries = [(f"level {level}", level_colour(level)) for level in levels] + [("not walkable", BACKGROUND)]
+    islands = len(mesh.islands())
+    entries = [(f"level {level}", level_colour(level)) for level in levels] + [("not walkable", BACKGROUND)] \
+        + [(f"{islands} island{'s' if islands != 1 else ''}", None)]
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     line = max(int(measure.textbbox((0, 0), "level 0", font=font)[3]), 8)  # the text's height
     bar_metres = scale_bar_length(span)
     bar_label = f"{bar_metres:g} m"
-    legend_width = sum(line + line // 2 + int(measure.textlength(text, font=font)) + line for text, _ in entries)
+    origin = f"from x {lo[0]:.1f}, z {lo[1]:.1f} m"
+    axes_width = 3 * line + int(measure.textlength("x", font=font)) + int(measure.textlength(origin, font=font))
+    legend_width = axes_width + sum(line + line // 2 + int(measure.textlength(text, font=font)) + line
+                                    for text, _ in entries)
     bar_width = int(round(bar_metres * scale)) + line // 2 + int(measure.textlength(bar_label, font=font))
     width = max(map_width, legend_width + bar_width + 3 * margin)
-    strip = 2 * line + margin
+    strip = 3 * line + margin  # room for the axes' arrows
     image = Image.new("RGB", (width, map_height + strip), BACKGROUND)
     draw = ImageDraw.Draw(image)
+    left_edge = margin + (width - map_width) // 2  # the map centred over a wider legend
     for q in range(mesh.polygon_count):
         colour = level_colour(mesh.polygon_level[q])
-        corners = [(margin + (x - lo[0]) * scale, margin + (z - lo[1]) * scale) for x, _, z in mesh.polygon(q)]
+        corners = [(left_edge + (x - lo[0]) * scale, margin + (z - lo[1]) * scale) for x, _, z in mesh.polygon(q)]
         draw.polygon(corners, fill=colour, outline=tuple(int(c * 0.7) for c in colour))
-    top = map_height + (strip - line) // 2
+    top = map_height + (strip - 2 * line) // 2
     draw.line([(0, map_height), (width, map_height)], fill=tuple(c + 30 for c in BACKGROUND), width=1)
     x = margin
+    # The axes: an arrow along +x (right) and one along +z (down) from one corner, and where the map's corner is.
+    tip = max(2, line // 4)
+    draw.line([(x, top), (x + 2 * line, top)], fill=INK, width=2)
+    draw.polygon([(x + 2 * line, top), (x + 2 * line - tip, top - tip), (x + 2 * line - tip, top + tip)], fill=INK)
+    draw.line([(x, top), (x, top + 2 * line)], fill=INK, width=2)
+    draw.polygon([(x, top + 2 * line), (x - tip, top + 2 * line - tip), (x + tip, top + 2 * line - tip)], fill=INK)
+    draw.text((x + 2 * line + tip, top), "x", fill=INK, font=font, anchor="lm")
+    draw.text((x + tip + 1, top + 2 * line - tip), "z", fill=INK, font=font, anchor="lb")
+    x += 2 * line + tip + int(measure.textlength("x", font=font)) + line // 2
+    draw.text((x, top + line // 2), origin, fill=INK, font=font, anchor="lm")
+    x += int(measure.textlength(origin, font=font)) + line
     for text, colour in entries:  # a swatch (outlined, so that the background's shows) and its words
-        draw.rectangle([x, top, x + line, top + line], fill=colour, outline=INK)
-        x += line + line // 2
+        if colour is not None:
+            draw.rectangle([x, top, x + line, top + line], fill=colour, outline=INK)
+            x += line + line // 2
         draw.text((x, top + line // 2), text, fill=INK, font=font, anchor="lm")
         x += int(measure.textlength(text, font=font)) + line
     right = width - margin - int(measure.textlength(bar_label, font=font)) - line // 2
