@@ -76,6 +76,19 @@ def test_without_a_region_the_scene_bounds_widened_by_the_agent_height_are_baked
     assert expected.area() == pytest.approx(35.0)
 
 
+def test_landing_option_reaches_the_region(tmp_path, capsys):
+    scene_path = tmp_path / "crates.obj"
+    scene_path.write_text(ROOM.split("o crate_big")[0].replace("o floor", "o crate_small") + "o crate_big"
+                          + ROOM.split("o crate_big")[1])  # no floor: the flat quad is an obstacle too
+    out = tmp_path / "nav.json"
+    base = ["navmesh", "bake", str(scene_path), "--region", "-2", "-0.5", "-2", "8", "3", "8", "--role",
+            "crate*=obstacle", "--ray-density", "16", "--agent-radius", "0", "--min-region-area", "0", "-o", str(out)]
+    assert cli.main([*base, "--landing", "off"]) == 0
+    assert NavMesh.from_json(out.read_text()).area() == 0.0
+    assert cli.main(base) == 0  # auto: no floor reaches into the region, so the bottom face is the landing
+    assert NavMesh.from_json(out.read_text()).area() == pytest.approx(100.0 - 36.0)
+
+
 def test_help_says_what_each_option_means_and_its_default(capsys):
     with pytest.raises(SystemExit):
         cli.main(["navmesh", "bake", "--help"])

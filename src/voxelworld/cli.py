@@ -247,12 +247,13 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     overrides["levels"] = bool(args.levels)
     try:
         settings = NavSettings(**overrides)
+        landing = {"auto": None, "on": True, "off": False}[args.landing]
         if args.region:
-            regions = [SearchRegion(tuple(r[:3]), tuple(r[3:])) for r in args.region]
+            regions = [SearchRegion(tuple(r[:3]), tuple(r[3:]), landing=landing) for r in args.region]
         else:  # the scene's box, with an agent's height of room above its highest point and below its lowest
             lo, hi = scene.bounds()
             lo[1], hi[1] = lo[1] - settings.clearance, hi[1] + settings.clearance
-            regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()))]
+            regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()), landing=landing)]
             print(f"region: the scene's bounds widened by the agent height ({settings.clearance:g} m): "
                   + " ".join(f"{v:.2f}" for v in (*lo, *hi)), file=out)
         check_bake_size(regions, settings)  # a bake too large for memory is refused before the scene is binned
@@ -436,6 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle "
                                    f"(default: {NavSettings().exclusion_proxy})")
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
+    bake_command.add_argument("--landing", choices=("auto", "on", "off"), default="auto",
+                              help="whether a ray that meets nothing lands on the region's bottom face (auto: when "
+                                   "no floor object reaches into the region)")
     bake_command.add_argument("-o", "--out", required=True, help="the navmesh JSON file to write")
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
     play = command("play", "serve a world to the browser and play it (Ctrl+C stops)",

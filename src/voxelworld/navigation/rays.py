@@ -5,7 +5,8 @@ its bottom through the floors and the obstacles' proxies (exception objects are 
 no more than ``obstacle_min_height`` above the region's base count as floor). What a ray meets is read as
 *surfaces*: at (about) the same height, one per facing, a surface facing down before one facing up (a box's
 bottom at a floor's height covers that floor), and a surface met twice (a ray through the edge two triangles
-share) counts once.
+share) counts once. A ray that meets nothing lands on the region's bottom face when its ``landing`` is on
+(:class:`~voxelworld.navigation.SearchRegion`: by default, when no floor reaches into the region).
 
 Every function here also works on a *block* of columns: :class:`RayScene` holds only the triangles that can meet
 the block's cells, kept in scene order, so a block's rays meet exactly what the same rays of the whole grid
@@ -81,6 +82,20 @@ def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
                          f"each); this one would cast {total:.4g} and need about "
                          f"{total * BAKE_BYTES_PER_COLUMN / 2**30:.3g} GiB. Lower ray_density or bake a smaller "
                          f"region")
+
+
+def _floor_reaches(scene: Scene, region: SearchRegion) -> bool:
+    """Whether the bounding box of a floor object of ``scene`` meets ``region``'s box."""
+    lo, hi = np.array(region.min), np.array(region.max)
+    for obj in scene:
+        if obj.role == "floor" and len(obj.indices):
+            entry = _cached(obj)
+            if "bounds" not in entry:
+                entry["bounds"] = (obj.positions.min(axis=0), obj.positions.max(axis=0))
+            low, high = entry["bounds"]
+            if np.all(low <= hi) and np.all(high >= lo):
+                return True
+    return False
 
 
 def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:
@@ -177,6 +192,7 @@ class RayScene:
         z_lo, z_hi = lo[2] + k0 * cell, lo[2] + k1 * cell
         positions, indices, boxes, up, exclusion = [], [], [], [], []
         count = 0
+        self.landing = region.landing if region.landing is not None else not _floor_reaches(scene, region)
         for obj in scene:
             if obj.role == "exception" or not len(obj.indices):
                 continue
@@ -208,7 +224,17 @@ class RayScene:
         ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins, *self._grid,
                                                 np.ascontiguousarray(x, dtype=np.float64),
                                                 np.ascontiguousarray(z, dtype=np.float64), hi, hi - lo)
-        return ray, hi - distance, self.up[triangle], self.proxy[triangle]
+        height, up, proxy = hi - distance, self.up[triangle], self.proxy[triangle]
+        if self.landing:  # a ray that met nothing lands on the region's bottom face, facing up
+            met = np.zeros(len(x), dtype=bool)
+            met[ray] = True
+            empty = np.flatnonzero(~met)
+            order = np.argsort(np.concatenate([ray, empty]), kind="stable")
+            ray = np.concatenate([ray, empty])[order]
+            height = np.concatenate([height, np.full(len(empty), float(lo))])[order]
+            up = np.concatenate([up, np.ones(len(empty))])[order]
+            proxy = np.concatenate([proxy, np.zeros(len(empty), dtype=bool)])[order]
+        return ray, height, up, proxy
 
     def cast_columns(self, columns=None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns

@@ -182,6 +182,11 @@ class SearchRegion:
         The default ``(0, -1, 0)`` casts straight down from the top face. Other directions are accepted and
         kept here, but the baker casts only straight down and refuses a region with another direction
         (ParameterError naming ``ray_direction``).
+    landing : bool or None
+        Whether the region's bottom face is a landing surface: a ray that meets nothing else on its way down
+        lands there (walkable ground at ``min[1]``), so a scene of only obstacles bakes the floor around them.
+        None (the default): on when no floor object's bounding box meets the region (a region built over an
+        empty level), off otherwise.
 
     Examples
     --------
@@ -195,8 +200,11 @@ class SearchRegion:
     min: tuple[float, float, float]
     max: tuple[float, float, float]
     ray_direction: tuple[float, float, float] = (0.0, -1.0, 0.0)
+    landing: bool | None = None
 
     def __post_init__(self):
+        check_range("landing", self.landing, "True, False or None (on when no floor reaches into the region)",
+                    self.landing is None or isinstance(self.landing, bool))
         lo = check_point("min", self.min)
         hi = check_point("max", self.max)
         check_range("max", self.max, f"a point > min = {lo} on every axis (m)", all(h > l for l, h in zip(lo, hi)))
