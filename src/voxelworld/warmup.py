@@ -115,6 +115,7 @@ def _navigation() -> None:
                                        agent_max_slope=45, region_min_size=8)
     mesh = bake(scene, region, settings, progress=lambda *args: None)
     bake(scene, region, NavSettings(), progress=None)
+    bake(scene, region, NavSettings(exclusion_proxy="aabb-tree"), progress=None)  # the tree of boxes' kernel
     query = NavQuery(mesh)
     query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
     query.raycast((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))

@@ -58,3 +58,86 @@ def test_hull_faces_are_wound_outward():
         assert np.all(np.einsum("ij,ij->i", normals, a - centre) > 0.0)  # every face looks away from the middle
     flipped = _outward(np.eye(3), np.array([[0, 2, 1]]), np.array([[1.0, 1.0, 1.0]]))
     assert flipped.tolist() == [[0, 1, 2]]
+
+
+def l_shape():
+    """An L-shaped obstacle 1 m high of 7 m²: a 4 m x 1 m arm along x and a 1 m x 3 m arm along z, one mesh."""
+    a, fa = box((4, 0, 3), (8, 1, 4))
+    b, fb = box((4, 0, 4), (5, 1, 7))
+    return np.concatenate([a, b]), np.concatenate([fa, fb + len(a)])
+
+
+def cut_area(obstacle, proxy: str, depth: int = 3) -> float:
+    scene = Scene().with_object("floor", *FLOOR).with_object("thing", *obstacle, role="obstacle")
+    settings = NavSettings(**{**EXACT.__dict__, "levels": False, "exclusion_proxy": proxy, "aabb_depth": depth})
+    return 120.0 - bake(scene, REGION, settings).area()
+
+
+@pytest.mark.parametrize("proxy, depth, exact", [("mesh", 3, 7.0), ("aabb-tree", 0, 16.0), ("aabb-tree", 1, 10.0),
+                                                 ("aabb-tree", 2, 8.0), ("aabb-tree", 3, 7.0), ("aabb-tree", 5, 7.0),
+                                                 ("hull", 3, 7.0 + 4.5)])
+def test_an_l_shaped_obstacle_cuts_what_its_proxy_covers(proxy, depth, exact):
+    # The mesh fits the L (7 m²); one bounding box covers 4 x 4; the tree halves it across x (4 x 2 + 2 x 1),
+    # then the left half across z (2 x 2 + 1 x 2 + 2 x 1), then fits the corner (7); the hull adds the triangle
+    # between the arms' ends (3 x 3 / 2 = 4.5 m²).
+    assert cut_area(l_shape(), proxy, depth) == pytest.approx(exact, abs=0.25)
+
+
+def test_aabb_tree_leaves_cover_the_object_and_fit_it():
+    from voxelworld.navigation.rays import _aabb_leaves
+    positions, faces = l_shape()
+    assert len(_aabb_leaves(positions, faces, 0)) == 1
+    leaves = _aabb_leaves(positions, faces, 3)
+    lo = np.array([leaf[0] for leaf in leaves])
+    hi = np.array([leaf[1] for leaf in leaves])
+    assert lo.min(axis=0).tolist() == [4, 0, 3] and hi.max(axis=0).tolist() == [8, 1, 7]  # they cover the object
+    footprint = ((hi - lo)[:, 0] * (hi - lo)[:, 2]).sum()
+    assert footprint == pytest.approx(7.0)
+
+
+def clipped_reference(triangles, lo, hi, cut_axis, cut_value):
+    """Plain Python: each triangle clipped to the box plane by plane, pieces flat on the cut dropped."""
+    points = []
+    for triangle in triangles:
+        polygon = [np.array(p, float) for p in triangle]
+        for axis in range(3):
+            for bound, keep in ((lo[axis], lambda v, b: v >= b), (hi[axis], lambda v, b: v <= b)):
+                out = []
+                for a, b in zip(polygon, polygon[1:] + polygon[:1]):
+                    if keep(a[axis], bound):
+                        out.append(a)
+                    if keep(a[axis], bound) != keep(b[axis], bound):
+                        point = a + (bound - a[axis]) / (b[axis] - a[axis]) * (b - a)
+                        point[axis] = bound
+                        out.append(point)
+                polygon = out
+                if not polygon:
+                    break
+            if not polygon:
+                break
+        if polygon and not (cut_axis >= 0 and all(p[cut_axis] == cut_value for p in polygon)):
+            points += polygon
+    return None if not points else (np.min(points, axis=0), np.max(points, axis=0))
+
+
+def test_clipped_bounds_kernel_matches_plain_python():
+    from voxelworld.navigation._kernels.proxies import clipped_bounds
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        positions = rng.uniform(-2, 2, size=(9, 3))
+        indices = np.arange(9, dtype=np.int64).reshape(3, 3)
+        lo = rng.uniform(-1.5, 0.0, size=3)
+        hi = lo + rng.uniform(0.1, 2.0, size=3)
+        axis = int(rng.integers(-1, 3))
+        out = np.zeros((2, 3))
+        expected = clipped_reference(positions[indices], lo, hi, axis, lo[axis] if axis >= 0 else 0.0)
+        assert clipped_bounds(positions, indices, lo, hi, axis, lo[axis] if axis >= 0 else 0.0, out) == (
+            expected is not None)
+        if expected is not None:
+            np.testing.assert_allclose(out, np.array(expected), atol=1e-12)
+
+
+def test_aabb_depth_is_checked():
+    from voxelworld.errors import ParameterError
+    with pytest.raises(ParameterError, match="aabb_depth"):
+        NavSettings(aabb_depth=17)

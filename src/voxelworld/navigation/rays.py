@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
+from ._kernels.proxies import clipped_bounds
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
 from .settings import BAKE_BYTES_PER_COLUMN, MAX_BAKE_COLUMNS, NavSettings, SearchRegion
@@ -98,8 +99,36 @@ def _floor_reaches(scene: Scene, region: SearchRegion) -> bool:
     return False
 
 
-def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> tuple[np.ndarray, np.ndarray]:
-    """The triangles that stand in for one obstacle: its own, its convex hull's, or its bounding box's."""
+BOX_FACES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
+                      [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)  # a box's 8 corners, outward
+
+
+def _aabb_leaves(positions: np.ndarray, indices: np.ndarray, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The leaf boxes ``(lo, hi)`` of an AABB tree ``depth`` levels deep over a closed object: each node halves
+    its box across its longer side in x-z (rays fall along y: boxes stacked in y would only add levels) and keeps, for each half, the box of the object's surface clipped to it
+    (see ``_kernels/proxies.py``); halves the object does not reach are dropped (0 levels: its bounding box)."""
+    positions = np.ascontiguousarray(positions, dtype=np.float64)
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    nodes = [(positions.min(axis=0), positions.max(axis=0), 0)]
+    leaves, out = [], np.empty((2, 3))
+    while nodes:
+        lo, hi, level = nodes.pop()
+        if level >= depth:
+            leaves.append((lo, hi))
+            continue
+        axis = 0 if hi[0] - lo[0] >= hi[2] - lo[2] else 2  # never across y: stacked boxes would make levels
+        middle = 0.5 * (lo[axis] + hi[axis])
+        for half_lo, half_hi in ((lo, np.where(np.arange(3) == axis, middle, hi)),
+                                 (np.where(np.arange(3) == axis, middle, lo), hi)):
+            if clipped_bounds(positions, indices, half_lo, half_hi, axis, middle, out):
+                nodes.append((out[0].copy(), out[1].copy(), level + 1))
+    return leaves
+
+
+def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str,
+                     depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The triangles that stand in for one obstacle: its own, its convex hull's, or the boxes of an AABB tree
+    ``depth`` levels deep over its triangles (its bounding box at depth 0, and where the hull fails)."""
     if proxy == "mesh":
         return positions, indices
     if proxy == "hull":
@@ -113,10 +142,11 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str) -> 
             pass
         else:
             return positions, _outward(positions, hull.simplices.astype(np.int64), hull.equations[:, :3])
-    lo, hi = positions.min(axis=0), positions.max(axis=0)
-    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-    faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
-                      [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)
+    leaves = _aabb_leaves(positions, indices, depth if proxy == "aabb-tree" and len(indices) else 0) \
+        if len(indices) else [(positions.min(axis=0), positions.max(axis=0))]
+    corners = np.array([[x, y, z] for lo, hi in leaves for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                        for z in (lo[2], hi[2])])
+    faces = np.concatenate([BOX_FACES + 8 * n for n in range(len(leaves))])
     return corners, faces
 
 
@@ -151,17 +181,19 @@ def _top(obj) -> float:
     return entry["top"]
 
 
-def _triangle_boxes(obj, proxy: str | None):
-    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``): positions,
-    indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)``, the box of them all, and each triangle's
-    up component (the y of its unit normal as wound; 0 for a degenerate one)."""
+def _triangle_boxes(obj, proxy: str | None, depth: int = 0):
+    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``, an AABB tree
+    ``depth`` levels deep): positions, indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)``, the box of
+    them all, and each triangle's up component (the y of its unit normal as wound; 0 for a degenerate one)."""
     entry = _cached(obj)
-    if proxy not in entry:
-        p, t = (obj.positions, obj.indices) if proxy is None else _proxy_triangles(obj.positions, obj.indices, proxy)
+    key = (proxy, depth) if proxy == "aabb-tree" else proxy
+    if key not in entry:
+        p, t = (obj.positions, obj.indices) if proxy is None else \
+            _proxy_triangles(obj.positions, obj.indices, proxy, depth)
         p, t = np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(t, dtype=np.int64)
         boxes, whole, up = triangle_boxes(p, t)
-        entry[proxy] = (p, t, boxes, tuple(whole.tolist()), up)
-    return entry[proxy]
+        entry[key] = (p, t, boxes, tuple(whole.tolist()), up)
+    return entry[key]
 
 
 def check_bake_input(scene, region, settings) -> None:
@@ -198,7 +230,7 @@ class RayScene:
                 continue
             is_obstacle = obj.role == "obstacle" and _top(obj) - lo[1] > settings.obstacle_min_height
             p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
-                obj, settings.exclusion_proxy if is_obstacle else None)
+                obj, settings.exclusion_proxy if is_obstacle else None, settings.aabb_depth)
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
             meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)

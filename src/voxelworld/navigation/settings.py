@@ -69,6 +69,10 @@ class NavSettings:
         0 means every obstacle with a vertex in the region.
     exclusion_proxy : {"aabb-tree", "hull", "mesh"}
         The volume that stands in for an obstacle: a tree of boxes, its convex hull, or its own triangles.
+    aabb_depth : int
+        Levels (0..16) of the ``"aabb-tree"`` proxy: each level halves a box across its longer side in x-z and
+        fits each half to the object's surface in it, so the leaves fit the object closer (0: its bounding box).
+        Default 3 (up to 8 boxes).
     max_corners : int
         The most corners a navmesh polygon may have (>= 3).
     levels : bool
@@ -94,6 +98,7 @@ class NavSettings:
     max_slope: float = 45.0  # degrees, 0..90
     obstacle_min_height: float = 0.0  # m, >= 0
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
+    aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
     max_corners: int = 6  # corners per polygon, >= 3
     levels: bool = False  # keep obstacle tops as levels of their own
     min_region_area: float = 5.76  # m², >= 0
@@ -113,6 +118,7 @@ class NavSettings:
                                                  unit="m"))
         check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh'",
                     isinstance(self.exclusion_proxy, str) and self.exclusion_proxy in EXCLUSION_PROXIES)
+        set_("aabb_depth", check_integer("aabb_depth", self.aabb_depth, minimum=0, maximum=16, unit="levels"))
         set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, unit="corners"))
         check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
         set_("levels", bool(self.levels))
