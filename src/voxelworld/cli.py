@@ -437,6 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     bake_command.add_argument("--exclusion-proxy", choices=EXCLUSION_PROXIES,
                               help="NavSettings.exclusion_proxy: the volume that stands in for an obstacle "
                                    f"(default: {NavSettings().exclusion_proxy})")
+    bake_command.add_argument("--low-obstacles", choices=("transparent", "floor"),
+                              help="what an obstacle no higher than --obstacle-min-height above the surface under "
+                                   f"it is (default: {NavSettings().low_obstacles})")
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("--landing", choices=("auto", "on", "off"), default="auto",
                               help="whether a ray that meets nothing lands on the region's bottom face (auto: when "

@@ -44,7 +44,7 @@ def room() -> Scene:
 
 REGION = SearchRegion((0, 0, 0), (10, 2.5, 10))  # its base is the floor: heights count from there
 SETTINGS = NavSettings(ray_density=16, agent_radius=0, min_region_area=0, clearance=1.0, step_limit=0.5,
-                       obstacle_min_height=0.3, exclusion_proxy="aabb-tree")
+                       obstacle_min_height=0.3, exclusion_proxy="aabb-tree", low_obstacles="floor")
 
 
 def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
@@ -57,6 +57,29 @@ def test_basic_mode_cuts_out_obstacles_and_keeps_low_crates():
     assert on_crate[1] == pytest.approx(0.2)
     # Levels count the surfaces facing up beneath: the crate's top stands over the floor inside it.
     assert mesh.area(level=1) == pytest.approx(1.0) and mesh.area(level=0) == pytest.approx(95.5)
+
+
+def test_low_obstacles_are_transparent_by_default_and_measured_from_the_ground_under_them():
+    transparent = NavSettings(**{**SETTINGS.__dict__, "low_obstacles": "transparent", "levels": True})
+    mesh = bake(room(), REGION, transparent)
+    # The 0.2 m crate is under obstacle_min_height: the rays pass through it to the floor (no level on its top).
+    assert mesh.area(level=1) == pytest.approx(3.0 + 0.5) and mesh.area(level=0) == pytest.approx(96.5)
+    assert NavQuery(mesh).nearest_point([6.5, 1.0, 6.5])[0][1] == pytest.approx(0.0)
+    # A 0.3 m curb on a floor 1 m above the region's base is low (threshold 0.5), measured from the floor under
+    # it: transparent; a 0.8 m wall there is an obstacle; a beam hanging 1.5-1.8 m over the floor is one too.
+    scene = Scene().with_object("deck", *box((0, 0.9, 0), (10, 1.0, 10)))
+    scene = scene.with_object("curb", *box((2, 1.0, 2), (3, 1.3, 8)), role="obstacle")
+    scene = scene.with_object("wall", *box((6, 1.0, 2), (7, 1.8, 8)), role="obstacle")
+    region = SearchRegion((0, 0, 0), (10, 4, 10))
+    settings = NavSettings(**{**SETTINGS.__dict__, "low_obstacles": "transparent", "obstacle_min_height": 0.5})
+    mesh = bake(scene, region, settings)
+    assert mesh.area() == pytest.approx(100.0 - 6.0)  # only the wall cut out
+    as_floor = bake(scene, region, NavSettings(**{**settings.__dict__, "low_obstacles": "floor"}))
+    assert as_floor.area() == pytest.approx(100.0 - 6.0)
+    assert NavQuery(as_floor).nearest_point([2.5, 2.0, 5.0])[0][1] == pytest.approx(1.3)  # the curb's top
+    beam = Scene().with_object("deck", *box((0, 0.9, 0), (10, 1.0, 10))) \
+        .with_object("beam", *box((4, 2.5, 0), (5, 2.8, 10)), role="obstacle")
+    assert bake(beam, region, settings).area() == pytest.approx(90.0)  # 1.8 m over the deck: an obstacle
 
 
 def test_levels_mode_adds_the_table_top():

@@ -2,7 +2,8 @@
 
 A region's rays form a square grid of *columns* (spacing ``settings.cell_size``) falling from its top face to
 its bottom through the floors and the obstacles' proxies (exception objects are transparent; obstacles rising
-no more than ``obstacle_min_height`` above the region's base count as floor). What a ray meets is read as
+no more than ``obstacle_min_height`` above the surface under them are transparent too, or floor with
+``low_obstacles="floor"``). What a ray meets is read as
 *surfaces*: at (about) the same height, one per facing, a surface facing down before one facing up (a box's
 bottom at a floor's height covers that floor), and a surface met twice (a ray through the edge two triangles
 share) counts once. A ray that meets nothing lands on the region's bottom face when its ``landing`` is on
@@ -85,18 +86,47 @@ def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
                          f"region")
 
 
+def _bounds(obj) -> tuple[np.ndarray, np.ndarray]:
+    """The box ``(lo, hi)`` (m) of an object's vertices."""
+    entry = _cached(obj)
+    if "bounds" not in entry:
+        entry["bounds"] = (obj.positions.min(axis=0), obj.positions.max(axis=0))
+    return entry["bounds"]
+
+
 def _floor_reaches(scene: Scene, region: SearchRegion) -> bool:
     """Whether the bounding box of a floor object of ``scene`` meets ``region``'s box."""
     lo, hi = np.array(region.min), np.array(region.max)
     for obj in scene:
         if obj.role == "floor" and len(obj.indices):
-            entry = _cached(obj)
-            if "bounds" not in entry:
-                entry["bounds"] = (obj.positions.min(axis=0), obj.positions.max(axis=0))
-            low, high = entry["bounds"]
+            low, high = _bounds(obj)
             if np.all(low <= hi) and np.all(high >= lo):
                 return True
     return False
+
+
+def _ground_under(scene: Scene, obj, base: float) -> float:
+    """The height (m) of the surface under ``obj``: the highest point, up to the object's lowest vertex, of the
+    other (not exception) objects' triangles that reach below that vertex within the object's x-z box; ``base``
+    (the region's) if none does or all lie lower."""
+    lo, hi = _bounds(obj)
+    ground = base
+    for other in scene:
+        if other is obj or other.role == "exception" or not len(other.indices):
+            continue
+        olo, ohi = _bounds(other)
+        if olo[0] > hi[0] or ohi[0] < lo[0] or olo[2] > hi[2] or ohi[2] < lo[2] or olo[1] > lo[1]:
+            continue
+        entry = _cached(other)
+        if "triangle_bounds" not in entry:
+            corners = other.positions[other.indices]
+            entry["triangle_bounds"] = (corners.min(axis=1), corners.max(axis=1))
+        t_lo, t_hi = entry["triangle_bounds"]
+        under = (t_lo[:, 0] <= hi[0]) & (t_hi[:, 0] >= lo[0]) & (t_lo[:, 2] <= hi[2]) & (t_hi[:, 2] >= lo[2]) \
+            & (t_lo[:, 1] <= lo[1])
+        if under.any():
+            ground = max(ground, min(float(t_hi[under, 1].max()), float(lo[1])))
+    return ground
 
 
 BOX_FACES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
@@ -228,7 +258,11 @@ class RayScene:
         for obj in scene:
             if obj.role == "exception" or not len(obj.indices):
                 continue
-            is_obstacle = obj.role == "obstacle" and _top(obj) - lo[1] > settings.obstacle_min_height
+            is_obstacle = False
+            if obj.role == "obstacle":
+                is_obstacle = _top(obj) - _ground_under(scene, obj, float(lo[1])) > settings.obstacle_min_height
+                if not is_obstacle and settings.low_obstacles == "transparent":
+                    continue  # rays pass on to the ground beneath
             p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
                 obj, settings.exclusion_proxy if is_obstacle else None, settings.aabb_depth)
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:

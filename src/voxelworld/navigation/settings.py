@@ -65,8 +65,12 @@ class NavSettings:
     max_slope : float
         Degrees in [0, 90]: the steepest ground that is still walkable.
     obstacle_min_height : float
-        Metres (>= 0): only obstacles rising more than this above the region's base get exclusion regions;
-        0 means every obstacle with a vertex in the region.
+        Metres (>= 0): only obstacles rising more than this above the surface under them (the highest point of
+        the other objects' triangles below the obstacle's lowest point within its footprint, else the region's
+        base) get exclusion regions; 0 means every obstacle that rises above what it stands on.
+    low_obstacles : {"transparent", "floor"}
+        What an obstacle no higher than ``obstacle_min_height`` is: transparent to the rays (they pass on to the
+        ground beneath, the default) or floor (its top is walkable ground, as before).
     exclusion_proxy : {"aabb-tree", "hull", "mesh"}
         The volume that stands in for an obstacle: a tree of boxes, its convex hull, or its own triangles.
     aabb_depth : int
@@ -97,6 +101,7 @@ class NavSettings:
     agent_radius: float = 0.6  # m, 0..MAX_AGENT_RADIUS
     max_slope: float = 45.0  # degrees, 0..90
     obstacle_min_height: float = 0.0  # m, >= 0
+    low_obstacles: str = "transparent"  # "transparent" | "floor"
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
     aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
     max_corners: int = 6  # corners per polygon, >= 3
@@ -116,6 +121,8 @@ class NavSettings:
         set_("max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=90.0, unit="degrees"))
         set_("obstacle_min_height", check_finite("obstacle_min_height", self.obstacle_min_height, minimum=0.0,
                                                  unit="m"))
+        check_range("low_obstacles", self.low_obstacles, "'transparent' or 'floor'",
+                    isinstance(self.low_obstacles, str) and self.low_obstacles in ("transparent", "floor"))
         check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh'",
                     isinstance(self.exclusion_proxy, str) and self.exclusion_proxy in EXCLUSION_PROXIES)
         set_("aabb_depth", check_integer("aabb_depth", self.aabb_depth, minimum=0, maximum=16, unit="levels"))
