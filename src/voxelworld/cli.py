@@ -430,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
             ("obstacle-min-height", float, "m: obstacles rising no more above the region's base count as floor"),
             ("max-corners", int, "the most corners a polygon may have"),
             ("aabb-depth", int, "levels of the aabb-tree proxy's boxes (0: one bounding box per obstacle)"),
+            ("proxy-triangles", int, "the most triangles of the reduced proxy (a convex copy that encloses it)"),
             ("min-region-area", float, "m²: islands of walkable area smaller than this are dropped")):
         field = name.replace("-", "_")
         bake_command.add_argument(f"--{name}", type=kind, help=f"{meaning} (NavSettings.{field}; default: "

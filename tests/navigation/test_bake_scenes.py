@@ -69,7 +69,7 @@ def on_boundary(polygon, point):
 
 @settings(max_examples=25, deadline=None)
 @given(scene=scenes(), max_corners=st.sampled_from([3, 4, 6]), levels=st.booleans(),
-       radius=st.sampled_from([0.0, 0.3]), proxy=st.sampled_from(["aabb-tree", "hull", "mesh"]))
+       radius=st.sampled_from([0.0, 0.3]), proxy=st.sampled_from(["aabb-tree", "hull", "mesh", "reduced"]))
 def test_generated_scenes_bake_to_valid_polygons(scene, max_corners, levels, radius, proxy):
     settings_ = NavSettings(ray_density=9, clearance=1.0, step_limit=0.3, agent_radius=radius, max_slope=40,
                             levels=levels, max_corners=max_corners, exclusion_proxy=proxy, min_region_area=0.5)

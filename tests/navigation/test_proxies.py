@@ -69,7 +69,8 @@ def l_shape():
 
 def cut_area(obstacle, proxy: str, depth: int = 3) -> float:
     scene = Scene().with_object("floor", *FLOOR).with_object("thing", *obstacle, role="obstacle")
-    settings = NavSettings(**{**EXACT.__dict__, "levels": False, "exclusion_proxy": proxy, "aabb_depth": depth})
+    budget = {"proxy_triangles": depth} if proxy == "reduced" else {"aabb_depth": depth}
+    settings = NavSettings(**{**EXACT.__dict__, "levels": False, "exclusion_proxy": proxy, **budget})
     return 120.0 - bake(scene, REGION, settings).area()
 
 
@@ -141,3 +142,25 @@ def test_aabb_depth_is_checked():
     from voxelworld.errors import ParameterError
     with pytest.raises(ParameterError, match="aabb_depth"):
         NavSettings(aabb_depth=17)
+
+
+@pytest.mark.parametrize("most", [12, 32, 100])
+def test_the_reduced_copy_encloses_the_object_within_its_triangle_budget(most):
+    from .test_bake import cylinder
+    positions, faces = cylinder((6.0, 5.0), 2.0, 1.0)  # 96 sides: a hull of 380 triangles
+    corners, proxy = _proxy_triangles(np.asarray(positions, float), np.asarray(faces), "reduced", most)
+    assert len(proxy) <= most
+    a, b, c = (corners[proxy[:, i]] for i in range(3))
+    normals = np.cross(b - a, c - a)
+    # Every vertex of the object lies inside every face's plane (the faces wound outward).
+    inside = np.einsum("fj,vfj->vf", normals, np.asarray(positions, float)[:, None, :] - a[None])
+    assert inside.max() <= 1e-9
+    # What it cuts lies between the disc (exact) and the bounding square, closer to the disc with more triangles.
+    cut = cut_area((positions, faces), "reduced", most)
+    assert np.pi * 4.0 - 0.3 <= cut <= 16.0 + 0.3
+
+
+def test_more_triangles_fit_closer():
+    from .test_bake import cylinder
+    cuts = [cut_area(cylinder((6.0, 5.0), 2.0, 1.0), "reduced", most) for most in (12, 32, 100)]
+    assert cuts[0] > cuts[1] > cuts[2] >= np.pi * 4.0 - 0.3

@@ -91,7 +91,7 @@ def test_every_exclusion_proxy_is_accepted(proxy):
 
 
 def test_exclusion_proxies_are_those_of_the_issue():
-    assert set(EXCLUSION_PROXIES) == {"aabb-tree", "hull", "mesh"}
+    assert set(EXCLUSION_PROXIES) == {"aabb-tree", "hull", "mesh", "reduced"}
 
 
 def test_settings_are_frozen_and_replace_checks_again():

@@ -155,12 +155,52 @@ def _aabb_leaves(positions: np.ndarray, indices: np.ndarray, depth: int) -> list
     return leaves
 
 
+def _reduced_hull(positions: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The polygon-reduced copy: a convex polytope of at most ``most`` triangles (>= 12) that encloses the
+    object, made from its convex hull by dropping the planes of its smallest facets (fewer half-spaces enclose
+    more) within its bounding box; None where the hull fails (flat or tiny)."""
+    from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
+
+    try:
+        hull = ConvexHull(positions)
+    except (QhullError, ValueError):
+        return None
+    lo, hi = positions.min(axis=0), positions.max(axis=0)
+    box = np.array([[-1, 0, 0, lo[0]], [1, 0, 0, -hi[0]], [0, -1, 0, lo[1]], [0, 1, 0, -hi[1]],
+                    [0, 0, -1, lo[2]], [0, 0, 1, -hi[2]]], dtype=np.float64)  # n . x + d <= 0 inside
+    planes, areas = np.unique(np.round(hull.equations, 12), axis=0, return_inverse=True)
+    facet_area = np.zeros(len(planes))
+    corners = positions[hull.simplices]
+    np.add.at(facet_area, areas.ravel(), 0.5 * np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0],
+                                                                      corners[:, 2] - corners[:, 0]), axis=1))
+    order = np.argsort(-facet_area, kind="stable")  # largest facets kept first
+    centre = positions[hull.vertices].mean(axis=0)
+    keep = len(order)
+    while True:
+        halfspaces = np.concatenate([planes[order[:keep]], box])
+        try:
+            corners = HalfspaceIntersection(halfspaces, centre).intersections
+            polytope = ConvexHull(corners)
+        except (QhullError, ValueError):
+            return None
+        faces = _outward(corners, polytope.simplices.astype(np.int64), polytope.equations[:, :3])
+        if len(faces) <= most or keep == 0:
+            return corners, faces
+        keep = max(0, min(keep - 1, int(keep * most / len(faces))))
+
+
 def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str,
                      depth: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The triangles that stand in for one obstacle: its own, its convex hull's, or the boxes of an AABB tree
-    ``depth`` levels deep over its triangles (its bounding box at depth 0, and where the hull fails)."""
+    """The triangles that stand in for one obstacle: its own, its convex hull's, its polygon-reduced copy's (at
+    most ``depth`` triangles), or the boxes of an AABB tree ``depth`` levels deep over its triangles (its
+    bounding box at depth 0, and where the hull fails)."""
     if proxy == "mesh":
         return positions, indices
+    if proxy == "reduced":
+        reduced = _reduced_hull(positions, depth)
+        if reduced is not None:
+            return reduced
+        proxy = "hull"  # flat or tiny: as the hull would (its box)
     if proxy == "hull":
         # Imported here: scipy.spatial takes 0.4 s to import, which every program that imports the navigation
         # wing (the command line's start included) would pay for a proxy only hull bakes use.
@@ -212,11 +252,12 @@ def _top(obj) -> float:
 
 
 def _triangle_boxes(obj, proxy: str | None, depth: int = 0):
-    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``, an AABB tree
-    ``depth`` levels deep): positions, indices, each triangle's x-z box ``(x_lo, x_hi, z_lo, z_hi)``, the box of
-    them all, and each triangle's up component (the y of its unit normal as wound; 0 for a degenerate one)."""
+    """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``, with ``depth`` the
+    AABB tree's levels or the reduced copy's most triangles): positions, indices, each triangle's x-z box
+    ``(x_lo, x_hi, z_lo, z_hi)``, the box of them all, and each triangle's up component (the y of its unit
+    normal as wound; 0 for a degenerate one)."""
     entry = _cached(obj)
-    key = (proxy, depth) if proxy == "aabb-tree" else proxy
+    key = (proxy, depth) if proxy in ("aabb-tree", "reduced") else proxy
     if key not in entry:
         p, t = (obj.positions, obj.indices) if proxy is None else \
             _proxy_triangles(obj.positions, obj.indices, proxy, depth)
@@ -264,7 +305,8 @@ class RayScene:
                 if not is_obstacle and settings.low_obstacles == "transparent":
                     continue  # rays pass on to the ground beneath
             p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
-                obj, settings.exclusion_proxy if is_obstacle else None, settings.aabb_depth)
+                obj, settings.exclusion_proxy if is_obstacle else None,
+                settings.proxy_triangles if settings.exclusion_proxy == "reduced" else settings.aabb_depth)
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
             meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)

@@ -33,7 +33,7 @@ from ..errors import ParameterError, check_finite, check_integer, check_point, c
 __all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN",
            "MAX_AGENT_RADIUS"]
 
-EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh")
+EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh", "reduced")
 # The size limit of a bake: the ray columns of all its regions (a region of sx by sz metres has about
 # sx * sz * ray_density). A bake keeps, per column, its hits, samples, links and layers for re-baking: measured,
 # about 190 bytes a column on one level and 300 on two; BAKE_BYTES_PER_COLUMN rounds that up for the estimate a
@@ -71,12 +71,15 @@ class NavSettings:
     low_obstacles : {"transparent", "floor"}
         What an obstacle no higher than ``obstacle_min_height`` is: transparent to the rays (they pass on to the
         ground beneath, the default) or floor (its top is walkable ground, as before).
-    exclusion_proxy : {"aabb-tree", "hull", "mesh"}
-        The volume that stands in for an obstacle: a tree of boxes, its convex hull, or its own triangles.
+    exclusion_proxy : {"aabb-tree", "hull", "mesh", "reduced"}
+        The volume that stands in for an obstacle: a tree of boxes, its convex hull, its own triangles, or its
+        polygon-reduced copy (a convex polytope of at most ``proxy_triangles`` triangles that encloses it).
     aabb_depth : int
         Levels (0..16) of the ``"aabb-tree"`` proxy: each level halves a box across its longer side in x-z and
         fits each half to the object's surface in it, so the leaves fit the object closer (0: its bounding box).
         Default 3 (up to 8 boxes).
+    proxy_triangles : int
+        The most triangles (12..100000) of the ``"reduced"`` proxy. Default 32.
     max_corners : int
         The most corners a navmesh polygon may have (>= 3).
     levels : bool
@@ -104,6 +107,7 @@ class NavSettings:
     low_obstacles: str = "transparent"  # "transparent" | "floor"
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
     aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
+    proxy_triangles: int = 32  # the reduced proxy's most triangles, 12..100000
     max_corners: int = 6  # corners per polygon, >= 3
     levels: bool = False  # keep obstacle tops as levels of their own
     min_region_area: float = 5.76  # m², >= 0
@@ -123,8 +127,10 @@ class NavSettings:
                                                  unit="m"))
         check_range("low_obstacles", self.low_obstacles, "'transparent' or 'floor'",
                     isinstance(self.low_obstacles, str) and self.low_obstacles in ("transparent", "floor"))
-        check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh'",
+        check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh', 'reduced'",
                     isinstance(self.exclusion_proxy, str) and self.exclusion_proxy in EXCLUSION_PROXIES)
+        set_("proxy_triangles", check_integer("proxy_triangles", self.proxy_triangles, minimum=12,
+                                              maximum=100000, unit="triangles"))
         set_("aabb_depth", check_integer("aabb_depth", self.aabb_depth, minimum=0, maximum=16, unit="levels"))
         set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, unit="corners"))
         check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
