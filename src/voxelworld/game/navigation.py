@@ -163,7 +163,7 @@ class WorldNavigation:
         if region is None:
             lo = np.asarray(volume.origin, dtype=float)
             hi = volume.index_to_world(np.array(volume.shape) - 1)
-            region = SearchRegion((lo[0], lo[1] - 1.0, lo[2]), (hi[0], hi[1] + settings.clearance, hi[2]))
+            region = SearchRegion((lo[0], lo[1] - 1.0, lo[2]), (hi[0], hi[1] + settings.clearance, hi[2]), landing=False)
         elif not isinstance(region, SearchRegion):
             raise ParameterError("region", type(region).__name__, "a SearchRegion or None")
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
