@@ -212,8 +212,8 @@ def _proxy_triangles(positions: np.ndarray, indices: np.ndarray, proxy: str,
             pass
         else:
             return positions, _outward(positions, hull.simplices.astype(np.int64), hull.equations[:, :3])
-    leaves = _aabb_leaves(positions, indices, depth if proxy == "aabb-tree" and len(indices) else 0) \
-        if len(indices) else [(positions.min(axis=0), positions.max(axis=0))]
+    leaves = _aabb_leaves(positions, indices, depth if proxy == "aabb-tree" else 0) if len(indices) \
+        else [(positions.min(axis=0), positions.max(axis=0))]
     corners = np.array([[x, y, z] for lo, hi in leaves for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
                         for z in (lo[2], hi[2])])
     faces = np.concatenate([BOX_FACES + 8 * n for n in range(len(leaves))])
