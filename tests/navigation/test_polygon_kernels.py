@@ -1,5 +1,5 @@
 """The navigation kernels against plain-Python references on small inputs: links between levels, islands,
-rectangles on planes, portals between rectangles."""
+rectangles of linked cells, portals along the grid's lines."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from voxelworld.navigation._kernels.polygons import rectangle_portals, tile_rectangles
+from voxelworld.navigation._kernels.polygons import lattice_portals, tile_rectangles
 from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
 from voxelworld.navigation.sampling import level_links
 
@@ -74,19 +74,7 @@ def test_island_labels_match_scipy(seed, step_limit):
     assert np.array_equal(labels.ravel(), expected)
 
 
-def plane_fit(height, s, i0, k0, i1, k1):
-    cells = [(i, k, height[i, k, s]) for i in range(i0, i1) for k in range(k0, k1)]
-    mean = sum(h for _, _, h in cells) / len(cells)
-    ci, ck = (i0 + i1 - 1) / 2, (k0 + k1 - 1) / 2
-    sii = sum((i - ci) ** 2 for i, _, _ in cells)
-    skk = sum((k - ck) ** 2 for _, k, _ in cells)
-    slope_i = sum((i - ci) * (h - mean) for i, _, h in cells) / sii if sii else 0.0
-    slope_k = sum((k - ck) * (h - mean) for _, k, h in cells) / skk if skk else 0.0
-    worst = max(abs(h - (mean + slope_i * (i - ci) + slope_k * (k - ck))) for i, k, h in cells)
-    return mean, slope_i, slope_k, worst
-
-
-def rectangles_reference(height, links, i_lo, k_lo, i_hi, k_hi, error):
+def rectangles_reference(height, links, i_lo, k_lo, i_hi, k_hi):
     """The greedy cover as the kernel documents it, written plainly."""
     out = []
     for s in range(height.shape[2]):
@@ -96,21 +84,19 @@ def rectangles_reference(height, links, i_lo, k_lo, i_hi, k_hi, error):
                 if (i, k) not in free:
                     continue
                 k1 = k + 1
-                while (k1 < k_hi and (i, k1) in free and links[2, i, k1 - 1, s] == s
-                       and plane_fit(height, s, i, k, i + 1, k1 + 1)[3] <= error):
+                while k1 < k_hi and (i, k1) in free and links[2, i, k1 - 1, s] == s:
                     k1 += 1
                 i1 = i + 1
                 while (i1 < i_hi and all((i1, kk) in free and links[0, i1 - 1, kk, s] == s for kk in range(k, k1))
-                       and all(links[2, i1, kk, s] == s for kk in range(k, k1 - 1))
-                       and plane_fit(height, s, i, k, i1 + 1, k1)[3] <= error):
+                       and all(links[2, i1, kk, s] == s for kk in range(k, k1 - 1))):
                     i1 += 1
                 free -= {(a, b) for a in range(i, i1) for b in range(k, k1)}
-                out.append(((s, i, k, i1, k1), plane_fit(height, s, i, k, i1, k1)[:3]))
+                out.append((s, i, k, i1, k1))
     return out
 
 
 def sloped_samples(seed):
-    """Planes, ramps and steps with holes, on two levels: what rectangles on planes are for."""
+    """Planes, ramps and steps with holes, on two levels."""
     rng = np.random.default_rng(seed)
     i, k = np.meshgrid(np.arange(9), np.arange(8), indexing="ij")
     ground = 0.1 * i * rng.integers(0, 3) + 0.05 * k * rng.integers(0, 2) + 0.4 * (i >= rng.integers(3, 9))
@@ -122,16 +108,14 @@ def sloped_samples(seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), error=st.sampled_from([0.0, 0.02, 0.05]),
+@given(seed=st.integers(0, 10_000), step_limit=st.sampled_from([0.0, 0.35, 0.45]),
        tile=st.sampled_from([(0, 0, 9, 8), (2, 1, 7, 8), (0, 3, 4, 5)]))
-def test_tile_rectangles_match_the_reference(seed, error, tile):
+def test_tile_rectangles_match_the_reference(seed, step_limit, tile):
     height = sloped_samples(seed)
-    links = level_links(height, 0.45)
-    rects, planes = np.empty((200, 5), dtype=np.int64), np.empty((200, 3))
-    n = tile_rectangles(height, links, *tile, error, rects, planes)
-    expected = rectangles_reference(height, links, *tile, error)
-    assert [tuple(r) for r in rects[:n].tolist()] == [r for r, _ in expected]
-    assert np.allclose(planes[:n], [p for _, p in expected], atol=1e-12)
+    links = level_links(height, step_limit)
+    rects = np.empty((200, 5), dtype=np.int64)
+    n = tile_rectangles(height, links, *tile, rects)
+    assert [tuple(r) for r in rects[:n].tolist()] == rectangles_reference(height, links, *tile)
     # Every walkable cell of the tile is covered once; none outside it.
     cover = np.zeros(height.shape, dtype=int)
     for s, i0, k0, i1, k1 in rects[:n]:
@@ -142,42 +126,48 @@ def test_tile_rectangles_match_the_reference(seed, error, tile):
     assert np.array_equal(cover, (inside & ~np.isnan(height)).astype(int))
 
 
-def test_a_ramp_is_one_rectangle_and_a_bump_splits_it():
+def test_a_ramp_is_one_rectangle_and_a_step_too_high_splits_it():
     i, k = np.meshgrid(np.arange(6), np.arange(5), indexing="ij")
     ramp = (0.15 * i + 0.05 * k)[..., None].astype(np.float64)
-    links = level_links(ramp, 0.3)
-    rects, planes = np.empty((30, 5), dtype=np.int64), np.empty((30, 3))
-    assert tile_rectangles(ramp, links, 0, 0, 6, 5, 0.01, rects, planes) == 1
-    assert np.allclose(planes[0], [ramp.mean(), 0.15, 0.05])
-    ramp[3, 2, 0] += 0.2
-    assert tile_rectangles(ramp, level_links(ramp, 0.3), 0, 0, 6, 5, 0.01, rects, planes) > 1
+    rects = np.empty((30, 5), dtype=np.int64)
+    assert tile_rectangles(ramp, level_links(ramp, 0.3), 0, 0, 6, 5, rects) == 1
+    ramp[3:, :, 0] += 0.5
+    assert tile_rectangles(ramp, level_links(ramp, 0.3), 0, 0, 6, 5, rects) == 2
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000))
-def test_rectangle_portals_match_brute_force(seed):
+def test_lattice_portals_match_brute_force(seed):
+    """Random owners of the samples' sides: a portal for every +x / +z side whose sample steps to one whose
+    facing side another polygon holds, runs of one pair along a line joined."""
     height = sloped_samples(seed)
     links = level_links(height, 0.45)
-    rects, planes = np.empty((200, 5), dtype=np.int64), np.empty((200, 3))
-    n = tile_rectangles(height, links, 0, 0, 9, 8, 0.02, rects, planes)
-    rects = rects[:n].copy()
-    owner = np.full(height.shape, -1, dtype=np.int64)
-    for r, (s, i0, k0, i1, k1) in enumerate(rects):
-        owner[i0:i1, k0:k1, s] = r
-    out = np.empty((1000, 5), dtype=np.int64)
-    count = rectangle_portals(links, owner, rects, out)
+    rng = np.random.default_rng(seed)
+    owner = rng.integers(-1, 4, (4,) + height.shape).astype(np.int32)
+    out = np.empty((owner[0].size + 1, 6), dtype=np.int64)
+    count = lattice_portals(owner, links, out)
     got = {}
-    for r, m, axis, first, last in out[:count].tolist():
-        got.setdefault((r, m, axis), set()).update(range(first, last))
+    for a, b, axis, line, first, last in out[:count].tolist():
+        for t in range(first, last):
+            key = (axis, line, t)
+            assert key not in got
+            got[key] = (a, b)
     expected = {}
-    for r, (s, i0, k0, i1, k1) in enumerate(rects):
-        for axis, cells in ((0, [(i1 - 1, k, k) for k in range(k0, k1)]), (2, [(i, k1 - 1, i) for i in range(i0, i1)])):
-            for i, k, along in cells:
-                ni, nk = (i + 1, k) if axis == 0 else (i, k + 1)
-                t = links[axis, i, k, s]
-                if ni < height.shape[0] and nk < height.shape[1] and t >= 0 and owner[ni, nk, t] >= 0:
-                    expected.setdefault((r, int(owner[ni, nk, t]), axis), set()).add(along)
+    nx, nz, levels = height.shape
+    for axis, (dx, dz) in ((0, (1, 0)), (2, (0, 1))):
+        for i, k, s in itertools.product(range(nx), range(nz), range(levels)):
+            t = links[axis, i, k, s]
+            if i + dx >= nx or k + dz >= nz or t < 0 or owner[axis, i, k, s] < 0:
+                continue
+            a, b = int(owner[axis, i, k, s]), int(owner[axis + 1, i + dx, k + dz, t])
+            if b >= 0 and b != a:
+                expected[(axis, i + 1, k) if axis == 0 else (axis, k + 1, i)] = (a, b)
     assert got == expected
+    # Runs: two neighbouring sides of one line with the same pair are one portal.
+    rows = out[:count]
+    for p in range(1, count):
+        if rows[p, 2] == rows[p - 1, 2] and rows[p, 3] == rows[p - 1, 3] and rows[p, 4] == rows[p - 1, 5]:
+            assert tuple(rows[p, :2]) != tuple(rows[p - 1, :2])
 
 
 @pytest.mark.parametrize("step_limit", [0.0, 0.5])

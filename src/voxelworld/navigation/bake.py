@@ -54,7 +54,7 @@ class BakeState:
 
     def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
         """The arrays of the navmesh of every region's tiles, in the order NavMesh takes them."""
-        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.regions], self.settings.max_corners)
+        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.regions])
 
 
 def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:
@@ -86,7 +86,8 @@ def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step
     layers = _layers(samples, eroded, settings)
     step()
     ntx, ntz = layers.tiles
-    tiles = tuple(tile_polygons(layers, ti, tk) for ti in range(ntx) for tk in range(ntz))
+    tiles = tuple(tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
+                  for ti in range(ntx) for tk in range(ntz))
     step()
     return BakedRegion(region, samples, whole, eroded, layers, tiles)
 

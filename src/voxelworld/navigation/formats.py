@@ -20,19 +20,22 @@ __all__ = ["FORMAT_VERSION", "navmesh_json", "read_navmesh_json", "json_error", 
 
 FORMAT_VERSION = 1
 FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+DETAIL_FIELDS = ("detail_origin", "detail_shape", "detail_heights")  # optional: all three or none
 
 
-def navmesh_json(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments) -> str:
-    """The arrays as navmesh JSON text, compact."""
-    arrays = (vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments)
+def navmesh_json(*arrays) -> str:
+    """The arrays (the six of FIELDS, then the three of DETAIL_FIELDS) as navmesh JSON text, compact; the
+    details are left out when no polygon has one."""
     document = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
-    document.update({name: np.asarray(array).tolist() for name, array in zip(FIELDS, arrays)})
+    names = FIELDS + (DETAIL_FIELDS if len(arrays) > 6 and np.asarray(arrays[7]).any() else ())
+    document.update({name: np.asarray(array).tolist() for name, array in zip(names, arrays)})
     return json.dumps(document, separators=(",", ":"))
 
 
 def read_navmesh_json(text: str) -> tuple:
-    """The six fields of a navmesh JSON document as numpy arrays, unchecked beyond being arrays of numbers (the
-    NavMesh constructor checks them); FormatError for text that is not such a document."""
+    """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None),
+    unchecked beyond being arrays of numbers (the NavMesh constructor checks them); FormatError for text that is
+    not such a document."""
     try:
         document = json.loads(text)
     except (TypeError, ValueError) as error:
@@ -46,8 +49,12 @@ def read_navmesh_json(text: str) -> tuple:
         raise FormatError(f"navmesh JSON: version {version!r} is not {FORMAT_VERSION}")
     arrays = []
     booleans = "true" in text or "false" in text  # only then is a field worth walking for them
-    for name in FIELDS:
+    detail = any(name in document for name in DETAIL_FIELDS)
+    for name in FIELDS + DETAIL_FIELDS:
         if name not in document:
+            if name in DETAIL_FIELDS and not detail:
+                arrays.append(None)
+                continue
             raise FormatError(f"navmesh JSON: missing field '{name}'")
         try:
             array = np.array(document[name])

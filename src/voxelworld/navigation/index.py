@@ -1,7 +1,7 @@
 """What the queries read of a navmesh, derived once from its arrays: :class:`NavIndex`.
 
-A uniform bucket grid over the polygons' x-z boxes finds the polygons near a point; each polygon's plane gives
-its height (polygons may slope); the neighbour lists and islands come from the portals; the boundary rings the
+A uniform bucket grid over the polygons' x-z boxes finds the polygons near a point; each polygon's detail (else
+its plane) gives its height; the neighbour lists and islands come from the portals; the boundary rings the
 path search walks (``_kernels/paths.py``) and the polygons' cumulative area (for random points) are built on
 first use, so that a navmesh re-baked every frame pays for them only when asked for a path or a random point.
 A :class:`NavIndex` holds no query's scratch: any number of :class:`~voxelworld.navigation.NavQuery` objects
@@ -17,7 +17,7 @@ import numpy as np
 
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
-from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks
+from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks, Surface
 
 __all__ = ["NavIndex", "navmesh_index"]
 
@@ -56,10 +56,10 @@ class NavIndex:
     @cached_property
     def rings(self) -> BoundaryRings:
         """The boundary rings the path search walks (built on first use)."""
-        vertices, polygon_start, polygon_vertices, _, planes = self.polygons
+        vertices, polygon_start, polygon_vertices, _, surface = self.polygons
         room = len(polygon_vertices) + 4 * len(self.portals)  # enough unless polygons have overlapping sides
         while True:
-            rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, planes, self.portals,
+            rings = _paths.boundary_rings(vertices, polygon_start, polygon_vertices, surface, self.portals,
                                           self.portal_segments, self.links.link_start, self.links.link_portal, room)
             if rings[0][-1] >= 0:
                 return BoundaryRings(*rings)
@@ -110,7 +110,8 @@ def _bucket_layout(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         cell *= 2.0
 
 
-def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_segments) -> NavIndex:
+def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_segments, detail_origin=None,
+                  detail_shape=None, detail_heights=None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
     index)."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
@@ -120,9 +121,15 @@ def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_seg
     segments = np.ascontiguousarray(portal_segments, dtype=np.float64).reshape(-1, 2, 3)
     p = len(polygon_start) - 1
     boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
+    if detail_shape is None:
+        detail_origin, detail_shape, detail_heights = np.zeros((p, 3)), np.zeros((p, 2), np.int64), np.empty(0)
+    detail_shape = np.ascontiguousarray(detail_shape, dtype=np.int64).reshape(-1, 2)
+    detail_start = np.concatenate([[0], np.cumsum(detail_shape[:, 0] * detail_shape[:, 1])]).astype(np.int64)
+    surface = Surface(planes, np.ascontiguousarray(detail_origin, dtype=np.float64).reshape(-1, 3), detail_shape,
+                      detail_start, np.ascontiguousarray(detail_heights, dtype=np.float64))
     grid, shape, spans = _bucket_layout(boxes)
     bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
-    return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, planes),
+    return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, surface),
                     BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),
                     portals, segments)

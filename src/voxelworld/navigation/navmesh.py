@@ -24,7 +24,9 @@ from .index import NavIndex, navmesh_index, polygon_areas
 
 __all__ = ["NavMesh", "ARRAY_NAMES", "check_navmesh_arrays"]
 
-ARRAY_NAMES = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
+ARRAY_NAMES = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments",
+               "detail_origin", "detail_shape", "detail_heights")
+MAX_DETAIL_SIDE = 1 << 16  # samples along a side of one polygon's detail raster
 
 
 @dataclass
@@ -44,6 +46,12 @@ class NavMesh:
         The level each polygon belongs to (>= 0).
     portals : ndarray (r, 2) int64 and portal_segments (r, 2, 3) float64
         Pairs of neighbouring polygons (two different polygons) and the segment they share, in metres.
+    detail_origin : ndarray (p, 3) float64, detail_shape (p, 2) int64, detail_heights float64
+        Each polygon's *detail*, the heights (m) of the surface under it on a raster of ``detail_shape[q] =
+        (ni, nk)`` samples ``detail_origin[q][2]`` m apart, the first at ``(x, z) = detail_origin[q][:2]``,
+        stored polygon after polygon, row by row along x, in ``detail_heights``; the height between samples is
+        bilinear, held beyond the outer ones. A polygon of shape (0, 0) has none: its height is its plane's
+        (through its corners). Optional (default: none for any polygon); a bake gives every polygon one.
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
@@ -69,21 +77,23 @@ class NavMesh:
     polygon_level: np.ndarray
     portals: np.ndarray
     portal_segments: np.ndarray
+    detail_origin: np.ndarray | None = None
+    detail_shape: np.ndarray | None = None
+    detail_heights: np.ndarray | None = None
     bake_state: object = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
     index: NavIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        self._set_arrays(self.vertices, self.polygon_start, self.polygon_vertices, self.polygon_level, self.portals,
-                         self.portal_segments)
+        self._set_arrays(*(getattr(self, name) for name in ARRAY_NAMES))
 
     def _set_arrays(self, *arrays) -> None:
-        """Check the six arrays (in :data:`ARRAY_NAMES` order), then take them and derive the index. Nothing
-        changes when a check fails."""
+        """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
+        the index. Nothing changes when a check fails."""
         checked = check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
-                                   self.portal_segments)
+                                   self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
@@ -217,10 +227,12 @@ def _short(value) -> object:
     return value if len(text) <= 80 else text[:77] + "..."
 
 
-def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments):
-    """The six arrays of a navmesh as float64 / int64 arrays, or ParameterError naming the first wrong entry,
-    its value and its legal range: everything a kernel trusts (shapes, index ranges, monotonic starts, counts,
-    finite coordinates, whole-number indices) is checked here."""
+def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments,
+                         detail_origin=None, detail_shape=None, detail_heights=None):
+    """The arrays of a navmesh as float64 / int64 arrays, or ParameterError naming the first wrong entry, its
+    value and its legal range: everything a kernel trusts (shapes, index ranges, monotonic starts, counts,
+    finite coordinates, whole-number indices, the details' sizes) is checked here. Details left out (None, all
+    three) become "none for any polygon"."""
     vertices = _array("vertices", vertices, "float", (-1, 3))
     polygon_start = _array("polygon_start", polygon_start, "index", (-1,))
     polygon_vertices = _array("polygon_vertices", polygon_vertices, "index", (-1,))
@@ -255,4 +267,31 @@ def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_leve
     if len(portal_segments) != len(portals):
         raise ParameterError("len(portal_segments)", len(portal_segments),
                              f"len(portals) = {len(portals)} (one segment per portal)")
-    return vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments
+    return (vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments,
+            *_check_details(p, detail_origin, detail_shape, detail_heights))
+
+
+def _check_details(p: int, origin, shape, heights):
+    """The three detail arrays of ``p`` polygons, checked (see :class:`NavMesh`)."""
+    given = [a is not None for a in (origin, shape, heights)]
+    if not any(given):
+        return np.zeros((p, 3)), np.zeros((p, 2), np.int64), np.empty(0)
+    if not all(given):
+        missing = [n for n, g in zip(("detail_origin", "detail_shape", "detail_heights"), given) if not g][0]
+        raise ParameterError(missing, None, "given with the other two detail arrays (or all three left out)")
+    origin = _array("detail_origin", origin, "float", (p, 3))
+    shape = _array("detail_shape", shape, "index", (p, 2))
+    heights = _array("detail_heights", heights, "float", (-1,))
+    _in_range("detail_shape", shape, 0, MAX_DETAIL_SIDE + 1, f"a sample count in [0, {MAX_DETAIL_SIDE}]")
+    half = np.flatnonzero((shape[:, 0] == 0) != (shape[:, 1] == 0))
+    if len(half):
+        q = int(half[0])
+        raise ParameterError(f"detail_shape[{q}]", shape[q].tolist(), "both counts >= 1, or both 0 (no detail)")
+    cells = np.flatnonzero((shape[:, 0] > 0) & ~(origin[:, 2] > 0))
+    if len(cells):
+        q = int(cells[0])
+        raise ParameterError(f"detail_origin[{q}, 2]", float(origin[q, 2]), "a sample spacing > 0 (m)")
+    total = int((shape[:, 0] * shape[:, 1]).sum())
+    if len(heights) != total:
+        raise ParameterError("len(detail_heights)", len(heights), f"the samples the shapes hold, {total}")
+    return origin, shape, heights

@@ -1,16 +1,26 @@
-"""Walkable samples to polygons: the last step of a bake.
+"""Walkable samples to polygons: the last step of a bake (Recast's contours and polygon mesh, on the bake's
+grid).
 
 A region's walkable samples (:class:`WalkableLayers`: per column of its grid, up to a few heights, one per
-*level*, and which neighbouring sample each one steps to) are cut into fixed-size *tiles* of
-``TILE_CELLS`` x ``TILE_CELLS`` columns, and each tile's samples into rectangles of cells (greedy, row by row):
-a rectangle covers cells of one level that step to each other and lie within ``height_error`` metres of one
-plane (the least-squares plane of its cells, so ramps and gentle slopes become few polygons). A rectangle is
-a polygon with four corners on that plane, or two triangles when ``max_corners`` is 3: closed, simple, convex
-(so hole-free), and the polygons cover the walkable cells exactly (contour error 0 on the x-z plane; height
-error at most ``height_error``). Rectangles never cross a tile's edge, so a tile can be rebuilt alone.
+*level*, and which neighbouring sample each one steps to) are cut into fixed-size *tiles* of ``TILE_CELLS`` x
+``TILE_CELLS`` columns, the unit of re-baking. In each tile:
 
-Two polygons are neighbours through a *portal*, the segment of boundary over which their cells step to each
-other (within a level or across levels).
+1. the samples of each level are grouped into *regions* (``_kernels.regions``): connected samples that step to
+   each other, without pinches, so each region's outline is an outer loop and its holes, all simple;
+2. each region's outline is traced along its cells' sides and simplified (``_kernels.outlines``): walls within
+   ``max_edge_error`` metres (Douglas-Peucker; Recast's ``maxSimplificationError``), the stretches two regions
+   share the same way from both sides, every point kept where what lies across changes, the tile's edge kept
+   exact; points inside the outline are not kept;
+3. the outline is cut into closed, simple, convex polygons of at most ``max_corners`` corners
+   (``_kernels.triangles``: holes bridged, ear clipping, triangles merged while convex), which on one level
+   never overlap;
+4. each polygon gets its *detail* (``_kernels.detail``): the heights of its region's samples under it, so the
+   navmesh's heights follow the surface (bilinear between samples) however few and large the polygons are; a
+   corner's height is its detail's.
+
+Two polygons are neighbours through a *portal*: a side they share (inside a tile), or the stretch of the grid's
+lines over which their samples step to each other (across a tile's edge, where each tile kept its outline
+exact). A tile's polygons depend only on its own samples and their links, so a tile can be rebuilt alone.
 """
 
 from __future__ import annotations
@@ -20,15 +30,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.polygons import rectangle_mesh, tile_rectangles
+from ._kernels.detail import fill_raster, raster_height
+from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims, loops_valid, simplify, trace
+from ._kernels.polygons import lattice_portals, tile_rectangles
+from ._kernels.regions import tile_regions
+from ._kernels.triangles import bridge_holes, ear_clip, merge_convex
 from .navmesh import NavMesh
 from .sampling import level_links
 
 __all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_arrays",
            "navmesh_from_grids"]
 
-TILE_CELLS = 32  # columns along each side of a tile
-HEIGHT_ERROR = 0.05  # m: the farthest a cell's height lies from its polygon's plane
+TILE_CELLS = 64  # columns along each side of a tile
 
 
 @dataclass(frozen=True)
@@ -65,81 +78,301 @@ class WalkableLayers:
 
 @dataclass(frozen=True)
 class TilePolygons:
-    """The rectangles of one tile: ``rects[r] = (level, i0, k0, i1, k1)`` (cells, half-open) and
-    ``planes[r] = (height at the centre (m), slope along i, slope along k (m per cell))``."""
+    """The polygons of one tile. Polygon q has the corners ``corners[start[q]:start[q + 1]]`` (grid points
+    ``(i, k)`` of the region's grid, counter-clockwise seen from above) at ``heights`` (m, on its detail); it
+    lies on level ``level[q]``. Its detail (see ``_kernels.detail``) covers the cells ``detail_box[q] = (i0,
+    k0, ni, nk)`` (the first cell and the raster's size), heights in ``detail_heights`` polygon after polygon.
+    ``sides[w] = (polygon, d, i, k)``: the polygon holds side d of sample (i, k) (where it meets another
+    tile's polygon, or another region's when the tile's shared outlines are exact); ``inner[r] = (q0, q1)``
+    polygons of the tile meeting along the segment ``inner_ends[r]`` (two grid points)."""
 
-    rects: np.ndarray  # (n, 5) int64
-    planes: np.ndarray  # (n, 3) float64
+    corners: np.ndarray  # (m, 2) int64
+    heights: np.ndarray  # (m,) float64
+    start: np.ndarray  # (p + 1,) int64
+    level: np.ndarray  # (p,) int64
+    detail_box: np.ndarray  # (p, 4) int64
+    detail_heights: np.ndarray  # (sum of ni * nk,) float64
+    sides: np.ndarray  # (w, 4) int64
+    inner: np.ndarray  # (r, 2) int64
+    inner_ends: np.ndarray  # (r, 2, 2) int64
+
+    @property
+    def polygon_count(self) -> int:
+        return len(self.level)
+
+    @property
+    def detail_start(self) -> np.ndarray:
+        """Where each polygon's raster starts in ``detail_heights`` (p + 1,)."""
+        return np.concatenate([[0], np.cumsum(self.detail_box[:, 2] * self.detail_box[:, 3])]).astype(np.int64)
 
 
-def tile_polygons(layers: WalkableLayers, ti: int, tk: int, height_error: float = HEIGHT_ERROR) -> TilePolygons:
-    """The rectangles covering the walkable samples of tile (ti, tk)."""
-    nx, nz = layers.height.shape[:2]
+def _region_cells(rects: np.ndarray, members: np.ndarray, i_lo: int, k_lo: int) -> np.ndarray:
+    """The tile-local cells (a, b) of the rectangles ``rects[members]``."""
+    cells = [np.stack(np.meshgrid(np.arange(r[1], r[3]) - i_lo, np.arange(r[2], r[4]) - k_lo, indexing="ij"),
+                      -1).reshape(-1, 2) for r in rects[members]]
+    return np.ascontiguousarray(np.concatenate(cells), dtype=np.int64)
+
+
+def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors, max_corners):
+    """The convex polygons of region g: ``(points, polygons, labels, pairs)`` (tile-local grid points, each
+    polygon's point indices counter-clockwise in (i, k) and its sides' labels, inner sides (p, q, a, b)), or
+    None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try in turn."""
+    i_lo, k_lo, i_hi, k_hi = tile
+    room = 4 * len(cells) + 4
+    points = np.empty((room, 2), np.int64)
+    labels = np.empty(room, np.int64)
+    loop_start = np.empty(room + 1, np.int64)
+    loops = trace(label, links, g, region_level[g], cells, i_lo, k_lo, i_hi, k_hi, points, labels, loop_start)
+    if loops <= 0:
+        return None
+    keep = np.zeros(room, np.bool_)
+    for wall_error, shared_error in errors:
+        simplify(points, labels, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep)
+        order = np.flatnonzero(keep[:loop_start[loops]])
+        starts = np.searchsorted(order, loop_start[:loops + 1])
+        if loops_valid(points, starts, loops, order):
+            break
+    else:
+        return None
+    ring = np.empty(len(order) + 2 * loops, np.int64)
+    ring_labels = np.empty(len(ring), np.int64)
+    n = bridge_holes(points, order, labels[order], starts, loops, ring, ring_labels)
+    if n < 0:
+        return None
+    triangles = np.empty((n - 2, 3), np.int64)
+    triangle_labels = np.empty((n - 2, 3), np.int64)
+    if ear_clip(points, ring, ring_labels, n, triangles, triangle_labels) != n - 2:
+        return None
+    poly = np.empty((n - 2, max(max_corners, 3)), np.int64)
+    poly_labels = np.empty_like(poly)
+    size = np.empty(n - 2, np.int64)
+    pairs = np.empty((3 * (n - 2), 4), np.int64)
+    inner = merge_convex(points, triangles, triangle_labels, n - 2, max_corners, poly, poly_labels, size, pairs)
+    alive = np.flatnonzero(size > 0)
+    renumber = np.full(n - 2, -1)
+    renumber[alive] = np.arange(len(alive))
+    polygons = [poly[q, :size[q]] for q in alive]
+    sides = [poly_labels[q, :size[q]] for q in alive]
+    pairs = pairs[:inner].copy()
+    pairs[:, :2] = renumber[pairs[:, :2]]
+    return points, polygons, sides, pairs
+
+
+def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
+    """Region's rectangles as polygons (the fall-back): like :func:`_outline_polygons`, every side labelled
+    ``OUT`` (held, so that the links decide the portals), split into two triangles when max_corners is 3."""
+    points, polygons, sides, pairs = [], [], [], []
+    for r in rects[members]:
+        base = len(points)
+        points += [(r[1] - i_lo, r[2] - k_lo), (r[3] - i_lo, r[2] - k_lo), (r[3] - i_lo, r[4] - k_lo),
+                   (r[1] - i_lo, r[4] - k_lo)]
+        if max_corners >= 4:
+            polygons.append(np.arange(base, base + 4))
+            sides.append(np.full(4, OUT))
+        else:
+            first = len(polygons)
+            polygons += [np.array([base, base + 1, base + 2]), np.array([base, base + 2, base + 3])]
+            sides += [np.array([OUT, OUT, BRIDGE]), np.array([OUT, OUT, BRIDGE])]
+            pairs.append((first, first + 1, base, base + 2))
+    return np.array(points, np.int64), polygons, sides, np.array(pairs, np.int64).reshape(-1, 4)
+
+
+def _held_sides(a, b):
+    """The sides (d, cell a, cell b) of the cells left of the grid segment a -> b (tile-local points)."""
+    (u0, v0), (u1, v1) = a, b
+    if v0 == v1:
+        if u1 > u0:
+            return [(3, u, v0) for u in range(u0, u1)]
+        return [(2, u, v0 - 1) for u in range(u1, u0)]
+    if u0 == u1:
+        if v1 > v0:
+            return [(0, u0 - 1, v) for v in range(v0, v1)]
+        return [(1, u0, v) for v in range(v1, v0)]
+    return []
+
+
+def _region_polygons(layers, rects, region, count, label, tile, max_corners, error):
+    """Every region's polygons, as :func:`_outline_polygons` gives them, and whether the regions' shared
+    stretches were simplified (else they are exact, and the grid's links give their portals). Shared stretches
+    are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
+    falls back to its rectangles."""
+    claim = claims(label)
+    region_level = np.array([rects[np.flatnonzero(region == g)[0], 0] for g in range(count)], np.int64)
+    members = [np.flatnonzero(region == g) for g in range(count)]
+    cells = [_region_cells(rects, m, tile[0], tile[1]) for m in members]
+    made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
+                              max_corners) for g in range(count)]
+    if all(m is not None for m in made):
+        return made, region_level, True
+    made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level,
+                              ((error, -1.0), (-1.0, -1.0)), max_corners) for g in range(count)]
+    return [m if m is not None else _rectangle_polygons(rects, members[g], tile[0], tile[1], max_corners)
+            for g, m in enumerate(made)], region_level, False
+
+
+def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6,
+                  max_edge_error: float = 0.0) -> TilePolygons:
+    """The polygons of tile (ti, tk): its samples' regions, each outline traced, simplified within
+    ``max_edge_error`` (m) and cut into convex polygons of at most ``max_corners`` corners, with their detail
+    (see the module's docstring)."""
+    nx, nz, levels = layers.height.shape
     i_lo, k_lo = ti * TILE_CELLS, tk * TILE_CELLS
     i_hi, k_hi = min(i_lo + TILE_CELLS, nx), min(k_lo + TILE_CELLS, nz)
-    room = (i_hi - i_lo) * (k_hi - k_lo) * layers.height.shape[2]
-    rects, planes = np.empty((room, 5), dtype=np.int64), np.empty((room, 3))
-    n = tile_rectangles(layers.height, layers.links, i_lo, k_lo, i_hi, k_hi, float(height_error), rects, planes)
-    return TilePolygons(rects[:n].copy(), planes[:n].copy())
+    room = (i_hi - i_lo) * (k_hi - k_lo) * levels
+    rects = np.empty((room, 5), dtype=np.int64)
+    rects = rects[:tile_rectangles(layers.height, layers.links, i_lo, k_lo, i_hi, k_hi, rects)]
+    region = np.empty(len(rects), np.int64)
+    count = tile_regions(layers.links, rects, levels, i_lo, k_lo, i_hi, k_hi, region)
+    label = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
+    for r, g in zip(rects, region):
+        label[r[1] - i_lo:r[3] - i_lo, r[2] - k_lo:r[4] - k_lo, r[0]] = g
+    made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
+                                                      max_corners, float(max_edge_error) / float(layers.cell))
+    corners, heights, start, level, boxes, details, sides, inner, inner_ends = [], [], [0], [], [], [], [], [], []
+    shared: dict[tuple, int] = {}  # a simplified shared side's two points -> the polygon met first
+    for g, (points, polygons, labels, pairs) in enumerate(made):
+        s = int(region_level[g])
+        first = len(level)
+        for q, (poly, poly_labels) in enumerate(zip(polygons, labels)):
+            for j in range(len(poly)):
+                side = int(poly_labels[j])
+                a, b = points[poly[j]], points[poly[(j + 1) % len(poly)]]
+                if side == OUT or (0 <= side < CLIFF and not simplified):
+                    sides += [(first + q, d, u + i_lo, v + k_lo) for d, u, v in _held_sides(a, b)]
+                elif 0 <= side < CLIFF:
+                    key = tuple(sorted(((int(a[0]), int(a[1])), (int(b[0]), int(b[1])))))
+                    other = shared.pop(key, None)
+                    if other is None:
+                        shared[key] = first + q
+                    else:
+                        inner.append((other, first + q))
+                        inner_ends.append((a + (i_lo, k_lo), b + (i_lo, k_lo)))
+            at = points[poly][::-1]  # counter-clockwise seen from above is clockwise in (i, k)
+            (u0, v0), (u1, v1) = at.min(axis=0), at.max(axis=0)
+            raster = np.empty((u1 - u0) * (v1 - v0))
+            fill_raster(layers.height, label, g, s, u0 + i_lo, v0 + k_lo, u1 - u0, v1 - v0, i_lo, k_lo, raster)
+            corners.append(at + (i_lo, k_lo))
+            heights.append([raster_height(raster, 0, u1 - u0, v1 - v0, float(u - u0) - 0.5, float(v - v0) - 0.5)
+                            for u, v in at])
+            boxes.append((u0 + i_lo, v0 + k_lo, u1 - u0, v1 - v0))
+            details.append(raster)
+            start.append(start[-1] + len(poly))
+            level.append(s)
+        for p, q, a, b in pairs:
+            inner.append((first + p, first + q))
+            inner_ends.append((points[a] + (i_lo, k_lo), points[b] + (i_lo, k_lo)))
+    return TilePolygons(np.concatenate(corners).astype(np.int64) if corners else np.empty((0, 2), np.int64),
+                        np.concatenate(heights) if heights else np.empty(0),
+                        np.array(start, np.int64), np.array(level, np.int64),
+                        np.array(boxes, np.int64).reshape(-1, 4), np.concatenate(details) if details else np.empty(0),
+                        np.array(sides, np.int64).reshape(-1, 4),
+                        np.array(inner, np.int64).reshape(-1, 2), np.array(inner_ends, np.int64).reshape(-1, 2, 2))
 
 
-def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int) -> NavMesh:
-    """The navmesh of every region's tiles (each region: its layers and its tiles' rectangles, in tile order);
+def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:
+    """The navmesh of every region's tiles (each region: its layers and its tiles' polygons, in tile order);
     polygons are numbered region by region, tile by tile; portals join polygons of one region."""
-    return NavMesh(*navmesh_arrays(regions, max_corners))
+    return NavMesh(*navmesh_arrays(regions))
 
 
-def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]], max_corners: int):
-    """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
-    polygon_level, portals, portal_segments)``."""
-    vertices, corners, levels, portals, segments = [], [], [], [], []
-    polygon_count = vertex_count = 0
-    for layers, tiles in regions:
-        rects = np.concatenate([t.rects for t in tiles]) if tiles else np.empty((0, 5), dtype=np.int64)
-        planes = np.concatenate([t.planes for t in tiles]) if tiles else np.empty((0, 3))
-        # Which rectangle holds each sample: on the levels the rectangles use (int32: scratch that stays in cache).
-        used = int(rects[:, 0].max()) + 1 if len(rects) else 1
-        owner = np.full(layers.height.shape[:2] + (used,), -1, dtype=np.int32)
-        v, c, level, pairs, seg = rectangle_mesh(np.ascontiguousarray(rects, dtype=np.int64), planes, layers.links,
-                                                 owner, float(layers.x0), float(layers.z0), float(layers.cell),
-                                                 max_corners < 4)
-        vertices.append(v)
-        corners.append(c + vertex_count)
-        levels.append(level)
-        portals.append(pairs + polygon_count)
-        segments.append(seg)
-        polygon_count += len(level)
-        vertex_count += len(v)
-    corner_count = 4 if max_corners >= 4 else 3
-    portal_pairs = np.concatenate(portals) if portals else np.empty((0, 2), dtype=np.int64)
-    portal_segments = np.concatenate(segments) if segments else np.empty((0, 2, 3))
-    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
+def _detail_heights(boxes, starts, heights, which, points):
+    """Heights (m) of polygons ``which`` on their details (rasters ``boxes``, ``starts`` into ``heights``) at
+    grid points ``points (r, 2)``."""
+    out = np.empty(len(which))
+    for r, (q, (u, v)) in enumerate(zip(which, points)):
+        i0, k0, ni, nk = boxes[q]
+        out[r] = raster_height(heights, starts[q], ni, nk, float(u - i0) - 0.5, float(v - k0) - 0.5)
+    return out
+
+
+def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
+    """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
+    heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
+    cell, x0, z0 = float(layers.cell), float(layers.x0), float(layers.z0)
+    owner = np.full((4,) + layers.height.shape, -1, dtype=np.int32)
+    vertices, ends, levels, boxes, details, inner, inner_ends = [], [], [], [], [], [], []
+    polygons = corners = 0
+    for tile in tiles:
+        vertices.append(np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell]))
+        ends.append(tile.start[1:] + corners)
+        levels.append(tile.level)
+        boxes.append(tile.detail_box)
+        details.append(tile.detail_heights)
+        if len(tile.sides):
+            q, d, i, k = tile.sides.T
+            owner[d, i, k, tile.level[q]] = q + polygons
+        inner.append(tile.inner + polygons)
+        inner_ends.append(tile.inner_ends)
+        polygons += tile.polygon_count
+        corners += len(tile.corners)
+    boxes = np.concatenate(boxes) if boxes else np.empty((0, 4), np.int64)
+    details = np.concatenate(details) if details else np.empty(0)
+    starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
+    found = np.empty((owner[0].size + 1, 6), np.int64)
+    found = found[:lattice_portals(owner, layers.links, found)]
+    a, b, axis, line, lo, hi = found.T
+    on_x = axis == 0
+    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
+                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
+    pairs = np.concatenate(inner + [np.column_stack([a, b])]).astype(np.int64).reshape(-1, 2)
+    grid = np.concatenate(inner_ends + [grid_ends]).astype(np.int64).reshape(-1, 2, 2)
+    segments = np.empty(grid.shape[:2] + (3,))
+    segments[..., 0] = x0 + grid[..., 0] * cell
+    segments[..., 2] = z0 + grid[..., 1] * cell
+    for e in range(2):
+        segments[:, e, 1] = 0.5 * (_detail_heights(boxes, starts, details, pairs[:, 0], grid[:, e])
+                                   + _detail_heights(boxes, starts, details, pairs[:, 1], grid[:, e]))
+    origins = np.column_stack([x0 + (boxes[:, 0] + 0.5) * cell, z0 + (boxes[:, 1] + 0.5) * cell,
+                               np.full(len(boxes), cell)])
     return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
-            np.arange(polygon_count + 1, dtype=np.int64) * corner_count,
-            (np.concatenate(corners) if corners else np.empty(0)).astype(np.int64),
-            (np.concatenate(levels) if levels else np.empty(0)).astype(np.int64),
-            portal_pairs[order].astype(np.int64).reshape(-1, 2), portal_segments[order].reshape(-1, 2, 3))
+            np.concatenate(ends) if ends else np.empty(0, np.int64),
+            np.concatenate(levels) if levels else np.empty(0, np.int64),
+            origins, boxes[:, 2:].copy(), details, np.sort(pairs, axis=1), segments)
 
 
-def navmesh_from_layers(layers: list[WalkableLayers], max_corners: int = 6,
-                        height_error: float = HEIGHT_ERROR) -> NavMesh:
+def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
+    """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
+    polygon_level, portals, portal_segments, detail_origin, detail_shape, detail_heights)``."""
+    parts = [_region_arrays(layers, tiles) for layers, tiles in regions]
+    polygon_count = corner_count = 0
+    ends, pairs = [np.zeros(1, np.int64)], []
+    for vertices, polygon_ends, levels, _, _, _, portal_pairs, _ in parts:
+        ends.append(polygon_ends + corner_count)
+        pairs.append(portal_pairs + polygon_count)
+        polygon_count += len(levels)
+        corner_count += len(vertices)
+
+    def joined(n, empty):
+        return np.concatenate([part[n] for part in parts]) if parts else empty
+
+    portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
+    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
+    return (joined(0, np.empty((0, 3))), np.concatenate(ends).astype(np.int64),
+            np.arange(corner_count, dtype=np.int64), joined(2, np.empty(0, np.int64)).astype(np.int64),
+            portal_pairs[order].astype(np.int64).reshape(-1, 2), joined(7, np.empty((0, 2, 3)))[order].reshape(-1, 2, 3),
+            joined(3, np.empty((0, 3))), joined(4, np.empty((0, 2), np.int64)).astype(np.int64),
+            joined(5, np.empty(0)))
+
+
+def navmesh_from_layers(layers: list[WalkableLayers], max_corners: int = 6, max_edge_error: float = 0.0) -> NavMesh:
     """A navmesh covering the walkable samples of every region (see the module's docstring)."""
     regions = []
     for region in layers:
         ntx, ntz = region.tiles
-        regions.append((region, [tile_polygons(region, ti, tk, height_error)
+        regions.append((region, [tile_polygons(region, ti, tk, max_corners, max_edge_error)
                                  for ti in range(ntx) for tk in range(ntz)]))
-    return navmesh_from_tiles(regions, max_corners)
+    return navmesh_from_tiles(regions)
 
 
 def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_limit: float = 0.0,
-                       height_error: float = HEIGHT_ERROR) -> NavMesh:
-    """A navmesh covering the walkable cells of every grid exactly.
+                       max_edge_error: float = 0.0) -> NavMesh:
+    """A navmesh covering the walkable cells of every grid.
 
     Grids on the same lattice (shape, origin and cell size) are levels of one region: a cell steps to the
     neighbouring cell, on any of them, nearest in height within ``step_limit`` metres. Each level's cells
-    become polygons on planes within ``height_error`` metres of the cells' heights (see the module's
-    docstring).
+    become convex polygons of at most ``max_corners`` corners whose walls lie within ``max_edge_error``
+    metres of the cells' outline (0, the default: exactly on it), with the cells' heights as their detail
+    (see the module's docstring).
 
     Examples
     --------
@@ -151,7 +384,7 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
     """
     max_corners = check_integer("max_corners", max_corners, minimum=3)
     step_limit = check_finite("step_limit", step_limit, minimum=0.0, unit="m")
-    height_error = check_finite("height_error", height_error, minimum=0.0, unit="m")
+    max_edge_error = check_finite("max_edge_error", max_edge_error, minimum=0.0, unit="m")
     lattices: dict[tuple, list[WalkableGrid]] = {}
     for level, grid in enumerate(grids):
         if not isinstance(grid, WalkableGrid):
@@ -164,4 +397,4 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
     for (shape, x0, z0, cell), members in lattices.items():
         height = np.stack([np.where(g.walkable, g.height, np.nan).astype(np.float64) for g in members], axis=-1)
         layers.append(WalkableLayers(height, level_links(height, step_limit), x0, z0, cell))
-    return navmesh_from_layers(layers, max_corners, height_error)
+    return navmesh_from_layers(layers, max_corners, max_edge_error)

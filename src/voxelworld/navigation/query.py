@@ -86,7 +86,7 @@ class NavQuery:
 
         The path is the shortest on the x-z plane over the polygons (Polyanya, an exact search: Cui, Harabor and
         Grastien 2017); its points are the start, the corners it bends around and the end, at the height of the
-        polygons' planes (the start and end as snapped), and its length is summed in 3-D.
+        polygons' surface (the start and end as snapped), and its length is summed in 3-D.
         """
         start, end = np.array(check_point("start", start)), np.array(check_point("end", end))
         index = self.mesh.index
@@ -145,13 +145,13 @@ class NavQuery:
         if q < 0:
             return 0.0, start
         index = self.mesh.index
-        vertices, polygon_start, polygon_vertices, _, planes = index.polygons
+        vertices, polygon_start, polygon_vertices, _, surface = index.polygons
         unused = np.zeros(0, dtype=np.int64)
         t, q, _ = _locate.walk(vertices, polygon_start, polygon_vertices, *index.links, index.portal_segments, q,
                                start[0], start[2], end[0], end[2], False, unused, unused, 0)
         x, z = start[0] + t * (end[0] - start[0]), start[2] + t * (end[2] - start[2])
         walked = t * float(np.hypot(end[0] - start[0], end[2] - start[2]))
-        return walked, np.array([x, _locate.height(planes, q, x, z), z])
+        return walked, np.array([x, _locate.height(surface, q, x, z), z])
 
     def random_point(self, rng: np.random.Generator) -> np.ndarray:
         """A point spread evenly over the walkable area (polygons chosen by area), from ``rng``."""
@@ -161,6 +161,6 @@ class NavQuery:
         if not index.polygon_count:
             raise ParameterError("navmesh", "no polygons", "a navmesh with walkable area to sample")
         out = np.empty(3)
-        vertices, polygon_start, polygon_vertices, _, planes = index.polygons
-        _locate.sample(vertices, polygon_start, polygon_vertices, planes, index.cumulative_area, rng.random(4), out)
+        vertices, polygon_start, polygon_vertices, _, surface = index.polygons
+        _locate.sample(vertices, polygon_start, polygon_vertices, surface, index.cumulative_area, rng.random(4), out)
         return out

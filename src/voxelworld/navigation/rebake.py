@@ -195,5 +195,5 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
     rebuilt = [(ti, tk) for ti in range(ntx) for tk in range(ntz)
                if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
     for ti, tk in rebuilt:
-        tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk)
+        tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
     return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt

@@ -81,7 +81,11 @@ class NavSettings:
     proxy_triangles : int
         The most triangles (12..100000) of the ``"reduced"`` proxy. Default 32.
     max_corners : int
-        The most corners a navmesh polygon may have (>= 3).
+        The most corners a navmesh polygon may have (>= 3); polygons are convex.
+    max_edge_error : float
+        Metres (>= 0; Recast's ``maxSimplificationError``): how far a polygon's side along a wall may lie from
+        the traced outline of the walkable cells. Default 0.3 (a cell at the default density); 0 keeps the
+        outline exact (cells' sides).
     levels : bool
         False: hits on exclusion regions are removed and the ground under obstacles is cut out. True: samples
         are grouped by height, and each level is kept, so a table top becomes walkable on its own.
@@ -109,6 +113,7 @@ class NavSettings:
     aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
     proxy_triangles: int = 32  # the reduced proxy's most triangles, 12..100000
     max_corners: int = 6  # corners per polygon, >= 3
+    max_edge_error: float = 0.3  # m, >= 0
     levels: bool = False  # keep obstacle tops as levels of their own
     min_region_area: float = 5.76  # m², >= 0
 
@@ -133,6 +138,7 @@ class NavSettings:
                                               maximum=100000, unit="triangles"))
         set_("aabb_depth", check_integer("aabb_depth", self.aabb_depth, minimum=0, maximum=16, unit="levels"))
         set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, unit="corners"))
+        set_("max_edge_error", check_finite("max_edge_error", self.max_edge_error, minimum=0.0, unit="m"))
         check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
         set_("levels", bool(self.levels))
         set_("min_region_area", check_finite("min_region_area", self.min_region_area, minimum=0.0, unit="m²"))

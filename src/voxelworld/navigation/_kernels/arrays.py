@@ -13,19 +13,32 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PolygonArrays", "BucketGrid", "PolygonLinks", "BoundaryRings", "SearchScratch"]
+__all__ = ["Surface", "PolygonArrays", "BucketGrid", "PolygonLinks", "BoundaryRings", "SearchScratch"]
+
+
+class Surface(NamedTuple):
+    """The heights of the polygons' surface: ``planes (p, 3)`` (``y = a x + b z + c``, m, through the corners)
+    and the details as in the NavMesh (``detail_origin (p, 3)``, ``detail_shape (p, 2)``, ``detail_heights``)
+    with ``detail_start (p + 1,)``, where each polygon's raster starts; a polygon without detail is its
+    plane."""
+
+    planes: np.ndarray
+    detail_origin: np.ndarray
+    detail_shape: np.ndarray
+    detail_start: np.ndarray
+    detail_heights: np.ndarray
 
 
 class PolygonArrays(NamedTuple):
     """The polygons: ``vertices (n, 3)``, ``polygon_start (p + 1,)`` and ``polygon_vertices`` as in the NavMesh,
-    ``boxes (p, 6)`` (x_min, x_max, z_min, z_max, y_min, y_max of the corners, m) and ``planes (p, 3)`` (the
-    surface at height ``y = a x + b z + c``, m)."""
+    ``boxes (p, 6)`` (x_min, x_max, z_min, z_max, y_min, y_max of the corners, m) and their ``surface`` (a
+    :class:`Surface`)."""
 
     vertices: np.ndarray
     polygon_start: np.ndarray
     polygon_vertices: np.ndarray
     boxes: np.ndarray
-    planes: np.ndarray
+    surface: Surface
 
 
 class BucketGrid(NamedTuple):

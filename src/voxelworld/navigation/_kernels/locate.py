@@ -5,7 +5,8 @@ Every polygon is convex and planar. Its arrays (built by :func:`voxelworld.navig
 
 - ``vertices (n, 3)``, ``polygon_start (p + 1,)``, ``polygon_vertices``: the corners, as in the NavMesh;
 - ``boxes (p, 6)``: ``x_min, x_max, z_min, z_max, y_min, y_max`` of its corners (m);
-- ``planes (p, 3)``: ``(a, b, c)`` with the surface at height ``y = a x + b z + c`` (m);
+- ``surface``: the heights (an ``arrays.Surface``: each polygon's plane ``y = a x + b z + c`` (m) and its
+  detail raster, bilinear, when it has one);
 - the bucket grid: ``grid = (x0, z0, cell)`` (m), ``grid_shape = (nx, nz)``; bucket ``(i, k)`` (number
   ``i * nz + k``) covers ``x0 + [i, i + 1) * cell`` by ``z0 + [k, k + 1) * cell`` and lists, in
   ``bucket_polygons[bucket_start[b]:bucket_start[b + 1]]``, the polygons whose x-z box overlaps it (ascending).
@@ -21,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from .buckets import csr_buckets
+from .detail import raster_height
 
 EPS = 1e-9
 FAN = 16  # polygons searched around a corner a walk leaves through
@@ -117,8 +119,14 @@ def inside(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
-def height(planes, q, x, z):
-    """The height (m) of polygon q's surface at (x, z)."""
+def height(surface, q, x, z):
+    """The height (m) of polygon q's surface at (x, z): its detail's, else its plane's."""
+    ni, nk = surface.detail_shape[q, 0], surface.detail_shape[q, 1]
+    if ni > 0:
+        origin = surface.detail_origin[q]
+        return raster_height(surface.detail_heights, surface.detail_start[q], ni, nk, (x - origin[0]) / origin[2],
+                             (z - origin[1]) / origin[2])
+    planes = surface.planes
     return planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
 
 
@@ -126,7 +134,7 @@ def height(planes, q, x, z):
 def locate(polygons, buckets, x, y, z):
     """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1.
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``."""
-    vertices, polygon_start, polygon_vertices, boxes, planes = polygons
+    vertices, polygon_start, polygon_vertices, boxes, surface = polygons
     grid, grid_shape, bucket_start, bucket_polygons = buckets
     nx, nz = grid_shape[0], grid_shape[1]
     i, k = bucket_index(x, grid[0], grid[2], nx), bucket_index(z, grid[1], grid[2], nz)  # off the grid: its edge
@@ -135,18 +143,21 @@ def locate(polygons, buckets, x, y, z):
         q = bucket_polygons[j]
         if boxes[q, 0] - EPS <= x <= boxes[q, 1] + EPS and boxes[q, 2] - EPS <= z <= boxes[q, 3] + EPS \
                 and inside(vertices, polygon_start, polygon_vertices, q, x, z):
-            dy = abs(height(planes, q, x, z) - y)
+            dy = abs(height(surface, q, x, z) - y)
             if dy < best_dy:
                 best, best_dy = q, dy
     return best
 
 
 @njit(cache=True)
-def closest_on_polygon(vertices, polygon_start, polygon_vertices, planes, q, x, y, z, out):
-    """The point of polygon q closest to (x, y, z) in 3-D, written to ``out[:3]``; returns its squared distance."""
+def closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, out):
+    """The point of polygon q closest to (x, y, z) in 3-D, written to ``out[:3]``; returns its squared distance.
+    Along the polygon's plane's normal, then onto its surface (its detail's height there)."""
+    planes = surface.planes
     a, b, c = planes[q, 0], planes[q, 1], planes[q, 2]
     s = (a * x - y + b * z + c) / (a * a + 1.0 + b * b)  # along the plane's normal (a, -1, b)
-    fx, fy, fz = x - s * a, y + s, z - s * b
+    fx, fz = x - s * a, z - s * b
+    fy = height(surface, q, fx, fz)
     if inside(vertices, polygon_start, polygon_vertices, q, fx, fz):
         out[0], out[1], out[2] = fx, fy, fz
         return (fx - x) ** 2 + (fy - y) ** 2 + (fz - z) ** 2
@@ -175,14 +186,14 @@ def _box_distance2(x0, x1, z0, z1, x, z):
 
 
 @njit(cache=True)
-def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, planes, bucket_start, bucket_polygons, b,
+def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, surface, bucket_start, bucket_polygons, b,
                    x, y, z, best, best_d2, candidate, out):
     for j in range(bucket_start[b], bucket_start[b + 1]):
         q = bucket_polygons[j]
         dy = max(boxes[q, 4] - y, 0.0, y - boxes[q, 5])
         if _box_distance2(boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3], x, z) + dy * dy > best_d2:
             continue
-        d2 = closest_on_polygon(vertices, polygon_start, polygon_vertices, planes, q, x, y, z, candidate)
+        d2 = closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, candidate)
         if d2 < best_d2 or (d2 == best_d2 and q < best):  # the lowest index on a tie
             best, best_d2 = q, d2
             out[0], out[1], out[2] = candidate[0], candidate[1], candidate[2]
@@ -196,7 +207,7 @@ def nearest(polygons, buckets, x, y, z, out):
 
     Rings of buckets grow around the point's bucket until the x-z distance to every bucket not yet searched
     exceeds the best distance found (a lower bound of the 3-D distance)."""
-    vertices, polygon_start, polygon_vertices, boxes, planes = polygons
+    vertices, polygon_start, polygon_vertices, boxes, surface = polygons
     grid, grid_shape, bucket_start, bucket_polygons = buckets
     x0, z0, cell = grid[0], grid[1], grid[2]
     nx, nz = grid_shape[0], grid_shape[1]
@@ -221,7 +232,7 @@ def nearest(polygons, buckets, x, y, z, out):
         for i in range(max(i0, 0), min(i1, nx - 1) + 1):
             for k in range(max(k0, 0), min(k1, nz - 1) + 1):
                 if i == i0 or i == i1 or k == k0 or k == k1:  # the ring only
-                    best, best_d2 = _search_bucket(vertices, polygon_start, polygon_vertices, boxes, planes,
+                    best, best_d2 = _search_bucket(vertices, polygon_start, polygon_vertices, boxes, surface,
                                                    bucket_start, bucket_polygons, i * nz + k, x, y, z, best,
                                                    best_d2, candidate, out)
     return best
@@ -330,7 +341,7 @@ def walk(vertices, polygon_start, polygon_vertices, link_start, link_polygon, li
 
 
 @njit(cache=True)
-def sample(vertices, polygon_start, polygon_vertices, planes, cumulative_area, u, out):
+def sample(vertices, polygon_start, polygon_vertices, surface, cumulative_area, u, out):
     """A point spread evenly over the polygons from four uniform numbers ``u`` in [0, 1): the polygon by
     ``cumulative_area`` (m², ascending), a triangle of its fan by area, a point of the triangle. Written to
     ``out[:3]``; returns the polygon."""
@@ -350,7 +361,7 @@ def sample(vertices, polygon_start, polygon_vertices, planes, cumulative_area, u
     r1, r2 = math.sqrt(u[2]), u[3]  # uniform on the triangle
     x = (1 - r1) * vertices[o, 0] + r1 * (1 - r2) * vertices[b, 0] + r1 * r2 * vertices[c, 0]
     z = (1 - r1) * vertices[o, 2] + r1 * (1 - r2) * vertices[b, 2] + r1 * r2 * vertices[c, 2]
-    out[0], out[1], out[2] = x, height(planes, q, x, z), z
+    out[0], out[1], out[2] = x, height(surface, q, x, z), z
     return q
 
 

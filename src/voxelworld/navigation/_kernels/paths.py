@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .locate import nearest, winding
+from .locate import height, nearest, winding
 from .polyanya import EPS, search
 
 TOLERANCE = 1e-9  # m
@@ -50,7 +50,7 @@ def _find(parent, i):
 
 
 @njit(cache=True)
-def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, portal_segments, link_start,
+def boundary_rings(vertices, polygon_start, polygon_vertices, surface, portals, portal_segments, link_start,
                    link_portal, room):
     """The conforming boundary of every polygon (see the module's docstring): returns ``(ring_start, ring_xz,
     ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner)``, with room for ``room`` pieces; when
@@ -68,7 +68,7 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, planes, portals, p
     # counting on every call).
     def add(n, q, x, z, across, portal):
         ring_xz[n, 0], ring_xz[n, 1] = x, z
-        ring_y[n] = planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
+        ring_y[n] = height(surface, q, x, z)
         ring_polygon[n], ring_across[n], ring_portal[n] = q, across, portal
         return n + 1
 
@@ -230,7 +230,7 @@ def find_path(polygons, buckets, island, rings, scratch, start, end, out):
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``, ``island``: each polygon's island,
     ``rings``: the ``BoundaryRings`` of :func:`boundary_rings`, ``scratch``: a ``SearchScratch`` (see
     ``polyanya.search``), whose ``snapped`` receives the snapped points."""
-    planes = polygons.planes
+    surface = polygons.surface
     snapped = scratch.snapped
     a = nearest(polygons, buckets, start[0], start[1], start[2], snapped[0])
     b = nearest(polygons, buckets, end[0], end[1], end[2], snapped[1])
@@ -240,7 +240,7 @@ def find_path(polygons, buckets, island, rings, scratch, start, end, out):
         n = 2
         out[0], out[1] = snapped[0], snapped[1]
     else:
-        n = search(rings, planes, scratch, a, b, snapped[0], snapped[1], out)
+        n = search(rings, surface, scratch, a, b, snapped[0], snapped[1], out)
         if n <= 0:
             return n, 0.0
     length = 0.0

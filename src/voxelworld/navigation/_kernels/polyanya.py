@@ -18,7 +18,7 @@ a side) sees the whole polygon across; one on that line but off the interval fir
 interval's end, which must then be a corner. Geometry on the x-z plane; a point within ``EPS`` (m) of a line is
 on it, an interval's end within ``EPS`` of its piece's end is that end (so ``t`` is exactly 0 or 1 there).
 
-Arrays: ``rings`` as built by ``paths.boundary_rings`` (an ``arrays.BoundaryRings``); ``planes (p, 3)`` as in
+Arrays: ``rings`` as built by ``paths.boundary_rings`` (an ``arrays.BoundaryRings``); ``surface`` (an ``arrays.Surface``) as in
 ``locate``. The scratch (an ``arrays.SearchScratch``), owned by a ``NavQuery`` and reused (nothing is cleared
 between queries): ``node_f (cap, 4)``: f, then t_lo, t_hi of the interval (for a finishing node: the point it bends
 at, x, z, y); ``node_i (cap, 3)``: the interval's piece, the root's record, the kind (:data:`SEEN`, :data:`ALONG`,
@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 
 from numba import njit
+
+from .locate import height
 
 EPS = 1e-9  # m
 TIE = 1e-9  # relative: a root reached again this close to its best g is kept (ties lead different ways)
@@ -229,7 +231,7 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
 
 
 @njit(cache=True)
-def _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz):
+def _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz):
     """Queue the node that ends the path at the goal (in polygon q, the node's): straight from the root when
     the goal is in the cone, else bending at the interval's end on its side."""
     record_f = scratch.record_f
@@ -242,13 +244,13 @@ def _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz):
             via, vx, vz = 1, lx, lz
     if via:
         f = g + math.sqrt((vx - rx) ** 2 + (vz - rz) ** 2) + math.sqrt((gx - vx) ** 2 + (gz - vz) ** 2)
-        _push(scratch, record, -1, DONE_VIA, f, vx, vz, planes[q, 0] * vx + planes[q, 1] * vz + planes[q, 2])
+        _push(scratch, record, -1, DONE_VIA, f, vx, vz, height(surface, q, vx, vz))
     else:
         _push(scratch, record, -1, DONE, g + math.sqrt((gx - rx) ** 2 + (gz - rz) ** 2), 0.0, 0.0, 0.0)
 
 
 @njit(cache=True)
-def _expand(rings, planes, scratch, gx, gz, goal, node):
+def _expand(rings, surface, scratch, gx, gz, goal, node):
     """The successors of a node (see the module's docstring)."""
     ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
     ring_across, ring_vertex, corner = rings.ring_across, rings.ring_vertex, rings.corner
@@ -261,7 +263,7 @@ def _expand(rings, planes, scratch, gx, gz, goal, node):
     lx, lz = (1.0 - t_lo) * ring_xz[k, 0] + t_lo * ring_xz[e, 0], (1.0 - t_lo) * ring_xz[k, 1] + t_lo * ring_xz[e, 1]
     hx, hz = (1.0 - t_hi) * ring_xz[k, 0] + t_hi * ring_xz[e, 0], (1.0 - t_hi) * ring_xz[k, 1] + t_hi * ring_xz[e, 1]
     if q == goal:
-        _finish(scratch, planes, q, record, kind, lx, lz, hx, hz, gx, gz)
+        _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz)
     if kind == ALONG:  # the root is on the polygon's boundary: it sees all of it
         for i in range(1, n):
             _offer(rings, scratch, gx, gz, record, first + (k - first + i) % n, 0.0, 1.0)
@@ -313,7 +315,7 @@ def _write_path(scratch, node, start, end, out):
 
 
 @njit(cache=True)
-def search(rings, planes, scratch, a, b, start, end, out):
+def search(rings, surface, scratch, a, b, start, end, out):
     """The shortest path on the x-z plane from ``start`` (in polygon a) to ``end`` (in polygon b, not a): its
     points written to ``out`` (x, y, z; roots at the height of the polygon they bend into). Returns their count,
     0 when no path joins them, -1 when a scratch buffer or ``out`` ran full."""
@@ -337,5 +339,5 @@ def search(rings, planes, scratch, a, b, start, end, out):
         v = record_i[record, 0]
         if v >= 0 and record_f[record, 3] > best_g[v] * (1.0 + TIE) + EPS:
             continue  # the vertex was reached by a shorter way since
-        _expand(rings, planes, scratch, gx, gz, b, node)
+        _expand(rings, surface, scratch, gx, gz, b, node)
     return -1 if counts[FULL] else 0

@@ -1,0 +1,110 @@
+"""Kernels that group a tile's walkable samples into *regions*: the parts of one level the outlines are traced
+around.
+
+A region is a set of samples of one level of one tile that are 4-connected, step to each other wherever two of
+them are neighbours, and touch each other diagonally only where a third of their cells joins the two (no
+*pinch*: a 2 x 2 block of cells holding exactly two diagonal cells of the region). A region's outline is
+therefore one outer loop and its holes, all simple and apart from each other. Regions grow from the tile's
+rectangles (``tile_rectangles``), which have these properties, by merging neighbouring ones while the union
+keeps them. Cells are ``(i, k)`` of the region's grid.
+"""
+
+import numba
+import numpy as np
+
+_STEP_I = (1, -1, 0, 0)
+_STEP_K = (0, 0, 1, -1)
+
+
+@numba.njit(cache=True)
+def _root(parent, r):
+    while parent[r] != r:
+        r = parent[r]
+    return r
+
+
+@numba.njit(cache=True)
+def _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k_hi):
+    """Whether regions a and b (roots) may merge: every pair of neighbouring cells across them linked both
+    ways, and no pinch between a cell of b and a cell of a."""
+    r = members[b]
+    while r >= 0:
+        s = rects[r, 0]
+        for i in range(rects[r, 1], rects[r, 3]):
+            for k in range(rects[r, 2], rects[r, 4]):
+                for d in range(4):
+                    ni, nk = i + _STEP_I[d], k + _STEP_K[d]
+                    if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
+                        continue
+                    m = owner[ni - i_lo, nk - k_lo, s]
+                    if m >= 0 and _root(parent, m) == a:
+                        if links[d, i, k, s] != s or links[d ^ 1, ni, nk, s] != s:
+                            return False
+                for di in (-1, 1):
+                    for dk in (-1, 1):
+                        ni, nk = i + di, k + dk
+                        if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
+                            continue
+                        m = owner[ni - i_lo, nk - k_lo, s]
+                        if m < 0 or _root(parent, m) != a:
+                            continue
+                        joined = False
+                        for ci, ck in ((ni, k), (i, nk)):
+                            c = owner[ci - i_lo, ck - k_lo, s]
+                            if c >= 0 and (_root(parent, c) == a or _root(parent, c) == b):
+                                joined = True
+                        if not joined:
+                            return False
+        r = after[r]
+    return True
+
+
+@numba.njit(cache=True)
+def tile_regions(links, rects, levels, i_lo, k_lo, i_hi, k_hi, region):
+    """Merge the rectangles ``rects[r] = (level, i0, k0, i1, k1)`` of the tile [i_lo, i_hi) x [k_lo, k_hi)
+    (from ``tile_rectangles``; ``levels`` of samples) into regions (see the module's docstring). Neighbouring
+    rectangles are tried in the order their cells meet (levels, then i, then k; +x before +z). Writes ``region[r]`` (regions numbered by their
+    first rectangle); returns the region count."""
+    n = rects.shape[0]
+    owner = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
+    parent = np.arange(n)
+    members = np.arange(n)  # first rectangle of a root's list
+    last = np.arange(n)
+    after = np.full(n, -1)
+    for r in range(n):
+        s = rects[r, 0]
+        for i in range(rects[r, 1], rects[r, 3]):
+            for k in range(rects[r, 2], rects[r, 4]):
+                owner[i - i_lo, k - k_lo, s] = r
+    for s in range(levels):
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
+                r = owner[i - i_lo, k - k_lo, s]
+                if r < 0:
+                    continue
+                for d in (0, 2):
+                    ni, nk = i + _STEP_I[d], k + _STEP_K[d]
+                    if ni >= i_hi or nk >= k_hi or links[d, i, k, s] != s:
+                        continue
+                    m = owner[ni - i_lo, nk - k_lo, s]
+                    if m < 0:
+                        continue
+                    a, b = _root(parent, r), _root(parent, m)
+                    if a == b:
+                        continue
+                    if b < a:
+                        a, b = b, a
+                    if not _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k_hi):
+                        continue
+                    parent[b] = a
+                    after[last[a]] = members[b]
+                    last[a] = last[b]
+    count = 0
+    number = np.full(n, -1)
+    for r in range(n):
+        root = _root(parent, r)
+        if number[root] < 0:
+            number[root] = count
+            count += 1
+        region[r] = number[root]
+    return count

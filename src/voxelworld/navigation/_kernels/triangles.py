@@ -1,0 +1,339 @@
+"""Kernels that cut a region's simplified outline into convex polygons of at most N corners.
+
+The holes are bridged into the outer loop (each by the shortest diagonal from its leftmost point that can see
+the outline, as Recast's ``mergeRegionHoles``), the one loop is cut into triangles by ear clipping (the ear
+with the shortest diagonal first, as Recast's ``triangulate``, with O'Rourke's diagonal tests), and triangles
+are merged across their shared edges, longest edge first, while the union stays convex and has at most N
+corners (Recast's ``mergePolyVerts``; a corner on a straight side counts). Points are grid corners (whole
+cells), so every test is exact.
+
+An edge's *label* is what lies across it (see ``outlines``); bridges and diagonals are ``BRIDGE``.
+"""
+
+import numba
+import numpy as np
+
+from .outlines import BRIDGE, _cross, _segments_meet
+
+
+@numba.njit(cache=True, inline="always")
+def _left(points, a, b, c):
+    return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) > 0
+
+
+@numba.njit(cache=True, inline="always")
+def _left_on(points, a, b, c):
+    return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) >= 0
+
+
+@numba.njit(cache=True)
+def _in_cone(points, a0, a, a1, b):
+    """Whether b lies strictly inside the corner a0-a-a1 of a counter-clockwise loop (O'Rourke's InCone)."""
+    if _left_on(points, a, a1, a0):
+        return _left(points, a, b, a0) and _left(points, b, a, a1)
+    return not (_left_on(points, a, b, a1) and _left_on(points, b, a, a0))
+
+
+@numba.njit(cache=True, inline="always")
+def _same(points, a, b):
+    return points[a, 0] == points[b, 0] and points[a, 1] == points[b, 1]
+
+
+@numba.njit(cache=True)
+def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
+    """Whether the segment between points p and q meets no side of ``ring`` (its first ``ring_n`` entries, a
+    loop) nor of the loops ``others`` (``other_start``), except sides through p's or q's own position."""
+    for e in range(ring_n):
+        c, d = ring[e], ring[(e + 1) % ring_n]
+        if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
+            continue
+        if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
+                          points[d, 0], points[d, 1]):
+            return False
+    for h in range(other_count):
+        first, last = other_start[h], other_start[h + 1]
+        for e in range(first, last):
+            c, d = others[e], others[first + (e + 1 - first) % (last - first)]
+            if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
+                continue
+            if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
+                              points[d, 0], points[d, 1]):
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def bridge_holes(points, order, labels, loop_start, loops, ring, ring_labels):
+    """One loop of the outer loop and every hole: ``order[loop_start[l]:loop_start[l + 1]]`` are loop l's
+    points (indices into ``points``), the outer one first, ``labels`` each side's label. Writes the joined
+    loop's points and side labels into ``ring`` / ``ring_labels`` (two entries more per hole); returns its
+    length, or -1 when a hole found no bridge."""
+    n = loop_start[1]
+    for j in range(n):
+        ring[j], ring_labels[j] = order[j], labels[j]
+    holes = loops - 1
+    if holes == 0:
+        return n
+    # Holes by their leftmost point (u, then v).
+    left = np.empty(holes, np.int64)
+    key = np.empty(holes, np.int64)
+    width = 1
+    for j in range(loop_start[loops]):
+        width = max(width, points[order[j], 1] + 1)
+    for h in range(holes):
+        first, last = loop_start[h + 1], loop_start[h + 2]
+        best = first
+        for j in range(first, last):
+            if (points[order[j], 0], points[order[j], 1]) < (points[order[best], 0], points[order[best], 1]):
+                best = j
+        left[h] = best
+        key[h] = points[order[best], 0] * width + points[order[best], 1]
+    rank = np.argsort(key, kind="mergesort")
+    pending = np.empty(loop_start[loops], np.int64)
+    pending_start = np.empty(holes + 1, np.int64)
+    for step in range(holes):
+        # The holes not yet joined, as loops the bridges must not cross.
+        count = 0
+        pending_start[0] = 0
+        for later in range(step, holes):
+            h = rank[later]
+            for j in range(loop_start[h + 1], loop_start[h + 2]):
+                pending[pending_start[count] + j - loop_start[h + 1]] = order[j]
+            pending_start[count + 1] = pending_start[count] + loop_start[h + 2] - loop_start[h + 1]
+            count += 1
+        h = rank[step]
+        first, last = loop_start[h + 1], loop_start[h + 2]
+        size = last - first
+        best_o, best_h, best_d = -1, -1, np.inf
+        for t in range(size):
+            hv = first + (left[h] - first + t) % size
+            q = order[hv]
+            for o in range(n):
+                p = ring[o]
+                dx, dy = points[p, 0] - points[q, 0], points[p, 1] - points[q, 1]
+                dist = float(dx * dx + dy * dy)
+                if dist >= best_d or dist == 0.0:
+                    continue
+                if not _in_cone(points, ring[(o - 1) % n], p, ring[(o + 1) % n], q):
+                    continue
+                if _sees(points, p, q, ring, n, pending, pending_start, count):
+                    best_o, best_h, best_d = o, hv, dist
+            if best_o >= 0:
+                break
+        if best_o < 0:
+            return -1
+        # ring[..best_o], the hole from best_h round to best_h, back to ring[best_o], then the rest.
+        rest = ring[best_o + 1:n].copy()
+        rest_labels = ring_labels[best_o + 1:n].copy()
+        own = ring_labels[best_o]
+        ring_labels[best_o] = BRIDGE
+        for t in range(size):
+            j = first + (best_h - first + t) % size
+            ring[best_o + 1 + t], ring_labels[best_o + 1 + t] = order[j], labels[j]
+        ring[best_o + 1 + size], ring_labels[best_o + 1 + size] = order[best_h], BRIDGE
+        ring[best_o + 2 + size], ring_labels[best_o + 2 + size] = ring[best_o], own
+        ring[best_o + 3 + size:n + size + 2] = rest
+        ring_labels[best_o + 3 + size:n + size + 2] = rest_labels
+        n += size + 2
+    return n
+
+
+@numba.njit(cache=True)
+def _diagonal(points, ring, prev, nxt, a, b):
+    """Whether ring entries a and b see each other inside the loop (O'Rourke's Diagonal, sides through a's or
+    b's position skipped, as Recast does for the bridges' doubled points)."""
+    pa, pb = ring[a], ring[b]
+    if not (_in_cone(points, ring[prev[a]], pa, ring[nxt[a]], pb) and
+            _in_cone(points, ring[prev[b]], pb, ring[nxt[b]], pa)):
+        return False
+    c = nxt[b]
+    while c != a:
+        d = nxt[c]
+        pc, pd = ring[c], ring[d]
+        if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
+            if _segments_meet(points[pa, 0], points[pa, 1], points[pb, 0], points[pb, 1], points[pc, 0],
+                              points[pc, 1], points[pd, 0], points[pd, 1]):
+                return False
+        c = d
+    c = nxt[a]
+    while c != b:
+        d = nxt[c]
+        pc, pd = ring[c], ring[d]
+        if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
+            if _segments_meet(points[pa, 0], points[pa, 1], points[pb, 0], points[pb, 1], points[pc, 0],
+                              points[pc, 1], points[pd, 0], points[pd, 1]):
+                return False
+        c = d
+    return True
+
+
+@numba.njit(cache=True)
+def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
+    """Triangles of the loop ``ring[:n]`` (counter-clockwise, points' indices): writes ``triangles[t]`` (three
+    ring entries' points, counter-clockwise) and ``triangle_labels[t]`` (the label of each side, from corner j
+    to j + 1); returns the count (n - 2), or -1 when no ear is left (a loop that is not simple)."""
+    prev = np.empty(n, np.int64)
+    nxt = np.empty(n, np.int64)
+    labels = ring_labels[:n].copy()
+    for j in range(n):
+        prev[j], nxt[j] = (j - 1) % n, (j + 1) % n
+    ear = np.empty(n, np.bool_)
+    for j in range(n):
+        ear[j] = _diagonal(points, ring, prev, nxt, prev[j], nxt[j])
+    count, left, start = 0, n, 0
+    while left > 3:
+        best, best_d = -1, np.inf
+        j = start
+        for _ in range(left):
+            if ear[j]:
+                p, q = ring[prev[j]], ring[nxt[j]]
+                dx, dy = points[q, 0] - points[p, 0], points[q, 1] - points[p, 1]
+                if dx * dx + dy * dy < best_d:
+                    best, best_d = j, float(dx * dx + dy * dy)
+            j = nxt[j]
+        if best < 0:
+            return -1
+        a, b = prev[best], nxt[best]
+        triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[best], ring[b]
+        triangle_labels[count, 0], triangle_labels[count, 1] = labels[a], labels[best]
+        triangle_labels[count, 2] = BRIDGE
+        count += 1
+        labels[a] = BRIDGE
+        nxt[a], prev[b] = b, a
+        left -= 1
+        start = a
+        ear[a] = _diagonal(points, ring, prev, nxt, prev[a], b)
+        ear[b] = _diagonal(points, ring, prev, nxt, a, nxt[b])
+    a = start
+    b, c = nxt[a], nxt[nxt[a]]
+    triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[b], ring[c]
+    triangle_labels[count, 0], triangle_labels[count, 1], triangle_labels[count, 2] = labels[a], labels[b], labels[c]
+    return count + 1
+
+
+@numba.njit(cache=True, inline="always")
+def _turns_left(points, a, b, c):
+    """Whether a-b-c turns left or runs straight on (a corner of a convex polygon; not a fold back)."""
+    cross = _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1])
+    if cross != 0:
+        return cross > 0
+    return (points[b, 0] - points[a, 0]) * (points[c, 0] - points[b, 0]) + \
+        (points[b, 1] - points[a, 1]) * (points[c, 1] - points[b, 1]) > 0
+
+
+@numba.njit(cache=True)
+def _shared_side(poly, size, p, q, a, b):
+    """(i, j): side i of polygon p runs a -> b and side j of polygon q runs b -> a, or (-1, -1)."""
+    for i in range(size[p]):
+        if poly[p, i] == a and poly[p, (i + 1) % size[p]] == b:
+            for j in range(size[q]):
+                if poly[q, j] == b and poly[q, (j + 1) % size[q]] == a:
+                    return i, j
+    return -1, -1
+
+
+@numba.njit(cache=True)
+def _share_twice(pairs, alive, found, e):
+    """Whether the two polygons of inner side e share another inner side (merging them would leave a slit)."""
+    p, q = pairs[e, 0], pairs[e, 1]
+    for f in range(found):
+        if f != e and alive[f] and ((pairs[f, 0] == p and pairs[f, 1] == q) or (pairs[f, 0] == q and pairs[f, 1] == p)):
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, poly_labels, size, pairs):
+    """Merge the ``count`` triangles into convex polygons of at most ``max_corners`` corners (see the module's
+    docstring). Points are identified by their index (give one index per position). Writes ``poly[p, :size[p]]``
+    (points, counter-clockwise) and ``poly_labels``; the polygons that are left are those with ``size > 0``.
+    Writes ``pairs[e] = (p, q, a, b)`` for every side a -> b of polygon p that polygon q has as b -> a
+    (an inner side, a portal); returns the count of those."""
+    for t in range(count):
+        size[t] = 3
+        for c in range(3):
+            poly[t, c], poly_labels[t, c] = triangles[t, c], triangle_labels[t, c]
+    # Inner sides: each met twice, once each way; sorted by their points so the two meet.
+    inner = 0
+    keys = np.empty(3 * count, np.int64)
+    owners = np.empty(3 * count, np.int64)
+    span = 1
+    for t in range(count):
+        for c in range(3):
+            span = max(span, triangles[t, c] + 1)
+    for t in range(count):
+        for c in range(3):
+            if triangle_labels[t, c] == BRIDGE:
+                a, b = triangles[t, c], triangles[t, (c + 1) % 3]
+                keys[inner] = min(a, b) * span + max(a, b)
+                owners[inner] = t
+                inner += 1
+    order = np.argsort(keys[:inner], kind="mergesort")
+    found = 0
+    j = 0
+    while j + 1 < inner:
+        if keys[order[j]] == keys[order[j + 1]]:
+            p, q = owners[order[j]], owners[order[j + 1]]
+            key = keys[order[j]]
+            a, b = key // span, key % span
+            if _shared_side(poly, size, p, q, a, b)[0] < 0:
+                a, b = b, a
+            pairs[found, 0], pairs[found, 1], pairs[found, 2], pairs[found, 3] = p, q, a, b
+            found += 1
+            j += 2
+        else:
+            j += 1
+    alive = np.ones(found, np.bool_)
+    owner = np.arange(count)
+    if max_corners > 3:
+        while True:
+            best, best_len = -1, -1
+            for e in range(found):
+                if not alive[e]:
+                    continue
+                p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
+                if size[p] + size[q] - 2 > max_corners:
+                    continue
+                i, j2 = _shared_side(poly, size, p, q, a, b)
+                if i < 0:
+                    continue
+                np_, nq = size[p], size[q]
+                if not _turns_left(points, poly[p, (i - 1) % np_], a, poly[q, (j2 + 2) % nq]):
+                    continue
+                if not _turns_left(points, poly[q, (j2 - 1) % nq], b, poly[p, (i + 2) % np_]):
+                    continue
+                dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
+                if dx * dx + dy * dy > best_len and not _share_twice(pairs, alive, found, e):
+                    best, best_len = e, dx * dx + dy * dy
+            if best < 0:
+                break
+            p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
+            i, j2 = _shared_side(poly, size, p, q, a, b)
+            np_, nq = size[p], size[q]
+            merged = np.empty(np_ + nq - 2, np.int64)
+            merged_labels = np.empty(np_ + nq - 2, np.int64)
+            m = 0
+            for t in range(np_ - 1):
+                merged[m], merged_labels[m] = poly[p, (i + 1 + t) % np_], poly_labels[p, (i + 1 + t) % np_]
+                m += 1
+            for t in range(nq - 1):
+                merged[m], merged_labels[m] = poly[q, (j2 + 1 + t) % nq], poly_labels[q, (j2 + 1 + t) % nq]
+                m += 1
+            for t in range(m):
+                poly[p, t], poly_labels[p, t] = merged[t], merged_labels[t]
+            size[p], size[q] = m, 0
+            alive[best] = False
+            for e in range(found):
+                if pairs[e, 0] == q:
+                    pairs[e, 0] = p
+                if pairs[e, 1] == q:
+                    pairs[e, 1] = p
+                if alive[e] and pairs[e, 0] == pairs[e, 1]:
+                    alive[e] = False  # a second side the two shared: now inside the merged polygon
+            owner[q] = p
+    kept = 0
+    for e in range(found):
+        if alive[e]:
+            pairs[kept, :] = pairs[e, :]
+            kept += 1
+    return kept
