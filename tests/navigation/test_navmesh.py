@@ -35,8 +35,23 @@ def contains_2d(mesh: NavMesh, q: int, x: float, z: float) -> bool:
 
 
 def height_at(mesh: NavMesh, q: int, x: float, z: float) -> float:
-    """Height (m) of polygon q at (x, z): on the plane through its corners."""
-    return float(kernels.height(mesh.index.polygons.planes, q, x, z))
+    """Height (m) of polygon q's surface at (x, z), written plainly: bilinear on its detail raster (held beyond
+    the outer samples), else on the least-squares plane through its corners."""
+    ni, nk = (int(n) for n in mesh.detail_shape[q])
+    if ni == 0:
+        polygon = mesh.polygon(q)
+        coefficients = np.linalg.lstsq(np.column_stack([polygon[:, 0], polygon[:, 2], np.ones(len(polygon))]),
+                                       polygon[:, 1], rcond=None)[0]
+        return float(coefficients @ [x, z, 1.0])
+    first = int(sum(int(a) * int(b) for a, b in mesh.detail_shape[:q]))
+    raster = mesh.detail_heights[first:first + ni * nk].reshape(ni, nk)
+    ox, oz, cell = mesh.detail_origin[q]
+    fu, fv = min(max((x - ox) / cell, 0.0), ni - 1.0), min(max((z - oz) / cell, 0.0), nk - 1.0)
+    a, b = min(int(fu), max(ni - 2, 0)), min(int(fv), max(nk - 2, 0))
+    a1, b1 = min(a + 1, ni - 1), min(b + 1, nk - 1)
+    tu, tv = fu - a, fv - b
+    return float((raster[a, b] * (1 - tv) + raster[a, b1] * tv) * (1 - tu)
+                 + (raster[a1, b] * (1 - tv) + raster[a1, b1] * tv) * tu)
 
 
 def check_polygons(mesh: NavMesh, max_corners: int) -> None:

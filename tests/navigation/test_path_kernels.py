@@ -56,37 +56,32 @@ def ref_inside(polygon: np.ndarray, x: float, z: float) -> bool:
     return min(sides) >= -1e-9 or max(sides) <= 1e-9
 
 
-def ref_height(polygon: np.ndarray, x: float, z: float) -> float:
-    """The least-squares plane through the corners (exact for a planar polygon)."""
-    coefficients = np.linalg.lstsq(np.column_stack([polygon[:, 0], polygon[:, 2], np.ones(len(polygon))]),
-                                   polygon[:, 1], rcond=None)[0]
-    return float(coefficients @ [x, z, 1.0])
-
-
 def ref_locate(mesh: NavMesh, point) -> int:
     best, best_dy = -1, math.inf
     for q in range(mesh.polygon_count):
         if ref_inside(mesh.polygon(q), point[0], point[2]):
-            dy = abs(ref_height(mesh.polygon(q), point[0], point[2]) - point[1])
+            dy = abs(height_at(mesh, q, point[0], point[2]) - point[1])
             if dy < best_dy:
                 best, best_dy = q, dy
     return best
 
 
 def ref_distance(mesh: NavMesh, q: int, point: np.ndarray) -> float:
-    """3-D distance from a point to a planar convex polygon: to the foot on its plane if inside, else to the
-    nearest edge."""
+    """3-D distance from a point to a convex polygon: to its surface straight below or above if the point is
+    over it (x-z), else to its surface at the point of its sides nearest on the x-z plane."""
     polygon = mesh.polygon(q)
-    normal = np.cross(polygon[1] - polygon[0], polygon[2] - polygon[0])
-    normal /= np.linalg.norm(normal)
-    foot = point - np.dot(point - polygon[0], normal) * normal
+    foot = np.array([point[0], height_at(mesh, q, point[0], point[2]), point[2]])
     if ref_inside(polygon, foot[0], foot[2]):
         return float(np.linalg.norm(point - foot))
-    best = math.inf
+    best, best_flat = math.inf, math.inf
     for e in range(len(polygon)):
-        a, b = polygon[e], polygon[(e + 1) % len(polygon)]
-        t = np.clip(np.dot(point - a, b - a) / np.dot(b - a, b - a), 0, 1)
-        best = min(best, float(np.linalg.norm(point - (a + t * (b - a)))))
+        a, b = polygon[e][[0, 2]], polygon[(e + 1) % len(polygon)][[0, 2]]
+        t = np.clip(np.dot(point[[0, 2]] - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        x, z = a + t * (b - a)
+        flat = float(np.hypot(point[0] - x, point[2] - z))
+        if flat < best_flat:
+            best_flat = flat
+            best = float(np.linalg.norm(point - [x, height_at(mesh, q, x, z), z]))
     return best
 
 
@@ -126,7 +121,7 @@ def test_locate_and_nearest_point_match_the_references(name):
         if q != expected:  # only a tie in height may differ
             assert expected >= 0 and q >= 0
             assert abs(height_at(mesh, q, point[0], point[2]) - point[1]) == pytest.approx(
-                abs(ref_height(mesh.polygon(expected), point[0], point[2]) - point[1]), abs=1e-9)
+                abs(height_at(mesh, expected, point[0], point[2]) - point[1]), abs=1e-9)
         nearest, q = query.nearest_point(point)
         best = min(ref_distance(mesh, r, point) for r in range(mesh.polygon_count))
         assert np.linalg.norm(nearest - point) == pytest.approx(best, abs=1e-9)
@@ -192,7 +187,7 @@ def test_random_points_spread_by_area_and_lie_on_the_mesh(name):
     for _ in range(4000):
         point = query.random_point(rng)
         q = ref_locate(mesh, point)
-        assert q >= 0 and abs(ref_height(mesh.polygon(q), point[0], point[2]) - point[1]) < 1e-9
+        assert q >= 0 and abs(height_at(mesh, q, point[0], point[2]) - point[1]) < 1e-9
         counts[q] += 1
     areas = mesh.polygon_areas()
     assert np.abs(counts / counts.sum() - areas / areas.sum()).max() < 0.03
@@ -381,7 +376,7 @@ def test_paths_on_slopes_and_levels_lie_on_the_planes(name):
         found += 1
         np.testing.assert_allclose(path.points[[0, -1]], [a, b], atol=1e-9)
         for x, y, z in path.points[1:-1]:
-            assert any(ref_inside(mesh.polygon(q), x, z) and abs(ref_height(mesh.polygon(q), x, z) - y) < 1e-9
+            assert any(ref_inside(mesh.polygon(q), x, z) and abs(height_at(mesh, q, x, z) - y) < 1e-9
                        for q in range(mesh.polygon_count))
         assert path.length == pytest.approx(np.linalg.norm(np.diff(path.points, axis=0), axis=1).sum())
         flat = np.linalg.norm(np.diff(path.points[:, [0, 2]], axis=0), axis=1).sum()

@@ -125,8 +125,13 @@ def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_seg
         detail_origin, detail_shape, detail_heights = np.zeros((p, 3)), np.zeros((p, 2), np.int64), np.empty(0)
     detail_shape = np.ascontiguousarray(detail_shape, dtype=np.int64).reshape(-1, 2)
     detail_start = np.concatenate([[0], np.cumsum(detail_shape[:, 0] * detail_shape[:, 1])]).astype(np.int64)
+    detail_heights = np.ascontiguousarray(detail_heights, dtype=np.float64)
+    held = np.flatnonzero(detail_shape[:, 0] > 0)
+    if len(held):  # a box holds its polygon's surface: its heights span the detail's too
+        boxes[held, 4] = np.minimum(boxes[held, 4], np.minimum.reduceat(detail_heights, detail_start[held]))
+        boxes[held, 5] = np.maximum(boxes[held, 5], np.maximum.reduceat(detail_heights, detail_start[held]))
     surface = Surface(planes, np.ascontiguousarray(detail_origin, dtype=np.float64).reshape(-1, 3), detail_shape,
-                      detail_start, np.ascontiguousarray(detail_heights, dtype=np.float64))
+                      detail_start, detail_heights)
     grid, shape, spans = _bucket_layout(boxes)
     bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
     return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, surface),

@@ -151,29 +151,28 @@ def locate(polygons, buckets, x, y, z):
 
 @njit(cache=True)
 def closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, out):
-    """The point of polygon q closest to (x, y, z) in 3-D, written to ``out[:3]``; returns its squared distance.
-    Along the polygon's plane's normal, then onto its surface (its detail's height there)."""
-    planes = surface.planes
-    a, b, c = planes[q, 0], planes[q, 1], planes[q, 2]
-    s = (a * x - y + b * z + c) / (a * a + 1.0 + b * b)  # along the plane's normal (a, -1, b)
-    fx, fz = x - s * a, z - s * b
-    fy = height(surface, q, fx, fz)
+    """The point of polygon q nearest to (x, y, z), written to ``out[:3]``; returns its squared distance in 3-D.
+    Over the polygon (on the x-z plane) it is the point of its surface straight above or below; beside it, the
+    point of its surface on its sides nearest on the x-z plane (as Detour's ``closestPointOnPoly``)."""
+    fx, fz = x, z
+    fy = height(surface, q, x, z)
     if inside(vertices, polygon_start, polygon_vertices, q, fx, fz):
         out[0], out[1], out[2] = fx, fy, fz
         return (fx - x) ** 2 + (fy - y) ** 2 + (fz - z) ** 2
-    best = np.inf
+    best, best_flat = np.inf, np.inf
     first, last = polygon_start[q], polygon_start[q + 1]
-    for j in range(first, last):  # outside: the closest point of the edges
+    for j in range(first, last):  # outside: the nearest point of the sides on the x-z plane, on the surface
         u = polygon_vertices[j]
         v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
-        ex, ey, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 1] - vertices[u, 1], vertices[v, 2] - vertices[u, 2]
-        wx, wy, wz = x - vertices[u, 0], y - vertices[u, 1], z - vertices[u, 2]
-        length2 = ex * ex + ey * ey + ez * ez
-        t = min(max((wx * ex + wy * ey + wz * ez) / length2, 0.0), 1.0) if length2 > 0.0 else 0.0
-        px, py, pz = vertices[u, 0] + t * ex, vertices[u, 1] + t * ey, vertices[u, 2] + t * ez
-        d2 = (px - x) ** 2 + (py - y) ** 2 + (pz - z) ** 2
-        if d2 < best:
-            best = d2
+        ex, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 2] - vertices[u, 2]
+        wx, wz = x - vertices[u, 0], z - vertices[u, 2]
+        length2 = ex * ex + ez * ez
+        t = min(max((wx * ex + wz * ez) / length2, 0.0), 1.0) if length2 > 0.0 else 0.0
+        px, pz = vertices[u, 0] + t * ex, vertices[u, 2] + t * ez
+        flat = (px - x) ** 2 + (pz - z) ** 2
+        if flat < best_flat:
+            py = height(surface, q, px, pz)
+            best, best_flat = flat + (py - y) ** 2, flat
             out[0], out[1], out[2] = px, py, pz
     return best
 
