@@ -108,7 +108,8 @@ def test_a_round_obstacle_cut_out_approaches_a_circle():
     perimeter = 96 * 2 * 1.3 * math.sin(math.pi / 96)
     errors = []
     for density in (4, 49, 400):
-        settings = NavSettings(ray_density=density, agent_radius=0, min_region_area=0, exclusion_proxy="mesh")
+        settings = NavSettings(ray_density=density, agent_radius=0, min_region_area=0, exclusion_proxy="mesh",
+                               max_edge_error=0)  # polygons on the cells' outline: the cells are measured
         cut = 36.0 - bake(scene, SearchRegion((0, -1, 0), (6, 3, 6)), settings).area()
         # A cell is walkable only if all of it is floor: the cut-out is every cell whose centre or a corner
         # (probed CORNER_INSET of a cell inside it) is under the pillar, so it covers the pillar and overshoots
@@ -173,7 +174,7 @@ def test_cells_a_drop_or_a_wall_only_partly_covers_are_dropped():
     # cell is walkable only if all of it is floor, so those three go; the cell on the wall's top stays.
     scene = Scene().with_object("ground", [[0, 0, 0], [5.2, 0, 0], [5.2, 0, 4], [0, 0, 4]], [[0, 2, 1], [0, 3, 2]])
     scene = scene.with_object("wall", *box((2.95, 0, 0), (3.35, 3, 4)))
-    settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0)
+    settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0, max_edge_error=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (8, 4, 4)), settings)
     assert island_areas(mesh) == [2.75 * 4, 1.5 * 4, 0.25 * 4]  # x 0 .. 2.75 and 3.5 .. 5.0; the wall's top
 
@@ -184,7 +185,7 @@ def test_a_floor_through_a_closed_box_is_an_island_of_its_own():
     # outside, as if the box's walls, which vertical rays never hit, stood in the way.
     scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
     scene = scene.with_object("box", *box((3, -0.5, 3), (7, 3, 7)))
-    settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
+    settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0, max_edge_error=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
     # One cell eroded along every edge (the region's, the walls', the box top's drop); diagonal corners stay.
     outside = 9.5 ** 2 - (4.5 ** 2 - 4 * 0.25 ** 2)

@@ -16,7 +16,7 @@ from .test_bake import box
 
 REGION = SearchRegion((0, -1, 0), (12, 4, 10))
 FLOOR = ([[0, 0, 0], [12, 0, 0], [12, 0, 10], [0, 0, 10]], [[0, 2, 1], [0, 3, 2]])
-EXACT = NavSettings(levels=True, agent_radius=0.0, ray_density=100.0, min_region_area=0.0)
+EXACT = NavSettings(levels=True, agent_radius=0.0, ray_density=100.0, min_region_area=0.0, max_edge_error=0.0)
 
 
 def table(lo, hi, top=0.1, leg=0.15):
