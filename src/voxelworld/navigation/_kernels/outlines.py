@@ -289,10 +289,25 @@ def _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
 
 
 @numba.njit(cache=True)
+def _inside_loop(points, order, first, last, x, y):
+    """Whether (x, y), on no side of the loop ``order[first:last]``, lies inside it (crossings of a ray to +x)."""
+    inside = False
+    for j in range(first, last):
+        a, b = order[j], order[first + (j + 1 - first) % (last - first)]
+        ay, by = points[a, 1], points[b, 1]
+        if (ay > y) != (by > y):
+            cx = points[a, 0] + (y - ay) * (points[b, 0] - points[a, 0]) / (by - ay)
+            if cx > x:
+                inside = not inside
+    return inside
+
+
+@numba.njit(cache=True)
 def loops_valid(points, loop_start, loops, order):
     """Whether the loops through ``points[order[...]]`` (loop l: ``order[loop_start[l]:loop_start[l + 1]]``)
-    are simple, apart from each other, the first counter-clockwise and the others clockwise: no two sides meet
-    except consecutive sides at their shared point, and no side folds back on the one before."""
+    are simple, apart from each other, the first counter-clockwise and the others clockwise inside it and not
+    inside each other: no two sides meet except consecutive sides at their shared point, and no side folds back
+    on the one before."""
     total = loop_start[loops]
     for l in range(loops):
         first, last = loop_start[l], loop_start[l + 1]
@@ -327,5 +342,12 @@ def loops_valid(points, loop_start, loops, order):
                     return False
                 continue
             if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
+                return False
+    for l in range(1, loops):  # no sides meet: one point of each hole tells where it lies
+        p = order[loop_start[l]]
+        if not _inside_loop(points, order, loop_start[0], loop_start[1], points[p, 0], points[p, 1]):
+            return False
+        for m in range(1, loops):
+            if m != l and _inside_loop(points, order, loop_start[m], loop_start[m + 1], points[p, 0], points[p, 1]):
                 return False
     return True
