@@ -155,7 +155,7 @@ def test_a_change_away_from_every_path_is_re_baked_after_the_navmesh_delay():
     world = field_world()
     world.agents.add_npc("walker", (3.0, FLOOR, 3.0), goal=(8.0, FLOOR, 3.0), settings=NPCSettings(speed=0.5))
     navigation = world.agents.navigation
-    world.queue_edit(VoxelEdit("remove", Cylinder((18.0, 0.5, 18.0), (18.0, 8.0, 18.0), 2.0), source="dig"))
+    world.queue_edit(VoxelEdit("remove", Cylinder((22.5, 0.5, 22.5), (22.5, 8.0, 22.5), 0.75), source="dig"))
     revisions = []
     for _ in range(30):
         world.step(Inputs())
