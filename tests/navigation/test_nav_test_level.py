@@ -52,3 +52,33 @@ def test_the_samples_islands_agree_with_the_navmesh(level):
     assert island_labels(layers.height, layers.links, labels) == RECAST_ISLANDS
     walk = ~np.isnan(layers.height)
     assert walk.sum() * SETTINGS.cell_size ** 2 == pytest.approx(RECAST_AREA, rel=0.03)
+
+
+RECAST_POLYGONS = 155  # Recast's polygon count with those settings (6 corners per polygon)
+
+
+@pytest.mark.parametrize("max_corners", [3, 4, 6, 12])
+def test_polygons_are_few_valid_and_cover_recasts_area(level, max_corners):
+    """Traced, simplified outlines cut into convex polygons: within 2% of Recast's area, its 17 islands, at most
+    twice its polygons (at its 6 corners), every polygon closed, simple, convex and within max_corners, none
+    overlapping another of its level; more corners allowed, fewer polygons."""
+    import shapely
+
+    scene, region = level
+    settings = NavSettings(**{**SETTINGS.__dict__, "max_corners": max_corners})
+    mesh = bake(scene, region, settings)
+    assert mesh.area() == pytest.approx(RECAST_AREA, rel=0.02)
+    assert len(mesh.islands()) == RECAST_ISLANDS
+    corners = np.diff(mesh.polygon_start)
+    assert corners.min() >= 3 and corners.max() <= max_corners
+    if max_corners == 6:
+        assert mesh.polygon_count <= 2 * RECAST_POLYGONS
+    for level_number in np.unique(mesh.polygon_level):
+        shapes = [shapely.Polygon(mesh.polygon(q)[:, [0, 2]]) for q in np.flatnonzero(mesh.polygon_level == level_number)]
+        assert all(shape.is_valid and shape.convex_hull.area == pytest.approx(shape.area) for shape in shapes)
+        assert shapely.union_all(shapes).area == pytest.approx(sum(shape.area for shape in shapes), abs=1e-6)
+    more = bake(scene, region, NavSettings(**{**SETTINGS.__dict__, "max_corners": 2 * max_corners}))
+    if max_corners < 8:  # beyond, convexity bounds the polygons, not their corners
+        assert more.polygon_count < mesh.polygon_count
+    else:
+        assert more.polygon_count <= mesh.polygon_count
