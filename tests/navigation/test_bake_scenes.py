@@ -11,7 +11,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxelworld.navigation import NavSettings, Scene, SearchRegion
+from voxelworld.navigation import NavQuery, NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.bake import walkable_grids
 
@@ -107,3 +107,45 @@ def test_generated_scenes_bake_to_valid_polygons(scene, max_corners, levels, rad
     areas = mesh.polygon_areas()
     assert all(areas[g].sum() >= settings_.min_region_area - 1e-9 for g in mesh.islands())
     assert bake(scene, REGION, settings_).to_json() == mesh.to_json()
+
+
+def rolling_ground(size: float = 30.0, step: float = 0.5):
+    """Hills 1 m high, 12 m apart, as a triangle grid; and the height of its surface at (x, z)."""
+    def surface(x, z):
+        return 0.5 * np.sin(x * 2 * np.pi / 12.0) * np.cos(z * 2 * np.pi / 12.0)
+
+    n = int(size / step) + 1
+    xs = np.linspace(0.0, size, n)
+    x, z = np.meshgrid(xs, xs, indexing="ij")
+    positions = np.column_stack([x.ravel(), surface(x, z).ravel(), z.ravel()])
+    a = (np.arange(n - 1)[:, None] * n + np.arange(n - 1)[None, :]).ravel()
+    triangles = np.concatenate([np.column_stack([a, a + 1, a + n + 1]), np.column_stack([a, a + n + 1, a + n])])
+
+    def on_mesh(px, pz):  # the triangle grid's own height (linear on each triangle)
+        i, k = min(int(px / step), n - 2), min(int(pz / step), n - 2)
+        u, v = px / step - i, pz / step - k
+        h00, h01, h10, h11 = (surface(xs[i + di], xs[k + dk]) for di, dk in ((0, 0), (0, 1), (1, 0), (1, 1)))
+        return h00 + v * (h01 - h00) + u * (h11 - h01) if v >= u else h00 + u * (h10 - h00) + v * (h11 - h10)
+
+    return Scene().with_object("ground", positions, triangles, role="floor"), on_mesh
+
+
+def test_rolling_ground_bakes_to_few_polygons_whose_heights_follow_it():
+    """Sloped ground is no reason for more polygons: the outline decides them, the detail gives the heights
+    (within 5 cm of the surface anywhere, though the hills rise a metre)."""
+    scene, on_mesh = rolling_ground()
+    region = SearchRegion((0, -2, 0), (30, 2, 30))
+    mesh = bake(scene, region, NavSettings(agent_radius=0.3, max_slope=45))
+    assert mesh.polygon_count <= 4 * np.prod(mesh.bake_state.regions[0].layers.tiles)  # a few per tile
+    assert len(mesh.islands()) == 1
+    query = NavQuery(mesh)
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for x, z in rng.uniform(1.0, 29.0, (400, 2)):
+        point, q = query.nearest_point([x, on_mesh(x, z), z])
+        assert q >= 0 and point[[0, 2]] == pytest.approx([x, z])
+        worst = max(worst, abs(point[1] - on_mesh(x, z)))
+    assert worst <= 0.05
+    # A path over the hills lies on them too.
+    path = query.find_path([1.0, 0.0, 1.0], [29.0, 0.0, 29.0])
+    assert all(abs(y - on_mesh(x, z)) <= 0.05 for x, y, z in path.points)
