@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.detail import fill_raster, raster_height
+from ._kernels.detail import heights_at, region_details
 from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims, loops_valid, simplify, trace
-from ._kernels.polygons import lattice_portals, tile_rectangles
-from ._kernels.regions import tile_regions
+from ._kernels.polygons import held_sides, lattice_portals, tile_rectangles
+from ._kernels.regions import paint_regions, tile_regions
 from ._kernels.triangles import bridge_holes, ear_clip, merge_convex
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -106,17 +106,11 @@ class TilePolygons:
         return np.concatenate([[0], np.cumsum(self.detail_box[:, 2] * self.detail_box[:, 3])]).astype(np.int64)
 
 
-def _region_cells(rects: np.ndarray, members: np.ndarray, i_lo: int, k_lo: int) -> np.ndarray:
-    """The tile-local cells (a, b) of the rectangles ``rects[members]``."""
-    cells = [np.stack(np.meshgrid(np.arange(r[1], r[3]) - i_lo, np.arange(r[2], r[4]) - k_lo, indexing="ij"),
-                      -1).reshape(-1, 2) for r in rects[members]]
-    return np.ascontiguousarray(np.concatenate(cells), dtype=np.int64)
-
-
 def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors, max_corners):
-    """The convex polygons of region g: ``(points, polygons, labels, pairs)`` (tile-local grid points, each
-    polygon's point indices counter-clockwise in (i, k) and its sides' labels, inner sides (p, q, a, b)), or
-    None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try in turn."""
+    """The convex polygons of region g: ``(points, poly, labels, size, pairs)`` (tile-local grid points; polygon
+    q's point indices ``poly[q, :size[q]]``, counter-clockwise in (i, k), and its sides' labels; inner sides
+    (p, q, a, b)), or None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try
+    in turn."""
     i_lo, k_lo, i_hi, k_hi = tile
     room = 4 * len(cells) + 4
     points = np.empty((room, 2), np.int64)
@@ -151,44 +145,25 @@ def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors,
     alive = np.flatnonzero(size > 0)
     renumber = np.full(n - 2, -1)
     renumber[alive] = np.arange(len(alive))
-    polygons = [poly[q, :size[q]] for q in alive]
-    sides = [poly_labels[q, :size[q]] for q in alive]
     pairs = pairs[:inner].copy()
     pairs[:, :2] = renumber[pairs[:, :2]]
-    return points, polygons, sides, pairs
+    return points, poly[alive], poly_labels[alive], size[alive], pairs
 
 
 def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
     """Region's rectangles as polygons (the fall-back): like :func:`_outline_polygons`, every side labelled
     ``OUT`` (held, so that the links decide the portals), split into two triangles when max_corners is 3."""
-    points, polygons, sides, pairs = [], [], [], []
-    for r in rects[members]:
-        base = len(points)
-        points += [(r[1] - i_lo, r[2] - k_lo), (r[3] - i_lo, r[2] - k_lo), (r[3] - i_lo, r[4] - k_lo),
-                   (r[1] - i_lo, r[4] - k_lo)]
-        if max_corners >= 4:
-            polygons.append(np.arange(base, base + 4))
-            sides.append(np.full(4, OUT))
-        else:
-            first = len(polygons)
-            polygons += [np.array([base, base + 1, base + 2]), np.array([base, base + 2, base + 3])]
-            sides += [np.array([OUT, OUT, BRIDGE]), np.array([OUT, OUT, BRIDGE])]
-            pairs.append((first, first + 1, base, base + 2))
-    return np.array(points, np.int64), polygons, sides, np.array(pairs, np.int64).reshape(-1, 4)
-
-
-def _held_sides(a, b):
-    """The sides (d, cell a, cell b) of the cells left of the grid segment a -> b (tile-local points)."""
-    (u0, v0), (u1, v1) = a, b
-    if v0 == v1:
-        if u1 > u0:
-            return [(3, u, v0) for u in range(u0, u1)]
-        return [(2, u, v0 - 1) for u in range(u1, u0)]
-    if u0 == u1:
-        if v1 > v0:
-            return [(0, u0 - 1, v) for v in range(v0, v1)]
-        return [(1, u0, v) for v in range(v1, v0)]
-    return []
+    r = rects[members]
+    u0, v0, u1, v1 = r[:, 1] - i_lo, r[:, 2] - k_lo, r[:, 3] - i_lo, r[:, 4] - k_lo
+    points = np.stack([np.column_stack(c) for c in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))], 1).reshape(-1, 2)
+    base = 4 * np.arange(len(r))[:, None]
+    if max_corners >= 4:
+        return (points, base + np.arange(4), np.full((len(r), 4), OUT), np.full(len(r), 4),
+                np.empty((0, 4), np.int64))
+    poly = np.stack([base + [0, 1, 2], base + [0, 2, 3]], 1).reshape(-1, 3)
+    labels = np.tile([OUT, OUT, BRIDGE], (2 * len(r), 1))
+    pairs = np.column_stack([2 * np.arange(len(r)), 2 * np.arange(len(r)) + 1, base[:, 0], base[:, 0] + 2])
+    return points, poly, labels, np.full(2 * len(r), 3), pairs
 
 
 def _region_polygons(layers, rects, region, count, label, tile, max_corners, error):
@@ -199,7 +174,7 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
     claim = claims(label)
     region_level = np.array([rects[np.flatnonzero(region == g)[0], 0] for g in range(count)], np.int64)
     members = [np.flatnonzero(region == g) for g in range(count)]
-    cells = [_region_cells(rects, m, tile[0], tile[1]) for m in members]
+    cells = [np.argwhere(label[:, :, region_level[g]] == g).astype(np.int64) for g in range(count)]
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
                               max_corners) for g in range(count)]
     if all(m is not None for m in made):
@@ -224,48 +199,54 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     region = np.empty(len(rects), np.int64)
     count = tile_regions(layers.links, rects, levels, i_lo, k_lo, i_hi, k_hi, region)
     label = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
-    for r, g in zip(rects, region):
-        label[r[1] - i_lo:r[3] - i_lo, r[2] - k_lo:r[4] - k_lo, r[0]] = g
+    paint_regions(rects, region, i_lo, k_lo, label)
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
-    corners, heights, start, level, boxes, details, sides, inner, inner_ends = [], [], [0], [], [], [], [], [], []
+    corners, heights, ends, level, boxes, details, sides, inner, inner_ends = [], [], [], [], [], [], [], [], []
     shared: dict[tuple, int] = {}  # a simplified shared side's two points -> the polygon met first
-    for g, (points, polygons, labels, pairs) in enumerate(made):
+    keep = np.array([True, not simplified])
+    first = corner_count = 0
+    for g, (points, poly, labels, size, pairs) in enumerate(made):
         s = int(region_level[g])
-        first = len(level)
-        for q, (poly, poly_labels) in enumerate(zip(polygons, labels)):
-            for j in range(len(poly)):
-                side = int(poly_labels[j])
-                a, b = points[poly[j]], points[poly[(j + 1) % len(poly)]]
-                if side == OUT or (0 <= side < CLIFF and not simplified):
-                    sides += [(first + q, d, u + i_lo, v + k_lo) for d, u, v in _held_sides(a, b)]
-                elif 0 <= side < CLIFF:
-                    key = tuple(sorted(((int(a[0]), int(a[1])), (int(b[0]), int(b[1])))))
-                    other = shared.pop(key, None)
-                    if other is None:
-                        shared[key] = first + q
-                    else:
-                        inner.append((other, first + q))
-                        inner_ends.append((a + (i_lo, k_lo), b + (i_lo, k_lo)))
-            at = points[poly][::-1]  # counter-clockwise seen from above is clockwise in (i, k)
-            (u0, v0), (u1, v1) = at.min(axis=0), at.max(axis=0)
-            raster = np.empty((u1 - u0) * (v1 - v0))
-            fill_raster(layers.height, label, g, s, u0 + i_lo, v0 + k_lo, u1 - u0, v1 - v0, i_lo, k_lo, raster)
-            corners.append(at + (i_lo, k_lo))
-            heights.append([raster_height(raster, 0, u1 - u0, v1 - v0, float(u - u0) - 0.5, float(v - v0) - 0.5)
-                            for u, v in at])
-            boxes.append((u0 + i_lo, v0 + k_lo, u1 - u0, v1 - v0))
-            details.append(raster)
-            start.append(start[-1] + len(poly))
-            level.append(s)
-        for p, q, a, b in pairs:
-            inner.append((first + p, first + q))
+        p = len(size)
+        held = np.arange(poly.shape[1]) < size[:, None]
+        start = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+        ccw = points[poly[held]]
+        owner = np.repeat(np.arange(p), size)
+        at = ccw[start[owner] + start[owner + 1] - 1 - np.arange(len(ccw))] + (i_lo, k_lo)  # clockwise in (i, k):
+        box, raster, corner_heights = region_details(layers.height, label, g, s, i_lo, k_lo,  # counter-clockwise
+                                                     np.ascontiguousarray(at), start)  # seen from above
+        out = np.empty((int(size.sum()) + 4 * len(points), 4), np.int64)
+        sides.append(out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)])
+        if simplified:
+            for q, j in zip(*np.nonzero(held & (labels >= 0) & (labels < CLIFF))):
+                a, b = points[poly[q, j]], points[poly[q, (j + 1) % size[q]]]
+                key = (min(tuple(a), tuple(b)), max(tuple(a), tuple(b)))
+                other = shared.pop(key, None)
+                if other is None:
+                    shared[key] = first + q
+                else:
+                    inner.append((other, first + q))
+                    inner_ends.append((a + (i_lo, k_lo), b + (i_lo, k_lo)))
+        for pq, qq, a, b in pairs:
+            inner.append((first + pq, first + qq))
             inner_ends.append((points[a] + (i_lo, k_lo), points[b] + (i_lo, k_lo)))
-    return TilePolygons(np.concatenate(corners).astype(np.int64) if corners else np.empty((0, 2), np.int64),
-                        np.concatenate(heights) if heights else np.empty(0),
-                        np.array(start, np.int64), np.array(level, np.int64),
-                        np.array(boxes, np.int64).reshape(-1, 4), np.concatenate(details) if details else np.empty(0),
-                        np.array(sides, np.int64).reshape(-1, 4),
+        corners.append(at)
+        heights.append(corner_heights)
+        ends.append(start[1:] + corner_count)
+        level.append(np.full(p, s))
+        boxes.append(box)
+        details.append(raster)
+        first += p
+        corner_count += len(at)
+
+    def joined(parts, empty):
+        return np.concatenate(parts) if parts else empty
+
+    return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64), joined(heights, np.empty(0)),
+                        np.concatenate([[0]] + ends).astype(np.int64), joined(level, np.empty(0, np.int64)),
+                        joined(boxes, np.empty((0, 4), np.int64)), joined(details, np.empty(0)),
+                        joined(sides, np.empty((0, 4), np.int64)),
                         np.array(inner, np.int64).reshape(-1, 2), np.array(inner_ends, np.int64).reshape(-1, 2, 2))
 
 
@@ -279,9 +260,8 @@ def _detail_heights(boxes, starts, heights, which, points):
     """Heights (m) of polygons ``which`` on their details (rasters ``boxes``, ``starts`` into ``heights``) at
     grid points ``points (r, 2)``."""
     out = np.empty(len(which))
-    for r, (q, (u, v)) in enumerate(zip(which, points)):
-        i0, k0, ni, nk = boxes[q]
-        out[r] = raster_height(heights, starts[q], ni, nk, float(u - i0) - 0.5, float(v - k0) - 0.5)
+    heights_at(boxes, starts, heights, np.ascontiguousarray(which, dtype=np.int64),
+               np.ascontiguousarray(points, dtype=np.int64), out)
     return out
 
 

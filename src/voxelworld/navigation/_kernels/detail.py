@@ -64,3 +64,42 @@ def raster_height(heights, first, nu, nv, fu, fv):
     h10 = heights[first + a1 * nv + b]
     h11 = heights[first + a1 * nv + b1]
     return (h00 * (1.0 - tv) + h01 * tv) * (1.0 - tu) + (h10 * (1.0 - tv) + h11 * tv) * tu
+
+
+@numba.njit(cache=True)
+def heights_at(boxes, starts, heights, which, points, out):
+    """``out[r]``: the height of polygon ``which[r]``'s raster (``boxes[q] = (i0, k0, ni, nk)`` in grid cells,
+    starting at ``starts[q]`` in ``heights``) at grid point ``points[r]`` (whole cells)."""
+    for r in range(which.shape[0]):
+        q = which[r]
+        out[r] = raster_height(heights, starts[q], boxes[q, 2], boxes[q, 3], points[r, 0] - boxes[q, 0] - 0.5,
+                               points[r, 1] - boxes[q, 1] - 0.5)
+
+
+@numba.njit(cache=True)
+def region_details(height, label, g, s, i_lo, k_lo, corners, start):
+    """The details of region g's polygons (level s; ``label``: the tile's regions, tile-local from (i_lo,
+    k_lo)): polygon q has the corners ``corners[start[q]:start[q + 1]]`` (grid points, whole cells). Returns
+    ``boxes (p, 4)`` (each raster's first cell and size), the rasters one after the other, and the corners'
+    heights on them."""
+    p = start.shape[0] - 1
+    boxes = np.empty((p, 4), np.int64)
+    total = 0
+    for q in range(p):
+        u0, v0, u1, v1 = corners[start[q], 0], corners[start[q], 1], corners[start[q], 0], corners[start[q], 1]
+        for c in range(start[q], start[q + 1]):
+            u0, u1 = min(u0, corners[c, 0]), max(u1, corners[c, 0])
+            v0, v1 = min(v0, corners[c, 1]), max(v1, corners[c, 1])
+        boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3] = u0, v0, u1 - u0, v1 - v0
+        total += (u1 - u0) * (v1 - v0)
+    rasters = np.empty(total)
+    heights = np.empty(corners.shape[0])
+    first = 0
+    for q in range(p):
+        u0, v0, nu, nv = boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3]
+        raster = rasters[first:first + nu * nv]
+        fill_raster(height, label, g, s, u0, v0, nu, nv, i_lo, k_lo, raster)
+        for c in range(start[q], start[q + 1]):
+            heights[c] = raster_height(rasters, first, nu, nv, corners[c, 0] - u0 - 0.5, corners[c, 1] - v0 - 0.5)
+        first += nu * nv
+    return boxes, rasters, heights

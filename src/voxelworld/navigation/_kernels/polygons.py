@@ -8,6 +8,8 @@ steps to, or -1. Positions are in cells of the region's grid.
 import numba
 import numpy as np
 
+from .outlines import CLIFF, OUT
+
 
 @numba.njit(cache=True)
 def tile_rectangles(height, links, i_lo, k_lo, i_hi, k_hi, rects):
@@ -87,4 +89,34 @@ def lattice_portals(owner, links, out):
                             out[count, 3], out[count, 4], out[count, 5] = line + 1, start, t
                             count += 1
                         current_a, current_b, start = a, b, t
+    return count
+
+
+@numba.njit(cache=True)
+def held_sides(points, poly, poly_labels, size, keep, first, i_lo, k_lo, out):
+    """The samples' sides the polygons ``poly[q, :size[q]]`` (points' indices, counter-clockwise in (i, k),
+    tile-local) hold along their sides whose label ``keep`` accepts (``keep[0]``: tile's edge, ``keep[1]``: a
+    region stepped to): writes ``out[w] = (first + q, d, i, k)`` (sample (i, k) of the grid, side d) for each
+    cell side along them; returns the count. Such sides run along the grid's lines."""
+    count = 0
+    for q in range(poly.shape[0]):
+        n = size[q]
+        for j in range(n):
+            side = poly_labels[q, j]
+            if not ((side == OUT and keep[0]) or (0 <= side < CLIFF and keep[1])):
+                continue
+            u0, v0 = points[poly[q, j], 0], points[poly[q, j], 1]
+            u1, v1 = points[poly[q, (j + 1) % n], 0], points[poly[q, (j + 1) % n], 1]
+            if v0 == v1:
+                d, lo, hi = (3, u0, u1) if u1 > u0 else (2, u1, u0)
+                for u in range(lo, hi):
+                    out[count, 0], out[count, 1] = first + q, d
+                    out[count, 2], out[count, 3] = u + i_lo, (v0 if d == 3 else v0 - 1) + k_lo
+                    count += 1
+            elif u0 == u1:
+                d, lo, hi = (0, v0, v1) if v1 > v0 else (1, v1, v0)
+                for v in range(lo, hi):
+                    out[count, 0], out[count, 1] = first + q, d
+                    out[count, 2], out[count, 3] = (u0 - 1 if d == 0 else u0) + i_lo, v + k_lo
+                    count += 1
     return count

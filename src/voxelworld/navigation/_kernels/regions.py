@@ -108,3 +108,10 @@ def tile_regions(links, rects, levels, i_lo, k_lo, i_hi, k_hi, region):
             count += 1
         region[r] = number[root]
     return count
+
+
+@numba.njit(cache=True)
+def paint_regions(rects, region, i_lo, k_lo, label):
+    """``label[i - i_lo, k - k_lo, s] = region[r]`` over every cell of each rectangle r."""
+    for r in range(rects.shape[0]):
+        label[rects[r, 1] - i_lo:rects[r, 3] - i_lo, rects[r, 2] - k_lo:rects[r, 4] - k_lo, rects[r, 0]] = region[r]
