@@ -73,7 +73,7 @@ def test_npc_ignores_changes_away_from_its_path():
     volume, mesher, nav = world()
     npc = NPC("walker", nav, (3.0, 4.0, 3.0), NPCSettings(speed=1.0))
     npc.walk_to((8.0, 4.0, 3.0))
-    frame(volume, mesher, nav, [npc], volume.remove(Cylinder((20.0, 0.5, 20.0), (20.0, 8.0, 20.0), 1.5)))
+    frame(volume, mesher, nav, [npc], volume.remove(Cylinder((22.5, 0.5, 22.5), (22.5, 8.0, 22.5), 0.75)))
     assert nav.revision == 1 and npc.replans == 0 and npc.state == "walking"
 
 

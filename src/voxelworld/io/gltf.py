@@ -224,6 +224,9 @@ class _Builder:
         for level in sorted(set(navmesh.polygon_level.tolist())):
             triangles = fan_triangles(navmesh.polygon_start, navmesh.polygon_vertices,
                                       np.flatnonzero(navmesh.polygon_level == level))
+            # A corner on a straight side (where what lies across changes) makes a fan triangle of no area.
+            a, b, c = (navmesh.vertices[triangles[:, n]][:, [0, 2]] for n in range(3))
+            triangles = triangles[np.cross(b - a, c - a) != 0]
             primitives.append(self.primitive(attributes, triangles, material, extras={"level": level}))
         self.node("navmesh", Mesh(name="navmesh", primitives=primitives))
 
