@@ -70,10 +70,14 @@ def test_npc_stops_when_a_trench_cuts_it_off():
 
 
 def test_npc_ignores_changes_away_from_its_path():
-    volume, mesher, nav = world()
+    # A field of 48 m: the dig re-bakes navmesh tiles (19.2 m a side) far from the NPC's.
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (96, 16, 96), material="soil", voxel_size=0.5,
+                                  chunk_size=8)
+    mesher = ChunkMesher(volume)
+    nav = WorldNavigation(volume, mesher)
     npc = NPC("walker", nav, (3.0, 4.0, 3.0), NPCSettings(speed=1.0))
     npc.walk_to((8.0, 4.0, 3.0))
-    frame(volume, mesher, nav, [npc], volume.remove(Cylinder((22.5, 0.5, 22.5), (22.5, 8.0, 22.5), 0.75)))
+    frame(volume, mesher, nav, [npc], volume.remove(Cylinder((40.0, 0.5, 40.0), (40.0, 8.0, 40.0), 1.5)))
     assert nav.revision == 1 and npc.replans == 0 and npc.state == "walking"
 
 
