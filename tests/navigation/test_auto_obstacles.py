@@ -163,3 +163,19 @@ def test_a_rebake_of_a_moved_automatic_crate_equals_a_full_bake():
     mesh.rebake(((3.5, -1, 0.5), (8.5, 3, 6.5)), moved)
     assert mesh.to_json() == bake(moved, REGION, EXACT).to_json()
     assert height_at(mesh, 7.0, 2.0) is None and height_at(mesh, 5.0, 5.0) == 0.0
+
+
+def test_roles_follow_the_scene_an_object_is_in_not_the_last_one_asked():
+    # The same crate and plank objects in changed scenes: what each stands on is looked up again.
+    crate = room()["crate"]
+    plank = Scene().with_object("plank", *box((1, 1.0, 1), (3, 1.2, 3)))["plank"]
+    stool = Scene().with_object("stool", *box((1.5, 0, 1.5), (2.5, 1.0, 2.5)))["stool"]
+    low = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.3)
+    with_stool = Scene([room()["ground"], crate, plank, stool])
+    assert bake_roles(with_stool, REGION, low).roles == ("floor", "obstacle", "transparent", "obstacle")
+    without = with_stool.without("stool")  # the plank now rises 1.2 m above the ground under it
+    assert bake_roles(without, REGION, low).roles == ("floor", "obstacle", "obstacle")
+    elsewhere = Scene([Scene().with_object("ground", [[x + 20, y, z] for x, y, z in GROUND[0]], GROUND[1])["ground"],
+                       crate])  # the ground moved away from under the crate
+    assert bake_roles(elsewhere, REGION, low).roles == ("floor", "floor")
+    assert bake_roles(with_stool, REGION, low).roles == ("floor", "obstacle", "transparent", "obstacle")

@@ -112,18 +112,58 @@ def _triangle_bounds(obj) -> tuple[np.ndarray, np.ndarray]:
     return entry["triangle_bounds"]
 
 
-def _ground_under(scene: Scene, obj, base: float) -> float:
-    """The height (m) of the surface under ``obj``: the highest point, up to the object's lowest vertex, of the
-    other (not exception) objects' triangles that reach below that vertex within the object's x-z box; ``base``
-    (the region's) if none does or all lie lower."""
+class _SceneBoxes(NamedTuple):
+    """The bounding boxes of a scene's objects that rays can meet (not exceptions, with triangles), as arrays:
+    ``lo``, ``hi`` (n, 3) in scene order (NaN for the others, which no comparison selects)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @classmethod
+    def of(cls, scene: Scene) -> _SceneBoxes:
+        lo, hi = np.full((len(scene), 3), np.nan), np.full((len(scene), 3), np.nan)
+        for index, obj in enumerate(scene):
+            if obj.role != "exception" and len(obj.indices):
+                lo[index], hi[index] = _bounds(obj)
+        return cls(lo, hi)
+
+    def others_under(self, index: int, below: float) -> np.ndarray:
+        """The objects other than ``index`` whose box meets its x-z box and reaches down to ``below`` (m)."""
+        lo, hi = self.lo[index], self.hi[index]
+        meets = (self.lo[:, 0] <= hi[0]) & (self.hi[:, 0] >= lo[0]) & (self.lo[:, 2] <= hi[2]) \
+            & (self.hi[:, 2] >= lo[2]) & (self.lo[:, 1] <= below)
+        meets[index] = False
+        return np.flatnonzero(meets)
+
+
+def _remembered(obj, name: str, others: list, extra, compute):
+    """``compute()``, or what it gave for ``obj`` the last time, if that was with the same ``others`` (the objects
+    it read, by identity: objects never change) and ``extra``: a re-bake's new scene re-reads only the objects a
+    change reaches. The others are held by weak references, so that a cache entry keeps no object alive."""
+    entry = _cached(obj)
+    saved = entry.get(name)
+    if saved is not None and saved[1] == extra and len(saved[0]) == len(others) \
+            and all(ref() is other for ref, other in zip(saved[0], others)):
+        return saved[2]
+    result = compute()
+    entry[name] = ([weakref.ref(other) for other in others], extra, result)
+    return result
+
+
+def _ground_under(scene: Scene, index: int, base: float, boxes: _SceneBoxes) -> float:
+    """The height (m) of the surface under object ``index``: the highest point, up to the object's lowest vertex,
+    of the other (not exception) objects' triangles that reach below that vertex within the object's x-z box;
+    ``base`` (the region's) if none does or all lie lower."""
+    obj = scene.objects[index]
+    lo = _bounds(obj)[0]
+    others = [scene.objects[i] for i in boxes.others_under(index, float(lo[1]))]
+    return _remembered(obj, "ground_under", others, base, lambda: _highest_under(obj, others, base))
+
+
+def _highest_under(obj, others: list, base: float) -> float:
     lo, hi = _bounds(obj)
     ground = base
-    for other in scene:
-        if other is obj or other.role == "exception" or not len(other.indices):
-            continue
-        olo, ohi = _bounds(other)
-        if olo[0] > hi[0] or ohi[0] < lo[0] or olo[2] > hi[2] or ohi[2] < lo[2] or olo[1] > lo[1]:
-            continue
+    for other in others:
         t_lo, t_hi = _triangle_bounds(other)
         under = (t_lo[:, 0] <= hi[0]) & (t_hi[:, 0] >= lo[0]) & (t_lo[:, 2] <= hi[2]) & (t_hi[:, 2] >= lo[2]) \
             & (t_lo[:, 1] <= lo[1])
@@ -144,13 +184,21 @@ def _inside_region(obj, region: SearchRegion) -> bool:
     return bool(np.any(np.all((p >= np.array(region.min)) & (p <= np.array(region.max)), axis=1)))
 
 
-def _stands_on_something(scene: Scene, obj, landing: SearchRegion | None) -> bool:
-    """Whether every vertex of ``obj`` lies over another (not exception) object's triangle that is no higher there
-    than ``obj``'s top: its x-z position inside the triangle's shadow, the triangle's height at it at most the top
+def _stands_on_something(scene: Scene, index: int, landing: SearchRegion | None, boxes: _SceneBoxes) -> bool:
+    """Whether every vertex of object ``index`` (``obj``) lies over another (not exception) object's triangle that
+    is no higher there than ``obj``'s top: its x-z position inside the triangle's shadow, the triangle's height at it at most the top
     (so ground a crate is sunk into supports it; a roof above it does not), or, when ``landing`` is a region whose
     landing face is on and ``obj`` rests on that face (its lowest point at or below the region's bottom), inside
     the region's x-z box. A ground plane, a terrain or a level mesh has nothing under its edges, so it stands on
     nothing; a floor above the landing face does not rest on it."""
+    obj = scene.objects[index]
+    top = float(_bounds(obj)[1][1])
+    others = [scene.objects[i] for i in boxes.others_under(index, top + SUPPORT_SLACK * (1.0 + abs(top)))]
+    face = None if landing is None else (landing.min, landing.max)
+    return _remembered(obj, "stands_on", others, face, lambda: _over_others(obj, others, landing))
+
+
+def _over_others(obj, others: list, landing: SearchRegion | None) -> bool:
     lo, hi = _bounds(obj)
     top = float(hi[1])
     top_slack = top + SUPPORT_SLACK * (1.0 + abs(top))
@@ -165,12 +213,7 @@ def _stands_on_something(scene: Scene, obj, landing: SearchRegion | None) -> boo
     centre = 0.5 * (lo[[0, 2]] + hi[[0, 2]])
     xz = xz[np.argsort(-np.hypot(*(xz - centre).T), kind="stable")]  # the outermost first: the likeliest to fail
     corners = []
-    for other in scene:
-        if other is obj or other.role == "exception" or not len(other.indices):
-            continue
-        olo, ohi = _bounds(other)
-        if olo[0] > hi[0] or ohi[0] < lo[0] or olo[2] > hi[2] or ohi[2] < lo[2] or olo[1] > top_slack:
-            continue
+    for other in others:
         t_lo, t_hi = _triangle_bounds(other)
         near = (t_lo[:, 0] <= hi[0]) & (t_hi[:, 0] >= lo[0]) & (t_lo[:, 2] <= hi[2]) & (t_hi[:, 2] >= lo[2]) \
             & (t_lo[:, 1] <= top_slack)
@@ -255,29 +298,31 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     if key in known:
         return known[key]
     base = float(region.min[1])
+    boxes = _SceneBoxes.of(scene)
 
-    def standing(obj) -> str:  # an obstacle that stands on something: by its height above it
-        if _top(obj) - _ground_under(scene, obj, base) > settings.obstacle_min_height:
+    def standing(index: int) -> str:  # an obstacle that stands on something: by its height above it
+        if _top(scene.objects[index]) - _ground_under(scene, index, base, boxes) > settings.obstacle_min_height:
             return "obstacle"
         return "transparent" if settings.low_obstacles == "transparent" else "floor"
 
     roles: list[str | None] = []
-    for obj in scene:
+    for index, obj in enumerate(scene):
         if obj.role == "exception" or not len(obj.indices):
             roles.append("transparent")
         elif obj.role == "obstacle":
-            roles.append(standing(obj))
+            roles.append(standing(index))
         elif obj.role == "floor" or not settings.auto_obstacles or not _inside_region(obj, region):
             roles.append("floor")
         else:  # "auto", in the region: an obstacle if it stands on other objects; None: only on the landing face
-            roles.append(standing(obj) if _stands_on_something(scene, obj, None) else None)
+            roles.append(standing(index) if _stands_on_something(scene, index, None, boxes) else None)
     landing = region.landing
     if landing is None:
         landing = not any(role in ("floor", None) and obj.role in ("floor", "auto") and _reaches(obj, region)
                           for obj, role in zip(scene, roles))
-    for index, obj in enumerate(scene):
+    for index in range(len(scene)):
         if roles[index] is None:
-            roles[index] = standing(obj) if landing and _stands_on_something(scene, obj, region) else "floor"
+            roles[index] = standing(index) if landing and _stands_on_something(scene, index, region, boxes) \
+                else "floor"
     known[key] = BakeRoles(tuple(roles), bool(landing))  # type: ignore[arg-type]
     return known[key]
 
