@@ -186,11 +186,11 @@ def _inside_region(obj, region: SearchRegion) -> bool:
 
 def _stands_on_something(scene: Scene, index: int, landing: SearchRegion | None, boxes: _SceneBoxes) -> bool:
     """Whether every vertex of object ``index`` (``obj``) lies over another (not exception) object's triangle that
-    is no higher there than ``obj``'s top: its x-z position inside the triangle's shadow, the triangle's height at it at most the top
-    (so ground a crate is sunk into supports it; a roof above it does not), or, when ``landing`` is a region whose
-    landing face is on and ``obj`` rests on that face (its lowest point at or below the region's bottom), inside
-    the region's x-z box. A ground plane, a terrain or a level mesh has nothing under its edges, so it stands on
-    nothing; a floor above the landing face does not rest on it."""
+    is no higher there than ``obj``'s top: its x-z position inside the triangle's shadow, the triangle's height at
+    it at most the top (so ground a crate is sunk into supports it; a roof above it does not), or, when ``landing``
+    is a region whose landing face is on and ``obj`` rests on that face (its lowest point at or below the region's
+    bottom), inside the region's x-z box. A ground plane, a terrain or a level mesh has nothing under its edges, so
+    it stands on nothing; a floor above the landing face does not rest on it."""
     obj = scene.objects[index]
     top = float(_bounds(obj)[1][1])
     others = [scene.objects[i] for i in boxes.others_under(index, top + SUPPORT_SLACK * (1.0 + abs(top)))]
@@ -199,6 +199,7 @@ def _stands_on_something(scene: Scene, index: int, landing: SearchRegion | None,
 
 
 def _over_others(obj, others: list, landing: SearchRegion | None) -> bool:
+    """The test of :func:`_stands_on_something` against the objects ``others`` that may lie under ``obj``."""
     lo, hi = _bounds(obj)
     top = float(hi[1])
     top_slack = top + SUPPORT_SLACK * (1.0 + abs(top))
@@ -275,8 +276,7 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     - An ``"auto"`` object follows the vertex-in-region rule (``settings.auto_obstacles``, on by default): with
       a vertex inside the region, standing on something (every vertex over another object's triangle no higher
       than its top, or, for an object resting on the region's landing face, over that face) it is what an
-      ``"obstacle"`` object would be; otherwise
-      (or with ``auto_obstacles=False``) it is floor.
+      ``"obstacle"`` object would be; otherwise (or with ``auto_obstacles=False``) it is floor.
     - The landing face is ``region.landing``, or when that is None, on when no floor object (given as floor, or
       ``"auto"`` and floor without a landing face) has a bounding box that meets the region.
 
