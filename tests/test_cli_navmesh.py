@@ -90,6 +90,23 @@ def test_landing_option_reaches_the_region(tmp_path, capsys):
     assert NavMesh.from_json(out.read_text()).area() == pytest.approx(100.0 - 1.0)
 
 
+def test_an_undesignated_crate_is_an_obstacle_unless_the_rule_is_off(tmp_path, capsys):
+    scene_path = tmp_path / "room.obj"
+    scene_path.write_text(ROOM)
+    out = tmp_path / "nav.json"
+    base = ["navmesh", "bake", str(scene_path), "--region", "0", "-1", "0", "6", "3", "6", "--ray-density", "16",
+            "--agent-radius", "0", "--min-region-area", "0", "-o", str(out)]
+    assert cli.main(base) == 0  # no --role: the crate stands on the floor, so it is an obstacle by the rule
+    assert NavMesh.from_json(out.read_text()).area() == pytest.approx(36.0 - 1.0)
+    assert "objects: 1 floor, 1 obstacle, 0 transparent (1 obstacle by the vertex-in-region rule)" in \
+        capsys.readouterr().out
+    assert cli.main([*base, "--no-auto-obstacles"]) == 0  # every undesignated object floor: the crate's top too
+    assert NavMesh.from_json(out.read_text()).area() == pytest.approx(36.0)
+    assert "objects: 2 floor, 0 obstacle, 0 transparent (0 obstacles by" in capsys.readouterr().out
+    assert cli.main([*base, "--role", "crate*=floor"]) == 0  # a designation wins over the rule
+    assert NavMesh.from_json(out.read_text()).area() == pytest.approx(36.0)
+
+
 def test_help_says_what_each_option_means_and_its_default(capsys):
     with pytest.raises(SystemExit):
         cli.main(["navmesh", "bake", "--help"])
@@ -99,6 +116,8 @@ def test_help_says_what_each_option_means_and_its_default(capsys):
         start = text.index(option + " ", text.index("options:"))
         entry = text[start:start + 260]
         assert words in entry and (default is None or f"default: {default})" in entry), entry
+    rule = text[text.index("--auto-obstacles, --no-auto-obstacles "):text.index("--levels ", text.index("options:"))]
+    assert "vertex-in-region rule" in rule and "makes them all floor" in rule and rule.endswith("(default: on) ")
 
 
 def test_bake_refuses_bad_input_with_a_message(tmp_path, capsys):

@@ -228,7 +228,7 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     from .files import write_atomically
     from .navigation import NavSettings, Scene, SearchRegion
     from .navigation.bake import bake
-    from .navigation.rays import check_bake_size
+    from .navigation.rays import bake_roles, check_bake_size
 
     out = out if out is not None else sys.stdout
     roles = {}
@@ -267,6 +267,13 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
     mesh = bake(scene, regions, settings, progress=progress)
     print(file=sys.stderr)
+    for number, region in enumerate(regions, start=1):  # what the bake made of the objects (bake_roles is cached)
+        made = bake_roles(scene, region, settings).roles
+        counts = ", ".join(f"{made.count(role)} {role}" for role in ("floor", "obstacle", "transparent"))
+        ruled = sum(obj.role == "auto" and role == "obstacle" for obj, role in zip(scene, made))
+        where = f" in region {number}" if len(regions) > 1 else ""
+        print(f"objects{where}: {counts} ({ruled} obstacle{'s' if ruled != 1 else ''} by the vertex-in-region rule)",
+              file=out)
     text = mesh.to_json().encode("utf-8")
     write_atomically(args.out, lambda file: file.write(text))
     print(f"Wrote {args.out}: {mesh.polygon_count} polygons, {mesh.area():.1f} m² walkable, "
@@ -419,15 +426,17 @@ def build_parser() -> argparse.ArgumentParser:
                               help="a search region's corners in m (repeat for several regions; default: the "
                                    "scene's bounds, widened up and down by the agent height --clearance)")
     bake_command.add_argument("--role", action="append", default=[], metavar="PATTERN=ROLE",
-                              help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle or "
-                                   "exception (repeatable; first match wins; objects no rule names are floor)")
+                              help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle, "
+                                   "exception or auto (repeatable; first match wins; objects no rule names are auto: "
+                                   "see --auto-obstacles)")
     for name, kind, meaning in (
             ("ray-density", float, "rays cast per m² of the region's top face (more: finer outlines, slower)"),
             ("step-limit", float, "the highest step in m an agent climbs from one spot to the next"),
             ("clearance", float, "the agent's height in m: the free space walkable ground needs above it"),
             ("agent-radius", float, "m the walkable area keeps away from walls and drops"),
             ("max-slope", float, "the steepest walkable ground in degrees"),
-            ("obstacle-min-height", float, "m: obstacles rising no more above the region's base count as floor"),
+            ("obstacle-min-height", float, "m: obstacles rising no more above the surface under them are low "
+                                           "(see --low-obstacles)"),
             ("max-corners", int, "the most corners a polygon may have"),
             ("aabb-depth", int, "levels of the aabb-tree proxy's boxes (0: one bounding box per obstacle)"),
             ("proxy-triangles", int, "the most triangles of the reduced proxy (a convex copy that encloses it)"),
@@ -441,6 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
     bake_command.add_argument("--low-obstacles", choices=("transparent", "floor"),
                               help="what an obstacle no higher than --obstacle-min-height above the surface under "
                                    f"it is (default: {NavSettings().low_obstacles})")
+    bake_command.add_argument("--auto-obstacles", action=argparse.BooleanOptionalAction,
+                              help="NavSettings.auto_obstacles, the vertex-in-region rule for objects no --role names: "
+                                   "one with a vertex in the region that stands on other objects and rises above "
+                                   "--obstacle-min-height is an obstacle (a crate on the ground), any other is floor "
+                                   "(the ground, a terrain, a level mesh); --no-auto-obstacles makes them all floor "
+                                   f"(default: {'on' if NavSettings().auto_obstacles else 'off'})")
     bake_command.add_argument("--levels", action="store_true", help="keep every level (table tops walkable)")
     bake_command.add_argument("--landing", choices=("auto", "on", "off"), default="auto",
                               help="whether a ray that meets nothing lands on the region's bottom face (auto: when "

@@ -109,7 +109,8 @@ def _navigation() -> None:
     sides = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
              [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
     crate = [[x, y, z] for y in (0.0, 1.5) for z in (3.0, 4.5) for x in (3.0, 4.5)]
-    scene = Scene([floor]).with_object("table", table, sides).with_object("crate", crate, sides, role="obstacle")
+    scene = Scene([floor]).with_object("table", table, sides, role="floor").with_object("crate", crate, sides,
+                                                                               role="obstacle")
     region = SearchRegion((-1, -1, -1), (21, 4, 21))
     settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
                                        agent_max_slope=45, region_min_size=8)

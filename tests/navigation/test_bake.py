@@ -149,7 +149,8 @@ def test_erosion_and_small_islands():
 
 
 def slab(lo, hi):
-    """A closed box as a floor: ground with a thickness, as levels are usually built."""
+    """A closed box as a floor: ground with a thickness, as levels are usually built (one standing on another
+    object is an obstacle unless it is given the role floor: the vertex-in-region rule)."""
     return box(lo, hi)
 
 
@@ -160,7 +161,7 @@ def island_areas(mesh) -> list[float]:
 
 def test_clearance_met_exactly_is_enough():
     scene = Scene().with_object("ground", *slab((0, -0.2, 0), (4, 0, 4)))
-    scene = scene.with_object("roof", *slab((0, 1.0, 0), (2, 1.3, 4)))  # its underside 1.0 m over the ground
+    scene = scene.with_object("roof", *slab((0, 1.0, 0), (2, 1.3, 4)), role="floor")  # underside 1.0 m up
     region = SearchRegion((0, -1, 0), (4, 2, 4))
     open_everywhere = bake(scene, region, NavSettings(**{**SETTINGS.__dict__, "clearance": 1.0}))
     assert open_everywhere.area() == pytest.approx(16.0 + 8.0)  # the ground, and the roof's top
@@ -173,7 +174,7 @@ def test_cells_a_drop_or_a_wall_only_partly_covers_are_dropped():
     # x = 2.95 to 3.35 reaches into the cells [2.75, 3.0] and [3.25, 3.5] without covering their centres. A
     # cell is walkable only if all of it is floor, so those three go; the cell on the wall's top stays.
     scene = Scene().with_object("ground", [[0, 0, 0], [5.2, 0, 0], [5.2, 0, 4], [0, 0, 4]], [[0, 2, 1], [0, 3, 2]])
-    scene = scene.with_object("wall", *box((2.95, 0, 0), (3.35, 3, 4)))
+    scene = scene.with_object("wall", *box((2.95, 0, 0), (3.35, 3, 4)), role="floor")  # its top walkable
     settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0, max_edge_error=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (8, 4, 4)), settings)
     assert island_areas(mesh) == [2.75 * 4, 1.5 * 4, 0.25 * 4]  # x 0 .. 2.75 and 3.5 .. 5.0; the wall's top
@@ -184,7 +185,7 @@ def test_a_floor_through_a_closed_box_is_an_island_of_its_own():
     # (its ray enters through the box's top and leaves through its bottom), so it does not link to the ground
     # outside, as if the box's walls, which vertical rays never hit, stood in the way.
     scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
-    scene = scene.with_object("box", *box((3, -0.5, 3), (7, 3, 7)))
+    scene = scene.with_object("box", *box((3, -0.5, 3), (7, 3, 7)), role="floor")
     settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0, max_edge_error=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
     # One cell eroded along every edge (the region's, the walls', the box top's drop); diagonal corners stay.
@@ -198,7 +199,8 @@ def test_a_lone_plane_overhead_encloses_nothing():
     # A one-sided balcony floor (no underside) over the ground: it pairs with no surface facing down, so the
     # ground under it is not inside a solid and stays joined to the ground around it.
     scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
-    scene = scene.with_object("balcony", [[3, 3, 3], [7, 3, 3], [7, 3, 7], [3, 3, 7]], [[0, 2, 1], [0, 3, 2]])
+    scene = scene.with_object("balcony", [[3, 3, 3], [7, 3, 3], [7, 3, 7], [3, 3, 7]], [[0, 2, 1], [0, 3, 2]],
+                              role="floor")
     settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
     assert island_areas(mesh) == [9.5 ** 2, 3.5 ** 2]
@@ -208,7 +210,7 @@ def test_a_box_standing_on_the_floor_covers_it():
     # A crate taller than the clearance, standing on the ground (its bottom at the ground's height): the ground
     # under it has no room, so the walkable ground goes round it, not under it.
     scene = Scene().with_object("ground", [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6]], [[0, 2, 1], [0, 3, 2]])
-    scene = scene.with_object("crate", *box((2, 0, 2), (4, 2.5, 4)))
+    scene = scene.with_object("crate", *box((2, 0, 2), (4, 2.5, 4)), role="floor")  # undesignated: an obstacle
     settings = NavSettings(ray_density=16, agent_radius=0, min_region_area=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (6, 3, 6)), settings)
     assert island_areas(mesh) == [36.0 - 4.0, 4.0]  # the ground round the crate, and the crate's top
@@ -218,8 +220,8 @@ def test_no_link_through_an_opening_lower_than_the_clearance():
     # Ground under a roof (underside at 2.2 m) beside a platform 0.4 m high: the step is within step_limit, but
     # an agent stepping up onto the platform under the roof's edge has 1.8 m of room, less than its 2 m.
     scene = Scene().with_object("ground", *slab((0, -0.2, 0), (10, 0, 10)))
-    scene = scene.with_object("roof", *slab((0, 2.2, 0), (5, 2.5, 10)))
-    scene = scene.with_object("platform", *slab((5, 0, 0), (10, 0.4, 10)))
+    scene = scene.with_object("roof", *slab((0, 2.2, 0), (5, 2.5, 10)), role="floor")
+    scene = scene.with_object("platform", *slab((5, 0, 0), (10, 0.4, 10)), role="floor")
     settings = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=0)
     mesh = bake(scene, SearchRegion((0, -1, 0), (10, 4, 10)), settings)
     assert island_areas(mesh) == [4.5 * 9.5] * 3  # under the roof, on the platform, on the roof

@@ -143,7 +143,7 @@ def ramp_under_a_slab(slab_height: float) -> Scene:
     ground = ([[0, 0, 0], [8, 0.16, 0], [8, 0.16, 8], [0, 0, 8]], [[0, 2, 1], [0, 3, 2]])
     h = slab_height
     slab = ([[2, h, 2], [4, h, 2], [4, h, 6], [2, h, 6]], [[0, 1, 2], [0, 2, 3]])
-    return Scene().with_object("ground", *ground).with_object("slab", *slab)
+    return Scene().with_object("ground", *ground).with_object("slab", *slab, role="floor")  # not an obstacle
 
 
 def test_rebake_redoes_a_tile_whose_links_changed_and_whose_samples_did_not():

@@ -65,8 +65,9 @@ def test_scene_object_copies_converts_and_freezes_its_arrays():
     assert obj.role == "obstacle" and obj.triangle_count == 1
 
 
-def test_scene_object_role_defaults_to_floor_and_empty_meshes_are_allowed():
-    assert SceneObject("a", [[0, 0, 0]], np.empty((0, 3), dtype=np.int64)).role == "floor"
+def test_scene_object_role_defaults_to_auto_and_empty_meshes_are_allowed():
+    # Undesignated: the bake decides (the vertex-in-region rule, tests/navigation/test_auto_obstacles.py).
+    assert SceneObject("a", [[0, 0, 0]], np.empty((0, 3), dtype=np.int64)).role == "auto"
     empty = SceneObject("nothing", [], [])
     assert empty.positions.shape == (0, 3) and empty.indices.shape == (0, 3) and empty.triangle_count == 0
 
@@ -163,13 +164,14 @@ def test_with_object_and_without_return_new_scenes_and_leave_the_old_one():
 
 def test_triangles_concatenate_objects_with_offsets_and_scene_wide_object_indices():
     scene = Scene([triangle("floor", 0), triangle("box", 5, "obstacle"), triangle("bush", 9, "exception"),
-                   SceneObject("slab", [[0, 0, 0], [2, 0, 0], [2, 0, 2], [0, 0, 2]], [[0, 3, 2], [0, 2, 1]])])
+                   SceneObject("slab", [[0, 0, 0], [2, 0, 0], [2, 0, 2], [0, 0, 2]], [[0, 3, 2], [0, 2, 1]], "floor"),
+                   triangle("rug", 12, "auto")])
     soup = scene.triangles()
     assert isinstance(soup, SceneTriangles)
     assert soup.positions.dtype == np.float64 and soup.indices.dtype == np.int64
     assert soup.tri_object.dtype == np.int64
     assert len(soup.positions) == sum(len(obj.positions) for obj in scene)
-    assert soup.tri_object.tolist() == [0, 1, 2, 3, 3]
+    assert soup.tri_object.tolist() == [0, 1, 2, 3, 3, 4]
     want = np.concatenate([corners(obj) for obj in scene])
     np.testing.assert_array_equal(soup.positions[soup.indices], want)
 
@@ -179,6 +181,7 @@ def test_triangles_concatenate_objects_with_offsets_and_scene_wide_object_indice
                                   np.concatenate([corners(scene[n]) for n in ("floor", "box", "slab")]))
     only = scene.triangles(roles="exception")
     assert only.tri_object.tolist() == [2] and len(only.positions) == 3
+    assert scene.triangles(roles="auto").tri_object.tolist() == [4]  # the own role, not what a bake makes of it
 
     none = Scene([triangle("floor", 0)]).triangles(roles="obstacle")
     assert none.positions.shape == (0, 3) and none.indices.shape == (0, 3) and none.tri_object.shape == (0,)
@@ -345,7 +348,7 @@ def test_roles_follow_the_first_matching_pattern_in_order(tmp_path):
     # the same rules in another order give another answer
     reordered = {"crate_*": "obstacle", "crate_b*": "floor"}
     assert Scene.from_obj(path, roles=reordered)["crate_big"].role == "obstacle"
-    assert {obj.role for obj in Scene.from_obj(path)} == {"floor"}
+    assert {obj.role for obj in Scene.from_obj(path)} == {"auto"}  # undesignated: the bake decides
 
 
 @pytest.mark.parametrize("roles, default_role, parameter", [
@@ -361,8 +364,8 @@ def test_bad_role_rules_are_refused(tmp_path, roles, default_role, parameter):
     assert caught.value.parameter == parameter
 
 
-def test_roles_are_one_of_three():
-    assert ROLES == ("floor", "obstacle", "exception")
+def test_roles_are_one_of_four():
+    assert ROLES == ("auto", "floor", "obstacle", "exception")
 
 
 # ------------------------------------------------------------------------------------------ OBJ: errors
@@ -469,7 +472,7 @@ def test_nav_test_level_loads_with_the_counts_and_bounds_of_a_plain_scan():
     np.testing.assert_array_equal(lo, v_rows.min(axis=0))
     np.testing.assert_array_equal(hi, v_rows.max(axis=0))
     assert sum(len(obj.positions) for obj in scene) >= len(v_rows)
-    assert {obj.role for obj in scene} == {"floor"}
+    assert {obj.role for obj in scene} == {"auto"}  # undesignated; the bake keeps both floor (test_nav_test_level)
 
 
 def test_nav_test_level_objects_match_a_plain_scan_triangle_for_triangle():

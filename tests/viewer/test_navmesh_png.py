@@ -1,5 +1,6 @@
 """The navmesh top view (voxelworld.viewer.navmesh_png): levels in the page's colours, a legend of the levels
-present and a scale bar as long as its label says, at the map's scale."""
+present (with their areas) and the islands, a scale bar as long as its label says at the map's scale, and a strip
+laid out so that nothing in it touches anything else."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from PIL import Image
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import WalkableGrid, navmesh_from_grids
-from voxelworld.viewer.navmesh_png import BACKGROUND, INK, level_colour, navmesh_png, scale_bar_length
+from voxelworld.viewer.navmesh_png import (BACKGROUND, INK, legend_entries, level_colour, navmesh_png,
+                                           scale_bar_length, strip_layout)
 
 FLOOR_M = 20  # a 20 m x 20 m floor of 1 m cells, with a 6 m x 6 m table top 1.2 m above its middle
 
@@ -103,3 +105,79 @@ def test_the_strip_shows_the_axes(two_levels, tmp_path):
     down = max(longest_run(ink[:, c]) for c in columns[:8])
     across = max(longest_run(row[:columns[0] + 4 * down]) for row in ink)
     assert down >= 10 and across >= down - 2
+
+
+# --- the strip's layout: legend entries, the scale bar, no overlaps -------------------------------------------------
+
+def square(metres: float, cells: int = 8, levels: int = 1):
+    """A navmesh of ``levels`` stacked squares ``metres`` wide (2 m apart in height), not linked to each other."""
+    cell = metres / cells
+    grids = [WalkableGrid(np.ones((cells, cells), bool), np.full((cells, cells), 2.0 * n), 0.0, 0.0, cell)
+             for n in range(levels)]
+    return navmesh_from_grids(grids)
+
+
+def test_the_legend_names_each_level_with_its_area_and_counts_the_islands(two_levels):
+    # The fixture: a 20 m x 20 m floor (level 0) and a 6 m x 6 m table top (level 1), not joined: two islands.
+    assert legend_entries(two_levels) == (("level 0: 400 m²", level_colour(0)), ("level 1: 36.0 m²", level_colour(1)),
+                                          ("not walkable", BACKGROUND), ("2 islands", None))
+    seven = legend_entries(square(3.0, levels=7))  # 9 m² each; the seventh level takes the first colour again
+    assert [text for text, _ in seven[:7]] == [f"level {n}: 9.0 m²" for n in range(7)]
+    assert seven[6][1] == level_colour(0) and seven[-1] == ("7 islands", None)
+    assert legend_entries(square(0.5))[0][0] == "level 0: 0.25 m²" and legend_entries(square(0.5))[-1][0] == "1 island"
+
+
+@pytest.mark.parametrize("metres, size", [(0.8, 200), (7.0, 400), (20.0, 1024), (130.0, 1024), (4000.0, 600)])
+def test_the_scale_bar_is_a_round_length_drawn_at_the_map_scale(metres, size):
+    layout = strip_layout(square(metres), size)
+    mantissa = layout.bar_metres / 10.0 ** np.floor(np.log10(layout.bar_metres))
+    assert min(abs(mantissa - m) for m in (1.0, 2.0, 5.0)) < 1e-9  # 1, 2 or 5 times a power of ten
+    assert metres / 10 < layout.bar_metres <= metres / 4  # the largest round length up to a quarter of the map
+    assert 0.9 * size <= layout.scale * metres < size  # the map's side takes the picture's size, less margins
+    assert layout.bar_pixels == round(layout.bar_metres * layout.scale)
+    (bar,) = [item for item in layout.items if item.kind == "bar"]
+    assert bar.box[2] - bar.box[0] == layout.bar_pixels
+    (label,) = [item for item in layout.items if item.kind == "bar label"]
+    assert label.text == f"{layout.bar_metres:g} m" and label.box[0] > bar.box[2]
+
+
+def touching(a, b) -> bool:
+    """Whether two boxes (x0, y0, x1, y1, ends included) overlap or share an edge."""
+    return not (a[2] + 1 < b[0] or b[2] + 1 < a[0] or a[3] + 1 < b[1] or b[3] + 1 < a[1])
+
+
+@pytest.mark.parametrize("size", [64, 400, 1024])
+@pytest.mark.parametrize("levels", [1, 2, 7])
+def test_nothing_in_the_strip_touches_anything_else_and_all_of_it_fits(size, levels):
+    layout = strip_layout(square(10.0, levels=levels), size)
+    items = layout.items
+    for i, a in enumerate(items):
+        x0, y0, x1, y1 = a.box
+        assert 0 <= x0 <= x1 < layout.width and layout.map_height < y0 <= y1 < layout.height, a
+        for b in items[i + 1:]:
+            if {a.kind, b.kind} != {"x arrow", "z arrow"}:  # the two arrows meet at the axes' corner
+                assert not touching(a.box, b.box), (a, b)
+    kinds = [item.kind for item in items]
+    assert kinds.count("swatch") == levels + 1 and kinds.count("superscript") == levels  # m² per level
+    assert [item.text for item in items if item.kind == "text"][-1] == f"{levels} island{'s' * (levels > 1)}"
+    z_arrow, z_label = (next(item for item in items if item.kind == kind) for kind in ("z arrow", "z label"))
+    assert z_label.box[0] > z_arrow.box[2] + 1  # the z label stands clear of its arrow
+
+
+def test_the_picture_draws_what_the_layout_says(two_levels, tmp_path):
+    layout = strip_layout(two_levels, 600)
+    picture = np.asarray(Image.open(navmesh_png(two_levels, tmp_path / "nav.png", size=600)).convert("RGB"))
+    assert picture.shape == (layout.height, layout.width, 3)
+    strip = picture.astype(int).copy()
+    for item in layout.items:
+        x0, y0, x1, y1 = item.box
+        inside = strip[y0:y1 + 1, x0:x1 + 1]
+        assert (inside != BACKGROUND).any(axis=-1).any(), item  # something is drawn in every box
+        if item.kind == "swatch":
+            assert has(inside, item.colour)
+        strip[y0:y1 + 1, x0:x1 + 1] = BACKGROUND
+    strip[layout.map_height] = BACKGROUND  # the line between the map and the strip
+    assert not (strip[layout.map_height:] != BACKGROUND).any(), "ink outside the layout's boxes"
+    (bar,) = [item for item in layout.items if item.kind == "bar"]
+    middle = (bar.box[1] + bar.box[3]) // 2
+    assert longest_run((picture[middle].astype(int) == INK).all(axis=-1)) == layout.bar_pixels + 1

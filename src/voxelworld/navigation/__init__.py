@@ -4,8 +4,9 @@ Floor 2: bakes any triangle scene (an OBJ level, or a voxel world's collision me
 knows nothing of voxels.
 
 - :class:`Scene` / :class:`SceneObject`: named triangle meshes with a role (``"floor"``, ``"obstacle"``,
-  ``"exception"``); :meth:`Scene.from_obj` reads Wavefront OBJ levels, :meth:`Scene.triangles` gives one
-  triangle soup with a per-triangle object index for a collision BVH.
+  ``"exception"``, or ``"auto"``, the default, which the bake decides by the vertex-in-region rule:
+  :func:`~voxelworld.navigation.rays.bake_roles`); :meth:`Scene.from_obj` reads Wavefront OBJ levels,
+  :meth:`Scene.triangles` gives one triangle soup with a per-triangle object index for a collision BVH.
 - :class:`NavSettings`: every bake parameter in world units, validated; :meth:`NavSettings.from_recast` maps
   Recast's demo parameters onto them.
 - :class:`SearchRegion`: a box placed in the scene that a bake covers.

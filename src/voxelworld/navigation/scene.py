@@ -2,6 +2,13 @@ r"""Scenes: the named triangle meshes a navmesh is baked from, each with a role.
 
 A :class:`SceneObject` is one triangle mesh (positions in metres, Y up) with a name and a role:
 
+``"auto"`` (the default: an object nobody designated)
+    decided by the bake, by the *vertex-in-region* rule (``NavSettings.auto_obstacles``, on by default): an
+    obstacle if it has a vertex inside the search region, stands on other objects (every vertex lies over another
+    object's triangle no higher than its top, or over the region's landing face) and rises more than
+    ``obstacle_min_height`` above the surface under it; otherwise floor. So a crate on the ground is an obstacle
+    and the ground itself (nothing under its corners), a terrain or a level mesh, is floor.
+    :func:`voxelworld.navigation.rays.bake_roles` says what each object became.
 ``"floor"``
     ground that rays land on and agents may walk on.
 ``"obstacle"``
@@ -30,7 +37,7 @@ Examples
 ...         _ = file.write("\n".join(lines))
 ...     scene = Scene.from_obj(path, roles={"crate*": "obstacle"})
 >>> scene.names, [obj.role for obj in scene]
-(('ground', 'crate_1'), ['floor', 'obstacle'])
+(('ground', 'crate_1'), ['auto', 'obstacle'])
 >>> soup = scene.triangles()
 >>> soup.indices.tolist(), soup.tri_object.tolist()
 ([[0, 3, 2], [0, 2, 1], [4, 6, 5]], [0, 0, 1])
@@ -54,8 +61,8 @@ from ..errors import FormatError, ParameterError, check_range
 
 __all__ = ["ROLES", "SceneObject", "Scene", "SceneTriangles"]
 
-ROLES = ("floor", "obstacle", "exception")
-_ROLE_LEGAL = "one of 'floor', 'obstacle', 'exception'"
+ROLES = ("auto", "floor", "obstacle", "exception")
+_ROLE_LEGAL = "one of 'auto', 'floor', 'obstacle', 'exception'"
 
 # The four face-vertex forms of OBJ: a, a/b, a/b/c, a//c (indices may be negative: relative to the last vertex).
 _FACE_VERTEX = re.compile(r"([+-]?[0-9]+)(?:/[+-]?[0-9]+|/(?:[+-]?[0-9]+)?/[+-]?[0-9]+)?")
@@ -125,8 +132,10 @@ class SceneObject:
     indices : array_like of int, shape (m, 3)
         Three vertex indices (into ``positions``, from 0) per triangle. Stored as a read-only int64 copy.
         An integer dtype is required: float arrays are refused rather than rounded.
-    role : {"floor", "obstacle", "exception"}
-        What the baker does with it: rays land on floors and obstacles and pass through exceptions.
+    role : {"auto", "floor", "obstacle", "exception"}
+        What the baker does with it: rays land on floors and obstacles and pass through exceptions; an
+        ``"auto"`` object (the default) is an obstacle or floor by the vertex-in-region rule (see the module's
+        docstring). A role given here always wins over that rule.
 
     Objects compare by identity (``==`` is ``is``): their arrays make value equality ambiguous.
 
@@ -134,15 +143,15 @@ class SceneObject:
     --------
     >>> ramp = SceneObject("ramp", [[0, 0, 0], [2, 1, 0], [0, 0, 2]], [[0, 2, 1]])
     >>> ramp.positions.dtype, ramp.indices.dtype, ramp.role, ramp.triangle_count
-    (dtype('float64'), dtype('int64'), 'floor', 1)
+    (dtype('float64'), dtype('int64'), 'auto', 1)
     >>> ramp
-    SceneObject('ramp', role='floor', 3 vertices, 1 triangles)
+    SceneObject('ramp', role='auto', 3 vertices, 1 triangles)
     """
 
     name: str
     positions: np.ndarray
     indices: np.ndarray
-    role: str = "floor"
+    role: str = "auto"
 
     def __post_init__(self):
         name = _name("name", self.name)
@@ -199,7 +208,7 @@ class Scene:
 
     Examples
     --------
-    >>> floor = SceneObject("floor", [[0, 0, 0], [10, 0, 0], [0, 0, 10]], [[0, 2, 1]])
+    >>> floor = SceneObject("floor", [[0, 0, 0], [10, 0, 0], [0, 0, 10]], [[0, 2, 1]], role="floor")
     >>> box = [[4, 0, 4], [5, 0, 4], [5, 1, 4]]
     >>> scene = Scene([floor]).with_object("box", box, [[0, 1, 2]], role="obstacle")
     >>> scene
@@ -264,7 +273,7 @@ class Scene:
 
     # --- new scenes from this one -----------------------------------------------------------------------------
 
-    def with_object(self, name: str, positions, indices, role: str = "floor") -> Scene:
+    def with_object(self, name: str, positions, indices, role: str = "auto") -> Scene:
         """A new scene: this one plus a :class:`SceneObject` built from the arguments, appended last.
 
         Raises :class:`ParameterError` (parameter ``"name"``) if the scene already has an object ``name``,
@@ -288,7 +297,8 @@ class Scene:
         Parameters
         ----------
         roles : str or iterable of str, optional
-            Roles to include (``"floor"``, ``"obstacle"``, ``"exception"``); None (default) includes all.
+            Roles to include (``"auto"``, ``"floor"``, ``"obstacle"``, ``"exception"``: the objects' own roles,
+            not what the bake made of ``"auto"`` ones); None (default) includes all.
 
         Returns
         -------
@@ -332,7 +342,7 @@ class Scene:
 
     @classmethod
     def from_obj(cls, path: str | os.PathLike, roles: Mapping[str, str] | None = None,
-                 default_role: str = "floor") -> Scene:
+                 default_role: str = "auto") -> Scene:
         """Read a Wavefront OBJ file into a scene, one object per ``o`` / ``g`` name.
 
         Parameters
@@ -343,8 +353,10 @@ class Scene:
             Name patterns (:func:`fnmatch.fnmatchcase` globs: ``*``, ``?``, ``[seq]``; case-sensitive) to
             roles. For each object the patterns are tried in the mapping's order and the first match gives its
             role; an object no pattern matches gets ``default_role``.
-        default_role : {"floor", "obstacle", "exception"}
-            The role of objects no pattern matches.
+        default_role : {"auto", "floor", "obstacle", "exception"}
+            The role of objects no pattern matches: by default ``"auto"``, decided by the bake (a crate standing on
+            the level is an obstacle, the level's ground floor; see the module's docstring). ``"floor"`` gives
+            the rule before the vertex-in-region rule: every undesignated object is floor.
 
         Returns
         -------

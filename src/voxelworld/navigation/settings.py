@@ -70,7 +70,16 @@ class NavSettings:
         base) get exclusion regions; 0 means every obstacle that rises above what it stands on.
     low_obstacles : {"transparent", "floor"}
         What an obstacle no higher than ``obstacle_min_height`` is: transparent to the rays (they pass on to the
-        ground beneath, the default) or floor (its top is walkable ground, as before).
+        ground beneath, the default) or floor (its top is walkable ground, as before). An ``"auto"`` object that
+        stands on something but rises no higher is the same.
+    auto_obstacles : bool
+        The vertex-in-region rule for scene objects of role ``"auto"`` (the default role: undesignated objects).
+        True (default): such an object is an obstacle when it has a vertex inside the search region, stands on
+        other objects (every vertex of it lies over another object's triangle no higher than its own top, or over
+        the region's landing face when that is on) and rises more than ``obstacle_min_height`` above the surface
+        under it; one that stands on something but is lower is a low obstacle (``low_obstacles``); any other is
+        floor (a ground plane, a terrain or a level mesh: nothing lies under its edges). False: every ``"auto"``
+        object is floor. Roles given explicitly (``"floor"``, ``"obstacle"``, ``"exception"``) always win.
     exclusion_proxy : {"aabb-tree", "hull", "mesh", "reduced"}
         The volume that stands in for an obstacle: a tree of boxes, its convex hull, its own triangles, or its
         polygon-reduced copy (a convex polytope of at most ``proxy_triangles`` triangles that encloses it).
@@ -109,6 +118,7 @@ class NavSettings:
     max_slope: float = 45.0  # degrees, 0..90
     obstacle_min_height: float = 0.0  # m, >= 0
     low_obstacles: str = "transparent"  # "transparent" | "floor"
+    auto_obstacles: bool = True  # role "auto": obstacle by the vertex-in-region rule (False: floor)
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
     aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
     proxy_triangles: int = 32  # the reduced proxy's most triangles, 12..100000
@@ -132,6 +142,9 @@ class NavSettings:
                                                  unit="m"))
         check_range("low_obstacles", self.low_obstacles, "'transparent' or 'floor'",
                     isinstance(self.low_obstacles, str) and self.low_obstacles in ("transparent", "floor"))
+        check_range("auto_obstacles", self.auto_obstacles, "True or False",
+                    isinstance(self.auto_obstacles, (bool, np.bool_)))
+        set_("auto_obstacles", bool(self.auto_obstacles))
         check_range("exclusion_proxy", self.exclusion_proxy, "one of 'aabb-tree', 'hull', 'mesh', 'reduced'",
                     isinstance(self.exclusion_proxy, str) and self.exclusion_proxy in EXCLUSION_PROXIES)
         set_("proxy_triangles", check_integer("proxy_triangles", self.proxy_triangles, minimum=12,
@@ -163,9 +176,9 @@ class NavSettings:
 
         Recast's other parameters (``cell_height``: rays are not quantised in height; region merge size, edge
         and detail-mesh settings) have no counterpart here. The fields Recast does not set
-        (``obstacle_min_height``, ``exclusion_proxy``, ``max_corners`` (Recast's max verts per poly),
-        ``levels``) keep their defaults unless given as keyword ``overrides``. Each Recast parameter is checked
-        under its own name before it is converted.
+        (``obstacle_min_height``, ``low_obstacles``, ``auto_obstacles``, ``exclusion_proxy``, ``max_corners``
+        (Recast's max verts per poly), ``levels``) keep their defaults unless given as keyword ``overrides``.
+        Each Recast parameter is checked under its own name before it is converted.
 
         Examples
         --------

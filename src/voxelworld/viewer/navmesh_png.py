@@ -1,7 +1,11 @@
 """A top view of a navmesh as a PNG: walkable polygons filled by level in the play page's level colours, everything
-else (cut-out obstacles, drops, walls) left as background, with a strip below the map: the axes (x to the right, z
-downwards, from the map's top-left corner in world metres), a legend of the levels and the island count, and a
-scale bar. For people who would rather look than read numbers.
+else (cut-out obstacles, drops, walls) left as background, with a strip below the map in two rows: the axes (x to
+the right, z downwards) beside where the map's top-left corner is in world metres and a scale bar (a round length
+in metres, drawn at the map's scale), then the legend: each level's colour and walkable area, what the
+background means and how many islands there are. For people who would rather look than read numbers.
+
+:func:`strip_layout` places everything in the strip (a :class:`StripLayout` of boxes that do not touch) and
+:func:`navmesh_png` paints it, so what the legend says and where it goes can be checked without reading pixels.
 
 :data:`LEVEL_COLOURS` is the one list of level colours: the page's navmesh overlay (``web/scene.js``) writes the
 same values, which ``tests/viewer/test_page_constants.py`` checks.
@@ -10,7 +14,9 @@ same values, which ``tests/viewer/test_page_constants.py`` checks.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -19,7 +25,8 @@ from ..errors import ParameterError, check_integer
 from ..files import write_atomically
 from ..navigation import NavMesh
 
-__all__ = ["navmesh_png", "LEVEL_COLOURS", "level_colour", "scale_bar_length"]
+__all__ = ["navmesh_png", "LEVEL_COLOURS", "level_colour", "scale_bar_length", "legend_entries", "strip_layout",
+           "StripItem", "StripLayout"]
 
 # Navmesh levels 0, 1, ... as 0xRRGGBB (sRGB), level n drawn in LEVEL_COLOURS[n % 6]; web/scene.js has the same.
 LEVEL_COLOURS = (0x2AD4FF, 0xFFA020, 0xFF40C0, 0xFFF040, 0x9060FF, 0xFF5050)
@@ -49,21 +56,91 @@ def scale_bar_length(span: float) -> float:
     return max(step * power for step in (1.0, 2.0, 5.0) if step * power <= quarter)
 
 
-def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
-    """Draw ``mesh`` from above (x to the right, z downwards), the map's longer side ``size`` pixels (16 to
-    8192), with a strip below it for the axes, the legend (each level present, what the background means, how many
-    islands) and a scale bar, and write it to ``path`` atomically. Polygons are filled with their level's colour
-    (:func:`level_colour`) and outlined a shade darker.
+def legend_entries(mesh: NavMesh) -> tuple[tuple[str, tuple[int, int, int] | None], ...]:
+    """The legend of ``mesh``'s top view, as ``(text, swatch colour or None)``: each level present with its walkable
+    area (m², on the x-z plane), then the background ("not walkable"), then the number of islands (no swatch).
 
-    Examples
-    --------
-    >>> import tempfile, os, numpy as np
+    >>> import numpy as np
     >>> from voxelworld.navigation import WalkableGrid, navmesh_from_grids
-    >>> mesh = navmesh_from_grids([WalkableGrid(np.ones((4, 4), bool), np.zeros((4, 4)), 0.0, 0.0, 1.0)])
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     written = navmesh_png(mesh, os.path.join(folder, "nav.png"), size=64)
-    ...     written.stat().st_size > 0
-    True
+    >>> legend_entries(navmesh_from_grids([WalkableGrid(np.ones((4, 3), bool), np.zeros((4, 3)), 0.0, 0.0, 0.5)]))
+    (('level 0: 3.0 m²', (42, 212, 255)), ('not walkable', (38, 38, 44)), ('1 island', None))
+    """
+    levels = sorted({int(level) for level in mesh.polygon_level})
+    islands = len(mesh.islands())
+    return tuple((f"level {level}: {_area_text(mesh.area(level))} m²", level_colour(level)) for level in levels) \
+        + (("not walkable", BACKGROUND), (f"{islands} island{'s' if islands != 1 else ''}", None))
+
+
+def _area_text(area: float) -> str:
+    """An area in m² to three figures or to the whole m² (3116, 36.0, 0.25)."""
+    return f"{area:.0f}" if area >= 100 else f"{area:.3g}" if area < 1 else f"{area:.1f}"
+
+
+class StripItem(NamedTuple):
+    """One thing drawn in the strip under the map: ``kind`` is "x arrow", "z arrow", "x label", "z label",
+    "origin", "swatch", "text", "superscript" (the 2 of m², drawn small and raised: the font has no ²), "bar" or
+    "bar label"; ``box`` its pixels ``(x0, y0, x1, y1)``, both ends included,
+    in the whole picture (a text's box is the ink its font draws); ``text`` what it says, ``colour`` a swatch's,
+    ``at`` where a text is drawn from (its left end and the middle of its row, Pillow's anchor "lm")."""
+
+    kind: str
+    box: tuple[int, int, int, int]
+    text: str = ""
+    colour: tuple[int, int, int] | None = None
+    at: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class StripLayout:
+    """Where everything of a navmesh's top view goes (:func:`strip_layout`).
+
+    Attributes
+    ----------
+    width, height : int
+        The picture's size in pixels.
+    map_left, map_top, scale : int, int, float
+        Where the map's top-left corner (the mesh's smallest x and z) is drawn, and its pixels per metre.
+    map_height : int
+        The row of the line between the map and the strip.
+    entries : tuple of (str, colour or None)
+        The legend (:func:`legend_entries`).
+    bar_metres, bar_pixels : float, int
+        The scale bar: a round length in metres (:func:`scale_bar_length`) and as many pixels at the map's scale.
+    items : tuple of StripItem
+        Everything drawn in the strip, no two boxes touching.
+    """
+
+    width: int
+    height: int
+    map_left: int
+    map_top: int
+    scale: float
+    map_height: int
+    entries: tuple[tuple[str, tuple[int, int, int] | None], ...]
+    bar_metres: float
+    bar_pixels: int
+    items: tuple[StripItem, ...]
+
+
+def _font(size: int, superscript: bool = False):
+    """The strip's font at a picture of ``size`` pixels, or the smaller one of its superscripts."""
+    points = max(13, size // 34)  # 13 px at the least: smaller text is hard to read
+    return ImageFont.load_default(size=max(6, points * 3 // 5) if superscript else points)
+
+
+def strip_layout(mesh: NavMesh, size: int = 1024) -> StripLayout:
+    """Lay out ``mesh``'s top view, its map's longer side ``size`` pixels (16 to 8192): the map, and below it a
+    strip of two rows. The first: the axes (an arrow along +x to the right and one along +z downwards, each
+    labelled) and the world position of the map's top-left corner, and at the right the scale bar with its length.
+    The second: the legend (:func:`legend_entries`). The picture is widened where the strip needs more room than
+    the map, the map centred over it.
+
+    >>> import numpy as np
+    >>> from voxelworld.navigation import WalkableGrid, navmesh_from_grids
+    >>> mesh = navmesh_from_grids([WalkableGrid(np.ones((40, 20), bool), np.zeros((40, 20)), 0.0, 0.0, 1.0)])
+    >>> layout = strip_layout(mesh, size=800)
+    >>> layout.bar_metres, layout.bar_pixels == round(layout.bar_metres * layout.scale), layout.entries[0][0]
+    (10.0, True, 'level 0: 800 m²')
     """
     if not isinstance(mesh, NavMesh):
         raise ParameterError("mesh", mesh, "a voxelworld.navigation.NavMesh")
@@ -77,53 +154,109 @@ def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
     scale = (size - 2 * margin) / span  # pixels per m
     map_width = int(np.ceil((hi[0] - lo[0]) * scale)) + 2 * margin
     map_height = int(np.ceil((hi[1] - lo[1]) * scale)) + 2 * margin
-    font = ImageFont.load_default(size=max(8, size // 40))
-    levels = sorted({int(level) for level in mesh.polygon_level})
-    islands = len(mesh.islands())
-    entries = [(f"level {level}", level_colour(level)) for level in levels] + [("not walkable", BACKGROUND)] \
-        + [(f"{islands} island{'s' if islands != 1 else ''}", None)]
+    font, small = _font(size), _font(size, superscript=True)
     measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    line = max(int(measure.textbbox((0, 0), "level 0", font=font)[3]), 8)  # the text's height
+    line = max(int(measure.textbbox((0, 0), "level 0, gyp", font=font, anchor="lt")[3]), 8)  # a text's height
+    gap = max(3, line * 2 // 3)
+    tip = max(2, line // 4)  # an arrow head's half width
+
+    def ink(words: str, at: tuple[int, int], face) -> tuple[int, int, int, int]:
+        x0, y0, x1, y1 = measure.textbbox(at, words, font=face, anchor="lm")
+        return int(x0), int(y0), int(x1) - 1, int(y1) - 1
+
+    def text(kind: str, x: int, y: int, words: str) -> list[StripItem]:  # left-aligned at x, centred on row y
+        base = words[:-1] if words.endswith("²") else words
+        items = [StripItem(kind, ink(base, (x, y), font), base, at=(x, y))]
+        if base != words:  # the 2 of m², small, its top at the top of the text's tallest letters
+            top = items[0].box[1]
+            at = (items[0].box[2] + 2, top + (line * 3 // 5) // 2)
+            box = ink("2", at, small)
+            at = (at[0], at[1] + top - box[1])
+            items.append(StripItem("superscript", ink("2", at, small), "2", at=at))
+        return items
+
+    entries = legend_entries(mesh)
     bar_metres = scale_bar_length(span)
+    bar_pixels = int(round(bar_metres * scale))
+    first = map_height + gap + line // 2  # the rows' middles
+    second = first + line + gap
+    corner = (margin + tip, map_height + gap)  # the axes' corner: x arrow to the right, z arrow down
+    arrow = second + line // 2 - corner[1]  # both arrows as long as the two rows are high
+    items = [StripItem("x arrow", (corner[0], corner[1] - tip, corner[0] + arrow, corner[1] + tip)),
+             StripItem("z arrow", (corner[0] - tip, corner[1], corner[0] + tip, corner[1] + arrow))]
+    items += text("x label", corner[0] + arrow + gap // 2, corner[1], "x")
+    items += text("z label", corner[0] + tip + gap // 2, corner[1] + arrow - line // 2, "z")
+    x = max(items[2].box[2], items[3].box[2]) + 1 + gap  # the rows start right of the axes and their labels
+    items += text("origin", x, first, f"top-left corner: x {lo[0]:.1f}, z {lo[1]:.1f} m")
+    row_end = items[-1].box[2]
+    legend = []
+    for words, colour in entries:  # a swatch (outlined, so that the background's shows) and its words
+        if colour is not None:
+            legend.append(StripItem("swatch", (x, second - line // 2, x + line - 1, second + line // 2 - 1), "",
+                                    colour))
+            x += line + gap // 2
+        legend += text("text", x, second, words)
+        x = legend[-1].box[2] + 1 + 2 * gap
+    items += legend
     bar_label = f"{bar_metres:g} m"
-    origin = f"from x {lo[0]:.1f}, z {lo[1]:.1f} m"
-    axes_width = 3 * line + int(measure.textlength("x", font=font)) + int(measure.textlength(origin, font=font))
-    legend_width = axes_width + sum(line + line // 2 + int(measure.textlength(text, font=font)) + line
-                                    for text, _ in entries)
-    bar_width = int(round(bar_metres * scale)) + line // 2 + int(measure.textlength(bar_label, font=font))
-    width = max(map_width, legend_width + bar_width + 3 * margin)
-    strip = 3 * line + margin  # room for the axes' arrows
-    image = Image.new("RGB", (width, map_height + strip), BACKGROUND)
+    label_width = text("bar label", 0, first, bar_label)[0].box[2] + 1
+    needed = max(row_end + 3 * gap + bar_pixels + gap + label_width, x - 2 * gap) + margin
+    width = max(map_width, needed)
+    right = width - margin - label_width  # the bar label ends at the right margin
+    bar_right = right - gap
+    items.append(StripItem("bar", (bar_right - bar_pixels, first - line // 2, bar_right, first + line // 2)))
+    items += text("bar label", right, first, bar_label)
+    height = second + line // 2 + gap + margin
+    return StripLayout(width, height, margin + (width - map_width) // 2, margin, scale, map_height, entries,
+                       bar_metres, bar_pixels, tuple(items))
+
+
+def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
+    """Draw ``mesh`` from above (x to the right, z downwards), the map's longer side ``size`` pixels (16 to
+    8192), with the strip of :func:`strip_layout` below it (the axes, the map's corner in world metres, a scale
+    bar, and the legend: each level's colour and area, the background, the island count), and write it to
+    ``path`` atomically. Polygons are filled with their level's colour (:func:`level_colour`) and outlined a shade
+    darker.
+
+    Examples
+    --------
+    >>> import tempfile, os, numpy as np
+    >>> from voxelworld.navigation import WalkableGrid, navmesh_from_grids
+    >>> mesh = navmesh_from_grids([WalkableGrid(np.ones((4, 4), bool), np.zeros((4, 4)), 0.0, 0.0, 1.0)])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = navmesh_png(mesh, os.path.join(folder, "nav.png"), size=64)
+    ...     written.stat().st_size > 0
+    True
+    """
+    layout = strip_layout(mesh, size)
+    lo = mesh.vertices[:, [0, 2]].min(axis=0)
+    font, small = _font(size), _font(size, superscript=True)
+    image = Image.new("RGB", (layout.width, layout.height), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    left_edge = margin + (width - map_width) // 2  # the map centred over a wider legend
     for q in range(mesh.polygon_count):
         colour = level_colour(mesh.polygon_level[q])
-        corners = [(left_edge + (x - lo[0]) * scale, margin + (z - lo[1]) * scale) for x, _, z in mesh.polygon(q)]
+        corners = [(layout.map_left + (x - lo[0]) * layout.scale, layout.map_top + (z - lo[1]) * layout.scale)
+                   for x, _, z in mesh.polygon(q)]
         draw.polygon(corners, fill=colour, outline=tuple(int(c * 0.7) for c in colour))
-    top = map_height + (strip - 2 * line) // 2
-    draw.line([(0, map_height), (width, map_height)], fill=tuple(c + 30 for c in BACKGROUND), width=1)
-    x = margin
-    # The axes: an arrow along +x (right) and one along +z (down) from one corner, and where the map's corner is.
-    tip = max(2, line // 4)
-    draw.line([(x, top), (x + 2 * line, top)], fill=INK, width=2)
-    draw.polygon([(x + 2 * line, top), (x + 2 * line - tip, top - tip), (x + 2 * line - tip, top + tip)], fill=INK)
-    draw.line([(x, top), (x, top + 2 * line)], fill=INK, width=2)
-    draw.polygon([(x, top + 2 * line), (x - tip, top + 2 * line - tip), (x + tip, top + 2 * line - tip)], fill=INK)
-    draw.text((x + 2 * line + tip, top), "x", fill=INK, font=font, anchor="lm")
-    draw.text((x + tip + 1, top + 2 * line - tip), "z", fill=INK, font=font, anchor="lb")
-    x += 2 * line + tip + int(measure.textlength("x", font=font)) + line // 2
-    draw.text((x, top + line // 2), origin, fill=INK, font=font, anchor="lm")
-    x += int(measure.textlength(origin, font=font)) + line
-    for text, colour in entries:  # a swatch (outlined, so that the background's shows) and its words
-        if colour is not None:
-            draw.rectangle([x, top, x + line, top + line], fill=colour, outline=INK)
-            x += line + line // 2
-        draw.text((x, top + line // 2), text, fill=INK, font=font, anchor="lm")
-        x += int(measure.textlength(text, font=font)) + line
-    right = width - margin - int(measure.textlength(bar_label, font=font)) - line // 2
-    left = right - int(round(bar_metres * scale))  # exactly bar_metres long at the map's scale
-    draw.rectangle([left, top + line // 2 - 1, right, top + line // 2 + 1], fill=INK)
-    for end in (left, right):
-        draw.line([(end, top), (end, top + line)], fill=INK, width=2)
-    draw.text((right + line // 2, top + line // 2), bar_label, fill=INK, font=font, anchor="lm")
+    draw.line([(0, layout.map_height), (layout.width, layout.map_height)], fill=tuple(c + 30 for c in BACKGROUND),
+              width=1)
+    for item in layout.items:
+        x0, y0, x1, y1 = item.box
+        if item.kind == "x arrow":  # a shaft along the box's middle row and a head at its right end
+            middle, head = (y0 + y1) // 2, y1 - y0
+            draw.line([(x0, middle), (x1 - head // 2, middle)], fill=INK, width=2)
+            draw.polygon([(x1, middle), (x1 - head, y0), (x1 - head, y1)], fill=INK)
+        elif item.kind == "z arrow":
+            middle, head = (x0 + x1) // 2, x1 - x0
+            draw.line([(middle, y0), (middle, y1 - head // 2)], fill=INK, width=2)
+            draw.polygon([(middle, y1), (x0, y1 - head), (x1, y1 - head)], fill=INK)
+        elif item.kind == "swatch":
+            draw.rectangle([x0, y0, x1, y1], fill=item.colour, outline=INK)
+        elif item.kind == "bar":  # a bar exactly bar_pixels long between two end ticks
+            middle = (y0 + y1) // 2
+            draw.rectangle([x0, middle - 1, x1, middle + 1], fill=INK)
+            for end in (x0, x1):
+                draw.line([(end, y0), (end, y1)], fill=INK, width=1)
+        else:  # the texts, drawn where their boxes were measured
+            draw.text(item.at, item.text, fill=INK, font=small if item.kind == "superscript" else font, anchor="lm")
     return write_atomically(path, lambda file: image.save(file, format="PNG"))
