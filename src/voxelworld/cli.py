@@ -437,7 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
             ("max-slope", float, "the steepest walkable ground in degrees"),
             ("obstacle-min-height", float, "m: obstacles rising no more above the surface under them are low "
                                            "(see --low-obstacles)"),
-            ("max-corners", int, "the most corners a polygon may have"),
+            ("max-corners", int, "the most corners a (convex) polygon may have"),
+            ("max-edge-error", float, "m a polygon's side along a wall may lie from the walkable cells' outline "
+                                      "(0: exactly on it)"),
             ("aabb-depth", int, "levels of the aabb-tree proxy's boxes (0: one bounding box per obstacle)"),
             ("proxy-triangles", int, "the most triangles of the reduced proxy (a convex copy that encloses it)"),
             ("min-region-area", float, "m²: islands of walkable area smaller than this are dropped")):
