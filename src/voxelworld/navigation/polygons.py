@@ -172,16 +172,22 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
     are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
     falls back to its rectangles."""
     claim = claims(label)
-    region_level = np.array([rects[np.flatnonzero(region == g)[0], 0] for g in range(count)], np.int64)
-    members = [np.flatnonzero(region == g) for g in range(count)]
-    cells = [np.argwhere(label[:, :, region_level[g]] == g).astype(np.int64) for g in range(count)]
+    region_level = rects[np.unique(region, return_index=True)[1], 0].astype(np.int64)  # numbered by first rectangle
+    # Each region's cells (row by row), from one sort of the tile's samples by region.
+    a, b, s = np.nonzero(label >= 0)
+    owner = label[a, b, s]
+    order = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[order], np.arange(count + 1))
+    every = np.column_stack([a, b])[order].astype(np.int64)
+    cells = [every[bounds[g]:bounds[g + 1]] for g in range(count)]
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
                               max_corners) for g in range(count)]
     if all(m is not None for m in made):
         return made, region_level, True
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level,
                               ((error, -1.0), (-1.0, -1.0)), max_corners) for g in range(count)]
-    return [m if m is not None else _rectangle_polygons(rects, members[g], tile[0], tile[1], max_corners)
+    return [m if m is not None else _rectangle_polygons(rects, np.flatnonzero(region == g), tile[0], tile[1],
+                                                        max_corners)
             for g, m in enumerate(made)], region_level, False
 
 
