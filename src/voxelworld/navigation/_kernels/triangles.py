@@ -146,8 +146,8 @@ def _diagonal(points, ring, prev, nxt, a, b):
     if not (_in_cone(points, ring[prev[a]], pa, ring[nxt[a]], pb) and
             _in_cone(points, ring[prev[b]], pb, ring[nxt[b]], pa)):
         return False
-    c = nxt[b]
-    while c != a:
+    c = a
+    while True:  # every side of the loop as it is now
         d = nxt[c]
         pc, pd = ring[c], ring[d]
         if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
@@ -155,15 +155,8 @@ def _diagonal(points, ring, prev, nxt, a, b):
                               points[pc, 1], points[pd, 0], points[pd, 1]):
                 return False
         c = d
-    c = nxt[a]
-    while c != b:
-        d = nxt[c]
-        pc, pd = ring[c], ring[d]
-        if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
-            if _segments_meet(points[pa, 0], points[pa, 1], points[pb, 0], points[pb, 1], points[pc, 0],
-                              points[pc, 1], points[pd, 0], points[pd, 1]):
-                return False
-        c = d
+        if c == a:
+            break
     return True
 
 
