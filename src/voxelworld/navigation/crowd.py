@@ -53,6 +53,8 @@ __all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP"]
 AGENT_STATES = ("idle", "moving", "arrived", "blocked")  # no goal; on its way; at its goal; no path to it
 IDLE, MOVING, ARRIVED, BLOCKED = range(4)
 MAX_STEP = 1.0  # s: the longest step (avoidance and separation assume agents move less than a radius or so)
+PUSHED_OFF = 2.0  # an arrived agent pushed farther than this many arrival distances from its goal moves again
+LOST_REPLAN_INTERVAL = 0.5  # s: an agent out of sight of its next corner plans again at most this often
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ class CrowdSettings:
 
 @dataclass(frozen=True)
 class CrowdEvent:
-    """Something an agent did in a step: ``kind`` is ``"arrived"``, ``"replanned"`` (a new path after it lost
+    """Something an agent did in a step: ``kind`` is ``"arrived"`` (also again when others pushed it off its
+    goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (a new path after it lost
     sight of its next corner or the navmesh changed) or ``"blocked"`` (no path to its goal, or off the
     navmesh); ``position`` (m) where it stood after the step; ``time`` (s) the crowd's clock then."""
 
@@ -173,14 +176,16 @@ class Crowd:
         self._radius, self._height, self._speed, self._arrival, self._priority = (np.zeros(0) for _ in range(5))
         self._polygon, self._state = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)
         self._goal, self._next_corner = np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
+        self._planned_at = np.zeros(0)  # s: the crowd's time of each agent's last plan
         self._paths: list[np.ndarray] = []
         self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
         self._corners_stale = False
         self._replan_queue: list[int] = []  # agent ids, oldest first
+        self._waiting: list[tuple[int, str]] = []  # what happened between steps, told by the next step
 
     # ------------------------------------------------------------------------------------------- agents
     ROW_ARRAYS = ("_ids", "_position", "_velocity", "_radius", "_height", "_speed", "_arrival", "_priority",
-                  "_polygon", "_state", "_goal", "_next_corner")
+                  "_polygon", "_state", "_goal", "_next_corner", "_planned_at")
 
     def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
                   arrival_distance: float | None = None, priority: float = 0.0) -> int:
@@ -198,7 +203,8 @@ class Crowd:
         priority = check_finite("priority", priority)
         point, polygon = self._snap("position", position)
         agent = self._next_id
-        row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE, np.full(3, np.nan), 0)
+        row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE, np.full(3, np.nan), 0,
+               -np.inf)
         for name, value in zip(self.ROW_ARRAYS, row):
             old = getattr(self, name)
             setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))
@@ -218,6 +224,7 @@ class Crowd:
         for later in self._ids[row:]:
             self._slot[int(later)] -= 1
         self._replan_queue = [a for a in self._replan_queue if a != agent]
+        self._waiting = [(a, kind) for a, kind in self._waiting if a != agent]
         self._corners_stale = True
 
     def set_goal(self, agent: int, goal) -> bool:
@@ -225,6 +232,7 @@ class Crowd:
         ``"blocked"``) when there is no path (another island, or it stands off the navmesh)."""
         row = self._row(agent)
         goal = np.array(check_point("goal", goal))
+        self._follow_navmesh()
         self._goal[row] = goal
         self._replan_queue = [a for a in self._replan_queue if a != agent]
         return self._plan(row)
@@ -242,6 +250,7 @@ class Crowd:
         m away); a walking agent plans again from there in its turn."""
         row = self._row(agent)
         point, polygon = self._snap("position", position)
+        self._follow_navmesh()
         self._position[row], self._polygon[row] = point, polygon
         self._velocity[row] = 0.0
         if self._state[row] != IDLE:
@@ -318,6 +327,7 @@ class Crowd:
     def _plan(self, row: int) -> bool:
         """Plan the path of the agent in ``row`` to its goal; False (and "blocked") when there is none."""
         path = None
+        self._planned_at[row] = self.time
         if self._polygon[row] >= 0:
             path = self._query.find_path(self._position[row], self._goal[row])
         if path is None:
@@ -345,11 +355,14 @@ class Crowd:
             events.append((agent, "replanned" if self._plan(row) else "blocked"))
         return events
 
-    def _follow_rebake(self) -> list[tuple[int, str]]:
-        """The navmesh was re-baked: put every agent on its nearest point (off it when farther than max_snap)
-        and queue every agent with a goal to plan again."""
+    def _follow_navmesh(self) -> None:
+        """If the navmesh was re-baked: put every agent on its nearest point (off it when farther than max_snap)
+        and queue every agent with a goal to plan again; the agents found off it are "blocked" events of the
+        next step."""
+        if self.mesh.index is self._index:
+            return
         self._index = self.mesh.index
-        events = []
+        events = self._waiting
         for row, agent in enumerate(self._ids.tolist()):
             snapped, polygon = self._query.nearest_point(self._position[row])
             if polygon < 0 or not np.linalg.norm(snapped - self._position[row]) <= self.settings.max_snap:
@@ -363,7 +376,6 @@ class Crowd:
             self._position[row], self._polygon[row] = snapped, polygon
             if not np.isnan(self._goal[row, 0]):
                 self._queue_replan(agent)
-        return events
 
     def _refresh_corners(self) -> None:
         if not self._corners_stale:
@@ -379,9 +391,8 @@ class Crowd:
         """Move every agent for ``dt`` seconds (0 < dt <= :data:`MAX_STEP`); returns the step's events, in agent
         order within each kind of cause (re-bake, re-plans, arrivals)."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, maximum=MAX_STEP, unit="s")
-        happened = []
-        if self.mesh.index is not self._index:
-            happened += self._follow_rebake()
+        self._follow_navmesh()
+        happened, self._waiting = self._waiting, []
         happened += self._replan_queued()
         n = len(self._ids)
         if n:
@@ -412,9 +423,13 @@ class Crowd:
                             settings.separation_iterations, settings.separation_slack)
             _crowd.heights(polygons.planes, self._position, self._polygon)
         events = []
-        for row in np.flatnonzero(lost).tolist():
+        for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():
             self._queue_replan(int(self._ids[row]))
         for row in np.flatnonzero(arrived & (self._state == MOVING)).tolist():
             self._state[row] = ARRIVED
             events.append((int(self._ids[row]), "arrived"))
+        # Pushed off its goal by others: on its way again (and "arrived" again when back).
+        ends = self._corners[np.maximum(self._corner_start[1:] - 1, 0)] if len(self._corners) else self._position
+        away = np.hypot(*(self._position - ends)[:, [0, 2]].T) > PUSHED_OFF * self._arrival
+        self._state[(self._state == ARRIVED) & away] = MOVING
         return events

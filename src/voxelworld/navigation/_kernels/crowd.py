@@ -22,10 +22,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .locate import height, walk
+from .locate import height, walk, winding
 from .orca import agent_line, solve_velocity
 
 SLIDES = 3  # edges a move may slide along after the first one stops it
+INSET = 1e-9  # m: a move ends at least this far inside its polygon (an exact walk trusts its start to be in it)
 
 
 class AvoidanceSettings(NamedTuple):
@@ -128,10 +129,38 @@ def _blocking_edge(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
+def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
+    """(x, z) moved towards polygon q's corners' mean until it lies at least INSET inside every edge (a point a
+    walk ended on an edge may lie a rounding error outside it; the next walk would start outside)."""
+    first, last = polygon_start[q], polygon_start[q + 1]
+    turn = 1.0 if winding(vertices, polygon_start, polygon_vertices, q) > 0.0 else -1.0
+    cx, cz = 0.0, 0.0
+    for j in range(first, last):
+        cx += vertices[polygon_vertices[j], 0] / (last - first)
+        cz += vertices[polygon_vertices[j], 2] / (last - first)
+    step = INSET
+    for _ in range(8):
+        lo = np.inf
+        for j in range(first, last):
+            u = polygon_vertices[j]
+            v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+            ex, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 2] - vertices[u, 2]
+            length = math.sqrt(ex * ex + ez * ez)
+            if length > 0.0:
+                lo = min(lo, turn * (ex * (z - vertices[u, 2]) - ez * (x - vertices[u, 0])) / length)
+        distance = math.hypot(cx - x, cz - z)
+        if lo >= INSET or distance <= 2.0 * step:
+            break
+        x, z = x + (cx - x) / distance * 2.0 * step, z + (cz - z) / distance * 2.0 * step
+        step *= 2.0
+    return x, z
+
+
+@njit(cache=True)
 def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
     """Move from (x, z) in polygon q by (dx, dz) (m) on the navmesh: walk polygon to polygon through portals;
     where an edge that is no portal stops the walk, slide along it with what is left of the move (at most
-    ``SLIDES`` times). Writes the point reached to ``out[:2]`` and returns its polygon."""
+    ``SLIDES`` times). Every walk ends at least INSET (m) inside its polygon. Writes the point reached to ``out[:2]`` and returns its polygon."""
     vertices, polygon_start, polygon_vertices = polygons[0], polygons[1], polygons[2]
     link_start, link_polygon, link_portal = links
     unused = np.zeros(0, np.int64)
@@ -141,9 +170,9 @@ def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
         t, q, _ = walk(vertices, polygon_start, polygon_vertices, link_start, link_polygon, link_portal,
                        portal_segments, q, x, z, x + dx, z + dz, False, unused, unused, 0)
         if t >= 1.0:
-            x, z = x + dx, z + dz
+            x, z = _inset(vertices, polygon_start, polygon_vertices, q, x + dx, z + dz)
             break
-        x, z = x + t * dx, z + t * dz
+        x, z = _inset(vertices, polygon_start, polygon_vertices, q, x + t * dx, z + t * dz)
         rest_x, rest_z = (1.0 - t) * dx, (1.0 - t) * dz
         ex, ez = _blocking_edge(vertices, polygon_start, polygon_vertices, q, x, z)
         along = rest_x * ex + rest_z * ez
@@ -167,10 +196,10 @@ def steer(polygons, links, portal_segments, position, polygon, radius, speed, mo
           next_corner, arrival, slowdown, preferred, lost, arrived):
     """Each moving agent's preferred velocity (``preferred``, x-z, m/s): towards the next corner of its path at
     its top speed, slowing down within ``slowdown`` m of the last one (its goal). The next corner moves on when
-    the agent is within a tenth of its radius of it or sees the one after it (the path's corners are straight
-    lines apart: Detour's ``dtPathCorridor::optimizePathVisibility`` in one look a step). ``lost[a]``: the next
-    corner is out of sight (pushed around a corner: re-plan); ``arrived[a]``: within ``arrival[a]`` m of the
-    goal (x-z)."""
+    the agent sees the one after it (the path's corners are straight lines apart: Detour's
+    ``dtPathCorridor::optimizePathVisibility`` in one look a step). ``lost[a]``: the next corner is out of sight,
+    or the agent stands on it and the one after is (pushed round a corner: re-plan); ``arrived[a]``: within
+    ``arrival[a]`` m of the goal (x-z)."""
     for a in range(position.shape[0]):
         preferred[a, 0], preferred[a, 1] = 0.0, 0.0
         lost[a], arrived[a] = False, False
@@ -182,8 +211,6 @@ def steer(polygons, links, portal_segments, position, polygon, radius, speed, mo
             continue
         x, z = position[a, 0], position[a, 2]
         c = min(first + next_corner[a], last)
-        while c < last and (math.hypot(corners[c, 0] - x, corners[c, 2] - z) <= 0.1 * radius[a]):
-            c += 1
         if c < last and _visible(polygons, links, portal_segments, q, x, z, corners[c + 1, 0], corners[c + 1, 2]):
             c += 1
         next_corner[a] = c - first
@@ -191,7 +218,8 @@ def steer(polygons, links, portal_segments, position, polygon, radius, speed, mo
         arrived[a] = math.hypot(gx, gz) <= arrival[a]
         tx, tz = corners[c, 0] - x, corners[c, 2] - z
         distance = math.hypot(tx, tz)
-        if distance <= 1e-9 or (c == last and arrived[a]):
+        if distance <= 1e-6 or (c == last and arrived[a]):
+            lost[a] = c < last  # at a corner and the next is out of sight (a rounding error, or pushed back)
             continue
         lost[a] = not _visible(polygons, links, portal_segments, q, x, z, corners[c, 0], corners[c, 2])
         rate = speed[a]
