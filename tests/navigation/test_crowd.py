@@ -105,14 +105,19 @@ def corridor(length: float = 10.0, width: float = 2.0):
     return navmesh_from_grids([WalkableGrid(np.ones((nx, nz), dtype=bool), np.zeros((nx, nz)), 0.0, 0.0, CELL)])
 
 
-@pytest.mark.parametrize("separation", [16, 0])
-def test_a_head_on_pair_passes_without_touching(separation):
+ORCA_ALONE = CrowdSettings(separation_iterations=0, keep_right=0.0, give_way_distance=0.0, yield_share=0.0)
+
+
+@pytest.mark.parametrize("settings, offset", [(CrowdSettings(), 0.0), (ORCA_ALONE, 0.05)])
+def test_a_head_on_pair_passes_without_touching(settings, offset):
     """Two agents walking at each other along the middle of a corridor step aside in time and pass: they never
-    touch (avoidance alone, without the hard separation, keeps them apart) and both arrive."""
-    crowd = Crowd(corridor(), CrowdSettings(separation_iterations=separation))
-    west, east = crowd.add_agent((1.0, 0, 1.0), RADIUS, 1.5), crowd.add_agent((9.0, 0, 1.0), RADIUS, 1.5)
+    touch and both arrive. ORCA alone (no hard separation, keeping right, giving way or right of way) keeps them
+    apart too, once they are not exactly in line (exactly in line, ORCA has no side to choose: the keep-right
+    rule gives it one)."""
+    crowd = Crowd(corridor(), settings)
+    west, east = crowd.add_agent((1.0, 0, 1.0), RADIUS, 1.5), crowd.add_agent((9.0, 0, 1.0 + offset), RADIUS, 1.5)
     crowd.set_goal(west, (9.0, 0, 1.0))
-    crowd.set_goal(east, (1.0, 0, 1.0))
+    crowd.set_goal(east, (1.0, 0, 1.0 + offset))
     closest, passed = np.inf, False
     for _ in range(400):
         crowd.step(1 / 30)
@@ -178,6 +183,45 @@ def test_agents_follow_a_rebaked_navmesh():
     mesh.rebake(((6.5, -1, -1), (8, 3, 7)), wall)
     assert not crowd.set_goal(agent, (1.0, 0, 3.0))  # the wall cuts it off from where it started
     assert crowd.state(agent) == "blocked" and not len(crowd.path(agent))
+
+
+def test_a_rebake_that_opens_a_shorter_way_is_taken():
+    """A wall with a gap at its far end sends the agent on a detour; the wall taken away (re-baked), it plans
+    again at once, though its next corner is still in sight, and walks straight to its goal."""
+    floor = [[0, 0, 0], [12, 0, 0], [12, 0, 8], [0, 0, 8]]
+    scene = Scene().with_object("floor", floor, [[0, 2, 1], [0, 3, 2]])
+    walled = scene.with_object("wall", *box((5.5, 0, -1), (6.5, 2, 6)), role="obstacle")
+    mesh = bake(walled, SearchRegion((0, -1, 0), (12, 3, 8)), NavSettings(ray_density=16, agent_radius=RADIUS,
+                                                                          min_region_area=0.5))
+    crowd = Crowd(mesh)
+    agent = crowd.add_agent((1.0, 0, 1.0), RADIUS, 1.5)
+    crowd.set_goal(agent, (11.0, 0, 1.0))
+    detour = crowd.path(agent)
+    assert len(detour) > 1 and np.all(detour[:-1, 2] >= 6.0 - 1e-9)  # round the wall's end, at z = 6 m
+    for _ in range(10):
+        crowd.step(1 / 30)
+    mesh.rebake(((5, -1, -1.5), (7, 3, 6.5)), scene)
+    events = crowd.step(1 / 30)
+    assert [e.kind for e in events] == ["replanned"]
+    assert len(crowd.path(agent)) == 1  # straight to the goal
+    run(crowd, 10.0, 1 / 30)
+    assert crowd.state(agent) == "arrived"
+
+
+def test_an_agent_restored_from_its_state_walks_on_alike():
+    mesh = doorway_navmesh()
+    crowds = [swapping_rooms(mesh, 20) for _ in range(2)]
+    for _ in range(90):
+        crowds[0].step(1 / 30)
+    for agent in crowds[0].ids:
+        crowds[1].restore_agent(agent, crowds[0].agent_state(agent))
+    crowds[1].load_state_dict(crowds[0].state_dict())
+    for _ in range(90):
+        assert crowds[0].step(1 / 30) == crowds[1].step(1 / 30)
+    assert np.array_equal(crowds[0].positions, crowds[1].positions)
+    with pytest.raises(ParameterError, match="polygon"):
+        crowds[1].restore_agent(0, crowds[0].agent_state(0) | {"polygon": mesh.polygon_count})
+    assert np.array_equal(crowds[0].positions, crowds[1].positions)  # nothing changed
 
 
 # --------------------------------------------------------------------------------------------- determinism

@@ -131,14 +131,19 @@ class CrowdSettings:
 @dataclass(frozen=True)
 class CrowdEvent:
     """Something an agent did in a step: ``kind`` is ``"arrived"`` (also again when others pushed it off its
-    goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (a new path after it lost
-    sight of its next corner or the navmesh changed) or ``"blocked"`` (no path to its goal, or off the
-    navmesh); ``position`` (m) where it stood after the step; ``time`` (s) the crowd's clock then."""
+    goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (it planned again, after
+    it lost sight of its next corner or the navmesh changed, and found another path than what was left of its
+    own, or a path at last) or ``"blocked"`` (no path to its goal, or off the navmesh); ``position`` (m) where it stood after the step; ``time`` (s) the crowd's clock then."""
 
     agent: int
     kind: str
     position: tuple[float, float, float]
     time: float
+
+
+def _same_corners(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two lists of path corners are the same within a nanometre."""
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-9))
 
 
 class Crowd:
@@ -181,6 +186,7 @@ class Crowd:
         self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
         self._corners_stale = False
         self._replan_queue: list[int] = []  # agent ids, oldest first
+        self._replan_turns: dict[int, int] = {}  # restore_agent's places in the queue (looked up, sorted)
         self._waiting: list[tuple[int, str]] = []  # what happened between steps, told by the next step
 
     # ------------------------------------------------------------------------------------------- agents
@@ -318,6 +324,64 @@ class Crowd:
         row = self._row(agent)
         return self._paths[row][self._next_corner[row]:].copy()
 
+    # ---------------------------------------------------------------------------------------------- state
+    def agent_state(self, agent: int) -> dict:
+        """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
+        (2,) x-z, ``polygon``, ``state`` (one of AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners
+        ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn`` (its place in the queue of re-plans, -1: none).
+        :meth:`restore_agent` takes it back."""
+        row = self._row(agent)
+        return {"position": self._position[row].copy(), "velocity": self._velocity[row].copy(),
+                "polygon": int(self._polygon[row]), "state": AGENT_STATES[self._state[row]], "goal": self.goal(agent),
+                "path": self.path(agent), "planned_at": float(self._planned_at[row]),
+                "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1}
+
+    def restore_agent(self, agent: int, state) -> None:
+        """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
+        before anything changes, for a missing key or a value out of range."""
+        row = self._row(agent)
+        keys = ("position", "velocity", "polygon", "state", "goal", "path", "planned_at", "replan_turn")
+        if not isinstance(state, dict) or any(key not in state for key in keys):
+            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
+                                 f"a mapping with the keys {', '.join(keys)}")
+        position = np.array(check_point("state['position']", state["position"]))
+        velocity = np.asarray(state["velocity"], dtype=float) if np.ndim(state["velocity"]) == 1 else None
+        if velocity is None or velocity.shape != (2,) or not np.all(np.isfinite(velocity)):
+            raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z)")
+        polygon = check_integer("state['polygon']", state["polygon"], minimum=-1, maximum=self.mesh.polygon_count - 1)
+        if state["state"] not in AGENT_STATES:
+            raise ParameterError("state['state']", state["state"], f"one of {', '.join(AGENT_STATES)}")
+        goal = None if state["goal"] is None else np.array(check_point("state['goal']", state["goal"]))
+        path = np.asarray(state["path"], dtype=float)
+        if path.ndim != 2 or path.shape[1] != 3 or not np.all(np.isfinite(path)):
+            raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m)")
+        planned_at = float(state["planned_at"])
+        if planned_at != planned_at or planned_at == np.inf:
+            raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")
+        turn = check_integer("state['replan_turn']", state["replan_turn"], minimum=-1)
+        self._position[row], self._velocity[row], self._polygon[row] = position, velocity, polygon
+        self._state[row] = AGENT_STATES.index(state["state"])
+        self._goal[row] = np.nan if goal is None else goal
+        self._paths[row], self._next_corner[row] = path.copy(), 0
+        self._planned_at[row] = planned_at
+        self._corners_stale = True
+        self._replan_queue = [a for a in self._replan_queue if a != agent]
+        if turn >= 0:
+            self._replan_turns[agent] = turn
+            self._replan_queue = sorted(self._replan_turns, key=self._replan_turns.get)
+
+    def state_dict(self) -> dict:
+        """The crowd's own state (its agents' is :meth:`agent_state`'s): ``time`` (s)."""
+        return {"time": self.time}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of range."""
+        if not (isinstance(state, dict) and "time" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
+                                 "a mapping with the key time")
+        self.time = check_finite("state['time']", state["time"], minimum=0.0, unit="s")
+
     # ---------------------------------------------------------------------------------------------- paths
     def _set_path(self, row: int, points: np.ndarray) -> None:
         self._paths[row] = points
@@ -347,12 +411,19 @@ class Crowd:
         """Plan again the first ``settings.replans_per_step`` agents waiting."""
         events = []
         count = self.settings.replans_per_step
+        self._replan_turns = {}
         now, self._replan_queue = self._replan_queue[:count], self._replan_queue[count:]
         for agent in now:
             row = self._slot[agent]
             if np.isnan(self._goal[row, 0]):
                 continue
-            events.append((agent, "replanned" if self._plan(row) else "blocked"))
+            ahead = self._paths[row][self._next_corner[row]:]
+            was_blocked = self._state[row] == BLOCKED
+            if not self._plan(row):
+                if not was_blocked:
+                    events.append((agent, "blocked"))
+            elif was_blocked or not _same_corners(ahead, self._paths[row][self._next_corner[row]:]):
+                events.append((agent, "replanned"))
         return events
 
     def _follow_navmesh(self) -> None:
