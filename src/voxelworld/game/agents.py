@@ -3,7 +3,8 @@
 :class:`Agents` is a :class:`~voxelworld.game.world.World`'s cast (``world.agents``). The navmesh
 (:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on
 the first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces;
-NPCs walk and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
+NPCs walk together as one crowd (``navigation.crowd``: steering round each other) and re-plan, and chainsaw
+enemies swing and carve (their carves queued as edits for the next frame's
 update stages), in the "events" stage, after the player's actions and objects. Their events become
 :class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
 """
@@ -180,8 +181,10 @@ class Agents:
         return False
 
     def _step(self, world, inputs) -> None:
+        if self.navigation is not None and world.dt > 0.0:
+            self.navigation.step_crowd(world.dt)  # every NPC walks, around the others: one crowd step
         for npc in self.npcs:
-            for event in npc.step(world.dt):
+            for event in (npc.take_events(world.dt) if world.dt > 0.0 else []):
                 world.emit(NPCChanged, npc=npc.name, kind=event.kind, position=event.position)
                 if event.kind == "arrived" and npc.name in self._patrols:
                     ends = self._patrols[npc.name]

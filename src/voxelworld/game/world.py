@@ -37,8 +37,8 @@ Examples
 >>> events = [world.step(Inputs(move=(0.0, 1.0))) for _ in range(60)]
 >>> world.frame, round(float(world.time), 6)
 (60, 1.0)
->>> sorted({type(e).__name__ for frame in events for e in frame})  # the enemy carves the wall, NPCs re-plan
-['ContactStarted', 'EnemyChanged', 'Footstep', 'Landed', 'NPCChanged', 'VoxelsEdited']
+>>> sorted({type(e).__name__ for frame in events for e in frame})  # the enemy carves the wall
+['ContactStarted', 'EnemyChanged', 'Footstep', 'Landed', 'VoxelsEdited']
 >>> events = [world.step(Inputs(look=(270.0, -30.0), suck=True)) for _ in range(60)]  # suck the ground ahead
 >>> world.actions.suck.bullets[:2], sorted(world.achievements())  # bullets of soil; grass is "vegetation"
 (('soil', 'soil'), ['soil', 'vegetation'])
