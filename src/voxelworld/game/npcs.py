@@ -144,6 +144,8 @@ class NPC:
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of range."""
+        if isinstance(state, dict) and "walk" not in state and {"goal", "path", "state"} <= set(state):
+            state = state | {"walk": self._walk_of_old_state(state)}
         if not (isinstance(state, dict) and "walk" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
                                  "a mapping with the keys replans, time, walk")
@@ -153,6 +155,15 @@ class NPC:
             check(f"state[{key!r}]", state[key])
         self.navigation.crowd.restore_agent(self.agent, state["walk"])
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+
+    def _walk_of_old_state(self, state: dict) -> dict:
+        """The crowd agent's state for a state saved before NPCs walked in a crowd (position, goal, path, state):
+        where it stands now, at rest, walking the path it had."""
+        walk = self.navigation.crowd.agent_state(self.agent)
+        states = {"idle": "idle", "walking": "moving", "arrived": "arrived", "blocked": "blocked"}
+        path = state["path"]
+        return walk | {"goal": state["goal"], "state": states.get(state["state"], state["state"]),
+                       "path": np.zeros((0, 3)) if path is None else path}
 
     # ------------------------------------------------------------------------------------------- reading
     @property
