@@ -141,6 +141,15 @@ class CrowdEvent:
     time: float
 
 
+def _finite_array(value) -> np.ndarray | None:
+    """``value`` as a float64 array of finite numbers, or None."""
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return array if np.all(np.isfinite(array)) else None
+
+
 def _same_corners(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two lists of path corners are the same within a nanometre."""
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-9))
@@ -345,16 +354,18 @@ class Crowd:
             raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
                                  f"a mapping with the keys {', '.join(keys)}")
         position = np.array(check_point("state['position']", state["position"]))
-        velocity = np.asarray(state["velocity"], dtype=float) if np.ndim(state["velocity"]) == 1 else None
-        if velocity is None or velocity.shape != (2,) or not np.all(np.isfinite(velocity)):
+        velocity = _finite_array(state["velocity"])
+        if velocity is None or velocity.shape != (2,):
             raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z)")
         polygon = check_integer("state['polygon']", state["polygon"], minimum=-1, maximum=self.mesh.polygon_count - 1)
         if state["state"] not in AGENT_STATES:
             raise ParameterError("state['state']", state["state"], f"one of {', '.join(AGENT_STATES)}")
         goal = None if state["goal"] is None else np.array(check_point("state['goal']", state["goal"]))
-        path = np.asarray(state["path"], dtype=float)
-        if path.ndim != 2 or path.shape[1] != 3 or not np.all(np.isfinite(path)):
-            raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m)")
+        path = _finite_array(state["path"])
+        walking = state["state"] in ("moving", "arrived")
+        if path is None or path.ndim != 2 or path.shape[1] != 3 or (walking and not (len(path) and goal is not None)):
+            raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m), with corners "
+                                 "(and a goal) while moving or arrived")
         planned_at = float(state["planned_at"])
         if planned_at != planned_at or planned_at == np.inf:
             raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")
