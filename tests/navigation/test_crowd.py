@@ -138,6 +138,23 @@ def test_a_faster_agent_overtakes_a_slower_one():
     assert worst <= 0.05 * RADIUS
 
 
+def test_an_agent_that_cannot_move_is_walked_round_and_never_pushed():
+    crowd = Crowd(corridor(10.0, 3.0))
+    post = crowd.add_agent((5.0, 0, 1.5), 0.5, 0.0)
+    where = crowd.position(post)
+    walkers = [crowd.add_agent((1.0, 0, 0.9 + 0.6 * n), RADIUS, 1.5) for n in range(3)]
+    for n, walker in enumerate(walkers):
+        crowd.set_goal(walker, (9.0, 0, 0.9 + 0.6 * n))
+    closest = np.inf
+    for _ in range(300):
+        crowd.step(1 / 30)
+        for walker in walkers:
+            closest = min(closest, float(np.hypot(*(crowd.position(walker) - where)[[0, 2]])))
+    assert np.array_equal(crowd.position(post), where)
+    assert closest >= (0.5 + RADIUS) - 0.05 * RADIUS
+    assert [crowd.state(w) for w in walkers] == ["arrived"] * 3
+
+
 # ----------------------------------------------------------------------------------------------- walls
 def test_agents_pressed_against_walls_stay_on_the_mesh():
     """Forty agents squeezing round a pillar to a spot in a corner, pushed against the walls by each other:

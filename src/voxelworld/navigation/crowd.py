@@ -208,7 +208,8 @@ class Crowd:
         ``settings.max_snap`` m away), a disc of ``radius`` m (> 0) walking at most ``speed`` m/s (>= 0),
         ``height`` m tall (> 0), at its goal within ``arrival_distance`` m of it (>= 0; default: its radius).
         Between oncoming agents, the higher ``priority`` (a finite number) has the right of way, and on a tie
-        the one added earlier (see ``CrowdSettings.yield_share``). Returns its id (ids are never used again);
+        the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the
+        others avoid it on their own and the separation never pushes it (place it with :meth:`move_agent`). Returns its id (ids are never used again);
         it stands ``"idle"`` until :meth:`set_goal`."""
         radius = check_finite("radius", radius, minimum=0.0, strict_minimum=True, unit="m")
         speed = check_finite("speed", speed, minimum=0.0, unit="m/s")
@@ -501,8 +502,11 @@ class Crowd:
         _crowd.integrate(polygons, links, segments, self._position, self._polygon, chosen, dt, self._velocity)
         _crowd.heights(polygons.planes, self._position, self._polygon)
         if settings.separation_iterations:
-            _crowd.separate(polygons, links, segments, self._position, self._polygon, self._radius, self._height,
+            fixed = self._speed == 0.0  # obstacles: the separation moves the others (polygon -1: not pushed)
+            polygon = np.where(fixed, -1, self._polygon)
+            _crowd.separate(polygons, links, segments, self._position, polygon, self._radius, self._height,
                             settings.separation_iterations, settings.separation_slack)
+            self._polygon = np.where(fixed, self._polygon, polygon)
             _crowd.heights(polygons.planes, self._position, self._polygon)
         events = []
         for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():

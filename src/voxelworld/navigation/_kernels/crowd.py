@@ -236,11 +236,12 @@ def first_of(priority, a, b):
 
 
 @njit(cache=True)
-def wished_velocity(position, preferred, priority, a, near, count, reach, keep_right, give_way, out):
+def wished_velocity(position, preferred, priority, speed, a, near, count, reach, keep_right, give_way, out):
     """Agent ``a``'s preferred velocity turned to its right (``(-dz, dx)`` of its heading ``(dx, dz)``, Y up), into
     ``out[:2]``: by ``keep_right`` (0..1, the tangent of the turn: up to 45 degrees) times the weight of its
-    ``count`` neighbours ``near`` (within ``reach`` m) that come towards it from ahead, nearer ones weighing more
-    (a weight of 1 turns it fully), so that oncoming streams pass on their right and form lanes; by 90 degrees
+    ``count`` neighbours ``near`` (within ``reach`` m) that come towards it from ahead, or stand ahead with a top
+    ``speed`` of 0 (obstacles), nearer ones weighing more (a weight of 1 turns it fully), so that oncoming streams
+    pass on their right and form lanes and an obstacle right ahead is passed on the right; by 90 degrees
     (it steps aside) when one of them that has the right of way (:func:`first_of`) is within ``give_way`` m."""
     px, pz = preferred[a, 0], preferred[a, 1]
     rate = math.sqrt(px * px + pz * pz)
@@ -252,10 +253,10 @@ def wished_velocity(position, preferred, priority, a, near, count, reach, keep_r
     for m in range(count):
         b = near[m]
         rx, rz = position[b, 0] - position[a, 0], position[b, 2] - position[a, 2]
-        if rx * dx + rz * dz <= 0.0 or preferred[b, 0] * dx + preferred[b, 1] * dz >= 0.0:
-            continue  # behind, or not coming towards it
+        if rx * dx + rz * dz <= 0.0 or (preferred[b, 0] * dx + preferred[b, 1] * dz >= 0.0 and speed[b] > 0.0):
+            continue  # behind, or not coming towards it (an obstacle ahead counts: ORCA has no side for it)
         distance = math.sqrt(rx * rx + rz * rz)
-        if distance < give_way and first_of(priority, b, a):
+        if distance < give_way and speed[b] > 0.0 and first_of(priority, b, a):
             out[0], out[1] = -dz * rate, dx * rate
             return
         oncoming += 1.0 - distance / reach
@@ -270,8 +271,8 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
     """Each agent's new velocity (``chosen``, x-z, m/s): the ORCA velocity (``orca.py``) nearest its wished one
     (:func:`wished_velocity`) against its nearest neighbours. Against an oncoming neighbour (their preferred
     velocities point apart by more than 90 degrees) the one with the right of way takes ``0.5 - yield_share``
-    of the avoidance and the other ``0.5 + yield_share``; otherwise each takes half. An agent off the mesh
-    stands. ``settings``: an ``AvoidanceSettings``."""
+    of the avoidance and the other ``0.5 + yield_share``; otherwise each takes half, and all of it against a
+    neighbour whose top speed is 0 (an obstacle). An agent off the mesh stands. ``settings``: an ``AvoidanceSettings``."""
     n = position.shape[0]
     room = settings.max_neighbours
     lines, projected = np.empty((room, 4)), np.empty((room, 4))
@@ -285,12 +286,14 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
         for m in range(count):
             b = near[m]
             share = 0.5
-            if preferred[a, 0] * preferred[b, 0] + preferred[a, 1] * preferred[b, 1] < 0.0:
+            if speed[b] == 0.0:  # it cannot move: all the avoidance is a's
+                share = 1.0
+            elif preferred[a, 0] * preferred[b, 0] + preferred[a, 1] * preferred[b, 1] < 0.0:
                 share += -settings.yield_share if first_of(priority, a, b) else settings.yield_share
             agent_line(position[a, 0], position[a, 2], velocity[a, 0], velocity[a, 1], radius[a],
                        position[b, 0], position[b, 2], velocity[b, 0], velocity[b, 1], radius[b],
                        settings.time_horizon, dt, share, lines, m)
-        wished_velocity(position, preferred, priority, a, near, count, settings.neighbour_distance,
+        wished_velocity(position, preferred, priority, speed, a, near, count, settings.neighbour_distance,
                         settings.keep_right, settings.give_way_distance, wish)
         solve_velocity(lines, count, speed[a], wish[0], wish[1], projected, result)
         chosen[a, 0], chosen[a, 1] = result[0], result[1]
