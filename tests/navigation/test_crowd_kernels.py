@@ -283,8 +283,8 @@ def test_separation_parts_a_heap_of_agents_against_walls():
     for _ in range(20):  # a pass per step, as steps would
         worst = kernels.separate(index.polygons, index.links, index.portal_segments, position, polygon, radius,
                                  np.full(12, 2.0), 16, 0.01)
-    assert worst == 0.0
+    assert worst <= kernels.SEPARATED
     d = np.hypot(position[:, None, 0] - position[None, :, 0], position[:, None, 2] - position[None, :, 2])
     np.fill_diagonal(d, np.inf)
-    assert d.min() >= 0.6
+    assert d.min() >= 0.6 - kernels.SEPARATED
     assert all(query.locate(p) >= 0 for p in position)

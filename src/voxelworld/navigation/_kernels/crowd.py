@@ -26,6 +26,7 @@ from .locate import height, walk, winding
 from .orca import agent_line, solve_velocity
 
 SLIDES = 3  # edges a move may slide along after the first one stops it
+SEPARATED = 1e-3  # m: overlaps no deeper than this end the separation's passes
 INSET = 1e-9  # m: a move ends at least this far inside its polygon (an exact walk trusts its start to be in it)
 
 
@@ -129,6 +130,22 @@ def _blocking_edge(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
+def _depth(vertices, polygon_start, polygon_vertices, q, turn, x, z):
+    """How far (m) (x, z) lies inside polygon q: its least distance to the lines of its edges (negative
+    outside); ``turn`` is the sign of its winding."""
+    first, last = polygon_start[q], polygon_start[q + 1]
+    lo = np.inf
+    for j in range(first, last):
+        u = polygon_vertices[j]
+        v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
+        ex, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 2] - vertices[u, 2]
+        length = math.sqrt(ex * ex + ez * ez)
+        if length > 0.0:
+            lo = min(lo, turn * (ex * (z - vertices[u, 2]) - ez * (x - vertices[u, 0])) / length)
+    return lo
+
+
+@njit(cache=True)
 def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
     """(x, z) moved towards polygon q's corners' mean until it lies at least INSET inside every edge (a point a
     walk ended on an edge may lie a rounding error outside it; the next walk would start outside)."""
@@ -140,16 +157,8 @@ def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
         cz += vertices[polygon_vertices[j], 2] / (last - first)
     step = INSET
     for _ in range(8):
-        lo = np.inf
-        for j in range(first, last):
-            u = polygon_vertices[j]
-            v = polygon_vertices[j + 1] if j + 1 < last else polygon_vertices[first]
-            ex, ez = vertices[v, 0] - vertices[u, 0], vertices[v, 2] - vertices[u, 2]
-            length = math.sqrt(ex * ex + ez * ez)
-            if length > 0.0:
-                lo = min(lo, turn * (ex * (z - vertices[u, 2]) - ez * (x - vertices[u, 0])) / length)
         distance = math.hypot(cx - x, cz - z)
-        if lo >= INSET or distance <= 2.0 * step:
+        if _depth(vertices, polygon_start, polygon_vertices, q, turn, x, z) >= INSET or distance <= 2.0 * step:
             break
         x, z = x + (cx - x) / distance * 2.0 * step, z + (cz - z) / distance * 2.0 * step
         step *= 2.0
@@ -162,6 +171,10 @@ def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
     where an edge that is no portal stops the walk, slide along it with what is left of the move (at most
     ``SLIDES`` times). Every walk ends at least INSET (m) inside its polygon. Writes the point reached to ``out[:2]`` and returns its polygon."""
     vertices, polygon_start, polygon_vertices = polygons[0], polygons[1], polygons[2]
+    turn = 1.0 if winding(vertices, polygon_start, polygon_vertices, q) > 0.0 else -1.0
+    if _depth(vertices, polygon_start, polygon_vertices, q, turn, x + dx, z + dz) >= INSET:
+        out[0], out[1] = x + dx, z + dz  # within its polygon (convex): the walk would end there too
+        return q
     link_start, link_polygon, link_portal = links
     unused = np.zeros(0, np.int64)
     for _ in range(SLIDES + 1):
@@ -335,7 +348,8 @@ def _push(polygons, links, portal_segments, position, polygon, a, dx, dz, out):
 def separate(polygons, links, portal_segments, position, polygon, radius, height_of, iterations, slack):
     """Push overlapping pairs apart on the mesh: ``iterations`` passes over the pairs (agent order, neighbours
     by index), each pair moved apart to ``(1 + slack)`` times its radii's sum, half each; what one cannot make
-    (an edge, or it is off the mesh) the other makes. Returns the largest overlap left (m)."""
+    (an edge, or it is off the mesh) the other makes; it stops after a pass that found no overlap deeper than
+    SEPARATED. Returns the largest overlap the last pass found (m)."""
     n = position.shape[0]
     out = np.empty(2)
     reach = 0.0
@@ -375,7 +389,7 @@ def separate(polygons, links, portal_segments, position, polygon, radius, height
                         if made_b < 1.0:  # b is stopped: a takes what b could not
                             left = rest * (1.0 - made_b)
                             _push(polygons, links, portal_segments, position, polygon, a, -left * ux, -left * uz, out)
-        if worst <= 0.0:
+        if worst <= SEPARATED:
             break
     return worst
 
