@@ -133,7 +133,8 @@ class CrowdEvent:
     """Something an agent did in a step: ``kind`` is ``"arrived"`` (also again when others pushed it off its
     goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (it planned again, after
     it lost sight of its next corner or the navmesh changed, and found another path than what was left of its
-    own, or a path at last) or ``"blocked"`` (no path to its goal, or off the navmesh); ``position`` (m) where it stood after the step; ``time`` (s) the crowd's clock then."""
+    own, or a path at last) or ``"blocked"`` (no path to its goal, or off the navmesh); ``position`` (m) where
+    it stood after the step; ``time`` (s) the crowd's clock then."""
 
     agent: int
     kind: str
@@ -209,7 +210,8 @@ class Crowd:
         ``height`` m tall (> 0), at its goal within ``arrival_distance`` m of it (>= 0; default: its radius).
         Between oncoming agents, the higher ``priority`` (a finite number) has the right of way, and on a tie
         the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the
-        others avoid it on their own and the separation never pushes it (place it with :meth:`move_agent`). Returns its id (ids are never used again);
+        others avoid it on their own and the separation never pushes it (place it with :meth:`move_agent`).
+        Returns its id (ids are never used again);
         it stands ``"idle"`` until :meth:`set_goal`."""
         radius = check_finite("radius", radius, minimum=0.0, strict_minimum=True, unit="m")
         speed = check_finite("speed", speed, minimum=0.0, unit="m/s")
@@ -219,8 +221,8 @@ class Crowd:
         priority = check_finite("priority", priority)
         point, polygon = self._snap("position", position)
         agent = self._next_id
-        row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE, np.full(3, np.nan), 0,
-               -np.inf)
+        row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE,
+               np.full(3, np.nan), 0, -np.inf)
         for name, value in zip(self.ROW_ARRAYS, row):
             old = getattr(self, name)
             setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))

@@ -169,7 +169,8 @@ def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
 def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
     """Move from (x, z) in polygon q by (dx, dz) (m) on the navmesh: walk polygon to polygon through portals;
     where an edge that is no portal stops the walk, slide along it with what is left of the move (at most
-    ``SLIDES`` times). Every walk ends at least INSET (m) inside its polygon. Writes the point reached to ``out[:2]`` and returns its polygon."""
+    ``SLIDES`` times). Every walk ends at least INSET (m) inside its polygon. Writes the point reached to
+    ``out[:2]`` and returns its polygon."""
     vertices, polygon_start, polygon_vertices = polygons[0], polygons[1], polygons[2]
     turn = 1.0 if winding(vertices, polygon_start, polygon_vertices, q) > 0.0 else -1.0
     if _depth(vertices, polygon_start, polygon_vertices, q, turn, x + dx, z + dz) >= INSET:
@@ -285,7 +286,8 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
     (:func:`wished_velocity`) against its nearest neighbours. Against an oncoming neighbour (their preferred
     velocities point apart by more than 90 degrees) the one with the right of way takes ``0.5 - yield_share``
     of the avoidance and the other ``0.5 + yield_share``; otherwise each takes half, and all of it against a
-    neighbour whose top speed is 0 (an obstacle). An agent off the mesh stands. ``settings``: an ``AvoidanceSettings``."""
+    neighbour whose top speed is 0 (an obstacle). An agent off the mesh stands. ``settings``: an
+    ``AvoidanceSettings``."""
     n = position.shape[0]
     room = settings.max_neighbours
     lines, projected = np.empty((room, 4)), np.empty((room, 4))
