@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
+from voxelworld.game.agents import ENEMY_RADIUS
 from voxelworld.game.enemy import ChainsawSettings
 from voxelworld.game.events import EnemyChanged, NPCChanged, VoxelsEdited
 from voxelworld.game.npcs import NPCSettings
@@ -183,3 +184,20 @@ def test_a_blocked_npc_walks_on_once_the_way_is_open_again():
     kinds = [e.kind for e in log if isinstance(e, NPCChanged)]
     assert kinds.index("blocked") < kinds.index("replanned", kinds.index("blocked")) < kinds.index("arrived")
     assert npc.state == "arrived"
+
+
+def test_npcs_walk_round_an_enemy_in_their_way():
+    """An enemy stands in the crowd as an obstacle: an NPC whose straight way runs through it keeps out of its
+    disc (ENEMY_RADIUS plus its own radius, within 5% of that) and arrives."""
+    world = field_world()
+    world.agents.add_enemy("saw", (12.0, FLOOR, 12.0), (0.0, 0.0, 1.0))
+    npc = world.agents.add_npc("walker", (4.0, FLOOR, 12.0), goal=(20.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    enemy = world.agents.enemies[0]
+    closest = np.inf
+    for _ in range(600):
+        world.step(Inputs())
+        closest = min(closest, float(np.hypot(*(npc.position - enemy.position)[[0, 2]])))
+        if npc.state == "arrived":
+            break
+    assert npc.state == "arrived"
+    assert closest >= 0.95 * (ENEMY_RADIUS + npc.settings.radius)

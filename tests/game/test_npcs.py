@@ -1,4 +1,4 @@
-"""NPCs walk navmesh paths, re-plan when a hole is dug across their path, and never walk into it."""
+"""NPCs walk navmesh paths as one crowd, re-plan when a hole is dug across their path, and never walk into it."""
 
 import math
 
@@ -22,13 +22,14 @@ def world():
 
 
 def frame(volume, mesher, nav, npcs, edit=None):
-    """One frame in the world's order: voxel edit, meshes, navmesh, then the NPCs move."""
+    """One frame in the world's order: voxel edit, meshes, navmesh, then the NPCs move (one crowd step)."""
     events = []
     if edit is not None:
         mesher.update()
         nav.update(edit.dirty_chunks)
+    nav.step_crowd(DT)
     for npc in npcs:
-        events += npc.step(DT)
+        events += npc.take_events(DT)
     return events
 
 

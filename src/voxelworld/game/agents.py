@@ -1,9 +1,10 @@
 """NPCs and enemies in a world: the navmesh kept current as the terrain changes, agents stepped every frame.
 
 :class:`Agents` is a :class:`~voxelworld.game.world.World`'s cast (``world.agents``). The navmesh
-(:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on
-the first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces;
-NPCs walk and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
+(:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on the
+first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces; NPCs walk
+together as one crowd (``navigation.crowd``: steering round each other and round the enemies, which stand in it as
+obstacles) and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
 update stages), in the "events" stage, after the player's actions and objects. Their events become
 :class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
 """
@@ -25,7 +26,9 @@ from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
 
-__all__ = ["Agents"]
+__all__ = ["Agents", "ENEMY_RADIUS"]
+
+ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and the swing of its blade near it)
 
 # A chainsaw enemy's events as EnemyChanged: (kind, the field that gives its amount, if any).
 _ENEMY_EVENTS = {Carved: ("carved", "volume_removed"), ContactStarted: ("contact_started", None),
@@ -49,7 +52,8 @@ class Agents:
     STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), whole(0)),
                     "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": number(minimum=0.0),
                     "pending_box": optional(pair(array((3,)), array((3,))))}
-    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world")
+    # _enemy_agents: each enemy's obstacle in the navigation's crowd, placed again every frame (rebuilt).
+    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents")
 
     def __init__(self, world):
         self.world = world
@@ -61,6 +65,7 @@ class Agents:
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
+        self._enemy_agents: dict[str, int] = {}  # enemy name -> its obstacle's id in the crowd (looked up)
         world.add_handler(self._rebake, "collision_mesh")
         world.add_handler(self._step, "events")
         world.add_object_source(lambda w: self.transforms())
@@ -179,9 +184,27 @@ class Agents:
                 return True
         return False
 
+    def _place_enemies(self) -> None:
+        """Stand each enemy in the crowd as an obstacle (an agent of speed 0: the NPCs walk round it, none pushes
+        it) where its feet are now, on the navmesh's nearest point; one farther than 1 m from the navmesh (deep in
+        the wall it cuts) is left out this frame. The obstacles are added again every frame after the NPCs, so
+        the crowd's order is the NPCs', then the enemies', in a loaded world too."""
+        crowd = self.navigation.crowd
+        for enemy in self.enemies:
+            if enemy.name in self._enemy_agents:
+                crowd.remove_agent(self._enemy_agents.pop(enemy.name))
+            try:
+                self._enemy_agents[enemy.name] = self.navigation.add_agent(enemy.position, ENEMY_RADIUS, 0.0, 0.0,
+                                                                           max_snap=1.0)
+            except ParameterError:
+                pass  # off the navmesh: nothing for the NPCs to walk round
+
     def _step(self, world, inputs) -> None:
+        if self.navigation is not None and world.dt > 0.0:
+            self._place_enemies()
+            self.navigation.step_crowd(world.dt)  # every NPC walks, around the others: one crowd step
         for npc in self.npcs:
-            for event in npc.step(world.dt):
+            for event in (npc.take_events(world.dt) if world.dt > 0.0 else []):
                 world.emit(NPCChanged, npc=npc.name, kind=event.kind, position=event.position)
                 if event.kind == "arrived" and npc.name in self._patrols:
                     ends = self._patrols[npc.name]

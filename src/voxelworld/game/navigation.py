@@ -41,20 +41,23 @@ from types import MappingProxyType
 import numpy as np
 
 from ..attribute_state import pair, sequence, set_of, whole
-from ..errors import ParameterError, check_finite, check_integer
+from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
-from ..navigation import NavMesh, NavSettings, Scene, SceneObject, SearchRegion
+from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, NavSettings, Scene, SceneObject,
+                          SearchRegion)
 from ..navigation.bake import bake
 from ..navigation.polygons import TILE_CELLS
 from ..terrain import VoxelVolume
 
-__all__ = ["WorldNavigation", "DEFAULT_SETTINGS"]
+__all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
 
 # A person-sized agent on a voxel terrain; levels on, so table tops and crate tops stay walkable.
 # Walls within half a cell of the walkable samples (max_edge_error): an NPC cutting a corner strays no further.
 DEFAULT_SETTINGS = NavSettings(ray_density=11.1, step_limit=0.5, clearance=1.8, agent_radius=0.4, max_slope=45.0,
                                levels=True, min_region_area=1.0, max_edge_error=0.15)
 LOG_LENGTH = 64  # updates remembered by changed_since
+# The NPCs' crowd: its defaults (an agent dug out from under more than 1 m away is off the navmesh).
+CROWD_SETTINGS = CrowdSettings()
 
 
 def _chunk_name(chunk: tuple[int, int, int]) -> str:
@@ -133,14 +136,19 @@ class WorldNavigation:
         The scene it was last baked from: terrain chunks in chunk order, then the props.
     revision : int
         How many updates changed a tile.
+    crowd : Crowd
+        The agents walking the navmesh (the world's NPCs, :mod:`voxelworld.game.npcs`), stepped once a frame by
+        :meth:`step_crowd`; it follows every re-bake (puts its agents back on the navmesh, plans again).
     """
 
     # What the navigation keeps from frame to frame besides its navmesh (:meth:`state_dict`); the navmesh is
     # baked again from :attr:`chunk_meshes` (``baked_from``), the rest is what the constructor is given.
     STATE_ATTRIBUTES = ("revision", "_log")
     STATE_CHECKS = {"revision": whole(0), "log": sequence(pair(whole(0), set_of(sequence(whole(), tuple))), list)}
+    # crowd: its agents' states are their NPCs' (NPC.state_dict), its own under the key "crowd"; _crowd_events:
+    # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
-                        "_chunk_objects", "scene", "mesh")
+                        "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events")
 
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -181,6 +189,8 @@ class WorldNavigation:
         self.mesh: NavMesh = bake(self.scene, region, settings)
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
+        self.crowd = Crowd(self.mesh, CROWD_SETTINGS)
+        self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
     # ------------------------------------------------------------------------------------------- state
     @property
@@ -196,20 +206,46 @@ class WorldNavigation:
         return MappingProxyType(self._chunk_meshes)
 
     def state_dict(self) -> dict:
-        """What the navigation keeps from frame to frame besides its navmesh: ``revision`` and ``log`` (a list of
-        (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first)."""
-        return {"revision": self.revision, "log": list(self._log)}
+        """What the navigation keeps from frame to frame besides its navmesh: ``revision``, ``log`` (a list of
+        (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first) and ``crowd`` (the
+        crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs')."""
+        return {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a
-        revision that is not a whole number >= 0."""
+        revision that is not a whole number >= 0. A state without ``crowd`` (saved before the crowd) leaves the
+        crowd's as it is."""
         if not (isinstance(state, Mapping) and "revision" in state and "log" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys revision, log")
         for key, check in self.STATE_CHECKS.items():
             check(f"state[{key!r}]", state[key])
         revision = check_integer("state['revision']", state["revision"], minimum=0)
+        if "crowd" in state:
+            self.crowd.load_state_dict(state["crowd"])
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
+
+    # ------------------------------------------------------------------------------------------- crowd
+    def add_agent(self, position, radius: float, speed: float, arrival_distance: float, max_snap: float) -> int:
+        """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
+        (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``)."""
+        max_snap = check_finite("max_snap", max_snap, minimum=0.0, unit="m")
+        point = np.array(check_point("position", position))
+        snapped, polygon = NavQuery(self.mesh).nearest_point(point)
+        if polygon < 0 or not np.linalg.norm(snapped - point) <= max_snap:
+            raise ParameterError("position", tuple(point.tolist()), f"a point within max_snap = {max_snap} m of the "
+                                 "navmesh")
+        return self.crowd.add_agent(snapped, radius, speed, arrival_distance=arrival_distance)
+
+    def step_crowd(self, dt: float) -> None:
+        """Step the crowd for ``dt`` s (> 0); each agent's events wait for :meth:`take_events`."""
+        self._crowd_events = {}
+        for event in self.crowd.step(dt):
+            self._crowd_events.setdefault(event.agent, []).append(event)
+
+    def take_events(self, agent: int) -> list[CrowdEvent]:
+        """Agent ``agent``'s events of the last :meth:`step_crowd` (each given once)."""
+        return self._crowd_events.pop(agent, [])
 
     # ------------------------------------------------------------------------------------------- scene
     def _prop(self, prop: SceneObject) -> SceneObject:

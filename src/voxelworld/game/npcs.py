@@ -1,15 +1,17 @@
-"""NPCs walking navmesh paths on a terrain that changes under their feet.
+"""NPCs walking navmesh paths together on a terrain that changes under their feet.
 
-An :class:`NPC` asks :class:`~voxelworld.game.navigation.WorldNavigation` for a path (exact shortest paths on the
-navmesh) and walks it at its speed. Every step it checks whether the navmesh was re-baked since it planned
-(:meth:`WorldNavigation.changed_since`); if a re-baked tile lies on what is left of its path, it plans again from
-where it stands, so it walks around a fresh hole, or stops (``"blocked"``) when the hole cuts it off from its
-goal. Each stride is also walked on the navmesh itself (:meth:`NavQuery.raycast`, exact polygon to polygon), so
-an NPC never steps off the walkable area even between checks: if a stride is cut short it re-plans at once.
+An :class:`NPC` is an agent of its :class:`~voxelworld.game.navigation.WorldNavigation`'s crowd
+(:class:`~voxelworld.navigation.Crowd`, one for all the world's NPCs): it plans exact shortest paths on the
+navmesh, steers along them around the other NPCs (local avoidance), and every stride is walked on the navmesh
+itself, polygon to polygon, so an NPC never steps off the walkable area. When the navmesh is re-baked the crowd
+puts every NPC back on it and plans its path again: it walks around a fresh hole (``"replanned"``, when the new
+path differs from what was left of the old), or stops (``"blocked"``) when the hole cuts it off from its goal
+or the ground under it was dug away.
 
-Heights come from the navmesh polygons the stride ends on. Each NPC asks through its own
-:class:`~voxelworld.navigation.NavQuery` (its own search scratch). Deterministic: no randomness, the same calls
-give the same positions and events.
+The crowd steps once a frame for all its NPCs (:meth:`WorldNavigation.step_crowd`, the world's cast calls it);
+:meth:`NPC.take_events` then gives each NPC its events. :meth:`NPC.step` does both, for an NPC walking alone.
+Heights come from the navmesh polygons it stands on. Deterministic: no randomness, the same calls give the same
+positions and events.
 
 Examples
 --------
@@ -29,19 +31,19 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import array, attribute_state, number, optional, restore_attributes, text, whole
-from ..errors import ParameterError, check_finite, check_point, check_range
-from ..navigation import NavQuery
+from ..attribute_state import attribute_state, number, restore_attributes, whole
+from ..errors import ParameterError, check_finite
+from ..navigation import CrowdEvent
 from .navigation import WorldNavigation
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
 
 STATES = ("idle", "walking", "arrived", "blocked")
+_CROWD_STATES = {"idle": "idle", "moving": "walking", "arrived": "arrived", "blocked": "blocked"}
 
 
 @dataclass(frozen=True)
@@ -51,17 +53,20 @@ class NPCSettings:
     Parameters
     ----------
     speed : float
-        m/s (> 0) along the path, measured on the x-z plane.
+        m/s (> 0): its top speed, measured on the x-z plane.
     arrival_radius : float
         m (>= 0): the goal is reached when the NPC is this close to it (x-z).
     max_snap : float
-        m (>= 0): how far (x-z) the NPC may stand from the navmesh and still plan from its nearest point; farther
-        (the ground under it was dug away) it is ``"blocked"``.
+        m (>= 0): how far the NPC may be placed from the navmesh (it stands on its nearest point); the crowd's
+        ``max_snap`` (:data:`~voxelworld.game.navigation.CROWD_SETTINGS`) decides when a re-bake leaves it off.
+    radius : float
+        m (> 0): the disc other NPCs keep out of (the navmesh is baked for an agent of 0.4 m).
     """
 
     speed: float = 1.5  # m/s
     arrival_radius: float = 0.3  # m
     max_snap: float = 1.0  # m
+    radius: float = 0.4  # m
 
     def __post_init__(self):
         object.__setattr__(self, "speed", check_finite("speed", self.speed, minimum=0.0, strict_minimum=True,
@@ -69,6 +74,8 @@ class NPCSettings:
         object.__setattr__(self, "arrival_radius", check_finite("arrival_radius", self.arrival_radius,
                                                                 minimum=0.0, unit="m"))
         object.__setattr__(self, "max_snap", check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"))
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, strict_minimum=True,
+                                                        unit="m"))
 
 
 @dataclass(frozen=True)
@@ -82,12 +89,8 @@ class NPCEvent:
     time: float
 
 
-def _point(parameter: str, value) -> np.ndarray:
-    return np.array(check_point(parameter, value))
-
-
 class NPC:
-    """An agent walking navmesh paths of a :class:`WorldNavigation` (see the module).
+    """An agent walking navmesh paths of a :class:`WorldNavigation`, in its crowd (see the module).
 
     Parameters
     ----------
@@ -95,32 +98,30 @@ class NPC:
         Named in its events.
     navigation : WorldNavigation
     position : 3 floats
-        Where it stands (m).
+        Where it stands (m; put on the navmesh, at most ``settings.max_snap`` m from it).
     settings : NPCSettings
 
     Attributes
     ----------
     position : (3,) float64
-        Where it stands now (m).
+        Where it stands now (m; a copy).
     goal : (3,) float64 or None
     path : (n, 3) float64 or None
-        The corners still ahead (the next one first).
+        The corners still ahead (the next one first), None unless walking.
     state : str
         One of :data:`STATES`.
+    agent : int
+        Its id in ``navigation.crowd``.
     replans : int
-        How many times it planned again because the navmesh changed under its path.
+        How many times it planned again and found another path (the navmesh changed under its path, or it was
+        pushed out of sight of its next corner).
     """
 
-    # What an NPC keeps from frame to frame (:meth:`state_dict`); the other attributes are what its constructor
-    # is given.
-    STATE_ATTRIBUTES = ("position", "goal", "path", "state", "replans", "time", "_revision")
-    STATE_CHECKS = {"position": array((3,)), "goal": optional(array((3,))), "path": optional(array((None, 3))),
-                    "state": text(STATES), "replans": whole(0), "time": number(minimum=0.0, unit="s"),
-                    "revision": whole(0),
-                    "*": lambda npc, name, state: check_range(  # walking: towards a goal, along a path
-                        f"{name}['path']", state["path"], "corners to walk to, and a goal, while walking",
-                        state["state"] != "walking" or state["path"] is not None and state["goal"] is not None)}
-    OTHER_ATTRIBUTES = ("name", "navigation", "settings", "_query")  # _query: its NavQuery of the navmesh
+    # What an NPC keeps from frame to frame (:meth:`state_dict`) besides its agent's state in the crowd
+    # (``Crowd.agent_state``, under the key "walk"); the other attributes are what its constructor is given.
+    STATE_ATTRIBUTES = ("replans", "time")
+    STATE_CHECKS = {"replans": whole(0), "time": number(minimum=0.0, unit="s")}
+    OTHER_ATTRIBUTES = ("name", "navigation", "settings", "agent")
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
         if not isinstance(name, str) or not name:
@@ -130,98 +131,79 @@ class NPC:
         if not isinstance(settings, NPCSettings):
             raise ParameterError("settings", type(settings).__name__, "an NPCSettings")
         self.name, self.navigation, self.settings = name, navigation, settings
-        self.position = _point("position", position)
-        self.goal: np.ndarray | None = None
-        self.path: np.ndarray | None = None
-        self.state = "idle"
+        self.agent = navigation.add_agent(position, settings.radius, settings.speed, settings.arrival_radius,
+                                          settings.max_snap)
         self.replans = 0
         self.time = 0.0
-        self._revision = navigation.revision
-        self._query = NavQuery(navigation.mesh)
 
     def state_dict(self) -> dict:
-        """What the NPC keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
-        underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
-        return attribute_state(self, self.STATE_ATTRIBUTES)
+        """What the NPC keeps from frame to frame (``STATE_ATTRIBUTES``, the values themselves:
+        :mod:`voxelworld.attribute_state`), and under ``"walk"`` its agent's state in the crowd."""
+        return attribute_state(self, self.STATE_ATTRIBUTES) | {"walk": self.navigation.crowd.agent_state(self.agent)}
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of range."""
+        if isinstance(state, dict) and "walk" not in state and {"goal", "path", "state"} <= set(state):
+            state = state | {"walk": self._walk_of_old_state(state)}
+        if not (isinstance(state, dict) and "walk" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
+                                 "a mapping with the keys replans, time, walk")
+        for key, check in self.STATE_CHECKS.items():
+            if key not in state:
+                raise ParameterError("state", sorted(state), f"a mapping with the key {key}")
+            check(f"state[{key!r}]", state[key])
+        self.navigation.crowd.restore_agent(self.agent, state["walk"])
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
-    # ------------------------------------------------------------------------------------------ planning
+    def _walk_of_old_state(self, state: dict) -> dict:
+        """The crowd agent's state for a state saved before NPCs walked in a crowd (position, goal, path, state):
+        where it stands now, at rest, walking the path it had."""
+        walk = self.navigation.crowd.agent_state(self.agent)
+        states = {"idle": "idle", "walking": "moving", "arrived": "arrived", "blocked": "blocked"}
+        path = state["path"]
+        return walk | {"goal": state["goal"], "state": states.get(state["state"], state["state"]),
+                       "path": np.zeros((0, 3)) if path is None else path}
+
+    # ------------------------------------------------------------------------------------------- reading
+    @property
+    def position(self) -> np.ndarray:
+        return self.navigation.crowd.position(self.agent)
+
+    @property
+    def goal(self) -> np.ndarray | None:
+        return self.navigation.crowd.goal(self.agent)
+
+    @property
+    def state(self) -> str:
+        return _CROWD_STATES[self.navigation.crowd.state(self.agent)]
+
+    @property
+    def path(self) -> np.ndarray | None:
+        return self.navigation.crowd.path(self.agent) if self.state == "walking" else None
+
+    # ------------------------------------------------------------------------------------------ walking
     def walk_to(self, goal) -> bool:
         """Plan a path to ``goal`` (m) and start walking; False (state ``"blocked"``) when none exists."""
-        self.goal = _point("goal", goal)
-        return self._plan()
+        return self.navigation.crowd.set_goal(self.agent, goal)
 
-    def _navmesh_query(self) -> NavQuery:
-        """This NPC's query of the navigation's navmesh (made again if the navigation holds another navmesh)."""
-        if self._query.mesh is not self.navigation.mesh:
-            self._query = NavQuery(self.navigation.mesh)
-        return self._query
-
-    def _plan(self) -> bool:
-        query = self._navmesh_query()
-        self._revision = self.navigation.revision
-        snapped, polygon = query.nearest_point(self.position)
-        far = polygon < 0 or math.hypot(*(snapped - self.position)[[0, 2]]) > self.settings.max_snap
-        path = None if far else query.find_path(self.position, self.goal)
-        if path is None:
-            self.path, self.state = None, "blocked"
-            return False
-        # Start from where it stands (the path's first point is the snapped start).
-        self.path = path.points[1:].copy() if len(path.points) > 1 else path.points.copy()
-        self.state = "walking"
-        return True
-
-    def _path_touched(self) -> bool:
-        """Whether the navmesh was re-baked under what is left of the path since it was planned."""
-        tiles = self.navigation.changed_since(self._revision)
-        if tiles is None:
-            return True
-        if tiles and tiles & self.navigation.tiles_crossed(np.vstack([self.position[None], self.path])):
-            return True
-        self._revision = self.navigation.revision  # nothing ahead changed: the path stands
-        return False
-
-    # ------------------------------------------------------------------------------------------- walking
-    def step(self, dt: float) -> list[NPCEvent]:
-        """Walk for ``dt`` seconds (> 0); returns the events of the step."""
+    def take_events(self, dt: float) -> list[NPCEvent]:
+        """This NPC's events of the crowd's last step (:meth:`WorldNavigation.step_crowd`), which lasted ``dt``
+        seconds (> 0) of its walking clock."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         self.time += dt
-        if self.state != "walking":
-            return []
         events = []
-        if self._path_touched():
-            self.replans += 1
-            if not self._plan():
-                return [self._event("blocked")]
-            events.append(self._event("replanned"))
-        budget, retries = self.settings.speed * dt, 0
-        while budget > 1e-12 and len(self.path) and retries <= 2:
-            target = self.path[0]
-            gap = math.hypot(target[0] - self.position[0], target[2] - self.position[2])
-            share = 1.0 if gap <= budget else budget / gap
-            aim = self.position + share * (target - self.position)
-            walked, reached = self._navmesh_query().raycast(self.position, aim)
-            if walked < share * gap - 1e-6:  # the navmesh ends before the stride does: plan again
-                self.position = reached
-                self.replans += 1
-                retries += 1
-                if not self._plan():
-                    return events + [self._event("blocked")]
-                events.append(self._event("replanned"))
-                continue
-            self.position = reached
-            budget -= share * gap
-            if share == 1.0:
-                self.path = self.path[1:]
-        goal = self.goal
-        if math.hypot(goal[0] - self.position[0], goal[2] - self.position[2]) <= self.settings.arrival_radius \
-                or not len(self.path):
-            self.path, self.state = None, "arrived"
-            events.append(self._event("arrived"))
+        for event in self.navigation.take_events(self.agent):
+            self.replans += event.kind == "replanned"
+            events.append(self._event(event))
         return events
 
-    def _event(self, kind: str) -> NPCEvent:
-        return NPCEvent(self.name, kind, tuple(float(c) for c in self.position), self.time)
+    def step(self, dt: float) -> list[NPCEvent]:
+        """Step the navigation's crowd for ``dt`` seconds (> 0) and return this NPC's events: for an NPC walking
+        alone (with several, step the crowd once and let each :meth:`take_events`, as the world does)."""
+        dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
+        self.navigation.step_crowd(dt)
+        return self.take_events(dt)
+
+    def _event(self, event: CrowdEvent) -> NPCEvent:
+        return NPCEvent(self.name, event.kind, event.position, self.time)

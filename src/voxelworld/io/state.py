@@ -123,6 +123,7 @@ def _agents_row(codec: StateCodec, world: World) -> dict:
     agents = world.agents
     row = _encoded(codec, agents.state_dict(), "agents")
     row["npcs"] = [{"name": npc.name, "settings": codec.encode(npc.settings, f"agents.npcs[{n}].settings"),
+                    "position": codec.encode(npc.position, f"agents.npcs[{n}].position"),
                     **_encoded(codec, npc.state_dict(), f"agents.npcs[{n}]")} for n, npc in enumerate(agents.npcs)]
     row["enemies"] = []
     for n, enemy in enumerate(agents.enemies):
@@ -287,7 +288,7 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
                       codec.decode(data["settings"], f"{where}.settings"))
         except (ParameterError, KeyError) as error:
             raise FormatError(f"{where}: {error}") from error
-        _load(codec, npc, data, where, besides=("name", "settings"))
+        _load(codec, npc, data, where, besides=("name", "settings", "position"))
         agents.npcs.append(npc)
     for n, data in enumerate(row["enemies"]):
         where = f"agents.enemies[{n}]"

@@ -15,6 +15,9 @@ knows nothing of voxels.
   tiles a change of the scene touches.
 - :class:`NavQuery`: the queries of one agent or thread on a navmesh (``locate``, ``nearest_point``,
   ``find_path``, ``raycast``, ``random_point``), with the scratch its path searches reuse.
+- :class:`Crowd` / :class:`CrowdSettings`: agents (radius, speed, goal) walking a navmesh together, steering
+  along their paths with local avoidance (ORCA) and kept on the mesh and apart (Detour's crowd is the model;
+  :mod:`~voxelworld.navigation.crowd`).
 - :func:`voxelworld.navigation.bake.bake`: the ray-cast baker, in steps that can be called one by one
   (:mod:`~voxelworld.navigation.rays`, :mod:`~voxelworld.navigation.sampling`,
   :mod:`~voxelworld.navigation.polygons`); :func:`navmesh_from_grids` makes a navmesh from grids of walkable
@@ -23,6 +26,7 @@ knows nothing of voxels.
 The guide is docs/navigation.md.
 """
 
+from .crowd import Crowd, CrowdEvent, CrowdSettings
 from .navmesh import NavMesh
 from .polygons import WalkableGrid, navmesh_from_grids
 from .query import NavPath, NavQuery
@@ -30,4 +34,4 @@ from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
 __all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavQuery", "NavPath",
-           "WalkableGrid", "navmesh_from_grids"]
+           "WalkableGrid", "navmesh_from_grids", "Crowd", "CrowdSettings", "CrowdEvent"]

@@ -1,0 +1,523 @@
+"""`Crowd`: agents walking a navmesh together, steering along their paths and around each other.
+
+Modelled on Detour's crowd (``dtCrowd``): each agent (a disc of a radius, a top speed, a height) plans a path with
+:meth:`NavQuery.find_path` and steers to the next corner of it it can see (the path *corridor*), re-planning
+when pushed out of sight of it or when the navmesh is re-baked. Every :meth:`Crowd.step` then runs, in numba
+kernels over the agents' arrays (``_kernels/crowd.py``, ``_kernels/orca.py``):
+
+1. steering: each agent's preferred velocity, towards its next corner, slowing near its goal;
+2. neighbours: a uniform grid over the agents; each avoids its ``max_neighbours`` nearest within
+   ``neighbour_distance``;
+3. avoidance: ORCA (optimal reciprocal collision avoidance, van den Berg et al. 2011, as in RVO2): the
+   velocity nearest the preferred one that keeps clear of every neighbour for ``time_horizon`` seconds if each
+   takes half the avoidance;
+4. the move: walked on the navmesh polygon to polygon, sliding along the edge that stops it, so an agent's
+   centre never leaves the navmesh (bake it with the agents' radius, as Recast erodes by it);
+5. separation: pairs that still overlap (a crowd packed against a wall) are pushed apart on the mesh.
+
+Deterministic: agents are kept in the order they were added and every loop runs in that order, so the same
+calls give the same positions, bit for bit.
+
+Examples
+--------
+Two agents swap ends of a corridor 2 m wide, passing each other:
+
+>>> import numpy as np
+>>> from voxelworld.navigation import Crowd, WalkableGrid, navmesh_from_grids
+>>> mesh = navmesh_from_grids([WalkableGrid(np.ones((20, 4), dtype=bool), np.zeros((20, 4)), 0.0, 0.0, 0.5)])
+>>> crowd = Crowd(mesh)
+>>> west = crowd.add_agent((1.0, 0.0, 1.0), radius=0.3, speed=1.5)
+>>> east = crowd.add_agent((9.0, 0.0, 1.0), radius=0.3, speed=1.5)
+>>> crowd.set_goal(west, (9.0, 0.0, 1.0)), crowd.set_goal(east, (1.0, 0.0, 1.0))
+(True, True)
+>>> events = [event for _ in range(600) for event in crowd.step(1 / 30)]
+>>> [(event.agent, event.kind) for event in events], crowd.states
+([(0, 'arrived'), (1, 'arrived')], ('arrived', 'arrived'))
+>>> bool(np.hypot(*(crowd.positions[0] - crowd.positions[1])[[0, 2]]) > 0.6)  # apart: they passed
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_integer, check_point
+from ._kernels import crowd as _crowd
+from .navmesh import NavMesh
+from .query import NavQuery
+
+__all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP"]
+
+AGENT_STATES = ("idle", "moving", "arrived", "blocked")  # no goal; on its way; at its goal; no path to it
+IDLE, MOVING, ARRIVED, BLOCKED = range(4)
+MAX_STEP = 1.0  # s: the longest step (avoidance and separation assume agents move less than a radius or so)
+PUSHED_OFF = 2.0  # an arrived agent pushed farther than this many arrival distances from its goal moves again
+LOST_REPLAN_INTERVAL = 0.5  # s: an agent out of sight of its next corner plans again at most this often
+
+
+@dataclass(frozen=True)
+class CrowdSettings:
+    """How a crowd's agents avoid each other (every field checked on construction).
+
+    Parameters
+    ----------
+    neighbour_distance : float
+        m (> 0): agents farther apart than this on the x-z plane do not avoid each other (nor turn for each
+        other, see ``keep_right``).
+    max_neighbours : int
+        1..64: the nearest neighbours each agent avoids.
+    time_horizon : float
+        s (> 0): how far ahead avoidance keeps agents apart (longer: earlier, wider detours, but a dense crowd
+        freezes sooner).
+    keep_right : float
+        0..1: how far agents meeting oncoming ones turn to their right (up to 45 degrees at 1), so that
+        opposite streams form lanes through a doorway instead of jamming in it; 0: not at all.
+    give_way_distance : float
+        m (>= 0): an agent steps aside (to its right) for an oncoming one with the right of way this close ahead
+        (a higher priority, or the same and added earlier); 0: never.
+    yield_share : float
+        0..0.5: between oncoming agents, the one with the right of way takes ``0.5 - yield_share`` of the
+        avoidance and the other ``0.5 + yield_share`` (ORCA shares it half and half: 0), so that one stream
+        goes through a doorway while the other makes room, instead of both pressing.
+    separation_iterations : int
+        0..64: passes of the hard separation of overlapping pairs per step at most (it stops when none
+        overlaps).
+    separation_slack : float
+        0..0.5: the separation pushes pairs apart to (1 + slack) times their radii's sum.
+    slowdown_distance : float
+        m (>= 0): agents slow down within this distance of their goal.
+    replans_per_step : int
+        1..10000: paths planned again per step at most (the others wait their turn, in order).
+    max_snap : float
+        m (>= 0): how far from the navmesh an agent may be added or moved (it is put on its nearest point);
+        after a re-bake, an agent farther from the new navmesh is off it (it stands, ``"blocked"``).
+    """
+
+    neighbour_distance: float = 3.0  # m
+    max_neighbours: int = 10
+    time_horizon: float = 0.5  # s
+    keep_right: float = 1.0
+    give_way_distance: float = 1.5  # m
+    yield_share: float = 0.4
+    separation_iterations: int = 16
+    separation_slack: float = 0.01
+    slowdown_distance: float = 1.0  # m
+    replans_per_step: int = 16
+    max_snap: float = 1.0  # m
+
+    def __post_init__(self):
+        checked = {
+            "neighbour_distance": check_finite("neighbour_distance", self.neighbour_distance, minimum=0.0,
+                                               strict_minimum=True, unit="m"),
+            "max_neighbours": check_integer("max_neighbours", self.max_neighbours, minimum=1, maximum=64),
+            "time_horizon": check_finite("time_horizon", self.time_horizon, minimum=0.0, strict_minimum=True,
+                                         unit="s"),
+            "keep_right": check_finite("keep_right", self.keep_right, minimum=0.0, maximum=1.0),
+            "give_way_distance": check_finite("give_way_distance", self.give_way_distance, minimum=0.0, unit="m"),
+            "yield_share": check_finite("yield_share", self.yield_share, minimum=0.0, maximum=0.5),
+            "separation_iterations": check_integer("separation_iterations", self.separation_iterations, minimum=0,
+                                                   maximum=64),
+            "separation_slack": check_finite("separation_slack", self.separation_slack, minimum=0.0, maximum=0.5),
+            "slowdown_distance": check_finite("slowdown_distance", self.slowdown_distance, minimum=0.0, unit="m"),
+            "replans_per_step": check_integer("replans_per_step", self.replans_per_step, minimum=1, maximum=10000),
+            "max_snap": check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
+@dataclass(frozen=True)
+class CrowdEvent:
+    """Something an agent did in a step: ``kind`` is ``"arrived"`` (also again when others pushed it off its
+    goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (it planned again, after
+    it lost sight of its next corner or the navmesh changed, and found another path than what was left of its
+    own, or a path at last) or ``"blocked"`` (no path to its goal, or off the navmesh); ``position`` (m) where
+    it stood after the step; ``time`` (s) the crowd's clock then."""
+
+    agent: int
+    kind: str
+    position: tuple[float, float, float]
+    time: float
+
+
+def _finite_array(value) -> np.ndarray | None:
+    """``value`` as a float64 array of finite numbers, or None."""
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return array if np.all(np.isfinite(array)) else None
+
+
+def _same_corners(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two lists of path corners are the same within a nanometre."""
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-9))
+
+
+class Crowd:
+    """Agents on one navmesh, stepped together (see the module).
+
+    Parameters
+    ----------
+    navmesh : NavMesh
+        The navmesh walked; it may be re-baked between steps (the crowd puts its agents back on it and plans
+        their paths again).
+    settings : CrowdSettings
+
+    Attributes
+    ----------
+    time : float
+        s stepped so far.
+    """
+
+    def __init__(self, navmesh: NavMesh, settings: CrowdSettings = CrowdSettings()):
+        if not isinstance(navmesh, NavMesh):
+            raise ParameterError("navmesh", type(navmesh).__name__, "a voxelworld.navigation.NavMesh")
+        if not isinstance(settings, CrowdSettings):
+            raise ParameterError("settings", type(settings).__name__, "a CrowdSettings")
+        self.mesh, self.settings = navmesh, settings
+        self._avoidance = _crowd.AvoidanceSettings(settings.neighbour_distance, settings.max_neighbours,
+                                                   settings.time_horizon, settings.keep_right,
+                                                   settings.give_way_distance, settings.yield_share)
+        self._query = NavQuery(navmesh)
+        self._index = navmesh.index
+        self.time = 0.0
+        self._next_id = 0
+        self._slot: dict[int, int] = {}  # agent id -> row (looked up, never iterated)
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._position, self._velocity = np.zeros((0, 3)), np.zeros((0, 2))
+        self._radius, self._height, self._speed, self._arrival, self._priority = (np.zeros(0) for _ in range(5))
+        self._polygon, self._state = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8)
+        self._goal, self._next_corner = np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
+        self._planned_at = np.zeros(0)  # s: the crowd's time of each agent's last plan
+        self._paths: list[np.ndarray] = []
+        self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
+        self._corners_stale = False
+        self._replan_queue: list[int] = []  # agent ids, oldest first
+        self._replan_turns: dict[int, int] = {}  # restore_agent's places in the queue (looked up, sorted)
+        self._waiting: list[tuple[int, str]] = []  # what happened between steps, told by the next step
+
+    # ------------------------------------------------------------------------------------------- agents
+    ROW_ARRAYS = ("_ids", "_position", "_velocity", "_radius", "_height", "_speed", "_arrival", "_priority",
+                  "_polygon", "_state", "_goal", "_next_corner", "_planned_at")
+
+    def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
+                  arrival_distance: float | None = None, priority: float = 0.0) -> int:
+        """Add an agent standing at ``position`` (m; put on the navmesh's nearest point, at most
+        ``settings.max_snap`` m away), a disc of ``radius`` m (> 0) walking at most ``speed`` m/s (>= 0),
+        ``height`` m tall (> 0), at its goal within ``arrival_distance`` m of it (>= 0; default: its radius).
+        Between oncoming agents, the higher ``priority`` (a finite number) has the right of way, and on a tie
+        the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the
+        others avoid it on their own and the separation never pushes it (place it with :meth:`move_agent`).
+        Returns its id (ids are never used again);
+        it stands ``"idle"`` until :meth:`set_goal`."""
+        radius = check_finite("radius", radius, minimum=0.0, strict_minimum=True, unit="m")
+        speed = check_finite("speed", speed, minimum=0.0, unit="m/s")
+        height = check_finite("height", height, minimum=0.0, strict_minimum=True, unit="m")
+        arrival = radius if arrival_distance is None else check_finite("arrival_distance", arrival_distance,
+                                                                        minimum=0.0, unit="m")
+        priority = check_finite("priority", priority)
+        point, polygon = self._snap("position", position)
+        agent = self._next_id
+        row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE,
+               np.full(3, np.nan), 0, -np.inf)
+        for name, value in zip(self.ROW_ARRAYS, row):
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))
+        self._paths.append(np.zeros((0, 3)))
+        self._slot[agent] = len(self._ids) - 1
+        self._next_id += 1
+        self._corners_stale = True
+        return agent
+
+    def remove_agent(self, agent: int) -> None:
+        """Take agent ``agent`` out of the crowd (the others keep their order)."""
+        row = self._row(agent)
+        for name in self.ROW_ARRAYS:
+            setattr(self, name, np.delete(getattr(self, name), row, axis=0))
+        del self._paths[row]
+        del self._slot[agent]
+        for later in self._ids[row:]:
+            self._slot[int(later)] -= 1
+        self._replan_queue = [a for a in self._replan_queue if a != agent]
+        self._waiting = [(a, kind) for a, kind in self._waiting if a != agent]
+        self._corners_stale = True
+
+    def set_goal(self, agent: int, goal) -> bool:
+        """Plan agent ``agent``'s path to ``goal`` (m, put on the navmesh) now and set it walking; False (state
+        ``"blocked"``) when there is no path (another island, or it stands off the navmesh)."""
+        row = self._row(agent)
+        goal = np.array(check_point("goal", goal))
+        self._follow_navmesh()
+        self._goal[row] = goal
+        self._replan_queue = [a for a in self._replan_queue if a != agent]
+        return self._plan(row)
+
+    def clear_goal(self, agent: int) -> None:
+        """Stop agent ``agent``: no goal, no path, ``"idle"`` (others still push it aside)."""
+        row = self._row(agent)
+        self._goal[row] = np.nan
+        self._state[row] = IDLE
+        self._set_path(row, np.zeros((0, 3)))
+        self._replan_queue = [a for a in self._replan_queue if a != agent]
+
+    def move_agent(self, agent: int, position) -> None:
+        """Put agent ``agent`` at ``position`` (m; on the navmesh's nearest point, at most ``settings.max_snap``
+        m away); a walking agent plans again from there in its turn."""
+        row = self._row(agent)
+        point, polygon = self._snap("position", position)
+        self._follow_navmesh()
+        self._position[row], self._polygon[row] = point, polygon
+        self._velocity[row] = 0.0
+        if self._state[row] != IDLE:
+            self._queue_replan(agent)
+
+    def _row(self, agent) -> int:
+        try:
+            return self._slot[agent]
+        except (KeyError, TypeError):
+            known = ", ".join(map(str, self._ids[:8].tolist())) + (", ..." if len(self._ids) > 8 else "")
+            raise ParameterError("agent", agent, f"the id of an agent of this crowd ({known or 'none yet'})") \
+                from None
+
+    def _snap(self, parameter: str, value) -> tuple[np.ndarray, int]:
+        point = np.array(check_point(parameter, value))
+        snapped, polygon = self._query.nearest_point(point)
+        if polygon < 0 or not np.linalg.norm(snapped - point) <= self.settings.max_snap:
+            raise ParameterError(parameter, tuple(point.tolist()),
+                                 f"a point within max_snap = {self.settings.max_snap} m of the navmesh")
+        return snapped, polygon
+
+    # --------------------------------------------------------------------------------------------- reading
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """The agents' ids, in the crowd's order (the order of the rows of :attr:`positions`)."""
+        return tuple(self._ids.tolist())
+
+    @property
+    def positions(self) -> np.ndarray:
+        """(n, 3) float64, m: where the agents stand (a copy)."""
+        return self._position.copy()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """(n, 3) float64, m/s: how each agent moved in the last step on the x-z plane (y is 0; a copy)."""
+        out = np.zeros((len(self._ids), 3))
+        out[:, [0, 2]] = self._velocity
+        return out
+
+    @property
+    def radii(self) -> np.ndarray:
+        """(n,) float64, m (a copy)."""
+        return self._radius.copy()
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """Each agent's state, one of :data:`AGENT_STATES`."""
+        return tuple(AGENT_STATES[s] for s in self._state.tolist())
+
+    def position(self, agent: int) -> np.ndarray:
+        return self._position[self._row(agent)].copy()
+
+    def state(self, agent: int) -> str:
+        return AGENT_STATES[self._state[self._row(agent)]]
+
+    def goal(self, agent: int) -> np.ndarray | None:
+        goal = self._goal[self._row(agent)]
+        return None if np.isnan(goal[0]) else goal.copy()
+
+    def path(self, agent: int) -> np.ndarray:
+        """The corners still ahead of agent ``agent`` (m, the next one first; empty without a path)."""
+        row = self._row(agent)
+        return self._paths[row][self._next_corner[row]:].copy()
+
+    # ---------------------------------------------------------------------------------------------- state
+    def agent_state(self, agent: int) -> dict:
+        """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
+        (2,) x-z, ``polygon``, ``state`` (one of AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners
+        ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn`` (its place in the queue of re-plans, -1: none).
+        :meth:`restore_agent` takes it back."""
+        row = self._row(agent)
+        return {"position": self._position[row].copy(), "velocity": self._velocity[row].copy(),
+                "polygon": int(self._polygon[row]), "state": AGENT_STATES[self._state[row]], "goal": self.goal(agent),
+                "path": self.path(agent), "planned_at": float(self._planned_at[row]),
+                "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1}
+
+    def restore_agent(self, agent: int, state) -> None:
+        """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
+        before anything changes, for a missing key or a value out of range."""
+        row = self._row(agent)
+        keys = ("position", "velocity", "polygon", "state", "goal", "path", "planned_at", "replan_turn")
+        if not isinstance(state, dict) or any(key not in state for key in keys):
+            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
+                                 f"a mapping with the keys {', '.join(keys)}")
+        position = np.array(check_point("state['position']", state["position"]))
+        velocity = _finite_array(state["velocity"])
+        if velocity is None or velocity.shape != (2,):
+            raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z)")
+        polygon = check_integer("state['polygon']", state["polygon"], minimum=-1, maximum=self.mesh.polygon_count - 1)
+        if state["state"] not in AGENT_STATES:
+            raise ParameterError("state['state']", state["state"], f"one of {', '.join(AGENT_STATES)}")
+        goal = None if state["goal"] is None else np.array(check_point("state['goal']", state["goal"]))
+        path = _finite_array(state["path"])
+        walking = state["state"] in ("moving", "arrived")
+        if path is None or path.ndim != 2 or path.shape[1] != 3 or (walking and not (len(path) and goal is not None)):
+            raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m), with corners "
+                                 "(and a goal) while moving or arrived")
+        planned_at = float(state["planned_at"])
+        if planned_at != planned_at or planned_at == np.inf:
+            raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")
+        turn = check_integer("state['replan_turn']", state["replan_turn"], minimum=-1)
+        self._position[row], self._velocity[row], self._polygon[row] = position, velocity, polygon
+        self._state[row] = AGENT_STATES.index(state["state"])
+        self._goal[row] = np.nan if goal is None else goal
+        self._paths[row], self._next_corner[row] = path.copy(), 0
+        self._planned_at[row] = planned_at
+        self._corners_stale = True
+        self._replan_queue = [a for a in self._replan_queue if a != agent]
+        if turn >= 0:
+            self._replan_turns[agent] = turn
+            self._replan_queue = sorted(self._replan_turns, key=self._replan_turns.get)
+
+    def state_dict(self) -> dict:
+        """The crowd's own state (its agents' is :meth:`agent_state`'s): ``time`` (s)."""
+        return {"time": self.time}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of range."""
+        if not (isinstance(state, dict) and "time" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
+                                 "a mapping with the key time")
+        self.time = check_finite("state['time']", state["time"], minimum=0.0, unit="s")
+
+    # ---------------------------------------------------------------------------------------------- paths
+    def _set_path(self, row: int, points: np.ndarray) -> None:
+        self._paths[row] = points
+        self._next_corner[row] = 1 if len(points) > 1 else 0
+        self._corners_stale = True
+
+    def _plan(self, row: int) -> bool:
+        """Plan the path of the agent in ``row`` to its goal; False (and "blocked") when there is none."""
+        path = None
+        self._planned_at[row] = self.time
+        if self._polygon[row] >= 0:
+            path = self._query.find_path(self._position[row], self._goal[row])
+        if path is None:
+            self._state[row] = BLOCKED
+            self._velocity[row] = 0.0
+            self._set_path(row, np.zeros((0, 3)))
+            return False
+        self._state[row] = MOVING
+        self._set_path(row, path.points)
+        return True
+
+    def _queue_replan(self, agent: int) -> None:
+        if agent not in self._replan_queue:
+            self._replan_queue.append(agent)
+
+    def _replan_queued(self) -> list[CrowdEvent]:
+        """Plan again the first ``settings.replans_per_step`` agents waiting."""
+        events = []
+        count = self.settings.replans_per_step
+        self._replan_turns = {}
+        now, self._replan_queue = self._replan_queue[:count], self._replan_queue[count:]
+        for agent in now:
+            row = self._slot[agent]
+            if np.isnan(self._goal[row, 0]):
+                continue
+            ahead = self._paths[row][self._next_corner[row]:]
+            was_blocked = self._state[row] == BLOCKED
+            if not self._plan(row):
+                if not was_blocked:
+                    events.append((agent, "blocked"))
+            elif was_blocked or not _same_corners(ahead, self._paths[row][self._next_corner[row]:]):
+                events.append((agent, "replanned"))
+        return events
+
+    def _follow_navmesh(self) -> None:
+        """If the navmesh was re-baked: put every agent on its nearest point (off it when farther than max_snap)
+        and queue every agent with a goal to plan again; the agents found off it are "blocked" events of the
+        next step."""
+        if self.mesh.index is self._index:
+            return
+        self._index = self.mesh.index
+        events = self._waiting
+        for row, agent in enumerate(self._ids.tolist()):
+            snapped, polygon = self._query.nearest_point(self._position[row])
+            if polygon < 0 or not np.linalg.norm(snapped - self._position[row]) <= self.settings.max_snap:
+                self._polygon[row] = -1
+                self._velocity[row] = 0.0
+                if self._state[row] in (MOVING, ARRIVED):
+                    self._state[row] = BLOCKED
+                    self._set_path(row, np.zeros((0, 3)))
+                    events.append((agent, "blocked"))
+                continue
+            self._position[row], self._polygon[row] = snapped, polygon
+            if not np.isnan(self._goal[row, 0]):
+                self._queue_replan(agent)
+
+    def _refresh_corners(self) -> None:
+        if not self._corners_stale:
+            return
+        lengths = [len(p) for p in self._paths]
+        self._corner_start = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+        self._corners = np.concatenate(self._paths) if self._paths else np.zeros((0, 3))
+        self._corners = np.ascontiguousarray(self._corners, dtype=np.float64).reshape(-1, 3)
+        self._corners_stale = False
+
+    # ---------------------------------------------------------------------------------------------- step
+    def step(self, dt: float) -> list[CrowdEvent]:
+        """Move every agent for ``dt`` seconds (0 < dt <= :data:`MAX_STEP`); returns the step's events, in agent
+        order within each kind of cause (re-bake, re-plans, arrivals)."""
+        dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, maximum=MAX_STEP, unit="s")
+        self._follow_navmesh()
+        happened, self._waiting = self._waiting, []
+        happened += self._replan_queued()
+        n = len(self._ids)
+        if n:
+            happened += self._move(dt)
+        self.time += dt
+        return [CrowdEvent(agent, kind, tuple(float(v) for v in self._position[self._slot[agent]]), self.time)
+                for agent, kind in happened]
+
+    def _move(self, dt: float) -> list[tuple[int, str]]:
+        """The kernels' part of a step (see the module); returns the arrivals."""
+        self._refresh_corners()
+        settings, index = self.settings, self.mesh.index
+        polygons, links, segments = index.polygons, index.links, index.portal_segments
+        n = len(self._ids)
+        walking = (self._state == MOVING) | (self._state == ARRIVED)
+        preferred, chosen = np.zeros((n, 2)), np.zeros((n, 2))
+        lost, arrived = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
+        _crowd.steer(polygons, links, segments, self._position, self._polygon, self._radius, self._speed, walking,
+                     self._corners, self._corner_start, self._next_corner, self._arrival, settings.slowdown_distance,
+                     preferred, lost, arrived)
+        grid = _crowd.agent_grid(self._position, settings.neighbour_distance)
+        _crowd.avoid(self._position, self._velocity, self._radius, self._height, self._speed, self._polygon,
+                     self._priority, preferred, grid, self._avoidance, dt, chosen)
+        _crowd.integrate(polygons, links, segments, self._position, self._polygon, chosen, dt, self._velocity)
+        _crowd.heights(polygons.planes, self._position, self._polygon)
+        if settings.separation_iterations:
+            fixed = self._speed == 0.0  # obstacles: the separation moves the others (polygon -1: not pushed)
+            polygon = np.where(fixed, -1, self._polygon)
+            _crowd.separate(polygons, links, segments, self._position, polygon, self._radius, self._height,
+                            settings.separation_iterations, settings.separation_slack)
+            self._polygon = np.where(fixed, self._polygon, polygon)
+            _crowd.heights(polygons.planes, self._position, self._polygon)
+        events = []
+        for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():
+            self._queue_replan(int(self._ids[row]))
+        for row in np.flatnonzero(arrived & (self._state == MOVING)).tolist():
+            self._state[row] = ARRIVED
+            events.append((int(self._ids[row]), "arrived"))
+        # Pushed off its goal by others: on its way again (and "arrived" again when back).
+        ends = self._corners[np.maximum(self._corner_start[1:] - 1, 0)] if len(self._corners) else self._position
+        away = np.hypot(*(self._position - ends)[:, [0, 2]].T) > PUSHED_OFF * self._arrival
+        self._state[(self._state == ARRIVED) & away] = MOVING
+        return events
