@@ -502,14 +502,14 @@ class Crowd:
         _crowd.avoid(self._position, self._velocity, self._radius, self._height, self._speed, self._polygon,
                      self._priority, preferred, grid, self._avoidance, dt, chosen)
         _crowd.integrate(polygons, links, segments, self._position, self._polygon, chosen, dt, self._velocity)
-        _crowd.heights(polygons.planes, self._position, self._polygon)
+        _crowd.heights(polygons.surface, self._position, self._polygon)
         if settings.separation_iterations:
             fixed = self._speed == 0.0  # obstacles: the separation moves the others (polygon -1: not pushed)
             polygon = np.where(fixed, -1, self._polygon)
             _crowd.separate(polygons, links, segments, self._position, polygon, self._radius, self._height,
                             settings.separation_iterations, settings.separation_slack)
             self._polygon = np.where(fixed, self._polygon, polygon)
-            _crowd.heights(polygons.planes, self._position, self._polygon)
+            _crowd.heights(polygons.surface, self._position, self._polygon)
         events = []
         for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():
             self._queue_replan(int(self._ids[row]))

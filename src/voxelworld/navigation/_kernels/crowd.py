@@ -397,8 +397,8 @@ def separate(polygons, links, portal_segments, position, polygon, radius, height
 
 
 @njit(cache=True)
-def heights(planes, position, polygon):
-    """Each agent's height (m) on the plane of its polygon."""
+def heights(surface, position, polygon):
+    """Each agent's height (m) on the surface of its polygon (an ``arrays.Surface``)."""
     for a in range(position.shape[0]):
         if polygon[a] >= 0:
-            position[a, 1] = height(planes, polygon[a], position[a, 0], position[a, 2])
+            position[a, 1] = height(surface, polygon[a], position[a, 0], position[a, 2])
