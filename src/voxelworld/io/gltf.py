@@ -224,9 +224,12 @@ class _Builder:
         for level in sorted(set(navmesh.polygon_level.tolist())):
             triangles = fan_triangles(navmesh.polygon_start, navmesh.polygon_vertices,
                                       np.flatnonzero(navmesh.polygon_level == level))
-            # A corner on a straight side (where what lies across changes) makes a fan triangle of no area.
-            a, b, c = (navmesh.vertices[triangles[:, n]][:, [0, 2]] for n in range(3))
-            triangles = triangles[np.cross(b - a, c - a) != 0]
+            # A corner on a straight side (where what lies across changes) makes a fan triangle of no area: left
+            # out, judged on the positions as the file stores them (float32).
+            stored = navmesh.vertices.astype(np.float32).astype(np.float64)
+            a, b, c = (stored[triangles[:, n]][:, [0, 2]] for n in range(3))
+            edge_ab, edge_ac = b - a, c - a
+            triangles = triangles[edge_ab[:, 1] * edge_ac[:, 0] - edge_ab[:, 0] * edge_ac[:, 1] > 0]
             primitives.append(self.primitive(attributes, triangles, material, extras={"level": level}))
         self.node("navmesh", Mesh(name="navmesh", primitives=primitives))
 
