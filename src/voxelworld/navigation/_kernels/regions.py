@@ -12,15 +12,10 @@ keeps them. Cells are ``(i, k)`` of the region's grid.
 import numba
 import numpy as np
 
+from .samples import _root  # the islands' union-find: one root per region
+
 _STEP_I = (1, -1, 0, 0)
 _STEP_K = (0, 0, 1, -1)
-
-
-@numba.njit(cache=True)
-def _root(parent, r):
-    while parent[r] != r:
-        r = parent[r]
-    return r
 
 
 @numba.njit(cache=True)
