@@ -227,8 +227,9 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
     from .files import write_atomically
     from .navigation import NavSettings, Scene, SearchRegion
+    from .navigation.areas import bake_areas
     from .navigation.bake import bake
-    from .navigation.rays import bake_roles, check_bake_size
+    from .navigation.rays import bake_roles
 
     out = out if out is not None else sys.stdout
     roles = {}
@@ -256,7 +257,7 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
             regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()), landing=landing)]
             print(f"region: the scene's bounds widened by the agent height ({settings.clearance:g} m): "
                   + " ".join(f"{v:.2f}" for v in (*lo, *hi)), file=out)
-        check_bake_size(regions, settings)  # a bake too large for memory is refused before the scene is binned
+        bake_areas(regions, settings)  # a region too narrow, or a bake too large for memory, refused before binning
     except ParameterError as error:
         raise _option_error(error, options) from None
 

@@ -239,9 +239,13 @@ def test_bake_is_deterministic_and_checks_its_input():
 
 def test_progress_is_reported_step_by_step():
     calls = []
-    regions = [REGION, SearchRegion((0, 0, 0), (5, 2.5, 5))]
+    regions = [REGION, SearchRegion((20, 0, 0), (25, 2.5, 5))]  # apart: two areas of six steps
     bake(room(), regions, SETTINGS, progress=lambda done, total: calls.append((done, total)))
     assert calls == [(n, 12) for n in range(1, 13)]
+    calls.clear()
+    regions = [REGION, SearchRegion((10, 0, 0), (15, 2.5, 5))]  # touching: baked as one area
+    bake(room(), regions, SETTINGS, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(n, 6) for n in range(1, 7)]
 
 
 def test_a_region_with_nothing_in_it_bakes_to_an_empty_navmesh():

@@ -8,7 +8,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
-from voxelworld.navigation import rays as rays_module
+from voxelworld.navigation import areas as areas_module
 from voxelworld.navigation.bake import bake, walkable_layers
 from voxelworld.navigation.settings import BAKE_BYTES_PER_COLUMN, MAX_BAKE_COLUMNS
 
@@ -45,17 +45,21 @@ def test_a_region_too_wide_to_count_is_refused():
 
 
 def test_regions_count_together(monkeypatch):
-    monkeypatch.setattr(rays_module, "MAX_BAKE_COLUMNS", 16 * 16)
+    monkeypatch.setattr(areas_module, "MAX_BAKE_COLUMNS", 16 * 16)
     settings = NavSettings(ray_density=4, **SMALL)  # 0.5 m cells: 16 x 16 columns over 8 m, each region fits
     region = SearchRegion((0, -1, 0), (8, 3, 8))
     assert bake(FLOOR, region, settings).area() == 64.0
+    apart = SearchRegion((20, -1, 0), (28, 3, 8))  # a second area of 16 x 16 columns
     with pytest.raises(ParameterError, match="would cast 512 ") as caught:
-        bake(FLOOR, [region, region], settings)
+        bake(FLOOR, [region, apart], settings)
     assert "8 x 8 m + 8 x 8 m" in str(caught.value)
+    with pytest.raises(ParameterError, match="would cast 512 "):  # joined: one grid of 32 x 16 columns
+        bake(FLOOR, [region, SearchRegion((8, -1, 0), (16, 3, 8))], settings)
+    assert bake(FLOOR, [region, region], settings).area() == 64.0  # the same box twice: one area
 
 
 def test_the_limit_is_inclusive(monkeypatch):
-    monkeypatch.setattr(rays_module, "MAX_BAKE_COLUMNS", 16 * 16)
+    monkeypatch.setattr(areas_module, "MAX_BAKE_COLUMNS", 16 * 16)
     settings = NavSettings(ray_density=4, **SMALL)  # 0.5 m cells: 16 x 16 columns over 8 m
     assert bake(FLOOR, SearchRegion((0, -1, 0), (8, 3, 8)), settings).area() == 64.0
     with pytest.raises(ParameterError, match="would cast 272 "):

@@ -137,7 +137,7 @@ def test_rolling_ground_bakes_to_few_polygons_whose_heights_follow_it():
     scene, on_mesh = rolling_ground()
     region = SearchRegion((0, -2, 0), (30, 2, 30))
     mesh = bake(scene, region, NavSettings(agent_radius=0.3, max_slope=45))
-    assert mesh.polygon_count <= 4 * np.prod(mesh.bake_state.regions[0].layers.tiles)  # a few per tile
+    assert mesh.polygon_count <= 4 * np.prod(mesh.bake_state.areas[0].layers.tiles)  # a few per tile
     assert len(mesh.islands()) == 1
     query = NavQuery(mesh)
     rng = np.random.default_rng(3)

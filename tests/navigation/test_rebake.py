@@ -102,13 +102,14 @@ def test_any_move_rebakes_to_the_full_bake(x0, z0, x1, z1, levels):
     assert_same(mesh, bake(level((x1, z1)), REGION, settings_))
 
 
-def test_several_regions_and_a_box_outside_them():
-    regions = [SearchRegion((0.2, -2, 0.2), (20, 4, 29.8)), SearchRegion((20, -2, 0.2), (39.8, 4, 29.8))]
+@pytest.mark.parametrize("gap, areas", [(0.5, {0, 1}), (0.0, {0})])  # apart: two areas; touching: one
+def test_several_regions_and_a_box_outside_them(gap, areas):
+    regions = [SearchRegion((0.2, -2, 0.2), (20 - gap, 4, 29.8)), SearchRegion((20, -2, 0.2), (39.8, 4, 29.8))]
     mesh = bake(level(), regions, BASE)
     assert mesh.rebake(((100, 0, 100), (101, 1, 101))) == []  # nothing there: nothing redone
     assert_same(mesh, bake(level(), regions, BASE))
     tiles = mesh.rebake(moved((10, 10), (26, 5)), level((26, 5)))
-    assert {region for region, _, _ in tiles} == {0, 1}
+    assert {area for area, _, _ in tiles} == areas
     assert_same(mesh, bake(level((26, 5)), regions, BASE))
 
 

@@ -264,7 +264,7 @@ class WorldNavigation:
 
     # ------------------------------------------------------------------------------------------ update
     def update(self, chunks: Iterable) -> list[tuple[int, int, int]]:
-        """Re-bake where the terrain changed; returns the tiles whose polygons changed, as (region, ti, tk).
+        """Re-bake where the terrain changed; returns the tiles whose polygons changed, as (area, ti, tk).
 
         Parameters
         ----------

@@ -1,7 +1,8 @@
 """Bakes: a scene and search regions in, a :class:`NavMesh` out.
 
-:func:`bake` runs the sampling steps of :mod:`voxelworld.navigation.sampling` over each region (rays, walkable
-samples, erosion, small islands) and turns the samples into polygons tile by tile
+:func:`bake` runs the sampling steps of :mod:`voxelworld.navigation.sampling` over each area (a region, or the
+regions that meet, baked as one: :mod:`voxelworld.navigation.areas`; rays, walkable samples, erosion, small
+islands) and turns the samples into polygons tile by tile
 (:mod:`voxelworld.navigation.polygons`). The navmesh keeps what it was baked from (a :class:`BakeState`), so
 that :meth:`NavMesh.rebake` can redo only what a change of the scene reaches
 (:mod:`voxelworld.navigation.rebake`) and still give, bit for bit, what a full bake of the changed scene gives.
@@ -17,21 +18,23 @@ import numpy as np
 from ..errors import ParameterError
 from .navmesh import NavMesh
 from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
-from .rays import RayScene, check_bake_input, check_bake_size
+from .areas import BakeArea, area_of, bake_areas
+from .rays import RayScene, check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["bake", "BakeState", "BakedRegion", "walkable_layers", "walkable_grids"]
+__all__ = ["bake", "BakeState", "BakedArea", "walkable_layers", "walkable_grids"]
 
 
 @dataclass(frozen=True)
-class BakedRegion:
-    """What a bake keeps of one region to re-bake it: its samples (step 2), what is left of them after the
-    whole-cells rule (step 3) and after erosion (step 4), the final layers (step 5, with their links) and each
-    tile's polygons (tile (ti, tk) at ``ti * tiles_z + tk``)."""
+class BakedArea:
+    """What a bake keeps of one area (a region, or regions baked as one: :mod:`~voxelworld.navigation.areas`) to
+    re-bake it: its samples (step 2), what is left of them after the whole-cells rule (step 3) and after erosion
+    (step 4), the final layers (step 5, with their links) and each tile's polygons (tile (ti, tk) at
+    ``ti * tiles_z + tk``)."""
 
-    region: SearchRegion
+    area: BakeArea
     samples: Samples
     whole: np.ndarray  # (nx, nz, levels) float64, NaN where no sample
     eroded: np.ndarray  # (nx, nz, levels) float64
@@ -41,11 +44,11 @@ class BakedRegion:
 
 @dataclass(frozen=True)
 class BakeState:
-    """The scene and settings of a bake and what it kept of each region."""
+    """The scene and settings of a bake and what it kept of each area."""
 
     scene: Scene
     settings: NavSettings
-    regions: tuple[BakedRegion, ...]
+    areas: tuple[BakedArea, ...]
 
     def navmesh(self) -> NavMesh:
         mesh = NavMesh(*self.navmesh_arrays())
@@ -53,18 +56,18 @@ class BakeState:
         return mesh
 
     def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays of the navmesh of every region's tiles, in the order NavMesh takes them."""
-        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.regions])
+        """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
+        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.areas])
 
 
 def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:
     """``array``, or a copy of it where it shares memory with one of ``others`` (a step that changed nothing
-    returns its input): a re-bake updates each of a region's arrays on its own."""
+    returns its input): a re-bake updates each of an area's arrays on its own."""
     return array.copy() if any(np.may_share_memory(array, other) for other in others) else array
 
 
 def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> WalkableLayers:
-    """Step 5 over the whole region, and the links polygons are joined by."""
+    """Step 5 over the whole area, and the links polygons are joined by."""
     final = samples.with_height(_own(drop_small_islands(samples.with_height(eroded), settings), eroded))
     return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
 
@@ -72,9 +75,9 @@ def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> Walk
 STEPS = 6  # rays, samples, whole cells, erosion, islands, polygons: what progress is counted in
 
 
-def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step=lambda: None) -> BakedRegion:
-    """Steps 1-5 and the polygons of one whole region; ``step()`` is called after each of the STEPS."""
-    rays = RayScene(scene, region, settings)
+def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings, step=lambda: None) -> BakedArea:
+    """Steps 1-5 and the polygons of one whole area; ``step()`` is called after each of the STEPS."""
+    rays = RayScene(scene, area, settings)
     hits = rays.cast_columns()
     step()
     samples = walkable_samples(hits, settings)
@@ -89,13 +92,13 @@ def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step
     tiles = tuple(tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
                   for ti in range(ntx) for tk in range(ntz))
     step()
-    return BakedRegion(region, samples, whole, eroded, layers, tiles)
+    return BakedArea(area, samples, whole, eroded, layers, tiles)
 
 
 def walkable_layers(scene: Scene, region: SearchRegion, settings: NavSettings) -> WalkableLayers:
     """Steps 1-5 over a region: its walkable samples, every level, with the links between them."""
     check_bake_input(scene, region, settings)
-    return _bake_region(scene, region, settings).layers
+    return _bake_area(scene, area_of(region, settings), settings).layers
 
 
 def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) -> list[WalkableGrid]:
@@ -112,9 +115,11 @@ def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) ->
 
 def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
     """A navmesh of the walkable area of ``scene`` inside ``regions`` (a SearchRegion or a list of them).
-    ``progress(done, total)``, when given, is called after each step of each region (``total`` is six steps
-    per region: rays, samples, whole cells, erosion, islands, polygons). The navmesh can be re-baked where the
-    scene changes with :meth:`NavMesh.rebake`.
+    Regions that meet (their boxes overlap or touch) are baked as one area, so that the walkable area and its
+    polygons run on across their shared borders (:mod:`~voxelworld.navigation.areas`); others on their own.
+    ``progress(done, total)``, when given, is called after each step of each area (``total`` is six steps per
+    area: rays, samples, whole cells, erosion, islands, polygons). The navmesh can be re-baked where the scene
+    changes with :meth:`NavMesh.rebake`.
 
     Examples
     --------
@@ -131,13 +136,13 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
     for region in regions:
         check_bake_input(scene, region, settings)
-    check_bake_size(regions, settings)  # each region passed alone; together they may not
+    areas = bake_areas(regions, settings)  # each region passed alone; together they may be too many columns
     done = [0]
 
     def step():
         done[0] += 1
         if progress is not None:
-            progress(done[0], STEPS * len(regions))
+            progress(done[0], STEPS * len(areas))
 
-    baked = [_bake_region(scene, region, settings, step) for region in regions]
+    baked = [_bake_area(scene, area, settings, step) for area in areas]
     return BakeState(scene, settings, tuple(baked)).navmesh()

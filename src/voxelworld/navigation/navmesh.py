@@ -99,7 +99,7 @@ class NavMesh:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
         touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
         full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose
-        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked. Its
+        polygons changed, as (area, ti, tk) (one area per region, unless regions meet). Only a navmesh made by ``bake`` can be re-baked. Its
         :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds. Every
         :class:`~voxelworld.navigation.NavQuery` of this navmesh answers for the new polygons from its next query
         on (do not re-bake while another thread queries).

@@ -17,7 +17,6 @@ meet, in the same order. That is what lets a re-bake redo a few tiles and match 
 
 from __future__ import annotations
 
-import math
 import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -29,10 +28,10 @@ from ._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
 from ._kernels.proxies import clipped_bounds
 from ._kernels.surfaces import enclosures, surfaces
 from .scene import Scene
-from .settings import BAKE_BYTES_PER_COLUMN, MAX_BAKE_COLUMNS, NavSettings, SearchRegion
+from .areas import BakeArea, area_of, check_bake_size, grid_shape
+from .settings import NavSettings, SearchRegion
 
-__all__ = ["RayHitsGrid", "RayScene", "BakeRoles", "bake_roles", "grid_shape", "check_bake_size", "cast_rays",
-           "column_surfaces"]
+__all__ = ["RayHitsGrid", "RayScene", "BakeRoles", "bake_roles", "cast_rays", "column_surfaces"]
 
 
 @dataclass(frozen=True)
@@ -52,41 +51,6 @@ class RayHitsGrid:
     exclusion: np.ndarray  # (K,) bool: the hit is on an obstacle's proxy
     i0: int = 0  # the block's first column along x
     k0: int = 0  # the block's first column along z
-
-
-def grid_shape(region: SearchRegion, settings: NavSettings) -> tuple[int, int]:
-    """How many columns of rays a region has along x and z; ParameterError for a region less than a cell wide
-    or one of more than MAX_BAKE_COLUMNS columns (see :func:`check_bake_size`)."""
-    cell = settings.cell_size
-    nx, nz = (_whole_cells(region.max[a] - region.min[a], cell) for a in (0, 2))
-    if nx < 1 or nz < 1:
-        raise ParameterError("region", region, f"a box at least one cell ({cell:.3f} m) wide in x and z")
-    check_bake_size([region], settings, [float(nx) * float(nz)])  # before anything is allocated
-    return int(nx), int(nz)
-
-
-def _whole_cells(extent: float, cell: float) -> float:
-    """How many whole cells fit in ``extent`` (m), as a float: inf for a region too wide to count."""
-    count = extent / cell + 1e-9
-    return float(math.floor(count)) if count < math.inf else count
-
-
-def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
-    """ParameterError naming ``ray_density`` unless the ray columns of ``regions`` (``columns``: each region's
-    count, computed when None) are at most MAX_BAKE_COLUMNS in all; the message gives the memory the bake would
-    need and the largest ray density that fits."""
-    columns = [float(np.prod(grid_shape(r, settings))) for r in regions] if columns is None else columns
-    total = sum(columns)
-    if total <= MAX_BAKE_COLUMNS:
-        return
-    area = sum((r.max[0] - r.min[0]) * (r.max[2] - r.min[2]) for r in regions)  # m², maybe inf
-    sizes = " + ".join(f"{r.max[0] - r.min[0]:g} x {r.max[2] - r.min[2]:g} m" for r in regions)
-    raise ParameterError("ray_density", settings.ray_density,
-                         f"<= {MAX_BAKE_COLUMNS / area:.3g} rays per m² over {sizes}: a bake casts at most "
-                         f"MAX_BAKE_COLUMNS = {MAX_BAKE_COLUMNS} ray columns (about {BAKE_BYTES_PER_COLUMN} bytes "
-                         f"each); this one would cast {total:.4g} and need about "
-                         f"{total * BAKE_BYTES_PER_COLUMN / 2**30:.3g} GiB. Lower ray_density or bake a smaller "
-                         f"region")
 
 
 def _bounds(obj) -> tuple[np.ndarray, np.ndarray]:
@@ -476,21 +440,15 @@ def check_bake_input(scene, region, settings) -> None:
         raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
 
 
-class RayScene:
-    """The triangles that rays over a block of a region's columns can meet, binned by the block's cells, with
-    each one's up component and whether it belongs to an obstacle's proxy. ``block = (i0, k0, i1, k1)``:
-    columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
+class _RegionRays:
+    """The triangles that the rays of one region can meet over a box of cells ``x_lo..x_hi``, ``z_lo..z_hi``
+    (m), binned by the cells of ``grid = (x0, z0, cell, nx, nz)``, with each one's up component and whether it
+    belongs to an obstacle's proxy, as the region's roles make the objects."""
 
-    def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, block=None):
-        check_bake_input(scene, region, settings)
-        nx, nz = grid_shape(region, settings)
-        i0, k0, i1, k1 = (0, 0, nx, nz) if block is None else block
-        if not (0 <= i0 < i1 <= nx and 0 <= k0 < k1 <= nz):
-            raise ParameterError("block", block, f"(i0, k0, i1, k1) with 0 <= i0 < i1 <= {nx}, 0 <= k0 < k1 <= {nz}")
-        self.region, self.settings, self.block = region, settings, (i0, k0, i1, k1)
-        lo, cell = np.array(region.min), settings.cell_size
-        x_lo, x_hi = lo[0] + i0 * cell, lo[0] + i1 * cell  # the block's cells, corners included
-        z_lo, z_hi = lo[2] + k0 * cell, lo[2] + k1 * cell
+    def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, grid):
+        x_lo, z_lo, cell, nx, nz = grid
+        x_hi, z_hi = x_lo + nx * cell, z_lo + nz * cell  # the cells, corners included
+        self.region = region
         positions, indices, boxes, up, exclusion = [], [], [], [], []
         count = 0
         roles = bake_roles(scene, region, settings)
@@ -516,13 +474,12 @@ class RayScene:
         self.indices = np.concatenate(indices) if positions else np.empty((0, 3), dtype=np.int64)
         self.up = np.concatenate(up) if positions else np.empty(0)
         self.proxy = np.concatenate(exclusion) if positions else np.empty(0, dtype=bool)
-        self._grid = (float(x_lo), float(z_lo), float(cell), i1 - i0, k1 - k0)
+        self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
         self._bins = bin_triangles(np.concatenate(boxes) if positions else np.empty((0, 4)), *self._grid)
 
     def cast(self, x: np.ndarray, z: np.ndarray):
-        """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the region's top to its
-        bottom, sorted by ray, then from the top down (then by triangle, in scene order): ray, height (m), the
-        hit triangle's up component, and whether it is on a proxy (see ``_kernels/columns.py``)."""
+        """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
+        bottom (see :meth:`RayScene.cast`)."""
         lo, hi = self.region.min[1], self.region.max[1]
         ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins, *self._grid,
                                                 np.ascontiguousarray(x, dtype=np.float64),
@@ -539,6 +496,52 @@ class RayScene:
             proxy = np.concatenate([proxy, np.zeros(len(empty), dtype=bool)])[order]
         return ray, height, up, proxy
 
+
+class RayScene:
+    """The triangles that rays over a block of an area's columns (:mod:`~voxelworld.navigation.areas`: one
+    region, or several baked as one) can meet, per region owning columns of the block, binned by the block's
+    cells. ``block = (i0, k0, i1, k1)``: columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
+
+    def __init__(self, scene: Scene, area: SearchRegion | BakeArea, settings: NavSettings, block=None):
+        if not isinstance(area, BakeArea):
+            check_bake_input(scene, area, settings)
+        area = area_of(area, settings)
+        for region in area.regions:
+            check_bake_input(scene, region, settings)
+        nx, nz = area.nx, area.nz
+        i0, k0, i1, k1 = (0, 0, nx, nz) if block is None else block
+        if not (0 <= i0 < i1 <= nx and 0 <= k0 < k1 <= nz):
+            raise ParameterError("block", block, f"(i0, k0, i1, k1) with 0 <= i0 < i1 <= {nx}, 0 <= k0 < k1 <= {nz}")
+        self.area, self.settings, self.block = area, settings, (i0, k0, i1, k1)
+        cell = settings.cell_size
+        grid = (area.x0 + i0 * cell, area.z0 + k0 * cell, cell, i1 - i0, k1 - k0)
+        owners = np.unique(area.owner[i0:i1, k0:k1])
+        self._regions = {int(n): _RegionRays(scene, area.regions[n], settings, grid) for n in owners if n >= 0}
+
+    def cast(self, x: np.ndarray, z: np.ndarray):
+        """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the top of the region
+        owning the point's column to its bottom (none in a column outside the regions), sorted by ray, then from
+        the top down (then by triangle, in scene order): ray, height (m), the hit triangle's up component, and
+        whether it is on a proxy (see ``_kernels/columns.py``)."""
+        x, z = np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(z, dtype=np.float64)
+        area = self.area
+        if len(area.regions) == 1:  # every column is the region's
+            return self._regions[0].cast(x, z)
+        i = np.clip(np.floor((x - area.x0) / area.cell).astype(np.int64), 0, area.nx - 1)
+        k = np.clip(np.floor((z - area.z0) / area.cell).astype(np.int64), 0, area.nz - 1)
+        owner = area.owner[i, k]
+        parts = []
+        for n, rays in self._regions.items():
+            mine = np.flatnonzero(owner == n)
+            if len(mine):
+                ray, height, up, proxy = rays.cast(x[mine], z[mine])
+                parts.append((mine[ray], height, up, proxy))
+        if not parts:
+            return np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0, bool)
+        ray, height, up, proxy = (np.concatenate(column) for column in zip(*parts))
+        order = np.argsort(ray, kind="stable")  # a ray's hits all come from one region, in order
+        return ray[order], height[order], up[order], proxy[order]
+
     def cast_columns(self, columns=None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns
         ``(i0, k0, i1, k1)`` inside it."""
@@ -546,7 +549,7 @@ class RayScene:
         b0, c0, b1, c1 = self.block
         if not (b0 <= i0 < i1 <= b1 and c0 <= k0 < k1 <= c1):
             raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
-        cell, x0, z0 = self.settings.cell_size, float(self.region.min[0]), float(self.region.min[2])
+        cell, x0, z0 = self.settings.cell_size, float(self.area.x0), float(self.area.z0)
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
         ray, height, up, excluded = self.cast(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
         return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0)

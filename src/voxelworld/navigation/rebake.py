@@ -31,12 +31,13 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
-from .bake import BakedRegion, BakeState
+from .bake import BakedArea, BakeState
 from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
-from .rays import RayScene, grid_shape
+from .areas import BakeArea
+from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
 from .scene import Scene
-from .settings import NavSettings, SearchRegion
+from .settings import NavSettings
 
 __all__ = ["rebake_state", "smallest_island"]
 
@@ -60,17 +61,17 @@ def _check(scene, settings) -> None:
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
 
 
-def _block(region: SearchRegion, settings: NavSettings, lo: np.ndarray, hi: np.ndarray, margin: float):
-    """The columns (i0, k0, i1, k1) whose cells come within ``margin`` (m) of the box lo..hi, or None."""
-    rlo, rhi = np.array(region.min), np.array(region.max)
+def _block(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray, margin: float):
+    """The columns (i0, k0, i1, k1) of ``area`` whose cells come within ``margin`` (m) of the box lo..hi, or
+    None."""
+    rlo, rhi = area.bounds
     if np.any(hi < rlo) or np.any(lo > rhi):
         return None
-    nx, nz = grid_shape(region, settings)
-    cell = settings.cell_size
-    i0 = max(int(math.floor((lo[0] - margin - rlo[0]) / cell)), 0)
-    i1 = min(int(math.ceil((hi[0] + margin - rlo[0]) / cell)), nx)
-    k0 = max(int(math.floor((lo[2] - margin - rlo[2]) / cell)), 0)
-    k1 = min(int(math.ceil((hi[2] + margin - rlo[2]) / cell)), nz)
+    nx, nz, cell = area.nx, area.nz, settings.cell_size
+    i0 = max(int(math.floor((lo[0] - margin - area.x0) / cell)), 0)
+    i1 = min(int(math.ceil((hi[0] + margin - area.x0) / cell)), nx)
+    k0 = max(int(math.floor((lo[2] - margin - area.z0) / cell)), 0)
+    k1 = min(int(math.ceil((hi[2] + margin - area.z0) / cell)), nz)
     return (i0, k0, i1, k1) if i0 < i1 and k0 < k1 else None
 
 
@@ -120,35 +121,36 @@ def smallest_island(settings: NavSettings, samples: int) -> int:
 def rebake_state(state: BakeState, box, scene: Scene | None = None,
                  in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
     """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
-    polygons changed, as (region, ti, tk). With ``in_place``, the arrays of ``state`` are updated and shared
+    polygons changed, as (area, ti, tk): ``area`` counts the bake's areas (:func:`~.areas.bake_areas`; one per
+    region unless regions meet). With ``in_place``, the arrays of ``state`` are updated and shared
     by the new state (``state`` must not be used again); otherwise ``state`` is left as it was."""
     lo, hi = _box(box)
     scene = state.scene if scene is None else scene
     settings = state.settings
     _check(scene, settings)
-    regions, rebuilt = [], []
+    areas, rebuilt = [], []
     margin = settings.agent_radius + 2 * settings.cell_size  # how far from the box the walkable area can change
-    for n, baked in enumerate(state.regions):
-        block = _block(baked.region, settings, lo, hi, margin)
+    for n, baked in enumerate(state.areas):
+        block = _block(baked.area, settings, lo, hi, margin)
         if block is None:
-            regions.append(baked)
+            areas.append(baked)
             continue
         # Rays change only where they can meet a changed triangle: in the columns whose cells touch the box
         # (None: in none).
-        fresh, tiles = _rebake_region(baked, scene, settings, block, _block(baked.region, settings, lo, hi, 0.0),
+        fresh, tiles = _rebake_area(baked, scene, settings, block, _block(baked.area, settings, lo, hi, 0.0),
                                       in_place)
-        regions.append(fresh)
+        areas.append(fresh)
         rebuilt += [(n, ti, tk) for ti, tk in tiles]
-    return BakeState(scene, settings, tuple(regions)), rebuilt
+    return BakeState(scene, settings, tuple(areas)), rebuilt
 
 
-def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, block, touched,
-                   in_place: bool) -> tuple[BakedRegion, list[tuple[int, int]]]:
-    """One region re-baked over ``block`` (see :func:`rebake_state`), its rays cast again over the columns
+def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, touched,
+                   in_place: bool) -> tuple[BakedArea, list[tuple[int, int]]]:
+    """One area re-baked over ``block`` (see :func:`rebake_state`), its rays cast again over the columns
     ``touched`` (inside the block), and its tiles whose polygons changed."""
     bi0, bk0, bi1, bk1 = block
     nx, nz = baked.samples.height.shape[:2]
-    rays = RayScene(scene, baked.region, settings, block)
+    rays = RayScene(scene, baked.area, settings, block)
     cast = walkable_samples(rays.cast_columns(touched), settings) if touched is not None else None
     levels = max(cast.height.shape[2] if cast is not None else 0, baked.samples.height.shape[2])
     copy = not in_place
@@ -196,4 +198,4 @@ def _rebake_region(baked: BakedRegion, scene: Scene, settings: NavSettings, bloc
                if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
-    return BakedRegion(baked.region, samples, whole, eroded, layers, tuple(tiles)), rebuilt
+    return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles)), rebuilt
