@@ -297,8 +297,9 @@ BOX_FACES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0,
 
 def _aabb_leaves(positions: np.ndarray, indices: np.ndarray, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The leaf boxes ``(lo, hi)`` of an AABB tree ``depth`` levels deep over a closed object: each node halves
-    its box across its longer side in x-z (rays fall along y: boxes stacked in y would only add levels) and keeps, for each half, the box of the object's surface clipped to it
-    (see ``_kernels/proxies.py``); halves the object does not reach are dropped (0 levels: its bounding box)."""
+    its box across its longer side in x-z (rays fall along y: boxes stacked in y would only add levels) and
+    keeps, for each half, the box of the object's surface clipped to it (see ``_kernels/proxies.py``); halves the
+    object does not reach are dropped (0 levels: its bounding box)."""
     positions = np.ascontiguousarray(positions, dtype=np.float64)
     indices = np.ascontiguousarray(indices, dtype=np.int64)
     nodes = [(positions.min(axis=0), positions.max(axis=0), 0)]
