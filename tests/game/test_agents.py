@@ -201,3 +201,52 @@ def test_npcs_walk_round_an_enemy_in_their_way():
             break
     assert npc.state == "arrived"
     assert closest >= 0.95 * (ENEMY_RADIUS + npc.settings.radius)
+
+
+def walker_world() -> World:
+    """An enemy on open ground that steps 6 m along +z after its first swing (it meets no wall), and an NPC
+    standing a little off that line."""
+    world = field_world()
+    world.agents.add_npc("stander", (12.2, FLOOR, 11.0))
+    world.agents.add_enemy("saw", (12.0, FLOOR, 8.0), (1.0, 0.0, 0.0), ChainsawSettings(stride=6.0, walk_speed=1.0))
+    return world
+
+
+def test_a_walking_enemy_walks_in_the_crowd_round_an_npc_in_its_way():
+    """While it steps along its wall, the enemy is an agent of its walking speed in the NPCs' crowd and follows it:
+    it steps aside round the NPC standing in its way (neither overlaps the other by more than 5%) and still ends
+    at its goal; while it cuts it is an obstacle (speed 0)."""
+    world = walker_world()
+    npc, enemy = world.agents.npcs[0], world.agents.enemies[0]
+    crowd = world.agents.navigation.crowd
+    closest, widest, speeds = np.inf, 0.0, set()
+    for _ in range(900):
+        world.step(Inputs())
+        agent = world.agents._enemy_agents["saw"]
+        speeds.add(float(crowd._speed[crowd._slot[agent]]))
+        if enemy.goal is not None:
+            closest = min(closest, float(np.hypot(*(npc.position - enemy.position)[[0, 2]])))
+            widest = max(widest, abs(float(enemy.position[0]) - 12.0))
+        elif enemy.walked > 0.0:
+            break
+    assert speeds == {0.0, 1.0}  # an obstacle while it cut, a walker while it stepped
+    assert enemy.goal is None and enemy.position[[0, 2]].tolist() == [12.0, 14.0]
+    assert closest >= 0.95 * (ENEMY_RADIUS + npc.settings.radius)
+    assert widest > 0.2  # it stepped round the NPC (straight at its goal it would keep x = 12)
+
+
+def test_a_walking_enemy_saved_and_loaded_walks_on_alike(tmp_path):
+    from voxelworld.io import load_world, save_world
+
+    world = walker_world()
+    enemy = world.agents.enemies[0]
+    while enemy.goal is None or enemy.position[2] < 10.0:  # on its way, near the NPC
+        world.step(Inputs())
+    save_world(world, tmp_path / "walk.vxw")
+    loaded = load_world(tmp_path / "walk.vxw")
+    for _ in range(120):
+        world.step(Inputs())
+        loaded.step(Inputs())
+    for a, b in ((world.agents.enemies[0], loaded.agents.enemies[0]), (world.agents.npcs[0], loaded.agents.npcs[0])):
+        assert np.array_equal(a.position, b.position)
+    assert np.array_equal(world.agents.enemies[0].walk_velocity, loaded.agents.enemies[0].walk_velocity)

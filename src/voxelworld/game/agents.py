@@ -4,7 +4,7 @@
 (:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on the
 first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces; NPCs walk
 together as one crowd (``navigation.crowd``: steering round each other and round the enemies, which stand in it as
-obstacles) and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
+obstacles while they cut and walk in it while they step along their wall, round the NPCs) and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
 update stages), in the "events" stage, after the player's actions and objects. Their events become
 :class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
 """
@@ -29,6 +29,9 @@ from .objects import ObjectTransform
 __all__ = ["Agents", "ENEMY_RADIUS"]
 
 ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and the swing of its blade near it)
+# m: a walking enemy's agent is at its goal this near it; from there (or when its agent is blocked) the enemy
+# walks straight on to its own goal, which may lie off the navmesh (at the wall it cuts)
+WALKER_ARRIVAL = 0.1
 
 # A chainsaw enemy's events as EnemyChanged: (kind, the field that gives its amount, if any).
 _ENEMY_EVENTS = {Carved: ("carved", "volume_removed"), ContactStarted: ("contact_started", None),
@@ -52,8 +55,9 @@ class Agents:
     STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), whole(0)),
                     "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": number(minimum=0.0),
                     "pending_box": optional(pair(array((3,)), array((3,))))}
-    # _enemy_agents: each enemy's obstacle in the navigation's crowd, placed again every frame (rebuilt).
-    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents")
+    # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
+    # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
+    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers")
 
     def __init__(self, world):
         self.world = world
@@ -65,7 +69,8 @@ class Agents:
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
-        self._enemy_agents: dict[str, int] = {}  # enemy name -> its obstacle's id in the crowd (looked up)
+        self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
+        self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
         world.add_handler(self._rebake, "collision_mesh")
         world.add_handler(self._step, "events")
         world.add_object_source(lambda w: self.transforms())
@@ -113,6 +118,7 @@ class Agents:
         world = self.world
         enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit,
                               wall=wall)
+        enemy.guide = self._guide
         self.enemies.append(enemy)
         return enemy
 
@@ -185,19 +191,41 @@ class Agents:
         return False
 
     def _place_enemies(self) -> None:
-        """Stand each enemy in the crowd as an obstacle (an agent of speed 0: the NPCs walk round it, none pushes
-        it) where its feet are now, on the navmesh's nearest point; one farther than 1 m from the navmesh (deep in
-        the wall it cuts) is left out this frame. The obstacles are added again every frame after the NPCs, so
-        the crowd's order is the NPCs', then the enemies', in a loaded world too."""
+        """Stand each enemy in the crowd where its feet are now, on the navmesh's nearest point: while it cuts,
+        as an obstacle (an agent of speed 0: the NPCs walk round it, none pushes it); while it steps along its
+        wall, as an agent of its walking speed going where it goes (its goal shifted by the offset from the
+        agent to its feet), at its velocity of the last frame, so it and the NPCs avoid each other and the
+        enemy follows its agent (:meth:`_guide`). One farther than 1 m from the navmesh (deep in the wall it
+        cuts) is left out this frame. The enemies' agents are made again every frame from the enemies' own state,
+        after the NPCs, so the crowd's order is the NPCs', then the enemies', in a loaded world too."""
         crowd = self.navigation.crowd
+        for name in [enemy.name for enemy in self.enemies if enemy.name in self._enemy_agents]:
+            crowd.remove_agent(self._enemy_agents.pop(name))
+        self._enemy_walkers = {}
         for enemy in self.enemies:
-            if enemy.name in self._enemy_agents:
-                crowd.remove_agent(self._enemy_agents.pop(enemy.name))
+            goal = enemy.goal
+            speed = 0.0 if goal is None else enemy.settings.walk_speed
             try:
-                self._enemy_agents[enemy.name] = self.navigation.add_agent(enemy.position, ENEMY_RADIUS, 0.0, 0.0,
-                                                                           max_snap=1.0)
+                agent = self.navigation.add_agent(enemy.position, ENEMY_RADIUS, speed, 0.0 if goal is None else
+                                                  WALKER_ARRIVAL, max_snap=1.0)
             except ParameterError:
-                pass  # off the navmesh: nothing for the NPCs to walk round
+                continue  # off the navmesh: nothing for the NPCs to walk round
+            self._enemy_agents[enemy.name] = agent
+            if goal is not None:
+                offset = enemy.position - crowd.position(agent)
+                if crowd.set_goal(agent, goal - offset):
+                    crowd.restore_agent(agent, crowd.agent_state(agent) | {"velocity": enemy.walk_velocity})
+                    self._enemy_walkers[enemy.name] = (agent, offset)
+
+    def _guide(self, enemy: ChainsawEnemy) -> np.ndarray | None:
+        """Where a walking enemy heads this frame: where its agent in the crowd went, shifted back by the offset
+        to its feet; None (straight at its goal) when it has no agent walking."""
+        walker = self._enemy_walkers.get(enemy.name)
+        if walker is None or self.navigation is None:
+            return None
+        agent, offset = walker
+        crowd = self.navigation.crowd
+        return crowd.position(agent) + offset if crowd.state(agent) == "moving" else None
 
     def _step(self, world, inputs) -> None:
         if self.navigation is not None and world.dt > 0.0:

@@ -208,22 +208,30 @@ class ChainsawEnemy:
         The lowest wrist rate seen so far (1 until the first contact).
     walked : float
         m it has stepped along the wall so far.
+    walk_velocity : (2,) float64
+        Its velocity (m/s, x and z) over the last step (0 while it cuts where it stands).
+    guide : callable or None
+        ``guide(enemy)``: the point (m) to walk towards this frame on its way to its :attr:`goal`, or None for
+        straight at it (the default, and when ``guide`` is None). A world's cast sets it to the enemy's agent in
+        the NPCs' crowd, so it walks round the NPCs as they walk round it. It still moves at most ``walk_speed``
+        and stops at its goal.
     """
 
     # What an enemy keeps from frame to frame (:meth:`state_dict`; its ``motion`` hands over its own); the other
     # attributes are what its constructor is given and builds from that.
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
-                        "_empty_swings", "_cut_span", "walked")
+                        "_empty_swings", "_cut_span", "walked", "walk_velocity")
     STATE_CHECKS = {"facing": array((3,)), "time": number(minimum=0.0, unit="s"),
                     "since_carve": number(minimum=0.0, unit="s", infinite=True),
                     "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": whole(0),
                     "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
                     "wall": array((3,)), "goal": optional(array((3,))), "swing_clock": number(minimum=0.0, unit="s"),
                     "swing_contact": flag, "swings_here": whole(0), "empty_swings": whole(0),
-                    "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m")}
+                    "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
+                    "walk_velocity": array((2,))}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
-                        "_centre", "_contacts")
+                        "_centre", "_contacts", "guide")
 
     def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
                  settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
@@ -260,6 +268,8 @@ class ChainsawEnemy:
         self._swings_here, self._empty_swings = 0, 0
         self._cut_span: np.ndarray | None = None  # the stretch of the wall's axis it has cut at (m)
         self.walked = 0.0
+        self.walk_velocity = np.zeros(2)
+        self.guide: Callable | None = None
 
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
@@ -299,6 +309,8 @@ class ChainsawEnemy:
         move the last bit of a unit vector); another facing than the constructor's builds the body again at the
         start of its swing, so take back ``motion.state_dict()`` after this."""
         facing = self.facing
+        if isinstance(state, dict) and "walk_velocity" not in state:  # saved before enemies walked in the crowd
+            state = state | {"walk_velocity": np.zeros(2)}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
@@ -381,21 +393,38 @@ class ChainsawEnemy:
         self._goal = self.position + self.wall * distance
         self._swings_here = 0
 
+    @property
+    def goal(self) -> np.ndarray | None:
+        """Where it is stepping to (m; a copy), or None while it cuts where it stands."""
+        return None if self._goal is None else self._goal.copy()
+
     def _walk(self, dt: float) -> None:
-        """Move ``walk_speed * dt`` towards the goal (feet on the terrain) and stand the body there."""
+        """Move ``walk_speed * dt`` towards the goal, or the point its :attr:`guide` gives on the way there (feet
+        on the terrain), and stand the body there."""
         if self._goal is None:
+            self.walk_velocity = np.zeros(2)
             return
-        offset = self._goal - self.position
+        move = self.settings.walk_speed * dt
+        to_goal = self._goal - self.position
+        at_goal = float(np.hypot(to_goal[0], to_goal[2])) <= move
+        aim = None if self.guide is None or at_goal else self.guide(self)
+        aim = self._goal if aim is None else np.array(check_point("guide", aim))
+        offset = aim - self.position
         offset[1] = 0.0
         distance = float(np.hypot(offset[0], offset[2]))
-        move = self.settings.walk_speed * dt
-        position = self._goal.copy() if distance <= move else self.position + offset * (move / distance)
+        if at_goal:
+            position = self._goal.copy()
+        elif distance <= move:
+            position = np.array([aim[0], self.position[1], aim[2]])  # where its guide is: it waits there
+        else:
+            position = self.position + offset * (move / distance)
         ground = self.ground_height(position[0], position[2])
         if ground is not None:  # eased in (at most as fast as it walks), so a ledge is no jump
             position[1] = self.position[1] + float(np.clip(ground - self.position[1], -move, move))
-        self.walked += min(distance, move)
+        self.walk_velocity = (position - self.position)[[0, 2]] / dt
+        self.walked += min(distance, move) if aim is self._goal else float(np.hypot(*self.walk_velocity)) * dt
         self.position = position
-        if distance <= move:
+        if at_goal:
             self._goal = None
         self.motion.place(self.placement())
         self._centre = self.motion.world[self.motion.shoulder, :3, 3] + (position - self.motion.placement[:3, 3])
