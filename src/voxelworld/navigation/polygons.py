@@ -191,6 +191,21 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
             for g, m in enumerate(made)], region_level, False
 
 
+def _shared_portals(region_a, region_b, polygon, a, b):
+    """The portals of the simplified sides two regions of a tile share: such a side is held by one polygon of
+    each region (``region_a < region_b``), with the same two points ``a``, ``b`` in either order (regions of
+    other levels may hold sides at the same points: a bridge over a floor). Returns the pairs of polygons (the
+    one met first, the other) and each portal's ends (as the second polygon holds them)."""
+    lo = np.where(((a[:, 0] > b[:, 0]) | ((a[:, 0] == b[:, 0]) & (a[:, 1] > b[:, 1])))[:, None], b, a)
+    hi = a + b - lo
+    keys = np.column_stack([region_a, region_b, lo, hi])
+    order = np.lexsort((np.arange(len(keys)),) + tuple(keys[:, c] for c in range(5, -1, -1)))
+    keys = keys[order]
+    same = np.all(keys[1:] == keys[:-1], axis=1)  # each key is held twice (once from each region)
+    first, second = order[:-1][same], order[1:][same]
+    return np.column_stack([polygon[first], polygon[second]]), np.stack([a[second], b[second]], 1)
+
+
 def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6,
                   max_edge_error: float = 0.0) -> TilePolygons:
     """The polygons of tile (ti, tk): its samples' regions, each outline traced, simplified within
@@ -209,7 +224,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
     corners, heights, ends, level, boxes, details, sides, inner, inner_ends = [], [], [], [], [], [], [], [], []
-    shared: dict[tuple, int] = {}  # a simplified shared side's two points -> the polygon met first
+    shared = []  # the simplified shared sides: (level, polygon, first point, second point) per region
     keep = np.array([True, not simplified])
     first = corner_count = 0
     for g, (points, poly, labels, size, pairs) in enumerate(made):
@@ -225,15 +240,10 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         out = np.empty((int(size.sum()) + 4 * len(points), 4), np.int64)
         sides.append(out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)])
         if simplified:
-            for q, j in zip(*np.nonzero(held & (labels >= 0) & (labels < CLIFF))):
-                a, b = points[poly[q, j]], points[poly[q, (j + 1) % size[q]]]
-                key = (min(tuple(a), tuple(b)), max(tuple(a), tuple(b)))
-                other = shared.pop(key, None)
-                if other is None:
-                    shared[key] = first + q
-                else:
-                    inner.append((other, first + q))
-                    inner_ends.append((a + (i_lo, k_lo), b + (i_lo, k_lo)))
+            q, j = np.nonzero(held & (labels >= 0) & (labels < CLIFF))
+            across = labels[q, j]  # the region across the side
+            shared.append((np.minimum(across, g), np.maximum(across, g), first + q, points[poly[q, j]],
+                           points[poly[q, (j + 1) % size[q]]]))
         for pq, qq, a, b in pairs:
             inner.append((first + pq, first + qq))
             inner_ends.append((points[a] + (i_lo, k_lo), points[b] + (i_lo, k_lo)))
@@ -249,6 +259,10 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     def joined(parts, empty):
         return np.concatenate(parts) if parts else empty
 
+    if shared:
+        shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
+        inner.extend(shared_pairs)
+        inner_ends.extend(shared_ends + (i_lo, k_lo))
     return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64), joined(heights, np.empty(0)),
                         np.concatenate([[0]] + ends).astype(np.int64), joined(level, np.empty(0, np.int64)),
                         joined(boxes, np.empty((0, 4), np.int64)), joined(details, np.empty(0)),
