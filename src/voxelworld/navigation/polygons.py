@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.detail import heights_at, region_details
 from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims, loops_valid, simplify, trace
-from ._kernels.polygons import held_sides, lattice_portals, tile_rectangles
+from ._kernels.polygons import held_sides, tile_rectangles
 from ._kernels.regions import paint_regions, tile_regions
 from ._kernels.triangles import bridge_holes, ear_clip, merge_convex
 from .navmesh import NavMesh
@@ -285,12 +285,51 @@ def _detail_heights(boxes, starts, heights, which, points):
     return out
 
 
+def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
+    """The portals along the grid's lines between the polygons holding samples' sides: ``sides (n, 5)`` rows
+    ``(polygon, d, i, k, s)``, polygon holding side d (0: +x, 1: -x, 2: +z, 3: -z) of sample (i, k, s) (a side
+    listed twice: the later row holds it). Where sample (i, k, s) steps across its +x or +z side (``links``) to a
+    sample whose facing side another polygon holds, the two polygons share a portal; runs of sides along one
+    line (one level) with the same two polygons are one portal. Returns rows ``(polygon, neighbour, axis (0: the
+    line x = i + 1, 2: z = k + 1), line, first, last)`` (grid points along the line), by axis, level, line and
+    first point. Only the sides listed are looked at: the cost follows the polygons' held sides, not the grid."""
+    _, nx, nz, levels = links.shape
+    polygon, d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(5))
+    key = ((d * nx + i) * nz + k) * levels + s
+    order = np.argsort(key, kind="stable")
+    later = np.ones(len(key), dtype=bool)
+    later[:-1] = key[order][1:] != key[order][:-1]
+    last = order[later]  # the later row of a side listed twice
+    key, polygon = key[last], polygon[last]  # by key
+    d, i, k, s = d[last], i[last], k[last], s[last]
+    ni, nk = i + (d == 0), k + (d == 2)
+    steps = ((d == 0) | (d == 2)) & (ni < nx) & (nk < nz)
+    steps[steps] = links[d[steps], i[steps], k[steps], s[steps]] >= 0
+    a, d, i, k, ni, nk = polygon[steps], d[steps], i[steps], k[steps], ni[steps], nk[steps]
+    t = links[d, i, k, s[steps]]
+    wanted = (((d + 1) * nx + ni) * nz + nk) * levels + t
+    at = np.minimum(np.searchsorted(key, wanted), len(key) - 1)
+    b = np.where(key[at] == wanted, polygon[at], -1) if len(key) else np.empty(0, np.int64)
+    mine = (b >= 0) & (b != a)
+    a, b, d, i, k, t = a[mine], b[mine], d[mine], i[mine], k[mine], s[steps][mine]
+    axis = np.where(d == 0, 0, 2)
+    line, along = np.where(d == 0, i, k), np.where(d == 0, k, i)
+    order = np.lexsort((along, line, t, axis))
+    a, b, axis, level, line, along = a[order], b[order], axis[order], t[order], line[order], along[order]
+    same_run = np.zeros(len(a), dtype=bool)  # continues the run of the row before (none for the first)
+    same_run[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1]) & (axis[1:] == axis[:-1]) & (level[1:] == level[:-1]) \
+        & (line[1:] == line[:-1]) & (along[1:] == along[:-1] + 1)
+    starts = np.flatnonzero(~same_run)
+    stops = np.append(starts[1:], len(a))[:len(starts)] - 1
+    return np.column_stack([a[starts], b[starts], axis[starts], line[starts] + 1, along[starts],
+                            along[stops] + 1]).astype(np.int64).reshape(-1, 6)
+
+
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
     heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
     cell, x0, z0 = float(layers.cell), float(layers.x0), float(layers.z0)
-    owner = np.full((4,) + layers.height.shape, -1, dtype=np.int32)
-    vertices, ends, levels, boxes, details, inner, inner_ends = [], [], [], [], [], [], []
+    vertices, ends, levels, boxes, details, inner, inner_ends, sides = [], [], [], [], [], [], [], []
     polygons = corners = 0
     for tile in tiles:
         vertices.append(np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell]))
@@ -298,9 +337,7 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
         levels.append(tile.level)
         boxes.append(tile.detail_box)
         details.append(tile.detail_heights)
-        if len(tile.sides):
-            q, d, i, k = tile.sides.T
-            owner[d, i, k, tile.level[q]] = q + polygons
+        sides.append(np.column_stack([tile.sides + (polygons, 0, 0, 0), tile.level[tile.sides[:, 0]]]))
         inner.append(tile.inner + polygons)
         inner_ends.append(tile.inner_ends)
         polygons += tile.polygon_count
@@ -308,9 +345,8 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     boxes = np.concatenate(boxes) if boxes else np.empty((0, 4), np.int64)
     details = np.concatenate(details) if details else np.empty(0)
     starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    found = np.empty((owner[0].size + 1, 6), np.int64)
-    found = found[:lattice_portals(owner, layers.links, found)]
-    a, b, axis, line, lo, hi = found.T
+    a, b, axis, line, lo, hi = side_portals(np.concatenate(sides) if sides else np.empty((0, 5), np.int64),
+                                            layers.links).T
     on_x = axis == 0
     grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
                           np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)

@@ -60,39 +60,6 @@ def tile_rectangles(height, links, i_lo, k_lo, i_hi, k_hi, rects):
 
 
 @numba.njit(cache=True)
-def lattice_portals(owner, links, out):
-    """The portals along the grid's lines: ``owner[d, i, k, s]`` is the polygon holding side d of sample
-    (i, k, s) (-1: none); where sample (i, k, s) steps across its +x or +z side to a sample whose facing side
-    another polygon holds, the two polygons share a portal. Runs of sides along one line with the same two
-    polygons are one portal. Writes ``out[p] = (polygon, neighbour, axis (0: the line x = i + 1, 2: z = k + 1),
-    line, first, last)`` (grid points along the line); returns the count. ``out`` needs a row per side."""
-    nx, nz, levels = owner.shape[1], owner.shape[2], owner.shape[3]
-    count = 0
-    for axis in (0, 2):
-        outer_n, inner_n = (nx, nz) if axis == 0 else (nz, nx)
-        for s in range(levels):
-            for line in range(outer_n):
-                current_a, current_b, start = -1, -1, 0
-                for t in range(inner_n + 1):
-                    a, b = -1, -1
-                    if t < inner_n:
-                        i, k = (line, t) if axis == 0 else (t, line)
-                        ni, nk = (i + 1, k) if axis == 0 else (i, k + 1)
-                        a = owner[axis, i, k, s]
-                        if a >= 0 and ni < nx and nk < nz and links[axis, i, k, s] >= 0:
-                            b = owner[axis + 1, ni, nk, links[axis, i, k, s]]
-                        if b < 0 or b == a:
-                            a, b = -1, -1
-                    if a != current_a or b != current_b:
-                        if current_a >= 0:
-                            out[count, 0], out[count, 1], out[count, 2] = current_a, current_b, axis
-                            out[count, 3], out[count, 4], out[count, 5] = line + 1, start, t
-                            count += 1
-                        current_a, current_b, start = a, b, t
-    return count
-
-
-@numba.njit(cache=True)
 def held_sides(points, poly, poly_labels, size, keep, first, i_lo, k_lo, out):
     """The samples' sides the polygons ``poly[q, :size[q]]`` (points' indices, counter-clockwise in (i, k),
     tile-local) hold along their sides whose label ``keep`` accepts (``keep[0]``: tile's edge, ``keep[1]``: a
