@@ -10,7 +10,8 @@ Deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,10 +20,11 @@ from .navmesh import NavMesh
 from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
 from .rays import RayScene, check_bake_input, check_bake_size
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
-from .scene import Scene
+from .frames import Frame
+from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["bake", "BakeState", "BakedRegion", "walkable_layers", "walkable_grids"]
+__all__ = ["bake", "BakeState", "BakedRegion", "walkable_layers", "walkable_grids", "local_scene", "local_regions"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +43,17 @@ class BakedRegion:
 
 @dataclass(frozen=True)
 class BakeState:
-    """The scene and settings of a bake and what it kept of each region."""
+    """The scene and settings of a bake and what it kept of each region. A bake of turned regions keeps the
+    scene and regions in their frame (see :func:`local_regions`) and the frame, ``[R | t]`` (world = R @ local +
+    t); None: not turned (the world's axes)."""
 
     scene: Scene
     settings: NavSettings
     regions: tuple[BakedRegion, ...]
+    frame: np.ndarray | None = field(default=None, compare=False)
 
     def navmesh(self) -> NavMesh:
-        mesh = NavMesh(*self.navmesh_arrays())
+        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
         mesh.bake_state = self
         return mesh
 
@@ -92,8 +97,59 @@ def _bake_region(scene: Scene, region: SearchRegion, settings: NavSettings, step
     return BakedRegion(region, samples, whole, eroded, layers, tiles)
 
 
+# world object -> {frame bytes: the object in that frame}: a re-bake turns only the objects that changed, and
+# the turned ones keep what the rays cached of them (proxies, bounds).
+_TURNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def local_scene(scene: Scene, frame: Frame) -> Scene:
+    """``scene`` seen in ``frame``: every object's positions turned into local coordinates (names, triangles
+    and roles kept). The same object in the same frame gives the same turned object."""
+    key = frame.matrix.tobytes()
+    objects = []
+    for obj in scene:
+        known = _TURNED.setdefault(obj, {})
+        if key not in known:
+            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
+        objects.append(known[key])
+    return Scene(objects)
+
+
+def local_regions(scene, regions: list) -> tuple[Frame | None, Scene, list[SearchRegion]]:
+    """The frame the regions are baked in, the scene in it and the regions as boxes of its axes.
+
+    Regions that are not turned are baked as they are (frame None, the scene untouched). Turned regions must
+    share one rotation; their frame turns about the first one's centre, and each region becomes its own box
+    moved to where it lies in that frame (a turned region's box is upright in its own frame)."""
+    if not isinstance(scene, Scene):
+        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
+    for region in regions:
+        if not isinstance(region, SearchRegion):
+            raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
+    rotation = regions[0].rotation
+    if any(region.rotation != rotation for region in regions):
+        raise ParameterError("regions", [region.rotation for region in regions],
+                             "regions baked together share one rotation; bake differently turned regions into "
+                             "separate navmeshes")
+    if not regions[0].turned:
+        return None, scene, regions
+    pivot = np.array(regions[0].centre)
+    frame = Frame.about(rotation, pivot)
+    boxes = []
+    for region in regions:
+        # The region's own point q is the world point R (q - c) + c, which the frame sees at q + shift.
+        centre = np.array(region.centre)
+        shift = frame.vectors_to_local(centre - pivot) + pivot - centre
+        boxes.append(replace(region, min=tuple((np.array(region.min) + shift).tolist()),
+                             max=tuple((np.array(region.max) + shift).tolist()), ray_direction=None,
+                             rotation=(0.0, 0.0, 0.0, 1.0)))
+    return frame, local_scene(scene, frame), boxes
+
+
 def walkable_layers(scene: Scene, region: SearchRegion, settings: NavSettings) -> WalkableLayers:
-    """Steps 1-5 over a region: its walkable samples, every level, with the links between them."""
+    """Steps 1-5 over a region: its walkable samples, every level, with the links between them (in the
+    region's own frame when it is turned: see :func:`local_regions`)."""
+    _, scene, (region,) = local_regions(scene, [region])
     check_bake_input(scene, region, settings)
     return _bake_region(scene, region, settings).layers
 
@@ -116,6 +172,10 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     per region: rays, samples, whole cells, erosion, islands, polygons). The navmesh can be re-baked where the
     scene changes with :meth:`NavMesh.rebake`.
 
+    Turned regions (``SearchRegion.rotation``) baked together share one rotation: the scene is turned into
+    their frame (:func:`local_regions`), baked there as any other, and the navmesh keeps its arrays in that
+    frame with the frame itself (``NavMesh.frame``); its queries take and give world coordinates.
+
     Examples
     --------
     >>> from voxelworld.navigation import Scene, SearchRegion, NavSettings
@@ -129,6 +189,7 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     regions = [regions] if isinstance(regions, SearchRegion) else list(regions)
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
+    frame, scene, regions = local_regions(scene, regions)
     for region in regions:
         check_bake_input(scene, region, settings)
     check_bake_size(regions, settings)  # each region passed alone; together they may not
@@ -140,4 +201,4 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
             progress(done[0], STEPS * len(regions))
 
     baked = [_bake_region(scene, region, settings, step) for region in regions]
-    return BakeState(scene, settings, tuple(baked)).navmesh()
+    return BakeState(scene, settings, tuple(baked), None if frame is None else frame.matrix).navmesh()
