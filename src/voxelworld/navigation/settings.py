@@ -279,7 +279,8 @@ class SearchRegion:
                 rotation = shortest_arc(given)
             implied = down_axis(rotation)
             check_range("ray_direction", self.ray_direction,
-                        f"the down axis of rotation = {rotation}, {implied} (within 1e-9), or None (taken from "
+                        f"the down axis of rotation = {rotation}, {tuple(round(c, 12) + 0.0 for c in implied)} "
+                        "(within 1e-9), or None (taken from "
                         "the rotation)", all(abs(a - b) <= 1e-9 for a, b in zip(given, implied)))
         object.__setattr__(self, "min", lo)
         object.__setattr__(self, "max", hi)
