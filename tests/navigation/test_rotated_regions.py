@@ -88,12 +88,16 @@ def test_point_queries_answer_in_world_coordinates():
     mesh = bake(turned_scene(floor_and_crate(), ROTATION, PIVOT), turned_region(FLOOR_REGION, ROTATION, PIVOT),
                 SETTINGS)
     a, b = NavQuery(flat), NavQuery(mesh)
-    for point in ([1.0, 0.5, 1.0], [5.0, 0.2, 4.0], [9.7, -0.4, 7.9], [12.0, 1.0, -3.0]):
+    located = 0
+    for point in ([1.0, 0.5, 1.0], [2.0, 0.3, 6.5], [8.5, -0.2, 1.5], [7.5, 0.1, 6.8], [5.0, 0.2, 4.0],
+                  [12.0, 1.0, -3.0]):
         world = turn(point, ROTATION, PIVOT)
         assert b.locate(world) == a.locate(point)
+        located += a.locate(point) >= 0
         (near_a, qa), (near_b, qb) = a.nearest_point(point), b.nearest_point(world)
         assert qa == qb
         np.testing.assert_allclose(near_b, turn(near_a, ROTATION, PIVOT), atol=1e-9)
+    assert located == 4
     walked_a, reached_a = a.raycast([1.0, 0.0, 4.0], [9.0, 0.0, 4.0])  # stopped by the crate
     walked_b, reached_b = b.raycast(turn([1.0, 0.0, 4.0], ROTATION, PIVOT), turn([9.0, 0.0, 4.0], ROTATION, PIVOT))
     assert walked_b == pytest.approx(walked_a, abs=1e-9) and walked_a < 3.0
@@ -235,12 +239,13 @@ def test_a_crowd_refuses_a_turned_navmesh():
 
 
 # ------------------------------------------------------------------------------------------- (f) re-bake
-def test_f_rebake_of_a_turned_region_is_the_full_bake_bit_for_bit():
-    region = turned_region(FLOOR_REGION, ROTATION, PIVOT)
-    mesh = bake(turned_scene(floor_and_crate(), ROTATION, PIVOT), region, SETTINGS)
-    moved = turned_scene(floor_and_crate(crate_at=(6.5, 1.0)), ROTATION, PIVOT)
+@pytest.mark.parametrize("rotation, pivot", [(ROTATION, PIVOT), (axis_angle((1, 0, 1), 150), np.array([30, 5, -20]))])
+def test_f_rebake_of_a_turned_region_is_the_full_bake_bit_for_bit(rotation, pivot):
+    region = turned_region(FLOOR_REGION, rotation, pivot)
+    mesh = bake(turned_scene(floor_and_crate(), rotation, pivot), region, SETTINGS)
+    moved = turned_scene(floor_and_crate(crate_at=(6.5, 1.0)), rotation, pivot)
     corners = turn([[4.0, 0.0, 1.0], [8.5, 2.0, 5.0], [4.0, 2.0, 5.0], [8.5, 0.0, 1.0], [4, 2, 1], [8.5, 2, 1],
-                    [4, 0, 5], [8.5, 0, 5]], ROTATION, PIVOT)  # the world box round the old and new place
+                    [4, 0, 5], [8.5, 0, 5]], rotation, pivot)  # the world box round the old and new place
     box = (corners.min(axis=0), corners.max(axis=0))
     before = mesh.area()
     rebuilt = mesh.rebake(box, moved)
@@ -253,7 +258,7 @@ def test_f_rebake_of_a_turned_region_is_the_full_bake_bit_for_bit():
     assert mesh.to_json() == full.to_json()
     # The crate's new place is cut out: a path straight through where it stands now bends.
     query = NavQuery(mesh)
-    path = query.find_path(turn([7.5, 0, 0.5], ROTATION, PIVOT), turn([7.5, 0, 7.5], ROTATION, PIVOT))
+    path = query.find_path(turn([7.5, 0, 0.5], rotation, pivot), turn([7.5, 0, 7.5], rotation, pivot))
     assert len(path.points) > 2
 
 
