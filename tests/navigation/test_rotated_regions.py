@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -343,3 +345,12 @@ def test_h_world_codec_round_trips_a_turned_region_and_reads_old_ones():
     assert codec.decode(old, "navigation.region") == SearchRegion((0, -1, 0), (10, 3, 8))
     ceiling = SearchRegion((0, -1, 0), (10, 3, 8), ray_direction=(0, 1, 0))
     assert codec.decode(json.loads(json.dumps(codec.encode(ceiling, "r"))), "r") == ceiling
+
+
+def test_the_guides_example_runs():
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "navigation.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Turned regions"):]
+    section = section[:section.index("\n## ", 1)]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "docs/navigation.md", "exec"), {})
