@@ -80,7 +80,8 @@ def _numbers(name: str, value, booleans: bool) -> np.ndarray:
     except (TypeError, ValueError, OverflowError) as error:
         raise FormatError(f"navmesh JSON: '{name}' is not an array of numbers of one shape: {error}") from None
     if array.dtype.kind not in "iuf" or not array.size:
-        raise FormatError(f"navmesh JSON: '{name}' holds {array.dtype} values, not numbers")
+        raise FormatError(f"navmesh JSON: '{name}' is not a non-empty array of numbers (it holds {array.dtype} "
+                          "values)")
     if booleans:
         _refuse_booleans(name, value)
     return array
