@@ -107,10 +107,11 @@ class NavMesh:
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in
-        the world; a turned bake re-bakes the local box holding its corners) touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
-        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose
-        polygons changed, as (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked. Its
-        :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds. Every
+        the world; a turned bake re-bakes the local box holding its corners) touches, in place; ``scene`` is the
+        scene as it is now, in the world (default: the one baked). The result equals a full bake of that scene,
+        bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose polygons changed, as
+        (region, ti, tk). Only a navmesh made by ``bake`` can be re-baked. Its :attr:`bake_state` is updated in
+        place too: a bake state taken from it before no longer holds. Every
         :class:`~voxelworld.navigation.NavQuery` of this navmesh answers for the new polygons from its next query
         on (do not re-bake while another thread queries).
 
@@ -201,7 +202,8 @@ class NavMesh:
         """Append the vertices and, per level, the object ``{name}_{level}`` with its polygons to ``obj``
         (a :class:`voxelworld.wavefront.ObjWriter`), drawn with ``material`` of the library when given; the
         vertices are world coordinates (:meth:`world_vertices`)."""
-        formats.write_navmesh_obj(obj, self.vertices if self.frame is None else self.world_vertices(), self.polygon_start, self.polygon_vertices, self.polygon_level,
+        vertices = self.vertices if self.frame is None else self.world_vertices()
+        formats.write_navmesh_obj(obj, vertices, self.polygon_start, self.polygon_vertices, self.polygon_level,
                                   name, material)
 
 
