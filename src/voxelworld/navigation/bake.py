@@ -155,7 +155,8 @@ def walkable_layers(scene: Scene, region: SearchRegion, settings: NavSettings) -
 
 
 def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) -> list[WalkableGrid]:
-    """Steps 1-5 as one grid of walkable cells per level (see sampling.walkable_samples for what a level is)."""
+    """Steps 1-5 as one grid of walkable cells per level (see sampling.walkable_samples for what a level is), in
+    the region's own frame when it is turned."""
     layers = walkable_layers(scene, region, settings)
     grids = []
     for s in range(layers.height.shape[2]):

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["IDENTITY", "DOWN", "Frame", "check_rotation", "rotation_matrix", "shortest_arc", "check_frame"]
+__all__ = ["IDENTITY", "DOWN", "Frame", "check_rotation", "rotation_matrix", "down_axis", "shortest_arc",
+           "check_frame"]
 
 IDENTITY = (0.0, 0.0, 0.0, 1.0)  # the quaternion of no rotation, (x, y, z, w)
 DOWN = (0.0, -1.0, 0.0)  # the direction a region's rays fall in its own frame

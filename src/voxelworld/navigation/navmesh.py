@@ -58,7 +58,8 @@ class NavMesh:
         1e-9, determinant +1; finite), for a navmesh baked in a turned region (``SearchRegion.rotation``), whose
         arrays are in the region's own frame (its rays fall along -y there). None (the default): the arrays are
         world coordinates. :meth:`world_vertices` gives the corners in the world; a
-        :class:`~voxelworld.navigation.NavQuery` takes and gives world points either way.
+        :class:`~voxelworld.navigation.NavQuery` takes and gives world points either way. Given on construction
+        (a query reads it when it is made; a re-bake keeps it).
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
