@@ -15,7 +15,7 @@ import pytest
 
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.navigation import Crowd, NavMesh, NavQuery, NavSettings, Scene, SceneObject, SearchRegion
-from voxelworld.navigation.bake import bake
+from voxelworld.navigation.bake import bake, local_regions
 from voxelworld.navigation.frames import Frame, rotation_matrix
 
 SETTINGS = NavSettings(ray_density=16, agent_radius=0.3, min_region_area=0)
@@ -113,7 +113,11 @@ def test_identity_takes_todays_path_bit_for_bit():
     explicit = bake(floor_and_crate(), dataclasses.replace(FLOOR_REGION, rotation=(0, 0, 0, 5)), SETTINGS)
     assert explicit.frame is None and plain.to_json() == explicit.to_json()
     assert "frame" not in json.loads(plain.to_json())
-    assert plain.bake_state.scene is not None and np.array_equal(plain.world_vertices(), plain.vertices)
+    assert np.array_equal(plain.world_vertices(), plain.vertices)
+    scene = floor_and_crate()
+    frame, seen, boxes = local_regions(scene, [FLOOR_REGION])
+    assert frame is None and seen is scene and boxes[0] is FLOOR_REGION  # not a copy: today's path
+    assert plain.bake_state.frame is None and NavQuery(plain)._frame is None
 
 
 def test_regions_of_one_rotation_bake_together_as_each_alone():
