@@ -217,3 +217,30 @@ def test_the_command_prints_no_traceback_for_a_huge_region(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "--ray-density = 1000000000000.0" in done.stderr
 
+
+
+WALL = "o wall\nv 0 0 0\nv 0 0 6\nv 0 3 6\nv 0 3 0\nf 1 2 3 4\n"  # 6 x 3 m in the plane x = 0, facing -x
+QUARTER_TURN_Z = ("0", "0", "0.7071067811865476", "0.7071067811865476")  # rays travelling +x
+
+
+def test_bake_turns_its_regions_by_rotation(tmp_path, capsys):
+    scene_path = tmp_path / "wall.obj"
+    scene_path.write_text(WALL)
+    out = tmp_path / "nav.json"
+    flags = ["--ray-density", "16", "--agent-radius", "0.3", "--min-region-area", "0", "-o", str(out)]
+    code = cli.main(["navmesh", "bake", str(scene_path), "--region", "-1.6", "0.5", "-0.1", "1.6", "2.5", "6.1",
+                     "--rotation", *QUARTER_TURN_Z, *flags])
+    assert code == 0
+    mesh = NavMesh.from_json(out.read_text())
+    rotation = tuple(float(c) for c in QUARTER_TURN_Z)
+    expected = bake(Scene.from_obj(scene_path), SearchRegion((-1.6, 0.5, -0.1), (1.6, 2.5, 6.1), rotation=rotation),
+                    NavSettings(ray_density=16, agent_radius=0.3, min_region_area=0))
+    assert mesh.to_json() == expected.to_json() and mesh.frame is not None
+    assert np.abs(mesh.world_vertices()[:, 0]).max() < 1e-9 and mesh.area() > 10
+    assert "1 floor" in capsys.readouterr().out
+    # Without --region: the scene's box in the turned frame, and the whole wall in it.
+    assert cli.main(["navmesh", "bake", str(scene_path), "--rotation", *QUARTER_TURN_Z, *flags]) == 0
+    assert "box in the turned frame" in capsys.readouterr().out
+    assert NavMesh.from_json(out.read_text()).area() > 10
+    assert cli.main(["navmesh", "bake", str(scene_path), "--rotation", "0", "0", "0", "0", *flags]) == 2
+    assert "--rotation = (0.0, 0.0, 0.0, 0.0)" in capsys.readouterr().err

@@ -221,6 +221,23 @@ def run_render(args: argparse.Namespace, out=None) -> None:
     print(f"Wrote {path} ({args.width}x{args.height}): demo world seed {args.seed}, {triangles}", file=out)
 
 
+def _scene_box(scene, rotation):
+    """The box ``(lo, hi)`` of a region turned by ``rotation`` about its centre that holds ``scene``: the scene's
+    bounds when upright; else centred on them, as wide on each of its own axes as the turned scene reaches."""
+    import numpy as np
+
+    from .navigation.frames import IDENTITY, Frame, check_rotation
+
+    lo, hi = scene.bounds()
+    rotation = check_rotation("rotation", rotation)
+    if rotation == IDENTITY:
+        return lo, hi
+    centre = (lo + hi) / 2
+    frame = Frame.about(rotation, centre)
+    reach = np.max([np.abs(frame.to_local(obj.positions) - centre).max(axis=0) for obj in scene], axis=0)
+    return centre - reach, centre + reach
+
+
 def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     """``voxelworld navmesh bake``: bake, write the JSON (and the PNG), report what came out."""
     import dataclasses
@@ -228,7 +245,7 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     from .files import write_atomically
     from .navigation import NavSettings, Scene, SearchRegion
     from .navigation.areas import bake_areas
-    from .navigation.bake import bake
+    from .navigation.bake import bake, local_regions
     from .navigation.rays import bake_roles
 
     out = out if out is not None else sys.stdout
@@ -244,20 +261,25 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
     names = [field.name for field in dataclasses.fields(NavSettings)]
     options = {name: f"--{name.replace('_', '-')}" for name in names}
     options.update({name: "--region" for name in ("min", "max", "region", "regions", "ray_direction")})
+    options["rotation"] = "--rotation"
     overrides = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
     overrides["levels"] = bool(args.levels)
     try:
         settings = NavSettings(**overrides)
         landing = {"auto": None, "on": True, "off": False}[args.landing]
+        rotation = (0.0, 0.0, 0.0, 1.0) if args.rotation is None else tuple(args.rotation)
         if args.region:
-            regions = [SearchRegion(tuple(r[:3]), tuple(r[3:]), landing=landing) for r in args.region]
+            regions = [SearchRegion(tuple(r[:3]), tuple(r[3:]), landing=landing, rotation=rotation)
+                       for r in args.region]
         else:  # the scene's box, with an agent's height of room above its highest point and below its lowest
-            lo, hi = scene.bounds()
+            lo, hi = _scene_box(scene, rotation)
             lo[1], hi[1] = lo[1] - settings.clearance, hi[1] + settings.clearance
-            regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()), landing=landing)]
-            print(f"region: the scene's bounds widened by the agent height ({settings.clearance:g} m): "
+            regions = [SearchRegion(tuple(lo.tolist()), tuple(hi.tolist()), landing=landing, rotation=rotation)]
+            what = "bounds" if regions[0].rotation == (0.0, 0.0, 0.0, 1.0) else "box in the turned frame"
+            print(f"region: the scene's {what} widened by the agent height ({settings.clearance:g} m): "
                   + " ".join(f"{v:.2f}" for v in (*lo, *hi)), file=out)
-        bake_areas(regions, settings)  # a region too narrow, or a bake too large for memory, refused before binning
+        # a region too narrow, or a bake too large for memory, refused before the scene is binned
+        bake_areas(local_regions(scene, regions)[2], settings)
     except ParameterError as error:
         raise _option_error(error, options) from None
 
@@ -268,8 +290,9 @@ def run_navmesh_bake(args: argparse.Namespace, out=None) -> None:
 
     mesh = bake(scene, regions, settings, progress=progress)
     print(file=sys.stderr)
-    for number, region in enumerate(regions, start=1):  # what the bake made of the objects (bake_roles is cached)
-        made = bake_roles(scene, region, settings).roles
+    _, seen, boxes = local_regions(scene, regions)  # the scene as the bake saw it (turned regions: in their frame)
+    for number, region in enumerate(boxes, start=1):  # what the bake made of the objects (bake_roles is cached)
+        made = bake_roles(seen, region, settings).roles
         counts = ", ".join(f"{made.count(role)} {role}" for role in ("floor", "obstacle", "transparent"))
         ruled = sum(obj.role == "auto" and role == "obstacle" for obj, role in zip(scene, made))
         where = f" in region {number}" if len(regions) > 1 else ""
@@ -426,6 +449,10 @@ def build_parser() -> argparse.ArgumentParser:
                               metavar=("X0", "Y0", "Z0", "X1", "Y1", "Z1"),
                               help="a search region's corners in m (repeat for several regions; default: the "
                                    "scene's bounds, widened up and down by the agent height --clearance)")
+    bake_command.add_argument("--rotation", type=float, nargs=4, metavar=("X", "Y", "Z", "W"),
+                              help="turn every region about its centre by this quaternion (glTF order; the rays "
+                                   "fall along its own down axis: walls, ceilings, tilted decks; default: upright; "
+                                   "without --region: the scene's box in the turned frame)")
     bake_command.add_argument("--role", action="append", default=[], metavar="PATTERN=ROLE",
                               help="give objects whose name matches the glob PATTERN the ROLE floor, obstacle, "
                                    "exception or auto (repeatable; first match wins; objects no rule names are auto: "

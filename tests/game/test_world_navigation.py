@@ -104,3 +104,13 @@ def test_bad_input_raises_parameter_error():
     with pytest.raises(ParameterError, match="chunks"):
         nav.update(5)
     assert nav.mesh.area() == area and nav.revision == 0
+
+
+def test_a_turned_region_is_refused_before_the_bake():
+    from voxelworld.navigation import SearchRegion
+
+    volume, mesher = flat_world(16)
+    region = SearchRegion((0, 3, 0), (7, 8, 7), rotation=(0.1, 0, 0, 1))
+    with pytest.raises(ParameterError) as caught:
+        WorldNavigation(volume, mesher, region=region)
+    assert caught.value.parameter == "region.rotation"

@@ -10,6 +10,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import NavQuery, NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake, walkable_grids
+from voxelworld.navigation.rays import RayScene
 from voxelworld.navigation.sampling import CORNER_INSET
 
 
@@ -230,9 +231,9 @@ def test_no_link_through_an_opening_lower_than_the_clearance():
 def test_bake_is_deterministic_and_checks_its_input():
     a, b = bake(room(), REGION, SETTINGS), bake(room(), REGION, SETTINGS)
     assert a.to_json() == b.to_json()
-    with pytest.raises(ParameterError) as caught:
-        walkable_grids(room(), SearchRegion((0, 0, 0), (10, 2.5, 10), ray_direction=(1, 0, 0)), SETTINGS)
-    assert caught.value.parameter == "ray_direction"
+    with pytest.raises(ParameterError) as caught:  # rays are cast in a region's own frame only
+        RayScene(room(), SearchRegion((0, 0, 0), (10, 2.5, 10), ray_direction=(1, 0, 0)), SETTINGS)
+    assert caught.value.parameter == "rotation"
     with pytest.raises(ParameterError):
         bake(room(), [], SETTINGS)
 

@@ -191,12 +191,17 @@ def test_ray_direction_is_normalised(direction, want):
     assert math.isclose(math.hypot(*got), 1.0, rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("direction", [(0, 0, 0), (0, math.nan, 0), (math.inf, 0, 0), (0, -1), "down", None,
+@pytest.mark.parametrize("direction", [(0, 0, 0), (0, math.nan, 0), (math.inf, 0, 0), (0, -1), "down",
                                        (0, -1, 0, 0)])
 def test_bad_ray_directions_are_refused(direction):
     with pytest.raises(ParameterError) as caught:
         SearchRegion((0, 0, 0), (1, 1, 1), ray_direction=direction)
     assert caught.value.parameter == "ray_direction"
+
+
+def test_no_ray_direction_is_the_rotations_down_axis():
+    assert SearchRegion((0, 0, 0), (1, 1, 1), ray_direction=None).ray_direction == (0.0, -1.0, 0.0)
+    assert SearchRegion((0, 0, 0), (1, 1, 1), rotation=(1, 0, 0, 0)).ray_direction == (0.0, 1.0, 0.0)
 
 
 @pytest.mark.parametrize("lo, hi, parameter", [

@@ -122,7 +122,8 @@ class WorldNavigation:
         m (>= 0): a prop taller than this (its own height, bottom to top) is an obstacle with an exclusion
         region; a lower one (a rug, a plank) is floor. Default 0.3.
     region : SearchRegion, optional
-        The box baked; by default the volume's samples, 1 m deeper and ``settings.clearance`` higher.
+        The box baked; by default the volume's samples, 1 m deeper and ``settings.clearance`` higher. Upright
+        only (``rotation`` (0, 0, 0, 1)): the NPCs walk it as a Crowd (ParameterError naming ``region.rotation``).
     baked_from : mapping of (i, j, k) to CollisionMesh or None, optional
         Chunks whose collision mesh (None: no triangles) to bake from instead of the mesher's: what a saved
         world's navmesh was baked from where the terrain changed since its last re-bake (``voxelworld.io``), so
@@ -175,6 +176,9 @@ class WorldNavigation:
             region = SearchRegion((lo[0], lo[1] - 1.0, lo[2]), (hi[0], hi[1] + settings.clearance, hi[2]), landing=False)
         elif not isinstance(region, SearchRegion):
             raise ParameterError("region", type(region).__name__, "a SearchRegion or None")
+        elif region.turned:  # before the bake: a Crowd walks upright navmeshes only
+            raise ParameterError("region.rotation", region.rotation, "(0, 0, 0, 1), an upright region: the world's "
+                                 "NPCs walk its navmesh as a Crowd, which walks upright navmeshes only")
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
         self._props = tuple(self._prop(p) for p in props)
         chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))

@@ -9,7 +9,8 @@ knows nothing of voxels.
   :meth:`Scene.triangles` gives one triangle soup with a per-triangle object index for a collision BVH.
 - :class:`NavSettings`: every bake parameter in world units, validated; :meth:`NavSettings.from_recast` maps
   Recast's demo parameters onto them.
-- :class:`SearchRegion`: a box placed in the scene that a bake covers.
+- :class:`SearchRegion`: a box placed in the scene that a bake covers, maybe turned (``rotation``: walls,
+  ceilings, tilted decks; :mod:`~voxelworld.navigation.frames`).
 - :class:`NavMesh`: walkable polygons per level with portals (the data, checked on construction); areas,
   islands, JSON (docs/specs/navmesh-json.md, :mod:`~voxelworld.navigation.formats`), OBJ, and ``rebake`` of the
   tiles a change of the scene touches.

@@ -11,7 +11,8 @@ Deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -21,10 +22,11 @@ from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays
 from .areas import BakeArea, area_of, bake_areas
 from .rays import RayScene, check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
-from .scene import Scene
+from .frames import Frame
+from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["bake", "BakeState", "BakedArea", "walkable_layers", "walkable_grids"]
+__all__ = ["bake", "BakeState", "BakedArea", "walkable_layers", "walkable_grids", "local_scene", "local_regions"]
 
 
 @dataclass(frozen=True)
@@ -44,14 +46,17 @@ class BakedArea:
 
 @dataclass(frozen=True)
 class BakeState:
-    """The scene and settings of a bake and what it kept of each area."""
+    """The scene and settings of a bake and what it kept of each area. A bake of turned regions keeps the
+    scene and regions in their frame (see :func:`local_regions`) and the frame, ``[R | t]`` (world = R @ local +
+    t); None: not turned (the world's axes)."""
 
     scene: Scene
     settings: NavSettings
     areas: tuple[BakedArea, ...]
+    frame: np.ndarray | None = field(default=None, compare=False)
 
     def navmesh(self) -> NavMesh:
-        mesh = NavMesh(*self.navmesh_arrays())
+        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
         mesh.bake_state = self
         return mesh
 
@@ -95,14 +100,66 @@ def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings, step=lambda:
     return BakedArea(area, samples, whole, eroded, layers, tiles)
 
 
+# world object -> {frame bytes: the object in that frame}: a re-bake turns only the objects that changed, and
+# the turned ones keep what the rays cached of them (proxies, bounds).
+_TURNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def local_scene(scene: Scene, frame: Frame) -> Scene:
+    """``scene`` seen in ``frame``: every object's positions turned into local coordinates (names, triangles
+    and roles kept). The same object in the same frame gives the same turned object."""
+    key = frame.matrix.tobytes()
+    objects = []
+    for obj in scene:
+        known = _TURNED.setdefault(obj, {})
+        if key not in known:
+            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
+        objects.append(known[key])
+    return Scene(objects)
+
+
+def local_regions(scene, regions: list) -> tuple[Frame | None, Scene, list[SearchRegion]]:
+    """The frame the regions are baked in, the scene in it and the regions as boxes of its axes.
+
+    Regions that are not turned are baked as they are (frame None, the scene untouched). Turned regions must
+    share one rotation; their frame turns about the first one's centre, and each region becomes its own box
+    moved to where it lies in that frame (a turned region's box is upright in its own frame)."""
+    if not isinstance(scene, Scene):
+        raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
+    for region in regions:
+        if not isinstance(region, SearchRegion):
+            raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
+    rotation = regions[0].rotation
+    if any(region.rotation != rotation for region in regions):
+        raise ParameterError("regions", [region.rotation for region in regions],
+                             "regions baked together share one rotation; bake differently turned regions into "
+                             "separate navmeshes")
+    if not regions[0].turned:
+        return None, scene, regions
+    pivot = np.array(regions[0].centre)
+    frame = Frame.about(rotation, pivot)
+    boxes = []
+    for region in regions:
+        # The region's own point q is the world point R (q - c) + c, which the frame sees at q + shift.
+        centre = np.array(region.centre)
+        shift = frame.vectors_to_local(centre - pivot) + pivot - centre
+        boxes.append(replace(region, min=tuple((np.array(region.min) + shift).tolist()),
+                             max=tuple((np.array(region.max) + shift).tolist()), ray_direction=None,
+                             rotation=(0.0, 0.0, 0.0, 1.0)))
+    return frame, local_scene(scene, frame), boxes
+
+
 def walkable_layers(scene: Scene, region: SearchRegion, settings: NavSettings) -> WalkableLayers:
-    """Steps 1-5 over a region: its walkable samples, every level, with the links between them."""
+    """Steps 1-5 over a region: its walkable samples, every level, with the links between them (in the
+    region's own frame when it is turned: see :func:`local_regions`)."""
+    _, scene, (region,) = local_regions(scene, [region])
     check_bake_input(scene, region, settings)
     return _bake_area(scene, area_of(region, settings), settings).layers
 
 
 def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) -> list[WalkableGrid]:
-    """Steps 1-5 as one grid of walkable cells per level (see sampling.walkable_samples for what a level is)."""
+    """Steps 1-5 as one grid of walkable cells per level (see sampling.walkable_samples for what a level is), in
+    the region's own frame when it is turned."""
     layers = walkable_layers(scene, region, settings)
     grids = []
     for s in range(layers.height.shape[2]):
@@ -121,6 +178,10 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     area: rays, samples, whole cells, erosion, islands, polygons). The navmesh can be re-baked where the scene
     changes with :meth:`NavMesh.rebake`.
 
+    Turned regions (``SearchRegion.rotation``) baked together share one rotation: the scene is turned into
+    their frame (:func:`local_regions`), baked there as any other, and the navmesh keeps its arrays in that
+    frame with the frame itself (``NavMesh.frame``); its queries take and give world coordinates.
+
     Examples
     --------
     >>> from voxelworld.navigation import Scene, SearchRegion, NavSettings
@@ -134,6 +195,7 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     regions = [regions] if isinstance(regions, SearchRegion) else list(regions)
     if not regions:
         raise ParameterError("regions", regions, "one SearchRegion or a non-empty list of them")
+    frame, scene, regions = local_regions(scene, regions)
     for region in regions:
         check_bake_input(scene, region, settings)
     areas = bake_areas(regions, settings)  # each region passed alone; together they may be too many columns
@@ -145,4 +207,4 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
             progress(done[0], STEPS * len(areas))
 
     baked = [_bake_area(scene, area, settings, step) for area in areas]
-    return BakeState(scene, settings, tuple(baked)).navmesh()
+    return BakeState(scene, settings, tuple(baked), None if frame is None else frame.matrix).navmesh()

@@ -163,7 +163,8 @@ class Crowd:
     ----------
     navmesh : NavMesh
         The navmesh walked; it may be re-baked between steps (the crowd puts its agents back on it and plans
-        their paths again).
+        their paths again). Not one baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
+        deck): a crowd walks the world's axes only and refuses it (ParameterError naming ``navmesh``).
     settings : CrowdSettings
 
     Attributes
@@ -175,6 +176,9 @@ class Crowd:
     def __init__(self, navmesh: NavMesh, settings: CrowdSettings = CrowdSettings()):
         if not isinstance(navmesh, NavMesh):
             raise ParameterError("navmesh", type(navmesh).__name__, "a voxelworld.navigation.NavMesh")
+        if navmesh.frame is not None:  # its kernels walk the arrays' x-z plane; positions would be local
+            raise ParameterError("navmesh", "a navmesh baked in a turned region (frame is not None)",
+                                 "a navmesh of the world's axes (frame None): a crowd walks only those")
         if not isinstance(settings, CrowdSettings):
             raise ParameterError("settings", type(settings).__name__, "a CrowdSettings")
         self.mesh, self.settings = navmesh, settings

@@ -23,19 +23,21 @@ FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "por
 DETAIL_FIELDS = ("detail_origin", "detail_shape", "detail_heights")  # optional: all three or none
 
 
-def navmesh_json(*arrays) -> str:
+def navmesh_json(*arrays, frame=None) -> str:
     """The arrays (the six of FIELDS, then the three of DETAIL_FIELDS) as navmesh JSON text, compact; the
-    details are left out when no polygon has one."""
+    details are left out when no polygon has one, the ``frame`` ((3, 4) ``[R | t]``) when it is None."""
     document = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
     names = FIELDS + (DETAIL_FIELDS if len(arrays) > 6 and np.asarray(arrays[7]).any() else ())
     document.update({name: np.asarray(array).tolist() for name, array in zip(names, arrays)})
+    if frame is not None:
+        document["frame"] = np.asarray(frame).tolist()
     return json.dumps(document, separators=(",", ":"))
 
 
-def read_navmesh_json(text: str) -> tuple:
-    """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None),
-    unchecked beyond being arrays of numbers (the NavMesh constructor checks them); FormatError for text that is
-    not such a document."""
+def read_navmesh_json(text: str) -> tuple[tuple, np.ndarray | None]:
+    """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None) and its
+    frame (an array, or None when the document has none), unchecked beyond being arrays of numbers (the NavMesh
+    constructor checks them); FormatError for text that is not such a document."""
     try:
         document = json.loads(text)
     except (TypeError, ValueError) as error:
@@ -65,7 +67,24 @@ def read_navmesh_json(text: str) -> tuple:
         if array.size and booleans:  # numpy reads true as 1
             _refuse_booleans(name, document[name])
         arrays.append(array)
-    return tuple(arrays)
+    frame = None
+    if "frame" in document:
+        frame = _numbers("frame", document["frame"], booleans)
+    return tuple(arrays), frame
+
+
+def _numbers(name: str, value, booleans: bool) -> np.ndarray:
+    """The field ``value`` as an array of numbers, or FormatError naming ``name``."""
+    try:
+        array = np.array(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise FormatError(f"navmesh JSON: '{name}' is not an array of numbers of one shape: {error}") from None
+    if array.dtype.kind not in "iuf" or not array.size:
+        raise FormatError(f"navmesh JSON: '{name}' is not a non-empty array of numbers (it holds {array.dtype} "
+                          "values)")
+    if booleans:
+        _refuse_booleans(name, value)
+    return array
 
 
 def _refuse_booleans(name: str, value) -> None:

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..wavefront import ObjWriter
 from . import formats
+from .frames import Frame, check_frame
 from .index import NavIndex, navmesh_index, polygon_areas
 
 __all__ = ["NavMesh", "ARRAY_NAMES", "check_navmesh_arrays"]
@@ -52,6 +53,13 @@ class NavMesh:
         stored polygon after polygon, row by row along x, in ``detail_heights``; the height between samples is
         bilinear, held beyond the outer ones. A polygon of shape (0, 0) has none: its height is its plane's
         (through its corners). Optional (default: none for any polygon); a bake gives every polygon one.
+    frame : ndarray (3, 4) float64 or None
+        Where the arrays lie in the world: ``[R | t]``, world = R @ local + t (R a rotation: orthonormal within
+        1e-9, determinant +1; finite), for a navmesh baked in a turned region (``SearchRegion.rotation``), whose
+        arrays are in the region's own frame (its rays fall along -y there). None (the default): the arrays are
+        world coordinates. :meth:`world_vertices` gives the corners in the world; a
+        :class:`~voxelworld.navigation.NavQuery` takes and gives world points either way. Given on construction
+        (a query reads it when it is made; a re-bake keeps it).
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
@@ -80,10 +88,13 @@ class NavMesh:
     detail_origin: np.ndarray | None = None
     detail_shape: np.ndarray | None = None
     detail_heights: np.ndarray | None = None
+    frame: np.ndarray | None = None
     bake_state: object = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
     index: NavIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if self.frame is not None:
+            self.frame = check_frame("frame", self.frame)
         self._set_arrays(*(getattr(self, name) for name in ARRAY_NAMES))
 
     def _set_arrays(self, *arrays) -> None:
@@ -96,11 +107,12 @@ class NavMesh:
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
     def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
-        """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres)
-        touches, in place; ``scene`` is the scene as it is now (default: the one baked). The result equals a
-        full bake of that scene, bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose
-        polygons changed, as (area, ti, tk) (one area per region, unless regions meet). Only a navmesh made by ``bake`` can be re-baked. Its
-        :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds. Every
+        """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in
+        the world; a turned bake re-bakes the local box holding its corners) touches, in place; ``scene`` is the
+        scene as it is now, in the world (default: the one baked). The result equals a full bake of that scene,
+        bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose polygons changed, as
+        (area, ti, tk) (one area per region, unless regions meet). Only a navmesh made by ``bake`` can be re-baked. Its :attr:`bake_state` is updated in
+        place too: a bake state taken from it before no longer holds. Every
         :class:`~voxelworld.navigation.NavQuery` of this navmesh answers for the new polygons from its next query
         on (do not re-bake while another thread queries).
 
@@ -136,15 +148,24 @@ class NavMesh:
         return len(self.polygon_level)
 
     def polygon(self, q: int) -> np.ndarray:
-        """The corners (m) of polygon ``q``, counter-clockwise seen from above."""
+        """The corners (m) of polygon ``q``, counter-clockwise seen from above (in the navmesh's own frame:
+        see :attr:`frame`)."""
         return self.vertices[self.polygon_vertices[self.polygon_start[q]:self.polygon_start[q + 1]]]
 
+    def world_vertices(self) -> np.ndarray:
+        """The polygon corners (n, 3) in world coordinates: :attr:`vertices` placed by :attr:`frame` (a copy of
+        them without one)."""
+        if self.frame is None:
+            return self.vertices.copy()
+        return Frame(self.frame).to_world(self.vertices)
+
     def polygon_areas(self) -> np.ndarray:
-        """Area (m², on the x-z plane) of every polygon."""
+        """Area (m², on the x-z plane of the navmesh's own frame, the plane across its rays) of every
+        polygon."""
         return polygon_areas(self.vertices, self.polygon_start, self.polygon_vertices)
 
     def area(self, level: int | None = None) -> float:
-        """Walkable area in m² (x-z plane) of one level, or of all levels."""
+        """Walkable area in m² (x-z plane of the navmesh's own frame) of one level, or of all levels."""
         areas = self.polygon_areas()
         return float(areas.sum() if level is None else areas[self.polygon_level == level].sum())
 
@@ -162,26 +183,28 @@ class NavMesh:
     # ---------------------------------------------------------------------------------------- files
     def to_json(self) -> str:
         """The navmesh as JSON text (format: docs/specs/navmesh-json.md)."""
-        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES))
+        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame)
 
     @classmethod
     def from_json(cls, text: str) -> NavMesh:
         """Read :meth:`to_json`'s text; a foreign or broken document raises FormatError naming what is wrong
         (the field, the value and its legal range), before anything reads the arrays."""
-        arrays = formats.read_navmesh_json(text)
+        arrays, frame = formats.read_navmesh_json(text)
         try:
-            return cls(*arrays)
+            return cls(*arrays, frame=frame)
         except ParameterError as error:
             raise formats.json_error(error) from None
 
     def to_obj(self, path) -> None:
-        """Write the polygons as a Wavefront OBJ (one ``o level_N`` per level), atomically."""
+        """Write the polygons as a Wavefront OBJ (one ``o level_N`` per level, world coordinates), atomically."""
         formats.write_navmesh_obj_file(path, self.write_obj)
 
     def write_obj(self, obj: ObjWriter, name: str = "level", material: str | None = None) -> None:
         """Append the vertices and, per level, the object ``{name}_{level}`` with its polygons to ``obj``
-        (a :class:`voxelworld.wavefront.ObjWriter`), drawn with ``material`` of the library when given."""
-        formats.write_navmesh_obj(obj, self.vertices, self.polygon_start, self.polygon_vertices, self.polygon_level,
+        (a :class:`voxelworld.wavefront.ObjWriter`), drawn with ``material`` of the library when given; the
+        vertices are world coordinates (:meth:`world_vertices`)."""
+        vertices = self.vertices if self.frame is None else self.world_vertices()
+        formats.write_navmesh_obj(obj, vertices, self.polygon_start, self.polygon_vertices, self.polygon_level,
                                   name, material)
 
 

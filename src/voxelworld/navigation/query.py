@@ -6,6 +6,11 @@ that any number of queries share: make one per agent or per thread. The kernels 
 ``_kernels/paths.py`` and ``_kernels/polyanya.py`` over the navmesh's :class:`~voxelworld.navigation.index.NavIndex`;
 paths are exact shortest paths on the x-z plane (Polyanya) over each polygon's boundary split at its portals'
 ends. A query follows its navmesh through re-bakes: each one reads the navmesh's index as it is then.
+
+Points in and out are world coordinates. A navmesh baked in a turned region keeps its arrays in the region's
+own frame (``NavMesh.frame``): each query turns its points into that frame on entry and its answers back on
+exit (``_to_local`` / ``_to_world``), and the kernels, which work on the x-z plane of the arrays, never see a
+frame. Without a frame, no point is touched.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from ..errors import ParameterError, check_point
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 from ._kernels.arrays import SearchScratch
+from .frames import Frame
 from .navmesh import NavMesh
 
 __all__ = ["NavQuery", "NavPath"]
@@ -61,12 +67,25 @@ class NavQuery:
         self.mesh = mesh
         self._scratch: SearchScratch | None = None
         self._path_buffer = np.zeros((0, 3))
+        # Turned navmeshes: world points in, local points to the kernels, world points out (a navmesh's frame
+        # does not change; a re-bake keeps it).
+        self._frame = None if mesh.frame is None else Frame(mesh.frame)
+
+    # ---------------------------------------------------------------------------------- frame (turned meshes)
+    def _to_local(self, point: tuple[float, float, float]) -> tuple[float, float, float]:
+        x, y, z = self._frame.to_local(point).tolist()
+        return x, y, z
+
+    def _to_world(self, points: np.ndarray) -> np.ndarray:
+        return self._frame.to_world(points)
 
     # ---------------------------------------------------------------------------------------- locating
     def locate(self, point) -> int:
         """The polygon under or nearest above/below ``point`` (the one whose surface is closest in height among
         those containing its x-z position), or -1."""
         x, y, z = check_point("point", point)
+        if self._frame is not None:
+            x, y, z = self._to_local((x, y, z))
         index = self.mesh.index
         return int(_locate.locate(index.polygons, index.buckets, x, y, z))
 
@@ -74,6 +93,14 @@ class NavQuery:
         """The point of the navmesh closest to ``point`` (3-D distance) and its polygon (-1 if the mesh is
         empty)."""
         x, y, z = check_point("point", point)
+        if self._frame is not None:
+            x, y, z = self._to_local((x, y, z))
+        out, q = self._nearest(x, y, z)
+        if self._frame is not None and q >= 0:
+            out = self._to_world(out)
+        return out, q
+
+    def _nearest(self, x: float, y: float, z: float) -> tuple[np.ndarray, int]:
         index = self.mesh.index
         out = np.full(3, np.nan)
         q = int(_locate.nearest(index.polygons, index.buckets, x, y, z, out))
@@ -89,6 +116,8 @@ class NavQuery:
         polygons' surface (the start and end as snapped), and its length is summed in 3-D.
         """
         start, end = np.array(check_point("start", start)), np.array(check_point("end", end))
+        if self._frame is not None:
+            start, end = np.array(self._to_local(start)), np.array(self._to_local(end))
         index = self.mesh.index
         rings = index.rings
         self._fit_scratch(len(rings.corner), index.polygon_count, max(SMALLEST_QUEUE, 4 * len(rings.ring_xz)))
@@ -101,6 +130,8 @@ class NavQuery:
             self._fit_scratch(len(rings.corner), index.polygon_count, 2 * len(self._scratch.node_f))
         if count == 0:
             return None
+        if self._frame is not None:
+            return NavPath(self._to_world(self._path_buffer[:count]), length)  # a rotation keeps lengths
         return NavPath(self._path_buffer[:count].copy(), length)
 
     def _fit_scratch(self, vertex_count: int, polygon_count: int, room: int) -> None:
@@ -139,9 +170,13 @@ class NavQuery:
         """How far a straight walk from ``start`` (snapped to the navmesh) towards ``end`` gets on the navmesh
         (x-z plane): the distance walked (m) and the point reached (``end``'s x and z when nothing blocks it,
         at the height of the polygon reached). The walk goes from polygon to polygon across the portals the
-        segment crosses, and stops at the first edge that is not a portal."""
-        start, q = self.nearest_point(start)
+        segment crosses, and stops at the first edge that is not a portal. On a turned navmesh the walk is on
+        the x-z plane of its own frame (the plane across its rays)."""
+        x, y, z = check_point("point", start)
         end = np.array(check_point("end", end))
+        if self._frame is not None:
+            (x, y, z), end = self._to_local((x, y, z)), np.array(self._to_local(end))
+        start, q = self._nearest(x, y, z)
         if q < 0:
             return 0.0, start
         index = self.mesh.index
@@ -151,7 +186,10 @@ class NavQuery:
                                start[0], start[2], end[0], end[2], False, unused, unused, 0)
         x, z = start[0] + t * (end[0] - start[0]), start[2] + t * (end[2] - start[2])
         walked = t * float(np.hypot(end[0] - start[0], end[2] - start[2]))
-        return walked, np.array([x, _locate.height(surface, q, x, z), z])
+        reached = np.array([x, _locate.height(surface, q, x, z), z])
+        if self._frame is not None:
+            reached = self._to_world(reached)
+        return walked, reached
 
     def random_point(self, rng: np.random.Generator) -> np.ndarray:
         """A point spread evenly over the walkable area (polygons chosen by area), from ``rng``."""
@@ -163,4 +201,6 @@ class NavQuery:
         out = np.empty(3)
         vertices, polygon_start, polygon_vertices, _, surface = index.polygons
         _locate.sample(vertices, polygon_start, polygon_vertices, surface, index.cumulative_area, rng.random(4), out)
+        if self._frame is not None:
+            out = self._to_world(out)
         return out

@@ -437,6 +437,9 @@ def check_bake_input(scene, region, settings) -> None:
         raise ParameterError("region", region, "a voxelworld.navigation.SearchRegion")
     if not isinstance(settings, NavSettings):
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
+    if region.turned:
+        raise ParameterError("rotation", region.rotation, "(0, 0, 0, 1) here: rays are cast in a region's own "
+                             "frame, which bake() and walkable_layers() turn a turned region's scene into")
     if not all(abs(a - b) <= 1e-8 + 1e-5 * abs(b) for a, b in zip(region.ray_direction, (0.0, -1.0, 0.0))):
         raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
 

@@ -31,7 +31,8 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
-from .bake import BakedArea, BakeState
+from .bake import BakedArea, BakeState, local_scene
+from .frames import Frame
 from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
 from .areas import BakeArea
 from .rays import RayScene
@@ -123,10 +124,19 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None,
     """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
     polygons changed, as (area, ti, tk): ``area`` counts the bake's areas (:func:`~.areas.bake_areas`; one per
     region unless regions meet). With ``in_place``, the arrays of ``state`` are updated and shared
-    by the new state (``state`` must not be used again); otherwise ``state`` is left as it was."""
+    by the new state (``state`` must not be used again); otherwise ``state`` is left as it was. ``box`` and
+    ``scene`` are in world coordinates: a bake of turned regions turns them into its frame (the box becomes the
+    local box holding its 8 corners) as the bake turned its scene."""
     lo, hi = _box(box)
-    scene = state.scene if scene is None else scene
     settings = state.settings
+    if scene is None:
+        scene = state.scene  # kept in the bake's frame
+    else:
+        _check(scene, settings)
+        if state.frame is not None:
+            scene = local_scene(scene, Frame(state.frame))
+    if state.frame is not None:
+        lo, hi = Frame(state.frame).local_box(lo, hi)
     _check(scene, settings)
     areas, rebuilt = [], []
     margin = settings.agent_radius + 2 * settings.cell_size  # how far from the box the walkable area can change
@@ -141,7 +151,7 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None,
                                       in_place)
         areas.append(fresh)
         rebuilt += [(n, ti, tk) for ti, tk in tiles]
-    return BakeState(scene, settings, tuple(areas)), rebuilt
+    return BakeState(scene, settings, tuple(areas), state.frame), rebuilt
 
 
 def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, touched,

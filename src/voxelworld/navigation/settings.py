@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
+from .frames import IDENTITY, check_rotation, down_axis, shortest_arc
 
 __all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN",
            "MAX_AGENT_RADIUS"]
@@ -214,31 +215,56 @@ class SearchRegion:
     Parameters
     ----------
     min, max : sequence of 3 float
-        Opposite corners in metres, ``max > min`` on every axis (a region has volume). Stored as tuples.
-    ray_direction : sequence of 3 float
-        The direction the bake's rays travel: finite, not zero, stored normalised (length 1) as a tuple.
-        The default ``(0, -1, 0)`` casts straight down from the top face. Other directions are accepted and
-        kept here, but the baker casts only straight down and refuses a region with another direction
-        (ParameterError naming ``ray_direction``).
+        Opposite corners in metres, ``max > min`` on every axis (a region has volume), in the region's own frame
+        (before ``rotation`` turns it). Stored as tuples.
+    ray_direction : sequence of 3 float or None
+        The direction the bake's rays travel, the region's own down axis ``R @ (0, -1, 0)`` (``R`` the matrix of
+        ``rotation``): finite, not zero, stored normalised (length 1) as a tuple. None (the default): the
+        rotation's down axis, ``(0, -1, 0)`` without one (straight down from the top face). Given without a
+        rotation, it sets the rotation to the shortest arc turning ``(0, -1, 0)`` onto it (for ``(0, 1, 0)``,
+        rays going up, a half turn about x); given with one, the two must agree within 1e-9 (ParameterError
+        naming ``ray_direction``). After construction it is always exactly the rotation's down axis.
     landing : bool or None
         Whether the region's bottom face is a landing surface: a ray that meets nothing else on its way down
-        lands there (walkable ground at ``min[1]``), so a scene of only obstacles bakes the floor around them.
-        None (the default): on when no floor object's bounding box meets the region (a region built over an
-        empty level), off otherwise.
+        lands there (walkable ground at ``min[1]``, in the region's frame), so a scene of only obstacles bakes
+        the floor around them. None (the default): on when no floor object's bounding box meets the region (a
+        region built over an empty level), off otherwise.
+    rotation : sequence of 4 float
+        A unit quaternion ``(x, y, z, w)`` (glTF's order) turning the box about its centre
+        ``c = (min + max) / 2``: the world point ``p`` lies at ``R^T (p - c) + c`` in the region's frame, and
+        the rays fall from its top face (local ``max[1]``) along its own down axis, so a wall, a ceiling or a
+        tilted deck can carry a navmesh. Four finite numbers, not all zero; stored normalised, of canonical
+        sign (``w > 0``, or for a half turn its first non-zero component positive), so equal rotations compare
+        equal. Default ``(0, 0, 0, 1)``: not turned. To turn a region of another direction with
+        :func:`dataclasses.replace`, give ``ray_direction=None`` too.
 
     Examples
     --------
     >>> region = SearchRegion((0, 0, 0), (8, 4, 6), ray_direction=(0, -2, 0))
-    >>> region.min, region.max, region.ray_direction
-    ((0.0, 0.0, 0.0), (8.0, 4.0, 6.0), (0.0, -1.0, 0.0))
+    >>> region.min, region.max, region.ray_direction, region.rotation
+    ((0.0, 0.0, 0.0), (8.0, 4.0, 6.0), (0.0, -1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
     >>> region.size
     (8.0, 4.0, 6.0)
+    >>> SearchRegion((0, 0, 0), (8, 4, 6), ray_direction=(0, 1, 0)).rotation  # a ceiling: rays going up
+    (1.0, 0.0, 0.0, 0.0)
+    >>> wall = SearchRegion((-3, -1, -3), (3, 1, 3), ray_direction=(1, 0, 0))  # rays towards a wall at x > 0
+    >>> [round(c, 6) for c in wall.rotation]
+    [0.0, 0.0, 0.707107, 0.707107]
+    >>> s = math.sin(math.radians(10))  # half of a 20 degree tilt about z
+    >>> [round(c, 4) for c in SearchRegion((0, 0, 0), (10, 1, 4), rotation=(0, 0, s, math.cos(math.radians(10)))
+    ...                                  ).ray_direction]
+    [0.342, -0.9397, 0.0]
+    >>> SearchRegion((0, 0, 0), (1, 1, 1), ray_direction=(0, -1, 0), rotation=(1, 0, 0, 0))
+    Traceback (most recent call last):
+    ...
+    voxelworld.errors.ParameterError: ray_direction = (0, -1, 0) is out of range: must be ... (0.0, 1.0, 0.0) ...
     """
 
     min: tuple[float, float, float]
     max: tuple[float, float, float]
-    ray_direction: tuple[float, float, float] = (0.0, -1.0, 0.0)
+    ray_direction: tuple[float, float, float] | None = None
     landing: bool | None = None
+    rotation: tuple[float, float, float, float] = IDENTITY
 
     def __post_init__(self):
         check_range("landing", self.landing, "True, False or None (on when no floor reaches into the region)",
@@ -246,23 +272,47 @@ class SearchRegion:
         lo = check_point("min", self.min)
         hi = check_point("max", self.max)
         check_range("max", self.max, f"a point > min = {lo} on every axis (m)", all(h > l for l, h in zip(lo, hi)))
-        direction = self.ray_direction
-        legal = "three finite numbers, not all zero (a direction)"
-        if isinstance(direction, (str, bytes)):
-            raise ParameterError("ray_direction", direction, legal)
-        try:
-            dx, dy, dz = direction  # type: ignore[misc]
-            vector = (float(dx), float(dy), float(dz))
-        except (TypeError, ValueError):
-            raise ParameterError("ray_direction", direction, legal) from None
-        length = math.hypot(*vector)
-        check_range("ray_direction", direction, legal,
-                    all(math.isfinite(c) for c in vector) and 0.0 < length < math.inf)
+        rotation = check_rotation("rotation", self.rotation)
+        if self.ray_direction is not None:
+            given = _direction(self.ray_direction)
+            if rotation == IDENTITY:
+                rotation = shortest_arc(given)
+            implied = down_axis(rotation)
+            check_range("ray_direction", self.ray_direction,
+                        f"the down axis of rotation = {rotation}, {tuple(round(c, 12) + 0.0 for c in implied)} "
+                        "(within 1e-9), or None (taken from "
+                        "the rotation)", all(abs(a - b) <= 1e-9 for a, b in zip(given, implied)))
         object.__setattr__(self, "min", lo)
         object.__setattr__(self, "max", hi)
-        object.__setattr__(self, "ray_direction", tuple(c / length for c in vector))
+        object.__setattr__(self, "rotation", rotation)
+        object.__setattr__(self, "ray_direction", down_axis(rotation))
+
+    @property
+    def turned(self) -> bool:
+        """Whether the region is turned (its rotation is not the identity)."""
+        return self.rotation != IDENTITY
+
+    @property
+    def centre(self) -> tuple[float, float, float]:
+        """The box's centre ``(min + max) / 2`` (m), the point the rotation turns it about."""
+        return tuple((l + h) / 2 for l, h in zip(self.min, self.max))  # type: ignore[return-value]
 
     @property
     def size(self) -> tuple[float, float, float]:
         """The box's extent ``max - min`` on each axis, in metres."""
         return tuple(h - l for l, h in zip(self.min, self.max))  # type: ignore[return-value]
+
+
+def _direction(value) -> tuple[float, float, float]:
+    """A ray direction as a unit vector of floats, or ParameterError naming ``ray_direction``."""
+    legal = "three finite numbers, not all zero (a direction), or None (the rotation's down axis)"
+    if isinstance(value, (str, bytes)):
+        raise ParameterError("ray_direction", value, legal)
+    try:
+        dx, dy, dz = value  # type: ignore[misc]
+        vector = (float(dx), float(dy), float(dz))
+    except (TypeError, ValueError):
+        raise ParameterError("ray_direction", value, legal) from None
+    length = math.hypot(*vector)
+    check_range("ray_direction", value, legal, all(math.isfinite(c) for c in vector) and 0.0 < length < math.inf)
+    return tuple(c / length for c in vector)  # type: ignore[return-value]

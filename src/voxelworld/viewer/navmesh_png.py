@@ -4,6 +4,10 @@ the right, z downwards) beside where the map's top-left corner is in world metre
 in metres, drawn at the map's scale), then the legend: each level's colour and walkable area, what the
 background means and how many islands there are. For people who would rather look than read numbers.
 
+A navmesh baked in a turned search region (``NavMesh.frame`` set: a wall, a ceiling, a tilted deck) is drawn in
+its own frame, the view along the region's down axis: the axes and the corner's position are its own x and z
+(the arrays as stored), not the world's.
+
 :func:`strip_layout` places everything in the strip (a :class:`StripLayout` of boxes that do not touch) and
 :func:`navmesh_png` paints it, so what the legend says and where it goes can be checked without reading pixels.
 
