@@ -396,7 +396,7 @@ def test_search_scratch_is_reused_without_clearing_and_grows():
     again = query.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, again.points)
     small = NavQuery(mesh)
-    small._fit_scratch(len(mesh.index.rings.corner), mesh.polygon_count, 2)  # room for 2 nodes only
+    small._fit_scratch(mesh.index, 2)  # room for 2 nodes only
     assert len(small._scratch.node_f) < 4
     grown = small.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, grown.points)
