@@ -396,7 +396,7 @@ def test_search_scratch_is_reused_without_clearing_and_grows():
     again = query.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, again.points)
     small = NavQuery(mesh)
-    small._fit_scratch(len(mesh.index.rings.corner), mesh.polygon_count, 2)  # room for 2 nodes only
+    small._fit_scratch(mesh.index, 2)  # room for 2 nodes only
     assert len(small._scratch.node_f) < 4
     grown = small.find_path([0.3, 0, 0.3], [9.6, 0, 7.6])
     np.testing.assert_array_equal(first.points, grown.points)
@@ -470,3 +470,24 @@ def test_queries_of_one_navmesh_keep_their_own_scratch():
     assert first._scratch.node_f is not second._scratch.node_f
     assert first._scratch.counts[3] == second._scratch.counts[3] == alone._scratch.counts[3] > 0  # searches run
     assert first.mesh.index is second.mesh.index  # the derived arrays are the navmesh's, shared
+
+
+def test_path_points_are_checked_on_the_quick_path_too():
+    """find_path checks float arrays of shape (3,) quickly and everything else as any query does: the same
+    path for a list, a float64 and a float32 array; NaN, inf and wrong shapes refused naming the point."""
+    from voxelworld.errors import ParameterError
+
+    mesh = navmesh_from_grids([floor_with_holes(20, 16, [(4, 2, 8, 12)])], max_corners=6)
+    query = NavQuery(mesh)
+    start, end = [1.0, 0.0, 1.0], [9.0, 0.0, 7.0]
+    expected = query.find_path(start, end)
+    assert expected is not None and len(expected.points) > 2  # round the hole
+    for kind in (np.float64, np.float32):
+        got = query.find_path(np.array(start, kind), np.array(end, kind))
+        np.testing.assert_array_equal(got.points, expected.points)
+    for bad in (np.array([np.nan, 0.0, 1.0]), np.array([1.0, np.inf, 1.0]), np.zeros(2), np.zeros((1, 3)),
+                [1.0, 0.0]):
+        for name, args in (("start", (bad, end)), ("end", (start, bad))):
+            with pytest.raises(ParameterError) as caught:
+                query.find_path(*args)
+            assert caught.value.parameter == name

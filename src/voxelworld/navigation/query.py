@@ -15,6 +15,7 @@ frame. Without a frame, no point is touched.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,13 +23,25 @@ import numpy as np
 from ..errors import ParameterError, check_point
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
-from ._kernels.arrays import SearchScratch
+from ._kernels.arrays import PathQuery, SearchScratch
 from .frames import Frame
+from .index import NavIndex
 from .navmesh import NavMesh
 
 __all__ = ["NavQuery", "NavPath"]
 
 SMALLEST_QUEUE = 1024  # nodes and roots a search has room for at least (4 per ring piece; grown when needed)
+
+
+def _point(parameter: str, value) -> tuple[float, float, float]:
+    """:func:`~voxelworld.errors.check_point`, quicker for what queries usually get (a float array of shape
+    (3,), as the navmesh's own queries return): a path query costs microseconds, and checking its two points
+    took a quarter of it."""
+    if type(value) is np.ndarray and value.shape == (3,) and value.dtype.char in "efd":  # half, single, double
+        x, y, z = value.tolist()
+        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+            return x, y, z
+    return check_point(parameter, value)  # anything else, and the error naming what is wrong
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,8 @@ class NavQuery:
         self.mesh = mesh
         self._scratch: SearchScratch | None = None
         self._path_buffer = np.zeros((0, 3))
+        self._query: PathQuery | None = None  # the index's arrays, the scratch and the path buffer, bound
+        self._fitted: NavIndex | None = None  # the index they were fitted to
         # Turned navmeshes: world points in, local points to the kernels, world points out (a navmesh's frame
         # does not change; a re-bake keeps it).
         self._frame = None if mesh.frame is None else Frame(mesh.frame)
@@ -115,55 +130,61 @@ class NavQuery:
         Grastien 2017); its points are the start, the corners it bends around and the end, at the height of the
         polygons' surface (the start and end as snapped), and its length is summed in 3-D.
         """
-        start, end = np.array(check_point("start", start)), np.array(check_point("end", end))
+        sx, sy, sz = _point("start", start)
+        ex, ey, ez = _point("end", end)
         if self._frame is not None:
-            start, end = np.array(self._to_local(start)), np.array(self._to_local(end))
+            (sx, sy, sz), (ex, ey, ez) = self._to_local((sx, sy, sz)), self._to_local((ex, ey, ez))
         index = self.mesh.index
-        rings = index.rings
-        self._fit_scratch(len(rings.corner), index.polygon_count, max(SMALLEST_QUEUE, 4 * len(rings.ring_xz)))
+        if self._fitted is not index:  # a new query, or its navmesh was re-baked
+            self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
         while True:
-            count, length = _paths.find_path(index.polygons, index.buckets, index.island, rings, self._scratch,
-                                             start, end, self._path_buffer)
+            count, length = _paths.find_path(self._query, sx, sy, sz, ex, ey, ez)
             if count >= 0:
                 break
             # A long search: more room, and search again.
-            self._fit_scratch(len(rings.corner), index.polygon_count, 2 * len(self._scratch.node_f))
+            self._fit_scratch(index, 2 * len(self._scratch.node_f))
         if count == 0:
             return None
         if self._frame is not None:
             return NavPath(self._to_world(self._path_buffer[:count]), length)  # a rotation keeps lengths
         return NavPath(self._path_buffer[:count].copy(), length)
 
-    def _fit_scratch(self, vertex_count: int, polygon_count: int, room: int) -> None:
-        """Make the scratch (see ``_kernels/polyanya.py``) hold ``vertex_count`` ring vertices, ``polygon_count``
-        polygons and at least ``room`` nodes and roots, and the path buffer a path through every vertex. What
-        the query had is kept where it is large enough (after a re-bake, the polygons and ring vertices are
-        about as many as before): the search never reads what it has not written in the same query, and the
-        per-vertex and per-polygon stamps stay valid as long as the count of queries goes on. New arrays get a
-        quarter more room than asked, for the next re-bake."""
+    def _fit_scratch(self, index: NavIndex, room: int) -> None:
+        """Make the scratch (see ``_kernels/polyanya.py``) hold the ring vertices and polygons of ``index`` and
+        at least ``room`` nodes and roots, and the path buffer a path through every vertex; then bind them and
+        the index's arrays into the :class:`~._kernels.arrays.PathQuery` that ``find_path`` passes. What the
+        query had is kept where it is large enough (after a re-bake, the polygons and ring vertices are about as
+        many as before): the search never reads what it has not written in the same query, and the per-vertex
+        and per-polygon stamps stay valid as long as the count of queries goes on. New arrays get a quarter
+        more room than asked, for the next re-bake."""
+        rings = index.rings
+        vertex_count, polygon_count = len(rings.corner), index.polygon_count
         old = self._scratch
         if old is not None and len(old.best_g) >= vertex_count and len(old.entered) >= polygon_count \
                 and len(old.node_f) >= room:
-            if len(self._path_buffer) < vertex_count + 3:
-                self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
-            return
-        counts = np.zeros(5, dtype=np.int64)
-        if old is not None and len(old.best_g) >= vertex_count and len(old.entered) >= polygon_count:
-            counts[3] = old.counts[3]  # stamps of best_g and entered stay valid: keep counting queries
-            best_g, stamp, entered, entered_g = old.best_g, old.stamp, old.entered, old.entered_g
+            scratch = old
         else:
-            v, q = vertex_count + vertex_count // 4, polygon_count + polygon_count // 4
-            best_g, stamp = np.zeros(v), np.zeros(v, dtype=np.int64)
-            entered, entered_g = np.zeros((q, 2), dtype=np.int64), np.zeros(q)
-        if old is not None and len(old.node_f) >= room:
-            queue = old[:5]
-        else:
-            room += room // 4
-            queue = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
-                     np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64))
-        self._scratch = SearchScratch(*queue, best_g, stamp, counts, entered, entered_g, np.zeros((2, 3)))
+            counts = np.zeros(5, dtype=np.int64)
+            if old is not None and len(old.best_g) >= vertex_count and len(old.entered) >= polygon_count:
+                counts[3] = old.counts[3]  # stamps of best_g and entered stay valid: keep counting queries
+                best_g, stamp, entered, entered_g = old.best_g, old.stamp, old.entered, old.entered_g
+            else:
+                v, q = vertex_count + vertex_count // 4, polygon_count + polygon_count // 4
+                best_g, stamp = np.zeros(v), np.zeros(v, dtype=np.int64)
+                entered, entered_g = np.zeros((q, 2), dtype=np.int64), np.zeros(q)
+            if old is not None and len(old.node_f) >= room:
+                queue = old[:5]
+            else:
+                room += room // 4
+                queue = (np.zeros((room, 4)), np.zeros((room, 3), dtype=np.int64), np.zeros((room, 4)),
+                         np.zeros((room, 2), dtype=np.int64), np.zeros(room, dtype=np.int64))
+            scratch = SearchScratch(*queue, best_g, stamp, counts, entered, entered_g, np.zeros((2, 3)))
         if len(self._path_buffer) < vertex_count + 3:
             self._path_buffer = np.zeros((vertex_count + 3 + vertex_count // 4, 3))
+        self._scratch = scratch
+        self._query = _paths.path_query(index.polygons, index.buckets, index.island, rings, scratch,
+                                        self._path_buffer)
+        self._fitted = index
 
     # ------------------------------------------------------------------------------------ other queries
     def raycast(self, start, end) -> tuple[float, np.ndarray]:

@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .arrays import PathQuery
 from .locate import height, nearest, winding
 from .polyanya import EPS, search
 
@@ -222,25 +223,33 @@ def polygon_islands(p, portals):
 
 
 @njit(cache=True)
-def find_path(polygons, buckets, island, rings, scratch, start, end, out):
-    """Snap ``start`` and ``end`` to their nearest polygons and search: writes the path's points to ``out`` and
-    returns (their count, the length in 3-D), (0, 0.0) when no path joins them, or (-1, 0.0) when the scratch
-    (or ``out``) is too small (grow it and ask again).
+def path_query(polygons, buckets, island, rings, scratch, path):
+    """The :class:`~.arrays.PathQuery` holding a navmesh index's arrays (``polygons``: a ``PolygonArrays``,
+    ``buckets``: a ``BucketGrid``, ``island``: each polygon's island, ``rings``: the ``BoundaryRings`` of
+    :func:`boundary_rings`), a query's ``scratch`` (a ``SearchScratch``, see ``polyanya.search``) and its
+    ``path`` buffer (m, 3), for :func:`find_path`."""
+    return PathQuery(polygons, buckets, island, rings, scratch, path)
 
-    ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``, ``island``: each polygon's island,
-    ``rings``: the ``BoundaryRings`` of :func:`boundary_rings`, ``scratch``: a ``SearchScratch`` (see
-    ``polyanya.search``), whose ``snapped`` receives the snapped points."""
-    surface = polygons.surface
+
+@njit(cache=True)
+def find_path(query, sx, sy, sz, ex, ey, ez):
+    """Snap the start (sx, sy, sz) and the end (ex, ey, ez) to their nearest polygons and search: writes the
+    path's points to ``query.path`` and returns (their count, the length in 3-D), (0, 0.0) when no path joins
+    them, or (-1, 0.0) when the scratch (or the path buffer) is too small (grow it and ask again). ``query``: a
+    :class:`~.arrays.PathQuery` (see :func:`path_query`), whose scratch's ``snapped`` receives the snapped
+    points."""
+    polygons, buckets, island, rings = query.polygons, query.buckets, query.island, query.rings
+    scratch, out = query.scratch, query.path
     snapped = scratch.snapped
-    a = nearest(polygons, buckets, start[0], start[1], start[2], snapped[0])
-    b = nearest(polygons, buckets, end[0], end[1], end[2], snapped[1])
+    a = nearest(polygons, buckets, sx, sy, sz, snapped[0])
+    b = nearest(polygons, buckets, ex, ey, ez, snapped[1])
     if a < 0 or b < 0 or island[a] != island[b]:
         return 0, 0.0
     if a == b:
         n = 2
         out[0], out[1] = snapped[0], snapped[1]
     else:
-        n = search(rings, surface, scratch, a, b, snapped[0], snapped[1], out)
+        n = search(rings, polygons.surface, scratch, a, b, snapped[0], snapped[1], out)
         if n <= 0:
             return n, 0.0
     length = 0.0
@@ -250,4 +259,4 @@ def find_path(polygons, buckets, island, rings, scratch, start, end, out):
     return n, length
 
 
-__all__ = ["boundary_rings", "find_path", "polygon_islands", "polygon_links", "TOLERANCE", "EPS"]
+__all__ = ["boundary_rings", "find_path", "path_query", "polygon_islands", "polygon_links", "TOLERANCE", "EPS"]

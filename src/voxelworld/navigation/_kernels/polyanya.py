@@ -44,13 +44,13 @@ SEEN, ALONG, DONE, DONE_VIA = 0, 1, 2, 3  # node kinds: root off the interval's 
 NODES, QUEUED, RECORDS, QUERY, FULL = 0, 1, 2, 3, 4  # counts
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def orient(ox, oz, ax, az, px, pz):
     """Twice the signed area of o, a, p (x-z plane): positive when p lies left of the line o -> a."""
     return (ax - ox) * (pz - oz) - (az - oz) * (px - ox)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def side(ox, oz, ax, az, px, pz):
     """The signed distance (m) of p from the line o -> a (positive: left), 0.0 within EPS."""
     length = math.sqrt((ax - ox) ** 2 + (az - oz) ** 2)
@@ -60,7 +60,7 @@ def side(ox, oz, ax, az, px, pz):
     return 0.0 if abs(d) <= EPS else d
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _snap(t, length):
     """t along a piece of ``length`` m, exactly 0 or 1 within EPS of its ends."""
     if t * length <= EPS:
@@ -70,7 +70,7 @@ def _snap(t, length):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cone_cut(rx, rz, lx, lz, hx, hz, ux, uz, vx, vz):
     """Where the cone from root r through the interval l-h (r right of l -> h) cuts the piece u -> v of the far
     boundary (counter-clockwise, so walked from h's side towards l's): ``(tb, ta)`` with ``[0, tb]`` beside
@@ -83,7 +83,7 @@ def cone_cut(rx, rz, lx, lz, hx, hz, ux, uz, vx, vz):
     return tb, max(ta, tb)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def heuristic(rx, rz, lx, lz, hx, hz, gx, gz):
     """The shortest way (m) from root r to goal g through a point of the interval l-h with nothing in the way;
     r must not lie on the interval's line."""
@@ -97,18 +97,18 @@ def heuristic(rx, rz, lx, lz, hx, hz, gx, gz):
                math.sqrt((hx - rx) ** 2 + (hz - rz) ** 2) + math.sqrt((gx - hx) ** 2 + (gz - hz) ** 2))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _next(ring_start, ring_polygon, k):
     return k + 1 if k + 1 < ring_start[ring_polygon[k] + 1] else ring_start[ring_polygon[k]]
 
 
 # ------------------------------------------------------------------------------------------------ queue
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _before(node_f, u, v):
     return node_f[u, 0] < node_f[v, 0] or (node_f[u, 0] == node_f[v, 0] and u < v)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _enqueue(heap, node_f, size, u):
     i = size
     heap[i] = u
@@ -121,7 +121,7 @@ def _enqueue(heap, node_f, size, u):
     heap[i] = u
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dequeue(heap, node_f, size):
     """Remove and return the queue's first node (it holds ``size`` nodes)."""
     top = heap[0]
@@ -143,7 +143,7 @@ def _dequeue(heap, node_f, size):
 
 
 # -------------------------------------------------------------------------------------- nodes and roots
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _root(rings, scratch, parent, k):
     """The record of a root at ring point k reached straight from record ``parent``, or -1 when the vertex was
     reached by a shorter way (or the records are full)."""
@@ -169,7 +169,7 @@ def _root(rings, scratch, parent, k):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _push(scratch, record, piece, kind, f, a, b, c):
     node_f, node_i, heap, counts = scratch.node_f, scratch.node_i, scratch.heap, scratch.counts
     m = counts[NODES]
@@ -182,7 +182,7 @@ def _push(scratch, record, piece, kind, f, a, b, c):
     counts[NODES], counts[QUEUED] = m + 1, counts[QUEUED] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
     """Queue the node looking from ``record`` through [t_lo, t_hi] of ``piece`` into the polygon it belongs to."""
     ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
@@ -198,7 +198,7 @@ def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
     _push(scratch, record, piece, kind, g + h, t_lo, t_hi, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _offer(rings, scratch, gx, gz, record, k, t0, t1):
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
     into the polygon across, unless k is a wall. A root on k's line sees across only from within [t0, t1];
@@ -230,7 +230,7 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
             _queue(rings, scratch, gx, gz, bent, twin, 1.0 - t1, 1.0 - t0, ALONG)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz):
     """Queue the node that ends the path at the goal (in polygon q, the node's): straight from the root when
     the goal is in the cone, else bending at the interval's end on its side."""
@@ -249,7 +249,7 @@ def _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz):
         _push(scratch, record, -1, DONE, g + math.sqrt((gx - rx) ** 2 + (gz - rz) ** 2), 0.0, 0.0, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _expand(rings, surface, scratch, gx, gz, goal, node):
     """The successors of a node (see the module's docstring)."""
     ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
@@ -291,7 +291,7 @@ def _expand(rings, surface, scratch, gx, gz, goal, node):
                 _offer(rings, scratch, gx, gz, left, j, ta, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _write_path(scratch, node, start, end, out):
     """The path of a finishing node into ``out`` as (x, y, z) rows: the start, the roots, the bend, the end.
     Returns the count of points, -1 when ``out`` is too short."""
@@ -314,7 +314,7 @@ def _write_path(scratch, node, start, end, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def search(rings, surface, scratch, a, b, start, end, out):
     """The shortest path on the x-z plane from ``start`` (in polygon a) to ``end`` (in polygon b, not a): its
     points written to ``out`` (x, y, z; roots at the height of the polygon they bend into). Returns their count,
