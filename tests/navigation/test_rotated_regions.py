@@ -358,3 +358,16 @@ def test_the_guides_example_runs():
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 1
     exec(compile(blocks[0], "docs/navigation.md", "exec"), {})
+
+
+def test_turned_regions_that_meet_join_as_upright_ones_do():
+    """Two touching regions of one rotation over a turned floor bake, as upright ones would, one island of the
+    area of one region covering both (no erosion seam along the shared border)."""
+    halves = [SearchRegion((-0.1, -1.0, -0.1), (5.0, 3.0, 8.1)), SearchRegion((5.0, -1.0, -0.1), (10.1, 3.0, 8.1))]
+    scene = turned_scene(floor_and_crate(crate_at=(1.0, 1.0)), ROTATION, PIVOT)
+    joined = bake(scene, [turned_region(r, ROTATION, PIVOT) for r in halves], SETTINGS)
+    whole = bake(scene, turned_region(FLOOR_REGION, ROTATION, PIVOT), SETTINGS)
+    upright = bake(floor_and_crate(crate_at=(1.0, 1.0)), halves, SETTINGS)
+    assert len(joined.islands()) == 1
+    assert joined.area() == pytest.approx(whole.area(), rel=1e-9)
+    assert joined.area() == pytest.approx(upright.area(), rel=1e-9)
