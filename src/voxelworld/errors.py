@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["VoxelworldError", "ParameterError", "FormatError", "check_finite", "check_range", "check_integer",
-           "check_point", "check_direction"]
+           "check_point", "check_direction", "short_value"]
 
 
 class VoxelworldError(Exception):
@@ -118,3 +118,10 @@ def _describe_range(kind: str, minimum, maximum, unit: str, strict_minimum: bool
     text = " ".join(parts[:2]) if maximum is None else (
         f"{kind} in [{minimum}, {maximum}]" if minimum is not None and not strict_minimum else " ".join(parts))
     return f"{text} ({unit})" if unit else text
+
+
+def short_value(value: object) -> object:
+    """``value`` as an error message should show it: itself, or its repr cut to 80 characters when longer (a
+    whole array read from a file would bury the message)."""
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."

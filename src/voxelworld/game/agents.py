@@ -4,8 +4,9 @@
 (:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on the
 first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces; NPCs walk
 together as one crowd (``navigation.crowd``: steering round each other and round the enemies, which stand in it as
-obstacles while they cut and walk in it while they step along their wall, round the NPCs) and re-plan, and chainsaw enemies swing and carve (their carves queued as edits for the next frame's
-update stages), in the "events" stage, after the player's actions and objects. Their events become
+obstacles while they cut and walk in it while they step along their wall, round the NPCs) and re-plan, and chainsaw
+enemies swing and carve (their carves queued as edits for the next frame's update stages), in the "events" stage,
+after the player's actions and objects. Their events become
 :class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
 """
 

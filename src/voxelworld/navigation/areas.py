@@ -115,16 +115,20 @@ def _corner_and_shape(regions: list[SearchRegion], cell: float) -> tuple[float, 
     return x0, z0, nx, nz
 
 
+def _columns_of(regions: list[SearchRegion], settings: NavSettings) -> float:
+    """How many ray columns (a float, maybe inf) the grid of regions baked as one has."""
+    _, _, nx, nz = _corner_and_shape(regions, settings.cell_size)
+    return nx * nz
+
+
 def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
     """ParameterError naming ``ray_density`` unless the ray columns of ``regions`` (``columns``: each area's
     count, computed when None) are at most MAX_BAKE_COLUMNS in all; the message gives the memory the bake would
     need and the largest ray density that fits."""
     regions = list(regions)
     if columns is None:
-        columns = []
-        for group in _groups(regions, JOIN_SLACK * settings.cell_size):
-            _, _, nx, nz = _corner_and_shape([regions[n] for n in group], settings.cell_size)
-            columns.append(nx * nz)
+        columns = [_columns_of([regions[n] for n in group], settings)
+                   for group in _groups(regions, JOIN_SLACK * settings.cell_size)]
     total = sum(columns)
     if total <= MAX_BAKE_COLUMNS:
         return
@@ -176,9 +180,9 @@ def bake_areas(regions, settings: NavSettings) -> list[BakeArea]:
     one area each (see the module's docstring), in the order of their first region. ParameterError naming
     ``region`` for an area less than a cell wide, ``ray_density`` for a bake of too many columns."""
     regions = list(regions)
-    groups = _groups(regions, JOIN_SLACK * settings.cell_size)
-    check_bake_size(regions, settings)
-    return [_area([regions[n] for n in group], settings) for group in groups]
+    groups = [[regions[n] for n in group] for group in _groups(regions, JOIN_SLACK * settings.cell_size)]
+    check_bake_size(regions, settings, [_columns_of(group, settings) for group in groups])
+    return [_area(group, settings) for group in groups]
 
 
 def area_of(region: SearchRegion | BakeArea, settings: NavSettings) -> BakeArea:

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, short_value
 
 __all__ = ["IDENTITY", "DOWN", "Frame", "check_rotation", "rotation_matrix", "down_axis", "shortest_arc",
            "check_frame"]
@@ -143,7 +143,7 @@ def check_frame(parameter: str, value) -> np.ndarray:
     try:
         matrix = np.array(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(parameter, _short(value), legal) from None
+        raise ParameterError(parameter, short_value(value), legal) from None
     if matrix.shape != (3, 4):
         raise ParameterError(f"{parameter}.shape", matrix.shape, legal)
     if not np.all(np.isfinite(matrix)):
@@ -152,8 +152,3 @@ def check_frame(parameter: str, value) -> np.ndarray:
     if np.max(np.abs(r.T @ r - np.eye(3))) > ORTHONORMAL_TOLERANCE or np.linalg.det(r) <= 0.0:
         raise ParameterError(parameter, matrix.tolist(), legal)
     return matrix
-
-
-def _short(value) -> object:
-    text = repr(value)
-    return value if len(text) <= 80 else text[:77] + "..."

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, short_value
 from ..wavefront import ObjWriter
 from . import formats
 from .frames import Frame, check_frame
@@ -110,9 +110,9 @@ class NavMesh:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in
         the world; a turned bake re-bakes the local box holding its corners) touches, in place; ``scene`` is the
         scene as it is now, in the world (default: the one baked). The result equals a full bake of that scene,
-        bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose polygons changed, as
-        (area, ti, tk) (one area per region, unless regions meet). Only a navmesh made by ``bake`` can be re-baked. Its :attr:`bake_state` is updated in
-        place too: a bake state taken from it before no longer holds. Every
+        bit for bit (see :mod:`voxelworld.navigation.rebake`). Returns the tiles whose polygons changed, as (area,
+        ti, tk) (one area per region, unless regions meet). Only a navmesh made by ``bake`` can be re-baked. Its
+        :attr:`bake_state` is updated in place too: a bake state taken from it before no longer holds. Every
         :class:`~voxelworld.navigation.NavQuery` of this navmesh answers for the new polygons from its next query
         on (do not re-bake while another thread queries).
 
@@ -217,7 +217,7 @@ def _array(name: str, value, kind: str, shape: tuple) -> np.ndarray:
     try:
         array = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(name, _short(value), legal) from None
+        raise ParameterError(name, short_value(value), legal) from None
     if array.size == 0 and array.ndim == 1 and len(shape) > 1:
         array = array.reshape((0,) + shape[1:])  # an empty list: no rows
     if array.ndim != len(shape) or any(s >= 0 and s != n for s, n in zip(shape, array.shape)):
@@ -243,11 +243,6 @@ def _in_range(name: str, array: np.ndarray, lo: int, hi: int, legal: str) -> Non
     if len(bad):
         where = np.unravel_index(bad[0], array.shape)
         raise ParameterError(f"{name}[{', '.join(map(str, where))}]", int(array[where]), legal)
-
-
-def _short(value) -> object:
-    text = repr(value)
-    return value if len(text) <= 80 else text[:77] + "..."
 
 
 def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments,

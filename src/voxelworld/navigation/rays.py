@@ -507,11 +507,9 @@ class RayScene:
     cells. ``block = (i0, k0, i1, k1)``: columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
 
     def __init__(self, scene: Scene, area: SearchRegion | BakeArea, settings: NavSettings, block=None):
-        if not isinstance(area, BakeArea):
-            check_bake_input(scene, area, settings)
-        area = area_of(area, settings)
-        for region in area.regions:
+        for region in area.regions if isinstance(area, BakeArea) else (area,):
             check_bake_input(scene, region, settings)
+        area = area_of(area, settings)
         nx, nz = area.nx, area.nz
         i0, k0, i1, k1 = (0, 0, nx, nz) if block is None else block
         if not (0 <= i0 < i1 <= nx and 0 <= k0 < k1 <= nz):

@@ -40,8 +40,8 @@ class Surface(NamedTuple):
 
 class PolygonArrays(NamedTuple):
     """The polygons: ``vertices (n, 3)``, ``polygon_start (p + 1,)`` and ``polygon_vertices`` as in the NavMesh,
-    ``boxes (p, 6)`` (x_min, x_max, z_min, z_max of the corners, y_min, y_max of the corners and the detail, m) and their ``surface`` (a
-    :class:`Surface`)."""
+    ``boxes (p, 6)`` (x_min, x_max, z_min, z_max of the corners, y_min, y_max of the corners and the detail, m) and
+    their ``surface`` (a :class:`Surface`)."""
 
     vertices: np.ndarray
     polygon_start: np.ndarray

@@ -18,16 +18,16 @@ a side) sees the whole polygon across; one on that line but off the interval fir
 interval's end, which must then be a corner. Geometry on the x-z plane; a point within ``EPS`` (m) of a line is
 on it, an interval's end within ``EPS`` of its piece's end is that end (so ``t`` is exactly 0 or 1 there).
 
-Arrays: ``rings`` as built by ``paths.boundary_rings`` (an ``arrays.BoundaryRings``); ``surface`` (an ``arrays.Surface``) as in
-``locate``. The scratch (an ``arrays.SearchScratch``), owned by a ``NavQuery`` and reused (nothing is cleared
-between queries): ``node_f (cap, 4)``: f, then t_lo, t_hi of the interval (for a finishing node: the point it bends
-at, x, z, y); ``node_i (cap, 3)``: the interval's piece, the root's record, the kind (:data:`SEEN`, :data:`ALONG`,
-:data:`DONE`, :data:`DONE_VIA`); ``record_f (cap, 4)``: a root's x, z, y and g; ``record_i (cap, 2)``: its vertex
-(-1: the start) and the record it was reached from; ``heap (cap,)``: the queue (lowest f first, then the earlier
-node); ``best_g (v,)`` and ``stamp (v,)``: the best g of each vertex and the query that wrote it; ``counts (5,)``:
-nodes, queue size, records, the query counter, and whether a buffer ran full; ``entered (p, 2)`` and ``entered_g
-(p,)``: the query, the root's vertex (-1: the start) and its g of the last node queued into each polygon from a root
-on its boundary.
+Arrays: ``rings`` as built by ``paths.boundary_rings`` (an ``arrays.BoundaryRings``); ``surface`` (an
+``arrays.Surface``) as in ``locate``. The scratch (an ``arrays.SearchScratch``), owned by a ``NavQuery`` and reused
+(nothing is cleared between queries): ``node_f (cap, 4)``: f, then t_lo, t_hi of the interval (for a finishing node:
+the point it bends at, x, z, y); ``node_i (cap, 3)``: the interval's piece, the root's record, the kind
+(:data:`SEEN`, :data:`ALONG`, :data:`DONE`, :data:`DONE_VIA`); ``record_f (cap, 4)``: a root's x, z, y and g;
+``record_i (cap, 2)``: its vertex (-1: the start) and the record it was reached from; ``heap (cap,)``: the queue
+(lowest f first, then the earlier node); ``best_g (v,)`` and ``stamp (v,)``: the best g of each vertex and the query
+that wrote it; ``counts (5,)``: nodes, queue size, records, the query counter, and whether a buffer ran full;
+``entered (p, 2)`` and ``entered_g (p,)``: the query, the root's vertex (-1: the start) and its g of the last node
+queued into each polygon from a root on its boundary.
 """
 
 from __future__ import annotations

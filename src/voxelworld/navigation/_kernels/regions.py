@@ -58,8 +58,8 @@ def _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k
 def tile_regions(links, rects, levels, i_lo, k_lo, i_hi, k_hi, region):
     """Merge the rectangles ``rects[r] = (level, i0, k0, i1, k1)`` of the tile [i_lo, i_hi) x [k_lo, k_hi)
     (from ``tile_rectangles``; ``levels`` of samples) into regions (see the module's docstring). Neighbouring
-    rectangles are tried in the order their cells meet (levels, then i, then k; +x before +z). Writes ``region[r]`` (regions numbered by their
-    first rectangle); returns the region count."""
+    rectangles are tried in the order their cells meet (levels, then i, then k; +x before +z). Writes ``region[r]``
+    (regions numbered by their first rectangle); returns the region count."""
     n = rects.shape[0]
     owner = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
     parent = np.arange(n)
