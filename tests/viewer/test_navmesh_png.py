@@ -181,3 +181,16 @@ def test_the_picture_draws_what_the_layout_says(two_levels, tmp_path):
     (bar,) = [item for item in layout.items if item.kind == "bar"]
     middle = (bar.box[1] + bar.box[3]) // 2
     assert longest_run((picture[middle].astype(int) == INK).all(axis=-1)) == layout.bar_pixels + 1
+
+
+def test_a_turned_navmesh_says_its_corner_is_in_the_regions_frame():
+    from voxelworld.navigation import NavMesh
+    from voxelworld.navigation.navmesh import ARRAY_NAMES
+
+    upright = square(10.0)
+    turned = NavMesh(*(getattr(upright, name) for name in ARRAY_NAMES),
+                     frame=np.hstack([[[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.zeros((3, 1))]))
+    texts = [next(item.text for item in strip_layout(mesh).items if item.kind == "origin")
+             for mesh in (upright, turned)]
+    assert texts[0] == "top-left corner: x 0.0, z 0.0 m"
+    assert texts[1] == "top-left corner: x 0.0, z 0.0 m in the turned region's own frame"

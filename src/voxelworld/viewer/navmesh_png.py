@@ -6,7 +6,7 @@ background means and how many islands there are. For people who would rather loo
 
 A navmesh baked in a turned search region (``NavMesh.frame`` set: a wall, a ceiling, a tilted deck) is drawn in
 its own frame, the view along the region's down axis: the axes and the corner's position are its own x and z
-(the arrays as stored), not the world's.
+(the arrays as stored), not the world's, and the strip says so.
 
 :func:`strip_layout` places everything in the strip (a :class:`StripLayout` of boxes that do not touch) and
 :func:`navmesh_png` paints it, so what the legend says and where it goes can be checked without reading pixels.
@@ -191,7 +191,8 @@ def strip_layout(mesh: NavMesh, size: int = 1024) -> StripLayout:
     items += text("x label", corner[0] + arrow + gap // 2, corner[1], "x")
     items += text("z label", corner[0] + tip + gap // 2, corner[1] + arrow - line // 2, "z")
     x = max(items[2].box[2], items[3].box[2]) + 1 + gap  # the rows start right of the axes and their labels
-    items += text("origin", x, first, f"top-left corner: x {lo[0]:.1f}, z {lo[1]:.1f} m")
+    where = "" if mesh.frame is None else " in the turned region's own frame"  # not the world's axes: say so
+    items += text("origin", x, first, f"top-left corner: x {lo[0]:.1f}, z {lo[1]:.1f} m{where}")
     row_end = items[-1].box[2]
     legend = []
     for words, colour in entries:  # a swatch (outlined, so that the background's shows) and its words
