@@ -8,7 +8,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.terrain import VoxelVolume
-from voxelworld.terrain import volume as volume_module
+from voxelworld.terrain import base as volume_module  # the limits live beside what every volume shares
 from voxelworld.terrain.volume import BYTES_PER_VOXEL, MAX_CHUNKS, MAX_VOXELS
 
 

@@ -5,6 +5,8 @@ Floor 1: knows nothing of meshes, navigation or the game.
 - :class:`VoxelVolume`: the voxel fields (density, two materials and their mix, damage), dirty chunks,
   volume measurements, ``extract``, and the edits ``remove``, ``add``, ``paint``, ``expose_interior``,
   ``convert``, ``scrape`` and ``remove_fragments``, each returning an :class:`EditResult`.
+- :class:`SparseVolume`: the same fields and edits for worlds of real size, stored per chunk only where a chunk
+  is not uniform; :class:`Volume` is what both share (geometry, chunks, edits, ``read_window``).
 - :class:`MaterialTable` / :class:`Material`: what voxels are made of (TOML; a default table ships).
 - Update ranges :class:`Sphere`, :class:`Box`, :class:`Capsule`, :class:`Cylinder` and their :class:`Union`.
 - :class:`Tool`: the hardness gate of digging edits.
@@ -18,10 +20,12 @@ from .generators import Layer, demo_terrain
 from .materials import NONE_COLOUR, Material, MaterialTable
 from .textures import TEXTURE_METRES, TEXTURE_SIZE, TextureSet, texture_set
 from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
+from .base import Volume
+from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume
 
 __all__ = [
-    "VoxelVolume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",
+    "VoxelVolume", "SparseVolume", "Volume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",
     "Box", "Capsule", "Cylinder", "Union", "Layer", "demo_terrain", "TextureSet", "texture_set", "TEXTURE_SIZE",
     "TEXTURE_METRES",
 ]

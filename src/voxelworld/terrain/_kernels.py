@@ -53,6 +53,10 @@ class Grid(NamedTuple):
     voxel_size: float  # m
     iso: int  # density at and above which a voxel is solid, 1..255
     chunk_size: int  # voxels per chunk edge, >= 1
+    # int64 (3,): the voxel index of the field arrays' element [0, 0, 0]. Kernels take voxel indices of the whole
+    # volume (positions, chunks) and read the arrays at index - offset: a dense volume passes its whole fields and
+    # zeros, a sparse one a window gathered from its chunks, and both compute the same numbers.
+    offset: np.ndarray
 
 
 class MaterialArrays(NamedTuple):
@@ -216,11 +220,13 @@ def row_span(primitives, x, y, reach, z0, voxel_size, k_lo, k_hi):
 
 
 @nb.njit(cache=True)
-def exposure(density, lo, hi, iso, below, spread_z, spread_y, exposed):
+def exposure(density, offset, lo, hi, iso, below, spread_z, spread_y, exposed):
     """``exposed[a, b, c]`` = 1 where voxel ``lo + (a, b, c)`` has a voxel below iso in its 3x3x3 neighbourhood
     (itself included, within the volume). A separable dilation: below-iso flags over the box grown by one,
     then maxima along z, y and x. Shapes: ``below`` box + 2 on each axis; ``spread_z`` (+2, +2, +0);
-    ``spread_y`` (+2, +0, +0); ``exposed`` the box."""
+    ``spread_y`` (+2, +0, +0); ``exposed`` the box. ``density`` holds the voxels from index ``offset`` on
+    (a window must reach one voxel past the box wherever the volume does)."""
+    o0, o1, o2 = offset[0], offset[1], offset[2]
     nx, ny, nz = density.shape
     ex, ey, ez = below.shape
     for a in range(ex):
@@ -229,8 +235,8 @@ def exposure(density, lo, hi, iso, below, spread_z, spread_y, exposed):
             j = lo[1] - 1 + b
             for c in range(ez):
                 k = lo[2] - 1 + c
-                inside = 0 <= i < nx and 0 <= j < ny and 0 <= k < nz
-                below[a, b, c] = 1 if inside and density[i, j, k] < iso else 0
+                inside = o0 <= i < o0 + nx and o1 <= j < o1 + ny and o2 <= k < o2 + nz
+                below[a, b, c] = 1 if inside and density[i - o0, j - o1, k - o2] < iso else 0
     for a in range(ex):
         for b in range(ey):
             for c in range(ez - 2):
@@ -306,12 +312,15 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
     hardness, removed_units = materials.hardness, tally.removed_units
     changed = damaged = blocked = lost = 0
     per_voxel = 1.0 / voxel_size
+    o0, o1, o2 = grid.offset[0], grid.offset[1], grid.offset[2]
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
         ci = i // chunk_size
+        li = i - o0
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
             cj = j // chunk_size
+            lj = j - o1
             first, last = row_span(primitives, x, y, reach, origin[2], voxel_size, lo[2], hi[2])
             ck = first // chunk_size
             next_chunk = (ck + 1) * chunk_size
@@ -319,7 +328,8 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                 if k == next_chunk:
                     ck += 1
                     next_chunk += chunk_size
-                old = np.int64(density[i, j, k])
+                lk = k - o2
+                old = np.int64(density[li, lj, lk])
                 if old == 0:
                     continue
                 d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
@@ -333,11 +343,11 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                     target = ramp_density(grid.iso, d * per_voxel)
                     if target >= old:
                         continue
-                a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
-                old_damage = np.int64(damage[i, j, k])
+                a, b, m = np.int64(mat_a[li, lj, lk]), np.int64(mat_b[li, lj, lk]), np.int64(mix[li, lj, lk])
+                old_damage = np.int64(damage[li, lj, lk])
                 gives_way, new_damage = gate(hardness[dominant_material(a, b, m)], old_damage, tool)
                 if new_damage != old_damage:
-                    damage[i, j, k] = new_damage
+                    damage[li, lj, lk] = new_damage
                     tally.chunk_flags[ci, cj, ck] = 1
                 if not (lowers and gives_way):  # a hidden voxel keeps its density until it is exposed
                     if lowers:
@@ -345,7 +355,7 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                     if new_damage != old_damage:
                         damaged += 1
                     continue
-                density[i, j, k] = target
+                density[li, lj, lk] = target
                 tally.chunk_flags[ci, cj, ck] = 1
                 changed += 1
                 loss = old - target
@@ -365,25 +375,29 @@ def raise_density(fields, lo, hi, grid, primitives, reach, material, tally):
     ``reach`` (m): how far outside the shape the ramp still raises density."""
     density, mat_a, mat_b, mix, damage = fields
     origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
+    o0, o1, o2 = grid.offset[0], grid.offset[1], grid.offset[2]
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
+        li = i - o0
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
+            lj = j - o1
             first, last = row_span(primitives, x, y, reach, origin[2], voxel_size, lo[2], hi[2])
             for k in range(first, last + 1):
-                old = np.int64(density[i, j, k])
+                lk = k - o2
+                old = np.int64(density[li, lj, lk])
                 if old == 255:
                     continue
                 d = shape_sdf(primitives, x, y, origin[2] + k * voxel_size)
                 target = ramp_density(grid.iso, -d / voxel_size)
                 if target <= old:
                     continue
-                a, b, m = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k]), np.int64(mix[i, j, k])
-                density[i, j, k] = target
-                mat_a[i, j, k] = material
-                mat_b[i, j, k] = 0
-                mix[i, j, k] = 0
-                damage[i, j, k] = 0
+                a, b, m = np.int64(mat_a[li, lj, lk]), np.int64(mat_b[li, lj, lk]), np.int64(mix[li, lj, lk])
+                density[li, lj, lk] = target
+                mat_a[li, lj, lk] = material
+                mat_b[li, lj, lk] = 0
+                mix[li, lj, lk] = 0
+                damage[li, lj, lk] = 0
                 tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
                 tally.stats[STAT_CHANGED] += 1
                 tally.stats[STAT_DENSITY_ADDED] += target - old
@@ -399,23 +413,27 @@ def remap_materials(fields, lo, hi, grid, primitives, new_id, tally):
     """
     density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
     origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
+    o0, o1, o2 = grid.offset[0], grid.offset[1], grid.offset[2]
     for i in range(lo[0], hi[0] + 1):
         x = origin[0] + i * voxel_size
+        li = i - o0
         for j in range(lo[1], hi[1] + 1):
             y = origin[1] + j * voxel_size
+            lj = j - o1
             first, last = row_span(primitives, x, y, 0.0, origin[2], voxel_size, lo[2], hi[2])
             for k in range(first, last + 1):
-                a, b = np.int64(mat_a[i, j, k]), np.int64(mat_b[i, j, k])
+                lk = k - o2
+                a, b = np.int64(mat_a[li, lj, lk]), np.int64(mat_b[li, lj, lk])
                 na, nb_ = np.int64(new_id[a]), np.int64(new_id[b])
                 if na == a and nb_ == b:
                     continue
                 if shape_sdf(primitives, x, y, origin[2] + k * voxel_size) > 0.0:
                     continue
-                mat_a[i, j, k] = na
-                mat_b[i, j, k] = nb_
+                mat_a[li, lj, lk] = na
+                mat_b[li, lj, lk] = nb_
                 tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
                 tally.stats[STAT_CHANGED] += 1
-                d, m = np.int64(density[i, j, k]), np.int64(mix[i, j, k])
+                d, m = np.int64(density[li, lj, lk]), np.int64(mix[li, lj, lk])
                 account(d, a, b, m, d, na, nb_, m, tally.removed_units, tally.added_units)
 
 
@@ -459,19 +477,21 @@ def join(parent, a, b):
 
 
 @nb.njit(cache=True)
-def find_runs(density, lo, hi, iso, row_first, run_start, run_end):
-    """Fill the runs of the box ``lo..hi``; the runs of row ``(i - lo0) * rows_y + (j - lo1)`` are
-    ``row_first[row] .. row_first[row + 1] - 1``. Returns the number of runs."""
+def find_runs(density, offset, lo, hi, iso, row_first, run_start, run_end):
+    """Fill the runs of the box ``lo..hi`` (``density`` holds the voxels from index ``offset`` on); the runs of
+    row ``(i - lo0) * rows_y + (j - lo1)`` are ``row_first[row] .. row_first[row + 1] - 1``. Returns the number
+    of runs."""
     count = 0
     row = 0
     for i in range(lo[0], hi[0] + 1):
         for j in range(lo[1], hi[1] + 1):
             row_first[row] = count
+            column = density[i - offset[0], j - offset[1]]
             k = lo[2]
             while k <= hi[2]:
-                if density[i, j, k] >= iso:
+                if column[k - offset[2]] >= iso:
                     start = k
-                    while k <= hi[2] and density[i, j, k] >= iso:
+                    while k <= hi[2] and column[k - offset[2]] >= iso:
                         k += 1
                     run_start[count] = start
                     run_end[count] = k - 1
@@ -506,12 +526,13 @@ def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
 
     The :class:`FragmentScratch` arrays are the caller's."""
     density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
-    iso, chunk_size = grid.iso, grid.chunk_size
+    iso, chunk_size, offset = grid.iso, grid.chunk_size, grid.offset
+    o0, o1, o2 = offset[0], offset[1], offset[2]
     priority_by_id, min_size_by_id = materials.fragment_priority, materials.min_fragment_size
     row_first, run_start, run_end, parent, size, best = scratch
     rows_y = hi[1] - lo[1] + 1
     rows = (hi[0] - lo[0] + 1) * rows_y
-    runs = find_runs(density, lo, hi, iso, row_first, run_start, run_end)
+    runs = find_runs(density, offset, lo, hi, iso, row_first, run_start, run_end)
     for r in range(runs):
         parent[r] = r
     for row in range(rows):
@@ -541,7 +562,8 @@ def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
             if size[root] <= 0:
                 continue
             for k in range(run_start[r], run_end[r] + 1):
-                m = dominant_material(mat_a[i, j, k], mat_b[i, j, k], mix[i, j, k])
+                m = dominant_material(mat_a[i - o0, j - o1, k - o2], mat_b[i - o0, j - o1, k - o2],
+                                      mix[i - o0, j - o1, k - o2])
                 b = best[root]
                 if b < 0 or priority_by_id[m] > priority_by_id[b] or (
                         priority_by_id[m] == priority_by_id[b] and m < b):
@@ -559,9 +581,10 @@ def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
             if size[root] <= 0 or best[root] < 0:
                 continue
             for k in range(run_start[r], run_end[r] + 1):
-                erase_voxel(fields, i, j, k, chunk_size, tally)
-    # The thin below-iso fringe a fragment leaves goes too, where no remaining solid voxel is next to it.
-    nx, ny, nz = density.shape
+                erase_voxel(fields, offset, i, j, k, chunk_size, tally)
+    # The thin below-iso fringe a fragment leaves goes too, where no remaining solid voxel is next to it (a
+    # window must reach one voxel past the box wherever the volume does).
+    nx, ny, nz = o0 + density.shape[0], o1 + density.shape[1], o2 + density.shape[2]
     for row in range(rows):
         i, j = lo[0] + row // rows_y, lo[1] + row % rows_y
         for r in range(row_first[row], row_first[row + 1]):
@@ -569,11 +592,12 @@ def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
             if size[root] <= 0 or best[root] < 0:
                 continue
             for k in range(run_start[r], run_end[r] + 1):
-                for a in range(max(i - 1, 0), min(i + 2, nx)):
-                    for b in range(max(j - 1, 0), min(j + 2, ny)):
-                        for c in range(max(k - 1, 0), min(k + 2, nz)):
-                            if density[a, b, c] > 0 and not touches_solid(density, a, b, c, iso):
-                                erase_voxel(fields, a, b, c, chunk_size, tally)
+                for a in range(max(i - 1, o0), min(i + 2, nx)):
+                    for b in range(max(j - 1, o1), min(j + 2, ny)):
+                        for c in range(max(k - 1, o2), min(k + 2, nz)):
+                            if density[a - o0, b - o1, c - o2] > 0 and not touches_solid(density, a - o0, b - o1,
+                                                                                         c - o2, iso):
+                                erase_voxel(fields, offset, a, b, c, chunk_size, tally)
     return erased
 
 
@@ -590,11 +614,12 @@ def touches_solid(density, i, j, k, iso):
 
 
 @nb.njit(cache=True, inline="always")
-def erase_voxel(fields, i, j, k, chunk_size, tally):
-    """Set one voxel's density to 0 and account for it."""
-    old = np.int64(fields.density[i, j, k])
-    a, b, m = np.int64(fields.mat_a[i, j, k]), np.int64(fields.mat_b[i, j, k]), np.int64(fields.mix[i, j, k])
-    fields.density[i, j, k] = 0
+def erase_voxel(fields, offset, i, j, k, chunk_size, tally):
+    """Set voxel (i, j, k)'s density to 0 (the fields hold the voxels from index ``offset`` on) and account for it."""
+    li, lj, lk = i - offset[0], j - offset[1], k - offset[2]
+    old = np.int64(fields.density[li, lj, lk])
+    a, b, m = np.int64(fields.mat_a[li, lj, lk]), np.int64(fields.mat_b[li, lj, lk]), np.int64(fields.mix[li, lj, lk])
+    fields.density[li, lj, lk] = 0
     tally.chunk_flags[i // chunk_size, j // chunk_size, k // chunk_size] = 1
     tally.stats[STAT_CHANGED] += 1
     tally.stats[STAT_DENSITY_REMOVED] += old

@@ -17,7 +17,7 @@ from . import _kernels
 from .shapes import Shape
 
 if TYPE_CHECKING:
-    from .volume import VoxelVolume
+    from .base import Volume
 
 __all__ = ["Tool", "EditResult", "remove", "add", "paint", "expose_interior", "convert", "scrape"]
 
@@ -104,16 +104,18 @@ class EditResult:
         return EditResult(0, 0, 0, frozenset(), 0.0, 0.0)
 
 
-def new_tally(volume: VoxelVolume) -> _kernels.EditTally:
+def new_tally(volume: Volume) -> _kernels.EditTally:
     """Zeroed arrays for an edit kernel to report into."""
     return _kernels.EditTally(np.zeros(volume.chunk_grid_shape, dtype=np.uint8), np.zeros(256, dtype=np.int64),
                               np.zeros(256, dtype=np.int64), np.zeros(_kernels.STATS_LENGTH, dtype=np.int64))
 
 
-def edit_result(volume: VoxelVolume, tally: _kernels.EditTally, fragments_erased: int = 0) -> EditResult:
-    """Mark the chunks ``tally`` flags dirty and turn it into an :class:`EditResult`."""
+def edit_result(volume: Volume, tally: _kernels.EditTally, window: tuple, fragments_erased: int = 0) -> EditResult:
+    """Store the chunks ``tally`` flags back from ``window`` (the fields and offset the kernel wrote), mark them
+    dirty and turn the tally into an :class:`EditResult`."""
     flags = tally.chunk_flags
     dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
+    volume._store_window(*window, sorted(dirty))
     volume._mark_chunks_dirty(dirty)
     names, groups = volume.materials.name_by_id, volume.materials.group_by_id
     unit = volume.voxel_volume / 65025.0
@@ -162,7 +164,7 @@ def _check_tool(tool) -> Tool:
     return tool
 
 
-def solid_material_id(volume: VoxelVolume, material, parameter: str = "material") -> int:
+def solid_material_id(volume: Volume, material, parameter: str = "material") -> int:
     """The id of ``material`` (name or id) in the volume's table; "none" is refused. Errors name ``parameter``."""
     try:
         material_id = volume.materials.id_of(material)
@@ -173,29 +175,29 @@ def solid_material_id(volume: VoxelVolume, material, parameter: str = "material"
     return material_id
 
 
-def _lower(volume: VoxelVolume, shape: Shape, tool: Tool, step: int, reach: float) -> EditResult:
+def _lower(volume: Volume, shape: Shape, tool: Tool, step: int, reach: float) -> EditResult:
     box = volume.voxel_box(shape, reach)
     if box is None:
         return EditResult.empty()
     lo, hi = box
-    fields = volume._fields()
+    fields, offset = window = volume._edit_window(lo, hi)
     if step:
         extent = hi - lo + 1
         exposed = np.empty(tuple(extent), dtype=np.uint8)
         below = np.empty(tuple(extent + 2), dtype=np.uint8)
         spread_z = np.empty((extent[0] + 2, extent[1] + 2, extent[2]), dtype=np.uint8)
         spread_y = np.empty((extent[0] + 2, extent[1], extent[2]), dtype=np.uint8)
-        _kernels.exposure(fields.density, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
+        _kernels.exposure(fields.density, offset, lo, hi, volume.iso, below, spread_z, spread_y, exposed)
     else:
         exposed = np.empty((1, 1, 1), dtype=np.uint8)
     tally = new_tally(volume)
     gate = _kernels.ToolGate(tool.damage, tool.gives_way_below, tool.unbreakable_from, tool.breaks_at)
-    _kernels.lower_density(fields, lo, hi, volume._grid(), shape.primitives(), reach, step, exposed, gate,
+    _kernels.lower_density(fields, lo, hi, volume._grid(offset), shape.primitives(), reach, step, exposed, gate,
                            volume.materials.by_id, tally)
-    return edit_result(volume, tally)
+    return edit_result(volume, tally, window)
 
 
-def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
+def remove(volume: Volume, shape: Shape, tool: Tool) -> EditResult:
     """Smooth carve: ``density = min(old, ramp(sdf))`` through the hardness gate. See ``VoxelVolume.remove``."""
     check_shape(shape)
     _check_tool(tool)
@@ -203,7 +205,7 @@ def remove(volume: VoxelVolume, shape: Shape, tool: Tool) -> EditResult:
     return _lower(volume, shape, tool, 0, (255 - volume.iso) / _kernels.RAMP * volume.voxel_size)
 
 
-def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResult:
+def scrape(volume: Volume, shape: Shape, step: int, tool: Tool) -> EditResult:
     """Peel the exposed surface inside ``shape`` by ``step``. See ``VoxelVolume.scrape``."""
     check_shape(shape)
     step = check_integer("step", step, minimum=1, maximum=255, unit="density units")
@@ -211,7 +213,7 @@ def scrape(volume: VoxelVolume, shape: Shape, step: int, tool: Tool) -> EditResu
     return _lower(volume, shape, tool, step, 0.0)
 
 
-def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
+def add(volume: Volume, shape: Shape, material) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
     check_shape(shape)
     material_id = solid_material_id(volume, material)
@@ -221,34 +223,36 @@ def add(volume: VoxelVolume, shape: Shape, material) -> EditResult:
     if box is None:
         return EditResult.empty()
     tally = new_tally(volume)
-    _kernels.raise_density(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), reach,
-                           material_id, tally)
-    return edit_result(volume, tally)
+    fields, offset = window = volume._edit_window(*box)
+    _kernels.raise_density(fields, box[0], box[1], volume._grid(offset), shape.primitives(), reach, material_id,
+                           tally)
+    return edit_result(volume, tally, window)
 
 
-def _remap(volume: VoxelVolume, shape: Shape, new_id: np.ndarray) -> EditResult:
+def _remap(volume: Volume, shape: Shape, new_id: np.ndarray) -> EditResult:
     box = volume.voxel_box(shape, 0.0)
     if box is None:
         return EditResult.empty()
     tally = new_tally(volume)
-    _kernels.remap_materials(volume._fields(), box[0], box[1], volume._grid(), shape.primitives(), new_id, tally)
-    return edit_result(volume, tally)
+    fields, offset = window = volume._edit_window(*box)
+    _kernels.remap_materials(fields, box[0], box[1], volume._grid(offset), shape.primitives(), new_id, tally)
+    return edit_result(volume, tally, window)
 
 
-def paint(volume: VoxelVolume, shape: Shape, material) -> EditResult:
+def paint(volume: Volume, shape: Shape, material) -> EditResult:
     """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
     check_shape(shape)
     material_id = solid_material_id(volume, material)
     return _remap(volume, shape, np.full(256, material_id, dtype=np.uint8))
 
 
-def expose_interior(volume: VoxelVolume, shape: Shape) -> EditResult:
+def expose_interior(volume: Volume, shape: Shape) -> EditResult:
     """Replace both material slots inside ``shape`` by their interiors. See ``VoxelVolume.expose_interior``."""
     check_shape(shape)
     return _remap(volume, shape, volume.materials.interior_by_id)
 
 
-def convert(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
+def convert(volume: Volume, shape: Shape, source, target) -> EditResult:
     """Turn material ``source`` into ``target`` inside ``shape``. See ``VoxelVolume.convert``."""
     check_shape(shape)
     source_id = solid_material_id(volume, source, "source")

@@ -18,12 +18,12 @@ from .edits import EditResult, edit_result, new_tally
 from .shapes import Box
 
 if TYPE_CHECKING:
-    from .volume import VoxelVolume
+    from .base import Volume
 
 __all__ = ["remove_fragments"]
 
 
-def remove_fragments(volume: VoxelVolume, region: Box | None = None) -> EditResult:
+def remove_fragments(volume: Volume, region: Box | None = None) -> EditResult:
     """Erase the small fragments that lie wholly inside ``region``.
 
     Parameters
@@ -65,6 +65,7 @@ def remove_fragments(volume: VoxelVolume, region: Box | None = None) -> EditResu
     scratch = _kernels.FragmentScratch(np.empty(rows + 1, dtype=np.int32), *per_run,
                                        size=np.empty(max_runs, dtype=np.int64), best=np.empty(max_runs, np.int32))
     tally = new_tally(volume)
-    erased = _kernels.erase_small_components(volume._fields(), lo, hi, volume._grid(), volume.materials.by_id,
+    fields, offset = window = volume._edit_window(lo, hi)
+    erased = _kernels.erase_small_components(fields, lo, hi, volume._grid(offset), volume.materials.by_id,
                                              scratch, tally)
-    return edit_result(volume, tally, fragments_erased=int(erased))
+    return edit_result(volume, tally, window, fragments_erased=int(erased))

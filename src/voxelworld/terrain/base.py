@@ -1,0 +1,329 @@
+"""`Volume`: what every voxel volume shares, dense (:class:`~.volume.VoxelVolume`) or sparse
+(:class:`~.sparse.SparseVolume`): its geometry, its chunks and their bookkeeping (versions, dirty set), and the edits.
+
+A subclass stores the fields and hands the edit kernels a window of them: :meth:`Volume._edit_window` gives field
+arrays that cover a voxel box with the halo the kernels read around it, and the voxel index of their first element;
+:meth:`Volume._store_window` takes the changed chunks back. The kernels compute positions and chunks from voxel
+indices of the whole volume, so an edit gives the same result, bit for bit, whichever way the fields are stored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite, check_integer
+from . import _kernels, edits, fragments
+from .edits import EditResult, Tool
+from .materials import MaterialTable
+from .shapes import Box, Shape
+
+__all__ = ["Volume", "FIELDS", "FIELD_DTYPES", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "WINDOW_HALO",
+           "check_volume_size"]
+
+FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
+FIELD_DTYPES = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat_b": np.dtype(np.uint8),
+                "mix": np.dtype(np.uint8), "damage": np.dtype(np.uint16)}
+# Size limits of a volume (and of a world file's volume): the five fields take BYTES_PER_VOXEL bytes a voxel, so
+# MAX_VOXELS (1024³) is 6 GiB of fields, a quarter of the 24 GiB machine the project is built on, before meshes.
+# MAX_CHUNKS (128³) bounds the per-chunk bookkeeping (versions, dirty sets) a small chunk_size multiplies. A sparse
+# volume stores only the chunks that are not uniform, so only MAX_CHUNKS bounds it.
+BYTES_PER_VOXEL = sum(dtype.itemsize for dtype in FIELD_DTYPES.values())  # 6
+MAX_VOXELS = 1024 ** 3
+MAX_CHUNKS = 128 ** 3
+# Voxels an edit kernel reads around the box it changes: scrape's exposure one, the fragment fringe one (an erased
+# fragment has no voxel on the region's outer layer, so its fringe and the fringe's neighbours stay within one).
+WINDOW_HALO = 1
+DEFAULT_TOOL = Tool()
+
+
+def check_volume_size(shape: tuple[int, int, int], chunk_size: int, dense: bool = True) -> None:
+    """ParameterError unless a volume of ``shape`` (whole numbers >= 1) holds at most MAX_VOXELS voxels (when
+    ``dense``: a sparse volume has no such bound) in at most MAX_CHUNKS chunks of ``chunk_size`` voxels a side:
+    the world-size limits, before anything is allocated."""
+    voxels = math.prod(shape)
+    if dense and voxels > MAX_VOXELS:
+        raise ParameterError("shape", shape, f"at most MAX_VOXELS = {MAX_VOXELS} voxels ({BYTES_PER_VOXEL} bytes "
+                             f"each); this shape holds {voxels} voxels and would need about "
+                             f"{_gib(voxels * BYTES_PER_VOXEL)}: use a smaller shape (and a larger voxel_size), or "
+                             f"a SparseVolume")
+    chunks = math.prod(-(-n // chunk_size) for n in shape)
+    if chunks > MAX_CHUNKS:
+        smallest = next(c for c in range(chunk_size, max(shape) + 1)
+                        if math.prod(-(-n // c) for n in shape) <= MAX_CHUNKS)
+        raise ParameterError("chunk_size", chunk_size, f">= {smallest} for shape {shape}: at most MAX_CHUNKS = "
+                             f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks} chunks)")
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.3g} GiB" if size >= 2**30 else f"{size / 2**20:.3g} MiB"
+
+
+def is_numeric(value) -> bool:
+    try:
+        np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class Volume:
+    """A box of density voxels in chunks, edited by signed-distance update ranges: the geometry, the chunk
+    bookkeeping and the edits every volume shares. Make a :class:`~voxelworld.terrain.VoxelVolume` (dense fields)
+    or a :class:`~voxelworld.terrain.SparseVolume` (chunks stored only where they are not uniform); the parameters
+    are theirs.
+    """
+
+    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
+                 chunk_size: int = 32, materials: MaterialTable | None = None, dense: bool = True):
+        if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+            raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
+        # The geometry is read-only (properties below): kernels take it unchecked.
+        self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self._voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
+        origin_array = np.array(origin, dtype=np.float64) if is_numeric(origin) else None  # a copy: we freeze it
+        if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
+            raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
+        origin_array.flags.writeable = False
+        self._origin = origin_array
+        self._iso = check_integer("iso", iso, minimum=1, maximum=255)
+        self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+        check_volume_size(self._shape, self._chunk_size, dense)
+        self._shape_array = np.array(self._shape, dtype=np.int64)
+        if materials is not None and not isinstance(materials, MaterialTable):
+            raise ParameterError("materials", materials, "a MaterialTable or None")
+        self._materials = materials if materials is not None else MaterialTable.default()
+        self._dirty: set[tuple[int, int, int]] = set()
+        self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
+
+    shape = property(lambda self: self._shape, doc="Voxels along x, y, z (read-only).")
+    voxel_size = property(lambda self: self._voxel_size, doc="Edge of a voxel, m (read-only).")
+    origin = property(lambda self: self._origin, doc="World position of voxel (0, 0, 0)'s sample, m (read-only).")
+    iso = property(lambda self: self._iso, doc="Density at and above which a voxel is solid (read-only).")
+    chunk_size = property(lambda self: self._chunk_size, doc="Edge of a chunk in voxels (read-only).")
+    materials = property(lambda self: self._materials, doc="The MaterialTable the ids refer to (read-only).")
+    def _grid(self, offset) -> _kernels.Grid:
+        """Where the voxels sit, for a kernel reading field arrays whose element [0, 0, 0] is voxel ``offset``."""
+        return _kernels.Grid(self.origin, self.voxel_size, self.iso, self.chunk_size, np.asarray(offset, np.int64))
+
+    def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
+        """Field arrays an edit kernel may read and write for the inclusive voxel box ``lo..hi`` (within the
+        volume), covering it and WINDOW_HALO voxels around it where the volume goes on, and the voxel index of
+        their element [0, 0, 0]."""
+        raise NotImplementedError
+
+    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray, chunks) -> None:
+        """Take back the voxels of ``chunks`` (those an edit changed) from a window of :meth:`_edit_window`."""
+        raise NotImplementedError
+
+    def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
+        """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive, within the
+        volume), by name: read-only arrays of shape ``hi - lo``. Use it to read a box of any volume, dense or
+        sparse."""
+        raise NotImplementedError
+
+    def _check_window(self, lo, hi, names) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        lo = np.asarray(lo, dtype=np.int64)
+        hi = np.asarray(hi, dtype=np.int64)
+        shape = np.array(self.shape, dtype=np.int64)
+        if lo.shape != (3,) or hi.shape != (3,) or np.any(lo < 0) or np.any(hi > shape) or np.any(hi < lo):
+            raise ParameterError("lo, hi", (lo.tolist(), hi.tolist()),
+                                 f"index corners with 0 <= lo <= hi <= {list(self.shape)}")
+        names = tuple(names)
+        for name in names:
+            if name not in FIELDS:
+                raise ParameterError("names", name, f"field names among {', '.join(FIELDS)}")
+        return lo, hi, names
+
+    # ----------------------------------------------------------------------------------------- geometry
+    @property
+    def voxel_volume(self) -> float:
+        """Volume of one voxel in m³."""
+        return self.voxel_size ** 3
+
+    @property
+    def chunk_grid_shape(self) -> tuple[int, int, int]:
+        """Number of chunks along x, y, z (the last chunk on an axis may be partial)."""
+        return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]
+
+    def chunk_box(self, chunk) -> tuple[np.ndarray, np.ndarray]:
+        """The voxel index box of ``chunk`` (i, j, k): ``lo`` (inclusive) and ``hi`` (exclusive), int64, clipped
+        to the volume (the last chunk on an axis may be partial). The one place chunk indices become voxel
+        indices.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> volume = VoxelVolume((40, 16, 32), chunk_size=16)
+        >>> [box.tolist() for box in volume.chunk_box((2, 0, 1))]
+        [[32, 0, 16], [40, 16, 32]]
+        """
+        grid = self.chunk_grid_shape
+        if isinstance(chunk, (str, bytes)) or len(chunk) != 3:
+            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
+        c = np.array([check_integer("chunk", v, minimum=0, maximum=n - 1) for v, n in zip(chunk, grid)],
+                     dtype=np.int64)
+        lo = c * self.chunk_size
+        return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
+
+    def chunk_slices(self, chunk) -> tuple[slice, slice, slice]:
+        """:meth:`chunk_box` as index slices: ``volume.density[volume.chunk_slices(chunk)]`` is the chunk's voxels.
+
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> VoxelVolume((40, 16, 32), chunk_size=16).chunk_slices((2, 0, 1))
+        (slice(32, 40, None), slice(0, 16, None), slice(16, 32, None))
+        """
+        lo, hi = self.chunk_box(chunk)
+        return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]
+
+    def world_to_index(self, points) -> np.ndarray:
+        """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
+        return (np.asarray(points, dtype=np.float64) - self.origin) / self.voxel_size
+
+    def index_to_world(self, indices) -> np.ndarray:
+        """World position (m) of the samples at voxel coordinates ``indices``, shape (..., 3)."""
+        return self.origin + np.asarray(indices, dtype=np.float64) * self.voxel_size
+
+    def voxel_box(self, shape: Shape, reach: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
+        """Inclusive index corners ``(lo, hi)`` of the voxels whose samples lie in ``shape``'s bounding box
+        grown by ``reach`` metres, clipped to the volume; None when no voxel does."""
+        edits.check_shape(shape)
+        reach = check_finite("reach", reach, minimum=0.0, unit="m")
+        box = np.empty((2, 3), dtype=np.int64)
+        if not _kernels.voxel_box(shape.primitives(), reach, self.origin, self.voxel_size, self._shape_array,
+                                  box):
+            return None
+        return box[0], box[1]
+
+    # ------------------------------------------------------------------------------------------- dirt
+    def take_dirty_chunks(self) -> set[tuple[int, int, int]]:
+        """The chunks (cx, cy, cz) changed since the last call, and forget them."""
+        dirty, self._dirty = self._dirty, set()
+        return dirty
+
+    @property
+    def dirty_chunks(self) -> frozenset[tuple[int, int, int]]:
+        """The chunks changed since the last :meth:`take_dirty_chunks`, without forgetting them."""
+        return frozenset(self._dirty)
+
+    @property
+    def chunk_versions(self) -> np.ndarray:
+        """A read-only view of each chunk's change counter ``[cx, cy, cz]``: it rises whenever a field of the
+        chunk changes. Consumers that must not steal each other's dirty sets (a mesher, a store) remember the
+        versions they have seen instead of calling :meth:`take_dirty_chunks`."""
+        view = self._chunk_versions.view()
+        view.flags.writeable = False
+        return view
+
+    def state_dict(self) -> dict:
+        """The volume's bookkeeping besides its fields (the voxels are the public field arrays): ``chunk_versions``
+        (a copy of :attr:`chunk_versions`) and ``dirty`` (:attr:`dirty_chunks`)."""
+        return {"chunk_versions": self._chunk_versions.copy(), "dirty": self.dirty_chunks}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict` (a volume read from a file: its fields written directly, its counters
+        and dirty set as they were). ParameterError, before anything changes, for a missing key, versions that
+        are not whole numbers >= 0 of shape :attr:`chunk_grid_shape`, or a dirty chunk outside the grid.
+
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> volume = VoxelVolume((8, 8, 8), chunk_size=4)
+        >>> volume.mark_dirty((0, 0, 0), (4, 0, 0))
+        >>> copy = VoxelVolume((8, 8, 8), chunk_size=4)
+        >>> copy.load_state_dict(volume.state_dict())
+        >>> sorted(copy.dirty_chunks), int(copy.chunk_versions.sum())
+        ([(0, 0, 0), (1, 0, 0)], 2)
+        """
+        if not (isinstance(state, Mapping) and "chunk_versions" in state and "dirty" in state):
+            raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
+                                 "a mapping with the keys chunk_versions, dirty")
+        versions = np.asarray(state["chunk_versions"])
+        grid = self.chunk_grid_shape
+        if versions.shape != grid or versions.dtype.kind not in "iu" or (versions.size and versions.min() < 0):
+            raise ParameterError("state['chunk_versions']", f"an array of {versions.dtype} and shape {versions.shape}",
+                                 f"whole numbers >= 0 of shape {grid}")
+        dirty = set()
+        for chunk in state["dirty"]:
+            if not (isinstance(chunk, tuple) and len(chunk) == 3 and all(
+                    isinstance(c, (int, np.integer)) and 0 <= c < n for c, n in zip(chunk, grid))):
+                raise ParameterError("state['dirty']", chunk, f"chunks (i, j, k) of the grid {grid}")
+            dirty.add(tuple(int(c) for c in chunk))
+        self._chunk_versions[...] = versions  # in place: views of the counters stay valid
+        self._dirty = dirty
+
+    def mark_dirty(self, lo, hi) -> None:
+        """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""
+        for name, corner in (("lo", lo), ("hi", hi)):
+            if isinstance(corner, (str, bytes)) or len(corner) != 3:
+                raise ParameterError(name, corner, "three voxel indices (i, j, k)")
+        lo = [check_integer("lo", v, minimum=0, maximum=n - 1) for v, n in zip(lo, self.shape)]
+        hi = [check_integer("hi", v, minimum=a, maximum=n - 1) for v, a, n in zip(hi, lo, self.shape)]
+        c = self.chunk_size
+        self._mark_chunks_dirty(
+            (x, y, z) for x in range(lo[0] // c, hi[0] // c + 1) for y in range(lo[1] // c, hi[1] // c + 1)
+            for z in range(lo[2] // c, hi[2] // c + 1))
+
+    def _mark_chunks_dirty(self, chunks) -> None:
+        for chunk in chunks:
+            self._dirty.add(chunk)
+            self._chunk_versions[chunk] += 1
+
+    # ------------------------------------------------------------------------------------------ edits
+    def remove(self, shape: Shape, tool: Tool = DEFAULT_TOOL) -> EditResult:
+        """Carve ``shape`` out smoothly: ``density = min(old, ramp(sdf))``, through ``tool``'s hardness gate.
+
+        The ramp rises 127.5 density steps per voxel of signed distance, crossing ``iso`` on the shape's
+        surface, so the new surface follows the shape to sub-voxel accuracy. Materials are kept.
+        """
+        return edits.remove(self, shape, tool)
+
+    def add(self, shape: Shape, material) -> EditResult:
+        """Build ``shape`` up: ``density = max(old, ramp(-sdf))``; every voxel that gains density becomes wholly
+        ``material`` (name or id) with no damage."""
+        return edits.add(self, shape, material)
+
+    def paint(self, shape: Shape, material) -> EditResult:
+        """Give every voxel whose sample lies inside ``shape`` the one ``material`` (both slots); density is kept."""
+        return edits.paint(self, shape, material)
+
+    def expose_interior(self, shape: Shape) -> EditResult:
+        """Inside ``shape``, replace ``mat_a`` and ``mat_b`` each by its material's interior (grass -> soil,
+        bark -> wood, rock -> rock_interior). Use a range a little larger than a carve so its rim shows inside."""
+        return edits.expose_interior(self, shape)
+
+    def convert(self, shape: Shape, source, target) -> EditResult:
+        """Inside ``shape``, turn material ``source`` into ``target`` (names or ids of the table, neither "none",
+        not the same) in both slots of every voxel whose sample lies in it; density, mix, damage and other
+        materials are kept. The converted volume is reported as removed from ``source`` and added to ``target``
+        (``volume_removed`` and ``volume_added`` stay 0); only the chunks whose voxels changed turn dirty.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume, Sphere
+        >>> pool = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (12, 12, 12), "lava", chunk_size=4)
+        >>> result = pool.convert(Sphere((6.0, 4.0, 6.0), 2.0), "lava", "obsidian")
+        >>> sorted(result.added_by_material), result.volume_removed
+        (['obsidian'], 0.0)
+        >>> sorted(result.dirty_chunks)  # of the 8 chunks its bounding box spans, the ball reaches 4
+        [(1, 0, 1), (1, 1, 1), (1, 1, 2), (2, 1, 1)]
+        """
+        return edits.convert(self, shape, source, target)
+
+    def scrape(self, shape: Shape, step: int, tool: Tool = DEFAULT_TOOL) -> EditResult:
+        """Peel the surface inside ``shape``: a voxel loses ``step`` density (1..255) only if some voxel of its
+        3x3x3 neighbourhood (itself included, within the volume) was below iso before this call, so repeated
+        calls remove the surface layer by layer and never hollow the inside. Hardness-gated like ``remove``, but
+        the gate hits every voxel with density inside ``shape``, exposed or not: hidden rock gathers damage and
+        gives way as soon as it is exposed."""
+        return edits.scrape(self, shape, step, tool)
+
+    def remove_fragments(self, region: Box | None = None) -> EditResult:
+        """Erase small floating pieces inside ``region`` (a world :class:`Box`; the whole volume when None).
+
+        See :func:`voxelworld.terrain.fragments.remove_fragments` for the rule."""
+        return fragments.remove_fragments(self, region)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(shape={self.shape}, voxel_size={self.voxel_size}, "
+                f"origin={tuple(self.origin)}, iso={self.iso}, chunk_size={self.chunk_size})")

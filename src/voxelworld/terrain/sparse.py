@@ -1,0 +1,313 @@
+"""`SparseVolume`: a volume of real size, whose chunks are stored only where they hold a surface or an edit.
+
+Per field, a chunk is either *uniform* (every voxel the same value: all air, all rock, no damage), kept as one
+value in a grid of the chunks, or *stored*, an array of its own. Uniformity is per field, as in godot_voxel's
+per-channel compression: a buried chunk of rock stores nothing, a chunk the surface crosses stores its density
+and materials but not its damage until something damages it. Memory follows the surface, not the volume.
+
+Edits gather the chunks around their voxel box into a window, run the same kernels as on a dense
+:class:`~voxelworld.terrain.VoxelVolume` on it, and store the changed chunks back (a chunk that became uniform
+again is one value again), so every edit, measurement and hash is the same, bit for bit, as on a dense volume of
+the same content.
+
+Examples
+--------
+>>> from voxelworld.terrain import SparseVolume, Sphere
+>>> world = SparseVolume((256, 64, 256), voxel_size=0.5)
+>>> result = world.add(Sphere((20.0, 10.0, 20.0), 3.0), "soil")
+>>> world.stored_chunks("density"), world.stored_chunks("damage")
+(1, 0)
+>>> world.remove(Sphere((20.0, 10.0, 20.0), 5.0)).voxels_changed == result.voxels_changed
+True
+>>> world.stored_chunks("density"), world.stored_chunks("mat_a")  # air again: one value (the soil id stays)
+(0, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from itertools import product
+
+import numpy as np
+
+from ..errors import ParameterError, check_integer
+from . import _kernels
+from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
+from .materials import MaterialTable
+from .shapes import Box
+
+__all__ = ["SparseVolume", "MAX_WINDOW_VOXELS"]
+
+# The largest box gathered at once (an edit's window, read_window, extract): 6 bytes a voxel, 384 MiB.
+MAX_WINDOW_VOXELS = 64 * 2 ** 20
+
+
+class SparseVolume(Volume):
+    """A box of density voxels like :class:`~voxelworld.terrain.VoxelVolume`, stored per chunk and field only
+    where the chunk is not uniform.
+
+    Parameters are those of :class:`~voxelworld.terrain.VoxelVolume`; the shape is bounded only by the number of
+    chunks (``MAX_CHUNKS``), not of voxels. A new volume is all air (density 0, no materials, no damage).
+
+    Notes
+    -----
+    Read voxels with :meth:`read_window` (any box), write whole chunks with :meth:`write_chunk` (generators, file
+    readers), and edit with the edit methods. A field's stored chunk is never shared: :meth:`read_window` and
+    :meth:`chunk_fields` hand out copies.
+    """
+
+    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
+                 chunk_size: int = 32, materials: MaterialTable | None = None):
+        super().__init__(shape, voxel_size, origin, iso, chunk_size, materials, dense=False)
+        grid = self.chunk_grid_shape
+        self._uniform = {name: np.zeros(grid, dtype=FIELD_DTYPES[name]) for name in FIELDS}
+        self._stored: dict[str, dict[tuple[int, int, int], np.ndarray]] = {name: {} for name in FIELDS}
+
+    # ------------------------------------------------------------------------------------------ storage
+    def stored_chunks(self, name: str | None = None) -> int:
+        """How many chunks store an array of field ``name`` (of any field when None): the others are uniform."""
+        if name is None:
+            return len(set().union(*(self._stored[n] for n in FIELDS)))
+        if name not in FIELDS:
+            raise ParameterError("name", name, f"a field name among {', '.join(FIELDS)}, or None")
+        return len(self._stored[name])
+
+    @property
+    def field_bytes(self) -> int:
+        """Bytes the voxels take: the stored chunks' arrays and the grids of uniform values."""
+        return sum(array.nbytes for name in FIELDS for array in self._stored[name].values()) + sum(
+            grid.nbytes for grid in self._uniform.values())
+
+    def is_uniform(self, chunk, name: str) -> bool:
+        """Whether field ``name`` of ``chunk`` is one value throughout (stored as that value alone)."""
+        return self._checked_chunk(chunk) not in self._stored[self._checked_name(name)]
+
+    def chunk_fields(self, chunk, names=FIELDS) -> dict[str, np.ndarray]:
+        """The fields ``names`` of one chunk's voxels (:meth:`chunk_box`), by name: new arrays."""
+        lo, hi = self.chunk_box(chunk)
+        return self.read_window(lo, hi, names)
+
+    def write_chunk(self, chunk, fields) -> None:
+        """Set the voxels of ``chunk``: ``fields`` maps every field name to an array of the chunk's shape (its
+        :meth:`chunk_box`) and dtype (copied; a uniform one is kept as its value). The chunk turns dirty.
+        ParameterError, before anything changes, for a missing field or an array of the wrong shape or dtype."""
+        chunk = self._checked_chunk(chunk)
+        lo, hi = self.chunk_box(chunk)
+        shape = tuple(int(n) for n in hi - lo)
+        if not (hasattr(fields, "keys") and set(fields) == set(FIELDS)):
+            raise ParameterError("fields", sorted(map(str, fields)) if hasattr(fields, "keys") else fields,
+                                 f"a mapping with the keys {', '.join(FIELDS)}")
+        for name in FIELDS:
+            array = fields[name]
+            if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == FIELD_DTYPES[name]):
+                given = f"{array.dtype}{array.shape}" if isinstance(array, np.ndarray) else type(array).__name__
+                raise ParameterError(f"fields[{name!r}]", given, f"a {FIELD_DTYPES[name]} array of shape {shape}")
+        for name in FIELDS:
+            self._keep(name, chunk, np.array(fields[name], copy=True))
+        self._mark_chunks_dirty([chunk])
+
+    def _keep(self, name: str, chunk: tuple, block: np.ndarray) -> None:
+        """Store ``block`` (the chunk's whole field, owned by the volume from now on) or, uniform, its value."""
+        first = block.flat[0]
+        if np.all(block == first):
+            self._stored[name].pop(chunk, None)
+            self._uniform[name][chunk] = first
+        else:
+            self._stored[name][chunk] = block
+
+    def _checked_chunk(self, chunk) -> tuple[int, int, int]:
+        grid = self.chunk_grid_shape
+        if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "__len__") or len(chunk) != 3:
+            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
+        return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
+
+    @staticmethod
+    def _checked_name(name: str) -> str:
+        if name not in FIELDS:
+            raise ParameterError("name", name, f"a field name among {', '.join(FIELDS)}")
+        return name
+
+    # ------------------------------------------------------------------------------------------ windows
+    def _chunks_of(self, lo: np.ndarray, hi: np.ndarray):
+        """The chunks that hold a voxel of the box ``lo .. hi - 1``."""
+        size = self.chunk_size
+        return product(*(range(int(a) // size, (int(b) - 1) // size + 1) for a, b in zip(lo, hi)))
+
+    def _gather(self, lo: np.ndarray, hi: np.ndarray, names) -> dict[str, np.ndarray]:
+        voxels = int(np.prod(hi - lo))
+        if voxels > MAX_WINDOW_VOXELS:
+            raise ParameterError("box", f"{(hi - lo).tolist()} voxels",
+                                 f"at most MAX_WINDOW_VOXELS = {MAX_WINDOW_VOXELS} voxels gathered at once from a "
+                                 f"SparseVolume (this box holds {voxels}): work on a smaller box")
+        out = {name: np.empty(tuple(int(n) for n in hi - lo), dtype=FIELD_DTYPES[name]) for name in names}
+        if voxels == 0:
+            return out
+        for chunk in self._chunks_of(lo, hi):
+            c_lo, c_hi = self.chunk_box(chunk)
+            a, b = np.maximum(c_lo, lo), np.minimum(c_hi, hi)
+            target = tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, lo))
+            for name in names:
+                block = self._stored[name].get(chunk)
+                if block is None:
+                    out[name][target] = self._uniform[name][chunk]
+                else:
+                    out[name][target] = block[tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, c_lo))]
+        return out
+
+    def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
+        """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive, within the
+        volume), by name: new arrays of shape ``hi - lo`` gathered from the chunks. ParameterError for a box of
+        more than MAX_WINDOW_VOXELS voxels.
+
+        >>> world = SparseVolume((64, 64, 64), chunk_size=16)
+        >>> world.read_window((10, 0, 0), (30, 2, 2), ["density"])["density"].shape
+        (20, 2, 2)
+        """
+        lo, hi, names = self._check_window(lo, hi, names)
+        return self._gather(lo, hi, names)
+
+    def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
+        first = np.maximum(np.asarray(lo, dtype=np.int64) - WINDOW_HALO, 0)
+        last = np.minimum(np.asarray(hi, dtype=np.int64) + 1 + WINDOW_HALO, np.array(self.shape, dtype=np.int64))
+        window = self._gather(first, last, FIELDS)
+        return _kernels.VoxelFields(*(window[name] for name in FIELDS)), first
+
+    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray, chunks) -> None:
+        end = offset + np.array(fields.density.shape, dtype=np.int64)
+        for chunk in chunks:
+            c_lo, c_hi = self.chunk_box(chunk)
+            a, b = np.maximum(c_lo, offset), np.minimum(c_hi, end)
+            source = tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, offset))
+            target = tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, c_lo))
+            whole = bool(np.all(a == c_lo) and np.all(b == c_hi))
+            for name, values in zip(FIELDS, fields):
+                part = values[source]
+                block = self._stored[name].get(chunk)
+                if block is None:
+                    if whole:
+                        block = part.copy()
+                    else:
+                        block = np.full(tuple(int(n) for n in c_hi - c_lo), self._uniform[name][chunk],
+                                        dtype=FIELD_DTYPES[name])
+                        block[target] = part
+                else:
+                    block[target] = part
+                self._keep(name, chunk, block)
+
+    # ---------------------------------------------------------------------------------------- measuring
+    def _slabs(self, names=FIELDS):
+        """The volume in slabs along x (a chunk thick, or thinner to stay within MAX_WINDOW_VOXELS), each as fields
+        by name: x-major, so the slabs' bytes in order are the whole field's bytes in C order."""
+        nx, ny, nz = self.shape
+        thickness = max(1, min(self.chunk_size, MAX_WINDOW_VOXELS // (ny * nz)))
+        for x in range(0, nx, thickness):
+            yield self._gather(np.array([x, 0, 0]), np.array([min(x + thickness, nx), ny, nz]), names)
+
+    def solid_volume(self) -> float:
+        """Solid volume in m³: ``sum(density / 255) * voxel_volume``, as on a dense volume of the same voxels."""
+        per_chunk = self._uniform["density"].astype(np.int64) * np.prod(self._chunk_extents(), axis=-1)
+        for chunk, block in self._stored["density"].items():
+            per_chunk[chunk] = int(block.sum(dtype=np.int64))
+        return int(per_chunk.sum()) * self.voxel_volume / 255.0
+
+    def _chunk_extents(self) -> np.ndarray:
+        """Voxels of each chunk along each axis, shape grid + (3,) (the last chunk on an axis may be partial)."""
+        size = self.chunk_size
+        axes = [np.minimum(size, n - np.arange(g) * size) for n, g in zip(self.shape, self.chunk_grid_shape)]
+        return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).astype(np.int64)
+
+    def solid_volume_by_material(self) -> dict[str, float]:
+        """Solid volume in m³ per material name, as :meth:`VoxelVolume.solid_volume_by_material`."""
+        units = np.zeros(256, dtype=np.int64)
+        names = ("density", "mat_a", "mat_b", "mix")
+        stored = set().union(*(self._stored[n] for n in names))
+        counts = np.prod(self._chunk_extents(), axis=-1)
+        uniform_chunks = np.ones(self.chunk_grid_shape, dtype=bool)
+        for chunk in stored:
+            uniform_chunks[chunk] = False
+            fields = self.chunk_fields(chunk, FIELDS)
+            _kernels.material_units(_kernels.VoxelFields(*(fields[n] for n in FIELDS)), units)
+        d = self._uniform["density"][uniform_chunks].astype(np.int64) * counts[uniform_chunks]
+        m = self._uniform["mix"][uniform_chunks].astype(np.int64)
+        np.add.at(units, self._uniform["mat_a"][uniform_chunks], d * (255 - m))
+        np.add.at(units, self._uniform["mat_b"][uniform_chunks], d * m)
+        unit = self.voxel_volume / 65025.0
+        material_names = self.materials.name_by_id
+        return {material_names[i]: int(units[i]) * unit for i in np.flatnonzero(units)}
+
+    def content_hash(self) -> str:
+        """SHA-256 (hex) of the geometry, settings and all voxel fields: the same as
+        :meth:`VoxelVolume.content_hash` of a dense volume of the same voxels."""
+        digest = hashlib.sha256()
+        digest.update(repr((self.shape, self.voxel_size, tuple(self.origin), self.iso, self.chunk_size)).encode())
+        for name in FIELDS:
+            for slab in self._slabs((name,)):
+                digest.update(slab[name].tobytes())
+        return digest.hexdigest()
+
+    def chunk_hash(self, chunk) -> str:
+        """SHA-256 (hex) of one chunk's fields (its voxels in C order, field by field): equal for equal chunks of
+        any two volumes, dense or sparse, of the same chunk size."""
+        fields = self.chunk_fields(chunk)
+        digest = hashlib.sha256()
+        for name in FIELDS:
+            digest.update(fields[name].tobytes())
+        return digest.hexdigest()
+
+    # -------------------------------------------------------------------------------------- conversions
+    def extract(self, box: Box):
+        """A dense :class:`~voxelworld.terrain.VoxelVolume` copy of the voxels whose samples lie in ``box`` (a
+        world-space :class:`Box`), as :meth:`VoxelVolume.extract`."""
+        from .volume import VoxelVolume
+
+        if not isinstance(box, Box):
+            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
+        corners = self.voxel_box(box)
+        if corners is None:
+            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
+                                             f"(samples span {self.origin.tolist()} .. "
+                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
+        lo, hi = corners
+        fields = self._gather(lo, hi + 1, FIELDS)
+        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo), self.iso,
+                           self.chunk_size, self.materials)
+        for name in FIELDS:
+            getattr(part, name)[...] = fields[name]
+        return part
+
+    def to_dense(self):
+        """The whole volume as a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
+        versions and dirty set). ParameterError when it holds more than MAX_VOXELS voxels."""
+        from .volume import VoxelVolume
+
+        dense = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
+        for chunk in product(*(range(n) for n in self.chunk_grid_shape)):
+            window = dense.chunk_slices(chunk)
+            for name, values in self.chunk_fields(chunk).items():
+                getattr(dense, name)[window] = values
+        dense.load_state_dict(self.state_dict())
+        return dense
+
+    @classmethod
+    def from_volume(cls, volume) -> SparseVolume:
+        """A sparse copy of a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
+        versions and dirty set).
+
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.0, (64, 64, 64), "soil", chunk_size=16)
+        >>> sparse = SparseVolume.from_volume(ground)
+        >>> sparse.content_hash() == ground.content_hash(), sparse.stored_chunks("density")
+        (True, 16)
+        """
+        from .volume import VoxelVolume
+
+        if not isinstance(volume, VoxelVolume):
+            raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume")
+        sparse = cls(volume.shape, volume.voxel_size, volume.origin, volume.iso, volume.chunk_size, volume.materials)
+        for chunk in product(*(range(n) for n in volume.chunk_grid_shape)):
+            window = volume.chunk_slices(chunk)
+            for name in FIELDS:
+                sparse._keep(name, chunk, getattr(volume, name)[window].copy())
+        sparse.load_state_dict(volume.state_dict())
+        return sparse
+
