@@ -8,6 +8,8 @@ from scipy.ndimage import map_coordinates
 
 from voxelworld.meshing._kernels import surface_within, trilinear_density
 
+ORIGIN = np.zeros(3, dtype=np.int64)  # the arrays hold the whole volume
+
 
 def random_field(seed: int = 5, shape=(7, 6, 8)) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, size=shape).astype(np.uint8)
@@ -25,7 +27,7 @@ def test_trilinear_density_matches_linear_interpolation_inside_and_beyond_the_vo
     points = rng.uniform(-1.5, 9.5, size=(400, 3))
     points[:20] = rng.integers(0, 6, size=(20, 3))  # on samples
     for point in points:
-        assert abs(trilinear_density(density, *point) - reference_density(density, point)) < 1e-9
+        assert abs(trilinear_density(density, ORIGIN, *point) - reference_density(density, point)) < 1e-9
 
 
 def test_surface_within_is_a_sign_change_across_the_segment():
@@ -39,7 +41,7 @@ def test_surface_within_is_a_sign_change_across_the_segment():
         reach = rng.uniform(0.05, 1.0)
         ahead = reference_density(density, point + reach * direction) >= 128
         behind = reference_density(density, point - reach * direction) >= 128
-        found = surface_within(density, 128, *point, *direction, reach)
+        found = surface_within(density, ORIGIN, 128, *point, *direction, reach)
         assert found == (ahead != behind)
         tried += 1
         crossings += found
@@ -55,9 +57,9 @@ def test_a_flat_surface_is_found_only_within_reach():
     density[:, :3, :] = 255  # solid below y = 2, empty from y = 3: the surface at y = 2 + 127/255
     up = (0.0, 1.0, 0.0)
     surface = 2.0 + (255 - 128) / 255
-    assert surface_within(density, 128, 2.5, surface + 0.3, 2.5, *up, 0.31)
-    assert not surface_within(density, 128, 2.5, surface + 0.3, 2.5, *up, 0.29)
-    assert not surface_within(density, 128, 2.5, surface + 0.3, 2.5, 1.0, 0.0, 0.0, 5.0)  # along the surface
+    assert surface_within(density, ORIGIN, 128, 2.5, surface + 0.3, 2.5, *up, 0.31)
+    assert not surface_within(density, ORIGIN, 128, 2.5, surface + 0.3, 2.5, *up, 0.29)
+    assert not surface_within(density, ORIGIN, 128, 2.5, surface + 0.3, 2.5, 1.0, 0.0, 0.0, 5.0)  # along the surface
 
 
 def test_a_density_that_flattens_out_does_not_fool_the_proof():
@@ -72,6 +74,6 @@ def test_a_density_that_flattens_out_does_not_fool_the_proof():
     slope = (reference_density(density, point + 0.01 * up) - reference_density(density, point - 0.01 * up)) / 0.02
     assert abs(value - 128) / abs(slope) < 0.15  # the old estimate
     surface = 3.0 + 1.0 / 9.0  # 129 -> 120 crosses 128 a ninth of the way
-    assert not surface_within(density, 128, *point, *up, 0.3)
-    assert not surface_within(density, 128, *point, *up, surface - point[1] - 0.01)
-    assert surface_within(density, 128, *point, *up, surface - point[1] + 0.01)
+    assert not surface_within(density, ORIGIN, 128, *point, *up, 0.3)
+    assert not surface_within(density, ORIGIN, 128, *point, *up, surface - point[1] - 0.01)
+    assert surface_within(density, ORIGIN, 128, *point, *up, surface - point[1] + 0.01)

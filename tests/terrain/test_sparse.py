@@ -166,7 +166,7 @@ def test_write_chunk_checks_every_field_before_it_changes_anything():
     good["density"][0, 0, 0] = 200
     for bad, match in [(dict(good, damage=good["damage"].astype(np.uint8)), "fields\\['damage'\\]"),
                        (dict(good, mix=np.zeros((16, 16, 16), np.uint8)), "fields\\['mix'\\]"),
-                       ({k: v for k, v in good.items() if k != "mat_b"}, "fields")]:
+                       (dict(good, colour=good["mix"]), "fields"), ({}, "fields")]:
         with pytest.raises(ParameterError, match=match):
             sparse.write_chunk((2, 1, 1), bad)
     assert sparse.stored_chunks() == 0 and not sparse.dirty_chunks
@@ -174,8 +174,10 @@ def test_write_chunk_checks_every_field_before_it_changes_anything():
         sparse.write_chunk((3, 0, 0), good)
     sparse.write_chunk((2, 1, 1), good)
     assert sparse.stored_chunks("density") == 1 and sparse.stored_chunks("mat_a") == 0
+    sparse.write_chunk((0, 0, 0), {"damage": np.arange(16 ** 3, dtype=np.uint16).reshape(16, 16, 16)})  # one field
+    assert sparse.stored_chunks("damage") == 1 and sparse.is_uniform((0, 0, 0), "density")
     assert not sparse.is_uniform((2, 1, 1), "density") and sparse.is_uniform((2, 1, 1), "damage")
-    assert sparse.dirty_chunks == {(2, 1, 1)}
+    assert sparse.dirty_chunks == {(2, 1, 1), (0, 0, 0)}
     assert np.array_equal(sparse.chunk_fields((2, 1, 1))["density"], good["density"])
 
 

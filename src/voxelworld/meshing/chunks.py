@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
@@ -12,7 +13,8 @@ from itertools import product
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import Box, MaterialTable, VoxelVolume
+from ..terrain import Box, MaterialTable, Volume
+from ..terrain.base import FIELD_DTYPES
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes, with_occlusion)
 from . import _kernels, tables
@@ -52,8 +54,8 @@ def _map(function, items: list) -> list:
 
 
 def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
-    if not isinstance(volume, VoxelVolume):
-        raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume")
+    if not isinstance(volume, Volume):
+        raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume")
     if materials is None:
         materials = volume.materials
     if not isinstance(materials, MaterialTable):
@@ -63,43 +65,65 @@ def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
     return materials, options
 
 
-def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size: int | None = None,
-             fields: Mapping[str, np.ndarray] | None = None) -> ChunkSurface:
+def _halo(options: MeshOptions) -> int:
+    """Samples the meshing of a chunk reads around its cells: its vertices one below and two above (corners and
+    their gradients), its simplification the surface test's reach (the tolerance, at most the collision one)
+    and two more (interpolating)."""
+    return 2 + math.ceil(options.collision_tolerance)
+
+
+def _window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, names) -> tuple[dict, np.ndarray]:
+    """The fields ``names`` of ``fields`` around the cells ``lo .. hi - 1``: ``halo`` samples more on each side
+    (and the cells' last samples) where the volume goes on, to its sides where it ends; and the window's first
+    sample. Meshing a window gives the same numbers as meshing the whole volume."""
+    first = np.maximum(lo - halo, 0)
+    last = np.minimum(hi + 1 + halo, np.array(fields.shape, dtype=np.int64))
+    return fields.read_window(first, last, names), first
+
+
+def _surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int | None = None,
+             fields: Volume | None = None) -> ChunkSurface:
     """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
-    tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (the
-    :data:`MESHED_FIELDS` of the volume's shape), the volume's own by default."""
+    tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
+    geometry: a mesher's copy of what it saw), the volume itself by default."""
     lo, hi = chunk_cells(volume.shape, volume.chunk_size if size is None else size, chunk)
-    f = {name: getattr(volume, name) for name in MESHED_FIELDS} if fields is None else fields
+    f, offset = _window(volume if fields is None else fields, lo, hi, _halo(options), MESHED_FIELDS)
     return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
-                         planes=levels > 0)
+                         planes=levels > 0, offset=offset)
 
 
-def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: MeshOptions,
-                materials: MaterialTable, collision: bool, levels: int | None = None) -> ChunkSurface:
-    """``surface`` (made from ``density``) simplified for the display mesh (``levels`` deep, the options' by
+def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
+                collision: bool, levels: int | None = None) -> ChunkSurface:
+    """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
     default), or with the coarser collision settings."""
+    levels = options.collision_levels if collision else (options.levels if levels is None else levels)
+    density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
+    if levels > 0 and surface.vertex_count:
+        hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
+        window, offset = _window(fields, surface.cell_lo, hi, _halo(options), ("density",))
+        density = window["density"]
     if collision:
-        return simplify_surface(surface, density, iso, options.collision_levels, options.collision_tolerance,
-                                materials.kind_by_id, collision=True)
-    return simplify_surface(surface, density, iso, options.levels if levels is None else levels, options.tolerance,
-                            materials.kind_by_id)
+        return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
+                                materials.kind_by_id, collision=True, offset=offset)
+    return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
+                            offset=offset)
 
 
-def _chunk_surfaces(volume: VoxelVolume, chunk, options: MeshOptions,
+def _chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
                     materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
     """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
     and its display surface: what ChunkMesher rebuilds for a changed chunk."""
     raw = _surface(volume, chunk, options, max(options.levels, options.collision_levels))
-    return raw, _simplified(volume.density, volume.iso, raw, options, materials, False)
+    return raw, _simplified(volume, raw, options, materials, False)
 
 
-def _build_chunk(volume: VoxelVolume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
+def _build_chunk(volume: Volume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
     """Rebuild one chunk's surfaces into ``surfaces`` and assemble its display mesh: what a remesh costs."""
     surfaces[chunk] = _chunk_surfaces(volume, chunk, options, volume.materials)[1]
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
 
 
-def _blocks(volume: VoxelVolume, edge: int = 2) -> list[tuple[tuple, tuple]]:
+def _blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
     """The volume's chunks in boxes of up to ``edge``³ chunks, as (first, last) corners: meshing a whole
     volume block by block gives the same triangles with less work per call than chunk by chunk."""
     grid = volume.chunk_grid_shape
@@ -107,13 +131,13 @@ def _blocks(volume: VoxelVolume, edge: int = 2) -> list[tuple[tuple, tuple]]:
             for start in product(*(range(0, n, edge) for n in grid))]
 
 
-def _all_chunks(volume: VoxelVolume, size: int | None = None) -> list[tuple[int, int, int]]:
+def _all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, int, int]]:
     """Every chunk of the volume, in chunks of ``size`` cells (the volume's chunk size by default)."""
     size = volume.chunk_size if size is None else size
     return list(product(*(range(-(-n // size)) for n in volume.shape)))
 
 
-def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
+def mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
                 materials: MaterialTable | None = None) -> DisplayMesh:
     """The display mesh of the whole volume, chunk by chunk, as one mesh.
 
@@ -130,7 +154,7 @@ def mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
     return merge_display_meshes(_whole_volume(volume, options, materials, collision=False))
 
 
-def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOptions(),
+def collision_mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
                           materials: MaterialTable | None = None) -> CollisionMesh:
     """The collision mesh of the whole volume (simplified with ``options.collision_levels`` and
     ``options.collision_tolerance``), as one mesh."""
@@ -138,7 +162,7 @@ def collision_mesh_volume(volume: VoxelVolume, options: MeshOptions = MeshOption
     return merge_collision_meshes(_whole_volume(volume, options, materials, collision=True))
 
 
-def _whole_volume(volume: VoxelVolume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
+def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
     """The meshes of every part of the volume, on all cores."""
     levels = options.collision_levels if collision else options.levels
     if levels == 0:
@@ -149,8 +173,7 @@ def _whole_volume(volume: VoxelVolume, options: MeshOptions, materials: Material
         surfaces = dict(zip(chunks, _map(lambda c: _surface(volume, c, options, 0, size), chunks)))
         return _map(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume.density, volume.iso,
-                                                           _surface(volume, c, options, levels), options,
+    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options, levels), options,
                                                            materials, collision), chunks)))
     return _map(lambda b: assemble_block(volume, *b, surfaces.get, collision), _blocks(volume))
 
@@ -187,7 +210,7 @@ class ChunkMesher:
     [(0, 0, 0)]
     """
 
-    def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None,
+    def __init__(self, volume: Volume, materials: MaterialTable | None = None,
                  options: MeshOptions = MeshOptions()):
         self.materials, self.options = _check(volume, materials, options)
         self.volume = volume
@@ -199,8 +222,9 @@ class ChunkMesher:
     def _start_over(self) -> None:
         """Forget everything meshed: the mesher as made, before its first update (collision revisions go on)."""
         self._seen = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
-        # The fields as of the last refresh (None before the first): what every surface is made from.
-        self._fields: dict[str, np.ndarray] | None = None
+        # The fields as of the last refresh (None before the first): what every surface is made from; a snapshot
+        # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
+        self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
         self._display_surfaces: dict[tuple, ChunkSurface] = {}
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
@@ -246,8 +270,9 @@ class ChunkMesher:
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
-            window = volume.chunk_slices(chunk)
-            behind[chunk] = {name: self._fields[name][window].copy() for name in MESHED_FIELDS}
+            lo, hi = volume.chunk_box(chunk)
+            behind[chunk] = {name: np.array(values) for name, values in
+                             self._fields.read_window(lo, hi, MESHED_FIELDS).items()}
         return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels}
 
     def load_state_dict(self, state) -> None:
@@ -273,11 +298,9 @@ class ChunkMesher:
             self._start_over()
             return
         volume = self.volume
-        fields = {name: getattr(volume, name).copy() for name in MESHED_FIELDS}
+        fields = volume.snapshot(MESHED_FIELDS)
         for chunk, saw in behind.items():
-            window = volume.chunk_slices(chunk)
-            for name in MESHED_FIELDS:
-                fields[name][window] = saw[name]
+            fields._set_chunk(chunk, {name: saw[name] for name in MESHED_FIELDS})
         if self._fields is None:
             self._fields = fields
             rebuild = set(_all_chunks(volume))
@@ -328,7 +351,7 @@ class ChunkMesher:
                         isinstance(fields, Mapping) and set(fields) == set(MESHED_FIELDS))
             shape = tuple(int(b - a) for a, b in zip(*volume.chunk_box(chunk)))
             for name in MESHED_FIELDS:
-                values, dtype = fields[name], getattr(volume, name).dtype
+                values, dtype = fields[name], FIELD_DTYPES[name]
                 check_range(f"{where}['{name}']", _described(values),
                             f"a {dtype} array of the chunk window's shape {shape}",
                             isinstance(values, np.ndarray) and values.dtype == dtype and values.shape == shape)
@@ -351,13 +374,12 @@ class ChunkMesher:
         volume = self.volume
         versions = volume.chunk_versions.copy()
         if self._fields is None:
-            self._fields = {name: getattr(volume, name).copy() for name in MESHED_FIELDS}
+            self._fields = volume.snapshot(MESHED_FIELDS)
             rebuild = set(_all_chunks(volume))
         else:
             rebuild = set()
-            current = {name: getattr(volume, name) for name in MESHED_FIELDS}
             for chunk in map(tuple, np.argwhere(versions != self._seen).tolist()):
-                changed = self._take_changes(chunk, current)
+                changed = self._take_changes(chunk, volume)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
@@ -383,9 +405,8 @@ class ChunkMesher:
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
         order = sorted(self._refreshed | self._relevelled)
-        density = self._fields["density"] if order else None  # what step 1 read, whatever changed since
-        iso, levels = self.volume.iso, self._levels
-        built = _map(lambda c: _simplified(density, iso, self._raw[c], self.options, self.materials, False,
+        fields, levels = self._fields, self._levels  # what step 1 read, whatever changed since
+        built = _map(lambda c: _simplified(fields, self._raw[c], self.options, self.materials, False,
                                            int(levels[c])), order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
@@ -404,9 +425,9 @@ class ChunkMesher:
         volume = self.volume
         meshes = {}
         order = sorted(self._remesh)
-        density = self._fields["density"] if self._fields is not None else None
+        fields = self._fields
         for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
-                                                                     collision=False, density=density), order)):
+                                                                     collision=False, fields=fields), order)):
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
@@ -416,7 +437,7 @@ class ChunkMesher:
         # is shaded again, and reported if that changed it.
         shade = sorted(c for c in self._shade - self._remesh if c in self._display)
         boxes = self._shade_boxes
-        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], density, volume, boxes),
+        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], fields, volume, boxes),
                                            shade)):
             if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
                 meshes[chunk] = self._display[chunk] = mesh
@@ -424,15 +445,23 @@ class ChunkMesher:
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
         return update
 
-    def _take_changes(self, chunk, source: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
-        """The inclusive sample box where ``source`` (fields of the volume's shape) differs from the mesher's
-        copy of the fields in ``chunk`` (None: nowhere); the copy takes ``source``'s values there."""
+    def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
+        """The inclusive sample box where ``source`` (a volume of the same geometry) differs from the mesher's
+        copy of the fields in ``chunk`` (None: nowhere); the copy takes ``source``'s chunk."""
         lo, hi = self.volume.chunk_box(chunk)
-        box = np.array([[np.iinfo(np.int64).max] * 3, [-1] * 3], dtype=np.int64)
-        changed = False
+        current = source.read_window(lo, hi, MESHED_FIELDS)
+        seen = self._fields.read_window(lo, hi, MESHED_FIELDS)
+        differs = np.zeros(tuple(int(n) for n in hi - lo), dtype=bool)
         for name in MESHED_FIELDS:
-            changed |= _kernels.take_changes(source[name], self._fields[name], lo, hi, box)
-        return (box[0], box[1]) if changed else None
+            differs |= current[name] != seen[name]
+        if not differs.any():
+            return None
+        source.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+        box = np.empty((2, 3), dtype=np.int64)
+        for axis in range(3):
+            where = np.flatnonzero(differs.any(axis=tuple(a for a in range(3) if a != axis)))
+            box[0, axis], box[1, axis] = lo[axis] + where[0], lo[axis] + where[-1]
+        return box[0], box[1]
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose vertices read a sample in the inclusive box lo..hi: chunk c's cells read samples
@@ -559,14 +588,15 @@ class ChunkMesher:
             self.update()
         chunk = tuple(int(c) for c in chunk)
         if chunk not in self._collision:
-            self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True)
+            self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True,
+                                                    fields=self._fields)
         return self._collision[chunk]
 
     def _collision_surface(self, chunk) -> ChunkSurface:
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
-            self._collision_surfaces[chunk] = _simplified(self._fields["density"], self.volume.iso,
-                                                          self._raw[chunk], self.options, self.materials, True)
+            self._collision_surfaces[chunk] = _simplified(self._fields, self._raw[chunk], self.options,
+                                                          self.materials, True)
         return self._collision_surfaces[chunk]
 
     def _forget_collision(self, chunk) -> None:

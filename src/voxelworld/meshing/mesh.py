@@ -100,12 +100,13 @@ def merge_display_meshes(meshes: Sequence[DisplayMesh]) -> DisplayMesh:
 
 
 def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, normals: np.ndarray, origin,
-                     voxel_size: float) -> np.ndarray:
+                     voxel_size: float, offset=(0, 0, 0)) -> np.ndarray:
     """How open each vertex is to ambient light, float32 (n,) in [0, 1]: the share of open samples (trilinear
     ``density`` below ``iso``) at 1, 2, 3 and 4.5 voxel edges along seven rays over the hemisphere of the vertex's
     normal (the normal and six at 55 degrees from it). 1 on open ground, lower in a pit, a tunnel or a corner.
     ``positions`` (metres) and unit ``normals`` (n, 3); ``origin`` and ``voxel_size`` place the density's
-    samples. Samples past the volume's side read its nearest sample, as the mesher does.
+    samples; ``density``'s element [0, 0, 0] is sample ``offset`` (a window of a larger volume). Samples past the
+    array's side read its nearest sample, as the mesher does.
 
     Examples
     --------
@@ -118,32 +119,47 @@ def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, norma
     (1.0, True)
     """
     out = np.empty(len(positions), dtype=np.float32)
-    _kernels.vertex_occlusion(density, float(iso), np.ascontiguousarray(positions, dtype=np.float32),
+    _kernels.vertex_occlusion(density, np.asarray(offset, dtype=np.int64), float(iso),
+                              np.ascontiguousarray(positions, dtype=np.float32),
                               np.ascontiguousarray(normals, dtype=np.float32),
                               np.asarray(origin, dtype=np.float64), float(voxel_size), _kernels.OCCLUSION_RAYS,
                               _kernels.OCCLUSION_STEPS, out)
     return out
 
 
-def with_occlusion(mesh: DisplayMesh, density: np.ndarray, volume, changed: Sequence | None = None) -> DisplayMesh:
-    """``mesh`` (of ``volume``'s chunks) with its occlusion computed from ``density`` (of the volume's shape); with
-    ``changed`` (inclusive sample boxes ``(lo, hi)`` where the density changed since ``mesh``'s occlusion was
+# Samples the occlusion rays read around a vertex: their reach, and one sample more, interpolating.
+OCCLUSION_REACH = float(_kernels.OCCLUSION_STEPS.max()) + 1.0
+
+
+def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """:func:`vertex_occlusion` of vertices of ``volume`` (metres), reading the density of ``fields`` (a
+    :class:`~voxelworld.terrain.Volume` of the volume's geometry) in the window the rays can reach."""
+    local = (positions.astype(np.float64) - volume.origin) / volume.voxel_size
+    shape = np.array(volume.shape, dtype=np.int64)
+    lo = np.clip(np.floor(local.min(axis=0) - OCCLUSION_REACH).astype(np.int64) - 1, 0, shape)
+    hi = np.clip(np.ceil(local.max(axis=0) + OCCLUSION_REACH).astype(np.int64) + 2, lo, shape)
+    density = fields.read_window(lo, hi, ("density",))["density"]
+    return vertex_occlusion(density, volume.iso, positions, normals, volume.origin, volume.voxel_size, lo)
+
+
+def with_occlusion(mesh: DisplayMesh, fields, volume, changed: Sequence | None = None) -> DisplayMesh:
+    """``mesh`` (of ``volume``'s chunks) with its occlusion computed from the density of ``fields`` (a
+    :class:`~voxelworld.terrain.Volume` of the volume's geometry: the volume, or a mesher's copy of what it saw);
+    with ``changed`` (inclusive sample boxes ``(lo, hi)`` where the density changed since ``mesh``'s occlusion was
     computed), only the vertices whose rays reach into one of them (the rest read what they read before)."""
     if not len(mesh.positions):
         return mesh
     if changed is None:
-        return replace(mesh, occlusion=vertex_occlusion(density, volume.iso, mesh.positions, mesh.normals,
-                                                        volume.origin, volume.voxel_size))
-    reach = float(_kernels.OCCLUSION_STEPS.max()) + 1.0  # and one sample more, interpolating
+        return replace(mesh, occlusion=_occlusion(fields, volume, mesh.positions, mesh.normals))
     local = (mesh.positions.astype(np.float64) - volume.origin) / volume.voxel_size
     near = np.zeros(len(local), dtype=bool)
     for lo, hi in changed:
-        near |= np.all((local >= np.asarray(lo) - reach) & (local <= np.asarray(hi) + reach), axis=1)
+        near |= np.all((local >= np.asarray(lo) - OCCLUSION_REACH) & (local <= np.asarray(hi) + OCCLUSION_REACH),
+                       axis=1)
     if not near.any():
         return mesh
     occlusion = mesh.occlusion.copy()
-    occlusion[near] = vertex_occlusion(density, volume.iso, mesh.positions[near], mesh.normals[near],
-                                       volume.origin, volume.voxel_size)
+    occlusion[near] = _occlusion(fields, volume, mesh.positions[near], mesh.normals[near])
     return replace(mesh, occlusion=occlusion)
 
 
@@ -166,12 +182,12 @@ def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
-                   size: int | None = None, density: np.ndarray | None = None) -> DisplayMesh | CollisionMesh:
+                   size: int | None = None, fields=None) -> DisplayMesh | CollisionMesh:
     """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks of ``size`` cells, the
     volume's chunk size by default): quads around the sign-changing edges that start in them, through the
     vertices of their own surfaces and of the lower neighbours' (``surface_of(chunk)`` gives each chunk's
-    simplified surface). A display mesh's occlusion is read from ``density`` (the volume's by default: give the
-    density the surfaces were made from)."""
+    simplified surface). A display mesh's occlusion is read from the density of ``fields`` (a Volume of the same
+    geometry; the volume itself by default: give the fields the surfaces were made from)."""
     size = volume.chunk_size if size is None else size
     empty = CollisionMesh.empty() if collision else DisplayMesh.empty()
     lo, _ = chunk_cells(volume.shape, size, first)
@@ -233,10 +249,10 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     mesh = DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
                        out_triangles[:n_triangles].copy(), out_mat[:n_vertices, 0].copy(),
                        out_mat[:n_vertices, 1].copy(), out_blend[:n_vertices].copy())
-    return with_occlusion(mesh, volume.density if density is None else density, volume)
+    return with_occlusion(mesh, volume if fields is None else fields, volume)
 
 
 def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],
-                   collision: bool, density: np.ndarray | None = None) -> DisplayMesh | CollisionMesh:
+                   collision: bool, fields=None) -> DisplayMesh | CollisionMesh:
     """The mesh of one chunk (see :func:`assemble_block`)."""
-    return assemble_block(volume, chunk, chunk, surface_of, collision, density=density)
+    return assemble_block(volume, chunk, chunk, surface_of, collision, fields=fields)

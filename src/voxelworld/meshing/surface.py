@@ -41,11 +41,15 @@ class ChunkSurface:
 
 
 def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
-                  planes: bool = True) -> ChunkSurface:
+                  planes: bool = True, offset=(0, 0, 0)) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
-    Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged."""
-    lo = np.asarray(cell_lo, dtype=np.int64)
-    hi = np.asarray(cell_hi, dtype=np.int64)
+    Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged.
+    The field arrays hold the volume's samples from ``offset`` on: the whole volume, or a window of it that reaches
+    one sample below the cells and two above (their gradients) where the volume goes on, and ends where it does.
+    Cells and positions are the volume's, whatever the window."""
+    offset = np.asarray(offset, dtype=np.int64)
+    lo = np.asarray(cell_lo, dtype=np.int64) - offset
+    hi = np.asarray(cell_hi, dtype=np.int64) - offset
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_case = np.empty(dims, dtype=np.uint16)
     cell_first = np.empty(dims, dtype=np.int64)
@@ -59,19 +63,20 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     materials = np.empty((n, 2), dtype=np.uint8)
     evaluations = np.empty((n, 2))
     qef = np.empty((n, _kernels.QEF_COLUMNS))
-    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, tables.PATCH_COUNT,
+    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
-    return ChunkSurface(lo, cell_case, cell_first, surface_cells, positions, normals, materials, evaluations, qef,
-                        np.arange(n, dtype=np.int64))
+    return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
+                        evaluations, qef, np.arange(n, dtype=np.int64))
 
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
-                     kind_by_id: np.ndarray, collision: bool = False) -> ChunkSurface:
+                     kind_by_id: np.ndarray, collision: bool = False, offset=(0, 0, 0)) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
-    ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold."""
+    ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
+    ``density`` holds the volume's samples from ``offset`` on (see :data:`SIMPLIFY_HALO` for a window's reach)."""
     n = surface.vertex_count
     if levels == 0 or n == 0:
         return surface
@@ -88,7 +93,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     parent = np.empty(capacity, dtype=np.int64)
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
     rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id)
-    total = _kernels.simplify(density, iso, cells, VertexArrays(positions, normals, materials, evaluations, qef), n,
+    total = _kernels.simplify(density, np.asarray(offset, dtype=np.int64), iso, cells,
+                              VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
                         positions[:total],
@@ -110,7 +116,8 @@ class DualVertices:
 
 
 def dual_vertices(volume, sharp: bool = False) -> DualVertices:
-    """Every dual vertex of ``volume`` (a :class:`voxelworld.terrain.VoxelVolume`), unsimplified.
+    """Every dual vertex of ``volume`` (a :class:`voxelworld.terrain.VoxelVolume`, or a SparseVolume small enough
+    to gather at once), unsimplified.
 
     Examples
     --------
@@ -125,7 +132,8 @@ def dual_vertices(volume, sharp: bool = False) -> DualVertices:
     if not isinstance(sharp, bool):
         from ..errors import ParameterError
         raise ParameterError("sharp", sharp, "True or False")
-    surface = chunk_surface(volume.density, volume.mat_a, volume.mat_b, volume.mix, volume.iso, (0, 0, 0),
+    f = volume.read_window((0, 0, 0), volume.shape, ("density", "mat_a", "mat_b", "mix"))
+    surface = chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, (0, 0, 0),
                             np.maximum(np.array(volume.shape) - 1, 0), sharp, planes=False)
     totals = surface.evaluations.sum(axis=1)
     blend = np.divide(surface.evaluations[:, 1], totals, out=np.zeros(len(totals)), where=totals > 0)

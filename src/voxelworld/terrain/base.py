@@ -124,6 +124,44 @@ class Volume:
         sparse."""
         raise NotImplementedError
 
+    def write_chunk(self, chunk, fields) -> None:
+        """Set fields of one chunk's voxels: ``fields`` maps field names (some or all of :data:`FIELDS`) to arrays
+        of the chunk's shape (its :meth:`chunk_box`) and the field's dtype, copied. The chunk turns dirty.
+        ParameterError, before anything changes, for an unknown field or an array of the wrong shape or dtype."""
+        chunk = self._checked_chunk(chunk)
+        lo, hi = self.chunk_box(chunk)
+        shape = tuple(int(n) for n in hi - lo)
+        if not (isinstance(fields, Mapping) and fields and set(fields) <= set(FIELDS)):
+            raise ParameterError("fields", sorted(map(str, fields)) if isinstance(fields, Mapping) else fields,
+                                 f"a mapping from some of the field names {', '.join(FIELDS)} to arrays")
+        for name, array in fields.items():
+            if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == FIELD_DTYPES[name]):
+                given = f"{array.dtype}{array.shape}" if isinstance(array, np.ndarray) else type(array).__name__
+                raise ParameterError(f"fields[{name!r}]", given, f"a {FIELD_DTYPES[name]} array of shape {shape}")
+        self._set_chunk(chunk, fields)
+        self._mark_chunks_dirty([chunk])
+
+    def _set_chunk(self, chunk: tuple[int, int, int], fields: Mapping[str, np.ndarray]) -> None:
+        """Copy the checked ``fields`` into ``chunk``."""
+        raise NotImplementedError
+
+    def snapshot(self, names=FIELDS) -> Volume:
+        """A volume of the same kind and geometry holding a copy of the fields ``names`` (the others empty), to
+        remember what was seen (a mesher's copy): keep it current chunk by chunk with :meth:`copy_chunk_to`."""
+        raise NotImplementedError
+
+    def copy_chunk_to(self, target: Volume, chunk, names=FIELDS) -> None:
+        """Copy the fields ``names`` of ``chunk`` into ``target`` (a :meth:`snapshot` of this volume), without
+        marking anything dirty."""
+        lo, hi = self.chunk_box(chunk)
+        target._set_chunk(tuple(chunk), self.read_window(lo, hi, names))
+
+    def _checked_chunk(self, chunk) -> tuple[int, int, int]:
+        grid = self.chunk_grid_shape
+        if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "__len__") or len(chunk) != 3:
+            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
+        return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
+
     def _check_window(self, lo, hi, names) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         lo = np.asarray(lo, dtype=np.int64)
         hi = np.asarray(hi, dtype=np.int64)

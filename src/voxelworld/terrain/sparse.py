@@ -30,7 +30,7 @@ from itertools import product
 
 import numpy as np
 
-from ..errors import ParameterError, check_integer
+from ..errors import ParameterError
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
 from .materials import MaterialTable
@@ -52,8 +52,8 @@ class SparseVolume(Volume):
     Notes
     -----
     Read voxels with :meth:`read_window` (any box), write whole chunks with :meth:`write_chunk` (generators, file
-    readers), and edit with the edit methods. A field's stored chunk is never shared: :meth:`read_window` and
-    :meth:`chunk_fields` hand out copies.
+    readers), and edit with the edit methods. :meth:`read_window` and :meth:`chunk_fields` hand out copies; a
+    stored chunk is never written in place, so a :meth:`snapshot` shares the arrays until they change.
     """
 
     def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
@@ -87,27 +87,13 @@ class SparseVolume(Volume):
         lo, hi = self.chunk_box(chunk)
         return self.read_window(lo, hi, names)
 
-    def write_chunk(self, chunk, fields) -> None:
-        """Set the voxels of ``chunk``: ``fields`` maps every field name to an array of the chunk's shape (its
-        :meth:`chunk_box`) and dtype (copied; a uniform one is kept as its value). The chunk turns dirty.
-        ParameterError, before anything changes, for a missing field or an array of the wrong shape or dtype."""
-        chunk = self._checked_chunk(chunk)
-        lo, hi = self.chunk_box(chunk)
-        shape = tuple(int(n) for n in hi - lo)
-        if not (hasattr(fields, "keys") and set(fields) == set(FIELDS)):
-            raise ParameterError("fields", sorted(map(str, fields)) if hasattr(fields, "keys") else fields,
-                                 f"a mapping with the keys {', '.join(FIELDS)}")
-        for name in FIELDS:
-            array = fields[name]
-            if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == FIELD_DTYPES[name]):
-                given = f"{array.dtype}{array.shape}" if isinstance(array, np.ndarray) else type(array).__name__
-                raise ParameterError(f"fields[{name!r}]", given, f"a {FIELD_DTYPES[name]} array of shape {shape}")
-        for name in FIELDS:
-            self._keep(name, chunk, np.array(fields[name], copy=True))
-        self._mark_chunks_dirty([chunk])
+    def _set_chunk(self, chunk, fields) -> None:
+        for name, values in fields.items():
+            self._keep(name, chunk, np.array(values, copy=True))
 
     def _keep(self, name: str, chunk: tuple, block: np.ndarray) -> None:
-        """Store ``block`` (the chunk's whole field, owned by the volume from now on) or, uniform, its value."""
+        """Store ``block`` (the chunk's whole field, owned by the volume from now on and never written in place:
+        snapshots share it) or, uniform, its value."""
         first = block.flat[0]
         if np.all(block == first):
             self._stored[name].pop(chunk, None)
@@ -115,11 +101,28 @@ class SparseVolume(Volume):
         else:
             self._stored[name][chunk] = block
 
-    def _checked_chunk(self, chunk) -> tuple[int, int, int]:
-        grid = self.chunk_grid_shape
-        if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "__len__") or len(chunk) != 3:
-            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
-        return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
+    def snapshot(self, names=FIELDS) -> SparseVolume:
+        """A sparse volume of the same geometry sharing the stored chunks of the fields ``names`` (the volume
+        never writes a stored chunk in place: an edit stores a new array), so a snapshot costs only the uniform
+        grids until the volume changes."""
+        copy = SparseVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
+        for name in names:
+            copy._uniform[name][...] = self._uniform[name]
+            copy._stored[name] = dict(self._stored[name])
+        return copy
+
+    def copy_chunk_to(self, target, chunk, names=FIELDS) -> None:
+        """Copy the fields ``names`` of ``chunk`` into ``target``: shared when ``target`` is a snapshot."""
+        if not isinstance(target, SparseVolume):
+            return super().copy_chunk_to(target, chunk, names)
+        chunk = tuple(chunk)
+        for name in names:
+            block = self._stored[name].get(chunk)
+            if block is None:
+                target._stored[name].pop(chunk, None)
+                target._uniform[name][chunk] = self._uniform[name][chunk]
+            else:
+                target._stored[name][chunk] = block
 
     @staticmethod
     def _checked_name(name: str) -> str:
@@ -182,15 +185,15 @@ class SparseVolume(Volume):
             whole = bool(np.all(a == c_lo) and np.all(b == c_hi))
             for name, values in zip(FIELDS, fields):
                 part = values[source]
-                block = self._stored[name].get(chunk)
-                if block is None:
-                    if whole:
-                        block = part.copy()
-                    else:
-                        block = np.full(tuple(int(n) for n in c_hi - c_lo), self._uniform[name][chunk],
-                                        dtype=FIELD_DTYPES[name])
-                        block[target] = part
+                old = self._stored[name].get(chunk)
+                if whole:
+                    block = part.copy()
+                elif old is None:
+                    block = np.full(tuple(int(n) for n in c_hi - c_lo), self._uniform[name][chunk],
+                                    dtype=FIELD_DTYPES[name])
+                    block[target] = part
                 else:
+                    block = old.copy()  # never in place: a snapshot may share the old array
                     block[target] = part
                 self._keep(name, chunk, block)
 

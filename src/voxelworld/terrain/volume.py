@@ -105,6 +105,18 @@ class VoxelVolume(Volume):
     def _store_window(self, fields, offset, chunks) -> None:
         """Nothing to do: the window was the fields themselves."""
 
+    def _set_chunk(self, chunk, fields) -> None:
+        window = self.chunk_slices(chunk)
+        for name, values in fields.items():
+            self._arrays[name][window] = values
+
+    def snapshot(self, names=FIELDS) -> VoxelVolume:
+        """A dense volume of the same geometry holding a copy of the fields ``names`` (the others zero)."""
+        copy = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
+        for name in names:
+            copy._arrays[name][...] = self._arrays[name]
+        return copy
+
     def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive): read-only views
         of the field arrays, by name.

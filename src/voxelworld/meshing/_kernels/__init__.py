@@ -18,7 +18,7 @@ from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
 from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
                      qef_error, solve_qef, top_two_materials)
 from .occlusion import OCCLUSION_RAYS, OCCLUSION_STEPS, tangent_frame, vertex_occlusion
-from .incremental import same_vertex, take_changes, top_layer_changes
+from .incremental import same_vertex, top_layer_changes
 from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
 from .simplify import merge_vertices, simplify, solid_at, surface_within, topology_safe, trilinear_density
 
@@ -26,7 +26,7 @@ __all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput
            "VertexArrays",
            "cell_cases", "cell_vertices", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
            "REGULARISATION", "accumulate", "axis_difference", "corner_weight", "qef_error", "solve_qef",
-           "top_two_materials", "same_vertex", "take_changes", "top_layer_changes", "emit_quads", "gather_cells",
+           "top_two_materials", "same_vertex", "top_layer_changes", "emit_quads", "gather_cells",
            "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",
            "topology_safe", "trilinear_density", "OCCLUSION_RAYS", "OCCLUSION_STEPS", "tangent_frame",
            "vertex_occlusion"]

@@ -79,9 +79,12 @@ def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, ce
 
 
 @nb.njit(cache=True, nogil=True)
-def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_count, edge_patch, edge_corners,
-                  edge_axis, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals, qef):
-    """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`).
+def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, patch_count, edge_patch,
+                  edge_corners, edge_axis, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals,
+                  qef):
+    """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`; array
+    indices, the arrays' element [0, 0, 0] being sample ``offset`` of the volume: positions and quadrics are in the
+    volume's sample coordinates).
 
     Position: the mean of the patch's edge crossings (surface nets), or with ``sharp`` the minimum of their
     quadric clamped to the cell, a margin inside it (dual contouring; :func:`solve_qef`). Normal: minus the density gradient at the vertex, unit length.
@@ -105,6 +108,7 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
         i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
+        gi, gj, gk = i + offset[0], j + offset[1], k + offset[2]  # the cell in the volume
         first = cell_first[a, b, c]
         mask = cell_case[a, b, c]
         uniform = True  # all eight samples name the same two materials (the mixes may differ)
@@ -138,9 +142,9 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
                 # Kept off the corners: a sample exactly at iso would put the vertices of all its
                 # cells on one point (zero-area triangles).
                 t = min(max((iso - d[p]) / (d[q] - d[p]), CROSSING_MARGIN), 1.0 - CROSSING_MARGIN)
-                px = i + (p & 1) + (t if edge_axis[e] == 0 else 0.0)
-                py = j + ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
-                pz = k + ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
+                px = gi + (p & 1) + (t if edge_axis[e] == 0 else 0.0)
+                py = gj + ((p >> 1) & 1) + (t if edge_axis[e] == 1 else 0.0)
+                pz = gk + ((p >> 2) & 1) + (t if edge_axis[e] == 2 else 0.0)
                 sx, sy, sz, count = sx + px, sy + py, sz + pz, count + 1.0
                 if not planes:
                     continue
@@ -163,11 +167,11 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, sharp, planes, patch_
             qef[v, 10], qef[v, 11], qef[v, 12], qef[v, 13] = sx, sy, sz, count
             count = qef[v, 13]
             if sharp:
-                solve_qef(qef[v], float(i), float(j), float(k), i + 1.0, j + 1.0, k + 1.0, solved)
-                vx, vy, vz = solved[0] - i, solved[1] - j, solved[2] - k
+                solve_qef(qef[v], float(gi), float(gj), float(gk), gi + 1.0, gj + 1.0, gk + 1.0, solved)
+                vx, vy, vz = solved[0] - gi, solved[1] - gj, solved[2] - gk
             else:
-                vx, vy, vz = qef[v, 10] / count - i, qef[v, 11] / count - j, qef[v, 12] / count - k
-            positions[v, 0], positions[v, 1], positions[v, 2] = i + vx, j + vy, k + vz
+                vx, vy, vz = qef[v, 10] / count - gi, qef[v, 11] / count - gj, qef[v, 12] / count - gk
+            positions[v, 0], positions[v, 1], positions[v, 2] = gi + vx, gj + vy, gk + vz
             gx = gy = gz = 0.0
             for corner in range(8):
                 w = corner_weight(corner, vx, vy, vz)

@@ -1,4 +1,4 @@
-"""Kernels of incremental remeshing: what changed in the samples and in a chunk's border vertices."""
+"""Kernels of incremental remeshing: what changed in a chunk's border vertices."""
 
 from __future__ import annotations
 
@@ -6,23 +6,6 @@ import numba as nb
 
 
 # ---------------------------------------------------------------------------------------- incremental work
-@nb.njit(cache=True, nogil=True)
-def take_changes(current, seen, lo, hi, box):
-    """Copy ``current`` into ``seen`` over the sample box ``lo .. hi - 1`` and widen ``box`` (inclusive corners,
-    ``box[0] > box[1]`` when empty) to every sample where they differed. Returns whether any did."""
-    changed = False
-    for i in range(lo[0], hi[0]):
-        for j in range(lo[1], hi[1]):
-            for k in range(lo[2], hi[2]):
-                if current[i, j, k] != seen[i, j, k]:
-                    seen[i, j, k] = current[i, j, k]
-                    changed = True
-                    box[0, 0], box[1, 0] = min(box[0, 0], i), max(box[1, 0], i)
-                    box[0, 1], box[1, 1] = min(box[0, 1], j), max(box[1, 1], j)
-                    box[0, 2], box[1, 2] = min(box[0, 2], k), max(box[1, 2], k)
-    return changed
-
-
 @nb.njit(cache=True, inline="always")
 def same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_normals, b_mat, b_evals, vb):
     for axis in range(3):

@@ -35,11 +35,12 @@ def tangent_frame(nx, ny, nz):
 
 
 @nb.njit(cache=True, nogil=True)
-def vertex_occlusion(density, iso, positions, normals, origin, voxel_size, rays, steps, out):
+def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_size, rays, steps, out):
     """``out[v]`` = the share of the points ``steps`` (samples) along each of the ``rays`` (in the frame of vertex
     v's normal: tangent, bitangent, normal) where the trilinear density is below ``iso``: 1 in the open, lower
     where solid surrounds the vertex. ``positions`` in metres, turned into samples by ``origin`` and
-    ``voxel_size``; a vertex with a zero normal is open (1)."""
+    ``voxel_size``; ``density``'s element [0, 0, 0] is the volume's sample ``offset``. A vertex with a zero normal is
+    open (1)."""
     total = rays.shape[0] * steps.shape[0]
     for v in range(positions.shape[0]):
         nx, ny, nz = np.float64(normals[v, 0]), np.float64(normals[v, 1]), np.float64(normals[v, 2])
@@ -58,6 +59,6 @@ def vertex_occlusion(density, iso, positions, normals, origin, voxel_size, rays,
             dx, dy, dz = a * tx + b * bx + c * nx, a * ty + b * by + c * ny, a * tz + b * bz + c * nz
             for s in range(steps.shape[0]):
                 d = steps[s]
-                if trilinear_density(density, x + d * dx, y + d * dy, z + d * dz) >= iso:
+                if trilinear_density(density, offset, x + d * dx, y + d * dy, z + d * dz) >= iso:
                     solid += 1
         out[v] = np.float32(1.0 - solid / total)

@@ -12,15 +12,16 @@ from .common import QEF_COLUMNS, corner_weight, qef_error, solve_qef
 
 # --------------------------------------------------------------------------------------------- simplifying
 @nb.njit(cache=True, inline="always")
-def solid_at(density, iso, i, j, k):
-    """Whether sample (i, j, k), clamped into the volume, is solid: an octree node at the volume's far end
-    reaches past its last sample and is clipped there."""
+def solid_at(density, offset, iso, i, j, k):
+    """Whether sample (i, j, k) of the volume, clamped into ``density`` (whose element [0, 0, 0] is sample
+    ``offset``), is solid: an octree node at the volume's far end reaches past its last sample and is clipped
+    there."""
     nx, ny, nz = density.shape
-    return density[min(i, nx - 1), min(j, ny - 1), min(k, nz - 1)] >= iso
+    return density[min(i - offset[0], nx - 1), min(j - offset[1], ny - 1), min(k - offset[2], nz - 1)] >= iso
 
 
 @nb.njit(cache=True)
-def topology_safe(density, iso, bi, bj, bk, size, tables):
+def topology_safe(density, offset, iso, bi, bj, bk, size, tables):
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
     children (dual contouring's topology test): its sign case has one patch that crosses no face twice, and
     the sign at the middle of every coarse edge, the centre of every coarse face and the centre of the cube
@@ -29,7 +30,7 @@ def topology_safe(density, iso, bi, bj, bk, size, tables):
     half = size // 2
     mask = 0
     for corner in range(8):
-        if solid_at(density, iso, bi + (corner & 1) * size, bj + ((corner >> 1) & 1) * size,
+        if solid_at(density, offset, iso, bi + (corner & 1) * size, bj + ((corner >> 1) & 1) * size,
                     bk + ((corner >> 2) & 1) * size):
             mask |= 1 << corner
     if patch_count[mask] != 1 or one_patch_faces[mask]:
@@ -43,7 +44,7 @@ def topology_safe(density, iso, bi, bj, bk, size, tables):
         if corners == 0:
             continue  # a corner itself
         a, b, c = point % 3, (point // 3) % 3, point // 9
-        if solid_at(density, iso, bi + a * half, bj + b * half, bk + c * half):
+        if solid_at(density, offset, iso, bi + a * half, bj + b * half, bk + c * half):
             if mask & corners == 0:
                 return False
         elif ~mask & corners == 0:
@@ -52,10 +53,13 @@ def topology_safe(density, iso, bi, bj, bk, size, tables):
 
 
 @nb.njit(cache=True)
-def trilinear_density(density, x, y, z):
-    """The density at (x, y, z) (samples), interpolated trilinearly; points outside the volume take the value of
-    its nearest point (the field is continuous, so a sign change between two points means a crossing between)."""
+def trilinear_density(density, offset, x, y, z):
+    """The density at (x, y, z) (samples of the volume; ``density``'s element [0, 0, 0] is sample ``offset``),
+    interpolated trilinearly; points outside ``density`` take the value of its nearest point (the field is
+    continuous, so a sign change between two points means a crossing between). Subtracting the whole offset is
+    exact, so a window of the volume that holds the points gives the value the whole volume gives."""
     nx, ny, nz = density.shape
+    x, y, z = x - offset[0], y - offset[1], z - offset[2]
     x = min(max(x, 0.0), nx - 1.0)
     y = min(max(y, 0.0), ny - 1.0)
     z = min(max(z, 0.0), nz - 1.0)
@@ -72,19 +76,21 @@ def trilinear_density(density, x, y, z):
 
 
 @nb.njit(cache=True)
-def surface_within(density, iso, x, y, z, nx, ny, nz, reach):
+def surface_within(density, offset, iso, x, y, z, nx, ny, nz, reach):
     """Whether the iso surface of the trilinear density passes within ``reach`` samples of (x, y, z): the two
     points ``reach`` away along the unit direction (nx, ny, nz) lie on different sides of it, so the segment
     between them crosses it. A proof, not an estimate: False may miss a surface that lies to the side."""
-    ahead = trilinear_density(density, x + reach * nx, y + reach * ny, z + reach * nz) >= iso
-    behind = trilinear_density(density, x - reach * nx, y - reach * ny, z - reach * nz) >= iso
+    ahead = trilinear_density(density, offset, x + reach * nx, y + reach * ny, z + reach * nz) >= iso
+    behind = trilinear_density(density, offset, x - reach * nx, y - reach * ny, z - reach * nz) >= iso
     return ahead != behind
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
+def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, tables):
     """Octree simplification of one chunk's ``cells`` (a :class:`ChunkCells`), level by level, by ``rule`` (a
-    :class:`MergeRule`), with the topology ``tables`` (:class:`SimplifyTables`).
+    :class:`MergeRule`), with the topology ``tables`` (:class:`SimplifyTables`). ``density`` holds the volume's
+    samples from ``offset`` on: the whole volume, or a window that reaches past the chunk's cells by the reach of
+    the surface test (the tolerance) and two samples, and to the volume's sides where it ends.
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
     cell passes :func:`topology_safe`, the quadric's RMS error is within ``rule.tolerance`` (samples) and the
@@ -102,9 +108,10 @@ def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
     for v in range(n):
         parent[v] = v
     # Whether the chunk's cells run to the volume's last cell on each axis (nodes may be clipped there).
-    last_x = lo[0] + dims[0] == density.shape[0] - 1
-    last_y = lo[1] + dims[1] == density.shape[1] - 1
-    last_z = lo[2] + dims[2] == density.shape[2] - 1
+    end_x, end_y, end_z = offset[0] + density.shape[0], offset[1] + density.shape[1], offset[2] + density.shape[2]
+    last_x = lo[0] + dims[0] == end_x - 1
+    last_y = lo[1] + dims[1] == end_y - 1
+    last_z = lo[2] + dims[2] == end_z - 1
     solved = np.empty(4)
     children = np.empty(8, dtype=np.int64)
     kinds = np.empty(16, dtype=np.int64)
@@ -158,7 +165,7 @@ def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
                 upper[a, b, c] = -2
                 continue
             bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-            if not topology_safe(density, iso, bi, bj, bk, size, tables):
+            if not topology_safe(density, offset, iso, bi, bj, bk, size, tables):
                 upper[a, b, c] = -2
                 continue
             if not kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
@@ -169,13 +176,12 @@ def simplify(density, iso, cells, vertices, vertex_count, parent, rule, tables):
                 for q in range(count):
                     total += qef[children[q], col]
                 qef[n, col] = total
-            nx, ny, nz = density.shape
             # Clamped a margin inside the node (solve_qef), so no two nodes' vertices meet on the face they share.
-            solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, nx - 1)),
-                      float(min(bj + size, ny - 1)), float(min(bk + size, nz - 1)), solved)
-            if pin_to_volume_sides(density.shape, bi, bj, bk, size, children, count, positions, solved):
+            solve_qef(qef[n], float(bi), float(bj), float(bk), float(min(bi + size, end_x - 1)),
+                      float(min(bj + size, end_y - 1)), float(min(bk + size, end_z - 1)), solved)
+            if pin_to_volume_sides(end_x, end_y, end_z, bi, bj, bk, size, children, count, positions, solved):
                 solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
-            if solved[3] > tolerance or not near_surface(density, iso, children, count, normals, solved,
+            if solved[3] > tolerance or not near_surface(density, offset, iso, children, count, normals, solved,
                                                          tolerance):
                 upper[a, b, c] = -2
                 continue
@@ -223,14 +229,15 @@ def kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
 
 
 @nb.njit(cache=True, inline="always")
-def pin_to_volume_sides(shape, bi, bj, bk, size, children, count, positions, solved):
-    """Where the node at sample (bi, bj, bk) of ``size`` samples touches the volume's side, keep the merged vertex
-    ``solved`` to the outermost of its children on that axis, so the mesh still reaches the world's edge.
-    Returns whether it moved."""
+def pin_to_volume_sides(end_x, end_y, end_z, bi, bj, bk, size, children, count, positions, solved):
+    """Where the node at sample (bi, bj, bk) of ``size`` samples touches the volume's side (sample 0, or the last
+    sample before ``end`` on each axis), keep the merged vertex ``solved`` to the outermost of its children on that
+    axis, so the mesh still reaches the world's edge. Returns whether it moved."""
     pinned = False
     for axis in range(3):
         base = bi if axis == 0 else (bj if axis == 1 else bk)
-        if base == 0 or base + size >= shape[axis] - 1:
+        end = end_x if axis == 0 else (end_y if axis == 1 else end_z)
+        if base == 0 or base + size >= end - 1:
             edge = positions[children[0], axis]
             for q in range(1, count):
                 value = positions[children[q], axis]
@@ -241,7 +248,7 @@ def pin_to_volume_sides(shape, bi, bj, bk, size, children, count, positions, sol
 
 
 @nb.njit(cache=True, inline="always")
-def near_surface(density, iso, children, count, normals, solved, tolerance):
+def near_surface(density, offset, iso, children, count, normals, solved, tolerance):
     """Whether the surface provably passes within ``tolerance`` (samples) of the merged vertex ``solved``,
     tested along its children's summed normal (:func:`surface_within`). An estimate from the density's slope
     used to stand here and let vertices drift past the tolerance."""
@@ -253,8 +260,8 @@ def near_surface(density, iso, children, count, normals, solved, tolerance):
     length = math.sqrt(gx * gx + gy * gy + gz * gz)
     if length == 0.0:
         return False
-    return surface_within(density, iso, solved[0], solved[1], solved[2], gx / length, gy / length, gz / length,
-                          tolerance)
+    return surface_within(density, offset, iso, solved[0], solved[1], solved[2], gx / length, gy / length,
+                          gz / length, tolerance)
 
 
 @nb.njit(cache=True)
