@@ -199,6 +199,11 @@ class ChunkMesher:
     shaded again (its occlusion recomputed, reported if that changed it) when a changed sample lies within the
     occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own.
 
+    The mesher meshes its *active* chunks (every chunk by default): :meth:`set_active` narrows them to those in
+    view of a large world's actors. It keeps its copy of the fields current only around them (the chunks their
+    cells read), so edits elsewhere cost nothing until a chunk turns active; an inactive chunk has no display or
+    collision mesh.
+
     Examples
     --------
     >>> from voxelworld.terrain import VoxelVolume, Sphere
@@ -217,10 +222,13 @@ class ChunkMesher:
         self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
+        self._active = np.ones(volume.chunk_grid_shape, dtype=bool)  # the chunks meshed (set_active)
         self._start_over()
 
     def _start_over(self) -> None:
         """Forget everything meshed: the mesher as made, before its first update (collision revisions go on)."""
+        # The chunk versions of the mesher's copy of the fields; -1 where it does not follow the chunk (before the
+        # first update, and away from the active chunks).
         self._seen = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
         # The fields as of the last refresh (None before the first): what every surface is made from; a snapshot
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
@@ -237,6 +245,10 @@ class ChunkMesher:
         self._remesh: set[tuple] = set()
         # Chunks whose display surface waits to be simplified again at a new level (set_display_levels), and
         # those whose occlusion reads a changed sample (their mesh is shaded again unless it is rebuilt anyway).
+        # Chunks turned active or inactive since the last refresh (set_active).
+        self._activated: set[tuple] = set()
+        self._deactivated: set[tuple] = set()
+        self._dropped: set[tuple] = set()  # inactive chunks whose display mesh the next report empties
         self._relevelled: set[tuple] = set()
         self._shade: set[tuple] = set()
         self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
@@ -266,14 +278,14 @@ class ChunkMesher:
         True
         """
         if self._fields is None:
-            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels}
+            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels, "active": self.active}
         volume = self.volume
         behind = {}
-        for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
+        for chunk in map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()):
             lo, hi = volume.chunk_box(chunk)
             behind[chunk] = {name: np.array(values) for name, values in
                              self._fields.read_window(lo, hi, MESHED_FIELDS).items()}
-        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels}
+        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels, "active": self.active}
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
@@ -290,8 +302,16 @@ class ChunkMesher:
         and the volume's dtype.
         """
         seen, behind = self._checked_state(state)
+        if state.get("active") is not None:
+            check_range("state['active']", _described(state["active"]),
+                        f"a bool array of the chunk grid's shape {self.volume.chunk_grid_shape}",
+                        isinstance(state["active"], np.ndarray) and state["active"].dtype == bool
+                        and state["active"].shape == self.volume.chunk_grid_shape)
         if state.get("levels") is not None:
             self.set_display_levels(state["levels"])
+        if state.get("active") is not None:
+            self._active = state["active"].copy()
+            self._activated, self._deactivated = set(), set()
         if behind is None:
             for chunk in _all_chunks(self.volume):
                 self._forget_collision(chunk)
@@ -303,7 +323,8 @@ class ChunkMesher:
             fields._set_chunk(chunk, {name: saw[name] for name in MESHED_FIELDS})
         if self._fields is None:
             self._fields = fields
-            rebuild = set(_all_chunks(volume))
+            rebuild = self._active_chunks()
+            self._forget_inactive()
         else:
             # The mesher's copy differs from the new one at most where the mesher is behind the volume or the
             # state is.
@@ -315,7 +336,10 @@ class ChunkMesher:
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
                     self._shade_boxes.append(changed)
+            rebuild |= self._activated
+            self._forget_inactive()
         self._seen = seen
+        self._activated, self._deactivated = set(), set()
         self._refresh(rebuild)
         self.simplify_vertices()
         self.build_display_meshes()
@@ -334,11 +358,11 @@ class ChunkMesher:
             check_range("state['seen']", int(seen.max(initial=-1)), "-1 everywhere when behind is None (not updated)",
                         bool(np.all(seen == -1)))
             return seen, None
-        check_range("state['seen']", int(seen.min(initial=0)), "chunk versions >= 0 (-1 only with behind None)",
-                    bool(np.all(seen >= 0)))
+        check_range("state['seen']", int(seen.min(initial=0)), "chunk versions >= 0, or -1 where not followed",
+                    bool(np.all(seen >= -1)))
         check_range("state['behind']", _described(behind), "a mapping chunk (i, j, k) -> fields, or None",
                     isinstance(behind, Mapping))
-        expected = list(map(tuple, np.argwhere(seen != volume.chunk_versions).tolist()))
+        expected = list(map(tuple, np.argwhere((seen >= 0) & (seen != volume.chunk_versions)).tolist()))
         check_range("state['behind']", sorted(map(str, behind)),
                     f"exactly the chunks whose version in seen differs from the volume's: {expected}",
                     set(behind) == set(expected))
@@ -372,20 +396,64 @@ class ChunkMesher:
         changed since the last call (every chunk on the first); their collision meshes are dropped. Returns
         those chunks (what :attr:`MeshUpdate.surfaces_rebuilt` reports)."""
         volume = self.volume
-        versions = volume.chunk_versions.copy()
+        versions = volume.chunk_versions
+        followed = self._followed()
         if self._fields is None:
             self._fields = volume.snapshot(MESHED_FIELDS)
-            rebuild = set(_all_chunks(volume))
+            rebuild = self._active_chunks()
+            self._seen = np.where(followed, versions, -1)
         else:
             rebuild = set()
-            for chunk in map(tuple, np.argwhere(versions != self._seen).tolist()):
+            for chunk in map(tuple, np.argwhere((self._seen >= 0) & (versions != self._seen)).tolist()):
                 changed = self._take_changes(chunk, volume)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
                     self._shade_boxes.append(changed)
-        self._seen = versions
-        return self._refresh(rebuild)
+            # Chunks the mesher starts to follow take the volume's voxels as they are (nothing of theirs was
+            # meshed); those it stops following keep what it saw, to be taken again should it follow them again.
+            for chunk in map(tuple, np.argwhere(followed & (self._seen < 0)).tolist()):
+                volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+            self._seen = np.where(followed, versions, -1)
+            rebuild |= self._activated
+            self._forget_inactive()
+        self._activated, self._deactivated = set(), set()
+        return self._refresh(rebuild & self._active_chunks() if rebuild else rebuild)
+
+    def _followed(self) -> np.ndarray:
+        """The chunks whose voxels the mesher follows: the active ones and those their cells read (the neighbours
+        one chunk away)."""
+        active = self._active
+        if active.all():
+            return active.copy()
+        followed = active.copy()
+        for axis in range(3):
+            grown = followed.copy()
+            head = [slice(None)] * 3
+            tail = [slice(None)] * 3
+            head[axis], tail[axis] = slice(1, None), slice(None, -1)
+            grown[tuple(head)] |= followed[tuple(tail)]
+            grown[tuple(tail)] |= followed[tuple(head)]
+            followed = grown
+        return followed
+
+    def _active_chunks(self) -> set[tuple]:
+        return set(map(tuple, np.argwhere(self._active).tolist()))
+
+    def _forget_inactive(self) -> None:
+        """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty."""
+        for chunk in sorted(self._deactivated):
+            for store in (self._raw, self._display_surfaces, self._collision_surfaces):
+                store.pop(chunk, None)
+            self._forget_collision(chunk)
+            if self._display.pop(chunk, None) is not None:
+                self._dropped.add(chunk)
+            # The upper neighbours' quads that joined its border vertices go with it.
+            grid = self.volume.chunk_grid_shape
+            for offset in product((0, 1), repeat=3):
+                upper = tuple(c + o for c, o in zip(chunk, offset))
+                if any(offset) and all(u < n for u, n in zip(upper, grid)) and self._active[upper]:
+                    self._remesh.add(upper)
 
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
@@ -404,7 +472,7 @@ class ChunkMesher:
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
-        order = sorted(self._refreshed | self._relevelled)
+        order = sorted(c for c in self._refreshed | self._relevelled if c in self._raw)
         fields, levels = self._fields, self._levels  # what step 1 read, whatever changed since
         built = _map(lambda c: _simplified(fields, self._raw[c], self.options, self.materials, False,
                                            int(levels[c])), order)
@@ -423,8 +491,8 @@ class ChunkMesher:
         """Step 3 of :meth:`update`: assemble the display mesh of every chunk step 2 named, and report them with
         the chunks whose vertices were refreshed since the last report."""
         volume = self.volume
-        meshes = {}
-        order = sorted(self._remesh)
+        meshes = {chunk: DisplayMesh.empty() for chunk in sorted(self._dropped)}
+        order = sorted(c for c in self._remesh if self._active[c])
         fields = self._fields
         for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
                                                                      collision=False, fields=fields), order)):
@@ -443,6 +511,7 @@ class ChunkMesher:
                 meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
+        self._dropped = set()
         return update
 
     def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
@@ -485,6 +554,43 @@ class ChunkMesher:
         return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
 
     # --------------------------------------------------------------------------------------- detail
+    @property
+    def active(self) -> np.ndarray:
+        """Which chunks the mesher meshes (a copy, bool of the chunk grid's shape): every chunk unless
+        :meth:`set_active` said otherwise."""
+        return self._active.copy()
+
+    def set_active(self, active) -> frozenset[tuple[int, int, int]]:
+        """Mesh only the chunks where ``active`` (a bool array of the chunk grid's shape) is True, from the next
+        :meth:`refresh_vertices` on: a chunk turning active gets its vertices and display mesh then (its upper
+        neighbours are remeshed to join it), one turning inactive loses its surfaces and meshes (the next
+        :meth:`build_display_meshes` reports its display mesh empty, so a renderer drops it). What the mesher
+        builds for the active chunks is what a mesher of the whole volume builds for them, away from the border
+        of the active region (where the quads joining an inactive lower neighbour are missing). Returns the
+        chunks whose state changed. ParameterError, before anything changes, for anything but such an array.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import SparseVolume, Box
+        >>> world = SparseVolume((256, 64, 256), chunk_size=32)
+        >>> _ = world.add(Box((0.0, 0.0, 0.0), (255.0, 20.0, 255.0)), "soil")
+        >>> mesher = ChunkMesher(world)
+        >>> near = np.zeros(world.chunk_grid_shape, dtype=bool); near[:2, :, :2] = True
+        >>> _ = mesher.set_active(near)
+        >>> sorted(mesher.update().meshes)  # the four columns of chunks in view; nothing else is meshed
+        [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
+        """
+        grid = self.volume.chunk_grid_shape
+        check_range("active", _described(active), f"a bool array of the chunk grid's shape {grid}",
+                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
+        turned_on = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
+        turned_off = set(map(tuple, np.argwhere(~active & self._active).tolist()))
+        self._active = active.copy()
+        self._activated = (self._activated - turned_off) | turned_on
+        self._deactivated = (self._deactivated - turned_on) | turned_off
+        self._relevelled -= turned_off
+        return frozenset(turned_on | turned_off)
+
     @property
     def display_levels(self) -> np.ndarray:
         """The display mesh's simplification levels per chunk (a copy, int64 of the chunk grid's shape)."""
@@ -587,12 +693,17 @@ class ChunkMesher:
         if self._fields is None:
             self.update()
         chunk = tuple(int(c) for c in chunk)
+        if chunk not in self._raw:
+            raise ParameterError("chunk", chunk, "an active chunk (set_active) of the chunk grid "
+                                 f"{self.volume.chunk_grid_shape}, meshed by an update")
         if chunk not in self._collision:
             self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True,
                                                     fields=self._fields)
         return self._collision[chunk]
 
-    def _collision_surface(self, chunk) -> ChunkSurface:
+    def _collision_surface(self, chunk) -> ChunkSurface | None:
+        if chunk not in self._raw:
+            return None  # an inactive lower neighbour: no quads join it
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
             self._collision_surfaces[chunk] = _simplified(self._fields, self._raw[chunk], self.options,
@@ -614,6 +725,11 @@ class ChunkMesher:
         return tuple(chunks), tuple(self._collision_revisions.get(chunk, 0) for chunk in chunks)
 
     def _chunks_in(self, box, near, radius) -> list[tuple]:
+        """The active chunks whose triangles may reach into ``box`` (or the ball ``near``, ``radius``)."""
+        chunks = self._chunks_near(box, near, radius)
+        return chunks if self._active.all() else [c for c in chunks if self._active[c]]
+
+    def _chunks_near(self, box, near, radius) -> list[tuple]:
         volume = self.volume
         if box is None and near is None:
             return _all_chunks(volume)
