@@ -16,6 +16,7 @@ from ..terrain import Box, MaterialTable, VoxelVolume
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes, with_occlusion)
 from . import _kernels, tables
+from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, simplify_surface
 
@@ -75,14 +76,15 @@ def _surface(volume: VoxelVolume, chunk, options: MeshOptions, levels: int, size
 
 
 def _simplified(density: np.ndarray, iso: int, surface: ChunkSurface, options: MeshOptions,
-                materials: MaterialTable, collision: bool, levels: int | None = None) -> ChunkSurface:
+                materials: MaterialTable, collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
     """``surface`` (made from ``density``) simplified for the display mesh (``levels`` deep, the options' by
-    default), or with the coarser collision settings."""
+    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail), or with the coarser
+    collision settings."""
     if collision:
         return simplify_surface(surface, density, iso, options.collision_levels, options.collision_tolerance,
                                 materials.kind_by_id, collision=True)
     return simplify_surface(surface, density, iso, options.levels if levels is None else levels, options.tolerance,
-                            materials.kind_by_id)
+                            materials.kind_by_id, floor=floor)
 
 
 def _chunk_surfaces(volume: VoxelVolume, chunk, options: MeshOptions,
@@ -174,7 +176,8 @@ class ChunkMesher:
     vertices of the chunks whose cells read it (their own samples, one layer below and two above); a chunk's
     mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did; it is
     shaded again (its occlusion recomputed, reported if that changed it) when a changed sample lies within the
-    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own.
+    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own;
+    :meth:`set_detail_levels` coarsens far chunks (levels of detail, see :func:`voxelworld.meshing.detail_levels`).
 
     Examples
     --------
@@ -194,6 +197,8 @@ class ChunkMesher:
         self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
+        # The level of detail per chunk (set_detail_levels): simplified at least that deep, 0 everywhere at first.
+        self._detail = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         self._start_over()
 
     def _start_over(self) -> None:
@@ -242,13 +247,15 @@ class ChunkMesher:
         True
         """
         if self._fields is None:
-            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels}
+            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels,
+                    "detail": self.detail_levels}
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()):
             window = volume.chunk_slices(chunk)
             behind[chunk] = {name: self._fields[name][window].copy() for name in MESHED_FIELDS}
-        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels}
+        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels,
+                "detail": self.detail_levels}
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
@@ -257,7 +264,8 @@ class ChunkMesher:
         differs from what it had meshed (every chunk if it had not updated yet). Its meshes are then those of the
         mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
         The volume is not touched. ``levels`` (optional: states saved before it existed leave the mesher's own)
-        are the display levels per chunk (:meth:`set_display_levels`), taken first.
+        are the display levels per chunk (:meth:`set_display_levels`) and ``detail`` (optional too) the levels of
+        detail (:meth:`set_detail_levels`), taken first.
 
         ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
         grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
@@ -265,8 +273,12 @@ class ChunkMesher:
         and the volume's dtype.
         """
         seen, behind = self._checked_state(state)
+        if state.get("detail") is not None:
+            self._check_detail(state["detail"])  # before anything changes
         if state.get("levels") is not None:
             self.set_display_levels(state["levels"])
+        if state.get("detail") is not None:
+            self.set_detail_levels(state["detail"])
         if behind is None:
             for chunk in _all_chunks(self.volume):
                 self._forget_collision(chunk)
@@ -368,7 +380,7 @@ class ChunkMesher:
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
         collision meshes) and mark them for simplification."""
-        levels = max(self.options.levels, self.options.collision_levels)
+        levels = self._plane_levels()
         order = sorted(rebuild)
         fields = self._fields
         for chunk, raw in zip(order, _map(lambda c: _surface(self.volume, c, self.options, levels, fields=fields),
@@ -384,9 +396,9 @@ class ChunkMesher:
         neighbours joining a changed border cell."""
         order = sorted(self._refreshed | self._relevelled)
         density = self._fields["density"] if order else None  # what step 1 read, whatever changed since
-        iso, levels = self.volume.iso, self._levels
+        iso, levels, detail = self.volume.iso, self._levels, self._detail
         built = _map(lambda c: _simplified(density, iso, self._raw[c], self.options, self.materials, False,
-                                           int(levels[c])), order)
+                                           int(levels[c]), int(detail[c])), order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
@@ -450,7 +462,7 @@ class ChunkMesher:
         size = self.volume.chunk_size
         grid = np.array(self.volume.chunk_grid_shape)
         reach = int(np.ceil(_kernels.OCCLUSION_STEPS.max())) + 2
-        below, above = 2 ** self.options.levels + reach, reach
+        below, above = 2 ** max(self.options.levels, int(self._detail.max(initial=0))) + reach, reach
         first = np.maximum(-((size + above - lo) // size), 0)  # ceil((lo - above - size) / size)
         last = np.minimum((hi + below) // size, grid - 1)
         return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
@@ -493,6 +505,60 @@ class ChunkMesher:
         if self._fields is not None:
             self._relevelled |= changed
         return changed
+
+    @property
+    def detail_levels(self) -> np.ndarray:
+        """The level of detail per chunk (:meth:`set_detail_levels`; a copy, int64 of the chunk grid's shape)."""
+        return self._detail.copy()
+
+    def set_detail_levels(self, levels) -> frozenset[tuple[int, int, int]]:
+        """Coarsen the display mesh of each chunk (i, j, k) to level of detail ``levels[i, j, k]`` (0 ..
+        :data:`~voxelworld.meshing.detail.MAX_DETAIL_LEVEL`), from the next :meth:`simplify_vertices` on: at
+        octree levels 1..L its vertices merge wherever the topology and the two-kinds rule allow, whatever the
+        shape error (a *floor*; ``options.tolerance`` still rules the levels above, up to its display level), so a
+        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. Level 0 is
+        the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
+        (by distance to the viewers, relaxed to the 2:1 rule between neighbouring chunks). Chunks at different
+        levels meet without cracks; a chunk whose level changed is simplified again from its vertices, and it
+        and the upper neighbours joining a changed border cell are remeshed and handed over in one update. The
+        collision meshes do not change. Returns the chunks whose level changed. ParameterError, before anything
+        changes, for ``levels`` not an integer array of the chunk grid's shape within 0 .. MAX_DETAIL_LEVEL.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.3 + 1.5 * np.sin(x / 3) * np.cos(z / 4),
+        ...                               (64, 40, 64), material="soil")
+        >>> mesher = ChunkMesher(ground)
+        >>> fine = mesher.update().meshes[(1, 0, 1)].triangle_count
+        >>> levels = mesher.detail_levels
+        >>> levels[1, :, 1] = 3
+        >>> sorted(mesher.set_detail_levels(levels))
+        [(1, 0, 1), (1, 1, 1)]
+        >>> 4 * mesher.update().meshes[(1, 0, 1)].triangle_count < fine
+        True
+        """
+        self._check_detail(levels)
+        planes = self._plane_levels() > 0
+        changed = frozenset(map(tuple, np.argwhere(levels != self._detail).tolist()))
+        self._detail = levels.astype(np.int64)
+        if self._fields is not None:
+            self._relevelled |= changed
+            if not planes and self._plane_levels() > 0:
+                # The vertices were made without the tangent planes a merge needs: make them again.
+                self._refresh(set(_all_chunks(self.volume)))
+        return changed
+
+    def _check_detail(self, levels) -> None:
+        grid = self.volume.chunk_grid_shape
+        check_range("levels", _described(levels), f"an integer array of the chunk grid's shape {grid}",
+                    isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
+        check_range("levels", f"{levels.min()}..{levels.max()}", f"levels of detail within 0..{MAX_DETAIL_LEVEL}",
+                    bool(np.all((levels >= 0) & (levels <= MAX_DETAIL_LEVEL))))
+
+    def _plane_levels(self) -> int:
+        """The deepest simplification any surface may need: the raw vertices carry tangent planes when it is > 0."""
+        return max(self.options.levels, self.options.collision_levels, int(self._detail.max(initial=0)))
 
     def _neighbours_seeing_changes(self, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
         """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top

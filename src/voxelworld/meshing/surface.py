@@ -68,11 +68,14 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
 
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
-                     kind_by_id: np.ndarray, collision: bool = False) -> ChunkSurface:
+                     kind_by_id: np.ndarray, collision: bool = False, floor: int = 0) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
-    ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold."""
+    ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
+    ``floor`` (a level of detail, 0..5) merges at levels 1..floor whatever the shape error, wherever the
+    topology and the two kinds allow, and simplifies at least that deep: ``max(levels, floor)`` levels."""
     n = surface.vertex_count
+    levels = max(levels, floor)
     if levels == 0 or n == 0:
         return surface
     dims = np.array(surface.cell_case.shape, dtype=np.int64)
@@ -87,7 +90,7 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
-    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id)
+    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor))
     total = _kernels.simplify(density, iso, cells, VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
