@@ -52,7 +52,7 @@ def detail_levels(chunk_grid_shape, chunk_size: int, voxel_size: float, origin, 
     --------
     >>> levels = detail_levels((8, 2, 8), 32, 1.0, (0.0, 0.0, 0.0), (16.0, 40.0, 16.0), (40.0, 80.0, 160.0))
     >>> levels[:, 1, 0].tolist()  # along x from the viewer's chunk
-    [0, 1, 1, 2, 2, 3, 3, 3]
+    [0, 0, 1, 2, 2, 2, 3, 3]
     >>> int(np.abs(np.diff(levels, axis=0)).max())
     1
     """
