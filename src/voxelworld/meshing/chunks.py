@@ -457,7 +457,8 @@ class ChunkMesher:
 
     def _chunks_shading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose display vertices' occlusion reads a sample in the inclusive box lo..hi: chunk c's
-        vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it), and
+        vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it, levels
+        the deeper of the options' and the levels of detail), and
         their occlusion reads up to the rays' reach (and one sample more, interpolating) around them."""
         size = self.volume.chunk_size
         grid = np.array(self.volume.chunk_grid_shape)
