@@ -61,7 +61,7 @@ def instrument(monkeypatch, world: World) -> list:
     wrap(Player, "begin_frame", "velocity")
     wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
     wrap(chunks, "chunk_surface", "vertices")
-    wrap(chunks, "simplify_surface", lambda *a, collision=False, offset=None: "collision simplify" if collision else "simplify")
+    wrap(chunks, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else "simplify")
     wrap(chunks, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble" if collision
          else "display assemble")
     wrap(world_module, "Collider", "collider")

@@ -18,6 +18,7 @@ from ..terrain.base import FIELD_DTYPES
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes, with_occlusion)
 from . import _kernels, tables
+from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, simplify_surface
 
@@ -93,12 +94,13 @@ def _surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int
 
 
 def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
-                collision: bool, levels: int | None = None) -> ChunkSurface:
+                collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
     """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
-    default), or with the coarser collision settings."""
+    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail), or with the coarser
+    collision settings."""
     levels = options.collision_levels if collision else (options.levels if levels is None else levels)
     density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
-    if levels > 0 and surface.vertex_count:
+    if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
         hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
         window, offset = _window(fields, surface.cell_lo, hi, _halo(options), ("density",))
         density = window["density"]
@@ -106,7 +108,7 @@ def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, mat
         return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
                                 materials.kind_by_id, collision=True, offset=offset)
     return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
-                            offset=offset)
+                            floor=floor, offset=offset)
 
 
 def _chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
@@ -197,7 +199,8 @@ class ChunkMesher:
     vertices of the chunks whose cells read it (their own samples, one layer below and two above); a chunk's
     mesh is rebuilt when its vertices changed, or the border vertices of a lower neighbour it joins did; it is
     shaded again (its occlusion recomputed, reported if that changed it) when a changed sample lies within the
-    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own.
+    occlusion rays' reach of its vertices. :meth:`set_display_levels` simplifies chunks at levels of their own;
+    :meth:`set_detail_levels` coarsens far chunks (levels of detail, see :func:`voxelworld.meshing.detail_levels`).
 
     The mesher meshes its *active* chunks (every chunk by default): :meth:`set_active` narrows them to those in
     view of a large world's actors. It keeps its copy of the fields current only around them (the chunks their
@@ -223,6 +226,8 @@ class ChunkMesher:
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
         self._active = np.ones(volume.chunk_grid_shape, dtype=bool)  # the chunks meshed (set_active)
+        # The level of detail per chunk (set_detail_levels): simplified at least that deep, 0 everywhere at first.
+        self._detail = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         self._start_over()
 
     def _start_over(self) -> None:
@@ -278,14 +283,16 @@ class ChunkMesher:
         True
         """
         if self._fields is None:
-            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels, "active": self.active}
+            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels,
+                    "detail": self.detail_levels, "active": self.active}
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()):
             lo, hi = volume.chunk_box(chunk)
             behind[chunk] = {name: np.array(values) for name, values in
                              self._fields.read_window(lo, hi, MESHED_FIELDS).items()}
-        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels, "active": self.active}
+        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels,
+                "detail": self.detail_levels, "active": self.active}
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
@@ -294,7 +301,8 @@ class ChunkMesher:
         differs from what it had meshed (every chunk if it had not updated yet). Its meshes are then those of the
         mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
         The volume is not touched. ``levels`` (optional: states saved before it existed leave the mesher's own)
-        are the display levels per chunk (:meth:`set_display_levels`), taken first.
+        are the display levels per chunk (:meth:`set_display_levels`) and ``detail`` (optional too) the levels of
+        detail (:meth:`set_detail_levels`), taken first.
 
         ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
         grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
@@ -307,8 +315,12 @@ class ChunkMesher:
                         f"a bool array of the chunk grid's shape {self.volume.chunk_grid_shape}",
                         isinstance(state["active"], np.ndarray) and state["active"].dtype == bool
                         and state["active"].shape == self.volume.chunk_grid_shape)
+        if state.get("detail") is not None:
+            self._check_detail(state["detail"])  # before anything changes
         if state.get("levels") is not None:
             self.set_display_levels(state["levels"])
+        if state.get("detail") is not None:
+            self.set_detail_levels(state["detail"])
         if state.get("active") is not None:
             self._active = state["active"].copy()
             self._activated, self._deactivated = set(), set()
@@ -458,7 +470,7 @@ class ChunkMesher:
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
         collision meshes) and mark them for simplification."""
-        levels = max(self.options.levels, self.options.collision_levels)
+        levels = self._plane_levels()
         order = sorted(rebuild)
         fields = self._fields
         for chunk, raw in zip(order, _map(lambda c: _surface(self.volume, c, self.options, levels, fields=fields),
@@ -473,9 +485,9 @@ class ChunkMesher:
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
         order = sorted(c for c in self._refreshed | self._relevelled if c in self._raw)
-        fields, levels = self._fields, self._levels  # what step 1 read, whatever changed since
+        fields, levels, detail = self._fields, self._levels, self._detail  # what step 1 read, whatever changed since
         built = _map(lambda c: _simplified(fields, self._raw[c], self.options, self.materials, False,
-                                           int(levels[c])), order)
+                                           int(levels[c]), int(detail[c])), order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
@@ -543,12 +555,13 @@ class ChunkMesher:
 
     def _chunks_shading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose display vertices' occlusion reads a sample in the inclusive box lo..hi: chunk c's
-        vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it), and
+        vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it, levels
+        the deeper of the options' and the levels of detail), and
         their occlusion reads up to the rays' reach (and one sample more, interpolating) around them."""
         size = self.volume.chunk_size
         grid = np.array(self.volume.chunk_grid_shape)
         reach = int(np.ceil(_kernels.OCCLUSION_STEPS.max())) + 2
-        below, above = 2 ** self.options.levels + reach, reach
+        below, above = 2 ** max(self.options.levels, int(self._detail.max(initial=0))) + reach, reach
         first = np.maximum(-((size + above - lo) // size), 0)  # ceil((lo - above - size) / size)
         last = np.minimum((hi + below) // size, grid - 1)
         return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
@@ -628,6 +641,60 @@ class ChunkMesher:
         if self._fields is not None:
             self._relevelled |= changed
         return changed
+
+    @property
+    def detail_levels(self) -> np.ndarray:
+        """The level of detail per chunk (:meth:`set_detail_levels`; a copy, int64 of the chunk grid's shape)."""
+        return self._detail.copy()
+
+    def set_detail_levels(self, levels) -> frozenset[tuple[int, int, int]]:
+        """Coarsen the display mesh of each chunk (i, j, k) to level of detail ``levels[i, j, k]`` (0 ..
+        :data:`~voxelworld.meshing.detail.MAX_DETAIL_LEVEL`), from the next :meth:`simplify_vertices` on: at
+        octree levels 1..L its vertices merge wherever the topology and the two-kinds rule allow, whatever the
+        shape error (a *floor*; ``options.tolerance`` still rules the levels above, up to its display level), so a
+        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. Level 0 is
+        the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
+        (by distance to the viewers, relaxed to the 2:1 rule between neighbouring chunks). Chunks at different
+        levels meet without cracks; a chunk whose level changed is simplified again from its vertices, and it
+        and the upper neighbours joining a changed border cell are remeshed and handed over in one update. The
+        collision meshes do not change. Returns the chunks whose level changed. ParameterError, before anything
+        changes, for ``levels`` not an integer array of the chunk grid's shape within 0 .. MAX_DETAIL_LEVEL.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.3 + 1.5 * np.sin(x / 3) * np.cos(z / 4),
+        ...                               (64, 40, 64), material="soil")
+        >>> mesher = ChunkMesher(ground)
+        >>> fine = mesher.update().meshes[(1, 0, 1)].triangle_count
+        >>> levels = mesher.detail_levels
+        >>> levels[1, :, 1] = 3
+        >>> sorted(mesher.set_detail_levels(levels))
+        [(1, 0, 1), (1, 1, 1)]
+        >>> 4 * mesher.update().meshes[(1, 0, 1)].triangle_count < fine
+        True
+        """
+        self._check_detail(levels)
+        planes = self._plane_levels() > 0
+        changed = frozenset(map(tuple, np.argwhere(levels != self._detail).tolist()))
+        self._detail = levels.astype(np.int64)
+        if self._fields is not None:
+            self._relevelled |= changed
+            if not planes and self._plane_levels() > 0:
+                # The vertices were made without the tangent planes a merge needs: make them again.
+                self._refresh(set(_all_chunks(self.volume)))
+        return changed
+
+    def _check_detail(self, levels) -> None:
+        grid = self.volume.chunk_grid_shape
+        check_range("levels", _described(levels), f"an integer array of the chunk grid's shape {grid}",
+                    isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
+        check_range("levels", f"{levels.min()}..{levels.max()}", f"levels of detail within 0..{MAX_DETAIL_LEVEL}",
+                    bool(np.all((levels >= 0) & (levels <= MAX_DETAIL_LEVEL))))
+
+    def _plane_levels(self) -> int:
+        """The deepest simplification any surface may need: the raw vertices carry tangent planes when it is > 0."""
+        return max(self.options.levels, self.options.collision_levels, int(self._detail.max(initial=0)))
 
     def _neighbours_seeing_changes(self, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
         """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top

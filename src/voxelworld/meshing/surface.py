@@ -72,12 +72,17 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
 
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
-                     kind_by_id: np.ndarray, collision: bool = False, offset=(0, 0, 0)) -> ChunkSurface:
+                     kind_by_id: np.ndarray, collision: bool = False, floor: int = 0,
+                     offset=(0, 0, 0)) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
     ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
-    ``density`` holds the volume's samples from ``offset`` on (see :data:`SIMPLIFY_HALO` for a window's reach)."""
+    ``floor`` (a level of detail, 0..5) merges at levels 1..floor whatever the shape error, wherever the
+    topology and the two kinds allow, and simplifies at least that deep: ``max(levels, floor)`` levels.
+    ``density`` holds the volume's samples from ``offset`` on: the whole volume, or a window reaching past the
+    cells by the surface test's reach (the tolerance) and two samples, and to the volume's sides where it ends."""
     n = surface.vertex_count
+    levels = max(levels, floor)
     if levels == 0 or n == 0:
         return surface
     dims = np.array(surface.cell_case.shape, dtype=np.int64)
@@ -92,7 +97,7 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
-    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id)
+    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor))
     total = _kernels.simplify(density, np.asarray(offset, dtype=np.int64), iso, cells,
                               VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)

@@ -52,12 +52,15 @@ class VertexArrays(NamedTuple):
 
 class MergeRule(NamedTuple):
     """When the octree may merge: ``levels`` deep, within ``tolerance`` (samples), of at most two material kinds
-    counting each vertex's first ``slots`` materials (``kind_by_id``: the kind of each material id)."""
+    counting each vertex's first ``slots`` materials (``kind_by_id``: the kind of each material id). At levels
+    1..``floor`` the tolerance does not apply (a level of detail: merge whenever topology and the kinds allow);
+    0 keeps it at every level."""
 
     levels: int
     tolerance: float
     slots: int
     kind_by_id: np.ndarray
+    floor: int = 0
 
 
 class BlockCells(NamedTuple):

@@ -94,7 +94,8 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
 
     The vertices of 2x2x2 nodes merge into one when every child is a leaf with at most one vertex, the coarse
     cell passes :func:`topology_safe`, the quadric's RMS error is within ``rule.tolerance`` (samples) and the
-    surface provably passes within it of the merged vertex (:func:`surface_within`), and the children's materials
+    surface provably passes within it of the merged vertex (:func:`surface_within`) -- both waived at levels up
+    to ``rule.floor`` --, and the children's materials
     are of at most two kinds (counting each vertex's first ``rule.slots`` materials: 2 for display meshes; 1 for
     collision meshes, whose triangles show only the leading material). Only the nodes above the surface cells
     are visited. Merged vertices are appended to ``vertices`` (:class:`VertexArrays`) after ``vertex_count``;
@@ -102,7 +103,7 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
     """
     lo, dims, cell_case, cell_first, surface_cells = cells
     positions, normals, vmat, vevals, qef = vertices
-    levels, tolerance, slots, kind_by_id = rule
+    levels, tolerance, slots, kind_by_id, floor = rule
     patch_count = tables.patch_count
     n = vertex_count
     for v in range(n):
@@ -181,8 +182,9 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
                       float(min(bj + size, end_y - 1)), float(min(bk + size, end_z - 1)), solved)
             if pin_to_volume_sides(end_x, end_y, end_z, bi, bj, bk, size, children, count, positions, solved):
                 solved[3] = qef_error(qef[n], solved[0], solved[1], solved[2])
-            if solved[3] > tolerance or not near_surface(density, offset, iso, children, count, normals, solved,
-                                                         tolerance):
+            # Up to the floor (a chunk's level of detail) the shape error does not stop a merge.
+            if level > floor and (solved[3] > tolerance or not near_surface(density, offset, iso, children, count,
+                                                                            normals, solved, tolerance)):
                 upper[a, b, c] = -2
                 continue
             merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids,
