@@ -18,7 +18,7 @@ import numpy as np
 
 from voxelworld.terrain import FIELDS
 from voxelworld.terrain import _worldgen_kernels as kernels
-from voxelworld.terrain.worldgen import WorldSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks
+from voxelworld.terrain.worldgen import GeneratorSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks
 
 from terrain import print_table  # benchmarks/terrain.py: machine line and table layout
 
@@ -26,7 +26,7 @@ CHUNK = 32
 FIELD_BYTES = {"density": 1, "mat_a": 1, "mat_b": 1, "mix": 1, "damage": 2}
 
 
-def timed_generation(settings: WorldSettings, workers: int, rounds: int, columns: bool) -> float:
+def timed_generation(settings: GeneratorSettings, workers: int, rounds: int, columns: bool) -> float:
     """Best wall time (s) over ``rounds`` to generate every chunk of the world: chunk by chunk with
     ``generate_blocks``, or a column of chunks per task with ``generate_chunks``."""
     boxes = chunk_boxes(settings, CHUNK)
@@ -40,7 +40,7 @@ def timed_generation(settings: WorldSettings, workers: int, rounds: int, columns
     return best
 
 
-def lowest_surface(settings: WorldSettings, lo, shape) -> float:
+def lowest_surface(settings: GeneratorSettings, lo, shape) -> float:
     """Lowest surface height (m) over a chunk's columns, sampled every 2 voxels (the surface is smooth at that
     scale; cliffs rise over several voxels)."""
     params, keys, s = settings._params(), settings._keys(), settings.voxel_size
@@ -48,7 +48,7 @@ def lowest_surface(settings: WorldSettings, lo, shape) -> float:
                for a in range(0, shape[0] + 1, 2) for c in range(0, shape[2] + 1, 2))
 
 
-def uniformity(settings: WorldSettings) -> dict:
+def uniformity(settings: GeneratorSettings) -> dict:
     """Counts of chunks per class (above / surface / deep) and of non-uniform chunks per class and field."""
     counts = {kind: 0 for kind in ("above", "surface", "deep")}
     mixed = {(kind, name): 0 for kind in counts for name in FIELDS}
@@ -83,9 +83,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="worlds for the chunk shares")
     parser.add_argument("--rounds", type=int, default=3, help="timed generations per thread count")
     args = parser.parse_args()
-    generate_block(WorldSettings(size=32.0, seed=0), (0, 0, 0), (CHUNK, CHUNK, CHUNK))  # compile or load kernels
+    generate_block(GeneratorSettings(size=32.0, seed=0), (0, 0, 0), (CHUNK, CHUNK, CHUNK))  # compile or load kernels
 
-    settings = WorldSettings(size=args.size, seed=args.seeds[0])
+    settings = GeneratorSettings(size=args.size, seed=args.seeds[0])
     chunks = len(chunk_boxes(settings, CHUNK))
     voxels = int(np.prod(settings.shape))
     rows = []
@@ -101,7 +101,7 @@ def main() -> None:
     rows = []
     scale = (1024.0 / args.size) ** 2
     for seed in args.seeds:
-        result = uniformity(WorldSettings(size=args.size, seed=seed))
+        result = uniformity(GeneratorSettings(size=args.size, seed=seed))
         counts, mixed, either = result["counts"], result["mixed"], result["either"]
         total = sum(counts.values())
         stored = sum(sum(mixed[kind, name] for kind in counts) * FIELD_BYTES[name] * CHUNK ** 3 for name in FIELDS)

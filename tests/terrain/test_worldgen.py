@@ -17,7 +17,7 @@ from voxelworld.errors import ParameterError
 from voxelworld.meshing import MeshOptions, mesh_volume
 from voxelworld.terrain import FIELDS, MaterialTable
 from voxelworld.terrain import _worldgen_kernels as kernels
-from voxelworld.terrain.worldgen import (WORLD_MATERIALS, WorldSettings, chunk_boxes, generate_block,
+from voxelworld.terrain.worldgen import (WORLD_MATERIALS, GeneratorSettings, chunk_boxes, generate_block,
                                          generate_blocks, generate_chunks, generate_volume)
 
 from . import worldgen_reference as ref
@@ -52,7 +52,7 @@ def surface_heights(volume) -> np.ndarray:
 @pytest.fixture(scope="module")
 def area():
     """A 128 m x 128 m x 128 m world of 0.5 m voxels, with more cliffs than the default."""
-    return generate_volume(WorldSettings(size=128.0, seed=3, cliff_strength=1.0, cave_density=0.7))
+    return generate_volume(GeneratorSettings(size=128.0, seed=3, cliff_strength=1.0, cave_density=0.7))
 
 
 # ----------------------------------------------------------------------------------------------- noise
@@ -78,7 +78,7 @@ def test_noise_is_zero_on_the_lattice_bounded_continuous_and_seeded():
 
 
 def test_surface_height_matches_the_python_reference():
-    settings = WorldSettings(size=64.0, seed=9, cliff_strength=1.0)
+    settings = GeneratorSettings(size=64.0, seed=9, cliff_strength=1.0)
     params, keys = settings._params(), settings._keys()
     for x, z in np.random.default_rng(2).uniform(-50.0, 500.0, (200, 2)):
         assert kernels.surface_height(params, keys, x, z) == ref.surface_height(settings, keys_of(9), x, z)
@@ -87,16 +87,16 @@ def test_surface_height_matches_the_python_reference():
 # --------------------------------------------------------------------------------------- determinism
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_world():
     box = ((40, 60, 300), (48, 80, 40))
-    first = generate_block(WorldSettings(seed=11), *box)
-    again = generate_block(WorldSettings(seed=11), *box)
-    other = generate_block(WorldSettings(seed=12), *box)
+    first = generate_block(GeneratorSettings(seed=11), *box)
+    again = generate_block(GeneratorSettings(seed=11), *box)
+    other = generate_block(GeneratorSettings(seed=12), *box)
     for name in FIELDS:
         assert first[name].tobytes() == again[name].tobytes()
     assert first["density"].tobytes() != other["density"].tobytes()
     assert (first["mat_b"] == 0).all() and (first["mix"] == 0).all() and (first["damage"] == 0).all()
 
 
-def cave_box(settings: WorldSettings) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def cave_box(settings: GeneratorSettings) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """A box of ``settings``'s world that holds the surface, a cave and an iron vein (searched chunk by chunk)."""
     for (lo, shape), fields in generate_blocks(settings, chunk_boxes(settings, 32)):
         air_below = (fields["density"] == 0) & (np.arange(lo[1], lo[1] + shape[1])[None, :, None] * 0.5 < 20.0)
@@ -106,7 +106,7 @@ def cave_box(settings: WorldSettings) -> tuple[tuple[int, int, int], tuple[int, 
 
 
 def test_a_box_generated_in_pieces_of_odd_sizes_equals_it_generated_whole():
-    settings = WorldSettings(size=128.0, seed=3, cave_density=0.8, iron_density=0.8)
+    settings = GeneratorSettings(size=128.0, seed=3, cave_density=0.8, iron_density=0.8)
     lo, shape = cave_box(settings)
     whole = generate_block(settings, lo, shape)
     assert (whole["density"] == 0).any() and (whole["density"] == 255).any()
@@ -125,7 +125,7 @@ def test_a_box_generated_in_pieces_of_odd_sizes_equals_it_generated_whole():
 
 
 def test_results_do_not_depend_on_the_threads_and_come_in_order():
-    settings = WorldSettings(size=64.0, seed=4)
+    settings = GeneratorSettings(size=64.0, seed=4)
     boxes = chunk_boxes(settings, 32)[::-1]
     one = list(generate_blocks(settings, boxes, workers=1))
     two = list(generate_blocks(settings, boxes, workers=2))
@@ -140,7 +140,7 @@ def test_results_do_not_depend_on_the_threads_and_come_in_order():
 
 
 def test_generate_chunks_equals_the_chunk_boxes_generated_one_by_one():
-    settings = WorldSettings(size=40.0, height=40.0, seed=6, ground_level=20.0)  # partial chunks on every axis
+    settings = GeneratorSettings(size=40.0, height=40.0, seed=6, ground_level=20.0)  # partial chunks on every axis
     chunks = dict(generate_chunks(settings, 32, workers=2))
     boxes = chunk_boxes(settings, 32)
     assert len(chunks) == len(boxes)
@@ -151,7 +151,7 @@ def test_generate_chunks_equals_the_chunk_boxes_generated_one_by_one():
 
 
 def test_generate_block_reuses_its_out_arrays():
-    settings = WorldSettings(size=64.0, seed=4)
+    settings = GeneratorSettings(size=64.0, seed=4)
     out = {name: np.full((8, 64, 8), 9, dtype=array.dtype)
            for name, array in generate_block(settings, (0, 0, 0), (1, 1, 1)).items()}
     filled = generate_block(settings, (10, 60, 20), (8, 64, 8), out=out)
@@ -162,7 +162,7 @@ def test_generate_block_reuses_its_out_arrays():
 
 # ------------------------------------------------------------------------------------- density, strata
 def test_density_and_strata_of_a_cave_free_block_follow_the_documented_rules():
-    settings = WorldSettings(size=64.0, seed=21, cave_density=0.0, iron_density=0.0, lava_density=0.0,
+    settings = GeneratorSettings(size=64.0, seed=21, cave_density=0.0, iron_density=0.0, lava_density=0.0,
                              cliff_strength=1.0, hill_height=30.0)
     lo, shape = (200, 0, 310), (10, 256, 9)
     block = generate_block(settings, lo, shape)
@@ -238,7 +238,7 @@ def test_caves_iron_and_lava_lie_underground(area):
 
 
 def test_some_cave_opens_to_the_sky():
-    settings = WorldSettings(size=256.0, seed=3)
+    settings = GeneratorSettings(size=256.0, seed=3)
     params, keys, s = settings._params(), settings._keys(), settings.voxel_size
     openings = 0
     for (lo, shape), fields in generate_blocks(settings, chunk_boxes(settings, 256)):
@@ -251,7 +251,7 @@ def test_some_cave_opens_to_the_sky():
 
 
 def test_features_can_be_switched_off():
-    settings = WorldSettings(size=128.0, seed=5, cave_density=0.0, iron_density=0.0, lava_density=0.0,
+    settings = GeneratorSettings(size=128.0, seed=5, cave_density=0.0, iron_density=0.0, lava_density=0.0,
                              cliff_strength=0.0)
     volume = generate_volume(settings)
     top = top_solid(volume.density)
@@ -263,7 +263,7 @@ def test_features_can_be_switched_off():
 
 
 def test_a_generated_volume_meshes_into_a_smooth_surface():
-    volume = generate_volume(WorldSettings(size=16.0, height=32.0, seed=2, ground_level=16.0, hill_height=3.0,
+    volume = generate_volume(GeneratorSettings(size=16.0, height=32.0, seed=2, ground_level=16.0, hill_height=3.0,
                                            sand_level=4.0),
                              chunk_size=16)
     mesh = mesh_volume(volume, MeshOptions(levels=0))
@@ -275,7 +275,7 @@ def test_a_generated_volume_meshes_into_a_smooth_surface():
 
 
 def test_most_chunks_are_uniform_air_above_and_rock_below():
-    settings = WorldSettings(size=256.0, seed=0)
+    settings = GeneratorSettings(size=256.0, seed=0)
     above = deep = deep_mixed = above_mixed = 0
     for (lo, shape), fields in generate_blocks(settings, chunk_boxes(settings, 32)):
         density, mat = fields["density"], fields["mat_a"]
@@ -304,12 +304,12 @@ def test_most_chunks_are_uniform_air_above_and_rock_below():
 ])
 def test_bad_settings_raise_parameter_errors_naming_the_field(field, value):
     with pytest.raises(ParameterError) as error:
-        WorldSettings(**{field: value})
+        GeneratorSettings(**{field: value})
     assert error.value.parameter == field and "must be" in str(error.value)
 
 
 def test_settings_are_frozen_and_replace_checks_again():
-    settings = WorldSettings(size=64.0)
+    settings = GeneratorSettings(size=64.0)
     assert settings.shape == (128, 256, 128) and settings.origin == (0.0, 0.0, 0.0)
     with pytest.raises(AttributeError):
         settings.seed = 3  # type: ignore[misc]
@@ -318,7 +318,7 @@ def test_settings_are_frozen_and_replace_checks_again():
 
 
 def test_bad_blocks_raise_parameter_errors():
-    settings = WorldSettings(size=64.0)
+    settings = GeneratorSettings(size=64.0)
     good_out = {name: array for name, array in generate_block(settings, (0, 0, 0), (4, 4, 4)).items()}
     cases = [
         (lambda: generate_block("world", (0, 0, 0), (4, 4, 4)), "settings"),

@@ -203,12 +203,14 @@ class _Removed:
     def keep(self, volume: VoxelVolume) -> None:
         box = volume.voxel_box(self.shape, 2 * volume.voxel_size)  # the ramp reaches about a voxel past the shape
         if box is not None:
-            self.window = tuple(slice(a, b + 1) for a, b in zip(*box))
-            self.before = volume.density[self.window].copy()
+            self.window = (box[0], box[1] + 1)
+            self.before = np.array(volume.read_window(*self.window, ("density",))["density"])
             self.corner = volume.index_to_world(box[0])
 
     def density(self, volume: VoxelVolume) -> np.ndarray | None:
-        return None if self.before is None else self.before - volume.density[self.window]  # removal only lowers
+        if self.before is None:
+            return None
+        return self.before - volume.read_window(*self.window, ("density",))["density"]  # removal only lowers
 
 
 def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):

@@ -20,7 +20,7 @@ from ..collision import TriangleBVH
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
 from ..errors import check_range
-from ..terrain import Tool, VoxelVolume
+from ..terrain import Tool, Volume
 
 __all__ = ["check_point", "check_direction", "check_world", "check_tool", "check_finish", "point_tuple"]
 
@@ -37,7 +37,7 @@ def check_direction(parameter: str, value) -> np.ndarray:
 
 def check_world(volume, bvh) -> None:
     """The terrain and the collision BVH an action works on (``bvh`` may be None: nothing to hit)."""
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
                 bvh is None or isinstance(bvh, TriangleBVH))
 

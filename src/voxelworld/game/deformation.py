@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import VoxelVolume
+from ..terrain import Volume, VoxelVolume
 from .actions import ActionEvent, ActionResult
 from .checks import check_direction, check_point
 from .throwing import ImpactResult
@@ -179,7 +179,8 @@ def buried(volume: VoxelVolume, index) -> bool:
     i, j, k = (int(v) for v in index)
     if min(i, j, k) < 1 or any(v >= n - 1 for v, n in zip((i, j, k), volume.shape)):
         return False
-    return bool(volume.density[i - 1:i + 2, j - 1:j + 2, k - 1:k + 2].min() >= volume.iso)
+    return bool(volume.read_window((i - 1, j - 1, k - 1), (i + 2, j + 2, k + 2), ("density",))["density"].min()
+                >= volume.iso)
 
 
 def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = TreasureSettings()
@@ -209,7 +210,7 @@ def record_removal(state: DeformationState, volume: VoxelVolume, eye, aim, point
     """Add one action's removal (``volume_removed`` m³ at ``point``, ``removed_by_group`` m³ per group) made by
     a player at ``eye`` aiming along ``aim``; place a treasure and grant awards as due (see the module)."""
     check_range("state", state, "a DeformationState", isinstance(state, DeformationState))
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     eye, aim, point = check_point("eye", eye), check_direction("aim", aim), check_point("point", point)
     volume_removed = check_finite("volume_removed", volume_removed, minimum=0.0, unit="m³")
     check_range("removed_by_group", removed_by_group, "a mapping of group name to m³",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["wanted_levels", "next_levels"]
+__all__ = ["wanted_levels", "next_levels", "chunk_distances"]
 
 
-def _chunk_distances(volume, points: np.ndarray) -> np.ndarray:
+def chunk_distances(volume, points: np.ndarray) -> np.ndarray:
     """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it."""
     size = volume.chunk_size
     local = (np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin) / volume.voxel_size
@@ -38,7 +38,7 @@ def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndar
     >>> wanted_levels(volume, [(8.0, 8.0, 8.0)], 4.0, 2)[:, 0, :].tolist()
     [[0, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2]]
     """
-    near = _chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius
+    near = chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius
     return np.where(near, 0, far_level).astype(np.int64)
 
 
@@ -49,7 +49,7 @@ def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget:
     if len(changed) == 0:
         return current
     if len(changed) > budget:
-        distance = _chunk_distances(volume, np.asarray(points, dtype=np.float64))[tuple(changed.T)]
+        distance = chunk_distances(volume, np.asarray(points, dtype=np.float64))[tuple(changed.T)]
         order = np.lexsort((changed[:, 2], changed[:, 1], changed[:, 0], distance))
         changed = changed[order[:budget]]
     out = current.copy()

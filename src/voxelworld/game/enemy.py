@@ -56,7 +56,7 @@ from ..errors import ParameterError, check_finite, check_integer, check_point, c
 from ..meshing import ChunkMesher
 from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
                       load_gltf)
-from ..terrain import Capsule, EditResult, Shape, Tool, VoxelVolume
+from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
 from .level import surface_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
@@ -237,8 +237,8 @@ class ChainsawEnemy:
                  settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
-        if not isinstance(volume, VoxelVolume):
-            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
+        if not isinstance(volume, Volume):
+            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
             raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
         if not isinstance(settings, ChainsawSettings):

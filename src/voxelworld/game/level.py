@@ -137,7 +137,8 @@ def surface_height(volume: VoxelVolume, x: float, z: float) -> float | None:
     i, _, k = np.floor(volume.world_to_index((x, 0.0, z)) + 0.5).astype(np.int64)
     if not (0 <= i < volume.shape[0] and 0 <= k < volume.shape[2]):
         return None
-    column = volume.density[i, :, k].astype(np.int64)
+    column = volume.read_window((i, 0, k), (i + 1, volume.shape[1], k + 1), ("density",))["density"][0, :, 0]
+    column = column.astype(np.int64)
     solid = np.flatnonzero(column >= volume.iso)
     if len(solid) == 0:
         return None

@@ -47,7 +47,7 @@ from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, N
                           SearchRegion)
 from ..navigation.bake import bake
 from ..navigation.polygons import TILE_CELLS
-from ..terrain import VoxelVolume
+from ..terrain import Volume, VoxelVolume
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
 
@@ -154,8 +154,8 @@ class WorldNavigation:
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None):
-        if not isinstance(volume, VoxelVolume):
-            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
+        if not isinstance(volume, Volume):
+            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
             raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
         if not isinstance(settings, NavSettings):

@@ -355,7 +355,7 @@ class PlayerActions:
         hardness = float(world.materials[material].hardness) if material in world.materials else 0.0
         eye = world.player.eye if eye is None else np.asarray(eye, dtype=np.float64)
         voxel = world.voxel_along(eye, result.aim, float(np.linalg.norm(np.asarray(result.point) - eye)))
-        damage = 0 if voxel is None else int(world.volume.damage[voxel])
+        damage = 0 if voxel is None else world.volume.read_voxel(voxel)["damage"]
         return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
 
     def _book_suck(self, world, eye, update: SuckUpdate) -> None:
@@ -386,7 +386,7 @@ class PlayerActions:
         if update.treasure is not None:
             where = update.treasure.position
             index = tuple(int(v) for v in np.round(world.volume.world_to_index(where)))
-            material = world.materials.name_by_id[int(world.volume.mat_a[index])]
+            material = world.materials.name_by_id[world.volume.read_voxel(index)["mat_a"]]
             world.emit(ItemPlaced, item=update.treasure.item, material=material, position=where)
 
     @staticmethod

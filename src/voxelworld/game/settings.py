@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import check_finite, check_integer, check_range
-from ..meshing import MeshOptions
+from ..meshing import DETAIL_DISTANCES, MeshOptions
 from .enemy import ChainsawSettings
 from .play import ActionSettings
 from .player import PlayerSettings
@@ -37,7 +38,14 @@ class WorldSettings:
     every voxel's vertex (display level 0: holes, punches, tunnels and cuts keep their voxel-scale shape there),
     the others the ``mesh_options.levels`` (the collision mesh is the same everywhere);
     ``detail_changes_per_frame``: chunks (>= 1) whose display level may change in one frame as the actors move
-    (nearest first), so that a frame stays in its budget.
+    (nearest first), so that a frame stays in its budget;
+    ``view_distance``: m (> ``collision_radius``), or None: the chunks within this distance of an actor (the player,
+    the enemies, the NPCs) are meshed and collide, the others are not (a large world streams around its actors);
+    None meshes every chunk (small worlds); ``detail_distances``: increasing m (> 0, 1..5 of them), or None: the
+    outer edge of each level of detail's band (:func:`voxelworld.meshing.detail_levels`): far chunks are drawn
+    coarser (no cracks where levels meet); None draws every chunk at full detail; ``stream_chunks_per_frame``:
+    chunks (>= 1) that may turn meshed, or change their level of detail, in one frame (nearest first), so
+    streaming spreads over frames (the world's first frame meshes all it sees at once).
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -51,6 +59,9 @@ class WorldSettings:
     thrown_deformation_counts: bool = True
     detail_radius: float = 3.0
     detail_changes_per_frame: int = 3
+    view_distance: float | None = None
+    detail_distances: tuple[float, ...] | None = None
+    stream_chunks_per_frame: int = 24
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
@@ -68,3 +79,20 @@ class WorldSettings:
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))
+        if self.view_distance is not None:
+            object.__setattr__(self, "view_distance", check_finite(
+                "view_distance", self.view_distance, minimum=self.collision_radius, strict_minimum=True, unit="m"))
+        if self.detail_distances is not None:
+            bands = self.detail_distances
+            check_range("detail_distances", bands, "1..5 increasing distances > 0 (m), or None",
+                        isinstance(bands, (tuple, list)) and 1 <= len(bands) <= 5
+                        and all(isinstance(d, (int, float)) and not isinstance(d, bool) and math.isfinite(d)
+                                for d in bands)
+                        and all(d > 0 for d in bands) and all(b > a for a, b in zip(bands, bands[1:])))
+            object.__setattr__(self, "detail_distances", tuple(float(d) for d in bands))
+        object.__setattr__(self, "stream_chunks_per_frame", check_integer(
+            "stream_chunks_per_frame", self.stream_chunks_per_frame, minimum=1))
+
+
+# A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.
+LARGE_WORLD_SETTINGS = WorldSettings(view_distance=500.0, detail_distances=DETAIL_DISTANCES)

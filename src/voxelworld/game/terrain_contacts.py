@@ -18,7 +18,7 @@ from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Contact
-from ..terrain import VoxelVolume
+from ..terrain import Volume, VoxelVolume
 
 __all__ = ["TerrainContacts"]
 
@@ -52,8 +52,8 @@ class TerrainContacts:
     """
 
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, reach: float):
-        if not isinstance(volume, VoxelVolume):
-            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume")
+        if not isinstance(volume, Volume):
+            raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
             raise ParameterError("mesher", type(mesher).__name__, "a ChunkMesher of this volume")
         self.volume, self.mesher = volume, mesher
@@ -82,9 +82,8 @@ class TerrainContacts:
             index = np.rint((point - normal * k * volume.voxel_size - volume.origin) / volume.voxel_size).astype(int)
             if np.any(index < 0) or np.any(index >= shape):
                 continue
-            i, j, l = index
-            if volume.density[i, j, l] >= volume.iso:
-                return int(volume.mat_b[i, j, l] if volume.mix[i, j, l] > 127 else volume.mat_a[i, j, l])
+            if volume.read_voxel(index)["density"] >= volume.iso:
+                return volume.dominant_material(index)
         return 0
 
     def __call__(self, start, end, radius) -> Contact | None:

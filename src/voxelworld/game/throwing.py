@@ -36,7 +36,7 @@ import numpy as np
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import EditResult, MaterialTable, Sphere, Tool, VoxelVolume
+from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume, VoxelVolume
 from .actions import ActionEvent, VoxelObject, ball_object
 from .checks import check_direction, check_point
 from .suck import SuckState
@@ -167,7 +167,7 @@ def stance(state: SuckState, volume: VoxelVolume, eye, aim, settings: ThrowSetti
     """Take the stance: consume the oldest bullet and ready it as a ball of its material ``hold_distance`` m ahead
     of the eye. Without a bullet nothing is readied and a ``stance_refused`` event is emitted."""
     check_range("state", state, "a SuckState", isinstance(state, SuckState))
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
     check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
     if not state.bullets:
@@ -267,7 +267,7 @@ def fly(projectile: Projectile, bvh: TriangleBVH | None, dt: float, materials: M
 def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
                     settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
     """:func:`fly` one frame and, at a contact, apply :func:`impact` to ``volume`` at once."""
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))
     step = fly(projectile, bvh, dt, volume.materials, settings)
     if step.contact is None:
@@ -283,7 +283,7 @@ def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finis
     ``add`` range), explode (a ``remove`` range), cool (a ``convert`` range) or nothing (None). ``finish`` gets
     the :class:`ImpactResult` once it is applied (at once for nothing). Its ``recipe`` is ``impact`` with
     ``thing`` and ``contact``."""
-    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+    check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     check_range("thing", thing, "a VoxelObject", isinstance(thing, VoxelObject))
     check_range("contact", contact, "a Contact", isinstance(contact, Contact))
     check_range("rules", rules, "an ImpactRules", isinstance(rules, ImpactRules))

@@ -60,7 +60,7 @@ def treasure_reward(volume: VoxelVolume, position) -> TreasureReward:
     index = _voxel(volume, position)
     if index is None:
         return TreasureReward("none", 0.0, 0.0)
-    material = int(volume.mat_b[index] if volume.mix[index] > 127 else volume.mat_a[index])
+    material = volume.dominant_material(index)
     if material == 0:
         return TreasureReward("none", 0.0, 0.0)
     row = volume.materials[material]

@@ -53,11 +53,11 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, merge_collision_meshes
-from ..terrain import Box, EditResult, MaterialTable, VoxelVolume
+from ..meshing import ChunkMesher, detail_levels, merge_collision_meshes
+from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider
-from .detail import next_levels, wanted_levels
+from .detail import chunk_distances, next_levels, wanted_levels
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .inputs import Inputs
@@ -165,7 +165,7 @@ class World:
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
-        check_range("volume", volume, "a voxelworld.terrain.VoxelVolume", isinstance(volume, VoxelVolume))
+        check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
         check_range("settings", settings, "a WorldSettings", isinstance(settings, WorldSettings))
@@ -188,6 +188,9 @@ class World:
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
+        self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
+        self._stream_wanted: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        self.stream()
         self.mesher.update()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
@@ -356,8 +359,58 @@ class World:
                 edit.apply(self.volume, self._announce_edit)
 
     def _refresh_vertices(self) -> None:
+        self.stream(self.settings.stream_chunks_per_frame)
         self.rebuilt_chunks = self.mesher.refresh_vertices()
         self._choose_detail()
+
+    def _stream_points(self) -> np.ndarray:
+        """Where the actors are (m): the player, the enemies and the NPCs; the world is meshed around them."""
+        points = [self.player.position]
+        agents = getattr(self, "agents", None)
+        if agents is not None:
+            points.extend(enemy.position for enemy in agents.enemies)
+            points.extend(npc.position for npc in agents.npcs)
+        return np.array(points, dtype=np.float64)
+
+    def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
+        """Move the meshed chunks and their levels of detail towards what the actors' places want
+        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` chunks turn meshed or
+        change their level (nearest first; None: all at once, as the world's first frame and a loaded world do);
+        chunks beyond the view distance and a margin of two chunks stop being meshed. The mesher does the work in
+        its next update. Returns the chunks whose meshing or level changed. Nothing to do for a world meshed
+        whole (``view_distance`` and ``detail_distances`` None)."""
+        settings, volume = self.settings, self.volume
+        if settings.view_distance is None and settings.detail_distances is None:
+            return frozenset()
+        points = self._stream_points()
+        anchor = self._stream_anchor
+        step = volume.chunk_size * volume.voxel_size / 4
+        if anchor is None or anchor.shape != points.shape or np.abs(points - anchor).max() > step:
+            self._stream_anchor = points
+            active = None
+            if settings.view_distance is not None:
+                distance = chunk_distances(volume, points)
+                margin = 2 * volume.chunk_size * volume.voxel_size
+                active = (distance <= settings.view_distance, distance <= settings.view_distance + margin)
+            detail = None
+            if settings.detail_distances is not None:
+                detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
+                                       points, settings.detail_distances)
+            self._stream_wanted = (active, detail)
+        (active, detail), changed = self._stream_wanted, set()
+        limit = np.iinfo(np.int64).max if budget is None else budget
+        if active is not None:
+            wanted, kept = active
+            current = self.mesher.active
+            base = current & kept  # chunks out of range stop at once; new ones come nearest first, within budget
+            target = next_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
+                                 limit).astype(bool)
+            changed |= self.mesher.set_active(target)
+            limit -= int(np.count_nonzero(target & ~current))
+        if detail is not None and limit > 0:
+            changed |= self.mesher.set_detail_levels(next_levels(self.mesher.detail_levels, detail, volume, points,
+                                                                 limit))
+        return frozenset(changed)
 
     def _actor_points(self) -> np.ndarray:
         """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them
@@ -422,7 +475,7 @@ class World:
         voxel = damage = break_at = None
         if obj < 0:
             voxel = self.voxel_along(eye, direction, distance)
-            damage = None if voxel is None else int(self.volume.damage[voxel])
+            damage = None if voxel is None else self.volume.read_voxel(voxel)["damage"]
             voxel_hardness = hardness if voxel is None else self._voxel_hardness(voxel)
             break_at = self.actions.settings.punch.tool.break_threshold(voxel_hardness)
         reaches = self.actions.settings.reaches()
@@ -432,9 +485,7 @@ class World:
 
     def _voxel_hardness(self, voxel: tuple[int, int, int]) -> float:
         """The hardness the tools' gate reads for ``voxel``: its dominant material's (``mat_b`` when ``mix > 127``)."""
-        volume = self.volume
-        material = volume.mat_b[voxel] if volume.mix[voxel] > 127 else volume.mat_a[voxel]
-        return float(self.materials.hardness_by_id[int(material)])
+        return float(self.materials.hardness_by_id[self.volume.dominant_material(voxel)])
 
     def voxel_along(self, eye, direction, distance: float) -> tuple[int, int, int] | None:
         """The first solid voxel sample along the ray from ``eye`` along the unit ``direction`` within two voxels
@@ -450,7 +501,7 @@ class World:
             index = np.floor(volume.world_to_index(eye + direction * t) + 0.5).astype(np.int64)
             if np.all(index >= 0) and np.all(index < volume.shape):
                 key = tuple(int(v) for v in index)
-                if volume.density[key] >= volume.iso:
+                if volume.read_voxel(key)["density"] >= volume.iso:
                     return key  # type: ignore[return-value]
         return None
 

@@ -590,7 +590,8 @@ class ChunkMesher:
         >>> mesher = ChunkMesher(world)
         >>> near = np.zeros(world.chunk_grid_shape, dtype=bool); near[:2, :, :2] = True
         >>> _ = mesher.set_active(near)
-        >>> sorted(mesher.update().meshes)  # the four columns of chunks in view; nothing else is meshed
+        >>> _ = mesher.update()
+        >>> sorted(mesher.meshes)  # the ground in the four columns of chunks in view; nothing else is meshed
         [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
         """
         grid = self.volume.chunk_grid_shape

@@ -13,8 +13,9 @@ Floor 1: knows nothing of meshes, navigation or the game.
 - :func:`texture_set` / :class:`TextureSet`: the procedural pictures of the materials' textures.
 - Generators: ``VoxelVolume.from_sdf``, ``VoxelVolume.from_heightmap`` with :class:`Layer`, and
   :func:`demo_terrain`.
-- The seeded world generator (:mod:`.worldgen`): :class:`WorldSettings`, :func:`generate_block`,
-  :func:`generate_blocks`, :func:`generate_chunks`, :func:`chunk_boxes`, :func:`generate_volume`.
+- The seeded world generator (:mod:`.worldgen`): :class:`GeneratorSettings`, :func:`generate_block`,
+  :func:`generate_blocks`, :func:`generate_chunks`, :func:`chunk_boxes`, :func:`generate_volume` and
+  :func:`generate_world` (a SparseVolume of real size).
 """
 
 from .edits import EditResult, Tool
@@ -25,11 +26,12 @@ from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
 from .base import Volume
 from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume
-from .worldgen import WorldSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks, generate_volume
+from .worldgen import (GeneratorSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks,
+                       generate_volume, generate_world)
 
 __all__ = [
     "VoxelVolume", "SparseVolume", "Volume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",
     "Box", "Capsule", "Cylinder", "Union", "Layer", "demo_terrain", "TextureSet", "texture_set", "TEXTURE_SIZE",
-    "TEXTURE_METRES", "WorldSettings", "generate_block", "generate_blocks", "generate_chunks",
+    "TEXTURE_METRES", "GeneratorSettings", "generate_block", "generate_blocks", "generate_chunks", "generate_world",
     "chunk_boxes", "generate_volume",
 ]

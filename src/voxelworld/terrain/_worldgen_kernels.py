@@ -75,7 +75,7 @@ def _fmix64(h: int) -> int:
 
 
 class WorldParams(NamedTuple):
-    """The generator's numbers, in metres unless said otherwise (see ``WorldSettings`` for their meaning)."""
+    """The generator's numbers, in metres unless said otherwise (see ``GeneratorSettings`` for their meaning)."""
 
     voxel_size: float
     iso: int

@@ -162,6 +162,22 @@ class Volume:
             raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
         return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
 
+    def read_voxel(self, index) -> dict[str, int]:
+        """Every field of the voxel ``index`` (i, j, k), by name.
+
+        >>> from voxelworld.terrain import VoxelVolume
+        >>> VoxelVolume((4, 4, 4)).read_voxel((1, 2, 3))["density"]
+        0
+        """
+        lo = np.asarray(index, dtype=np.int64)
+        return {name: int(values[0, 0, 0]) for name, values in self.read_window(lo, lo + 1).items()}
+
+    def dominant_material(self, index) -> int:
+        """The material id with the larger share of voxel ``index`` (i, j, k): ``mat_b`` when ``mix > 127``, else
+        ``mat_a`` (what the tools' hardness gate and the contacts read)."""
+        voxel = self.read_voxel(index)
+        return voxel["mat_b"] if voxel["mix"] > 127 else voxel["mat_a"]
+
     def _check_window(self, lo, hi, names) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         lo = np.asarray(lo, dtype=np.int64)
         hi = np.asarray(hi, dtype=np.int64)

@@ -1,6 +1,6 @@
 """The seeded world generator: hills, cliffs of rock, strata, iron veins, lava pockets and caves, block by block.
 
-:class:`WorldSettings` holds every parameter in world units, checked on construction. :func:`generate_block`
+:class:`GeneratorSettings` holds every parameter in world units, checked on construction. :func:`generate_block`
 fills the fields of any box of voxels; each voxel's value is a pure function of the settings and its global voxel
 index, so a world generated chunk by chunk, in any order and on any number of threads, is the same world, bit for
 bit. :func:`generate_blocks` maps boxes over a thread pool (the kernel releases the GIL), :func:`chunk_boxes`
@@ -26,8 +26,8 @@ carved by the caves' distance), so meshes are smooth.
 
 Examples
 --------
->>> from voxelworld.terrain.worldgen import WorldSettings, generate_block, generate_volume
->>> settings = WorldSettings(size=32.0, height=32.0, seed=7, ground_level=16.0, hill_height=4.0)
+>>> from voxelworld.terrain.worldgen import GeneratorSettings, generate_block, generate_volume
+>>> settings = GeneratorSettings(size=32.0, height=32.0, seed=7, ground_level=16.0, hill_height=4.0)
 >>> settings.shape
 (64, 64, 64)
 >>> block = generate_block(settings, (0, 0, 0), (16, 64, 16))
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -52,9 +52,10 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_integer
 from . import _worldgen_kernels as _k
 from .materials import MaterialTable
+from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume
 
-__all__ = ["WorldSettings", "generate_block", "generate_blocks", "generate_chunks", "chunk_boxes", "generate_volume",
+__all__ = ["GeneratorSettings", "generate_block", "generate_blocks", "generate_chunks", "chunk_boxes", "generate_volume",
            "WORLD_MATERIALS"]
 
 WORLD_MATERIALS = ("grass", "soil", "sand", "rock", "iron", "lava", "obsidian")  # what the generator writes
@@ -70,7 +71,7 @@ def _whole_voxels(name: str, metres: float, voxel_size: float) -> int:
 
 
 @dataclass(frozen=True)
-class WorldSettings:
+class GeneratorSettings:
     """Every parameter of a generated world, in metres and degrees; each is checked on construction.
 
     Parameters
@@ -119,9 +120,9 @@ class WorldSettings:
 
     Examples
     --------
-    >>> WorldSettings(size=1024.0, seed=3).shape
+    >>> GeneratorSettings(size=1024.0, seed=3).shape
     (2048, 256, 2048)
-    >>> WorldSettings(size=100.0, voxel_size=0.3)
+    >>> GeneratorSettings(size=100.0, voxel_size=0.3)
     Traceback (most recent call last):
     ...
     voxelworld.errors.ParameterError: size = 100.0 is out of range: must be a whole number >= 1 of voxels of \
@@ -229,9 +230,9 @@ def _material_ids(materials: MaterialTable | None) -> _k.MaterialIds:
     return _k.MaterialIds(*(materials.id_of(name) for name in WORLD_MATERIALS))
 
 
-def _check_settings(settings: object) -> WorldSettings:
-    if not isinstance(settings, WorldSettings):
-        raise ParameterError("settings", settings, "a WorldSettings")
+def _check_settings(settings: object) -> GeneratorSettings:
+    if not isinstance(settings, GeneratorSettings):
+        raise ParameterError("settings", settings, "a GeneratorSettings")
     return settings
 
 
@@ -260,13 +261,13 @@ def _check_out(out: Mapping, shape: tuple[int, int, int]) -> dict[str, np.ndarra
     return checked
 
 
-def generate_block(settings: WorldSettings, lo, shape, out: Mapping | None = None,
+def generate_block(settings: GeneratorSettings, lo, shape, out: Mapping | None = None,
                    materials: MaterialTable | None = None) -> dict[str, np.ndarray]:
     """Fill the voxel fields of the box of ``shape`` voxels whose first voxel has the global index ``lo``.
 
     Parameters
     ----------
-    settings : WorldSettings
+    settings : GeneratorSettings
         The world.
     lo : tuple of 3 int
         Global voxel index (i, j, k) of the box's first voxel; its sample sits at ``lo * voxel_size`` m. The
@@ -288,7 +289,7 @@ def generate_block(settings: WorldSettings, lo, shape, out: Mapping | None = Non
 
     Examples
     --------
-    >>> settings = WorldSettings(size=64.0, seed=1)
+    >>> settings = GeneratorSettings(size=64.0, seed=1)
     >>> whole = generate_block(settings, (0, 60, 0), (8, 80, 8))
     >>> part = generate_block(settings, (3, 97, 5), (5, 43, 3))
     >>> bool((whole["density"][3:, 37:, 5:] == part["density"]).all())
@@ -303,7 +304,7 @@ def generate_block(settings: WorldSettings, lo, shape, out: Mapping | None = Non
     return arrays
 
 
-def generate_blocks(settings: WorldSettings, boxes: Iterable, workers: int | None = None,
+def generate_blocks(settings: GeneratorSettings, boxes: Iterable, workers: int | None = None,
                     materials: MaterialTable | None = None) -> Iterator[tuple[tuple, dict[str, np.ndarray]]]:
     """Generate many boxes on a pool of threads; yields ``((lo, shape), fields)`` in the order of ``boxes``.
 
@@ -321,7 +322,7 @@ def generate_blocks(settings: WorldSettings, boxes: Iterable, workers: int | Non
 
     Examples
     --------
-    >>> settings = WorldSettings(size=64.0, seed=1)
+    >>> settings = GeneratorSettings(size=64.0, seed=1)
     >>> boxes = chunk_boxes(settings, 32)
     >>> [box for box, _ in generate_blocks(settings, boxes[:3], workers=2)] == boxes[:3]
     True
@@ -354,12 +355,12 @@ def generate_blocks(settings: WorldSettings, boxes: Iterable, workers: int | Non
             yield done_box, future.result()
 
 
-def chunk_boxes(settings: WorldSettings, chunk_size: int = 32) -> list[tuple[tuple[int, int, int],
+def chunk_boxes(settings: GeneratorSettings, chunk_size: int = 32) -> list[tuple[tuple[int, int, int],
                                                                                tuple[int, int, int]]]:
     """The world's chunks of ``chunk_size`` voxels a side as ``(lo, shape)`` boxes, x slowest, z fastest; the
     last chunk on an axis may be partial.
 
-    >>> chunk_boxes(WorldSettings(size=40.0, height=16.0, voxel_size=1.0, ground_level=8.0), 32)[:2]
+    >>> chunk_boxes(GeneratorSettings(size=40.0, height=16.0, voxel_size=1.0, ground_level=8.0), 32)[:2]
     [((0, 0, 0), (32, 16, 32)), ((0, 0, 32), (32, 16, 8))]
     """
     settings = _check_settings(settings)
@@ -368,7 +369,7 @@ def chunk_boxes(settings: WorldSettings, chunk_size: int = 32) -> list[tuple[tup
     return [((i, j, k), (a, b, c)) for i, a in axes[0] for j, b in axes[1] for k, c in axes[2]]
 
 
-def generate_chunks(settings: WorldSettings, chunk_size: int = 32, workers: int | None = None,
+def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: int | None = None,
                     materials: MaterialTable | None = None) -> Iterator[tuple[tuple[int, int, int],
                                                                              dict[str, np.ndarray]]]:
     """Every chunk of the world as ``(chunk index (ci, cj, ck), fields)``, column by column (x slowest, then z,
@@ -378,7 +379,7 @@ def generate_chunks(settings: WorldSettings, chunk_size: int = 32, workers: int 
     surface of a column is computed once for all its chunks, on ``workers`` threads (``os.cpu_count()`` when
     omitted). Equal to :func:`generate_block` of each chunk's box, bit for bit.
 
-    >>> settings = WorldSettings(size=32.0, height=32.0, ground_level=16.0, hill_height=4.0)
+    >>> settings = GeneratorSettings(size=32.0, height=32.0, ground_level=16.0, hill_height=4.0)
     >>> chunk, fields = next(generate_chunks(settings, 32))
     >>> chunk, fields["density"].shape
     ((0, 0, 0), (32, 32, 32))
@@ -395,7 +396,7 @@ def generate_chunks(settings: WorldSettings, chunk_size: int = 32, workers: int 
                    {name: np.ascontiguousarray(array[:, window, :]) for name, array in fields.items()})
 
 
-def generate_volume(settings: WorldSettings, chunk_size: int = 32, materials: MaterialTable | None = None,
+def generate_volume(settings: GeneratorSettings, chunk_size: int = 32, materials: MaterialTable | None = None,
                     workers: int | None = None) -> VoxelVolume:
     """The whole world of ``settings`` as a :class:`VoxelVolume` (for small worlds: a volume holds at most
     ``MAX_VOXELS``), generated in slabs of ``chunk_size`` voxels along x on ``workers`` threads. Every chunk
@@ -419,3 +420,33 @@ def generate_volume(settings: WorldSettings, chunk_size: int = 32, materials: Ma
     volume.mark_dirty((0, 0, 0), np.array(volume.shape) - 1)
     return volume
 
+
+
+def generate_world(settings: GeneratorSettings, chunk_size: int = 32, materials: MaterialTable | None = None,
+                   workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> SparseVolume:
+    """The whole world of ``settings`` as a :class:`~voxelworld.terrain.SparseVolume`: worlds of real size, stored
+    only where a chunk is not uniform (the air above the ground and the plain rock below it are one value a
+    chunk). Generated column by column on ``workers`` threads (:func:`generate_chunks`); ``progress(done, total)``
+    is called after each column of chunks. Every chunk starts dirty, as with the other generators. The same
+    voxels as :func:`generate_volume`, bit for bit.
+
+    >>> settings = GeneratorSettings(size=64.0, height=32.0, ground_level=16.0, hill_height=4.0)
+    >>> world = generate_world(settings, chunk_size=16)
+    >>> world.content_hash() == generate_volume(settings, chunk_size=16).content_hash()
+    True
+    >>> world.stored_chunks("density"), world.stored_chunks("damage"), world.chunk_grid_shape  # of 256 chunks
+    (72, 0, (8, 4, 8))
+    """
+    settings = _check_settings(settings)
+    chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+    world = SparseVolume(settings.shape, voxel_size=settings.voxel_size, origin=settings.origin, iso=settings.iso,
+                         chunk_size=chunk_size, materials=materials)
+    if progress is not None and not callable(progress):
+        raise ParameterError("progress", progress, "a function progress(done, total), or None")
+    total = int(np.prod(world.chunk_grid_shape))
+    per_column = world.chunk_grid_shape[1]
+    for done, (chunk, fields) in enumerate(generate_chunks(settings, chunk_size, workers, world.materials), 1):
+        world.write_chunk(chunk, fields)
+        if progress is not None and done % per_column == 0:
+            progress(done, total)
+    return world
