@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["wanted_levels", "next_levels", "chunk_distances"]
+__all__ = ["wanted_levels", "next_levels", "budgeted_levels", "chunk_distances"]
 
 
 def chunk_distances(volume, points: np.ndarray) -> np.ndarray:
@@ -54,4 +54,29 @@ def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget:
         changed = changed[order[:budget]]
     out = current.copy()
     out[tuple(changed.T)] = wanted[tuple(changed.T)]
+    return out
+
+
+def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int,
+                    cost: np.ndarray) -> np.ndarray:
+    """``current`` with the chunks moved to their ``wanted`` value nearest an actor first (ties by chunk index)
+    while the summed ``cost`` of the moved chunks (per chunk, the work a change makes) stays within ``budget``;
+    at least the nearest one moves, so the world always gets closer to what it wants.
+
+    >>> from voxelworld.terrain import VoxelVolume
+    >>> volume = VoxelVolume((64, 16, 16), chunk_size=16)  # 4 chunks along x
+    >>> current, wanted = np.zeros((4, 1, 1), np.int64), np.ones((4, 1, 1), np.int64)
+    >>> cost = np.array([1, 8, 1, 1]).reshape(4, 1, 1)
+    >>> budgeted_levels(current, wanted, volume, [(1.0, 8.0, 8.0)], 9, cost).ravel().tolist()
+    [1, 1, 0, 0]
+    """
+    changed = np.argwhere(current != wanted)
+    if len(changed) == 0:
+        return current
+    distance = chunk_distances(volume, np.asarray(points, dtype=np.float64))[tuple(changed.T)]
+    order = changed[np.lexsort((changed[:, 2], changed[:, 1], changed[:, 0], distance))]
+    spent = np.cumsum(cost[tuple(order.T)])
+    taken = order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
+    out = current.copy()
+    out[tuple(taken.T)] = wanted[tuple(taken.T)]
     return out

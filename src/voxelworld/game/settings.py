@@ -61,7 +61,7 @@ class WorldSettings:
     detail_changes_per_frame: int = 3
     view_distance: float | None = None
     detail_distances: tuple[float, ...] | None = None
-    stream_chunks_per_frame: int = 24
+    stream_chunks_per_frame: int = 16
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))

@@ -46,6 +46,9 @@ Examples
 
 from __future__ import annotations
 
+import ctypes
+import sys
+
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 
@@ -57,7 +60,7 @@ from ..meshing import ChunkMesher, detail_levels, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider
-from .detail import chunk_distances, next_levels, wanted_levels
+from .detail import budgeted_levels, chunk_distances, next_levels, wanted_levels
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .inputs import Inputs
@@ -98,6 +101,27 @@ def _generator(state) -> np.random.Generator:
     except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
         raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
     return np.random.Generator(bits)
+
+
+# Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
+# (WorldSettings.stream_chunks_per_frame) in chunks meshed: a meshed chunk kept hot (its surfaces kept) is
+# simplified again and it and its upper neighbours remeshed; a cold one's surfaces and its neighbours' are made
+# again first (about three times the work, measured on this machine).
+STREAM_BATCH = 2048
+try:
+    _LIBC = ctypes.CDLL("libc.so.6") if sys.platform.startswith("linux") else None
+except OSError:  # another C library (musl): no malloc_trim
+    _LIBC = None
+STREAM_HOT_COST = 8
+STREAM_COLD_COST = 24
+
+
+def release_freed_memory() -> None:
+    """Hand the heap memory freed since to the system (glibc's malloc_trim; nothing elsewhere). Streaming frees
+    many chunk-sized arrays from the mesher's threads; without it the process keeps their pages, and the resident
+    size of a large world climbs by a few hundred MiB a minute of play."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 class World:
@@ -190,8 +214,7 @@ class World:
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
         self._stream_wanted: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-        self.stream()
-        self.mesher.update()
+        self._stream_all()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
         self.inputs = self.previous_inputs = Inputs()
@@ -359,7 +382,8 @@ class World:
                 edit.apply(self.volume, self._announce_edit)
 
     def _refresh_vertices(self) -> None:
-        self.stream(self.settings.stream_chunks_per_frame)
+        if self.stream(self.settings.stream_chunks_per_frame) and self.frame % 64 == 0:
+            release_freed_memory()
         self.rebuilt_chunks = self.mesher.refresh_vertices()
         self._choose_detail()
 
@@ -372,13 +396,25 @@ class World:
             points.extend(npc.position for npc in agents.npcs)
         return np.array(points, dtype=np.float64)
 
+    def _stream_all(self) -> None:
+        """Mesh all the actors' places want, in batches (each update lets go of the far chunks' surfaces, so the
+        first picture of a large world costs its meshes, not every chunk's surfaces at once)."""
+        if self.settings.view_distance is not None:
+            self.mesher.set_active(np.zeros(self.volume.chunk_grid_shape, dtype=bool))  # from nothing, nearest first
+        while self.stream(STREAM_BATCH):
+            self.mesher.update()
+            release_freed_memory()
+        self.mesher.update()
+
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
         (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` chunks turn meshed or
         change their level (nearest first; None: all at once, as the world's first frame and a loaded world do);
         chunks beyond the view distance and a margin of two chunks stop being meshed. The mesher does the work in
         its next update. Returns the chunks whose meshing or level changed. Nothing to do for a world meshed
-        whole (``view_distance`` and ``detail_distances`` None)."""
+        whole (``view_distance`` and ``detail_distances`` None). The budget counts work: a chunk with a display
+        mesh costs ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a
+        chunk turning meshed 1, the level of a chunk without a mesh nothing."""
         settings, volume = self.settings, self.volume
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
@@ -398,18 +434,25 @@ class World:
                                        points, settings.detail_distances)
             self._stream_wanted = (active, detail)
         (active, detail), changed = self._stream_wanted, set()
-        limit = np.iinfo(np.int64).max if budget is None else budget
-        if active is not None:
+        limit = np.iinfo(np.int64).max // 2 if budget is None else budget
+        # The level of a chunk without a mesh changes for free (nothing to simplify again): first, so the chunks
+        # about to be meshed are meshed at their level.
+        cost = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        for chunk in self.mesher.meshes:
+            cost[chunk] = STREAM_HOT_COST if self.mesher.is_hot(chunk) else STREAM_COLD_COST
+        if detail is not None:
+            current = self.mesher.detail_levels
+            free = np.where(cost == 0, detail, current)
+            levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail
+            limit -= int(cost[levels != current].sum())
+            changed |= self.mesher.set_detail_levels(levels)
+        if active is not None and limit > 0:
             wanted, kept = active
             current = self.mesher.active
             base = current & kept  # chunks out of range stop at once; new ones come nearest first, within budget
-            target = next_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                 limit).astype(bool)
+            target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
+                                     limit, np.ones_like(cost)).astype(bool)
             changed |= self.mesher.set_active(target)
-            limit -= int(np.count_nonzero(target & ~current))
-        if detail is not None and limit > 0:
-            changed |= self.mesher.set_detail_levels(next_levels(self.mesher.detail_levels, detail, volume, points,
-                                                                 limit))
         return frozenset(changed)
 
     def _actor_points(self) -> np.ndarray:

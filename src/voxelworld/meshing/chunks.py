@@ -6,7 +6,7 @@ import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 
@@ -20,11 +20,13 @@ from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, c
 from . import _kernels, tables
 from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
-from .surface import ChunkSurface, chunk_surface, simplify_surface
+from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
+# Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot).
+HOT_DETAIL_LEVEL = 2
 
 
 @dataclass(frozen=True)
@@ -87,10 +89,34 @@ def _surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int
     """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
     tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
     geometry: a mesher's copy of what it saw), the volume itself by default."""
-    lo, hi = chunk_cells(volume.shape, volume.chunk_size if size is None else size, chunk)
-    f, offset = _window(volume if fields is None else fields, lo, hi, _halo(options), MESHED_FIELDS)
+    size = volume.chunk_size if size is None else size
+    lo, hi = chunk_cells(volume.shape, size, chunk)
+    fields = volume if fields is None else fields
+    side = _uniform_side(fields, chunk) if size == volume.chunk_size else None
+    if side is not None:
+        return empty_surface(lo, hi, side)
+    f, offset = _window(fields, lo, hi, _halo(options), MESHED_FIELDS)
     return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
                          planes=levels > 0, offset=offset)
+
+
+def _uniform_side(fields: Volume, chunk) -> bool | None:
+    """True (all solid) or False (all empty) when every sample the cells of ``chunk`` read for their cases (its
+    own and its upper neighbours') lies in chunks of uniform density on that side of iso, as ``fields`` knows
+    without reading voxels; None otherwise (the cells must be looked at)."""
+    grid = fields.chunk_grid_shape
+    sides = set()
+    for offset in product((0, 1), repeat=3):
+        other = tuple(c + o for c, o in zip(chunk, offset))
+        if any(o >= n for o, n in zip(other, grid)):
+            continue
+        value = fields.uniform_value(other, "density")
+        if value is None:
+            return None
+        sides.add(value >= fields.iso)
+        if len(sides) > 1:
+            return None
+    return sides.pop()
 
 
 def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
@@ -484,10 +510,8 @@ class ChunkMesher:
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
-        order = sorted(c for c in self._refreshed | self._relevelled if c in self._raw)
-        fields, levels, detail = self._fields, self._levels, self._detail  # what step 1 read, whatever changed since
-        built = _map(lambda c: _simplified(fields, self._raw[c], self.options, self.materials, False,
-                                           int(levels[c]), int(detail[c])), order)
+        order = sorted(c for c in self._refreshed | self._relevelled if self._active[c])
+        built = _map(self._simplified_display, order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
@@ -506,8 +530,16 @@ class ChunkMesher:
         meshes = {chunk: DisplayMesh.empty() for chunk in sorted(self._dropped)}
         order = sorted(c for c in self._remesh if self._active[c])
         fields = self._fields
-        for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, self._display_surfaces.get,
-                                                                     collision=False, fields=fields), order)):
+        # The display surfaces of the cold chunks these meshes join, made again for this step alone.
+        cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
+                       if lower not in self._display_surfaces and self._active[lower]} if order else ())
+        warm = dict(zip(cold, _map(self._simplified_display, cold)))
+
+        def surface_of(chunk):
+            return self._display_surfaces.get(chunk) or warm.get(chunk)
+
+        for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, surface_of, collision=False,
+                                                                     fields=fields), order)):
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
@@ -524,7 +556,36 @@ class ChunkMesher:
         update = MeshUpdate(meshes, frozenset(self._simplified))
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
         self._dropped = set()
+        self._cool()
         return update
+
+    def is_hot(self, chunk) -> bool:
+        """Whether the mesher keeps ``chunk``'s surfaces between updates: at the finer levels of detail (up to
+        :data:`HOT_DETAIL_LEVEL`), near the actors, where edits, collisions and most level changes are. A far
+        chunk keeps its display mesh alone; its surfaces are made again from the same fields, bit for bit, when it
+        or a neighbour is remeshed (dearer, so a streaming world budgets such changes higher)."""
+        return self._detail[chunk] <= HOT_DETAIL_LEVEL
+
+    def _cool(self) -> None:
+        """Drop the surfaces of the cold chunks (:meth:`_is_hot`): a large world's far terrain costs its meshes."""
+        if not self._detail.any():
+            return
+        for chunk in [c for c in self._raw if not self.is_hot(c)]:
+            del self._raw[chunk]
+            self._display_surfaces.pop(chunk, None)
+            self._collision_surfaces.pop(chunk, None)
+
+    def _raw_surface(self, chunk) -> ChunkSurface:
+        """The raw surface of an active chunk: kept, or made again from the mesher's copy of the fields."""
+        raw = self._raw.get(chunk)
+        if raw is None:
+            raw = _surface(self.volume, chunk, self.options, self._plane_levels(), fields=self._fields)
+        return raw
+
+    def _simplified_display(self, chunk) -> ChunkSurface:
+        """The display surface of an active chunk at its display level and level of detail."""
+        return _simplified(self._fields, self._raw_surface(chunk), self.options, self.materials, False,
+                           int(self._levels[chunk]), int(self._detail[chunk]))
 
     def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box where ``source`` (a volume of the same geometry) differs from the mesher's
@@ -712,6 +773,7 @@ class ChunkMesher:
                 changes.append(np.ones(others, dtype=bool))
                 continue
             changed = np.empty(others, dtype=np.bool_)
+            old, new = _materialised(old), _materialised(new)
             _kernels.top_layer_changes(axis, tables.PATCH_COUNT, old.cell_case, old.cell_first, old.rep,
                                        old.positions, old.normals, old.materials, old.evaluations, new.cell_case,
                                        new.cell_first, new.rep, new.positions, new.normals, new.materials,
@@ -761,21 +823,23 @@ class ChunkMesher:
         if self._fields is None:
             self.update()
         chunk = tuple(int(c) for c in chunk)
-        if chunk not in self._raw:
-            raise ParameterError("chunk", chunk, "an active chunk (set_active) of the chunk grid "
-                                 f"{self.volume.chunk_grid_shape}, meshed by an update")
+        grid = self.volume.chunk_grid_shape
+        if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
+            raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
         if chunk not in self._collision:
             self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True,
                                                     fields=self._fields)
         return self._collision[chunk]
 
     def _collision_surface(self, chunk) -> ChunkSurface | None:
-        if chunk not in self._raw:
+        if not self._active[chunk]:
             return None  # an inactive lower neighbour: no quads join it
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
-            self._collision_surfaces[chunk] = _simplified(self._fields, self._raw[chunk], self.options,
-                                                          self.materials, True)
+            surface = _simplified(self._fields, self._raw_surface(chunk), self.options, self.materials, True)
+            if not self.is_hot(chunk):
+                return surface
+            self._collision_surfaces[chunk] = surface
         return self._collision_surfaces[chunk]
 
     def _forget_collision(self, chunk) -> None:
@@ -827,6 +891,15 @@ class ChunkMesher:
 def _described(value) -> str:
     """An array as its dtype and shape, anything else as its type's name: what an error message shows of it."""
     return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
+
+
+def _materialised(surface: ChunkSurface) -> ChunkSurface:
+    """``surface`` with writeable per-cell arrays (an :func:`empty_surface`'s are broadcasts): what the kernels
+    that read cells take."""
+    if surface.cell_case.flags.writeable:
+        return surface
+    return replace(surface, cell_case=np.ascontiguousarray(surface.cell_case),
+                   cell_first=np.ascontiguousarray(surface.cell_first))
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:

@@ -15,7 +15,7 @@ from . import _kernels, tables
 from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
 
-__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "simplify_surface", "dual_vertices"]
+__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices"]
 
 SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
 
@@ -26,7 +26,7 @@ class ChunkSurface:
 
     cell_lo: np.ndarray  # (3,) int64: the first cell
     cell_case: np.ndarray  # uint16 per cell: sign mask (bit b: corner b solid) | flipped faces << 8 (tables)
-    cell_first: np.ndarray  # int64 per cell: index of its first vertex; meaningless where the case has none
+    cell_first: np.ndarray  # int32 per cell: index of its first vertex; meaningless where the case has none
     surface_cells: np.ndarray  # (m, 3) int64: local index of each cell that has a vertex, in vertex order
     positions: np.ndarray  # (n, 3) float64, sample coordinates
     normals: np.ndarray  # (n, 3) float64, unit, outward
@@ -52,12 +52,14 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     hi = np.asarray(cell_hi, dtype=np.int64) - offset
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_case = np.empty(dims, dtype=np.uint16)
-    cell_first = np.empty(dims, dtype=np.int64)
+    cell_first = np.empty(dims, dtype=np.int32)  # a chunk's vertices number far fewer than 2**31
     surface_cells = buffer("surface_cells", cell_case.size, 3, np.int16)
     counts = np.empty(2, dtype=np.int64)
     _kernels.cell_cases(density, iso, lo, hi, tables.PATCH_COUNT, tables.ONE_PATCH_FACES, cell_case, cell_first,
                         surface_cells, counts)
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
+    if n == 0 and cell_case.size:  # no crossing: every cell is all solid or all empty alike (they touch)
+        return empty_surface(lo + offset, hi + offset, bool(cell_case.flat[0] == 255))
     positions = np.empty((n, 3))
     normals = np.empty((n, 3))
     materials = np.empty((n, 2), dtype=np.uint8)
@@ -69,6 +71,18 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
                            normals, materials, evaluations, qef)
     return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
                         evaluations, qef, np.arange(n, dtype=np.int64))
+
+
+def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
+    """The surface of cells ``cell_lo .. cell_hi - 1`` whose samples are all solid (``solid``) or all empty: no
+    vertex, every cell's case 255 or 0, as :func:`chunk_surface` would find; its per-cell arrays take no memory
+    (read-only broadcasts), which is what lets a large world keep its buried and airborne chunks for free."""
+    lo = np.asarray(cell_lo, dtype=np.int64)
+    dims = tuple(int(n) for n in np.maximum(np.asarray(cell_hi, dtype=np.int64) - lo, 0))
+    return ChunkSurface(lo, np.broadcast_to(np.uint16(255 if solid else 0), dims),
+                        np.broadcast_to(np.int32(0), dims), np.empty((0, 3), dtype=np.int64), np.empty((0, 3)),
+                        np.empty((0, 3)), np.empty((0, 2), dtype=np.uint8), np.empty((0, 2)),
+                        np.empty((0, _kernels.QEF_COLUMNS)), np.empty(0, dtype=np.int64))
 
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,

@@ -162,6 +162,11 @@ class Volume:
             raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
         return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
 
+    def uniform_value(self, chunk, name: str) -> int | None:
+        """The one value of field ``name`` throughout ``chunk`` when the volume knows it without reading the
+        voxels (a sparse volume's uniform chunks), else None (a dense volume always says None)."""
+        return None
+
     def read_voxel(self, index) -> dict[str, int]:
         """Every field of the voxel ``index`` (i, j, k), by name.
 

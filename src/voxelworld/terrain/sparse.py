@@ -82,6 +82,12 @@ class SparseVolume(Volume):
         """Whether field ``name`` of ``chunk`` is one value throughout (stored as that value alone)."""
         return self._checked_chunk(chunk) not in self._stored[self._checked_name(name)]
 
+    def uniform_value(self, chunk, name: str) -> int | None:
+        """The one value of field ``name`` throughout ``chunk`` when it is uniform (stored as that value), else
+        None."""
+        chunk, name = self._checked_chunk(chunk), self._checked_name(name)
+        return None if chunk in self._stored[name] else int(self._uniform[name][chunk])
+
     def chunk_fields(self, chunk, names=FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of one chunk's voxels (:meth:`chunk_box`), by name: new arrays."""
         lo, hi = self.chunk_box(chunk)

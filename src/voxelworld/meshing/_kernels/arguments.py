@@ -36,7 +36,7 @@ class ChunkCells(NamedTuple):
     lo: np.ndarray  # (3,) int64: the first cell
     dims: np.ndarray  # (3,) int64: cells along each axis
     cell_case: np.ndarray  # uint16 per cell (see ChunkSurface)
-    cell_first: np.ndarray  # int64 per cell: its first vertex
+    cell_first: np.ndarray  # int32 per cell: its first vertex
     surface_cells: np.ndarray  # (m, 3) int64: local index of every cell with a vertex
 
 
