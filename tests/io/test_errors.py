@@ -85,8 +85,8 @@ def test_a_foreign_sqlite_file(tmp_path):
 
 def test_a_wrong_or_missing_format_and_version(copy):
     path = copy()
-    change(path, ("UPDATE meta SET value = '2' WHERE key = 'version'",))
-    refused(path, "version '2' is not 1")
+    change(path, ("UPDATE meta SET value = '3' WHERE key = 'version'",))
+    refused(path, "version '3' is not one of 1, 2")
     path = copy()
     change(path, ("DELETE FROM meta WHERE key = 'version'",))
     refused(path, "version None")
@@ -128,7 +128,10 @@ def test_a_chunk_blob_that_does_not_decompress(copy):
 def test_a_chunk_of_the_wrong_size(copy):
     path = copy()
     change(path, ("UPDATE chunks SET raw_size = raw_size + 1 WHERE cx = 3 AND cy = 1 AND cz = 3 AND field = 'mix'",))
-    refused(path, "chunk (3, 1, 3) field 'mix'", "raw_size 513 is not 512")
+    refused(path, "chunk (3, 1, 3) field 'mix'", "raw_size 2 is neither 1 (one value for the whole chunk) nor 512")
+    path = copy()  # a chunk row of every voxel: the surface's density
+    change(path, ("UPDATE chunks SET raw_size = raw_size + 1 WHERE raw_size > 1 AND field = 'density'",))
+    refused(path, "field 'density'", "raw_size 513 is neither 1 (one value for the whole chunk) nor 512")
 
 
 def test_a_missing_or_foreign_chunk(copy):
@@ -188,9 +191,9 @@ def test_saving_never_overwrites_a_file_that_is_not_a_world_file(saved, tmp_path
 
 def test_saving_over_another_version_is_refused(saved, copy):
     path = copy()
-    change(path, ("UPDATE meta SET value = '2' WHERE key = 'version'",))
+    change(path, ("UPDATE meta SET value = '1' WHERE key = 'version'",))  # older: loaded, never updated
     before = path.read_bytes()
-    with pytest.raises(FormatError, match="version '2' is not 1"):
+    with pytest.raises(FormatError, match="version '1' is not one of 2, the ones this voxelworld updates"):
         save_world(saved[0], path)
     assert path.read_bytes() == before
 

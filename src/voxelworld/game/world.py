@@ -185,7 +185,8 @@ class World:
                     "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "snapshot": instance(Snapshot)}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
-                        "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges")
+                        "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
+                        "_stream_anchor", "_stream_wanted")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):

@@ -133,9 +133,9 @@ def array_from_bytes(raw: bytes, dtype: str, shape: tuple, where: str) -> np.nda
     return np.frombuffer(raw, dtype=kind).astype(dtype).reshape(shape)
 
 
-def check_volume_size(shape, chunk_size, where: str) -> tuple[int, int, int]:
+def check_volume_size(shape, chunk_size, where: str, dense: bool = True) -> tuple[int, int, int]:
     """The ``shape`` of a stored volume, as three ints, if it and its ``chunk_size`` make a volume within the
-    world-size limits (:data:`~voxelworld.terrain.volume.MAX_VOXELS` voxels,
+    world-size limits (:data:`~voxelworld.terrain.volume.MAX_VOXELS` voxels when ``dense``,
     :data:`~voxelworld.terrain.volume.MAX_CHUNKS` chunks); else FormatError naming ``where``, before anything
     is allocated.
 
@@ -151,7 +151,7 @@ def check_volume_size(shape, chunk_size, where: str) -> tuple[int, int, int]:
     if not whole(chunk_size):
         raise FormatError(f"{where}: chunk_size {chunk_size!r} is not a whole number >= 1")
     try:
-        terrain_volume_size(tuple(shape), chunk_size)
+        terrain_volume_size(tuple(shape), chunk_size, dense)
     except ParameterError as error:
         raise FormatError(f"{where}: a volume larger than voxelworld reads: {error}") from None
     return tuple(shape)

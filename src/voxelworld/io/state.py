@@ -29,12 +29,11 @@ from ..game.world import World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.chunks import MESHED_FIELDS
 from ..navigation import SceneObject
-from ..terrain import MaterialTable, VoxelVolume
+from ..terrain import MaterialTable, SparseVolume, Volume, VoxelVolume
 from .codec import StateCodec, check_mapping, check_volume_size, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
-__all__ = ["Captured", "capture", "empty_volume", "restore", "encode_event", "decode_event", "chunk_window",
-           "set_chunk_versions"]
+__all__ = ["Captured", "capture", "empty_volume", "volume_storage", "restore", "encode_event", "decode_event"]
 
 NAVMESH_ARRAYS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
 COLLISION_ARRAYS = ("positions", "indices", "tri_material")
@@ -67,11 +66,6 @@ def _load(codec: StateCodec, obj, row: dict, where: str, besides=()) -> None:
         raise FormatError(f"state row {name!r}" + ("" if where == name else f", {where}") + f": {error}") from error
 
 
-def set_chunk_versions(volume: VoxelVolume, versions: np.ndarray) -> None:
-    """Give ``volume`` the chunk ``versions`` (its fields written directly), keeping its dirty set."""
-    volume.load_state_dict({"chunk_versions": versions, "dirty": volume.dirty_chunks})
-
-
 # --------------------------------------------------------------------------------------------------- capture
 def capture(world: World) -> Captured:
     """The state rows and arrays of ``world`` (between frames). ParameterError, naming it, for state voxelworld.io
@@ -82,7 +76,8 @@ def capture(world: World) -> Captured:
     volume = world.volume
     table = material_table_data(world.materials)
     own = material_table_data(volume.materials)
-    out.rows["volume"] = {"shape": list(volume.shape), "voxel_size": volume.voxel_size,
+    out.rows["volume"] = {"storage": "sparse" if isinstance(volume, SparseVolume) else "dense",
+                          "shape": list(volume.shape), "voxel_size": volume.voxel_size,
                           "origin": [float(v) for v in volume.origin], "iso": volume.iso,
                           "chunk_size": volume.chunk_size, "dirty": enc(volume.state_dict()["dirty"], "volume.dirty"),
                           "materials": None if volume.materials is world.materials or own == table else own,
@@ -113,10 +108,6 @@ def _mesher_behind(world: World, arrays: dict) -> tuple:
             arrays[f"mesher.behind.{n}.{name}"] = fields[name]
     return tuple((chunk, int(state["seen"][chunk])) for chunk in state["behind"])
 
-
-def chunk_window(volume: VoxelVolume, chunk) -> tuple[slice, ...]:
-    """The index ranges of ``chunk``'s voxels (the last chunk on an axis may be partial)."""
-    return volume.chunk_slices(chunk)
 
 
 def _agents_row(codec: StateCodec, world: World) -> dict:
@@ -193,15 +184,25 @@ def _world_table(volume: VoxelVolume, rows: dict) -> MaterialTable:
     return material_table_from_data(rows["materials"], "state 'materials'")
 
 
-def empty_volume(rows: dict) -> VoxelVolume:
-    """The volume the rows describe, every voxel empty (the chunk rows fill it)."""
+def volume_storage(row) -> str:
+    """``dense`` or ``sparse``: how the ``volume`` row's volume stores its voxels (files of version 1: dense)."""
+    storage = row.get("storage", "dense") if isinstance(row, dict) else "dense"
+    if storage not in ("dense", "sparse"):
+        raise FormatError(f"state 'volume'.storage: {storage!r} is not 'dense' or 'sparse'")
+    return storage
+
+
+def empty_volume(rows: dict) -> Volume:
+    """The volume the rows describe (a VoxelVolume, or a SparseVolume for storage ``sparse``), every voxel empty
+    (the chunk rows fill it)."""
     row = check_mapping(rows["volume"], "state 'volume'", ("shape", "voxel_size", "origin", "iso", "chunk_size",
                                                               "dirty", "mesher_behind"))
-    shape = check_volume_size(row["shape"], row["chunk_size"], "state 'volume'")
+    sparse = volume_storage(row) == "sparse"
+    shape = check_volume_size(row["shape"], row["chunk_size"], "state 'volume'", dense=not sparse)
     _, materials = world_materials(rows)
     try:
-        volume = VoxelVolume(shape, row["voxel_size"], tuple(row["origin"]), row["iso"],
-                             row["chunk_size"], materials)
+        volume = (SparseVolume if sparse else VoxelVolume)(shape, row["voxel_size"], tuple(row["origin"]),
+                                                           row["iso"], row["chunk_size"], materials)
     except (ParameterError, TypeError) as error:
         raise FormatError(f"state 'volume': not a valid volume: {error}") from error
     dirty = StateCodec(materials).decode(row["dirty"], "state 'volume'.dirty")

@@ -55,23 +55,16 @@ import zstandard
 from ..errors import FormatError, check_range
 from ..files import build_atomically
 from ..game.world import World
-from ..terrain import FIELDS, VoxelVolume
+from ..terrain import FIELDS, Volume, VoxelVolume
+from ..terrain.base import FIELD_DTYPES
 from .codec import StateCodec, array_bytes, array_from_bytes, check_volume_size
-from .state import (
-    STATE_ROWS,
-    capture,
-    chunk_window,
-    decode_event,
-    empty_volume,
-    encode_event,
-    restore,
-    set_chunk_versions,
-)
+from .state import STATE_ROWS, capture, decode_event, empty_volume, encode_event, restore, volume_storage
 
 __all__ = ["save_world", "load_world", "SaveReport", "FORMAT", "FORMAT_VERSION", "MAX_ARRAY_BYTES", "MAX_JSON_DEPTH"]
 
 FORMAT = "voxelworld-world"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READ_VERSIONS = ("1", "2")  # version 1: no storage key, a chunk row of every field holds all its voxels
 SQLITE_HEADER = b"SQLite format 3\x00"
 ZSTD_LEVEL = 3
 # Limits of what a reader takes from a file, checked before it allocates (the volume's: MAX_VOXELS, MAX_CHUNKS in
@@ -194,7 +187,7 @@ def save_world(world: World, path) -> SaveReport:
             connection = _connect(target, "rw")
             try:
                 connection.execute("BEGIN IMMEDIATE")
-                _check_meta(connection, target)
+                _check_meta(connection, target, (str(FORMAT_VERSION),))
                 counts = _write(connection, world, captured, events, saved)
                 connection.execute("COMMIT")
             finally:
@@ -257,9 +250,10 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     rows = []
     for chunk in chunks:
-        window, version = chunk_window(volume, chunk), int(versions[chunk])
+        lo, hi = volume.chunk_box(chunk)
+        version = int(versions[chunk])
         for field in FIELDS:
-            raw = array_bytes(getattr(volume, field)[window])
+            raw = _chunk_bytes(volume, chunk, field, lo, hi)
             rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw),
                          compressor.compress(raw)))
     connection.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
@@ -287,6 +281,19 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
 
 
+def _chunk_bytes(volume, chunk, field: str, lo, hi) -> bytes:
+    """The raw bytes of a chunk row: every voxel of the field in the chunk, or its one value when it is uniform
+    (a row of one item: a large world's air and buried rock cost a few bytes a chunk)."""
+    value = volume.uniform_value(chunk, field)
+    if value is not None:
+        return array_bytes(np.array([value], dtype=FIELD_DTYPES[field]))
+    values = volume.read_window(lo, hi, (field,))[field]
+    first = values.flat[0]
+    if np.all(values == first):
+        return array_bytes(np.array([first], dtype=FIELD_DTYPES[field]))
+    return array_bytes(values)
+
+
 def _failure(error: sqlite3.Error, path: Path, doing: str) -> Exception:
     """The error to raise for SQLite's ``error`` while ``doing`` something with ``path``: OSError (ENOSPC for a
     full disk, else EIO) for a failure to write or read, FormatError for a damaged file; both name the path."""
@@ -307,7 +314,7 @@ def _check_ours(path: Path) -> None:
     try:
         connection = _connect(path, "rw")  # read-write: a journal left by a killed save is rolled back first
         try:
-            _check_meta(connection, path)
+            _check_meta(connection, path, (str(FORMAT_VERSION),))  # updated in place: of the version written
             check = connection.execute("PRAGMA quick_check").fetchall()
             if check != [("ok",)]:
                 raise FormatError(f"{path}: refusing to overwrite a damaged world file: {check[0][0]}")
@@ -317,7 +324,7 @@ def _check_ours(path: Path) -> None:
         raise FormatError(f"{path}: refusing to overwrite an unreadable SQLite file: {error}") from error
 
 
-def _check_meta(connection: sqlite3.Connection, path: Path) -> None:
+def _check_meta(connection: sqlite3.Connection, path: Path, versions=READ_VERSIONS) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "meta" not in tables:
         raise FormatError(f"{path}: not a voxelworld world file (no 'meta' table)")
@@ -325,9 +332,10 @@ def _check_meta(connection: sqlite3.Connection, path: Path) -> None:
     if meta.get("format") != FORMAT:
         raise FormatError(f"{path}: not a voxelworld world file (meta 'format' is {meta.get('format')!r}, "
                           f"not {FORMAT!r})")
-    if meta.get("version") != str(FORMAT_VERSION):
-        raise FormatError(f"{path}: world file version {meta.get('version')!r} is not {FORMAT_VERSION}, the one "
-                          f"this voxelworld reads and writes")
+    if meta.get("version") not in versions:
+        raise FormatError(f"{path}: world file version {meta.get('version')!r} is not one of {', '.join(versions)}, "
+                          f"the ones this voxelworld {'reads' if len(versions) > 1 else 'updates'} (it writes "
+                          f"{FORMAT_VERSION}; load an older file and save it to a new one)")
 
 
 # ------------------------------------------------------------------------------------------------------ load
@@ -463,7 +471,8 @@ def _empty_volume_of_file(connection, rows: dict) -> VoxelVolume:
     allocated, naming a missing or foreign chunk)."""
     row = rows["volume"]
     if isinstance(row, dict):
-        shape = check_volume_size(row.get("shape"), row.get("chunk_size"), "state 'volume'")
+        dense = volume_storage(row) == "dense"
+        shape = check_volume_size(row.get("shape"), row.get("chunk_size"), "state 'volume'", dense)
         _check_chunk_rows(connection, tuple(-(-n // row["chunk_size"]) for n in shape))
     return empty_volume(rows)
 
@@ -487,10 +496,11 @@ def _check_chunk_rows(connection, grid: tuple) -> None:
                                       "missing)")
 
 
-def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> None:
+def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
     grid = volume.chunk_grid_shape
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
+    dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
     for cx, cy, cz, field, version, raw_size, digest, data in connection.execute("SELECT * FROM chunks"):
         chunk = (cx, cy, cz)
         where = f"{path}: chunk {chunk} field {field!r}"
@@ -498,18 +508,27 @@ def _read_chunks(connection, path: Path, volume: VoxelVolume, decompressor) -> N
             raise FormatError(f"{where}: not a chunk and field of a volume of {grid} chunks and fields "
                               f"{', '.join(FIELDS)}")
         expected.discard((chunk, field))
-        target = getattr(volume, field)
-        window = chunk_window(volume, chunk)
-        shape = tuple(s.stop - s.start for s in window)
-        raw = _decompress(decompressor, data, raw_size, target.dtype.itemsize * math.prod(shape), where)
+        dtype = FIELD_DTYPES[field]
+        lo, hi = volume.chunk_box(chunk)
+        shape = tuple(int(n) for n in hi - lo)
+        full = dtype.itemsize * math.prod(shape)
+        uniform = raw_size == dtype.itemsize  # one value for the whole chunk (every row of a version 1 file: all)
+        if not (uniform or raw_size == full):
+            raise FormatError(f"{where}: raw_size {raw_size!r} is neither {dtype.itemsize} (one value for the whole "
+                              f"chunk) nor {full}, the bytes of its voxels")
+        raw = _decompress(decompressor, data, raw_size, raw_size, where)
         if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
             raise FormatError(f"{where}: checksum mismatch")
-        target[window] = array_from_bytes(raw, target.dtype.name, shape, where)
+        if uniform:
+            values = np.full(shape, array_from_bytes(raw, dtype.name, (1,), where)[0], dtype=dtype)
+        else:
+            values = array_from_bytes(raw, dtype.name, shape, where)
+        volume.write_chunk(chunk, {field: values})
         versions[chunk] = version
     if expected:
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
-    set_chunk_versions(volume, versions)  # the volume's own counters, as saved
+    volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
 
 
 def _decompress(decompressor, data, raw_size, expected: int, where: str) -> bytes:
