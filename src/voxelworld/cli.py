@@ -372,6 +372,57 @@ def run_play(args: argparse.Namespace, out=None) -> None:
     print("voxelworld play: stopped", file=out, flush=True)
 
 
+def run_new(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld new WORLD --size 1024 --seed N``: generate a world of real size and write its world file."""
+    import numpy as np
+
+    from .game.settings import LARGE_WORLD_SETTINGS
+    from .game.world import World
+    from .io import save_world
+    from .terrain import GeneratorSettings, generate_world
+
+    out = out if out is not None else sys.stdout
+    path = Path(args.world)
+    _check_output("WORLD", path)
+    if path.exists() and not args.force:
+        raise ParameterError("WORLD", args.world, "a file that does not exist yet (or --force to replace it)")
+    try:
+        # The generator's heights scale with the world's (its defaults are for 128 m).
+        scale = args.height / 128.0
+        settings = GeneratorSettings(size=args.size, height=args.height, voxel_size=args.voxel_size, seed=args.seed,
+                                     ground_level=48.0 * scale, hill_height=24.0 * scale, sand_level=34.0 * scale,
+                                     lava_level=32.0 * scale)
+    except ParameterError as error:
+        raise _option_error(error, {"size": "--size", "height": "--height", "voxel_size": "--voxel-size",
+                                    "seed": "--seed"}) from None
+    nx, ny, nz = settings.shape
+    print(f"voxelworld new: generating {args.size:g} m x {args.height:g} m x {args.size:g} m of terrain in "
+          f"{args.voxel_size:g} m voxels ({nx} x {ny} x {nz}), seed {args.seed}, on all cores ...", file=out,
+          flush=True)
+    start = time.perf_counter()
+    shown = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - shown[0] >= 2.0 or done == total:
+            shown[0] = now
+            print(f"  {done} / {total} chunks ({100 * done / total:.0f} %)", file=out, flush=True)
+
+    volume = generate_world(settings, progress=progress)
+    generated = time.perf_counter() - start
+    print(f"voxelworld new: generated in {generated:.1f} s; {volume.stored_chunks()} of "
+          f"{np.prod(volume.chunk_grid_shape)} chunks hold a surface ({volume.field_bytes / 2**20:.0f} MiB); meshing "
+          f"the view around the spawn ...", file=out, flush=True)
+    world = World(volume, settings=LARGE_WORLD_SETTINGS)
+    # Written beside WORLD and moved over it: --force replaces whatever was there, a failed save leaves it be.
+    fresh = path.with_name(path.name + ".new")
+    fresh.unlink(missing_ok=True)
+    save_world(world, fresh)
+    fresh.replace(path)
+    print(f"Wrote {path}: {path.stat().st_size / 2**20:.1f} MiB in {time.perf_counter() - start:.1f} s "
+          f"(play it: voxelworld play --world {args.world})", file=out, flush=True)
+
+
 def run_export(args: argparse.Namespace, out=None) -> None:
     """``voxelworld export WORLD --gltf out.glb [--obj out.obj] [--collision] [--navmesh]``."""
     from pathlib import Path
@@ -402,7 +453,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="voxelworld", description="Destructible game worlds: play one in the browser, play the "
                      "scripted demo headless,\nrender, bake navmeshes, export worlds.",
-                     epilog="examples:\n  voxelworld play\n  voxelworld demo --out demo\n  voxelworld demo --help")
+                     epilog="examples:\n  voxelworld play\n  voxelworld new --size 1024 --seed 7 big.vwd\n"
+                            "  voxelworld play --world big.vwd\n  voxelworld demo --out demo\n  voxelworld demo --help")
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -504,6 +556,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0, help="the demo world's seed")
     play.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1: this machine only)")
     play.add_argument("--port", type=int, default=8765, help="the port to listen on (0: any free port)")
+    new = command("new", "generate a world of real size (hills, cliffs, caves, strata) into a world file",
+                  "Generate a seeded world of real size chunk by chunk on all cores (voxelworld.terrain.worldgen:\n"
+                  "hills, cliffs of rock, caves, grass, soil, sand, rock, iron veins, lava pockets) into a sparse\n"
+                  "volume, and write it as a world file that `voxelworld play --world` streams around the player.",
+                  "voxelworld new --size 1024 --seed 7 big.vwd")
+    new.add_argument("world", metavar="WORLD", help="the world file to write (.vwd)")
+    new.add_argument("--size", type=float, default=1024.0, help="the world's extent along x and z in m (default: %(default)s)")
+    new.add_argument("--height", type=float, default=128.0,
+                     help="its height in m, the ground at 3/8 of it, the hills 3/16 of it high (default: %(default)s)")
+    new.add_argument("--voxel-size", type=float, default=0.5, help="the edge of a voxel in m (default: %(default)s)")
+    new.add_argument("--seed", type=int, default=0, help="the generator's seed: the same seed, the same world (default: %(default)s)")
+    new.add_argument("--force", action="store_true", help="replace WORLD if it exists")
     export = command("export", "write a world file's meshes as glTF 2.0 binary and/or OBJ",
                      "Write a world file's display mesh (and optionally its collision mesh and navmesh) as glTF\n"
                      "2.0 binary and/or Wavefront OBJ (voxelworld.io); name at least one output, --gltf or --obj.",
@@ -573,6 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_motion_plot(args)
         elif args.command == "export":
             run_export(args)
+        elif args.command == "new":
+            run_new(args)
         elif args.command == "play":
             run_play(args)
     except VoxelworldError as error:
