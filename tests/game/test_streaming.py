@@ -1,0 +1,83 @@
+"""A large world streams around its actors (WorldSettings.view_distance, detail_distances): what was edited is
+never lost by unloading, and a player sprinting across it never meets missing ground or a missing collider."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voxelworld.game.level import surface_height
+from voxelworld.meshing import ChunkMesher
+from voxelworld.game.settings import WorldSettings
+from voxelworld.game.world import Inputs, World
+from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
+
+STREAMING = WorldSettings(view_distance=48.0, detail_distances=(16.0, 32.0), stream_chunks_per_frame=16)
+GROUND = GeneratorSettings(size=192.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
+DIG = Tool(gives_way_below=20.0, unbreakable_from=20.0)
+
+
+@pytest.fixture(scope="module")
+def terrain():
+    return generate_world(GROUND)
+
+
+def walk(world: World, yaw: float, frames: int, until=None) -> int:
+    """Sprint along ``yaw`` (degrees) for up to ``frames`` frames (or until ``until(world)``); the frames taken."""
+    for frame in range(frames):
+        world.step(Inputs(move=(0.0, 1.0), look=(yaw, 0.0), sprint=True))
+        if until is not None and until(world):
+            return frame + 1
+    return frames
+
+
+def test_what_was_dug_survives_unloading_and_shows_again(terrain):
+    world = World(terrain.snapshot(), settings=STREAMING)  # a copy: the fixture stays as generated
+    spot = world.player.position + np.array([2.0, -1.0, 0.0])
+    world.volume.remove(Sphere(tuple(spot), 2.5), tool=DIG)
+    world.step(Inputs())
+    dug_hash = world.voxel_hash()
+    chunk = tuple(int(c) for c in world.volume.world_to_index(spot) // world.volume.chunk_size)
+    assert world.mesher.active[chunk] and chunk in world.mesher.meshes
+    # Walk away until the dug chunk is no longer meshed ...
+    walk(world, 90.0, 1200, until=lambda w: not w.mesher.active[chunk])
+    assert not world.mesher.active[chunk] and chunk not in world.mesher.meshes
+    assert np.linalg.norm(world.player.position - spot) > STREAMING.view_distance
+    # ... and back: the dig is there, in the voxels and in the mesh.
+    walk(world, 270.0, 1200, until=lambda w: np.linalg.norm((w.player.position - spot)[[0, 2]]) < 4.0)
+    for _ in range(30):
+        world.step(Inputs())
+    assert world.voxel_hash() == dug_hash
+    assert world.mesher.active[chunk]
+    # Its meshes are what a fresh mesher of the voxels makes at the same chunks and levels, bit for bit.
+    fresh = ChunkMesher(world.volume, world.materials, world.settings.mesh_options)
+    fresh.set_active(world.mesher.active)
+    fresh.set_display_levels(world.mesher.display_levels)
+    fresh.set_detail_levels(world.mesher.detail_levels)
+    fresh.update()
+    assert chunk in world.mesher.meshes and set(fresh.meshes) == set(world.mesher.meshes)
+    for c, mesh in world.mesher.meshes.items():
+        assert np.array_equal(mesh.positions, fresh.meshes[c].positions), c
+        assert np.array_equal(mesh.indices, fresh.meshes[c].indices), c
+
+
+def test_a_minute_of_sprinting_never_meets_missing_ground_or_collider(terrain):
+    world = World(terrain.snapshot(), settings=STREAMING)
+    travelled, last = 0.0, world.player.position.copy()
+    visited = set()
+    yaws = (90.0, 0.0, 270.0, 180.0)  # a square around the start, ten seconds a side
+    for frame in range(3600):
+        yaw = yaws[(frame // 600) % 4]
+        world.step(Inputs(move=(0.0, 1.0), look=(yaw, 0.0), sprint=True))
+        x, y, z = world.player.position
+        below = world.collider.raycast(np.array([[x, y + 2.0, z]]), np.array([[0.0, -1.0, 0.0]]), 12.0)
+        assert below.hit[0], (frame, world.player.position)  # ground in the collider under the player
+        ground = surface_height(world.volume, float(x), float(z))
+        assert ground is None or y >= ground - 1.0, (frame, y, ground)  # never through the terrain
+        visited.add(tuple(int(c) for c in world.volume.world_to_index(world.player.position) //
+                          world.volume.chunk_size))
+        travelled += float(np.linalg.norm((world.player.position - last)[[0, 2]]))
+        last = world.player.position.copy()
+    assert travelled > 2 * STREAMING.view_distance * 2  # it left its view behind, over and again
+    assert len({(c[0], c[2]) for c in visited}) >= 12  # it crossed many columns of chunks
+    assert not world.mesher.active.all()  # and the world was never meshed whole
