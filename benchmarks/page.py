@@ -60,12 +60,13 @@ def reference_source(folder: Path) -> Path:
 
 
 class PlayProcess:
-    """``voxelworld play --port 0`` from the sources in ``src``, until it prints the address it serves."""
+    """``voxelworld play --port 0`` (and ``options``) from the sources in ``src``, until it prints the address it
+    serves."""
 
-    def __init__(self, src: Path):
+    def __init__(self, src: Path, options=()):
         env = dict(os.environ, PYTHONPATH=str(src), OPENBLAS_NUM_THREADS="1")
         self.process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "play", "--port", "0",
-                                         "--save", os.devnull], env=env, stdout=subprocess.PIPE,
+                                         "--save", os.devnull, *options], env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True, cwd=tempfile.gettempdir())
         self.url = None
         for line in self.process.stdout:
@@ -81,18 +82,23 @@ class PlayProcess:
         self.process.wait(timeout=30)
 
 
-def frames_per_second(browser, url: str, textures: bool) -> tuple[float, float | None]:
+def frames_per_second(browser, url: str, textures: bool, screenshot: Path | None = None,
+                      timeout: float = 120.0) -> tuple[float, float | None]:
     """Pictures a second the page at ``url`` draws, once its world (and its textures) arrived, and the share of
-    the window's pixels it drew at the end (dynamic resolution; None for a page without it)."""
+    the window's pixels it drew at the end (dynamic resolution; None for a page without it); the page's picture
+    goes to ``screenshot`` when given."""
     tab = browser.new_page(viewport=VIEWPORT)
     try:
         tab.goto(url)
         ready = "window.voxelworld && window.voxelworld.stats.chunks > 20"
-        tab.wait_for_function(ready + (" && window.voxelworld.textures" if textures else ""), timeout=120_000)
+        tab.wait_for_function(ready + (" && window.voxelworld.textures" if textures else ""),
+                              timeout=timeout * 1000)
         time.sleep(SETTLE)
         before, start = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
         time.sleep(MEASURE)
         after, end = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
+        if screenshot is not None:
+            tab.screenshot(path=str(screenshot))
         return (after - before) / (end - start), tab.evaluate("window.voxelworld.stats.resolution ?? null")
     finally:
         tab.close()
