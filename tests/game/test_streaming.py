@@ -81,3 +81,13 @@ def test_a_minute_of_sprinting_never_meets_missing_ground_or_collider(terrain):
     assert travelled > 2 * STREAMING.view_distance * 2  # it left its view behind, over and again
     assert len({(c[0], c[2]) for c in visited}) >= 12  # it crossed many columns of chunks
     assert not world.mesher.active.all()  # and the world was never meshed whole
+
+
+def test_npcs_are_refused_on_a_streaming_world_until_navmeshes_stream(terrain):
+    from voxelworld.errors import ParameterError
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    with pytest.raises(ParameterError) as error:
+        world.agents.add_npc("walker", tuple(world.player.position + [3.0, 0.0, 0.0]))
+    assert error.value.parameter == "settings.view_distance" and "do not stream yet" in str(error.value)
+    assert not world.agents.npcs and world.agents.navigation is None

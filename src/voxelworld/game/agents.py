@@ -89,9 +89,14 @@ class Agents:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
 
     def navigate(self) -> WorldNavigation:
-        """The world's navmesh, baked now if it was not yet."""
+        """The world's navmesh, baked now if it was not yet. ParameterError on a world that streams
+        (``settings.view_distance`` set): its navmesh tiles do not stream yet, and a navmesh of the whole of a
+        large world is more than a frame can bake."""
         if self.navigation is None:
             world = self.world
+            check_range("settings.view_distance", world.settings.view_distance,
+                        "None for a world with NPCs or enemies (navmesh tiles do not stream yet)",
+                        world.settings.view_distance is None)
             props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
             self.navigation = WorldNavigation(world.volume, world.mesher, props)
         return self.navigation
