@@ -29,6 +29,7 @@ ALLOWED = {
     "/dev/null": "the shell's discard device (scripts/setup)",
     "/usr/bin/chromium": "Debian's chromium, where its package installs it: the browser tests drive it",
     "/proc/cpuinfo": "Linux's CPU description: the benchmarks print the machine they ran on",
+    "/proc/self/statm": "Linux's resident memory of a process: the large-world benchmark measures it",
 }
 
 
