@@ -67,6 +67,14 @@ def _terrain() -> None:
     volume.add(Sphere((6.0, 7.5, 6.0), 0.4), "soil")  # a floating clod for the fragment pass
     volume.remove_fragments()
     volume.solid_volume_by_material()
+    # A large world: generated into a sparse volume, edited through gathered windows (other array layouts).
+    from .terrain import GeneratorSettings, generate_world
+
+    world = generate_world(GeneratorSettings(size=16.0, height=16.0, ground_level=8.0, hill_height=2.0), 16)
+    world.remove(Sphere((4.0, 4.0, 4.0), 1.5))
+    world.scrape(Sphere((4.0, 4.0, 4.0), 2.0), step=64)
+    world.add(Sphere((4.0, 6.0, 4.0), 0.4), "soil")
+    world.remove_fragments(Box((0, 0, 0), (8, 8, 8)))
 
 
 def _collision() -> None:
@@ -87,7 +95,7 @@ def _collision() -> None:
 
 def _meshing() -> None:
     from .meshing import ChunkMesher, MeshOptions, collision_mesh_volume, dual_vertices, mesh_volume
-    from .terrain import Sphere, demo_terrain
+    from .terrain import SparseVolume, Sphere, demo_terrain
 
     volume = demo_terrain(seed=0)
     mesh_volume(volume)  # voxelworld render
@@ -96,6 +104,14 @@ def _meshing() -> None:
     mesher = ChunkMesher(volume, options=MeshOptions())
     mesher.update()
     volume.remove(Sphere((20.0, 12.0, 20.0), 3.0))
+    mesher.update()
+    mesher.collision_mesh()
+    sparse = SparseVolume.from_volume(volume)  # a large world's windows: gathered copies, not views
+    mesh_volume(sparse)
+    mesher = ChunkMesher(sparse, options=MeshOptions())
+    mesher.set_detail_levels(np.full(sparse.chunk_grid_shape, 3, dtype=np.int64))
+    mesher.update()
+    sparse.remove(Sphere((20.0, 12.0, 20.0), 4.0))
     mesher.update()
     mesher.collision_mesh()
 
