@@ -186,7 +186,7 @@ class World:
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
-                        "_stream_anchor", "_stream_wanted")
+                        "_stream_anchor", "_stream_wanted", "_streamed")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
@@ -215,6 +215,7 @@ class World:
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
         self._stream_wanted: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._stream_all()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
@@ -383,8 +384,10 @@ class World:
                 edit.apply(self.volume, self._announce_edit)
 
     def _refresh_vertices(self) -> None:
-        if self.stream(self.settings.stream_chunks_per_frame) and self.frame % 64 == 0:
+        self._streamed |= bool(self.stream(self.settings.stream_chunks_per_frame))
+        if self._streamed and self.frame % 64 == 0:  # a second's streaming freed many chunk-sized arrays
             release_freed_memory()
+            self._streamed = False
         self.rebuilt_chunks = self.mesher.refresh_vertices()
         self._choose_detail()
 
