@@ -192,6 +192,8 @@ def test_conversions_keep_voxels_and_bookkeeping():
     box = Box((10.3, 5.0, 60.0), (50.0, 30.2, 95.5))
     assert sparse.extract(box).content_hash() == dense.extract(box).content_hash()
     assert sparse.chunk_hash((1, 0, 1)) != sparse.chunk_hash((0, 0, 0))
+    assert [sparse.chunk_hash(c) for c in [(0, 0, 0), (1, 0, 1), (2, 1, 2)]] == [
+        dense.chunk_hash(c) for c in [(0, 0, 0), (1, 0, 1), (2, 1, 2)]]
     with pytest.raises(ParameterError, match="VoxelVolume"):
         SparseVolume.from_volume(sparse)
 

@@ -215,10 +215,16 @@ def noise3(key, x, y, z):
     n101 = grad3(hash3(key, ix + 1, iy, iz + 1), fx - 1.0, fy, fz - 1.0)
     n011 = grad3(hash3(key, ix, iy + 1, iz + 1), fx, fy - 1.0, fz - 1.0)
     n111 = grad3(hash3(key, ix + 1, iy + 1, iz + 1), fx - 1.0, fy - 1.0, fz - 1.0)
-    x00 = n000 + u * (n100 - n000)
-    x10 = n010 + u * (n110 - n010)
-    x01 = n001 + u * (n101 - n001)
-    x11 = n011 + u * (n111 - n011)
+    return trilerp(n000, n100, n010, n110, n001, n101, n011, n111, u, v, w)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def trilerp(c000, c100, c010, c110, c001, c101, c011, c111, u, v, w):
+    """The corner values ``cxyz`` of a cell blended at weights (u, v, w): along x, then y, then z."""
+    x00 = c000 + u * (c100 - c000)
+    x10 = c010 + u * (c110 - c010)
+    x01 = c001 + u * (c101 - c001)
+    x11 = c011 + u * (c111 - c011)
     y0 = x00 + v * (x10 - x00)
     y1 = x01 + v * (x11 - x01)
     return y0 + w * (y1 - y0)
@@ -348,13 +354,7 @@ def interpolate(field, f, cx, cy, cz, wx, wy, wz):
     c101 = field[f, cx + 1, cy, cz + 1]
     c011 = field[f, cx, cy + 1, cz + 1]
     c111 = field[f, cx + 1, cy + 1, cz + 1]
-    x00 = c000 + wx * (c100 - c000)
-    x10 = c010 + wx * (c110 - c010)
-    x01 = c001 + wx * (c101 - c001)
-    x11 = c011 + wx * (c111 - c011)
-    y0 = x00 + wy * (x10 - x00)
-    y1 = x01 + wy * (x11 - x01)
-    return y0 + wz * (y1 - y0)
+    return trilerp(c000, c100, c010, c110, c001, c101, c011, c111, wx, wy, wz)
 
 
 # ------------------------------------------------------------------------------------------------ block

@@ -9,6 +9,7 @@ indices of the whole volume, so an edit gives the same result, bit for bit, whic
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 
@@ -219,12 +220,7 @@ class Volume:
         >>> [box.tolist() for box in volume.chunk_box((2, 0, 1))]
         [[32, 0, 16], [40, 16, 32]]
         """
-        grid = self.chunk_grid_shape
-        if isinstance(chunk, (str, bytes)) or len(chunk) != 3:
-            raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
-        c = np.array([check_integer("chunk", v, minimum=0, maximum=n - 1) for v, n in zip(chunk, grid)],
-                     dtype=np.int64)
-        lo = c * self.chunk_size
+        lo = np.array(self._checked_chunk(chunk), dtype=np.int64) * self.chunk_size
         return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
 
     def chunk_slices(self, chunk) -> tuple[slice, slice, slice]:
@@ -327,6 +323,34 @@ class Volume:
         for chunk in chunks:
             self._dirty.add(chunk)
             self._chunk_versions[chunk] += 1
+
+    def chunk_hash(self, chunk) -> str:
+        """SHA-256 (hex) of one chunk's fields (its voxels in C order, field by field): equal for equal chunks of
+        any two volumes, dense or sparse, of the same chunk size."""
+        digest = hashlib.sha256()
+        for values in self.read_window(*self.chunk_box(chunk)).values():
+            digest.update(np.ascontiguousarray(values).tobytes())
+        return digest.hexdigest()
+
+    def extract(self, box: Box):
+        """An independent dense :class:`~voxelworld.terrain.VoxelVolume` of the voxels whose samples lie in
+        ``box`` (a world-space :class:`Box`), with its own origin at the first of them; same voxel size, iso, chunk
+        size and materials."""
+        from .volume import VoxelVolume
+
+        if not isinstance(box, Box):
+            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
+        corners = self.voxel_box(box)
+        if corners is None:
+            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
+                                             f"(samples span {self.origin.tolist()} .. "
+                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
+        lo, hi = corners
+        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo),
+                           self.iso, self.chunk_size, self.materials)
+        for name, values in self.read_window(lo, hi + 1).items():
+            getattr(part, name)[...] = values
+        return part
 
     # ------------------------------------------------------------------------------------------ edits
     def remove(self, shape: Shape, tool: Tool = DEFAULT_TOOL) -> EditResult:

@@ -34,7 +34,6 @@ from ..errors import ParameterError
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
 from .materials import MaterialTable
-from .shapes import Box
 
 __all__ = ["SparseVolume", "MAX_WINDOW_VOXELS"]
 
@@ -254,36 +253,7 @@ class SparseVolume(Volume):
                 digest.update(slab[name].tobytes())
         return digest.hexdigest()
 
-    def chunk_hash(self, chunk) -> str:
-        """SHA-256 (hex) of one chunk's fields (its voxels in C order, field by field): equal for equal chunks of
-        any two volumes, dense or sparse, of the same chunk size."""
-        fields = self.chunk_fields(chunk)
-        digest = hashlib.sha256()
-        for name in FIELDS:
-            digest.update(fields[name].tobytes())
-        return digest.hexdigest()
-
     # -------------------------------------------------------------------------------------- conversions
-    def extract(self, box: Box):
-        """A dense :class:`~voxelworld.terrain.VoxelVolume` copy of the voxels whose samples lie in ``box`` (a
-        world-space :class:`Box`), as :meth:`VoxelVolume.extract`."""
-        from .volume import VoxelVolume
-
-        if not isinstance(box, Box):
-            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
-        corners = self.voxel_box(box)
-        if corners is None:
-            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
-                                             f"(samples span {self.origin.tolist()} .. "
-                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
-        lo, hi = corners
-        fields = self._gather(lo, hi + 1, FIELDS)
-        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo), self.iso,
-                           self.chunk_size, self.materials)
-        for name in FIELDS:
-            getattr(part, name)[...] = fields[name]
-        return part
-
     def to_dense(self):
         """The whole volume as a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
         versions and dirty set). ParameterError when it holds more than MAX_VOXELS voxels."""

@@ -12,7 +12,6 @@ from . import _kernels, generators
 from .base import (BYTES_PER_VOXEL, FIELD_DTYPES, FIELDS, MAX_CHUNKS, MAX_VOXELS, Volume, check_volume_size,
                    is_numeric)
 from .materials import MaterialTable
-from .shapes import Box
 
 __all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
 
@@ -155,24 +154,6 @@ class VoxelVolume(Volume):
         for name in FIELDS:
             digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
         return digest.hexdigest()
-
-    def extract(self, box: Box) -> VoxelVolume:
-        """An independent copy of the voxels whose samples lie in ``box`` (a world-space :class:`Box`), with its
-        own origin at the first of them; same voxel size, iso, chunk size and materials."""
-        if not isinstance(box, Box):
-            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
-        corners = self.voxel_box(box)
-        if corners is None:
-            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
-                                             f"(samples span {self.origin.tolist()} .. "
-                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
-        lo, hi = corners
-        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo),
-                           self.iso, self.chunk_size, self.materials)
-        window = tuple(slice(a, b + 1) for a, b in zip(lo, hi))
-        for name in FIELDS:
-            getattr(part, name)[...] = getattr(self, name)[window]
-        return part
 
     # ------------------------------------------------------------------------------------- generators
     @classmethod
