@@ -438,21 +438,26 @@ class World:
                                        points, settings.detail_distances)
             self._stream_wanted = (active, detail)
         (active, detail), changed = self._stream_wanted, set()
+        current_detail = None if detail is None else self.mesher.detail_levels
+        current_active = None if active is None else self.mesher.active
+        if (detail is None or np.array_equal(detail, current_detail)) and (
+                active is None or np.array_equal((current_active & active[1]) | active[0], current_active)):
+            return frozenset()  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         # The level of a chunk without a mesh changes for free (nothing to simplify again): first, so the chunks
         # about to be meshed are meshed at their level.
         cost = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
-        for chunk in self.mesher.meshes:
-            cost[chunk] = STREAM_HOT_COST if self.mesher.is_hot(chunk) else STREAM_COLD_COST
         if detail is not None:
-            current = self.mesher.detail_levels
+            for chunk in self.mesher.meshes:
+                cost[chunk] = STREAM_HOT_COST if self.mesher.is_hot(chunk) else STREAM_COLD_COST
+            current = current_detail
             free = np.where(cost == 0, detail, current)
             levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail
             limit -= int(cost[levels != current].sum())
             changed |= self.mesher.set_detail_levels(levels)
         if active is not None and limit > 0:
             wanted, kept = active
-            current = self.mesher.active
+            current = current_active
             base = current & kept  # chunks out of range stop at once; new ones come nearest first, within budget
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
                                      limit, np.ones_like(cost)).astype(bool)
