@@ -56,7 +56,7 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, detail_levels, merge_collision_meshes
+from ..meshing import ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider
@@ -114,6 +114,8 @@ except OSError:  # another C library (musl): no malloc_trim
     _LIBC = None
 STREAM_HOT_COST = 8
 STREAM_COLD_COST = 24
+# Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
+STREAM_LAG = 4
 
 
 def release_freed_memory() -> None:
@@ -186,7 +188,7 @@ class World:
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
-                        "_stream_anchor", "_stream_wanted", "_streamed")
+                        "_stream_anchor", "_stream_wanted", "_streamed", "_prepared", "_prepared_frame")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
@@ -216,6 +218,8 @@ class World:
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
         self._stream_wanted: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
+        self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
+        self._prepared_frame = 0
         self._stream_all()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
@@ -405,23 +409,51 @@ class World:
         first picture of a large world costs its meshes, not every chunk's surfaces at once)."""
         if self.settings.view_distance is not None:
             self.mesher.set_active(np.zeros(self.volume.chunk_grid_shape, dtype=bool))  # from nothing, nearest first
-        while self.stream(STREAM_BATCH):
+        while self._stream_now(STREAM_BATCH):
             self.mesher.update()
             release_freed_memory()
         self.mesher.update()
 
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
-        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` chunks turn meshed or
-        change their level (nearest first; None: all at once, as the world's first frame and a loaded world do);
-        chunks beyond the view distance and a margin of two chunks stop being meshed. The mesher does the work in
-        its next update. Returns the chunks whose meshing or level changed. Nothing to do for a world meshed
-        whole (``view_distance`` and ``detail_distances`` None). The budget counts work: a chunk with a display
-        mesh costs ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a
-        chunk turning meshed 1, the level of a chunk without a mesh nothing."""
-        settings, volume = self.settings, self.volume
+        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work (nearest first)
+        is handed to the mesher's background thread (:meth:`ChunkMesher.prepare_changes`) and made
+        ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`, which waits for it if it is late), so
+        the frames between do not pay for it and the result does not depend on the thread's speed; None: all at
+        once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
+        of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
+        with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
+        and ``detail_distances`` None). The budget counts work: a chunk with a display mesh costs
+        ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
+        turning meshed 1 (of a budget of its own), the level of a chunk without a mesh nothing."""
+        settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
+        if budget is None:
+            return self._stream_now(None)
+        changed = frozenset()
+        if self._prepared is not None:
+            if self.frame < self._prepared_frame + STREAM_LAG:
+                return changed
+            changed = self.mesher.apply_changes(self._prepared)
+            self._prepared = None
+        target = self._stream_target(budget)
+        if target is not None:
+            self._prepared, self._prepared_frame = self.mesher.prepare_changes(*target), self.frame
+        return changed
+
+    def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
+        """:meth:`stream` without the background thread: the changes go to the mesher's next update."""
+        target = self._stream_target(budget)
+        if target is None:
+            return frozenset()
+        active, levels = target
+        return frozenset(self.mesher.set_detail_levels(levels) | self.mesher.set_active(active))
+
+    def _stream_target(self, budget: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The active chunks and levels of detail one step of at most ``budget`` work (None: any) closer to what
+        the actors' places want; None when the world already is that."""
+        settings, volume, mesher = self.settings, self.volume, self.mesher
         points = self._stream_points()
         anchor = self._stream_anchor
         step = volume.chunk_size * volume.voxel_size / 4
@@ -437,32 +469,30 @@ class World:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
                                        points, settings.detail_distances)
             self._stream_wanted = (active, detail)
-        (active, detail), changed = self._stream_wanted, set()
-        current_detail = None if detail is None else self.mesher.detail_levels
-        current_active = None if active is None else self.mesher.active
+        active, detail = self._stream_wanted
+        current_detail, current_active = mesher.detail_levels, mesher.active
         if (detail is None or np.array_equal(detail, current_detail)) and (
                 active is None or np.array_equal((current_active & active[1]) | active[0], current_active)):
-            return frozenset()  # the usual frame: the world is what the actors' places want
+            return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
-        # The level of a chunk without a mesh changes for free (nothing to simplify again): first, so the chunks
-        # about to be meshed are meshed at their level.
+        levels = current_detail
         cost = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         if detail is not None:
-            for chunk in self.mesher.meshes:
-                cost[chunk] = STREAM_HOT_COST if self.mesher.is_hot(chunk) else STREAM_COLD_COST
-            current = current_detail
-            free = np.where(cost == 0, detail, current)
+            for chunk in mesher.meshes:
+                cost[chunk] = STREAM_HOT_COST if mesher.is_hot(chunk) else STREAM_COLD_COST
+            # The level of a chunk without a mesh changes for free (nothing to simplify again): first, so the
+            # chunks about to be meshed are meshed at their level.
+            free = np.where(cost == 0, detail, current_detail)
             levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail
-            limit -= int(cost[levels != current].sum())
-            changed |= self.mesher.set_detail_levels(levels)
-        if active is not None and limit > 0:
+        target = current_active
+        if active is not None:
+            # Chunks out of range stop at once; new ones come nearest first, with a budget of their own (at the
+            # view's edge, behind every level change otherwise).
             wanted, kept = active
-            current = current_active
-            base = current & kept  # chunks out of range stop at once; new ones come nearest first, within budget
+            base = current_active & kept
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
                                      limit, np.ones_like(cost)).astype(bool)
-            changed |= self.mesher.set_active(target)
-        return frozenset(changed)
+        return target, levels
 
     def _actor_points(self) -> np.ndarray:
         """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them

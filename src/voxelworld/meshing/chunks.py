@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -20,6 +20,7 @@ from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, c
 from . import _kernels, tables
 from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
+from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
@@ -206,6 +207,43 @@ def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable
     return _map(lambda b: assemble_block(volume, *b, surfaces.get, collision), _blocks(volume))
 
 
+def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedResult:
+    """The surfaces and display meshes after ``job``'s changes (a background thread's work for
+    :meth:`ChunkMesher.prepare_changes`), from ``fields`` (a snapshot of the mesher's copy of the voxels): the
+    same functions of the same data as the mesher's own update steps."""
+    volume, options, materials = mesher.volume, mesher.options, mesher.materials
+
+    def display_surface(chunk, raw=None):
+        raw = _surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
+        return raw, _simplified(fields, raw, options, materials, False, int(job.levels[chunk]),
+                                int(job.detail[chunk]))
+
+    made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
+    raw_made, display, remesh = {}, {}, set(job.remeshed_for_off)
+    for chunk, (raw, new) in zip(job.surfaces, made):
+        if chunk not in job.raw:
+            raw_made[chunk] = raw
+        display[chunk] = new
+        old = job.old.get(chunk)
+        if old is not None and _same_surface(old, new):
+            continue
+        remesh.add(chunk)
+        remesh |= {c for c in mesher._neighbours_seeing_changes(chunk, old, new) if job.active[c]}
+    order = sorted(remesh)
+    # The cold chunks these meshes join whose display surfaces the mesher let go: made again for them alone.
+    cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
+                   if job.active[lower] and lower not in display and lower not in job.current})
+    warm = dict(zip(cold, (new for _, new in background_map(display_surface, cold))))
+
+    def surface_of(chunk):
+        if not job.active[chunk]:
+            return None
+        return display.get(chunk) or job.current.get(chunk) or warm.get(chunk)
+
+    meshes = background_map(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
+    return PreparedResult(raw_made, display, dict(zip(order, meshes)))
+
+
 class ChunkMesher:
     """Display meshes per chunk of a volume, kept current by :meth:`update`, and collision meshes on request.
 
@@ -254,6 +292,9 @@ class ChunkMesher:
         self._active = np.ones(volume.chunk_grid_shape, dtype=bool)  # the chunks meshed (set_active)
         # The level of detail per chunk (set_detail_levels): simplified at least that deep, 0 everywhere at first.
         self._detail = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        # Raised whenever what a chunk's display surface is made of changes (its vertices, level, activity):
+        # changes prepared before that are stale for it (apply_changes).
+        self._stamps = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         self._start_over()
 
     def _start_over(self) -> None:
@@ -261,6 +302,7 @@ class ChunkMesher:
         # The chunk versions of the mesher's copy of the fields; -1 where it does not follow the chunk (before the
         # first update, and away from the active chunks).
         self._seen = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
+        self._stamps += 1
         # The fields as of the last refresh (None before the first): what every surface is made from; a snapshot
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
         self._fields: Volume | None = None
@@ -283,6 +325,7 @@ class ChunkMesher:
         self._relevelled: set[tuple] = set()
         self._shade: set[tuple] = set()
         self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
+        self._installed: dict[tuple, DisplayMesh] = {}  # meshes apply_changes installed, for the next report
 
     # -------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
@@ -503,6 +546,7 @@ class ChunkMesher:
                                           order)):
             self._raw[chunk] = raw
             self._forget_collision(chunk)
+            self._stamps[chunk] += 1
         self._refreshed |= rebuild
         return frozenset(rebuild)
 
@@ -528,6 +572,7 @@ class ChunkMesher:
         the chunks whose vertices were refreshed since the last report."""
         volume = self.volume
         meshes = {chunk: DisplayMesh.empty() for chunk in sorted(self._dropped)}
+        meshes |= self._installed
         order = sorted(c for c in self._remesh if self._active[c])
         fields = self._fields
         # The display surfaces of the cold chunks these meshes join, made again for this step alone.
@@ -555,7 +600,7 @@ class ChunkMesher:
                 meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
-        self._dropped = set()
+        self._dropped, self._installed = set(), {}
         self._cool()
         return update
 
@@ -664,6 +709,7 @@ class ChunkMesher:
         turned_on = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
         turned_off = set(map(tuple, np.argwhere(~active & self._active).tolist()))
         self._active = active.copy()
+        self._bump(turned_on | turned_off)
         self._activated = (self._activated - turned_off) | turned_on
         self._deactivated = (self._deactivated - turned_on) | turned_off
         self._relevelled -= turned_off
@@ -703,6 +749,7 @@ class ChunkMesher:
                     bool(np.all((levels >= 0) & (levels <= top))))
         changed = frozenset(map(tuple, np.argwhere(levels != self._levels).tolist()))
         self._levels = levels.astype(np.int64)
+        self._bump(changed)
         if self._fields is not None:
             self._relevelled |= changed
         return changed
@@ -743,12 +790,120 @@ class ChunkMesher:
         planes = self._plane_levels() > 0
         changed = frozenset(map(tuple, np.argwhere(levels != self._detail).tolist()))
         self._detail = levels.astype(np.int64)
+        self._bump(changed)
         if self._fields is not None:
             self._relevelled |= changed
             if not planes and self._plane_levels() > 0:
                 # The vertices were made without the tangent planes a merge needs: make them again.
                 self._refresh(set(_all_chunks(self.volume)))
         return changed
+
+    def prepare_changes(self, active, levels) -> PreparedChanges:
+        """Start working out, on a background thread at a lower priority, what :meth:`set_active` (``active``) and
+        :meth:`set_detail_levels` (``levels``) will need: the surfaces of the chunks turning active or changing
+        level, and the display meshes of those and of the neighbours joining them (or losing a neighbour turning
+        inactive). Nothing changes until :meth:`apply_changes` takes the result, some frames later. Made from a
+        snapshot of the fields the mesher saw (meshed first if it never was). ParameterError, before anything
+        starts, for arrays :meth:`set_active` or :meth:`set_detail_levels` refuse.
+
+        Examples
+        --------
+        >>> from voxelworld.terrain import SparseVolume, Box
+        >>> world = SparseVolume((256, 64, 256), chunk_size=32)
+        >>> _ = world.add(Box((0.0, 0.0, 0.0), (255.0, 20.0, 255.0)), "soil")
+        >>> mesher = ChunkMesher(world)
+        >>> near = np.zeros(world.chunk_grid_shape, dtype=bool); near[:2, :, :2] = True
+        >>> _ = mesher.set_active(near); _ = mesher.update()
+        >>> wider = near.copy(); wider[2, :, :2] = True
+        >>> prepared = mesher.prepare_changes(wider, mesher.detail_levels)  # the world goes on meanwhile
+        >>> sorted(mesher.apply_changes(prepared))
+        [(2, 0, 0), (2, 0, 1), (2, 1, 0), (2, 1, 1)]
+        >>> sorted(c for c, mesh in mesher.update().meshes.items() if mesh.triangle_count)  # the new ground
+        [(2, 0, 0), (2, 0, 1)]
+        """
+        grid = self.volume.chunk_grid_shape
+        check_range("active", _described(active), f"a bool array of the chunk grid's shape {grid}",
+                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
+        self._check_detail(levels)
+        if self._fields is None:
+            self.update()
+        active, levels = active.copy(), levels.astype(np.int64)
+        volume = self.volume
+        turning_on, turning_off = active & ~self._active, ~active & self._active
+        surfaces = tuple(map(tuple, np.argwhere(turning_on | (active & (levels != self._detail))).tolist()))
+        near_off = set()
+        for chunk in map(tuple, np.argwhere(turning_off).tolist()):
+            for offset in product((0, 1), repeat=3):
+                upper = tuple(c + o for c, o in zip(chunk, offset))
+                if any(offset) and all(u < n for u, n in zip(upper, grid)) and active[upper]:
+                    near_off.add(upper)
+        # The voxels the work reads (two chunks around: the joined neighbours' surfaces and their occlusion) are
+        # made current where the mesher does not follow them; elsewhere its copy is what it saw, as of _seen.
+        reads = spread(turning_on | turning_off | (levels != self._detail), 2, 2) & (self._seen < 0)
+        for chunk in map(tuple, np.argwhere(reads).tolist()):
+            volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+        versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
+        planes = max(self.options.levels, self.options.collision_levels, int(levels.max(initial=0)))
+        job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
+                          {c: self._display_surfaces.get(c) for c in surfaces}, dict(self._display_surfaces),
+                          self._levels.copy(), levels, active, planes)
+        if planes > 0 and self._plane_levels() == 0:
+            future = Future()  # every raw surface must be made again with planes: apply_changes does it all
+            future.set_result(None)
+        else:
+            future = background_executor().submit(_prepare, self, job, self._fields.snapshot(MESHED_FIELDS))
+        return PreparedChanges(active, levels, versions, self._stamps.copy(), surfaces, future)
+
+    def apply_changes(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]:
+        """Make the changes :meth:`prepare_changes` worked out (waiting for it if it is not done): the active
+        chunks and levels of detail it was given, with its surfaces and meshes wherever nothing they were made of
+        changed since (the voxels around them, the levels and activity of the chunks they read); the rest is done
+        by the next :meth:`update`, as after :meth:`set_active` and :meth:`set_detail_levels`. The next update
+        reports the meshes either way. Returns the chunks whose activity or level changed."""
+        check_range("prepared", _described(prepared), "a PreparedChanges of this mesher's chunk grid",
+                    isinstance(prepared, PreparedChanges) and prepared.active.shape == self.volume.chunk_grid_shape)
+        result: PreparedResult | None = prepared.future.result()
+        changed = self.volume.chunk_versions != prepared.versions
+        restamped = self._stamps != prepared.stamps
+        # A surface reads the voxels one chunk around; a mesh joins the surfaces of its chunk and lower neighbours
+        # (voxels from two chunks below to one above, with the occlusion's reach).
+        stale_surface = spread(changed, 1, 1) | restamped
+        stale_mesh = spread(changed, 2, 1) | spread(restamped, 1, 0)
+        turned = self.set_active(prepared.active) | self.set_detail_levels(prepared.detail)
+        if result is None:
+            return turned
+        self._forget_inactive()
+        self._deactivated = set()
+        made = set()
+        for chunk in prepared.surfaces:
+            if stale_surface[chunk] or not self._active[chunk]:
+                continue
+            if chunk in self._activated:  # as refresh_vertices makes a chunk turning active
+                self._activated.discard(chunk)
+                raw = result.raw.get(chunk)
+                self._raw[chunk] = raw if raw is not None else self._raw_surface(chunk)
+                self._forget_collision(chunk)
+                self._simplified.add(chunk)
+            self._relevelled.discard(chunk)
+            self._display_surfaces[chunk] = result.display[chunk]
+            made.add(chunk)
+        waiting = set(prepared.surfaces) - made
+        for chunk, mesh in result.meshes.items():
+            lower = product(*(range(max(c - 1, 0), c + 1) for c in chunk))
+            if stale_mesh[chunk] or not self._active[chunk] or any(c in waiting for c in lower):
+                self._remesh.add(chunk)
+                continue
+            self._remesh.discard(chunk)
+            self._installed[chunk] = mesh
+            if mesh.triangle_count:
+                self._display[chunk] = mesh
+            else:
+                self._display.pop(chunk, None)
+        return turned
+
+    def _bump(self, chunks) -> None:
+        for chunk in chunks:
+            self._stamps[chunk] += 1
 
     def _check_detail(self, levels) -> None:
         grid = self.volume.chunk_grid_shape

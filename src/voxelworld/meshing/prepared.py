@@ -1,0 +1,116 @@
+"""Changes of a mesher's active chunks and levels of detail, worked out on a background thread.
+
+A streaming world changes which chunks are meshed and at which level of detail as its actors move: each change
+makes a chunk's surface again and remeshes it and the upper neighbours that join it, several milliseconds a chunk.
+:meth:`ChunkMesher.prepare_changes <voxelworld.meshing.ChunkMesher.prepare_changes>` hands that work to a
+background thread (pure functions of a snapshot of what the mesher saw) and
+:meth:`~voxelworld.meshing.ChunkMesher.apply_changes` installs it some frames later, waiting for it if it is late.
+What changed in between (an edit near a chunk, another level change) makes that chunk's part *stale*: the mesher
+then does it the ordinary way in its next update. Whether a part is stale depends only on what happened to the
+mesher and the volume, never on the thread's timing, so the meshes are the same, bit for bit, however fast the
+thread ran; and they are those :meth:`set_active` and :meth:`set_detail_levels` give for the same changes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+
+__all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "background_executor", "background_map", "spread"]
+
+# How much lower than the world's thread the background thread runs (Linux nice steps): the frame comes first.
+BACKGROUND_NICENESS = 10
+
+
+@dataclass(frozen=True)
+class PreparedJob:
+    """What :func:`prepare` needs, captured when the changes were asked for (nothing here changes after)."""
+
+    surfaces: tuple  # chunks whose display surface is made again (turning active, or at a new level)
+    remeshed_for_off: tuple  # active upper neighbours of chunks turning inactive: remeshed without them
+    raw: dict  # chunk -> its raw surface where the mesher kept one
+    old: dict  # chunk -> its display surface before the change (None: none kept)
+    current: dict  # chunk -> the display surface kept for chunks whose level does not change
+    levels: np.ndarray  # display levels
+    detail: np.ndarray  # levels of detail after the change
+    active: np.ndarray  # active chunks after the change
+    planes: int  # the simplification depth the raw surfaces carry planes for
+
+
+@dataclass(frozen=True)
+class PreparedResult:
+    raw: dict  # chunk -> raw surface made (of the chunks in PreparedJob.surfaces)
+    display: dict  # chunk -> display surface after the change
+    meshes: dict  # chunk -> display mesh after the change (the chunks it remeshes)
+
+
+@dataclass(frozen=True)
+class PreparedChanges:
+    """A change of active chunks and levels of detail being worked out in the background
+    (:meth:`ChunkMesher.prepare_changes`); hand it to :meth:`ChunkMesher.apply_changes`."""
+
+    active: np.ndarray  # the active chunks after the change (bool, chunk grid)
+    detail: np.ndarray  # the levels of detail after the change (int64, chunk grid)
+    versions: np.ndarray  # the volume's chunk versions when asked
+    stamps: np.ndarray  # the mesher's surface stamps when asked
+    surfaces: tuple  # the chunks whose display surface it makes
+    future: Future  # -> PreparedResult
+
+    def done(self) -> bool:
+        """Whether the background work is finished (apply_changes will not wait)."""
+        return self.future.done()
+
+
+def _lower_niceness() -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
+    except (AttributeError, OSError):  # not Linux, or not allowed: run at the world's priority
+        pass
+
+
+@cache
+def background_executor() -> ThreadPoolExecutor:
+    """The one thread that works out prepared changes, one after the other, at a lower priority."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="voxelworld-prepare",
+                              initializer=_lower_niceness)
+
+
+@cache
+def _background_workers() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-prepare-worker",
+                              initializer=_lower_niceness)
+
+
+def background_map(function, items: list) -> list:
+    """``[function(x) for x in items]`` on all cores at the background's priority (the kernels release the
+    GIL); each item on its own, so the results do not depend on the threads' order."""
+    if len(items) < 2 or (os.cpu_count() or 1) < 2:
+        return [function(item) for item in items]
+    return list(_background_workers().map(function, items))
+
+
+def spread(changed: np.ndarray, below: int, above: int) -> np.ndarray:
+    """Chunks c for which some chunk c + d, d from -``below`` to ``above`` on every axis, is ``changed``: those
+    whose work read a changed chunk (a box dilation of the chunk grid)."""
+    out = changed.copy()
+    for axis in range(3):
+        grown = out.copy()
+        n = out.shape[axis]
+        for d in range(-below, above + 1):
+            if d == 0 or abs(d) >= n:
+                continue
+            target = [slice(None)] * 3
+            source = [slice(None)] * 3
+            if d > 0:
+                target[axis], source[axis] = slice(None, n - d), slice(d, None)
+            else:
+                target[axis], source[axis] = slice(-d, None), slice(None, n + d)
+            grown[tuple(target)] |= out[tuple(source)]
+        out = grown
+    return out

@@ -1,0 +1,112 @@
+"""ChunkMesher.prepare_changes / apply_changes: changes of active chunks and levels of detail worked out on a
+background thread give the meshes the synchronous set_active / set_detail_levels give, bit for bit, whatever
+happened between (edits) and however slow the thread was."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.meshing import ChunkMesher, PreparedChanges, detail_levels
+from voxelworld.meshing import chunks as chunks_module
+from voxelworld.meshing.prepared import spread
+from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
+
+BANDS = (8.0, 16.0, 32.0, 48.0, 64.0)
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(GeneratorSettings(size=128, height=64, seed=3))
+
+
+def _meshes(mesher):
+    return {chunk: (mesh.positions.tobytes(), mesh.indices.tobytes(), mesh.occlusion.tobytes(),
+                    mesh.mat_a.tobytes(), mesh.mat_b.tobytes(), mesh.blend.tobytes(), mesh.normals.tobytes()) for chunk, mesh in mesher.meshes.items()}
+
+
+def _twins(world):
+    twins = []
+    for _ in range(2):
+        mesher = ChunkMesher(world.snapshot())
+        active = np.zeros(world.chunk_grid_shape, dtype=bool)
+        active[:2] = True
+        mesher.set_active(active)
+        mesher.set_detail_levels(np.ones(world.chunk_grid_shape, dtype=np.int64))
+        mesher.update()
+        twins.append(mesher)
+    return twins
+
+
+def test_prepared_changes_equal_synchronous_ones_with_edits_between(world):
+    prepared_mesher, plain = _twins(world)
+    rng = np.random.default_rng(1)
+    grid = world.chunk_grid_shape
+    installed = fallen_back = 0
+    for step in range(10):
+        active = rng.random(grid) < 0.6
+        levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin,
+                               [rng.uniform(0, 128, 3)], BANDS)
+        prepared = prepared_mesher.prepare_changes(active, levels)
+        if step % 2 == 0:  # an edit lands while the thread works: what it touched is done the ordinary way
+            dig = Sphere(tuple(rng.uniform(16, 112, 3) * [1, 0.4, 1]), 5.0)
+            for mesher in (prepared_mesher, plain):
+                mesher.volume.remove(dig)
+                mesher.update()
+        turned = prepared_mesher.apply_changes(prepared)
+        installed += len(prepared_mesher._installed)
+        fallen_back += len(prepared_mesher._remesh | prepared_mesher._relevelled | prepared_mesher._activated)
+        got = prepared_mesher.update()
+        expected_turned = plain.set_detail_levels(levels) | plain.set_active(active)
+        expected = plain.update()
+        assert turned == expected_turned
+        assert sorted(got.remeshed) == sorted(expected.remeshed)
+        assert got.surfaces_rebuilt == expected.surfaces_rebuilt
+        assert _meshes(prepared_mesher) == _meshes(plain)
+    assert installed > 0 and fallen_back > 0  # both paths ran
+
+
+def test_a_slow_thread_changes_nothing(world, monkeypatch):
+    fast, slow_mesher = _twins(world)
+    grid = world.chunk_grid_shape
+    active = np.ones(grid, dtype=bool)
+    levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin, [(20.0, 30.0, 20.0)], BANDS)
+    fast.apply_changes(fast.prepare_changes(active, levels))
+    fast.update()
+    work = chunks_module._prepare
+
+    def slow(*args):
+        time.sleep(0.3)
+        return work(*args)
+
+    monkeypatch.setattr(chunks_module, "_prepare", slow)
+    prepared = slow_mesher.prepare_changes(active, levels)
+    assert not prepared.done()
+    slow_mesher.apply_changes(prepared)  # waits
+    slow_mesher.update()
+    assert _meshes(fast) == _meshes(slow_mesher) and len(_meshes(fast)) > 20
+
+
+def test_bad_arguments_are_refused_before_anything_starts(world):
+    mesher, _ = _twins(world)
+    grid = world.chunk_grid_shape
+    with pytest.raises(ParameterError, match="active"):
+        mesher.prepare_changes(np.ones((1, 1, 1), dtype=bool), mesher.detail_levels)
+    with pytest.raises(ParameterError, match="levels"):
+        mesher.prepare_changes(np.ones(grid, dtype=bool), np.full(grid, 9))
+    with pytest.raises(ParameterError, match="prepared"):
+        mesher.apply_changes("soon")
+    assert isinstance(mesher.prepare_changes(mesher.active, mesher.detail_levels), PreparedChanges)
+
+
+def test_spread_marks_every_chunk_whose_box_holds_a_change():
+    rng = np.random.default_rng(4)
+    changed = rng.random((5, 4, 6)) < 0.08
+    for below, above in ((1, 1), (2, 1), (1, 0)):
+        got = spread(changed, below, above)
+        for c in np.ndindex(changed.shape):
+            box = tuple(slice(max(x - below, 0), x + above + 1) for x in c)
+            assert got[c] == changed[box].any(), (below, above, c)
