@@ -368,11 +368,12 @@ def rough_chunk_surfaces(volume, floor: int, drop_features: bool):
                                         floor=floor, drop_features=drop_features)
 
 
-def test_the_feature_floor_merges_within_the_chunk_and_coarsens_rough_ground():
+@pytest.mark.parametrize("chunk_size", [32, 24])
+def test_the_feature_floor_merges_within_the_chunk_and_coarsens_rough_ground(chunk_size):
     """On rough ground the topology test, the kinds and cells of several patches stop the plain floor; waived, the
     far levels keep a fraction of the vertices, each merged vertex still inside its own chunk's cells (merges never
-    cross a chunk border: what keeps a chunk's mesh its own)."""
-    volume = generate_volume(ROUGH)
+    cross a chunk border: what keeps a chunk's mesh its own; with chunks of 24 samples, nodes of 16 and 32 would)."""
+    volume = generate_volume(ROUGH, chunk_size=chunk_size)
     kind = volume.materials.kind_by_id
     for floor in (FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL):
         plain = sum(len(np.unique(kept.rep)) for _, kept in rough_chunk_surfaces(volume, floor, False))
@@ -391,7 +392,8 @@ def test_the_feature_floor_merges_within_the_chunk_and_coarsens_rough_ground():
             first = raw.cell_first[tuple(raw.surface_cells.T)]
             several = np.flatnonzero(np.diff(np.append(first, raw.vertex_count)) > 1)
             patches_merged += sum(kept.rep[first[c]] == kept.rep[first[c] + 1] for c in several)
-        print(f"floor {floor}: {plain} vertices with the plain floor, {dropped} dropping features")
+        print(f"chunks of {chunk_size}, floor {floor}: {plain} vertices with the plain floor, {dropped} dropping "
+              f"features")
         assert dropped < plain / 4
         assert many_kinds > 0 and patches_merged > 0  # the kinds and the one vertex per cell were waived
 
