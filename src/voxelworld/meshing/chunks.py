@@ -717,8 +717,10 @@ class ChunkMesher:
         :data:`~voxelworld.meshing.detail.MAX_DETAIL_LEVEL`), from the next :meth:`simplify_vertices` on: at
         octree levels 1..L its vertices merge wherever the topology and the two-kinds rule allow, whatever the
         shape error (a *floor*; ``options.tolerance`` still rules the levels above, up to its display level), so a
-        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. Level 0 is
-        the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
+        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. From
+        :data:`~voxelworld.meshing.detail.FEATURE_FLOOR_LEVEL` on the floor waives the topology test, the two kinds
+        and the one vertex per cell too (small features vanish; the surface may pinch, and back-to-back triangle
+        pairs are dropped), so rough ground coarsens as well. Level 0 is the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
         (by distance to the viewers, relaxed to the 2:1 rule between neighbouring chunks). Chunks at different
         levels meet without cracks; a chunk whose level changed is simplified again from its vertices, and it
         and the upper neighbours joining a changed border cell are remeshed and handed over in one update. The
