@@ -18,7 +18,7 @@ from ..terrain.base import FIELD_DTYPES
 from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
                    merge_display_meshes, with_occlusion)
 from . import _kernels, tables
-from .detail import MAX_DETAIL_LEVEL
+from .detail import FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
@@ -123,8 +123,8 @@ def _uniform_side(fields: Volume, chunk) -> bool | None:
 def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
                 collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
     """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
-    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail), or with the coarser
-    collision settings."""
+    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
+    features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
     levels = options.collision_levels if collision else (options.levels if levels is None else levels)
     density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
     if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
@@ -135,7 +135,7 @@ def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, mat
         return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
                                 materials.kind_by_id, collision=True, offset=offset)
     return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
-                            floor=floor, offset=offset)
+                            floor=floor, offset=offset, drop_features=floor >= FEATURE_FLOOR_LEVEL)
 
 
 def _chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
@@ -764,8 +764,10 @@ class ChunkMesher:
         :data:`~voxelworld.meshing.detail.MAX_DETAIL_LEVEL`), from the next :meth:`simplify_vertices` on: at
         octree levels 1..L its vertices merge wherever the topology and the two-kinds rule allow, whatever the
         shape error (a *floor*; ``options.tolerance`` still rules the levels above, up to its display level), so a
-        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. Level 0 is
-        the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
+        chunk at level L keeps about 4^-L of its triangles and at most two materials per triangle. From
+        :data:`~voxelworld.meshing.detail.FEATURE_FLOOR_LEVEL` on the floor waives the topology test, the two kinds
+        and the one vertex per cell too (small features vanish; the surface may pinch, and back-to-back triangle
+        pairs are dropped), so rough ground coarsens as well. Level 0 is the mesher as without levels of detail. Pick the levels with :func:`voxelworld.meshing.detail_levels`
         (by distance to the viewers, relaxed to the 2:1 rule between neighbouring chunks). Chunks at different
         levels meet without cracks; a chunk whose level changed is simplified again from its vertices, and it
         and the upper neighbours joining a changed border cell are remeshed and handed over in one update. The

@@ -237,8 +237,9 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     chain_next = buffer("chain_next", 6 * crossings, 0, np.int64)
     chain_code = buffer("chain_code", 6 * crossings, 0, np.int64)
     counts = np.zeros(2, dtype=np.int64)
+    out_corners = buffer("out_corners", 2 * crossings, 3, np.int64)
     out = QuadOutput(out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, head,
-                     chain_next, chain_code, counts)
+                     chain_next, chain_code, counts, out_corners)
     block_cells = BlockCells(surface_cells, ext_first, ext_case)
     block_vertices = BlockVertices(rep, positions, normals, materials, shares)
     _kernels.emit_quads(block_cells, block_vertices, volume.origin, volume.voxel_size, collision, out, QUAD_TABLES)
@@ -246,10 +247,29 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     if collision:
         return CollisionMesh(out_positions[:n_vertices].copy(), out_triangles[:n_triangles].copy(),
                              out_tri_material[:n_triangles].copy())
-    mesh = DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
-                       out_triangles[:n_triangles].copy(), out_mat[:n_vertices, 0].copy(),
-                       out_mat[:n_vertices, 1].copy(), out_blend[:n_vertices].copy())
+    if any(surface.drops_features for surface, own in gathered if own):
+        mesh = _without_flaps(out_positions, out_normals, out_mat, out_blend, out_triangles, out_corners,
+                              n_vertices, n_triangles)
+    else:
+        mesh = DisplayMesh(out_positions[:n_vertices].copy(), out_normals[:n_vertices].copy(),
+                           out_triangles[:n_triangles].copy(), out_mat[:n_vertices, 0].copy(),
+                           out_mat[:n_vertices, 1].copy(), out_blend[:n_vertices].copy())
     return with_occlusion(mesh, volume if fields is None else fields, volume)
+
+
+def _without_flaps(positions, normals, materials, blend, triangles, corners, n_vertices: int,
+                   n_triangles: int) -> DisplayMesh:
+    """The display mesh of the first ``n_vertices`` output vertices and ``n_triangles`` triangles (``corners``:
+    their mesh vertices) without back-to-back triangle pairs (:func:`_kernels.drop_mirrored_twins`; a chunk
+    whose simplification dropped features folds into them), and without the vertices only those used."""
+    kept = _kernels.drop_mirrored_twins(corners, triangles, n_triangles)
+    triangles = triangles[:kept]
+    used = np.zeros(n_vertices, dtype=bool)
+    used[triangles.reshape(-1)] = True
+    index = np.cumsum(used, dtype=np.int64) - 1
+    return DisplayMesh(positions[:n_vertices][used], normals[:n_vertices][used],
+                       index[triangles].astype(np.uint32), materials[:n_vertices, 0][used],
+                       materials[:n_vertices, 1][used], blend[:n_vertices][used])
 
 
 def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],

@@ -34,6 +34,9 @@ class ChunkSurface:
     evaluations: np.ndarray  # (n, 2) float64: their evaluation values
     qef: np.ndarray  # (n, 14) float64: quadric of each vertex (see _kernels)
     rep: np.ndarray  # (n,) int64: the vertex that stands for each vertex in the mesh (itself if not merged)
+    # Whether simplification may have dropped features (simplify_surface's drop_features): the display mesh then
+    # loses the back-to-back triangle pairs (flaps) such merges leave.
+    drops_features: bool = False
 
     @property
     def vertex_count(self) -> int:
@@ -87,12 +90,16 @@ def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
 
 def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
                      kind_by_id: np.ndarray, collision: bool = False, floor: int = 0,
-                     offset=(0, 0, 0)) -> ChunkSurface:
+                     offset=(0, 0, 0), drop_features: bool = False) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
     ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
     ``floor`` (a level of detail, 0..5) merges at levels 1..floor whatever the shape error, wherever the
-    topology and the two kinds allow, and simplifies at least that deep: ``max(levels, floor)`` levels.
+    topology and the two kinds allow, and simplifies at least that deep: ``max(levels, floor)`` levels. With
+    ``drop_features`` the levels 1..floor also waive the topology test, the two kinds and the one vertex per
+    cell (a far level of detail: thin walls, tunnels and strata may vanish; merges still stay within the chunk,
+    so chunks meet without cracks, but the surface may pinch and fold into back-to-back triangle pairs, which the
+    display mesh drops); the result says so in ``drops_features``.
     ``density`` holds the volume's samples from ``offset`` on: the whole volume, or a window reaching past the
     cells by the surface test's reach (the tolerance) and two samples, and to the volume's sides where it ends."""
     n = surface.vertex_count
@@ -111,13 +118,15 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     evaluations[:n], qef[:n] = surface.evaluations, surface.qef
     parent = np.empty(capacity, dtype=np.int64)
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
-    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor))
+    rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor),
+                     int(floor) if drop_features else 0)
     total = _kernels.simplify(density, np.asarray(offset, dtype=np.int64), iso, cells,
                               VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
                         positions[:total],
-                        normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total])
+                        normals[:total], materials[:total], evaluations[:total], qef[:total], parent[:total],
+                        bool(drop_features and floor > 0))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from .arguments import (BlockCells, BlockVertices, ChunkCells, MergeRule, QuadOu
 from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
 from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
                      qef_error, solve_qef, top_two_materials)
+from .flaps import drop_mirrored_twins
 from .occlusion import OCCLUSION_RAYS, OCCLUSION_STEPS, tangent_frame, vertex_occlusion
 from .incremental import same_vertex, top_layer_changes
 from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
@@ -24,7 +25,7 @@ from .simplify import merge_vertices, simplify, solid_at, surface_within, topolo
 
 __all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput", "QuadTables", "SimplifyTables",
            "VertexArrays",
-           "cell_cases", "cell_vertices", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
+           "cell_cases", "cell_vertices", "drop_mirrored_twins", "flipped_faces", "sign_mask", "CROSSING_MARGIN", "QEF_COLUMNS",
            "REGULARISATION", "accumulate", "axis_difference", "corner_weight", "qef_error", "solve_qef",
            "top_two_materials", "same_vertex", "top_layer_changes", "emit_quads", "gather_cells",
            "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",

@@ -54,13 +54,16 @@ class MergeRule(NamedTuple):
     """When the octree may merge: ``levels`` deep, within ``tolerance`` (samples), of at most two material kinds
     counting each vertex's first ``slots`` materials (``kind_by_id``: the kind of each material id). At levels
     1..``floor`` the tolerance does not apply (a level of detail: merge whenever topology and the kinds allow);
-    0 keeps it at every level."""
+    0 keeps it at every level. At levels 1..``feature_floor`` (at most ``floor``) the topology test, the kinds
+    and the one-vertex-per-cell rule do not apply either (a far level of detail that may drop small features);
+    only the chunk's border still stops a merge. 0: never."""
 
     levels: int
     tolerance: float
     slots: int
     kind_by_id: np.ndarray
     floor: int = 0
+    feature_floor: int = 0
 
 
 class BlockCells(NamedTuple):
@@ -96,3 +99,4 @@ class QuadOutput(NamedTuple):
     chain_next: np.ndarray  # (k,) int64: the next output vertex of the same mesh vertex
     chain_code: np.ndarray  # (k,) int64: the material pair of each output vertex (first * 256 + second)
     counts: np.ndarray  # (2,) int64: vertices and triangles written
+    corners: np.ndarray  # (t, 3) int64: the gathered (mesh) vertex of each triangle's corners

@@ -131,14 +131,16 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     ``out.blend`` the share of the second; a corner carrying neither takes the mean of the other corners'
     blends, with an output vertex of its own per blend). Collision: one material per triangle
     (``out.tri_material``), one output vertex per mesh vertex. ``out`` (:class:`QuadOutput`) receives everything,
-    ``out.counts`` (vertices, triangles); ``tables`` is a :class:`QuadTables`.
+    ``out.counts`` (vertices, triangles), and the gathered vertices of each triangle's corners (``out.corners``);
+    ``tables`` is a :class:`QuadTables`.
     """
     surface_cells, ext_first, ext_case = cells
     rep, positions, normals, vmat, vshares = vertices
     edge_patch, edge_from_corner_axis = tables
     out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material = \
         out.positions, out.normals, out.materials, out.blend, out.triangles, out.tri_material
-    head, chain_next, chain_code, counts = out.head, out.chain_next, out.chain_code, out.counts
+    head, chain_next, chain_code, counts, out_corners = out.head, out.chain_next, out.chain_code, out.counts, \
+        out.corners
     ring = np.empty(4, dtype=np.int64)
     ids = np.empty(2, dtype=np.int64)
     tri = np.empty(6, dtype=np.int64)
@@ -259,6 +261,7 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                         out_mat[o, 0], out_mat[o, 1] = first_mat, second_mat
                         out_blend[o] = stored
                     out_triangles[n_tri, corner] = o
+                    out_corners[n_tri, corner] = g
                 n_tri += 1
     counts[0], counts[1] = n_out, n_tri
 

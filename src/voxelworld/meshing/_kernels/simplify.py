@@ -9,6 +9,9 @@ import numpy as np
 
 from .common import QEF_COLUMNS, corner_weight, qef_error, solve_qef
 
+# The most vertices (surface patches) one cell holds (tables.PATCH_COUNT's largest value).
+MAX_PATCHES = 4
+
 
 # --------------------------------------------------------------------------------------------- simplifying
 @nb.njit(cache=True, inline="always")
@@ -97,13 +100,16 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
     surface provably passes within it of the merged vertex (:func:`surface_within`) -- both waived at levels up
     to ``rule.floor`` --, and the children's materials
     are of at most two kinds (counting each vertex's first ``rule.slots`` materials: 2 for display meshes; 1 for
-    collision meshes, whose triangles show only the leading material). Only the nodes above the surface cells
-    are visited. Merged vertices are appended to ``vertices`` (:class:`VertexArrays`) after ``vertex_count``;
+    collision meshes, whose triangles show only the leading material). At levels up to ``rule.feature_floor``
+    (a far level of detail) the topology test and the two-kinds rule are waived too, and a cell with several
+    vertices (patches) merges them all: small features (thin walls, tunnels, strata) may vanish, but merges still
+    stay within the chunk, so the chunks' meshes still meet without cracks. Only the nodes above the surface
+    cells are visited. Merged vertices are appended to ``vertices`` (:class:`VertexArrays`) after ``vertex_count``;
     ``parent[v]`` is the vertex that replaced v (v itself if none). Returns the new vertex count.
     """
     lo, dims, cell_case, cell_first, surface_cells = cells
     positions, normals, vmat, vevals, qef = vertices
-    levels, tolerance, slots, kind_by_id, floor = rule
+    levels, tolerance, slots, kind_by_id, floor, feature_floor = rule
     patch_count = tables.patch_count
     n = vertex_count
     for v in range(n):
@@ -114,9 +120,11 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
     last_y = lo[1] + dims[1] == end_y - 1
     last_z = lo[2] + dims[2] == end_z - 1
     solved = np.empty(4)
-    children = np.empty(8, dtype=np.int64)
-    kinds = np.empty(16, dtype=np.int64)
-    weights = np.empty(8)
+    # Up to 8 children; up to 8 cells of up to MAX_PATCHES vertices each where the features floor merges a cell's
+    # patches.
+    children = np.empty(8 * MAX_PATCHES, dtype=np.int64)
+    kinds = np.empty(2 * 8 * MAX_PATCHES, dtype=np.int64)
+    weights = np.empty(8 * MAX_PATCHES)
     best_ids = np.empty(2, dtype=np.int64)
     best = np.empty(2)
     # The nodes of the level below that hold a vertex or block their parent: at level 0, the surface cells.
@@ -138,6 +146,7 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
                 nodes[n_nodes, 0], nodes[n_nodes, 1], nodes[n_nodes, 2] = a, b, c
                 n_nodes += 1
         half = size // 2
+        drop_features = level <= feature_floor
         for node in range(n_nodes):
             a, b, c = nodes[node, 0], nodes[node, 1], nodes[node, 2]
             # Past the chunk's cells: into the next chunk (merges never cross chunk borders), or past the
@@ -151,6 +160,11 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
                     continue  # no such child
                 if level == 1:
                     patches = patch_count[cell_case[ca, cb, cc]]
+                    if patches > 1 and drop_features:
+                        for p in range(patches):  # the cell's patches merge with the node's other vertices
+                            children[count] = cell_first[ca, cb, cc] + p
+                            count += 1
+                        continue
                     s = -1 if patches == 0 else (cell_first[ca, cb, cc] if patches == 1 else -2)
                 else:
                     s = state[ca, cb, cc]
@@ -166,10 +180,10 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
                 upper[a, b, c] = -2
                 continue
             bi, bj, bk = lo[0] + a * size, lo[1] + b * size, lo[2] + c * size
-            if not topology_safe(density, offset, iso, bi, bj, bk, size, tables):
+            if not drop_features and not topology_safe(density, offset, iso, bi, bj, bk, size, tables):
                 upper[a, b, c] = -2
                 continue
-            if not kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
+            if not drop_features and not kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
                 upper[a, b, c] = -2
                 continue
             for col in range(QEF_COLUMNS):
@@ -212,7 +226,7 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
 @nb.njit(cache=True, inline="always")
 def kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
     """Whether the first ``slots`` materials (those with a share) of the ``count`` ``children`` are of at most
-    two kinds; ``kinds`` (int64, 16 long) is scratch."""
+    two kinds; ``kinds`` (int64, at least twice ``count`` long) is scratch."""
     nkinds = 0
     for q in range(count):
         for slot in range(slots):
