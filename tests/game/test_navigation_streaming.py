@@ -161,3 +161,25 @@ def test_an_npc_whose_goal_is_not_baked_waits_at_the_edge(terrain):
             break
     kinds += [e.kind for e in world.events if type(e).__name__ == "NPCChanged"]
     assert npc.state == "arrived" and kinds[-1] == "arrived" and "blocked" not in kinds
+
+
+def test_a_loaded_streaming_world_bakes_the_same_tiles(terrain, tmp_path):
+    from voxelworld.io import load_world, save_world
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    npc = world.agents.add_npc("walker", ground(world, 66.0, 64.0), ground(world, 80.0, 70.0))
+    for _ in range(20):
+        world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
+    nav = world.agents.navigation
+    save_world(world, tmp_path / "streaming.vxw")
+    loaded = load_world(tmp_path / "streaming.vxw")
+    again = loaded.agents.navigation
+    assert again.tiled is not None and again.tiled.tiles == nav.tiled.tiles
+    for tile in nav.tiled.tiles:
+        assert same_polygons(again.tiled.tile(tile), nav.tiled.tile(tile)), tile
+    assert loaded.settings.navigation_radius == STREAMING.navigation_radius
+    for _ in range(30):  # and both walk on alike
+        world.step(Inputs())
+        loaded.step(Inputs())
+    assert np.array_equal(loaded.agents.npcs[0].position, npc.position)
+    assert again.tiled.tiles == nav.tiled.tiles

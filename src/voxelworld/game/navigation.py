@@ -459,8 +459,8 @@ class WorldNavigation:
 
     def _chunk_columns(self, tile) -> tuple[int, int, int, int]:
         """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
-        those whose triangles (a chunk's reach one voxel past its box) can meet the bake's reach, widened to the
-        props reaching in (the bake reads the ground under them)."""
+        those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
+        reach, widened to the props reaching in (the bake reads the ground under them)."""
         if tile not in self._tile_chunks:
             x0, z0, x1, z1 = self.tiled.reach(tile)
             for prop in self._props:
@@ -469,7 +469,10 @@ class WorldNavigation:
                     if _boxes_meet((lo[0], lo[2], hi[0], hi[2]), (x0, z0, x1, z1)):
                         x0, z0, x1, z1 = min(x0, lo[0]), min(z0, lo[2]), max(x1, hi[0]), max(z1, hi[2])
             volume = self.volume
-            edge, voxel = volume.chunk_size * volume.voxel_size, volume.voxel_size
+            # A chunk's collision triangles reach past its box: its vertices lie in its cells or in its lower
+            # neighbours' merged nodes (2^collision_levels cells), its quads join its upper neighbours' vertices.
+            edge = volume.chunk_size * volume.voxel_size
+            voxel = (2 ** self.mesher.options.collision_levels + 2) * volume.voxel_size
             grid = volume.chunk_grid_shape
             ox, oz = float(volume.origin[0]), float(volume.origin[2])
             ci0 = max(int(np.floor((x0 - voxel - ox) / edge)), 0)
