@@ -83,11 +83,16 @@ def test_a_minute_of_sprinting_never_meets_missing_ground_or_collider(terrain):
     assert not world.mesher.active.all()  # and the world was never meshed whole
 
 
-def test_npcs_are_refused_on_a_streaming_world_until_navmeshes_stream(terrain):
+def test_npcs_walk_a_streaming_world_but_not_where_it_is_not_meshed(terrain):
     from voxelworld.errors import ParameterError
 
     world = World(terrain.snapshot(), settings=STREAMING)
+    far = np.array([8.0, 0.0, 8.0])  # a corner of the world, beyond the view distance: no chunk meshed there
+    assert np.linalg.norm((far - world.player.position)[[0, 2]]) > 2 * STREAMING.view_distance
+    far[1] = surface_height(world.volume, far[0], far[2])
     with pytest.raises(ParameterError) as error:
-        world.agents.add_npc("walker", tuple(world.player.position + [3.0, 0.0, 0.0]))
-    assert error.value.parameter == "settings.view_distance" and "do not stream yet" in str(error.value)
-    assert not world.agents.npcs and world.agents.navigation is None
+        world.agents.add_npc("stranger", tuple(far))
+    assert error.value.parameter == "position" and "meshed" in str(error.value)
+    assert not world.agents.npcs
+    npc = world.agents.add_npc("walker", tuple(world.player.position + [3.0, 0.0, 0.0]))  # tiles streamed here
+    assert npc.state == "idle" and world.agents.navigation.tiled is not None

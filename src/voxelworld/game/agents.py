@@ -89,17 +89,26 @@ class Agents:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
 
     def navigate(self) -> WorldNavigation:
-        """The world's navmesh, baked now if it was not yet. ParameterError on a world that streams
-        (``settings.view_distance`` set): its navmesh tiles do not stream yet, and a navmesh of the whole of a
-        large world is more than a frame can bake."""
+        """The world's navmesh, baked now if it was not yet. On a world that streams (``settings.view_distance``
+        set), its tiles stream around the actors (``settings.navigation_radius``, see
+        :class:`~voxelworld.game.navigation.WorldNavigation`): those around the actors are baked now, the others
+        as the actors move, ``settings.navigation_tiles_per_frame`` a frame."""
         if self.navigation is None:
             world = self.world
-            check_range("settings.view_distance", world.settings.view_distance,
-                        "None for a world with NPCs or enemies (navmesh tiles do not stream yet)",
-                        world.settings.view_distance is None)
             props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
-            self.navigation = WorldNavigation(world.volume, world.mesher, props)
+            settings = world.settings
+            self.navigation = WorldNavigation(world.volume, world.mesher, props,
+                                              navigation_distance=settings.navigation_radius,
+                                              tiles_per_frame=settings.navigation_tiles_per_frame)
+            self.navigation.bake_around(self._actor_points())
         return self.navigation
+
+    def _actor_points(self) -> np.ndarray:
+        """Where the actors are (m): the player, the enemies and the NPCs; the navmesh streams around them."""
+        points = [self.world.player.position]
+        points.extend(enemy.position for enemy in self.enemies)
+        points.extend(npc.position for npc in self.npcs)
+        return np.array(points, dtype=np.float64)
 
     def add_npc(self, name: str, position, goal=None, patrol: bool = False,
                 settings: NPCSettings = NPCSettings()) -> NPC:
@@ -143,9 +152,14 @@ class Agents:
     def _rebake(self, world, inputs) -> None:
         """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
         what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old (digging every
-        frame re-bakes a few times a second, not every frame)."""
+        frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
+        the actors (:meth:`WorldNavigation.stream`)."""
         if self.navigation is None:
             return
+        self._rebake_changes(world)
+        self.navigation.stream(self._actor_points())  # a streaming world's tiles: a few a frame
+
+    def _rebake_changes(self, world) -> None:
         if world.rebuilt_chunks:
             if not self._pending:
                 self._pending_since = world.time

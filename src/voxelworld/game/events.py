@@ -216,8 +216,9 @@ def log_hash(events: Iterable[Event]) -> str:
 
 @dataclass(frozen=True)
 class NPCChanged(Event):
-    """An NPC ``npc`` planned again (``kind`` "replanned"), was cut off from its goal ("blocked") or arrived
-    ("arrived"), standing at ``position`` (m)."""
+    """An NPC ``npc`` planned again (``kind`` "replanned"), was cut off from its goal ("blocked"), arrived
+    ("arrived") or stopped at the edge of the baked navmesh of a streaming world, its goal's tile not baked yet
+    ("waiting"), standing at ``position`` (m)."""
 
     npc: str
     kind: str

@@ -47,6 +47,7 @@ from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, N
                           SearchRegion)
 from ..navigation.bake import bake
 from ..navigation.polygons import TILE_CELLS
+from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume, VoxelVolume
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -128,6 +129,14 @@ class WorldNavigation:
         Chunks whose collision mesh (None: no triangles) to bake from instead of the mesher's: what a saved
         world's navmesh was baked from where the terrain changed since its last re-bake (``voxelworld.io``), so
         that the navmesh is that world's, bit for bit, and the re-bake still waiting does what it would have.
+    navigation_distance : float, optional
+        m (> 0): stream the navmesh's tiles around the actors (a large world, whose mesher meshes only the chunks
+        near them) instead of baking it whole: see :meth:`stream`. None (the default): baked whole.
+    tiles_per_frame : int
+        Tiles (>= 1) one :meth:`stream` call may bake when given no budget of its own. Default 1.
+    tiles : iterable of (ti, tk), optional
+        With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
+        whose chunks must be meshed (ParameterError naming ``tiles`` otherwise).
 
     Attributes
     ----------
@@ -140,6 +149,24 @@ class WorldNavigation:
     crowd : Crowd
         The agents walking the navmesh (the world's NPCs, :mod:`voxelworld.game.npcs`), stepped once a frame by
         :meth:`step_crowd`; it follows every re-bake (puts its agents back on the navmesh, plans again).
+    tiled : TiledNavMesh or None
+        On a streaming navigation (``navigation_distance``), the tiles kept (``tiled.tiles``); None when baked
+        whole.
+
+    Notes
+    -----
+    **Streaming.** With ``navigation_distance`` the navmesh holds only some tiles (:mod:`voxelworld.navigation.tiles`),
+    each equal, bit for bit, to the same tile of a full bake of the whole world. :meth:`stream`, once a frame, drops
+    the tiles farther (x-z, to the tile's edge) than ``navigation_distance`` plus one tile from every actor, and
+    those a chunk they read no longer meshes, and bakes up to its budget of the missing tiles within
+    ``navigation_distance`` of an actor, nearest first, each only once every chunk its bake reads (the tile, the
+    bake's margin of :func:`~voxelworld.navigation.tiles.tile_margin` columns, the props reaching in, and the lower
+    neighbours their collision meshes join) is meshed (:attr:`ChunkMesher.meshed <voxelworld.meshing.ChunkMesher.meshed>`).
+    Agents never stand on a dropped tile (their own tiles are the nearest). An agent whose goal lies in a tile not
+    baked walks to the baked navmesh's point nearest its goal, at the edge of what is baked, and plans again each
+    time tiles are baked; standing there, it is *waiting* (:meth:`waiting`; ``"waiting"`` events instead of
+    ``"arrived"`` or ``"blocked"``) until its goal's tile is baked. The collision meshes of the chunks the kept
+    tiles read are held (:attr:`chunk_meshes`) and let go with the tiles.
     """
 
     # What the navigation keeps from frame to frame besides its navmesh (:meth:`state_dict`); the navmesh is
@@ -149,11 +176,13 @@ class WorldNavigation:
     # crowd: its agents' states are their NPCs' (NPC.state_dict), its own under the key "crowd"; _crowd_events:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
-                        "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events")
+                        "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
+                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks")
 
     def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
-                 region: SearchRegion | None = None, *, baked_from: Mapping | None = None):
+                 region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
+                 navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None):
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -179,20 +208,41 @@ class WorldNavigation:
         elif region.turned:  # before the bake: a Crowd walks upright navmeshes only
             raise ParameterError("region.rotation", region.rotation, "(0, 0, 0, 1), an upright region: the world's "
                                  "NPCs walk its navmesh as a Crowd, which walks upright navmeshes only")
+        if navigation_distance is not None:
+            navigation_distance = check_finite("navigation_distance", navigation_distance, minimum=0.0,
+                                               strict_minimum=True, unit="m")
+        self.navigation_distance = navigation_distance
+        self.tiles_per_frame = check_integer("tiles_per_frame", tiles_per_frame, minimum=1)
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
         self._props = tuple(self._prop(p) for p in props)
-        chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))
-        self._chunk_meshes = _chunk_collision_meshes(mesher, chunks)
+        grid = volume.chunk_grid_shape
+        given = {}
         for chunk, mesh in dict(baked_from or {}).items():
-            if chunk not in self._chunk_meshes or not (mesh is None or isinstance(mesh, CollisionMesh)):
-                raise ParameterError("baked_from", chunk, f"chunks (i, j, k) of the grid {volume.chunk_grid_shape} "
-                                     "mapped to a CollisionMesh or None")
-            self._chunk_meshes[chunk] = mesh if mesh is None or mesh.triangle_count else None
-        self._chunk_objects = {c: self._terrain_object(c, m) for c, m in self._chunk_meshes.items() if m is not None}
-        self.scene = self._scene()
-        self.mesh: NavMesh = bake(self.scene, region, settings)
+            if not (isinstance(chunk, tuple) and len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid))) \
+                    or not (mesh is None or isinstance(mesh, CollisionMesh)):
+                raise ParameterError("baked_from", chunk, f"chunks (i, j, k) of the grid {grid} mapped to a "
+                                     "CollisionMesh or None")
+            given[chunk] = mesh if mesh is None or mesh.triangle_count else None
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
+        self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
+        if navigation_distance is None:
+            self.tiled = None
+            self._baked_from: dict = {}
+            self._chunk_meshes = _chunk_collision_meshes(mesher, list(product(*(range(n) for n in grid))))
+            self._chunk_meshes.update(given)
+            self._chunk_objects = {c: self._terrain_object(c, m) for c, m in self._chunk_meshes.items()
+                                   if m is not None}
+            self.scene = self._scene()
+            self.mesh: NavMesh = bake(self.scene, region, settings)
+        else:
+            self.tiled = TiledNavMesh(region, settings)
+            self._baked_from = given  # taken by the chunks as tiles first read them
+            self._chunk_meshes, self._chunk_objects = {}, {}
+            self.scene = self._scene()
+            self.mesh = self.tiled.mesh
+            if tiles is not None:
+                self._bake_given(tiles)
         self.crowd = Crowd(self.mesh, CROWD_SETTINGS)
         self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
@@ -213,18 +263,25 @@ class WorldNavigation:
         """What the navigation keeps from frame to frame besides its navmesh: ``revision``, ``log`` (a list of
         (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first) and ``crowd`` (the
         crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs')."""
-        return {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
+        state = {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
+        if self.tiled is not None:
+            state["tiles"] = sorted(self.tiled.tiles)
+        return state
 
     def load_state_dict(self, state) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a
         revision that is not a whole number >= 0. A state without ``crowd`` (saved before the crowd) leaves the
-        crowd's as it is."""
+        crowd's as it is. ``tiles`` (a streaming navigation's) must be the tiles kept (the constructor bakes
+        them: ``tiles``)."""
         if not (isinstance(state, Mapping) and "revision" in state and "log" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys revision, log")
         for key, check in self.STATE_CHECKS.items():
             check(f"state[{key!r}]", state[key])
         revision = check_integer("state['revision']", state["revision"], minimum=0)
+        if "tiles" in state and (self.tiled is None or {tuple(t) for t in state["tiles"]} != set(self.tiled.tiles)):
+            raise ParameterError("state['tiles']", state["tiles"], "the tiles this navigation keeps, "
+                                 f"{sorted(self.tiled.tiles) if self.tiled is not None else 'none (baked whole)'}")
         if "crowd" in state:
             self.crowd.load_state_dict(state["crowd"])
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
@@ -235,6 +292,11 @@ class WorldNavigation:
         (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``)."""
         max_snap = check_finite("max_snap", max_snap, minimum=0.0, unit="m")
         point = np.array(check_point("position", position))
+        if self.tiled is not None:
+            self.bake_around([point])
+            if self.tiled.tile_of(point) not in self.tiled.tiles:
+                raise ParameterError("position", tuple(point.tolist()), "a point whose navmesh tile can be baked: "
+                                     "every chunk its bake reads meshed (near the world's actors)")
         snapped, polygon = NavQuery(self.mesh).nearest_point(point)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= max_snap:
             raise ParameterError("position", tuple(point.tolist()), f"a point within max_snap = {max_snap} m of the "
@@ -245,7 +307,17 @@ class WorldNavigation:
         """Step the crowd for ``dt`` s (> 0); each agent's events wait for :meth:`take_events`."""
         self._crowd_events = {}
         for event in self.crowd.step(dt):
+            if event.kind in ("arrived", "blocked") and self.waiting(event.agent):
+                event = CrowdEvent(event.agent, "waiting", event.position, event.time)
             self._crowd_events.setdefault(event.agent, []).append(event)
+
+    def waiting(self, agent: int) -> bool:
+        """Whether agent ``agent`` stopped short of its goal because the goal's tile is not baked (a streaming
+        navigation; see the class's notes): it plans again as tiles are baked."""
+        if self.tiled is None or self.crowd.state(agent) not in ("arrived", "blocked"):
+            return False
+        goal = self.crowd.goal(agent)
+        return goal is not None and self.tiled.tile_of(goal) not in self.tiled.tiles
 
     def take_events(self, agent: int) -> list[CrowdEvent]:
         """Agent ``agent``'s events of the last :meth:`step_crowd` (each given once)."""
@@ -288,6 +360,9 @@ class WorldNavigation:
                 raise ParameterError("chunks", chunk, f"chunk indices (i, j, k) within the grid {tuple(grid)}")
         near = {tuple(c + o for c, o in zip(chunk, offset)) for chunk in given for offset in product((0, 1), repeat=3)}
         near = sorted(c for c in near if all(x < n for x, n in zip(c, grid)))
+        if self.tiled is not None:  # only the chunks the kept tiles read, where they are still meshed
+            meshed = self.mesher.meshed
+            near = [c for c in near if c in self._chunk_meshes and meshed[c]]
         fresh = _chunk_collision_meshes(self.mesher, near)
         lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
         for chunk, mesh in fresh.items():
@@ -304,15 +379,154 @@ class WorldNavigation:
                 self._chunk_objects[chunk] = self._terrain_object(chunk, mesh)
         if not np.all(np.isfinite(lo)):
             return []
+        if self.tiled is not None:
+            box = (lo[0], lo[2], hi[0], hi[2])
+            return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
         self.scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)
+        self._logged(tiles)
+        return tiles
+
+    def _logged(self, tiles) -> None:
         if tiles:
             self.revision += 1
             self._log.append((self.revision, frozenset(tiles)))
+
+    # ------------------------------------------------------------------------------------------ streaming
+    def stream(self, points, budget: int | None = None) -> list[tuple[int, int, int]]:
+        """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see the class's notes):
+        drop the far ones and those a chunk they read no longer meshes, bake up to ``budget`` (None:
+        ``tiles_per_frame``; a negative budget: all) of the missing ones within ``navigation_distance``, nearest
+        first. Returns the tiles whose polygons changed, as (0, ti, tk). Nothing to do when baked whole."""
+        if self.tiled is None:
+            return []
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
+        distance = self._tile_distances(points)
+        ok = self.mesher.meshed.all(axis=1)
+        keep = self.navigation_distance + self.tile_size
+        drop = [t for t in sorted(self.tiled.tiles) if not (distance[t] <= keep and self._bakeable(t, ok))]
+        return self._change(self._missing(distance, ok, budget), drop)
+
+    def bake_around(self, points) -> list[tuple[int, int, int]]:
+        """Bake now every missing tile within ``navigation_distance`` of ``points`` ((n, 3), m) whose chunks are
+        meshed, dropping none (a new agent's place). Returns the tiles baked, as (0, ti, tk)."""
+        if self.tiled is None:
+            return []
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        return self._change(self._missing(self._tile_distances(points), self.mesher.meshed.all(axis=1), -1), [])
+
+    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, int]]:
+        """The tiles within the navigation distance, not kept and bakeable, nearest first, at most ``budget``
+        (negative: all)."""
+        kept = self.tiled.tiles
+        near = [tuple(t) for t in np.argwhere(distance <= self.navigation_distance).tolist()]
+        near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
+        out = []
+        for tile in near:
+            if budget >= 0 and len(out) >= budget:
+                break
+            if self._bakeable(tile, ok):
+                out.append(tile)
+        return out
+
+    def _bake_given(self, tiles) -> None:
+        try:
+            tiles = sorted({tuple(int(c) for c in t) for t in tiles})
+        except (TypeError, ValueError):
+            raise ParameterError("tiles", tiles, "an iterable of tiles (ti, tk)") from None
+        ok = self.mesher.meshed.all(axis=1)
+        for tile in tiles:
+            self.tiled.tile_box(tile)  # ParameterError naming the tile outside the grid
+            if not self._bakeable(tile, ok):
+                raise ParameterError("tiles", tile, "tiles whose chunks are all meshed (mesher.meshed)")
+        self._change(tiles, [])
+
+    def _tile_distances(self, points: np.ndarray) -> np.ndarray:
+        """(tiles x, tiles z): each tile's x-z distance (m) from the nearest point (0 inside it)."""
+        ntx, ntz = self.tiled.tile_grid
+        size, area = self.tile_size, self.tiled.area
+        x0 = area.x0 + np.arange(ntx) * size
+        z0 = area.z0 + np.arange(ntz) * size
+        x1 = np.minimum(x0 + size, area.x0 + area.nx * area.cell)
+        z1 = np.minimum(z0 + size, area.z0 + area.nz * area.cell)
+        best = np.full((ntx, ntz), np.inf)
+        for p in points:
+            dx = np.maximum(np.maximum(x0 - p[0], p[0] - x1), 0.0)
+            dz = np.maximum(np.maximum(z0 - p[2], p[2] - z1), 0.0)
+            best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
+        return best
+
+    def _chunk_columns(self, tile) -> tuple[int, int, int, int]:
+        """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
+        those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
+        reach, widened to the props reaching in (the bake reads the ground under them)."""
+        if tile not in self._tile_chunks:
+            x0, z0, x1, z1 = self.tiled.reach(tile)
+            for prop in self._props:
+                if len(prop.positions):
+                    lo, hi = prop.positions.min(axis=0), prop.positions.max(axis=0)
+                    if _boxes_meet((lo[0], lo[2], hi[0], hi[2]), (x0, z0, x1, z1)):
+                        x0, z0, x1, z1 = min(x0, lo[0]), min(z0, lo[2]), max(x1, hi[0]), max(z1, hi[2])
+            volume = self.volume
+            # A chunk's collision triangles reach past its box: its vertices lie in its cells or in its lower
+            # neighbours' merged nodes (2^collision_levels cells), its quads join its upper neighbours' vertices.
+            edge = volume.chunk_size * volume.voxel_size
+            voxel = (2 ** self.mesher.options.collision_levels + 2) * volume.voxel_size
+            grid = volume.chunk_grid_shape
+            ox, oz = float(volume.origin[0]), float(volume.origin[2])
+            ci0 = max(int(np.floor((x0 - voxel - ox) / edge)), 0)
+            ci1 = min(int(np.floor((x1 + voxel - ox) / edge)), grid[0] - 1)
+            ck0 = max(int(np.floor((z0 - voxel - oz) / edge)), 0)
+            ck1 = min(int(np.floor((z1 + voxel - oz) / edge)), grid[2] - 1)
+            self._tile_chunks[tile] = (ci0, ck0, ci1, ck1)
+        return self._tile_chunks[tile]
+
+    def _bakeable(self, tile, ok: np.ndarray) -> bool:
+        """Whether every chunk a bake of ``tile`` reads, and the lower neighbours their collision meshes join,
+        is meshed (``ok``: every chunk of the column (ci, ck) meshed)."""
+        ci0, ck0, ci1, ck1 = self._chunk_columns(tile)
+        return bool(ok[max(ci0 - 1, 0):ci1 + 1, max(ck0 - 1, 0):ck1 + 1].all())
+
+    def _read_chunks(self, tiles) -> list[tuple[int, int, int]]:
+        height = self.volume.chunk_grid_shape[1]
+        columns = set()
+        for tile in tiles:
+            ci0, ck0, ci1, ck1 = self._chunk_columns(tile)
+            columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
+        return sorted((ci, cj, ck) for ci, ck in columns for cj in range(height))
+
+    def _change(self, bake_tiles: list, drop_tiles: list) -> list[tuple[int, int, int]]:
+        """Bake and drop tiles; the chunks the kept tiles read are held, the others let go."""
+        if not bake_tiles and not drop_tiles:
+            return []
+        needed = self._read_chunks(bake_tiles)
+        for chunk in needed:
+            if chunk not in self._chunk_meshes:
+                if chunk in self._baked_from:
+                    mesh = self._baked_from.pop(chunk)
+                else:
+                    mesh = self.mesher.chunk_collision_mesh(chunk)
+                    mesh = mesh if mesh.triangle_count else None
+                self._chunk_meshes[chunk] = mesh
+                if mesh is not None:
+                    self._chunk_objects[chunk] = self._terrain_object(chunk, mesh)
+        scene = Scene([self._chunk_objects[c] for c in needed if c in self._chunk_objects] + list(self._props))
+        changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
+        held = set(self._read_chunks(self.tiled.tiles))
+        for chunk in [c for c in self._chunk_meshes if c not in held]:
+            del self._chunk_meshes[chunk]
+            self._chunk_objects.pop(chunk, None)
+        for tile in [t for t in self._tile_chunks if t not in self.tiled.tiles]:
+            del self._tile_chunks[tile]
+        self.scene = self._scene()
+        tiles = [(0, ti, tk) for ti, tk in changed]
+        self._logged(tiles)
         return tiles
 
     def full_bake(self) -> NavMesh:
-        """A fresh full bake of the current scene (what :meth:`update` must equal; for checks)."""
+        """A fresh full bake of the current scene (what :meth:`update` must equal; for checks). Streaming, the
+        scene holds only the chunks the kept tiles read: its tiles under the kept ones are theirs."""
         return bake(self.scene, self.region, self.settings)
 
     # ------------------------------------------------------------------------------------------- tiles
@@ -343,3 +557,8 @@ class WorldNavigation:
             k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
             tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
         return frozenset(tiles)
+
+
+def _boxes_meet(a, b) -> bool:
+    """Whether two x-z boxes (x0, z0, x1, z1) overlap or touch."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]

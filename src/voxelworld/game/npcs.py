@@ -42,7 +42,8 @@ from .navigation import WorldNavigation
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
 
-STATES = ("idle", "walking", "arrived", "blocked")
+# "waiting": stopped short of a goal whose navmesh tile is not baked yet (a streaming world; it walks on when it is)
+STATES = ("idle", "walking", "arrived", "blocked", "waiting")
 _CROWD_STATES = {"idle": "idle", "moving": "walking", "arrived": "arrived", "blocked": "blocked"}
 
 
@@ -80,7 +81,8 @@ class NPCSettings:
 
 @dataclass(frozen=True)
 class NPCEvent:
-    """Something an NPC did: ``kind`` is ``"arrived"``, ``"replanned"`` or ``"blocked"``; ``position`` (m)
+    """Something an NPC did: ``kind`` is ``"arrived"``, ``"replanned"``, ``"blocked"`` or ``"waiting"`` (on a
+    streaming world: stopped at the edge of the baked navmesh, its goal's tile not baked yet); ``position`` (m)
     where it stood; ``time`` in s of its own walking clock."""
 
     npc: str
@@ -176,6 +178,8 @@ class NPC:
 
     @property
     def state(self) -> str:
+        if self.navigation.waiting(self.agent):
+            return "waiting"
         return _CROWD_STATES[self.navigation.crowd.state(self.agent)]
 
     @property

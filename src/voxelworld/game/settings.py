@@ -18,6 +18,7 @@ from .player import PlayerSettings
 # band of a few voxels under its neighbours' triangles (a rock band between soil and lava), which footsteps,
 # punches and pull-outs read.
 GAME_MESH_OPTIONS = MeshOptions(levels=2, collision_levels=2, collision_tolerance=0.3)
+NAVIGATION_DISTANCE = 64.0  # m: the largest default navigation distance (WorldSettings.navigation_radius)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,14 @@ class WorldSettings:
     outer edge of each level of detail's band (:func:`voxelworld.meshing.detail_levels`): far chunks are drawn
     coarser (no cracks where levels meet); None draws every chunk at full detail; ``stream_chunks_per_frame``:
     chunks (>= 1) that may turn meshed, or change their level of detail, in one frame (nearest first), so
-    streaming spreads over frames (the world's first frame meshes all it sees at once).
+    streaming spreads over frames (the world's first frame meshes all it sees at once);
+    ``navigation_distance``: m (> 0, < ``view_distance``) or None (half the view distance, at most
+    ``NAVIGATION_DISTANCE`` = 64 m: :attr:`navigation_radius`), on a streaming world: the navmesh keeps the tiles within
+    this distance (x-z, to the tile's edge) of the player and every agent, baked once every chunk the bake reads is
+    meshed, and drops them beyond this distance plus one tile (19.2 m with the default navmesh settings), or when a
+    chunk they read stops being meshed (:class:`~voxelworld.game.navigation.WorldNavigation`); ignored by a world
+    meshed whole; ``navigation_tiles_per_frame``: tiles (>= 1) baked in one frame (nearest first), so baking
+    spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md).
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -62,6 +70,18 @@ class WorldSettings:
     view_distance: float | None = None
     detail_distances: tuple[float, ...] | None = None
     stream_chunks_per_frame: int = 16
+    navigation_distance: float | None = None
+    navigation_tiles_per_frame: int = 1
+
+    @property
+    def navigation_radius(self) -> float | None:
+        """The navigation distance in use (m): ``navigation_distance``, or its default; None for a world meshed
+        whole (no ``view_distance``), whose navmesh is baked whole."""
+        if self.view_distance is None:
+            return None
+        if self.navigation_distance is not None:
+            return self.navigation_distance
+        return min(self.view_distance / 2, NAVIGATION_DISTANCE)
 
     def __post_init__(self):
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
@@ -92,6 +112,15 @@ class WorldSettings:
             object.__setattr__(self, "detail_distances", tuple(float(d) for d in bands))
         object.__setattr__(self, "stream_chunks_per_frame", check_integer(
             "stream_chunks_per_frame", self.stream_chunks_per_frame, minimum=1))
+        if self.navigation_distance is not None:
+            distance = check_finite("navigation_distance", self.navigation_distance, minimum=0.0,
+                                    strict_minimum=True, unit="m")
+            check_range("navigation_distance", self.navigation_distance,
+                        f"a finite number < view_distance = {self.view_distance} (m): the tiles' chunks must be meshed",
+                        self.view_distance is None or distance < self.view_distance)
+            object.__setattr__(self, "navigation_distance", distance)
+        object.__setattr__(self, "navigation_tiles_per_frame", check_integer(
+            "navigation_tiles_per_frame", self.navigation_tiles_per_frame, minimum=1))
 
 
 # A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.

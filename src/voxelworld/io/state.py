@@ -150,9 +150,11 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
             for a in COLLISION_ARRAYS:
                 arrays[f"navigation.baked_from.{len(baked_from)}.{a}"] = getattr(mesh, a)
         baked_from.append((chunk, mesh is not None))
+    streaming = {} if nav.tiled is None else {"navigation_distance": nav.navigation_distance,
+                                              "tiles_per_frame": nav.tiles_per_frame}
     return {"settings": codec.encode(nav.settings, "navigation.settings"),
             "region": codec.encode(nav.region, "navigation.region"),
-            "prop_min_height": nav.prop_min_height, **_encoded(codec, nav.state_dict(), "navigation"),
+            "prop_min_height": nav.prop_min_height, **streaming, **_encoded(codec, nav.state_dict(), "navigation"),
             "baked_from": codec.encode(tuple(baked_from), "navigation.baked_from")}
 
 
@@ -315,10 +317,16 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         baked_from[chunk] = CollisionMesh(*(_array(arrays, f"{name}.{a}") for a in COLLISION_ARRAYS)) \
             if present else None
     props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+    # A streaming navigation's tiles are baked again (they need their chunks meshed: those around the player are,
+    # the loaded world meshes around it at once).
+    streaming = {}
+    if "navigation_distance" in row:
+        streaming = {"navigation_distance": row["navigation_distance"], "tiles_per_frame": row.get("tiles_per_frame", 1),
+                     "tiles": codec.decode(row.get("tiles", []), "navigation.tiles")}
     try:
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
-                              baked_from=baked_from)
+                              baked_from=baked_from, **streaming)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
     for name in NAVMESH_ARRAYS:
@@ -326,5 +334,6 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
             raise FormatError(f"{where}: the navmesh baked from the saved collision meshes differs from the saved "
                               f"navmesh ({name})")
-    _load(codec, nav, row, "navigation", besides=("settings", "region", "prop_min_height", "baked_from"))
+    _load(codec, nav, row, "navigation", besides=("settings", "region", "prop_min_height", "baked_from",
+                                                  "navigation_distance", "tiles_per_frame"))
     return nav

@@ -682,6 +682,18 @@ class ChunkMesher:
         :meth:`set_active` said otherwise."""
         return self._active.copy()
 
+    @property
+    def meshed(self) -> np.ndarray:
+        """Which chunks have their surfaces, so their collision meshes are what :attr:`active` promises (a bool
+        array of the chunk grid's shape): the active chunks but those turned active since the last
+        :meth:`refresh_vertices` (the next one meshes them). Before the first update, every active chunk (a
+        collision mesh asked for then updates the mesher first)."""
+        meshed = self._active.copy()
+        if self._fields is not None:
+            for chunk in self._activated:
+                meshed[chunk] = False
+        return meshed
+
     def set_active(self, active) -> frozenset[tuple[int, int, int]]:
         """Mesh only the chunks where ``active`` (a bool array of the chunk grid's shape) is True, from the next
         :meth:`refresh_vertices` on: a chunk turning active gets its vertices and display mesh then (its upper

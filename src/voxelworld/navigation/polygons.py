@@ -39,7 +39,7 @@ from .navmesh import NavMesh
 from .sampling import level_links
 
 __all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_arrays",
-           "navmesh_from_grids"]
+           "tile_navmesh_arrays", "side_steps", "navmesh_from_grids"]
 
 TILE_CELLS = 64  # columns along each side of a tile
 
@@ -207,12 +207,14 @@ def _shared_portals(region_a, region_b, polygon, a, b):
 
 
 def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6,
-                  max_edge_error: float = 0.0) -> TilePolygons:
+                  max_edge_error: float = 0.0, origin: tuple[int, int] = (0, 0)) -> TilePolygons:
     """The polygons of tile (ti, tk): its samples' regions, each outline traced, simplified within
     ``max_edge_error`` (m) and cut into convex polygons of at most ``max_corners`` corners, with their detail
-    (see the module's docstring)."""
+    (see the module's docstring). ``origin``: the grid column ``(i, k)`` of the layers' first column, for layers
+    of a window of the grid holding the tile and the columns around it (the region's last columns where the tile
+    is the last); the polygons are given on the grid all the same."""
     nx, nz, levels = layers.height.shape
-    i_lo, k_lo = ti * TILE_CELLS, tk * TILE_CELLS
+    i_lo, k_lo = ti * TILE_CELLS - origin[0], tk * TILE_CELLS - origin[1]
     i_hi, k_hi = min(i_lo + TILE_CELLS, nx), min(k_lo + TILE_CELLS, nz)
     room = (i_hi - i_lo) * (k_hi - k_lo) * levels
     rects = np.empty((room, 5), dtype=np.int64)
@@ -263,11 +265,17 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
         inner.extend(shared_pairs)
         inner_ends.extend(shared_ends + (i_lo, k_lo))
-    return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64), joined(heights, np.empty(0)),
-                        np.concatenate([[0]] + ends).astype(np.int64), joined(level, np.empty(0, np.int64)),
-                        joined(boxes, np.empty((0, 4), np.int64)), joined(details, np.empty(0)),
-                        joined(sides, np.empty((0, 4), np.int64)),
-                        np.array(inner, np.int64).reshape(-1, 2), np.array(inner_ends, np.int64).reshape(-1, 2, 2))
+    shift = np.array(origin, dtype=np.int64)
+    boxes = joined(boxes, np.empty((0, 4), np.int64)).astype(np.int64)
+    sides = joined(sides, np.empty((0, 4), np.int64)).astype(np.int64)
+    if shift.any():  # from the window's columns to the grid's
+        boxes[:, :2] += shift
+        sides[:, 2:] += shift
+    return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64) + shift,
+                        joined(heights, np.empty(0)), np.concatenate([[0]] + ends).astype(np.int64),
+                        joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
+                        np.array(inner, np.int64).reshape(-1, 2),
+                        np.array(inner_ends, np.int64).reshape(-1, 2, 2) + shift)
 
 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:
@@ -285,6 +293,19 @@ def _detail_heights(boxes, starts, heights, which, points):
     return out
 
 
+def side_steps(sides: np.ndarray, links: np.ndarray, nx: int, nz: int, i0: int = 0, k0: int = 0) -> np.ndarray:
+    """For each row ``(polygon, d, i, k, s)`` of ``sides``: the level of the sample that sample (i, k, s) steps
+    to across its +x (d = 0) or +z (d = 2) side, or -1 (no link, another side, or the neighbour beyond the grid of
+    ``nx`` x ``nz`` columns). ``links`` (see :class:`WalkableLayers`) covers the columns from ``(i0, k0)`` on, every
+    row's column included: what :func:`side_portals` reads of the links, so that tiles baked apart
+    (:mod:`~voxelworld.navigation.tiles`) keep it with their polygons."""
+    d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(1, 5))
+    out = np.full(len(d), -1, dtype=np.int64)
+    steps = ((d == 0) | (d == 2)) & (i + (d == 0) < nx) & (k + (d == 2) < nz)
+    out[steps] = links[d[steps], i[steps] - i0, k[steps] - k0, s[steps]]
+    return out
+
+
 def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
     """The portals along the grid's lines between the polygons holding samples' sides: ``sides (n, 5)`` rows
     ``(polygon, d, i, k, s)``, polygon holding side d (0: +x, 1: -x, 2: +z, 3: -z) of sample (i, k, s) (a side
@@ -294,19 +315,24 @@ def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
     line x = i + 1, 2: z = k + 1), line, first, last)`` (grid points along the line), by axis, level, line and
     first point. Only the sides listed are looked at: the cost follows the polygons' held sides, not the grid."""
     _, nx, nz, levels = links.shape
+    return portals_of_sides(sides, side_steps(sides, links, nx, nz), nx, nz, levels)
+
+
+def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int) -> np.ndarray:
+    """:func:`side_portals` from the sides and their :func:`side_steps` on a grid of ``nx`` x ``nz`` columns and
+    at most ``levels`` levels."""
     polygon, d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(5))
     key = ((d * nx + i) * nz + k) * levels + s
     order = np.argsort(key, kind="stable")
     later = np.ones(len(key), dtype=bool)
     later[:-1] = key[order][1:] != key[order][:-1]
     last = order[later]  # the later row of a side listed twice
-    key, polygon = key[last], polygon[last]  # by key
+    key, polygon, step = key[last], polygon[last], np.asarray(steps, dtype=np.int64)[last]  # by key
     d, i, k, s = d[last], i[last], k[last], s[last]
     ni, nk = i + (d == 0), k + (d == 2)
-    steps = ((d == 0) | (d == 2)) & (ni < nx) & (nk < nz)
-    steps[steps] = links[d[steps], i[steps], k[steps], s[steps]] >= 0
+    steps = step >= 0
     a, d, i, k, ni, nk = polygon[steps], d[steps], i[steps], k[steps], ni[steps], nk[steps]
-    t = links[d, i, k, s[steps]]
+    t = step[steps]
     wanted = (((d + 1) * nx + ni) * nz + nk) * levels + t
     at = np.minimum(np.searchsorted(key, wanted), len(key) - 1)
     b = np.where(key[at] == wanted, polygon[at], -1) if len(key) else np.empty(0, np.int64)
@@ -328,7 +354,13 @@ def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
     heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
-    cell, x0, z0 = float(layers.cell), float(layers.x0), float(layers.z0)
+    return _tile_arrays(tiles, float(layers.x0), float(layers.z0), float(layers.cell),
+                        lambda sides: side_portals(sides, layers.links))
+
+
+def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
+    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
+    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`)."""
     vertices, ends, levels, boxes, details, inner, inner_ends, sides = [], [], [], [], [], [], [], []
     polygons = corners = 0
     for tile in tiles:
@@ -345,8 +377,7 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     boxes = np.concatenate(boxes) if boxes else np.empty((0, 4), np.int64)
     details = np.concatenate(details) if details else np.empty(0)
     starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    a, b, axis, line, lo, hi = side_portals(np.concatenate(sides) if sides else np.empty((0, 5), np.int64),
-                                            layers.links).T
+    a, b, axis, line, lo, hi = portals(np.concatenate(sides) if sides else np.empty((0, 5), np.int64)).T
     on_x = axis == 0
     grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
                           np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
@@ -369,7 +400,21 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
 def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
     """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
     polygon_level, portals, portal_segments, detail_origin, detail_shape, detail_heights)``."""
-    parts = [_region_arrays(layers, tiles) for layers, tiles in regions]
+    return _joined_arrays([_region_arrays(layers, tiles) for layers, tiles in regions])
+
+
+def tile_navmesh_arrays(tiles: list[TilePolygons], steps: list[np.ndarray], x0: float, z0: float, cell: float,
+                        nx: int, nz: int, levels: int):
+    """:func:`navmesh_arrays` of some tiles of one region, baked apart (:mod:`~voxelworld.navigation.tiles`):
+    ``tiles`` in tile order, each with the :func:`side_steps` of its sides (its polygons' level as each row's
+    level), on the region's grid (corner ``(x0, z0)`` m, spacing ``cell`` m, ``nx`` x ``nz`` columns, at most
+    ``levels`` levels). Given every tile of the region, the arrays of :func:`navmesh_arrays`, bit for bit."""
+    every = np.concatenate(steps) if steps else np.empty(0, np.int64)
+    return _joined_arrays([_tile_arrays(tiles, x0, z0, cell,
+                                        lambda sides: portals_of_sides(sides, every, nx, nz, levels))])
+
+
+def _joined_arrays(parts):
     polygon_count = corner_count = 0
     ends, pairs = [np.zeros(1, np.int64)], []
     for vertices, polygon_ends, levels, _, _, _, portal_pairs, _ in parts:

@@ -1,0 +1,310 @@
+"""Tiles baked apart: a navmesh that holds only some tiles of a region, each the same, bit for bit, as the same
+tile of a full bake of the region (for worlds too large to bake whole, which keep the tiles around their agents).
+
+A tile's polygons (:func:`~voxelworld.navigation.polygons.tile_polygons`) read the final samples and their links
+of the tile and the column around it; every step before reaches only so far (see
+:mod:`voxelworld.navigation.sampling` and :mod:`voxelworld.navigation.rebake`):
+
+- small islands: an island too small to keep has fewer than :func:`~.rebake.smallest_island` samples, so it lies
+  within that many columns of any of its samples; an island a window cuts off at its edge reaches at least that
+  far, so it is kept in the window as it is in the whole region. Islands are judged over the tile, the column
+  around it and ``smallest_island`` columns more;
+- erosion, :func:`~.sampling.erosion_reach` columns further; whole cells, one column further (their links);
+- the rays, one per column of that window.
+
+So :func:`bake_tiles` casts the rays over a window of the tiles ``tile_margin`` columns wider on every side
+(clipped to the region, whose edge a full bake has too) and runs the steps there; the tiles' polygons are those
+of a full bake, bit for bit, and :func:`tile_reach` is the box of the scene they read. A tile keeps, besides its
+polygons, where the samples on its sides step across to (:func:`~.polygons.side_steps`), which is all the
+portals between tiles read: :class:`TiledNavMesh` joins any set of tiles into one navmesh, and given every tile,
+it is the full bake's navmesh, bit for bit.
+
+Examples
+--------
+>>> from voxelworld.navigation import Scene, SearchRegion, NavSettings
+>>> from voxelworld.navigation.bake import bake
+>>> floor = [[0, 0, 0], [40, 0, 0], [40, 0, 40], [0, 0, 40]]
+>>> scene = Scene().with_object("floor", floor, [[0, 2, 1], [0, 3, 2]], role="floor")
+>>> region = SearchRegion((0, -1, 0), (40, 3, 40), landing=False)
+>>> settings = NavSettings(ray_density=16)
+>>> tiled = TiledNavMesh(region, settings)
+>>> tiled.tile_grid, tiled.tile_of((30.0, 0.0, 5.0))
+((3, 3), (1, 0))
+>>> tiled.change(scene, bake=[(0, 0), (1, 0)])
+[(0, 0), (1, 0)]
+>>> full = bake(scene, region, settings)
+>>> same_polygons(tiled.tile((1, 0)), full.bake_state.areas[0].tiles[1 * 3 + 0])
+True
+>>> tiled.change(scene, bake=[(x, z) for x in range(3) for z in range(3)], drop=[])[-1]
+(2, 2)
+>>> all(np.array_equal(getattr(tiled.mesh, name), getattr(full, name)) for name in ARRAY_NAMES)
+True
+>>> tiled.change(scene, drop=[(2, 2)]), len(tiled.tiles)
+([(2, 2)], 8)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..errors import ParameterError
+from .areas import BakeArea, _corner_and_shape
+from .navmesh import ARRAY_NAMES, NavMesh
+from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
+from .rays import RayScene, check_bake_input
+from .rebake import smallest_island
+from .sampling import MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells
+from .scene import Scene
+from .settings import NavSettings, SearchRegion
+
+__all__ = ["TiledNavMesh", "BakedTile", "same_polygons", "tile_margin", "bake_tiles", "tile_reach", "streaming_area"]
+
+
+class BakedTile:
+    """One tile baked apart: its polygons and the :func:`~.polygons.side_steps` of their sides."""
+
+    __slots__ = ("polygons", "steps", "__weakref__")
+
+    def __init__(self, polygons: TilePolygons, steps: np.ndarray):
+        self.polygons, self.steps = polygons, steps
+
+    def same_as(self, other: BakedTile | None) -> bool:
+        """Whether ``other`` holds the same polygons and steps, array for array."""
+        return other is not None and np.array_equal(self.steps, other.steps) \
+            and same_polygons(self.polygons, other.polygons)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the tile's arrays."""
+        return int(self.steps.nbytes) + sum(int(getattr(self.polygons, name).nbytes)
+                                            for name in TilePolygons.__dataclass_fields__)
+
+
+def same_polygons(a: TilePolygons, b: TilePolygons) -> bool:
+    """Whether two tiles' polygons are the same, array for array (values and dtypes), bit for bit."""
+    return all(_same_array(getattr(a, name), getattr(b, name)) for name in TilePolygons.__dataclass_fields__)
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def streaming_area(region: SearchRegion, settings: NavSettings) -> BakeArea:
+    """The ray grid of ``region`` alone (as :func:`~.areas.area_of` makes it) without the per-column owner array:
+    every column is the region's (a broadcast view, no memory), and no limit on the grid's size, since only
+    windows of it are baked."""
+    check_bake_input(Scene(), region, settings)
+    cell = settings.cell_size
+    x0, z0, nx, nz = _corner_and_shape([region], cell)
+    if not (1 <= nx < math.inf and 1 <= nz < math.inf):
+        raise ParameterError("region", region, f"a box at least one cell ({cell:.3f} m) wide in x and z, finite")
+    nx, nz = int(nx), int(nz)
+    owner = np.broadcast_to(np.zeros((), dtype=np.int64), (nx, nz))
+    return BakeArea((region,), float(x0), float(z0), cell, nx, nz, owner)
+
+
+def tile_margin(settings: NavSettings) -> int:
+    """Columns around the tiles that a bake of them reads (see the module's docstring): the column around the
+    tiles (their links), the islands' reach, the erosion's, the whole cells' column, and one to spare."""
+    return 1 + max(smallest_island(settings, MAX_BAKE_SAMPLES), 1) + erosion_reach(settings) + 1 + 1
+
+
+MAX_BAKE_SAMPLES = 1 << 40  # caps smallest_island's count: more samples than any window holds
+
+
+def _tile_columns(area: BakeArea, ti0: int, tk0: int, ti1: int, tk1: int) -> tuple[int, int, int, int]:
+    """The columns (i0, k0, i1, k1) of the tiles [ti0, ti1) x [tk0, tk1)."""
+    return ti0 * TILE_CELLS, tk0 * TILE_CELLS, min(ti1 * TILE_CELLS, area.nx), min(tk1 * TILE_CELLS, area.nz)
+
+
+def _grown(area: BakeArea, block, by: int) -> tuple[int, int, int, int]:
+    i0, k0, i1, k1 = block
+    return max(i0 - by, 0), max(k0 - by, 0), min(i1 + by, area.nx), min(k1 + by, area.nz)
+
+
+def _check_tiles(area: BakeArea, tiles) -> tuple[int, int, int, int]:
+    legal = "tiles (ti0, tk0, ti1, tk1): whole numbers, 0 <= ti0 < ti1 <= {}, 0 <= tk0 < tk1 <= {}".format(
+        -(-area.nx // TILE_CELLS), -(-area.nz // TILE_CELLS))
+    try:
+        ti0, tk0, ti1, tk1 = (int(t) for t in tiles)
+    except (TypeError, ValueError):
+        raise ParameterError("tiles", tiles, legal) from None
+    if not (0 <= ti0 < ti1 <= -(-area.nx // TILE_CELLS) and 0 <= tk0 < tk1 <= -(-area.nz // TILE_CELLS)):
+        raise ParameterError("tiles", tiles, legal)
+    return ti0, tk0, ti1, tk1
+
+
+def tile_reach(area: BakeArea, settings: NavSettings, tiles) -> tuple[float, float, float, float]:
+    """The x-z box ``(x0, z0, x1, z1)`` (m) of the scene that :func:`bake_tiles` of the tiles ``(ti0, tk0, ti1,
+    tk1)`` reads: the cells of its rays' window. Its polygons depend on nothing else of the scene but the roles the
+    bake gives the obstacles reaching in there (the ground under an obstacle: the objects under it)."""
+    block = _grown(area, _tile_columns(area, *_check_tiles(area, tiles)), tile_margin(settings))
+    cell = settings.cell_size
+    return (area.x0 + block[0] * cell, area.z0 + block[1] * cell, area.x0 + block[2] * cell,
+            area.z0 + block[3] * cell)
+
+
+def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings, tiles) -> dict[tuple[int, int], BakedTile]:
+    """The tiles ``(ti0, tk0, ti1, tk1)`` (tiles [ti0, ti1) x [tk0, tk1)) of ``area`` (a single region's:
+    :func:`streaming_area`) baked apart, each as a full bake of ``scene`` gives it, bit for bit (see the module's
+    docstring); ``scene`` needs to hold only what :func:`tile_reach` reads."""
+    ti0, tk0, ti1, tk1 = _check_tiles(area, tiles)
+    if not isinstance(area, BakeArea) or len(area.regions) != 1:
+        raise ParameterError("area", area, "the BakeArea of one region (streaming_area)")
+    check_bake_input(scene, area.regions[0], settings)
+    own = _tile_columns(area, ti0, tk0, ti1, tk1)
+    ring = _grown(area, own, 1)  # the tiles' polygons read the final samples and links there
+    islands = _grown(area, ring, max(smallest_island(settings, MAX_BAKE_SAMPLES), 1))
+    eroded_block = _grown(area, islands, erosion_reach(settings))
+    rays_block = _grown(area, own, tile_margin(settings))
+    rays = RayScene(scene, area, settings, rays_block)
+    samples = walkable_samples(rays.cast_columns(), settings)
+    judged = _grown(area, eroded_block, 0)
+    whole = whole_cells(rays, samples, settings, judged)
+    eroded = erode(samples.with_height(whole), settings)
+    i0, k0, i1, k1 = islands
+    a, b = slice(i0 - samples.i0, i1 - samples.i0), slice(k0 - samples.k0, k1 - samples.k0)
+    window = samples.window(i0, k0, i1, k1)
+    final = window.with_height(np.ascontiguousarray(drop_small_islands(window.with_height(eroded[a, b]), settings)))
+    layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
+    out = {}
+    for ti in range(ti0, ti1):
+        for tk in range(tk0, tk1):
+            polygons = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error, (i0, k0))
+            sides = np.column_stack([polygons.sides, polygons.level[polygons.sides[:, 0]]])
+            out[(ti, tk)] = BakedTile(polygons, side_steps(sides, layers.links, area.nx, area.nz, i0, k0))
+    return out
+
+
+class TiledNavMesh:
+    """A navmesh of some tiles of one search region, baked apart and dropped at will (a large world keeps those
+    around its agents); each tile is the same, bit for bit, as that tile of a full bake of the region.
+
+    Parameters
+    ----------
+    region : SearchRegion
+        Upright (``rotation`` (0, 0, 0, 1)) with its ``landing`` given (True or False: "on when no floor reaches
+        into the region" would ask the whole scene).
+    settings : NavSettings
+
+    Attributes
+    ----------
+    mesh : NavMesh
+        The kept tiles' polygons in tile order (polygons of tile (ti, tk) before those of (ti, tk + 1)), rebuilt in
+        place by :meth:`change` (references to it stay valid; a Crowd or NavQuery of it follows).
+    area : BakeArea
+        The region's ray grid (:func:`streaming_area`).
+    """
+
+    def __init__(self, region: SearchRegion, settings: NavSettings):
+        if not isinstance(region, SearchRegion):
+            raise ParameterError("region", type(region).__name__, "a voxelworld.navigation.SearchRegion")
+        if region.turned:
+            raise ParameterError("region.rotation", region.rotation, "(0, 0, 0, 1): tiles bake upright regions")
+        if region.landing is None:
+            raise ParameterError("region.landing", None, "True or False (None asks whether any floor of the whole "
+                                 "scene reaches into the region, which tiles baked apart do not see)")
+        self.region, self.settings = region, settings
+        self.area = streaming_area(region, settings)
+        self._tiles: dict[tuple[int, int], BakedTile] = {}
+        self.mesh = NavMesh(*self._arrays())
+
+    @property
+    def tile_grid(self) -> tuple[int, int]:
+        """How many tiles cover the region along x and z."""
+        return -(-self.area.nx // TILE_CELLS), -(-self.area.nz // TILE_CELLS)
+
+    @property
+    def tile_size(self) -> float:
+        """The edge of a tile (m)."""
+        return TILE_CELLS * self.settings.cell_size
+
+    @property
+    def tiles(self) -> frozenset[tuple[int, int]]:
+        """The tiles kept."""
+        return frozenset(self._tiles)
+
+    def tile(self, tile) -> TilePolygons:
+        """The polygons of a kept tile (ti, tk)."""
+        return self._tiles[self._tile(tile)].polygons
+
+    def baked_tile(self, tile) -> BakedTile:
+        return self._tiles[self._tile(tile)]
+
+    def tile_of(self, point) -> tuple[int, int]:
+        """The tile (ti, tk) under ``point`` (m; x and z), clamped to the region's tiles."""
+        x, z = float(point[0]), float(point[2])
+        size = self.tile_size
+        ntx, ntz = self.tile_grid
+        return (min(max(int(math.floor((x - self.area.x0) / size)), 0), ntx - 1),
+                min(max(int(math.floor((z - self.area.z0) / size)), 0), ntz - 1))
+
+    def tile_box(self, tile) -> tuple[float, float, float, float]:
+        """The x-z box ``(x0, z0, x1, z1)`` (m) of a tile's columns."""
+        ti, tk = self._tile(tile)
+        i0, k0, i1, k1 = _tile_columns(self.area, ti, tk, ti + 1, tk + 1)
+        cell = self.settings.cell_size
+        return (self.area.x0 + i0 * cell, self.area.z0 + k0 * cell, self.area.x0 + i1 * cell,
+                self.area.z0 + k1 * cell)
+
+    def reach(self, tile) -> tuple[float, float, float, float]:
+        """The x-z box (m) of the scene a bake of ``tile`` reads (:func:`tile_reach`)."""
+        ti, tk = self._tile(tile)
+        return tile_reach(self.area, self.settings, (ti, tk, ti + 1, tk + 1))
+
+    def _tile(self, tile) -> tuple[int, int]:
+        ntx, ntz = self.tile_grid
+        try:
+            ti, tk = (int(t) for t in tile)
+        except (TypeError, ValueError):
+            raise ParameterError("tile", tile, f"a tile (ti, tk) of the grid ({ntx}, {ntz})") from None
+        if not (0 <= ti < ntx and 0 <= tk < ntz):
+            raise ParameterError("tile", tile, f"a tile (ti, tk) with 0 <= ti < {ntx}, 0 <= tk < {ntz}")
+        return ti, tk
+
+    def change(self, scene: Scene | None = None, bake: Iterable = (), drop: Iterable = ()) -> list[tuple[int, int]]:
+        """Drop the tiles ``drop``, bake the tiles ``bake`` from ``scene`` (again, if kept: after the scene changed
+        there), and rebuild :attr:`mesh` once if any tile's polygons changed. Returns those tiles, sorted. A tile
+        both dropped and baked is baked. Tiles given are checked before anything changes; tiles that fill their
+        bounding rectangle are baked in one window (cheaper than one by one)."""
+        drop = {self._tile(t) for t in drop}
+        bake = sorted({self._tile(t) for t in bake})
+        if bake and not isinstance(scene, Scene):
+            raise ParameterError("scene", type(scene).__name__, "a voxelworld.navigation.Scene to bake tiles from")
+        changed = {t for t in drop - set(bake) if t in self._tiles}
+        for tile in sorted(changed):
+            del self._tiles[tile]
+        for group in _rectangles(bake):
+            for tile, baked in bake_tiles(scene, self.area, self.settings, group).items():
+                if not baked.same_as(self._tiles.get(tile)):
+                    changed.add(tile)
+                self._tiles[tile] = baked
+        if changed:
+            self.mesh._set_arrays(*self._arrays())
+        return sorted(changed)
+
+    def _arrays(self):
+        order = sorted(self._tiles)
+        area = self.area
+        return tile_navmesh_arrays([self._tiles[t].polygons for t in order], [self._tiles[t].steps for t in order],
+                                   area.x0, area.z0, area.cell, area.nx, area.nz, MAX_LEVELS)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the kept tiles (not counting the joined navmesh)."""
+        return sum(t.nbytes for t in self._tiles.values())
+
+
+def _rectangles(tiles: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """The tiles as rectangles (ti0, tk0, ti1, tk1) to bake: all in one when they fill their bounding rectangle,
+    else one each."""
+    if not tiles:
+        return []
+    ti0, tk0 = min(t[0] for t in tiles), min(t[1] for t in tiles)
+    ti1, tk1 = max(t[0] for t in tiles) + 1, max(t[1] for t in tiles) + 1
+    if (ti1 - ti0) * (tk1 - tk0) == len(tiles):
+        return [(ti0, tk0, ti1, tk1)]
+    return [(ti, tk, ti + 1, tk + 1) for ti, tk in tiles]

@@ -1,0 +1,185 @@
+"""A streaming world's navmesh tiles stream around its actors (WorldSettings.navigation_distance): every tile baked is
+the same tile of a full bake of the whole world, bit for bit; a tile waits for its chunks' collision meshes; NPCs
+walk beyond their first baked radius as tiles appear ahead and are dropped behind; digs re-bake as before."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.game.level import surface_height
+from voxelworld.game.navigation import WorldNavigation
+from voxelworld.game.settings import WorldSettings
+from voxelworld.game.world import Inputs, World
+from voxelworld.meshing import ChunkMesher
+from voxelworld.navigation import NavQuery
+from voxelworld.navigation.tiles import same_polygons
+from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
+
+GROUND = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
+STREAMING = WorldSettings(view_distance=48.0, navigation_distance=16.0)
+DIG = Tool(gives_way_below=20.0, unbreakable_from=20.0)
+
+
+@pytest.fixture(scope="module")
+def terrain():
+    return generate_world(GROUND)
+
+
+@pytest.fixture(scope="module")
+def full(terrain):
+    """The navmesh of the whole world, baked whole: what every streamed tile must equal."""
+    volume = terrain.snapshot()
+    return WorldNavigation(volume, ChunkMesher(volume, volume.materials, STREAMING.mesh_options))
+
+
+def full_tile(full: WorldNavigation, tile):
+    ntz = full.mesh.bake_state.areas[0].layers.tiles[1]
+    return full.mesh.bake_state.areas[0].tiles[tile[0] * ntz + tile[1]]
+
+
+def assert_tiles_are_the_full_bakes(nav: WorldNavigation, full: WorldNavigation, tiles=None) -> None:
+    for tile in sorted(nav.tiled.tiles if tiles is None else tiles):
+        assert same_polygons(nav.tiled.tile(tile), full_tile(full, tile)), tile
+
+
+def ground(world: World, x: float, z: float) -> tuple[float, float, float]:
+    return (x, surface_height(world.volume, x, z), z)
+
+
+def test_navigation_distance_is_checked():
+    with pytest.raises(ParameterError, match=r"navigation_distance = 60.*< view_distance = 48.0"):
+        WorldSettings(view_distance=48.0, navigation_distance=60.0)
+    with pytest.raises(ParameterError, match="navigation_distance = 0"):
+        WorldSettings(view_distance=48.0, navigation_distance=0.0)
+    with pytest.raises(ParameterError, match="navigation_tiles_per_frame = 0"):
+        WorldSettings(navigation_tiles_per_frame=0)
+    assert WorldSettings(view_distance=48.0).navigation_radius == 24.0
+    assert WorldSettings(view_distance=500.0).navigation_radius == 64.0
+    assert WorldSettings().navigation_radius is None  # meshed whole: baked whole
+
+
+def test_an_npc_walks_beyond_its_first_tiles_while_they_stream(terrain, full):
+    z = 64.0
+    world = World(terrain.snapshot(), settings=STREAMING, spawn=None)
+    world.player.position = np.array(ground(world, 20.0, z))
+    for _ in range(3):  # the world meshes around the player's new place
+        world.step(Inputs())
+    goal = ground(world, 112.0, z)
+    npc = world.agents.add_npc("walker", ground(world, 22.0, z), goal)
+    nav = world.agents.navigation
+    first = set(nav.tiled.tiles)
+    goal_tile = nav.tiled.tile_of(goal)
+    assert goal_tile not in first and npc.state == "walking"
+    assert_tiles_are_the_full_bakes(nav, full)
+    first_tile = weakref.ref(nav.tiled.baked_tile(sorted(first)[0]))
+    query, seen, most = NavQuery(nav.mesh), set(first), 0
+    for frame in range(4000):
+        behind = npc.position[0] - 4.0 - world.player.position[0]  # the player walks along, a little behind
+        world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)) if behind > 0 else Inputs())
+        fresh = nav.tiled.tiles - seen
+        assert_tiles_are_the_full_bakes(nav, full, fresh)  # each tile as it appears
+        seen |= fresh
+        most = max(most, len(nav.tiled.tiles))
+        assert npc.state in ("walking", "arrived"), (frame, npc.state)
+        snapped, polygon = query.nearest_point(npc.position)
+        assert polygon >= 0 and np.linalg.norm(snapped - npc.position) < 1e-6, frame  # on the navmesh
+        assert nav.tiled.tile_of(npc.position) in nav.tiled.tiles
+        if npc.state == "arrived":
+            break
+    assert npc.state == "arrived" and np.hypot(*(npc.position - goal)[[0, 2]]) <= npc.settings.arrival_radius + 0.5
+    assert goal_tile in nav.tiled.tiles and goal_tile not in first  # baked ahead of it
+    assert not first & nav.tiled.tiles  # the first tiles are far behind both actors now: dropped
+    assert most < 0.5 * np.prod(nav.tiled.tile_grid)  # never the whole world
+    # Dropped tiles let go of their memory: nothing holds them, and the chunks held are those the kept tiles read.
+    gc.collect()
+    assert first_tile() is None
+    assert set(nav.chunk_meshes) == set(nav._read_chunks(nav.tiled.tiles))
+    kinds = [e.kind for e in world.events if type(e).__name__ == "NPCChanged"]
+    assert kinds[-1] == "arrived" and "blocked" not in kinds
+
+
+def test_a_tile_waits_for_its_chunks_collision_meshes(terrain, full):
+    # The navigation distance near the view distance: tiles wanted at its edge read chunks not meshed yet.
+    settings = WorldSettings(view_distance=40.0, navigation_distance=36.0, navigation_tiles_per_frame=4)
+    world = World(terrain.snapshot(), settings=settings)
+    npc = world.agents.add_npc("walker", ground(world, 66.0, 64.0))
+    nav = world.agents.navigation
+    for _ in range(20):
+        world.step(Inputs())
+    distances = nav._tile_distances(world.agents._actor_points())
+    wanted = {tuple(t) for t in np.argwhere(distances <= nav.navigation_distance).tolist()}
+    waiting = wanted - nav.tiled.tiles
+    assert waiting, "some wanted tiles must wait for their chunks"
+    meshed = world.mesher.meshed
+    for tile in waiting:  # each waits for a chunk (or a lower neighbour) not meshed
+        ci0, ck0, ci1, ck1 = nav._chunk_columns(tile)
+        assert not meshed[max(ci0 - 1, 0):ci1 + 1, :, max(ck0 - 1, 0):ck1 + 1].all(), tile
+    assert_tiles_are_the_full_bakes(nav, full)
+    assert npc.state == "idle"
+
+
+def test_a_dig_near_an_npc_rebakes_its_tiles(terrain):
+    world = World(terrain.snapshot(), settings=STREAMING)
+    npc = world.agents.add_npc("walker", ground(world, 66.0, 64.0))
+    nav = world.agents.navigation
+    spot = np.array(ground(world, 70.0, 64.0))
+    revision, before = nav.revision, {t: nav.tiled.tile(t) for t in nav.tiled.tiles}
+    world.volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)
+    for _ in range(30):
+        world.step(Inputs())
+    assert nav.revision > revision
+    # The dug tiles are those of a full bake of the dug world, bit for bit.
+    volume = world.volume.snapshot()
+    dug = WorldNavigation(volume, ChunkMesher(volume, volume.materials, STREAMING.mesh_options))
+    assert_tiles_are_the_full_bakes(nav, dug)
+    dug_tile = nav.tiled.tile_of(spot)
+    assert not same_polygons(nav.tiled.tile(dug_tile), before[dug_tile])  # the hole changed the tile
+    assert npc.state == "idle"
+
+
+def test_an_npc_whose_goal_is_not_baked_waits_at_the_edge(terrain):
+    world = World(terrain.snapshot(), settings=WorldSettings(view_distance=48.0, navigation_distance=12.0))
+    npc = world.agents.add_npc("walker", ground(world, 66.0, 64.0), ground(world, 108.0, 64.0))
+    nav = world.agents.navigation
+    nav.tiles_per_frame = 1
+    kinds = []
+    for _ in range(900):
+        nav.stream(np.array([ground(world, 66.0, 64.0)]))  # tiles only around where it started
+        nav.step_crowd(1 / 30)
+        kinds += [event.kind for event in nav.take_events(npc.agent)]
+    assert npc.state == "waiting" and kinds == ["waiting"]
+    assert nav.tiled.tile_of(npc.position) in nav.tiled.tiles
+    # The world streaming again, around the NPC too (its chunks, then its tiles): it walks on and arrives.
+    for _ in range(1800):
+        world.step(Inputs())
+        if npc.state == "arrived":
+            break
+    kinds += [e.kind for e in world.events if type(e).__name__ == "NPCChanged"]
+    assert npc.state == "arrived" and kinds[-1] == "arrived" and "blocked" not in kinds
+
+
+def test_a_loaded_streaming_world_bakes_the_same_tiles(terrain, tmp_path):
+    from voxelworld.io import load_world, save_world
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    npc = world.agents.add_npc("walker", ground(world, 66.0, 64.0), ground(world, 80.0, 70.0))
+    for _ in range(20):
+        world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
+    nav = world.agents.navigation
+    save_world(world, tmp_path / "streaming.vxw")
+    loaded = load_world(tmp_path / "streaming.vxw")
+    again = loaded.agents.navigation
+    assert again.tiled is not None and again.tiled.tiles == nav.tiled.tiles
+    for tile in nav.tiled.tiles:
+        assert same_polygons(again.tiled.tile(tile), nav.tiled.tile(tile)), tile
+    assert loaded.settings.navigation_radius == STREAMING.navigation_radius
+    for _ in range(30):  # and both walk on alike
+        world.step(Inputs())
+        loaded.step(Inputs())
+    assert np.array_equal(loaded.agents.npcs[0].position, npc.position)
+    assert again.tiled.tiles == nav.tiled.tiles
