@@ -109,7 +109,9 @@ def _meshing() -> None:
     sparse = SparseVolume.from_volume(volume)  # a large world's windows: gathered copies, not views
     mesh_volume(sparse)
     mesher = ChunkMesher(sparse, options=MeshOptions())
-    mesher.set_detail_levels(np.full(sparse.chunk_grid_shape, 3, dtype=np.int64))
+    levels = np.full(sparse.chunk_grid_shape, 3, dtype=np.int64)
+    levels[sparse.chunk_grid_shape[0] // 2:] = 5  # far levels drop small features
+    mesher.set_detail_levels(levels)
     mesher.update()
     sparse.remove(Sphere((20.0, 12.0, 20.0), 4.0))
     mesher.update()

@@ -14,7 +14,7 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
-from voxelworld.game.world import Inputs, World
+from voxelworld.game.world import STREAM_LAG, Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.navigation import NavQuery
 from voxelworld.navigation.tiles import same_polygons
@@ -67,7 +67,7 @@ def test_an_npc_walks_beyond_its_first_tiles_while_they_stream(terrain, full):
     z = 64.0
     world = World(terrain.snapshot(), settings=STREAMING, spawn=None)
     world.player.position = np.array(ground(world, 20.0, z))
-    for _ in range(3):  # the world meshes around the player's new place
+    for _ in range(2 * STREAM_LAG + 1):  # the world meshes around the player's new place (in the background)
         world.step(Inputs())
     goal = ground(world, 112.0, z)
     npc = world.agents.add_npc("walker", ground(world, 22.0, z), goal)

@@ -416,8 +416,8 @@ class World:
 
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
-        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work (nearest first)
-        is handed to the mesher's background thread (:meth:`ChunkMesher.prepare_changes`) and made
+        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
+        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread (:meth:`ChunkMesher.prepare_changes`) and made
         ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`, which waits for it if it is late), so
         the frames between do not pay for it and the result does not depend on the thread's speed; None: all at
         once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
@@ -437,7 +437,7 @@ class World:
                 return changed
             changed = self.mesher.apply_changes(self._prepared)
             self._prepared = None
-        target = self._stream_target(budget)
+        target = self._stream_target(budget * STREAM_LAG)  # the budget of the frames until it is made
         if target is not None:
             self._prepared, self._prepared_frame = self.mesher.prepare_changes(*target), self.frame
         return changed

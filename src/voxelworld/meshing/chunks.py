@@ -225,14 +225,15 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
             raw_made[chunk] = raw
         display[chunk] = new
         old = job.old.get(chunk)
-        if old is not None and _same_surface(old, new):
+        if _unchanged(old, new):
             continue
         remesh.add(chunk)
         remesh |= {c for c in mesher._neighbours_seeing_changes(chunk, old, new) if job.active[c]}
     order = sorted(remesh)
     # The cold chunks these meshes join whose display surfaces the mesher let go: made again for them alone.
     cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
-                   if job.active[lower] and lower not in display and lower not in job.current})
+                   if job.active[lower] and lower not in display and lower not in job.current
+                   and not job.vertex_free[lower]})
     warm = dict(zip(cold, (new for _, new in background_map(display_surface, cold))))
 
     def surface_of(chunk):
@@ -326,6 +327,9 @@ class ChunkMesher:
         self._shade: set[tuple] = set()
         self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
         self._installed: dict[tuple, DisplayMesh] = {}  # meshes apply_changes installed, for the next report
+        # Active chunks whose raw surface, as last made, has no vertex: at any level their display surface is
+        # empty, so a new level makes nothing again (and nothing of theirs is warmed for a neighbour's mesh).
+        self._vertex_free = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
 
     # -------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
@@ -524,6 +528,7 @@ class ChunkMesher:
     def _forget_inactive(self) -> None:
         """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty."""
         for chunk in sorted(self._deactivated):
+            self._vertex_free[chunk] = False
             for store in (self._raw, self._display_surfaces, self._collision_surfaces):
                 store.pop(chunk, None)
             self._forget_collision(chunk)
@@ -545,6 +550,7 @@ class ChunkMesher:
         for chunk, raw in zip(order, _map(lambda c: _surface(self.volume, c, self.options, levels, fields=fields),
                                           order)):
             self._raw[chunk] = raw
+            self._vertex_free[chunk] = raw.vertex_count == 0
             self._forget_collision(chunk)
             self._stamps[chunk] += 1
         self._refreshed |= rebuild
@@ -554,12 +560,13 @@ class ChunkMesher:
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
-        order = sorted(c for c in self._refreshed | self._relevelled if self._active[c])
+        order = sorted(c for c in self._refreshed | self._relevelled
+                       if self._active[c] and (c in self._refreshed or not self._vertex_free[c]))
         built = _map(self._simplified_display, order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
-            if old is not None and _same_surface(old, display):
+            if _unchanged(old, display):
                 continue
             self._remesh.add(chunk)
             self._remesh |= self._neighbours_seeing_changes(chunk, old, display)
@@ -577,7 +584,8 @@ class ChunkMesher:
         fields = self._fields
         # The display surfaces of the cold chunks these meshes join, made again for this step alone.
         cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
-                       if lower not in self._display_surfaces and self._active[lower]} if order else ())
+                       if lower not in self._display_surfaces and self._active[lower] and not self._vertex_free[lower]}
+                      if order else ())
         warm = dict(zip(cold, _map(self._simplified_display, cold)))
 
         def surface_of(chunk):
@@ -844,7 +852,8 @@ class ChunkMesher:
         active, levels = active.copy(), levels.astype(np.int64)
         volume = self.volume
         turning_on, turning_off = active & ~self._active, ~active & self._active
-        surfaces = tuple(map(tuple, np.argwhere(turning_on | (active & (levels != self._detail))).tolist()))
+        relevelled = active & self._active & (levels != self._detail) & ~self._vertex_free
+        surfaces = tuple(map(tuple, np.argwhere(turning_on | relevelled).tolist()))
         near_off = set()
         for chunk in map(tuple, np.argwhere(turning_off).tolist()):
             for offset in product((0, 1), repeat=3):
@@ -860,7 +869,7 @@ class ChunkMesher:
         planes = max(self.options.levels, self.options.collision_levels, int(levels.max(initial=0)))
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, dict(self._display_surfaces),
-                          self._levels.copy(), levels, active, planes)
+                          self._levels.copy(), levels, active, planes, self._vertex_free & ~turning_on)
         if planes > 0 and self._plane_levels() == 0:
             future = Future()  # every raw surface must be made again with planes: apply_changes does it all
             future.set_result(None)
@@ -900,6 +909,7 @@ class ChunkMesher:
                 self._simplified.add(chunk)
             self._relevelled.discard(chunk)
             self._display_surfaces[chunk] = result.display[chunk]
+            self._vertex_free[chunk] = result.display[chunk].vertex_count == 0
             made.add(chunk)
         waiting = set(prepared.surfaces) - made
         for chunk, mesh in result.meshes.items():
@@ -1072,6 +1082,15 @@ def _materialised(surface: ChunkSurface) -> ChunkSurface:
         return surface
     return replace(surface, cell_case=np.ascontiguousarray(surface.cell_case),
                    cell_first=np.ascontiguousarray(surface.cell_first))
+
+
+def _unchanged(old: ChunkSurface | None, new: ChunkSurface) -> bool:
+    """Whether a chunk's display surface going from ``old`` (None: not kept, or not meshed before) to ``new``
+    changes no mesh: the same surface, or none either way (a chunk without vertices gives no quad, whatever
+    its level, and its neighbours' quads never reach into it)."""
+    if new.vertex_count == 0:
+        return old is None or old.vertex_count == 0
+    return old is not None and _same_surface(old, new)
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:

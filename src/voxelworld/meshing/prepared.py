@@ -41,6 +41,7 @@ class PreparedJob:
     detail: np.ndarray  # levels of detail after the change
     active: np.ndarray  # active chunks after the change
     planes: int  # the simplification depth the raw surfaces carry planes for
+    vertex_free: np.ndarray  # active chunks known to have no vertex (their surfaces are not made)
 
 
 @dataclass(frozen=True)
