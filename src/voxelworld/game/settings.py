@@ -45,8 +45,10 @@ class WorldSettings:
     None meshes every chunk (small worlds); ``detail_distances``: increasing m (> 0, 1..5 of them), or None: the
     outer edge of each level of detail's band (:func:`voxelworld.meshing.detail_levels`): far chunks are drawn
     coarser (no cracks where levels meet); None draws every chunk at full detail; ``stream_chunks_per_frame``:
-    chunks (>= 1) that may turn meshed, or change their level of detail, in one frame (nearest first), so
-    streaming spreads over frames (the world's first frame meshes all it sees at once);
+    work (>= 1) that streaming may hand the mesher's background thread a frame, nearest first: chunks turning
+    meshed (1 each), and, of a budget of its own, new levels of detail (``STREAM_HOT_COST`` or
+    ``STREAM_COLD_COST`` for a chunk with vertices, see :meth:`World.stream`), so streaming spreads over frames
+    and the second core (the world's first frame meshes all it sees at once);
     ``navigation_distance``: m (> 0, < ``view_distance``) or None (half the view distance, at most
     ``NAVIGATION_DISTANCE`` = 64 m: :attr:`navigation_radius`), on a streaming world: the navmesh keeps the tiles within
     this distance (x-z, to the tile's edge) of the player and every agent, baked once every chunk the bake reads is
@@ -69,7 +71,7 @@ class WorldSettings:
     detail_changes_per_frame: int = 3
     view_distance: float | None = None
     detail_distances: tuple[float, ...] | None = None
-    stream_chunks_per_frame: int = 16
+    stream_chunks_per_frame: int = 48
     navigation_distance: float | None = None
     navigation_tiles_per_frame: int = 1
 

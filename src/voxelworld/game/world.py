@@ -56,7 +56,7 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
+from ..meshing import HOT_DETAIL_LEVEL, ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider
@@ -104,18 +104,17 @@ def _generator(state) -> np.random.Generator:
 
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
-# (WorldSettings.stream_chunks_per_frame) in chunks meshed: a meshed chunk kept hot (its surfaces kept) is
-# simplified again and it and its upper neighbours remeshed; a cold one's surfaces and its neighbours' are made
-# again first (about three times the work, measured on this machine).
+# (WorldSettings.stream_chunks_per_frame) in chunks meshed: a chunk with vertices kept hot (its surfaces kept) is
+# simplified again and it and its upper neighbours remeshed; a cold one's raw surface is made again first.
 STREAM_BATCH = 2048
 try:
     _LIBC = ctypes.CDLL("libc.so.6") if sys.platform.startswith("linux") else None
 except OSError:  # another C library (musl): no malloc_trim
     _LIBC = None
 STREAM_HOT_COST = 8
-STREAM_COLD_COST = 24
+STREAM_COLD_COST = 16
 # Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
-STREAM_LAG = 4
+STREAM_LAG = 6
 
 
 def release_freed_memory() -> None:
@@ -423,9 +422,9 @@ class World:
         once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
         of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
         with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
-        and ``detail_distances`` None). The budget counts work: a chunk with a display mesh costs
+        and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
         ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed 1 (of a budget of its own), the level of a chunk without a mesh nothing."""
+        turning meshed 1 (of a budget of its own), the level of a chunk without vertices nothing."""
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
@@ -476,11 +475,10 @@ class World:
             return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
-        cost = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        hot = current_detail <= HOT_DETAIL_LEVEL
+        cost = np.where(mesher.surface_chunks, np.where(hot, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
-            for chunk in mesher.meshes:
-                cost[chunk] = STREAM_HOT_COST if mesher.is_hot(chunk) else STREAM_COLD_COST
-            # The level of a chunk without a mesh changes for free (nothing to simplify again): first, so the
+            # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
             # chunks about to be meshed are meshed at their level.
             free = np.where(cost == 0, detail, current_detail)
             levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail

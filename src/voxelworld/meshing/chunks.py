@@ -215,8 +215,7 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
 
     def display_surface(chunk, raw=None):
         raw = _surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
-        return raw, _simplified(fields, raw, options, materials, False, int(job.levels[chunk]),
-                                int(job.detail[chunk]))
+        return raw, _display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
 
     made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
     raw_made, display, remesh = {}, {}, set(job.remeshed_for_off)
@@ -242,7 +241,7 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
         return display.get(chunk) or job.current.get(chunk) or warm.get(chunk)
 
     meshes = background_map(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
-    return PreparedResult(raw_made, display, dict(zip(order, meshes)))
+    return PreparedResult(raw_made, display, dict(zip(order, meshes)), warm)
 
 
 class ChunkMesher:
@@ -587,6 +586,7 @@ class ChunkMesher:
                        if lower not in self._display_surfaces and self._active[lower] and not self._vertex_free[lower]}
                       if order else ())
         warm = dict(zip(cold, _map(self._simplified_display, cold)))
+        self._display_surfaces |= warm  # kept: the next meshes joining them read them again
 
         def surface_of(chunk):
             return self._display_surfaces.get(chunk) or warm.get(chunk)
@@ -620,15 +620,14 @@ class ChunkMesher:
         return self._detail[chunk] <= HOT_DETAIL_LEVEL
 
     def _cool(self) -> None:
-        """Drop the raw surfaces of the cold chunks (:meth:`is_hot`). A cold chunk re-simplified at a new level keeps
-        its display surface (its raw one is made again and let go): the neighbours remeshed with it read it, and
-        keeping it halves the cost of the next level changes around it (measured: 18.5 against 45 ms a sprinting
-        frame on the 1 km world, for 2.2 against 1.2 GiB); an inactive chunk drops it."""
+        """Drop the raw and collision surfaces of the cold chunks (:meth:`is_hot`). Every active chunk keeps its
+        display surface (without the quadrics, which only a new simplification of the raw surface reads): the
+        neighbours remeshed with a level change read it, and making it again was two thirds of a streaming
+        world's meshing work; an inactive chunk drops it."""
         if not self._detail.any():
             return
         for chunk in [c for c in self._raw if not self.is_hot(c)]:
             del self._raw[chunk]
-            self._display_surfaces.pop(chunk, None)
             self._collision_surfaces.pop(chunk, None)
 
     def _raw_surface(self, chunk) -> ChunkSurface:
@@ -639,9 +638,9 @@ class ChunkMesher:
         return raw
 
     def _simplified_display(self, chunk) -> ChunkSurface:
-        """The display surface of an active chunk at its display level and level of detail."""
-        return _simplified(self._fields, self._raw_surface(chunk), self.options, self.materials, False,
-                           int(self._levels[chunk]), int(self._detail[chunk]))
+        """The display surface of an active chunk at its display level and level of detail (without quadrics)."""
+        return _display_form(self._fields, self._raw_surface(chunk), self.options, self.materials,
+                             int(self._levels[chunk]), int(self._detail[chunk]))
 
     def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box where ``source`` (a volume of the same geometry) differs from the mesher's
@@ -734,6 +733,12 @@ class ChunkMesher:
         self._deactivated = (self._deactivated - turned_on) | turned_off
         self._relevelled -= turned_off
         return frozenset(turned_on | turned_off)
+
+    @property
+    def surface_chunks(self) -> np.ndarray:
+        """The active chunks whose level of detail shows (a bool array of the chunk grid's shape): those whose
+        surface has vertices, or is not made yet. A new level for any other chunk costs nothing."""
+        return self._active & ~self._vertex_free
 
     @property
     def display_levels(self) -> np.ndarray:
@@ -912,6 +917,9 @@ class ChunkMesher:
             self._vertex_free[chunk] = result.display[chunk].vertex_count == 0
             made.add(chunk)
         waiting = set(prepared.surfaces) - made
+        for chunk, surface in result.warm.items():  # cold neighbours' surfaces made again: kept where still true
+            if not stale_surface[chunk] and self._active[chunk] and chunk not in self._display_surfaces:
+                self._display_surfaces[chunk] = surface
         for chunk, mesh in result.meshes.items():
             lower = product(*(range(max(c - 1, 0), c + 1) for c in chunk))
             if stale_mesh[chunk] or not self._active[chunk] or any(c in waiting for c in lower):
@@ -1082,6 +1090,16 @@ def _materialised(surface: ChunkSurface) -> ChunkSurface:
         return surface
     return replace(surface, cell_case=np.ascontiguousarray(surface.cell_case),
                    cell_first=np.ascontiguousarray(surface.cell_first))
+
+
+_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
+
+
+def _display_form(fields: Volume, raw: ChunkSurface, options: MeshOptions, materials: MaterialTable, levels: int,
+                  detail: int) -> ChunkSurface:
+    """The display surface of ``raw`` (made from ``fields``) at display ``levels`` and level of ``detail``, as the
+    mesher keeps it: without the quadrics (no merge reads a display surface; a new level simplifies the raw one)."""
+    return replace(_simplified(fields, raw, options, materials, False, levels, detail), qef=_NO_QEF)
 
 
 def _unchanged(old: ChunkSurface | None, new: ChunkSurface) -> bool:

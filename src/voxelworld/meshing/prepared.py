@@ -49,6 +49,7 @@ class PreparedResult:
     raw: dict  # chunk -> raw surface made (of the chunks in PreparedJob.surfaces)
     display: dict  # chunk -> display surface after the change
     meshes: dict  # chunk -> display mesh after the change (the chunks it remeshes)
+    warm: dict  # chunk -> display surface of a neighbour the mesher had let go, made again for these meshes
 
 
 @dataclass(frozen=True)
