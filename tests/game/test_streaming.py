@@ -96,3 +96,36 @@ def test_npcs_walk_a_streaming_world_but_not_where_it_is_not_meshed(terrain):
     assert not world.agents.npcs
     npc = world.agents.add_npc("walker", tuple(world.player.position + [3.0, 0.0, 0.0]))  # tiles streamed here
     assert npc.state == "idle" and world.agents.navigation.tiled is not None
+
+
+def _mesh_hashes(world: World) -> dict:
+    return {chunk: hash((mesh.positions.tobytes(), mesh.indices.tobytes(), mesh.occlusion.tobytes()))
+            for chunk, mesh in world.mesher.meshes.items()}
+
+
+def test_streaming_on_the_second_core_does_not_depend_on_its_speed(terrain, monkeypatch):
+    """The background thread's changes are made STREAM_LAG frames after they were asked for, waiting if late: a
+    slow thread gives the same frames, the same meshes and the same collider, bit for bit."""
+    from voxelworld.meshing import chunks
+
+    def sprint(world: World) -> list:
+        seen = []
+        for frame in range(150):
+            world.step(Inputs(move=(0.0, 1.0), look=(90.0 if frame < 100 else 0.0, 0.0), sprint=True))
+            seen.append((tuple(world.player.position), world.mesher.collision_key(), len(world.changed_chunks)))
+        return seen
+
+    fast_world = World(terrain.snapshot(), settings=STREAMING)
+    fast = sprint(fast_world)
+    work = chunks._prepare
+
+    def slow(*args):
+        import time
+        time.sleep(0.05)
+        return work(*args)
+
+    monkeypatch.setattr(chunks, "_prepare", slow)
+    slow_world = World(terrain.snapshot(), settings=STREAMING)
+    assert sprint(slow_world) == fast
+    assert _mesh_hashes(slow_world) == _mesh_hashes(fast_world)
+    assert sum(changed for _, _, changed in fast) > 0  # it streamed
