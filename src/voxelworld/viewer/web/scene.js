@@ -1,5 +1,5 @@
-// The three.js scene: renderer, lights, the terrain's chunk meshes, the props and the navmesh and collision
-// overlays, built from what decode.js reads and the hello message's materials.
+// The three.js scene: renderer, lights, the terrain's chunk meshes (drawn in region batches: batches.js), the
+// props and the navmesh and collision overlays, built from what decode.js reads and the hello message's materials.
 //
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
 // fog to the sky colour from FOG_NEAR to FOG_FAR metres. Quality (setQuality): "default" draws textures,
@@ -7,6 +7,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
+import { TerrainBatches } from "./batches.js";
 import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
@@ -97,8 +98,7 @@ export class WorldScene {
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
-    this.chunks = new Map(); // "i,j,k" -> Mesh
-    this.triangles = 0;
+    this.batches = new TerrainBatches(this.terrain, this.terrainShader); // the chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
@@ -110,6 +110,10 @@ export class WorldScene {
   }
 
   get canvas() { return this.renderer.domElement; }
+
+  get chunks() { return this.batches.chunks; } // "i,j,k" -> the chunk's mesh and its place in its region's batch
+
+  get triangles() { return this.batches.triangles; }
 
   // The server's texture set (/textures.bin): until it arrives (or when it cannot be read) every material is
   // drawn in its table colour. Resolves to the decoded set; rejects with an Error naming what went wrong.
@@ -128,9 +132,9 @@ export class WorldScene {
   // Every chunk's and prop's material attributes again, from the materials and the texture set now known.
   repaint() {
     this.materialTable = materialTable([...this.materialsById.values()], this.textures);
-    for (const group of [this.terrain, this.props]) {
-      for (const mesh of group.children) materialAttributes(mesh.geometry, this.materialTable);
-    }
+    for (const chunk of this.batches.chunks.values()) materialAttributes(chunk.mesh.geometry, this.materialTable);
+    this.batches.changedAll();
+    for (const mesh of this.props.children) materialAttributes(mesh.geometry, this.materialTable);
   }
 
   // "default": textures, shadows and ambient occlusion; "low": none of them.
@@ -149,6 +153,7 @@ export class WorldScene {
       if (o.material === old) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
+    this.batches.setMaterial(this.terrainShader);
     old.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
@@ -194,7 +199,9 @@ export class WorldScene {
 
   // Draw the scene seen by ``camera`` (at the fixed view when one is set).
   render(camera) {
-    this.adaptResolution(performance.now());
+    const now = performance.now();
+    this.adaptResolution(now);
+    this.batches.flush(now);
     this.placeCamera(camera);
     const shadows = this.renderer.shadowMap;
     if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
@@ -227,9 +234,8 @@ export class WorldScene {
   reset(hello) {
     this.materialsById = new Map(hello.materials.map((m) => [m.id, m]));
     this.materialTable = materialTable(hello.materials, this.textures);
+    this.batches.clear();
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
-    this.chunks.clear();
-    this.triangles = 0;
     this.fitShadow(hello.world.bounds);
     this.shadowsChanged();
     this.foliage.reset(hello.materials);
@@ -278,14 +284,10 @@ export class WorldScene {
   setChunk(chunk) {
     this.shadowsChanged();
     this.foliage.setChunk(chunk);
-    const old = this.chunks.get(chunk.key);
-    if (old) {
-      this.terrain.remove(old);
-      old.geometry.dispose();
-      this.chunks.delete(chunk.key);
-      this.triangles -= old.userData.triangles;
+    if (chunk.m === 0) {
+      this.batches.set(chunk.key, null);
+      return;
     }
-    if (chunk.m === 0) return;
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute("position", new THREE.BufferAttribute(chunk.positions, 3));
     geometry.setAttribute("normal", new THREE.BufferAttribute(chunk.normals, 3));
@@ -299,12 +301,8 @@ export class WorldScene {
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
-    mesh.castShadow = mesh.receiveShadow = true;
     mesh.name = `chunk ${chunk.key}`;
-    mesh.userData.triangles = chunk.m;
-    this.terrain.add(mesh);
-    this.chunks.set(chunk.key, mesh);
-    this.triangles += chunk.m;
+    this.batches.set(chunk.key, mesh);
   }
 
   // The navmesh overlay from decodeTriangles: triangles filled by level, a little above the ground, with edges.
