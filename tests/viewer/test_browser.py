@@ -140,19 +140,28 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
     assert shown == counted >= 2
 
 
-# A chunk mesh message for the chunk ``key`` ([i, j, k]) of the given triangles (each 9 coordinates, its own
-# corners; none: the chunk's removal, as when it leaves the view), delivered to the page as if the server sent it.
+# A chunk mesh message for the chunk ``key`` ([i, j, k]) of the given triangles (each 9 coordinates; corners at the
+# same place are one vertex; none: the chunk's removal, as when it leaves the view), delivered to the page as if the
+# server sent it.
 SEND_CHUNK = """([version, key, triangles]) => {
-  const m = triangles.length, n = 3 * m, pad = (size) => size + (4 - (size % 4)) % 4;
+  const corners = new Map(), positions = [], indices = [];
+  for (const t of triangles) {
+    for (let c = 0; c < 3; c++) {
+      const p = t.slice(3 * c, 3 * c + 3), name = p.join(" ");
+      if (!corners.has(name)) { corners.set(name, corners.size); positions.push(...p); }
+      indices.push(corners.get(name));
+    }
+  }
+  const m = triangles.length, n = corners.size, pad = (size) => size + (4 - (size % 4)) % 4;
   const blendAt = pad(24 + 24 * n + 12 * m + 2 * n), size = m ? pad(blendAt + 5 * n) : 24;
   const buffer = new ArrayBuffer(size), view = new DataView(buffer);
   view.setUint8(0, 1); view.setUint8(1, version);
   key.forEach((c, axis) => view.setInt32(4 + 4 * axis, c, true));
   view.setUint32(16, n, true); view.setUint32(20, m, true);
   if (m) {
-    new Float32Array(buffer, 24, 3 * n).set(triangles.flat());
+    new Float32Array(buffer, 24, 3 * n).set(positions);
     for (let v = 0; v < n; v++) view.setFloat32(24 + 12 * n + 12 * v + 4, 1, true); // normals up
-    new Uint32Array(buffer, 24 + 24 * n, n).set([...Array(n).keys()]);
+    new Uint32Array(buffer, 24 + 24 * n, 3 * m).set(indices);
     new Uint8Array(buffer, blendAt + 4 * n, n).fill(255); // open to the sky
   }
   window.voxelworld.socket.onmessage({ data: buffer });
@@ -212,6 +221,28 @@ def test_a_region_batch_draws_each_chunk_s_latest_mesh(page):
     assert region not in page.evaluate("window.voxelworld.batches().regions")
     assert page.evaluate(f"window.voxelworld.scene.getObjectByName('region {region}')") is None
     assert page.problems == []
+
+
+def test_a_far_batch_is_drawn_simplified_and_in_full_while_a_chunk_of_it_changes(page):
+    """A batch far from the camera draws a simplified copy of its triangles (a flat grid: far fewer), with the
+    far material; after an edit of one of its chunks it draws its full triangles (the edited chunk's old ones
+    hidden) until it is built again."""
+    region, a, b = "226,225,225", [904, 900, 900], [905, 900, 900]
+    grid = [[4000.0 + x + dx, 0.0, 4000.0 + z + dz] for x in range(10) for z in range(10)
+            for dx, dz in ((0, 0), (1, 0), (0, 1), (1, 0), (1, 1), (0, 1))]
+    squares = [sum(grid[3 * t:3 * t + 3], []) for t in range(200)]  # 200 triangles, each its own corners
+    drawn = """(r) => { const v = window.voxelworld, batch = v.scene.getObjectByName(`region ${r}`);
+      v.renderer.render(v.scene, v.camera); // shade() picks each batch's triangles for this camera
+      return { drawn: batch.geometry.index.count / 3, far: batch.material.vertexShader.includes('vSunLit') }; }"""
+    batch_state(page, region, [[a, squares], [b, [[4020.0, 0, 4000, 4021, 0, 4000, 4020, 0, 4001]]]], flush=True)
+    page.evaluate("(async () => { await (await import('./vendor/meshopt_simplifier.js')).MeshoptSimplifier.ready; })()")
+    page.wait_for_function(f"({drawn})('{region}').drawn < 100", timeout=WAIT_MS)  # made within a few pictures
+    assert page.evaluate(drawn, region)["far"] is True
+    found = batch_state(page, region, [[b, [[4030.0, 0, 4000, 4031, 0, 4000, 4030, 0, 4001]]]])  # an edit
+    assert page.evaluate(drawn, region)["drawn"] == 201  # in full, the old triangle hidden (degenerate)
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 201, found
+    batch_state(page, region, [[a, []], [b, []]], flush=True)
+    assert region not in page.evaluate("window.voxelworld.batches().regions")
 
 
 def test_the_dug_wall_s_regions_draw_the_chunks_latest_meshes(page):

@@ -10,14 +10,44 @@
 // hidden at once (their indices made degenerate, a small upload), so that its old and new meshes never both show.
 // Batches are built in the picture's flush (at most BUILD_BUDGET_MS of them a picture, one at least).
 //
+// A batch whose bounds are FAR_SHADING metres or more from the camera is drawn with the far terrain's material
+// (shaders.js: table colours lit per vertex, no texture), the others and the loose chunks with the terrain's.
+// Far batches are also drawn simplified (FAR_LEVELS: from each distance on, a copy of the batch's triangles
+// simplified by meshoptimizer to within an error in metres about a pixel there, on the same vertices; the region's
+// open borders kept, so that neighbours still meet): the far levels of detail of a rough world keep far more
+// triangles than a far pixel shows, and under SwiftShader the page pays for every one. The copies are made when
+// first needed (SIMPLIFY_BUDGET_MS a picture) and dropped with the batch; a batch with a hidden chunk draws its full
+// triangles until it is built again.
+//
 // Every chunk keeps its own mesh on the CPU (meshes(): what the follow camera casts rays against, cheaply culled
 // chunk by chunk); a batched chunk's mesh is not drawn and holds no GPU buffers.
 
 import * as THREE from "./vendor/three.module.js";
+import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
 
 export const REGION = 4; // chunks per side of a region (64 chunks: one draw call)
 export const QUIET_MS = 1000; // a region is batched again this long after its last chunk message
 export const BUILD_BUDGET_MS = 8; // batches built per picture: until this much time went (one at least)
+export const FAR_SHADING = 100; // m from the camera to a batch's bounding sphere: drawn with the far material
+// From ``distance`` m (camera to a batch's bounding sphere) on, a batch is drawn simplified to within ``error`` m
+// (about 0.7 of a pixel there at 0.45 of 720 pixels over the camera's 70 degrees).
+export const FAR_LEVELS = [{ distance: FAR_SHADING, error: 0.25 }, { distance: 200, error: 0.5 },
+  { distance: 350, error: 0.9 }];
+export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
+let simplifierReady = false;
+MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
+
+// A geometry on the vertices of ``full`` (its attributes shared) with its triangles simplified to within ``error``
+// metres, its open borders kept.
+export function simplifiedGeometry(full, error) {
+  const [indices] = MeshoptSimplifier.simplify(full.index.array, full.attributes.position.array, 3, 0, error,
+    ["LockBorder", "ErrorAbsolute"]);
+  const geometry = new THREE.BufferGeometry();
+  for (const name of ATTRIBUTES) geometry.setAttribute(name, full.attributes[name]);
+  geometry.setIndex(new THREE.BufferAttribute(indices, 1));
+  geometry.boundingSphere = full.boundingSphere;
+  return geometry;
+}
 // The vertex attributes of a chunk mesh (scene.js setChunk, shaders.js materialAttributes), merged into batches.
 export const ATTRIBUTES = ["position", "normal", "mat_a", "mat_b", "blend", "occlusion", "layers", "palette_a",
   "palette_b", "surface"];
@@ -60,10 +90,12 @@ export function mergeGeometries(geometries) {
 }
 
 export class TerrainBatches {
-  // ``group``: where the batches and loose chunk meshes are drawn; ``material``: the terrain's material.
-  constructor(group, material) {
+  // ``group``: where the batches and loose chunk meshes are drawn; ``material``, ``farMaterial``: the terrain's
+  // materials near and far.
+  constructor(group, material, farMaterial = material) {
     this.group = group;
     this.material = material;
+    this.farMaterial = farMaterial;
     this.chunks = new Map(); // chunk key -> { mesh, region, triangles, range: [first index, count] in its batch, or null: loose }
     this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
     this.triangles = 0;
@@ -80,7 +112,8 @@ export class TerrainBatches {
     const regionKey = regionOf(key);
     let region = this.regions.get(regionKey);
     if (!region) {
-      region = { key: regionKey, keys: new Set(), batch: null, changed: now, stale: false };
+      region = { key: regionKey, keys: new Set(), batch: null, full: null, simplified: [], simplifiable: false,
+        changed: now, stale: false };
       this.regions.set(regionKey, region);
     }
     const old = this.chunks.get(key);
@@ -107,7 +140,9 @@ export class TerrainBatches {
 
   // A batched chunk's triangles no longer drawn: their indices all one vertex (degenerate, not rasterised).
   hide(region, [first, count]) {
-    const index = region.batch.geometry.index;
+    region.simplifiable = false; // its simplified copies still hold the chunk: drawn no more until built again
+    region.batch.geometry = region.full;
+    const index = region.full.index;
     index.array.fill(index.array[first], first, first + count);
     index.addUpdateRange(first, count);
     index.needsUpdate = true;
@@ -127,11 +162,7 @@ export class TerrainBatches {
   // The region's batch again, from every chunk mesh it holds now (its loose chunks join it).
   build(region) {
     region.stale = false;
-    if (region.batch) {
-      this.group.remove(region.batch);
-      region.batch.geometry.dispose();
-      region.batch = null;
-    }
+    if (region.batch) this.dropBatch(region);
     const members = [...region.keys].map((key) => this.chunks.get(key));
     if (!members.length) {
       this.regions.delete(region.key);
@@ -150,8 +181,18 @@ export class TerrainBatches {
     batch.name = `region ${region.key}`;
     batch.userData.region = region.key;
     region.batch = batch;
+    region.full = geometry;
+    region.simplified = FAR_LEVELS.map(() => null);
+    region.simplifiable = true;
     this.group.add(batch);
     this.builds++;
+  }
+
+  dropBatch(region) {
+    this.group.remove(region.batch);
+    for (const geometry of [region.full, ...region.simplified]) geometry?.dispose();
+    region.batch = region.full = null;
+    region.simplified = [];
   }
 
   // Every chunk's mesh, batched or not (for ray casts: their matrices are the identity, like the group's).
@@ -168,10 +209,38 @@ export class TerrainBatches {
     }
   }
 
-  setMaterial(material) {
+  setMaterial(material, farMaterial = material) {
     this.material = material;
+    this.farMaterial = farMaterial;
     for (const chunk of this.chunks.values()) chunk.mesh.material = material;
     for (const region of this.regions.values()) if (region.batch) region.batch.material = material;
+  }
+
+  // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from
+  // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet).
+  shade(position) {
+    const start = performance.now();
+    for (const region of this.regions.values()) {
+      const batch = region.batch;
+      if (!batch) continue;
+      const sphere = region.full.boundingSphere, distance = sphere.center.distanceTo(position) - sphere.radius;
+      batch.material = distance >= FAR_SHADING ? this.farMaterial : this.material;
+      let level = -1;
+      FAR_LEVELS.forEach((l, n) => { if (distance >= l.distance) level = n; });
+      let geometry = region.full;
+      if (level >= 0 && region.simplifiable && simplifierReady) {
+        if (!region.simplified[level] && performance.now() - start < SIMPLIFY_BUDGET_MS) {
+          region.simplified[level] = simplifiedGeometry(region.full, FAR_LEVELS[level].error);
+        }
+        for (let n = level; n >= 0; n--) {
+          if (region.simplified[n]) {
+            geometry = region.simplified[n];
+            break;
+          }
+        }
+      }
+      batch.geometry = geometry;
+    }
   }
 
   clear() {
@@ -179,12 +248,7 @@ export class TerrainBatches {
       this.group.remove(chunk.mesh);
       chunk.mesh.geometry.dispose();
     }
-    for (const region of this.regions.values()) {
-      if (region.batch) {
-        this.group.remove(region.batch);
-        region.batch.geometry.dispose();
-      }
-    }
+    for (const region of this.regions.values()) if (region.batch) this.dropBatch(region);
     this.chunks.clear();
     this.regions.clear();
     this.triangles = 0;
@@ -207,13 +271,13 @@ export class TerrainBatches {
     return { batches, loose, chunks, builds: this.builds, regions };
   }
 
-  // The triangles drawn for a region (its batch's, not hidden, and its loose chunks'), and those of its chunks'
-  // latest meshes, each sorted (as text: 9 coordinates), for tests: the two agree when the batching is right.
+  // The triangles drawn for a region (its batch's at full detail, not hidden, and its loose chunks'), and those of
+  // its chunks' latest meshes, each sorted (as text: 9 coordinates), for tests: the two agree when the batching is right.
   compare(regionKey) {
     const region = this.regions.get(regionKey);
     const text = (triangles) => triangles.map((t) => t.map((x) => x.toFixed(3)).join(" ")).sort();
     if (!region) return { drawn: [], latest: [] };
-    const drawn = region.batch ? drawnTriangles(region.batch.geometry) : [], latest = [];
+    const drawn = region.batch ? drawnTriangles(region.full) : [], latest = [];
     for (const key of region.keys) {
       const chunk = this.chunks.get(key), own = drawnTriangles(chunk.mesh.geometry);
       latest.push(...own);

@@ -2,7 +2,7 @@
 // props and the navmesh and collision overlays, built from what decode.js reads and the hello message's materials.
 //
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
-// fog to the sky colour from FOG_NEAR to FOG_FAR metres. Quality (setQuality): "default" draws textures,
+// fog to the sky colour from FOG_NEAR to FOG_FAR metres (or out to the view distance of a large world). Quality (setQuality): "default" draws textures,
 // shadows and ambient occlusion, "low" none of them (the table colours; shaders.js); ?quality=low in the URL
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
@@ -13,6 +13,9 @@ import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttri
   terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
+// A world meshed only within a view distance (hello.world.view_distance: a large world) is fogged from this share
+// of it out to all of it, so that its terrain shows to the horizon and fades where the meshes end.
+export const VIEW_FOG_NEAR = 0.3;
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // Dynamic resolution (default quality): when pictures take longer than FRAME_BUDGET_MS on average, the page draws
 // fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
@@ -96,9 +99,10 @@ export class WorldScene {
     this.foliage = new Foliage(this.crowns);
     this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
+    this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
-    this.batches = new TerrainBatches(this.terrain, this.terrainShader); // the chunk meshes, by region
+    this.batches = new TerrainBatches(this.terrain, this.terrainShader, this.farShader); // the chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
@@ -147,14 +151,16 @@ export class WorldScene {
     this.shadowsChanged();
     this.sun.castShadow = high;
     this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
-    const old = this.terrainShader;
+    const old = this.terrainShader, oldFar = this.farShader;
     this.terrainShader = terrainMaterial(this.uniforms, quality);
+    this.farShader = terrainMaterial(this.uniforms, quality, true);
     this.scene.traverse((o) => {
-      if (o.material === old) o.material = this.terrainShader;
+      if (o.material === old || o.material === oldFar) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
-    this.batches.setMaterial(this.terrainShader);
+    this.batches.setMaterial(this.terrainShader, this.farShader);
     old.dispose();
+    oldFar.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
 
@@ -203,6 +209,7 @@ export class WorldScene {
     this.adaptResolution(now);
     this.batches.flush(now);
     this.placeCamera(camera);
+    this.batches.shade(camera.position);
     const shadows = this.renderer.shadowMap;
     if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
     this.renderer.render(this.scene, camera);
@@ -237,6 +244,9 @@ export class WorldScene {
     this.batches.clear();
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
     this.fitShadow(hello.world.bounds);
+    const view = hello.world.view_distance;
+    this.scene.fog.near = view ? VIEW_FOG_NEAR * view : FOG_NEAR;
+    this.scene.fog.far = view || FOG_FAR;
     this.shadowsChanged();
     this.foliage.reset(hello.materials);
     for (const prop of hello.props) {

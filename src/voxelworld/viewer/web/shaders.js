@@ -301,6 +301,73 @@ void main() {
 }
 `;
 
+// The far terrain (batches.js FAR_SHADING metres and more from the camera): each material's table colour (its
+// texture's mean: what the nearest mipmap shows that far), lit per vertex by the same sky, fill and sun, the sun
+// times its shadow per pixel, emission and fog; no texture sample and no highlight. Two colours and the fog pass
+// from vertex to pixel instead of 24 values: under SwiftShader every value passed costs each of the many small far
+// triangles its set-up and every pixel its interpolation (docs/benchmarks.md).
+const farVertexShader = /* glsl */ `
+#include <common>
+#include <shadowmap_pars_vertex>
+#ifdef USE_FOG
+uniform float fogNear;
+uniform float fogFar;
+#endif
+uniform float emission;
+attribute float blend;
+attribute float occlusion;
+attribute vec3 palette_a;
+attribute vec3 palette_b;
+attribute vec3 surface;
+${LIGHT_UNIFORMS}
+varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
+varying vec3 vSunLit; // the sun's share, times the shadow per pixel
+varying float vFog;
+void main() {
+  vec3 objectNormal = normal;
+  vec3 transformedNormal = normalMatrix * objectNormal;
+  vec3 transformed = position;
+  vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
+  vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
+  gl_Position = projectionMatrix * mvPosition;
+  #include <shadowmap_vertex>
+  vec3 n = normalize(mat3(modelMatrix) * objectNormal);
+  vec3 albedo = mix(palette_a, palette_b, clamp(blend, 0.0, 1.0));
+  float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
+  vec3 ambient = (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
+  float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
+  vBase = mix(albedo * (1.0 - metal) * ambient * 0.9, albedo * surface.b * emission, glow); // 0.9: the texture's mean low spots
+  vSunLit = albedo * (1.0 - metal) * sunColour * max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5) * (1.0 - glow);
+  #ifdef USE_FOG
+    vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
+  #else
+    vFog = 0.0;
+  #endif
+}
+`;
+
+const farFragmentShader = /* glsl */ `
+#include <common>
+#include <packing>
+#include <lights_pars_begin>
+#include <shadowmap_pars_fragment>
+${LIGHT_UNIFORMS}
+varying vec3 vBase;
+varying vec3 vSunLit;
+varying float vFog;
+void main() {
+  float shadow = 1.0;
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
+  vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
+  p.z += directionalLightShadows[0].shadowBias;
+  shadow = step(p.z, texture2D(directionalShadowMap[0], p.xy).r);
+#endif
+  vec3 colour = vBase + vSunLit * shadow;
+  if (!gl_FrontFacing) colour *= 0.55;
+  gl_FragColor = vec4(mix(colour, fogColour, vFog), 1.0);
+}
+`;
+
 // The uniforms every terrain material shares (the scene changes their values: textures arriving, quality,
 // light colours).
 export function terrainUniforms() {
@@ -315,14 +382,14 @@ export function terrainUniforms() {
   };
 }
 
-// The terrain material (one for every chunk mesh, and the props): pushed back a little in depth so that the
+// The terrain material (one for every chunk mesh, and the props; ``far``: the far terrain's): pushed back a little in depth so that the
 // collision-mesh wireframe and the navmesh overlay drawn on the same surface win. ``uniforms``: terrainUniforms,
 // shared (three's light and fog uniforms are added to each material's own copy).
-export function terrainMaterial(uniforms, quality = "default") {
+export function terrainMaterial(uniforms, quality = "default", far = false) {
   const material = new THREE.ShaderMaterial({
     uniforms: { ...THREE.UniformsUtils.merge([THREE.UniformsLib.lights, THREE.UniformsLib.fog]), ...uniforms },
-    vertexShader,
-    fragmentShader,
+    vertexShader: far ? farVertexShader : vertexShader,
+    fragmentShader: far ? farFragmentShader : fragmentShader,
     lights: true,
     fog: true,
     side: THREE.DoubleSide,
