@@ -10,8 +10,10 @@
 // hidden at once (their indices made degenerate, a small upload), so that its old and new meshes never both show.
 // Batches are built in the picture's flush (at most BUILD_BUDGET_MS of them a picture, one at least).
 //
-// A batch whose bounds are FAR_SHADING metres or more from the camera is drawn with the far terrain's material
-// (shaders.js: table colours lit per vertex, no texture), the others and the loose chunks with the terrain's.
+// A region whose batch's bounds are FAR_SHADING metres or more from the camera is drawn as its batch, with the far
+// terrain's material (shaders.js: table colours lit per vertex, no texture); a nearer region is drawn chunk by
+// chunk with the terrain's (each chunk culled against the view on its own: a near batch of 64 chunks mostly lies
+// beside or behind the camera, and SwiftShader pays for every triangle it is handed, seen or not).
 // Far batches are also drawn simplified (FAR_LEVELS: from each distance on, a copy of the batch's triangles
 // simplified by meshoptimizer to within an error in metres about a pixel there, on the same vertices; the region's
 // open borders kept, so that neighbours still meet): the far levels of detail of a rough world keep far more
@@ -113,13 +115,13 @@ export class TerrainBatches {
     let region = this.regions.get(regionKey);
     if (!region) {
       region = { key: regionKey, keys: new Set(), batch: null, full: null, simplified: [], simplifiable: false,
-        changed: now, stale: false };
+        unbatched: false, changed: now, stale: false };
       this.regions.set(regionKey, region);
     }
     const old = this.chunks.get(key);
     if (old) {
       if (old.range) this.hide(region, old.range);
-      else this.group.remove(old.mesh);
+      this.group.remove(old.mesh); // loose, or drawn chunk by chunk
       old.mesh.geometry.dispose();
       this.chunks.delete(key);
       region.keys.delete(key);
@@ -170,12 +172,11 @@ export class TerrainBatches {
     }
     const { geometry, ranges } = mergeGeometries(members.map((c) => c.mesh.geometry));
     members.forEach((chunk, n) => {
-      if (!chunk.range) {
-        this.group.remove(chunk.mesh);
-        chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
-      }
+      this.group.remove(chunk.mesh);
+      if (!region.unbatched) chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
       chunk.range = ranges[n];
     });
+    region.unbatched = false; // shade() draws it chunk by chunk again when it is near
     const batch = new THREE.Mesh(geometry, this.material);
     batch.castShadow = batch.receiveShadow = true;
     batch.name = `region ${region.key}`;
@@ -224,7 +225,17 @@ export class TerrainBatches {
       const batch = region.batch;
       if (!batch) continue;
       const sphere = region.full.boundingSphere, distance = sphere.center.distanceTo(position) - sphere.radius;
-      batch.material = distance >= FAR_SHADING ? this.farMaterial : this.material;
+      batch.material = this.farMaterial;
+      const near = distance < FAR_SHADING;
+      if (near !== region.unbatched) {
+        region.unbatched = near;
+        batch.visible = !near;
+        for (const key of region.keys) {
+          const chunk = this.chunks.get(key);
+          if (chunk.range && near) this.group.add(chunk.mesh);
+          else if (chunk.range) this.group.remove(chunk.mesh);
+        }
+      }
       let level = -1;
       FAR_LEVELS.forEach((l, n) => { if (distance >= l.distance) level = n; });
       let geometry = region.full;
@@ -271,17 +282,17 @@ export class TerrainBatches {
     return { batches, loose, chunks, builds: this.builds, regions };
   }
 
-  // The triangles drawn for a region (its batch's at full detail, not hidden, and its loose chunks'), and those of
-  // its chunks' latest meshes, each sorted (as text: 9 coordinates), for tests: the two agree when the batching is right.
+  // The triangles drawn for a region (its batch's at full detail, not hidden, or its chunks' one by one when it is
+  // near; and its loose chunks'), and those of its chunks' latest meshes, each sorted (as text: 9 coordinates), for tests: the two agree when the batching is right.
   compare(regionKey) {
     const region = this.regions.get(regionKey);
     const text = (triangles) => triangles.map((t) => t.map((x) => x.toFixed(3)).join(" ")).sort();
     if (!region) return { drawn: [], latest: [] };
-    const drawn = region.batch ? drawnTriangles(region.full) : [], latest = [];
+    const drawn = region.batch && !region.unbatched ? drawnTriangles(region.full) : [], latest = [];
     for (const key of region.keys) {
       const chunk = this.chunks.get(key), own = drawnTriangles(chunk.mesh.geometry);
       latest.push(...own);
-      if (!chunk.range) drawn.push(...own);
+      if (chunk.mesh.parent === this.group) drawn.push(...own);
     }
     return { drawn: text(drawn), latest: text(latest) };
   }

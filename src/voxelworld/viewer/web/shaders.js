@@ -392,7 +392,7 @@ export function terrainMaterial(uniforms, quality = "default", far = false) {
     fragmentShader: far ? farFragmentShader : fragmentShader,
     lights: true,
     fog: true,
-    side: THREE.DoubleSide,
+    side: far ? THREE.FrontSide : THREE.DoubleSide, // the camera is never inside far terrain
     polygonOffset: true,
     polygonOffsetFactor: 1,
     polygonOffsetUnits: 1,
