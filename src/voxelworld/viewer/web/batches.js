@@ -92,9 +92,9 @@ export function mergeGeometries(geometries) {
 }
 
 export class TerrainBatches {
-  // ``group``: where the batches and loose chunk meshes are drawn; ``material``, ``farMaterial``: the terrain's
-  // materials near and far.
-  constructor(group, material, farMaterial = material) {
+  // ``group``: where the batches and loose chunk meshes are drawn; ``material(geometry)``: the terrain's material
+  // for a chunk's geometry, ``farMaterial``: the far batches'.
+  constructor(group, material, farMaterial) {
     this.group = group;
     this.material = material;
     this.farMaterial = farMaterial;
@@ -128,7 +128,7 @@ export class TerrainBatches {
       this.triangles -= old.triangles;
     }
     if (mesh) {
-      mesh.material = this.material;
+      mesh.material = this.material(mesh.geometry);
       mesh.castShadow = mesh.receiveShadow = true;
       const triangles = mesh.geometry.index.count / 3;
       this.chunks.set(key, { mesh, region: regionKey, triangles, range: null });
@@ -177,7 +177,7 @@ export class TerrainBatches {
       chunk.range = ranges[n];
     });
     region.unbatched = false; // shade() draws it chunk by chunk again when it is near
-    const batch = new THREE.Mesh(geometry, this.material);
+    const batch = new THREE.Mesh(geometry, this.farMaterial);
     batch.castShadow = batch.receiveShadow = true;
     batch.name = `region ${region.key}`;
     batch.userData.region = region.key;
@@ -210,11 +210,11 @@ export class TerrainBatches {
     }
   }
 
-  setMaterial(material, farMaterial = material) {
+  setMaterial(material, farMaterial) {
     this.material = material;
     this.farMaterial = farMaterial;
-    for (const chunk of this.chunks.values()) chunk.mesh.material = material;
-    for (const region of this.regions.values()) if (region.batch) region.batch.material = material;
+    for (const chunk of this.chunks.values()) chunk.mesh.material = material(chunk.mesh.geometry);
+    for (const region of this.regions.values()) if (region.batch) region.batch.material = farMaterial;
   }
 
   // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from

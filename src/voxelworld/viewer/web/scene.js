@@ -102,7 +102,8 @@ export class WorldScene {
     this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
-    this.batches = new TerrainBatches(this.terrain, this.terrainShader, this.farShader); // the chunk meshes, by region
+    this.chunkShaders = new Map(); // the chunk meshes' materials by what their pixels need (shaders.js shadingOf)
+    this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
@@ -118,6 +119,15 @@ export class WorldScene {
   get chunks() { return this.batches.chunks; } // "i,j,k" -> the chunk's mesh and its place in its region's batch
 
   get triangles() { return this.batches.triangles; }
+
+  // The terrain material for a chunk's geometry: without a second texture sample or the highlight where none of
+  // its vertices needs them (the same picture, cheaper in software).
+  chunkShader(geometry) {
+    const shading = geometry.userData.shading ?? { blend: true, gloss: true };
+    const key = `${shading.blend} ${shading.gloss}`;
+    if (!this.chunkShaders.has(key)) this.chunkShaders.set(key, terrainMaterial(this.uniforms, this.quality, false, shading));
+    return this.chunkShaders.get(key);
+  }
 
   // The server's texture set (/textures.bin): until it arrives (or when it cannot be read) every material is
   // drawn in its table colour. Resolves to the decoded set; rejects with an Error naming what went wrong.
@@ -138,6 +148,7 @@ export class WorldScene {
     this.materialTable = materialTable([...this.materialsById.values()], this.textures);
     for (const chunk of this.batches.chunks.values()) materialAttributes(chunk.mesh.geometry, this.materialTable);
     this.batches.changedAll();
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader); // the layers may have changed
     for (const mesh of this.props.children) materialAttributes(mesh.geometry, this.materialTable);
   }
 
@@ -158,9 +169,12 @@ export class WorldScene {
       if (o.material === old || o.material === oldFar) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
-    this.batches.setMaterial(this.terrainShader, this.farShader);
+    const oldChunks = [...this.chunkShaders.values()];
+    this.chunkShaders.clear();
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader);
     old.dispose();
     oldFar.dispose();
+    for (const material of oldChunks) material.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
 

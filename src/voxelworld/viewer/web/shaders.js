@@ -106,6 +106,20 @@ export function materialAttributes(geometry, table) {
   geometry.setAttribute("palette_a", new THREE.BufferAttribute(paletteA, 3, true)); // 0..1 in the shader
   geometry.setAttribute("palette_b", new THREE.BufferAttribute(paletteB, 3, true));
   geometry.setAttribute("surface", new THREE.BufferAttribute(surface, 3, true));
+  geometry.userData.shading = shadingOf(layers, surface);
+}
+
+// What a mesh's pixels need of the terrain shader (terrainMaterial's ``shading``), from its vertices' layers and
+// surfaces (materialAttributes): ``blend``, whether any vertex's two layers differ (else one texture sample a
+// pixel); ``gloss``, whether any vertex is metal or smooth enough for the highlight (the shader's test: no pixel
+// between such vertices passes it). Under SwiftShader both sides of a branch and every sample cost every pixel.
+export function shadingOf(layers, surface) {
+  let blend = false, gloss = false;
+  for (let v = 0; 2 * v < layers.length && !(blend && gloss); v++) {
+    if (layers[2 * v] !== layers[2 * v + 1]) blend = true;
+    if (surface[3 * v] / 255 < 0.7 || surface[3 * v + 1] / 255 > 0.02) gloss = true;
+  }
+  return { blend, gloss };
 }
 
 // /textures.bin read into textures (little-endian: u32 layers L, u32 size S, f32 metres a tile covers, albedo
@@ -275,7 +289,11 @@ void main() {
   vec3 p = vWorld * textureScale;
   float pick = grain(floor(vWorld * 32.0));
   vec2 uv = pick < w.x ? p.zy : (pick < w.x + w.y ? p.xz : p.xy);
+#ifdef TERRAIN_ONE_LAYER
+  vec4 albedo = albedoOf(vLayers.x, vPalette, uv); // every vertex's two layers the same: one sample
+#else
   vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
+#endif
 #endif
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
@@ -283,6 +301,7 @@ void main() {
   vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vAmbient * low);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
+#ifndef TERRAIN_MATT
   if (metal > 0.02 || roughness < 0.7) {
     vec3 view = normalize(cameraPosition - vWorld);
     vec3 f0 = mix(vec3(0.04), albedo.rgb, metal);
@@ -293,6 +312,7 @@ void main() {
     vec3 surroundings = mix(mirror, vAmbient * low, roughness) * vSurface.a * low;
     lit += f0 * (sunColour * vSun * shadow * highlight + surroundings * mix(0.6, 1.0, metal));
   }
+#endif
   // Emission (lava): self-lit, not sun-lit.
   vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));
   if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
@@ -382,10 +402,11 @@ export function terrainUniforms() {
   };
 }
 
-// The terrain material (one for every chunk mesh, and the props; ``far``: the far terrain's): pushed back a little in depth so that the
+// The terrain material (one for every chunk mesh, and the props; ``far``: the far terrain's; ``shading``: what its
+// meshes' pixels need, shadingOf: a mesh that blends no two textures or has nothing glossy is drawn without): pushed back a little in depth so that the
 // collision-mesh wireframe and the navmesh overlay drawn on the same surface win. ``uniforms``: terrainUniforms,
 // shared (three's light and fog uniforms are added to each material's own copy).
-export function terrainMaterial(uniforms, quality = "default", far = false) {
+export function terrainMaterial(uniforms, quality = "default", far = false, shading = { blend: true, gloss: true }) {
   const material = new THREE.ShaderMaterial({
     uniforms: { ...THREE.UniformsUtils.merge([THREE.UniformsLib.lights, THREE.UniformsLib.fog]), ...uniforms },
     vertexShader: far ? farVertexShader : vertexShader,
@@ -397,6 +418,9 @@ export function terrainMaterial(uniforms, quality = "default", far = false) {
     polygonOffsetFactor: 1,
     polygonOffsetUnits: 1,
   });
-  if (quality === "low") material.defines = { TERRAIN_LOW: "" };
+  material.defines = {};
+  if (quality === "low") material.defines.TERRAIN_LOW = "";
+  if (!shading.blend) material.defines.TERRAIN_ONE_LAYER = "";
+  if (!shading.gloss) material.defines.TERRAIN_MATT = "";
   return material;
 }
