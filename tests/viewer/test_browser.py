@@ -140,6 +140,128 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
     assert shown == counted >= 2
 
 
+# A chunk mesh message for the chunk ``key`` ([i, j, k]) of the given triangles (each 9 coordinates; corners at the
+# same place are one vertex; none: the chunk's removal, as when it leaves the view), delivered to the page as if the
+# server sent it.
+SEND_CHUNK = """([version, key, triangles]) => {
+  const corners = new Map(), positions = [], indices = [];
+  for (const t of triangles) {
+    for (let c = 0; c < 3; c++) {
+      const p = t.slice(3 * c, 3 * c + 3), name = p.join(" ");
+      if (!corners.has(name)) { corners.set(name, corners.size); positions.push(...p); }
+      indices.push(corners.get(name));
+    }
+  }
+  const m = triangles.length, n = corners.size, pad = (size) => size + (4 - (size % 4)) % 4;
+  const blendAt = pad(24 + 24 * n + 12 * m + 2 * n), size = m ? pad(blendAt + 5 * n) : 24;
+  const buffer = new ArrayBuffer(size), view = new DataView(buffer);
+  view.setUint8(0, 1); view.setUint8(1, version);
+  key.forEach((c, axis) => view.setInt32(4 + 4 * axis, c, true));
+  view.setUint32(16, n, true); view.setUint32(20, m, true);
+  if (m) {
+    new Float32Array(buffer, 24, 3 * n).set(positions);
+    for (let v = 0; v < n; v++) view.setFloat32(24 + 12 * n + 12 * v + 4, 1, true); // normals up
+    new Uint32Array(buffer, 24 + 24 * n, 3 * m).set(indices);
+    new Uint8Array(buffer, blendAt + 4 * n, n).fill(255); // open to the sky
+  }
+  window.voxelworld.socket.onmessage({ data: buffer });
+}"""
+
+
+def region_of(key: str) -> str:
+    """The region (batches.js REGION chunks a side) of the chunk "i,j,k"."""
+    return ",".join(str(int(c) // 4) for c in key.split(","))
+
+
+def batch_state(page, region: str, send=(), flush: bool = False) -> dict:
+    """The region's chunks batched and loose, and the triangles it draws against its chunks' latest meshes (after
+    delivering the chunk messages ``send``, [key, triangles] each, and building the stale batches when ``flush``;
+    in one go, so that no picture builds a batch in between and no message arrives)."""
+    return page.evaluate("""([region, version, send, flush]) => {
+      const v = window.voxelworld, deliver = %s;
+      for (const [key, triangles] of send) deliver([version, key, triangles]);
+      if (flush) v.flushBatches();
+      const described = v.batches();
+      return { ...(described.regions[region] || { batched: [], loose: [] }), ...v.compareBatch(region),
+        chunks: described.chunks };
+    }""" % SEND_CHUNK, [region, MESH_VERSION, list(send), flush])
+
+
+def test_a_region_batch_draws_each_chunk_s_latest_mesh(page):
+    """The chunks of a region are drawn as one batch (batches.js): two chunk meshes arriving are drawn on their
+    own, then batched together; an edit of one hides its old triangles in the batch at once (the new mesh drawn on
+    its own until the batch is built again, with it); a chunk leaving the view (an empty mesh) leaves the batch,
+    and the region goes with its last chunk."""
+    region, a, b = "225,225,225", [900, 901, 902], [903, 900, 900]  # far from the world: out of the view
+    key_a, key_b = ",".join(map(str, a)), ",".join(map(str, b))
+    first = [[x + 4000.0 for x in (0, 0, 0, 1, 0, 0, 0, 0, 1)]]
+    other = [[x + 4100.0 for x in (0, 0, 0, 1, 0, 0, 0, 0, 1)]]
+    edited = [[x + 4000.0 for x in (0, 1, 0, 2, 1, 0, 0, 1, 2)], [x + 4000.0 for x in (5, 0, 0, 6, 0, 0, 5, 0, 1)]]
+
+    found = batch_state(page, region, [[a, first], [b, other]])
+    assert found["batched"] == [] and found["loose"] == sorted([key_a, key_b]), found
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 2, found
+    found = batch_state(page, region, flush=True)
+    assert found["batched"] == sorted([key_a, key_b]) and found["loose"] == [], found
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 2, found
+    assert page.evaluate(f"window.voxelworld.scene.getObjectByName('region {region}').visible")
+
+    found = batch_state(page, region, [[a, edited]])  # an edit: hidden in the batch, drawn on its own
+    assert found["batched"] == [key_b] and found["loose"] == [key_a], found
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 3, found  # the old triangle is not drawn
+    assert found["chunks"][key_a] == 2 and found["chunks"][key_b] == 1
+    found = batch_state(page, region, flush=True)
+    assert found["batched"] == sorted([key_a, key_b]) and found["loose"] == [], found
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 3, found
+
+    found = batch_state(page, region, [[a, []]])  # chunk a leaves the view
+    assert found["batched"] == [key_b] and found["drawn"] == found["latest"] and len(found["drawn"]) == 1, found
+    found = batch_state(page, region, [[b, []]], flush=True)
+    assert found["batched"] == found["loose"] == found["drawn"] == [] and key_a not in found["chunks"], found
+    assert region not in page.evaluate("window.voxelworld.batches().regions")
+    assert page.evaluate(f"window.voxelworld.scene.getObjectByName('region {region}')") is None
+    assert page.problems == []
+
+
+def test_a_far_batch_is_drawn_simplified_and_in_full_while_a_chunk_of_it_changes(page):
+    """A batch far from the camera draws a simplified copy of its triangles (a flat grid: far fewer), with the
+    far material; after an edit of one of its chunks it draws its full triangles (the edited chunk's old ones
+    hidden) until it is built again."""
+    region, a, b = "226,225,225", [904, 900, 900], [905, 900, 900]
+    grid = [[4000.0 + x + dx, 0.0, 4000.0 + z + dz] for x in range(10) for z in range(10)
+            for dx, dz in ((0, 0), (1, 0), (0, 1), (1, 0), (1, 1), (0, 1))]
+    squares = [sum(grid[3 * t:3 * t + 3], []) for t in range(200)]  # 200 triangles, each its own corners
+    drawn = """(r) => { const v = window.voxelworld, batch = v.scene.getObjectByName(`region ${r}`);
+      v.renderer.render(v.scene, v.camera); // shade() picks each batch's triangles for this camera
+      return { drawn: batch.geometry.index.count / 3, far: batch.material.vertexShader.includes('vSunLit') }; }"""
+    batch_state(page, region, [[a, squares], [b, [[4020.0, 0, 4000, 4021, 0, 4000, 4020, 0, 4001]]]], flush=True)
+    page.evaluate("(async () => { await (await import('./vendor/meshopt_simplifier.js')).MeshoptSimplifier.ready; })()")
+    page.wait_for_function(f"({drawn})('{region}').drawn < 100", timeout=WAIT_MS)  # made within a few pictures
+    assert page.evaluate(drawn, region)["far"] is True
+    found = batch_state(page, region, [[b, [[4030.0, 0, 4000, 4031, 0, 4000, 4030, 0, 4001]]]])  # an edit
+    assert page.evaluate(drawn, region)["drawn"] == 201  # in full, the old triangle hidden (degenerate)
+    assert found["drawn"] == found["latest"] and len(found["drawn"]) == 201, found
+    batch_state(page, region, [[a, []], [b, []]], flush=True)
+    assert region not in page.evaluate("window.voxelworld.batches().regions")
+
+
+def test_the_dug_wall_s_regions_draw_the_chunks_latest_meshes(page):
+    """After the wall was sucked (the test above), every region draws exactly its chunks' latest meshes, before its
+    batch is built again and after; then no chunk is drawn on its own, and there are fewer batches than chunks."""
+    regions = page.evaluate("Object.keys(window.voxelworld.batches().regions)")
+    dug = {region_of(key) for key in aimed_chunks(page)}
+    assert dug <= set(regions)
+    for region in regions:
+        found = batch_state(page, region)
+        assert found["drawn"] == found["latest"], region
+    # In one go (no chunk message can arrive in between: the world may still be remeshing the wall).
+    described = page.evaluate("window.voxelworld.flushBatches(), window.voxelworld.batches()")
+    assert described["loose"] == 0 and 0 < described["batches"] < len(described["chunks"]) / 4, described
+    for region in dug:
+        found = batch_state(page, region)
+        assert found["drawn"] == found["latest"] and found["drawn"], region
+
+
 def test_the_e_key_presses_use(page):
     def uses():
         return sum(1 for e in page.world.events if isinstance(e, ActionStarted) and e.action == "use")
@@ -204,7 +326,7 @@ def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
         if (triangles) new Uint32Array(buffer, 24 + 36 + 36, 3).set([0, 1, 2]);
         window.voxelworld.socket.onmessage({ data: buffer });
     }"""
-    drawn = "(key) => !!window.voxelworld.scene.getObjectByName(`chunk ${key}`)"  # the world streams on meanwhile
+    drawn = "(key) => key in window.voxelworld.batches().chunks"  # the world streams on meanwhile
     page.evaluate(deliver, [9, 1])
     after = stats(page)
     assert after["errors"] == before["errors"] + 1 and "version 9" in after["lastError"]

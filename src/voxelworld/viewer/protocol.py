@@ -403,7 +403,8 @@ def _round(value, digits: int = 4):
 def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
     (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
-    picture, /textures.bin), the world's box and chunk grid, the player's and NPCs' capsules, the props'
+    picture, /textures.bin), the world's box and chunk grid and how far around its actors it is meshed (m, None:
+    all of it), the player's and NPCs' capsules, the props'
     triangles, the enemies' skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
     the order of a frame's ``characters[].rotations``)."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
@@ -418,7 +419,8 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
                        "texture": m.texture, "colour": _round(palette[m.id])} for m in world.materials],
         "world": {"origin": _round(volume.origin), "voxel_size": volume.voxel_size, "shape": list(volume.shape),
                   "chunk_size": volume.chunk_size, "chunks": list(volume.chunk_grid_shape),
-                  "bounds": [_round(volume.origin), _round(volume.index_to_world(np.array(volume.shape) - 1))]},
+                  "bounds": [_round(volume.origin), _round(volume.index_to_world(np.array(volume.shape) - 1))],
+                  "view_distance": world.settings.view_distance},
         "player": {"radius": settings.radius, "height": settings.height, "eye_height": settings.eye_height,
                    "stamina_max": settings.stamina_max, "yaw": _round(world.player.yaw),
                    "pitch": _round(world.player.pitch)},

@@ -23,7 +23,7 @@ import { Sound } from "./sound.js";
 const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl(), resolutionFromUrl());
 view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
-const follow = new FollowCamera(view3d.terrain);
+const follow = new FollowCamera(() => view3d.batches.meshes());
 const hud = new Hud();
 const effects = new Effects(view3d.scene, (name) => view3d.materialColour(name));
 const sound = new Sound((name) => hud.materials.get(name)?.hardness ?? 0);
@@ -267,6 +267,9 @@ window.voxelworld = {
   navmeshChildren: () => view3d.navmesh.children.length,
   characters: () => actors.characterCounts(),
   chunkCounts: () => ({ ...chunkCounts }),
+  batches: () => view3d.batches.describe(), // the terrain's region batches and loose chunks (batches.js)
+  flushBatches: () => view3d.batches.flush(performance.now(), 0), // every stale region batched now
+  compareBatch: (region) => view3d.batches.compare(region), // what a region draws against its chunks' meshes
   view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
   get quality() { return view3d.quality; },
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling

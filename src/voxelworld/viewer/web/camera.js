@@ -48,7 +48,7 @@ export function fade(object, opacity) {
 }
 
 export class FollowCamera {
-  // ``terrain``: the group of chunk meshes the camera must stay out of.
+  // ``terrain()``: the chunk meshes the camera must stay out of.
   constructor(terrain) {
     this.camera = new THREE.PerspectiveCamera(70, window.innerWidth / window.innerHeight, 0.05, 600);
     this.terrain = terrain;
@@ -74,7 +74,7 @@ export class FollowCamera {
   clearance(eye, way, length) {
     this.raycaster.set(eye, way);
     this.raycaster.far = length + WALL_MARGIN;
-    const hits = this.raycaster.intersectObjects(this.terrain.children, false);
+    const hits = this.raycaster.intersectObjects(this.terrain(), false);
     return hits.length ? Math.max(hits[0].distance - WALL_MARGIN, 0.0) : length;
   }
 

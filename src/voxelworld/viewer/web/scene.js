@@ -1,17 +1,21 @@
-// The three.js scene: renderer, lights, the terrain's chunk meshes, the props and the navmesh and collision
-// overlays, built from what decode.js reads and the hello message's materials.
+// The three.js scene: renderer, lights, the terrain's chunk meshes (drawn in region batches: batches.js), the
+// props and the navmesh and collision overlays, built from what decode.js reads and the hello message's materials.
 //
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
-// fog to the sky colour from FOG_NEAR to FOG_FAR metres. Quality (setQuality): "default" draws textures,
+// fog to the sky colour from FOG_NEAR to FOG_FAR metres (or out to the view distance of a large world). Quality (setQuality): "default" draws textures,
 // shadows and ambient occlusion, "low" none of them (the table colours; shaders.js); ?quality=low in the URL
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
+import { TerrainBatches } from "./batches.js";
 import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
+// A world meshed only within a view distance (hello.world.view_distance: a large world) is fogged from this share
+// of it out to all of it, so that its terrain shows to the horizon and fades where the meshes end.
+export const VIEW_FOG_NEAR = 0.3;
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // Dynamic resolution (default quality): when pictures take longer than FRAME_BUDGET_MS on average, the page draws
 // fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
@@ -95,10 +99,11 @@ export class WorldScene {
     this.foliage = new Foliage(this.crowns);
     this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
+    this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
-    this.chunks = new Map(); // "i,j,k" -> Mesh
-    this.triangles = 0;
+    this.chunkShaders = new Map(); // the chunk meshes' materials by what their pixels need (shaders.js shadingOf)
+    this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
@@ -110,6 +115,19 @@ export class WorldScene {
   }
 
   get canvas() { return this.renderer.domElement; }
+
+  get chunks() { return this.batches.chunks; } // "i,j,k" -> the chunk's mesh and its place in its region's batch
+
+  get triangles() { return this.batches.triangles; }
+
+  // The terrain material for a chunk's geometry: without a second texture sample or the highlight where none of
+  // its vertices needs them (the same picture, cheaper in software).
+  chunkShader(geometry) {
+    const shading = geometry.userData.shading ?? { blend: true, gloss: true };
+    const key = `${shading.blend} ${shading.gloss}`;
+    if (!this.chunkShaders.has(key)) this.chunkShaders.set(key, terrainMaterial(this.uniforms, this.quality, false, shading));
+    return this.chunkShaders.get(key);
+  }
 
   // The server's texture set (/textures.bin): until it arrives (or when it cannot be read) every material is
   // drawn in its table colour. Resolves to the decoded set; rejects with an Error naming what went wrong.
@@ -128,9 +146,10 @@ export class WorldScene {
   // Every chunk's and prop's material attributes again, from the materials and the texture set now known.
   repaint() {
     this.materialTable = materialTable([...this.materialsById.values()], this.textures);
-    for (const group of [this.terrain, this.props]) {
-      for (const mesh of group.children) materialAttributes(mesh.geometry, this.materialTable);
-    }
+    for (const chunk of this.batches.chunks.values()) materialAttributes(chunk.mesh.geometry, this.materialTable);
+    this.batches.changedAll();
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader); // the layers may have changed
+    for (const mesh of this.props.children) materialAttributes(mesh.geometry, this.materialTable);
   }
 
   // "default": textures, shadows and ambient occlusion; "low": none of them.
@@ -143,13 +162,19 @@ export class WorldScene {
     this.shadowsChanged();
     this.sun.castShadow = high;
     this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
-    const old = this.terrainShader;
+    const old = this.terrainShader, oldFar = this.farShader;
     this.terrainShader = terrainMaterial(this.uniforms, quality);
+    this.farShader = terrainMaterial(this.uniforms, quality, true);
     this.scene.traverse((o) => {
-      if (o.material === old) o.material = this.terrainShader;
+      if (o.material === old || o.material === oldFar) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
+    const oldChunks = [...this.chunkShaders.values()];
+    this.chunkShaders.clear();
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader);
     old.dispose();
+    oldFar.dispose();
+    for (const material of oldChunks) material.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
 
@@ -194,8 +219,11 @@ export class WorldScene {
 
   // Draw the scene seen by ``camera`` (at the fixed view when one is set).
   render(camera) {
-    this.adaptResolution(performance.now());
+    const now = performance.now();
+    this.adaptResolution(now);
+    this.batches.flush(now);
     this.placeCamera(camera);
+    this.batches.shade(camera.position);
     const shadows = this.renderer.shadowMap;
     if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
     this.renderer.render(this.scene, camera);
@@ -227,10 +255,12 @@ export class WorldScene {
   reset(hello) {
     this.materialsById = new Map(hello.materials.map((m) => [m.id, m]));
     this.materialTable = materialTable(hello.materials, this.textures);
+    this.batches.clear();
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
-    this.chunks.clear();
-    this.triangles = 0;
     this.fitShadow(hello.world.bounds);
+    const view = hello.world.view_distance;
+    this.scene.fog.near = view ? VIEW_FOG_NEAR * view : FOG_NEAR;
+    this.scene.fog.far = view || FOG_FAR;
     this.shadowsChanged();
     this.foliage.reset(hello.materials);
     for (const prop of hello.props) {
@@ -278,14 +308,10 @@ export class WorldScene {
   setChunk(chunk) {
     this.shadowsChanged();
     this.foliage.setChunk(chunk);
-    const old = this.chunks.get(chunk.key);
-    if (old) {
-      this.terrain.remove(old);
-      old.geometry.dispose();
-      this.chunks.delete(chunk.key);
-      this.triangles -= old.userData.triangles;
+    if (chunk.m === 0) {
+      this.batches.set(chunk.key, null);
+      return;
     }
-    if (chunk.m === 0) return;
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute("position", new THREE.BufferAttribute(chunk.positions, 3));
     geometry.setAttribute("normal", new THREE.BufferAttribute(chunk.normals, 3));
@@ -299,12 +325,8 @@ export class WorldScene {
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
-    mesh.castShadow = mesh.receiveShadow = true;
     mesh.name = `chunk ${chunk.key}`;
-    mesh.userData.triangles = chunk.m;
-    this.terrain.add(mesh);
-    this.chunks.set(chunk.key, mesh);
-    this.triangles += chunk.m;
+    this.batches.set(chunk.key, mesh);
   }
 
   // The navmesh overlay from decodeTriangles: triangles filled by level, a little above the ground, with edges.

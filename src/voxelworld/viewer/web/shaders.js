@@ -106,6 +106,20 @@ export function materialAttributes(geometry, table) {
   geometry.setAttribute("palette_a", new THREE.BufferAttribute(paletteA, 3, true)); // 0..1 in the shader
   geometry.setAttribute("palette_b", new THREE.BufferAttribute(paletteB, 3, true));
   geometry.setAttribute("surface", new THREE.BufferAttribute(surface, 3, true));
+  geometry.userData.shading = shadingOf(layers, surface);
+}
+
+// What a mesh's pixels need of the terrain shader (terrainMaterial's ``shading``), from its vertices' layers and
+// surfaces (materialAttributes): ``blend``, whether any vertex's two layers differ (else one texture sample a
+// pixel); ``gloss``, whether any vertex is metal or smooth enough for the highlight (the shader's test: no pixel
+// between such vertices passes it). Under SwiftShader both sides of a branch and every sample cost every pixel.
+export function shadingOf(layers, surface) {
+  let blend = false, gloss = false;
+  for (let v = 0; 2 * v < layers.length && !(blend && gloss); v++) {
+    if (layers[2 * v] !== layers[2 * v + 1]) blend = true;
+    if (surface[3 * v] / 255 < 0.7 || surface[3 * v + 1] / 255 > 0.02) gloss = true;
+  }
+  return { blend, gloss };
 }
 
 // /textures.bin read into textures (little-endian: u32 layers L, u32 size S, f32 metres a tile covers, albedo
@@ -275,7 +289,11 @@ void main() {
   vec3 p = vWorld * textureScale;
   float pick = grain(floor(vWorld * 32.0));
   vec2 uv = pick < w.x ? p.zy : (pick < w.x + w.y ? p.xz : p.xy);
+#ifdef TERRAIN_ONE_LAYER
+  vec4 albedo = albedoOf(vLayers.x, vPalette, uv); // every vertex's two layers the same: one sample
+#else
   vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
+#endif
 #endif
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
@@ -283,6 +301,7 @@ void main() {
   vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vAmbient * low);
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
+#ifndef TERRAIN_MATT
   if (metal > 0.02 || roughness < 0.7) {
     vec3 view = normalize(cameraPosition - vWorld);
     vec3 f0 = mix(vec3(0.04), albedo.rgb, metal);
@@ -293,11 +312,79 @@ void main() {
     vec3 surroundings = mix(mirror, vAmbient * low, roughness) * vSurface.a * low;
     lit += f0 * (sunColour * vSun * shadow * highlight + surroundings * mix(0.6, 1.0, metal));
   }
+#endif
   // Emission (lava): self-lit, not sun-lit.
   vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));
   if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
   colour = mix(colour, fogColour, vFog);
   gl_FragColor = vec4(colour, 1.0); // sRGB values lit directly, as the snapshots do (no colour-space step)
+}
+`;
+
+// The far terrain (batches.js FAR_SHADING metres and more from the camera): each material's table colour (its
+// texture's mean: what the nearest mipmap shows that far), lit per vertex by the same sky, fill and sun, the sun
+// times its shadow per pixel, emission and fog; no texture sample and no highlight. Two colours and the fog pass
+// from vertex to pixel instead of 24 values: under SwiftShader every value passed costs each of the many small far
+// triangles its set-up and every pixel its interpolation (docs/benchmarks.md).
+const farVertexShader = /* glsl */ `
+#include <common>
+#include <shadowmap_pars_vertex>
+#ifdef USE_FOG
+uniform float fogNear;
+uniform float fogFar;
+#endif
+uniform float emission;
+attribute float blend;
+attribute float occlusion;
+attribute vec3 palette_a;
+attribute vec3 palette_b;
+attribute vec3 surface;
+${LIGHT_UNIFORMS}
+varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
+varying vec3 vSunLit; // the sun's share, times the shadow per pixel
+varying float vFog;
+void main() {
+  vec3 objectNormal = normal;
+  vec3 transformedNormal = normalMatrix * objectNormal;
+  vec3 transformed = position;
+  vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
+  vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
+  gl_Position = projectionMatrix * mvPosition;
+  #include <shadowmap_vertex>
+  vec3 n = normalize(mat3(modelMatrix) * objectNormal);
+  vec3 albedo = mix(palette_a, palette_b, clamp(blend, 0.0, 1.0));
+  float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
+  vec3 ambient = (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
+  float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
+  vBase = mix(albedo * (1.0 - metal) * ambient * 0.9, albedo * surface.b * emission, glow); // 0.9: the texture's mean low spots
+  vSunLit = albedo * (1.0 - metal) * sunColour * max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5) * (1.0 - glow);
+  #ifdef USE_FOG
+    vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
+  #else
+    vFog = 0.0;
+  #endif
+}
+`;
+
+const farFragmentShader = /* glsl */ `
+#include <common>
+#include <packing>
+#include <lights_pars_begin>
+#include <shadowmap_pars_fragment>
+${LIGHT_UNIFORMS}
+varying vec3 vBase;
+varying vec3 vSunLit;
+varying float vFog;
+void main() {
+  float shadow = 1.0;
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
+  vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
+  p.z += directionalLightShadows[0].shadowBias;
+  shadow = step(p.z, texture2D(directionalShadowMap[0], p.xy).r);
+#endif
+  vec3 colour = vBase + vSunLit * shadow;
+  if (!gl_FrontFacing) colour *= 0.55;
+  gl_FragColor = vec4(mix(colour, fogColour, vFog), 1.0);
 }
 `;
 
@@ -315,21 +402,25 @@ export function terrainUniforms() {
   };
 }
 
-// The terrain material (one for every chunk mesh, and the props): pushed back a little in depth so that the
+// The terrain material (one for every chunk mesh, and the props; ``far``: the far terrain's; ``shading``: what its
+// meshes' pixels need, shadingOf: a mesh that blends no two textures or has nothing glossy is drawn without): pushed back a little in depth so that the
 // collision-mesh wireframe and the navmesh overlay drawn on the same surface win. ``uniforms``: terrainUniforms,
 // shared (three's light and fog uniforms are added to each material's own copy).
-export function terrainMaterial(uniforms, quality = "default") {
+export function terrainMaterial(uniforms, quality = "default", far = false, shading = { blend: true, gloss: true }) {
   const material = new THREE.ShaderMaterial({
     uniforms: { ...THREE.UniformsUtils.merge([THREE.UniformsLib.lights, THREE.UniformsLib.fog]), ...uniforms },
-    vertexShader,
-    fragmentShader,
+    vertexShader: far ? farVertexShader : vertexShader,
+    fragmentShader: far ? farFragmentShader : fragmentShader,
     lights: true,
     fog: true,
-    side: THREE.DoubleSide,
+    side: far ? THREE.FrontSide : THREE.DoubleSide, // the camera is never inside far terrain
     polygonOffset: true,
     polygonOffsetFactor: 1,
     polygonOffsetUnits: 1,
   });
-  if (quality === "low") material.defines = { TERRAIN_LOW: "" };
+  material.defines = {};
+  if (quality === "low") material.defines.TERRAIN_LOW = "";
+  if (!shading.blend) material.defines.TERRAIN_ONE_LAYER = "";
+  if (!shading.gloss) material.defines.TERRAIN_MATT = "";
   return material;
 }

@@ -1,0 +1,310 @@
+// The terrain's chunk meshes, drawn in few draw calls. A world seen to 500 m holds some 5 000 chunk meshes, and
+// under SwiftShader every draw call costs the page time on both sides (three.js's work per object on the page's
+// thread, the GPU process's per draw; docs/benchmarks.md): so the chunks of a region (REGION x REGION x REGION
+// chunks) are drawn as one batch mesh, their geometries merged into one BufferGeometry (one draw call, culled
+// against the view by its own bounds).
+//
+// A region's batch is built again once the region has been quiet for QUIET_MS: a chunk mesh that arrives (new,
+// edited, re-levelled) is drawn on its own ("loose") until then, so that digging or a burst of level changes
+// rebuilds a batch once, not with every message. The triangles a changed or removed chunk had in its batch are
+// hidden at once (their indices made degenerate, a small upload), so that its old and new meshes never both show.
+// Batches are built in the picture's flush (at most BUILD_BUDGET_MS of them a picture, one at least).
+//
+// A region whose batch's bounds are FAR_SHADING metres or more from the camera is drawn as its batch, with the far
+// terrain's material (shaders.js: table colours lit per vertex, no texture); a nearer region is drawn chunk by
+// chunk with the terrain's (each chunk culled against the view on its own: a near batch of 64 chunks mostly lies
+// beside or behind the camera, and SwiftShader pays for every triangle it is handed, seen or not).
+// Far batches are also drawn simplified (FAR_LEVELS: from each distance on, a copy of the batch's triangles
+// simplified by meshoptimizer to within an error in metres about a pixel there, on the same vertices; the region's
+// open borders kept, so that neighbours still meet): the far levels of detail of a rough world keep far more
+// triangles than a far pixel shows, and under SwiftShader the page pays for every one. The copies are made when
+// first needed (SIMPLIFY_BUDGET_MS a picture) and dropped with the batch; a batch with a hidden chunk draws its full
+// triangles until it is built again.
+//
+// Every chunk keeps its own mesh on the CPU (meshes(): what the follow camera casts rays against, cheaply culled
+// chunk by chunk); a batched chunk's mesh is not drawn and holds no GPU buffers.
+
+import * as THREE from "./vendor/three.module.js";
+import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
+
+export const REGION = 4; // chunks per side of a region (64 chunks: one draw call)
+export const QUIET_MS = 1000; // a region is batched again this long after its last chunk message
+export const BUILD_BUDGET_MS = 8; // batches built per picture: until this much time went (one at least)
+export const FAR_SHADING = 100; // m from the camera to a batch's bounding sphere: drawn with the far material
+// From ``distance`` m (camera to a batch's bounding sphere) on, a batch is drawn simplified to within ``error`` m
+// (about 0.7 of a pixel there at 0.45 of 720 pixels over the camera's 70 degrees).
+export const FAR_LEVELS = [{ distance: FAR_SHADING, error: 0.25 }, { distance: 200, error: 0.5 },
+  { distance: 350, error: 0.9 }];
+export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
+let simplifierReady = false;
+MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
+
+// A geometry on the vertices of ``full`` (its attributes shared) with its triangles simplified to within ``error``
+// metres, its open borders kept.
+export function simplifiedGeometry(full, error) {
+  const [indices] = MeshoptSimplifier.simplify(full.index.array, full.attributes.position.array, 3, 0, error,
+    ["LockBorder", "ErrorAbsolute"]);
+  const geometry = new THREE.BufferGeometry();
+  for (const name of ATTRIBUTES) geometry.setAttribute(name, full.attributes[name]);
+  geometry.setIndex(new THREE.BufferAttribute(indices, 1));
+  geometry.boundingSphere = full.boundingSphere;
+  return geometry;
+}
+// The vertex attributes of a chunk mesh (scene.js setChunk, shaders.js materialAttributes), merged into batches.
+export const ATTRIBUTES = ["position", "normal", "mat_a", "mat_b", "blend", "occlusion", "layers", "palette_a",
+  "palette_b", "surface"];
+
+// The region "i,j,k" of the chunk "i,j,k".
+export function regionOf(chunkKey) {
+  return chunkKey.split(",").map((c) => Math.floor(Number(c) / REGION)).join(",");
+}
+
+// One geometry of ``geometries`` (indexed, with ATTRIBUTES) and each one's [first index, index count] in it.
+export function mergeGeometries(geometries) {
+  let vertices = 0, indices = 0;
+  for (const g of geometries) {
+    vertices += g.attributes.position.count;
+    indices += g.index.count;
+  }
+  const merged = new THREE.BufferGeometry();
+  for (const name of ATTRIBUTES) {
+    const first = geometries[0].attributes[name];
+    const array = new first.array.constructor(vertices * first.itemSize);
+    let offset = 0;
+    for (const g of geometries) {
+      array.set(g.attributes[name].array, offset);
+      offset += g.attributes[name].array.length;
+    }
+    merged.setAttribute(name, new THREE.BufferAttribute(array, first.itemSize, first.normalized));
+  }
+  const index = new Uint32Array(indices), ranges = [];
+  let at = 0, base = 0;
+  for (const g of geometries) {
+    const source = g.index.array;
+    for (let n = 0; n < source.length; n++) index[at + n] = source[n] + base;
+    ranges.push([at, source.length]);
+    at += source.length;
+    base += g.attributes.position.count;
+  }
+  merged.setIndex(new THREE.BufferAttribute(index, 1));
+  merged.computeBoundingSphere();
+  return { geometry: merged, ranges };
+}
+
+export class TerrainBatches {
+  // ``group``: where the batches and loose chunk meshes are drawn; ``material(geometry)``: the terrain's material
+  // for a chunk's geometry, ``farMaterial``: the far batches'.
+  constructor(group, material, farMaterial) {
+    this.group = group;
+    this.material = material;
+    this.farMaterial = farMaterial;
+    this.chunks = new Map(); // chunk key -> { mesh, region, triangles, range: [first index, count] in its batch, or null: loose }
+    this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
+    this.triangles = 0;
+    this.builds = 0; // batches built so far (tests, benchmarks)
+    this.pickable = null; // meshes(), until a chunk changes
+  }
+
+  get size() { return this.chunks.size; }
+
+  // The chunk ``key``'s new mesh (a Mesh of an indexed geometry with ATTRIBUTES, or null: the chunk has none any
+  // more), received at ``now`` (ms).
+  set(key, mesh, now = performance.now()) {
+    this.pickable = null;
+    const regionKey = regionOf(key);
+    let region = this.regions.get(regionKey);
+    if (!region) {
+      region = { key: regionKey, keys: new Set(), batch: null, full: null, simplified: [], simplifiable: false,
+        unbatched: false, changed: now, stale: false };
+      this.regions.set(regionKey, region);
+    }
+    const old = this.chunks.get(key);
+    if (old) {
+      if (old.range) this.hide(region, old.range);
+      this.group.remove(old.mesh); // loose, or drawn chunk by chunk
+      old.mesh.geometry.dispose();
+      this.chunks.delete(key);
+      region.keys.delete(key);
+      this.triangles -= old.triangles;
+    }
+    if (mesh) {
+      mesh.material = this.material(mesh.geometry);
+      mesh.castShadow = mesh.receiveShadow = true;
+      const triangles = mesh.geometry.index.count / 3;
+      this.chunks.set(key, { mesh, region: regionKey, triangles, range: null });
+      region.keys.add(key);
+      this.group.add(mesh);
+      this.triangles += triangles;
+    }
+    region.changed = now;
+    region.stale = true;
+  }
+
+  // A batched chunk's triangles no longer drawn: their indices all one vertex (degenerate, not rasterised).
+  hide(region, [first, count]) {
+    region.simplifiable = false; // its simplified copies still hold the chunk: drawn no more until built again
+    region.batch.geometry = region.full;
+    const index = region.full.index;
+    index.array.fill(index.array[first], first, first + count);
+    index.addUpdateRange(first, count);
+    index.needsUpdate = true;
+  }
+
+  // Build the batches of the regions quiet for QUIET_MS at ``now``, for at most BUILD_BUDGET_MS (one at least);
+  // ``quiet`` overrides QUIET_MS (0: every stale region, now).
+  flush(now = performance.now(), quiet = QUIET_MS) {
+    const start = performance.now();
+    for (const region of this.regions.values()) {
+      if (!region.stale || now - region.changed < quiet) continue;
+      this.build(region);
+      if (quiet > 0 && performance.now() - start > BUILD_BUDGET_MS) break;
+    }
+  }
+
+  // The region's batch again, from every chunk mesh it holds now (its loose chunks join it).
+  build(region) {
+    region.stale = false;
+    if (region.batch) this.dropBatch(region);
+    const members = [...region.keys].map((key) => this.chunks.get(key));
+    if (!members.length) {
+      this.regions.delete(region.key);
+      return;
+    }
+    const { geometry, ranges } = mergeGeometries(members.map((c) => c.mesh.geometry));
+    members.forEach((chunk, n) => {
+      this.group.remove(chunk.mesh);
+      if (!region.unbatched) chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
+      chunk.range = ranges[n];
+    });
+    region.unbatched = false; // shade() draws it chunk by chunk again when it is near
+    const batch = new THREE.Mesh(geometry, this.farMaterial);
+    batch.castShadow = batch.receiveShadow = true;
+    batch.name = `region ${region.key}`;
+    batch.userData.region = region.key;
+    region.batch = batch;
+    region.full = geometry;
+    region.simplified = FAR_LEVELS.map(() => null);
+    region.simplifiable = true;
+    this.group.add(batch);
+    this.builds++;
+  }
+
+  dropBatch(region) {
+    this.group.remove(region.batch);
+    for (const geometry of [region.full, ...region.simplified]) geometry?.dispose();
+    region.batch = region.full = null;
+    region.simplified = [];
+  }
+
+  // Every chunk's mesh, batched or not (for ray casts: their matrices are the identity, like the group's).
+  meshes() {
+    if (!this.pickable) this.pickable = [...this.chunks.values()].map((c) => c.mesh);
+    return this.pickable;
+  }
+
+  // Each chunk's geometry was changed in place (its material attributes, scene.js repaint): every batch again.
+  changedAll() {
+    for (const region of this.regions.values()) {
+      region.stale = true;
+      region.changed = -Infinity;
+    }
+  }
+
+  setMaterial(material, farMaterial) {
+    this.material = material;
+    this.farMaterial = farMaterial;
+    for (const chunk of this.chunks.values()) chunk.mesh.material = material(chunk.mesh.geometry);
+    for (const region of this.regions.values()) if (region.batch) region.batch.material = farMaterial;
+  }
+
+  // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from
+  // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet).
+  shade(position) {
+    const start = performance.now();
+    for (const region of this.regions.values()) {
+      const batch = region.batch;
+      if (!batch) continue;
+      const sphere = region.full.boundingSphere, distance = sphere.center.distanceTo(position) - sphere.radius;
+      batch.material = this.farMaterial;
+      const near = distance < FAR_SHADING;
+      if (near !== region.unbatched) {
+        region.unbatched = near;
+        batch.visible = !near;
+        for (const key of region.keys) {
+          const chunk = this.chunks.get(key);
+          if (chunk.range && near) this.group.add(chunk.mesh);
+          else if (chunk.range) this.group.remove(chunk.mesh);
+        }
+      }
+      let level = -1;
+      FAR_LEVELS.forEach((l, n) => { if (distance >= l.distance) level = n; });
+      let geometry = region.full;
+      if (level >= 0 && region.simplifiable && simplifierReady) {
+        if (!region.simplified[level] && performance.now() - start < SIMPLIFY_BUDGET_MS) {
+          region.simplified[level] = simplifiedGeometry(region.full, FAR_LEVELS[level].error);
+        }
+        for (let n = level; n >= 0; n--) {
+          if (region.simplified[n]) {
+            geometry = region.simplified[n];
+            break;
+          }
+        }
+      }
+      batch.geometry = geometry;
+    }
+  }
+
+  clear() {
+    for (const chunk of this.chunks.values()) {
+      this.group.remove(chunk.mesh);
+      chunk.mesh.geometry.dispose();
+    }
+    for (const region of this.regions.values()) if (region.batch) this.dropBatch(region);
+    this.chunks.clear();
+    this.regions.clear();
+    this.triangles = 0;
+    this.pickable = null;
+  }
+
+  // What is drawn, for tests: per region its batched and loose chunk keys; how many batches and loose meshes
+  // there are; each chunk's triangles.
+  describe() {
+    const regions = {};
+    let batches = 0, loose = 0;
+    for (const region of this.regions.values()) {
+      const batched = [], free = [];
+      for (const key of region.keys) (this.chunks.get(key).range ? batched : free).push(key);
+      loose += free.length;
+      if (region.batch) batches++;
+      regions[region.key] = { batched: batched.sort(), loose: free.sort(), stale: region.stale };
+    }
+    const chunks = Object.fromEntries([...this.chunks].map(([key, c]) => [key, c.triangles]));
+    return { batches, loose, chunks, builds: this.builds, regions };
+  }
+
+  // The triangles drawn for a region (its batch's at full detail, not hidden, or its chunks' one by one when it is
+  // near; and its loose chunks'), and those of its chunks' latest meshes, each sorted (as text: 9 coordinates), for tests: the two agree when the batching is right.
+  compare(regionKey) {
+    const region = this.regions.get(regionKey);
+    const text = (triangles) => triangles.map((t) => t.map((x) => x.toFixed(3)).join(" ")).sort();
+    if (!region) return { drawn: [], latest: [] };
+    const drawn = region.batch && !region.unbatched ? drawnTriangles(region.full) : [], latest = [];
+    for (const key of region.keys) {
+      const chunk = this.chunks.get(key), own = drawnTriangles(chunk.mesh.geometry);
+      latest.push(...own);
+      if (chunk.mesh.parent === this.group) drawn.push(...own);
+    }
+    return { drawn: text(drawn), latest: text(latest) };
+  }
+}
+
+// The triangles a geometry draws (not degenerate), each as its 9 corner coordinates.
+export function drawnTriangles(geometry) {
+  const index = geometry.index.array, p = geometry.attributes.position.array, found = [];
+  for (let t = 0; t < index.length; t += 3) {
+    const a = index[t], b = index[t + 1], c = index[t + 2];
+    if (a === b && b === c) continue;
+    found.push([a, b, c].flatMap((v) => [p[3 * v], p[3 * v + 1], p[3 * v + 2]]));
+  }
+  return found;
+}
