@@ -325,7 +325,8 @@ def test_the_default_quality_adapts_its_resolution_and_a_pinned_one_stays(scene)
     fewer pixels, down to MIN_RESOLUTION of the window's and no further; ``?resolution=0.7`` pins 0.7, and a pin
     below MIN_RESOLUTION is raised to it."""
     minimum = scene.evaluate("(async () => (await import('./scene.js')).MIN_RESOLUTION)()")
-    for query, check in (("", "r => r < 0.999"), ("?resolution=0.7", "r => r === 0.7"),
+    # ?quality=default: the page keeps its quality (no automatic quality), so this checks the resolution alone.
+    for query, check in (("?quality=default", "r => r < 0.999"), ("?resolution=0.7", "r => r === 0.7"),
                          ("?resolution=0.1", f"r => r === {minimum}")):
         tab = scene.context.browser.new_page(viewport=VIEWPORT)
         try:
@@ -339,5 +340,27 @@ def test_the_default_quality_adapts_its_resolution_and_a_pinned_one_stays(scene)
             assert all(minimum - 1e-9 <= share <= 1 for share in shares), (query, shares)
             width = tab.evaluate("window.voxelworld.renderer.domElement.width")
             assert abs(width - round(VIEWPORT["width"] * shares[-1])) <= 1, (query, width, shares)
+        finally:
+            tab.close()
+
+
+def test_a_page_too_slow_at_its_lowest_resolution_lowers_its_quality_and_says_so(scene):
+    """A page whose URL asks for no quality goes to "low" once its pictures stay slower than AUTO_LOW_MS at
+    MIN_RESOLUTION for AUTO_LOW_AFTER_MS, with a toast; one that asked for ``?quality=default`` keeps it; pictures
+    just within AUTO_LOW_MS (the demo world's ~30 a second in software) change nothing."""
+    limits = scene.evaluate("(async () => { const s = await import('./scene.js'); "
+                            "return [s.AUTO_LOW_MS, s.AUTO_LOW_AFTER_MS, s.MIN_RESOLUTION]; })()")
+    low_ms, after_ms, _ = limits
+    for query, slow_ms, expected in (("", low_ms * 0.9, "default"), ("?quality=default", low_ms * 1.6, "default"),
+                                     ("", low_ms * 1.6, "low")):
+        tab = scene.context.browser.new_page(viewport=VIEWPORT)
+        try:
+            tab.goto(scene.served + query)
+            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
+            # Long enough to reach the lowest resolution and stay there past the wait.
+            tab.evaluate(f"window.voxelworld.slowPictures({slow_ms}, {3 * after_ms / 1000})")
+            assert tab.evaluate("window.voxelworld.quality") == expected, (query, slow_ms)
+            toasts = tab.evaluate("[...document.querySelectorAll('#toasts .toast')].map(t => t.textContent)")
+            assert any(t.startswith("quality: low") for t in toasts) == (expected == "low"), toasts
         finally:
             tab.close()

@@ -17,14 +17,16 @@ import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, de
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
-import { WorldScene, qualityFromUrl, resolutionFromUrl } from "./scene.js";
+import { WorldScene, qualityAskedInUrl, qualityFromUrl, resolutionFromUrl } from "./scene.js";
 import { Sound } from "./sound.js";
 
 const view3d = new WorldScene(document.getElementById("view"), qualityFromUrl(), resolutionFromUrl());
+view3d.autoQuality = !qualityAskedInUrl();
 view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
 const follow = new FollowCamera(() => view3d.batches.meshes());
 const hud = new Hud();
+view3d.onQualityDropped = () => hud.toast("quality: low (pictures were slow even at the lowest resolution; Q: default)");
 const effects = new Effects(view3d.scene, (name) => view3d.materialColour(name));
 const sound = new Sound((name) => hud.materials.get(name)?.hardness ?? 0);
 const chunkCounts = {}; // "i,j,k" -> chunk messages received for it
@@ -191,6 +193,7 @@ const commands = {
     hud.toast(sound.toggleMute() ? "sound off (M turns it on)" : "sound on");
   },
   quality: () => {
+    view3d.autoQuality = false; // the player chose
     view3d.setQuality(view3d.quality === "low" ? "default" : "low");
     hud.toast(`quality: ${view3d.quality}`);
   },
@@ -272,6 +275,12 @@ window.voxelworld = {
   compareBatch: (region) => view3d.batches.compare(region), // what a region draws against its chunks' meshes
   view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
   get quality() { return view3d.quality; },
+  // Feed the dynamic resolution and automatic quality pictures of ``ms`` each for ``seconds`` (a test of a slow
+  // renderer on any machine; the real pictures go on after).
+  slowPictures: (ms, seconds) => {
+    const start = performance.now();
+    for (let t = 0; t <= seconds * 1000; t += ms) view3d.adaptResolution(start + t);
+  },
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling
   get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },
 };

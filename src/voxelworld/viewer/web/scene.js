@@ -17,11 +17,13 @@ export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 // of it out to all of it, so that its terrain shows to the horizon and fades where the meshes end.
 export const VIEW_FOG_NEAR = 0.3;
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
-// Dynamic resolution (default quality): when pictures take longer than FRAME_BUDGET_MS on average, the page draws
-// fewer pixels (down to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so
-// the textured, shadowed look keeps a playable frame rate on a slow (software) renderer. Low quality draws every
-// pixel (it is cheap).
-export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.45;
+// Dynamic resolution: when pictures take longer than FRAME_BUDGET_MS on average, the page draws fewer pixels (down
+// to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so the textured,
+// shadowed look keeps a playable frame rate on a slow (software) renderer. Automatic quality: a page whose URL asks
+// for no quality goes from "default" to "low" once its pictures stay slower than AUTO_LOW_MS at the lowest
+// resolution for AUTO_LOW_AFTER_MS (a large world's view in software; the demo world draws about 30 a second
+// there), and says so; Q switches back, for good.
+export const FRAME_BUDGET_MS = 1000 / 30, MIN_RESOLUTION = 0.45, AUTO_LOW_MS = 1000 / 20, AUTO_LOW_AFTER_MS = 3000;
 const RESOLUTION_STEP = 0.85, RESOLUTION_SETTLE_MS = 400; // each change, and the time between two changes
 const LEVEL_COLOURS = [0x2ad4ff, 0xffa020, 0xff40c0, 0xfff040, 0x9060ff, 0xff5050]; // navmesh levels 0, 1, ...
 
@@ -36,6 +38,11 @@ function group(name, visible = true) {
 export function qualityFromUrl(search = location.search) {
   const asked = new URLSearchParams(search).get("quality");
   return QUALITIES.includes(asked) ? asked : "default";
+}
+
+// Whether a page's URL asks for a quality (?quality=...): then the page keeps it (no automatic quality).
+export function qualityAskedInUrl(search = location.search) {
+  return new URLSearchParams(search).has("quality");
 }
 
 // The share of pixels a page's URL pins (?resolution=0.75: MIN_RESOLUTION..1, no dynamic resolution), or null.
@@ -106,6 +113,9 @@ export class WorldScene {
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
+    this.autoQuality = false; // whether slow pictures may lower the quality (the page sets it: qualityAskedInUrl)
+    this.slowSince = null; // since when pictures were over the budget at the lowest resolution
+    this.onQualityDropped = null; // called when they lowered it
     this.pinnedResolution = pinnedResolution; // a share the URL fixed, or null: adapt
     this.frameMs = null; // moving average of the time between two pictures
     this.lastPicture = null;
@@ -192,7 +202,19 @@ export class WorldScene {
       this.frameMs = this.frameMs === null ? ms : 0.8 * this.frameMs + 0.2 * ms;
     }
     this.lastPicture = now;
-    if (this.quality === "low" || this.pinnedResolution !== null || this.frameMs === null || now - this.lastResolutionChange < RESOLUTION_SETTLE_MS) return;
+    if (this.pinnedResolution !== null || this.frameMs === null) return;
+    if (this.autoQuality && this.quality === "default") {
+      const starved = this.resolution <= MIN_RESOLUTION + 1e-3 && this.frameMs > AUTO_LOW_MS;
+      if (!starved) this.slowSince = null;
+      else if (this.slowSince === null) this.slowSince = now;
+      else if (now - this.slowSince > AUTO_LOW_AFTER_MS) {
+        this.autoQuality = false;
+        this.setQuality("low");
+        this.onQualityDropped?.();
+        return;
+      }
+    }
+    if (now - this.lastResolutionChange < RESOLUTION_SETTLE_MS) return;
     let share = this.resolution;
     if (this.frameMs > FRAME_BUDGET_MS) share *= RESOLUTION_STEP;
     else if (this.frameMs < 0.6 * FRAME_BUDGET_MS) share /= RESOLUTION_STEP;
