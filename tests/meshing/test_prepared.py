@@ -110,3 +110,23 @@ def test_spread_marks_every_chunk_whose_box_holds_a_change():
         for c in np.ndindex(changed.shape):
             box = tuple(slice(max(x - below, 0), x + above + 1) for x in c)
             assert got[c] == changed[box].any(), (below, above, c)
+
+
+def test_packed_display_surfaces_hand_back_what_the_meshes_read(world):
+    from voxelworld.meshing.surface import PackedSurfaces
+
+    mesher = ChunkMesher(world.snapshot())
+    mesher.update()
+    kept = PackedSurfaces()
+    surfaces = {c: s for c, s in mesher._raw.items() if s.vertex_count}  # cell arrays as made
+    assert len(surfaces) > 10
+    for chunk, surface in surfaces.items():
+        kept[chunk] = surface
+    for chunk, surface in surfaces.items():
+        back = kept[chunk]
+        assert np.array_equal(back.cell_case, surface.cell_case)  # 0 / 255 off the surface, exact on it
+        cells = tuple(surface.surface_cells.T.astype(np.intp))
+        assert np.array_equal(back.cell_first[cells], surface.cell_first[cells])
+        for name in ("surface_cells", "positions", "normals", "materials", "evaluations", "rep", "cell_lo"):
+            assert np.array_equal(getattr(back, name), getattr(surface, name)), name
+    assert set(kept.copy()) == set(surfaces) and len(kept) == len(surfaces)

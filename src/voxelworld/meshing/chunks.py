@@ -21,7 +21,7 @@ from . import _kernels, tables
 from .detail import FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
-from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
+from .surface import ChunkSurface, PackedSurfaces, chunk_surface, empty_surface, simplify_surface
 
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
 
@@ -235,10 +235,15 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
                    and not job.vertex_free[lower]})
     warm = dict(zip(cold, (new for _, new in background_map(display_surface, cold))))
 
+    unpacked = {}
+
     def surface_of(chunk):
         if not job.active[chunk]:
             return None
-        return display.get(chunk) or job.current.get(chunk) or warm.get(chunk)
+        found = display.get(chunk) or warm.get(chunk) or unpacked.get(chunk)
+        if found is None and chunk in job.current:
+            found = unpacked[chunk] = job.current[chunk]
+        return found
 
     meshes = background_map(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
     return PreparedResult(raw_made, display, dict(zip(order, meshes)), warm)
@@ -307,7 +312,7 @@ class ChunkMesher:
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
         self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
-        self._display_surfaces: dict[tuple, ChunkSurface] = {}
+        self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         self._display: dict[tuple, DisplayMesh] = {}
         self._collision: dict[tuple, CollisionMesh] = {}
@@ -586,10 +591,15 @@ class ChunkMesher:
                        if lower not in self._display_surfaces and self._active[lower] and not self._vertex_free[lower]}
                       if order else ())
         warm = dict(zip(cold, _map(self._simplified_display, cold)))
-        self._display_surfaces |= warm  # kept: the next meshes joining them read them again
+        self._display_surfaces.update(warm)  # kept: the next meshes joining them read them again
 
-        def surface_of(chunk):
-            return self._display_surfaces.get(chunk) or warm.get(chunk)
+        unpacked = {}
+
+        def surface_of(chunk):  # each surface unpacked once for all the meshes joining it
+            found = unpacked.get(chunk)
+            if found is None:
+                found = unpacked[chunk] = self._display_surfaces.get(chunk) or warm.get(chunk)
+            return found
 
         for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, surface_of, collision=False,
                                                                      fields=fields), order)):
@@ -873,7 +883,7 @@ class ChunkMesher:
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
         planes = max(self.options.levels, self.options.collision_levels, int(levels.max(initial=0)))
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
-                          {c: self._display_surfaces.get(c) for c in surfaces}, dict(self._display_surfaces),
+                          {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), levels, active, planes, self._vertex_free & ~turning_on)
         if planes > 0 and self._plane_levels() == 0:
             future = Future()  # every raw surface must be made again with planes: apply_changes does it all

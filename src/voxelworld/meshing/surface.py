@@ -7,7 +7,8 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import MutableMapping
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -169,3 +170,73 @@ def dual_vertices(volume, sharp: bool = False) -> DualVertices:
                       tables.PATCH_COUNT[surface.cell_case[tuple(surface.surface_cells.T)]], axis=0)
     return DualVertices(volume.origin + surface.positions * volume.voxel_size, surface.normals,
                         surface.materials[:, 0].copy(), surface.materials[:, 1].copy(), blend, cells)
+
+
+@dataclass(frozen=True)
+class _PackedSurface:
+    """A :class:`ChunkSurface` with vertices, its per-cell arrays kept only where they mean something: the cases
+    and first vertices of the surface cells, and one bit a cell for the others (all solid, case 255, or all empty,
+    0). About 8 KiB for a 32³ chunk's cells instead of 192."""
+
+    surface: ChunkSurface  # cell_case and cell_first: empty placeholders
+    shape: tuple
+    solid: np.ndarray  # np.packbits of cell_case == 255
+    case_at: np.ndarray  # cell_case at surface_cells
+    first_at: np.ndarray  # cell_first at surface_cells
+
+
+_NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
+
+
+def _pack(surface: ChunkSurface):
+    if surface.vertex_count == 0:
+        return surface  # an empty surface's cell arrays are broadcasts already
+    cells = tuple(surface.surface_cells.T.astype(np.intp))
+    return _PackedSurface(replace(surface, cell_case=_NO_CELLS, cell_first=_NO_CELLS), surface.cell_case.shape,
+                          np.packbits(surface.cell_case == 255), surface.cell_case[cells],
+                          surface.cell_first[cells])
+
+
+def _unpack(packed) -> ChunkSurface:
+    if isinstance(packed, ChunkSurface):
+        return packed
+    size = int(np.prod(packed.shape))
+    case = np.unpackbits(packed.solid, count=size).reshape(packed.shape).astype(np.uint16) * np.uint16(255)
+    first = np.zeros(packed.shape, dtype=np.int32)
+    cells = tuple(packed.surface.surface_cells.T.astype(np.intp))
+    case[cells] = packed.case_at
+    first[cells] = packed.first_at
+    return replace(packed.surface, cell_case=case, cell_first=first)
+
+
+class PackedSurfaces(MutableMapping):
+    """Chunk -> :class:`ChunkSurface`, each kept packed (its cell arrays only at its surface cells) and handed out
+    whole: what a mesher keeps of the display surfaces of every chunk in view. Reading a surface unpacks it (the
+    cases off the surface are 0 or 255; the first vertex of a cell without one reads 0, and means nothing)."""
+
+    def __init__(self):
+        self._packed: dict = {}
+
+    def __getitem__(self, chunk) -> ChunkSurface:
+        return _unpack(self._packed[chunk])
+
+    def __setitem__(self, chunk, surface: ChunkSurface) -> None:
+        self._packed[chunk] = _pack(surface)
+
+    def __delitem__(self, chunk) -> None:
+        del self._packed[chunk]
+
+    def __contains__(self, chunk) -> bool:
+        return chunk in self._packed
+
+    def __iter__(self):
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def copy(self) -> PackedSurfaces:
+        """A mapping of the same surfaces (shared: they are never changed), for a reader on another thread."""
+        twin = PackedSurfaces()
+        twin._packed = dict(self._packed)
+        return twin
