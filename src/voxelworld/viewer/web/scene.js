@@ -131,11 +131,16 @@ export class WorldScene {
   get triangles() { return this.batches.triangles; }
 
   // The terrain material for a chunk's geometry: without a second texture sample or the highlight where none of
-  // its vertices needs them (the same picture, cheaper in software).
+  // its vertices needs them (the same picture, cheaper in software); front faces only (the terrain is closed: from
+  // the air its back faces lie behind its front ones, and a software renderer pays for every triangle it rasterises).
   chunkShader(geometry) {
     const shading = geometry.userData.shading ?? { blend: true, gloss: true };
     const key = `${shading.blend} ${shading.gloss}`;
-    if (!this.chunkShaders.has(key)) this.chunkShaders.set(key, terrainMaterial(this.uniforms, this.quality, false, shading));
+    if (!this.chunkShaders.has(key)) {
+      const material = terrainMaterial(this.uniforms, this.quality, false, shading);
+      material.side = THREE.FrontSide;
+      this.chunkShaders.set(key, material);
+    }
     return this.chunkShaders.get(key);
   }
 
