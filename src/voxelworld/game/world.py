@@ -56,7 +56,7 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import HOT_DETAIL_LEVEL, ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
+from ..meshing import ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider
@@ -416,8 +416,8 @@ class World:
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
         (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
-        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread (:meth:`ChunkMesher.prepare_changes`) and made
-        ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`, which waits for it if it is late), so
+        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread
+        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`, which waits for it if it is late), so
         the frames between do not pay for it and the result does not depend on the thread's speed; None: all at
         once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
         of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
@@ -428,8 +428,10 @@ class World:
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
-        if budget is None:
-            return self._stream_now(None)
+        if budget is None:  # what is being worked out is made first, so it does not undo what comes after
+            made = self.mesher.apply_changes(self._prepared) if self._prepared is not None else frozenset()
+            self._prepared = None
+            return made | self._stream_now(None)
         changed = frozenset()
         if self._prepared is not None:
             if self.frame < self._prepared_frame + STREAM_LAG:
@@ -475,8 +477,7 @@ class World:
             return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
-        hot = current_detail <= HOT_DETAIL_LEVEL
-        cost = np.where(mesher.surface_chunks, np.where(hot, STREAM_HOT_COST, STREAM_COLD_COST), 0)
+        cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
             # chunks about to be meshed are meshed at their level.

@@ -16,7 +16,7 @@ Floor 2: reads :mod:`voxelworld.terrain`, knows nothing of navigation or the gam
   (:func:`relax_to_two_to_one`), for :meth:`ChunkMesher.set_detail_levels`.
 """
 
-from .chunks import HOT_DETAIL_LEVEL, ChunkMesher, MeshUpdate, collision_mesh_volume, mesh_volume
+from .chunks import ChunkMesher, MeshUpdate, collision_mesh_volume, mesh_volume
 from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes, vertex_occlusion
 from .detail import DETAIL_DISTANCES, FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL, detail_levels, relax_to_two_to_one
 from .options import MeshOptions
@@ -26,4 +26,4 @@ from .surface import DualVertices, dual_vertices
 __all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume", "DisplayMesh", "CollisionMesh",
            "merge_display_meshes", "merge_collision_meshes", "vertex_occlusion", "MeshOptions", "DualVertices", "dual_vertices",
            "detail_levels", "relax_to_two_to_one", "DETAIL_DISTANCES", "FEATURE_FLOOR_LEVEL", "MAX_DETAIL_LEVEL",
-           "PreparedChanges", "HOT_DETAIL_LEVEL"]
+           "PreparedChanges"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
+from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -228,25 +229,43 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
             continue
         remesh.add(chunk)
         remesh |= {c for c in mesher._neighbours_seeing_changes(chunk, old, new) if job.active[c]}
-    order = sorted(remesh)
-    # The cold chunks these meshes join whose display surfaces the mesher let go: made again for them alone.
-    cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
-                   if job.active[lower] and lower not in display and lower not in job.current
-                   and not job.vertex_free[lower]})
-    warm = dict(zip(cold, (new for _, new in background_map(display_surface, cold))))
+    meshes, warm = _assemble_displays(volume, fields, sorted(remesh), ChainMap(display, job.current), job.active,
+                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
+    return PreparedResult(raw_made, display, meshes, warm)
 
-    unpacked = {}
+
+def _assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping, active: np.ndarray,
+                       vertex_free: np.ndarray, make_display, map_=_map) -> tuple[dict, dict]:
+    """The display meshes of the chunks ``order`` (made from ``fields``), joining the display surfaces ``kept``
+    (chunk -> surface) of them and their lower neighbours; an active neighbour with vertices whose surface is not
+    kept (a cold one the mesher let go) gets one from ``make_display(chunk)``. Each surface is read once for all the
+    meshes joining it. Returns the meshes and the surfaces made, by chunk."""
+    cold = sorted({lower for chunk in order for lower in _lower_block(chunk)
+                   if active[lower] and not vertex_free[lower] and lower not in kept})
+    warm = dict(zip(cold, map_(make_display, cold)))
+    read = {}
 
     def surface_of(chunk):
-        if not job.active[chunk]:
+        if not active[chunk]:
             return None
-        found = display.get(chunk) or warm.get(chunk) or unpacked.get(chunk)
-        if found is None and chunk in job.current:
-            found = unpacked[chunk] = job.current[chunk]
+        found = read.get(chunk)
+        if found is None:
+            found = read[chunk] = warm.get(chunk) or kept.get(chunk)
         return found
 
-    meshes = background_map(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
-    return PreparedResult(raw_made, display, dict(zip(order, meshes)), warm)
+    meshes = map_(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
+    return dict(zip(order, meshes)), warm
+
+
+def _lower_block(chunk) -> product:
+    """``chunk`` and its lower neighbours (-1 on some axes, within the grid): the surfaces its quads join."""
+    return product(*(range(max(c - 1, 0), c + 1) for c in chunk))
+
+
+def _upper_neighbours(chunk, grid) -> list[tuple]:
+    """The upper neighbours of ``chunk`` (+1 on some axes) within ``grid``: the chunks whose quads join it."""
+    uppers = (tuple(c + o for c, o in zip(chunk, offset)) for offset in product((0, 1), repeat=3) if any(offset))
+    return [u for u in uppers if all(c < n for c, n in zip(u, grid))]
 
 
 class ChunkMesher:
@@ -539,11 +558,7 @@ class ChunkMesher:
             if self._display.pop(chunk, None) is not None:
                 self._dropped.add(chunk)
             # The upper neighbours' quads that joined its border vertices go with it.
-            grid = self.volume.chunk_grid_shape
-            for offset in product((0, 1), repeat=3):
-                upper = tuple(c + o for c, o in zip(chunk, offset))
-                if any(offset) and all(u < n for u, n in zip(upper, grid)) and self._active[upper]:
-                    self._remesh.add(upper)
+            self._remesh |= {u for u in _upper_neighbours(chunk, self.volume.chunk_grid_shape) if self._active[u]}
 
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
@@ -586,23 +601,10 @@ class ChunkMesher:
         meshes |= self._installed
         order = sorted(c for c in self._remesh if self._active[c])
         fields = self._fields
-        # The display surfaces of the cold chunks these meshes join, made again for this step alone.
-        cold = sorted({lower for chunk in order for lower in product(*(range(max(c - 1, 0), c + 1) for c in chunk))
-                       if lower not in self._display_surfaces and self._active[lower] and not self._vertex_free[lower]}
-                      if order else ())
-        warm = dict(zip(cold, _map(self._simplified_display, cold)))
+        built, warm = _assemble_displays(volume, fields, order, self._display_surfaces, self._active,
+                                         self._vertex_free, self._simplified_display)
         self._display_surfaces.update(warm)  # kept: the next meshes joining them read them again
-
-        unpacked = {}
-
-        def surface_of(chunk):  # each surface unpacked once for all the meshes joining it
-            found = unpacked.get(chunk)
-            if found is None:
-                found = unpacked[chunk] = self._display_surfaces.get(chunk) or warm.get(chunk)
-            return found
-
-        for chunk, mesh in zip(order, _map(lambda c: assemble_chunk(volume, c, surface_of, collision=False,
-                                                                     fields=fields), order)):
+        for chunk, mesh in built.items():
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
@@ -621,6 +623,11 @@ class ChunkMesher:
         self._dropped, self._installed = set(), {}
         self._cool()
         return update
+
+    @property
+    def hot_chunks(self) -> np.ndarray:
+        """Which chunks are hot (:meth:`is_hot`; a bool array of the chunk grid's shape)."""
+        return self._detail <= HOT_DETAIL_LEVEL
 
     def is_hot(self, chunk) -> bool:
         """Whether the mesher keeps ``chunk``'s surfaces between updates: at the finer levels of detail (up to
@@ -869,19 +876,15 @@ class ChunkMesher:
         turning_on, turning_off = active & ~self._active, ~active & self._active
         relevelled = active & self._active & (levels != self._detail) & ~self._vertex_free
         surfaces = tuple(map(tuple, np.argwhere(turning_on | relevelled).tolist()))
-        near_off = set()
-        for chunk in map(tuple, np.argwhere(turning_off).tolist()):
-            for offset in product((0, 1), repeat=3):
-                upper = tuple(c + o for c, o in zip(chunk, offset))
-                if any(offset) and all(u < n for u, n in zip(upper, grid)) and active[upper]:
-                    near_off.add(upper)
+        near_off = {u for chunk in map(tuple, np.argwhere(turning_off).tolist())
+                    for u in _upper_neighbours(chunk, grid) if active[u]}
         # The voxels the work reads (two chunks around: the joined neighbours' surfaces and their occlusion) are
         # made current where the mesher does not follow them; elsewhere its copy is what it saw, as of _seen.
         reads = spread(turning_on | turning_off | (levels != self._detail), 2, 2) & (self._seen < 0)
         for chunk in map(tuple, np.argwhere(reads).tolist()):
             volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
-        planes = max(self.options.levels, self.options.collision_levels, int(levels.max(initial=0)))
+        planes = self._plane_levels(levels)
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), levels, active, planes, self._vertex_free & ~turning_on)
@@ -931,7 +934,7 @@ class ChunkMesher:
             if not stale_surface[chunk] and self._active[chunk] and chunk not in self._display_surfaces:
                 self._display_surfaces[chunk] = surface
         for chunk, mesh in result.meshes.items():
-            lower = product(*(range(max(c - 1, 0), c + 1) for c in chunk))
+            lower = _lower_block(chunk)
             if stale_mesh[chunk] or not self._active[chunk] or any(c in waiting for c in lower):
                 self._remesh.add(chunk)
                 continue
@@ -954,9 +957,11 @@ class ChunkMesher:
         check_range("levels", f"{levels.min()}..{levels.max()}", f"levels of detail within 0..{MAX_DETAIL_LEVEL}",
                     bool(np.all((levels >= 0) & (levels <= MAX_DETAIL_LEVEL))))
 
-    def _plane_levels(self) -> int:
-        """The deepest simplification any surface may need: the raw vertices carry tangent planes when it is > 0."""
-        return max(self.options.levels, self.options.collision_levels, int(self._detail.max(initial=0)))
+    def _plane_levels(self, detail: np.ndarray | None = None) -> int:
+        """The deepest simplification any surface may need (at the levels of ``detail``, the mesher's by default): the
+        raw vertices carry tangent planes when it is > 0."""
+        detail = self._detail if detail is None else detail
+        return max(self.options.levels, self.options.collision_levels, int(detail.max(initial=0)))
 
     def _neighbours_seeing_changes(self, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
         """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top
