@@ -129,3 +129,22 @@ def test_streaming_on_the_second_core_does_not_depend_on_its_speed(terrain, monk
     assert sprint(slow_world) == fast
     assert _mesh_hashes(slow_world) == _mesh_hashes(fast_world)
     assert sum(changed for _, _, changed in fast) > 0  # it streamed
+
+
+def test_streaming_all_at_once_makes_the_job_in_flight_first(terrain):
+    """``stream(None)`` while a background job is being worked out: the job is made first, so its older target
+    never lands afterwards and undoes the streaming done at once."""
+    from voxelworld.game.world import STREAM_LAG
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    walk(world, 90.0, 200, until=lambda w: w._prepared is not None and w.frame % STREAM_LAG == 2)
+    assert world._prepared is not None
+    x, _, z = world.player.position + np.array([40.0, 0.0, 0.0])  # a jump: much to stream
+    world.player.position = np.array([x, surface_height(world.volume, x, z), z])
+    world.stream(None)
+    world.mesher.update()
+    settled = (world.mesher.active, world.mesher.detail_levels)
+    for _ in range(2 * STREAM_LAG):  # standing there: nothing more to stream, nothing undone
+        world.step(Inputs())
+        assert np.array_equal(world.mesher.active, settled[0])
+        assert np.array_equal(world.mesher.detail_levels, settled[1])
