@@ -191,6 +191,28 @@ uniform vec3 fillDirection;
 uniform vec3 fogColour;
 `;
 
+// The light both terrain vertex shaders (near and far) work out per vertex, after LIGHT_UNIFORMS: occlusion squared
+// (a pit's floor, about 0.8 open, reads darker than its rim), the sky/ground hemisphere and the fill light dimmed
+// by it, the sun's angle dimmed half as much, and the fog.
+const VERTEX_LIGHT = /* glsl */ `
+#ifdef USE_FOG
+uniform float fogNear;
+uniform float fogFar;
+#endif
+float occlusionLight(float occlusion) { return mix(1.0, occlusion * occlusion, occlusionStrength); }
+vec3 ambientLight(vec3 n, float occ) {
+  return (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
+}
+float sunLight(vec3 n, float occ) { return max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5); }
+float fogAmount(vec4 mvPosition) {
+  #ifdef USE_FOG
+    return smoothstep(fogNear, fogFar, -mvPosition.z);
+  #else
+    return 0.0;
+  #endif
+}
+`;
+
 // Per vertex: where it is, its two materials, and the light that does not depend on the pixel: the sky/ground
 // hemisphere and the fill light times the occlusion (one colour), the sun's angle (dimmed half as much by the
 // occlusion), the fog. Per pixel (fragment shader): the textures, the sun's shadow, the highlight, emission and
@@ -198,10 +220,6 @@ uniform vec3 fogColour;
 const vertexShader = /* glsl */ `
 #include <common>
 #include <shadowmap_pars_vertex>
-#ifdef USE_FOG
-uniform float fogNear;
-uniform float fogFar;
-#endif
 attribute float blend;
 attribute float occlusion;
 attribute vec2 layers;
@@ -209,6 +227,7 @@ attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
 ${LIGHT_UNIFORMS}
+${VERTEX_LIGHT}
 ${TERRAIN_VARYINGS}
 void main() {
   vec3 objectNormal = normal;
@@ -222,18 +241,13 @@ void main() {
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   vWorldNormal = n;
   vLayers = layers;
-  vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
   vBlend = clamp(blend, 0.0, 1.0);
-  // Occlusion squared: a pit's floor (about 0.8 open) reads as darker than its rim; it dims the sun by half as much.
-  float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
+  vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
+  float occ = occlusionLight(occlusion);
   vSurface = vec4(surface, occ);
-  vAmbient = (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
-  vSun = max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5);
-  #ifdef USE_FOG
-    vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
-  #else
-    vFog = 0.0;
-  #endif
+  vAmbient = ambientLight(n, occ);
+  vSun = sunLight(n, occ);
+  vFog = fogAmount(mvPosition);
 }
 `;
 
@@ -329,10 +343,6 @@ void main() {
 const farVertexShader = /* glsl */ `
 #include <common>
 #include <shadowmap_pars_vertex>
-#ifdef USE_FOG
-uniform float fogNear;
-uniform float fogFar;
-#endif
 uniform float emission;
 attribute float blend;
 attribute float occlusion;
@@ -340,6 +350,7 @@ attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
 ${LIGHT_UNIFORMS}
+${VERTEX_LIGHT}
 varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
 varying vec3 vSunLit; // the sun's share, times the shadow per pixel
 varying float vFog;
@@ -353,16 +364,12 @@ void main() {
   #include <shadowmap_vertex>
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   vec3 albedo = mix(palette_a, palette_b, clamp(blend, 0.0, 1.0));
-  float occ = mix(1.0, occlusion * occlusion, occlusionStrength);
-  vec3 ambient = (mix(groundColour, skyColour, 0.5 * n.y + 0.5) + fillColour * max(dot(n, fillDirection), 0.0)) * occ;
+  float occ = occlusionLight(occlusion);
   float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
-  vBase = mix(albedo * (1.0 - metal) * ambient * 0.9, albedo * surface.b * emission, glow); // 0.9: the texture's mean low spots
-  vSunLit = albedo * (1.0 - metal) * sunColour * max(dot(n, sunDirection), 0.0) * mix(1.0, occ, 0.5) * (1.0 - glow);
-  #ifdef USE_FOG
-    vFog = smoothstep(fogNear, fogFar, -mvPosition.z);
-  #else
-    vFog = 0.0;
-  #endif
+  // 0.9: the texture's mean low spots
+  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9, albedo * surface.b * emission, glow);
+  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow);
+  vFog = fogAmount(mvPosition);
 }
 `;
 
