@@ -57,6 +57,15 @@ def generate(size: float, seed: int, path: str) -> dict:
     return figures
 
 
+def voxels_in_memory(world) -> str:
+    """The chunks of voxels in memory (of those holding arrays, the others left in the world file) and their MiB,
+    in the world's volume and in its mesher's copy."""
+    parts = []
+    for volume in (world.volume, world.mesher._fields):
+        parts.append(f"{volume.resident_chunks()} of {volume.stored_chunks()} ({volume.field_bytes / 2**20:.0f} MiB)")
+    return " / ".join(parts)
+
+
 def play(path: str, seconds: float) -> dict:
     from voxelworld.game.world import Inputs
     from voxelworld.io import load_world
@@ -64,7 +73,8 @@ def play(path: str, seconds: float) -> dict:
 
     start = time.perf_counter()
     world = load_world(path)
-    figures = {"load and first picture s": time.perf_counter() - start, "RSS loaded MiB": rss_mib()}
+    figures = {"load and first picture s": time.perf_counter() - start, "RSS loaded MiB": rss_mib(),
+               "voxel chunks in memory after load (the world's / the mesher's copy)": voxels_in_memory(world)}
     steps = []
     yaws = (90.0, 0.0, 270.0, 180.0)
     mesher, late = world.mesher, []
@@ -92,7 +102,8 @@ def play(path: str, seconds: float) -> dict:
                 "background jobs late / made": f"{sum(late)} / {len(late)}",
                 "chunks behind the wanted level at the end": 0 if wanted is None else int(
                     (wanted[1] != mesher.detail_levels).sum()),
-                "RSS playing MiB": rss_mib(), "peak RSS MiB": peak_mib()}
+                "RSS playing MiB": rss_mib(), "peak RSS MiB": peak_mib(),
+                "voxel chunks in memory after the sprint (the world's / the mesher's copy)": voxels_in_memory(world)}
     by_level = np.zeros(MAX_DETAIL_LEVEL + 1, dtype=np.int64)
     for chunk, mesh in mesher.meshes.items():
         by_level[mesher.detail_levels[chunk]] += mesh.triangle_count

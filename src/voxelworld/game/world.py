@@ -115,6 +115,9 @@ STREAM_HOT_COST = 8
 STREAM_COLD_COST = 16
 # Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
 STREAM_LAG = 6
+# Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
+# world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
+UNLOAD_MARGIN_CHUNKS = 4
 
 
 def release_freed_memory() -> None:
@@ -463,8 +466,9 @@ class World:
             active = None
             if settings.view_distance is not None:
                 distance = chunk_distances(volume, points)
-                margin = 2 * volume.chunk_size * volume.voxel_size
-                active = (distance <= settings.view_distance, distance <= settings.view_distance + margin)
+                edge = volume.chunk_size * volume.voxel_size
+                active = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge)
+                self._let_go_of(distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
             detail = None
             if settings.detail_distances is not None:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
@@ -492,6 +496,19 @@ class World:
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
                                      limit, np.ones_like(cost)).astype(bool)
         return target, levels
+
+    def _let_go_of(self, far: np.ndarray) -> None:
+        """The volume lets go of the voxels of the ``far`` chunks its store holds as they are (saved: nothing
+        edited is lost), and the mesher of its copy of them (it takes them again when it meshes them)."""
+        released = self.volume.let_go(far)
+        if released:
+            self.mesher.let_go(released)
+
+    def wait_for_background(self) -> None:
+        """Wait until the streaming work on the mesher's background thread is done (its result is still made in
+        its frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
+        if self._prepared is not None:
+            self._prepared.wait()
 
     def _actor_points(self) -> np.ndarray:
         """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them

@@ -82,7 +82,9 @@ def capture(world: World) -> Captured:
                           "chunk_size": volume.chunk_size, "dirty": enc(volume.state_dict()["dirty"], "volume.dirty"),
                           "materials": None if volume.materials is world.materials or own == table else own,
                           "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind"),
-                          "mesher_levels": enc(world.mesher.display_levels, "volume.mesher_levels")}
+                          "mesher_levels": enc(world.mesher.display_levels, "volume.mesher_levels"),
+                          "mesher_active": enc(world.mesher.active, "volume.mesher_active"),
+                          "mesher_detail": enc(world.mesher.detail_levels, "volume.mesher_detail")}
     out.rows["materials"] = table
     out.rows["props"] = {"props": [[p.name, p.role, p.material] for p in world.props]}
     for n, prop in enumerate(world.props):
@@ -236,7 +238,7 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
                       spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
-    _load_mesher(codec, world, rows["volume"]["mesher_behind"], arrays, rows["volume"].get("mesher_levels"))
+    _load_mesher(codec, world, rows["volume"], arrays)
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
@@ -246,10 +248,12 @@ def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> Worl
     return world
 
 
-def _load_mesher(codec: StateCodec, world: World, data, arrays: dict, levels=None) -> None:
-    """Give ``world``'s mesher back the voxels the saved world's mesher last saw (see :func:`_mesher_behind`) and
-    its display levels per chunk (``levels``; files saved before they were kept have none: the new world's levels,
-    chosen from its actors' places, stay): it remeshes the chunks they change; the volume keeps its voxels."""
+def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> None:
+    """Give ``world``'s mesher back (from the ``volume`` row) its meshed chunks and levels of detail, the voxels
+    the saved world's mesher last saw (see :func:`_mesher_behind`) and its display levels per chunk (files saved
+    before these were kept have none: the new world's, chosen from its actors' places, stay): it remeshes the
+    chunks they change; the volume keeps its voxels."""
+    data, levels = row["mesher_behind"], row.get("mesher_levels")
     grid = world.volume.chunk_grid_shape
     seen = world.volume.chunk_versions.copy()
     behind = {}
@@ -265,9 +269,13 @@ def _load_mesher(codec: StateCodec, world: World, data, arrays: dict, levels=Non
     if levels is not None:
         state["levels"] = codec.decode(levels, "volume.mesher_levels")
     try:
+        if row.get("mesher_detail") is not None:  # the streamed world as saved (its chunks changed as set_* do)
+            world.mesher.set_detail_levels(codec.decode(row["mesher_detail"], "volume.mesher_detail"))
+        if row.get("mesher_active") is not None:
+            world.mesher.set_active(codec.decode(row["mesher_active"], "volume.mesher_active"))
         world.mesher.load_state_dict(state)
     except ParameterError as error:
-        raise FormatError(f"volume.mesher_behind or volume.mesher_levels: {error}") from error
+        raise FormatError(f"volume.mesher_behind, mesher_levels, mesher_active or mesher_detail: {error}") from error
 
 
 def _array(arrays: dict, name: str) -> np.ndarray:

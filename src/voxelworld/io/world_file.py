@@ -38,7 +38,6 @@ Examples
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import math
 import os
@@ -46,7 +45,6 @@ import sqlite3
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from urllib.parse import quote
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -55,8 +53,13 @@ import zstandard
 from ..errors import FormatError, check_range
 from ..files import build_atomically
 from ..game.world import World
-from ..terrain import FIELDS, Volume, VoxelVolume
+from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
+from .chunk_store import WorldFileChunks
+from .chunk_store import chunk_label as _chunk_label
+from .chunk_store import connect as _connect
+from .chunk_store import decompress as _decompress
+from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_bytes, array_from_bytes, check_volume_size
 from .state import STATE_ROWS, capture, decode_event, empty_volume, encode_event, restore, volume_storage
 
@@ -128,14 +131,6 @@ def _remember(world: World, target: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- checksums
-def _sha(label: str, payload: bytes) -> bytes:
-    return hashlib.sha256(label.encode("utf-8") + b"\n" + payload).digest()
-
-
-def _chunk_label(chunk, field: str, version: int) -> str:
-    return f"chunk {chunk[0]},{chunk[1]},{chunk[2]} {field} v{version}"
-
-
 def _array_label(name: str, dtype: str, shape: str) -> str:
     return f"array {name} {dtype} {shape}"
 
@@ -147,13 +142,6 @@ def _json(data) -> str:
 def _identity(path: Path) -> tuple:
     stat = path.stat()
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _connect(path: Path, mode: str) -> sqlite3.Connection:
-    uri = "file:" + quote(str(Path(path).absolute()), safe="/") + f"?mode={mode}"  # mode rw never creates a file
-    connection = sqlite3.connect(uri, uri=True, isolation_level=None)
-    connection.execute("PRAGMA synchronous=FULL")
-    return connection
 
 
 # ------------------------------------------------------------------------------------------------------ save
@@ -170,6 +158,7 @@ def save_world(world: World, path) -> SaveReport:
     target = Path(path)
     check_range("path", str(path), "a file path whose folder exists", target.parent.is_dir())
     check_range("path", str(path), "a file path, not a folder", not target.is_dir())
+    world.wait_for_background()  # its reads of a world file behind the volume end before the file changes
     captured = capture(world)
     key = str(target.resolve())
     exists = target.exists() and target.stat().st_size > 0
@@ -188,7 +177,7 @@ def save_world(world: World, path) -> SaveReport:
             try:
                 connection.execute("BEGIN IMMEDIATE")
                 _check_meta(connection, target, (str(FORMAT_VERSION),))
-                counts = _write(connection, world, captured, events, saved)
+                counts = _write(connection, world, captured, events, saved, target)
                 connection.execute("COMMIT")
             finally:
                 connection.close()  # without a commit, the transaction is rolled back
@@ -203,8 +192,29 @@ def save_world(world: World, path) -> SaveReport:
             raise OSError(error.errno, f"{target}: the new world file could not be written ({error.strerror}); "
                           "nothing was left in its place", str(target)) from error
     _remember(world, target)
-    return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:],
+    _keep_store(world.volume, target, counts[0], counts[-1])
+    return SaveReport(target, counts[0], counts[1], int(np.prod(world.volume.chunk_grid_shape)), *counts[2:-1],
                       target.stat().st_size)
+
+
+def _keep_store(volume: Volume, target: Path, full: bool, digests: dict) -> None:
+    """After a save of ``volume`` to ``target`` that wrote the chunk rows of ``digests`` (all, when ``full``):
+    the store behind a sparse volume is that file's rows where it is that file already or the save wrote every
+    row (a save elsewhere of only what changed leaves the store as it is: its chunks still are in it)."""
+    if not isinstance(volume, SparseVolume):
+        return
+    store = volume.store
+    if isinstance(store, WorldFileChunks) and store.path == target.resolve():
+        for key, digest in digests.items():
+            if digest is None:
+                store.digests.pop(key, None)
+            else:
+                store.digests[key] = digest
+    elif full:
+        store = WorldFileChunks(target, {key: digest for key, digest in digests.items() if digest is not None})
+    else:
+        return
+    volume.attach_store(store)
 
 
 def _unchanged_since(saved: _Saved, world: World, target: Path) -> bool:
@@ -227,7 +237,7 @@ def _write_new(target: Path, world: World, captured, events: list) -> tuple:
                 connection.execute(statement)
             connection.executemany("INSERT INTO meta VALUES (?, ?)",
                                    [("format", FORMAT), ("version", str(FORMAT_VERSION))])
-            counts.append(_write(connection, world, captured, events, None))
+            counts.append(_write(connection, world, captured, events, None, temporary))
             connection.execute("COMMIT")
         finally:
             connection.close()
@@ -236,28 +246,28 @@ def _write_new(target: Path, world: World, captured, events: list) -> tuple:
     return counts[0]
 
 
-def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None) -> tuple:
-    """Write the rows into an open transaction: everything (``saved`` None) or what changed since ``saved``;
-    ``events`` are the (seq, JSON text) of the events not in the file yet."""
+def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None,
+           target: Path) -> tuple:
+    """Write the rows into an open transaction of the file ``target``: everything (``saved`` None) or what changed
+    since ``saved``; ``events`` are the (seq, JSON text) of the events not in the file yet. Returns the counts of
+    :class:`SaveReport` and the digests of the chunk rows of voxels written."""
     volume = world.volume
     versions = volume.chunk_versions
+    store = volume.store if isinstance(volume, SparseVolume) else None
+    in_place = isinstance(store, WorldFileChunks) and store.path == target.resolve()
     if saved is None:
-        for table in ("state", "chunks", "arrays", "events"):
-            connection.execute(f"DELETE FROM {table}")
         chunks = list(product(*(range(n) for n in volume.chunk_grid_shape)))
     else:
         chunks = [tuple(int(c) for c in chunk) for chunk in np.argwhere(versions != saved.versions)]
-    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-    rows = []
-    for chunk in chunks:
-        lo, hi = volume.chunk_box(chunk)
-        version = int(versions[chunk])
-        for field in FIELDS:
-            raw = _chunk_bytes(volume, chunk, field, lo, hi)
-            rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw),
-                         compressor.compress(raw)))
+    rows, digests = _chunk_rows(volume, chunks, in_place)  # read first: a store in this file reads its rows
+    if saved is None:
+        for table in ("state", "arrays", "events") if in_place else ("state", "chunks", "arrays", "events"):
+            connection.execute(f"DELETE FROM {table}")
+        if in_place:  # the rows left where they are are this volume's; any other chunk's go
+            connection.execute("DELETE FROM chunks WHERE NOT (cx < ? AND cy < ? AND cz < ?)", volume.chunk_grid_shape)
     connection.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     state = {name: _json(data) for name, data in captured.rows.items()}
     old = dict(connection.execute("SELECT name, sha256 FROM state"))
     state_rows = [(name, text, _sha(f"state {name}", text.encode("utf-8"))) for name, text in state.items()]
@@ -278,7 +288,33 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     event_rows = [(seq, text, _sha(f"event {seq}", text.encode("utf-8"))) for seq, text in events]
     connection.executemany("INSERT OR REPLACE INTO events VALUES (?, ?, ?)", event_rows)
     connection.execute("DELETE FROM events WHERE seq >= ?", (len(world.events),))
-    return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows)
+    return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows), digests
+
+def _chunk_rows(volume: Volume, chunks, in_place: bool) -> tuple[list, dict]:
+    """The rows of ``chunks`` (all their fields) and their digests by (chunk, field), None for a row of one value. A field left in the store behind the volume (a world file) is copied as its row there, or,
+    ``in_place`` (the store is the file written), left where it is."""
+    versions = volume.chunk_versions
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    rows, digests = [], {}
+    for chunk in chunks:
+        lo, hi = volume.chunk_box(chunk)
+        version = int(versions[chunk])
+        for field in FIELDS:
+            if isinstance(volume, SparseVolume) and volume.left_in_store(chunk, field):
+                row = volume.store.row(chunk, field)  # FormatError if the file changed under the world
+                if row[4] == version:
+                    digests[(chunk, field)] = row[6]
+                    if not in_place:
+                        rows.append(row)
+                    continue
+            raw = _chunk_bytes(volume, chunk, field, lo, hi)
+            digest = _sha(_chunk_label(chunk, field, version), raw)
+            rows.append((*chunk, field, version, len(raw), digest, compressor.compress(raw)))
+            if len(raw) > FIELD_DTYPES[field].itemsize:
+                digests[(chunk, field)] = digest
+            else:
+                digests[(chunk, field)] = None  # one value: never read from the store
+    return rows, digests
 
 
 def _chunk_bytes(volume, chunk, field: str, lo, hi) -> bytes:
@@ -420,19 +456,6 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     return volume, rows, arrays, events
 
 
-def _stream(decompressor, data: bytes, raw_size: int, where: str) -> bytes:
-    """What ``data`` decompresses to, read a MiB at a time, so that memory grows only with what the blob
-    really holds; FormatError as soon as it holds more than ``raw_size`` bytes."""
-    pieces, total = [], 0
-    with decompressor.stream_reader(data) as reader:
-        while piece := reader.read(min(2 ** 20, raw_size + 1 - total)):
-            pieces.append(piece)
-            total += len(piece)
-            if total > raw_size:
-                raise FormatError(f"{where}: the blob decompresses to more than {raw_size} bytes")
-    return b"".join(pieces)
-
-
 def _parse_json(text: str, where: str):
     """The JSON value of ``text``; FormatError naming ``where`` for text that is not JSON or nests deeper than
     :data:`MAX_JSON_DEPTH` (no encoder writes it; the decoders recurse)."""
@@ -501,6 +524,8 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
     dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
+    lazy = isinstance(volume, SparseVolume)  # its chunks of voxels stay in the file, read when needed
+    digests = {}
     for cx, cy, cz, field, version, raw_size, digest, data in connection.execute("SELECT * FROM chunks"):
         chunk = (cx, cy, cz)
         where = f"{path}: chunk {chunk} field {field!r}"
@@ -519,32 +544,19 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
         raw = _decompress(decompressor, data, raw_size, raw_size, where)
         if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
             raise FormatError(f"{where}: checksum mismatch")
+        versions[chunk] = version
         if uniform:
             values = np.full(shape, array_from_bytes(raw, dtype.name, (1,), where)[0], dtype=dtype)
+        elif lazy:
+            volume.keep_in_store(chunk, field)
+            digests[(chunk, field)] = digest
+            continue
         else:
             values = array_from_bytes(raw, dtype.name, shape, where)
         volume.write_chunk(chunk, {field: values})
-        versions[chunk] = version
     if expected:
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
     volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
-
-
-def _decompress(decompressor, data, raw_size, expected: int, where: str) -> bytes:
-    """The ``raw_size`` bytes ``data`` decompresses to, where ``expected`` bytes are what the row must hold:
-    FormatError, before anything is allocated, for another size (in the row or the blob's frame header)."""
-    if not isinstance(data, bytes) or not isinstance(raw_size, int) or raw_size < 0:
-        raise FormatError(f"{where}: the blob or its size is not stored as such")
-    if raw_size != expected:
-        raise FormatError(f"{where}: raw_size {raw_size} is not {expected}, the bytes it must hold")
-    try:
-        declared = zstandard.frame_content_size(data)  # -1: not in the frame header
-        if declared not in (-1, raw_size):
-            raise FormatError(f"{where}: the blob does not decompress to {raw_size} bytes (its frame says {declared})")
-        raw = _stream(decompressor, data, raw_size, where)
-    except zstandard.ZstdError as error:
-        raise FormatError(f"{where}: the blob does not decompress (zstd: {error})") from error
-    if len(raw) != raw_size:
-        raise FormatError(f"{where}: decompressed to {len(raw)} bytes, not {raw_size}")
-    return raw
+    if lazy:
+        volume.attach_store(WorldFileChunks(path, digests))

@@ -545,6 +545,19 @@ class ChunkMesher:
             followed = grown
         return followed
 
+    def let_go(self, chunks) -> None:
+        """The volume let go of the voxels of ``chunks`` (its store holds them): the mesher's copy of those it does
+        not follow lets go too (it takes a chunk from the volume again before it reads it)."""
+        if self._fields is None:
+            return
+        if self._fields.store is not self.volume.store:  # a save moved the volume to another store (a new file):
+            # it holds what the copy left in the old one as the copy saw it (the mesher takes a chunk changed
+            # since from the volume before it reads it)
+            self._fields.attach_store(self.volume.store)
+        for chunk in chunks:
+            if self._seen[chunk] < 0:
+                self.volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+
     def _active_chunks(self) -> set[tuple]:
         return set(map(tuple, np.argwhere(self._active).tolist()))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
 
@@ -67,6 +67,10 @@ class PreparedChanges:
     def done(self) -> bool:
         """Whether the background work is finished (apply_changes will not wait)."""
         return self.future.done()
+
+    def wait(self) -> None:
+        """Wait until the background work is finished (its errors are raised by apply_changes)."""
+        wait([self.future])
 
 
 def _lower_niceness() -> None:

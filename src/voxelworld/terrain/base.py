@@ -157,6 +157,12 @@ class Volume:
         lo, hi = self.chunk_box(chunk)
         target._set_chunk(tuple(chunk), self.read_window(lo, hi, names))
 
+    def let_go(self, where: np.ndarray) -> frozenset[tuple[int, int, int]]:
+        """Let go of the voxels of the chunks marked in ``where`` where a store behind the volume holds them as
+        they are (a :class:`~.sparse.SparseVolume`'s): the chunks let go of. A dense volume keeps every voxel:
+        none."""
+        return frozenset()
+
     def _checked_chunk(self, chunk) -> tuple[int, int, int]:
         grid = self.chunk_grid_shape
         if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "__len__") or len(chunk) != 3:

@@ -10,6 +10,11 @@ Edits gather the chunks around their voxel box into a window, run the same kerne
 again is one value again), so every edit, measurement and hash is the same, bit for bit, as on a dense volume of
 the same content.
 
+A volume may have a :class:`ChunkStore` behind it (a world file, :mod:`voxelworld.io`): the stored chunks of a
+volume read from a file stay in the file until something reads them (:meth:`SparseVolume.keep_in_store`), and a
+chunk the store holds as it is now can be let go of again (:meth:`SparseVolume.let_go`): memory follows what is
+being used, not the whole surface. Reading such a chunk is reading the store; nothing else changes.
+
 Examples
 --------
 >>> from voxelworld.terrain import SparseVolume, Sphere
@@ -27,18 +32,33 @@ from __future__ import annotations
 
 import hashlib
 from itertools import product
+from typing import Protocol
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import FormatError, ParameterError
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
 from .materials import MaterialTable
 
-__all__ = ["SparseVolume", "MAX_WINDOW_VOXELS"]
+__all__ = ["SparseVolume", "ChunkStore", "MAX_WINDOW_VOXELS"]
 
 # The largest box gathered at once (an edit's window, read_window, extract): 6 bytes a voxel, 384 MiB.
 MAX_WINDOW_VOXELS = 64 * 2 ** 20
+# A bit a field, in the grid of the fields a store keeps for the volume (SparseVolume._away).
+_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
+_NOT = {name: 0xFF ^ bit for name, bit in _BIT.items()}  # the other bits (uint8: no negative masks)
+
+
+class ChunkStore(Protocol):
+    """Where the chunks of a :class:`SparseVolume` that are not in memory are kept (a world file). It is called
+    from the thread that reads the volume (and a mesher's background thread), so it must be safe to call from
+    several."""
+
+    def read_chunk(self, chunk: tuple[int, int, int], names: tuple[str, ...],
+                   shape: tuple[int, int, int]) -> dict[str, np.ndarray]:
+        """The fields ``names`` of ``chunk`` (arrays of its voxels, of ``shape``; never written by the caller),
+        as the store holds them; :class:`~voxelworld.errors.FormatError` when it cannot."""
 
 
 class SparseVolume(Volume):
@@ -61,31 +81,46 @@ class SparseVolume(Volume):
         grid = self.chunk_grid_shape
         self._uniform = {name: np.zeros(grid, dtype=FIELD_DTYPES[name]) for name in FIELDS}
         self._stored: dict[str, dict[tuple[int, int, int], np.ndarray]] = {name: {} for name in FIELDS}
+        # The store behind the volume, the fields of each chunk it holds and memory does not (_BIT), and the
+        # chunk versions it holds (-1: none; a chunk is let go of only at the version the store holds).
+        self._store: ChunkStore | None = None
+        self._away = np.zeros(grid, dtype=np.uint8)
+        self._memory = np.zeros(grid, dtype=np.uint8)  # the fields of each chunk stored in memory (_BIT)
+        self._store_versions = np.full(grid, -1, dtype=np.int64)
 
     # ------------------------------------------------------------------------------------------ storage
     def stored_chunks(self, name: str | None = None) -> int:
-        """How many chunks store an array of field ``name`` (of any field when None): the others are uniform."""
+        """How many chunks store an array of field ``name`` (of any field when None), in memory or in the store
+        behind the volume: the others are uniform."""
         if name is None:
-            return len(set().union(*(self._stored[n] for n in FIELDS)))
+            return int(np.count_nonzero(self._memory | self._away))
         if name not in FIELDS:
             raise ParameterError("name", name, f"a field name among {', '.join(FIELDS)}, or None")
-        return len(self._stored[name])
+        return int(np.count_nonzero((self._memory | self._away) & _BIT[name]))
+
+    def resident_chunks(self) -> int:
+        """How many chunks hold an array of some field in memory (the others are uniform or in the store)."""
+        return int(np.count_nonzero(self._memory))
 
     @property
     def field_bytes(self) -> int:
-        """Bytes the voxels take: the stored chunks' arrays and the grids of uniform values."""
+        """Bytes the voxels take in memory: the stored chunks' arrays (not those left in the store) and the grids
+        of uniform values."""
         return sum(array.nbytes for name in FIELDS for array in self._stored[name].values()) + sum(
             grid.nbytes for grid in self._uniform.values())
 
     def is_uniform(self, chunk, name: str) -> bool:
         """Whether field ``name`` of ``chunk`` is one value throughout (stored as that value alone)."""
-        return self._checked_chunk(chunk) not in self._stored[self._checked_name(name)]
+        chunk, name = self._checked_chunk(chunk), self._checked_name(name)
+        return chunk not in self._stored[name] and not self._away[chunk] & _BIT[name]
 
     def uniform_value(self, chunk, name: str) -> int | None:
         """The one value of field ``name`` throughout ``chunk`` when it is uniform (stored as that value), else
         None."""
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
-        return None if chunk in self._stored[name] else int(self._uniform[name][chunk])
+        if chunk in self._stored[name] or self._away[chunk] & _BIT[name]:
+            return None
+        return int(self._uniform[name][chunk])
 
     def chunk_fields(self, chunk, names=FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of one chunk's voxels (:meth:`chunk_box`), by name: new arrays."""
@@ -100,11 +135,20 @@ class SparseVolume(Volume):
         """Store ``block`` (the chunk's whole field, owned by the volume from now on and never written in place:
         snapshots share it) or, uniform, its value."""
         first = block.flat[0]
+        self._away[chunk] &= _NOT[name]
         if np.all(block == first):
-            self._stored[name].pop(chunk, None)
+            self._drop(name, chunk)
             self._uniform[name][chunk] = first
         else:
-            self._stored[name][chunk] = block
+            self._put(name, chunk, block)
+
+    def _put(self, name: str, chunk: tuple, block: np.ndarray) -> None:
+        self._stored[name][chunk] = block
+        self._memory[chunk] |= _BIT[name]
+
+    def _drop(self, name: str, chunk: tuple) -> np.ndarray | None:
+        self._memory[chunk] &= _NOT[name]
+        return self._stored[name].pop(chunk, None)
 
     def snapshot(self, names=FIELDS) -> SparseVolume:
         """A sparse volume of the same geometry sharing the stored chunks of the fields ``names`` (the volume
@@ -114,6 +158,9 @@ class SparseVolume(Volume):
         for name in names:
             copy._uniform[name][...] = self._uniform[name]
             copy._stored[name] = dict(self._stored[name])
+        copy._memory[...] = self._memory & sum(_BIT[name] for name in names)
+        copy._store = self._store  # what is left in the store is read from it by the copy too (and kept there)
+        copy._away[...] = self._away & sum(_BIT[name] for name in names)
         return copy
 
     def copy_chunk_to(self, target, chunk, names=FIELDS) -> None:
@@ -121,13 +168,95 @@ class SparseVolume(Volume):
         if not isinstance(target, SparseVolume):
             return super().copy_chunk_to(target, chunk, names)
         chunk = tuple(chunk)
+        away = int(self._away[chunk])
+        if away and target._store is None:
+            target._store = self._store  # a volume with nothing in a store takes its source's
+        read = self._read_away(chunk, keep=False) if away and target._store is not self._store else {}
         for name in names:
-            block = self._stored[name].get(chunk)
+            block = self._stored[name].get(chunk, read.get(name))
+            if away & _BIT[name] and not read:  # left in the store they share
+                target._drop(name, chunk)
+                target._away[chunk] |= _BIT[name]
+                continue
+            target._away[chunk] &= _NOT[name]
             if block is None:
-                target._stored[name].pop(chunk, None)
+                target._drop(name, chunk)
                 target._uniform[name][chunk] = self._uniform[name][chunk]
             else:
-                target._stored[name][chunk] = block
+                target._put(name, chunk, block)
+
+    # ----------------------------------------------------------------------------------- the store behind
+    store = property(lambda self: self._store, doc="The ChunkStore behind the volume, or None (read-only).")
+
+    def attach_store(self, store: ChunkStore) -> None:
+        """Put ``store`` behind the volume: it holds every chunk as the volume is now (its chunk versions), so
+        chunks the volume lets go of (:meth:`let_go`) are read from it again when needed. What the previous
+        store held and memory does not must be in ``store`` too (a save copies it)."""
+        self._store = store
+        self._store_versions = self.chunk_versions.copy()
+
+    def keep_in_store(self, chunk, name: str) -> None:
+        """Leave field ``name`` of ``chunk`` (not uniform) in the store, to be read from it when something reads
+        it: how a reader of a file builds a volume without reading its chunks (it attaches the store after)."""
+        chunk, name = self._checked_chunk(chunk), self._checked_name(name)
+        self._drop(name, chunk)
+        self._away[chunk] |= _BIT[name]
+
+    def left_in_store(self, chunk, name: str) -> bool:
+        """Whether field ``name`` of ``chunk`` is left in the store (not in memory: read from it when needed)."""
+        return bool(self._away[self._checked_chunk(chunk)] & _BIT[self._checked_name(name)])
+
+    def let_go(self, where: np.ndarray) -> frozenset[tuple[int, int, int]]:
+        """Let go of the arrays of the chunks marked in ``where`` (bool, :attr:`chunk_grid_shape`) that the store
+        holds as they are now (unchanged since it was attached or written), to read them from it again when
+        needed; a changed chunk stays (nothing unsaved is ever lost). Returns the chunks let go of (those that
+        held arrays in memory); none without a store."""
+        where = np.asarray(where)
+        if where.shape != self.chunk_grid_shape or where.dtype != bool:
+            raise ParameterError("where", f"{where.dtype}{where.shape}",
+                                 f"a bool array of the chunk grid's shape {self.chunk_grid_shape}")
+        if self._store is None:
+            return frozenset()
+        chunks = frozenset(map(tuple, np.argwhere(
+            where & (self._memory != 0) & (self.chunk_versions == self._store_versions)).tolist()))
+        for chunk in chunks:
+            for name in FIELDS:
+                if self._drop(name, chunk) is not None:
+                    self._away[chunk] |= _BIT[name]
+        return chunks
+
+    def _away_chunks(self, bits: int) -> set[tuple[int, int, int]]:
+        """The chunks with a field of ``bits`` left in the store."""
+        return set(map(tuple, np.argwhere(self._away & bits).tolist()))
+
+    def _read_away(self, chunk: tuple, keep: bool) -> dict[str, np.ndarray]:
+        """The fields of ``chunk`` left in the store, read from it (and kept in memory when ``keep``)."""
+        names = tuple(name for name in FIELDS if self._away[chunk] & _BIT[name])
+        store = self._store
+        if store is None:
+            raise FormatError(f"chunk {chunk}: fields {', '.join(names)} are left in a store, and none is attached")
+        lo, hi = self.chunk_box(chunk)
+        shape = tuple(int(n) for n in hi - lo)
+        blocks = store.read_chunk(chunk, names, shape)
+        for name in names:
+            block = blocks.get(name) if isinstance(blocks, dict) else None
+            if not (isinstance(block, np.ndarray) and block.shape == shape and block.dtype == FIELD_DTYPES[name]):
+                given = f"{block.dtype}{block.shape}" if isinstance(block, np.ndarray) else type(block).__name__
+                raise FormatError(f"chunk {chunk} field {name!r}: the store gave {given}, not a "
+                                  f"{FIELD_DTYPES[name]} array of shape {shape}")
+        if keep:
+            for name in names:
+                self._put(name, chunk, blocks[name])
+            self._away[chunk] = 0
+        return blocks
+
+    def _block(self, name: str, chunk: tuple, keep: bool = True) -> np.ndarray | None:
+        """The array of field ``name`` of ``chunk`` (read from the store if it is left there), None where the
+        chunk is uniform."""
+        block = self._stored[name].get(chunk)
+        if block is None and self._away[chunk] & _BIT[name]:
+            block = self._read_away(chunk, keep)[name]
+        return block
 
     @staticmethod
     def _checked_name(name: str) -> str:
@@ -141,7 +270,7 @@ class SparseVolume(Volume):
         size = self.chunk_size
         return product(*(range(int(a) // size, (int(b) - 1) // size + 1) for a, b in zip(lo, hi)))
 
-    def _gather(self, lo: np.ndarray, hi: np.ndarray, names) -> dict[str, np.ndarray]:
+    def _gather(self, lo: np.ndarray, hi: np.ndarray, names, keep: bool = True) -> dict[str, np.ndarray]:
         voxels = int(np.prod(hi - lo))
         if voxels > MAX_WINDOW_VOXELS:
             raise ParameterError("box", f"{(hi - lo).tolist()} voxels",
@@ -155,7 +284,7 @@ class SparseVolume(Volume):
             a, b = np.maximum(c_lo, lo), np.minimum(c_hi, hi)
             target = tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, lo))
             for name in names:
-                block = self._stored[name].get(chunk)
+                block = self._block(name, chunk, keep)
                 if block is None:
                     out[name][target] = self._uniform[name][chunk]
                 else:
@@ -190,7 +319,7 @@ class SparseVolume(Volume):
             whole = bool(np.all(a == c_lo) and np.all(b == c_hi))
             for name, values in zip(FIELDS, fields):
                 part = values[source]
-                old = self._stored[name].get(chunk)
+                old = self._block(name, chunk)
                 if whole:
                     block = part.copy()
                 elif old is None:
@@ -209,13 +338,13 @@ class SparseVolume(Volume):
         nx, ny, nz = self.shape
         thickness = max(1, min(self.chunk_size, MAX_WINDOW_VOXELS // (ny * nz)))
         for x in range(0, nx, thickness):
-            yield self._gather(np.array([x, 0, 0]), np.array([min(x + thickness, nx), ny, nz]), names)
+            yield self._gather(np.array([x, 0, 0]), np.array([min(x + thickness, nx), ny, nz]), names, keep=False)
 
     def solid_volume(self) -> float:
         """Solid volume in m³: ``sum(density / 255) * voxel_volume``, as on a dense volume of the same voxels."""
         per_chunk = self._uniform["density"].astype(np.int64) * np.prod(self._chunk_extents(), axis=-1)
-        for chunk, block in self._stored["density"].items():
-            per_chunk[chunk] = int(block.sum(dtype=np.int64))
+        for chunk in set(self._stored["density"]) | self._away_chunks(_BIT["density"]):
+            per_chunk[chunk] = int(self._block("density", chunk, keep=False).sum(dtype=np.int64))
         return int(per_chunk.sum()) * self.voxel_volume / 255.0
 
     def _chunk_extents(self) -> np.ndarray:
@@ -228,12 +357,13 @@ class SparseVolume(Volume):
         """Solid volume in m³ per material name, as :meth:`VoxelVolume.solid_volume_by_material`."""
         units = np.zeros(256, dtype=np.int64)
         names = ("density", "mat_a", "mat_b", "mix")
-        stored = set().union(*(self._stored[n] for n in names))
+        bits = sum(_BIT[n] for n in names)
+        stored = set().union(*(self._stored[n] for n in names), self._away_chunks(bits))
         counts = np.prod(self._chunk_extents(), axis=-1)
         uniform_chunks = np.ones(self.chunk_grid_shape, dtype=bool)
         for chunk in stored:
             uniform_chunks[chunk] = False
-            fields = self.chunk_fields(chunk, FIELDS)
+            fields = self._gather(*self.chunk_box(chunk), FIELDS, keep=False)
             _kernels.material_units(_kernels.VoxelFields(*(fields[n] for n in FIELDS)), units)
         d = self._uniform["density"][uniform_chunks].astype(np.int64) * counts[uniform_chunks]
         m = self._uniform["mix"][uniform_chunks].astype(np.int64)
@@ -262,7 +392,7 @@ class SparseVolume(Volume):
         dense = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
         for chunk in product(*(range(n) for n in self.chunk_grid_shape)):
             window = dense.chunk_slices(chunk)
-            for name, values in self.chunk_fields(chunk).items():
+            for name, values in self._gather(*self.chunk_box(chunk), FIELDS, keep=False).items():
                 getattr(dense, name)[window] = values
         dense.load_state_dict(self.state_dict())
         return dense

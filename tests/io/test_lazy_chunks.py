@@ -1,0 +1,129 @@
+"""A large world's chunks stay in its world file until something reads them, and go back to it when the actors move
+away, once saved: nothing edited is ever lost by unloading (digging, walking away far enough to unload, walking
+back gives the same voxels and meshes), and a file changed by another writer is never read as the world's."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import FormatError
+from voxelworld.game.settings import WorldSettings
+from voxelworld.game.world import UNLOAD_MARGIN_CHUNKS, Inputs, World
+from voxelworld.io import load_world, save_world
+from voxelworld.terrain import FIELDS, GeneratorSettings, Sphere, Tool, generate_world
+
+from ..game.test_streaming import assert_meshes_are_fresh
+
+STREAMING = WorldSettings(view_distance=24.0, detail_distances=(8.0, 16.0), stream_chunks_per_frame=16)
+GROUND = GeneratorSettings(size=160.0, height=48.0, ground_level=20.0, hill_height=4.0, cliff_strength=0.0, seed=3)
+DIG = Tool(gives_way_below=20.0, unbreakable_from=20.0)
+
+
+@pytest.fixture(scope="module")
+def world_file(tmp_path_factory):
+    world = World(generate_world(GROUND, chunk_size=16), settings=STREAMING)
+    world.step(Inputs())
+    path = tmp_path_factory.mktemp("lazy") / "world.vwd"
+    save_world(world, path)
+    return path, world.voxel_hash()
+
+
+def walk(world: World, yaw: float, frames: int, until) -> None:
+    for _ in range(frames):
+        world.step(Inputs(move=(0.0, 1.0), look=(yaw, 0.0), sprint=True))
+        if until(world):
+            return
+    raise AssertionError(f"not there after {frames} frames: the player at {world.player.position}")
+
+
+def chunk_distance(world: World, chunk) -> float:
+    lo, hi = (world.volume.index_to_world(corner) for corner in world.volume.chunk_box(chunk))
+    nearest = np.clip(world.player.position, lo, hi)
+    return float(np.linalg.norm((world.player.position - nearest)[[0, 2]]))
+
+
+def in_store(world: World, chunk) -> bool:
+    return any(world.volume.left_in_store(chunk, name) for name in FIELDS)
+
+
+def test_a_loaded_world_reads_only_what_it_uses(world_file):
+    path, saved_hash = world_file
+    world = load_world(path)
+    volume = world.volume
+    assert volume.resident_chunks() == 0 < volume.stored_chunks()  # the world's own voxels: all in the file
+    assert world.mesher.meshes  # the view was meshed from chunks read for it
+    assert world.voxel_hash() == saved_hash and volume.resident_chunks() == 0  # hashing reads through
+
+
+def test_what_was_dug_survives_unloading_and_loads_again(world_file, tmp_path):
+    path = tmp_path / "dug.vwd"
+    path.write_bytes(world_file[0].read_bytes())
+    world = load_world(path)
+    volume = world.volume
+    spot = world.player.position + np.array([2.0, -1.0, 0.0])
+    volume.remove(Sphere(tuple(spot), 2.5), tool=DIG)
+    world.step(Inputs())
+    dug_hash = world.voxel_hash()
+    chunk = tuple(int(c) for c in volume.world_to_index(spot) // volume.chunk_size)
+    assert not in_store(world, chunk)
+    unload = STREAMING.view_distance + UNLOAD_MARGIN_CHUNKS * volume.chunk_size * volume.voxel_size
+    # Walk away beyond the distance chunks are let go of: the dug chunk is not saved, so it stays in memory ...
+    walk(world, 90.0, 1500, until=lambda w: chunk_distance(w, chunk) > unload + 4.0)
+    assert not world.mesher.active[chunk] and not in_store(world, chunk)
+    resident = volume.resident_chunks()
+    # ... until it is saved: then it goes back to the file, with the rest of what is far.
+    assert save_world(world, path).chunks_written > 0
+    walk(world, 90.0, 120, until=lambda w: in_store(w, chunk))
+    assert volume.resident_chunks() < resident
+    # Back: the dig is read from the file, in the voxels and in the meshes.
+    walk(world, 270.0, 1500, until=lambda w: np.linalg.norm((w.player.position - spot)[[0, 2]]) < 4.0)
+    for _ in range(30):
+        world.step(Inputs())
+    assert world.voxel_hash() == dug_hash and world.mesher.active[chunk]
+    assert chunk in world.mesher.meshes
+    assert_meshes_are_fresh(world)
+    assert load_world(path).voxel_hash() == dug_hash
+
+
+def test_saving_elsewhere_copies_the_chunks_left_in_the_file(world_file, tmp_path):
+    path, saved_hash = world_file
+    original = tmp_path / "original.vwd"
+    original.write_bytes(path.read_bytes())
+    world = load_world(original)
+    world.volume.remove(Sphere(tuple(world.player.position + [0.0, -1.0, 3.0]), 2.0), tool=DIG)
+    world.step(Inputs())
+    copy = tmp_path / "copy.vwd"
+    report = save_world(world, copy)
+    assert report.full and report.chunks_written == report.chunk_count
+    assert world.volume.store.path == copy.resolve()  # what is let go of now goes back to the copy
+    original.unlink()
+    assert load_world(copy).voxel_hash() == world.voxel_hash() != saved_hash
+    os.utime(copy, ns=(1, 1))  # the file looks changed: the next save writes it whole, in place
+    assert save_world(world, copy).full
+    assert load_world(copy).voxel_hash() == world.voxel_hash()
+
+
+def test_a_file_another_writer_changed_is_not_read_as_the_worlds(world_file, tmp_path):
+    path = tmp_path / "shared.vwd"
+    path.write_bytes(world_file[0].read_bytes())
+    world = load_world(path)
+    volume = world.volume
+    chunk = next(c for c in np.ndindex(volume.chunk_grid_shape)
+                 if volume.left_in_store(c, "density") and not world.mesher.active[c])
+    other = load_world(path)  # another writer: digs that chunk and saves
+    lo, hi = (other.volume.index_to_world(corner) for corner in other.volume.chunk_box(chunk))
+    other.volume.remove(Sphere(tuple((lo + hi) / 2), 3.0), tool=DIG)
+    save_world(other, path)
+    with pytest.raises(FormatError, match=r"chunk \(.*\) field 'density'.*changed since this world read"):
+        volume.read_window(*volume.chunk_box(chunk))
+    assert volume.left_in_store(chunk, "density")  # nothing half-read
+    with sqlite3.connect(path) as connection:  # and a save of this world refuses before it writes
+        before = connection.execute("SELECT COUNT(*), SUM(version) FROM chunks").fetchone()
+    with pytest.raises(FormatError, match="changed since"):
+        save_world(world, path)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT COUNT(*), SUM(version) FROM chunks").fetchone() == before
