@@ -437,7 +437,12 @@ class ChunkMesher:
             # The mesher's copy differs from the new one at most where the mesher is behind the volume or the
             # state is.
             rebuild = set()
-            ahead = set(map(tuple, np.argwhere(self._seen != volume.chunk_versions).tolist()))
+            # Chunks it did not follow: nothing meshed reads what it kept of them, so they take the new copy's
+            # without a comparison (a chunk left in a store stays there: no read).
+            for chunk in map(tuple, np.argwhere(self._seen < 0).tolist()):
+                if chunk not in behind:
+                    fields.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+            ahead = set(map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()))
             for chunk in sorted(ahead | set(behind)):
                 changed = self._take_changes(chunk, fields)
                 if changed is not None:
