@@ -22,7 +22,7 @@ import scipy.ndimage as ndi
 from skimage import measure
 
 from voxelworld.meshing import ChunkMesher, MeshOptions, collision_mesh_volume, mesh_volume
-from voxelworld.meshing.chunks import _build_chunk
+from voxelworld.meshing.chunk_surfaces import build_chunk
 from voxelworld.terrain import Box, Sphere, VoxelVolume, demo_terrain
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
@@ -73,7 +73,7 @@ def main() -> None:
     samples = world.density[32:65, 32:65, 32:65].astype(np.float32)
     for options, label in ((MeshOptions(levels=0, collision_levels=0), "unsimplified"),
                            (MeshOptions(), "simplified (default)")):
-        ms, mesh = median_ms(lambda: _build_chunk(world, chunk, options, mesher._display_surfaces), runs=41)
+        ms, mesh = median_ms(lambda: build_chunk(world, chunk, options, mesher._display_surfaces), runs=41)
         rows.append((f"32³ chunk of the demo world, display mesh with materials, {label}", ms,
                      f"{mesh.triangle_count} triangles", "<= 0.6"))
     ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=41)

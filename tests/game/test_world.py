@@ -44,6 +44,7 @@ def instrument(monkeypatch, world: World) -> list:
     being ``world.stage`` when it ran."""
     import voxelworld.game.play as play
     import voxelworld.game.world as world_module
+    import voxelworld.meshing.chunk_surfaces as chunk_surfaces
     import voxelworld.meshing.chunks as chunks
     from voxelworld.game.edits import VoxelEdit as Edit
     from voxelworld.game.player import Player
@@ -60,8 +61,8 @@ def instrument(monkeypatch, world: World) -> list:
 
     wrap(Player, "begin_frame", "velocity")
     wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
-    wrap(chunks, "chunk_surface", "vertices")
-    wrap(chunks, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else "simplify")
+    wrap(chunk_surfaces, "chunk_surface", "vertices")
+    wrap(chunk_surfaces, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else "simplify")
     wrap(chunks, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble" if collision
          else "display assemble")
     wrap(world_module, "Collider", "collider")

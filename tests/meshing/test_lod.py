@@ -405,8 +405,8 @@ def test_levels_below_the_feature_floor_mesh_as_without_it_and_collision_meshes_
     mesher = ChunkMesher(volume)
     mesher.set_detail_levels(near)
     mesher.update()
-    import voxelworld.meshing.chunks as chunks_module
-    monkeypatch.setattr(chunks_module, "FEATURE_FLOOR_LEVEL", MAX_DETAIL_LEVEL + 1)  # never drop features
+    import voxelworld.meshing.chunk_surfaces as chunk_surfaces
+    monkeypatch.setattr(chunk_surfaces, "FEATURE_FLOOR_LEVEL", MAX_DETAIL_LEVEL + 1)  # never drop features
     without = ChunkMesher(volume)
     without.set_detail_levels(near)
     without.update()

@@ -16,7 +16,8 @@ Floor 2: reads :mod:`voxelworld.terrain`, knows nothing of navigation or the gam
   (:func:`relax_to_two_to_one`), for :meth:`ChunkMesher.set_detail_levels`.
 """
 
-from .chunks import ChunkMesher, MeshUpdate, collision_mesh_volume, mesh_volume
+from .chunk_surfaces import collision_mesh_volume, mesh_volume
+from .chunks import ChunkMesher, MeshUpdate
 from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes, vertex_occlusion
 from .detail import DETAIL_DISTANCES, FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL, detail_levels, relax_to_two_to_one
 from .options import MeshOptions

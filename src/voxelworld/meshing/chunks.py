@@ -1,14 +1,12 @@
-"""Meshing a whole volume, and `ChunkMesher`: keeping chunk meshes current as the terrain changes."""
+"""`ChunkMesher`: keeping chunk meshes current as the terrain changes (the surfaces and meshes it keeps are made by
+:mod:`.chunk_surfaces`)."""
 
 from __future__ import annotations
 
-import math
-import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from collections import ChainMap
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
@@ -16,17 +14,17 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_range
 from ..terrain import Box, MaterialTable, Volume
 from ..terrain.base import FIELD_DTYPES
-from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
-                   merge_display_meshes, with_occlusion)
+from .chunk_surfaces import (MESHED_FIELDS, all_chunks, check_mesher_inputs, display_form, map_on_cores,
+                             materialised, raw_surface, simplified_surface, unchanged_surface)
+from .mesh import CollisionMesh, DisplayMesh, assemble_chunk, merge_collision_meshes, merge_display_meshes, with_occlusion
 from . import _kernels, tables
-from .detail import FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL
+from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
-from .surface import ChunkSurface, PackedSurfaces, chunk_surface, empty_surface, simplify_surface
+from .surface import ChunkSurface, PackedSurfaces
 
-__all__ = ["ChunkMesher", "MeshUpdate", "mesh_volume", "collision_mesh_volume"]
+__all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS"]
 
-MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
 # Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot).
 HOT_DETAIL_LEVEL = 2
 
@@ -45,169 +43,6 @@ class MeshUpdate:
         return frozenset(self.meshes)
 
 
-@cache
-def _executor() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-mesher")
-
-
-def _map(function, items: list) -> list:
-    """``[function(x) for x in items]``, on all cores: the kernels release the GIL. Each item is computed on
-    its own, so the results do not depend on the threads' order."""
-    if len(items) < 2 or (os.cpu_count() or 1) < 2:
-        return [function(item) for item in items]
-    return list(_executor().map(function, items))
-
-
-def _check(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
-    if not isinstance(volume, Volume):
-        raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume")
-    if materials is None:
-        materials = volume.materials
-    if not isinstance(materials, MaterialTable):
-        raise ParameterError("materials", materials, "a MaterialTable or None (the volume's own)")
-    if not isinstance(options, MeshOptions):
-        raise ParameterError("options", options, "a voxelworld.meshing.MeshOptions")
-    return materials, options
-
-
-def _halo(options: MeshOptions) -> int:
-    """Samples the meshing of a chunk reads around its cells: its vertices one below and two above (corners and
-    their gradients), its simplification the surface test's reach (the tolerance, at most the collision one)
-    and two more (interpolating)."""
-    return 2 + math.ceil(options.collision_tolerance)
-
-
-def _window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, names) -> tuple[dict, np.ndarray]:
-    """The fields ``names`` of ``fields`` around the cells ``lo .. hi - 1``: ``halo`` samples more on each side
-    (and the cells' last samples) where the volume goes on, to its sides where it ends; and the window's first
-    sample. Meshing a window gives the same numbers as meshing the whole volume."""
-    first = np.maximum(lo - halo, 0)
-    last = np.minimum(hi + 1 + halo, np.array(fields.shape, dtype=np.int64))
-    return fields.read_window(first, last, names), first
-
-
-def _surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int | None = None,
-             fields: Volume | None = None) -> ChunkSurface:
-    """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
-    tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
-    geometry: a mesher's copy of what it saw), the volume itself by default."""
-    size = volume.chunk_size if size is None else size
-    lo, hi = chunk_cells(volume.shape, size, chunk)
-    fields = volume if fields is None else fields
-    side = _uniform_side(fields, chunk) if size == volume.chunk_size else None
-    if side is not None:
-        return empty_surface(lo, hi, side)
-    f, offset = _window(fields, lo, hi, _halo(options), MESHED_FIELDS)
-    return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
-                         planes=levels > 0, offset=offset)
-
-
-def _uniform_side(fields: Volume, chunk) -> bool | None:
-    """True (all solid) or False (all empty) when every sample the cells of ``chunk`` read for their cases (its
-    own and its upper neighbours') lies in chunks of uniform density on that side of iso, as ``fields`` knows
-    without reading voxels; None otherwise (the cells must be looked at)."""
-    grid = fields.chunk_grid_shape
-    sides = set()
-    for offset in product((0, 1), repeat=3):
-        other = tuple(c + o for c, o in zip(chunk, offset))
-        if any(o >= n for o, n in zip(other, grid)):
-            continue
-        value = fields.uniform_value(other, "density")
-        if value is None:
-            return None
-        sides.add(value >= fields.iso)
-        if len(sides) > 1:
-            return None
-    return sides.pop()
-
-
-def _simplified(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
-                collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
-    """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
-    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
-    features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
-    levels = options.collision_levels if collision else (options.levels if levels is None else levels)
-    density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
-    if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
-        hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
-        window, offset = _window(fields, surface.cell_lo, hi, _halo(options), ("density",))
-        density = window["density"]
-    if collision:
-        return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
-                                materials.kind_by_id, collision=True, offset=offset)
-    return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
-                            floor=floor, offset=offset, drop_features=floor >= FEATURE_FLOOR_LEVEL)
-
-
-def _chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
-                    materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
-    """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
-    and its display surface: what ChunkMesher rebuilds for a changed chunk."""
-    raw = _surface(volume, chunk, options, max(options.levels, options.collision_levels))
-    return raw, _simplified(volume, raw, options, materials, False)
-
-
-def _build_chunk(volume: Volume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
-    """Rebuild one chunk's surfaces into ``surfaces`` and assemble its display mesh: what a remesh costs."""
-    surfaces[chunk] = _chunk_surfaces(volume, chunk, options, volume.materials)[1]
-    return assemble_chunk(volume, chunk, surfaces.get, collision=False)
-
-
-def _blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
-    """The volume's chunks in boxes of up to ``edge``³ chunks, as (first, last) corners: meshing a whole
-    volume block by block gives the same triangles with less work per call than chunk by chunk."""
-    grid = volume.chunk_grid_shape
-    return [(start, tuple(min(s + edge, n) - 1 for s, n in zip(start, grid)))
-            for start in product(*(range(0, n, edge) for n in grid))]
-
-
-def _all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, int, int]]:
-    """Every chunk of the volume, in chunks of ``size`` cells (the volume's chunk size by default)."""
-    size = volume.chunk_size if size is None else size
-    return list(product(*(range(-(-n // size)) for n in volume.shape)))
-
-
-def mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
-                materials: MaterialTable | None = None) -> DisplayMesh:
-    """The display mesh of the whole volume, chunk by chunk, as one mesh.
-
-    Examples
-    --------
-    >>> from voxelworld.terrain import VoxelVolume
-    >>> ball = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt((x - 8) ** 2 + (y - 8) ** 2 + (z - 8) ** 2) - 5,
-    ...                             (17, 17, 17), material="rock", chunk_size=8)
-    >>> mesh = mesh_volume(ball, MeshOptions(levels=0))
-    >>> mesh.triangle_count > 0, set(mesh.mat_a.tolist())
-    (True, {4})
-    """
-    materials, options = _check(volume, materials, options)
-    return merge_display_meshes(_whole_volume(volume, options, materials, collision=False))
-
-
-def collision_mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
-                          materials: MaterialTable | None = None) -> CollisionMesh:
-    """The collision mesh of the whole volume (simplified with ``options.collision_levels`` and
-    ``options.collision_tolerance``), as one mesh."""
-    materials, options = _check(volume, materials, options)
-    return merge_collision_meshes(_whole_volume(volume, options, materials, collision=True))
-
-
-def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
-    """The meshes of every part of the volume, on all cores."""
-    levels = options.collision_levels if collision else options.levels
-    if levels == 0:
-        # Nothing merges, so chunk borders change nothing: mesh in chunks of twice the edge, with less work
-        # between the kernels.
-        size = 2 * volume.chunk_size
-        chunks = _all_chunks(volume, size)
-        surfaces = dict(zip(chunks, _map(lambda c: _surface(volume, c, options, 0, size), chunks)))
-        return _map(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
-    chunks = _all_chunks(volume)
-    surfaces = dict(zip(chunks, _map(lambda c: _simplified(volume, _surface(volume, c, options, levels), options,
-                                                           materials, collision), chunks)))
-    return _map(lambda b: assemble_block(volume, *b, surfaces.get, collision), _blocks(volume))
-
-
 def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedResult:
     """The surfaces and display meshes after ``job``'s changes (a background thread's work for
     :meth:`ChunkMesher.prepare_changes`), from ``fields`` (a snapshot of the mesher's copy of the voxels): the
@@ -215,8 +50,8 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
     volume, options, materials = mesher.volume, mesher.options, mesher.materials
 
     def display_surface(chunk, raw=None):
-        raw = _surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
-        return raw, _display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
+        raw = raw_surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
+        return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
 
     made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
     raw_made, display, remesh = {}, {}, set(job.remeshed_for_off)
@@ -225,7 +60,7 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
             raw_made[chunk] = raw
         display[chunk] = new
         old = job.old.get(chunk)
-        if _unchanged(old, new):
+        if unchanged_surface(old, new):
             continue
         remesh.add(chunk)
         remesh |= {c for c in mesher._neighbours_seeing_changes(chunk, old, new) if job.active[c]}
@@ -235,7 +70,7 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
 
 
 def _assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping, active: np.ndarray,
-                       vertex_free: np.ndarray, make_display, map_=_map) -> tuple[dict, dict]:
+                       vertex_free: np.ndarray, make_display, map_=map_on_cores) -> tuple[dict, dict]:
     """The display meshes of the chunks ``order`` (made from ``fields``), joining the display surfaces ``kept``
     (chunk -> surface) of them and their lower neighbours; an active neighbour with vertices whose surface is not
     kept (a cold one the mesher let go) gets one from ``make_display(chunk)``. Each surface is read once for all the
@@ -308,7 +143,7 @@ class ChunkMesher:
 
     def __init__(self, volume: Volume, materials: MaterialTable | None = None,
                  options: MeshOptions = MeshOptions()):
-        self.materials, self.options = _check(volume, materials, options)
+        self.materials, self.options = check_mesher_inputs(volume, materials, options)
         self.volume = volume
         self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
@@ -421,7 +256,7 @@ class ChunkMesher:
             self._active = state["active"].copy()
             self._activated, self._deactivated = set(), set()
         if behind is None:
-            for chunk in _all_chunks(self.volume):
+            for chunk in all_chunks(self.volume):
                 self._forget_collision(chunk)
             self._start_over()
             return
@@ -584,7 +419,7 @@ class ChunkMesher:
         levels = self._plane_levels()
         order = sorted(rebuild)
         fields = self._fields
-        for chunk, raw in zip(order, _map(lambda c: _surface(self.volume, c, self.options, levels, fields=fields),
+        for chunk, raw in zip(order, map_on_cores(lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields),
                                           order)):
             self._raw[chunk] = raw
             self._vertex_free[chunk] = raw.vertex_count == 0
@@ -599,11 +434,11 @@ class ChunkMesher:
         neighbours joining a changed border cell."""
         order = sorted(c for c in self._refreshed | self._relevelled
                        if self._active[c] and (c in self._refreshed or not self._vertex_free[c]))
-        built = _map(self._simplified_display, order)
+        built = map_on_cores(self._simplified_display, order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
-            if _unchanged(old, display):
+            if unchanged_surface(old, display):
                 continue
             self._remesh.add(chunk)
             self._remesh |= self._neighbours_seeing_changes(chunk, old, display)
@@ -632,7 +467,7 @@ class ChunkMesher:
         # is shaded again, and reported if that changed it.
         shade = sorted(c for c in self._shade - self._remesh if c in self._display)
         boxes = self._shade_boxes
-        for chunk, mesh in zip(shade, _map(lambda c: with_occlusion(self._display[c], fields, volume, boxes),
+        for chunk, mesh in zip(shade, map_on_cores(lambda c: with_occlusion(self._display[c], fields, volume, boxes),
                                            shade)):
             if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
                 meshes[chunk] = self._display[chunk] = mesh
@@ -669,12 +504,12 @@ class ChunkMesher:
         """The raw surface of an active chunk: kept, or made again from the mesher's copy of the fields."""
         raw = self._raw.get(chunk)
         if raw is None:
-            raw = _surface(self.volume, chunk, self.options, self._plane_levels(), fields=self._fields)
+            raw = raw_surface(self.volume, chunk, self.options, self._plane_levels(), fields=self._fields)
         return raw
 
     def _simplified_display(self, chunk) -> ChunkSurface:
         """The display surface of an active chunk at its display level and level of detail (without quadrics)."""
-        return _display_form(self._fields, self._raw_surface(chunk), self.options, self.materials,
+        return display_form(self._fields, self._raw_surface(chunk), self.options, self.materials,
                              int(self._levels[chunk]), int(self._detail[chunk]))
 
     def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
@@ -857,7 +692,7 @@ class ChunkMesher:
             self._relevelled |= changed
             if not planes and self._plane_levels() > 0:
                 # The vertices were made without the tangent planes a merge needs: make them again.
-                self._refresh(set(_all_chunks(self.volume)))
+                self._refresh(set(all_chunks(self.volume)))
         return changed
 
     def prepare_changes(self, active, levels) -> PreparedChanges:
@@ -996,7 +831,7 @@ class ChunkMesher:
                 changes.append(np.ones(others, dtype=bool))
                 continue
             changed = np.empty(others, dtype=np.bool_)
-            old, new = _materialised(old), _materialised(new)
+            old, new = materialised(old), materialised(new)
             _kernels.top_layer_changes(axis, tables.PATCH_COUNT, old.cell_case, old.cell_first, old.rep,
                                        old.positions, old.normals, old.materials, old.evaluations, new.cell_case,
                                        new.cell_first, new.rep, new.positions, new.normals, new.materials,
@@ -1059,7 +894,7 @@ class ChunkMesher:
             return None  # an inactive lower neighbour: no quads join it
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
-            surface = _simplified(self._fields, self._raw_surface(chunk), self.options, self.materials, True)
+            surface = simplified_surface(self._fields, self._raw_surface(chunk), self.options, self.materials, True)
             if not self.is_hot(chunk):
                 return surface
             self._collision_surfaces[chunk] = surface
@@ -1087,7 +922,7 @@ class ChunkMesher:
     def _chunks_near(self, box, near, radius) -> list[tuple]:
         volume = self.volume
         if box is None and near is None:
-            return _all_chunks(volume)
+            return all_chunks(volume)
         if box is not None and near is not None:
             raise ParameterError("near", near, "None when a box is given (ask for one or the other)")
         if near is not None:
@@ -1114,39 +949,3 @@ class ChunkMesher:
 def _described(value) -> str:
     """An array as its dtype and shape, anything else as its type's name: what an error message shows of it."""
     return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
-
-
-def _materialised(surface: ChunkSurface) -> ChunkSurface:
-    """``surface`` with writeable per-cell arrays (an :func:`empty_surface`'s are broadcasts): what the kernels
-    that read cells take."""
-    if surface.cell_case.flags.writeable:
-        return surface
-    return replace(surface, cell_case=np.ascontiguousarray(surface.cell_case),
-                   cell_first=np.ascontiguousarray(surface.cell_first))
-
-
-_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
-
-
-def _display_form(fields: Volume, raw: ChunkSurface, options: MeshOptions, materials: MaterialTable, levels: int,
-                  detail: int) -> ChunkSurface:
-    """The display surface of ``raw`` (made from ``fields``) at display ``levels`` and level of ``detail``, as the
-    mesher keeps it: without the quadrics (no merge reads a display surface; a new level simplifies the raw one)."""
-    return replace(_simplified(fields, raw, options, materials, False, levels, detail), qef=_NO_QEF)
-
-
-def _unchanged(old: ChunkSurface | None, new: ChunkSurface) -> bool:
-    """Whether a chunk's display surface going from ``old`` (None: not kept, or not meshed before) to ``new``
-    changes no mesh: the same surface, or none either way (a chunk without vertices gives no quad, whatever
-    its level, and its neighbours' quads never reach into it)."""
-    if new.vertex_count == 0:
-        return old is None or old.vertex_count == 0
-    return old is not None and _same_surface(old, new)
-
-
-def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
-    # cell_first follows from the surface cells and their cases (and means nothing elsewhere).
-    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
-            and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
-            and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
-            and np.array_equal(a.evaluations, b.evaluations))

@@ -1,0 +1,228 @@
+"""Making chunk surfaces and meshes from the voxels, and meshing a whole volume at once: what
+:class:`~voxelworld.meshing.chunks.ChunkMesher` keeps current chunk by chunk, and :func:`mesh_volume` and
+:func:`collision_mesh_volume` make in one go (the same meshes, bit for bit)."""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from functools import cache
+from itertools import product
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..terrain import MaterialTable, Volume
+from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
+                   merge_display_meshes)
+from . import _kernels
+from .detail import FEATURE_FLOOR_LEVEL
+from .options import MeshOptions
+from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
+
+__all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs", "halo_voxels",
+           "fields_window", "raw_surface", "uniform_side", "simplified_surface", "chunk_surfaces", "build_chunk",
+           "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface"]
+
+MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
+
+
+@cache
+def _executor() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-mesher")
+
+
+def map_on_cores(function, items: list) -> list:
+    """``[function(x) for x in items]``, on all cores: the kernels release the GIL. Each item is computed on
+    its own, so the results do not depend on the threads' order."""
+    if len(items) < 2 or (os.cpu_count() or 1) < 2:
+        return [function(item) for item in items]
+    return list(_executor().map(function, items))
+
+
+def check_mesher_inputs(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
+    if not isinstance(volume, Volume):
+        raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume")
+    if materials is None:
+        materials = volume.materials
+    if not isinstance(materials, MaterialTable):
+        raise ParameterError("materials", materials, "a MaterialTable or None (the volume's own)")
+    if not isinstance(options, MeshOptions):
+        raise ParameterError("options", options, "a voxelworld.meshing.MeshOptions")
+    return materials, options
+
+
+def halo_voxels(options: MeshOptions) -> int:
+    """Samples the meshing of a chunk reads around its cells: its vertices one below and two above (corners and
+    their gradients), its simplification the surface test's reach (the tolerance, at most the collision one)
+    and two more (interpolating)."""
+    return 2 + math.ceil(options.collision_tolerance)
+
+
+def fields_window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, names) -> tuple[dict, np.ndarray]:
+    """The fields ``names`` of ``fields`` around the cells ``lo .. hi - 1``: ``halo`` samples more on each side
+    (and the cells' last samples) where the volume goes on, to its sides where it ends; and the window's first
+    sample. Meshing a window gives the same numbers as meshing the whole volume."""
+    first = np.maximum(lo - halo, 0)
+    last = np.minimum(hi + 1 + halo, np.array(fields.shape, dtype=np.int64))
+    return fields.read_window(first, last, names), first
+
+
+def raw_surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int | None = None,
+             fields: Volume | None = None) -> ChunkSurface:
+    """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
+    tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
+    geometry: a mesher's copy of what it saw), the volume itself by default."""
+    size = volume.chunk_size if size is None else size
+    lo, hi = chunk_cells(volume.shape, size, chunk)
+    fields = volume if fields is None else fields
+    side = uniform_side(fields, chunk) if size == volume.chunk_size else None
+    if side is not None:
+        return empty_surface(lo, hi, side)
+    f, offset = fields_window(fields, lo, hi, halo_voxels(options), MESHED_FIELDS)
+    return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
+                         planes=levels > 0, offset=offset)
+
+
+def uniform_side(fields: Volume, chunk) -> bool | None:
+    """True (all solid) or False (all empty) when every sample the cells of ``chunk`` read for their cases (its
+    own and its upper neighbours') lies in chunks of uniform density on that side of iso, as ``fields`` knows
+    without reading voxels; None otherwise (the cells must be looked at)."""
+    grid = fields.chunk_grid_shape
+    sides = set()
+    for offset in product((0, 1), repeat=3):
+        other = tuple(c + o for c, o in zip(chunk, offset))
+        if any(o >= n for o, n in zip(other, grid)):
+            continue
+        value = fields.uniform_value(other, "density")
+        if value is None:
+            return None
+        sides.add(value >= fields.iso)
+        if len(sides) > 1:
+            return None
+    return sides.pop()
+
+
+def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
+                collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
+    """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
+    default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
+    features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
+    levels = options.collision_levels if collision else (options.levels if levels is None else levels)
+    density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
+    if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
+        hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
+        window, offset = fields_window(fields, surface.cell_lo, hi, halo_voxels(options), ("density",))
+        density = window["density"]
+    if collision:
+        return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
+                                materials.kind_by_id, collision=True, offset=offset)
+    return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
+                            floor=floor, offset=offset, drop_features=floor >= FEATURE_FLOOR_LEVEL)
+
+
+def chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
+                    materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
+    """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
+    and its display surface: what ChunkMesher rebuilds for a changed chunk."""
+    raw = raw_surface(volume, chunk, options, max(options.levels, options.collision_levels))
+    return raw, simplified_surface(volume, raw, options, materials, False)
+
+
+def build_chunk(volume: Volume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
+    """Rebuild one chunk's surfaces into ``surfaces`` and assemble its display mesh: what a remesh costs."""
+    surfaces[chunk] = chunk_surfaces(volume, chunk, options, volume.materials)[1]
+    return assemble_chunk(volume, chunk, surfaces.get, collision=False)
+
+
+def volume_blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
+    """The volume's chunks in boxes of up to ``edge``³ chunks, as (first, last) corners: meshing a whole
+    volume block by block gives the same triangles with less work per call than chunk by chunk."""
+    grid = volume.chunk_grid_shape
+    return [(start, tuple(min(s + edge, n) - 1 for s, n in zip(start, grid)))
+            for start in product(*(range(0, n, edge) for n in grid))]
+
+
+def all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, int, int]]:
+    """Every chunk of the volume, in chunks of ``size`` cells (the volume's chunk size by default)."""
+    size = volume.chunk_size if size is None else size
+    return list(product(*(range(-(-n // size)) for n in volume.shape)))
+
+
+def mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
+                materials: MaterialTable | None = None) -> DisplayMesh:
+    """The display mesh of the whole volume, chunk by chunk, as one mesh.
+
+    Examples
+    --------
+    >>> from voxelworld.terrain import VoxelVolume
+    >>> ball = VoxelVolume.from_sdf(lambda x, y, z: np.sqrt((x - 8) ** 2 + (y - 8) ** 2 + (z - 8) ** 2) - 5,
+    ...                             (17, 17, 17), material="rock", chunk_size=8)
+    >>> mesh = mesh_volume(ball, MeshOptions(levels=0))
+    >>> mesh.triangle_count > 0, set(mesh.mat_a.tolist())
+    (True, {4})
+    """
+    materials, options = check_mesher_inputs(volume, materials, options)
+    return merge_display_meshes(_whole_volume(volume, options, materials, collision=False))
+
+
+def collision_mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
+                          materials: MaterialTable | None = None) -> CollisionMesh:
+    """The collision mesh of the whole volume (simplified with ``options.collision_levels`` and
+    ``options.collision_tolerance``), as one mesh."""
+    materials, options = check_mesher_inputs(volume, materials, options)
+    return merge_collision_meshes(_whole_volume(volume, options, materials, collision=True))
+
+
+def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
+    """The meshes of every part of the volume, on all cores."""
+    levels = options.collision_levels if collision else options.levels
+    if levels == 0:
+        # Nothing merges, so chunk borders change nothing: mesh in chunks of twice the edge, with less work
+        # between the kernels.
+        size = 2 * volume.chunk_size
+        chunks = all_chunks(volume, size)
+        surfaces = dict(zip(chunks, map_on_cores(lambda c: raw_surface(volume, c, options, 0, size), chunks)))
+        return map_on_cores(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
+    chunks = all_chunks(volume)
+    surfaces = dict(zip(chunks, map_on_cores(lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels), options,
+                                                           materials, collision), chunks)))
+    return map_on_cores(lambda b: assemble_block(volume, *b, surfaces.get, collision), volume_blocks(volume))
+
+
+def materialised(surface: ChunkSurface) -> ChunkSurface:
+    """``surface`` with writeable per-cell arrays (an :func:`empty_surface`'s are broadcasts): what the kernels
+    that read cells take."""
+    if surface.cell_case.flags.writeable:
+        return surface
+    return replace(surface, cell_case=np.ascontiguousarray(surface.cell_case),
+                   cell_first=np.ascontiguousarray(surface.cell_first))
+
+
+_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
+
+
+def display_form(fields: Volume, raw: ChunkSurface, options: MeshOptions, materials: MaterialTable, levels: int,
+                  detail: int) -> ChunkSurface:
+    """The display surface of ``raw`` (made from ``fields``) at display ``levels`` and level of ``detail``, as the
+    mesher keeps it: without the quadrics (no merge reads a display surface; a new level simplifies the raw one)."""
+    return replace(simplified_surface(fields, raw, options, materials, False, levels, detail), qef=_NO_QEF)
+
+
+def unchanged_surface(old: ChunkSurface | None, new: ChunkSurface) -> bool:
+    """Whether a chunk's display surface going from ``old`` (None: not kept, or not meshed before) to ``new``
+    changes no mesh: the same surface, or none either way (a chunk without vertices gives no quad, whatever
+    its level, and its neighbours' quads never reach into it)."""
+    if new.vertex_count == 0:
+        return old is None or old.vertex_count == 0
+    return old is not None and _same_surface(old, new)
+
+
+def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
+    # cell_first follows from the surface cells and their cases (and means nothing elsewhere).
+    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
+            and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
+            and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
+            and np.array_equal(a.evaluations, b.evaluations))
