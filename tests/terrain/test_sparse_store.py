@@ -119,3 +119,19 @@ def test_a_store_that_gives_the_wrong_voxels_is_a_format_error_and_changes_nothi
     lonely.keep_in_store(chunk, "density")
     with pytest.raises(FormatError, match="none is attached"):
         lonely.read_window(*lonely.chunk_box(chunk))
+
+
+def test_filling_a_chunk_is_writing_an_array_of_one_value(ground):
+    filled, written = ground.snapshot(), ground.snapshot()
+    chunk = next(c for c in np.ndindex(ground.chunk_grid_shape) if not ground.is_uniform(c, "density"))
+    filled.fill_chunk(chunk, "damage", 700)
+    filled.fill_chunk(chunk, "density", 255)
+    shape = tuple(int(n) for n in np.subtract(*reversed(ground.chunk_box(chunk))))
+    written.write_chunk(chunk, {"damage": np.full(shape, 700, np.uint16)})
+    written.write_chunk(chunk, {"density": np.full(shape, 255, np.uint8)})
+    assert filled.content_hash() == written.content_hash() != ground.content_hash()
+    assert np.array_equal(filled.chunk_versions, written.chunk_versions) and filled.dirty_chunks == written.dirty_chunks
+    assert filled.uniform_value(chunk, "damage") == 700 and filled.stored_chunks("density") == written.stored_chunks(
+        "density")
+    with pytest.raises(ParameterError, match="value"):
+        filled.fill_chunk(chunk, "density", 256)

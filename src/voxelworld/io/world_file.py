@@ -526,6 +526,7 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
     dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
     lazy = isinstance(volume, SparseVolume)  # its chunks of voxels stay in the file, read when needed
     digests = {}
+    last = None
     for cx, cy, cz, field, version, raw_size, digest, data in connection.execute("SELECT * FROM chunks"):
         chunk = (cx, cy, cz)
         where = f"{path}: chunk {chunk} field {field!r}"
@@ -534,8 +535,9 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
                               f"{', '.join(FIELDS)}")
         expected.discard((chunk, field))
         dtype = FIELD_DTYPES[field]
-        lo, hi = volume.chunk_box(chunk)
-        shape = tuple(int(n) for n in hi - lo)
+        if chunk != last:  # the rows come chunk by chunk (the primary key's order)
+            lo, hi = volume.chunk_box(chunk)
+            shape, last = tuple(int(n) for n in hi - lo), chunk
         full = dtype.itemsize * math.prod(shape)
         uniform = raw_size == dtype.itemsize  # one value for the whole chunk (every row of a version 1 file: all)
         if not (uniform or raw_size == full):
@@ -545,12 +547,15 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
         if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
             raise FormatError(f"{where}: checksum mismatch")
         versions[chunk] = version
+        if lazy:  # one value kept, the voxels left in the file
+            if uniform:
+                volume.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
+            else:
+                volume.keep_in_store(chunk, field)
+                digests[(chunk, field)] = digest
+            continue
         if uniform:
             values = np.full(shape, array_from_bytes(raw, dtype.name, (1,), where)[0], dtype=dtype)
-        elif lazy:
-            volume.keep_in_store(chunk, field)
-            digests[(chunk, field)] = digest
-            continue
         else:
             values = array_from_bytes(raw, dtype.name, shape, where)
         volume.write_chunk(chunk, {field: values})

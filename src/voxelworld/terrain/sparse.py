@@ -36,7 +36,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import FormatError, ParameterError
+from ..errors import FormatError, ParameterError, check_integer
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
 from .materials import MaterialTable
@@ -141,6 +141,18 @@ class SparseVolume(Volume):
             self._uniform[name][chunk] = first
         else:
             self._put(name, chunk, block)
+
+    def fill_chunk(self, chunk, name: str, value: int) -> None:
+        """Set field ``name`` of every voxel of ``chunk`` to ``value`` (the chunk is then uniform in it): what
+        :meth:`write_chunk` does with an array of one value, without making one. The chunk turns dirty.
+        ParameterError for a value out of the field's range."""
+        chunk, name = self._checked_chunk(chunk), self._checked_name(name)
+        limits = np.iinfo(FIELD_DTYPES[name])
+        check_integer("value", value, minimum=int(limits.min), maximum=int(limits.max))
+        self._drop(name, chunk)
+        self._away[chunk] &= _NOT[name]
+        self._uniform[name][chunk] = value
+        self._mark_chunks_dirty([chunk])
 
     def _put(self, name: str, chunk: tuple, block: np.ndarray) -> None:
         self._stored[name][chunk] = block
