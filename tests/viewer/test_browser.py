@@ -245,6 +245,83 @@ def test_a_far_batch_is_drawn_simplified_and_in_full_while_a_chunk_of_it_changes
     assert region not in page.evaluate("window.voxelworld.batches().regions")
 
 
+def test_a_near_chunk_is_drawn_by_its_own_distance(page):
+    """A chunk of a near region (its batch within FAR_SHADING of the camera) is drawn on its own: 80 m off, a copy of
+    its triangles simplified (a flat grid: fewer) with the far material (beyond where a pixel covers 8 texels: 54 m
+    for this page's 600 pixels at every pixel); a few metres off, its own triangles with the terrain's material.
+    The region draws its chunk's triangles throughout (its batch hidden), and nothing of it once the chunk goes."""
+    region, key = "227,225,225", [908, 900, 900]
+    name = "chunk " + ",".join(map(str, key))
+    grid = [[4000.0 + x + dx, 0.0, 4000.0 + z + dz] for x in range(10) for z in range(10)
+            for dx, dz in ((0, 0), (1, 0), (0, 1), (1, 0), (1, 1), (0, 1))]
+    squares = [sum(grid[3 * t:3 * t + 3], []) for t in range(200)]
+    drawn = """(name) => { const v = window.voxelworld, mesh = v.scene.getObjectByName(name);
+      return mesh && { triangles: mesh.geometry.index.count / 3, far: mesh.material.vertexShader.includes('vSunLit'),
+        batch: v.scene.getObjectByName(`region ${mesh.name.slice(6).split(',').map((c) => Math.floor(c / 4))}`).visible,
+        textureDistance: v.textureDistance() }; }"""
+    page.evaluate("(async () => { await (await import('./vendor/meshopt_simplifier.js')).MeshoptSimplifier.ready; })()")
+    batch_state(page, region, [[key, squares]], flush=True)
+    try:
+        page.evaluate("window.voxelworld.view([4005, 87.1, 4005], [4005, 0, 4005])")  # 80 m above its bounds
+        page.wait_for_function(f"(({drawn})('{name}') || {{}}).triangles < 200", timeout=WAIT_MS)
+        found = page.evaluate(drawn, name)
+        assert found["far"] is True and found["batch"] is False, found
+        assert 53 < found["textureDistance"] < 55, found  # 8 texels of 2 m / 128 a pixel, 70 degrees over 600
+        assert batch_state(page, region)["drawn"] == batch_state(page, region)["latest"]
+        page.evaluate("window.voxelworld.view([4005, 10, 4005], [4005, 0, 4005])")  # 3 m above its bounds
+        page.wait_for_function(f"(({drawn})('{name}') || {{}}).triangles === 200", timeout=WAIT_MS)
+        found = page.evaluate(drawn, name)
+        assert found["far"] is False and found["batch"] is False, found
+        found = batch_state(page, region)
+        assert found["drawn"] == found["latest"] and len(found["drawn"]) == 200, found
+    finally:
+        page.evaluate("window.voxelworld.view(null)")
+    batch_state(page, region, [[key, []]], flush=True)
+    wait_for_renders(page)
+    assert region not in page.evaluate("window.voxelworld.batches().regions")
+    assert page.evaluate(f"window.voxelworld.scene.getObjectByName('{name}')") is None
+    assert page.problems == []
+
+
+def test_a_simplified_chunk_keeps_the_outline_of_a_patch_of_another_colour(page):
+    """batches.js simplifiedGeometry with what the vertices show (shownAttributes): a flat grid of one colour with a
+    2 m square of another in it loses triangles but keeps the square's four corners (its outline: along its straight
+    sides and inside it nothing changes colour); simplified on its positions alone (as the far batches are) the
+    square's corners go too."""
+    kept = page.evaluate("""async () => {
+      const THREE = await import('./vendor/three.module.js');
+      const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
+      const { simplifiedGeometry, shownAttributes } = await import('./batches.js');
+      await MeshoptSimplifier.ready;
+      const n = 11, positions = [], patch = [], corners = [], index = [];
+      for (let x = 0; x < n; x++) for (let z = 0; z < n; z++) {
+        positions.push(x, 0, z);
+        if (x >= 4 && x <= 6 && z >= 4 && z <= 6) patch.push(x * n + z);
+        if ((x === 4 || x === 6) && (z === 4 || z === 6)) corners.push(x * n + z);
+      }
+      for (let x = 0; x < n - 1; x++) for (let z = 0; z < n - 1; z++) {
+        const v = x * n + z;
+        index.push(v, v + 1, v + n, v + 1, v + n + 1, v + n);
+      }
+      const count = n * n, g = new THREE.BufferGeometry(), colour = new Uint8Array(3 * count);
+      for (let v = 0; v < count; v++) colour.set(patch.includes(v) ? [120, 70, 30] : [60, 140, 40], 3 * v);
+      g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(positions), 3));
+      g.setAttribute('palette_a', new THREE.BufferAttribute(colour, 3, true));
+      g.setAttribute('palette_b', new THREE.BufferAttribute(colour, 3, true));
+      g.setAttribute('blend', new THREE.BufferAttribute(new Float32Array(count), 1));
+      g.setAttribute('surface', new THREE.BufferAttribute(new Uint8Array(3 * count).fill(200), 3, true));
+      g.setAttribute('occlusion', new THREE.BufferAttribute(new Float32Array(count).fill(1), 1));
+      g.setIndex(new THREE.BufferAttribute(new Uint32Array(index), 1));
+      const result = (copy) => {
+        const used = new Set(copy.index.array);
+        return { triangles: copy.index.count / 3, corners: corners.filter((v) => used.has(v)).length };
+      };
+      return { shown: result(simplifiedGeometry(g, 0.5, shownAttributes(g))), plain: result(simplifiedGeometry(g, 0.5)) };
+    }""")
+    assert kept["shown"]["triangles"] < 200 and kept["shown"]["corners"] == 4, kept
+    assert kept["plain"]["corners"] < 4, kept
+
+
 def test_the_dug_wall_s_regions_draw_the_chunks_latest_meshes(page):
     """After the wall was sucked (the test above), every region draws exactly its chunks' latest meshes, before its
     batch is built again and after; then no chunk is drawn on its own, and there are fewer batches than chunks."""

@@ -273,6 +273,7 @@ window.voxelworld = {
   batches: () => view3d.batches.describe(), // the terrain's region batches and loose chunks (batches.js)
   flushBatches: () => view3d.batches.flush(performance.now(), 0), // every stale region batched now
   compareBatch: (region) => view3d.batches.compare(region), // what a region draws against its chunks' meshes
+  textureDistance: () => view3d.batches.textureDistance, // m: near chunks drawn with the far material from there
   view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
   get quality() { return view3d.quality; },
   // Feed the dynamic resolution and automatic quality pictures of ``ms`` each for ``seconds`` (a test of a slow

@@ -21,6 +21,16 @@
 // first needed (SIMPLIFY_BUDGET_MS a picture) and dropped with the batch; a batch with a hidden chunk draws its full
 // triangles until it is built again.
 //
+// Within a near region each chunk is drawn by its own distance too (NEAR_LEVELS): from 20 m on a copy of its
+// triangles simplified to within an error that grows with the distance as the far levels' do (0.0025 of it: about
+// half a pixel at the dynamic resolution's floor), its chunk borders kept and what its vertices show (colour, glow,
+// occlusion) counted in the error (so that a patch of soil in the grass keeps its outline); and from where a pixel
+// covers TEXELS_PER_PIXEL texels (about 29 m at the dynamic resolution's floor) with the far material. Most of the
+// near terrain's triangles lie 30-200 m from the camera, and under SwiftShader the near material costs every one of
+// them its set-up (24 values passed to the pixels) and every pixel a texture lookup (docs/benchmarks.md). A near
+// chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
+// its batch again or the chunk changes.
+//
 // Every chunk keeps its own mesh on the CPU (meshes(): what the follow camera casts rays against, cheaply culled
 // chunk by chunk); a batched chunk's mesh is not drawn and holds no GPU buffers.
 
@@ -35,21 +45,60 @@ export const FAR_SHADING = 100; // m from the camera to a batch's bounding spher
 // (about 0.7 of a pixel there at 0.45 of 720 pixels over the camera's 70 degrees).
 export const FAR_LEVELS = [{ distance: FAR_SHADING, error: 0.25 }, { distance: 200, error: 0.5 },
   { distance: 350, error: 0.9 }];
+// The same for the chunks of a near region, each by its own distance (its bounding sphere's); error 0.0025 of the
+// distance, as the far levels.
+export const NEAR_LEVELS = [20, 30, 50, 70, FAR_SHADING, 200].map((distance) => ({ distance, error: 0.0025 * distance }));
+// A near chunk is drawn with the far material from textureDistance(...) m on: where a pixel covers TEXELS_PER_PIXEL
+// texels (``texel`` m each) for a camera of ``fov`` degrees (vertical) drawing ``height`` pixels. There the nearest
+// mipmap is the fourth (8 texels in one), and a texture's pattern no finer than a pixel's grain; the far material
+// draws the texture's mean. TEXTURE_DISTANCE until the page knows its textures.
+export const TEXELS_PER_PIXEL = 8, TEXTURE_DISTANCE = 50;
+export function textureDistance(fov, height, texel) {
+  const pixel = 2 * Math.tan(THREE.MathUtils.degToRad(fov) / 2) / height; // m a pixel covers per m of distance
+  return TEXELS_PER_PIXEL * texel / pixel;
+}
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 let simplifierReady = false;
 MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
 
 // A geometry on the vertices of ``full`` (its attributes shared) with its triangles simplified to within ``error``
-// metres, its open borders kept.
-export function simplifiedGeometry(full, error) {
-  const [indices] = MeshoptSimplifier.simplify(full.index.array, full.attributes.position.array, 3, 0, error,
-    ["LockBorder", "ErrorAbsolute"]);
+// metres, its open borders kept; with ``shown`` (shownAttributes), what each vertex shows counts in the error too
+// (so that a patch of soil in the grass keeps its outline).
+export function simplifiedGeometry(full, error, shown = null) {
+  const flags = ["LockBorder", "ErrorAbsolute"], index = full.index.array, positions = full.attributes.position.array;
+  const [indices] = shown
+    ? MeshoptSimplifier.simplifyWithAttributes(index, positions, 3, shown, SHOWN_WEIGHTS.length, SHOWN_WEIGHTS, null,
+      0, error, flags)
+    : MeshoptSimplifier.simplify(index, positions, 3, 0, error, flags);
   const geometry = new THREE.BufferGeometry();
   for (const name of ATTRIBUTES) geometry.setAttribute(name, full.attributes[name]);
   geometry.setIndex(new THREE.BufferAttribute(indices, 1));
   geometry.boundingSphere = full.boundingSphere;
   return geometry;
 }
+// What a vertex of ``geometry`` shows, for the simplifier to keep (SHOWN_WEIGHTS): its table colour (palette_a and
+// palette_b mixed by its blend: red, green, blue 0..1), its glow (surface's emission, 0..1) and its occlusion;
+// SHOWN_WEIGHTS.length values a vertex.
+export const SHOWN_WEIGHTS = [2, 2, 2, 2, 1]; // a weighted difference of 1 counts as 1 m of error
+export function shownAttributes(geometry) {
+  const { palette_a: a, palette_b: b, blend, surface, occlusion } = geometry.attributes;
+  const n = a.count, shown = new Float32Array(SHOWN_WEIGHTS.length * n);
+  for (let v = 0; v < n; v++) {
+    const t = Math.min(Math.max(blend.array[v], 0), 1), at = SHOWN_WEIGHTS.length * v;
+    for (let c = 0; c < 3; c++) shown[at + c] = (a.array[3 * v + c] * (1 - t) + b.array[3 * v + c] * t) / 255;
+    shown[at + 3] = surface.array[3 * v + 2] / 255;
+    shown[at + 4] = occlusion.array[v];
+  }
+  return shown;
+}
+
+// The level of ``levels`` (each from its ``distance`` on) at ``distance`` metres: the last one reached, or -1.
+export function levelAt(levels, distance) {
+  let level = -1;
+  levels.forEach((l, n) => { if (distance >= l.distance) level = n; });
+  return level;
+}
+
 // The vertex attributes of a chunk mesh (scene.js setChunk, shaders.js materialAttributes), merged into batches.
 export const ATTRIBUTES = ["position", "normal", "mat_a", "mat_b", "blend", "occlusion", "layers", "palette_a",
   "palette_b", "surface"];
@@ -98,11 +147,14 @@ export class TerrainBatches {
     this.group = group;
     this.material = material;
     this.farMaterial = farMaterial;
-    this.chunks = new Map(); // chunk key -> { mesh, region, triangles, range: [first index, count] in its batch, or null: loose }
+    // chunk key -> { mesh, region, triangles, range: [first index, count] in its batch, or null: loose; drawn: the
+    // mesh drawn for it while its region is near (its own, or one of its copies, NEAR_LEVELS), or null; copies }
+    this.chunks = new Map();
     this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
     this.triangles = 0;
     this.builds = 0; // batches built so far (tests, benchmarks)
     this.pickable = null; // meshes(), until a chunk changes
+    this.textureDistance = TEXTURE_DISTANCE; // m: near chunks from there on drawn with the far material
   }
 
   get size() { return this.chunks.size; }
@@ -122,6 +174,7 @@ export class TerrainBatches {
     if (old) {
       if (old.range) this.hide(region, old.range);
       this.group.remove(old.mesh); // loose, or drawn chunk by chunk
+      this.dropCopies(old);
       old.mesh.geometry.dispose();
       this.chunks.delete(key);
       region.keys.delete(key);
@@ -131,7 +184,7 @@ export class TerrainBatches {
       mesh.material = this.material(mesh.geometry);
       mesh.castShadow = mesh.receiveShadow = true;
       const triangles = mesh.geometry.index.count / 3;
-      this.chunks.set(key, { mesh, region: regionKey, triangles, range: null });
+      this.chunks.set(key, { mesh, region: regionKey, triangles, range: null, drawn: null, copies: null });
       region.keys.add(key);
       this.group.add(mesh);
       this.triangles += triangles;
@@ -173,6 +226,7 @@ export class TerrainBatches {
     const { geometry, ranges } = mergeGeometries(members.map((c) => c.mesh.geometry));
     members.forEach((chunk, n) => {
       this.group.remove(chunk.mesh);
+      this.show(chunk, null);
       if (!region.unbatched) chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
       chunk.range = ranges[n];
     });
@@ -194,6 +248,48 @@ export class TerrainBatches {
     for (const geometry of [region.full, ...region.simplified]) geometry?.dispose();
     region.batch = region.full = null;
     region.simplified = [];
+  }
+
+  // Draw ``mesh`` for a batched chunk of a near region (its own or a copy; null: none, its batch draws it).
+  show(chunk, mesh) {
+    if (chunk.drawn === mesh) return;
+    if (chunk.drawn) this.group.remove(chunk.drawn);
+    if (mesh) this.group.add(mesh);
+    chunk.drawn = mesh;
+  }
+
+  // A chunk's simplified copies, no longer drawn, dropped.
+  dropCopies(chunk) {
+    this.show(chunk, null);
+    for (const copy of chunk.copies ?? []) copy?.geometry.dispose();
+    chunk.copies = null;
+  }
+
+  // A batched chunk of a near region, for a camera ``distance`` m from its bounding sphere: its own mesh or the
+  // simplified copy of its NEAR_LEVELS (made now when ``making``; until it is, a nearer one), with the far material
+  // from textureDistance on.
+  shadeChunk(chunk, distance, making) {
+    const level = levelAt(NEAR_LEVELS, distance);
+    let mesh = chunk.mesh;
+    if (level >= 0 && simplifierReady) {
+      chunk.copies ??= NEAR_LEVELS.map(() => null);
+      if (!chunk.copies[level] && making) {
+        const full = chunk.mesh.geometry;
+        chunk.shown ??= shownAttributes(full);
+        const copy = new THREE.Mesh(simplifiedGeometry(full, NEAR_LEVELS[level].error, chunk.shown));
+        copy.castShadow = copy.receiveShadow = true;
+        copy.name = chunk.mesh.name;
+        chunk.copies[level] = copy;
+      }
+      for (let n = level; n >= 0; n--) {
+        if (chunk.copies[n]) {
+          mesh = chunk.copies[n];
+          break;
+        }
+      }
+    }
+    if (mesh !== chunk.mesh) mesh.material = distance >= this.textureDistance ? this.farMaterial : chunk.mesh.material;
+    this.show(chunk, mesh);
   }
 
   // Every chunk's mesh, batched or not (for ray casts: their matrices are the identity, like the group's).
@@ -218,7 +314,8 @@ export class TerrainBatches {
   }
 
   // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from
-  // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet).
+  // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet);
+  // nearer, its chunks drawn one by one, each by its own distance (shadeChunk).
   shade(position) {
     const start = performance.now();
     for (const region of this.regions.values()) {
@@ -232,12 +329,22 @@ export class TerrainBatches {
         batch.visible = !near;
         for (const key of region.keys) {
           const chunk = this.chunks.get(key);
-          if (chunk.range && near) this.group.add(chunk.mesh);
-          else if (chunk.range) this.group.remove(chunk.mesh);
+          if (near || !chunk.range) continue;
+          this.dropCopies(chunk);
+          chunk.mesh.geometry.dispose(); // its GPU buffers, which its copies shared (its arrays stay, for rays)
         }
       }
-      let level = -1;
-      FAR_LEVELS.forEach((l, n) => { if (distance >= l.distance) level = n; });
+      if (near) {
+        for (const key of region.keys) {
+          const chunk = this.chunks.get(key);
+          if (!chunk.range) continue; // loose: drawn as it came
+          const own = chunk.mesh.geometry.boundingSphere;
+          const making = performance.now() - start < SIMPLIFY_BUDGET_MS;
+          this.shadeChunk(chunk, own.center.distanceTo(position) - own.radius, making);
+        }
+        continue;
+      }
+      const level = levelAt(FAR_LEVELS, distance);
       let geometry = region.full;
       if (level >= 0 && region.simplifiable && simplifierReady) {
         if (!region.simplified[level] && performance.now() - start < SIMPLIFY_BUDGET_MS) {
@@ -257,6 +364,7 @@ export class TerrainBatches {
   clear() {
     for (const chunk of this.chunks.values()) {
       this.group.remove(chunk.mesh);
+      this.dropCopies(chunk);
       chunk.mesh.geometry.dispose();
     }
     for (const region of this.regions.values()) if (region.batch) this.dropBatch(region);
@@ -292,7 +400,7 @@ export class TerrainBatches {
     for (const key of region.keys) {
       const chunk = this.chunks.get(key), own = drawnTriangles(chunk.mesh.geometry);
       latest.push(...own);
-      if (chunk.mesh.parent === this.group) drawn.push(...own);
+      if (chunk.mesh.parent === this.group || chunk.drawn) drawn.push(...own); // its own, or a copy of it
     }
     return { drawn: text(drawn), latest: text(latest) };
   }

@@ -7,7 +7,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
-import { TerrainBatches } from "./batches.js";
+import { TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
 import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
@@ -250,6 +250,9 @@ export class WorldScene {
     this.adaptResolution(now);
     this.batches.flush(now);
     this.placeCamera(camera);
+    // Where the near chunks' textures end: a pixel's share of a texel at the resolution drawn now.
+    const set = this.textures, height = this.renderer.domElement.height;
+    this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
     this.batches.shade(camera.position);
     const shadows = this.renderer.shadowMap;
     if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
