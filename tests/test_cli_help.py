@@ -10,7 +10,7 @@ import pytest
 
 from voxelworld import cli
 
-SUBCOMMANDS = (["demo"], ["edits"], ["render"], ["navmesh", "bake"], ["play"], ["new"], ["export"], ["motion", "plot"],
+SUBCOMMANDS = (["demo"], ["edits"], ["render"], ["navmesh", "bake"], ["play"], ["new"], ["bake"], ["export"], ["motion", "plot"],
                ["warmup"])
 
 

@@ -423,6 +423,24 @@ def run_new(args: argparse.Namespace, out=None) -> None:
           f"(play it: voxelworld play --world {args.world})", file=out, flush=True)
 
 
+def run_bake(args: argparse.Namespace, out=None) -> None:
+    """``voxelworld bake WORLD [--scheduler URL | --workers N] [--what meshes,navmesh]``."""
+    from .bake import bake_world
+
+    out = out if out is not None else sys.stdout
+    if not Path(args.world).is_file():
+        raise ParameterError("WORLD", args.world, "an existing world file (voxelworld new writes one)")
+    what = tuple(part.strip() for part in args.what.split(",") if part.strip())
+    try:
+        report = bake_world(args.world, what, args.scheduler, args.workers, args.block_chunks, out=out)
+    except ParameterError as error:
+        raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks"}
+                            ) from None
+    print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before) into "
+          f"{args.world} in {report.seconds:.1f} s on {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
+          "meshes and navmesh tiles", file=out, flush=True)
+
+
 def run_export(args: argparse.Namespace, out=None) -> None:
     """``voxelworld export WORLD --gltf out.glb [--obj out.obj] [--collision] [--navmesh]``."""
     from pathlib import Path
@@ -568,6 +586,24 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--voxel-size", type=float, default=0.5, help="the edge of a voxel in m (default: %(default)s)")
     new.add_argument("--seed", type=int, default=0, help="the generator's seed: the same seed, the same world (default: %(default)s)")
     new.add_argument("--force", action="store_true", help="replace WORLD if it exists")
+    bake = command("bake", "bake a world file's meshes and navmesh tiles, here or on a Dask cluster",
+                   "Bake a large world file block by block (voxelworld.bake): the display meshes of every chunk at\n"
+                   "every level of detail, the collision meshes and the navmesh tiles, as Dask tasks on a\n"
+                   "LocalCluster of --workers processes (default 2), on the cluster of --scheduler, or in this\n"
+                   "process (--workers 0); this process writes the results into the file, block after block. An\n"
+                   "interrupted bake resumes after the blocks already written. Dask comes with\n"
+                   "pip install 'voxelworld[cluster]'.",
+                   "voxelworld bake big.vwd --workers 2")
+    bake.add_argument("world", metavar="WORLD", help="the world file (of a large world: voxelworld new writes one)")
+    where = bake.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786); its workers read WORLD at "
+                                           "the same path")
+    where.add_argument("--workers", type=int, help="local Dask worker processes (default 2), or 0: bake in this "
+                                                   "process without Dask")
+    bake.add_argument("--what", default="meshes,navmesh", help="what to bake, some of meshes, navmesh "
+                                                                "(default: %(default)s)")
+    bake.add_argument("--block-chunks", type=int, default=None,
+                      help="chunk columns along x and z of a block, the unit of work (default 4)")
     export = command("export", "write a world file's meshes as glTF 2.0 binary and/or OBJ",
                      "Write a world file's display mesh (and optionally its collision mesh and navmesh) as glTF\n"
                      "2.0 binary and/or Wavefront OBJ (voxelworld.io); name at least one output, --gltf or --obj.",
@@ -639,6 +675,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_export(args)
         elif args.command == "new":
             run_new(args)
+        elif args.command == "bake":
+            run_bake(args)
         elif args.command == "play":
             run_play(args)
     except VoxelworldError as error:

@@ -431,14 +431,7 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
         raise FormatError(f"{path}: {error}") from error
     decompressor = zstandard.ZstdDecompressor()
     _read_chunks(connection, path, volume, decompressor)
-    arrays = {}
-    for name, dtype, shape, raw_size, digest, data in connection.execute("SELECT * FROM arrays"):
-        where = f"{path}: array {name!r}"
-        dims = _array_shape(dtype, shape, where)
-        raw = _decompress(decompressor, data, raw_size, np.dtype(dtype).itemsize * math.prod(dims), where)
-        if _sha(_array_label(name, dtype, shape), raw) != digest:
-            raise FormatError(f"{where}: checksum mismatch")
-        arrays[name] = array_from_bytes(raw, dtype, dims, where)
+    arrays = _read_arrays(connection, path, decompressor)
     count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
     codec = StateCodec(volume.materials)
     events = []
@@ -454,6 +447,20 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     if len(events) != count:
         raise FormatError(f"{path}: events: {len(events)} rows, the world row says {count!r}")
     return volume, rows, arrays, events
+
+
+def _read_arrays(connection, path: Path, decompressor, prefix: str = "") -> dict[str, np.ndarray]:
+    """The rows of the ``arrays`` table (those whose name begins with ``prefix``), checked, by name."""
+    arrays = {}
+    for name, dtype, shape, raw_size, digest, data in connection.execute(
+            "SELECT * FROM arrays WHERE substr(name, 1, ?) = ?", (len(prefix), prefix)):
+        where = f"{path}: array {name!r}"
+        dims = _array_shape(dtype, shape, where)
+        raw = _decompress(decompressor, data, raw_size, np.dtype(dtype).itemsize * math.prod(dims), where)
+        if _sha(_array_label(name, dtype, shape), raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
+        arrays[name] = array_from_bytes(raw, dtype, dims, where)
+    return arrays
 
 
 def _parse_json(text: str, where: str):
@@ -565,3 +572,79 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
     volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
     if lazy:
         volume.attach_store(WorldFileChunks(path, digests))
+
+
+# --------------------------------------------------------------------------------------- a volume alone
+def open_volume(path) -> tuple[SparseVolume, dict]:
+    """The voxel volume of the large (sparse) world file ``path`` with every stored chunk left in the file,
+    checked as it is read (:class:`~.chunk_store.WorldFileChunks`), and the file's state rows: what a bake worker
+    opens, without the checks of every row :func:`load_world` makes first (the client made them) or building the
+    world. FormatError for a file that is not an intact world file of a sparse world."""
+    target = Path(path)
+    check_range("path", str(path), "an existing world file", target.is_file())
+    try:
+        connection = _connect(target, "ro")
+        try:
+            _check_meta(connection, target)
+            rows = {}
+            for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
+                if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
+                    raise FormatError(f"{target}: state row {name!r}: checksum mismatch")
+                rows[name] = _parse_json(text, f"{target}: state row {name!r}")
+            if volume_storage(rows.get("volume")) != "sparse":
+                raise FormatError(f"{target}: not a large world (its volume is stored dense): open it with load_world")
+            volume = _empty_volume_of_file(connection, rows)
+            versions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+            digests, itemsize = {}, {field: FIELD_DTYPES[field].itemsize for field in FIELDS}
+            for cx, cy, cz, field, version, raw_size, digest, data in connection.execute(
+                    "SELECT cx, cy, cz, field, version, raw_size, sha256, "
+                    "CASE WHEN raw_size <= 2 THEN data ELSE NULL END FROM chunks"):
+                chunk = (cx, cy, cz)
+                versions[chunk] = version
+                if raw_size == itemsize[field]:
+                    where = f"{target}: chunk {chunk} field {field!r}"
+                    raw = _decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
+                    if _sha(_chunk_label(chunk, field, version), raw) != digest:
+                        raise FormatError(f"{where}: checksum mismatch")
+                    volume.fill_chunk(chunk, field, int(array_from_bytes(raw, FIELD_DTYPES[field].name, (1,),
+                                                                           where)[0]))
+                else:
+                    volume.keep_in_store(chunk, field)
+                    digests[(chunk, field)] = digest
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
+    volume.load_state_dict({"chunk_versions": versions, "dirty": frozenset()})
+    volume.attach_store(WorldFileChunks(target, digests))
+    return volume, rows
+
+
+def bake_inputs(path) -> tuple[SparseVolume, object, tuple]:
+    """What a bake of the large world file ``path`` needs besides its voxels: its volume (:func:`open_volume`),
+    its WorldSettings and its props as navmesh scene objects, as the game's navigation takes them."""
+    from ..navigation import SceneObject
+
+    volume, rows = open_volume(path)
+    codec = StateCodec(volume.materials)
+    try:
+        settings = codec.decode(rows["settings"]["settings"], "settings")
+        connection = _connect(Path(path), "ro")
+        try:
+            arrays = _read_arrays(connection, Path(path), zstandard.ZstdDecompressor(), "props.")
+        finally:
+            connection.close()
+        props = tuple(SceneObject(name, arrays[f"props.{n}.positions"], arrays[f"props.{n}.indices"], role)
+                      for n, (name, role, _) in enumerate(rows["props"]["props"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise FormatError(f"{path}: the state rows 'settings' or 'props' do not make a world: {error}") from error
+    return volume, settings, props
+
+
+def connect_for_writing(path) -> sqlite3.Connection:
+    """A connection to update the world file ``path`` in place (autocommit: the caller opens its transactions),
+    once it is checked to be an intact world file of this version."""
+    target = Path(path)
+    check_range("path", str(path), "an existing world file", target.is_file())
+    _check_ours(target)
+    return _connect(target, "rw")

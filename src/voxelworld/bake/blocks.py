@@ -1,0 +1,171 @@
+"""Blocks of a bake: the unit of work (a square of chunk columns through the world's height) and what one block's
+task computes, in any process, from the world file alone: the display meshes of its chunks at every level of
+detail, their collision meshes, and the navmesh tiles whose corner lies in the block.
+
+A task reads the voxels of the chunks around its block it needs (the meshes of a chunk read its neighbours; a tile's
+bake reads the collision meshes of the chunks its rays reach) and meshes them as the game's mesher does, so a
+block's meshes and tiles are those of a whole-world bake, bit for bit, whichever worker made them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ParameterError, check_integer
+from ..game.navigation import WorldNavigation
+from ..game.settings import WorldSettings
+from ..io.world_file import open_volume
+from ..meshing import ChunkMesher, MAX_DETAIL_LEVEL
+from ..navigation import SceneObject
+from .records import mesh_record, tile_record
+
+__all__ = ["BakePlan", "BlockResult", "WHAT", "plan_bake", "bake_block", "blocks_of"]
+
+WHAT = ("meshes", "navmesh")  # what a bake may compute (the voxels are the file's)
+BLOCK_CHUNKS = 4  # chunk columns along x and z a block spans
+
+
+@dataclass(frozen=True)
+class BakePlan:
+    """What every task of one bake needs: the world file (a path every worker reads), its identity (size and
+    modification time, so a worker never mixes two versions of the file), what to bake, the world's settings and
+    props, and the blocks' size in chunk columns."""
+
+    path: str
+    identity: tuple
+    what: tuple[str, ...]
+    settings: WorldSettings
+    props: tuple[SceneObject, ...]
+    grid: tuple[int, int, int]
+    block_chunks: int = BLOCK_CHUNKS
+
+    @property
+    def blocks(self) -> list[tuple[int, int]]:
+        """Every block (bx, bz), in the order their results are written."""
+        return blocks_of(self.grid, self.block_chunks)
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """What one block's task computed: rows for the world file's bake tables, in a fixed order
+    (``records.mesh_record`` / ``tile_record``), and the bytes they hold."""
+
+    block: tuple[int, int]
+    meshes: tuple  # (cx, cy, cz, kind, level, version, raw_size, sha256, data)
+    tiles: tuple  # (ti, tk, raw_size, sha256, data)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(row[-1]) for row in self.meshes) + sum(len(row[-1]) for row in self.tiles)
+
+
+def blocks_of(grid: tuple[int, int, int], block_chunks: int) -> list[tuple[int, int]]:
+    nbx, nbz = -(-grid[0] // block_chunks), -(-grid[2] // block_chunks)
+    return [(bx, bz) for bx in range(nbx) for bz in range(nbz)]
+
+
+def plan_bake(path, what=WHAT, settings: WorldSettings | None = None, props=(), grid=None,
+              block_chunks: int = BLOCK_CHUNKS) -> BakePlan:
+    """The plan of a bake of the world file ``path`` (checked by the caller: :func:`voxelworld.bake.bake_world`)."""
+    what = tuple(what)
+    for part in what:
+        if part not in WHAT:
+            raise ParameterError("what", part, f"some of {', '.join(WHAT)}")
+    if not what:
+        raise ParameterError("what", "nothing", f"some of {', '.join(WHAT)}")
+    block_chunks = check_integer("block_chunks", block_chunks, minimum=1, maximum=64)
+    target = Path(path).resolve()
+    stat = target.stat()
+    return BakePlan(str(target), (stat.st_size, stat.st_mtime_ns), tuple(p for p in WHAT if p in what), settings,
+                    tuple(props), tuple(grid), block_chunks)
+
+
+@lru_cache(maxsize=2)
+def _opened(path: str, identity: tuple):
+    """The volume of the world file, opened once per worker process and file version (its chunks are read as
+    tasks need them and let go of after each task)."""
+    volume, _ = open_volume(path)
+    return volume
+
+
+def _columns(grid, x0: int, z0: int, x1: int, z1: int) -> np.ndarray:
+    """A bool chunk grid of the columns x0..x1, z0..z1 (inclusive, clipped) through the world's height."""
+    mask = np.zeros(grid, dtype=bool)
+    mask[max(x0, 0):min(x1, grid[0] - 1) + 1, :, max(z0, 0):min(z1, grid[2] - 1) + 1] = True
+    return mask
+
+
+def bake_block(plan: BakePlan, block: tuple[int, int]) -> BlockResult:
+    """The meshes and navmesh tiles of ``block`` (see the module's notes): a pure function of the world file and
+    the plan, the same in any process."""
+    volume = _opened(plan.path, plan.identity)
+    try:
+        return _bake(plan, volume, block)
+    finally:
+        volume.let_go(np.ones(volume.chunk_grid_shape, dtype=bool))  # the file holds them: the next task reads its own
+
+
+def _bake(plan: BakePlan, volume, block) -> BlockResult:
+    grid, size = volume.chunk_grid_shape, plan.block_chunks
+    bx, bz = block
+    x0, z0 = bx * size, bz * size
+    x1, z1 = min(x0 + size, grid[0]) - 1, min(z0 + size, grid[2]) - 1
+    own = _columns(grid, x0, z0, x1, z1)
+    settings = plan.settings
+    mesher = ChunkMesher(volume, volume.materials, settings.mesh_options)
+    navigation_tiles, active = [], _columns(grid, x0 - 1, z0 - 1, x1 + 1, z1 + 1)  # the neighbours a mesh joins
+    if "navmesh" in plan.what:
+        navigation = _navigation(volume, mesher, plan)
+        navigation_tiles = _owned_tiles(navigation, volume, own)
+        for tile in navigation_tiles:  # every chunk a tile reads meshed, and the lower neighbours they join
+            ci0, ck0, ci1, ck1 = navigation._chunk_columns(tile)
+            active |= _columns(grid, ci0 - 1, ck0 - 1, ci1 + 1, ck1 + 1)
+    mesher.set_active(active)
+    meshes, tiles = [], []
+    chunks = [tuple(c) for c in np.argwhere(own).tolist()]
+    versions = volume.chunk_versions
+    for level in range(MAX_DETAIL_LEVEL + 1) if "meshes" in plan.what else (0,):
+        mesher.set_detail_levels(np.full(grid, level, dtype=np.int64))
+        mesher.update()
+        if "meshes" in plan.what:
+            for chunk in chunks:
+                meshes.append(mesh_record(chunk, "display", level, int(versions[chunk]),
+                                          mesher.meshes.get(chunk)))
+        if level == 0:
+            if "meshes" in plan.what:
+                for chunk in chunks:
+                    meshes.append(mesh_record(chunk, "collision", 0, int(versions[chunk]),
+                                              mesher.chunk_collision_mesh(chunk)))
+            if navigation_tiles:
+                navigation = _navigation(volume, mesher, plan, navigation_tiles)
+                tiles = [tile_record(tile, navigation.tiled.baked_tile(tile)) for tile in navigation_tiles]
+    return BlockResult(block, tuple(meshes), tuple(tiles))
+
+
+def _navigation(volume, mesher: ChunkMesher, plan: BakePlan, tiles=None) -> WorldNavigation:
+    """The world's streaming navigation as the game makes it (the same region, settings and props), baking
+    ``tiles`` at once."""
+    settings = plan.settings
+    return WorldNavigation(volume, mesher, plan.props, navigation_distance=settings.navigation_radius,
+                           tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles)
+
+
+def _owned_tiles(navigation: WorldNavigation, volume, own: np.ndarray) -> list[tuple[int, int]]:
+    """The navmesh tiles whose lower corner lies in the block's columns (each tile belongs to one block)."""
+    tiled = navigation.tiled
+    edge = volume.chunk_size * volume.voxel_size
+    ox, oz = float(volume.origin[0]), float(volume.origin[2])
+    out = []
+    ntx, ntz = tiled.tile_grid
+    for tile in product(range(ntx), range(ntz)):
+        x0, z0, _, _ = tiled.tile_box(tile)
+        ci = min(int(np.floor((x0 - ox) / edge)), own.shape[0] - 1)
+        ck = min(int(np.floor((z0 - oz) / edge)), own.shape[2] - 1)
+        if own[ci, 0, ck]:
+            out.append(tile)
+    return out

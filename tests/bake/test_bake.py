@@ -1,0 +1,184 @@
+"""voxelworld bake: a world file's meshes at every level of detail and its navmesh tiles, baked block by block in
+this process or on Dask workers, are the whole world's, bit for bit (so blocks baked apart meet without cracks and
+the navmesh has the same islands); a killed worker loses nothing; an interrupted bake resumes after what it wrote."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from voxelworld.bake import bake_world
+from voxelworld.bake.records import mesh_record, read_row, tile_record
+from voxelworld.errors import ParameterError
+from voxelworld.game.navigation import WorldNavigation
+from voxelworld.game.settings import WorldSettings
+from voxelworld.game.world import Inputs, World
+from voxelworld.io import load_world, save_world
+from voxelworld.meshing import MAX_DETAIL_LEVEL, ChunkMesher
+from voxelworld.terrain import GeneratorSettings, generate_world
+
+STREAMING = WorldSettings(view_distance=24.0, detail_distances=(8.0, 16.0), stream_chunks_per_frame=16)
+GROUND = GeneratorSettings(size=64.0, height=32.0, ground_level=12.0, hill_height=4.0, cliff_strength=0.3, seed=5)
+TABLES = {"bake_meshes": "SELECT cx, cy, cz, kind, level, version, sha256 FROM bake_meshes ORDER BY 1, 2, 3, 4, 5",
+          "bake_tiles": "SELECT ti, tk, sha256 FROM bake_tiles ORDER BY 1, 2",
+          "bake_blocks": "SELECT * FROM bake_blocks ORDER BY 1, 2"}
+
+
+@pytest.fixture(scope="module")
+def world_file(tmp_path_factory):
+    world = World(generate_world(GROUND, chunk_size=16), settings=STREAMING)
+    world.step(Inputs())
+    path = tmp_path_factory.mktemp("bake") / "world.vwd"
+    save_world(world, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def baked(world_file, tmp_path_factory):
+    """The world file baked in this process, in blocks of 2 x 2 chunk columns (many block borders)."""
+    path = tmp_path_factory.mktemp("baked") / "world.vwd"
+    shutil.copy(world_file, path)
+    report = bake_world(path, workers=0, block_chunks=2, out=open(os.devnull, "w"))
+    assert report.baked == report.blocks == 16 and report.resumed_after == 0
+    return path
+
+
+def tables(path) -> dict:
+    with sqlite3.connect(path) as connection:
+        return {name: connection.execute(query).fetchall() for name, query in TABLES.items()}
+
+
+def test_a_bake_is_the_whole_worlds_meshes_and_navmesh_bit_for_bit(baked):
+    world = load_world(baked)
+    volume = world.volume
+    grid = volume.chunk_grid_shape
+    whole = ChunkMesher(volume, world.materials, world.settings.mesh_options)
+    whole.set_active(np.ones(grid, dtype=bool))
+    rows = {row[:5]: row for row in sqlite3.connect(baked).execute("SELECT * FROM bake_meshes")}
+    assert len(rows) == np.prod(grid) * (MAX_DETAIL_LEVEL + 2)
+    versions = volume.chunk_versions
+    for level in range(MAX_DETAIL_LEVEL + 1):
+        whole.set_detail_levels(np.full(grid, level, dtype=np.int64))
+        whole.update()
+        for chunk in np.ndindex(grid):
+            expected = mesh_record(chunk, "display", level, int(versions[chunk]), whole.meshes.get(chunk))
+            assert rows[(*chunk, "display", level)][-2] == expected[-2], (chunk, level)
+            if level == 0:
+                expected = mesh_record(chunk, "collision", 0, int(versions[chunk]), whole.chunk_collision_mesh(chunk))
+                assert rows[(*chunk, "collision", 0)][-2] == expected[-2], chunk
+    # The rows hold the meshes' arrays.
+    whole.set_detail_levels(np.zeros(grid, dtype=np.int64))
+    whole.update()
+    chunk = max(whole.meshes, key=lambda c: whole.meshes[c].triangle_count)
+    arrays = read_row(rows[(*chunk, "display", 0)][-1])
+    assert np.array_equal(arrays["positions"], whole.meshes[chunk].positions)
+    assert np.array_equal(arrays["indices"], whole.meshes[chunk].indices)
+    # The navmesh tiles: those of the whole world's navmesh, tile for tile, so the same islands and area.
+    navigation = WorldNavigation(volume, whole, navigation_distance=world.settings.navigation_radius)
+    ntx, ntz = navigation.tiled.tile_grid
+    every = [(ti, tk) for ti in range(ntx) for tk in range(ntz)]
+    navigation = WorldNavigation(volume, whole, navigation_distance=world.settings.navigation_radius, tiles=every)
+    tiles = {row[:2]: row for row in sqlite3.connect(baked).execute("SELECT * FROM bake_tiles")}
+    assert sorted(tiles) == every
+    for tile in every:
+        assert tiles[tile][-2] == tile_record(tile, navigation.tiled.baked_tile(tile))[-2], tile
+
+
+def test_a_bake_on_dask_workers_is_the_bake_in_one_process(world_file, baked, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    report = bake_world(path, workers=2, block_chunks=2, out=open(os.devnull, "w"))
+    assert report.baked == 16 and "LocalCluster" in report.ran_on
+    assert tables(path) == tables(baked)
+    assert load_world(path).voxel_hash() == load_world(world_file).voxel_hash()  # the world itself untouched
+
+
+def test_a_killed_worker_loses_nothing(world_file, baked, tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    killed = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        pids = client.run(os.getpid)
+
+        def kill_one_when_started() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                with sqlite3.connect(path) as connection:
+                    tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                    if "bake_blocks" in tables and connection.execute("SELECT COUNT(*) FROM bake_blocks").fetchone()[0]:
+                        break
+                time.sleep(0.05)
+            pid = sorted(pids.values())[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+        killer = threading.Thread(target=kill_one_when_started)
+        killer.start()
+        report = bake_world(path, scheduler=cluster.scheduler_address, block_chunks=2, out=open(os.devnull, "w"))
+        killer.join()
+        assert killed and report.baked == 16
+        assert set(client.run(os.getpid).values()) != set(pids.values())  # the nanny started another worker
+    assert tables(path) == tables(baked)
+
+
+def test_an_interrupted_bake_resumes_after_what_it_wrote(world_file, baked, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    command = [sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--workers", "0", "--block-chunks", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    written = 0
+    deadline = time.monotonic() + 120
+    while written < 3 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.02)
+        try:
+            with sqlite3.connect(path) as connection:
+                written = connection.execute("SELECT COUNT(*) FROM bake_blocks").fetchone()[0]
+        except sqlite3.OperationalError:  # no table yet, or the file locked by a write
+            pass
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA quick_check").fetchone() == ("ok",)  # never half-written
+        done = connection.execute("SELECT COUNT(*) FROM bake_blocks").fetchone()[0]
+    assert 3 <= done < 16
+    lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert f"resuming after the {done} already written" in lines
+    assert f"Baked {16 - done} blocks of 16 ({done} written before)" in lines
+    assert tables(path) == tables(baked)
+
+
+def test_bad_requests_are_refused_before_anything_is_written(world_file, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    before = path.read_bytes()
+    with pytest.raises(ParameterError, match="what"):
+        bake_world(path, what=("meshes", "terrain"), workers=0)
+    with pytest.raises(ParameterError, match="workers"):
+        bake_world(path, workers=-1)
+    with pytest.raises(ParameterError, match="workers"):
+        bake_world(path, scheduler="tcp://127.0.0.1:1", workers=2)
+    assert path.read_bytes() == before
+    result = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(tmp_path / "none.vwd")],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "WORLD" in result.stderr
+
+
+def test_baking_meshes_alone_gives_the_same_meshes_and_no_tiles(world_file, baked, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    report = bake_world(path, what=("meshes",), workers=0, block_chunks=3, out=open(os.devnull, "w"))
+    assert report.blocks == 9  # 8 x 8 columns in blocks of 3: the last ones partial
+    got, expected = tables(path), tables(baked)
+    assert got["bake_meshes"] == expected["bake_meshes"] and got["bake_tiles"] == []
