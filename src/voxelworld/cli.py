@@ -437,7 +437,7 @@ def run_bake(args: argparse.Namespace, out=None) -> None:
         raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks"}
                             ) from None
     print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before) into "
-          f"{args.world} in {report.seconds:.1f} s on {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
+          f"{args.world} in {report.seconds:.1f} s {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
           "meshes and navmesh tiles", file=out, flush=True)
 
 

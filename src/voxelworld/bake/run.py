@@ -21,7 +21,8 @@ RETRIES = 3  # a task whose worker died is run again, up to this many times (Das
 @dataclass(frozen=True)
 class BakeReport:
     """What :func:`bake_world` did: blocks in the world, already written before (resumed after), baked now; the
-    bytes of baked rows written; seconds; where the tasks ran (``"this process"`` or the scheduler's address)."""
+    bytes of baked rows written; seconds; where the tasks ran (``"in this process"``, ``"on"`` a LocalCluster or
+    the scheduler's address)."""
 
     blocks: int
     resumed_after: int
@@ -65,10 +66,10 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
             write_block(connection, result, key)
             written[0] += 1
             written[1] += result.nbytes
-            print(f"  {blocks - len(todo) + written[0]} / {blocks} blocks", file=out, flush=True)
+            _progress(out, blocks - len(todo) + written[0], blocks)
 
         if workers == 0:
-            ran_on = "this process"
+            ran_on = "in this process"
             for block in todo:
                 write(bake_block(plan, block))
         else:
@@ -76,6 +77,16 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
     finally:
         connection.close()
     return BakeReport(blocks, blocks - len(todo), written[0], written[1], time.perf_counter() - start, ran_on)
+
+
+def _progress(out, done: int, total: int) -> None:
+    """A bar redrawn in place on a terminal, a line a block elsewhere (a log)."""
+    if getattr(out, "isatty", lambda: False)():
+        filled = round(30 * done / total)
+        print(f"\r  [{'#' * filled}{'.' * (30 - filled)}] {done} / {total} blocks", end="\n" if done == total else "",
+              file=out, flush=True)
+    else:
+        print(f"  {done} / {total} blocks", file=out, flush=True)
 
 
 def _on_dask(plan, todo: list, write, scheduler: str | None, workers: int | None) -> str:
@@ -101,7 +112,7 @@ def _on_dask(plan, todo: list, write, scheduler: str | None, workers: int | None
                 while following in arrived:
                     write(arrived.pop(following))
                     following += 1
-            return scheduler or f"a LocalCluster of {workers} worker processes"
+            return f"on {scheduler}" if scheduler else f"on a LocalCluster of {workers} worker processes"
     finally:
         if cluster is not None:
             cluster.close()
