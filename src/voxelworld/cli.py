@@ -372,29 +372,34 @@ def run_play(args: argparse.Namespace, out=None) -> None:
     print("voxelworld play: stopped", file=out, flush=True)
 
 
+def _generator_settings(args: argparse.Namespace):
+    """The GeneratorSettings of ``--size``, ``--height``, ``--voxel-size`` and ``--seed``."""
+    from .terrain import GeneratorSettings
+
+    try:
+        # The generator's heights scale with the world's (its defaults are for 128 m).
+        scale = args.height / 128.0
+        return GeneratorSettings(size=args.size, height=args.height, voxel_size=args.voxel_size, seed=args.seed,
+                                 ground_level=48.0 * scale, hill_height=24.0 * scale, sand_level=34.0 * scale,
+                                 lava_level=32.0 * scale)
+    except ParameterError as error:
+        raise _option_error(error, {"size": "--size", "height": "--height", "voxel_size": "--voxel-size",
+                                    "seed": "--seed"}) from None
+
+
 def run_new(args: argparse.Namespace, out=None) -> None:
     """``voxelworld new WORLD --size 1024 --seed N``: generate a world of real size and write its world file."""
     import numpy as np
 
-    from .game.settings import LARGE_WORLD_SETTINGS
-    from .game.world import World
-    from .io import save_world
-    from .terrain import GeneratorSettings, generate_world
+    from .bake.terrain import write_new_world
+    from .terrain import generate_world
 
     out = out if out is not None else sys.stdout
     path = Path(args.world)
     _check_output("WORLD", path)
     if path.exists() and not args.force:
         raise ParameterError("WORLD", args.world, "a file that does not exist yet (or --force to replace it)")
-    try:
-        # The generator's heights scale with the world's (its defaults are for 128 m).
-        scale = args.height / 128.0
-        settings = GeneratorSettings(size=args.size, height=args.height, voxel_size=args.voxel_size, seed=args.seed,
-                                     ground_level=48.0 * scale, hill_height=24.0 * scale, sand_level=34.0 * scale,
-                                     lava_level=32.0 * scale)
-    except ParameterError as error:
-        raise _option_error(error, {"size": "--size", "height": "--height", "voxel_size": "--voxel-size",
-                                    "seed": "--seed"}) from None
+    settings = _generator_settings(args)
     nx, ny, nz = settings.shape
     print(f"voxelworld new: generating {args.size:g} m x {args.height:g} m x {args.size:g} m of terrain in "
           f"{args.voxel_size:g} m voxels ({nx} x {ny} x {nz}), seed {args.seed}, on all cores ...", file=out,
@@ -413,12 +418,7 @@ def run_new(args: argparse.Namespace, out=None) -> None:
     print(f"voxelworld new: generated in {generated:.1f} s; {volume.stored_chunks()} of "
           f"{np.prod(volume.chunk_grid_shape)} chunks hold a surface ({volume.field_bytes / 2**20:.0f} MiB); meshing "
           f"the view around the spawn ...", file=out, flush=True)
-    world = World(volume, settings=LARGE_WORLD_SETTINGS)
-    # Written beside WORLD and moved over it: --force replaces whatever was there, a failed save leaves it be.
-    fresh = path.with_name(path.name + ".new")
-    fresh.unlink(missing_ok=True)
-    save_world(world, fresh)
-    fresh.replace(path)
+    write_new_world(volume, path)  # beside WORLD, then over it: --force replaces it, a failed save leaves it be
     print(f"Wrote {path}: {path.stat().st_size / 2**20:.1f} MiB in {time.perf_counter() - start:.1f} s "
           f"(play it: voxelworld play --world {args.world})", file=out, flush=True)
 
@@ -428,14 +428,16 @@ def run_bake(args: argparse.Namespace, out=None) -> None:
     from .bake import bake_world
 
     out = out if out is not None else sys.stdout
-    if not Path(args.world).is_file():
-        raise ParameterError("WORLD", args.world, "an existing world file (voxelworld new writes one)")
+    if "terrain" not in args.what and not Path(args.world).is_file():
+        raise ParameterError("WORLD", args.world, "an existing world file (voxelworld new writes one), or a new one "
+                                                  "with --what terrain,...")
     what = tuple(part.strip() for part in args.what.split(",") if part.strip())
+    generator = _generator_settings(args) if "terrain" in what else None
     try:
-        report = bake_world(args.world, what, args.scheduler, args.workers, args.block_chunks, out=out)
+        report = bake_world(args.world, what, args.scheduler, args.workers, args.block_chunks, generator, out=out)
     except ParameterError as error:
-        raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks"}
-                            ) from None
+        raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks",
+                                    "path": "WORLD"}) from None
     print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before) into "
           f"{args.world} in {report.seconds:.1f} s {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
           "meshes and navmesh tiles", file=out, flush=True)
@@ -591,8 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "every level of detail, the collision meshes and the navmesh tiles, as Dask tasks on a\n"
                    "LocalCluster of --workers processes (default 2), on the cluster of --scheduler, or in this\n"
                    "process (--workers 0); this process writes the results into the file, block after block. An\n"
-                   "interrupted bake resumes after the blocks already written. Dask comes with\n"
-                   "pip install 'voxelworld[cluster]'.",
+                   "interrupted bake resumes after the blocks already written. With --what terrain,... it first\n"
+                   "generates a new world as voxelworld new does (--size, --height, --voxel-size, --seed), block by\n"
+                   "block on the same workers. Dask comes with pip install 'voxelworld[cluster]'.",
                    "voxelworld bake big.vwd --workers 2")
     bake.add_argument("world", metavar="WORLD", help="the world file (of a large world: voxelworld new writes one)")
     where = bake.add_mutually_exclusive_group()
@@ -600,10 +603,16 @@ def build_parser() -> argparse.ArgumentParser:
                                            "the same path")
     where.add_argument("--workers", type=int, help="local Dask worker processes (default 2), or 0: bake in this "
                                                    "process without Dask")
-    bake.add_argument("--what", default="meshes,navmesh", help="what to bake, some of meshes, navmesh "
-                                                                "(default: %(default)s)")
+    bake.add_argument("--what", default="meshes,navmesh",
+                      help="what to bake, some of terrain (generate a new world as voxelworld new does, from --size, "
+                           "--height, --voxel-size, --seed), meshes, navmesh (default: %(default)s)")
     bake.add_argument("--block-chunks", type=int, default=None,
                       help="chunk columns along x and z of a block, the unit of work (default 4)")
+    for flag, default, text in (("--size", 1024.0, "with terrain: the new world's extent along x and z in m"),
+                                ("--height", 128.0, "with terrain: its height in m"),
+                                ("--voxel-size", 0.5, "with terrain: the edge of a voxel in m")):
+        bake.add_argument(flag, type=float, default=default, help=f"{text} (default: %(default)s)")
+    bake.add_argument("--seed", type=int, default=0, help="with terrain: the generator's seed (default: %(default)s)")
     export = command("export", "write a world file's meshes as glTF 2.0 binary and/or OBJ",
                      "Write a world file's display mesh (and optionally its collision mesh and navmesh) as glTF\n"
                      "2.0 binary and/or Wavefront OBJ (voxelworld.io); name at least one output, --gltf or --obj.",

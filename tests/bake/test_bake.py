@@ -164,7 +164,9 @@ def test_bad_requests_are_refused_before_anything_is_written(world_file, tmp_pat
     shutil.copy(world_file, path)
     before = path.read_bytes()
     with pytest.raises(ParameterError, match="what"):
-        bake_world(path, what=("meshes", "terrain"), workers=0)
+        bake_world(path, what=("meshes", "lights"), workers=0)
+    with pytest.raises(ParameterError, match="generator"):
+        bake_world(path, what=("meshes",), workers=0, generator=GeneratorSettings(size=64.0))
     with pytest.raises(ParameterError, match="workers"):
         bake_world(path, workers=-1)
     with pytest.raises(ParameterError, match="workers"):
@@ -182,3 +184,21 @@ def test_baking_meshes_alone_gives_the_same_meshes_and_no_tiles(world_file, bake
     assert report.blocks == 9  # 8 x 8 columns in blocks of 3: the last ones partial
     got, expected = tables(path), tables(baked)
     assert got["bake_meshes"] == expected["bake_meshes"] and got["bake_tiles"] == []
+
+
+def test_generating_the_terrain_on_dask_writes_the_world_voxelworld_new_writes(tmp_path):
+    new, baked_here = tmp_path / "new.vwd", tmp_path / "baked.vwd"
+    options = ["--size", "64", "--height", "32", "--seed", "11"]
+    subprocess.run([sys.executable, "-m", "voxelworld.cli", "new", str(new), *options], check=True,
+                   capture_output=True)
+    result = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(baked_here), "--what",
+                             "terrain,meshes", "--workers", "2", "--block-chunks", "1", *options],
+                            capture_output=True, text=True, check=True)
+    assert "generating 16 blocks" in result.stdout and "Baked 16 blocks of 16" in result.stdout
+    query = "SELECT cx, cy, cz, field, version, sha256 FROM chunks ORDER BY 1, 2, 3, 4"
+    with sqlite3.connect(new) as a, sqlite3.connect(baked_here) as b:
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()  # the same chunk rows, to the version
+        assert b.execute("SELECT COUNT(*) FROM bake_meshes").fetchone()[0] > 0
+    assert load_world(baked_here).voxel_hash() == load_world(new).voxel_hash()
+    with pytest.raises(ParameterError, match="does not exist yet"):
+        bake_world(new, what=("terrain",), workers=0, generator=GeneratorSettings(size=64.0))

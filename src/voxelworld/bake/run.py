@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io.world_file import bake_inputs, connect_for_writing
-from .blocks import WHAT, bake_block, plan_bake
+from ..terrain import GeneratorSettings
+from .blocks import BLOCK_CHUNKS, WHAT, bake_block, blocks_of, plan_bake
 from .records import create_tables, done_blocks, write_block
+from .terrain import CHUNK_SIZE, gather_terrain, generate_terrain_block, write_new_world
 
-__all__ = ["bake_world", "BakeReport"]
+__all__ = ["bake_world", "BakeReport", "PARTS"]
 
+PARTS = ("terrain",) + WHAT  # what a bake may do: generate a new world's chunks, then bake its meshes and tiles
 RETRIES = 3  # a task whose worker died is run again, up to this many times (Dask's retries)
 
 
@@ -33,23 +38,67 @@ class BakeReport:
 
 
 def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | None = None,
-               block_chunks: int | None = None, out=None) -> BakeReport:
-    """Bake the world file ``path``: display meshes of every chunk at every level of detail and collision meshes
-    (``"meshes"``), navmesh tiles (``"navmesh"``), computed block by block (:mod:`.blocks`) and written into the
-    file's bake tables (docs/specs/world-format.md). ``scheduler``: a Dask scheduler's address (``tcp://host:8786``;
-    its workers must read the file at the same path); else ``workers`` local Dask worker processes (a
-    ``LocalCluster``; default 2), or 0: in this process, without Dask. Progress lines go to ``out`` (stderr by
-    default). Blocks already written by an earlier bake of the same parts are kept (it resumes after them)."""
+               block_chunks: int | None = None, generator: GeneratorSettings | None = None, out=None) -> BakeReport:
+    """Bake the world file ``path``: its display meshes at every level of detail and collision meshes
+    (``"meshes"``), its navmesh tiles (``"navmesh"``), computed block by block (:mod:`.blocks`) and written into
+    the file's bake tables (docs/specs/world-format.md); with ``"terrain"``, first generate the new world of
+    ``generator`` block by block (:mod:`.terrain`) and write it to ``path`` (which must not exist yet), as
+    ``voxelworld new`` does. ``scheduler``: a Dask scheduler's address (``tcp://host:8786``; its workers must read
+    the file at the same path); else ``workers`` local Dask worker processes (a ``LocalCluster``; default 2), or 0:
+    in this process, without Dask. Progress goes to ``out`` (stderr by default). Blocks already written by an
+    earlier bake of the same parts are kept (it resumes after them)."""
     out = sys.stderr if out is None else out
+    what = tuple(what)
+    if not what:
+        raise ParameterError("what", "nothing", f"some of {', '.join(PARTS)}")
+    for part in what:
+        if part not in PARTS:
+            raise ParameterError("what", part, f"some of {', '.join(PARTS)}")
     if scheduler is not None and workers is not None:
         raise ParameterError("workers", workers, "None with a scheduler (its workers are the cluster's)")
     workers = 2 if workers is None and scheduler is None else workers
     if workers is not None:
         workers = check_integer("workers", workers, minimum=0, maximum=256)
+    block_chunks = BLOCK_CHUNKS if block_chunks is None else check_integer("block_chunks", block_chunks, minimum=1,
+                                                                            maximum=64)
+    if "terrain" in what:
+        if not isinstance(generator, GeneratorSettings):
+            raise ParameterError("generator", generator, "the GeneratorSettings of the world to generate (terrain)")
+        if Path(path).exists():
+            raise ParameterError("path", str(path), "a file that does not exist yet: terrain makes a new world")
+    elif generator is not None:
+        raise ParameterError("generator", generator, "None unless the bake generates the terrain")
     start = time.perf_counter()
+    with _client(scheduler, workers) as client:
+        ran_on = "in this process" if client is None else (
+            f"on {scheduler}" if scheduler else f"on a LocalCluster of {workers} worker processes")
+        if "terrain" in what:
+            _terrain(path, generator, block_chunks, client, out)
+        parts = tuple(part for part in what if part != "terrain")
+        if not parts:
+            grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
+            count = len(blocks_of(grid, block_chunks))
+            return BakeReport(count, 0, count, 0, time.perf_counter() - start, ran_on)
+        blocks, done, written = _meshes_and_tiles(path, parts, block_chunks, client, out)
+    return BakeReport(blocks, done, written[0], written[1], time.perf_counter() - start, ran_on)
+
+
+def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out) -> None:
+    grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
+    blocks = blocks_of(grid, block_chunks)
+    print(f"voxelworld bake: generating {len(blocks)} blocks of {block_chunks} x {block_chunks} chunk columns",
+          file=out, flush=True)
+    results = []
+    for result in _run(client, generate_terrain_block, (generator, block_chunks), blocks, "voxelworld-terrain"):
+        results.append(result)
+        _progress(out, len(results), len(blocks))
+    print("voxelworld bake: meshing the view around the spawn and writing the world file", file=out, flush=True)
+    write_new_world(gather_terrain(generator, results), path)
+
+
+def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tuple[int, int, list]:
     volume, settings, props = bake_inputs(path)
-    options = {} if block_chunks is None else {"block_chunks": block_chunks}
-    plan = plan_bake(path, what, settings, props, volume.chunk_grid_shape, **options)
+    plan = plan_bake(path, parts, settings, props, volume.chunk_grid_shape, block_chunks)
     key = ",".join(plan.what)
     connection = connect_for_writing(path)
     try:
@@ -61,22 +110,55 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
               f"({key})" + (f"; resuming after the {blocks - len(todo)} already written" if len(todo) < blocks
                             else ""), file=out, flush=True)
         written = [0, 0]
-
-        def write(result) -> None:
+        for result in _run(client, bake_block, (plan,), todo, "voxelworld-bake"):
             write_block(connection, result, key)
             written[0] += 1
             written[1] += result.nbytes
             _progress(out, blocks - len(todo) + written[0], blocks)
-
-        if workers == 0:
-            ran_on = "in this process"
-            for block in todo:
-                write(bake_block(plan, block))
-        else:
-            ran_on = _on_dask(plan, todo, write, scheduler, workers)
     finally:
         connection.close()
-    return BakeReport(blocks, blocks - len(todo), written[0], written[1], time.perf_counter() - start, ran_on)
+    return blocks, blocks - len(todo), written
+
+
+@contextmanager
+def _client(scheduler: str | None, workers: int | None):
+    """A Dask client of the scheduler, or of a LocalCluster of ``workers`` processes; None for 0 workers."""
+    if workers == 0:
+        yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise VoxelworldError("voxelworld bake on Dask needs dask.distributed: pip install 'voxelworld[cluster]' "
+                              "(or --workers 0 to bake in this process)") from None
+    if scheduler is not None:
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def _run(client, task, arguments: tuple, blocks: list, name: str):
+    """``task(*arguments, block)`` of each block, yielded in the order of ``blocks``: here, or as Dask tasks (a
+    result that comes early waits for those before it)."""
+    if client is None:
+        for block in blocks:
+            yield task(*arguments, block)
+        return
+    from dask.distributed import as_completed
+
+    order = {block: n for n, block in enumerate(blocks)}
+    futures = [client.submit(task, *arguments, block, key=f"{name}-{block[0]}-{block[1]}", retries=RETRIES,
+                             pure=False) for block in blocks]
+    arrived, following = {}, 0
+    for future, result in as_completed(futures, with_results=True):
+        arrived[order[result.block]] = result
+        future.release()
+        while following in arrived:
+            yield arrived.pop(following)
+            following += 1
 
 
 def _progress(out, done: int, total: int) -> None:
@@ -87,32 +169,3 @@ def _progress(out, done: int, total: int) -> None:
               file=out, flush=True)
     else:
         print(f"  {done} / {total} blocks", file=out, flush=True)
-
-
-def _on_dask(plan, todo: list, write, scheduler: str | None, workers: int | None) -> str:
-    """Run the blocks' tasks on Dask and ``write`` their results in the order of ``todo`` (a result that comes
-    early waits for those before it)."""
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise VoxelworldError("voxelworld bake on Dask needs dask.distributed: pip install 'voxelworld[cluster]' "
-                              "(or --workers 0 to bake in this process)") from None
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    try:
-        with Client(scheduler if cluster is None else cluster) as client:
-            order = {block: n for n, block in enumerate(todo)}
-            futures = [client.submit(bake_block, plan, block, key=f"voxelworld-bake-{block[0]}-{block[1]}",
-                                     retries=RETRIES, pure=False) for block in todo]
-            arrived, following = {}, 0
-            for future, result in as_completed(futures, with_results=True):
-                arrived[order[result.block]] = result
-                future.release()
-                while following in arrived:
-                    write(arrived.pop(following))
-                    following += 1
-            return f"on {scheduler}" if scheduler else f"on a LocalCluster of {workers} worker processes"
-    finally:
-        if cluster is not None:
-            cluster.close()
