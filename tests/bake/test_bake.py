@@ -4,6 +4,7 @@ the navmesh has the same islands); a killed worker loses nothing; an interrupted
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
@@ -202,3 +203,35 @@ def test_generating_the_terrain_on_dask_writes_the_world_voxelworld_new_writes(t
     assert load_world(baked_here).voxel_hash() == load_world(new).voxel_hash()
     with pytest.raises(ParameterError, match="does not exist yet"):
         bake_world(new, what=("terrain",), workers=0, generator=GeneratorSettings(size=64.0))
+
+
+def test_an_interrupted_generation_resumes_after_the_blocks_it_generated(tmp_path, monkeypatch):
+    from voxelworld.bake import terrain
+
+    settings = GeneratorSettings(size=64.0, height=32.0, seed=11, ground_level=12.0, hill_height=6.0,
+                                 sand_level=8.5, lava_level=8.0)
+    path, reference = tmp_path / "world.vwd", tmp_path / "reference.vwd"
+    bake_world(reference, what=("terrain",), workers=0, block_chunks=1, generator=settings, out=open(os.devnull, "w"))
+    add, calls = terrain.TerrainStage.add, []
+
+    def interrupted(stage, result):  # Ctrl+C after the third block
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append(result.block)
+        add(stage, result)
+
+    monkeypatch.setattr(terrain.TerrainStage, "add", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        bake_world(path, what=("terrain",), workers=0, block_chunks=1, generator=settings, out=open(os.devnull, "w"))
+    assert not path.exists() and (tmp_path / "world.vwd.terrain").exists()
+    monkeypatch.setattr(terrain.TerrainStage, "add", add)
+    with pytest.raises(ParameterError, match="generator"):  # another world's generation is never mixed in
+        bake_world(path, what=("terrain",), workers=0, generator=GeneratorSettings(size=64.0, height=32.0, seed=12,
+                   ground_level=12.0, hill_height=6.0, sand_level=8.5, lava_level=8.0), out=open(os.devnull, "w"))
+    log = io.StringIO()
+    bake_world(path, what=("terrain",), workers=0, block_chunks=1, generator=settings, out=log)
+    assert "resuming after the 3 already generated" in log.getvalue() and log.getvalue().count(" / 16 blocks") == 13
+    assert not (tmp_path / "world.vwd.terrain").exists()
+    query = "SELECT cx, cy, cz, field, version, sha256 FROM chunks ORDER BY 1, 2, 3, 4"
+    with sqlite3.connect(path) as a, sqlite3.connect(reference) as b:
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()

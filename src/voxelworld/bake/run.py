@@ -15,7 +15,7 @@ from ..io.world_file import bake_inputs, connect_for_writing
 from ..terrain import GeneratorSettings
 from .blocks import BLOCK_CHUNKS, WHAT, bake_block, blocks_of, plan_bake
 from .records import create_tables, done_blocks, write_block
-from .terrain import CHUNK_SIZE, gather_terrain, generate_terrain_block, write_new_world
+from .terrain import CHUNK_SIZE, TerrainStage, gather_terrain, generate_terrain_block, write_new_world
 
 __all__ = ["bake_world", "BakeReport", "PARTS"]
 
@@ -84,16 +84,26 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
 
 
 def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out) -> None:
+    """Generate the new world's blocks (kept beside it as they come: :class:`TerrainStage`), then write it."""
     grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
     blocks = blocks_of(grid, block_chunks)
-    print(f"voxelworld bake: generating {len(blocks)} blocks of {block_chunks} x {block_chunks} chunk columns",
-          file=out, flush=True)
-    results = []
-    for result in _run(client, generate_terrain_block, (generator, block_chunks), blocks, "voxelworld-terrain"):
-        results.append(result)
-        _progress(out, len(results), len(blocks))
-    print("voxelworld bake: meshing the view around the spawn and writing the world file", file=out, flush=True)
-    write_new_world(gather_terrain(generator, results), path)
+    stage = TerrainStage(path, generator)
+    try:
+        done = stage.done()
+        todo = [block for block in blocks if block not in done]
+        print(f"voxelworld bake: generating {len(blocks)} blocks of {block_chunks} x {block_chunks} chunk columns"
+              + (f"; resuming after the {len(blocks) - len(todo)} already generated" if done else ""),
+              file=out, flush=True)
+        for n, result in enumerate(_run(client, generate_terrain_block, (generator, block_chunks), todo,
+                                        "voxelworld-terrain"), 1):
+            stage.add(result)
+            _progress(out, len(blocks) - len(todo) + n, len(blocks))
+        print("voxelworld bake: meshing the view around the spawn and writing the world file", file=out, flush=True)
+        write_new_world(gather_terrain(generator, stage.blocks()), path)
+    except BaseException:
+        stage.close()
+        raise
+    stage.remove()
 
 
 def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tuple[int, int, list]:

@@ -4,19 +4,23 @@ volume and written as a world file the way ``voxelworld new`` writes it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import sqlite3
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import zstandard
 
+from ..errors import ParameterError
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
 from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_blocks
 from ..terrain.base import FIELD_DTYPES
 
-__all__ = ["TerrainBlock", "generate_terrain_block", "gather_terrain", "write_new_world", "CHUNK_SIZE"]
+__all__ = ["TerrainBlock", "generate_terrain_block", "gather_terrain", "write_new_world", "TerrainStage",
+           "CHUNK_SIZE"]
 
 CHUNK_SIZE = 32  # voxels: the chunks of the worlds voxelworld new writes
 
@@ -82,3 +86,65 @@ def write_new_world(volume: SparseVolume, path) -> World:
     save_world(world, fresh)
     fresh.replace(target)
     return world
+
+
+class TerrainStage:
+    """The blocks of a new world generated so far, kept beside its world file (``WORLD.terrain``, SQLite: one
+    transaction a block) until the world is written, so that an interrupted generation resumes after them. A stage
+    of other generator settings is refused (ParameterError), never mixed in."""
+
+    def __init__(self, path, settings: GeneratorSettings):
+        self.path = Path(str(path) + ".terrain")
+        self._connection = sqlite3.connect(self.path, isolation_level=None)
+        connection = self._connection
+        connection.execute("CREATE TABLE IF NOT EXISTS settings (json TEXT NOT NULL)")
+        connection.execute("CREATE TABLE IF NOT EXISTS chunks (bx INTEGER NOT NULL, bz INTEGER NOT NULL, "
+                           "n INTEGER NOT NULL, cx INTEGER NOT NULL, cy INTEGER NOT NULL, cz INTEGER NOT NULL, "
+                           "fields TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (bx, bz, n))")
+        connection.execute("CREATE TABLE IF NOT EXISTS blocks (bx INTEGER NOT NULL, bz INTEGER NOT NULL, "
+                           "PRIMARY KEY (bx, bz))")
+        text = json.dumps(asdict(settings), sort_keys=True)
+        found = connection.execute("SELECT json FROM settings").fetchone()
+        if found is None:
+            connection.execute("INSERT INTO settings VALUES (?)", (text,))
+        elif found[0] != text:
+            self.close()
+            raise ParameterError("generator", settings, f"the settings of the generation begun in {self.path} "
+                                 "(delete it to start another)")
+
+    def done(self) -> set[tuple[int, int]]:
+        return {tuple(row) for row in self._connection.execute("SELECT bx, bz FROM blocks")}
+
+    def add(self, result: TerrainBlock) -> None:
+        """Keep one block's chunks (one transaction)."""
+        rows = []
+        for n, (chunk, fields) in enumerate(result.chunks):
+            values = {name: value for name, value in fields.items() if isinstance(value, int)}
+            arrays = [name for name in fields if name not in values]
+            header = json.dumps({"values": values, "arrays": arrays, "sizes": [len(fields[a]) for a in arrays]})
+            rows.append((*result.block, n, *chunk, header, b"".join(fields[a] for a in arrays)))
+        connection = self._connection
+        connection.execute("BEGIN IMMEDIATE")
+        connection.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        connection.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?)", result.block)
+        connection.execute("COMMIT")
+
+    def blocks(self):
+        """The kept blocks as :class:`TerrainBlock`, one after the other."""
+        for bx, bz in sorted(self.done()):
+            chunks = []
+            for cx, cy, cz, header, data in self._connection.execute(
+                    "SELECT cx, cy, cz, fields, data FROM chunks WHERE bx = ? AND bz = ? ORDER BY n", (bx, bz)):
+                parsed, offset, fields = json.loads(header), 0, {}
+                fields.update(parsed["values"])
+                for name, size in zip(parsed["arrays"], parsed["sizes"]):
+                    fields[name], offset = data[offset:offset + size], offset + size
+                chunks.append(((cx, cy, cz), fields))
+            yield TerrainBlock((bx, bz), tuple(chunks))
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
