@@ -19,7 +19,7 @@ import pytest
 
 from voxelworld.bake import bake_world
 from voxelworld.bake.records import mesh_record, read_row, tile_record
-from voxelworld.errors import ParameterError
+from voxelworld.errors import FormatError, ParameterError
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.world import Inputs, World
@@ -173,6 +173,10 @@ def test_bad_requests_are_refused_before_anything_is_written(world_file, tmp_pat
     with pytest.raises(ParameterError, match="workers"):
         bake_world(path, scheduler="tcp://127.0.0.1:1", workers=2)
     assert path.read_bytes() == before
+    dense = tmp_path / "demo.vwd"
+    save_world(World.demo(npcs=0), dense)
+    with pytest.raises(FormatError, match="not a large world"):
+        bake_world(dense, workers=0)
     result = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(tmp_path / "none.vwd")],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "WORLD" in result.stderr
