@@ -56,10 +56,13 @@ def figure_bake(world: str, folder: str, workers: int, block_chunks: int | None)
     from voxelworld.bake import bake_world
 
     path = fresh_copy(world, folder, f"bake-{workers}.vwd")
+    cpu = time.process_time()  # this process's: all of the bake with workers 0, the client's share with Dask
     report = bake_world(path, workers=workers, block_chunks=block_chunks, out=io.StringIO())
+    cpu = time.process_time() - cpu
     assert report.resumed_after == 0 and report.baked == report.blocks, report
+    os.unlink(path)
     return {"blocks": report.blocks, "seconds": report.seconds, "blocks/s": report.baked / report.seconds,
-            "bytes": report.bytes_written, "ran on": report.ran_on}
+            "bytes": report.bytes_written, "ran on": report.ran_on, "this process's CPU s per block": cpu / report.blocks}
 
 
 def timed_block(plan, block):
@@ -69,9 +72,9 @@ def timed_block(plan, block):
 
     from voxelworld.bake import bake_block
 
-    began, start = time.time(), time.perf_counter()
+    began, start, cpu = time.time(), time.perf_counter(), time.process_time()
     result = bake_block(plan, block)
-    return result, time.perf_counter() - start, os.getpid(), began
+    return result, time.perf_counter() - start, os.getpid(), began, time.process_time() - cpu
 
 
 def figure_tasks(world: str, folder: str, workers: int, block_chunks: int | None) -> dict:
@@ -107,15 +110,17 @@ def figure_tasks(world: str, folder: str, workers: int, block_chunks: int | None
     finally:
         client.close()
         cluster.close()
-    results = [result for result, _, _, _ in done]
-    inside = np.array([seconds for _, seconds, _, _ in done])
+    results = [task[0] for task in done]
+    inside = np.array([task[1] for task in done])
+    cpu = np.array([task[4] for task in done])
     first = {}  # each worker's first task also opens the file's volume and loads the kernels from numba's cache
-    for _, seconds, pid, began in sorted(done, key=lambda task: task[3]):
+    for _, seconds, pid, began, _ in sorted(done, key=lambda task: task[3]):
         first.setdefault(pid, seconds)
     nbytes = np.array([result.nbytes for result in results])
     pickled = np.array([len(pickle.dumps(result)) for result in results])
     figures |= {"blocks": len(results), "blocks wall s": wall, "blocks/s (cluster up)": len(results) / wall,
-                "task inside worker median s": float(np.median(inside)), "task inside worker max s": float(inside.max()),
+                "task inside worker median s": float(np.median(inside)),
+                "task CPU inside worker median s": float(np.median(cpu)), "task inside worker max s": float(inside.max()),
                 "first task of each worker s": float(np.mean(list(first.values()))),
                 "inside-worker s total": float(inside.sum()),
                 "wall x workers - inside, per task ms": 1000 * (wall * workers - inside.sum()) / len(results),
@@ -202,6 +207,9 @@ def main() -> None:
         "world m": args.size, "blocks": blocks, "block chunks": args.block_chunks or 4, "runs": args.runs,
         "file MiB": round(mib, 2),
         "bake s workers 0/1/2": [round(seconds[w], 2) for w in bakes],
+        "CPU s per block in one process (workers 0)": round(median(bakes[0], "this process's CPU s per block"), 3),
+        "client's CPU s per block (workers 1 / 2)": [round(median(bakes[w], "this process's CPU s per block"), 3)
+                                                     for w in (1, 2)],
         "blocks/s workers 0/1/2": [round(rate[w], 3) for w in bakes],
         "speed-up 2 vs 1 workers": round(rate[2] / rate[1], 2),
         "speed-up 2 workers vs one process": round(rate[2] / rate[0], 2),
@@ -209,6 +217,7 @@ def main() -> None:
         "blocks/s on 2 workers, cluster up": round(median(tasks, "blocks/s (cluster up)"), 3),
         "task inside worker median s": round(median(tasks, "task inside worker median s"), 3),
         "task inside worker max s": round(median(tasks, "task inside worker max s"), 3),
+        "task CPU inside worker median s": round(median(tasks, "task CPU inside worker median s"), 3),
         "first task of each worker s": round(median(tasks, "first task of each worker s"), 3),
         "no-op task overhead ms": round(median(tasks, "no-op task overhead ms"), 3),
         "wall x workers - inside, per task ms": round(median(tasks, "wall x workers - inside, per task ms"), 1),
@@ -219,6 +228,7 @@ def main() -> None:
         "plan pickled bytes": int(median(tasks, "plan pickled bytes")),
         "write blocks/s": round(median(tasks, "write blocks/s"), 1),
         "write MiB/s": round(median(tasks, "write MiB/s"), 1),
+        "write blocks/s, each run": [round(run["write blocks/s"], 1) for run in tasks],
         "load averages (1 min) before / after each figure": [run["load before / after"] for runs in
                                                              (*bakes.values(), tasks) for run in runs],
     }
