@@ -146,7 +146,32 @@ def figure_tasks(world: str, folder: str, workers: int, block_chunks: int | None
     return figures
 
 
-FIGURES = {"bake": figure_bake, "tasks": figure_tasks}
+def figure_block(world: str, folder: str, workers: int, block_chunks: int | None) -> dict:
+    """The block nearest the world's centre baked twice in this process (the first call also opens the file's
+    volume and loads the kernels), and the process's peak resident memory: what one worker holds."""
+    import resource
+
+    from voxelworld.bake import bake_block, plan_bake
+    from voxelworld.io.world_file import bake_inputs
+
+    volume, settings, props = bake_inputs(world)
+    options = {} if block_chunks is None else {"block_chunks": block_chunks}
+    plan = plan_bake(world, settings=settings, props=props, grid=volume.chunk_grid_shape, **options)
+    del volume
+    blocks = plan.blocks
+    middle = blocks[len(blocks) // 2 + int(np.sqrt(len(blocks))) // 2] if len(blocks) > 1 else blocks[0]
+    figures = {"grid": list(plan.grid), "blocks": len(blocks), "block": list(middle)}
+    for call in ("first", "second"):
+        start, cpu = time.perf_counter(), time.process_time()
+        result = bake_block(plan, middle)
+        figures[f"{call} call s"] = time.perf_counter() - start
+        figures[f"{call} call CPU s"] = time.process_time() - cpu
+    figures |= {"result nbytes": result.nbytes, "rows": len(result.meshes) + len(result.tiles),
+                "peak RSS MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return figures
+
+
+FIGURES = {"bake": figure_bake, "tasks": figure_tasks, "block": figure_block}
 
 
 def in_process(figure: str, world: str, folder: str, workers: int, block_chunks: int | None) -> dict:
@@ -172,6 +197,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--runs", type=int, default=3, help="runs of every figure (medians reported)")
     parser.add_argument("--block-chunks", type=int, default=None, help="chunk columns a block spans (default 4)")
+    parser.add_argument("--one-block", action="store_true",
+                        help="only bake the block nearest the centre, twice, in one process, and report its seconds "
+                             "and the peak memory (how a block's cost grows with the world: try --size 1024)")
     parser.add_argument("--figure", choices=sorted(FIGURES), help=argparse.SUPPRESS)  # one figure, in this process
     parser.add_argument("--world", help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
@@ -189,6 +217,12 @@ def main() -> None:
         made = make_world(Path(world), args.size, args.seed)
         mib = Path(world).stat().st_size / 2**20
         print(f"voxelworld new --size {args.size:g} --seed {args.seed}: {made:.1f} s, {mib:.1f} MiB", flush=True)
+        if args.one_block:
+            figures = in_process("block", world, folder, 0, args.block_chunks)
+            print_table(("figure", "value"), [(name, f"{value:.3g}" if isinstance(value, float) else value)
+                                              for name, value in figures.items()])
+            print("\n" + json.dumps(figures))
+            return
         # Untimed: a bake that loads (or compiles into the cache) every kernel a bake uses.
         in_process("bake", world, folder, 0, args.block_chunks)
         bakes: dict[int, list[dict]] = {0: [], 1: [], 2: []}
