@@ -15,6 +15,9 @@ opened files, and Dask's processes start under ``if __name__ == "__main__":`` as
   the bytes of each BlockResult (``nbytes``: the rows' blobs; and pickled, as it crosses to the client) and of the
   pickled plan every task carries;
 - the client's writer alone: ``records.write_block`` of those results into a fresh copy (blocks and MiB a second).
+
+``--one-block`` only bakes the block nearest the centre twice in one process (its seconds, the peak memory): how a
+block's cost grows with the world's size (``--one-block --size 1024``).
 """
 
 from __future__ import annotations
