@@ -10,8 +10,7 @@ block's meshes and tiles are those of a whole-world bake, bit for bit, whichever
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import product
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +31,10 @@ BLOCK_CHUNKS = 4  # chunk columns along x and z a block spans
 
 @dataclass(frozen=True)
 class BakePlan:
-    """What every task of one bake needs: the world file (a path every worker reads), its identity (size and
-    modification time, so a worker never mixes two versions of the file), what to bake, the world's settings and
-    props, and the blocks' size in chunk columns."""
+    """What every task of one bake needs: the world file (a path every worker reads), its size and modification
+    time when planned (the key a worker opens the file under, once a bake: the rows it reads are checked by their
+    digests, and the bake's own writes change neither them nor the file's chunk rows), what to bake, the world's
+    settings and props, and the blocks' size in chunk columns."""
 
     path: str
     identity: tuple
@@ -85,12 +85,17 @@ def plan_bake(path, what=WHAT, settings: WorldSettings | None = None, props=(), 
                     tuple(props), tuple(grid), block_chunks)
 
 
-@lru_cache(maxsize=2)
+_OPENED = threading.local()  # per thread: a worker running tasks on several threads opens the file in each
+
+
 def _opened(path: str, identity: tuple):
-    """The volume of the world file, opened once per worker process and file version (its chunks are read as
-    tasks need them and let go of after each task)."""
-    volume, _ = open_volume(path)
-    return volume
+    """The volume of the world file, opened once per worker thread and bake (its chunks are read as tasks need
+    them and let go of after each task: another thread's task never loses what it reads)."""
+    key = (path, identity)
+    if getattr(_OPENED, "key", None) != key:
+        _OPENED.volume, _ = open_volume(path)
+        _OPENED.key = key
+    return _OPENED.volume
 
 
 def _columns(grid, x0: int, z0: int, x1: int, z1: int) -> np.ndarray:
@@ -159,13 +164,11 @@ def _owned_tiles(navigation: WorldNavigation, volume, own: np.ndarray) -> list[t
     """The navmesh tiles whose lower corner lies in the block's columns (each tile belongs to one block)."""
     tiled = navigation.tiled
     edge = volume.chunk_size * volume.voxel_size
-    ox, oz = float(volume.origin[0]), float(volume.origin[2])
-    out = []
     ntx, ntz = tiled.tile_grid
-    for tile in product(range(ntx), range(ntz)):
-        x0, z0, _, _ = tiled.tile_box(tile)
-        ci = min(int(np.floor((x0 - ox) / edge)), own.shape[0] - 1)
-        ck = min(int(np.floor((z0 - oz) / edge)), own.shape[2] - 1)
-        if own[ci, 0, ck]:
-            out.append(tile)
-    return out
+    # A tile's corner along x depends on its ti alone, along z on its tk alone: the columns they fall in.
+    columns_x = [min(int(np.floor((tiled.tile_box((ti, 0))[0] - float(volume.origin[0])) / edge)), own.shape[0] - 1)
+                 for ti in range(ntx)]
+    columns_z = [min(int(np.floor((tiled.tile_box((0, tk))[1] - float(volume.origin[2])) / edge)), own.shape[2] - 1)
+                 for tk in range(ntz)]
+    return [(ti, tk) for ti in range(ntx) if own[columns_x[ti], 0].any()
+            for tk in range(ntz) if own[columns_x[ti], 0, columns_z[tk]]]

@@ -20,7 +20,9 @@ from .terrain import CHUNK_SIZE, TerrainStage, gather_terrain, generate_terrain_
 __all__ = ["bake_world", "BakeReport", "PARTS"]
 
 PARTS = ("terrain",) + WHAT  # what a bake may do: generate a new world's chunks, then bake its meshes and tiles
-RETRIES = 3  # a task whose worker died is run again, up to this many times (Dask's retries)
+# A task that raised is run again up to this many times (Dask's retries); a task whose worker died is run again by
+# the scheduler anyway (up to distributed.scheduler.allowed-failures times, 3 by default).
+RETRIES = 3
 
 
 @dataclass(frozen=True)
