@@ -135,7 +135,9 @@ def _bake(plan: BakePlan, volume, block) -> BlockResult:
     chunks = [tuple(c) for c in np.argwhere(own).tolist()]
     versions = volume.chunk_versions
     for level in range(MAX_DETAIL_LEVEL + 1) if "meshes" in plan.what else (0,):
-        mesher.set_detail_levels(np.full(grid, level, dtype=np.int64))
+        # The level everywhere the meshes read (the chunks meshed), not over the whole world: a task's work follows
+        # its block, not the world's size.
+        mesher.set_detail_levels(np.where(active, level, 0).astype(np.int64))
         mesher.update()
         if "meshes" in plan.what:
             for chunk in chunks:
