@@ -290,9 +290,11 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     connection.execute("DELETE FROM events WHERE seq >= ?", (len(world.events),))
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows), digests
 
+
 def _chunk_rows(volume: Volume, chunks, in_place: bool) -> tuple[list, dict]:
-    """The rows of ``chunks`` (all their fields) and their digests by (chunk, field), None for a row of one value. A field left in the store behind the volume (a world file) is copied as its row there, or,
-    ``in_place`` (the store is the file written), left where it is."""
+    """The rows of ``chunks`` (all their fields) and their digests by (chunk, field), None for a row of one value.
+    A field left in the store behind the volume (a world file) is copied as its row there, or, ``in_place`` (the
+    store is the file written), left where it is."""
     versions = volume.chunk_versions
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     rows, digests = [], {}
@@ -417,18 +419,8 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
         if found != columns:
             raise FormatError(f"{path}: table {table!r} is missing or has other columns ({', '.join(found) or 'none'}"
                               f"; expected {', '.join(columns)})")
-    rows = {}
-    for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
-        if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
-            raise FormatError(f"{path}: state row {name!r}: checksum mismatch")
-        rows[name] = _parse_json(text, f"{path}: state row {name!r}")
-    for name in STATE_ROWS:
-        if name not in rows:
-            raise FormatError(f"{path}: state row {name!r} is missing")
-    try:
-        volume = _empty_volume_of_file(connection, rows)
-    except FormatError as error:
-        raise FormatError(f"{path}: {error}") from error
+    rows = _read_state_rows(connection, path)
+    volume = _empty_volume_of_file(connection, rows, path)
     decompressor = zstandard.ZstdDecompressor()
     _read_chunks(connection, path, volume, decompressor)
     arrays = _read_arrays(connection, path, decompressor)
@@ -447,6 +439,19 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     if len(events) != count:
         raise FormatError(f"{path}: events: {len(events)} rows, the world row says {count!r}")
     return volume, rows, arrays, events
+
+
+def _read_state_rows(connection, path: Path) -> dict:
+    """The state rows by name, each checked against its checksum and parsed; FormatError for a missing one."""
+    rows = {}
+    for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
+        if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
+            raise FormatError(f"{path}: state row {name!r}: checksum mismatch")
+        rows[name] = _parse_json(text, f"{path}: state row {name!r}")
+    for name in STATE_ROWS:
+        if name not in rows:
+            raise FormatError(f"{path}: state row {name!r} is missing")
+    return rows
 
 
 def _read_arrays(connection, path: Path, decompressor, prefix: str = "") -> dict[str, np.ndarray]:
@@ -495,16 +500,19 @@ def _array_shape(dtype, shape, where: str) -> tuple:
     return tuple(dims)
 
 
-def _empty_volume_of_file(connection, rows: dict) -> VoxelVolume:
+def _empty_volume_of_file(connection, rows: dict, path: Path) -> VoxelVolume:
     """The empty volume of the ``volume`` row, once its size is within the limits and the file holds a chunk row
     for each of its chunks and fields, and no other (a size the rows do not back is refused before the volume is
-    allocated, naming a missing or foreign chunk)."""
-    row = rows["volume"]
-    if isinstance(row, dict):
-        dense = volume_storage(row) == "dense"
-        shape = check_volume_size(row.get("shape"), row.get("chunk_size"), "state 'volume'", dense)
-        _check_chunk_rows(connection, tuple(-(-n // row["chunk_size"]) for n in shape))
-    return empty_volume(rows)
+    allocated, naming a missing or foreign chunk); FormatError naming ``path``."""
+    try:
+        row = rows["volume"]
+        if isinstance(row, dict):
+            dense = volume_storage(row) == "dense"
+            shape = check_volume_size(row.get("shape"), row.get("chunk_size"), "state 'volume'", dense)
+            _check_chunk_rows(connection, tuple(-(-n // row["chunk_size"]) for n in shape))
+        return empty_volume(rows)
+    except FormatError as error:
+        raise FormatError(f"{path}: {error}") from error
 
 
 def _check_chunk_rows(connection, grid: tuple) -> None:
@@ -526,7 +534,11 @@ def _check_chunk_rows(connection, grid: tuple) -> None:
                                       "missing)")
 
 
-def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
+def _read_chunks(connection, path: Path, volume: Volume, decompressor, verify: bool = True) -> None:
+    """Fill ``volume`` from the chunk rows, each checked (size, blob, checksum); a sparse volume keeps its rows of
+    one value and leaves the others in the file (a :class:`WorldFileChunks` store, which checks them again when
+    read). ``verify`` False (what a bake's worker opens, the file checked by its client): the rows left in the
+    file are not read at all here."""
     grid = volume.chunk_grid_shape
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
@@ -534,7 +546,10 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
     lazy = isinstance(volume, SparseVolume)  # its chunks of voxels stay in the file, read when needed
     digests = {}
     last = None
-    for cx, cy, cz, field, version, raw_size, digest, data in connection.execute("SELECT * FROM chunks"):
+    # Without verify, the blobs of rows holding voxels are not even read (one value: an item of at most 2 bytes).
+    query = "SELECT * FROM chunks" if verify else ("SELECT cx, cy, cz, field, version, raw_size, sha256, "
+                                                   "CASE WHEN raw_size <= 2 THEN data END FROM chunks")
+    for cx, cy, cz, field, version, raw_size, digest, data in connection.execute(query):
         chunk = (cx, cy, cz)
         where = f"{path}: chunk {chunk} field {field!r}"
         if (chunk, field) not in expected:
@@ -550,10 +565,13 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
         if not (uniform or raw_size == full):
             raise FormatError(f"{where}: raw_size {raw_size!r} is neither {dtype.itemsize} (one value for the whole "
                               f"chunk) nor {full}, the bytes of its voxels")
-        raw = _decompress(decompressor, data, raw_size, raw_size, where)
-        if not isinstance(version, int) or _sha(_chunk_label(chunk, field, version), raw) != digest:
+        if not isinstance(version, int):  # its label (and so its checksum) needs a whole number
             raise FormatError(f"{where}: checksum mismatch")
         versions[chunk] = version
+        if verify or uniform:
+            raw = _decompress(decompressor, data, raw_size, raw_size, where)
+            if _sha(_chunk_label(chunk, field, version), raw) != digest:
+                raise FormatError(f"{where}: checksum mismatch")
         if lazy:  # one value kept, the voxels left in the file
             if uniform:
                 volume.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
@@ -578,7 +596,7 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor) -> None:
 def open_volume(path) -> tuple[SparseVolume, dict]:
     """The voxel volume of the large (sparse) world file ``path`` with every stored chunk left in the file,
     checked as it is read (:class:`~.chunk_store.WorldFileChunks`), and the file's state rows: what a bake worker
-    opens, without the checks of every row :func:`load_world` makes first (the client made them) or building the
+    opens, without reading the rows of voxels :func:`load_world` checks first (the client did) or building the
     world. FormatError for a file that is not an intact world file of a sparse world."""
     target = Path(path)
     check_range("path", str(path), "an existing world file", target.is_file())
@@ -586,37 +604,15 @@ def open_volume(path) -> tuple[SparseVolume, dict]:
         connection = _connect(target, "ro")
         try:
             _check_meta(connection, target)
-            rows = {}
-            for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
-                if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
-                    raise FormatError(f"{target}: state row {name!r}: checksum mismatch")
-                rows[name] = _parse_json(text, f"{target}: state row {name!r}")
-            if volume_storage(rows.get("volume")) != "sparse":
+            rows = _read_state_rows(connection, target)
+            if volume_storage(rows["volume"]) != "sparse":
                 raise FormatError(f"{target}: not a large world (its volume is stored dense): open it with load_world")
-            volume = _empty_volume_of_file(connection, rows)
-            versions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
-            digests, itemsize = {}, {field: FIELD_DTYPES[field].itemsize for field in FIELDS}
-            for cx, cy, cz, field, version, raw_size, digest, data in connection.execute(
-                    "SELECT cx, cy, cz, field, version, raw_size, sha256, "
-                    "CASE WHEN raw_size <= 2 THEN data ELSE NULL END FROM chunks"):
-                chunk = (cx, cy, cz)
-                versions[chunk] = version
-                if raw_size == itemsize[field]:
-                    where = f"{target}: chunk {chunk} field {field!r}"
-                    raw = _decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
-                    if _sha(_chunk_label(chunk, field, version), raw) != digest:
-                        raise FormatError(f"{where}: checksum mismatch")
-                    volume.fill_chunk(chunk, field, int(array_from_bytes(raw, FIELD_DTYPES[field].name, (1,),
-                                                                           where)[0]))
-                else:
-                    volume.keep_in_store(chunk, field)
-                    digests[(chunk, field)] = digest
+            volume = _empty_volume_of_file(connection, rows, target)
+            _read_chunks(connection, target, volume, zstandard.ZstdDecompressor(), verify=False)
         finally:
             connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
-    volume.load_state_dict({"chunk_versions": versions, "dirty": frozenset()})
-    volume.attach_store(WorldFileChunks(target, digests))
     return volume, rows
 
 
