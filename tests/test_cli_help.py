@@ -10,8 +10,8 @@ import pytest
 
 from voxelworld import cli
 
-SUBCOMMANDS = (["demo"], ["edits"], ["render"], ["navmesh", "bake"], ["play"], ["new"], ["bake"], ["export"], ["motion", "plot"],
-               ["warmup"])
+SUBCOMMANDS = (["demo"], ["edits"], ["render"], ["navmesh", "bake"], ["play"], ["new"], ["bake"], ["export"],
+               ["motion", "plot"], ["warmup"])
 
 
 def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -13,7 +13,7 @@ import numpy as np
 import zstandard
 
 from ..io.chunk_store import row_digest
-from ..io.codec import array_bytes
+from ..io.codec import array_bytes, array_from_bytes
 from ..meshing import CollisionMesh, DisplayMesh
 from ..navigation.polygons import TilePolygons
 from ..navigation.tiles import BakedTile
@@ -37,7 +37,7 @@ BAKE_SCHEMA = {
 def arrays_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     """The raw bytes of named arrays: a JSON header line (names, dtypes, shapes, in the given order), then each
     array's bytes."""
-    header = json.dumps([[name, array.dtype.str.lstrip("<>|="), list(array.shape)] for name, array in arrays.items()],
+    header = json.dumps([[name, array.dtype.name, list(array.shape)] for name, array in arrays.items()],
                         separators=(",", ":"))
     return header.encode("utf-8") + b"\n" + b"".join(array_bytes(array) for array in arrays.values())
 
@@ -94,9 +94,8 @@ def arrays_from_bytes(raw: bytes) -> dict[str, np.ndarray]:
     header, _, body = raw.partition(b"\n")
     out, offset = {}, 0
     for name, dtype, shape in json.loads(header):
-        kind = np.dtype(dtype).newbyteorder("<")
-        size = kind.itemsize * int(np.prod(shape))
-        out[name] = np.frombuffer(body, dtype=kind, count=int(np.prod(shape)), offset=offset).astype(dtype).reshape(shape)
+        size = np.dtype(dtype).itemsize * int(np.prod(shape))
+        out[name] = array_from_bytes(body[offset:offset + size], dtype, tuple(shape), f"bake row array {name!r}")
         offset += size
     return out
 

@@ -420,9 +420,9 @@ class World:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
         (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
         first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread
-        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`, which waits for it if it is late), so
-        the frames between do not pay for it and the result does not depend on the thread's speed; None: all at
-        once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
+        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`,
+        which waits for it if it is late), so the frames between do not pay for it and the result does not depend
+        on the thread's speed; None: all at once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
         of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
         with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
         and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs

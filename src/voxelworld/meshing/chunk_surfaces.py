@@ -22,8 +22,8 @@ from .detail import FEATURE_FLOOR_LEVEL
 from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 
-__all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs", "halo_voxels",
-           "fields_window", "raw_surface", "uniform_side", "simplified_surface", "chunk_surfaces", "build_chunk",
+__all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs",
+           "halo_voxels", "fields_window", "raw_surface", "uniform_side", "simplified_surface", "chunk_surfaces", "build_chunk",
            "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
@@ -187,8 +187,9 @@ def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable
         surfaces = dict(zip(chunks, map_on_cores(lambda c: raw_surface(volume, c, options, 0, size), chunks)))
         return map_on_cores(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = all_chunks(volume)
-    surfaces = dict(zip(chunks, map_on_cores(lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels), options,
-                                                           materials, collision), chunks)))
+    surfaces = dict(zip(chunks, map_on_cores(
+        lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels), options, materials, collision),
+        chunks)))
     return map_on_cores(lambda b: assemble_block(volume, *b, surfaces.get, collision), volume_blocks(volume))
 
 

@@ -16,7 +16,8 @@ from ..terrain import Box, MaterialTable, Volume
 from ..terrain.base import FIELD_DTYPES
 from .chunk_surfaces import (MESHED_FIELDS, all_chunks, check_mesher_inputs, display_form, map_on_cores,
                              materialised, raw_surface, simplified_surface, unchanged_surface)
-from .mesh import CollisionMesh, DisplayMesh, assemble_chunk, merge_collision_meshes, merge_display_meshes, with_occlusion
+from .mesh import (CollisionMesh, DisplayMesh, assemble_chunk, merge_collision_meshes, merge_display_meshes,
+                   with_occlusion)
 from . import _kernels, tables
 from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
@@ -419,8 +420,8 @@ class ChunkMesher:
         levels = self._plane_levels()
         order = sorted(rebuild)
         fields = self._fields
-        for chunk, raw in zip(order, map_on_cores(lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields),
-                                          order)):
+        for chunk, raw in zip(order, map_on_cores(
+                lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
             self._raw[chunk] = raw
             self._vertex_free[chunk] = raw.vertex_count == 0
             self._forget_collision(chunk)
