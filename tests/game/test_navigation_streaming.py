@@ -117,7 +117,7 @@ def test_a_tile_waits_for_its_chunks_collision_meshes(terrain, full):
     assert waiting, "some wanted tiles must wait for their chunks"
     meshed = world.mesher.meshed
     for tile in waiting:  # each waits for a chunk (or a lower neighbour) not meshed
-        ci0, ck0, ci1, ck1 = nav._chunk_columns(tile)
+        ci0, ck0, ci1, ck1 = nav.chunk_columns(tile)
         assert not meshed[max(ci0 - 1, 0):ci1 + 1, :, max(ck0 - 1, 0):ck1 + 1].all(), tile
     assert_tiles_are_the_full_bakes(nav, full)
     assert npc.state == "idle"

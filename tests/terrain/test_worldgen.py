@@ -337,3 +337,15 @@ def test_bad_blocks_raise_parameter_errors():
         with pytest.raises(ParameterError) as error:
             call()
         assert error.value.parameter == parameter
+
+
+def test_chunks_of_some_columns_are_those_chunks_of_the_whole_world():
+    settings = GeneratorSettings(size=48.0, height=16.0, voxel_size=1.0, ground_level=8.0, hill_height=3.0, seed=2)
+    whole = dict(generate_chunks(settings, 16, workers=2))
+    part = list(generate_chunks(settings, 16, workers=1, columns=(1, 0, 3, 2)))
+    assert [chunk for chunk, _ in part] == [c for c in whole if 1 <= c[0] < 3 and c[2] < 2]
+    for chunk, fields in part:
+        for name, values in fields.items():
+            assert np.array_equal(values, whole[chunk][name]), (chunk, name)
+    with pytest.raises(ParameterError, match="columns"):
+        list(generate_chunks(settings, 16, columns=(0, 0, 1)))

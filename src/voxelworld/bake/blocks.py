@@ -128,7 +128,7 @@ def _bake(plan: BakePlan, volume, block) -> BlockResult:
         navigation = _navigation(volume, mesher, plan)
         navigation_tiles = _owned_tiles(navigation, volume, own)
         for tile in navigation_tiles:  # every chunk a tile reads meshed, and the lower neighbours they join
-            ci0, ck0, ci1, ck1 = navigation._chunk_columns(tile)
+            ci0, ck0, ci1, ck1 = navigation.chunk_columns(tile)
             active |= _columns(grid, ci0 - 1, ck0 - 1, ci1 + 1, ck1 + 1)
     mesher.set_active(active)
     meshes, tiles = [], []

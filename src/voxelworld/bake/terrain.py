@@ -16,7 +16,7 @@ from ..errors import ParameterError
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
-from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_blocks
+from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_chunks
 from ..terrain.base import FIELD_DTYPES
 
 __all__ = ["TerrainBlock", "generate_terrain_block", "gather_terrain", "write_new_world", "TerrainStage",
@@ -38,24 +38,19 @@ class TerrainBlock:
 
 
 def generate_terrain_block(settings: GeneratorSettings, block_chunks: int, block: tuple[int, int]) -> TerrainBlock:
-    """The chunks of ``block`` (``block_chunks`` x ``block_chunks`` columns of chunks through the height),
-    generated column by column as :func:`voxelworld.terrain.generate_chunks` does, uniform fields as one value."""
-    nx, ny, nz = settings.shape
-    x0, z0 = block[0] * block_chunks * CHUNK_SIZE, block[1] * block_chunks * CHUNK_SIZE
-    columns = [((i, 0, k), (min(CHUNK_SIZE, nx - i), ny, min(CHUNK_SIZE, nz - k)))
-               for i in range(x0, min(x0 + block_chunks * CHUNK_SIZE, nx), CHUNK_SIZE)
-               for k in range(z0, min(z0 + block_chunks * CHUNK_SIZE, nz), CHUNK_SIZE)]
+    """The chunks of ``block`` (``block_chunks`` x ``block_chunks`` columns of chunks through the height), as
+    :func:`voxelworld.terrain.generate_chunks` makes them, uniform fields as one value."""
+    x0, z0 = block[0] * block_chunks, block[1] * block_chunks
     compressor = zstandard.ZstdCompressor(level=1)
     chunks = []
-    for (lo, _), fields in generate_blocks(settings, columns, workers=1):
-        for j in range(0, ny, CHUNK_SIZE):
-            chunk = (lo[0] // CHUNK_SIZE, j // CHUNK_SIZE, lo[2] // CHUNK_SIZE)
-            out = {}
-            for name in FIELDS:
-                values = np.ascontiguousarray(fields[name][:, j:j + CHUNK_SIZE, :])
-                first = values.flat[0]
-                out[name] = int(first) if np.all(values == first) else compressor.compress(values.tobytes())
-            chunks.append((chunk, out))
+    for chunk, fields in generate_chunks(settings, CHUNK_SIZE, workers=1,
+                                         columns=(x0, z0, x0 + block_chunks, z0 + block_chunks)):
+        out = {}
+        for name in FIELDS:
+            values = fields[name]
+            first = values.flat[0]
+            out[name] = int(first) if np.all(values == first) else compressor.compress(values.tobytes())
+        chunks.append((chunk, out))
     return TerrainBlock(tuple(block), tuple(chunks))
 
 

@@ -457,7 +457,7 @@ class WorldNavigation:
             best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
         return best
 
-    def _chunk_columns(self, tile) -> tuple[int, int, int, int]:
+    def chunk_columns(self, tile) -> tuple[int, int, int, int]:
         """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
         those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
         reach, widened to the props reaching in (the bake reads the ground under them)."""
@@ -485,14 +485,14 @@ class WorldNavigation:
     def _bakeable(self, tile, ok: np.ndarray) -> bool:
         """Whether every chunk a bake of ``tile`` reads, and the lower neighbours their collision meshes join,
         is meshed (``ok``: every chunk of the column (ci, ck) meshed)."""
-        ci0, ck0, ci1, ck1 = self._chunk_columns(tile)
+        ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
         return bool(ok[max(ci0 - 1, 0):ci1 + 1, max(ck0 - 1, 0):ck1 + 1].all())
 
     def _read_chunks(self, tiles) -> list[tuple[int, int, int]]:
         height = self.volume.chunk_grid_shape[1]
         columns = set()
         for tile in tiles:
-            ci0, ck0, ci1, ck1 = self._chunk_columns(tile)
+            ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
             columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
         return sorted((ci, cj, ck) for ci, ck in columns for cj in range(height))
 

@@ -370,14 +370,16 @@ def chunk_boxes(settings: GeneratorSettings, chunk_size: int = 32) -> list[tuple
 
 
 def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: int | None = None,
-                    materials: MaterialTable | None = None) -> Iterator[tuple[tuple[int, int, int],
-                                                                             dict[str, np.ndarray]]]:
+                    materials: MaterialTable | None = None, columns: tuple[int, int, int, int] | None = None
+                    ) -> Iterator[tuple[tuple[int, int, int], dict[str, np.ndarray]]]:
     """Every chunk of the world as ``(chunk index (ci, cj, ck), fields)``, column by column (x slowest, then z,
     then y), each field a C-contiguous array of the chunk's shape (the last chunk on an axis may be partial).
 
     Generates a whole column of chunks per task (``chunk_size`` x height x ``chunk_size`` voxels), so the
     surface of a column is computed once for all its chunks, on ``workers`` threads (``os.cpu_count()`` when
-    omitted). Equal to :func:`generate_block` of each chunk's box, bit for bit.
+    omitted). Equal to :func:`generate_block` of each chunk's box, bit for bit. ``columns`` ``(ci0, ck0, ci1, ck1)``:
+    only the columns of chunks ``ci0 <= ci < ci1``, ``ck0 <= ck < ck1`` (a part of the world, as a bake's task
+    generates), in the same order.
 
     >>> settings = GeneratorSettings(size=32.0, height=32.0, ground_level=16.0, hill_height=4.0)
     >>> chunk, fields = next(generate_chunks(settings, 32))
@@ -387,9 +389,16 @@ def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: 
     settings = _check_settings(settings)
     chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
     nx, ny, nz = settings.shape
-    columns = [((i, 0, k), (min(chunk_size, nx - i), ny, min(chunk_size, nz - k)))
-               for i in range(0, nx, chunk_size) for k in range(0, nz, chunk_size)]
-    for (lo, _), fields in generate_blocks(settings, columns, workers=workers, materials=materials):
+    if columns is None:
+        ci0, ck0, ci1, ck1 = 0, 0, -(-nx // chunk_size), -(-nz // chunk_size)
+    elif isinstance(columns, (tuple, list)) and len(columns) == 4:
+        ci0, ck0, ci1, ck1 = (check_integer(f"columns[{n}]", c, minimum=0) for n, c in enumerate(columns))
+    else:
+        raise ParameterError("columns", columns, "(ci0, ck0, ci1, ck1) chunk column indices, or None")
+    boxes = [((i, 0, k), (min(chunk_size, nx - i), ny, min(chunk_size, nz - k)))
+             for i in range(ci0 * chunk_size, min(ci1 * chunk_size, nx), chunk_size)
+             for k in range(ck0 * chunk_size, min(ck1 * chunk_size, nz), chunk_size)]
+    for (lo, _), fields in generate_blocks(settings, boxes, workers=workers, materials=materials):
         for j in range(0, ny, chunk_size):
             window = slice(j, min(j + chunk_size, ny))
             yield ((lo[0] // chunk_size, j // chunk_size, lo[2] // chunk_size),
