@@ -21,13 +21,13 @@ from voxelworld.bake import bake_world
 from voxelworld.bake.records import mesh_record, read_row, tile_record
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.game.navigation import WorldNavigation
-from voxelworld.game.settings import WorldSettings
-from voxelworld.game.world import Inputs, World
+from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.meshing import MAX_DETAIL_LEVEL, ChunkMesher
-from voxelworld.terrain import GeneratorSettings, generate_world
+from voxelworld.terrain import GeneratorSettings
 
-STREAMING = WorldSettings(view_distance=24.0, detail_distances=(8.0, 16.0), stream_chunks_per_frame=16)
+from ..io.streaming_world import saved_streaming_world
+
 GROUND = GeneratorSettings(size=64.0, height=32.0, ground_level=12.0, hill_height=4.0, cliff_strength=0.3, seed=5)
 TABLES = {"bake_meshes": "SELECT cx, cy, cz, kind, level, version, sha256 FROM bake_meshes ORDER BY 1, 2, 3, 4, 5",
           "bake_tiles": "SELECT ti, tk, sha256 FROM bake_tiles ORDER BY 1, 2",
@@ -36,10 +36,8 @@ TABLES = {"bake_meshes": "SELECT cx, cy, cz, kind, level, version, sha256 FROM b
 
 @pytest.fixture(scope="module")
 def world_file(tmp_path_factory):
-    world = World(generate_world(GROUND, chunk_size=16), settings=STREAMING)
-    world.step(Inputs())
     path = tmp_path_factory.mktemp("bake") / "world.vwd"
-    save_world(world, path)
+    saved_streaming_world(GROUND, path)
     return path
 
 

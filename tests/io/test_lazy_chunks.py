@@ -11,25 +11,21 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import FormatError
-from voxelworld.game.settings import WorldSettings
 from voxelworld.game.world import UNLOAD_MARGIN_CHUNKS, Inputs, World
 from voxelworld.io import load_world, save_world
-from voxelworld.terrain import FIELDS, GeneratorSettings, Sphere, Tool, generate_world
+from voxelworld.terrain import FIELDS, GeneratorSettings, Sphere, Tool
 
 from ..game.test_streaming import assert_meshes_are_fresh
+from .streaming_world import STREAMING, saved_streaming_world
 
-STREAMING = WorldSettings(view_distance=24.0, detail_distances=(8.0, 16.0), stream_chunks_per_frame=16)
 GROUND = GeneratorSettings(size=160.0, height=48.0, ground_level=20.0, hill_height=4.0, cliff_strength=0.0, seed=3)
 DIG = Tool(gives_way_below=20.0, unbreakable_from=20.0)
 
 
 @pytest.fixture(scope="module")
 def world_file(tmp_path_factory):
-    world = World(generate_world(GROUND, chunk_size=16), settings=STREAMING)
-    world.step(Inputs())
     path = tmp_path_factory.mktemp("lazy") / "world.vwd"
-    save_world(world, path)
-    return path, world.voxel_hash()
+    return path, saved_streaming_world(GROUND, path).voxel_hash()
 
 
 def walk(world: World, yaw: float, frames: int, until) -> None:
