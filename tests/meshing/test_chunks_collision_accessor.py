@@ -43,3 +43,37 @@ def test_collision_key_changes_exactly_when_the_collision_mesh_near_a_point_does
     changed = mesher.collision_mesh(near=near, radius=radius)
     assert changed.triangle_count != mesh.triangle_count or not np.array_equal(changed.positions, mesh.positions)
     assert mesher.collision_key()[0] != key[0]  # the whole volume covers other chunks
+
+
+def _same_mesh(a, b) -> bool:
+    return (np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices)
+            and np.array_equal(a.tri_material, b.tri_material))
+
+
+def test_a_dig_drops_only_the_collision_meshes_it_changed_and_the_kept_ones_equal_a_fresh_meshers():
+    world = demo_terrain()
+    mesher = ChunkMesher(world)
+    mesher.update()
+    chunks = sorted(mesher.meshes)
+    for chunk in chunks:
+        mesher.chunk_collision_mesh(chunk)  # every collision surface kept, as near a player
+    rng = np.random.default_rng(3)
+    dropped = []
+    for _ in range(6):
+        chunk = chunks[int(rng.integers(len(chunks)))]
+        inside = (np.array(chunk) + rng.uniform(0.3, 0.7, 3)) * world.chunk_size
+        before = {c: mesher.collision_revision(c) for c in chunks}
+        world.remove(Sphere(tuple(world.index_to_world(inside)), 1.5))
+        rebuilt = mesher.update().surfaces_rebuilt
+        after = {c: mesher.collision_revision(c) for c in chunks}
+        bumped = {c for c in chunks if after[c] != before[c]}
+        assert bumped <= {tuple(c + o for c, o in zip(chunk, offset)) for chunk in rebuilt
+                          for offset in np.ndindex(2, 2, 2)}
+        dropped.append(len(bumped))
+        # Whatever was kept or made again is what a mesher made from scratch makes.
+        fresh = ChunkMesher(world)
+        fresh.update()
+        for c in chunks:
+            assert _same_mesh(mesher.chunk_collision_mesh(c), fresh.chunk_collision_mesh(c)), c
+    # A small dig inside a chunk drops its own mesh and rarely a neighbour's: far fewer than the 8 joining it.
+    assert 0 < np.mean(dropped) < 4

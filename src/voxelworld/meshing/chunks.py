@@ -146,7 +146,9 @@ class ChunkMesher:
                  options: MeshOptions = MeshOptions()):
         self.materials, self.options = check_mesher_inputs(volume, materials, options)
         self.volume = volume
-        self._collision_revisions: dict[tuple, int] = {}  # times each chunk's collision mesh was dropped
+        # Times each chunk's collision mesh was dropped (collision_key compares them, a slice at a time).
+        self._collision_revisions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        self._chunk_lists: dict[tuple, tuple] = {}  # the chunks of a box of the grid, by box and activity (_chunks_in)
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
         self._active = np.ones(volume.chunk_grid_shape, dtype=bool)  # the chunks meshed (set_active)
@@ -169,6 +171,9 @@ class ChunkMesher:
         self._raw: dict[tuple, ChunkSurface] = {}
         self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
+        # Chunks refreshed since the last collision query whose collision surface was kept: that surface, to tell
+        # which collision meshes the new one changes (_settle_collision).
+        self._collision_stale: dict[tuple, ChunkSurface] = {}
         self._display: dict[tuple, DisplayMesh] = {}
         self._collision: dict[tuple, CollisionMesh] = {}
         # Between the steps of update(): chunks whose vertices were refreshed but not yet simplified, those
@@ -424,7 +429,7 @@ class ChunkMesher:
                 lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
             self._raw[chunk] = raw
             self._vertex_free[chunk] = raw.vertex_count == 0
-            self._forget_collision(chunk)
+            self._refresh_collision(chunk)
             self._stamps[chunk] += 1
         self._refreshed |= rebuild
         return frozenset(rebuild)
@@ -872,7 +877,7 @@ class ChunkMesher:
         the chunk changes. Reflects the volume as of the last :meth:`update`."""
         if self._fields is None:
             self.update()
-        chunks = self._chunks_in(box, near, radius)
+        chunks = self._chunks_in(box, near, radius)[0]
         return merge_collision_meshes([self.chunk_collision_mesh(chunk) for chunk in chunks])
 
     def chunk_collision_mesh(self, chunk: tuple[int, int, int]) -> CollisionMesh:
@@ -885,6 +890,7 @@ class ChunkMesher:
         grid = self.volume.chunk_grid_shape
         if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
             raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
+        self._settle_collision()
         if chunk not in self._collision:
             self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True,
                                                     fields=self._fields)
@@ -901,29 +907,80 @@ class ChunkMesher:
             self._collision_surfaces[chunk] = surface
         return self._collision_surfaces[chunk]
 
+    def _refresh_collision(self, chunk) -> None:
+        """``chunk``'s raw surface was made again. Where its collision surface was kept (a hot chunk someone
+        collides with), the old one waits until the next collision query (:meth:`_settle_collision`) to tell what
+        changed; elsewhere the collision meshes joining it are dropped now."""
+        if chunk in self._collision_stale:
+            return  # the oldest kept surface is what the meshes still kept were made of
+        old = self._collision_surfaces.pop(chunk, None)
+        if old is None:
+            self._forget_collision(chunk)
+        else:
+            self._collision_stale[chunk] = old
+
+    def _settle_collision(self) -> None:
+        """Make the collision surfaces of the chunks refreshed since the last query again and drop only the meshes
+        that changed: none when the simplified surface is the same, else the chunk's own and those of the upper
+        neighbours joining a changed top-layer cell (a dig drops one or two collision meshes, not eight)."""
+        if not self._collision_stale:
+            return
+        stale, self._collision_stale = self._collision_stale, {}
+        for chunk, old in sorted(stale.items()):
+            new = self._collision_surface(chunk)
+            if unchanged_surface(old, new):
+                continue
+            for changed in {chunk} | self._neighbours_seeing_changes(chunk, old, new):
+                self._collision.pop(changed, None)
+                self._collision_revisions[changed] += 1
+
     def _forget_collision(self, chunk) -> None:
         self._collision_surfaces.pop(chunk, None)
-        for offset in product((0, 1), repeat=3):
-            upper = tuple(c + o for c, o in zip(chunk, offset))
+        self._collision_stale.pop(chunk, None)
+        self._collision.pop(chunk, None)
+        self._collision_revisions[chunk] += 1
+        for upper in _upper_neighbours(chunk, self.volume.chunk_grid_shape):  # their quads join its vertices
             self._collision.pop(upper, None)
-            self._collision_revisions[upper] = self._collision_revisions.get(upper, 0) + 1
+            self._collision_revisions[upper] += 1
 
     def collision_key(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> tuple:
         """A value equal between two calls exactly when :meth:`collision_mesh` with the same arguments would
         give the same mesh: the chunks it covers and how many times each one's collision mesh was rebuilt.
-        Cheap: use it to rebuild what is made from a collision mesh (a BVH) only when it changed."""
-        chunks = self._chunks_in(box, near, radius)
-        return tuple(chunks), tuple(self._collision_revisions.get(chunk, 0) for chunk in chunks)
+        Cheap (no Python loop over the chunks): use it to rebuild what is made from a collision mesh (a BVH) only
+        when it changed."""
+        self._settle_collision()
+        chunks, window = self._chunks_in(box, near, radius)
+        revisions = self._collision_revisions[window][self._active[window]] if window is not None else ()
+        return chunks, bytes(memoryview(np.ascontiguousarray(revisions))) if window is not None else b""
 
-    def _chunks_in(self, box, near, radius) -> list[tuple]:
-        """The active chunks whose triangles may reach into ``box`` (or the ball ``near``, ``radius``)."""
-        chunks = self._chunks_near(box, near, radius)
-        return chunks if self._active.all() else [c for c in chunks if self._active[c]]
+    def collision_revision(self, chunk) -> int:
+        """How many times the collision mesh of ``chunk`` (i, j, k) was dropped: a chunk's mesh made with the same
+        revision is the same mesh."""
+        self._settle_collision()
+        return int(self._collision_revisions[tuple(chunk)])
 
-    def _chunks_near(self, box, near, radius) -> list[tuple]:
+    def _chunks_in(self, box, near, radius) -> tuple[tuple, tuple | None]:
+        """The active chunks whose triangles may reach into ``box`` (or the ball ``near``, ``radius``), and the
+        window of the chunk grid (a tuple of slices) they lie in (None: no chunk). The list is made once for each
+        window and activity and kept."""
+        window = self._window_near(box, near, radius)
+        if window is None:
+            return (), None
+        active = self._active[window]
+        key = (tuple((s.start, s.stop) for s in window), bytes(memoryview(np.ascontiguousarray(active))))
+        chunks = self._chunk_lists.get(key)
+        if chunks is None:
+            if len(self._chunk_lists) > 64:  # windows of places left long ago
+                self._chunk_lists.clear()
+            offset = np.array([s.start for s in window])
+            chunks = self._chunk_lists[key] = tuple(tuple(c) for c in (np.argwhere(active) + offset).tolist())
+        return chunks, window
+
+    def _window_near(self, box, near, radius) -> tuple | None:
         volume = self.volume
+        grid = np.array(volume.chunk_grid_shape)
         if box is None and near is None:
-            return all_chunks(volume)
+            return tuple(slice(0, int(n)) for n in grid)
         if box is not None and near is not None:
             raise ParameterError("near", near, "None when a box is given (ask for one or the other)")
         if near is not None:
@@ -937,14 +994,13 @@ class ChunkMesher:
         size = volume.chunk_size
         lo = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64)
         hi = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64)
-        grid = np.array(volume.chunk_grid_shape)
+        if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
+            return None
         # A chunk's triangles join its cells' vertices to its lower neighbours' (merged) vertices, so they
         # span from one chunk below it to its own far side.
         first = np.clip(lo // size - 1, 0, grid - 1)
         last = np.clip(hi // size + 1, 0, grid - 1)
-        if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
-            return []
-        return list(product(*(range(a, b + 1) for a, b in zip(first, last))))
+        return tuple(slice(int(a), int(b) + 1) for a, b in zip(first, last))
 
 
 def _described(value) -> str:
