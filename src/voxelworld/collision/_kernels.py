@@ -169,6 +169,87 @@ def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
     return nodes
 
 
+@nb.njit(cache=True, nogil=True)
+def offset_nodes(node_a, node_b, node_offset, tri_offset):
+    """Move copied nodes to their place in a combined tree: children by ``node_offset``, leaves' first triangle
+    by ``tri_offset`` (both per node)."""
+    for i in range(node_a.shape[0]):
+        if node_a[i] >= 0:
+            node_a[i] += node_offset[i]
+            node_b[i] += node_offset[i]
+        else:
+            node_a[i] -= tri_offset[i]
+
+
+@nb.njit(cache=True, nogil=True)
+def top_tree(root_lo, root_hi, roots, node_lo, node_hi, node_a, node_b):
+    """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them: P - 1 inner nodes
+    numbered 0.. (children after their parent), whose children are other top nodes or the parts' roots
+    (``roots[p]``, node numbers in the combined arrays). Each node splits its parts where the surface area
+    heuristic (area x parts) is least, over the parts sorted by box centre along each axis (a stable sort:
+    deterministic)."""
+    parts = roots.shape[0]
+    if parts < 2:
+        return
+    centres = (root_lo + root_hi) * 0.5
+    order = np.arange(parts)
+    best_order = np.empty(parts, dtype=np.int64)
+    left_area = np.empty(parts)
+    stack_node = np.empty(parts, dtype=np.int64)
+    stack_start = np.empty(parts, dtype=np.int64)
+    stack_end = np.empty(parts, dtype=np.int64)
+    stack_node[0], stack_start[0], stack_end[0] = 0, 0, parts
+    depth = 1
+    nodes = 1
+    while depth > 0:
+        depth -= 1
+        node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
+        for axis in range(3):
+            low, high = np.inf, -np.inf
+            for q in range(start, end):
+                low = min(low, root_lo[order[q], axis])
+                high = max(high, root_hi[order[q], axis])
+            node_lo[node, axis], node_hi[node, axis] = low, high
+        count = end - start
+        best_cost, best_split = np.inf, start + count // 2
+        best_order[start:end] = order[start:end]
+        for axis in range(3):
+            sorted_ = order[start:end][np.argsort(centres[order[start:end], axis], kind="mergesort")]
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            for k in range(count - 1):
+                p = sorted_[k]
+                x0, y0, z0 = min(x0, root_lo[p, 0]), min(y0, root_lo[p, 1]), min(z0, root_lo[p, 2])
+                x1, y1, z1 = max(x1, root_hi[p, 0]), max(y1, root_hi[p, 1]), max(z1, root_hi[p, 2])
+                left_area[k] = box_area(x0, y0, z0, x1, y1, z1)
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            for k in range(count - 1, 0, -1):  # split between sorted k - 1 and k
+                p = sorted_[k]
+                x0, y0, z0 = min(x0, root_lo[p, 0]), min(y0, root_lo[p, 1]), min(z0, root_lo[p, 2])
+                x1, y1, z1 = max(x1, root_hi[p, 0]), max(y1, root_hi[p, 1]), max(z1, root_hi[p, 2])
+                cost = left_area[k - 1] * k + box_area(x0, y0, z0, x1, y1, z1) * (count - k)
+                if cost < best_cost or (cost == best_cost and abs(2 * k - count) < abs(2 * (best_split - start)
+                                                                                       - count)):
+                    best_cost, best_split = cost, start + k
+                    best_order[start:end] = sorted_
+        order[start:end] = best_order[start:end]
+        children = (start, best_split, best_split, end)
+        for side in range(2):
+            first, last = children[2 * side], children[2 * side + 1]
+            if last - first == 1:
+                child = roots[order[first]]
+            else:
+                child = nodes
+                nodes += 1
+                stack_node[depth], stack_start[depth], stack_end[depth] = child, first, last
+                depth += 1
+            if side == 0:
+                node_a[node] = child
+            else:
+                node_b[node] = child
+
+
 @nb.njit(cache=True, inline="always")
 def box_area(x0, y0, z0, x1, y1, z1):
     dx, dy, dz = x1 - x0, y1 - y0, z1 - z0

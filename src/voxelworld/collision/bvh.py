@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,16 +156,78 @@ class TriangleBVH:
 
     def _build(self) -> None:
         count = len(self.indices)
-        self._tri_lo, self._tri_hi = np.empty((count, 3)), np.empty((count, 3))
-        centroids = np.empty((count, 3))
-        _kernels.triangle_boxes(self.positions, self.indices, self._tri_lo, self._tri_hi, centroids)
+        tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
+        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
         self._order = np.empty(count, dtype=np.int64)
         capacity = 2 * count + 1
         self._node_lo, self._node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
         self._node_a, self._node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-        self._nodes = _kernels.build(self._tri_lo, self._tri_hi, centroids, self._order, self._node_lo,
-                                     self._node_hi, self._node_a, self._node_b)
+        self._nodes = _kernels.build(tri_lo, tri_hi, centroids, self._order, self._node_lo, self._node_hi,
+                                     self._node_a, self._node_b)
         self._normals_from_positions()
+
+    @classmethod
+    def combine(cls, parts: Sequence[TriangleBVH]) -> TriangleBVH:
+        """One BVH over the triangles of several, each part's tree kept whole beneath a small tree over the
+        parts' root boxes (two-level collision: a BVH per chunk, combined near the player).
+
+        Part ``p``'s triangle ``t`` becomes triangle ``sum(earlier parts' counts) + t`` (its vertices are
+        offset likewise; materials and objects are kept), and every query answers exactly as a
+        :class:`TriangleBVH` built from the concatenated arrays would. No part is rebuilt: the cost is copying
+        the parts' arrays and a tree over ``len(parts)`` boxes.
+
+        Parameters
+        ----------
+        parts : sequence of TriangleBVH
+            At least one.
+
+        Examples
+        --------
+        >>> floor = TriangleBVH([[0, 0, 0], [10, 0, 0], [0, 0, 10]], [[0, 2, 1]], tri_material=[4])
+        >>> wall = TriangleBVH([[3, 0, 0], [3, 9, 0], [3, 0, 9]], [[0, 1, 2]], tri_material=[7])
+        >>> both = TriangleBVH.combine([floor, wall])
+        >>> hits = both.raycast([[1.0, 5.0, 1.0], [0.0, 1.0, 1.0]], [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0]])
+        >>> hits.triangle.tolist(), hits.material.tolist(), both.indices[1].tolist()
+        ([0, 1], [4, 7], [3, 4, 5])
+        """
+        legal = "a non-empty sequence (list or tuple) of TriangleBVH"
+        if not isinstance(parts, Sequence) or isinstance(parts, (str, bytes)) or len(parts) == 0:
+            raise ParameterError("parts", parts, legal)
+        for part in parts:
+            if not isinstance(part, TriangleBVH):
+                raise ParameterError("parts", f"a sequence holding {type(part).__name__}", legal)
+        tri_counts = np.array([len(p.indices) for p in parts], dtype=np.int64)
+        vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
+        node_counts = np.array([p._nodes for p in parts], dtype=np.int64)
+        count = len(parts)
+        tri_offsets = np.concatenate(([0], np.cumsum(tri_counts)[:-1]))
+        vertex_offsets = np.concatenate(([0], np.cumsum(vertex_counts)[:-1]))
+        # The top tree's count - 1 inner nodes come first, then each part's nodes in part order.
+        node_offsets = count - 1 + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        self = cls.__new__(cls)
+        self.positions = np.concatenate([p.positions for p in parts])
+        self.indices = np.concatenate([p.indices for p in parts])
+        self.indices += np.repeat(vertex_offsets, tri_counts)[:, None]
+        self.tri_material = np.concatenate([p.tri_material for p in parts])
+        self.tri_object = np.concatenate([p.tri_object for p in parts])
+        self.normals = np.concatenate([p.normals for p in parts])
+        self._order = np.concatenate([p._order for p in parts])
+        self._order += np.repeat(tri_offsets, tri_counts)
+        total = count - 1 + int(node_counts.sum())
+        self._node_lo, self._node_hi = np.empty((total, 3)), np.empty((total, 3))
+        self._node_a, self._node_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        top = slice(0, count - 1)
+        np.concatenate([p._node_lo[:p._nodes] for p in parts], out=self._node_lo[count - 1:])
+        np.concatenate([p._node_hi[:p._nodes] for p in parts], out=self._node_hi[count - 1:])
+        np.concatenate([p._node_a[:p._nodes] for p in parts], out=self._node_a[count - 1:])
+        np.concatenate([p._node_b[:p._nodes] for p in parts], out=self._node_b[count - 1:])
+        _kernels.offset_nodes(self._node_a[count - 1:], self._node_b[count - 1:], np.repeat(node_offsets, node_counts),
+                              np.repeat(tri_offsets, node_counts))
+        roots = node_offsets
+        _kernels.top_tree(self._node_lo[roots], self._node_hi[roots], roots, self._node_lo[top], self._node_hi[top],
+                          self._node_a[top], self._node_b[top])
+        self._nodes = total
+        return self
 
     def _normals_from_positions(self) -> None:
         self.normals = np.empty((len(self.indices), 3))
@@ -178,10 +241,11 @@ class TriangleBVH:
             raise ParameterError("positions", f"array of shape {positions.shape}",
                                  f"the same shape as before, {self.positions.shape}")
         self.positions = positions.copy()
-        centroids = np.empty((len(self.indices), 3))
-        _kernels.triangle_boxes(self.positions, self.indices, self._tri_lo, self._tri_hi, centroids)
-        _kernels.refit(self._tri_lo, self._tri_hi, self._order, self._node_lo, self._node_hi, self._node_a,
-                       self._node_b, self._nodes)
+        count = len(self.indices)
+        tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
+        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
+        _kernels.refit(tri_lo, tri_hi, self._order, self._node_lo, self._node_hi, self._node_a, self._node_b,
+                       self._nodes)
         self._normals_from_positions()
 
     # ---------------------------------------------------------------------------------------------- rays
