@@ -1,32 +1,99 @@
-"""`Collider`: the triangles a world's actors collide with (the terrain's collision mesh near them, the props)."""
+"""`Collider`: the triangles a world's actors collide with (the terrain's collision mesh near them, the props), as
+two levels: a :class:`~voxelworld.collision.TriangleBVH` per chunk, rebuilt only when that chunk's collision mesh
+changes (:func:`chunk_bvhs`), combined under a small tree of their boxes (:meth:`TriangleBVH.combine`)."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
 from ..collision import Contacts, RayHits, TriangleBVH
-from ..meshing import CollisionMesh
+from ..meshing import ChunkMesher
 from ..terrain import MaterialTable
 from .level import Prop
 
+__all__ = ["Collider", "ChunkBVHs", "chunk_bvhs"]
+
+# Lookups between two sweeps of the chunks nobody asked for (ChunkBVHs.parts).
+_SWEEP_EVERY = 256
+
+
+class ChunkBVHs:
+    """The collision BVH of each chunk of a mesher, made from the chunk's collision mesh on first request and
+    kept until that mesh changes (:meth:`ChunkMesher.collision_revision`). Every consumer of a mesher's collision
+    (the world's collider, an enemy's blade) shares one (:func:`chunk_bvhs`), so a chunk's BVH is built once.
+    Chunks no lookup named for a while are let go."""
+
+    def __init__(self, mesher: ChunkMesher):
+        self.mesher = mesher
+        self._bvhs: dict[tuple, tuple[int, TriangleBVH | None]] = {}
+        self._used: dict[tuple, int] = {}
+        self._lookups = 0
+        self.builds = 0  # BVHs built so far (chunks whose collision mesh changed, or first asked for)
+
+    def parts(self, chunks) -> list[TriangleBVH]:
+        """The BVHs of ``chunks`` (active chunks of the mesher) that hold triangles, in their order."""
+        self._lookups += 1
+        lookup, mesher, found = self._lookups, self.mesher, []
+        for chunk in chunks:
+            revision = mesher.collision_revision(chunk)
+            entry = self._bvhs.get(chunk)
+            if entry is None or entry[0] != revision:
+                mesh = mesher.chunk_collision_mesh(chunk)
+                entry = self._bvhs[chunk] = (revision, TriangleBVH(mesh.positions, mesh.indices, mesh.tri_material)
+                                             if mesh.triangle_count else None)
+                self.builds += 1
+            self._used[chunk] = lookup
+            if entry[1] is not None:
+                found.append(entry[1])
+        if lookup % _SWEEP_EVERY == 0:
+            for chunk in [c for c, last in self._used.items() if last <= lookup - _SWEEP_EVERY]:
+                del self._used[chunk], self._bvhs[chunk]
+        return found
+
+
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def chunk_bvhs(mesher: ChunkMesher) -> ChunkBVHs:
+    """The :class:`ChunkBVHs` every consumer of ``mesher``'s collision meshes shares."""
+    shared = _SHARED.get(mesher)
+    if shared is None:
+        shared = _SHARED[mesher] = ChunkBVHs(mesher)
+    return shared
+
+
+def prop_bvh(props: tuple[Prop, ...], materials: MaterialTable) -> TriangleBVH | None:
+    """One BVH of every prop's triangles (object: the prop's index), None without props."""
+    if not props:
+        return None
+    offsets = np.cumsum([0] + [len(p.positions) for p in props])
+    return TriangleBVH(np.concatenate([p.positions for p in props]),
+                       np.concatenate([p.indices + offsets[n] for n, p in enumerate(props)]),
+                       np.concatenate([np.full(len(p.indices), materials.id_of(p.material), np.uint8) for p in props]),
+                       np.concatenate([np.full(len(p.indices), n, np.int64) for n, p in enumerate(props)]))
+
 
 class Collider:
-    """The triangles actors collide with: the terrain's collision mesh near them plus the props, in one
-    :class:`~voxelworld.collision.TriangleBVH`. Terrain triangles have object -1, a prop's triangles the
-    prop's index; every triangle carries one material id."""
+    """The triangles actors collide with: the terrain's collision mesh of some chunks plus the props, in one
+    :class:`~voxelworld.collision.TriangleBVH` (``bvh``; None without triangles) combined from the chunks' own
+    BVHs and the props'. Terrain triangles come first, by chunk, with object -1; then the props' triangles with
+    the prop's index; every triangle carries one material id.
 
-    def __init__(self, terrain: CollisionMesh, props: tuple[Prop, ...], materials: MaterialTable):
+    Parameters
+    ----------
+    parts : sequence of TriangleBVH
+        The chunks' BVHs (object -1), in chunk order.
+    props : TriangleBVH or None
+        The props' BVH (:func:`prop_bvh`).
+    materials : MaterialTable
+    """
+
+    def __init__(self, parts, props: TriangleBVH | None, materials: MaterialTable):
         self.materials = materials
-        positions = [terrain.positions.astype(np.float64)] + [p.positions for p in props]
-        offsets = np.cumsum([0] + [len(p) for p in positions])
-        indices = [terrain.indices.astype(np.int64)] + [p.indices + offsets[n + 1] for n, p in enumerate(props)]
-        tri_material = [terrain.tri_material] + [np.full(len(p.indices), materials.id_of(p.material), np.uint8)
-                                                 for p in props]
-        tri_object = [np.full(terrain.triangle_count, -1, np.int64)] + [np.full(len(p.indices), n, np.int64)
-                                                                        for n, p in enumerate(props)]
-        count = sum(len(i) for i in indices)
-        self.bvh = TriangleBVH(np.concatenate(positions), np.concatenate(indices), np.concatenate(tri_material),
-                               np.concatenate(tri_object)) if count else None
+        parts = list(parts) + ([] if props is None else [props])
+        self.bvh = TriangleBVH.combine(parts) if parts else None
 
     @property
     def triangle_count(self) -> int:

@@ -19,6 +19,7 @@ from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Contact
 from ..terrain import Volume, VoxelVolume
+from .collider import chunk_bvhs
 
 __all__ = ["TerrainContacts"]
 
@@ -62,15 +63,15 @@ class TerrainContacts:
         self._bvh: TriangleBVH | None = None
 
     def refresh(self, centre) -> None:
-        """Take the collision mesh within ``reach`` of ``centre`` (m), rebuilding the BVH only when those
-        triangles changed."""
+        """Take the collision mesh within ``reach`` of ``centre`` (m), combining the chunks' BVHs again only when
+        those triangles changed (each chunk's BVH is the one the world's collider shares,
+        :func:`~voxelworld.game.collider.chunk_bvhs`)."""
         centre = np.array(check_point("centre", centre))
         key = self.mesher.collision_key(near=centre, radius=self.reach)
         if key != self._key:
             self._key = key
-            mesh = self.mesher.collision_mesh(near=centre, radius=self.reach)
-            self._bvh = TriangleBVH(mesh.positions, mesh.indices, tri_material=mesh.tri_material) \
-                if mesh.triangle_count else None
+            parts = chunk_bvhs(self.mesher).parts(key[0])
+            self._bvh = TriangleBVH.combine(parts) if parts else None
 
     def voxel_material(self, point, normal) -> int:
         """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,

@@ -56,10 +56,10 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, PreparedChanges, detail_levels, merge_collision_meshes
+from ..meshing import ChunkMesher, PreparedChanges, detail_levels
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
-from .collider import Collider
+from .collider import Collider, chunk_bvhs, prop_bvh
 from .detail import budgeted_levels, chunk_distances, next_levels, wanted_levels
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
@@ -187,7 +187,7 @@ class World:
                     "dt": number(minimum=0.0, unit="s"), "inputs": instance(Inputs),
                     "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
                     "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "snapshot": instance(Snapshot)}
-    OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "volume", "materials", "props", "settings", "player",
+    OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings", "player",
                         "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_streamed", "_prepared", "_prepared_frame")
@@ -237,6 +237,7 @@ class World:
         self._queue: list[VoxelEdit] = []
         self._frame_events: list[Event] = []
         self._collider_key: tuple | None = None
+        self._prop_bvh = prop_bvh(props, materials)
         self._refresh_collider(force=True)
         self.actions = PlayerActions(settings.actions)
         self.actions.attach(self)
@@ -284,8 +285,7 @@ class World:
                             isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         self.rng = rng
-        self.collider = Collider(merge_collision_meshes([self.mesher.chunk_collision_mesh(c) for c in chunks]),
-                                 self.props, self.materials)
+        self.collider = Collider(chunk_bvhs(self.mesher).parts(chunks), self._prop_bvh, self.materials)
         # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives
         # what the saved world's would hold then (rebuilt or kept, it is made of the current chunks' meshes).
         self._collider_key = (chunks, None)
@@ -546,15 +546,16 @@ class World:
         return np.array(points)
 
     def _refresh_collider(self, force: bool = False) -> None:
-        """Rebuild the collision BVH when the chunks around the actors are others, or when one of their
-        collision meshes was rebuilt (:meth:`ChunkMesher.collision_key`)."""
+        """Combine the collision BVH again when the chunks around the actors are others, or when one of their
+        collision meshes was rebuilt (:meth:`ChunkMesher.collision_key`): only the changed chunks' BVHs are built
+        again (:func:`~voxelworld.game.collider.chunk_bvhs`)."""
         points = self._focus_points()
         radius = self.settings.collision_radius
         box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
         key = self.mesher.collision_key(box)
         if force or key != self._collider_key:
             self._collider_key = key
-            self.collider = Collider(self.mesher.collision_mesh(box), self.props, self.materials)
+            self.collider = Collider(chunk_bvhs(self.mesher).parts(key[0]), self._prop_bvh, self.materials)
 
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:
