@@ -1,0 +1,67 @@
+"""The world's collider as two levels: a BVH per chunk, built only when that chunk's collision mesh changes,
+combined with the props' BVH; it answers as one BVH over the merged collision mesh and the props would."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voxelworld.collision import TriangleBVH
+from voxelworld.game.collider import chunk_bvhs
+from voxelworld.game.world import Inputs, World
+from voxelworld.meshing import merge_collision_meshes
+from voxelworld.terrain import Sphere
+
+
+def _reference(world: World) -> TriangleBVH:
+    """One BVH over the collider's chunks' merged collision mesh, then the props (the collider before issue 29)."""
+    terrain = merge_collision_meshes([world.mesher.chunk_collision_mesh(c) for c in world._collider_key[0]])
+    positions = [terrain.positions.astype(np.float64)] + [p.positions for p in world.props]
+    offsets = np.cumsum([0] + [len(p) for p in positions])
+    indices = [terrain.indices.astype(np.int64)] + [p.indices + offsets[n + 1] for n, p in enumerate(world.props)]
+    material = [terrain.tri_material] + [np.full(len(p.indices), world.materials.id_of(p.material), np.uint8)
+                                         for p in world.props]
+    objects = [np.full(terrain.triangle_count, -1)] + [np.full(len(p.indices), n) for n, p in enumerate(world.props)]
+    return TriangleBVH(np.concatenate(positions), np.concatenate(indices), np.concatenate(material),
+                       np.concatenate(objects))
+
+
+def _rays(world: World, count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    lo, hi = world.volume.origin, world.volume.index_to_world(np.array(world.volume.shape) - 1)
+    origins = rng.uniform(lo, hi, (count, 3))
+    directions = rng.normal(size=(count, 3))
+    return origins, directions
+
+
+def test_the_combined_collider_answers_as_one_bvh_over_the_merged_mesh_before_and_after_digs():
+    world = World.demo(seed=0)
+    for frame in range(3):
+        if frame:
+            world.volume.remove(Sphere(tuple(world.player.position + [2.0, 0.0, 1.0 * frame]), 1.2))
+            world.step(Inputs())
+        reference = _reference(world)
+        origins, directions = _rays(world, 400, frame)
+        ours, theirs = world.collider.raycast(origins, directions), reference.raycast(origins, directions)
+        assert ours.hit.sum() > 50
+        for name in ("distance", "triangle", "material", "object"):
+            assert np.array_equal(getattr(ours, name), getattr(theirs, name)), name
+        a, b = origins[:50], origins[:50] + directions[:50]
+        ours, theirs = world.collider.overlap_capsule(a, b, 1.5), reference.overlap_capsule(a, b, 1.5)
+        assert len(ours.triangle) and np.array_equal(ours.triangle, theirs.triangle)
+        assert np.array_equal(ours.depth, theirs.depth)
+
+
+def test_a_dig_builds_again_only_the_bvhs_of_the_chunks_whose_collision_mesh_changed():
+    world = World.demo(seed=0, npcs=0)
+    bvhs = chunk_bvhs(world.mesher)
+    world.step(Inputs())
+    chunks = world._collider_key[0]
+    assert len(chunks) > 20
+    before = bvhs.builds
+    revisions = {c: world.mesher.collision_revision(c) for c in chunks}
+    world.volume.remove(Sphere(tuple(world.player.position + [3.0, 0.0, 0.0]), 1.0))
+    world.step(Inputs())
+    changed = [c for c in chunks if world.mesher.collision_revision(c) != revisions[c]]
+    assert 0 < len(changed) < 8
+    # The enemy's blade asks the same shared BVHs: each changed chunk is built once, whoever asks.
+    assert bvhs.builds - before == len(changed)
