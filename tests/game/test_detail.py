@@ -107,3 +107,20 @@ def test_enemies_get_detail_too_npcs_do_not():
     assert levels[(0, 0, 7)] == 0  # the chunk under the enemy, which carves
     assert levels[(7, 0, 0)] == 2  # under the NPC, which only walks
     assert levels[(7, 0, 7)] == 2  # the far corner, away from everyone
+
+
+def test_wanted_levels_kept_between_frames_are_exactly_the_levels_worked_out_afresh():
+    from voxelworld.game.detail import wanted_levels_since
+    from voxelworld.terrain import VoxelVolume
+
+    volume = VoxelVolume((96, 32, 96), voxel_size=0.5, chunk_size=16)
+    rng = np.random.default_rng(5)
+    points = np.array([[20.0, 8.0, 20.0], [30.0, 8.0, 10.0]])
+    kept, reused = None, 0
+    for _ in range(400):
+        points = points + rng.normal(0.0, 0.15, points.shape)  # walking pace, now and then across a radius
+        previous = kept
+        kept = wanted_levels_since(kept, volume, points, 3.0, 2)
+        reused += kept is previous
+        assert np.array_equal(kept.levels, wanted_levels(volume, points, 3.0, 2))
+    assert 100 < reused < 400  # mostly kept, but worked out again as chunks crossed the radius

@@ -6,9 +6,12 @@ The collision mesh is not touched: only what is drawn changes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["wanted_levels", "next_levels", "budgeted_levels", "chunk_distances"]
+__all__ = ["wanted_levels", "WantedLevels", "wanted_levels_since", "next_levels", "budgeted_levels",
+           "chunk_distances"]
 
 
 def chunk_distances(volume, points: np.ndarray) -> np.ndarray:
@@ -40,6 +43,32 @@ def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndar
     """
     near = chunk_distances(volume, np.asarray(points, dtype=np.float64)) <= near_radius
     return np.where(near, 0, far_level).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class WantedLevels:
+    """:func:`wanted_levels` for the actors at ``points``, with ``margin``: m, how far every actor may move before a
+    chunk can cross the near radius (the nearest gap between a chunk's distance and the radius)."""
+
+    points: np.ndarray  # (k, 3) m
+    margin: float  # m
+    levels: np.ndarray  # int64, the chunk grid's shape
+
+
+def wanted_levels_since(previous: WantedLevels | None, volume, points, near_radius: float,
+                        far_level: int) -> WantedLevels:
+    """:func:`wanted_levels` for ``points``, worked out again only when an actor moved ``previous.margin`` or more
+    since ``previous`` (None: the first time): a chunk's distance to the nearest actor changes no faster than
+    the actors move, so within the margin no chunk crosses the radius and the levels are the same, exactly. A
+    frame's detail then costs nothing while the actors stay within it (a frame never visits every chunk)."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if previous is not None and previous.points.shape == points.shape and \
+            float(np.sqrt(((points - previous.points) ** 2).sum(axis=1)).max()) < previous.margin:
+        return previous
+    distance = chunk_distances(volume, points)
+    # A hair less than the nearest gap, for the rounding of the distances.
+    margin = float(np.abs(distance - near_radius).min()) * (1.0 - 1e-9)
+    return WantedLevels(points.copy(), margin, np.where(distance <= near_radius, 0, far_level).astype(np.int64))
 
 
 def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int) -> np.ndarray:

@@ -60,7 +60,8 @@ from ..meshing import ChunkMesher, PreparedChanges, detail_levels
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .collider import Collider, chunk_bvhs, prop_bvh
-from .detail import budgeted_levels, chunk_distances, next_levels, wanted_levels
+from .detail import (WantedLevels, budgeted_levels, chunk_distances, next_levels, wanted_levels,
+                     wanted_levels_since)
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .inputs import Inputs
@@ -187,10 +188,11 @@ class World:
                     "dt": number(minimum=0.0, unit="s"), "inputs": instance(Inputs),
                     "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
                     "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "snapshot": instance(Snapshot)}
-    OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings", "player",
-                        "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
+    OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
+                        "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
-                        "_stream_anchor", "_stream_wanted", "_streamed", "_prepared", "_prepared_frame")
+                        "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
+                        "_prepared_frame")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
@@ -215,6 +217,7 @@ class World:
         self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
+        self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
@@ -522,10 +525,12 @@ class World:
         stage simplifies them again and the display stage rebuilds them."""
         settings = self.settings
         points = self._actor_points()
-        wanted = wanted_levels(self.volume, points, settings.detail_radius, settings.mesh_options.levels)
-        current = self.mesher.display_levels
-        self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
-                                                   settings.detail_changes_per_frame))
+        self._wanted_detail = wanted_levels_since(self._wanted_detail, self.volume, points, settings.detail_radius,
+                                                  settings.mesh_options.levels)
+        wanted, current = self._wanted_detail.levels, self.mesher.display_levels
+        if not np.array_equal(current, wanted):
+            self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
+                                                       settings.detail_changes_per_frame))
 
     def _build_display_meshes(self) -> None:
         self.changed_chunks = self.mesher.build_display_meshes().remeshed
