@@ -11,8 +11,14 @@ Median, 95th percentile and max of ``World.step`` (ms, Python overhead included)
   1.5 m ahead of it: the chunks it digs are the ones drawn at full detail (issue #14). Budget: median <= 8 ms.
 
 Besides the wall-clock times, the median CPU time of a step (``time.process_time``: what this process itself
-spent, less disturbed by other work on a shared machine), and, where the code poses its characters
-(``voxelworld.game.poses``, issue #14), what posing every actor costs on its own (median ms, the suck world).
+spent, less disturbed by other work on a shared machine; work on the second core counts in it), and, where the code
+poses its characters (``voxelworld.game.poses``, issue #14), what posing every actor costs on its own (median ms,
+the suck world). Budgets (issue #29, wall-clock medians on a quiet machine): walking <= 1.5 ms, suck <= 5 ms,
+scraping <= 5 ms, p95 <= 10 ms for all three, no step over 25 ms after the warm-up.
+
+Last, memory: the resident size after 1 000 and after 10 000 frames of the suck case (it must stay within 5%: a
+frame keeps nothing it does not need). ``--quick`` leaves that row out. :func:`budget_figures` is what
+``benchmarks/guard.py`` runs: shorter runs of the three budget rows.
 """
 
 from __future__ import annotations
@@ -81,6 +87,60 @@ def step_times(world: World, script) -> tuple[np.ndarray, np.ndarray]:
     return np.array(times), np.array(cpu)
 
 
+def scenario(name: str) -> tuple[World, object]:
+    """A fresh world and its script for one of the budget rows: "walking", "suck" or "scraping"."""
+    if name == "suck":
+        endless = WorldSettings(actions=ActionSettings(suck=replace(ActionSettings().suck, time_limit=1e6)))
+        world = World.demo(seed=0, settings=endless, npcs=8)
+        to_the_wall(world)
+        return world, sucking
+    world = World.demo(seed=0)
+    return world, (walking if name == "walking" else scraping(world))
+
+
+def budget_figures(frames: int = 150, runs: int = 3) -> dict[str, float]:
+    """The budget rows, short: for each scenario one world, the warm-up, then ``runs`` runs of ``frames`` frames;
+    the median of the runs' wall-clock medians, and the p95 and max over all their frames (ms)."""
+    figures = {}
+    for name in ("walking", "suck", "scraping"):
+        world, script = scenario(name)
+        for frame in range(WARM_UP):
+            world.step(script(frame))
+        medians, every = [], []
+        for run in range(runs):
+            times = []
+            for frame in range(WARM_UP + run * frames, WARM_UP + (run + 1) * frames):
+                inputs = script(frame)
+                start = time.perf_counter()
+                world.step(inputs)
+                times.append((time.perf_counter() - start) * 1000.0)
+            medians.append(float(np.median(times)))
+            every.extend(times)
+        figures[f"{name} median ms"] = float(np.median(medians))
+        figures[f"{name} p95 ms"] = float(np.percentile(every, 95))
+        figures[f"{name} max ms"] = float(np.max(every))
+    return figures
+
+
+def resident_mib() -> float:
+    """This process's resident size (MiB), from /proc (Linux)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+
+
+def memory_row(first: int = 1_000, last: int = 10_000) -> tuple:
+    """Resident MiB after ``first`` and after ``last`` frames of the suck case, and the growth between (%)."""
+    world, script = scenario("suck")
+    for frame in range(first):
+        world.step(script(frame))
+    at_first = resident_mib()
+    for frame in range(first, last):
+        world.step(script(frame))
+    at_last = resident_mib()
+    return (f"resident MiB after {first:,} / {last:,} suck frames".replace(",", " "), f"{at_first:.0f}",
+            f"{at_last:.0f}", f"{100.0 * (at_last - at_first) / at_first:+.1f}%", "within 5%")
+
+
 def posing_ms(world: World, inputs: Inputs) -> float | None:
     """Median ms of posing every actor of ``world`` for one more frame of ``inputs``, again and again from the
     same poses before it (None for code without poses)."""
@@ -103,29 +163,29 @@ def main() -> None:
     start = time.perf_counter()
     World.demo(seed=0)
     build = (time.perf_counter() - start) * 1000.0
-    walker = World.demo(seed=0)
-    endless = WorldSettings(actions=ActionSettings(suck=replace(ActionSettings().suck, time_limit=1e6)))
-    sucker = World.demo(seed=0, settings=endless, npcs=8)
-    to_the_wall(sucker)
-    scraper = World.demo(seed=0)
-    for name, world, script in (("walking; 3 NPCs, enemy cutting", walker, walking),
-                                ("suck held at the wall; 8 NPCs, enemy cutting (budget 8 ms)", sucker, sucking),
-                                ("walking, scraping 1.5 m ahead every frame; 3 NPCs, enemy (budget 8 ms)", scraper,
-                                 scraping(scraper))):
+    worlds = {name: scenario(name) for name in ("walking", "suck", "scraping")}
+    titles = {"walking": "walking; 3 NPCs, enemy cutting (budget 1.5 ms)",
+              "suck": "suck held at the wall; 8 NPCs, enemy cutting (budget 5 ms)",
+              "scraping": "walking, scraping 1.5 m ahead every frame; 3 NPCs, enemy (budget 5 ms)"}
+    for name, (world, script) in worlds.items():
         first = len(world.events)
         times, cpu = step_times(world, script)
         events = world.events[first:]
         edits = sum(1 for e in events if type(e).__name__ == "VoxelsEdited")
         updates = sum(1 for e in events if getattr(e, "kind", None) == "suck")
         rebakes = world.agents.navigation.revision
-        rows.append((name, f"{np.median(times):.2f}", f"{np.percentile(times, 95):.2f}", f"{times.max():.2f}",
+        rows.append((titles[name], f"{np.median(times):.2f}", f"{np.percentile(times, 95):.2f}", f"{times.max():.2f}",
                      f"{np.median(cpu):.2f}", edits, updates, rebakes, len(world.actions.suck.bullets)))
     print(f"World.demo(seed=0): {build:.0f} ms (terrain, props, meshing, collision BVH, navmesh, NPCs, enemy)")
     print_table(("World.step on the demo world", "median ms", "p95 ms", "max ms", "median CPU ms", "edits applied",
                  "suck updates", "navmesh re-bakes", "bullets"), rows)
+    sucker = worlds["suck"][0]
     posing = posing_ms(sucker, sucking(WARM_UP + FRAMES))
     if posing is not None:
         print(f"posing every actor (player, 8 NPCs, enemy) on its own: {posing:.3f} ms (median)")
+    if "--quick" not in sys.argv:
+        print()
+        print_table(("memory", "after the first", "after the last", "growth", "target"), [memory_row()])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,136 @@
+"""The quick guard (issue #29): the frame's budget rows and the ratio rows against their references, short enough
+to run before every change to a hot path. Run: ``.venv/bin/python benchmarks/guard.py`` (about 40 s after set-up).
+
+Each figure is the median of at least three runs, measured in this process; a ratio's reference (scikit-image's
+marching cubes, Embree's rays, ikpy's inverse kinematics, pynavmesh's paths) is measured in the same run, so ratios
+hold where a busy machine slows everything. Each limit is the target of docs/benchmarks.md with a margin of about
+30% for this 2-core machine's scatter: a figure beyond it is a regression to look at, not noise. Every figure is
+printed; the exit status is 1 when one falls short (2 when a benchmark could not run at all).
+
+``--only game,meshing`` runs some groups (game, navigation, meshing, collision, play, motion).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+MARGIN = 1.3  # the machine's scatter between runs, as a factor
+
+
+@dataclass(frozen=True)
+class Check:
+    """One figure of a group's results and its limit: ``figure <= limit`` (``at_most``) or ``figure >= limit``."""
+
+    figure: str
+    target: float  # the target of docs/benchmarks.md
+    at_most: bool = True
+
+    @property
+    def limit(self) -> float:
+        return self.target * MARGIN if self.at_most else self.target / MARGIN
+
+    def holds(self, value: float) -> bool:
+        return value <= self.limit if self.at_most else value >= self.limit
+
+
+def game_figures() -> dict[str, float]:
+    from game import budget_figures
+    return budget_figures()
+
+
+def navigation_figures() -> dict[str, float]:
+    from navigation import guard_figures
+    return guard_figures()
+
+
+def meshing_figures() -> dict[str, float]:
+    from meshing import guard_figures
+    return guard_figures()
+
+
+def collision_figures() -> dict[str, float]:
+    from collision import guard_figures
+    return guard_figures()
+
+
+def play_figures() -> dict[str, float]:
+    from play import guard_figures
+    return guard_figures()
+
+
+def motion_figures() -> dict[str, float]:
+    from motion import guard_figures
+    return guard_figures()
+
+
+# Group -> (how to measure it, the checks on its figures). Targets: issue #29 (the frame, the navmesh's update,
+# meshing against marching cubes, rays against Embree, what a page is sent), earlier issues for the rest.
+GROUPS = {
+    "game": (game_figures, [Check("walking median ms", 1.5), Check("suck median ms", 5.0),
+                            Check("scraping median ms", 5.0), Check("walking p95 ms", 10.0),
+                            Check("suck p95 ms", 10.0), Check("scraping p95 ms", 10.0),
+                            Check("walking max ms", 25.0), Check("suck max ms", 25.0),
+                            Check("scraping max ms", 25.0)]),
+    "navigation": (navigation_figures, []),
+    "meshing": (meshing_figures, []),
+    "collision": (collision_figures, []),
+    "play": (play_figures, []),
+    "motion": (motion_figures, []),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(GROUPS), help="groups to run, comma-separated (default: all)")
+    args = parser.parse_args()
+    names = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = [name for name in names if name not in GROUPS]
+    if unknown:
+        parser.error(f"unknown group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
+    from terrain import machine
+    print(f"Machine: {machine()}; load average {os.getloadavg()[0]:.2f} (figures hold on a quiet machine, below 1)")
+    failed, broken = [], []
+    began = time.perf_counter()
+    for name in names:
+        measure, checks = GROUPS[name]
+        start = time.perf_counter()
+        try:
+            figures = measure()
+        except Exception as error:  # a benchmark that cannot run is reported, and the others still run
+            broken.append(name)
+            print(f"\n{name}: could not run: {type(error).__name__}: {error}")
+            continue
+        print(f"\n{name} ({time.perf_counter() - start:.1f} s)")
+        limits = {check.figure: check for check in checks}
+        for figure, value in figures.items():
+            check = limits.get(figure)
+            if check is None:
+                print(f"  {figure:58s} {value:12.3f}")
+                continue
+            verdict = "ok" if check.holds(value) else "FALLS SHORT"
+            sign = "<=" if check.at_most else ">="
+            print(f"  {figure:58s} {value:12.3f}   {sign} {check.limit:.3f} (target {check.target:g})  {verdict}")
+            if not check.holds(value):
+                failed.append(f"{name}: {figure}")
+        for missing in [check.figure for check in checks if check.figure not in figures]:
+            broken.append(f"{name}: {missing} (not measured)")
+    print(f"\n{time.perf_counter() - began:.1f} s in all")
+    if broken:
+        print("could not measure: " + "; ".join(broken))
+    if failed:
+        print("falls short: " + "; ".join(failed))
+    return 2 if broken else (1 if failed else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
