@@ -65,3 +65,25 @@ def test_a_dig_builds_again_only_the_bvhs_of_the_chunks_whose_collision_mesh_cha
     assert 0 < len(changed) < 8
     # The enemy's blade asks the same shared BVHs: each changed chunk is built once, whoever asks.
     assert bvhs.builds - before == len(changed)
+
+
+def test_chunk_bvhs_let_go_of_chunks_no_lookup_named_for_a_while_and_build_them_again_when_asked():
+    from voxelworld.game.collider import ChunkBVHs
+    from voxelworld.meshing import ChunkMesher
+    from voxelworld.terrain import demo_terrain
+
+    mesher = ChunkMesher(demo_terrain())
+    mesher.update()
+    bvhs = ChunkBVHs(mesher)
+    here, there = mesher.collision_key(near=(10.0, 20.0, 10.0), radius=4.0), \
+        mesher.collision_key(near=(100.0, 20.0, 100.0), radius=4.0)
+    assert not set(here[0]) & set(there[0])
+    first = bvhs.parts(here)
+    built = bvhs.builds
+    assert first and bvhs.parts(here) == first and bvhs.builds == built  # kept: nothing built again
+    for _ in range(600):  # let go of after 256 to 512 lookups without them
+        bvhs.parts(there)
+    before = bvhs.builds
+    again = bvhs.parts(here)  # let go of meanwhile: built again, the same triangles
+    assert bvhs.builds - before == built
+    assert [b.triangle_count for b in again] == [b.triangle_count for b in first]

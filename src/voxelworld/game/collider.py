@@ -21,36 +21,46 @@ _SWEEP_EVERY = 256
 
 class ChunkBVHs:
     """The collision BVH of each chunk of a mesher, made from the chunk's collision mesh on first request and
-    kept until that mesh changes (:meth:`ChunkMesher.collision_revision`). Every consumer of a mesher's collision
-    (the world's collider, an enemy's blade) shares one (:func:`chunk_bvhs`), so a chunk's BVH is built once.
-    Chunks no lookup named for a while are let go."""
+    kept until that mesh changes (the revisions of :meth:`ChunkMesher.collision_key`). Every consumer of a
+    mesher's collision (the world's collider, an enemy's blade) shares one (:func:`chunk_bvhs`), so a chunk's BVH
+    is built once. A lookup touches only the chunks whose revision moved (numpy over the rest); chunks no lookup
+    named for a while are let go."""
 
     def __init__(self, mesher: ChunkMesher):
         self.mesher = mesher
-        self._bvhs: dict[tuple, tuple[int, TriangleBVH | None]] = {}
-        self._used: dict[tuple, int] = {}
+        grid = mesher.volume.chunk_grid_shape
+        self._bvhs = np.full(grid, None, dtype=object)  # each chunk's BVH (None: none, or no triangles)
+        self._built = np.full(grid, -1, dtype=np.int64)  # the revision it was built at (-1: not built)
+        self._used = np.zeros(grid, dtype=np.int64)  # the last lookup that named it
+        self._indices: dict[tuple, tuple] = {}  # a chunk list's index into the grid arrays (kept per list)
         self._lookups = 0
         self.builds = 0  # BVHs built so far (chunks whose collision mesh changed, or first asked for)
 
-    def parts(self, chunks) -> list[TriangleBVH]:
-        """The BVHs of ``chunks`` (active chunks of the mesher) that hold triangles, in their order."""
+    def parts(self, key: tuple) -> list[TriangleBVH]:
+        """The BVHs that hold triangles of the chunks of ``key`` (a :meth:`ChunkMesher.collision_key`: active
+        chunks and their revisions), in the chunks' order."""
+        chunks = key[0]
+        if not chunks:
+            return []
+        index = self._indices.get(chunks)
+        if index is None:
+            if len(self._indices) > 64:  # lists of places left long ago
+                self._indices.clear()
+            index = self._indices[chunks] = tuple(np.array(chunks, dtype=np.int64).T)
+        revisions = np.frombuffer(key[1], dtype=np.int64)
         self._lookups += 1
-        lookup, mesher, found = self._lookups, self.mesher, []
-        for chunk in chunks:
-            revision = mesher.collision_revision(chunk)
-            entry = self._bvhs.get(chunk)
-            if entry is None or entry[0] != revision:
-                mesh = mesher.chunk_collision_mesh(chunk)
-                entry = self._bvhs[chunk] = (revision, TriangleBVH(mesh.positions, mesh.indices, mesh.tri_material)
-                                             if mesh.triangle_count else None)
-                self.builds += 1
-            self._used[chunk] = lookup
-            if entry[1] is not None:
-                found.append(entry[1])
-        if lookup % _SWEEP_EVERY == 0:
-            for chunk in [c for c, last in self._used.items() if last <= lookup - _SWEEP_EVERY]:
-                del self._used[chunk], self._bvhs[chunk]
-        return found
+        for n in np.flatnonzero(self._built[index] != revisions).tolist():
+            chunk = chunks[n]
+            mesh = self.mesher.chunk_collision_mesh(chunk)
+            self._bvhs[chunk] = TriangleBVH(mesh.positions, mesh.indices, mesh.tri_material) \
+                if mesh.triangle_count else None
+            self._built[chunk] = revisions[n]
+            self.builds += 1
+        self._used[index] = self._lookups
+        if self._lookups % _SWEEP_EVERY == 0:
+            stale = (self._used <= self._lookups - _SWEEP_EVERY) & (self._built >= 0)
+            self._bvhs[stale], self._built[stale] = None, -1
+        return [bvh for bvh in self._bvhs[index] if bvh is not None]
 
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

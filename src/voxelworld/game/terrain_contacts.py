@@ -70,7 +70,7 @@ class TerrainContacts:
         key = self.mesher.collision_key(near=centre, radius=self.reach)
         if key != self._key:
             self._key = key
-            parts = chunk_bvhs(self.mesher).parts(key[0])
+            parts = chunk_bvhs(self.mesher).parts(key)
             self._bvh = TriangleBVH.combine(parts) if parts else None
 
     def voxel_material(self, point, normal) -> int:

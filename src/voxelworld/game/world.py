@@ -288,7 +288,9 @@ class World:
                             isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         self.rng = rng
-        self.collider = Collider(chunk_bvhs(self.mesher).parts(chunks), self._prop_bvh, self.materials)
+        revisions = np.array([self.mesher.collision_revision(c) for c in chunks], dtype=np.int64)
+        self.collider = Collider(chunk_bvhs(self.mesher).parts((chunks, revisions.tobytes())), self._prop_bvh,
+                                 self.materials)
         # The same chunks, with no revisions: the next frame rebuilds the collider from its own box, which gives
         # what the saved world's would hold then (rebuilt or kept, it is made of the current chunks' meshes).
         self._collider_key = (chunks, None)
@@ -560,7 +562,7 @@ class World:
         key = self.mesher.collision_key(box)
         if force or key != self._collider_key:
             self._collider_key = key
-            self.collider = Collider(chunk_bvhs(self.mesher).parts(key[0]), self._prop_bvh, self.materials)
+            self.collider = Collider(chunk_bvhs(self.mesher).parts(key), self._prop_bvh, self.materials)
 
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:
