@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import Future
 from collections import ChainMap
 from collections.abc import Mapping
@@ -978,7 +979,7 @@ class ChunkMesher:
 
     def _window_near(self, box, near, radius) -> tuple | None:
         volume = self.volume
-        grid = np.array(volume.chunk_grid_shape)
+        grid = volume.chunk_grid_shape
         if box is None and near is None:
             return tuple(slice(0, int(n)) for n in grid)
         if box is not None and near is not None:
@@ -991,16 +992,18 @@ class ChunkMesher:
                 raise ParameterError("near", near, "a point (x, y, z) of three finite numbers (m)") from None
         if not isinstance(box, Box):
             raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m), or None")
-        size = volume.chunk_size
-        lo = np.floor((np.array(box.min) - volume.origin) / volume.voxel_size).astype(np.int64)
-        hi = np.ceil((np.array(box.max) - volume.origin) / volume.voxel_size).astype(np.int64)
-        if np.any(hi < 0) or np.any(lo > np.array(volume.shape) - 1):
-            return None
-        # A chunk's triangles join its cells' vertices to its lower neighbours' (merged) vertices, so they
-        # span from one chunk below it to its own far side.
-        first = np.clip(lo // size - 1, 0, grid - 1)
-        last = np.clip(hi // size + 1, 0, grid - 1)
-        return tuple(slice(int(a), int(b) + 1) for a, b in zip(first, last))
+        # Plain floats: this runs for every collision query of every frame (numpy's small-array calls cost more).
+        size, step, window = volume.chunk_size, volume.voxel_size, []
+        for low, high, origin, samples, chunks in zip(box.min, box.max, volume.origin.tolist(), volume.shape, grid):
+            lo, hi = math.floor((low - origin) / step), math.ceil((high - origin) / step)
+            if hi < 0 or lo > samples - 1:
+                return None
+            # A chunk's triangles join its cells' vertices to its lower neighbours' (merged) vertices, so they
+            # span from one chunk below it to its own far side.
+            first = min(max(lo // size - 1, 0), chunks - 1)
+            last = min(max(hi // size + 1, 0), chunks - 1)
+            window.append(slice(first, last + 1))
+        return tuple(window)
 
 
 def _described(value) -> str:
