@@ -16,10 +16,12 @@ How it runs
   longer delays the next ones; when the loop falls more than :data:`MAX_LAG` behind it skips ahead (the world
   then runs slower than real time rather than in bursts). ``dt`` is always 1/60 s, so a session stays
   deterministic in its inputs.
-- **Only what changed.** After each frame the chunks that were remeshed are encoded once (binary) and marked for
-  every page; each page has its own sender task that sends, when the page can take more, the chunks marked for it
-  (their latest mesh), the HUD when it changed and the latest frame. A slow page skips frames instead of
-  queueing them.
+- **Only what changed.** After each frame the chunks whose quantised mesh changed are encoded once for all pages,
+  whole and as a patch against the mesh sent before (binary), and marked for every page; each page has its own
+  sender task that sends, when the page can take more, the chunks marked for it (the patch when the page has the
+  patch's base, else the whole latest mesh), the HUD when it changed (the fields that changed, when the page has
+  the HUD before) and the latest frame: its poses (binary) and its state (JSON), as deltas against the frame
+  before when the page was sent that one. A slow page skips frames instead of queueing them.
 - **Who plays.** The first page to connect while no page plays gets control; the others watch. A watching page
   may ask for control (``{"type": "control"}``) when no page has it; the player gives it up with
   ``{"type": "release"}`` or by leaving (the stick and buttons are then let go).
@@ -54,13 +56,16 @@ from pathlib import Path
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
 from ..motion import CESIUM_MAN
+from .chunk_messages import CHUNK_HEADER
 from .hosts import request_refusal
-from .protocol import (BUTTONS, CHARACTER_URL, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
-                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
-                       encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, events_message,
+from .frame_messages import delta
+from .protocol import (BUTTONS, CHARACTER_URL, FRAME_STATE, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, ControlMessage,
+                       InputMessage, OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage,
+                       actor_poses, chunk_wire_mesh, dumps, encode_chunk_mesh, encode_chunk_patch,
+                       encode_collision_mesh, encode_navmesh, encode_poses, error_message, events_message,
                        frame_message, hello_message, hud_message, parse_client_message)
 
-__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
+__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS", "MAX_CLIENTS",
            "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
@@ -75,12 +80,35 @@ logger = logging.getLogger("voxelworld.play")
 
 
 @dataclass(frozen=True)
+class ChunkUpdate:
+    """A chunk's mesh as sent from one frame on: its ``revision`` (raised whenever its quantised mesh changed),
+    the ``whole`` mesh message (kind 1; its header alone removes the chunk) and the ``patch`` (kind 4) that
+    turns revision ``base`` into it, or None (the page then gets the whole mesh)."""
+
+    revision: int
+    whole: bytes
+    patch: bytes | None = None
+    base: int | None = None
+
+    @property
+    def has_triangles(self) -> bool:
+        return len(self.whole) > CHUNK_HEADER.size
+
+    def for_page(self, has: int | None) -> bytes:
+        """What a page that has revision ``has`` of the chunk (None: none) is sent."""
+        return self.patch if self.patch is not None and has == self.base else self.whole
+
+
+@dataclass(frozen=True)
 class FramePacket:
-    """What one frame gives the pages, encoded once for all of them: the frame number, the ``frame`` message,
-    the ``hud`` message (None when it did not change), each remeshed chunk's binary message, the navmesh and
-    collision messages when they changed and a page wants them (``(key, bytes)`` or None), and how long the
-    frame took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages; ``events_text`` the frame's
-    events as an ``events`` message (None without events), sent to a page that skips this frame."""
+    """What one frame gives the pages, encoded once for all of them: the frame number; the ``frame`` message
+    whole (``frame_text``) and as a delta against the frame before (``frame_delta``, None for the first); the
+    poses message whole and as a delta (``poses``, ``poses_delta``); the ``hud`` message when it changed (whole:
+    ``hud_text``, against the HUD before: ``hud_delta``; None when it did not change) and its version; each
+    changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages when they changed and a page wants
+    them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in ``World.step``, ``encode_ms``
+    building the messages; ``events_text`` the frame's events as an ``events`` message (None without events),
+    sent to a page that skips this frame."""
 
     frame: int
     frame_text: str
@@ -91,32 +119,26 @@ class FramePacket:
     step_ms: float
     encode_ms: float
     events_text: str | None = None
+    frame_delta: str | None = None
+    poses: bytes = b""
+    poses_delta: bytes | None = None
+    hud_delta: str | None = None
+    hud_version: int = 0
+
+    def page_bytes(self) -> dict[str, int]:
+        """Bytes a page without overlays that was sent the frame before (and every chunk's mesh before) receives
+        for this frame, by kind: ``chunks`` (patches where there is one, else whole meshes), ``poses``,
+        ``frame`` (its JSON) and ``hud``."""
+        frame = self.frame_delta if self.frame_delta is not None else self.frame_text
+        poses = self.poses_delta if self.poses_delta is not None else self.poses
+        hud = self.hud_delta if self.hud_delta is not None else self.hud_text
+        return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
+                "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
 
     @property
     def stream_bytes(self) -> int:
-        """Bytes a page without overlays receives for this frame (frame, HUD when changed, chunk meshes)."""
-        return (len(self.frame_text.encode()) + (len(self.hud_text.encode()) if self.hud_text else 0)
-                + sum(len(data) for data in self.chunks.values()))
-
-
-class _Client:
-    """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
-
-    def __init__(self, number: int, websocket):
-        self.id = number
-        self.websocket = websocket
-        self.outbox: deque = deque()  # replies (text), in order
-        self.errors_queued = 0
-        self.errors_dropped = 0
-        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
-        self.wake = asyncio.Event()
-        self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
-        self.frame_sent = -1
-        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
-        self.hud_sent = -1
-        self.navmesh = self.collision = False  # overlays it asked for
-        self.navmesh_sent = self.collision_sent = None
-        self.messages_sent = self.bytes_sent = 0
+        """Bytes a page without overlays that keeps up receives for this frame (:meth:`page_bytes`, summed)."""
+        return sum(self.page_bytes().values())
 
 
 class PlayServer:
@@ -158,15 +180,18 @@ class PlayServer:
         self.frames = 0
         self.failure: str | None = None
         # What the pages are sent, as of the last frame (read and written on the event loop only).
-        self._chunk_bytes: dict[tuple, bytes] = {}
+        self._chunk_updates: dict[tuple, ChunkUpdate] = {}
         self._frame_number = -1
-        self._frame_text: str | None = None
-        self._hud_text: str | None = None
-        self._hud_version = 0
+        self._frame: FramePacket | None = None  # the last frame's packet (its frame, poses and their deltas)
+        self._hud: tuple | None = None  # (version, whole text, delta text or None)
         self._navmesh: tuple | None = None  # (key, bytes)
         self._collision: tuple | None = None
         # Kept by the world thread only.
-        self._last_hud: str | None = None
+        self._wire: dict[tuple, tuple] = {}  # chunk -> (revision, WireMesh) last published
+        self._last_frame: dict | None = None  # the last frame message (whole)
+        self._last_poses: list | None = None
+        self._last_hud: dict | None = None
+        self._hud_version = 0
         self._collider = None
         self._collision_serial = 0
         self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
@@ -187,14 +212,13 @@ class PlayServer:
 
     # ------------------------------------------------------------------------ the world thread (synchronous)
     def encode_all(self) -> FramePacket:
-        """Every current chunk mesh, the frame and the HUD as they are now (no step): what a server starts
-        from. Runs in the world thread (or before the server starts)."""
+        """Every current chunk mesh, the frame, the poses and the HUD as they are now (no step), whole: what a
+        server starts from. Runs in the world thread (or before the server starts)."""
         start = time.perf_counter()
         world = self.world
-        chunks = {chunk: encode_chunk_mesh(chunk, mesh) for chunk, mesh in sorted(world.mesher.meshes.items())}
-        self._last_hud = dumps(hud_message(world))
-        return FramePacket(world.frame, dumps(frame_message(world)), self._last_hud, chunks, None, None, 0.0,
-                           (time.perf_counter() - start) * 1000.0)
+        self._wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
+        chunks = self._encode_chunks(sorted(world.mesher.meshes))
+        return self._packet(0.0, start, chunks)
 
     def step_frame(self, inputs) -> FramePacket:
         """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
@@ -203,20 +227,59 @@ class PlayServer:
         start = time.perf_counter()
         world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
+        chunks = self._encode_chunks(sorted(world.snapshot().changed_chunks))
+        return self._packet((stepped - start) * 1000.0, stepped, chunks)
+
+    def _encode_chunks(self, changed) -> dict:
+        """A :class:`ChunkUpdate` for each chunk of ``changed`` whose quantised mesh is not the one last
+        published (a remesh that changed nothing a page sees is not sent)."""
+        world, updates = self.world, {}
         meshes = world.mesher.meshes
-        chunks = {chunk: encode_chunk_mesh(chunk, meshes.get(chunk))
-                  for chunk in sorted(world.snapshot().changed_chunks)}
-        step_ms = (stepped - start) * 1000.0
+        for chunk in changed:
+            mesh = chunk_wire_mesh(world.volume, chunk, meshes.get(chunk))
+            revision, old = self._wire.get(chunk, (0, None))
+            if old is not None and old == mesh:
+                continue
+            revision += 1
+            whole = encode_chunk_mesh(chunk, mesh, revision)
+            patch = None if old is None else encode_chunk_patch(chunk, old, mesh, revision - 1, revision)
+            if patch is not None and len(patch) >= len(whole):
+                patch = None
+            updates[chunk] = ChunkUpdate(revision, whole, patch, None if patch is None else revision - 1)
+            self._wire[chunk] = (revision, mesh)
+        return updates
+
+    def _packet(self, step_ms: float, start: float, chunks: dict) -> FramePacket:
+        """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""
+        world = self.world
         frame = frame_message(world, step_ms)
-        frame_text = dumps(frame)
+        before = self._last_frame
+        frame_delta = None
+        if before is not None:
+            frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
+                           "step_ms": frame["step_ms"]}
+            frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
+            frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
+        poses = actor_poses(world)
+        poses_delta = None if self._last_poses is None else \
+            encode_poses(world.frame, poses, self._last_poses, before["frame"])
+        self._last_frame, self._last_poses = frame, poses
         events = events_message(frame)
-        hud = dumps(hud_message(world))
-        hud_text = None if hud == self._last_hud else hud
-        self._last_hud = hud
+        hud = hud_message(world)
+        hud_text = hud_delta = None
+        if hud != self._last_hud:
+            self._hud_version += 1
+            hud_text = dumps(hud | {"version": self._hud_version, "base": None})
+            if self._last_hud is not None:
+                hud_delta = dumps({"type": "hud", "version": self._hud_version, "base": self._hud_version - 1}
+                                  | delta(self._last_hud, hud))
+            self._last_hud = hud
         navmesh = self._encode_navmesh() if self._want_navmesh else None
         collision = self._encode_collision() if self._want_collision else None
-        return FramePacket(world.frame, frame_text, hud_text, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - stepped) * 1000.0, None if events is None else dumps(events))
+        return FramePacket(world.frame, dumps(frame), hud_text, chunks, navmesh, collision, step_ms,
+                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
+                           None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
+                           poses_delta, hud_delta, self._hud_version)
 
     def _encode_navmesh(self) -> tuple | None:
         """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
@@ -304,11 +367,10 @@ class PlayServer:
             await asyncio.sleep(max(delay, 0.0))  # sleep(0) still lets the pages' tasks run
 
     def _publish(self, packet: FramePacket) -> None:
-        self._chunk_bytes.update(packet.chunks)
-        self._frame_number, self._frame_text = packet.frame, packet.frame_text
+        self._chunk_updates.update(packet.chunks)
+        self._frame_number, self._frame = packet.frame, packet
         if packet.hud_text is not None:
-            self._hud_text = packet.hud_text
-            self._hud_version += 1
+            self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
         if packet.navmesh is not None:
             self._navmesh = packet.navmesh
         if packet.collision is not None:
@@ -333,6 +395,13 @@ class PlayServer:
         self._pages += 1
         try:
             await websocket.accept()
+            spoken = websocket.query_params.get("protocol")
+            if spoken is not None and spoken != str(PROTOCOL_VERSION):
+                reason = (f"this page speaks play protocol {_shown(spoken)} and this server {PROTOCOL_VERSION}: "
+                          "reload the page")
+                await websocket.send_text(error_message(reason))
+                await websocket.close(code=1002, reason=reason[:120])
+                return
             await self._serve_page(websocket)
         finally:
             self._pages -= 1
@@ -351,7 +420,7 @@ class PlayServer:
         self._reply(client, hello)
         if self.failure is not None:
             self._error(client, self.failure)
-        client.chunks.update(chunk for chunk, data in self._chunk_bytes.items() if _has_triangles(data))
+        client.chunks.update(chunk for chunk, update in self._chunk_updates.items() if update.has_triangles)
         self.clients[client.id] = client
         client.wake.set()
         if self._controller is client:
@@ -510,33 +579,41 @@ class PlayServer:
                     chunks = sorted(client.chunks)
                     client.chunks.clear()
                     for chunk in chunks:
-                        await send(self._chunk_bytes[chunk])
+                        update = self._chunk_updates[chunk]
+                        data = update.for_page(client.revisions.get(chunk))
+                        client.revisions[chunk] = update.revision
+                        await send(data)
                 if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
                     client.navmesh_sent = self._navmesh[0]
                     await send(self._navmesh[1])
                 if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
                     client.collision_sent = self._collision[0]
                     await send(self._collision[1])
-                if self._hud_text is not None and client.hud_sent != self._hud_version:
-                    client.hud_sent = self._hud_version
-                    await send(self._hud_text)
-                if self._frame_text is not None and client.frame_sent != self._frame_number:
-                    number, text = self._frame_number, self._frame_text
+                if self._hud is not None and client.hud_sent != self._hud[0]:
+                    version, whole, against_last = self._hud
+                    text = against_last if against_last is not None and client.hud_sent == version - 1 else whole
+                    client.hud_sent = version
+                    await send(text)
+                packet = self._frame
+                if packet is not None and client.frame_sent != packet.frame:
+                    number = packet.frame
                     while client.events and client.events[0][0] <= number:
                         frame, events = client.events.popleft()
                         if client.frame_sent < frame < number:  # a frame this page skips: its events alone
                             await send(events)
+                    follows = client.frame_sent == number - 1 and packet.frame_delta is not None
                     client.frame_sent = number
-                    await send(text)
+                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
+                    await send(packet.frame_delta if follows else packet.frame_text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send
             logger.debug("page %d: sending stopped: %s", client.id, error)
 
 
-def _has_triangles(data: bytes) -> bool:
-    """Whether an encoded chunk mesh holds triangles (an empty one is its header alone: a removal)."""
-    return len(data) > CHUNK_HEADER.size
+def _shown(text: str) -> str:
+    """A page's text in a reply: quoted, at most 20 characters."""
+    return repr(text if len(text) <= 20 else text[:17] + "...")
 
 
 class _ThisServerOnly:
