@@ -199,8 +199,8 @@ def _wide(vertex_count: int) -> bool:
 def encode_chunk_mesh(chunk, mesh: WireMesh, revision: int = 0) -> bytes:
     """A chunk's whole mesh (kind 1): the 44-byte header (u8 kind = 1, u8 version = 3, u16 flags (1: u32
     indices), i32 chunk i, j, k, u32 revision, u32 vertices n, u32 triangles m, f32 origin x, y, z, f32 step),
-    then positions i16[3n], zeros up to a multiple of 4, normals i16[2n], indices u16[3m] (u32 with flag 1),
-    zeros up to a multiple of 4, mat_a, mat_b, blend, occlusion u8[n] each, zeros up to a multiple of 4. A mesh
+    then positions i16[3n], zeros up to a multiple of 4, normals i16[2n], mat_a, mat_b, blend, occlusion u8[n]
+    each, zeros up to a multiple of 4, indices u16[3m] (u32 with flag 1), zeros up to a multiple of 4. A mesh
     without triangles (n = m = 0) removes the chunk."""
     i, j, k = (int(c) for c in chunk)
     n, m = (mesh.vertex_count, mesh.triangle_count) if mesh.triangle_count else (0, 0)
@@ -209,10 +209,7 @@ def encode_chunk_mesh(chunk, mesh: WireMesh, revision: int = 0) -> bytes:
                              int(revision) & 0xFFFFFFFF, n, m, *mesh.origin, mesh.step)
     if m == 0:
         return head
-    positions = np.ascontiguousarray(mesh.positions, "<i2").tobytes()
-    return b"".join((head, positions, _pad(len(positions)), np.ascontiguousarray(mesh.normals, "<i2").tobytes(),
-                     _index_bytes(mesh.indices, wide), mesh.mat_a.tobytes(), mesh.mat_b.tobytes(),
-                     mesh.blend.tobytes(), mesh.occlusion.tobytes(), _pad(4 * n)))
+    return head + _vertex_bytes(mesh) + _index_bytes(mesh.indices, wide)
 
 
 def _runs(changed: np.ndarray) -> np.ndarray:
@@ -312,10 +309,12 @@ def _read_vertices(data, offset: int, count: int) -> tuple[dict, int]:
 
 def _read_indices(data, offset: int, count: int, wide: bool) -> tuple[np.ndarray, int]:
     indices, offset = _take(data, offset, "<u4" if wide else "<u2", 3 * count, "indices")
-    return indices.astype(np.uint32).reshape(-1, 3), offset + (-len(indices) * indices.itemsize % 4)
+    return indices.astype(np.uint32).reshape(-1, 3), offset + (-offset % 4)
 
 
 def _end(data, offset: int) -> None:
+    if offset > len(data):
+        raise WireError(f"binary message too short: its padding needs bytes up to {offset}, has {len(data)}")
     if offset != len(data):
         raise WireError(f"binary message has {len(data) - offset} bytes after its arrays")
 
@@ -323,19 +322,12 @@ def _end(data, offset: int) -> None:
 def decode_chunk_mesh(data) -> tuple[tuple[int, int, int], int, WireMesh]:
     """The chunk, its revision and its mesh from :func:`encode_chunk_mesh`'s bytes (no vertices: removed)."""
     _, _, flags, i, j, k, revision, n, m, x, y, z, step = _header(data, CHUNK_HEADER, KIND_CHUNK)
-    offset = CHUNK_HEADER.size
-    positions, offset = _take(data, offset, "<i2", 3 * n, "positions")
-    offset += -6 * n % 4
-    normals, offset = _take(data, offset, "<i2", 2 * n, "normals")
+    arrays, offset = _read_vertices(data, CHUNK_HEADER.size, n)
     indices, offset = _read_indices(data, offset, m, bool(flags & WIDE_INDICES))
-    rest = {}
-    for name in ("mat_a", "mat_b", "blend", "occlusion"):
-        rest[name], offset = _take(data, offset, "u1", n, name)
-    _end(data, offset + (-4 * n % 4))
+    _end(data, offset)
     if m and int(indices.max()) >= n:
         raise WireError(f"binary message's index {int(indices.max())} is out of range: the chunk has {n} vertices")
-    return (i, j, k), revision, WireMesh((x, y, z), step, positions.reshape(-1, 3), normals.reshape(-1, 2),
-                                         indices, **rest)
+    return (i, j, k), revision, WireMesh((x, y, z), step, indices=indices, **arrays)
 
 
 def decode_chunk_patch(data, old: WireMesh) -> tuple[tuple[int, int, int], tuple[int, int], WireMesh]:
