@@ -141,6 +141,27 @@ class FramePacket:
         return sum(self.page_bytes().values())
 
 
+class _Client:
+    """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
+
+    def __init__(self, number: int, websocket):
+        self.id = number
+        self.websocket = websocket
+        self.outbox: deque = deque()  # replies (text), in order
+        self.errors_queued = 0
+        self.errors_dropped = 0
+        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
+        self.revisions: dict = {}  # chunk -> the revision of its mesh this page has
+        self.wake = asyncio.Event()
+        self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
+        self.frame_sent = -1
+        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
+        self.hud_sent = -1  # the HUD version it has
+        self.navmesh = self.collision = False  # overlays it asked for
+        self.navmesh_sent = self.collision_sent = None
+        self.messages_sent = self.bytes_sent = 0
+
+
 class PlayServer:
     """One world stepped at :data:`FPS` frames a second for the pages connected to it (see the module).
 
