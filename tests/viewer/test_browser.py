@@ -102,6 +102,15 @@ def test_the_page_plays_and_draws_the_world(page):
     assert page.text_content("#aim-hardness") == "5.0"
     assert page.text_content("#bullet-count") == "0"
     assert page.text_content("#currency") == "currency: 0"
+    # The status line says which side is slow: the server's step and this page's own time between pictures.
+    page.wait_for_function("/server: step [0-9.]+ ms · page: [0-9.]+ ms a picture/"
+                           ".test(document.getElementById('status').textContent)", timeout=WAIT_MS)
+    # Protocol 3: after the first whole frame the frames come as deltas, each after its poses; drawn whole.
+    s = stats(page)
+    assert s["frameDeltas"] > 0 and s["poseMessages"] >= s["frames"] > s["frameDeltas"] - 2
+    frame = page.evaluate("window.voxelworld.frame")
+    assert {"player", "objects", "characters"} <= set(frame) and frame.get("events") != []  # none: left out
+    assert [c["kind"] for c in frame["characters"]][:1] == ["player"] and len(frame["characters"][0]["rotations"])
     assert page.problems == []
 
 
@@ -130,6 +139,7 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
         page.keyboard.up("Space")
     after = stats(page)
     assert after["chunkMessages"] > before["chunkMessages"]  # the sucked chunks were remeshed and sent
+    assert after["chunkPatches"] > before["chunkPatches"]  # as patches of the meshes the page has
     later = page.evaluate("window.voxelworld.chunkCounts()")
     assert any(later.get(key, 0) > counts.get(key, 0) for key in aimed)  # among them, where the player aims
     assert after["bullets"] >= 2

@@ -71,9 +71,9 @@ def random_mesh(rng, n: int, m: int) -> DisplayMesh:
                        rng.random(n).astype(np.float32))
 
 
-CHUNK_OUT = """const out = (c) => ({key: c.key, revision: c.revision, n: c.n, m: c.m, positions: Array.from(c.positions),
-  normals: Array.from(c.normals), indices: Array.from(c.indices), matA: Array.from(c.matA), matB: Array.from(c.matB),
-  blend: Array.from(c.blend), occlusion: Array.from(c.occlusion)});
+CHUNK_OUT = """const out = (c) => ({key: c.key, revision: c.revision, n: c.n, m: c.m,
+  positions: Array.from(c.positions), normals: Array.from(c.normals), indices: Array.from(c.indices),
+  matA: Array.from(c.matA), matB: Array.from(c.matB), blend: Array.from(c.blend), occlusion: Array.from(c.occlusion)});
 """
 
 

@@ -65,7 +65,8 @@ from .protocol import (BUTTONS, CHARACTER_URL, FRAME_STATE, MAX_MESSAGES_PER_SEC
                        encode_collision_mesh, encode_navmesh, encode_poses, error_message, events_message,
                        frame_message, hello_message, hud_message, parse_client_message)
 
-__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS", "MAX_CLIENTS",
+__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
+           "MAX_CLIENTS",
            "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
