@@ -233,7 +233,9 @@ def _splice(old: np.ndarray, new: np.ndarray) -> tuple[int, np.ndarray]:
     """The split and the changed rows of ``new`` against ``old``: row ``i`` of ``new`` is copied from row ``i``
     of ``old`` below the split and from ``i - (len(new) - len(old))`` from it on, unless it changed."""
     grown = len(new) - len(old)
-    split = len(new) if grown == 0 else len(new) - _suffix(old, new)
+    if grown == 0:  # the common case (vertices moved or recoloured in place): row against row
+        return len(new), (old != new).any(axis=1)
+    split = len(new) - _suffix(old, new)
     source = np.arange(len(new))
     source[split:] -= grown
     valid = (source >= 0) & (source < len(old))
@@ -246,7 +248,7 @@ def shifted_indices(indices: np.ndarray, old_split: int, grown: int) -> np.ndarr
     """An old mesh's indices as they read after a vertex splice: those at or past ``old_split`` (the split in the
     old vertex array) move by ``grown``."""
     indices = indices.astype(np.int64)
-    return np.where(indices >= old_split, indices + grown, indices)
+    return indices if grown == 0 else np.where(indices >= old_split, indices + grown, indices)
 
 
 def encode_chunk_patch(chunk, old: WireMesh, new: WireMesh, base: int, revision: int) -> bytes | None:
