@@ -141,3 +141,33 @@ def wire_mesh_of(data: bytes):
     from voxelworld.viewer.chunk_messages import decode_chunk_mesh
 
     return decode_chunk_mesh(data)[2]
+
+
+def test_a_chunk_that_keeps_changing_is_published_at_most_every_few_frames_and_ends_as_it_is():
+    """A spot scraped every frame for 12 frames (no enemy): each chunk's mesh is published at most every
+    MESH_EVERY frames while it changes, and once the scraping stops the last mesh published is the chunk's
+    mesh as it is."""
+    from dataclasses import replace
+
+    from voxelworld.game.edits import VoxelEdit
+    from voxelworld.game.level import demo_level
+    from voxelworld.terrain import Sphere
+    from voxelworld.viewer.protocol import chunk_wire_mesh
+    from voxelworld.viewer.server import MESH_EVERY
+
+    world = World.from_level(replace(demo_level(0), enemies=()), seed=0)
+    play = PlayServer(world)
+    play.encode_all()
+    published: dict = {}
+    for frame in range(12 + 2 * MESH_EVERY):
+        if frame < 12:
+            point = tuple(float(v) for v in world.player.position + (1.5, 0.0, 0.0))
+            world.queue_edit(VoxelEdit("scrape", Sphere(point, 0.8), step=40, source="test"))
+        packet = play.step_frame(Inputs())
+        for chunk in packet.chunks:
+            published.setdefault(chunk, []).append(world.frame)
+    assert any(len(frames) >= 3 for frames in published.values())
+    for frames in published.values():
+        assert all(b - a >= MESH_EVERY for a, b in zip(frames, frames[1:]))
+    for chunk in published:
+        assert play._wire[chunk][1] == chunk_wire_mesh(world.volume, chunk, world.mesher.meshes.get(chunk))

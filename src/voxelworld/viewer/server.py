@@ -16,7 +16,8 @@ How it runs
   longer delays the next ones; when the loop falls more than :data:`MAX_LAG` behind it skips ahead (the world
   then runs slower than real time rather than in bursts). ``dt`` is always 1/60 s, so a session stays
   deterministic in its inputs.
-- **Only what changed.** After each frame the chunks whose quantised mesh changed are encoded once for all pages,
+- **Only what changed.** After each frame the chunks whose quantised mesh changed (a chunk that keeps changing at
+  most every :data:`MESH_EVERY` frames) are encoded once for all pages,
   whole and as a patch against the mesh sent before (binary), and marked for every page; each page has its own
   sender task that sends, when the page can take more, the chunks marked for it (the patch when the page has the
   patch's base, else the whole latest mesh), the HUD when it changed (the fields that changed, when the page has
@@ -66,8 +67,7 @@ from .protocol import (BUTTONS, CHARACTER_URL, FRAME_STATE, MAX_MESSAGES_PER_SEC
                        frame_message, hello_message, hud_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
-           "MAX_CLIENTS",
-           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
+           "MAX_CLIENTS", "MESH_EVERY", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -76,6 +76,7 @@ MAX_CLIENTS = 16  # pages connected at once
 HARD_MESSAGE_LIMIT = 1024 * 1024  # bytes: a longer message closes the connection (1009) before it is read
 EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
+MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
 
 logger = logging.getLogger("voxelworld.play")
 
@@ -210,6 +211,8 @@ class PlayServer:
         self._collision: tuple | None = None
         # Kept by the world thread only.
         self._wire: dict[tuple, tuple] = {}  # chunk -> (revision, WireMesh) last published
+        self._published: dict[tuple, int] = {}  # chunk -> the frame its mesh was last published in
+        self._held_back: set = set()  # chunks that changed but were published less than MESH_EVERY frames ago
         self._last_frame: dict | None = None  # the last frame message (whole)
         self._last_poses: list | None = None
         self._last_hud: dict | None = None
@@ -239,7 +242,8 @@ class PlayServer:
         start = time.perf_counter()
         world = self.world
         self._wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
-        chunks = self._encode_chunks(sorted(world.mesher.meshes))
+        self._published, self._held_back = {}, set()
+        chunks = self._encode_chunks(world.mesher.meshes)
         return self._packet(0.0, start, chunks)
 
     def step_frame(self, inputs) -> FramePacket:
@@ -249,15 +253,22 @@ class PlayServer:
         start = time.perf_counter()
         world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        chunks = self._encode_chunks(sorted(world.snapshot().changed_chunks))
+        chunks = self._encode_chunks(world.snapshot().changed_chunks)
         return self._packet((stepped - start) * 1000.0, stepped, chunks)
 
     def _encode_chunks(self, changed) -> dict:
-        """A :class:`ChunkUpdate` for each chunk of ``changed`` whose quantised mesh is not the one last
-        published (a remesh that changed nothing a page sees is not sent)."""
+        """A :class:`ChunkUpdate` for each chunk of ``changed`` (and of those held back before) whose quantised
+        mesh is not the one last published (a remesh that changed nothing a page sees is not sent). A chunk
+        published less than :data:`MESH_EVERY` frames ago is held back until then and published as it is then:
+        a chunk that changes every frame (dug, sucked, cut) is sent at most every MESH_EVERY frames, its latest
+        mesh; one that changes once is sent at once."""
         world, updates = self.world, {}
-        meshes = world.mesher.meshes
-        for chunk in changed:
+        meshes, frame = world.mesher.meshes, world.frame
+        for chunk in sorted(self._held_back.union(changed)):
+            if frame - self._published.get(chunk, frame - MESH_EVERY) < MESH_EVERY:
+                self._held_back.add(chunk)
+                continue
+            self._held_back.discard(chunk)
             mesh = chunk_wire_mesh(world.volume, chunk, meshes.get(chunk))
             revision, old = self._wire.get(chunk, (0, None))
             if old is not None and old == mesh:
@@ -269,6 +280,7 @@ class PlayServer:
                 patch = None
             updates[chunk] = ChunkUpdate(revision, whole, patch, None if patch is None else revision - 1)
             self._wire[chunk] = (revision, mesh)
+            self._published[chunk] = frame
         return updates
 
     def _packet(self, step_ms: float, start: float, chunks: dict) -> FramePacket:
