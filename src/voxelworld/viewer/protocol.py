@@ -412,9 +412,9 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
     (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
     picture, /textures.bin), the world's box and chunk grid and how far around its actors it is meshed (m, None:
-    all of it), the player's and NPCs' capsules, the props'
-    triangles, the enemies' skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
-    the order of a frame's ``characters[].rotations``)."""
+    all of it), the player's and NPCs' capsules, the props' triangles, the enemies' skeletons and the character
+    every actor is drawn with (its ``url`` and its joints' names in skeleton order, the order of the rotations in
+    the poses message, :func:`encode_poses`)."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
