@@ -133,7 +133,7 @@ def test_the_server_patches_what_a_page_has_and_sends_the_rest_whole():
             page[chunk] = update.revision
             assert update.for_page(None) == update.whole and update.for_page(update.revision - 2) == update.whole
     assert patched > 10
-    for chunk, (revision, mesh) in play._wire.items():
+    for chunk, (revision, mesh) in play.encoder.wire.items():
         assert page[chunk] == revision and meshes[chunk] == mesh
 
 
@@ -152,8 +152,8 @@ def test_a_chunk_that_keeps_changing_is_published_at_most_every_few_frames_and_e
     from voxelworld.game.edits import VoxelEdit
     from voxelworld.game.level import demo_level
     from voxelworld.terrain import Sphere
+    from voxelworld.viewer.frame_encoder import MESH_EVERY
     from voxelworld.viewer.protocol import chunk_wire_mesh
-    from voxelworld.viewer.server import MESH_EVERY
 
     world = World.from_level(replace(demo_level(0), enemies=()), seed=0)
     play = PlayServer(world)
@@ -170,4 +170,4 @@ def test_a_chunk_that_keeps_changing_is_published_at_most_every_few_frames_and_e
     for frames in published.values():
         assert all(b - a >= MESH_EVERY for a, b in zip(frames, frames[1:]))
     for chunk in published:
-        assert play._wire[chunk][1] == chunk_wire_mesh(world.volume, chunk, world.mesher.meshes.get(chunk))
+        assert play.encoder.wire[chunk][1] == chunk_wire_mesh(world.volume, chunk, world.mesher.meshes.get(chunk))

@@ -496,7 +496,7 @@ def test_overlays_stream_the_navmesh_and_the_collision_mesh(server, world, pages
     page.send({"type": "overlays", "navmesh": False, "collision": False})
     page.send({"type": "ping", "id": 3})
     page.json("pong")
-    assert not server.play._want_navmesh and not server.play._want_collision
+    assert not server.play.encoder.want_navmesh and not server.play.encoder.want_collision
 
 
 def test_save_writes_the_world_file_and_reports_failures(server, world, pages, tmp_path, monkeypatch):

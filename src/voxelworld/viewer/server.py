@@ -17,7 +17,7 @@ How it runs
   then runs slower than real time rather than in bursts). ``dt`` is always 1/60 s, so a session stays
   deterministic in its inputs.
 - **Only what changed.** After each frame the chunks whose quantised mesh changed (a chunk that keeps changing at
-  most every :data:`MESH_EVERY` frames) are encoded once for all pages,
+  most every :data:`~voxelworld.viewer.frame_encoder.MESH_EVERY` frames) are encoded once for all pages,
   whole and as a patch against the mesh sent before (binary), and marked for every page; each page has its own
   sender task that sends, when the page can take more, the chunks marked for it (the patch when the page has the
   patch's base, else the whole latest mesh), the HUD when it changed (the fields that changed, when the page has
@@ -51,23 +51,19 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
 from ..motion import CESIUM_MAN
-from .chunk_messages import CHUNK_HEADER
+from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
 from .hosts import request_refusal
-from .frame_messages import delta
-from .protocol import (BUTTONS, CHARACTER_URL, FRAME_STATE, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, ControlMessage,
-                       InputMessage, OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage,
-                       actor_poses, chunk_wire_mesh, dumps, encode_chunk_mesh, encode_chunk_patch,
-                       encode_collision_mesh, encode_navmesh, encode_poses, error_message, events_message,
-                       frame_message, hello_message, hud_message, parse_client_message)
+from .protocol import (BUTTONS, CHARACTER_URL, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, ControlMessage, InputMessage,
+                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps, error_message,
+                       hello_message, parse_client_message)
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
-           "MAX_CLIENTS", "MESH_EVERY", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
+           "MAX_CLIENTS", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -76,71 +72,8 @@ MAX_CLIENTS = 16  # pages connected at once
 HARD_MESSAGE_LIMIT = 1024 * 1024  # bytes: a longer message closes the connection (1009) before it is read
 EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
-MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
 
 logger = logging.getLogger("voxelworld.play")
-
-
-@dataclass(frozen=True)
-class ChunkUpdate:
-    """A chunk's mesh as sent from one frame on: its ``revision`` (raised whenever its quantised mesh changed),
-    the ``whole`` mesh message (kind 1; its header alone removes the chunk) and the ``patch`` (kind 4) that
-    turns revision ``base`` into it, or None (the page then gets the whole mesh)."""
-
-    revision: int
-    whole: bytes
-    patch: bytes | None = None
-    base: int | None = None
-
-    @property
-    def has_triangles(self) -> bool:
-        return len(self.whole) > CHUNK_HEADER.size
-
-    def for_page(self, has: int | None) -> bytes:
-        """What a page that has revision ``has`` of the chunk (None: none) is sent."""
-        return self.patch if self.patch is not None and has == self.base else self.whole
-
-
-@dataclass(frozen=True)
-class FramePacket:
-    """What one frame gives the pages, encoded once for all of them: the frame number; the ``frame`` message
-    whole (``frame_text``) and as a delta against the frame before (``frame_delta``, None for the first); the
-    poses message whole and as a delta (``poses``, ``poses_delta``); the ``hud`` message when it changed (whole:
-    ``hud_text``, against the HUD before: ``hud_delta``; None when it did not change) and its version; each
-    changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages when they changed and a page wants
-    them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in ``World.step``, ``encode_ms``
-    building the messages; ``events_text`` the frame's events as an ``events`` message (None without events),
-    sent to a page that skips this frame."""
-
-    frame: int
-    frame_text: str
-    hud_text: str | None
-    chunks: dict
-    navmesh: tuple | None
-    collision: tuple | None
-    step_ms: float
-    encode_ms: float
-    events_text: str | None = None
-    frame_delta: str | None = None
-    poses: bytes = b""
-    poses_delta: bytes | None = None
-    hud_delta: str | None = None
-    hud_version: int = 0
-
-    def page_bytes(self) -> dict[str, int]:
-        """Bytes a page without overlays that was sent the frame before (and every chunk's mesh before) receives
-        for this frame, by kind: ``chunks`` (patches where there is one, else whole meshes), ``poses``,
-        ``frame`` (its JSON) and ``hud``."""
-        frame = self.frame_delta if self.frame_delta is not None else self.frame_text
-        poses = self.poses_delta if self.poses_delta is not None else self.poses
-        hud = self.hud_delta if self.hud_delta is not None else self.hud_text
-        return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
-                "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
-
-    @property
-    def stream_bytes(self) -> int:
-        """Bytes a page without overlays that keeps up receives for this frame (:meth:`page_bytes`, summed)."""
-        return sum(self.page_bytes().values())
 
 
 class _Client:
@@ -209,18 +142,7 @@ class PlayServer:
         self._hud: tuple | None = None  # (version, whole text, delta text or None)
         self._navmesh: tuple | None = None  # (key, bytes)
         self._collision: tuple | None = None
-        # Kept by the world thread only.
-        self._wire: dict[tuple, tuple] = {}  # chunk -> (revision, WireMesh) last published
-        self._published: dict[tuple, int] = {}  # chunk -> the frame its mesh was last published in
-        self._held_back: set = set()  # chunks that changed but were published less than MESH_EVERY frames ago
-        self._last_frame: dict | None = None  # the last frame message (whole)
-        self._last_poses: list | None = None
-        self._last_hud: dict | None = None
-        self._hud_version = 0
-        self._collider = None
-        self._collision_serial = 0
-        self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
-        self._want_navmesh = self._want_collision = False  # some page wants the overlay (set on the loop)
+        self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
         # The player's controls as the playing page last sent them.
         self._move: tuple[float, float] = (0.0, 0.0)
         self._look: tuple[float, float] | None = None
@@ -238,106 +160,17 @@ class PlayServer:
     # ------------------------------------------------------------------------ the world thread (synchronous)
     def encode_all(self) -> FramePacket:
         """Every current chunk mesh, the frame, the poses and the HUD as they are now (no step), whole: what a
-        server starts from. Runs in the world thread (or before the server starts)."""
-        start = time.perf_counter()
-        world = self.world
-        self._wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
-        self._published, self._held_back = {}, set()
-        chunks = self._encode_chunks(world.mesher.meshes)
-        return self._packet(0.0, start, chunks)
+        server starts from (:meth:`FrameEncoder.encode_all`). Runs in the world thread (or before the server
+        starts)."""
+        return self.encoder.encode_all()
 
     def step_frame(self, inputs) -> FramePacket:
         """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
         the world thread; callable directly when no server runs (benchmarks)."""
-        world = self.world
         start = time.perf_counter()
-        world.step(inputs, 1.0 / self.fps)
+        self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        chunks = self._encode_chunks(world.snapshot().changed_chunks)
-        return self._packet((stepped - start) * 1000.0, stepped, chunks)
-
-    def _encode_chunks(self, changed) -> dict:
-        """A :class:`ChunkUpdate` for each chunk of ``changed`` (and of those held back before) whose quantised
-        mesh is not the one last published (a remesh that changed nothing a page sees is not sent). A chunk
-        published less than :data:`MESH_EVERY` frames ago is held back until then and published as it is then:
-        a chunk that changes every frame (dug, sucked, cut) is sent at most every MESH_EVERY frames, its latest
-        mesh; one that changes once is sent at once."""
-        world, updates = self.world, {}
-        meshes, frame = world.mesher.meshes, world.frame
-        for chunk in sorted(self._held_back.union(changed)):
-            if frame - self._published.get(chunk, frame - MESH_EVERY) < MESH_EVERY:
-                self._held_back.add(chunk)
-                continue
-            self._held_back.discard(chunk)
-            mesh = chunk_wire_mesh(world.volume, chunk, meshes.get(chunk))
-            revision, old = self._wire.get(chunk, (0, None))
-            if old is not None and old == mesh:
-                continue
-            revision += 1
-            whole = encode_chunk_mesh(chunk, mesh, revision)
-            patch = None if old is None else encode_chunk_patch(chunk, old, mesh, revision - 1, revision)
-            if patch is not None and len(patch) >= len(whole):
-                patch = None
-            updates[chunk] = ChunkUpdate(revision, whole, patch, None if patch is None else revision - 1)
-            self._wire[chunk] = (revision, mesh)
-            self._published[chunk] = frame
-        return updates
-
-    def _packet(self, step_ms: float, start: float, chunks: dict) -> FramePacket:
-        """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""
-        world = self.world
-        frame = frame_message(world, step_ms)
-        before = self._last_frame
-        frame_delta = None
-        if before is not None:
-            frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
-                           "step_ms": frame["step_ms"]}
-            frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
-            frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
-        poses = actor_poses(world)
-        poses_delta = None if self._last_poses is None else \
-            encode_poses(world.frame, poses, self._last_poses, before["frame"])
-        self._last_frame, self._last_poses = frame, poses
-        events = events_message(frame)
-        hud = hud_message(world)
-        hud_text = hud_delta = None
-        if hud != self._last_hud:
-            self._hud_version += 1
-            hud_text = dumps(hud | {"version": self._hud_version, "base": None})
-            if self._last_hud is not None:
-                hud_delta = dumps({"type": "hud", "version": self._hud_version, "base": self._hud_version - 1}
-                                  | delta(self._last_hud, hud))
-            self._last_hud = hud
-        navmesh = self._encode_navmesh() if self._want_navmesh else None
-        collision = self._encode_collision() if self._want_collision else None
-        return FramePacket(world.frame, dumps(frame), hud_text, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
-                           None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
-                           poses_delta, hud_delta, self._hud_version)
-
-    def _encode_navmesh(self) -> tuple | None:
-        """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
-        world has none yet (no NPC needed one)."""
-        navigation = self.world.agents.navigate()
-        if navigation is self._navigation and navigation.revision == self._navmesh_revision:
-            return None
-        self._navigation, self._navmesh_revision = navigation, navigation.revision
-        self._navmesh_serial += 1
-        return self._navmesh_serial, encode_navmesh(navigation.revision, navigation.mesh)
-
-    def _encode_collision(self) -> tuple | None:
-        """The collision mesh message if the world's collider was rebuilt since it was last encoded."""
-        collider = self.world.collider
-        if collider is self._collider:
-            return None
-        self._collider = collider
-        self._collision_serial += 1
-        bvh = collider.bvh
-        if bvh is None:
-            data = encode_collision_mesh(self._collision_serial, [], [], [])
-        else:
-            data = encode_collision_mesh(self._collision_serial, bvh.positions, bvh.indices, bvh.tri_material)
-        return self._collision_serial, data
+        return self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
 
     def _hello(self, client: int) -> str:
         return dumps(hello_message(self.world, client, self.controller, fps=self.fps, save_path=self.save_path))
@@ -536,8 +369,8 @@ class PlayServer:
             self._reply(client, dumps({"type": "pong", "id": message.id, "frame": self._frame_number}))
 
     def _overlays_wanted(self) -> None:
-        self._want_navmesh = any(c.navmesh for c in self.clients.values())
-        self._want_collision = any(c.collision for c in self.clients.values())
+        self.encoder.want_navmesh = any(c.navmesh for c in self.clients.values())
+        self.encoder.want_collision = any(c.collision for c in self.clients.values())
 
     def _watching(self, client: _Client, what: str) -> str:
         who = "no page plays now: send {\"type\": \"control\"} to play" if self._controller is None else \
