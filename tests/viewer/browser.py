@@ -31,3 +31,34 @@ def require_browser():
             raise
         pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
     return sync_playwright
+
+
+# A JS function ``(version, key, triangles) => ArrayBuffer``: a whole chunk mesh message (play protocol 3, kind 1)
+# for the chunk ``key`` ([i, j, k]) of ``triangles`` (each 9 coordinates, m; corners at the same place are one
+# vertex; none: the chunk's removal), normals up, no material, open to the sky, as the server would send it.
+CHUNK_MESSAGE = """(version, key, triangles) => {
+  const corners = new Map(), positions = [], indices = [];
+  for (const t of triangles) {
+    for (let c = 0; c < 3; c++) {
+      const p = t.slice(3 * c, 3 * c + 3), name = p.join(" ");
+      if (!corners.has(name)) { corners.set(name, corners.size); positions.push(...p); }
+      indices.push(corners.get(name));
+    }
+  }
+  const m = triangles.length, n = corners.size, pad = (size) => size + (4 - (size % 4)) % 4, step = 1 / 64;
+  const origin = [0, 1, 2].map((a) => (n ? Math.floor(Math.min(...positions.filter((_, i) => i % 3 === a))) : 0));
+  const normalsAt = pad(44 + 6 * n), bytesAt = normalsAt + 4 * n, indicesAt = pad(bytesAt + 4 * n);
+  const buffer = new ArrayBuffer(m ? pad(indicesAt + 6 * m) : 44), view = new DataView(buffer);
+  view.setUint8(0, 1); view.setUint8(1, version);
+  key.forEach((c, axis) => view.setInt32(4 + 4 * axis, c, true));
+  view.setUint32(16, 1, true); view.setUint32(20, m ? n : 0, true); view.setUint32(24, m, true);
+  origin.forEach((o, axis) => view.setFloat32(28 + 4 * axis, o, true));
+  view.setFloat32(40, step, true);
+  if (m) {
+    new Int16Array(buffer, 44, 3 * n).set(positions.map((p, i) => Math.round((p - origin[i % 3]) / step)));
+    for (let v = 0; v < n; v++) view.setInt16(normalsAt + 4 * v + 2, 32767, true); // up
+    new Uint8Array(buffer, bytesAt + 3 * n, n).fill(255); // open to the sky
+    new Uint16Array(buffer, indicesAt, 3 * m).set(indices);
+  }
+  return buffer;
+}"""

@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, require_browser
+from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, CHUNK_MESSAGE, require_browser
 
 WAIT_MS = 45_000  # the longest one step waits, ms
 
@@ -102,6 +102,15 @@ def test_the_page_plays_and_draws_the_world(page):
     assert page.text_content("#aim-hardness") == "5.0"
     assert page.text_content("#bullet-count") == "0"
     assert page.text_content("#currency") == "currency: 0"
+    # The status line says which side is slow: the server's step and this page's own time between pictures.
+    page.wait_for_function("/server: step [0-9.]+ ms · page: [0-9.]+ ms a picture/"
+                           ".test(document.getElementById('status').textContent)", timeout=WAIT_MS)
+    # Protocol 3: after the first whole frame the frames come as deltas, each after its poses; drawn whole.
+    s = stats(page)
+    assert s["frameDeltas"] > 0 and s["poseMessages"] >= s["frames"] > s["frameDeltas"] - 2
+    frame = page.evaluate("window.voxelworld.frame")
+    assert {"player", "objects", "characters"} <= set(frame) and frame.get("events") != []  # none: left out
+    assert [c["kind"] for c in frame["characters"]][:1] == ["player"] and len(frame["characters"][0]["rotations"])
     assert page.problems == []
 
 
@@ -130,6 +139,7 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
         page.keyboard.up("Space")
     after = stats(page)
     assert after["chunkMessages"] > before["chunkMessages"]  # the sucked chunks were remeshed and sent
+    assert after["chunkPatches"] > before["chunkPatches"]  # as patches of the meshes the page has
     later = page.evaluate("window.voxelworld.chunkCounts()")
     assert any(later.get(key, 0) > counts.get(key, 0) for key in aimed)  # among them, where the player aims
     assert after["bullets"] >= 2
@@ -144,28 +154,8 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
 # same place are one vertex; none: the chunk's removal, as when it leaves the view), delivered to the page as if the
 # server sent it.
 SEND_CHUNK = """([version, key, triangles]) => {
-  const corners = new Map(), positions = [], indices = [];
-  for (const t of triangles) {
-    for (let c = 0; c < 3; c++) {
-      const p = t.slice(3 * c, 3 * c + 3), name = p.join(" ");
-      if (!corners.has(name)) { corners.set(name, corners.size); positions.push(...p); }
-      indices.push(corners.get(name));
-    }
-  }
-  const m = triangles.length, n = corners.size, pad = (size) => size + (4 - (size % 4)) % 4;
-  const blendAt = pad(24 + 24 * n + 12 * m + 2 * n), size = m ? pad(blendAt + 5 * n) : 24;
-  const buffer = new ArrayBuffer(size), view = new DataView(buffer);
-  view.setUint8(0, 1); view.setUint8(1, version);
-  key.forEach((c, axis) => view.setInt32(4 + 4 * axis, c, true));
-  view.setUint32(16, n, true); view.setUint32(20, m, true);
-  if (m) {
-    new Float32Array(buffer, 24, 3 * n).set(positions);
-    for (let v = 0; v < n; v++) view.setFloat32(24 + 12 * n + 12 * v + 4, 1, true); // normals up
-    new Uint32Array(buffer, 24 + 24 * n, 3 * m).set(indices);
-    new Uint8Array(buffer, blendAt + 4 * n, n).fill(255); // open to the sky
-  }
-  window.voxelworld.socket.onmessage({ data: buffer });
-}"""
+  window.voxelworld.socket.onmessage({ data: (%s)(version, key, triangles) });
+}""" % CHUNK_MESSAGE
 
 
 def region_of(key: str) -> str:
@@ -395,14 +385,10 @@ def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
     MESH_VERSION) shows an error and changes no chunk; one of MESH_VERSION is drawn."""
     before = stats(page)
     deliver = """([version, triangles]) => {
-        const buffer = new ArrayBuffer(24 + (triangles ? 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 + 3 + 1 : 0));
-        const view = new DataView(buffer);
-        view.setUint8(0, 1); view.setUint8(1, version);
-        view.setInt32(4, 900, true); view.setInt32(8, 900, true); view.setInt32(12, 900, true);
-        view.setUint32(16, triangles ? 3 : 0, true); view.setUint32(20, triangles, true);
-        if (triangles) new Uint32Array(buffer, 24 + 36 + 36, 3).set([0, 1, 2]);
+        const triangle = [9000, 9000, 9000, 9001, 9000, 9000, 9000, 9000, 9001];
+        const buffer = (%s)(version, [900, 900, 900], triangles ? [triangle] : []);
         window.voxelworld.socket.onmessage({ data: buffer });
-    }"""
+    }""" % CHUNK_MESSAGE
     drawn = "(key) => key in window.voxelworld.batches().chunks"  # the world streams on meanwhile
     page.evaluate(deliver, [9, 1])
     after = stats(page)

@@ -143,8 +143,11 @@ def test_without_the_model_the_page_warns_and_draws_capsules(page):
         assert any("character.glb" in w and "capsules" in w for w in warnings), warnings
         assert tab.evaluate("window.voxelworld.characters().skinned") == 0
         names = tab.evaluate("window.voxelworld.scene.getObjectByName('actors').children.map((o) => o.name)")
-        assert "player" in names and any(n.startswith("npc:") for n in names)
-        assert any(n.startswith("enemy:") for n in names)
+        assert "figure:player:player" in names and any(n.startswith("figure:npc:") for n in names)
+        assert any(n.startswith("figure:enemy:") for n in names)
+        blade = tab.evaluate("window.voxelworld.scene.getObjectByName('figure:enemy:chainsaw').userData.blade.parent"
+                             " !== null")
+        assert blade  # the enemy's blade is drawn beside its capsule
     finally:
         tab.close()
 
@@ -196,7 +199,7 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
     triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton, and
     the skin drawn (skinned on the CPU) is where three's own skinning puts it. The camera is placed 1.6 m from the
     enemy (the player stands 4 m from it)."""
-    enemy = np.array(page.evaluate("window.voxelworld.frame.enemies[0].position"))
+    enemy = np.array(page.evaluate("window.voxelworld.frame.characters.find((c) => c.kind === 'enemy').position"))
     page.evaluate("([eye, target]) => window.voxelworld.view(eye, target)",
                   [list(enemy + (-1.2, 1.4, -0.6)), list(enemy + (0.0, 1.0, 0.0))])
     try:

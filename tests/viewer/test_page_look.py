@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+from .browser import ARGS, CHROMIUM, CHUNK_MESSAGE, FULL_RESOLUTION, require_browser
 
 WAIT_MS = 60_000
 VIEWPORT = {"width": 1280, "height": 720}
@@ -218,7 +218,7 @@ def test_iron_and_rock_look_apart(scene):
 
 
 def test_the_enemy_is_drawn_as_a_skinned_character(scene):
-    enemy = np.array(scene.evaluate("window.voxelworld.frame.enemies[0].position"))
+    enemy = np.array(scene.evaluate("window.voxelworld.frame.characters.find((c) => c.kind === 'enemy').position"))
     image = look(scene, "enemy", enemy + (-3.5, 1.6, 1.5), enemy + (0.0, 0.9, 0.0))
     skinned = scene.evaluate("""() => { let n = 0; window.voxelworld.scene.getObjectByName('actors')
         .traverse((o) => { if (o.name === 'skin' && o.visible) n++; }); return n; }""")
@@ -271,20 +271,14 @@ SHADOW_PASSES = """(mesh) => {
   r.render(v.scene, v.camera);
   const redrawn = r.info.render.calls;
   const stale = r.shadowMap.needsUpdate;
-  const buffer = new ArrayBuffer(24 + 12 * 3 + 12 * 3 + 12 + 3 + 3 + 2 + 12 + 3 + 1);
-  const view = new DataView(buffer);
-  view.setUint8(0, 1); view.setUint8(1, mesh);
-  view.setInt32(4, 900, true); view.setInt32(8, 900, true); view.setInt32(12, 900, true);
-  view.setUint32(16, 3, true); view.setUint32(20, 1, true);
-  new Uint32Array(buffer, 24 + 36 + 36, 3).set([0, 1, 2]);
-  v.socket.onmessage({ data: buffer }); // a chunk far from the world (one triangle)
+  const message = %s, triangle = [9000, 9000, 9000, 9001, 9000, 9000, 9000, 9000, 9001];
+  v.socket.onmessage({ data: message(mesh, [900, 900, 900], [triangle]) }); // a chunk far from the world
   const marked = r.shadowMap.needsUpdate;
-  view.setUint32(16, 0, true); view.setUint32(20, 0, true);
-  v.socket.onmessage({ data: buffer.slice(0, 24) }); // and gone again
+  v.socket.onmessage({ data: message(mesh, [900, 900, 900], []) }); // and gone again
   let casting = 0;
   v.scene.getObjectByName('actors').traverse((o) => { if (o.isMesh && o.castShadow) casting++; });
   return { unchanged, redrawn, stale, marked, casting };
-}"""
+}""" % CHUNK_MESSAGE
 
 
 def test_the_sun_shadow_map_is_drawn_again_only_when_the_terrain_changes(scene):

@@ -16,11 +16,12 @@ from voxelworld.game.poses import character_rig
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
 from voxelworld.viewer import protocol
+from voxelworld.viewer.frame_messages import unpack_rotations
 from voxelworld.viewer.protocol import (BUTTONS, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGE_BYTES,
                                         ControlMessage, InputMessage, OverlaysMessage, PingMessage, ProtocolError,
                                         RateLimiter, SaveMessage, decode_chunk_mesh, decode_collision_mesh,
                                         decode_navmesh, encode_chunk_mesh, encode_collision_mesh, encode_navmesh,
-                                        navmesh_triangles, parse_client_message)
+                                        navmesh_triangles, parse_client_message, wire_mesh)
 
 
 # ------------------------------------------------------------------------------------- page messages
@@ -167,45 +168,78 @@ def random_mesh(rng, n: int, m: int) -> DisplayMesh:
                        rng.random(n).astype(np.float32))
 
 
+def unit(rng, n: int) -> np.ndarray:
+    v = rng.normal(size=(n, 3))
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+
 @pytest.mark.parametrize("n, m", [(3, 1), (4, 2), (5, 3), (6, 4), (101, 77)])
 def test_chunk_mesh_round_trip_and_layout(n, m):
     mesh = random_mesh(np.random.default_rng(n), n, m)
-    data = encode_chunk_mesh((3, -1, 7), mesh)
-    assert data[0] == KIND_CHUNK and data[1] == 2
-    assert len(data) == 24 + 12 * n + 12 * n + 12 * m + 2 * n + (-2 * n % 4) + 4 * n + n + (-n % 4)
-    assert len(data) % 4 == 0
-    blend_offset = len(data) - (-n % 4) - n - 4 * n
-    assert blend_offset % 4 == 0  # every array starts on a multiple of 4: typed-array views in the page
-    np.testing.assert_array_equal(np.frombuffer(data, "<f4", n, blend_offset), mesh.blend)
-    np.testing.assert_array_equal(np.frombuffer(data, "<f4", 3 * n, 24).reshape(-1, 3), mesh.positions)
-    wire_occlusion = np.frombuffer(data, "u1", n, blend_offset + 4 * n)
-    np.testing.assert_array_equal(wire_occlusion, [round(float(v) * 255) for v in mesh.occlusion])
-    chunk, back = decode_chunk_mesh(data)
-    assert chunk == (3, -1, 7)
-    for name in ("positions", "normals", "indices", "mat_a", "mat_b", "blend"):
-        np.testing.assert_array_equal(getattr(back, name), getattr(mesh, name))
-        assert getattr(back, name).dtype == getattr(mesh, name).dtype
-    assert back.occlusion.dtype == np.float32
-    np.testing.assert_allclose(back.occlusion, mesh.occlusion, atol=0.5 / 255 + 1e-6)  # one u8 step, rounded
+    mesh = DisplayMesh(mesh.positions, unit(np.random.default_rng(n), n), *(getattr(mesh, k) for k in
+                       ("indices", "mat_a", "mat_b", "blend", "occlusion")))
+    wire = wire_mesh(mesh, origin=(1.0, -2.0, 0.5), step=2.0 ** -11)
+    data = encode_chunk_mesh((3, -1, 7), wire, revision=12)
+    assert data[0] == KIND_CHUNK and data[1] == 3 == protocol.MESH_VERSION
+    assert len(data) == (44 + 6 * n + (-6 * n % 4) + 4 * n + 4 * n + (-4 * n % 4) + 6 * m + (-6 * m % 4))
+    np.testing.assert_array_equal(np.frombuffer(data, "<i2", 3 * n, 44).reshape(-1, 3), wire.positions)
+    chunk, revision, back = decode_chunk_mesh(data)
+    assert (chunk, revision) == ((3, -1, 7), 12) and back == wire
+    drawn = back.display_mesh()
+    # What the page draws: positions within half a step, normals within 2e-4 (about a hundredth of a degree),
+    # the blend and occlusion within half a byte step, materials and indices exact.
+    np.testing.assert_allclose(drawn.positions, mesh.positions, atol=2.0 ** -12 + 1e-6)
+    np.testing.assert_allclose(drawn.normals, mesh.normals, atol=2e-4)
+    np.testing.assert_allclose(drawn.blend, mesh.blend, atol=0.5 / 255 + 1e-6)
+    np.testing.assert_allclose(drawn.occlusion, mesh.occlusion, atol=0.5 / 255 + 1e-6)
+    for name in ("indices", "mat_a", "mat_b"):
+        np.testing.assert_array_equal(getattr(drawn, name), getattr(mesh, name))
 
 
-def test_a_mesh_without_occlusion_goes_out_open():
-    mesh = random_mesh(np.random.default_rng(1), 6, 2)
-    bare = DisplayMesh(mesh.positions, mesh.normals, mesh.indices, mesh.mat_a, mesh.mat_b, mesh.blend)
-    _, back = decode_chunk_mesh(encode_chunk_mesh((0, 0, 0), bare))
-    np.testing.assert_array_equal(back.occlusion, np.ones(6, np.float32))
+def test_a_chunk_of_more_than_65536_vertices_sends_u32_indices():
+    rng = np.random.default_rng(3)
+    n = 70_000
+    mesh = DisplayMesh(rng.random((n, 3)).astype(np.float32), unit(rng, n), np.uint32([[0, 69_999, 65_536]]),
+                       np.ones(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.float32))
+    data = encode_chunk_mesh((0, 0, 0), wire_mesh(mesh))
+    assert data[2] & 1  # the flag
+    np.testing.assert_array_equal(decode_chunk_mesh(data)[2].indices, mesh.indices)
+
+
+def test_a_chunks_corner_and_step_make_shared_vertices_decode_alike():
+    """Two chunks count their positions from their own corners, in steps that divide the chunk's extent: a vertex
+    on their common face decodes to the same float32 in both (no crack between chunks)."""
+    from voxelworld.terrain import VoxelVolume
+
+    volume = VoxelVolume((64, 32, 64), voxel_size=0.5, chunk_size=16)
+    rng = np.random.default_rng(4)
+    face = np.column_stack([np.full(50, 8.0), rng.random(50) * 8, rng.random(50) * 8]).astype(np.float32)
+    mesh = DisplayMesh(face, unit(rng, 50), np.uint32([[0, 1, 2]]), np.ones(50, np.uint8), np.zeros(50, np.uint8),
+                       np.zeros(50, np.float32))
+    left = protocol.chunk_wire_mesh(volume, (0, 0, 0), mesh).display_mesh()
+    right = protocol.chunk_wire_mesh(volume, (1, 0, 0), mesh).display_mesh()
+    np.testing.assert_array_equal(left.positions, right.positions)
+    assert protocol.chunk_origin(volume, (1, 0, 0)) == (8.0, 0.0, 0.0)
+
+
+def test_a_mesh_reaching_far_from_its_corner_gets_a_coarser_step():
+    mesh = DisplayMesh(np.float32([[0, 0, 0], [100, 0, 0], [0, 0, 1]]), unit(np.random.default_rng(0), 3),
+                       np.uint32([[0, 1, 2]]), np.ones(3, np.uint8), np.zeros(3, np.uint8), np.zeros(3, np.float32))
+    wire = wire_mesh(mesh, step=2.0 ** -11)
+    assert wire.step > 2.0 ** -11 and wire.positions.max() <= 32767
+    np.testing.assert_allclose(wire.display_mesh().positions, mesh.positions, atol=wire.step)
 
 
 def test_an_empty_chunk_mesh_removes_the_chunk():
     for empty in (None, DisplayMesh.empty()):
-        data = encode_chunk_mesh((1, 2, 3), empty)
-        assert len(data) == 24
-        chunk, mesh = decode_chunk_mesh(data)
-        assert chunk == (1, 2, 3) and mesh.triangle_count == 0
+        data = encode_chunk_mesh((1, 2, 3), wire_mesh(empty), revision=4)
+        assert len(data) == protocol.CHUNK_HEADER.size == 44
+        chunk, revision, mesh = decode_chunk_mesh(data)
+        assert chunk == (1, 2, 3) and revision == 4 and mesh.triangle_count == 0
 
 
 def test_broken_binary_messages_are_refused():
-    data = encode_chunk_mesh((0, 0, 0), random_mesh(np.random.default_rng(0), 5, 3))
+    data = encode_chunk_mesh((0, 0, 0), wire_mesh(random_mesh(np.random.default_rng(0), 5, 3)))
     with pytest.raises(ProtocolError, match="too short"):
         decode_chunk_mesh(data[:-1])
     with pytest.raises(ProtocolError, match="bytes after its arrays"):
@@ -214,6 +248,8 @@ def test_broken_binary_messages_are_refused():
         decode_chunk_mesh(data[:10])
     with pytest.raises(ProtocolError, match="expected kind 2"):
         decode_navmesh(data)
+    with pytest.raises(ProtocolError, match="expected kind 1 version 3"):
+        decode_chunk_mesh(bytes([1, 2]) + data[2:])  # a version 2 message
 
 
 def test_navmesh_triangles_cover_the_polygons():
@@ -277,41 +313,59 @@ def test_hello_frame_and_hud_messages(world):
     saw = world.agents.enemies[0]
     assert hello["enemies"][0]["joints"] == list(character_rig().skeleton.names)  # CesiumMan's own skeleton
     assert hello["enemies"][0]["parents"] == character_rig().skeleton.parents.tolist()
-    assert frame["frame"] == world.frame and frame["step_ms"] == 1.25
+    assert frame["frame"] == world.frame and frame["step_ms"] == 1.25 and frame["base"] is None
     assert frame["player"]["position"] == pytest.approx(world.player.position.tolist(), abs=1e-4)
-    assert len(frame["npcs"]) == len(world.agents.npcs)
-    enemy = frame["enemies"][0]
-    assert len(enemy["joints"]) == len(enemy["parents"]) == len(character_rig().skeleton) and len(enemy["blade"]) == 2
-    # Joint positions are the skeleton's as the swing poses it, scaled to the enemy's height: each bone keeps its
-    # length (to the message's rounding).
-    joints = np.array(enemy["joints"])
-    lengths = np.linalg.norm(joints[1:] - joints[np.array(enemy["parents"][1:])], axis=1)
-    np.testing.assert_allclose(lengths, saw.scale * saw.motion.skeleton.bone_lengths()[1:], atol=1e-3)
+    assert not {"npcs", "enemies", "characters"} & set(frame)  # version 3: every actor is in the poses message
     assert set(hud) >= {"aim", "stamina", "currency", "gauge", "bullets", "achievements", "thresholds", "held",
                         "items"}
     assert set(hud["achievements"]) >= {m.group for m in world.materials}
     assert hud["aim"] is None or {"material", "hardness", "damage"} <= set(hud["aim"])
 
 
-def test_characters_in_hello_and_frame(world):
+def test_characters_in_hello_and_poses(world):
     hello = protocol.hello_message(world, 3, 1, fps=60, save_path=None)
-    frame = protocol.frame_message(world)
     rig = character_rig()
     assert hello["character"] == {"url": "/character.glb", "joints": list(rig.skeleton.names)}
     poses = world.snapshot().characters
-    entries = frame["characters"]
-    assert [(c["name"], c["kind"]) for c in entries] == [(p.name, p.kind) for p in poses]
-    assert [c["kind"] for c in entries].count("npc") == len(world.agents.npcs)
+    frame, base, entries = protocol.decode_poses(protocol.encode_poses(world.frame, protocol.actor_poses(world)))
+    assert frame == world.frame and base == 0xFFFFFFFF
+    assert [(c.name, c.kind) for c in entries] == [(p.name, p.kind) for p in poses]
+    assert [c.kind for c in entries].count("npc") == len(world.agents.npcs)
     for entry, pose in zip(entries, poses):
-        rotations = np.array(entry["rotations"]).reshape(-1, 4)
+        rotations = unpack_rotations(entry.rotations)
         assert rotations.shape == (len(rig.skeleton), 4)
-        np.testing.assert_allclose(rotations, pose.local_rotations(), atol=5e-4)
-        np.testing.assert_allclose(entry["position"], pose.position, atol=1e-4)
-        assert entry["yaw"] == pytest.approx(pose.yaw, abs=1e-3) and len(entry["root"]) == 3
-    enemy = next(c for c in entries if c["kind"] == "enemy")
-    np.testing.assert_allclose(enemy["blade"], world.agents.enemies[0].motion.part_segment, atol=1e-4)
-    assert enemy["contact"] == frame["enemies"][0]["contact"]
-    assert "blade" not in entries[0]
+        same = np.abs((rotations * pose.local_rotations()).sum(axis=1))  # q and -q are one rotation
+        assert np.degrees(2 * np.arccos(np.minimum(same, 1))).max() < 0.3
+        np.testing.assert_allclose(entry.position, pose.position, atol=1e-5)
+        np.testing.assert_allclose(entry.root, pose.root, atol=1e-5)
+        assert entry.yaw == pytest.approx(pose.yaw, abs=1e-4) and entry.scale == pytest.approx(pose.scale)
+    enemy = next(c for c in entries if c.kind == "enemy")
+    saw = world.agents.enemies[0]
+    np.testing.assert_allclose(enemy.blade, saw.motion.part_segment, atol=1e-5)
+    contact = saw.motion.contact
+    assert enemy.contact == (0 if contact is None else world.materials.id_of(contact.material))
+    assert entries[0].blade is None
+
+
+def test_a_poses_delta_carries_only_the_joints_that_moved():
+    world = World.demo(seed=0)
+    world.step(Inputs())
+    before = protocol.actor_poses(world)
+    world.step(Inputs())
+    now = protocol.actor_poses(world)
+    whole = protocol.encode_poses(world.frame, now)
+    delta = protocol.encode_poses(world.frame, now, before, world.frame - 1)
+    player = next(p for p in now if p.kind == "player")
+    assert np.array_equal(player.rotations, next(p for p in before if p.kind == "player").rotations)  # idle
+    assert len(delta) < len(whole)
+    frame, base, decoded = protocol.decode_poses(delta, before)
+    assert (frame, base) == (world.frame, world.frame - 1)
+    for a, b in zip(decoded, now):
+        np.testing.assert_array_equal(a.rotations, b.rotations)
+    with pytest.raises(ProtocolError, match="base frame does not have"):
+        protocol.decode_poses(delta, [p for p in before if p.kind != "npc"])
+    with pytest.raises(ProtocolError, match="cut short|bytes after"):
+        protocol.decode_poses(whole[:-3])
 
 
 def test_hud_after_sucking_lists_each_bullets_material(world):
@@ -374,11 +428,11 @@ def test_frame_events_say_why_an_action_was_blocked_and_what_it_did():
     message = protocol.frame_message(world)
     (punched,) = [e for e in message["events"] if e["event"] == "outcome" and e["kind"] == "punch"]
     assert punched["material"] == "soil" and punched["amount"] > 0 and len(punched["position"]) == 3
-    assert message["events_dropped"] == 0
+    assert "events_dropped" not in message  # left out when none were dropped
     steps = []
     for _ in range(60):
         world.step(Inputs(move=(0.0, -1.0), look=(270.0, 0.0)))  # walk back: footsteps on soil
-        steps += [e for e in protocol.frame_message(world)["events"] if e["event"] == "footstep"]
+        steps += [e for e in protocol.frame_message(world).get("events", []) if e["event"] == "footstep"]
     assert steps and {s["material"] for s in steps} == {"soil"} and all(len(s["position"]) == 3 for s in steps)
     json.dumps(message, allow_nan=False)
 

@@ -15,6 +15,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -32,9 +33,11 @@ from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
-from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH,
+from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, KIND_POSES,
+                                        KIND_CHUNK_PATCH,
                                         MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, decode_chunk_mesh,
                                         decode_collision_mesh, decode_navmesh)
+from voxelworld.viewer.frame_messages import merged
 from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
 
 TIMEOUT = 15.0  # s: the longest a test waits for one thing
@@ -49,17 +52,25 @@ def wait_until(condition, timeout: float = TIMEOUT, what: str = "condition") -> 
 
 
 class Page:
-    """A page's websocket: messages read one by one, JSON parsed, binary kept as bytes."""
+    """A page's websocket: messages read one by one, JSON parsed, binary kept as bytes; a frame or HUD delta is
+    laid over the one before (as the page does), so each ``frame`` and ``hud`` read is whole."""
 
     def __init__(self, server: ServerThread, origin: str | None = None):
         self._context = connect(server.url.replace("http://", "ws://") + "ws", open_timeout=TIMEOUT,
                                 max_size=None, max_queue=None, origin=origin)  # read all: quick closes
         self.socket = self._context.__enter__()
         self.seen: list = []
+        self.frame: dict | None = None
+        self.hud: dict | None = None
 
     def recv(self, timeout: float = TIMEOUT):
         data = self.socket.recv(timeout=timeout)
         message = data if isinstance(data, bytes) else json.loads(data)
+        if isinstance(message, dict) and message["type"] == "frame":
+            state = {k: v for k, v in (self.frame or {}).items() if k not in ("events", "events_dropped")}
+            message = self.frame = merged(state, message)
+        elif isinstance(message, dict) and message["type"] == "hud":
+            message = self.hud = merged(self.hud, message)
         self.seen.append(message)
         return message
 
@@ -132,8 +143,8 @@ def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages
     assert hello["limits"]["messages_per_second"] == MAX_MESSAGES_PER_SECOND
     assert page.json("control")["you"] is True
     chunks = {}
-    frame = page.until(lambda m: is_frame(m) or (isinstance(m, bytes) and chunks.setdefault(
-        decode_chunk_mesh(m)[0], decode_chunk_mesh(m)[1]) is None))
+    frame = page.until(lambda m: is_frame(m) or (isinstance(m, bytes) and m[0] == KIND_CHUNK and chunks.setdefault(
+        decode_chunk_mesh(m)[0], decode_chunk_mesh(m)[2].display_mesh()) is None))
     assert frame["frame"] >= hello["frame"]
     lo, hi = (tuple(b) for b in hello["world"]["bounds"])
     assert len(chunks) >= 30  # every chunk with a surface (the enemy may be re-cutting a few meanwhile)
@@ -155,6 +166,38 @@ def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages
     while time.monotonic() - start < 0.5:
         last = page.until(is_frame)["frame"]
     assert last - first >= 10
+
+
+def test_each_frame_is_its_poses_then_its_state_as_deltas(server, world, pages):
+    """Version 3: every frame is a binary poses message followed by the frame's JSON; after the first whole one a
+    page that keeps up gets deltas (``base`` the frame before) whose poses carry only the joints that moved."""
+    (page,) = pages(1)
+    page.json("hello")
+    deltas = 0
+    for _ in range(30):
+        frame = page.until(is_frame)
+        poses = page.seen[-2]
+        assert isinstance(poses, bytes) and poses[0] == KIND_POSES and poses[1] == PROTOCOL_VERSION
+        number, base = struct.unpack_from("<II", poses, 4)
+        assert number == frame["frame"]
+        if frame["base"] is not None:
+            deltas += 1
+            assert base == frame["base"] == frame["frame"] - 1
+        assert {"player", "objects", "time", "step_ms"} <= set(frame)  # whole once laid over the one before
+    assert deltas >= 20
+
+
+def test_a_page_of_another_protocol_version_is_told_why_and_closed(server):
+    with connect(server.url.replace("http://", "ws://") + "ws?protocol=2", open_timeout=TIMEOUT) as socket_:
+        message = json.loads(socket_.recv(timeout=TIMEOUT))
+        assert message["type"] == "error"
+        assert f"this page speaks play protocol '2' and this server {PROTOCOL_VERSION}: reload" in message["error"]
+        with pytest.raises(ConnectionClosed) as closed:
+            socket_.recv(timeout=TIMEOUT)
+    assert closed.value.rcvd.code == 1002
+    with connect(server.url.replace("http://", "ws://") + f"ws?protocol={PROTOCOL_VERSION}",
+                 open_timeout=TIMEOUT, max_size=None) as socket_:
+        assert json.loads(socket_.recv(timeout=TIMEOUT))["type"] == "hello"
 
 
 def test_inputs_move_the_player_and_a_short_press_counts(server, world, pages):
@@ -184,8 +227,9 @@ def test_sucking_streams_changed_chunks_and_bullets(server, world, pages):
     page.send({"type": "input", "move": [0, 0], "look": [270, -35], "held": []})
     assert all(isinstance(b, str) for b in bullets["bullets"])
     assert bullets["gauge"] < 1
-    chunk_messages = [m for m in page.seen if isinstance(m, bytes) and m[0] == KIND_CHUNK]
+    chunk_messages = [m for m in page.seen if isinstance(m, bytes) and m[0] in (KIND_CHUNK, KIND_CHUNK_PATCH)]
     assert len(chunk_messages) > 40  # the first batch and the chunks remeshed as the ground was sucked
+    assert any(m[0] == KIND_CHUNK_PATCH for m in chunk_messages)  # sent as what changed
 
 
 # ------------------------------------------------------------------------------------------ bad messages
@@ -452,7 +496,7 @@ def test_overlays_stream_the_navmesh_and_the_collision_mesh(server, world, pages
     page.send({"type": "overlays", "navmesh": False, "collision": False})
     page.send({"type": "ping", "id": 3})
     page.json("pong")
-    assert not server.play._want_navmesh and not server.play._want_collision
+    assert not server.play.encoder.want_navmesh and not server.play.encoder.want_collision
 
 
 def test_save_writes_the_world_file_and_reports_failures(server, world, pages, tmp_path, monkeypatch):

@@ -12,7 +12,8 @@
   brings in the whole game.
 - :func:`create_app` / :func:`serve` (``voxelworld.viewer.server``): the browser app of ``voxelworld play``: a
   local web server stepping a world at 60 Hz and streaming it to the page in ``viewer/web/`` over a websocket
-  (``docs/play.md``; the messages: ``voxelworld.viewer.protocol``, ``docs/specs/play-protocol.md``); imported
+  (``docs/play.md``; the messages: ``voxelworld.viewer.protocol``, ``chunk_messages``, ``frame_messages``, what a
+  frame sends: ``frame_encoder``; ``docs/specs/play-protocol.md``); imported
   when first used (it brings in starlette and uvicorn).
 """
 

@@ -6,10 +6,13 @@ The full description is ``docs/specs/play-protocol.md``; in short:
   :data:`MAX_MESSAGES_PER_SECOND` a second per connection: ``input`` (stick, view, held buttons), ``control``
   and ``release`` (who plays), ``save``, ``overlays`` (navmesh / collision mesh on or off) and ``ping``.
   :func:`parse_client_message` checks every field and raises :class:`ProtocolError` naming what is wrong.
-- **server → page**: JSON text (``hello``, ``frame``, ``hud``, ``control``, ``saved``, ``pong``, ``error``) and
-  binary meshes, little-endian, each starting with a kind byte: a chunk's display mesh
-  (:func:`encode_chunk_mesh`, an empty one removes the chunk), the navmesh (:func:`encode_navmesh`) and the
-  collision mesh (:func:`encode_collision_mesh`). The ``decode_*`` functions read them back (tests, tools).
+- **server → page**: JSON text (``hello``, ``frame``, ``events``, ``hud``, ``control``, ``saved``, ``pong``,
+  ``error``) and binary messages, little-endian, each starting with a kind byte and the version byte (3): a
+  chunk's whole display mesh, quantised (:func:`encode_chunk_mesh`, an empty one removes the chunk), a patch of
+  it against the mesh the page has (:func:`encode_chunk_patch`), every actor's pose (:func:`encode_poses`), the
+  navmesh (:func:`encode_navmesh`) and the collision mesh (:func:`encode_collision_mesh`). The ``decode_*``
+  functions read them back (tests, tools). ``frame`` and ``hud`` may be deltas against a base the page has
+  (:func:`~voxelworld.viewer.frame_messages.delta`): only the fields that changed.
 
 :func:`hello_message`, :func:`frame_message` and :func:`hud_message` build the JSON messages from a
 :class:`~voxelworld.game.world.World`.
@@ -28,12 +31,12 @@ voxelworld.viewer.protocol.ProtocolError: NaN is not allowed (numbers must be fi
 >>> triangle = DisplayMesh(np.eye(3, dtype=np.float32), np.tile(np.float32([0, 1, 0]), (3, 1)),
 ...                        np.array([[0, 1, 2]], np.uint32), np.full(3, 4, np.uint8), np.zeros(3, np.uint8),
 ...                        np.zeros(3, np.float32))
->>> data = encode_chunk_mesh((1, 0, 2), triangle)
+>>> data = encode_chunk_mesh((1, 0, 2), wire_mesh(triangle), revision=7)
 >>> len(data), data[0] == KIND_CHUNK
-(132, True)
->>> chunk, mesh = decode_chunk_mesh(data)
->>> chunk, mesh.triangle_count, mesh.mat_a.tolist()
-((1, 0, 2), 1, [4, 4, 4])
+(96, True)
+>>> chunk, revision, mesh = decode_chunk_mesh(data)
+>>> chunk, revision, mesh.triangle_count, mesh.display_mesh().mat_a.tolist()
+((1, 0, 2), 7, 1, [4, 4, 4])
 """
 
 from __future__ import annotations
@@ -51,16 +54,24 @@ from ..errors import VoxelworldError
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
 from ..game.poses import character_rig
 from ..meshing import DisplayMesh
+from . import chunk_messages, frame_messages
+from .chunk_messages import (CHUNK_HEADER, KIND_CHUNK, KIND_CHUNK_PATCH, MESH_VERSION, PATCH_HEADER, WireMesh,
+                             chunk_step, encode_chunk_mesh, encode_chunk_patch, occlusion_bytes, wire_mesh)
+from .frame_messages import KIND_POSES, POSES_HEADER, actor_poses, encode_poses
 
-__all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "characters", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",
+__all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",
            "MAX_FRAME_EVENTS", "BUTTONS", "CLIENT_TYPES", "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION",
-           "YAW_LIMIT", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage", "OverlaysMessage",
+           "KIND_CHUNK_PATCH", "KIND_POSES", "MESH_VERSION", "CHUNK_HEADER", "PATCH_HEADER", "POSES_HEADER",
+           "WireMesh", "wire_mesh", "chunk_step", "chunk_origin", "chunk_wire_mesh", "occlusion_bytes",
+           "encode_chunk_patch", "decode_chunk_patch", "actor_poses", "encode_poses", "decode_poses",
+           "YAW_LIMIT", "FRAME_STATE", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage",
+           "OverlaysMessage",
            "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
            "frame_events", "events_message", "hud_message", "dumps"]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3  # hello's "protocol"; every binary message's version byte is MESH_VERSION, the same
 CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
@@ -71,9 +82,7 @@ PITCH_LIMIT = 89.0  # degrees, as Inputs takes it
 MAX_PING_ID = 2**31 - 1
 MAX_FRAME_EVENTS = 64  # events a frame message carries at most (the rest are dropped and counted)
 
-KIND_CHUNK, KIND_NAVMESH, KIND_COLLISION = 1, 2, 3  # the first byte of a binary message
-MESH_VERSION = 2  # the second byte (2: chunk meshes carry occlusion)
-CHUNK_HEADER = struct.Struct("<BBHiiiII")  # kind, version, 0, chunk i, j, k, vertices n, triangles m: 24 bytes
+KIND_NAVMESH, KIND_COLLISION = 2, 3  # the first byte of a binary message (1, 4: chunk_messages; 5: poses)
 TRIANGLES_HEADER = struct.Struct("<BBHIII")  # kind, version, 0, revision, vertices n, triangles m: 16 bytes
 
 
@@ -263,29 +272,6 @@ def _pad(length: int) -> bytes:
     return bytes(-length % 4)
 
 
-def encode_chunk_mesh(chunk, mesh: DisplayMesh | None) -> bytes:
-    """One chunk's display mesh as a binary message (an empty mesh or None: the chunk has no surface any more).
-
-    Layout, little-endian: the 24-byte header (u8 kind = 1, u8 version = 2, u16 0, i32 chunk i, j, k,
-    u32 vertex count n, u32 triangle count m), then positions f32[3n] (m), normals f32[3n], indices u32[3m],
-    mat_a u8[n], mat_b u8[n], zero bytes up to a multiple of 4, blend f32[n] (share of mat_b, 0..1), occlusion
-    u8[n] (round(occlusion x 255): 255 open), zero bytes up to a multiple of 4.
-    """
-    i, j, k = (int(c) for c in chunk)
-    if mesh is None or mesh.triangle_count == 0:
-        return CHUNK_HEADER.pack(KIND_CHUNK, MESH_VERSION, 0, i, j, k, 0, 0)
-    n, m = len(mesh.positions), len(mesh.indices)
-    head = CHUNK_HEADER.pack(KIND_CHUNK, MESH_VERSION, 0, i, j, k, n, m)
-    return b"".join((head, _le(mesh.positions, "<f4"), _le(mesh.normals, "<f4"), _le(mesh.indices, "<u4"),
-                     _le(mesh.mat_a, "u1"), _le(mesh.mat_b, "u1"), _pad(2 * n), _le(mesh.blend, "<f4"),
-                     occlusion_bytes(mesh.occlusion).tobytes(), _pad(n)))
-
-
-def occlusion_bytes(occlusion: np.ndarray) -> np.ndarray:
-    """Occlusion in [0, 1] as the wire's u8 (round(occlusion x 255)); values outside are clipped."""
-    return np.round(np.clip(np.asarray(occlusion, dtype=np.float32), 0.0, 1.0) * np.float32(255.0)).astype(np.uint8)
-
-
 def _take(data: bytes, offset: int, dtype: str, count: int, what: str) -> tuple[np.ndarray, int]:
     size = np.dtype(dtype).itemsize * count
     if offset + size > len(data):
@@ -303,22 +289,44 @@ def _header(data: bytes, header: struct.Struct, kind: int) -> tuple:
     return fields
 
 
-def decode_chunk_mesh(data: bytes) -> tuple[tuple[int, int, int], DisplayMesh]:
-    """The chunk and its display mesh from :func:`encode_chunk_mesh`'s bytes (an empty mesh for a removal)."""
-    _, _, _, i, j, k, n, m = _header(data, CHUNK_HEADER, KIND_CHUNK)
-    offset = CHUNK_HEADER.size
-    positions, offset = _take(data, offset, "<f4", 3 * n, "positions")
-    normals, offset = _take(data, offset, "<f4", 3 * n, "normals")
-    indices, offset = _take(data, offset, "<u4", 3 * m, "indices")
-    mat_a, offset = _take(data, offset, "u1", n, "mat_a")
-    mat_b, offset = _take(data, offset, "u1", n, "mat_b")
-    blend, offset = _take(data, offset + (-2 * n % 4), "<f4", n, "blend")
-    occlusion, offset = _take(data, offset, "u1", n, "occlusion")
-    _, offset = _take(data, offset, "u1", -n % 4, "the padding after occlusion")
-    if offset != len(data):
-        raise ProtocolError(f"binary message has {len(data) - offset} bytes after its arrays")
-    return (i, j, k), DisplayMesh(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1, 3),
-                                  mat_a, mat_b, blend, occlusion.astype(np.float32) / np.float32(255.0))
+def decode_chunk_mesh(data: bytes) -> tuple[tuple[int, int, int], int, WireMesh]:
+    """The chunk, its revision and its quantised mesh from :func:`encode_chunk_mesh`'s bytes (no triangles:
+    the chunk was removed); ProtocolError when the bytes are not such a message."""
+    try:
+        return chunk_messages.decode_chunk_mesh(data)
+    except chunk_messages.WireError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def decode_chunk_patch(data: bytes, old: WireMesh) -> tuple[tuple[int, int, int], tuple[int, int], WireMesh]:
+    """The chunk, (base, revision) and the new mesh of :func:`encode_chunk_patch`'s bytes applied to ``old``;
+    ProtocolError when the bytes are not such a message or do not fit ``old``."""
+    try:
+        return chunk_messages.decode_chunk_patch(data, old)
+    except chunk_messages.WireError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def decode_poses(data: bytes, base=None) -> tuple[int, int, list]:
+    """(frame, base frame, poses) of :func:`encode_poses`'s bytes, a delta completed from ``base`` (the poses of
+    its base frame); ProtocolError when the bytes are not such a message."""
+    try:
+        return frame_messages.decode_poses(data, base)
+    except frame_messages.PoseError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def chunk_origin(volume, chunk) -> tuple[float, float, float]:
+    """The corner (m) of ``chunk`` (i, j, k) of ``volume``'s chunk grid: what its mesh's positions count from."""
+    extent = volume.chunk_size * volume.voxel_size
+    return tuple(float(np.float32(o + c * extent)) for o, c in zip(volume.origin, chunk))
+
+
+def chunk_wire_mesh(volume, chunk, mesh: DisplayMesh | None) -> WireMesh:
+    """``chunk``'s display mesh quantised for the wire: positions counted from the chunk's corner
+    (:func:`chunk_origin`) in steps of :func:`chunk_step` of the chunk's extent (the same for every chunk, so a
+    vertex two chunks share decodes alike)."""
+    return wire_mesh(mesh, chunk_origin(volume, chunk), chunk_step(volume.chunk_size * volume.voxel_size))
 
 
 def navmesh_triangles(navmesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -404,9 +412,9 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
     (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
     picture, /textures.bin), the world's box and chunk grid and how far around its actors it is meshed (m, None:
-    all of it), the player's and NPCs' capsules, the props'
-    triangles, the enemies' skeletons and the character every actor is drawn with (its ``url`` and its joints' names in skeleton order,
-    the order of a frame's ``characters[].rotations``)."""
+    all of it), the player's and NPCs' capsules, the props' triangles, the enemies' skeletons and the character
+    every actor is drawn with (its ``url`` and its joints' names in skeleton order, the order of the rotations in
+    the poses message, :func:`encode_poses`)."""
     volume, settings, palette = world.volume, world.settings.player, world.materials.palette()
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
@@ -469,56 +477,39 @@ def frame_events(world) -> tuple[list[dict], int]:
     return events[:MAX_FRAME_EVENTS], max(0, len(events) - MAX_FRAME_EVENTS)
 
 
-def characters(world) -> list[dict]:
-    """Every actor's pose of the last frame (:mod:`voxelworld.game.poses`) as a frame message's ``characters``:
-    ``name``, ``kind`` (player, npc, enemy), ``position`` (the model's feet, m), ``yaw`` (degrees: the model's
-    forward is ``view_direction(yaw, 0)``), ``scale``, ``rotations`` (4 per joint, local x, y, z, w, in the
-    hello's ``character.joints`` order) and ``root`` (the root joint's translation); an enemy's also ``blade``
-    (its segment, m) and ``contact`` (the material it touches, or null)."""
-    entries = []
-    for pose in world.snapshot().characters:
-        rotations = np.round(pose.local_rotations().ravel(), 3).tolist()  # unit quaternions: always finite
-        entry = {"name": pose.name, "kind": pose.kind, "position": _round(pose.position), "yaw": _round(pose.yaw, 3),
-                 "scale": _round(pose.scale), "rotations": rotations, "root": _round(pose.root)}
-        if pose.kind == "enemy":
-            entry |= {"blade": _round(pose.blade), "contact": pose.contact}
-        entries.append(entry)
-    return entries
-
-
 def frame_message(world, step_ms: float | None = None) -> dict:
-    """What moved in the last frame: the player (feet, view, eye, aim), NPCs, enemies (joint positions of the
-    skeleton their swing poses, parents, the blade's segment, what it touches), every actor posed on the
-    character (:func:`characters`) and loose objects; and what happened (``events``: :func:`frame_events`,
-    ``events_dropped`` those past ``MAX_FRAME_EVENTS``)."""
+    """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
+    time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded), loose
+    objects, the navmesh's revision, and what happened (``events``: :func:`frame_events`, and ``events_dropped``
+    those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a whole frame (the
+    server sends a page the fields that changed since the frame before when the page was sent that one)."""
     player = world.player
-    npcs = [{"name": n.name, "position": _round(n.position), "state": n.state} for n in world.agents.npcs]
-    enemies = []
-    for enemy in world.agents.enemies:
-        motion = enemy.motion
-        enemies.append({"name": enemy.name, "position": _round(enemy.position),
-                        "joints": _round(motion.world[:, :3, 3]), "parents": motion.skeleton.parents.tolist(),
-                        "blade": _round(motion.part_segment),
-                        "contact": motion.contact.material if motion.contact is not None else None})
     navigation = world.agents.navigation
     events, dropped = frame_events(world)
-    return {"type": "frame", "frame": world.frame, "time": _round(world.time), "events": events,
-            "events_dropped": dropped,
-            "player": {"position": _round(player.position), "yaw": _round(player.yaw), "pitch": _round(player.pitch),
-                       "eye": _round(player.eye), "aim": _round(player.aim), "grounded": bool(player.grounded)},
-            "npcs": npcs, "enemies": enemies, "characters": characters(world), "objects": _objects(world),
-            "navmesh_revision": navigation.revision if navigation is not None else None,
-            "step_ms": _round(step_ms, 3) if step_ms is not None else None}
+    message = {"type": "frame", "frame": world.frame, "base": None, "time": _round(world.time),
+               "step_ms": _round(step_ms, 3) if step_ms is not None else None,
+               "player": {"position": _round(player.position), "yaw": _round(player.yaw),
+                          "pitch": _round(player.pitch), "eye": _round(player.eye), "aim": _round(player.aim),
+                          "grounded": bool(player.grounded)},
+               "objects": _objects(world), "navmesh_revision": navigation.revision if navigation is not None else None}
+    if events:
+        message["events"] = events
+    if dropped:
+        message["events_dropped"] = dropped
+    return message
+
+
+FRAME_STATE = ("player", "objects", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
 
 
 def events_message(frame: dict) -> dict | None:
     """The ``events`` of a :func:`frame_message` as a message of their own (``{"type": "events", "frame",
     "events", "events_dropped"}``), None when the frame had none. A page sent only every other frame (it fell
     behind) gets the skipped frames' events this way, so no blocked-action text, sound or debris is lost."""
-    if not frame["events"] and not frame["events_dropped"]:
+    if not frame.get("events") and not frame.get("events_dropped"):
         return None
-    return {"type": "events", "frame": frame["frame"], "events": frame["events"],
-            "events_dropped": frame["events_dropped"]}
+    return {"type": "events", "frame": frame["frame"], "events": frame.get("events", []),
+            "events_dropped": frame.get("events_dropped", 0)}
 
 
 def hud_message(world) -> dict:

@@ -16,10 +16,13 @@ How it runs
   longer delays the next ones; when the loop falls more than :data:`MAX_LAG` behind it skips ahead (the world
   then runs slower than real time rather than in bursts). ``dt`` is always 1/60 s, so a session stays
   deterministic in its inputs.
-- **Only what changed.** After each frame the chunks that were remeshed are encoded once (binary) and marked for
-  every page; each page has its own sender task that sends, when the page can take more, the chunks marked for it
-  (their latest mesh), the HUD when it changed and the latest frame. A slow page skips frames instead of
-  queueing them.
+- **Only what changed.** After each frame the chunks whose quantised mesh changed (a chunk that keeps changing at
+  most every :data:`~voxelworld.viewer.frame_encoder.MESH_EVERY` frames) are encoded once for all pages,
+  whole and as a patch against the mesh sent before (binary), and marked for every page; each page has its own
+  sender task that sends, when the page can take more, the chunks marked for it (the patch when the page has the
+  patch's base, else the whole latest mesh), the HUD when it changed (the fields that changed, when the page has
+  the HUD before) and the latest frame: its poses (binary) and its state (JSON), as deltas against the frame
+  before when the page was sent that one. A slow page skips frames instead of queueing them.
 - **Who plays.** The first page to connect while no page plays gets control; the others watch. A watching page
   may ask for control (``{"type": "control"}``) when no page has it; the player gives it up with
   ``{"type": "release"}`` or by leaving (the stick and buttons are then let go).
@@ -48,20 +51,19 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io import save_world
 from ..motion import CESIUM_MAN
+from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
 from .hosts import request_refusal
-from .protocol import (BUTTONS, CHARACTER_URL, CHUNK_HEADER, MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage,
-                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps,
-                       encode_chunk_mesh, encode_collision_mesh, encode_navmesh, error_message, events_message,
-                       frame_message, hello_message, hud_message, parse_client_message)
+from .protocol import (BUTTONS, CHARACTER_URL, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, ControlMessage, InputMessage,
+                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps, error_message,
+                       hello_message, parse_client_message)
 
-__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "WEB_DIR", "FPS", "MAX_CLIENTS",
-           "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
+__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
+           "MAX_CLIENTS", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 FPS = 60  # frames a second
@@ -74,31 +76,6 @@ ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are count
 logger = logging.getLogger("voxelworld.play")
 
 
-@dataclass(frozen=True)
-class FramePacket:
-    """What one frame gives the pages, encoded once for all of them: the frame number, the ``frame`` message,
-    the ``hud`` message (None when it did not change), each remeshed chunk's binary message, the navmesh and
-    collision messages when they changed and a page wants them (``(key, bytes)`` or None), and how long the
-    frame took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages; ``events_text`` the frame's
-    events as an ``events`` message (None without events), sent to a page that skips this frame."""
-
-    frame: int
-    frame_text: str
-    hud_text: str | None
-    chunks: dict
-    navmesh: tuple | None
-    collision: tuple | None
-    step_ms: float
-    encode_ms: float
-    events_text: str | None = None
-
-    @property
-    def stream_bytes(self) -> int:
-        """Bytes a page without overlays receives for this frame (frame, HUD when changed, chunk meshes)."""
-        return (len(self.frame_text.encode()) + (len(self.hud_text.encode()) if self.hud_text else 0)
-                + sum(len(data) for data in self.chunks.values()))
-
-
 class _Client:
     """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
 
@@ -109,11 +86,12 @@ class _Client:
         self.errors_queued = 0
         self.errors_dropped = 0
         self.chunks: set = set()  # chunks whose latest mesh it has not been sent
+        self.revisions: dict = {}  # chunk -> the revision of its mesh this page has
         self.wake = asyncio.Event()
         self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
         self.frame_sent = -1
         self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
-        self.hud_sent = -1
+        self.hud_sent = -1  # the HUD version it has
         self.navmesh = self.collision = False  # overlays it asked for
         self.navmesh_sent = self.collision_sent = None
         self.messages_sent = self.bytes_sent = 0
@@ -158,19 +136,13 @@ class PlayServer:
         self.frames = 0
         self.failure: str | None = None
         # What the pages are sent, as of the last frame (read and written on the event loop only).
-        self._chunk_bytes: dict[tuple, bytes] = {}
+        self._chunk_updates: dict[tuple, ChunkUpdate] = {}
         self._frame_number = -1
-        self._frame_text: str | None = None
-        self._hud_text: str | None = None
-        self._hud_version = 0
+        self._frame: FramePacket | None = None  # the last frame's packet (its frame, poses and their deltas)
+        self._hud: tuple | None = None  # (version, whole text, delta text or None)
         self._navmesh: tuple | None = None  # (key, bytes)
         self._collision: tuple | None = None
-        # Kept by the world thread only.
-        self._last_hud: str | None = None
-        self._collider = None
-        self._collision_serial = 0
-        self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
-        self._want_navmesh = self._want_collision = False  # some page wants the overlay (set on the loop)
+        self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
         # The player's controls as the playing page last sent them.
         self._move: tuple[float, float] = (0.0, 0.0)
         self._look: tuple[float, float] | None = None
@@ -187,60 +159,18 @@ class PlayServer:
 
     # ------------------------------------------------------------------------ the world thread (synchronous)
     def encode_all(self) -> FramePacket:
-        """Every current chunk mesh, the frame and the HUD as they are now (no step): what a server starts
-        from. Runs in the world thread (or before the server starts)."""
-        start = time.perf_counter()
-        world = self.world
-        chunks = {chunk: encode_chunk_mesh(chunk, mesh) for chunk, mesh in sorted(world.mesher.meshes.items())}
-        self._last_hud = dumps(hud_message(world))
-        return FramePacket(world.frame, dumps(frame_message(world)), self._last_hud, chunks, None, None, 0.0,
-                           (time.perf_counter() - start) * 1000.0)
+        """Every current chunk mesh, the frame, the poses and the HUD as they are now (no step), whole: what a
+        server starts from (:meth:`FrameEncoder.encode_all`). Runs in the world thread (or before the server
+        starts)."""
+        return self.encoder.encode_all()
 
     def step_frame(self, inputs) -> FramePacket:
         """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
         the world thread; callable directly when no server runs (benchmarks)."""
-        world = self.world
         start = time.perf_counter()
-        world.step(inputs, 1.0 / self.fps)
+        self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        meshes = world.mesher.meshes
-        chunks = {chunk: encode_chunk_mesh(chunk, meshes.get(chunk))
-                  for chunk in sorted(world.snapshot().changed_chunks)}
-        step_ms = (stepped - start) * 1000.0
-        frame = frame_message(world, step_ms)
-        frame_text = dumps(frame)
-        events = events_message(frame)
-        hud = dumps(hud_message(world))
-        hud_text = None if hud == self._last_hud else hud
-        self._last_hud = hud
-        navmesh = self._encode_navmesh() if self._want_navmesh else None
-        collision = self._encode_collision() if self._want_collision else None
-        return FramePacket(world.frame, frame_text, hud_text, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - stepped) * 1000.0, None if events is None else dumps(events))
-
-    def _encode_navmesh(self) -> tuple | None:
-        """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
-        world has none yet (no NPC needed one)."""
-        navigation = self.world.agents.navigate()
-        if navigation is self._navigation and navigation.revision == self._navmesh_revision:
-            return None
-        self._navigation, self._navmesh_revision = navigation, navigation.revision
-        self._navmesh_serial += 1
-        return self._navmesh_serial, encode_navmesh(navigation.revision, navigation.mesh)
-
-    def _encode_collision(self) -> tuple | None:
-        """The collision mesh message if the world's collider was rebuilt since it was last encoded."""
-        collider = self.world.collider
-        if collider is self._collider:
-            return None
-        self._collider = collider
-        self._collision_serial += 1
-        bvh = collider.bvh
-        if bvh is None:
-            data = encode_collision_mesh(self._collision_serial, [], [], [])
-        else:
-            data = encode_collision_mesh(self._collision_serial, bvh.positions, bvh.indices, bvh.tri_material)
-        return self._collision_serial, data
+        return self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
 
     def _hello(self, client: int) -> str:
         return dumps(hello_message(self.world, client, self.controller, fps=self.fps, save_path=self.save_path))
@@ -304,11 +234,10 @@ class PlayServer:
             await asyncio.sleep(max(delay, 0.0))  # sleep(0) still lets the pages' tasks run
 
     def _publish(self, packet: FramePacket) -> None:
-        self._chunk_bytes.update(packet.chunks)
-        self._frame_number, self._frame_text = packet.frame, packet.frame_text
+        self._chunk_updates.update(packet.chunks)
+        self._frame_number, self._frame = packet.frame, packet
         if packet.hud_text is not None:
-            self._hud_text = packet.hud_text
-            self._hud_version += 1
+            self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
         if packet.navmesh is not None:
             self._navmesh = packet.navmesh
         if packet.collision is not None:
@@ -333,6 +262,13 @@ class PlayServer:
         self._pages += 1
         try:
             await websocket.accept()
+            spoken = websocket.query_params.get("protocol")
+            if spoken is not None and spoken != str(PROTOCOL_VERSION):
+                reason = (f"this page speaks play protocol {_shown(spoken)} and this server {PROTOCOL_VERSION}: "
+                          "reload the page")
+                await websocket.send_text(error_message(reason))
+                await websocket.close(code=1002, reason=reason[:120])
+                return
             await self._serve_page(websocket)
         finally:
             self._pages -= 1
@@ -351,7 +287,7 @@ class PlayServer:
         self._reply(client, hello)
         if self.failure is not None:
             self._error(client, self.failure)
-        client.chunks.update(chunk for chunk, data in self._chunk_bytes.items() if _has_triangles(data))
+        client.chunks.update(chunk for chunk, update in self._chunk_updates.items() if update.has_triangles)
         self.clients[client.id] = client
         client.wake.set()
         if self._controller is client:
@@ -433,8 +369,8 @@ class PlayServer:
             self._reply(client, dumps({"type": "pong", "id": message.id, "frame": self._frame_number}))
 
     def _overlays_wanted(self) -> None:
-        self._want_navmesh = any(c.navmesh for c in self.clients.values())
-        self._want_collision = any(c.collision for c in self.clients.values())
+        self.encoder.want_navmesh = any(c.navmesh for c in self.clients.values())
+        self.encoder.want_collision = any(c.collision for c in self.clients.values())
 
     def _watching(self, client: _Client, what: str) -> str:
         who = "no page plays now: send {\"type\": \"control\"} to play" if self._controller is None else \
@@ -510,33 +446,41 @@ class PlayServer:
                     chunks = sorted(client.chunks)
                     client.chunks.clear()
                     for chunk in chunks:
-                        await send(self._chunk_bytes[chunk])
+                        update = self._chunk_updates[chunk]
+                        data = update.for_page(client.revisions.get(chunk))
+                        client.revisions[chunk] = update.revision
+                        await send(data)
                 if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
                     client.navmesh_sent = self._navmesh[0]
                     await send(self._navmesh[1])
                 if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
                     client.collision_sent = self._collision[0]
                     await send(self._collision[1])
-                if self._hud_text is not None and client.hud_sent != self._hud_version:
-                    client.hud_sent = self._hud_version
-                    await send(self._hud_text)
-                if self._frame_text is not None and client.frame_sent != self._frame_number:
-                    number, text = self._frame_number, self._frame_text
+                if self._hud is not None and client.hud_sent != self._hud[0]:
+                    version, whole, against_last = self._hud
+                    text = against_last if against_last is not None and client.hud_sent == version - 1 else whole
+                    client.hud_sent = version
+                    await send(text)
+                packet = self._frame
+                if packet is not None and client.frame_sent != packet.frame:
+                    number = packet.frame
                     while client.events and client.events[0][0] <= number:
                         frame, events = client.events.popleft()
                         if client.frame_sent < frame < number:  # a frame this page skips: its events alone
                             await send(events)
+                    follows = client.frame_sent == number - 1 and packet.frame_delta is not None
                     client.frame_sent = number
-                    await send(text)
+                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
+                    await send(packet.frame_delta if follows else packet.frame_text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send
             logger.debug("page %d: sending stopped: %s", client.id, error)
 
 
-def _has_triangles(data: bytes) -> bool:
-    """Whether an encoded chunk mesh holds triangles (an empty one is its header alone: a removal)."""
-    return len(data) > CHUNK_HEADER.size
+def _shown(text: str) -> str:
+    """A page's text in a reply: quoted, at most 20 characters."""
+    return repr(text if len(text) <= 20 else text[:17] + "...")
 
 
 class _ThisServerOnly:

@@ -1,12 +1,12 @@
 // What moves in the world, drawn from each frame message: every actor (the player, the NPCs, the chainsaw
 // enemy) as a skinned CesiumMan posed by the frame's "characters" (its bones' local rotations, the root joint's
-// translation, where it stands and faces), the enemy's blade glowing while it cuts, and loose objects. An actor
-// no longer in the frame is removed.
+// translation, where it stands and faces; decode.js unpacks them from the binary poses message), the enemy's blade
+// glowing while it cuts, and loose objects. An actor no longer in the frame is removed.
 //
 // The character (the hello's character.url) is loaded once; each actor gets its own SkeletonUtils.clone, tinted
 // by its kind (its texture lit per vertex by three's Lambert model, skinning.js: the glTF's physically based
 // material costs several times as much per pixel under software WebGL). Until it has loaded, or if it cannot be (a console warning says why),
-// the old figures stand in: capsules for the player and NPCs, the enemy's swing skeleton as sticks.
+// figures stand in: a capsule for every actor, the enemy's blade beside it.
 //
 // Before every picture (prepare): an actor farther than DETAIL_METRES from the camera is drawn with the lighter
 // copy of the character (skinning.js), nearer with the full one, and an actor whose pose or copy changed is
@@ -55,50 +55,6 @@ function placeBone(box, a, b, width) {
   box.position.copy(mid);
   box.scale.set(width, Math.max(length, 1e-3), width);
   box.quaternion.setFromUnitVectors(UP, b.clone().sub(a).normalize());
-}
-
-function enemyObject(enemy) {
-  const group = new THREE.Group();
-  const bones = new THREE.Group();
-  bones.name = "bones";
-  const boneMaterial = new THREE.MeshLambertMaterial({ color: 0xc8553d });
-  for (let j = 0; j < enemy.parents.length; j++) {
-    if (enemy.parents[j] >= 0) bones.add(new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), boneMaterial));
-  }
-  const lines = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({ color: 0xffffff }));
-  lines.geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(6 * enemy.parents.length), 3));
-  lines.name = "skeleton";
-  const joints = new THREE.Group();
-  for (let j = 0; j < enemy.parents.length; j++) {
-    joints.add(new THREE.Mesh(new THREE.SphereGeometry(0.07, 10, 8), new THREE.MeshLambertMaterial({ color: 0xffe0b0 })));
-  }
-  const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshLambertMaterial({ color: 0xb0b8c0 }));
-  blade.name = "blade";
-  const legs = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshLambertMaterial({ color: 0x5a2020 }));
-  legs.name = "legs"; // from the feet to the root joint (the swing's skeleton starts at the hips)
-  group.add(bones, lines, joints, blade, legs);
-  return group;
-}
-
-function updateEnemy(object, enemy) {
-  const [bones, lines, joints, blade, legs] = object.children;
-  const points = enemy.joints.map(v3);
-  const line = lines.geometry.attributes.position;
-  let b = 0;
-  for (let j = 0; j < points.length; j++) {
-    joints.children[j].position.copy(points[j]);
-    const p = enemy.parents[j];
-    if (p >= 0) {
-      placeBone(bones.children[b++], points[p], points[j], 0.09);
-      line.setXYZ(2 * j, ...points[p].toArray());
-      line.setXYZ(2 * j + 1, ...points[j].toArray());
-    }
-  }
-  line.needsUpdate = true;
-  lines.geometry.computeBoundingSphere();
-  placeBone(blade, v3(enemy.blade[0]), v3(enemy.blade[1]), 0.06);
-  placeBone(legs, v3(enemy.position), points[enemy.parents.indexOf(-1)], 0.16);
-  blade.material.color.setHex(enemy.contact ? 0xff6a00 : 0xb0b8c0);
 }
 
 // Tints per kind (the model's texture is multiplied by them) so the player, NPCs and the enemy are told apart.
@@ -277,7 +233,7 @@ export class Actors {
   // The player's object (its character, or the capsule standing in for it), or null: what the camera fades.
   player() {
     for (const [name, object] of this.meshes) {
-      if (name === "player" || name.startsWith("character:player:")) return object;
+      if (name.startsWith("figure:player:") || name.startsWith("character:player:")) return object;
     }
     return null;
   }
@@ -297,9 +253,9 @@ export class Actors {
   // Place every actor of ``frame`` (``world``: the hello message; ``colour(name)``: a material's colour).
   update(frame, world, firstPerson, colour) {
     for (const object of this.meshes.values()) object.userData.seen = false;
-    if (this.character && frame.characters) this.updateCharacters(frame, firstPerson);
+    if (this.character) this.updateCharacters(frame, firstPerson);
     else this.updateFigures(frame, world, firstPerson);
-    for (const item of frame.objects) {
+    for (const item of frame.objects ?? []) {
       const object = this.actor(`object:${item.name}`, () => {
         const geometry = objectGeometries[item.kind] || objectGeometries.fragment;
         const tint = item.kind === "treasure" ? new THREE.Color(0xffd700) : colour(item.material);
@@ -315,7 +271,7 @@ export class Actors {
   // Every actor a posed CesiumMan.
   updateCharacters(frame, firstPerson) {
     const { template, joints, tints, levels } = this.character;
-    for (const entry of frame.characters) {
+    for (const entry of frame.characters ?? []) {
       const object = this.actor(`character:${entry.kind}:${entry.name}`,
         () => characterObject(template, entry.kind, joints, tints, levels));
       poseCharacter(object, entry, this.group);
@@ -323,19 +279,26 @@ export class Actors {
     }
   }
 
-  // The stand-ins while the character is not loaded (or could not be): capsules and the enemy's sticks.
+  // The stand-ins while the character is not loaded (or could not be): a capsule per actor, of its kind's colour
+  // (the player's and NPCs' sizes from the hello, scaled as the actor), the enemy's blade beside it.
   updateFigures(frame, world, firstPerson) {
-    const p = world.player;
-    const me = this.actor("player", () => capsule(p.radius, p.height, capsuleMaterials.player));
-    me.position.set(...frame.player.position);
-    me.rotation.y = THREE.MathUtils.degToRad(frame.player.yaw);
-    me.visible = !firstPerson;
-    for (const npc of frame.npcs) {
-      const object = this.actor(`npc:${npc.name}`, () => capsule(world.npc.radius, world.npc.height, capsuleMaterials.npc));
-      object.position.set(...npc.position);
-    }
-    for (const enemy of frame.enemies) {
-      updateEnemy(this.actor(`enemy:${enemy.name}`, () => enemyObject(enemy)), enemy);
+    for (const entry of frame.characters ?? []) {
+      const size = entry.kind === "player" ? world.player : world.npc, scale = entry.scale ?? 1;
+      const object = this.actor(`figure:${entry.kind}:${entry.name}`,
+        () => capsule(size.radius * scale, size.height * scale, capsuleMaterials[entry.kind] ?? capsuleMaterials.npc));
+      object.position.set(...entry.position);
+      object.rotation.y = THREE.MathUtils.degToRad(entry.yaw);
+      object.visible = !(firstPerson && entry.kind === "player");
+      if (entry.blade) {
+        if (!object.userData.blade) {
+          object.userData.blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
+            new THREE.MeshLambertMaterial({ color: BLADE_COLOUR }));
+          this.group.add(object.userData.blade);
+        }
+        const blade = object.userData.blade;
+        placeBone(blade, v3(entry.blade[0]), v3(entry.blade[1]), 0.06);
+        blade.material.color.setHex(entry.contact ? 0xff6a00 : BLADE_COLOUR);
+      }
     }
   }
 

@@ -13,7 +13,8 @@
 
 import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
-import { KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, binaryHeader, decodeChunk, decodeTriangles } from "./decode.js";
+import { KIND_CHUNK, KIND_CHUNK_PATCH, KIND_COLLISION, KIND_NAVMESH, KIND_POSES, PROTOCOL_VERSION, applyChunkPatch,
+  binaryHeader, decodeChunk, decodePoses, decodeTriangles } from "./decode.js";
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Input } from "./input.js";
@@ -30,12 +31,16 @@ view3d.onQualityDropped = () => hud.toast("quality: low (pictures were slow even
 const effects = new Effects(view3d.scene, (name) => view3d.materialColour(name));
 const sound = new Sound((name) => hud.materials.get(name)?.hardness ?? 0);
 const chunkCounts = {}; // "i,j,k" -> chunk messages received for it
+const chunkStore = new Map(); // "i,j,k" -> the chunk's mesh as decoded (what the next patch of it applies to)
+let poses = null; // the last poses message decoded: { frame, characters }, for the frame message that follows
+let rotations = new Map(); // actor name -> its joints' rotations in the last poses (what a delta completes from)
 
 const stats = {
   connected: false, client: null, controlling: false, controller: null,
   messages: 0, bytes: 0, chunkMessages: 0, chunkRemovals: 0, chunks: 0, triangles: 0,
   navmeshMessages: 0, collisionMessages: 0, frames: 0, frame: -1, huds: 0, bullets: 0,
   errors: 0, lastError: null, saved: null, inputsSent: 0, stepMs: null,
+  chunkPatches: 0, poseMessages: 0, frameDeltas: 0, hudDeltas: 0, pictureMs: null,
 };
 
 let world = null; // the hello message
@@ -46,7 +51,14 @@ const overlays = { navmesh: false, collision: false };
 
 // ------------------------------------------------------------------------------------------ messages
 function onHello(hello) {
+  if (hello.protocol !== PROTOCOL_VERSION) {
+    showError(`the server speaks play protocol ${hello.protocol}, this page ${PROTOCOL_VERSION}: reload the page`);
+  }
   world = hello;
+  chunkStore.clear();
+  rotations = new Map();
+  poses = null;
+  latest = null;
   hud.setMaterials(hello.materials);
   view3d.reset(hello);
   actors.clear();
@@ -60,7 +72,18 @@ function onHello(hello) {
   if (overlays.navmesh || overlays.collision) sendOverlays();
 }
 
-function onFrame(frame) {
+// A frame message: a whole one, or a delta (its "base" the frame before) laid over the last one; the poses
+// message just before it gives its "characters" (enemies' contact as the material's name).
+function onFrame(message) {
+  let frame = message;
+  if (message.base !== null && message.base !== undefined && latest) {
+    const state = { ...latest };
+    delete state.events;
+    delete state.events_dropped;
+    frame = { ...state, ...message };
+    stats.frameDeltas++;
+  }
+  if (poses && poses.frame === message.frame) frame.characters = poses.characters;
   latest = frame;
   stats.frames++;
   stats.frame = frame.frame;
@@ -88,14 +111,32 @@ function onBinary(buffer) {
     showError(`cannot read ${error}`);
     return;
   }
-  if (kind === KIND_CHUNK) {
-    const chunk = decodeChunk(buffer);
+  if (kind === KIND_CHUNK || kind === KIND_CHUNK_PATCH) {
+    const chunk = kind === KIND_CHUNK ? decodeChunk(buffer) : applyChunkPatch(buffer, chunkStore);
+    if (chunk.error) {
+      showError(`cannot read ${chunk.error}`);
+      return;
+    }
+    if (chunk.m === 0) chunkStore.delete(chunk.key);
+    else chunkStore.set(chunk.key, chunk);
+    if (kind === KIND_CHUNK_PATCH) stats.chunkPatches++;
     view3d.setChunk(chunk);
     stats.chunkMessages++;
     chunkCounts[chunk.key] = (chunkCounts[chunk.key] || 0) + 1;
     if (chunk.m === 0) stats.chunkRemovals++;
     stats.chunks = view3d.chunks.size;
     stats.triangles = view3d.triangles;
+  } else if (kind === KIND_POSES) {
+    const decoded = decodePoses(buffer, rotations);
+    if (decoded.error) {
+      showError(`cannot read ${decoded.error}`);
+      return;
+    }
+    const names = new Map((world?.materials ?? []).map((m) => [m.id, m.name]));
+    for (const entry of decoded.characters) entry.contact = entry.contact ? names.get(entry.contact) ?? null : null;
+    rotations = new Map(decoded.characters.map((entry) => [entry.name, entry.rotations]));
+    poses = decoded;
+    stats.poseMessages++;
   } else if (kind === KIND_NAVMESH) {
     view3d.setNavmesh(decodeTriangles(buffer));
     stats.navmeshMessages++;
@@ -103,6 +144,16 @@ function onBinary(buffer) {
     view3d.setCollision(decodeTriangles(buffer));
     stats.collisionMessages++;
   }
+}
+
+// A HUD message: whole, or the fields that changed since the one before (its "base").
+function onHud(message) {
+  const delta = message.base !== null && message.base !== undefined && hud.last;
+  const state = delta ? { ...hud.last, ...message } : message;
+  stats.huds++;
+  if (delta) stats.hudDeltas++;
+  stats.bullets = state.bullets.length;
+  hud.update(state);
 }
 
 function showError(text) {
@@ -118,7 +169,7 @@ function onText(text) {
     case "hello": onHello(message); break;
     case "frame": onFrame(message); break;
     case "events": onEvents(message); break;
-    case "hud": stats.huds++; stats.bullets = message.bullets.length; hud.update(message); break;
+    case "hud": onHud(message); break;
     case "control": setControl(message.you, message.controller);
       hud.toast(message.you ? "you play" : message.controller === null ? "no page plays: press P to play" : `page ${message.controller} plays`);
       break;
@@ -151,7 +202,7 @@ function setControl(you, controller) {
 }
 
 function connect() {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?protocol=${PROTOCOL_VERSION}`;
   socket = new WebSocket(url);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => { stats.connected = true; };
@@ -211,8 +262,11 @@ function statusLine() {
   const who = stats.controlling ? `you play (page ${stats.client})`
     : stats.controller === null ? `watching (page ${stats.client}); no page plays: press P`
       : `watching (page ${stats.client}); page ${stats.controller} plays`;
-  const step = stats.stepMs === null ? "" : `, World.step ${stats.stepMs.toFixed(1)} ms`;
-  return `${who} · frame ${stats.frame}${step} · ${stats.chunks} chunks, ${stats.triangles} triangles`;
+  // Which side is slow: the server's World.step for the last frame, and this page's time between pictures.
+  const step = stats.stepMs === null ? "" : ` · server: step ${stats.stepMs.toFixed(1)} ms`;
+  const picture = stats.pictureMs === null ? ""
+    : ` · page: ${stats.pictureMs.toFixed(1)} ms a picture (${(1000 / stats.pictureMs).toFixed(0)} fps)`;
+  return `${who} · frame ${stats.frame}${step}${picture} · ${stats.chunks} chunks, ${stats.triangles} triangles`;
 }
 
 window.addEventListener("resize", () => {
@@ -223,14 +277,19 @@ window.addEventListener("resize", () => {
 // The chainsaw enemies of a frame (their "blade" and "contact"): the frame's enemies, or its characters of
 // kind "enemy".
 function enemiesOf(frame) {
-  if (frame.enemies && frame.enemies.length) return frame.enemies;
   return (frame.characters || []).filter((c) => c.kind === "enemy" && c.blade);
 }
 
 let before = performance.now();
+const PICTURE_SMOOTHING = 0.1; // weight of the newest interval in the page's time a picture
 function tick(now) {
-  const dt = Math.min((now - before) / 1000, 0.1);
+  const interval = now - before;
+  const dt = Math.min(interval / 1000, 0.1);
   before = now;
+  if (interval > 0) {
+    stats.pictureMs = stats.pictureMs === null ? interval
+      : stats.pictureMs + PICTURE_SMOOTHING * (interval - stats.pictureMs);
+  }
   if (stats.controlling) {
     const message = input.steer(dt);
     if (message !== null && send(message)) {

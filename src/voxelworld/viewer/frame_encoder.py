@@ -1,0 +1,224 @@
+"""What the ``voxelworld play`` server sends its pages after a frame, encoded once for all of them in the world
+thread (play protocol 3, ``docs/specs/play-protocol.md``).
+
+:class:`FrameEncoder` keeps what the pages were last published (each chunk's quantised mesh and revision, the last
+frame, poses and HUD) and turns a stepped world into a :class:`FramePacket`: each chunk whose quantised mesh
+changed as a :class:`ChunkUpdate` (the whole mesh and a patch against the revision before; a chunk that keeps
+changing at most every :data:`MESH_EVERY` frames), the poses and the frame whole and as deltas against the frame
+before, the HUD when it changed (whole and as a delta), and the overlays when a page wants them. The server's
+event loop then picks, page by page, the patch or the whole mesh and the delta or the whole frame.
+
+Examples
+--------
+>>> from voxelworld.game.world import Inputs, World
+>>> world = World.demo(seed=0)
+>>> encoder = FrameEncoder(world)
+>>> first = encoder.encode_all()
+>>> first.frame_delta is None and len(first.chunks) > 20
+True
+>>> events = world.step(Inputs())
+>>> packet = encoder.encode_frame(step_ms=1.0)
+>>> packet.frame_delta is not None and packet.page_bytes()["frame"] < len(packet.frame_text)
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .chunk_messages import CHUNK_HEADER
+from .frame_messages import delta
+from .protocol import (FRAME_STATE, actor_poses, chunk_wire_mesh, dumps, encode_chunk_mesh, encode_chunk_patch,
+                       encode_collision_mesh, encode_navmesh, encode_poses, events_message, frame_message,
+                       hud_message)
+
+__all__ = ["MESH_EVERY", "ChunkUpdate", "FramePacket", "FrameEncoder"]
+
+MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
+
+
+@dataclass(frozen=True)
+class ChunkUpdate:
+    """A chunk's mesh as sent from one frame on: its ``revision`` (raised whenever its quantised mesh changed),
+    the ``whole`` mesh message (kind 1; its header alone removes the chunk) and the ``patch`` (kind 4) that
+    turns revision ``base`` into it, or None (the page then gets the whole mesh)."""
+
+    revision: int
+    whole: bytes
+    patch: bytes | None = None
+    base: int | None = None
+
+    @property
+    def has_triangles(self) -> bool:
+        return len(self.whole) > CHUNK_HEADER.size
+
+    def for_page(self, has: int | None) -> bytes:
+        """What a page that has revision ``has`` of the chunk (None: none) is sent."""
+        return self.patch if self.patch is not None and has == self.base else self.whole
+
+
+@dataclass(frozen=True)
+class FramePacket:
+    """What one frame gives the pages, encoded once for all of them: the frame number; the ``frame`` message
+    whole (``frame_text``) and as a delta against the frame before (``frame_delta``, None for the first); the
+    poses message whole and as a delta (``poses``, ``poses_delta``); the ``hud`` message when it changed (whole:
+    ``hud_text``, against the HUD before: ``hud_delta``; None when it did not change) and its version; each
+    changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages when they changed and a page wants
+    them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in ``World.step``, ``encode_ms``
+    building the messages; ``events_text`` the frame's events as an ``events`` message (None without events),
+    sent to a page that skips this frame."""
+
+    frame: int
+    frame_text: str
+    hud_text: str | None
+    chunks: dict
+    navmesh: tuple | None
+    collision: tuple | None
+    step_ms: float
+    encode_ms: float
+    events_text: str | None = None
+    frame_delta: str | None = None
+    poses: bytes = b""
+    poses_delta: bytes | None = None
+    hud_delta: str | None = None
+    hud_version: int = 0
+
+    def page_bytes(self) -> dict[str, int]:
+        """Bytes a page without overlays that was sent the frame before (and every chunk's mesh before) receives
+        for this frame, by kind: ``chunks`` (patches where there is one, else whole meshes), ``poses``,
+        ``frame`` (its JSON) and ``hud``."""
+        frame = self.frame_delta if self.frame_delta is not None else self.frame_text
+        poses = self.poses_delta if self.poses_delta is not None else self.poses
+        hud = self.hud_delta if self.hud_delta is not None else self.hud_text
+        return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
+                "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
+
+    @property
+    def stream_bytes(self) -> int:
+        """Bytes a page without overlays that keeps up receives for this frame (:meth:`page_bytes`, summed)."""
+        return sum(self.page_bytes().values())
+
+
+class FrameEncoder:
+    """What a world's pages are sent, frame after frame (see the module). Only the world's thread may use it;
+    ``want_navmesh`` and ``want_collision`` (some page shows that overlay) are set by the server's loop.
+
+    Attributes
+    ----------
+    wire : dict
+        chunk -> (revision, :class:`~voxelworld.viewer.chunk_messages.WireMesh`) as last published.
+    """
+
+    def __init__(self, world):
+        self.world = world
+        self.wire: dict[tuple, tuple] = {}
+        self._published: dict[tuple, int] = {}  # chunk -> the frame its mesh was last published in
+        self._held_back: set = set()  # chunks that changed but were published less than MESH_EVERY frames ago
+        self._last_frame: dict | None = None  # the last frame message (whole)
+        self._last_poses: list | None = None
+        self._last_hud: dict | None = None
+        self._hud_version = 0
+        self._collider = None
+        self._collision_serial = 0
+        self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
+        self.want_navmesh = self.want_collision = False
+
+    def encode_all(self) -> FramePacket:
+        """Every current chunk mesh, the frame, the poses and the HUD as they are now, whole, and from now on
+        the base of the next frame's patches and deltas."""
+        start = time.perf_counter()
+        world = self.world
+        self.wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
+        self._published, self._held_back = {}, set()
+        chunks = self._encode_chunks(world.mesher.meshes)
+        return self._packet(0.0, start, chunks)
+
+    def encode_frame(self, step_ms: float, start: float | None = None) -> FramePacket:
+        """What changed in the frame the world just stepped (``step_ms``: how long World.step took; ``start``:
+        :func:`time.perf_counter` when it ended, from which ``encode_ms`` counts)."""
+        start = time.perf_counter() if start is None else start
+        return self._packet(step_ms, start, self._encode_chunks(self.world.snapshot().changed_chunks))
+
+    def _encode_chunks(self, changed) -> dict:
+        """A :class:`ChunkUpdate` for each chunk of ``changed`` (and of those held back before) whose quantised
+        mesh is not the one last published (a remesh that changed nothing a page sees is not sent). A chunk
+        published less than :data:`MESH_EVERY` frames ago is held back until then and published as it is then:
+        a chunk that changes every frame (dug, sucked, cut) is sent at most every MESH_EVERY frames, its latest
+        mesh; one that changes once is sent at once."""
+        world, updates = self.world, {}
+        meshes, frame = world.mesher.meshes, world.frame
+        for chunk in sorted(self._held_back.union(changed)):
+            if frame - self._published.get(chunk, frame - MESH_EVERY) < MESH_EVERY:
+                self._held_back.add(chunk)
+                continue
+            self._held_back.discard(chunk)
+            mesh = chunk_wire_mesh(world.volume, chunk, meshes.get(chunk))
+            revision, old = self.wire.get(chunk, (0, None))
+            if old is not None and old == mesh:
+                continue
+            revision += 1
+            whole = encode_chunk_mesh(chunk, mesh, revision)
+            patch = None if old is None else encode_chunk_patch(chunk, old, mesh, revision - 1, revision)
+            if patch is not None and len(patch) >= len(whole):
+                patch = None
+            updates[chunk] = ChunkUpdate(revision, whole, patch, None if patch is None else revision - 1)
+            self.wire[chunk] = (revision, mesh)
+            self._published[chunk] = frame
+        return updates
+
+    def _packet(self, step_ms: float, start: float, chunks: dict) -> FramePacket:
+        """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""
+        world = self.world
+        frame = frame_message(world, step_ms)
+        before = self._last_frame
+        frame_delta = None
+        if before is not None:
+            frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
+                           "step_ms": frame["step_ms"]}
+            frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
+            frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
+        poses = actor_poses(world)
+        poses_delta = None if self._last_poses is None else \
+            encode_poses(world.frame, poses, self._last_poses, before["frame"])
+        self._last_frame, self._last_poses = frame, poses
+        events = events_message(frame)
+        hud = hud_message(world)
+        hud_text = hud_delta = None
+        if hud != self._last_hud:
+            self._hud_version += 1
+            hud_text = dumps(hud | {"version": self._hud_version, "base": None})
+            if self._last_hud is not None:
+                hud_delta = dumps({"type": "hud", "version": self._hud_version, "base": self._hud_version - 1}
+                                  | delta(self._last_hud, hud))
+            self._last_hud = hud
+        navmesh = self._encode_navmesh() if self.want_navmesh else None
+        collision = self._encode_collision() if self.want_collision else None
+        return FramePacket(world.frame, dumps(frame), hud_text, chunks, navmesh, collision, step_ms,
+                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
+                           None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
+                           poses_delta, hud_delta, self._hud_version)
+
+    def _encode_navmesh(self) -> tuple | None:
+        """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
+        world has none yet (no NPC needed one)."""
+        navigation = self.world.agents.navigate()
+        if navigation is self._navigation and navigation.revision == self._navmesh_revision:
+            return None
+        self._navigation, self._navmesh_revision = navigation, navigation.revision
+        self._navmesh_serial += 1
+        return self._navmesh_serial, encode_navmesh(navigation.revision, navigation.mesh)
+
+    def _encode_collision(self) -> tuple | None:
+        """The collision mesh message if the world's collider was rebuilt since it was last encoded."""
+        collider = self.world.collider
+        if collider is self._collider:
+            return None
+        self._collider = collider
+        self._collision_serial += 1
+        bvh = collider.bvh
+        if bvh is None:
+            data = encode_collision_mesh(self._collision_serial, [], [], [])
+        else:
+            data = encode_collision_mesh(self._collision_serial, bvh.positions, bvh.indices, bvh.tri_material)
+        return self._collision_serial, data

@@ -1,0 +1,193 @@
+"""What moves, on the wire (play protocol 3): every actor's pose as a binary message (kind 5), and the frame and
+HUD JSON as deltas.
+
+- **Poses** (:func:`encode_poses`): each actor's name, kind, feet, yaw, scale, root translation, blade and what it
+  cuts, and its joints' local rotations, each packed into 32 bits ("smallest three": the largest component
+  dropped, the other three in 10 bits each: within about 0.25 degree). A message against a *base* frame the page was
+  sent carries only the joints whose packed rotation changed (a bit mask per actor).
+- **Deltas** (:func:`delta`): a ``frame`` or ``hud`` message against its base holds only the top-level fields that
+  changed; the page merges it into what it has (:func:`merged`).
+
+Examples
+--------
+>>> import numpy as np
+>>> q = np.array([[0.0, 0.0, 0.0, 1.0], [0.5, -0.5, 0.5, 0.5]], np.float32)
+>>> bool(np.abs(unpack_rotations(pack_rotations(q)) - q).max() < 2e-3)
+True
+>>> delta({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 3], "c": None})
+{'b': [1, 3], 'c': None}
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
+           "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged", "PoseError"]
+
+KIND_POSES = 5  # the first byte of the binary poses message
+POSES_VERSION = 3
+POSES_HEADER = struct.Struct("<BBHIIHH")  # kind, version, actors A, frame, base frame, joints J, 0: 16 bytes
+ACTOR_HEAD = struct.Struct("<BBffffffff")  # contact id, flags, position x, y, z, yaw, scale, root x, y, z
+BLADE = struct.Struct("<6f")
+NO_BASE = 0xFFFFFFFF  # base frame of a whole message
+ACTOR_KINDS = ("player", "npc", "enemy")  # the kind byte's values 0, 1, 2
+HAS_BLADE = 1
+_HALF = 1.0 / math.sqrt(2.0)  # the three smaller components of a unit quaternion lie in [-_HALF, _HALF]
+_KEPT = np.array([[c for c in range(4) if c != i] for i in range(4)])  # the components kept when i is dropped
+
+
+class PoseError(ValueError):
+    """Bytes that are not a poses message this page reads (too short, wrong kind or version, a delta for
+    another base)."""
+
+
+@dataclass(frozen=True)
+class ActorPose:
+    """An actor's pose for the wire: ``name``, ``kind`` (one of :data:`ACTOR_KINDS`), ``position`` (feet, m),
+    ``yaw`` (degrees), ``scale``, ``root`` (the root joint's translation), ``rotations`` (J,) uint32 packed
+    (:func:`pack_rotations`), ``blade`` (two points, m) or None, ``contact`` (material id cut, 0: none)."""
+
+    name: str
+    kind: str
+    position: tuple
+    yaw: float
+    scale: float
+    root: tuple
+    rotations: np.ndarray
+    blade: tuple | None = None
+    contact: int = 0
+
+
+def pack_rotations(quaternions: np.ndarray) -> np.ndarray:
+    """Unit quaternions (J, 4) x, y, z, w as uint32 (J,): bits 30-31 the index of the largest component (dropped,
+    made positive by negating the quaternion), then the other three in order, 10 bits each,
+    ``round(c / sqrt(1/2) * 511) + 511`` (0 .. 1022; 0 is 511 exactly). Decoded, a rotation is off by at most
+    about 0.25 degree."""
+    q = np.asarray(quaternions, dtype=np.float64).reshape(-1, 4)
+    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    largest = np.argmax(np.abs(q), axis=1)
+    q = q * np.where(q[np.arange(len(q)), largest] < 0, -1.0, 1.0)[:, None]
+    others = np.take_along_axis(q, _KEPT[largest], axis=1)
+    words = (np.round(np.clip(others / _HALF, -1, 1) * 511) + 511).astype(np.uint32)
+    return (largest.astype(np.uint32) << 30) | (words[:, 0] << 20) | (words[:, 1] << 10) | words[:, 2]
+
+
+def unpack_rotations(packed: np.ndarray) -> np.ndarray:
+    """:func:`pack_rotations`'s words back to unit quaternions (J, 4) float32, as the page decodes them."""
+    packed = np.asarray(packed, dtype=np.uint32)
+    largest = (packed >> 30).astype(np.int64)
+    words = np.stack([(packed >> 20) & 1023, (packed >> 10) & 1023, packed & 1023], axis=1).astype(np.float64)
+    others = (words - 511) / 511 * _HALF
+    rest = np.sqrt(np.maximum(0.0, 1.0 - (others ** 2).sum(axis=1)))
+    q = np.empty((len(packed), 4))
+    np.put_along_axis(q, _KEPT[largest], others, axis=1)
+    q[np.arange(len(q)), largest] = rest
+    return q.astype(np.float32)
+
+
+def actor_poses(world) -> list[ActorPose]:
+    """Every actor's pose of the world's last frame (the player, the NPCs, the enemies), packed for the wire."""
+    ids = {m.name: m.id for m in world.materials}
+    characters = world.snapshot().characters
+    if not characters:
+        return []
+    rotations = [pose.local_rotations() for pose in characters]
+    packed = np.split(pack_rotations(np.concatenate(rotations)), np.cumsum([len(r) for r in rotations])[:-1])
+    poses = []
+    for pose, words in zip(characters, packed):
+        blade = None if pose.blade is None else tuple(tuple(float(c) for c in point) for point in pose.blade)
+        poses.append(ActorPose(pose.name, pose.kind, tuple(float(c) for c in pose.position), float(pose.yaw),
+                               float(pose.scale), tuple(float(c) for c in pose.root), words, blade,
+                               ids.get(pose.contact, 0) if pose.contact is not None else 0))
+    return poses
+
+
+def encode_poses(frame: int, poses: list[ActorPose], base: list[ActorPose] | None = None,
+                 base_frame: int = NO_BASE) -> bytes:
+    """The poses message (kind 5) of ``frame``: the 16-byte header (u8 kind = 5, u8 version = 3, u16 actors A,
+    u32 frame, u32 base frame (0xFFFFFFFF: none), u16 joints J, u16 0), then per actor: u8 kind (0 player, 1 npc,
+    2 enemy), u8 name length L, the name (UTF-8, L bytes), u8 contact (material id, 0: none), u8 flags (1: a
+    blade follows), f32 position x, y, z (m), f32 yaw (degrees), f32 scale, f32 root x, y, z, u8[ceil(J / 8)]
+    joint mask (bit j % 8 of byte j // 8: joint j's rotation follows), u32 per joint in the mask (packed,
+    :func:`pack_rotations`), f32[6] the blade's two points when flag 1. Against ``base`` (the poses of
+    ``base_frame``, which the page has), a joint whose packed rotation did not change is left out of the mask;
+    an actor the base does not have gets every joint."""
+    joints = len(poses[0].rotations) if poses else 0
+    before = {} if base is None else {pose.name: pose.rotations for pose in base}
+    parts = [POSES_HEADER.pack(KIND_POSES, POSES_VERSION, len(poses), int(frame) & 0xFFFFFFFF,
+                               NO_BASE if base is None else int(base_frame) & 0xFFFFFFFF, joints, 0)]
+    for pose in poses:
+        name = pose.name.encode("utf-8")[:255]
+        old = before.get(pose.name)
+        sent = np.ones(joints, bool) if old is None or len(old) != joints else old != pose.rotations
+        parts += [bytes((ACTOR_KINDS.index(pose.kind), len(name))), name,
+                  ACTOR_HEAD.pack(pose.contact, HAS_BLADE if pose.blade else 0, *pose.position, pose.yaw,
+                                  pose.scale, *pose.root),
+                  np.packbits(sent, bitorder="little").tobytes(), pose.rotations[sent].astype("<u4").tobytes()]
+        if pose.blade:
+            parts.append(BLADE.pack(*pose.blade[0], *pose.blade[1]))
+    return b"".join(parts)
+
+
+def decode_poses(data, base: list[ActorPose] | None = None) -> tuple[int, int, list[ActorPose]]:
+    """(frame, base frame, poses) from :func:`encode_poses`'s bytes; a delta is completed from ``base`` (the
+    poses of its base frame), as a page completes it."""
+    if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < POSES_HEADER.size:
+        raise PoseError(f"binary message too short for its {POSES_HEADER.size}-byte header")
+    kind, version, count, frame, base_frame, joints, _ = POSES_HEADER.unpack_from(data)
+    if kind != KIND_POSES or version != POSES_VERSION:
+        raise PoseError(f"binary message of kind {kind} version {version}, expected kind {KIND_POSES} "
+                        f"version {POSES_VERSION}")
+    before = {pose.name: pose for pose in base or []}
+    offset, poses = POSES_HEADER.size, []
+    mask_bytes = (joints + 7) // 8
+    try:
+        for _ in range(count):
+            kind_byte, length = data[offset], data[offset + 1]
+            name = bytes(data[offset + 2:offset + 2 + length]).decode("utf-8")
+            offset += 2 + length
+            contact, flags, *numbers = ACTOR_HEAD.unpack_from(data, offset)
+            offset += ACTOR_HEAD.size
+            sent = np.unpackbits(np.frombuffer(data, np.uint8, mask_bytes, offset), bitorder="little")[:joints]
+            offset += mask_bytes
+            words = np.frombuffer(data, "<u4", int(sent.sum()), offset)
+            offset += 4 * len(words)
+            if sent.all():
+                rotations = words.astype(np.uint32)
+            elif name in before:
+                rotations = before[name].rotations.copy()
+                rotations[sent.astype(bool)] = words
+            else:
+                raise PoseError(f"a delta of the poses for actor {name!r}, which the base frame does not have")
+            blade = None
+            if flags & HAS_BLADE:
+                points = BLADE.unpack_from(data, offset)
+                offset += BLADE.size
+                blade = (tuple(points[:3]), tuple(points[3:]))
+            poses.append(ActorPose(name, ACTOR_KINDS[kind_byte], tuple(numbers[:3]), numbers[3], numbers[4],
+                                   tuple(numbers[5:8]), rotations, blade, contact))
+    except (IndexError, struct.error, ValueError) as error:
+        if isinstance(error, PoseError):
+            raise
+        raise PoseError(f"binary poses message cut short or malformed: {error}") from None
+    if offset != len(data):
+        raise PoseError(f"binary message has {len(data) - offset} bytes after its actors")
+    return frame, base_frame, poses
+
+
+def delta(before: dict, now: dict) -> dict:
+    """The top-level fields of ``now`` that are not in ``before`` or differ from it (a field ``before`` has and
+    ``now`` does not is not told: the messages that use deltas always carry the same fields)."""
+    return {name: value for name, value in now.items() if name not in before or before[name] != value}
+
+
+def merged(state: dict | None, message: dict) -> dict:
+    """A page's view after ``message``: a delta (``base`` not None) laid over ``state``, a whole one as it is."""
+    if message.get("base") is None or state is None:
+        return dict(message)
+    return {**state, **message}
