@@ -84,7 +84,7 @@ GROUPS = {
     "navigation": (navigation_figures, []),
     "meshing": (meshing_figures, []),
     "collision": (collision_figures, []),
-    "play": (play_figures, []),
+    "play": (play_figures, [Check("total_bytes_per_s", 100 * 1024)]),
     "motion": (motion_figures, []),
 }
 
