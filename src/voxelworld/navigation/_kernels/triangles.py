@@ -39,12 +39,23 @@ def _same(points, a, b):
     return points[a, 0] == points[b, 0] and points[a, 1] == points[b, 1]
 
 
+@numba.njit(cache=True, inline="always")
+def _apart(x0, y0, x1, y1, cx, cy, dx, dy):
+    """Whether the segment c-d lies wholly on one side of the box [x0, x1] x [y0, y1] (so it meets nothing in
+    it): the cheap test that spares most sides the exact one."""
+    return (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1)
+
+
 @numba.njit(cache=True)
 def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
     """Whether the segment between points p and q meets no side of ``ring`` (its first ``ring_n`` entries, a
     loop) nor of the loops ``others`` (``other_start``), except sides through p's or q's own position."""
+    px, py, qx, qy = points[p, 0], points[p, 1], points[q, 0], points[q, 1]
+    x0, x1, y0, y1 = min(px, qx), max(px, qx), min(py, qy), max(py, qy)
     for e in range(ring_n):
         c, d = ring[e], ring[(e + 1) % ring_n]
+        if _apart(x0, y0, x1, y1, points[c, 0], points[c, 1], points[d, 0], points[d, 1]):
+            continue
         if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
             continue
         if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
@@ -54,6 +65,8 @@ def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
         first, last = other_start[h], other_start[h + 1]
         for e in range(first, last):
             c, d = others[e], others[first + (e + 1 - first) % (last - first)]
+            if _apart(x0, y0, x1, y1, points[c, 0], points[c, 1], points[d, 0], points[d, 1]):
+                continue
             if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
                 continue
             if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
@@ -139,20 +152,24 @@ def bridge_holes(points, order, labels, loop_start, loops, ring, ring_labels):
 
 
 @numba.njit(cache=True)
-def _diagonal(points, ring, prev, nxt, a, b):
+def _diagonal(points, ring, prev, nxt, a, b, xs, ys):
     """Whether ring entries a and b see each other inside the loop (O'Rourke's Diagonal, sides through a's or
-    b's position skipped, as Recast does for the bridges' doubled points)."""
+    b's position skipped, as Recast does for the bridges' doubled points). ``xs``, ``ys``: each ring entry's
+    point (its coordinates, read along the loop without going through ``points``)."""
     pa, pb = ring[a], ring[b]
     if not (_in_cone(points, ring[prev[a]], pa, ring[nxt[a]], pb) and
             _in_cone(points, ring[prev[b]], pb, ring[nxt[b]], pa)):
         return False
+    ax, ay, bx, by = xs[a], ys[a], xs[b], ys[b]
+    x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
     c = a
     while True:  # every side of the loop as it is now
         d = nxt[c]
-        pc, pd = ring[c], ring[d]
-        if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
-            if _segments_meet(points[pa, 0], points[pa, 1], points[pb, 0], points[pb, 1], points[pc, 0],
-                              points[pc, 1], points[pd, 0], points[pd, 1]):
+        cx, cy, dx, dy = xs[c], ys[c], xs[d], ys[d]
+        if not _apart(x0, y0, x1, y1, cx, cy, dx, dy) and not (
+                (cx == ax and cy == ay) or (dx == ax and dy == ay) or (cx == bx and cy == by)
+                or (dx == bx and dy == by)):
+            if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
                 return False
         c = d
         if c == a:
@@ -168,11 +185,14 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
     prev = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
     labels = ring_labels[:n].copy()
+    xs = np.empty(n, points.dtype)
+    ys = np.empty(n, points.dtype)
     for j in range(n):
         prev[j], nxt[j] = (j - 1) % n, (j + 1) % n
+        xs[j], ys[j] = points[ring[j], 0], points[ring[j], 1]
     ear = np.empty(n, np.bool_)
     for j in range(n):
-        ear[j] = _diagonal(points, ring, prev, nxt, prev[j], nxt[j])
+        ear[j] = _diagonal(points, ring, prev, nxt, prev[j], nxt[j], xs, ys)
     count, left, start = 0, n, 0
     while left > 3:
         best, best_d = -1, np.inf
@@ -195,8 +215,8 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
         nxt[a], prev[b] = b, a
         left -= 1
         start = a
-        ear[a] = _diagonal(points, ring, prev, nxt, prev[a], b)
-        ear[b] = _diagonal(points, ring, prev, nxt, a, nxt[b])
+        ear[a] = _diagonal(points, ring, prev, nxt, prev[a], b, xs, ys)
+        ear[b] = _diagonal(points, ring, prev, nxt, a, nxt[b], xs, ys)
     a = start
     b, c = nxt[a], nxt[nxt[a]]
     triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[b], ring[c]
@@ -233,6 +253,25 @@ def _share_twice(pairs, alive, found, e):
         if f != e and alive[f] and ((pairs[f, 0] == p and pairs[f, 1] == q) or (pairs[f, 0] == q and pairs[f, 1] == p)):
             return True
     return False
+
+
+@numba.njit(cache=True)
+def _merge_gain(points, poly, size, pairs, e, max_corners):
+    """The squared length of inner side e when merging its two polygons across it keeps a convex polygon of at
+    most ``max_corners`` corners, else -1."""
+    p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
+    if size[p] + size[q] - 2 > max_corners:
+        return -1
+    i, j2 = _shared_side(poly, size, p, q, a, b)
+    if i < 0:
+        return -1
+    np_, nq = size[p], size[q]
+    if not _turns_left(points, poly[p, (i - 1) % np_], a, poly[q, (j2 + 2) % nq]):
+        return -1
+    if not _turns_left(points, poly[q, (j2 - 1) % nq], b, poly[p, (i + 2) % np_]):
+        return -1
+    dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
+    return dx * dx + dy * dy
 
 
 @numba.njit(cache=True)
@@ -277,27 +316,17 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
         else:
             j += 1
     alive = np.ones(found, np.bool_)
-    owner = np.arange(count)
     if max_corners > 3:
+        # Each inner side's merge length (or -1), worked out again only for the sides of the polygon a merge
+        # changed: the others' polygons are as they were.
+        gain = np.empty(found, np.int64)
+        for e in range(found):
+            gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
         while True:
             best, best_len = -1, -1
             for e in range(found):
-                if not alive[e]:
-                    continue
-                p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
-                if size[p] + size[q] - 2 > max_corners:
-                    continue
-                i, j2 = _shared_side(poly, size, p, q, a, b)
-                if i < 0:
-                    continue
-                np_, nq = size[p], size[q]
-                if not _turns_left(points, poly[p, (i - 1) % np_], a, poly[q, (j2 + 2) % nq]):
-                    continue
-                if not _turns_left(points, poly[q, (j2 - 1) % nq], b, poly[p, (i + 2) % np_]):
-                    continue
-                dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
-                if dx * dx + dy * dy > best_len and not _share_twice(pairs, alive, found, e):
-                    best, best_len = e, dx * dx + dy * dy
+                if gain[e] > best_len and not _share_twice(pairs, alive, found, e):
+                    best, best_len = e, gain[e]
             if best < 0:
                 break
             p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
@@ -316,6 +345,7 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                 poly[p, t], poly_labels[p, t] = merged[t], merged_labels[t]
             size[p], size[q] = m, 0
             alive[best] = False
+            gain[best] = -1
             for e in range(found):
                 if pairs[e, 0] == q:
                     pairs[e, 0] = p
@@ -323,7 +353,10 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                     pairs[e, 1] = p
                 if alive[e] and pairs[e, 0] == pairs[e, 1]:
                     alive[e] = False  # a second side the two shared: now inside the merged polygon
-            owner[q] = p
+                if not alive[e]:
+                    gain[e] = -1
+                elif pairs[e, 0] == p or pairs[e, 1] == p:
+                    gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
     kept = 0
     for e in range(found):
         if alive[e]:
