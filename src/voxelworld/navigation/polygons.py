@@ -26,6 +26,7 @@ exact). A tile's polygons depend only on its own samples and their links, so a t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -104,6 +105,17 @@ class TilePolygons:
     def detail_start(self) -> np.ndarray:
         """Where each polygon's raster starts in ``detail_heights`` (p + 1,)."""
         return np.concatenate([[0], np.cumsum(self.detail_box[:, 2] * self.detail_box[:, 3])]).astype(np.int64)
+
+    def arrays(self, x0: float, z0: float, cell: float) -> TileArrays:
+        """The tile's share of a navmesh's arrays on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), made
+        on first use and kept with the tile (whose arrays are never changed), so that joining tiles into a navmesh
+        copies the tiles that did not change instead of working them out again."""
+        key = (float(x0), float(z0), float(cell))
+        kept = self.__dict__.get("_arrays")
+        if kept is None or kept[0] != key:
+            kept = (key, _tile_own_arrays(self, *key))
+            self.__dict__["_arrays"] = kept  # not a field: equality, repr and the tile's bytes are unchanged
+        return kept[1]
 
 
 def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors, max_corners):
@@ -246,9 +258,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
             across = labels[q, j]  # the region across the side
             shared.append((np.minimum(across, g), np.maximum(across, g), first + q, points[poly[q, j]],
                            points[poly[q, (j + 1) % size[q]]]))
-        for pq, qq, a, b in pairs:
-            inner.append((first + pq, first + qq))
-            inner_ends.append((points[a] + (i_lo, k_lo), points[b] + (i_lo, k_lo)))
+        inner.append(pairs[:, :2] + first)
+        inner_ends.append(points[pairs[:, 2:4]] + (i_lo, k_lo))
         corners.append(at)
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
@@ -263,8 +274,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
 
     if shared:
         shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
-        inner.extend(shared_pairs)
-        inner_ends.extend(shared_ends + (i_lo, k_lo))
+        inner.append(shared_pairs)
+        inner_ends.append(shared_ends + (i_lo, k_lo))
     shift = np.array(origin, dtype=np.int64)
     boxes = joined(boxes, np.empty((0, 4), np.int64)).astype(np.int64)
     sides = joined(sides, np.empty((0, 4), np.int64)).astype(np.int64)
@@ -274,8 +285,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64) + shift,
                         joined(heights, np.empty(0)), np.concatenate([[0]] + ends).astype(np.int64),
                         joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
-                        np.array(inner, np.int64).reshape(-1, 2),
-                        np.array(inner_ends, np.int64).reshape(-1, 2, 2) + shift)
+                        joined(inner, np.empty((0, 2), np.int64)).astype(np.int64).reshape(-1, 2),
+                        joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift)
 
 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:
@@ -358,43 +369,77 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
                         lambda sides: side_portals(sides, layers.links))
 
 
-def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
-    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
-    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`)."""
-    vertices, ends, levels, boxes, details, inner, inner_ends, sides = [], [], [], [], [], [], [], []
-    polygons = corners = 0
-    for tile in tiles:
-        vertices.append(np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell]))
-        ends.append(tile.start[1:] + corners)
-        levels.append(tile.level)
-        boxes.append(tile.detail_box)
-        details.append(tile.detail_heights)
-        sides.append(np.column_stack([tile.sides + (polygons, 0, 0, 0), tile.level[tile.sides[:, 0]]]))
-        inner.append(tile.inner + polygons)
-        inner_ends.append(tile.inner_ends)
-        polygons += tile.polygon_count
-        corners += len(tile.corners)
-    boxes = np.concatenate(boxes) if boxes else np.empty((0, 4), np.int64)
-    details = np.concatenate(details) if details else np.empty(0)
-    starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    a, b, axis, line, lo, hi = portals(np.concatenate(sides) if sides else np.empty((0, 5), np.int64)).T
-    on_x = axis == 0
-    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
-                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
-    pairs = np.concatenate(inner + [np.column_stack([a, b])]).astype(np.int64).reshape(-1, 2)
-    grid = np.concatenate(inner_ends + [grid_ends]).astype(np.int64).reshape(-1, 2, 2)
+class TileArrays(NamedTuple):
+    """One tile's share of a navmesh's arrays (its polygons numbered from 0, its corners from 0), in metres on
+    its region's grid: what joining the tiles copies, made once per tile (:meth:`TilePolygons.arrays`)."""
+
+    vertices: np.ndarray  # (m, 3) float64
+    ends: np.ndarray  # (p,) int64: each polygon's end in the tile's corners
+    level: np.ndarray  # (p,) int64
+    boxes: np.ndarray  # (p, 4) int64: detail boxes
+    origins: np.ndarray  # (p, 3) float64: detail origins
+    details: np.ndarray  # float64: detail heights
+    sides: np.ndarray  # (w, 5) int64: (polygon, d, i, k, level) of each held side
+    inner: np.ndarray  # (r, 2) int64: the portals inside the tile
+    inner_segments: np.ndarray  # (r, 2, 3) float64
+
+
+def _tile_own_arrays(tile: TilePolygons, x0: float, z0: float, cell: float) -> TileArrays:
+    """:class:`TileArrays` of one tile, the portals inside it with their ends at the mean height of the two
+    polygons' details."""
+    boxes = tile.detail_box.astype(np.int64, copy=False)
+    vertices = np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell])
+    sides = np.column_stack([tile.sides, tile.level[tile.sides[:, 0]]]).astype(np.int64).reshape(-1, 5)
+    inner = tile.inner.astype(np.int64).reshape(-1, 2)
+    ends = tile.inner_ends.astype(np.int64).reshape(-1, 2, 2)
+    origins = np.column_stack([x0 + (boxes[:, 0] + 0.5) * cell, z0 + (boxes[:, 1] + 0.5) * cell,
+                               np.full(len(boxes), cell)])
+    return TileArrays(vertices, tile.start[1:], tile.level, boxes, origins, tile.detail_heights, sides, inner,
+                      _segments(inner, ends, boxes, tile.detail_start, tile.detail_heights, x0, z0, cell))
+
+
+def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
+    """The portals' segments (m): ``grid (r, 2, 2)`` the ends' grid points, each at the mean height of the two
+    polygons' (``pairs``) details."""
     segments = np.empty(grid.shape[:2] + (3,))
     segments[..., 0] = x0 + grid[..., 0] * cell
     segments[..., 2] = z0 + grid[..., 1] * cell
     for e in range(2):
         segments[:, e, 1] = 0.5 * (_detail_heights(boxes, starts, details, pairs[:, 0], grid[:, e])
                                    + _detail_heights(boxes, starts, details, pairs[:, 1], grid[:, e]))
-    origins = np.column_stack([x0 + (boxes[:, 0] + 0.5) * cell, z0 + (boxes[:, 1] + 0.5) * cell,
-                               np.full(len(boxes), cell)])
-    return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
-            np.concatenate(ends) if ends else np.empty(0, np.int64),
-            np.concatenate(levels) if levels else np.empty(0, np.int64),
-            origins, boxes[:, 2:].copy(), details, np.sort(pairs, axis=1), segments)
+    return segments
+
+
+def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
+    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
+    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`). Each tile's own share
+    is made once (:meth:`TilePolygons.arrays`) and only copied here."""
+    if not tiles:
+        return (np.empty((0, 3)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 3)),
+                np.empty((0, 2), np.int64), np.empty(0), np.empty((0, 2), np.int64), np.empty((0, 2, 3)))
+    parts = [tile.arrays(x0, z0, cell) for tile in tiles]
+    polygons = np.array([len(part.level) for part in parts], np.int64)
+    first = np.concatenate([[0], np.cumsum(polygons)[:-1]]).astype(np.int64)
+    corners = np.array([len(part.vertices) for part in parts], np.int64)
+    ends = np.concatenate([part.ends for part in parts]) + np.repeat(np.cumsum(corners) - corners, polygons)
+    boxes = np.concatenate([part.boxes for part in parts])
+    details = np.concatenate([part.details for part in parts])
+    sides = np.concatenate([part.sides for part in parts])
+    sides[:, 0] += np.repeat(first, [len(part.sides) for part in parts])
+    inner = np.concatenate([part.inner for part in parts]) + np.repeat(first, [len(part.inner) for part in parts])[:, None]
+    a, b, axis, line, lo, hi = portals(sides).T
+    on_x = axis == 0
+    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
+                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
+    grid_pairs = np.column_stack([a, b]).astype(np.int64).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
+    grid_segments = _segments(grid_pairs, grid_ends.astype(np.int64), boxes, starts, details, x0, z0, cell)
+    pairs = np.concatenate([inner, grid_pairs])
+    segments = np.concatenate([part.inner_segments for part in parts] + [grid_segments])
+    return (np.concatenate([part.vertices for part in parts]), ends.astype(np.int64),
+            np.concatenate([part.level for part in parts]).astype(np.int64),
+            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, np.sort(pairs, axis=1),
+            segments)
 
 
 def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
