@@ -151,29 +151,59 @@ def bridge_holes(points, order, labels, loop_start, loops, ring, ring_labels):
     return n
 
 
+SIDE_BUCKET = 8  # grid cells along the edge of a bucket of the ear clipping's side grid
+
+
 @numba.njit(cache=True)
-def _diagonal(points, ring, prev, nxt, a, b, xs, ys):
+def _file_side(c, d, xs, ys, ox, oy, nbv, head, link, entry, count):
+    """File ring entry c (its side runs to entry d) in every bucket of the side grid its box meets; returns the
+    (maybe grown) ``link`` and ``entry`` arrays and the new count of filings."""
+    u0, u1 = (min(xs[c], xs[d]) - ox) // SIDE_BUCKET, (max(xs[c], xs[d]) - ox) // SIDE_BUCKET
+    v0, v1 = (min(ys[c], ys[d]) - oy) // SIDE_BUCKET, (max(ys[c], ys[d]) - oy) // SIDE_BUCKET
+    need = count + (u1 - u0 + 1) * (v1 - v0 + 1)
+    if need > link.shape[0]:
+        room = max(2 * link.shape[0], need)
+        grown_link, grown_entry = np.empty(room, np.int64), np.empty(room, np.int64)
+        grown_link[:count], grown_entry[:count] = link[:count], entry[:count]
+        link, entry = grown_link, grown_entry
+    for u in range(u0, u1 + 1):
+        for v in range(v0, v1 + 1):
+            bucket = u * nbv + v
+            link[count], entry[count] = head[bucket], c
+            head[bucket] = count
+            count += 1
+    return link, entry, count
+
+
+@numba.njit(cache=True)
+def _diagonal(points, ring, prev, nxt, alive, a, b, xs, ys, ox, oy, nbv, head, link, entry, stamp, query):
     """Whether ring entries a and b see each other inside the loop (O'Rourke's Diagonal, sides through a's or
     b's position skipped, as Recast does for the bridges' doubled points). ``xs``, ``ys``: each ring entry's
-    point (its coordinates, read along the loop without going through ``points``)."""
+    point. The loop's sides as it is now are found in the buckets of the side grid (``head``, ``link``,
+    ``entry``: every live entry is filed where its current side's box lies) that the segment's box meets: a side
+    whose box does not meet the segment's cannot meet the segment. ``stamp``/``query``: each side tested once."""
     pa, pb = ring[a], ring[b]
     if not (_in_cone(points, ring[prev[a]], pa, ring[nxt[a]], pb) and
             _in_cone(points, ring[prev[b]], pb, ring[nxt[b]], pa)):
         return False
     ax, ay, bx, by = xs[a], ys[a], xs[b], ys[b]
     x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
-    c = a
-    while True:  # every side of the loop as it is now
-        d = nxt[c]
-        cx, cy, dx, dy = xs[c], ys[c], xs[d], ys[d]
-        if not _apart(x0, y0, x1, y1, cx, cy, dx, dy) and not (
-                (cx == ax and cy == ay) or (dx == ax and dy == ay) or (cx == bx and cy == by)
-                or (dx == bx and dy == by)):
-            if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
-                return False
-        c = d
-        if c == a:
-            break
+    for u in range((x0 - ox) // SIDE_BUCKET, (x1 - ox) // SIDE_BUCKET + 1):
+        for v in range((y0 - oy) // SIDE_BUCKET, (y1 - oy) // SIDE_BUCKET + 1):
+            f = head[u * nbv + v]
+            while f >= 0:
+                c = entry[f]
+                f = link[f]
+                if not alive[c] or stamp[c] == query:
+                    continue
+                stamp[c] = query
+                d = nxt[c]
+                cx, cy, dx, dy = xs[c], ys[c], xs[d], ys[d]
+                if _apart(x0, y0, x1, y1, cx, cy, dx, dy) or (cx == ax and cy == ay) or (dx == ax and dy == ay) \
+                        or (cx == bx and cy == by) or (dx == bx and dy == by):
+                    continue
+                if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
+                    return False
     return True
 
 
@@ -185,15 +215,28 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
     prev = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
     labels = ring_labels[:n].copy()
-    xs = np.empty(n, points.dtype)
-    ys = np.empty(n, points.dtype)
+    xs = np.empty(n, np.int64)
+    ys = np.empty(n, np.int64)
     for j in range(n):
         prev[j], nxt[j] = (j - 1) % n, (j + 1) % n
         xs[j], ys[j] = points[ring[j], 0], points[ring[j], 1]
+    # The side grid: buckets of SIDE_BUCKET x SIDE_BUCKET cells, each listing the entries whose side meets it.
+    ox, oy = xs.min(), ys.min()
+    nbu, nbv = (xs.max() - ox) // SIDE_BUCKET + 1, (ys.max() - oy) // SIDE_BUCKET + 1
+    head = np.full(nbu * nbv, -1, np.int64)
+    link, entry = np.empty(4 * n, np.int64), np.empty(4 * n, np.int64)
+    count = 0
+    for j in range(n):
+        link, entry, count = _file_side(j, nxt[j], xs, ys, ox, oy, nbv, head, link, entry, count)
+    alive = np.ones(n, np.bool_)
+    stamp = np.full(n, -1, np.int64)
+    query = 0
     ear = np.empty(n, np.bool_)
     for j in range(n):
-        ear[j] = _diagonal(points, ring, prev, nxt, prev[j], nxt[j], xs, ys)
-    count, left, start = 0, n, 0
+        ear[j] = _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry,
+                           stamp, query)
+        query += 1
+    count_t, left, start = 0, n, 0
     while left > 3:
         best, best_d = -1, np.inf
         j = start
@@ -207,21 +250,27 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
         if best < 0:
             return -1
         a, b = prev[best], nxt[best]
-        triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[best], ring[b]
-        triangle_labels[count, 0], triangle_labels[count, 1] = labels[a], labels[best]
-        triangle_labels[count, 2] = BRIDGE
-        count += 1
+        triangles[count_t, 0], triangles[count_t, 1], triangles[count_t, 2] = ring[a], ring[best], ring[b]
+        triangle_labels[count_t, 0], triangle_labels[count_t, 1] = labels[a], labels[best]
+        triangle_labels[count_t, 2] = BRIDGE
+        count_t += 1
         labels[a] = BRIDGE
         nxt[a], prev[b] = b, a
+        alive[best] = False
+        link, entry, count = _file_side(a, b, xs, ys, ox, oy, nbv, head, link, entry, count)
         left -= 1
         start = a
-        ear[a] = _diagonal(points, ring, prev, nxt, prev[a], b, xs, ys)
-        ear[b] = _diagonal(points, ring, prev, nxt, a, nxt[b], xs, ys)
+        ear[a] = _diagonal(points, ring, prev, nxt, alive, prev[a], b, xs, ys, ox, oy, nbv, head, link, entry,
+                           stamp, query)
+        ear[b] = _diagonal(points, ring, prev, nxt, alive, a, nxt[b], xs, ys, ox, oy, nbv, head, link, entry,
+                           stamp, query + 1)
+        query += 2
     a = start
     b, c = nxt[a], nxt[nxt[a]]
-    triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[b], ring[c]
-    triangle_labels[count, 0], triangle_labels[count, 1], triangle_labels[count, 2] = labels[a], labels[b], labels[c]
-    return count + 1
+    triangles[count_t, 0], triangles[count_t, 1], triangles[count_t, 2] = ring[a], ring[b], ring[c]
+    triangle_labels[count_t, 0], triangle_labels[count_t, 1] = labels[a], labels[b]
+    triangle_labels[count_t, 2] = labels[c]
+    return count_t + 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -316,18 +365,19 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
         else:
             j += 1
     alive = np.ones(found, np.bool_)
-    if max_corners > 3:
-        # Each inner side's merge length (or -1), worked out again only for the sides of the polygon a merge
-        # changed: the others' polygons are as they were.
+    if max_corners > 3 and found > 0:
+        # Each inner side's merge length, or -1 where the merge is not allowed (see _merge_gain) or the two
+        # polygons share another inner side (merging them would leave a slit); worked out again after a merge
+        # only for the sides of the polygon it changed: the others' polygons and shared sides are as they were.
         gain = np.empty(found, np.int64)
         for e in range(found):
             gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
+            if gain[e] >= 0 and _share_twice(pairs, alive, found, e):
+                gain[e] = -1
+        touching = np.empty(found, np.int64)
         while True:
-            best, best_len = -1, -1
-            for e in range(found):
-                if gain[e] > best_len and not _share_twice(pairs, alive, found, e):
-                    best, best_len = e, gain[e]
-            if best < 0:
+            best = np.argmax(gain)  # the longest side, the first on a tie
+            if gain[best] < 0:
                 break
             p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
             i, j2 = _shared_side(poly, size, p, q, a, b)
@@ -346,6 +396,7 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
             size[p], size[q] = m, 0
             alive[best] = False
             gain[best] = -1
+            near = 0  # the live inner sides of the merged polygon
             for e in range(found):
                 if pairs[e, 0] == q:
                     pairs[e, 0] = p
@@ -356,7 +407,16 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                 if not alive[e]:
                     gain[e] = -1
                 elif pairs[e, 0] == p or pairs[e, 1] == p:
-                    gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
+                    touching[near] = e
+                    near += 1
+            for t in range(near):
+                e = touching[t]
+                g = _merge_gain(points, poly, size, pairs, e, max_corners)
+                other = pairs[e, 0] + pairs[e, 1] - p
+                for u in range(near):
+                    if g >= 0 and u != t and pairs[touching[u], 0] + pairs[touching[u], 1] - p == other:
+                        g = -1
+                gain[e] = g
     kept = 0
     for e in range(found):
         if alive[e]:
