@@ -207,6 +207,43 @@ def _diagonal(points, ring, prev, nxt, alive, a, b, xs, ys, ox, oy, nbv, head, l
     return True
 
 
+NO_EAR = np.iinfo(np.int64).max  # a ring entry that is not an ear (or clipped), in the ear tree
+
+
+@numba.njit(cache=True, inline="always")
+def _span(xs, ys, p, q):
+    """The squared length of the diagonal between ring entries p and q."""
+    dx, dy = xs[q] - xs[p], ys[q] - ys[p]
+    return dx * dx + dy * dy
+
+
+@numba.njit(cache=True, inline="always")
+def _set_leaf(tree, size, j, value):
+    """Set entry j of a min-tree (leaves from ``size``) and the minima above it."""
+    node = size + j
+    tree[node] = value
+    node >>= 1
+    while node >= 1:
+        tree[node] = min(tree[2 * node], tree[2 * node + 1])
+        node >>= 1
+
+
+@numba.njit(cache=True)
+def _first_at_most(tree, size, lo, value):
+    """The first entry j >= lo of a min-tree whose value is at most ``value``, or -1."""
+    node = size + lo
+    while True:
+        if tree[node] <= value:
+            while node < size:
+                node = 2 * node if tree[2 * node] <= value else 2 * node + 1
+            return node - size
+        while node & 1:  # a right child: the next subtree to the right starts further up
+            node >>= 1
+        if node == 0:
+            return -1
+        node += 1
+
+
 @numba.njit(cache=True)
 def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
     """Triangles of the loop ``ring[:n]`` (counter-clockwise, points' indices): writes ``triangles[t]`` (three
@@ -231,24 +268,27 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
     alive = np.ones(n, np.bool_)
     stamp = np.full(n, -1, np.int64)
     query = 0
-    ear = np.empty(n, np.bool_)
+    # Each ear's diagonal (squared length; NO_EAR where not an ear) in a min-tree over the ring's entries, whose
+    # order is the loop's: the ear picked is the shortest, the first on a tie going round from ``start``.
+    size = 1
+    while size < n:
+        size *= 2
+    tree = np.full(2 * size, NO_EAR, np.int64)
     for j in range(n):
-        ear[j] = _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry,
-                           stamp, query)
+        if _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry, stamp,
+                     query):
+            tree[size + j] = _span(xs, ys, prev[j], nxt[j])
         query += 1
+    for node in range(size - 1, 0, -1):
+        tree[node] = min(tree[2 * node], tree[2 * node + 1])
     count_t, left, start = 0, n, 0
     while left > 3:
-        best, best_d = -1, np.inf
-        j = start
-        for _ in range(left):
-            if ear[j]:
-                p, q = ring[prev[j]], ring[nxt[j]]
-                dx, dy = points[q, 0] - points[p, 0], points[q, 1] - points[p, 1]
-                if dx * dx + dy * dy < best_d:
-                    best, best_d = j, float(dx * dx + dy * dy)
-            j = nxt[j]
-        if best < 0:
+        shortest = tree[1]
+        if shortest == NO_EAR:
             return -1
+        best = _first_at_most(tree, size, start, shortest)
+        if best < 0:
+            best = _first_at_most(tree, size, 0, shortest)
         a, b = prev[best], nxt[best]
         triangles[count_t, 0], triangles[count_t, 1], triangles[count_t, 2] = ring[a], ring[best], ring[b]
         triangle_labels[count_t, 0], triangle_labels[count_t, 1] = labels[a], labels[best]
@@ -257,13 +297,14 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
         labels[a] = BRIDGE
         nxt[a], prev[b] = b, a
         alive[best] = False
+        _set_leaf(tree, size, best, NO_EAR)
         link, entry, count = _file_side(a, b, xs, ys, ox, oy, nbv, head, link, entry, count)
         left -= 1
         start = a
-        ear[a] = _diagonal(points, ring, prev, nxt, alive, prev[a], b, xs, ys, ox, oy, nbv, head, link, entry,
-                           stamp, query)
-        ear[b] = _diagonal(points, ring, prev, nxt, alive, a, nxt[b], xs, ys, ox, oy, nbv, head, link, entry,
-                           stamp, query + 1)
+        for j, query_j in ((a, query), (b, query + 1)):
+            ear = _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry,
+                            stamp, query_j)
+            _set_leaf(tree, size, j, _span(xs, ys, prev[j], nxt[j]) if ear else NO_EAR)
         query += 2
     a = start
     b, c = nxt[a], nxt[nxt[a]]
