@@ -468,7 +468,9 @@ def _joined_arrays(parts):
         polygon_count += len(levels)
         corner_count += len(vertices)
 
-    def joined(n, empty):
+    def joined(n, empty):  # one part (one area, the usual case): its arrays as they are, not copied
+        if len(parts) == 1:
+            return parts[0][n]
         return np.concatenate([part[n] for part in parts]) if parts else empty
 
     portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
