@@ -231,3 +231,78 @@ def test_a_large_outline_uses_several_buckets_and_ties():
     assert ear_clip(points, ring, ring_labels, n, triangles, labels) == n - 2
     expected = ear_clip_reference(points, ring, ring_labels, n)
     assert np.array_equal(triangles, expected[0]) and np.array_equal(labels, expected[1])
+
+
+# ------------------------------------------------------------------------------------------- one call a region
+def outline_polygons_reference(label, links, g, cells, tile, claim, region_level, errors, max_corners):
+    """The steps called one by one from Python (what tile_polygons did before the one-call kernel)."""
+    from voxelworld.navigation._kernels.outlines import loops_valid
+
+    room = 4 * len(cells) + 4
+    points, labels, loop_start = np.empty((room, 2), np.int64), np.empty(room, np.int64), np.empty(room + 1, np.int64)
+    loops = trace(label, links, g, region_level[g], cells, *tile, points, labels, loop_start)
+    if loops <= 0:
+        return None
+    keep = np.zeros(room, np.bool_)
+    for wall_error, shared_error in errors:
+        simplify(points, labels, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep)
+        order = np.flatnonzero(keep[:loop_start[loops]])
+        starts = np.searchsorted(order, loop_start[:loops + 1])
+        if loops_valid(points, starts, loops, order):
+            break
+    else:
+        return None
+    ring = np.empty(len(order) + 2 * loops, np.int64)
+    ring_labels = np.empty(len(ring), np.int64)
+    n = bridge_holes(points, order, labels[order], starts, loops, ring, ring_labels)
+    if n < 0:
+        return None
+    triangles, triangle_labels = np.empty((n - 2, 3), np.int64), np.empty((n - 2, 3), np.int64)
+    if ear_clip(points, ring, ring_labels, n, triangles, triangle_labels) != n - 2:
+        return None
+    poly = np.empty((n - 2, max(max_corners, 3)), np.int64)
+    poly_labels, size, pairs = np.empty_like(poly), np.empty(n - 2, np.int64), np.empty((3 * (n - 2), 4), np.int64)
+    inner = merge_convex(points, triangles, triangle_labels, n - 2, max_corners, poly, poly_labels, size, pairs)
+    alive = np.flatnonzero(size > 0)
+    renumber = np.full(n - 2, -1)
+    renumber[alive] = np.arange(len(alive))
+    pairs = pairs[:inner].copy()
+    pairs[:, :2] = renumber[pairs[:, :2]]
+    return points, poly[alive], poly_labels[alive], size[alive], pairs
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), levels=st.sampled_from([1, 2]), errors=st.sampled_from(
+    [((1.0, 1.0),), ((1.0, -1.0), (-1.0, -1.0)), ((0.0, 0.0),), ((30.0, 30.0), (-1.0, -1.0))]),
+    max_corners=st.sampled_from([3, 6]))
+def test_one_call_cuts_every_region_as_the_steps_do(seed, levels, errors, max_corners):
+    from voxelworld.navigation._kernels.cutting import outline_polygons
+
+    rng = np.random.default_rng(seed)
+    nx, nz = 20, 17
+    height = np.where(rng.random((nx, nz, levels)) < 0.8, rng.choice([0.0, 0.2, 1.5], (nx, nz, levels)), np.nan)
+    height = np.sort(height + np.arange(levels) * 3.0, -1)
+    links = level_links(height, 0.3)
+    tile = (2, 1, nx, nz)
+    rects = np.empty((nx * nz * levels, 5), np.int64)
+    rects = rects[:tile_rectangles(height, links, *tile, rects)]
+    region = np.empty(len(rects), np.int64)
+    count = tile_regions(links, rects, levels, *tile, region)
+    label = np.full((nx - 2, nz - 1, levels), -1, np.int64)
+    for r, g in zip(rects, region):
+        label[r[1] - 2:r[3] - 2, r[2] - 1:r[4] - 1, r[0]] = g
+    region_level = rects[np.unique(region, return_index=True)[1], 0].astype(np.int64)
+    claim = claims(label)
+    for g in range(count):
+        cells = np.argwhere(label[:, :, region_level[g]] == g).astype(np.int64)
+        expected = outline_polygons_reference(label, links, g, cells, tile, claim, region_level, errors, max_corners)
+        ok, *got = outline_polygons(label, links, g, cells, *tile, claim, region_level,
+                                    np.array(errors, np.float64), max_corners)
+        assert ok == (expected is not None)
+        if ok:
+            poly, size = got[1], got[3]
+            held = np.arange(poly.shape[1]) < size[:, None]  # entries past a polygon's size are scratch
+            assert np.array_equal(size, expected[3]) and np.array_equal(got[4], expected[4])
+            assert np.array_equal(poly[held], expected[1][held]) and np.array_equal(got[2][held], expected[2][held])
+            used = np.unique(np.concatenate([poly[np.arange(poly.shape[1]) < size[:, None]], got[4][:, 2:].ravel()]))
+            assert np.array_equal(got[0][used], expected[0][used])  # the points the polygons use (the rest: scratch)

@@ -31,11 +31,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
+from ._kernels.cutting import outline_polygons
 from ._kernels.detail import heights_at, region_details
-from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims, loops_valid, simplify, trace
+from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims
 from ._kernels.polygons import held_sides, tile_rectangles
 from ._kernels.regions import paint_regions, tile_regions
-from ._kernels.triangles import bridge_holes, ear_clip, merge_convex
 from .navmesh import NavMesh
 from .sampling import level_links
 
@@ -122,44 +122,12 @@ def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors,
     """The convex polygons of region g: ``(points, poly, labels, size, pairs)`` (tile-local grid points; polygon
     q's point indices ``poly[q, :size[q]]``, counter-clockwise in (i, k), and its sides' labels; inner sides
     (p, q, a, b)), or None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try
-    in turn."""
+    in turn. (One kernel call: ``_kernels.cutting``.)"""
     i_lo, k_lo, i_hi, k_hi = tile
-    room = 4 * len(cells) + 4
-    points = np.empty((room, 2), np.int64)
-    labels = np.empty(room, np.int64)
-    loop_start = np.empty(room + 1, np.int64)
-    loops = trace(label, links, g, region_level[g], cells, i_lo, k_lo, i_hi, k_hi, points, labels, loop_start)
-    if loops <= 0:
-        return None
-    keep = np.zeros(room, np.bool_)
-    for wall_error, shared_error in errors:
-        simplify(points, labels, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep)
-        order = np.flatnonzero(keep[:loop_start[loops]])
-        starts = np.searchsorted(order, loop_start[:loops + 1])
-        if loops_valid(points, starts, loops, order):
-            break
-    else:
-        return None
-    ring = np.empty(len(order) + 2 * loops, np.int64)
-    ring_labels = np.empty(len(ring), np.int64)
-    n = bridge_holes(points, order, labels[order], starts, loops, ring, ring_labels)
-    if n < 0:
-        return None
-    triangles = np.empty((n - 2, 3), np.int64)
-    triangle_labels = np.empty((n - 2, 3), np.int64)
-    if ear_clip(points, ring, ring_labels, n, triangles, triangle_labels) != n - 2:
-        return None
-    poly = np.empty((n - 2, max(max_corners, 3)), np.int64)
-    poly_labels = np.empty_like(poly)
-    size = np.empty(n - 2, np.int64)
-    pairs = np.empty((3 * (n - 2), 4), np.int64)
-    inner = merge_convex(points, triangles, triangle_labels, n - 2, max_corners, poly, poly_labels, size, pairs)
-    alive = np.flatnonzero(size > 0)
-    renumber = np.full(n - 2, -1)
-    renumber[alive] = np.arange(len(alive))
-    pairs = pairs[:inner].copy()
-    pairs[:, :2] = renumber[pairs[:, :2]]
-    return points, poly[alive], poly_labels[alive], size[alive], pairs
+    ok, points, poly, labels, size, pairs = outline_polygons(
+        label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, region_level,
+        np.array(errors, dtype=np.float64).reshape(-1, 2), max_corners)
+    return (points, poly, labels, size, pairs) if ok else None
 
 
 def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
