@@ -55,7 +55,8 @@ def ear_clip_reference(points, ring, ring_labels, n):
         c = a
         while True:
             d = nxt[c]
-            if at[a] not in (at[c], at[d]) and at[b] not in (at[c], at[d]) and segments_meet(at[a], at[b], at[c], at[d]):
+            ends = (at[c], at[d])
+            if at[a] not in ends and at[b] not in ends and segments_meet(at[a], at[b], at[c], at[d]):
                 return False
             c = d
             if c == a:
@@ -142,7 +143,8 @@ def merge_reference(points, triangles, triangle_labels, max_corners):
         p, q, a, b = pairs[best]
         i, j = shared_side(poly, p, q, a, b)
         np_, nq = len(poly[p]), len(poly[q])
-        merged = [poly[p][(i + 1 + t) % np_] for t in range(np_ - 1)] + [poly[q][(j + 1 + t) % nq] for t in range(nq - 1)]
+        merged = [poly[p][(i + 1 + t) % np_] for t in range(np_ - 1)] + \
+            [poly[q][(j + 1 + t) % nq] for t in range(nq - 1)]
         merged_labels = [labels[p][(i + 1 + t) % np_] for t in range(np_ - 1)] + \
             [labels[q][(j + 1 + t) % nq] for t in range(nq - 1)]
         poly[p], labels[p], poly[q], labels[q] = merged, merged_labels, [], []

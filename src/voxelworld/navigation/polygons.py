@@ -394,7 +394,8 @@ def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, p
     details = np.concatenate([part.details for part in parts])
     sides = np.concatenate([part.sides for part in parts])
     sides[:, 0] += np.repeat(first, [len(part.sides) for part in parts])
-    inner = np.concatenate([part.inner for part in parts]) + np.repeat(first, [len(part.inner) for part in parts])[:, None]
+    inner = np.concatenate([part.inner for part in parts])
+    inner += np.repeat(first, [len(part.inner) for part in parts])[:, None]
     a, b, axis, line, lo, hi = portals(sides).T
     on_x = axis == 0
     grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
