@@ -273,12 +273,35 @@ def outline_polygons_reference(label, links, g, cells, tile, claim, region_level
     return points, poly[alive], poly_labels[alive], size[alive], pairs
 
 
+def region_pieces_reference(points, poly, labels, size, pairs, g, s, height, label, i_lo, k_lo, keep, first):
+    """What tile_polygons kept of a region's polygons, in numpy steps (before region_pieces)."""
+    from voxelworld.navigation._kernels.detail import region_details
+    from voxelworld.navigation._kernels.outlines import CLIFF
+    from voxelworld.navigation._kernels.polygons import held_sides
+
+    p = len(size)
+    held = np.arange(poly.shape[1]) < size[:, None]
+    start = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+    ccw = points[poly[held]]
+    owner = np.repeat(np.arange(p), size)
+    at = ccw[start[owner] + start[owner + 1] - 1 - np.arange(len(ccw))] + (i_lo, k_lo)
+    box, raster, corner_heights = region_details(height, label, g, s, i_lo, k_lo, np.ascontiguousarray(at), start)
+    out = np.empty((int(size.sum()) + 4 * len(points), 4), np.int64)
+    sides = out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)]
+    q, j = np.nonzero(held & (labels >= 0) & (labels < CLIFF))
+    across = labels[q, j]
+    shared = np.column_stack([np.minimum(across, g), np.maximum(across, g), first + q, points[poly[q, j]],
+                              points[poly[q, (j + 1) % size[q]]]]).astype(np.int64)
+    return (at, start, box, raster, corner_heights, sides, shared, pairs[:, :2] + first,
+            points[pairs[:, 2:4]] + (i_lo, k_lo))
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), levels=st.sampled_from([1, 2]), errors=st.sampled_from(
     [((1.0, 1.0),), ((1.0, -1.0), (-1.0, -1.0)), ((0.0, 0.0),), ((30.0, 30.0), (-1.0, -1.0))]),
     max_corners=st.sampled_from([3, 6]))
 def test_one_call_cuts_every_region_as_the_steps_do(seed, levels, errors, max_corners):
-    from voxelworld.navigation._kernels.cutting import outline_polygons
+    from voxelworld.navigation._kernels.cutting import outline_polygons, region_pieces
 
     rng = np.random.default_rng(seed)
     nx, nz = 20, 17
@@ -308,3 +331,7 @@ def test_one_call_cuts_every_region_as_the_steps_do(seed, levels, errors, max_co
             assert np.array_equal(poly[held], expected[1][held]) and np.array_equal(got[2][held], expected[2][held])
             used = np.unique(np.concatenate([poly[np.arange(poly.shape[1]) < size[:, None]], got[4][:, 2:].ravel()]))
             assert np.array_equal(got[0][used], expected[0][used])  # the points the polygons use (the rest: scratch)
+            keep = np.array([True, errors[0][1] < 0])
+            pieces = region_pieces(*got, g, region_level[g], height, label, 2, 1, keep, 5, True)
+            for a, b in zip(pieces, region_pieces_reference(*got, g, region_level[g], height, label, 2, 1, keep, 5)):
+                assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()

@@ -31,10 +31,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.cutting import outline_polygons
-from ._kernels.detail import heights_at, region_details
-from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims
-from ._kernels.polygons import held_sides, tile_rectangles
+from ._kernels.cutting import outline_polygons, region_pieces
+from ._kernels.detail import heights_at
+from ._kernels.outlines import BRIDGE, OUT, claims
+from ._kernels.polygons import tile_rectangles
 from ._kernels.regions import paint_regions, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -211,30 +211,21 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     first = corner_count = 0
     for g, (points, poly, labels, size, pairs) in enumerate(made):
         s = int(region_level[g])
-        p = len(size)
-        held = np.arange(poly.shape[1]) < size[:, None]
-        start = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
-        ccw = points[poly[held]]
-        owner = np.repeat(np.arange(p), size)
-        at = ccw[start[owner] + start[owner + 1] - 1 - np.arange(len(ccw))] + (i_lo, k_lo)  # clockwise in (i, k):
-        box, raster, corner_heights = region_details(layers.height, label, g, s, i_lo, k_lo,  # counter-clockwise
-                                                     np.ascontiguousarray(at), start)  # seen from above
-        out = np.empty((int(size.sum()) + 4 * len(points), 4), np.int64)
-        sides.append(out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)])
+        at, start, box, raster, corner_heights, held, shared_rows, pairs_here, ends_here = region_pieces(
+            points, poly, labels, size, pairs, g, s, layers.height, label, i_lo, k_lo, keep, first, simplified)
+        sides.append(held)
         if simplified:
-            q, j = np.nonzero(held & (labels >= 0) & (labels < CLIFF))
-            across = labels[q, j]  # the region across the side
-            shared.append((np.minimum(across, g), np.maximum(across, g), first + q, points[poly[q, j]],
-                           points[poly[q, (j + 1) % size[q]]]))
-        inner.append(pairs[:, :2] + first)
-        inner_ends.append(points[pairs[:, 2:4]] + (i_lo, k_lo))
+            shared.append((shared_rows[:, 0], shared_rows[:, 1], shared_rows[:, 2], shared_rows[:, 3:5],
+                           shared_rows[:, 5:7]))
+        inner.append(pairs_here)
+        inner_ends.append(ends_here)
         corners.append(at)
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
-        level.append(np.full(p, s))
+        level.append(np.full(len(size), s))
         boxes.append(box)
         details.append(raster)
-        first += p
+        first += len(size)
         corner_count += len(at)
 
     def joined(parts, empty):

@@ -1,12 +1,15 @@
 """A region's outline cut into convex polygons in one call: traced, simplified (trying each pair of errors in
 turn until the loops are valid), holes bridged, ear clipped and merged (``outlines`` and ``triangles`` hold the
-steps). One call per region instead of a dozen from Python: a tile re-baked every frame pays for the work, not
-for the calls."""
+steps), and what the tile keeps of them (corners, details, held sides, shared and inner sides) in another. One
+call per step of a region instead of dozens from Python: a tile re-baked every frame pays for the work, not for
+the calls."""
 
 import numba
 import numpy as np
 
-from .outlines import loops_valid, simplify, trace
+from .detail import region_details
+from .outlines import CLIFF, loops_valid, simplify, trace
+from .polygons import held_sides
 from .triangles import bridge_holes, ear_clip, merge_convex
 
 
@@ -76,3 +79,54 @@ def outline_polygons(label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, regi
     for e in range(inner):
         kept_pairs[e, 0], kept_pairs[e, 1] = renumber[kept_pairs[e, 0]], renumber[kept_pairs[e, 1]]
     return True, points, kept_poly, kept_labels, kept_size, kept_pairs
+
+
+@numba.njit(cache=True)
+def region_pieces(points, poly, labels, size, pairs, g, s, height, label, i_lo, k_lo, keep, first, shared_too):
+    """What a tile keeps of region g's polygons (level s; ``outline_polygons``' output, numbered from ``first``
+    in the tile): ``(corners, start, boxes, rasters, heights, sides, shared, inner, inner_ends)``: each polygon's
+    corners on the grid, clockwise in (i, k) (counter-clockwise seen from above), from ``start[q]``; their details
+    (``detail.region_details``); the samples' sides they hold whose label ``keep`` accepts
+    (``polygons.held_sides``); with ``shared_too``, each side shared with another region as a row (the lower
+    region, the higher, the polygon, the side's two tile-local points); the inner sides' polygons and grid
+    ends."""
+    p = size.shape[0]
+    start = np.empty(p + 1, np.int64)
+    start[0] = 0
+    for q in range(p):
+        start[q + 1] = start[q] + size[q]
+    corners = np.empty((start[p], 2), np.int64)
+    for q in range(p):
+        for c in range(size[q]):
+            point = poly[q, size[q] - 1 - c]
+            corners[start[q] + c, 0] = points[point, 0] + i_lo
+            corners[start[q] + c, 1] = points[point, 1] + k_lo
+    boxes, rasters, heights = region_details(height, label, g, s, i_lo, k_lo, corners, start)
+    out = np.empty((start[p] + 4 * points.shape[0], 4), np.int64)
+    sides = out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)]
+    rows = 0
+    if shared_too:
+        for q in range(p):
+            for j in range(size[q]):
+                if 0 <= labels[q, j] < CLIFF:
+                    rows += 1
+    shared = np.empty((rows, 7), np.int64)
+    r = 0
+    if shared_too:
+        for q in range(p):
+            for j in range(size[q]):
+                across = labels[q, j]
+                if 0 <= across < CLIFF:
+                    a, b = poly[q, j], poly[q, (j + 1) % size[q]]
+                    shared[r, 0], shared[r, 1], shared[r, 2] = min(across, g), max(across, g), first + q
+                    shared[r, 3], shared[r, 4], shared[r, 5], shared[r, 6] = points[a, 0], points[a, 1], \
+                        points[b, 0], points[b, 1]
+                    r += 1
+    inner = np.empty((pairs.shape[0], 2), np.int64)
+    inner_ends = np.empty((pairs.shape[0], 2, 2), np.int64)
+    for e in range(pairs.shape[0]):
+        inner[e, 0], inner[e, 1] = pairs[e, 0] + first, pairs[e, 1] + first
+        for end in range(2):
+            inner_ends[e, end, 0] = points[pairs[e, 2 + end], 0] + i_lo
+            inner_ends[e, end, 1] = points[pairs[e, 2 + end], 1] + k_lo
+    return corners, start, boxes, rasters, heights, sides, shared, inner, inner_ends
