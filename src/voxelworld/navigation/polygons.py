@@ -34,7 +34,7 @@ from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.cutting import outline_polygons, region_pieces
 from ._kernels.detail import heights_at
 from ._kernels.outlines import BRIDGE, OUT, claims
-from ._kernels.polygons import tile_rectangles
+from ._kernels.polygons import grid_portals, tile_rectangles
 from ._kernels.regions import paint_regions, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -290,35 +290,10 @@ def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
 
 def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int) -> np.ndarray:
     """:func:`side_portals` from the sides and their :func:`side_steps` on a grid of ``nx`` x ``nz`` columns and
-    at most ``levels`` levels."""
+    at most ``levels`` levels (``_kernels.polygons.grid_portals``)."""
     polygon, d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(5))
-    key = ((d * nx + i) * nz + k) * levels + s
-    order = np.argsort(key, kind="stable")
-    later = np.ones(len(key), dtype=bool)
-    later[:-1] = key[order][1:] != key[order][:-1]
-    last = order[later]  # the later row of a side listed twice
-    key, polygon, step = key[last], polygon[last], np.asarray(steps, dtype=np.int64)[last]  # by key
-    d, i, k, s = d[last], i[last], k[last], s[last]
-    ni, nk = i + (d == 0), k + (d == 2)
-    steps = step >= 0
-    a, d, i, k, ni, nk = polygon[steps], d[steps], i[steps], k[steps], ni[steps], nk[steps]
-    t = step[steps]
-    wanted = (((d + 1) * nx + ni) * nz + nk) * levels + t
-    at = np.minimum(np.searchsorted(key, wanted), len(key) - 1)
-    b = np.where(key[at] == wanted, polygon[at], -1) if len(key) else np.empty(0, np.int64)
-    mine = (b >= 0) & (b != a)
-    a, b, d, i, k, t = a[mine], b[mine], d[mine], i[mine], k[mine], s[steps][mine]
-    axis = np.where(d == 0, 0, 2)
-    line, along = np.where(d == 0, i, k), np.where(d == 0, k, i)
-    order = np.lexsort((along, line, t, axis))
-    a, b, axis, level, line, along = a[order], b[order], axis[order], t[order], line[order], along[order]
-    same_run = np.zeros(len(a), dtype=bool)  # continues the run of the row before (none for the first)
-    same_run[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1]) & (axis[1:] == axis[:-1]) & (level[1:] == level[:-1]) \
-        & (line[1:] == line[:-1]) & (along[1:] == along[:-1] + 1)
-    starts = np.flatnonzero(~same_run)
-    stops = np.append(starts[1:], len(a))[:len(starts)] - 1
-    return np.column_stack([a[starts], b[starts], axis[starts], line[starts] + 1, along[starts],
-                            along[stops] + 1]).astype(np.int64).reshape(-1, 6)
+    return grid_portals(polygon, d, i, k, s, np.ascontiguousarray(steps, dtype=np.int64), int(nx), int(nz),
+                        int(levels)).reshape(-1, 6)
 
 
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
