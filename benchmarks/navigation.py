@@ -121,6 +121,71 @@ def world_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0, prebu
     return np.array(times[3:])
 
 
+def alternating_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """`world_update_times` with and without ``prebuilt`` in one world: the digs alternate between the two rows
+    (the first of each pair builds the collision meshes around the dig before the update is timed, the second
+    leaves them to the update), so both rows see navmeshes of the same age. Seconds per update, (prebuilt,
+    including the meshes), after 3 warm-up digs, ``digs // 2`` each."""
+    world = World.demo(seed=0)
+    world.mesher.update()
+    props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+    nav = WorldNavigation(world.volume, world.mesher, props)
+    rng = np.random.default_rng(seed)
+    lo = np.asarray(world.volume.origin, dtype=float)
+    size = np.array(world.volume.shape) * world.volume.voxel_size
+    rows: tuple[list, list] = ([], [])
+    done = 0
+    while done < digs + 3:
+        x, z = lo[0] + rng.uniform(4, size[0] - 4), lo[2] + rng.uniform(4, size[2] - 4)
+        y = surface_height(world.volume, x, z)
+        if y is None:
+            continue
+        world.volume.remove(Sphere((x, y, z), radius), Tool())
+        update = world.mesher.update()
+        if not update.surfaces_rebuilt:
+            continue
+        prebuilt = done % 2 == 0
+        if prebuilt:
+            world.mesher.collision_mesh(Box((x - 12, y - 12, z - 12), (x + 12, y + 12, z + 12)))
+        start = time.perf_counter()
+        nav.update(update.surfaces_rebuilt)
+        seconds = time.perf_counter() - start
+        if done >= 3:
+            rows[0 if prebuilt else 1].append(seconds)
+        done += 1
+    return np.array(rows[0]), np.array(rows[1])
+
+
+def guard_figures(runs: int = 3) -> dict[str, float]:
+    """The quick figures a guard checks (about 6 s): each the median over ``runs`` runs (different dig seeds) of
+    that run's figure.
+
+    - ``update_prebuilt_ms`` / ``update_prebuilt_p95_ms``: `WorldNavigation.update` after a 1 m dig on the demo
+      world, the chunks' collision meshes built first (the row the world's collider sees): median and 95th
+      percentile (ms) of 20 digs a run;
+    - ``update_ms`` / ``update_p95_ms``: the same, the update building the collision meshes;
+    - ``find_path_us`` / ``find_path_p99_us``: `NavQuery.find_path` between 300 seeded pairs on one island of
+      nav_test, each call timed (µs), after a warm-up pass.
+
+    pynavmesh's reference is not run here: its bake alone takes seconds (``main()`` reports it)."""
+    figures: dict[str, list[float]] = {name: [] for name in ("update_prebuilt_ms", "update_prebuilt_p95_ms",
+                                                             "update_ms", "update_p95_ms", "find_path_us",
+                                                             "find_path_p99_us")}
+    scene = Scene.from_obj(NAV_TEST)
+    mesh = bake(scene, nav_test_region(scene), SETTINGS)
+    pairs = same_island_pairs(mesh, 300)
+    for run in range(runs):
+        prebuilt, building = (times * 1000 for times in alternating_update_times(40, seed=1 + run))
+        figures["update_prebuilt_ms"].append(float(np.median(prebuilt)))
+        figures["update_prebuilt_p95_ms"].append(float(np.percentile(prebuilt, 95)))
+        figures["update_ms"].append(float(np.median(building)))
+        figures["update_p95_ms"].append(float(np.percentile(building, 95)))
+        us = find_path_times(mesh, pairs)[0] * 1e6
+        figures["find_path_us"].append(float(np.median(us)))
+        figures["find_path_p99_us"].append(float(np.percentile(us, 99)))
+    return {name: float(np.median(values)) for name, values in figures.items()}
+
+
 def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
     """pynavmesh, a pure-Python port of Recast: bake the same level with the same parameters (one run, it takes
     seconds), then search paths between the same pairs on its navmesh."""

@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from voxelworld.navigation._kernels.polygons import tile_rectangles
 from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
 from voxelworld.navigation.sampling import level_links
-from voxelworld.navigation.polygons import side_portals
+from voxelworld.navigation.polygons import portals_of_sides, side_portals, side_steps
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
@@ -227,3 +227,55 @@ def test_shared_sides_pair_by_their_two_regions_not_only_their_points():
     pairs, ends = _shared_portals(np.array([0, 2, 0, 2]), np.array([1, 3, 1, 3]), np.array([10, 20, 11, 21]), a, b)
     assert sorted(map(tuple, pairs.tolist())) == [(10, 11), (20, 21)]
     assert ends[pairs[:, 0] == 10].tolist() == [[[4, 6], [4, 0]]]  # as the second polygon holds it
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_grid_portals_match_the_numpy_steps_row_for_row(seed):
+    """The kernel gives the rows the numpy steps gave, in the same order (the navmesh's portal order follows)."""
+    height = sloped_samples(seed)
+    links = level_links(height, 0.45)
+    rng = np.random.default_rng(seed)
+    owner = rng.integers(-1, 3, (4,) + height.shape)
+    d, i, k, s = np.nonzero(owner >= 0)
+    sides = np.column_stack([owner[d, i, k, s], d, i, k, s])
+    twice = sides[rng.permutation(len(sides))[:len(sides) // 4]]
+    sides = np.concatenate([np.column_stack([twice[:, 0] + 5, twice[:, 1:]]), sides[rng.permutation(len(sides))]])
+    nx, nz, levels = height.shape
+    steps = side_steps(sides, links, nx, nz)
+    got = portals_of_sides(sides, steps, nx, nz, levels)
+    expected = portals_of_sides_numpy(sides, steps, nx, nz, levels)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    assert portals_of_sides(sides[:0], steps[:0], nx, nz, levels).shape == (0, 6)
+
+
+def portals_of_sides_numpy(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int) -> np.ndarray:
+    """The portals of side_portals in numpy steps (before the grid_portals kernel): the reference."""
+    polygon, d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(5))
+    key = ((d * nx + i) * nz + k) * levels + s
+    order = np.argsort(key, kind="stable")
+    later = np.ones(len(key), dtype=bool)
+    later[:-1] = key[order][1:] != key[order][:-1]
+    last = order[later]  # the later row of a side listed twice
+    key, polygon, step = key[last], polygon[last], np.asarray(steps, dtype=np.int64)[last]  # by key
+    d, i, k, s = d[last], i[last], k[last], s[last]
+    ni, nk = i + (d == 0), k + (d == 2)
+    steps = step >= 0
+    a, d, i, k, ni, nk = polygon[steps], d[steps], i[steps], k[steps], ni[steps], nk[steps]
+    t = step[steps]
+    wanted = (((d + 1) * nx + ni) * nz + nk) * levels + t
+    at = np.minimum(np.searchsorted(key, wanted), len(key) - 1)
+    b = np.where(key[at] == wanted, polygon[at], -1) if len(key) else np.empty(0, np.int64)
+    mine = (b >= 0) & (b != a)
+    a, b, d, i, k, t = a[mine], b[mine], d[mine], i[mine], k[mine], s[steps][mine]
+    axis = np.where(d == 0, 0, 2)
+    line, along = np.where(d == 0, i, k), np.where(d == 0, k, i)
+    order = np.lexsort((along, line, t, axis))
+    a, b, axis, level, line, along = a[order], b[order], axis[order], t[order], line[order], along[order]
+    same_run = np.zeros(len(a), dtype=bool)  # continues the run of the row before (none for the first)
+    same_run[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1]) & (axis[1:] == axis[:-1]) & (level[1:] == level[:-1]) \
+        & (line[1:] == line[:-1]) & (along[1:] == along[:-1] + 1)
+    starts = np.flatnonzero(~same_run)
+    stops = np.append(starts[1:], len(a))[:len(starts)] - 1
+    return np.column_stack([a[starts], b[starts], axis[starts], line[starts] + 1, along[starts],
+                            along[stops] + 1]).astype(np.int64).reshape(-1, 6)

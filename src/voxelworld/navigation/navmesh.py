@@ -97,10 +97,12 @@ class NavMesh:
             self.frame = check_frame("frame", self.frame)
         self._set_arrays(*(getattr(self, name) for name in ARRAY_NAMES))
 
-    def _set_arrays(self, *arrays) -> None:
+    def _set_arrays(self, *arrays, baked: bool = False) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
-        the index. Nothing changes when a check fails."""
-        checked = check_navmesh_arrays(*arrays)
+        the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
+        (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
+        construction, which the tests check), taken without the checks a re-bake every frame cannot afford."""
+        checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
@@ -138,7 +140,7 @@ class NavMesh:
         from .rebake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
 
         state, rebuilt = rebake_state(self.bake_state, box, scene, in_place=True)
-        self._set_arrays(*state.navmesh_arrays())
+        self._set_arrays(*state.navmesh_arrays(), baked=True)
         self.bake_state = state
         return rebuilt
 

@@ -26,15 +26,16 @@ exact). A tile's polygons depend only on its own samples and their links, so a t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.detail import heights_at, region_details
-from ._kernels.outlines import BRIDGE, CLIFF, OUT, claims, loops_valid, simplify, trace
-from ._kernels.polygons import held_sides, tile_rectangles
+from ._kernels.cutting import outline_polygons, region_pieces
+from ._kernels.detail import heights_at
+from ._kernels.outlines import BRIDGE, OUT, claims
+from ._kernels.polygons import grid_portals, tile_rectangles
 from ._kernels.regions import paint_regions, tile_regions
-from ._kernels.triangles import bridge_holes, ear_clip, merge_convex
 from .navmesh import NavMesh
 from .sampling import level_links
 
@@ -105,49 +106,28 @@ class TilePolygons:
         """Where each polygon's raster starts in ``detail_heights`` (p + 1,)."""
         return np.concatenate([[0], np.cumsum(self.detail_box[:, 2] * self.detail_box[:, 3])]).astype(np.int64)
 
+    def arrays(self, x0: float, z0: float, cell: float) -> TileArrays:
+        """The tile's share of a navmesh's arrays on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), made
+        on first use and kept with the tile (whose arrays are never changed), so that joining tiles into a navmesh
+        copies the tiles that did not change instead of working them out again."""
+        key = (float(x0), float(z0), float(cell))
+        kept = self.__dict__.get("_arrays")
+        if kept is None or kept[0] != key:
+            kept = (key, _tile_own_arrays(self, *key))
+            self.__dict__["_arrays"] = kept  # not a field: equality, repr and the tile's bytes are unchanged
+        return kept[1]
+
 
 def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors, max_corners):
     """The convex polygons of region g: ``(points, poly, labels, size, pairs)`` (tile-local grid points; polygon
     q's point indices ``poly[q, :size[q]]``, counter-clockwise in (i, k), and its sides' labels; inner sides
     (p, q, a, b)), or None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try
-    in turn."""
+    in turn. (One kernel call: ``_kernels.cutting``.)"""
     i_lo, k_lo, i_hi, k_hi = tile
-    room = 4 * len(cells) + 4
-    points = np.empty((room, 2), np.int64)
-    labels = np.empty(room, np.int64)
-    loop_start = np.empty(room + 1, np.int64)
-    loops = trace(label, links, g, region_level[g], cells, i_lo, k_lo, i_hi, k_hi, points, labels, loop_start)
-    if loops <= 0:
-        return None
-    keep = np.zeros(room, np.bool_)
-    for wall_error, shared_error in errors:
-        simplify(points, labels, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep)
-        order = np.flatnonzero(keep[:loop_start[loops]])
-        starts = np.searchsorted(order, loop_start[:loops + 1])
-        if loops_valid(points, starts, loops, order):
-            break
-    else:
-        return None
-    ring = np.empty(len(order) + 2 * loops, np.int64)
-    ring_labels = np.empty(len(ring), np.int64)
-    n = bridge_holes(points, order, labels[order], starts, loops, ring, ring_labels)
-    if n < 0:
-        return None
-    triangles = np.empty((n - 2, 3), np.int64)
-    triangle_labels = np.empty((n - 2, 3), np.int64)
-    if ear_clip(points, ring, ring_labels, n, triangles, triangle_labels) != n - 2:
-        return None
-    poly = np.empty((n - 2, max(max_corners, 3)), np.int64)
-    poly_labels = np.empty_like(poly)
-    size = np.empty(n - 2, np.int64)
-    pairs = np.empty((3 * (n - 2), 4), np.int64)
-    inner = merge_convex(points, triangles, triangle_labels, n - 2, max_corners, poly, poly_labels, size, pairs)
-    alive = np.flatnonzero(size > 0)
-    renumber = np.full(n - 2, -1)
-    renumber[alive] = np.arange(len(alive))
-    pairs = pairs[:inner].copy()
-    pairs[:, :2] = renumber[pairs[:, :2]]
-    return points, poly[alive], poly_labels[alive], size[alive], pairs
+    ok, points, poly, labels, size, pairs = outline_polygons(
+        label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, region_level,
+        np.array(errors, dtype=np.float64).reshape(-1, 2), max_corners)
+    return (points, poly, labels, size, pairs) if ok else None
 
 
 def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
@@ -231,31 +211,21 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     first = corner_count = 0
     for g, (points, poly, labels, size, pairs) in enumerate(made):
         s = int(region_level[g])
-        p = len(size)
-        held = np.arange(poly.shape[1]) < size[:, None]
-        start = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
-        ccw = points[poly[held]]
-        owner = np.repeat(np.arange(p), size)
-        at = ccw[start[owner] + start[owner + 1] - 1 - np.arange(len(ccw))] + (i_lo, k_lo)  # clockwise in (i, k):
-        box, raster, corner_heights = region_details(layers.height, label, g, s, i_lo, k_lo,  # counter-clockwise
-                                                     np.ascontiguousarray(at), start)  # seen from above
-        out = np.empty((int(size.sum()) + 4 * len(points), 4), np.int64)
-        sides.append(out[:held_sides(points, poly, labels, size, keep, first, i_lo, k_lo, out)])
+        at, start, box, raster, corner_heights, held, shared_rows, pairs_here, ends_here = region_pieces(
+            points, poly, labels, size, pairs, g, s, layers.height, label, i_lo, k_lo, keep, first, simplified)
+        sides.append(held)
         if simplified:
-            q, j = np.nonzero(held & (labels >= 0) & (labels < CLIFF))
-            across = labels[q, j]  # the region across the side
-            shared.append((np.minimum(across, g), np.maximum(across, g), first + q, points[poly[q, j]],
-                           points[poly[q, (j + 1) % size[q]]]))
-        for pq, qq, a, b in pairs:
-            inner.append((first + pq, first + qq))
-            inner_ends.append((points[a] + (i_lo, k_lo), points[b] + (i_lo, k_lo)))
+            shared.append((shared_rows[:, 0], shared_rows[:, 1], shared_rows[:, 2], shared_rows[:, 3:5],
+                           shared_rows[:, 5:7]))
+        inner.append(pairs_here)
+        inner_ends.append(ends_here)
         corners.append(at)
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
-        level.append(np.full(p, s))
+        level.append(np.full(len(size), s))
         boxes.append(box)
         details.append(raster)
-        first += p
+        first += len(size)
         corner_count += len(at)
 
     def joined(parts, empty):
@@ -263,8 +233,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
 
     if shared:
         shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
-        inner.extend(shared_pairs)
-        inner_ends.extend(shared_ends + (i_lo, k_lo))
+        inner.append(shared_pairs)
+        inner_ends.append(shared_ends + (i_lo, k_lo))
     shift = np.array(origin, dtype=np.int64)
     boxes = joined(boxes, np.empty((0, 4), np.int64)).astype(np.int64)
     sides = joined(sides, np.empty((0, 4), np.int64)).astype(np.int64)
@@ -274,8 +244,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64) + shift,
                         joined(heights, np.empty(0)), np.concatenate([[0]] + ends).astype(np.int64),
                         joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
-                        np.array(inner, np.int64).reshape(-1, 2),
-                        np.array(inner_ends, np.int64).reshape(-1, 2, 2) + shift)
+                        joined(inner, np.empty((0, 2), np.int64)).astype(np.int64).reshape(-1, 2),
+                        joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift)
 
 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:
@@ -320,35 +290,10 @@ def side_portals(sides: np.ndarray, links: np.ndarray) -> np.ndarray:
 
 def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int) -> np.ndarray:
     """:func:`side_portals` from the sides and their :func:`side_steps` on a grid of ``nx`` x ``nz`` columns and
-    at most ``levels`` levels."""
+    at most ``levels`` levels (``_kernels.polygons.grid_portals``)."""
     polygon, d, i, k, s = (np.ascontiguousarray(sides[:, c], dtype=np.int64) for c in range(5))
-    key = ((d * nx + i) * nz + k) * levels + s
-    order = np.argsort(key, kind="stable")
-    later = np.ones(len(key), dtype=bool)
-    later[:-1] = key[order][1:] != key[order][:-1]
-    last = order[later]  # the later row of a side listed twice
-    key, polygon, step = key[last], polygon[last], np.asarray(steps, dtype=np.int64)[last]  # by key
-    d, i, k, s = d[last], i[last], k[last], s[last]
-    ni, nk = i + (d == 0), k + (d == 2)
-    steps = step >= 0
-    a, d, i, k, ni, nk = polygon[steps], d[steps], i[steps], k[steps], ni[steps], nk[steps]
-    t = step[steps]
-    wanted = (((d + 1) * nx + ni) * nz + nk) * levels + t
-    at = np.minimum(np.searchsorted(key, wanted), len(key) - 1)
-    b = np.where(key[at] == wanted, polygon[at], -1) if len(key) else np.empty(0, np.int64)
-    mine = (b >= 0) & (b != a)
-    a, b, d, i, k, t = a[mine], b[mine], d[mine], i[mine], k[mine], s[steps][mine]
-    axis = np.where(d == 0, 0, 2)
-    line, along = np.where(d == 0, i, k), np.where(d == 0, k, i)
-    order = np.lexsort((along, line, t, axis))
-    a, b, axis, level, line, along = a[order], b[order], axis[order], t[order], line[order], along[order]
-    same_run = np.zeros(len(a), dtype=bool)  # continues the run of the row before (none for the first)
-    same_run[1:] = (a[1:] == a[:-1]) & (b[1:] == b[:-1]) & (axis[1:] == axis[:-1]) & (level[1:] == level[:-1]) \
-        & (line[1:] == line[:-1]) & (along[1:] == along[:-1] + 1)
-    starts = np.flatnonzero(~same_run)
-    stops = np.append(starts[1:], len(a))[:len(starts)] - 1
-    return np.column_stack([a[starts], b[starts], axis[starts], line[starts] + 1, along[starts],
-                            along[stops] + 1]).astype(np.int64).reshape(-1, 6)
+    return grid_portals(polygon, d, i, k, s, np.ascontiguousarray(steps, dtype=np.int64), int(nx), int(nz),
+                        int(levels)).reshape(-1, 6)
 
 
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
@@ -358,43 +303,78 @@ def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
                         lambda sides: side_portals(sides, layers.links))
 
 
-def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
-    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
-    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`)."""
-    vertices, ends, levels, boxes, details, inner, inner_ends, sides = [], [], [], [], [], [], [], []
-    polygons = corners = 0
-    for tile in tiles:
-        vertices.append(np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell]))
-        ends.append(tile.start[1:] + corners)
-        levels.append(tile.level)
-        boxes.append(tile.detail_box)
-        details.append(tile.detail_heights)
-        sides.append(np.column_stack([tile.sides + (polygons, 0, 0, 0), tile.level[tile.sides[:, 0]]]))
-        inner.append(tile.inner + polygons)
-        inner_ends.append(tile.inner_ends)
-        polygons += tile.polygon_count
-        corners += len(tile.corners)
-    boxes = np.concatenate(boxes) if boxes else np.empty((0, 4), np.int64)
-    details = np.concatenate(details) if details else np.empty(0)
-    starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    a, b, axis, line, lo, hi = portals(np.concatenate(sides) if sides else np.empty((0, 5), np.int64)).T
-    on_x = axis == 0
-    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
-                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
-    pairs = np.concatenate(inner + [np.column_stack([a, b])]).astype(np.int64).reshape(-1, 2)
-    grid = np.concatenate(inner_ends + [grid_ends]).astype(np.int64).reshape(-1, 2, 2)
+class TileArrays(NamedTuple):
+    """One tile's share of a navmesh's arrays (its polygons numbered from 0, its corners from 0), in metres on
+    its region's grid: what joining the tiles copies, made once per tile (:meth:`TilePolygons.arrays`)."""
+
+    vertices: np.ndarray  # (m, 3) float64
+    ends: np.ndarray  # (p,) int64: each polygon's end in the tile's corners
+    level: np.ndarray  # (p,) int64
+    boxes: np.ndarray  # (p, 4) int64: detail boxes
+    origins: np.ndarray  # (p, 3) float64: detail origins
+    details: np.ndarray  # float64: detail heights
+    sides: np.ndarray  # (w, 5) int64: (polygon, d, i, k, level) of each held side
+    inner: np.ndarray  # (r, 2) int64: the portals inside the tile
+    inner_segments: np.ndarray  # (r, 2, 3) float64
+
+
+def _tile_own_arrays(tile: TilePolygons, x0: float, z0: float, cell: float) -> TileArrays:
+    """:class:`TileArrays` of one tile, the portals inside it with their ends at the mean height of the two
+    polygons' details."""
+    boxes = tile.detail_box.astype(np.int64, copy=False)
+    vertices = np.column_stack([x0 + tile.corners[:, 0] * cell, tile.heights, z0 + tile.corners[:, 1] * cell])
+    sides = np.column_stack([tile.sides, tile.level[tile.sides[:, 0]]]).astype(np.int64).reshape(-1, 5)
+    inner = tile.inner.astype(np.int64).reshape(-1, 2)
+    ends = tile.inner_ends.astype(np.int64).reshape(-1, 2, 2)
+    origins = np.column_stack([x0 + (boxes[:, 0] + 0.5) * cell, z0 + (boxes[:, 1] + 0.5) * cell,
+                               np.full(len(boxes), cell)])
+    return TileArrays(vertices, tile.start[1:], tile.level, boxes, origins, tile.detail_heights, sides, inner,
+                      _segments(inner, ends, boxes, tile.detail_start, tile.detail_heights, x0, z0, cell))
+
+
+def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
+    """The portals' segments (m): ``grid (r, 2, 2)`` the ends' grid points, each at the mean height of the two
+    polygons' (``pairs``) details."""
     segments = np.empty(grid.shape[:2] + (3,))
     segments[..., 0] = x0 + grid[..., 0] * cell
     segments[..., 2] = z0 + grid[..., 1] * cell
     for e in range(2):
         segments[:, e, 1] = 0.5 * (_detail_heights(boxes, starts, details, pairs[:, 0], grid[:, e])
                                    + _detail_heights(boxes, starts, details, pairs[:, 1], grid[:, e]))
-    origins = np.column_stack([x0 + (boxes[:, 0] + 0.5) * cell, z0 + (boxes[:, 1] + 0.5) * cell,
-                               np.full(len(boxes), cell)])
-    return (np.concatenate(vertices) if vertices else np.empty((0, 3)),
-            np.concatenate(ends) if ends else np.empty(0, np.int64),
-            np.concatenate(levels) if levels else np.empty(0, np.int64),
-            origins, boxes[:, 2:].copy(), details, np.sort(pairs, axis=1), segments)
+    return segments
+
+
+def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
+    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
+    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`). Each tile's own share
+    is made once (:meth:`TilePolygons.arrays`) and only copied here."""
+    if not tiles:
+        return (np.empty((0, 3)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 3)),
+                np.empty((0, 2), np.int64), np.empty(0), np.empty((0, 2), np.int64), np.empty((0, 2, 3)))
+    parts = [tile.arrays(x0, z0, cell) for tile in tiles]
+    polygons = np.array([len(part.level) for part in parts], np.int64)
+    first = np.concatenate([[0], np.cumsum(polygons)[:-1]]).astype(np.int64)
+    corners = np.array([len(part.vertices) for part in parts], np.int64)
+    ends = np.concatenate([part.ends for part in parts]) + np.repeat(np.cumsum(corners) - corners, polygons)
+    boxes = np.concatenate([part.boxes for part in parts])
+    details = np.concatenate([part.details for part in parts])
+    sides = np.concatenate([part.sides for part in parts])
+    sides[:, 0] += np.repeat(first, [len(part.sides) for part in parts])
+    inner = np.concatenate([part.inner for part in parts])
+    inner += np.repeat(first, [len(part.inner) for part in parts])[:, None]
+    a, b, axis, line, lo, hi = portals(sides).T
+    on_x = axis == 0
+    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
+                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
+    grid_pairs = np.column_stack([a, b]).astype(np.int64).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
+    grid_segments = _segments(grid_pairs, grid_ends.astype(np.int64), boxes, starts, details, x0, z0, cell)
+    pairs = np.concatenate([inner, grid_pairs])
+    segments = np.concatenate([part.inner_segments for part in parts] + [grid_segments])
+    return (np.concatenate([part.vertices for part in parts]), ends.astype(np.int64),
+            np.concatenate([part.level for part in parts]).astype(np.int64),
+            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, np.sort(pairs, axis=1),
+            segments)
 
 
 def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
@@ -423,7 +403,9 @@ def _joined_arrays(parts):
         polygon_count += len(levels)
         corner_count += len(vertices)
 
-    def joined(n, empty):
+    def joined(n, empty):  # one part (one area, the usual case): its arrays as they are, not copied
+        if len(parts) == 1:
+            return parts[0][n]
         return np.concatenate([part[n] for part in parts]) if parts else empty
 
     portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)

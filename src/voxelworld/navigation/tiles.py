@@ -283,7 +283,7 @@ class TiledNavMesh:
                     changed.add(tile)
                 self._tiles[tile] = baked
         if changed:
-            self.mesh._set_arrays(*self._arrays())
+            self.mesh._set_arrays(*self._arrays(), baked=True)
         return sorted(changed)
 
     def _arrays(self):

@@ -327,11 +327,14 @@ def loops_valid(points, loop_start, loops, order):
         first, n = loop_start[l], loop_start[l + 1] - loop_start[l]
         a, b = order[e], order[first + (e + 1 - first) % n]
         ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
+        x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
         for f in range(e + 1, total):
             m = loop_of[f]
             mfirst, mn = loop_start[m], loop_start[m + 1] - loop_start[m]
             c, d = order[f], order[mfirst + (f + 1 - mfirst) % mn]
             cx, cy, dx, dy = points[c, 0], points[c, 1], points[d, 0], points[d, 1]
+            if (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1):
+                continue  # apart from side e's box (consecutive sides share a point: never apart)
             if m == l and (f == first + (e + 1 - first) % n or e == first + (f + 1 - first) % n):
                 # consecutive: they share one point; they must not fold back along each other
                 if f == first + (e + 1 - first) % n:

@@ -87,3 +87,68 @@ def held_sides(points, poly, poly_labels, size, keep, first, i_lo, k_lo, out):
                     out[count, 2], out[count, 3] = (u0 - 1 if d == 0 else u0) + i_lo, v + k_lo
                     count += 1
     return count
+
+
+@numba.njit(cache=True)
+def grid_portals(polygon, d, i, k, s, step, nx, nz, levels):
+    """The portals along the grid's lines (see ``polygons.side_portals``): rows ``(polygon, d, i, k, s)`` of the
+    held sides (a side listed twice: the later row holds it) with ``step``, the level each one steps to across it
+    (-1: none), on a grid of ``nx`` x ``nz`` columns and ``levels`` levels. Returns rows ``(polygon, neighbour,
+    axis, line, first, last)`` by axis, level, line and first point (runs along one line with the same two
+    polygons joined)."""
+    n = polygon.shape[0]
+    key = np.empty(n, np.int64)
+    for r in range(n):
+        key[r] = ((d[r] * nx + i[r]) * nz + k[r]) * levels + s[r]
+    order = np.argsort(key, kind="mergesort")
+    last = np.empty(n, np.int64)  # the later row of each side, by key
+    m = 0
+    for j in range(n):
+        if j == n - 1 or key[order[j + 1]] != key[order[j]]:
+            last[m] = order[j]
+            m += 1
+    side_key = np.empty(m, np.int64)
+    for j in range(m):
+        side_key[j] = key[last[j]]
+    found_a = np.empty(m, np.int64)
+    found_b = np.empty(m, np.int64)
+    found_sort = np.empty(m, np.int64)
+    found_axis = np.empty(m, np.int64)
+    found_line = np.empty(m, np.int64)
+    found_along = np.empty(m, np.int64)
+    found_level = np.empty(m, np.int64)
+    span = max(nx, nz) + 1
+    f = 0
+    for j in range(m):
+        r = last[j]
+        t = step[r]
+        if t < 0:
+            continue
+        wanted = (((d[r] + 1) * nx + i[r] + (d[r] == 0)) * nz + k[r] + (d[r] == 2)) * levels + t
+        at = min(np.searchsorted(side_key, wanted), m - 1)
+        if side_key[at] != wanted:
+            continue
+        b = polygon[last[at]]
+        if b < 0 or b == polygon[r]:
+            continue
+        found_a[f], found_b[f], found_level[f] = polygon[r], b, s[r]
+        found_axis[f] = 0 if d[r] == 0 else 2
+        found_line[f], found_along[f] = (i[r], k[r]) if d[r] == 0 else (k[r], i[r])
+        found_sort[f] = (((found_axis[f] // 2) * levels + s[r]) * span + found_line[f]) * span + found_along[f]
+        f += 1
+    by = np.argsort(found_sort[:f], kind="mergesort")  # axis, level, line, first point; stable
+    out = np.empty((f, 6), np.int64)
+    rows = 0
+    for j in range(f):
+        e = by[j]
+        if j > 0:
+            p = by[j - 1]
+            if found_a[e] == found_a[p] and found_b[e] == found_b[p] and found_axis[e] == found_axis[p] \
+                    and found_level[e] == found_level[p] and found_line[e] == found_line[p] \
+                    and found_along[e] == found_along[p] + 1:
+                out[rows - 1, 5] = found_along[e] + 1  # the run goes on
+                continue
+        out[rows, 0], out[rows, 1], out[rows, 2] = found_a[e], found_b[e], found_axis[e]
+        out[rows, 3], out[rows, 4], out[rows, 5] = found_line[e] + 1, found_along[e], found_along[e] + 1
+        rows += 1
+    return out[:rows]

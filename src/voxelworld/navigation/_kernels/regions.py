@@ -18,38 +18,52 @@ _STEP_I = (1, -1, 0, 0)
 _STEP_K = (0, 0, 1, -1)
 
 
+@numba.njit(cache=True, inline="always")
+def _cell_fits(links, owner, parent, a, b, i, k, s, i_lo, k_lo, i_hi, k_hi):
+    """Whether cell (i, k) of region b (level s) may join region a: linked both ways to each neighbour of a, no
+    pinch with a diagonal neighbour of a."""
+    for d in range(4):
+        ni, nk = i + _STEP_I[d], k + _STEP_K[d]
+        if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
+            continue
+        m = owner[ni - i_lo, nk - k_lo, s]
+        if m >= 0 and _root(parent, m) == a:
+            if links[d, i, k, s] != s or links[d ^ 1, ni, nk, s] != s:
+                return False
+    for di in (-1, 1):
+        for dk in (-1, 1):
+            ni, nk = i + di, k + dk
+            if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
+                continue
+            m = owner[ni - i_lo, nk - k_lo, s]
+            if m < 0 or _root(parent, m) != a:
+                continue
+            joined = False
+            for ci, ck in ((ni, k), (i, nk)):
+                c = owner[ci - i_lo, ck - k_lo, s]
+                if c >= 0 and (_root(parent, c) == a or _root(parent, c) == b):
+                    joined = True
+            if not joined:
+                return False
+    return True
+
+
 @numba.njit(cache=True)
 def _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k_hi):
     """Whether regions a and b (roots) may merge: every pair of neighbouring cells across them linked both
-    ways, and no pinch between a cell of b and a cell of a."""
+    ways, and no pinch between a cell of b and a cell of a. Only the cells on the edge of b's rectangles are
+    looked at: an inner cell's eight neighbours all lie in its own rectangle."""
     r = members[b]
     while r >= 0:
         s = rects[r, 0]
-        for i in range(rects[r, 1], rects[r, 3]):
-            for k in range(rects[r, 2], rects[r, 4]):
-                for d in range(4):
-                    ni, nk = i + _STEP_I[d], k + _STEP_K[d]
-                    if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
-                        continue
-                    m = owner[ni - i_lo, nk - k_lo, s]
-                    if m >= 0 and _root(parent, m) == a:
-                        if links[d, i, k, s] != s or links[d ^ 1, ni, nk, s] != s:
-                            return False
-                for di in (-1, 1):
-                    for dk in (-1, 1):
-                        ni, nk = i + di, k + dk
-                        if not (i_lo <= ni < i_hi and k_lo <= nk < k_hi):
-                            continue
-                        m = owner[ni - i_lo, nk - k_lo, s]
-                        if m < 0 or _root(parent, m) != a:
-                            continue
-                        joined = False
-                        for ci, ck in ((ni, k), (i, nk)):
-                            c = owner[ci - i_lo, ck - k_lo, s]
-                            if c >= 0 and (_root(parent, c) == a or _root(parent, c) == b):
-                                joined = True
-                        if not joined:
-                            return False
+        i0, k0, i1, k1 = rects[r, 1], rects[r, 2], rects[r, 3], rects[r, 4]
+        for i in range(i0, i1):
+            edge = i == i0 or i == i1 - 1
+            k = k0
+            while k < k1:
+                if not _cell_fits(links, owner, parent, a, b, i, k, s, i_lo, k_lo, i_hi, k_hi):
+                    return False
+                k = k + 1 if edge or k == k1 - 1 else k1 - 1
         r = after[r]
     return True
 

@@ -39,12 +39,23 @@ def _same(points, a, b):
     return points[a, 0] == points[b, 0] and points[a, 1] == points[b, 1]
 
 
+@numba.njit(cache=True, inline="always")
+def _apart(x0, y0, x1, y1, cx, cy, dx, dy):
+    """Whether the segment c-d lies wholly on one side of the box [x0, x1] x [y0, y1] (so it meets nothing in
+    it): the cheap test that spares most sides the exact one."""
+    return (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1)
+
+
 @numba.njit(cache=True)
 def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
     """Whether the segment between points p and q meets no side of ``ring`` (its first ``ring_n`` entries, a
     loop) nor of the loops ``others`` (``other_start``), except sides through p's or q's own position."""
+    px, py, qx, qy = points[p, 0], points[p, 1], points[q, 0], points[q, 1]
+    x0, x1, y0, y1 = min(px, qx), max(px, qx), min(py, qy), max(py, qy)
     for e in range(ring_n):
         c, d = ring[e], ring[(e + 1) % ring_n]
+        if _apart(x0, y0, x1, y1, points[c, 0], points[c, 1], points[d, 0], points[d, 1]):
+            continue
         if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
             continue
         if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
@@ -54,6 +65,8 @@ def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
         first, last = other_start[h], other_start[h + 1]
         for e in range(first, last):
             c, d = others[e], others[first + (e + 1 - first) % (last - first)]
+            if _apart(x0, y0, x1, y1, points[c, 0], points[c, 1], points[d, 0], points[d, 1]):
+                continue
             if _same(points, c, p) or _same(points, d, p) or _same(points, c, q) or _same(points, d, q):
                 continue
             if _segments_meet(points[p, 0], points[p, 1], points[q, 0], points[q, 1], points[c, 0], points[c, 1],
@@ -138,26 +151,97 @@ def bridge_holes(points, order, labels, loop_start, loops, ring, ring_labels):
     return n
 
 
+SIDE_BUCKET = 8  # grid cells along the edge of a bucket of the ear clipping's side grid
+
+
 @numba.njit(cache=True)
-def _diagonal(points, ring, prev, nxt, a, b):
+def _file_side(c, d, xs, ys, ox, oy, nbv, head, link, entry, count):
+    """File ring entry c (its side runs to entry d) in every bucket of the side grid its box meets; returns the
+    (maybe grown) ``link`` and ``entry`` arrays and the new count of filings."""
+    u0, u1 = (min(xs[c], xs[d]) - ox) // SIDE_BUCKET, (max(xs[c], xs[d]) - ox) // SIDE_BUCKET
+    v0, v1 = (min(ys[c], ys[d]) - oy) // SIDE_BUCKET, (max(ys[c], ys[d]) - oy) // SIDE_BUCKET
+    need = count + (u1 - u0 + 1) * (v1 - v0 + 1)
+    if need > link.shape[0]:
+        room = max(2 * link.shape[0], need)
+        grown_link, grown_entry = np.empty(room, np.int64), np.empty(room, np.int64)
+        grown_link[:count], grown_entry[:count] = link[:count], entry[:count]
+        link, entry = grown_link, grown_entry
+    for u in range(u0, u1 + 1):
+        for v in range(v0, v1 + 1):
+            bucket = u * nbv + v
+            link[count], entry[count] = head[bucket], c
+            head[bucket] = count
+            count += 1
+    return link, entry, count
+
+
+@numba.njit(cache=True)
+def _diagonal(points, ring, prev, nxt, alive, a, b, xs, ys, ox, oy, nbv, head, link, entry, stamp, query):
     """Whether ring entries a and b see each other inside the loop (O'Rourke's Diagonal, sides through a's or
-    b's position skipped, as Recast does for the bridges' doubled points)."""
+    b's position skipped, as Recast does for the bridges' doubled points). ``xs``, ``ys``: each ring entry's
+    point. The loop's sides as it is now are found in the buckets of the side grid (``head``, ``link``,
+    ``entry``: every live entry is filed where its current side's box lies) that the segment's box meets: a side
+    whose box does not meet the segment's cannot meet the segment. ``stamp``/``query``: each side tested once."""
     pa, pb = ring[a], ring[b]
     if not (_in_cone(points, ring[prev[a]], pa, ring[nxt[a]], pb) and
             _in_cone(points, ring[prev[b]], pb, ring[nxt[b]], pa)):
         return False
-    c = a
-    while True:  # every side of the loop as it is now
-        d = nxt[c]
-        pc, pd = ring[c], ring[d]
-        if not (_same(points, pc, pa) or _same(points, pd, pa) or _same(points, pc, pb) or _same(points, pd, pb)):
-            if _segments_meet(points[pa, 0], points[pa, 1], points[pb, 0], points[pb, 1], points[pc, 0],
-                              points[pc, 1], points[pd, 0], points[pd, 1]):
-                return False
-        c = d
-        if c == a:
-            break
+    ax, ay, bx, by = xs[a], ys[a], xs[b], ys[b]
+    x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
+    for u in range((x0 - ox) // SIDE_BUCKET, (x1 - ox) // SIDE_BUCKET + 1):
+        for v in range((y0 - oy) // SIDE_BUCKET, (y1 - oy) // SIDE_BUCKET + 1):
+            f = head[u * nbv + v]
+            while f >= 0:
+                c = entry[f]
+                f = link[f]
+                if not alive[c] or stamp[c] == query:
+                    continue
+                stamp[c] = query
+                d = nxt[c]
+                cx, cy, dx, dy = xs[c], ys[c], xs[d], ys[d]
+                if _apart(x0, y0, x1, y1, cx, cy, dx, dy) or (cx == ax and cy == ay) or (dx == ax and dy == ay) \
+                        or (cx == bx and cy == by) or (dx == bx and dy == by):
+                    continue
+                if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
+                    return False
     return True
+
+
+NO_EAR = np.iinfo(np.int64).max  # a ring entry that is not an ear (or clipped), in the ear tree
+
+
+@numba.njit(cache=True, inline="always")
+def _span(xs, ys, p, q):
+    """The squared length of the diagonal between ring entries p and q."""
+    dx, dy = xs[q] - xs[p], ys[q] - ys[p]
+    return dx * dx + dy * dy
+
+
+@numba.njit(cache=True, inline="always")
+def _set_leaf(tree, size, j, value):
+    """Set entry j of a min-tree (leaves from ``size``) and the minima above it."""
+    node = size + j
+    tree[node] = value
+    node >>= 1
+    while node >= 1:
+        tree[node] = min(tree[2 * node], tree[2 * node + 1])
+        node >>= 1
+
+
+@numba.njit(cache=True)
+def _first_at_most(tree, size, lo, value):
+    """The first entry j >= lo of a min-tree whose value is at most ``value``, or -1."""
+    node = size + lo
+    while True:
+        if tree[node] <= value:
+            while node < size:
+                node = 2 * node if tree[2 * node] <= value else 2 * node + 1
+            return node - size
+        while node & 1:  # a right child: the next subtree to the right starts further up
+            node >>= 1
+        if node == 0:
+            return -1
+        node += 1
 
 
 @numba.njit(cache=True)
@@ -168,40 +252,66 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
     prev = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
     labels = ring_labels[:n].copy()
+    xs = np.empty(n, np.int64)
+    ys = np.empty(n, np.int64)
     for j in range(n):
         prev[j], nxt[j] = (j - 1) % n, (j + 1) % n
-    ear = np.empty(n, np.bool_)
+        xs[j], ys[j] = points[ring[j], 0], points[ring[j], 1]
+    # The side grid: buckets of SIDE_BUCKET x SIDE_BUCKET cells, each listing the entries whose side meets it.
+    ox, oy = xs.min(), ys.min()
+    nbu, nbv = (xs.max() - ox) // SIDE_BUCKET + 1, (ys.max() - oy) // SIDE_BUCKET + 1
+    head = np.full(nbu * nbv, -1, np.int64)
+    link, entry = np.empty(4 * n, np.int64), np.empty(4 * n, np.int64)
+    count = 0
     for j in range(n):
-        ear[j] = _diagonal(points, ring, prev, nxt, prev[j], nxt[j])
-    count, left, start = 0, n, 0
+        link, entry, count = _file_side(j, nxt[j], xs, ys, ox, oy, nbv, head, link, entry, count)
+    alive = np.ones(n, np.bool_)
+    stamp = np.full(n, -1, np.int64)
+    query = 0
+    # Each ear's diagonal (squared length; NO_EAR where not an ear) in a min-tree over the ring's entries, whose
+    # order is the loop's: the ear picked is the shortest, the first on a tie going round from ``start``.
+    size = 1
+    while size < n:
+        size *= 2
+    tree = np.full(2 * size, NO_EAR, np.int64)
+    for j in range(n):
+        if _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry, stamp,
+                     query):
+            tree[size + j] = _span(xs, ys, prev[j], nxt[j])
+        query += 1
+    for node in range(size - 1, 0, -1):
+        tree[node] = min(tree[2 * node], tree[2 * node + 1])
+    count_t, left, start = 0, n, 0
     while left > 3:
-        best, best_d = -1, np.inf
-        j = start
-        for _ in range(left):
-            if ear[j]:
-                p, q = ring[prev[j]], ring[nxt[j]]
-                dx, dy = points[q, 0] - points[p, 0], points[q, 1] - points[p, 1]
-                if dx * dx + dy * dy < best_d:
-                    best, best_d = j, float(dx * dx + dy * dy)
-            j = nxt[j]
-        if best < 0:
+        shortest = tree[1]
+        if shortest == NO_EAR:
             return -1
+        best = _first_at_most(tree, size, start, shortest)
+        if best < 0:
+            best = _first_at_most(tree, size, 0, shortest)
         a, b = prev[best], nxt[best]
-        triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[best], ring[b]
-        triangle_labels[count, 0], triangle_labels[count, 1] = labels[a], labels[best]
-        triangle_labels[count, 2] = BRIDGE
-        count += 1
+        triangles[count_t, 0], triangles[count_t, 1], triangles[count_t, 2] = ring[a], ring[best], ring[b]
+        triangle_labels[count_t, 0], triangle_labels[count_t, 1] = labels[a], labels[best]
+        triangle_labels[count_t, 2] = BRIDGE
+        count_t += 1
         labels[a] = BRIDGE
         nxt[a], prev[b] = b, a
+        alive[best] = False
+        _set_leaf(tree, size, best, NO_EAR)
+        link, entry, count = _file_side(a, b, xs, ys, ox, oy, nbv, head, link, entry, count)
         left -= 1
         start = a
-        ear[a] = _diagonal(points, ring, prev, nxt, prev[a], b)
-        ear[b] = _diagonal(points, ring, prev, nxt, a, nxt[b])
+        for j, query_j in ((a, query), (b, query + 1)):
+            ear = _diagonal(points, ring, prev, nxt, alive, prev[j], nxt[j], xs, ys, ox, oy, nbv, head, link, entry,
+                            stamp, query_j)
+            _set_leaf(tree, size, j, _span(xs, ys, prev[j], nxt[j]) if ear else NO_EAR)
+        query += 2
     a = start
     b, c = nxt[a], nxt[nxt[a]]
-    triangles[count, 0], triangles[count, 1], triangles[count, 2] = ring[a], ring[b], ring[c]
-    triangle_labels[count, 0], triangle_labels[count, 1], triangle_labels[count, 2] = labels[a], labels[b], labels[c]
-    return count + 1
+    triangles[count_t, 0], triangles[count_t, 1], triangles[count_t, 2] = ring[a], ring[b], ring[c]
+    triangle_labels[count_t, 0], triangle_labels[count_t, 1] = labels[a], labels[b]
+    triangle_labels[count_t, 2] = labels[c]
+    return count_t + 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -233,6 +343,25 @@ def _share_twice(pairs, alive, found, e):
         if f != e and alive[f] and ((pairs[f, 0] == p and pairs[f, 1] == q) or (pairs[f, 0] == q and pairs[f, 1] == p)):
             return True
     return False
+
+
+@numba.njit(cache=True)
+def _merge_gain(points, poly, size, pairs, e, max_corners):
+    """The squared length of inner side e when merging its two polygons across it keeps a convex polygon of at
+    most ``max_corners`` corners, else -1."""
+    p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
+    if size[p] + size[q] - 2 > max_corners:
+        return -1
+    i, j2 = _shared_side(poly, size, p, q, a, b)
+    if i < 0:
+        return -1
+    np_, nq = size[p], size[q]
+    if not _turns_left(points, poly[p, (i - 1) % np_], a, poly[q, (j2 + 2) % nq]):
+        return -1
+    if not _turns_left(points, poly[q, (j2 - 1) % nq], b, poly[p, (i + 2) % np_]):
+        return -1
+    dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
+    return dx * dx + dy * dy
 
 
 @numba.njit(cache=True)
@@ -277,28 +406,19 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
         else:
             j += 1
     alive = np.ones(found, np.bool_)
-    owner = np.arange(count)
-    if max_corners > 3:
+    if max_corners > 3 and found > 0:
+        # Each inner side's merge length, or -1 where the merge is not allowed (see _merge_gain) or the two
+        # polygons share another inner side (merging them would leave a slit); worked out again after a merge
+        # only for the sides of the polygon it changed: the others' polygons and shared sides are as they were.
+        gain = np.empty(found, np.int64)
+        for e in range(found):
+            gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
+            if gain[e] >= 0 and _share_twice(pairs, alive, found, e):
+                gain[e] = -1
+        touching = np.empty(found, np.int64)
         while True:
-            best, best_len = -1, -1
-            for e in range(found):
-                if not alive[e]:
-                    continue
-                p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
-                if size[p] + size[q] - 2 > max_corners:
-                    continue
-                i, j2 = _shared_side(poly, size, p, q, a, b)
-                if i < 0:
-                    continue
-                np_, nq = size[p], size[q]
-                if not _turns_left(points, poly[p, (i - 1) % np_], a, poly[q, (j2 + 2) % nq]):
-                    continue
-                if not _turns_left(points, poly[q, (j2 - 1) % nq], b, poly[p, (i + 2) % np_]):
-                    continue
-                dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
-                if dx * dx + dy * dy > best_len and not _share_twice(pairs, alive, found, e):
-                    best, best_len = e, dx * dx + dy * dy
-            if best < 0:
+            best = np.argmax(gain)  # the longest side, the first on a tie
+            if gain[best] < 0:
                 break
             p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
             i, j2 = _shared_side(poly, size, p, q, a, b)
@@ -316,6 +436,8 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                 poly[p, t], poly_labels[p, t] = merged[t], merged_labels[t]
             size[p], size[q] = m, 0
             alive[best] = False
+            gain[best] = -1
+            near = 0  # the live inner sides of the merged polygon
             for e in range(found):
                 if pairs[e, 0] == q:
                     pairs[e, 0] = p
@@ -323,7 +445,19 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                     pairs[e, 1] = p
                 if alive[e] and pairs[e, 0] == pairs[e, 1]:
                     alive[e] = False  # a second side the two shared: now inside the merged polygon
-            owner[q] = p
+                if not alive[e]:
+                    gain[e] = -1
+                elif pairs[e, 0] == p or pairs[e, 1] == p:
+                    touching[near] = e
+                    near += 1
+            for t in range(near):
+                e = touching[t]
+                g = _merge_gain(points, poly, size, pairs, e, max_corners)
+                other = pairs[e, 0] + pairs[e, 1] - p
+                for u in range(near):
+                    if g >= 0 and u != t and pairs[touching[u], 0] + pairs[touching[u], 1] - p == other:
+                        g = -1
+                gain[e] = g
     kept = 0
     for e in range(found):
         if alive[e]:
