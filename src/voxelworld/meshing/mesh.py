@@ -261,7 +261,8 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     out = QuadOutput(out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, head,
                      chain_next, chain_code, counts, out_corners)
     block_cells = BlockCells(surface_cells, ext_first, ext_case)
-    block_vertices = BlockVertices(rep, positions, normals, materials, shares)
+    block_vertices = BlockVertices(rep[:n], positions[:n], normals[:n], materials[:n], shares[:n],
+                                   buffer("world", n, 3, np.float32))
     _kernels.emit_quads(block_cells, block_vertices, volume.origin, volume.voxel_size, collision, out, QUAD_TABLES)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
     if collision:
