@@ -95,6 +95,7 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
     px, py, pz = np.empty(n_points), np.empty(n_points), np.empty(n_points)
     ci, cj, ck = np.empty(n_points, np.int64), np.empty(n_points, np.int64), np.empty(n_points, np.int64)
     cell = np.empty(n_points, np.int64)
+    mixed = np.empty(n_points, np.int64)  # the points in crossed cells
     for v in range(positions.shape[0]):
         nx_, ny_, nz_ = np.float64(normals[v, 0]), np.float64(normals[v, 1]), np.float64(normals[v, 2])
         length = math.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
@@ -116,13 +117,22 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
             i, j, k = min(np.int64(qx), mi), min(np.int64(qy), mj), min(np.int64(qz), mk)
             ci[q], cj[q], ck[q] = i, j, k
             cell[q] = i * stride_i + j * stride_j + k
+        # The points in open or solid cells counted, those in crossed cells listed (without branches: which kind a
+        # point meets is hard to predict).
         solid = 0
-        for q in range(n_points):
-            if classified:
+        n_mixed = 0
+        if classified:
+            for q in range(n_points):
                 kind = flat_kinds[cell[q]]
-                if kind != KIND_MIXED:
-                    solid += kind  # KIND_OPEN 0, KIND_SOLID 1
-                    continue
+                mixed[n_mixed] = q
+                n_mixed += kind == KIND_MIXED
+                solid += kind == KIND_SOLID
+        else:
+            for q in range(n_points):
+                mixed[q] = q
+            n_mixed = n_points
+        for m in range(n_mixed):
+            q = mixed[m]
             i, j, k = ci[q], cj[q], ck[q]
             i1, j1, k1 = min(i + 1, nx - 1), min(j + 1, ny - 1), min(k + 1, nz - 1)
             vx, vy, vz = px[q] - i, py[q] - j, pz[q] - k
