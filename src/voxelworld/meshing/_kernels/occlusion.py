@@ -143,7 +143,8 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
             d011, d111 = np.float64(density[i, j1, k1]), np.float64(density[i1, j1, k1])
             # Summed in pairs (a shorter chain of additions); only a value too close to iso to call is summed
             # again in trilinear_density's order, whose answer is the reference.
-            value = (((ux * uy * uz) * d000 + (vx * uy * uz) * d100) + ((ux * vy * uz) * d010 + (vx * vy * uz) * d110)) \
+            value = (((ux * uy * uz) * d000 + (vx * uy * uz) * d100)
+                     + ((ux * vy * uz) * d010 + (vx * vy * uz) * d110)) \
                 + (((ux * uy * vz) * d001 + (vx * uy * vz) * d101) + ((ux * vy * vz) * d011 + (vx * vy * vz) * d111))
             if abs(value - iso) < _ORDER_BAND:
                 value = 0.0
