@@ -158,7 +158,9 @@ def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np
     shape = np.array(volume.shape, dtype=np.int64)
     lo = np.clip(np.floor(box[:3] - OCCLUSION_REACH).astype(np.int64) - 1, 0, shape)
     hi = np.clip(np.ceil(box[3:] + OCCLUSION_REACH).astype(np.int64) + 2, lo, shape)
-    density = fields.read_window(lo, hi, ("density",))["density"]
+    # A compact copy: the rays read the window all over, and a view into a larger volume made them three times
+    # slower (measured on the 128³ noise field's blocks); copying costs a few percent of that.
+    density = np.ascontiguousarray(fields.read_window(lo, hi, ("density",))["density"])
     return vertex_occlusion(density, volume.iso, positions, normals, volume.origin, volume.voxel_size, lo)
 
 
