@@ -1,7 +1,8 @@
-"""Meshing benchmarks (issue #3). Run: ``.venv/bin/python benchmarks/meshing.py``.
+"""Meshing benchmarks (issues #3, #29). Run: ``.venv/bin/python benchmarks/meshing.py``.
 
 Prints a markdown table of medians for docs/benchmarks.md. scikit-image's ``marching_cubes`` on the same
 samples is the reference row (geometry only: no normals from a gradient, no materials, no simplification).
+:func:`guard_figures` measures the rows a quick guard checks (a few seconds).
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import gc  # noqa: E402
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
+from unittest import mock
 
 import numpy as np
 import scipy.ndimage as ndi
 from skimage import measure
 
-from voxelworld.meshing import ChunkMesher, MeshOptions, collision_mesh_volume, mesh_volume
+from voxelworld.meshing import ChunkMesher, MeshOptions, _kernels, collision_mesh_volume, mesh_volume
+from voxelworld.meshing import chunk_surfaces
 from voxelworld.meshing.chunk_surfaces import build_chunk
 from voxelworld.terrain import Box, Sphere, VoxelVolume, demo_terrain
 
@@ -62,30 +66,97 @@ def noise_volume() -> VoxelVolume:
     return volume
 
 
+@contextmanager
+def _occlusion_timed(seconds: list[float]):
+    """Meshing on this thread alone, the time spent in the occlusion kernel added to ``seconds[0]``."""
+    kernel = _kernels.vertex_occlusion
+
+    def timed(*args):
+        start = time.perf_counter()
+        kernel(*args)
+        seconds[0] += time.perf_counter() - start
+
+    with mock.patch.object(_kernels, "vertex_occlusion", timed), \
+            mock.patch.object(chunk_surfaces, "map_on_cores", lambda function, items: [function(x) for x in items]):
+        yield
+
+
+def occlusion_share(volume: VoxelVolume, options: MeshOptions, runs: int = 3) -> float:
+    """The share of ``mesh_volume``'s time spent computing the vertices' occlusion (the kernel), on one thread
+    (the median of ``runs``)."""
+    shares = []
+    for _ in range(runs):
+        seconds = [0.0]
+        with _occlusion_timed(seconds):
+            start = time.perf_counter()
+            mesh_volume(volume, options)
+            total = time.perf_counter() - start
+        shares.append(seconds[0] / total)
+    return float(np.median(shares))
+
+
+def demo_chunk() -> tuple:
+    """Chunk (1, 1, 1) of ``demo_terrain(seed=0, size=128, height=128)``, its mesher's display surfaces (the lower
+    neighbours' it joins) and its 33³ samples, as the chunk rows rebuild it."""
+    world = demo_terrain(seed=0, size=SIZE, height=SIZE)
+    mesher = ChunkMesher(world)
+    mesher.update()
+    return world, (1, 1, 1), mesher._display_surfaces, world.density[32:65, 32:65, 32:65].astype(np.float32)
+
+
+def guard_figures(runs: int = 3) -> dict[str, float]:
+    """The meshing rows a quick guard checks, each the median of ``runs`` (a few seconds with warm kernels).
+
+    ``noise_unsimplified_ms``, ``noise_simplified_ms``: ``mesh_volume`` of the 128³ gaussian noise field with
+    ``MeshOptions(levels=0)`` and the default options; ``noise_marching_cubes_ms``: scikit-image's
+    ``marching_cubes`` of the same samples in the same run; ``unsimplified_speedup``, ``simplified_speedup``: the
+    reference's time over ours (above 1: faster than marching cubes); ``chunk_simplified_ms``: a 32³ chunk of the
+    demo world's simplified display mesh with materials (``build_chunk``, the median of 15 x ``runs``);
+    ``chunk_marching_cubes_ms``: the reference on its samples; ``occlusion_share``: the share of the unsimplified
+    noise mesh's time (on one thread) spent on the vertices' occlusion.
+    """
+    figures: dict[str, float] = {}
+    volume = noise_volume()
+    unsimplified, simplified = MeshOptions(levels=0), MeshOptions()
+    mesh_volume(volume, unsimplified)  # warm: the thread pools and buffers
+    figures["noise_unsimplified_ms"], _ = median_ms(lambda: mesh_volume(volume, unsimplified), runs)
+    figures["noise_simplified_ms"], _ = median_ms(lambda: mesh_volume(volume, simplified), runs)
+    samples = volume.density.astype(np.float32)
+    figures["noise_marching_cubes_ms"], _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs)
+    figures["unsimplified_speedup"] = figures["noise_marching_cubes_ms"] / figures["noise_unsimplified_ms"]
+    figures["simplified_speedup"] = figures["noise_marching_cubes_ms"] / figures["noise_simplified_ms"]
+    figures["occlusion_share"] = occlusion_share(volume, unsimplified, runs)
+    del volume, samples
+    world, chunk, surfaces, samples = demo_chunk()
+    options = MeshOptions()
+    figures["chunk_simplified_ms"], _ = median_ms(lambda: build_chunk(world, chunk, options, surfaces), 15 * runs)
+    figures["chunk_marching_cubes_ms"], _ = median_ms(lambda: measure.marching_cubes(samples, 128), 15 * runs)
+    return figures
+
+
 def main() -> None:
     rows: list[tuple[str, float | str, str, str]] = []
 
     # One 32³ chunk of the demo world, as a ChunkMesher rebuilds it: vertices, materials, simplification, quads.
-    world = demo_terrain(seed=0, size=SIZE, height=SIZE)
-    mesher = ChunkMesher(world)
-    mesher.update()
-    chunk = (1, 1, 1)
-    samples = world.density[32:65, 32:65, 32:65].astype(np.float32)
+    world, chunk, surfaces, samples = demo_chunk()
     for options, label in ((MeshOptions(levels=0, collision_levels=0), "unsimplified"),
                            (MeshOptions(), "simplified (default)")):
-        ms, mesh = median_ms(lambda: build_chunk(world, chunk, options, mesher._display_surfaces), runs=41)
+        ms, mesh = median_ms(lambda: build_chunk(world, chunk, options, surfaces), runs=41)
         rows.append((f"32³ chunk of the demo world, display mesh with materials, {label}", ms,
                      f"{mesh.triangle_count} triangles", "<= 0.6"))
     ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=41)
     rows.append(("scikit-image `marching_cubes`, same chunk (reference)", ms, "geometry only", "reference"))
 
-    del world, mesher  # each row starts from a clean heap: leftovers only make the garbage collector work
+    del world, surfaces  # each row starts from a clean heap: leftovers only make the garbage collector work
     gc.collect()
     counts = {}
     for name, volume in (("sphere r=50.3", sphere_volume()), ("gaussian noise, sigma 3", noise_volume())):
         ms, full = median_ms(lambda: mesh_volume(volume, MeshOptions(levels=0)))
         target = "<= 15" if name.startswith("sphere") else "<= 80"
         rows.append((f"128³ {name}, unsimplified", ms, f"{full.triangle_count} triangles", target))
+        share = occlusion_share(volume, MeshOptions(levels=0))
+        rows.append((f"128³ {name}, unsimplified: the occlusion's share (one thread)", "-", f"{share:.0%}",
+                     "<= 15%"))
         ms_s, simple = median_ms(lambda: mesh_volume(volume, MeshOptions()))
         ratio = full.triangle_count / max(simple.triangle_count, 1)
         counts[name] = ratio

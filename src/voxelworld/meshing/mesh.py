@@ -118,13 +118,32 @@ def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, norma
     >>> float(open_ground[0]), bool(pit_floor[0] < 0.8)
     (1.0, True)
     """
+    density = np.asarray(density)
     out = np.empty(len(positions), dtype=np.float32)
     _kernels.vertex_occlusion(density, np.asarray(offset, dtype=np.int64), float(iso),
                               np.ascontiguousarray(positions, dtype=np.float32),
                               np.ascontiguousarray(normals, dtype=np.float32),
                               np.asarray(origin, dtype=np.float64), float(voxel_size), _kernels.OCCLUSION_RAYS,
-                              _kernels.OCCLUSION_STEPS, out)
+                              _kernels.OCCLUSION_STEPS, _cell_kinds(density, float(iso), len(positions)), out)
     return out
+
+
+# Classifying a window's cells costs about what interpolating at this many of them does: fewer rays' points than
+# cells / CLASSIFY_SHARE (a few vertices in a chunk's window) interpolate everywhere.
+CLASSIFY_SHARE = 8
+_UNCLASSIFIED = np.zeros((0, 0, 0), dtype=np.uint8)
+
+
+def _cell_kinds(density: np.ndarray, iso: float, vertices: int) -> np.ndarray:
+    """The kinds of the cells of ``density`` (:func:`_kernels.cell_kinds`, in this thread's scratch), or none
+    where classifying would cost more than it spares ``vertices`` vertices."""
+    cells = tuple(int(n) - 1 for n in density.shape)
+    points = vertices * len(_kernels.OCCLUSION_RAYS) * len(_kernels.OCCLUSION_STEPS)
+    if min(cells) < 1 or points * CLASSIFY_SHARE < np.prod(cells):
+        return _UNCLASSIFIED
+    kinds = buffer("occlusion_kinds", int(np.prod(cells)), 0, np.uint8).reshape(cells)
+    _kernels.cell_kinds(density, iso, kinds)
+    return kinds
 
 
 # Samples the occlusion rays read around a vertex: their reach, and one sample more, interpolating.
@@ -134,11 +153,14 @@ OCCLUSION_REACH = float(_kernels.OCCLUSION_STEPS.max()) + 1.0
 def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """:func:`vertex_occlusion` of vertices of ``volume`` (metres), reading the density of ``fields`` (a
     :class:`~voxelworld.terrain.Volume` of the volume's geometry) in the window the rays can reach."""
-    local = (positions.astype(np.float64) - volume.origin) / volume.voxel_size
+    box = np.empty(6)
+    _kernels.vertex_box(positions, np.asarray(volume.origin, dtype=np.float64), float(volume.voxel_size), box)
     shape = np.array(volume.shape, dtype=np.int64)
-    lo = np.clip(np.floor(local.min(axis=0) - OCCLUSION_REACH).astype(np.int64) - 1, 0, shape)
-    hi = np.clip(np.ceil(local.max(axis=0) + OCCLUSION_REACH).astype(np.int64) + 2, lo, shape)
-    density = fields.read_window(lo, hi, ("density",))["density"]
+    lo = np.clip(np.floor(box[:3] - OCCLUSION_REACH).astype(np.int64) - 1, 0, shape)
+    hi = np.clip(np.ceil(box[3:] + OCCLUSION_REACH).astype(np.int64) + 2, lo, shape)
+    # A compact copy: the rays read the window all over, and a view into a larger volume made them three times
+    # slower (measured on the 128³ noise field's blocks); copying costs a few percent of that.
+    density = np.ascontiguousarray(fields.read_window(lo, hi, ("density",))["density"])
     return vertex_occlusion(density, volume.iso, positions, normals, volume.origin, volume.voxel_size, lo)
 
 
@@ -241,7 +263,8 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     out = QuadOutput(out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material, head,
                      chain_next, chain_code, counts, out_corners)
     block_cells = BlockCells(surface_cells, ext_first, ext_case)
-    block_vertices = BlockVertices(rep, positions, normals, materials, shares)
+    block_vertices = BlockVertices(rep[:n], positions[:n], normals[:n], materials[:n], shares[:n],
+                                   buffer("world", n, 3, np.float32))
     _kernels.emit_quads(block_cells, block_vertices, volume.origin, volume.voxel_size, collision, out, QUAD_TABLES)
     n_vertices, n_triangles = int(counts[0]), int(counts[1])
     if collision:

@@ -192,7 +192,10 @@ def _pack(surface: ChunkSurface):
     if surface.vertex_count == 0:
         return surface  # an empty surface's cell arrays are broadcasts already
     cells = tuple(surface.surface_cells.T.astype(np.intp))
-    return _PackedSurface(replace(surface, cell_case=_NO_CELLS, cell_first=_NO_CELLS), surface.cell_case.shape,
+    s = surface
+    bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, s.surface_cells, s.positions, s.normals, s.materials,
+                        s.evaluations, s.qef, s.rep, s.drops_features)
+    return _PackedSurface(bare, surface.cell_case.shape,
                           np.packbits(surface.cell_case == 255), surface.cell_case[cells],
                           surface.cell_first[cells])
 
@@ -200,13 +203,13 @@ def _pack(surface: ChunkSurface):
 def _unpack(packed) -> ChunkSurface:
     if isinstance(packed, ChunkSurface):
         return packed
-    size = int(np.prod(packed.shape))
-    case = np.unpackbits(packed.solid, count=size).reshape(packed.shape).astype(np.uint16) * np.uint16(255)
-    first = np.zeros(packed.shape, dtype=np.int32)
-    cells = tuple(packed.surface.surface_cells.T.astype(np.intp))
-    case[cells] = packed.case_at
-    first[cells] = packed.first_at
-    return replace(packed.surface, cell_case=case, cell_first=first)
+    case = np.empty(packed.shape, dtype=np.uint16)
+    first = np.empty(packed.shape, dtype=np.int32)
+    s = packed.surface
+    _kernels.unpack_cells(packed.solid, s.surface_cells, packed.case_at, packed.first_at, case, first)
+    # Built directly: dataclasses.replace costs more than the unpacking, and a mesh reads up to eight of these.
+    return ChunkSurface(s.cell_lo, case, first, s.surface_cells, s.positions, s.normals, s.materials, s.evaluations,
+                        s.qef, s.rep, s.drops_features)
 
 
 class PackedSurfaces(MutableMapping):

@@ -76,13 +76,15 @@ class BlockCells(NamedTuple):
 
 
 class BlockVertices(NamedTuple):
-    """The vertices gathered for a block: representative, position (samples), normal, materials, their shares."""
+    """The vertices gathered for a block: representative, position (samples), normal, materials, their shares,
+    and room for their output positions (written by :func:`emit_quads`)."""
 
     rep: np.ndarray  # (n,) int64
     positions: np.ndarray  # (n, 3) float64
     normals: np.ndarray  # (n, 3) float64
     materials: np.ndarray  # (n, 2) uint8
     shares: np.ndarray  # (n, 2) float64: each material's share of the vertex's two
+    world: np.ndarray  # (n, 3) float32: position in metres, as output
 
 
 class QuadOutput(NamedTuple):

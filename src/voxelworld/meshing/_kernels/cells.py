@@ -105,14 +105,25 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes
     solved = np.empty(4)
     seen = np.empty(16, dtype=np.int64)
     total = np.empty(16)
+    prev_a = prev_b = prev_c = -2
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
         i, j, k = lo[0] + a, lo[1] + b, lo[2] + c
         gi, gj, gk = i + offset[0], j + offset[1], k + offset[2]  # the cell in the volume
         first = cell_first[a, b, c]
         mask = cell_case[a, b, c]
-        uniform = True  # all eight samples name the same two materials (the mixes may differ)
-        for corner in range(8):
+        start = 0
+        if a == prev_a and b == prev_b and c == prev_c + 1:
+            # The cell after the last one along z: its lower four corners are the last one's upper four.
+            for corner in range(4):
+                above = corner + 4
+                d[corner], dens[corner] = d[above], dens[above]
+                grads[3 * corner], grads[3 * corner + 1], grads[3 * corner + 2] = \
+                    grads[3 * above], grads[3 * above + 1], grads[3 * above + 2]
+                ma[corner], mb[corner], mx[corner] = ma[above], mb[above], mx[above]
+            start = 4
+        prev_a, prev_b, prev_c = a, b, c
+        for corner in range(start, 8):
             ci, cj, ck = i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1)
             d[corner] = density[ci, cj, ck]
             # The sample's gradient, written out here: a call with array arguments costs reference counting.
@@ -128,6 +139,8 @@ def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes
                                                     ck == nz - 1)
             dens[corner] = density[ci, cj, ck]
             ma[corner], mb[corner], mx[corner] = mat_a[ci, cj, ck], mat_b[ci, cj, ck], mix[ci, cj, ck]
+        uniform = True  # all eight samples name the same two materials (the mixes may differ)
+        for corner in range(1, 8):
             if ma[corner] != ma[0] or mb[corner] != mb[0]:
                 uniform = False
         for patch in range(patch_count[mask]):

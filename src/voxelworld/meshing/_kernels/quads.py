@@ -103,17 +103,13 @@ def borrowed_blend(carries, blend, carries1, blend1, carries2, blend2):
 
 
 @nb.njit(cache=True, inline="always")
-def same_point(positions, a, b, origin, voxel_size):
+def same_point(world, a, b):
     """Whether vertices a and b are one point in the output: the same vertex, or bit-identical float32 world
-    positions (two merged vertices clamped onto the face their octree nodes share; a mesh welded by position
-    makes them one vertex)."""
+    positions (``world``; two merged vertices clamped onto the face their octree nodes share; a mesh welded by
+    position makes them one vertex)."""
     if a == b:
         return True
-    for axis in range(3):
-        if np.float32(origin[axis] + positions[a, axis] * voxel_size) != \
-                np.float32(origin[axis] + positions[b, axis] * voxel_size):
-            return False
-    return True
+    return world[a, 0] == world[b, 0] and world[a, 1] == world[b, 1] and world[a, 2] == world[b, 2]
 
 
 @nb.njit(cache=True, nogil=True)
@@ -135,7 +131,11 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
     ``tables`` is a :class:`QuadTables`.
     """
     surface_cells, ext_first, ext_case = cells
-    rep, positions, normals, vmat, vshares = vertices
+    rep, positions, normals, vmat, vshares, world = vertices
+    # Each gathered vertex's output position once (float32 metres): the degenerate-triangle tests compare them.
+    for g in range(rep.shape[0]):
+        for axis in range(3):
+            world[g, axis] = origin[axis] + positions[g, axis] * voxel_size
     edge_patch, edge_from_corner_axis = tables
     out_positions, out_normals, out_mat, out_blend, out_triangles, out_tri_material = \
         out.positions, out.normals, out.materials, out.blend, out.triangles, out.tri_material
@@ -178,8 +178,7 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
             if not solid:  # outward is -axis: reverse the ring
                 ring[1], ring[3] = ring[3], ring[1]
             # Diagonal 0-2 gives (0,1,2), (0,2,3); diagonal 1-3 gives (0,1,3), (1,2,3).
-            if same_point(positions, ring[0], ring[2], origin, voxel_size) or \
-                    same_point(positions, ring[1], ring[3], origin, voxel_size):
+            if same_point(world, ring[0], ring[2]) or same_point(world, ring[1], ring[3]):
                 continue  # the quad folded onto a diagonal: both splits degenerate or mirrored
             ok0 = ok1 = True
             r0, r1 = vmat[ring[0], 0], vmat[ring[0], 1]
@@ -208,8 +207,7 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                     ring[2], ring[3]
             for t in range(2):
                 a, b, c = tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]
-                if same_point(positions, a, b, origin, voxel_size) or same_point(positions, b, c, origin, voxel_size) \
-                        or same_point(positions, a, c, origin, voxel_size):
+                if same_point(world, a, b) or same_point(world, b, c) or same_point(world, a, c):
                     continue
                 applies, _, id0, id1 = judge_one_pair(
                     np.int64(vmat[a, 0]), np.int64(vmat[a, 1]), np.int64(vmat[a, 0]), np.int64(vmat[a, 1]),
@@ -256,7 +254,7 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                         chain_next[o] = head[g]
                         head[g] = o
                         for axis2 in range(3):
-                            out_positions[o, axis2] = origin[axis2] + positions[g, axis2] * voxel_size
+                            out_positions[o, axis2] = world[g, axis2]
                             out_normals[o, axis2] = normals[g, axis2]
                         out_mat[o, 0], out_mat[o, 1] = first_mat, second_mat
                         out_blend[o] = stored

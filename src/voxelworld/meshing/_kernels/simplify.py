@@ -307,6 +307,15 @@ def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals,
         m = vmat[children[slot_q // 2], slot_q % 2]
         if m == 0:
             continue
+        # A material met before was weighed then: weighing it again gives the same value, which changes nothing
+        # (the best two only grow), so each material is weighed once.
+        repeated = False
+        for earlier in range(slot_q):
+            if vmat[children[earlier // 2], earlier % 2] == m:
+                repeated = True
+                break
+        if repeated:
+            continue
         value = 0.0
         for q in range(count):
             for slot in range(2):

@@ -1,0 +1,21 @@
+"""Unpacking the per-cell arrays of a chunk surface kept packed (``meshing.surface.PackedSurfaces``)."""
+
+from __future__ import annotations
+
+import numba as nb
+
+
+@nb.njit(cache=True, nogil=True)
+def unpack_cells(solid_bits, surface_cells, case_at, first_at, cell_case, cell_first):
+    """Fill ``cell_case`` (uint16) and ``cell_first`` (int32), two C-ordered arrays of one shape: 255 and 0 where
+    bit ``index`` of ``solid_bits`` (``numpy.packbits`` order: most significant bit first) is set, 0 and 0 where
+    not, then ``case_at[c]`` and ``first_at[c]`` at each of the ``surface_cells`` (local indices)."""
+    case_flat = cell_case.reshape(-1)
+    first_flat = cell_first.reshape(-1)
+    for index in range(case_flat.shape[0]):
+        case_flat[index] = 255 * ((solid_bits[index >> 3] >> (7 - (index & 7))) & 1)
+        first_flat[index] = 0
+    for c in range(surface_cells.shape[0]):
+        a, b, k = surface_cells[c, 0], surface_cells[c, 1], surface_cells[c, 2]
+        cell_case[a, b, k] = case_at[c]
+        cell_first[a, b, k] = first_at[c]
