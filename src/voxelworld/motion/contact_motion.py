@@ -74,6 +74,7 @@ CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster th
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
 FIRST_ACTION_STEP = 1.0 / 240.0  # s: the first action's hand and tool are tabulated at least this finely
+_IDENTITY = np.eye(4).ravel().tolist()
 PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
 
 
@@ -162,7 +163,7 @@ class ContactMotion:
                         "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                         "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
                         "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade", "_tables",
-                        "_scratch")
+                        "_scratch", "_slotted", "_slot_row")
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
@@ -222,6 +223,7 @@ class ContactMotion:
             slot[joint] = d
         slot[list(self.body)] = k
         self._slot = slot
+        self._slotted, self._slot_row = slot >= 0, np.maximum(slot, 0)
         taus = np.array(profile.recovery_times(k))
         self._taus = np.where(slot >= 0, taus[slot], profile.body_recovery)
         self._delays = np.where(slot >= 0, slot * profile.recovery_delay, 0.0)
@@ -313,7 +315,8 @@ class ContactMotion:
         self._second_weight, self._second_clock = 0.0, 0.0
         local, world, _ = self._pose_at(self.clocks, 0.0, 0.0)
         self.pose, self.world = Pose._trusted(*(part.copy() for part in local)), world
-        start, end, blade = self._placed_part(world[self.wrist])
+        segment, blade = self._placed_part(world[self.wrist])
+        start, end = segment[0], segment[1]
         # Each joint's medium rate (1: in none) and the tool's drag, from the last pose; the tool at rest.
         self._driven_end = end
         self._inside, self.part_drag = self._medium_rates(world, end, blade, np.zeros(3))
@@ -330,14 +333,20 @@ class ContactMotion:
             matrix = np.array(placement, dtype=np.float64)
         except (TypeError, ValueError):
             raise ParameterError("placement", placement, legal) from None
-        if matrix.shape != (4, 4) or not np.isfinite(matrix).all() or not np.array_equal(matrix[3], [0, 0, 0, 1]):
+        if matrix.shape != (4, 4):
             raise ParameterError("placement", placement, legal)
-        scales = np.linalg.norm(matrix[:3, :3], axis=0)
-        gram = matrix[:3, :3].T @ matrix[:3, :3]
-        if scales.min() <= 1e-9 or not np.allclose(gram, np.eye(3) * scales[0] ** 2, rtol=1e-6, atol=1e-9) \
-                or np.linalg.det(matrix[:3, :3]) <= 0:
+        values = matrix.ravel().tolist()  # plain floats: a walking character is placed every frame
+        if not all(map(math.isfinite, values)) or values[12:] != [0.0, 0.0, 0.0, 1.0]:
             raise ParameterError("placement", placement, legal)
-        self.placement, self._placed = matrix, not np.array_equal(matrix, np.eye(4))
+        columns = [values[c:12:4] for c in range(3)]
+        squares = [sum(v * v for v in column) for column in columns]
+        gram_ok = all(abs(sum(a * b for a, b in zip(columns[i], columns[j])) - (squares[0] if i == j else 0.0))
+                      <= 1e-9 + 1e-6 * (squares[0] if i == j else 0.0) for i in range(3) for j in range(3))
+        (a, b, c), (d, e, f), (g, h, k) = columns  # the determinant: the columns' triple product
+        determinant = a * (e * k - f * h) - d * (b * k - c * h) + g * (b * f - c * e)
+        if min(squares) <= 1e-18 or not gram_ok or determinant <= 0:
+            raise ParameterError("placement", placement, legal)
+        self.placement, self._placed = matrix, values != _IDENTITY
 
     def state_dict(self) -> dict:
         """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -351,31 +360,22 @@ class ContactMotion:
 
     # ----------------------------------------------------------------------------------------- one frame
     def _contact_targets(self, contact: Contact, area: float) -> np.ndarray:
-        rates = np.array(self.profile.chain_rates(contact.hardness, area, len(self.chain)))
-        return np.where(self._slot >= 0, rates[np.maximum(self._slot, 0)], 1.0)
+        rates = np.array(self.profile._chain_rates(contact.hardness, area, len(self.chain)))
+        return np.where(self._slotted, rates[self._slot_row], 1.0)
 
-    def _targets(self, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
-                 since: float) -> np.ndarray:
-        targets = inside.copy()
-        holding = since < self._delays  # still within its recovery delay: keeps last contact's rate
-        targets = np.where(holding, np.minimum(targets, self._held), targets)
-        free = targets >= 1.0
-        # Catching up starts once every joint has come out of its delay and every free joint has recovered (rate
-        # within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close up, then the first
-        # action resumes.
-        if not holding.any() and np.all(self.rates[free] >= 1.0 - RECOVERED):
-            behind = free & (lag > 0.0)
-            targets[behind] = np.minimum(self.profile.max_catch_up,
-                                         1.0 + np.maximum(lag[behind] / self.profile.catch_up_time, CATCH_UP_FLOOR))
-        if contact_targets is not None:
-            targets = np.minimum(targets, contact_targets)
-        return targets
-
-    def _advance(self, clocks: np.ndarray, targets: np.ndarray, lag: np.ndarray, dt: float):
-        new_clocks, rates = np.empty_like(clocks), np.empty_like(self.rates)
-        _kernel.advance_clocks(clocks, self.rates, targets, self._taus, lag, dt, self.clip.duration, self.loop,
-                               SNAP, new_clocks, rates)
-        return new_clocks, rates
+    def _advance(self, clocks: np.ndarray, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
+                 since: float, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every joint's target rate this frame, and its clock and rate advanced from ``clocks`` (one kernel call,
+        ``frame.frame_clocks``): catching up starts once every joint has come out of its delay and every free joint
+        has recovered (rate within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close
+        up, then the first action resumes."""
+        targets, new_clocks, rates = np.empty_like(clocks), np.empty_like(clocks), np.empty_like(clocks)
+        profile = self.profile
+        _frame.frame_clocks(clocks, self.rates, inside, self._held, self._delays, self._taus, since, lag,
+                            profile.max_catch_up, profile.catch_up_time, CATCH_UP_FLOOR, 1.0 - RECOVERED,
+                            inside if contact_targets is None else contact_targets, contact_targets is not None, dt,
+                            self.clip.duration, self.loop, SNAP, targets, new_clocks, rates)
+        return targets, new_clocks, rates
 
     def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float, shake: float = 0.0):
         """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks`` (blended towards the
@@ -419,11 +419,12 @@ class ContactMotion:
                           np.empty_like(world), world)
         return world
 
-    def _placed_part(self, wrist_world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """``PartShape.placed`` in one kernel call: world start, end (m) and unit blade normal (or None)."""
+    def _placed_part(self, wrist_world: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``PartShape.placed`` in one kernel call: a (3, 3) array of the world start and end (m) (and unit blade
+        normal), and the blade normal's row or None."""
         out = np.empty((3, 3))
         _frame.place_part(wrist_world, self.part._local, out)
-        return out[0], out[1], (out[2] if self.part.blade_normal is not None else None)
+        return out, (out[2] if self.part.blade_normal is not None else None)
 
     def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which joints ``(media, n)`` and whether the part's end ``(media,)`` lie inside each medium."""
@@ -472,12 +473,9 @@ class ContactMotion:
     def _lag(self) -> tuple[np.ndarray, np.ndarray]:
         """Each joint's lag behind the leaders (s) and its clock re-expressed from it: looping, the lag is
         counted within one clip length (a joint a whole loop behind is in step)."""
-        lead = float(self.clocks.max())
-        lag = lead - self.clocks
-        if not self.loop or self.clip.duration <= 0.0:
-            return lag, self.clocks
-        lag = np.mod(lag, self.clip.duration)
-        return lag, lead - lag
+        lag, clocks = np.empty_like(self.clocks), np.empty_like(self.clocks)
+        _frame.lag_of(self.clocks, self.clip.duration, self.loop, lag, clocks)
+        return lag, clocks
 
     def step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
         """Play one frame of ``dt`` seconds; return the pose and the events of the frame.
@@ -510,10 +508,10 @@ class ContactMotion:
         shake, frequency = self._shake * fade, self._shake_frequency
         weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
-        targets = self._targets(None, self._inside, lag, since)
-        clocks, rates = self._advance(clocks0, targets, lag, dt)
+        targets, clocks, rates = self._advance(clocks0, None, self._inside, lag, since, dt)
         local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
-        start, end, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+        segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+        start, end = segment[0], segment[1]
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
@@ -535,11 +533,13 @@ class ContactMotion:
             shake = max(shake, self._shake * fade)
             if self.second_clip is not None:
                 weight = 1.0 - (1.0 - self._second_weight) * math.exp(-dt / SECOND_BLEND)
-        second = self._targets(held if contact is not None else None, inside, lag, since)
+        second, second_clocks, second_rates = self._advance(clocks0, held if contact is not None else None, inside,
+                                                            lag, since, dt)
         if contact is not None or not np.array_equal(second, targets):
-            clocks, rates = self._advance(clocks0, second, lag, dt)
+            clocks, rates = second_clocks, second_rates
             local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
-            start, end, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+            segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+            start, end = segment[0], segment[1]
         elbow = None
         if arm is not None:
             local, world, elbow = self._join_chain(local, world, *arm)
@@ -576,8 +576,8 @@ class ContactMotion:
         self._second_weight = weight if weight > 1e-6 else 0.0
         self._second_clock = second_clock if self._second_weight > 0.0 else 0.0
         self.pose, self.world = pose, world
-        self.part_segment = np.stack([start, end])
-        self._previous_end = end
+        self.part_segment = segment[:2].copy()
+        self._previous_end = self.part_segment[1]
         self._previous_elbow = elbow
         return pose, events
 

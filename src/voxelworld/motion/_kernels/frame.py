@@ -249,3 +249,64 @@ def join_chain(tables, world, translation, rotation, scale, places, hand, previo
         out_rotation[chain[c]] = rotations[c]
     pose_world(tables, translation, out_rotation, scale, placement, placed, scratch, out_world)
     return code
+
+
+@njit(cache=True)
+def lag_of(clocks, duration, loop, lag, clocks0):
+    """Each joint's lag ``lag (n,)`` behind the leaders (s) and its clock ``clocks0 (n,)`` re-expressed from it:
+    looping (and ``duration`` > 0), the lag is counted within one clip length (as ``np.mod``)."""
+    n = clocks.shape[0]
+    lead = clocks[0]
+    for j in range(1, n):
+        if clocks[j] > lead:
+            lead = clocks[j]
+    for j in range(n):
+        lag[j] = lead - clocks[j]
+    if not loop or duration <= 0.0:
+        clocks0[:] = clocks
+        return
+    for j in range(n):
+        lag[j] = lag[j] % duration
+        clocks0[j] = lead - lag[j]
+
+
+@njit(cache=True)
+def frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_up_time, catch_up_floor,
+                  recovered_rate, contact_targets, has_contact, out):
+    """Every joint's target rate ``out (n,)`` this frame: its rate in the media (``inside``), the last contact's
+    (``held``) while within its recovery delay (``since < delays``), a catch-up rate for a free joint behind
+    the leaders once no joint is held and every free joint runs at ``recovered_rate`` or faster, and at most
+    ``contact_targets`` when ``has_contact``."""
+    n = inside.shape[0]
+    holding = False
+    for j in range(n):
+        t = inside[j]
+        if since < delays[j]:  # still within its recovery delay: keeps last contact's rate
+            holding = True
+            t = t if t <= held[j] else held[j]
+        out[j] = t
+    if not holding:
+        recovered = True
+        for j in range(n):
+            if out[j] >= 1.0 and not rates[j] >= recovered_rate:
+                recovered = False
+        if recovered:
+            for j in range(n):
+                if out[j] >= 1.0 and lag[j] > 0.0:
+                    catch_up = lag[j] / catch_up_time
+                    catch_up = 1.0 + (catch_up if catch_up >= catch_up_floor else catch_up_floor)
+                    out[j] = max_catch_up if max_catch_up <= catch_up else catch_up
+    if has_contact:
+        for j in range(n):
+            out[j] = out[j] if out[j] <= contact_targets[j] else contact_targets[j]
+
+
+@njit(cache=True)
+def frame_clocks(clocks, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time,
+                 catch_up_floor, recovered_rate, contact_targets, has_contact, dt, duration, loop, snap, targets,
+                 out_clocks, out_rates):
+    """One frame's target rates (:func:`frame_targets` into ``targets``) and every joint's clock and rate advanced
+    from ``clocks`` (``contact.advance_clocks`` into ``out_clocks``, ``out_rates``)."""
+    frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_up_time, catch_up_floor,
+                  recovered_rate, contact_targets, has_contact, targets)
+    _contact.advance_clocks(clocks, rates, targets, taus, lag, dt, duration, loop, snap, out_clocks, out_rates)
