@@ -56,6 +56,7 @@ import numpy as np
 
 from ..attribute_state import array, attribute_state, instance, number, optional, restore_attributes
 from ..errors import ParameterError, check_finite
+from . import contact_frame as _contact_frame
 from . import quaternions as quat
 from ._kernels import contact as _kernel
 from ._kernels import frame as _frame
@@ -163,7 +164,7 @@ class ContactMotion:
                         "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                         "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
                         "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade", "_tables",
-                        "_scratch", "_slotted", "_slot_row")
+                        "_scratch", "_slotted", "_slot_row", "_two_calls")
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
@@ -241,6 +242,7 @@ class ContactMotion:
         self.placement, self._placed = np.eye(4), False  # _placed: the placement is not the identity
         self._tabulate_first_action()
         self._tables = self._frame_tables()
+        self._two_calls = _contact_frame.applies(self)
         # Working arrays of a frame's kernels (nothing in them outlives the call that fills them).
         self._scratch = (np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 4)),
                          np.empty((n, 4, 4)))
@@ -499,6 +501,12 @@ class ContactMotion:
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         if not callable(contact_query):
             raise ParameterError("contact_query", contact_query, "a callable (start, end, radius) -> Contact | None")
+        if self._two_calls:  # the common motion: the same frame in two kernel calls (motion/contact_frame.py)
+            return _contact_frame.play(self, dt, contact_query)
+        return self._step(dt, contact_query)
+
+    def _step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
+        """:meth:`step` of checked arguments, for any motion (media, a second clip, limits, longer chains)."""
         lag, clocks0 = self._lag()
         time = self.time + dt
         since = self._since_contact + dt

@@ -310,3 +310,80 @@ def frame_clocks(clocks, rates, inside, held, delays, taus, since, lag, max_catc
     frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_up_time, catch_up_floor,
                   recovered_rate, contact_targets, has_contact, targets)
     _contact.advance_clocks(clocks, rates, targets, taus, lag, dt, duration, loop, snap, out_clocks, out_rates)
+
+
+@njit(cache=True)
+def before_query(tables, clocks, rates, inside, held, delays, taus, since, max_catch_up, catch_up_time,
+                 catch_up_floor, recovered_rate, dt, duration, loop, snap, first_step, wrist, root, placement, placed,
+                 shake, has_blade, previous_driven_end):
+    """A frame up to its contact query, as the motion would play it without contact (no media, no second clip):
+    the lag (:func:`lag_of`), the targets, clocks and rates (:func:`frame_clocks`), the pose (:func:`pose_at`,
+    shaken by ``shake`` radians), the part placed (:func:`place_part`: by the steady hand when shaken) and, with a
+    blade, the first action's part (:func:`driven_part`). Returns ``(lag, clocks0, targets, clocks, rates,
+    translation, rotation, scale, shaken, world, places, hand, segment, driven, was_shaken, speed_sq, along)``."""
+    n = clocks.shape[0]
+    lag, clocks0 = np.empty(n), np.empty(n)
+    lag_of(clocks, duration, loop, lag, clocks0)
+    targets, new_clocks, new_rates = np.empty(n), np.empty(n), np.empty(n)
+    frame_clocks(clocks0, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time, catch_up_floor,
+                 recovered_rate, inside, False, dt, duration, loop, snap, targets, new_clocks, new_rates)
+    translation, rotation, scale, shaken = np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 4))
+    scratch, world = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+    places, hand = np.empty((tables.chain.shape[0], 3)), np.empty((4, 4))
+    was_shaken = pose_at(tables, new_clocks, duration, loop, first_step, wrist, placement, placed, shake, False,
+                         translation, rotation, scale, shaken, scratch, world, places, hand)
+    segment = np.empty((3, 3))
+    place_part(hand if was_shaken else world[wrist], tables.part_local, segment)
+    driven = np.zeros((3, 3))
+    speed_sq, along = 0.0, 0.0
+    if has_blade:
+        speed_sq, along = driven_part(tables, new_clocks[root], duration, loop, first_step, placement, True,
+                                      previous_driven_end, dt, driven)
+    return (lag, clocks0, targets, new_clocks, new_rates, translation, rotation, scale, shaken, world, places, hand,
+            segment, driven, was_shaken, speed_sq, along)
+
+
+@njit(cache=True)
+def after_query(tables, clocks0, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time,
+                catch_up_floor, recovered_rate, contact_targets, has_contact, targets, dt, duration, loop, snap,
+                first_step, wrist, placement, placed, shake, parent, previous_elbow, has_previous, previous_end,
+                clocks, new_rates, translation, rotation, scale, shaken, world, places, hand, segment, was_shaken):
+    """The rest of a three-joint chain's frame after its contact query (see :func:`before_query`): the targets
+    again with the contact's (``contact_targets`` if ``has_contact``); where the contact or the new targets change
+    the frame, the clocks, rates, pose and part again (shaken by ``shake``); where the torso shook, the chain
+    re-joined (:func:`join_chain`, ``parent``: the chain's parent joint or -1). Returns ``(clocks, rates,
+    translation, rotation, scale, world, segment, elbow, joined, code, moved)``: the frame's local rotation
+    (shaken, re-joined), ``elbow`` the middle joint's new place when ``joined``, ``code`` the IK's (``ik.OK``, else
+    the pose before the chain is re-joined), ``moved`` the part end's distance from ``previous_end``."""
+    n = clocks0.shape[0]
+    second, second_clocks, second_rates = np.empty(n), np.empty(n), np.empty(n)
+    frame_clocks(clocks0, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time, catch_up_floor,
+                 recovered_rate, contact_targets, has_contact, dt, duration, loop, snap, second, second_clocks,
+                 second_rates)
+    changed = has_contact
+    for j in range(n):
+        if second[j] != targets[j]:
+            changed = True
+    local = shaken if was_shaken else rotation
+    if changed:
+        clocks, new_rates = second_clocks, second_rates
+        translation, rotation, scale = np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3))
+        shaken, world = np.empty((n, 4)), np.empty((n, 4, 4))
+        places, hand = np.empty((tables.chain.shape[0], 3)), np.empty((4, 4))
+        was_shaken = pose_at(tables, clocks, duration, loop, first_step, wrist, placement, placed, shake, False,
+                             translation, rotation, scale, shaken, np.empty((n, 4, 4)), world, places, hand)
+        segment = np.empty((3, 3))
+        place_part(hand if was_shaken else world[wrist], tables.part_local, segment)
+        local = shaken if was_shaken else rotation
+    elbow = np.empty(3)
+    joined, code = False, _ik.OK
+    if was_shaken:
+        parent_world = world[parent] if parent >= 0 else placement
+        out_rotation, out_world = np.empty((n, 4)), np.empty((n, 4, 4))
+        code = join_chain(tables, world, translation, local, scale, places, hand, previous_elbow, has_previous,
+                          np.ascontiguousarray(parent_world), placement, placed, np.empty((n, 4, 4)), out_rotation,
+                          out_world, elbow)
+        if code == _ik.OK:
+            local, world, joined = out_rotation, out_world, True
+    moved = distance(segment[1], previous_end)
+    return clocks, new_rates, translation, local, scale, world, segment, elbow, joined, code, moved
