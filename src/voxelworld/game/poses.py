@@ -210,12 +210,6 @@ def character_rig() -> CharacterRig:
                    walk_duration=walk.duration)
 
 
-def _walk_sample(phase: float) -> int:
-    """The rig's walk sample nearest to ``phase`` (s)."""
-    rig = character_rig()
-    return min(int(phase / rig.walk.duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)
-
-
 def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk) -> float:
     """How far (m) the walk clip carries the body in one cycle: twice the forward sweep of a foot relative to
     the hips (one step of each foot)."""
@@ -410,7 +404,7 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
         phase = (phase + distance / rig.walk_cycle * duration) % duration
     weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
     layers = layers or _NO_LAYERS
-    sample = min(int(phase / duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)  # _walk_sample
+    sample = min(int(phase / duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)  # the nearest sample
     layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
              None, None)  # no blade, no contact
