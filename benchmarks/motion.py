@@ -91,13 +91,12 @@ def bench_fabrik_limited() -> tuple:
             f"reached {reached:.0%} of targets", "-")
 
 
-def bench_ikpy() -> tuple:
-    """ikpy on the same arm: shoulder yaw (y) and pitch (x), elbow (x), a fixed wrist link."""
-    try:
-        from ikpy.chain import Chain
-        from ikpy.link import OriginLink, URDFLink
-    except ImportError as error:  # pragma: no cover - the test extras install it
-        return ("ikpy `Chain.inverse_kinematics` (reference)", "-", f"not installed: {error}", "reference")
+def ikpy_arm():
+    """ikpy's chain of the same arm: shoulder yaw (y) and pitch (x), elbow (x), a fixed wrist link. ImportError
+    without ikpy."""
+    from ikpy.chain import Chain
+    from ikpy.link import OriginLink, URDFLink
+
     zero = np.zeros(3)
     links = [OriginLink(),
              URDFLink("shoulder_yaw", zero, zero, rotation=np.array([0.0, 1.0, 0.0])),
@@ -106,7 +105,17 @@ def bench_ikpy() -> tuple:
              URDFLink("wrist", np.array([0.0, -LOWER, 0.0]), zero, joint_type="fixed")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        arm = Chain(links, active_links_mask=[False, True, True, True, False])
+        return Chain(links, active_links_mask=[False, True, True, True, False])
+
+
+def bench_ikpy() -> tuple:
+    """ikpy on the same arm: shoulder yaw (y) and pitch (x), elbow (x), a fixed wrist link."""
+    try:
+        arm = ikpy_arm()
+    except ImportError as error:  # pragma: no cover - the test extras install it
+        return ("ikpy `Chain.inverse_kinematics` (reference)", "-", f"not installed: {error}", "reference")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         goals = targets(200)
         us = median_us(arm.inverse_kinematics, goals, warmup=10, rounds=5)
         misses = [np.linalg.norm(arm.forward_kinematics(arm.inverse_kinematics(goal))[:3, 3] - goal)
@@ -139,7 +148,9 @@ def bench_forward_kinematics() -> tuple:
             "<= 100 µs")
 
 
-def bench_contact_step() -> tuple:
+def cutting_motion():
+    """CesiumMan's full-body chainsaw swing stepped 40 frames into a rock wall (from there on every step is a
+    contact step, the torso shaking, the arm re-joined by IK), and the wall's contact query."""
     from voxelworld.collision import TriangleBVH
     from voxelworld.motion import (ContactMotion, chainsaw_swing_clip, collision_contact_query, forearm_part,
                                    load_gltf)
@@ -152,13 +163,49 @@ def bench_contact_step() -> tuple:
                        tri_material=[4, 4])
     query = collision_contact_query(wall, {4: ("rock", 5.0)})
     motion = ContactMotion(skeleton, clip, chain, "Skeleton_torso_joint_1", part, loop=True)
-    for _ in range(40):  # into the wall: from here on every step is a contact step, the torso shaking (IK)
+    for _ in range(40):
         motion.step(1 / 60, query)
     assert motion.contact is not None
+    return motion, query
+
+
+def bench_contact_step() -> tuple:
+    motion, query = cutting_motion()
     us = _median_single_us(lambda: motion.step(1 / 60, query), 150)
     assert motion.contact is not None  # the blade stayed in the wall for every timed step
     return ("`ContactMotion.step`, CesiumMan (19 joints) full-body swing, blade in a rock wall, torso shaking (IK)",
             f"{us:.0f} µs", f"wrist rate {motion.rates[motion.wrist]:.4f}, collision query included", "<= 200 µs")
+
+
+def guard_figures(runs: int = 3) -> dict[str, float]:
+    """The quick figures ``benchmarks/guard.py`` checks (a few seconds), each the median of ``runs`` runs:
+
+    - ``two_bone_ik_us``: :func:`two_bone_ik` µs per call, one arm, 2000 targets a run (``bench_two_bone_ik``);
+    - ``ikpy_us``: ikpy's ``Chain.inverse_kinematics`` µs per call on the same arm and the first 12 of those
+      targets, in the same run (nan without ikpy);
+    - ``ikpy_over_two_bone``: their ratio (how many times faster ours is; nan without ikpy);
+    - ``contact_step_us``: one ``ContactMotion.step`` (µs; the ``bench_contact_step`` row: CesiumMan's swing in a
+      rock wall, shaking, IK, the collision query included), median of 100 steps a run.
+    """
+    goals = targets(2000)
+    arm = None
+    try:
+        arm = ikpy_arm()
+    except ImportError:  # pragma: no cover - the test extras install it
+        pass
+    motion, query = cutting_motion()
+    ours, theirs, steps = [], [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(runs):
+            ours.append(median_us(lambda goal: two_bone_ik(ROOT, MID, TIP, goal, POLE), goals, warmup=50, rounds=3))
+            if arm is not None:
+                theirs.append(median_us(arm.inverse_kinematics, goals[:12], warmup=2, rounds=1))
+            steps.append(_median_single_us(lambda: motion.step(1 / 60, query), 100))
+    assert motion.contact is not None
+    two_bone, ikpy = float(np.median(ours)), float(np.median(theirs)) if theirs else float("nan")
+    return {"two_bone_ik_us": two_bone, "ikpy_us": ikpy, "ikpy_over_two_bone": ikpy / two_bone,
+            "contact_step_us": float(np.median(steps))}
 
 
 # One function per row, in table order.

@@ -213,3 +213,53 @@ def test_bad_input_raises_parameter_error():
     with pytest.raises(ParameterError, match="dt"):
         enemy.step(-1)
     assert enemy.time == 0.0
+
+
+def test_ground_height_is_the_four_columns_of_level_surface_height():
+    from types import MethodType
+
+    from .reference_enemy import ground_height
+
+    volume, mesher = arena("soil", box=((1.0, 0.0, 1.0), (3.3, 0.75, 2.6)))
+    volume.add(Box((2.0, 0.0, 1.5), (2.6, 1.32, 2.2)), "rock")
+    enemy = ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0))
+    old = MethodType(ground_height, enemy)
+    rng = np.random.default_rng(7)
+    points = np.concatenate([rng.uniform(-0.3, 5.0, (400, 2)), [[0.0, 0.0], [4.75, 4.75], [1.0, 1.0], [2.05, 1.55]]])
+    heights = [enemy.ground_height(x, z) for x, z in points]
+    assert heights == [old(x, z) for x, z in points]
+    assert None in heights and len({h for h in heights if h is not None}) > 10  # off the terrain, and edges
+
+
+def test_a_demo_session_plays_the_frames_the_numpy_frame_played():
+    """300 walking frames of the demo world (the enemy cuts the rock wall, steps along it, carves): the enemy's
+    motion on its kernels against the NumPy frame it replaced (tests/motion/reference_frame.py) and its old ground
+    height, in a second world fed the same inputs: every frame's joints, rates, clocks, blade, feet, events and
+    carves bit for bit, and the same terrain after."""
+    from types import MethodType
+
+    from ..motion.reference_frame import ReferenceContactMotion
+    from ..motion.test_frame_kernels import blas_sums_as_fma_chains
+    from .reference_enemy import ground_height
+
+    if not blas_sums_as_fma_chains():
+        pytest.skip("NumPy's BLAS here does not sum small products as FMA chains: the NumPy frame's last bits are "
+                    "this BLAS's own")
+    new, old = World.demo(seed=0), World.demo(seed=0)
+    reference = old.agents.enemies[0]
+    reference.motion.__class__ = ReferenceContactMotion
+    reference.ground_height = MethodType(ground_height, reference)
+    for frame in range(340):
+        inputs = Inputs(move=(0.0, 1.0), look=(270.0 + 0.3 * frame, -25.0), sprint=frame % 240 > 200)
+        events = new.step(inputs)
+        assert events == old.step(inputs), frame
+        a, b = new.agents.enemies[0], reference
+        for name in ("world", "rates", "clocks", "part_segment"):
+            assert np.array_equal(getattr(a.motion, name), getattr(b.motion, name)), (frame, name)
+        assert np.array_equal(a.motion.pose.rotation, b.motion.pose.rotation), frame
+        assert np.array_equal(a.position, b.position) and a.walked == b.walked, frame
+        assert (a.carved_voxels, a.carved_volume, a.slowest_wrist_rate) == \
+            (b.carved_voxels, b.carved_volume, b.slowest_wrist_rate), frame
+        assert new.snapshot().characters == old.snapshot().characters, frame
+    assert a.walked > 0.0 and a.carved_voxels > 100  # it cut, then stepped along the wall
+    assert new.voxel_hash() == old.voxel_hash()

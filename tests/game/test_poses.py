@@ -205,3 +205,34 @@ def test_a_snapshot_wants_poses():
     for bad in (None, [None], ("pose",)):
         with pytest.raises(ParameterError, match="characters"):
             replace(snapshot, characters=bad)
+
+
+def test_posing_gives_what_the_old_posing_gave(monkeypatch):
+    """Every frame's poses (walking, stopping, sprinting, punching, sucking, jumping, the enemy cutting) field for
+    field, bit for bit, as the posing of before it was made cheaper (tests/game/reference_poses.py), called with
+    the same world, previous poses and events."""
+    import voxelworld.game.world as world_module
+
+    from . import reference_poses
+
+    made = world_module.pose_characters
+    compared = []
+
+    def both(world, previous=(), events=()):
+        poses = made(world, previous, events)
+        old = reference_poses.pose_characters(world, previous, events)
+        assert poses == old and repr(poses) == repr(old), world.frame
+        compared.append(poses)
+        return poses
+
+    monkeypatch.setattr(world_module, "pose_characters", both)
+    world = World.demo(seed=0)
+    for frame in range(240):
+        world.step(Inputs(move=(0.0, 1.0) if frame % 90 < 60 else (0.0, 0.0), look=(270.0 + 0.5 * frame, -20.0),
+                          sprint=frame % 120 > 100, punch=frame % 37 == 0, suck=100 <= frame < 130,
+                          jump=frame % 70 == 5))
+    kinds = {(p.kind, p.action, p.suck_weight > 0, p.air_weight > 0, 0 < p.walk_weight < 1)
+             for poses in compared for p in poses}
+    assert {("player", "punch"), ("player", "")} <= {k[:2] for k in kinds}
+    assert any(k[2] for k in kinds) and any(k[3] for k in kinds) and any(k[4] for k in kinds)
+    assert ("enemy", "") in {k[:2] for k in kinds}

@@ -44,6 +44,7 @@ driven partly face-first; see :class:`~voxelworld.motion.SlowdownProfile`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
@@ -58,7 +59,6 @@ from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing
                       load_gltf)
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
 from .edits import EditRecipe, VoxelEdit
-from .level import surface_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .terrain_contacts import TerrainContacts
 
@@ -336,7 +336,8 @@ class ChainsawEnemy:
         if contact is not None and self._since_carve >= self.settings.carve_interval:
             self._since_carve = 0.0
             start, end = self.motion.part_segment
-            edit = self.carve_edit(Capsule(tuple(start), tuple(end), self.settings.cut_radius), contact.material)
+            edit = self.carve_edit(Capsule(tuple(start.tolist()), tuple(end.tolist()), self.settings.cut_radius),
+                                   contact.material)
             if self._edits is None:
                 edit.apply(self.volume)
             else:
@@ -364,7 +365,7 @@ class ChainsawEnemy:
         duration = self.motion.clip.duration
         clock = float(self.motion.clocks[self.motion.root])
         # A new swing: the clock passed a whole clip length, or was wrapped back into the clip.
-        wrapped = clock < self._swing_clock or np.floor(clock / duration) > np.floor(self._swing_clock / duration)
+        wrapped = clock < self._swing_clock or math.floor(clock / duration) > math.floor(self._swing_clock / duration)
         self._swing_clock = clock
         if not wrapped:
             return
@@ -433,16 +434,37 @@ class ChainsawEnemy:
         """The terrain's height (m) at ``(x, z)``: the top surfaces of the four voxel columns around it, blended
         bilinearly (so the feet rise and fall smoothly from column to column); None off the terrain."""
         volume = self.volume
-        u = (np.array([x, z]) - volume.origin[[0, 2]]) / volume.voxel_size
-        base = np.floor(u)
-        f = u - base
-        height, weight = 0.0, 0.0
+        ox, oy, oz = (float(v) for v in volume.origin)
+        size = float(volume.voxel_size)
+        u, v = (float(x) - ox) / size, (float(z) - oz) / size
+        bu, bv = float(math.floor(u)), float(math.floor(v))
+        fu, fv = u - bu, v - bv
+        # The four columns as level.surface_height finds them (the voxel column nearest each corner) and its
+        # arithmetic, in plain floats (the same IEEE operations as its NumPy scalars), read in one window.
+        corners = []
         for di, dk in ((0, 0), (1, 0), (0, 1), (1, 1)):
-            w = (f[0] if di else 1.0 - f[0]) * (f[1] if dk else 1.0 - f[1])
-            cx, cz = volume.origin[[0, 2]] + (base + (di, dk)) * volume.voxel_size
-            top = surface_height(volume, cx, cz)
-            if top is not None and w > 0.0:
-                height, weight = height + w * top, weight + w
+            w = (fu if di else 1.0 - fu) * (fv if dk else 1.0 - fv)
+            i = math.floor((ox + (bu + di) * size - ox) / size + 0.5)
+            k = math.floor((oz + (bv + dk) * size - oz) / size + 0.5)
+            if w > 0.0 and 0 <= i < volume.shape[0] and 0 <= k < volume.shape[2]:
+                corners.append((w, i, k))
+        if not corners:
+            return None
+        lo_i, lo_k = min(c[1] for c in corners), min(c[2] for c in corners)
+        hi_i, hi_k = max(c[1] for c in corners) + 1, max(c[2] for c in corners) + 1
+        window = volume.read_window((lo_i, 0, lo_k), (hi_i, volume.shape[1], hi_k), ("density",))["density"]
+        solid = window >= volume.iso
+        height, weight = 0.0, 0.0
+        for w, i, k in corners:
+            found = np.flatnonzero(solid[i - lo_i, :, k - lo_k])
+            if len(found) == 0:
+                continue
+            column = window[i - lo_i, :, k - lo_k]
+            j = int(found[-1])
+            top = float(j)
+            if j + 1 < len(column):  # the crossing between the last solid sample and the empty one above it
+                top += (int(column[j]) - volume.iso) / max(int(column[j]) - int(column[j + 1]), 1)
+            height, weight = height + w * (oy + top * size), weight + w
         return height / weight if weight > 0.0 else None
 
     def carve_edit(self, shape: Shape, material: str) -> VoxelEdit:

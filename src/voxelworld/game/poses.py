@@ -137,8 +137,7 @@ class CharacterPose:
     def _made(cls, *values) -> "CharacterPose":
         """A pose the poser made itself, its fields in order and of the right types: no checks (every frame)."""
         pose = object.__new__(cls)
-        for name, value in zip(_POSE_FIELDS, values):
-            object.__setattr__(pose, name, value)
+        pose.__dict__.update(zip(_POSE_FIELDS, values))  # frozen: its __setattr__ refuses, its __dict__ does not
         return pose
 
     def local_rotations(self) -> np.ndarray:
@@ -184,6 +183,7 @@ class CharacterRig:
     walk_roots: np.ndarray  # (WALK_SAMPLES, 3): its root translations
     walk_flat: tuple  # the same rotations and roots as tuples of floats: a plain walker's pose without numpy
     idle_flat: tuple
+    walk_duration: float = 0.0  # s: the walk clip's duration (``walk.duration``, read every frame)
 
 
 @cache
@@ -206,13 +206,8 @@ def character_rig() -> CharacterRig:
     # Idle: the rest pose with the arms let down along the sides (the model's rest holds them out).
     for chain, side in ((right, RIGHT_DOWN), (left, RIGHT_DOWN * _MIRROR)):
         _aim_arm(rig, rig.idle_rotations, chain, side, side, 1.0)
-    return replace(rig, idle_flat=(tuple(rig.idle_rotations.ravel().tolist()), tuple(rig.idle_root.tolist())))
-
-
-def _walk_sample(phase: float) -> int:
-    """The rig's walk sample nearest to ``phase`` (s)."""
-    rig = character_rig()
-    return min(int(phase / rig.walk.duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)
+    return replace(rig, idle_flat=(tuple(rig.idle_rotations.ravel().tolist()), tuple(rig.idle_root.tolist())),
+                   walk_duration=walk.duration)
 
 
 def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk) -> float:
@@ -297,9 +292,10 @@ def _qslerp(a, b, t: float):
 
 def _nlerp_rows(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
     """Row-wise normalised lerp of quaternions (n, 4), ``b`` sign-matched to ``a``: the blend of two poses."""
-    b = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0.0, -b, b)
+    # np.add.reduce: np.sum's reduction without its Python wrapper (the same sums)
+    b = np.where(np.add.reduce(a * b, axis=-1, keepdims=True) < 0.0, -b, b)
     q = a + (b - a) * t
-    return q / np.sqrt(np.sum(q * q, axis=-1, keepdims=True))
+    return q / np.sqrt(np.add.reduce(q * q, axis=-1, keepdims=True))
 
 
 def _world_rotation(rotations: np.ndarray, parents, joint: int):
@@ -388,29 +384,31 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
     """A walker's pose: walk phase advanced by the distance travelled since ``previous``, eased between idle
     and walk; ``yaw`` None faces where it went (or keeps its last yaw)."""
     rig = character_rig()
-    position = (float(position[0]), float(position[1]), float(position[2]))
+    x, y, z = float(position[0]), float(position[1]), float(position[2])
+    position = (x, y, z)
     phase, weight, last_yaw = 0.0, 0.0, 0.0 if yaw is None else yaw
-    moved = (0.0, 0.0, 0.0)
+    moved_x = moved_z = 0.0
     if previous is not None:
         phase, weight, last_yaw = previous.walk_phase, previous.walk_weight, previous.yaw
-        moved = tuple(a - b for a, b in zip(position, previous.position))
-    distance = math.hypot(moved[0], moved[2])
+        before = previous.position
+        moved_x, moved_z = x - before[0], z - before[2]
+    distance = math.hypot(moved_x, moved_z)
     if distance > TELEPORT:
         distance = 0.0
     airborne = layers is not None and layers["air_weight"] > 0.5
     walking = dt > 0 and distance / dt >= WALKING_SPEED and not airborne
     if yaw is None:
-        yaw = _yaw_of(moved) if distance > 1e-6 else last_yaw
-    duration = rig.walk.duration
+        yaw = math.degrees(math.atan2(-moved_x, -moved_z)) % 360.0 if distance > 1e-6 else last_yaw  # _yaw_of
+    duration = rig.walk_duration
     if not airborne:
         phase = (phase + distance / rig.walk_cycle * duration) % duration
     weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
     layers = layers or _NO_LAYERS
-    sample = _walk_sample(phase)
+    sample = min(int(phase / duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)  # the nearest sample
     layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
              None, None)  # no blade, no contact
-    if not layered and weight in (0.0, 1.0):  # a plain walker or stander: the rig's tuples as they are
+    if not layered and (weight == 0.0 or weight == 1.0):  # a plain walker or stander: the rig's tuples as they are
         rotations, root = rig.walk_flat[sample] if weight == 1.0 else rig.idle_flat
         return CharacterPose._made(name, kind, position, float(yaw), 1.0, rotations, root, *state)
     rotations, root = rig.walk_rotations[sample], rig.walk_roots[sample]
@@ -446,11 +444,12 @@ def enemy_pose(enemy) -> CharacterPose:
     local rotation and the root's translation, placed where the enemy stands (see the module)."""
     motion = enemy.motion
     pose = motion.pose
-    blade = tuple(tuple(float(v) for v in point) for point in motion.part_segment)
+    start, end = motion.part_segment.tolist()  # plain floats, as float() of each element
     contact = motion.contact.material if motion.contact is not None else None
-    return CharacterPose._made(enemy.name, "enemy", tuple(float(v) for v in enemy.position), _yaw_of(enemy.facing),
+    return CharacterPose._made(enemy.name, "enemy", tuple(enemy.position.tolist()), _yaw_of(enemy.facing),
                                float(enemy.scale), tuple(pose.rotation.ravel().tolist()),
-                               tuple(pose.translation[0].tolist()), 0.0, 0.0, "", 0.0, 0.0, 0.0, blade, contact)
+                               tuple(pose.translation[0].tolist()), 0.0, 0.0, "", 0.0, 0.0, 0.0,
+                               (tuple(start), tuple(end)), contact)
 
 
 def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:

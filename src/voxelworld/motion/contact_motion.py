@@ -56,9 +56,10 @@ import numpy as np
 
 from ..attribute_state import array, attribute_state, instance, number, optional, restore_attributes
 from ..errors import ParameterError, check_finite
+from . import contact_frame as _contact_frame
 from . import quaternions as quat
 from ._kernels import contact as _kernel
-from ._kernels import fk as _fk
+from ._kernels import frame as _frame
 from ._kernels import ik as _ik_kernel
 from .clip import Clip
 from .ik import _limits, two_bone_ik
@@ -74,6 +75,7 @@ CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster th
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
 FIRST_ACTION_STEP = 1.0 / 240.0  # s: the first action's hand and tool are tabulated at least this finely
+_IDENTITY = np.eye(4).ravel().tolist()
 PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
 
 
@@ -161,7 +163,8 @@ class ContactMotion:
     OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "second_clip", "limits",
                         "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                         "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
-                        "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade")
+                        "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade", "_tables",
+                        "_scratch", "_slotted", "_slot_row", "_two_calls")
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
@@ -221,6 +224,7 @@ class ContactMotion:
             slot[joint] = d
         slot[list(self.body)] = k
         self._slot = slot
+        self._slotted, self._slot_row = slot >= 0, np.maximum(slot, 0)
         taus = np.array(profile.recovery_times(k))
         self._taus = np.where(slot >= 0, taus[slot], profile.body_recovery)
         self._delays = np.where(slot >= 0, slot * profile.recovery_delay, 0.0)
@@ -237,7 +241,25 @@ class ContactMotion:
         self._chain = np.array(joints, dtype=np.int64)
         self.placement, self._placed = np.eye(4), False  # _placed: the placement is not the identity
         self._tabulate_first_action()
+        self._tables = self._frame_tables()
+        self._two_calls = _contact_frame.applies(self)
+        # Working arrays of a frame's kernels (nothing in them outlives the call that fills them).
+        self._scratch = (np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 4)),
+                         np.empty((n, 4, 4)))
         self.reset()
+
+    def _frame_tables(self) -> _frame.FrameTables:
+        """What the frame's kernels read and never change: the skeleton's rest pose, the clip's channels, the first
+        action's table, the chain, the shaking joints and the part."""
+        rest, clip = self.skeleton.rest, self.clip
+        _, paths, modes, starts, times, values = clip._packed
+        blade = self._first_blade if self._first_blade is not None else np.zeros_like(self._first_end)
+        contiguous = np.ascontiguousarray
+        return _frame.FrameTables(self._parents, contiguous(rest.translation), contiguous(rest.rotation),
+                                  contiguous(rest.scale), clip._joint_map(self.skeleton), paths, modes, starts, times,
+                                  values, contiguous(self._first_rotation), contiguous(self._first_end),
+                                  contiguous(blade), self._chain, self._shaking, contiguous(self._shake_axes),
+                                  self.part._local)
 
     def _tabulate_first_action(self) -> None:
         """The first action's wrist rotation, part end and blade normal (skeleton frame, unplaced) over one clip
@@ -257,27 +279,15 @@ class ContactMotion:
         self._first_end = np.array([end for _, end, _ in placed])
         self._first_blade = None if self.part.blade_normal is None else np.array([b for _, _, b in placed])
 
-    def _first_row(self, clock: float) -> tuple[int, int, float]:
-        """The table's rows around ``clock`` (s) and the share between them."""
-        duration = self.clip.duration
-        last = len(self._first_end) - 1
-        if duration <= 0.0 or last == 0:
-            return 0, 0, 0.0
-        clock = clock % duration if self.loop else min(max(clock, 0.0), duration)
-        position = clock / self._first_step
-        i = min(int(position), last - 1)
-        return i, i + 1, position - i
-
-    def _driven_part(self, clock: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """The part's end (3,) and blade normal (3,) or None as the first action alone holds them at ``clock``
-        (the body's), placed; interpolated in the table."""
-        i, j, u = self._first_row(clock)
-        turn = self.placement[:3, :3]
-        end = turn @ ((1.0 - u) * self._first_end[i] + u * self._first_end[j]) + self.placement[:3, 3]
-        if self._first_blade is None:
-            return end, None
-        blade = turn @ ((1.0 - u) * self._first_blade[i] + u * self._first_blade[j])
-        return end, blade / np.linalg.norm(blade)
+    def _driven_part(self, clock: float, dt: float):
+        """The part's end (3,) and unit blade normal (3,) or None as the first action alone holds them at ``clock``
+        (the body's), placed (interpolated in the table); the end's velocity (3,) from last frame's driven end
+        over ``dt``, its squared speed and the blade normal's component along it."""
+        out = np.empty((3, 3))
+        has_blade = self._first_blade is not None
+        speed_sq, along = _frame.driven_part(self._tables, clock, self.clip.duration, self.loop, self._first_step,
+                                             self.placement, has_blade, self._driven_end, dt, out)
+        return out[0], (out[1] if has_blade else None), out[2], speed_sq, along
 
     def _axes_across(self, joints: np.ndarray) -> np.ndarray:
         """(m, 3): for each shaking joint a unit axis in its own frame across its bone (to its first child)."""
@@ -307,7 +317,8 @@ class ContactMotion:
         self._second_weight, self._second_clock = 0.0, 0.0
         local, world, _ = self._pose_at(self.clocks, 0.0, 0.0)
         self.pose, self.world = Pose._trusted(*(part.copy() for part in local)), world
-        start, end, blade = self.part.placed(world[self.wrist])
+        segment, blade = self._placed_part(world[self.wrist])
+        start, end = segment[0], segment[1]
         # Each joint's medium rate (1: in none) and the tool's drag, from the last pose; the tool at rest.
         self._driven_end = end
         self._inside, self.part_drag = self._medium_rates(world, end, blade, np.zeros(3))
@@ -324,14 +335,20 @@ class ContactMotion:
             matrix = np.array(placement, dtype=np.float64)
         except (TypeError, ValueError):
             raise ParameterError("placement", placement, legal) from None
-        if matrix.shape != (4, 4) or not np.isfinite(matrix).all() or not np.array_equal(matrix[3], [0, 0, 0, 1]):
+        if matrix.shape != (4, 4):
             raise ParameterError("placement", placement, legal)
-        scales = np.linalg.norm(matrix[:3, :3], axis=0)
-        gram = matrix[:3, :3].T @ matrix[:3, :3]
-        if scales.min() <= 1e-9 or not np.allclose(gram, np.eye(3) * scales[0] ** 2, rtol=1e-6, atol=1e-9) \
-                or np.linalg.det(matrix[:3, :3]) <= 0:
+        values = matrix.ravel().tolist()  # plain floats: a walking character is placed every frame
+        if not all(map(math.isfinite, values)) or values[12:] != [0.0, 0.0, 0.0, 1.0]:
             raise ParameterError("placement", placement, legal)
-        self.placement, self._placed = matrix, not np.array_equal(matrix, np.eye(4))
+        columns = [values[c:12:4] for c in range(3)]
+        squares = [sum(v * v for v in column) for column in columns]
+        gram_ok = all(abs(sum(a * b for a, b in zip(columns[i], columns[j])) - (squares[0] if i == j else 0.0))
+                      <= 1e-9 + 1e-6 * (squares[0] if i == j else 0.0) for i in range(3) for j in range(3))
+        (a, b, c), (d, e, f), (g, h, k) = columns  # the determinant: the columns' triple product
+        determinant = a * (e * k - f * h) - d * (b * k - c * h) + g * (b * f - c * e)
+        if min(squares) <= 1e-18 or not gram_ok or determinant <= 0:
+            raise ParameterError("placement", placement, legal)
+        self.placement, self._placed = matrix, values != _IDENTITY
 
     def state_dict(self) -> dict:
         """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -345,57 +362,44 @@ class ContactMotion:
 
     # ----------------------------------------------------------------------------------------- one frame
     def _contact_targets(self, contact: Contact, area: float) -> np.ndarray:
-        rates = np.array(self.profile.chain_rates(contact.hardness, area, len(self.chain)))
-        return np.where(self._slot >= 0, rates[np.maximum(self._slot, 0)], 1.0)
+        rates = np.array(self.profile._chain_rates(contact.hardness, area, len(self.chain)))
+        return np.where(self._slotted, rates[self._slot_row], 1.0)
 
-    def _targets(self, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
-                 since: float) -> np.ndarray:
-        targets = inside.copy()
-        holding = since < self._delays  # still within its recovery delay: keeps last contact's rate
-        targets = np.where(holding, np.minimum(targets, self._held), targets)
-        free = targets >= 1.0
-        # Catching up starts once every joint has come out of its delay and every free joint has recovered (rate
-        # within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close up, then the first
-        # action resumes.
-        if not holding.any() and np.all(self.rates[free] >= 1.0 - RECOVERED):
-            behind = free & (lag > 0.0)
-            targets[behind] = np.minimum(self.profile.max_catch_up,
-                                         1.0 + np.maximum(lag[behind] / self.profile.catch_up_time, CATCH_UP_FLOOR))
-        if contact_targets is not None:
-            targets = np.minimum(targets, contact_targets)
-        return targets
-
-    def _advance(self, clocks: np.ndarray, targets: np.ndarray, lag: np.ndarray, dt: float):
-        new_clocks, rates = np.empty_like(clocks), np.empty_like(self.rates)
-        _kernel.advance_clocks(clocks, self.rates, targets, self._taus, lag, dt, self.clip.duration, self.loop,
-                               SNAP, new_clocks, rates)
-        return new_clocks, rates
+    def _advance(self, clocks: np.ndarray, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
+                 since: float, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every joint's target rate this frame, and its clock and rate advanced from ``clocks`` (one kernel call,
+        ``frame.frame_clocks``): catching up starts once every joint has come out of its delay and every free joint
+        has recovered (rate within RECOVERED of 1): recovery first, from the wrist outward, then the clocks close
+        up, then the first action resumes."""
+        targets, new_clocks, rates = np.empty_like(clocks), np.empty_like(clocks), np.empty_like(clocks)
+        profile = self.profile
+        _frame.frame_clocks(clocks, self.rates, inside, self._held, self._delays, self._taus, since, lag,
+                            profile.max_catch_up, profile.catch_up_time, CATCH_UP_FLOOR, 1.0 - RECOVERED,
+                            inside if contact_targets is None else contact_targets, contact_targets is not None, dt,
+                            self.clip.duration, self.loop, SNAP, targets, new_clocks, rates)
+        return targets, new_clocks, rates
 
     def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float, shake: float = 0.0):
         """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks`` (blended towards the
         second clip, the torso shaken by ``shake`` radians), their placed world matrices, and where the torso
         shakes the chain's steady places and hand (None otherwise)."""
-        # Wing-internal fast path of Clip.sample_frames / Skeleton.world_transforms: the clocks are ours and
-        # finite, so the public wrappers' checks and Pose copies are skipped (this runs every frame).
-        translation, rotation, scale = self.clip._run(self.skeleton, self.clip._clock(clocks[None], self.loop))
-        if second_weight > 0.0:
-            self._blend_second(translation, rotation, second_weight, second_clock)
-        local = (translation[0], rotation[0], scale[0])
-        world = self._world(*local)
-        if not np.all(clocks == clocks[self.wrist]):
-            # The hand turns as the first action turns it at the hand's own clock, in the world (not only relative
-            # to a forearm on another clock): a held tool points where the first action points it then.
-            i, j, u = self._first_row(float(clocks[self.wrist]))
-            w = self.wrist
-            _kernel.hand_rotation(world[self._parents[w]], self.placement, self._first_rotation, i, j, u,
-                                  rotation[0, w].copy(), rotation[0, w])
-            world = self._world(*local)
-        if shake == 0.0:
-            return local, world, None
-        # The torso shakes; the hand stays on its steady path and the chain absorbs the shake (IK).
-        steady = world[self._chain]
-        local = (translation[0], self._shaken(rotation[0], shake), scale[0])
-        return local, self._world(*local), (steady[:, :3, 3].copy(), steady[-1].copy())
+        # One kernel call (frame.pose_at): the clocks are ours and finite, so the public wrappers' checks and
+        # Pose copies are skipped (this runs twice a frame). The local arrays are working arrays, valid until the
+        # next call; the world matrices and the steady arm are new.
+        translation, rotation, scale, shaken, scratch = self._scratch
+        n = len(clocks)
+        world = np.empty((n, 4, 4))
+        places, hand = np.empty((len(self.chain), 3)), np.empty((4, 4))
+        sampled = second_weight > 0.0
+        if sampled:
+            _frame.sample_pose(self._tables, clocks, self.clip.duration, self.loop, translation, rotation, scale)
+            self._blend_second(translation[None], rotation[None], second_weight, second_clock)
+        was_shaken = _frame.pose_at(self._tables, clocks, self.clip.duration, self.loop, self._first_step, self.wrist,
+                                    self.placement, self._placed, shake, sampled, translation, rotation, scale,
+                                    shaken, scratch, world, places, hand)
+        if not was_shaken:
+            return (translation, rotation, scale), world, None
+        return (translation, shaken, scale), world, (places, hand)
 
     def _blend_second(self, translation, rotation, weight: float, clock: float) -> None:
         """Blend the second clip's pose at ``clock`` (looping) into every row, for the joints it keys."""
@@ -412,18 +416,17 @@ class ContactMotion:
 
     def _world(self, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
         """Placed world matrices ``(n, 4, 4)`` of one pose's local arrays."""
-        world = np.empty((1, len(translation), 4, 4))
-        _fk.world_transforms(self._parents, translation[None], rotation[None], scale[None], world)
-        if not self._placed:
-            return world[0]
-        return self.placement @ world[0]
+        world = np.empty((len(translation), 4, 4))
+        _frame.pose_world(self._tables, translation, rotation, scale, self.placement, self._placed,
+                          np.empty_like(world), world)
+        return world
 
-    def _shaken(self, rotation: np.ndarray, angle: float) -> np.ndarray:
-        """``rotation (n, 4)`` with each shaking joint turned by ``angle`` (radians) about its axis across the
-        bone, alternating sides."""
-        out = np.empty_like(rotation)
-        _kernel.shake(rotation, self._shaking, self._shake_axes, angle, out)
-        return out
+    def _placed_part(self, wrist_world: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``PartShape.placed`` in one kernel call: a (3, 3) array of the world start and end (m) (and unit blade
+        normal), and the blade normal's row or None."""
+        out = np.empty((3, 3))
+        _frame.place_part(wrist_world, self.part._local, out)
+        return out, (out[2] if self.part.blade_normal is not None else None)
 
     def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which joints ``(media, n)`` and whether the part's end ``(media,)`` lie inside each medium."""
@@ -454,29 +457,27 @@ class ContactMotion:
         return rates, drag
 
     @staticmethod
-    def _area_of(contact: Contact, blade: np.ndarray | None, driven_blade: np.ndarray | None,
-                 driven: np.ndarray) -> float:
+    def _area_of(contact: Contact, blade: np.ndarray | None, has_driven_blade: bool, speed_sq: float,
+                 along: float) -> float:
         """The contact's area factor: the query's, else 1 for a blunt part, else how squarely the first action
-        drives the blade (``|blade normal . unit velocity|``: 0 edge-first, 1 face-first), or for a blade at rest
+        drives the blade (``|blade normal . unit velocity|``: 0 edge-first, 1 face-first; ``speed_sq`` the driven
+        velocity's squared length, ``along`` its component along the driven blade normal), or for a blade at rest
         how squarely it faces the surface."""
         if contact.area is not None:
             return contact.area
         if blade is None:
             return 1.0
-        speed = math.sqrt(float(driven @ driven))
-        if driven_blade is not None and speed > 1e-9:
-            return float(min(1.0, abs(float(driven_blade @ driven)) / speed))
-        return float(min(1.0, abs(float(np.dot(blade, contact.normal)))))
+        speed = math.sqrt(speed_sq)
+        if has_driven_blade and speed > 1e-9:
+            return float(min(1.0, abs(along) / speed))
+        return float(min(1.0, abs(_frame.dot3(blade, np.array(contact.normal, dtype=np.float64)))))
 
     def _lag(self) -> tuple[np.ndarray, np.ndarray]:
         """Each joint's lag behind the leaders (s) and its clock re-expressed from it: looping, the lag is
         counted within one clip length (a joint a whole loop behind is in step)."""
-        lead = float(self.clocks.max())
-        lag = lead - self.clocks
-        if not self.loop or self.clip.duration <= 0.0:
-            return lag, self.clocks
-        lag = np.mod(lag, self.clip.duration)
-        return lag, lead - lag
+        lag, clocks = np.empty_like(self.clocks), np.empty_like(self.clocks)
+        _frame.lag_of(self.clocks, self.clip.duration, self.loop, lag, clocks)
+        return lag, clocks
 
     def step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
         """Play one frame of ``dt`` seconds; return the pose and the events of the frame.
@@ -500,6 +501,12 @@ class ContactMotion:
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         if not callable(contact_query):
             raise ParameterError("contact_query", contact_query, "a callable (start, end, radius) -> Contact | None")
+        if self._two_calls:  # the common motion: the same frame in two kernel calls (motion/contact_frame.py)
+            return _contact_frame.play(self, dt, contact_query)
+        return self._step(dt, contact_query)
+
+    def _step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
+        """:meth:`step` of checked arguments, for any motion (media, a second clip, limits, longer chains)."""
         lag, clocks0 = self._lag()
         time = self.time + dt
         since = self._since_contact + dt
@@ -509,20 +516,20 @@ class ContactMotion:
         shake, frequency = self._shake * fade, self._shake_frequency
         weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
-        targets = self._targets(None, self._inside, lag, since)
-        clocks, rates = self._advance(clocks0, targets, lag, dt)
+        targets, clocks, rates = self._advance(clocks0, None, self._inside, lag, since, dt)
         local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
-        start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
+        segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+        start, end = segment[0], segment[1]
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
             raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
         # How squarely the first action drives the blade through what it meets: the contact's area and the drag
         # of the media on it.
-        driven_end, driven_blade = self._driven_end, None
+        driven_end, driven_blade, driven, speed_sq, along = self._driven_end, None, np.zeros(3), 0.0, 0.0
         if self.media or self.part.blade_normal is not None:
-            driven_end, driven_blade = self._driven_part(float(clocks[self.root]))
-        driven = (driven_end - self._driven_end) / dt
-        area = self._area_of(contact, blade, driven_blade, driven) if contact is not None else 0.0
+            driven_end, driven_blade, driven, speed_sq, along = self._driven_part(float(clocks[self.root]), dt)
+        area = self._area_of(contact, blade, driven_blade is not None, speed_sq, along) if contact is not None \
+            else 0.0
         if self.media:
             inside, part_drag = self._medium_rates(world, end, driven_blade, driven)
         else:
@@ -534,11 +541,13 @@ class ContactMotion:
             shake = max(shake, self._shake * fade)
             if self.second_clip is not None:
                 weight = 1.0 - (1.0 - self._second_weight) * math.exp(-dt / SECOND_BLEND)
-        second = self._targets(held if contact is not None else None, inside, lag, since)
+        second, second_clocks, second_rates = self._advance(clocks0, held if contact is not None else None, inside,
+                                                            lag, since, dt)
         if contact is not None or not np.array_equal(second, targets):
-            clocks, rates = self._advance(clocks0, second, lag, dt)
+            clocks, rates = second_clocks, second_rates
             local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
-            start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
+            segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
+            start, end = segment[0], segment[1]
         elbow = None
         if arm is not None:
             local, world, elbow = self._join_chain(local, world, *arm)
@@ -564,7 +573,7 @@ class ContactMotion:
                 if part_in_media[m] and not self._part_in_media[m]:
                     events.append(MediumEntered(time, medium.name, PART))
         if contact is not None:
-            moved = float(np.linalg.norm(end - self._previous_end))
+            moved = _frame.distance(end, self._previous_end)
             drive = moved / dt / max(float(rates[self.wrist]), 1e-12)
             events.append(Vibration(time, self.profile.impulse_scale * contact.hardness * drive, contact.material))
         self.clocks, self.rates, self.time = clocks, rates, time
@@ -575,8 +584,8 @@ class ContactMotion:
         self._second_weight = weight if weight > 1e-6 else 0.0
         self._second_clock = second_clock if self._second_weight > 0.0 else 0.0
         self.pose, self.world = pose, world
-        self.part_segment = np.stack([start, end])
-        self._previous_end = end
+        self.part_segment = segment[:2].copy()
+        self._previous_end = self.part_segment[1]
         self._previous_elbow = elbow
         return pose, events
 
@@ -592,23 +601,26 @@ class ContactMotion:
         ``hand``; returns the new local arrays, world matrices and (for two-bone IK) the middle joint's place."""
         translation, rotation, scale = local
         chain = self._chain
-        now = world[chain, :3, 3]
-        target = hand[:3, 3]
-        elbow = None
-        if len(chain) == 3 and self.limits is None:
-            mid, tip = two_bone_ik(now[0], now[1], now[2], target, pole=places[1], previous_mid=self._previous_elbow)
-            positions = np.stack([now[0], np.asarray(mid, float), np.asarray(tip, float)])
-            elbow = positions[1].copy()
-        else:
-            positions = places.copy()
-            positions[0] = now[0]
-            lengths = np.linalg.norm(np.diff(now, axis=0), axis=1)
-            _ik_kernel.fabrik(positions, lengths, np.ascontiguousarray(target), self._kinds, self._params,
-                              IK_TOLERANCE, IK_PASSES, np.empty((len(chain) - 1, 3)))
         parent = world[self._parent] if self._parent >= 0 else self.placement
+        if len(chain) == 3 and self.limits is None:
+            out_rotation, out_world, elbow = np.empty_like(rotation), np.empty_like(world), np.empty(3)
+            previous = self._previous_elbow
+            code = _frame.join_chain(self._tables, world, translation, rotation, scale, places, hand,
+                                     elbow if previous is None else previous, previous is not None, parent,
+                                     self.placement, self._placed, self._scratch[4], out_rotation, out_world, elbow)
+            if code != _ik_kernel.OK:  # a non-finite pose: the wrapper names what is wrong
+                now = world[chain, :3, 3]
+                two_bone_ik(now[0], now[1], now[2], hand[:3, 3], pole=places[1], previous_mid=previous)
+            return (translation, out_rotation, scale), out_world, elbow
+        now = world[chain, :3, 3]
+        positions = places.copy()
+        positions[0] = now[0]
+        lengths = np.linalg.norm(np.diff(now, axis=0), axis=1)
+        _ik_kernel.fabrik(positions, lengths, np.ascontiguousarray(hand[:3, 3]), self._kinds, self._params,
+                          IK_TOLERANCE, IK_PASSES, np.empty((len(chain) - 1, 3)))
         rotations = np.empty((len(chain), 4))
         _kernel.repose_chain(np.ascontiguousarray(parent), translation, rotation, chain,
                              np.ascontiguousarray(positions), np.ascontiguousarray(hand), rotations)
         rotation = rotation.copy()
         rotation[chain] = rotations
-        return (translation, rotation, scale), self._world(translation, rotation, scale), elbow
+        return (translation, rotation, scale), self._world(translation, rotation, scale), None

@@ -237,6 +237,10 @@ class SlowdownProfile:
         """The wrist's contact rate for ``hardness`` (>= 0) and contact area factor ``area`` (0..1)."""
         hardness = check_finite("hardness", hardness, minimum=0.0)
         area = check_finite("area", area, minimum=0.0, maximum=1.0)
+        return self._wrist_rate(hardness, area)
+
+    def _wrist_rate(self, hardness: float, area: float) -> float:
+        """:meth:`wrist_rate` of numbers already checked (a motion's frame: a Contact's hardness, its area)."""
         if hardness >= self.uncuttable:
             return self.min_rate
         resistance = hardness * (1.0 + self.flat_drag * area)
@@ -246,13 +250,22 @@ class SlowdownProfile:
         """Contact rates of a chain of ``joints`` (>= 2) from the wrist inward, then the body's:
         ``(wrist, elbow, ..., shoulder, body)``."""
         joints = check_integer("joints", joints, minimum=2, maximum=64)
-        return self.graded(self.wrist_rate(hardness, area), self.root_rate, joints) + (self.root_rate,)
+        return self._chain_rates(check_finite("hardness", hardness, minimum=0.0),
+                                 check_finite("area", area, minimum=0.0, maximum=1.0), joints)
+
+    def _chain_rates(self, hardness: float, area: float, joints: int) -> tuple[float, ...]:
+        """:meth:`chain_rates` of numbers already checked."""
+        return self._graded(self._wrist_rate(hardness, area), self.root_rate, joints) + (self.root_rate,)
 
     def graded(self, wrist: float, body: float, joints: int = 3) -> tuple[float, ...]:
         """Rates of a chain of ``joints`` (>= 2) from the wrist inward, the wrist at ``wrist`` and the joints
         above it on the log scale towards ``body`` (``wrist * (body / wrist) ** share``; see the class): used for
         contacts and for a tool dragged through a :class:`Medium`."""
         joints = check_integer("joints", joints, minimum=2, maximum=64)
+        return self._graded(wrist, body, joints)
+
+    def _graded(self, wrist: float, body: float, joints: int) -> tuple[float, ...]:
+        """:meth:`graded` of numbers already checked."""
         rates = [wrist]
         for above in range(1, joints):
             if joints == 2:

@@ -99,9 +99,10 @@ class Pose:
         """A pose of arrays the wing made itself (float64, right shapes, unit quaternions): no checks, no
         copies; the arrays are made read-only and must not be changed by their maker afterwards."""
         pose = object.__new__(cls)
-        for name, array in (("translation", translation), ("rotation", rotation), ("scale", scale)):
-            array.flags.writeable = False
-            object.__setattr__(pose, name, array)
+        translation.setflags(write=False)
+        rotation.setflags(write=False)
+        scale.setflags(write=False)
+        pose.__dict__.update(translation=translation, rotation=rotation, scale=scale)  # frozen: no __setattr__
         return pose
 
     @property
