@@ -8,7 +8,7 @@ to ``facing``, scaled to ``settings.height``). Its contact query
 collision mesh near the enemy and reads the hardness of the *voxel* behind the contact point, so the arm slows
 more in rock than in soil while the hips and chest drop to the body's rate.
 
-While the blade is in contact it carves: every contact frame (or every ``carve_interval`` seconds) a
+While the blade is in contact it carves, 15 times a second by default (``carve_interval``; 0: every contact frame): a
 ``remove`` with a capsule along the blade goes through the terrain's hardness/damage gate (``Tool``): soil gives
 way at once, rock after a few hits, iron never. Once the blade has cut through, nothing touches it, and
 ContactMotion brings its speed back, wrist first.
@@ -82,7 +82,10 @@ class ChainsawSettings:
         m (> 0): the radius of the capsule removed along the blade while in contact (a voxel or more, so a carve
         reaches the samples).
     carve_interval : float
-        s (>= 0): the least time between two carves while in contact; 0 carves every contact frame.
+        s (>= 0): the least time between two carves while in contact; 0 carves every contact frame. The default,
+        1/15 s, cuts as much as carving every frame (the blade, slowed in the wall, barely moves in a frame: the
+        demo's enemy removes 0.256 m³ in its first 11 s against 0.258), and the terrain is remeshed for it in a
+        fifth of the frames instead of more than half (issue 29).
     reach : float
         m (> 0): the collision mesh within this distance of the shoulder is what the blade can touch.
     swing_seconds : float
@@ -106,7 +109,7 @@ class ChainsawSettings:
     blade_length: float = 0.9
     blade_radius: float = 0.05
     cut_radius: float = 0.15
-    carve_interval: float = 0.0
+    carve_interval: float = 1.0 / 15.0
     reach: float = 2.5
     swing_seconds: float = 1.5
     height: float = 1.8
