@@ -88,7 +88,9 @@ GROUPS = {
                                   Check("occlusion_share", 0.15)]),
     "collision": (collision_figures, []),
     "play": (play_figures, [Check("total_bytes_per_s", 100 * 1024)]),
-    "motion": (motion_figures, []),
+    # two_bone_ik <= 25 µs where ikpy takes 5-20 ms (issue #5): at least 200 times ikpy's speed on the same arm.
+    "motion": (motion_figures, [Check("ikpy_over_two_bone", 200.0, at_most=False), Check("two_bone_ik_us", 25.0),
+                                Check("contact_step_us", 200.0)]),
 }
 
 
