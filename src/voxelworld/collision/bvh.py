@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from . import _kernels
+from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
 
@@ -157,14 +157,24 @@ class TriangleBVH:
     def _build(self) -> None:
         count = len(self.indices)
         tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
-        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
+        _build_kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
         self._order = np.empty(count, dtype=np.int64)
         capacity = 2 * count + 1
-        self._node_lo, self._node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
-        self._node_a, self._node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-        self._nodes = _kernels.build(tri_lo, tri_hi, centroids, self._order, self._node_lo, self._node_hi,
-                                     self._node_a, self._node_b)
+        node_lo, node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
+        node_a, node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+        nodes = _build_kernels.build(tri_lo, tri_hi, centroids, self._order, node_lo, node_hi, node_a, node_b)
+        records = (nodes - 1) // 2  # the inner nodes of a binary tree
+        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
+        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
+        _build_kernels.pack(node_lo, node_hi, node_a, node_b, nodes, self._box, self._child, self._root_box,
+                            self._root)
+        self._tri = np.empty((count, 9))
+        _build_kernels.triangle_data(self.positions, self.indices, self._order, self._tri)
         self._normals_from_positions()
+
+    def _tree(self) -> tuple:
+        """What the query kernels read (see :mod:`._kernels`)."""
+        return self._tri, self._order, self._box, self._child, self._root_box, self._root
 
     @classmethod
     def combine(cls, parts: Sequence[TriangleBVH]) -> TriangleBVH:
@@ -174,7 +184,8 @@ class TriangleBVH:
         Part ``p``'s triangle ``t`` becomes triangle ``sum(earlier parts' counts) + t`` (its vertices are
         offset likewise; materials and objects are kept), and every query answers exactly as a
         :class:`TriangleBVH` built from the concatenated arrays would. No part is rebuilt: the cost is copying
-        the parts' arrays and a tree over ``len(parts)`` boxes.
+        the parts' arrays and a tree over ``len(parts)`` boxes. The parts are not changed (nor is the result
+        by a later :meth:`refit` of a part).
 
         Parameters
         ----------
@@ -196,14 +207,16 @@ class TriangleBVH:
         for part in parts:
             if not isinstance(part, TriangleBVH):
                 raise ParameterError("parts", f"a sequence holding {type(part).__name__}", legal)
-        tri_counts = np.array([len(p.indices) for p in parts], dtype=np.int64)
-        vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
-        node_counts = np.array([p._nodes for p in parts], dtype=np.int64)
         count = len(parts)
+        tri_counts = np.array([len(p._order) for p in parts], dtype=np.int64)
+        vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
+        record_counts = np.array([len(p._box) for p in parts], dtype=np.int64)
+        if tri_counts.sum() >= 2 ** 31:
+            raise ParameterError("parts", f"{tri_counts.sum()} triangles in all", "fewer than 2**31 triangles")
         tri_offsets = np.concatenate(([0], np.cumsum(tri_counts)[:-1]))
         vertex_offsets = np.concatenate(([0], np.cumsum(vertex_counts)[:-1]))
-        # The top tree's count - 1 inner nodes come first, then each part's nodes in part order.
-        node_offsets = count - 1 + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        # The top tree's count - 1 records come first, then each part's records in part order.
+        record_offsets = count - 1 + np.concatenate(([0], np.cumsum(record_counts)[:-1]))
         self = cls.__new__(cls)
         self.positions = np.concatenate([p.positions for p in parts])
         self.indices = np.concatenate([p.indices for p in parts])
@@ -211,27 +224,25 @@ class TriangleBVH:
         self.tri_material = np.concatenate([p.tri_material for p in parts])
         self.tri_object = np.concatenate([p.tri_object for p in parts])
         self.normals = np.concatenate([p.normals for p in parts])
+        self._tri = np.concatenate([p._tri for p in parts])
         self._order = np.concatenate([p._order for p in parts])
         self._order += np.repeat(tri_offsets, tri_counts)
-        total = count - 1 + int(node_counts.sum())
-        self._node_lo, self._node_hi = np.empty((total, 3)), np.empty((total, 3))
-        self._node_a, self._node_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-        top = slice(0, count - 1)
-        np.concatenate([p._node_lo[:p._nodes] for p in parts], out=self._node_lo[count - 1:])
-        np.concatenate([p._node_hi[:p._nodes] for p in parts], out=self._node_hi[count - 1:])
-        np.concatenate([p._node_a[:p._nodes] for p in parts], out=self._node_a[count - 1:])
-        np.concatenate([p._node_b[:p._nodes] for p in parts], out=self._node_b[count - 1:])
-        _kernels.offset_nodes(self._node_a[count - 1:], self._node_b[count - 1:], np.repeat(node_offsets, node_counts),
-                              np.repeat(tri_offsets, node_counts))
-        roots = node_offsets
-        _kernels.top_tree(self._node_lo[roots], self._node_hi[roots], roots, self._node_lo[top], self._node_hi[top],
-                          self._node_a[top], self._node_b[top])
-        self._nodes = total
+        records = count - 1 + int(record_counts.sum())
+        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
+        np.concatenate([p._box for p in parts], out=self._box[count - 1:])
+        np.concatenate([p._child for p in parts], out=self._child[count - 1:])
+        _build_kernels.offset_records(self._child[count - 1:], np.repeat(record_offsets, record_counts),
+                                      np.repeat(tri_offsets, record_counts))
+        roots = np.array([p._root for p in parts])
+        roots[:, 0] += np.where(roots[:, 1] == 0, record_offsets, tri_offsets)
+        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
+        _build_kernels.top_tree(np.array([p._root_box for p in parts]), roots, self._box[:count - 1],
+                                self._child[:count - 1], self._root_box, self._root)
         return self
 
     def _normals_from_positions(self) -> None:
         self.normals = np.empty((len(self.indices), 3))
-        _kernels.triangle_normals(self.positions, self.indices, self.normals)
+        _build_kernels.triangle_normals(self.positions, self.indices, self.normals)
 
     def refit(self, positions) -> None:
         """Move the vertices to ``positions`` (same count, same triangles) and update the boxes in O(m): the
@@ -241,11 +252,8 @@ class TriangleBVH:
             raise ParameterError("positions", f"array of shape {positions.shape}",
                                  f"the same shape as before, {self.positions.shape}")
         self.positions = positions.copy()
-        count = len(self.indices)
-        tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
-        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
-        _kernels.refit(tri_lo, tri_hi, self._order, self._node_lo, self._node_hi, self._node_a, self._node_b,
-                       self._nodes)
+        _build_kernels.refit(self.positions, self.indices, self._order, self._tri, self._box, self._child,
+                             self._root_box, self._root)
         self._normals_from_positions()
 
     # ---------------------------------------------------------------------------------------------- rays
@@ -268,8 +276,7 @@ class TriangleBVH:
         origins, directions, limit = self._rays(origins, directions, max_distance)
         distance = np.empty(len(origins))
         triangle = np.empty(len(origins), dtype=np.int64)
-        _kernels.raycast(self.positions, self.indices, self._order, self._node_lo, self._node_hi, self._node_a,
-                         self._node_b, origins, directions, limit, distance, triangle)
+        _kernels.raycast(*self._tree(), origins, directions, limit, distance, triangle)
         return RayHits(distance, triangle, *self._hit_details(origins, directions, distance, triangle))
 
     def raycast_all(self, origins, directions, max_distance=np.inf) -> RayHitList:
@@ -294,8 +301,7 @@ class TriangleBVH:
     def _all_hits(self, origins, directions, limit) -> RayHitList:
         counts = np.zeros(len(origins), dtype=np.int64)
         nothing = np.empty(0, dtype=np.int64)
-        args = (self.positions, self.indices, self._order, self._node_lo, self._node_hi, self._node_a, self._node_b,
-                origins, directions, limit, counts)
+        args = (*self._tree(), origins, directions, limit, counts)
         _kernels.raycast_all(*args, nothing, np.empty(0), nothing)
         total = int(counts.sum())
         ray, distance, triangle = np.empty(total, dtype=np.int64), np.empty(total), np.empty(total, dtype=np.int64)
@@ -339,8 +345,7 @@ class TriangleBVH:
 
     def _overlap(self, starts, ends, radii) -> Contacts:
         counts = np.zeros(len(starts), dtype=np.int64)
-        args = (self.positions, self.indices, self.normals, self._order, self._node_lo, self._node_hi,
-                self._node_a, self._node_b, starts, ends, radii, counts)
+        args = (self.positions, self.indices, self.normals, *self._tree()[1:], starts, ends, radii, counts)
         room = 64 * len(starts)  # one kernel call when the contacts fit (a character's capsule: a few)
         while True:
             query, triangle = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
