@@ -344,6 +344,7 @@ def top_tree(root_box, roots, box, child, top_box, top):
                 stack_node[depth], stack_start[depth], stack_end[depth] = nodes, first, last
                 depth += 1
                 nodes += 1
+    top[0], top[1] = 0, 0
     for axis in range(3):
         top_box[axis] = min(box[0, axis], box[0, 6 + axis])
         top_box[3 + axis] = max(box[0, 3 + axis], box[0, 9 + axis])

@@ -262,10 +262,10 @@ class TriangleBVH:
         directions = _points("directions", directions, len(origins))
         count = max(len(origins), len(directions))
         origins = np.ascontiguousarray(np.broadcast_to(origins, (count, 3)))
-        length = np.linalg.norm(directions, axis=1)
-        if np.any(length == 0):
+        unit = np.empty((len(directions), 3))
+        if _kernels.unit_directions(np.ascontiguousarray(directions), unit) == 2:
             raise ParameterError("directions", "a zero vector", "non-zero directions")
-        directions = np.ascontiguousarray(np.broadcast_to(directions / length[:, None], (count, 3)))
+        directions = unit if len(unit) == count else np.ascontiguousarray(np.broadcast_to(unit, (count, 3)))
         return origins, directions, _per_query("max_distance", max_distance, count, "m", allow_inf=True)
 
     def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
@@ -313,15 +313,11 @@ class TriangleBVH:
         return RayHitList(ray, distance, triangle, point, normal, material, obj)
 
     def _hit_details(self, origins, directions, distance, triangle):
-        hit = triangle >= 0
-        safe = np.where(hit, triangle, 0)
-        point = np.where(hit[:, None], origins + directions * np.where(hit, distance, 0.0)[:, None], np.nan)
-        normal = self.normals[safe].copy()
-        facing = np.sum(normal * directions, axis=1) > 0
-        normal[facing] *= -1.0
-        normal[~hit] = np.nan
-        material = np.where(hit, self.tri_material[safe], 0).astype(np.uint8)
-        obj = np.where(hit, self.tri_object[safe], -1).astype(np.int64)
+        count = len(triangle)
+        point, normal = np.empty((count, 3)), np.empty((count, 3))
+        material, obj = np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64)
+        _kernels.hit_details(origins, directions, distance, triangle, self.normals, self.tri_material,
+                             self.tri_object, point, normal, material, obj)
         return point, normal, material, obj
 
     # ------------------------------------------------------------------------------------------ overlaps
