@@ -13,6 +13,8 @@ from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
 
+COHERENT_BATCH = 4096  # rays: a batch this large is traced in the order of its origins (_kernels.coherent_order)
+
 
 @dataclass(frozen=True)
 class RayHits:
@@ -56,6 +58,11 @@ class Contacts:
     depth: np.ndarray  # (K,) float64: radius minus distance, metres (>= 0)
     material: np.ndarray  # (K,) uint8
     object: np.ndarray  # (K,) int64
+
+
+def astuple_shallow(result) -> tuple:
+    """A result dataclass's arrays in field order (``dataclasses.astuple`` would copy them)."""
+    return tuple(getattr(result, name) for name in result.__dataclass_fields__)
 
 
 def _points(parameter: str, value, count: int | None = None) -> np.ndarray:
@@ -274,10 +281,21 @@ class TriangleBVH:
         ``origins`` and ``directions`` are (3,) or (R, 3) arrays (one broadcasts against the other);
         directions need not be unit length."""
         origins, directions, limit = self._rays(origins, directions, max_distance)
-        distance = np.empty(len(origins))
-        triangle = np.empty(len(origins), dtype=np.int64)
-        _kernels.raycast(*self._tree(), origins, directions, limit, distance, triangle)
-        return RayHits(distance, triangle, *self._hit_details(origins, directions, distance, triangle))
+        count = len(origins)
+        if count >= COHERENT_BATCH:
+            sequence = np.empty(count, dtype=np.int64)
+            _kernels.coherent_order(origins, sequence)
+        else:
+            sequence = np.arange(count)
+        hits = self._empty_hits(count)
+        _kernels.raycast(*self._tree(), self.tri_material, self.tri_object, origins, directions, limit, sequence,
+                         *astuple_shallow(hits))
+        return hits
+
+    @staticmethod
+    def _empty_hits(count: int) -> RayHits:
+        return RayHits(np.empty(count), np.empty(count, dtype=np.int64), np.empty((count, 3)), np.empty((count, 3)),
+                       np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64))
 
     def raycast_all(self, origins, directions, max_distance=np.inf) -> RayHitList:
         """Every triangle along each ray within ``max_distance`` metres, sorted by ray then distance."""
