@@ -22,7 +22,6 @@ EPSILON = 1e-12
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
 KEY_BITS = 16  # bits of coherent_order's cell codes
 RAY_BLOCK = 1024  # rays copied at a time by raycast (56 KiB: stays in the core's cache)
-FAR = 1e300  # the inverse of a zero direction component: no 0 x inf (NaN) in the slab test
 WIDEN = 1.0 + 6.0 * 2.0 ** -53  # the exit distance x (1 + 2 gamma_3): Ize, "Robust BVH ray traversal" (2013)
 
 
@@ -67,39 +66,48 @@ def hit_details(origins, directions, distance, triangle, normals, tri_material, 
 
 @nb.njit(cache=True, inline="always")
 def inverse(d):
-    return 1.0 / d if d != 0.0 else FAR
+    """1 / d, and +inf for a zero component (either sign): that axis's lower face is then its near one."""
+    return 1.0 / d if d != 0.0 else np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def entering(t):
+    """An axis's entry distance; NaN (0 x inf: a ray not moving along the axis, in the box's face) counts as
+    inside the slab from the start."""
+    return t if t == t else -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def leaving(t):
+    """An axis's exit distance; NaN (0 x inf, as in :func:`entering`) counts as never leaving the slab."""
+    return t if t == t else np.inf
 
 
 @nb.njit(cache=True, inline="always")
 def slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max):
-    """:func:`slab` with the near side of each axis chosen once per ray (``s = 0`` when the inverse is positive,
-    else 3): the same distances with half the comparisons."""
-    near = max(max((np.float64(box[r, k + sx]) - ox) * ix, (np.float64(box[r, k + 1 + sy]) - oy) * iy),
-               max((np.float64(box[r, k + 2 + sz]) - oz) * iz, 0.0))
-    far = min(min((np.float64(box[r, k + 3 - sx]) - ox) * ix, (np.float64(box[r, k + 4 - sy]) - oy) * iy),
-              (np.float64(box[r, k + 5 - sz]) - oz) * iz)
+    """Entry distance of the ray into the box ``box[r, k:k + 6]`` (inf when it misses or enters beyond
+    t_max), the near face of each axis chosen once per ray (``s = 0`` when the inverse is positive, else 3)."""
+    near = max(max(entering((np.float64(box[r, k + sx]) - ox) * ix),
+                   entering((np.float64(box[r, k + 1 + sy]) - oy) * iy)),
+               max(entering((np.float64(box[r, k + 2 + sz]) - oz) * iz), 0.0))
+    far = min(min(leaving((np.float64(box[r, k + 3 - sx]) - ox) * ix),
+                  leaving((np.float64(box[r, k + 4 - sy]) - oy) * iy)),
+              leaving((np.float64(box[r, k + 5 - sz]) - oz) * iz))
     if far * WIDEN < near or near > t_max:
         return np.inf
     return near
 
 
 @nb.njit(cache=True, inline="always")
+def signs(ix, iy, iz):
+    return 0 if ix >= 0.0 else 3, 0 if iy >= 0.0 else 3, 0 if iz >= 0.0 else 3
+
+
+@nb.njit(cache=True, inline="always")
 def slab(box, r, k, ox, oy, oz, ix, iy, iz, t_max):
-    """Entry distance of the ray into the box ``box[r, k:k + 6]`` (inf when it misses or enters beyond
-    t_max)."""
-    t0 = (np.float64(box[r, k]) - ox) * ix
-    t1 = (np.float64(box[r, k + 3]) - ox) * ix
-    near, far = min(t0, t1), max(t0, t1)
-    t0 = (np.float64(box[r, k + 1]) - oy) * iy
-    t1 = (np.float64(box[r, k + 4]) - oy) * iy
-    near, far = max(near, min(t0, t1)), min(far, max(t0, t1))
-    t0 = (np.float64(box[r, k + 2]) - oz) * iz
-    t1 = (np.float64(box[r, k + 5]) - oz) * iz
-    near, far = max(near, min(t0, t1)), min(far, max(t0, t1))
-    near = max(near, 0.0)
-    if far * WIDEN < near or near > t_max:
-        return np.inf
-    return near
+    """:func:`slab_signed` choosing the near faces itself."""
+    sx, sy, sz = signs(ix, iy, iz)
+    return slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max)
 
 
 @nb.njit(cache=True, inline="always")
@@ -201,7 +209,7 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
     children a record's ray enters, the nearer is searched at once and the other stacked with its entry
     distance, skipped on pop if a hit nearer than that was found meanwhile."""
     ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
-    sx, sy, sz = 0 if ix >= 0.0 else 3, 0 if iy >= 0.0 else 3, 0 if iz >= 0.0 else 3
+    sx, sy, sz = signs(ix, iy, iz)
     best, best_t, best_q = limit, -1, -1
     ref, count = root[0], root[1]
     searching = slab(root_box.reshape((1, 6)), 0, 0, ox, oy, oz, ix, iy, iz, best) < np.inf
