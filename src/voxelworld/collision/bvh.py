@@ -226,14 +226,16 @@ class TriangleBVH:
         record_offsets = count - 1 + np.concatenate(([0], np.cumsum(record_counts)[:-1]))
         self = cls.__new__(cls)
         self.positions = np.concatenate([p.positions for p in parts])
-        self.indices = np.concatenate([p.indices for p in parts])
-        self.indices += np.repeat(vertex_offsets, tri_counts)[:, None]
+        self.indices = np.empty((int(tri_counts.sum()), 3), dtype=np.int64)
+        self._order = np.empty(int(tri_counts.sum()), dtype=np.int64)
+        for part, first, vertex_offset in zip(parts, tri_offsets.tolist(), vertex_offsets.tolist()):
+            last = first + len(part._order)  # copied and moved in one pass, no array of offsets
+            np.add(part.indices, vertex_offset, out=self.indices[first:last])
+            np.add(part._order, first, out=self._order[first:last])
         self.tri_material = np.concatenate([p.tri_material for p in parts])
         self.tri_object = np.concatenate([p.tri_object for p in parts])
         self.normals = np.concatenate([p.normals for p in parts])
         self._tri = np.concatenate([p._tri for p in parts])
-        self._order = np.concatenate([p._order for p in parts])
-        self._order += np.repeat(tri_offsets, tri_counts)
         records = count - 1 + int(record_counts.sum())
         self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
         np.concatenate([p._box for p in parts], out=self._box[count - 1:])
