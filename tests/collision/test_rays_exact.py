@@ -31,7 +31,8 @@ def reference_first_hits(positions, indices, origins, directions, limit):
             qx, qy, qz = sy * e1[:, 2] - sz * e1[:, 1], sz * e1[:, 0] - sx * e1[:, 2], sx * e1[:, 1] - sy * e1[:, 0]
             v = (dx * qx + dy * qy + dz * qz) * inv
             dist = (e2[:, 0] * qx + e2[:, 1] * qy + e2[:, 2] * qz) * inv
-            ok = (np.abs(det) >= 1e-12) & (u >= 0) & (u <= 1) & (v >= 0) & (u + v <= 1) & (dist >= 0) & (dist < limit[r])
+            ok = (np.abs(det) >= 1e-12) & (u >= 0) & (u <= 1) & (v >= 0) & (u + v <= 1) & (dist >= 0)
+            ok &= dist < limit[r]
             if ok.any():
                 best = dist[ok].min()
                 distance[r], triangle[r] = best, np.flatnonzero(ok & (dist == best))[0]

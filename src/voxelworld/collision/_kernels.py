@@ -20,6 +20,7 @@ import numpy as np
 
 EPSILON = 1e-12
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
+TIE_SLACK = 1.0 + 1e-9  # see first_hit
 KEY_BITS = 16  # bits of coherent_order's cell codes
 RAY_BLOCK = 1024  # rays copied at a time by raycast (56 KiB: stays in the core's cache)
 WIDEN = 1.0 + 6.0 * 2.0 ** -53  # the exit distance x (1 + 2 gamma_3): Ize, "Robust BVH ray traversal" (2013)
@@ -207,7 +208,9 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
     """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
     the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the two
     children a record's ray enters, the nearer is searched at once and the other stacked with its entry
-    distance, skipped on pop if a hit nearer than that was found meanwhile."""
+    distance, skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past the best
+    distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below the box's
+    entry, is still met, and a tie still goes to the lower index."""
     ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
     sx, sy, sz = signs(ix, iy, iz)
     best, best_t, best_q = limit, -1, -1
@@ -216,8 +219,9 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
     top = 0
     while searching:
         if count == 0:
-            na = slab_signed(box, ref, 0, sx, sy, sz, ox, oy, oz, ix, iy, iz, best)
-            nb_ = slab_signed(box, ref, 6, sx, sy, sz, ox, oy, oz, ix, iy, iz, best)
+            reach = best * TIE_SLACK
+            na = slab_signed(box, ref, 0, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
+            nb_ = slab_signed(box, ref, 6, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
             if na < np.inf or nb_ < np.inf:
                 ref_a, ref_b, count_a, count_b = child[ref, 0], child[ref, 1], child[ref, 2], child[ref, 3]
                 if nb_ == np.inf:
@@ -243,7 +247,7 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
         searching = False
         while top > 0:
             top -= 1
-            if stack_entry[top] <= best:
+            if stack_entry[top] <= best * TIE_SLACK:
                 ref, count = stack_ref[top], stack_count[top]
                 searching = True
                 break
@@ -316,9 +320,10 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
         dx, dy, dz = directions[r, 0], directions[r, 1], directions[r, 2]
         ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
         limit = max_distance[r]
+        reach = limit * TIE_SLACK  # as in first_hit: a hit at the limit, rounded, is still met
         found = 0
         top = 0
-        if slab(top_box, 0, 0, ox, oy, oz, ix, iy, iz, limit) < np.inf:
+        if slab(top_box, 0, 0, ox, oy, oz, ix, iy, iz, reach) < np.inf:
             stack_ref[0], stack_count[0] = root[0], root[1]
             top = 1
         while top > 0:
@@ -326,7 +331,7 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
                 for side in range(2):
-                    if slab(box, ref, 6 * side, ox, oy, oz, ix, iy, iz, limit) < np.inf:
+                    if slab(box, ref, 6 * side, ox, oy, oz, ix, iy, iz, reach) < np.inf:
                         stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
                         top += 1
                 continue
