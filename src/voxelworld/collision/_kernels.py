@@ -21,6 +21,7 @@ import numpy as np
 EPSILON = 1e-12
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
 TIE_SLACK = 1.0 + 1e-9  # see first_hit
+COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
 KEY_BITS = 16  # bits of coherent_order's cell codes
 RAY_BLOCK = 1024  # rays copied at a time by raycast (56 KiB: stays in the core's cache)
 WIDEN = 1.0 + 6.0 * 2.0 ** -53  # the exit distance x (1 + 2 gamma_3): Ize, "Robust BVH ray traversal" (2013)
@@ -256,9 +257,9 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
 
 @nb.njit(cache=True, nogil=True)
 def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, origins, directions, max_distance,
-            sequence, out_distance, out_triangle, out_point, out_normal, out_material, out_object):
-    """First hit of each ray (directions unit length; :func:`first_hit`), the rays taken in the order
-    ``sequence``: distance (inf: none), triangle (-1: none), point, the triangle's unit normal turned to face the
+            out_distance, out_triangle, out_point, out_normal, out_material, out_object):
+    """First hit of each ray (directions unit length; :func:`first_hit`), a batch of COHERENT_BATCH rays or more
+    taken in :func:`coherent_order`: distance (inf: none), triangle (-1: none), point, the triangle's unit normal turned to face the
     ray's origin (computed as :func:`triangle_normals` does, from the edges at hand), material and object (NaN,
     NaN, 0, -1 for a miss). The rays are copied a block at a time (a simple loop whose reads overlap) before
     the block is traced."""
@@ -266,6 +267,11 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
     stack_count = np.empty(STACK, dtype=np.int64)
     stack_entry = np.empty(STACK)
     block = np.empty((RAY_BLOCK, 7))
+    if origins.shape[0] >= COHERENT_BATCH:
+        sequence = np.empty(origins.shape[0], dtype=np.int64)
+        coherent_order(origins, sequence)
+    else:
+        sequence = np.arange(origins.shape[0])
     for first in range(0, sequence.shape[0], RAY_BLOCK):
         size = min(RAY_BLOCK, sequence.shape[0] - first)
         for i in range(size):

@@ -13,7 +13,7 @@ from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
 
-COHERENT_BATCH = 4096  # rays: a batch this large is traced in the order of its origins (_kernels.coherent_order)
+COHERENT_BATCH = _kernels.COHERENT_BATCH  # rays: a batch this large is traced in the order of its origins
 
 
 @dataclass(frozen=True)
@@ -287,13 +287,8 @@ class TriangleBVH:
         directions need not be unit length."""
         origins, directions, limit = self._rays(origins, directions, max_distance)
         count = len(origins)
-        if count >= COHERENT_BATCH:
-            sequence = np.empty(count, dtype=np.int64)
-            _kernels.coherent_order(origins, sequence)
-        else:
-            sequence = np.arange(count)
         hits = self._empty_hits(count)
-        _kernels.raycast(*self._tree(), self.tri_material, self.tri_object, origins, directions, limit, sequence,
+        _kernels.raycast(*self._tree(), self.tri_material, self.tri_object, origins, directions, limit,
                          *astuple_shallow(hits))
         return hits
 
