@@ -181,19 +181,27 @@ def coherent_order(origins, sequence):
                 longest = axis
         axis_of_bit[k] = longest
         bits[longest] += 1
+    # spread[axis][cell]: that axis's bits of a cell, in their places in the key.
+    spread_x = np.zeros(2 ** bits[0], dtype=np.int64)
+    spread_y = np.zeros(2 ** bits[1], dtype=np.int64)
+    spread_z = np.zeros(2 ** bits[2], dtype=np.int64)
+    used = np.zeros(3, dtype=np.int64)
+    for k in range(KEY_BITS):
+        axis = axis_of_bit[k]
+        used[axis] += 1
+        spread = spread_x if axis == 0 else (spread_y if axis == 1 else spread_z)
+        for cell in range(spread.shape[0]):
+            spread[cell] |= ((cell >> (bits[axis] - used[axis])) & 1) << (KEY_BITS - 1 - k)
+    scale = np.empty(3)
+    for axis in range(3):
+        scale[axis] = 2.0 ** bits[axis] / extent[axis] if extent[axis] > 0.0 else 0.0
     counts = np.zeros(2 ** KEY_BITS + 1, dtype=np.int64)
     keys = np.empty(rays, dtype=np.int64)
-    cells = np.empty(3, dtype=np.int64)
     for r in range(rays):
-        for axis in range(3):
-            scale = 2.0 ** bits[axis] / extent[axis] if extent[axis] > 0.0 else 0.0
-            cells[axis] = min(max(int((origins[r, axis] - low[axis]) * scale), 0), 2 ** bits[axis] - 1)
-        key = 0
-        used = np.zeros(3, dtype=np.int64)
-        for k in range(KEY_BITS):
-            axis = axis_of_bit[k]
-            used[axis] += 1
-            key = (key << 1) | ((cells[axis] >> (bits[axis] - used[axis])) & 1)
+        cx = min(max(int((origins[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
+        cy = min(max(int((origins[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
+        cz = min(max(int((origins[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
+        key = spread_x[cx] | spread_y[cy] | spread_z[cz]
         keys[r] = key
         counts[key + 1] += 1
     for k in range(2 ** KEY_BITS):
