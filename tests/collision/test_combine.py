@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxelworld.collision import TriangleBVH, _kernels
+from voxelworld.collision import TriangleBVH, _build_kernels
 from voxelworld.errors import ParameterError
 
 
@@ -51,7 +51,7 @@ def assert_answers_alike(combined, reference, rng, low, high):
 def check_combine(parts, seed):
     rng = np.random.default_rng(seed)
     trees = [TriangleBVH(*part) for part in parts]
-    kept = [(tree.positions.copy(), tree._node_lo[:tree._nodes].copy()) for tree in trees]
+    kept = [(tree.positions.copy(), tree._box.copy()) for tree in trees]
     combined, reference = TriangleBVH.combine(trees), concatenated(parts)
     for name in ("positions", "indices", "tri_material", "tri_object", "normals"):
         np.testing.assert_array_equal(getattr(combined, name), getattr(reference, name), err_msg=name)
@@ -69,7 +69,7 @@ def check_combine(parts, seed):
     reference.refit(moved)
     assert_answers_alike(combined, reference, rng, low, high)
     for tree, (positions, node_lo) in zip(trees, kept):  # the parts are copied, never changed
-        assert np.array_equal(tree.positions, positions) and np.array_equal(tree._node_lo[:tree._nodes], node_lo)
+        assert np.array_equal(tree.positions, positions) and np.array_equal(tree._box, node_lo)
 
 
 @settings(max_examples=12, deadline=None)
@@ -97,7 +97,7 @@ def test_combine_cases(case):
     if case == "single":  # one part: its own tree, copied
         tree = TriangleBVH(*parts[0])
         combined = TriangleBVH.combine([tree])
-        assert np.array_equal(combined._node_a[:combined._nodes], tree._node_a[:tree._nodes])
+        assert np.array_equal(combined._child, tree._child) and np.array_equal(combined._box, tree._box)
 
 
 def test_combined_trees_combine_again():
@@ -109,27 +109,36 @@ def test_combined_trees_combine_again():
 
 
 def test_top_tree_reaches_every_part_once_and_boxes_hold_their_parts():
-    """The top tree kernel against a plain-Python walk: every root once, children after their parent, each
-    box the union of the parts beneath it."""
+    """The top tree kernel against a plain-Python walk: every part's root once, children after their parent,
+    each child's box the union of the parts beneath it, and the root box that of all."""
     rng = np.random.default_rng(5)
-    for parts in (2, 3, 7, 30):
-        lo = rng.uniform(-50, 50, (parts, 3))
-        hi = lo + rng.uniform(0, 10, (parts, 3))
-        roots = parts - 1 + np.arange(parts) * 3  # where the parts' roots would sit in a combined tree
-        node_lo, node_hi = np.empty((parts - 1, 3)), np.empty((parts - 1, 3))
-        node_a, node_b = np.empty(parts - 1, np.int64), np.empty(parts - 1, np.int64)
-        _kernels.top_tree(lo, hi, roots, node_lo, node_hi, node_a, node_b)
+    for parts in (1, 2, 3, 7, 30):
+        lo = rng.uniform(-50, 50, (parts, 3)).astype(np.float32)
+        root_box = np.hstack([lo, lo + rng.uniform(0, 10, (parts, 3)).astype(np.float32)])
+        # Where the parts' roots sit in a combined tree: records after the top's, or leaves (count > 0).
+        roots = np.column_stack([parts - 1 + 3 * np.arange(parts), np.where(np.arange(parts) % 3 == 1, 4, 0)])
+        box, child = np.empty((parts - 1, 12), np.float32), np.empty((parts - 1, 4), np.int32)
+        top_box, top = np.full(6, np.nan, np.float32), np.full(2, -7, np.int64)  # written or failing
+        _build_kernels.top_tree(root_box, roots, box, child, top_box, top)
 
-        def beneath(node):
-            if node >= parts - 1:
-                return [int(np.flatnonzero(roots == node)[0])]
-            assert node_a[node] > node and node_b[node] > node
-            found = beneath(node_a[node]) + beneath(node_b[node])
-            assert np.array_equal(node_lo[node], lo[found].min(axis=0))
-            assert np.array_equal(node_hi[node], hi[found].max(axis=0))
+        def beneath(reference, count):
+            part = np.flatnonzero((roots[:, 0] == reference) & (roots[:, 1] == count))
+            if count > 0 or reference >= parts - 1:
+                return [int(part[0])]
+            found = []
+            for side in range(2):
+                assert child[reference, side] > reference or child[reference, 2 + side] > 0 \
+                    or child[reference, side] >= parts - 1
+                below = beneath(child[reference, side], child[reference, 2 + side])
+                assert np.array_equal(box[reference, 6 * side:6 * side + 3], root_box[below, :3].min(axis=0))
+                assert np.array_equal(box[reference, 6 * side + 3:6 * side + 6], root_box[below, 3:].max(axis=0))
+                found += below
             return found
 
-        assert sorted(beneath(0)) == list(range(parts))
+        below = beneath(top[0], top[1]) if parts > 1 else [int(np.flatnonzero(roots[:, 0] == top[0])[0])]
+        assert sorted(below) == list(range(parts))
+        assert np.array_equal(top_box[:3], root_box[:, :3].min(axis=0))
+        assert np.array_equal(top_box[3:], root_box[:, 3:].max(axis=0))
 
 
 @pytest.mark.parametrize("parts", [[], (), "abc", None, 3, [None], ["not a tree"]])

@@ -1,8 +1,14 @@
-"""Numba kernels of the collision wing: a bounding volume hierarchy over triangles and the queries on it.
+"""Numba kernels of the collision wing: the queries on the bounding volume hierarchy.
 
-Layout (plain arrays, built by :func:`build`): ``node_lo`` / ``node_hi`` (nodes, 3) float64 boxes; ``node_a`` /
-``node_b`` int64: for an inner node its two children, for a leaf ``-1 - start`` and the triangle count, where
-``order[start:start + count]`` are the leaf's triangles. Node 0 is the root.
+Layout (built by :mod:`._build_kernels`): ``tri`` (m, 9) float64, each triangle's corner a and edges b - a,
+c - a in leaf order, and ``order`` (m,) int64, the triangle index of each leaf slot (read only to report a hit
+and to break ties). ``box`` (records, 12) float32 and ``child`` (records, 4) int32 hold one record per inner
+node: the boxes of its two children side by side (lo xyz, hi xyz, then the second's), so one visit tests both,
+and their references ``child[r, 0:2]`` with counts ``child[r, 2:4]``: a count of 0 means an inner node (the
+reference is its record), else a leaf of that many triangles from slot ``reference``. ``root_box`` (6,) and
+``root`` (reference, count) describe the root the same way. Boxes are rounded outwards to float32 (never
+smaller than their triangles) and the ray-box test widens its exit by a few units in the last place, so a box
+never drops a triangle the triangle test would hit: answers do not depend on the tree's shape.
 """
 
 from __future__ import annotations
@@ -12,285 +18,98 @@ import math
 import numba as nb
 import numpy as np
 
-LEAF_SIZE = 4
-BINS = 16
 EPSILON = 1e-12
-
-
-# ---------------------------------------------------------------------------------------------------- build
-@nb.njit(cache=True, nogil=True)
-def triangle_boxes(positions, indices, lo, hi, centroids):
-    for t in range(indices.shape[0]):
-        for axis in range(3):
-            a = positions[indices[t, 0], axis]
-            b = positions[indices[t, 1], axis]
-            c = positions[indices[t, 2], axis]
-            lo[t, axis] = min(a, min(b, c))
-            hi[t, axis] = max(a, max(b, c))
-            centroids[t, axis] = (a + b + c) / 3.0
-
-
-@nb.njit(cache=True, nogil=True)
-def triangle_normals(positions, indices, normals):
-    """Each triangle's unit normal (corners counter-clockwise seen from its front) into ``normals``; (0, 0, 0) for
-    a degenerate one. The same operations in the same order as numpy's cross product and norm."""
-    for t in range(indices.shape[0]):
-        a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-        ux = positions[b, 0] - positions[a, 0]
-        uy = positions[b, 1] - positions[a, 1]
-        uz = positions[b, 2] - positions[a, 2]
-        vx = positions[c, 0] - positions[a, 0]
-        vy = positions[c, 1] - positions[a, 1]
-        vz = positions[c, 2] - positions[a, 2]
-        nx = uy * vz - uz * vy
-        ny = uz * vx - ux * vz
-        nz = ux * vy - uy * vx
-        length = math.sqrt(nx * nx + ny * ny + nz * nz)
-        if length > 0.0:
-            normals[t, 0] = nx / length
-            normals[t, 1] = ny / length
-            normals[t, 2] = nz / length
-        else:
-            normals[t, 0] = 0.0
-            normals[t, 1] = 0.0
-            normals[t, 2] = 0.0
-
-
-@nb.njit(cache=True, nogil=True)
-def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
-    """Top-down build with the surface area heuristic over BINS bins per axis: each node splits its triangles
-    where the children's expected ray cost (area x triangles) is least, down to LEAF_SIZE triangles (or stops
-    where no split pays). Stable partitions keep the tree deterministic. Returns the node count."""
-    n = order.shape[0]
-    for t in range(n):
-        order[t] = t
-    stack_node = np.empty(256, dtype=np.int64)
-    stack_start = np.empty(256, dtype=np.int64)
-    stack_end = np.empty(256, dtype=np.int64)
-    scratch = np.empty(n, dtype=np.int64)
-    bin_lo = np.empty((BINS, 3))
-    bin_hi = np.empty((BINS, 3))
-    bin_count = np.empty(BINS, dtype=np.int64)
-    right_area = np.empty(BINS)
-    right_count = np.empty(BINS, dtype=np.int64)
-    nodes = 1
-    stack_node[0], stack_start[0], stack_end[0] = 0, 0, n
-    depth = 1
-    while depth > 0:
-        depth -= 1
-        node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
-        clo0 = clo1 = clo2 = np.inf
-        chi0 = chi1 = chi2 = -np.inf
-        for axis in range(3):
-            node_lo[node, axis] = np.inf
-            node_hi[node, axis] = -np.inf
-        for q in range(start, end):
-            t = order[q]
-            for axis in range(3):
-                node_lo[node, axis] = min(node_lo[node, axis], tri_lo[t, axis])
-                node_hi[node, axis] = max(node_hi[node, axis], tri_hi[t, axis])
-            clo0, chi0 = min(clo0, centroids[t, 0]), max(chi0, centroids[t, 0])
-            clo1, chi1 = min(clo1, centroids[t, 1]), max(chi1, centroids[t, 1])
-            clo2, chi2 = min(clo2, centroids[t, 2]), max(chi2, centroids[t, 2])
-        count = end - start
-        if count <= LEAF_SIZE:
-            node_a[node], node_b[node] = -1 - start, count
-            continue
-        best_cost, best_axis, best_bin = np.inf, -1, -1
-        for axis in range(3):
-            low = clo0 if axis == 0 else (clo1 if axis == 1 else clo2)
-            high = chi0 if axis == 0 else (chi1 if axis == 1 else chi2)
-            if high <= low:
-                continue
-            scale = BINS / (high - low)
-            for k in range(BINS):
-                bin_count[k] = 0
-                for c in range(3):
-                    bin_lo[k, c] = np.inf
-                    bin_hi[k, c] = -np.inf
-            for q in range(start, end):
-                t = order[q]
-                k = min(int((centroids[t, axis] - low) * scale), BINS - 1)
-                bin_count[k] += 1
-                for c in range(3):
-                    bin_lo[k, c] = min(bin_lo[k, c], tri_lo[t, c])
-                    bin_hi[k, c] = max(bin_hi[k, c], tri_hi[t, c])
-            # Sweep from the right: area and count of bins k.. .
-            x0 = y0 = z0 = np.inf
-            x1 = y1 = z1 = -np.inf
-            total = 0
-            for k in range(BINS - 1, 0, -1):
-                x0, y0, z0 = min(x0, bin_lo[k, 0]), min(y0, bin_lo[k, 1]), min(z0, bin_lo[k, 2])
-                x1, y1, z1 = max(x1, bin_hi[k, 0]), max(y1, bin_hi[k, 1]), max(z1, bin_hi[k, 2])
-                total += bin_count[k]
-                right_count[k] = total
-                right_area[k] = box_area(x0, y0, z0, x1, y1, z1) if total else 0.0
-            x0 = y0 = z0 = np.inf
-            x1 = y1 = z1 = -np.inf
-            total = 0
-            for k in range(BINS - 1):  # split between bin k and k + 1
-                x0, y0, z0 = min(x0, bin_lo[k, 0]), min(y0, bin_lo[k, 1]), min(z0, bin_lo[k, 2])
-                x1, y1, z1 = max(x1, bin_hi[k, 0]), max(y1, bin_hi[k, 1]), max(z1, bin_hi[k, 2])
-                total += bin_count[k]
-                if total == 0 or right_count[k + 1] == 0:
-                    continue
-                cost = box_area(x0, y0, z0, x1, y1, z1) * total + right_area[k + 1] * right_count[k + 1]
-                if cost < best_cost:
-                    best_cost, best_axis, best_bin = cost, axis, k
-        if best_axis < 0:  # every centroid in one point: split the range in half
-            middle = start + count // 2
-        else:
-            low = clo0 if best_axis == 0 else (clo1 if best_axis == 1 else clo2)
-            high = chi0 if best_axis == 0 else (chi1 if best_axis == 1 else chi2)
-            scale = BINS / (high - low)
-            # Stable partition: the triangles of bins <= best_bin first, in their order.
-            left = 0
-            for q in range(start, end):
-                t = order[q]
-                if min(int((centroids[t, best_axis] - low) * scale), BINS - 1) <= best_bin:
-                    scratch[left] = t
-                    left += 1
-            middle = start + left
-            right = left
-            for q in range(start, end):
-                t = order[q]
-                if min(int((centroids[t, best_axis] - low) * scale), BINS - 1) > best_bin:
-                    scratch[right] = t
-                    right += 1
-            for q in range(count):
-                order[start + q] = scratch[q]
-        left_node, right_node = nodes, nodes + 1
-        nodes += 2
-        node_a[node], node_b[node] = left_node, right_node
-        stack_node[depth], stack_start[depth], stack_end[depth] = right_node, middle, end
-        depth += 1
-        stack_node[depth], stack_start[depth], stack_end[depth] = left_node, start, middle
-        depth += 1
-    return nodes
-
-
-@nb.njit(cache=True, nogil=True)
-def offset_nodes(node_a, node_b, node_offset, tri_offset):
-    """Move copied nodes to their place in a combined tree: children by ``node_offset``, leaves' first triangle
-    by ``tri_offset`` (both per node)."""
-    for i in range(node_a.shape[0]):
-        if node_a[i] >= 0:
-            node_a[i] += node_offset[i]
-            node_b[i] += node_offset[i]
-        else:
-            node_a[i] -= tri_offset[i]
-
-
-@nb.njit(cache=True, nogil=True)
-def top_tree(root_lo, root_hi, roots, node_lo, node_hi, node_a, node_b):
-    """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them: P - 1 inner nodes
-    numbered 0.. (children after their parent), whose children are other top nodes or the parts' roots
-    (``roots[p]``, node numbers in the combined arrays). Each node splits its parts where the surface area
-    heuristic (area x parts) is least, over the parts sorted by box centre along each axis (a stable sort:
-    deterministic)."""
-    parts = roots.shape[0]
-    if parts < 2:
-        return
-    centres = (root_lo + root_hi) * 0.5
-    order = np.arange(parts)
-    best_order = np.empty(parts, dtype=np.int64)
-    left_area = np.empty(parts)
-    stack_node = np.empty(parts, dtype=np.int64)
-    stack_start = np.empty(parts, dtype=np.int64)
-    stack_end = np.empty(parts, dtype=np.int64)
-    stack_node[0], stack_start[0], stack_end[0] = 0, 0, parts
-    depth = 1
-    nodes = 1
-    while depth > 0:
-        depth -= 1
-        node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
-        for axis in range(3):
-            low, high = np.inf, -np.inf
-            for q in range(start, end):
-                low = min(low, root_lo[order[q], axis])
-                high = max(high, root_hi[order[q], axis])
-            node_lo[node, axis], node_hi[node, axis] = low, high
-        count = end - start
-        best_cost, best_split = np.inf, start + count // 2
-        best_order[start:end] = order[start:end]
-        for axis in range(3):
-            sorted_ = order[start:end][np.argsort(centres[order[start:end], axis], kind="mergesort")]
-            x0 = y0 = z0 = np.inf
-            x1 = y1 = z1 = -np.inf
-            for k in range(count - 1):
-                p = sorted_[k]
-                x0, y0, z0 = min(x0, root_lo[p, 0]), min(y0, root_lo[p, 1]), min(z0, root_lo[p, 2])
-                x1, y1, z1 = max(x1, root_hi[p, 0]), max(y1, root_hi[p, 1]), max(z1, root_hi[p, 2])
-                left_area[k] = box_area(x0, y0, z0, x1, y1, z1)
-            x0 = y0 = z0 = np.inf
-            x1 = y1 = z1 = -np.inf
-            for k in range(count - 1, 0, -1):  # split between sorted k - 1 and k
-                p = sorted_[k]
-                x0, y0, z0 = min(x0, root_lo[p, 0]), min(y0, root_lo[p, 1]), min(z0, root_lo[p, 2])
-                x1, y1, z1 = max(x1, root_hi[p, 0]), max(y1, root_hi[p, 1]), max(z1, root_hi[p, 2])
-                cost = left_area[k - 1] * k + box_area(x0, y0, z0, x1, y1, z1) * (count - k)
-                if cost < best_cost or (cost == best_cost and abs(2 * k - count) < abs(2 * (best_split - start)
-                                                                                       - count)):
-                    best_cost, best_split = cost, start + k
-                    best_order[start:end] = sorted_
-        order[start:end] = best_order[start:end]
-        children = (start, best_split, best_split, end)
-        for side in range(2):
-            first, last = children[2 * side], children[2 * side + 1]
-            if last - first == 1:
-                child = roots[order[first]]
-            else:
-                child = nodes
-                nodes += 1
-                stack_node[depth], stack_start[depth], stack_end[depth] = child, first, last
-                depth += 1
-            if side == 0:
-                node_a[node] = child
-            else:
-                node_b[node] = child
-
-
-@nb.njit(cache=True, inline="always")
-def box_area(x0, y0, z0, x1, y1, z1):
-    dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
-    return dx * dy + dy * dz + dz * dx
-
-
-@nb.njit(cache=True, nogil=True)
-def refit(tri_lo, tri_hi, order, node_lo, node_hi, node_a, node_b, nodes):
-    """Recompute every node's box from its triangles' boxes (children are numbered after their parent, so a
-    backwards sweep sees children first)."""
-    for node in range(nodes - 1, -1, -1):
-        a, b = node_a[node], node_b[node]
-        for axis in range(3):
-            low, high = np.inf, -np.inf
-            if a < 0:
-                start = -1 - a
-                for q in range(start, start + b):
-                    low = min(low, tri_lo[order[q], axis])
-                    high = max(high, tri_hi[order[q], axis])
-            else:
-                low = min(node_lo[a, axis], node_lo[b, axis])
-                high = max(node_hi[a, axis], node_hi[b, axis])
-            node_lo[node, axis], node_hi[node, axis] = low, high
+STACK = 256  # deeper than any tree the binned build makes over a few million triangles
+TIE_SLACK = 1.0 + 1e-9  # see first_hit
+COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
+KEY_BITS = 16  # bits of coherent_order's cell codes
+RAY_BLOCK = 1024  # rays copied at a time by raycast (56 KiB: stays in the core's cache)
+WIDEN = 1.0 + 6.0 * 2.0 ** -53  # the exit distance x (1 + 2 gamma_3): Ize, "Robust BVH ray traversal" (2013)
 
 
 # ---------------------------------------------------------------------------------------------------- rays
+@nb.njit(cache=True, nogil=True)
+def unit_directions(directions, out):
+    """``directions`` scaled to unit length into ``out``, as numpy's ``d / norm(d, axis=1)`` computes it (the
+    same sums in the same order). Returns 0, or 1 when a direction is not finite, 2 when one is zero."""
+    for r in range(directions.shape[0]):
+        x, y, z = directions[r, 0], directions[r, 1], directions[r, 2]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            return 1
+        length = math.sqrt(x * x + y * y + z * z)
+        if length == 0.0:
+            return 2
+        out[r, 0], out[r, 1], out[r, 2] = x / length, y / length, z / length
+    return 0
+
+
+@nb.njit(cache=True, nogil=True)
+def hit_details(origins, directions, distance, triangle, normals, tri_material, tri_object, out_point, out_normal,
+                out_material, out_object):
+    """Point, normal (turned to face the ray's origin), material and object of each hit; NaN, NaN, 0 and -1 where
+    a ray hit nothing (triangle -1)."""
+    for r in range(triangle.shape[0]):
+        t = triangle[r]
+        if t < 0:
+            for axis in range(3):
+                out_point[r, axis] = np.nan
+                out_normal[r, axis] = np.nan
+            out_material[r], out_object[r] = 0, -1
+            continue
+        dist = distance[r]
+        nx, ny, nz = normals[t, 0], normals[t, 1], normals[t, 2]
+        if nx * directions[r, 0] + ny * directions[r, 1] + nz * directions[r, 2] > 0.0:
+            nx, ny, nz = -nx, -ny, -nz
+        for axis in range(3):
+            out_point[r, axis] = origins[r, axis] + directions[r, axis] * dist
+        out_normal[r, 0], out_normal[r, 1], out_normal[r, 2] = nx, ny, nz
+        out_material[r], out_object[r] = tri_material[t], tri_object[t]
+
+
 @nb.njit(cache=True, inline="always")
-def ray_box(ox, oy, oz, ix, iy, iz, lo, hi, node, t_max):
-    """Entry distance of the ray into node's box (inf when it misses or enters beyond t_max)."""
-    t0 = (lo[node, 0] - ox) * ix
-    t1 = (hi[node, 0] - ox) * ix
-    near, far = min(t0, t1), max(t0, t1)
-    t0 = (lo[node, 1] - oy) * iy
-    t1 = (hi[node, 1] - oy) * iy
-    near, far = max(near, min(t0, t1)), min(far, max(t0, t1))
-    t0 = (lo[node, 2] - oz) * iz
-    t1 = (hi[node, 2] - oz) * iz
-    near, far = max(near, min(t0, t1)), min(far, max(t0, t1))
-    if far < max(near, 0.0) or near > t_max:
+def inverse(d):
+    """1 / d, and +inf for a zero component (either sign): that axis's lower face is then its near one."""
+    return 1.0 / d if d != 0.0 else np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def entering(t):
+    """An axis's entry distance; NaN (0 x inf: a ray not moving along the axis, in the box's face) counts as
+    inside the slab from the start."""
+    return t if t == t else -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def leaving(t):
+    """An axis's exit distance; NaN (0 x inf, as in :func:`entering`) counts as never leaving the slab."""
+    return t if t == t else np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max):
+    """Entry distance of the ray into the box ``box[r, k:k + 6]`` (inf when it misses or enters beyond
+    t_max), the near face of each axis chosen once per ray (``s = 0`` when the inverse is positive, else 3)."""
+    near = max(max(entering((np.float64(box[r, k + sx]) - ox) * ix),
+                   entering((np.float64(box[r, k + 1 + sy]) - oy) * iy)),
+               max(entering((np.float64(box[r, k + 2 + sz]) - oz) * iz), 0.0))
+    far = min(min(leaving((np.float64(box[r, k + 3 - sx]) - ox) * ix),
+                  leaving((np.float64(box[r, k + 4 - sy]) - oy) * iy)),
+              leaving((np.float64(box[r, k + 5 - sz]) - oz) * iz))
+    if far * WIDEN < near or near > t_max:
         return np.inf
-    return max(near, 0.0)
+    return near
+
+
+@nb.njit(cache=True, inline="always")
+def signs(ix, iy, iz):
+    return 0 if ix >= 0.0 else 3, 0 if iy >= 0.0 else 3, 0 if iz >= 0.0 else 3
+
+
+@nb.njit(cache=True, inline="always")
+def slab(box, r, k, ox, oy, oz, ix, iy, iz, t_max):
+    """:func:`slab_signed` choosing the near faces itself."""
+    sx, sy, sz = signs(ix, iy, iz)
+    return slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max)
 
 
 @nb.njit(cache=True, inline="always")
@@ -316,98 +135,227 @@ def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
     return dist if dist >= 0.0 else np.inf
 
 
+
+@nb.njit(cache=True, inline="always")
+def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
+    """:func:`ray_triangle` on the triangle in leaf slot q, from its stored corner and edges (the same values,
+    the same operations: the same answer to the last bit)."""
+    e1x, e1y, e1z = tri[q, 3], tri[q, 4], tri[q, 5]
+    e2x, e2y, e2z = tri[q, 6], tri[q, 7], tri[q, 8]
+    px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
+    det = e1x * px + e1y * py + e1z * pz
+    if abs(det) < EPSILON:
+        return np.inf
+    inv = 1.0 / det
+    sx, sy, sz = ox - tri[q, 0], oy - tri[q, 1], oz - tri[q, 2]
+    u = (sx * px + sy * py + sz * pz) * inv
+    if u < 0.0 or u > 1.0:
+        return np.inf
+    qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
+    v = (dx * qx + dy * qy + dz * qz) * inv
+    if v < 0.0 or u + v > 1.0:
+        return np.inf
+    dist = (e2x * qx + e2y * qy + e2z * qz) * inv
+    return dist if dist >= 0.0 else np.inf
+
+
 @nb.njit(cache=True, nogil=True)
-def raycast(positions, indices, order, node_lo, node_hi, node_a, node_b, origins, directions, max_distance,
-            out_distance, out_triangle):
-    """First hit of each ray (directions unit length): distance (inf: none) and triangle (-1: none). Ties go to
-    the lower triangle index, so the answer does not depend on the tree's shape."""
-    stack = np.empty(128, dtype=np.int64)
-    entry = np.empty(128)  # where the ray enters each stacked node's box: stale entries are skipped on pop
-    for r in range(origins.shape[0]):
-        ox, oy, oz = origins[r, 0], origins[r, 1], origins[r, 2]
-        dx, dy, dz = directions[r, 0], directions[r, 1], directions[r, 2]
-        ix = 1.0 / dx if dx != 0.0 else np.inf
-        iy = 1.0 / dy if dy != 0.0 else np.inf
-        iz = 1.0 / dz if dz != 0.0 else np.inf
-        best, best_t = max_distance[r], -1
-        top = 0
-        root = ray_box(ox, oy, oz, ix, iy, iz, node_lo, node_hi, 0, best)
-        if root < np.inf:
-            stack[0], entry[0] = 0, root
-            top = 1
+def coherent_order(origins, sequence):
+    """An order of the rays in which neighbours start near each other: by a Morton code of their origin's cell
+    in a grid of 2**16 cells over the origins' box, its bits given in turn to the axis whose cells are longest
+    (a counting sort, stable). Tracing a large batch in this order keeps the tree's records and triangles in
+    cache from one ray to the next; each ray's answer is the same in any order."""
+    rays = origins.shape[0]
+    low, extent = np.empty(3), np.empty(3)
+    for axis in range(3):
+        low[axis], high = np.inf, -np.inf
+        for r in range(rays):
+            low[axis], high = min(low[axis], origins[r, axis]), max(high, origins[r, axis])
+        extent[axis] = high - low[axis]
+    bits = np.zeros(3, dtype=np.int64)
+    axis_of_bit = np.empty(KEY_BITS, dtype=np.int64)  # from the most significant
+    for k in range(KEY_BITS):
+        longest = 0
+        for axis in range(1, 3):
+            if extent[axis] / 2.0 ** bits[axis] > extent[longest] / 2.0 ** bits[longest]:
+                longest = axis
+        axis_of_bit[k] = longest
+        bits[longest] += 1
+    # spread[axis][cell]: that axis's bits of a cell, in their places in the key.
+    spread_x = np.zeros(2 ** bits[0], dtype=np.int64)
+    spread_y = np.zeros(2 ** bits[1], dtype=np.int64)
+    spread_z = np.zeros(2 ** bits[2], dtype=np.int64)
+    used = np.zeros(3, dtype=np.int64)
+    for k in range(KEY_BITS):
+        axis = axis_of_bit[k]
+        used[axis] += 1
+        spread = spread_x if axis == 0 else (spread_y if axis == 1 else spread_z)
+        for cell in range(spread.shape[0]):
+            spread[cell] |= ((cell >> (bits[axis] - used[axis])) & 1) << (KEY_BITS - 1 - k)
+    scale = np.empty(3)
+    for axis in range(3):
+        scale[axis] = 2.0 ** bits[axis] / extent[axis] if extent[axis] > 0.0 else 0.0
+    counts = np.zeros(2 ** KEY_BITS + 1, dtype=np.int64)
+    keys = np.empty(rays, dtype=np.int64)
+    for r in range(rays):
+        cx = min(max(int((origins[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
+        cy = min(max(int((origins[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
+        cz = min(max(int((origins[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
+        key = spread_x[cx] | spread_y[cy] | spread_z[cz]
+        keys[r] = key
+        counts[key + 1] += 1
+    for k in range(2 ** KEY_BITS):
+        counts[k + 1] += counts[k]
+    for r in range(rays):
+        sequence[counts[keys[r]]] = r
+        counts[keys[r]] += 1
+
+
+@nb.njit(cache=True, inline="always")
+def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, stack_entry, ox, oy, oz, dx, dy, dz,
+              limit):
+    """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
+    the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the two
+    children a record's ray enters, the nearer is searched at once and the other stacked with its entry
+    distance, skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past the best
+    distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below the box's
+    entry, is still met, and a tie still goes to the lower index."""
+    ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
+    sx, sy, sz = signs(ix, iy, iz)
+    best, best_t, best_q = limit, -1, -1
+    ref, count = root[0], root[1]
+    searching = slab(root_box.reshape((1, 6)), 0, 0, ox, oy, oz, ix, iy, iz, best) < np.inf
+    top = 0
+    while searching:
+        if count == 0:
+            reach = best * TIE_SLACK
+            na = slab_signed(box, ref, 0, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
+            nb_ = slab_signed(box, ref, 6, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
+            if na < np.inf or nb_ < np.inf:
+                ref_a, ref_b, count_a, count_b = child[ref, 0], child[ref, 1], child[ref, 2], child[ref, 3]
+                if nb_ == np.inf:
+                    ref, count = ref_a, count_a
+                elif na == np.inf:
+                    ref, count = ref_b, count_b
+                elif na <= nb_:
+                    stack_ref[top], stack_count[top], stack_entry[top] = ref_b, count_b, nb_
+                    top += 1
+                    ref, count = ref_a, count_a
+                else:
+                    stack_ref[top], stack_count[top], stack_entry[top] = ref_a, count_a, na
+                    top += 1
+                    ref, count = ref_b, count_b
+                continue
+        else:
+            for q in range(ref, ref + count):
+                dist = ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz)
+                if dist <= best:
+                    t = order[q]
+                    if dist < best or (best_t >= 0 and t < best_t):
+                        best, best_t, best_q = dist, t, q
+        searching = False
         while top > 0:
             top -= 1
-            node = stack[top]
-            if entry[top] > best:
-                continue
-            a, b = node_a[node], node_b[node]
-            if a < 0:
-                start = -1 - a
-                for q in range(start, start + b):
-                    t = order[q]
-                    dist = ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz)
-                    if dist < best or (dist == best and best_t >= 0 and t < best_t):
-                        best, best_t = dist, t
-            else:
-                na = ray_box(ox, oy, oz, ix, iy, iz, node_lo, node_hi, a, best)
-                nb_ = ray_box(ox, oy, oz, ix, iy, iz, node_lo, node_hi, b, best)
-                # Nearer child last on the stack, so it is searched first and prunes the other.
-                if na <= nb_:
-                    if nb_ < np.inf:
-                        stack[top], entry[top] = b, nb_
-                        top += 1
-                    if na < np.inf:
-                        stack[top], entry[top] = a, na
-                        top += 1
-                else:
-                    if na < np.inf:
-                        stack[top], entry[top] = a, na
-                        top += 1
-                    if nb_ < np.inf:
-                        stack[top], entry[top] = b, nb_
-                        top += 1
-        out_triangle[r] = best_t
-        out_distance[r] = best if best_t >= 0 else np.inf
+            if stack_entry[top] <= best * TIE_SLACK:
+                ref, count = stack_ref[top], stack_count[top]
+                searching = True
+                break
+    return best, best_t, best_q
 
 
 @nb.njit(cache=True, nogil=True)
-def raycast_all(positions, indices, order, node_lo, node_hi, node_a, node_b, origins, directions, max_distance,
-                counts, out_ray, out_distance, out_triangle):
+def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, origins, directions, max_distance,
+            out_distance, out_triangle, out_point, out_normal, out_material, out_object):
+    """First hit of each ray (directions unit length; :func:`first_hit`), a batch of COHERENT_BATCH rays or more
+    taken in :func:`coherent_order`: distance (inf: none), triangle (-1: none), point, the triangle's unit normal turned to face the
+    ray's origin (computed as :func:`triangle_normals` does, from the edges at hand), material and object (NaN,
+    NaN, 0, -1 for a miss). The rays are copied a block at a time (a simple loop whose reads overlap) before
+    the block is traced."""
+    stack_ref = np.empty(STACK, dtype=np.int64)
+    stack_count = np.empty(STACK, dtype=np.int64)
+    stack_entry = np.empty(STACK)
+    block = np.empty((RAY_BLOCK, 7))
+    if origins.shape[0] >= COHERENT_BATCH:
+        sequence = np.empty(origins.shape[0], dtype=np.int64)
+        coherent_order(origins, sequence)
+    else:
+        sequence = np.arange(origins.shape[0])
+    for first in range(0, sequence.shape[0], RAY_BLOCK):
+        size = min(RAY_BLOCK, sequence.shape[0] - first)
+        for i in range(size):
+            r = sequence[first + i]
+            for axis in range(3):
+                block[i, axis] = origins[r, axis]
+                block[i, 3 + axis] = directions[r, axis]
+            block[i, 6] = max_distance[r]
+        for i in range(size):
+            r = sequence[first + i]
+            ox, oy, oz, dx, dy, dz = block[i, 0], block[i, 1], block[i, 2], block[i, 3], block[i, 4], block[i, 5]
+            best, best_t, best_q = first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count,
+                                             stack_entry, ox, oy, oz, dx, dy, dz, block[i, 6])
+            out_triangle[r] = best_t
+            if best_t < 0:
+                out_distance[r] = np.inf
+                for axis in range(3):
+                    out_point[r, axis] = np.nan
+                    out_normal[r, axis] = np.nan
+                out_material[r], out_object[r] = 0, -1
+                continue
+            out_distance[r] = best
+            ux, uy, uz = tri[best_q, 3], tri[best_q, 4], tri[best_q, 5]
+            vx, vy, vz = tri[best_q, 6], tri[best_q, 7], tri[best_q, 8]
+            nx = uy * vz - uz * vy
+            ny = uz * vx - ux * vz
+            nz = ux * vy - uy * vx
+            length = math.sqrt(nx * nx + ny * ny + nz * nz)
+            if length > 0.0:
+                nx, ny, nz = nx / length, ny / length, nz / length
+            else:
+                nx = ny = nz = 0.0
+            if nx * dx + ny * dy + nz * dz > 0.0:
+                nx, ny, nz = -nx, -ny, -nz
+            out_point[r, 0], out_point[r, 1], out_point[r, 2] = ox + dx * best, oy + dy * best, oz + dz * best
+            out_normal[r, 0], out_normal[r, 1], out_normal[r, 2] = nx, ny, nz
+            out_material[r], out_object[r] = tri_material[best_t], tri_object[best_t]
+
+
+@nb.njit(cache=True, nogil=True)
+def raycast_all(tri, order, box, child, root_box, root, origins, directions, max_distance, counts, out_ray,
+                out_distance, out_triangle):
     """Every hit of each ray within its max distance. With ``out_ray`` empty, only counts hits per ray into
     ``counts``; else fills the hits in ray order (unsorted within a ray; the wrapper sorts)."""
-    stack = np.empty(128, dtype=np.int64)
+    stack_ref = np.empty(STACK, dtype=np.int64)
+    stack_count = np.empty(STACK, dtype=np.int64)
+    top_box = root_box.reshape((1, 6))
     fill = out_ray.shape[0] > 0
     k = 0
     for r in range(origins.shape[0]):
         ox, oy, oz = origins[r, 0], origins[r, 1], origins[r, 2]
         dx, dy, dz = directions[r, 0], directions[r, 1], directions[r, 2]
-        ix = 1.0 / dx if dx != 0.0 else np.inf
-        iy = 1.0 / dy if dy != 0.0 else np.inf
-        iz = 1.0 / dz if dz != 0.0 else np.inf
+        ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
         limit = max_distance[r]
+        reach = limit * TIE_SLACK  # as in first_hit: a hit at the limit, rounded, is still met
         found = 0
-        stack[0] = 0
-        top = 1
+        top = 0
+        if slab(top_box, 0, 0, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+            stack_ref[0], stack_count[0] = root[0], root[1]
+            top = 1
         while top > 0:
             top -= 1
-            node = stack[top]
-            if ray_box(ox, oy, oz, ix, iy, iz, node_lo, node_hi, node, limit) == np.inf:
+            ref, count = stack_ref[top], stack_count[top]
+            if count == 0:
+                for side in range(2):
+                    if slab(box, ref, 6 * side, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                        top += 1
                 continue
-            a, b = node_a[node], node_b[node]
-            if a < 0:
-                start = -1 - a
-                for q in range(start, start + b):
-                    t = order[q]
-                    dist = ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz)
-                    if dist < np.inf and dist <= limit:
-                        if fill:
-                            out_ray[k], out_distance[k], out_triangle[k] = r, dist, t
-                            k += 1
-                        found += 1
-            else:
-                stack[top] = a
-                stack[top + 1] = b
-                top += 2
+            for q in range(ref, ref + count):
+                dist = ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz)
+                if dist < np.inf and dist <= limit:
+                    if fill:
+                        out_ray[k], out_distance[k], out_triangle[k] = r, dist, order[q]
+                        k += 1
+                    found += 1
         if not fill:
             counts[r] = found
 
@@ -547,16 +495,25 @@ def segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz):
     return rx, ry, rz, qx, qy, qz
 
 
+@nb.njit(cache=True, inline="always")
+def box_apart(box, r, k, lo0, lo1, lo2, hi0, hi1, hi2):
+    """Whether the box ``box[r, k:k + 6]`` and the box lo..hi are apart."""
+    return (box[r, k] > hi0 or box[r, k + 3] < lo0 or box[r, k + 1] > hi1 or box[r, k + 4] < lo1
+            or box[r, k + 2] > hi2 or box[r, k + 5] < lo2)
+
+
 @nb.njit(cache=True, nogil=True)
-def overlap(positions, indices, normals, order, node_lo, node_hi, node_a, node_b, starts, ends, radii, counts,
+def overlap(positions, indices, normals, order, box, child, root_box, root, starts, ends, radii, counts,
             out_query, out_triangle, out_point, out_normal, out_depth):
     """Contacts of swept spheres (capsules; a sphere is a capsule whose ends coincide) with the triangles:
-    every triangle closer than the radius to the segment start..end. With ``out_query`` empty, only counts
-    contacts per query; else fills them in query order, triangle order within a query, as long as they fit
-    (``counts`` gets every query's count either way: when their sum exceeds the outputs' length, call again
-    with room for all). A contact's point is on the triangle, its normal points from the triangle towards the
-    segment (the triangle's own normal when they touch), and its depth is radius minus distance."""
-    stack = np.empty(128, dtype=np.int64)
+    every triangle closer than the radius to the segment start..end. Fills them in query order, triangle order
+    within a query, as long as they fit (``counts`` gets every query's count either way: when their sum exceeds
+    the outputs' length, call again with room for all). A contact's point is on the triangle, its normal points
+    from the triangle towards the segment (the triangle's own normal when they touch), and its depth is radius
+    minus distance."""
+    stack_ref = np.empty(STACK, dtype=np.int64)
+    stack_count = np.empty(STACK, dtype=np.int64)
+    top_box = root_box.reshape((1, 6))
     room = out_query.shape[0]
     k = 0
     for qi in range(starts.shape[0]):
@@ -566,23 +523,21 @@ def overlap(positions, indices, normals, order, node_lo, node_hi, node_a, node_b
         lo0, lo1, lo2 = min(ax, bx) - radius, min(ay, by) - radius, min(az, bz) - radius
         hi0, hi1, hi2 = max(ax, bx) + radius, max(ay, by) + radius, max(az, bz) + radius
         found = 0
-        stack[0] = 0
-        top = 1
+        top = 0
+        if not box_apart(top_box, 0, 0, lo0, lo1, lo2, hi0, hi1, hi2):
+            stack_ref[0], stack_count[0] = root[0], root[1]
+            top = 1
         first = k
         while top > 0:
             top -= 1
-            node = stack[top]
-            if (node_lo[node, 0] > hi0 or node_hi[node, 0] < lo0 or node_lo[node, 1] > hi1 or node_hi[node, 1] < lo1
-                    or node_lo[node, 2] > hi2 or node_hi[node, 2] < lo2):
+            ref, count = stack_ref[top], stack_count[top]
+            if count == 0:
+                for side in range(2):
+                    if not box_apart(box, ref, 6 * side, lo0, lo1, lo2, hi0, hi1, hi2):
+                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                        top += 1
                 continue
-            a, b = node_a[node], node_b[node]
-            if a >= 0:
-                stack[top] = a
-                stack[top + 1] = b
-                top += 2
-                continue
-            start = -1 - a
-            for q in range(start, start + b):
+            for q in range(ref, ref + count):
                 t = order[q]
                 sx, sy, sz, tx, ty, tz = segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz)
                 ux, uy, uz = sx - tx, sy - ty, sz - tz

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from . import _kernels
+from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
+
+COHERENT_BATCH = _kernels.COHERENT_BATCH  # rays: a batch this large is traced in the order of its origins
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ class Contacts:
     depth: np.ndarray  # (K,) float64: radius minus distance, metres (>= 0)
     material: np.ndarray  # (K,) uint8
     object: np.ndarray  # (K,) int64
+
+
+def astuple_shallow(result) -> tuple:
+    """A result dataclass's arrays in field order (``dataclasses.astuple`` would copy them)."""
+    return tuple(getattr(result, name) for name in result.__dataclass_fields__)
 
 
 def _points(parameter: str, value, count: int | None = None) -> np.ndarray:
@@ -106,8 +113,11 @@ class TriangleBVH:
     Notes
     -----
     Building uses the binned surface area heuristic; :meth:`refit` after vertices moved is O(m) and keeps the
-    tree.
+    tree; :meth:`combine` puts several trees under one without rebuilding them (a tree per chunk).
     Answers do not depend on the tree's shape: ties between equally near triangles go to the lower index.
+    The queries read the tree as records holding both children's boxes (float32, rounded outwards) and the
+    triangles' corner and edges in leaf order; a batch of 4096 rays or more is traced in the order of its
+    origins (neighbours reuse what is in cache), which changes no answer.
 
     Examples
     --------
@@ -157,14 +167,24 @@ class TriangleBVH:
     def _build(self) -> None:
         count = len(self.indices)
         tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
-        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
+        _build_kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
         self._order = np.empty(count, dtype=np.int64)
         capacity = 2 * count + 1
-        self._node_lo, self._node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
-        self._node_a, self._node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-        self._nodes = _kernels.build(tri_lo, tri_hi, centroids, self._order, self._node_lo, self._node_hi,
-                                     self._node_a, self._node_b)
+        node_lo, node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
+        node_a, node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+        nodes = _build_kernels.build(tri_lo, tri_hi, centroids, self._order, node_lo, node_hi, node_a, node_b)
+        records = (nodes - 1) // 2  # the inner nodes of a binary tree
+        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
+        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
+        _build_kernels.pack(node_lo, node_hi, node_a, node_b, nodes, self._box, self._child, self._root_box,
+                            self._root)
+        self._tri = np.empty((count, 9))
+        _build_kernels.triangle_data(self.positions, self.indices, self._order, self._tri)
         self._normals_from_positions()
+
+    def _tree(self) -> tuple:
+        """What the query kernels read (see :mod:`._kernels`)."""
+        return self._tri, self._order, self._box, self._child, self._root_box, self._root
 
     @classmethod
     def combine(cls, parts: Sequence[TriangleBVH]) -> TriangleBVH:
@@ -174,7 +194,8 @@ class TriangleBVH:
         Part ``p``'s triangle ``t`` becomes triangle ``sum(earlier parts' counts) + t`` (its vertices are
         offset likewise; materials and objects are kept), and every query answers exactly as a
         :class:`TriangleBVH` built from the concatenated arrays would. No part is rebuilt: the cost is copying
-        the parts' arrays and a tree over ``len(parts)`` boxes.
+        the parts' arrays and a tree over ``len(parts)`` boxes. The parts are not changed (nor is the result
+        by a later :meth:`refit` of a part).
 
         Parameters
         ----------
@@ -196,42 +217,44 @@ class TriangleBVH:
         for part in parts:
             if not isinstance(part, TriangleBVH):
                 raise ParameterError("parts", f"a sequence holding {type(part).__name__}", legal)
-        tri_counts = np.array([len(p.indices) for p in parts], dtype=np.int64)
-        vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
-        node_counts = np.array([p._nodes for p in parts], dtype=np.int64)
         count = len(parts)
+        tri_counts = np.array([len(p._order) for p in parts], dtype=np.int64)
+        vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
+        record_counts = np.array([len(p._box) for p in parts], dtype=np.int64)
+        if tri_counts.sum() >= 2 ** 31:
+            raise ParameterError("parts", f"{tri_counts.sum()} triangles in all", "fewer than 2**31 triangles")
         tri_offsets = np.concatenate(([0], np.cumsum(tri_counts)[:-1]))
         vertex_offsets = np.concatenate(([0], np.cumsum(vertex_counts)[:-1]))
-        # The top tree's count - 1 inner nodes come first, then each part's nodes in part order.
-        node_offsets = count - 1 + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        # The top tree's count - 1 records come first, then each part's records in part order.
+        record_offsets = count - 1 + np.concatenate(([0], np.cumsum(record_counts)[:-1]))
         self = cls.__new__(cls)
         self.positions = np.concatenate([p.positions for p in parts])
-        self.indices = np.concatenate([p.indices for p in parts])
-        self.indices += np.repeat(vertex_offsets, tri_counts)[:, None]
+        self.indices = np.empty((int(tri_counts.sum()), 3), dtype=np.int64)
+        self._order = np.empty(int(tri_counts.sum()), dtype=np.int64)
+        for part, first, vertex_offset in zip(parts, tri_offsets.tolist(), vertex_offsets.tolist()):
+            last = first + len(part._order)  # copied and moved in one pass, no array of offsets
+            np.add(part.indices, vertex_offset, out=self.indices[first:last])
+            np.add(part._order, first, out=self._order[first:last])
         self.tri_material = np.concatenate([p.tri_material for p in parts])
         self.tri_object = np.concatenate([p.tri_object for p in parts])
         self.normals = np.concatenate([p.normals for p in parts])
-        self._order = np.concatenate([p._order for p in parts])
-        self._order += np.repeat(tri_offsets, tri_counts)
-        total = count - 1 + int(node_counts.sum())
-        self._node_lo, self._node_hi = np.empty((total, 3)), np.empty((total, 3))
-        self._node_a, self._node_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-        top = slice(0, count - 1)
-        np.concatenate([p._node_lo[:p._nodes] for p in parts], out=self._node_lo[count - 1:])
-        np.concatenate([p._node_hi[:p._nodes] for p in parts], out=self._node_hi[count - 1:])
-        np.concatenate([p._node_a[:p._nodes] for p in parts], out=self._node_a[count - 1:])
-        np.concatenate([p._node_b[:p._nodes] for p in parts], out=self._node_b[count - 1:])
-        _kernels.offset_nodes(self._node_a[count - 1:], self._node_b[count - 1:], np.repeat(node_offsets, node_counts),
-                              np.repeat(tri_offsets, node_counts))
-        roots = node_offsets
-        _kernels.top_tree(self._node_lo[roots], self._node_hi[roots], roots, self._node_lo[top], self._node_hi[top],
-                          self._node_a[top], self._node_b[top])
-        self._nodes = total
+        self._tri = np.concatenate([p._tri for p in parts])
+        records = count - 1 + int(record_counts.sum())
+        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
+        np.concatenate([p._box for p in parts], out=self._box[count - 1:])
+        np.concatenate([p._child for p in parts], out=self._child[count - 1:])
+        _build_kernels.offset_records(self._child[count - 1:], np.repeat(record_offsets, record_counts),
+                                      np.repeat(tri_offsets, record_counts))
+        roots = np.array([p._root for p in parts])
+        roots[:, 0] += np.where(roots[:, 1] == 0, record_offsets, tri_offsets)
+        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
+        _build_kernels.top_tree(np.array([p._root_box for p in parts]), roots, self._box[:count - 1],
+                                self._child[:count - 1], self._root_box, self._root)
         return self
 
     def _normals_from_positions(self) -> None:
         self.normals = np.empty((len(self.indices), 3))
-        _kernels.triangle_normals(self.positions, self.indices, self.normals)
+        _build_kernels.triangle_normals(self.positions, self.indices, self.normals)
 
     def refit(self, positions) -> None:
         """Move the vertices to ``positions`` (same count, same triangles) and update the boxes in O(m): the
@@ -241,11 +264,8 @@ class TriangleBVH:
             raise ParameterError("positions", f"array of shape {positions.shape}",
                                  f"the same shape as before, {self.positions.shape}")
         self.positions = positions.copy()
-        count = len(self.indices)
-        tri_lo, tri_hi, centroids = np.empty((count, 3)), np.empty((count, 3)), np.empty((count, 3))
-        _kernels.triangle_boxes(self.positions, self.indices, tri_lo, tri_hi, centroids)
-        _kernels.refit(tri_lo, tri_hi, self._order, self._node_lo, self._node_hi, self._node_a, self._node_b,
-                       self._nodes)
+        _build_kernels.refit(self.positions, self.indices, self._order, self._tri, self._box, self._child,
+                             self._root_box, self._root)
         self._normals_from_positions()
 
     # ---------------------------------------------------------------------------------------------- rays
@@ -254,10 +274,10 @@ class TriangleBVH:
         directions = _points("directions", directions, len(origins))
         count = max(len(origins), len(directions))
         origins = np.ascontiguousarray(np.broadcast_to(origins, (count, 3)))
-        length = np.linalg.norm(directions, axis=1)
-        if np.any(length == 0):
+        unit = np.empty((len(directions), 3))
+        if _kernels.unit_directions(np.ascontiguousarray(directions), unit) == 2:
             raise ParameterError("directions", "a zero vector", "non-zero directions")
-        directions = np.ascontiguousarray(np.broadcast_to(directions / length[:, None], (count, 3)))
+        directions = unit if len(unit) == count else np.ascontiguousarray(np.broadcast_to(unit, (count, 3)))
         return origins, directions, _per_query("max_distance", max_distance, count, "m", allow_inf=True)
 
     def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
@@ -266,11 +286,16 @@ class TriangleBVH:
         ``origins`` and ``directions`` are (3,) or (R, 3) arrays (one broadcasts against the other);
         directions need not be unit length."""
         origins, directions, limit = self._rays(origins, directions, max_distance)
-        distance = np.empty(len(origins))
-        triangle = np.empty(len(origins), dtype=np.int64)
-        _kernels.raycast(self.positions, self.indices, self._order, self._node_lo, self._node_hi, self._node_a,
-                         self._node_b, origins, directions, limit, distance, triangle)
-        return RayHits(distance, triangle, *self._hit_details(origins, directions, distance, triangle))
+        count = len(origins)
+        hits = self._empty_hits(count)
+        _kernels.raycast(*self._tree(), self.tri_material, self.tri_object, origins, directions, limit,
+                         *astuple_shallow(hits))
+        return hits
+
+    @staticmethod
+    def _empty_hits(count: int) -> RayHits:
+        return RayHits(np.empty(count), np.empty(count, dtype=np.int64), np.empty((count, 3)), np.empty((count, 3)),
+                       np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64))
 
     def raycast_all(self, origins, directions, max_distance=np.inf) -> RayHitList:
         """Every triangle along each ray within ``max_distance`` metres, sorted by ray then distance."""
@@ -294,8 +319,7 @@ class TriangleBVH:
     def _all_hits(self, origins, directions, limit) -> RayHitList:
         counts = np.zeros(len(origins), dtype=np.int64)
         nothing = np.empty(0, dtype=np.int64)
-        args = (self.positions, self.indices, self._order, self._node_lo, self._node_hi, self._node_a, self._node_b,
-                origins, directions, limit, counts)
+        args = (*self._tree(), origins, directions, limit, counts)
         _kernels.raycast_all(*args, nothing, np.empty(0), nothing)
         total = int(counts.sum())
         ray, distance, triangle = np.empty(total, dtype=np.int64), np.empty(total), np.empty(total, dtype=np.int64)
@@ -307,15 +331,11 @@ class TriangleBVH:
         return RayHitList(ray, distance, triangle, point, normal, material, obj)
 
     def _hit_details(self, origins, directions, distance, triangle):
-        hit = triangle >= 0
-        safe = np.where(hit, triangle, 0)
-        point = np.where(hit[:, None], origins + directions * np.where(hit, distance, 0.0)[:, None], np.nan)
-        normal = self.normals[safe].copy()
-        facing = np.sum(normal * directions, axis=1) > 0
-        normal[facing] *= -1.0
-        normal[~hit] = np.nan
-        material = np.where(hit, self.tri_material[safe], 0).astype(np.uint8)
-        obj = np.where(hit, self.tri_object[safe], -1).astype(np.int64)
+        count = len(triangle)
+        point, normal = np.empty((count, 3)), np.empty((count, 3))
+        material, obj = np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64)
+        _kernels.hit_details(origins, directions, distance, triangle, self.normals, self.tri_material,
+                             self.tri_object, point, normal, material, obj)
         return point, normal, material, obj
 
     # ------------------------------------------------------------------------------------------ overlaps
@@ -339,8 +359,7 @@ class TriangleBVH:
 
     def _overlap(self, starts, ends, radii) -> Contacts:
         counts = np.zeros(len(starts), dtype=np.int64)
-        args = (self.positions, self.indices, self.normals, self._order, self._node_lo, self._node_hi,
-                self._node_a, self._node_b, starts, ends, radii, counts)
+        args = (self.positions, self.indices, self.normals, *self._tree()[1:], starts, ends, radii, counts)
         room = 64 * len(starts)  # one kernel call when the contacts fit (a character's capsule: a few)
         while True:
             query, triangle = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)

@@ -1,0 +1,350 @@
+"""Numba kernels that build, refit and combine the collision wing's bounding volume hierarchy.
+
+:func:`build` makes a binary tree over the triangles (every node a box; a leaf ``-1 - start`` and a count into
+``order``); :func:`pack` turns it into the layout the queries read (see :mod:`._kernels`): one record per inner
+node holding both children's boxes (float32, rounded outwards, so a box never shrinks) and their references,
+and the triangles' corner and edges in leaf order (:func:`triangle_data`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+LEAF_SIZE = 4
+BINS = 16
+
+
+@nb.njit(cache=True, nogil=True)
+def triangle_boxes(positions, indices, lo, hi, centroids):
+    for t in range(indices.shape[0]):
+        for axis in range(3):
+            a = positions[indices[t, 0], axis]
+            b = positions[indices[t, 1], axis]
+            c = positions[indices[t, 2], axis]
+            lo[t, axis] = min(a, min(b, c))
+            hi[t, axis] = max(a, max(b, c))
+            centroids[t, axis] = (a + b + c) / 3.0
+
+
+@nb.njit(cache=True, nogil=True)
+def triangle_normals(positions, indices, normals):
+    """Each triangle's unit normal (corners counter-clockwise seen from its front) into ``normals``; (0, 0, 0) for
+    a degenerate one. The same operations in the same order as numpy's cross product and norm."""
+    for t in range(indices.shape[0]):
+        a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
+        ux = positions[b, 0] - positions[a, 0]
+        uy = positions[b, 1] - positions[a, 1]
+        uz = positions[b, 2] - positions[a, 2]
+        vx = positions[c, 0] - positions[a, 0]
+        vy = positions[c, 1] - positions[a, 1]
+        vz = positions[c, 2] - positions[a, 2]
+        nx = uy * vz - uz * vy
+        ny = uz * vx - ux * vz
+        nz = ux * vy - uy * vx
+        length = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if length > 0.0:
+            normals[t, 0] = nx / length
+            normals[t, 1] = ny / length
+            normals[t, 2] = nz / length
+        else:
+            normals[t, 0] = 0.0
+            normals[t, 1] = 0.0
+            normals[t, 2] = 0.0
+
+
+@nb.njit(cache=True, nogil=True)
+def triangle_data(positions, indices, order, tri):
+    """Corner a and edges b - a, c - a of each triangle in leaf order (``tri[q]`` for triangle ``order[q]``): the
+    ray test reads them contiguously, with the very values it would compute from the positions."""
+    for q in range(order.shape[0]):
+        t = order[q]
+        a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
+        for axis in range(3):
+            tri[q, axis] = positions[a, axis]
+            tri[q, 3 + axis] = positions[b, axis] - positions[a, axis]
+            tri[q, 6 + axis] = positions[c, axis] - positions[a, axis]
+
+
+@nb.njit(cache=True, nogil=True)
+def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
+    """Top-down build with the surface area heuristic over BINS bins per axis: each node splits its triangles
+    where the children's expected ray cost (area x triangles) is least, down to LEAF_SIZE triangles. Stable
+    partitions keep the tree deterministic. Returns the node count."""
+    n = order.shape[0]
+    for t in range(n):
+        order[t] = t
+    stack_node = np.empty(256, dtype=np.int64)
+    stack_start = np.empty(256, dtype=np.int64)
+    stack_end = np.empty(256, dtype=np.int64)
+    scratch = np.empty(n, dtype=np.int64)
+    bin_lo = np.empty((BINS, 3))
+    bin_hi = np.empty((BINS, 3))
+    bin_count = np.empty(BINS, dtype=np.int64)
+    right_area = np.empty(BINS)
+    right_count = np.empty(BINS, dtype=np.int64)
+    nodes = 1
+    stack_node[0], stack_start[0], stack_end[0] = 0, 0, n
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
+        clo0 = clo1 = clo2 = np.inf
+        chi0 = chi1 = chi2 = -np.inf
+        for axis in range(3):
+            node_lo[node, axis] = np.inf
+            node_hi[node, axis] = -np.inf
+        for q in range(start, end):
+            t = order[q]
+            for axis in range(3):
+                node_lo[node, axis] = min(node_lo[node, axis], tri_lo[t, axis])
+                node_hi[node, axis] = max(node_hi[node, axis], tri_hi[t, axis])
+            clo0, chi0 = min(clo0, centroids[t, 0]), max(chi0, centroids[t, 0])
+            clo1, chi1 = min(clo1, centroids[t, 1]), max(chi1, centroids[t, 1])
+            clo2, chi2 = min(clo2, centroids[t, 2]), max(chi2, centroids[t, 2])
+        count = end - start
+        if count <= LEAF_SIZE:
+            node_a[node], node_b[node] = -1 - start, count
+            continue
+        best_cost, best_axis, best_bin = np.inf, -1, -1
+        for axis in range(3):
+            low = clo0 if axis == 0 else (clo1 if axis == 1 else clo2)
+            high = chi0 if axis == 0 else (chi1 if axis == 1 else chi2)
+            if high <= low:
+                continue
+            scale = BINS / (high - low)
+            for k in range(BINS):
+                bin_count[k] = 0
+                for c in range(3):
+                    bin_lo[k, c] = np.inf
+                    bin_hi[k, c] = -np.inf
+            for q in range(start, end):
+                t = order[q]
+                k = min(int((centroids[t, axis] - low) * scale), BINS - 1)
+                bin_count[k] += 1
+                for c in range(3):
+                    bin_lo[k, c] = min(bin_lo[k, c], tri_lo[t, c])
+                    bin_hi[k, c] = max(bin_hi[k, c], tri_hi[t, c])
+            # Sweep from the right: area and count of bins k.. .
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            total = 0
+            for k in range(BINS - 1, 0, -1):
+                x0, y0, z0 = min(x0, bin_lo[k, 0]), min(y0, bin_lo[k, 1]), min(z0, bin_lo[k, 2])
+                x1, y1, z1 = max(x1, bin_hi[k, 0]), max(y1, bin_hi[k, 1]), max(z1, bin_hi[k, 2])
+                total += bin_count[k]
+                right_count[k] = total
+                right_area[k] = box_area(x0, y0, z0, x1, y1, z1) if total else 0.0
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            total = 0
+            for k in range(BINS - 1):  # split between bin k and k + 1
+                x0, y0, z0 = min(x0, bin_lo[k, 0]), min(y0, bin_lo[k, 1]), min(z0, bin_lo[k, 2])
+                x1, y1, z1 = max(x1, bin_hi[k, 0]), max(y1, bin_hi[k, 1]), max(z1, bin_hi[k, 2])
+                total += bin_count[k]
+                if total == 0 or right_count[k + 1] == 0:
+                    continue
+                cost = box_area(x0, y0, z0, x1, y1, z1) * total + right_area[k + 1] * right_count[k + 1]
+                if cost < best_cost:
+                    best_cost, best_axis, best_bin = cost, axis, k
+        if best_axis < 0:  # every centroid in one point: split the range in half
+            middle = start + count // 2
+        else:
+            low = clo0 if best_axis == 0 else (clo1 if best_axis == 1 else clo2)
+            high = chi0 if best_axis == 0 else (chi1 if best_axis == 1 else chi2)
+            scale = BINS / (high - low)
+            # Stable partition: the triangles of bins <= best_bin first, in their order.
+            left = 0
+            for q in range(start, end):
+                t = order[q]
+                if min(int((centroids[t, best_axis] - low) * scale), BINS - 1) <= best_bin:
+                    scratch[left] = t
+                    left += 1
+            middle = start + left
+            right = left
+            for q in range(start, end):
+                t = order[q]
+                if min(int((centroids[t, best_axis] - low) * scale), BINS - 1) > best_bin:
+                    scratch[right] = t
+                    right += 1
+            for q in range(count):
+                order[start + q] = scratch[q]
+        left_node, right_node = nodes, nodes + 1
+        nodes += 2
+        node_a[node], node_b[node] = left_node, right_node
+        stack_node[depth], stack_start[depth], stack_end[depth] = right_node, middle, end
+        depth += 1
+        stack_node[depth], stack_start[depth], stack_end[depth] = left_node, start, middle
+        depth += 1
+    return nodes
+
+
+@nb.njit(cache=True, inline="always")
+def box_area(x0, y0, z0, x1, y1, z1):
+    dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
+    return dx * dy + dy * dz + dz * dx
+
+
+@nb.njit(cache=True, inline="always")
+def down(x):
+    """The largest float32 <= x."""
+    f = np.float32(x)
+    return np.nextafter(f, np.float32(-np.inf)) if np.float64(f) > x else f
+
+
+@nb.njit(cache=True, inline="always")
+def up(x):
+    """The smallest float32 >= x."""
+    f = np.float32(x)
+    return np.nextafter(f, np.float32(np.inf)) if np.float64(f) < x else f
+
+
+@nb.njit(cache=True, nogil=True)
+def pack(node_lo, node_hi, node_a, node_b, nodes, box, child, root_box, root):
+    """The query layout from :func:`build`'s nodes: record r (an inner node; children after their parent) holds
+    in ``box[r]`` its children's boxes (lo xyz, hi xyz of the first, then of the second) and in ``child[r]``
+    their references and counts: a count of 0 means an inner node (reference: its record), else a leaf
+    (reference: its first triangle slot). ``root_box`` and ``root`` (reference, count) get the root's."""
+    record = np.empty(nodes, dtype=np.int64)
+    k = 0
+    for n in range(nodes):
+        if node_a[n] >= 0:
+            record[n] = k
+            k += 1
+    for n in range(nodes):
+        if node_a[n] < 0:
+            continue
+        r = record[n]
+        for side in range(2):
+            c = node_a[n] if side == 0 else node_b[n]
+            for axis in range(3):
+                box[r, 6 * side + axis] = down(node_lo[c, axis])
+                box[r, 6 * side + 3 + axis] = up(node_hi[c, axis])
+            if node_a[c] >= 0:
+                child[r, side], child[r, 2 + side] = record[c], 0
+            else:
+                child[r, side], child[r, 2 + side] = -1 - node_a[c], node_b[c]
+    for axis in range(3):
+        root_box[axis], root_box[3 + axis] = down(node_lo[0, axis]), up(node_hi[0, axis])
+    if node_a[0] >= 0:
+        root[0], root[1] = 0, 0
+    else:
+        root[0], root[1] = -1 - node_a[0], node_b[0]
+
+
+@nb.njit(cache=True, nogil=True)
+def leaf_box(positions, indices, order, start, count, box, r, side):
+    for axis in range(3):
+        low, high = np.inf, -np.inf
+        for q in range(start, start + count):
+            t = order[q]
+            for corner in range(3):
+                value = positions[indices[t, corner], axis]
+                low, high = min(low, value), max(high, value)
+        box[r, 6 * side + axis], box[r, 6 * side + 3 + axis] = down(low), up(high)
+
+
+@nb.njit(cache=True, nogil=True)
+def refit(positions, indices, order, tri, box, child, root_box, root):
+    """After the vertices moved: the triangles' leaf-order data and every box, children first (a backwards sweep
+    over the records), the root's last. The same boxes :func:`pack` would give a tree of this shape."""
+    triangle_data(positions, indices, order, tri)
+    for r in range(box.shape[0] - 1, -1, -1):
+        for side in range(2):
+            reference, count = child[r, side], child[r, 2 + side]
+            if count > 0:
+                leaf_box(positions, indices, order, reference, count, box, r, side)
+            else:
+                for axis in range(3):
+                    box[r, 6 * side + axis] = min(box[reference, axis], box[reference, 6 + axis])
+                    box[r, 6 * side + 3 + axis] = max(box[reference, 3 + axis], box[reference, 9 + axis])
+    if root[1] > 0:
+        leaf_box(positions, indices, order, root[0], root[1], root_box.reshape((1, 6)), 0, 0)
+    else:
+        for axis in range(3):
+            root_box[axis] = min(box[0, axis], box[0, 6 + axis])
+            root_box[3 + axis] = max(box[0, 3 + axis], box[0, 9 + axis])
+
+
+# ---------------------------------------------------------------------------------------------- combining
+@nb.njit(cache=True, nogil=True)
+def offset_records(child, record_offset, slot_offset):
+    """Move copied records to their place in a combined tree: inner children by ``record_offset``, leaves'
+    first slot by ``slot_offset`` (both per record)."""
+    for r in range(child.shape[0]):
+        for side in range(2):
+            if child[r, 2 + side] == 0:
+                child[r, side] += record_offset[r]
+            else:
+                child[r, side] += slot_offset[r]
+
+
+@nb.njit(cache=True, nogil=True)
+def top_tree(root_box, roots, box, child, top_box, top):
+    """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them: P - 1 records
+    numbered 0.. (children after their parent), whose children are other top records or the parts' roots
+    (``roots[p]``: reference and count, already moved to the combined arrays). Each record splits its parts
+    where the surface area heuristic (area x parts) is least, over the parts sorted by box centre along each
+    axis (stable sorts: deterministic). ``top_box`` and ``top`` get the combined tree's root."""
+    parts = roots.shape[0]
+    if parts == 1:
+        top_box[:] = root_box[0]
+        top[0], top[1] = roots[0, 0], roots[0, 1]
+        return
+    centres = (root_box[:, :3].astype(np.float64) + root_box[:, 3:].astype(np.float64)) * 0.5
+    order = np.arange(parts)
+    best_order = np.empty(parts, dtype=np.int64)
+    left_area = np.empty(parts)
+    stack_node = np.empty(parts, dtype=np.int64)
+    stack_start = np.empty(parts, dtype=np.int64)
+    stack_end = np.empty(parts, dtype=np.int64)
+    stack_node[0], stack_start[0], stack_end[0] = 0, 0, parts
+    depth = 1
+    nodes = 1
+    while depth > 0:
+        depth -= 1
+        node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
+        count = end - start
+        best_cost, best_split = np.inf, start + count // 2
+        best_order[start:end] = order[start:end]
+        for axis in range(3):
+            sorted_ = order[start:end][np.argsort(centres[order[start:end], axis], kind="mergesort")]
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            for k in range(count - 1):
+                p = sorted_[k]
+                x0, y0, z0 = min(x0, root_box[p, 0]), min(y0, root_box[p, 1]), min(z0, root_box[p, 2])
+                x1, y1, z1 = max(x1, root_box[p, 3]), max(y1, root_box[p, 4]), max(z1, root_box[p, 5])
+                left_area[k] = box_area(x0, y0, z0, x1, y1, z1)
+            x0 = y0 = z0 = np.inf
+            x1 = y1 = z1 = -np.inf
+            for k in range(count - 1, 0, -1):  # split between sorted k - 1 and k
+                p = sorted_[k]
+                x0, y0, z0 = min(x0, root_box[p, 0]), min(y0, root_box[p, 1]), min(z0, root_box[p, 2])
+                x1, y1, z1 = max(x1, root_box[p, 3]), max(y1, root_box[p, 4]), max(z1, root_box[p, 5])
+                cost = left_area[k - 1] * k + box_area(x0, y0, z0, x1, y1, z1) * (count - k)
+                if cost < best_cost or (cost == best_cost and abs(2 * k - count) < abs(2 * (best_split - start)
+                                                                                       - count)):
+                    best_cost, best_split = cost, start + k
+                    best_order[start:end] = sorted_
+        order[start:end] = best_order[start:end]
+        for side in range(2):
+            first, last = (start, best_split) if side == 0 else (best_split, end)
+            for axis in range(6):
+                value = root_box[order[first], axis]
+                for q in range(first + 1, last):
+                    value = min(value, root_box[order[q], axis]) if axis < 3 else max(value, root_box[order[q], axis])
+                box[node, 6 * side + axis] = value
+            if last - first == 1:
+                child[node, side], child[node, 2 + side] = roots[order[first], 0], roots[order[first], 1]
+            else:
+                child[node, side], child[node, 2 + side] = nodes, 0
+                stack_node[depth], stack_start[depth], stack_end[depth] = nodes, first, last
+                depth += 1
+                nodes += 1
+    top[0], top[1] = 0, 0
+    for axis in range(3):
+        top_box[axis] = min(box[0, axis], box[0, 6 + axis])
+        top_box[3 + axis] = max(box[0, 3 + axis], box[0, 9 + axis])
