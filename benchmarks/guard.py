@@ -86,7 +86,7 @@ GROUPS = {
     "meshing": (meshing_figures, [Check("unsimplified_speedup", 2.0, at_most=False),
                                   Check("simplified_speedup", 1.3, at_most=False), Check("chunk_simplified_ms", 0.6),
                                   Check("occlusion_share", 0.15)]),
-    "collision": (collision_figures, []),
+    "collision": (collision_figures, [Check("raycast / Embree", 0.5, at_most=False)]),
     "play": (play_figures, [Check("total_bytes_per_s", 100 * 1024)]),
     # two_bone_ik <= 25 µs where ikpy takes 5-20 ms (issue #5): at least 200 times ikpy's speed on the same arm.
     "motion": (motion_figures, [Check("ikpy_over_two_bone", 200.0, at_most=False), Check("two_bone_ik_us", 25.0),
