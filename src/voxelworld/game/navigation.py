@@ -67,7 +67,7 @@ def _chunk_name(chunk: tuple[int, int, int]) -> str:
 
 
 def _same_mesh(a: CollisionMesh | None, b: CollisionMesh | None) -> bool:
-    if a is None or b is None:
+    if a is None or b is None or a is b:  # the mesher hands back the mesh it cached while the chunk is unchanged
         return a is b
     return (np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices)
             and np.array_equal(a.tri_material, b.tri_material))
