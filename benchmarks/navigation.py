@@ -1,4 +1,5 @@
-"""Navigation benchmarks (issue #4). Run: ``.venv/bin/python benchmarks/navigation.py``.
+"""Navigation benchmarks (issue #4). Run: ``.venv/bin/python benchmarks/navigation.py`` (``--cpu``: only the
+update's CPU-time rows, for comparing a change in one session on a shared machine).
 
 On the nav_test level (``tests/data/scenes/nav_test.obj``, Recast's demo level) with Recast's demo parameters,
 over a search region covering the scene:
@@ -121,11 +122,13 @@ def world_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0, prebu
     return np.array(times[3:])
 
 
-def alternating_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def alternating_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0,
+                             clock=time.perf_counter) -> tuple[np.ndarray, np.ndarray]:
     """`world_update_times` with and without ``prebuilt`` in one world: the digs alternate between the two rows
     (the first of each pair builds the collision meshes around the dig before the update is timed, the second
     leaves them to the update), so both rows see navmeshes of the same age. Seconds per update, (prebuilt,
-    including the meshes), after 3 warm-up digs, ``digs // 2`` each."""
+    including the meshes), after 3 warm-up digs, ``digs // 2`` each, by ``clock`` (wall-clock by default;
+    ``time.thread_time`` gives CPU time, steadier on a shared machine)."""
     world = World.demo(seed=0)
     world.mesher.update()
     props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
@@ -147,9 +150,9 @@ def alternating_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0)
         prebuilt = done % 2 == 0
         if prebuilt:
             world.mesher.collision_mesh(Box((x - 12, y - 12, z - 12), (x + 12, y + 12, z + 12)))
-        start = time.perf_counter()
+        start = clock()
         nav.update(update.surfaces_rebuilt)
-        seconds = time.perf_counter() - start
+        seconds = clock() - start
         if done >= 3:
             rows[0 if prebuilt else 1].append(seconds)
         done += 1
@@ -247,7 +250,20 @@ def find_path_times(mesh, pairs) -> tuple[np.ndarray, np.ndarray]:
     return times, lengths
 
 
+def cpu_rows(runs: int = 3) -> None:
+    """Print the update's CPU-time rows (``time.thread_time``; median and p95 of each run's 20 + 20 digs): what to
+    compare before and after a change on a shared machine, in the same session."""
+    for run in range(runs):
+        prebuilt, building = (t * 1000 for t in alternating_update_times(40, seed=1 + run, clock=time.thread_time))
+        print(f"seed {1 + run}: update CPU ms, prebuilt {np.median(prebuilt):.2f} (p95 "
+              f"{np.percentile(prebuilt, 95):.2f}), building the meshes {np.median(building):.2f} (p95 "
+              f"{np.percentile(building, 95):.2f})")
+
+
 def main() -> None:
+    if "--cpu" in sys.argv:
+        cpu_rows()
+        return
     scene, mesh, bake_time = nav_test_mesh()
     rebakes = rebake_times(scene, mesh) * 1000
     updates = world_update_times() * 1000

@@ -335,3 +335,35 @@ def test_one_call_cuts_every_region_as_the_steps_do(seed, levels, errors, max_co
             pieces = region_pieces(*got, g, region_level[g], height, label, 2, 1, keep, 5, True)
             for a, b in zip(pieces, region_pieces_reference(*got, g, region_level[g], height, label, 2, 1, keep, 5)):
                 assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), levels=st.sampled_from([1, 2, 3]))
+def test_region_cells_groups_the_cells_as_a_stable_sort_does(seed, levels):
+    """Each region's cells and level from one counting sort, against np.nonzero sorted (stably) by region and
+    each region's first rectangle's level."""
+    from voxelworld.navigation._kernels.regions import paint_regions, region_cells
+
+    rng = np.random.default_rng(seed)
+    nx, nz = 19, 16
+    height = np.where(rng.random((nx, nz, levels)) < 0.7, rng.choice([0.0, 0.2, 1.5], (nx, nz, levels)), np.nan)
+    height = np.sort(height + np.arange(levels) * 3.0, -1)
+    links = level_links(height, 0.3)
+    tile = (1, 2, nx, nz)
+    rects = np.empty((nx * nz * levels, 5), np.int64)
+    rects = rects[:tile_rectangles(height, links, *tile, rects)]
+    region = np.empty(len(rects), np.int64)
+    count = tile_regions(links, rects, levels, *tile, region)
+    label = np.full((nx - 1, nz - 2, levels), -1, np.int64)
+    paint_regions(rects, region, 1, 2, label)
+    a, b, s = np.nonzero(label >= 0)
+    owner = label[a, b, s]
+    order = np.argsort(owner, kind="stable")
+    expected_bounds = np.searchsorted(owner[order], np.arange(count + 1))
+    expected = np.column_stack([a, b])[order]
+    cells = np.full((label.size, 2), -7, np.int64)
+    bounds, region_level = np.empty(count + 1, np.int64), np.empty(count, np.int64)
+    assert region_cells(label, rects, region, count, cells, bounds, region_level) == len(expected)
+    assert bounds.tolist() == expected_bounds.tolist()
+    assert cells[:len(expected)].tolist() == expected.tolist()
+    assert region_level.tolist() == rects[np.unique(region, return_index=True)[1], 0].tolist()

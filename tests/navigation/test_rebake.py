@@ -180,3 +180,24 @@ def test_queries_after_rebakes_answer_as_on_a_fresh_bake():
             if got is not None:
                 assert np.array_equal(got.points, expected.points) and got.length == expected.length
             assert query.locate(a) == fresh.locate(a)
+
+
+def test_what_rays_keep_of_an_object_goes_with_it():
+    """The rays' per-object cache (bounds, proxies, roles' look-ups) is let go when its object dies, so an object
+    made later at the same address starts with nothing kept (its bounds are its own)."""
+    import gc
+
+    from voxelworld.navigation import SceneObject
+    from voxelworld.navigation import rays
+
+    first = SceneObject("a", [[0, 0, 0], [1, 0, 0], [0, 0, 1]], [[0, 1, 2]])
+    assert rays._bounds(first)[1].tolist() == [1.0, 0.0, 1.0]
+    address = id(first)
+    assert address in rays._OBJECT_CACHE
+    del first
+    gc.collect()
+    assert address not in rays._OBJECT_CACHE
+    for _ in range(50):  # whichever reuses the address: its own bounds
+        later = SceneObject("b", [[0, 0, 0], [5, 0, 0], [0, 0, 5]], [[0, 1, 2]])
+        assert rays._bounds(later)[1].tolist() == [5.0, 0.0, 5.0]
+        del later

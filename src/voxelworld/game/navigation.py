@@ -47,6 +47,7 @@ from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, N
                           SearchRegion)
 from ..navigation.bake import bake
 from ..navigation.polygons import TILE_CELLS
+from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume, VoxelVolume
 
@@ -66,33 +67,15 @@ def _chunk_name(chunk: tuple[int, int, int]) -> str:
 
 
 def _same_mesh(a: CollisionMesh | None, b: CollisionMesh | None) -> bool:
-    if a is None or b is None:
+    if a is None or b is None or a is b:  # the mesher hands back the mesh it cached while the chunk is unchanged
         return a is b
     return (np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices)
             and np.array_equal(a.tri_material, b.tri_material))
 
 
-def _triangle_rows(mesh: CollisionMesh | None) -> np.ndarray:
-    """Each triangle as one row of bytes (its corners and material), to compare triangle sets."""
-    if mesh is None:
-        return np.empty(0, dtype="V40")
-    corners = np.ascontiguousarray(mesh.positions[mesh.indices].reshape(-1, 9), dtype=np.float32)
-    material = mesh.tri_material.astype(np.float32)[:, None]
-    return np.ascontiguousarray(np.hstack([corners, material])).view("V40").ravel()
-
-
 def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
     """The box (lo, hi) of the triangles that are in one mesh and not in the other, or None."""
-    a, b = _triangle_rows(old).tolist(), _triangle_rows(new).tolist()  # bytes: set look-ups beat np.isin here
-    in_a, in_b = set(a), set(b)
-    gone = np.fromiter((row not in in_b for row in a), dtype=bool, count=len(a))
-    came = np.fromiter((row not in in_a for row in b), dtype=bool, count=len(b))
-    corners = [m.positions[m.indices[rows]].reshape(-1, 3) for m, rows in ((old, gone), (new, came))
-               if m is not None and rows.any()]
-    if not corners:
-        return None
-    corners = np.concatenate(corners)
-    return corners.min(axis=0), corners.max(axis=0)
+    return changed_box(*((m.positions, m.indices, m.tri_material) if m is not None else None for m in (old, new)))
 
 
 def _chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tuple, CollisionMesh | None]:

@@ -35,7 +35,7 @@ from ._kernels.cutting import outline_polygons, region_pieces
 from ._kernels.detail import heights_at
 from ._kernels.outlines import BRIDGE, OUT, claims
 from ._kernels.polygons import grid_portals, tile_rectangles
-from ._kernels.regions import paint_regions, tile_regions
+from ._kernels.regions import paint_regions, region_cells, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
 
@@ -152,13 +152,11 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
     are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
     falls back to its rectangles."""
     claim = claims(label)
-    region_level = rects[np.unique(region, return_index=True)[1], 0].astype(np.int64)  # numbered by first rectangle
-    # Each region's cells (row by row), from one sort of the tile's samples by region.
-    a, b, s = np.nonzero(label >= 0)
-    owner = label[a, b, s]
-    order = np.argsort(owner, kind="stable")
-    bounds = np.searchsorted(owner[order], np.arange(count + 1))
-    every = np.column_stack([a, b])[order].astype(np.int64)
+    # Each region's cells (row by row), from one counting sort of the tile's samples by region; each region's
+    # level, its first rectangle's (regions are numbered by their first rectangle).
+    every = np.empty((label.size, 2), np.int64)
+    bounds, region_level = np.empty(count + 1, np.int64), np.empty(count, np.int64)
+    region_cells(label, rects, region, count, every, bounds, region_level)
     cells = [every[bounds[g]:bounds[g + 1]] for g in range(count)]
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
                               max_corners) for g in range(count)]

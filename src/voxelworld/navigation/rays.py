@@ -396,13 +396,17 @@ def _outward(positions: np.ndarray, faces: np.ndarray, normals: np.ndarray) -> n
 
 # Per scene object (objects never change, so a re-bake reuses what the last bake of the same object found): its
 # highest point, and per proxy kind (None: its own triangles) the triangles rays meet with their x-z boxes.
-_OBJECT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Keyed by id (objects compare by identity) in a plain dict, each entry dropped by a finalizer when its object
+# dies (before its id can be reused): a re-bake looks every object up several times, and a WeakKeyDictionary's
+# look-up makes a weak reference each time.
+_OBJECT_CACHE: dict[int, dict] = {}
 
 
 def _cached(obj) -> dict:
-    entry = _OBJECT_CACHE.get(obj)
+    entry = _OBJECT_CACHE.get(id(obj))
     if entry is None:
-        entry = _OBJECT_CACHE[obj] = {}
+        entry = _OBJECT_CACHE[id(obj)] = {}
+        weakref.finalize(obj, _OBJECT_CACHE.pop, id(obj), None).atexit = False
     return entry
 
 

@@ -30,6 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import ParameterError
+from ._kernels.changes import rows_missing
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .bake import BakedArea, BakeState, local_scene
 from .frames import Frame
@@ -40,7 +41,7 @@ from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cel
 from .scene import Scene
 from .settings import NavSettings
 
-__all__ = ["rebake_state", "smallest_island"]
+__all__ = ["rebake_state", "smallest_island", "changed_box", "triangle_rows"]
 
 
 def _box(box) -> tuple[np.ndarray, np.ndarray]:
@@ -53,6 +54,48 @@ def _box(box) -> tuple[np.ndarray, np.ndarray]:
             or np.any(lo > hi):
         raise ParameterError("box", box, legal)
     return lo, hi
+
+
+def triangle_rows(positions: np.ndarray, indices: np.ndarray, tags: np.ndarray) -> np.ndarray:
+    """Each triangle as one row of words (n, 10) uint32: its corners' coordinates and its tag, each as the bits
+    of a float32, so that two triangles are the same when their rows are (what :func:`changed_box` compares)."""
+    corners = np.asarray(positions)[np.asarray(indices)].reshape(-1, 9).astype(np.float32)
+    rows = np.empty((len(corners), 10), dtype=np.float32)
+    rows[:, :9] = corners
+    rows[:, 9] = np.asarray(tags).astype(np.float32)
+    return rows.view(np.uint32)
+
+
+def changed_box(old, new):
+    """The box ``(lo, hi)`` (m) of the triangles that are in one triangle set and not in the other (the same
+    triangles in another order change nothing), or None when there are none: what a re-bake after ``old``
+    became ``new`` takes. Each set is ``(positions (n, 3), indices (m, 3), tags (m,))`` (a triangle is its
+    corners and its tag, a material say, compared as float32) or None (no triangles).
+
+    Examples
+    --------
+    >>> square = np.array([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]], dtype=np.float32)
+    >>> two = np.array([[0, 2, 1], [0, 3, 2]])
+    >>> changed_box((square, two, np.zeros(2)), (square, two[::-1], np.zeros(2))) is None
+    True
+    >>> lo, hi = changed_box((square, two, np.zeros(2)), (square, two[:1], np.zeros(1)))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, 0.0], [1.0, 0.0, 1.0])
+    """
+    rows = [triangle_rows(*mesh) if mesh is not None else np.empty((0, 10), np.uint32) for mesh in (old, new)]
+    corners = []
+    for mesh, mine, theirs in ((old, rows[0], rows[1]), (new, rows[1], rows[0])):
+        if mesh is None or not len(mine):
+            continue
+        missing = np.empty(len(mine), dtype=np.bool_)
+        rows_missing(mine, theirs, missing)
+        if missing.any():
+            positions, indices = np.asarray(mesh[0]), np.asarray(mesh[1])
+            corners.append(positions[indices[missing]].reshape(-1, 3))
+    if not corners:
+        return None
+    corners = np.concatenate(corners)
+    return corners.min(axis=0), corners.max(axis=0)
 
 
 def _check(scene, settings) -> None:

@@ -124,3 +124,34 @@ def paint_regions(rects, region, i_lo, k_lo, label):
     """``label[i - i_lo, k - k_lo, s] = region[r]`` over every cell of each rectangle r."""
     for r in range(rects.shape[0]):
         label[rects[r, 1] - i_lo:rects[r, 3] - i_lo, rects[r, 2] - k_lo:rects[r, 4] - k_lo, rects[r, 0]] = region[r]
+
+
+@numba.njit(cache=True)
+def region_cells(label, rects, region, count, cells, bounds, region_level):
+    """Each region's cells, from one counting sort of the tile's labels (``label[a, b, s] = g``, -1 where no
+    region): region g's cells are ``cells[bounds[g]:bounds[g + 1]]``, rows ``(a, b)`` in the order of (a, b, s),
+    as a stable sort of ``np.nonzero(label >= 0)`` by region gives them; ``region_level[g]``: the level of g's
+    first rectangle (``rects[r] = (level, ...)``, ``region[r]`` its region). ``cells`` needs a row per
+    labelled cell; ``bounds`` (count + 1,), ``region_level`` (count,). Returns the number of cells."""
+    bounds[:] = 0
+    for r in range(rects.shape[0] - 1, -1, -1):
+        region_level[region[r]] = rects[r, 0]
+    ni, nk, levels = label.shape
+    for a in range(ni):
+        for b in range(nk):
+            for s in range(levels):
+                g = label[a, b, s]
+                if g >= 0:
+                    bounds[g + 1] += 1
+    for g in range(count):
+        bounds[g + 1] += bounds[g]
+    at = bounds[:count].copy()
+    for a in range(ni):
+        for b in range(nk):
+            for s in range(levels):
+                g = label[a, b, s]
+                if g >= 0:
+                    cells[at[g], 0] = a
+                    cells[at[g], 1] = b
+                    at[g] += 1
+    return bounds[count]

@@ -1,0 +1,46 @@
+"""Kernels that find what changed between two sets of triangles: the rows of one set that the other lacks.
+
+A triangle is a row of words (its corners' and tag's bits); two triangles are the same when every word is. Rows
+are hashed (FNV-1a over the words), the other set's hashes sorted, and each row looked up by binary search and
+compared word for word with the rows of the same hash, so the answer is exact whatever the hashes collide.
+"""
+
+import numba
+import numpy as np
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+@numba.njit(cache=True)
+def row_hashes(rows, out):
+    """FNV-1a hash of each row of ``rows`` (n, w) uint32 into ``out`` (n,) uint64."""
+    for r in range(rows.shape[0]):
+        h = _FNV_OFFSET
+        for c in range(rows.shape[1]):
+            h = (h ^ np.uint64(rows[r, c])) * _FNV_PRIME
+        out[r] = h
+
+
+@numba.njit(cache=True)
+def rows_missing(rows, other, out):
+    """``out[r]``: whether row ``r`` of ``rows`` (n, w) uint32 equals no row of ``other`` (m, w) uint32."""
+    mine = np.empty(rows.shape[0], np.uint64)
+    theirs = np.empty(other.shape[0], np.uint64)
+    row_hashes(rows, mine)
+    row_hashes(other, theirs)
+    order = np.argsort(theirs)
+    ordered = theirs[order]
+    m, w = other.shape[0], rows.shape[1]
+    for r in range(rows.shape[0]):
+        found = False
+        j = np.searchsorted(ordered, mine[r])
+        while j < m and ordered[j] == mine[r] and not found:
+            o = order[j]
+            found = True
+            for c in range(w):
+                if rows[r, c] != other[o, c]:
+                    found = False
+                    break
+            j += 1
+        out[r] = not found
