@@ -24,7 +24,11 @@ class ChunkBVHs:
     kept until that mesh changes (the revisions of :meth:`ChunkMesher.collision_key`). Every consumer of a
     mesher's collision (the world's collider, an enemy's blade) shares one (:func:`chunk_bvhs`), so a chunk's BVH
     is built once. A lookup touches only the chunks whose revision moved (numpy over the rest); chunks no lookup
-    named for a while are let go."""
+    named for a while are let go.
+
+    :meth:`parts` hands the chunks' BVHs over a row at a time: the chunks of a row along z (consecutive in chunk
+    order) combined into one BVH, kept until one of them changes, so a dig combines its row again and the world's
+    collider combines a few rows instead of every chunk (the triangles' order stays the chunks')."""
 
     def __init__(self, mesher: ChunkMesher):
         self.mesher = mesher
@@ -32,21 +36,26 @@ class ChunkBVHs:
         self._bvhs = np.full(grid, None, dtype=object)  # each chunk's BVH (None: none, or no triangles)
         self._built = np.full(grid, -1, dtype=np.int64)  # the revision it was built at (-1: not built)
         self._used = np.zeros(grid, dtype=np.int64)  # the last lookup that named it
-        self._indices: dict[tuple, tuple] = {}  # a chunk list's index into the grid arrays (kept per list)
+        # A chunk list's index into the grid arrays and its rows (start, end) along z (kept per list).
+        self._indices: dict[tuple, tuple[tuple, list]] = {}
+        self._rows: dict[tuple, tuple[bytes, TriangleBVH]] = {}  # a row's first and last chunk -> its revisions, BVH
         self._lookups = 0
         self.builds = 0  # BVHs built so far (chunks whose collision mesh changed, or first asked for)
 
     def parts(self, key: tuple) -> list[TriangleBVH]:
-        """The BVHs that hold triangles of the chunks of ``key`` (a :meth:`ChunkMesher.collision_key`: active
-        chunks and their revisions), in the chunks' order."""
+        """BVHs holding the triangles of the chunks of ``key`` (a :meth:`ChunkMesher.collision_key`: active
+        chunks and their revisions) in the chunks' order: a row's chunks combined (see the class)."""
         chunks = key[0]
         if not chunks:
             return []
-        index = self._indices.get(chunks)
-        if index is None:
+        kept = self._indices.get(chunks)
+        if kept is None:
             if len(self._indices) > 64:  # lists of places left long ago
                 self._indices.clear()
-            index = self._indices[chunks] = tuple(np.array(chunks, dtype=np.int64).T)
+            array = np.array(chunks, dtype=np.int64)
+            starts = [0] + (np.flatnonzero(np.any(array[1:, :2] != array[:-1, :2], axis=1)) + 1).tolist()
+            kept = self._indices[chunks] = (tuple(array.T), list(zip(starts, starts[1:] + [len(chunks)])))
+        index, rows = kept
         revisions = np.frombuffer(key[1], dtype=np.int64)
         self._lookups += 1
         for n in np.flatnonzero(self._built[index] != revisions).tolist():
@@ -60,7 +69,19 @@ class ChunkBVHs:
         if self._lookups % _SWEEP_EVERY == 0:
             stale = (self._used <= self._lookups - _SWEEP_EVERY) & (self._built >= 0)
             self._bvhs[stale], self._built[stale] = None, -1
-        return [bvh for bvh in self._bvhs[index] if bvh is not None]
+            self._rows = {ends: row for ends, row in self._rows.items() if not stale[ends[0]]}
+        bvhs, found = self._bvhs[index], []
+        for start, end in rows:
+            members = [bvh for bvh in bvhs[start:end] if bvh is not None]
+            if len(members) < 2:
+                found.extend(members)
+                continue
+            ends, stamp = (chunks[start], chunks[end - 1]), revisions[start:end].tobytes()
+            row = self._rows.get(ends)
+            if row is None or row[0] != stamp:
+                row = self._rows[ends] = (stamp, TriangleBVH.combine(members))
+            found.append(row[1])
+        return found
 
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
