@@ -98,7 +98,7 @@ def scenario(name: str) -> tuple[World, object]:
     return world, (walking if name == "walking" else scraping(world))
 
 
-def budget_figures(frames: int = 150, runs: int = 3) -> dict[str, float]:
+def budget_figures(frames: int = 120, runs: int = 3) -> dict[str, float]:
     """The budget rows, short: for each scenario one world, the warm-up, then ``runs`` runs of ``frames`` frames;
     the median of the runs' wall-clock medians, and the p95 and max over all their frames (ms)."""
     figures = {}
