@@ -1,4 +1,4 @@
-"""The kernel that unpacks a packed chunk surface's cell arrays, against numpy's unpackbits."""
+"""The kernel that unpacks a packed chunk surface's cell arrays, against numpy's unpackbits; a chunk's cell box."""
 
 from __future__ import annotations
 
@@ -23,3 +23,20 @@ def test_unpack_cells_matches_numpy():
         _kernels.unpack_cells(bits, surface_cells, case_at, first_at, got_case, got_first)
         np.testing.assert_array_equal(got_case, expected_case)
         np.testing.assert_array_equal(got_first, expected_first)
+
+
+def test_chunk_cells_against_numpy_box_arithmetic():
+    """The cells of a chunk (computed in Python integers) are those of the box arithmetic in numpy: clipped at the
+    volume's last cell, empty (hi == lo) past it, and the same whether the chunk is a tuple or an array."""
+    from voxelworld.meshing.mesh import chunk_cells
+
+    for shape, size in (((100, 40, 70), 32), ((5, 5, 5), 8), ((64, 33, 1), 16)):
+        for chunk in ((0, 0, 0), (3, 1, 2), (1, 2, 0)):
+            c = np.asarray(chunk, dtype=np.int64)
+            lo = c * size
+            hi = np.maximum(np.minimum((c + 1) * size, np.asarray(shape) - 1), lo)
+            for given in (chunk, np.asarray(chunk)):
+                got_lo, got_hi = chunk_cells(shape, size, given)
+                assert got_lo.dtype == got_hi.dtype == np.int64
+                np.testing.assert_array_equal(got_lo, lo)
+                np.testing.assert_array_equal(got_hi, hi)

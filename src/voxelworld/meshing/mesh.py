@@ -8,6 +8,7 @@ across chunk borders.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
@@ -155,9 +156,12 @@ def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np
     :class:`~voxelworld.terrain.Volume` of the volume's geometry) in the window the rays can reach."""
     box = np.empty(6)
     _kernels.vertex_box(positions, np.asarray(volume.origin, dtype=np.float64), float(volume.voxel_size), box)
-    shape = np.array(volume.shape, dtype=np.int64)
-    lo = np.clip(np.floor(box[:3] - OCCLUSION_REACH).astype(np.int64) - 1, 0, shape)
-    hi = np.clip(np.ceil(box[3:] + OCCLUSION_REACH).astype(np.int64) + 2, lo, shape)
+    # In Python numbers: numpy on three numbers costs more than the arithmetic.
+    least, most = box.tolist()[:3], box.tolist()[3:]
+    lo = [min(max(math.floor(a - OCCLUSION_REACH) - 1, 0), int(n)) for a, n in zip(least, volume.shape)]
+    hi = np.array([min(max(math.ceil(b + OCCLUSION_REACH) + 2, a), int(n))
+                   for a, b, n in zip(lo, most, volume.shape)], dtype=np.int64)
+    lo = np.array(lo, dtype=np.int64)
     # A compact copy: the rays read the window all over, and a view into a larger volume made them three times
     # slower (measured on the 128³ noise field's blocks); copying costs a few percent of that.
     density = np.ascontiguousarray(fields.read_window(lo, hi, ("density",))["density"])
@@ -197,10 +201,10 @@ def merge_collision_meshes(meshes: Sequence[CollisionMesh]) -> CollisionMesh:
 
 def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
     """The cells ``lo .. hi - 1`` of ``chunk`` in a volume of ``shape`` samples (a cell needs its +1 samples)."""
-    c = np.asarray(chunk, dtype=np.int64)
-    lo = c * chunk_size
-    hi = np.minimum((c + 1) * chunk_size, np.asarray(shape, dtype=np.int64) - 1)
-    return lo, np.maximum(hi, lo)
+    # In Python integers (a mesh asks up to three times; numpy on three numbers costs more than the arithmetic).
+    lo = [int(c) * int(chunk_size) for c in chunk]
+    hi = [max(min(a + int(chunk_size), int(n) - 1), a) for a, n in zip(lo, shape)]
+    return np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
 
 
 def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
@@ -211,19 +215,19 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     simplified surface). A display mesh's occlusion is read from the density of ``fields`` (a Volume of the same
     geometry; the volume itself by default: give the fields the surfaces were made from)."""
     size = volume.chunk_size if size is None else size
-    empty = CollisionMesh.empty() if collision else DisplayMesh.empty()
+    empty = CollisionMesh.empty if collision else DisplayMesh.empty
     lo, _ = chunk_cells(volume.shape, size, first)
     _, hi = chunk_cells(volume.shape, size, last)
     dims = hi - lo
     if np.any(dims <= 0):
-        return empty
+        return empty()
     gathered = []  # (surface, is it one of the block's own chunks)
     for chunk in product(*(range(max(a - 1, 0), b + 1) for a, b in zip(first, last))):
         surface = surface_of(chunk)
         if surface is not None and surface.vertex_count:
             gathered.append((surface, all(a <= c <= b for a, c, b in zip(first, chunk, last))))
     if not any(own for _, own in gathered):
-        return empty  # no own cell crosses the surface: no quad starts here
+        return empty()  # no own cell crosses the surface: no quad starts here
     # Only the cells a quad can ask for are filled: the surface cells (every cell around a crossing edge has a
     # vertex) and, as "no cell", the layer below the block where it lies outside the volume.
     ext_first = np.empty(tuple(dims + 1), dtype=np.int64)

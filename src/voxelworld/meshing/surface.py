@@ -7,6 +7,7 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 
 from __future__ import annotations
 
+import math
 from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
 
@@ -109,7 +110,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
         return surface
     dims = np.array(surface.cell_case.shape, dtype=np.int64)
     # At most one merged vertex per octree node of each level.
-    capacity = n + sum(int(np.prod(-(-dims // 2 ** level))) for level in range(1, levels + 1))
+    capacity = n + sum(math.prod(-(-int(d) // 2 ** level) for d in surface.cell_case.shape)
+                       for level in range(1, levels + 1))
     positions = np.empty((capacity, 3))
     normals = np.empty((capacity, 3))
     materials = np.empty((capacity, 2), dtype=np.uint8)

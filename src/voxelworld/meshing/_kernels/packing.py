@@ -12,9 +12,17 @@ def unpack_cells(solid_bits, surface_cells, case_at, first_at, cell_case, cell_f
     not, then ``case_at[c]`` and ``first_at[c]`` at each of the ``surface_cells`` (local indices)."""
     case_flat = cell_case.reshape(-1)
     first_flat = cell_first.reshape(-1)
-    for index in range(case_flat.shape[0]):
+    first_flat[:] = 0
+    # A byte of bits at a time: eight cells from one load, the shifts fixed (about twice as fast as a cell at a
+    # time), then the cells of the last, partial byte.
+    whole = case_flat.shape[0] >> 3
+    for byte in range(whole):
+        bits = solid_bits[byte]
+        base = byte << 3
+        for t in range(8):
+            case_flat[base + t] = 255 * ((bits >> (7 - t)) & 1)
+    for index in range(whole << 3, case_flat.shape[0]):
         case_flat[index] = 255 * ((solid_bits[index >> 3] >> (7 - (index & 7))) & 1)
-        first_flat[index] = 0
     for c in range(surface_cells.shape[0]):
         a, b, k = surface_cells[c, 0], surface_cells[c, 1], surface_cells[c, 2]
         cell_case[a, b, k] = case_at[c]
