@@ -123,7 +123,7 @@ def budget_figures(frames: int = 120, runs: int = 3) -> dict[str, float]:
 
 
 def resident_mib() -> float:
-    """This process's resident size (MiB), from /proc (Linux)."""
+    """This process's resident size (MiB), from /proc/self/statm (Linux)."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
 

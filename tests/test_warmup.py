@@ -22,9 +22,10 @@ SRC = str(Path(voxelworld.__file__).resolve().parents[1])
 
 # Run in a fresh process (dispatchers know only the signatures that process used): the warm-up, then every njit
 # dispatcher of every _kernels module that it did not reach, either called by it or called from a kernel it called
-# (a kernel loaded from the cache carries its callees' code inside: they report no signatures of their own).
+# (a kernel loaded from the cache carries its callees' code inside: they report no signatures of their own), by
+# name or as an attribute of a kernel module it imports.
 COVERAGE = """
-import importlib, json, pkgutil
+import importlib, json, pkgutil, types
 import voxelworld
 from numba.core.registry import CPUDispatcher
 from voxelworld.warmup import compile_kernels
@@ -43,7 +44,14 @@ def called_kernels(kernel):
         code = codes.pop()
         names.update(code.co_names)
         codes.extend(const for const in code.co_consts if hasattr(const, "co_names"))
-    return [value for name in names if isinstance(value := kernel.py_func.__globals__.get(name), CPUDispatcher)]
+    found, scope = [], kernel.py_func.__globals__
+    for name in names:
+        value = scope.get(name)
+        if isinstance(value, CPUDispatcher):
+            found.append(value)
+        elif isinstance(value, types.ModuleType):  # module.kernel(...): the module's kernels the code names
+            found.extend(v for attribute in names if isinstance(v := getattr(value, attribute, None), CPUDispatcher))
+    return found
 
 reached, stack = set(), [kernel for kernel in kernels.values() if kernel.signatures]
 while stack:

@@ -168,6 +168,11 @@ def _motion() -> None:
     query = collision_contact_query(wall, {4: ("rock", 5.0)})
     for _ in range(40):
         motion.step(1 / 60, query)  # voxelworld motion plot
+    # The general frame (a second clip, joint limits): the common one above plays in two kernel calls.
+    general = ContactMotion(skeleton, swing, arm, "Skeleton_torso_joint_1", saw, second_clip=swing,
+                            limits=[ConeLimit(120), HingeLimit((1, 0, 0), -150, 150, (0, 1, 0))])
+    for _ in range(40):
+        general.step(1 / 60, query)
     root, mid, tip = np.zeros(3), np.array([0.0, -0.3, 0.0]), np.array([0.0, -0.55, 0.0])
     two_bone_ik(root, mid, tip, np.array([0.2, -0.3, 0.2]), np.array([0.0, -0.3, -1.0]), previous_mid=mid)
     chain = np.array([[0.0, 0.0, 0.0], [0.0, 0.3, 0.0], [0.0, 0.6, 0.0], [0.0, 0.9, 0.0]])

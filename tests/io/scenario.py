@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import sqlite3
 
-from voxelworld.game.world import Inputs, World
+from voxelworld.game.enemy import ChainsawSettings
+from voxelworld.game.world import Inputs, World, WorldSettings
 from voxelworld.io.state import capture
 
 PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 48, 62, 64, 124, 128, 134
 FRAMES = 150
 # What the world holds after the frame: (frame, the sources of the queued edits, what the player holds, the kinds
 # of the loose objects other than fragments). tests/io checks that these moments still happen as named.
-# The enemy cuts the rock wall with the default chainsaw (a 0.15 m cut wears rock down over many frames, the blade
-# staying in contact), so from frame 40 on its carve is queued in almost every frame.
+# The enemy cuts the rock wall with the default chainsaw carving every contact frame (scenario_world: a 0.15 m cut
+# wears rock down over many frames, the blade staying in contact), so from frame 40 on its carve is queued in almost
+# every frame.
 MOMENTS = {
     "punch queued": (41, {"punch", "chainsaw"}, None, set()),
     "pull-out queued": (49, {"pull_out", "chainsaw"}, None, set()),
@@ -27,6 +29,12 @@ MOMENTS = {
     "impact queued": (132, {"impact:attach", "chainsaw"}, "bullet", set()),
     "bullet flying": (137, {"chainsaw"}, None, {"projectile"}),
 }
+
+
+def scenario_world() -> World:
+    """The demo world of the session, its chainsaw carving every contact frame (the game's carves 15 times a
+    second), so that a carve is queued at every moment."""
+    return World.demo(seed=0, settings=WorldSettings(chainsaw=ChainsawSettings(carve_interval=0.0)))
 
 
 def inputs(frame: int) -> Inputs:

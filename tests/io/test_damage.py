@@ -13,14 +13,14 @@ from voxelworld.errors import FormatError
 from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 
-from .scenario import MOMENTS, play, state
+from .scenario import MOMENTS, play, scenario_world, state
 
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """The demo world played to the moment a thrown bullet's impact is queued (a held bullet, bullets, fragments,
     treasures, NPCs walking), saved; with its state as loaded back."""
-    world = play(World.demo(seed=0), MOMENTS["impact queued"][0])
+    world = play(scenario_world(), MOMENTS["impact queued"][0])
     path = tmp_path_factory.mktemp("damage") / "world.vxw"
     save_world(world, path)
     return path, path.read_bytes(), state(load_world(path))

@@ -15,7 +15,7 @@ from voxelworld.io import load_world, save_world
 from voxelworld.io.state import capture, restore
 from voxelworld.terrain import Sphere, VoxelVolume
 
-from .scenario import FRAMES, MOMENTS, content, inputs, state
+from .scenario import FRAMES, MOMENTS, content, inputs, scenario_world, state
 
 STEPS_AFTER = 8  # frames a loaded world is stepped beside the original
 
@@ -25,7 +25,7 @@ def session(tmp_path_factory):
     """The scenario played once on the demo world, saved at every moment; each saved file is loaded and the loaded
     world stepped beside the original for STEPS_AFTER frames. Returns what each test checks."""
     folder = tmp_path_factory.mktemp("moments")
-    world = World.demo(seed=0)
+    world = scenario_world()
     twins, found = [], {}
     at = {frame: name for name, (frame, *_) in MOMENTS.items()}
     while world.frame < FRAMES:
