@@ -263,6 +263,11 @@ def test_removing_an_agent_keeps_the_others_order():
     assert crowd.ids == (ids[0], ids[2], ids[3])
     assert np.array_equal(crowd.positions, before[[0, 2, 3]])
     assert crowd.add_agent((5.0, 0, 1.0), RADIUS, 1.0) == ids[3] + 1  # ids are never used again
+    crowd.remove_agent(ids[3] + 1)  # the last one (its rows sliced off, not deleted)
+    crowd.remove_agent(ids[3])
+    assert crowd.ids == (ids[0], ids[2]) and np.array_equal(crowd.positions, before[[0, 2]])
+    assert len(crowd.radii) == 2 and crowd.states == ("idle", "idle")
+    crowd.step(1 / 30)  # the arrays left are whole: the step runs on them
 
 
 # ------------------------------------------------------------------------------------------------- errors

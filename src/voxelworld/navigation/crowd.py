@@ -239,8 +239,10 @@ class Crowd:
     def remove_agent(self, agent: int) -> None:
         """Take agent ``agent`` out of the crowd (the others keep their order)."""
         row = self._row(agent)
+        last = row == len(self._ids) - 1  # the common case (the game's enemies are placed again every frame, last)
         for name in self.ROW_ARRAYS:
-            setattr(self, name, np.delete(getattr(self, name), row, axis=0))
+            rows = getattr(self, name)
+            setattr(self, name, rows[:row].copy() if last else np.delete(rows, row, axis=0))
         del self._paths[row]
         del self._slot[agent]
         for later in self._ids[row:]:
