@@ -169,7 +169,7 @@ class Agents:
                     np.minimum(self._pending_box[0], lo), np.maximum(self._pending_box[1], hi))
         if not self._pending:
             return
-        if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path():
+        if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path(world):
             pending, self._pending, self._pending_box = self._pending, set(), None
             self.navigation.update(pending)
 
@@ -195,18 +195,22 @@ class Agents:
                               volume.index_to_world(end) + volume.voxel_size))
         return boxes
 
-    def _crosses_a_path(self) -> bool:
+    def _crosses_a_path(self, world) -> bool:
         """Whether a walking NPC's remaining path (from where it stands) passes over the waiting changes' box
-        widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane."""
+        widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane,
+        within the distance it walks before the changes are re-baked anyway (at its top speed, until
+        ``settings.navmesh_delay`` after the oldest, and a frame more): a far NPC never reaches the change on
+        the old navmesh, so it waits for the delay like everyone."""
         walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
         if not walking or self._pending_box is None:
             return bool(walking)
         settings = self.navigation.settings
         margin = settings.agent_radius + settings.cell_size
         lo, hi = self._pending_box[0][[0, 2]] - margin, self._pending_box[1][[0, 2]] + margin
+        remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + world.dt
         for npc in walking:
             points = np.vstack([npc.position[None], npc.path])[:, [0, 2]]
-            if any(_segment_meets_box(a, b, lo, hi) for a, b in zip(points[:-1], points[1:])):
+            if _path_meets_box(points, npc.settings.speed * remaining, lo, hi):
                 return True
         return False
 
@@ -264,10 +268,24 @@ class Agents:
                     world.emit(NPCChanged, npc=npc.name, kind="replanned", position=tuple(float(v) for v in
                                                                                           npc.position))
         for enemy in self.enemies:
-            for event in enemy.step(world.dt):
+            for event in enemy.step(world.dt, world.collider):
                 kind, amount = _ENEMY_EVENTS[type(event)]
                 world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,
                            amount=float(getattr(event, amount)) if amount else 0.0)
+
+
+def _path_meets_box(points: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Whether the first ``length`` m of the 2-D polyline ``points`` meets the box [lo, hi]."""
+    for a, b in zip(points[:-1], points[1:]):
+        if length <= 0.0:
+            return False
+        step = float(np.hypot(*(b - a)))
+        if step > length:  # the part walked in time
+            b = a + (b - a) * (length / step)
+        if _segment_meets_box(a, b, lo, hi):
+            return True
+        length -= step
+    return False
 
 
 def _segment_meets_box(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..collision import Contacts, RayHits, TriangleBVH
 from ..meshing import ChunkMesher
-from ..terrain import MaterialTable
+from ..terrain import Box, MaterialTable
 from .level import Prop
 
 __all__ = ["Collider", "ChunkBVHs", "chunk_bvhs"]
@@ -119,12 +119,23 @@ class Collider:
     props : TriangleBVH or None
         The props' BVH (:func:`prop_bvh`).
     materials : MaterialTable
+    box : Box, optional
+        The box (m) whose chunks ``parts`` hold: every terrain triangle reaching into it is there
+        (:meth:`covers`). None: no promise.
     """
 
-    def __init__(self, parts, props: TriangleBVH | None, materials: MaterialTable):
-        self.materials = materials
+    def __init__(self, parts, props: TriangleBVH | None, materials: MaterialTable, box: Box | None = None):
+        self.materials, self.box = materials, box
         parts = list(parts) + ([] if props is None else [props])
         self.bvh = TriangleBVH.combine(parts) if parts else None
+
+    def covers(self, centre, radius: float) -> bool:
+        """Whether every terrain triangle within ``radius`` m of ``centre`` is in this collider (the ball lies in
+        its :attr:`box`), so that a query there may ask it instead of combining the chunks' BVHs itself."""
+        if self.box is None:
+            return False
+        return all(lo <= c - radius and c + radius <= hi
+                   for lo, c, hi in zip(self.box.min, centre, self.box.max))
 
     @property
     def triangle_count(self) -> int:

@@ -58,6 +58,7 @@ from ..meshing import ChunkMesher
 from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
                       load_gltf)
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
+from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .terrain_contacts import TerrainContacts
@@ -324,13 +325,14 @@ class ChainsawEnemy:
         return self._contacts.voxel_material(point, normal)
 
     # ---------------------------------------------------------------------------------------------- a frame
-    def step(self, dt: float) -> list:
+    def step(self, dt: float, collider: Collider | None = None) -> list:
         """Swing for ``dt`` seconds (> 0), carve where the blade is in contact, and step along the wall when
         this spot is done. Returns the motion's events (ContactStarted, ContactEnded, Vibration) and a
-        :class:`Carved` per carve."""
+        :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
+        their reach (:meth:`TerrainContacts.refresh`)."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
         self._walk(dt)
-        self._contacts.refresh(self._centre)
+        self._contacts.refresh(self._centre, collider)
         _, events = self.motion.step(dt, self._contacts)
         self.time += dt
         self._since_carve += dt

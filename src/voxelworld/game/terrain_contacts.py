@@ -19,7 +19,7 @@ from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Contact
 from ..terrain import Volume, VoxelVolume
-from .collider import chunk_bvhs
+from .collider import Collider, chunk_bvhs
 
 __all__ = ["TerrainContacts"]
 
@@ -61,15 +61,20 @@ class TerrainContacts:
         self.reach = check_finite("reach", reach, minimum=0.0, strict_minimum=True, unit="m")
         self._key: tuple | None = None
         self._bvh: TriangleBVH | None = None
+        self._shared = False  # whether _bvh is a collider's (props in it: their contacts are not the terrain's)
 
-    def refresh(self, centre) -> None:
-        """Take the collision mesh within ``reach`` of ``centre`` (m), combining the chunks' BVHs again only when
-        those triangles changed (each chunk's BVH is the one the world's collider shares,
-        :func:`~voxelworld.game.collider.chunk_bvhs`)."""
-        centre = np.array(check_point("centre", centre))
-        key = self.mesher.collision_key(near=centre, radius=self.reach)
-        if key != self._key:
-            self._key = key
+    def refresh(self, centre, collider: Collider | None = None) -> None:
+        """Take the collision mesh within ``reach`` of ``centre`` (m): ``collider``'s (the world's, already
+        combined this frame) when it :meth:`~Collider.covers` that ball, else the chunks' BVHs combined here again
+        only when those triangles changed (each chunk's BVH is the one the world's collider shares,
+        :func:`~voxelworld.game.collider.chunk_bvhs`). The contacts are the same either way."""
+        centre = check_point("centre", centre)
+        if collider is not None and collider.covers(centre, self.reach):
+            self._key, self._bvh, self._shared = None, collider.bvh, True
+            return
+        key = self.mesher.collision_key(near=np.array(centre), radius=self.reach)
+        if key != self._key or self._shared:
+            self._key, self._shared = key, False
             parts = chunk_bvhs(self.mesher).parts(key)
             self._bvh = TriangleBVH.combine(parts) if parts else None
 
@@ -93,9 +98,10 @@ class TerrainContacts:
         if self._bvh is None:
             return None
         found = self._bvh.overlap_capsule(start, end, radius)
-        if found.depth.size == 0:
+        depth = found.depth if not self._shared else np.where(found.object < 0, found.depth, -np.inf)
+        if depth.size == 0 or depth.max() == -np.inf:
             return None
-        best = int(np.argmax(found.depth))
+        best = int(np.argmax(depth))
         point, normal = found.point[best], found.normal[best]
         material = self.voxel_material(point, normal) or int(found.material[best])
         materials = self.volume.materials
