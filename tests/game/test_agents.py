@@ -39,7 +39,8 @@ def test_npc_replans_around_a_hole_the_world_digs_across_its_path_and_never_walk
         if npc.state == "arrived":
             break
     npc_events = [e for e in log if isinstance(e, NPCChanged)]
-    assert npc_events[0].kind == "replanned" and npc_events[0].frame == 60  # the frame the dig was applied
+    # Within the navmesh delay of the dig (applied in frame 60): 10 m ahead, it is not reached sooner.
+    assert npc_events[0].kind == "replanned" and 60 <= npc_events[0].frame <= 60 + 16
     assert npc_events[-1].kind == "arrived" and npc.replans >= 1
     positions = np.array(positions)
     assert np.hypot(positions[:, 0] - hole[0], positions[:, 2] - hole[1]).min() > hole[2]
@@ -47,6 +48,25 @@ def test_npc_replans_around_a_hole_the_world_digs_across_its_path_and_never_walk
     # The navmesh the world keeps equals a fresh bake of the dug terrain.
     fresh = world.agents.navigation.full_bake()
     assert np.array_equal(fresh.vertices, world.agents.navigation.mesh.vertices)
+
+
+@pytest.mark.parametrize("hole_x, at_once", [(13.0, False), (5.2, True)])
+def test_a_change_an_npc_reaches_before_the_delay_is_re_baked_at_once(hole_x, at_once):
+    """A change on a walking NPC's path within the distance it walks before the navmesh delay (2 m/s for 0.25 s
+    and a frame, plus the agent's radius and a cell) is re-baked in the frame it was applied; one farther along
+    waits for the delay, and the NPC never walks into it either way."""
+    world = field_world()
+    npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    world.queue_edit(VoxelEdit("remove", Cylinder((hole_x, 0.5, 12.0), (hole_x, 8.0, 12.0), 1.2), source="dig"))
+    revisions, positions = [], []
+    for _ in range(200):
+        world.step(Inputs())
+        revisions.append(world.agents.navigation.revision)
+        positions.append(npc.position.copy())
+    first = revisions.index(1)
+    assert first == 0 if at_once else 15 <= first <= 16
+    positions = np.array(positions)
+    assert np.hypot(positions[:, 0] - hole_x, positions[:, 2] - 12.0).min() > 1.2
 
 
 def test_a_patrolling_npc_turns_back_at_its_goal():

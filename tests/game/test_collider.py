@@ -4,6 +4,7 @@ combined with the props' BVH; it answers as one BVH over the merged collision me
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.game.collider import chunk_bvhs
@@ -88,3 +89,34 @@ def test_chunk_bvhs_let_go_of_chunks_no_lookup_named_for_a_while_and_build_them_
     again = bvhs.parts(here)  # let go of meanwhile: built again, the same triangles
     assert bvhs.builds - before == built
     assert [b.triangle_count for b in again] == [b.triangle_count for b in first]
+
+
+@pytest.mark.parametrize("near", ["player", "table"])
+def test_the_enemys_blade_reads_the_worlds_collider_where_it_covers_its_reach_and_touches_the_same(near):
+    """TerrainContacts.refresh with the world's collider: inside the collider's box it asks it (no BVH combined
+    of its own), and every capsule meets what the chunks' own BVHs give (the props' triangles, in the collider,
+    are not terrain); outside the box it combines its own."""
+    from voxelworld.game.terrain_contacts import TerrainContacts
+
+    world = World.demo(seed=0, npcs=0)
+    world.step(Inputs())
+    box = world.collider.box
+    table = next(p for p in world.props if p.name == "table")
+    centre = np.array(world.player.position) + (1.0, 0.8, 0.0) if near == "player" else table.positions.mean(axis=0)
+    shared, own = TerrainContacts(world.volume, world.mesher, 1.5), TerrainContacts(world.volume, world.mesher, 1.5)
+    shared.refresh(centre, world.collider)
+    own.refresh(centre)
+    assert world.collider.covers(centre, 1.5) and shared._bvh is world.collider.bvh and own._bvh is not shared._bvh
+    rng = np.random.default_rng(4)
+    met = 0
+    for _ in range(300):
+        start = centre + rng.uniform(-1.0, 1.0, 3)
+        end = start + rng.uniform(-0.6, 0.6, 3)
+        a, b = shared(start, end, 0.2), own(start, end, 0.2)
+        assert a == b
+        met += a is not None
+    assert met > 20
+    far = np.array(box.max) + 5.0
+    assert not world.collider.covers(far, 1.5)
+    shared.refresh(far, world.collider)
+    assert shared._bvh is not world.collider.bvh
