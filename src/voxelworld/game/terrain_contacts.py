@@ -23,6 +23,9 @@ from .collider import Collider, chunk_bvhs
 
 __all__ = ["TerrainContacts"]
 
+# Where voxel_material looks, in voxels behind the point (against the normal; negative: in front), in order.
+_BEHIND = np.array([0.5, 1.0, 1.5, 2.0, -0.5, -1.0])
+
 
 class TerrainContacts:
     """Contact queries of a tool against the terrain within ``reach`` of a centre (see the module).
@@ -83,13 +86,18 @@ class TerrainContacts:
         up to two voxels), by its dominant material; 0 if none is solid."""
         volume = self.volume
         point, normal = np.asarray(point, dtype=float), np.asarray(normal, dtype=float)
-        shape = np.array(volume.shape)
-        for k in (0.5, 1.0, 1.5, 2.0, -0.5, -1.0):
-            index = np.rint((point - normal * k * volume.voxel_size - volume.origin) / volume.voxel_size).astype(int)
-            if np.any(index < 0) or np.any(index >= shape):
-                continue
-            if volume.read_voxel(index)["density"] >= volume.iso:
-                return volume.dominant_material(index)
+        candidates = np.rint((point - normal * _BEHIND[:, None] * volume.voxel_size - volume.origin)
+                             / volume.voxel_size).astype(np.int64)
+        inside = np.all((candidates >= 0) & (candidates < np.array(volume.shape)), axis=1)
+        if not inside.any():
+            return 0
+        # One read of the few voxels around them (they lie within two voxels of the point).
+        lo, hi = candidates[inside].min(axis=0), candidates[inside].max(axis=0) + 1
+        window = volume.read_window(lo, hi, ("density", "mat_a", "mat_b", "mix"))
+        for index in candidates[inside] - lo:
+            at = tuple(index)
+            if window["density"][at] >= volume.iso:
+                return int(window["mat_b"][at] if window["mix"][at] > 127 else window["mat_a"][at])
         return 0
 
     def __call__(self, start, end, radius) -> Contact | None:
