@@ -20,6 +20,7 @@ from .chunk_surfaces import (MESHED_FIELDS, all_chunks, check_mesher_inputs, dis
 from .mesh import (CollisionMesh, DisplayMesh, assemble_chunk, merge_collision_meshes, merge_display_meshes,
                    with_occlusion)
 from . import _kernels, tables
+from ._kernels.changes import changed_box
 from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
 from .display_thread import (DisplayJob, DisplayWork, assemble_displays, display_executor, display_work,
@@ -543,17 +544,11 @@ class ChunkMesher:
         lo, hi = self.volume.chunk_box(chunk)
         current = source.read_window(lo, hi, MESHED_FIELDS)
         seen = self._fields.read_window(lo, hi, MESHED_FIELDS)
-        differs = np.zeros(tuple(int(n) for n in hi - lo), dtype=bool)
-        for name in MESHED_FIELDS:
-            differs |= current[name] != seen[name]
-        if not differs.any():
+        box = np.empty((2, 3), dtype=np.int64)
+        if not changed_box(*(current[name] for name in MESHED_FIELDS), *(seen[name] for name in MESHED_FIELDS), box):
             return None
         source.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
-        box = np.empty((2, 3), dtype=np.int64)
-        for axis in range(3):
-            where = np.flatnonzero(differs.any(axis=tuple(a for a in range(3) if a != axis)))
-            box[0, axis], box[1, axis] = lo[axis] + where[0], lo[axis] + where[-1]
-        return box[0], box[1]
+        return lo + box[0], lo + box[1]
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose vertices read a sample in the inclusive box lo..hi: chunk c's cells read samples
