@@ -69,6 +69,20 @@ def test_the_kernel_matches_the_plain_python_reference():
     assert len(set(np.round(got, 4).tolist())) > 5  # the inputs exercise many values, not a few flat answers
 
 
+def test_windows_one_sample_thick_and_blocks_of_vertices_match_the_reference():
+    """A window one sample thick on an axis (its cells' corners on that axis are one sample: the kernel steps 0
+    there), and more vertices than a block of the kernel with some left over, each vertex the reference's."""
+    rng = np.random.default_rng(11)
+    origin, voxel_size = np.array([0.0, 0.0, 0.0]), 1.0
+    for shape in ((1, 6, 7), (6, 1, 5), (5, 6, 1)):
+        density = rng.integers(0, 256, size=shape).astype(np.uint8)
+        positions = rng.uniform(-1.0, 7.0, size=(_kernels.OCCLUSION_BLOCK + 9, 3)).astype(np.float32)
+        normals = rng.normal(size=positions.shape).astype(np.float32)
+        got = vertex_occlusion(density, 128, positions, normals, origin, voxel_size)
+        expected = [reference_occlusion(density, 128, p, n, origin, voxel_size) for p, n in zip(positions, normals)]
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
 def reference_kinds(density, iso) -> np.ndarray:
     """Per cell: 0 where its eight corners are all at most iso - 1, 1 where all at least iso + 1, else 2."""
     nx, ny, nz = density.shape
