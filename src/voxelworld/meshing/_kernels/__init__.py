@@ -32,4 +32,5 @@ __all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput
            "top_two_materials", "same_vertex", "top_layer_changes", "emit_quads", "gather_cells",
            "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",
            "topology_safe", "trilinear_density", "OCCLUSION_BLOCK", "OCCLUSION_RAYS", "OCCLUSION_STEPS",
-           "tangent_frame", "vertex_occlusion", "vertex_box", "cell_kinds", "KIND_OPEN", "KIND_SOLID", "KIND_MIXED", "unpack_cells"]
+           "tangent_frame", "vertex_occlusion", "vertex_box", "cell_kinds", "KIND_OPEN", "KIND_SOLID", "KIND_MIXED",
+           "unpack_cells"]
