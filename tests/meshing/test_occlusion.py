@@ -69,6 +69,20 @@ def test_the_kernel_matches_the_plain_python_reference():
     assert len(set(np.round(got, 4).tolist())) > 5  # the inputs exercise many values, not a few flat answers
 
 
+def test_windows_one_sample_thick_and_blocks_of_vertices_match_the_reference():
+    """A window one sample thick on an axis (its cells' corners on that axis are one sample: the kernel steps 0
+    there), and more vertices than a block of the kernel with some left over, each vertex the reference's."""
+    rng = np.random.default_rng(11)
+    origin, voxel_size = np.array([0.0, 0.0, 0.0]), 1.0
+    for shape in ((1, 6, 7), (6, 1, 5), (5, 6, 1)):
+        density = rng.integers(0, 256, size=shape).astype(np.uint8)
+        positions = rng.uniform(-1.0, 7.0, size=(_kernels.OCCLUSION_BLOCK + 9, 3)).astype(np.float32)
+        normals = rng.normal(size=positions.shape).astype(np.float32)
+        got = vertex_occlusion(density, 128, positions, normals, origin, voxel_size)
+        expected = [reference_occlusion(density, 128, p, n, origin, voxel_size) for p, n in zip(positions, normals)]
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
 def reference_kinds(density, iso) -> np.ndarray:
     """Per cell: 0 where its eight corners are all at most iso - 1, 1 where all at least iso + 1, else 2."""
     nx, ny, nz = density.shape
@@ -89,10 +103,11 @@ def test_cell_kinds_match_the_plain_python_reference():
         density = rng.choice(np.array([0, 126, 127, 128, 129, 130, 255], dtype=np.uint8), size=shape)
         density[:2, :2, :2] = 129  # one cell solid by the margin, its neighbours mostly mixed
         density[-2:, -2:, -2:] = 127  # and one open by it
-        kinds = np.full(tuple(n - 1 for n in shape), 7, dtype=np.uint8)
+        kinds = np.full(shape, 7, dtype=np.uint8)  # a cell's kind at its first sample: the last layers no cell
         _kernels.cell_kinds(density, 128.0, kinds)
-        np.testing.assert_array_equal(kinds, reference_kinds(density, 128))
-        seen |= set(np.unique(kinds).tolist())
+        np.testing.assert_array_equal(kinds[:-1, :-1, :-1], reference_kinds(density, 128))
+        assert (kinds[-1] == 7).all() and (kinds[:, -1] == 7).all() and (kinds[:, :, -1] == 7).all()
+        seen |= set(np.unique(kinds[:-1, :-1, :-1]).tolist())
     assert seen == {0, 1, 2}
 
 
@@ -118,7 +133,7 @@ def test_classified_cells_change_no_answer():
     expected = np.array([reference_occlusion(density, 128, p, n, origin, voxel_size)
                          for p, n in zip(positions, normals)])
     unclassified = np.zeros((0, 0, 0), dtype=np.uint8)
-    kinds = np.empty((11, 9, 10), dtype=np.uint8)
+    kinds = np.empty((12, 10, 11), dtype=np.uint8)
     _kernels.cell_kinds(density, 128.0, kinds)
     assert (kinds == 2).any() and (kinds == 1).any() and (kinds == 0).any()
     classified_answer = kernel_occlusion(density, positions, normals, origin, voxel_size, kinds)
@@ -129,7 +144,7 @@ def test_classified_cells_change_no_answer():
     few = vertex_occlusion(density, 128, positions[:2], normals[:2], origin, voxel_size)
     assert few.tobytes() == classified_answer[:2].tobytes()
     assert meshing_mesh._cell_kinds(density, 128.0, 2) is meshing_mesh._UNCLASSIFIED
-    assert meshing_mesh._cell_kinds(density, 128.0, 300).shape == (11, 9, 10)
+    assert meshing_mesh._cell_kinds(density, 128.0, 300).shape == (12, 10, 11)
 
     density[2:6, 2:6, 2:6] = 128  # flat at iso
     _kernels.cell_kinds(density, 128.0, kinds)

@@ -119,7 +119,10 @@ def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, norma
     >>> float(open_ground[0]), bool(pit_floor[0] < 0.8)
     (1.0, True)
     """
-    density = np.asarray(density)
+    density = np.ascontiguousarray(density)
+    if density.size >= 2 ** 31:
+        from ..errors import ParameterError
+        raise ParameterError("density", f"{density.size} samples", "fewer than 2**31 samples (a window of them)")
     out = np.empty(len(positions), dtype=np.float32)
     _kernels.vertex_occlusion(density, np.asarray(offset, dtype=np.int64), float(iso),
                               np.ascontiguousarray(positions, dtype=np.float32),
@@ -136,13 +139,13 @@ _UNCLASSIFIED = np.zeros((0, 0, 0), dtype=np.uint8)
 
 
 def _cell_kinds(density: np.ndarray, iso: float, vertices: int) -> np.ndarray:
-    """The kinds of the cells of ``density`` (:func:`_kernels.cell_kinds`, in this thread's scratch), or none
-    where classifying would cost more than it spares ``vertices`` vertices."""
+    """The kinds of the cells of ``density`` (:func:`_kernels.cell_kinds`, in this thread's scratch: an array of
+    the density's shape), or none where classifying would cost more than it spares ``vertices`` vertices."""
     cells = tuple(int(n) - 1 for n in density.shape)
     points = vertices * len(_kernels.OCCLUSION_RAYS) * len(_kernels.OCCLUSION_STEPS)
     if min(cells) < 1 or points * CLASSIFY_SHARE < np.prod(cells):
         return _UNCLASSIFIED
-    kinds = buffer("occlusion_kinds", int(np.prod(cells)), 0, np.uint8).reshape(cells)
+    kinds = buffer("occlusion_kinds", int(density.size), 0, np.uint8).reshape(density.shape)
     _kernels.cell_kinds(density, iso, kinds)
     return kinds
 

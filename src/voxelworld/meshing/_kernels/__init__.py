@@ -18,7 +18,7 @@ from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
 from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
                      qef_error, solve_qef, top_two_materials)
 from .flaps import drop_mirrored_twins
-from .occlusion import (KIND_MIXED, KIND_OPEN, KIND_SOLID, OCCLUSION_RAYS, OCCLUSION_STEPS, cell_kinds,
+from .occlusion import (KIND_MIXED, KIND_OPEN, KIND_SOLID, OCCLUSION_BLOCK, OCCLUSION_RAYS, OCCLUSION_STEPS, cell_kinds,
                         tangent_frame, vertex_box, vertex_occlusion)
 from .incremental import same_vertex, top_layer_changes
 from .packing import unpack_cells
@@ -31,5 +31,6 @@ __all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput
            "REGULARISATION", "accumulate", "axis_difference", "corner_weight", "qef_error", "solve_qef",
            "top_two_materials", "same_vertex", "top_layer_changes", "emit_quads", "gather_cells",
            "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",
-           "topology_safe", "trilinear_density", "OCCLUSION_RAYS", "OCCLUSION_STEPS", "tangent_frame",
-           "vertex_occlusion", "vertex_box", "cell_kinds", "KIND_OPEN", "KIND_SOLID", "KIND_MIXED", "unpack_cells"]
+           "topology_safe", "trilinear_density", "OCCLUSION_BLOCK", "OCCLUSION_RAYS", "OCCLUSION_STEPS",
+           "tangent_frame", "vertex_occlusion", "vertex_box", "cell_kinds", "KIND_OPEN", "KIND_SOLID", "KIND_MIXED",
+           "unpack_cells"]

@@ -3,7 +3,8 @@
 Each vertex reads the trilinear density at 28 points (7 rays, 4 steps). Most points fall in cells whose eight
 corners are all open or all solid, where the answer needs no interpolation: :func:`cell_kinds` classifies the cells
 of a window once, and :func:`vertex_occlusion` interpolates only in the cells the surface crosses, so the answers
-are those of interpolating everywhere, bit for bit.
+are those of interpolating everywhere, bit for bit. The vertices go in blocks, so that the arithmetic of their
+frames and points runs across the block in vector registers.
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ KIND_OPEN, KIND_SOLID, KIND_MIXED = 0, 1, 2
 _ORDER_BAND = 1e-9
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def tangent_frame(nx, ny, nz):
     """Two unit vectors at right angles to the unit normal (nx, ny, nz) and to each other, the same for the same
-    normal: the first is the normal crossed with the world axis it leans least along."""
+    normal: the first is the normal crossed with the world axis it leans least along (the first such axis on a
+    tie). Written with selects rather than branches, so that a loop over many normals vectorises."""
     ax, ay, az = abs(nx), abs(ny), abs(nz)
-    if ax <= ay and ax <= az:
-        tx, ty, tz = 0.0, -nz, ny  # n x (1, 0, 0)
-    elif ay <= az:
-        tx, ty, tz = nz, 0.0, -nx  # n x (0, 1, 0)
-    else:
-        tx, ty, tz = -ny, nx, 0.0  # n x (0, 0, 1)
+    least_x = (ax <= ay) & (ax <= az)  # n x (1, 0, 0)
+    least_y = ay <= az  # else n x (0, 1, 0), else n x (0, 0, 1)
+    tx = 0.0 if least_x else (nz if least_y else -ny)
+    ty = -nz if least_x else (0.0 if least_y else nx)
+    tz = ny if least_x else (-nx if least_y else 0.0)
     length = math.sqrt(tx * tx + ty * ty + tz * tz)
     tx, ty, tz = tx / length, ty / length, tz / length
     return tx, ty, tz, ny * tz - nz * ty, nz * tx - nx * tz, nx * ty - ny * tx
@@ -47,10 +48,11 @@ def tangent_frame(nx, ny, nz):
 @nb.njit(cache=True, nogil=True)
 def cell_kinds(density, iso, kinds):
     """``kinds[i, j, k]``: :data:`KIND_OPEN` where the eight corners of cell (i, j, k) of ``density`` (at least 2
-    samples on each axis; ``kinds`` one less) are all below ``iso`` by at least 1, :data:`KIND_SOLID` where all are
-    above it by at least 1, else :data:`KIND_MIXED`. The weights of a trilinear interpolation are at least 0 and sum
-    to 1 within a few rounding errors, so the margin of 1 (densities are whole numbers up to 255) decides every point
-    of an open or solid cell the way interpolating would."""
+    samples on each axis; ``kinds`` of the same shape, its last layer on each axis no cell and left as it was) are
+    all below ``iso`` by at least 1, :data:`KIND_SOLID` where all are above it by at least 1, else
+    :data:`KIND_MIXED`. The weights of a trilinear interpolation are at least 0 and sum to 1 within a few rounding
+    errors, so the margin of 1 (densities are whole numbers up to 255) decides every point of an open or solid cell
+    the way interpolating would. (A cell's kind sits at its first sample's index, so one index serves both.)"""
     nx, ny, nz = density.shape
     low_row = np.empty(nz, dtype=np.uint8)
     high_row = np.empty(nz, dtype=np.uint8)
@@ -69,78 +71,115 @@ def cell_kinds(density, iso, kinds):
                 kinds[i, j, k] = KIND_OPEN if low == 8 else (KIND_SOLID if high == 8 else KIND_MIXED)
 
 
-@nb.njit(cache=True, nogil=True)
+# Vertices whose occlusion is worked out together: their frames and points sit in arrays across the block (small
+# enough to stay in the first-level cache), so the compiler vectorises the per-vertex and per-point arithmetic.
+OCCLUSION_BLOCK = 64
+
+
+@nb.njit(cache=True, nogil=True, error_model="numpy")
 def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_size, rays, steps, kinds, out):
     """``out[v]`` = the share of the points ``steps`` (samples) along each of the ``rays`` (in the frame of vertex
     v's normal: tangent, bitangent, normal) where the trilinear density is below ``iso``: 1 in the open, lower
     where solid surrounds the vertex. ``positions`` in metres, turned into samples by ``origin`` and
-    ``voxel_size``; ``density``'s element [0, 0, 0] is the volume's sample ``offset``; points outside it read its
-    nearest point (as :func:`~.simplify.trilinear_density`). A vertex with a zero normal is open (1).
+    ``voxel_size``; ``density``'s element [0, 0, 0] is the volume's sample ``offset`` (fewer than 2**31 samples);
+    points outside it read its nearest point (as :func:`~.simplify.trilinear_density`). A vertex with a zero
+    normal is open (1).
 
-    ``kinds`` (:func:`cell_kinds` of ``density``) spares the interpolation in cells all open or all solid; an
-    empty array (``shape[0] == 0``) interpolates everywhere (few vertices in a large window)."""
+    ``kinds`` (:func:`cell_kinds` of ``density``, the same shape) spares the interpolation in cells all open or all
+    solid; an empty array (``shape[0] == 0``) interpolates everywhere (few vertices in a large window).
+
+    The vertices go in blocks of :data:`OCCLUSION_BLOCK`: first their frames, then each point's clamped position,
+    cell and kind across the block (loops without branches, vectorised), then the points in crossed cells,
+    interpolated one by one. Division by zero cannot occur (a zero normal is replaced before dividing; a unit
+    normal's tangent is never zero), so the kernel skips Python's checks for it (``error_model="numpy"``), which
+    is what lets the frame loop vectorise."""
     nx, ny, nz = density.shape
-    n_points = rays.shape[0] * steps.shape[0]
+    n_steps = steps.shape[0]
+    n_points = rays.shape[0] * n_steps
     fx, fy, fz = nx - 1.0, ny - 1.0, nz - 1.0
     mi, mj, mk = max(nx - 2, 0), max(ny - 2, 0), max(nz - 2, 0)
     ox, oy, oz = np.float64(offset[0]), np.float64(offset[1]), np.float64(offset[2])
+    o0, o1, o2 = origin[0], origin[1], origin[2]
     classified = kinds.shape[0] > 0
-    flat_kinds = kinds.reshape(-1)  # one index a point, worked out in the loop without branches
-    stride_i, stride_j = np.int64(kinds.shape[1]) * np.int64(kinds.shape[2]), np.int64(kinds.shape[2])
-    # Each point's ray and step, and for one vertex its position (samples of the window) and cell.
-    ray_a, ray_b, ray_c, step = np.empty(n_points), np.empty(n_points), np.empty(n_points), np.empty(n_points)
-    for q in range(n_points):
-        r, s = q // steps.shape[0], q % steps.shape[0]
-        ray_a[q], ray_b[q], ray_c[q], step[q] = rays[r, 0], rays[r, 1], rays[r, 2], steps[s]
-    px, py, pz = np.empty(n_points), np.empty(n_points), np.empty(n_points)
-    ci, cj, ck = np.empty(n_points, np.int64), np.empty(n_points, np.int64), np.empty(n_points, np.int64)
-    cell = np.empty(n_points, np.int64)
-    mixed = np.empty(n_points, np.int64)  # the points in crossed cells
-    for v in range(positions.shape[0]):
-        nx_, ny_, nz_ = np.float64(normals[v, 0]), np.float64(normals[v, 1]), np.float64(normals[v, 2])
-        length = math.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
-        if length == 0.0:
-            out[v] = 1.0
-            continue
-        nx_, ny_, nz_ = nx_ / length, ny_ / length, nz_ / length
-        tx, ty, tz, bx, by, bz = tangent_frame(nx_, ny_, nz_)
-        x = (np.float64(positions[v, 0]) - origin[0]) / voxel_size
-        y = (np.float64(positions[v, 1]) - origin[1]) / voxel_size
-        z = (np.float64(positions[v, 2]) - origin[2]) / voxel_size
-        # The points first (a loop without branches), clamped into the window, and their cells.
+    flat = density.reshape(-1)
+    flat_kinds = kinds.reshape(-1)
+    si, sj = np.int64(ny) * np.int64(nz), np.int64(nz)  # one flat index a sample, in density and in kinds
+    # The other corners of a cell from its first (on an axis one sample long, the same sample: clamped).
+    di, dj, dk = si if nx > 1 else 0, sj if ny > 1 else 0, 1 if nz > 1 else 0
+    block = OCCLUSION_BLOCK
+    # Per vertex of a block: its position (samples), normal, tangent and bitangent, one array each (separate
+    # arrays, so the loops that fill and read them vectorise), and how many of its points are solid.
+    x_, y_, z_ = np.empty(block), np.empty(block), np.empty(block)
+    n0_, n1_, n2_ = np.empty(block), np.empty(block), np.empty(block)
+    t0_, t1_, t2_ = np.empty(block), np.empty(block), np.empty(block)
+    b0_, b1_, b2_ = np.empty(block), np.empty(block), np.empty(block)
+    open_ = np.empty(block, np.bool_)  # a zero normal
+    solid = np.empty(block, np.int64)
+    # Per point of a block (point q of vertex l at q * block + l): its place in its cell, its cell, and the
+    # points in crossed cells.
+    size = n_points * block
+    frac_x, frac_y, frac_z = np.empty(size), np.empty(size), np.empty(size)
+    cell = np.empty(size, np.int32)
+    mixed = np.empty(size, np.int64)
+    n_vertices = positions.shape[0]
+    for start in range(0, n_vertices, block):
+        m = min(block, n_vertices - start)
+        for l in range(m):
+            v = start + l
+            x_[l], y_[l], z_[l] = np.float64(positions[v, 0]), np.float64(positions[v, 1]), \
+                np.float64(positions[v, 2])
+            n0_[l], n1_[l], n2_[l] = np.float64(normals[v, 0]), np.float64(normals[v, 1]), np.float64(normals[v, 2])
+        for l in range(m):
+            n0, n1, n2 = n0_[l], n1_[l], n2_[l]
+            length = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+            zero = length == 0.0  # any frame will do: the answer is 1
+            open_[l] = zero
+            n0, n1, n2, length = (0.0 if zero else n0), (0.0 if zero else n1), (1.0 if zero else n2), \
+                (1.0 if zero else length)
+            n0, n1, n2 = n0 / length, n1 / length, n2 / length
+            tx, ty, tz, bx, by, bz = tangent_frame(n0, n1, n2)
+            x_[l], y_[l], z_[l] = (x_[l] - o0) / voxel_size, (y_[l] - o1) / voxel_size, (z_[l] - o2) / voxel_size
+            n0_[l], n1_[l], n2_[l] = n0, n1, n2
+            t0_[l], t1_[l], t2_[l] = tx, ty, tz
+            b0_[l], b1_[l], b2_[l] = bx, by, bz
+            solid[l] = 0
+        # The points, clamped into the window, their place in their cells and the cells.
         for q in range(n_points):
-            a, b, c, d = ray_a[q], ray_b[q], ray_c[q], step[q]
-            qx = min(max(x + d * (a * tx + b * bx + c * nx_) - ox, 0.0), fx)
-            qy = min(max(y + d * (a * ty + b * by + c * ny_) - oy, 0.0), fy)
-            qz = min(max(z + d * (a * tz + b * bz + c * nz_) - oz, 0.0), fz)
-            px[q], py[q], pz[q] = qx, qy, qz
-            i, j, k = min(np.int64(qx), mi), min(np.int64(qy), mj), min(np.int64(qz), mk)
-            ci[q], cj[q], ck[q] = i, j, k
-            cell[q] = i * stride_i + j * stride_j + k
+            r, s = q // n_steps, q % n_steps
+            a, b, c, d = rays[r, 0], rays[r, 1], rays[r, 2], steps[s]
+            base = q * block
+            for l in range(m):
+                qx = min(max(x_[l] + d * (a * t0_[l] + b * b0_[l] + c * n0_[l]) - ox, 0.0), fx)
+                qy = min(max(y_[l] + d * (a * t1_[l] + b * b1_[l] + c * n1_[l]) - oy, 0.0), fy)
+                qz = min(max(z_[l] + d * (a * t2_[l] + b * b2_[l] + c * n2_[l]) - oz, 0.0), fz)
+                i, j, k = min(np.int64(qx), mi), min(np.int64(qy), mj), min(np.int64(qz), mk)
+                frac_x[base + l], frac_y[base + l], frac_z[base + l] = qx - i, qy - j, qz - k
+                cell[base + l] = i * si + j * sj + k
         # The points in open or solid cells counted, those in crossed cells listed (without branches: which kind a
         # point meets is hard to predict).
-        solid = 0
         n_mixed = 0
         if classified:
             for q in range(n_points):
-                kind = flat_kinds[cell[q]]
-                mixed[n_mixed] = q
-                n_mixed += kind == KIND_MIXED
-                solid += kind == KIND_SOLID
+                base = q * block
+                for l in range(m):
+                    kind = flat_kinds[cell[base + l]]
+                    mixed[n_mixed] = base + l
+                    n_mixed += kind == KIND_MIXED
+                    solid[l] += kind == KIND_SOLID
         else:
             for q in range(n_points):
-                mixed[q] = q
-            n_mixed = n_points
-        for m in range(n_mixed):
-            q = mixed[m]
-            i, j, k = ci[q], cj[q], ck[q]
-            i1, j1, k1 = min(i + 1, nx - 1), min(j + 1, ny - 1), min(k + 1, nz - 1)
-            vx, vy, vz = px[q] - i, py[q] - j, pz[q] - k
+                for l in range(m):
+                    mixed[n_mixed] = q * block + l
+                    n_mixed += 1
+        for e in range(n_mixed):
+            p = mixed[e]
+            vx, vy, vz = frac_x[p], frac_y[p], frac_z[p]
             ux, uy, uz = 1.0 - vx, 1.0 - vy, 1.0 - vz
-            d000, d100 = np.float64(density[i, j, k]), np.float64(density[i1, j, k])
-            d010, d110 = np.float64(density[i, j1, k]), np.float64(density[i1, j1, k])
-            d001, d101 = np.float64(density[i, j, k1]), np.float64(density[i1, j, k1])
-            d011, d111 = np.float64(density[i, j1, k1]), np.float64(density[i1, j1, k1])
+            h = np.int64(cell[p])
+            d000, d100 = np.float64(flat[h]), np.float64(flat[h + di])
+            d010, d110 = np.float64(flat[h + dj]), np.float64(flat[h + di + dj])
+            d001, d101 = np.float64(flat[h + dk]), np.float64(flat[h + di + dk])
+            d011, d111 = np.float64(flat[h + dj + dk]), np.float64(flat[h + di + dj + dk])
             # Summed in pairs (a shorter chain of additions); only a value too close to iso to call is summed
             # again in trilinear_density's order, whose answer is the reference.
             value = (((ux * uy * uz) * d000 + (vx * uy * uz) * d100)
@@ -156,9 +195,9 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
                 value += vx * uy * vz * d101
                 value += ux * vy * vz * d011
                 value += vx * vy * vz * d111
-            if value >= iso:
-                solid += 1
-        out[v] = np.float32(1.0 - solid / n_points)
+            solid[p % block] += value >= iso
+        for l in range(m):
+            out[start + l] = 1.0 if open_[l] else np.float32(1.0 - solid[l] / n_points)
 
 
 @nb.njit(cache=True, nogil=True)
