@@ -2,14 +2,14 @@
 
 Layout (built by :mod:`._build_kernels`): ``tri`` (m, 9) float64, each triangle's corner a and edges b - a,
 c - a in leaf order, and ``order`` (m,) int64, the triangle index of each leaf slot (read only to report a hit
-and to break ties). ``box`` (records, 12) float32 and ``child`` (records, 4) int32 hold one record per inner
-node: the boxes of its two children side by side (lo xyz, hi xyz, then the second's), so one visit tests both,
-and their references ``child[r, 0:2]`` with counts ``child[r, 2:4]``: a count of 0 means an inner node (the
-reference is its record), else a leaf of that many triangles from slot ``reference``. ``root_box`` (6,) and
-``root`` (reference, count) describe the root the same way. Boxes are rounded outwards to float32 (never
-smaller than their triangles) and the ray-box test widens its exit by a few units in the last place, so a box
-never drops a triangle the triangle test would hit: answers do not depend on the tree's shape.
-"""
+and to break ties). The tree is 4-wide: ``box`` (nodes, 24) float32 and ``child`` (nodes, 8) int32 hold one
+node each, the boxes of its four children axis by axis (lo x of the four, lo y, lo z, hi x, hi y, hi z: one
+visit tests all four from a few adjacent values) and their references ``child[n, 0:4]`` with counts
+``child[n, 4:8]``: a count of 0 means an inner node (the reference is its node), > 0 a leaf of that many
+triangles from slot ``reference``, -1 an empty slot (its box lo inf, hi -inf: never entered). ``root_box`` (6,)
+(lo xyz, hi xyz) and ``root`` (reference, count) describe the root the same way. Boxes are rounded outwards to
+float32 (never smaller than their triangles) and the ray-box test widens its exit by a few units in the last
+place, so a box never drops a triangle the triangle test would hit: answers do not depend on the tree's shape."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import numpy as np
 
 EPSILON = 1e-12
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
+WIDTH = 4  # children per node
 TIE_SLACK = 1.0 + 1e-9  # see first_hit
 COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
 KEY_BITS = 16  # bits of coherent_order's cell codes
@@ -73,43 +74,34 @@ def inverse(d):
 
 
 @nb.njit(cache=True, inline="always")
-def entering(t):
-    """An axis's entry distance; NaN (0 x inf: a ray not moving along the axis, in the box's face) counts as
-    inside the slab from the start."""
-    return t if t == t else -np.inf
+def slab(box, ox, oy, oz, ix, iy, iz, t_max):
+    """Entry distance of the ray into ``box`` (lo xyz, hi xyz), inf when it misses or enters beyond t_max. An
+    axis's distance is NaN (0 x inf) for a ray that does not move along it and lies in one of the box's faces:
+    inside that slab from start to end. Python's max and min keep their first argument against a NaN, so
+    starting from 0 (entry) and inf (exit) such an axis changes neither."""
+    sx, sy, sz = (0, 3) if ix >= 0.0 else (3, 0), (1, 4) if iy >= 0.0 else (4, 1), (2, 5) if iz >= 0.0 else (5, 2)
+    near = max(max(max(0.0, (np.float64(box[sx[0]]) - ox) * ix), (np.float64(box[sy[0]]) - oy) * iy),
+               (np.float64(box[sz[0]]) - oz) * iz)
+    far = min(min(min(np.inf, (np.float64(box[sx[1]]) - ox) * ix), (np.float64(box[sy[1]]) - oy) * iy),
+              (np.float64(box[sz[1]]) - oz) * iz)
+    return near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
-def leaving(t):
-    """An axis's exit distance; NaN (0 x inf, as in :func:`entering`) counts as never leaving the slab."""
-    return t if t == t else np.inf
+def near_faces(ix, iy, iz):
+    """Where in a node's boxes the near face of each axis starts (lo when the ray moves up that axis, else hi);
+    the far face starts at ``12 + 8 axis - near``."""
+    return 0 if ix >= 0.0 else 12, 4 if iy >= 0.0 else 16, 8 if iz >= 0.0 else 20
 
 
 @nb.njit(cache=True, inline="always")
-def slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max):
-    """Entry distance of the ray into the box ``box[r, k:k + 6]`` (inf when it misses or enters beyond
-    t_max), the near face of each axis chosen once per ray (``s = 0`` when the inverse is positive, else 3)."""
-    near = max(max(entering((np.float64(box[r, k + sx]) - ox) * ix),
-                   entering((np.float64(box[r, k + 1 + sy]) - oy) * iy)),
-               max(entering((np.float64(box[r, k + 2 + sz]) - oz) * iz), 0.0))
-    far = min(min(leaving((np.float64(box[r, k + 3 - sx]) - ox) * ix),
-                  leaving((np.float64(box[r, k + 4 - sy]) - oy) * iy)),
-              leaving((np.float64(box[r, k + 5 - sz]) - oz) * iz))
-    if far * WIDEN < near or near > t_max:
-        return np.inf
-    return near
-
-
-@nb.njit(cache=True, inline="always")
-def signs(ix, iy, iz):
-    return 0 if ix >= 0.0 else 3, 0 if iy >= 0.0 else 3, 0 if iz >= 0.0 else 3
-
-
-@nb.njit(cache=True, inline="always")
-def slab(box, r, k, ox, oy, oz, ix, iy, iz, t_max):
-    """:func:`slab_signed` choosing the near faces itself."""
-    sx, sy, sz = signs(ix, iy, iz)
-    return slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max)
+def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
+    """:func:`slab` for child s of node n, the near faces found once per ray (:func:`near_faces`)."""
+    near = max(max(max(0.0, (np.float64(box[n, nx + s]) - ox) * ix), (np.float64(box[n, ny + s]) - oy) * iy),
+               (np.float64(box[n, nz + s]) - oz) * iz)
+    far = min(min(min(np.inf, (np.float64(box[n, 12 - nx + s]) - ox) * ix),
+                  (np.float64(box[n, 20 - ny + s]) - oy) * iy), (np.float64(box[n, 28 - nz + s]) - oz) * iz)
+    return near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
@@ -163,7 +155,7 @@ def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
 def coherent_order(origins, sequence):
     """An order of the rays in which neighbours start near each other: by a Morton code of their origin's cell
     in a grid of 2**16 cells over the origins' box, its bits given in turn to the axis whose cells are longest
-    (a counting sort, stable). Tracing a large batch in this order keeps the tree's records and triangles in
+    (a counting sort, stable). Tracing a large batch in this order keeps the tree's nodes and triangles in
     cache from one ray to the next; each ray's answer is the same in any order."""
     rays = origins.shape[0]
     low, extent = np.empty(3), np.empty(3)
@@ -212,39 +204,55 @@ def coherent_order(origins, sequence):
 
 
 @nb.njit(cache=True, inline="always")
+def push_by_distance(stack_ref, stack_count, stack_entry, base, top, ref, count, entry):
+    """Push a child onto the stack above ``base`` keeping that part sorted, nearest on top. Returns the new top."""
+    j = top
+    while j > base and stack_entry[j - 1] < entry:
+        stack_ref[j], stack_count[j], stack_entry[j] = stack_ref[j - 1], stack_count[j - 1], stack_entry[j - 1]
+        j -= 1
+    stack_ref[j], stack_count[j], stack_entry[j] = ref, count, entry
+    return top + 1
+
+
+@nb.njit(cache=True, inline="always")
 def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, stack_entry, ox, oy, oz, dx, dy, dz,
               limit):
     """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
-    the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the two
-    children a record's ray enters, the nearer is searched at once and the other stacked with its entry
-    distance, skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past the best
-    distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below the box's
-    entry, is still met, and a tie still goes to the lower index."""
+    the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the children
+    a node's ray enters, the nearest is searched at once and the others stacked by their entry distance (the
+    nearer on top), skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past
+    the best distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below
+    the box's entry, is still met, and a tie still goes to the lower index."""
     ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
-    sx, sy, sz = signs(ix, iy, iz)
+    nx, ny, nz = near_faces(ix, iy, iz)
     best, best_t, best_q = limit, -1, -1
     ref, count = root[0], root[1]
-    searching = slab(root_box.reshape((1, 6)), 0, 0, ox, oy, oz, ix, iy, iz, best) < np.inf
+    searching = slab(root_box, ox, oy, oz, ix, iy, iz, best * TIE_SLACK) < np.inf
     top = 0
     while searching:
         if count == 0:
             reach = best * TIE_SLACK
-            na = slab_signed(box, ref, 0, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
-            nb_ = slab_signed(box, ref, 6, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
-            if na < np.inf or nb_ < np.inf:
-                ref_a, ref_b, count_a, count_b = child[ref, 0], child[ref, 1], child[ref, 2], child[ref, 3]
-                if nb_ == np.inf:
-                    ref, count = ref_a, count_a
-                elif na == np.inf:
-                    ref, count = ref_b, count_b
-                elif na <= nb_:
-                    stack_ref[top], stack_count[top], stack_entry[top] = ref_b, count_b, nb_
-                    top += 1
-                    ref, count = ref_a, count_a
-                else:
-                    stack_ref[top], stack_count[top], stack_entry[top] = ref_a, count_a, na
-                    top += 1
-                    ref, count = ref_b, count_b
+            d0 = slab_child(box, ref, 0, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
+            d1 = slab_child(box, ref, 1, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
+            d2 = slab_child(box, ref, 2, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
+            d3 = slab_child(box, ref, 3, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
+            nearest, pick, entered = d0, 0, int(d0 < np.inf) + int(d1 < np.inf) + int(d2 < np.inf) \
+                + int(d3 < np.inf)
+            if d1 < nearest:
+                nearest, pick = d1, 1
+            if d2 < nearest:
+                nearest, pick = d2, 2
+            if d3 < nearest:
+                nearest, pick = d3, 3
+            if entered > 0:
+                if entered > 1:
+                    base = top
+                    for s in range(WIDTH):
+                        entry = d0 if s == 0 else (d1 if s == 1 else (d2 if s == 2 else d3))
+                        if entry < np.inf and s != pick:
+                            top = push_by_distance(stack_ref, stack_count, stack_entry, base, top, child[ref, s],
+                                                   child[ref, WIDTH + s], entry)
+                ref, count = child[ref, pick], child[ref, WIDTH + pick]
                 continue
         else:
             for q in range(ref, ref + count):
@@ -326,7 +334,6 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
     ``counts``; else fills the hits in ray order (unsorted within a ray; the wrapper sorts)."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
-    top_box = root_box.reshape((1, 6))
     fill = out_ray.shape[0] > 0
     k = 0
     for r in range(origins.shape[0]):
@@ -337,16 +344,17 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
         reach = limit * TIE_SLACK  # as in first_hit: a hit at the limit, rounded, is still met
         found = 0
         top = 0
-        if slab(top_box, 0, 0, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+        nx, ny, nz = near_faces(ix, iy, iz)
+        if slab(root_box, ox, oy, oz, ix, iy, iz, reach) < np.inf:
             stack_ref[0], stack_count[0] = root[0], root[1]
             top = 1
         while top > 0:
             top -= 1
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
-                for side in range(2):
-                    if slab(box, ref, 6 * side, ox, oy, oz, ix, iy, iz, reach) < np.inf:
-                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                for s in range(WIDTH):
+                    if slab_child(box, ref, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+                        stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
                 continue
             for q in range(ref, ref + count):
@@ -496,10 +504,16 @@ def segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz):
 
 
 @nb.njit(cache=True, inline="always")
-def box_apart(box, r, k, lo0, lo1, lo2, hi0, hi1, hi2):
-    """Whether the box ``box[r, k:k + 6]`` and the box lo..hi are apart."""
-    return (box[r, k] > hi0 or box[r, k + 3] < lo0 or box[r, k + 1] > hi1 or box[r, k + 4] < lo1
-            or box[r, k + 2] > hi2 or box[r, k + 5] < lo2)
+def box_apart(box, lo0, lo1, lo2, hi0, hi1, hi2):
+    """Whether the box ``box`` (lo xyz, hi xyz) and the box lo..hi are apart."""
+    return box[0] > hi0 or box[3] < lo0 or box[1] > hi1 or box[4] < lo1 or box[2] > hi2 or box[5] < lo2
+
+
+@nb.njit(cache=True, inline="always")
+def child_apart(box, n, s, lo0, lo1, lo2, hi0, hi1, hi2):
+    """Whether child s of node n and the box lo..hi are apart (an empty slot always is)."""
+    return (box[n, s] > hi0 or box[n, 12 + s] < lo0 or box[n, 4 + s] > hi1 or box[n, 16 + s] < lo1
+            or box[n, 8 + s] > hi2 or box[n, 20 + s] < lo2)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -513,7 +527,6 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
     minus distance."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
-    top_box = root_box.reshape((1, 6))
     room = out_query.shape[0]
     k = 0
     for qi in range(starts.shape[0]):
@@ -524,7 +537,7 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
         hi0, hi1, hi2 = max(ax, bx) + radius, max(ay, by) + radius, max(az, bz) + radius
         found = 0
         top = 0
-        if not box_apart(top_box, 0, 0, lo0, lo1, lo2, hi0, hi1, hi2):
+        if not box_apart(root_box, lo0, lo1, lo2, hi0, hi1, hi2):
             stack_ref[0], stack_count[0] = root[0], root[1]
             top = 1
         first = k
@@ -532,9 +545,9 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
             top -= 1
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
-                for side in range(2):
-                    if not box_apart(box, ref, 6 * side, lo0, lo1, lo2, hi0, hi1, hi2):
-                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                for s in range(WIDTH):
+                    if not child_apart(box, ref, s, lo0, lo1, lo2, hi0, hi1, hi2):
+                        stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
                 continue
             for q in range(ref, ref + count):
