@@ -227,13 +227,6 @@ class TriangleBVH:
         tri_offsets = np.concatenate(([0], np.cumsum(tri_counts)[:-1]))
         vertex_offsets = np.concatenate(([0], np.cumsum(vertex_counts)[:-1]))
         self = cls.__new__(cls)
-        # The top tree over the parts' root boxes first (its nodes come first), then each part's nodes in order.
-        top_box, top_child = np.empty((max(1, count - 1), 24), dtype=np.float32), \
-            np.empty((max(1, count - 1), 8), dtype=np.int32)
-        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
-        tops = _build_kernels.top_tree(np.array([p._root_box for p in parts]), top_box, top_child, self._root_box,
-                                       self._root)
-        node_offsets = tops + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
         self.positions = np.concatenate([p.positions for p in parts])
         self.indices = np.empty((int(tri_counts.sum()), 3), dtype=np.int64)
         self._order = np.empty(int(tri_counts.sum()), dtype=np.int64)
@@ -245,6 +238,13 @@ class TriangleBVH:
         self.tri_object = np.concatenate([p.tri_object for p in parts])
         self.normals = np.concatenate([p.normals for p in parts])
         self._tri = np.concatenate([p._tri for p in parts])
+        # The top tree over the parts' root boxes first (its nodes come first), then each part's nodes in order.
+        top_box, top_child = np.empty((max(1, count - 1), 24), dtype=np.float32), \
+            np.empty((max(1, count - 1), 8), dtype=np.int32)
+        self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
+        tops = _build_kernels.top_tree(np.array([p._root_box for p in parts]), top_box, top_child, self._root_box,
+                                       self._root)
+        node_offsets = tops + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
         nodes = tops + int(node_counts.sum())
         self._box, self._child = np.empty((nodes, 24), dtype=np.float32), np.empty((nodes, 8), dtype=np.int32)
         self._box[:tops], self._child[:tops] = top_box[:tops], top_child[:tops]
