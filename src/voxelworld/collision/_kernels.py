@@ -353,6 +353,8 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
                 for s in range(WIDTH):
+                    if child[ref, WIDTH + s] < 0:  # empty slots come last
+                        break
                     if slab_child(box, ref, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach) < np.inf:
                         stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
@@ -546,6 +548,8 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
                 for s in range(WIDTH):
+                    if child[ref, WIDTH + s] < 0:  # empty slots come last
+                        break
                     if not child_apart(box, ref, s, lo0, lo1, lo2, hi0, hi1, hi2):
                         stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
