@@ -113,11 +113,12 @@ def test_top_tree_reaches_every_part_once_and_boxes_hold_their_parts():
     children after their parent, each slot's box the union of the parts beneath it, empty slots never entered,
     and the root box that of all; link_parts then points the PART slots at the parts' roots."""
     rng = np.random.default_rng(5)
-    part_slot = _build_kernels.PART
+    part_slot, w = _build_kernels.PART, _build_kernels.WIDTH
     for parts in (1, 2, 3, 4, 5, 7, 30):
         lo = rng.uniform(-50, 50, (parts, 3)).astype(np.float32)
         root_box = np.hstack([lo, lo + rng.uniform(0, 10, (parts, 3)).astype(np.float32)])
-        box, child = np.empty((max(1, parts - 1), 24), np.float32), np.empty((max(1, parts - 1), 8), np.int32)
+        box = np.empty((max(1, parts - 1), 6 * w), np.float32)
+        child = np.empty((max(1, parts - 1), 2 * w), np.int32)
         top_box, top = np.full(6, np.nan, np.float32), np.full(2, -7, np.int64)  # written or failing
         tops = _build_kernels.top_tree(root_box, box, child, top_box, top)
         assert 0 <= tops <= parts - 1
@@ -126,9 +127,9 @@ def test_top_tree_reaches_every_part_once_and_boxes_hold_their_parts():
         def beneath(node):
             visited.append(node)
             found = []
-            for s in range(4):
-                reference, count = child[node, s], child[node, 4 + s]
-                lows, highs = box[node, [s, 4 + s, 8 + s]], box[node, [12 + s, 16 + s, 20 + s]]
+            for s in range(w):
+                reference, count = child[node, s], child[node, w + s]
+                lows, highs = box[node, [s, w + s, 2 * w + s]], box[node, [3 * w + s, 4 * w + s, 5 * w + s]]
                 if count == -1:
                     assert np.all(lows == np.inf) and np.all(highs == -np.inf)
                     continue
@@ -157,12 +158,12 @@ def test_top_tree_reaches_every_part_once_and_boxes_hold_their_parts():
         linked = child[:tops].copy()
         _build_kernels.link_parts(linked, roots)
         for node in range(tops):
-            for s in range(4):
-                if child[node, 4 + s] == part_slot:
+            for s in range(w):
+                if child[node, w + s] == part_slot:
                     assert linked[node, s] == roots[child[node, s], 0]
-                    assert linked[node, 4 + s] == roots[child[node, s], 1]
+                    assert linked[node, w + s] == roots[child[node, s], 1]
                 else:
-                    assert linked[node, s] == child[node, s] and linked[node, 4 + s] == child[node, 4 + s]
+                    assert linked[node, s] == child[node, s] and linked[node, w + s] == child[node, w + s]
 
 
 @pytest.mark.parametrize("parts", [[], (), "abc", None, 3, [None], ["not a tree"]])

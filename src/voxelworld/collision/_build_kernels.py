@@ -1,8 +1,8 @@
 """Numba kernels that build, refit and combine the collision wing's bounding volume hierarchy.
 
 :func:`build` makes a binary tree over the triangles (every node a box; a leaf ``-1 - start`` and a count into
-``order``); :func:`collapse` turns it into the 4-wide tree the queries read (see :mod:`._kernels`): each node
-holds the boxes of up to four children (float32, rounded outwards, so a box never shrinks) and their
+``order``); :func:`collapse` turns it into the wide tree the queries read (see :mod:`._kernels`): each node
+holds the boxes of up to WIDTH (8) children (float32, rounded outwards, so a box never shrinks) and their
 references, and the triangles' corner and edges are kept in leaf order (:func:`triangle_data`).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 LEAF_SIZE = 4
 BINS = 16
-WIDTH = 4  # children per node of the query layout
+WIDTH = 8  # children per node of the query layout
 PART = -2  # the count :func:`top_tree` gives a slot that holds a part's root (its reference: the part)
 
 
@@ -210,10 +210,10 @@ def node_area(node_lo, node_hi, n):
 
 @nb.njit(cache=True, nogil=True)
 def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts):
-    """The 4-wide query layout from binary nodes (node 0 the root, as :func:`build` leaves them): each 4-wide node
+    """The wide query layout from binary nodes (node 0 the root, as :func:`build` leaves them): each wide node
     takes a binary node's two children, then splits its largest inner child (by surface area, the first of equal
-    ones) into its two until it has four or only leaves. Nodes are numbered depth first, children after their
-    parent. ``box[n]`` holds the children's boxes rounded outwards to float32, axis by axis (lo x of the four,
+    ones) into its two until it has WIDTH or only leaves. Nodes are numbered depth first, children after their
+    parent. ``box[n]`` holds the children's boxes rounded outwards to float32, axis by axis (lo x of the WIDTH,
     lo y, lo z, hi x, hi y, hi z), ``child[n]`` their references then their counts: count 0 an inner node (the
     reference: its node), > 0 a leaf (its first triangle slot), -1 an empty slot (box lo inf, hi -inf, which no
     query enters). With ``parts``, a binary leaf ``-1 - p`` is the root of part p (slot: reference p, count
@@ -225,7 +225,7 @@ def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts
         root[0], root[1] = (-1 - node_a[0], PART) if parts else (-1 - node_a[0], node_b[0])
         return 0
     root[0], root[1] = 0, 0
-    pending = np.empty(node_a.shape[0], dtype=np.int64)  # binary nodes still to become 4-wide nodes
+    pending = np.empty(node_a.shape[0], dtype=np.int64)  # binary nodes still to become wide nodes
     parent = np.empty(node_a.shape[0], dtype=np.int64)  # ... and the slot (4 x node + slot) that points to them
     slots = np.empty(WIDTH, dtype=np.int64)
     pending[0], parent[0] = 0, -1

@@ -2,14 +2,15 @@
 
 Layout (built by :mod:`._build_kernels`): ``tri`` (m, 9) float64, each triangle's corner a and edges b - a,
 c - a in leaf order, and ``order`` (m,) int64, the triangle index of each leaf slot (read only to report a hit
-and to break ties). The tree is 4-wide: ``box`` (nodes, 24) float32 and ``child`` (nodes, 8) int32 hold one
-node each, the boxes of its four children axis by axis (lo x of the four, lo y, lo z, hi x, hi y, hi z: one
-visit tests all four from a few adjacent values) and their references ``child[n, 0:4]`` with counts
-``child[n, 4:8]``: a count of 0 means an inner node (the reference is its node), > 0 a leaf of that many
-triangles from slot ``reference``, -1 an empty slot (its box lo inf, hi -inf: never entered). ``root_box`` (6,)
-(lo xyz, hi xyz) and ``root`` (reference, count) describe the root the same way. Boxes are rounded outwards to
-float32 (never smaller than their triangles) and the ray-box test widens its exit by a few units in the last
-place, so a box never drops a triangle the triangle test would hit: answers do not depend on the tree's shape."""
+and to break ties). The tree is WIDTH (8) wide: ``box`` (nodes, 48) float32 and ``child`` (nodes, 16) int32
+hold one node each, the boxes of its eight children axis by axis (lo x of the eight, lo y, lo z, hi x, hi y,
+hi z: adjacent values, so one visit tests all eight with a few vector instructions) and their references
+``child[n, 0:8]`` with counts ``child[n, 8:16]``: a count of 0 means an inner node (the reference is its node),
+> 0 a leaf of that many triangles from slot ``reference``, -1 an empty slot (they come last; box lo inf, hi
+-inf: never entered). ``root_box`` (6,) (lo xyz, hi xyz) and ``root`` (reference, count) describe the root the
+same way. Boxes are rounded outwards to float32 (never smaller than their triangles) and the ray-box test
+widens its exit by a few units in the last place, so a box never drops a triangle the triangle test would
+hit: answers do not depend on the tree's shape."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import numpy as np
 
 EPSILON = 1e-12
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
-WIDTH = 4  # children per node
+from ._build_kernels import WIDTH  # children per node (8)
 TIE_SLACK = 1.0 + 1e-9  # see first_hit
 COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
 KEY_BITS = 16  # bits of coherent_order's cell codes
@@ -90,8 +91,28 @@ def slab(box, ox, oy, oz, ix, iy, iz, t_max):
 @nb.njit(cache=True, inline="always")
 def near_faces(ix, iy, iz):
     """Where in a node's boxes the near face of each axis starts (lo when the ray moves up that axis, else hi);
-    the far face starts at ``12 + 8 axis - near``."""
-    return 0 if ix >= 0.0 else 12, 4 if iy >= 0.0 else 16, 8 if iz >= 0.0 else 20
+    the far face of axis a starts at ``(3 + 2 a) WIDTH - near``."""
+    return (0 if ix >= 0.0 else 3 * WIDTH, WIDTH if iy >= 0.0 else 4 * WIDTH,
+            2 * WIDTH if iz >= 0.0 else 5 * WIDTH)
+
+
+@nb.njit(cache=True, inline="always")
+def slab_children(flat, n, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max, out):
+    """:func:`slab` for the ``lanes`` children of node n at once into ``out`` (``flat``: the boxes as one row).
+    Unsigned indices from a run-time count let the compiler trace all the children with vector instructions:
+    the same operations on each, the same answers to the last bit as one at a time."""
+    start = np.uint64(n) * np.uint64(6 * WIDTH)
+    px, py, pz = start + np.uint64(nx), start + np.uint64(ny), start + np.uint64(nz)
+    fx = start + np.uint64(3 * WIDTH - nx)
+    fy = start + np.uint64(5 * WIDTH - ny)
+    fz = start + np.uint64(7 * WIDTH - nz)
+    for s in range(lanes):
+        u = np.uint64(s)
+        near = max(max(max(0.0, (np.float64(flat[px + u]) - ox) * ix), (np.float64(flat[py + u]) - oy) * iy),
+                   (np.float64(flat[pz + u]) - oz) * iz)
+        far = min(min(min(np.inf, (np.float64(flat[fx + u]) - ox) * ix), (np.float64(flat[fy + u]) - oy) * iy),
+                  (np.float64(flat[fz + u]) - oz) * iz)
+        out[u] = near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
@@ -99,8 +120,9 @@ def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
     """:func:`slab` for child s of node n, the near faces found once per ray (:func:`near_faces`)."""
     near = max(max(max(0.0, (np.float64(box[n, nx + s]) - ox) * ix), (np.float64(box[n, ny + s]) - oy) * iy),
                (np.float64(box[n, nz + s]) - oz) * iz)
-    far = min(min(min(np.inf, (np.float64(box[n, 12 - nx + s]) - ox) * ix),
-                  (np.float64(box[n, 20 - ny + s]) - oy) * iy), (np.float64(box[n, 28 - nz + s]) - oz) * iz)
+    far = min(min(min(np.inf, (np.float64(box[n, 3 * WIDTH - nx + s]) - ox) * ix),
+                  (np.float64(box[n, 5 * WIDTH - ny + s]) - oy) * iy),
+              (np.float64(box[n, 7 * WIDTH - nz + s]) - oz) * iz)
     return near if near <= min(far * WIDEN, t_max) else np.inf
 
 
@@ -215,14 +237,15 @@ def push_by_distance(stack_ref, stack_count, stack_entry, base, top, ref, count,
 
 
 @nb.njit(cache=True, inline="always")
-def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, stack_entry, ox, oy, oz, dx, dy, dz,
-              limit):
+def first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stack_ref, stack_count, stack_entry,
+              ox, oy, oz, dx, dy, dz, limit):
     """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
     the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the children
-    a node's ray enters, the nearest is searched at once and the others stacked by their entry distance (the
-    nearer on top), skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past
-    the best distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below
-    the box's entry, is still met, and a tie still goes to the lower index."""
+    a node's ray enters (all tested at once into ``entries``; ``flat`` is ``box`` as one row, ``lanes`` its
+    width as a run-time number), the nearest is searched at once and the others stacked by their entry distance
+    (the nearer on top), skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little
+    past the best distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit
+    below the box's entry, is still met, and a tie still goes to the lower index."""
     ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
     nx, ny, nz = near_faces(ix, iy, iz)
     best, best_t, best_q = limit, -1, -1
@@ -231,27 +254,20 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
     top = 0
     while searching:
         if count == 0:
-            reach = best * TIE_SLACK
-            d0 = slab_child(box, ref, 0, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
-            d1 = slab_child(box, ref, 1, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
-            d2 = slab_child(box, ref, 2, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
-            d3 = slab_child(box, ref, 3, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach)
-            nearest, pick, entered = d0, 0, int(d0 < np.inf) + int(d1 < np.inf) + int(d2 < np.inf) \
-                + int(d3 < np.inf)
-            if d1 < nearest:
-                nearest, pick = d1, 1
-            if d2 < nearest:
-                nearest, pick = d2, 2
-            if d3 < nearest:
-                nearest, pick = d3, 3
+            slab_children(flat, ref, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, best * TIE_SLACK, entries)
+            nearest, pick, entered = np.inf, -1, 0
+            for s in range(WIDTH):
+                if entries[s] < np.inf:
+                    entered += 1
+                    if entries[s] < nearest:
+                        nearest, pick = entries[s], s
             if entered > 0:
                 if entered > 1:
                     base = top
                     for s in range(WIDTH):
-                        entry = d0 if s == 0 else (d1 if s == 1 else (d2 if s == 2 else d3))
-                        if entry < np.inf and s != pick:
+                        if entries[s] < np.inf and s != pick:
                             top = push_by_distance(stack_ref, stack_count, stack_entry, base, top, child[ref, s],
-                                                   child[ref, WIDTH + s], entry)
+                                                   child[ref, WIDTH + s], entries[s])
                 ref, count = child[ref, pick], child[ref, WIDTH + pick]
                 continue
         else:
@@ -283,6 +299,7 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
     stack_count = np.empty(STACK, dtype=np.int64)
     stack_entry = np.empty(STACK)
     block = np.empty((RAY_BLOCK, 7))
+    flat, lanes, entries = box.reshape(box.size), box.shape[1] // 6, np.empty(WIDTH)
     if origins.shape[0] >= COHERENT_BATCH:
         sequence = np.empty(origins.shape[0], dtype=np.int64)
         coherent_order(origins, sequence)
@@ -299,8 +316,8 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
         for i in range(size):
             r = sequence[first + i]
             ox, oy, oz, dx, dy, dz = block[i, 0], block[i, 1], block[i, 2], block[i, 3], block[i, 4], block[i, 5]
-            best, best_t, best_q = first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count,
-                                             stack_entry, ox, oy, oz, dx, dy, dz, block[i, 6])
+            best, best_t, best_q = first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stack_ref,
+                                             stack_count, stack_entry, ox, oy, oz, dx, dy, dz, block[i, 6])
             out_triangle[r] = best_t
             if best_t < 0:
                 out_distance[r] = np.inf
@@ -514,8 +531,8 @@ def box_apart(box, lo0, lo1, lo2, hi0, hi1, hi2):
 @nb.njit(cache=True, inline="always")
 def child_apart(box, n, s, lo0, lo1, lo2, hi0, hi1, hi2):
     """Whether child s of node n and the box lo..hi are apart (an empty slot always is)."""
-    return (box[n, s] > hi0 or box[n, 12 + s] < lo0 or box[n, 4 + s] > hi1 or box[n, 16 + s] < lo1
-            or box[n, 8 + s] > hi2 or box[n, 20 + s] < lo2)
+    return (box[n, s] > hi0 or box[n, 3 * WIDTH + s] < lo0 or box[n, WIDTH + s] > hi1
+            or box[n, 4 * WIDTH + s] < lo1 or box[n, 2 * WIDTH + s] > hi2 or box[n, 5 * WIDTH + s] < lo2)
 
 
 @nb.njit(cache=True, nogil=True)

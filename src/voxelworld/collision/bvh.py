@@ -13,6 +13,7 @@ from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
 
+WIDTH = _build_kernels.WIDTH  # children per node of the tree the queries read
 COHERENT_BATCH = _kernels.COHERENT_BATCH  # rays: a batch this large is traced in the order of its origins
 
 
@@ -115,8 +116,8 @@ class TriangleBVH:
     Building uses the binned surface area heuristic; :meth:`refit` after vertices moved is O(m) and keeps the
     tree; :meth:`combine` puts several trees under one without rebuilding them (a tree per chunk).
     Answers do not depend on the tree's shape: ties between equally near triangles go to the lower index.
-    The queries read a 4-wide tree, each node holding its four children's boxes (float32, rounded outwards)
-    axis by axis, and the triangles' corner and edges in leaf order; a batch of 4096 rays or more is traced in the order of its
+    The queries read an 8-wide tree (the binary one collapsed), each node holding its children's boxes
+    (float32, rounded outwards) axis by axis, and the triangles' corner and edges in leaf order; a batch of 4096 rays or more is traced in the order of its
     origins (neighbours reuse what is in cache), which changes no answer.
 
     Examples
@@ -173,8 +174,9 @@ class TriangleBVH:
         node_lo, node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
         node_a, node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
         nodes = _build_kernels.build(tri_lo, tri_hi, centroids, self._order, node_lo, node_hi, node_a, node_b)
-        capacity = max(1, (nodes - 1) // 2)  # the binary tree's inner nodes: the 4-wide tree has no more
-        box, child = np.empty((capacity, 24), dtype=np.float32), np.empty((capacity, 8), dtype=np.int32)
+        capacity = max(1, (nodes - 1) // 2)  # the binary tree's inner nodes: the wide tree has no more
+        box, child = np.empty((capacity, 6 * WIDTH), dtype=np.float32), \
+            np.empty((capacity, 2 * WIDTH), dtype=np.int32)
         self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
         used = _build_kernels.collapse(node_lo, node_hi, node_a, node_b, box, child, self._root_box, self._root,
                                        False)
@@ -239,14 +241,15 @@ class TriangleBVH:
         self.normals = np.concatenate([p.normals for p in parts])
         self._tri = np.concatenate([p._tri for p in parts])
         # The top tree over the parts' root boxes first (its nodes come first), then each part's nodes in order.
-        top_box, top_child = np.empty((max(1, count - 1), 24), dtype=np.float32), \
-            np.empty((max(1, count - 1), 8), dtype=np.int32)
+        top_box, top_child = np.empty((max(1, count - 1), 6 * WIDTH), dtype=np.float32), \
+            np.empty((max(1, count - 1), 2 * WIDTH), dtype=np.int32)
         self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
         tops = _build_kernels.top_tree(np.array([p._root_box for p in parts]), top_box, top_child, self._root_box,
                                        self._root)
         node_offsets = tops + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
         nodes = tops + int(node_counts.sum())
-        self._box, self._child = np.empty((nodes, 24), dtype=np.float32), np.empty((nodes, 8), dtype=np.int32)
+        self._box, self._child = np.empty((nodes, 6 * WIDTH), dtype=np.float32), \
+            np.empty((nodes, 2 * WIDTH), dtype=np.int32)
         self._box[:tops], self._child[:tops] = top_box[:tops], top_child[:tops]
         np.concatenate([p._box for p in parts], out=self._box[tops:])
         np.concatenate([p._child for p in parts], out=self._child[tops:])
