@@ -19,9 +19,11 @@ import math
 import numba as nb
 import numpy as np
 
-EPSILON = 1e-12
+from ._build_kernels import WIDTH
+from ._kernels_triangles import EPSILON, segment_triangle_closest
+from ._kernels_triangles import ray_triangle  # noqa: F401 (navigation's bake reads it from here)
+
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
-from ._build_kernels import WIDTH  # children per node (8)
 TIE_SLACK = 1.0 + 1e-9  # see first_hit
 COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
 KEY_BITS = 16  # bits of coherent_order's cell codes
@@ -127,30 +129,6 @@ def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
 
 
 @nb.njit(cache=True, inline="always")
-def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
-    """Distance along the ray to triangle t (Moller-Trumbore, both sides), inf when it misses."""
-    a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-    e1x, e1y, e1z = positions[b, 0] - positions[a, 0], positions[b, 1] - positions[a, 1], positions[b, 2] - positions[a, 2]
-    e2x, e2y, e2z = positions[c, 0] - positions[a, 0], positions[c, 1] - positions[a, 1], positions[c, 2] - positions[a, 2]
-    px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
-    det = e1x * px + e1y * py + e1z * pz
-    if abs(det) < EPSILON:
-        return np.inf
-    inv = 1.0 / det
-    sx, sy, sz = ox - positions[a, 0], oy - positions[a, 1], oz - positions[a, 2]
-    u = (sx * px + sy * py + sz * pz) * inv
-    if u < 0.0 or u > 1.0:
-        return np.inf
-    qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
-    v = (dx * qx + dy * qy + dz * qz) * inv
-    if v < 0.0 or u + v > 1.0:
-        return np.inf
-    dist = (e2x * qx + e2y * qy + e2z * qz) * inv
-    return dist if dist >= 0.0 else np.inf
-
-
-
-@nb.njit(cache=True, inline="always")
 def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
     """:func:`ray_triangle` on the triangle in leaf slot q, from its stored corner and edges (the same values,
     the same operations: the same answer to the last bit)."""
@@ -174,17 +152,36 @@ def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
 
 
 @nb.njit(cache=True, nogil=True)
-def coherent_order(origins, sequence):
-    """An order of the rays in which neighbours start near each other: by a Morton code of their origin's cell
-    in a grid of 2**16 cells over the origins' box, its bits given in turn to the axis whose cells are longest
-    (a counting sort, stable). Tracing a large batch in this order keeps the tree's nodes and triangles in
-    cache from one ray to the next; each ray's answer is the same in any order."""
-    rays = origins.shape[0]
+def middle_points(root_box, origins, directions, max_distance, out):
+    """The middle of each ray's stretch inside the box ``root_box`` (lo xyz, hi xyz) and within its max distance,
+    or its origin when it misses the box: where a ray's search mostly goes, so rays whose middles are near each
+    other read the same nodes and triangles (:func:`coherent_order` orders them by it)."""
+    for r in range(origins.shape[0]):
+        ox, oy, oz = origins[r, 0], origins[r, 1], origins[r, 2]
+        dx, dy, dz = directions[r, 0], directions[r, 1], directions[r, 2]
+        ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
+        sx, sy, sz = (0, 3) if ix >= 0.0 else (3, 0), (1, 4) if iy >= 0.0 else (4, 1), (2, 5) if iz >= 0.0 else (5, 2)
+        near = max(max(max(0.0, (np.float64(root_box[sx[0]]) - ox) * ix), (np.float64(root_box[sy[0]]) - oy) * iy),
+                   (np.float64(root_box[sz[0]]) - oz) * iz)
+        far = min(min(min(max_distance[r], (np.float64(root_box[sx[1]]) - ox) * ix),
+                      (np.float64(root_box[sy[1]]) - oy) * iy), (np.float64(root_box[sz[1]]) - oz) * iz)
+        t = 0.5 * (near + far) if near <= far else 0.0
+        out[r, 0], out[r, 1], out[r, 2] = ox + dx * t, oy + dy * t, oz + dz * t
+
+
+@nb.njit(cache=True, nogil=True)
+def coherent_order(points, sequence):
+    """An order of the rays in which neighbours are near each other: by a Morton code of their point's cell (a
+    ray's origin, or its middle from :func:`middle_points`) in a grid of 2**16 cells over the points' box, its
+    bits given in turn to the axis whose cells are longest (a counting sort, stable). Tracing a large batch in
+    this order keeps the tree's nodes and triangles in cache from one ray to the next; each ray's answer is the
+    same in any order."""
+    rays = points.shape[0]
     low, extent = np.empty(3), np.empty(3)
     for axis in range(3):
         low[axis], high = np.inf, -np.inf
         for r in range(rays):
-            low[axis], high = min(low[axis], origins[r, axis]), max(high, origins[r, axis])
+            low[axis], high = min(low[axis], points[r, axis]), max(high, points[r, axis])
         extent[axis] = high - low[axis]
     bits = np.zeros(3, dtype=np.int64)
     axis_of_bit = np.empty(KEY_BITS, dtype=np.int64)  # from the most significant
@@ -212,9 +209,9 @@ def coherent_order(origins, sequence):
     counts = np.zeros(2 ** KEY_BITS + 1, dtype=np.int64)
     keys = np.empty(rays, dtype=np.int64)
     for r in range(rays):
-        cx = min(max(int((origins[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
-        cy = min(max(int((origins[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
-        cz = min(max(int((origins[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
+        cx = min(max(int((points[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
+        cy = min(max(int((points[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
+        cz = min(max(int((points[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
         key = spread_x[cx] | spread_y[cy] | spread_z[cz]
         keys[r] = key
         counts[key + 1] += 1
@@ -291,10 +288,10 @@ def first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stac
 def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, origins, directions, max_distance,
             out_distance, out_triangle, out_point, out_normal, out_material, out_object):
     """First hit of each ray (directions unit length; :func:`first_hit`), a batch of COHERENT_BATCH rays or more
-    taken in :func:`coherent_order`: distance (inf: none), triangle (-1: none), point, the triangle's unit normal turned to face the
-    ray's origin (computed as :func:`triangle_normals` does, from the edges at hand), material and object (NaN,
-    NaN, 0, -1 for a miss). The rays are copied a block at a time (a simple loop whose reads overlap) before
-    the block is traced."""
+    taken in :func:`coherent_order` of their middles in the tree's box (:func:`middle_points`): distance (inf:
+    none), triangle (-1: none), point, the triangle's unit normal turned to face the ray's origin (computed as
+    :func:`triangle_normals` does, from the edges at hand), material and object (NaN, NaN, 0, -1 for a miss).
+    The rays are copied a block at a time (a simple loop whose reads overlap) before the block is traced."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
     stack_entry = np.empty(STACK)
@@ -302,7 +299,9 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
     flat, lanes, entries = box.reshape(box.size), box.shape[1] // 6, np.empty(WIDTH)
     if origins.shape[0] >= COHERENT_BATCH:
         sequence = np.empty(origins.shape[0], dtype=np.int64)
-        coherent_order(origins, sequence)
+        middles = np.empty((origins.shape[0], 3))
+        middle_points(root_box, origins, directions, max_distance, middles)
+        coherent_order(middles, sequence)
     else:
         sequence = np.arange(origins.shape[0])
     for first in range(0, sequence.shape[0], RAY_BLOCK):
@@ -387,141 +386,7 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
             counts[r] = found
 
 
-# ------------------------------------------------------------------------------------------- closest points
-@nb.njit(cache=True, inline="always")
-def closest_on_triangle(positions, indices, t, px, py, pz):
-    """The point of triangle t closest to (px, py, pz) (regions of the triangle's Voronoi diagram)."""
-    a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-    ax, ay, az = positions[a, 0], positions[a, 1], positions[a, 2]
-    bx, by, bz = positions[b, 0], positions[b, 1], positions[b, 2]
-    cx, cy, cz = positions[c, 0], positions[c, 1], positions[c, 2]
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    acx, acy, acz = cx - ax, cy - ay, cz - az
-    apx, apy, apz = px - ax, py - ay, pz - az
-    d1 = abx * apx + aby * apy + abz * apz
-    d2 = acx * apx + acy * apy + acz * apz
-    if d1 <= 0.0 and d2 <= 0.0:
-        return ax, ay, az
-    bpx, bpy, bpz = px - bx, py - by, pz - bz
-    d3 = abx * bpx + aby * bpy + abz * bpz
-    d4 = acx * bpx + acy * bpy + acz * bpz
-    if d3 >= 0.0 and d4 <= d3:
-        return bx, by, bz
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        v = d1 / (d1 - d3) if d1 != d3 else 0.0  # equal only on a degenerate (zero-length) edge
-        return ax + v * abx, ay + v * aby, az + v * abz
-    cpx, cpy, cpz = px - cx, py - cy, pz - cz
-    d5 = abx * cpx + aby * cpy + abz * cpz
-    d6 = acx * cpx + acy * cpy + acz * cpz
-    if d6 >= 0.0 and d5 <= d6:
-        return cx, cy, cz
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        w = d2 / (d2 - d6) if d2 != d6 else 0.0
-        return ax + w * acx, ay + w * acy, az + w * acz
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        span = (d4 - d3) + (d5 - d6)
-        w = (d4 - d3) / span if span != 0.0 else 0.0
-        return bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz)
-    total = va + vb + vc
-    if total == 0.0:  # a degenerate (zero-area) triangle: the nearest point of its edges
-        return degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
-    denom = 1.0 / total
-    v = vb * denom
-    w = vc * denom
-    return ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
-
-
-@nb.njit(cache=True, inline="always")
-def closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz):
-    """The point of segment ab closest to p."""
-    ux, uy, uz = bx - ax, by - ay, bz - az
-    uu = ux * ux + uy * uy + uz * uz
-    s = 0.0
-    if uu > 0.0:
-        s = min(max(((px - ax) * ux + (py - ay) * uy + (pz - az) * uz) / uu, 0.0), 1.0)
-    return ax + s * ux, ay + s * uy, az + s * uz
-
-
-@nb.njit(cache=True)
-def degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
-    """The point nearest p on the three edges of a triangle with no area."""
-    best = np.inf
-    rx = ry = rz = 0.0
-    for e in range(3):
-        if e == 0:
-            qx, qy, qz = closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz)
-        elif e == 1:
-            qx, qy, qz = closest_segment_point(bx, by, bz, cx, cy, cz, px, py, pz)
-        else:
-            qx, qy, qz = closest_segment_point(cx, cy, cz, ax, ay, az, px, py, pz)
-        d = (qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2
-        if d < best:
-            best, rx, ry, rz = d, qx, qy, qz
-    return rx, ry, rz
-
-
-@nb.njit(cache=True, inline="always")
-def segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz):
-    """Closest points (on the segment, on the triangle) between segment ab and triangle t: the segment's
-    crossing if it crosses, else the best of the segment's ends against the triangle and the triangle's
-    edges against the segment (alternating projection, a few rounds, is exact enough for contacts)."""
-    dx, dy, dz = bx - ax, by - ay, bz - az
-    length = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if length > 0.0:
-        dist = ray_triangle(positions, indices, t, ax, ay, az, dx / length, dy / length, dz / length)
-        if dist <= length:
-            x, y, z = ax + dx * dist / length, ay + dy * dist / length, az + dz * dist / length
-            return x, y, z, x, y, z
-    best = np.inf
-    rx = ry = rz = qx = qy = qz = 0.0
-    # Candidate 1 and 2: the segment's ends.
-    for end in range(2):
-        sx, sy, sz = (ax, ay, az) if end == 0 else (bx, by, bz)
-        tx, ty, tz = closest_on_triangle(positions, indices, t, sx, sy, sz)
-        d = (sx - tx) ** 2 + (sy - ty) ** 2 + (sz - tz) ** 2
-        if d < best:
-            best, rx, ry, rz, qx, qy, qz = d, sx, sy, sz, tx, ty, tz
-    # Candidates 3-5: each triangle edge against the segment (closest points between two segments).
-    for e in range(3):
-        i0, i1 = indices[t, e], indices[t, (e + 1) % 3]
-        cx, cy, cz = positions[i0, 0], positions[i0, 1], positions[i0, 2]
-        ex, ey, ez = positions[i1, 0] - cx, positions[i1, 1] - cy, positions[i1, 2] - cz
-        # Standard closest points between segments p(s) = a + s d and q(u) = c + u e.
-        rrx, rry, rrz = ax - cx, ay - cy, az - cz
-        aa = dx * dx + dy * dy + dz * dz
-        ee = ex * ex + ey * ey + ez * ez
-        f = ex * rrx + ey * rry + ez * rrz
-        s = u = 0.0
-        if aa <= EPSILON and ee <= EPSILON:
-            s = u = 0.0
-        elif aa <= EPSILON:
-            u = min(max(f / ee, 0.0), 1.0)
-        else:
-            cc = dx * rrx + dy * rry + dz * rrz
-            if ee <= EPSILON:
-                s = min(max(-cc / aa, 0.0), 1.0)
-            else:
-                bb = dx * ex + dy * ey + dz * ez
-                denom = aa * ee - bb * bb
-                s = min(max((bb * f - cc * ee) / denom, 0.0), 1.0) if denom != 0.0 else 0.0
-                u = (bb * s + f) / ee
-                if u < 0.0:
-                    u = 0.0
-                    s = min(max(-cc / aa, 0.0), 1.0)
-                elif u > 1.0:
-                    u = 1.0
-                    s = min(max((bb - cc) / aa, 0.0), 1.0)
-        sx, sy, sz = ax + s * dx, ay + s * dy, az + s * dz
-        tx, ty, tz = cx + u * ex, cy + u * ey, cz + u * ez
-        d = (sx - tx) ** 2 + (sy - ty) ** 2 + (sz - tz) ** 2
-        if d < best:
-            best, rx, ry, rz, qx, qy, qz = d, sx, sy, sz, tx, ty, tz
-    return rx, ry, rz, qx, qy, qz
-
-
+# ------------------------------------------------------------------------------------------------ overlaps
 @nb.njit(cache=True, inline="always")
 def box_apart(box, lo0, lo1, lo2, hi0, hi1, hi2):
     """Whether the box ``box`` (lo xyz, hi xyz) and the box lo..hi are apart."""
