@@ -228,6 +228,7 @@ def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts
     pending = np.empty(node_a.shape[0], dtype=np.int64)  # binary nodes still to become wide nodes
     parent = np.empty(node_a.shape[0], dtype=np.int64)  # ... and the slot (4 x node + slot) that points to them
     slots = np.empty(WIDTH, dtype=np.int64)
+    areas = np.empty(WIDTH)
     pending[0], parent[0] = 0, -1
     depth, count = 1, 0
     while depth > 0:
@@ -237,18 +238,20 @@ def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts
         if parent[depth] >= 0:
             child[parent[depth] // WIDTH, parent[depth] % WIDTH] = node
         slots[0], slots[1] = node_a[binary], node_b[binary]
+        for s in range(2):  # a leaf's area -1: never split
+            areas[s] = node_area(node_lo, node_hi, slots[s]) if node_a[slots[s]] >= 0 else -1.0
         used = 2
         while used < WIDTH:
             largest, pick = -1.0, -1
             for s in range(used):
-                if node_a[slots[s]] >= 0:
-                    area = node_area(node_lo, node_hi, slots[s])
-                    if area > largest:
-                        largest, pick = area, s
+                if areas[s] > largest:
+                    largest, pick = areas[s], s
             if pick < 0:
                 break
             split = slots[pick]
             slots[pick], slots[used] = node_a[split], node_b[split]
+            for s in (pick, used):
+                areas[s] = node_area(node_lo, node_hi, slots[s]) if node_a[slots[s]] >= 0 else -1.0
             used += 1
         for s in range(WIDTH):
             if s >= used:
