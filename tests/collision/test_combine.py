@@ -109,36 +109,61 @@ def test_combined_trees_combine_again():
 
 
 def test_top_tree_reaches_every_part_once_and_boxes_hold_their_parts():
-    """The top tree kernel against a plain-Python walk: every part's root once, children after their parent,
-    each child's box the union of the parts beneath it, and the root box that of all."""
+    """The top tree kernel against a plain-Python walk: every part's root once (a PART slot), every node once,
+    children after their parent, each slot's box the union of the parts beneath it, empty slots never entered,
+    and the root box that of all; link_parts then points the PART slots at the parts' roots."""
     rng = np.random.default_rng(5)
-    for parts in (1, 2, 3, 7, 30):
+    part_slot, w = _build_kernels.PART, _build_kernels.WIDTH
+    for parts in (1, 2, 3, 4, 5, 7, 30):
         lo = rng.uniform(-50, 50, (parts, 3)).astype(np.float32)
         root_box = np.hstack([lo, lo + rng.uniform(0, 10, (parts, 3)).astype(np.float32)])
-        # Where the parts' roots sit in a combined tree: records after the top's, or leaves (count > 0).
-        roots = np.column_stack([parts - 1 + 3 * np.arange(parts), np.where(np.arange(parts) % 3 == 1, 4, 0)])
-        box, child = np.empty((parts - 1, 12), np.float32), np.empty((parts - 1, 4), np.int32)
+        box = np.empty((max(1, parts - 1), 6 * w), np.float32)
+        child = np.empty((max(1, parts - 1), 2 * w), np.int32)
         top_box, top = np.full(6, np.nan, np.float32), np.full(2, -7, np.int64)  # written or failing
-        _build_kernels.top_tree(root_box, roots, box, child, top_box, top)
+        tops = _build_kernels.top_tree(root_box, box, child, top_box, top)
+        assert 0 <= tops <= parts - 1
+        visited = []
 
-        def beneath(reference, count):
-            part = np.flatnonzero((roots[:, 0] == reference) & (roots[:, 1] == count))
-            if count > 0 or reference >= parts - 1:
-                return [int(part[0])]
+        def beneath(node):
+            visited.append(node)
             found = []
-            for side in range(2):
-                assert child[reference, side] > reference or child[reference, 2 + side] > 0 \
-                    or child[reference, side] >= parts - 1
-                below = beneath(child[reference, side], child[reference, 2 + side])
-                assert np.array_equal(box[reference, 6 * side:6 * side + 3], root_box[below, :3].min(axis=0))
-                assert np.array_equal(box[reference, 6 * side + 3:6 * side + 6], root_box[below, 3:].max(axis=0))
+            for s in range(w):
+                reference, count = child[node, s], child[node, w + s]
+                lows, highs = box[node, [s, w + s, 2 * w + s]], box[node, [3 * w + s, 4 * w + s, 5 * w + s]]
+                if count == -1:
+                    assert np.all(lows == np.inf) and np.all(highs == -np.inf)
+                    continue
+                if count == part_slot:
+                    below = [int(reference)]
+                else:
+                    assert count == 0 and node < reference < tops
+                    below = beneath(reference)
+                assert np.array_equal(lows, root_box[below, :3].min(axis=0))
+                assert np.array_equal(highs, root_box[below, 3:].max(axis=0))
                 found += below
+            assert len(found) >= 2
             return found
 
-        below = beneath(top[0], top[1]) if parts > 1 else [int(np.flatnonzero(roots[:, 0] == top[0])[0])]
-        assert sorted(below) == list(range(parts))
+        if parts == 1:
+            assert tops == 0 and top.tolist() == [0, part_slot]
+            below = [0]
+        else:
+            assert top.tolist() == [0, 0]
+            below = beneath(0)
+        assert sorted(below) == list(range(parts)) and sorted(visited) == list(range(tops))
         assert np.array_equal(top_box[:3], root_box[:, :3].min(axis=0))
         assert np.array_equal(top_box[3:], root_box[:, 3:].max(axis=0))
+        # Where the parts' roots sit in a combined tree: nodes after the top's, or leaves (count > 0).
+        roots = np.column_stack([tops + 3 * np.arange(parts), np.where(np.arange(parts) % 3 == 1, 4, 0)])
+        linked = child[:tops].copy()
+        _build_kernels.link_parts(linked, roots)
+        for node in range(tops):
+            for s in range(w):
+                if child[node, w + s] == part_slot:
+                    assert linked[node, s] == roots[child[node, s], 0]
+                    assert linked[node, w + s] == roots[child[node, s], 1]
+                else:
+                    assert linked[node, s] == child[node, s] and linked[node, w + s] == child[node, w + s]
 
 
 @pytest.mark.parametrize("parts", [[], (), "abc", None, 3, [None], ["not a tree"]])

@@ -99,3 +99,36 @@ def test_a_batch_answers_as_its_rays_one_by_one(count):
         alone = bvh.raycast(origins[r], directions[r])
         for name in batch.__dataclass_fields__:
             np.testing.assert_array_equal(getattr(batch, name)[r], getattr(alone, name)[0], err_msg=name)
+
+
+def test_middle_points_are_the_middles_of_the_rays_inside_the_box():
+    """The points a large batch is ordered by (middle_points) against plain Python: the middle of the stretch of
+    each ray inside the box and within its limit, the origin for a ray that misses the box."""
+    from voxelworld.collision import _kernels
+
+    rng = np.random.default_rng(8)
+    box = np.float32([-2, -1, -3, 4, 2, 5])
+    origins = rng.uniform(-6, 8, (400, 3))
+    directions = rng.normal(size=(400, 3))
+    directions[:50, [0, 2]] = 0.0  # straight up or down
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    limit = np.where(rng.random(400) < 0.3, rng.uniform(0, 6, 400), np.inf)
+    middles = np.empty((400, 3))
+    _kernels.middle_points(box, origins, directions, limit, middles)
+    missed = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for r in range(400):
+            near, far = 0.0, limit[r]
+            for axis in range(3):
+                o, d, lo, hi = origins[r, axis], directions[r, axis], float(box[axis]), float(box[3 + axis])
+                if d == 0.0:
+                    if not lo <= o <= hi:
+                        near, far = 1.0, 0.0
+                    continue
+                near, far = max(near, min((lo - o) / d, (hi - o) / d)), min(far, max((lo - o) / d, (hi - o) / d))
+            if near <= far:
+                np.testing.assert_allclose(middles[r], origins[r] + directions[r] * (near + far) / 2, atol=1e-9)
+            else:
+                missed += 1
+                np.testing.assert_array_equal(middles[r], origins[r])
+    assert 50 < missed < 350

@@ -1,9 +1,9 @@
 """Numba kernels that build, refit and combine the collision wing's bounding volume hierarchy.
 
 :func:`build` makes a binary tree over the triangles (every node a box; a leaf ``-1 - start`` and a count into
-``order``); :func:`pack` turns it into the layout the queries read (see :mod:`._kernels`): one record per inner
-node holding both children's boxes (float32, rounded outwards, so a box never shrinks) and their references,
-and the triangles' corner and edges in leaf order (:func:`triangle_data`).
+``order``); :func:`collapse` turns it into the wide tree the queries read (see :mod:`._kernels`): each node
+holds the boxes of up to WIDTH (8) children (float32, rounded outwards, so a box never shrinks) and their
+references, and the triangles' corner and edges are kept in leaf order (:func:`triangle_data`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import numpy as np
 
 LEAF_SIZE = 4
 BINS = 16
+WIDTH = 8  # children per node of the query layout
+PART = -2  # the count :func:`top_tree` gives a slot that holds a part's root (its reference: the part)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -201,41 +203,83 @@ def up(x):
     return np.nextafter(f, np.float32(np.inf)) if np.float64(f) < x else f
 
 
+@nb.njit(cache=True, inline="always")
+def node_area(node_lo, node_hi, n):
+    return box_area(node_lo[n, 0], node_lo[n, 1], node_lo[n, 2], node_hi[n, 0], node_hi[n, 1], node_hi[n, 2])
+
+
 @nb.njit(cache=True, nogil=True)
-def pack(node_lo, node_hi, node_a, node_b, nodes, box, child, root_box, root):
-    """The query layout from :func:`build`'s nodes: record r (an inner node; children after their parent) holds
-    in ``box[r]`` its children's boxes (lo xyz, hi xyz of the first, then of the second) and in ``child[r]``
-    their references and counts: a count of 0 means an inner node (reference: its record), else a leaf
-    (reference: its first triangle slot). ``root_box`` and ``root`` (reference, count) get the root's."""
-    record = np.empty(nodes, dtype=np.int64)
-    k = 0
-    for n in range(nodes):
-        if node_a[n] >= 0:
-            record[n] = k
-            k += 1
-    for n in range(nodes):
-        if node_a[n] < 0:
-            continue
-        r = record[n]
-        for side in range(2):
-            c = node_a[n] if side == 0 else node_b[n]
-            for axis in range(3):
-                box[r, 6 * side + axis] = down(node_lo[c, axis])
-                box[r, 6 * side + 3 + axis] = up(node_hi[c, axis])
-            if node_a[c] >= 0:
-                child[r, side], child[r, 2 + side] = record[c], 0
-            else:
-                child[r, side], child[r, 2 + side] = -1 - node_a[c], node_b[c]
+def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts):
+    """The wide query layout from binary nodes (node 0 the root, as :func:`build` leaves them): each wide node
+    takes a binary node's two children, then splits its largest inner child (by surface area, the first of equal
+    ones) into its two until it has WIDTH or only leaves. Nodes are numbered depth first, children after their
+    parent. ``box[n]`` holds the children's boxes rounded outwards to float32, axis by axis (lo x of the WIDTH,
+    lo y, lo z, hi x, hi y, hi z), ``child[n]`` their references then their counts: count 0 an inner node (the
+    reference: its node), > 0 a leaf (its first triangle slot), -1 an empty slot (box lo inf, hi -inf, which no
+    query enters). With ``parts``, a binary leaf ``-1 - p`` is the root of part p (slot: reference p, count
+    PART) instead of triangles. ``root_box`` and ``root`` get the root's box and (reference, count).
+    Returns the node count."""
     for axis in range(3):
         root_box[axis], root_box[3 + axis] = down(node_lo[0, axis]), up(node_hi[0, axis])
-    if node_a[0] >= 0:
-        root[0], root[1] = 0, 0
-    else:
-        root[0], root[1] = -1 - node_a[0], node_b[0]
+    if node_a[0] < 0:  # the root is a leaf
+        root[0], root[1] = (-1 - node_a[0], PART) if parts else (-1 - node_a[0], node_b[0])
+        return 0
+    root[0], root[1] = 0, 0
+    pending = np.empty(node_a.shape[0], dtype=np.int64)  # binary nodes still to become wide nodes
+    parent = np.empty(node_a.shape[0], dtype=np.int64)  # ... and the slot (4 x node + slot) that points to them
+    slots = np.empty(WIDTH, dtype=np.int64)
+    areas = np.empty(WIDTH)
+    pending[0], parent[0] = 0, -1
+    depth, count = 1, 0
+    while depth > 0:
+        depth -= 1
+        binary, node = pending[depth], count
+        count += 1
+        if parent[depth] >= 0:
+            child[parent[depth] // WIDTH, parent[depth] % WIDTH] = node
+        slots[0], slots[1] = node_a[binary], node_b[binary]
+        for s in range(2):  # a leaf's area -1: never split
+            areas[s] = node_area(node_lo, node_hi, slots[s]) if node_a[slots[s]] >= 0 else -1.0
+        used = 2
+        while used < WIDTH:
+            largest, pick = -1.0, -1
+            for s in range(used):
+                if areas[s] > largest:
+                    largest, pick = areas[s], s
+            if pick < 0:
+                break
+            split = slots[pick]
+            slots[pick], slots[used] = node_a[split], node_b[split]
+            for s in (pick, used):
+                areas[s] = node_area(node_lo, node_hi, slots[s]) if node_a[slots[s]] >= 0 else -1.0
+            used += 1
+        for s in range(WIDTH):
+            if s >= used:
+                for axis in range(3):
+                    box[node, WIDTH * axis + s], box[node, 3 * WIDTH + WIDTH * axis + s] = np.inf, -np.inf
+                child[node, s], child[node, WIDTH + s] = 0, -1
+                continue
+            c = slots[s]
+            for axis in range(3):
+                box[node, WIDTH * axis + s] = down(node_lo[c, axis])
+                box[node, 3 * WIDTH + WIDTH * axis + s] = up(node_hi[c, axis])
+            if node_a[c] < 0:
+                if parts:
+                    child[node, s], child[node, WIDTH + s] = -1 - node_a[c], PART
+                else:
+                    child[node, s], child[node, WIDTH + s] = -1 - node_a[c], node_b[c]
+            else:
+                child[node, WIDTH + s] = 0  # its reference is written when it becomes a node
+        for s in range(used - 1, -1, -1):  # the first slot's subtree next: depth first
+            if node_a[slots[s]] >= 0:
+                pending[depth], parent[depth] = slots[s], WIDTH * node + s
+                depth += 1
+    return count
 
 
 @nb.njit(cache=True, nogil=True)
-def leaf_box(positions, indices, order, start, count, box, r, side):
+def leaf_box(positions, indices, order, start, count, box, n, s):
+    """The box of the leaf slot s of node n (triangle slots start.. start + count), rounded outwards."""
     for axis in range(3):
         low, high = np.inf, -np.inf
         for q in range(start, start + count):
@@ -243,56 +287,82 @@ def leaf_box(positions, indices, order, start, count, box, r, side):
             for corner in range(3):
                 value = positions[indices[t, corner], axis]
                 low, high = min(low, value), max(high, value)
-        box[r, 6 * side + axis], box[r, 6 * side + 3 + axis] = down(low), up(high)
+        box[n, WIDTH * axis + s], box[n, 3 * WIDTH + WIDTH * axis + s] = down(low), up(high)
+
+
+@nb.njit(cache=True, inline="always")
+def node_bounds(box, n, lo, hi):
+    """The union of node n's children's boxes (empty slots add nothing) into lo and hi."""
+    for axis in range(3):
+        low, high = box[n, WIDTH * axis], box[n, 3 * WIDTH + WIDTH * axis]
+        for s in range(1, WIDTH):
+            low = min(low, box[n, WIDTH * axis + s])
+            high = max(high, box[n, 3 * WIDTH + WIDTH * axis + s])
+        lo[axis], hi[axis] = low, high
 
 
 @nb.njit(cache=True, nogil=True)
 def refit(positions, indices, order, tri, box, child, root_box, root):
     """After the vertices moved: the triangles' leaf-order data and every box, children first (a backwards sweep
-    over the records), the root's last. The same boxes :func:`pack` would give a tree of this shape."""
+    over the nodes), the root's last. The same boxes :func:`collapse` would give a tree of this shape."""
     triangle_data(positions, indices, order, tri)
-    for r in range(box.shape[0] - 1, -1, -1):
-        for side in range(2):
-            reference, count = child[r, side], child[r, 2 + side]
+    lo, hi = np.empty(3, dtype=np.float32), np.empty(3, dtype=np.float32)
+    for n in range(box.shape[0] - 1, -1, -1):
+        for s in range(WIDTH):
+            reference, count = child[n, s], child[n, WIDTH + s]
             if count > 0:
-                leaf_box(positions, indices, order, reference, count, box, r, side)
-            else:
+                leaf_box(positions, indices, order, reference, count, box, n, s)
+            elif count == 0:
+                node_bounds(box, reference, lo, hi)
                 for axis in range(3):
-                    box[r, 6 * side + axis] = min(box[reference, axis], box[reference, 6 + axis])
-                    box[r, 6 * side + 3 + axis] = max(box[reference, 3 + axis], box[reference, 9 + axis])
+                    box[n, WIDTH * axis + s], box[n, 3 * WIDTH + WIDTH * axis + s] = lo[axis], hi[axis]
     if root[1] > 0:
-        leaf_box(positions, indices, order, root[0], root[1], root_box.reshape((1, 6)), 0, 0)
-    else:
+        whole = np.empty((1, 6 * WIDTH), dtype=np.float32)
+        leaf_box(positions, indices, order, root[0], root[1], whole, 0, 0)
         for axis in range(3):
-            root_box[axis] = min(box[0, axis], box[0, 6 + axis])
-            root_box[3 + axis] = max(box[0, 3 + axis], box[0, 9 + axis])
+            root_box[axis], root_box[3 + axis] = whole[0, WIDTH * axis], whole[0, 3 * WIDTH + WIDTH * axis]
+    else:
+        node_bounds(box, root[0], lo, hi)
+        for axis in range(3):
+            root_box[axis], root_box[3 + axis] = lo[axis], hi[axis]
 
 
 # ---------------------------------------------------------------------------------------------- combining
 @nb.njit(cache=True, nogil=True)
-def offset_records(child, record_offset, slot_offset):
-    """Move copied records to their place in a combined tree: inner children by ``record_offset``, leaves'
-    first slot by ``slot_offset`` (both per record)."""
-    for r in range(child.shape[0]):
-        for side in range(2):
-            if child[r, 2 + side] == 0:
-                child[r, side] += record_offset[r]
-            else:
-                child[r, side] += slot_offset[r]
+def offset_nodes(child, node_offset, slot_offset):
+    """Move copied nodes to their place in a combined tree: inner children by ``node_offset``, leaves' first slot
+    by ``slot_offset`` (both per node); empty slots stay."""
+    for n in range(child.shape[0]):
+        for s in range(WIDTH):
+            count = child[n, WIDTH + s]
+            if count == 0:
+                child[n, s] += node_offset[n]
+            elif count > 0:
+                child[n, s] += slot_offset[n]
 
 
 @nb.njit(cache=True, nogil=True)
-def top_tree(root_box, roots, box, child, top_box, top):
-    """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them: P - 1 records
-    numbered 0.. (children after their parent), whose children are other top records or the parts' roots
-    (``roots[p]``: reference and count, already moved to the combined arrays). Each record splits its parts
-    where the surface area heuristic (area x parts) is least, over the parts sorted by box centre along each
-    axis (stable sorts: deterministic). ``top_box`` and ``top`` get the combined tree's root."""
-    parts = roots.shape[0]
-    if parts == 1:
-        top_box[:] = root_box[0]
-        top[0], top[1] = roots[0, 0], roots[0, 1]
-        return
+def link_parts(child, roots):
+    """Point the top tree's PART slots (reference: a part) at the parts' roots (``roots[p]``: reference and count
+    in the combined arrays)."""
+    for n in range(child.shape[0]):
+        for s in range(WIDTH):
+            if child[n, WIDTH + s] == PART:
+                p = child[n, s]
+                child[n, s], child[n, WIDTH + s] = roots[p, 0], roots[p, 1]
+
+
+@nb.njit(cache=True, nogil=True)
+def top_tree(root_box, box, child, top_box, top):
+    """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them, in the query layout
+    (:func:`collapse`; its slots that hold a part: reference p, count PART, for :func:`link_parts`). A binary
+    tree first, each node splitting its parts where the surface area heuristic (area x parts) is least, over the
+    parts sorted by box centre along each axis (stable sorts: deterministic). ``top_box`` and ``top`` get the
+    root (a part's when P is 1). Returns the node count (at most P - 1)."""
+    parts = root_box.shape[0]
+    capacity = 2 * parts - 1
+    node_lo, node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
+    node_a, node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
     centres = (root_box[:, :3].astype(np.float64) + root_box[:, 3:].astype(np.float64)) * 0.5
     order = np.arange(parts)
     best_order = np.empty(parts, dtype=np.int64)
@@ -307,6 +377,14 @@ def top_tree(root_box, roots, box, child, top_box, top):
         depth -= 1
         node, start, end = stack_node[depth], stack_start[depth], stack_end[depth]
         count = end - start
+        for axis in range(3):
+            low, high = np.inf, -np.inf
+            for q in range(start, end):
+                low, high = min(low, root_box[order[q], axis]), max(high, root_box[order[q], 3 + axis])
+            node_lo[node, axis], node_hi[node, axis] = low, high
+        if count == 1:
+            node_a[node], node_b[node] = -1 - order[start], 1
+            continue
         best_cost, best_split = np.inf, start + count // 2
         best_order[start:end] = order[start:end]
         for axis in range(3):
@@ -330,21 +408,10 @@ def top_tree(root_box, roots, box, child, top_box, top):
                     best_cost, best_split = cost, start + k
                     best_order[start:end] = sorted_
         order[start:end] = best_order[start:end]
-        for side in range(2):
-            first, last = (start, best_split) if side == 0 else (best_split, end)
-            for axis in range(6):
-                value = root_box[order[first], axis]
-                for q in range(first + 1, last):
-                    value = min(value, root_box[order[q], axis]) if axis < 3 else max(value, root_box[order[q], axis])
-                box[node, 6 * side + axis] = value
-            if last - first == 1:
-                child[node, side], child[node, 2 + side] = roots[order[first], 0], roots[order[first], 1]
-            else:
-                child[node, side], child[node, 2 + side] = nodes, 0
-                stack_node[depth], stack_start[depth], stack_end[depth] = nodes, first, last
-                depth += 1
-                nodes += 1
-    top[0], top[1] = 0, 0
-    for axis in range(3):
-        top_box[axis] = min(box[0, axis], box[0, 6 + axis])
-        top_box[3 + axis] = max(box[0, 3 + axis], box[0, 9 + axis])
+        node_a[node], node_b[node] = nodes, nodes + 1
+        stack_node[depth], stack_start[depth], stack_end[depth] = nodes + 1, best_split, end
+        depth += 1
+        stack_node[depth], stack_start[depth], stack_end[depth] = nodes, start, best_split
+        depth += 1
+        nodes += 2
+    return collapse(node_lo, node_hi, node_a, node_b, box, child, top_box, top, True)

@@ -2,14 +2,15 @@
 
 Layout (built by :mod:`._build_kernels`): ``tri`` (m, 9) float64, each triangle's corner a and edges b - a,
 c - a in leaf order, and ``order`` (m,) int64, the triangle index of each leaf slot (read only to report a hit
-and to break ties). ``box`` (records, 12) float32 and ``child`` (records, 4) int32 hold one record per inner
-node: the boxes of its two children side by side (lo xyz, hi xyz, then the second's), so one visit tests both,
-and their references ``child[r, 0:2]`` with counts ``child[r, 2:4]``: a count of 0 means an inner node (the
-reference is its record), else a leaf of that many triangles from slot ``reference``. ``root_box`` (6,) and
-``root`` (reference, count) describe the root the same way. Boxes are rounded outwards to float32 (never
-smaller than their triangles) and the ray-box test widens its exit by a few units in the last place, so a box
-never drops a triangle the triangle test would hit: answers do not depend on the tree's shape.
-"""
+and to break ties). The tree is WIDTH (8) wide: ``box`` (nodes, 48) float32 and ``child`` (nodes, 16) int32
+hold one node each, the boxes of its eight children axis by axis (lo x of the eight, lo y, lo z, hi x, hi y,
+hi z: adjacent values, so one visit tests all eight with a few vector instructions) and their references
+``child[n, 0:8]`` with counts ``child[n, 8:16]``: a count of 0 means an inner node (the reference is its node),
+> 0 a leaf of that many triangles from slot ``reference``, -1 an empty slot (they come last; box lo inf, hi
+-inf: never entered). ``root_box`` (6,) (lo xyz, hi xyz) and ``root`` (reference, count) describe the root the
+same way. Boxes are rounded outwards to float32 (never smaller than their triangles) and the ray-box test
+widens its exit by a few units in the last place, so a box never drops a triangle the triangle test would
+hit: answers do not depend on the tree's shape."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ import math
 import numba as nb
 import numpy as np
 
-EPSILON = 1e-12
+from ._build_kernels import WIDTH
+from ._kernels_triangles import EPSILON, segment_triangle_closest
+from ._kernels_triangles import ray_triangle  # noqa: F401 (navigation's bake reads it from here)
+
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
 TIE_SLACK = 1.0 + 1e-9  # see first_hit
 COHERENT_BATCH = 4096  # rays: raycast traces a batch this large in coherent_order
@@ -73,67 +77,55 @@ def inverse(d):
 
 
 @nb.njit(cache=True, inline="always")
-def entering(t):
-    """An axis's entry distance; NaN (0 x inf: a ray not moving along the axis, in the box's face) counts as
-    inside the slab from the start."""
-    return t if t == t else -np.inf
+def slab(box, ox, oy, oz, ix, iy, iz, t_max):
+    """Entry distance of the ray into ``box`` (lo xyz, hi xyz), inf when it misses or enters beyond t_max. An
+    axis's distance is NaN (0 x inf) for a ray that does not move along it and lies in one of the box's faces:
+    inside that slab from start to end. Python's max and min keep their first argument against a NaN, so
+    starting from 0 (entry) and inf (exit) such an axis changes neither."""
+    sx, sy, sz = (0, 3) if ix >= 0.0 else (3, 0), (1, 4) if iy >= 0.0 else (4, 1), (2, 5) if iz >= 0.0 else (5, 2)
+    near = max(max(max(0.0, (np.float64(box[sx[0]]) - ox) * ix), (np.float64(box[sy[0]]) - oy) * iy),
+               (np.float64(box[sz[0]]) - oz) * iz)
+    far = min(min(min(np.inf, (np.float64(box[sx[1]]) - ox) * ix), (np.float64(box[sy[1]]) - oy) * iy),
+              (np.float64(box[sz[1]]) - oz) * iz)
+    return near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
-def leaving(t):
-    """An axis's exit distance; NaN (0 x inf, as in :func:`entering`) counts as never leaving the slab."""
-    return t if t == t else np.inf
+def near_faces(ix, iy, iz):
+    """Where in a node's boxes the near face of each axis starts (lo when the ray moves up that axis, else hi);
+    the far face of axis a starts at ``(3 + 2 a) WIDTH - near``."""
+    return (0 if ix >= 0.0 else 3 * WIDTH, WIDTH if iy >= 0.0 else 4 * WIDTH,
+            2 * WIDTH if iz >= 0.0 else 5 * WIDTH)
 
 
 @nb.njit(cache=True, inline="always")
-def slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max):
-    """Entry distance of the ray into the box ``box[r, k:k + 6]`` (inf when it misses or enters beyond
-    t_max), the near face of each axis chosen once per ray (``s = 0`` when the inverse is positive, else 3)."""
-    near = max(max(entering((np.float64(box[r, k + sx]) - ox) * ix),
-                   entering((np.float64(box[r, k + 1 + sy]) - oy) * iy)),
-               max(entering((np.float64(box[r, k + 2 + sz]) - oz) * iz), 0.0))
-    far = min(min(leaving((np.float64(box[r, k + 3 - sx]) - ox) * ix),
-                  leaving((np.float64(box[r, k + 4 - sy]) - oy) * iy)),
-              leaving((np.float64(box[r, k + 5 - sz]) - oz) * iz))
-    if far * WIDEN < near or near > t_max:
-        return np.inf
-    return near
+def slab_children(flat, n, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max, out):
+    """:func:`slab` for the ``lanes`` children of node n at once into ``out`` (``flat``: the boxes as one row).
+    Unsigned indices from a run-time count let the compiler trace all the children with vector instructions:
+    the same operations on each, the same answers to the last bit as one at a time."""
+    start = np.uint64(n) * np.uint64(6 * WIDTH)
+    px, py, pz = start + np.uint64(nx), start + np.uint64(ny), start + np.uint64(nz)
+    fx = start + np.uint64(3 * WIDTH - nx)
+    fy = start + np.uint64(5 * WIDTH - ny)
+    fz = start + np.uint64(7 * WIDTH - nz)
+    for s in range(lanes):
+        u = np.uint64(s)
+        near = max(max(max(0.0, (np.float64(flat[px + u]) - ox) * ix), (np.float64(flat[py + u]) - oy) * iy),
+                   (np.float64(flat[pz + u]) - oz) * iz)
+        far = min(min(min(np.inf, (np.float64(flat[fx + u]) - ox) * ix), (np.float64(flat[fy + u]) - oy) * iy),
+                  (np.float64(flat[fz + u]) - oz) * iz)
+        out[u] = near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
-def signs(ix, iy, iz):
-    return 0 if ix >= 0.0 else 3, 0 if iy >= 0.0 else 3, 0 if iz >= 0.0 else 3
-
-
-@nb.njit(cache=True, inline="always")
-def slab(box, r, k, ox, oy, oz, ix, iy, iz, t_max):
-    """:func:`slab_signed` choosing the near faces itself."""
-    sx, sy, sz = signs(ix, iy, iz)
-    return slab_signed(box, r, k, sx, sy, sz, ox, oy, oz, ix, iy, iz, t_max)
-
-
-@nb.njit(cache=True, inline="always")
-def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
-    """Distance along the ray to triangle t (Moller-Trumbore, both sides), inf when it misses."""
-    a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-    e1x, e1y, e1z = positions[b, 0] - positions[a, 0], positions[b, 1] - positions[a, 1], positions[b, 2] - positions[a, 2]
-    e2x, e2y, e2z = positions[c, 0] - positions[a, 0], positions[c, 1] - positions[a, 1], positions[c, 2] - positions[a, 2]
-    px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
-    det = e1x * px + e1y * py + e1z * pz
-    if abs(det) < EPSILON:
-        return np.inf
-    inv = 1.0 / det
-    sx, sy, sz = ox - positions[a, 0], oy - positions[a, 1], oz - positions[a, 2]
-    u = (sx * px + sy * py + sz * pz) * inv
-    if u < 0.0 or u > 1.0:
-        return np.inf
-    qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
-    v = (dx * qx + dy * qy + dz * qz) * inv
-    if v < 0.0 or u + v > 1.0:
-        return np.inf
-    dist = (e2x * qx + e2y * qy + e2z * qz) * inv
-    return dist if dist >= 0.0 else np.inf
-
+def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
+    """:func:`slab` for child s of node n, the near faces found once per ray (:func:`near_faces`)."""
+    near = max(max(max(0.0, (np.float64(box[n, nx + s]) - ox) * ix), (np.float64(box[n, ny + s]) - oy) * iy),
+               (np.float64(box[n, nz + s]) - oz) * iz)
+    far = min(min(min(np.inf, (np.float64(box[n, 3 * WIDTH - nx + s]) - ox) * ix),
+                  (np.float64(box[n, 5 * WIDTH - ny + s]) - oy) * iy),
+              (np.float64(box[n, 7 * WIDTH - nz + s]) - oz) * iz)
+    return near if near <= min(far * WIDEN, t_max) else np.inf
 
 
 @nb.njit(cache=True, inline="always")
@@ -160,17 +152,36 @@ def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
 
 
 @nb.njit(cache=True, nogil=True)
-def coherent_order(origins, sequence):
-    """An order of the rays in which neighbours start near each other: by a Morton code of their origin's cell
-    in a grid of 2**16 cells over the origins' box, its bits given in turn to the axis whose cells are longest
-    (a counting sort, stable). Tracing a large batch in this order keeps the tree's records and triangles in
-    cache from one ray to the next; each ray's answer is the same in any order."""
-    rays = origins.shape[0]
+def middle_points(root_box, origins, directions, max_distance, out):
+    """The middle of each ray's stretch inside the box ``root_box`` (lo xyz, hi xyz) and within its max distance,
+    or its origin when it misses the box: where a ray's search mostly goes, so rays whose middles are near each
+    other read the same nodes and triangles (:func:`coherent_order` orders them by it)."""
+    for r in range(origins.shape[0]):
+        ox, oy, oz = origins[r, 0], origins[r, 1], origins[r, 2]
+        dx, dy, dz = directions[r, 0], directions[r, 1], directions[r, 2]
+        ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
+        sx, sy, sz = (0, 3) if ix >= 0.0 else (3, 0), (1, 4) if iy >= 0.0 else (4, 1), (2, 5) if iz >= 0.0 else (5, 2)
+        near = max(max(max(0.0, (np.float64(root_box[sx[0]]) - ox) * ix), (np.float64(root_box[sy[0]]) - oy) * iy),
+                   (np.float64(root_box[sz[0]]) - oz) * iz)
+        far = min(min(min(max_distance[r], (np.float64(root_box[sx[1]]) - ox) * ix),
+                      (np.float64(root_box[sy[1]]) - oy) * iy), (np.float64(root_box[sz[1]]) - oz) * iz)
+        t = 0.5 * (near + far) if near <= far else 0.0
+        out[r, 0], out[r, 1], out[r, 2] = ox + dx * t, oy + dy * t, oz + dz * t
+
+
+@nb.njit(cache=True, nogil=True)
+def coherent_order(points, sequence):
+    """An order of the rays in which neighbours are near each other: by a Morton code of their point's cell (a
+    ray's origin, or its middle from :func:`middle_points`) in a grid of 2**16 cells over the points' box, its
+    bits given in turn to the axis whose cells are longest (a counting sort, stable). Tracing a large batch in
+    this order keeps the tree's nodes and triangles in cache from one ray to the next; each ray's answer is the
+    same in any order."""
+    rays = points.shape[0]
     low, extent = np.empty(3), np.empty(3)
     for axis in range(3):
         low[axis], high = np.inf, -np.inf
         for r in range(rays):
-            low[axis], high = min(low[axis], origins[r, axis]), max(high, origins[r, axis])
+            low[axis], high = min(low[axis], points[r, axis]), max(high, points[r, axis])
         extent[axis] = high - low[axis]
     bits = np.zeros(3, dtype=np.int64)
     axis_of_bit = np.empty(KEY_BITS, dtype=np.int64)  # from the most significant
@@ -198,9 +209,9 @@ def coherent_order(origins, sequence):
     counts = np.zeros(2 ** KEY_BITS + 1, dtype=np.int64)
     keys = np.empty(rays, dtype=np.int64)
     for r in range(rays):
-        cx = min(max(int((origins[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
-        cy = min(max(int((origins[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
-        cz = min(max(int((origins[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
+        cx = min(max(int((points[r, 0] - low[0]) * scale[0]), 0), spread_x.shape[0] - 1)
+        cy = min(max(int((points[r, 1] - low[1]) * scale[1]), 0), spread_y.shape[0] - 1)
+        cz = min(max(int((points[r, 2] - low[2]) * scale[2]), 0), spread_z.shape[0] - 1)
         key = spread_x[cx] | spread_y[cy] | spread_z[cz]
         keys[r] = key
         counts[key + 1] += 1
@@ -212,39 +223,49 @@ def coherent_order(origins, sequence):
 
 
 @nb.njit(cache=True, inline="always")
-def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, stack_entry, ox, oy, oz, dx, dy, dz,
-              limit):
+def push_by_distance(stack_ref, stack_count, stack_entry, base, top, ref, count, entry):
+    """Push a child onto the stack above ``base`` keeping that part sorted, nearest on top. Returns the new top."""
+    j = top
+    while j > base and stack_entry[j - 1] < entry:
+        stack_ref[j], stack_count[j], stack_entry[j] = stack_ref[j - 1], stack_count[j - 1], stack_entry[j - 1]
+        j -= 1
+    stack_ref[j], stack_count[j], stack_entry[j] = ref, count, entry
+    return top + 1
+
+
+@nb.njit(cache=True, inline="always")
+def first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stack_ref, stack_count, stack_entry,
+              ox, oy, oz, dx, dy, dz, limit):
     """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
-    the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the two
-    children a record's ray enters, the nearer is searched at once and the other stacked with its entry
-    distance, skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little past the best
-    distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit below the box's
-    entry, is still met, and a tie still goes to the lower index."""
+    the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the children
+    a node's ray enters (all tested at once into ``entries``; ``flat`` is ``box`` as one row, ``lanes`` its
+    width as a run-time number), the nearest is searched at once and the others stacked by their entry distance
+    (the nearer on top), skipped on pop if a hit nearer than that was found meanwhile. A box is kept a little
+    past the best distance so far (TIE_SLACK): a triangle at that very distance, its distance rounded a unit
+    below the box's entry, is still met, and a tie still goes to the lower index."""
     ix, iy, iz = inverse(dx), inverse(dy), inverse(dz)
-    sx, sy, sz = signs(ix, iy, iz)
+    nx, ny, nz = near_faces(ix, iy, iz)
     best, best_t, best_q = limit, -1, -1
     ref, count = root[0], root[1]
-    searching = slab(root_box.reshape((1, 6)), 0, 0, ox, oy, oz, ix, iy, iz, best) < np.inf
+    searching = slab(root_box, ox, oy, oz, ix, iy, iz, best * TIE_SLACK) < np.inf
     top = 0
     while searching:
         if count == 0:
-            reach = best * TIE_SLACK
-            na = slab_signed(box, ref, 0, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
-            nb_ = slab_signed(box, ref, 6, sx, sy, sz, ox, oy, oz, ix, iy, iz, reach)
-            if na < np.inf or nb_ < np.inf:
-                ref_a, ref_b, count_a, count_b = child[ref, 0], child[ref, 1], child[ref, 2], child[ref, 3]
-                if nb_ == np.inf:
-                    ref, count = ref_a, count_a
-                elif na == np.inf:
-                    ref, count = ref_b, count_b
-                elif na <= nb_:
-                    stack_ref[top], stack_count[top], stack_entry[top] = ref_b, count_b, nb_
-                    top += 1
-                    ref, count = ref_a, count_a
-                else:
-                    stack_ref[top], stack_count[top], stack_entry[top] = ref_a, count_a, na
-                    top += 1
-                    ref, count = ref_b, count_b
+            slab_children(flat, ref, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, best * TIE_SLACK, entries)
+            nearest, pick, entered = np.inf, -1, 0
+            for s in range(WIDTH):
+                if entries[s] < np.inf:
+                    entered += 1
+                    if entries[s] < nearest:
+                        nearest, pick = entries[s], s
+            if entered > 0:
+                if entered > 1:
+                    base = top
+                    for s in range(WIDTH):
+                        if entries[s] < np.inf and s != pick:
+                            top = push_by_distance(stack_ref, stack_count, stack_entry, base, top, child[ref, s],
+                                                   child[ref, WIDTH + s], entries[s])
+                ref, count = child[ref, pick], child[ref, WIDTH + pick]
                 continue
         else:
             for q in range(ref, ref + count):
@@ -267,17 +288,20 @@ def first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count, st
 def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, origins, directions, max_distance,
             out_distance, out_triangle, out_point, out_normal, out_material, out_object):
     """First hit of each ray (directions unit length; :func:`first_hit`), a batch of COHERENT_BATCH rays or more
-    taken in :func:`coherent_order`: distance (inf: none), triangle (-1: none), point, the triangle's unit normal turned to face the
-    ray's origin (computed as :func:`triangle_normals` does, from the edges at hand), material and object (NaN,
-    NaN, 0, -1 for a miss). The rays are copied a block at a time (a simple loop whose reads overlap) before
-    the block is traced."""
+    taken in :func:`coherent_order` of their middles in the tree's box (:func:`middle_points`): distance (inf:
+    none), triangle (-1: none), point, the triangle's unit normal turned to face the ray's origin (computed as
+    :func:`triangle_normals` does, from the edges at hand), material and object (NaN, NaN, 0, -1 for a miss).
+    The rays are copied a block at a time (a simple loop whose reads overlap) before the block is traced."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
     stack_entry = np.empty(STACK)
     block = np.empty((RAY_BLOCK, 7))
+    flat, lanes, entries = box.reshape(box.size), box.shape[1] // 6, np.empty(WIDTH)
     if origins.shape[0] >= COHERENT_BATCH:
         sequence = np.empty(origins.shape[0], dtype=np.int64)
-        coherent_order(origins, sequence)
+        middles = np.empty((origins.shape[0], 3))
+        middle_points(root_box, origins, directions, max_distance, middles)
+        coherent_order(middles, sequence)
     else:
         sequence = np.arange(origins.shape[0])
     for first in range(0, sequence.shape[0], RAY_BLOCK):
@@ -291,8 +315,8 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
         for i in range(size):
             r = sequence[first + i]
             ox, oy, oz, dx, dy, dz = block[i, 0], block[i, 1], block[i, 2], block[i, 3], block[i, 4], block[i, 5]
-            best, best_t, best_q = first_hit(tri, order, box, child, root_box, root, stack_ref, stack_count,
-                                             stack_entry, ox, oy, oz, dx, dy, dz, block[i, 6])
+            best, best_t, best_q = first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stack_ref,
+                                             stack_count, stack_entry, ox, oy, oz, dx, dy, dz, block[i, 6])
             out_triangle[r] = best_t
             if best_t < 0:
                 out_distance[r] = np.inf
@@ -326,7 +350,6 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
     ``counts``; else fills the hits in ray order (unsorted within a ray; the wrapper sorts)."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
-    top_box = root_box.reshape((1, 6))
     fill = out_ray.shape[0] > 0
     k = 0
     for r in range(origins.shape[0]):
@@ -337,16 +360,19 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
         reach = limit * TIE_SLACK  # as in first_hit: a hit at the limit, rounded, is still met
         found = 0
         top = 0
-        if slab(top_box, 0, 0, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+        nx, ny, nz = near_faces(ix, iy, iz)
+        if slab(root_box, ox, oy, oz, ix, iy, iz, reach) < np.inf:
             stack_ref[0], stack_count[0] = root[0], root[1]
             top = 1
         while top > 0:
             top -= 1
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
-                for side in range(2):
-                    if slab(box, ref, 6 * side, ox, oy, oz, ix, iy, iz, reach) < np.inf:
-                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                for s in range(WIDTH):
+                    if child[ref, WIDTH + s] < 0:  # empty slots come last
+                        break
+                    if slab_child(box, ref, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, reach) < np.inf:
+                        stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
                 continue
             for q in range(ref, ref + count):
@@ -360,146 +386,18 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
             counts[r] = found
 
 
-# ------------------------------------------------------------------------------------------- closest points
+# ------------------------------------------------------------------------------------------------ overlaps
 @nb.njit(cache=True, inline="always")
-def closest_on_triangle(positions, indices, t, px, py, pz):
-    """The point of triangle t closest to (px, py, pz) (regions of the triangle's Voronoi diagram)."""
-    a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-    ax, ay, az = positions[a, 0], positions[a, 1], positions[a, 2]
-    bx, by, bz = positions[b, 0], positions[b, 1], positions[b, 2]
-    cx, cy, cz = positions[c, 0], positions[c, 1], positions[c, 2]
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    acx, acy, acz = cx - ax, cy - ay, cz - az
-    apx, apy, apz = px - ax, py - ay, pz - az
-    d1 = abx * apx + aby * apy + abz * apz
-    d2 = acx * apx + acy * apy + acz * apz
-    if d1 <= 0.0 and d2 <= 0.0:
-        return ax, ay, az
-    bpx, bpy, bpz = px - bx, py - by, pz - bz
-    d3 = abx * bpx + aby * bpy + abz * bpz
-    d4 = acx * bpx + acy * bpy + acz * bpz
-    if d3 >= 0.0 and d4 <= d3:
-        return bx, by, bz
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        v = d1 / (d1 - d3) if d1 != d3 else 0.0  # equal only on a degenerate (zero-length) edge
-        return ax + v * abx, ay + v * aby, az + v * abz
-    cpx, cpy, cpz = px - cx, py - cy, pz - cz
-    d5 = abx * cpx + aby * cpy + abz * cpz
-    d6 = acx * cpx + acy * cpy + acz * cpz
-    if d6 >= 0.0 and d5 <= d6:
-        return cx, cy, cz
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        w = d2 / (d2 - d6) if d2 != d6 else 0.0
-        return ax + w * acx, ay + w * acy, az + w * acz
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        span = (d4 - d3) + (d5 - d6)
-        w = (d4 - d3) / span if span != 0.0 else 0.0
-        return bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz)
-    total = va + vb + vc
-    if total == 0.0:  # a degenerate (zero-area) triangle: the nearest point of its edges
-        return degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz)
-    denom = 1.0 / total
-    v = vb * denom
-    w = vc * denom
-    return ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
+def box_apart(box, lo0, lo1, lo2, hi0, hi1, hi2):
+    """Whether the box ``box`` (lo xyz, hi xyz) and the box lo..hi are apart."""
+    return box[0] > hi0 or box[3] < lo0 or box[1] > hi1 or box[4] < lo1 or box[2] > hi2 or box[5] < lo2
 
 
 @nb.njit(cache=True, inline="always")
-def closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz):
-    """The point of segment ab closest to p."""
-    ux, uy, uz = bx - ax, by - ay, bz - az
-    uu = ux * ux + uy * uy + uz * uz
-    s = 0.0
-    if uu > 0.0:
-        s = min(max(((px - ax) * ux + (py - ay) * uy + (pz - az) * uz) / uu, 0.0), 1.0)
-    return ax + s * ux, ay + s * uy, az + s * uz
-
-
-@nb.njit(cache=True)
-def degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
-    """The point nearest p on the three edges of a triangle with no area."""
-    best = np.inf
-    rx = ry = rz = 0.0
-    for e in range(3):
-        if e == 0:
-            qx, qy, qz = closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz)
-        elif e == 1:
-            qx, qy, qz = closest_segment_point(bx, by, bz, cx, cy, cz, px, py, pz)
-        else:
-            qx, qy, qz = closest_segment_point(cx, cy, cz, ax, ay, az, px, py, pz)
-        d = (qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2
-        if d < best:
-            best, rx, ry, rz = d, qx, qy, qz
-    return rx, ry, rz
-
-
-@nb.njit(cache=True, inline="always")
-def segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz):
-    """Closest points (on the segment, on the triangle) between segment ab and triangle t: the segment's
-    crossing if it crosses, else the best of the segment's ends against the triangle and the triangle's
-    edges against the segment (alternating projection, a few rounds, is exact enough for contacts)."""
-    dx, dy, dz = bx - ax, by - ay, bz - az
-    length = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if length > 0.0:
-        dist = ray_triangle(positions, indices, t, ax, ay, az, dx / length, dy / length, dz / length)
-        if dist <= length:
-            x, y, z = ax + dx * dist / length, ay + dy * dist / length, az + dz * dist / length
-            return x, y, z, x, y, z
-    best = np.inf
-    rx = ry = rz = qx = qy = qz = 0.0
-    # Candidate 1 and 2: the segment's ends.
-    for end in range(2):
-        sx, sy, sz = (ax, ay, az) if end == 0 else (bx, by, bz)
-        tx, ty, tz = closest_on_triangle(positions, indices, t, sx, sy, sz)
-        d = (sx - tx) ** 2 + (sy - ty) ** 2 + (sz - tz) ** 2
-        if d < best:
-            best, rx, ry, rz, qx, qy, qz = d, sx, sy, sz, tx, ty, tz
-    # Candidates 3-5: each triangle edge against the segment (closest points between two segments).
-    for e in range(3):
-        i0, i1 = indices[t, e], indices[t, (e + 1) % 3]
-        cx, cy, cz = positions[i0, 0], positions[i0, 1], positions[i0, 2]
-        ex, ey, ez = positions[i1, 0] - cx, positions[i1, 1] - cy, positions[i1, 2] - cz
-        # Standard closest points between segments p(s) = a + s d and q(u) = c + u e.
-        rrx, rry, rrz = ax - cx, ay - cy, az - cz
-        aa = dx * dx + dy * dy + dz * dz
-        ee = ex * ex + ey * ey + ez * ez
-        f = ex * rrx + ey * rry + ez * rrz
-        s = u = 0.0
-        if aa <= EPSILON and ee <= EPSILON:
-            s = u = 0.0
-        elif aa <= EPSILON:
-            u = min(max(f / ee, 0.0), 1.0)
-        else:
-            cc = dx * rrx + dy * rry + dz * rrz
-            if ee <= EPSILON:
-                s = min(max(-cc / aa, 0.0), 1.0)
-            else:
-                bb = dx * ex + dy * ey + dz * ez
-                denom = aa * ee - bb * bb
-                s = min(max((bb * f - cc * ee) / denom, 0.0), 1.0) if denom != 0.0 else 0.0
-                u = (bb * s + f) / ee
-                if u < 0.0:
-                    u = 0.0
-                    s = min(max(-cc / aa, 0.0), 1.0)
-                elif u > 1.0:
-                    u = 1.0
-                    s = min(max((bb - cc) / aa, 0.0), 1.0)
-        sx, sy, sz = ax + s * dx, ay + s * dy, az + s * dz
-        tx, ty, tz = cx + u * ex, cy + u * ey, cz + u * ez
-        d = (sx - tx) ** 2 + (sy - ty) ** 2 + (sz - tz) ** 2
-        if d < best:
-            best, rx, ry, rz, qx, qy, qz = d, sx, sy, sz, tx, ty, tz
-    return rx, ry, rz, qx, qy, qz
-
-
-@nb.njit(cache=True, inline="always")
-def box_apart(box, r, k, lo0, lo1, lo2, hi0, hi1, hi2):
-    """Whether the box ``box[r, k:k + 6]`` and the box lo..hi are apart."""
-    return (box[r, k] > hi0 or box[r, k + 3] < lo0 or box[r, k + 1] > hi1 or box[r, k + 4] < lo1
-            or box[r, k + 2] > hi2 or box[r, k + 5] < lo2)
+def child_apart(box, n, s, lo0, lo1, lo2, hi0, hi1, hi2):
+    """Whether child s of node n and the box lo..hi are apart (an empty slot always is)."""
+    return (box[n, s] > hi0 or box[n, 3 * WIDTH + s] < lo0 or box[n, WIDTH + s] > hi1
+            or box[n, 4 * WIDTH + s] < lo1 or box[n, 2 * WIDTH + s] > hi2 or box[n, 5 * WIDTH + s] < lo2)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -513,7 +411,6 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
     minus distance."""
     stack_ref = np.empty(STACK, dtype=np.int64)
     stack_count = np.empty(STACK, dtype=np.int64)
-    top_box = root_box.reshape((1, 6))
     room = out_query.shape[0]
     k = 0
     for qi in range(starts.shape[0]):
@@ -524,7 +421,7 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
         hi0, hi1, hi2 = max(ax, bx) + radius, max(ay, by) + radius, max(az, bz) + radius
         found = 0
         top = 0
-        if not box_apart(top_box, 0, 0, lo0, lo1, lo2, hi0, hi1, hi2):
+        if not box_apart(root_box, lo0, lo1, lo2, hi0, hi1, hi2):
             stack_ref[0], stack_count[0] = root[0], root[1]
             top = 1
         first = k
@@ -532,9 +429,11 @@ def overlap(positions, indices, normals, order, box, child, root_box, root, star
             top -= 1
             ref, count = stack_ref[top], stack_count[top]
             if count == 0:
-                for side in range(2):
-                    if not box_apart(box, ref, 6 * side, lo0, lo1, lo2, hi0, hi1, hi2):
-                        stack_ref[top], stack_count[top] = child[ref, side], child[ref, 2 + side]
+                for s in range(WIDTH):
+                    if child[ref, WIDTH + s] < 0:  # empty slots come last
+                        break
+                    if not child_apart(box, ref, s, lo0, lo1, lo2, hi0, hi1, hi2):
+                        stack_ref[top], stack_count[top] = child[ref, s], child[ref, WIDTH + s]
                         top += 1
                 continue
             for q in range(ref, ref + count):

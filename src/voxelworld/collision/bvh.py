@@ -13,6 +13,7 @@ from . import _build_kernels, _kernels
 
 __all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
 
+WIDTH = _build_kernels.WIDTH  # children per node of the tree the queries read
 COHERENT_BATCH = _kernels.COHERENT_BATCH  # rays: a batch this large is traced in the order of its origins
 
 
@@ -115,8 +116,8 @@ class TriangleBVH:
     Building uses the binned surface area heuristic; :meth:`refit` after vertices moved is O(m) and keeps the
     tree; :meth:`combine` puts several trees under one without rebuilding them (a tree per chunk).
     Answers do not depend on the tree's shape: ties between equally near triangles go to the lower index.
-    The queries read the tree as records holding both children's boxes (float32, rounded outwards) and the
-    triangles' corner and edges in leaf order; a batch of 4096 rays or more is traced in the order of its
+    The queries read an 8-wide tree (the binary one collapsed), each node holding its children's boxes
+    (float32, rounded outwards) axis by axis, and the triangles' corner and edges in leaf order; a batch of 4096 rays or more is traced in the order of its
     origins (neighbours reuse what is in cache), which changes no answer.
 
     Examples
@@ -173,11 +174,13 @@ class TriangleBVH:
         node_lo, node_hi = np.empty((capacity, 3)), np.empty((capacity, 3))
         node_a, node_b = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
         nodes = _build_kernels.build(tri_lo, tri_hi, centroids, self._order, node_lo, node_hi, node_a, node_b)
-        records = (nodes - 1) // 2  # the inner nodes of a binary tree
-        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
+        capacity = max(1, (nodes - 1) // 2)  # the binary tree's inner nodes: the wide tree has no more
+        box, child = np.empty((capacity, 6 * WIDTH), dtype=np.float32), \
+            np.empty((capacity, 2 * WIDTH), dtype=np.int32)
         self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
-        _build_kernels.pack(node_lo, node_hi, node_a, node_b, nodes, self._box, self._child, self._root_box,
-                            self._root)
+        used = _build_kernels.collapse(node_lo, node_hi, node_a, node_b, box, child, self._root_box, self._root,
+                                       False)
+        self._box, self._child = box[:used], child[:used]
         self._tri = np.empty((count, 9))
         _build_kernels.triangle_data(self.positions, self.indices, self._order, self._tri)
         self._normals_from_positions()
@@ -220,13 +223,11 @@ class TriangleBVH:
         count = len(parts)
         tri_counts = np.array([len(p._order) for p in parts], dtype=np.int64)
         vertex_counts = np.array([len(p.positions) for p in parts], dtype=np.int64)
-        record_counts = np.array([len(p._box) for p in parts], dtype=np.int64)
+        node_counts = np.array([len(p._box) for p in parts], dtype=np.int64)
         if tri_counts.sum() >= 2 ** 31:
             raise ParameterError("parts", f"{tri_counts.sum()} triangles in all", "fewer than 2**31 triangles")
         tri_offsets = np.concatenate(([0], np.cumsum(tri_counts)[:-1]))
         vertex_offsets = np.concatenate(([0], np.cumsum(vertex_counts)[:-1]))
-        # The top tree's count - 1 records come first, then each part's records in part order.
-        record_offsets = count - 1 + np.concatenate(([0], np.cumsum(record_counts)[:-1]))
         self = cls.__new__(cls)
         self.positions = np.concatenate([p.positions for p in parts])
         self.indices = np.empty((int(tri_counts.sum()), 3), dtype=np.int64)
@@ -239,17 +240,26 @@ class TriangleBVH:
         self.tri_object = np.concatenate([p.tri_object for p in parts])
         self.normals = np.concatenate([p.normals for p in parts])
         self._tri = np.concatenate([p._tri for p in parts])
-        records = count - 1 + int(record_counts.sum())
-        self._box, self._child = np.empty((records, 12), dtype=np.float32), np.empty((records, 4), dtype=np.int32)
-        np.concatenate([p._box for p in parts], out=self._box[count - 1:])
-        np.concatenate([p._child for p in parts], out=self._child[count - 1:])
-        _build_kernels.offset_records(self._child[count - 1:], np.repeat(record_offsets, record_counts),
-                                      np.repeat(tri_offsets, record_counts))
-        roots = np.array([p._root for p in parts])
-        roots[:, 0] += np.where(roots[:, 1] == 0, record_offsets, tri_offsets)
+        # The top tree over the parts' root boxes first (its nodes come first), then each part's nodes in order.
+        top_box, top_child = np.empty((max(1, count - 1), 6 * WIDTH), dtype=np.float32), \
+            np.empty((max(1, count - 1), 2 * WIDTH), dtype=np.int32)
         self._root_box, self._root = np.empty(6, dtype=np.float32), np.empty(2, dtype=np.int64)
-        _build_kernels.top_tree(np.array([p._root_box for p in parts]), roots, self._box[:count - 1],
-                                self._child[:count - 1], self._root_box, self._root)
+        tops = _build_kernels.top_tree(np.array([p._root_box for p in parts]), top_box, top_child, self._root_box,
+                                       self._root)
+        node_offsets = tops + np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        nodes = tops + int(node_counts.sum())
+        self._box, self._child = np.empty((nodes, 6 * WIDTH), dtype=np.float32), \
+            np.empty((nodes, 2 * WIDTH), dtype=np.int32)
+        self._box[:tops], self._child[:tops] = top_box[:tops], top_child[:tops]
+        np.concatenate([p._box for p in parts], out=self._box[tops:])
+        np.concatenate([p._child for p in parts], out=self._child[tops:])
+        _build_kernels.offset_nodes(self._child[tops:], np.repeat(node_offsets, node_counts),
+                                    np.repeat(tri_offsets, node_counts))
+        roots = np.array([p._root for p in parts])
+        roots[:, 0] += np.where(roots[:, 1] == 0, node_offsets, tri_offsets)
+        _build_kernels.link_parts(self._child[:tops], roots)
+        if self._root[1] == _build_kernels.PART:  # one part: its root is the root
+            self._root[:] = roots[self._root[0]]
         return self
 
     def _normals_from_positions(self) -> None:
