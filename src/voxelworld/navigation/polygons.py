@@ -34,7 +34,7 @@ from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.cutting import outline_polygons, region_pieces
 from ._kernels.detail import heights_at
 from ._kernels.outlines import BRIDGE, OUT, claims
-from ._kernels.polygons import grid_portals, tile_rectangles
+from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, tile_rectangles
 from ._kernels.regions import paint_regions, region_cells, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -297,8 +297,14 @@ def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, lev
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
     heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
-    return _tile_arrays(tiles, float(layers.x0), float(layers.z0), float(layers.cell),
-                        lambda sides: side_portals(sides, layers.links))
+    _, nx, nz, levels = layers.links.shape
+
+    def steps(sides):
+        out = np.empty(len(sides), np.int64)
+        held_side_steps(sides, layers.links, out)
+        return out
+
+    return _tile_arrays(tiles, float(layers.x0), float(layers.z0), float(layers.cell), nx, nz, levels, steps)
 
 
 class TileArrays(NamedTuple):
@@ -342,10 +348,13 @@ def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
     return segments
 
 
-def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
-    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
-    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`). Each tile's own share
-    is made once (:meth:`TilePolygons.arrays`) and only copied here."""
+def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, nx: int, nz: int, levels: int,
+                 steps):
+    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m) of ``nx`` x
+    ``nz`` columns and ``levels`` levels, the portals along the grid's lines (:func:`side_portals`) from the held
+    sides and ``steps(sides)`` (their :func:`side_steps`), joined with the tiles' inner ones and ordered by pair in
+    one kernel call (``_kernels.polygons.joined_portals``). Each tile's own share is made once
+    (:meth:`TilePolygons.arrays`) and only copied here."""
     if not tiles:
         return (np.empty((0, 3)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 3)),
                 np.empty((0, 2), np.int64), np.empty(0), np.empty((0, 2), np.int64), np.empty((0, 2, 3)))
@@ -360,19 +369,13 @@ def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, p
     sides[:, 0] += np.repeat(first, [len(part.sides) for part in parts])
     inner = np.concatenate([part.inner for part in parts])
     inner += np.repeat(first, [len(part.inner) for part in parts])[:, None]
-    a, b, axis, line, lo, hi = portals(sides).T
-    on_x = axis == 0
-    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
-                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
-    grid_pairs = np.column_stack([a, b]).astype(np.int64).reshape(-1, 2)
     starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    grid_segments = _segments(grid_pairs, grid_ends.astype(np.int64), boxes, starts, details, x0, z0, cell)
-    pairs = np.concatenate([inner, grid_pairs])
-    segments = np.concatenate([part.inner_segments for part in parts] + [grid_segments])
+    inner_segments = np.concatenate([part.inner_segments for part in parts])
+    pairs, segments = joined_portals(sides, steps(sides), nx, nz, levels, inner, inner_segments, boxes, starts,
+                                     details, x0, z0, cell)
     return (np.concatenate([part.vertices for part in parts]), ends.astype(np.int64),
             np.concatenate([part.level for part in parts]).astype(np.int64),
-            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, np.sort(pairs, axis=1),
-            segments)
+            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, pairs, segments)
 
 
 def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
@@ -388,8 +391,7 @@ def tile_navmesh_arrays(tiles: list[TilePolygons], steps: list[np.ndarray], x0: 
     level), on the region's grid (corner ``(x0, z0)`` m, spacing ``cell`` m, ``nx`` x ``nz`` columns, at most
     ``levels`` levels). Given every tile of the region, the arrays of :func:`navmesh_arrays`, bit for bit."""
     every = np.concatenate(steps) if steps else np.empty(0, np.int64)
-    return _joined_arrays([_tile_arrays(tiles, x0, z0, cell,
-                                        lambda sides: portals_of_sides(sides, every, nx, nz, levels))])
+    return _joined_arrays([_tile_arrays(tiles, x0, z0, cell, nx, nz, levels, lambda sides: every)])
 
 
 def _joined_arrays(parts):
@@ -406,11 +408,15 @@ def _joined_arrays(parts):
             return parts[0][n]
         return np.concatenate([part[n] for part in parts]) if parts else empty
 
-    portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
-    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
+    if len(parts) == 1:  # one area's portals come ordered by pair (_tile_arrays)
+        portal_pairs, portal_segments = parts[0][6], parts[0][7]
+    else:
+        portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
+        order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")
+        portal_pairs, portal_segments = portal_pairs[order], joined(7, np.empty((0, 2, 3)))[order]
     return (joined(0, np.empty((0, 3))), np.concatenate(ends).astype(np.int64),
             np.arange(corner_count, dtype=np.int64), joined(2, np.empty(0, np.int64)).astype(np.int64),
-            portal_pairs[order].astype(np.int64).reshape(-1, 2), joined(7, np.empty((0, 2, 3)))[order].reshape(-1, 2, 3),
+            portal_pairs.astype(np.int64).reshape(-1, 2), portal_segments.reshape(-1, 2, 3),
             joined(3, np.empty((0, 3))), joined(4, np.empty((0, 2), np.int64)).astype(np.int64),
             joined(5, np.empty(0)))
 
