@@ -100,3 +100,27 @@ def test_held_side_steps_equal_side_steps():
     out = np.empty(len(sides), np.int64)
     held_side_steps(sides, layers.links, out)
     assert np.array_equal(out, side_steps(sides, layers.links, nx, nz))
+
+
+def test_a_tiles_inner_segments_equal_the_numpy_steps():
+    from voxelworld.navigation._kernels.detail import heights_at
+
+    area = bake(level(), REGION, BASE).bake_state.areas[0]
+    x0, z0, cell = float(area.layers.x0), float(area.layers.z0), float(area.layers.cell)
+    checked = 0
+    for tile in area.tiles:
+        got = tile.arrays(x0, z0, cell).inner_segments
+        ends, pairs = tile.inner_ends.astype(np.int64), tile.inner.astype(np.int64)
+        want = np.empty(ends.shape[:2] + (3,))
+        want[..., 0], want[..., 2] = x0 + ends[..., 0] * cell, z0 + ends[..., 1] * cell
+        for e in range(2):
+            heights = []
+            for c in range(2):
+                out = np.empty(len(pairs))
+                heights_at(tile.detail_box.astype(np.int64), tile.detail_start, tile.detail_heights,
+                           np.ascontiguousarray(pairs[:, c]), np.ascontiguousarray(ends[:, e]), out)
+                heights.append(out)
+            want[:, e, 1] = 0.5 * (heights[0] + heights[1])
+        assert got.tobytes() == want.tobytes()
+        checked += len(pairs)
+    assert checked

@@ -32,9 +32,8 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.cutting import outline_polygons, region_pieces
-from ._kernels.detail import heights_at
 from ._kernels.outlines import BRIDGE, OUT, claims
-from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, tile_rectangles
+from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, portal_segments, tile_rectangles
 from ._kernels.regions import paint_regions, region_cells, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -252,15 +251,6 @@ def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]])
     return NavMesh(*navmesh_arrays(regions))
 
 
-def _detail_heights(boxes, starts, heights, which, points):
-    """Heights (m) of polygons ``which`` on their details (rasters ``boxes``, ``starts`` into ``heights``) at
-    grid points ``points (r, 2)``."""
-    out = np.empty(len(which))
-    heights_at(boxes, starts, heights, np.ascontiguousarray(which, dtype=np.int64),
-               np.ascontiguousarray(points, dtype=np.int64), out)
-    return out
-
-
 def side_steps(sides: np.ndarray, links: np.ndarray, nx: int, nz: int, i0: int = 0, k0: int = 0) -> np.ndarray:
     """For each row ``(polygon, d, i, k, s)`` of ``sides``: the level of the sample that sample (i, k, s) steps
     to across its +x (d = 0) or +z (d = 2) side, or -1 (no link, another side, or the neighbour beyond the grid of
@@ -338,13 +328,11 @@ def _tile_own_arrays(tile: TilePolygons, x0: float, z0: float, cell: float) -> T
 
 def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
     """The portals' segments (m): ``grid (r, 2, 2)`` the ends' grid points, each at the mean height of the two
-    polygons' (``pairs``) details."""
+    polygons' (``pairs``) details (``_kernels.polygons.portal_segments``)."""
     segments = np.empty(grid.shape[:2] + (3,))
-    segments[..., 0] = x0 + grid[..., 0] * cell
-    segments[..., 2] = z0 + grid[..., 1] * cell
-    for e in range(2):
-        segments[:, e, 1] = 0.5 * (_detail_heights(boxes, starts, details, pairs[:, 0], grid[:, e])
-                                   + _detail_heights(boxes, starts, details, pairs[:, 1], grid[:, e]))
+    portal_segments(np.ascontiguousarray(pairs, np.int64), np.ascontiguousarray(grid, np.int64),
+                    np.ascontiguousarray(boxes, np.int64), starts, np.ascontiguousarray(details, np.float64),
+                    float(x0), float(z0), float(cell), segments)
     return segments
 
 

@@ -203,3 +203,21 @@ def joined_portals(sides, steps, nx, nz, levels, inner, inner_segments, boxes, s
         key[e] = pairs[e, 0] * polygons + pairs[e, 1]
     order = np.argsort(key, kind="mergesort")
     return pairs[order], segments[order]
+
+
+@numba.njit(cache=True)
+def portal_segments(pairs, ends, boxes, starts, details, x0, z0, cell, out):
+    """``out[r]`` (2, 3): portal r's segment (m) on the grid from ``(x0, z0)`` of spacing ``cell``, its ends at the
+    grid points ``ends[r]`` (2, 2), each at the mean height of the details of the two polygons ``pairs[r]``
+    (``boxes`` (p, 4), rasters from ``starts`` in ``details``)."""
+    for r in range(pairs.shape[0]):
+        a, b = pairs[r, 0], pairs[r, 1]
+        for end in range(2):
+            gi, gk = ends[r, end, 0], ends[r, end, 1]
+            out[r, end, 0] = x0 + gi * cell
+            out[r, end, 2] = z0 + gk * cell
+            ha = raster_height(details, starts[a], boxes[a, 2], boxes[a, 3], gi - boxes[a, 0] - 0.5,
+                               gk - boxes[a, 1] - 0.5)
+            hb = raster_height(details, starts[b], boxes[b, 2], boxes[b, 3], gi - boxes[b, 0] - 0.5,
+                               gk - boxes[b, 1] - 0.5)
+            out[r, end, 1] = 0.5 * (ha + hb)
