@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.cutting import outline_polygons, region_pieces
+from ._kernels.cutting import outline_polygons, region_pieces, shared_portals
 from ._kernels.outlines import BRIDGE, OUT, claims
 from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, portal_segments, tile_rectangles
 from ._kernels.regions import paint_regions, region_cells, tile_regions
@@ -168,21 +168,6 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
             for g, m in enumerate(made)], region_level, False
 
 
-def _shared_portals(region_a, region_b, polygon, a, b):
-    """The portals of the simplified sides two regions of a tile share: such a side is held by one polygon of
-    each region (``region_a < region_b``), with the same two points ``a``, ``b`` in either order (regions of
-    other levels may hold sides at the same points: a bridge over a floor). Returns the pairs of polygons (the
-    one met first, the other) and each portal's ends (as the second polygon holds them)."""
-    lo = np.where(((a[:, 0] > b[:, 0]) | ((a[:, 0] == b[:, 0]) & (a[:, 1] > b[:, 1])))[:, None], b, a)
-    hi = a + b - lo
-    keys = np.column_stack([region_a, region_b, lo, hi])
-    order = np.lexsort((np.arange(len(keys)),) + tuple(keys[:, c] for c in range(5, -1, -1)))
-    keys = keys[order]
-    same = np.all(keys[1:] == keys[:-1], axis=1)  # each key is held twice (once from each region)
-    first, second = order[:-1][same], order[1:][same]
-    return np.column_stack([polygon[first], polygon[second]]), np.stack([a[second], b[second]], 1)
-
-
 def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6,
                   max_edge_error: float = 0.0, origin: tuple[int, int] = (0, 0)) -> TilePolygons:
     """The polygons of tile (ti, tk): its samples' regions, each outline traced, simplified within
@@ -203,7 +188,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
     corners, heights, ends, level, boxes, details, sides, inner, inner_ends = [], [], [], [], [], [], [], [], []
-    shared = []  # the simplified shared sides: (level, polygon, first point, second point) per region
+    shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region
     keep = np.array([True, not simplified])
     first = corner_count = 0
     for g, (points, poly, labels, size, pairs) in enumerate(made):
@@ -212,8 +197,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
             points, poly, labels, size, pairs, g, s, layers.height, label, i_lo, k_lo, keep, first, simplified)
         sides.append(held)
         if simplified:
-            shared.append((shared_rows[:, 0], shared_rows[:, 1], shared_rows[:, 2], shared_rows[:, 3:5],
-                           shared_rows[:, 5:7]))
+            shared.append(shared_rows)
         inner.append(pairs_here)
         inner_ends.append(ends_here)
         corners.append(at)
@@ -229,7 +213,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         return np.concatenate(parts) if parts else empty
 
     if shared:
-        shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
+        shared_pairs, shared_ends = shared_portals(np.concatenate(shared))
         inner.append(shared_pairs)
         inner_ends.append(shared_ends + (i_lo, k_lo))
     shift = np.array(origin, dtype=np.int64)
