@@ -249,8 +249,10 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, t
     layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
     ntx, ntz = layers.tiles
     tiles = list(baked.tiles)
-    rebuilt = [(ti, tk) for ti in range(ntx) for tk in range(ntz)
-               if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
+    # The tiles holding a changed column, in tile order: each tile's columns folded by two reductions.
+    touched_tiles = np.logical_or.reduceat(np.logical_or.reduceat(changed, np.arange(ntx) * TILE_CELLS, axis=0),
+                                           np.arange(ntz) * TILE_CELLS, axis=1)
+    rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(touched_tiles))]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
     return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles)), rebuilt
