@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from voxelworld.navigation._kernels.detail import raster_height
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.navmesh import ARRAY_NAMES, check_navmesh_arrays
 from voxelworld.navigation.polygons import navmesh_arrays
@@ -39,11 +40,18 @@ def test_a_tiles_share_is_made_once_per_grid():
     assert np.array_equal(moved_grid.inner, first.inner)
 
 
+def heights_at(boxes, starts, heights, which, points, out):
+    """``out[r]``: the height of polygon ``which[r]``'s detail raster at grid point ``points[r]`` (one call of
+    raster_height per point: the reference the portal kernels are checked against)."""
+    for r, q in enumerate(which):
+        out[r] = raster_height(heights, starts[q], boxes[q, 2], boxes[q, 3], points[r, 0] - boxes[q, 0] - 0.5,
+                               points[r, 1] - boxes[q, 1] - 0.5)
+
+
 def reference_portals(layers, tiles):
     """A region's portals in numpy steps, as they were joined before the joined_portals kernel: the grid's portals
     from side_portals, their segments at the mean height of the two details (heights_at), after the tiles' inner
     ones, each pair (lower, higher), ordered by pair (stable)."""
-    from voxelworld.navigation._kernels.detail import heights_at
     from voxelworld.navigation.polygons import side_portals
 
     x0, z0, cell = float(layers.x0), float(layers.z0), float(layers.cell)
@@ -103,7 +111,6 @@ def test_held_side_steps_equal_side_steps():
 
 
 def test_a_tiles_inner_segments_equal_the_numpy_steps():
-    from voxelworld.navigation._kernels.detail import heights_at
 
     area = bake(level(), REGION, BASE).bake_state.areas[0]
     x0, z0, cell = float(area.layers.x0), float(area.layers.z0), float(area.layers.cell)
