@@ -488,20 +488,28 @@ class _RegionRays:
             p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = found
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
+            positions.append(p)
+            indices.append(t + count if count else t)
+            boxes.append(box)
+            up.append(facing)
+            exclusion.append((len(t), is_obstacle))
+            count += len(p)
+        # The candidates' triangles as one set, then those whose box meets the block's cells (scene order kept;
+        # vertices of triangles left out stay in ``positions``, unread).
+        if positions:
+            box = np.concatenate(boxes) if len(boxes) > 1 else boxes[0]
             meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)
-            if meets.any():
-                positions.append(p)
-                indices.append(t[meets] + count)
-                boxes.append(box[meets])
-                up.append(facing[meets])
-                exclusion.append(np.full(int(meets.sum()), is_obstacle))
-                count += len(p)
-        self.positions = np.concatenate(positions) if positions else np.empty((0, 3))
-        self.indices = np.concatenate(indices) if positions else np.empty((0, 3), dtype=np.int64)
-        self.up = np.concatenate(up) if positions else np.empty(0)
-        self.proxy = np.concatenate(exclusion) if positions else np.empty(0, dtype=bool)
+            self.positions = np.concatenate(positions)  # a copy: the objects' own arrays are read-only
+            self.indices = (np.concatenate(indices) if len(indices) > 1 else indices[0])[meets]
+            self.up = (np.concatenate(up) if len(up) > 1 else up[0])[meets]
+            self.proxy = np.repeat(np.array([flag for _, flag in exclusion], dtype=bool),
+                                   [n for n, _ in exclusion])[meets]
+            box = box[meets]
+        else:
+            self.positions, self.indices = np.empty((0, 3)), np.empty((0, 3), dtype=np.int64)
+            self.up, self.proxy, box = np.empty(0), np.empty(0, dtype=bool), np.empty((0, 4))
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
-        self._bins = bin_triangles(np.concatenate(boxes) if positions else np.empty((0, 4)), *self._grid)
+        self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
 
     def cast(self, x: np.ndarray, z: np.ndarray):
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
