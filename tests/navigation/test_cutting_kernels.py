@@ -367,3 +367,37 @@ def test_region_cells_groups_the_cells_as_a_stable_sort_does(seed, levels):
     assert bounds.tolist() == expected_bounds.tolist()
     assert cells[:len(expected)].tolist() == expected.tolist()
     assert region_level.tolist() == rects[np.unique(region, return_index=True)[1], 0].tolist()
+
+
+def reference_shared_portals(region_a, region_b, polygon, a, b):
+    """The portals of the simplified sides two regions of a tile share: such a side is held by one polygon of
+    each region (``region_a < region_b``), with the same two points ``a``, ``b`` in either order (regions of
+    other levels may hold sides at the same points: a bridge over a floor). Returns the pairs of polygons (the
+    one met first, the other) and each portal's ends (as the second polygon holds them)."""
+    lo = np.where(((a[:, 0] > b[:, 0]) | ((a[:, 0] == b[:, 0]) & (a[:, 1] > b[:, 1])))[:, None], b, a)
+    hi = a + b - lo
+    keys = np.column_stack([region_a, region_b, lo, hi])
+    order = np.lexsort((np.arange(len(keys)),) + tuple(keys[:, c] for c in range(5, -1, -1)))
+    keys = keys[order]
+    same = np.all(keys[1:] == keys[:-1], axis=1)  # each key is held twice (once from each region)
+    first, second = order[:-1][same], order[1:][same]
+    return np.column_stack([polygon[first], polygon[second]]), np.stack([a[second], b[second]], 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_shared_portals_match_the_numpy_steps(seed):
+    from voxelworld.navigation._kernels.cutting import shared_portals
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    rows = np.column_stack([rng.integers(0, 3, n), rng.integers(3, 6, n), rng.integers(0, 50, n),
+                            rng.integers(0, 5, (n, 4))]).astype(np.int64)
+    twins = rows[: n // 2].copy()  # each held again from the other region, its points the other way round
+    twins[:, 2] = rng.integers(50, 100, len(twins))
+    twins[:, 3:5], twins[:, 5:7] = rows[: n // 2, 5:7], rows[: n // 2, 3:5]
+    rows = np.concatenate([rows, twins])[rng.permutation(n + len(twins))]
+    pairs, ends = shared_portals(rows)
+    want_pairs, want_ends = reference_shared_portals(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3:5], rows[:, 5:7])
+    assert np.array_equal(pairs, want_pairs) and np.array_equal(ends, want_ends.reshape(-1, 2, 2))
+    assert len(rows) < 2 or len(pairs) >= len(twins) // 2

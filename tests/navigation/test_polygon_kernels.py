@@ -218,13 +218,14 @@ def test_erosion_distance_matches_the_reference(seed, rounds):
 
 
 def test_shared_sides_pair_by_their_two_regions_not_only_their_points():
-    from voxelworld.navigation.polygons import _shared_portals
+    from voxelworld.navigation._kernels.cutting import shared_portals
 
     # Regions 0|1 (a floor) and 2|3 (a bridge over it) each share a side from (4, 0) to (4, 6): the same points.
     # Met in the order 0, 2, 1, 3 (region 1's side wound the other way), each pairs with its own neighbour.
     a = np.array([[4, 0], [4, 0], [4, 6], [4, 0]])
     b = np.array([[4, 6], [4, 6], [4, 0], [4, 6]])
-    pairs, ends = _shared_portals(np.array([0, 2, 0, 2]), np.array([1, 3, 1, 3]), np.array([10, 20, 11, 21]), a, b)
+    rows = np.column_stack([[0, 2, 0, 2], [1, 3, 1, 3], [10, 20, 11, 21], a, b]).astype(np.int64)
+    pairs, ends = shared_portals(rows)
     assert sorted(map(tuple, pairs.tolist())) == [(10, 11), (20, 21)]
     assert ends[pairs[:, 0] == 10].tolist() == [[[4, 6], [4, 0]]]  # as the second polygon holds it
 

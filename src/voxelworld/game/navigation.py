@@ -62,6 +62,9 @@ LOG_LENGTH = 64  # updates remembered by changed_since
 CROWD_SETTINGS = CrowdSettings()
 
 
+_UPPER = tuple(product((0, 1), repeat=3))  # a chunk and its upper neighbours, whose meshes join its vertices
+
+
 def _chunk_name(chunk: tuple[int, int, int]) -> str:
     return "terrain/{},{},{}".format(*chunk)
 
@@ -341,8 +344,9 @@ class WorldNavigation:
         for chunk in sorted(given):
             if len(chunk) != 3 or any(c < 0 or c >= n for c, n in zip(chunk, grid)):
                 raise ParameterError("chunks", chunk, f"chunk indices (i, j, k) within the grid {tuple(grid)}")
-        near = {tuple(c + o for c, o in zip(chunk, offset)) for chunk in given for offset in product((0, 1), repeat=3)}
-        near = sorted(c for c in near if all(x < n for x, n in zip(c, grid)))
+        gx, gy, gz = (int(n) for n in grid)
+        near = sorted({(i + a, j + b, k + c) for i, j, k in given for a, b, c in _UPPER
+                       if i + a < gx and j + b < gy and k + c < gz})
         if self.tiled is not None:  # only the chunks the kept tiles read, where they are still meshed
             meshed = self.mesher.meshed
             near = [c for c in near if c in self._chunk_meshes and meshed[c]]

@@ -31,10 +31,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
-from ._kernels.cutting import outline_polygons, region_pieces
-from ._kernels.detail import heights_at
+from ._kernels.cutting import outline_polygons, region_pieces, shared_portals
 from ._kernels.outlines import BRIDGE, OUT, claims
-from ._kernels.polygons import grid_portals, tile_rectangles
+from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, portal_segments, tile_rectangles
 from ._kernels.regions import paint_regions, region_cells, tile_regions
 from .navmesh import NavMesh
 from .sampling import level_links
@@ -169,21 +168,6 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
             for g, m in enumerate(made)], region_level, False
 
 
-def _shared_portals(region_a, region_b, polygon, a, b):
-    """The portals of the simplified sides two regions of a tile share: such a side is held by one polygon of
-    each region (``region_a < region_b``), with the same two points ``a``, ``b`` in either order (regions of
-    other levels may hold sides at the same points: a bridge over a floor). Returns the pairs of polygons (the
-    one met first, the other) and each portal's ends (as the second polygon holds them)."""
-    lo = np.where(((a[:, 0] > b[:, 0]) | ((a[:, 0] == b[:, 0]) & (a[:, 1] > b[:, 1])))[:, None], b, a)
-    hi = a + b - lo
-    keys = np.column_stack([region_a, region_b, lo, hi])
-    order = np.lexsort((np.arange(len(keys)),) + tuple(keys[:, c] for c in range(5, -1, -1)))
-    keys = keys[order]
-    same = np.all(keys[1:] == keys[:-1], axis=1)  # each key is held twice (once from each region)
-    first, second = order[:-1][same], order[1:][same]
-    return np.column_stack([polygon[first], polygon[second]]), np.stack([a[second], b[second]], 1)
-
-
 def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6,
                   max_edge_error: float = 0.0, origin: tuple[int, int] = (0, 0)) -> TilePolygons:
     """The polygons of tile (ti, tk): its samples' regions, each outline traced, simplified within
@@ -204,7 +188,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
     corners, heights, ends, level, boxes, details, sides, inner, inner_ends = [], [], [], [], [], [], [], [], []
-    shared = []  # the simplified shared sides: (level, polygon, first point, second point) per region
+    shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region
     keep = np.array([True, not simplified])
     first = corner_count = 0
     for g, (points, poly, labels, size, pairs) in enumerate(made):
@@ -213,8 +197,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
             points, poly, labels, size, pairs, g, s, layers.height, label, i_lo, k_lo, keep, first, simplified)
         sides.append(held)
         if simplified:
-            shared.append((shared_rows[:, 0], shared_rows[:, 1], shared_rows[:, 2], shared_rows[:, 3:5],
-                           shared_rows[:, 5:7]))
+            shared.append(shared_rows)
         inner.append(pairs_here)
         inner_ends.append(ends_here)
         corners.append(at)
@@ -230,7 +213,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         return np.concatenate(parts) if parts else empty
 
     if shared:
-        shared_pairs, shared_ends = _shared_portals(*(np.concatenate(column) for column in zip(*shared)))
+        shared_pairs, shared_ends = shared_portals(np.concatenate(shared))
         inner.append(shared_pairs)
         inner_ends.append(shared_ends + (i_lo, k_lo))
     shift = np.array(origin, dtype=np.int64)
@@ -250,15 +233,6 @@ def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]])
     """The navmesh of every region's tiles (each region: its layers and its tiles' polygons, in tile order);
     polygons are numbered region by region, tile by tile; portals join polygons of one region."""
     return NavMesh(*navmesh_arrays(regions))
-
-
-def _detail_heights(boxes, starts, heights, which, points):
-    """Heights (m) of polygons ``which`` on their details (rasters ``boxes``, ``starts`` into ``heights``) at
-    grid points ``points (r, 2)``."""
-    out = np.empty(len(which))
-    heights_at(boxes, starts, heights, np.ascontiguousarray(which, dtype=np.int64),
-               np.ascontiguousarray(points, dtype=np.int64), out)
-    return out
 
 
 def side_steps(sides: np.ndarray, links: np.ndarray, nx: int, nz: int, i0: int = 0, k0: int = 0) -> np.ndarray:
@@ -297,8 +271,14 @@ def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, lev
 def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
     """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
     heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
-    return _tile_arrays(tiles, float(layers.x0), float(layers.z0), float(layers.cell),
-                        lambda sides: side_portals(sides, layers.links))
+    _, nx, nz, levels = layers.links.shape
+
+    def steps(sides):
+        out = np.empty(len(sides), np.int64)
+        held_side_steps(sides, layers.links, out)
+        return out
+
+    return _tile_arrays(tiles, float(layers.x0), float(layers.z0), float(layers.cell), nx, nz, levels, steps)
 
 
 class TileArrays(NamedTuple):
@@ -332,20 +312,21 @@ def _tile_own_arrays(tile: TilePolygons, x0: float, z0: float, cell: float) -> T
 
 def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
     """The portals' segments (m): ``grid (r, 2, 2)`` the ends' grid points, each at the mean height of the two
-    polygons' (``pairs``) details."""
+    polygons' (``pairs``) details (``_kernels.polygons.portal_segments``)."""
     segments = np.empty(grid.shape[:2] + (3,))
-    segments[..., 0] = x0 + grid[..., 0] * cell
-    segments[..., 2] = z0 + grid[..., 1] * cell
-    for e in range(2):
-        segments[:, e, 1] = 0.5 * (_detail_heights(boxes, starts, details, pairs[:, 0], grid[:, e])
-                                   + _detail_heights(boxes, starts, details, pairs[:, 1], grid[:, e]))
+    portal_segments(np.ascontiguousarray(pairs, np.int64), np.ascontiguousarray(grid, np.int64),
+                    np.ascontiguousarray(boxes, np.int64), starts, np.ascontiguousarray(details, np.float64),
+                    float(x0), float(z0), float(cell), segments)
     return segments
 
 
-def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, portals):
-    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m), the portals
-    across the tiles' edges given by ``portals(sides)`` (the rows of :func:`side_portals`). Each tile's own share
-    is made once (:meth:`TilePolygons.arrays`) and only copied here."""
+def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, nx: int, nz: int, levels: int,
+                 steps):
+    """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m) of ``nx`` x
+    ``nz`` columns and ``levels`` levels, the portals along the grid's lines (:func:`side_portals`) from the held
+    sides and ``steps(sides)`` (their :func:`side_steps`), joined with the tiles' inner ones and ordered by pair in
+    one kernel call (``_kernels.polygons.joined_portals``). Each tile's own share is made once
+    (:meth:`TilePolygons.arrays`) and only copied here."""
     if not tiles:
         return (np.empty((0, 3)), np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 3)),
                 np.empty((0, 2), np.int64), np.empty(0), np.empty((0, 2), np.int64), np.empty((0, 2, 3)))
@@ -360,19 +341,13 @@ def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, p
     sides[:, 0] += np.repeat(first, [len(part.sides) for part in parts])
     inner = np.concatenate([part.inner for part in parts])
     inner += np.repeat(first, [len(part.inner) for part in parts])[:, None]
-    a, b, axis, line, lo, hi = portals(sides).T
-    on_x = axis == 0
-    grid_ends = np.stack([np.stack([np.where(on_x, line, lo), np.where(on_x, lo, line)], -1),
-                          np.stack([np.where(on_x, line, hi), np.where(on_x, hi, line)], -1)], 1).reshape(-1, 2, 2)
-    grid_pairs = np.column_stack([a, b]).astype(np.int64).reshape(-1, 2)
     starts = np.concatenate([[0], np.cumsum(boxes[:, 2] * boxes[:, 3])]).astype(np.int64)
-    grid_segments = _segments(grid_pairs, grid_ends.astype(np.int64), boxes, starts, details, x0, z0, cell)
-    pairs = np.concatenate([inner, grid_pairs])
-    segments = np.concatenate([part.inner_segments for part in parts] + [grid_segments])
+    inner_segments = np.concatenate([part.inner_segments for part in parts])
+    pairs, segments = joined_portals(sides, steps(sides), nx, nz, levels, inner, inner_segments, boxes, starts,
+                                     details, x0, z0, cell)
     return (np.concatenate([part.vertices for part in parts]), ends.astype(np.int64),
             np.concatenate([part.level for part in parts]).astype(np.int64),
-            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, np.sort(pairs, axis=1),
-            segments)
+            np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, pairs, segments)
 
 
 def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
@@ -388,8 +363,7 @@ def tile_navmesh_arrays(tiles: list[TilePolygons], steps: list[np.ndarray], x0: 
     level), on the region's grid (corner ``(x0, z0)`` m, spacing ``cell`` m, ``nx`` x ``nz`` columns, at most
     ``levels`` levels). Given every tile of the region, the arrays of :func:`navmesh_arrays`, bit for bit."""
     every = np.concatenate(steps) if steps else np.empty(0, np.int64)
-    return _joined_arrays([_tile_arrays(tiles, x0, z0, cell,
-                                        lambda sides: portals_of_sides(sides, every, nx, nz, levels))])
+    return _joined_arrays([_tile_arrays(tiles, x0, z0, cell, nx, nz, levels, lambda sides: every)])
 
 
 def _joined_arrays(parts):
@@ -406,11 +380,15 @@ def _joined_arrays(parts):
             return parts[0][n]
         return np.concatenate([part[n] for part in parts]) if parts else empty
 
-    portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
-    order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")  # by (a, b)
+    if len(parts) == 1:  # one area's portals come ordered by pair (_tile_arrays)
+        portal_pairs, portal_segments = parts[0][6], parts[0][7]
+    else:
+        portal_pairs = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
+        order = np.argsort(portal_pairs[:, 0] * max(polygon_count, 1) + portal_pairs[:, 1], kind="stable")
+        portal_pairs, portal_segments = portal_pairs[order], joined(7, np.empty((0, 2, 3)))[order]
     return (joined(0, np.empty((0, 3))), np.concatenate(ends).astype(np.int64),
             np.arange(corner_count, dtype=np.int64), joined(2, np.empty(0, np.int64)).astype(np.int64),
-            portal_pairs[order].astype(np.int64).reshape(-1, 2), joined(7, np.empty((0, 2, 3)))[order].reshape(-1, 2, 3),
+            portal_pairs.astype(np.int64).reshape(-1, 2), portal_segments.reshape(-1, 2, 3),
             joined(3, np.empty((0, 3))), joined(4, np.empty((0, 2), np.int64)).astype(np.int64),
             joined(5, np.empty(0)))
 

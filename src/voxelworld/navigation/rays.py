@@ -61,6 +61,22 @@ def _bounds(obj) -> tuple[np.ndarray, np.ndarray]:
     return entry["bounds"]
 
 
+_NO_BOX = (np.nan,) * 6
+
+
+def _box_row(obj) -> tuple[float, ...]:
+    """An object's box as ``(lo..., hi...)`` floats (m), NaN for an object rays never meet (an exception, or
+    without triangles): its row of :class:`_SceneBoxes`, kept with the object."""
+    if obj.role == "exception" or not len(obj.indices):
+        return _NO_BOX
+    entry = _cached(obj)
+    row = entry.get("box_row")
+    if row is None:
+        low, high = _bounds(obj)
+        row = entry["box_row"] = tuple(low.tolist()) + tuple(high.tolist())
+    return row
+
+
 def _reaches(obj, region: SearchRegion) -> bool:
     """Whether the bounding box of ``obj`` meets ``region``'s box."""
     low, high = _bounds(obj)
@@ -85,11 +101,8 @@ class _SceneBoxes(NamedTuple):
 
     @classmethod
     def of(cls, scene: Scene) -> _SceneBoxes:
-        lo, hi = np.full((len(scene), 3), np.nan), np.full((len(scene), 3), np.nan)
-        for index, obj in enumerate(scene):
-            if obj.role != "exception" and len(obj.indices):
-                lo[index], hi[index] = _bounds(obj)
-        return cls(lo, hi)
+        rows = np.array([_box_row(obj) for obj in scene], dtype=np.float64).reshape(-1, 6)
+        return cls(rows[:, :3], rows[:, 3:])
 
     def others_under(self, index: int, below: float) -> np.ndarray:
         """The objects other than ``index`` whose box meets its x-z box and reaches down to ``below`` (m)."""
@@ -461,29 +474,42 @@ class _RegionRays:
         count = 0
         roles = bake_roles(scene, region, settings)
         self.landing = roles.landing
+        proxy = settings.exclusion_proxy
+        depth = settings.proxy_triangles if proxy == "reduced" else settings.aabb_depth
+        proxy_key = (proxy, depth) if proxy in ("aabb-tree", "reduced") else proxy
         for obj, role in zip(scene, roles.roles):
             if role == "transparent":
                 continue  # exceptions, and low obstacles: rays pass on to the ground beneath
             is_obstacle = role == "obstacle"
-            p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = _triangle_boxes(
-                obj, settings.exclusion_proxy if is_obstacle else None,
-                settings.proxy_triangles if settings.exclusion_proxy == "reduced" else settings.aabb_depth)
+            entry = _OBJECT_CACHE.get(id(obj))  # what _triangle_boxes keeps, looked up without a call
+            found = entry.get(proxy_key if is_obstacle else None) if entry is not None else None
+            if found is None:
+                found = _triangle_boxes(obj, proxy if is_obstacle else None, depth)
+            p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = found
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
+            positions.append(p)
+            indices.append(t + count if count else t)
+            boxes.append(box)
+            up.append(facing)
+            exclusion.append((len(t), is_obstacle))
+            count += len(p)
+        # The candidates' triangles as one set, then those whose box meets the block's cells (scene order kept;
+        # vertices of triangles left out stay in ``positions``, unread).
+        if positions:
+            box = np.concatenate(boxes) if len(boxes) > 1 else boxes[0]
             meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)
-            if meets.any():
-                positions.append(p)
-                indices.append(t[meets] + count)
-                boxes.append(box[meets])
-                up.append(facing[meets])
-                exclusion.append(np.full(int(meets.sum()), is_obstacle))
-                count += len(p)
-        self.positions = np.concatenate(positions) if positions else np.empty((0, 3))
-        self.indices = np.concatenate(indices) if positions else np.empty((0, 3), dtype=np.int64)
-        self.up = np.concatenate(up) if positions else np.empty(0)
-        self.proxy = np.concatenate(exclusion) if positions else np.empty(0, dtype=bool)
+            self.positions = np.concatenate(positions)  # a copy: the objects' own arrays are read-only
+            self.indices = (np.concatenate(indices) if len(indices) > 1 else indices[0])[meets]
+            self.up = (np.concatenate(up) if len(up) > 1 else up[0])[meets]
+            self.proxy = np.repeat(np.array([flag for _, flag in exclusion], dtype=bool),
+                                   [n for n, _ in exclusion])[meets]
+            box = box[meets]
+        else:
+            self.positions, self.indices = np.empty((0, 3)), np.empty((0, 3), dtype=np.int64)
+            self.up, self.proxy, box = np.empty(0), np.empty(0, dtype=bool), np.empty((0, 4))
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
-        self._bins = bin_triangles(np.concatenate(boxes) if positions else np.empty((0, 4)), *self._grid)
+        self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
 
     def cast(self, x: np.ndarray, z: np.ndarray):
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its

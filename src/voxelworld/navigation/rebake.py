@@ -30,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import ParameterError
-from ._kernels.changes import rows_missing
+from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .bake import BakedArea, BakeState, local_scene
 from .frames import Frame
@@ -82,20 +82,22 @@ def changed_box(old, new):
     >>> lo.tolist(), hi.tolist()
     ([0.0, 0.0, 0.0], [1.0, 0.0, 1.0])
     """
-    rows = [triangle_rows(*mesh) if mesh is not None else np.empty((0, 10), np.uint32) for mesh in (old, new)]
-    corners = []
-    for mesh, mine, theirs in ((old, rows[0], rows[1]), (new, rows[1], rows[0])):
-        if mesh is None or not len(mine):
-            continue
-        missing = np.empty(len(mine), dtype=np.bool_)
-        rows_missing(mine, theirs, missing)
-        if missing.any():
-            positions, indices = np.asarray(mesh[0]), np.asarray(mesh[1])
-            corners.append(positions[indices[missing]].reshape(-1, 3))
-    if not corners:
+    present = [mesh for mesh in (old, new) if mesh is not None]
+    if not present:
         return None
-    corners = np.concatenate(corners)
-    return corners.min(axis=0), corners.max(axis=0)
+    arrays = []
+    for mesh in (old, new):
+        positions, indices, tags = mesh if mesh is not None else (np.empty((0, 3)), np.empty((0, 3), np.int64),
+                                                                   np.empty(0))
+        positions = np.asarray(positions)
+        arrays += [np.ascontiguousarray(positions, np.float64), np.ascontiguousarray(positions, np.float32),
+                   np.ascontiguousarray(indices, np.int64).reshape(-1, 3),
+                   np.ascontiguousarray(np.asarray(tags).astype(np.float32))]
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    if not changed_triangles_box(*arrays, lo, hi):
+        return None
+    dtype = np.result_type(*(np.asarray(mesh[0]) for mesh in present))  # the corners' own type, as given
+    return lo.astype(dtype), hi.astype(dtype)
 
 
 def _check(scene, settings) -> None:
@@ -247,8 +249,10 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, t
     layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
     ntx, ntz = layers.tiles
     tiles = list(baked.tiles)
-    rebuilt = [(ti, tk) for ti in range(ntx) for tk in range(ntz)
-               if changed[ti * TILE_CELLS:(ti + 1) * TILE_CELLS, tk * TILE_CELLS:(tk + 1) * TILE_CELLS].any()]
+    # The tiles holding a changed column, in tile order: each tile's columns folded by two reductions.
+    touched_tiles = np.logical_or.reduceat(np.logical_or.reduceat(changed, np.arange(ntx) * TILE_CELLS, axis=0),
+                                           np.arange(ntz) * TILE_CELLS, axis=1)
+    rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(touched_tiles))]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
     return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles)), rebuilt

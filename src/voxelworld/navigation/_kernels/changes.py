@@ -44,3 +44,39 @@ def rows_missing(rows, other, out):
                     break
             j += 1
         out[r] = not found
+
+
+@numba.njit(cache=True)
+def _rows_of(positions, indices, tags):
+    """:func:`~voxelworld.navigation.rebake.triangle_rows` of float32 ``positions`` and ``tags``."""
+    rows = np.empty((indices.shape[0], 10), np.float32)
+    for t in range(indices.shape[0]):
+        for c in range(3):
+            for a in range(3):
+                rows[t, 3 * c + a] = positions[indices[t, c], a]
+        rows[t, 9] = tags[t]
+    return rows.view(np.uint32)
+
+
+@numba.njit(cache=True)
+def changed_triangles_box(positions_a, positions32_a, indices_a, tags_a, positions_b, positions32_b, indices_b,
+                          tags_b, lo, hi):
+    """Widen ``lo``, ``hi`` (3,) float64 to the corners (``positions_*`` float64) of the triangles of each set that
+    the other lacks, triangles compared as rows of float32 words (``positions32_*``, ``tags_*`` float32) as
+    ``rows_missing`` compares them; returns how many triangles that is."""
+    rows_a = _rows_of(positions32_a, indices_a, tags_a)
+    rows_b = _rows_of(positions32_b, indices_b, tags_b)
+    count = 0
+    for rows, other, positions, indices in ((rows_a, rows_b, positions_a, indices_a),
+                                            (rows_b, rows_a, positions_b, indices_b)):
+        missing = np.empty(rows.shape[0], np.bool_)
+        rows_missing(rows, other, missing)
+        for t in range(rows.shape[0]):
+            if missing[t]:
+                count += 1
+                for c in range(3):
+                    for a in range(3):
+                        value = positions[indices[t, c], a]
+                        lo[a] = min(lo[a], value)
+                        hi[a] = max(hi[a], value)
+    return count

@@ -130,3 +130,43 @@ def region_pieces(points, poly, labels, size, pairs, g, s, height, label, i_lo, 
             inner_ends[e, end, 0] = points[pairs[e, 2 + end], 0] + i_lo
             inner_ends[e, end, 1] = points[pairs[e, 2 + end], 1] + k_lo
     return corners, start, boxes, rasters, heights, sides, shared, inner, inner_ends
+
+
+@numba.njit(cache=True)
+def shared_portals(rows):
+    """The portals of the simplified sides two regions of a tile share (``polygons._shared_portals``): ``rows``
+    (n, 7), each (the lower region, the higher, the polygon, a side's two tile-local points), as ``region_pieces``
+    gives them. A side is held by one polygon of each region, with the same two points in either order: rows are
+    ordered by (regions, lower point, higher point) then as they came, and each row equal in those to the row
+    before it pairs with it. Returns the pairs (the row met first's polygon, the other's) and each portal's ends
+    (as the second row holds them)."""
+    n = rows.shape[0]
+    keys = np.empty((n, 6), np.int64)
+    span_r, span_p = 1, 1
+    for r in range(n):
+        a0, a1, b0, b1 = rows[r, 3], rows[r, 4], rows[r, 5], rows[r, 6]
+        if a0 > b0 or (a0 == b0 and a1 > b1):
+            a0, a1, b0, b1 = b0, b1, a0, a1
+        keys[r, 0], keys[r, 1], keys[r, 2], keys[r, 3], keys[r, 4], keys[r, 5] = rows[r, 0], rows[r, 1], a0, a1, b0, b1
+        span_r = max(span_r, rows[r, 1] + 1, rows[r, 0] + 1)
+        span_p = max(span_p, a0 + 1, a1 + 1, b0 + 1, b1 + 1)
+    key = np.empty(n, np.int64)  # the six keys as one number (regions < 2^17, points < 2^7 in a tile: no overflow)
+    for r in range(n):
+        key[r] = ((((keys[r, 0] * span_r + keys[r, 1]) * span_p + keys[r, 2]) * span_p + keys[r, 3]) * span_p
+                  + keys[r, 4]) * span_p + keys[r, 5]
+    order = np.argsort(key, kind="mergesort")
+    count = 0
+    for j in range(n - 1):
+        if key[order[j]] == key[order[j + 1]]:
+            count += 1
+    pairs = np.empty((count, 2), np.int64)
+    ends = np.empty((count, 2, 2), np.int64)
+    e = 0
+    for j in range(n - 1):
+        first, second = order[j], order[j + 1]
+        if key[first] == key[second]:
+            pairs[e, 0], pairs[e, 1] = rows[first, 2], rows[second, 2]
+            ends[e, 0, 0], ends[e, 0, 1] = rows[second, 3], rows[second, 4]
+            ends[e, 1, 0], ends[e, 1, 1] = rows[second, 5], rows[second, 6]
+            e += 1
+    return pairs, ends

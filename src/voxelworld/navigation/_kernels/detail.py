@@ -67,16 +67,6 @@ def raster_height(heights, first, nu, nv, fu, fv):
 
 
 @numba.njit(cache=True)
-def heights_at(boxes, starts, heights, which, points, out):
-    """``out[r]``: the height of polygon ``which[r]``'s raster (``boxes[q] = (i0, k0, ni, nk)`` in grid cells,
-    starting at ``starts[q]`` in ``heights``) at grid point ``points[r]`` (whole cells)."""
-    for r in range(which.shape[0]):
-        q = which[r]
-        out[r] = raster_height(heights, starts[q], boxes[q, 2], boxes[q, 3], points[r, 0] - boxes[q, 0] - 0.5,
-                               points[r, 1] - boxes[q, 1] - 0.5)
-
-
-@numba.njit(cache=True)
 def region_details(height, label, g, s, i_lo, k_lo, corners, start):
     """The details of region g's polygons (level s; ``label``: the tile's regions, tile-local from (i_lo,
     k_lo)): polygon q has the corners ``corners[start[q]:start[q + 1]]`` (grid points, whole cells). Returns

@@ -8,6 +8,7 @@ steps to, or -1. Positions are in cells of the region's grid.
 import numba
 import numpy as np
 
+from .detail import raster_height
 from .outlines import CLIFF, OUT
 
 
@@ -152,3 +153,71 @@ def grid_portals(polygon, d, i, k, s, step, nx, nz, levels):
         out[rows, 3], out[rows, 4], out[rows, 5] = found_line[e] + 1, found_along[e], found_along[e] + 1
         rows += 1
     return out[:rows]
+
+
+@numba.njit(cache=True)
+def held_side_steps(sides, links, out):
+    """``polygons.side_steps`` of ``sides (w, 5)`` rows ``(polygon, d, i, k, s)`` on the grid of ``links`` (from
+    column (0, 0)): ``out[r]``, the level sample (i, k, s) steps to across its +x or +z side d, or -1."""
+    nx, nz = links.shape[1], links.shape[2]
+    for r in range(sides.shape[0]):
+        d, i, k, s = sides[r, 1], sides[r, 2], sides[r, 3], sides[r, 4]
+        if (d == 0 or d == 2) and i + (d == 0) < nx and k + (d == 2) < nz:
+            out[r] = links[d, i, k, s]
+        else:
+            out[r] = -1
+
+
+@numba.njit(cache=True)
+def joined_portals(sides, steps, nx, nz, levels, inner, inner_segments, boxes, starts, details, x0, z0, cell):
+    """A region's portals: its tiles' ``inner`` ones (r, 2) with their ``inner_segments`` (r, 2, 3), then those
+    along the grid's lines (``grid_portals`` of the held ``sides`` (w, 5) with their ``steps``), whose segments'
+    ends lie at the mean height of the two polygons' details (``boxes`` (p, 4), rasters from ``starts`` in
+    ``details``) on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m). Returns the pairs, each (lower,
+    higher), and their segments, by pair (stable: as the rows came on a tie)."""
+    grid = grid_portals(np.ascontiguousarray(sides[:, 0]), np.ascontiguousarray(sides[:, 1]),
+                        np.ascontiguousarray(sides[:, 2]), np.ascontiguousarray(sides[:, 3]),
+                        np.ascontiguousarray(sides[:, 4]), steps, nx, nz, levels)
+    r0, f = inner.shape[0], grid.shape[0]
+    pairs = np.empty((r0 + f, 2), np.int64)
+    segments = np.empty((r0 + f, 2, 3))
+    for e in range(r0):
+        pairs[e, 0], pairs[e, 1] = min(inner[e, 0], inner[e, 1]), max(inner[e, 0], inner[e, 1])
+        segments[e] = inner_segments[e]
+    for e in range(f):
+        a, b, axis, line = grid[e, 0], grid[e, 1], grid[e, 2], grid[e, 3]
+        pairs[r0 + e, 0], pairs[r0 + e, 1] = min(a, b), max(a, b)
+        for end in range(2):
+            along = grid[e, 4 + end]
+            gi, gk = (line, along) if axis == 0 else (along, line)
+            segments[r0 + e, end, 0] = x0 + gi * cell
+            segments[r0 + e, end, 2] = z0 + gk * cell
+            ha = raster_height(details, starts[a], boxes[a, 2], boxes[a, 3], gi - boxes[a, 0] - 0.5,
+                               gk - boxes[a, 1] - 0.5)
+            hb = raster_height(details, starts[b], boxes[b, 2], boxes[b, 3], gi - boxes[b, 0] - 0.5,
+                               gk - boxes[b, 1] - 0.5)
+            segments[r0 + e, end, 1] = 0.5 * (ha + hb)
+    polygons = max(boxes.shape[0], 1)
+    key = np.empty(r0 + f, np.int64)
+    for e in range(r0 + f):
+        key[e] = pairs[e, 0] * polygons + pairs[e, 1]
+    order = np.argsort(key, kind="mergesort")
+    return pairs[order], segments[order]
+
+
+@numba.njit(cache=True)
+def portal_segments(pairs, ends, boxes, starts, details, x0, z0, cell, out):
+    """``out[r]`` (2, 3): portal r's segment (m) on the grid from ``(x0, z0)`` of spacing ``cell``, its ends at the
+    grid points ``ends[r]`` (2, 2), each at the mean height of the details of the two polygons ``pairs[r]``
+    (``boxes`` (p, 4), rasters from ``starts`` in ``details``)."""
+    for r in range(pairs.shape[0]):
+        a, b = pairs[r, 0], pairs[r, 1]
+        for end in range(2):
+            gi, gk = ends[r, end, 0], ends[r, end, 1]
+            out[r, end, 0] = x0 + gi * cell
+            out[r, end, 2] = z0 + gk * cell
+            ha = raster_height(details, starts[a], boxes[a, 2], boxes[a, 3], gi - boxes[a, 0] - 0.5,
+                               gk - boxes[a, 1] - 0.5)
+            hb = raster_height(details, starts[b], boxes[b, 2], boxes[b, 3], gi - boxes[b, 0] - 0.5,
+                               gk - boxes[b, 1] - 0.5)
+            out[r, end, 1] = 0.5 * (ha + hb)
