@@ -48,6 +48,33 @@ class ChunkBVHs:
         chunks = key[0]
         if not chunks:
             return []
+        index, rows = self._indices_of(chunks)
+        revisions = self._refresh(key, index)
+        bvhs, found = self._bvhs[index], []
+        for start, end in rows:
+            members = [bvh for bvh in bvhs[start:end] if bvh is not None]
+            if len(members) < 2:
+                found.extend(members)
+                continue
+            ends, stamp = (chunks[start], chunks[end - 1]), revisions[start:end].tobytes()
+            row = self._rows.get(ends)
+            if row is None or row[0] != stamp:
+                row = self._rows[ends] = (stamp, TriangleBVH.combine(members))
+            found.append(row[1])
+        return found
+
+    def chunk_parts(self, key: tuple) -> list[TriangleBVH]:
+        """The BVH of each chunk of ``key`` with triangles, in the chunks' order, none combined (a query over a
+        few chunks asks each whose box it meets: :class:`~voxelworld.game.terrain_contacts.TerrainContacts`)."""
+        chunks = key[0]
+        if not chunks:
+            return []
+        index, _ = self._indices_of(chunks)
+        self._refresh(key, index)
+        return [bvh for bvh in self._bvhs[index] if bvh is not None]
+
+    def _indices_of(self, chunks: tuple) -> tuple[tuple, list]:
+        """A chunk list's index into the grid arrays and its rows (start, end) along z, kept per list."""
         kept = self._indices.get(chunks)
         if kept is None:
             if len(self._indices) > 64:  # lists of places left long ago
@@ -55,7 +82,12 @@ class ChunkBVHs:
             array = np.array(chunks, dtype=np.int64)
             starts = [0] + (np.flatnonzero(np.any(array[1:, :2] != array[:-1, :2], axis=1)) + 1).tolist()
             kept = self._indices[chunks] = (tuple(array.T), list(zip(starts, starts[1:] + [len(chunks)])))
-        index, rows = kept
+        return kept
+
+    def _refresh(self, key: tuple, index: tuple) -> np.ndarray:
+        """Build the BVHs of the chunks of ``key`` whose revision moved; let go of those long unasked for.
+        Returns the revisions of ``key``."""
+        chunks = key[0]
         revisions = np.frombuffer(key[1], dtype=np.int64)
         self._lookups += 1
         for n in np.flatnonzero(self._built[index] != revisions).tolist():
@@ -70,18 +102,7 @@ class ChunkBVHs:
             stale = (self._used <= self._lookups - _SWEEP_EVERY) & (self._built >= 0)
             self._bvhs[stale], self._built[stale] = None, -1
             self._rows = {ends: row for ends, row in self._rows.items() if not stale[ends[0]]}
-        bvhs, found = self._bvhs[index], []
-        for start, end in rows:
-            members = [bvh for bvh in bvhs[start:end] if bvh is not None]
-            if len(members) < 2:
-                found.extend(members)
-                continue
-            ends, stamp = (chunks[start], chunks[end - 1]), revisions[start:end].tobytes()
-            row = self._rows.get(ends)
-            if row is None or row[0] != stamp:
-                row = self._rows[ends] = (stamp, TriangleBVH.combine(members))
-            found.append(row[1])
-        return found
+        return revisions
 
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

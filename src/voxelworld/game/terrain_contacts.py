@@ -23,6 +23,8 @@ from .collider import Collider, chunk_bvhs
 
 __all__ = ["TerrainContacts"]
 
+# A box holding everything (the world's collider's part is asked for every query).
+_EVERYWHERE = (np.full(3, -np.inf), np.full(3, np.inf))
 # Where voxel_material looks, in voxels behind the point (against the normal; negative: in front), in order.
 _BEHIND = np.array([0.5, 1.0, 1.5, 2.0, -0.5, -1.0])
 
@@ -63,23 +65,26 @@ class TerrainContacts:
         self.volume, self.mesher = volume, mesher
         self.reach = check_finite("reach", reach, minimum=0.0, strict_minimum=True, unit="m")
         self._key: tuple | None = None
-        self._bvh: TriangleBVH | None = None
-        self._shared = False  # whether _bvh is a collider's (props in it: their contacts are not the terrain's)
+        # The BVHs asked, in the chunks' order, each with its vertices' box (m): the chunks within reach, or the
+        # world's collider (then props are in it, and their contacts are not the terrain's: _shared).
+        self._parts: list[tuple[TriangleBVH, np.ndarray, np.ndarray]] = []
+        self._shared = False
 
     def refresh(self, centre, collider: Collider | None = None) -> None:
-        """Take the collision mesh within ``reach`` of ``centre`` (m): ``collider``'s (the world's, already
-        combined this frame) when it :meth:`~Collider.covers` that ball, else the chunks' BVHs combined here again
-        only when those triangles changed (each chunk's BVH is the one the world's collider shares,
-        :func:`~voxelworld.game.collider.chunk_bvhs`). The contacts are the same either way."""
+        """Take the collision mesh within ``reach`` of ``centre`` (m): ``collider``'s (the world's, combined this
+        frame) when it :meth:`~Collider.covers` that ball, else the BVHs of the chunks within reach (each chunk's
+        BVH is the one the world's collider shares, :func:`~voxelworld.game.collider.chunk_bvhs`; a query asks
+        those whose box it meets, none combined). The contacts are the same either way."""
         centre = check_point("centre", centre)
         if collider is not None and collider.covers(centre, self.reach):
-            self._key, self._bvh, self._shared = None, collider.bvh, True
+            self._key, self._shared = None, True
+            self._parts = [] if collider.bvh is None else [(collider.bvh, _EVERYWHERE[0], _EVERYWHERE[1])]
             return
         key = self.mesher.collision_key(near=np.array(centre), radius=self.reach)
         if key != self._key or self._shared:
             self._key, self._shared = key, False
-            parts = chunk_bvhs(self.mesher).parts(key)
-            self._bvh = TriangleBVH.combine(parts) if parts else None
+            self._parts = [(bvh, bvh.positions.min(axis=0), bvh.positions.max(axis=0))
+                           for bvh in chunk_bvhs(self.mesher).chunk_parts(key)]
 
     def voxel_material(self, point, normal) -> int:
         """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,
@@ -102,16 +107,24 @@ class TerrainContacts:
 
     def __call__(self, start, end, radius) -> Contact | None:
         """The contact of the capsule ``start``-``end`` (m) of ``radius`` (m) with the terrain, the deepest of its
-        triangles (ties: the lowest), or None."""
-        if self._bvh is None:
+        triangles (ties: the first, in chunk then triangle order), or None."""
+        start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+        lo, hi = np.minimum(start, end) - radius, np.maximum(start, end) + radius
+        best = None  # (depth, point, normal, material id)
+        for bvh, part_lo, part_hi in self._parts:
+            if np.any(lo > part_hi) or np.any(hi < part_lo):
+                continue
+            found = bvh.overlap_capsule(start, end, radius)
+            depth = found.depth if not self._shared else np.where(found.object < 0, found.depth, -np.inf)
+            if depth.size == 0 or depth.max() == -np.inf:
+                continue
+            deepest = int(np.argmax(depth))
+            if best is None or depth[deepest] > best[0]:
+                best = (depth[deepest], found.point[deepest], found.normal[deepest], int(found.material[deepest]))
+        if best is None:
             return None
-        found = self._bvh.overlap_capsule(start, end, radius)
-        depth = found.depth if not self._shared else np.where(found.object < 0, found.depth, -np.inf)
-        if depth.size == 0 or depth.max() == -np.inf:
-            return None
-        best = int(np.argmax(depth))
-        point, normal = found.point[best], found.normal[best]
-        material = self.voxel_material(point, normal) or int(found.material[best])
+        _, point, normal, triangle_material = best
+        material = self.voxel_material(point, normal) or triangle_material
         materials = self.volume.materials
         if material not in materials:
             return None
