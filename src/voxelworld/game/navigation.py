@@ -83,11 +83,8 @@ def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
 
 def _chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tuple, CollisionMesh | None]:
     """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update."""
-    out = {}
-    for chunk in chunks:
-        mesh = mesher.chunk_collision_mesh(chunk)
-        out[chunk] = mesh if mesh.triangle_count else None
-    return out
+    return {chunk: mesh if mesh.triangle_count else None
+            for chunk, mesh in zip(chunks, mesher.chunk_collision_meshes(chunks))}
 
 
 class WorldNavigation:

@@ -898,17 +898,26 @@ class ChunkMesher:
         """The collision mesh of one chunk alone (possibly empty): the part :meth:`collision_mesh` merges for it;
         built on first request and cached until the chunk changes. Reflects the volume as of the last
         :meth:`update`."""
+        return self.chunk_collision_meshes([chunk])[0]
+
+    def chunk_collision_meshes(self, chunks) -> list[CollisionMesh]:
+        """:meth:`chunk_collision_mesh` of each of ``chunks`` (active chunks (i, j, k)), checked once for all."""
         if self._fields is None:
             self.update()
-        chunk = tuple(int(c) for c in chunk)
         grid = self.volume.chunk_grid_shape
-        if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
-            raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
+        chunks = [tuple(int(c) for c in chunk) for chunk in chunks]
+        for chunk in chunks:
+            if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
+                raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
         self._settle_collision()
-        if chunk not in self._collision:
-            self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface, collision=True,
-                                                    fields=self._fields)
-        return self._collision[chunk]
+        meshes = []
+        for chunk in chunks:
+            mesh = self._collision.get(chunk)
+            if mesh is None:
+                mesh = self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface,
+                                                               collision=True, fields=self._fields)
+            meshes.append(mesh)
+        return meshes
 
     def _collision_surface(self, chunk) -> ChunkSurface | None:
         if not self._active[chunk]:
