@@ -17,7 +17,8 @@ from . import _kernels, tables
 from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
 
-__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices"]
+__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices",
+           "packed_cells"]
 
 SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
 
@@ -193,6 +194,9 @@ _NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
 def _pack(surface: ChunkSurface):
     if surface.vertex_count == 0:
         return surface  # an empty surface's cell arrays are broadcasts already
+    packed = packed_cells(surface)
+    if packed is not None:
+        return packed  # read from a PackedSurfaces and not unpacked since: packed already
     cells = tuple(surface.surface_cells.T.astype(np.intp))
     s = surface
     bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, s.surface_cells, s.positions, s.normals, s.materials,
@@ -202,16 +206,41 @@ def _pack(surface: ChunkSurface):
                           surface.cell_first[cells])
 
 
+class _UnpackedOnRead(ChunkSurface):
+    """A :class:`ChunkSurface` read from :class:`PackedSurfaces`: its per-cell arrays (``cell_case``,
+    ``cell_first``) are unpacked when first read; until then :func:`packed_cells` gives the packed form (what a
+    mesh's assembly reads: the surface cells' cases and first vertices)."""
+
+    def __getattr__(self, name):  # only called for attributes not set: the two cell arrays until unpacked
+        packed = self.__dict__.get("_packed")
+        if packed is None or name not in ("cell_case", "cell_first"):
+            raise AttributeError(name)
+        case = np.empty(packed.shape, dtype=np.uint16)
+        first = np.empty(packed.shape, dtype=np.int32)
+        _kernels.unpack_cells(packed.solid, packed.surface.surface_cells, packed.case_at, packed.first_at, case,
+                              first)
+        object.__setattr__(self, "cell_case", case)
+        object.__setattr__(self, "cell_first", first)
+        object.__setattr__(self, "_packed", None)
+        return case if name == "cell_case" else first
+
+
+def packed_cells(surface: ChunkSurface):
+    """The packed form of ``surface`` (its cases and first vertices at its surface cells, and the cells' shape)
+    when it was read from :class:`PackedSurfaces` and its per-cell arrays were not unpacked since; else None."""
+    return surface.__dict__.get("_packed")
+
+
 def _unpack(packed) -> ChunkSurface:
     if isinstance(packed, ChunkSurface):
         return packed
-    case = np.empty(packed.shape, dtype=np.uint16)
-    first = np.empty(packed.shape, dtype=np.int32)
-    s = packed.surface
-    _kernels.unpack_cells(packed.solid, s.surface_cells, packed.case_at, packed.first_at, case, first)
-    # Built directly: dataclasses.replace costs more than the unpacking, and a mesh reads up to eight of these.
-    return ChunkSurface(s.cell_lo, case, first, s.surface_cells, s.positions, s.normals, s.materials, s.evaluations,
-                        s.qef, s.rep, s.drops_features)
+    # Built directly: the dataclass's __init__ costs more than setting the fields, and a mesh reads up to eight.
+    surface = object.__new__(_UnpackedOnRead)
+    fields = surface.__dict__
+    fields.update(packed.surface.__dict__)
+    del fields["cell_case"], fields["cell_first"]
+    fields["_packed"] = packed
+    return surface
 
 
 class PackedSurfaces(MutableMapping):
