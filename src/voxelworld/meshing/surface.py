@@ -20,6 +20,7 @@ from .scratch import buffer
 __all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices",
            "packed_cells"]
 
+_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
 SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
 
 
@@ -47,9 +48,14 @@ class ChunkSurface:
 
 
 def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
-                  planes: bool = True, offset=(0, 0, 0)) -> ChunkSurface:
+                  planes: bool = True, offset=(0, 0, 0), quadrics: bool = True,
+                  scratch: bool = False) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
     Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged.
+    Without ``quadrics`` the surface keeps none (``qef`` has no rows): for a surface that is never simplified,
+    whose quadrics would only be written and thrown away (a volume meshed whole and unsimplified). With
+    ``scratch`` its vertex arrays are this thread's scratch, valid until the thread's next such surface: for a
+    surface simplified at once and then let go (:func:`simplify_surface` copies what it keeps).
     The field arrays hold the volume's samples from ``offset`` on: the whole volume, or a window of it that reaches
     one sample below the cells and two above (their gradients) where the volume goes on, and ends where it does.
     Cells and positions are the volume's, whatever the window."""
@@ -66,17 +72,23 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     if n == 0 and cell_case.size:  # no crossing: every cell is all solid or all empty alike (they touch)
         return empty_surface(lo + offset, hi + offset, bool(cell_case.flat[0] == 255))
-    positions = np.empty((n, 3))
-    normals = np.empty((n, 3))
-    materials = np.empty((n, 2), dtype=np.uint8)
-    evaluations = np.empty((n, 2))
-    qef = np.empty((n, _kernels.QEF_COLUMNS))
+    # Scratch arrays are this thread's, reused (fresh ones cost a page fault for every page first written).
+    if scratch:
+        positions, normals = buffer("raw_positions", n, 3, np.float64), buffer("raw_normals", n, 3, np.float64)
+        materials = buffer("raw_materials", n, 2, np.uint8)
+        evaluations = buffer("raw_evaluations", n, 2, np.float64)
+    else:
+        positions, normals = np.empty((n, 3)), np.empty((n, 3))
+        materials, evaluations = np.empty((n, 2), dtype=np.uint8), np.empty((n, 2))
+    # Without quadrics kept, the kernel's are written to scratch too.
+    qef = buffer("raw_qef", n, _kernels.QEF_COLUMNS, np.float64) if scratch or not quadrics \
+        else np.empty((n, _kernels.QEF_COLUMNS))
     _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
     return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
-                        evaluations, qef, np.arange(n, dtype=np.int64))
+                        evaluations, qef if quadrics else _NO_QEF, np.arange(n, dtype=np.int64))
 
 
 def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
