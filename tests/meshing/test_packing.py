@@ -155,3 +155,24 @@ def test_a_kept_surface_unpacks_on_first_read_of_its_cells(world):
     assert packed_cells(read) is None
     np.testing.assert_array_equal(read.cell_case, surface.cell_case)
     np.testing.assert_array_equal(kept["b"].cell_case, surface.cell_case)
+
+
+def test_pack_cells_matches_numpy():
+    """pack_cells gives numpy's packbits of the all-solid cells (spare bits of the last byte 0) and the cases and
+    first vertices at the surface cells; unpack_cells turns them back."""
+    rng = np.random.default_rng(8)
+    for shape in ((3, 5, 7), (4, 4, 4), (1, 2, 9), (2, 3, 1)):
+        case = np.where(rng.random(shape) < 0.5, 255, 0).astype(np.uint16)
+        surface_cells = np.argwhere(rng.random(shape) < 0.3).astype(np.int64)
+        cells = tuple(surface_cells.T)
+        case[cells] = rng.integers(1, 255, size=len(surface_cells))
+        first = rng.integers(0, 1000, size=shape).astype(np.int32)
+        solid = np.full((case.size + 7) // 8, 77, dtype=np.uint8)
+        case_at, first_at = np.zeros(len(surface_cells), np.uint16), np.zeros(len(surface_cells), np.int32)
+        _kernels.pack_cells(case, first, surface_cells, solid, case_at, first_at)
+        np.testing.assert_array_equal(solid, np.packbits(case == 255))
+        np.testing.assert_array_equal(case_at, case[cells])
+        np.testing.assert_array_equal(first_at, first[cells])
+        back_case, back_first = np.empty(shape, np.uint16), np.empty(shape, np.int32)
+        _kernels.unpack_cells(solid, surface_cells, case_at, first_at, back_case, back_first)
+        np.testing.assert_array_equal(back_case, case)

@@ -209,13 +209,15 @@ def _pack(surface: ChunkSurface):
     packed = packed_cells(surface)
     if packed is not None:
         return packed  # read from a PackedSurfaces and not unpacked since: packed already
-    cells = tuple(surface.surface_cells.T.astype(np.intp))
     s = surface
     bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, s.surface_cells, s.positions, s.normals, s.materials,
                         s.evaluations, s.qef, s.rep, s.drops_features)
-    return _PackedSurface(bare, surface.cell_case.shape,
-                          np.packbits(surface.cell_case == 255), surface.cell_case[cells],
-                          surface.cell_first[cells])
+    m = len(s.surface_cells)
+    solid, case_at, first_at = np.empty((s.cell_case.size + 7) // 8, dtype=np.uint8), np.empty(m, dtype=np.uint16), \
+        np.empty(m, dtype=np.int32)
+    _kernels.pack_cells(np.ascontiguousarray(s.cell_case), np.ascontiguousarray(s.cell_first), s.surface_cells,
+                        solid, case_at, first_at)
+    return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at)
 
 
 class _UnpackedOnRead(ChunkSurface):
