@@ -226,13 +226,16 @@ class _UnpackedOnRead(ChunkSurface):
     mesh's assembly reads: the surface cells' cases and first vertices)."""
 
     def __getattr__(self, name):  # only called for attributes not set: the two cell arrays until unpacked
-        packed = self.__dict__.get("_packed")
-        if packed is None or name not in ("cell_case", "cell_first"):
+        if name not in ("cell_case", "cell_first"):
             raise AttributeError(name)
+        packed = self.__dict__.get("_packed")
+        if packed is None:  # unpacked meanwhile (by another thread reading the same surface): the arrays are set
+            return self.__dict__[name]
         case = np.empty(packed.shape, dtype=np.uint16)
         first = np.empty(packed.shape, dtype=np.int32)
         _kernels.unpack_cells(packed.solid, packed.surface.surface_cells, packed.case_at, packed.first_at, case,
                               first)
+        # Both arrays set before the packed form goes: a reader sees one or the other, never neither.
         object.__setattr__(self, "cell_case", case)
         object.__setattr__(self, "cell_first", first)
         object.__setattr__(self, "_packed", None)
