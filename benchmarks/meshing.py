@@ -138,7 +138,7 @@ def guard_figures(runs: int = 3) -> dict[str, float]:
 
 
 KERNELS = ("cell_cases", "cell_vertices", "simplify", "gather_cells", "emit_quads", "cell_kinds", "vertex_occlusion",
-           "unpack_cells")
+           "unpack_cells", "pack_cells")
 
 
 def kernel_profile(volume: VoxelVolume, options: MeshOptions, runs: int = 3) -> dict[str, float]:

@@ -78,10 +78,12 @@ def fields_window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, nam
 
 
 def raw_surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int | None = None,
-             fields: Volume | None = None) -> ChunkSurface:
+             fields: Volume | None = None, quadrics: bool = True, scratch: bool = False) -> ChunkSurface:
     """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
     tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
-    geometry: a mesher's copy of what it saw), the volume itself by default."""
+    geometry: a mesher's copy of what it saw), the volume itself by default. Without ``quadrics`` the surface
+    keeps none; with ``scratch`` its vertices are this thread's scratch, for simplifying at once (see
+    :func:`chunk_surface`)."""
     size = volume.chunk_size if size is None else size
     lo, hi = chunk_cells(volume.shape, size, chunk)
     fields = volume if fields is None else fields
@@ -90,7 +92,8 @@ def raw_surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: 
         return empty_surface(lo, hi, side)
     f, offset = fields_window(fields, lo, hi, halo_voxels(options), MESHED_FIELDS)
     return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
-                         planes=levels > 0, offset=offset)
+                         planes=levels > 0, offset=offset, quadrics=quadrics,
+                         scratch=scratch)
 
 
 def uniform_side(fields: Volume, chunk) -> bool | None:
@@ -191,12 +194,14 @@ def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable
         # between the kernels.
         size = 2 * volume.chunk_size
         chunks = all_chunks(volume, size)
-        surfaces = dict(zip(chunks, map_on_cores(lambda c: raw_surface(volume, c, options, 0, size), chunks)))
+        surfaces = dict(zip(chunks, map_on_cores(lambda c: raw_surface(volume, c, options, 0, size, quadrics=False),
+                                                 chunks)))
         return map_on_cores(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = all_chunks(volume)
     surfaces = dict(zip(chunks, map_on_cores(
-        lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels), options, materials, collision),
-        chunks)))
+        # The raw surface is simplified at once and let go (simplify_surface copies its vertices): scratch.
+        lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels, scratch=True), options,
+                                     materials, collision), chunks)))
     return map_on_cores(lambda b: assemble_block(volume, *b, surfaces.get, collision), volume_blocks(volume))
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from . import _kernels, tables
 from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
 from .scratch import buffer
-from .surface import ChunkSurface
+from .surface import ChunkSurface, packed_cells
 
 __all__ = ["DisplayMesh", "CollisionMesh", "merge_display_meshes", "merge_collision_meshes", "vertex_occlusion",
            "with_occlusion", "chunk_cells", "assemble_block", "assemble_chunk"]
@@ -246,8 +246,13 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     cells = []
     ext_lo = lo - 1
     for surface, own in gathered:
-        n = _kernels.gather_cells(surface.surface_cells, surface.cell_lo, ext_lo, hi, surface.cell_first,
-                                  surface.cell_case, surface.rep, surface.positions, surface.normals,
+        packed = packed_cells(surface)  # a kept surface's cells are read packed, not unpacked first
+        if packed is None:
+            first_of, case_of = surface.cell_first, surface.cell_case
+        else:
+            first_of, case_of = packed.first_at.reshape(-1, 1, 1), packed.case_at.reshape(-1, 1, 1)
+        n = _kernels.gather_cells(surface.surface_cells, surface.cell_lo, ext_lo, hi, first_of, case_of,
+                                  packed is not None, surface.rep, surface.positions, surface.normals,
                                   surface.materials, surface.evaluations, tables.PATCH_COUNT, index_of, ext_first,
                                   ext_case, positions, normals, materials, shares, rep, source, n)
         if own:

@@ -17,8 +17,10 @@ from . import _kernels, tables
 from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
 
-__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices"]
+__all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices",
+           "packed_cells"]
 
+_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
 SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
 
 
@@ -46,9 +48,14 @@ class ChunkSurface:
 
 
 def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
-                  planes: bool = True, offset=(0, 0, 0)) -> ChunkSurface:
+                  planes: bool = True, offset=(0, 0, 0), quadrics: bool = True,
+                  scratch: bool = False) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
     Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged.
+    Without ``quadrics`` the surface keeps none (``qef`` has no rows): for a surface that is never simplified,
+    whose quadrics would only be written and thrown away (a volume meshed whole and unsimplified). With
+    ``scratch`` its vertex arrays are this thread's scratch, valid until the thread's next such surface: for a
+    surface simplified at once and then let go (:func:`simplify_surface` copies what it keeps).
     The field arrays hold the volume's samples from ``offset`` on: the whole volume, or a window of it that reaches
     one sample below the cells and two above (their gradients) where the volume goes on, and ends where it does.
     Cells and positions are the volume's, whatever the window."""
@@ -65,17 +72,23 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     if n == 0 and cell_case.size:  # no crossing: every cell is all solid or all empty alike (they touch)
         return empty_surface(lo + offset, hi + offset, bool(cell_case.flat[0] == 255))
-    positions = np.empty((n, 3))
-    normals = np.empty((n, 3))
-    materials = np.empty((n, 2), dtype=np.uint8)
-    evaluations = np.empty((n, 2))
-    qef = np.empty((n, _kernels.QEF_COLUMNS))
+    # Scratch arrays are this thread's, reused (fresh ones cost a page fault for every page first written).
+    if scratch:
+        positions, normals = buffer("raw_positions", n, 3, np.float64), buffer("raw_normals", n, 3, np.float64)
+        materials = buffer("raw_materials", n, 2, np.uint8)
+        evaluations = buffer("raw_evaluations", n, 2, np.float64)
+    else:
+        positions, normals = np.empty((n, 3)), np.empty((n, 3))
+        materials, evaluations = np.empty((n, 2), dtype=np.uint8), np.empty((n, 2))
+    # Without quadrics kept, the kernel's are written to scratch too.
+    qef = buffer("raw_qef", n, _kernels.QEF_COLUMNS, np.float64) if scratch or not quadrics \
+        else np.empty((n, _kernels.QEF_COLUMNS))
     _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
     return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
-                        evaluations, qef, np.arange(n, dtype=np.int64))
+                        evaluations, qef if quadrics else _NO_QEF, np.arange(n, dtype=np.int64))
 
 
 def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
@@ -193,25 +206,58 @@ _NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
 def _pack(surface: ChunkSurface):
     if surface.vertex_count == 0:
         return surface  # an empty surface's cell arrays are broadcasts already
-    cells = tuple(surface.surface_cells.T.astype(np.intp))
+    packed = packed_cells(surface)
+    if packed is not None:
+        return packed  # read from a PackedSurfaces and not unpacked since: packed already
     s = surface
     bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, s.surface_cells, s.positions, s.normals, s.materials,
                         s.evaluations, s.qef, s.rep, s.drops_features)
-    return _PackedSurface(bare, surface.cell_case.shape,
-                          np.packbits(surface.cell_case == 255), surface.cell_case[cells],
-                          surface.cell_first[cells])
+    m = len(s.surface_cells)
+    solid, case_at, first_at = np.empty((s.cell_case.size + 7) // 8, dtype=np.uint8), np.empty(m, dtype=np.uint16), \
+        np.empty(m, dtype=np.int32)
+    _kernels.pack_cells(np.ascontiguousarray(s.cell_case), np.ascontiguousarray(s.cell_first), s.surface_cells,
+                        solid, case_at, first_at)
+    return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at)
+
+
+class _UnpackedOnRead(ChunkSurface):
+    """A :class:`ChunkSurface` read from :class:`PackedSurfaces`: its per-cell arrays (``cell_case``,
+    ``cell_first``) are unpacked when first read; until then :func:`packed_cells` gives the packed form (what a
+    mesh's assembly reads: the surface cells' cases and first vertices)."""
+
+    def __getattr__(self, name):  # only called for attributes not set: the two cell arrays until unpacked
+        if name not in ("cell_case", "cell_first"):
+            raise AttributeError(name)
+        packed = self.__dict__.get("_packed")
+        if packed is None:  # unpacked meanwhile (by another thread reading the same surface): the arrays are set
+            return self.__dict__[name]
+        case = np.empty(packed.shape, dtype=np.uint16)
+        first = np.empty(packed.shape, dtype=np.int32)
+        _kernels.unpack_cells(packed.solid, packed.surface.surface_cells, packed.case_at, packed.first_at, case,
+                              first)
+        # Both arrays set before the packed form goes: a reader sees one or the other, never neither.
+        object.__setattr__(self, "cell_case", case)
+        object.__setattr__(self, "cell_first", first)
+        object.__setattr__(self, "_packed", None)
+        return case if name == "cell_case" else first
+
+
+def packed_cells(surface: ChunkSurface):
+    """The packed form of ``surface`` (its cases and first vertices at its surface cells, and the cells' shape)
+    when it was read from :class:`PackedSurfaces` and its per-cell arrays were not unpacked since; else None."""
+    return surface.__dict__.get("_packed")
 
 
 def _unpack(packed) -> ChunkSurface:
     if isinstance(packed, ChunkSurface):
         return packed
-    case = np.empty(packed.shape, dtype=np.uint16)
-    first = np.empty(packed.shape, dtype=np.int32)
-    s = packed.surface
-    _kernels.unpack_cells(packed.solid, s.surface_cells, packed.case_at, packed.first_at, case, first)
-    # Built directly: dataclasses.replace costs more than the unpacking, and a mesh reads up to eight of these.
-    return ChunkSurface(s.cell_lo, case, first, s.surface_cells, s.positions, s.normals, s.materials, s.evaluations,
-                        s.qef, s.rep, s.drops_features)
+    # Built directly: the dataclass's __init__ costs more than setting the fields, and a mesh reads up to eight.
+    surface = object.__new__(_UnpackedOnRead)
+    fields = surface.__dict__
+    fields.update(packed.surface.__dict__)
+    del fields["cell_case"], fields["cell_first"]
+    fields["_packed"] = packed
+    return surface
 
 
 class PackedSurfaces(MutableMapping):

@@ -21,7 +21,7 @@ from .flaps import drop_mirrored_twins
 from .occlusion import (KIND_MIXED, KIND_OPEN, KIND_SOLID, OCCLUSION_BLOCK, OCCLUSION_RAYS, OCCLUSION_STEPS, cell_kinds,
                         tangent_frame, vertex_box, vertex_occlusion)
 from .incremental import same_vertex, top_layer_changes
-from .packing import unpack_cells
+from .packing import pack_cells, unpack_cells
 from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
 from .simplify import merge_vertices, simplify, solid_at, surface_within, topology_safe, trilinear_density
 
@@ -33,4 +33,4 @@ __all__ = ["BlockCells", "BlockVertices", "ChunkCells", "MergeRule", "QuadOutput
            "judge_one_pair", "judge_triangle", "merge_vertices", "simplify", "solid_at", "surface_within",
            "topology_safe", "trilinear_density", "OCCLUSION_BLOCK", "OCCLUSION_RAYS", "OCCLUSION_STEPS",
            "tangent_frame", "vertex_occlusion", "vertex_box", "cell_kinds", "KIND_OPEN", "KIND_SOLID", "KIND_MIXED",
-           "unpack_cells"]
+           "pack_cells", "unpack_cells"]

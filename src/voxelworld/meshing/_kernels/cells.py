@@ -45,24 +45,37 @@ def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, ce
     first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts``
     receives (vertices, surface cells)."""
     depth = hi[2] - lo[2]
-    quad = np.empty(depth + 1, dtype=np.uint16)
+    rows = hi[1] - lo[1]
+    quad = np.empty(depth + 1, dtype=np.uint8)
+    # Whether a row of cells (along z) may hold a crossed cell: most rows of a chunk are all solid or all empty.
+    mixed = np.empty((hi[0] - lo[0]) * rows, dtype=np.bool_)
     # First the sign masks, row by row and without branches (so the compiler can vectorise): the bits of the
     # four samples (i, j), (i+1, j), (i, j+1), (i+1, j+1) at each k; a cell's mask is its low-z quad plus its
     # high-z quad shifted by four.
     for i in range(lo[0], hi[0]):
         for j in range(lo[1], hi[1]):
+            s0, s1 = density[i, j, lo[2]:hi[2] + 1], density[i + 1, j, lo[2]:hi[2] + 1]
+            s2, s3 = density[i, j + 1, lo[2]:hi[2] + 1], density[i + 1, j + 1, lo[2]:hi[2] + 1]
             for c in range(depth + 1):
-                k = lo[2] + c
-                quad[c] = ((density[i, j, k] >= iso) | (density[i + 1, j, k] >= iso) << 1
-                           | (density[i, j + 1, k] >= iso) << 2 | (density[i + 1, j + 1, k] >= iso) << 3)
+                quad[c] = (np.uint8(s0[c] >= iso) | np.uint8(s1[c] >= iso) << 1
+                           | np.uint8(s2[c] >= iso) << 2 | np.uint8(s3[c] >= iso) << 3)
             a, b = i - lo[0], j - lo[1]
+            row = cell_case[a, b]
+            seen_or, seen_and = 0, 255
             for c in range(depth):
-                cell_case[a, b, c] = quad[c] | quad[c + 1] << 4
+                mask = quad[c] | quad[c + 1] << 4
+                row[c] = mask
+                seen_or |= mask
+                seen_and &= mask
+            # A row of only 0 or only 255 cells has no crossed cell (one holding both would have one too).
+            mixed[a * rows + b] = seen_or != 0 and seen_and != 255
     # Then the cells the surface crosses, in order: their flipped faces and first vertices.
     count = 0
     cells = 0
     for a in range(hi[0] - lo[0]):
-        for b in range(hi[1] - lo[1]):
+        for b in range(rows):
+            if not mixed[a * rows + b]:
+                continue
             for c in range(depth):
                 mask = cell_case[a, b, c]
                 if mask == 0 or mask == 255:

@@ -27,3 +27,28 @@ def unpack_cells(solid_bits, surface_cells, case_at, first_at, cell_case, cell_f
         a, b, k = surface_cells[c, 0], surface_cells[c, 1], surface_cells[c, 2]
         cell_case[a, b, k] = case_at[c]
         cell_first[a, b, k] = first_at[c]
+
+
+@nb.njit(cache=True, nogil=True)
+def pack_cells(cell_case, cell_first, surface_cells, solid_bits, case_at, first_at):
+    """The inverse of :func:`unpack_cells`: bit ``index`` of ``solid_bits`` (``numpy.packbits`` of
+    ``cell_case == 255`` in C order: most significant bit first, the last byte's spare bits 0) and ``cell_case``
+    and ``cell_first`` at each of the ``surface_cells`` into ``case_at`` and ``first_at``."""
+    case_flat = cell_case.reshape(-1)
+    size = case_flat.shape[0]
+    whole = size >> 3
+    for byte in range(whole):
+        base = byte << 3
+        bits = 0
+        for t in range(8):
+            bits |= (case_flat[base + t] == 255) << (7 - t)
+        solid_bits[byte] = bits
+    if size & 7:
+        bits = 0
+        for index in range(whole << 3, size):
+            bits |= (case_flat[index] == 255) << (7 - (index & 7))
+        solid_bits[whole] = bits
+    for c in range(surface_cells.shape[0]):
+        a, b, k = surface_cells[c, 0], surface_cells[c, 1], surface_cells[c, 2]
+        case_at[c] = cell_case[a, b, k]
+        first_at[c] = cell_first[a, b, k]

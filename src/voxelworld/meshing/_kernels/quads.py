@@ -266,14 +266,16 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case, rep, positions, normals, vmat, vevals,
-                 patch_count, index_of, ext_first, ext_case, f_positions, f_normals, f_mat, f_shares, f_rep, f_source,
-                 n_gathered):
+def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case, by_cell, rep, positions, normals,
+                 vmat, vevals, patch_count, index_of, ext_first, ext_case, f_positions, f_normals, f_mat, f_shares,
+                 f_rep, f_source, n_gathered):
     """Copy the chunk's ``surface_cells`` (local indices from cell ``cells_lo``) that lie in the block's extended
     cells ``ext_lo .. ext_hi - 1`` into its extended cell arrays, with the vertices they use and their
     representatives appended to the block's vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's
-    evaluation values as shares of their sum). ``index_of`` (one slot per vertex of the chunk, all -1) is scratch
-    and is left all -1 again. Returns the new vertex count of the block."""
+    evaluation values as shares of their sum). ``cell_first`` and ``cell_case`` are the chunk's per-cell arrays,
+    or with ``by_cell`` the values at its surface cells, in their order (a packed surface's; shape (m, 1, 1)).
+    ``index_of`` (one slot per vertex of the chunk, all -1) is scratch and is left all -1 again. Returns the new
+    vertex count of the block."""
     start = n_gathered
     for cell in range(surface_cells.shape[0]):
         a, b, c = surface_cells[cell, 0], surface_cells[cell, 1], surface_cells[cell, 2]
@@ -281,9 +283,11 @@ def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case,
         if ea < 0 or eb < 0 or ec < 0 or ea >= ext_hi[0] - ext_lo[0] or eb >= ext_hi[1] - ext_lo[1] \
                 or ec >= ext_hi[2] - ext_lo[2]:
             continue
-        mask = cell_case[a, b, c]
+        if by_cell:
+            mask, first = cell_case[cell, 0, 0], cell_first[cell, 0, 0]
+        else:
+            mask, first = cell_case[a, b, c], cell_first[a, b, c]
         ext_case[ea, eb, ec] = mask
-        first = cell_first[a, b, c]
         ext_first[ea, eb, ec] = n_gathered
         for p in range(patch_count[mask]):
             v = first + p
