@@ -55,21 +55,16 @@ def instrument(monkeypatch, world: World) -> list:
         original = getattr(owner, name)
 
         def wrapper(*args, **kwargs):
-            done = work(*args, **kwargs) if callable(work) else work
-            if done is not None:  # None: work of the display thread, whose stage is whichever runs meanwhile
-                calls.append((world.frame, world.stage, done))
+            calls.append((world.frame, world.stage, work(*args, **kwargs) if callable(work) else work))
             return original(*args, **kwargs)
         monkeypatch.setattr(owner, name, wrapper)
 
     wrap(Player, "begin_frame", "velocity")
     wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
     wrap(chunk_surfaces, "chunk_surface", "vertices")
-    wrap(chunk_surfaces, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else None)
+    wrap(chunk_surfaces, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else "simplify")
     wrap(chunks, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble" if collision
-         else "display assemble")  # the display meshes of the mesher's update (not the world's: see below)
-    # The world's display meshes: handed to the display thread in their stage, taken back after the events.
-    wrap(chunks.ChunkMesher, "start_display_meshes", "display start")
-    wrap(chunks.ChunkMesher, "finish_display_meshes", "display install")
+         else "display assemble")
     wrap(world_module, "Collider", "collider")
     wrap(Player, "collide", "collide")
     wrap(play, "suck_frame", lambda update, settings: "suck count" if update.edits else "suck no update")
@@ -85,8 +80,7 @@ def instrument(monkeypatch, world: World) -> list:
 # Where each piece of work must run.
 WORK_STAGES = {"velocity": "objects", "apply scrape": "density_updates", "apply remove": "density_updates",
                "apply expose_interior": "material_updates", "apply remove_fragments": "fragment_erasure",
-               "vertices": "vertices", "display start": "display_mesh",
-               "display install": "events",
+               "vertices": "vertices", "simplify": "simplified_vertices", "display assemble": "display_mesh",
                "collision simplify": "collision_mesh", "collision assemble": "collision_mesh",
                "collider": "collision_mesh", "collide": "collisions", "suck count": "deformation",
                "record": "deformation", "control": "player", "suck no update": "events", "queue suck": "events",
@@ -151,7 +145,7 @@ def test_an_edit_queued_by_an_action_is_applied_in_the_next_frames_update_stage_
 
     world.add_handler(action)
     world.add_handler(after_update, "fragment_erasure")
-    world.add_handler(after_meshes, "snapshot")  # the display meshes are installed after the events
+    world.add_handler(after_meshes, "display_mesh")
     before = world.voxel_hash()
     events0 = world.step(Inputs(punch=True))
     assert world.voxel_hash() == before and len(world.queued_edits) == 1

@@ -16,11 +16,8 @@ added, each called as ``handler(world, inputs)``, and ``world.stage`` names the 
    an entry of ``world.applied_edits``; the edits' callbacks only report what they did.
 7. ``"vertices"``: the dual vertices of the chunks that read a changed voxel are refreshed
    (:meth:`~voxelworld.meshing.ChunkMesher.refresh_vertices`; ``world.rebuilt_chunks``).
-8. ``"simplified_vertices"``: those vertices are simplified for the display mesh, and
-9. ``"display_mesh"``: the display meshes of the changed chunks are assembled: both handed in stage 9 to the
-   mesher's display thread, which works while stages 10-14 run
-   (:meth:`~voxelworld.meshing.ChunkMesher.start_display_meshes`); ``world.changed_chunks`` names them from
-   stage 15 on.
+8. ``"simplified_vertices"``: those vertices are simplified for the display mesh.
+9. ``"display_mesh"``: the display meshes of the changed chunks are assembled (``world.changed_chunks``).
 10. ``"collision_mesh"``: the collision mesh near the actors; its :class:`~voxelworld.collision.TriangleBVH` is
     rebuilt only when its chunks changed or the actors left its region (the navmesh is re-baked here too).
 11. ``"collisions"``: the player's move swept with its velocity against the collision mesh and props.
@@ -195,7 +192,7 @@ class World:
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
-                        "_prepared_frame", "_display_job")
+                        "_prepared_frame")
 
     def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
                  settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
@@ -236,7 +233,6 @@ class World:
         self.update_ranges: tuple[VoxelEdit, ...] = ()
         self.applied_edits: list[tuple[VoxelEdit, EditResult]] = []
         self.changed_chunks: frozenset = frozenset()
-        self._display_job = None  # during a step: the display meshes being assembled (stage 9 to 14)
         self.rebuilt_chunks: frozenset = frozenset()
         self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
         self._focus_sources: list[Callable] = []
@@ -361,19 +357,13 @@ class World:
         self._stage("material_updates", inputs, lambda: self._apply_edits(1))  # S5
         self._stage("fragment_erasure", inputs, lambda: self._apply_edits(2))  # S6
         self._stage("vertices", inputs, self._refresh_vertices)  # S7
-        self._stage("simplified_vertices", inputs, None)  # S8: on the display thread with S9's work
-        self._display_job = None
-        try:  # S9's meshes are assembled on the mesher's display thread while S10-S14 run
-            self._stage("display_mesh", inputs, self._start_display_meshes)  # S9
-            self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
-            self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
-            self._stage("deformation", inputs, None)  # S12: the handlers' (PlayerActions.book)
-            self._stage("player", inputs, lambda: player.control(emit))  # S13
-            self._stage("events", inputs, None)  # S14: the handlers' (actions, objects, agents)
-        finally:
-            if self._display_job is not None:
-                job, self._display_job = self._display_job, None
-                self.changed_chunks = self.mesher.finish_display_meshes(job).remeshed
+        self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
+        self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
+        self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
+        self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
+        self._stage("deformation", inputs, None)  # S12: the handlers' (PlayerActions.book)
+        self._stage("player", inputs, lambda: player.control(emit))  # S13
+        self._stage("events", inputs, None)  # S14: the handlers' (actions, objects, agents)
         self._stage("snapshot", inputs, self._snapshot_stage)  # S15
         self.stage = None
         self.frame += 1
@@ -544,8 +534,8 @@ class World:
             self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
                                                        settings.detail_changes_per_frame))
 
-    def _start_display_meshes(self) -> None:
-        self._display_job = self.mesher.start_display_meshes()
+    def _build_display_meshes(self) -> None:
+        self.changed_chunks = self.mesher.build_display_meshes().remeshed
 
     def _snapshot_stage(self) -> None:
         self._snapshot = self._take_snapshot(self._snapshot.characters)

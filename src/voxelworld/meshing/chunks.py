@@ -23,8 +23,6 @@ from . import _kernels, tables
 from ._kernels.changes import changed_box
 from .detail import MAX_DETAIL_LEVEL
 from .options import MeshOptions
-from .display_thread import (DisplayJob, DisplayWork, assemble_displays, display_executor, display_work,
-                             finished, lower_block, remeshed_by)
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
 from .surface import ChunkSurface, PackedSurfaces
 
@@ -69,9 +67,37 @@ def _prepare(mesher: ChunkMesher, job: PreparedJob, fields: Volume) -> PreparedR
             continue
         remesh.add(chunk)
         remesh |= {c for c in mesher._neighbours_seeing_changes(chunk, old, new) if job.active[c]}
-    meshes, warm = assemble_displays(volume, fields, sorted(remesh), ChainMap(display, job.current), job.active,
+    meshes, warm = _assemble_displays(volume, fields, sorted(remesh), ChainMap(display, job.current), job.active,
                                       job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
     return PreparedResult(raw_made, display, meshes, warm)
+
+
+def _assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping, active: np.ndarray,
+                       vertex_free: np.ndarray, make_display, map_=map_on_cores) -> tuple[dict, dict]:
+    """The display meshes of the chunks ``order`` (made from ``fields``), joining the display surfaces ``kept``
+    (chunk -> surface) of them and their lower neighbours; an active neighbour with vertices whose surface is not
+    kept (a cold one the mesher let go) gets one from ``make_display(chunk)``. Each surface is read once for all the
+    meshes joining it. Returns the meshes and the surfaces made, by chunk."""
+    cold = sorted({lower for chunk in order for lower in _lower_block(chunk)
+                   if active[lower] and not vertex_free[lower] and lower not in kept})
+    warm = dict(zip(cold, map_(make_display, cold)))
+    read = {}
+
+    def surface_of(chunk):
+        if not active[chunk]:
+            return None
+        found = read.get(chunk)
+        if found is None:
+            found = read[chunk] = warm.get(chunk) or kept.get(chunk)
+        return found
+
+    meshes = map_(lambda c: assemble_chunk(volume, c, surface_of, collision=False, fields=fields), order)
+    return dict(zip(order, meshes)), warm
+
+
+def _lower_block(chunk) -> product:
+    """``chunk`` and its lower neighbours (-1 on some axes, within the grid): the surfaces its quads join."""
+    return product(*(range(max(c - 1, 0), c + 1) for c in chunk))
 
 
 def _upper_neighbours(chunk, grid) -> list[tuple]:
@@ -167,7 +193,6 @@ class ChunkMesher:
         self._shade: set[tuple] = set()
         self._shade_boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where the samples those chunks read changed
         self._installed: dict[tuple, DisplayMesh] = {}  # meshes apply_changes installed, for the next report
-        self._display_job: DisplayJob | None = None  # display meshes being assembled (start_display_meshes)
         # Active chunks whose raw surface, as last made, has no vertex: at any level their display surface is
         # empty, so a new level makes nothing again (and nothing of theirs is warmed for a neighbour's mesh).
         self._vertex_free = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
@@ -326,9 +351,6 @@ class ChunkMesher:
         """Step 1 of :meth:`update`: recompute the dual vertices of every chunk whose cells read a sample that
         changed since the last call (every chunk on the first); their collision meshes are dropped. Returns
         those chunks (what :attr:`MeshUpdate.surfaces_rebuilt` reports)."""
-        if self._display_job is not None:
-            raise ParameterError("refresh_vertices", "called while display meshes are assembled",
-                                 "after finish_display_meshes")
         volume = self.volume
         versions = volume.chunk_versions
         followed = self._followed()
@@ -417,91 +439,51 @@ class ChunkMesher:
     def simplify_vertices(self) -> frozenset[tuple[int, int, int]]:
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
-        neighbours joining a changed border cell. (:meth:`start_display_meshes` does it too, where not done.)"""
-        order = self._to_simplify()
+        neighbours joining a changed border cell."""
+        order = sorted(c for c in self._refreshed | self._relevelled
+                       if self._active[c] and (c in self._refreshed or not self._vertex_free[c]))
         built = map_on_cores(self._simplified_display, order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
-            self._remesh |= remeshed_by(chunk, old, display, self._neighbours_seeing_changes)
+            if unchanged_surface(old, display):
+                continue
+            self._remesh.add(chunk)
+            self._remesh |= self._neighbours_seeing_changes(chunk, old, display)
         self._simplified |= self._refreshed
         self._refreshed, self._relevelled = set(), set()
         return frozenset(self._remesh)
 
-    def _to_simplify(self) -> list[tuple]:
-        return sorted(c for c in self._refreshed | self._relevelled
-                      if self._active[c] and (c in self._refreshed or not self._vertex_free[c]))
-
     def build_display_meshes(self) -> MeshUpdate:
         """Step 3 of :meth:`update`: assemble the display mesh of every chunk step 2 named, and report them with
         the chunks whose vertices were refreshed since the last report."""
-        return self.finish_display_meshes(self.start_display_meshes(background=False))
-
-    def start_display_meshes(self, background: bool = True) -> DisplayJob:
-        """Steps 2 and 3 of :meth:`update` begun: the vertices refreshed since step 2 last ran simplified, and the
-        display meshes of the chunks that names (and of those whose occlusion reads a changed sample) assembled,
-        on the display thread (:mod:`.display_thread`; on this thread with ``background=False``, or when there is
-        nothing to do). Take them with :meth:`finish_display_meshes`; until then the mesher must not be updated
-        (its collision meshes may be asked for, and the volume edited: the thread reads the mesher's own copy of
-        the voxels)."""
-        if self._display_job is not None:
-            raise ParameterError("start_display_meshes", "called again",
-                                 "once between two finish_display_meshes calls")
-        simplify = self._to_simplify()
-        # A chunk whose surfaces did not change keeps its triangles; where its occlusion reads a changed sample it
-        # is shaded again (unless remeshed anyway), and reported if that changed it.
-        shade = sorted(c for c in self._shade - self._remesh if c in self._display)
-        background = background and bool(simplify or self._remesh or shade)
-        # On the thread: what it reads copied where this thread may change it before the work is taken back.
-        kept = self._display_surfaces.copy() if background else self._display_surfaces
-        work = DisplayWork(self.volume, self._fields, simplify, frozenset(self._remesh), kept, self._active.copy(),
-                           self._vertex_free.copy(), self._simplified_display, self._neighbours_seeing_changes,
-                           shade, [self._display[c] for c in shade], list(self._shade_boxes))
-        future = display_executor().submit(display_work, work) if background else finished(display_work, work)
-        job = self._display_job = DisplayJob(future, work, frozenset(self._dropped), self._installed,
-                                             frozenset(self._simplified | self._refreshed),
-                                             (frozenset(self._refreshed), frozenset(self._relevelled)))
-        self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
-        self._refreshed, self._relevelled = set(), set()
-        self._dropped, self._installed = set(), {}
-        return job
-
-    def finish_display_meshes(self, job: DisplayJob) -> MeshUpdate:
-        """Steps 2 and 3 of :meth:`update` finished: install the surfaces and meshes of ``job``
-        (:meth:`start_display_meshes`; waiting for the display thread if it is late) and report the meshes with
-        the chunks whose vertices were refreshed since the last report. The thread's error, if any, is raised
-        here (the job is then finished, nothing of it installed: the next update does it again)."""
-        if job is not self._display_job:
-            raise ParameterError("job", job, "the job of this mesher's last start_display_meshes")
-        self._display_job = None
-        try:
-            done = job.future.result()
-        except Exception:  # asked for again, as if never started
-            self._remesh |= job.work.remesh
-            self._shade |= set(job.work.shade)
-            self._shade_boxes = job.work.shade_boxes + self._shade_boxes
-            self._refreshed |= job.unsimplified[0]
-            self._relevelled |= job.unsimplified[1]
-            self._dropped |= job.dropped
-            self._installed = job.installed | self._installed
-            self._simplified |= job.simplified - job.unsimplified[0]
-            raise
-        for chunk in job.work.simplify:
-            self._display_surfaces[chunk] = done.surfaces[chunk]
-        meshes = {chunk: DisplayMesh.empty() for chunk in sorted(job.dropped)}
-        meshes |= job.installed
-        self._display_surfaces.update(done.warm)  # kept: the next meshes joining them read them again
-        for chunk, mesh in done.meshes.items():
+        volume = self.volume
+        meshes = {chunk: DisplayMesh.empty() for chunk in sorted(self._dropped)}
+        meshes |= self._installed
+        order = sorted(c for c in self._remesh if self._active[c])
+        fields = self._fields
+        built, warm = _assemble_displays(volume, fields, order, self._display_surfaces, self._active,
+                                         self._vertex_free, self._simplified_display)
+        self._display_surfaces.update(warm)  # kept: the next meshes joining them read them again
+        for chunk, mesh in built.items():
             meshes[chunk] = mesh
             if mesh.triangle_count:
                 self._display[chunk] = mesh
             else:
                 self._display.pop(chunk, None)
-        for chunk, mesh in done.shaded.items():
+        # A chunk whose surfaces did not change keeps its triangles; where its occlusion reads a changed sample it
+        # is shaded again, and reported if that changed it.
+        shade = sorted(c for c in self._shade - self._remesh if c in self._display)
+        boxes = self._shade_boxes
+        for chunk, mesh in zip(shade, map_on_cores(lambda c: with_occlusion(self._display[c], fields, volume, boxes),
+                                           shade)):
             if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
                 meshes[chunk] = self._display[chunk] = mesh
+        update = MeshUpdate(meshes, frozenset(self._simplified))
+        self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
+        self._dropped, self._installed = set(), {}
         self._cool()
-        return MeshUpdate(meshes, job.simplified)
+        return update
 
     @property
     def hot_chunks(self) -> np.ndarray:
@@ -807,7 +789,7 @@ class ChunkMesher:
             if not stale_surface[chunk] and self._active[chunk] and chunk not in self._display_surfaces:
                 self._display_surfaces[chunk] = surface
         for chunk, mesh in result.meshes.items():
-            lower = lower_block(chunk)
+            lower = _lower_block(chunk)
             if stale_mesh[chunk] or not self._active[chunk] or any(c in waiting for c in lower):
                 self._remesh.add(chunk)
                 continue
