@@ -15,6 +15,7 @@ from itertools import product
 
 import numpy as np
 
+from ..errors import ParameterError
 from . import _kernels, tables
 from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
 from .scratch import buffer
@@ -121,7 +122,6 @@ def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, norma
     """
     density = np.ascontiguousarray(density)
     if density.size >= 2 ** 31:
-        from ..errors import ParameterError
         raise ParameterError("density", f"{density.size} samples", "fewer than 2**31 samples (a window of them)")
     out = np.empty(len(positions), dtype=np.float32)
     _kernels.vertex_occlusion(density, np.asarray(offset, dtype=np.int64), float(iso),
