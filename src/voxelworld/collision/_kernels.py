@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 
 from ._build_kernels import WIDTH
-from ._kernels_triangles import EPSILON, segment_triangle_closest
+from ._kernels_triangles import ray_corner_edges, segment_triangle_closest
 from ._kernels_triangles import ray_triangle  # noqa: F401 (navigation's bake reads it from here)
 
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
@@ -132,23 +132,8 @@ def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
 def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
     """:func:`ray_triangle` on the triangle in leaf slot q, from its stored corner and edges (the same values,
     the same operations: the same answer to the last bit)."""
-    e1x, e1y, e1z = tri[q, 3], tri[q, 4], tri[q, 5]
-    e2x, e2y, e2z = tri[q, 6], tri[q, 7], tri[q, 8]
-    px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
-    det = e1x * px + e1y * py + e1z * pz
-    if abs(det) < EPSILON:
-        return np.inf
-    inv = 1.0 / det
-    sx, sy, sz = ox - tri[q, 0], oy - tri[q, 1], oz - tri[q, 2]
-    u = (sx * px + sy * py + sz * pz) * inv
-    if u < 0.0 or u > 1.0:
-        return np.inf
-    qx, qy, qz = sy * e1z - sz * e1y, sz * e1x - sx * e1z, sx * e1y - sy * e1x
-    v = (dx * qx + dy * qy + dz * qz) * inv
-    if v < 0.0 or u + v > 1.0:
-        return np.inf
-    dist = (e2x * qx + e2y * qy + e2z * qz) * inv
-    return dist if dist >= 0.0 else np.inf
+    return ray_corner_edges(tri[q, 0], tri[q, 1], tri[q, 2], tri[q, 3], tri[q, 4], tri[q, 5], tri[q, 6], tri[q, 7],
+                            tri[q, 8], ox, oy, oz, dx, dy, dz)
 
 
 @nb.njit(cache=True, nogil=True)

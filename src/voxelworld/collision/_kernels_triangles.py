@@ -15,14 +15,23 @@ EPSILON = 1e-12
 def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
     """Distance along the ray to triangle t (Moller-Trumbore, both sides), inf when it misses."""
     a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
-    e1x, e1y, e1z = positions[b, 0] - positions[a, 0], positions[b, 1] - positions[a, 1], positions[b, 2] - positions[a, 2]
-    e2x, e2y, e2z = positions[c, 0] - positions[a, 0], positions[c, 1] - positions[a, 1], positions[c, 2] - positions[a, 2]
+    return ray_corner_edges(positions[a, 0], positions[a, 1], positions[a, 2],
+                            positions[b, 0] - positions[a, 0], positions[b, 1] - positions[a, 1],
+                            positions[b, 2] - positions[a, 2], positions[c, 0] - positions[a, 0],
+                            positions[c, 1] - positions[a, 1], positions[c, 2] - positions[a, 2],
+                            ox, oy, oz, dx, dy, dz)
+
+
+@nb.njit(cache=True, inline="always")
+def ray_corner_edges(ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z, ox, oy, oz, dx, dy, dz):
+    """Distance along the ray to the triangle of corner a and edges e1 = b - a, e2 = c - a (Moller-Trumbore, both
+    sides), inf when it misses: what :func:`ray_triangle` and the trees' stored triangles both compute."""
     px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
     det = e1x * px + e1y * py + e1z * pz
     if abs(det) < EPSILON:
         return np.inf
     inv = 1.0 / det
-    sx, sy, sz = ox - positions[a, 0], oy - positions[a, 1], oz - positions[a, 2]
+    sx, sy, sz = ox - ax, oy - ay, oz - az
     u = (sx * px + sy * py + sz * pz) * inv
     if u < 0.0 or u > 1.0:
         return np.inf
