@@ -59,6 +59,7 @@ from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
+from .aim import aim_info, as_point, voxel_along
 from .collider import Collider, chunk_bvhs, prop_bvh
 from .detail import (WantedLevels, budgeted_levels, chunk_distances, next_levels, wanted_levels,
                      wanted_levels_since)
@@ -79,10 +80,6 @@ __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo
 STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_updates", "fragment_erasure", "vertices",
           "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "deformation", "player", "events",
           "snapshot")
-
-
-def _point(array) -> tuple[float, float, float]:
-    return tuple(float(v) for v in array)  # type: ignore[return-value]
 
 
 _BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
@@ -567,49 +564,14 @@ class World:
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:
         """What the ray from the player's eye along the camera direction meets first on the collision mesh
-        (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing."""
-        limit = self.settings.aim_distance if max_distance is None else check_finite(
-            "max_distance", max_distance, minimum=0.0, strict_minimum=True, unit="m")
-        eye, direction = self.player.eye, self.player.aim
-        hits = self.collider.raycast(eye, direction, limit)
-        if not hits.hit[0]:
-            return None
-        material_id, obj = int(hits.material[0]), int(hits.object[0])
-        name = self.materials.name_by_id[material_id]
-        hardness = float(self.materials.hardness_by_id[material_id])
-        distance = float(hits.distance[0])
-        voxel = damage = break_at = None
-        if obj < 0:
-            voxel = self.voxel_along(eye, direction, distance)
-            damage = None if voxel is None else self.volume.read_voxel(voxel)["damage"]
-            voxel_hardness = hardness if voxel is None else self._voxel_hardness(voxel)
-            break_at = self.actions.settings.punch.tool.break_threshold(voxel_hardness)
-        reaches = self.actions.settings.reaches()
-        return AimInfo(_point(hits.point[0]), _point(hits.normal[0]), distance, name, hardness, voxel, damage,
-                       self.props[obj].name if obj >= 0 else None, reaches,
-                       {action: distance <= reach for action, reach in reaches.items()}, break_at)
-
-    def _voxel_hardness(self, voxel: tuple[int, int, int]) -> float:
-        """The hardness the tools' gate reads for ``voxel``: its dominant material's (``mat_b`` when ``mix > 127``)."""
-        return float(self.materials.hardness_by_id[self.volume.dominant_material(voxel)])
+        (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing
+        (:func:`~voxelworld.game.aim.aim_info`)."""
+        return aim_info(self, max_distance)
 
     def voxel_along(self, eye, direction, distance: float) -> tuple[int, int, int] | None:
-        """The first solid voxel sample along the ray from ``eye`` along the unit ``direction`` within two voxels
-        (and the collision mesh's tolerance) of ``distance`` m, where the ray met the collision mesh (which is
-        simplified, so the true surface lies near the hit, not on it); None when there is none. What
-        :meth:`aim_info` reports, and whose damage an action refused as too hard tells."""
-        volume = self.volume
-        eye, direction = np.asarray(eye, dtype=np.float64), np.asarray(direction, dtype=np.float64)
-        s = volume.voxel_size
-        reach = 2.0 * s + volume.voxel_size * self.settings.mesh_options.collision_tolerance
-        start = max(distance - reach, 0.0)
-        for t in np.arange(start, distance + reach, 0.25 * s):
-            index = np.floor(volume.world_to_index(eye + direction * t) + 0.5).astype(np.int64)
-            if np.all(index >= 0) and np.all(index < volume.shape):
-                key = tuple(int(v) for v in index)
-                if volume.read_voxel(key)["density"] >= volume.iso:
-                    return key  # type: ignore[return-value]
-        return None
+        """The first solid voxel sample along the ray near where it met the collision mesh
+        (:func:`~voxelworld.game.aim.voxel_along`)."""
+        return voxel_along(self, eye, direction, distance)
 
     def snapshot(self) -> Snapshot:
         """What a renderer needs after the last frame (see :class:`Snapshot`)."""
@@ -620,8 +582,8 @@ class World:
         objects = tuple(o for source in self._object_sources for o in source(self))
         player = self.player
         characters = pose_characters(self, previous, self._frame_events)
-        return Snapshot(self.frame, self.time, _point(player.position), player.yaw, player.pitch, _point(player.eye),
-                        _point(player.aim), objects, self.changed_chunks, float(player.stamina),
+        return Snapshot(self.frame, self.time, as_point(player.position), player.yaw, player.pitch,
+                        as_point(player.eye), as_point(player.aim), objects, self.changed_chunks, float(player.stamina),
                         float(player.currency), characters)
 
     def achievements(self) -> dict[str, float]:

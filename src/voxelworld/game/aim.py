@@ -1,0 +1,67 @@
+"""What the player aims at: the first thing the camera's ray meets on the collision mesh, and the voxel behind it
+(:meth:`World.aim_info <voxelworld.game.world.World.aim_info>`, :meth:`World.voxel_along
+<voxelworld.game.world.World.voxel_along>`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import check_finite
+from .reports import AimInfo
+
+__all__ = ["aim_info", "voxel_along", "as_point"]
+
+
+def as_point(array) -> tuple[float, float, float]:
+    """Three numbers as a tuple of Python floats (what events and reports hold)."""
+    return tuple(float(v) for v in array)  # type: ignore[return-value]
+
+
+def aim_info(world, max_distance: float | None = None) -> AimInfo | None:
+    """What the ray from the player's eye along the camera direction meets first on the collision mesh
+    (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing."""
+    limit = world.settings.aim_distance if max_distance is None else check_finite(
+        "max_distance", max_distance, minimum=0.0, strict_minimum=True, unit="m")
+    eye, direction = world.player.eye, world.player.aim
+    hits = world.collider.raycast(eye, direction, limit)
+    if not hits.hit[0]:
+        return None
+    material_id, obj = int(hits.material[0]), int(hits.object[0])
+    name = world.materials.name_by_id[material_id]
+    hardness = float(world.materials.hardness_by_id[material_id])
+    distance = float(hits.distance[0])
+    voxel = damage = break_at = None
+    if obj < 0:
+        voxel = voxel_along(world, eye, direction, distance)
+        damage = None if voxel is None else world.volume.read_voxel(voxel)["damage"]
+        voxel_hardness = hardness if voxel is None else _voxel_hardness(world, voxel)
+        break_at = world.actions.settings.punch.tool.break_threshold(voxel_hardness)
+    reaches = world.actions.settings.reaches()
+    return AimInfo(as_point(hits.point[0]), as_point(hits.normal[0]), distance, name, hardness, voxel, damage,
+                   world.props[obj].name if obj >= 0 else None, reaches,
+                   {action: distance <= reach for action, reach in reaches.items()}, break_at)
+
+
+def _voxel_hardness(world, voxel: tuple[int, int, int]) -> float:
+    """The hardness the tools' gate reads for ``voxel``: its dominant material's (``mat_b`` when ``mix > 127``)."""
+    return float(world.materials.hardness_by_id[world.volume.dominant_material(voxel)])
+
+
+def voxel_along(world, eye, direction, distance: float) -> tuple[int, int, int] | None:
+    """The first solid voxel sample along the ray from ``eye`` along the unit ``direction`` within two voxels
+    (and the collision mesh's tolerance) of ``distance`` m, where the ray met the collision mesh (which is
+    simplified, so the true surface lies near the hit, not on it); None when there is none. What
+    :func:`aim_info` reports, and whose damage an action refused as too hard tells."""
+    volume = world.volume
+    eye, direction = np.asarray(eye, dtype=np.float64), np.asarray(direction, dtype=np.float64)
+    s = volume.voxel_size
+    reach = 2.0 * s + volume.voxel_size * world.settings.mesh_options.collision_tolerance
+    start = max(distance - reach, 0.0)
+    for t in np.arange(start, distance + reach, 0.25 * s):
+        index = np.floor(volume.world_to_index(eye + direction * t) + 0.5).astype(np.int64)
+        if np.all(index >= 0) and np.all(index < volume.shape):
+            key = tuple(int(v) for v in index)
+            if volume.read_voxel(key)["density"] >= volume.iso:
+                return key  # type: ignore[return-value]
+    return None
+
