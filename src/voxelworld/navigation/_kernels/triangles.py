@@ -473,6 +473,8 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
             if g >= 0:
                 heap, n_heap = _heap_push(heap, n_heap, g * found + (found - 1 - e))
         touching = np.empty(found, np.int64)
+        merged = np.empty(poly.shape[1], np.int64)  # a merge keeps at most max_corners <= poly.shape[1] corners
+        merged_labels = np.empty(poly.shape[1], np.int64)
         while n_heap > 0:
             top, n_heap = _heap_pop(heap, n_heap)
             best = found - 1 - top % found
@@ -481,8 +483,6 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
             p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
             i, j2 = _shared_side(poly, size, p, q, a, b)
             np_, nq = size[p], size[q]
-            merged = np.empty(np_ + nq - 2, np.int64)
-            merged_labels = np.empty(np_ + nq - 2, np.int64)
             m = 0
             for t in range(np_ - 1):
                 merged[m], merged_labels[m] = poly[p, (i + 1 + t) % np_], poly_labels[p, (i + 1 + t) % np_]
