@@ -9,13 +9,14 @@ the same order: the same triangles and polygons, entry for entry, on random outl
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.navigation._kernels.outlines import BRIDGE, claims, simplify, trace
 from voxelworld.navigation._kernels.polygons import tile_rectangles
 from voxelworld.navigation._kernels.regions import tile_regions
-from voxelworld.navigation._kernels.triangles import bridge_holes, ear_clip, merge_convex
+from voxelworld.navigation._kernels.triangles import _heap_pop, _heap_push, bridge_holes, ear_clip, merge_convex
 from voxelworld.navigation.sampling import level_links
 
 
@@ -234,6 +235,41 @@ def test_a_large_outline_uses_several_buckets_and_ties():
     expected = ear_clip_reference(points, ring, ring_labels, n)
     assert np.array_equal(triangles, expected[0]) and np.array_equal(labels, expected[1])
 
+
+
+@settings(max_examples=30, deadline=None)
+@given(keys=st.lists(st.integers(0, 50), max_size=40), pops=st.lists(st.booleans(), max_size=60))
+def test_heap_gives_the_largest_key_as_sorting_does(keys, pops):
+    """The merge's max-heap (grown from one slot) against a sorted list: pushes and pops interleaved."""
+    heap, n, held = np.empty(1, np.int64), 0, []
+    for key, pop in zip(keys, pops + [False] * len(keys)):
+        heap, n = _heap_push(heap, n, key)
+        held.append(key)
+        if pop:
+            top, n = _heap_pop(heap, n)
+            assert top == max(held)
+            held.remove(top)
+    while n:
+        top, n = _heap_pop(heap, n)
+        assert top == max(held)
+        held.remove(top)
+    assert not held
+
+
+@pytest.mark.parametrize("max_corners", [4, 6, 12])
+def test_merging_a_large_outline_matches_the_reference(max_corners):
+    """Hundreds of triangles: many merges, stale heap keys and a heap grown past its first size."""
+    points, ring, ring_labels, n = outline_ring(5, (64, 64), 0.97, 1.0)
+    triangles, labels = np.empty((n - 2, 3), np.int64), np.empty((n - 2, 3), np.int64)
+    assert ear_clip(points, ring, ring_labels, n, triangles, labels) == n - 2
+    poly, poly_labels = np.empty((n - 2, max_corners), np.int64), np.empty((n - 2, max_corners), np.int64)
+    size, pairs = np.empty(n - 2, np.int64), np.empty((3 * n, 4), np.int64)
+    inner = merge_convex(points, triangles, labels, n - 2, max_corners, poly, poly_labels, size, pairs)
+    ref_poly, ref_labels, ref_pairs = merge_reference(points, triangles, labels, max_corners)
+    assert (size > 0).sum() < 2 * (n - 2) // 3  # merged a good deal
+    assert [poly[q, :size[q]].tolist() for q in range(n - 2)] == ref_poly
+    assert [poly_labels[q, :size[q]].tolist() for q in range(n - 2)] == ref_labels
+    assert pairs[:inner].tolist() == ref_pairs
 
 # ------------------------------------------------------------------------------------------- one call a region
 def outline_polygons_reference(label, links, g, cells, tile, claim, region_level, errors, max_corners):

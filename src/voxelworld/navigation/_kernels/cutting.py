@@ -2,7 +2,14 @@
 turn until the loops are valid), holes bridged, ear clipped and merged (``outlines`` and ``triangles`` hold the
 steps), and what the tile keeps of them (corners, details, held sides, shared and inner sides) in another. One
 call per step of a region instead of dozens from Python: a tile re-baked every frame pays for the work, not for
-the calls."""
+the calls.
+
+Numba's cache keys a kernel on its own file only: the kernels here compile the steps' code into themselves, so a
+change to a step (in ``outlines``, ``triangles``, ``detail`` or ``polygons``) must touch this file too (a line
+below) or a stale cache goes on running the old step.
+"""
+
+# Steps last changed: convex merging from a heap (triangles.merge_convex).
 
 import numba
 import numpy as np

@@ -336,16 +336,6 @@ def _shared_side(poly, size, p, q, a, b):
 
 
 @numba.njit(cache=True)
-def _share_twice(pairs, alive, found, e):
-    """Whether the two polygons of inner side e share another inner side (merging them would leave a slit)."""
-    p, q = pairs[e, 0], pairs[e, 1]
-    for f in range(found):
-        if f != e and alive[f] and ((pairs[f, 0] == p and pairs[f, 1] == q) or (pairs[f, 0] == q and pairs[f, 1] == p)):
-            return True
-    return False
-
-
-@numba.njit(cache=True)
 def _merge_gain(points, poly, size, pairs, e, max_corners):
     """The squared length of inner side e when merging its two polygons across it keeps a convex polygon of at
     most ``max_corners`` corners, else -1."""
@@ -362,6 +352,46 @@ def _merge_gain(points, poly, size, pairs, e, max_corners):
         return -1
     dx, dy = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1]
     return dx * dx + dy * dy
+
+
+@numba.njit(cache=True)
+def _heap_push(heap, n, key):
+    """Push key onto the max-heap ``heap[:n]`` (grown by doubling when full); returns (heap, n + 1)."""
+    if n == len(heap):
+        grown = np.empty(2 * len(heap) + 1, np.int64)
+        grown[:n] = heap[:n]
+        heap = grown
+    i = n
+    while i > 0:
+        up = (i - 1) // 2
+        if heap[up] >= key:
+            break
+        heap[i] = heap[up]
+        i = up
+    heap[i] = key
+    return heap, n + 1
+
+
+@numba.njit(cache=True)
+def _heap_pop(heap, n):
+    """Take the largest key off the max-heap ``heap[:n]``; returns (key, n - 1)."""
+    top = heap[0]
+    n -= 1
+    last = heap[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and heap[c + 1] > heap[c]:
+            c += 1
+        if heap[c] <= last:
+            break
+        heap[i] = heap[c]
+        i = c
+    if n > 0:
+        heap[i] = last
+    return top, n
 
 
 @numba.njit(cache=True)
@@ -407,24 +437,52 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
             j += 1
     alive = np.ones(found, np.bool_)
     if max_corners > 3 and found > 0:
+        # Each polygon's inner sides as a linked list of ends (end 2e + k is side e's end in polygon pairs[e, k]);
+        # a merge joins the two lists.
+        head = np.full(count, -1, np.int64)
+        tail = np.full(count, -1, np.int64)
+        link = np.full(2 * found, -1, np.int64)
+        for e in range(found):
+            for k in range(2):
+                t, end = pairs[e, k], 2 * e + k
+                if head[t] < 0:
+                    head[t] = end
+                else:
+                    link[tail[t]] = end
+                tail[t] = end
         # Each inner side's merge length, or -1 where the merge is not allowed (see _merge_gain) or the two
         # polygons share another inner side (merging them would leave a slit); worked out again after a merge
         # only for the sides of the polygon it changed: the others' polygons and shared sides are as they were.
+        # The sides that may merge wait in a max-heap keyed by (length, -side): the top is the longest, the first
+        # on a tie (as an argmax over the sides picks); a key whose length is no longer its side's is stale.
         gain = np.empty(found, np.int64)
+        heap = np.empty(found + 1, np.int64)
+        n_heap = 0
         for e in range(found):
-            gain[e] = _merge_gain(points, poly, size, pairs, e, max_corners)
-            if gain[e] >= 0 and _share_twice(pairs, alive, found, e):
-                gain[e] = -1
+            g = _merge_gain(points, poly, size, pairs, e, max_corners)
+            if g >= 0:
+                p, q = pairs[e, 0], pairs[e, 1]
+                end = head[p]
+                while end >= 0:
+                    f = end // 2
+                    if f != e and pairs[f, 0] + pairs[f, 1] - p == q:
+                        g = -1
+                        break
+                    end = link[end]
+            gain[e] = g
+            if g >= 0:
+                heap, n_heap = _heap_push(heap, n_heap, g * found + (found - 1 - e))
         touching = np.empty(found, np.int64)
-        while True:
-            best = np.argmax(gain)  # the longest side, the first on a tie
-            if gain[best] < 0:
-                break
+        merged = np.empty(poly.shape[1], np.int64)  # a merge keeps at most max_corners <= poly.shape[1] corners
+        merged_labels = np.empty(poly.shape[1], np.int64)
+        while n_heap > 0:
+            top, n_heap = _heap_pop(heap, n_heap)
+            best = found - 1 - top % found
+            if not alive[best] or gain[best] != top // found:
+                continue  # stale
             p, q, a, b = pairs[best, 0], pairs[best, 1], pairs[best, 2], pairs[best, 3]
             i, j2 = _shared_side(poly, size, p, q, a, b)
             np_, nq = size[p], size[q]
-            merged = np.empty(np_ + nq - 2, np.int64)
-            merged_labels = np.empty(np_ + nq - 2, np.int64)
             m = 0
             for t in range(np_ - 1):
                 merged[m], merged_labels[m] = poly[p, (i + 1 + t) % np_], poly_labels[p, (i + 1 + t) % np_]
@@ -437,19 +495,35 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
             size[p], size[q] = m, 0
             alive[best] = False
             gain[best] = -1
+            # q's sides join p's (renamed first); the sides now inside the merged polygon leave the list.
+            end = head[q]
+            while end >= 0:
+                pairs[end // 2, end % 2] = p
+                end = link[end]
+            link[tail[p]] = head[q]
+            tail[p] = tail[q]
+            head[q] = tail[q] = -1
             near = 0  # the live inner sides of the merged polygon
-            for e in range(found):
-                if pairs[e, 0] == q:
-                    pairs[e, 0] = p
-                if pairs[e, 1] == q:
-                    pairs[e, 1] = p
+            end, last = head[p], -1
+            while end >= 0:
+                e = end // 2
                 if alive[e] and pairs[e, 0] == pairs[e, 1]:
                     alive[e] = False  # a second side the two shared: now inside the merged polygon
-                if not alive[e]:
                     gain[e] = -1
-                elif pairs[e, 0] == p or pairs[e, 1] == p:
+                if alive[e]:
                     touching[near] = e
                     near += 1
+                    if last < 0:
+                        head[p] = end
+                    else:
+                        link[last] = end
+                    last = end
+                end = link[end]
+            if last < 0:
+                head[p] = tail[p] = -1
+            else:
+                link[last] = -1
+                tail[p] = last
             for t in range(near):
                 e = touching[t]
                 g = _merge_gain(points, poly, size, pairs, e, max_corners)
@@ -457,7 +531,10 @@ def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, p
                 for u in range(near):
                     if g >= 0 and u != t and pairs[touching[u], 0] + pairs[touching[u], 1] - p == other:
                         g = -1
-                gain[e] = g
+                if g != gain[e]:
+                    gain[e] = g
+                    if g >= 0:
+                        heap, n_heap = _heap_push(heap, n_heap, g * found + (found - 1 - e))
     kept = 0
     for e in range(found):
         if alive[e]:
