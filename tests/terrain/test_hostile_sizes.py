@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.terrain import GeneratorSettings, SparseVolume, Sphere, VoxelVolume, chunk_boxes, generate_chunks
+from voxelworld.terrain import (Box, GeneratorSettings, SparseVolume, Sphere, VoxelVolume, chunk_boxes,
+                               generate_chunks)
 from voxelworld.terrain import base
 from voxelworld.terrain.base import (MAX_AXIS_VOXELS, MAX_CHUNKS, MAX_COORDINATE, MAX_VOXEL_SIZE, MIN_VOXEL_SIZE,
                                      check_volume_size)
@@ -155,3 +156,14 @@ def test_a_contiguous_array_is_taken_as_it_is_and_written_in_place():
     volume.mat_a = np.zeros((8, 8, 8), np.uint8)
     volume.add(Sphere((4.0, 4.0, 4.0), 2.0), "rock")
     assert volume.density is mine and mine[4, 4, 4] == 255
+
+
+@pytest.mark.parametrize("voxel_size", [0.3, 0.7, 1 / 3, 123.456])
+def test_a_part_of_a_volume_at_the_limit_is_within_it_too(voxel_size):
+    # The part's origin and far corner are computed again in floating point: a rounding up must not refuse them.
+    far = MAX_COORDINATE - 7 * voxel_size
+    volume = VoxelVolume((7, 7, 7), voxel_size=voxel_size, origin=(far, far, far))
+    for lo in range(7):
+        first, last = volume.index_to_world((lo, lo, lo)), volume.index_to_world((6, 6, 6))
+        part = volume.extract(Box(tuple(first - voxel_size / 100), tuple(last + voxel_size / 100)))
+        assert part.shape == (7 - lo,) * 3

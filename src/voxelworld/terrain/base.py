@@ -45,6 +45,9 @@ MAX_AXIS_VOXELS = MAX_VOXELS
 MIN_VOXEL_SIZE = 1e-6  # m
 MAX_VOXEL_SIZE = 1e6  # m
 MAX_COORDINATE = 1e12  # m
+# Share of MAX_COORDINATE by which a computed corner may pass it: a part of a volume at the limit (extract), its
+# origin and far corner computed again in floating point, is accepted as the volume was.
+_ROUNDING = 1e-9
 # Voxels an edit kernel reads around the box it changes: scrape's exposure one, the fragment fringe one (an erased
 # fragment has no voxel on the region's outer layer, so its fringe and the fringe's neighbours stay within one).
 WINDOW_HALO = 1
@@ -90,11 +93,12 @@ def check_geometry(shape: tuple[int, int, int], voxel_size, origin) -> tuple[flo
     ``origin + shape * voxel_size`` is in that range too; else ParameterError naming ``voxel_size`` or ``origin``."""
     voxel_size = check_finite("voxel_size", voxel_size, minimum=MIN_VOXEL_SIZE, maximum=MAX_VOXEL_SIZE, unit="m")
     origin_array = np.array(origin, dtype=np.float64) if is_numeric(origin) else None  # a copy: we freeze it
-    if origin_array is None or origin_array.shape != (3,) or not np.all(np.abs(origin_array) <= MAX_COORDINATE):
+    limit = MAX_COORDINATE * (1.0 + _ROUNDING)
+    if origin_array is None or origin_array.shape != (3,) or not np.all(np.abs(origin_array) <= limit):
         raise ParameterError("origin", origin, f"a point (x, y, z) of three numbers in [-MAX_COORDINATE, "
                              f"MAX_COORDINATE] = [{-MAX_COORDINATE:g}, {MAX_COORDINATE:g}] (m)")  # nan fails too
     far = origin_array + np.array(shape, dtype=np.float64) * voxel_size
-    if not np.all(far <= MAX_COORDINATE):
+    if not np.all(far <= limit):
         largest = min((MAX_COORDINATE - o) / n for o, n in zip(origin_array.tolist(), shape))
         raise ParameterError("voxel_size", voxel_size, f"a finite number in [{MIN_VOXEL_SIZE:g}, {largest:.6g}] (m) "
                              f"for shape {shape} and origin {tuple(origin_array.tolist())}: every sample, up to "
