@@ -18,12 +18,10 @@ from ..game.world import World
 from ..io import save_world
 from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_chunks
 from ..terrain.base import FIELD_DTYPES
+from ..terrain.worldgen import CHUNK_SIZE  # voxels: the chunks of the worlds voxelworld new writes
 
 __all__ = ["TerrainBlock", "generate_terrain_block", "gather_terrain", "write_new_world", "TerrainStage",
            "CHUNK_SIZE"]
-
-CHUNK_SIZE = 32  # voxels: the chunks of the worlds voxelworld new writes
-
 
 @dataclass(frozen=True)
 class TerrainBlock:

@@ -134,10 +134,11 @@ def array_from_bytes(raw: bytes, dtype: str, shape: tuple, where: str) -> np.nda
 
 
 def check_volume_size(shape, chunk_size, where: str, dense: bool = True) -> tuple[int, int, int]:
-    """The ``shape`` of a stored volume, as three ints, if it and its ``chunk_size`` make a volume within the
-    world-size limits (:data:`~voxelworld.terrain.volume.MAX_VOXELS` voxels when ``dense``,
-    :data:`~voxelworld.terrain.volume.MAX_CHUNKS` chunks); else FormatError naming ``where``, before anything
-    is allocated.
+    """The ``shape`` of a stored volume, as three ints, if it and its ``chunk_size`` (JSON whole numbers) make a
+    volume within the world-size limits (:func:`voxelworld.terrain.base.check_volume_size`: at most
+    :data:`~voxelworld.terrain.base.MAX_AXIS_VOXELS` voxels along an axis, :data:`~voxelworld.terrain.base.MAX_VOXELS`
+    voxels when ``dense``, :data:`~voxelworld.terrain.base.MAX_CHUNKS` chunks); else FormatError naming ``where``,
+    before anything is allocated, in constant time.
 
     >>> check_volume_size([2048, 2048, 2048], 32, "state 'volume'")
     Traceback (most recent call last):

@@ -21,8 +21,9 @@ from .edits import EditResult, Tool
 from .materials import MaterialTable
 from .shapes import Box, Shape
 
-__all__ = ["Volume", "FIELDS", "FIELD_DTYPES", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "WINDOW_HALO",
-           "check_volume_size"]
+__all__ = ["Volume", "FIELDS", "FIELD_DTYPES", "MAX_VOXELS", "MAX_CHUNKS", "MAX_AXIS_VOXELS", "BYTES_PER_VOXEL",
+           "WINDOW_HALO", "MIN_VOXEL_SIZE", "MAX_VOXEL_SIZE", "MAX_COORDINATE", "check_volume_size",
+           "check_geometry", "check_field_array"]
 
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
 FIELD_DTYPES = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat_b": np.dtype(np.uint8),
@@ -30,10 +31,23 @@ FIELD_DTYPES = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat
 # Size limits of a volume (and of a world file's volume): the five fields take BYTES_PER_VOXEL bytes a voxel, so
 # MAX_VOXELS (1024³) is 6 GiB of fields, a quarter of the 24 GiB machine the project is built on, before meshes.
 # MAX_CHUNKS (128³) bounds the per-chunk bookkeeping (versions, dirty sets) a small chunk_size multiplies. A sparse
-# volume stores only the chunks that are not uniform, so only MAX_CHUNKS bounds it.
+# volume stores only the chunks that are not uniform, so only MAX_CHUNKS bounds it, and MAX_AXIS_VOXELS: no axis
+# (and no chunk edge) longer than a dense volume's could be, so that voxel indices, and the product of two of them,
+# stay exact in int64 and float64.
 BYTES_PER_VOXEL = sum(dtype.itemsize for dtype in FIELD_DTYPES.values())  # 6
 MAX_VOXELS = 1024 ** 3
 MAX_CHUNKS = 128 ** 3
+MAX_AXIS_VOXELS = MAX_VOXELS
+# Geometry limits: a voxel from a micrometre to a thousand kilometres, and every sample of a volume (from origin to
+# origin + shape * voxel_size) within a million million metres of the world's origin, so that every coordinate,
+# area and volume a volume makes (a voxel's volume, a sum of voxel volumes, squared distances) is a finite float64,
+# and a finite float32 in meshes.
+MIN_VOXEL_SIZE = 1e-6  # m
+MAX_VOXEL_SIZE = 1e6  # m
+MAX_COORDINATE = 1e12  # m
+# Share of MAX_COORDINATE by which a computed corner may pass it: a part of a volume at the limit (extract), its
+# origin and far corner computed again in floating point, is accepted as the volume was.
+_ROUNDING = 1e-9
 # Voxels an edit kernel reads around the box it changes: scrape's exposure one, the fragment fringe one (an erased
 # fragment has no voxel on the region's outer layer, so its fringe and the fringe's neighbours stay within one).
 WINDOW_HALO = 1
@@ -41,21 +55,73 @@ DEFAULT_TOOL = Tool()
 
 
 def check_volume_size(shape: tuple[int, int, int], chunk_size: int, dense: bool = True) -> None:
-    """ParameterError unless a volume of ``shape`` (whole numbers >= 1) holds at most MAX_VOXELS voxels (when
-    ``dense``: a sparse volume has no such bound) in at most MAX_CHUNKS chunks of ``chunk_size`` voxels a side:
-    the world-size limits, before anything is allocated."""
+    """ParameterError unless a volume of ``shape`` (whole numbers >= 1) in chunks of ``chunk_size`` voxels a side
+    (a whole number >= 1) is within the world-size limits: at most MAX_AXIS_VOXELS voxels along each axis and
+    a chunk edge no longer, at most MAX_VOXELS voxels (when ``dense``: a sparse volume has no such bound) and at most
+    MAX_CHUNKS chunks. Checked before anything is allocated, in constant time whatever the numbers."""
     voxels = math.prod(shape)
     if dense and voxels > MAX_VOXELS:
         raise ParameterError("shape", shape, f"at most MAX_VOXELS = {MAX_VOXELS} voxels ({BYTES_PER_VOXEL} bytes "
                              f"each); this shape holds {voxels} voxels and would need about "
                              f"{_gib(voxels * BYTES_PER_VOXEL)}: use a smaller shape (and a larger voxel_size), or "
                              f"a SparseVolume")
-    chunks = math.prod(-(-n // chunk_size) for n in shape)
+    if max(shape) > MAX_AXIS_VOXELS:
+        raise ParameterError("shape", shape, f"three whole numbers in [1, MAX_AXIS_VOXELS = {MAX_AXIS_VOXELS}] "
+                             "(voxels along x, y, z): use a larger voxel_size")
+    if chunk_size > MAX_AXIS_VOXELS:
+        raise ParameterError("chunk_size", chunk_size, f"a whole number in [1, MAX_AXIS_VOXELS = {MAX_AXIS_VOXELS}] "
+                             "(voxels)")
+    chunks = _chunk_count(shape, chunk_size)
     if chunks > MAX_CHUNKS:
-        smallest = next(c for c in range(chunk_size, max(shape) + 1)
-                        if math.prod(-(-n // c) for n in shape) <= MAX_CHUNKS)
-        raise ParameterError("chunk_size", chunk_size, f">= {smallest} for shape {shape}: at most MAX_CHUNKS = "
+        # The count falls as chunk_size grows: the smallest that fits, by bisection (at most 30 steps).
+        low, high = chunk_size, max(shape)  # chunk_size is too small, one chunk of max(shape) fits
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if _chunk_count(shape, middle) <= MAX_CHUNKS else (middle, high)
+        raise ParameterError("chunk_size", chunk_size, f">= {high} for shape {shape}: at most MAX_CHUNKS = "
                              f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks} chunks)")
+
+
+def _chunk_count(shape, chunk_size: int) -> int:
+    return math.prod(-(-n // chunk_size) for n in shape)
+
+
+def check_geometry(shape: tuple[int, int, int], voxel_size, origin) -> tuple[float, np.ndarray]:
+    """``voxel_size`` as a float and ``origin`` as a read-only float64 array of 3, if every sample of a volume of
+    ``shape`` (checked) lies within MAX_COORDINATE m of the world's origin along each axis: ``origin`` in
+    [-MAX_COORDINATE, MAX_COORDINATE] m, ``voxel_size`` in [MIN_VOXEL_SIZE, MAX_VOXEL_SIZE] m and small enough that
+    ``origin + shape * voxel_size`` is in that range too; else ParameterError naming ``voxel_size`` or ``origin``."""
+    voxel_size = check_finite("voxel_size", voxel_size, minimum=MIN_VOXEL_SIZE, maximum=MAX_VOXEL_SIZE, unit="m")
+    origin_array = np.array(origin, dtype=np.float64) if is_numeric(origin) else None  # a copy: we freeze it
+    limit = MAX_COORDINATE * (1.0 + _ROUNDING)
+    if origin_array is None or origin_array.shape != (3,) or not np.all(np.abs(origin_array) <= limit):
+        raise ParameterError("origin", origin, f"a point (x, y, z) of three numbers in [-MAX_COORDINATE, "
+                             f"MAX_COORDINATE] = [{-MAX_COORDINATE:g}, {MAX_COORDINATE:g}] (m)")  # nan fails too
+    far = origin_array + np.array(shape, dtype=np.float64) * voxel_size
+    if not np.all(far <= limit):
+        largest = min((MAX_COORDINATE - o) / n for o, n in zip(origin_array.tolist(), shape))
+        raise ParameterError("voxel_size", voxel_size, f"a finite number in [{MIN_VOXEL_SIZE:g}, {largest:.6g}] (m) "
+                             f"for shape {shape} and origin {tuple(origin_array.tolist())}: every sample, up to "
+                             f"origin + shape * voxel_size, within MAX_COORDINATE = {MAX_COORDINATE:g} m")
+    origin_array.flags.writeable = False
+    return voxel_size, origin_array
+
+
+def check_field_array(label: str, name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
+    """``array`` if it can hold the voxels of field ``name`` (of :data:`FIELDS`) for a kernel that writes them in
+    place: a writeable, C-contiguous numpy array of ``shape`` and the field's dtype; else ParameterError naming
+    ``label``. A transposed or strided view is refused, not copied: a copy would not be the array the caller holds,
+    and a zero-stride view (``numpy.broadcast_to``, ``as_strided``) would have one element stand for many voxels."""
+    dtype = FIELD_DTYPES[name]
+    if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
+            and array.flags.writeable and array.flags.c_contiguous):
+        given = array
+        if isinstance(array, np.ndarray):
+            given = f"array of shape {array.shape}, dtype {array.dtype}, strides {array.strides}" + (
+                "" if array.flags.writeable else ", read-only")
+        raise ParameterError(label, given, f"a writeable C-contiguous numpy array of shape {shape} and dtype {dtype} "
+                                           "(numpy.ascontiguousarray(array) makes one)")
+    return array
 
 
 def _gib(size: int) -> str:
@@ -83,15 +149,10 @@ class Volume:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
         # The geometry is read-only (properties below): kernels take it unchecked.
         self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
-        self._voxel_size = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
-        origin_array = np.array(origin, dtype=np.float64) if is_numeric(origin) else None  # a copy: we freeze it
-        if origin_array is None or origin_array.shape != (3,) or not np.all(np.isfinite(origin_array)):
-            raise ParameterError("origin", origin, "a point (x, y, z) of three finite numbers (m)")
-        origin_array.flags.writeable = False
-        self._origin = origin_array
         self._iso = check_integer("iso", iso, minimum=1, maximum=255)
         self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
         check_volume_size(self._shape, self._chunk_size, dense)
+        self._voxel_size, self._origin = check_geometry(self._shape, voxel_size, origin)
         self._shape_array = np.array(self._shape, dtype=np.int64)
         if materials is not None and not isinstance(materials, MaterialTable):
             raise ParameterError("materials", materials, "a MaterialTable or None")

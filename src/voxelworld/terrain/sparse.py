@@ -65,8 +65,9 @@ class SparseVolume(Volume):
     """A box of density voxels like :class:`~voxelworld.terrain.VoxelVolume`, stored per chunk and field only
     where the chunk is not uniform.
 
-    Parameters are those of :class:`~voxelworld.terrain.VoxelVolume`; the shape is bounded only by the number of
-    chunks (``MAX_CHUNKS``), not of voxels. A new volume is all air (density 0, no materials, no damage).
+    Parameters are those of :class:`~voxelworld.terrain.VoxelVolume`, with their limits; the shape is bounded by
+    the number of chunks (``MAX_CHUNKS``) and voxels along an axis (``MAX_AXIS_VOXELS``), not by the number of
+    voxels. A new volume is all air (density 0, no materials, no damage).
 
     Notes
     -----

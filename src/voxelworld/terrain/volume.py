@@ -9,23 +9,11 @@ import numpy as np
 
 from ..errors import ParameterError, check_integer
 from . import _kernels, generators
-from .base import (BYTES_PER_VOXEL, FIELD_DTYPES, FIELDS, MAX_CHUNKS, MAX_VOXELS, Volume, check_volume_size,
-                   is_numeric)
+from .base import (BYTES_PER_VOXEL, FIELD_DTYPES, FIELDS, MAX_CHUNKS, MAX_VOXELS, Volume, check_field_array,
+                   check_volume_size, is_numeric)
 from .materials import MaterialTable
 
 __all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
-
-
-def _check_field(name: str, array: object, shape: tuple[int, int, int]) -> np.ndarray:
-    """``array`` if it can be the volume's field ``name``; kernels index it without bounds checks."""
-    dtype = FIELD_DTYPES[name]
-    if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
-            and array.flags.writeable):
-        given = (f"array of shape {array.shape}, dtype {array.dtype}" + ("" if array.flags.writeable else
-                                                                          ", read-only")
-                 if isinstance(array, np.ndarray) else array)
-        raise ParameterError(name, given, f"a writeable numpy array of shape {shape} and dtype {dtype}")
-    return array
 
 
 def _field(name: str, doc: str) -> property:
@@ -33,7 +21,7 @@ def _field(name: str, doc: str) -> property:
         return self._arrays[name]
 
     def set_(self, array) -> None:
-        self._arrays[name] = _check_field(name, array, self.shape)
+        self._arrays[name] = check_field_array(name, name, array, self.shape)
 
     return property(get, set_, doc=doc)
 
@@ -44,16 +32,19 @@ class VoxelVolume(Volume):
     Parameters
     ----------
     shape : tuple of 3 int
-        Number of voxels along x, y, z (each >= 1). Y is up.
+        Number of voxels along x, y, z (each >= 1), at most MAX_VOXELS = 1024³ in all. Y is up.
     voxel_size : float
-        Edge of one voxel in metres (> 0).
+        Edge of one voxel in metres, in [MIN_VOXEL_SIZE, MAX_VOXEL_SIZE] = [1e-6, 1e6] m.
     origin : tuple of 3 float
         World position (m) of the sample of voxel (0, 0, 0); voxel (i, j, k) samples
-        ``origin + (i, j, k) * voxel_size``.
+        ``origin + (i, j, k) * voxel_size``. Every sample lies within MAX_COORDINATE = 1e12 m of the world's origin
+        along each axis: ``origin`` and ``origin + shape * voxel_size`` in [-1e12, 1e12] m (so that every
+        coordinate, area and volume the volume computes is finite).
     iso : int
         Density at and above which a voxel is solid (1..255).
     chunk_size : int
-        Edge of a chunk in voxels (>= 1): the unit of dirtiness, meshing and storage.
+        Edge of a chunk in voxels (>= 1): the unit of dirtiness, meshing and storage; at most MAX_CHUNKS = 128³
+        chunks.
     materials : MaterialTable, optional
         The material table the ids refer to; :meth:`MaterialTable.default` when omitted.
 
@@ -68,8 +59,10 @@ class VoxelVolume(Volume):
     -----
     Edit through the methods: they validate, keep the dirty set and report what changed. Code that writes the
     field arrays directly must call :meth:`mark_dirty` for the box it wrote. A field may be replaced by a
-    writeable array of the volume's shape and the field's dtype (anything else raises :class:`ParameterError`
-    naming the field); the geometry (shape, voxel size, origin, iso, chunk size, materials) is read-only.
+    writeable, C-contiguous array of the volume's shape and the field's dtype, which the volume then uses (and
+    writes) itself; anything else, a transposed or zero-stride view included, raises :class:`ParameterError`
+    naming the field (pass ``numpy.ascontiguousarray(view)`` to use a copy); the geometry (shape, voxel size,
+    origin, iso, chunk size, materials) is read-only.
 
     Examples
     --------
@@ -95,7 +88,8 @@ class VoxelVolume(Volume):
 
     def _fields(self) -> _kernels.VoxelFields:
         """The field arrays for a kernel, checked again: an array can be resized in place after assignment."""
-        return _kernels.VoxelFields(*(_check_field(name, self._arrays[name], self.shape) for name in FIELDS))
+        return _kernels.VoxelFields(*(check_field_array(name, name, self._arrays[name], self.shape)
+                                      for name in FIELDS))
 
     def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
         """The whole fields: a dense volume's edits write in place."""

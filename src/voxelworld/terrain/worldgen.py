@@ -51,6 +51,8 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from . import _worldgen_kernels as _k
+from .base import (FIELD_DTYPES, MAX_CHUNKS, MAX_COORDINATE, MIN_VOXEL_SIZE, check_field_array,
+                   check_volume_size)
 from .materials import MaterialTable
 from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume
@@ -59,7 +61,8 @@ __all__ = ["GeneratorSettings", "generate_block", "generate_blocks", "generate_c
            "WORLD_MATERIALS"]
 
 WORLD_MATERIALS = ("grass", "soil", "sand", "rock", "iron", "lava", "obsidian")  # what the generator writes
-_DTYPES = {"density": np.uint8, "mat_a": np.uint8, "mat_b": np.uint8, "mix": np.uint8, "damage": np.uint16}
+CHUNK_SIZE = 32  # voxels: the chunks of the worlds voxelworld new and bake generate and store
+LARGEST_VOXEL_SIZE = 4.0  # m: the largest voxel the generator's features (2 m lattice, 0.5 m grass) are made for
 LATTICE_SPACING = 2.0  # m: the 3-D features are sampled this far apart (in whole voxels) and interpolated
 
 
@@ -70,6 +73,34 @@ def _whole_voxels(name: str, metres: float, voxel_size: float) -> int:
     return count
 
 
+def _check_world_size(size: float, height: float, voxel_size: float) -> None:
+    """ParameterError naming ``voxel_size`` (or ``size``, ``height`` when no voxel size fits) unless a world of
+    ``size`` x ``height`` x ``size`` m in voxels of ``voxel_size`` m is a volume of at most MAX_CHUNKS chunks of
+    CHUNK_SIZE voxels (:func:`~voxelworld.terrain.base.check_volume_size`), in constant time."""
+    shape = (round(size / voxel_size), round(height / voxel_size), round(size / voxel_size))
+    try:
+        check_volume_size(shape, CHUNK_SIZE, dense=False)
+        return
+    except ParameterError:
+        pass
+    fits = f"a world of at most MAX_CHUNKS = {MAX_CHUNKS} chunks of CHUNK_SIZE = {CHUNK_SIZE} voxels"
+    # a x b x a chunks fit when a² b <= MAX_CHUNKS, and hold the world when voxel_size >= size / (CHUNK_SIZE a) and
+    # >= height / (CHUNK_SIZE b): the smallest voxel size is the least of these over a.
+    smallest = min(max(size / (CHUNK_SIZE * a), height / (CHUNK_SIZE * (MAX_CHUNKS // (a * a))))
+                   for a in range(1, math.isqrt(MAX_CHUNKS) + 1))
+    if smallest <= LARGEST_VOXEL_SIZE:
+        raise ParameterError("voxel_size", voxel_size, f"a finite number in [{smallest:.6g}, {LARGEST_VOXEL_SIZE:g}] "
+                             f"(m) for size = {size:g} m and height = {height:g} m: {fits} (this one would be "
+                             f"{shape[0]} x {shape[1]} x {shape[2]} voxels)")
+    column = LARGEST_VOXEL_SIZE * CHUNK_SIZE  # m: a chunk's edge in the largest voxels
+    if height > column * MAX_CHUNKS:
+        raise ParameterError("height", height, f"a finite number in (0, {column * MAX_CHUNKS:g}] (m): {fits} of at "
+                             f"most {LARGEST_VOXEL_SIZE:g} m")
+    widest = column * math.isqrt(MAX_CHUNKS // math.ceil(height / column))
+    raise ParameterError("size", size, f"a finite number in (0, {widest:g}] (m) for height = {height:g} m: {fits} of "
+                         f"at most {LARGEST_VOXEL_SIZE:g} m")
+
+
 @dataclass(frozen=True)
 class GeneratorSettings:
     """Every parameter of a generated world, in metres and degrees; each is checked on construction.
@@ -77,11 +108,16 @@ class GeneratorSettings:
     Parameters
     ----------
     size : float
-        Metres: the world's extent along x and along z (a whole number of voxels). Default 256.
+        Metres (at most ``MAX_COORDINATE`` = 1e12): the world's extent along x and along z (a whole number of voxels).
+        Default 256.
     height : float
-        Metres: the world's extent along y, from its bottom (y = 0) up (a whole number of voxels). Default 128.
+        Metres (at most 1e12): the world's extent along y, from its bottom (y = 0) up (a whole number of voxels).
+        Default 128.
     voxel_size : float
-        Metres (0 < voxel_size <= 4): the edge of a voxel. Default 0.5.
+        Metres (1e-6 <= voxel_size <= 4: ``MIN_VOXEL_SIZE`` of :mod:`~voxelworld.terrain.base`,
+        ``LARGEST_VOXEL_SIZE``): the edge of a voxel. Default 0.5. It must also be large enough that the world is a
+        volume of at most ``MAX_CHUNKS`` = 128³ chunks of ``CHUNK_SIZE`` = 32 voxels (1024 m x 128 m x 1024 m: at
+        least 0.125 m); a smaller one is refused naming the smallest that fits.
     seed : int
         0 <= seed < 2**63: the world for a seed is always the same, on every machine.
     ground_level : float
@@ -156,11 +192,14 @@ voxel_size = 0.3 m (m)
         def finite(name, **limits):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), **limits))
 
-        finite("voxel_size", minimum=0.0, strict_minimum=True, maximum=4.0, unit="m")
-        finite("size", minimum=0.0, strict_minimum=True, unit="m")
-        finite("height", minimum=0.0, strict_minimum=True, unit="m")
+        finite("voxel_size", minimum=MIN_VOXEL_SIZE, maximum=LARGEST_VOXEL_SIZE, unit="m")
+        for name in ("size", "height"):  # within MAX_COORDINATE: every sample's coordinate is finite
+            finite(name, minimum=0.0, strict_minimum=True, unit="m")
+            if getattr(self, name) > MAX_COORDINATE:
+                raise ParameterError(name, getattr(self, name), f"a finite number in (0, {MAX_COORDINATE:g}] (m)")
         _whole_voxels("size", self.size, self.voxel_size)
         _whole_voxels("height", self.height, self.voxel_size)
+        _check_world_size(self.size, self.height, self.voxel_size)
         object.__setattr__(self, "seed", check_integer("seed", self.seed, minimum=0, maximum=2 ** 63 - 1))
         ground = check_finite("ground_level", self.ground_level, unit="m")
         if not 0.0 < ground < self.height:
@@ -250,14 +289,7 @@ def _check_out(out: Mapping, shape: tuple[int, int, int]) -> dict[str, np.ndarra
         raise ParameterError("out", type(out).__name__, f"a mapping of the fields {FIELDS} to arrays")
     checked = {}
     for name in FIELDS:
-        array = out.get(name)
-        dtype = np.dtype(_DTYPES[name])
-        if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
-                and array.flags.writeable and array.flags.c_contiguous):
-            given = f"array of shape {array.shape}, dtype {array.dtype}" if isinstance(array, np.ndarray) else array
-            raise ParameterError(f"out[{name!r}]", given,
-                                 f"a writeable C-contiguous numpy array of shape {shape} and dtype {dtype}")
-        checked[name] = array
+        checked[name] = check_field_array(f"out[{name!r}]", name, out.get(name), shape)
     return checked
 
 
@@ -298,7 +330,7 @@ def generate_block(settings: GeneratorSettings, lo, shape, out: Mapping | None =
     settings = _check_settings(settings)
     corner, shape = _check_box(lo, shape)
     ids = _material_ids(materials)
-    arrays = {name: np.empty(shape, dtype=_DTYPES[name]) for name in FIELDS} if out is None else \
+    arrays = {name: np.empty(shape, dtype=FIELD_DTYPES[name]) for name in FIELDS} if out is None else \
         _check_out(out, shape)
     _k.fill_block(settings._params(), settings._keys(), ids, corner, *(arrays[name] for name in FIELDS))
     return arrays
@@ -334,7 +366,7 @@ def generate_blocks(settings: GeneratorSettings, boxes: Iterable, workers: int |
 
     def one(box):
         corner, shape = box
-        arrays = {name: np.empty(shape, dtype=_DTYPES[name]) for name in FIELDS}
+        arrays = {name: np.empty(shape, dtype=FIELD_DTYPES[name]) for name in FIELDS}
         _k.fill_block(params, keys, ids, corner, *(arrays[name] for name in FIELDS))
         return arrays
 
@@ -355,7 +387,7 @@ def generate_blocks(settings: GeneratorSettings, boxes: Iterable, workers: int |
             yield done_box, future.result()
 
 
-def chunk_boxes(settings: GeneratorSettings, chunk_size: int = 32) -> list[tuple[tuple[int, int, int],
+def chunk_boxes(settings: GeneratorSettings, chunk_size: int = CHUNK_SIZE) -> list[tuple[tuple[int, int, int],
                                                                                tuple[int, int, int]]]:
     """The world's chunks of ``chunk_size`` voxels a side as ``(lo, shape)`` boxes, x slowest, z fastest; the
     last chunk on an axis may be partial.
@@ -365,11 +397,12 @@ def chunk_boxes(settings: GeneratorSettings, chunk_size: int = 32) -> list[tuple
     """
     settings = _check_settings(settings)
     chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+    check_volume_size(settings.shape, chunk_size, dense=False)  # at most MAX_CHUNKS boxes
     axes = [[(start, min(chunk_size, n - start)) for start in range(0, n, chunk_size)] for n in settings.shape]
     return [((i, j, k), (a, b, c)) for i, a in axes[0] for j, b in axes[1] for k, c in axes[2]]
 
 
-def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: int | None = None,
+def generate_chunks(settings: GeneratorSettings, chunk_size: int = CHUNK_SIZE, workers: int | None = None,
                     materials: MaterialTable | None = None, columns: tuple[int, int, int, int] | None = None
                     ) -> Iterator[tuple[tuple[int, int, int], dict[str, np.ndarray]]]:
     """Every chunk of the world as ``(chunk index (ci, cj, ck), fields)``, column by column (x slowest, then z,
@@ -388,6 +421,7 @@ def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: 
     """
     settings = _check_settings(settings)
     chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
+    check_volume_size(settings.shape, chunk_size, dense=False)  # at most MAX_CHUNKS chunks
     nx, ny, nz = settings.shape
     if columns is None:
         ci0, ck0, ci1, ck1 = 0, 0, -(-nx // chunk_size), -(-nz // chunk_size)
@@ -405,7 +439,7 @@ def generate_chunks(settings: GeneratorSettings, chunk_size: int = 32, workers: 
                    {name: np.ascontiguousarray(array[:, window, :]) for name, array in fields.items()})
 
 
-def generate_volume(settings: GeneratorSettings, chunk_size: int = 32, materials: MaterialTable | None = None,
+def generate_volume(settings: GeneratorSettings, chunk_size: int = CHUNK_SIZE, materials: MaterialTable | None = None,
                     workers: int | None = None) -> VoxelVolume:
     """The whole world of ``settings`` as a :class:`VoxelVolume` (for small worlds: a volume holds at most
     ``MAX_VOXELS``), generated in slabs of ``chunk_size`` voxels along x on ``workers`` threads. Every chunk
@@ -431,7 +465,7 @@ def generate_volume(settings: GeneratorSettings, chunk_size: int = 32, materials
 
 
 
-def generate_world(settings: GeneratorSettings, chunk_size: int = 32, materials: MaterialTable | None = None,
+def generate_world(settings: GeneratorSettings, chunk_size: int = CHUNK_SIZE, materials: MaterialTable | None = None,
                    workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> SparseVolume:
     """The whole world of ``settings`` as a :class:`~voxelworld.terrain.SparseVolume`: worlds of real size, stored
     only where a chunk is not uniform (the air above the ground and the plain rock below it are one value a
