@@ -39,6 +39,7 @@ from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from .errors import ParameterError, VoxelworldError  # noqa: E402
+from .files import write_target  # noqa: E402
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain  # noqa: E402
 from .warmup import ensure_kernels, kernels_ready, warm_up  # noqa: E402
 
@@ -355,6 +356,7 @@ def run_play(args: argparse.Namespace, out=None) -> None:
         if not path.is_file():
             raise ParameterError("--world", args.world, "an existing world file")
     save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
+    write_target(save, "--save")  # a FIFO or a device (/dev/null) refused now, not replaced by the save key
     try:
         sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
     except ParameterError as error:
@@ -404,6 +406,7 @@ def run_new(args: argparse.Namespace, out=None) -> None:
     out = out if out is not None else sys.stdout
     path = Path(args.world)
     _check_output("WORLD", path)
+    write_target(path, "WORLD")  # --force replaces a regular file (a symlink's target), never a FIFO or a device
     if path.exists() and not args.force:
         raise ParameterError("WORLD", args.world, "a file that does not exist yet (or --force to replace it)")
     settings = _generator_settings(args)
@@ -594,7 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="its height in m, the ground at 3/8 of it, the hills 3/16 of it high (default: %(default)s)")
     new.add_argument("--voxel-size", type=float, default=0.5, help="the edge of a voxel in m (default: %(default)s)")
     new.add_argument("--seed", type=int, default=0, help="the generator's seed: the same seed, the same world (default: %(default)s)")
-    new.add_argument("--force", action="store_true", help="replace WORLD if it exists")
+    new.add_argument("--force", action="store_true", help="replace WORLD if it exists (a regular file, or what a "
+                     "symlink names; a FIFO or a device is refused)")
     bake = command("bake", "bake a world file's meshes and navmesh tiles, here or on a Dask cluster",
                    "Bake a large world file block by block (voxelworld.bake): the display meshes of every chunk at\n"
                    "every level of detail, the collision meshes and the navmesh tiles, as Dask tasks on a\n"

@@ -13,6 +13,7 @@ import numpy as np
 import zstandard
 
 from ..errors import ParameterError
+from ..files import build_atomically, write_target
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
@@ -73,13 +74,11 @@ def gather_terrain(settings: GeneratorSettings, blocks) -> SparseVolume:
 def write_new_world(volume: SparseVolume, path) -> World:
     """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), its view meshed,
     written to the world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it
-    was)."""
-    target = Path(path)
+    was). ``path`` is a regular file (replaced) or a new one; a symlink is followed, its target replaced; anything
+    else (a FIFO, a device) is refused with ParameterError before the world is made (``files.write_target``)."""
+    write_target(path)
     world = World(volume, settings=LARGE_WORLD_SETTINGS)
-    fresh = target.with_name(target.name + ".new")
-    fresh.unlink(missing_ok=True)
-    save_world(world, fresh)
-    fresh.replace(target)
+    build_atomically(path, lambda temporary: save_world(world, temporary))  # an empty file: save_world writes it new
     return world
 
 
