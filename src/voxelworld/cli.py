@@ -447,8 +447,9 @@ def run_bake(args: argparse.Namespace, out=None) -> None:
         report = bake_world(args.world, what, args.scheduler, args.workers, args.block_chunks, generator, out=out)
     except ParameterError as error:
         raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks",
-                                    "path": "WORLD"}) from None
-    print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before) into "
+                                    "path": "WORLD", "scheduler": "--scheduler"}) from None
+    again = f", {len(report.rebaked)} baked again: rows missing or changed" if report.rebaked else ""
+    print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before{again}) into "
           f"{args.world} in {report.seconds:.1f} s {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
           "meshes and navmesh tiles", file=out, flush=True)
 
@@ -610,7 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "voxelworld bake big.vwd --workers 2")
     bake.add_argument("world", metavar="WORLD", help="the world file (of a large world: voxelworld new writes one)")
     where = bake.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786); its workers read WORLD at "
+    where.add_argument("--scheduler", help="a Dask scheduler's address (tcp://HOST:PORT, tls://, ws://, wss://, "
+                                           "ucx://HOST:PORT, or HOST:PORT for tcp); its workers read WORLD at "
                                            "the same path")
     where.add_argument("--workers", type=int, help="local Dask worker processes (default 2), or 0: bake in this "
                                                    "process without Dask")
