@@ -310,3 +310,13 @@ def test_a_scheduler_that_does_not_answer_is_said_in_one_line(world_file, tmp_pa
                            "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=120, env=environment)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "no Dask scheduler answered at 'tcp://127.0.0.1:1'" in done.stderr and "tcp://HOST:PORT" in done.stderr
+
+
+def test_a_generation_stage_that_is_not_a_regular_file_is_refused(tmp_path):
+    path = tmp_path / "new.vwd"
+    os.mkfifo(tmp_path / "new.vwd.terrain")
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--what", "terrain", "--size",
+                           "64", "--height", "32", "--workers", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "new.vwd.terrain (the generation's stage) is a regular file or a new one, not a FIFO" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.vwd.terrain"]

@@ -89,6 +89,11 @@ class TerrainStage:
 
     def __init__(self, path, settings: GeneratorSettings):
         self.path = Path(str(path) + ".terrain")
+        try:
+            write_target(self.path)  # a FIFO or a device there is no place for SQLite's file
+        except ParameterError as error:
+            raise ParameterError("path", str(path), f"a world file beside which {self.path.name} (the generation's "
+                                 f"stage) is {error.legal}") from None
         self._connection = sqlite3.connect(self.path, isolation_level=None)
         connection = self._connection
         connection.execute("CREATE TABLE IF NOT EXISTS settings (json TEXT NOT NULL)")
