@@ -127,9 +127,12 @@ def _option_error(error: ParameterError, options: dict[str, str]) -> ParameterEr
 
 
 def _check_output(option: str, path) -> None:
-    """ParameterError naming ``option`` unless ``path`` can be a new file: in an existing folder, not a folder."""
+    """ParameterError naming ``option`` unless ``path`` can be a new file: in an existing folder, not a folder, and
+    a regular file or a new one (a symlink's target: never a FIFO or a device, ``files.write_target``)."""
     if path is not None and (Path(path).is_dir() or not Path(path).parent.is_dir()):
         raise ParameterError(option, str(path), "a file in an existing folder")
+    if path is not None:
+        write_target(path, option)
 
 
 def _format_materials(amounts: dict[str, float]) -> str:
@@ -405,8 +408,7 @@ def run_new(args: argparse.Namespace, out=None) -> None:
 
     out = out if out is not None else sys.stdout
     path = Path(args.world)
-    _check_output("WORLD", path)
-    write_target(path, "WORLD")  # --force replaces a regular file (a symlink's target), never a FIFO or a device
+    _check_output("WORLD", path)  # --force replaces a regular file (a symlink's target), never a FIFO or a device
     if path.exists() and not args.force:
         raise ParameterError("WORLD", args.world, "a file that does not exist yet (or --force to replace it)")
     settings = _generator_settings(args)

@@ -320,3 +320,11 @@ def test_a_generation_stage_that_is_not_a_regular_file_is_refused(tmp_path):
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "new.vwd.terrain (the generation's stage) is a regular file or a new one, not a FIFO" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.vwd.terrain"]
+
+
+def test_the_scheduler_forms_dask_connects_to_pass_the_check():
+    from voxelworld.bake.run import _check_scheduler
+
+    for address in ("tcp://10.0.0.5:8786", "scheduler:8786", "tls://dask.example.org:8786", "ws://host-1:8787",
+                    "wss://host_2.local:443", "ucx://10.1.2.3:13337", "tcp://[::1]:8786"):
+        _check_scheduler(address)  # no ParameterError
