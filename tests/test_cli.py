@@ -265,3 +265,11 @@ def test_play_refuses_a_save_file_that_is_not_a_regular_file_before_serving(tmp_
     done = main_in_child(["play", "--save", path, "--port", "0"], timeout=60.0)
     assert done.returncode == 2 and f"--save = '{path}'" in done.stderr and "not a" in done.stderr, done.stderr
     assert "building the demo world" not in done.stdout
+
+
+def test_an_output_option_that_names_a_fifo_is_refused_before_the_work(tmp_path):
+    fifo = special_file("fifo", tmp_path)
+    scene = Path(__file__).parent / "data" / "scenes" / "nav_test.obj"
+    done = main_in_child(["navmesh", "bake", scene, "--region", "-30", "-6", "-47", "63", "18", "32", "-o", fifo])
+    assert done.returncode == 2 and f"-o = '{fifo}'" in done.stderr and "not a FIFO" in done.stderr, done.stderr
+    assert "Baking" not in done.stdout and os.listdir(tmp_path) == ["pipe"]
