@@ -200,3 +200,76 @@ def test_export_refuses_bad_arguments_naming_the_option(world_file, tmp_path, ca
     assert cli.main(["export", str(not_a_world), "--gltf", str(tmp_path / "a.glb")]) == 2
     assert "notes.txt" in capsys.readouterr().err
     assert not (tmp_path / "a.glb").exists()
+
+
+# ------------------------------------------------------------ special files (issue 30): new --force, play --save
+# In a child process with a time limit (main() serving for ever, or blocking on a FIFO, fails the test instead of
+# hanging it), guarded where the path is not the test's own: code that would go on to write stops at the guard.
+MAIN = "import sys\nfrom voxelworld.cli import main\nsys.exit(main({argv!r}))\n"
+SMALL_WORLD = ["--size", "64", "--height", "32", "--seed", "3"]
+
+
+def main_in_child(argv: list[str], guarded: bool = True, timeout: float = 120.0):
+    from .io.child import run_python
+
+    return run_python(MAIN.format(argv=[str(a) for a in argv]), timeout=timeout, guarded=guarded)
+
+
+def special_file(kind: str, folder: Path) -> Path:
+    """A FIFO in ``folder``, the character device /dev/null, or a symlink in ``folder`` to a FIFO."""
+    if kind == "device":
+        return Path("/dev/null")
+    fifo = folder / "pipe"
+    os.mkfifo(fifo)
+    if kind == "fifo":
+        return fifo
+    link = folder / "world.vwd"
+    link.symlink_to(fifo)
+    return link
+
+
+@pytest.mark.parametrize("kind, named", [("fifo", "not a FIFO"), ("device", "not a character device"),
+                                         ("link to a fifo", "not a FIFO (named pipe) (the symlink names")])
+def test_new_force_refuses_a_path_that_is_not_a_regular_file_before_generating(tmp_path, kind, named):
+    import stat
+
+    path = special_file(kind, tmp_path)
+    before = os.stat(path)
+    done = main_in_child(["new", path, "--force", *SMALL_WORLD])
+    assert done.returncode == 2 and f"WORLD = '{path}'" in done.stderr and named in done.stderr, done.stderr
+    assert "generating" not in done.stdout  # refused at once, not after the world is made
+    after = os.stat(path)
+    assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_ino == before.st_ino
+
+
+def test_new_force_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path):
+    from voxelworld.io import load_world
+
+    empty = tmp_path / "empty.vwd"
+    empty.touch()
+    link = tmp_path / "world.vwd"
+    link.symlink_to(empty)
+    done = main_in_child(["new", link, *SMALL_WORLD], guarded=False)  # without --force: it exists
+    assert done.returncode == 2 and "--force" in done.stderr and empty.stat().st_size == 0, done.stderr
+    done = main_in_child(["new", link, "--force", *SMALL_WORLD], guarded=False)
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and os.readlink(link) == str(empty) and empty.stat().st_size > 0
+    assert load_world(link).volume.chunk_grid_shape == (4, 2, 4)  # 64 m x 32 m x 64 m of 0.5 m voxels
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.vwd", "world.vwd"]  # no temporary left
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_play_refuses_a_save_file_that_is_not_a_regular_file_before_serving(tmp_path, kind):
+    # Main's code served (for ever) and its save key replaced the file: the child's time limit fails the test.
+    path = special_file(kind, tmp_path)
+    done = main_in_child(["play", "--save", path, "--port", "0"], timeout=60.0)
+    assert done.returncode == 2 and f"--save = '{path}'" in done.stderr and "not a" in done.stderr, done.stderr
+    assert "building the demo world" not in done.stdout
+
+
+def test_an_output_option_that_names_a_fifo_is_refused_before_the_work(tmp_path):
+    fifo = special_file("fifo", tmp_path)
+    scene = Path(__file__).parent / "data" / "scenes" / "nav_test.obj"
+    done = main_in_child(["navmesh", "bake", scene, "--region", "-30", "-6", "-47", "63", "18", "32", "-o", fifo])
+    assert done.returncode == 2 and f"-o = '{fifo}'" in done.stderr and "not a FIFO" in done.stderr, done.stderr
+    assert "Baking" not in done.stdout and os.listdir(tmp_path) == ["pipe"]

@@ -1,12 +1,18 @@
-"""write_atomically: the new file whole, or the old one untouched and no temporary left."""
+"""write_atomically: the new file whole, or the old one untouched and no temporary left; what it replaces is a
+regular file (a symlink's target) or nothing, never a FIFO or a device."""
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 
 import pytest
 
-from voxelworld.files import write_atomically
+from voxelworld.errors import ParameterError
+from voxelworld.files import write_atomically, write_target
+
+from .io.child import run_python
 
 
 def test_writes_the_whole_file_with_ordinary_permissions(tmp_path):
@@ -48,3 +54,80 @@ def test_build_atomically_removes_the_temporary_and_its_companions_on_failure(tm
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["world.db"]
     built = build_atomically(target, lambda temporary: temporary.write_text("new"))
     assert built.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["world.db"]
+
+
+# ------------------------------------------------------------- special files (issue 30): followed or refused
+# Each case runs in a child process with a time limit (opening a FIFO would block for ever), guarded: code that
+# went on to make a temporary or replace a file stops there (so /dev/null is never replaced, even run as root).
+WRITE = """
+import json, os, stat, sys
+from voxelworld.errors import ParameterError
+from voxelworld.files import write_atomically
+try:
+    write_atomically({path!r}, lambda file: file.write(b"new"))
+    print(json.dumps(["written"]))
+except ParameterError as error:
+    print(json.dumps(["refused", str(error)]))
+"""
+
+
+def write_in_child(path, guarded: bool = True) -> list:
+    done = run_python(WRITE.format(path=str(path)), guarded=guarded)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    outcome = write_in_child(fifo)
+    assert outcome[0] == "refused" and "not a FIFO" in outcome[1] and str(fifo) in outcome[1], outcome
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and sorted(os.listdir(tmp_path)) == ["pipe"]
+
+
+def test_a_character_device_is_refused_before_anything_is_written():
+    # /dev/null itself: the child's guard stops any code that would make a temporary beside it or replace it.
+    before = os.stat("/dev/null")
+    outcome = write_in_child("/dev/null")
+    assert outcome == ["refused", "path = '/dev/null' is out of range: must be a regular file or a new one, not a "
+                                  "character device"], outcome
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
+def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
+    empty = tmp_path / "empty.bin"
+    empty.touch()
+    link = tmp_path / "link.bin"
+    link.symlink_to(empty)
+    assert write_in_child(link, guarded=False) == ["written"]  # everything here is in tmp_path
+    assert link.is_symlink() and os.readlink(link) == str(empty) and empty.read_bytes() == b"new"
+    # A link to a missing file: the file is made where it names, the link left a link.
+    dangling = tmp_path / "dangling.bin"
+    dangling.symlink_to(tmp_path / "made.bin")
+    assert write_in_child(dangling, guarded=False) == ["written"]
+    assert dangling.is_symlink() and (tmp_path / "made.bin").read_bytes() == b"new"
+    assert sorted(os.listdir(tmp_path)) == ["dangling.bin", "empty.bin", "link.bin", "made.bin"]
+
+
+def test_a_symlink_to_a_fifo_or_in_a_loop_is_refused(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    outcome = write_in_child(link)
+    assert outcome[0] == "refused" and f"not a FIFO (named pipe) (the symlink names {fifo})" in outcome[1], outcome
+    assert link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    outcome = write_in_child(tmp_path / "a")
+    assert outcome[0] == "refused" and "symbolic links" in outcome[1], outcome
+    assert sorted(os.listdir(tmp_path)) == ["a", "b", "link", "pipe"]
+
+
+def test_write_target_names_the_parameter_and_never_opens(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it would block this test for ever
+    with pytest.raises(ParameterError, match=r"^--save = .* not a FIFO"):
+        write_target(fifo, "--save")
+    assert write_target(tmp_path / "new.bin") == tmp_path / "new.bin"

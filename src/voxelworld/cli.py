@@ -39,6 +39,7 @@ from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from .errors import ParameterError, VoxelworldError  # noqa: E402
+from .files import write_target  # noqa: E402
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain  # noqa: E402
 from .warmup import ensure_kernels, kernels_ready, warm_up  # noqa: E402
 
@@ -126,9 +127,12 @@ def _option_error(error: ParameterError, options: dict[str, str]) -> ParameterEr
 
 
 def _check_output(option: str, path) -> None:
-    """ParameterError naming ``option`` unless ``path`` can be a new file: in an existing folder, not a folder."""
+    """ParameterError naming ``option`` unless ``path`` can be a new file: in an existing folder, not a folder, and
+    a regular file or a new one (a symlink's target: never a FIFO or a device, ``files.write_target``)."""
     if path is not None and (Path(path).is_dir() or not Path(path).parent.is_dir()):
         raise ParameterError(option, str(path), "a file in an existing folder")
+    if path is not None:
+        write_target(path, option)
 
 
 def _format_materials(amounts: dict[str, float]) -> str:
@@ -355,6 +359,7 @@ def run_play(args: argparse.Namespace, out=None) -> None:
         if not path.is_file():
             raise ParameterError("--world", args.world, "an existing world file")
     save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
+    write_target(save, "--save")  # a FIFO or a device (/dev/null) refused now, not replaced by the save key
     try:
         sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
     except ParameterError as error:
@@ -403,7 +408,7 @@ def run_new(args: argparse.Namespace, out=None) -> None:
 
     out = out if out is not None else sys.stdout
     path = Path(args.world)
-    _check_output("WORLD", path)
+    _check_output("WORLD", path)  # --force replaces a regular file (a symlink's target), never a FIFO or a device
     if path.exists() and not args.force:
         raise ParameterError("WORLD", args.world, "a file that does not exist yet (or --force to replace it)")
     settings = _generator_settings(args)
@@ -444,8 +449,9 @@ def run_bake(args: argparse.Namespace, out=None) -> None:
         report = bake_world(args.world, what, args.scheduler, args.workers, args.block_chunks, generator, out=out)
     except ParameterError as error:
         raise _option_error(error, {"what": "--what", "workers": "--workers", "block_chunks": "--block-chunks",
-                                    "path": "WORLD"}) from None
-    print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before) into "
+                                    "path": "WORLD", "scheduler": "--scheduler"}) from None
+    again = f", {len(report.rebaked)} baked again: rows missing or changed" if report.rebaked else ""
+    print(f"Baked {report.baked} blocks of {report.blocks} ({report.resumed_after} written before{again}) into "
           f"{args.world} in {report.seconds:.1f} s {report.ran_on}: {report.bytes_written / 2**20:.1f} MiB of "
           "meshes and navmesh tiles", file=out, flush=True)
 
@@ -594,7 +600,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="its height in m, the ground at 3/8 of it, the hills 3/16 of it high (default: %(default)s)")
     new.add_argument("--voxel-size", type=float, default=0.5, help="the edge of a voxel in m (default: %(default)s)")
     new.add_argument("--seed", type=int, default=0, help="the generator's seed: the same seed, the same world (default: %(default)s)")
-    new.add_argument("--force", action="store_true", help="replace WORLD if it exists")
+    new.add_argument("--force", action="store_true", help="replace WORLD if it exists (a regular file, or what a "
+                     "symlink names; a FIFO or a device is refused)")
     bake = command("bake", "bake a world file's meshes and navmesh tiles, here or on a Dask cluster",
                    "Bake a large world file block by block (voxelworld.bake): the display meshes of every chunk at\n"
                    "every level of detail, the collision meshes and the navmesh tiles, as Dask tasks on a\n"
@@ -606,7 +613,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "voxelworld bake big.vwd --workers 2")
     bake.add_argument("world", metavar="WORLD", help="the world file (of a large world: voxelworld new writes one)")
     where = bake.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786); its workers read WORLD at "
+    where.add_argument("--scheduler", help="a Dask scheduler's address (tcp://HOST:PORT, tls://, ws://, wss://, "
+                                           "ucx://HOST:PORT, or HOST:PORT for tcp); its workers read WORLD at "
                                            "the same path")
     where.add_argument("--workers", type=int, help="local Dask worker processes (default 2), or 0: bake in this "
                                                    "process without Dask")

@@ -237,3 +237,94 @@ def test_an_interrupted_generation_resumes_after_the_blocks_it_generated(tmp_pat
     query = "SELECT cx, cy, cz, field, version, sha256 FROM chunks ORDER BY 1, 2, 3, 4"
     with sqlite3.connect(path) as a, sqlite3.connect(reference) as b:
         assert a.execute(query).fetchall() == b.execute(query).fetchall()
+
+
+# ---------------------------------------------------------------- issue 30: markers checked on resuming; --scheduler
+def test_a_resumed_bake_bakes_again_the_blocks_whose_rows_are_missing_or_changed(baked, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(baked, path)
+    with sqlite3.connect(path) as connection:  # another writer, a damaged page: rows of three blocks gone or changed
+        # Block (1, 2) (chunk columns x 2-3, z 4-5): its display meshes at level 1 deleted.
+        gone = connection.execute("DELETE FROM bake_meshes WHERE cx = 3 AND cz = 4 AND kind = 'display' "
+                                  "AND level = 1").rowcount
+        # Block (0, 0): the tile at the world's corner (a tile belongs to the block holding its lower corner).
+        assert connection.execute("DELETE FROM bake_tiles WHERE ti = 0 AND tk = 0").rowcount == 1
+        # Block (3, 3): one collision mesh's blob changed (its digest column left as it was).
+        data = connection.execute("SELECT data FROM bake_meshes WHERE cx = 7 AND cy = 0 AND cz = 6 "
+                                  "AND kind = 'collision'").fetchone()[0]
+        connection.execute("UPDATE bake_meshes SET data = ? WHERE cx = 7 AND cy = 0 AND cz = 6 AND kind = 'collision'",
+                           (bytes([data[0] ^ 1]) + data[1:],))
+    assert gone == 4  # the 4 chunks of the column's height
+    log = io.StringIO()
+    report = bake_world(path, workers=0, block_chunks=2, out=log)
+    said = log.getvalue()
+    assert (report.blocks, report.resumed_after, report.baked) == (16, 13, 3), said
+    assert [block for block, _ in report.rebaked] == [(0, 0), (1, 2), (3, 3)], report.rebaked
+    why = dict(report.rebaked)
+    assert why[(0, 0)].startswith("1 of its") and why[(1, 2)].startswith("4 of its") and "missing" in why[(1, 2)]
+    assert "differ" in why[(3, 3)]
+    assert "resuming after the 13 already written; re-baking 3 written before whose rows are missing or changed" \
+        in said and "re-baking block 3,3: its rows differ" in said, said
+    assert tables(path) == tables(baked)  # the rows back, bit for bit, and every marker again
+    # Run again from the command line: every block's rows are as its marker says, nothing is baked.
+    lines = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--workers", "0",
+                            "--block-chunks", "2"], capture_output=True, text=True, check=True, timeout=300).stdout
+    assert "Baked 0 blocks of 16 (16 written before) into" in lines and "re-baking" not in lines, lines
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM bake_meshes WHERE cx = 0 AND cz = 0 AND level = 0")
+    lines = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--workers", "0",
+                            "--block-chunks", "2"], capture_output=True, text=True, check=True, timeout=300).stdout
+    assert "Baked 1 blocks of 16 (15 written before, 1 baked again: rows missing or changed) into" in lines, lines
+    assert "re-baking block 0,0: 8 of its" in lines and tables(path) == tables(baked)
+
+
+def test_a_marker_of_other_blocks_is_not_taken_for_this_bakes(baked, tmp_path):
+    # The same parts baked in blocks of 2 columns, resumed in blocks of 4: the markers name other rows.
+    path = tmp_path / "world.vwd"
+    shutil.copy(baked, path)
+    report = bake_world(path, workers=0, block_chunks=4, out=open(os.devnull, "w"))
+    assert report.blocks == 4 and report.resumed_after == 0 and len(report.rebaked) == 4
+    assert tables(path)["bake_meshes"] == tables(baked)["bake_meshes"]
+
+
+@pytest.mark.parametrize("address", ["garbage://x", "tcp://", "tcp://127.0.0.1", "127.0.0.1:99999", "inproc://x",
+                                     "tcp://host name:8786"])
+def test_a_scheduler_address_of_another_form_is_refused_in_one_line(world_file, tmp_path, address):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    before = path.read_bytes()
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--scheduler", address],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"--scheduler = {address!r} is out of range" in done.stderr and "tcp://HOST:PORT" in done.stderr
+    assert path.read_bytes() == before
+    with pytest.raises(ParameterError, match="scheduler.*tcp://HOST:PORT"):
+        bake_world(path, scheduler=address)
+
+
+def test_a_scheduler_that_does_not_answer_is_said_in_one_line(world_file, tmp_path):
+    path = tmp_path / "world.vwd"
+    shutil.copy(world_file, path)
+    environment = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="2s")  # Dask's wait to connect
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--scheduler",
+                           "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=120, env=environment)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "no Dask scheduler answered at 'tcp://127.0.0.1:1'" in done.stderr and "tcp://HOST:PORT" in done.stderr
+
+
+def test_a_generation_stage_that_is_not_a_regular_file_is_refused(tmp_path):
+    path = tmp_path / "new.vwd"
+    os.mkfifo(tmp_path / "new.vwd.terrain")
+    done = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(path), "--what", "terrain", "--size",
+                           "64", "--height", "32", "--workers", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "new.vwd.terrain (the generation's stage) is a regular file or a new one, not a FIFO" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.vwd.terrain"]
+
+
+def test_the_scheduler_forms_dask_connects_to_pass_the_check():
+    from voxelworld.bake.run import _check_scheduler
+
+    for address in ("tcp://10.0.0.5:8786", "scheduler:8786", "tls://dask.example.org:8786", "ws://host-1:8787",
+                    "wss://host_2.local:443", "ucx://10.1.2.3:13337", "tcp://[::1]:8786"):
+        _check_scheduler(address)  # no ParameterError

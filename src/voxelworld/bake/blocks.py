@@ -23,7 +23,8 @@ from ..meshing import ChunkMesher, MAX_DETAIL_LEVEL
 from ..navigation import SceneObject
 from .records import mesh_record, tile_record
 
-__all__ = ["BakePlan", "BlockResult", "WHAT", "plan_bake", "bake_block", "blocks_of"]
+__all__ = ["BakePlan", "BlockResult", "WHAT", "plan_bake", "bake_block", "blocks_of", "block_columns",
+           "block_row_count", "tile_blocks"]
 
 WHAT = ("meshes", "navmesh")  # what a bake may compute (the voxels are the file's)
 BLOCK_CHUNKS = 4  # chunk columns along x and z a block spans
@@ -115,11 +116,36 @@ def bake_block(plan: BakePlan, block: tuple[int, int]) -> BlockResult:
         volume.let_go(np.ones(volume.chunk_grid_shape, dtype=bool))  # the file holds them: the next task reads its own
 
 
+def block_columns(grid, block_chunks: int, block) -> tuple[int, int, int, int]:
+    """The chunk columns ``(x0, z0, x1, z1)`` (inclusive) of ``block``: its chunks are those columns through the
+    world's height."""
+    x0, z0 = block[0] * block_chunks, block[1] * block_chunks
+    return x0, z0, min(x0 + block_chunks, grid[0]) - 1, min(z0 + block_chunks, grid[2]) - 1
+
+
+def block_row_count(plan: BakePlan, block, tiles: int) -> int:
+    """How many rows the task of ``block`` writes, owning ``tiles`` navmesh tiles: per chunk of its columns the
+    display mesh at every level of detail and the collision mesh (``"meshes"``), and one a tile (``"navmesh"``)."""
+    x0, z0, x1, z1 = block_columns(plan.grid, plan.block_chunks, block)
+    meshes = (x1 - x0 + 1) * plan.grid[1] * (z1 - z0 + 1) * (MAX_DETAIL_LEVEL + 2) if "meshes" in plan.what else 0
+    return meshes + (tiles if "navmesh" in plan.what else 0)
+
+
+def tile_blocks(plan: BakePlan, volume) -> dict[tuple[int, int], tuple[int, int]]:
+    """Every navmesh tile's block (the one holding the tile's lower corner: :func:`bake_block` bakes it there), in
+    tile order; {} for a bake without the navmesh. ``volume``: the world file's (:func:`~voxelworld.io.world_file.
+    open_volume`); nothing is meshed."""
+    if "navmesh" not in plan.what:
+        return {}
+    navigation = _navigation(volume, ChunkMesher(volume, volume.materials, plan.settings.mesh_options), plan)
+    columns_x, columns_z = _corner_columns(navigation, volume)
+    size = plan.block_chunks
+    return {(ti, tk): (cx // size, cz // size) for ti, cx in enumerate(columns_x) for tk, cz in enumerate(columns_z)}
+
+
 def _bake(plan: BakePlan, volume, block) -> BlockResult:
-    grid, size = volume.chunk_grid_shape, plan.block_chunks
-    bx, bz = block
-    x0, z0 = bx * size, bz * size
-    x1, z1 = min(x0 + size, grid[0]) - 1, min(z0 + size, grid[2]) - 1
+    grid = volume.chunk_grid_shape
+    x0, z0, x1, z1 = block_columns(grid, plan.block_chunks, block)
     own = _columns(grid, x0, z0, x1, z1)
     settings = plan.settings
     mesher = ChunkMesher(volume, volume.materials, settings.mesh_options)
@@ -162,15 +188,21 @@ def _navigation(volume, mesher: ChunkMesher, plan: BakePlan, tiles=None) -> Worl
                            tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles)
 
 
-def _owned_tiles(navigation: WorldNavigation, volume, own: np.ndarray) -> list[tuple[int, int]]:
-    """The navmesh tiles whose lower corner lies in the block's columns (each tile belongs to one block)."""
-    tiled = navigation.tiled
+def _corner_columns(navigation: WorldNavigation, volume) -> tuple[list[int], list[int]]:
+    """Per tile index along x (ti), and along z (tk), the chunk column holding the tiles' lower corner: a tile's
+    corner along x depends on its ti alone, along z on its tk alone. Clipped to the grid."""
+    tiled, grid = navigation.tiled, volume.chunk_grid_shape
     edge = volume.chunk_size * volume.voxel_size
     ntx, ntz = tiled.tile_grid
-    # A tile's corner along x depends on its ti alone, along z on its tk alone: the columns they fall in.
-    columns_x = [min(int(np.floor((tiled.tile_box((ti, 0))[0] - float(volume.origin[0])) / edge)), own.shape[0] - 1)
+    columns_x = [min(max(int(np.floor((tiled.tile_box((ti, 0))[0] - float(volume.origin[0])) / edge)), 0), grid[0] - 1)
                  for ti in range(ntx)]
-    columns_z = [min(int(np.floor((tiled.tile_box((0, tk))[1] - float(volume.origin[2])) / edge)), own.shape[2] - 1)
+    columns_z = [min(max(int(np.floor((tiled.tile_box((0, tk))[1] - float(volume.origin[2])) / edge)), 0), grid[2] - 1)
                  for tk in range(ntz)]
-    return [(ti, tk) for ti in range(ntx) if own[columns_x[ti], 0].any()
-            for tk in range(ntz) if own[columns_x[ti], 0, columns_z[tk]]]
+    return columns_x, columns_z
+
+
+def _owned_tiles(navigation: WorldNavigation, volume, own: np.ndarray) -> list[tuple[int, int]]:
+    """The navmesh tiles whose lower corner lies in the block's columns (each tile belongs to one block)."""
+    columns_x, columns_z = _corner_columns(navigation, volume)
+    return [(ti, tk) for ti, cx in enumerate(columns_x) if own[cx, 0].any()
+            for tk, cz in enumerate(columns_z) if own[cx, 0, cz]]

@@ -1,10 +1,13 @@
 """The rows a bake writes into the world file, beside its voxels: each baked mesh and navmesh tile as the raw bytes
 of its arrays (a JSON header of names, dtypes and shapes, then each array's little-endian C-order bytes),
 zstd-compressed, with a SHA-256 of its key and raw bytes (format: docs/specs/world-format.md, *Baked meshes and
-tiles*). The same arrays always give the same bytes, so a row is the same whichever process made it."""
+tiles*). The same arrays always give the same bytes, so a row is the same whichever process made it. A block's
+marker holds a digest of its rows (:func:`block_digest`): a resumed bake keeps a block only if the rows the file
+holds still give it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from dataclasses import fields
@@ -19,7 +22,7 @@ from ..navigation.polygons import TilePolygons
 from ..navigation.tiles import BakedTile
 
 __all__ = ["BAKE_SCHEMA", "mesh_record", "tile_record", "arrays_bytes", "arrays_from_bytes", "read_row",
-           "create_tables", "write_block", "done_blocks"]
+           "create_tables", "write_block", "done_blocks", "block_digest", "stored_rows"]
 
 ZSTD_LEVEL = 3
 BAKE_SCHEMA = {
@@ -68,11 +71,39 @@ def create_tables(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def block_digest(block, what: str, meshes, tiles) -> bytes:
+    """The digest a block's marker holds: SHA-256 over the label ``bake block {bx},{bz} {what}``, a newline, then
+    every column of its ``bake_meshes`` rows in key order (cx, cy, cz, kind, level), then of its ``bake_tiles``
+    rows in key order (ti, tk), each value tagged with its type and length (:func:`_value_bytes`). The rows as
+    written or as read back give the same digest; a row missing, added or changed in any column (its blob's
+    bytes too) gives another."""
+    digest = hashlib.sha256(f"bake block {block[0]},{block[1]} {what}\n".encode("utf-8"))
+    for table, rows, width in (("meshes", meshes, 5), ("tiles", tiles, 2)):
+        digest.update(f"{table} {len(rows)}\n".encode("ascii"))
+        # Keyed by (type, value): a damaged row's key of another type sorts, it never raises.
+        for row in sorted(rows, key=lambda row: tuple((type(v).__name__, v) for v in row[:width])):
+            for value in row:
+                digest.update(_value_bytes(value))
+    return digest.digest()
+
+
+def _value_bytes(value) -> bytes:
+    """A column's value as bytes that tell its type and where it ends (int, text, blob; anything else by repr)."""
+    if isinstance(value, bytes):
+        return b"b%d:" % len(value) + value
+    if isinstance(value, str):
+        text = value.encode("utf-8")
+        return b"s%d:" % len(text) + text
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return b"i%d;" % int(value)
+    text = repr(value).encode("utf-8")
+    return b"r%d:" % len(text) + text
+
+
 def write_block(connection: sqlite3.Connection, result, what: str) -> None:
-    """Write one block's rows and its marker in one transaction: a bake killed at any moment leaves every block
-    either written whole or not at all."""
-    digest = row_digest(f"bake block {result.block[0]},{result.block[1]} {what}",
-                        b"".join(row[-2] for row in result.meshes) + b"".join(row[-2] for row in result.tiles))
+    """Write one block's rows and its marker (:func:`block_digest` of the rows) in one transaction: a bake killed
+    at any moment leaves every block either written whole or not at all."""
+    digest = block_digest(result.block, what, result.meshes, result.tiles)
     connection.execute("BEGIN IMMEDIATE")
     try:
         connection.executemany("INSERT OR REPLACE INTO bake_meshes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", result.meshes)
@@ -84,9 +115,22 @@ def write_block(connection: sqlite3.Connection, result, what: str) -> None:
         raise
 
 
-def done_blocks(connection: sqlite3.Connection, what: str) -> set[tuple[int, int]]:
-    """The blocks a bake of ``what`` already wrote (a bake resumes after them)."""
-    return {(bx, bz) for bx, bz in connection.execute("SELECT bx, bz FROM bake_blocks WHERE what = ?", (what,))}
+def done_blocks(connection: sqlite3.Connection, what: str) -> dict[tuple[int, int], bytes]:
+    """The blocks a bake of ``what`` already wrote, with their markers' digests (a bake resumes after those whose
+    rows still give the digest: :func:`stored_rows`, :func:`block_digest`)."""
+    return {(bx, bz): digest for bx, bz, digest in
+            connection.execute("SELECT bx, bz, sha256 FROM bake_blocks WHERE what = ?", (what,))}
+
+
+def stored_rows(connection: sqlite3.Connection, columns, tiles) -> tuple[list, list]:
+    """The rows the file holds of one block: the ``bake_meshes`` rows of the chunk ``columns`` (x0, z0, x1, z1,
+    inclusive; None: none) and the ``bake_tiles`` rows of ``tiles``, each in key order."""
+    meshes = [] if columns is None else connection.execute(
+        "SELECT * FROM bake_meshes WHERE cx BETWEEN ? AND ? AND cz BETWEEN ? AND ? ORDER BY cx, cy, cz, kind, level",
+        (columns[0], columns[2], columns[1], columns[3])).fetchall()
+    found = [connection.execute("SELECT * FROM bake_tiles WHERE ti = ? AND tk = ?", tile).fetchone()
+             for tile in sorted(tiles)]
+    return meshes, [row for row in found if row is not None]
 
 
 def arrays_from_bytes(raw: bytes) -> dict[str, np.ndarray]:

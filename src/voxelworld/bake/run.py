@@ -1,9 +1,12 @@
 """`bake_world`: the whole bake of a world file, block by block, in this process or as Dask tasks on a cluster
 (``dask.distributed``, the optional extra ``voxelworld[cluster]``), written by this process alone, in block order,
-each block in one transaction: an interrupted bake resumes after the blocks already written."""
+each block in one transaction: an interrupted bake resumes after the blocks already written, once each one's rows
+are checked against its marker's digest (a block whose rows are missing or changed is baked again, and said so)."""
 
 from __future__ import annotations
 
+import re
+import sqlite3
 import sys
 import time
 from contextlib import contextmanager
@@ -13,8 +16,8 @@ from pathlib import Path
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io.world_file import bake_inputs, connect_for_writing
 from ..terrain import GeneratorSettings
-from .blocks import BLOCK_CHUNKS, WHAT, bake_block, blocks_of, plan_bake
-from .records import create_tables, done_blocks, write_block
+from .blocks import BLOCK_CHUNKS, WHAT, bake_block, block_columns, block_row_count, blocks_of, plan_bake, tile_blocks
+from .records import block_digest, create_tables, done_blocks, stored_rows, write_block
 from .terrain import CHUNK_SIZE, TerrainStage, gather_terrain, generate_terrain_block, write_new_world
 
 __all__ = ["bake_world", "BakeReport", "PARTS"]
@@ -23,13 +26,22 @@ PARTS = ("terrain",) + WHAT  # what a bake may do: generate a new world's chunks
 # A task that raised is run again up to this many times (Dask's retries); a task whose worker died is run again by
 # the scheduler anyway (up to distributed.scheduler.allowed-failures times, 3 by default).
 RETRIES = 3
+SHOWN = 10  # blocks re-baked named one a line on resuming, at most
+# The addresses of a Dask scheduler that a client in another process can reach: distributed's network schemes (not
+# inproc://, one process's own) and a port; no scheme means tcp.
+SCHEDULER_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+                               r":(?P<port>\d{1,5})$")
+SCHEDULER_FORMS = ("a Dask scheduler's address: tcp://HOST:PORT (dask scheduler's default port is 8786), tls://, "
+                   "ws://, wss:// or ucx://HOST:PORT, or HOST:PORT (tcp); HOST a name, an IPv4 address or "
+                   "[an IPv6 one]")
 
 
 @dataclass(frozen=True)
 class BakeReport:
-    """What :func:`bake_world` did: blocks in the world, already written before (resumed after), baked now; the
-    bytes of baked rows written; seconds; where the tasks ran (``"in this process"``, ``"on"`` a LocalCluster or
-    the scheduler's address)."""
+    """What :func:`bake_world` did: blocks in the world, already written before (resumed after: their rows as their
+    markers say), baked now; the bytes of baked rows written; seconds; where the tasks ran (``"in this process"``,
+    ``"on"`` a LocalCluster or the scheduler's address); the blocks written before whose rows were missing or
+    changed, baked again (among ``baked``), each with why: ``((bx, bz), reason)``."""
 
     blocks: int
     resumed_after: int
@@ -37,6 +49,7 @@ class BakeReport:
     bytes_written: int
     seconds: float
     ran_on: str
+    rebaked: tuple = ()
 
 
 def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | None = None,
@@ -45,10 +58,13 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
     (``"meshes"``), its navmesh tiles (``"navmesh"``), computed block by block (:mod:`.blocks`) and written into
     the file's bake tables (docs/specs/world-format.md); with ``"terrain"``, first generate the new world of
     ``generator`` block by block (:mod:`.terrain`) and write it to ``path`` (which must not exist yet), as
-    ``voxelworld new`` does. ``scheduler``: a Dask scheduler's address (``tcp://host:8786``; its workers must read
-    the file at the same path); else ``workers`` local Dask worker processes (a ``LocalCluster``; default 2), or 0:
-    in this process, without Dask. Progress goes to ``out`` (stderr by default). Blocks already written by an
-    earlier bake of the same parts are kept (it resumes after them)."""
+    ``voxelworld new`` does. ``scheduler``: a Dask scheduler's address (``tcp://host:8786``, or ``tls://``,
+    ``ws://``, ``wss://``, ``ucx://``, or ``host:8786`` for tcp: ``SCHEDULER_FORMS``, else ParameterError; its
+    workers must read the file at the same path; VoxelworldError, one line, when none answers there); else
+    ``workers`` local Dask worker processes (a ``LocalCluster``; default 2), or 0: in this process, without Dask.
+    Progress goes to ``out`` (stderr by default). Blocks already written by an earlier bake of the same parts are
+    kept (it resumes after them) if the rows the file holds of each still give its marker's digest; the others are
+    baked again (``BakeReport.rebaked`` says which and why)."""
     out = sys.stderr if out is None else out
     what = tuple(what)
     if not what:
@@ -58,6 +74,8 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
             raise ParameterError("what", part, f"some of {', '.join(PARTS)}")
     if scheduler is not None and workers is not None:
         raise ParameterError("workers", workers, "None with a scheduler (its workers are the cluster's)")
+    if scheduler is not None:
+        _check_scheduler(scheduler)
     workers = 2 if workers is None and scheduler is None else workers
     if workers is not None:
         workers = check_integer("workers", workers, minimum=0, maximum=256)
@@ -81,8 +99,8 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
             grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
             count = len(blocks_of(grid, block_chunks))
             return BakeReport(count, 0, count, 0, time.perf_counter() - start, ran_on)
-        blocks, done, written = _meshes_and_tiles(path, parts, block_chunks, client, out)
-    return BakeReport(blocks, done, written[0], written[1], time.perf_counter() - start, ran_on)
+        blocks, done, written, rebaked = _meshes_and_tiles(path, parts, block_chunks, client, out)
+    return BakeReport(blocks, done, written[0], written[1], time.perf_counter() - start, ran_on, rebaked)
 
 
 def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out) -> None:
@@ -108,28 +126,71 @@ def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out)
     stage.remove()
 
 
-def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tuple[int, int, list]:
+def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tuple[int, int, list, tuple]:
     volume, settings, props = bake_inputs(path)
     plan = plan_bake(path, parts, settings, props, volume.chunk_grid_shape, block_chunks)
     key = ",".join(plan.what)
     connection = connect_for_writing(path)
     try:
         create_tables(connection)
-        done = done_blocks(connection, key)
-        todo = [block for block in plan.blocks if block not in done]
+        kept, rebaked = _check_done(connection, plan, volume, done_blocks(connection, key))
+        todo = [block for block in plan.blocks if block not in kept]
         blocks = len(plan.blocks)
         print(f"voxelworld bake: {blocks} blocks of {plan.block_chunks} x {plan.block_chunks} chunk columns "
-              f"({key})" + (f"; resuming after the {blocks - len(todo)} already written" if len(todo) < blocks
-                            else ""), file=out, flush=True)
+              f"({key})" + (f"; resuming after the {len(kept)} already written" if kept else "")
+              + (f"; re-baking {len(rebaked)} written before whose rows are missing or changed" if rebaked else ""),
+              file=out, flush=True)
+        for block, why in rebaked[:SHOWN]:
+            print(f"  re-baking block {block[0]},{block[1]}: {why}", file=out, flush=True)
+        if len(rebaked) > SHOWN:
+            print(f"  ... and {len(rebaked) - SHOWN} more blocks", file=out, flush=True)
         written = [0, 0]
         for result in _run(client, bake_block, (plan,), todo, "voxelworld-bake"):
             write_block(connection, result, key)
             written[0] += 1
             written[1] += result.nbytes
-            _progress(out, blocks - len(todo) + written[0], blocks)
+            _progress(out, len(kept) + written[0], blocks)
     finally:
         connection.close()
-    return blocks, blocks - len(todo), written
+    return blocks, len(kept), written, rebaked
+
+
+def _check_done(connection, plan, volume, done: dict) -> tuple[set, tuple]:
+    """Of the blocks an earlier bake marked written (``done``: their markers' digests), those whose rows the file
+    still holds as written (kept), and the others with why each is baked again: rows missing (deleted by another
+    writer, lost with a damaged page) or different from those its marker was made of."""
+    blocks = set(plan.blocks)
+    done = {block: digest for block, digest in done.items() if block in blocks}
+    owners = tile_blocks(plan, volume) if done else {}
+    tiles = {}
+    for tile, block in owners.items():
+        tiles.setdefault(block, []).append(tile)
+    what = ",".join(plan.what)
+    kept, rebaked = set(), []
+    for block in sorted(done):
+        mine = tiles.get(block, [])
+        columns = block_columns(plan.grid, plan.block_chunks, block) if "meshes" in plan.what else None
+        try:
+            meshes, found = stored_rows(connection, columns, mine)
+        except sqlite3.DatabaseError as error:  # a damaged page of the bake tables
+            rebaked.append((block, f"its rows cannot be read ({error})"))
+            continue
+        expected, held = block_row_count(plan, block, len(mine)), len(meshes) + len(found)
+        if held < expected:
+            rebaked.append((block, f"{expected - held} of its {expected} rows are missing"))
+        elif block_digest(block, what, meshes, found) != done[block]:
+            rebaked.append((block, "its rows differ from those its marker was written with"))
+        else:
+            kept.add(block)
+    return kept, tuple(rebaked)
+
+
+def _check_scheduler(address) -> None:
+    """ParameterError naming ``scheduler`` unless ``address`` has the form of a Dask scheduler's address that a
+    client in another process can reach (``SCHEDULER_FORMS``), checked before Dask sees it."""
+    match = SCHEDULER_ADDRESS.match(address) if isinstance(address, str) else None
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise ParameterError("scheduler", address, SCHEDULER_FORMS)
 
 
 @contextmanager
@@ -144,7 +205,13 @@ def _client(scheduler: str | None, workers: int | None):
         raise VoxelworldError("voxelworld bake on Dask needs dask.distributed: pip install 'voxelworld[cluster]' "
                               "(or --workers 0 to bake in this process)") from None
     if scheduler is not None:
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler)
+        except Exception as error:  # Dask's own: an unknown scheme, nobody answering (OSError after its timeout)
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise VoxelworldError(f"no Dask scheduler answered at {scheduler!r} ({reason}): start one there "
+                                  f"(dask scheduler) or give the address of one: {SCHEDULER_FORMS}") from error
+        with client:
             yield client
         return
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \

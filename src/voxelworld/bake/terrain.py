@@ -13,6 +13,7 @@ import numpy as np
 import zstandard
 
 from ..errors import ParameterError
+from ..files import build_atomically, write_target
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
@@ -71,13 +72,11 @@ def gather_terrain(settings: GeneratorSettings, blocks) -> SparseVolume:
 def write_new_world(volume: SparseVolume, path) -> World:
     """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), its view meshed,
     written to the world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it
-    was)."""
-    target = Path(path)
+    was). ``path`` is a regular file (replaced) or a new one; a symlink is followed, its target replaced; anything
+    else (a FIFO, a device) is refused with ParameterError before the world is made (``files.write_target``)."""
+    write_target(path)
     world = World(volume, settings=LARGE_WORLD_SETTINGS)
-    fresh = target.with_name(target.name + ".new")
-    fresh.unlink(missing_ok=True)
-    save_world(world, fresh)
-    fresh.replace(target)
+    build_atomically(path, lambda temporary: save_world(world, temporary))  # an empty file: save_world writes it new
     return world
 
 
@@ -88,6 +87,11 @@ class TerrainStage:
 
     def __init__(self, path, settings: GeneratorSettings):
         self.path = Path(str(path) + ".terrain")
+        try:
+            write_target(self.path)  # a FIFO or a device there is no place for SQLite's file
+        except ParameterError as error:
+            raise ParameterError("path", str(path), f"a world file beside which {self.path.name} (the generation's "
+                                 f"stage) is {error.legal}") from None
         self._connection = sqlite3.connect(self.path, isolation_level=None)
         connection = self._connection
         connection.execute("CREATE TABLE IF NOT EXISTS settings (json TEXT NOT NULL)")

@@ -51,7 +51,7 @@ import numpy as np
 import zstandard
 
 from ..errors import FormatError, check_range
-from ..files import build_atomically
+from ..files import build_atomically, write_target
 from ..game.world import World
 from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
@@ -152,12 +152,12 @@ def save_world(world: World, path) -> SaveReport:
     transaction, writing only what changed if this world saved it last (and nobody changed it since). An
     existing file that is not a world file of this version is refused with :class:`FormatError` and left alone.
     State that cannot be stored (see :mod:`voxelworld.io.state`) raises :class:`ParameterError` before the file
-    is touched.
+    is touched, and so does a path that is not a regular file or a new one (a FIFO, a device; a symlink is followed).
     """
     check_range("world", world, "a voxelworld.game.world.World", isinstance(world, World))
     target = Path(path)
     check_range("path", str(path), "a file path whose folder exists", target.parent.is_dir())
-    check_range("path", str(path), "a file path, not a folder", not target.is_dir())
+    write_target(path)  # a regular file or a new one (a symlink's target): never a FIFO's or a device's place
     world.wait_for_background()  # its reads of a world file behind the volume end before the file changes
     captured = capture(world)
     key = str(target.resolve())
