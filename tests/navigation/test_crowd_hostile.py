@@ -72,6 +72,17 @@ def test_the_game_checks_an_agent_by_the_crowd_s_ranges():
     assert len(navigation.crowd) == 0
 
 
+@pytest.mark.parametrize("change", [{"radius": 1e308}, {"radius": AGENT_RADIUS[1] * 2}, {"speed": 1e308},
+                                    {"arrival_radius": 1e308}])
+def test_npc_settings_refuse_what_the_crowd_would(change):
+    """Refused when the settings are made, by their own names, not later by the crowd's (arrival_distance)."""
+    from voxelworld.game.npcs import NPCSettings
+
+    with pytest.raises(ParameterError) as error:
+        NPCSettings(**change)
+    assert error.value.parameter == next(iter(change))
+
+
 # The ends of every range, stepped: agents of the least and the most radius, height, speed, arrival distance and
 # priority in each corner of settings at the ends of theirs, at the shortest and longest steps.
 CHILD = """
