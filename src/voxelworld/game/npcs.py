@@ -62,7 +62,8 @@ class NPCSettings:
         m (>= 0): how far the NPC may be placed from the navmesh (it stands on its nearest point); the crowd's
         ``max_snap`` (:data:`~voxelworld.game.navigation.CROWD_SETTINGS`) decides when a re-bake leaves it off.
     radius : float
-        m (0.01..10, the crowd's ``AGENT_RADIUS``): the disc other NPCs keep out of (the navmesh is baked for an agent of 0.4 m).
+        m (0.01..10, the crowd's ``AGENT_RADIUS``): the disc other NPCs keep out of (the navmesh is baked for an
+        agent of 0.4 m).
     """
 
     speed: float = 1.5  # m/s

@@ -74,13 +74,13 @@ class CrowdSettings:
     Parameters
     ----------
     neighbour_distance : float
-        m (0 < d <= :data:`MAX_DISTANCE`, 1000): agents farther apart than this on the x-z plane do not avoid each other (nor turn for each
-        other, see ``keep_right``).
+        m (0 < d <= 1000, :data:`MAX_DISTANCE`): agents farther apart than this on the x-z plane do not avoid
+        each other (nor turn for each other, see ``keep_right``).
     max_neighbours : int
         1..64: the nearest neighbours each agent avoids.
     time_horizon : float
-        s (:data:`TIME_HORIZON`, 0.01..60): how far ahead avoidance keeps agents apart (longer: earlier, wider detours, but a dense crowd
-        freezes sooner).
+        s (0.01..60, :data:`TIME_HORIZON`): how far ahead avoidance keeps agents apart (longer: earlier, wider
+        detours, but a dense crowd freezes sooner).
     keep_right : float
         0..1: how far agents meeting oncoming ones turn to their right (up to 45 degrees at 1), so that
         opposite streams form lanes through a doorway instead of jamming in it; 0: not at all.
@@ -125,14 +125,14 @@ class CrowdSettings:
             "time_horizon": check_finite("time_horizon", self.time_horizon, minimum=TIME_HORIZON[0],
                                          maximum=TIME_HORIZON[1], unit="s"),
             "keep_right": check_finite("keep_right", self.keep_right, minimum=0.0, maximum=1.0),
-            "give_way_distance": check_finite("give_way_distance", self.give_way_distance, minimum=0.0, maximum=MAX_DISTANCE,
-                                      unit="m"),
+            "give_way_distance": check_finite("give_way_distance", self.give_way_distance, minimum=0.0,
+                                              maximum=MAX_DISTANCE, unit="m"),
             "yield_share": check_finite("yield_share", self.yield_share, minimum=0.0, maximum=0.5),
             "separation_iterations": check_integer("separation_iterations", self.separation_iterations, minimum=0,
                                                    maximum=64),
             "separation_slack": check_finite("separation_slack", self.separation_slack, minimum=0.0, maximum=0.5),
-            "slowdown_distance": check_finite("slowdown_distance", self.slowdown_distance, minimum=0.0, maximum=MAX_DISTANCE,
-                                      unit="m"),
+            "slowdown_distance": check_finite("slowdown_distance", self.slowdown_distance, minimum=0.0,
+                                              maximum=MAX_DISTANCE, unit="m"),
             "replans_per_step": check_integer("replans_per_step", self.replans_per_step, minimum=1, maximum=10000),
             "max_snap": check_finite("max_snap", self.max_snap, minimum=0.0, maximum=MAX_DISTANCE, unit="m"),
         }
