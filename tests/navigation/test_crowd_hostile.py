@@ -14,8 +14,8 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import Crowd, CrowdSettings, WalkableGrid, navmesh_from_grids
-from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_DISTANCE, MAX_PRIORITY,
-                                         TIME_HORIZON)
+from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_COORDINATE, MAX_DISTANCE,
+                                         MAX_PRIORITY, TIME_HORIZON)
 
 
 def field(size: float = 10.0):
@@ -50,14 +50,30 @@ def test_a_crowd_setting_out_of_its_range_is_refused_by_name(name, value):
     assert error.value.parameter == name
 
 
-def test_a_restored_velocity_past_every_top_speed_is_refused():
+@pytest.mark.parametrize("key, value", [
+    ("velocity", [1e308, 0.0]), ("velocity", [0.0, 2.5 * MAX_AGENT_SPEED]),
+    ("position", [-1e308, 0.0, 5.0]), ("position", [5.0, 0.0, 2 * MAX_COORDINATE]),
+    ("path", [[5.0, 0.0, 5.0], [1e308, 0.0, 5.0]])])
+def test_a_restored_state_beyond_the_ranges_is_refused(key, value):
+    """Two agents restored 2e308 m apart once made the step's neighbour grid a raw ValueError (bounds checked: an
+    index out of bounds); a velocity of 1e308 made the avoidance NaN."""
     crowd = Crowd(field())
     agent = crowd.add_agent((5.0, 0.0, 5.0), 0.3, 1.0)
+    crowd.set_goal(agent, (8.0, 0.0, 8.0))
     state = crowd.agent_state(agent)
     with pytest.raises(ParameterError) as error:
-        crowd.restore_agent(agent, {**state, "velocity": [1e308, 0.0]})
-    assert error.value.parameter == "state['velocity']"
-    assert np.array_equal(crowd.agent_state(agent)["velocity"], state["velocity"])
+        crowd.restore_agent(agent, {**state, key: np.array(value)})
+    assert error.value.parameter == f"state[{key!r}]"
+    assert all(np.array_equal(crowd.agent_state(agent)[k], state[k]) for k in ("position", "velocity", "path"))
+
+
+def test_an_agent_beyond_the_coordinate_range_is_refused():
+    crowd = Crowd(field())
+    for call in (lambda: crowd.add_agent((2 * MAX_COORDINATE, 0.0, 5.0), 0.3, 1.0),
+                 lambda: crowd.move_agent(crowd.add_agent((5.0, 0.0, 5.0), 0.3, 1.0), (5.0, 0.0, -1e300))):
+        with pytest.raises(ParameterError) as error:
+            call()
+        assert error.value.parameter == "position" and "1e+12" in str(error.value)
 
 
 def test_the_game_checks_an_agent_by_the_crowd_s_ranges():

@@ -49,7 +49,7 @@ from .navmesh import NavMesh
 from .query import NavQuery
 
 __all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP", "AGENT_RADIUS", "AGENT_HEIGHT",
-           "MAX_AGENT_SPEED", "MAX_DISTANCE", "MAX_PRIORITY", "TIME_HORIZON", "check_agent"]
+           "MAX_AGENT_SPEED", "MAX_DISTANCE", "MAX_PRIORITY", "TIME_HORIZON", "MAX_COORDINATE", "check_agent"]
 
 AGENT_STATES = ("idle", "moving", "arrived", "blocked")  # no goal; on its way; at its goal; no path to it
 IDLE, MOVING, ARRIVED, BLOCKED = range(4)
@@ -65,6 +65,7 @@ MAX_AGENT_SPEED = 100.0  # m/s: an agent's top speed at most (360 km/h)
 MAX_DISTANCE = 1000.0  # m: an arrival distance and CrowdSettings' distances at most
 MAX_PRIORITY = 1e6  # an agent's priority lies within +-this (it only orders agents)
 TIME_HORIZON = (0.01, 60.0)  # s: CrowdSettings.time_horizon, least and most
+MAX_COORDINATE = 1e12  # m: an agent's or a path corner's |x| and |z| at most (offsets between them square finitely)
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,12 @@ def check_agent(radius, speed, height=2.0, arrival_distance=None, priority=0.0) 
     return radius, speed, height, arrival, priority
 
 
+def _check_reach(parameter: str, points: np.ndarray, value) -> None:
+    """ParameterError unless every point's x and z lie within +-:data:`MAX_COORDINATE` m."""
+    if not np.all(np.abs(points.reshape(-1, 3)[:, [0, 2]]) <= MAX_COORDINATE):
+        raise ParameterError(parameter, value, f"points (m) whose x and z lie within +-{MAX_COORDINATE:g} m")
+
+
 def _finite_array(value) -> np.ndarray | None:
     """``value`` as a float64 array of finite numbers, or None."""
     try:
@@ -233,8 +240,8 @@ class Crowd:
 
     def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
                   arrival_distance: float | None = None, priority: float = 0.0) -> int:
-        """Add an agent standing at ``position`` (m; put on the navmesh's nearest point, at most
-        ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10, :data:`AGENT_RADIUS`) walking at most
+        """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
+        navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10, :data:`AGENT_RADIUS`) walking at most
         ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall (0.01..100, :data:`AGENT_HEIGHT`), at
         its goal within ``arrival_distance`` m of it (0..1000, :data:`MAX_DISTANCE`; default: its radius).
         Between oncoming agents, the higher ``priority`` (-1e6..1e6, :data:`MAX_PRIORITY`) has the right of way,
@@ -310,6 +317,7 @@ class Crowd:
 
     def _snap(self, parameter: str, value) -> tuple[np.ndarray, int]:
         point = np.array(check_point(parameter, value))
+        _check_reach(parameter, point, value)
         snapped, polygon = self._query.nearest_point(point)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= self.settings.max_snap:
             raise ParameterError(parameter, tuple(point.tolist()),
@@ -376,13 +384,15 @@ class Crowd:
 
     def restore_agent(self, agent: int, state) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
-        before anything changes, for a missing key or a value out of range."""
+        before anything changes, for a missing key or a value out of range (a position or path corner beyond
+        :data:`MAX_COORDINATE`, a velocity longer than twice :data:`MAX_AGENT_SPEED`)."""
         row = self._row(agent)
         keys = ("position", "velocity", "polygon", "state", "goal", "path", "planned_at", "replan_turn")
         if not isinstance(state, dict) or any(key not in state for key in keys):
             raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
                                  f"a mapping with the keys {', '.join(keys)}")
         position = np.array(check_point("state['position']", state["position"]))
+        _check_reach("state['position']", position, state["position"])
         velocity = _finite_array(state["velocity"])
         if velocity is None or velocity.shape != (2,) or not np.hypot(*velocity) <= 2.0 * MAX_AGENT_SPEED:
             raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z) of a "
@@ -396,6 +406,7 @@ class Crowd:
         if path is None or path.ndim != 2 or path.shape[1] != 3 or (walking and not (len(path) and goal is not None)):
             raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m), with corners "
                                  "(and a goal) while moving or arrived")
+        _check_reach("state['path']", path, state["path"])
         planned_at = float(state["planned_at"])
         if planned_at != planned_at or planned_at == np.inf:
             raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")
