@@ -86,8 +86,8 @@ class CrowdSettings:
         0..1: how far agents meeting oncoming ones turn to their right (up to 45 degrees at 1), so that
         opposite streams form lanes through a doorway instead of jamming in it; 0: not at all.
     give_way_distance : float
-        m (0..1000): an agent steps aside (to its right) for an oncoming one with the right of way this close ahead
-        (a higher priority, or the same and added earlier); 0: never.
+        m (0..1000): an agent steps aside (to its right) for an oncoming one with the right of way this close
+        ahead (a higher priority, or the same and added earlier); 0: never.
     yield_share : float
         0..0.5: between oncoming agents, the one with the right of way takes ``0.5 - yield_share`` of the
         avoidance and the other ``0.5 + yield_share`` (ORCA shares it half and half: 0), so that one stream
@@ -241,9 +241,9 @@ class Crowd:
     def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
                   arrival_distance: float | None = None, priority: float = 0.0) -> int:
         """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
-        navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10, :data:`AGENT_RADIUS`) walking at most
-        ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall (0.01..100, :data:`AGENT_HEIGHT`), at
-        its goal within ``arrival_distance`` m of it (0..1000, :data:`MAX_DISTANCE`; default: its radius).
+        navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10,
+        :data:`AGENT_RADIUS`) walking at most ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall
+        (0.01..100, :data:`AGENT_HEIGHT`), at its goal within ``arrival_distance`` m of it (0..1000, :data:`MAX_DISTANCE`; default: its radius).
         Between oncoming agents, the higher ``priority`` (-1e6..1e6, :data:`MAX_PRIORITY`) has the right of way,
         and on a tie the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an
         obstacle: the others avoid it on their own and the separation never pushes it (place it with
