@@ -243,12 +243,13 @@ class Crowd:
         """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
         navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10,
         :data:`AGENT_RADIUS`) walking at most ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall
-        (0.01..100, :data:`AGENT_HEIGHT`), at its goal within ``arrival_distance`` m of it (0..1000, :data:`MAX_DISTANCE`; default: its radius).
-        Between oncoming agents, the higher ``priority`` (-1e6..1e6, :data:`MAX_PRIORITY`) has the right of way,
-        and on a tie the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an
-        obstacle: the others avoid it on their own and the separation never pushes it (place it with
-        :meth:`move_agent`). A number out of its range is a ParameterError naming it (:func:`check_agent`).
-        Returns its id (ids are never used again); it stands ``"idle"`` until :meth:`set_goal`."""
+        (0.01..100, :data:`AGENT_HEIGHT`), at its goal within ``arrival_distance`` m of it (0..1000,
+        :data:`MAX_DISTANCE`; default: its radius). Between oncoming agents, the higher ``priority`` (-1e6..1e6,
+        :data:`MAX_PRIORITY`) has the right of way, and on a tie the one added earlier (see
+        ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the others avoid it on their own
+        and the separation never pushes it (place it with :meth:`move_agent`). A number out of its range is a
+        ParameterError naming it (:func:`check_agent`). Returns its id (ids are never used again); it stands
+        ``"idle"`` until :meth:`set_goal`."""
         radius, speed, height, arrival, priority = check_agent(radius, speed, height, arrival_distance, priority)
         point, polygon = self._snap("position", position)
         agent = self._next_id
