@@ -146,7 +146,11 @@ print("ok")
 """
 
 
-def test_the_ends_of_every_range_step_finite_and_on_the_mesh():
+def test_the_ends_of_every_range_step_finite_and_on_the_mesh(tmp_path):
+    """Bounds checked in earnest: numba's cache keys a kernel on its signature and CPU, not on NUMBA_BOUNDSCHECK,
+    so a child reading the suite's cache would run unchecked code (a read past an array's end then crashes the
+    child now and then, or passes); its own empty cache makes it compile checked code (about two minutes)."""
     child = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", CHILD], capture_output=True,
-                           text=True, timeout=900, env={**os.environ, "NUMBA_BOUNDSCHECK": "1"})
+                           text=True, timeout=900, env={**os.environ, "NUMBA_BOUNDSCHECK": "1",
+                                                        "NUMBA_CACHE_DIR": str(tmp_path / "numba")})
     assert child.returncode == 0 and child.stdout.strip() == "ok", child.stderr[-3000:]

@@ -57,7 +57,9 @@ def agent_grid(position, cell):
         z0, z1 = min(z0, position[a, 2]), max(z1, position[a, 2])
     if n == 0:
         x0, z0, x1, z1 = 0.0, 0.0, 0.0, 0.0
-    while (math.floor((x1 - x0) / cell) + 1) * (math.floor((z1 - z0) / cell) + 1) > 4 * n + 16:
+    # In floats: numba's math.floor gives an int64, and 5 m over cells of 5e-324 m is no int64 (it wrapped to a
+    # grid of garbage size, and the neighbours' loops read past its ends).
+    while (np.floor((x1 - x0) / cell) + 1.0) * (np.floor((z1 - z0) / cell) + 1.0) > 4 * n + 16:
         cell *= 2.0
     nx, nz = int(math.floor((x1 - x0) / cell)) + 1, int(math.floor((z1 - z0) / cell)) + 1
     cell_start = np.zeros(nx * nz + 1, np.int64)
