@@ -106,8 +106,8 @@ import sys
 import numpy as np
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import Crowd, CrowdSettings, NavQuery, WalkableGrid, navmesh_from_grids
-from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_DISTANCE, MAX_PRIORITY,
-                                         MAX_STEP, TIME_HORIZON)
+from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_COORDINATE,
+                                         MAX_DISTANCE, MAX_PRIORITY, MAX_STEP, TIME_HORIZON)
 
 mesh = navmesh_from_grids([WalkableGrid(np.ones((40, 40), dtype=bool), np.zeros((40, 40)), 0.0, 0.0, 0.5)])
 query = NavQuery(mesh)
@@ -142,6 +142,17 @@ for settings in ends:
         assert np.all(np.isfinite(crowd.positions)) and np.all(np.isfinite(crowd.velocities)), (settings, dt)
         assert np.all(np.hypot(crowd.velocities[:, 0], crowd.velocities[:, 2]) <= 1.001 * MAX_AGENT_SPEED)
         assert all(query.locate(p) >= 0 for p in crowd.positions), (settings, dt)
+# Two islands at the ends of the coordinate range, 2e12 m apart, and a grid of cells of 5e-324 m over them.
+edge = MAX_COORDINATE - 20.0
+far = navmesh_from_grids([WalkableGrid(np.ones((40, 40), dtype=bool), np.zeros((40, 40)), x, -x, 0.5)
+                          for x in (-edge - 20.0, edge)])
+crowd = Crowd(far, CrowdSettings(neighbour_distance=5e-324))
+for x in (-edge - 10.0, edge + 10.0):
+    agent = crowd.add_agent((x, 0.0, -x + 10.0), **agents[0])
+    crowd.set_goal(agent, (x + 5.0, 0.0, -x + 15.0))
+for dt in [5e-324, MAX_STEP, 1 / 30]:
+    crowd.step(dt)
+    assert np.all(np.isfinite(crowd.positions)) and all(NavQuery(far).locate(p) >= 0 for p in crowd.positions)
 print("ok")
 """
 
