@@ -138,3 +138,31 @@ def test_warmup_command_does_nothing_when_the_marker_is_current_unless_forced(tm
     assert cli.main(["warmup", "--marker", str(marker)] + ["--force"] * force) == 0
     assert ran == ([marker] if force else [])
     assert ("compiled already" in capsys.readouterr().err) is not force
+
+
+@pytest.mark.parametrize("beneath", [False, True])
+def test_a_numba_cache_dir_naming_a_file_is_refused_by_name(tmp_path, monkeypatch, beneath):
+    """numba caches beside the sources without a word when NUMBA_CACHE_DIR names a file (or a path beneath one);
+    the warm-up would write its marker there and every run would compile where the user did not ask."""
+    import numba
+
+    from voxelworld.errors import ParameterError
+
+    file = tmp_path / "cache"
+    file.write_text("not a folder")
+    folder = file / "numba" if beneath else file
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(folder))
+    with pytest.raises(ParameterError) as error:
+        warmup.marker_path()
+    assert error.value.parameter == "NUMBA_CACHE_DIR" and str(folder) in str(error.value)
+    assert ("it names a file" in str(error.value)) is not beneath
+
+
+def test_the_warmup_command_exits_non_zero_naming_a_numba_cache_dir_that_is_a_file(tmp_path):
+    file = tmp_path / "cache"
+    file.write_text("not a folder")
+    result = run_python("import sys; from voxelworld import cli; sys.exit(cli.main(['warmup', '--marker', "
+                        f"{str(tmp_path / 'marker.json')!r}]))", NUMBA_CACHE_DIR=str(file))
+    assert result.returncode == 2, result.stderr
+    assert f"NUMBA_CACHE_DIR = '{file}'" in result.stderr and "it names a file" in result.stderr
+    assert not (tmp_path / "marker.json").exists()

@@ -41,7 +41,7 @@ from pathlib import Path  # noqa: E402
 from .errors import ParameterError, VoxelworldError  # noqa: E402
 from .files import write_target  # noqa: E402
 from .terrain import Capsule, Cylinder, EditResult, Sphere, Tool, VoxelVolume, demo_terrain  # noqa: E402
-from .warmup import ensure_kernels, kernels_ready, warm_up  # noqa: E402
+from .warmup import check_cache_dir, ensure_kernels, kernels_ready, warm_up  # noqa: E402
 
 __all__ = ["main", "build_parser", "package_version", "HelpFormatter", "NO_EXPORT_OUTPUT"]
 
@@ -669,6 +669,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        check_cache_dir()  # NUMBA_CACHE_DIR a file: numba would cache elsewhere without a word
+    except VoxelworldError as error:
+        print(f"voxelworld: {error}", file=sys.stderr)
+        return 2
     if args.command == "warmup":
         marker = None if args.marker is None else Path(args.marker)
         if not args.force and kernels_ready(marker):

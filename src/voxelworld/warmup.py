@@ -32,6 +32,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,9 +41,10 @@ from typing import TextIO
 import numpy as np
 
 from . import __version__
+from .errors import ParameterError
 
 __all__ = ["STAGES", "compile_kernels", "warm_up", "kernels_ready", "ensure_kernels", "marker_key", "marker_path",
-           "kernel_sources"]
+           "kernel_sources", "check_cache_dir"]
 
 MARKER_NAME = "voxelworld-kernels.json"
 BAR_WIDTH = 24  # characters of the progress bar
@@ -232,9 +234,31 @@ def marker_key() -> dict[str, str]:
             "cpu": binding.get_host_cpu_name(), "kernel_sources": digest.hexdigest()}
 
 
+def check_cache_dir() -> None:
+    """Raise :class:`ParameterError` naming ``NUMBA_CACHE_DIR`` when it is set to a place numba cannot write its
+    cache in (a file, a path beneath a file, a read-only folder): numba would then cache beside the sources, or
+    nowhere, without a word. The same test as numba's: the folder made if missing, a temporary file written in it."""
+    import numba
+
+    folder = numba.config.CACHE_DIR
+    if not folder:
+        return
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        why = "it names a file" if os.path.isfile(folder) else (error.strerror or type(error).__name__).lower()
+        raise ParameterError("NUMBA_CACHE_DIR", folder, f"a folder numba can create and write its cache in (here: "
+                             f"{why}; numba would cache elsewhere without a word); unset it to cache beside the "
+                             "sources") from None
+
+
 def marker_path() -> Path:
-    """Where the marker goes: the folder numba caches the kernels in (``NUMBA_CACHE_DIR`` when it is set)."""
+    """Where the marker goes: the folder numba caches the kernels in (``NUMBA_CACHE_DIR`` when it is set;
+    :func:`check_cache_dir` first)."""
     from .terrain import _kernels
+
+    check_cache_dir()
 
     # numba's own locator for one of our kernels (its cache may also fall back to a per-user folder when the
     # sources' folder is read-only); every wing's kernels live beside it, in the same cache root.

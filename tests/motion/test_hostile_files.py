@@ -99,6 +99,9 @@ BROKEN = {
     "zero quaternion": (
         lambda d, f: d["nodes"][2].update(rotation=[0, 0, 0, 0]),
         ["node 2 rotation = [0.0, 0.0, 0.0, 0.0]", "non-zero length"]),
+    "quaternion too long to square": (  # once a ParameterError naming "q", not the file
+        lambda d, f: d["nodes"][2].update(rotation=[1e308, 1e308, 0, 1]),
+        ["node 2 rotation = [1e+308, 1e+308, 0.0, 1.0]", "non-zero length, more than 1e-06 and at most 1e+06"]),
     "infinite translation": (
         lambda d, f: d["nodes"][1].update(translation=[0, float("inf"), 0]), ["node 1 translation", "finite"]),
     "all-NaN inverse bind matrices": (

@@ -97,6 +97,10 @@ BAD = [
     ('{"type": "ping", "id": "1"}', 'id = "1" is out of range'),
     ("[" * 20000 + "]" * 20000, "nested too deeply"),
     ('{"type": "ping", "id": ' + "9" * 5000 + "}", "not JSON"),
+    ('{"type": "input", "move": [' + "9" * 309 + ", 0]}", "move[0] = 99999999999"),  # past every float
+    ('{"type": "input", "move": [0, -' + "9" * 4000 + "]}", "move[1] = -9999999999"),
+    ('{"type": "input", "look": [' + "1" + "0" * 308 + ", 0]}", "look[0] = 10000000000"),
+    ('{"type": "input", "look": [0, ' + "7" * 400 + "]}", "look[1] = 7777777777"),
     ('{"type": "save", "type": "teleport"}', 'duplicate field "type" in a JSON object'),
     ('{"type": "ping", "type": "save"}', 'duplicate field "type"'),
     ('{"type": "ping", "id": 1, "id": 2}', 'duplicate field "id"'),
@@ -131,7 +135,8 @@ def test_any_text_or_bytes_is_read_or_refused_with_a_protocol_error(data):
         pass
 
 
-_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+_huge = st.integers(10**308, 10**4299) | st.integers(-(10**4299), -(10**308))  # past every float, still JSON
+_json = st.recursive(st.none() | st.booleans() | st.integers() | _huge | st.floats() | st.text(max_size=8),
                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                                     max_size=4), max_leaves=20)
 
@@ -148,6 +153,19 @@ def test_any_fields_are_read_or_refused_with_a_protocol_error(kind, fields):
         return
     if isinstance(message, InputMessage):  # what is read makes valid Inputs
         Inputs(move=message.move, look=message.look, **{b: b in message.held for b in BUTTONS})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["move", "look"]),
+       st.lists(st.integers() | _huge | st.floats(allow_nan=False, allow_infinity=False), min_size=2, max_size=2))
+def test_numbers_of_any_size_in_move_and_look_are_read_or_refused_with_a_protocol_error(field, pair):
+    """A JSON integer of 309 digits or more once raised OverflowError, and the server dropped the session."""
+    try:
+        message = parse_client_message(json.dumps({"type": "input", field: pair}))
+    except ProtocolError as error:
+        assert f"{field}[" in str(error) and len(str(error)) < 400
+        return
+    assert all(abs(v) <= 10**6 for v in (message.move if field == "move" else message.look))
 
 
 def test_rate_limiter():

@@ -247,6 +247,8 @@ BAD_MESSAGES = [
     ("[" * 30000, "nested too deeply"),
     ('{"type": "ping", "id": 1, "boom": true}', "unknown field 'boom'"),
     ('{"type": "ping", "type": "save"}', 'duplicate field "type"'),  # not a save in disguise
+    ('{"type": "input", "move": [' + "9" * 309 + ", 0]}", "move[0] = 9999"),  # once dropped the session unanswered
+    ('{"type": "input", "look": [0, -' + "9" * 4000 + "]}", "look[1] = -9999"),
 ]
 
 
@@ -262,6 +264,23 @@ def test_bad_messages_get_error_replies_and_the_session_goes_on(server, pages):
     first = page.until(is_frame)["frame"]
     assert page.until(lambda m: is_frame(m) and m["frame"] > first + 5)
     assert server.play.failure is None and server.thread.is_alive()
+
+
+def test_a_message_the_checker_fails_on_gets_an_error_reply_and_the_session_goes_on(server, pages, monkeypatch):
+    """Whatever a message makes the server raise, the page is answered and its session kept (the spec: a bad
+    message never closes a session); an OverflowError from a huge integer once dropped it without a word."""
+    (page,) = pages(1)
+    page.json("hello")
+
+    def failing(text):
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(server_module, "parse_client_message", failing)
+    page.send({"type": "ping", "id": 1})
+    assert "internal error handling the message: OverflowError" in page.error()
+    monkeypatch.undo()
+    page.send({"type": "ping", "id": 2})
+    assert page.json("pong")["id"] == 2
 
 
 def test_rate_limit(server, pages):

@@ -46,6 +46,7 @@ from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, NavSettings, Scene, SceneObject,
                           SearchRegion)
 from ..navigation.bake import bake
+from ..navigation.crowd import check_agent
 from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
@@ -272,7 +273,9 @@ class WorldNavigation:
     # ------------------------------------------------------------------------------------------- crowd
     def add_agent(self, position, radius: float, speed: float, arrival_distance: float, max_snap: float) -> int:
         """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
-        (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``)."""
+        (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers
+        are checked against before anything is baked)."""
+        check_agent(radius, speed, arrival_distance=arrival_distance)
         max_snap = check_finite("max_snap", max_snap, minimum=0.0, unit="m")
         point = np.array(check_point("position", position))
         if self.tiled is not None:

@@ -38,6 +38,7 @@ import numpy as np
 from ..attribute_state import attribute_state, number, restore_attributes, whole
 from ..errors import ParameterError, check_finite
 from ..navigation import CrowdEvent
+from ..navigation.crowd import AGENT_RADIUS, MAX_AGENT_SPEED, MAX_DISTANCE
 from .navigation import WorldNavigation
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
@@ -54,14 +55,15 @@ class NPCSettings:
     Parameters
     ----------
     speed : float
-        m/s (> 0): its top speed, measured on the x-z plane.
+        m/s (0 < speed <= 100, the crowd's ``MAX_AGENT_SPEED``): its top speed, measured on the x-z plane.
     arrival_radius : float
-        m (>= 0): the goal is reached when the NPC is this close to it (x-z).
+        m (0..1000, the crowd's ``MAX_DISTANCE``): the goal is reached when the NPC is this close to it (x-z).
     max_snap : float
         m (>= 0): how far the NPC may be placed from the navmesh (it stands on its nearest point); the crowd's
         ``max_snap`` (:data:`~voxelworld.game.navigation.CROWD_SETTINGS`) decides when a re-bake leaves it off.
     radius : float
-        m (> 0): the disc other NPCs keep out of (the navmesh is baked for an agent of 0.4 m).
+        m (0.01..10, the crowd's ``AGENT_RADIUS``): the disc other NPCs keep out of (the navmesh is baked for an
+        agent of 0.4 m).
     """
 
     speed: float = 1.5  # m/s
@@ -71,12 +73,12 @@ class NPCSettings:
 
     def __post_init__(self):
         object.__setattr__(self, "speed", check_finite("speed", self.speed, minimum=0.0, strict_minimum=True,
-                                                       unit="m/s"))
+                                                       maximum=MAX_AGENT_SPEED, unit="m/s"))
         object.__setattr__(self, "arrival_radius", check_finite("arrival_radius", self.arrival_radius,
-                                                                minimum=0.0, unit="m"))
+                                                                minimum=0.0, maximum=MAX_DISTANCE, unit="m"))
         object.__setattr__(self, "max_snap", check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"))
-        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, strict_minimum=True,
-                                                        unit="m"))
+        object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=AGENT_RADIUS[0],
+                                                        maximum=AGENT_RADIUS[1], unit="m"))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import base64
+import math
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +51,12 @@ from voxelworld.motion import quaternions as quat
 from voxelworld.motion.clip import PATHS, Channel, Clip
 from voxelworld.motion.skeleton import Pose, Skeleton
 
-__all__ = ["Character", "SkinnedMesh", "load_gltf", "skin", "MAX_UNBACKED_VALUES"]
+__all__ = ["Character", "SkinnedMesh", "load_gltf", "skin", "MAX_UNBACKED_VALUES", "QUATERNION_LENGTH"]
 
 MAX_UNBACKED_VALUES = 1 << 22
 """Most numbers an accessor without a buffer view (all zeros) may declare: 4 Mi values, 32 MiB as float64."""
+QUATERNION_LENGTH = (1e-6, 1e6)
+"""A node's rotation quaternion's length is more than the first and at most the second (glTF's are unit ones)."""
 
 _COMPONENTS = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 _NORMALIZE = {5120: (127.0, -1.0), 5121: (255.0, 0.0), 5122: (32767.0, -1.0), 5123: (65535.0, 0.0)}
@@ -381,8 +384,10 @@ class _Reader:
                                    node.translation if node.translation is not None else [0.0, 0.0, 0.0], 3)
         rotation = self.numbers(f"node {index} rotation",
                                 node.rotation if node.rotation is not None else [0.0, 0.0, 0.0, 1.0], 4)
-        if not np.linalg.norm(rotation) > 1e-6:
-            raise self.refuse(f"node {index} rotation", node.rotation, "a quaternion (x, y, z, w) of non-zero length")
+        low, high = QUATERNION_LENGTH
+        if not low < math.hypot(*rotation) <= high:  # hypot: [1e308, 1e308, 0, 1] has no length np.linalg can square
+            raise self.refuse(f"node {index} rotation", node.rotation, "a quaternion (x, y, z, w) of non-zero length, "
+                              f"more than {low:g} and at most {high:g} (glTF asks for unit quaternions)")
         scale = self.numbers(f"node {index} scale", node.scale if node.scale is not None else [1.0, 1.0, 1.0], 3)
         return translation, quat.normalize(rotation), scale
 

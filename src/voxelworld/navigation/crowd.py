@@ -48,13 +48,24 @@ from ._kernels import crowd as _crowd
 from .navmesh import NavMesh
 from .query import NavQuery
 
-__all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP"]
+__all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP", "AGENT_RADIUS", "AGENT_HEIGHT",
+           "MAX_AGENT_SPEED", "MAX_DISTANCE", "MAX_PRIORITY", "TIME_HORIZON", "MAX_COORDINATE", "check_agent"]
 
 AGENT_STATES = ("idle", "moving", "arrived", "blocked")  # no goal; on its way; at its goal; no path to it
 IDLE, MOVING, ARRIVED, BLOCKED = range(4)
 MAX_STEP = 1.0  # s: the longest step (avoidance and separation assume agents move less than a radius or so)
 PUSHED_OFF = 2.0  # an arrived agent pushed farther than this many arrival distances from its goal moves again
 LOST_REPLAN_INTERVAL = 0.5  # s: an agent out of sight of its next corner plans again at most this often
+# The ranges an agent's and a crowd's numbers are checked against: wide enough for anything that walks (a mouse to
+# a vehicle), narrow enough that the kernels' squares, sums and quotients of radii, speeds and distances stay
+# finite and well away from rounding to nothing (1e308 once gave NaN positions and a crash).
+AGENT_RADIUS = (0.01, 10.0)  # m: an agent's radius, least and most
+AGENT_HEIGHT = (0.01, 100.0)  # m: an agent's height, least and most
+MAX_AGENT_SPEED = 100.0  # m/s: an agent's top speed at most (360 km/h)
+MAX_DISTANCE = 1000.0  # m: an arrival distance and CrowdSettings' distances at most
+MAX_PRIORITY = 1e6  # an agent's priority lies within +-this (it only orders agents)
+TIME_HORIZON = (0.01, 60.0)  # s: CrowdSettings.time_horizon, least and most
+MAX_COORDINATE = 1e12  # m: an agent's or a path corner's |x| and |z| at most (offsets between them square finitely)
 
 
 @dataclass(frozen=True)
@@ -64,19 +75,19 @@ class CrowdSettings:
     Parameters
     ----------
     neighbour_distance : float
-        m (> 0): agents farther apart than this on the x-z plane do not avoid each other (nor turn for each
-        other, see ``keep_right``).
+        m (0 < d <= 1000, :data:`MAX_DISTANCE`): agents farther apart than this on the x-z plane do not avoid
+        each other (nor turn for each other, see ``keep_right``).
     max_neighbours : int
         1..64: the nearest neighbours each agent avoids.
     time_horizon : float
-        s (> 0): how far ahead avoidance keeps agents apart (longer: earlier, wider detours, but a dense crowd
-        freezes sooner).
+        s (0.01..60, :data:`TIME_HORIZON`): how far ahead avoidance keeps agents apart (longer: earlier, wider
+        detours, but a dense crowd freezes sooner).
     keep_right : float
         0..1: how far agents meeting oncoming ones turn to their right (up to 45 degrees at 1), so that
         opposite streams form lanes through a doorway instead of jamming in it; 0: not at all.
     give_way_distance : float
-        m (>= 0): an agent steps aside (to its right) for an oncoming one with the right of way this close ahead
-        (a higher priority, or the same and added earlier); 0: never.
+        m (0..1000): an agent steps aside (to its right) for an oncoming one with the right of way this close
+        ahead (a higher priority, or the same and added earlier); 0: never.
     yield_share : float
         0..0.5: between oncoming agents, the one with the right of way takes ``0.5 - yield_share`` of the
         avoidance and the other ``0.5 + yield_share`` (ORCA shares it half and half: 0), so that one stream
@@ -87,11 +98,11 @@ class CrowdSettings:
     separation_slack : float
         0..0.5: the separation pushes pairs apart to (1 + slack) times their radii's sum.
     slowdown_distance : float
-        m (>= 0): agents slow down within this distance of their goal.
+        m (0..1000): agents slow down within this distance of their goal.
     replans_per_step : int
         1..10000: paths planned again per step at most (the others wait their turn, in order).
     max_snap : float
-        m (>= 0): how far from the navmesh an agent may be added or moved (it is put on its nearest point);
+        m (0..1000): how far from the navmesh an agent may be added or moved (it is put on its nearest point);
         after a re-bake, an agent farther from the new navmesh is off it (it stands, ``"blocked"``).
     """
 
@@ -110,19 +121,21 @@ class CrowdSettings:
     def __post_init__(self):
         checked = {
             "neighbour_distance": check_finite("neighbour_distance", self.neighbour_distance, minimum=0.0,
-                                               strict_minimum=True, unit="m"),
+                                               maximum=MAX_DISTANCE, strict_minimum=True, unit="m"),
             "max_neighbours": check_integer("max_neighbours", self.max_neighbours, minimum=1, maximum=64),
-            "time_horizon": check_finite("time_horizon", self.time_horizon, minimum=0.0, strict_minimum=True,
-                                         unit="s"),
+            "time_horizon": check_finite("time_horizon", self.time_horizon, minimum=TIME_HORIZON[0],
+                                         maximum=TIME_HORIZON[1], unit="s"),
             "keep_right": check_finite("keep_right", self.keep_right, minimum=0.0, maximum=1.0),
-            "give_way_distance": check_finite("give_way_distance", self.give_way_distance, minimum=0.0, unit="m"),
+            "give_way_distance": check_finite("give_way_distance", self.give_way_distance, minimum=0.0,
+                                              maximum=MAX_DISTANCE, unit="m"),
             "yield_share": check_finite("yield_share", self.yield_share, minimum=0.0, maximum=0.5),
             "separation_iterations": check_integer("separation_iterations", self.separation_iterations, minimum=0,
                                                    maximum=64),
             "separation_slack": check_finite("separation_slack", self.separation_slack, minimum=0.0, maximum=0.5),
-            "slowdown_distance": check_finite("slowdown_distance", self.slowdown_distance, minimum=0.0, unit="m"),
+            "slowdown_distance": check_finite("slowdown_distance", self.slowdown_distance, minimum=0.0,
+                                              maximum=MAX_DISTANCE, unit="m"),
             "replans_per_step": check_integer("replans_per_step", self.replans_per_step, minimum=1, maximum=10000),
-            "max_snap": check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"),
+            "max_snap": check_finite("max_snap", self.max_snap, minimum=0.0, maximum=MAX_DISTANCE, unit="m"),
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -140,6 +153,24 @@ class CrowdEvent:
     kind: str
     position: tuple[float, float, float]
     time: float
+
+
+def check_agent(radius, speed, height=2.0, arrival_distance=None, priority=0.0) -> tuple[float, ...]:
+    """An agent's numbers (see :meth:`Crowd.add_agent`) as floats, ``(radius, speed, height, arrival_distance,
+    priority)`` (``arrival_distance`` None: the radius), or a ParameterError naming the first out of its range."""
+    radius = check_finite("radius", radius, minimum=AGENT_RADIUS[0], maximum=AGENT_RADIUS[1], unit="m")
+    speed = check_finite("speed", speed, minimum=0.0, maximum=MAX_AGENT_SPEED, unit="m/s")
+    height = check_finite("height", height, minimum=AGENT_HEIGHT[0], maximum=AGENT_HEIGHT[1], unit="m")
+    arrival = radius if arrival_distance is None else check_finite("arrival_distance", arrival_distance,
+                                                                    minimum=0.0, maximum=MAX_DISTANCE, unit="m")
+    priority = check_finite("priority", priority, minimum=-MAX_PRIORITY, maximum=MAX_PRIORITY)
+    return radius, speed, height, arrival, priority
+
+
+def _check_reach(parameter: str, points: np.ndarray, value) -> None:
+    """ParameterError unless every point's x and z lie within +-:data:`MAX_COORDINATE` m."""
+    if not np.all(np.abs(points.reshape(-1, 3)[:, [0, 2]]) <= MAX_COORDINATE):
+        raise ParameterError(parameter, value, f"points (m) whose x and z lie within +-{MAX_COORDINATE:g} m")
 
 
 def _finite_array(value) -> np.ndarray | None:
@@ -209,20 +240,17 @@ class Crowd:
 
     def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
                   arrival_distance: float | None = None, priority: float = 0.0) -> int:
-        """Add an agent standing at ``position`` (m; put on the navmesh's nearest point, at most
-        ``settings.max_snap`` m away), a disc of ``radius`` m (> 0) walking at most ``speed`` m/s (>= 0),
-        ``height`` m tall (> 0), at its goal within ``arrival_distance`` m of it (>= 0; default: its radius).
-        Between oncoming agents, the higher ``priority`` (a finite number) has the right of way, and on a tie
-        the one added earlier (see ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the
-        others avoid it on their own and the separation never pushes it (place it with :meth:`move_agent`).
-        Returns its id (ids are never used again);
-        it stands ``"idle"`` until :meth:`set_goal`."""
-        radius = check_finite("radius", radius, minimum=0.0, strict_minimum=True, unit="m")
-        speed = check_finite("speed", speed, minimum=0.0, unit="m/s")
-        height = check_finite("height", height, minimum=0.0, strict_minimum=True, unit="m")
-        arrival = radius if arrival_distance is None else check_finite("arrival_distance", arrival_distance,
-                                                                        minimum=0.0, unit="m")
-        priority = check_finite("priority", priority)
+        """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
+        navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10,
+        :data:`AGENT_RADIUS`) walking at most ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall
+        (0.01..100, :data:`AGENT_HEIGHT`), at its goal within ``arrival_distance`` m of it (0..1000,
+        :data:`MAX_DISTANCE`; default: its radius). Between oncoming agents, the higher ``priority`` (-1e6..1e6,
+        :data:`MAX_PRIORITY`) has the right of way, and on a tie the one added earlier (see
+        ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the others avoid it on their own
+        and the separation never pushes it (place it with :meth:`move_agent`). A number out of its range is a
+        ParameterError naming it (:func:`check_agent`). Returns its id (ids are never used again); it stands
+        ``"idle"`` until :meth:`set_goal`."""
+        radius, speed, height, arrival, priority = check_agent(radius, speed, height, arrival_distance, priority)
         point, polygon = self._snap("position", position)
         agent = self._next_id
         row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE,
@@ -290,6 +318,7 @@ class Crowd:
 
     def _snap(self, parameter: str, value) -> tuple[np.ndarray, int]:
         point = np.array(check_point(parameter, value))
+        _check_reach(parameter, point, value)
         snapped, polygon = self._query.nearest_point(point)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= self.settings.max_snap:
             raise ParameterError(parameter, tuple(point.tolist()),
@@ -356,16 +385,19 @@ class Crowd:
 
     def restore_agent(self, agent: int, state) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
-        before anything changes, for a missing key or a value out of range."""
+        before anything changes, for a missing key or a value out of range (a position or path corner beyond
+        :data:`MAX_COORDINATE`, a velocity longer than twice :data:`MAX_AGENT_SPEED`)."""
         row = self._row(agent)
         keys = ("position", "velocity", "polygon", "state", "goal", "path", "planned_at", "replan_turn")
         if not isinstance(state, dict) or any(key not in state for key in keys):
             raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
                                  f"a mapping with the keys {', '.join(keys)}")
         position = np.array(check_point("state['position']", state["position"]))
+        _check_reach("state['position']", position, state["position"])
         velocity = _finite_array(state["velocity"])
-        if velocity is None or velocity.shape != (2,):
-            raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z)")
+        if velocity is None or velocity.shape != (2,) or not np.hypot(*velocity) <= 2.0 * MAX_AGENT_SPEED:
+            raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z) of a "
+                                 f"length <= {2.0 * MAX_AGENT_SPEED} (twice the top speed any agent may have)")
         polygon = check_integer("state['polygon']", state["polygon"], minimum=-1, maximum=self.mesh.polygon_count - 1)
         if state["state"] not in AGENT_STATES:
             raise ParameterError("state['state']", state["state"], f"one of {', '.join(AGENT_STATES)}")
@@ -375,6 +407,7 @@ class Crowd:
         if path is None or path.ndim != 2 or path.shape[1] != 3 or (walking and not (len(path) and goal is not None)):
             raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m), with corners "
                                  "(and a goal) while moving or arrived")
+        _check_reach("state['path']", path, state["path"])
         planned_at = float(state["planned_at"])
         if planned_at != planned_at or planned_at == np.inf:
             raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")

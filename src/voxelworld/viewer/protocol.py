@@ -145,7 +145,10 @@ def _number(where: str, value: object, low: float, high: float) -> float:
     legal = f"a number in [{low:g}, {high:g}]"
     if type(value) not in (int, float):  # bool is an int to Python, not to us
         raise _bad(where, value, legal)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of 309 digits or more: past every float, so past every range
+        raise _bad(where, value, legal) from None
     if not math.isfinite(number) or not low <= number <= high:
         raise _bad(where, value, legal)
     return number

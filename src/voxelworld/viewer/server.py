@@ -316,15 +316,14 @@ class PlayServer:
             self._error(client, f"rate limit: more than {MAX_MESSAGES_PER_SECOND} messages a second on this "
                                 "connection; message dropped")
             return
+        message = text if text is not None else (data or b"")
         try:
-            message = parse_client_message(text if text is not None else (data or b""))
-        except ProtocolError as error:
-            self._error(client, str(error))
-            return
-        try:
+            message = parse_client_message(message)
             self._act(client, message)
-        except Exception as error:  # never let a message take the server down
-            logger.exception("page %d: handling %r failed", client.id, message)
+        except ProtocolError as error:  # a bad message, or one this server refuses (saving off)
+            self._error(client, str(error))
+        except Exception as error:  # never let a message take the server down, nor end its page's session
+            logger.exception("page %d: handling %.200r failed", client.id, message)
             self._error(client, f"internal error handling the message: {type(error).__name__}: {error}")
 
     def _act(self, client: _Client, message) -> None:

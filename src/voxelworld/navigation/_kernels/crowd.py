@@ -28,6 +28,8 @@ from .orca import agent_line, solve_velocity
 SLIDES = 3  # edges a move may slide along after the first one stops it
 SEPARATED = 1e-3  # m: overlaps no deeper than this end the separation's passes
 INSET = 1e-9  # m: a move ends at least this far inside its polygon (an exact walk trusts its start to be in it)
+PART_TIME = 1e-3  # s: overlapping agents part within the step, but within no less than this (a step of 1e-300 s
+#                 would ask for an infinite velocity; any parting velocity this asks for is past every top speed)
 
 
 class AvoidanceSettings(NamedTuple):
@@ -55,7 +57,9 @@ def agent_grid(position, cell):
         z0, z1 = min(z0, position[a, 2]), max(z1, position[a, 2])
     if n == 0:
         x0, z0, x1, z1 = 0.0, 0.0, 0.0, 0.0
-    while (math.floor((x1 - x0) / cell) + 1) * (math.floor((z1 - z0) / cell) + 1) > 4 * n + 16:
+    # In floats: numba's math.floor gives an int64, and 5 m over cells of 5e-324 m is no int64 (it wrapped to a
+    # grid of garbage size, and the neighbours' loops read past its ends).
+    while (np.floor((x1 - x0) / cell) + 1.0) * (np.floor((z1 - z0) / cell) + 1.0) > 4 * n + 16:
         cell *= 2.0
     nx, nz = int(math.floor((x1 - x0) / cell)) + 1, int(math.floor((z1 - z0) / cell)) + 1
     cell_start = np.zeros(nx * nz + 1, np.int64)
@@ -287,8 +291,9 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
     velocities point apart by more than 90 degrees) the one with the right of way takes ``0.5 - yield_share``
     of the avoidance and the other ``0.5 + yield_share``; otherwise each takes half, and all of it against a
     neighbour whose top speed is 0 (an obstacle). An agent off the mesh stands. ``settings``: an
-    ``AvoidanceSettings``."""
+    ``AvoidanceSettings``; overlapping agents part within ``dt`` s (at least ``PART_TIME``)."""
     n = position.shape[0]
+    part_time = max(dt, PART_TIME)
     room = settings.max_neighbours
     lines, projected = np.empty((room, 4)), np.empty((room, 4))
     near, near_d2 = np.empty(room, np.int64), np.empty(room)
@@ -307,7 +312,7 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
                 share += -settings.yield_share if first_of(priority, a, b) else settings.yield_share
             agent_line(position[a, 0], position[a, 2], velocity[a, 0], velocity[a, 1], radius[a],
                        position[b, 0], position[b, 2], velocity[b, 0], velocity[b, 1], radius[b],
-                       settings.time_horizon, dt, share, lines, m)
+                       settings.time_horizon, part_time, share, lines, m)
         wished_velocity(position, preferred, priority, speed, a, near, count, settings.neighbour_distance,
                         settings.keep_right, settings.give_way_distance, wish)
         solve_velocity(lines, count, speed[a], wish[0], wish[1], projected, result)
@@ -317,7 +322,9 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
 @njit(cache=True)
 def integrate(polygons, links, portal_segments, position, polygon, chosen, dt, velocity):
     """Move every agent on the mesh by its chosen velocity for ``dt`` s; ``velocity`` becomes what it really
-    moved (m/s; less where an edge stopped or turned it)."""
+    moved (m/s; less where an edge stopped or turned it), or the chosen one where that is longer (the nudges
+    that keep a move INSET inside its polygon, over a tiny step: 1e-9 m in 1e-300 s is no velocity to avoid
+    with)."""
     out = np.empty(2)
     for a in range(position.shape[0]):
         q = polygon[a]
@@ -326,7 +333,10 @@ def integrate(polygons, links, portal_segments, position, polygon, chosen, dt, v
             continue
         x, z = position[a, 0], position[a, 2]
         q = move_on_mesh(polygons, links, portal_segments, q, x, z, chosen[a, 0] * dt, chosen[a, 1] * dt, out)
-        velocity[a, 0], velocity[a, 1] = (out[0] - x) / dt, (out[1] - z) / dt
+        vx, vz = (out[0] - x) / dt, (out[1] - z) / dt
+        if vx * vx + vz * vz > chosen[a, 0] * chosen[a, 0] + chosen[a, 1] * chosen[a, 1]:
+            vx, vz = chosen[a, 0], chosen[a, 1]
+        velocity[a, 0], velocity[a, 1] = vx, vz
         position[a, 0], position[a, 2] = out[0], out[1]
         polygon[a] = q
 
