@@ -210,7 +210,7 @@ SMALL_WORLD = ["--size", "64", "--height", "32", "--seed", "3"]
 
 
 def main_in_child(argv: list[str], guarded: bool = True, timeout: float = 120.0):
-    from .io.child import run_python
+    from .child import run_python
 
     return run_python(MAIN.format(argv=[str(a) for a in argv]), timeout=timeout, guarded=guarded)
 

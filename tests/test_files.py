@@ -12,7 +12,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.files import write_atomically, write_target
 
-from .io.child import run_python
+from .child import run_python
 
 
 def test_writes_the_whole_file_with_ordinary_permissions(tmp_path):

@@ -13,7 +13,7 @@ from voxelworld.io import save_world
 from voxelworld.terrain import GeneratorSettings, generate_world
 from voxelworld.terrain.base import MAX_AXIS_VOXELS
 
-from ..terrain.child import refusal
+from ..child import refusal
 from .forge import copy_of, set_in_state, state_row
 
 LOAD = "from voxelworld.io import load_world"

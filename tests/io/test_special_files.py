@@ -9,7 +9,7 @@ import json
 import os
 import stat
 
-from .child import run_python
+from ..child import run_python
 
 SAVE = """
 import json

@@ -5,10 +5,6 @@ child process, bounds checked, with a time limit) keeps the agents finite and on
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -16,6 +12,8 @@ from voxelworld.errors import ParameterError
 from voxelworld.navigation import Crowd, CrowdSettings, WalkableGrid, navmesh_from_grids
 from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_COORDINATE, MAX_DISTANCE,
                                          MAX_PRIORITY, TIME_HORIZON)
+
+from ..child import run_child
 
 
 def field(size: float = 10.0):
@@ -161,7 +159,6 @@ def test_the_ends_of_every_range_step_finite_and_on_the_mesh(tmp_path):
     """Bounds checked in earnest: numba's cache keys a kernel on its signature and CPU, not on NUMBA_BOUNDSCHECK,
     so a child reading the suite's cache would run unchecked code (a read past an array's end then crashes the
     child now and then, or passes); its own empty cache makes it compile checked code (about two minutes)."""
-    child = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", CHILD], capture_output=True,
-                           text=True, timeout=900, env={**os.environ, "NUMBA_BOUNDSCHECK": "1",
-                                                        "NUMBA_CACHE_DIR": str(tmp_path / "numba")})
+    child = run_child(["-W", "error::RuntimeWarning", "-c", CHILD], 900,
+                      env={"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")})
     assert child.returncode == 0 and child.stdout.strip() == "ok", child.stderr[-3000:]

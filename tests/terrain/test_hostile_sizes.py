@@ -17,7 +17,7 @@ from voxelworld.terrain import base
 from voxelworld.terrain.base import (MAX_AXIS_VOXELS, MAX_CHUNKS, MAX_COORDINATE, MAX_VOXEL_SIZE, MIN_VOXEL_SIZE,
                                      check_volume_size)
 
-from .child import refusal
+from ..child import refusal
 
 TERRAIN = "from voxelworld.terrain import SparseVolume, VoxelVolume, GeneratorSettings"
 
