@@ -100,8 +100,8 @@ EXTREME_WHOLES = (2 ** 62, -(2 ** 62), 2 ** 53 + 1, -1)
 
 def numeric(value) -> bool:
     """A number or a float64 array of a state row (as the file holds them)."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
-        isinstance(value, dict) and value.get("$") in ("float", "ndarray") and value.get("dtype", "float64") == "float64")
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (isinstance(value, dict) and value.get(
+        "$") in ("float", "ndarray") and value.get("dtype", "float64") == "float64")
 
 
 @st.composite

@@ -115,7 +115,8 @@ def outcomes(saved):
                                             cases.items()]),
                           capture_output=True, text=True, timeout=1800)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert lines and lines[-1] == {"done": True}, f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    assert lines and lines[-1] == {"done": True}, (
+        f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}")
     return cases, {line["id"]: line for line in lines[:-1]}
 
 

@@ -52,7 +52,7 @@ from functools import cache, partial
 import numpy as np
 
 from ..attribute_state import (array, attribute_state, flag, instance, number, optional, restore_attributes,
-                               sequence, whole)
+                               sequence)
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,

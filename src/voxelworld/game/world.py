@@ -141,7 +141,7 @@ class World:
         Seed (>= 0) of ``world.rng``, the one random generator handlers draw from.
     settings : WorldSettings
     spawn : (3,) float, optional
-        The player's feet position (m); by default on the surface at the middle of the volume.
+        The player's feet (m; in the volume's box or 64 m around it); by default on the surface mid-volume.
     spawn_yaw : float
         The player's view yaw (degrees).
 
