@@ -221,13 +221,16 @@ def count() -> Check:
     return whole(0, MAX_COUNT)
 
 
-def bounded(shape: tuple, limit: float, unit: str) -> Check:
-    """A float64 array of ``shape`` whose every value lies within ±``limit`` (``unit``)."""
+def bounded(shape: tuple, limit: float, unit: str, minimum: float | None = None) -> Check:
+    """A float64 array of ``shape`` whose every value lies within ±``limit`` (``unit``), or in [``minimum``,
+    ``limit``] when ``minimum`` is given."""
+    low = -limit if minimum is None else minimum
     def check(name, value):
         array(shape)(name, value)
-        legal = f"a float64 array of shape {shape}, every value within ±{limit} {unit}"
-        check_range(name, tuple(value.ravel().tolist()) if value.size <= 8 else "an array", legal,
-                    bool(np.all(np.abs(value) <= limit)))
+        legal = f"a float64 array of shape {shape}, every value " + (
+            f"within ±{limit} {unit}" if minimum is None else f"in [{minimum}, {limit}] {unit}")
+        check_range(name, tuple(value.ravel().tolist()) if value.size <= 8 else "an array", legal.rstrip(),
+                    bool(np.all((value >= low) & (value <= limit))))
     return check
 
 
