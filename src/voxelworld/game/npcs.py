@@ -126,7 +126,7 @@ class NPC:
     STATE_ATTRIBUTES = ("replans", "time")
     # Ranges (voxelworld.game.state_checks): replans a count, time a time; of its walk (the crowd checks the rest):
     # position, goal and path within the world's box grown by POSITION_MARGIN, velocity within ±MAX_SPEED,
-    # planned_at a time, replan_turn at most MAX_COUNT.
+    # planned_at a time (or -inf: never), replan_turn at most MAX_COUNT.
     STATE_CHECKS = {"replans": count(), "time": seconds()}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "agent")
 
@@ -176,8 +176,8 @@ class NPC:
         if isinstance(walk.get("velocity"), np.ndarray) and walk["velocity"].shape == (2,):
             speed((2,))("state['velocity']", walk["velocity"])
         if isinstance(walk.get("planned_at"), (int, float)):
-            check_range("state['planned_at']", walk["planned_at"], f"a time (s) in [0, {MAX_SECONDS}]",
-                        0.0 <= walk["planned_at"] <= MAX_SECONDS)
+            check_range("state['planned_at']", walk["planned_at"], f"a time (s) in [0, {MAX_SECONDS}], or -inf (never)",
+                        walk["planned_at"] == -np.inf or 0.0 <= walk["planned_at"] <= MAX_SECONDS)
         if isinstance(walk.get("replan_turn"), int):
             check_range("state['replan_turn']", walk["replan_turn"], f"a whole number <= {MAX_COUNT}",
                         walk["replan_turn"] <= MAX_COUNT)

@@ -125,7 +125,7 @@ class PlayerActions:
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
     # Ranges (voxelworld.game.state_checks): times (held_time, objects' age and flight_time) in [0, MAX_SECONDS],
     # counters in [0, MAX_COUNT]; the objects' and treasures' positions within the world's box grown by
-    # POSITION_MARGIN and their velocities within ±MAX_SPEED; at most max_bullets bullets; treasures opened once.
+    # POSITION_MARGIN and their velocities within ±MAX_SPEED; at most max_bullets bullets.
     STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
                                      held_time=seconds(), updates=count(), bullets=sequence(text()),
                                      said=sequence(text())),
@@ -156,12 +156,9 @@ class PlayerActions:
 
     def _check_places(self, name: str, state) -> None:
         """The places of a state within the world's box (once attached), the objects' velocities in range, the
-        bullets no more than suck carries, the treasures opened ones placed, each once."""
+        bullets no more than suck carries."""
         bullets, most = len(state["suck"].bullets), self.settings.suck.max_bullets
         check_range(f"{name}['suck'].bullets", f"{bullets} bullets", f"at most max_bullets = {most}", bullets <= most)
-        placed, opened = len(state["deformation"].treasures), state.get("opened_treasures", ())
-        check_range(f"{name}['opened_treasures']", opened, f"indices of the {placed} treasures placed, each once",
-                    len(set(opened)) == len(opened) and all(n < placed for n in opened))
         items = [state["held"]] if state["held"] is not None else []
         for n, item in enumerate(items + state["objects"]):
             where = f"{name}['held']" if n < len(items) else f"{name}['objects'][{n - len(items)}]"
