@@ -42,7 +42,7 @@ from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Tr
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard
-from .state_checks import check_inside, count, seconds, speed, world_box
+from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
 
@@ -124,8 +124,9 @@ class PlayerActions:
     STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
     # Ranges (voxelworld.game.state_checks): times (held_time, objects' age and flight_time) in [0, MAX_SECONDS],
-    # counters in [0, MAX_COUNT]; the objects' and treasures' positions within the world's box grown by
-    # POSITION_MARGIN and their velocities within ±MAX_SPEED; at most max_bullets bullets.
+    # counters in [0, MAX_COUNT]; the treasures' positions within the world's box grown by POSITION_MARGIN, the
+    # objects' by that and how far one flies before it is lost (settings.throw: 2 * speed and gravity for
+    # max_flight_time), their velocities within ±MAX_SPEED; at most max_bullets bullets.
     STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
                                      held_time=seconds(), updates=count(), bullets=sequence(text()),
                                      said=sequence(text())),
@@ -160,11 +161,13 @@ class PlayerActions:
         bullets, most = len(state["suck"].bullets), self.settings.suck.max_bullets
         check_range(f"{name}['suck'].bullets", f"{bullets} bullets", f"at most max_bullets = {most}", bullets <= most)
         items = [state["held"]] if state["held"] is not None else []
+        throw = self.settings.throw  # an object flies (off the world's side too) until max_flight_time is over
+        flight = 2.0 * throw.speed * throw.max_flight_time + 0.5 * throw.gravity * throw.max_flight_time ** 2
         for n, item in enumerate(items + state["objects"]):
             where = f"{name}['held']" if n < len(items) else f"{name}['objects'][{n - len(items)}]"
             speed()(f"{where}.object.velocity", np.array(item.object.velocity, dtype=np.float64))
             if self._box is not None:
-                check_inside(f"{where}.object.position", item.object.position, self._box)
+                check_inside(f"{where}.object.position", item.object.position, self._box, POSITION_MARGIN + flight)
         for n, treasure in enumerate(state["deformation"].treasures if self._box is not None else ()):
             check_inside(f"{name}['deformation'].treasures[{n}].position", treasure.position, self._box)
 

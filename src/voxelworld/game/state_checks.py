@@ -30,7 +30,7 @@ from ..attribute_state import MAX_COUNT, MAX_SECONDS, MAX_SPEED, array, bounded,
 from ..errors import check_range
 
 __all__ = ["MAX_SECONDS", "MAX_COUNT", "MAX_SPEED", "POSITION_MARGIN", "seconds", "count", "speed", "bounded",
-           "world_box", "check_inside", "check_direction_state", "check_frame_length"]
+           "world_box", "check_inside", "check_direction_state", "check_world_state"]
 
 POSITION_MARGIN = 64.0  # m: how far outside the world's box a point of a state may lie (jumps, flights, the sky)
 
@@ -56,7 +56,14 @@ def check_direction_state(name: str, value) -> None:
                 value[1] == 0.0 and abs(float(np.hypot(value[0], value[2])) - 1.0) <= 1e-9)
 
 
-def check_frame_length(world, name: str, state) -> None:
-    """A world's state: the last frame's length ``dt`` is one its ``settings.max_dt`` allows."""
+def check_world_state(world, name: str, state) -> None:
+    """A world's state: the last frame's length ``dt`` is one its ``settings.max_dt`` allows; the places its
+    snapshot shows (the player, the camera, the characters) lie within the world's box (its objects: as the actions'
+    state holds them)."""
     check_range(f"{name}['dt']", state["dt"], f"a number in [0, max_dt = {world.settings.max_dt}] (s)",
                 state["dt"] <= world.settings.max_dt)
+    snapshot, box = state["snapshot"], world_box(world.volume)
+    check_inside(f"{name}['snapshot'].player_position", snapshot.player_position, box)
+    check_inside(f"{name}['snapshot'].camera_eye", snapshot.camera_eye, box)
+    for n, character in enumerate(snapshot.characters):
+        check_inside(f"{name}['snapshot'].characters[{n}].position", character.position, box)

@@ -72,7 +72,7 @@ from .player import Player
 from .poses import pose_characters
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
-from .state_checks import check_frame_length, check_inside, count, seconds
+from .state_checks import check_inside, check_world_state, count, seconds
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
@@ -183,7 +183,7 @@ class World:
                         "rebuilt_chunks", "_snapshot")
     STATE_CHECKS = {"seed": whole(0), "frame": count(), "time": seconds(), "dt": seconds(), "inputs": instance(Inputs),
                     "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
-                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_frame_length,
+                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
                     "snapshot": instance(Snapshot, frame=count(), time=seconds())}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
