@@ -336,7 +336,7 @@ class ChainsawEnemy:
         if state["goal"] is not None:
             check_inside(f"{name}['goal']", state["goal"], box)
         if state["cut_span"] is not None:
-            reach = float(np.abs(np.concatenate(box)).max()) * np.sqrt(2.0) + POSITION_MARGIN
+            reach = (float(np.abs(np.concatenate(box)).max()) + POSITION_MARGIN) * np.sqrt(2.0)  # hypot(x, z) at most
             span = state["cut_span"]
             check_range(f"{name}['cut_span']", tuple(span.tolist()), f"two places along the wall, in order, within "
                         f"±{reach:.6g} m", bool(-reach <= span[0] <= span[1] <= reach))

@@ -23,7 +23,7 @@ import numpy as np
 from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
 from ..errors import ParameterError, check_finite, check_point, check_range
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
-from .state_checks import check_inside, speed
+from .state_checks import POSITION_MARGIN, check_inside, speed
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
 
@@ -114,8 +114,8 @@ def _check_state(player: Player, name: str, state) -> None:
         check_finite(f"{name}[{key!r}]", state[key], maximum=maximum, unit=unit)
     if player.bounds is not None:
         check_inside(f"{name}['position']", state["position"], player.bounds)
-        size = float(np.hypot(*(player.bounds[1] - player.bounds[0])[[0, 2]]))
-        check_finite(f"{name}['moved']", state["moved"], maximum=size, unit="m")  # a frame's walk: inside the box
+        size = float(np.hypot(*(player.bounds[1] - player.bounds[0] + 2 * POSITION_MARGIN)[[0, 2]]))
+        check_finite(f"{name}['moved']", state["moved"], maximum=size, unit="m")  # a frame's walk: in that box
 
 
 class Player:
@@ -142,8 +142,8 @@ class Player:
     STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
     # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
     # Ranges: position within the world's box grown by POSITION_MARGIN; velocity within ±MAX_SPEED on each axis;
-    # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the box's
-    # diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
+    # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the grown
+    # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
     STATE_CHECKS = {"position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
                     "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
                     "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
