@@ -316,7 +316,8 @@ class ChainsawEnemy:
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key.
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md).
 
         The facing is taken as it is, bit for bit (the constructor normalises the facing it is given, which may
         move the last bit of a unit vector); another facing than the constructor's builds the body again at the

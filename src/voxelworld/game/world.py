@@ -271,8 +271,8 @@ class World:
                                                                 "collider_chunks": tuple(self._collider_key[0])}
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError,
-        before anything changes, for a missing key, an unknown bit generator or a chunk outside the grid."""
+        """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError, before
+        anything changes, for a missing key, a value out of range, an unknown bit generator or a chunk off the grid."""
         if not (isinstance(state, Mapping) and "rng" in state and "collider_chunks" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys rng, collider_chunks (and STATE_ATTRIBUTES)")
