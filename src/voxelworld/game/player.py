@@ -23,7 +23,7 @@ import numpy as np
 from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
 from ..errors import ParameterError, check_finite, check_point, check_range
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
-from .state_checks import POSITION_MARGIN, check_inside, speed
+from .state_checks import MAX_SPEED, POSITION_MARGIN, check_inside, speed
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
 
@@ -39,7 +39,8 @@ MAX_FOOTSTEPS = 4
 
 @dataclass(frozen=True)
 class PlayerSettings:
-    """The player's body and abilities; every field is checked on construction (its unit in the comment).
+    """The player's body and abilities; every field is checked on construction (its unit in the comment; speeds
+    at most :data:`~voxelworld.game.state_checks.MAX_SPEED`, 1000 m/s).
 
     Examples
     --------
@@ -77,10 +78,12 @@ class PlayerSettings:
                                       ("regeneration", 0.0, False), ("stamina_event_step", 0.0, True),
                                       ("contact_skin", 0.0, False)):
             unit = "" if name.startswith("stamina") else "m"
+            fast = name in ("walk_speed", "jump_speed", "max_fall_speed")  # a state's velocity stays within MAX_SPEED
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=minimum,
-                                                        strict_minimum=strict, unit=unit))
+                                                        maximum=MAX_SPEED if fast else None, strict_minimum=strict,
+                                                        unit="m/s" if fast else unit))
         object.__setattr__(self, "sprint_speed", check_finite("sprint_speed", self.sprint_speed,
-                                                              minimum=self.walk_speed, unit="m/s"))
+                                                              minimum=self.walk_speed, maximum=MAX_SPEED, unit="m/s"))
         object.__setattr__(self, "max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=89.0,
                                                            unit="degrees"))
         lowest = 2 * self.radius + self.step_height
