@@ -1,8 +1,8 @@
 """Run as a script by test_state_extremes.py: for each forged case (a state row's field set to an extreme value),
 load the forged world file and, unless it is refused, step it once, each under a time limit of its own.
 
-``python state_extremes.py WORLD_FILE SCRATCH_FOLDER`` with the cases on stdin as JSON (a list of
-``[id, row, keys, value]``); prints a JSON line per case: ``{"id", "outcome", "message", "seconds"}`` where
+``python state_extremes.py SCRATCH_FOLDER`` with the cases on stdin as JSON (a list of
+``[id, world file, row, keys, value]``); prints a JSON line per case: ``{"id", "outcome", "message", "seconds"}`` where
 ``outcome`` is ``refused`` (FormatError, ``message`` its text), ``stepped`` (``seconds`` the step's own time,
 measured here so that the import and the load do not count), ``hung`` (the load or the step ran past its limit)
 or ``error`` (another exception). Run in a separate process so that a hang in a kernel, a crash or an event list
@@ -45,8 +45,8 @@ def within(seconds: float, work):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def run(source: Path, scratch: Path, case) -> dict:
-    ident, row, keys, value = case
+def run(scratch: Path, case) -> dict:
+    ident, source, row, keys, value = case
     path = copy_of(source, scratch / "forged.vxw")
     set_in_state(path, row, keys, value)
     try:
@@ -70,7 +70,7 @@ def run(source: Path, scratch: Path, case) -> dict:
 if __name__ == "__main__":
     signal.signal(signal.SIGALRM, _late)
     faulthandler.dump_traceback_later(600, exit=True)  # a hang the alarm cannot stop (in a kernel): its stack
-    source, scratch = Path(sys.argv[1]), Path(sys.argv[2])
+    scratch = Path(sys.argv[1])
     for case in json.load(sys.stdin):
-        print(json.dumps(run(source, scratch, case)), flush=True)
+        print(json.dumps(run(scratch, case)), flush=True)
     print(json.dumps({"done": True}), flush=True)

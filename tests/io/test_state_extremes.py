@@ -1,6 +1,6 @@
 """World state forged at its extremes (issue 30, item 1): every number of the state rows of a small saved world
-(the player, the world, the actions, the cast, its NPCs and enemies and their motion, the navigation) is set, in
-turn, to finite extremes (±1e308, -0.0, huge positions, negative times, huge counts), the way a hostile user edits a
+(the player, the world, the actions, the cast, its NPCs and enemies and their motion, the navigation), and those
+only a scripted session's world holds (loose objects, patrols, awards, a cut along the wall), is set, in turn, to finite extremes (±1e308, -0.0, huge positions, negative times, huge counts), the way a hostile user edits a
 file, checksums passing. Each forged file is refused by :func:`load_world` with a FormatError naming the field, or
 loads a world whose next step returns within 1 s. A player row whose ``stride_left`` was -1e300 made the first
 step emit footsteps for ever.
@@ -24,6 +24,7 @@ from voxelworld.io import save_world
 
 from ..motion.test_hostile_files import child_environment
 from .forge import copy_of, set_in_state, state_row
+from .scenario import MOMENTS, play, scenario_world
 from .test_hostile import refused, small_world
 
 CHILD = Path(__file__).with_name("state_extremes.py")
@@ -68,8 +69,9 @@ def extremes(value) -> list:
 
 def places(data, keys=(), name=None):
     """Every place (keys) of a number or an array in a state row, with the field it belongs to (the innermost
-    key or the key of a ``{"$": "dict"}`` item); of a list, its first item only (the others are alike)."""
-    if isinstance(data, dict) and (data.get("$") in ("ndarray", "float") or "$" not in data or data["$"] != "dict"):
+    key or the key of a ``{"$": "dict"}`` item); of a list longer than a pair, its first item only (the others
+    are alike)."""
+    if isinstance(data, dict) and data.get("$") != "dict":
         if data.get("$") in ("ndarray", "float"):
             yield list(keys), name, data
             return
@@ -79,23 +81,31 @@ def places(data, keys=(), name=None):
     elif isinstance(data, dict):  # {"$": "dict", "items": [[key, value], ...]}
         for n, (key, value) in enumerate(data["items"][:8]):
             yield from places(value, (*keys, "items", n, 1), key if isinstance(key, str) else name)
-    elif isinstance(data, list):
-        for n, value in enumerate(data[:1]):
+    elif isinstance(data, list):  # a pair whole (a name and its amount), of a longer list its first item
+        for n, value in enumerate(data[:2] if len(data) == 2 else data[:1]):
             yield from places(value, (*keys, n), name)
     else:
         yield list(keys), name, data
 
 
-def forged_cases(path) -> dict:
-    """id -> (row, keys, value, words) for every number of the state rows at each of its extremes; ``words``: what
-    a refusal must name (the row and the field; nothing more for settings)."""
+def signature(row: str, keys) -> tuple:
+    """A place's keys without list indices: the same field of another item or another world."""
+    return (row, *(key for key in keys if isinstance(key, str)))
+
+
+def forged_cases(path, besides=frozenset()) -> dict:
+    """id -> (path, row, keys, value, words) for every number of the state rows of the world file ``path`` (but
+    the places of ``besides``, signatures) at each of its extremes; ``words``: what a refusal must name (the
+    field; nothing more for settings)."""
     cases = {}
     for row in ROWS:
         for keys, field, value in places(state_row(path, row)):
+            if signature(row, keys) in besides:
+                continue
             settings = any(key in SETTINGS for key in keys)
             words = [] if settings else [NAMED.get((row, field), field)]
             for n, forged in enumerate(extremes(value)):
-                cases[f"{row}.{'.'.join(map(str, keys))}#{n}"] = (row, keys, forged, words)
+                cases[f"{path.stem}:{row}.{'.'.join(map(str, keys))}#{n}"] = (str(path), row, keys, forged, words)
     return cases
 
 
@@ -108,10 +118,14 @@ def saved(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def outcomes(saved):
-    path, folder = saved, saved.parent
-    cases = forged_cases(path)
-    done = subprocess.run([sys.executable, str(CHILD), str(path), str(folder)], env=child_environment(),
-                          input=json.dumps([[ident, row, keys, value] for ident, (row, keys, value, _) in
+    """The small world's every state number, then those only the session of tests/io/scenario.py holds when a
+    piece it pulled out is flying (loose objects, patrols, a pending re-bake, a cut along the wall, awards)."""
+    session = saved.with_name("session.vxw")
+    save_world(play(scenario_world(), MOMENTS["piece flying"][0]), session)
+    cases = forged_cases(saved)
+    cases |= forged_cases(session, {signature(row, keys) for _, row, keys, _, _ in cases.values()})
+    done = subprocess.run([sys.executable, str(CHILD), str(saved.parent)], env=child_environment(),
+                          input=json.dumps([[ident, path, row, keys, value] for ident, (path, row, keys, value, _) in
                                             cases.items()]),
                           capture_output=True, text=True, timeout=1800)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -122,9 +136,9 @@ def outcomes(saved):
 
 def test_every_state_number_at_its_extremes_is_refused_naming_it_or_steps_in_time(outcomes):
     cases, results = outcomes
-    assert len(cases) > 150  # every row's numbers (about 250 cases when this was written)
+    assert len(cases) > 400  # every row's numbers (543 cases when this was written)
     wrong = []
-    for ident, (row, keys, value, words) in cases.items():
+    for ident, (_, row, keys, value, words) in cases.items():
         result = results[ident]
         if result["outcome"] == "refused":
             if not all(word in result["message"] for word in words):
