@@ -1,7 +1,8 @@
 """World state forged at its extremes (issue 30, item 1): every number of the state rows of a small saved world
 (the player, the world, the actions, the cast, its NPCs and enemies and their motion, the navigation), and those
-only a scripted session's world holds (loose objects, patrols, awards, a cut along the wall), is set, in turn, to finite extremes (±1e308, -0.0, huge positions, negative times, huge counts), the way a hostile user edits a
-file, checksums passing. Each forged file is refused by :func:`load_world` with a FormatError naming the field, or
+only a scripted session's world holds (loose objects, patrols, awards, a cut along the wall), is set, in turn, to
+finite extremes (±1e308, -0.0, huge positions, negative times, huge counts), the way a hostile user edits a file,
+checksums passing. Each forged file is refused by :func:`load_world` with a FormatError naming the field, or
 loads a world whose next step returns within 1 s. A player row whose ``stride_left`` was -1e300 made the first
 step emit footsteps for ever.
 
