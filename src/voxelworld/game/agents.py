@@ -111,6 +111,8 @@ class Agents:
                 value = getattr(motion, key if key in ("world", "part_segment") else f"_{key}")
                 if value is not None:
                     check_inside(f"{where}[{key!r}]", value[:, :3, 3] if key == "world" else value, box)
+            if motion.contact is not None:
+                check_inside(f"{where}['contact'].point", motion.contact.point, box)
 
     def _names(self) -> set[str]:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}

@@ -57,12 +57,17 @@ def check_direction_state(name: str, value) -> None:
 
 
 def check_world_state(world, name: str, state) -> None:
-    """A world's state: the last frame's length ``dt`` is one its ``settings.max_dt`` allows; the places its
-    snapshot shows (the player, the camera, the characters) lie within the world's box (its objects: as the actions'
-    state holds them)."""
+    """A world's state: the last frame's length ``dt`` is one its ``settings.max_dt`` allows; the chunks it names
+    are chunks of its grid; the places its snapshot shows (the player, the camera, the characters) lie within the
+    world's box (its objects: as the actions' state holds them)."""
     check_range(f"{name}['dt']", state["dt"], f"a number in [0, max_dt = {world.settings.max_dt}] (s)",
                 state["dt"] <= world.settings.max_dt)
-    snapshot, box = state["snapshot"], world_box(world.volume)
+    snapshot, box, grid = state["snapshot"], world_box(world.volume), world.volume.chunk_grid_shape
+    for label, chunks in ((f"{name}['changed_chunks']", state["changed_chunks"]),
+                          (f"{name}['rebuilt_chunks']", state["rebuilt_chunks"]),
+                          (f"{name}['snapshot'].changed_chunks", snapshot.changed_chunks)):
+        check_range(label, sorted(chunks)[:4], f"chunks (i, j, k) of the grid {grid}",
+                    all(len(c) == 3 and all(0 <= i < n for i, n in zip(c, grid)) for c in chunks))
     check_inside(f"{name}['snapshot'].player_position", snapshot.player_position, box)
     check_inside(f"{name}['snapshot'].camera_eye", snapshot.camera_eye, box)
     for n, character in enumerate(snapshot.characters):
