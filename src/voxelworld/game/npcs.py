@@ -39,7 +39,7 @@ from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_range
 from ..navigation import CrowdEvent
 from .navigation import WorldNavigation
-from .state_checks import MAX_COUNT, MAX_SECONDS, MAX_SPEED, check_inside, count, seconds, speed, world_box
+from .state_checks import MAX_COUNT, MAX_SECONDS, check_inside, count, seconds, speed, world_box
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
 
@@ -55,8 +55,7 @@ class NPCSettings:
     Parameters
     ----------
     speed : float
-        m/s (> 0, at most :data:`~voxelworld.game.state_checks.MAX_SPEED`): its top speed, measured on the x-z
-        plane.
+        m/s (> 0): its top speed, measured on the x-z plane.
     arrival_radius : float
         m (>= 0): the goal is reached when the NPC is this close to it (x-z).
     max_snap : float
@@ -73,7 +72,7 @@ class NPCSettings:
 
     def __post_init__(self):
         object.__setattr__(self, "speed", check_finite("speed", self.speed, minimum=0.0, strict_minimum=True,
-                                                       maximum=MAX_SPEED, unit="m/s"))
+                                                       unit="m/s"))
         object.__setattr__(self, "arrival_radius", check_finite("arrival_radius", self.arrival_radius,
                                                                 minimum=0.0, unit="m"))
         object.__setattr__(self, "max_snap", check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"))
