@@ -97,3 +97,23 @@ def test_every_class_that_hands_over_its_state_checks_every_key():
     from voxelworld.motion import ContactMotion
     for cls in (World, Player, PlayerActions, Agents, NPC, ChainsawEnemy, ContactMotion, WorldNavigation):
         assert set(cls.STATE_CHECKS) - {"*"} == {state_key(name) for name in cls.STATE_ATTRIBUTES}, cls.__name__
+
+
+def test_the_ranges_of_a_state_refuse_extreme_finite_values_and_minus_infinity():
+    """Issue 30: times, counts and speeds of a state have ranges; a check that takes inf ("never yet") takes -inf
+    only where it has no minimum."""
+    import numpy as np
+
+    from voxelworld.attribute_state import MAX_COUNT, MAX_SECONDS, bounded, count, number, seconds, speed
+    for check, good, bad in ((seconds(), (0.0, MAX_SECONDS), (-1.0, 1e300, float("inf"))),
+                             (seconds(infinite=True), (0.0, float("inf")), (-1e-300, 1e300, float("-inf"))),
+                             (number(minimum=0.0, infinite=True), (float("inf"),), (float("-inf"),)),
+                             (number(infinite=True), (float("-inf"), float("inf")), ()),
+                             (count(), (0, MAX_COUNT), (-1, MAX_COUNT + 1)),
+                             (speed(), (np.array([0.0, -1e3, 1e3]),), (np.array([0.0, 0.0, 1e300]),)),
+                             (bounded((None,), 100.0, "", 0.0), (np.array([0.0, 100.0]),), (np.array([-1e-9]),))):
+        for value in good:
+            check("state['x']", value)
+        for value in bad:
+            with pytest.raises(ParameterError, match=r"state\['x'\]"):
+                check("state['x']", value)

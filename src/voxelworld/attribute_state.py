@@ -51,7 +51,8 @@ import numpy as np
 from .errors import ParameterError, check_finite, check_integer, check_range
 
 __all__ = ["state_key", "attribute_state", "restore_attributes", "Check", "number", "whole", "flag", "text",
-           "optional", "array", "instance", "sequence", "set_of", "mapping", "pair"]
+           "optional", "array", "instance", "sequence", "set_of", "mapping", "pair", "MAX_SECONDS", "MAX_COUNT",
+           "MAX_SPEED", "seconds", "count", "bounded", "speed"]
 
 # A check of a value taken back: called with the value's name and the value, raises ParameterError naming them
 # unless the value is one its object can work with.
@@ -102,9 +103,10 @@ def _is_number(value) -> bool:
 
 def number(minimum: float | None = None, maximum: float | None = None, unit: str = "", infinite: bool = False,
            strict_minimum: bool = False) -> Check:
-    """A finite number in range (``infinite``: +inf or -inf are taken too), not a bool nor a string."""
+    """A finite number in range, not a bool nor a string (``infinite``: +inf is taken too, whatever ``maximum``
+    says, and -inf when there is no ``minimum``)."""
     def check(name, value):
-        if infinite and _is_number(value) and math.isinf(value):
+        if infinite and _is_number(value) and math.isinf(value) and (value > 0 or minimum is None):
             return
         check_range(name, value, "a number", _is_number(value))
         check_finite(name, value, minimum=minimum, maximum=maximum, unit=unit, strict_minimum=strict_minimum)
@@ -201,3 +203,37 @@ def mapping(key: Check, value: Check) -> Check:
             key(f"{name} key", k)
             value(f"{name}[{k!r}]", v)
     return check
+
+
+# ------------------------------------------------------------------------------------------ ranges of a state
+MAX_SECONDS = 1e9  # s (about 32 years of play): any time, clock or timer of a state
+MAX_COUNT = 2 ** 53  # any counter of a state (frames, replans, voxels carved, ...): whole numbers exact as floats
+MAX_SPEED = 1e3  # m/s on each axis: any velocity of a state (falls, sprints and slides stay far below)
+
+
+def seconds(infinite: bool = False) -> Check:
+    """A time of a state: s in [0, MAX_SECONDS] (``infinite``: +inf too, for "never yet")."""
+    return number(0.0, MAX_SECONDS, "s", infinite=infinite)
+
+
+def count() -> Check:
+    """A counter of a state: a whole number in [0, MAX_COUNT]."""
+    return whole(0, MAX_COUNT)
+
+
+def bounded(shape: tuple, limit: float, unit: str, minimum: float | None = None) -> Check:
+    """A float64 array of ``shape`` whose every value lies within ±``limit`` (``unit``), or in [``minimum``,
+    ``limit``] when ``minimum`` is given."""
+    low = -limit if minimum is None else minimum
+    def check(name, value):
+        array(shape)(name, value)
+        legal = f"a float64 array of shape {shape}, every value " + (
+            f"within ±{limit} {unit}" if minimum is None else f"in [{minimum}, {limit}] {unit}")
+        check_range(name, tuple(value.ravel().tolist()) if value.size <= 8 else "an array", legal.rstrip(),
+                    bool(np.all((value >= low) & (value <= limit))))
+    return check
+
+
+def speed(shape: tuple = (3,)) -> Check:
+    """A velocity of a state: m/s, each component within ±MAX_SPEED."""
+    return bounded(shape, MAX_SPEED, "m/s")

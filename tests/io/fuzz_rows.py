@@ -1,12 +1,14 @@
 """Run as a script by test_fuzz.py: hypothesis mutates the rows of a saved world file (values in the JSON of state
-rows, array rows' dtype, shape and raw_size, chunk blobs and their sizes), keeping every checksum passing, and
-requires that :func:`load_world` either raises FormatError or returns a world that steps 5 frames.
+rows, the numbers and arrays of the world-state rows set to extreme finite values, array rows' dtype, shape and
+raw_size, chunk blobs and their sizes), keeping every checksum passing, and requires that :func:`load_world` either
+raises FormatError or returns a world that steps 5 frames.
 
 ``python fuzz_rows.py WORLD_FILE SCRATCH_FOLDER EXAMPLES``; exits 0 when every example holds (in a separate
 process, so that a crash or hang fails the calling test instead of the test run)."""
 
 from __future__ import annotations
 
+import base64
 import faulthandler
 import json
 import os
@@ -15,6 +17,7 @@ import sys
 import traceback
 from pathlib import Path
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,6 +91,39 @@ def chunk_mutation(draw):
     return ("chunk", (cx, cy, cz), field, raw, claimed, draw(st.booleans()))
 
 
+# The rows of the world's state (what its objects take back with load_state_dict), and finite extremes of their
+# numbers: far beyond any range, at the edge of float64, a negative zero, a time or count below zero (issue 30).
+WORLD_STATE = [name for name in ("player", "world", "actions", "agents", "navigation") if name in STATE_NAMES]
+EXTREME_FLOATS = (1e300, -1e300, 1e308, -1e308, -0.0, 5e-324, 1e8, -1e8, -1.0)
+EXTREME_WHOLES = (2 ** 62, -(2 ** 62), 2 ** 53 + 1, -1)
+
+
+def numeric(value) -> bool:
+    """A number or a float64 array of a state row (as the file holds them)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or (isinstance(value, dict) and value.get(
+        "$") in ("float", "ndarray") and value.get("dtype", "float64") == "float64")
+
+
+@st.composite
+def extreme_mutation(draw):
+    """A number or an array of a world-state row set to an extreme finite value (an array: every value or one)."""
+    name = draw(st.sampled_from(WORLD_STATE))
+    choices = [(keys, value) for keys, value in places(state_row(SOURCE, name)) if keys and numeric(value)]
+    keys, value = draw(st.sampled_from(choices))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return ("state", name, keys, draw(st.sampled_from(EXTREME_WHOLES)))
+    extreme = draw(st.sampled_from(EXTREME_FLOATS))
+    if not (isinstance(value, dict) and value.get("$") == "ndarray"):
+        return ("state", name, keys, extreme)
+    array = np.frombuffer(base64.b64decode(value["base64"]), "<f8").reshape(value["shape"]).copy()
+    if array.size and draw(st.booleans()):
+        array.flat[draw(st.integers(0, array.size - 1))] = extreme
+    else:
+        array[...] = extreme
+    return ("state", name, keys, {"$": "ndarray", "dtype": "float64", "shape": list(array.shape),
+                                  "base64": base64.b64encode(array.tobytes()).decode()})
+
+
 OUTCOMES = {"refused": 0, "stepped": 0}
 
 
@@ -114,7 +150,8 @@ def apply(path, mutation) -> None:
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=bool(os.environ.get("CI")), database=None,
           suppress_health_check=list(HealthCheck))
-@given(st.lists(st.one_of(state_mutation(), array_mutation(), chunk_mutation()), min_size=1, max_size=2))
+@given(st.lists(st.one_of(state_mutation(), extreme_mutation(), array_mutation(), chunk_mutation()), min_size=1,
+                max_size=2))
 def test_rows(mutations):
     path = copy_of(SOURCE, SCRATCH / "fuzzed.vxw")
     for mutation in mutations:

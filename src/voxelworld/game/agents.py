@@ -16,9 +16,9 @@ from itertools import product
 
 import numpy as np
 
-from ..attribute_state import (array, attribute_state, mapping, number, optional, pair, restore_attributes, sequence,
-                               set_of, text, whole)
-from ..errors import ParameterError, check_range
+from ..attribute_state import (array, attribute_state, mapping, optional, pair, restore_attributes, sequence, set_of,
+                               text, whole)
+from ..errors import ParameterError, check_point, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
 from .enemy import Carved, ChainsawEnemy, ChainsawSettings
@@ -26,6 +26,7 @@ from .events import EnemyChanged, NPCChanged
 from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
+from .state_checks import check_inside, count, seconds, world_box
 
 __all__ = ["Agents", "ENEMY_RADIUS"]
 
@@ -53,9 +54,13 @@ class Agents:
     # What the cast keeps from frame to frame besides its agents (:meth:`state_dict`); the NPCs, enemies and the
     # navmesh hand over their own states; ``world`` is the world it was made for.
     STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
-    STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), whole(0)),
-                    "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": number(minimum=0.0),
-                    "pending_box": optional(pair(array((3,)), array((3,))))}
+    # Ranges (voxelworld.game.state_checks): patrol ends and the pending box within the world's box grown by
+    # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since a time. Each enemy's motion
+    # (taken back before the cast's state) must stand where its enemy does, its points within the world's box.
+    STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
+                    "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
+                    "pending_box": optional(pair(array((3,)), array((3,)))),
+                    "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers")
@@ -82,8 +87,32 @@ class Agents:
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+
+    def _check_state(self, name: str, state) -> None:
+        """What ties the cast's state to its world: places within the world's box, chunks of its grid; and each
+        enemy's motion to its enemy (placed where it stands, its points within the world's box)."""
+        volume = self.world.volume
+        box, grid = world_box(volume), volume.chunk_grid_shape
+        for npc, ends in state["patrols"].items():
+            check_inside(f"{name}['patrols'][{npc!r}]", np.array(ends), box)
+        if state["pending_box"] is not None:
+            check_inside(f"{name}['pending_box']", np.array(state["pending_box"]), box)
+        for chunk in state["pending"]:
+            check_range(f"{name}['pending']", chunk, f"chunks (i, j, k) of the grid {grid}",
+                        all(c < n for c, n in zip(chunk, grid)))
+        for enemy in self.enemies:
+            motion, where = enemy.motion, f"agents.enemies[{enemy.name!r}].motion.state"
+            check_range(f"{where}['placement']", "another placement than its enemy's",
+                        "its enemy's placement (where it stands)", np.allclose(motion.placement, enemy.placement()))
+            for key in ("world", "part_segment", "driven_end", "previous_end", "previous_elbow"):
+                value = getattr(motion, key if key in ("world", "part_segment") else f"_{key}")
+                if value is not None:
+                    check_inside(f"{where}[{key!r}]", value[:, :3, 3] if key == "world" else value, box)
+            if motion.contact is not None:
+                check_inside(f"{where}['contact'].point", motion.contact.point, box)
 
     def _names(self) -> set[str]:
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
@@ -126,11 +155,13 @@ class Agents:
 
     def add_enemy(self, name: str, position, facing=(1.0, 0.0, 0.0),
                   settings: ChainsawSettings = ChainsawSettings(), wall=None) -> ChainsawEnemy:
-        """A chainsaw enemy called ``name`` (unique among the agents) with its feet at ``position`` (m), swinging
+        """A chainsaw enemy called ``name`` (unique among the agents) with its feet at ``position`` (m; within the
+        world's box grown by :data:`~voxelworld.game.state_checks.POSITION_MARGIN`), swinging
         towards ``facing`` and working along ``wall`` (None: across ``facing``); its carves are queued as the
         world's edits."""
         check_range("name", name, "a name no other agent has", name not in self._names())
         world = self.world
+        check_inside("position", check_point("position", position), world_box(world.volume))
         enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit,
                               wall=wall)
         enemy.guide = self._guide

@@ -52,7 +52,7 @@ from functools import cache, partial
 import numpy as np
 
 from ..attribute_state import (array, attribute_state, flag, instance, number, optional, restore_attributes,
-                               sequence, whole)
+                               sequence)
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
@@ -61,17 +61,23 @@ from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
+from .state_checks import (MAX_SPEED, POSITION_MARGIN, check_direction_state, check_inside, count, seconds, speed,
+                           world_box)
 from .terrain_contacts import TerrainContacts
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]
 
 HIPS, CHEST = "Skeleton_torso_joint_1", "torso_joint_3"  # CesiumMan's root and chest
 FORWARD, UP = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)  # CesiumMan's skeleton faces +x, Z up
+# The largest settings a chainsaw enemy takes: lengths (m: blade, cut, reach, height, stride) and times (s: the
+# swing, the carve interval); its walking speed at most state_checks.MAX_SPEED.
+MAX_LENGTH, MAX_SECONDS = 100.0, 3600.0
 
 
 @dataclass(frozen=True)
 class ChainsawSettings:
-    """How the chainsaw enemy swings, cuts and works along its wall.
+    """How the chainsaw enemy swings, cuts and works along its wall. Lengths are at most ``MAX_LENGTH`` (100 m),
+    times ``MAX_SECONDS`` (3600 s), ``walk_speed`` :data:`~voxelworld.game.state_checks.MAX_SPEED` (1000 m/s).
 
     Parameters
     ----------
@@ -123,14 +129,14 @@ class ChainsawSettings:
 
     def __post_init__(self):
         for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
-            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
+            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
                                                         strict_minimum=True, unit="m"))
         object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
-                                                                minimum=0.0, unit="s"))
+                                                                minimum=0.0, maximum=MAX_SECONDS, unit="s"))
         object.__setattr__(self, "swing_seconds", check_finite("swing_seconds", self.swing_seconds, minimum=0.0,
-                                                               strict_minimum=True, unit="s"))
+                                                               maximum=MAX_SECONDS, strict_minimum=True, unit="s"))
         object.__setattr__(self, "walk_speed", check_finite("walk_speed", self.walk_speed, minimum=0.0,
-                                                            strict_minimum=True, unit="m/s"))
+                                                            maximum=MAX_SPEED, strict_minimum=True, unit="m/s"))
         for name in ("swings_per_spot", "wall_end_swings"):
             object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
         if not isinstance(self.tool, Tool):
@@ -226,14 +232,17 @@ class ChainsawEnemy:
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
                         "_empty_swings", "_cut_span", "walked", "walk_velocity")
-    STATE_CHECKS = {"facing": array((3,)), "time": number(minimum=0.0, unit="s"),
-                    "since_carve": number(minimum=0.0, unit="s", infinite=True),
-                    "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": whole(0),
+    # Ranges (voxelworld.game.state_checks): facing and wall horizontal unit directions; times and clocks in
+    # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
+    # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
+    # and cut_span (its ends in order) along the wall within it; walk_velocity within ±MAX_SPEED.
+    STATE_CHECKS = {"facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
+                    "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
                     "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
-                    "wall": array((3,)), "goal": optional(array((3,))), "swing_clock": number(minimum=0.0, unit="s"),
-                    "swing_contact": flag, "swings_here": whole(0), "empty_swings": whole(0),
+                    "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
+                    "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
                     "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
-                    "walk_velocity": array((2,))}
+                    "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 
@@ -307,7 +316,8 @@ class ChainsawEnemy:
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key.
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md).
 
         The facing is taken as it is, bit for bit (the constructor normalises the facing it is given, which may
         move the last bit of a unit vector); another facing than the constructor's builds the body again at the
@@ -318,6 +328,19 @@ class ChainsawEnemy:
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
+
+    def _check_state(self, name: str, state) -> None:
+        """What ties a state to the enemy: its counts within its settings, its goal and cut within the world."""
+        box = world_box(self.volume)
+        check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
+        check_integer(f"{name}['empty_swings']", state["empty_swings"], maximum=self.settings.wall_end_swings)
+        if state["goal"] is not None:
+            check_inside(f"{name}['goal']", state["goal"], box)
+        if state["cut_span"] is not None:
+            reach = (float(np.abs(np.concatenate(box)).max()) + POSITION_MARGIN) * np.sqrt(2.0)  # hypot(x, z) at most
+            span = state["cut_span"]
+            check_range(f"{name}['cut_span']", tuple(span.tolist()), f"two places along the wall, in order, within "
+                        f"±{reach:.6g} m", bool(-reach <= span[0] <= span[1] <= reach))
 
     # ------------------------------------------------------------------------------------------- contacts
     def voxel_material(self, point, normal) -> int:

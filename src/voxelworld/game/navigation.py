@@ -51,6 +51,7 @@ from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume, VoxelVolume
+from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
 
@@ -156,7 +157,8 @@ class WorldNavigation:
     # What the navigation keeps from frame to frame besides its navmesh (:meth:`state_dict`); the navmesh is
     # baked again from :attr:`chunk_meshes` (``baked_from``), the rest is what the constructor is given.
     STATE_ATTRIBUTES = ("revision", "_log")
-    STATE_CHECKS = {"revision": whole(0), "log": sequence(pair(whole(0), set_of(sequence(whole(), tuple))), list)}
+    # Ranges: revision and the log's revisions counts (voxelworld.game.state_checks.MAX_COUNT at most).
+    STATE_CHECKS = {"revision": count(), "log": sequence(pair(count(), set_of(sequence(whole(), tuple))), list)}
     # crowd: its agents' states are their NPCs' (NPC.state_dict), its own under the key "crowd"; _crowd_events:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",

@@ -35,11 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attribute_state import attribute_state, number, restore_attributes, whole
-from ..errors import ParameterError, check_finite
+from ..attribute_state import attribute_state, restore_attributes
+from ..errors import ParameterError, check_finite, check_range
 from ..navigation import CrowdEvent
 from ..navigation.crowd import AGENT_RADIUS, MAX_AGENT_SPEED, MAX_DISTANCE
 from .navigation import WorldNavigation
+from .state_checks import MAX_COUNT, MAX_SECONDS, check_inside, count, seconds, speed, world_box
 
 __all__ = ["NPC", "NPCSettings", "NPCEvent", "STATES"]
 
@@ -124,7 +125,10 @@ class NPC:
     # What an NPC keeps from frame to frame (:meth:`state_dict`) besides its agent's state in the crowd
     # (``Crowd.agent_state``, under the key "walk"); the other attributes are what its constructor is given.
     STATE_ATTRIBUTES = ("replans", "time")
-    STATE_CHECKS = {"replans": whole(0), "time": number(minimum=0.0, unit="s")}
+    # Ranges (voxelworld.game.state_checks): replans a count, time a time; of its walk (the crowd checks the rest):
+    # position, goal and path within the world's box grown by POSITION_MARGIN, velocity within ±MAX_SPEED,
+    # planned_at a time (or -inf: never), replan_turn at most MAX_COUNT.
+    STATE_CHECKS = {"replans": count(), "time": seconds()}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "agent")
 
     def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
@@ -157,8 +161,27 @@ class NPC:
             if key not in state:
                 raise ParameterError("state", sorted(state), f"a mapping with the key {key}")
             check(f"state[{key!r}]", state[key])
+        self._check_walk(state["walk"])
         self.navigation.crowd.restore_agent(self.agent, state["walk"])
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+
+    def _check_walk(self, walk) -> None:
+        """The ranges of the agent's state in the crowd the crowd does not check: places within the world."""
+        if not isinstance(walk, dict):
+            return  # the crowd refuses it, naming it
+        box = world_box(self.navigation.volume)
+        for key in ("position", "goal", "path"):
+            value = walk.get(key)
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size and value.shape[-1] == 3:
+                check_inside(f"state[{key!r}]", value, box)
+        if isinstance(walk.get("velocity"), np.ndarray) and walk["velocity"].shape == (2,):
+            speed((2,))("state['velocity']", walk["velocity"])
+        if isinstance(walk.get("planned_at"), (int, float)):
+            check_range("state['planned_at']", walk["planned_at"], f"a time (s) in [0, {MAX_SECONDS}], or -inf (never)",
+                        walk["planned_at"] == -np.inf or 0.0 <= walk["planned_at"] <= MAX_SECONDS)
+        if isinstance(walk.get("replan_turn"), int):
+            check_range("state['replan_turn']", walk["replan_turn"], f"a whole number <= {MAX_COUNT}",
+                        walk["replan_turn"] <= MAX_COUNT)
 
     def _walk_of_old_state(self, state: dict) -> dict:
         """The crowd agent's state for a state saved before NPCs walked in a crowd (position, goal, path, state):

@@ -42,6 +42,7 @@ from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Tr
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard
+from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
 
@@ -122,16 +123,22 @@ class PlayerActions:
     # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
     STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
     STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
+    # Ranges (voxelworld.game.state_checks): times (held_time, objects' age and flight_time) in [0, MAX_SECONDS],
+    # counters in [0, MAX_COUNT]; the treasures' positions within the world's box grown by POSITION_MARGIN, the
+    # objects' by that and how far one flies before it is lost (settings.throw: 2 * speed and gravity for
+    # max_flight_time), their velocities within ±MAX_SPEED; at most max_bullets bullets.
     STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
-                                     held_time=number(minimum=0.0), updates=whole(0), bullets=sequence(text()),
+                                     held_time=seconds(), updates=count(), bullets=sequence(text()),
                                      said=sequence(text())),
                     "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
                                             removed_by_group=sequence(pair(text(), number(minimum=0.0))),
-                                            awarded=sequence(pair(text(), whole(0))),
+                                            awarded=sequence(pair(text(), count())),
                                             treasures=sequence(instance(Treasure))),
-                    "held": optional(instance(WorldObject)), "objects": sequence(instance(WorldObject), list),
-                    "items": sequence(text()), "made": whole(minimum=0), "opened_treasures": sequence(whole(0))}
-    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping")
+                    "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
+                    "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
+                    "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
+                    "*": lambda actions, name, state: actions._check_places(name, state)}
+    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box")
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
         check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
@@ -146,6 +153,23 @@ class PlayerActions:
         # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
         # awaiting the deformation stage's bookkeeping (empty between frames).
         self._awaiting_bookkeeping: list[tuple[str, object, object]] = []
+        self._box: tuple[np.ndarray, np.ndarray] | None = None  # the world's (m), once attached
+
+    def _check_places(self, name: str, state) -> None:
+        """The places of a state within the world's box (once attached), the objects' velocities in range, the
+        bullets no more than suck carries."""
+        bullets, most = len(state["suck"].bullets), self.settings.suck.max_bullets
+        check_range(f"{name}['suck'].bullets", f"{bullets} bullets", f"at most max_bullets = {most}", bullets <= most)
+        items = [state["held"]] if state["held"] is not None else []
+        throw = self.settings.throw  # an object flies (off the world's side too) until max_flight_time is over
+        flight = 2.0 * throw.speed * throw.max_flight_time + 0.5 * throw.gravity * throw.max_flight_time ** 2
+        for n, item in enumerate(items + state["objects"]):
+            where = f"{name}['held']" if n < len(items) else f"{name}['objects'][{n - len(items)}]"
+            speed()(f"{where}.object.velocity", np.array(item.object.velocity, dtype=np.float64))
+            if self._box is not None:
+                check_inside(f"{where}.object.position", item.object.position, self._box, POSITION_MARGIN + flight)
+        for n, treasure in enumerate(state["deformation"].treasures if self._box is not None else ()):
+            check_inside(f"{name}['deformation'].treasures[{n}].position", treasure.position, self._box)
 
     def state_dict(self) -> dict:
         """What the actions keep from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
@@ -153,12 +177,14 @@ class PlayerActions:
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     def attach(self, world) -> None:
         """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the
         "events" stage; thrown objects keep collision triangles around them; all objects show in snapshots."""
+        self._box = world_box(world.volume)
         world.add_handler(self.book, "deformation")
         world.add_handler(self.act, "events")
         world.add_handler(self.move_objects, "events")

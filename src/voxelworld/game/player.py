@@ -23,16 +23,24 @@ import numpy as np
 from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
 from ..errors import ParameterError, check_finite, check_point, check_range
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
+from .state_checks import MAX_SPEED, POSITION_MARGIN, check_inside, speed
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
 
 _UP = np.array([0.0, 1.0, 0.0])
 _SLIDES = 3  # tries of a horizontal move, each sliding along the slope that refused the last
+# The most sub-steps of a frame's move (each at most half the radius while the move is shorter than this many):
+# a frame of a fall at max_fall_speed takes a few; a faster move takes longer sub-steps instead of more.
+MAX_SUBSTEPS = 64
+# The most footsteps of a frame (a frame's move is far shorter than this many strides): the strides beyond are
+# not heard, and what is left of a stride is carried on as if they had been.
+MAX_FOOTSTEPS = 4
 
 
 @dataclass(frozen=True)
 class PlayerSettings:
-    """The player's body and abilities; every field is checked on construction (its unit in the comment).
+    """The player's body and abilities; every field is checked on construction (its unit in the comment; speeds
+    at most :data:`~voxelworld.game.state_checks.MAX_SPEED`, 1000 m/s).
 
     Examples
     --------
@@ -70,10 +78,12 @@ class PlayerSettings:
                                       ("regeneration", 0.0, False), ("stamina_event_step", 0.0, True),
                                       ("contact_skin", 0.0, False)):
             unit = "" if name.startswith("stamina") else "m"
+            fast = name in ("walk_speed", "jump_speed", "max_fall_speed")  # a state's velocity stays within MAX_SPEED
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=minimum,
-                                                        strict_minimum=strict, unit=unit))
+                                                        maximum=MAX_SPEED if fast else None, strict_minimum=strict,
+                                                        unit="m/s" if fast else unit))
         object.__setattr__(self, "sprint_speed", check_finite("sprint_speed", self.sprint_speed,
-                                                              minimum=self.walk_speed, unit="m/s"))
+                                                              minimum=self.walk_speed, maximum=MAX_SPEED, unit="m/s"))
         object.__setattr__(self, "max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=89.0,
                                                            unit="degrees"))
         lowest = 2 * self.radius + self.step_height
@@ -93,12 +103,22 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
     return np.array([-math.sin(y) * math.cos(p), math.sin(p), -math.cos(y) * math.cos(p)])
 
 
-def _check_materials(materials, name: str, state) -> None:
-    """The materials a player's state names (what it touches and stands on) are names of ``materials``."""
+def _check_state(player: Player, name: str, state) -> None:
+    """What ties a player's state (its values each checked before) to the player: the materials it names (what it
+    touches and stands on) are names of its table; its amounts lie within what its settings allow; its feet lie
+    within the world's box and a margin (:mod:`.state_checks`)."""
     for key in ("touching", "new_touching", "ground_material"):
-        value = state.get(key)  # each a string, None or a frozenset of strings (checked before)
+        value = state.get(key)  # each a string, None or a frozenset of strings
         for material in [value] if isinstance(value, str) else value or ():
-            check_range(f"{name}[{key!r}]", material, "names of materials of the table", material in materials)
+            check_range(f"{name}[{key!r}]", material, "names of materials of the table", material in player.materials)
+    s = player.settings
+    for key, maximum, unit in (("stamina", s.stamina_max, ""), ("reported_stamina", s.stamina_max, ""),
+                               ("stride_left", s.stride, "m"), ("fall_speed", s.max_fall_speed, "m/s")):
+        check_finite(f"{name}[{key!r}]", state[key], maximum=maximum, unit=unit)
+    if player.bounds is not None:
+        check_inside(f"{name}['position']", state["position"], player.bounds)
+        size = float(np.hypot(*(player.bounds[1] - player.bounds[0] + 2 * POSITION_MARGIN)[[0, 2]]))
+        check_finite(f"{name}['moved']", state["moved"], maximum=size, unit="m")  # a frame's walk: in that box
 
 
 class Player:
@@ -124,13 +144,16 @@ class Player:
                         "_fall_speed", "_new_touching", "currency")
     STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
     # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
-    STATE_CHECKS = {"position": array((3,)), "velocity": array((3,)), "yaw": number(0.0, 360.0, "degrees"),
+    # Ranges: position within the world's box grown by POSITION_MARGIN; velocity within ±MAX_SPEED on each axis;
+    # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the grown
+    # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
+    STATE_CHECKS = {"position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
                     "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
                     "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
-                    "stride_left": number(), "reported_stamina": number(minimum=0.0), "cause": text(),
-                    "moved": number(minimum=0.0, unit="m"), "fall_speed": number(unit="m/s"),
-                    "new_touching": set_of(text()), "currency": number(),
-                    "*": lambda player, name, state: _check_materials(player.materials, name, state)}
+                    "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
+                    "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
+                    "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
+                    "currency": number(minimum=0.0), "*": _check_state}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
@@ -165,7 +188,8 @@ class Player:
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
+        """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     # ------------------------------------------------------------------------------------------ views
@@ -230,13 +254,14 @@ class Player:
 
     def collide(self, collider, dt: float, emit: Callable) -> None:
         """Move by ``velocity * dt`` against ``collider`` (see :class:`~voxelworld.game.world.Collider`) in
-        sub-steps of at most half the radius, so nothing is tunnelled through; then record what it touches."""
+        sub-steps of at most half the radius, so nothing is tunnelled through (at most ``MAX_SUBSTEPS``: a move
+        longer than that many half radii takes longer sub-steps); then record what it touches."""
         s = self.settings
         start = self.position.copy()
         was_grounded = self.grounded
         self._fall_speed = max(self._fall_speed, -self.velocity[1])
         displacement = self.velocity * dt
-        steps = max(1, int(math.ceil(float(np.linalg.norm(displacement)) / (0.5 * s.radius))))
+        steps = max(1, math.ceil(min(float(np.linalg.norm(displacement)) / (0.5 * s.radius), MAX_SUBSTEPS)))
         for _ in range(steps):
             self._move_horizontally(collider, displacement / steps)
             self._move_vertically(collider, displacement[1] / steps, dt / steps, emit)
@@ -255,15 +280,20 @@ class Player:
         self._new_touching = frozenset(touching)
 
     def control(self, emit: Callable) -> None:
-        """After the move: footsteps every stride on the ground, contact start/end and stamina events."""
+        """After the move: footsteps every stride on the ground (at most ``MAX_FOOTSTEPS`` a frame), contact
+        start/end and stamina events."""
         s = self.settings
         if self.grounded and self._moved > 0:
             self._stride_left -= self._moved
-            while self._stride_left <= 0:
+            for _ in range(MAX_FOOTSTEPS):
+                if self._stride_left > 0:
+                    break
                 self._stride_left += s.stride
                 ground = self.ground_material or "none"
                 emit(Footstep, material=ground, position=tuple(float(v) for v in self.position),
                      sound=self.materials[ground].footstep if ground in self.materials else "")
+            if self._stride_left <= 0:  # more strides than MAX_FOOTSTEPS in a frame: the rest are not heard
+                self._stride_left = s.stride - (-self._stride_left) % s.stride
         for material in sorted(self.touching - self._new_touching):
             emit(ContactEnded, material=material)
         for material in sorted(self._new_touching - self.touching):

@@ -48,13 +48,12 @@ from __future__ import annotations
 
 import ctypes
 import sys
-
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 
 import numpy as np
 
-from ..attribute_state import attribute_state, instance, number, restore_attributes, sequence, set_of, whole
+from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
@@ -73,6 +72,7 @@ from .player import Player
 from .poses import pose_characters
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
+from .state_checks import check_inside, check_world_state, count, seconds
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
@@ -141,7 +141,7 @@ class World:
         Seed (>= 0) of ``world.rng``, the one random generator handlers draw from.
     settings : WorldSettings
     spawn : (3,) float, optional
-        The player's feet position (m); by default on the surface at the middle of the volume.
+        The player's feet (m; in the volume's box or 64 m around it); by default on the surface mid-volume.
     spawn_yaw : float
         The player's view yaw (degrees).
 
@@ -181,10 +181,10 @@ class World:
     # edits (public: ``events``, ``queued_edits``), or the last frame's scratch.
     STATE_ATTRIBUTES = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks",
                         "rebuilt_chunks", "_snapshot")
-    STATE_CHECKS = {"seed": whole(0), "frame": whole(0), "time": number(minimum=0.0, unit="s"),
-                    "dt": number(minimum=0.0, unit="s"), "inputs": instance(Inputs),
+    STATE_CHECKS = {"seed": whole(0), "frame": count(), "time": seconds(), "dt": seconds(), "inputs": instance(Inputs),
                     "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
-                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "snapshot": instance(Snapshot)}
+                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
+                    "snapshot": instance(Snapshot, frame=count(), time=seconds())}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
@@ -212,6 +212,7 @@ class World:
         self.volume, self.materials, self.props, self.settings = volume, materials, props, settings
         self.player = Player(spawn, spawn_yaw, settings.player, materials)
         self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
+        check_inside("spawn", spawn, self.player.bounds)  # (state_checks.POSITION_MARGIN m around it)
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
         self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
@@ -232,8 +233,7 @@ class World:
         self.changed_chunks: frozenset = frozenset()
         self.rebuilt_chunks: frozenset = frozenset()
         self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
-        self._focus_sources: list[Callable] = []
-        self._object_sources: list[Callable] = []
+        self._focus_sources, self._object_sources = [], []  # callables (world) -> points, ObjectTransforms
         self._queue: list[VoxelEdit] = []
         self._frame_events: list[Event] = []
         self._collider_key: tuple | None = None
@@ -271,8 +271,8 @@ class World:
                                                                 "collider_chunks": tuple(self._collider_key[0])}
 
     def load_state_dict(self, state) -> None:
-        """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError,
-        before anything changes, for a missing key, an unknown bit generator or a chunk outside the grid."""
+        """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError, before
+        anything changes, for a missing key, a value out of range, an unknown bit generator or a chunk off the grid."""
         if not (isinstance(state, Mapping) and "rng" in state and "collider_chunks" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys rng, collider_chunks (and STATE_ATTRIBUTES)")

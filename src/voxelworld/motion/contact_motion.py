@@ -54,7 +54,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..attribute_state import array, attribute_state, instance, number, optional, restore_attributes
+from ..attribute_state import (MAX_SECONDS, array, attribute_state, bounded, instance, number, optional,
+                               restore_attributes, seconds)
 from ..errors import ParameterError, check_finite
 from . import contact_frame as _contact_frame
 from . import quaternions as quat
@@ -149,17 +150,16 @@ class ContactMotion:
                         "part_drag", "_driven_end", "_previous_elbow",
                         "pose", "world", "part_segment", "_previous_end", "_held", "_since_contact", "_shake",
                         "_shake_frequency", "_second_weight", "_second_clock", "placement")
-    STATE_CHECKS = {"clocks": array((None,)), "rates": array((None,)), "time": number(minimum=0.0, unit="s"),
-                    "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
+    STATE_CHECKS = {"clocks": bounded((None,), MAX_SECONDS, "s"), "rates": bounded((None,), 100.0, "", 0.0),
+                    "time": seconds(), "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
                     "inside": array((None,)), "in_media": array((None, None), dtype="bool"),
                     "part_in_media": array((None,), dtype="bool"), "part_drag": number(minimum=0.0),
-                    "driven_end": array((3,)),
-                    "previous_elbow": optional(array((3,))), "pose": instance(Pose),
+                    "driven_end": array((3,)), "previous_elbow": optional(array((3,))), "pose": instance(Pose),
                     "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,)),
-                    "held": array((None,)), "since_contact": number(minimum=0.0, unit="s", infinite=True),
+                    "held": array((None,)), "since_contact": seconds(infinite=True),
                     "shake": number(minimum=0.0, maximum=45.0, unit="degrees"),
                     "shake_frequency": number(minimum=0.0, unit="Hz"), "second_weight": number(0.0, 1.0),
-                    "second_clock": number(minimum=0.0, unit="s"), "placement": array((4, 4))}
+                    "second_clock": seconds(), "placement": array((4, 4))}  # rates: max_catch_up is at most 100
     OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "second_clip", "limits",
                         "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                         "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
