@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ import pytest
 
 from voxelworld.io import save_world
 
-from ..motion.test_hostile_files import child_environment
+from ..child import run_child
 from .forge import copy_of, set_in_state, state_row
 from .scenario import MOMENTS, play, scenario_world
 from .test_hostile import refused, small_world
@@ -125,10 +123,9 @@ def outcomes(saved):
     save_world(play(scenario_world(), MOMENTS["piece flying"][0]), session)
     cases = forged_cases(saved)
     cases |= forged_cases(session, {signature(row, keys) for _, row, keys, _, _ in cases.values()})
-    done = subprocess.run([sys.executable, str(CHILD), str(saved.parent)], env=child_environment(),
-                          input=json.dumps([[ident, path, row, keys, value] for ident, (path, row, keys, value, _) in
-                                            cases.items()]),
-                          capture_output=True, text=True, timeout=1800)
+    done = run_child([str(CHILD), str(saved.parent)], 1800, what="the forged states",
+                     input=json.dumps([[ident, path, row, keys, value] for ident, (path, row, keys, value, _) in
+                                       cases.items()]))
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert lines and lines[-1] == {"done": True}, (
         f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}")

@@ -19,22 +19,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import voxelworld
 from voxelworld.errors import FormatError
 from voxelworld.motion.biovision import load_bvh
 from voxelworld.motion.clip import Clip
 from voxelworld.motion.gltf import MAX_UNBACKED_VALUES
 
 from ..assets import SIMPLE_SKIN
+from ..child import child_environment
 
 FUZZER = Path(__file__).resolve().parent / "fuzz_readers.py"
 SECONDS_PER_FILE = 5
-
-
-def child_environment() -> dict:
-    """The environment of a child process that imports this voxelworld (whether installed or on PYTHONPATH)."""
-    source = str(Path(voxelworld.__file__).resolve().parents[1])
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
 
 
 def simple_skin() -> dict:
