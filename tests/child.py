@@ -83,6 +83,13 @@ def run_python(code: str, timeout: float = 120.0, guarded: bool = False, cwd=Non
     return run_child(["-c", (GUARD if guarded else "") + textwrap.dedent(code)], timeout, cwd=cwd)
 
 
+def printed_json(code: str, guarded: bool = False):
+    """:func:`run_python` of ``code``, which must end well and print a JSON document last: that document."""
+    done = run_python(code, guarded=guarded)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def in_child(call: str, setup: str = "") -> dict:
     """Run the statements ``setup``, then evaluate the expression ``call`` (timed) in a child process: what came of
     it, ``{"raised": exception type name or None, "message", "parameter" (a ParameterError's), "result" (repr),

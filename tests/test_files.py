@@ -3,7 +3,6 @@ regular file (a symlink's target) or nothing, never a FIFO or a device."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
@@ -12,7 +11,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.files import write_atomically, write_target
 
-from .child import run_python
+from .child import printed_json
 
 
 def test_writes_the_whole_file_with_ordinary_permissions(tmp_path):
@@ -72,9 +71,7 @@ except ParameterError as error:
 
 
 def write_in_child(path, guarded: bool = True) -> list:
-    done = run_python(WRITE.format(path=str(path)), guarded=guarded)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return printed_json(WRITE.format(path=str(path)), guarded)
 
 
 def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path):

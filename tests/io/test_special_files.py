@@ -5,11 +5,10 @@ a world file is followed (its target written, the link kept). Each save runs in 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
-from ..child import run_python
+from ..child import printed_json
 
 SAVE = """
 import json
@@ -30,9 +29,7 @@ except ParameterError as error:
 
 
 def save_in_child(path, guarded: bool = True) -> list:
-    done = run_python(SAVE.format(path=str(path)), guarded=guarded)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return printed_json(SAVE.format(path=str(path)), guarded)
 
 
 def test_saving_to_a_fifo_is_refused_and_leaves_it_a_fifo(tmp_path):
