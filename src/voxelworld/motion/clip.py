@@ -115,6 +115,8 @@ class Clip:
         ``path`` is ``"translation"``, ``"rotation"`` or ``"scale"``; rotation channels have 4 components,
         the others 3.
 
+    Notes
+    -----
     Sampling (:meth:`sample`) clamps times into ``[0, duration]`` (or wraps them with ``loop=True``); joints
     without a channel keep the skeleton's rest values; ``duration`` is the latest key time of any channel.
 
