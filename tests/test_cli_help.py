@@ -1,14 +1,19 @@
-"""`voxelworld --help` and each subcommand's help: a description, an example and the defaults; `--version`;
+"""`voxelworld --help` and each subcommand's help: a description, an example and the defaults; `--version` (the version written once, in the package);
 `export` without an output file says in words what is missing."""
 
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
 
+import voxelworld
 from voxelworld import cli
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SUBCOMMANDS = (["demo"], ["edits"], ["render"], ["navmesh", "bake"], ["play"], ["new"], ["bake"], ["export"],
                ["motion", "plot"], ["warmup"])
@@ -75,12 +80,26 @@ def test_defaults_in_help_are_those_the_parser_uses(capsys):
     assert f"(default: {args.frames})" in text and f"(default: {args.out})" in text
 
 
-def test_version_prints_the_installed_package_version(capsys):
+def test_version_prints_the_package_version(capsys):
     with pytest.raises(SystemExit) as excinfo:
         cli.main(["--version"])
     assert excinfo.value.code == 0
-    assert capsys.readouterr().out.strip() == f"voxelworld {metadata.version('voxelworld')}"
-    assert cli.package_version() == metadata.version("voxelworld")
+    assert capsys.readouterr().out.strip() == f"voxelworld {voxelworld.__version__}"
+    assert cli.package_version() == voxelworld.__version__
+
+
+def test_the_version_is_written_in_the_package_only():
+    """pyproject.toml reads ``voxelworld.__version__`` (setuptools' dynamic version) instead of repeating it, and
+    CHANGELOG.md's newest entry is that version."""
+    version = voxelworld.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    project = tomllib.loads(text)
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "voxelworld.__version__"}
+    assert version not in text
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
+    assert released[0] == version and released[-1] == "0.1.0", released
 
 
 def test_export_without_an_output_names_what_is_missing(tmp_path, capsys):

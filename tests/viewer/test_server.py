@@ -710,7 +710,7 @@ def test_cli_play_serves_until_ctrl_c(tmp_path, from_file):
     if from_file:
         save_world(World.demo(seed=1, npcs=0), tmp_path / "mine.vwd")
         arguments += ["--world", "mine.vwd"]
-    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", *arguments], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:

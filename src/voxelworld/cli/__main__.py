@@ -1,0 +1,8 @@
+"""``python -m voxelworld.cli``: the ``voxelworld`` command."""
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""``voxelworld play``: serve a world (the demo world or a world file) to the browser until Ctrl+C."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import ParameterError
+from ..files import write_target
+from .common import Commands, add_command
+
+__all__ = ["add_play", "run_play"]
+
+
+def add_play(commands: Commands) -> None:
+    """``voxelworld play`` and its options, into the subparsers ``commands``."""
+    play = add_command(
+        commands, "play", "serve a world to the browser and play it (Ctrl+C stops)",
+        "Serve a world (the demo world, or the one --world names) to the browser: print the URL of\n"
+        "the page, step the world at 60 frames a second and stream it to every page that connects;\n"
+        "the first page plays (voxelworld.viewer.server, docs/play.md). Ctrl+C stops it.",
+        "voxelworld play --seed 3 --port 9000")
+    play.add_argument("--world", help="a world file to play, read with voxelworld.io.load_world "
+                                      "(default: the demo world)")
+    play.add_argument("--save", help="the file the save key writes (default: the --world file, else world.vwd "
+                                     "in the current folder)")
+    play.add_argument("--seed", type=int, default=0, help="the demo world's seed")
+    play.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1: this machine only)")
+    play.add_argument("--port", type=int, default=8765, help="the port to listen on (0: any free port)")
+
+
+def run_play(args: argparse.Namespace, out: TextIO | None = None) -> None:
+    """``voxelworld play``: serve a world to the browser until Ctrl+C (see ``--help``)."""
+    from ..game.world import World
+    from ..io import load_world
+    from ..viewer.server import bind_socket, serve
+
+    out = out if out is not None else sys.stdout
+    if args.world is not None:
+        path = Path(args.world)
+        if not path.is_file():
+            raise ParameterError("--world", args.world, "an existing world file")
+    save = args.save if args.save is not None else (args.world if args.world is not None else "world.vwd")
+    write_target(save, "--save")  # a FIFO or a device (/dev/null) refused now, not replaced by the save key
+    try:
+        sock = bind_socket(args.host, args.port)  # a port in use fails now, not after the world is built
+    except ParameterError as error:
+        raise ParameterError(f"--{error.parameter}", error.value, error.legal) from None
+    try:
+        if args.world is not None:
+            print(f"voxelworld play: loading {path} ...", file=out, flush=True)
+            world = load_world(path)
+        else:
+            print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
+            world = World.demo(seed=args.seed)
+        print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
+        serve(world, args.host, args.port, save, out=out, sock=sock)
+    except ParameterError as error:  # name the option the user typed
+        if error.parameter != "seed":
+            raise
+        raise ParameterError("--seed", error.value, error.legal) from None
+    except KeyboardInterrupt:  # Ctrl+C, while the world is built or served
+        pass
+    finally:
+        sock.close()
+    print("voxelworld play: stopped", file=out, flush=True)
