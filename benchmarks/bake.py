@@ -117,7 +117,7 @@ def figure_tasks(world: str, folder: str, workers: int, block_chunks: int | None
     inside = np.array([task[1] for task in done])
     cpu = np.array([task[4] for task in done])
     first = {}  # each worker's first task also opens the file's volume and loads the kernels from numba's cache
-    for _, seconds, pid, began, _ in sorted(done, key=lambda task: task[3]):
+    for _, seconds, pid, _began, _ in sorted(done, key=lambda task: task[3]):
         first.setdefault(pid, seconds)
     nbytes = np.array([result.nbytes for result in results])
     pickled = np.array([len(pickle.dumps(result)) for result in results])

@@ -129,7 +129,7 @@ def guard_figures(runs: int = 3) -> dict[str, float]:
     figures["unsimplified_speedup"] = figures["noise_marching_cubes_ms"] / figures["noise_unsimplified_ms"]
     figures["simplified_speedup"] = figures["noise_marching_cubes_ms"] / figures["noise_simplified_ms"]
     figures["occlusion_share"] = occlusion_share(volume, unsimplified, runs)
-    del volume, samples
+    volume = samples = None  # the noise field let go before the chunk's world is made
     world, chunk, surfaces, samples = demo_chunk()
     options = MeshOptions()
     figures["chunk_simplified_ms"], _ = median_ms(lambda: build_chunk(world, chunk, options, surfaces), 15 * runs)
@@ -261,7 +261,7 @@ def main() -> None:
     ms, _ = median_ms(lambda: measure.marching_cubes(samples, 128), runs=41)
     rows.append(("scikit-image `marching_cubes`, same chunk (reference)", ms, "geometry only", "reference"))
 
-    del world, surfaces  # each row starts from a clean heap: leftovers only make the garbage collector work
+    world = surfaces = None  # each row starts from a clean heap: leftovers only make the garbage collector work
     gc.collect()
     counts = {}
     for name, volume in (("sphere r=50.3", sphere_volume()), ("gaussian noise, sigma 3", noise_volume())):

@@ -136,7 +136,7 @@ def test_every_state_number_at_its_extremes_is_refused_naming_it_or_steps_in_tim
     cases, results = outcomes
     assert len(cases) > 400  # every row's numbers (543 cases when this was written)
     wrong = []
-    for ident, (_, row, keys, value, words) in cases.items():
+    for ident, (_, _row, _keys, _value, words) in cases.items():
         result = results[ident]
         if result["outcome"] == "refused":
             if not all(word in result["message"] for word in words):

@@ -43,7 +43,7 @@ def test_the_chunk_mesher_follows_edits_at_chunk_corners_alike():
     dense, sparse = pair()
     meshers = [ChunkMesher(v) for v in (dense, sparse)]
     rng = np.random.default_rng(3)
-    for step in range(6):
+    for _ in range(6):
         for mesher in meshers:
             mesher.update()
         assert same_mesh(meshers[0].display_mesh(), meshers[1].display_mesh())

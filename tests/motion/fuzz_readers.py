@@ -28,14 +28,14 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # so that the tests package (test_biovision's writer) can be imported
-
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.motion import CESIUM_MAN
 from voxelworld.motion.biovision import load_bvh
 from voxelworld.motion.clip import Clip
 from voxelworld.motion.gltf import load_gltf, skin
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # so that the tests package (test_biovision's writer) can be imported
 
 SIMPLE_SKIN = ROOT / "tests" / "data" / "motion" / "SimpleSkin.gltf"
 DEEP = 100_000  # nesting levels of the "NESTED" value, spliced into the JSON text by dumps()

@@ -328,7 +328,6 @@ def test_hello_frame_and_hud_messages(world):
     assert len(rock["colour"]) == 3 and all(0 <= c <= 1 for c in rock["colour"])
     assert [p["name"] for p in hello["props"]] == [p.name for p in world.props]
     assert hello["world"]["view_distance"] is None  # the demo world is meshed whole (a large world: its metres)
-    saw = world.agents.enemies[0]
     assert hello["enemies"][0]["joints"] == list(character_rig().skeleton.names)  # CesiumMan's own skeleton
     assert hello["enemies"][0]["parents"] == character_rig().skeleton.parents.tolist()
     assert frame["frame"] == world.frame and frame["step_ms"] == 1.25 and frame["base"] is None

@@ -27,7 +27,7 @@ EDGE_AXIS = np.array([0] * 4 + [1] * 4 + [2] * 4, dtype=np.int64)
 
 
 def _edge_between(a: int, b: int) -> int:
-    for e, (p, q) in enumerate(EDGE_CORNERS):
+    for e, (p, _q) in enumerate(EDGE_CORNERS):
         if {int(p), int(q)} == {a, b}:
             return e
     raise ValueError((a, b))

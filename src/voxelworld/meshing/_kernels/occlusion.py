@@ -115,8 +115,8 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
     b0_, b1_, b2_ = np.empty(block), np.empty(block), np.empty(block)
     open_ = np.empty(block, np.bool_)  # a zero normal
     solid = np.empty(block, np.int64)
-    # Per point of a block (point q of vertex l at q * block + l): its place in its cell, its cell, and the
-    # points in crossed cells.
+    # Per point of a block (point q of the block's vertex ``lane`` at q * block + lane): its place in its cell, its
+    # cell, and the points in crossed cells.
     size = n_points * block
     frac_x, frac_y, frac_z = np.empty(size), np.empty(size), np.empty(size)
     cell = np.empty(size, np.int32)
@@ -124,52 +124,54 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
     n_vertices = positions.shape[0]
     for start in range(0, n_vertices, block):
         m = min(block, n_vertices - start)
-        for l in range(m):
-            v = start + l
-            x_[l], y_[l], z_[l] = np.float64(positions[v, 0]), np.float64(positions[v, 1]), \
+        for lane in range(m):
+            v = start + lane
+            x_[lane], y_[lane], z_[lane] = np.float64(positions[v, 0]), np.float64(positions[v, 1]), \
                 np.float64(positions[v, 2])
-            n0_[l], n1_[l], n2_[l] = np.float64(normals[v, 0]), np.float64(normals[v, 1]), np.float64(normals[v, 2])
-        for l in range(m):
-            n0, n1, n2 = n0_[l], n1_[l], n2_[l]
+            n0_[lane], n1_[lane], n2_[lane] = np.float64(normals[v, 0]), np.float64(normals[v, 1]), \
+                np.float64(normals[v, 2])
+        for lane in range(m):
+            n0, n1, n2 = n0_[lane], n1_[lane], n2_[lane]
             length = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
             zero = length == 0.0  # any frame will do: the answer is 1
-            open_[l] = zero
+            open_[lane] = zero
             n0, n1, n2, length = (0.0 if zero else n0), (0.0 if zero else n1), (1.0 if zero else n2), \
                 (1.0 if zero else length)
             n0, n1, n2 = n0 / length, n1 / length, n2 / length
             tx, ty, tz, bx, by, bz = tangent_frame(n0, n1, n2)
-            x_[l], y_[l], z_[l] = (x_[l] - o0) / voxel_size, (y_[l] - o1) / voxel_size, (z_[l] - o2) / voxel_size
-            n0_[l], n1_[l], n2_[l] = n0, n1, n2
-            t0_[l], t1_[l], t2_[l] = tx, ty, tz
-            b0_[l], b1_[l], b2_[l] = bx, by, bz
-            solid[l] = 0
+            x_[lane], y_[lane], z_[lane] = (x_[lane] - o0) / voxel_size, (y_[lane] - o1) / voxel_size, \
+                (z_[lane] - o2) / voxel_size
+            n0_[lane], n1_[lane], n2_[lane] = n0, n1, n2
+            t0_[lane], t1_[lane], t2_[lane] = tx, ty, tz
+            b0_[lane], b1_[lane], b2_[lane] = bx, by, bz
+            solid[lane] = 0
         # The points, clamped into the window, their place in their cells and the cells.
         for q in range(n_points):
             r, s = q // n_steps, q % n_steps
             a, b, c, d = rays[r, 0], rays[r, 1], rays[r, 2], steps[s]
             base = q * block
-            for l in range(m):
-                qx = min(max(x_[l] + d * (a * t0_[l] + b * b0_[l] + c * n0_[l]) - ox, 0.0), fx)
-                qy = min(max(y_[l] + d * (a * t1_[l] + b * b1_[l] + c * n1_[l]) - oy, 0.0), fy)
-                qz = min(max(z_[l] + d * (a * t2_[l] + b * b2_[l] + c * n2_[l]) - oz, 0.0), fz)
+            for lane in range(m):
+                qx = min(max(x_[lane] + d * (a * t0_[lane] + b * b0_[lane] + c * n0_[lane]) - ox, 0.0), fx)
+                qy = min(max(y_[lane] + d * (a * t1_[lane] + b * b1_[lane] + c * n1_[lane]) - oy, 0.0), fy)
+                qz = min(max(z_[lane] + d * (a * t2_[lane] + b * b2_[lane] + c * n2_[lane]) - oz, 0.0), fz)
                 i, j, k = min(np.int64(qx), mi), min(np.int64(qy), mj), min(np.int64(qz), mk)
-                frac_x[base + l], frac_y[base + l], frac_z[base + l] = qx - i, qy - j, qz - k
-                cell[base + l] = i * si + j * sj + k
+                frac_x[base + lane], frac_y[base + lane], frac_z[base + lane] = qx - i, qy - j, qz - k
+                cell[base + lane] = i * si + j * sj + k
         # The points in open or solid cells counted, those in crossed cells listed (without branches: which kind a
         # point meets is hard to predict).
         n_mixed = 0
         if classified:
             for q in range(n_points):
                 base = q * block
-                for l in range(m):
-                    kind = flat_kinds[cell[base + l]]
-                    mixed[n_mixed] = base + l
+                for lane in range(m):
+                    kind = flat_kinds[cell[base + lane]]
+                    mixed[n_mixed] = base + lane
                     n_mixed += kind == KIND_MIXED
-                    solid[l] += kind == KIND_SOLID
+                    solid[lane] += kind == KIND_SOLID
         else:
             for q in range(n_points):
-                for l in range(m):
-                    mixed[n_mixed] = q * block + l
+                for lane in range(m):
+                    mixed[n_mixed] = q * block + lane
                     n_mixed += 1
         for e in range(n_mixed):
             p = mixed[e]
@@ -196,8 +198,8 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
                 value += ux * vy * vz * d011
                 value += vx * vy * vz * d111
             solid[p % block] += value >= iso
-        for l in range(m):
-            out[start + l] = 1.0 if open_[l] else np.float32(1.0 - solid[l] / n_points)
+        for lane in range(m):
+            out[start + lane] = 1.0 if open_[lane] else np.float32(1.0 - solid[lane] / n_points)
 
 
 @nb.njit(cache=True, nogil=True)
