@@ -28,7 +28,7 @@ from .mesher_state import MesherState
 from .options import MeshOptions
 from .surface import ChunkSurface, PackedSurfaces
 
-__all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS", "HOT_DETAIL_LEVEL"]
+__all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS"]
 
 # Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot).
 HOT_DETAIL_LEVEL = 2
