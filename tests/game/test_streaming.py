@@ -111,7 +111,7 @@ def _mesh_hashes(world: World) -> dict:
 def test_streaming_on_the_second_core_does_not_depend_on_its_speed(terrain, monkeypatch):
     """The background thread's changes are made STREAM_LAG frames after they were asked for, waiting if late: a
     slow thread gives the same frames, the same meshes and the same collider, bit for bit."""
-    from voxelworld.meshing import chunks
+    from voxelworld.meshing import mesher_levels
 
     def sprint(world: World) -> list:
         seen = []
@@ -122,14 +122,14 @@ def test_streaming_on_the_second_core_does_not_depend_on_its_speed(terrain, monk
 
     fast_world = World(terrain.snapshot(), settings=STREAMING)
     fast = sprint(fast_world)
-    work = chunks._prepare
+    work = mesher_levels._prepare
 
     def slow(*args):
         import time
         time.sleep(0.05)
         return work(*args)
 
-    monkeypatch.setattr(chunks, "_prepare", slow)
+    monkeypatch.setattr(mesher_levels, "_prepare", slow)
     slow_world = World(terrain.snapshot(), settings=STREAMING)
     assert sprint(slow_world) == fast
     assert _mesh_hashes(slow_world) == _mesh_hashes(fast_world)

@@ -45,7 +45,8 @@ def instrument(monkeypatch, world: World) -> list:
     import voxelworld.game.play as play
     import voxelworld.game.world as world_module
     import voxelworld.meshing.chunk_surfaces as chunk_surfaces
-    import voxelworld.meshing.chunks as chunks
+    import voxelworld.meshing.chunk_joins as chunk_joins
+    import voxelworld.meshing.mesher_collision as mesher_collision
     from voxelworld.game.edits import VoxelEdit as Edit
     from voxelworld.game.player import Player
 
@@ -63,8 +64,8 @@ def instrument(monkeypatch, world: World) -> list:
     wrap(Edit, "_apply", lambda edit, volume: f"apply {edit.kind}")
     wrap(chunk_surfaces, "chunk_surface", "vertices")
     wrap(chunk_surfaces, "simplify_surface", lambda *a, collision=False, **_: "collision simplify" if collision else "simplify")
-    wrap(chunks, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble" if collision
-         else "display assemble")
+    wrap(chunk_joins, "assemble_chunk", lambda *a, collision, fields=None: "display assemble")
+    wrap(mesher_collision, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble")
     wrap(world_module, "Collider", "collider")
     wrap(Player, "collide", "collide")
     wrap(play, "suck_frame", lambda update, settings: "suck count" if update.edits else "suck no update")

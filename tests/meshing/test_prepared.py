@@ -11,7 +11,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.meshing import ChunkMesher, PreparedChanges, detail_levels
-from voxelworld.meshing import chunks as chunks_module
+from voxelworld.meshing import mesher_levels
 from voxelworld.meshing.prepared import spread
 from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
 
@@ -76,13 +76,13 @@ def test_a_slow_thread_changes_nothing(world, monkeypatch):
     levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin, [(20.0, 30.0, 20.0)], BANDS)
     fast.apply_changes(fast.prepare_changes(active, levels))
     fast.update()
-    work = chunks_module._prepare
+    work = mesher_levels._prepare
 
     def slow(*args):
         time.sleep(0.3)
         return work(*args)
 
-    monkeypatch.setattr(chunks_module, "_prepare", slow)
+    monkeypatch.setattr(mesher_levels, "_prepare", slow)
     prepared = slow_mesher.prepare_changes(active, levels)
     assert not prepared.done()
     slow_mesher.apply_changes(prepared)  # waits

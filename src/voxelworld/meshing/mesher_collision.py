@@ -1,0 +1,169 @@
+"""The collision meshes of :class:`~voxelworld.meshing.ChunkMesher`: made per chunk on request from the fields as of
+the mesher's last update, cached until the chunk's surface changes, and counted by revisions so that what is made
+from them (a BVH per chunk) is rebuilt only when they changed (:meth:`~MesherCollision.collision_key`).
+
+:class:`MesherCollision` is the part of ``ChunkMesher`` that keeps them (ChunkMesher inherits it; it reads the
+mesher's fields, surfaces and active chunks, and ``ChunkMesher`` calls its ``_refresh_collision`` and
+``_forget_collision`` when a surface is made again or dropped).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ParameterError, check_finite
+from ..terrain import Box
+from .chunk_joins import neighbours_seeing_changes, upper_neighbours
+from .chunk_surfaces import simplified_surface, unchanged_surface
+from .mesh import CollisionMesh, assemble_chunk, merge_collision_meshes
+from .surface import ChunkSurface
+
+__all__ = ["MesherCollision"]
+
+
+class MesherCollision:
+    """The collision meshes of a :class:`~voxelworld.meshing.ChunkMesher` (a part of it: see the module)."""
+
+    def collision_mesh(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> CollisionMesh:
+        """The collision mesh of the chunks that overlap ``box`` (a world :class:`Box`), or of those within
+        ``radius`` metres of the point ``near``, or of every chunk; built on first request and cached until
+        the chunk changes. Reflects the volume as of the last :meth:`update`."""
+        if self._fields is None:
+            self.update()
+        chunks = self._chunks_in(box, near, radius)[0]
+        return merge_collision_meshes([self.chunk_collision_mesh(chunk) for chunk in chunks])
+
+    def chunk_collision_mesh(self, chunk: tuple[int, int, int]) -> CollisionMesh:
+        """The collision mesh of one chunk alone (possibly empty): the part :meth:`collision_mesh` merges for it;
+        built on first request and cached until the chunk changes. Reflects the volume as of the last
+        :meth:`update`."""
+        return self.chunk_collision_meshes([chunk])[0]
+
+    def chunk_collision_meshes(self, chunks) -> list[CollisionMesh]:
+        """:meth:`chunk_collision_mesh` of each of ``chunks`` (active chunks (i, j, k)), checked once for all."""
+        if self._fields is None:
+            self.update()
+        grid = self.volume.chunk_grid_shape
+        chunks = [tuple(int(c) for c in chunk) for chunk in chunks]
+        for chunk in chunks:
+            if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
+                raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
+        self._settle_collision()
+        meshes = []
+        for chunk in chunks:
+            mesh = self._collision.get(chunk)
+            if mesh is None:
+                mesh = self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface,
+                                                               collision=True, fields=self._fields)
+            meshes.append(mesh)
+        return meshes
+
+    def _collision_surface(self, chunk) -> ChunkSurface | None:
+        if not self._active[chunk]:
+            return None  # an inactive lower neighbour: no quads join it
+        if chunk not in self._collision_surfaces:
+            # The fields as of the last update: the raw surface was made from them, whatever changed since.
+            surface = simplified_surface(self._fields, self._raw_surface(chunk), self.options, self.materials, True)
+            if not self.is_hot(chunk):
+                return surface
+            self._collision_surfaces[chunk] = surface
+        return self._collision_surfaces[chunk]
+
+    def _refresh_collision(self, chunk) -> None:
+        """``chunk``'s raw surface was made again. Where its collision surface was kept (a hot chunk someone
+        collides with), the old one waits until the next collision query (:meth:`_settle_collision`) to tell what
+        changed; elsewhere the collision meshes joining it are dropped now."""
+        if chunk in self._collision_stale:
+            return  # the oldest kept surface is what the meshes still kept were made of
+        old = self._collision_surfaces.pop(chunk, None)
+        if old is None:
+            self._forget_collision(chunk)
+        else:
+            self._collision_stale[chunk] = old
+
+    def _settle_collision(self) -> None:
+        """Make the collision surfaces of the chunks refreshed since the last query again and drop only the meshes
+        that changed: none when the simplified surface is the same, else the chunk's own and those of the upper
+        neighbours joining a changed top-layer cell (a dig drops one or two collision meshes, not eight)."""
+        if not self._collision_stale:
+            return
+        stale, self._collision_stale = self._collision_stale, {}
+        for chunk, old in sorted(stale.items()):
+            new = self._collision_surface(chunk)
+            if unchanged_surface(old, new):
+                continue
+            for changed in {chunk} | neighbours_seeing_changes(self.volume.chunk_grid_shape, chunk, old, new):
+                self._collision.pop(changed, None)
+                self._collision_revisions[changed] += 1
+
+    def _forget_collision(self, chunk) -> None:
+        self._collision_surfaces.pop(chunk, None)
+        self._collision_stale.pop(chunk, None)
+        self._collision.pop(chunk, None)
+        self._collision_revisions[chunk] += 1
+        for upper in upper_neighbours(chunk, self.volume.chunk_grid_shape):  # their quads join its vertices
+            self._collision.pop(upper, None)
+            self._collision_revisions[upper] += 1
+
+    def collision_key(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> tuple:
+        """A value equal between two calls exactly when :meth:`collision_mesh` with the same arguments would
+        give the same mesh: the chunks it covers and how many times each one's collision mesh was rebuilt.
+        Cheap (no Python loop over the chunks): use it to rebuild what is made from a collision mesh (a BVH) only
+        when it changed."""
+        self._settle_collision()
+        chunks, window = self._chunks_in(box, near, radius)
+        revisions = self._collision_revisions[window][self._active[window]] if window is not None else ()
+        return chunks, bytes(memoryview(np.ascontiguousarray(revisions))) if window is not None else b""
+
+    def collision_revision(self, chunk) -> int:
+        """How many times the collision mesh of ``chunk`` (i, j, k) was dropped: a chunk's mesh made with the same
+        revision is the same mesh."""
+        self._settle_collision()
+        return int(self._collision_revisions[tuple(chunk)])
+
+    def _chunks_in(self, box, near, radius) -> tuple[tuple, tuple | None]:
+        """The active chunks whose triangles may reach into ``box`` (or the ball ``near``, ``radius``), and the
+        window of the chunk grid (a tuple of slices) they lie in (None: no chunk). The list is made once for each
+        window and activity and kept."""
+        window = self._window_near(box, near, radius)
+        if window is None:
+            return (), None
+        active = self._active[window]
+        key = (tuple((s.start, s.stop) for s in window), bytes(memoryview(np.ascontiguousarray(active))))
+        chunks = self._chunk_lists.get(key)
+        if chunks is None:
+            if len(self._chunk_lists) > 64:  # windows of places left long ago
+                self._chunk_lists.clear()
+            offset = np.array([s.start for s in window])
+            chunks = self._chunk_lists[key] = tuple(tuple(c) for c in (np.argwhere(active) + offset).tolist())
+        return chunks, window
+
+    def _window_near(self, box, near, radius) -> tuple | None:
+        volume = self.volume
+        grid = volume.chunk_grid_shape
+        if box is None and near is None:
+            return tuple(slice(0, int(n)) for n in grid)
+        if box is not None and near is not None:
+            raise ParameterError("near", near, "None when a box is given (ask for one or the other)")
+        if near is not None:
+            radius = check_finite("radius", radius, minimum=0.0, unit="m")
+            try:
+                box = Box(np.asarray(near, dtype=float) - radius, np.asarray(near, dtype=float) + radius)
+            except (ParameterError, ValueError, TypeError):
+                raise ParameterError("near", near, "a point (x, y, z) of three finite numbers (m)") from None
+        if not isinstance(box, Box):
+            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m), or None")
+        # Plain floats: this runs for every collision query of every frame (numpy's small-array calls cost more).
+        size, step, window = volume.chunk_size, volume.voxel_size, []
+        for low, high, origin, samples, chunks in zip(box.min, box.max, volume.origin.tolist(), volume.shape, grid):
+            lo, hi = math.floor((low - origin) / step), math.ceil((high - origin) / step)
+            if hi < 0 or lo > samples - 1:
+                return None
+            # A chunk's triangles join its cells' vertices to its lower neighbours' (merged) vertices, so they
+            # span from one chunk below it to its own far side.
+            first = min(max(lo // size - 1, 0), chunks - 1)
+            last = min(max(hi // size + 1, 0), chunks - 1)
+            window.append(slice(first, last + 1))
+        return tuple(window)

@@ -1,0 +1,165 @@
+"""What :class:`~voxelworld.meshing.ChunkMesher` has seen of its volume, handed over and taken back: the chunk
+versions it meshed and the voxels it saw where the volume changed since (its meshes are functions of them), so that
+a saved game's mesher meshes again what the one that saved it would, bit for bit.
+
+:class:`MesherState` is the part of ``ChunkMesher`` that does it (ChunkMesher inherits it; taking a state back runs
+the mesher's update steps on the chunks whose voxels differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import ParameterError, check_range
+from ..terrain.base import FIELD_DTYPES
+from .chunk_surfaces import MESHED_FIELDS, all_chunks
+from .mesher_levels import described
+
+__all__ = ["MesherState"]
+
+
+class MesherState:
+    """The state of a :class:`~voxelworld.meshing.ChunkMesher` (a part of it: see the module)."""
+
+    def state_dict(self) -> dict:
+        """What the mesher has seen of the volume (its meshes are functions of it): ``seen``, a copy of the chunk
+        versions at the last :meth:`update` (-1 everywhere before the first), and ``behind``, the voxels it saw in
+        the chunks changed since (those whose version in ``seen`` differs from the volume's): chunk (i, j, k) ->
+        field name (:data:`MESHED_FIELDS`) -> a copy of the field's values in the chunk's window (its samples
+        ``volume.chunk_box(chunk)``), in chunk order; None before the first update. Elsewhere it saw the volume's
+        voxels as they are, so the state stays small: empty ``behind`` unless the volume was edited since.
+
+        Examples
+        --------
+        >>> from voxelworld.meshing import ChunkMesher
+        >>> from voxelworld.terrain import VoxelVolume, Sphere
+        >>> ground = VoxelVolume.from_sdf(lambda x, y, z: y - 20.0, (64, 40, 64), material="soil")
+        >>> mesher = ChunkMesher(ground)
+        >>> _ = mesher.update()
+        >>> _ = ground.remove(Sphere((10.0, 20.0, 10.0), 3.0))  # not meshed yet
+        >>> state = mesher.state_dict()
+        >>> sorted(state["behind"]), state["behind"][(0, 0, 0)]["density"].shape
+        ([(0, 0, 0)], (32, 32, 32))
+        >>> twin = ChunkMesher(ground)  # meshes the voxels as they are now, then goes back to what mesher saw
+        >>> twin.load_state_dict(state)
+        >>> twin.display_mesh().positions.tobytes() == mesher.display_mesh().positions.tobytes()
+        True
+        """
+        if self._fields is None:
+            return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels,
+                    "detail": self.detail_levels, "active": self.active}
+        volume = self.volume
+        behind = {}
+        for chunk in map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()):
+            lo, hi = volume.chunk_box(chunk)
+            behind[chunk] = {name: np.array(values) for name, values in
+                             self._fields.read_window(lo, hi, MESHED_FIELDS).items()}
+        return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels,
+                "detail": self.detail_levels, "active": self.active}
+
+    def load_state_dict(self, state) -> None:
+        """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
+        the mesher's copy of the fields becomes the volume's with the ``behind`` chunks' voxels as it saw them,
+        its chunk versions ``seen``; it remeshes from that copy the chunks whose vertices read a sample that
+        differs from what it had meshed (every chunk if it had not updated yet). Its meshes are then those of the
+        mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
+        The volume is not touched. ``levels`` (optional: states saved before it existed leave the mesher's own)
+        are the display levels per chunk (:meth:`set_display_levels`) and ``detail`` (optional too) the levels of
+        detail (:meth:`set_detail_levels`), taken first.
+
+        ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
+        grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
+        whose version in ``seen`` differs from the volume's, or a field missing or not of its chunk window's shape
+        and the volume's dtype.
+        """
+        seen, behind = self._checked_state(state)
+        if state.get("active") is not None:
+            check_range("state['active']", described(state["active"]),
+                        f"a bool array of the chunk grid's shape {self.volume.chunk_grid_shape}",
+                        isinstance(state["active"], np.ndarray) and state["active"].dtype == bool
+                        and state["active"].shape == self.volume.chunk_grid_shape)
+        if state.get("detail") is not None:
+            self._check_detail(state["detail"])  # before anything changes
+        if state.get("levels") is not None:
+            self.set_display_levels(state["levels"])
+        if state.get("detail") is not None:
+            self.set_detail_levels(state["detail"])
+        if state.get("active") is not None:
+            self._active = state["active"].copy()
+            self._activated, self._deactivated = set(), set()
+        if behind is None:
+            for chunk in all_chunks(self.volume):
+                self._forget_collision(chunk)
+            self._start_over()
+            return
+        volume = self.volume
+        fields = volume.snapshot(MESHED_FIELDS)
+        for chunk, saw in behind.items():
+            fields._set_chunk(chunk, {name: saw[name] for name in MESHED_FIELDS})
+        if self._fields is None:
+            self._fields = fields
+            rebuild = self._active_chunks()
+            self._forget_inactive()
+        else:
+            # The mesher's copy differs from the new one at most where the mesher is behind the volume or the
+            # state is.
+            rebuild = set()
+            # Chunks it did not follow: nothing meshed reads what it kept of them, so they take the new copy's
+            # without a comparison (a chunk left in a store stays there: no read).
+            for chunk in map(tuple, np.argwhere(self._seen < 0).tolist()):
+                if chunk not in behind:
+                    fields.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+            ahead = set(map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()))
+            for chunk in sorted(ahead | set(behind)):
+                changed = self._take_changes(chunk, fields)
+                if changed is not None:
+                    rebuild |= self._chunks_reading(*changed)
+                    self._shade |= self._chunks_shading(*changed)
+                    self._shade_boxes.append(changed)
+            rebuild |= self._activated
+            self._forget_inactive()
+        self._seen = seen
+        self._activated, self._deactivated = set(), set()
+        self._refresh(rebuild)
+        self.simplify_vertices()
+        self.build_display_meshes()
+
+    def _checked_state(self, state) -> tuple[np.ndarray, dict | None]:
+        """``state``'s ``seen`` (an int64 copy) and ``behind`` (by the grid's chunk tuples), or ParameterError."""
+        volume = self.volume
+        if not (isinstance(state, Mapping) and "seen" in state and "behind" in state):
+            raise ParameterError("state", sorted(map(str, state)) if isinstance(state, Mapping) else described(state),
+                                 "a mapping with the keys seen, behind")
+        seen, behind, grid = state["seen"], state["behind"], volume.chunk_grid_shape
+        check_range("state['seen']", described(seen), f"an integer array of the chunk grid's shape {grid}",
+                    isinstance(seen, np.ndarray) and seen.dtype.kind in "iu" and seen.shape == grid)
+        seen = seen.astype(np.int64)
+        if behind is None:
+            check_range("state['seen']", int(seen.max(initial=-1)), "-1 everywhere when behind is None (not updated)",
+                        bool(np.all(seen == -1)))
+            return seen, None
+        check_range("state['seen']", int(seen.min(initial=0)), "chunk versions >= 0, or -1 where not followed",
+                    bool(np.all(seen >= -1)))
+        check_range("state['behind']", described(behind), "a mapping chunk (i, j, k) -> fields, or None",
+                    isinstance(behind, Mapping))
+        expected = list(map(tuple, np.argwhere((seen >= 0) & (seen != volume.chunk_versions)).tolist()))
+        check_range("state['behind']", sorted(map(str, behind)),
+                    f"exactly the chunks whose version in seen differs from the volume's: {expected}",
+                    set(behind) == set(expected))
+        checked = {}
+        for chunk in expected:
+            where = f"state['behind'][{chunk}]"
+            fields = behind[chunk]
+            check_range(where, sorted(map(str, fields)) if isinstance(fields, Mapping) else described(fields),
+                        f"a mapping with the keys {', '.join(MESHED_FIELDS)}",
+                        isinstance(fields, Mapping) and set(fields) == set(MESHED_FIELDS))
+            shape = tuple(int(b - a) for a, b in zip(*volume.chunk_box(chunk)))
+            for name in MESHED_FIELDS:
+                values, dtype = fields[name], FIELD_DTYPES[name]
+                check_range(f"{where}['{name}']", described(values),
+                            f"a {dtype} array of the chunk window's shape {shape}",
+                            isinstance(values, np.ndarray) and values.dtype == dtype and values.shape == shape)
+            checked[chunk] = fields
+        return seen, checked
