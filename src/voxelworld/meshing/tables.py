@@ -27,7 +27,7 @@ EDGE_AXIS = np.array([0] * 4 + [1] * 4 + [2] * 4, dtype=np.int64)
 
 
 def _edge_between(a: int, b: int) -> int:
-    for e, (p, _q) in enumerate(EDGE_CORNERS):
+    for e, (p, q) in enumerate(EDGE_CORNERS):
         if {int(p), int(q)} == {a, b}:
             return e
     raise ValueError((a, b))
@@ -139,7 +139,7 @@ CASES = 256 * 64
 def _edge_from_corner_axis() -> np.ndarray:
     """``[corner, axis]``: the cell edge that leaves ``corner`` along ``axis`` towards +axis (-1: none)."""
     table = np.full((8, 3), -1, dtype=np.int64)
-    for e, (p, q) in enumerate(EDGE_CORNERS):
+    for e, (p, _q) in enumerate(EDGE_CORNERS):
         table[p, EDGE_AXIS[e]] = e
     return table
 
