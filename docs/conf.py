@@ -31,7 +31,12 @@ root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 
 # autodoc: a wing's page documents the names of its package's __all__, in that order, with their members.
-autodoc_default_options = {"members": True, "undoc-members": True, "member-order": "bysource"}
+# Inherited members listed (ChunkMesher's methods live in the parts it is made of), except those of Python's own
+# bases.
+_PYTHON_BASES = ("object,BaseException,Exception,ValueError,TypeError,RuntimeError,dict,tuple,list,Mapping,"
+                 "MutableMapping,NamedTuple,Enum,IntEnum,str,int,float")
+autodoc_default_options = {"members": True, "undoc-members": True, "member-order": "bysource",
+                           "inherited-members": _PYTHON_BASES}
 autodoc_typehints = "none"  # the signature shows the annotations; numpydoc's sections say the rest
 autoclass_content = "both"
 
