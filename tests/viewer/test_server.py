@@ -33,6 +33,8 @@ from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
+from voxelworld.viewer import sessions as sessions_module
+from voxelworld.viewer import streaming
 from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, KIND_POSES,
                                         KIND_CHUNK_PATCH,
                                         MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, decode_chunk_mesh,
@@ -275,7 +277,7 @@ def test_a_message_the_checker_fails_on_gets_an_error_reply_and_the_session_goes
     def failing(text):
         raise OverflowError("int too large to convert to float")
 
-    monkeypatch.setattr(server_module, "parse_client_message", failing)
+    monkeypatch.setattr(sessions_module, "parse_client_message", failing)
     page.send({"type": "ping", "id": 1})
     assert "internal error handling the message: OverflowError" in page.error()
     monkeypatch.undo()
@@ -311,10 +313,10 @@ def test_rate_limit(server, pages):
 
 def test_error_replies_beyond_the_queue_are_counted_not_queued(world):
     play = PlayServer(world)
-    client = server_module._Client(1, websocket=None)
-    for n in range(server_module.ERRORS_QUEUED + 36):
+    client = streaming.Page(1, websocket=None)
+    for n in range(streaming.ERRORS_QUEUED + 36):
         play._error(client, f"bad message {n}")
-    assert client.errors_queued == len(client.outbox) == server_module.ERRORS_QUEUED
+    assert client.errors_queued == len(client.outbox) == streaming.ERRORS_QUEUED
     assert client.errors_dropped == 36
 
 
@@ -546,7 +548,7 @@ def test_save_writes_the_world_file_and_reports_failures(server, world, pages, t
     def broken(world, path):
         raise FormatError(f"{path}: the disk said no")
 
-    monkeypatch.setattr(server_module, "save_world", broken)
+    monkeypatch.setattr(sessions_module, "save_world", broken)
     page.send({"type": "save"})
     assert "save failed" in (error := page.error()) and "the disk said no" in error
     page.send({"type": "ping", "id": 5})
@@ -789,7 +791,7 @@ def test_a_page_that_falls_behind_still_gets_every_frames_events(world):
     socket_ = _RecordingSocket()
 
     async def run() -> None:
-        client = server_module._Client(1, socket_)
+        client = streaming.Page(1, socket_)
         play.clients[client.id] = client
         blocked = [{"event": "blocked", "action": "punch", "reason": "out_of_reach", "text": "out of reach"}]
         step = [{"event": "footstep", "position": [0, 0, 0], "material": "grass", "sound": "grass"}]

@@ -38,7 +38,7 @@ from ..meshing import ChunkMesher
 from ..motion import ContactMotion, SlowdownProfile, dig_clip, forearm_part
 from ..terrain import Capsule, EditResult, Tool, VoxelVolume
 from .edits import VoxelEdit
-from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height
+from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height, check_tool_and_profile
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .terrain_contacts import TerrainContacts
 
@@ -96,10 +96,7 @@ class ShovelSettings:
                                                         unit="s" if name == "swing_seconds" else "m"))
         object.__setattr__(self, "blade_roll", check_finite("blade_roll", self.blade_roll, minimum=0.0,
                                                             maximum=90.0, unit="degrees"))
-        if not isinstance(self.tool, Tool):
-            raise ParameterError("tool", type(self.tool).__name__, "a voxelworld.terrain.Tool")
-        if not isinstance(self.profile, SlowdownProfile):
-            raise ParameterError("profile", type(self.profile).__name__, "a voxelworld.motion.SlowdownProfile")
+        check_tool_and_profile(self)
 
 
 @dataclass(frozen=True)

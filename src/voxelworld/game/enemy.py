@@ -139,10 +139,17 @@ class ChainsawSettings:
                                                             maximum=MAX_SPEED, strict_minimum=True, unit="m/s"))
         for name in ("swings_per_spot", "wall_end_swings"):
             object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
-        if not isinstance(self.tool, Tool):
-            raise ParameterError("tool", type(self.tool).__name__, "a voxelworld.terrain.Tool")
-        if not isinstance(self.profile, SlowdownProfile):
-            raise ParameterError("profile", type(self.profile).__name__, "a voxelworld.motion.SlowdownProfile")
+        check_tool_and_profile(self)
+
+
+def check_tool_and_profile(settings) -> None:
+    """The checks every tool holder's settings end with (the chainsaw's here, the shovel's in
+    :mod:`voxelworld.game.digger`): ``settings.tool`` a :class:`~voxelworld.terrain.Tool` and ``settings.profile`` a
+    :class:`~voxelworld.motion.SlowdownProfile`, else ParameterError naming the field."""
+    if not isinstance(settings.tool, Tool):
+        raise ParameterError("tool", type(settings.tool).__name__, "a voxelworld.terrain.Tool")
+    if not isinstance(settings.profile, SlowdownProfile):
+        raise ParameterError("profile", type(settings.profile).__name__, "a voxelworld.motion.SlowdownProfile")
 
 
 @dataclass(frozen=True)

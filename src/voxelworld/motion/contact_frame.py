@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 
 from ..errors import ParameterError
-from . import contact_motion as _motion
+from . import contact_rates as _rates
 from ._kernels import frame as _frame
 from ._kernels import ik as _ik
 from .part_contacts import Contact, ContactEnded, ContactStarted, Vibration
@@ -31,11 +31,11 @@ def play(motion, dt: float, contact_query: Callable) -> tuple[Pose, list]:
     since = motion._since_contact + dt
     fade = math.exp(-dt / profile.body_recovery)
     shake, frequency = motion._shake * fade, motion._shake_frequency
-    catch_up = (profile.max_catch_up, profile.catch_up_time, _motion.CATCH_UP_FLOOR, 1.0 - _motion.RECOVERED)
+    catch_up = (profile.max_catch_up, profile.catch_up_time, _rates.CATCH_UP_FLOOR, 1.0 - _rates.RECOVERED)
     (lag, clocks0, targets, clocks, rates, translation, rotation, scale, shaken, world, places, hand, segment, driven,
      was_shaken, speed_sq, along) = _frame.before_query(
         tables, motion.clocks, motion.rates, motion._inside, motion._held, motion._delays, motion._taus, since,
-        *catch_up, dt, duration, motion.loop, _motion.SNAP, motion._first_step, motion.wrist, motion.root,
+        *catch_up, dt, duration, motion.loop, _rates.SNAP, motion._first_step, motion.wrist, motion.root,
         motion.placement, motion._placed, motion._angle(shake, frequency, time), has_blade, motion._driven_end)
     contact = contact_query(segment[0], segment[1], motion.part.radius)
     if contact is not None and not isinstance(contact, Contact):
@@ -51,7 +51,7 @@ def play(motion, dt: float, contact_query: Callable) -> tuple[Pose, list]:
     previous_elbow = motion._previous_elbow
     clocks, rates, translation, rotation, scale, world, segment, elbow, joined, code, moved = _frame.after_query(
         tables, clocks0, motion.rates, motion._inside, motion._held, motion._delays, motion._taus, since, lag,
-        *catch_up, held, contact is not None, targets, dt, duration, motion.loop, _motion.SNAP, motion._first_step,
+        *catch_up, held, contact is not None, targets, dt, duration, motion.loop, _rates.SNAP, motion._first_step,
         motion.wrist, motion.placement, motion._placed, motion._angle(shake, frequency, time), motion._parent,
         segment[0] if previous_elbow is None else previous_elbow, previous_elbow is not None, motion._previous_end,
         clocks, rates, translation, rotation, scale, shaken, world, places, hand, segment, was_shaken)

@@ -54,30 +54,26 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..attribute_state import (MAX_SECONDS, array, attribute_state, bounded, instance, number, optional,
-                               restore_attributes, seconds)
+from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite
 from . import contact_frame as _contact_frame
+from . import contact_setup as _setup
 from . import quaternions as quat
 from ._kernels import contact as _kernel
 from ._kernels import frame as _frame
 from ._kernels import ik as _ik_kernel
 from .clip import Clip
+from .contact_rates import (CATCH_UP_FLOOR, FIRST_ACTION_STEP, IK_PASSES, IK_TOLERANCE, PART, RECOVERED,
+                            SECOND_BLEND, SNAP, area_of, contact_targets, media_inside, medium_rates, shake_angle)
 from .ik import _limits, two_bone_ik
 from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft, PartShape,
-                            SlowdownProfile, Vibration, joint_index)
+                            SlowdownProfile, Vibration)
 from .skeleton import Pose, Skeleton
 
 __all__ = ["ContactMotion"]
-
-SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
-RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
-CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster than the first action (closes in time)
-SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
-IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
-FIRST_ACTION_STEP = 1.0 / 240.0  # s: the first action's hand and tool are tabulated at least this finely
-_IDENTITY = np.eye(4).ravel().tolist()
-PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
+# The frame's constants (voxelworld.motion.contact_rates), importable from here as before.
+__all__ += ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
+            "PART"]
 
 
 class ContactMotion:
@@ -144,64 +140,18 @@ class ContactMotion:
     ('ContactStarted', 0.0143, 0.1)
     """
 
-    # What the motion keeps from frame to frame (:meth:`state_dict`); the other attributes are what its
-    # constructor is given and derives from that.
-    STATE_ATTRIBUTES = ("clocks", "rates", "time", "contact", "_area", "_inside", "_in_media", "_part_in_media",
-                        "part_drag", "_driven_end", "_previous_elbow",
-                        "pose", "world", "part_segment", "_previous_end", "_held", "_since_contact", "_shake",
-                        "_shake_frequency", "_second_weight", "_second_clock", "placement")
-    STATE_CHECKS = {"clocks": bounded((None,), MAX_SECONDS, "s"), "rates": bounded((None,), 100.0, "", 0.0),
-                    "time": seconds(), "contact": optional(instance(Contact)), "area": number(minimum=0.0, unit="m²"),
-                    "inside": array((None,)), "in_media": array((None, None), dtype="bool"),
-                    "part_in_media": array((None,), dtype="bool"), "part_drag": number(minimum=0.0),
-                    "driven_end": array((3,)), "previous_elbow": optional(array((3,))), "pose": instance(Pose),
-                    "world": array((None, 4, 4)), "part_segment": array((2, 3)), "previous_end": array((3,)),
-                    "held": array((None,)), "since_contact": seconds(infinite=True),
-                    "shake": number(minimum=0.0, maximum=45.0, unit="degrees"),
-                    "shake_frequency": number(minimum=0.0, unit="Hz"), "second_weight": number(0.0, 1.0),
-                    "second_clock": seconds(), "placement": array((4, 4))}  # rates: max_catch_up is at most 100
-    OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "start", "second_clip", "limits",
-                        "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
-                        "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
-                        "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade", "_tables",
-                        "_scratch", "_slotted", "_slot_row", "_two_calls")
+    # What the motion keeps from frame to frame (:meth:`state_dict`) and the other attributes (what its constructor
+    # is given and derives from that): voxelworld.motion.contact_setup.
+    STATE_ATTRIBUTES = _setup.STATE_ATTRIBUTES
+    STATE_CHECKS = _setup.STATE_CHECKS
+    OTHER_ATTRIBUTES = _setup.OTHER_ATTRIBUTES
 
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
                  start: float = 0.0, second_clip: Clip | None = None, limits: Sequence | None = None):
-        if not isinstance(skeleton, Skeleton):
-            raise ParameterError("skeleton", type(skeleton).__name__, "a voxelworld.motion Skeleton")
-        if not isinstance(clip, Clip):
-            raise ParameterError("clip", type(clip).__name__, "a voxelworld.motion Clip")
-        clip.sample(skeleton, 0.0)  # raises if the clip names joints the skeleton lacks
-        if second_clip is not None:
-            if not isinstance(second_clip, Clip) or second_clip.duration <= 0.0:
-                raise ParameterError("second_clip", second_clip, "None or a voxelworld.motion Clip of positive duration")
-            second_clip.sample(skeleton, 0.0)
-        if isinstance(chain, (str, bytes)) or not isinstance(chain, Sequence) or not 2 <= len(chain) <= 64:
-            raise ParameterError("chain", chain, "2 to 64 joints, shoulder to wrist, each the parent of the next")
-        joints = [joint_index(skeleton, "chain", name) for name in chain]
-        parents = skeleton.parents
-        for a, b in zip(joints, joints[1:]):
-            if parents[b] != a:
-                raise ParameterError("chain", list(chain), "joints each the parent of the next (shoulder to wrist)")
-        root_index = joint_index(skeleton, "root", root)
-        n = len(skeleton)
-        hand = np.zeros(n, dtype=bool)  # the wrist and every joint below it
-        hand[joints[-1]] = True
-        for j in range(joints[-1] + 1, n):
-            hand[j] = parents[j] >= 0 and hand[parents[j]]
-        if root_index in joints or hand[root_index]:
-            raise ParameterError("root", root, "a joint outside the chain and the hand (the hips)")
-        if not isinstance(part, PartShape):
-            raise ParameterError("part", type(part).__name__, "a PartShape")
-        profile = SlowdownProfile() if profile is None else profile
-        if not isinstance(profile, SlowdownProfile):
-            raise ParameterError("profile", type(profile).__name__, "a SlowdownProfile")
-        media = tuple(media)
-        for medium in media:
-            if not isinstance(medium, Medium):
-                raise ParameterError("media", type(medium).__name__, "a sequence of Medium")
+        joints, root_index, hand, profile, media = _setup.check_arguments(skeleton, clip, chain, root, part, profile,
+                                                                          media, second_clip)
+        parents, n = skeleton.parents, len(skeleton)
         self._kinds, self._params = _limits(limits, len(joints) - 1)
         self.skeleton, self.clip, self.part, self.profile, self.media = skeleton, clip, part, profile, media
         self.loop, self.second_clip = bool(loop), second_clip
@@ -229,7 +179,7 @@ class ContactMotion:
         self._taus = np.where(slot >= 0, taus[slot], profile.body_recovery)
         self._delays = np.where(slot >= 0, slot * profile.recovery_delay, 0.0)
         self._shaking = np.array(self.body[1:] if len(self.body) > 1 else self.body, dtype=np.int64)
-        self._shake_axes = self._axes_across(self._shaking)
+        self._shake_axes = _setup.axes_across(skeleton, self._shaking)
         mask = np.zeros(n, dtype=bool)
         if second_clip is not None:
             keyed = [skeleton.index(name) for name in second_clip.joint_names]
@@ -289,19 +239,6 @@ class ContactMotion:
                                              self.placement, has_blade, self._driven_end, dt, out)
         return out[0], (out[1] if has_blade else None), out[2], speed_sq, along
 
-    def _axes_across(self, joints: np.ndarray) -> np.ndarray:
-        """(m, 3): for each shaking joint a unit axis in its own frame across its bone (to its first child)."""
-        translation = self.skeleton.rest.translation
-        axes = np.zeros((len(joints), 3))
-        for i, j in enumerate(joints):
-            children = np.flatnonzero(self.skeleton.parents == j)
-            bone = translation[children[0]] if len(children) else np.array([0.0, 1.0, 0.0])
-            bone = bone / max(np.linalg.norm(bone), 1e-12)
-            other = np.eye(3)[int(np.argmin(np.abs(bone)))]
-            across = np.cross(bone, other)
-            axes[i] = across / np.linalg.norm(across)
-        return axes
-
     def reset(self) -> None:
         """Back to the start: every clock at ``start``, every rate 1, no contact (the placement stays)."""
         n = len(self.skeleton)
@@ -330,25 +267,7 @@ class ContactMotion:
         """Stand the skeleton at ``placement``: a (4, 4) matrix of finite numbers, rotation times a positive
         uniform scale plus a translation (a walking character moves it every frame). Takes effect in the next
         :meth:`step`."""
-        legal = "a (4, 4) matrix of finite numbers: rotation times a positive uniform scale, last row 0 0 0 1"
-        try:
-            matrix = np.array(placement, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ParameterError("placement", placement, legal) from None
-        if matrix.shape != (4, 4):
-            raise ParameterError("placement", placement, legal)
-        values = matrix.ravel().tolist()  # plain floats: a walking character is placed every frame
-        if not all(map(math.isfinite, values)) or values[12:] != [0.0, 0.0, 0.0, 1.0]:
-            raise ParameterError("placement", placement, legal)
-        columns = [values[c:12:4] for c in range(3)]
-        squares = [sum(v * v for v in column) for column in columns]
-        gram_ok = all(abs(sum(a * b for a, b in zip(columns[i], columns[j])) - (squares[0] if i == j else 0.0))
-                      <= 1e-9 + 1e-6 * (squares[0] if i == j else 0.0) for i in range(3) for j in range(3))
-        (a, b, c), (d, e, f), (g, h, k) = columns  # the determinant: the columns' triple product
-        determinant = a * (e * k - f * h) - d * (b * k - c * h) + g * (b * f - c * e)
-        if min(squares) <= 1e-18 or not gram_ok or determinant <= 0:
-            raise ParameterError("placement", placement, legal)
-        self.placement, self._placed = matrix, values != _IDENTITY
+        self.placement, self._placed = _setup.check_placement(placement)
 
     def state_dict(self) -> dict:
         """What the motion keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no leading
@@ -362,8 +281,17 @@ class ContactMotion:
 
     # ----------------------------------------------------------------------------------------- one frame
     def _contact_targets(self, contact: Contact, area: float) -> np.ndarray:
-        rates = np.array(self.profile._chain_rates(contact.hardness, area, len(self.chain)))
-        return np.where(self._slotted, rates[self._slot_row], 1.0)
+        return contact_targets(self.profile, contact, area, len(self.chain), self._slotted, self._slot_row)
+
+    _area_of = staticmethod(area_of)
+    _angle = staticmethod(shake_angle)
+
+    def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return media_inside(self.media, world, end)
+
+    def _medium_rates(self, world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
+                      velocity: np.ndarray) -> tuple[np.ndarray, float]:
+        return medium_rates(self.media, self.profile, self._slot, len(self.chain), world, end, blade, velocity)
 
     def _advance(self, clocks: np.ndarray, contact_targets: np.ndarray | None, inside: np.ndarray, lag: np.ndarray,
                  since: float, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -427,50 +355,6 @@ class ContactMotion:
         out = np.empty((3, 3))
         _frame.place_part(wrist_world, self.part._local, out)
         return out, (out[2] if self.part.blade_normal is not None else None)
-
-    def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which joints ``(media, n)`` and whether the part's end ``(media,)`` lie inside each medium."""
-        positions = world[:, :3, 3]
-        joints = np.array([medium.contains(positions) for medium in self.media], dtype=bool).reshape(
-            len(self.media), len(positions))
-        part = np.array([bool(medium.contains(end)[0]) for medium in self.media], dtype=bool)
-        return joints, part
-
-
-    def _medium_rates(self, world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
-                      velocity: np.ndarray) -> tuple[np.ndarray, float]:
-        """Each joint's rate in the media (the deepest slowest) with the drag on the part (its end at ``end``, its
-        blade facing ``blade`` and driven at ``velocity``) taken by the hand and graded up the chain and on to the
-        body (slowed least); and the part's largest drag."""
-        rates = np.ones(len(self.skeleton))
-        if not self.media:
-            return rates, 0.0
-        positions = world[:, :3, 3]
-        drag = 0.0
-        for medium in self.media:
-            rates = np.minimum(rates, medium.rates(positions))
-            drag = max(drag, medium.part_drag(end, blade, velocity))
-        if drag > 0.0:  # the hand slowest, then the chain, then the body, graded towards the first action
-            graded = np.array(self.profile.graded(1.0 / (1.0 + drag), 1.0, len(self.chain) + 1))
-            dragged = self._slot >= 0
-            rates[dragged] = np.minimum(rates[dragged], graded[self._slot[dragged]])
-        return rates, drag
-
-    @staticmethod
-    def _area_of(contact: Contact, blade: np.ndarray | None, has_driven_blade: bool, speed_sq: float,
-                 along: float) -> float:
-        """The contact's area factor: the query's, else 1 for a blunt part, else how squarely the first action
-        drives the blade (``|blade normal . unit velocity|``: 0 edge-first, 1 face-first; ``speed_sq`` the driven
-        velocity's squared length, ``along`` its component along the driven blade normal), or for a blade at rest
-        how squarely it faces the surface."""
-        if contact.area is not None:
-            return contact.area
-        if blade is None:
-            return 1.0
-        speed = math.sqrt(speed_sq)
-        if has_driven_blade and speed > 1e-9:
-            return float(min(1.0, abs(along) / speed))
-        return float(min(1.0, abs(_frame.dot3(blade, np.array(contact.normal, dtype=np.float64)))))
 
     def _lag(self) -> tuple[np.ndarray, np.ndarray]:
         """Each joint's lag behind the leaders (s) and its clock re-expressed from it: looping, the lag is
@@ -588,13 +472,6 @@ class ContactMotion:
         self._previous_end = self.part_segment[1]
         self._previous_elbow = elbow
         return pose, events
-
-    @staticmethod
-    def _angle(shake_degrees: float, frequency: float, time: float) -> float:
-        """The torso's shake angle (radians) at ``time``."""
-        if shake_degrees == 0.0:
-            return 0.0
-        return math.radians(shake_degrees) * math.sin(2.0 * math.pi * frequency * time)
 
     def _join_chain(self, local, world: np.ndarray, places: np.ndarray, hand: np.ndarray):
         """Re-solve the chain so its joints come near their places and the wrist sits at the hand's, turned as

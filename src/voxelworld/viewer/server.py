@@ -23,17 +23,19 @@ How it runs
   patch's base, else the whole latest mesh), the HUD when it changed (the fields that changed, when the page has
   the HUD before) and the latest frame: its poses (binary) and its state (JSON), as deltas against the frame
   before when the page was sent that one. A slow page skips frames instead of queueing them.
+  (:mod:`voxelworld.viewer.streaming`)
 - **Who plays.** The first page to connect while no page plays gets control; the others watch. A watching page
   may ask for control (``{"type": "control"}``) when no page has it; the player gives it up with
   ``{"type": "release"}`` or by leaving (the stick and buttons are then let go).
 - **Every message is checked** (:func:`~voxelworld.viewer.protocol.parse_client_message`): size, rate (per
   connection), JSON, type, fields, ranges. A bad one gets ``{"type": "error", "error": "..."}`` and the session
   goes on. Messages over :data:`HARD_MESSAGE_LIMIT` bytes close the connection (code 1009) before they are read.
+  (:mod:`voxelworld.viewer.sessions`)
 - **Pages from elsewhere.** Every request, static file or websocket, must name this server in its ``Host``
   (localhost, 127.0.0.0/8, [::1] or the ``--host`` it listens on) and, when it has an ``Origin``, come from the
   page this server served (same host and port); others get 403 and the reason
   (:func:`~voxelworld.viewer.hosts.request_refusal`). A web page on the internet cannot drive a local game, even
-  through DNS rebinding. Clients that send no ``Origin`` (scripts) are let in.
+  through DNS rebinding. Clients that send no ``Origin`` (scripts) are let in. (:mod:`voxelworld.viewer.handshake`)
 - **At most** :data:`MAX_CLIENTS` **pages.** A page is counted when its handshake arrives, before anything is
   awaited, so pages connecting together cannot all take the last place; the others are told why
   (``error`` message, then close code 1013 with the reason).
@@ -48,19 +50,17 @@ import struct
 import sys
 import threading
 import time
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
-from ..errors import ParameterError, VoxelworldError, check_integer
-from ..io import save_world
+from ..errors import ParameterError, check_integer
 from ..motion import CESIUM_MAN
 from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
-from .hosts import request_refusal
-from .protocol import (BUTTONS, CHARACTER_URL, MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, ControlMessage, InputMessage,
-                       OverlaysMessage, PingMessage, ProtocolError, RateLimiter, SaveMessage, dumps, error_message,
-                       hello_message, parse_client_message)
+from .handshake import ThisServerOnly, WebFiles, protocol_refusal, refuse_page
+from .protocol import BUTTONS, CHARACTER_URL
+from .sessions import Sessions
+from .streaming import Page
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
            "MAX_CLIENTS", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
@@ -70,34 +70,11 @@ FPS = 60  # frames a second
 MAX_LAG = 0.25  # s: how far the frame loop may fall behind the clock before it skips ahead
 MAX_CLIENTS = 16  # pages connected at once
 HARD_MESSAGE_LIMIT = 1024 * 1024  # bytes: a longer message closes the connection (1009) before it is read
-EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
-ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
 
 logger = logging.getLogger("voxelworld.play")
 
 
-class _Client:
-    """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
-
-    def __init__(self, number: int, websocket):
-        self.id = number
-        self.websocket = websocket
-        self.outbox: deque = deque()  # replies (text), in order
-        self.errors_queued = 0
-        self.errors_dropped = 0
-        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
-        self.revisions: dict = {}  # chunk -> the revision of its mesh this page has
-        self.wake = asyncio.Event()
-        self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
-        self.frame_sent = -1
-        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
-        self.hud_sent = -1  # the HUD version it has
-        self.navmesh = self.collision = False  # overlays it asked for
-        self.navmesh_sent = self.collision_sent = None
-        self.messages_sent = self.bytes_sent = 0
-
-
-class PlayServer:
+class PlayServer(Sessions):
     """One world stepped at :data:`FPS` frames a second for the pages connected to it (see the module).
 
     Parameters
@@ -129,9 +106,9 @@ class PlayServer:
         self.world = world
         self.save_path = None if save_path is None else str(save_path)
         self.fps = check_integer("fps", fps, minimum=1, maximum=240, unit="frames a second")
-        self.clients: dict[int, _Client] = {}
+        self.clients: dict[int, Page] = {}
         self._pages = 0  # pages connected or being greeted: at most MAX_CLIENTS
-        self._controller: _Client | None = None
+        self._controller: Page | None = None
         self._numbers = 0
         self.frames = 0
         self.failure: str | None = None
@@ -153,10 +130,6 @@ class PlayServer:
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    @property
-    def controller(self) -> int | None:
-        return None if self._controller is None else self._controller.id
-
     # ------------------------------------------------------------------------ the world thread (synchronous)
     def encode_all(self) -> FramePacket:
         """Every current chunk mesh, the frame, the poses and the HUD as they are now (no step), whole: what a
@@ -171,15 +144,6 @@ class PlayServer:
         self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
         return self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
-
-    def _hello(self, client: int) -> str:
-        return dumps(hello_message(self.world, client, self.controller, fps=self.fps, save_path=self.save_path))
-
-    def _save_world(self) -> str:
-        if self.save_path is None:
-            raise ProtocolError("saving is off: this server was started without a save file")
-        save_world(self.world, self.save_path)
-        return self.save_path
 
     # ------------------------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -233,302 +197,25 @@ class PlayServer:
                 deadline, delay = loop.time(), 0.0
             await asyncio.sleep(max(delay, 0.0))  # sleep(0) still lets the pages' tasks run
 
-    def _publish(self, packet: FramePacket) -> None:
-        self._chunk_updates.update(packet.chunks)
-        self._frame_number, self._frame = packet.frame, packet
-        if packet.hud_text is not None:
-            self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
-        if packet.navmesh is not None:
-            self._navmesh = packet.navmesh
-        if packet.collision is not None:
-            self._collision = packet.collision
-        for client in self.clients.values():
-            client.chunks.update(packet.chunks)
-            if packet.events_text is not None:
-                client.events.append((packet.frame, packet.events_text))
-            client.wake.set()
-
     # ------------------------------------------------------------------------------------- the pages
     async def websocket_endpoint(self, websocket) -> None:
         """A page's connection: hello, then its messages checked and answered until it leaves. (Its Host and
-        Origin were checked before it got here: :func:`request_refusal`.)"""
+        Origin were checked before it got here: :func:`~voxelworld.viewer.hosts.request_refusal`.)"""
         if self._pages >= MAX_CLIENTS:
-            reason = f"too many pages: {MAX_CLIENTS} are connected already"
             await websocket.accept()
-            await websocket.send_text(error_message(reason))
-            await websocket.close(code=1013, reason=reason)
+            await refuse_page(websocket, f"too many pages: {MAX_CLIENTS} are connected already", code=1013)
             return
         # Counted before the first await: handshakes arriving together cannot all see a free place.
         self._pages += 1
         try:
             await websocket.accept()
-            spoken = websocket.query_params.get("protocol")
-            if spoken is not None and spoken != str(PROTOCOL_VERSION):
-                reason = (f"this page speaks play protocol {_shown(spoken)} and this server {PROTOCOL_VERSION}: "
-                          "reload the page")
-                await websocket.send_text(error_message(reason))
-                await websocket.close(code=1002, reason=reason[:120])
+            reason = protocol_refusal(websocket.query_params.get("protocol"))
+            if reason is not None:
+                await refuse_page(websocket, reason, code=1002)
                 return
             await self._serve_page(websocket)
         finally:
             self._pages -= 1
-
-    async def _serve_page(self, websocket) -> None:
-        self._numbers += 1
-        client = _Client(self._numbers, websocket)
-        if self._controller is None:
-            self._controller = client
-        try:
-            hello = await self._in_world(self._hello, client.id)
-        except Exception:
-            if self._controller is client:
-                self._controller = None
-            raise
-        self._reply(client, hello)
-        if self.failure is not None:
-            self._error(client, self.failure)
-        client.chunks.update(chunk for chunk, update in self._chunk_updates.items() if update.has_triangles)
-        self.clients[client.id] = client
-        client.wake.set()
-        if self._controller is client:
-            self._announce_control()
-        sender = asyncio.create_task(self._send_loop(client), name=f"voxelworld-page-{client.id}")
-        try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                self._handle(client, message.get("text"), message.get("bytes"))
-        except Exception as error:  # the connection broke while reading
-            logger.debug("page %d: %s", client.id, error)
-        finally:
-            sender.cancel()
-            with suppress(asyncio.CancelledError, Exception):
-                await sender
-            del self.clients[client.id]
-            self._overlays_wanted()
-            if self._controller is client:
-                self._release()
-
-    def _handle(self, client: _Client, text: str | None, data: bytes | None) -> None:
-        """Check one message and act on it; whatever is wrong becomes an error reply."""
-        if not client.limiter.allow():
-            self._error(client, f"rate limit: more than {MAX_MESSAGES_PER_SECOND} messages a second on this "
-                                "connection; message dropped")
-            return
-        message = text if text is not None else (data or b"")
-        try:
-            message = parse_client_message(message)
-            self._act(client, message)
-        except ProtocolError as error:  # a bad message, or one this server refuses (saving off)
-            self._error(client, str(error))
-        except Exception as error:  # never let a message take the server down, nor end its page's session
-            logger.exception("page %d: handling %.200r failed", client.id, message)
-            self._error(client, f"internal error handling the message: {type(error).__name__}: {error}")
-
-    def _act(self, client: _Client, message) -> None:
-        playing = self._controller is client
-        if isinstance(message, InputMessage):
-            if not playing:
-                self._error(client, self._watching(client, "input ignored"))
-                return
-            self._move, self._look = message.move, message.look
-            self._pressed |= message.held - self._held
-            self._held = message.held
-        elif isinstance(message, ControlMessage):
-            if message.take:
-                if self._controller is None or playing:
-                    self._controller = client
-                    self._announce_control()
-                else:
-                    self._error(client, f"control refused: page {self._controller.id} plays; ask again when "
-                                        "no page plays")
-            elif playing:
-                self._release()
-            else:
-                self._error(client, "release ignored: this page does not play")
-        elif isinstance(message, SaveMessage):
-            if not playing:
-                self._error(client, self._watching(client, "save refused"))
-            elif self._saving:
-                self._error(client, "save refused: a save is already under way")
-            else:
-                self._saving = True
-                asyncio.get_running_loop().create_task(self._save(client))
-        elif isinstance(message, OverlaysMessage):
-            if message.navmesh is not None:
-                client.navmesh = message.navmesh
-                client.navmesh_sent = None if message.navmesh else client.navmesh_sent
-            if message.collision is not None:
-                client.collision = message.collision
-                client.collision_sent = None if message.collision else client.collision_sent
-            self._overlays_wanted()
-            client.wake.set()
-        elif isinstance(message, PingMessage):
-            self._reply(client, dumps({"type": "pong", "id": message.id, "frame": self._frame_number}))
-
-    def _overlays_wanted(self) -> None:
-        self.encoder.want_navmesh = any(c.navmesh for c in self.clients.values())
-        self.encoder.want_collision = any(c.collision for c in self.clients.values())
-
-    def _watching(self, client: _Client, what: str) -> str:
-        who = "no page plays now: send {\"type\": \"control\"} to play" if self._controller is None else \
-            f"page {self._controller.id} plays; this page (number {client.id}) watches"
-        return f"{what}: {who}"
-
-    async def _save(self, client: _Client) -> None:
-        try:
-            path = await self._in_world(self._save_world)
-        except (VoxelworldError, AttributeError, OSError) as error:
-            self._error(client, f"save failed: {error}")
-        except Exception as error:
-            logger.exception("saving the world failed")
-            self._error(client, f"save failed: {type(error).__name__}: {error}")
-        else:
-            self._reply(client, dumps({"type": "saved", "path": path, "frame": self._frame_number}))
-        finally:
-            self._saving = False
-
-    def _release(self) -> None:
-        """No page plays: the stick and buttons are let go, the view stays."""
-        self._controller = None
-        self._move, self._look, self._held, self._pressed = (0.0, 0.0), None, frozenset(), set()
-        self._announce_control()
-
-    def _announce_control(self) -> None:
-        controller = self.controller
-        for client in self.clients.values():
-            self._reply(client, dumps({"type": "control", "you": client.id == controller, "controller": controller}))
-
-    def _reply(self, client: _Client, text: str) -> None:
-        """Queue a JSON message for the page."""
-        client.outbox.append((False, text))
-        client.wake.set()
-
-    def _error(self, client: _Client, text: str) -> None:
-        """Queue ``{"type": "error", "error": text}`` for the page (at most ERRORS_QUEUED wait; more are
-        counted, and the count is added to the last one sent)."""
-        if client.errors_queued >= ERRORS_QUEUED:
-            client.errors_dropped += 1
-            return
-        client.errors_queued += 1
-        client.outbox.append((True, text))
-        client.wake.set()
-
-    async def _send_loop(self, client: _Client) -> None:
-        """Send a page what is waiting for it whenever there is something: replies, chunk meshes, overlays, the
-        HUD, the latest frame."""
-        websocket = client.websocket
-
-        async def send(data) -> None:
-            if isinstance(data, bytes):
-                await websocket.send_bytes(data)
-            else:
-                await websocket.send_text(data)
-            client.messages_sent += 1
-            client.bytes_sent += len(data)
-
-        try:
-            while True:
-                await client.wake.wait()
-                client.wake.clear()
-                while client.outbox:
-                    error, text = client.outbox.popleft()
-                    if error:
-                        client.errors_queued -= 1
-                        if client.errors_dropped and not client.errors_queued:
-                            text += f" ({client.errors_dropped} more errors were not sent)"
-                            client.errors_dropped = 0
-                        text = error_message(text)
-                    await send(text)
-                if client.chunks:
-                    chunks = sorted(client.chunks)
-                    client.chunks.clear()
-                    for chunk in chunks:
-                        update = self._chunk_updates[chunk]
-                        data = update.for_page(client.revisions.get(chunk))
-                        client.revisions[chunk] = update.revision
-                        await send(data)
-                if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
-                    client.navmesh_sent = self._navmesh[0]
-                    await send(self._navmesh[1])
-                if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
-                    client.collision_sent = self._collision[0]
-                    await send(self._collision[1])
-                if self._hud is not None and client.hud_sent != self._hud[0]:
-                    version, whole, against_last = self._hud
-                    text = against_last if against_last is not None and client.hud_sent == version - 1 else whole
-                    client.hud_sent = version
-                    await send(text)
-                packet = self._frame
-                if packet is not None and client.frame_sent != packet.frame:
-                    number = packet.frame
-                    while client.events and client.events[0][0] <= number:
-                        frame, events = client.events.popleft()
-                        if client.frame_sent < frame < number:  # a frame this page skips: its events alone
-                            await send(events)
-                    follows = client.frame_sent == number - 1 and packet.frame_delta is not None
-                    client.frame_sent = number
-                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
-                    await send(packet.frame_delta if follows else packet.frame_text)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # the page went away mid-send
-            logger.debug("page %d: sending stopped: %s", client.id, error)
-
-
-def _shown(text: str) -> str:
-    """A page's text in a reply: quoted, at most 20 characters."""
-    return repr(text if len(text) <= 20 else text[:17] + "...")
-
-
-class _ThisServerOnly:
-    """ASGI middleware: an HTTP request or a websocket handshake that :func:`request_refusal` refuses gets 403
-    and the reason (a handshake is refused before it is accepted), whatever its path."""
-
-    def __init__(self, app, host: str):
-        self.app, self.host = app, host
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] in ("http", "websocket"):
-            from starlette.datastructures import Headers
-
-            headers = Headers(scope=scope)
-            reason = request_refusal(headers.getlist("host"), headers.getlist("origin"), self.host)
-            if reason is not None:
-                from starlette.responses import PlainTextResponse
-
-                logger.info("refused %s %s: %s", scope["type"], scope.get("path", ""), reason)
-                if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
-                    await PlainTextResponse(reason + "\n", status_code=403)(scope, receive, send)
-                else:  # a server without denial responses: a bare 403
-                    await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
-                return
-        await self.app(scope, receive, send)
-
-
-# ------------------------------------------------------------------------------------------- static files
-class _StaticFiles:
-    """The files of ``viewer/web/`` only: paths with ``..``, backslashes, NUL bytes or an empty segment are
-    refused (404) before Starlette's StaticFiles (which refuses paths leaving its folder too) looks at them."""
-
-    def __init__(self, directory: Path = WEB_DIR):
-        from starlette.staticfiles import StaticFiles
-
-        self.files = StaticFiles(directory=directory, html=True)
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http":
-            path = scope.get("path", "")
-            raw = scope.get("raw_path", b"").decode("latin-1").lower()
-            segments = path.split("/")[1:]
-            if (".." in segments or "\\" in path or "\x00" in path or "//" in path or "%2e%2e" in raw
-                    or "%2f" in raw or "%5c" in raw or "%00" in raw):
-                from starlette.responses import PlainTextResponse
-
-                await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
-                return
-        await self.files(scope, receive, send)
 
 
 async def _character(request):
@@ -594,7 +281,7 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
     protocol, ``/character.glb`` the character, ``/textures.bin`` the world's texture set (:func:`texture_set_bytes`).
     The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer` is
     ``app.state.play``. ``host``: the address the server listens on, which requests may name besides the loopback
-    names (:func:`request_refusal`)."""
+    names (:func:`~voxelworld.viewer.hosts.request_refusal`)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -611,8 +298,8 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
 
     app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Route(CHARACTER_URL, _character),
                             Route("/textures.bin", _texture_route(world), methods=["GET"]),
-                            Mount("/", app=_StaticFiles())],
-                    middleware=[Middleware(_ThisServerOnly, host=host)], lifespan=lifespan)
+                            Mount("/", app=WebFiles(WEB_DIR))],
+                    middleware=[Middleware(ThisServerOnly, host=host)], lifespan=lifespan)
     app.state.play = play
     return app
 

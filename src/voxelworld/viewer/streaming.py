@@ -1,0 +1,152 @@
+"""What the ``voxelworld play`` server sends its pages: each page's state (:class:`Page`: what waits for it, what it
+has been sent) and :class:`Streaming`, the part of :class:`~voxelworld.viewer.server.PlayServer` that publishes each
+frame's packet to the pages and sends every page, from its own task, what it lacks.
+
+After each frame the server publishes the frame's :class:`~voxelworld.viewer.frame_encoder.FramePacket`
+(:meth:`Streaming._publish`): the chunks whose mesh changed are marked for every page, the HUD, overlays and the
+latest frame replace the ones before. Each page's sender (:meth:`Streaming._send_loop`) then sends, when the page
+can take more, its replies, the chunks marked for it (the patch when the page has the patch's base, else the whole
+latest mesh), the overlays it asked for, the HUD when it changed and the latest frame, as deltas against the frame
+before when the page was sent that one. A slow page skips frames instead of queueing them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+
+from .frame_encoder import ChunkUpdate, FramePacket
+from .protocol import MAX_MESSAGES_PER_SECOND, RateLimiter, error_message
+
+__all__ = ["Page", "Streaming", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED"]
+
+EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
+ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
+
+logger = logging.getLogger("voxelworld.play")
+
+class Page:
+    """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
+
+    def __init__(self, number: int, websocket):
+        self.id = number
+        self.websocket = websocket
+        self.outbox: deque = deque()  # replies (text), in order
+        self.errors_queued = 0
+        self.errors_dropped = 0
+        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
+        self.revisions: dict = {}  # chunk -> the revision of its mesh this page has
+        self.wake = asyncio.Event()
+        self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
+        self.frame_sent = -1
+        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
+        self.hud_sent = -1  # the HUD version it has
+        self.navmesh = self.collision = False  # overlays it asked for
+        self.navmesh_sent = self.collision_sent = None
+        self.messages_sent = self.bytes_sent = 0
+
+
+class Streaming:
+    """What a play server sends its pages (mixed into :class:`~voxelworld.viewer.server.PlayServer`, which sets
+    these attributes up): the last frame's packet as published, each page's outbox and sender."""
+
+    clients: dict[int, Page]
+    _chunk_updates: dict[tuple, ChunkUpdate]  # chunk -> its latest update
+    _frame_number: int
+    _frame: FramePacket | None  # the last frame's packet (its frame, poses and their deltas)
+    _hud: tuple | None  # (version, whole text, delta text or None)
+    _navmesh: tuple | None  # (key, bytes)
+    _collision: tuple | None
+
+    def _publish(self, packet: FramePacket) -> None:
+        self._chunk_updates.update(packet.chunks)
+        self._frame_number, self._frame = packet.frame, packet
+        if packet.hud_text is not None:
+            self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
+        if packet.navmesh is not None:
+            self._navmesh = packet.navmesh
+        if packet.collision is not None:
+            self._collision = packet.collision
+        for client in self.clients.values():
+            client.chunks.update(packet.chunks)
+            if packet.events_text is not None:
+                client.events.append((packet.frame, packet.events_text))
+            client.wake.set()
+
+    def _reply(self, client: Page, text: str) -> None:
+        """Queue a JSON message for the page."""
+        client.outbox.append((False, text))
+        client.wake.set()
+
+    def _error(self, client: Page, text: str) -> None:
+        """Queue ``{"type": "error", "error": text}`` for the page (at most ERRORS_QUEUED wait; more are
+        counted, and the count is added to the last one sent)."""
+        if client.errors_queued >= ERRORS_QUEUED:
+            client.errors_dropped += 1
+            return
+        client.errors_queued += 1
+        client.outbox.append((True, text))
+        client.wake.set()
+
+    async def _send_loop(self, client: Page) -> None:
+        """Send a page what is waiting for it whenever there is something: replies, chunk meshes, overlays, the
+        HUD, the latest frame."""
+        websocket = client.websocket
+
+        async def send(data) -> None:
+            if isinstance(data, bytes):
+                await websocket.send_bytes(data)
+            else:
+                await websocket.send_text(data)
+            client.messages_sent += 1
+            client.bytes_sent += len(data)
+
+        try:
+            while True:
+                await client.wake.wait()
+                client.wake.clear()
+                while client.outbox:
+                    error, text = client.outbox.popleft()
+                    if error:
+                        client.errors_queued -= 1
+                        if client.errors_dropped and not client.errors_queued:
+                            text += f" ({client.errors_dropped} more errors were not sent)"
+                            client.errors_dropped = 0
+                        text = error_message(text)
+                    await send(text)
+                if client.chunks:
+                    chunks = sorted(client.chunks)
+                    client.chunks.clear()
+                    for chunk in chunks:
+                        update = self._chunk_updates[chunk]
+                        data = update.for_page(client.revisions.get(chunk))
+                        client.revisions[chunk] = update.revision
+                        await send(data)
+                if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
+                    client.navmesh_sent = self._navmesh[0]
+                    await send(self._navmesh[1])
+                if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
+                    client.collision_sent = self._collision[0]
+                    await send(self._collision[1])
+                if self._hud is not None and client.hud_sent != self._hud[0]:
+                    version, whole, against_last = self._hud
+                    text = against_last if against_last is not None and client.hud_sent == version - 1 else whole
+                    client.hud_sent = version
+                    await send(text)
+                packet = self._frame
+                if packet is not None and client.frame_sent != packet.frame:
+                    number = packet.frame
+                    while client.events and client.events[0][0] <= number:
+                        frame, events = client.events.popleft()
+                        if client.frame_sent < frame < number:  # a frame this page skips: its events alone
+                            await send(events)
+                    follows = client.frame_sent == number - 1 and packet.frame_delta is not None
+                    client.frame_sent = number
+                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
+                    await send(packet.frame_delta if follows else packet.frame_text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the page went away mid-send
+            logger.debug("page %d: sending stopped: %s", client.id, error)
+
