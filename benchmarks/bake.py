@@ -213,7 +213,7 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from terrain import machine, print_table
+    from terrain import print_table
 
     with tempfile.TemporaryDirectory() as folder:
         world = str(Path(folder) / "world.vwd")

@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from terrain import machine, print_table
+from terrain import print_table
 
 
 def rss_mib() -> float:
@@ -116,9 +115,8 @@ def play(path: str, seconds: float) -> dict:
 def page(path: str, screenshot: str) -> dict:
     """The play page of ``voxelworld play --world path`` in headless chromium (SwiftShader, 1280 x 720) from the
     player's start: frames a second, and its picture in ``screenshot``."""
-    from playwright.sync_api import sync_playwright
-
     from page import ARGS, CHROMIUM, ROOT, PlayProcess, frames_per_second
+    from playwright.sync_api import sync_playwright
 
     started = time.perf_counter()
     play = PlayProcess(ROOT / "src", ["--world", path])

@@ -27,8 +27,15 @@ import numpy as np
 import scipy.ndimage as ndi
 from skimage import measure
 
-from voxelworld.meshing import ChunkMesher, MeshOptions, _kernels, collision_mesh_volume, mesh_volume, vertex_occlusion
-from voxelworld.meshing import chunk_surfaces
+from voxelworld.meshing import (
+    ChunkMesher,
+    MeshOptions,
+    _kernels,
+    chunk_surfaces,
+    collision_mesh_volume,
+    mesh_volume,
+    vertex_occlusion,
+)
 from voxelworld.meshing.chunk_surfaces import build_chunk
 from voxelworld.terrain import Box, Sphere, VoxelVolume, demo_terrain
 

@@ -152,8 +152,7 @@ def cutting_motion():
     """CesiumMan's full-body chainsaw swing stepped 40 frames into a rock wall (from there on every step is a
     contact step, the torso shaking, the arm re-joined by IK), and the wall's contact query."""
     from voxelworld.collision import TriangleBVH
-    from voxelworld.motion import (ContactMotion, chainsaw_swing_clip, collision_contact_query, forearm_part,
-                                   load_gltf)
+    from voxelworld.motion import ContactMotion, chainsaw_swing_clip, collision_contact_query, forearm_part, load_gltf
 
     chain = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]
     skeleton = load_gltf(CESIUM_MAN).skeleton

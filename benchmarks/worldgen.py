@@ -15,12 +15,11 @@ import argparse
 import time
 
 import numpy as np
+from terrain import print_table  # benchmarks/terrain.py: machine line and table layout
 
 from voxelworld.terrain import FIELDS
 from voxelworld.terrain import _worldgen_kernels as kernels
 from voxelworld.terrain.worldgen import GeneratorSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks
-
-from terrain import print_table  # benchmarks/terrain.py: machine line and table layout
 
 CHUNK = 32
 FIELD_BYTES = {"density": 1, "mat_a": 1, "mat_b": 1, "mix": 1, "damage": 2}
@@ -96,7 +95,7 @@ def main() -> None:
                          f"{workers} thread{'s' if workers > 1 else ''}", f"{took:.3f}",
                          f"{voxels / took / 1e6:.1f}", f"{chunks / took:.0f}"))
     print_table((f"{args.size:g} m x 128 m x {args.size:g} m, 0.5 m voxels ({chunks} chunks of "
-                 f"32³), seed {args.seeds[0]}", "s (best of %d)" % args.rounds, "M voxels/s", "chunks/s"), rows)
+                 f"32³), seed {args.seeds[0]}", f"s (best of {args.rounds})", "M voxels/s", "chunks/s"), rows)
 
     rows = []
     scale = (1024.0 / args.size) ** 2

@@ -61,8 +61,7 @@ def test_checks_refuse_a_value_before_anything_is_set():
 def test_each_check_takes_what_its_object_works_with_and_nothing_else():
     import numpy as np
 
-    from voxelworld.attribute_state import (array, flag, instance, mapping, number, optional, pair, set_of, text,
-                                            whole)
+    from voxelworld.attribute_state import array, flag, instance, mapping, number, optional, pair, set_of, text, whole
     cases = [  # check, values taken, values refused
         (number(0.0, 1.0), [0, 0.5, np.float64(1.0)], [True, "0.5", None, 1.5, -0.1, float("nan"), float("inf")]),
         (number(minimum=0.0, infinite=True), [0.0, float("inf")], [float("nan"), -1.0]),

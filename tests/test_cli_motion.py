@@ -3,13 +3,11 @@ motion it draws."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from PIL import Image
 
 from voxelworld import cli
-
 from voxelworld.viewer.motion_plot import MEDIA, measured_shares, medium_runs
 
 from .assets import CESIUM_MAN as GLB

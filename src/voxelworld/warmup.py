@@ -152,8 +152,19 @@ def _navigation() -> None:
 
 def _motion() -> None:
     from .collision import TriangleBVH
-    from .motion import (CESIUM_MAN, ConeLimit, ContactMotion, HingeLimit, collision_contact_query, fabrik,
-                         forearm_part, load_gltf, skin, swing_clip, two_bone_ik)
+    from .motion import (
+        CESIUM_MAN,
+        ConeLimit,
+        ContactMotion,
+        HingeLimit,
+        collision_contact_query,
+        fabrik,
+        forearm_part,
+        load_gltf,
+        skin,
+        swing_clip,
+        two_bone_ik,
+    )
 
     character = load_gltf(CESIUM_MAN)
     skeleton = character.skeleton

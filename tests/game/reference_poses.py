@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import math
 
-from voxelworld.game.poses import (_NO_LAYERS, _POSE_FIELDS, BLEND_SECONDS, TELEPORT, WALK_SAMPLES, WALKING_SPEED,
-                                   CharacterPose, _layers, _nlerp_rows, _player_layers, _towards, _yaw_of,
-                                   character_rig)
+from voxelworld.game.poses import (
+    _NO_LAYERS,
+    _POSE_FIELDS,
+    BLEND_SECONDS,
+    TELEPORT,
+    WALK_SAMPLES,
+    WALKING_SPEED,
+    CharacterPose,
+    _layers,
+    _nlerp_rows,
+    _player_layers,
+    _towards,
+    _yaw_of,
+    character_rig,
+)
 
 
 def _made(*values) -> CharacterPose:

@@ -7,8 +7,15 @@ import pytest
 
 from voxelworld.collision import TriangleBVH
 from voxelworld.errors import ParameterError
-from voxelworld.game.actions import (ActionResult, PunchSettings, VoxelObject, ball_object, pull_out, punch,
-                                     touching_materials)
+from voxelworld.game.actions import (
+    ActionResult,
+    PunchSettings,
+    VoxelObject,
+    ball_object,
+    pull_out,
+    punch,
+    touching_materials,
+)
 from voxelworld.game.suck import SuckSettings, SuckState, suck
 from voxelworld.meshing import MeshOptions, collision_mesh_volume
 from voxelworld.terrain import Box, Sphere, VoxelVolume

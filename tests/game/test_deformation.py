@@ -7,8 +7,16 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.game.actions import PunchSettings, ball_object, punch
-from voxelworld.game.deformation import (AwardSettings, DeformationState, TreasureSettings, achievements,
-                                         record_action, record_impact, record_removal, treasure_spot)
+from voxelworld.game.deformation import (
+    AwardSettings,
+    DeformationState,
+    TreasureSettings,
+    achievements,
+    record_action,
+    record_impact,
+    record_removal,
+    treasure_spot,
+)
 from voxelworld.game.throwing import Contact, impact
 from voxelworld.terrain import Tool, VoxelVolume
 

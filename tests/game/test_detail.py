@@ -48,7 +48,7 @@ def test_next_levels_moves_at_most_the_budget_nearest_first():
     moved = np.argwhere(step != current)
     assert len(moved) == 3
     assert np.all(step[tuple(moved.T)] == wanted[tuple(moved.T)])
-    still = np.argwhere((step != wanted))
+    still = np.argwhere(step != wanted)
     assert max(box_distance(volume, c, player) for c in moved) <= min(box_distance(volume, c, player)
                                                                       for c in still)
     while not np.array_equal(current, wanted):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from voxelworld.game.actions import PunchSettings, ball_object
-from voxelworld.game.suck import SuckSettings, SuckState
 from voxelworld.game.deformation import AwardSettings, TreasureSettings
 from voxelworld.game.events import ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, VoxelsEdited
 from voxelworld.game.objects import WorldObject
 from voxelworld.game.play import ActionSettings
+from voxelworld.game.suck import SuckSettings, SuckState
 from voxelworld.game.world import Inputs, World, WorldSettings
 from voxelworld.terrain import Box, Tool, VoxelVolume
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from voxelworld.game.level import surface_height
-from voxelworld.meshing import ChunkMesher
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.world import Inputs, World
+from voxelworld.meshing import ChunkMesher
 from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
 
 STREAMING = WorldSettings(view_distance=48.0, detail_distances=(16.0, 32.0), stream_chunks_per_frame=16)

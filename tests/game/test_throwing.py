@@ -10,8 +10,16 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.game.actions import PunchSettings, ball_object, pull_out
 from voxelworld.game.suck import SuckState
-from voxelworld.game.throwing import (Contact, ImpactRules, Projectile, ThrowSettings, impact, stance,
-                                      step_projectile, throw)
+from voxelworld.game.throwing import (
+    Contact,
+    ImpactRules,
+    Projectile,
+    ThrowSettings,
+    impact,
+    stance,
+    step_projectile,
+    throw,
+)
 from voxelworld.terrain import Box, MaterialTable, VoxelVolume
 
 from .test_actions import bvh_of, wall

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.game.events import (Event, Footstep, ItemPlaced, VoxelsEdited, event_text, log_hash)
+from voxelworld.game.events import Event, Footstep, ItemPlaced, VoxelsEdited, event_text, log_hash
 from voxelworld.game.level import Prop, demo_level
 from voxelworld.game.world import Inputs, ObjectTransform, VoxelEdit, World, WorldSettings
 from voxelworld.terrain import Box, Sphere, Tool, VoxelVolume
@@ -44,8 +44,8 @@ def instrument(monkeypatch, world: World) -> list:
     being ``world.stage`` when it ran."""
     import voxelworld.game.play as play
     import voxelworld.game.world as world_module
-    import voxelworld.meshing.chunk_surfaces as chunk_surfaces
     import voxelworld.meshing.chunk_joins as chunk_joins
+    import voxelworld.meshing.chunk_surfaces as chunk_surfaces
     import voxelworld.meshing.mesher_collision as mesher_collision
     from voxelworld.game.edits import VoxelEdit as Edit
     from voxelworld.game.player import Player

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import FormatError
-from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 
 from .scenario import MOMENTS, play, scenario_world, state

@@ -71,7 +71,7 @@ def test_a_version_1_file_still_loads(ground, tmp_path):
     # Rewrite it as version 1 wrote it: every row all its voxels, no storage key.
     compressor = zstandard.ZstdCompressor(level=3)
     with sqlite3.connect(path) as connection:
-        for cx, cy, cz, field, version, raw_size in connection.execute(
+        for cx, cy, cz, field, version, _raw_size in connection.execute(
                 "SELECT cx, cy, cz, field, version, raw_size FROM chunks").fetchall():
             lo, hi = world.volume.chunk_box((cx, cy, cz))
             raw = np.ascontiguousarray(world.volume.read_window(lo, hi, (field,))[field]).astype(

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy.ndimage import map_coordinates
 
-from voxelworld.game.world import World
 from voxelworld.game.settings import GAME_MESH_OPTIONS
+from voxelworld.game.world import World
 from voxelworld.meshing import ChunkMesher, MeshOptions, collision_mesh_volume, mesh_volume
 from voxelworld.terrain import Capsule, Sphere, Tool, demo_terrain
 

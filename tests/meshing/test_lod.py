@@ -19,8 +19,7 @@ import pytest
 from scipy import ndimage
 
 from voxelworld.errors import ParameterError
-from voxelworld.meshing import ChunkMesher, MeshOptions, detail_levels, relax_to_two_to_one
-from voxelworld.meshing import _kernels
+from voxelworld.meshing import ChunkMesher, MeshOptions, _kernels, detail_levels, relax_to_two_to_one
 from voxelworld.meshing.detail import FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL
 from voxelworld.meshing.surface import chunk_surface, simplify_surface
 from voxelworld.terrain import GeneratorSettings, Sphere, VoxelVolume, generate_volume

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from voxelworld.meshing import ChunkMesher, MeshOptions, _kernels, mesh_volume, vertex_occlusion
 from voxelworld.meshing import mesh as meshing_mesh
 from voxelworld.terrain import Box, Cylinder, VoxelVolume

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.meshing import ChunkMesher, PreparedChanges, detail_levels
-from voxelworld.meshing import mesher_levels
+from voxelworld.meshing import ChunkMesher, PreparedChanges, detail_levels, mesher_levels
 from voxelworld.meshing.prepared import spread
 from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
 

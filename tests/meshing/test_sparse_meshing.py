@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from voxelworld.meshing import ChunkMesher, MeshOptions, collision_mesh_volume, dual_vertices, mesh_volume
-from voxelworld.terrain import Box, Sphere, SparseVolume, Tool, VoxelVolume, demo_terrain
+from voxelworld.terrain import Box, SparseVolume, Sphere, Tool, VoxelVolume, demo_terrain
 
 SOFT = Tool(gives_way_below=10.0, unbreakable_from=10.0)
 

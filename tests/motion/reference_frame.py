@@ -19,11 +19,18 @@ from voxelworld.errors import ParameterError, check_finite
 from voxelworld.motion._kernels import contact as _kernel
 from voxelworld.motion._kernels import fk as _fk
 from voxelworld.motion._kernels import ik as _ik_kernel
-from voxelworld.motion.contact_motion import (CATCH_UP_FLOOR, IK_PASSES, IK_TOLERANCE, PART, RECOVERED, SECOND_BLEND,
-                                              SNAP, ContactMotion)
+from voxelworld.motion.contact_motion import (
+    CATCH_UP_FLOOR,
+    IK_PASSES,
+    IK_TOLERANCE,
+    PART,
+    RECOVERED,
+    SECOND_BLEND,
+    SNAP,
+    ContactMotion,
+)
 from voxelworld.motion.ik import two_bone_ik
-from voxelworld.motion.part_contacts import (Contact, ContactEnded, ContactStarted, MediumEntered, MediumLeft,
-                                             Vibration)
+from voxelworld.motion.part_contacts import Contact, ContactEnded, ContactStarted, MediumEntered, MediumLeft, Vibration
 from voxelworld.motion.skeleton import Pose
 
 

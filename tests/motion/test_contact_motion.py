@@ -18,8 +18,18 @@ from voxelworld.motion.contact_motion import ContactMotion
 from voxelworld.motion.gltf import load_gltf
 from voxelworld.motion.ik import ConeLimit
 from voxelworld.motion.measure import joint_motion, motion_ratios, recovery_frames
-from voxelworld.motion.part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft,
-                                             PartShape, SlowdownProfile, Vibration, collision_contact_query)
+from voxelworld.motion.part_contacts import (
+    Contact,
+    ContactEnded,
+    ContactStarted,
+    Medium,
+    MediumEntered,
+    MediumLeft,
+    PartShape,
+    SlowdownProfile,
+    Vibration,
+    collision_contact_query,
+)
 from voxelworld.motion.skeleton import Pose, Skeleton
 from voxelworld.motion.swing import chainsaw_swing_clip, cutting_clip, forearm_part
 

@@ -13,7 +13,8 @@ from voxelworld.motion import quaternions as quat
 from voxelworld.motion.gltf import load_gltf, skin
 from voxelworld.motion.skeleton import Pose
 
-from ..assets import CESIUM_MAN as CESIUM, SIMPLE_SKIN as SIMPLE
+from ..assets import CESIUM_MAN as CESIUM
+from ..assets import SIMPLE_SKIN as SIMPLE
 
 
 def read_floats(document, blob_of, index):

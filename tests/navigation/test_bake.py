@@ -9,7 +9,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import NavQuery, NavSettings, Scene, SearchRegion
-from voxelworld.navigation.bake import bake, walkable_grids
+from voxelworld.navigation.bake import bake
 from voxelworld.navigation.rays import RayScene
 from voxelworld.navigation.sampling import CORNER_INSET
 

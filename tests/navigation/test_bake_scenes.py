@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.navigation import NavQuery, NavSettings, Scene, SearchRegion
-from voxelworld.navigation.bake import bake
-from voxelworld.navigation.bake import walkable_grids
+from voxelworld.navigation.bake import bake, walkable_grids
 
 from .test_bake import box
 

@@ -7,8 +7,16 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.navigation import (Crowd, CrowdSettings, NavQuery, NavSettings, Scene, SearchRegion, WalkableGrid,
-                                   navmesh_from_grids)
+from voxelworld.navigation import (
+    Crowd,
+    CrowdSettings,
+    NavQuery,
+    NavSettings,
+    Scene,
+    SearchRegion,
+    WalkableGrid,
+    navmesh_from_grids,
+)
 from voxelworld.navigation.bake import bake
 
 from .test_bake import box

@@ -10,8 +10,14 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import Crowd, CrowdSettings, WalkableGrid, navmesh_from_grids
-from voxelworld.navigation.crowd import (AGENT_HEIGHT, AGENT_RADIUS, MAX_AGENT_SPEED, MAX_COORDINATE, MAX_DISTANCE,
-                                         MAX_PRIORITY, TIME_HORIZON)
+from voxelworld.navigation.crowd import (
+    AGENT_RADIUS,
+    MAX_AGENT_SPEED,
+    MAX_COORDINATE,
+    MAX_DISTANCE,
+    MAX_PRIORITY,
+    TIME_HORIZON,
+)
 
 from ..child import run_child
 

@@ -9,7 +9,6 @@ of that area and find the same number of islands.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

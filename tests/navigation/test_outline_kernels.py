@@ -121,8 +121,8 @@ def test_traced_outlines_are_the_regions_sides_with_their_labels(seed):
         s, cells, points, sides, loop_start, loops = trace_region(label, links, g, tile)
         assert loops >= 1
         got = {}
-        for l in range(loops):
-            first, last = loop_start[l], loop_start[l + 1]
+        for loop_index in range(loops):
+            first, last = loop_start[loop_index], loop_start[loop_index + 1]
             for j in range(first, last):
                 q = first + (j + 1 - first) % (last - first)
                 got[(tuple(points[j]), tuple(points[q]))] = sides[j]
@@ -136,9 +136,9 @@ def test_traced_outlines_are_the_regions_sides_with_their_labels(seed):
                     expected[(p, q)] = label_reference(label, links, a + tile[0], b + tile[1], s, d, tile)
         assert got == expected
         # The first loop is the outer one (counter-clockwise in (i, k)), the others are holes.
-        area = [0.5 * sum(int(points[j, 0]) * int(points[loop_start[l] + (j + 1 - loop_start[l]) % (loop_start[l + 1] - loop_start[l]), 1])
-                          - int(points[loop_start[l] + (j + 1 - loop_start[l]) % (loop_start[l + 1] - loop_start[l]), 0]) * int(points[j, 1])
-                          for j in range(loop_start[l], loop_start[l + 1])) for l in range(loops)]
+        area = [0.5 * sum(int(points[j, 0]) * int(points[loop_start[loop_index] + (j + 1 - loop_start[loop_index]) % (loop_start[loop_index + 1] - loop_start[loop_index]), 1])
+                          - int(points[loop_start[loop_index] + (j + 1 - loop_start[loop_index]) % (loop_start[loop_index + 1] - loop_start[loop_index]), 0]) * int(points[j, 1])
+                          for j in range(loop_start[loop_index], loop_start[loop_index + 1])) for loop_index in range(loops)]
         assert area[0] > 0 and all(a < 0 for a in area[1:])
         assert sum(area) == len(cells)
 
@@ -162,8 +162,8 @@ def test_simplified_outlines_keep_label_changes_stay_within_the_error_and_stay_s
         s, cells, points, sides, loop_start, loops = trace_region(label, links, g, tile)
         keep = np.zeros(len(points), bool)
         simplify(points, sides, loop_start, loops, error, error, claim, region_level, g, keep)
-        for l in range(loops):
-            first, last = loop_start[l], loop_start[l + 1]
+        for loop_index in range(loops):
+            first, last = loop_start[loop_index], loop_start[loop_index + 1]
             n = last - first
             kept = [j for j in range(first, last) if keep[j]]
             assert len(kept) >= 3
@@ -188,9 +188,9 @@ def test_simplified_outlines_keep_label_changes_stay_within_the_error_and_stay_s
         order_exact = np.flatnonzero(exact[:loop_start[loops]])
         starts_exact = np.searchsorted(order_exact, loop_start[:loops + 1])
         assert loops_valid(points, starts_exact, loops, order_exact)  # the exact outline is always valid
-        rings = [points[order[starts[l]:starts[l + 1]]] for l in range(loops)]
+        rings = [points[order[starts[loop_index]:starts[loop_index + 1]]] for loop_index in range(loops)]
         shape = shapely.Polygon(rings[0], rings[1:])
-        wound = all(len(r) >= 3 and shapely.LinearRing(r).is_ccw == (l == 0) for l, r in enumerate(rings))
+        wound = all(len(r) >= 3 and shapely.LinearRing(r).is_ccw == (loop_index == 0) for loop_index, r in enumerate(rings))
         lines = [shapely.LinearRing(r) for r in rings if len(r) >= 3]
         apart = all(lines[a].distance(lines[b]) > 0 for a in range(len(lines)) for b in range(a))
         valid = wound and apart and shape.is_valid and all(line.is_simple for line in lines)
@@ -226,7 +226,7 @@ def region_polygons(seed, max_corners):
     ring_labels = np.empty(len(ring), np.int64)
     n = bridge_holes(points, order, sides[order], starts, loops, ring, ring_labels)
     outline = shapely.Polygon(points[order[starts[0]:starts[1]]],
-                              [points[order[starts[l]:starts[l + 1]]] for l in range(1, loops)])
+                              [points[order[starts[loop_index]:starts[loop_index + 1]]] for loop_index in range(1, loops)])
     return points, ring, ring_labels, n, outline, loops, len(order)
 
 

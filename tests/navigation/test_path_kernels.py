@@ -278,16 +278,16 @@ def test_points_over_each_other_are_different_vertices():
     assert pairs > 0
 
 
-def ref_classify(r, l, h, p):
-    """Where a point p of the far boundary lies for the cone from r through l-h: -1 beside it on h's side, 1 on
+def ref_classify(r, left, h, p):
+    """Where a point p of the far boundary lies for the cone from r through left-h: -1 beside it on h's side, 1 on
     l's side, 0 inside (plain orientation tests); None on either edge of the cone (within 1e-9 m)."""
     def side(o, a, b):
         return ((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])) / np.linalg.norm(a - o)
-    if min(abs(side(r, h, p)), abs(side(r, l, p))) < 1e-9:
+    if min(abs(side(r, h, p)), abs(side(r, left, p))) < 1e-9:
         return None
     if side(r, h, p) < 0:
         return -1
-    if side(r, l, p) > 0:
+    if side(r, left, p) > 0:
         return 1
     return 0
 
@@ -297,7 +297,7 @@ def ref_classify(r, l, h, p):
        edge=st.integers(0, 8), t=st.tuples(st.floats(0, 1), st.floats(0, 1)), away=st.floats(0.05, 6),
        along=st.floats(-3, 3))
 def test_cone_cut_matches_the_reference(points, edge, t, away, along):
-    """A convex polygon, an interval l-h on one side, a root r outside it: every far side is cut where the
+    """A convex polygon, an interval left-h on one side, a root r outside it: every far side is cut where the
     orientation tests on sample points change."""
     from scipy.spatial import ConvexHull, QhullError
     try:
@@ -313,16 +313,16 @@ def test_cone_cut_matches_the_reference(points, edge, t, away, along):
     t_lo, t_hi = sorted(t)
     if (t_hi - t_lo) * length < 0.01:
         return
-    l, h = u + t_lo * (v - u), u + t_hi * (v - u)
+    left, h = u + t_lo * (v - u), u + t_hi * (v - u)
     normal = np.array([(v - u)[1], -(v - u)[0]]) / length  # right of u -> v: outside
-    r = 0.5 * (l + h) + away * normal + along * (v - u) / length
+    r = 0.5 * (left + h) + away * normal + along * (v - u) / length
     for i in range(1, n):
         a, b = ring[(edge + i) % n], ring[(edge + i + 1) % n]
-        tb, ta = polyanya.cone_cut(*r, *l, *h, *a, *b)
+        tb, ta = polyanya.cone_cut(*r, *left, *h, *a, *b)
         assert 0.0 <= tb <= ta <= 1.0
         near = 1e-6 / max(np.linalg.norm(b - a), 1e-9) + 1e-6
         for s in np.linspace(0, 1, 41):
-            where = ref_classify(r, l, h, a + s * (b - a))
+            where = ref_classify(r, left, h, a + s * (b - a))
             if where is None:
                 continue
             if s < tb - near:
@@ -333,10 +333,10 @@ def test_cone_cut_matches_the_reference(points, edge, t, away, along):
                 assert where == 1
 
 
-def ref_heuristic(r, l, h, g):
+def ref_heuristic(r, left, h, g):
     """min over points x of the interval of |r x| + |x g|: a convex function of x, by golden-section search."""
     def cost(s):
-        x = l + s * (h - l)
+        x = left + s * (h - left)
         return np.linalg.norm(x - r) + np.linalg.norm(g - x)
     lo, hi = 0.0, 1.0
     for _ in range(200):
@@ -351,11 +351,11 @@ def ref_heuristic(r, l, h, g):
 @settings(max_examples=300, deadline=None)
 @given(coords=st.lists(st.floats(-10, 10), min_size=8, max_size=8))
 def test_heuristic_matches_the_reference(coords):
-    r, l, h, g = (np.array(coords[i:i + 2]) for i in range(0, 8, 2))
-    e = h - l
-    if np.linalg.norm(e) < 1e-3 or abs(e[0] * (r - l)[1] - e[1] * (r - l)[0]) / np.linalg.norm(e) < 1e-3:
+    r, left, h, g = (np.array(coords[i:i + 2]) for i in range(0, 8, 2))
+    e = h - left
+    if np.linalg.norm(e) < 1e-3 or abs(e[0] * (r - left)[1] - e[1] * (r - left)[0]) / np.linalg.norm(e) < 1e-3:
         return
-    assert polyanya.heuristic(*r, *l, *h, *g) == pytest.approx(ref_heuristic(r, l, h, g), rel=1e-9, abs=1e-9)
+    assert polyanya.heuristic(*r, *left, *h, *g) == pytest.approx(ref_heuristic(r, left, h, g), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("name", MESHES)

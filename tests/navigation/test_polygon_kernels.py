@@ -15,8 +15,8 @@ from scipy.sparse.csgraph import connected_components
 
 from voxelworld.navigation._kernels.polygons import tile_rectangles
 from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
-from voxelworld.navigation.sampling import level_links
 from voxelworld.navigation.polygons import portals_of_sides, side_portals, side_steps
+from voxelworld.navigation.sampling import level_links
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 

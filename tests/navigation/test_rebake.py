@@ -187,8 +187,7 @@ def test_what_rays_keep_of_an_object_goes_with_it():
     made later at the same address starts with nothing kept (its bounds are its own)."""
     import gc
 
-    from voxelworld.navigation import SceneObject
-    from voxelworld.navigation import rays
+    from voxelworld.navigation import SceneObject, rays
 
     first = SceneObject("a", [[0, 0, 0], [1, 0, 0], [0, 0, 1]], [[0, 1, 2]])
     assert rays._bounds(first)[1].tolist() == [1.0, 0.0, 1.0]

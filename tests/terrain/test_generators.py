@@ -237,8 +237,8 @@ def test_last_layer_reaches_the_bottom_whatever_its_thickness():
 
 def test_layers_may_name_materials_by_id():
     by_name = VoxelVolume.from_heightmap(np.full((3, 3), 4.5), LAYERS, 8)
-    by_id = VoxelVolume.from_heightmap(np.full((3, 3), 4.5), [Layer(TABLE.id_of(l.material), l.thickness)
-                                                              for l in LAYERS], 8)
+    by_id = VoxelVolume.from_heightmap(np.full((3, 3), 4.5), [Layer(TABLE.id_of(layer.material), layer.thickness)
+                                                              for layer in LAYERS], 8)
     assert by_id.content_hash() == by_name.content_hash()
 
 

@@ -11,11 +11,24 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.terrain import (Box, GeneratorSettings, SparseVolume, Sphere, VoxelVolume, chunk_boxes,
-                               generate_chunks)
-from voxelworld.terrain import base
-from voxelworld.terrain.base import (MAX_AXIS_VOXELS, MAX_CHUNKS, MAX_COORDINATE, MAX_VOXEL_SIZE, MIN_VOXEL_SIZE,
-                                     check_volume_size)
+from voxelworld.terrain import (
+    Box,
+    GeneratorSettings,
+    SparseVolume,
+    Sphere,
+    VoxelVolume,
+    base,
+    chunk_boxes,
+    generate_chunks,
+)
+from voxelworld.terrain.base import (
+    MAX_AXIS_VOXELS,
+    MAX_CHUNKS,
+    MAX_COORDINATE,
+    MAX_VOXEL_SIZE,
+    MIN_VOXEL_SIZE,
+    check_volume_size,
+)
 
 from ..child import refusal
 

@@ -117,7 +117,7 @@ points_st = st.lists(st.tuples(st.floats(-20, 20), st.floats(-20, 20), st.floats
 def boxes(draw):
     lo = draw(point3)
     size = draw(st.tuples(*[st.floats(0.0, 8.0)] * 3))
-    return lo, tuple(l + s for l, s in zip(lo, size))
+    return lo, tuple(low + s for low, s in zip(lo, size))
 
 
 @st.composite

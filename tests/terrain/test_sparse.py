@@ -9,8 +9,18 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.terrain import (FIELDS, Box, Capsule, Cylinder, SparseVolume, Sphere, Tool, Union, VoxelVolume,
-                                demo_terrain)
+from voxelworld.terrain import (
+    FIELDS,
+    Box,
+    Capsule,
+    Cylinder,
+    SparseVolume,
+    Sphere,
+    Tool,
+    Union,
+    VoxelVolume,
+    demo_terrain,
+)
 from voxelworld.terrain import sparse as sparse_module
 
 SOFT = Tool(damage=40, breaks_at=100)

@@ -17,8 +17,15 @@ from voxelworld.errors import ParameterError
 from voxelworld.meshing import MeshOptions, mesh_volume
 from voxelworld.terrain import FIELDS, MaterialTable
 from voxelworld.terrain import _worldgen_kernels as kernels
-from voxelworld.terrain.worldgen import (WORLD_MATERIALS, GeneratorSettings, chunk_boxes, generate_block,
-                                         generate_blocks, generate_chunks, generate_volume)
+from voxelworld.terrain.worldgen import (
+    WORLD_MATERIALS,
+    GeneratorSettings,
+    chunk_boxes,
+    generate_block,
+    generate_blocks,
+    generate_chunks,
+    generate_volume,
+)
 
 from . import worldgen_reference as ref
 

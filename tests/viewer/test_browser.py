@@ -155,7 +155,7 @@ def test_holding_the_suck_key_digs_the_wall_into_bullets(page):
 # server sent it.
 SEND_CHUNK = """([version, key, triangles]) => {
   window.voxelworld.socket.onmessage({ data: (%s)(version, key, triangles) });
-}""" % CHUNK_MESSAGE
+}""" % CHUNK_MESSAGE  # noqa: UP031 (JavaScript: its braces stay braces)
 
 
 def region_of(key: str) -> str:
@@ -174,7 +174,7 @@ def batch_state(page, region: str, send=(), flush: bool = False) -> dict:
       const described = v.batches();
       return { ...(described.regions[region] || { batched: [], loose: [] }), ...v.compareBatch(region),
         chunks: described.chunks };
-    }""" % SEND_CHUNK, [region, MESH_VERSION, list(send), flush])
+    }""" % SEND_CHUNK, [region, MESH_VERSION, list(send), flush])  # noqa: UP031 (JavaScript: its braces stay)
 
 
 def test_a_region_batch_draws_each_chunk_s_latest_mesh(page):
@@ -388,7 +388,7 @@ def test_a_mesh_message_of_an_unknown_version_is_refused_with_an_error(page):
         const triangle = [9000, 9000, 9000, 9001, 9000, 9000, 9000, 9000, 9001];
         const buffer = (%s)(version, [900, 900, 900], triangles ? [triangle] : []);
         window.voxelworld.socket.onmessage({ data: buffer });
-    }""" % CHUNK_MESSAGE
+    }""" % CHUNK_MESSAGE  # noqa: UP031 (JavaScript: its braces stay braces)
     drawn = "(key) => key in window.voxelworld.batches().chunks"  # the world streams on meanwhile
     page.evaluate(deliver, [9, 1])
     after = stats(page)

@@ -32,6 +32,7 @@ from voxelworld.game.level import demo_level, surface_height  # noqa: E402
 from voxelworld.game.world import World  # noqa: E402
 from voxelworld.viewer.server import ServerThread  # noqa: E402
 
+
 def with_and_without(parts: str, point: str) -> str:
     """A page function drawing the scene with and without ``parts`` (a JS expression of a list of objects, with
     ``actors`` and ``enemy`` at hand) in one go, so nothing moves in between, and projecting ``point`` (a JS

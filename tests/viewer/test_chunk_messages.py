@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
-from voxelworld.viewer.chunk_messages import (PATCH_HEADER, WireError, decode_chunk_patch, encode_chunk_mesh,
-                                              encode_chunk_patch, wire_mesh)
+from voxelworld.viewer.chunk_messages import (
+    PATCH_HEADER,
+    WireError,
+    decode_chunk_patch,
+    encode_chunk_mesh,
+    encode_chunk_patch,
+    wire_mesh,
+)
 from voxelworld.viewer.server import PlayServer
 
 STEP = 2.0 ** -11

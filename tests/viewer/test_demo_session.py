@@ -20,8 +20,9 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.events import ActionEnded, ActionOutcome, EnemyChanged, NPCChanged
 from voxelworld.game.world import Inputs, World
 from voxelworld.viewer import RenderError
-from .egl import require_egl
 from voxelworld.viewer.demo_session import SCRIPT, SECTIONS, FrameTimes, demo_inputs, phase_of, run_session
+
+from .egl import require_egl
 
 snapshot_module = importlib.import_module("voxelworld.viewer.snapshot")
 FRAMES = 600

@@ -10,8 +10,15 @@ from PIL import Image
 
 from voxelworld.errors import ParameterError
 from voxelworld.navigation import WalkableGrid, navmesh_from_grids
-from voxelworld.viewer.navmesh_png import (BACKGROUND, INK, legend_entries, level_colour, navmesh_png,
-                                           scale_bar_length, strip_layout)
+from voxelworld.viewer.navmesh_png import (
+    BACKGROUND,
+    INK,
+    legend_entries,
+    level_colour,
+    navmesh_png,
+    scale_bar_length,
+    strip_layout,
+)
 
 FLOOR_M = 20  # a 20 m x 20 m floor of 1 m cells, with a 6 m x 6 m table top 1.2 m above its middle
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .test_browser import WAIT_MS, page, pixels, wait_for_renders  # noqa: F401 (page: the fixture, used again)
 
+
 def save(page, name: str) -> None:
     folder = os.environ.get("VOXELWORLD_SCREENSHOTS")
     if folder:

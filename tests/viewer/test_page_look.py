@@ -278,7 +278,7 @@ SHADOW_PASSES = """(mesh) => {
   let casting = 0;
   v.scene.getObjectByName('actors').traverse((o) => { if (o.isMesh && o.castShadow) casting++; });
   return { unchanged, redrawn, stale, marked, casting };
-}""" % CHUNK_MESSAGE
+}""" % CHUNK_MESSAGE  # noqa: UP031 (JavaScript: its braces stay braces)
 
 
 def test_the_sun_shadow_map_is_drawn_again_only_when_the_terrain_changes(scene):

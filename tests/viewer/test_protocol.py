@@ -17,11 +17,29 @@ from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
 from voxelworld.viewer import protocol
 from voxelworld.viewer.frame_messages import unpack_rotations
-from voxelworld.viewer.protocol import (BUTTONS, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, MAX_MESSAGE_BYTES,
-                                        ControlMessage, InputMessage, OverlaysMessage, PingMessage, ProtocolError,
-                                        RateLimiter, SaveMessage, decode_chunk_mesh, decode_collision_mesh,
-                                        decode_navmesh, encode_chunk_mesh, encode_collision_mesh, encode_navmesh,
-                                        navmesh_triangles, parse_client_message, wire_mesh)
+from voxelworld.viewer.protocol import (
+    BUTTONS,
+    KIND_CHUNK,
+    KIND_COLLISION,
+    KIND_NAVMESH,
+    MAX_MESSAGE_BYTES,
+    ControlMessage,
+    InputMessage,
+    OverlaysMessage,
+    PingMessage,
+    ProtocolError,
+    RateLimiter,
+    SaveMessage,
+    decode_chunk_mesh,
+    decode_collision_mesh,
+    decode_navmesh,
+    encode_chunk_mesh,
+    encode_collision_mesh,
+    encode_navmesh,
+    navmesh_triangles,
+    parse_client_message,
+    wire_mesh,
+)
 
 
 # ------------------------------------------------------------------------------------- page messages

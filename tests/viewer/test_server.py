@@ -35,11 +35,20 @@ from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
 from voxelworld.viewer import sessions as sessions_module
 from voxelworld.viewer import streaming
-from voxelworld.viewer.protocol import (CHARACTER_URL, KIND_CHUNK, KIND_COLLISION, KIND_NAVMESH, KIND_POSES,
-                                        KIND_CHUNK_PATCH,
-                                        MAX_MESSAGES_PER_SECOND, PROTOCOL_VERSION, decode_chunk_mesh,
-                                        decode_collision_mesh, decode_navmesh)
 from voxelworld.viewer.frame_messages import merged
+from voxelworld.viewer.protocol import (
+    CHARACTER_URL,
+    KIND_CHUNK,
+    KIND_CHUNK_PATCH,
+    KIND_COLLISION,
+    KIND_NAVMESH,
+    KIND_POSES,
+    MAX_MESSAGES_PER_SECOND,
+    PROTOCOL_VERSION,
+    decode_chunk_mesh,
+    decode_collision_mesh,
+    decode_navmesh,
+)
 from voxelworld.viewer.server import MAX_CLIENTS, WEB_DIR, PlayServer, ServerThread, create_app
 
 TIMEOUT = 15.0  # s: the longest a test waits for one thing

@@ -20,11 +20,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from .egl import require_egl
 from voxelworld import cli
 from voxelworld.errors import ParameterError, VoxelworldError
 from voxelworld.terrain import Material, MaterialTable
 from voxelworld.viewer import Camera, RenderError, render, snapshot
+
+from .egl import require_egl
 
 # The function voxelworld.viewer.snapshot hides its module of the same name from attribute access.
 snapshot_module = importlib.import_module("voxelworld.viewer.snapshot")

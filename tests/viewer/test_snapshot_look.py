@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .egl import require_egl
-from .test_snapshot import (FRONT, GRASS, LAVA, ROCK, TABLE, background_share, display_mesh, patch, quad,
-                            wire_pixels)
 from voxelworld.errors import ParameterError
 from voxelworld.terrain import TEXTURE_METRES
 from voxelworld.viewer import Camera, render
 from voxelworld.viewer.gl_draw import MACRO_TILES
+
+from .egl import require_egl
+from .test_snapshot import FRONT, GRASS, LAVA, ROCK, TABLE, background_share, display_mesh, patch, quad, wire_pixels
 
 IRON = TABLE.id_of("iron")
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722])

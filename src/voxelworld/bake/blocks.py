@@ -9,8 +9,8 @@ block's meshes and tiles are those of a whole-world bake, bit for bit, whichever
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,7 @@ from ..errors import ParameterError, check_integer
 from ..game.navigation import WorldNavigation
 from ..game.settings import WorldSettings
 from ..io.world_file import open_volume
-from ..meshing import ChunkMesher, MAX_DETAIL_LEVEL
+from ..meshing import MAX_DETAIL_LEVEL, ChunkMesher
 from ..navigation import SceneObject
 from .records import mesh_record, tile_record
 

@@ -77,7 +77,7 @@ def block_digest(block, what: str, meshes, tiles) -> bytes:
     rows in key order (ti, tk), each value tagged with its type and length (:func:`_value_bytes`). The rows as
     written or as read back give the same digest; a row missing, added or changed in any column (its blob's
     bytes too) gives another."""
-    digest = hashlib.sha256(f"bake block {block[0]},{block[1]} {what}\n".encode("utf-8"))
+    digest = hashlib.sha256(f"bake block {block[0]},{block[1]} {what}\n".encode())
     for table, rows, width in (("meshes", meshes, 5), ("tiles", tiles, 2)):
         digest.update(f"{table} {len(rows)}\n".encode("ascii"))
         # Keyed by (type, value): a damaged row's key of another type sorts, it never raises.

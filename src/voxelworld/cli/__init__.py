@@ -45,8 +45,7 @@ from pathlib import Path  # noqa: E402
 
 from ..errors import VoxelworldError  # noqa: E402
 from ..warmup import check_cache_dir, ensure_kernels, kernels_ready, warm_up  # noqa: E402
-from .common import (EXIT_BAD_INPUT, EXIT_FAILED, Commands, HelpFormatter, Parser,  # noqa: E402
-                     add_command, package_version, report)
+from .common import EXIT_BAD_INPUT, EXIT_FAILED, Commands, HelpFormatter, Parser, add_command, package_version, report  # noqa: E402
 from .demo_world import add_demo, add_edits, add_render, run_demo, run_edits, run_render  # noqa: E402
 from .demo_world import terrain_edits as terrain_edits  # noqa: E402
 from .export import NO_EXPORT_OUTPUT, add_export, run_export  # noqa: E402

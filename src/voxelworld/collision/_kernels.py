@@ -20,8 +20,11 @@ import numba as nb
 import numpy as np
 
 from ._build_kernels import WIDTH
-from ._kernels_triangles import ray_corner_edges, segment_triangle_closest
-from ._kernels_triangles import ray_triangle  # noqa: F401 (navigation's bake reads it from here)
+from ._kernels_triangles import (
+    ray_corner_edges,
+    ray_triangle,  # noqa: F401 (navigation's bake reads it from here)
+    segment_triangle_closest,
+)
 
 STACK = 256  # deeper than any tree the binned build makes over a few million triangles
 TIE_SLACK = 1.0 + 1e-9  # see first_hit

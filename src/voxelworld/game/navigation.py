@@ -43,8 +43,17 @@ import numpy as np
 from ..attribute_state import pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
-from ..navigation import (Crowd, CrowdEvent, CrowdSettings, NavMesh, NavQuery, NavSettings, Scene, SceneObject,
-                          SearchRegion)
+from ..navigation import (
+    Crowd,
+    CrowdEvent,
+    CrowdSettings,
+    NavMesh,
+    NavQuery,
+    NavSettings,
+    Scene,
+    SceneObject,
+    SearchRegion,
+)
 from ..navigation.bake import bake
 from ..navigation.crowd import check_agent
 from ..navigation.polygons import TILE_CELLS

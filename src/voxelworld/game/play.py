@@ -32,17 +32,34 @@ from functools import partial
 
 import numpy as np
 
-from ..attribute_state import (attribute_state, flag, instance, number, optional, pair, restore_attributes, sequence,
-                               text, whole)
+from ..attribute_state import (
+    attribute_state,
+    flag,
+    instance,
+    number,
+    optional,
+    pair,
+    restore_attributes,
+    sequence,
+    text,
+    whole,
+)
 from ..errors import check_finite, check_integer, check_range
 from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
-from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
-from .deformation import (AwardSettings, DeformationState, DeformationUpdate, Treasure, TreasureSettings,
-                          record_action, record_impact)
+from .deformation import (
+    AwardSettings,
+    DeformationState,
+    DeformationUpdate,
+    Treasure,
+    TreasureSettings,
+    record_action,
+    record_impact,
+)
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard
 from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
+from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
 

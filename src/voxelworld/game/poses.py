@@ -134,7 +134,7 @@ class CharacterPose:
                     isinstance(self.contact, str))
 
     @classmethod
-    def _made(cls, *values) -> "CharacterPose":
+    def _made(cls, *values) -> CharacterPose:
         """A pose the poser made itself, its fields in order and of the right types: no checks (every frame)."""
         pose = object.__new__(cls)
         pose.__dict__.update(zip(_POSE_FIELDS, values))  # frozen: its __setattr__ refuses, its __dict__ does not

@@ -39,8 +39,8 @@ from ..errors import ParameterError, check_finite, check_range
 from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume, VoxelVolume
 from .actions import ActionEvent, VoxelObject, ball_object
 from .checks import check_direction, check_point
-from .suck import SuckState
 from .edits import EditRecipe, VoxelEdit
+from .suck import SuckState
 
 __all__ = ["ThrowSettings", "ImpactRules", "RULES", "StanceResult", "Projectile", "ThrowResult", "Contact",
            "ImpactResult", "FlightStep", "stance", "throw", "fly", "step_projectile", "impact", "impact_edit"]

@@ -45,10 +45,36 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from pygltflib import (ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, GLTF2, LINEAR, LINEAR_MIPMAP_LINEAR, REPEAT,
-                       SCALAR, TRIANGLES, UNSIGNED_BYTE, UNSIGNED_INT, VEC2, VEC3, Accessor, Asset, Attributes, Buffer,
-                       BufferView, Image, Material, Mesh, Node, PbrMetallicRoughness, Primitive, Sampler, Scene,
-                       Texture, TextureInfo)
+from pygltflib import (
+    ARRAY_BUFFER,
+    ELEMENT_ARRAY_BUFFER,
+    FLOAT,
+    GLTF2,
+    LINEAR,
+    LINEAR_MIPMAP_LINEAR,
+    REPEAT,
+    SCALAR,
+    TRIANGLES,
+    UNSIGNED_BYTE,
+    UNSIGNED_INT,
+    VEC2,
+    VEC3,
+    Accessor,
+    Asset,
+    Attributes,
+    Buffer,
+    BufferView,
+    Image,
+    Material,
+    Mesh,
+    Node,
+    PbrMetallicRoughness,
+    Primitive,
+    Sampler,
+    Scene,
+    Texture,
+    TextureInfo,
+)
 
 from .. import __version__
 from ..files import write_atomically

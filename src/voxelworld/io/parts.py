@@ -18,8 +18,8 @@ import numpy as np
 from ..errors import ParameterError, check_range
 from ..game.world import World
 from ..meshing import CollisionMesh, DisplayMesh
-from ..terrain import NONE_COLOUR, TEXTURE_METRES, TextureSet, texture_set
 from ..navigation import NavMesh
+from ..terrain import NONE_COLOUR, TEXTURE_METRES, TextureSet, texture_set
 
 __all__ = ["ExportParts", "gather", "check_path", "dominant_materials", "material_groups", "fan_triangles",
            "planar_vertices", "PlanarVertices", "NONE_COLOUR", "NAVMESH_COLOUR"]

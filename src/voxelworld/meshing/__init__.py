@@ -18,8 +18,8 @@ Floor 2: reads :mod:`voxelworld.terrain`, knows nothing of navigation or the gam
 
 from .chunk_surfaces import collision_mesh_volume, mesh_volume
 from .chunks import ChunkMesher, MeshUpdate
-from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes, vertex_occlusion
 from .detail import DETAIL_DISTANCES, FEATURE_FLOOR_LEVEL, MAX_DETAIL_LEVEL, detail_levels, relax_to_two_to_one
+from .mesh import CollisionMesh, DisplayMesh, merge_collision_meshes, merge_display_meshes, vertex_occlusion
 from .options import MeshOptions
 from .prepared import PreparedChanges
 from .surface import DualVertices, dual_vertices

@@ -16,9 +16,9 @@ from itertools import product
 import numpy as np
 
 from ..terrain import Volume
+from . import _kernels, tables
 from .chunk_surfaces import map_on_cores, materialised
 from .mesh import assemble_chunk
-from . import _kernels, tables
 from .surface import ChunkSurface
 
 __all__ = ["assemble_displays", "lower_block", "upper_neighbours", "neighbours_seeing_changes"]

@@ -15,10 +15,17 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..terrain import MaterialTable, Volume
-from .mesh import (CollisionMesh, DisplayMesh, assemble_block, assemble_chunk, chunk_cells, merge_collision_meshes,
-                   merge_display_meshes)
 from . import _kernels
 from .detail import FEATURE_FLOOR_LEVEL
+from .mesh import (
+    CollisionMesh,
+    DisplayMesh,
+    assemble_block,
+    assemble_chunk,
+    chunk_cells,
+    merge_collision_meshes,
+    merge_display_meshes,
+)
 from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 

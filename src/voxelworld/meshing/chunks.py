@@ -16,12 +16,18 @@ from itertools import product
 import numpy as np
 
 from ..terrain import MaterialTable, Volume
-from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
-from .chunk_surfaces import (MESHED_FIELDS, check_mesher_inputs, display_form, map_on_cores, raw_surface,
-                             unchanged_surface)
-from .mesh import CollisionMesh, DisplayMesh, merge_display_meshes, with_occlusion
 from . import _kernels
 from ._kernels.changes import changed_box
+from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
+from .chunk_surfaces import (
+    MESHED_FIELDS,
+    check_mesher_inputs,
+    display_form,
+    map_on_cores,
+    raw_surface,
+    unchanged_surface,
+)
+from .mesh import CollisionMesh, DisplayMesh, merge_display_meshes, with_occlusion
 from .mesher_collision import MesherCollision
 from .mesher_levels import MesherLevels
 from .mesher_state import MesherState

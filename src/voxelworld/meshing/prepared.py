@@ -21,7 +21,6 @@ from functools import cache
 
 import numpy as np
 
-
 __all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "background_executor", "background_map", "spread"]
 
 # How much lower than the world's thread the background thread runs (Linux nice steps): the frame comes first.

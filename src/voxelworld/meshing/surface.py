@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import MutableMapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 

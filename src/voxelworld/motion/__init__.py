@@ -16,11 +16,21 @@ from .assets import CESIUM_MAN
 from .biovision import load_bvh
 from .clip import Channel, Clip
 from .contact_motion import ContactMotion
-from .measure import JointMotion, joint_motion, motion_ratios
-from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft, PartShape,
-                            SlowdownProfile, Vibration, collision_contact_query)
 from .gltf import Character, SkinnedMesh, load_gltf, skin
 from .ik import ConeLimit, HingeLimit, fabrik, two_bone_ik
+from .measure import JointMotion, joint_motion, motion_ratios
+from .part_contacts import (
+                            Contact,
+                            ContactEnded,
+                            ContactStarted,
+                            Medium,
+                            MediumEntered,
+                            MediumLeft,
+                            PartShape,
+                            SlowdownProfile,
+                            Vibration,
+                            collision_contact_query,
+)
 from .skeleton import Pose, Skeleton
 from .swing import chainsaw_swing_clip, cutting_clip, dig_clip, forearm_part, held_part, row_clip, swing_clip
 

@@ -62,7 +62,7 @@ class BodyJoints:
     lower_length: float  # m, elbow to wrist
 
     @classmethod
-    def of(cls, skeleton, chain, hips, chest, legs, forward, up) -> "BodyJoints":
+    def of(cls, skeleton, chain, hips, chest, legs, forward, up) -> BodyJoints:
         if not isinstance(skeleton, Skeleton):
             raise ParameterError("skeleton", type(skeleton).__name__, "a Skeleton")
         forward, up = np.array(check_direction("forward", forward)), np.array(check_direction("up", up))

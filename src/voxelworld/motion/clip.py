@@ -24,9 +24,9 @@ array([0., 1., 0.])
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
@@ -178,7 +178,7 @@ class Clip:
         self._joint_maps: dict[tuple[str, ...], np.ndarray] = {}
 
     @classmethod
-    def from_keys(cls, name: str, keys: Mapping[str, Mapping[str, tuple]], interpolation: str = "LINEAR") -> "Clip":
+    def from_keys(cls, name: str, keys: Mapping[str, Mapping[str, tuple]], interpolation: str = "LINEAR") -> Clip:
         """A clip authored in code: ``{joint: {path: (times, values) or (times, values, interpolation)}}``.
 
         Examples
@@ -331,7 +331,7 @@ class Clip:
         return json.dumps({"format": FORMAT, "version": VERSION, "name": self._name, "joints": joints})
 
     @classmethod
-    def from_json(cls, text: str) -> "Clip":
+    def from_json(cls, text: str) -> Clip:
         """The clip written by :meth:`to_json`; :class:`FormatError` names what is wrong in a bad document."""
         try:
             document = json.loads(text)

@@ -63,11 +63,33 @@ from ._kernels import contact as _kernel
 from ._kernels import frame as _frame
 from ._kernels import ik as _ik_kernel
 from .clip import Clip
-from .contact_rates import (CATCH_UP_FLOOR, FIRST_ACTION_STEP, IK_PASSES, IK_TOLERANCE, PART, RECOVERED,
-                            SECOND_BLEND, SNAP, area_of, contact_targets, media_inside, medium_rates, shake_angle)
+from .contact_rates import (
+    CATCH_UP_FLOOR,
+    FIRST_ACTION_STEP,
+    IK_PASSES,
+    IK_TOLERANCE,
+    PART,
+    RECOVERED,
+    SECOND_BLEND,
+    SNAP,
+    area_of,
+    contact_targets,
+    media_inside,
+    medium_rates,
+    shake_angle,
+)
 from .ik import _limits, two_bone_ik
-from .part_contacts import (Contact, ContactEnded, ContactStarted, Medium, MediumEntered, MediumLeft, PartShape,
-                            SlowdownProfile, Vibration)
+from .part_contacts import (
+    Contact,
+    ContactEnded,
+    ContactStarted,
+    Medium,
+    MediumEntered,
+    MediumLeft,
+    PartShape,
+    SlowdownProfile,
+    Vibration,
+)
 from .skeleton import Pose, Skeleton
 
 __all__ = ["ContactMotion"]

@@ -20,8 +20,8 @@ array([0. , 0.5])
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -116,21 +116,21 @@ class Pose:
         return self.translation.shape[0] if self.translation.ndim == 3 else None
 
     @classmethod
-    def identity(cls, joints: int) -> "Pose":
+    def identity(cls, joints: int) -> Pose:
         """The pose of ``joints`` joints with zero translation, no rotation and unit scale."""
         rotation = np.zeros((joints, 4))
         rotation[:, 3] = 1.0
         return cls(np.zeros((joints, 3)), rotation, np.ones((joints, 3)))
 
     @classmethod
-    def stack(cls, poses: Sequence["Pose"]) -> "Pose":
+    def stack(cls, poses: Sequence[Pose]) -> Pose:
         """One batched pose ``(f, n, ...)`` from ``f`` single poses of the same joints."""
         if not poses or any(p.frame_count is not None for p in poses):
             raise ParameterError("poses", f"{len(poses)} poses", "one or more single (unbatched) poses")
         return cls(np.stack([p.translation for p in poses]), np.stack([p.rotation for p in poses]),
                    np.stack([p.scale for p in poses]))
 
-    def frame(self, index: int) -> "Pose":
+    def frame(self, index: int) -> Pose:
         """The single pose of frame ``index`` of a batch."""
         if self.frame_count is None:
             raise ParameterError("index", index, "nothing: this pose is not a batch")

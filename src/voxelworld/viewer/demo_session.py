@@ -37,10 +37,10 @@ from ..game.player import view_direction
 from ..game.throwing import RULES
 from ..game.world import Inputs, World
 from ..terrain import MaterialTable
+from .camera import Camera
 from .character_mesh import KIND_MATERIALS, character_mesh
 from .charts import achievements_png
 from .explanations import blocked_actions, replans
-from .camera import Camera
 from .snapshot import MAX_SIZE, render, snapshot
 from .subject_view import subject_camera, visible_share
 

@@ -29,9 +29,20 @@ from dataclasses import dataclass
 
 from .chunk_messages import CHUNK_HEADER
 from .frame_messages import delta
-from .protocol import (FRAME_STATE, actor_poses, chunk_wire_mesh, dumps, encode_chunk_mesh, encode_chunk_patch,
-                       encode_collision_mesh, encode_navmesh, encode_poses, events_message, frame_message,
-                       hud_message)
+from .protocol import (
+    FRAME_STATE,
+    actor_poses,
+    chunk_wire_mesh,
+    dumps,
+    encode_chunk_mesh,
+    encode_chunk_patch,
+    encode_collision_mesh,
+    encode_navmesh,
+    encode_poses,
+    events_message,
+    frame_message,
+    hud_message,
+)
 
 __all__ = ["MESH_EVERY", "ChunkUpdate", "FramePacket", "FrameEncoder"]
 

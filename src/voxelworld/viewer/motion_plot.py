@@ -85,8 +85,17 @@ def medium_runs(medium: str, glb, seconds: float = 8.0, wall_x: float = 1.0, bla
         return {label: _shovel(material, frames, blade_roll) for label, material in (("with", "soil"),
                                                                                    ("free", None))}
     from ..collision import TriangleBVH
-    from ..motion import (ContactMotion, Medium, SlowdownProfile, chainsaw_swing_clip, collision_contact_query,
-                          forearm_part, held_part, load_gltf, row_clip)
+    from ..motion import (
+        ContactMotion,
+        Medium,
+        SlowdownProfile,
+        chainsaw_swing_clip,
+        collision_contact_query,
+        forearm_part,
+        held_part,
+        load_gltf,
+        row_clip,
+    )
 
     skeleton = load_gltf(glb).skeleton
     still = SlowdownProfile(vibration_degrees=0.0)  # measured motion shows the rates, not the shake

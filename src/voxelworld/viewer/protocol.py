@@ -55,8 +55,19 @@ from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
 from ..game.poses import character_rig
 from ..meshing import DisplayMesh
 from . import chunk_messages, frame_messages
-from .chunk_messages import (CHUNK_HEADER, KIND_CHUNK, KIND_CHUNK_PATCH, MESH_VERSION, PATCH_HEADER, WireMesh,
-                             chunk_step, encode_chunk_mesh, encode_chunk_patch, occlusion_bytes, wire_mesh)
+from .chunk_messages import (
+    CHUNK_HEADER,
+    KIND_CHUNK,
+    KIND_CHUNK_PATCH,
+    MESH_VERSION,
+    PATCH_HEADER,
+    WireMesh,
+    chunk_step,
+    encode_chunk_mesh,
+    encode_chunk_patch,
+    occlusion_bytes,
+    wire_mesh,
+)
 from .frame_messages import KIND_POSES, POSES_HEADER, actor_poses, encode_poses
 
 __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",

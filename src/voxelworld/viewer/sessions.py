@@ -19,8 +19,18 @@ from typing import TYPE_CHECKING
 
 from ..errors import VoxelworldError
 from ..io import save_world
-from .protocol import (MAX_MESSAGES_PER_SECOND, ControlMessage, InputMessage, OverlaysMessage, PingMessage,
-                       ProtocolError, SaveMessage, dumps, hello_message, parse_client_message)
+from .protocol import (
+    MAX_MESSAGES_PER_SECOND,
+    ControlMessage,
+    InputMessage,
+    OverlaysMessage,
+    PingMessage,
+    ProtocolError,
+    SaveMessage,
+    dumps,
+    hello_message,
+    parse_client_message,
+)
 from .streaming import Page, Streaming
 
 if TYPE_CHECKING:

@@ -12,15 +12,42 @@ Kernels with many arrays take them grouped in the named tuples of :mod:`.argumen
 vertex arrays, outputs): numba passes each as one typed argument.
 """
 
-from .arguments import (BlockCells, BlockVertices, ChunkCells, MergeRule, QuadOutput, QuadTables,
-                        SimplifyTables, VertexArrays)
+from .arguments import (
+                        BlockCells,
+                        BlockVertices,
+                        ChunkCells,
+                        MergeRule,
+                        QuadOutput,
+                        QuadTables,
+                        SimplifyTables,
+                        VertexArrays,
+)
 from .cells import cell_cases, cell_vertices, flipped_faces, sign_mask
-from .common import (CROSSING_MARGIN, QEF_COLUMNS, REGULARISATION, accumulate, axis_difference, corner_weight,
-                     qef_error, solve_qef, top_two_materials)
+from .common import (
+                        CROSSING_MARGIN,
+                        QEF_COLUMNS,
+                        REGULARISATION,
+                        accumulate,
+                        axis_difference,
+                        corner_weight,
+                        qef_error,
+                        solve_qef,
+                        top_two_materials,
+)
 from .flaps import drop_mirrored_twins
-from .occlusion import (KIND_MIXED, KIND_OPEN, KIND_SOLID, OCCLUSION_BLOCK, OCCLUSION_RAYS, OCCLUSION_STEPS, cell_kinds,
-                        tangent_frame, vertex_box, vertex_occlusion)
 from .incremental import same_vertex, top_layer_changes
+from .occlusion import (
+                        KIND_MIXED,
+                        KIND_OPEN,
+                        KIND_SOLID,
+                        OCCLUSION_BLOCK,
+                        OCCLUSION_RAYS,
+                        OCCLUSION_STEPS,
+                        cell_kinds,
+                        tangent_frame,
+                        vertex_box,
+                        vertex_occlusion,
+)
 from .packing import pack_cells, unpack_cells
 from .quads import emit_quads, gather_cells, judge_one_pair, judge_triangle
 from .simplify import merge_vertices, simplify, solid_at, surface_within, topology_safe, trilinear_density
