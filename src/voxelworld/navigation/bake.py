@@ -20,7 +20,8 @@ from .navmesh import NavMesh
 from .rebake import BakedArea, BakeState, local_scene
 from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
 from .areas import BakeArea, area_of, bake_areas
-from .rays import RayScene, check_bake_input
+from .rays import RayScene
+from .roles import check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .frames import Frame
 from .scene import Scene
