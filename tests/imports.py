@@ -67,9 +67,9 @@ def package_imports(type_checking: bool = True) -> dict[str, list[tuple[int, str
             for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The import circles of ``graph`` (module -> modules it imports): for each strongly connected component of
-    more than one module (or a module importing itself), one circle through it, ``[a, b, ..., a]``."""
+def knots(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` (module -> modules it imports) that hold a circle: of more
+    than one module, or a module importing itself; each sorted, in sorted order."""
     index, low, on_stack, stack, components, counter = {}, {}, set(), [], [], [0]
 
     def visit(start):  # Tarjan's algorithm, iterative
@@ -107,13 +107,14 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     for node in sorted(graph):
         if node not in index:
             visit(node)
-    found = []
-    for component in sorted(components):
-        members = set(component)
-        if len(component) == 1 and component[0] not in graph.get(component[0], ()):
-            continue
-        found.append(_circle(graph, component[0], members))
-    return found
+    return sorted(component for component in components
+                  if len(component) > 1 or component[0] in graph.get(component[0], ()))
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: for each of its :func:`knots`, one shortest circle through its first
+    module, ``[a, b, ..., a]``."""
+    return [_circle(graph, knot[0], set(knot)) for knot in knots(graph)]
 
 
 def _circle(graph: dict[str, set[str]], start: str, members: set[str]) -> list[str]:
