@@ -1,7 +1,7 @@
 """Crowd benchmarks (issue #16 §3). Run: ``.venv/bin/python benchmarks/crowd.py``.
 
 Two rooms of 12 m x 12 m joined by a doorway (a navmesh for agents of radius 0.3 m: 2 m of the doorway is
-walkable for their centres), made with ``navmesh_from_grids``. Half the agents start in a block in each room and
+walkable for their centres): ``voxelworld.navigation.scenes.doorway_navmesh``, which the crowd's tests walk too. Half the agents start in a block in each room and
 walk to the mirror spot in the other room (x mirrored), at 1.4 m/s, stepped at 30 Hz:
 
 - `Crowd.step` with 25, 100 and 200 agents: the median of the first 300 steps after a warm-up crowd (numba
@@ -22,7 +22,8 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from voxelworld.navigation import Crowd, WalkableGrid, navmesh_from_grids  # noqa: E402
+from voxelworld.navigation import Crowd  # noqa: E402
+from voxelworld.navigation.scenes import doorway_navmesh  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from terrain import print_table  # noqa: E402
@@ -31,16 +32,6 @@ CELL = 0.25  # m
 ROOM, WALL, DOOR = 12.0, 0.5, 2.0  # m: each room's side, the wall between them, the doorway's walkable width
 RADIUS, SPEED, DT = 0.3, 1.4, 1 / 30  # m, m/s, s
 STEPS = 300
-
-
-def doorway_navmesh():
-    """The two rooms and their doorway, x from 0 to 24.5 m, z from 0 to 12 m."""
-    nx, nz = int((2 * ROOM + WALL) / CELL), int(ROOM / CELL)
-    walkable = np.ones((nx, nz), dtype=bool)
-    wall = slice(int(ROOM / CELL), int((ROOM + WALL) / CELL))
-    walkable[wall, :] = False
-    walkable[wall, int((ROOM - DOOR) / 2 / CELL):int((ROOM + DOOR) / 2 / CELL)] = True
-    return navmesh_from_grids([WalkableGrid(walkable, np.zeros((nx, nz)), 0.0, 0.0, CELL)])
 
 
 def swapping_crowd(mesh, count: int) -> tuple[Crowd, float]:
@@ -72,7 +63,7 @@ def step_times(mesh, count: int) -> tuple[np.ndarray, float]:
 
 
 def main() -> None:
-    mesh = doorway_navmesh()
+    mesh = doorway_navmesh(ROOM, WALL, DOOR, CELL)
     step_times(mesh, 50)  # warm-up: numba compilation, caches
     rows = []
     for count in (25, 100, 200):

@@ -3,12 +3,9 @@ or inside a function (ARCHITECTURE.md, "Layout")."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
-import voxelworld
-
-PACKAGE = Path(voxelworld.__file__).parent
+from .imports import PACKAGE, imported_modules, module_name
 # Floor of each wing (a folder of the package) and of the top-level modules the wings share.
 WING_FLOORS = {"terrain": 1, "collision": 1, "meshing": 2, "navigation": 2, "motion": 2, "game": 3, "io": 4,
                "bake": 4, "viewer": 4}
@@ -24,37 +21,6 @@ def floor(module: str) -> int:
     if first in WING_FLOORS:
         return WING_FLOORS[first]
     return 0 if first in SHARED_MODULES else TOP_FLOOR
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported_modules(source: str, name: str, is_package: bool) -> list[tuple[int, str]]:
-    """(line, module) of every import of a voxelworld module in ``source`` (the module ``name``), anywhere in
-    it: at module level, inside functions, classes or ``if TYPE_CHECKING`` blocks. ``from x import y`` counts as
-    an import of ``x.y`` when ``y`` is a module of the package, else of ``x``."""
-    package = name if is_package else name.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found += [(node.lineno, _submodule(target, alias.name)) for alias in node.names]
-    return [(line, module) for line, module in found if module.split(".")[0] == "voxelworld"]
-
-
-def _submodule(module: str, name: str) -> str:
-    """``module.name`` when that is a module or package of voxelworld, else ``module``."""
-    path = PACKAGE.parent.joinpath(*module.split("."), name)
-    return f"{module}.{name}" if path.with_suffix(".py").is_file() or path.is_dir() else module
 
 
 def upward_imports(path: Path) -> list[str]:

@@ -14,7 +14,8 @@ from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
-from voxelworld.game.world import STREAM_LAG, Inputs, World
+from voxelworld.game.streaming import STREAM_LAG
+from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.navigation import NavQuery
 from voxelworld.navigation.tiles import same_polygons

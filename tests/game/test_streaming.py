@@ -139,7 +139,7 @@ def test_streaming_on_the_second_core_does_not_depend_on_its_speed(terrain, monk
 def test_streaming_all_at_once_makes_the_job_in_flight_first(terrain):
     """``stream(None)`` while a background job is being worked out: the job is made first, so its older target
     never lands afterwards and undoes the streaming done at once."""
-    from voxelworld.game.world import STREAM_LAG
+    from voxelworld.game.streaming import STREAM_LAG
 
     world = World(terrain.snapshot(), settings=STREAMING)
     walk(world, 90.0, 200, until=lambda w: w._prepared is not None and w.frame % STREAM_LAG == 2)

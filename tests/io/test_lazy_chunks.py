@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import FormatError
-from voxelworld.game.world import UNLOAD_MARGIN_CHUNKS, Inputs, World
+from voxelworld.game.streaming import UNLOAD_MARGIN_CHUNKS
+from voxelworld.game.world import Inputs, World
 from voxelworld.io import load_world, save_world
 from voxelworld.terrain import FIELDS, GeneratorSettings, Sphere, Tool
 

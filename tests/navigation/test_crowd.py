@@ -18,23 +18,12 @@ from voxelworld.navigation import (
     navmesh_from_grids,
 )
 from voxelworld.navigation.bake import bake
+from voxelworld.navigation.scenes import doorway_navmesh
 
 from .test_bake import box
 
 CELL = 0.25  # m
 RADIUS = 0.3  # m
-
-
-def doorway_navmesh(room: float = 12.0, wall: float = 0.5, door: float = 2.0):
-    """Two square rooms of side ``room`` m, x from 0 to 2 room + wall, joined by a doorway in the wall between
-    them whose walkable width (for the agents' centres: the navmesh of agents of RADIUS) is ``door`` m, about
-    four and a half of their diameters wide between its posts."""
-    nx, nz = round((2 * room + wall) / CELL), round(room / CELL)
-    walkable = np.ones((nx, nz), dtype=bool)
-    posts = slice(round(room / CELL), round((room + wall) / CELL))
-    walkable[posts, :] = False
-    walkable[posts, round((room - door) / 2 / CELL):round((room + door) / 2 / CELL)] = True
-    return navmesh_from_grids([WalkableGrid(walkable, np.zeros((nx, nz)), 0.0, 0.0, CELL)])
 
 
 def worst_overlap(crowd: Crowd) -> float:

@@ -10,7 +10,7 @@ import pytest
 
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
-from voxelworld.navigation.rays import _outward, _proxy_triangles
+from voxelworld.navigation.proxies import _outward, _proxy_triangles
 
 from .test_bake import box
 
@@ -85,7 +85,7 @@ def test_an_l_shaped_obstacle_cuts_what_its_proxy_covers(proxy, depth, exact):
 
 
 def test_aabb_tree_leaves_cover_the_object_and_fit_it():
-    from voxelworld.navigation.rays import _aabb_leaves
+    from voxelworld.navigation.proxies import _aabb_leaves
     positions, faces = l_shape()
     assert len(_aabb_leaves(positions, faces, 0)) == 1
     leaves = _aabb_leaves(positions, faces, 3)

@@ -187,16 +187,16 @@ def test_what_rays_keep_of_an_object_goes_with_it():
     made later at the same address starts with nothing kept (its bounds are its own)."""
     import gc
 
-    from voxelworld.navigation import SceneObject, rays
+    from voxelworld.navigation import SceneObject, proxies, roles
 
     first = SceneObject("a", [[0, 0, 0], [1, 0, 0], [0, 0, 1]], [[0, 1, 2]])
-    assert rays._bounds(first)[1].tolist() == [1.0, 0.0, 1.0]
+    assert roles._bounds(first)[1].tolist() == [1.0, 0.0, 1.0]
     address = id(first)
-    assert address in rays._OBJECT_CACHE
+    assert address in proxies._OBJECT_CACHE
     del first
     gc.collect()
-    assert address not in rays._OBJECT_CACHE
+    assert address not in proxies._OBJECT_CACHE
     for _ in range(50):  # whichever reuses the address: its own bounds
         later = SceneObject("b", [[0, 0, 0], [5, 0, 0], [0, 0, 5]], [[0, 1, 2]])
-        assert rays._bounds(later)[1].tolist() == [5.0, 0.0, 5.0]
+        assert roles._bounds(later)[1].tolist() == [5.0, 0.0, 5.0]
         del later

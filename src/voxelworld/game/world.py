@@ -46,8 +46,6 @@ Examples
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 
@@ -55,13 +53,12 @@ import numpy as np
 
 from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..meshing import ChunkMesher, PreparedChanges, detail_levels
+from ..meshing import ChunkMesher, PreparedChanges
 from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
 from .agents import Agents
 from .aim import aim_info, as_point, voxel_along
 from .collider import Collider, chunk_bvhs, prop_bvh
-from .detail import (WantedLevels, budgeted_levels, chunk_distances, next_levels, wanted_levels,
-                     wanted_levels_since)
+from .detail import WantedLevels, next_levels, wanted_levels, wanted_levels_since
 from .edits import VoxelEdit
 from .events import Event, VoxelsEdited, log_hash
 from .inputs import Inputs
@@ -73,6 +70,7 @@ from .poses import pose_characters
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
 from .state_checks import check_inside, check_world_state, count, seconds
+from .streaming import Streaming, release_freed_memory
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
@@ -101,32 +99,7 @@ def _generator(state) -> np.random.Generator:
     return np.random.Generator(bits)
 
 
-# Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
-# (WorldSettings.stream_chunks_per_frame) in chunks meshed: a chunk with vertices kept hot (its surfaces kept) is
-# simplified again and it and its upper neighbours remeshed; a cold one's raw surface is made again first.
-STREAM_BATCH = 2048
-try:
-    _LIBC = ctypes.CDLL("libc.so.6") if sys.platform.startswith("linux") else None
-except OSError:  # another C library (musl): no malloc_trim
-    _LIBC = None
-STREAM_HOT_COST = 8
-STREAM_COLD_COST = 16
-# Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
-STREAM_LAG = 6
-# Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
-# world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
-UNLOAD_MARGIN_CHUNKS = 4
-
-
-def release_freed_memory() -> None:
-    """Hand the heap memory freed since to the system (glibc's malloc_trim; nothing elsewhere). Streaming frees
-    many chunk-sized arrays from the mesher's threads; without it the process keeps their pages, and the resident
-    size of a large world climbs by a few hundred MiB a minute of play."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-class World:
+class World(Streaming):
     """A game world on a voxel terrain; see the module docstring for the frame.
 
     Parameters
@@ -398,119 +371,6 @@ class World:
             self._streamed = False
         self.rebuilt_chunks = self.mesher.refresh_vertices()
         self._choose_detail()
-
-    def _stream_points(self) -> np.ndarray:
-        """Where the actors are (m): the player, the enemies and the NPCs; the world is meshed around them."""
-        points = [self.player.position]
-        agents = getattr(self, "agents", None)
-        if agents is not None:
-            points.extend(enemy.position for enemy in agents.enemies)
-            points.extend(npc.position for npc in agents.npcs)
-        return np.array(points, dtype=np.float64)
-
-    def _stream_all(self) -> None:
-        """Mesh all the actors' places want, in batches (each update lets go of the far chunks' surfaces, so the
-        first picture of a large world costs its meshes, not every chunk's surfaces at once)."""
-        if self.settings.view_distance is not None:
-            self.mesher.set_active(np.zeros(self.volume.chunk_grid_shape, dtype=bool))  # from nothing, nearest first
-        while self._stream_now(STREAM_BATCH):
-            self.mesher.update()
-            release_freed_memory()
-        self.mesher.update()
-
-    def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
-        """Move the meshed chunks and their levels of detail towards what the actors' places want
-        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
-        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread
-        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`,
-        which waits for it if it is late), so the frames between do not pay for it and the result does not depend
-        on the thread's speed; None: all at once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
-        of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
-        with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
-        and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
-        ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed 1 (of a budget of its own), the level of a chunk without vertices nothing."""
-        settings = self.settings
-        if settings.view_distance is None and settings.detail_distances is None:
-            return frozenset()
-        if budget is None:  # what is being worked out is made first, so it does not undo what comes after
-            made = self.mesher.apply_changes(self._prepared) if self._prepared is not None else frozenset()
-            self._prepared = None
-            return made | self._stream_now(None)
-        changed = frozenset()
-        if self._prepared is not None:
-            if self.frame < self._prepared_frame + STREAM_LAG:
-                return changed
-            changed = self.mesher.apply_changes(self._prepared)
-            self._prepared = None
-        target = self._stream_target(budget * STREAM_LAG)  # the budget of the frames until it is made
-        if target is not None:
-            self._prepared, self._prepared_frame = self.mesher.prepare_changes(*target), self.frame
-        return changed
-
-    def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
-        """:meth:`stream` without the background thread: the changes go to the mesher's next update."""
-        target = self._stream_target(budget)
-        if target is None:
-            return frozenset()
-        active, levels = target
-        return frozenset(self.mesher.set_detail_levels(levels) | self.mesher.set_active(active))
-
-    def _stream_target(self, budget: int | None) -> tuple[np.ndarray, np.ndarray] | None:
-        """The active chunks and levels of detail one step of at most ``budget`` work (None: any) closer to what
-        the actors' places want; None when the world already is that."""
-        settings, volume, mesher = self.settings, self.volume, self.mesher
-        points = self._stream_points()
-        anchor = self._stream_anchor
-        step = volume.chunk_size * volume.voxel_size / 4
-        if anchor is None or anchor.shape != points.shape or np.abs(points - anchor).max() > step:
-            self._stream_anchor = points
-            active = None
-            if settings.view_distance is not None:
-                distance = chunk_distances(volume, points)
-                edge = volume.chunk_size * volume.voxel_size
-                active = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge)
-                self._let_go_of(distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
-            detail = None
-            if settings.detail_distances is not None:
-                detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
-                                       points, settings.detail_distances)
-            self._stream_wanted = (active, detail)
-        active, detail = self._stream_wanted
-        current_detail, current_active = mesher.detail_levels, mesher.active
-        if (detail is None or np.array_equal(detail, current_detail)) and (
-                active is None or np.array_equal((current_active & active[1]) | active[0], current_active)):
-            return None  # the usual frame: the world is what the actors' places want
-        limit = np.iinfo(np.int64).max // 2 if budget is None else budget
-        levels = current_detail
-        cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
-        if detail is not None:
-            # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
-            # chunks about to be meshed are meshed at their level.
-            free = np.where(cost == 0, detail, current_detail)
-            levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail
-        target = current_active
-        if active is not None:
-            # Chunks out of range stop at once; new ones come nearest first, with a budget of their own (at the
-            # view's edge, behind every level change otherwise).
-            wanted, kept = active
-            base = current_active & kept
-            target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, np.ones_like(cost)).astype(bool)
-        return target, levels
-
-    def _let_go_of(self, far: np.ndarray) -> None:
-        """The volume lets go of the voxels of the ``far`` chunks its store holds as they are (saved: nothing
-        edited is lost), and the mesher of its copy of them (it takes them again when it meshes them)."""
-        released = self.volume.let_go(far)
-        if released:
-            self.mesher.let_go(released)
-
-    def wait_for_background(self) -> None:
-        """Wait until the streaming work on the mesher's background thread is done (its result is still made in
-        its frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
-        if self._prepared is not None:
-            self._prepared.wait()
 
     def _actor_points(self) -> np.ndarray:
         """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them

@@ -11,58 +11,23 @@ Deterministic.
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import ParameterError
 from .navmesh import NavMesh
+from .rebake import BakedArea, BakeState, local_scene
 from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
 from .areas import BakeArea, area_of, bake_areas
-from .rays import RayScene, check_bake_input
+from .rays import RayScene
+from .roles import check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
 from .frames import Frame
-from .scene import Scene, SceneObject
+from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
 __all__ = ["bake", "BakeState", "BakedArea", "walkable_layers", "walkable_grids", "local_scene", "local_regions"]
-
-
-@dataclass(frozen=True)
-class BakedArea:
-    """What a bake keeps of one area (a region, or regions baked as one: :mod:`~voxelworld.navigation.areas`) to
-    re-bake it: its samples (step 2), what is left of them after the whole-cells rule (step 3) and after erosion
-    (step 4), the final layers (step 5, with their links) and each tile's polygons (tile (ti, tk) at
-    ``ti * tiles_z + tk``)."""
-
-    area: BakeArea
-    samples: Samples
-    whole: np.ndarray  # (nx, nz, levels) float64, NaN where no sample
-    eroded: np.ndarray  # (nx, nz, levels) float64
-    layers: WalkableLayers
-    tiles: tuple[TilePolygons, ...]
-
-
-@dataclass(frozen=True)
-class BakeState:
-    """The scene and settings of a bake and what it kept of each area. A bake of turned regions keeps the
-    scene and regions in their frame (see :func:`local_regions`) and the frame, ``[R | t]`` (world = R @ local +
-    t); None: not turned (the world's axes)."""
-
-    scene: Scene
-    settings: NavSettings
-    areas: tuple[BakedArea, ...]
-    frame: np.ndarray | None = field(default=None, compare=False)
-
-    def navmesh(self) -> NavMesh:
-        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
-        mesh.bake_state = self
-        return mesh
-
-    def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
-        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.areas])
 
 
 def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:
@@ -98,24 +63,6 @@ def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings, step=lambda:
                   for ti in range(ntx) for tk in range(ntz))
     step()
     return BakedArea(area, samples, whole, eroded, layers, tiles)
-
-
-# world object -> {frame bytes: the object in that frame}: a re-bake turns only the objects that changed, and
-# the turned ones keep what the rays cached of them (proxies, bounds).
-_TURNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def local_scene(scene: Scene, frame: Frame) -> Scene:
-    """``scene`` seen in ``frame``: every object's positions turned into local coordinates (names, triangles
-    and roles kept). The same object in the same frame gives the same turned object."""
-    key = frame.matrix.tobytes()
-    objects = []
-    for obj in scene:
-        known = _TURNED.setdefault(obj, {})
-        if key not in known:
-            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
-        objects.append(known[key])
-    return Scene(objects)
 
 
 def local_regions(scene, regions: list) -> tuple[Frame | None, Scene, list[SearchRegion]]:

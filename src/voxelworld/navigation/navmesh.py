@@ -137,9 +137,7 @@ class NavMesh:
         if self.bake_state is None:
             raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
                                  "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
-        from .rebake import rebake_state  # bake builds NavMesh objects: imported here to avoid a cycle
-
-        state, rebuilt = rebake_state(self.bake_state, box, scene, in_place=True)
+        state, rebuilt = self.bake_state.rebaked(box, scene, in_place=True)
         self._set_arrays(*state.navmesh_arrays(), baked=True)
         self.bake_state = state
         return rebuilt

@@ -20,28 +20,96 @@ or only its links) are rebuilt.
 
 Each step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
 of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
+
+What a bake keeps to be re-baked (:class:`BakeState`, :class:`BakedArea`) lives here with the re-bake: the bake
+(:mod:`voxelworld.navigation.bake`) builds it, and :meth:`NavMesh.rebake` asks the state it holds to re-bake
+itself (:meth:`BakeState.rebaked`), so the navmesh below them imports neither.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+import weakref
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import ParameterError
 from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
-from .bake import BakedArea, BakeState, local_scene
 from .frames import Frame
-from .polygons import TILE_CELLS, WalkableLayers, tile_polygons
+from .navmesh import NavMesh
+from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, navmesh_arrays, tile_polygons
 from .areas import BakeArea
 from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
-from .scene import Scene
+from .scene import Scene, SceneObject
 from .settings import NavSettings
 
-__all__ = ["rebake_state", "smallest_island", "changed_box", "triangle_rows"]
+__all__ = ["BakeState", "BakedArea", "local_scene", "rebake_state", "smallest_island", "changed_box", "triangle_rows"]
+
+
+@dataclass(frozen=True)
+class BakedArea:
+    """What a bake keeps of one area (a region, or regions baked as one: :mod:`~voxelworld.navigation.areas`) to
+    re-bake it: its samples (step 2), what is left of them after the whole-cells rule (step 3) and after erosion
+    (step 4), the final layers (step 5, with their links) and each tile's polygons (tile (ti, tk) at
+    ``ti * tiles_z + tk``)."""
+
+    area: BakeArea
+    samples: Samples
+    whole: np.ndarray  # (nx, nz, levels) float64, NaN where no sample
+    eroded: np.ndarray  # (nx, nz, levels) float64
+    layers: WalkableLayers
+    tiles: tuple[TilePolygons, ...]
+
+
+@dataclass(frozen=True)
+class BakeState:
+    """The scene and settings of a bake and what it kept of each area. A bake of turned regions keeps the
+    scene and regions in their frame (see :func:`local_regions`) and the frame, ``[R | t]`` (world = R @ local +
+    t); None: not turned (the world's axes)."""
+
+    scene: Scene
+    settings: NavSettings
+    areas: tuple[BakedArea, ...]
+    frame: np.ndarray | None = field(default=None, compare=False)
+
+    def rebaked(self, box, scene: Scene | None = None,
+                in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
+        """The state after the scene changed inside ``box``, and the tiles whose polygons changed: see
+        :func:`rebake_state` (what :meth:`NavMesh.rebake` calls: the navmesh, below the bake, holds its state
+        without importing it)."""
+        return rebake_state(self, box, scene, in_place)
+
+    def navmesh(self) -> NavMesh:
+        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
+        mesh.bake_state = self
+        return mesh
+
+    def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
+        return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.areas])
+
+
+
+# world object -> {frame bytes: the object in that frame}: a re-bake turns only the objects that changed, and
+# the turned ones keep what the rays cached of them (proxies, bounds).
+_TURNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def local_scene(scene: Scene, frame: Frame) -> Scene:
+    """``scene`` seen in ``frame``: every object's positions turned into local coordinates (names, triangles
+    and roles kept). The same object in the same frame gives the same turned object."""
+    key = frame.matrix.tobytes()
+    objects = []
+    for obj in scene:
+        known = _TURNED.setdefault(obj, {})
+        if key not in known:
+            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
+        objects.append(known[key])
+    return Scene(objects)
+
 
 
 def _box(box) -> tuple[np.ndarray, np.ndarray]:

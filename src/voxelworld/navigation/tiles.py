@@ -54,7 +54,8 @@ from ..errors import ParameterError
 from .areas import BakeArea, _corner_and_shape
 from .navmesh import ARRAY_NAMES, NavMesh
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
-from .rays import RayScene, check_bake_input
+from .rays import RayScene
+from .roles import check_bake_input
 from .rebake import smallest_island
 from .sampling import MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells
 from .scene import Scene

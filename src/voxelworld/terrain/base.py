@@ -399,25 +399,12 @@ class Volume:
             digest.update(np.ascontiguousarray(values).tobytes())
         return digest.hexdigest()
 
-    def extract(self, box: Box):
+    def extract(self, box: Box) -> Volume:
         """An independent dense :class:`~voxelworld.terrain.VoxelVolume` of the voxels whose samples lie in
         ``box`` (a world-space :class:`Box`), with its own origin at the first of them; same voxel size, iso, chunk
-        size and materials."""
-        from .volume import VoxelVolume
-
-        if not isinstance(box, Box):
-            raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
-        corners = self.voxel_box(box)
-        if corners is None:
-            raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
-                                             f"(samples span {self.origin.tolist()} .. "
-                                             f"{self.index_to_world(np.array(self.shape) - 1).tolist()} m)")
-        lo, hi = corners
-        part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), self.voxel_size, self.index_to_world(lo),
-                           self.iso, self.chunk_size, self.materials)
-        for name, values in self.read_window(lo, hi + 1).items():
-            getattr(part, name)[...] = values
-        return part
+        size and materials. Each kind of volume gives it through :func:`voxelworld.terrain.volume.extract_volume`
+        (the dense volume is a kind of this one: it lives above it)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------------------ edits
     def remove(self, shape: Shape, tool: Tool = DEFAULT_TOOL) -> EditResult:

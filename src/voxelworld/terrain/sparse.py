@@ -40,6 +40,8 @@ from ..errors import FormatError, ParameterError, check_integer
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
 from .materials import MaterialTable
+from .shapes import Box
+from .volume import VoxelVolume, extract_volume
 
 __all__ = ["SparseVolume", "ChunkStore", "MAX_WINDOW_VOXELS"]
 
@@ -396,12 +398,16 @@ class SparseVolume(Volume):
                 digest.update(slab[name].tobytes())
         return digest.hexdigest()
 
+    def extract(self, box: Box) -> VoxelVolume:
+        """An independent dense :class:`~voxelworld.terrain.VoxelVolume` of the voxels whose samples lie in
+        ``box`` (a world-space :class:`Box`), with its own origin at the first of them; same voxel size, iso, chunk
+        size and materials."""
+        return extract_volume(self, box)
+
     # -------------------------------------------------------------------------------------- conversions
     def to_dense(self):
         """The whole volume as a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
         versions and dirty set). ParameterError when it holds more than MAX_VOXELS voxels."""
-        from .volume import VoxelVolume
-
         dense = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
         for chunk in product(*(range(n) for n in self.chunk_grid_shape)):
             window = dense.chunk_slices(chunk)
@@ -421,8 +427,6 @@ class SparseVolume(Volume):
         >>> sparse.content_hash() == ground.content_hash(), sparse.stored_chunks("density")
         (True, 16)
         """
-        from .volume import VoxelVolume
-
         if not isinstance(volume, VoxelVolume):
             raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume")
         sparse = cls(volume.shape, volume.voxel_size, volume.origin, volume.iso, volume.chunk_size, volume.materials)

@@ -12,8 +12,9 @@ from . import _kernels, generators
 from .base import (BYTES_PER_VOXEL, FIELD_DTYPES, FIELDS, MAX_CHUNKS, MAX_VOXELS, Volume, check_field_array,
                    check_volume_size, is_numeric)
 from .materials import MaterialTable
+from .shapes import Box
 
-__all__ = ["VoxelVolume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
+__all__ = ["VoxelVolume", "extract_volume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
 
 
 def _field(name: str, doc: str) -> property:
@@ -149,6 +150,11 @@ class VoxelVolume(Volume):
             digest.update(np.ascontiguousarray(getattr(self, name)).tobytes())
         return digest.hexdigest()
 
+    def extract(self, box: Box) -> VoxelVolume:
+        """An independent dense volume of the voxels whose samples lie in ``box`` (a world-space :class:`Box`),
+        with its own origin at the first of them; same voxel size, iso, chunk size and materials."""
+        return extract_volume(self, box)
+
     # ------------------------------------------------------------------------------------- generators
     @classmethod
     def from_sdf(cls, fn: Callable, shape, material, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0),
@@ -172,3 +178,23 @@ class VoxelVolume(Volume):
         volume = cls((heights.shape[0], height, heights.shape[1]), voxel_size, origin, iso, chunk_size, materials)
         generators.fill_from_heightmap(volume, heights, layers, pockets)
         return volume
+
+
+def extract_volume(volume: Volume, box: Box) -> VoxelVolume:
+    """An independent dense :class:`VoxelVolume` of the voxels of ``volume`` (dense or sparse) whose samples lie
+    in ``box``: see :meth:`Volume.extract`."""
+    if not isinstance(box, Box):
+        raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m)")
+    corners = volume.voxel_box(box)
+    if corners is None:
+        raise ParameterError("box", box, f"a box that contains at least one voxel sample of this volume "
+                                         f"(samples span {volume.origin.tolist()} .. "
+                                         f"{volume.index_to_world(np.array(volume.shape) - 1).tolist()} m)")
+    lo, hi = corners
+    part = VoxelVolume(tuple(int(n) for n in hi - lo + 1), volume.voxel_size, volume.index_to_world(lo),
+                       volume.iso, volume.chunk_size, volume.materials)
+    for name, values in volume.read_window(lo, hi + 1).items():
+        getattr(part, name)[...] = values
+    return part
+
+# ------------------------------------------------------------------------------------------ edits
