@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .imports import PACKAGE, imported_modules, module_name
+
 # Floor of each wing (a folder of the package) and of the top-level modules the wings share.
 WING_FLOORS = {"terrain": 1, "collision": 1, "meshing": 2, "navigation": 2, "motion": 2, "game": 3, "io": 4,
                "bake": 4, "viewer": 4}

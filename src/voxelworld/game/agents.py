@@ -16,8 +16,18 @@ from itertools import product
 
 import numpy as np
 
-from ..attribute_state import (array, attribute_state, mapping, optional, pair, restore_attributes, sequence, set_of,
-                               text, whole)
+from ..attribute_state import (
+    array,
+    attribute_state,
+    mapping,
+    optional,
+    pair,
+    restore_attributes,
+    sequence,
+    set_of,
+    text,
+    whole,
+)
 from ..errors import ParameterError, check_point, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject

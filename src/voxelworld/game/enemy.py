@@ -51,18 +51,24 @@ from functools import cache, partial
 
 import numpy as np
 
-from ..attribute_state import (array, attribute_state, flag, instance, number, optional, restore_attributes,
-                               sequence)
+from ..attribute_state import array, attribute_state, flag, instance, number, optional, restore_attributes, sequence
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import (CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part,
-                      load_gltf)
+from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
-from .state_checks import (MAX_SPEED, POSITION_MARGIN, check_direction_state, check_inside, count, seconds, speed,
-                           world_box)
+from .state_checks import (
+    MAX_SPEED,
+    POSITION_MARGIN,
+    check_direction_state,
+    check_inside,
+    count,
+    seconds,
+    speed,
+    world_box,
+)
 from .terrain_contacts import TerrainContacts
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]

@@ -60,8 +60,23 @@ from .chunk_store import connect as _connect
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_bytes
 from .state import capture, encode_event
-from .world_format import (FORMAT, FORMAT_VERSION, MAX_ARRAY_BYTES, MAX_JSON_DEPTH, SCHEMA, ZSTD_LEVEL, _SAVED,
-                           _array_label, _check_meta, _check_ours, _failure, _identity, _json, _remember, _Saved)
+from .world_format import (
+    _SAVED,
+    FORMAT,
+    FORMAT_VERSION,
+    MAX_ARRAY_BYTES,
+    MAX_JSON_DEPTH,
+    SCHEMA,
+    ZSTD_LEVEL,
+    _array_label,
+    _check_meta,
+    _check_ours,
+    _failure,
+    _identity,
+    _json,
+    _remember,
+    _Saved,
+)
 from .world_load import bake_inputs, connect_for_writing, load_world, open_volume
 
 __all__ = ["save_world", "load_world", "open_volume", "bake_inputs", "connect_for_writing", "SaveReport", "FORMAT", "FORMAT_VERSION", "MAX_ARRAY_BYTES", "MAX_JSON_DEPTH"]

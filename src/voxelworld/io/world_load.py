@@ -25,8 +25,16 @@ from .chunk_store import decompress as _decompress
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_from_bytes, check_volume_size
 from .state import STATE_ROWS, decode_event, empty_volume, restore, volume_storage
-from .world_format import (MAX_ARRAY_BYTES, MAX_JSON_DEPTH, SCHEMA, SQLITE_HEADER, _array_label,
-                           _check_meta, _check_ours, _remember)
+from .world_format import (
+    MAX_ARRAY_BYTES,
+    MAX_JSON_DEPTH,
+    SCHEMA,
+    SQLITE_HEADER,
+    _array_label,
+    _check_meta,
+    _check_ours,
+    _remember,
+)
 
 __all__ = ["load_world", "open_volume", "bake_inputs", "connect_for_writing"]
 

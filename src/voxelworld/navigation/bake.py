@@ -16,14 +16,14 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import ParameterError
-from .navmesh import NavMesh
-from .rebake import BakedArea, BakeState, local_scene
-from .polygons import TilePolygons, WalkableGrid, WalkableLayers, navmesh_arrays, tile_polygons
 from .areas import BakeArea, area_of, bake_areas
+from .frames import Frame
+from .navmesh import NavMesh
+from .polygons import WalkableGrid, WalkableLayers, tile_polygons
 from .rays import RayScene
+from .rebake import BakedArea, BakeState, local_scene
 from .roles import check_bake_input
 from .sampling import Samples, drop_small_islands, erode, sample_links, walkable_samples, whole_cells
-from .frames import Frame
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 

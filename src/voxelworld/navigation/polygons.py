@@ -433,7 +433,7 @@ def navmesh_from_grids(grids: list[WalkableGrid], max_corners: int = 6, step_lim
                                  "equal 2-D shapes")
         lattices.setdefault((grid.walkable.shape, grid.x0, grid.z0, grid.cell), []).append(grid)
     layers = []
-    for (shape, x0, z0, cell), members in lattices.items():
+    for (_shape, x0, z0, cell), members in lattices.items():
         height = np.stack([np.where(g.walkable, g.height, np.nan).astype(np.float64) for g in members], axis=-1)
         layers.append(WalkableLayers(height, level_links(height, step_limit), x0, z0, cell))
     return navmesh_from_layers(layers, max_corners, max_edge_error)

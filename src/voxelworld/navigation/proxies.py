@@ -9,7 +9,6 @@ import numpy as np
 
 from ._kernels.columns import triangle_boxes
 from ._kernels.proxies import clipped_bounds
-from ._kernels.surfaces import surfaces
 
 __all__ = ["BOX_FACES"]
 

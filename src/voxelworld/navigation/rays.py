@@ -27,11 +27,11 @@ import numpy as np
 from ..errors import ParameterError
 from ._kernels.columns import bin_triangles, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
-from .scene import Scene
 from .areas import BakeArea, area_of
-from .settings import NavSettings, SearchRegion
 from .proxies import _OBJECT_CACHE, _triangle_boxes
 from .roles import BakeRoles, bake_roles, check_bake_input
+from .scene import Scene
+from .settings import NavSettings, SearchRegion
 
 __all__ = ["RayHitsGrid", "RayScene", "BakeRoles", "bake_roles", "cast_rays", "column_surfaces"]
 

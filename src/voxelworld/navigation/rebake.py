@@ -37,10 +37,10 @@ import numpy as np
 from ..errors import ParameterError
 from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
+from .areas import BakeArea
 from .frames import Frame
 from .navmesh import NavMesh
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, navmesh_arrays, tile_polygons
-from .areas import BakeArea
 from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
 from .scene import Scene, SceneObject

@@ -9,10 +9,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError
-from ._kernels.surfaces import surfaces
+from .proxies import _cached, _top
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
-from .proxies import _cached, _top
 
 __all__ = ["BakeRoles", "bake_roles", "check_bake_input"]
 

@@ -271,7 +271,8 @@ class SearchRegion:
                     self.landing is None or isinstance(self.landing, bool))
         lo = check_point("min", self.min)
         hi = check_point("max", self.max)
-        check_range("max", self.max, f"a point > min = {lo} on every axis (m)", all(h > l for l, h in zip(lo, hi)))
+        check_range("max", self.max, f"a point > min = {lo} on every axis (m)",
+                    all(h > least for least, h in zip(lo, hi)))
         rotation = check_rotation("rotation", self.rotation)
         if self.ray_direction is not None:
             given = _direction(self.ray_direction)
@@ -295,12 +296,12 @@ class SearchRegion:
     @property
     def centre(self) -> tuple[float, float, float]:
         """The box's centre ``(min + max) / 2`` (m), the point the rotation turns it about."""
-        return tuple((l + h) / 2 for l, h in zip(self.min, self.max))  # type: ignore[return-value]
+        return tuple((least + h) / 2 for least, h in zip(self.min, self.max))  # type: ignore[return-value]
 
     @property
     def size(self) -> tuple[float, float, float]:
         """The box's extent ``max - min`` on each axis, in metres."""
-        return tuple(h - l for l, h in zip(self.min, self.max))  # type: ignore[return-value]
+        return tuple(h - least for least, h in zip(self.min, self.max))  # type: ignore[return-value]
 
 
 def _direction(value) -> tuple[float, float, float]:

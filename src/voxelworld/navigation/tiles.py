@@ -52,11 +52,11 @@ import numpy as np
 
 from ..errors import ParameterError
 from .areas import BakeArea, _corner_and_shape
-from .navmesh import ARRAY_NAMES, NavMesh
+from .navmesh import NavMesh
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
 from .rays import RayScene
-from .roles import check_bake_input
 from .rebake import smallest_island
+from .roles import check_bake_input
 from .sampling import MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
@@ -127,8 +127,7 @@ def _grown(area: BakeArea, block, by: int) -> tuple[int, int, int, int]:
 
 
 def _check_tiles(area: BakeArea, tiles) -> tuple[int, int, int, int]:
-    legal = "tiles (ti0, tk0, ti1, tk1): whole numbers, 0 <= ti0 < ti1 <= {}, 0 <= tk0 < tk1 <= {}".format(
-        -(-area.nx // TILE_CELLS), -(-area.nz // TILE_CELLS))
+    legal = f"tiles (ti0, tk0, ti1, tk1): whole numbers, 0 <= ti0 < ti1 <= {-(-area.nx // TILE_CELLS)}, 0 <= tk0 < tk1 <= {-(-area.nz // TILE_CELLS)}"
     try:
         ti0, tk0, ti1, tk1 = (int(t) for t in tiles)
     except (TypeError, ValueError):

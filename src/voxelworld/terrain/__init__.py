@@ -18,17 +18,24 @@ Floor 1: knows nothing of meshes, navigation or the game.
   :func:`generate_world` (a SparseVolume of real size).
 """
 
+from .base import Volume
+from .demo import demo_terrain
 from .edits import EditResult, Tool
 from .generators import Layer
 from .materials import NONE_COLOUR, Material, MaterialTable
-from .textures import TEXTURE_METRES, TEXTURE_SIZE, TextureSet, texture_set
 from .shapes import Box, Capsule, Cylinder, Shape, Sphere, Union
-from .base import Volume
 from .sparse import SparseVolume
+from .textures import TEXTURE_METRES, TEXTURE_SIZE, TextureSet, texture_set
 from .volume import FIELDS, VoxelVolume
-from .demo import demo_terrain
-from .worldgen import (GeneratorSettings, chunk_boxes, generate_block, generate_blocks, generate_chunks,
-                       generate_volume, generate_world)
+from .worldgen import (
+                       GeneratorSettings,
+                       chunk_boxes,
+                       generate_block,
+                       generate_blocks,
+                       generate_chunks,
+                       generate_volume,
+                       generate_world,
+)
 
 __all__ = [
     "VoxelVolume", "SparseVolume", "Volume", "FIELDS", "EditResult", "Tool", "Material", "MaterialTable", "NONE_COLOUR", "Shape", "Sphere",

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import ParameterError, check_finite, check_integer
+from ..errors import ParameterError, check_finite
 from ._kernels import RAMP
-from .edits import Tool, solid_material_id
-from .shapes import Box, Cylinder, Shape, Sphere
+from .edits import solid_material_id
+from .shapes import Shape
 
 if TYPE_CHECKING:
     from .volume import VoxelVolume

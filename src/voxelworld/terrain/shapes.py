@@ -115,7 +115,7 @@ class Box(Shape):
     def __post_init__(self):
         lo = check_point("min", self.min)
         hi = check_point("max", self.max)
-        if any(h < l for l, h in zip(lo, hi)):
+        if any(h < low for low, h in zip(lo, hi)):
             raise ParameterError("max", self.max, f"a point >= min = {lo} on every axis (m)")
         object.__setattr__(self, "min", lo)
         object.__setattr__(self, "max", hi)

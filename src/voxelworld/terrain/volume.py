@@ -9,8 +9,17 @@ import numpy as np
 
 from ..errors import ParameterError, check_integer
 from . import _kernels, generators
-from .base import (BYTES_PER_VOXEL, FIELD_DTYPES, FIELDS, MAX_CHUNKS, MAX_VOXELS, Volume, check_field_array,
-                   check_volume_size, is_numeric)
+from .base import (
+    BYTES_PER_VOXEL,
+    FIELD_DTYPES,
+    FIELDS,
+    MAX_CHUNKS,
+    MAX_VOXELS,
+    Volume,
+    check_field_array,
+    check_volume_size,
+    is_numeric,
+)
 from .materials import MaterialTable
 from .shapes import Box
 

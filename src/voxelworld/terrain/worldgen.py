@@ -51,8 +51,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from . import _worldgen_kernels as _k
-from .base import (FIELD_DTYPES, MAX_CHUNKS, MAX_COORDINATE, MIN_VOXEL_SIZE, check_field_array,
-                   check_volume_size)
+from .base import FIELD_DTYPES, MAX_CHUNKS, MAX_COORDINATE, MIN_VOXEL_SIZE, check_field_array, check_volume_size
 from .materials import MaterialTable
 from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume

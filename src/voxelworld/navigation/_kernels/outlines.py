@@ -77,9 +77,9 @@ def _side_label(label, links, i, k, s, d, i_lo, k_lo, i_hi, k_hi):
 @numba.njit(cache=True)
 def trace(label, links, g, s, cell_list, i_lo, k_lo, i_hi, k_hi, points, sides, loop_start):
     """The outline of region g (on level s; its cells ``cell_list[c] = (a, b)``, tile-local): writes the loops'
-    points ``points[j] = (u, v)`` and ``sides[j]`` (the label of the side from point j to the next), loop l
-    being ``[loop_start[l], loop_start[l + 1])``, the loop through the lowest point (u, then v) first, which is
-    the outer one. Returns the loop count, or -1 if a point had two sides leaving it (a pinch)."""
+    points ``points[j] = (u, v)`` and ``sides[j]`` (the label of the side from point j to the next), loop l being
+    ``[loop_start[l], loop_start[l + 1])``, the loop through the lowest point (u, then v) first, which is the outer
+    one. Returns the loop count, or -1 if a point had two sides leaving it (a pinch)."""
     width, depth = i_hi - i_lo, k_hi - k_lo
     stride = depth + 1
     nxt = np.full((width + 1) * stride, -1, np.int64)
@@ -218,8 +218,8 @@ def simplify(points, sides, loop_start, loops, wall_error, shared_error, claim, 
     level, ``region_level[h]`` the level of region h."""
     stack = np.empty((points.shape[0] + 2, 2), np.int64)
     s = region_level[g]
-    for l in range(loops):
-        first, n = loop_start[l], loop_start[l + 1] - loop_start[l]
+    for which_loop in range(loops):
+        first, n = loop_start[which_loop], loop_start[which_loop + 1] - loop_start[which_loop]
         kept = 0
         for step in range(n):
             j, before = first + step, first + (step - 1) % n
@@ -309,22 +309,22 @@ def loops_valid(points, loop_start, loops, order):
     inside each other: no two sides meet except consecutive sides at their shared point, and no side folds back
     on the one before."""
     total = loop_start[loops]
-    for l in range(loops):
-        first, last = loop_start[l], loop_start[l + 1]
+    for which_loop in range(loops):
+        first, last = loop_start[which_loop], loop_start[which_loop + 1]
         if last - first < 3:
             return False
         area = 0
         for j in range(first, last):
             p, q = order[j], order[first + (j + 1 - first) % (last - first)]
             area += points[p, 0] * points[q, 1] - points[q, 0] * points[p, 1]
-        if (l == 0) != (area > 0):
+        if (which_loop == 0) != (area > 0):
             return False
     loop_of = np.empty(total, np.int64)
-    for l in range(loops):
-        loop_of[loop_start[l]:loop_start[l + 1]] = l
+    for which_loop in range(loops):
+        loop_of[loop_start[which_loop]:loop_start[which_loop + 1]] = which_loop
     for e in range(total):
-        l = loop_of[e]
-        first, n = loop_start[l], loop_start[l + 1] - loop_start[l]
+        which_loop = loop_of[e]
+        first, n = loop_start[which_loop], loop_start[which_loop + 1] - loop_start[which_loop]
         a, b = order[e], order[first + (e + 1 - first) % n]
         ax, ay, bx, by = points[a, 0], points[a, 1], points[b, 0], points[b, 1]
         x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
@@ -335,7 +335,7 @@ def loops_valid(points, loop_start, loops, order):
             cx, cy, dx, dy = points[c, 0], points[c, 1], points[d, 0], points[d, 1]
             if (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1):
                 continue  # apart from side e's box (consecutive sides share a point: never apart)
-            if m == l and (f == first + (e + 1 - first) % n or e == first + (f + 1 - first) % n):
+            if m == which_loop and (f == first + (e + 1 - first) % n or e == first + (f + 1 - first) % n):
                 # consecutive: they share one point; they must not fold back along each other
                 if f == first + (e + 1 - first) % n:
                     fold = _cross(ax, ay, bx, by, dx, dy) == 0 and (bx - ax) * (dx - cx) + (by - ay) * (dy - cy) < 0
@@ -346,11 +346,12 @@ def loops_valid(points, loop_start, loops, order):
                 continue
             if _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
                 return False
-    for l in range(1, loops):  # no sides meet: one point of each hole tells where it lies
-        p = order[loop_start[l]]
+    for which_loop in range(1, loops):  # no sides meet: one point of each hole tells where it lies
+        p = order[loop_start[which_loop]]
         if not _inside_loop(points, order, loop_start[0], loop_start[1], points[p, 0], points[p, 1]):
             return False
         for m in range(1, loops):
-            if m != l and _inside_loop(points, order, loop_start[m], loop_start[m + 1], points[p, 0], points[p, 1]):
+            if m != which_loop and _inside_loop(points, order, loop_start[m], loop_start[m + 1], points[p, 0],
+                                                points[p, 1]):
                 return False
     return True

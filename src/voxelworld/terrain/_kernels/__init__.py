@@ -15,13 +15,48 @@ distances and the voxels they reach), :mod:`.density` (the edits and the solid a
 (``from . import _kernels``) and find every kernel here.
 """
 
-from .arguments import (STAT_BLOCKED, STAT_CHANGED, STAT_DAMAGED, STAT_DENSITY_ADDED, STAT_DENSITY_REMOVED,
-                        STATS_LENGTH, EditTally, FragmentScratch, Grid, MaterialArrays, ToolGate, VoxelFields)
+from .arguments import (
+                        STAT_BLOCKED,
+                        STAT_CHANGED,
+                        STAT_DAMAGED,
+                        STAT_DENSITY_ADDED,
+                        STAT_DENSITY_REMOVED,
+                        STATS_LENGTH,
+                        EditTally,
+                        FragmentScratch,
+                        Grid,
+                        MaterialArrays,
+                        ToolGate,
+                        VoxelFields,
+)
 from .components import erase_small_components, erase_voxel, find_root, find_runs, join, join_rows, touches_solid
-from .density import (RAMP, account, dominant_material, exposure, gate, lower_density, material_units,
-                      raise_density, ramp_density, remap_materials)
-from .sdf import (BOX, CAPSULE, CYLINDER, LIMIT, PRIMITIVE_COLUMNS, SPHERE, bounding_sphere, primitive_sdf,
-                  row_span, sdf_points, shape_bounds, shape_sdf, voxel_box)
+from .density import (
+                        RAMP,
+                        account,
+                        dominant_material,
+                        exposure,
+                        gate,
+                        lower_density,
+                        material_units,
+                        raise_density,
+                        ramp_density,
+                        remap_materials,
+)
+from .sdf import (
+                        BOX,
+                        CAPSULE,
+                        CYLINDER,
+                        LIMIT,
+                        PRIMITIVE_COLUMNS,
+                        SPHERE,
+                        bounding_sphere,
+                        primitive_sdf,
+                        row_span,
+                        sdf_points,
+                        shape_bounds,
+                        shape_sdf,
+                        voxel_box,
+)
 
 __all__ = ["STAT_BLOCKED", "STAT_CHANGED", "STAT_DAMAGED", "STAT_DENSITY_ADDED", "STAT_DENSITY_REMOVED",
            "STATS_LENGTH", "EditTally", "FragmentScratch", "Grid", "MaterialArrays", "ToolGate", "VoxelFields",
