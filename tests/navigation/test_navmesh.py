@@ -366,3 +366,16 @@ def test_json_round_trip_and_refusals(tmp_path):
     text = path.read_text()
     assert text.count("\nf ") == mesh.polygon_count and not list(tmp_path.glob("*.part"))
     assert [p.name for p in tmp_path.iterdir()] == ["nav.obj"]  # no temporary of any name is left
+
+
+def test_max_corners_is_bounded_before_the_bake_sizes_anything_by_it():
+    """A forged navigation setting of 2**53 + 1 corners made the bake ask for memory without end (MemoryError,
+    found by the world-file fuzz test): refused, naming it and the range."""
+    from voxelworld.navigation import NavSettings
+    from voxelworld.navigation.settings import MAX_POLYGON_CORNERS
+
+    assert NavSettings(max_corners=MAX_POLYGON_CORNERS).max_corners == MAX_POLYGON_CORNERS
+    with pytest.raises(ParameterError, match=r"max_corners.*9007199254740993"):
+        NavSettings(max_corners=2**53 + 1)
+    with pytest.raises(ParameterError, match="max_corners"):
+        NavSettings(max_corners=MAX_POLYGON_CORNERS + 1)

@@ -32,7 +32,7 @@ from ..errors import ParameterError, check_finite, check_integer, check_point, c
 from .frames import IDENTITY, check_rotation, down_axis, shortest_arc
 
 __all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN",
-           "MAX_AGENT_RADIUS"]
+           "MAX_AGENT_RADIUS", "MAX_POLYGON_CORNERS"]
 
 EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh", "reduced")
 # The size limit of a bake: the ray columns of all its regions (a region of sx by sz metres has about
@@ -45,6 +45,10 @@ MAX_BAKE_COLUMNS = 4096 * 4096
 # absurd radius, e.g. from a forged file, would run for ever); far beyond any character or vehicle.
 MAX_AGENT_RADIUS = 100.0
 BAKE_BYTES_PER_COLUMN = 400
+
+# The most corners a navmesh polygon may have: the bake sizes its scratch by it (a forged setting of 2**53 asked for
+# memory without end), and merges stop paying long before (nav_test: 243 polygons at 6 corners, 236 at 8).
+MAX_POLYGON_CORNERS = 32
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,8 @@ class NavSettings:
     proxy_triangles : int
         The most triangles (12..100000) of the ``"reduced"`` proxy. Default 32.
     max_corners : int
-        The most corners a navmesh polygon may have (>= 3); polygons are convex.
+        The most corners a navmesh polygon may have (3..``MAX_POLYGON_CORNERS``, 32; Detour's default is 6);
+        polygons are convex.
     max_edge_error : float
         Metres (>= 0; Recast's ``maxSimplificationError``): how far a polygon's side along a wall may lie from
         the traced outline of the walkable cells. Default 0.3 (a cell at the default density); 0 keeps the
@@ -151,7 +156,8 @@ class NavSettings:
         set_("proxy_triangles", check_integer("proxy_triangles", self.proxy_triangles, minimum=12,
                                               maximum=100000, unit="triangles"))
         set_("aabb_depth", check_integer("aabb_depth", self.aabb_depth, minimum=0, maximum=16, unit="levels"))
-        set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, unit="corners"))
+        set_("max_corners", check_integer("max_corners", self.max_corners, minimum=3, maximum=MAX_POLYGON_CORNERS,
+                                          unit="corners"))
         set_("max_edge_error", check_finite("max_edge_error", self.max_edge_error, minimum=0.0, unit="m"))
         check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
         set_("levels", bool(self.levels))

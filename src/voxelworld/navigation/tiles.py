@@ -37,6 +37,7 @@ Examples
 True
 >>> tiled.change(scene, bake=[(x, z) for x in range(3) for z in range(3)], drop=[])[-1]
 (2, 2)
+>>> from voxelworld.navigation.navmesh import ARRAY_NAMES
 >>> all(np.array_equal(getattr(tiled.mesh, name), getattr(full, name)) for name in ARRAY_NAMES)
 True
 >>> tiled.change(scene, drop=[(2, 2)]), len(tiled.tiles)
