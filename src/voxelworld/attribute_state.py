@@ -44,7 +44,8 @@ voxelworld.errors.ParameterError: state['count'] = -1 is out of range: ... a who
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -64,12 +65,13 @@ def state_key(attribute: str) -> str:
     return attribute.removeprefix("_")
 
 
-def attribute_state(obj, attributes) -> dict:
+def attribute_state(obj: object, attributes: Iterable[str]) -> dict[str, Any]:
     """``obj``'s ``attributes`` as a state dict (key: :func:`state_key`), in the order given."""
     return {state_key(name): getattr(obj, name) for name in attributes}
 
 
-def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mapping[str, Check] | None = None
+def restore_attributes(obj: object, state: Mapping[str, Any], attributes: tuple[str, ...] | list[str],
+                       added: tuple[str, ...] = (), checks: Mapping[str, Callable[..., None]] | None = None
                        ) -> None:
     """Set ``obj``'s ``attributes`` to the values of ``state`` (as :func:`attribute_state` gives them; other keys
     are left alone). A state missing a key raises :class:`ParameterError` before anything is set, except the
@@ -97,7 +99,7 @@ def restore_attributes(obj, state: Mapping, attributes, added=(), checks: Mappin
 
 
 # ------------------------------------------------------------------------------------------------ checks
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
@@ -105,7 +107,7 @@ def number(minimum: float | None = None, maximum: float | None = None, unit: str
            strict_minimum: bool = False) -> Check:
     """A finite number in range, not a bool nor a string (``infinite``: +inf is taken too, whatever ``maximum``
     says, and -inf when there is no ``minimum``)."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         if infinite and _is_number(value) and math.isinf(value) and (value > 0 or minimum is None):
             return
         check_range(name, value, "a number", _is_number(value))
@@ -115,21 +117,21 @@ def number(minimum: float | None = None, maximum: float | None = None, unit: str
 
 def whole(minimum: int | None = None, maximum: int | None = None) -> Check:
     """A whole number (int, not bool) in range."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         check_range(name, value, "a whole number", isinstance(value, (int, np.integer)) and not isinstance(
             value, (bool, np.bool_)))
         check_integer(name, value, minimum=minimum, maximum=maximum)
     return check
 
 
-def flag(name: str, value) -> None:
+def flag(name: str, value: object) -> None:
     """True or False."""
     check_range(name, value, "True or False", isinstance(value, (bool, np.bool_)))
 
 
-def text(choices=None) -> Check:
+def text(choices: Iterable[str] | None = None) -> Check:
     """A string (one of ``choices`` if given)."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         legal = "a string" if choices is None else f"one of {', '.join(map(repr, choices))}"
         check_range(name, value, legal, isinstance(value, str) and (choices is None or value in choices))
     return check
@@ -137,15 +139,15 @@ def text(choices=None) -> Check:
 
 def optional(check: Check) -> Check:
     """None, or a value ``check`` takes."""
-    def check_optional(name, value):
+    def check_optional(name: str, value: Any) -> None:
         if value is not None:
             check(name, value)
     return check_optional
 
 
-def array(shape: tuple, dtype: str = "float64", finite: bool = True) -> Check:
+def array(shape: tuple[int | None, ...], dtype: str = "float64", finite: bool = True) -> Check:
     """A numpy array of ``dtype`` and ``shape`` (None: any length on that axis), every value finite."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         legal = f"a {dtype} array of shape {shape}" + (", every value finite" if finite else "")
         ok = (isinstance(value, np.ndarray) and value.dtype == np.dtype(dtype) and value.ndim == len(shape)
               and all(n is None or n == m for n, m in zip(shape, value.shape)))
@@ -159,16 +161,16 @@ def array(shape: tuple, dtype: str = "float64", finite: bool = True) -> Check:
 def instance(cls: type, **fields: Check) -> Check:
     """An instance of ``cls`` whose ``fields`` (name -> check) the checks given take (the others: as its
     constructor checks them)."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         check_range(name, type(value).__name__, f"a {cls.__name__}", isinstance(value, cls))
         for field, field_check in fields.items():
             field_check(f"{name}.{field}", getattr(value, field))
     return check
 
 
-def sequence(item: Check, kind: type = tuple, length: int | None = None) -> Check:
+def sequence(item: Check, kind: type[tuple[Any, ...]] | type[list[Any]] = tuple, length: int | None = None) -> Check:
     """A ``kind`` (tuple or list) of ``length`` items (any if None), each taken by ``item``."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         check_range(name, type(value).__name__, f"a {kind.__name__}" + ("" if length is None else
                                                                           f" of {length} items"),
                     isinstance(value, kind) and (length is None or len(value) == length))
@@ -179,7 +181,7 @@ def sequence(item: Check, kind: type = tuple, length: int | None = None) -> Chec
 
 def pair(first: Check, second: Check) -> Check:
     """A tuple of two values, taken by ``first`` and ``second``."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         check_range(name, type(value).__name__, "a tuple of two", isinstance(value, tuple) and len(value) == 2)
         first(f"{name}[0]", value[0])
         second(f"{name}[1]", value[1])
@@ -188,7 +190,7 @@ def pair(first: Check, second: Check) -> Check:
 
 def set_of(item: Check, kind: type = frozenset) -> Check:
     """A ``kind`` (frozenset or set) of items, each taken by ``item``."""
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         check_range(name, type(value).__name__, f"a {kind.__name__}", type(value) is kind)
         for entry in value:
             item(f"{name}{{}}", entry)
@@ -197,7 +199,7 @@ def set_of(item: Check, kind: type = frozenset) -> Check:
 
 def mapping(key: Check, value: Check) -> Check:
     """A dict whose keys ``key`` and values ``value`` take."""
-    def check(name, data):
+    def check(name: str, data: Any) -> None:
         check_range(name, type(data).__name__, "a dict", isinstance(data, dict))
         for k, v in data.items():
             key(f"{name} key", k)
@@ -221,11 +223,11 @@ def count() -> Check:
     return whole(0, MAX_COUNT)
 
 
-def bounded(shape: tuple, limit: float, unit: str, minimum: float | None = None) -> Check:
+def bounded(shape: tuple[int | None, ...], limit: float, unit: str, minimum: float | None = None) -> Check:
     """A float64 array of ``shape`` whose every value lies within ±``limit`` (``unit``), or in [``minimum``,
     ``limit``] when ``minimum`` is given."""
     low = -limit if minimum is None else minimum
-    def check(name, value):
+    def check(name: str, value: Any) -> None:
         array(shape)(name, value)
         legal = f"a float64 array of shape {shape}, every value " + (
             f"within ±{limit} {unit}" if minimum is None else f"in [{minimum}, {limit}] {unit}")
@@ -234,6 +236,6 @@ def bounded(shape: tuple, limit: float, unit: str, minimum: float | None = None)
     return check
 
 
-def speed(shape: tuple = (3,)) -> Check:
+def speed(shape: tuple[int | None, ...] = (3,)) -> Check:
     """A velocity of a state: m/s, each component within ±MAX_SPEED."""
     return bounded(shape, MAX_SPEED, "m/s")

@@ -81,7 +81,7 @@ def check_point(parameter: str, value: object, unit: str = "m") -> tuple[float, 
     if isinstance(value, (str, bytes)):
         raise ParameterError(parameter, value, legal)
     try:
-        x, y, z = (float(c) for c in value)  # type: ignore[union-attr]
+        x, y, z = (float(c) for c in value)  # type: ignore[attr-defined]  # not iterable: refused below
     except (TypeError, ValueError):
         raise ParameterError(parameter, value, legal) from None
     if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
@@ -109,7 +109,7 @@ def check_range(parameter: str, value: object, legal: str, ok: bool) -> None:
         raise ParameterError(parameter, value, legal)
 
 
-def _describe_range(kind: str, minimum, maximum, unit: str, strict_minimum: bool) -> str:
+def _describe_range(kind: str, minimum: float | None, maximum: float | None, unit: str, strict_minimum: bool) -> str:
     parts = [kind]
     if minimum is not None:
         parts.append(f"{'>' if strict_minimum else '>='} {minimum}")

@@ -28,7 +28,7 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (sta
           (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
 
 
-def write_target(path, parameter: str = "path") -> Path:
+def write_target(path: str | os.PathLike[str], parameter: str = "path") -> Path:
     """The file a write of ``path`` puts in place: ``path``, or what a symlink there names (followed to its end:
     the link itself is never replaced). :class:`~voxelworld.errors.ParameterError` naming ``parameter`` unless
     that is a regular file or does not exist yet; nothing is opened.
@@ -54,7 +54,7 @@ def write_target(path, parameter: str = "path") -> Path:
     return target
 
 
-def write_atomically(path, write: Callable[[BinaryIO], None]) -> Path:
+def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]) -> Path:
     """Call ``write(file)`` with a binary file open beside ``path``, then put it in ``path``'s place (a regular
     file or a new one: see :func:`write_target`).
 
@@ -73,7 +73,7 @@ def write_atomically(path, write: Callable[[BinaryIO], None]) -> Path:
     return build_atomically(path, fill)
 
 
-def build_atomically(path, build: Callable[[Path], None], companions: tuple[str, ...] = ()) -> Path:
+def build_atomically(path: str | os.PathLike[str], build: Callable[[Path], object], companions: tuple[str, ...] = ()) -> Path:
     """Call ``build(temporary)`` to make a file at a temporary path beside ``path`` by any means (a database,
     say), then flush it to disk and put it in ``path``'s place. On failure the temporary and its ``companions``
     (suffixes of files its maker may leave beside it, like SQLite's ``"-journal"``) are removed. ``path`` is

@@ -251,7 +251,7 @@ def check_cache_dir() -> None:
     nowhere, without a word. The same test as numba's: the folder made if missing, a temporary file written in it."""
     import numba
 
-    folder = numba.config.CACHE_DIR
+    folder = numba.config.CACHE_DIR  # type: ignore[attr-defined]  # numba.config sets its names at run time
     if not folder:
         return
     try:
@@ -273,7 +273,7 @@ def marker_path() -> Path:
 
     # numba's own locator for one of our kernels (its cache may also fall back to a per-user folder when the
     # sources' folder is read-only); every wing's kernels live beside it, in the same cache root.
-    return Path(_kernels.find_runs._cache._cache_path) / MARKER_NAME
+    return Path(_kernels.find_runs._cache._cache_path) / MARKER_NAME  # type: ignore[attr-defined]  # a Dispatcher's
 
 
 def kernels_ready(marker: Path | None = None) -> bool:
@@ -325,6 +325,7 @@ def ensure_kernels(stream: TextIO | None = None, marker: Path | None = None) -> 
     process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "warmup", "--marker", str(marker)],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     # Relayed as it comes (a wing's line is printed in two parts), so that the stream the caller gave shows it.
+    assert process.stderr is not None  # stderr=PIPE
     while chunk := os.read(process.stderr.fileno(), 4096):
         print(chunk.decode(errors="replace"), end="", file=stream, flush=True)
     if process.wait() != 0:

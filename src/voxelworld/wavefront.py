@@ -22,9 +22,11 @@ f 1 3 2
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["ObjWriter", "VertexBlock", "mtl_text"]
 
@@ -41,7 +43,7 @@ class VertexBlock:
 class ObjWriter:
     """The lines of one OBJ file, in the order the methods are called; :meth:`text` gives them as UTF-8 bytes."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._parts: list[str] = []
         self._vertex_count = 0
         self._normal_count = 0
@@ -58,7 +60,7 @@ class ObjWriter:
         """Draw the faces that follow with material ``name`` of the library (``usemtl name``)."""
         self.line("usemtl", name)
 
-    def vertices(self, positions, normals=None) -> VertexBlock:
+    def vertices(self, positions: ArrayLike, normals: ArrayLike | None = None) -> VertexBlock:
         """Append vertices (m) and, when given, one normal per vertex (``vn``); return their block."""
         positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
         block = VertexBlock(self._vertex_count + 1, None if normals is None else self._normal_count + 1)
@@ -72,7 +74,7 @@ class ObjWriter:
             self._normal_count += len(normals)
         return block
 
-    def triangles(self, block: VertexBlock, indices) -> None:
+    def triangles(self, block: VertexBlock, indices: ArrayLike) -> None:
         """Append one face per row of ``indices`` (m, 3): indices of ``block``'s vertices."""
         indices = np.asarray(indices, dtype=np.int64).reshape(-1, 3)
         if block.first_normal is None:
@@ -83,7 +85,8 @@ class ObjWriter:
             template = "f %d//%d %d//%d %d//%d\n"
         self._parts.append((template * len(indices)) % tuple(numbers.ravel().tolist()))
 
-    def polygons(self, block: VertexBlock, start, corners, which=None) -> None:
+    def polygons(self, block: VertexBlock, start: ArrayLike, corners: ArrayLike,
+                 which: Iterable[int] | None = None) -> None:
         """Append polygon faces (vertex numbers only): polygon ``q`` is ``corners[start[q]:start[q + 1]]``
         (indices of ``block``'s vertices, in winding order); ``which`` picks the polygons to write, in order
         (default: all)."""
@@ -97,7 +100,7 @@ class ObjWriter:
         return "".join(self._parts).encode("utf-8")
 
 
-def mtl_text(materials) -> bytes:
+def mtl_text(materials: Iterable[tuple[str, tuple[float, float, float]]]) -> bytes:
     """A material library: one ``newmtl`` per ``(name, (red, green, blue))`` of ``materials``, its diffuse colour
     ``Kd`` (each in [0, 1], written as given) and no specular highlight.
 

@@ -25,14 +25,14 @@ __all__ = ["Commands", "HelpFormatter", "Parser", "NEGATIVE_NUMBER", "add_comman
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)$", re.IGNORECASE)
 
 # The subparsers a command's parser is added to (``parser.add_subparsers(...)``).
-Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+Commands: TypeAlias = "argparse._SubParsersAction[Any]"
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Help that shows each option's default (none for options whose default is "not given" or "off": their
     help says what that means) and keeps the description's and the example's lines as written."""
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None or action.default is False or action.default == []:
             return action.help
         return super()._get_help_string(action)

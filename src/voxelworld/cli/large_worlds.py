@@ -9,10 +9,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ParameterError
 from .common import Commands, add_command, check_output, option_error
+
+if TYPE_CHECKING:  # the commands import what they run when they run it: a quick --help
+    from ..terrain import GeneratorSettings
 
 __all__ = ["add_new", "add_bake", "run_new", "run_bake"]
 
@@ -68,7 +71,7 @@ def add_bake(commands: Commands) -> None:
     bake.add_argument("--seed", type=int, default=0, help="with terrain: the generator's seed (default: %(default)s)")
 
 
-def _generator_settings(args: argparse.Namespace):
+def _generator_settings(args: argparse.Namespace) -> GeneratorSettings:
     """The GeneratorSettings of ``--size``, ``--height``, ``--voxel-size`` and ``--seed``."""
     from ..terrain import GeneratorSettings
 

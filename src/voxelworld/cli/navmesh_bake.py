@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ParameterError
 from .common import Commands, add_command, check_output, option_error
+
+if TYPE_CHECKING:  # the commands import what they run when they run it: a quick --help
+    import numpy as np
+
+    from ..navigation.scene import Scene
 
 __all__ = ["add_navmesh", "run_navmesh_bake"]
 
@@ -79,7 +84,7 @@ def add_navmesh(commands: Commands) -> None:
     bake_command.add_argument("--png", help="also write a top view of the navmesh to this PNG file")
 
 
-def _scene_box(scene, rotation):
+def _scene_box(scene: Scene, rotation: object) -> tuple[np.ndarray, np.ndarray]:
     """The box ``(lo, hi)`` of a region turned by ``rotation`` about its centre that holds ``scene``: the scene's
     bounds when upright; else centred on them, as wide on each of its own axes as the turned scene reaches."""
     import numpy as np
