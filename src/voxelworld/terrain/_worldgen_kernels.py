@@ -123,7 +123,7 @@ class MaterialIds(NamedTuple):
 
 # ------------------------------------------------------------------------------------------------ noise
 @nb.njit(cache=True, nogil=True, inline="always")
-def hash3(key, ix, iy, iz):
+def hash3(key: int | np.integer, ix: int | np.integer, iy: int | np.integer, iz: int | np.integer) -> np.uint64:
     """64-bit hash of the integer lattice point (ix, iy, iz) under ``key``."""
     h = key ^ (nb.uint64(ix) * PX) ^ (nb.uint64(iy) * PY) ^ (nb.uint64(iz) * PZ)
     h ^= h >> S33
@@ -135,12 +135,12 @@ def hash3(key, ix, iy, iz):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def fade(t):
+def fade(t: float) -> float:
     return t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def grad2(h, x, y):
+def grad2(h: np.uint64, x: float, y: float) -> float:
     g = h >> S61
     if g == 0:
         return x
@@ -160,7 +160,7 @@ def grad2(h, x, y):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def grad3(h, x, y, z):
+def grad3(h: np.uint64, x: float, y: float, z: float) -> float:
     g = h >> S60  # Perlin's improved-noise gradients: the 12 cube edges (4 repeated)
     u = x if g < 8 else y
     if g < 4:
@@ -173,7 +173,7 @@ def grad3(h, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def noise2(key, x, y):
+def noise2(key: int | np.integer, x: float, y: float) -> float:
     """Gradient noise in about [-1, 1] at (x, y) (lattice units), for the field ``key``."""
     xf = math.floor(x)
     yf = math.floor(y)
@@ -193,7 +193,7 @@ def noise2(key, x, y):
 
 
 @nb.njit(cache=True, nogil=True)
-def noise3(key, x, y, z):
+def noise3(key: int | np.integer, x: float, y: float, z: float) -> float:
     """Gradient noise in about [-1, 1] at (x, y, z) (lattice units), for the field ``key``."""
     xf = math.floor(x)
     yf = math.floor(y)
@@ -219,7 +219,8 @@ def noise3(key, x, y, z):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def trilerp(c000, c100, c010, c110, c001, c101, c011, c111, u, v, w):
+def trilerp(c000: float, c100: float, c010: float, c110: float, c001: float, c101: float, c011: float, c111: float,
+            u: float, v: float, w: float) -> float:
     """The corner values ``cxyz`` of a cell blended at weights (u, v, w): along x, then y, then z."""
     x00 = c000 + u * (c100 - c000)
     x10 = c010 + u * (c110 - c010)
@@ -231,19 +232,19 @@ def trilerp(c000, c100, c010, c110, c001, c101, c011, c111, u, v, w):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def clamp01(t):
+def clamp01(t: float) -> float:
     return min(max(t, 0.0), 1.0)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def smoothstep(t):
+def smoothstep(t: float) -> float:
     t = clamp01(t)
     return t * t * (3.0 - 2.0 * t)
 
 
 # ---------------------------------------------------------------------------------------------- columns
 @nb.njit(cache=True, nogil=True)
-def surface_height(p, keys, x, z):
+def surface_height(p: WorldParams, keys: np.ndarray, x: float, z: float) -> float:
     """World height (m) of the surface above the column at (x, z) m: fractal hills, terraced into cliffs where
     the cliff mask is on, kept 1 m above the bottom and 2 m below the top of the world."""
     f = 1.0 / p.hill_scale
@@ -267,8 +268,9 @@ def surface_height(p, keys, x, z):
 
 
 @nb.njit(cache=True, nogil=True)
-def column_pass(p, keys, ids, lo, nx, nz, ramp_air, heights, inv_length, top_id, under_id, under_bottom,
-                entrance, top_j):
+def column_pass(p: WorldParams, keys: np.ndarray, ids: MaterialIds, lo: np.ndarray, nx: int, nz: int, ramp_air: float,
+                heights: np.ndarray, inv_length: np.ndarray, top_id: np.ndarray, under_id: np.ndarray,
+                under_bottom: np.ndarray, entrance: np.ndarray, top_j: np.ndarray) -> None:
     """The 2-D quantities of the block's columns (``heights`` has a halo of one column for the slope)."""
     s = p.voxel_size
     for a in range(nx + 2):
@@ -310,7 +312,7 @@ def column_pass(p, keys, ids, lo, nx, nz, ramp_air, heights, inv_length, top_id,
 
 # ---------------------------------------------------------------------------------------------- lattice
 @nb.njit(cache=True, nogil=True)
-def lattice_point(p, keys, x, y, z, out):
+def lattice_point(p: WorldParams, keys: np.ndarray, x: float, y: float, z: float, out: np.ndarray) -> None:
     """The 3-D fields at one lattice point (m): ``out[0]`` cave distance (m, negative in a void), ``out[1]`` iron
     (negative in a vein), ``out[2]`` lava (negative in a pocket, below ``obsidian_rim`` its rim). Fields that
     cannot be on here are FAR, without evaluating their noise."""
@@ -344,7 +346,7 @@ def lattice_point(p, keys, x, y, z, out):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def interpolate(field, f, cx, cy, cz, wx, wy, wz):
+def interpolate(field: np.ndarray, f: int, cx: int, cy: int, cz: int, wx: float, wy: float, wz: float) -> float:
     """Trilinear interpolation of ``field[f]`` in the lattice cell (cx, cy, cz) at weights (wx, wy, wz)."""
     c000 = field[f, cx, cy, cz]
     c100 = field[f, cx + 1, cy, cz]
@@ -359,14 +361,15 @@ def interpolate(field, f, cx, cy, cz, wx, wy, wz):
 
 # ------------------------------------------------------------------------------------------------ block
 @nb.njit(cache=True, nogil=True)
-def ramp_density(iso, sd_voxels):
+def ramp_density(iso: int, sd_voxels: float) -> int:
     """The project's density ramp: ``clip(floor(iso - sd * RAMP + 0.5), 0, 255)`` for ``sd`` in voxels."""
     v = math.floor(iso - sd_voxels * RAMP + 0.5)
     return min(max(v, 0), 255)
 
 
 @nb.njit(cache=True, nogil=True)
-def fill_block(p, keys, ids, lo, density, mat_a, mat_b, mix, damage):
+def fill_block(p: WorldParams, keys: np.ndarray, ids: MaterialIds, lo: np.ndarray, density: np.ndarray,
+               mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray, damage: np.ndarray) -> None:
     """Fill the fields of the voxel box that starts at global voxel index ``lo`` (int64 (3,)) and has the arrays'
     shape: density and ``mat_a`` from the generator, ``mat_b``, ``mix`` and ``damage`` zero."""
     nx, ny, nz = density.shape

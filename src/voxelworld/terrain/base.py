@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_integer
 from . import _kernels, edits, fragments
@@ -26,7 +28,7 @@ __all__ = ["Volume", "FIELDS", "FIELD_DTYPES", "MAX_VOXELS", "MAX_CHUNKS", "MAX_
            "check_geometry", "check_field_array"]
 
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
-FIELD_DTYPES = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat_b": np.dtype(np.uint8),
+FIELD_DTYPES: dict[str, np.dtype] = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat_b": np.dtype(np.uint8),
                 "mix": np.dtype(np.uint8), "damage": np.dtype(np.uint16)}
 # Size limits of a volume (and of a world file's volume): the five fields take BYTES_PER_VOXEL bytes a voxel, so
 # MAX_VOXELS (1024³) is 6 GiB of fields, a quarter of the 24 GiB machine the project is built on, before meshes.
@@ -52,6 +54,8 @@ _ROUNDING = 1e-9
 # fragment has no voxel on the region's outer layer, so its fringe and the fringe's neighbours stay within one).
 WINDOW_HALO = 1
 DEFAULT_TOOL = Tool()
+# Voxel or chunk indices (i, j, k) a method checks itself: a tuple or list of three whole numbers, or an array of 3.
+Index3 = Sequence[int] | np.ndarray
 
 
 def check_volume_size(shape: tuple[int, int, int], chunk_size: int, dense: bool = True) -> None:
@@ -82,11 +86,11 @@ def check_volume_size(shape: tuple[int, int, int], chunk_size: int, dense: bool 
                              f"{MAX_CHUNKS} chunks (this chunk_size makes {chunks} chunks)")
 
 
-def _chunk_count(shape, chunk_size: int) -> int:
+def _chunk_count(shape: tuple[int, ...], chunk_size: int) -> int:
     return math.prod(-(-n // chunk_size) for n in shape)
 
 
-def check_geometry(shape: tuple[int, int, int], voxel_size, origin) -> tuple[float, np.ndarray]:
+def check_geometry(shape: tuple[int, int, int], voxel_size: float, origin: ArrayLike) -> tuple[float, np.ndarray]:
     """``voxel_size`` as a float and ``origin`` as a read-only float64 array of 3, if every sample of a volume of
     ``shape`` (checked) lies within MAX_COORDINATE m of the world's origin along each axis: ``origin`` in
     [-MAX_COORDINATE, MAX_COORDINATE] m, ``voxel_size`` in [MIN_VOXEL_SIZE, MAX_VOXEL_SIZE] m and small enough that
@@ -128,7 +132,7 @@ def _gib(size: int) -> str:
     return f"{size / 2**30:.3g} GiB" if size >= 2**30 else f"{size / 2**20:.3g} MiB"
 
 
-def is_numeric(value) -> bool:
+def is_numeric(value: object) -> bool:
     try:
         np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -143,12 +147,14 @@ class Volume:
     are theirs.
     """
 
-    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
-                 chunk_size: int = 32, materials: MaterialTable | None = None, dense: bool = True):
+    def __init__(self, shape: Sequence[int], voxel_size: float = 1.0, origin: ArrayLike = (0.0, 0.0, 0.0),
+                 iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None,
+                 dense: bool = True) -> None:
         if not isinstance(shape, (tuple, list)) or len(shape) != 3:
             raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
         # The geometry is read-only (properties below): kernels take it unchecked.
-        self._shape = tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+        self._shape = cast("tuple[int, int, int]", tuple(  # three: checked above
+            check_integer("shape", n, minimum=1, unit="voxels") for n in shape))
         self._iso = check_integer("iso", iso, minimum=1, maximum=255)
         self._chunk_size = check_integer("chunk_size", chunk_size, minimum=1, unit="voxels")
         check_volume_size(self._shape, self._chunk_size, dense)
@@ -160,33 +166,58 @@ class Volume:
         self._dirty: set[tuple[int, int, int]] = set()
         self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
 
-    shape = property(lambda self: self._shape, doc="Voxels along x, y, z (read-only).")
-    voxel_size = property(lambda self: self._voxel_size, doc="Edge of a voxel, m (read-only).")
-    origin = property(lambda self: self._origin, doc="World position of voxel (0, 0, 0)'s sample, m (read-only).")
-    iso = property(lambda self: self._iso, doc="Density at and above which a voxel is solid (read-only).")
-    chunk_size = property(lambda self: self._chunk_size, doc="Edge of a chunk in voxels (read-only).")
-    materials = property(lambda self: self._materials, doc="The MaterialTable the ids refer to (read-only).")
-    def _grid(self, offset) -> _kernels.Grid:
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """Voxels along x, y, z (read-only)."""
+        return self._shape
+
+    @property
+    def voxel_size(self) -> float:
+        """Edge of a voxel, m (read-only)."""
+        return self._voxel_size
+
+    @property
+    def origin(self) -> np.ndarray:
+        """World position of voxel (0, 0, 0)'s sample, m (read-only)."""
+        return self._origin
+
+    @property
+    def iso(self) -> int:
+        """Density at and above which a voxel is solid (read-only)."""
+        return self._iso
+
+    @property
+    def chunk_size(self) -> int:
+        """Edge of a chunk in voxels (read-only)."""
+        return self._chunk_size
+
+    @property
+    def materials(self) -> MaterialTable:
+        """The MaterialTable the ids refer to (read-only)."""
+        return self._materials
+
+    def _grid(self, offset: ArrayLike) -> _kernels.Grid:
         """Where the voxels sit, for a kernel reading field arrays whose element [0, 0, 0] is voxel ``offset``."""
         return _kernels.Grid(self.origin, self.voxel_size, self.iso, self.chunk_size, np.asarray(offset, np.int64))
 
-    def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
+    def _edit_window(self, lo: np.ndarray, hi: np.ndarray) -> tuple[_kernels.VoxelFields, np.ndarray]:
         """Field arrays an edit kernel may read and write for the inclusive voxel box ``lo..hi`` (within the
         volume), covering it and WINDOW_HALO voxels around it where the volume goes on, and the voxel index of
         their element [0, 0, 0]."""
         raise NotImplementedError
 
-    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray, chunks) -> None:
+    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray,
+                      chunks: Iterable[tuple[int, int, int]]) -> None:
         """Take back the voxels of ``chunks`` (those an edit changed) from a window of :meth:`_edit_window`."""
         raise NotImplementedError
 
-    def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
+    def read_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive, within the
         volume), by name: read-only arrays of shape ``hi - lo``. Use it to read a box of any volume, dense or
         sparse."""
         raise NotImplementedError
 
-    def write_chunk(self, chunk, fields) -> None:
+    def write_chunk(self, chunk: Index3, fields: Mapping[str, np.ndarray]) -> None:
         """Set fields of one chunk's voxels: ``fields`` maps field names (some or all of :data:`FIELDS`) to arrays
         of the chunk's shape (its :meth:`chunk_box`) and the field's dtype, copied. The chunk turns dirty.
         ParameterError, before anything changes, for an unknown field or an array of the wrong shape or dtype."""
@@ -207,12 +238,12 @@ class Volume:
         """Copy the checked ``fields`` into ``chunk``."""
         raise NotImplementedError
 
-    def snapshot(self, names=FIELDS) -> Volume:
+    def snapshot(self, names: Sequence[str] = FIELDS) -> Volume:
         """A volume of the same kind and geometry holding a copy of the fields ``names`` (the others empty), to
         remember what was seen (a mesher's copy): keep it current chunk by chunk with :meth:`copy_chunk_to`."""
         raise NotImplementedError
 
-    def copy_chunk_to(self, target: Volume, chunk, names=FIELDS) -> None:
+    def copy_chunk_to(self, target: Volume, chunk: Index3, names: Sequence[str] = FIELDS) -> None:
         """Copy the fields ``names`` of ``chunk`` into ``target`` (a :meth:`snapshot` of this volume), without
         marking anything dirty."""
         lo, hi = self.chunk_box(chunk)
@@ -224,18 +255,19 @@ class Volume:
         none."""
         return frozenset()
 
-    def _checked_chunk(self, chunk) -> tuple[int, int, int]:
+    def _checked_chunk(self, chunk: Index3) -> tuple[int, int, int]:
         grid = self.chunk_grid_shape
         if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "__len__") or len(chunk) != 3:
             raise ParameterError("chunk", chunk, f"chunk indices (i, j, k) within the grid {grid}")
-        return tuple(check_integer("chunk", c, minimum=0, maximum=n - 1) for c, n in zip(chunk, grid))
+        return cast("tuple[int, int, int]", tuple(check_integer("chunk", c, minimum=0, maximum=n - 1)
+                                                  for c, n in zip(chunk, grid)))
 
-    def uniform_value(self, chunk, name: str) -> int | None:
+    def uniform_value(self, chunk: Index3, name: str) -> int | None:
         """The one value of field ``name`` throughout ``chunk`` when the volume knows it without reading the
         voxels (a sparse volume's uniform chunks), else None (a dense volume always says None)."""
         return None
 
-    def read_voxel(self, index) -> dict[str, int]:
+    def read_voxel(self, index: ArrayLike) -> dict[str, int]:
         """Every field of the voxel ``index`` (i, j, k), by name.
 
         >>> from voxelworld.terrain import VoxelVolume
@@ -245,13 +277,13 @@ class Volume:
         lo = np.asarray(index, dtype=np.int64)
         return {name: int(values[0, 0, 0]) for name, values in self.read_window(lo, lo + 1).items()}
 
-    def dominant_material(self, index) -> int:
+    def dominant_material(self, index: ArrayLike) -> int:
         """The material id with the larger share of voxel ``index`` (i, j, k): ``mat_b`` when ``mix > 127``, else
         ``mat_a`` (what the tools' hardness gate and the contacts read)."""
         voxel = self.read_voxel(index)
         return voxel["mat_b"] if voxel["mix"] > 127 else voxel["mat_a"]
 
-    def _check_window(self, lo, hi, names) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    def _check_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         lo = np.asarray(lo, dtype=np.int64)
         hi = np.asarray(hi, dtype=np.int64)
         shape = np.array(self.shape, dtype=np.int64)
@@ -275,7 +307,7 @@ class Volume:
         """Number of chunks along x, y, z (the last chunk on an axis may be partial)."""
         return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]
 
-    def chunk_box(self, chunk) -> tuple[np.ndarray, np.ndarray]:
+    def chunk_box(self, chunk: Index3) -> tuple[np.ndarray, np.ndarray]:
         """The voxel index box of ``chunk`` (i, j, k): ``lo`` (inclusive) and ``hi`` (exclusive), int64, clipped
         to the volume (the last chunk on an axis may be partial). The one place chunk indices become voxel
         indices.
@@ -290,7 +322,7 @@ class Volume:
         lo = np.array(self._checked_chunk(chunk), dtype=np.int64) * self.chunk_size
         return lo, np.minimum(lo + self.chunk_size, np.array(self.shape, dtype=np.int64))
 
-    def chunk_slices(self, chunk) -> tuple[slice, slice, slice]:
+    def chunk_slices(self, chunk: Index3) -> tuple[slice, slice, slice]:
         """:meth:`chunk_box` as index slices: ``volume.density[volume.chunk_slices(chunk)]`` is the chunk's voxels.
 
         >>> from voxelworld.terrain import VoxelVolume
@@ -300,11 +332,11 @@ class Volume:
         lo, hi = self.chunk_box(chunk)
         return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]
 
-    def world_to_index(self, points) -> np.ndarray:
+    def world_to_index(self, points: ArrayLike) -> np.ndarray:
         """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""
         return (np.asarray(points, dtype=np.float64) - self.origin) / self.voxel_size
 
-    def index_to_world(self, indices) -> np.ndarray:
+    def index_to_world(self, indices: ArrayLike) -> np.ndarray:
         """World position (m) of the samples at voxel coordinates ``indices``, shape (..., 3)."""
         return self.origin + np.asarray(indices, dtype=np.float64) * self.voxel_size
 
@@ -344,7 +376,7 @@ class Volume:
         (a copy of :attr:`chunk_versions`) and ``dirty`` (:attr:`dirty_chunks`)."""
         return {"chunk_versions": self._chunk_versions.copy(), "dirty": self.dirty_chunks}
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: object) -> None:
         """Take back a :meth:`state_dict` (a volume read from a file: its fields written directly, its counters
         and dirty set as they were). ParameterError, before anything changes, for a missing key, versions that
         are not whole numbers >= 0 of shape :attr:`chunk_grid_shape`, or a dirty chunk outside the grid.
@@ -365,16 +397,16 @@ class Volume:
         if versions.shape != grid or versions.dtype.kind not in "iu" or (versions.size and versions.min() < 0):
             raise ParameterError("state['chunk_versions']", f"an array of {versions.dtype} and shape {versions.shape}",
                                  f"whole numbers >= 0 of shape {grid}")
-        dirty = set()
+        dirty: set[tuple[int, int, int]] = set()
         for chunk in state["dirty"]:
             if not (isinstance(chunk, tuple) and len(chunk) == 3 and all(
                     isinstance(c, (int, np.integer)) and 0 <= c < n for c, n in zip(chunk, grid))):
                 raise ParameterError("state['dirty']", chunk, f"chunks (i, j, k) of the grid {grid}")
-            dirty.add(tuple(int(c) for c in chunk))
+            dirty.add((int(chunk[0]), int(chunk[1]), int(chunk[2])))
         self._chunk_versions[...] = versions  # in place: views of the counters stay valid
         self._dirty = dirty
 
-    def mark_dirty(self, lo, hi) -> None:
+    def mark_dirty(self, lo: Index3, hi: Index3) -> None:
         """Mark the chunks of the inclusive voxel index box ``lo..hi`` dirty (after writing fields directly)."""
         for name, corner in (("lo", lo), ("hi", hi)):
             if isinstance(corner, (str, bytes)) or len(corner) != 3:
@@ -386,12 +418,12 @@ class Volume:
             (x, y, z) for x in range(lo[0] // c, hi[0] // c + 1) for y in range(lo[1] // c, hi[1] // c + 1)
             for z in range(lo[2] // c, hi[2] // c + 1))
 
-    def _mark_chunks_dirty(self, chunks) -> None:
+    def _mark_chunks_dirty(self, chunks: Iterable[tuple[int, int, int]]) -> None:
         for chunk in chunks:
             self._dirty.add(chunk)
             self._chunk_versions[chunk] += 1
 
-    def chunk_hash(self, chunk) -> str:
+    def chunk_hash(self, chunk: Index3) -> str:
         """SHA-256 (hex) of one chunk's fields (its voxels in C order, field by field): equal for equal chunks of
         any two volumes, dense or sparse, of the same chunk size."""
         digest = hashlib.sha256()
@@ -415,12 +447,12 @@ class Volume:
         """
         return edits.remove(self, shape, tool)
 
-    def add(self, shape: Shape, material) -> EditResult:
+    def add(self, shape: Shape, material: str | int) -> EditResult:
         """Build ``shape`` up: ``density = max(old, ramp(-sdf))``; every voxel that gains density becomes wholly
         ``material`` (name or id) with no damage."""
         return edits.add(self, shape, material)
 
-    def paint(self, shape: Shape, material) -> EditResult:
+    def paint(self, shape: Shape, material: str | int) -> EditResult:
         """Give every voxel whose sample lies inside ``shape`` the one ``material`` (both slots); density is kept."""
         return edits.paint(self, shape, material)
 
@@ -429,7 +461,7 @@ class Volume:
         bark -> wood, rock -> rock_interior). Use a range a little larger than a carve so its rim shows inside."""
         return edits.expose_interior(self, shape)
 
-    def convert(self, shape: Shape, source, target) -> EditResult:
+    def convert(self, shape: Shape, source: str | int, target: str | int) -> EditResult:
         """Inside ``shape``, turn material ``source`` into ``target`` (names or ids of the table, neither "none",
         not the same) in both slots of every voxel whose sample lies in it; density, mix, damage and other
         materials are kept. The converted volume is reported as removed from ``source`` and added to ``target``

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..errors import check_finite, check_integer
@@ -28,8 +30,8 @@ def demo_terrain(seed: int = 0, size: int = 96, height: int = 48, voxel_size: fl
     s = check_finite("voxel_size", voxel_size, minimum=0.0, strict_minimum=True, unit="m")
     u = np.arange(size)[:, None] / size
     v = np.arange(size)[None, :] / size
-    waves = sum(rng.uniform(0.5, 1.0) * np.sin(2 * np.pi * (f * u + rng.uniform()))
-                * np.cos(2 * np.pi * (g * v + rng.uniform())) for f, g in ((1, 1), (2, 1), (1, 2)))
+    waves = cast(np.ndarray, sum(rng.uniform(0.5, 1.0) * np.sin(2 * np.pi * (f * u + rng.uniform()))
+                * np.cos(2 * np.pi * (g * v + rng.uniform())) for f, g in ((1, 1), (2, 1), (1, 2))))
     base = height * 0.4 * s
     heights = base + 1.5 * s * waves
 

@@ -8,7 +8,7 @@ Users call them as methods (``volume.remove(shape)``); this module holds the sha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class Tool:
     unbreakable_from: float = 8.0
     breaks_at: int = 100
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "damage", check_integer("damage", self.damage, minimum=0, maximum=65535))
         low = check_finite("gives_way_below", self.gives_way_below, minimum=0.0)
         high = check_finite("unbreakable_from", self.unbreakable_from, minimum=low)
@@ -110,11 +110,13 @@ def new_tally(volume: Volume) -> _kernels.EditTally:
                               np.zeros(256, dtype=np.int64), np.zeros(_kernels.STATS_LENGTH, dtype=np.int64))
 
 
-def edit_result(volume: Volume, tally: _kernels.EditTally, window: tuple, fragments_erased: int = 0) -> EditResult:
+def edit_result(volume: Volume, tally: _kernels.EditTally, window: tuple[_kernels.VoxelFields, np.ndarray],
+                fragments_erased: int = 0) -> EditResult:
     """Store the chunks ``tally`` flags back from ``window`` (the fields and offset the kernel wrote), mark them
     dirty and turn the tally into an :class:`EditResult`."""
     flags = tally.chunk_flags
-    dirty = frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset()
+    dirty = cast("frozenset[tuple[int, int, int]]",
+                 frozenset(map(tuple, np.argwhere(flags).tolist())) if flags.any() else frozenset())
     volume._store_window(*window, sorted(dirty))
     volume._mark_chunks_dirty(dirty)
     names, groups = volume.materials.name_by_id, volume.materials.group_by_id
@@ -152,19 +154,19 @@ def _by_group(amounts: list[tuple[int, int]], groups: tuple[str, ...], unit: flo
     return {group: total * unit for group, total in totals.items()}
 
 
-def check_shape(shape) -> Shape:
+def check_shape(shape: object) -> Shape:
     if not isinstance(shape, Shape):
         raise ParameterError("shape", shape, "a Shape (Sphere, Box, Capsule, Cylinder or a union of them)")
     return shape
 
 
-def _check_tool(tool) -> Tool:
+def _check_tool(tool: object) -> Tool:
     if not isinstance(tool, Tool):
         raise ParameterError("tool", tool, "a voxelworld.terrain.Tool")
     return tool
 
 
-def solid_material_id(volume: Volume, material, parameter: str = "material") -> int:
+def solid_material_id(volume: Volume, material: str | int, parameter: str = "material") -> int:
     """The id of ``material`` (name or id) in the volume's table; "none" is refused. Errors name ``parameter``."""
     try:
         material_id = volume.materials.id_of(material)
@@ -213,7 +215,7 @@ def scrape(volume: Volume, shape: Shape, step: int, tool: Tool) -> EditResult:
     return _lower(volume, shape, tool, step, 0.0)
 
 
-def add(volume: Volume, shape: Shape, material) -> EditResult:
+def add(volume: Volume, shape: Shape, material: str | int) -> EditResult:
     """Build up: ``density = max(old, ramp(-sdf))``. See ``VoxelVolume.add``."""
     check_shape(shape)
     material_id = solid_material_id(volume, material)
@@ -239,7 +241,7 @@ def _remap(volume: Volume, shape: Shape, new_id: np.ndarray) -> EditResult:
     return edit_result(volume, tally, window)
 
 
-def paint(volume: Volume, shape: Shape, material) -> EditResult:
+def paint(volume: Volume, shape: Shape, material: str | int) -> EditResult:
     """Give every voxel inside ``shape`` the one ``material``. See ``VoxelVolume.paint``."""
     check_shape(shape)
     material_id = solid_material_id(volume, material)
@@ -252,7 +254,7 @@ def expose_interior(volume: Volume, shape: Shape) -> EditResult:
     return _remap(volume, shape, volume.materials.interior_by_id)
 
 
-def convert(volume: Volume, shape: Shape, source, target) -> EditResult:
+def convert(volume: Volume, shape: Shape, source: str | int, target: str | int) -> EditResult:
     """Turn material ``source`` into ``target`` inside ``shape``. See ``VoxelVolume.convert``."""
     check_shape(shape)
     source_id = solid_material_id(volume, source, "source")

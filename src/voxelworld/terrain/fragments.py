@@ -61,8 +61,8 @@ def remove_fragments(volume: Volume, region: Box | None = None) -> EditResult:
     extent = hi - lo + 1
     rows = int(extent[0] * extent[1])
     max_runs = rows * int((extent[2] + 1) // 2)
-    per_run = [np.empty(max_runs, dtype=np.int32) for _ in range(3)]  # run_start, run_end, parent
-    scratch = _kernels.FragmentScratch(np.empty(rows + 1, dtype=np.int32), *per_run,
+    run_start, run_end, parent = (np.empty(max_runs, dtype=np.int32) for _ in range(3))
+    scratch = _kernels.FragmentScratch(np.empty(rows + 1, dtype=np.int32), run_start, run_end, parent,
                                        size=np.empty(max_runs, dtype=np.int64), best=np.empty(max_runs, np.int32))
     tally = new_tally(volume)
     fields, offset = window = volume._edit_window(lo, hi)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite
 from ._kernels import RAMP
@@ -29,7 +30,7 @@ class Layer:
     material: str | int
     thickness: float = math.inf
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_finite("thickness", self.thickness if self.thickness != math.inf else 1.0, minimum=0.0,
                      strict_minimum=True, unit="m")
 
@@ -47,7 +48,7 @@ def _ramp(volume: VoxelVolume, signed_distance: np.ndarray) -> np.ndarray:
     return np.clip(np.floor(volume.iso - signed_distance / volume.voxel_size * RAMP + 0.5), 0, 255).astype(np.uint8)
 
 
-def fill_from_sdf(volume: VoxelVolume, fn: Callable, material) -> None:
+def fill_from_sdf(volume: VoxelVolume, fn: Callable[..., ArrayLike], material: str | int) -> None:
     """Fill a fresh ``volume`` from ``fn(x, y, z)``: signed distance (m, negative inside) at world coordinates.
 
     ``fn`` is called once with three arrays that broadcast to the volume's shape and must return finite values.

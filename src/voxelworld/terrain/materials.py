@@ -65,7 +65,7 @@ def _colour(value: object) -> tuple[float, float, float]:
         check_range("colour", value, legal, _HEX_COLOUR.fullmatch(value) is not None)
         return tuple(int(value[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
     try:
-        channels = [float(c) for c in value]  # type: ignore[union-attr]
+        channels = [float(c) for c in value]  # type: ignore[attr-defined]  # not iterable: TypeError, caught
     except (TypeError, ValueError):
         raise ParameterError("colour", value, legal) from None
     check_range("colour", value, legal, len(channels) == 3 and all(0.0 <= c <= 1.0 for c in channels))
@@ -110,7 +110,7 @@ class Material:
     currency_reward: float = 0.0  # currency a treasure lying in it pays when opened
     footstep: str = ""  # footstep sound name (Footstep events carry it), "" for silence
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         def set_(field: str, value: object) -> None:
             object.__setattr__(self, field, value)
 

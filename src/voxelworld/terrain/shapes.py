@@ -18,9 +18,11 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point
 from . import _kernels
@@ -41,25 +43,26 @@ class Shape:
         _kernels.shape_bounds(self.primitives(), out)
         return out[0], out[1]
 
-    def sdf(self, points) -> np.ndarray:
+    def sdf(self, points: ArrayLike) -> np.ndarray:
         """Signed distance in metres (negative inside) from each point of ``points`` (shape ``(..., 3)``)."""
         try:
-            points = np.asarray(points, dtype=np.float64)
+            array = np.asarray(points, dtype=np.float64)
         except (TypeError, ValueError):
             raise ParameterError("points", points, "an array of shape (..., 3) of coordinates (m)") from None
-        if points.shape[-1:] != (3,):
-            raise ParameterError("points", f"array of shape {points.shape}", "an array of shape (..., 3)")
-        flat = np.ascontiguousarray(points.reshape(-1, 3))
+        if array.shape[-1:] != (3,):
+            raise ParameterError("points", f"array of shape {array.shape}", "an array of shape (..., 3)")
+        flat = np.ascontiguousarray(array.reshape(-1, 3))
         out = np.empty(len(flat))
         _kernels.sdf_points(self.primitives(), flat, out)
-        return out.reshape(points.shape[:-1])
+        return out.reshape(array.shape[:-1])
 
     def expanded(self, margin: float) -> Shape:
         """This shape grown by ``margin`` metres (>= 0) in every direction (its sdf lowered by ``margin``)."""
         margin = check_finite("margin", margin, minimum=0.0, unit="m")
-        return replace(self, margin=self.margin + margin)  # type: ignore[attr-defined]
+        # Every subclass but Union (which overrides this) is a frozen dataclass with a margin field.
+        return replace(self, margin=self.margin + margin)  # type: ignore[attr-defined, type-var]
 
-    def translated(self, offset) -> Shape:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Shape:
         """This shape moved by ``offset`` (dx, dy, dz) metres."""
         raise NotImplementedError
 
@@ -69,7 +72,7 @@ class Shape:
         return Union((self, other))
 
 
-def _row(kind: int, a, b, radius: float, margin: float) -> np.ndarray:
+def _row(kind: int, a: Sequence[float], b: Sequence[float], radius: float, margin: float) -> np.ndarray:
     row = np.zeros(_kernels.PRIMITIVE_COLUMNS)
     row[0] = kind
     row[1:4] = a
@@ -79,7 +82,7 @@ def _row(kind: int, a, b, radius: float, margin: float) -> np.ndarray:
     return row[None, :]
 
 
-def _shift(point, offset) -> tuple[float, float, float]:
+def _shift(point: Sequence[float], offset: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     offset = check_point("offset", offset)
     return (point[0] + offset[0], point[1] + offset[1], point[2] + offset[2])
 
@@ -92,7 +95,7 @@ class Sphere(Shape):
     radius: float
     margin: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "center", check_point("center", self.center))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
         object.__setattr__(self, "margin", check_finite("margin", self.margin, minimum=0.0, unit="m"))
@@ -100,7 +103,7 @@ class Sphere(Shape):
     def primitives(self) -> np.ndarray:
         return _row(_kernels.SPHERE, self.center, (0, 0, 0), self.radius, self.margin)
 
-    def translated(self, offset) -> Sphere:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Sphere:
         return replace(self, center=_shift(self.center, offset))
 
 
@@ -112,7 +115,7 @@ class Box(Shape):
     max: tuple[float, float, float]
     margin: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         lo = check_point("min", self.min)
         hi = check_point("max", self.max)
         if any(h < low for low, h in zip(lo, hi)):
@@ -124,7 +127,7 @@ class Box(Shape):
     def primitives(self) -> np.ndarray:
         return _row(_kernels.BOX, self.min, self.max, 0.0, self.margin)
 
-    def translated(self, offset) -> Box:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Box:
         return replace(self, min=_shift(self.min, offset), max=_shift(self.max, offset))
 
 
@@ -137,7 +140,7 @@ class Capsule(Shape):
     radius: float
     margin: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "a", check_point("a", self.a))
         object.__setattr__(self, "b", check_point("b", self.b))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
@@ -146,7 +149,7 @@ class Capsule(Shape):
     def primitives(self) -> np.ndarray:
         return _row(_kernels.CAPSULE, self.a, self.b, self.radius, self.margin)
 
-    def translated(self, offset) -> Capsule:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Capsule:
         return replace(self, a=_shift(self.a, offset), b=_shift(self.b, offset))
 
 
@@ -159,7 +162,7 @@ class Cylinder(Shape):
     radius: float
     margin: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         a, b = check_point("a", self.a), check_point("b", self.b)
         if a == b:
             raise ParameterError("b", self.b, f"a point different from a = {a} (the cylinder needs a length)")
@@ -171,7 +174,7 @@ class Cylinder(Shape):
     def primitives(self) -> np.ndarray:
         return _row(_kernels.CYLINDER, self.a, self.b, self.radius, self.margin)
 
-    def translated(self, offset) -> Cylinder:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Cylinder:
         return replace(self, a=_shift(self.a, offset), b=_shift(self.b, offset))
 
 
@@ -181,7 +184,7 @@ class Union(Shape):
 
     shapes: tuple[Shape, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         shapes = tuple(self.shapes)
         if not shapes or not all(isinstance(s, Shape) for s in shapes):
             raise ParameterError("shapes", self.shapes, "one or more Shape objects")
@@ -197,5 +200,5 @@ class Union(Shape):
     def expanded(self, margin: float) -> Union:
         return Union(tuple(s.expanded(margin) for s in self.shapes))
 
-    def translated(self, offset) -> Union:
+    def translated(self, offset: Sequence[float] | np.ndarray) -> Union:
         return Union(tuple(s.translated(offset) for s in self.shapes))

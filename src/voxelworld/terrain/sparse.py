@@ -31,14 +31,16 @@ True
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import product
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import FormatError, ParameterError, check_integer
 from . import _kernels
-from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Volume
+from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Index3, Volume
 from .materials import MaterialTable
 from .shapes import Box
 from .volume import VoxelVolume, extract_volume
@@ -78,8 +80,8 @@ class SparseVolume(Volume):
     stored chunk is never written in place, so a :meth:`snapshot` shares the arrays until they change.
     """
 
-    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
-                 chunk_size: int = 32, materials: MaterialTable | None = None):
+    def __init__(self, shape: Sequence[int], voxel_size: float = 1.0, origin: ArrayLike = (0.0, 0.0, 0.0),
+                 iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None) -> None:
         super().__init__(shape, voxel_size, origin, iso, chunk_size, materials, dense=False)
         grid = self.chunk_grid_shape
         self._uniform = {name: np.zeros(grid, dtype=FIELD_DTYPES[name]) for name in FIELDS}
@@ -112,12 +114,12 @@ class SparseVolume(Volume):
         return sum(array.nbytes for name in FIELDS for array in self._stored[name].values()) + sum(
             grid.nbytes for grid in self._uniform.values())
 
-    def is_uniform(self, chunk, name: str) -> bool:
+    def is_uniform(self, chunk: Index3, name: str) -> bool:
         """Whether field ``name`` of ``chunk`` is one value throughout (stored as that value alone)."""
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
         return chunk not in self._stored[name] and not self._away[chunk] & _BIT[name]
 
-    def uniform_value(self, chunk, name: str) -> int | None:
+    def uniform_value(self, chunk: Index3, name: str) -> int | None:
         """The one value of field ``name`` throughout ``chunk`` when it is uniform (stored as that value), else
         None."""
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
@@ -125,12 +127,12 @@ class SparseVolume(Volume):
             return None
         return int(self._uniform[name][chunk])
 
-    def chunk_fields(self, chunk, names=FIELDS) -> dict[str, np.ndarray]:
+    def chunk_fields(self, chunk: Index3, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of one chunk's voxels (:meth:`chunk_box`), by name: new arrays."""
         lo, hi = self.chunk_box(chunk)
         return self.read_window(lo, hi, names)
 
-    def _set_chunk(self, chunk, fields) -> None:
+    def _set_chunk(self, chunk: tuple[int, int, int], fields: Mapping[str, np.ndarray]) -> None:
         for name, values in fields.items():
             self._keep(name, chunk, np.array(values, copy=True))
 
@@ -145,7 +147,7 @@ class SparseVolume(Volume):
         else:
             self._put(name, chunk, block)
 
-    def fill_chunk(self, chunk, name: str, value: int) -> None:
+    def fill_chunk(self, chunk: Index3, name: str, value: int) -> None:
         """Set field ``name`` of every voxel of ``chunk`` to ``value`` (the chunk is then uniform in it): what
         :meth:`write_chunk` does with an array of one value, without making one. The chunk turns dirty.
         ParameterError for a value out of the field's range."""
@@ -165,7 +167,7 @@ class SparseVolume(Volume):
         self._memory[chunk] &= _NOT[name]
         return self._stored[name].pop(chunk, None)
 
-    def snapshot(self, names=FIELDS) -> SparseVolume:
+    def snapshot(self, names: Sequence[str] = FIELDS) -> SparseVolume:
         """A sparse volume of the same geometry sharing the stored chunks of the fields ``names`` (the volume
         never writes a stored chunk in place: an edit stores a new array), so a snapshot costs only the uniform
         grids until the volume changes."""
@@ -178,11 +180,11 @@ class SparseVolume(Volume):
         copy._away[...] = self._away & sum(_BIT[name] for name in names)
         return copy
 
-    def copy_chunk_to(self, target, chunk, names=FIELDS) -> None:
+    def copy_chunk_to(self, target: Volume, chunk: Index3, names: Sequence[str] = FIELDS) -> None:
         """Copy the fields ``names`` of ``chunk`` into ``target``: shared when ``target`` is a snapshot."""
         if not isinstance(target, SparseVolume):
             return super().copy_chunk_to(target, chunk, names)
-        chunk = tuple(chunk)
+        chunk = cast("tuple[int, int, int]", tuple(chunk))
         away = int(self._away[chunk])
         if away and target._store is None:
             target._store = self._store  # a volume with nothing in a store takes its source's
@@ -201,7 +203,10 @@ class SparseVolume(Volume):
                 target._put(name, chunk, block)
 
     # ----------------------------------------------------------------------------------- the store behind
-    store = property(lambda self: self._store, doc="The ChunkStore behind the volume, or None (read-only).")
+    @property
+    def store(self) -> ChunkStore | None:
+        """The ChunkStore behind the volume, or None (read-only)."""
+        return self._store
 
     def attach_store(self, store: ChunkStore) -> None:
         """Put ``store`` behind the volume: it holds every chunk as the volume is now (its chunk versions), so
@@ -210,14 +215,14 @@ class SparseVolume(Volume):
         self._store = store
         self._store_versions = self.chunk_versions.copy()
 
-    def keep_in_store(self, chunk, name: str) -> None:
+    def keep_in_store(self, chunk: Index3, name: str) -> None:
         """Leave field ``name`` of ``chunk`` (not uniform) in the store, to be read from it when something reads
         it: how a reader of a file builds a volume without reading its chunks (it attaches the store after)."""
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
         self._drop(name, chunk)
         self._away[chunk] |= _BIT[name]
 
-    def left_in_store(self, chunk, name: str) -> bool:
+    def left_in_store(self, chunk: Index3, name: str) -> bool:
         """Whether field ``name`` of ``chunk`` is left in the store (not in memory: read from it when needed)."""
         return bool(self._away[self._checked_chunk(chunk)] & _BIT[self._checked_name(name)])
 
@@ -232,8 +237,8 @@ class SparseVolume(Volume):
                                  f"a bool array of the chunk grid's shape {self.chunk_grid_shape}")
         if self._store is None:
             return frozenset()
-        chunks = frozenset(map(tuple, np.argwhere(
-            where & (self._memory != 0) & (self.chunk_versions == self._store_versions)).tolist()))
+        chunks = cast("frozenset[tuple[int, int, int]]", frozenset(map(tuple, np.argwhere(
+            where & (self._memory != 0) & (self.chunk_versions == self._store_versions)).tolist())))
         for chunk in chunks:
             for name in FIELDS:
                 if self._drop(name, chunk) is not None:
@@ -242,7 +247,7 @@ class SparseVolume(Volume):
 
     def _away_chunks(self, bits: int) -> set[tuple[int, int, int]]:
         """The chunks with a field of ``bits`` left in the store."""
-        return set(map(tuple, np.argwhere(self._away & bits).tolist()))
+        return cast("set[tuple[int, int, int]]", set(map(tuple, np.argwhere(self._away & bits).tolist())))
 
     def _read_away(self, chunk: tuple, keep: bool) -> dict[str, np.ndarray]:
         """The fields of ``chunk`` left in the store, read from it (and kept in memory when ``keep``)."""
@@ -251,7 +256,7 @@ class SparseVolume(Volume):
         if store is None:
             raise FormatError(f"chunk {chunk}: fields {', '.join(names)} are left in a store, and none is attached")
         lo, hi = self.chunk_box(chunk)
-        shape = tuple(int(n) for n in hi - lo)
+        shape = cast("tuple[int, int, int]", tuple(int(n) for n in hi - lo))
         blocks = store.read_chunk(chunk, names, shape)
         for name in names:
             block = blocks.get(name) if isinstance(blocks, dict) else None
@@ -280,12 +285,12 @@ class SparseVolume(Volume):
         return name
 
     # ------------------------------------------------------------------------------------------ windows
-    def _chunks_of(self, lo: np.ndarray, hi: np.ndarray):
+    def _chunks_of(self, lo: np.ndarray, hi: np.ndarray) -> Iterator[tuple[int, ...]]:
         """The chunks that hold a voxel of the box ``lo .. hi - 1``."""
         size = self.chunk_size
         return product(*(range(int(a) // size, (int(b) - 1) // size + 1) for a, b in zip(lo, hi)))
 
-    def _gather(self, lo: np.ndarray, hi: np.ndarray, names, keep: bool = True) -> dict[str, np.ndarray]:
+    def _gather(self, lo: np.ndarray, hi: np.ndarray, names: Sequence[str], keep: bool = True) -> dict[str, np.ndarray]:
         voxels = int(np.prod(hi - lo))
         if voxels > MAX_WINDOW_VOXELS:
             raise ParameterError("box", f"{(hi - lo).tolist()} voxels",
@@ -306,7 +311,7 @@ class SparseVolume(Volume):
                     out[name][target] = block[tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, c_lo))]
         return out
 
-    def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
+    def read_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive, within the
         volume), by name: new arrays of shape ``hi - lo`` gathered from the chunks. ParameterError for a box of
         more than MAX_WINDOW_VOXELS voxels.
@@ -318,13 +323,14 @@ class SparseVolume(Volume):
         lo, hi, names = self._check_window(lo, hi, names)
         return self._gather(lo, hi, names)
 
-    def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
+    def _edit_window(self, lo: np.ndarray, hi: np.ndarray) -> tuple[_kernels.VoxelFields, np.ndarray]:
         first = np.maximum(np.asarray(lo, dtype=np.int64) - WINDOW_HALO, 0)
         last = np.minimum(np.asarray(hi, dtype=np.int64) + 1 + WINDOW_HALO, np.array(self.shape, dtype=np.int64))
         window = self._gather(first, last, FIELDS)
         return _kernels.VoxelFields(*(window[name] for name in FIELDS)), first
 
-    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray, chunks) -> None:
+    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray,
+                      chunks: Iterable[tuple[int, int, int]]) -> None:
         end = offset + np.array(fields.density.shape, dtype=np.int64)
         for chunk in chunks:
             c_lo, c_hi = self.chunk_box(chunk)
@@ -347,7 +353,7 @@ class SparseVolume(Volume):
                 self._keep(name, chunk, block)
 
     # ---------------------------------------------------------------------------------------- measuring
-    def _slabs(self, names=FIELDS):
+    def _slabs(self, names: Sequence[str] = FIELDS) -> Iterator[dict[str, np.ndarray]]:
         """The volume in slabs along x (a chunk thick, or thinner to stay within MAX_WINDOW_VOXELS), each as fields
         by name: x-major, so the slabs' bytes in order are the whole field's bytes in C order."""
         nx, ny, nz = self.shape
@@ -359,7 +365,8 @@ class SparseVolume(Volume):
         """Solid volume in m³: ``sum(density / 255) * voxel_volume``, as on a dense volume of the same voxels."""
         per_chunk = self._uniform["density"].astype(np.int64) * np.prod(self._chunk_extents(), axis=-1)
         for chunk in set(self._stored["density"]) | self._away_chunks(_BIT["density"]):
-            per_chunk[chunk] = int(self._block("density", chunk, keep=False).sum(dtype=np.int64))
+            block = cast(np.ndarray, self._block("density", chunk, keep=False))  # stored: not uniform
+            per_chunk[chunk] = int(block.sum(dtype=np.int64))
         return int(per_chunk.sum()) * self.voxel_volume / 255.0
 
     def _chunk_extents(self) -> np.ndarray:
@@ -405,7 +412,7 @@ class SparseVolume(Volume):
         return extract_volume(self, box)
 
     # -------------------------------------------------------------------------------------- conversions
-    def to_dense(self):
+    def to_dense(self) -> VoxelVolume:
         """The whole volume as a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
         versions and dirty set). ParameterError when it holds more than MAX_VOXELS voxels."""
         dense = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
@@ -417,7 +424,7 @@ class SparseVolume(Volume):
         return dense
 
     @classmethod
-    def from_volume(cls, volume) -> SparseVolume:
+    def from_volume(cls, volume: VoxelVolume) -> SparseVolume:
         """A sparse copy of a dense :class:`~voxelworld.terrain.VoxelVolume` (same geometry, voxels, chunk
         versions and dirty set).
 

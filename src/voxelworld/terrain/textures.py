@@ -28,6 +28,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class TextureSet:
     surface: np.ndarray
     layer_of: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         names = self.names
         check_range("names", names, "a tuple of strings", isinstance(names, tuple)
                     and all(isinstance(name, str) for name in names))
@@ -200,7 +201,8 @@ class _Noise:
         self.count += 1  # each call draws a fresh, reproducible lattice
         return np.random.default_rng([self.seed, self.count])
 
-    def value(self, cells_u: int, cells_v: int | None = None, u=None, v=None) -> np.ndarray:
+    def value(self, cells_u: int, cells_v: int | None = None, u: np.ndarray | None = None,
+              v: np.ndarray | None = None) -> np.ndarray:
         """Smooth value noise in [0, 1] on a lattice of ``cells_u`` x ``cells_v`` cells per tile, tileable;
         sampled at pixel coordinates ``u``, ``v`` (default: every pixel; other coordinates wrap)."""
         cells_v = cells_v or cells_u
@@ -216,11 +218,12 @@ class _Noise:
         bottom = lattice[j1, i0] * (1 - fx) + lattice[j1, i1] * fx
         return top * (1 - fy) + bottom * fy
 
-    def fbm(self, cells: int, octaves: int, gain: float = 0.5, stretch: int = 1, along_v: bool = False, u=None,
-            v=None) -> np.ndarray:
+    def fbm(self, cells: int, octaves: int, gain: float = 0.5, stretch: int = 1, along_v: bool = False,
+            u: np.ndarray | None = None, v: np.ndarray | None = None) -> np.ndarray:
         """Fractal sum of ``octaves`` value noises from ``cells`` cells per tile, doubling; in [0, 1].
         ``stretch`` > 1 makes the cells that many times longer along u (or v: ``along_v``) than across."""
-        total, weight, amplitude = 0.0, 0.0, 1.0
+        total: np.ndarray | float = 0.0
+        weight, amplitude = 0.0, 1.0
         for octave in range(octaves):
             across = cells << octave
             along = max(across // stretch, 1)
@@ -228,7 +231,7 @@ class _Noise:
             total = total + amplitude * self.value(*counts, u, v)
             weight += amplitude
             amplitude *= gain
-        return total / weight
+        return cast(np.ndarray, total) / weight  # an array: octaves >= 1 (0 divides by a weight of 0)
 
     def cells(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Worley cells, ``count`` x ``count`` jittered points per tile: the distance to the nearest point and to

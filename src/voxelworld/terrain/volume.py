@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_integer
 from . import _kernels, generators
@@ -21,16 +22,16 @@ from .base import (
     is_numeric,
 )
 from .materials import MaterialTable
-from .shapes import Box
+from .shapes import Box, Shape
 
 __all__ = ["VoxelVolume", "extract_volume", "FIELDS", "MAX_VOXELS", "MAX_CHUNKS", "BYTES_PER_VOXEL", "check_volume_size"]
 
 
 def _field(name: str, doc: str) -> property:
-    def get(self) -> np.ndarray:
+    def get(self: VoxelVolume) -> np.ndarray:
         return self._arrays[name]
 
-    def set_(self, array) -> None:
+    def set_(self: VoxelVolume, array: object) -> None:
         self._arrays[name] = check_field_array(name, name, array, self.shape)
 
     return property(get, set_, doc=doc)
@@ -85,8 +86,8 @@ class VoxelVolume(Volume):
     136
     """
 
-    def __init__(self, shape, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0), iso: int = 128,
-                 chunk_size: int = 32, materials: MaterialTable | None = None):
+    def __init__(self, shape: Sequence[int], voxel_size: float = 1.0, origin: ArrayLike = (0.0, 0.0, 0.0),
+                 iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None) -> None:
         super().__init__(shape, voxel_size, origin, iso, chunk_size, materials)
         self._arrays = {name: np.zeros(self.shape, dtype=FIELD_DTYPES[name]) for name in FIELDS}
 
@@ -101,26 +102,27 @@ class VoxelVolume(Volume):
         return _kernels.VoxelFields(*(check_field_array(name, name, self._arrays[name], self.shape)
                                       for name in FIELDS))
 
-    def _edit_window(self, lo, hi) -> tuple[_kernels.VoxelFields, np.ndarray]:
+    def _edit_window(self, lo: np.ndarray, hi: np.ndarray) -> tuple[_kernels.VoxelFields, np.ndarray]:
         """The whole fields: a dense volume's edits write in place."""
         return self._fields(), np.zeros(3, dtype=np.int64)
 
-    def _store_window(self, fields, offset, chunks) -> None:
+    def _store_window(self, fields: _kernels.VoxelFields, offset: np.ndarray,
+                      chunks: Iterable[tuple[int, int, int]]) -> None:
         """Nothing to do: the window was the fields themselves."""
 
-    def _set_chunk(self, chunk, fields) -> None:
+    def _set_chunk(self, chunk: tuple[int, int, int], fields: Mapping[str, np.ndarray]) -> None:
         window = self.chunk_slices(chunk)
         for name, values in fields.items():
             self._arrays[name][window] = values
 
-    def snapshot(self, names=FIELDS) -> VoxelVolume:
+    def snapshot(self, names: Sequence[str] = FIELDS) -> VoxelVolume:
         """A dense volume of the same geometry holding a copy of the fields ``names`` (the others zero)."""
         copy = VoxelVolume(self.shape, self.voxel_size, self.origin, self.iso, self.chunk_size, self.materials)
         for name in names:
             copy._arrays[name][...] = self._arrays[name]
         return copy
 
-    def read_window(self, lo, hi, names=FIELDS) -> dict[str, np.ndarray]:
+    def read_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:
         """The fields ``names`` of the voxels ``lo .. hi - 1`` (index corners, ``hi`` exclusive): read-only views
         of the field arrays, by name.
 
@@ -166,7 +168,8 @@ class VoxelVolume(Volume):
 
     # ------------------------------------------------------------------------------------- generators
     @classmethod
-    def from_sdf(cls, fn: Callable, shape, material, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0),
+    def from_sdf(cls, fn: Callable[..., ArrayLike], shape: Sequence[int], material: str | int,
+                 voxel_size: float = 1.0, origin: ArrayLike = (0.0, 0.0, 0.0),
                  iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None) -> VoxelVolume:
         """A volume of one ``material`` whose solid is where ``fn(x, y, z) <= 0``. See
         :func:`voxelworld.terrain.generators.from_sdf`."""
@@ -175,17 +178,18 @@ class VoxelVolume(Volume):
         return volume
 
     @classmethod
-    def from_heightmap(cls, heights, layers, height: int, voxel_size: float = 1.0, origin=(0.0, 0.0, 0.0),
-                       iso: int = 128, chunk_size: int = 32, materials: MaterialTable | None = None,
-                       pockets=()) -> VoxelVolume:
+    def from_heightmap(cls, heights: ArrayLike, layers: Sequence[generators.Layer], height: int, voxel_size: float = 1.0,
+                       origin: ArrayLike = (0.0, 0.0, 0.0), iso: int = 128, chunk_size: int = 32,
+                       materials: MaterialTable | None = None,
+                       pockets: Sequence[tuple[Shape, str | int]] = ()) -> VoxelVolume:
         """Terrain from a heightmap with material layers and pockets. See
         :func:`voxelworld.terrain.generators.fill_from_heightmap`."""
-        heights = np.asarray(heights, dtype=np.float64) if is_numeric(heights) else None
-        if heights is None or heights.ndim != 2:
+        grid = np.asarray(heights, dtype=np.float64) if is_numeric(heights) else None
+        if grid is None or grid.ndim != 2:
             raise ParameterError("heights", "given value", "a 2-D array of heights (m), indexed [x, z]")
         height = check_integer("height", height, minimum=1, unit="voxels")
-        volume = cls((heights.shape[0], height, heights.shape[1]), voxel_size, origin, iso, chunk_size, materials)
-        generators.fill_from_heightmap(volume, heights, layers, pockets)
+        volume = cls((grid.shape[0], height, grid.shape[1]), voxel_size, origin, iso, chunk_size, materials)
+        generators.fill_from_heightmap(volume, grid, layers, pockets)
         return volume
 
 

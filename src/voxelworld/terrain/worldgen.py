@@ -46,12 +46,21 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer
 from . import _worldgen_kernels as _k
-from .base import FIELD_DTYPES, MAX_CHUNKS, MAX_COORDINATE, MIN_VOXEL_SIZE, check_field_array, check_volume_size
+from .base import (
+    FIELD_DTYPES,
+    MAX_CHUNKS,
+    MAX_COORDINATE,
+    MIN_VOXEL_SIZE,
+    Index3,
+    check_field_array,
+    check_volume_size,
+)
 from .materials import MaterialTable
 from .sparse import SparseVolume
 from .volume import FIELDS, VoxelVolume
@@ -187,8 +196,8 @@ voxel_size = 0.3 m (m)
     lava_level: float = 32.0
     iso: int = 128
 
-    def __post_init__(self):
-        def finite(name, **limits):
+    def __post_init__(self) -> None:
+        def finite(name: str, **limits: Any) -> None:
             object.__setattr__(self, name, check_finite(name, getattr(self, name), **limits))
 
         finite("voxel_size", minimum=MIN_VOXEL_SIZE, maximum=LARGEST_VOXEL_SIZE, unit="m")
@@ -274,13 +283,14 @@ def _check_settings(settings: object) -> GeneratorSettings:
     return settings
 
 
-def _check_box(lo, shape) -> tuple[np.ndarray, tuple[int, int, int]]:
+def _check_box(lo: Index3, shape: Index3) -> tuple[np.ndarray, tuple[int, int, int]]:
     if isinstance(lo, (str, bytes)) or not hasattr(lo, "__len__") or len(lo) != 3:
         raise ParameterError("lo", lo, "three whole numbers (the box's first global voxel index along x, y, z)")
     if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__") or len(shape) != 3:
         raise ParameterError("shape", shape, "three whole numbers >= 1 (voxels along x, y, z)")
     corner = np.array([check_integer("lo", v, minimum=-2 ** 40, maximum=2 ** 40) for v in lo], dtype=np.int64)
-    return corner, tuple(check_integer("shape", n, minimum=1, unit="voxels") for n in shape)
+    return corner, cast("tuple[int, int, int]", tuple(check_integer("shape", n, minimum=1, unit="voxels")
+                                                     for n in shape))
 
 
 def _check_out(out: Mapping, shape: tuple[int, int, int]) -> dict[str, np.ndarray]:
@@ -292,7 +302,7 @@ def _check_out(out: Mapping, shape: tuple[int, int, int]) -> dict[str, np.ndarra
     return checked
 
 
-def generate_block(settings: GeneratorSettings, lo, shape, out: Mapping | None = None,
+def generate_block(settings: GeneratorSettings, lo: Index3, shape: Index3, out: Mapping[str, np.ndarray] | None = None,
                    materials: MaterialTable | None = None) -> dict[str, np.ndarray]:
     """Fill the voxel fields of the box of ``shape`` voxels whose first voxel has the global index ``lo``.
 
@@ -363,7 +373,7 @@ def generate_blocks(settings: GeneratorSettings, boxes: Iterable, workers: int |
     ids = _material_ids(materials)
     params, keys = settings._params(), settings._keys()
 
-    def one(box):
+    def one(box: tuple[np.ndarray, tuple[int, int, int]]) -> dict[str, np.ndarray]:
         corner, shape = box
         arrays = {name: np.empty(shape, dtype=FIELD_DTYPES[name]) for name in FIELDS}
         _k.fill_block(params, keys, ids, corner, *(arrays[name] for name in FIELDS))

@@ -7,17 +7,23 @@ Terrain is mostly long runs, so this touches each voxel once and does little wor
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba as nb
 import numpy as np
 
 from .arguments import STAT_CHANGED, STAT_DENSITY_REMOVED
 from .density import account, dominant_material
 
+if TYPE_CHECKING:
+    from .arguments import EditTally, FragmentScratch, Grid, MaterialArrays, VoxelFields
+    from .density import Whole
+
 __all__ = ["find_root", "join", "find_runs", "join_rows", "erase_small_components", "touches_solid", "erase_voxel"]
 
 
 @nb.njit(cache=True, inline="always")
-def find_root(parent, r):
+def find_root(parent: np.ndarray, r: int) -> int:
     while parent[r] != r:
         parent[r] = parent[parent[r]]  # path halving
         r = parent[r]
@@ -25,7 +31,7 @@ def find_root(parent, r):
 
 
 @nb.njit(cache=True, inline="always")
-def join(parent, a, b):
+def join(parent: np.ndarray, a: int, b: int) -> None:
     ra, rb = find_root(parent, a), find_root(parent, b)
     if ra < rb:
         parent[rb] = ra
@@ -34,7 +40,8 @@ def join(parent, a, b):
 
 
 @nb.njit(cache=True)
-def find_runs(density, offset, lo, hi, iso, row_first, run_start, run_end):
+def find_runs(density: np.ndarray, offset: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: int,
+              row_first: np.ndarray, run_start: np.ndarray, run_end: np.ndarray) -> int:
     """Fill the runs of the box ``lo..hi`` (``density`` holds the voxels from index ``offset`` on); the runs of
     row ``(i - lo0) * rows_y + (j - lo1)`` are ``row_first[row] .. row_first[row + 1] - 1``. Returns the number
     of runs."""
@@ -61,7 +68,8 @@ def find_runs(density, offset, lo, hi, iso, row_first, run_start, run_end):
 
 
 @nb.njit(cache=True)
-def join_rows(row_first, run_start, run_end, parent, row_a, row_b):
+def join_rows(row_first: np.ndarray, run_start: np.ndarray, run_end: np.ndarray, parent: np.ndarray, row_a: int,
+              row_b: int) -> None:
     """Join every run of ``row_a`` with the runs of ``row_b`` that overlap it in z."""
     a, a_end = row_first[row_a], row_first[row_a + 1]
     b, b_end = row_first[row_b], row_first[row_b + 1]
@@ -75,7 +83,8 @@ def join_rows(row_first, run_start, run_end, parent, row_a, row_b):
 
 
 @nb.njit(cache=True)
-def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
+def erase_small_components(fields: VoxelFields, lo: np.ndarray, hi: np.ndarray, grid: Grid, materials: MaterialArrays,
+                           scratch: FragmentScratch, tally: EditTally) -> int:
     """Erase (density 0) the components wholly inside the box ``lo..hi`` (none of their voxels on its border)
     with fewer voxels than the minimum fragment size of their material: the dominant material of highest
     fragment priority among their voxels (lowest id on a tie). Below-iso voxels next to an erased voxel that
@@ -159,7 +168,7 @@ def erase_small_components(fields, lo, hi, grid, materials, scratch, tally):
 
 
 @nb.njit(cache=True, inline="always")
-def touches_solid(density, i, j, k, iso):
+def touches_solid(density: np.ndarray, i: Whole, j: Whole, k: Whole, iso: int) -> bool:
     """Whether voxel (i, j, k) or one of its 26 neighbours (within the volume) is solid."""
     nx, ny, nz = density.shape
     for a in range(max(i - 1, 0), min(i + 2, nx)):
@@ -171,7 +180,8 @@ def touches_solid(density, i, j, k, iso):
 
 
 @nb.njit(cache=True, inline="always")
-def erase_voxel(fields, offset, i, j, k, chunk_size, tally):
+def erase_voxel(fields: VoxelFields, offset: np.ndarray, i: Whole, j: Whole, k: Whole, chunk_size: int,
+                tally: EditTally) -> None:
     """Set voxel (i, j, k)'s density to 0 (the fields hold the voxels from index ``offset`` on) and account for it."""
     li, lj, lk = i - offset[0], j - offset[1], k - offset[2]
     old = np.int64(fields.density[li, lj, lk])

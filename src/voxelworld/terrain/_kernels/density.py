@@ -7,12 +7,19 @@ the preallocated arrays of an :class:`~.arguments.EditTally`."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba as nb
 import numpy as np
 
 from .arguments import STAT_BLOCKED, STAT_CHANGED, STAT_DAMAGED, STAT_DENSITY_ADDED, STAT_DENSITY_REMOVED
 from .sdf import row_span, shape_sdf
+
+if TYPE_CHECKING:
+    from .arguments import EditTally, Grid, MaterialArrays, ToolGate, VoxelFields
+
+    # A whole number in a kernel: a Python int or a numpy integer read from an array (an int64 to numba).
+    Whole = int | np.integer
 
 __all__ = ["RAMP", "exposure", "ramp_density", "account", "gate", "dominant_material", "lower_density",
            "raise_density", "remap_materials", "material_units"]
@@ -22,7 +29,8 @@ RAMP = 127.5
 
 
 @nb.njit(cache=True)
-def exposure(density, offset, lo, hi, iso, below, spread_z, spread_y, exposed):
+def exposure(density: np.ndarray, offset: np.ndarray, lo: np.ndarray, hi: np.ndarray, iso: int, below: np.ndarray,
+             spread_z: np.ndarray, spread_y: np.ndarray, exposed: np.ndarray) -> None:
     """``exposed[a, b, c]`` = 1 where voxel ``lo + (a, b, c)`` has a voxel below iso in its 3x3x3 neighbourhood
     (itself included, within the volume). A separable dilation: below-iso flags over the box grown by one,
     then maxima along z, y and x. Shapes: ``below`` box + 2 on each axis; ``spread_z`` (+2, +2, +0);
@@ -54,14 +62,15 @@ def exposure(density, offset, lo, hi, iso, below, spread_z, spread_y, exposed):
 
 
 @nb.njit(cache=True, inline="always")
-def ramp_density(iso, d_voxels):
+def ramp_density(iso: int, d_voxels: float) -> int:
     """Density at signed distance ``d_voxels`` (in voxels) outside a surface at ``iso``, clipped to 0..255."""
     v = min(max(iso + d_voxels * RAMP + 0.5, 0.0), 255.0)  # clamp first: floor of a huge value overflows
     return int(math.floor(v))
 
 
 @nb.njit(cache=True, inline="always")
-def account(old_d, old_a, old_b, old_mix, new_d, new_a, new_b, new_mix, removed_units, added_units):
+def account(old_d: Whole, old_a: Whole, old_b: Whole, old_mix: Whole, new_d: Whole, new_a: Whole, new_b: Whole,
+            new_mix: Whole, removed_units: np.ndarray, added_units: np.ndarray) -> None:
     """Add one voxel's change of solid amount per material to ``removed_units`` / ``added_units``."""
     ids = (old_a, old_b, new_a, new_b)
     amounts = (-old_d * (255 - old_mix), -old_d * old_mix, new_d * (255 - new_mix), new_d * new_mix)
@@ -84,7 +93,7 @@ def account(old_d, old_a, old_b, old_mix, new_d, new_a, new_b, new_mix, removed_
 
 
 @nb.njit(cache=True, inline="always")
-def gate(hardness, damage, tool):
+def gate(hardness: float, damage: Whole, tool: ToolGate) -> tuple[bool | np.bool_, Whole]:
     """Hardness gate: returns (gives way, damage after this hit)."""
     if hardness < tool.gives_way_below:
         return True, damage
@@ -95,13 +104,15 @@ def gate(hardness, damage, tool):
 
 
 @nb.njit(cache=True, inline="always")
-def dominant_material(mat_a, mat_b, mix):
+def dominant_material(mat_a: Whole, mat_b: Whole, mix: Whole) -> Whole:
     """The material with the larger share of a voxel (``mat_a`` on a tie)."""
     return mat_b if mix > 127 else mat_a
 
 
 @nb.njit(cache=True)
-def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed, tool, materials, tally):
+def lower_density(fields: VoxelFields, lo: np.ndarray, hi: np.ndarray, grid: Grid, primitives: np.ndarray, reach: float,
+                  scrape_step: int, exposed: np.ndarray, tool: ToolGate, materials: MaterialArrays,
+                  tally: EditTally) -> None:
     """Lower density in the box ``lo..hi`` through the hardness gate: ``remove`` and ``scrape`` in one kernel.
 
     ``scrape_step == 0``: remove, ``density = min(old, ramp(sdf))``; ``reach`` (m) is how far outside the shape
@@ -112,6 +123,7 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
     density, mat_a, mat_b, mix, damage = fields
     origin, voxel_size, chunk_size = grid.origin, grid.voxel_size, grid.chunk_size
     hardness, removed_units = materials.hardness, tally.removed_units
+    lost: Whole  # a sum of numpy integers
     changed = damaged = blocked = lost = 0
     per_voxel = 1.0 / voxel_size
     o0, o1, o2 = grid.offset[0], grid.offset[1], grid.offset[2]
@@ -140,7 +152,8 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
                     if d > 0.0:
                         continue
                     lowers = exposed[i - lo[0], j - lo[1], k - lo[2]] != 0
-                    target = max(old - scrape_step, 0)
+                    # numpy's stubs type max() of an int64 and an int as a comparison protocol
+                    target: Whole = max(old - scrape_step, 0)  # type: ignore[assignment]
                 else:
                     target = ramp_density(grid.iso, d * per_voxel)
                     if target >= old:
@@ -172,7 +185,8 @@ def lower_density(fields, lo, hi, grid, primitives, reach, scrape_step, exposed,
 
 
 @nb.njit(cache=True)
-def raise_density(fields, lo, hi, grid, primitives, reach, material, tally):
+def raise_density(fields: VoxelFields, lo: np.ndarray, hi: np.ndarray, grid: Grid, primitives: np.ndarray, reach: float,
+                  material: int, tally: EditTally) -> None:
     """``add``: ``density = max(old, ramp(-sdf))``; a voxel that gains density becomes wholly ``material``.
     ``reach`` (m): how far outside the shape the ramp still raises density."""
     density, mat_a, mat_b, mix, damage = fields
@@ -207,7 +221,8 @@ def raise_density(fields, lo, hi, grid, primitives, reach, material, tally):
 
 
 @nb.njit(cache=True)
-def remap_materials(fields, lo, hi, grid, primitives, new_id, tally):
+def remap_materials(fields: VoxelFields, lo: np.ndarray, hi: np.ndarray, grid: Grid, primitives: np.ndarray,
+                    new_id: np.ndarray, tally: EditTally) -> None:
     """Inside the shape (sdf <= 0), ``mat_a = new_id[mat_a]`` and ``mat_b = new_id[mat_b]``.
 
     ``paint`` maps every id to one material; ``expose_interior`` maps each material to its interior; ``convert``
@@ -240,7 +255,7 @@ def remap_materials(fields, lo, hi, grid, primitives, new_id, tally):
 
 
 @nb.njit(cache=True)
-def material_units(fields, out):
+def material_units(fields: VoxelFields, out: np.ndarray) -> None:
     """``out[m]`` += solid amount of material ``m`` over the whole volume, in 1/65025 voxel."""
     density, mat_a, mat_b, mix = fields.density, fields.mat_a, fields.mat_b, fields.mix
     nx, ny, nz = density.shape

@@ -20,7 +20,7 @@ LIMIT = 2.0 ** 52  # voxel coordinates are clamped to +-LIMIT before rounding to
 
 
 @nb.njit(cache=True, inline="always")
-def primitive_sdf(row, x, y, z):
+def primitive_sdf(row: np.ndarray, x: float, y: float, z: float) -> float:
     """Signed distance (m) from (x, y, z) to one primitive row."""
     kind = int(row[0])
     if kind == SPHERE:
@@ -58,7 +58,7 @@ def primitive_sdf(row, x, y, z):
 
 
 @nb.njit(cache=True, inline="always")
-def shape_sdf(primitives, x, y, z):
+def shape_sdf(primitives: np.ndarray, x: float, y: float, z: float) -> float:
     """Signed distance (m) to the union of the primitive rows."""
     d = np.inf
     for p in range(primitives.shape[0]):
@@ -67,14 +67,14 @@ def shape_sdf(primitives, x, y, z):
 
 
 @nb.njit(cache=True)
-def sdf_points(primitives, points, out):
+def sdf_points(primitives: np.ndarray, points: np.ndarray, out: np.ndarray) -> None:
     """``out[n]`` = signed distance of ``points[n]`` to the union of ``primitives``."""
     for n in range(points.shape[0]):
         out[n] = shape_sdf(primitives, points[n, 0], points[n, 1], points[n, 2])
 
 
 @nb.njit(cache=True, inline="always")
-def bounding_sphere(row):
+def bounding_sphere(row: np.ndarray) -> tuple[float, float, float, float]:
     """Centre and radius (m) of a ball holding every point where the primitive's sdf <= 0."""
     kind = int(row[0])
     if kind == SPHERE:
@@ -85,7 +85,7 @@ def bounding_sphere(row):
 
 
 @nb.njit(cache=True)
-def shape_bounds(primitives, out):
+def shape_bounds(primitives: np.ndarray, out: np.ndarray) -> None:
     """``out[0]`` / ``out[1]``: world corners (m) of the box holding every point where the sdf <= 0."""
     out[0, :] = np.inf
     out[1, :] = -np.inf
@@ -103,7 +103,8 @@ def shape_bounds(primitives, out):
 
 
 @nb.njit(cache=True)
-def voxel_box(primitives, reach, origin, voxel_size, shape, box):
+def voxel_box(primitives: np.ndarray, reach: float, origin: np.ndarray, voxel_size: float, shape: np.ndarray,
+              box: np.ndarray) -> bool:
     """``box[0]`` / ``box[1]``: inclusive index corners of the voxels whose samples lie in the shape's bounding
     box grown by ``reach`` (m), clipped to the volume. Returns False when no voxel does."""
     bounds = np.empty((2, 3))
@@ -121,7 +122,8 @@ def voxel_box(primitives, reach, origin, voxel_size, shape, box):
 
 
 @nb.njit(cache=True, inline="always")
-def row_span(primitives, x, y, reach, z0, voxel_size, k_lo, k_hi):
+def row_span(primitives: np.ndarray, x: float, y: float, reach: float, z0: float, voxel_size: float, k_lo: int,
+             k_hi: int) -> tuple[int, int]:
     """The voxels ``k_first..k_last`` of the row at (x, y) that may lie within ``reach`` (m) of the shape, by
     each primitive's bounding sphere; empty (first > last) when none may."""
     first, last = k_hi + 1, k_lo - 1
