@@ -14,6 +14,7 @@ import math
 import sqlite3
 import threading
 import weakref
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -32,7 +33,7 @@ def row_digest(label: str, payload: bytes) -> bytes:
     return hashlib.sha256(label.encode("utf-8") + b"\n" + payload).digest()
 
 
-def chunk_label(chunk, field: str, version: int) -> str:
+def chunk_label(chunk: Sequence[int], field: str, version: int) -> str:
     return f"chunk {chunk[0]},{chunk[1]},{chunk[2]} {field} v{version}"
 
 
@@ -45,10 +46,11 @@ def connect(path: Path, mode: str, threads: bool = False) -> sqlite3.Connection:
     return connection
 
 
-def _stream(decompressor, data: bytes, raw_size: int, where: str) -> bytes:
+def _stream(decompressor: zstandard.ZstdDecompressor, data: bytes, raw_size: int, where: str) -> bytes:
     """What ``data`` decompresses to, read a MiB at a time, so that memory grows only with what the blob
     really holds; FormatError as soon as it holds more than ``raw_size`` bytes."""
-    pieces, total = [], 0
+    pieces: list[bytes] = []
+    total = 0
     with decompressor.stream_reader(data) as reader:
         while piece := reader.read(min(2 ** 20, raw_size + 1 - total)):
             pieces.append(piece)
@@ -58,7 +60,8 @@ def _stream(decompressor, data: bytes, raw_size: int, where: str) -> bytes:
     return b"".join(pieces)
 
 
-def decompress(decompressor, data, raw_size, expected: int, where: str) -> bytes:
+def decompress(decompressor: zstandard.ZstdDecompressor, data: object, raw_size: object, expected: int,
+               where: str) -> bytes:
     """The ``raw_size`` bytes ``data`` decompresses to, where ``expected`` bytes are what the row must hold:
     FormatError, before anything is allocated, for another size (in the row or the blob's frame header)."""
     if not isinstance(data, bytes) or not isinstance(raw_size, int) or raw_size < 0:
@@ -84,14 +87,14 @@ class WorldFileChunks:
     A :class:`~voxelworld.terrain.ChunkStore`: :meth:`read_chunk` is safe from any thread (one connection, a lock).
     """
 
-    def __init__(self, path, digests: dict):
+    def __init__(self, path: str | Path, digests: dict[tuple[tuple[int, ...], str], bytes]) -> None:
         self.path = Path(path).resolve()
         self.digests = digests
         self._connection = connect(self.path, "ro", threads=True)
         self._lock = threading.Lock()
         weakref.finalize(self, self._connection.close)
 
-    def row(self, chunk, field: str) -> tuple:
+    def row(self, chunk: tuple[int, int, int], field: str) -> tuple:
         """The row of ``chunk``'s ``field`` as the file holds it (cx, cy, cz, field, version, raw_size, sha256,
         data): FormatError unless it is the row this store knows."""
         where = f"{self.path}: chunk {tuple(chunk)} field {field!r}"
@@ -109,11 +112,12 @@ class WorldFileChunks:
                               "the chunk is no longer there")
         return row
 
-    def read_chunk(self, chunk, names, shape) -> dict[str, np.ndarray]:
+    def read_chunk(self, chunk: tuple[int, int, int], names: Iterable[str],
+                   shape: tuple[int, int, int]) -> dict[str, np.ndarray]:
         """The fields ``names`` of ``chunk`` (new arrays of its voxels, of ``shape``), checked against their
         checksums."""
         decompressor = zstandard.ZstdDecompressor()
-        out = {}
+        out: dict[str, np.ndarray] = {}
         for field in names:
             _, _, _, _, version, raw_size, digest, data = self.row(chunk, field)
             where = f"{self.path}: chunk {tuple(chunk)} field {field!r}"

@@ -40,7 +40,8 @@ import base64
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -111,7 +112,7 @@ _FLOAT_WORDS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _DTYPES = ("bool", "uint8", "uint16", "uint32", "int32", "int64", "float32", "float64")
 
 
-def _text(data) -> str:
+def _text(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -133,7 +134,7 @@ def array_from_bytes(raw: bytes, dtype: str, shape: tuple, where: str) -> np.nda
     return np.frombuffer(raw, dtype=kind).astype(dtype).reshape(shape)
 
 
-def check_volume_size(shape, chunk_size, where: str, dense: bool = True) -> tuple[int, int, int]:
+def check_volume_size(shape: Any, chunk_size: Any, where: str, dense: bool = True) -> tuple[int, int, int]:
     """The ``shape`` of a stored volume, as three ints, if it and its ``chunk_size`` (JSON whole numbers) make a
     volume within the world-size limits (:func:`voxelworld.terrain.base.check_volume_size`: at most
     :data:`~voxelworld.terrain.base.MAX_AXIS_VOXELS` voxels along an axis, :data:`~voxelworld.terrain.base.MAX_VOXELS`
@@ -145,7 +146,7 @@ def check_volume_size(shape, chunk_size, where: str, dense: bool = True) -> tupl
     ...
     voxelworld.errors.FormatError: state 'volume': a volume larger than voxelworld reads: shape = ... holds 8589934592 voxels...
     """
-    def whole(value) -> bool:
+    def whole(value: object) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 1
     if not (isinstance(shape, (list, tuple)) and len(shape) == 3 and all(whole(n) for n in shape)):
         raise FormatError(f"{where}: shape {shape!r} is not three whole numbers >= 1")
@@ -169,13 +170,13 @@ class StateCodec:
         Where volumes' fields go when encoding, and are read from when decoding.
     """
 
-    def __init__(self, materials: MaterialTable, arrays: dict | None = None):
+    def __init__(self, materials: MaterialTable, arrays: dict[str, np.ndarray] | None = None) -> None:
         self.materials = materials
         self.arrays: dict[str, np.ndarray] = {} if arrays is None else arrays
         self._table_text = _text(material_table_data(materials))
 
     # --------------------------------------------------------------------------------------------- encode
-    def encode(self, value, where: str):
+    def encode(self, value: Any, where: str) -> Any:
         """JSON-able data for ``value``; ParameterError naming ``where`` for a value of an unknown type."""
         if value is None or isinstance(value, (bool, str)):
             return value
@@ -206,7 +207,7 @@ class StateCodec:
         if isinstance(value, VoxelVolume):
             return self._encode_volume(value, where)
         if type(value) in _NAME_OF:
-            data = {"$": type_name(type(value))}
+            data: dict[str, Any] = {"$": type_name(type(value))}
             for f in dataclasses.fields(value):
                 if f.init:
                     data[f.name] = self.encode(getattr(value, f.name), f"{where}.{f.name}")
@@ -227,7 +228,7 @@ class StateCodec:
                 "fields": where}
 
     # --------------------------------------------------------------------------------------------- decode
-    def decode(self, data, where: str):
+    def decode(self, data: Any, where: str) -> Any:
         """The value ``data`` encodes; FormatError naming ``where`` for data no encoder writes."""
         if data is None or isinstance(data, (bool, int, float, str)):
             return data
@@ -258,7 +259,7 @@ class StateCodec:
             raise FormatError(f"{where}: unknown type {kind!r} (not one voxelworld.io reads)")
         return self._decode_dataclass(cls, data, where)
 
-    def _decode_dataclass(self, cls: type, data: dict, where: str):
+    def _decode_dataclass(self, cls: type, data: dict, where: str) -> Any:
         init = [f.name for f in dataclasses.fields(cls) if f.init]
         unknown = sorted(set(data) - set(init) - {"$"} - _RETIRED_FIELDS.get(cls, frozenset()))
         if unknown:
@@ -308,7 +309,7 @@ def material_table_data(table: MaterialTable) -> dict:
             "default_min_fragment_size": table.default_min_fragment_size}
 
 
-def material_table_from_data(data, where: str) -> MaterialTable:
+def material_table_from_data(data: Any, where: str) -> MaterialTable:
     """The table of :func:`material_table_data`; FormatError naming ``where`` when it is not one."""
     try:
         materials = [Material(**entry) for entry in data["materials"]]
@@ -317,7 +318,7 @@ def material_table_from_data(data, where: str) -> MaterialTable:
         raise FormatError(f"{where}: not a valid material table: {error}") from error
 
 
-def check_mapping(data, where: str, keys) -> Mapping:
+def check_mapping(data: object, where: str, keys: Iterable[str]) -> dict[str, Any]:
     """``data`` if it is a JSON object holding every one of ``keys``; else FormatError naming the first missing."""
     if not isinstance(data, dict):
         raise FormatError(f"{where}: not a JSON object")
