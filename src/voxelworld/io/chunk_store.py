@@ -94,7 +94,7 @@ class WorldFileChunks:
         self._lock = threading.Lock()
         weakref.finalize(self, self._connection.close)
 
-    def row(self, chunk: tuple[int, int, int], field: str) -> tuple:
+    def row(self, chunk: tuple[int, ...], field: str) -> tuple:
         """The row of ``chunk``'s ``field`` as the file holds it (cx, cy, cz, field, version, raw_size, sha256,
         data): FormatError unless it is the row this store knows."""
         where = f"{self.path}: chunk {tuple(chunk)} field {field!r}"

@@ -41,10 +41,14 @@ b'glTF'
 from __future__ import annotations
 
 import io
+import os
 import struct
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from pygltflib import (
     ARRAY_BUFFER,
     ELEMENT_ARRAY_BUFFER,
@@ -81,13 +85,16 @@ from ..files import write_atomically
 from ..terrain import TextureSet
 from .parts import NAVMESH_COLOUR, ExportParts, check_path, fan_triangles, gather, material_groups, planar_vertices
 
+if TYPE_CHECKING:
+    from ..game.world import World
+
 __all__ = ["export_glb", "glb_bytes"]
 
 _DTYPES = {FLOAT: "<f4", UNSIGNED_BYTE: "u1", UNSIGNED_INT: "<u4"}  # glTF component types, little-endian
 _JSON, _BIN = 0x4E4F534A, 0x004E4942  # GLB chunk types: "JSON" and "BIN\0" read as little-endian uint32
 
 
-def export_glb(world, path, collision: bool = False, navmesh: bool = False) -> Path:
+def export_glb(world: World, path: str | os.PathLike[str], collision: bool = False, navmesh: bool = False) -> Path:
     """Write ``world`` to ``path`` as a glTF 2.0 binary (.glb), atomically; return the path.
 
     Parameters
@@ -116,7 +123,7 @@ def export_glb(world, path, collision: bool = False, navmesh: bool = False) -> P
     return write_atomically(target, lambda file: file.write(data))
 
 
-def glb_bytes(world, collision: bool = False, navmesh: bool = False) -> bytes:
+def glb_bytes(world: World, collision: bool = False, navmesh: bool = False) -> bytes:
     """The .glb file :func:`export_glb` writes, as bytes (to serve or embed without a file)."""
     parts = gather(world, collision, navmesh)
     builder = _Builder()
@@ -128,7 +135,7 @@ def glb_bytes(world, collision: bool = False, navmesh: bool = False) -> bytes:
     return builder.glb()
 
 
-def srgb_to_linear(srgb) -> np.ndarray:
+def srgb_to_linear(srgb: ArrayLike) -> np.ndarray:
     """sRGB colour components (in [0, 1]) to linear ones, as glTF colours are.
 
     >>> srgb_to_linear([0.0, 0.5, 1.0]).round(4).tolist()
@@ -138,7 +145,8 @@ def srgb_to_linear(srgb) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def _tints(mat_a, mat_b, blend, dominant, colours) -> np.ndarray:
+def _tints(mat_a: np.ndarray, mat_b: np.ndarray, blend: np.ndarray, dominant: np.ndarray,
+           colours: np.ndarray) -> np.ndarray:
     """COLOR_0 of split vertices: white where a vertex shows only the material of its primitive (``dominant``),
     and towards the other material's average colour by that material's share, as a factor on the dominant
     material's texture (linear RGB, at most 1: a tint can darken and shift, not brighten)."""
@@ -153,7 +161,7 @@ def _tints(mat_a, mat_b, blend, dominant, colours) -> np.ndarray:
 class _Builder:
     """A glTF document and its binary chunk, built up part by part."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.document = GLTF2(asset=Asset(generator=f"voxelworld {__version__}"), scene=0,
                               scenes=[Scene(name="voxelworld", nodes=[])])
         self.blob = bytearray()
@@ -227,6 +235,7 @@ class _Builder:
 
     def collision(self, parts: ExportParts) -> None:
         mesh = parts.collision
+        assert mesh is not None  # glb_bytes asks for it only when gathered
         if not mesh.triangle_count:
             self.node("collision", None)
             return
@@ -241,6 +250,7 @@ class _Builder:
 
     def navmesh(self, parts: ExportParts) -> None:
         navmesh = parts.navmesh
+        assert navmesh is not None  # glb_bytes asks for it only when gathered
         if not navmesh.polygon_count:
             self.node("navmesh", None)
             return
@@ -267,7 +277,7 @@ class _Builder:
         document.nodes.append(Node(name=name, mesh=None if mesh is None else len(document.meshes) - 1))
         document.scenes[0].nodes.append(len(document.nodes) - 1)
 
-    def material(self, name: str, colour, extras: dict, alpha: float = 1.0, pictures: dict | None = None) -> int:
+    def material(self, name: str, colour: Sequence[float] | np.ndarray, extras: dict, alpha: float = 1.0, pictures: dict | None = None) -> int:
         red, green, blue = (float(c) for c in colour)
         translucent = alpha < 1.0
         pbr = PbrMetallicRoughness(baseColorFactor=[red, green, blue, alpha], metallicFactor=0.0, roughnessFactor=1.0)
@@ -284,7 +294,8 @@ class _Builder:
             emissiveFactor=[1.0, 1.0, 1.0] if glow is not None else None))
         return len(self.document.materials) - 1
 
-    def primitive(self, attributes: dict, triangles: np.ndarray, material: int, extras: dict | None = None):
+    def primitive(self, attributes: dict, triangles: np.ndarray, material: int,
+                  extras: dict | None = None) -> Primitive:
         indices = self.accessor(np.ravel(triangles), UNSIGNED_INT, SCALAR, ELEMENT_ARRAY_BUFFER)
         return Primitive(attributes=Attributes(**attributes), indices=indices, material=material, mode=TRIANGLES,
                          extras=extras or {})

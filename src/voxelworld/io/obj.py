@@ -24,7 +24,11 @@ Examples
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .. import __version__
 from ..errors import check_range
@@ -32,10 +36,14 @@ from ..files import write_atomically
 from ..wavefront import ObjWriter, mtl_text
 from .parts import NAVMESH_COLOUR, check_path, gather, material_groups
 
+if TYPE_CHECKING:
+    from ..game.world import World
+    from ..meshing import CollisionMesh, DisplayMesh
+
 __all__ = ["export_obj"]
 
 
-def export_obj(world, path, collision: bool = False, navmesh: bool = False) -> Path:
+def export_obj(world: World, path: str | os.PathLike[str], collision: bool = False, navmesh: bool = False) -> Path:
     """Write ``world`` to ``path`` as a Wavefront OBJ and its material library beside it (``path`` with the
     suffix ``.mtl``), each atomically (the library first); return the OBJ's path.
 
@@ -51,7 +59,7 @@ def export_obj(world, path, collision: bool = False, navmesh: bool = False) -> P
     obj.line("#", f"voxelworld {__version__}: metres, Y up")
     obj.line("mtllib", library.name)
     used = set()
-    meshes = [("terrain", parts.display, parts.display_material, parts.display.normals)]
+    meshes: list[tuple[str, DisplayMesh | CollisionMesh, np.ndarray, np.ndarray | None]] = [("terrain", parts.display, parts.display_material, parts.display.normals)]
     if parts.collision is not None:
         meshes.append(("collision", parts.collision, parts.collision.tri_material, None))
     for name, mesh, triangle_material, normals in meshes:

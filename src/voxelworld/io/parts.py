@@ -47,7 +47,7 @@ class ExportParts:
     textures: TextureSet
 
 
-def check_path(path) -> Path:
+def check_path(path: str | os.PathLike[str]) -> Path:
     """``path`` as a Path, or :class:`ParameterError` unless it names a file (existing or not) in an existing
     folder."""
     legal = "a file path (str or os.PathLike) in an existing folder, not a folder"
@@ -57,20 +57,21 @@ def check_path(path) -> Path:
     return target
 
 
-def gather(world, collision: bool = False, navmesh: bool = False) -> ExportParts:
+def gather(world: World, collision: bool = False, navmesh: bool = False) -> ExportParts:
     """Check an exporter's arguments and collect ``world``'s parts (the collision mesh and the navmesh only
     when ``collision`` and ``navmesh`` are True)."""
     check_range("world", world, "a voxelworld.game.world.World", isinstance(world, World))
     check_range("collision", collision, "True or False", isinstance(collision, bool))
     check_range("navmesh", navmesh, "True or False", isinstance(navmesh, bool))
-    if navmesh and world.agents.navigation is None:
+    navigation = world.agents.navigation
+    if navmesh and navigation is None:
         raise ParameterError("navmesh", navmesh, "False for a world without a navmesh (world.agents.navigation is "
                                                  "None: add an NPC or call world.agents.navigate() first)")
     display = world.mesher.display_mesh()
     names = tuple(name or f"material_{number}" for number, name in enumerate(world.materials.name_by_id))
     colours = world.materials.palette()
     return ExportParts(display, dominant_materials(display), world.mesher.collision_mesh() if collision else None,
-                       world.agents.navigation.mesh if navmesh else None, names, colours,
+                       navigation.mesh if navmesh and navigation is not None else None, names, colours,
                        texture_set(world.materials))
 
 

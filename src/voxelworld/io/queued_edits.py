@@ -14,6 +14,9 @@ without callbacks is stored as it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
 from ..game.edits import VoxelEdit
@@ -21,6 +24,11 @@ from ..game.suck import suck_edits
 from ..game.throwing import impact_edit
 from ..game.world import World
 from .codec import StateCodec, check_mapping
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..terrain import EditResult
 
 __all__ = ["queue_rows", "restore_queue"]
 
@@ -49,7 +57,7 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
     actions, make = world.actions, recipe["make"]
     volume, bvh, s = world.volume, world.collider.bvh, world.actions.settings
 
-    def finish(eye=None):
+    def finish(eye: np.ndarray | None = None) -> Callable[[EditResult], None]:
         return actions.callback_for(world, make, eye) if at_load else (lambda result: None)
 
     if make == "plain":
@@ -80,6 +88,7 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
 def queue_rows(codec: StateCodec, world: World) -> list:
     """The rows of the ``queue`` state row: each queued edit's recipe and the edits it made. ParameterError for an
     edit voxelworld.io cannot make again."""
+    rows: list[dict]
     queue, rows, i = list(world.queued_edits), [], 0
     while i < len(queue):
         recipe = _recipe(queue[i], i)

@@ -17,7 +17,9 @@ results, read only within that frame).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,6 +35,9 @@ from ..terrain import MaterialTable, SparseVolume, Volume, VoxelVolume
 from .codec import StateCodec, check_mapping, check_volume_size, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
+if TYPE_CHECKING:
+    from ..game.events import Event
+
 __all__ = ["Captured", "capture", "empty_volume", "volume_storage", "restore", "encode_event", "decode_event"]
 
 NAVMESH_ARRAYS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
@@ -45,7 +50,7 @@ STATE_ROWS = ("volume", "materials", "props", "settings", "world", "player", "ac
 class Captured:
     """A world's state rows (name -> JSON-able object) and the arrays they refer to (name -> ndarray)."""
 
-    rows: dict[str, dict] = field(default_factory=dict)
+    rows: dict[str, dict | None] = field(default_factory=dict)
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -54,7 +59,7 @@ def _encoded(codec: StateCodec, state: dict, where: str) -> dict:
     return {key: codec.encode(value, f"{where}.{key}") for key, value in state.items()}
 
 
-def _load(codec: StateCodec, obj, row: dict, where: str, besides=()) -> None:
+def _load(codec: StateCodec, obj: Any, row: dict, where: str, besides: Collection[str] = ()) -> None:
     """Give ``obj`` back the state of its row (every key but ``besides``, decoded); FormatError naming ``where``
     when the object refuses it (a missing key, a value out of range)."""
     check_mapping(row, where, ())
@@ -140,7 +145,8 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
                              "the navmesh Agents.navigate bakes (the world's props)")
     for name in NAVMESH_ARRAYS:
         arrays[f"navmesh.{name}"] = getattr(nav.mesh, name)
-    baked_from = []
+    baked_from: list[tuple[tuple[int, int, int], bool]] = []
+    now: CollisionMesh | None
     meshes = nav.chunk_meshes
     for chunk in sorted(meshes):
         mesh, now = meshes[chunk], world.mesher.chunk_collision_mesh(chunk)
@@ -161,11 +167,11 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
 
 
 # -------------------------------------------------------------------------------------------------- events
-def encode_event(codec: StateCodec, event, seq: int) -> dict:
+def encode_event(codec: StateCodec, event: Event, seq: int) -> dict:
     return codec.encode(event, f"events[{seq}]")
 
 
-def decode_event(codec: StateCodec, data, seq: int):
+def decode_event(codec: StateCodec, data: object, seq: int) -> Event:
     from ..game.events import Event
     event = codec.decode(data, f"events[{seq}]")
     if not isinstance(event, Event):
@@ -181,14 +187,14 @@ def world_materials(rows: dict) -> tuple[MaterialTable, MaterialTable]:
     return materials, (materials if own is None else material_table_from_data(own, "state 'volume'.materials"))
 
 
-def _world_table(volume: VoxelVolume, rows: dict) -> MaterialTable:
+def _world_table(volume: Volume, rows: dict) -> MaterialTable:
     """The world's table: the volume's own when the file holds one table (one object, as when saved)."""
     if rows["volume"]["materials"] is None:
         return volume.materials
     return material_table_from_data(rows["materials"], "state 'materials'")
 
 
-def volume_storage(row) -> str:
+def volume_storage(row: object) -> str:
     """``dense`` or ``sparse``: how the ``volume`` row's volume stores its voxels (files of version 1: dense)."""
     storage = row.get("storage", "dense") if isinstance(row, dict) else "dense"
     if storage not in ("dense", "sparse"):
@@ -196,7 +202,7 @@ def volume_storage(row) -> str:
     return storage
 
 
-def empty_volume(rows: dict) -> Volume:
+def empty_volume(rows: dict) -> VoxelVolume | SparseVolume:
     """The volume the rows describe (a VoxelVolume, or a SparseVolume for storage ``sparse``), every voxel empty
     (the chunk rows fill it)."""
     row = check_mapping(rows["volume"], "state 'volume'", ("shape", "voxel_size", "origin", "iso", "chunk_size",
@@ -219,7 +225,7 @@ def empty_volume(rows: dict) -> Volume:
     return volume
 
 
-def restore(volume: VoxelVolume, rows: dict, arrays: dict, events: list) -> World:
+def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list) -> World:
     """A working world on ``volume`` (filled from the chunk rows) with the state of ``rows``, ``arrays`` and the
     decoded ``events``. FormatError naming the row when something does not fit."""
     materials = _world_table(volume, rows)
@@ -295,7 +301,8 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
         where = f"agents.npcs[{n}]"
         check_mapping(data, where, ("name", "settings", "position"))
         try:
-            npc = NPC(data["name"], agents.navigation, codec.decode(data["position"], f"{where}.position"),
+            # The navmesh is set above: a row of NPCs without one is refused.
+            npc = NPC(data["name"], cast(WorldNavigation, agents.navigation), codec.decode(data["position"], f"{where}.position"),
                       codec.decode(data["settings"], f"{where}.settings"))
         except (ParameterError, KeyError) as error:
             raise FormatError(f"{where}: {error}") from error

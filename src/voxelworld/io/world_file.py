@@ -41,10 +41,13 @@ re-exported here, where users import them.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import zstandard
@@ -59,7 +62,7 @@ from .chunk_store import chunk_label as _chunk_label
 from .chunk_store import connect as _connect
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_bytes
-from .state import capture, encode_event
+from .state import Captured, capture, encode_event
 from .world_format import (
     _SAVED,
     FORMAT,
@@ -97,9 +100,15 @@ class SaveReport:
     file_size: int
 
 
+# What _write returns: full, chunks, state rows, arrays and events written, and the digests of the chunk rows
+# written by (chunk, field) (None for a row of one value).
+_Digests = dict[tuple[tuple[int, ...], str], bytes | None]
+_Counts = tuple[bool, int, int, int, int, _Digests]
+
+
 
 # ------------------------------------------------------------------------------------------------------ save
-def save_world(world: World, path) -> SaveReport:
+def save_world(world: World, path: str | os.PathLike[str]) -> SaveReport:
     """Save ``world`` (between frames) to the world file ``path`` and report what was written.
 
     A new file is written beside ``path`` and moved into place; an existing world file is updated in one
@@ -151,7 +160,7 @@ def save_world(world: World, path) -> SaveReport:
                       target.stat().st_size)
 
 
-def _keep_store(volume: Volume, target: Path, full: bool, digests: dict) -> None:
+def _keep_store(volume: Volume, target: Path, full: bool, digests: _Digests) -> None:
     """After a save of ``volume`` to ``target`` that wrote the chunk rows of ``digests`` (all, when ``full``):
     the store behind a sparse volume is that file's rows where it is that file already or the save wrote every
     row (a save elsewhere of only what changed leaves the store as it is: its chunks still are in it)."""
@@ -179,9 +188,9 @@ def _unchanged_since(saved: _Saved, world: World, target: Path) -> bool:
             and (count == 0 or world.events[count - 1] is saved.last_event))
 
 
-def _write_new(target: Path, world: World, captured, events: list) -> tuple:
+def _write_new(target: Path, world: World, captured: Captured, events: list[tuple[int, str]]) -> _Counts:
     """Write the whole world to a temporary file beside ``target``, then move it into place."""
-    counts: list[tuple] = []
+    counts: list[_Counts] = []
 
     def build(temporary: Path) -> None:
         connection = _connect(temporary, "rw")
@@ -200,8 +209,8 @@ def _write_new(target: Path, world: World, captured, events: list) -> tuple:
     return counts[0]
 
 
-def _write(connection: sqlite3.Connection, world: World, captured, events: list, saved: _Saved | None,
-           target: Path) -> tuple:
+def _write(connection: sqlite3.Connection, world: World, captured: Captured, events: list[tuple[int, str]],
+           saved: _Saved | None, target: Path) -> _Counts:
     """Write the rows into an open transaction of the file ``target``: everything (``saved`` None) or what changed
     since ``saved``; ``events`` are the (seq, JSON text) of the events not in the file yet. Returns the counts of
     :class:`SaveReport` and the digests of the chunk rows of voxels written."""
@@ -245,19 +254,21 @@ def _write(connection: sqlite3.Connection, world: World, captured, events: list,
     return saved is None, len(chunks), len(state_rows), len(array_rows), len(event_rows), digests
 
 
-def _chunk_rows(volume: Volume, chunks, in_place: bool) -> tuple[list, dict]:
+def _chunk_rows(volume: Volume, chunks: Iterable[tuple[int, ...]], in_place: bool) -> tuple[list[tuple], _Digests]:
     """The rows of ``chunks`` (all their fields) and their digests by (chunk, field), None for a row of one value.
     A field left in the store behind the volume (a world file) is copied as its row there, or, ``in_place`` (the
     store is the file written), left where it is."""
     versions = volume.chunk_versions
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-    rows, digests = [], {}
+    rows: list[tuple] = []
+    digests: _Digests = {}
     for chunk in chunks:
         lo, hi = volume.chunk_box(chunk)
         version = int(versions[chunk])
         for field in FIELDS:
             if isinstance(volume, SparseVolume) and volume.left_in_store(chunk, field):
-                row = volume.store.row(chunk, field)  # FormatError if the file changed under the world
+                # FormatError if the file changed under the world; a world file's store (voxelworld attaches no other)
+                row = cast(WorldFileChunks, volume.store).row(chunk, field)
                 if row[4] == version:
                     digests[(chunk, field)] = row[6]
                     if not in_place:
@@ -273,7 +284,7 @@ def _chunk_rows(volume: Volume, chunks, in_place: bool) -> tuple[list, dict]:
     return rows, digests
 
 
-def _chunk_bytes(volume, chunk, field: str, lo, hi) -> bytes:
+def _chunk_bytes(volume: Volume, chunk: tuple[int, ...], field: str, lo: np.ndarray, hi: np.ndarray) -> bytes:
     """The raw bytes of a chunk row: every voxel of the field in the chunk, or its one value when it is uniform
     (a row of one item: a large world's air and buried rock cost a few bytes a chunk)."""
     value = volume.uniform_value(chunk, field)

@@ -75,7 +75,7 @@ def _array_label(name: str, dtype: str, shape: str) -> str:
     return f"array {name} {dtype} {shape}"
 
 
-def _json(data) -> str:
+def _json(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -115,7 +115,7 @@ def _check_ours(path: Path) -> None:
         raise FormatError(f"{path}: refusing to overwrite an unreadable SQLite file: {error}") from error
 
 
-def _check_meta(connection: sqlite3.Connection, path: Path, versions=READ_VERSIONS) -> None:
+def _check_meta(connection: sqlite3.Connection, path: Path, versions: tuple[str, ...] = READ_VERSIONS) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "meta" not in tables:
         raise FormatError(f"{path}: not a voxelworld world file (no 'meta' table)")

@@ -10,6 +10,7 @@ import os
 import sqlite3
 from itertools import product
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import zstandard
@@ -36,10 +37,15 @@ from .world_format import (
     _remember,
 )
 
+if TYPE_CHECKING:
+    from ..game.events import Event
+    from ..game.settings import WorldSettings
+    from ..navigation import SceneObject
+
 __all__ = ["load_world", "open_volume", "bake_inputs", "connect_for_writing"]
 
 
-def load_world(path) -> World:
+def load_world(path: str | os.PathLike[str]) -> World:
     """The world saved in ``path`` (see :func:`save_world`), ready to step.
 
     A missing path raises :class:`ParameterError`; a file that is not a complete, intact world file of this
@@ -71,7 +77,8 @@ def load_world(path) -> World:
     return world
 
 
-def _read(connection: sqlite3.Connection, path: Path) -> tuple:
+def _read(connection: sqlite3.Connection,
+          path: Path) -> tuple[VoxelVolume | SparseVolume, dict[str, Any], dict[str, np.ndarray], list[Event]]:
     check = connection.execute("PRAGMA quick_check").fetchall()
     if check != [("ok",)]:
         raise FormatError(f"{path}: the SQLite database is damaged: {check[0][0]}")
@@ -88,7 +95,7 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     arrays = _read_arrays(connection, path, decompressor)
     count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
     codec = StateCodec(volume.materials)
-    events = []
+    events: list[Event] = []
     for seq, text, digest in connection.execute("SELECT seq, json, sha256 FROM events ORDER BY seq"):
         if seq != len(events):
             raise FormatError(f"{path}: events: row {len(events)} is missing")
@@ -103,9 +110,9 @@ def _read(connection: sqlite3.Connection, path: Path) -> tuple:
     return volume, rows, arrays, events
 
 
-def _read_state_rows(connection, path: Path) -> dict:
+def _read_state_rows(connection: sqlite3.Connection, path: Path) -> dict[str, Any]:
     """The state rows by name, each checked against its checksum and parsed; FormatError for a missing one."""
-    rows = {}
+    rows: dict[str, Any] = {}
     for name, text, digest in connection.execute("SELECT name, json, sha256 FROM state"):
         if not isinstance(text, str) or _sha(f"state {name}", text.encode("utf-8")) != digest:
             raise FormatError(f"{path}: state row {name!r}: checksum mismatch")
@@ -116,9 +123,10 @@ def _read_state_rows(connection, path: Path) -> dict:
     return rows
 
 
-def _read_arrays(connection, path: Path, decompressor, prefix: str = "") -> dict[str, np.ndarray]:
+def _read_arrays(connection: sqlite3.Connection, path: Path, decompressor: zstandard.ZstdDecompressor,
+                 prefix: str = "") -> dict[str, np.ndarray]:
     """The rows of the ``arrays`` table (those whose name begins with ``prefix``), checked, by name."""
-    arrays = {}
+    arrays: dict[str, np.ndarray] = {}
     for name, dtype, shape, raw_size, digest, data in connection.execute(
             "SELECT * FROM arrays WHERE substr(name, 1, ?) = ?", (len(prefix), prefix)):
         where = f"{path}: array {name!r}"
@@ -130,7 +138,7 @@ def _read_arrays(connection, path: Path, decompressor, prefix: str = "") -> dict
     return arrays
 
 
-def _parse_json(text: str, where: str):
+def _parse_json(text: str, where: str) -> Any:
     """The JSON value of ``text``; FormatError naming ``where`` for text that is not JSON or nests deeper than
     :data:`MAX_JSON_DEPTH` (no encoder writes it; the decoders recurse)."""
     try:
@@ -148,7 +156,7 @@ def _parse_json(text: str, where: str):
     raise FormatError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
 
 
-def _array_shape(dtype, shape, where: str) -> tuple:
+def _array_shape(dtype: str, shape: object, where: str) -> tuple[int, ...]:
     """The shape (JSON text ``shape``) of an array row of ``dtype``; FormatError unless it is one
     :func:`array_from_bytes` reads, of at most :data:`MAX_ARRAY_BYTES`."""
     dims = _parse_json(shape, f"{where}: shape") if isinstance(shape, str) else None
@@ -162,7 +170,7 @@ def _array_shape(dtype, shape, where: str) -> tuple:
     return tuple(dims)
 
 
-def _empty_volume_of_file(connection, rows: dict, path: Path) -> VoxelVolume:
+def _empty_volume_of_file(connection: sqlite3.Connection, rows: dict, path: Path) -> VoxelVolume | SparseVolume:
     """The empty volume of the ``volume`` row, once its size is within the limits and the file holds a chunk row
     for each of its chunks and fields, and no other (a size the rows do not back is refused before the volume is
     allocated, naming a missing or foreign chunk); FormatError naming ``path``."""
@@ -177,7 +185,7 @@ def _empty_volume_of_file(connection, rows: dict, path: Path) -> VoxelVolume:
         raise FormatError(f"{path}: {error}") from error
 
 
-def _check_chunk_rows(connection, grid: tuple) -> None:
+def _check_chunk_rows(connection: sqlite3.Connection, grid: tuple[int, ...]) -> None:
     fields = ", ".join("?" * len(FIELDS))
     foreign = connection.execute(f"SELECT cx, cy, cz, field FROM chunks WHERE NOT (cx >= 0 AND cx < ? AND cy >= 0 "
                                  f"AND cy < ? AND cz >= 0 AND cz < ? AND field IN ({fields})) LIMIT 1",
@@ -196,7 +204,8 @@ def _check_chunk_rows(connection, grid: tuple) -> None:
                                       "missing)")
 
 
-def _read_chunks(connection, path: Path, volume: Volume, decompressor, verify: bool = True) -> None:
+def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, decompressor: zstandard.ZstdDecompressor,
+                 verify: bool = True) -> None:
     """Fill ``volume`` from the chunk rows, each checked (size, blob, checksum); a sparse volume keeps its rows of
     one value and leaves the others in the file (a :class:`WorldFileChunks` store, which checks them again when
     read). ``verify`` False (what a bake's worker opens, the file checked by its client): the rows left in the
@@ -205,9 +214,11 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor, verify: b
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
     dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
-    lazy = isinstance(volume, SparseVolume)  # its chunks of voxels stay in the file, read when needed
-    digests = {}
-    last = None
+    # A sparse volume's chunks of voxels stay in the file, read when needed.
+    lazy = volume if isinstance(volume, SparseVolume) else None
+    digests: dict[tuple[tuple[int, ...], str], bytes] = {}
+    chunk: tuple[int, ...]
+    last: tuple[int, ...] | None = None
     # Without verify, the blobs of rows holding voxels are not even read (one value: an item of at most 2 bytes).
     query = "SELECT * FROM chunks" if verify else ("SELECT cx, cy, cz, field, version, raw_size, sha256, "
                                                    "CASE WHEN raw_size <= 2 THEN data END FROM chunks")
@@ -234,11 +245,11 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor, verify: b
             raw = _decompress(decompressor, data, raw_size, raw_size, where)
             if _sha(_chunk_label(chunk, field, version), raw) != digest:
                 raise FormatError(f"{where}: checksum mismatch")
-        if lazy:  # one value kept, the voxels left in the file
+        if lazy is not None:  # one value kept, the voxels left in the file
             if uniform:
-                volume.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
+                lazy.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
             else:
-                volume.keep_in_store(chunk, field)
+                lazy.keep_in_store(chunk, field)
                 digests[(chunk, field)] = digest
             continue
         if uniform:
@@ -250,12 +261,12 @@ def _read_chunks(connection, path: Path, volume: Volume, decompressor, verify: b
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
     volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
-    if lazy:
-        volume.attach_store(WorldFileChunks(path, digests))
+    if lazy is not None:
+        lazy.attach_store(WorldFileChunks(path, digests))
 
 
 # --------------------------------------------------------------------------------------- a volume alone
-def open_volume(path) -> tuple[SparseVolume, dict]:
+def open_volume(path: str | os.PathLike[str]) -> tuple[SparseVolume, dict[str, Any]]:
     """The voxel volume of the large (sparse) world file ``path`` with every stored chunk left in the file,
     checked as it is read (:class:`~.chunk_store.WorldFileChunks`), and the file's state rows: what a bake worker
     opens, without reading the rows of voxels :func:`load_world` checks first (the client did) or building the
@@ -269,7 +280,7 @@ def open_volume(path) -> tuple[SparseVolume, dict]:
             rows = _read_state_rows(connection, target)
             if volume_storage(rows["volume"]) != "sparse":
                 raise FormatError(f"{target}: not a large world (its volume is stored dense): open it with load_world")
-            volume = _empty_volume_of_file(connection, rows, target)
+            volume = cast(SparseVolume, _empty_volume_of_file(connection, rows, target))  # storage sparse: checked
             _read_chunks(connection, target, volume, zstandard.ZstdDecompressor(), verify=False)
         finally:
             connection.close()
@@ -278,7 +289,7 @@ def open_volume(path) -> tuple[SparseVolume, dict]:
     return volume, rows
 
 
-def bake_inputs(path) -> tuple[SparseVolume, object, tuple]:
+def bake_inputs(path: str | os.PathLike[str]) -> tuple[SparseVolume, WorldSettings, tuple[SceneObject, ...]]:
     """What a bake of the large world file ``path`` needs besides its voxels: its volume (:func:`open_volume`),
     its WorldSettings and its props as navmesh scene objects, as the game's navigation takes them."""
     from ..navigation import SceneObject
@@ -299,7 +310,7 @@ def bake_inputs(path) -> tuple[SparseVolume, object, tuple]:
     return volume, settings, props
 
 
-def connect_for_writing(path) -> sqlite3.Connection:
+def connect_for_writing(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """A connection to update the world file ``path`` in place (autocommit: the caller opens its transactions),
     once it is checked to be an intact world file of this version."""
     target = Path(path)
