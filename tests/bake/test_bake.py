@@ -17,12 +17,13 @@ import time
 import numpy as np
 import pytest
 
-from voxelworld.bake import bake_world
+from voxelworld.bake import bake_world, plan_bake
 from voxelworld.bake.records import mesh_record, read_row, tile_record
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
+from voxelworld.io.world_file import bake_inputs
 from voxelworld.meshing import MAX_DETAIL_LEVEL, ChunkMesher
 from voxelworld.terrain import GeneratorSettings
 
@@ -178,6 +179,19 @@ def test_bad_requests_are_refused_before_anything_is_written(world_file, tmp_pat
     result = subprocess.run([sys.executable, "-m", "voxelworld.cli", "bake", str(tmp_path / "none.vwd")],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "WORLD" in result.stderr
+
+
+def test_a_plan_without_the_worlds_settings_or_grid_is_refused(world_file):
+    # Once, a plan without settings was made, and every block's task failed on it (AttributeError in a worker).
+    volume, settings, props = bake_inputs(world_file)
+    grid = volume.chunk_grid_shape
+    with pytest.raises(ParameterError, match="settings"):
+        plan_bake(world_file, props=props, grid=grid)
+    with pytest.raises(ParameterError, match="settings"):
+        plan_bake(world_file, settings=GROUND, props=props, grid=grid)  # the generator's, not the world's
+    with pytest.raises(ParameterError, match="grid"):
+        plan_bake(world_file, settings=settings, props=props)
+    assert plan_bake(world_file, settings=settings, props=props, grid=grid).grid == grid
 
 
 def test_baking_meshes_alone_gives_the_same_meshes_and_no_tiles(world_file, baked, tmp_path):

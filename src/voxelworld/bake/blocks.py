@@ -9,9 +9,12 @@ block's meshes and tiles are those of a whole-world bake, bit for bit, whichever
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -21,6 +24,7 @@ from ..game.settings import WorldSettings
 from ..io.world_file import open_volume
 from ..meshing import MAX_DETAIL_LEVEL, ChunkMesher
 from ..navigation import SceneObject
+from ..terrain import SparseVolume
 from .records import mesh_record, tile_record
 
 __all__ = ["BakePlan", "BlockResult", "WHAT", "plan_bake", "bake_block", "blocks_of", "block_columns",
@@ -65,14 +69,20 @@ class BlockResult:
         return sum(len(row[-1]) for row in self.meshes) + sum(len(row[-1]) for row in self.tiles)
 
 
-def blocks_of(grid: tuple[int, int, int], block_chunks: int) -> list[tuple[int, int]]:
+def blocks_of(grid: Sequence[int], block_chunks: int) -> list[tuple[int, int]]:
     nbx, nbz = -(-grid[0] // block_chunks), -(-grid[2] // block_chunks)
     return [(bx, bz) for bx in range(nbx) for bz in range(nbz)]
 
 
-def plan_bake(path, what=WHAT, settings: WorldSettings | None = None, props=(), grid=None,
+def plan_bake(path: str | os.PathLike[str], what: Iterable[str] = WHAT, settings: WorldSettings | None = None,
+              props: Iterable[SceneObject] = (), grid: tuple[int, int, int] | None = None,
               block_chunks: int = BLOCK_CHUNKS) -> BakePlan:
-    """The plan of a bake of the world file ``path`` (checked by the caller: :func:`voxelworld.bake.bake_world`)."""
+    """The plan of a bake of the world file ``path`` (checked by the caller: :func:`voxelworld.bake.bake_world`).
+    ``settings`` (the world's WorldSettings) and ``grid`` (its chunk grid) are needed: ParameterError without."""
+    if not isinstance(settings, WorldSettings):
+        raise ParameterError("settings", settings, "the world's voxelworld.game.WorldSettings")
+    if grid is None:
+        raise ParameterError("grid", grid, "the world's chunk grid: three whole numbers (chunks along x, y, z)")
     what = tuple(what)
     for part in what:
         if part not in WHAT:
@@ -83,13 +93,13 @@ def plan_bake(path, what=WHAT, settings: WorldSettings | None = None, props=(), 
     target = Path(path).resolve()
     stat = target.stat()
     return BakePlan(str(target), (stat.st_size, stat.st_mtime_ns), tuple(p for p in WHAT if p in what), settings,
-                    tuple(props), tuple(grid), block_chunks)
+                    tuple(props), cast("tuple[int, int, int]", tuple(grid)), block_chunks)
 
 
 _OPENED = threading.local()  # per thread: a worker running tasks on several threads opens the file in each
 
 
-def _opened(path: str, identity: tuple):
+def _opened(path: str, identity: tuple) -> SparseVolume:
     """The volume of the world file, opened once per worker thread and bake (its chunks are read as tasks need
     them and let go of after each task: another thread's task never loses what it reads)."""
     key = (path, identity)
@@ -99,7 +109,7 @@ def _opened(path: str, identity: tuple):
     return _OPENED.volume
 
 
-def _columns(grid, x0: int, z0: int, x1: int, z1: int) -> np.ndarray:
+def _columns(grid: tuple[int, int, int], x0: int, z0: int, x1: int, z1: int) -> np.ndarray:
     """A bool chunk grid of the columns x0..x1, z0..z1 (inclusive, clipped) through the world's height."""
     mask = np.zeros(grid, dtype=bool)
     mask[max(x0, 0):min(x1, grid[0] - 1) + 1, :, max(z0, 0):min(z1, grid[2] - 1) + 1] = True
@@ -116,14 +126,14 @@ def bake_block(plan: BakePlan, block: tuple[int, int]) -> BlockResult:
         volume.let_go(np.ones(volume.chunk_grid_shape, dtype=bool))  # the file holds them: the next task reads its own
 
 
-def block_columns(grid, block_chunks: int, block) -> tuple[int, int, int, int]:
+def block_columns(grid: tuple[int, int, int], block_chunks: int, block: tuple[int, int]) -> tuple[int, int, int, int]:
     """The chunk columns ``(x0, z0, x1, z1)`` (inclusive) of ``block``: its chunks are those columns through the
     world's height."""
     x0, z0 = block[0] * block_chunks, block[1] * block_chunks
     return x0, z0, min(x0 + block_chunks, grid[0]) - 1, min(z0 + block_chunks, grid[2]) - 1
 
 
-def block_row_count(plan: BakePlan, block, tiles: int) -> int:
+def block_row_count(plan: BakePlan, block: tuple[int, int], tiles: int) -> int:
     """How many rows the task of ``block`` writes, owning ``tiles`` navmesh tiles: per chunk of its columns the
     display mesh at every level of detail and the collision mesh (``"meshes"``), and one a tile (``"navmesh"``)."""
     x0, z0, x1, z1 = block_columns(plan.grid, plan.block_chunks, block)
@@ -131,7 +141,7 @@ def block_row_count(plan: BakePlan, block, tiles: int) -> int:
     return meshes + (tiles if "navmesh" in plan.what else 0)
 
 
-def tile_blocks(plan: BakePlan, volume) -> dict[tuple[int, int], tuple[int, int]]:
+def tile_blocks(plan: BakePlan, volume: SparseVolume) -> dict[tuple[int, int], tuple[int, int]]:
     """Every navmesh tile's block (the one holding the tile's lower corner: :func:`bake_block` bakes it there), in
     tile order; {} for a bake without the navmesh. ``volume``: the world file's (:func:`~voxelworld.io.world_file.
     open_volume`); nothing is meshed."""
@@ -143,7 +153,7 @@ def tile_blocks(plan: BakePlan, volume) -> dict[tuple[int, int], tuple[int, int]
     return {(ti, tk): (cx // size, cz // size) for ti, cx in enumerate(columns_x) for tk, cz in enumerate(columns_z)}
 
 
-def _bake(plan: BakePlan, volume, block) -> BlockResult:
+def _bake(plan: BakePlan, volume: SparseVolume, block: tuple[int, int]) -> BlockResult:
     grid = volume.chunk_grid_shape
     x0, z0, x1, z1 = block_columns(grid, plan.block_chunks, block)
     own = _columns(grid, x0, z0, x1, z1)
@@ -158,7 +168,7 @@ def _bake(plan: BakePlan, volume, block) -> BlockResult:
             active |= _columns(grid, ci0 - 1, ck0 - 1, ci1 + 1, ck1 + 1)
     mesher.set_active(active)
     meshes, tiles = [], []
-    chunks = [tuple(c) for c in np.argwhere(own).tolist()]
+    chunks = cast("list[tuple[int, int, int]]", [tuple(c) for c in np.argwhere(own).tolist()])
     versions = volume.chunk_versions
     for level in range(MAX_DETAIL_LEVEL + 1) if "meshes" in plan.what else (0,):
         # The level everywhere the meshes read (the chunks meshed), not over the whole world: a task's work follows
@@ -176,11 +186,14 @@ def _bake(plan: BakePlan, volume, block) -> BlockResult:
                                               mesher.chunk_collision_mesh(chunk)))
             if navigation_tiles:
                 navigation = _navigation(volume, mesher, plan, navigation_tiles)
-                tiles = [tile_record(tile, navigation.tiled.baked_tile(tile)) for tile in navigation_tiles]
+                tiled = navigation.tiled
+                assert tiled is not None  # a streaming navigation: navigation_distance given
+                tiles = [tile_record(tile, tiled.baked_tile(tile)) for tile in navigation_tiles]
     return BlockResult(block, tuple(meshes), tuple(tiles))
 
 
-def _navigation(volume, mesher: ChunkMesher, plan: BakePlan, tiles=None) -> WorldNavigation:
+def _navigation(volume: SparseVolume, mesher: ChunkMesher, plan: BakePlan,
+                tiles: Iterable[tuple[int, int]] | None = None) -> WorldNavigation:
     """The world's streaming navigation as the game makes it (the same region, settings and props), baking
     ``tiles`` at once."""
     settings = plan.settings
@@ -188,10 +201,11 @@ def _navigation(volume, mesher: ChunkMesher, plan: BakePlan, tiles=None) -> Worl
                            tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles)
 
 
-def _corner_columns(navigation: WorldNavigation, volume) -> tuple[list[int], list[int]]:
+def _corner_columns(navigation: WorldNavigation, volume: SparseVolume) -> tuple[list[int], list[int]]:
     """Per tile index along x (ti), and along z (tk), the chunk column holding the tiles' lower corner: a tile's
     corner along x depends on its ti alone, along z on its tk alone. Clipped to the grid."""
     tiled, grid = navigation.tiled, volume.chunk_grid_shape
+    assert tiled is not None  # a streaming navigation (_navigation): navigation_distance given
     edge = volume.chunk_size * volume.voxel_size
     ntx, ntz = tiled.tile_grid
     columns_x = [min(max(int(np.floor((tiled.tile_box((ti, 0))[0] - float(volume.origin[0])) / edge)), 0), grid[0] - 1)
@@ -201,7 +215,7 @@ def _corner_columns(navigation: WorldNavigation, volume) -> tuple[list[int], lis
     return columns_x, columns_z
 
 
-def _owned_tiles(navigation: WorldNavigation, volume, own: np.ndarray) -> list[tuple[int, int]]:
+def _owned_tiles(navigation: WorldNavigation, volume: SparseVolume, own: np.ndarray) -> list[tuple[int, int]]:
     """The navmesh tiles whose lower corner lies in the block's columns (each tile belongs to one block)."""
     columns_x, columns_z = _corner_columns(navigation, volume)
     return [(ti, tk) for ti, cx in enumerate(columns_x) if own[cx, 0].any()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import zstandard
@@ -20,6 +22,9 @@ from ..io.codec import array_bytes, array_from_bytes
 from ..meshing import CollisionMesh, DisplayMesh
 from ..navigation.polygons import TilePolygons
 from ..navigation.tiles import BakedTile
+
+if TYPE_CHECKING:
+    from .blocks import BlockResult
 
 __all__ = ["BAKE_SCHEMA", "mesh_record", "tile_record", "arrays_bytes", "arrays_from_bytes", "read_row",
            "create_tables", "write_block", "done_blocks", "block_digest", "stored_rows"]
@@ -49,7 +54,8 @@ def _compressed(label: str, raw: bytes) -> tuple[int, bytes, bytes]:
     return len(raw), row_digest(label, raw), zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
 
 
-def mesh_record(chunk, kind: str, level: int, version: int, mesh) -> tuple:
+def mesh_record(chunk: Sequence[int], kind: str, level: int, version: int,
+                mesh: DisplayMesh | CollisionMesh | None) -> tuple:
     """The ``bake_meshes`` row of a chunk's display or collision mesh (None: no triangles) at a level of
     detail, made from the chunk's voxels at ``version``."""
     if mesh is None:
@@ -59,7 +65,7 @@ def mesh_record(chunk, kind: str, level: int, version: int, mesh) -> tuple:
     return (*chunk, kind, level, version, *_compressed(label, raw))
 
 
-def tile_record(tile, baked: BakedTile) -> tuple:
+def tile_record(tile: tuple[int, int], baked: BakedTile) -> tuple:
     """The ``bake_tiles`` row of a navmesh tile: its polygons' arrays and its side steps."""
     arrays = {f.name: getattr(baked.polygons, f.name) for f in fields(TilePolygons)} | {"steps": baked.steps}
     raw = arrays_bytes(arrays)
@@ -71,7 +77,7 @@ def create_tables(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
-def block_digest(block, what: str, meshes, tiles) -> bytes:
+def block_digest(block: tuple[int, int], what: str, meshes: Sequence[tuple], tiles: Sequence[tuple]) -> bytes:
     """The digest a block's marker holds: SHA-256 over the label ``bake block {bx},{bz} {what}``, a newline, then
     every column of its ``bake_meshes`` rows in key order (cx, cy, cz, kind, level), then of its ``bake_tiles``
     rows in key order (ti, tk), each value tagged with its type and length (:func:`_value_bytes`). The rows as
@@ -87,7 +93,7 @@ def block_digest(block, what: str, meshes, tiles) -> bytes:
     return digest.digest()
 
 
-def _value_bytes(value) -> bytes:
+def _value_bytes(value: object) -> bytes:
     """A column's value as bytes that tell its type and where it ends (int, text, blob; anything else by repr)."""
     if isinstance(value, bytes):
         return b"b%d:" % len(value) + value
@@ -100,7 +106,7 @@ def _value_bytes(value) -> bytes:
     return b"r%d:" % len(text) + text
 
 
-def write_block(connection: sqlite3.Connection, result, what: str) -> None:
+def write_block(connection: sqlite3.Connection, result: BlockResult, what: str) -> None:
     """Write one block's rows and its marker (:func:`block_digest` of the rows) in one transaction: a bake killed
     at any moment leaves every block either written whole or not at all."""
     digest = block_digest(result.block, what, result.meshes, result.tiles)
@@ -122,7 +128,8 @@ def done_blocks(connection: sqlite3.Connection, what: str) -> dict[tuple[int, in
             connection.execute("SELECT bx, bz, sha256 FROM bake_blocks WHERE what = ?", (what,))}
 
 
-def stored_rows(connection: sqlite3.Connection, columns, tiles) -> tuple[list, list]:
+def stored_rows(connection: sqlite3.Connection, columns: tuple[int, int, int, int] | None,
+                tiles: Iterable[tuple[int, int]]) -> tuple[list, list]:
     """The rows the file holds of one block: the ``bake_meshes`` rows of the chunk ``columns`` (x0, z0, x1, z1,
     inclusive; None: none) and the ``bake_tiles`` rows of ``tiles``, each in key order."""
     meshes = [] if columns is None else connection.execute(

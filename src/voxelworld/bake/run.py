@@ -5,20 +5,34 @@ are checked against its marker's digest (a block whose rows are missing or chang
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO, TypeVar
 
 from ..errors import ParameterError, VoxelworldError, check_integer
 from ..io.world_file import bake_inputs, connect_for_writing
-from ..terrain import GeneratorSettings
-from .blocks import BLOCK_CHUNKS, WHAT, bake_block, block_columns, block_row_count, blocks_of, plan_bake, tile_blocks
+from ..terrain import GeneratorSettings, SparseVolume
+from .blocks import (
+    BLOCK_CHUNKS,
+    WHAT,
+    BakePlan,
+    BlockResult,
+    bake_block,
+    block_columns,
+    block_row_count,
+    blocks_of,
+    plan_bake,
+    tile_blocks,
+)
 from .records import block_digest, create_tables, done_blocks, stored_rows, write_block
-from .terrain import CHUNK_SIZE, TerrainStage, gather_terrain, generate_terrain_block, write_new_world
+from .terrain import CHUNK_SIZE, TerrainBlock, TerrainStage, gather_terrain, generate_terrain_block, write_new_world
 
 __all__ = ["bake_world", "BakeReport", "PARTS"]
 
@@ -26,6 +40,8 @@ PARTS = ("terrain",) + WHAT  # what a bake may do: generate a new world's chunks
 # A task that raised is run again up to this many times (Dask's retries); a task whose worker died is run again by
 # the scheduler anyway (up to distributed.scheduler.allowed-failures times, 3 by default).
 RETRIES = 3
+# What a task returns, block by block (a Dask future's result, or the call's here).
+_Result = TypeVar("_Result", TerrainBlock, BlockResult)
 SHOWN = 10  # blocks re-baked named one a line on resuming, at most
 # The addresses of a Dask scheduler that a client in another process can reach: distributed's network schemes (not
 # inproc://, one process's own) and a port; no scheme means tcp.
@@ -52,8 +68,9 @@ class BakeReport:
     rebaked: tuple = ()
 
 
-def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | None = None,
-               block_chunks: int | None = None, generator: GeneratorSettings | None = None, out=None) -> BakeReport:
+def bake_world(path: str | os.PathLike[str], what: Iterable[str] = WHAT, scheduler: str | None = None,
+               workers: int | None = None, block_chunks: int | None = None,
+               generator: GeneratorSettings | None = None, out: TextIO | None = None) -> BakeReport:
     """Bake the world file ``path``: its display meshes at every level of detail and collision meshes
     (``"meshes"``), its navmesh tiles (``"navmesh"``), computed block by block (:mod:`.blocks`) and written into
     the file's bake tables (docs/specs/world-format.md); with ``"terrain"``, first generate the new world of
@@ -93,9 +110,11 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
         ran_on = "in this process" if client is None else (
             f"on {scheduler}" if scheduler else f"on a LocalCluster of {workers} worker processes")
         if "terrain" in what:
+            assert generator is not None  # checked above: a generation needs it
             _terrain(path, generator, block_chunks, client, out)
         parts = tuple(part for part in what if part != "terrain")
-        if not parts:
+        if not parts:  # terrain alone
+            assert generator is not None  # checked above
             grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
             count = len(blocks_of(grid, block_chunks))
             return BakeReport(count, 0, count, 0, time.perf_counter() - start, ran_on)
@@ -103,7 +122,8 @@ def bake_world(path, what=WHAT, scheduler: str | None = None, workers: int | Non
     return BakeReport(blocks, done, written[0], written[1], time.perf_counter() - start, ran_on, rebaked)
 
 
-def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out) -> None:
+def _terrain(path: str | os.PathLike[str], generator: GeneratorSettings, block_chunks: int, client: Any,
+             out: TextIO) -> None:
     """Generate the new world's blocks (kept beside it as they come: :class:`TerrainStage`), then write it."""
     grid = tuple(-(-n // CHUNK_SIZE) for n in generator.shape)
     blocks = blocks_of(grid, block_chunks)
@@ -126,7 +146,8 @@ def _terrain(path, generator: GeneratorSettings, block_chunks: int, client, out)
     stage.remove()
 
 
-def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tuple[int, int, list, tuple]:
+def _meshes_and_tiles(path: str | os.PathLike[str], parts: tuple[str, ...], block_chunks: int, client: Any,
+                      out: TextIO) -> tuple[int, int, list[int], tuple[tuple[tuple[int, int], str], ...]]:
     volume, settings, props = bake_inputs(path)
     plan = plan_bake(path, parts, settings, props, volume.chunk_grid_shape, block_chunks)
     key = ",".join(plan.what)
@@ -155,18 +176,20 @@ def _meshes_and_tiles(path, parts: tuple, block_chunks: int, client, out) -> tup
     return blocks, len(kept), written, rebaked
 
 
-def _check_done(connection, plan, volume, done: dict) -> tuple[set, tuple]:
+def _check_done(connection: sqlite3.Connection, plan: BakePlan, volume: SparseVolume, done: dict[tuple[int, int], bytes]
+                ) -> tuple[set[tuple[int, int]], tuple[tuple[tuple[int, int], str], ...]]:
     """Of the blocks an earlier bake marked written (``done``: their markers' digests), those whose rows the file
     still holds as written (kept), and the others with why each is baked again: rows missing (deleted by another
     writer, lost with a damaged page) or different from those its marker was made of."""
     blocks = set(plan.blocks)
     done = {block: digest for block, digest in done.items() if block in blocks}
     owners = tile_blocks(plan, volume) if done else {}
-    tiles = {}
+    tiles: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for tile, block in owners.items():
         tiles.setdefault(block, []).append(tile)
     what = ",".join(plan.what)
-    kept, rebaked = set(), []
+    kept: set[tuple[int, int]] = set()
+    rebaked: list[tuple[tuple[int, int], str]] = []
     for block in sorted(done):
         mine = tiles.get(block, [])
         columns = block_columns(plan.grid, plan.block_chunks, block) if "meshes" in plan.what else None
@@ -185,7 +208,7 @@ def _check_done(connection, plan, volume, done: dict) -> tuple[set, tuple]:
     return kept, tuple(rebaked)
 
 
-def _check_scheduler(address) -> None:
+def _check_scheduler(address: object) -> None:
     """ParameterError naming ``scheduler`` unless ``address`` has the form of a Dask scheduler's address that a
     client in another process can reach (``SCHEDULER_FORMS``), checked before Dask sees it."""
     match = SCHEDULER_ADDRESS.match(address) if isinstance(address, str) else None
@@ -194,7 +217,7 @@ def _check_scheduler(address) -> None:
 
 
 @contextmanager
-def _client(scheduler: str | None, workers: int | None):
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     """A Dask client of the scheduler, or of a LocalCluster of ``workers`` processes; None for 0 workers."""
     if workers == 0:
         yield None
@@ -219,7 +242,8 @@ def _client(scheduler: str | None, workers: int | None):
         yield client
 
 
-def _run(client, task, arguments: tuple, blocks: list, name: str):
+def _run(client: Any, task: Callable[..., _Result], arguments: tuple, blocks: list[tuple[int, int]],
+         name: str) -> Iterator[_Result]:
     """``task(*arguments, block)`` of each block, yielded in the order of ``blocks``: here, or as Dask tasks (a
     result that comes early waits for those before it)."""
     if client is None:
@@ -231,7 +255,8 @@ def _run(client, task, arguments: tuple, blocks: list, name: str):
     order = {block: n for n, block in enumerate(blocks)}
     futures = [client.submit(task, *arguments, block, key=f"{name}-{block[0]}-{block[1]}", retries=RETRIES,
                              pure=False) for block in blocks]
-    arrived, following = {}, 0
+    arrived: dict[int, _Result] = {}
+    following = 0
     for future, result in as_completed(futures, with_results=True):
         arrived[order[result.block]] = result
         future.release()
@@ -240,7 +265,7 @@ def _run(client, task, arguments: tuple, blocks: list, name: str):
             following += 1
 
 
-def _progress(out, done: int, total: int) -> None:
+def _progress(out: TextIO, done: int, total: int) -> None:
     """A bar redrawn in place on a terminal, a line a block elsewhere (a log)."""
     if getattr(out, "isatty", lambda: False)():
         filled = round(30 * done / total)

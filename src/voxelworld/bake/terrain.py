@@ -5,9 +5,12 @@ volume and written as a world file the way ``voxelworld new`` writes it."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import zstandard
@@ -50,10 +53,10 @@ def generate_terrain_block(settings: GeneratorSettings, block_chunks: int, block
             first = values.flat[0]
             out[name] = int(first) if np.all(values == first) else compressor.compress(values.tobytes())
         chunks.append((chunk, out))
-    return TerrainBlock(tuple(block), tuple(chunks))
+    return TerrainBlock(cast("tuple[int, int]", tuple(block)), tuple(chunks))
 
 
-def gather_terrain(settings: GeneratorSettings, blocks) -> SparseVolume:
+def gather_terrain(settings: GeneratorSettings, blocks: Iterable[TerrainBlock]) -> SparseVolume:
     """The world's volume from its blocks' :class:`TerrainBlock` (in any order: each chunk is one block's)."""
     volume = SparseVolume(settings.shape, voxel_size=settings.voxel_size, origin=settings.origin, iso=settings.iso,
                           chunk_size=CHUNK_SIZE)
@@ -69,7 +72,7 @@ def gather_terrain(settings: GeneratorSettings, blocks) -> SparseVolume:
     return volume
 
 
-def write_new_world(volume: SparseVolume, path) -> World:
+def write_new_world(volume: SparseVolume, path: str | os.PathLike[str]) -> World:
     """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), its view meshed,
     written to the world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it
     was). ``path`` is a regular file (replaced) or a new one; a symlink is followed, its target replaced; anything
@@ -85,7 +88,7 @@ class TerrainStage:
     transaction a block) until the world is written, so that an interrupted generation resumes after them. A stage
     of other generator settings is refused (ParameterError), never mixed in."""
 
-    def __init__(self, path, settings: GeneratorSettings):
+    def __init__(self, path: str | os.PathLike[str], settings: GeneratorSettings) -> None:
         self.path = Path(str(path) + ".terrain")
         try:
             write_target(self.path)  # a FIFO or a device there is no place for SQLite's file
@@ -126,7 +129,7 @@ class TerrainStage:
         connection.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?)", result.block)
         connection.execute("COMMIT")
 
-    def blocks(self):
+    def blocks(self) -> Iterator[TerrainBlock]:
         """The kept blocks as :class:`TerrainBlock`, one after the other."""
         for bx, bz in sorted(self.done()):
             chunks = []
