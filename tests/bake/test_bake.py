@@ -5,6 +5,7 @@ the navmesh has the same islands); a killed worker loses nothing; an interrupted
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import signal
@@ -27,6 +28,7 @@ from voxelworld.io.world_file import bake_inputs
 from voxelworld.meshing import MAX_DETAIL_LEVEL, ChunkMesher
 from voxelworld.terrain import GeneratorSettings
 
+from ..io.forge import copy_of, write_state_text
 from ..io.streaming_world import saved_streaming_world
 
 GROUND = GeneratorSettings(size=64.0, height=32.0, ground_level=12.0, hill_height=4.0, cliff_strength=0.3, seed=5)
@@ -192,6 +194,14 @@ def test_a_plan_without_the_worlds_settings_or_grid_is_refused(world_file):
     with pytest.raises(ParameterError, match="grid"):
         plan_bake(world_file, settings=settings, props=props)
     assert plan_bake(world_file, settings=settings, props=props, grid=grid).grid == grid
+
+
+def test_a_world_file_whose_settings_row_holds_no_world_settings_is_refused(world_file, tmp_path):
+    # Once, the bake took whatever the row decoded to, and every block's task failed on it (AttributeError).
+    forged = copy_of(world_file, tmp_path / "forged.vwd")
+    write_state_text(forged, "settings", json.dumps({"settings": 3}))
+    with pytest.raises(FormatError, match="'settings' does not hold the world's WorldSettings .* type int"):
+        bake_world(forged, workers=0, out=open(os.devnull, "w"))
 
 
 def test_baking_meshes_alone_gives_the_same_meshes_and_no_tiles(world_file, baked, tmp_path):

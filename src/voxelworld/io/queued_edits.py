@@ -15,7 +15,7 @@ without callbacks is stored as it is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
@@ -27,8 +27,6 @@ from .codec import StateCodec, check_mapping
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from ..terrain import EditResult
 
 __all__ = ["queue_rows", "restore_queue"]
 
@@ -57,7 +55,8 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
     actions, make = world.actions, recipe["make"]
     volume, bvh, s = world.volume, world.collider.bvh, world.actions.settings
 
-    def finish(eye: np.ndarray | None = None) -> Callable[[EditResult], None]:
+    # The maker's callback: it takes what the maker reports (an action's, a suck's or an impact's result).
+    def finish(eye: np.ndarray | None = None) -> Callable[[Any], object]:
         return actions.callback_for(world, make, eye) if at_load else (lambda result: None)
 
     if make == "plain":

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..game.world import World
-from ..terrain import VoxelVolume
+from ..terrain import Volume
 from .chunk_store import connect as _connect
 
 FORMAT = "voxelworld-world"
@@ -52,7 +52,7 @@ class _Saved:
     """What a world last saved to one file: its volume, chunk versions, event count (and last event), and the
     file's identity then (device, inode, size, modification time), to tell whether the file changed since."""
 
-    volume: VoxelVolume
+    volume: Volume
     versions: np.ndarray
     event_count: int
     last_event: object

@@ -16,6 +16,7 @@ import numpy as np
 import zstandard
 
 from ..errors import FormatError, check_range
+from ..game.settings import WorldSettings
 from ..game.world import World
 from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
@@ -39,7 +40,6 @@ from .world_format import (
 
 if TYPE_CHECKING:
     from ..game.events import Event
-    from ..game.settings import WorldSettings
     from ..navigation import SceneObject
 
 __all__ = ["load_world", "open_volume", "bake_inputs", "connect_for_writing"]
@@ -291,13 +291,17 @@ def open_volume(path: str | os.PathLike[str]) -> tuple[SparseVolume, dict[str, A
 
 def bake_inputs(path: str | os.PathLike[str]) -> tuple[SparseVolume, WorldSettings, tuple[SceneObject, ...]]:
     """What a bake of the large world file ``path`` needs besides its voxels: its volume (:func:`open_volume`),
-    its WorldSettings and its props as navmesh scene objects, as the game's navigation takes them."""
+    its WorldSettings and its props as navmesh scene objects, as the game's navigation takes them. FormatError when
+    the state rows ``settings`` or ``props`` do not make them."""
     from ..navigation import SceneObject
 
     volume, rows = open_volume(path)
     codec = StateCodec(volume.materials)
     try:
         settings = codec.decode(rows["settings"]["settings"], "settings")
+        if not isinstance(settings, WorldSettings):
+            raise FormatError(f"{path}: the state row 'settings' does not hold the world's WorldSettings (it holds "
+                              f"a value of type {type(settings).__name__})")
         connection = _connect(Path(path), "ro")
         try:
             arrays = _read_arrays(connection, Path(path), zstandard.ZstdDecompressor(), "props.")
