@@ -277,7 +277,8 @@ class _Builder:
         document.nodes.append(Node(name=name, mesh=None if mesh is None else len(document.meshes) - 1))
         document.scenes[0].nodes.append(len(document.nodes) - 1)
 
-    def material(self, name: str, colour: Sequence[float] | np.ndarray, extras: dict, alpha: float = 1.0, pictures: dict | None = None) -> int:
+    def material(self, name: str, colour: Sequence[float] | np.ndarray, extras: dict, alpha: float = 1.0,
+                 pictures: dict | None = None) -> int:
         red, green, blue = (float(c) for c in colour)
         translucent = alpha < 1.0
         pbr = PbrMetallicRoughness(baseColorFactor=[red, green, blue, alpha], metallicFactor=0.0, roughnessFactor=1.0)

@@ -59,7 +59,8 @@ def export_obj(world: World, path: str | os.PathLike[str], collision: bool = Fal
     obj.line("#", f"voxelworld {__version__}: metres, Y up")
     obj.line("mtllib", library.name)
     used = set()
-    meshes: list[tuple[str, DisplayMesh | CollisionMesh, np.ndarray, np.ndarray | None]] = [("terrain", parts.display, parts.display_material, parts.display.normals)]
+    meshes: list[tuple[str, DisplayMesh | CollisionMesh, np.ndarray, np.ndarray | None]] = [
+        ("terrain", parts.display, parts.display_material, parts.display.normals)]
     if parts.collision is not None:
         meshes.append(("collision", parts.collision, parts.collision.tri_material, None))
     for name, mesh, triangle_material, normals in meshes:

@@ -302,7 +302,8 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
         check_mapping(data, where, ("name", "settings", "position"))
         try:
             # The navmesh is set above: a row of NPCs without one is refused.
-            npc = NPC(data["name"], cast(WorldNavigation, agents.navigation), codec.decode(data["position"], f"{where}.position"),
+            npc = NPC(data["name"], cast(WorldNavigation, agents.navigation),
+                      codec.decode(data["position"], f"{where}.position"),
                       codec.decode(data["settings"], f"{where}.settings"))
         except (ParameterError, KeyError) as error:
             raise FormatError(f"{where}: {error}") from error

@@ -28,8 +28,9 @@ __all__ = ["Volume", "FIELDS", "FIELD_DTYPES", "MAX_VOXELS", "MAX_CHUNKS", "MAX_
            "check_geometry", "check_field_array"]
 
 FIELDS = _kernels.VoxelFields._fields  # ("density", "mat_a", "mat_b", "mix", "damage")
-FIELD_DTYPES: dict[str, np.dtype] = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8), "mat_b": np.dtype(np.uint8),
-                "mix": np.dtype(np.uint8), "damage": np.dtype(np.uint16)}
+FIELD_DTYPES: dict[str, np.dtype] = {"density": np.dtype(np.uint8), "mat_a": np.dtype(np.uint8),
+                                     "mat_b": np.dtype(np.uint8), "mix": np.dtype(np.uint8),
+                                     "damage": np.dtype(np.uint16)}
 # Size limits of a volume (and of a world file's volume): the five fields take BYTES_PER_VOXEL bytes a voxel, so
 # MAX_VOXELS (1024³) is 6 GiB of fields, a quarter of the 24 GiB machine the project is built on, before meshes.
 # MAX_CHUNKS (128³) bounds the per-chunk bookkeeping (versions, dirty sets) a small chunk_size multiplies. A sparse
@@ -283,7 +284,8 @@ class Volume:
         voxel = self.read_voxel(index)
         return voxel["mat_b"] if voxel["mix"] > 127 else voxel["mat_a"]
 
-    def _check_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    def _check_window(self, lo: ArrayLike, hi: ArrayLike,
+                      names: Iterable[str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         lo = np.asarray(lo, dtype=np.int64)
         hi = np.asarray(hi, dtype=np.int64)
         shape = np.array(self.shape, dtype=np.int64)

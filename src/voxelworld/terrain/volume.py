@@ -178,9 +178,9 @@ class VoxelVolume(Volume):
         return volume
 
     @classmethod
-    def from_heightmap(cls, heights: ArrayLike, layers: Sequence[generators.Layer], height: int, voxel_size: float = 1.0,
-                       origin: ArrayLike = (0.0, 0.0, 0.0), iso: int = 128, chunk_size: int = 32,
-                       materials: MaterialTable | None = None,
+    def from_heightmap(cls, heights: ArrayLike, layers: Sequence[generators.Layer], height: int,
+                       voxel_size: float = 1.0, origin: ArrayLike = (0.0, 0.0, 0.0), iso: int = 128,
+                       chunk_size: int = 32, materials: MaterialTable | None = None,
                        pockets: Sequence[tuple[Shape, str | int]] = ()) -> VoxelVolume:
         """Terrain from a heightmap with material layers and pockets. See
         :func:`voxelworld.terrain.generators.fill_from_heightmap`."""
