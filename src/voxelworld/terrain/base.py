@@ -307,7 +307,7 @@ class Volume:
     @property
     def chunk_grid_shape(self) -> tuple[int, int, int]:
         """Number of chunks along x, y, z (the last chunk on an axis may be partial)."""
-        return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]
+        return tuple(-(-n // self.chunk_size) for n in self.shape)  # type: ignore[return-value]  # three axes
 
     def chunk_box(self, chunk: Index3) -> tuple[np.ndarray, np.ndarray]:
         """The voxel index box of ``chunk`` (i, j, k): ``lo`` (inclusive) and ``hi`` (exclusive), int64, clipped
@@ -332,7 +332,7 @@ class Volume:
         (slice(32, 40, None), slice(0, 16, None), slice(16, 32, None))
         """
         lo, hi = self.chunk_box(chunk)
-        return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]
+        return tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))  # type: ignore[return-value]  # three axes
 
     def world_to_index(self, points: ArrayLike) -> np.ndarray:
         """Continuous voxel coordinates ``(points - origin) / voxel_size`` of world points (m), shape (..., 3)."""

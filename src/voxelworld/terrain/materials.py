@@ -56,20 +56,20 @@ _KIND_FIELDS = ("group", "hardness", "weight", "slipperiness", "contact_damage",
 def _identifier(parameter: str, value: object) -> str:
     check_range(parameter, value, "a non-empty string of a-z, 0-9 and _",
                 isinstance(value, str) and _NAME.fullmatch(value) is not None)
-    return value  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # a str: checked above
 
 
 def _colour(value: object) -> tuple[float, float, float]:
     legal = "'#rrggbb' or three finite numbers in [0, 1] (red, green, blue)"
     if isinstance(value, str):
         check_range("colour", value, legal, _HEX_COLOUR.fullmatch(value) is not None)
-        return tuple(int(value[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+        return tuple(int(value[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]  # three
     try:
         channels = [float(c) for c in value]  # type: ignore[attr-defined]  # not iterable: TypeError, caught
     except (TypeError, ValueError):
         raise ParameterError("colour", value, legal) from None
     check_range("colour", value, legal, len(channels) == 3 and all(0.0 <= c <= 1.0 for c in channels))
-    return tuple(channels)  # type: ignore[return-value]
+    return tuple(channels)  # type: ignore[return-value]  # three: checked above
 
 
 @dataclass(frozen=True)
@@ -257,7 +257,7 @@ class MaterialTable:
 
     def __contains__(self, material: object) -> bool:
         try:
-            return self.id_of(material) != NONE_ID  # type: ignore[arg-type]
+            return self.id_of(material) != NONE_ID  # type: ignore[arg-type]  # anything else: ParameterError
         except ParameterError:
             return False
 
