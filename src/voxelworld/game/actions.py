@@ -34,7 +34,7 @@ import numpy as np
 
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_range
-from ..terrain import EditResult, Sphere, Tool, VoxelVolume
+from ..terrain import EditResult, Sphere, Tool, Volume, VoxelVolume
 from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
 
@@ -148,7 +148,7 @@ def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: fl
 
 
 # ------------------------------------------------------------------------------------------ voxel objects
-def _object_from_density(density: np.ndarray, corner: np.ndarray, template: VoxelVolume, material: str,
+def _object_from_density(density: np.ndarray, corner: np.ndarray, template: Volume, material: str,
                          velocity=(0.0, 0.0, 0.0)) -> VoxelObject | None:
     """A voxel object of ``material`` whose density is ``density`` (a uint8 block whose voxel (0, 0, 0) samples
     the world point ``corner``), cropped to its non-empty voxels with one empty voxel around; None if empty."""
@@ -171,7 +171,7 @@ def _object_from_density(density: np.ndarray, corner: np.ndarray, template: Voxe
     return VoxelObject(part, point_tuple(centre), point_tuple(velocity), material)
 
 
-def ball_object(template: VoxelVolume, material: str, radius: float, position, velocity=(0.0, 0.0, 0.0)
+def ball_object(template: Volume, material: str, radius: float, position, velocity=(0.0, 0.0, 0.0)
                 ) -> VoxelObject:
     """A ball of ``material`` of ``radius`` m at ``position`` (m), voxels as in ``template`` (a bullet)."""
     size = template.voxel_size
@@ -200,14 +200,14 @@ class _Removed:
     def __init__(self, shape):
         self.shape, self.before, self.window, self.corner = shape, None, None, None
 
-    def keep(self, volume: VoxelVolume) -> None:
+    def keep(self, volume: Volume) -> None:
         box = volume.voxel_box(self.shape, 2 * volume.voxel_size)  # the ramp reaches about a voxel past the shape
         if box is not None:
             self.window = (box[0], box[1] + 1)
             self.before = np.array(volume.read_window(*self.window, ("density",))["density"])
             self.corner = volume.index_to_world(box[0])
 
-    def density(self, volume: VoxelVolume) -> np.ndarray | None:
+    def density(self, volume: Volume) -> np.ndarray | None:
         if self.before is None:
             return None
         return self.before - volume.read_window(*self.window, ("density",))["density"]  # removal only lowers
@@ -230,14 +230,14 @@ def _dig_recipe(make: str, eye, aim) -> EditRecipe:
     return EditRecipe(make, (("eye", check_point("eye", eye)), ("aim", check_point("aim", aim))))
 
 
-def touching_materials(volume: VoxelVolume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:
+def touching_materials(volume: Volume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:
     """The materials (names, in id order) of the collision triangles that touch the update range ``sphere``: what
     the player sees there. Punch and pull-out give their objects one of them."""
     ids = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
     return tuple(volume.materials.name_by_id[m] for m in sorted({int(m) for m in ids if m != 0}))
 
 
-def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, settings: PunchSettings = PunchSettings()
+def punch_edit(volume: Volume, bvh: TriangleBVH | None, eye, aim, finish, settings: PunchSettings = PunchSettings()
                ) -> VoxelEdit | None:
     """The edit a punch makes (see :func:`punch`), or None when the aim meets nothing within reach.
 
@@ -287,7 +287,7 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                      on_applied=finished, recipe=recipe)
 
 
-def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
+def punch(volume: Volume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
           ) -> ActionResult:
     """Punch the terrain in front of the player.
 
@@ -303,7 +303,7 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     return _at_once(punch_edit, volume, bvh, eye, aim, settings)
 
 
-def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish,
+def pull_out_edit(volume: Volume, bvh: TriangleBVH | None, eye, aim, finish,
                   settings: PunchSettings = PunchSettings()) -> VoxelEdit | None:
     """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
     the :class:`ActionResult` (the held piece in ``result.held``). Its ``recipe`` is ``pull_out`` with ``eye``
@@ -337,7 +337,7 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
                      on_applied=finished, recipe=recipe)
 
 
-def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
+def pull_out(volume: Volume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
              ) -> ActionResult:
     """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
     holds (``result.held``), of the highest fragment-priority material among the collision triangles touching

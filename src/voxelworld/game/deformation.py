@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .actions import ActionEvent, ActionResult
 from .checks import check_direction, check_point
 from .throwing import ImpactResult
@@ -173,7 +173,7 @@ def achievements(state: DeformationState) -> dict[str, float]:
     return state.achievements()
 
 
-def buried(volume: VoxelVolume, index) -> bool:
+def buried(volume: Volume, index) -> bool:
     """Whether voxel ``index`` (i, j, k) is buried: it and its 26 neighbours lie inside the volume and are solid.
     Treasure is placed only in buried voxels, and can be opened once its voxel is no longer buried."""
     i, j, k = (int(v) for v in index)
@@ -183,7 +183,7 @@ def buried(volume: VoxelVolume, index) -> bool:
                 >= volume.iso)
 
 
-def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = TreasureSettings()
+def treasure_spot(volume: Volume, eye, point, settings: TreasureSettings = TreasureSettings()
                   ) -> tuple[tuple[float, float, float], float] | None:
     """The first buried spot behind ``point`` as seen from ``eye``: ``(position, depth)`` or None.
 
@@ -204,7 +204,7 @@ def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = 
     return None
 
 
-def record_removal(state: DeformationState, volume: VoxelVolume, eye, aim, point, volume_removed: float,
+def record_removal(state: DeformationState, volume: Volume, eye, aim, point, volume_removed: float,
                    removed_by_group: Mapping[str, float], treasure: TreasureSettings = TreasureSettings(),
                    awards: AwardSettings = AwardSettings()) -> DeformationUpdate:
     """Add one action's removal (``volume_removed`` m³ at ``point``, ``removed_by_group`` m³ per group) made by
@@ -248,7 +248,7 @@ def record_removal(state: DeformationState, volume: VoxelVolume, eye, aim, point
     return DeformationUpdate(new_state, found, tuple(granted), tuple(events))
 
 
-def record_action(state: DeformationState, volume: VoxelVolume, eye, result: ActionResult,
+def record_action(state: DeformationState, volume: Volume, eye, result: ActionResult,
                   treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
                   ) -> DeformationUpdate:
     """:func:`record_removal` for the removal an action reported (a miss records nothing)."""
@@ -260,7 +260,7 @@ def record_action(state: DeformationState, volume: VoxelVolume, eye, result: Act
                           result.removed_by_group, treasure, awards)
 
 
-def record_impact(state: DeformationState, volume: VoxelVolume, eye, result: ImpactResult,
+def record_impact(state: DeformationState, volume: Volume, eye, result: ImpactResult,
                   treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
                   ) -> DeformationUpdate:
     """:func:`record_removal` for the density a thrown object's impact removed (an explosion), at its contact as

@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import ContactMotion, SlowdownProfile, dig_clip, forearm_part
-from ..terrain import Capsule, EditResult, Tool, VoxelVolume
+from ..terrain import Capsule, EditResult, Tool, Volume
 from .edits import VoxelEdit
 from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height, check_tool_and_profile
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
@@ -144,7 +144,7 @@ class ShovelDigger:
         The lowest wrist rate so far (1 until the first contact).
     """
 
-    def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
+    def __init__(self, name: str, volume: Volume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
                  settings: ShovelSettings = ShovelSettings(), edits: Callable | None = None):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")

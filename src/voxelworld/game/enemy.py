@@ -55,7 +55,7 @@ from ..attribute_state import array, attribute_state, flag, instance, number, op
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
-from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
+from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
@@ -259,7 +259,7 @@ class ChainsawEnemy:
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 
-    def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
+    def __init__(self, name: str, volume: Volume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
                  settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")

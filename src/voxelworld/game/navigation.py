@@ -59,7 +59,7 @@ from ..navigation.crowd import check_agent
 from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -174,7 +174,7 @@ class WorldNavigation:
                         "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks")
 
-    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
+    def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
                  navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None):

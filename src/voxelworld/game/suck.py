@@ -34,7 +34,7 @@ import numpy as np
 
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
-from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
+from ..terrain import Box, EditResult, Sphere, Tool, Volume
 from .actions import ActionEvent, ActionResult, aim_hit, removal_totals
 from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
@@ -146,7 +146,7 @@ class SuckFrame:
     refusal: Refusal | None = None  # why suck does nothing, the first frame of this hold it is so for that reason
 
 
-def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
+def suck_edits(state: SuckState, volume: Volume, bvh: TriangleBVH | None, eye, aim, dt: float,
                holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
     """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
     at the aim's hit, or none (button up, gauge empty, nothing within reach). ``finish`` gets the frame's
@@ -263,7 +263,7 @@ def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, ed
     return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets, state.said), result)
 
 
-def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
+def suck(state: SuckState, volume: Volume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
          settings: SuckSettings = SuckSettings()) -> SuckFrame:
     """One frame of suck.
 

@@ -18,7 +18,7 @@ from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Contact
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .collider import Collider, chunk_bvhs
 
 __all__ = ["TerrainContacts"]
@@ -57,7 +57,7 @@ class TerrainContacts:
     True
     """
 
-    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, reach: float):
+    def __init__(self, volume: Volume, mesher: ChunkMesher, reach: float):
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume, VoxelVolume
+from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume
 from .actions import ActionEvent, VoxelObject, ball_object
 from .checks import check_direction, check_point
 from .edits import EditRecipe, VoxelEdit
@@ -162,7 +162,7 @@ class StanceResult:
     events: tuple[ActionEvent, ...]
 
 
-def stance(state: SuckState, volume: VoxelVolume, eye, aim, settings: ThrowSettings = ThrowSettings()
+def stance(state: SuckState, volume: Volume, eye, aim, settings: ThrowSettings = ThrowSettings()
            ) -> StanceResult:
     """Take the stance: consume the oldest bullet and ready it as a ball of its material ``hold_distance`` m ahead
     of the eye. Without a bullet nothing is readied and a ``stance_refused`` event is emitted."""
@@ -264,7 +264,7 @@ def fly(projectile: Projectile, bvh: TriangleBVH | None, dt: float, materials: M
     return FlightStep(Projectile(moved, time), None, ())
 
 
-def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
+def step_projectile(projectile: Projectile, volume: Volume, bvh: TriangleBVH | None, dt: float,
                     settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
     """:func:`fly` one frame and, at a contact, apply :func:`impact` to ``volume`` at once."""
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
@@ -277,7 +277,7 @@ def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBV
 
 
 # ------------------------------------------------------------------------------------------------ impact
-def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finish,
+def impact_edit(volume: Volume, thing: VoxelObject, contact: Contact, finish,
                 rules: ImpactRules = ImpactRules()) -> VoxelEdit | None:
     """The edit of the rule of the pair (``thing.material``, ``contact.material``) at the contact: attach (an
     ``add`` range), explode (a ``remove`` range), cool (a ``convert`` range) or nothing (None). ``finish`` gets
@@ -323,7 +323,7 @@ def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finis
     return None
 
 
-def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
+def impact(volume: Volume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
            ) -> ImpactResult:
     """Apply the rule of the pair (``thing.material``, ``contact.material``) at the contact and report it."""
     results: list[ImpactResult] = []

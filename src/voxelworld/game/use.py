@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import check_finite
-from ..terrain import VoxelVolume
+from ..terrain import Volume
 from .checks import check_direction, check_point
 from .deformation import buried
 
@@ -48,14 +48,14 @@ class TreasureReward:
     currency: float
 
 
-def _voxel(volume: VoxelVolume, position) -> tuple[int, int, int] | None:
+def _voxel(volume: Volume, position) -> tuple[int, int, int] | None:
     index = np.round(volume.world_to_index(check_point("position", position))).astype(np.int64)
     if np.any(index < 0) or np.any(index >= volume.shape):
         return None
     return (int(index[0]), int(index[1]), int(index[2]))
 
 
-def treasure_reward(volume: VoxelVolume, position) -> TreasureReward:
+def treasure_reward(volume: Volume, position) -> TreasureReward:
     """The reward of a treasure at ``position`` (m): the rewards of the dominant material of its voxel."""
     index = _voxel(volume, position)
     if index is None:
@@ -67,7 +67,7 @@ def treasure_reward(volume: VoxelVolume, position) -> TreasureReward:
     return TreasureReward(row.name, row.stamina_reward, row.currency_reward)
 
 
-def exposed(volume: VoxelVolume, position) -> bool:
+def exposed(volume: Volume, position) -> bool:
     """Whether a treasure at ``position`` (m) can be opened: its voxel is no longer buried."""
     index = _voxel(volume, position)
     return index is not None and not buried(volume, index)
