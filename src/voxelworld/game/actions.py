@@ -299,8 +299,8 @@ def punch_edit(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: Arr
                      on_applied=finished, recipe=recipe)
 
 
-def punch(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike, settings: PunchSettings = PunchSettings()
-          ) -> ActionResult:
+def punch(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+          settings: PunchSettings = PunchSettings()) -> ActionResult:
     """Punch the terrain in front of the player.
 
     The aim (a ray from ``eye`` along ``aim``) meets the collision mesh within ``settings.reach``; a sphere of
@@ -316,7 +316,8 @@ def punch(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLik
 
 
 def pull_out_edit(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
-                  finish: Callable[[ActionResult], object], settings: PunchSettings = PunchSettings()) -> VoxelEdit | None:
+                  finish: Callable[[ActionResult], object], settings: PunchSettings = PunchSettings()
+                  ) -> VoxelEdit | None:
     """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
     the :class:`ActionResult` (the held piece in ``result.held``). Its ``recipe`` is ``pull_out`` with ``eye``
     and ``aim``."""
@@ -351,8 +352,8 @@ def pull_out_edit(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: 
                      on_applied=finished, recipe=recipe)
 
 
-def pull_out(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike, settings: PunchSettings = PunchSettings()
-             ) -> ActionResult:
+def pull_out(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+             settings: PunchSettings = PunchSettings()) -> ActionResult:
     """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
     holds (``result.held``), of the highest fragment-priority material among the collision triangles touching
     the range (so lava next to rock gives rock); the most-removed material when no triangle touches it."""

@@ -75,10 +75,11 @@ class Agents:
     # Ranges (voxelworld.game.state_checks): patrol ends and the pending box within the world's box grown by
     # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since a time. Each enemy's motion
     # (taken back before the cast's state) must stand where its enemy does, its points within the world's box.
-    STATE_CHECKS: dict[str, Callable[..., None]] = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
-                    "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
-                    "pending_box": optional(pair(array((3,)), array((3,)))),
-                    "*": lambda agents, name, state: agents._check_state(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
+        "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
+        "pending_box": optional(pair(array((3,)), array((3,)))),
+        "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers")

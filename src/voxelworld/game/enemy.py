@@ -254,13 +254,14 @@ class ChainsawEnemy:
     # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
     # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
     # and cut_span (its ends in order) along the wall within it; walk_velocity within ±MAX_SPEED.
-    STATE_CHECKS: dict[str, Callable[..., None]] = {"facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
-                    "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
-                    "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
-                    "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
-                    "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
-                    "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
-                    "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
+        "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
+        "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
+        "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
+        "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
+        "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
+        "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 

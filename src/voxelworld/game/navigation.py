@@ -285,7 +285,8 @@ class WorldNavigation:
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
 
     # ------------------------------------------------------------------------------------------- crowd
-    def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float) -> int:
+    def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float
+                  ) -> int:
         """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
         (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers
         are checked against before anything is baked)."""

@@ -132,7 +132,8 @@ class NPC:
     STATE_CHECKS = {"replans": count(), "time": seconds()}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "agent")
 
-    def __init__(self, name: str, navigation: WorldNavigation, position: ArrayLike, settings: NPCSettings = NPCSettings()):
+    def __init__(self, name: str, navigation: WorldNavigation, position: ArrayLike,
+                 settings: NPCSettings = NPCSettings()) -> None:
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(navigation, WorldNavigation):

@@ -58,8 +58,8 @@ class WorldObject:
         return replace(local, positions=positions)
 
 
-def fall(item: WorldObject, bvh: TriangleBVH | None, dt: float, materials: MaterialTable, settings: ThrowSettings = ThrowSettings()
-         ) -> WorldObject | None:
+def fall(item: WorldObject, bvh: TriangleBVH | None, dt: float, materials: MaterialTable,
+         settings: ThrowSettings = ThrowSettings()) -> WorldObject | None:
     """A loose object one frame on: flying under gravity until its path meets the collision mesh, where it comes
     to rest at the contact; a resting object only ages. None when it flew longer than
     ``settings.max_flight_time`` without meeting anything (it fell out of the world)."""

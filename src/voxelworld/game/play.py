@@ -155,17 +155,18 @@ class PlayerActions:
     # counters in [0, MAX_COUNT]; the treasures' positions within the world's box grown by POSITION_MARGIN, the
     # objects' by that and how far one flies before it is lost (settings.throw: 2 * speed and gravity for
     # max_flight_time), their velocities within ±MAX_SPEED; at most max_bullets bullets.
-    STATE_CHECKS: dict[str, Callable[..., None]] = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
-                                     held_time=seconds(), updates=count(), bullets=sequence(text()),
-                                     said=sequence(text())),
-                    "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
-                                            removed_by_group=sequence(pair(text(), number(minimum=0.0))),
-                                            awarded=sequence(pair(text(), count())),
-                                            treasures=sequence(instance(Treasure))),
-                    "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
-                    "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
-                    "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
-                    "*": lambda actions, name, state: actions._check_places(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
+                         held_time=seconds(), updates=count(), bullets=sequence(text()),
+                         said=sequence(text())),
+        "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
+                                removed_by_group=sequence(pair(text(), number(minimum=0.0))),
+                                awarded=sequence(pair(text(), count())),
+                                treasures=sequence(instance(Treasure))),
+        "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
+        "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
+        "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
+        "*": lambda actions, name, state: actions._check_places(name, state)}
     OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box")
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
@@ -353,7 +354,8 @@ class PlayerActions:
         action's report for the deformation stage's bookkeeping (:meth:`book`). ``eye`` (m) is where the player
         looked from (for the treasure and award counters; not used by impact). A loaded world's queued edits are
         made again with it (:mod:`voxelworld.io`)."""
-        finishers: dict[str, Callable[..., None]] = {"punch": self._punched, "pull_out": self._pulled, "suck": self._sucked}
+        finishers: dict[str, Callable[..., None]] = {"punch": self._punched, "pull_out": self._pulled,
+                                                     "suck": self._sucked}
         if make == "impact":
             return partial(self._impacted, world)
         check_range("make", make, "punch, pull_out, suck or impact", make in finishers)

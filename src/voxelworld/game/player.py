@@ -151,13 +151,14 @@ class Player:
     # Ranges: position within the world's box grown by POSITION_MARGIN; velocity within ±MAX_SPEED on each axis;
     # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the grown
     # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
-    STATE_CHECKS: dict[str, Callable[..., None]] = {"position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
-                    "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
-                    "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
-                    "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
-                    "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
-                    "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
-                    "currency": number(minimum=0.0), "*": _check_state}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
+        "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
+        "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
+        "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
+        "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
+        "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
+        "currency": number(minimum=0.0), "*": _check_state}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position: ArrayLike, yaw: float, settings: PlayerSettings, materials: MaterialTable) -> None:

@@ -48,7 +48,8 @@ def world_box(volume: Volume) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(volume.origin, dtype=np.float64), volume.index_to_world(np.array(volume.shape) - 1)
 
 
-def check_inside(name: str, points: ArrayLike, box: tuple[np.ndarray, np.ndarray], margin: float = POSITION_MARGIN) -> None:
+def check_inside(name: str, points: ArrayLike, box: tuple[np.ndarray, np.ndarray], margin: float = POSITION_MARGIN
+                 ) -> None:
     """``points`` ((3,) or (n, 3), m) lie within ``box`` (lo, hi) grown by ``margin`` m on every side."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     lo, hi = box[0] - margin, box[1] + margin

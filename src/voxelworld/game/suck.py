@@ -150,7 +150,8 @@ class SuckFrame:
 
 
 def suck_edits(state: SuckState, volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
-               dt: float, holding: bool, finish: Callable[[SuckUpdate], object], settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
+               dt: float, holding: bool, finish: Callable[[SuckUpdate], object],
+               settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
     """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
     at the aim's hit, or none (button up, gauge empty, nothing within reach). ``finish`` gets the frame's
     :class:`SuckUpdate` once the last edit is applied (at once when there are none); :func:`suck_frame` makes
