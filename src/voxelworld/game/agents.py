@@ -12,7 +12,7 @@ after the player's actions and objects. Their events become
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
@@ -158,7 +158,7 @@ class Agents:
         points.extend(npc.position for npc in self.npcs)
         return np.array(points, dtype=np.float64)
 
-    def add_npc(self, name: str, position: ArrayLike, goal: ArrayLike | None = None, patrol: bool = False,
+    def add_npc(self, name: str, position: ArrayLike, goal: Iterable[float] | None = None, patrol: bool = False,
                 settings: NPCSettings = NPCSettings()) -> NPC:
         """An NPC called ``name`` (unique among the agents) standing at ``position`` (m), walking to ``goal``
         (m) when given; with ``patrol`` it walks back and forth between the two for ever."""

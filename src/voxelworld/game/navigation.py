@@ -222,7 +222,7 @@ class WorldNavigation:
             given[chunk] = mesh if mesh is None or mesh.triangle_count else None
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
-        self._tile_chunks: dict[tuple[int, ...], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
+        self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
             self.tiled = None
@@ -419,14 +419,14 @@ class WorldNavigation:
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         return self._change(self._missing(self._tile_distances(points), self._meshed_columns(), -1), [])
 
-    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, ...]]:
+    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, int]]:
         """The tiles within the navigation distance, not kept and bakeable, nearest first, at most ``budget``
         (negative: all)."""
         assert self.tiled is not None  # (streaming only)
         kept = self.tiled.tiles
-        near = [tuple(t) for t in np.argwhere(distance <= self.navigation_distance).tolist()]
+        near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
         near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
-        out: list[tuple[int, ...]] = []
+        out: list[tuple[int, int]] = []
         for tile in near:
             if budget >= 0 and len(out) >= budget:
                 break
@@ -467,7 +467,7 @@ class WorldNavigation:
         """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
         return self.mesher.meshed.all(axis=1)  # type: ignore[return-value]  # numpy's stubs: an array here (3-D in)
 
-    def chunk_columns(self, tile: tuple[int, ...]) -> tuple[int, int, int, int]:
+    def chunk_columns(self, tile: tuple[int, int]) -> tuple[int, int, int, int]:
         """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
         those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
         reach, widened to the props reaching in (the bake reads the ground under them)."""
@@ -493,13 +493,13 @@ class WorldNavigation:
             self._tile_chunks[tile] = (ci0, ck0, ci1, ck1)
         return self._tile_chunks[tile]
 
-    def _bakeable(self, tile: tuple[int, ...], ok: np.ndarray) -> bool:
+    def _bakeable(self, tile: tuple[int, int], ok: np.ndarray) -> bool:
         """Whether every chunk a bake of ``tile`` reads, and the lower neighbours their collision meshes join,
         is meshed (``ok``: every chunk of the column (ci, ck) meshed)."""
         ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
         return bool(ok[max(ci0 - 1, 0):ci1 + 1, max(ck0 - 1, 0):ck1 + 1].all())
 
-    def _read_chunks(self, tiles: Iterable[tuple[int, ...]]) -> list[tuple[int, int, int]]:
+    def _read_chunks(self, tiles: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
         height = self.volume.chunk_grid_shape[1]
         columns: set[tuple[int, int]] = set()
         for tile in tiles:

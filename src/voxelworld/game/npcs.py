@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,7 +215,7 @@ class NPC:
         return self.navigation.crowd.path(self.agent) if self.state == "walking" else None
 
     # ------------------------------------------------------------------------------------------ walking
-    def walk_to(self, goal: ArrayLike) -> bool:
+    def walk_to(self, goal: Iterable[float]) -> bool:
         """Plan a path to ``goal`` (m) and start walking; False (state ``"blocked"``) when none exists."""
         return self.navigation.crowd.set_goal(self.agent, goal)
 
