@@ -105,7 +105,7 @@ class World(Streaming):
 
     Parameters
     ----------
-    volume : VoxelVolume
+    volume : VoxelVolume or SparseVolume
         The terrain; the world edits it in place.
     materials : MaterialTable or None
         The table the volume's material ids refer to (the volume's own when None).
