@@ -206,6 +206,18 @@ def test_a_blocked_npc_walks_on_once_the_way_is_open_again():
     assert npc.state == "arrived"
 
 
+def test_a_blocked_npc_taken_back_without_a_goal_stands_and_the_frame_goes_on():
+    """A state taken back may hold an NPC blocked with no goal (the crowd takes it): the frame's re-plan of blocked
+    NPCs has nothing to plan to and leaves it standing, rather than refusing the missing goal in mid-frame."""
+    world = field_world()
+    npc = world.agents.add_npc("stander", (3.0, FLOOR, 12.0))
+    state = npc.state_dict()
+    npc.load_state_dict(state | {"walk": state["walk"] | {"state": "blocked", "goal": None, "path": np.zeros((0, 3))}})
+    assert npc.state == "blocked" and npc.goal is None
+    world.step(Inputs())
+    assert world.frame == 1 and npc.state == "blocked"
+
+
 def test_npcs_walk_round_an_enemy_in_their_way():
     """An enemy stands in the crowd as an obstacle: an NPC whose straight way runs through it keeps out of its
     disc (ENEMY_RADIUS plus its own radius, within 5% of that) and arrives."""

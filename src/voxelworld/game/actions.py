@@ -28,13 +28,15 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_range
-from ..terrain import EditResult, Sphere, Tool, VoxelVolume
+from ..terrain import EditResult, Shape, Sphere, Tool, Volume, VoxelVolume
 from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
 
@@ -125,7 +127,7 @@ class PunchSettings:
     min_fragment_volume: float = 0.005
     fragment_speed: float = 3.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("reach", "radius"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
                                                         strict_minimum=True, unit="m"))
@@ -137,7 +139,8 @@ class PunchSettings:
                                                                 minimum=0.0, unit="m/s"))
 
 
-def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: float):
+def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: float
+            ) -> tuple[np.ndarray, np.ndarray, int] | None:
     """``(point, normal, material id)`` where the aim first meets the mesh within ``reach`` m, or None."""
     if bvh is None:
         return None
@@ -148,8 +151,8 @@ def aim_hit(bvh: TriangleBVH | None, eye: np.ndarray, aim: np.ndarray, reach: fl
 
 
 # ------------------------------------------------------------------------------------------ voxel objects
-def _object_from_density(density: np.ndarray, corner: np.ndarray, template: VoxelVolume, material: str,
-                         velocity=(0.0, 0.0, 0.0)) -> VoxelObject | None:
+def _object_from_density(density: np.ndarray, corner: np.ndarray, template: Volume, material: str,
+                         velocity: Sequence[float] | np.ndarray = (0.0, 0.0, 0.0)) -> VoxelObject | None:
     """A voxel object of ``material`` whose density is ``density`` (a uint8 block whose voxel (0, 0, 0) samples
     the world point ``corner``), cropped to its non-empty voxels with one empty voxel around; None if empty."""
     filled = np.argwhere(density > 0)
@@ -171,8 +174,8 @@ def _object_from_density(density: np.ndarray, corner: np.ndarray, template: Voxe
     return VoxelObject(part, point_tuple(centre), point_tuple(velocity), material)
 
 
-def ball_object(template: VoxelVolume, material: str, radius: float, position, velocity=(0.0, 0.0, 0.0)
-                ) -> VoxelObject:
+def ball_object(template: Volume, material: str, radius: float, position: Sequence[float] | np.ndarray,
+                velocity: Sequence[float] | np.ndarray = (0.0, 0.0, 0.0)) -> VoxelObject:
     """A ball of ``material`` of ``radius`` m at ``position`` (m), voxels as in ``template`` (a bullet)."""
     size = template.voxel_size
     n = int(math.ceil(2 * radius / size)) + 3
@@ -183,8 +186,10 @@ def ball_object(template: VoxelVolume, material: str, radius: float, position, v
 
 
 # ------------------------------------------------------------------------------------------ punch family
-def removal_totals(edits) -> tuple[float, dict, dict]:
-    total, by_material, by_group = 0.0, {}, {}
+def removal_totals(edits: Iterable[EditResult]) -> tuple[float, dict[str, float], dict[str, float]]:
+    total = 0.0
+    by_material: dict[str, float] = {}
+    by_group: dict[str, float] = {}
     for edit in edits:
         total += edit.volume_removed
         for table, amounts in ((by_material, edit.removed_by_material), (by_group, edit.removed_by_group)):
@@ -197,23 +202,27 @@ class _Removed:
     """Keeps the density of a range's voxel window before an edit (``keep``, an ``on_before`` hook), to tell
     what the edit removed afterwards (``density``: a uint8 block whose voxel (0, 0, 0) samples ``corner``)."""
 
-    def __init__(self, shape):
-        self.shape, self.before, self.window, self.corner = shape, None, None, None
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self.before: np.ndarray | None = None
+        self.window: tuple[np.ndarray, np.ndarray] | None = None  # voxels lo, hi (exclusive)
+        self.corner: np.ndarray | None = None
 
-    def keep(self, volume: VoxelVolume) -> None:
+    def keep(self, volume: Volume) -> None:
         box = volume.voxel_box(self.shape, 2 * volume.voxel_size)  # the ramp reaches about a voxel past the shape
         if box is not None:
             self.window = (box[0], box[1] + 1)
             self.before = np.array(volume.read_window(*self.window, ("density",))["density"])
             self.corner = volume.index_to_world(box[0])
 
-    def density(self, volume: VoxelVolume) -> np.ndarray | None:
-        if self.before is None:
+    def density(self, volume: Volume) -> np.ndarray | None:
+        if self.before is None or self.window is None:  # (kept together)
             return None
         return self.before - volume.read_window(*self.window, ("density",))["density"]  # removal only lowers
 
 
-def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):
+def _dig_range(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike, settings: PunchSettings
+               ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, int] | None, Sphere | None]:
     """Validate and aim for punch and pull-out: ``(eye, aim, hit, sphere)``, hit and sphere None on a miss."""
     check_world(volume, bvh)
     eye, aim = check_point("eye", eye), check_direction("aim", aim)
@@ -224,20 +233,21 @@ def _dig_range(volume, bvh, eye, aim, settings: PunchSettings):
     return eye, aim, hit, Sphere(point_tuple(hit[0] + aim * settings.depth), settings.radius)
 
 
-def _dig_recipe(make: str, eye, aim) -> EditRecipe:
+def _dig_recipe(make: str, eye: ArrayLike, aim: ArrayLike) -> EditRecipe:
     """The recipe of a punch or pull-out: the eye and aim as given (copied as float arrays, the aim not
     normalised again), so the same call makes the same edit."""
     return EditRecipe(make, (("eye", check_point("eye", eye)), ("aim", check_point("aim", aim))))
 
 
-def touching_materials(volume: VoxelVolume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:
+def touching_materials(volume: Volume, bvh: TriangleBVH, sphere: Sphere) -> tuple[str, ...]:
     """The materials (names, in id order) of the collision triangles that touch the update range ``sphere``: what
     the player sees there. Punch and pull-out give their objects one of them."""
     ids = bvh.overlap_sphere(np.array(sphere.center), sphere.radius).material
     return tuple(volume.materials.name_by_id[m] for m in sorted({int(m) for m in ids if m != 0}))
 
 
-def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, settings: PunchSettings = PunchSettings()
+def punch_edit(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+               finish: Callable[[ActionResult], object], settings: PunchSettings = PunchSettings()
                ) -> VoxelEdit | None:
     """The edit a punch makes (see :func:`punch`), or None when the aim meets nothing within reach.
 
@@ -247,7 +257,7 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
     recipe = _dig_recipe("punch", eye, aim)
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
     check_finish(finish)
-    if hit is None:
+    if hit is None or sphere is None or bvh is None:  # a miss (all three together)
         return None
     point, normal, material_id = hit
     aimed = volume.materials.name_by_id[material_id]
@@ -262,8 +272,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
             table = volume.materials
             material = max(touching, key=lambda name: (edit.removed_by_material.get(name, 0.0),
                                                        int(table[name].fragment_priority), -table.id_of(name)))
-        if material is not None and density is not None:
-            corner = removed.corner
+        corner = removed.corner
+        if material is not None and density is not None and corner is not None:  # (density: kept with corner)
             split = np.clip(np.ceil(volume.world_to_index(point) - volume.world_to_index(corner)).astype(int), 0,
                             density.shape)
             unit = volume.voxel_volume / 255.0
@@ -274,6 +284,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                 if int(part.sum(dtype=np.int64)) * unit < max(settings.min_fragment_volume, 1e-12):
                     continue
                 piece = _object_from_density(part, corner, volume, material)
+                if piece is None:
+                    continue
                 away = np.asarray(piece.position) - point + 0.5 * normal * volume.voxel_size
                 direction = away / max(float(np.linalg.norm(away)), 1e-12)
                 fragments.append(replace(piece, velocity=point_tuple(direction * settings.fragment_speed)))
@@ -287,8 +299,8 @@ def punch_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish, s
                      on_applied=finished, recipe=recipe)
 
 
-def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
-          ) -> ActionResult:
+def punch(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+          settings: PunchSettings = PunchSettings()) -> ActionResult:
     """Punch the terrain in front of the player.
 
     The aim (a ray from ``eye`` along ``aim``) meets the collision mesh within ``settings.reach``; a sphere of
@@ -303,15 +315,16 @@ def punch(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: Punc
     return _at_once(punch_edit, volume, bvh, eye, aim, settings)
 
 
-def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish,
-                  settings: PunchSettings = PunchSettings()) -> VoxelEdit | None:
+def pull_out_edit(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+                  finish: Callable[[ActionResult], object], settings: PunchSettings = PunchSettings()
+                  ) -> VoxelEdit | None:
     """The edit a pull-out makes (see :func:`pull_out`), or None on a miss; applying it calls ``finish`` with
     the :class:`ActionResult` (the held piece in ``result.held``). Its ``recipe`` is ``pull_out`` with ``eye``
     and ``aim``."""
     recipe = _dig_recipe("pull_out", eye, aim)
     eye, aim, hit, sphere = _dig_range(volume, bvh, eye, aim, settings)
     check_finish(finish)
-    if hit is None:
+    if hit is None or sphere is None or bvh is None:  # a miss (all three together)
         return None
     point, normal, material_id = hit
     table = volume.materials
@@ -326,8 +339,10 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
         material = priority or edit.most_removed_material
         density = removed.density(volume)
         held = None
-        if material is not None and density is not None and edit.volume_removed > settings.min_fragment_volume:
-            held = _object_from_density(density, removed.corner, volume, material)
+        corner = removed.corner
+        if material is not None and density is not None and corner is not None and \
+                edit.volume_removed > settings.min_fragment_volume:  # (density: kept with corner)
+            held = _object_from_density(density, corner, volume, material)
         total, by_material, by_group = removal_totals([edit])
         events = [ActionEvent("pull_out", point_tuple(point), material if held is not None else None, total)]
         finish(ActionResult(True, point_tuple(point), point_tuple(normal), point_tuple(aim), (edit,), total,
@@ -337,15 +352,16 @@ def pull_out_edit(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, finish
                      on_applied=finished, recipe=recipe)
 
 
-def pull_out(volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, settings: PunchSettings = PunchSettings()
-             ) -> ActionResult:
+def pull_out(volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+             settings: PunchSettings = PunchSettings()) -> ActionResult:
     """Pull a piece out of the terrain: like :func:`punch`, but everything removed becomes one object the player
     holds (``result.held``), of the highest fragment-priority material among the collision triangles touching
     the range (so lava next to rock gives rock); the most-removed material when no triangle touches it."""
     return _at_once(pull_out_edit, volume, bvh, eye, aim, settings)
 
 
-def _at_once(edit_of, volume, bvh, eye, aim, settings: PunchSettings) -> ActionResult:
+def _at_once(edit_of: Callable[..., VoxelEdit | None], volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike,
+             aim: ArrayLike, settings: PunchSettings) -> ActionResult:
     """Make the action's edit with ``edit_of`` (:func:`punch_edit` or :func:`pull_out_edit`) and apply it now."""
     results: list[ActionResult] = []
     edit = edit_of(volume, bvh, eye, aim, results.append, settings)

@@ -12,9 +12,12 @@ after the player's actions and objects. Their events become
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from itertools import product
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import (
     array,
@@ -31,12 +34,17 @@ from ..attribute_state import (
 from ..errors import ParameterError, check_point, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
+from .checks import point_tuple
 from .enemy import Carved, ChainsawEnemy, ChainsawSettings
 from .events import EnemyChanged, NPCChanged
 from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
 from .state_checks import check_inside, count, seconds, world_box
+
+if TYPE_CHECKING:
+    from .inputs import Inputs
+    from .world import World
 
 __all__ = ["Agents", "ENEMY_RADIUS"]
 
@@ -67,20 +75,21 @@ class Agents:
     # Ranges (voxelworld.game.state_checks): patrol ends and the pending box within the world's box grown by
     # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since a time. Each enemy's motion
     # (taken back before the cast's state) must stand where its enemy does, its points within the world's box.
-    STATE_CHECKS = {"patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
-                    "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
-                    "pending_box": optional(pair(array((3,)), array((3,)))),
-                    "*": lambda agents, name, state: agents._check_state(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
+        "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
+        "pending_box": optional(pair(array((3,)), array((3,)))),
+        "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers")
 
-    def __init__(self, world):
+    def __init__(self, world: World) -> None:
         self.world = world
         self.npcs: list[NPC] = []
         self.enemies: list[ChainsawEnemy] = []
         self.navigation: WorldNavigation | None = None
-        self._patrols: dict[str, tuple] = {}
+        self._patrols: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # NPC name -> the ends it walks between
         self._blocked_at: dict[str, int] = {}  # the navmesh revision a blocked NPC last tried to plan on
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
@@ -96,12 +105,12 @@ class Agents:
         underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
-    def _check_state(self, name: str, state) -> None:
+    def _check_state(self, name: str, state: Mapping[str, Any]) -> None:
         """What ties the cast's state to its world: places within the world's box, chunks of its grid; and each
         enemy's motion to its enemy (placed where it stands, its points within the world's box)."""
         volume = self.world.volume
@@ -149,7 +158,7 @@ class Agents:
         points.extend(npc.position for npc in self.npcs)
         return np.array(points, dtype=np.float64)
 
-    def add_npc(self, name: str, position, goal=None, patrol: bool = False,
+    def add_npc(self, name: str, position: ArrayLike, goal: Iterable[float] | None = None, patrol: bool = False,
                 settings: NPCSettings = NPCSettings()) -> NPC:
         """An NPC called ``name`` (unique among the agents) standing at ``position`` (m), walking to ``goal``
         (m) when given; with ``patrol`` it walks back and forth between the two for ever."""
@@ -159,12 +168,14 @@ class Agents:
         if goal is not None:
             npc.walk_to(goal)
             if patrol:
-                self._patrols[name] = (npc.position.copy(), npc.goal.copy())
+                walking_to = npc.goal
+                assert walking_to is not None  # walk_to set it
+                self._patrols[name] = (npc.position.copy(), walking_to.copy())
         self.npcs.append(npc)
         return npc
 
-    def add_enemy(self, name: str, position, facing=(1.0, 0.0, 0.0),
-                  settings: ChainsawSettings = ChainsawSettings(), wall=None) -> ChainsawEnemy:
+    def add_enemy(self, name: str, position: ArrayLike, facing: ArrayLike = (1.0, 0.0, 0.0),
+                  settings: ChainsawSettings = ChainsawSettings(), wall: ArrayLike | None = None) -> ChainsawEnemy:
         """A chainsaw enemy called ``name`` (unique among the agents) with its feet at ``position`` (m; within the
         world's box grown by :data:`~voxelworld.game.state_checks.POSITION_MARGIN`), swinging
         towards ``facing`` and working along ``wall`` (None: across ``facing``); its carves are queued as the
@@ -185,12 +196,12 @@ class Agents:
         raise ParameterError("name", name, f"an NPC's name: {', '.join(n.name for n in self.npcs) or 'none yet'}")
 
     def transforms(self) -> list[ObjectTransform]:
-        npcs = [ObjectTransform(n.name, "npc", tuple(float(v) for v in n.position), 0.0) for n in self.npcs]
-        enemies = [ObjectTransform(e.name, "enemy", tuple(float(v) for v in e.position), 0.0) for e in self.enemies]
+        npcs = [ObjectTransform(n.name, "npc", point_tuple(n.position), 0.0) for n in self.npcs]
+        enemies = [ObjectTransform(e.name, "enemy", point_tuple(e.position), 0.0) for e in self.enemies]
         return npcs + enemies
 
     # ---------------------------------------------------------------------------------------------- frame
-    def _rebake(self, world, inputs) -> None:
+    def _rebake(self, world: World, inputs: Inputs) -> None:
         """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
         what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old (digging every
         frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
@@ -200,7 +211,7 @@ class Agents:
         self._rebake_changes(world)
         self.navigation.stream(self._actor_points())  # a streaming world's tiles: a few a frame
 
-    def _rebake_changes(self, world) -> None:
+    def _rebake_changes(self, world: World) -> None:
         if world.rebuilt_chunks:
             if not self._pending:
                 self._pending_since = world.time
@@ -212,14 +223,16 @@ class Agents:
             return
         if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path(world):
             pending, self._pending, self._pending_box = self._pending, set(), None
+            assert self.navigation is not None  # (_rebake's)
             self.navigation.update(pending)
 
-    def _changed_boxes(self, world) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _changed_boxes(self, world: World) -> list[tuple[np.ndarray, np.ndarray]]:
         """World boxes (m) holding this frame's changes: each applied edit's range grown by two voxels (the
         density ramp and the surface reach that far), and the whole of any rebuilt chunk no edit touched (a
         change made to the volume directly)."""
         volume = world.volume
-        boxes, covered = [], set()
+        boxes: list[tuple[np.ndarray, np.ndarray]] = []
+        covered: set[tuple[int, int, int]] = set()
         for edit, result in world.applied_edits:
             if not result.dirty_chunks:
                 continue
@@ -236,7 +249,7 @@ class Agents:
                               volume.index_to_world(end) + volume.voxel_size))
         return boxes
 
-    def _crosses_a_path(self, world) -> bool:
+    def _crosses_a_path(self, world: World) -> bool:
         """Whether a walking NPC's remaining path (from where it stands) passes over the waiting changes' box
         widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane,
         within the distance it walks before the changes are re-baked anyway (at its top speed, until
@@ -245,12 +258,16 @@ class Agents:
         walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
         if not walking or self._pending_box is None:
             return bool(walking)
+        assert self.navigation is not None  # (_rebake's)
         settings = self.navigation.settings
         margin = settings.agent_radius + settings.cell_size
         lo, hi = self._pending_box[0][[0, 2]] - margin, self._pending_box[1][[0, 2]] + margin
         remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + world.dt
         for npc in walking:
-            points = np.vstack([npc.position[None], npc.path])[:, [0, 2]]
+            path = npc.path
+            if path is None:  # (walking: it has one)
+                continue
+            points = np.vstack([npc.position[None], path])[:, [0, 2]]
             if _path_meets_box(points, npc.settings.speed * remaining, lo, hi):
                 return True
         return False
@@ -263,6 +280,7 @@ class Agents:
         enemy follows its agent (:meth:`_guide`). One farther than 1 m from the navmesh (deep in the wall it
         cuts) is left out this frame. The enemies' agents are made again every frame from the enemies' own state,
         after the NPCs, so the crowd's order is the NPCs', then the enemies', in a loaded world too."""
+        assert self.navigation is not None  # (_step's)
         crowd = self.navigation.crowd
         for name in [enemy.name for enemy in self.enemies if enemy.name in self._enemy_agents]:
             crowd.remove_agent(self._enemy_agents.pop(name))
@@ -292,7 +310,7 @@ class Agents:
         crowd = self.navigation.crowd
         return crowd.position(agent) + offset if crowd.state(agent) == "moving" else None
 
-    def _step(self, world, inputs) -> None:
+    def _step(self, world: World, inputs: Inputs) -> None:
         if self.navigation is not None and world.dt > 0.0:
             self._place_enemies()
             self.navigation.step_crowd(world.dt)  # every NPC walks, around the others: one crowd step
@@ -300,12 +318,13 @@ class Agents:
             for event in (npc.take_events(world.dt) if world.dt > 0.0 else []):
                 world.emit(NPCChanged, npc=npc.name, kind=event.kind, position=event.position)
                 if event.kind == "arrived" and npc.name in self._patrols:
-                    ends = self._patrols[npc.name]
-                    npc.walk_to(ends[0] if np.array_equal(npc.goal, ends[1]) else ends[1])
-            if npc.state == "blocked" and self._blocked_at.get(npc.name) != self.navigation.revision:
+                    ends, goal = self._patrols[npc.name], npc.goal
+                    npc.walk_to(ends[0] if goal is not None and np.array_equal(goal, ends[1]) else ends[1])
+            if npc.state == "blocked" and self._blocked_at.get(npc.name) != npc.navigation.revision:
                 # Cut off: try again each time the navmesh changes (the way may have opened).
-                self._blocked_at[npc.name] = self.navigation.revision
-                if npc.walk_to(npc.goal):
+                self._blocked_at[npc.name] = npc.navigation.revision
+                goal = npc.goal  # None: a state taken back blocked with no goal (nothing to plan to)
+                if goal is not None and npc.walk_to(goal):
                     world.emit(NPCChanged, npc=npc.name, kind="replanned", position=tuple(float(v) for v in
                                                                                           npc.position))
         for enemy in self.enemies:

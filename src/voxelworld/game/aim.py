@@ -4,20 +4,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import check_finite
 from .reports import AimInfo
 
+if TYPE_CHECKING:
+    from .world import World
+
 __all__ = ["aim_info", "voxel_along", "as_point"]
 
 
-def as_point(array) -> tuple[float, float, float]:
+def as_point(array: Iterable[float]) -> tuple[float, float, float]:
     """Three numbers as a tuple of Python floats (what events and reports hold)."""
     return tuple(float(v) for v in array)  # type: ignore[return-value]
 
 
-def aim_info(world, max_distance: float | None = None) -> AimInfo | None:
+def aim_info(world: World, max_distance: float | None = None) -> AimInfo | None:
     """What the ray from the player's eye along the camera direction meets first on the collision mesh
     (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing."""
     limit = world.settings.aim_distance if max_distance is None else check_finite(
@@ -42,12 +49,12 @@ def aim_info(world, max_distance: float | None = None) -> AimInfo | None:
                    {action: distance <= reach for action, reach in reaches.items()}, break_at)
 
 
-def _voxel_hardness(world, voxel: tuple[int, int, int]) -> float:
+def _voxel_hardness(world: World, voxel: tuple[int, int, int]) -> float:
     """The hardness the tools' gate reads for ``voxel``: its dominant material's (``mat_b`` when ``mix > 127``)."""
     return float(world.materials.hardness_by_id[world.volume.dominant_material(voxel)])
 
 
-def voxel_along(world, eye, direction, distance: float) -> tuple[int, int, int] | None:
+def voxel_along(world: World, eye: ArrayLike, direction: ArrayLike, distance: float) -> tuple[int, int, int] | None:
     """The first solid voxel sample along the ray from ``eye`` along the unit ``direction`` within two voxels
     (and the collision mesh's tolerance) of ``distance`` m, where the ray met the collision mesh (which is
     simplified, so the true surface lies near the hit, not on it); None when there is none. What

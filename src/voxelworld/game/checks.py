@@ -14,6 +14,9 @@ voxelworld.errors.ParameterError: eye = (1, 2, nan) is out of range: must be a p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from ..collision import TriangleBVH
@@ -25,34 +28,34 @@ from ..terrain import Tool, Volume
 __all__ = ["check_point", "check_direction", "check_world", "check_tool", "check_finish", "point_tuple"]
 
 
-def check_point(parameter: str, value) -> np.ndarray:
+def check_point(parameter: str, value: object) -> np.ndarray:
     """``value`` as a finite (3,) float64 array, or :class:`ParameterError`."""
     return np.array(_check_point(parameter, value))
 
 
-def check_direction(parameter: str, value) -> np.ndarray:
+def check_direction(parameter: str, value: object) -> np.ndarray:
     """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
     return np.array(_check_direction(parameter, value))
 
 
-def check_world(volume, bvh) -> None:
+def check_world(volume: object, bvh: object) -> None:
     """The terrain and the collision BVH an action works on (``bvh`` may be None: nothing to hit)."""
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
     check_range("bvh", bvh, "a voxelworld.collision.TriangleBVH over the collision mesh, or None",
                 bvh is None or isinstance(bvh, TriangleBVH))
 
 
-def check_tool(tool) -> Tool:
+def check_tool(tool: Any) -> Tool:
     """The hardness/damage gate of an action."""
     check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
     return tool
 
 
-def check_finish(finish) -> None:
+def check_finish(finish: object) -> None:
     """The callback a queued edit calls with its result."""
     check_range("finish", finish, "a callable taking the result", callable(finish))
 
 
-def point_tuple(array) -> tuple[float, float, float]:
+def point_tuple(array: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     """A point as three Python floats (for events and recipes)."""
     return (float(array[0]), float(array[1]), float(array[2]))

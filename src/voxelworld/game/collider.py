@@ -5,8 +5,10 @@ changes (:func:`chunk_bvhs`), combined under a small tree of their boxes (:meth:
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import Contacts, RayHits, TriangleBVH
 from ..meshing import ChunkMesher
@@ -30,7 +32,7 @@ class ChunkBVHs:
     order) combined into one BVH, kept until one of them changes, so a dig combines its row again and the world's
     collider combines a few rows instead of every chunk (the triangles' order stays the chunks')."""
 
-    def __init__(self, mesher: ChunkMesher):
+    def __init__(self, mesher: ChunkMesher) -> None:
         self.mesher = mesher
         grid = mesher.volume.chunk_grid_shape
         self._bvhs = np.full(grid, None, dtype=object)  # each chunk's BVH (None: none, or no triangles)
@@ -105,7 +107,7 @@ class ChunkBVHs:
         return revisions
 
 
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[ChunkMesher, ChunkBVHs] = weakref.WeakKeyDictionary()
 
 
 def chunk_bvhs(mesher: ChunkMesher) -> ChunkBVHs:
@@ -145,12 +147,13 @@ class Collider:
         (:meth:`covers`). None: no promise.
     """
 
-    def __init__(self, parts, props: TriangleBVH | None, materials: MaterialTable, box: Box | None = None):
+    def __init__(self, parts: Iterable[TriangleBVH], props: TriangleBVH | None, materials: MaterialTable,
+                 box: Box | None = None) -> None:
         self.materials, self.box = materials, box
         parts = list(parts) + ([] if props is None else [props])
         self.bvh = TriangleBVH.combine(parts) if parts else None
 
-    def covers(self, centre, radius: float) -> bool:
+    def covers(self, centre: Iterable[float], radius: float) -> bool:
         """Whether every terrain triangle within ``radius`` m of ``centre`` is in this collider (the ball lies in
         its :attr:`box`), so that a query there may ask it instead of combining the chunks' BVHs itself."""
         if self.box is None:
@@ -162,7 +165,7 @@ class Collider:
     def triangle_count(self) -> int:
         return 0 if self.bvh is None else self.bvh.triangle_count
 
-    def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
+    def raycast(self, origins: ArrayLike, directions: ArrayLike, max_distance: float = np.inf) -> RayHits:
         """First hits, as :meth:`TriangleBVH.raycast` (no hits at all when there are no triangles)."""
         if self.bvh is not None:
             return self.bvh.raycast(origins, directions, max_distance)
@@ -170,7 +173,7 @@ class Collider:
         return RayHits(np.full(n, np.inf), np.full(n, -1, np.int64), np.full((n, 3), np.nan),
                        np.full((n, 3), np.nan), np.zeros(n, np.uint8), np.full(n, -1, np.int64))
 
-    def overlap_capsule(self, a, b, radius) -> Contacts:
+    def overlap_capsule(self, a: ArrayLike, b: ArrayLike, radius: float) -> Contacts:
         """Touched triangles, as :meth:`TriangleBVH.overlap_capsule`."""
         if self.bvh is not None:
             return self.bvh.overlap_capsule(a, b, radius)

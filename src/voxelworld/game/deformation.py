@@ -32,13 +32,15 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .actions import ActionEvent, ActionResult
 from .checks import check_direction, check_point
 from .throwing import ImpactResult
@@ -47,11 +49,11 @@ __all__ = ["TreasureSettings", "AwardSettings", "Treasure", "Award", "Deformatio
            "record_removal", "record_action", "record_impact", "achievements", "treasure_spot", "buried"]
 
 
-def _tuple(array) -> tuple[float, float, float]:
+def _tuple(array: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     return (float(array[0]), float(array[1]), float(array[2]))
 
 
-def _thresholds(parameter: str, values) -> tuple[float, ...]:
+def _thresholds(parameter: str, values: Any) -> tuple[float, ...]:
     legal = "an increasing tuple of finite numbers > 0 (m³)"
     check_range(parameter, values, legal, isinstance(values, tuple))
     numbers = tuple(check_finite(parameter, v, minimum=0.0, strict_minimum=True, unit="m³") for v in values)
@@ -83,7 +85,7 @@ class TreasureSettings:
     vertical_degrees: float = 30.0
     item: str = "treasure"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_finite("threshold", self.threshold, minimum=0.0,
                                                            strict_minimum=True, unit="m³"))
         object.__setattr__(self, "min_depth", check_finite("min_depth", self.min_depth, minimum=0.0, unit="m"))
@@ -112,7 +114,7 @@ class AwardSettings:
     group_thresholds: tuple[tuple[str, tuple[float, ...]], ...] = ()
     item: str = "{group} award {rank}"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "thresholds", _thresholds("thresholds", self.thresholds))
         rows = self.group_thresholds
         check_range("group_thresholds", rows, "a tuple of (group name, thresholds) pairs",
@@ -173,7 +175,7 @@ def achievements(state: DeformationState) -> dict[str, float]:
     return state.achievements()
 
 
-def buried(volume: VoxelVolume, index) -> bool:
+def buried(volume: Volume, index: Iterable[int]) -> bool:
     """Whether voxel ``index`` (i, j, k) is buried: it and its 26 neighbours lie inside the volume and are solid.
     Treasure is placed only in buried voxels, and can be opened once its voxel is no longer buried."""
     i, j, k = (int(v) for v in index)
@@ -183,7 +185,7 @@ def buried(volume: VoxelVolume, index) -> bool:
                 >= volume.iso)
 
 
-def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = TreasureSettings()
+def treasure_spot(volume: Volume, eye: ArrayLike, point: ArrayLike, settings: TreasureSettings = TreasureSettings()
                   ) -> tuple[tuple[float, float, float], float] | None:
     """The first buried spot behind ``point`` as seen from ``eye``: ``(position, depth)`` or None.
 
@@ -204,9 +206,10 @@ def treasure_spot(volume: VoxelVolume, eye, point, settings: TreasureSettings = 
     return None
 
 
-def record_removal(state: DeformationState, volume: VoxelVolume, eye, aim, point, volume_removed: float,
-                   removed_by_group: Mapping[str, float], treasure: TreasureSettings = TreasureSettings(),
-                   awards: AwardSettings = AwardSettings()) -> DeformationUpdate:
+def record_removal(state: DeformationState, volume: Volume, eye: ArrayLike, aim: ArrayLike, point: ArrayLike,
+                   volume_removed: float, removed_by_group: Mapping[str, float],
+                   treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
+                   ) -> DeformationUpdate:
     """Add one action's removal (``volume_removed`` m³ at ``point``, ``removed_by_group`` m³ per group) made by
     a player at ``eye`` aiming along ``aim``; place a treasure and grant awards as due (see the module)."""
     check_range("state", state, "a DeformationState", isinstance(state, DeformationState))
@@ -248,7 +251,7 @@ def record_removal(state: DeformationState, volume: VoxelVolume, eye, aim, point
     return DeformationUpdate(new_state, found, tuple(granted), tuple(events))
 
 
-def record_action(state: DeformationState, volume: VoxelVolume, eye, result: ActionResult,
+def record_action(state: DeformationState, volume: Volume, eye: ArrayLike, result: ActionResult,
                   treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
                   ) -> DeformationUpdate:
     """:func:`record_removal` for the removal an action reported (a miss records nothing)."""
@@ -260,7 +263,7 @@ def record_action(state: DeformationState, volume: VoxelVolume, eye, result: Act
                           result.removed_by_group, treasure, awards)
 
 
-def record_impact(state: DeformationState, volume: VoxelVolume, eye, result: ImpactResult,
+def record_impact(state: DeformationState, volume: Volume, eye: ArrayLike, result: ImpactResult,
                   treasure: TreasureSettings = TreasureSettings(), awards: AwardSettings = AwardSettings()
                   ) -> DeformationUpdate:
     """:func:`record_removal` for the density a thrown object's impact removed (an explosion), at its contact as

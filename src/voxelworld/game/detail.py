@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from ..terrain import Volume
 
 __all__ = ["wanted_levels", "WantedLevels", "wanted_levels_since", "next_levels", "budgeted_levels",
            "chunk_distances"]
 
 
-def chunk_distances(volume, points: np.ndarray) -> np.ndarray:
+def chunk_distances(volume: Volume, points: ArrayLike) -> np.ndarray:
     """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it."""
     size = volume.chunk_size
     local = (np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin) / volume.voxel_size
@@ -28,7 +31,7 @@ def chunk_distances(volume, points: np.ndarray) -> np.ndarray:
     return np.sqrt(total.min(axis=0)) * volume.voxel_size
 
 
-def wanted_levels(volume, points, near_radius: float, far_level: int) -> np.ndarray:
+def wanted_levels(volume: Volume, points: ArrayLike, near_radius: float, far_level: int) -> np.ndarray:
     """The display level each chunk of ``volume`` wants (int64, the chunk grid's shape): 0 (every cell's vertex)
     for the chunks within ``near_radius`` metres of one of ``points`` (the actors that dig), ``far_level``
     elsewhere. Chunks of any two levels meet without cracks (docs/meshing.md), so no ring of middle levels is
@@ -55,7 +58,7 @@ class WantedLevels:
     levels: np.ndarray  # int64, the chunk grid's shape
 
 
-def wanted_levels_since(previous: WantedLevels | None, volume, points, near_radius: float,
+def wanted_levels_since(previous: WantedLevels | None, volume: Volume, points: ArrayLike, near_radius: float,
                         far_level: int) -> WantedLevels:
     """:func:`wanted_levels` for ``points``, worked out again only when an actor moved ``previous.margin`` or more
     since ``previous`` (None: the first time): a chunk's distance to the nearest actor changes no faster than
@@ -71,7 +74,7 @@ def wanted_levels_since(previous: WantedLevels | None, volume, points, near_radi
     return WantedLevels(points.copy(), margin, np.where(distance <= near_radius, 0, far_level).astype(np.int64))
 
 
-def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int) -> np.ndarray:
+def next_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points: ArrayLike, budget: int) -> np.ndarray:
     """``current`` with at most ``budget`` chunks moved to their ``wanted`` level: those nearest an actor first
     (ties by chunk index), so a frame rebuilds a bounded number of chunks and the detail reaches the actors first."""
     changed = np.argwhere(current != wanted)
@@ -86,7 +89,7 @@ def next_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget:
     return out
 
 
-def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume, points, budget: int,
+def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points: ArrayLike, budget: int,
                     cost: np.ndarray) -> np.ndarray:
     """``current`` with the chunks moved to their ``wanted`` value nearest an actor first (ties by chunk index)
     while the summed ``cost`` of the moved chunks (per chunk, the work a change makes) stays within ``budget``;

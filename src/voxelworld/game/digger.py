@@ -30,13 +30,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
-from ..motion import ContactMotion, SlowdownProfile, dig_clip, forearm_part
-from ..terrain import Capsule, EditResult, Tool, VoxelVolume
+from ..motion import Clip, ContactMotion, Skeleton, SlowdownProfile, dig_clip, forearm_part
+from ..terrain import Capsule, EditResult, Tool, Volume
+from .checks import point_tuple
 from .edits import VoxelEdit
 from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height, check_tool_and_profile
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
@@ -87,7 +90,7 @@ class ShovelSettings:
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "blade_start", check_finite("blade_start", self.blade_start, minimum=0.0, unit="m"))
         object.__setattr__(self, "blade_end", check_finite("blade_end", self.blade_end, minimum=self.blade_start,
                                                            strict_minimum=True, unit="m"))
@@ -144,8 +147,9 @@ class ShovelDigger:
         The lowest wrist rate so far (1 until the first contact).
     """
 
-    def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
-                 settings: ShovelSettings = ShovelSettings(), edits: Callable | None = None):
+    def __init__(self, name: str, volume: Volume, mesher: ChunkMesher, position: ArrayLike,
+                 facing: ArrayLike = (1.0, 0.0, 0.0), settings: ShovelSettings = ShovelSettings(),
+                 edits: Callable[[VoxelEdit], object] | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(settings, ShovelSettings):
@@ -172,7 +176,7 @@ class ShovelDigger:
         self.slowest_wrist_rate = 1.0
         self._dug: list[Dug] = []
 
-    def _blade_side(self, skeleton, clip) -> np.ndarray:
+    def _blade_side(self, skeleton: Skeleton, clip: Clip) -> np.ndarray:
         """The blade's normal at rest (a world direction in the skeleton's frame, as ``forearm_part`` takes it):
         at the drive's pose, the side direction (edge-on) turned ``blade_roll`` degrees about the forearm towards
         the ground's normal (flat)."""
@@ -199,11 +203,9 @@ class ShovelDigger:
         self.slowest_wrist_rate = min(self.slowest_wrist_rate, float(self.motion.rates[self.motion.wrist]))
         contact = self.motion.contact
         if contact is not None:
-            start, end = (tuple(float(v) for v in point) for point in self.motion.part_segment)
+            start, end = (point_tuple(point) for point in self.motion.part_segment)
             edit = VoxelEdit("remove", Capsule(start, end, self.settings.cut_radius), tool=self.settings.tool,
-                             source=self.name,
-                             on_applied=lambda result, m=contact.material, a=start, b=end: self._record(m, a, b,
-                                                                                                       result))
+                             source=self.name, on_applied=partial(self._record, contact.material, start, end))
             if self._edits is None:
                 edit.apply(self.volume)
             else:
@@ -212,7 +214,8 @@ class ShovelDigger:
         self._dug = []
         return events
 
-    def _record(self, material: str, start, end, result: EditResult) -> None:
+    def _record(self, material: str, start: tuple[float, float, float], end: tuple[float, float, float],
+                result: EditResult) -> None:
         self.dug_volume += result.volume_removed
         self.dug_voxels += result.voxels_changed
         self._dug.append(Dug(self.name, self.time, material, result.volume_removed, result.voxels_changed,

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..errors import check_integer, check_range
-from ..terrain import Box, EditResult, Shape, Tool, VoxelVolume
+from ..terrain import Box, EditResult, Shape, Tool, Volume
 
 __all__ = ["VoxelEdit", "EditRecipe", "EDIT_PHASES", "convert_material"]
 
@@ -52,13 +53,13 @@ class EditRecipe:
     make: str
     values: tuple[tuple[str, object], ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("make", self.make, "a non-empty string", isinstance(self.make, str) and bool(self.make))
         ok = isinstance(self.values, tuple) and all(
             isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in self.values)
         check_range("values", self.values, "a tuple of (name, value) pairs", ok)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """``values`` as a dict, in their order."""
         return dict(self.values)
 
@@ -90,11 +91,11 @@ class VoxelEdit:
     step: int = 0
     source: str = ""
     source_material: str | int | None = None
-    on_before: Callable[[VoxelVolume], None] | None = field(default=None, repr=False)
+    on_before: Callable[[Volume], None] | None = field(default=None, repr=False)
     on_applied: Callable[[EditResult], None] | None = field(default=None, repr=False)
     recipe: EditRecipe | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("kind", self.kind, f"one of {', '.join(EDIT_PHASES)}", self.kind in EDIT_PHASES)
         if self.kind == "remove_fragments":
             check_range("shape", self.shape, "a Box or None for remove_fragments",
@@ -121,13 +122,13 @@ class VoxelEdit:
         """0 for density ranges, 1 for material ranges, 2 for fragment erasure."""
         return EDIT_PHASES[self.kind]
 
-    def check_materials(self, volume: VoxelVolume) -> None:
+    def check_materials(self, volume: Volume) -> None:
         """Raise :class:`~voxelworld.errors.ParameterError` if a material it names is not in ``volume``'s table."""
         for value in (self.material, self.source_material):
             if value is not None:
                 volume.materials.id_of(value)
 
-    def apply(self, volume: VoxelVolume, announce: Callable[[VoxelEdit, EditResult], None] | None = None
+    def apply(self, volume: Volume, announce: Callable[[VoxelEdit, EditResult], None] | None = None
               ) -> EditResult:
         """Apply the edit to ``volume`` and return what it did: ``on_before``, the edit, ``announce(edit, result)``
         when given (the world's event), then ``on_applied``."""
@@ -141,24 +142,27 @@ class VoxelEdit:
             self.on_applied(result)
         return result
 
-    def _apply(self, volume: VoxelVolume) -> EditResult:
+    def _apply(self, volume: Volume) -> EditResult:
         tool = self.tool or Tool()
+        # What __post_init__ checked: a Shape for every kind but remove_fragments (a Box or None there), a material
+        # for add, paint and convert, a source material for convert.
+        shape, material = cast(Shape, self.shape), cast("str | int", self.material)
         if self.kind == "remove":
-            return volume.remove(self.shape, tool)
+            return volume.remove(shape, tool)
         if self.kind == "scrape":
-            return volume.scrape(self.shape, self.step, tool)
+            return volume.scrape(shape, self.step, tool)
         if self.kind == "add":
-            return volume.add(self.shape, self.material)
+            return volume.add(shape, material)
         if self.kind == "paint":
-            return volume.paint(self.shape, self.material)
+            return volume.paint(shape, material)
         if self.kind == "expose_interior":
-            return volume.expose_interior(self.shape)
+            return volume.expose_interior(shape)
         if self.kind == "convert":
-            return convert_material(volume, self.shape, self.source_material, self.material)
-        return volume.remove_fragments(self.shape)
+            return convert_material(volume, shape, cast("str | int", self.source_material), material)
+        return volume.remove_fragments(cast("Box | None", self.shape))
 
 
-def convert_material(volume: VoxelVolume, shape: Shape, source, target) -> EditResult:
+def convert_material(volume: Volume, shape: Shape, source: str | int, target: str | int) -> EditResult:
     """Turn material ``source`` into ``target`` (names or ids) in both material slots of the voxels whose samples
     lie in ``shape``: :meth:`voxelworld.terrain.VoxelVolume.convert`, which keeps density and the other
     materials, reports the converted volume as removed from ``source`` and added to ``target`` and marks dirty

@@ -45,17 +45,19 @@ driven partly face-first; see :class:`~voxelworld.motion.SlowdownProfile`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import array, attribute_state, flag, instance, number, optional, restore_attributes, sequence
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
-from ..terrain import Capsule, EditResult, Shape, Tool, Volume, VoxelVolume
+from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
@@ -70,6 +72,9 @@ from .state_checks import (
     world_box,
 )
 from .terrain_contacts import TerrainContacts
+
+if TYPE_CHECKING:
+    from .digger import ShovelSettings
 
 __all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]
 
@@ -133,7 +138,7 @@ class ChainsawSettings:
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
                                                         strict_minimum=True, unit="m"))
@@ -148,7 +153,7 @@ class ChainsawSettings:
         check_tool_and_profile(self)
 
 
-def check_tool_and_profile(settings) -> None:
+def check_tool_and_profile(settings: ChainsawSettings | ShovelSettings) -> None:
     """The checks every tool holder's settings end with (the chainsaw's here, the shovel's in
     :mod:`voxelworld.game.digger`): ``settings.tool`` a :class:`~voxelworld.terrain.Tool` and ``settings.profile`` a
     :class:`~voxelworld.motion.SlowdownProfile`, else ParameterError naming the field."""
@@ -172,7 +177,7 @@ class Carved:
     dirty_chunks: frozenset
 
 
-def _direction(parameter: str, value) -> np.ndarray:
+def _direction(parameter: str, value: object) -> np.ndarray:
     try:
         vector = np.array(value, dtype=np.float64).reshape(3)
     except (TypeError, ValueError):
@@ -249,18 +254,20 @@ class ChainsawEnemy:
     # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
     # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
     # and cut_span (its ends in order) along the wall within it; walk_velocity within ±MAX_SPEED.
-    STATE_CHECKS = {"facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
-                    "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
-                    "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
-                    "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
-                    "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
-                    "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
-                    "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
+        "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
+        "slowest_wrist_rate": number(0.0, 1.0), "carved": sequence(instance(Carved), list),
+        "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
+        "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
+        "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
+        "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 
-    def __init__(self, name: str, volume: VoxelVolume, mesher: ChunkMesher, position, facing=(1.0, 0.0, 0.0),
-                 settings: ChainsawSettings = ChainsawSettings(), edits: Callable | None = None, wall=None):
+    def __init__(self, name: str, volume: Volume, mesher: ChunkMesher, position: ArrayLike,
+                 facing: ArrayLike = (1.0, 0.0, 0.0), settings: ChainsawSettings = ChainsawSettings(),
+                 edits: Callable[[VoxelEdit], object] | None = None, wall: ArrayLike | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(volume, Volume):
@@ -328,7 +335,7 @@ class ChainsawEnemy:
         the swing's (with its ``placement``)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md).
 
@@ -342,7 +349,7 @@ class ChainsawEnemy:
         if not np.array_equal(self.facing, facing):
             self._build_body()
 
-    def _check_state(self, name: str, state) -> None:
+    def _check_state(self, name: str, state: Mapping[str, Any]) -> None:
         """What ties a state to the enemy: its counts within its settings, its goal and cut within the world."""
         box = world_box(self.volume)
         check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
@@ -356,7 +363,7 @@ class ChainsawEnemy:
                         f"±{reach:.6g} m", bool(-reach <= span[0] <= span[1] <= reach))
 
     # ------------------------------------------------------------------------------------------- contacts
-    def voxel_material(self, point, normal) -> int:
+    def voxel_material(self, point: ArrayLike, normal: ArrayLike) -> int:
         """The material id of the voxel behind ``point`` (see :meth:`TerrainContacts.voxel_material`)."""
         return self._contacts.voxel_material(point, normal)
 
@@ -389,7 +396,7 @@ class ChainsawEnemy:
         return events
 
     # ----------------------------------------------------------------------------------------- along the wall
-    def _along(self, point) -> float:
+    def _along(self, point: ArrayLike) -> float:
         """``point``'s place (m) on the wall's axis."""
         return float(np.dot(point, _canonical(self.wall)))
 
@@ -529,5 +536,6 @@ class ChainsawEnemy:
 def _model_height() -> float:
     """CesiumMan's height in its own units (the top of its mesh above its feet)."""
     character = load_gltf(CESIUM_MAN)
+    assert character.mesh is not None  # the shipped model has its skinned mesh
     top = character.mesh.positions @ np.asarray(character.root_transform)[:3, :3].T
     return float(top[:, 1].max())

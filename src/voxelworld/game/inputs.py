@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError, check_finite, check_range
 
 _BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use", "save")
 
 
-def _pair(parameter: str, value, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
+def _pair(parameter: str, value: Any, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
         raise ParameterError(parameter, value, f"two finite numbers ({unit})")
     return tuple(check_finite(f"{parameter}[{n}]", v, minimum=low, maximum=high, unit=unit)
@@ -42,7 +43,7 @@ class Inputs:
     use: bool = False
     save: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "move", _pair("move", self.move, -1.0, 1.0, "stick axes in [-1, 1]"))
         if self.look is not None:
             yaw, pitch = _pair("look", self.look, None, None, "degrees")

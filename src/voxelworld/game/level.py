@@ -15,12 +15,14 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_integer, check_range
-from ..terrain import FIELDS, MaterialTable, VoxelVolume, demo_terrain
+from ..terrain import FIELDS, MaterialTable, Volume, VoxelVolume, demo_terrain
 
 __all__ = ["Prop", "Level", "Route", "EnemySpot", "demo_level", "DEMO_ROUTES", "surface_height", "DEMO_CHUNK_SIZE"]
 
@@ -61,7 +63,7 @@ class Prop:
     positions: np.ndarray
     indices: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("name", self.name, "a non-empty string", isinstance(self.name, str) and self.name != "")
         check_range("role", self.role, "one of 'floor', 'obstacle', 'exception'", self.role in ROLES)
         check_range("material", self.material, "a material name (str)", isinstance(self.material, str))
@@ -77,7 +79,8 @@ class Prop:
         object.__setattr__(self, "indices", _read_only(indices.astype(np.int64)))
 
     @classmethod
-    def boxes(cls, name: str, boxes, material: str, role: str = "obstacle") -> Prop:
+    def boxes(cls, name: str, boxes: Iterable[tuple[ArrayLike, ArrayLike]], material: str, role: str = "obstacle"
+              ) -> Prop:
         """A prop made of axis-aligned boxes, each given as ``(min_corner, max_corner)`` in metres.
 
         >>> Prop.boxes("crate", [((0, 0, 0), (1, 1, 1))], "wood").indices.shape
@@ -131,7 +134,7 @@ class Level:
     enemies: tuple[EnemySpot, ...] = ()
 
 
-def surface_height(volume: VoxelVolume, x: float, z: float) -> float | None:
+def surface_height(volume: Volume, x: float, z: float) -> float | None:
     """World height (m) of the topmost solid surface in the voxel column nearest ``(x, z)``, interpolated
     between the samples; None when the column is empty or outside the volume."""
     i, _, k = np.floor(volume.world_to_index((x, 0.0, z)) + 0.5).astype(np.int64)

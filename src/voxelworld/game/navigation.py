@@ -34,11 +34,12 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import product
 from types import MappingProxyType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
@@ -59,7 +60,7 @@ from ..navigation.crowd import check_agent
 from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -76,7 +77,7 @@ CROWD_SETTINGS = CrowdSettings()
 _UPPER = tuple(product((0, 1), repeat=3))  # a chunk and its upper neighbours, whose meshes join its vertices
 
 
-def _chunk_name(chunk: tuple[int, int, int]) -> str:
+def _chunk_name(chunk: tuple[int, ...]) -> str:
     return "terrain/{},{},{}".format(*chunk)
 
 
@@ -87,7 +88,7 @@ def _same_mesh(a: CollisionMesh | None, b: CollisionMesh | None) -> bool:
             and np.array_equal(a.tri_material, b.tri_material))
 
 
-def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None):
+def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None) -> tuple[np.ndarray, np.ndarray] | None:
     """The box (lo, hi) of the triangles that are in one mesh and not in the other, or None."""
     return changed_box(*((m.positions, m.indices, m.tri_material) if m is not None else None for m in (old, new)))
 
@@ -174,10 +175,11 @@ class WorldNavigation:
                         "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks")
 
-    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
+    def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
-                 navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None):
+                 navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None
+                 ) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -221,6 +223,7 @@ class WorldNavigation:
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
+        self.tiled: TiledNavMesh | None
         if navigation_distance is None:
             self.tiled = None
             self._baked_from: dict = {}
@@ -263,7 +266,7 @@ class WorldNavigation:
             state["tiles"] = sorted(self.tiled.tiles)
         return state
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: object) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a
         revision that is not a whole number >= 0. A state without ``crowd`` (saved before the crowd) leaves the
         crowd's as it is. ``tiles`` (a streaming navigation's) must be the tiles kept (the constructor bakes
@@ -282,7 +285,8 @@ class WorldNavigation:
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
 
     # ------------------------------------------------------------------------------------------- crowd
-    def add_agent(self, position, radius: float, speed: float, arrival_distance: float, max_snap: float) -> int:
+    def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float
+                  ) -> int:
         """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
         (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers
         are checked against before anything is baked)."""
@@ -329,7 +333,7 @@ class WorldNavigation:
         return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role)
 
     @staticmethod
-    def _terrain_object(chunk, mesh: CollisionMesh) -> SceneObject:
+    def _terrain_object(chunk: tuple[int, ...], mesh: CollisionMesh) -> SceneObject:
         return SceneObject(_chunk_name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor")
 
     def _scene(self) -> Scene:
@@ -385,42 +389,44 @@ class WorldNavigation:
         self._logged(tiles)
         return tiles
 
-    def _logged(self, tiles) -> None:
+    def _logged(self, tiles: Collection[tuple[int, int, int]]) -> None:
         if tiles:
             self.revision += 1
             self._log.append((self.revision, frozenset(tiles)))
 
     # ------------------------------------------------------------------------------------------ streaming
-    def stream(self, points, budget: int | None = None) -> list[tuple[int, int, int]]:
+    def stream(self, points: ArrayLike, budget: int | None = None) -> list[tuple[int, int, int]]:
         """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see the class's notes):
         drop the far ones and those a chunk they read no longer meshes, bake up to ``budget`` (None:
         ``tiles_per_frame``; a negative budget: all) of the missing ones within ``navigation_distance``, nearest
         first. Returns the tiles whose polygons changed, as (0, ti, tk). Nothing to do when baked whole."""
         if self.tiled is None:
             return []
+        assert self.navigation_distance is not None  # (given with tiled)
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
         distance = self._tile_distances(points)
-        ok = self.mesher.meshed.all(axis=1)
+        ok = self._meshed_columns()
         keep = self.navigation_distance + self.tile_size
         drop = [t for t in sorted(self.tiled.tiles) if not (distance[t] <= keep and self._bakeable(t, ok))]
         return self._change(self._missing(distance, ok, budget), drop)
 
-    def bake_around(self, points) -> list[tuple[int, int, int]]:
+    def bake_around(self, points: ArrayLike) -> list[tuple[int, int, int]]:
         """Bake now every missing tile within ``navigation_distance`` of ``points`` ((n, 3), m) whose chunks are
         meshed, dropping none (a new agent's place). Returns the tiles baked, as (0, ti, tk)."""
         if self.tiled is None:
             return []
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        return self._change(self._missing(self._tile_distances(points), self.mesher.meshed.all(axis=1), -1), [])
+        return self._change(self._missing(self._tile_distances(points), self._meshed_columns(), -1), [])
 
     def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, int]]:
         """The tiles within the navigation distance, not kept and bakeable, nearest first, at most ``budget``
         (negative: all)."""
+        assert self.tiled is not None  # (streaming only)
         kept = self.tiled.tiles
-        near = [tuple(t) for t in np.argwhere(distance <= self.navigation_distance).tolist()]
+        near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
         near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
-        out = []
+        out: list[tuple[int, int]] = []
         for tile in near:
             if budget >= 0 and len(out) >= budget:
                 break
@@ -428,12 +434,13 @@ class WorldNavigation:
                 out.append(tile)
         return out
 
-    def _bake_given(self, tiles) -> None:
+    def _bake_given(self, tiles: Iterable) -> None:
+        assert self.tiled is not None  # (streaming only)
         try:
             tiles = sorted({tuple(int(c) for c in t) for t in tiles})
         except (TypeError, ValueError):
             raise ParameterError("tiles", tiles, "an iterable of tiles (ti, tk)") from None
-        ok = self.mesher.meshed.all(axis=1)
+        ok = self._meshed_columns()
         for tile in tiles:
             self.tiled.tile_box(tile)  # ParameterError naming the tile outside the grid
             if not self._bakeable(tile, ok):
@@ -442,6 +449,7 @@ class WorldNavigation:
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
         """(tiles x, tiles z): each tile's x-z distance (m) from the nearest point (0 inside it)."""
+        assert self.tiled is not None  # (streaming only)
         ntx, ntz = self.tiled.tile_grid
         size, area = self.tile_size, self.tiled.area
         x0 = area.x0 + np.arange(ntx) * size
@@ -455,11 +463,16 @@ class WorldNavigation:
             best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
         return best
 
-    def chunk_columns(self, tile) -> tuple[int, int, int, int]:
+    def _meshed_columns(self) -> np.ndarray:
+        """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
+        return self.mesher.meshed.all(axis=1)  # type: ignore[return-value]  # numpy's stubs: an array here (3-D in)
+
+    def chunk_columns(self, tile: tuple[int, int]) -> tuple[int, int, int, int]:
         """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
         those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
         reach, widened to the props reaching in (the bake reads the ground under them)."""
         if tile not in self._tile_chunks:
+            assert self.tiled is not None  # (streaming only)
             x0, z0, x1, z1 = self.tiled.reach(tile)
             for prop in self._props:
                 if len(prop.positions):
@@ -480,15 +493,15 @@ class WorldNavigation:
             self._tile_chunks[tile] = (ci0, ck0, ci1, ck1)
         return self._tile_chunks[tile]
 
-    def _bakeable(self, tile, ok: np.ndarray) -> bool:
+    def _bakeable(self, tile: tuple[int, int], ok: np.ndarray) -> bool:
         """Whether every chunk a bake of ``tile`` reads, and the lower neighbours their collision meshes join,
         is meshed (``ok``: every chunk of the column (ci, ck) meshed)."""
         ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
         return bool(ok[max(ci0 - 1, 0):ci1 + 1, max(ck0 - 1, 0):ck1 + 1].all())
 
-    def _read_chunks(self, tiles) -> list[tuple[int, int, int]]:
+    def _read_chunks(self, tiles: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
         height = self.volume.chunk_grid_shape[1]
-        columns = set()
+        columns: set[tuple[int, int]] = set()
         for tile in tiles:
             ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
             columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
@@ -498,6 +511,7 @@ class WorldNavigation:
         """Bake and drop tiles; the chunks the kept tiles read are held, the others let go."""
         if not bake_tiles and not drop_tiles:
             return []
+        assert self.tiled is not None  # (streaming only)
         needed = self._read_chunks(bake_tiles)
         for chunk in needed:
             if chunk not in self._chunk_meshes:
@@ -542,14 +556,14 @@ class WorldNavigation:
             return None
         return frozenset().union(*(tiles for number, tiles in self._log if number > revision))
 
-    def tiles_crossed(self, points) -> frozenset:
+    def tiles_crossed(self, points: ArrayLike) -> frozenset:
         """The tiles (0, ti, tk) that a polyline through ``points`` ((n, 3), m) may cross: those touched by each
         segment's x-z bounding box, widened by one ray cell (conservative)."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
         size, cell = self.tile_size, self.settings.cell_size
         x0, z0 = self.region.min[0], self.region.min[2]
         segments = list(zip(points[:-1], points[1:])) if len(points) > 1 else [(p, p) for p in points]
-        tiles = set()
+        tiles: set[tuple[int, int, int]] = set()
         for a, b in segments:
             i0, i1 = (int(np.floor((x - x0) / size)) for x in (min(a[0], b[0]) - cell, max(a[0], b[0]) + cell))
             k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
@@ -557,6 +571,6 @@ class WorldNavigation:
         return frozenset(tiles)
 
 
-def _boxes_meet(a, b) -> bool:
+def _boxes_meet(a: Sequence[float], b: Sequence[float]) -> bool:
     """Whether two x-z boxes (x0, z0, x1, z1) overlap or touch."""
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]

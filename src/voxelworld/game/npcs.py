@@ -31,9 +31,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_range
@@ -72,7 +74,7 @@ class NPCSettings:
     max_snap: float = 1.0  # m
     radius: float = 0.4  # m
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "speed", check_finite("speed", self.speed, minimum=0.0, strict_minimum=True,
                                                        maximum=MAX_AGENT_SPEED, unit="m/s"))
         object.__setattr__(self, "arrival_radius", check_finite("arrival_radius", self.arrival_radius,
@@ -131,7 +133,8 @@ class NPC:
     STATE_CHECKS = {"replans": count(), "time": seconds()}
     OTHER_ATTRIBUTES = ("name", "navigation", "settings", "agent")
 
-    def __init__(self, name: str, navigation: WorldNavigation, position, settings: NPCSettings = NPCSettings()):
+    def __init__(self, name: str, navigation: WorldNavigation, position: ArrayLike,
+                 settings: NPCSettings = NPCSettings()) -> None:
         if not isinstance(name, str) or not name:
             raise ParameterError("name", name, "a non-empty string")
         if not isinstance(navigation, WorldNavigation):
@@ -149,7 +152,7 @@ class NPC:
         :mod:`voxelworld.attribute_state`), and under ``"walk"`` its agent's state in the crowd."""
         return attribute_state(self, self.STATE_ATTRIBUTES) | {"walk": self.navigation.crowd.agent_state(self.agent)}
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: object) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of range."""
         if isinstance(state, dict) and "walk" not in state and {"goal", "path", "state"} <= set(state):
@@ -165,7 +168,7 @@ class NPC:
         self.navigation.crowd.restore_agent(self.agent, state["walk"])
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
 
-    def _check_walk(self, walk) -> None:
+    def _check_walk(self, walk: object) -> None:
         """The ranges of the agent's state in the crowd the crowd does not check: places within the world."""
         if not isinstance(walk, dict):
             return  # the crowd refuses it, naming it
@@ -212,7 +215,7 @@ class NPC:
         return self.navigation.crowd.path(self.agent) if self.state == "walking" else None
 
     # ------------------------------------------------------------------------------------------ walking
-    def walk_to(self, goal) -> bool:
+    def walk_to(self, goal: Iterable[float]) -> bool:
         """Plan a path to ``goal`` (m) and start walking; False (state ``"blocked"``) when none exists."""
         return self.navigation.crowd.set_goal(self.agent, goal)
 

@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..collision import TriangleBVH
 from ..meshing import DisplayMesh, MeshOptions, mesh_volume
+from ..terrain import MaterialTable
 from .actions import VoxelObject
 from .throwing import Projectile, ThrowSettings, fly
 
@@ -56,8 +58,8 @@ class WorldObject:
         return replace(local, positions=positions)
 
 
-def fall(item: WorldObject, bvh, dt: float, materials, settings: ThrowSettings = ThrowSettings()
-         ) -> WorldObject | None:
+def fall(item: WorldObject, bvh: TriangleBVH | None, dt: float, materials: MaterialTable,
+         settings: ThrowSettings = ThrowSettings()) -> WorldObject | None:
     """A loose object one frame on: flying under gravity until its path meets the collision mesh, where it comes
     to rest at the contact; a resting object only ages. None when it flew longer than
     ``settings.max_flight_time`` without meeting anything (it fell out of the world)."""

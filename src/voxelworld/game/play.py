@@ -27,10 +27,13 @@ press (a held suck once per hold for each reason).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import (
     attribute_state,
@@ -44,8 +47,11 @@ from ..attribute_state import (
     text,
     whole,
 )
+from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
-from .actions import ActionResult, PunchSettings, pull_out_edit, punch_edit
+from ..terrain import Volume
+from .actions import ActionEvent, ActionResult, PunchSettings, pull_out_edit, punch_edit
+from .checks import point_tuple
 from .deformation import (
     AwardSettings,
     DeformationState,
@@ -62,6 +68,11 @@ from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, 
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import exposed, in_reach, treasure_reward
+
+if TYPE_CHECKING:
+    from .edits import VoxelEdit
+    from .inputs import Inputs
+    from .world import World
 
 __all__ = ["ActionSettings", "PlayerActions"]
 
@@ -96,7 +107,7 @@ class ActionSettings:
     use_reach: float = 2.5
     use_angle: float = 30.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, kind in (("punch", PunchSettings), ("pull_out", PunchSettings), ("suck", SuckSettings),
                            ("throw", ThrowSettings), ("impact", ImpactRules), ("treasure", TreasureSettings),
                            ("awards", AwardSettings)):
@@ -144,17 +155,18 @@ class PlayerActions:
     # counters in [0, MAX_COUNT]; the treasures' positions within the world's box grown by POSITION_MARGIN, the
     # objects' by that and how far one flies before it is lost (settings.throw: 2 * speed and gravity for
     # max_flight_time), their velocities within ±MAX_SPEED; at most max_bullets bullets.
-    STATE_CHECKS = {"suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
-                                     held_time=seconds(), updates=count(), bullets=sequence(text()),
-                                     said=sequence(text())),
-                    "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
-                                            removed_by_group=sequence(pair(text(), number(minimum=0.0))),
-                                            awarded=sequence(pair(text(), count())),
-                                            treasures=sequence(instance(Treasure))),
-                    "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
-                    "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
-                    "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
-                    "*": lambda actions, name, state: actions._check_places(name, state)}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "suck": instance(SuckState, holding=flag, gauge=number(0.0, 1.0), exhausted=flag,
+                         held_time=seconds(), updates=count(), bullets=sequence(text()),
+                         said=sequence(text())),
+        "deformation": instance(DeformationState, since_treasure=number(minimum=0.0),
+                                removed_by_group=sequence(pair(text(), number(minimum=0.0))),
+                                awarded=sequence(pair(text(), count())),
+                                treasures=sequence(instance(Treasure))),
+        "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
+        "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
+        "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
+        "*": lambda actions, name, state: actions._check_places(name, state)}
     OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box")
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
@@ -168,11 +180,12 @@ class PlayerActions:
         self.opened_treasures: tuple[int, ...] = ()
         self._made = 0
         # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
-        # awaiting the deformation stage's bookkeeping (empty between frames).
-        self._awaiting_bookkeeping: list[tuple[str, object, object]] = []
+        # awaiting the deformation stage's bookkeeping (empty between frames); by make, the report is an
+        # ActionResult (punch, pull_out), a SuckUpdate or an ImpactResult (whose eye is None).
+        self._awaiting_bookkeeping: list[tuple[str, Any, Any]] = []
         self._box: tuple[np.ndarray, np.ndarray] | None = None  # the world's (m), once attached
 
-    def _check_places(self, name: str, state) -> None:
+    def _check_places(self, name: str, state: Mapping[str, Any]) -> None:
         """The places of a state within the world's box (once attached), the objects' velocities in range, the
         bullets no more than suck carries."""
         bullets, most = len(state["suck"].bullets), self.settings.suck.max_bullets
@@ -185,20 +198,21 @@ class PlayerActions:
             speed()(f"{where}.object.velocity", np.array(item.object.velocity, dtype=np.float64))
             if self._box is not None:
                 check_inside(f"{where}.object.position", item.object.position, self._box, POSITION_MARGIN + flight)
-        for n, treasure in enumerate(state["deformation"].treasures if self._box is not None else ()):
-            check_inside(f"{name}['deformation'].treasures[{n}].position", treasure.position, self._box)
+        if self._box is not None:
+            for n, treasure in enumerate(state["deformation"].treasures):
+                check_inside(f"{name}['deformation'].treasures[{n}].position", treasure.position, self._box)
 
     def state_dict(self) -> dict:
         """What the actions keep from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
         leading underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
-    def attach(self, world) -> None:
+    def attach(self, world: World) -> None:
         """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the
         "events" stage; thrown objects keep collision triangles around them; all objects show in snapshots."""
         self._box = world_box(world.volume)
@@ -224,7 +238,7 @@ class PlayerActions:
         return [item.transform() for item in items] + treasures
 
     # ------------------------------------------------------------------------------------------ buttons
-    def act(self, world, inputs) -> None:
+    def act(self, world: World, inputs: Inputs) -> None:
         """The "events" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
         before = world.previous_inputs
         player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
@@ -239,7 +253,8 @@ class PlayerActions:
                                self.callback_for(world, "suck", eye), s.suck):
             world.queue_edit(edit)
 
-    def _throw(self, world, eye, aim, volume, bvh) -> None:
+    def _throw(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
+               ) -> None:
         if self.held is None:
             self._refuse(world, refusal("throw", "nothing_to_hold"), "nothing_held")
             return
@@ -249,7 +264,8 @@ class PlayerActions:
         self._report(world, thrown.events)
         world.emit(ActionEnded, action="throw", outcome="done")
 
-    def _stance(self, world, eye, aim, volume, bvh) -> None:
+    def _stance(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
+                ) -> None:
         if self.held is not None:
             self._refuse(world, refusal("stance", "hands_full"), "hands_full")
             return
@@ -262,12 +278,14 @@ class PlayerActions:
         self.held = WorldObject(self._name("bullet"), "bullet", result.bullet)
         world.emit(ActionEnded, action="stance", outcome="done")
 
-    def _punch(self, world, eye, aim, volume, bvh) -> None:
+    def _punch(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
+               ) -> None:
         edit = punch_edit(volume, bvh, eye, aim, self.callback_for(world, "punch", eye),
                           self.settings.punch)
         self._queue(world, "punch", edit, eye, aim, self.settings.punch.reach)
 
-    def _pull_out(self, world, eye, aim, volume, bvh) -> None:
+    def _pull_out(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
+                  ) -> None:
         if self.held is not None:
             self._refuse(world, refusal("pull_out", "hands_full"), "hands_full")
             return
@@ -275,7 +293,8 @@ class PlayerActions:
                              self.settings.pull_out)
         self._queue(world, "pull_out", edit, eye, aim, self.settings.pull_out.reach)
 
-    def _use(self, world, eye, aim, volume, bvh) -> None:
+    def _use(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
+             ) -> None:
         s = self.settings
         reached = [(float(np.linalg.norm(np.asarray(t.position) - eye)), 0, n)
                    for n, t in self.closed_treasures()
@@ -301,7 +320,7 @@ class PlayerActions:
         world.emit(PickedUp, name=item.name, material=thing.material, position=thing.position)
         world.emit(ActionEnded, action="use", outcome="picked_up")
 
-    def _open(self, world, n: int) -> None:
+    def _open(self, world: World, n: int) -> None:
         treasure = self.deformation.treasures[n]
         reward = treasure_reward(world.volume, treasure.position)
         self.opened_treasures += (n,)
@@ -311,34 +330,38 @@ class PlayerActions:
                    stamina=reward.stamina, currency=reward.currency)
         world.emit(ActionEnded, action="use", outcome="opened")
 
-    def _queue(self, world, action: str, edit, eye, aim, reach: float) -> None:
+    def _queue(self, world: World, action: str, edit: VoxelEdit | None, eye: np.ndarray, aim: np.ndarray,
+               reach: float) -> None:
         if edit is None:
             self._refuse(world, missed(world.collider.bvh, eye, aim, action, reach), "missed")
         else:
             world.queue_edit(edit)
 
     @staticmethod
-    def _refuse(world, refused: Refusal | None, outcome: str | None = None) -> None:
-        """Say why an action did nothing (an ``ActionBlocked`` event), then end it with ``outcome`` (if given)."""
-        if refused is not None:
-            world.emit(ActionBlocked, action=refused.action, reason=refused.reason, text=refused.text)
+    def _refuse(world: World, refused: Refusal | None, outcome: str | None = None) -> None:
+        """Say why an action did nothing (an ``ActionBlocked`` event), then end it with ``outcome`` (if given);
+        nothing for None (no refusal)."""
+        if refused is None:
+            return
+        world.emit(ActionBlocked, action=refused.action, reason=refused.reason, text=refused.text)
         if outcome is not None:
             world.emit(ActionEnded, action=refused.action, outcome=outcome)
 
     # ----------------------------------------------------------------------------- once edits are applied
-    def callback_for(self, world, make: str, eye=None):
+    def callback_for(self, world: World, make: str, eye: ArrayLike | None = None) -> Callable[..., None]:
         """The ``finish`` callback the player's ``make`` (``punch``, ``pull_out``, ``suck`` or ``impact``) hands
         its edit maker in ``world``: it adds what the removal made (fragments, the held piece) and keeps the
         action's report for the deformation stage's bookkeeping (:meth:`book`). ``eye`` (m) is where the player
         looked from (for the treasure and award counters; not used by impact). A loaded world's queued edits are
         made again with it (:mod:`voxelworld.io`)."""
-        finishers = {"punch": self._punched, "pull_out": self._pulled, "suck": self._sucked}
+        finishers: dict[str, Callable[..., None]] = {"punch": self._punched, "pull_out": self._pulled,
+                                                     "suck": self._sucked}
         if make == "impact":
             return partial(self._impacted, world)
         check_range("make", make, "punch, pull_out, suck or impact", make in finishers)
         return partial(finishers[make], world, eye)
 
-    def _punched(self, world, eye, result: ActionResult) -> None:
+    def _punched(self, world: World, eye: ArrayLike, result: ActionResult) -> None:
         for fragment in result.fragments:
             self.objects.append(WorldObject(self._name("fragment"), "fragment", fragment))
         loose = [o for o in self.objects if o.kind == "fragment"]
@@ -346,7 +369,7 @@ class PlayerActions:
             self.objects.remove(old)
         self._awaiting_bookkeeping.append(("punch", eye, result))
 
-    def _pulled(self, world, eye, result: ActionResult) -> None:
+    def _pulled(self, world: World, eye: ArrayLike, result: ActionResult) -> None:
         if result.held is not None:
             piece = WorldObject(self._name("piece"), "held", result.held)
             if self.held is None:
@@ -355,17 +378,17 @@ class PlayerActions:
                 self.objects.append(replace(piece, kind="fragment"))
         self._awaiting_bookkeeping.append(("pull_out", eye, result))
 
-    def _sucked(self, world, eye, update: SuckUpdate) -> None:
+    def _sucked(self, world: World, eye: ArrayLike, update: SuckUpdate) -> None:
         if update.edits:
             self._awaiting_bookkeeping.append(("suck", eye, update))
         else:  # no update was made (button up, gauge empty, nothing in reach): booked as the button is read
             self._book_suck(world, eye, update)
 
-    def _impacted(self, world, result: ImpactResult) -> None:
+    def _impacted(self, world: World, result: ImpactResult) -> None:
         self._awaiting_bookkeeping.append(("impact", None, result))
 
     # ---------------------------------------------------------------------------------------- bookkeeping
-    def book(self, world, inputs) -> None:
+    def book(self, world: World, inputs: Inputs) -> None:
         """The "deformation" stage: the bookkeeping of the actions whose edits this frame applied, in the order
         they were applied: their outcome events, suck's gauge, updates and bullets, the treasure and award
         counters (thrown objects' explosions too, with ``WorldSettings.thrown_deformation_counts``), and the end
@@ -379,7 +402,7 @@ class PlayerActions:
             else:
                 self._book_dig(world, eye, make, report)
 
-    def _book_dig(self, world, eye, action: str, result: ActionResult) -> None:
+    def _book_dig(self, world: World, eye: ArrayLike, action: str, result: ActionResult) -> None:
         self._report(world, result.events)
         self._record(world, record_action(self.deformation, world.volume, eye, result, self.settings.treasure,
                                           self.settings.awards))
@@ -388,7 +411,7 @@ class PlayerActions:
         else:
             self._refuse(world, self._too_hard(world, eye, action, result), "blocked")
 
-    def _too_hard(self, world, eye, action: str, result: ActionResult) -> Refusal:
+    def _too_hard(self, world: World, eye: ArrayLike | None, action: str, result: ActionResult) -> Refusal:
         """Why a punch or pull-out that met something removed nothing: no voxel in its range (a prop), or the aimed
         material's hardness against the tool and the damage the voxels around the hit have taken so far."""
         settings = self.settings.punch if action == "punch" else self.settings.pull_out
@@ -401,7 +424,7 @@ class PlayerActions:
         damage = 0 if voxel is None else world.volume.read_voxel(voxel)["damage"]
         return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
 
-    def _book_suck(self, world, eye, update: SuckUpdate) -> None:
+    def _book_suck(self, world: World, eye: ArrayLike, update: SuckUpdate) -> None:
         frame = suck_frame(update, self.settings.suck)
         self.suck = frame.state
         self._report(world, frame.result.events)
@@ -415,13 +438,13 @@ class PlayerActions:
         elif "suck_end" in kinds:
             world.emit(ActionEnded, action="suck", outcome="released")
 
-    def _book_impact(self, world, result: ImpactResult) -> None:
+    def _book_impact(self, world: World, result: ImpactResult) -> None:
         self._report(world, result.events)
         if world.settings.thrown_deformation_counts:
             self._record(world, record_impact(self.deformation, world.volume, world.player.eye, result,
                                               self.settings.treasure, self.settings.awards))
 
-    def _record(self, world, update: DeformationUpdate) -> None:
+    def _record(self, world: World, update: DeformationUpdate) -> None:
         """Take the counters' ``update``: the new state, the items granted and their events."""
         self.deformation = update.state
         self.items += tuple(award.item for award in update.awards)
@@ -433,7 +456,7 @@ class PlayerActions:
             world.emit(ItemPlaced, item=update.treasure.item, material=material, position=where)
 
     @staticmethod
-    def _report(world, events) -> None:
+    def _report(world: World, events: Iterable[ActionEvent]) -> None:
         for event in events:
             world.emit(ActionOutcome, kind=event.kind, position=event.position, material=event.material,
                        amount=float(event.amount), item=event.item)
@@ -443,13 +466,13 @@ class PlayerActions:
         return f"{kind}-{self._made}"
 
     # -------------------------------------------------------------------------------------------- objects
-    def move_objects(self, world, inputs) -> None:
+    def move_objects(self, world: World, inputs: Inputs) -> None:
         """The "events" stage, after the buttons: the held object follows the view, fragments fall and rest,
         thrown objects fly and meet the terrain."""
         s, dt, bvh, materials = self.settings, world.dt, world.collider.bvh, world.materials
         if self.held is not None:
             where = world.player.eye + world.player.aim * s.throw.hold_distance
-            self.held = replace(self.held, object=replace(self.held.object, position=tuple(float(v) for v in where)),
+            self.held = replace(self.held, object=replace(self.held.object, position=point_tuple(where)),
                                 age=self.held.age + dt)
         kept = []
         for item in self.objects:

@@ -15,13 +15,17 @@ the inputs and the effects of last frame's contacts), :meth:`Player.collide` (th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
 from ..errors import ParameterError, check_finite, check_point, check_range
+from ..terrain import MaterialTable
+from .collider import Collider
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
 from .state_checks import MAX_SPEED, POSITION_MARGIN, check_inside, speed
 
@@ -69,7 +73,7 @@ class PlayerSettings:
     stamina_event_step: float = 5.0  # stamina units, > 0: a StaminaChanged event each time a multiple is crossed
     contact_skin: float = 0.05  # m, >= 0: how near a triangle counts as touching
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, minimum, strict in (("radius", 0.0, True), ("walk_speed", 0.0, False), ("air_control", 0.0, False),
                                       ("jump_speed", 0.0, False), ("gravity", 0.0, False), ("traction", 0.0, False),
                                       ("max_fall_speed", 0.0, True), ("step_height", 0.0, False),
@@ -103,7 +107,7 @@ def view_direction(yaw: float, pitch: float) -> np.ndarray:
     return np.array([-math.sin(y) * math.cos(p), math.sin(p), -math.cos(y) * math.cos(p)])
 
 
-def _check_state(player: Player, name: str, state) -> None:
+def _check_state(player: Player, name: str, state: Mapping[str, Any]) -> None:
     """What ties a player's state (its values each checked before) to the player: the materials it names (what it
     touches and stands on) are names of its table; its amounts lie within what its settings allow; its feet lie
     within the world's box and a margin (:mod:`.state_checks`)."""
@@ -147,16 +151,17 @@ class Player:
     # Ranges: position within the world's box grown by POSITION_MARGIN; velocity within ±MAX_SPEED on each axis;
     # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the grown
     # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
-    STATE_CHECKS = {"position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
-                    "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
-                    "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
-                    "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
-                    "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
-                    "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
-                    "currency": number(minimum=0.0), "*": _check_state}
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
+        "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
+        "stamina": number(minimum=0.0), "sprinting": flag, "touching": set_of(text()),
+        "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
+        "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
+        "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
+        "currency": number(minimum=0.0), "*": _check_state}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
-    def __init__(self, position, yaw: float, settings: PlayerSettings, materials):
+    def __init__(self, position: ArrayLike, yaw: float, settings: PlayerSettings, materials: MaterialTable) -> None:
         if not isinstance(settings, PlayerSettings):
             raise ParameterError("settings", settings, "a PlayerSettings")
         self.settings = settings
@@ -187,7 +192,7 @@ class Player:
         leading underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
@@ -213,7 +218,7 @@ class Player:
         self._cause = cause
 
     # ------------------------------------------------------------------------------------ frame stages
-    def begin_frame(self, move, sprint: bool, jump: bool, dt: float, emit: Callable) -> None:
+    def begin_frame(self, move: Sequence[float], sprint: bool, jump: bool, dt: float, emit: Callable) -> None:
         """Velocity from the stick (``move``: right, forward in [-1, 1]), sprint and jump, gravity, and the
         effects of last frame's contacts (contact damage drains stamina)."""
         s = self.settings
@@ -228,7 +233,8 @@ class Player:
         desired = stick * (s.sprint_speed if self.sprinting else s.walk_speed)
         if self.grounded:  # the ground's grip: slippery ground (ice) lets the player slide
             ground = self.ground_material
-            slipperiness = self.materials[ground].slipperiness if ground in self.materials else 0.0
+            slipperiness = self.materials[ground].slipperiness if ground is not None and ground in self.materials \
+                else 0.0
             blend = min(1.0, s.traction * (1.0 - slipperiness) * dt)
         else:
             blend = min(1.0, s.air_control * dt)
@@ -252,7 +258,7 @@ class Player:
         elif self.stamina < s.stamina_max:
             self.add_stamina(s.regeneration * dt, "rest")
 
-    def collide(self, collider, dt: float, emit: Callable) -> None:
+    def collide(self, collider: Collider, dt: float, emit: Callable) -> None:
         """Move by ``velocity * dt`` against ``collider`` (see :class:`~voxelworld.game.world.Collider`) in
         sub-steps of at most half the radius, so nothing is tunnelled through (at most ``MAX_SUBSTEPS``: a move
         longer than that many half radii takes longer sub-steps); then record what it touches."""
@@ -310,7 +316,8 @@ class Player:
         r = self.settings.radius
         return self.position + _UP * (lift + r), self.position + _UP * (self.settings.height - r)
 
-    def _probe(self, collider, x: float, z: float, top: float, bottom: float):
+    def _probe(self, collider: Collider, x: float, z: float, top: float, bottom: float
+               ) -> tuple[float, np.ndarray, int] | None:
         """The highest surface under the footprint at (x, z) between heights ``top`` and ``bottom`` (m):
         (height, unit normal, material id), or None."""
         r = 0.6 * self.settings.radius
@@ -325,7 +332,7 @@ class Player:
     def _walkable(self, normal_y: float) -> bool:
         return normal_y >= math.cos(math.radians(self.settings.max_slope)) - 1e-9
 
-    def _move_horizontally(self, collider, displacement: np.ndarray) -> None:
+    def _move_horizontally(self, collider: Collider, displacement: np.ndarray) -> None:
         """Move by the horizontal part of ``displacement``; a slope too steep to climb rising under the front of
         the footprint takes away the part of the move (and of the velocity) going into it, and the rest is tried
         again (up to ``_SLIDES`` times), so the player slides along obstacles instead of sticking to them."""
@@ -383,7 +390,7 @@ class Player:
                 emit(Landed, material="none", speed=float(self._fall_speed))
             self.grounded, self.ground_material, self._fall_speed = True, "none", 0.0
 
-    def _push_out_of_walls(self, collider) -> None:
+    def _push_out_of_walls(self, collider: Collider) -> None:
         """Push the body (above step height) out of the triangles it overlaps: horizontally from walls,
         downwards from ceilings."""
         s = self.settings
@@ -412,7 +419,7 @@ class Player:
                 return
             self.position += push + np.sign(push) * 1e-4
 
-    def _move_vertically(self, collider, dy: float, dt: float, emit: Callable) -> None:
+    def _move_vertically(self, collider: Collider, dy: float, dt: float, emit: Callable) -> None:
         s = self.settings
         feet = float(self.position[1])
         target = feet + dy

@@ -45,14 +45,24 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cache, partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point, check_range
-from ..motion import CESIUM_MAN, Pose, Skeleton, load_gltf
-from .events import ActionStarted
+from ..motion import CESIUM_MAN, Clip, Pose, Skeleton, load_gltf
+from .events import ActionStarted, Event
+
+if TYPE_CHECKING:
+    from .enemy import ChainsawEnemy
+    from .world import World
+
+    _Vector = Sequence[float] | np.ndarray  # a point, direction or quaternion: a tuple or an array
+    _Quaternion = tuple[float, float, float, float]  # x, y, z, w
 
 __all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", "enemy_pose", "aim_arm",
            "model_to_world", "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
@@ -97,7 +107,7 @@ class CharacterPose:
     blade: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
     contact: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check every field (a pose read back from a file is built through here); numbers become floats."""
         set_field = partial(object.__setattr__, self)
         check_range("name", self.name, "a non-empty string", isinstance(self.name, str) and bool(self.name))
@@ -134,7 +144,7 @@ class CharacterPose:
                     isinstance(self.contact, str))
 
     @classmethod
-    def _made(cls, *values) -> CharacterPose:
+    def _made(cls, *values: object) -> CharacterPose:
         """A pose the poser made itself, its fields in order and of the right types: no checks (every frame)."""
         pose = object.__new__(cls)
         pose.__dict__.update(zip(_POSE_FIELDS, values))  # frozen: its __setattr__ refuses, its __dict__ does not
@@ -171,11 +181,11 @@ class CharacterRig:
 
     skeleton: Skeleton
     root_transform: np.ndarray
-    walk: object
+    walk: Clip
     idle_rotations: np.ndarray
     idle_root: np.ndarray
-    right_arm: tuple[int, int, int]
-    left_arm: tuple[int, int, int]
+    right_arm: tuple[int, ...]  # shoulder, elbow, wrist
+    left_arm: tuple[int, ...]
     shoulder_height: float
     shoulder_offset: np.ndarray  # the right shoulder's position at rest in model space (m)
     walk_cycle: float  # m the walk clip carries the body in one cycle
@@ -210,7 +220,7 @@ def character_rig() -> CharacterRig:
                    walk_duration=walk.duration)
 
 
-def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk) -> float:
+def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk: Clip) -> float:
     """How far (m) the walk clip carries the body in one cycle: twice the forward sweep of a foot relative to
     the hips (one step of each foot)."""
     frames = walk.sample_frames(skeleton, np.linspace(0.0, walk.duration, 97), loop=True)
@@ -219,7 +229,7 @@ def _walk_cycle(skeleton: Skeleton, root: np.ndarray, walk) -> float:
     return float(2.0 * (forward.max() - forward.min()))
 
 
-def model_to_world(position, yaw: float, scale: float = 1.0) -> np.ndarray:
+def model_to_world(position: Iterable[float], yaw: float, scale: float = 1.0) -> np.ndarray:
     """The 4x4 placement of the model (see the module's Frames): scale, turn by ``yaw + 180`` degrees about Y,
     move to ``position``.
 
@@ -233,7 +243,7 @@ def model_to_world(position, yaw: float, scale: float = 1.0) -> np.ndarray:
     return matrix
 
 
-def _yaw_of(direction) -> float:
+def _yaw_of(direction: _Vector) -> float:
     """The yaw (degrees, in [0, 360)) facing the horizontal ``direction`` (``view_direction``'s convention)."""
     return math.degrees(math.atan2(-float(direction[0]), -float(direction[2]))) % 360.0
 
@@ -245,24 +255,24 @@ def _towards(value: float, target: float, step: float) -> float:
 # ------------------------------------------------------------------------------------------------ layers
 # Single quaternions as 4-tuples (x, y, z, w) in plain float arithmetic: a pose turns a few joints, and numpy's
 # per-call overhead on 4-element arrays would cost more than the arithmetic.
-def _qmul(a, b):
+def _qmul(a: _Vector, b: _Vector) -> _Quaternion:
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
 
 
-def _qconj(q):
+def _qconj(q: _Vector) -> _Quaternion:
     return (-q[0], -q[1], -q[2], q[3])
 
 
-def _qrotate(q, v):
+def _qrotate(q: _Vector, v: _Vector) -> tuple[float, float, float]:
     x, y, z, w = q
     tx, ty, tz = 2.0 * (y * v[2] - z * v[1]), 2.0 * (z * v[0] - x * v[2]), 2.0 * (x * v[1] - y * v[0])
     return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
 
 
-def _qbetween(u, v):
+def _qbetween(u: _Vector, v: _Vector) -> _Quaternion:
     """The shortest rotation turning the direction ``u`` onto ``v`` (neither need be unit)."""
     nu, nv = math.sqrt(u[0] ** 2 + u[1] ** 2 + u[2] ** 2), math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
     u, v = [c / nu for c in u], [c / nv for c in v]
@@ -276,7 +286,7 @@ def _qbetween(u, v):
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-def _qslerp(a, b, t: float):
+def _qslerp(a: _Vector, b: _Vector, t: float) -> tuple[float, ...]:
     d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
     if d < 0.0:
         b, d = (-b[0], -b[1], -b[2], -b[3]), -d
@@ -290,7 +300,7 @@ def _qslerp(a, b, t: float):
     return tuple(c / n for c in q)
 
 
-def _nlerp_rows(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
+def _nlerp_rows(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
     """Row-wise normalised lerp of quaternions (n, 4), ``b`` sign-matched to ``a``: the blend of two poses."""
     # np.add.reduce: np.sum's reduction without its Python wrapper (the same sums)
     b = np.where(np.add.reduce(a * b, axis=-1, keepdims=True) < 0.0, -b, b)
@@ -298,7 +308,7 @@ def _nlerp_rows(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
     return q / np.sqrt(np.add.reduce(q * q, axis=-1, keepdims=True))
 
 
-def _world_rotation(rotations: np.ndarray, parents, joint: int):
+def _world_rotation(rotations: np.ndarray, parents: np.ndarray, joint: int) -> _Quaternion:
     """The joint's rotation in skeleton space: its ancestors' local rotations composed (rest scales are 1)."""
     chain = []
     while joint >= 0:
@@ -310,14 +320,16 @@ def _world_rotation(rotations: np.ndarray, parents, joint: int):
     return world
 
 
-def aim_arm(rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
+def aim_arm(rotations: np.ndarray, chain: Sequence[int], upper: ArrayLike, fore: ArrayLike, weight: float
+            ) -> None:
     """Turn an arm ``chain`` (shoulder, elbow, wrist joint indices) of the rig so that its upper arm points
     along ``upper`` and its forearm along ``fore`` (model-space directions), each joint by the shortest
     rotation, blended by ``weight`` (0..1); ``rotations`` (n, 4) is changed in place."""
     _aim_arm(character_rig(), rotations, chain, upper, fore, weight)
 
 
-def _aim_arm(rig: CharacterRig, rotations: np.ndarray, chain, upper, fore, weight: float) -> None:
+def _aim_arm(rig: CharacterRig, rotations: np.ndarray, chain: Sequence[int], upper: ArrayLike, fore: ArrayLike,
+             weight: float) -> None:
     if weight <= 0.0:
         return
     parents, rest = rig.skeleton.parents, rig.skeleton.rest.translation
@@ -352,7 +364,7 @@ def _action_weight(action: str, time: float) -> float:
     return min(time / 0.07, 1.0, (length - time) / 0.12)
 
 
-def _layers(rotations: np.ndarray, state: dict) -> None:
+def _layers(rotations: np.ndarray, state: Mapping[str, Any]) -> None:
     """The player's authored layers over its walk/idle rotations (in place)."""
     rig = character_rig()
     air, suck = state["air_weight"], state["suck_weight"]
@@ -376,11 +388,11 @@ def _layers(rotations: np.ndarray, state: dict) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ actors
-_NO_LAYERS = {"action": "", "action_time": 0.0, "suck_weight": 0.0, "air_weight": 0.0}
+_NO_LAYERS: dict[str, Any] = {"action": "", "action_time": 0.0, "suck_weight": 0.0, "air_weight": 0.0}
 
 
-def _walker(name: str, kind: str, position, yaw: float | None, previous: CharacterPose | None, dt: float,
-            layers: dict | None = None) -> CharacterPose:
+def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous: CharacterPose | None, dt: float,
+            layers: Mapping[str, Any] | None = None) -> CharacterPose:
     """A walker's pose: walk phase advanced by the distance travelled since ``previous``, eased between idle
     and walk; ``yaw`` None faces where it went (or keeps its last yaw)."""
     rig = character_rig()
@@ -422,7 +434,7 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
                                tuple(root.tolist()), *state)
 
 
-def _player_layers(world, events, previous: CharacterPose | None) -> dict:
+def _player_layers(world: World, events: Iterable[Event], previous: CharacterPose | None) -> dict[str, Any]:
     """The player's layer clocks this frame: an action pressed this frame starts its layer; suck held and being
     in the air ease their layers in and out."""
     dt = world.dt
@@ -439,7 +451,7 @@ def _player_layers(world, events, previous: CharacterPose | None) -> dict:
             "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
 
 
-def enemy_pose(enemy) -> CharacterPose:
+def enemy_pose(enemy: ChainsawEnemy) -> CharacterPose:
     """A chainsaw enemy's pose: its motion's whole pose (it plays on CesiumMan's own skeleton), every joint's
     local rotation and the root's translation, placed where the enemy stands (see the module)."""
     motion = enemy.motion
@@ -452,7 +464,8 @@ def enemy_pose(enemy) -> CharacterPose:
                                (tuple(start), tuple(end)), contact)
 
 
-def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:
+def pose_characters(world: World, previous: Iterable[CharacterPose] = (), events: Iterable[Event] = ()
+                    ) -> tuple[CharacterPose, ...]:
     """Every actor of ``world`` posed for its last frame: the player, its NPCs, its enemies (in that order),
     from ``previous`` (the last frame's poses, by name) and ``events`` (the frame's events: the player's
     ActionStarted start its layers)."""

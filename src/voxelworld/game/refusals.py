@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..collision import TriangleBVH
 from ..errors import check_range
 
 __all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard", "not_terrain"]
@@ -56,7 +58,7 @@ class Refusal:
     reason: str
     text: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("action", self.action, f"one of {', '.join(ACTIONS)}", self.action in ACTIONS)
         check_range("reason", self.reason, f"one of {', '.join(REASONS)}", self.reason in REASONS)
         check_range("text", self.text, "a non-empty string", isinstance(self.text, str) and bool(self.text))
@@ -77,7 +79,7 @@ def out_of_reach(action: str, distance: float, reach: float) -> Refusal:
     return Refusal(action, "out_of_reach", f"out of reach: {distance:.1f} m, {_name(action)} reaches {reach:g} m")
 
 
-def missed(bvh, eye, aim, action: str, reach: float) -> Refusal:
+def missed(bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike, action: str, reach: float) -> Refusal:
     """Why an aimed action (punch, pull-out, suck) met nothing within ``reach`` m of ``eye`` along the unit
     ``aim``: out_of_reach when the ray meets the collision mesh (``bvh``, a
     :class:`~voxelworld.collision.TriangleBVH` or None) farther away, nothing_aimed when it meets nothing."""

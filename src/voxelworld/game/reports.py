@@ -54,7 +54,7 @@ class Snapshot:
     player_currency: float = 0.0
     characters: tuple[CharacterPose, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The next frame's poses go on from these (a world read from a file too): check them.
         characters = self.characters
         check_range("characters", characters, "a sequence of CharacterPose", isinstance(characters, (tuple, list))

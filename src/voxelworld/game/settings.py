@@ -86,7 +86,7 @@ class WorldSettings:
             return self.navigation_distance
         return min(self.view_distance / 2, NAVIGATION_DISTANCE)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
         check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
         check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))

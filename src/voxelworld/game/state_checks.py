@@ -24,10 +24,18 @@ voxelworld.errors.ParameterError: state['velocity'] = ... must be a float64 arra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import MAX_COUNT, MAX_SECONDS, MAX_SPEED, array, bounded, count, seconds, speed
 from ..errors import check_range
+from ..terrain import Volume
+
+if TYPE_CHECKING:
+    from .world import World
 
 __all__ = ["MAX_SECONDS", "MAX_COUNT", "MAX_SPEED", "POSITION_MARGIN", "seconds", "count", "speed", "bounded",
            "world_box", "check_inside", "check_direction_state", "check_world_state"]
@@ -35,12 +43,13 @@ __all__ = ["MAX_SECONDS", "MAX_COUNT", "MAX_SPEED", "POSITION_MARGIN", "seconds"
 POSITION_MARGIN = 64.0  # m: how far outside the world's box a point of a state may lie (jumps, flights, the sky)
 
 
-def world_box(volume) -> tuple[np.ndarray, np.ndarray]:
+def world_box(volume: Volume) -> tuple[np.ndarray, np.ndarray]:
     """The box (m) of ``volume``'s voxel samples: the first and the last."""
     return np.asarray(volume.origin, dtype=np.float64), volume.index_to_world(np.array(volume.shape) - 1)
 
 
-def check_inside(name: str, points, box, margin: float = POSITION_MARGIN) -> None:
+def check_inside(name: str, points: ArrayLike, box: tuple[np.ndarray, np.ndarray], margin: float = POSITION_MARGIN
+                 ) -> None:
     """``points`` ((3,) or (n, 3), m) lie within ``box`` (lo, hi) grown by ``margin`` m on every side."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     lo, hi = box[0] - margin, box[1] + margin
@@ -49,14 +58,14 @@ def check_inside(name: str, points, box, margin: float = POSITION_MARGIN) -> Non
                 f"grown by {margin} m", bool(np.all((points >= lo) & (points <= hi))))
 
 
-def check_direction_state(name: str, value) -> None:
+def check_direction_state(name: str, value: Any) -> None:
     """A horizontal unit direction of a state (x, 0, z), as the constructors make them."""
     array((3,))(name, value)
     check_range(name, tuple(value.tolist()), "a horizontal unit direction (x, 0, z)",
                 value[1] == 0.0 and abs(float(np.hypot(value[0], value[2])) - 1.0) <= 1e-9)
 
 
-def check_world_state(world, name: str, state) -> None:
+def check_world_state(world: World, name: str, state: Mapping[str, Any]) -> None:
     """A world's state: the last frame's length ``dt`` is one its ``settings.max_dt`` allows; the chunks it names
     are chunks of its grid; the places its snapshot shows (the player, the camera, the characters) lie within the
     world's box (its objects: as the actions' state holds them)."""

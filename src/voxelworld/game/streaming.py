@@ -9,8 +9,11 @@ import sys
 
 import numpy as np
 
-from ..meshing import detail_levels
+from ..meshing import ChunkMesher, PreparedChanges, detail_levels
+from ..terrain import SparseVolume, VoxelVolume
 from .detail import budgeted_levels, chunk_distances
+from .player import Player
+from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
            "release_freed_memory"]
@@ -44,6 +47,19 @@ def release_freed_memory() -> None:
 class Streaming:
     """The streaming methods of a :class:`~voxelworld.game.world.World` (its volume, mesher, settings, actors and
     the ``_stream_*`` and ``_prepared*`` attributes it keeps)."""
+
+    # Set by World.__init__ (voxelworld.game.world); ``agents`` too, after the first streaming (read with getattr).
+    player: Player
+    settings: WorldSettings
+    volume: VoxelVolume | SparseVolume
+    mesher: ChunkMesher
+    frame: int
+    _prepared: PreparedChanges | None  # streaming changes the mesher works out (stream)
+    _prepared_frame: int  # the frame they were handed over in
+    _stream_anchor: np.ndarray | None  # where the actors were when the streamed chunks were chosen
+    # The active chunks wanted (meshed now, kept meshed) and the levels of detail wanted; None: no view distance, no
+    # detail distances.
+    _stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]
 
     def _stream_points(self) -> np.ndarray:
         """Where the actors are (m): the player, the enemies and the NPCs; the world is meshed around them."""
@@ -83,7 +99,7 @@ class Streaming:
             made = self.mesher.apply_changes(self._prepared) if self._prepared is not None else frozenset()
             self._prepared = None
             return made | self._stream_now(None)
-        changed = frozenset()
+        changed: frozenset[tuple[int, int, int]] = frozenset()
         if self._prepared is not None:
             if self.frame < self._prepared_frame + STREAM_LAG:
                 return changed

@@ -28,13 +28,16 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
-from ..terrain import Box, EditResult, Sphere, Tool, VoxelVolume
+from ..terrain import Box, EditResult, Sphere, Tool, Volume
 from .actions import ActionEvent, ActionResult, aim_hit, removal_totals
 from .checks import check_direction, check_finish, check_point, check_tool, check_world, point_tuple
 from .edits import EditRecipe, VoxelEdit
@@ -90,7 +93,7 @@ class SuckSettings:
     bullets_reset_on_release: bool = False
     tool: Tool = Tool()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, unit in (("reach", "m"), ("radius", "m"), ("time_limit", "s"), ("recharge_time", "s"),
                            ("bullet_radius", "m")):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
@@ -146,8 +149,9 @@ class SuckFrame:
     refusal: Refusal | None = None  # why suck does nothing, the first frame of this hold it is so for that reason
 
 
-def suck_edits(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float,
-               holding: bool, finish, settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
+def suck_edits(state: SuckState, volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike,
+               dt: float, holding: bool, finish: Callable[[SuckUpdate], object],
+               settings: SuckSettings = SuckSettings()) -> tuple[VoxelEdit, ...]:
     """The edits of one frame of suck (see :func:`suck`): a scrape, an interior range and a fragment erasure
     at the aim's hit, or none (button up, gauge empty, nothing within reach). ``finish`` gets the frame's
     :class:`SuckUpdate` once the last edit is applied (at once when there are none); :func:`suck_frame` makes
@@ -247,7 +251,8 @@ def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, ed
             if updates >= settings.updates_per_bullet:
                 updates = 0
                 if len(bullets) < settings.max_bullets:
-                    bullets = bullets + (scraped.most_removed_material,)
+                    # (a scrape that removed density has a material that fell most)
+                    bullets = bullets + (cast(str, scraped.most_removed_material),)
                     events.append(ActionEvent("bullet", centre, scraped.most_removed_material, float(len(bullets))))
         if erased.fragments_erased:
             events.append(ActionEvent("fragments_erased", centre, None, erased.volume_removed))
@@ -263,8 +268,8 @@ def _suck_frame(state: SuckState, gauge: float, dt: float, hit: ActionResult, ed
     return SuckFrame(SuckState(True, gauge, exhausted, state.held_time + dt, updates, bullets, state.said), result)
 
 
-def suck(state: SuckState, volume: VoxelVolume, bvh: TriangleBVH | None, eye, aim, dt: float, holding: bool,
-         settings: SuckSettings = SuckSettings()) -> SuckFrame:
+def suck(state: SuckState, volume: Volume, bvh: TriangleBVH | None, eye: ArrayLike, aim: ArrayLike, dt: float,
+         holding: bool, settings: SuckSettings = SuckSettings()) -> SuckFrame:
     """One frame of suck.
 
     While ``holding`` and the gauge is not empty, the aim meets the collision mesh within ``settings.reach``

@@ -13,12 +13,13 @@ where a soil triangle covers it.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Contact
-from ..terrain import Volume, VoxelVolume
+from ..terrain import Volume
 from .collider import Collider, chunk_bvhs
 
 __all__ = ["TerrainContacts"]
@@ -57,7 +58,7 @@ class TerrainContacts:
     True
     """
 
-    def __init__(self, volume: VoxelVolume, mesher: ChunkMesher, reach: float):
+    def __init__(self, volume: Volume, mesher: ChunkMesher, reach: float) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -70,7 +71,7 @@ class TerrainContacts:
         self._parts: list[tuple[TriangleBVH, np.ndarray, np.ndarray]] = []
         self._shared = False
 
-    def refresh(self, centre, collider: Collider | None = None) -> None:
+    def refresh(self, centre: ArrayLike, collider: Collider | None = None) -> None:
         """Take the collision mesh within ``reach`` of ``centre`` (m): ``collider``'s (the world's, combined this
         frame) when it :meth:`~Collider.covers` that ball, else the BVHs of the chunks within reach (each chunk's
         BVH is the one the world's collider shares, :func:`~voxelworld.game.collider.chunk_bvhs`; a query asks
@@ -86,7 +87,7 @@ class TerrainContacts:
             self._parts = [(bvh, bvh.positions.min(axis=0), bvh.positions.max(axis=0))
                            for bvh in chunk_bvhs(self.mesher).chunk_parts(key)]
 
-    def voxel_material(self, point, normal) -> int:
+    def voxel_material(self, point: ArrayLike, normal: ArrayLike) -> int:
         """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,
         up to two voxels), by its dominant material; 0 if none is solid."""
         volume = self.volume
@@ -105,7 +106,7 @@ class TerrainContacts:
                 return int(window["mat_b"][at] if window["mix"][at] > 127 else window["mat_a"][at])
         return 0
 
-    def __call__(self, start, end, radius) -> Contact | None:
+    def __call__(self, start: ArrayLike, end: ArrayLike, radius: float) -> Contact | None:
         """The contact of the capsule ``start``-``end`` (m) of ``radius`` (m) with the terrain, the deepest of its
         triangles (ties: the first, in chunk then triangle order), or None."""
         start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)

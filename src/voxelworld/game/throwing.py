@@ -30,13 +30,15 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_range
-from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume, VoxelVolume
+from ..terrain import EditResult, MaterialTable, Sphere, Tool, Volume
 from .actions import ActionEvent, VoxelObject, ball_object
 from .checks import check_direction, check_point
 from .edits import EditRecipe, VoxelEdit
@@ -48,7 +50,7 @@ __all__ = ["ThrowSettings", "ImpactRules", "RULES", "StanceResult", "Projectile"
 RULES = ("attach", "explode", "cool", "nothing")
 
 
-def _tuple(array) -> tuple[float, float, float]:
+def _tuple(array: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     return (float(array[0]), float(array[1]), float(array[2]))
 
 
@@ -87,7 +89,7 @@ class ThrowSettings:
         weight = check_finite("weight", weight, minimum=0.0, unit="kg/m³")
         return self.speed * min(2.0, math.sqrt(self.reference_weight / weight) if weight > 0 else 2.0)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, unit in (("speed", "m/s"), ("gravity", "m/s²"), ("hold_distance", "m")):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, unit=unit))
         for name, unit in (("reference_weight", "kg/m³"), ("bullet_radius", "m"), ("max_flight_time", "s")):
@@ -124,7 +126,7 @@ class ImpactRules:
     cool_radius: float = 1.5
     explode_tool: Tool = Tool(damage=100)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "molten_from", check_finite("molten_from", self.molten_from, unit="°C"))
         for name, unit in (("mound_scale", ""), ("explode_radius", "m"), ("cool_radius", "m")):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0,
@@ -162,7 +164,7 @@ class StanceResult:
     events: tuple[ActionEvent, ...]
 
 
-def stance(state: SuckState, volume: VoxelVolume, eye, aim, settings: ThrowSettings = ThrowSettings()
+def stance(state: SuckState, volume: Volume, eye: ArrayLike, aim: ArrayLike, settings: ThrowSettings = ThrowSettings()
            ) -> StanceResult:
     """Take the stance: consume the oldest bullet and ready it as a ball of its material ``hold_distance`` m ahead
     of the eye. Without a bullet nothing is readied and a ``stance_refused`` event is emitted."""
@@ -194,7 +196,7 @@ class ThrowResult:
     events: tuple[ActionEvent, ...]
 
 
-def throw(thing: VoxelObject, eye, aim, settings: ThrowSettings = ThrowSettings()) -> ThrowResult:
+def throw(thing: VoxelObject, eye: ArrayLike, aim: ArrayLike, settings: ThrowSettings = ThrowSettings()) -> ThrowResult:
     """Launch ``thing`` (a readied bullet or a held piece) from ``hold_distance`` m ahead of the eye along the
     aim at :meth:`ThrowSettings.launch_speed` of its material's weight (``settings.speed`` for a material of
     ``settings.reference_weight``)."""
@@ -264,7 +266,7 @@ def fly(projectile: Projectile, bvh: TriangleBVH | None, dt: float, materials: M
     return FlightStep(Projectile(moved, time), None, ())
 
 
-def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBVH | None, dt: float,
+def step_projectile(projectile: Projectile, volume: Volume, bvh: TriangleBVH | None, dt: float,
                     settings: ThrowSettings = ThrowSettings(), rules: ImpactRules = ImpactRules()) -> FlightStep:
     """:func:`fly` one frame and, at a contact, apply :func:`impact` to ``volume`` at once."""
     check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
@@ -277,7 +279,7 @@ def step_projectile(projectile: Projectile, volume: VoxelVolume, bvh: TriangleBV
 
 
 # ------------------------------------------------------------------------------------------------ impact
-def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finish,
+def impact_edit(volume: Volume, thing: VoxelObject, contact: Contact, finish: Callable[[ImpactResult], object],
                 rules: ImpactRules = ImpactRules()) -> VoxelEdit | None:
     """The edit of the rule of the pair (``thing.material``, ``contact.material``) at the contact: attach (an
     ``add`` range), explode (a ``remove`` range), cool (a ``convert`` range) or nothing (None). ``finish`` gets
@@ -323,7 +325,7 @@ def impact_edit(volume: VoxelVolume, thing: VoxelObject, contact: Contact, finis
     return None
 
 
-def impact(volume: VoxelVolume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
+def impact(volume: Volume, thing: VoxelObject, contact: Contact, rules: ImpactRules = ImpactRules()
            ) -> ImpactResult:
     """Apply the rule of the pair (``thing.material``, ``contact.material``) at the contact and report it."""
     results: list[ImpactResult] = []

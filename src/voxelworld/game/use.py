@@ -29,9 +29,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import check_finite
-from ..terrain import VoxelVolume
+from ..terrain import Volume
 from .checks import check_direction, check_point
 from .deformation import buried
 
@@ -48,14 +49,14 @@ class TreasureReward:
     currency: float
 
 
-def _voxel(volume: VoxelVolume, position) -> tuple[int, int, int] | None:
+def _voxel(volume: Volume, position: ArrayLike) -> tuple[int, int, int] | None:
     index = np.round(volume.world_to_index(check_point("position", position))).astype(np.int64)
     if np.any(index < 0) or np.any(index >= volume.shape):
         return None
     return (int(index[0]), int(index[1]), int(index[2]))
 
 
-def treasure_reward(volume: VoxelVolume, position) -> TreasureReward:
+def treasure_reward(volume: Volume, position: ArrayLike) -> TreasureReward:
     """The reward of a treasure at ``position`` (m): the rewards of the dominant material of its voxel."""
     index = _voxel(volume, position)
     if index is None:
@@ -67,13 +68,13 @@ def treasure_reward(volume: VoxelVolume, position) -> TreasureReward:
     return TreasureReward(row.name, row.stamina_reward, row.currency_reward)
 
 
-def exposed(volume: VoxelVolume, position) -> bool:
+def exposed(volume: Volume, position: ArrayLike) -> bool:
     """Whether a treasure at ``position`` (m) can be opened: its voxel is no longer buried."""
     index = _voxel(volume, position)
     return index is not None and not buried(volume, index)
 
 
-def in_reach(eye, aim, position, reach: float, angle: float) -> bool:
+def in_reach(eye: ArrayLike, aim: ArrayLike, position: ArrayLike, reach: float, angle: float) -> bool:
     """Whether ``position`` (m) lies within ``reach`` m of ``eye`` and within ``angle`` degrees of the unit
     ``aim``."""
     eye, aim, position = check_point("eye", eye), check_direction("aim", aim), check_point("position", position)

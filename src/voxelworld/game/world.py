@@ -46,15 +46,16 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, PreparedChanges
-from ..terrain import Box, EditResult, MaterialTable, Volume, VoxelVolume
+from ..terrain import Box, EditResult, MaterialTable, SparseVolume, Volume, VoxelVolume
 from .agents import Agents
 from .aim import aim_info, as_point, voxel_along
 from .collider import Collider, chunk_bvhs, prop_bvh
@@ -84,7 +85,7 @@ _BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "
                    "Philox": np.random.Philox, "SFC64": np.random.SFC64}
 
 
-def _generator(state) -> np.random.Generator:
+def _generator(state: object) -> np.random.Generator:
     """The generator whose bit generator has ``state`` (``bit_generator.state``); ParameterError if it is not
     the state of one of numpy's bit generators."""
     legal = f"the state of one of the bit generators {', '.join(_BIT_GENERATORS)}"
@@ -104,7 +105,7 @@ class World(Streaming):
 
     Parameters
     ----------
-    volume : VoxelVolume
+    volume : VoxelVolume or SparseVolume
         The terrain; the world edits it in place.
     materials : MaterialTable or None
         The table the volume's material ids refer to (the volume's own when None).
@@ -154,18 +155,21 @@ class World(Streaming):
     # edits (public: ``events``, ``queued_edits``), or the last frame's scratch.
     STATE_ATTRIBUTES = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks",
                         "rebuilt_chunks", "_snapshot")
-    STATE_CHECKS = {"seed": whole(0), "frame": count(), "time": seconds(), "dt": seconds(), "inputs": instance(Inputs),
-                    "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
-                    "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
-                    "snapshot": instance(Snapshot, frame=count(), time=seconds())}
+    # Checks (name, value), and '*': check_world_state(world, name, state).
+    STATE_CHECKS: dict[str, Callable[..., None]] = {
+        "seed": whole(0), "frame": count(), "time": seconds(), "dt": seconds(), "inputs": instance(Inputs),
+        "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
+        "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
+        "snapshot": instance(Snapshot, frame=count(), time=seconds())}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
                         "_prepared_frame")
 
-    def __init__(self, volume: VoxelVolume, materials: MaterialTable | None = None, props=(), seed: int = 0,
-                 settings: WorldSettings = WorldSettings(), spawn=None, spawn_yaw: float = 0.0):
+    def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
+                 props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
+                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> None:
         check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
@@ -192,7 +196,7 @@ class World(Streaming):
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
-        self._stream_wanted: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None] = (None, None)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
@@ -206,7 +210,8 @@ class World(Streaming):
         self.changed_chunks: frozenset = frozenset()
         self.rebuilt_chunks: frozenset = frozenset()
         self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
-        self._focus_sources, self._object_sources = [], []  # callables (world) -> points, ObjectTransforms
+        self._focus_sources: list[Callable[[World], Iterable[ArrayLike]]] = []  # callables (world) -> points
+        self._object_sources: list[Callable[[World], Iterable[ObjectTransform]]] = []  # (world) -> ObjectTransforms
         self._queue: list[VoxelEdit] = []
         self._frame_events: list[Event] = []
         self._collider_key: tuple | None = None
@@ -240,10 +245,12 @@ class World(Streaming):
         no leading underscore), the state of its random generator (``rng``) and the chunks of its collider
         (``collider_chunks``). Its parts hand over their own (``volume``, ``player``, ``actions``, ``agents``);
         ``events`` and ``queued_edits`` are public. :func:`voxelworld.io.save_world` saves them all."""
+        key = self._collider_key
+        assert key is not None  # the constructor's _refresh_collider set it
         return attribute_state(self, self.STATE_ATTRIBUTES) | {"rng": self.rng.bit_generator.state,
-                                                                "collider_chunks": tuple(self._collider_key[0])}
+                                                                "collider_chunks": tuple(key[0])}
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: object) -> None:
         """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError, before
         anything changes, for a missing key, a value out of range, an unknown bit generator or a chunk off the grid."""
         if not (isinstance(state, Mapping) and "rng" in state and "collider_chunks" in state):
@@ -274,13 +281,13 @@ class World(Streaming):
         check_range("handler", handler, "a callable (world, inputs)", callable(handler))
         self._handlers[stage].append(handler)
 
-    def add_collision_focus(self, source: Callable) -> None:
+    def add_collision_focus(self, source: Callable[[World], Iterable[ArrayLike]]) -> None:
         """``source(world)`` gives points (m) besides the player around which collision triangles are kept
         (NPCs, an enemy's blade)."""
         check_range("source", source, "a callable (world) -> points", callable(source))
         self._focus_sources.append(source)
 
-    def add_object_source(self, source: Callable) -> None:
+    def add_object_source(self, source: Callable[[World], Iterable[ObjectTransform]]) -> None:
         """``source(world)`` gives the :class:`ObjectTransform` values a snapshot lists."""
         check_range("source", source, "a callable (world) -> ObjectTransforms", callable(source))
         self._object_sources.append(source)
@@ -301,7 +308,7 @@ class World(Streaming):
         """The events of the last frame (what :meth:`step` returned; during a frame, those so far)."""
         return tuple(self._frame_events)
 
-    def emit(self, event_type: type, **values) -> Event:
+    def emit(self, event_type: type[Event], **values: object) -> Event:
         """Create an event of ``event_type`` for the current frame and add it to the frame's events."""
         event = event_type(frame=self.frame, time=self.time, **values)
         self._frame_events.append(event)
@@ -428,7 +435,7 @@ class World(Streaming):
         (:func:`~voxelworld.game.aim.aim_info`)."""
         return aim_info(self, max_distance)
 
-    def voxel_along(self, eye, direction, distance: float) -> tuple[int, int, int] | None:
+    def voxel_along(self, eye: ArrayLike, direction: ArrayLike, distance: float) -> tuple[int, int, int] | None:
         """The first solid voxel sample along the ray near where it met the collision mesh
         (:func:`~voxelworld.game.aim.voxel_along`)."""
         return voxel_along(self, eye, direction, distance)
