@@ -15,6 +15,7 @@ the named tuples out of it once and hands them to the search as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -103,7 +104,7 @@ class SearchScratch(NamedTuple):
 class PathQueryType(types.StructRef):
     """The numba type of a :class:`PathQuery` (its fields typed by the arrays they hold)."""
 
-    def preprocess_fields(self, fields):
+    def preprocess_fields(self, fields: Sequence[tuple[str, types.Type]]) -> tuple[tuple[str, types.Type], ...]:
         return tuple((name, types.unliteral(kind)) for name, kind in fields)
 
 
@@ -112,6 +113,15 @@ class PathQuery(structref.StructRefProxy):
     ``island``: each polygon's island, ``rings``: the :class:`BoundaryRings`) and writes (``scratch``: a
     :class:`SearchScratch`, ``path (m, 3)``: the path's points), held by reference: made with
     ``paths.path_query``, read by ``paths.find_path``."""
+
+    # The fields as the kernels read them (numba compiles the attribute access; this Python proxy has no such
+    # properties: annotations only, for the type checker).
+    polygons: PolygonArrays
+    buckets: BucketGrid
+    island: np.ndarray
+    rings: BoundaryRings
+    scratch: SearchScratch
+    path: np.ndarray
 
 
 structref.define_proxy(PathQuery, PathQueryType, ["polygons", "buckets", "island", "rings", "scratch", "path"])

@@ -5,12 +5,14 @@ when first > last); cell ``(i, k)`` is number ``i * nz + k`` and lists ``members
 items in ascending order. The callers decide how an x-z box becomes a span (their own slack and clamping).
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
 
 @numba.njit(cache=True)
-def csr_buckets(spans, nx, nz):
+def csr_buckets(spans: np.ndarray, nx: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
     """``(start, members)`` of the items whose cell spans are ``spans`` ((n, 4) int64) over ``nx`` x ``nz``
     cells."""
     start = np.zeros(nx * nz + 1, np.int64)

@@ -5,6 +5,8 @@ are hashed (FNV-1a over the words), the other set's hashes sorted, and each row 
 compared word for word with the rows of the same hash, so the answer is exact whatever the hashes collide.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -13,7 +15,7 @@ _FNV_PRIME = np.uint64(1099511628211)
 
 
 @numba.njit(cache=True)
-def row_hashes(rows, out):
+def row_hashes(rows: np.ndarray, out: np.ndarray) -> None:
     """FNV-1a hash of each row of ``rows`` (n, w) uint32 into ``out`` (n,) uint64."""
     for r in range(rows.shape[0]):
         h = _FNV_OFFSET
@@ -23,7 +25,7 @@ def row_hashes(rows, out):
 
 
 @numba.njit(cache=True)
-def rows_missing(rows, other, out):
+def rows_missing(rows: np.ndarray, other: np.ndarray, out: np.ndarray) -> None:
     """``out[r]``: whether row ``r`` of ``rows`` (n, w) uint32 equals no row of ``other`` (m, w) uint32."""
     mine = np.empty(rows.shape[0], np.uint64)
     theirs = np.empty(other.shape[0], np.uint64)
@@ -47,7 +49,7 @@ def rows_missing(rows, other, out):
 
 
 @numba.njit(cache=True)
-def _rows_of(positions, indices, tags):
+def _rows_of(positions: np.ndarray, indices: np.ndarray, tags: np.ndarray) -> np.ndarray:
     """:func:`~voxelworld.navigation.rebake.triangle_rows` of float32 ``positions`` and ``tags``."""
     rows = np.empty((indices.shape[0], 10), np.float32)
     for t in range(indices.shape[0]):
@@ -59,8 +61,9 @@ def _rows_of(positions, indices, tags):
 
 
 @numba.njit(cache=True)
-def changed_triangles_box(positions_a, positions32_a, indices_a, tags_a, positions_b, positions32_b, indices_b,
-                          tags_b, lo, hi):
+def changed_triangles_box(positions_a: np.ndarray, positions32_a: np.ndarray, indices_a: np.ndarray, tags_a: np.ndarray,
+                          positions_b: np.ndarray, positions32_b: np.ndarray, indices_b: np.ndarray, tags_b: np.ndarray,
+                          lo: np.ndarray, hi: np.ndarray) -> int:
     """Widen ``lo``, ``hi`` (3,) float64 to the corners (``positions_*`` float64) of the triangles of each set that
     the other lacks, triangles compared as rows of float32 words (``positions32_*``, ``tags_*`` float32) as
     ``rows_missing`` compares them; returns how many triangles that is."""

@@ -9,6 +9,8 @@ test accepts, at the distances it gives, whichever block it is cast in. (A ray c
 triangle whose corner lies right under the ray, and which one depends on the tree.)
 """
 
+from __future__ import annotations
+
 import math
 
 import numba
@@ -21,7 +23,7 @@ SLACK = 1e-9  # m, per metre of coordinate: how far a box is widened so that rou
 
 
 @numba.njit(cache=True)
-def _cells(lo, hi, origin, cell, n):
+def _cells(lo: float, hi: float, origin: float, cell: float, n: int) -> tuple[int, int]:
     """The cells [first, last] along one axis that the interval [lo, hi] (m, widened by SLACK) overlaps,
     clamped to the block's n cells from ``origin``; first > last when it misses them."""
     first = int(math.floor((lo - SLACK * (1.0 + abs(lo)) - origin) / cell))
@@ -30,7 +32,7 @@ def _cells(lo, hi, origin, cell, n):
 
 
 @numba.njit(cache=True)
-def _cell_of(x, z, x0, z0, cell, nx, nz):
+def _cell_of(x: float, z: float, x0: float, z0: float, cell: float, nx: int, nz: int) -> int:
     """The cell of the block that the point (x, z) (m) lies in."""
     i = min(max(int(math.floor((x - x0) / cell)), 0), nx - 1)
     k = min(max(int(math.floor((z - z0) / cell)), 0), nz - 1)
@@ -38,7 +40,8 @@ def _cell_of(x, z, x0, z0, cell, nx, nz):
 
 
 @numba.njit(cache=True)
-def bin_triangles(boxes, x0, z0, cell, nx, nz):
+def bin_triangles(boxes: np.ndarray, x0: float, z0: float, cell: float, nx: int, nz: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """The triangles whose x-z box ``boxes[t] = (x_min, x_max, z_min, z_max)`` (m) overlaps each cell of a block
     of ``nx`` by ``nz`` cells of ``cell`` m from ``(x0, z0)``, in CSR form: cell ``i * nz + k`` holds
     ``members[start[c]:start[c + 1]]``, ascending."""
@@ -50,7 +53,9 @@ def bin_triangles(boxes, x0, z0, cell, nx, nz):
 
 
 @numba.njit(cache=True)
-def vertical_hits(positions, indices, start, members, x0, z0, cell, nx, nz, x, z, top, depth):
+def vertical_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, x0: float,
+                  z0: float, cell: float, nx: int, nz: int, x: np.ndarray, z: np.ndarray, top: float, depth: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every hit of rays falling from height ``top`` (m) at ``(x[r], z[r])`` (inside the block that ``start``
     and ``members`` bin) down to ``top - depth``: ``(ray, distance from top, triangle)``, sorted by ray, then
     by distance, then by triangle."""
@@ -77,7 +82,7 @@ def vertical_hits(positions, indices, start, members, x0, z0, cell, nx, nz, x, z
 
 
 @numba.njit(cache=True)
-def triangle_boxes(positions, indices):
+def triangle_boxes(positions: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each triangle's x-z box ``(x_min, x_max, z_min, z_max)`` (m), the box of them all, and each one's up
     component: the y of its unit normal as wound (0 for a degenerate one), computed as the collision wing's
     :class:`~voxelworld.collision.TriangleBVH` computes its normals (numpy's cross product and norm)."""

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .arrays import PolygonArrays, PolygonLinks, Surface
 from .locate import height, walk, winding
 from .orca import agent_line, solve_velocity
 
@@ -45,7 +46,7 @@ class AvoidanceSettings(NamedTuple):
 
 # ---------------------------------------------------------------------------------------------- neighbours
 @njit(cache=True)
-def agent_grid(position, cell):
+def agent_grid(position: np.ndarray, cell: float) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray]:
     """A uniform grid over the agents' x-z positions: ``(origin_x, origin_z, cell, nx, nz, cell_start,
     cell_agents)``,
     cell ``i * nz + k`` listing ``cell_agents[cell_start[c]:cell_start[c + 1]]`` in ascending order. Its cells
@@ -80,7 +81,9 @@ def agent_grid(position, cell):
 
 
 @njit(cache=True)
-def neighbours(position, height_of, grid, a, reach, out_agents, out_distance2):
+def neighbours(position: np.ndarray, height_of: np.ndarray,
+               grid: tuple[float, float, float, int, int, np.ndarray, np.ndarray], a: int, reach: float,
+               out_agents: np.ndarray, out_distance2: np.ndarray) -> int:
     """The nearest agents to ``a`` (at most ``len(out_agents)``) whose x-z distance is below ``reach`` (m) and
     whose heights meet, nearest first (the lower index on a tie), into ``out_agents``; returns their count."""
     x0, z0, cell, nx, nz, cell_start, cell_agents = grid
@@ -114,7 +117,8 @@ def neighbours(position, height_of, grid, a, reach, out_agents, out_distance2):
 
 # --------------------------------------------------------------------------------------------- moving
 @njit(cache=True)
-def _blocking_edge(vertices, polygon_start, polygon_vertices, q, x, z):
+def _blocking_edge(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float,
+                   z: float) -> tuple[float, float]:
     """The unit direction (x-z) of polygon q's edge nearest to (x, z)."""
     first, last = polygon_start[q], polygon_start[q + 1]
     best, bx, bz = np.inf, 1.0, 0.0
@@ -134,7 +138,8 @@ def _blocking_edge(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
-def _depth(vertices, polygon_start, polygon_vertices, q, turn, x, z):
+def _depth(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, turn: float, x: float,
+           z: float) -> float:
     """How far (m) (x, z) lies inside polygon q: its least distance to the lines of its edges (negative
     outside); ``turn`` is the sign of its winding."""
     first, last = polygon_start[q], polygon_start[q + 1]
@@ -150,7 +155,8 @@ def _depth(vertices, polygon_start, polygon_vertices, q, turn, x, z):
 
 
 @njit(cache=True)
-def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
+def _inset(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float, z: float
+           ) -> tuple[float, float]:
     """(x, z) moved towards polygon q's corners' mean until it lies at least INSET inside every edge (a point a
     walk ended on an edge may lie a rounding error outside it; the next walk would start outside)."""
     first, last = polygon_start[q], polygon_start[q + 1]
@@ -170,7 +176,8 @@ def _inset(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
-def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
+def move_on_mesh(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, q: int, x: float, z: float,
+                 dx: float, dz: float, out: np.ndarray) -> int:
     """Move from (x, z) in polygon q by (dx, dz) (m) on the navmesh: walk polygon to polygon through portals;
     where an edge that is no portal stops the walk, slide along it with what is left of the move (at most
     ``SLIDES`` times). Every walk ends at least INSET (m) inside its polygon. Writes the point reached to
@@ -201,7 +208,8 @@ def move_on_mesh(polygons, links, portal_segments, q, x, z, dx, dz, out):
 
 # ------------------------------------------------------------------------------------------- steering
 @njit(cache=True)
-def _visible(polygons, links, portal_segments, q, x, z, tx, tz):
+def _visible(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, q: int, x: float, z: float,
+             tx: float, tz: float) -> bool:
     """Whether the straight walk from (x, z) in polygon q reaches (tx, tz) on the navmesh."""
     unused = np.zeros(0, np.int64)
     t = walk(polygons[0], polygons[1], polygons[2], links[0], links[1], links[2], portal_segments, q, x, z, tx, tz,
@@ -210,8 +218,10 @@ def _visible(polygons, links, portal_segments, q, x, z, tx, tz):
 
 
 @njit(cache=True)
-def steer(polygons, links, portal_segments, position, polygon, radius, speed, moving, corners, corner_start,
-          next_corner, arrival, slowdown, preferred, lost, arrived):
+def steer(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
+          polygon: np.ndarray, radius: np.ndarray, speed: np.ndarray, moving: np.ndarray, corners: np.ndarray,
+          corner_start: np.ndarray, next_corner: np.ndarray, arrival: np.ndarray, slowdown: float,
+          preferred: np.ndarray, lost: np.ndarray, arrived: np.ndarray) -> None:
     """Each moving agent's preferred velocity (``preferred``, x-z, m/s): towards the next corner of its path at
     its top speed, slowing down within ``slowdown`` m of the last one (its goal). The next corner moves on when
     the agent sees the one after it (the path's corners are straight lines apart: Detour's
@@ -248,13 +258,15 @@ def steer(polygons, links, portal_segments, position, polygon, radius, speed, mo
 
 # ------------------------------------------------------------------------------------------ avoidance
 @njit(cache=True, inline="always")
-def first_of(priority, a, b):
+def first_of(priority: np.ndarray, a: int, b: int) -> bool:
     """Whether agent ``a`` has the right of way over ``b``: a higher priority, or the same and an earlier row."""
     return priority[a] > priority[b] or (priority[a] == priority[b] and a < b)
 
 
 @njit(cache=True)
-def wished_velocity(position, preferred, priority, speed, a, near, count, reach, keep_right, give_way, out):
+def wished_velocity(position: np.ndarray, preferred: np.ndarray, priority: np.ndarray, speed: np.ndarray, a: int,
+                    near: np.ndarray, count: int, reach: float, keep_right: float, give_way: float, out: np.ndarray
+                    ) -> None:
     """Agent ``a``'s preferred velocity turned to its right (``(-dz, dx)`` of its heading ``(dx, dz)``, Y up), into
     ``out[:2]``: by ``keep_right`` (0..1, the tangent of the turn: up to 45 degrees) times the weight of its
     ``count`` neighbours ``near`` (within ``reach`` m) that come towards it from ahead, or stand ahead with a top
@@ -285,7 +297,10 @@ def wished_velocity(position, preferred, priority, speed, a, near, count, reach,
 
 
 @njit(cache=True)
-def avoid(position, velocity, radius, height_of, speed, polygon, priority, preferred, grid, settings, dt, chosen):
+def avoid(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray, height_of: np.ndarray, speed: np.ndarray,
+          polygon: np.ndarray, priority: np.ndarray, preferred: np.ndarray,
+          grid: tuple[float, float, float, int, int, np.ndarray, np.ndarray], settings: AvoidanceSettings, dt: float,
+          chosen: np.ndarray) -> None:
     """Each agent's new velocity (``chosen``, x-z, m/s): the ORCA velocity (``orca.py``) nearest its wished one
     (:func:`wished_velocity`) against its nearest neighbours. Against an oncoming neighbour (their preferred
     velocities point apart by more than 90 degrees) the one with the right of way takes ``0.5 - yield_share``
@@ -320,7 +335,8 @@ def avoid(position, velocity, radius, height_of, speed, polygon, priority, prefe
 
 
 @njit(cache=True)
-def integrate(polygons, links, portal_segments, position, polygon, chosen, dt, velocity):
+def integrate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
+              polygon: np.ndarray, chosen: np.ndarray, dt: float, velocity: np.ndarray) -> None:
     """Move every agent on the mesh by its chosen velocity for ``dt`` s; ``velocity`` becomes what it really
     moved (m/s; less where an edge stopped or turned it), or the chosen one where that is longer (the nudges
     that keep a move INSET inside its polygon, over a tiny step: 1e-9 m in 1e-300 s is no velocity to avoid
@@ -343,7 +359,8 @@ def integrate(polygons, links, portal_segments, position, polygon, chosen, dt, v
 
 # ----------------------------------------------------------------------------------------- separation
 @njit(cache=True)
-def _push(polygons, links, portal_segments, position, polygon, a, dx, dz, out):
+def _push(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
+          polygon: np.ndarray, a: int, dx: float, dz: float, out: np.ndarray) -> float:
     """Move agent ``a`` by (dx, dz) on the mesh; returns how much of the move it made (0 to 1)."""
     q = polygon[a]
     if q < 0:
@@ -357,7 +374,8 @@ def _push(polygons, links, portal_segments, position, polygon, a, dx, dz, out):
 
 
 @njit(cache=True)
-def separate(polygons, links, portal_segments, position, polygon, radius, height_of, iterations, slack):
+def separate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
+             polygon: np.ndarray, radius: np.ndarray, height_of: np.ndarray, iterations: int, slack: float) -> float:
     """Push overlapping pairs apart on the mesh: ``iterations`` passes over the pairs (agent order, neighbours
     by index), each pair moved apart to ``(1 + slack)`` times its radii's sum, half each; what one cannot make
     (an edge, or it is off the mesh) the other makes; it stops after a pass that found no overlap deeper than
@@ -407,7 +425,7 @@ def separate(polygons, links, portal_segments, position, polygon, radius, height
 
 
 @njit(cache=True)
-def heights(surface, position, polygon):
+def heights(surface: Surface, position: np.ndarray, polygon: np.ndarray) -> None:
     """Each agent's height (m) on the surface of its polygon (an ``arrays.Surface``)."""
     for a in range(position.shape[0]):
         if polygon[a] >= 0:

@@ -11,6 +11,8 @@ below) or a stale cache goes on running the old step.
 
 # Steps last changed: convex merging from a heap (triangles.merge_convex).
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -21,13 +23,15 @@ from .triangles import bridge_holes, ear_clip, merge_convex
 
 
 @numba.njit(cache=True)
-def _failed():
+def _failed() -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return (False, np.empty((0, 2), np.int64), np.empty((0, 1), np.int64), np.empty((0, 1), np.int64),
             np.empty(0, np.int64), np.empty((0, 4), np.int64))
 
 
 @numba.njit(cache=True)
-def outline_polygons(label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, region_level, errors, max_corners):
+def outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
+                     k_hi: int, claim: np.ndarray, region_level: np.ndarray, errors: np.ndarray, max_corners: int
+                     ) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The convex polygons of region g of a tile (its cells ``cells[c] = (a, b)``, tile-local; ``label``: the
     tile's regions; ``claim`` as ``outlines.claims`` gives it; ``region_level[h]``: region h's level):
     ``(ok, points, poly, labels, size, pairs)``: the tile-local grid points, polygon q's point indices
@@ -89,7 +93,10 @@ def outline_polygons(label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, regi
 
 
 @numba.njit(cache=True)
-def region_pieces(points, poly, labels, size, pairs, g, s, height, label, i_lo, k_lo, keep, first, shared_too):
+def region_pieces(points: np.ndarray, poly: np.ndarray, labels: np.ndarray, size: np.ndarray, pairs: np.ndarray, g: int,
+                  s: int, height: np.ndarray, label: np.ndarray, i_lo: int, k_lo: int, keep: np.ndarray, first: int,
+                  shared_too: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                             np.ndarray, np.ndarray, np.ndarray]:
     """What a tile keeps of region g's polygons (level s; ``outline_polygons``' output, numbered from ``first``
     in the tile): ``(corners, start, boxes, rasters, heights, sides, shared, inner, inner_ends)``: each polygon's
     corners on the grid, clockwise in (i, k) (counter-clockwise seen from above), from ``start[q]``; their details
@@ -140,7 +147,7 @@ def region_pieces(points, poly, labels, size, pairs, g, s, height, label, i_lo, 
 
 
 @numba.njit(cache=True)
-def shared_portals(rows):
+def shared_portals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The portals of the simplified sides two regions of a tile share (``polygons._shared_portals``): ``rows``
     (n, 7), each (the lower region, the higher, the polygon, a side's two tile-local points), as ``region_pieces``
     gives them. A side is held by one polygon of each region, with the same two points in either order: rows are

@@ -8,6 +8,8 @@ centres it is held. Raster ``r`` of ``nu`` x ``nv`` cells is stored row by row (
 x, b along z).
 """
 
+from __future__ import annotations
+
 import math
 
 import numba
@@ -15,7 +17,8 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def fill_raster(height, label, g, s, u0, v0, nu, nv, i_lo, k_lo, out):
+def fill_raster(height: np.ndarray, label: np.ndarray, g: int, s: int, u0: int, v0: int, nu: int, nv: int, i_lo: int,
+                k_lo: int, out: np.ndarray) -> None:
     """Raster of region g (level s; ``label``: the tile's regions, tile-local from (i_lo, k_lo)) over the
     cells [u0, u0 + nu) x [v0, v0 + nv) of the grid, into ``out`` (nu * nv)."""
     known = np.zeros(nu * nv, np.bool_)
@@ -50,7 +53,7 @@ def fill_raster(height, label, g, s, u0, v0, nu, nv, i_lo, k_lo, out):
 
 
 @numba.njit(cache=True)
-def raster_height(heights, first, nu, nv, fu, fv):
+def raster_height(heights: np.ndarray, first: int, nu: int, nv: int, fu: float, fv: float) -> float:
     """The bilinear height (m) of the raster ``heights[first:first + nu * nv]`` at (fu, fv), in cells from its
     first cell's centre."""
     fu = min(max(fu, 0.0), nu - 1.0)
@@ -67,7 +70,8 @@ def raster_height(heights, first, nu, nv, fu, fv):
 
 
 @numba.njit(cache=True)
-def region_details(height, label, g, s, i_lo, k_lo, corners, start):
+def region_details(height: np.ndarray, label: np.ndarray, g: int, s: int, i_lo: int, k_lo: int, corners: np.ndarray,
+                   start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The details of region g's polygons (level s; ``label``: the tile's regions, tile-local from (i_lo,
     k_lo)): polygon q has the corners ``corners[start[q]:start[q + 1]]`` (grid points, whole cells). Returns
     ``boxes (p, 4)`` (each raster's first cell and size), the rasters one after the other, and the corners'

@@ -21,6 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .arrays import BucketGrid, PolygonArrays, Surface
 from .buckets import csr_buckets
 from .detail import raster_height
 
@@ -29,7 +30,7 @@ FAN = 16  # polygons searched around a corner a walk leaves through
 
 
 @njit(cache=True)
-def bucket_index(at, origin, cell, n):
+def bucket_index(at: float, origin: float, cell: float, n: int) -> int:
     """The bucket along one axis (of ``n``) holding the coordinate ``at`` (m), clamped to the grid. Clamped before
     it becomes an integer: a coordinate too far off for int64 (or NaN) gives an end bucket, not an undefined
     integer."""
@@ -42,13 +43,14 @@ def bucket_index(at, origin, cell, n):
 
 
 @njit(cache=True)
-def _span(lo, hi, origin, cell, n):
+def _span(lo: float, hi: float, origin: float, cell: float, n: int) -> tuple[int, int]:
     """The buckets [first, last] along one axis that the interval [lo, hi] (m) overlaps (clamped to the grid)."""
     return bucket_index(lo - EPS, origin, cell, n), bucket_index(hi + EPS, origin, cell, n)
 
 
 @njit(cache=True)
-def polygon_geometry(vertices, polygon_start, polygon_vertices):
+def polygon_geometry(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)`` (m) and its plane ``(a, b,
     c)`` (height ``a x + b z + c``, through the corners' mean along Newell's normal; flat where the normal
     lies on the x-z plane). A sum over the corners is the first term plus the sum of the others, the order in
@@ -84,7 +86,7 @@ def polygon_geometry(vertices, polygon_start, polygon_vertices):
 
 
 @njit(cache=True)
-def bucket_spans(boxes, grid, grid_shape):
+def bucket_spans(boxes: np.ndarray, grid: np.ndarray, grid_shape: np.ndarray) -> tuple[np.ndarray, int]:
     """The buckets each polygon's x-z box overlaps: ``(i_first, i_last, k_first, k_last)`` per polygon, and how
     many bucket entries they make in all."""
     x0, z0, cell = grid[0], grid[1], grid[2]
@@ -99,13 +101,14 @@ def bucket_spans(boxes, grid, grid_shape):
 
 
 @njit(cache=True)
-def bucket_grid(spans, grid_shape):
+def bucket_grid(spans: np.ndarray, grid_shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' :func:`bucket_spans`."""
     return csr_buckets(spans, grid_shape[0], grid_shape[1])
 
 
 @njit(cache=True)
-def inside(vertices, polygon_start, polygon_vertices, q, x, z):
+def inside(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float, z: float
+           ) -> bool:
     """Whether (x, z) lies in polygon q (on the x-z plane, its edges included within EPS)."""
     lo, hi = np.inf, -np.inf
     first, last = polygon_start[q], polygon_start[q + 1]
@@ -119,7 +122,7 @@ def inside(vertices, polygon_start, polygon_vertices, q, x, z):
 
 
 @njit(cache=True)
-def height(surface, q, x, z):
+def height(surface: Surface, q: int, x: float, z: float) -> float:
     """The height (m) of polygon q's surface at (x, z): its detail's, else its plane's."""
     ni, nk = surface.detail_shape[q, 0], surface.detail_shape[q, 1]
     if ni > 0:
@@ -131,7 +134,7 @@ def height(surface, q, x, z):
 
 
 @njit(cache=True)
-def locate(polygons, buckets, x, y, z):
+def locate(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: float) -> int:
     """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1.
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``."""
     vertices, polygon_start, polygon_vertices, boxes, surface = polygons
@@ -150,7 +153,8 @@ def locate(polygons, buckets, x, y, z):
 
 
 @njit(cache=True)
-def closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, out):
+def closest_on_polygon(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
+                       q: int, x: float, y: float, z: float, out: np.ndarray) -> float:
     """The point of polygon q nearest to (x, y, z), written to ``out[:3]``; returns its squared distance in 3-D.
     Over the polygon (on the x-z plane) it is the point of its surface straight above or below; beside it, the
     point of its surface on its sides nearest on the x-z plane (as Detour's ``closestPointOnPoly``)."""
@@ -178,15 +182,16 @@ def closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x,
 
 
 @njit(cache=True)
-def _box_distance2(x0, x1, z0, z1, x, z):
+def _box_distance2(x0: float, x1: float, z0: float, z1: float, x: float, z: float) -> float:
     dx = max(x0 - x, 0.0, x - x1)
     dz = max(z0 - z, 0.0, z - z1)
     return dx * dx + dz * dz
 
 
 @njit(cache=True)
-def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, surface, bucket_start, bucket_polygons, b,
-                   x, y, z, best, best_d2, candidate, out):
+def _search_bucket(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, boxes: np.ndarray,
+                   surface: Surface, bucket_start: np.ndarray, bucket_polygons: np.ndarray, b: int, x: float, y: float,
+                   z: float, best: int, best_d2: float, candidate: np.ndarray, out: np.ndarray) -> tuple[int, float]:
     for j in range(bucket_start[b], bucket_start[b + 1]):
         q = bucket_polygons[j]
         dy = max(boxes[q, 4] - y, 0.0, y - boxes[q, 5])
@@ -200,7 +205,7 @@ def _search_bucket(vertices, polygon_start, polygon_vertices, boxes, surface, bu
 
 
 @njit(cache=True)
-def nearest(polygons, buckets, x, y, z, out):
+def nearest(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: float, out: np.ndarray) -> int:
     """The polygon nearest to (x, y, z) in 3-D (-1 when there is none) and its closest point, in ``out[:3]``.
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``.
 
@@ -238,7 +243,7 @@ def nearest(polygons, buckets, x, y, z, out):
 
 
 @njit(cache=True)
-def winding(vertices, polygon_start, polygon_vertices, q):
+def winding(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int) -> float:
     """Twice polygon q's signed area in the (x, z) coordinates: its sign tells which way its corners turn."""
     first, last = polygon_start[q], polygon_start[q + 1]
     area = 0.0
@@ -250,7 +255,8 @@ def winding(vertices, polygon_start, polygon_vertices, q):
 
 
 @njit(cache=True)
-def clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, tolerance=EPS):
+def clip(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, sx: float, sz: float,
+         dx: float, dz: float, tolerance: float = EPS) -> tuple[float, float]:
     """The parameters (t_in, t_out) between which the line (sx, sz) + t (dx, dz) lies in polygon q (x-z plane,
     edges included within ``tolerance``, m); t_in > t_out when it misses."""
     first, last = polygon_start[q], polygon_start[q + 1]
@@ -273,7 +279,7 @@ def clip(vertices, polygon_start, polygon_vertices, q, sx, sz, dx, dz, tolerance
 
 
 @njit(cache=True)
-def _on_segment(segment, x, z):
+def _on_segment(segment: np.ndarray, x: float, z: float) -> bool:
     """Whether (x, z) lies on the x-z shadow of a portal segment (2, 3), within EPS."""
     ex, ez = segment[1, 0] - segment[0, 0], segment[1, 2] - segment[0, 2]
     length2 = ex * ex + ez * ez
@@ -283,8 +289,10 @@ def _on_segment(segment, x, z):
 
 
 @njit(cache=True)
-def walk(vertices, polygon_start, polygon_vertices, link_start, link_polygon, link_portal, portal_segments,
-         q, sx, sz, ex, ez, record, out_polygons, out_portals, count):
+def walk(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, link_start: np.ndarray,
+         link_polygon: np.ndarray, link_portal: np.ndarray, portal_segments: np.ndarray, q: int, sx: float, sz: float,
+         ex: float, ez: float, record: bool, out_polygons: np.ndarray, out_portals: np.ndarray, count: int
+         ) -> tuple[float, int, int]:
     """Walk from (sx, sz) in polygon q straight towards (ex, ez), from polygon to polygon through the portals the
     segment crosses. Returns ``(t, polygon, count)``: the point ``s + t (e - s)`` reached (t = 1: the end), the
     polygon it lies in and, when ``record``, the count of polygons in ``out_polygons`` after appending each one
@@ -340,7 +348,8 @@ def walk(vertices, polygon_start, polygon_vertices, link_start, link_polygon, li
 
 
 @njit(cache=True)
-def sample(vertices, polygon_start, polygon_vertices, surface, cumulative_area, u, out):
+def sample(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
+           cumulative_area: np.ndarray, u: np.ndarray, out: np.ndarray) -> int:
     """A point spread evenly over the polygons from four uniform numbers ``u`` in [0, 1): the polygon by
     ``cumulative_area`` (m², ascending), a triangle of its fan by area, a point of the triangle. Written to
     ``out[:3]``; returns the polygon."""
@@ -365,6 +374,6 @@ def sample(vertices, polygon_start, polygon_vertices, surface, cumulative_area, 
 
 
 @njit(cache=True)
-def _fan_area(vertices, o, b, c):
+def _fan_area(vertices: np.ndarray, o: int, b: int, c: int) -> float:
     return 0.5 * abs((vertices[b, 0] - vertices[o, 0]) * (vertices[c, 2] - vertices[o, 2])
                      - (vertices[c, 0] - vertices[o, 0]) * (vertices[b, 2] - vertices[o, 2]))

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 EPS = 1e-5  # parallel lines (RVO2's RVO_EPSILON)
 
 
 @njit(cache=True, inline="always")
-def _det(ax, az, bx, bz):
+def _det(ax: float, az: float, bx: float, bz: float) -> float:
     return ax * bz - az * bx
 
 
 @njit(cache=True)
-def agent_line(px, pz, vx, vz, radius, qx, qz, ux, uz, other_radius, time_horizon, dt, share, lines, n):
+def agent_line(px: float, pz: float, vx: float, vz: float, radius: float, qx: float, qz: float, ux: float, uz: float,
+               other_radius: float, time_horizon: float, dt: float, share: float, lines: np.ndarray, n: int) -> None:
     """Write to ``lines[n]`` the half-plane of velocities of agent (position ``p``, velocity ``v``, m and m/s)
     that avoids the neighbour (``q``, ``u``) for ``time_horizon`` s, taking half the avoidance (RVO2's
     ``Agent::computeNewVelocity``); already overlapping, it separates them within ``dt`` s."""
@@ -67,7 +69,8 @@ def agent_line(px, pz, vx, vz, radius, qx, qz, ux, uz, other_radius, time_horizo
 
 
 @njit(cache=True)
-def _program1(lines, line, speed, ox, oz, direction_opt, result):
+def _program1(lines: np.ndarray, line: int, speed: float, ox: float, oz: float, direction_opt: bool, result: np.ndarray
+              ) -> bool:
     """The best velocity on line ``line`` within the disc ``speed`` and the lines before it (RVO2's
     ``linearProgram1``), into ``result``; False when there is none."""
     px, pz, dx, dz = lines[line, 0], lines[line, 1], lines[line, 2], lines[line, 3]
@@ -100,7 +103,8 @@ def _program1(lines, line, speed, ox, oz, direction_opt, result):
 
 
 @njit(cache=True)
-def _program2(lines, count, speed, ox, oz, direction_opt, result):
+def _program2(lines: np.ndarray, count: int, speed: float, ox: float, oz: float, direction_opt: bool, result: np.ndarray
+              ) -> int:
     """The velocity closest to ``(ox, oz)`` (or, with ``direction_opt``, furthest along it) within the disc and
     the first ``count`` lines (RVO2's ``linearProgram2``), into ``result``; returns the line it failed at
     (``count`` when it did not)."""
@@ -121,7 +125,8 @@ def _program2(lines, count, speed, ox, oz, direction_opt, result):
 
 
 @njit(cache=True)
-def _program3(lines, count, begin, speed, projected, result):
+def _program3(lines: np.ndarray, count: int, begin: int, speed: float, projected: np.ndarray, result: np.ndarray
+              ) -> None:
     """Where the lines from ``begin`` on leave no velocity: the one that least violates the worst of them (RVO2's
     ``linearProgram3`` without obstacle lines), into ``result``; ``projected`` is scratch of ``count`` rows."""
     distance = 0.0
@@ -150,7 +155,8 @@ def _program3(lines, count, begin, speed, projected, result):
 
 
 @njit(cache=True)
-def solve_velocity(lines, count, speed, ox, oz, projected, result):
+def solve_velocity(lines: np.ndarray, count: int, speed: float, ox: float, oz: float, projected: np.ndarray,
+                   result: np.ndarray) -> bool:
     """The velocity (into ``result[:2]``) closest to the preferred ``(ox, oz)`` (m/s) within the top ``speed``
     and the first ``count`` half-planes of ``lines``, or, when they leave none, the one within ``speed`` that
     least violates the worst of them. ``projected``: scratch with as many rows as ``lines``. Returns whether

@@ -20,6 +20,8 @@ without gap or overlap; no two regions' polygons of one level overlap. Only raw 
 simplified outline stays on the grid.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -32,7 +34,7 @@ _STEP_K = (0, 0, 1, -1)
 
 
 @numba.njit(cache=True)
-def claims(label):
+def claims(label: np.ndarray) -> np.ndarray:
     """``claim[a, b, s]``: the region of sample (a, b, s) of the tile (``label``: region or -1), or for an empty
     one the one region of its level among its eight neighbours (-1: none, -2: more than one)."""
     width, depth, levels = label.shape
@@ -55,7 +57,8 @@ def claims(label):
 
 
 @numba.njit(cache=True)
-def _side_label(label, links, i, k, s, d, i_lo, k_lo, i_hi, k_hi):
+def _side_label(label: np.ndarray, links: np.ndarray, i: int, k: int, s: int, d: int, i_lo: int, k_lo: int, i_hi: int,
+                k_hi: int) -> int:
     """What lies across side d of sample (i, k, s) (see the module's docstring); ``label[a, b, t]`` is the
     region of each sample of the tile (-1: none). Two samples step to each other when either steps to the
     other, so both regions see the same label changes."""
@@ -75,7 +78,8 @@ def _side_label(label, links, i, k, s, d, i_lo, k_lo, i_hi, k_hi):
 
 
 @numba.njit(cache=True)
-def trace(label, links, g, s, cell_list, i_lo, k_lo, i_hi, k_hi, points, sides, loop_start):
+def trace(label: np.ndarray, links: np.ndarray, g: int, s: int, cell_list: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
+          k_hi: int, points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray) -> int:
     """The outline of region g (on level s; its cells ``cell_list[c] = (a, b)``, tile-local): writes the loops'
     points ``points[j] = (u, v)`` and ``sides[j]`` (the label of the side from point j to the next), loop l being
     ``[loop_start[l], loop_start[l + 1])``, the loop through the lowest point (u, then v) first, which is the outer
@@ -121,12 +125,12 @@ def trace(label, links, g, s, cell_list, i_lo, k_lo, i_hi, k_hi, points, sides, 
 
 
 @numba.njit(cache=True, inline="always")
-def _cross(ax, ay, bx, by, cx, cy):
+def _cross(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
 @numba.njit(cache=True)
-def _crosses_cell(px, py, qx, qy, a, b):
+def _crosses_cell(px: float, py: float, qx: float, qy: float, a: int, b: int) -> bool:
     """Whether the segment p-q passes through the open square (a, a + 1) x (b, b + 1)."""
     t0, t1 = 0.0, 1.0
     dx, dy = qx - px, qy - py
@@ -146,7 +150,7 @@ def _crosses_cell(px, py, qx, qy, a, b):
 
 
 @numba.njit(cache=True)
-def _blocked(px, py, qx, qy, claim, s, t, g, h):
+def _blocked(px: float, py: float, qx: float, qy: float, claim: np.ndarray, s: int, t: int, g: int, h: int) -> bool:
     """Whether the chord p-q crosses a cell that the stretch between regions g (level s) and h (level t; h = g
     for a wall) may not cover: one whose claim on level s or t is neither g nor h."""
     width, depth = claim.shape[0], claim.shape[1]
@@ -160,7 +164,7 @@ def _blocked(px, py, qx, qy, claim, s, t, g, h):
 
 
 @numba.njit(cache=True)
-def _segment_distance2(px, py, qx, qy, x, y):
+def _segment_distance2(px: float, py: float, qx: float, qy: float, x: float, y: float) -> float:
     dx, dy = qx - px, qy - py
     length2 = dx * dx + dy * dy
     t = ((x - px) * dx + (y - py) * dy) / length2 if length2 > 0.0 else 0.0
@@ -170,13 +174,14 @@ def _segment_distance2(px, py, qx, qy, x, y):
 
 
 @numba.njit(cache=True, inline="always")
-def _before(points, a, b):
+def _before(points: np.ndarray, a: int, b: int) -> bool:
     """Whether point a comes before point b (u, then v): the tie-break both sides of a stretch agree on."""
     return points[a, 0] < points[b, 0] or (points[a, 0] == points[b, 0] and points[a, 1] < points[b, 1])
 
 
 @numba.njit(cache=True)
-def _simplify_stretch(points, first, n, p, q, max_error2, claim, s, t, g, h, keep, stack):
+def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, max_error2: float, claim: np.ndarray,
+                      s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray) -> None:
     """Douglas-Peucker over the raw points strictly between loop indices p and q (cyclic, loop of ``n`` points
     from ``first``), between regions g (level s) and h (level t): marks ``keep`` for the points it needs."""
     stack[0, 0], stack[0, 1] = p, q
@@ -203,7 +208,7 @@ def _simplify_stretch(points, first, n, p, q, max_error2, claim, s, t, g, h, kee
 
 
 @numba.njit(cache=True, inline="always")
-def _exact(side, wall_error, shared_error):
+def _exact(side: int, wall_error: float, shared_error: float) -> bool:
     """Whether a side's stretch keeps every corner."""
     if side == OUT:
         return True
@@ -211,7 +216,8 @@ def _exact(side, wall_error, shared_error):
 
 
 @numba.njit(cache=True)
-def simplify(points, sides, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep):
+def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loops: int, wall_error: float,
+             shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray) -> None:
     """Mark in ``keep`` the points of region g's traced loops that its simplified outline keeps (see the
     module's docstring): walls within ``wall_error``, stretches shared with another region within
     ``shared_error`` (cells; < 0: keep every corner). ``claim[a, b, s]`` as :func:`claims` gives for each
@@ -273,7 +279,7 @@ def simplify(points, sides, loop_start, loops, wall_error, shared_error, claim, 
 
 
 @numba.njit(cache=True)
-def _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
+def _segments_meet(ax: int, ay: int, bx: int, by: int, cx: int, cy: int, dx: int, dy: int) -> bool:
     """Whether the closed segments a-b and c-d share a point (exact on whole coordinates)."""
     d1 = _cross(cx, cy, dx, dy, ax, ay)
     d2 = _cross(cx, cy, dx, dy, bx, by)
@@ -289,7 +295,7 @@ def _segments_meet(ax, ay, bx, by, cx, cy, dx, dy):
 
 
 @numba.njit(cache=True)
-def _inside_loop(points, order, first, last, x, y):
+def _inside_loop(points: np.ndarray, order: np.ndarray, first: int, last: int, x: int, y: int) -> bool:
     """Whether (x, y), on no side of the loop ``order[first:last]``, lies inside it (crossings of a ray to +x)."""
     inside = False
     for j in range(first, last):
@@ -303,7 +309,7 @@ def _inside_loop(points, order, first, last, x, y):
 
 
 @numba.njit(cache=True)
-def loops_valid(points, loop_start, loops, order):
+def loops_valid(points: np.ndarray, loop_start: np.ndarray, loops: int, order: np.ndarray) -> bool:
     """Whether the loops through ``points[order[...]]`` (loop l: ``order[loop_start[l]:loop_start[l + 1]]``)
     are simple, apart from each other, the first counter-clockwise and the others clockwise inside it and not
     inside each other: no two sides meet except consecutive sides at their shared point, and no side folds back

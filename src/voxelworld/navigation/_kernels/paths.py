@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .arrays import PathQuery
+from .arrays import BoundaryRings, BucketGrid, PathQuery, PolygonArrays, SearchScratch, Surface
 from .locate import height, nearest, winding
 from .polyanya import EPS, search
 
@@ -34,7 +34,7 @@ TOLERANCE = 1e-9  # m
 
 
 @njit(cache=True, inline="always")
-def _on_side(ex, ez, length, px, pz):
+def _on_side(ex: float, ez: float, length: float, px: float, pz: float) -> tuple[float, bool]:
     """Where a point (px, pz), relative to a side's start, lies along the side (ex, ez) of ``length``, as a
     fraction of it, and whether it lies on the side (within TOLERANCE of its line and span)."""
     off = abs(ex * pz - ez * px) / length
@@ -43,7 +43,7 @@ def _on_side(ex, ez, length, px, pz):
 
 
 @njit(cache=True, inline="always")
-def _find(parent, i):
+def _find(parent: np.ndarray, i: int) -> int:
     while parent[i] != i:
         parent[i] = parent[parent[i]]
         i = parent[i]
@@ -51,8 +51,10 @@ def _find(parent, i):
 
 
 @njit(cache=True)
-def boundary_rings(vertices, polygon_start, polygon_vertices, surface, portals, portal_segments, link_start,
-                   link_portal, room):
+def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
+                   portals: np.ndarray, portal_segments: np.ndarray, link_start: np.ndarray, link_portal: np.ndarray,
+                   room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                       np.ndarray, np.ndarray]:
     """The conforming boundary of every polygon (see the module's docstring): returns ``(ring_start, ring_xz,
     ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner)``, with room for ``room`` pieces; when
     they need more (only degenerate polygons, whose sides overlap, find a portal on several sides), every array
@@ -67,13 +69,13 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, surface, portals, 
 
     # Inner functions: numba compiles them into the loop (a helper taking the arrays would pay reference
     # counting on every call).
-    def add(n, q, x, z, across, portal):
+    def add(n: int, q: int, x: float, z: float, across: int, portal: int) -> int:
         ring_xz[n, 0], ring_xz[n, 1] = x, z
         ring_y[n] = height(surface, q, x, z)
         ring_polygon[n], ring_across[n], ring_portal[n] = q, across, portal
         return n + 1
 
-    def portals_on_side(ux, uz, vx, vz, q):
+    def portals_on_side(ux: float, uz: float, vx: float, vz: float, q: int) -> int:
         """The portals of polygon q lying on the side u-v: rows ``(t0, t1, portal, end at t0)`` of ``found``
         (fractions along the side), sorted by t0; returns their count."""
         ex, ez = vx - ux, vz - uz
@@ -182,7 +184,7 @@ def boundary_rings(vertices, polygon_start, polygon_vertices, surface, portals, 
 
 
 @njit(cache=True)
-def polygon_links(p, portals):
+def polygon_links(p: int, portals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each of ``p`` polygons' neighbours through the ``portals``, in CSR form: polygon q's are
     ``link_polygon[link_start[q]:link_start[q + 1]]`` through the portals ``link_portal[...]``, by ascending
     portal. Returns ``(link_start, link_polygon, link_portal)``."""
@@ -203,7 +205,7 @@ def polygon_links(p, portals):
 
 
 @njit(cache=True)
-def polygon_islands(p, portals):
+def polygon_islands(p: int, portals: np.ndarray) -> np.ndarray:
     """The connected group of every one of ``p`` polygons through the ``portals`` (pairs of polygons), numbered
     in the order of their lowest polygon."""
     parent = np.arange(p)
@@ -223,7 +225,8 @@ def polygon_islands(p, portals):
 
 
 @njit(cache=True)
-def path_query(polygons, buckets, island, rings, scratch, path):
+def path_query(polygons: PolygonArrays, buckets: BucketGrid, island: np.ndarray, rings: BoundaryRings,
+               scratch: SearchScratch, path: np.ndarray) -> PathQuery:
     """The :class:`~.arrays.PathQuery` holding a navmesh index's arrays (``polygons``: a ``PolygonArrays``,
     ``buckets``: a ``BucketGrid``, ``island``: each polygon's island, ``rings``: the ``BoundaryRings`` of
     :func:`boundary_rings`), a query's ``scratch`` (a ``SearchScratch``, see ``polyanya.search``) and its
@@ -232,7 +235,7 @@ def path_query(polygons, buckets, island, rings, scratch, path):
 
 
 @njit(cache=True)
-def find_path(query, sx, sy, sz, ex, ey, ez):
+def find_path(query: PathQuery, sx: float, sy: float, sz: float, ex: float, ey: float, ez: float) -> tuple[int, float]:
     """Snap the start (sx, sy, sz) and the end (ex, ey, ez) to their nearest polygons and search: writes the
     path's points to ``query.path`` and returns (their count, the length in 3-D), (0, 0.0) when no path joins
     them, or (-1, 0.0) when the scratch (or the path buffer) is too small (grow it and ask again). ``query``: a

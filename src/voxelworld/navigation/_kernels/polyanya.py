@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
+from .arrays import BoundaryRings, SearchScratch, Surface
 from .locate import height
 
 EPS = 1e-9  # m
@@ -45,13 +47,13 @@ NODES, QUEUED, RECORDS, QUERY, FULL = 0, 1, 2, 3, 4  # counts
 
 
 @njit(cache=True, error_model="numpy")
-def orient(ox, oz, ax, az, px, pz):
+def orient(ox: float, oz: float, ax: float, az: float, px: float, pz: float) -> float:
     """Twice the signed area of o, a, p (x-z plane): positive when p lies left of the line o -> a."""
     return (ax - ox) * (pz - oz) - (az - oz) * (px - ox)
 
 
 @njit(cache=True, error_model="numpy")
-def side(ox, oz, ax, az, px, pz):
+def side(ox: float, oz: float, ax: float, az: float, px: float, pz: float) -> float:
     """The signed distance (m) of p from the line o -> a (positive: left), 0.0 within EPS."""
     length = math.sqrt((ax - ox) ** 2 + (az - oz) ** 2)
     if length == 0.0:
@@ -61,7 +63,7 @@ def side(ox, oz, ax, az, px, pz):
 
 
 @njit(cache=True, error_model="numpy")
-def _snap(t, length):
+def _snap(t: float, length: float) -> float:
     """t along a piece of ``length`` m, exactly 0 or 1 within EPS of its ends."""
     if t * length <= EPS:
         return 0.0
@@ -71,7 +73,8 @@ def _snap(t, length):
 
 
 @njit(cache=True, error_model="numpy")
-def cone_cut(rx, rz, lx, lz, hx, hz, ux, uz, vx, vz):
+def cone_cut(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, ux: float, uz: float, vx: float,
+             vz: float) -> tuple[float, float]:
     """Where the cone from root r through the interval l-h (r right of l -> h) cuts the piece u -> v of the far
     boundary (counter-clockwise, so walked from h's side towards l's): ``(tb, ta)`` with ``[0, tb]`` beside
     the cone on h's side, ``[tb, ta]`` inside it and ``[ta, 1]`` beside it on l's side."""
@@ -84,7 +87,7 @@ def cone_cut(rx, rz, lx, lz, hx, hz, ux, uz, vx, vz):
 
 
 @njit(cache=True, error_model="numpy")
-def heuristic(rx, rz, lx, lz, hx, hz, gx, gz):
+def heuristic(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, gx: float, gz: float) -> float:
     """The shortest way (m) from root r to goal g through a point of the interval l-h with nothing in the way;
     r must not lie on the interval's line."""
     ex, ez = hx - lx, hz - lz
@@ -98,18 +101,18 @@ def heuristic(rx, rz, lx, lz, hx, hz, gx, gz):
 
 
 @njit(cache=True, error_model="numpy")
-def _next(ring_start, ring_polygon, k):
+def _next(ring_start: np.ndarray, ring_polygon: np.ndarray, k: int) -> int:
     return k + 1 if k + 1 < ring_start[ring_polygon[k] + 1] else ring_start[ring_polygon[k]]
 
 
 # ------------------------------------------------------------------------------------------------ queue
 @njit(cache=True, error_model="numpy")
-def _before(node_f, u, v):
+def _before(node_f: np.ndarray, u: int, v: int) -> bool:
     return node_f[u, 0] < node_f[v, 0] or (node_f[u, 0] == node_f[v, 0] and u < v)
 
 
 @njit(cache=True, error_model="numpy")
-def _enqueue(heap, node_f, size, u):
+def _enqueue(heap: np.ndarray, node_f: np.ndarray, size: int, u: int) -> None:
     i = size
     heap[i] = u
     while i > 0:
@@ -122,7 +125,7 @@ def _enqueue(heap, node_f, size, u):
 
 
 @njit(cache=True, error_model="numpy")
-def _dequeue(heap, node_f, size):
+def _dequeue(heap: np.ndarray, node_f: np.ndarray, size: int) -> int:
     """Remove and return the queue's first node (it holds ``size`` nodes)."""
     top = heap[0]
     size -= 1
@@ -144,7 +147,7 @@ def _dequeue(heap, node_f, size):
 
 # -------------------------------------------------------------------------------------- nodes and roots
 @njit(cache=True, inline="always", error_model="numpy")
-def _root(rings, scratch, parent, k):
+def _root(rings: BoundaryRings, scratch: SearchScratch, parent: int, k: int) -> int:
     """The record of a root at ring point k reached straight from record ``parent``, or -1 when the vertex was
     reached by a shorter way (or the records are full)."""
     ring_xz, ring_y, ring_vertex = rings.ring_xz, rings.ring_y, rings.ring_vertex
@@ -170,7 +173,7 @@ def _root(rings, scratch, parent, k):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _push(scratch, record, piece, kind, f, a, b, c):
+def _push(scratch: SearchScratch, record: int, piece: int, kind: int, f: float, a: float, b: float, c: float) -> None:
     node_f, node_i, heap, counts = scratch.node_f, scratch.node_i, scratch.heap, scratch.counts
     m = counts[NODES]
     if m == node_f.shape[0]:
@@ -183,7 +186,8 @@ def _push(scratch, record, piece, kind, f, a, b, c):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
+def _queue(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, record: int, piece: int, t_lo: float,
+           t_hi: float, kind: int) -> None:
     """Queue the node looking from ``record`` through [t_lo, t_hi] of ``piece`` into the polygon it belongs to."""
     ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
     record_f = scratch.record_f
@@ -199,7 +203,8 @@ def _queue(rings, scratch, gx, gz, record, piece, t_lo, t_hi, kind):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _offer(rings, scratch, gx, gz, record, k, t0, t1):
+def _offer(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, record: int, k: int, t0: float, t1: float
+           ) -> None:
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
     into the polygon across, unless k is a wall. A root on k's line sees across only from within [t0, t1];
     from beyond it walks along the line to the nearer end, if that end is a corner."""
@@ -231,7 +236,8 @@ def _offer(rings, scratch, gx, gz, record, k, t0, t1):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz):
+def _finish(scratch: SearchScratch, surface: Surface, q: int, record: int, kind: int, lx: float, lz: float, hx: float,
+            hz: float, gx: float, gz: float) -> None:
     """Queue the node that ends the path at the goal (in polygon q, the node's): straight from the root when
     the goal is in the cone, else bending at the interval's end on its side."""
     record_f = scratch.record_f
@@ -250,7 +256,8 @@ def _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expand(rings, surface, scratch, gx, gz, goal, node):
+def _expand(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, gx: float, gz: float, goal: int, node: int
+            ) -> None:
     """The successors of a node (see the module's docstring)."""
     ring_start, ring_xz, ring_polygon = rings.ring_start, rings.ring_xz, rings.ring_polygon
     ring_across, ring_vertex, corner = rings.ring_across, rings.ring_vertex, rings.corner
@@ -292,7 +299,7 @@ def _expand(rings, surface, scratch, gx, gz, goal, node):
 
 
 @njit(cache=True, error_model="numpy")
-def _write_path(scratch, node, start, end, out):
+def _write_path(scratch: SearchScratch, node: int, start: np.ndarray, end: np.ndarray, out: np.ndarray) -> int:
     """The path of a finishing node into ``out`` as (x, y, z) rows: the start, the roots, the bend, the end.
     Returns the count of points, -1 when ``out`` is too short."""
     node_f, node_i, record_f, record_i = scratch.node_f, scratch.node_i, scratch.record_f, scratch.record_i
@@ -315,7 +322,8 @@ def _write_path(scratch, node, start, end, out):
 
 
 @njit(cache=True, error_model="numpy")
-def search(rings, surface, scratch, a, b, start, end, out):
+def search(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, a: int, b: int, start: np.ndarray,
+           end: np.ndarray, out: np.ndarray) -> int:
     """The shortest path on the x-z plane from ``start`` (in polygon a) to ``end`` (in polygon b, not a): its
     points written to ``out`` (x, y, z; roots at the height of the polygon they bend into). Returns their count,
     0 when no path joins them, -1 when a scratch buffer or ``out`` ran full."""

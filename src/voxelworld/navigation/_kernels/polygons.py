@@ -5,6 +5,8 @@ A region's samples are ``height[i, k, s]`` (m, NaN where not walkable) for colum
 steps to, or -1. Positions are in cells of the region's grid.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -13,7 +15,8 @@ from .outlines import CLIFF, OUT
 
 
 @numba.njit(cache=True)
-def tile_rectangles(height, links, i_lo, k_lo, i_hi, k_hi, rects):
+def tile_rectangles(height: np.ndarray, links: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, rects: np.ndarray
+                    ) -> int:
     """Greedy cover of the walkable samples of columns [i_lo, i_hi) x [k_lo, k_hi) by rectangles, level by
     level, row by row: a rectangle grows along k, then along i, while every cell is free and linked to its
     neighbours inside it on the same level. Writes ``rects[r] = (level, i0, k0, i1, k1)`` (half-open); returns
@@ -61,7 +64,8 @@ def tile_rectangles(height, links, i_lo, k_lo, i_hi, k_hi, rects):
 
 
 @numba.njit(cache=True)
-def held_sides(points, poly, poly_labels, size, keep, first, i_lo, k_lo, out):
+def held_sides(points: np.ndarray, poly: np.ndarray, poly_labels: np.ndarray, size: np.ndarray, keep: np.ndarray,
+               first: int, i_lo: int, k_lo: int, out: np.ndarray) -> int:
     """The samples' sides the polygons ``poly[q, :size[q]]`` (points' indices, counter-clockwise in (i, k),
     tile-local) hold along their sides whose label ``keep`` accepts (``keep[0]``: tile's edge, ``keep[1]``: a
     region stepped to): writes ``out[w] = (first + q, d, i, k)`` (sample (i, k) of the grid, side d) for each
@@ -91,7 +95,8 @@ def held_sides(points, poly, poly_labels, size, keep, first, i_lo, k_lo, out):
 
 
 @numba.njit(cache=True)
-def grid_portals(polygon, d, i, k, s, step, nx, nz, levels):
+def grid_portals(polygon: np.ndarray, d: np.ndarray, i: np.ndarray, k: np.ndarray, s: np.ndarray, step: np.ndarray,
+                 nx: int, nz: int, levels: int) -> np.ndarray:
     """The portals along the grid's lines (see ``polygons.side_portals``): rows ``(polygon, d, i, k, s)`` of the
     held sides (a side listed twice: the later row holds it) with ``step``, the level each one steps to across it
     (-1: none), on a grid of ``nx`` x ``nz`` columns and ``levels`` levels. Returns rows ``(polygon, neighbour,
@@ -156,7 +161,7 @@ def grid_portals(polygon, d, i, k, s, step, nx, nz, levels):
 
 
 @numba.njit(cache=True)
-def held_side_steps(sides, links, out):
+def held_side_steps(sides: np.ndarray, links: np.ndarray, out: np.ndarray) -> None:
     """``polygons.side_steps`` of ``sides (w, 5)`` rows ``(polygon, d, i, k, s)`` on the grid of ``links`` (from
     column (0, 0)): ``out[r]``, the level sample (i, k, s) steps to across its +x or +z side d, or -1."""
     nx, nz = links.shape[1], links.shape[2]
@@ -169,7 +174,9 @@ def held_side_steps(sides, links, out):
 
 
 @numba.njit(cache=True)
-def joined_portals(sides, steps, nx, nz, levels, inner, inner_segments, boxes, starts, details, x0, z0, cell):
+def joined_portals(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int, inner: np.ndarray,
+                   inner_segments: np.ndarray, boxes: np.ndarray, starts: np.ndarray, details: np.ndarray, x0: float,
+                   z0: float, cell: float) -> tuple[np.ndarray, np.ndarray]:
     """A region's portals: its tiles' ``inner`` ones (r, 2) with their ``inner_segments`` (r, 2, 3), then those
     along the grid's lines (``grid_portals`` of the held ``sides`` (w, 5) with their ``steps``), whose segments'
     ends lie at the mean height of the two polygons' details (``boxes`` (p, 4), rasters from ``starts`` in
@@ -206,7 +213,8 @@ def joined_portals(sides, steps, nx, nz, levels, inner, inner_segments, boxes, s
 
 
 @numba.njit(cache=True)
-def portal_segments(pairs, ends, boxes, starts, details, x0, z0, cell, out):
+def portal_segments(pairs: np.ndarray, ends: np.ndarray, boxes: np.ndarray, starts: np.ndarray, details: np.ndarray,
+                    x0: float, z0: float, cell: float, out: np.ndarray) -> None:
     """``out[r]`` (2, 3): portal r's segment (m) on the grid from ``(x0, z0)`` of spacing ``cell``, its ends at the
     grid points ``ends[r]`` (2, 2), each at the mean height of the details of the two polygons ``pairs[r]``
     (``boxes`` (p, 4), rasters from ``starts`` in ``details``)."""

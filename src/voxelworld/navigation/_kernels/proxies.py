@@ -8,12 +8,14 @@ lies within that box: the volume's boundary there is made of those pieces and of
 pieces reach.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
 
 @numba.njit(cache=True)
-def _on_the_cut(polygon, n, axis, value):
+def _on_the_cut(polygon: np.ndarray, n: int, axis: int, value: float) -> bool:
     """Whether the clipped piece ``polygon[:n]`` lies flat on the cut ``axis = value`` (an object's face on the
     cut between two halves belongs to neither; the faces around it bound the volume on each side)."""
     if axis < 0:
@@ -25,7 +27,8 @@ def _on_the_cut(polygon, n, axis, value):
 
 
 @numba.njit(cache=True)
-def clipped_bounds(positions, indices, lo, hi, cut_axis, cut_value, out):
+def clipped_bounds(positions: np.ndarray, indices: np.ndarray, lo: np.ndarray, hi: np.ndarray, cut_axis: int,
+                   cut_value: float, out: np.ndarray) -> bool:
     """``out (2, 3)``: the bounding box (lo row, hi row) of the triangles ``indices (k, 3)`` of ``positions``
     clipped to the box ``lo``..``hi`` (3,), pieces lying flat on the cut ``cut_axis = cut_value`` left out
     (``cut_axis`` -1: no cut); returns False (``out`` untouched) when nothing lies in it."""

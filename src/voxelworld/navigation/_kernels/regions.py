@@ -9,6 +9,8 @@ rectangles (``tile_rectangles``), which have these properties, by merging neighb
 keeps them. Cells are ``(i, k)`` of the region's grid.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -19,7 +21,8 @@ _STEP_K = (0, 0, 1, -1)
 
 
 @numba.njit(cache=True, inline="always")
-def _cell_fits(links, owner, parent, a, b, i, k, s, i_lo, k_lo, i_hi, k_hi):
+def _cell_fits(links: np.ndarray, owner: np.ndarray, parent: np.ndarray, a: int, b: int, i: int, k: int, s: int,
+               i_lo: int, k_lo: int, i_hi: int, k_hi: int) -> bool:
     """Whether cell (i, k) of region b (level s) may join region a: linked both ways to each neighbour of a, no
     pinch with a diagonal neighbour of a."""
     for d in range(4):
@@ -49,7 +52,8 @@ def _cell_fits(links, owner, parent, a, b, i, k, s, i_lo, k_lo, i_hi, k_hi):
 
 
 @numba.njit(cache=True)
-def _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k_hi):
+def _fits(links: np.ndarray, rects: np.ndarray, owner: np.ndarray, parent: np.ndarray, members: np.ndarray,
+          after: np.ndarray, a: int, b: int, i_lo: int, k_lo: int, i_hi: int, k_hi: int) -> bool:
     """Whether regions a and b (roots) may merge: every pair of neighbouring cells across them linked both
     ways, and no pinch between a cell of b and a cell of a. Only the cells on the edge of b's rectangles are
     looked at: an inner cell's eight neighbours all lie in its own rectangle."""
@@ -69,7 +73,8 @@ def _fits(links, rects, owner, parent, members, after, a, b, i_lo, k_lo, i_hi, k
 
 
 @numba.njit(cache=True)
-def tile_regions(links, rects, levels, i_lo, k_lo, i_hi, k_hi, region):
+def tile_regions(links: np.ndarray, rects: np.ndarray, levels: int, i_lo: int, k_lo: int, i_hi: int, k_hi: int,
+                 region: np.ndarray) -> int:
     """Merge the rectangles ``rects[r] = (level, i0, k0, i1, k1)`` of the tile [i_lo, i_hi) x [k_lo, k_hi)
     (from ``tile_rectangles``; ``levels`` of samples) into regions (see the module's docstring). Neighbouring
     rectangles are tried in the order their cells meet (levels, then i, then k; +x before +z). Writes ``region[r]``
@@ -120,14 +125,15 @@ def tile_regions(links, rects, levels, i_lo, k_lo, i_hi, k_hi, region):
 
 
 @numba.njit(cache=True)
-def paint_regions(rects, region, i_lo, k_lo, label):
+def paint_regions(rects: np.ndarray, region: np.ndarray, i_lo: int, k_lo: int, label: np.ndarray) -> None:
     """``label[i - i_lo, k - k_lo, s] = region[r]`` over every cell of each rectangle r."""
     for r in range(rects.shape[0]):
         label[rects[r, 1] - i_lo:rects[r, 3] - i_lo, rects[r, 2] - k_lo:rects[r, 4] - k_lo, rects[r, 0]] = region[r]
 
 
 @numba.njit(cache=True)
-def region_cells(label, rects, region, count, cells, bounds, region_level):
+def region_cells(label: np.ndarray, rects: np.ndarray, region: np.ndarray, count: int, cells: np.ndarray,
+                 bounds: np.ndarray, region_level: np.ndarray) -> int:
     """Each region's cells, from one counting sort of the tile's labels (``label[a, b, s] = g``, -1 where no
     region): region g's cells are ``cells[bounds[g]:bounds[g + 1]]``, rows ``(a, b)`` in the order of (a, b, s),
     as a stable sort of ``np.nonzero(label >= 0)`` by region gives them; ``region_level[g]``: the level of g's

@@ -1,6 +1,8 @@
 """Kernels over a region's walkable samples ``height[i, k, s]`` (m, NaN where none): which neighbouring sample
 each one steps to, and the islands they form."""
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -8,7 +10,8 @@ DIRECTIONS = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]], dtype=np.int64)  # +x,
 
 
 @numba.njit(cache=True, inline="always")
-def _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk):
+def _link(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float, i: int,
+          k: int, s: int, ni: int, nk: int) -> int:
     """The level of column (ni, nk) (inside the grid) that sample (i, k, s) steps to, or -1 (see level_links).
     Inlined where it is used, so passing the arrays costs no reference counting."""
     best, best_gap = -1, np.inf
@@ -27,7 +30,8 @@ def _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk):
 
 
 @numba.njit(cache=True)
-def level_links(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links):
+def level_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+                directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, links: np.ndarray) -> None:
     """``links[d, i, k, s]`` for the columns [i_lo, i_hi) x [k_lo, k_hi): the level of the neighbour in
     direction d that sample (i, k, s) steps to, or -1: the nearest in height within ``step_limit`` (the lowest
     level on a tie) among the neighbour's samples that lie in as many closed solids (``enclosure``) and whose
@@ -38,7 +42,9 @@ def level_links(height, ceiling, enclosure, step_limit, clearance, directions, i
 
 
 @numba.njit(cache=True)
-def relink(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links, changed):
+def relink(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+           directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, links: np.ndarray, changed: np.ndarray
+           ) -> None:
     """:func:`level_links` over the columns [i_lo, i_hi) x [k_lo, k_hi) of ``links`` as they were, setting
     ``changed[i, k]`` where a link of column (i, k) is not what it was."""
     nx, nz, levels = height.shape
@@ -60,7 +66,8 @@ CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z
 
 
 @numba.njit(cache=True)
-def corners_to_probe(height, links, directions, i_lo, k_lo, i_hi, k_hi, probe):
+def corners_to_probe(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
+                     k_hi: int, probe: np.ndarray) -> None:
     """``probe[i, k, s, c]`` for the samples of columns [i_lo, i_hi) x [k_lo, k_hi): corner c of the sample's
     cell is next to a missing link: on one of the two sides of the cell meeting there, or between the
     neighbours across them (elsewhere the four cells around the corner hold the floor)."""
@@ -79,7 +86,7 @@ def corners_to_probe(height, links, directions, i_lo, k_lo, i_hi, k_hi, probe):
 
 
 @numba.njit(cache=True)
-def _root(parent, a):
+def _root(parent: np.ndarray, a: int) -> int:
     while parent[a] != a:
         parent[a] = parent[parent[a]]
         a = parent[a]
@@ -87,7 +94,7 @@ def _root(parent, a):
 
 
 @numba.njit(cache=True)
-def island_labels(height, links, labels):
+def island_labels(height: np.ndarray, links: np.ndarray, labels: np.ndarray) -> int:
     """Label each sample with its island (samples joined through +x and +z links to samples that exist),
     islands numbered in the order of their first sample in C order; -1 where there is no sample. Returns the
     number of islands."""
@@ -127,7 +134,8 @@ def island_labels(height, links, labels):
 
 
 @numba.njit(cache=True)
-def erosion_distance(distance, links, directions, rounds, spare):
+def erosion_distance(distance: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, spare: np.ndarray
+                     ) -> np.ndarray:
     """Relax ``distance`` (cells from the walkable area's edge; 0 where there is no sample, 0.5 on a sample
     missing a link, inf elsewhere at first) over the links: per round, each of the 4 straight directions
     (+1 cell) and then each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
@@ -161,7 +169,8 @@ def erosion_distance(distance, links, directions, rounds, spare):
 
 
 @numba.njit(cache=True, inline="always")
-def _island_edge(height, ceiling, enclosure, step_limit, clearance, a, n, nz, levels):
+def _island_edge(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+                 a: int, n: int, nz: int, levels: int) -> int:
     """Neighbour number ``n`` (0-1: the +x and +z links of sample ``a``; 2 + t, levels + 2 + t: sample t of the
     column at -x or -z, if its link leads to ``a``) of flat sample ``a`` in the graph island_labels joins, or
     -1."""
@@ -184,7 +193,8 @@ def _island_edge(height, ceiling, enclosure, step_limit, clearance, a, n, nz, le
 
 
 @numba.njit(cache=True)
-def refresh_islands(height, ceiling, enclosure, step_limit, clearance, seeds, smallest, final, changed):
+def refresh_islands(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+                    seeds: np.ndarray, smallest: int, final: np.ndarray, changed: np.ndarray) -> int:
     """Bring ``final`` (the samples kept after small islands are dropped, NaN elsewhere) up to date with
     ``height`` after it changed inside the columns that ``seeds`` lists and their neighbours.
 

@@ -1,6 +1,8 @@
 """Kernels over the hits of vertical rays (sorted by ray, then from the top down): the surfaces each ray met
 and how many closed solids each surface lies in."""
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -8,7 +10,8 @@ SAME_HEIGHT = 1e-6  # m: surfaces closer than this in height are taken to touch 
 
 
 @numba.njit(cache=True)
-def surfaces(ray, height, up, excluded, index, on_proxy):
+def surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, index: np.ndarray,
+             on_proxy: np.ndarray) -> int:
     """The surfaces among the hits: at (about) the same height on one ray, one surface per facing (down, edge-on,
     up, in that order, so a box's bottom covers the floor it stands on), on a proxy if any of its hits was.
     Fills the first n entries of ``index`` (the hit standing for each surface) and ``on_proxy``; returns n."""
@@ -32,7 +35,7 @@ def surfaces(ray, height, up, excluded, index, on_proxy):
 
 
 @numba.njit(cache=True)
-def enclosures(ray, height, up, enclosure):
+def enclosures(ray: np.ndarray, height: np.ndarray, up: np.ndarray, enclosure: np.ndarray) -> None:
     """``enclosure[h]``: how many closed solids surface h lies in: pairs of a surface above it facing up (the ray
     enters a solid) and the next unpaired surface below it facing down (the ray leaves), like brackets."""
     n = len(ray)

@@ -10,6 +10,8 @@ cells), so every test is exact.
 An edge's *label* is what lies across it (see ``outlines``); bridges and diagonals are ``BRIDGE``.
 """
 
+from __future__ import annotations
+
 import numba
 import numpy as np
 
@@ -17,17 +19,17 @@ from .outlines import BRIDGE, _cross, _segments_meet
 
 
 @numba.njit(cache=True, inline="always")
-def _left(points, a, b, c):
+def _left(points: np.ndarray, a: int, b: int, c: int) -> bool:
     return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) > 0
 
 
 @numba.njit(cache=True, inline="always")
-def _left_on(points, a, b, c):
+def _left_on(points: np.ndarray, a: int, b: int, c: int) -> bool:
     return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) >= 0
 
 
 @numba.njit(cache=True)
-def _in_cone(points, a0, a, a1, b):
+def _in_cone(points: np.ndarray, a0: int, a: int, a1: int, b: int) -> bool:
     """Whether b lies strictly inside the corner a0-a-a1 of a counter-clockwise loop (O'Rourke's InCone)."""
     if _left_on(points, a, a1, a0):
         return _left(points, a, b, a0) and _left(points, b, a, a1)
@@ -35,19 +37,20 @@ def _in_cone(points, a0, a, a1, b):
 
 
 @numba.njit(cache=True, inline="always")
-def _same(points, a, b):
+def _same(points: np.ndarray, a: int, b: int) -> bool:
     return points[a, 0] == points[b, 0] and points[a, 1] == points[b, 1]
 
 
 @numba.njit(cache=True, inline="always")
-def _apart(x0, y0, x1, y1, cx, cy, dx, dy):
+def _apart(x0: float, y0: float, x1: float, y1: float, cx: float, cy: float, dx: float, dy: float) -> bool:
     """Whether the segment c-d lies wholly on one side of the box [x0, x1] x [y0, y1] (so it meets nothing in
     it): the cheap test that spares most sides the exact one."""
     return (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1)
 
 
 @numba.njit(cache=True)
-def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
+def _sees(points: np.ndarray, p: int, q: int, ring: np.ndarray, ring_n: int, others: np.ndarray,
+          other_start: np.ndarray, other_count: int) -> bool:
     """Whether the segment between points p and q meets no side of ``ring`` (its first ``ring_n`` entries, a
     loop) nor of the loops ``others`` (``other_start``), except sides through p's or q's own position."""
     px, py, qx, qy = points[p, 0], points[p, 1], points[q, 0], points[q, 1]
@@ -76,7 +79,8 @@ def _sees(points, p, q, ring, ring_n, others, other_start, other_count):
 
 
 @numba.njit(cache=True)
-def bridge_holes(points, order, labels, loop_start, loops, ring, ring_labels):
+def bridge_holes(points: np.ndarray, order: np.ndarray, labels: np.ndarray, loop_start: np.ndarray, loops: int,
+                 ring: np.ndarray, ring_labels: np.ndarray) -> int:
     """One loop of the outer loop and every hole: ``order[loop_start[l]:loop_start[l + 1]]`` are loop l's
     points (indices into ``points``), the outer one first, ``labels`` each side's label. Writes the joined
     loop's points and side labels into ``ring`` / ``ring_labels`` (two entries more per hole); returns its
@@ -155,7 +159,8 @@ SIDE_BUCKET = 8  # grid cells along the edge of a bucket of the ear clipping's s
 
 
 @numba.njit(cache=True)
-def _file_side(c, d, xs, ys, ox, oy, nbv, head, link, entry, count):
+def _file_side(c: int, d: int, xs: np.ndarray, ys: np.ndarray, ox: int, oy: int, nbv: int, head: np.ndarray,
+               link: np.ndarray, entry: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, int]:
     """File ring entry c (its side runs to entry d) in every bucket of the side grid its box meets; returns the
     (maybe grown) ``link`` and ``entry`` arrays and the new count of filings."""
     u0, u1 = (min(xs[c], xs[d]) - ox) // SIDE_BUCKET, (max(xs[c], xs[d]) - ox) // SIDE_BUCKET
@@ -176,7 +181,9 @@ def _file_side(c, d, xs, ys, ox, oy, nbv, head, link, entry, count):
 
 
 @numba.njit(cache=True)
-def _diagonal(points, ring, prev, nxt, alive, a, b, xs, ys, ox, oy, nbv, head, link, entry, stamp, query):
+def _diagonal(points: np.ndarray, ring: np.ndarray, prev: np.ndarray, nxt: np.ndarray, alive: np.ndarray, a: int,
+              b: int, xs: np.ndarray, ys: np.ndarray, ox: int, oy: int, nbv: int, head: np.ndarray, link: np.ndarray,
+              entry: np.ndarray, stamp: np.ndarray, query: int) -> bool:
     """Whether ring entries a and b see each other inside the loop (O'Rourke's Diagonal, sides through a's or
     b's position skipped, as Recast does for the bridges' doubled points). ``xs``, ``ys``: each ring entry's
     point. The loop's sides as it is now are found in the buckets of the side grid (``head``, ``link``,
@@ -211,14 +218,14 @@ NO_EAR = np.iinfo(np.int64).max  # a ring entry that is not an ear (or clipped),
 
 
 @numba.njit(cache=True, inline="always")
-def _span(xs, ys, p, q):
+def _span(xs: np.ndarray, ys: np.ndarray, p: int, q: int) -> int:
     """The squared length of the diagonal between ring entries p and q."""
     dx, dy = xs[q] - xs[p], ys[q] - ys[p]
     return dx * dx + dy * dy
 
 
 @numba.njit(cache=True, inline="always")
-def _set_leaf(tree, size, j, value):
+def _set_leaf(tree: np.ndarray, size: int, j: int, value: int) -> None:
     """Set entry j of a min-tree (leaves from ``size``) and the minima above it."""
     node = size + j
     tree[node] = value
@@ -229,7 +236,7 @@ def _set_leaf(tree, size, j, value):
 
 
 @numba.njit(cache=True)
-def _first_at_most(tree, size, lo, value):
+def _first_at_most(tree: np.ndarray, size: int, lo: int, value: int) -> int:
     """The first entry j >= lo of a min-tree whose value is at most ``value``, or -1."""
     node = size + lo
     while True:
@@ -245,7 +252,8 @@ def _first_at_most(tree, size, lo, value):
 
 
 @numba.njit(cache=True)
-def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
+def ear_clip(points: np.ndarray, ring: np.ndarray, ring_labels: np.ndarray, n: int, triangles: np.ndarray,
+             triangle_labels: np.ndarray) -> int:
     """Triangles of the loop ``ring[:n]`` (counter-clockwise, points' indices): writes ``triangles[t]`` (three
     ring entries' points, counter-clockwise) and ``triangle_labels[t]`` (the label of each side, from corner j
     to j + 1); returns the count (n - 2), or -1 when no ear is left (a loop that is not simple)."""
@@ -315,7 +323,7 @@ def ear_clip(points, ring, ring_labels, n, triangles, triangle_labels):
 
 
 @numba.njit(cache=True, inline="always")
-def _turns_left(points, a, b, c):
+def _turns_left(points: np.ndarray, a: int, b: int, c: int) -> bool:
     """Whether a-b-c turns left or runs straight on (a corner of a convex polygon; not a fold back)."""
     cross = _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1])
     if cross != 0:
@@ -325,7 +333,7 @@ def _turns_left(points, a, b, c):
 
 
 @numba.njit(cache=True)
-def _shared_side(poly, size, p, q, a, b):
+def _shared_side(poly: np.ndarray, size: np.ndarray, p: int, q: int, a: int, b: int) -> tuple[int, int]:
     """(i, j): side i of polygon p runs a -> b and side j of polygon q runs b -> a, or (-1, -1)."""
     for i in range(size[p]):
         if poly[p, i] == a and poly[p, (i + 1) % size[p]] == b:
@@ -336,7 +344,8 @@ def _shared_side(poly, size, p, q, a, b):
 
 
 @numba.njit(cache=True)
-def _merge_gain(points, poly, size, pairs, e, max_corners):
+def _merge_gain(points: np.ndarray, poly: np.ndarray, size: np.ndarray, pairs: np.ndarray, e: int, max_corners: int
+                ) -> int:
     """The squared length of inner side e when merging its two polygons across it keeps a convex polygon of at
     most ``max_corners`` corners, else -1."""
     p, q, a, b = pairs[e, 0], pairs[e, 1], pairs[e, 2], pairs[e, 3]
@@ -355,7 +364,7 @@ def _merge_gain(points, poly, size, pairs, e, max_corners):
 
 
 @numba.njit(cache=True)
-def _heap_push(heap, n, key):
+def _heap_push(heap: np.ndarray, n: int, key: int) -> tuple[np.ndarray, int]:
     """Push key onto the max-heap ``heap[:n]`` (grown by doubling when full); returns (heap, n + 1)."""
     if n == len(heap):
         grown = np.empty(2 * len(heap) + 1, np.int64)
@@ -373,7 +382,7 @@ def _heap_push(heap, n, key):
 
 
 @numba.njit(cache=True)
-def _heap_pop(heap, n):
+def _heap_pop(heap: np.ndarray, n: int) -> tuple[int, int]:
     """Take the largest key off the max-heap ``heap[:n]``; returns (key, n - 1)."""
     top = heap[0]
     n -= 1
@@ -395,7 +404,8 @@ def _heap_pop(heap, n):
 
 
 @numba.njit(cache=True)
-def merge_convex(points, triangles, triangle_labels, count, max_corners, poly, poly_labels, size, pairs):
+def merge_convex(points: np.ndarray, triangles: np.ndarray, triangle_labels: np.ndarray, count: int, max_corners: int,
+                 poly: np.ndarray, poly_labels: np.ndarray, size: np.ndarray, pairs: np.ndarray) -> int:
     """Merge the ``count`` triangles into convex polygons of at most ``max_corners`` corners (see the module's
     docstring). Points are identified by their index (give one index per position). Writes ``poly[p, :size[p]]``
     (points, counter-clockwise) and ``poly_labels``; the polygons that are left are those with ``size > 0``.
