@@ -23,8 +23,10 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, short_value
 
@@ -53,7 +55,7 @@ def check_rotation(parameter: str, value: object) -> tuple[float, float, float, 
     if isinstance(value, (str, bytes)):
         raise ParameterError(parameter, value, legal)
     try:
-        x, y, z, w = (float(c) for c in value)  # type: ignore[union-attr]
+        x, y, z, w = (float(c) for c in value)  # type: ignore[attr-defined]  # not iterable: refused below
     except (TypeError, ValueError):
         raise ParameterError(parameter, value, legal) from None
     if not all(math.isfinite(c) for c in (x, y, z, w)):
@@ -66,7 +68,7 @@ def check_rotation(parameter: str, value: object) -> tuple[float, float, float, 
     return _canonical((x / length, y / length, z / length, w / length))
 
 
-def rotation_matrix(q) -> np.ndarray:
+def rotation_matrix(q: Sequence[float]) -> np.ndarray:
     """The (3, 3) rotation matrix of the unit quaternion ``q = (x, y, z, w)``."""
     x, y, z, w = q
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
@@ -74,12 +76,12 @@ def rotation_matrix(q) -> np.ndarray:
                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]], dtype=np.float64)
 
 
-def down_axis(q) -> tuple[float, float, float]:
+def down_axis(q: Sequence[float]) -> tuple[float, float, float]:
     """The world direction of a region's rays, ``R @ (0, -1, 0)``, as a tuple of floats (no negative zeros)."""
     return tuple(float(-c) + 0.0 for c in rotation_matrix(q)[:, 1])  # type: ignore[return-value]
 
 
-def shortest_arc(direction) -> tuple[float, float, float, float]:
+def shortest_arc(direction: Iterable[float]) -> tuple[float, float, float, float]:
     """The rotation of the smallest angle turning ``(0, -1, 0)`` onto ``direction`` (a unit vector); for
     ``(0, 1, 0)``, the opposite direction, a half turn about x."""
     dx, dy, dz = (float(c) for c in direction)
@@ -99,35 +101,35 @@ class Frame:
         (:func:`check_frame`, ParameterError naming ``parameter``).
     """
 
-    def __init__(self, matrix, parameter: str = "frame"):
+    def __init__(self, matrix: ArrayLike, parameter: str = "frame") -> None:
         self.matrix = check_frame(parameter, matrix)
         self.rotation = self.matrix[:, :3]
         self.translation = self.matrix[:, 3]
 
     @classmethod
-    def about(cls, rotation, pivot) -> Frame:
+    def about(cls, rotation: Sequence[float], pivot: ArrayLike) -> Frame:
         """The frame of a region turned by the unit quaternion ``rotation`` about the point ``pivot``."""
         r = rotation_matrix(rotation)
         c = np.asarray(pivot, dtype=np.float64)
         return cls(np.hstack([r, (c - r @ c)[:, None]]))
 
-    def to_world(self, points) -> np.ndarray:
+    def to_world(self, points: ArrayLike) -> np.ndarray:
         """Local points (n, 3) (or one point (3,)) in world coordinates."""
         return np.asarray(points, dtype=np.float64) @ self.rotation.T + self.translation
 
-    def to_local(self, points) -> np.ndarray:
+    def to_local(self, points: ArrayLike) -> np.ndarray:
         """World points (n, 3) (or one point (3,)) in local coordinates: ``R^T (p - t)``."""
         return (np.asarray(points, dtype=np.float64) - self.translation) @ self.rotation
 
-    def vectors_to_world(self, vectors) -> np.ndarray:
+    def vectors_to_world(self, vectors: ArrayLike) -> np.ndarray:
         """Local directions (n, 3) (or (3,)) in world coordinates (turned, not moved)."""
         return np.asarray(vectors, dtype=np.float64) @ self.rotation.T
 
-    def vectors_to_local(self, vectors) -> np.ndarray:
+    def vectors_to_local(self, vectors: ArrayLike) -> np.ndarray:
         """World directions (n, 3) (or (3,)) in local coordinates."""
         return np.asarray(vectors, dtype=np.float64) @ self.rotation
 
-    def local_box(self, lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    def local_box(self, lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The local axis-aligned box holding the world box ``lo..hi`` (the bounds of its 8 corners)."""
         corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])],
                            dtype=np.float64)
@@ -135,7 +137,7 @@ class Frame:
         return local.min(axis=0), local.max(axis=0)
 
 
-def check_frame(parameter: str, value) -> np.ndarray:
+def check_frame(parameter: str, value: object) -> np.ndarray:
     """``value`` as a (3, 4) float64 matrix ``[R | t]`` (a copy), or ParameterError naming ``parameter`` unless
     it is finite with R orthonormal within 1e-9 and of determinant +1 (a rotation, no mirror, no scale)."""
     legal = ("a (3, 4) matrix [R | t] of finite numbers, R a rotation (orthonormal within "
