@@ -8,8 +8,12 @@ constructor), so a document is refused by the same checks as any other bad input
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
+from typing import TypeAlias, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import FormatError, ParameterError
 from ..files import write_atomically
@@ -21,12 +25,15 @@ __all__ = ["FORMAT_VERSION", "navmesh_json", "read_navmesh_json", "json_error", 
 FORMAT_VERSION = 1
 FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
 DETAIL_FIELDS = ("detail_origin", "detail_shape", "detail_heights")  # optional: all three or none
+# A document's arrays in the NavMesh constructor's order: the six of FIELDS, then the three details (or None).
+DocumentArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                  np.ndarray | None, np.ndarray | None, np.ndarray | None]
 
 
-def navmesh_json(*arrays, frame=None) -> str:
+def navmesh_json(*arrays: ArrayLike | None, frame: ArrayLike | None = None) -> str:
     """The arrays (the six of FIELDS, then the three of DETAIL_FIELDS) as navmesh JSON text, compact; the
     details are left out when no polygon has one, the ``frame`` ((3, 4) ``[R | t]``) when it is None."""
-    document = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
+    document: dict[str, object] = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
     names = FIELDS + (DETAIL_FIELDS if len(arrays) > 6 and np.asarray(arrays[7]).any() else ())
     document.update({name: np.asarray(array).tolist() for name, array in zip(names, arrays)})
     if frame is not None:
@@ -34,7 +41,7 @@ def navmesh_json(*arrays, frame=None) -> str:
     return json.dumps(document, separators=(",", ":"))
 
 
-def read_navmesh_json(text: str) -> tuple[tuple, np.ndarray | None]:
+def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None]:
     """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None) and its
     frame (an array, or None when the document has none), unchecked beyond being arrays of numbers (the NavMesh
     constructor checks them); FormatError for text that is not such a document."""
@@ -49,7 +56,7 @@ def read_navmesh_json(text: str) -> tuple[tuple, np.ndarray | None]:
     version = document.get("version")
     if type(version) is not int or version != FORMAT_VERSION:  # true == 1 and 1.0 == 1 in Python: not a version
         raise FormatError(f"navmesh JSON: version {version!r} is not {FORMAT_VERSION}")
-    arrays = []
+    arrays: list[np.ndarray | None] = []
     booleans = "true" in text or "false" in text  # only then is a field worth walking for them
     detail = any(name in document for name in DETAIL_FIELDS)
     for name in FIELDS + DETAIL_FIELDS:
@@ -70,10 +77,10 @@ def read_navmesh_json(text: str) -> tuple[tuple, np.ndarray | None]:
     frame = None
     if "frame" in document:
         frame = _numbers("frame", document["frame"], booleans)
-    return tuple(arrays), frame
+    return cast(DocumentArrays, tuple(arrays)), frame  # the nine of FIELDS + DETAIL_FIELDS, in order
 
 
-def _numbers(name: str, value, booleans: bool) -> np.ndarray:
+def _numbers(name: str, value: object, booleans: bool) -> np.ndarray:
     """The field ``value`` as an array of numbers, or FormatError naming ``name``."""
     try:
         array = np.array(value)
@@ -87,11 +94,11 @@ def _numbers(name: str, value, booleans: bool) -> np.ndarray:
     return array
 
 
-def _refuse_booleans(name: str, value) -> None:
+def _refuse_booleans(name: str, value: object) -> None:
     """FormatError if the (already parsed, at most 3 deep) field ``value`` holds a JSON true or false."""
     rows = [value]
     for _ in range(4):
-        flat = []
+        flat: list[object] = []
         for row in rows:
             if isinstance(row, bool):
                 raise FormatError(f"navmesh JSON: '{name}' holds {str(row).lower()}, not a number")
@@ -105,8 +112,8 @@ def json_error(error: ParameterError) -> FormatError:
     return FormatError(f"navmesh JSON: '{error.parameter}' = {error.value!r} is out of range: must be {error.legal}")
 
 
-def write_navmesh_obj(obj: ObjWriter, vertices, polygon_start, polygon_vertices, polygon_level, name: str = "level",
-                      material: str | None = None) -> None:
+def write_navmesh_obj(obj: ObjWriter, vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray,
+                      polygon_level: np.ndarray, name: str = "level", material: str | None = None) -> None:
     """Append the vertices and, per level, the object ``{name}_{level}`` with its polygons to ``obj``, drawn
     with ``material`` of the library when given."""
     block = obj.vertices(vertices)
@@ -117,7 +124,7 @@ def write_navmesh_obj(obj: ObjWriter, vertices, polygon_start, polygon_vertices,
         obj.polygons(block, polygon_start, polygon_vertices, np.flatnonzero(polygon_level == level))
 
 
-def write_navmesh_obj_file(path, write_obj) -> None:
+def write_navmesh_obj_file(path: str | os.PathLike[str], write_obj: Callable[[ObjWriter], object]) -> None:
     """Write an OBJ file atomically: ``write_obj(obj)`` fills a fresh :class:`~voxelworld.wavefront.ObjWriter`."""
     obj = ObjWriter()
     write_obj(obj)

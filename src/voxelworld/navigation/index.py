@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._kernels import locate as _locate
 from ._kernels import paths as _paths
@@ -110,8 +111,9 @@ def _bucket_layout(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         cell *= 2.0
 
 
-def navmesh_index(vertices, polygon_start, polygon_vertices, portals, portal_segments, detail_origin=None,
-                  detail_shape=None, detail_heights=None) -> NavIndex:
+def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertices: ArrayLike, portals: ArrayLike,
+                  portal_segments: ArrayLike, detail_origin: ArrayLike | None = None,
+                  detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
     index)."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)

@@ -13,9 +13,13 @@ thread, as Detour keeps ``dtNavMeshQuery`` apart from ``dtNavMesh``); JSON and O
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, short_value
 from ..wavefront import ObjWriter
@@ -23,11 +27,27 @@ from . import formats
 from .frames import Frame, check_frame
 from .index import NavIndex, navmesh_index, polygon_areas
 
+if TYPE_CHECKING:
+    from .scene import Scene
+
 __all__ = ["NavMesh", "ARRAY_NAMES", "check_navmesh_arrays"]
 
 ARRAY_NAMES = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments",
                "detail_origin", "detail_shape", "detail_heights")
 MAX_DETAIL_SIDE = 1 << 16  # samples along a side of one polygon's detail raster
+# A navmesh's arrays, checked, in ARRAY_NAMES order (what check_navmesh_arrays gives and a bake makes).
+NavMeshArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                 np.ndarray, np.ndarray]
+
+
+class Rebakeable(Protocol):
+    """What :meth:`NavMesh.rebake` asks of the :attr:`NavMesh.bake_state` it holds (a
+    ``voxelworld.navigation.rebake.BakeState``, above this module, which it does not import)."""
+
+    def rebaked(self, box: Iterable[ArrayLike], scene: Scene | None = None,
+                in_place: bool = False) -> tuple[Rebakeable, list[tuple[int, int, int]]]: ...
+
+    def navmesh_arrays(self) -> NavMeshArrays: ...
 
 
 @dataclass
@@ -89,15 +109,15 @@ class NavMesh:
     detail_shape: np.ndarray | None = None
     detail_heights: np.ndarray | None = None
     frame: np.ndarray | None = None
-    bake_state: object = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
+    bake_state: Rebakeable | None = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
     index: NavIndex = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.frame is not None:
             self.frame = check_frame("frame", self.frame)
         self._set_arrays(*(getattr(self, name) for name in ARRAY_NAMES))
 
-    def _set_arrays(self, *arrays, baked: bool = False) -> None:
+    def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
@@ -108,7 +128,7 @@ class NavMesh:
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
-    def rebake(self, box, scene=None) -> list[tuple[int, int, int]]:
+    def rebake(self, box: Iterable[ArrayLike], scene: Scene | None = None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in
         the world; a turned bake re-bakes the local box holding its corners) touches, in place; ``scene`` is the
         scene as it is now, in the world (default: the one baked). The result equals a full bake of that scene,
@@ -195,7 +215,7 @@ class NavMesh:
         except ParameterError as error:
             raise formats.json_error(error) from None
 
-    def to_obj(self, path) -> None:
+    def to_obj(self, path: str | os.PathLike[str]) -> None:
         """Write the polygons as a Wavefront OBJ (one ``o level_N`` per level, world coordinates), atomically."""
         formats.write_navmesh_obj_file(path, self.write_obj)
 
@@ -209,7 +229,7 @@ class NavMesh:
 
 
 # ------------------------------------------------------------------------------------------------- checks
-def _array(name: str, value, kind: str, shape: tuple) -> np.ndarray:
+def _array(name: str, value: object, kind: str, shape: tuple[int, ...]) -> np.ndarray:
     """``value`` as a float64 (``kind`` "float") or int64 ("index") array of ``shape`` (-1: any length), or
     ParameterError. Indices must be whole numbers as given (a float is refused, not truncated)."""
     legal = (f"an array of {'finite numbers' if kind == 'float' else 'whole numbers'} of shape "
@@ -245,8 +265,9 @@ def _in_range(name: str, array: np.ndarray, lo: int, hi: int, legal: str) -> Non
         raise ParameterError(f"{name}[{', '.join(map(str, where))}]", int(array[where]), legal)
 
 
-def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_level, portals, portal_segments,
-                         detail_origin=None, detail_shape=None, detail_heights=None):
+def check_navmesh_arrays(vertices: object, polygon_start: object, polygon_vertices: object, polygon_level: object,
+                         portals: object, portal_segments: object, detail_origin: object = None,
+                         detail_shape: object = None, detail_heights: object = None) -> NavMeshArrays:
     """The arrays of a navmesh as float64 / int64 arrays, or ParameterError naming the first wrong entry, its
     value and its legal range: everything a kernel trusts (shapes, index ranges, monotonic starts, counts,
     finite coordinates, whole-number indices, the details' sizes) is checked here. Details left out (None, all
@@ -289,7 +310,8 @@ def check_navmesh_arrays(vertices, polygon_start, polygon_vertices, polygon_leve
             *_check_details(p, detail_origin, detail_shape, detail_heights))
 
 
-def _check_details(p: int, origin, shape, heights):
+def _check_details(p: int, origin: object, shape: object,
+                   heights: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three detail arrays of ``p`` polygons, checked (see :class:`NavMesh`)."""
     given = [a is not None for a in (origin, shape, heights)]
     if not any(given):

@@ -16,6 +16,7 @@ frame. Without a frame, no point is touched.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ __all__ = ["NavQuery", "NavPath"]
 SMALLEST_QUEUE = 1024  # nodes and roots a search has room for at least (4 per ring piece; grown when needed)
 
 
-def _point(parameter: str, value) -> tuple[float, float, float]:
+def _point(parameter: str, value: object) -> tuple[float, float, float]:
     """:func:`~voxelworld.errors.check_point`, quicker for what queries usually get (a float array of shape
     (3,), as the navmesh's own queries return): a path query costs microseconds, and checking its two points
     took a quarter of it."""
@@ -74,7 +75,7 @@ class NavQuery:
     -1
     """
 
-    def __init__(self, mesh: NavMesh):
+    def __init__(self, mesh: NavMesh) -> None:
         if not isinstance(mesh, NavMesh):
             raise ParameterError("mesh", type(mesh).__name__, "a voxelworld.navigation.NavMesh")
         self.mesh = mesh
@@ -87,15 +88,17 @@ class NavQuery:
         self._frame = None if mesh.frame is None else Frame(mesh.frame)
 
     # ---------------------------------------------------------------------------------- frame (turned meshes)
-    def _to_local(self, point: tuple[float, float, float]) -> tuple[float, float, float]:
+    def _to_local(self, point: tuple[float, float, float] | np.ndarray) -> tuple[float, float, float]:
+        assert self._frame is not None  # called for a turned navmesh only
         x, y, z = self._frame.to_local(point).tolist()
         return x, y, z
 
     def _to_world(self, points: np.ndarray) -> np.ndarray:
+        assert self._frame is not None  # called for a turned navmesh only
         return self._frame.to_world(points)
 
     # ---------------------------------------------------------------------------------------- locating
-    def locate(self, point) -> int:
+    def locate(self, point: Iterable[float]) -> int:
         """The polygon under or nearest above/below ``point`` (the one whose surface is closest in height among
         those containing its x-z position), or -1."""
         x, y, z = check_point("point", point)
@@ -104,7 +107,7 @@ class NavQuery:
         index = self.mesh.index
         return int(_locate.locate(index.polygons, index.buckets, x, y, z))
 
-    def nearest_point(self, point) -> tuple[np.ndarray, int]:
+    def nearest_point(self, point: Iterable[float]) -> tuple[np.ndarray, int]:
         """The point of the navmesh closest to ``point`` (3-D distance) and its polygon (-1 if the mesh is
         empty)."""
         x, y, z = check_point("point", point)
@@ -122,7 +125,7 @@ class NavQuery:
         return out, q
 
     # -------------------------------------------------------------------------------------------- paths
-    def find_path(self, start, end) -> NavPath | None:
+    def find_path(self, start: Iterable[float], end: Iterable[float]) -> NavPath | None:
         """The shortest path from ``start`` to ``end`` (both snapped to the navmesh with :meth:`nearest_point`),
         or None when they lie on different islands.
 
@@ -138,6 +141,7 @@ class NavQuery:
         if self._fitted is not index:  # a new query, or its navmesh was re-baked
             self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
         while True:
+            assert self._query is not None and self._scratch is not None  # bound by _fit_scratch
             count, length = _paths.find_path(self._query, sx, sy, sz, ex, ey, ez)
             if count >= 0:
                 break
@@ -187,7 +191,7 @@ class NavQuery:
         self._fitted = index
 
     # ------------------------------------------------------------------------------------ other queries
-    def raycast(self, start, end) -> tuple[float, np.ndarray]:
+    def raycast(self, start: Iterable[float], end: Iterable[float]) -> tuple[float, np.ndarray]:
         """How far a straight walk from ``start`` (snapped to the navmesh) towards ``end`` gets on the navmesh
         (x-z plane): the distance walked (m) and the point reached (``end``'s x and z when nothing blocks it,
         at the height of the polygon reached). The walk goes from polygon to polygon across the portals the
