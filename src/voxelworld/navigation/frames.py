@@ -129,7 +129,8 @@ class Frame:
         """World directions (n, 3) (or (3,)) in local coordinates."""
         return np.asarray(vectors, dtype=np.float64) @ self.rotation
 
-    def local_box(self, lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def local_box(self, lo: Sequence[float] | np.ndarray,
+                  hi: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The local axis-aligned box holding the world box ``lo..hi`` (the bounds of its 8 corners)."""
         corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])],
                            dtype=np.float64)

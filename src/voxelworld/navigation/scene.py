@@ -53,7 +53,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -153,7 +153,7 @@ class SceneObject:
     indices: np.ndarray
     role: str = "auto"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         name = _name("name", self.name)
         positions = _positions(self.positions)
         indices = _indices(self.indices, len(positions))
@@ -273,7 +273,7 @@ class Scene:
 
     # --- new scenes from this one -----------------------------------------------------------------------------
 
-    def with_object(self, name: str, positions, indices, role: str = "auto") -> Scene:
+    def with_object(self, name: str, positions: np.ndarray, indices: np.ndarray, role: str = "auto") -> Scene:
         """A new scene: this one plus a :class:`SceneObject` built from the arguments, appended last.
 
         Raises :class:`ParameterError` (parameter ``"name"``) if the scene already has an object ``name``,
@@ -418,7 +418,7 @@ def _roles_filter(roles: object) -> frozenset[str]:
     legal = f"None, a role or an iterable of roles, each {_ROLE_LEGAL}"
     chosen = (roles,) if isinstance(roles, str) else roles
     try:
-        chosen = tuple(chosen)  # type: ignore[arg-type]
+        chosen = tuple(cast(Iterable[str], chosen))  # not iterable: TypeError; not roles: refused below
     except TypeError:
         raise ParameterError("roles", roles, legal) from None
     check_range("roles", roles, legal, all(isinstance(role, str) and role in ROLES for role in chosen))
@@ -429,8 +429,8 @@ def _role_rules(roles: object) -> tuple[tuple[str, str], ...]:
     if roles is None:
         return ()
     check_range("roles", roles, "None or a mapping of name patterns (str) to roles", isinstance(roles, Mapping))
-    rules = []
-    for pattern, role in roles.items():  # type: ignore[union-attr]
+    rules: list[tuple[str, str]] = []
+    for pattern, role in roles.items():  # type: ignore[attr-defined]  # a Mapping: check_range refused the rest
         check_range("roles", roles, "a mapping whose keys are name patterns (str)", isinstance(pattern, str))
         rules.append((pattern, _role(f"roles[{pattern!r}]", role)))
     return tuple(rules)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +134,7 @@ class NavSettings:
     levels: bool = False  # keep obstacle tops as levels of their own
     min_region_area: float = 5.76  # m², >= 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         def set_(field: str, value: object) -> None:
             object.__setattr__(self, field, value)
 
@@ -170,7 +171,7 @@ class NavSettings:
 
     @classmethod
     def from_recast(cls, cell_size: float, agent_height: float, agent_radius: float, agent_max_climb: float,
-                    agent_max_slope: float, region_min_size: float, **overrides) -> NavSettings:
+                    agent_max_slope: float, region_min_size: float, **overrides: Any) -> NavSettings:
         """Settings from the parameters of Recast's demo (world units, as in its sample's settings panel).
 
         - ``cell_size`` (m, > 0; the voxel size in the ground plane) gives ``ray_density = 1 / cell_size²``.
@@ -272,7 +273,7 @@ class SearchRegion:
     landing: bool | None = None
     rotation: tuple[float, float, float, float] = IDENTITY
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_range("landing", self.landing, "True, False or None (on when no floor reaches into the region)",
                     self.landing is None or isinstance(self.landing, bool))
         lo = check_point("min", self.min)
@@ -310,13 +311,13 @@ class SearchRegion:
         return tuple(h - least for least, h in zip(self.min, self.max))  # type: ignore[return-value]
 
 
-def _direction(value) -> tuple[float, float, float]:
+def _direction(value: Any) -> tuple[float, float, float]:  # anything: refused unless three numbers
     """A ray direction as a unit vector of floats, or ParameterError naming ``ray_direction``."""
     legal = "three finite numbers, not all zero (a direction), or None (the rotation's down axis)"
     if isinstance(value, (str, bytes)):
         raise ParameterError("ray_direction", value, legal)
     try:
-        dx, dy, dz = value  # type: ignore[misc]
+        dx, dy, dz = value
         vector = (float(dx), float(dy), float(dz))
     except (TypeError, ValueError):
         raise ParameterError("ray_direction", value, legal) from None
