@@ -29,6 +29,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,7 +122,8 @@ def _columns_of(regions: list[SearchRegion], settings: NavSettings) -> float:
     return nx * nz
 
 
-def check_bake_size(regions, settings: NavSettings, columns=None) -> None:
+def check_bake_size(regions: Iterable[SearchRegion], settings: NavSettings,
+                    columns: Sequence[float] | None = None) -> None:
     """ParameterError naming ``ray_density`` unless the ray columns of ``regions`` (``columns``: each area's
     count, computed when None) are at most MAX_BAKE_COLUMNS in all; the message gives the memory the bake would
     need and the largest ray density that fits."""
@@ -175,7 +177,7 @@ def _area(regions: list[SearchRegion], settings: NavSettings) -> BakeArea:
     return BakeArea(tuple(regions), float(x0), float(z0), cell, nx, nz, owner)
 
 
-def bake_areas(regions, settings: NavSettings) -> list[BakeArea]:
+def bake_areas(regions: Iterable[SearchRegion], settings: NavSettings) -> list[BakeArea]:
     """The areas a bake of ``regions`` (a list of SearchRegion) casts its rays over: the regions that meet, as
     one area each (see the module's docstring), in the order of their first region. ParameterError naming
     ``region`` for an area less than a cell wide, ``ray_density`` for a bake of too many columns."""

@@ -11,6 +11,7 @@ Deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -45,7 +46,8 @@ def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> Walk
 STEPS = 6  # rays, samples, whole cells, erosion, islands, polygons: what progress is counted in
 
 
-def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings, step=lambda: None) -> BakedArea:
+def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings,
+               step: Callable[[], object] = lambda: None) -> BakedArea:
     """Steps 1-5 and the polygons of one whole area; ``step()`` is called after each of the STEPS."""
     rays = RayScene(scene, area, settings)
     hits = rays.cast_columns()
@@ -65,7 +67,7 @@ def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings, step=lambda:
     return BakedArea(area, samples, whole, eroded, layers, tiles)
 
 
-def local_regions(scene, regions: list) -> tuple[Frame | None, Scene, list[SearchRegion]]:
+def local_regions(scene: Scene, regions: list[SearchRegion]) -> tuple[Frame | None, Scene, list[SearchRegion]]:
     """The frame the regions are baked in, the scene in it and the regions as boxes of its axes.
 
     Regions that are not turned are baked as they are (frame None, the scene untouched). Turned regions must
@@ -117,7 +119,8 @@ def walkable_grids(scene: Scene, region: SearchRegion, settings: NavSettings) ->
     return grids
 
 
-def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=None) -> NavMesh:
+def bake(scene: Scene, regions: SearchRegion | Iterable[SearchRegion], settings: NavSettings = NavSettings(),
+         progress: Callable[[int, int], object] | None = None) -> NavMesh:
     """A navmesh of the walkable area of ``scene`` inside ``regions`` (a SearchRegion or a list of them).
     Regions that meet (their boxes overlap or touch) are baked as one area, so that the walkable area and its
     polygons run on across their shared borders (:mod:`~voxelworld.navigation.areas`); others on their own.
@@ -148,7 +151,7 @@ def bake(scene: Scene, regions, settings: NavSettings = NavSettings(), progress=
     areas = bake_areas(regions, settings)  # each region passed alone; together they may be too many columns
     done = [0]
 
-    def step():
+    def step() -> None:
         done[0] += 1
         if progress is not None:
             progress(done[0], STEPS * len(areas))

@@ -30,16 +30,18 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .areas import BakeArea
 from .frames import Frame
-from .navmesh import NavMesh
+from .navmesh import NavMesh, NavMeshArrays
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, navmesh_arrays, tile_polygons
 from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
@@ -75,7 +77,7 @@ class BakeState:
     areas: tuple[BakedArea, ...]
     frame: np.ndarray | None = field(default=None, compare=False)
 
-    def rebaked(self, box, scene: Scene | None = None,
+    def rebaked(self, box: Iterable[ArrayLike], scene: Scene | None = None,
                 in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
         """The state after the scene changed inside ``box``, and the tiles whose polygons changed: see
         :func:`rebake_state` (what :meth:`NavMesh.rebake` calls: the navmesh, below the bake, holds its state
@@ -87,7 +89,7 @@ class BakeState:
         mesh.bake_state = self
         return mesh
 
-    def navmesh_arrays(self) -> tuple[np.ndarray, ...]:
+    def navmesh_arrays(self) -> NavMeshArrays:
         """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
         return navmesh_arrays([(r.layers, list(r.tiles)) for r in self.areas])
 
@@ -95,7 +97,7 @@ class BakeState:
 
 # world object -> {frame bytes: the object in that frame}: a re-bake turns only the objects that changed, and
 # the turned ones keep what the rays cached of them (proxies, bounds).
-_TURNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TURNED: weakref.WeakKeyDictionary[SceneObject, dict[bytes, SceneObject]] = weakref.WeakKeyDictionary()
 
 
 def local_scene(scene: Scene, frame: Frame) -> Scene:
@@ -112,7 +114,7 @@ def local_scene(scene: Scene, frame: Frame) -> Scene:
 
 
 
-def _box(box) -> tuple[np.ndarray, np.ndarray]:
+def _box(box: Iterable[ArrayLike]) -> tuple[np.ndarray, np.ndarray]:
     legal = "a box ((x0, y0, z0), (x1, y1, z1)) of finite metres with x0 <= x1, y0 <= y1, z0 <= z1"
     try:
         lo, hi = (np.asarray(corner, dtype=np.float64) for corner in box)
@@ -134,7 +136,8 @@ def triangle_rows(positions: np.ndarray, indices: np.ndarray, tags: np.ndarray) 
     return rows.view(np.uint32)
 
 
-def changed_box(old, new):
+def changed_box(old: tuple[ArrayLike, ArrayLike, ArrayLike] | None,
+                new: tuple[ArrayLike, ArrayLike, ArrayLike] | None) -> tuple[np.ndarray, np.ndarray] | None:
     """The box ``(lo, hi)`` (m) of the triangles that are in one triangle set and not in the other (the same
     triangles in another order change nothing), or None when there are none: what a re-bake after ``old``
     became ``new`` takes. Each set is ``(positions (n, 3), indices (m, 3), tags (m,))`` (a triangle is its
@@ -153,7 +156,7 @@ def changed_box(old, new):
     present = [mesh for mesh in (old, new) if mesh is not None]
     if not present:
         return None
-    arrays = []
+    arrays: list[np.ndarray] = []
     for mesh in (old, new):
         positions, indices, tags = mesh if mesh is not None else (np.empty((0, 3)), np.empty((0, 3), np.int64),
                                                                    np.empty(0))
@@ -162,20 +165,22 @@ def changed_box(old, new):
                    np.ascontiguousarray(indices, np.int64).reshape(-1, 3),
                    np.ascontiguousarray(np.asarray(tags).astype(np.float32))]
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
-    if not changed_triangles_box(*arrays, lo, hi):
+    # (mypy takes *arrays before more arguments for too many, through numba's ParamSpec stub)
+    if not changed_triangles_box(*arrays, lo, hi):  # type: ignore[call-arg]
         return None
     dtype = np.result_type(*(np.asarray(mesh[0]) for mesh in present))  # the corners' own type, as given
     return lo.astype(dtype), hi.astype(dtype)
 
 
-def _check(scene, settings) -> None:
+def _check(scene: object, settings: object) -> None:
     if not isinstance(scene, Scene):
         raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
     if not isinstance(settings, NavSettings):
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
 
 
-def _block(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray, margin: float):
+def _block(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray,
+           margin: float) -> tuple[int, int, int, int] | None:
     """The columns (i0, k0, i1, k1) of ``area`` whose cells come within ``margin`` (m) of the box lo..hi, or
     None."""
     rlo, rhi = area.bounds
@@ -189,7 +194,7 @@ def _block(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray
     return (i0, k0, i1, k1) if i0 < i1 and k0 < k1 else None
 
 
-def _with_levels(array: np.ndarray, levels: int, fill, copy: bool) -> np.ndarray:
+def _with_levels(array: np.ndarray, levels: int, fill: float, copy: bool) -> np.ndarray:
     """``array`` (levels last) with at least ``levels`` levels, the new ones filled with ``fill``: itself when
     it has them and ``copy`` is False, else a new array."""
     if array.shape[-1] >= levels:
@@ -211,7 +216,7 @@ def _occupied(window: Samples) -> Samples:
                    enclosure=window.enclosure[..., :used])
 
 
-def _put(array: np.ndarray, block, window: Samples, result: np.ndarray) -> None:
+def _put(array: np.ndarray, block: tuple[int, int, int, int], window: Samples, result: np.ndarray) -> None:
     """Write ``result`` (a step's heights over ``window``, maybe with fewer levels than ``array``) into the
     columns of ``block`` of ``array``: NaN on the levels the window left out."""
     i0, k0, i1, k1 = block
@@ -232,7 +237,7 @@ def smallest_island(settings: NavSettings, samples: int) -> int:
     return n
 
 
-def rebake_state(state: BakeState, box, scene: Scene | None = None,
+def rebake_state(state: BakeState, box: Iterable[ArrayLike], scene: Scene | None = None,
                  in_place: bool = False) -> tuple[BakeState, list[tuple[int, int, int]]]:
     """The bake state after the scene changed inside ``box`` (see the module's docstring), and the tiles whose
     polygons changed, as (area, ti, tk): ``area`` counts the bake's areas (:func:`~.areas.bake_areas`; one per
@@ -267,8 +272,9 @@ def rebake_state(state: BakeState, box, scene: Scene | None = None,
     return BakeState(scene, settings, tuple(areas), state.frame), rebuilt
 
 
-def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, touched,
-                   in_place: bool) -> tuple[BakedArea, list[tuple[int, int]]]:
+def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: tuple[int, int, int, int],
+                 touched: tuple[int, int, int, int] | None,
+                 in_place: bool) -> tuple[BakedArea, list[tuple[int, int]]]:
     """One area re-baked over ``block`` (see :func:`rebake_state`), its rays cast again over the columns
     ``touched`` (inside the block), and its tiles whose polygons changed."""
     bi0, bk0, bi1, bk1 = block
@@ -281,6 +287,7 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block, t
     samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels, np.nan, copy),
                       _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy))
     if cast is not None:
+        assert touched is not None  # cast over the touched columns only
         ti0, tk0, ti1, tk1 = touched
         for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
             mine, theirs = getattr(samples, name), getattr(cast, name)
