@@ -4,11 +4,13 @@ reduced hull), with their x-z boxes, kept per object so that a re-bake reuses th
 from __future__ import annotations
 
 import weakref
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from ._kernels.columns import triangle_boxes
 from ._kernels.proxies import clipped_bounds
+from .scene import SceneObject
 
 __all__ = ["BOX_FACES"]
 
@@ -121,10 +123,13 @@ def _outward(positions: np.ndarray, faces: np.ndarray, normals: np.ndarray) -> n
 # Keyed by id (objects compare by identity) in a plain dict, each entry dropped by a finalizer when its object
 # dies (before its id can be reused): a re-bake looks every object up several times, and a WeakKeyDictionary's
 # look-up makes a weak reference each time.
-_OBJECT_CACHE: dict[int, dict] = {}
+_OBJECT_CACHE: dict[int, dict[object, Any]] = {}  # "top": a float; a proxy's key: its TriangleBoxes
+
+# What _triangle_boxes gives: positions, indices, each triangle's x-z box, the box of them all, the up components.
+TriangleBoxes: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float, float], np.ndarray]
 
 
-def _cached(obj) -> dict:
+def _cached(obj: SceneObject) -> dict[object, Any]:
     entry = _OBJECT_CACHE.get(id(obj))
     if entry is None:
         entry = _OBJECT_CACHE[id(obj)] = {}
@@ -132,7 +137,7 @@ def _cached(obj) -> dict:
     return entry
 
 
-def _top(obj) -> float:
+def _top(obj: SceneObject) -> float:
     """The highest y (m) of an object's vertices."""
     entry = _cached(obj)
     if "top" not in entry:
@@ -140,7 +145,7 @@ def _top(obj) -> float:
     return entry["top"]
 
 
-def _triangle_boxes(obj, proxy: str | None, depth: int = 0):
+def _triangle_boxes(obj: SceneObject, proxy: str | None, depth: int = 0) -> TriangleBoxes:
     """The triangles rays meet for ``obj`` (its own, or its obstacle proxy of kind ``proxy``, with ``depth`` the
     AABB tree's levels or the reduced copy's most triangles): positions, indices, each triangle's x-z box
     ``(x_lo, x_hi, z_lo, z_hi)``, the box of them all, and each triangle's up component (the y of its unit

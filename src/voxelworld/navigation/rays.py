@@ -21,6 +21,7 @@ here) and the triangles rays meet of it (obstacle proxies) in :mod:`voxelworld.n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 
@@ -32,6 +33,10 @@ from .proxies import _OBJECT_CACHE, _triangle_boxes
 from .roles import BakeRoles, bake_roles, check_bake_input
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
+
+# Hits of rays: ray, height (m), the hit triangle's up component, whether it is on a proxy (see RayScene.cast).
+Hits: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Block: TypeAlias = tuple[int, int, int, int]  # columns (i0, k0, i1, k1): [i0, i1) x [k0, k1)
 
 __all__ = ["RayHitsGrid", "RayScene", "BakeRoles", "bake_roles", "cast_rays", "column_surfaces"]
 
@@ -60,7 +65,8 @@ class _RegionRays:
     (m), binned by the cells of ``grid = (x0, z0, cell, nx, nz)``, with each one's up component and whether it
     belongs to an obstacle's proxy, as the region's roles make the objects."""
 
-    def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings, grid):
+    def __init__(self, scene: Scene, region: SearchRegion, settings: NavSettings,
+                 grid: tuple[float, float, float, int, int]) -> None:
         x_lo, z_lo, cell, nx, nz = grid
         x_hi, z_hi = x_lo + nx * cell, z_lo + nz * cell  # the cells, corners included
         self.region = region
@@ -105,11 +111,13 @@ class _RegionRays:
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
         self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
 
-    def cast(self, x: np.ndarray, z: np.ndarray):
+    def cast(self, x: np.ndarray, z: np.ndarray) -> Hits:
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
         bottom (see :meth:`RayScene.cast`)."""
         lo, hi = self.region.min[1], self.region.max[1]
-        ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins, *self._grid,
+        # (mypy maps the two *tuples onto the wrong parameters through numba's ParamSpec stub)
+        ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins,
+                                                *self._grid,  # type: ignore[arg-type]
                                                 np.ascontiguousarray(x, dtype=np.float64),
                                                 np.ascontiguousarray(z, dtype=np.float64), hi, hi - lo)
         height, up, proxy = hi - distance, self.up[triangle], self.proxy[triangle]
@@ -130,7 +138,8 @@ class RayScene:
     region, or several baked as one) can meet, per region owning columns of the block, binned by the block's
     cells. ``block = (i0, k0, i1, k1)``: columns ``[i0, i1) x [k0, k1)``, the whole grid when None."""
 
-    def __init__(self, scene: Scene, area: SearchRegion | BakeArea, settings: NavSettings, block=None):
+    def __init__(self, scene: Scene, area: SearchRegion | BakeArea, settings: NavSettings,
+                 block: Block | None = None) -> None:
         for region in area.regions if isinstance(area, BakeArea) else (area,):
             check_bake_input(scene, region, settings)
         area = area_of(area, settings)
@@ -144,7 +153,7 @@ class RayScene:
         owners = np.unique(area.owner[i0:i1, k0:k1])
         self._regions = {int(n): _RegionRays(scene, area.regions[n], settings, grid) for n in owners if n >= 0}
 
-    def cast(self, x: np.ndarray, z: np.ndarray):
+    def cast(self, x: np.ndarray, z: np.ndarray) -> Hits:
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the block's cells) from the top of the region
         owning the point's column to its bottom (none in a column outside the regions), sorted by ray, then from
         the top down (then by triangle, in scene order): ray, height (m), the hit triangle's up component, and
@@ -168,7 +177,7 @@ class RayScene:
         order = np.argsort(ray, kind="stable")  # a ray's hits all come from one region, in order
         return ray[order], height[order], up[order], proxy[order]
 
-    def cast_columns(self, columns=None) -> RayHitsGrid:
+    def cast_columns(self, columns: Block | None = None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns
         ``(i0, k0, i1, k1)`` inside it."""
         i0, k0, i1, k1 = self.block if columns is None else columns
@@ -181,14 +190,15 @@ class RayScene:
         return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0)
 
 
-def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings, block=None) -> RayHitsGrid:
+def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings, block: Block | None = None) -> RayHitsGrid:
     """Step 1: every hit of the region's ray grid (or of a block ``(i0, k0, i1, k1)`` of its columns) on floors
     and obstacle proxies. Objects partly outside the region count only inside it: rays start at its top, stop
     at its bottom and cover only its x-z extent."""
     return RayScene(scene, region, settings, block).cast_columns()
 
 
-def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray):
+def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The surfaces each ray met (see the module's docstring), from hits sorted by ray, then from the top down,
     with each surface's *ceiling* (the height of the surface above it on its ray, inf where none) and
     *enclosure* (how many closed solids it lies in: pairs of a surface above it facing up, where the ray
