@@ -4,19 +4,22 @@ object or a low obstacle by where it stands: :func:`bake_roles`), and the checks
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
 from ..errors import ParameterError
 from .proxies import _cached, _top
-from .scene import Scene
+from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
 __all__ = ["BakeRoles", "bake_roles", "check_bake_input"]
 
+_T = TypeVar("_T")
 
-def _bounds(obj) -> tuple[np.ndarray, np.ndarray]:
+
+def _bounds(obj: SceneObject) -> tuple[np.ndarray, np.ndarray]:
     """The box ``(lo, hi)`` (m) of an object's vertices."""
     entry = _cached(obj)
     if "bounds" not in entry:
@@ -27,7 +30,7 @@ def _bounds(obj) -> tuple[np.ndarray, np.ndarray]:
 _NO_BOX = (np.nan,) * 6
 
 
-def _box_row(obj) -> tuple[float, ...]:
+def _box_row(obj: SceneObject) -> tuple[float, ...]:
     """An object's box as ``(lo..., hi...)`` floats (m), NaN for an object rays never meet (an exception, or
     without triangles): its row of :class:`_SceneBoxes`, kept with the object."""
     if obj.role == "exception" or not len(obj.indices):
@@ -40,13 +43,13 @@ def _box_row(obj) -> tuple[float, ...]:
     return row
 
 
-def _reaches(obj, region: SearchRegion) -> bool:
+def _reaches(obj: SceneObject, region: SearchRegion) -> bool:
     """Whether the bounding box of ``obj`` meets ``region``'s box."""
     low, high = _bounds(obj)
     return bool(np.all(low <= np.array(region.max)) and np.all(high >= np.array(region.min)))
 
 
-def _triangle_bounds(obj) -> tuple[np.ndarray, np.ndarray]:
+def _triangle_bounds(obj: SceneObject) -> tuple[np.ndarray, np.ndarray]:
     """Each triangle's box ``(lo (m, 3), hi (m, 3))`` (m) of an object."""
     entry = _cached(obj)
     if "triangle_bounds" not in entry:
@@ -76,7 +79,7 @@ class _SceneBoxes(NamedTuple):
         return np.flatnonzero(meets)
 
 
-def _remembered(obj, name: str, others: list, extra, compute):
+def _remembered(obj: SceneObject, name: str, others: list[SceneObject], extra: object, compute: Callable[[], _T]) -> _T:
     """``compute()``, or what it gave for ``obj`` the last time, if that was with the same ``others`` (the objects
     it read, by identity: objects never change) and ``extra``: a re-bake's new scene re-reads only the objects a
     change reaches. The others are held by weak references, so that a cache entry keeps no object alive."""
@@ -100,7 +103,7 @@ def _ground_under(scene: Scene, index: int, base: float, boxes: _SceneBoxes) -> 
     return _remembered(obj, "ground_under", others, base, lambda: _highest_under(obj, others, base))
 
 
-def _highest_under(obj, others: list, base: float) -> float:
+def _highest_under(obj: SceneObject, others: list[SceneObject], base: float) -> float:
     lo, hi = _bounds(obj)
     ground = base
     for other in others:
@@ -118,7 +121,7 @@ SUPPORT_SLACK = 1e-9
 _SUPPORT_VERTICES, _SUPPORT_TRIANGLES = 64, 4096  # block sizes of the support test: 64 x 4096 pairs at a time
 
 
-def _inside_region(obj, region: SearchRegion) -> bool:
+def _inside_region(obj: SceneObject, region: SearchRegion) -> bool:
     """Whether at least one vertex of ``obj`` lies inside ``region``'s box (its faces included)."""
     p = obj.positions
     return bool(np.any(np.all((p >= np.array(region.min)) & (p <= np.array(region.max)), axis=1)))
@@ -138,7 +141,7 @@ def _stands_on_something(scene: Scene, index: int, landing: SearchRegion | None,
     return _remembered(obj, "stands_on", others, face, lambda: _over_others(obj, others, landing))
 
 
-def _over_others(obj, others: list, landing: SearchRegion | None) -> bool:
+def _over_others(obj: SceneObject, others: list[SceneObject], landing: SearchRegion | None) -> bool:
     """The test of :func:`_stands_on_something` against the objects ``others`` that may lie under ``obj``."""
     lo, hi = _bounds(obj)
     top = float(hi[1])
@@ -203,7 +206,8 @@ class BakeRoles(NamedTuple):
 
 
 # Per scene, per (region, the settings that decide roles): its BakeRoles (a re-bake asks for every block).
-_ROLE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ROLE_CACHE: weakref.WeakKeyDictionary[Scene, dict[tuple[SearchRegion, bool, float, str], BakeRoles]] = \
+    weakref.WeakKeyDictionary()
 
 
 def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> BakeRoles:
@@ -267,7 +271,7 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     return known[key]
 
 
-def check_bake_input(scene, region, settings) -> None:
+def check_bake_input(scene: object, region: object, settings: object) -> None:
     if not isinstance(scene, Scene):
         raise ParameterError("scene", scene, "a voxelworld.navigation.Scene")
     if not isinstance(region, SearchRegion):
@@ -277,5 +281,7 @@ def check_bake_input(scene, region, settings) -> None:
     if region.turned:
         raise ParameterError("rotation", region.rotation, "(0, 0, 0, 1) here: rays are cast in a region's own "
                              "frame, which bake() and walkable_layers() turn a turned region's scene into")
-    if not all(abs(a - b) <= 1e-8 + 1e-5 * abs(b) for a, b in zip(region.ray_direction, (0.0, -1.0, 0.0))):
+    # (ray_direction is None only as a constructor's argument: a SearchRegion made holds its direction)
+    if region.ray_direction is None or not all(abs(a - b) <= 1e-8 + 1e-5 * abs(b)
+                                               for a, b in zip(region.ray_direction, (0.0, -1.0, 0.0))):
         raise ParameterError("ray_direction", region.ray_direction, "(0, -1, 0): the baker casts rays straight down")
