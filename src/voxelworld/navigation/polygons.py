@@ -25,8 +25,9 @@ exact). A tile's polygons depend only on its own samples and their links, so a t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias, cast
 
 import numpy as np
 
@@ -35,13 +36,19 @@ from ._kernels.cutting import outline_polygons, region_pieces, shared_portals
 from ._kernels.outlines import BRIDGE, OUT, claims
 from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, portal_segments, tile_rectangles
 from ._kernels.regions import paint_regions, region_cells, tile_regions
-from .navmesh import NavMesh
+from .navmesh import NavMesh, NavMeshArrays
 from .sampling import level_links
 
 __all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "navmesh_from_tiles", "navmesh_arrays",
            "tile_navmesh_arrays", "side_steps", "navmesh_from_grids"]
 
 TILE_CELLS = 64  # columns along each side of a tile
+# A region's convex polygons as _outline_polygons gives them: (points, poly, labels, size, pairs).
+RegionPieces: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# One region's (or some tiles') arrays as _tile_arrays gives them: vertices, polygon ends, levels, detail origins,
+# shapes and heights, portal pairs and segments.
+RegionArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,9 @@ class TilePolygons:
         return kept[1]
 
 
-def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors, max_corners):
+def _outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.ndarray, tile: tuple[int, int, int, int],
+                      claim: np.ndarray, region_level: np.ndarray, errors: Sequence[tuple[float, float]],
+                      max_corners: int) -> RegionPieces | None:
     """The convex polygons of region g: ``(points, poly, labels, size, pairs)`` (tile-local grid points; polygon
     q's point indices ``poly[q, :size[q]]``, counter-clockwise in (i, k), and its sides' labels; inner sides
     (p, q, a, b)), or None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try
@@ -129,7 +138,7 @@ def _outline_polygons(label, links, g, cells, tile, claim, region_level, errors,
     return (points, poly, labels, size, pairs) if ok else None
 
 
-def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
+def _rectangle_polygons(rects: np.ndarray, members: np.ndarray, i_lo: int, k_lo: int, max_corners: int) -> RegionPieces:
     """Region's rectangles as polygons (the fall-back): like :func:`_outline_polygons`, every side labelled
     ``OUT`` (held, so that the links decide the portals), split into two triangles when max_corners is 3."""
     r = rects[members]
@@ -145,7 +154,9 @@ def _rectangle_polygons(rects, members, i_lo, k_lo, max_corners):
     return points, poly, labels, np.full(2 * len(r), 3), pairs
 
 
-def _region_polygons(layers, rects, region, count, label, tile, max_corners, error):
+def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarray, count: int, label: np.ndarray,
+                     tile: tuple[int, int, int, int], max_corners: int,
+                     error: float) -> tuple[list[RegionPieces], np.ndarray, bool]:
     """Every region's polygons, as :func:`_outline_polygons` gives them, and whether the regions' shared
     stretches were simplified (else they are exact, and the grid's links give their portals). Shared stretches
     are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
@@ -160,7 +171,7 @@ def _region_polygons(layers, rects, region, count, label, tile, max_corners, err
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
                               max_corners) for g in range(count)]
     if all(m is not None for m in made):
-        return made, region_level, True
+        return cast(list[RegionPieces], made), region_level, True  # none is None: checked just above
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level,
                               ((error, -1.0), (-1.0, -1.0)), max_corners) for g in range(count)]
     return [m if m is not None else _rectangle_polygons(rects, np.flatnonzero(region == g), tile[0], tile[1],
@@ -187,7 +198,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     paint_regions(rects, region, i_lo, k_lo, label)
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
-    corners, heights, ends, level, boxes, details, sides, inner, inner_ends = [], [], [], [], [], [], [], [], []
+    corners, heights, ends, level, box_parts, details = [], [], [], [], [], []
+    side_parts, inner, inner_ends = [], [], []
     shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region
     keep = np.array([True, not simplified])
     first = corner_count = 0
@@ -195,7 +207,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         s = int(region_level[g])
         at, start, box, raster, corner_heights, held, shared_rows, pairs_here, ends_here = region_pieces(
             points, poly, labels, size, pairs, g, s, layers.height, label, i_lo, k_lo, keep, first, simplified)
-        sides.append(held)
+        side_parts.append(held)
         if simplified:
             shared.append(shared_rows)
         inner.append(pairs_here)
@@ -204,12 +216,12 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
         level.append(np.full(len(size), s))
-        boxes.append(box)
+        box_parts.append(box)
         details.append(raster)
         first += len(size)
         corner_count += len(at)
 
-    def joined(parts, empty):
+    def joined(parts: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
         return np.concatenate(parts) if parts else empty
 
     if shared:
@@ -217,13 +229,13 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         inner.append(shared_pairs)
         inner_ends.append(shared_ends + (i_lo, k_lo))
     shift = np.array(origin, dtype=np.int64)
-    boxes = joined(boxes, np.empty((0, 4), np.int64)).astype(np.int64)
-    sides = joined(sides, np.empty((0, 4), np.int64)).astype(np.int64)
+    boxes = joined(box_parts, np.empty((0, 4), np.int64)).astype(np.int64)
+    sides = joined(side_parts, np.empty((0, 4), np.int64)).astype(np.int64)
     if shift.any():  # from the window's columns to the grid's
         boxes[:, :2] += shift
         sides[:, 2:] += shift
     return TilePolygons(joined(corners, np.empty((0, 2), np.int64)).astype(np.int64) + shift,
-                        joined(heights, np.empty(0)), np.concatenate([[0]] + ends).astype(np.int64),
+                        joined(heights, np.empty(0)), np.concatenate([[0], *ends]).astype(np.int64),
                         joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
                         joined(inner, np.empty((0, 2), np.int64)).astype(np.int64).reshape(-1, 2),
                         joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift)
@@ -268,12 +280,12 @@ def portals_of_sides(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, lev
                         int(levels)).reshape(-1, 6)
 
 
-def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]):
+def _region_arrays(layers: WalkableLayers, tiles: list[TilePolygons]) -> RegionArrays:
     """One region's polygons (numbered from 0): vertices, polygon ends, levels, details (origins, shapes,
     heights), portal pairs and segments (m; ends at the mean height of the two polygons' details)."""
     _, nx, nz, levels = layers.links.shape
 
-    def steps(sides):
+    def steps(sides: np.ndarray) -> np.ndarray:
         out = np.empty(len(sides), np.int64)
         held_side_steps(sides, layers.links, out)
         return out
@@ -310,7 +322,8 @@ def _tile_own_arrays(tile: TilePolygons, x0: float, z0: float, cell: float) -> T
                       _segments(inner, ends, boxes, tile.detail_start, tile.detail_heights, x0, z0, cell))
 
 
-def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
+def _segments(pairs: np.ndarray, grid: np.ndarray, boxes: np.ndarray, starts: np.ndarray, details: np.ndarray,
+              x0: float, z0: float, cell: float) -> np.ndarray:
     """The portals' segments (m): ``grid (r, 2, 2)`` the ends' grid points, each at the mean height of the two
     polygons' (``pairs``) details (``_kernels.polygons.portal_segments``)."""
     segments = np.empty(grid.shape[:2] + (3,))
@@ -321,7 +334,7 @@ def _segments(pairs, grid, boxes, starts, details, x0, z0, cell) -> np.ndarray:
 
 
 def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, nx: int, nz: int, levels: int,
-                 steps):
+                 steps: Callable[[np.ndarray], np.ndarray]) -> RegionArrays:
     """:func:`_region_arrays` of ``tiles`` on the grid from ``(x0, z0)`` (m) of spacing ``cell`` (m) of ``nx`` x
     ``nz`` columns and ``levels`` levels, the portals along the grid's lines (:func:`side_portals`) from the held
     sides and ``steps(sides)`` (their :func:`side_steps`), joined with the tiles' inner ones and ordered by pair in
@@ -350,14 +363,14 @@ def _tile_arrays(tiles: list[TilePolygons], x0: float, z0: float, cell: float, n
             np.concatenate([part.origins for part in parts]), boxes[:, 2:].copy(), details, pairs, segments)
 
 
-def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]):
+def navmesh_arrays(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMeshArrays:
     """What :func:`navmesh_from_tiles` makes a NavMesh of: ``(vertices, polygon_start, polygon_vertices,
     polygon_level, portals, portal_segments, detail_origin, detail_shape, detail_heights)``."""
     return _joined_arrays([_region_arrays(layers, tiles) for layers, tiles in regions])
 
 
 def tile_navmesh_arrays(tiles: list[TilePolygons], steps: list[np.ndarray], x0: float, z0: float, cell: float,
-                        nx: int, nz: int, levels: int):
+                        nx: int, nz: int, levels: int) -> NavMeshArrays:
     """:func:`navmesh_arrays` of some tiles of one region, baked apart (:mod:`~voxelworld.navigation.tiles`):
     ``tiles`` in tile order, each with the :func:`side_steps` of its sides (its polygons' level as each row's
     level), on the region's grid (corner ``(x0, z0)`` m, spacing ``cell`` m, ``nx`` x ``nz`` columns, at most
@@ -366,7 +379,7 @@ def tile_navmesh_arrays(tiles: list[TilePolygons], steps: list[np.ndarray], x0: 
     return _joined_arrays([_tile_arrays(tiles, x0, z0, cell, nx, nz, levels, lambda sides: every)])
 
 
-def _joined_arrays(parts):
+def _joined_arrays(parts: list[RegionArrays]) -> NavMeshArrays:
     polygon_count = corner_count = 0
     ends, pairs = [np.zeros(1, np.int64)], []
     for vertices, polygon_ends, levels, _, _, _, portal_pairs, _ in parts:
@@ -375,7 +388,8 @@ def _joined_arrays(parts):
         polygon_count += len(levels)
         corner_count += len(vertices)
 
-    def joined(n, empty):  # one part (one area, the usual case): its arrays as they are, not copied
+    # One part (one area, the usual case): its arrays as they are, not copied.
+    def joined(n: int, empty: np.ndarray) -> np.ndarray:
         if len(parts) == 1:
             return parts[0][n]
         return np.concatenate([part[n] for part in parts]) if parts else empty

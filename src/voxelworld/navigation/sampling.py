@@ -46,7 +46,7 @@ import numpy as np
 
 from ._kernels.samples import CORNER_X, CORNER_Z, DIRECTIONS, corners_to_probe, erosion_distance, island_labels
 from ._kernels.samples import level_links as _level_links
-from .rays import RayHitsGrid, RayScene, column_surfaces
+from .rays import Block, RayHitsGrid, RayScene, column_surfaces
 from .settings import NavSettings
 
 __all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "whole_cells", "erode",
@@ -135,7 +135,7 @@ def sample_links(samples: Samples, settings: NavSettings) -> np.ndarray:
     return level_links(samples.height, settings.step_limit, samples.ceiling, settings.clearance, samples.enclosure)
 
 
-def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block=None) -> np.ndarray:
+def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: Block | None = None) -> np.ndarray:
     """Step 3: ``samples.height`` without the samples whose cell is not all floor (see the module's docstring),
     judged for the columns of ``block = (i0, k0, i1, k1)`` (grid columns; default: every column of
     ``samples``), which must lie inside ``rays``' block and, to judge its edge like a full grid does, one

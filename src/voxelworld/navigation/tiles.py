@@ -47,13 +47,13 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..errors import ParameterError
 from .areas import BakeArea, _corner_and_shape
-from .navmesh import NavMesh
+from .navmesh import NavMesh, NavMeshArrays
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
 from .rays import RayScene
 from .rebake import smallest_island
@@ -70,7 +70,7 @@ class BakedTile:
 
     __slots__ = ("polygons", "steps", "__weakref__")
 
-    def __init__(self, polygons: TilePolygons, steps: np.ndarray):
+    def __init__(self, polygons: TilePolygons, steps: np.ndarray) -> None:
         self.polygons, self.steps = polygons, steps
 
     def same_as(self, other: BakedTile | None) -> bool:
@@ -122,12 +122,12 @@ def _tile_columns(area: BakeArea, ti0: int, tk0: int, ti1: int, tk1: int) -> tup
     return ti0 * TILE_CELLS, tk0 * TILE_CELLS, min(ti1 * TILE_CELLS, area.nx), min(tk1 * TILE_CELLS, area.nz)
 
 
-def _grown(area: BakeArea, block, by: int) -> tuple[int, int, int, int]:
+def _grown(area: BakeArea, block: tuple[int, int, int, int], by: int) -> tuple[int, int, int, int]:
     i0, k0, i1, k1 = block
     return max(i0 - by, 0), max(k0 - by, 0), min(i1 + by, area.nx), min(k1 + by, area.nz)
 
 
-def _check_tiles(area: BakeArea, tiles) -> tuple[int, int, int, int]:
+def _check_tiles(area: BakeArea, tiles: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     legal = f"tiles (ti0, tk0, ti1, tk1): whole numbers, 0 <= ti0 < ti1 <= {-(-area.nx // TILE_CELLS)}, 0 <= tk0 < tk1 <= {-(-area.nz // TILE_CELLS)}"
     try:
         ti0, tk0, ti1, tk1 = (int(t) for t in tiles)
@@ -138,7 +138,8 @@ def _check_tiles(area: BakeArea, tiles) -> tuple[int, int, int, int]:
     return ti0, tk0, ti1, tk1
 
 
-def tile_reach(area: BakeArea, settings: NavSettings, tiles) -> tuple[float, float, float, float]:
+def tile_reach(area: BakeArea, settings: NavSettings,
+               tiles: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
     """The x-z box ``(x0, z0, x1, z1)`` (m) of the scene that :func:`bake_tiles` of the tiles ``(ti0, tk0, ti1,
     tk1)`` reads: the cells of its rays' window. Its polygons depend on nothing else of the scene but the roles the
     bake gives the obstacles reaching in there (the ground under an obstacle: the objects under it)."""
@@ -148,7 +149,8 @@ def tile_reach(area: BakeArea, settings: NavSettings, tiles) -> tuple[float, flo
             area.z0 + block[3] * cell)
 
 
-def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings, tiles) -> dict[tuple[int, int], BakedTile]:
+def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
+               tiles: tuple[int, int, int, int]) -> dict[tuple[int, int], BakedTile]:
     """The tiles ``(ti0, tk0, ti1, tk1)`` (tiles [ti0, ti1) x [tk0, tk1)) of ``area`` (a single region's:
     :func:`streaming_area`) baked apart, each as a full bake of ``scene`` gives it, bit for bit (see the module's
     docstring); ``scene`` needs to hold only what :func:`tile_reach` reads."""
@@ -171,7 +173,7 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings, tiles) -> di
     window = samples.window(i0, k0, i1, k1)
     final = window.with_height(np.ascontiguousarray(drop_small_islands(window.with_height(eroded[a, b]), settings)))
     layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
-    out = {}
+    out: dict[tuple[int, int], BakedTile] = {}
     for ti in range(ti0, ti1):
         for tk in range(tk0, tk1):
             polygons = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error, (i0, k0))
@@ -200,7 +202,7 @@ class TiledNavMesh:
         The region's ray grid (:func:`streaming_area`).
     """
 
-    def __init__(self, region: SearchRegion, settings: NavSettings):
+    def __init__(self, region: SearchRegion, settings: NavSettings) -> None:
         if not isinstance(region, SearchRegion):
             raise ParameterError("region", type(region).__name__, "a voxelworld.navigation.SearchRegion")
         if region.turned:
@@ -228,14 +230,14 @@ class TiledNavMesh:
         """The tiles kept."""
         return frozenset(self._tiles)
 
-    def tile(self, tile) -> TilePolygons:
+    def tile(self, tile: tuple[int, int]) -> TilePolygons:
         """The polygons of a kept tile (ti, tk)."""
         return self._tiles[self._tile(tile)].polygons
 
-    def baked_tile(self, tile) -> BakedTile:
+    def baked_tile(self, tile: tuple[int, int]) -> BakedTile:
         return self._tiles[self._tile(tile)]
 
-    def tile_of(self, point) -> tuple[int, int]:
+    def tile_of(self, point: Sequence[float] | np.ndarray) -> tuple[int, int]:
         """The tile (ti, tk) under ``point`` (m; x and z), clamped to the region's tiles."""
         x, z = float(point[0]), float(point[2])
         size = self.tile_size
@@ -243,7 +245,7 @@ class TiledNavMesh:
         return (min(max(int(math.floor((x - self.area.x0) / size)), 0), ntx - 1),
                 min(max(int(math.floor((z - self.area.z0) / size)), 0), ntz - 1))
 
-    def tile_box(self, tile) -> tuple[float, float, float, float]:
+    def tile_box(self, tile: tuple[int, int]) -> tuple[float, float, float, float]:
         """The x-z box ``(x0, z0, x1, z1)`` (m) of a tile's columns."""
         ti, tk = self._tile(tile)
         i0, k0, i1, k1 = _tile_columns(self.area, ti, tk, ti + 1, tk + 1)
@@ -251,12 +253,12 @@ class TiledNavMesh:
         return (self.area.x0 + i0 * cell, self.area.z0 + k0 * cell, self.area.x0 + i1 * cell,
                 self.area.z0 + k1 * cell)
 
-    def reach(self, tile) -> tuple[float, float, float, float]:
+    def reach(self, tile: tuple[int, int]) -> tuple[float, float, float, float]:
         """The x-z box (m) of the scene a bake of ``tile`` reads (:func:`tile_reach`)."""
         ti, tk = self._tile(tile)
         return tile_reach(self.area, self.settings, (ti, tk, ti + 1, tk + 1))
 
-    def _tile(self, tile) -> tuple[int, int]:
+    def _tile(self, tile: tuple[int, int]) -> tuple[int, int]:
         ntx, ntz = self.tile_grid
         try:
             ti, tk = (int(t) for t in tile)
@@ -266,7 +268,8 @@ class TiledNavMesh:
             raise ParameterError("tile", tile, f"a tile (ti, tk) with 0 <= ti < {ntx}, 0 <= tk < {ntz}")
         return ti, tk
 
-    def change(self, scene: Scene | None = None, bake: Iterable = (), drop: Iterable = ()) -> list[tuple[int, int]]:
+    def change(self, scene: Scene | None = None, bake: Iterable[tuple[int, int]] = (),
+               drop: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
         """Drop the tiles ``drop``, bake the tiles ``bake`` from ``scene`` (again, if kept: after the scene changed
         there), and rebuild :attr:`mesh` once if any tile's polygons changed. Returns those tiles, sorted. A tile
         both dropped and baked is baked. Tiles given are checked before anything changes; tiles that fill their
@@ -279,6 +282,7 @@ class TiledNavMesh:
         for tile in sorted(changed):
             del self._tiles[tile]
         for group in _rectangles(bake):
+            assert isinstance(scene, Scene)  # checked above: there are tiles to bake
             for tile, baked in bake_tiles(scene, self.area, self.settings, group).items():
                 if not baked.same_as(self._tiles.get(tile)):
                     changed.add(tile)
@@ -287,7 +291,7 @@ class TiledNavMesh:
             self.mesh._set_arrays(*self._arrays(), baked=True)
         return sorted(changed)
 
-    def _arrays(self):
+    def _arrays(self) -> NavMeshArrays:
         order = sorted(self._tiles)
         area = self.area
         return tile_navmesh_arrays([self._tiles[t].polygons for t in order], [self._tiles[t].steps for t in order],
