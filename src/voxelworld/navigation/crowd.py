@@ -39,7 +39,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -118,7 +120,7 @@ class CrowdSettings:
     replans_per_step: int = 16
     max_snap: float = 1.0  # m
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         checked = {
             "neighbour_distance": check_finite("neighbour_distance", self.neighbour_distance, minimum=0.0,
                                                maximum=MAX_DISTANCE, strict_minimum=True, unit="m"),
@@ -155,7 +157,8 @@ class CrowdEvent:
     time: float
 
 
-def check_agent(radius, speed, height=2.0, arrival_distance=None, priority=0.0) -> tuple[float, ...]:
+def check_agent(radius: float, speed: float, height: float = 2.0, arrival_distance: float | None = None,
+                priority: float = 0.0) -> tuple[float, float, float, float, float]:
     """An agent's numbers (see :meth:`Crowd.add_agent`) as floats, ``(radius, speed, height, arrival_distance,
     priority)`` (``arrival_distance`` None: the radius), or a ParameterError naming the first out of its range."""
     radius = check_finite("radius", radius, minimum=AGENT_RADIUS[0], maximum=AGENT_RADIUS[1], unit="m")
@@ -167,13 +170,13 @@ def check_agent(radius, speed, height=2.0, arrival_distance=None, priority=0.0) 
     return radius, speed, height, arrival, priority
 
 
-def _check_reach(parameter: str, points: np.ndarray, value) -> None:
+def _check_reach(parameter: str, points: np.ndarray, value: object) -> None:
     """ParameterError unless every point's x and z lie within +-:data:`MAX_COORDINATE` m."""
     if not np.all(np.abs(points.reshape(-1, 3)[:, [0, 2]]) <= MAX_COORDINATE):
         raise ParameterError(parameter, value, f"points (m) whose x and z lie within +-{MAX_COORDINATE:g} m")
 
 
-def _finite_array(value) -> np.ndarray | None:
+def _finite_array(value: object) -> np.ndarray | None:
     """``value`` as a float64 array of finite numbers, or None."""
     try:
         array = np.array(value, dtype=np.float64)
@@ -204,7 +207,7 @@ class Crowd:
         s stepped so far.
     """
 
-    def __init__(self, navmesh: NavMesh, settings: CrowdSettings = CrowdSettings()):
+    def __init__(self, navmesh: NavMesh, settings: CrowdSettings = CrowdSettings()) -> None:
         if not isinstance(navmesh, NavMesh):
             raise ParameterError("navmesh", type(navmesh).__name__, "a voxelworld.navigation.NavMesh")
         if navmesh.frame is not None:  # its kernels walk the arrays' x-z plane; positions would be local
@@ -238,7 +241,7 @@ class Crowd:
     ROW_ARRAYS = ("_ids", "_position", "_velocity", "_radius", "_height", "_speed", "_arrival", "_priority",
                   "_polygon", "_state", "_goal", "_next_corner", "_planned_at")
 
-    def add_agent(self, position, radius: float, speed: float, *, height: float = 2.0,
+    def add_agent(self, position: Iterable[float], radius: float, speed: float, *, height: float = 2.0,
                   arrival_distance: float | None = None, priority: float = 0.0) -> int:
         """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
         navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10,
@@ -279,7 +282,7 @@ class Crowd:
         self._waiting = [(a, kind) for a, kind in self._waiting if a != agent]
         self._corners_stale = True
 
-    def set_goal(self, agent: int, goal) -> bool:
+    def set_goal(self, agent: int, goal: Iterable[float]) -> bool:
         """Plan agent ``agent``'s path to ``goal`` (m, put on the navmesh) now and set it walking; False (state
         ``"blocked"``) when there is no path (another island, or it stands off the navmesh)."""
         row = self._row(agent)
@@ -297,7 +300,7 @@ class Crowd:
         self._set_path(row, np.zeros((0, 3)))
         self._replan_queue = [a for a in self._replan_queue if a != agent]
 
-    def move_agent(self, agent: int, position) -> None:
+    def move_agent(self, agent: int, position: Iterable[float]) -> None:
         """Put agent ``agent`` at ``position`` (m; on the navmesh's nearest point, at most ``settings.max_snap``
         m away); a walking agent plans again from there in its turn."""
         row = self._row(agent)
@@ -308,7 +311,7 @@ class Crowd:
         if self._state[row] != IDLE:
             self._queue_replan(agent)
 
-    def _row(self, agent) -> int:
+    def _row(self, agent: int) -> int:
         try:
             return self._slot[agent]
         except (KeyError, TypeError):
@@ -316,7 +319,7 @@ class Crowd:
             raise ParameterError("agent", agent, f"the id of an agent of this crowd ({known or 'none yet'})") \
                 from None
 
-    def _snap(self, parameter: str, value) -> tuple[np.ndarray, int]:
+    def _snap(self, parameter: str, value: object) -> tuple[np.ndarray, int]:
         point = np.array(check_point(parameter, value))
         _check_reach(parameter, point, value)
         snapped, polygon = self._query.nearest_point(point)
@@ -372,7 +375,7 @@ class Crowd:
         return self._paths[row][self._next_corner[row]:].copy()
 
     # ---------------------------------------------------------------------------------------------- state
-    def agent_state(self, agent: int) -> dict:
+    def agent_state(self, agent: int) -> dict[str, Any]:
         """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
         (2,) x-z, ``polygon``, ``state`` (one of AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners
         ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn`` (its place in the queue of re-plans, -1: none).
@@ -383,7 +386,7 @@ class Crowd:
                 "path": self.path(agent), "planned_at": float(self._planned_at[row]),
                 "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1}
 
-    def restore_agent(self, agent: int, state) -> None:
+    def restore_agent(self, agent: int, state: dict[str, Any]) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
         before anything changes, for a missing key or a value out of range (a position or path corner beyond
         :data:`MAX_COORDINATE`, a velocity longer than twice :data:`MAX_AGENT_SPEED`)."""
@@ -421,13 +424,13 @@ class Crowd:
         self._replan_queue = [a for a in self._replan_queue if a != agent]
         if turn >= 0:
             self._replan_turns[agent] = turn
-            self._replan_queue = sorted(self._replan_turns, key=self._replan_turns.get)
+            self._replan_queue = sorted(self._replan_turns, key=self._replan_turns.__getitem__)
 
-    def state_dict(self) -> dict:
+    def state_dict(self) -> dict[str, Any]:
         """The crowd's own state (its agents' is :meth:`agent_state`'s): ``time`` (s)."""
         return {"time": self.time}
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: dict[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of range."""
         if not (isinstance(state, dict) and "time" in state):
@@ -460,7 +463,7 @@ class Crowd:
         if agent not in self._replan_queue:
             self._replan_queue.append(agent)
 
-    def _replan_queued(self) -> list[CrowdEvent]:
+    def _replan_queued(self) -> list[tuple[int, str]]:
         """Plan again the first ``settings.replans_per_step`` agents waiting."""
         events = []
         count = self.settings.replans_per_step
@@ -522,7 +525,10 @@ class Crowd:
         if n:
             happened += self._move(dt)
         self.time += dt
-        return [CrowdEvent(agent, kind, tuple(float(v) for v in self._position[self._slot[agent]]), self.time)
+        # (the ignore: tuple() of a (3,) row is three floats, which its type cannot say)
+        return [CrowdEvent(agent, kind,
+                           tuple(float(v) for v in self._position[self._slot[agent]]),  # type: ignore[arg-type]
+                           self.time)
                 for agent, kind in happened]
 
     def _move(self, dt: float) -> list[tuple[int, str]]:
