@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import NamedTuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import FormatError, ParameterError, check_range
 
@@ -119,7 +120,7 @@ def _indices(value: object, vertex_count: int) -> np.ndarray:
     return _read_only(np.array(raw, dtype=np.int64, order="C", copy=True))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class SceneObject:
     """One named triangle mesh of a :class:`Scene`, with its role; checked and copied on construction.
 
@@ -153,15 +154,16 @@ class SceneObject:
     indices: np.ndarray
     role: str = "auto"
 
-    def __post_init__(self) -> None:
-        name = _name("name", self.name)
-        positions = _positions(self.positions)
-        indices = _indices(self.indices, len(positions))
-        role = _role("role", self.role)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "positions", positions)
-        object.__setattr__(self, "indices", indices)
-        object.__setattr__(self, "role", role)
+    def __init__(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto") -> None:
+        # The arguments are array_like; the fields hold the checked, read-only copies.
+        checked_name = _name("name", name)
+        checked_positions = _positions(positions)
+        checked_indices = _indices(indices, len(checked_positions))
+        checked_role = _role("role", role)
+        object.__setattr__(self, "name", checked_name)
+        object.__setattr__(self, "positions", checked_positions)
+        object.__setattr__(self, "indices", checked_indices)
+        object.__setattr__(self, "role", checked_role)
 
     @property
     def triangle_count(self) -> int:
@@ -273,7 +275,7 @@ class Scene:
 
     # --- new scenes from this one -----------------------------------------------------------------------------
 
-    def with_object(self, name: str, positions: np.ndarray, indices: np.ndarray, role: str = "auto") -> Scene:
+    def with_object(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto") -> Scene:
         """A new scene: this one plus a :class:`SceneObject` built from the arguments, appended last.
 
         Raises :class:`ParameterError` (parameter ``"name"``) if the scene already has an object ``name``,
