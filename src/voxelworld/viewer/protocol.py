@@ -45,9 +45,9 @@ import json
 import math
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, SupportsFloat
+from typing import TYPE_CHECKING, Any, NoReturn, SupportsFloat, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -147,6 +147,8 @@ class PingMessage:
     id: int = 0
 
 
+ClientMessage: TypeAlias = InputMessage | ControlMessage | SaveMessage | OverlaysMessage | PingMessage
+
 _FIELDS = {"input": ("move", "look", "held"), "control": (), "release": (), "save": (),
            "overlays": ("navmesh", "collision"), "ping": ("id",)}
 
@@ -209,8 +211,7 @@ def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return document
 
 
-def parse_client_message(data: str | bytes) -> InputMessage | ControlMessage | SaveMessage | OverlaysMessage | \
-        PingMessage:
+def parse_client_message(data: str | bytes) -> ClientMessage:
     """Check a page's message and return it as one of the message classes, or raise :class:`ProtocolError`
     saying what is wrong (binary data, too long, not JSON, a field twice in one object, not an object, unknown
     type, unknown or missing field, wrong type, out of range, NaN or infinite numbers)."""
@@ -371,8 +372,8 @@ def navmesh_triangles(navmesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndar
             level.astype(np.uint8))
 
 
-def _encode_triangles(kind: int, revision: int, positions: np.ndarray, indices: np.ndarray,
-                      per_triangle: np.ndarray) -> bytes:
+def _encode_triangles(kind: int, revision: int, positions: Sequence[Any] | np.ndarray,
+                      indices: Sequence[Any] | np.ndarray, per_triangle: Sequence[Any] | np.ndarray) -> bytes:
     n, m = len(positions), len(indices)
     return b"".join((TRIANGLES_HEADER.pack(kind, MESH_VERSION, 0, int(revision) & 0xFFFFFFFF, n, m),
                      _le(positions, "<f4"), _le(indices, "<u4"), _le(per_triangle, "u1"), _pad(m)))
@@ -403,7 +404,8 @@ def decode_navmesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray
     return _decode_triangles(data, KIND_NAVMESH)
 
 
-def encode_collision_mesh(serial: int, positions: np.ndarray, indices: np.ndarray, tri_material: np.ndarray) -> bytes:
+def encode_collision_mesh(serial: int, positions: Sequence[Any] | np.ndarray, indices: Sequence[Any] | np.ndarray,
+                          tri_material: Sequence[Any] | np.ndarray) -> bytes:
     """The collision triangles as a binary message: the 16-byte header (u8 kind = 3, u8 version = 2, u16 0,
     u32 serial, u32 n, u32 m), positions f32[3n] (m), indices u32[3m], each triangle's material id u8[m], zero
     bytes up to a multiple of 4."""
