@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -96,6 +96,7 @@ from .part_contacts import (
 from .skeleton import Pose, Skeleton
 
 __all__ = ["ContactMotion"]
+_Local: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray]  # a pose's local (translation, rotation, scale)
 # The frame's constants (voxelworld.motion.contact_rates), importable from here as before.
 __all__ += ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
             "PART"]
@@ -334,7 +335,7 @@ class ContactMotion:
         return targets, new_clocks, rates
 
     def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float,
-                 shake: float = 0.0) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+                 shake: float = 0.0) -> tuple[_Local, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks`` (blended towards the
         second clip, the torso shaken by ``shake`` radians), their placed world matrices, and where the torso
         shakes the chain's steady places and hand (None otherwise)."""
@@ -501,8 +502,8 @@ class ContactMotion:
         self._previous_elbow = elbow
         return pose, events
 
-    def _join_chain(self, local: tuple[np.ndarray, np.ndarray, np.ndarray], world: np.ndarray, places: np.ndarray,
-                    hand: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray | None]:
+    def _join_chain(self, local: _Local, world: np.ndarray, places: np.ndarray,
+                    hand: np.ndarray) -> tuple[_Local, np.ndarray, np.ndarray | None]:
         """Re-solve the chain so its joints come near their places and the wrist sits at the hand's, turned as
         ``hand``; returns the new local arrays, world matrices and (for two-bone IK) the middle joint's place."""
         translation, rotation, scale = local

@@ -92,7 +92,8 @@ class WireMesh:
         return (self.origin == other.origin and self.step == other.step
                 and all(np.array_equal(getattr(self, name), getattr(other, name)) for name in _ARRAYS))
 
-    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ compares arrays (mypy #4266: typeshed's object.__hash__ is not Optional)
+    # Unhashable, as __eq__ compares arrays (typeshed's object.__hash__ cannot be None: mypy issue #4266).
+    __hash__ = None  # type: ignore[assignment]
 
     def records(self) -> np.ndarray:
         """Each vertex's 14 bytes (position, normal, mat_a, mat_b, blend, occlusion) as one row: what a patch

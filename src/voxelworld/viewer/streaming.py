@@ -44,7 +44,8 @@ class Page:
         self.wake = asyncio.Event()
         self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
         self.frame_sent = -1
-        self.events: deque[tuple[int, str]] = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
+        # (frame, events message) not sent with a frame
+        self.events: deque[tuple[int, str]] = deque(maxlen=EVENT_FRAMES_KEPT)
         self.hud_sent = -1  # the HUD version it has
         self.navmesh = self.collision = False  # overlays it asked for
         self.navmesh_sent: int | None = None  # the key of the overlay it has
