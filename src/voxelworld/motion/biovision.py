@@ -251,7 +251,7 @@ def _motion(parser: _Parser, motion: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(frame_count) * frame_time, table
 
 
-def _build(joints: list[_Joint], times: np.ndarray, table: np.ndarray, unit: float, name: str):
+def _build(joints: list[_Joint], times: np.ndarray, table: np.ndarray, unit: float, name: str) -> tuple[Skeleton, Clip]:
     count = len(joints)
     offsets = np.array([joint.offset for joint in joints]) * unit
     rotation = np.tile(quat.IDENTITY, (count, 1))

@@ -20,10 +20,11 @@ A clip loops when its last waypoint equals its first: the last key is then copie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_direction
 from . import quaternions as quat
@@ -62,7 +63,8 @@ class BodyJoints:
     lower_length: float  # m, elbow to wrist
 
     @classmethod
-    def of(cls, skeleton, chain, hips, chest, legs, forward, up) -> BodyJoints:
+    def of(cls, skeleton: Skeleton, chain: Sequence[str | int], hips: str | int | None, chest: str | int,
+           legs: Sequence[Sequence[str | int]], forward: ArrayLike, up: ArrayLike) -> BodyJoints:
         if not isinstance(skeleton, Skeleton):
             raise ParameterError("skeleton", type(skeleton).__name__, "a Skeleton")
         forward, up = np.array(check_direction("forward", forward)), np.array(check_direction("up", up))
@@ -118,7 +120,8 @@ def _ancestors(skeleton: Skeleton, joint: int) -> list[int]:
     return found
 
 
-def waypoint_tracks(waypoints, duration: float, keys: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def waypoint_tracks(waypoints: Sequence[tuple[float, Mapping[str, float], str | None]], duration: float,
+                    keys: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Key times and track values from ``[(share of the cycle, {track: value}, segment shape), ...]``.
 
     Every waypoint gets a key; the ``keys - 1`` intervals are shared out by segment length (at least one each,
@@ -165,13 +168,14 @@ def _ease(u: np.ndarray) -> np.ndarray:
     return np.where(u < ramp, rising, np.where(u > 1.0 - ramp, falling, middle))
 
 
-def elevation(degrees) -> np.ndarray:
+def elevation(degrees: ArrayLike) -> np.ndarray:
     """The (forward, up) components of directions ``degrees`` above forward: shape (2,) or (2, k)."""
     radians = np.radians(degrees)
     return np.array([np.cos(radians), np.sin(radians)])
 
 
-def _planar_arm(reach_forward, reach_up, a: float, b: float, elbow_above: bool) -> tuple[np.ndarray, np.ndarray]:
+def _planar_arm(reach_forward: ArrayLike, reach_up: ArrayLike, a: float, b: float,
+                elbow_above: bool) -> tuple[np.ndarray, np.ndarray]:
     """Upper-arm and forearm elevations (degrees) putting the wrist at ``(reach_forward, reach_up) * (a + b)``
     from the shoulder in the forward / up plane (planar two-bone IK; out-of-reach targets clamped)."""
     x, z = np.asarray(reach_forward) * (a + b), np.asarray(reach_up) * (a + b)
@@ -198,7 +202,7 @@ def author_clip(name: str, skeleton: Skeleton, body: BodyJoints, times: np.ndarr
     rest_rotation = np.array([quat.from_matrix(normalised(m)) for m in world_rest])
     splay = np.radians(splay_degrees)
     arm = [body.shoulder, body.elbow] + ([body.wrist] if "wrist" in tracks or hold_hand else [])
-    keyed = {j: [] for j in body.spine + arm + [j for leg in body.legs for j in leg]}
+    keyed: dict[int, list[np.ndarray]] = {j: [] for j in body.spine + arm + [j for leg in body.legs for j in leg]}
     if body.hips is not None:
         keyed[body.hips] = []
     offsets = []

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from voxelworld.errors import FormatError, ParameterError
 from voxelworld.motion._kernels import clips as _kernel
@@ -65,7 +66,7 @@ class Channel:
     values: np.ndarray
     interpolation: str = "LINEAR"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.interpolation not in INTERPOLATIONS:
             raise ParameterError("interpolation", self.interpolation, " or ".join(INTERPOLATIONS))
         times = _numeric("times", self.times)
@@ -96,7 +97,7 @@ class Channel:
         return self.values[:, 1] if self.interpolation == "CUBICSPLINE" else self.values
 
 
-def _numeric(parameter: str, value) -> np.ndarray:
+def _numeric(parameter: str, value: ArrayLike) -> np.ndarray:
     try:
         return np.array(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the float range
@@ -188,7 +189,7 @@ class Clip:
         >>> clip.channels["root"]["translation"].interpolation
         'STEP'
         """
-        channels = {}
+        channels: dict[str, dict[str, Channel]] = {}
         for joint, by_path in keys.items():
             channels[joint] = {}
             for path, spec in by_path.items():
@@ -220,7 +221,7 @@ class Clip:
     def __repr__(self) -> str:
         return f"Clip({self._name!r}, {len(self._channels)} joints, {self.duration:g} s)"
 
-    def _pack(self):
+    def _pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         joints, paths, modes, starts, times, values = [], [], [], [0], [], []
         for j, by_path in enumerate(self._channels.values()):
             for path, channel in by_path.items():
@@ -271,7 +272,7 @@ class Clip:
                        np.ascontiguousarray(joint_time), translation, rotation, scale)
         return translation, rotation, scale
 
-    def sample(self, skeleton: Skeleton, t, loop: bool = False) -> Pose:
+    def sample(self, skeleton: Skeleton, t: ArrayLike, loop: bool = False) -> Pose:
         """The pose of ``skeleton`` at time ``t`` (s): a scalar, or one time per joint ``(n,)``.
 
         Parameters
@@ -290,7 +291,7 @@ class Clip:
         translation, rotation, scale = self._run(skeleton, times)
         return Pose(translation[0], rotation[0], scale[0])
 
-    def sample_frames(self, skeleton: Skeleton, times, loop: bool = False) -> Pose:
+    def sample_frames(self, skeleton: Skeleton, times: ArrayLike, loop: bool = False) -> Pose:
         """A batched pose ``(f, n, ...)`` at the times ``(f,)`` or per-joint times ``(f, n)`` (s).
 
         Examples
@@ -309,7 +310,7 @@ class Clip:
             raise ParameterError("times", array.shape, f"shape (f,) or (f, {len(skeleton)})")
         return Pose(*self._run(skeleton, array))
 
-    def _times(self, parameter: str, value, per_joint: tuple | None, loop: bool) -> np.ndarray:
+    def _times(self, parameter: str, value: ArrayLike, per_joint: tuple | None, loop: bool) -> np.ndarray:
         try:
             array = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
@@ -347,7 +348,7 @@ class Clip:
         joints = document.get("joints")
         if not isinstance(joints, dict) or not isinstance(document.get("name"), str):
             raise FormatError("clip JSON: needs 'name' (a string) and 'joints' (an object)")
-        channels = {}
+        channels: dict[str, dict[str, Channel]] = {}
         for joint, by_path in joints.items():
             if not isinstance(by_path, dict):
                 raise FormatError(f"clip JSON: joints[{joint!r}] must be an object of channels")

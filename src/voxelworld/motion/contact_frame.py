@@ -11,19 +11,22 @@ both), with a few Python steps instead of a few dozen.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from . import contact_rates as _rates
 from ._kernels import frame as _frame
 from ._kernels import ik as _ik
-from .part_contacts import Contact, ContactEnded, ContactStarted, Vibration
+from .part_contacts import Contact, ContactEnded, ContactQuery, ContactStarted, Vibration
 from .skeleton import Pose
+
+if TYPE_CHECKING:
+    from .contact_motion import ContactMotion
 
 __all__ = ["play", "applies"]
 
 
-def play(motion, dt: float, contact_query: Callable) -> tuple[Pose, list]:
+def play(motion: ContactMotion, dt: float, contact_query: ContactQuery) -> tuple[Pose, list]:
     """Play one frame of ``dt`` seconds (checked, > 0) of ``motion`` (see the module); the pose and the events."""
     profile, tables, has_blade = motion.profile, motion._tables, motion.part.blade_normal is not None
     duration = motion.clip.duration
@@ -80,7 +83,7 @@ def play(motion, dt: float, contact_query: Callable) -> tuple[Pose, list]:
     return pose, events
 
 
-def applies(motion) -> bool:
+def applies(motion: ContactMotion) -> bool:
     """Whether :func:`play` plays ``motion``'s frames: a three-joint chain without limits, no media, no second
     clip."""
     return len(motion.chain) == 3 and motion.limits is None and not motion.media and motion.second_clip is None

@@ -50,9 +50,11 @@ Everything is deterministic: the same inputs give bit-identical poses and events
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite
@@ -78,10 +80,11 @@ from .contact_rates import (
     medium_rates,
     shake_angle,
 )
-from .ik import _limits, two_bone_ik
+from .ik import ConeLimit, HingeLimit, _limits, two_bone_ik
 from .part_contacts import (
     Contact,
     ContactEnded,
+    ContactQuery,
     ContactStarted,
     Medium,
     MediumEntered,
@@ -93,6 +96,7 @@ from .part_contacts import (
 from .skeleton import Pose, Skeleton
 
 __all__ = ["ContactMotion"]
+_Local: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray]  # a pose's local (translation, rotation, scale)
 # The frame's constants (voxelworld.motion.contact_rates), importable from here as before.
 __all__ += ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
             "PART"]
@@ -168,9 +172,10 @@ class ContactMotion:
     STATE_CHECKS = _setup.STATE_CHECKS
     OTHER_ATTRIBUTES = _setup.OTHER_ATTRIBUTES
 
-    def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
+    def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence[str | int], root: str | int, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
-                 start: float = 0.0, second_clip: Clip | None = None, limits: Sequence | None = None):
+                 start: float = 0.0, second_clip: Clip | None = None,
+                 limits: Sequence[HingeLimit | ConeLimit | None] | None = None) -> None:
         joints, root_index, hand, profile, media = _setup.check_arguments(skeleton, clip, chain, root, part, profile,
                                                                           media, second_clip)
         parents, n = skeleton.parents, len(skeleton)
@@ -251,7 +256,7 @@ class ContactMotion:
         self._first_end = np.array([end for _, end, _ in placed])
         self._first_blade = None if self.part.blade_normal is None else np.array([b for _, _, b in placed])
 
-    def _driven_part(self, clock: float, dt: float):
+    def _driven_part(self, clock: float, dt: float) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, float, float]:
         """The part's end (3,) and unit blade normal (3,) or None as the first action alone holds them at ``clock``
         (the body's), placed (interpolated in the table); the end's velocity (3,) from last frame's driven end
         over ``dt``, its squared speed and the blade normal's component along it."""
@@ -285,7 +290,7 @@ class ContactMotion:
         self.part_segment = np.stack([start, end])
         self._previous_end = end
 
-    def place(self, placement) -> None:
+    def place(self, placement: ArrayLike) -> None:
         """Stand the skeleton at ``placement``: a (4, 4) matrix of finite numbers, rotation times a positive
         uniform scale plus a translation (a walking character moves it every frame). Takes effect in the next
         :meth:`step`."""
@@ -296,7 +301,7 @@ class ContactMotion:
         underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
         return attribute_state(self, self.STATE_ATTRIBUTES)
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key."""
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         self._placed = not np.array_equal(self.placement, np.eye(4))
@@ -329,7 +334,8 @@ class ContactMotion:
                             self.clip.duration, self.loop, SNAP, targets, new_clocks, rates)
         return targets, new_clocks, rates
 
-    def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float, shake: float = 0.0):
+    def _pose_at(self, clocks: np.ndarray, second_weight: float, second_clock: float,
+                 shake: float = 0.0) -> tuple[_Local, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
         """Local arrays ``(translation, rotation, scale)`` sampled at per-joint ``clocks`` (blended towards the
         second clip, the torso shaken by ``shake`` radians), their placed world matrices, and where the torso
         shakes the chain's steady places and hand (None otherwise)."""
@@ -351,8 +357,9 @@ class ContactMotion:
             return (translation, rotation, scale), world, None
         return (translation, shaken, scale), world, (places, hand)
 
-    def _blend_second(self, translation, rotation, weight: float, clock: float) -> None:
+    def _blend_second(self, translation: np.ndarray, rotation: np.ndarray, weight: float, clock: float) -> None:
         """Blend the second clip's pose at ``clock`` (looping) into every row, for the joints it keys."""
+        assert self.second_clip is not None  # weight > 0 only with a second clip
         t2, q2, _ = self.second_clip._run(self.skeleton, self.second_clip._clock(np.full((1, len(self.skeleton)),
                                                                                            clock), True))
         mask = self._second_mask
@@ -385,7 +392,7 @@ class ContactMotion:
         _frame.lag_of(self.clocks, self.clip.duration, self.loop, lag, clocks)
         return lag, clocks
 
-    def step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
+    def step(self, dt: float, contact_query: ContactQuery) -> tuple[Pose, list]:
         """Play one frame of ``dt`` seconds; return the pose and the events of the frame.
 
         Parameters
@@ -411,7 +418,7 @@ class ContactMotion:
             return _contact_frame.play(self, dt, contact_query)
         return self._step(dt, contact_query)
 
-    def _step(self, dt: float, contact_query: Callable) -> tuple[Pose, list]:
+    def _step(self, dt: float, contact_query: ContactQuery) -> tuple[Pose, list]:
         """:meth:`step` of checked arguments, for any motion (media, a second clip, limits, longer chains)."""
         lag, clocks0 = self._lag()
         time = self.time + dt
@@ -495,7 +502,8 @@ class ContactMotion:
         self._previous_elbow = elbow
         return pose, events
 
-    def _join_chain(self, local, world: np.ndarray, places: np.ndarray, hand: np.ndarray):
+    def _join_chain(self, local: _Local, world: np.ndarray, places: np.ndarray,
+                    hand: np.ndarray) -> tuple[_Local, np.ndarray, np.ndarray | None]:
         """Re-solve the chain so its joints come near their places and the wrist sits at the hand's, turned as
         ``hand``; returns the new local arrays, world matrices and (for two-bone IK) the middle joint's place."""
         translation, rotation, scale = local

@@ -7,11 +7,12 @@ and the part.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ._kernels import frame as _frame
-from .part_contacts import Contact, SlowdownProfile
+from .part_contacts import Contact, Medium, SlowdownProfile
 
 __all__ = ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
            "PART", "contact_targets", "area_of", "shake_angle", "media_inside", "medium_rates"]
@@ -56,7 +57,7 @@ def shake_angle(shake_degrees: float, frequency: float, time: float) -> float:
     return math.radians(shake_degrees) * math.sin(2.0 * math.pi * frequency * time)
 
 
-def media_inside(media, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def media_inside(media: Sequence[Medium], world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which joints ``(media, n)`` (their world matrices ``world``) and whether the part's end ``(media,)`` lie
     inside each medium."""
     positions = world[:, :3, 3]
@@ -66,8 +67,9 @@ def media_inside(media, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray,
     return joints, part
 
 
-def medium_rates(media, profile: SlowdownProfile, slot: np.ndarray, chain_length: int, world: np.ndarray,
-                 end: np.ndarray, blade: np.ndarray | None, velocity: np.ndarray) -> tuple[np.ndarray, float]:
+def medium_rates(media: Sequence[Medium], profile: SlowdownProfile, slot: np.ndarray, chain_length: int,
+                 world: np.ndarray, end: np.ndarray, blade: np.ndarray | None,
+                 velocity: np.ndarray) -> tuple[np.ndarray, float]:
     """Each joint's rate in the media (the deepest slowest) with the drag on the part (its end at ``end``, its
     blade facing ``blade`` and driven at ``velocity``) taken by the hand and graded up the chain and on to the
     body (slowed least; ``slot``: each joint's place from the hand, -1 for the others); and the part's largest

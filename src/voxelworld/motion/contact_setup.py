@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..attribute_state import MAX_SECONDS, array, bounded, instance, number, optional, seconds
 from ..errors import ParameterError
@@ -45,8 +46,9 @@ OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "sta
                     "_scratch", "_slotted", "_slot_row", "_two_calls")
 
 
-def check_arguments(skeleton: Skeleton, clip: Clip, chain: Sequence, root, part: PartShape,
-                    profile: SlowdownProfile | None, media: Iterable[Medium], second_clip: Clip | None):
+def check_arguments(skeleton: Skeleton, clip: Clip, chain: Sequence[str | int], root: str | int, part: PartShape,
+                    profile: SlowdownProfile | None, media: Iterable[Medium],
+                    second_clip: Clip | None) -> tuple[list[int], int, np.ndarray, SlowdownProfile, tuple[Medium, ...]]:
     """A ContactMotion's arguments checked (ParameterError naming the first one wrong): the chain's joint indices,
     the root's index, which joints are the hand (the wrist and every joint below it), the profile (the default
     for None) and the media as a tuple."""
@@ -100,7 +102,7 @@ def axes_across(skeleton: Skeleton, joints: np.ndarray) -> np.ndarray:
     return axes
 
 
-def check_placement(placement) -> tuple[np.ndarray, bool]:
+def check_placement(placement: ArrayLike) -> tuple[np.ndarray, bool]:
     """``placement`` as a (4, 4) float64 matrix, checked (rotation times a positive uniform scale plus a translation,
     last row 0 0 0 1; ParameterError otherwise), and whether it is not the identity."""
     legal = "a (4, 4) matrix of finite numbers: rotation times a positive uniform scale, last row 0 0 0 1"

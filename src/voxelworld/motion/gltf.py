@@ -43,6 +43,7 @@ import math
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,6 +51,9 @@ from voxelworld.errors import FormatError, ParameterError
 from voxelworld.motion import quaternions as quat
 from voxelworld.motion.clip import PATHS, Channel, Clip
 from voxelworld.motion.skeleton import Pose, Skeleton
+
+if TYPE_CHECKING:
+    import pygltflib  # imported where used: reading a file needs it, the module does not
 
 __all__ = ["Character", "SkinnedMesh", "load_gltf", "skin", "MAX_UNBACKED_VALUES", "QUATERNION_LENGTH"]
 
@@ -86,7 +90,7 @@ class SkinnedMesh:
     indices: np.ndarray
 
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for array in (self.positions, self.joints, self.weights, self.indices):
             array.setflags(write=False)
 
@@ -118,7 +122,7 @@ class Character:
     mesh: SkinnedMesh | None
     root_transform: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for array in (self.inverse_bind, self.joint_nodes, self.root_transform):
             array.setflags(write=False)
 
@@ -164,7 +168,7 @@ def skin(character: Character, pose: Pose | None = None) -> np.ndarray:
 class _Reader:
     """One pass over a loaded pygltflib document."""
 
-    def __init__(self, document, path: Path):
+    def __init__(self, document: pygltflib.GLTF2, path: Path) -> None:
         import pygltflib
 
         self.document, self.path = document, path
@@ -322,9 +326,10 @@ class _Reader:
         if accessor.normalized is not None and not isinstance(accessor.normalized, bool):
             raise self.refuse(f"accessor {index} normalized", accessor.normalized, "true or false")
         if accessor.normalized:
-            divisor, lowest = _NORMALIZE.get(accessor.componentType, (None, None))
-            if divisor is None:
+            scaling = _NORMALIZE.get(accessor.componentType)
+            if scaling is None:
                 raise self.fail(f"{where}: normalized is not allowed for 32-bit integers")
+            divisor, lowest = scaling
             return np.maximum(array.astype(np.float64) / divisor, lowest)
         return array.astype(np.int64)
 
@@ -352,7 +357,8 @@ class _Reader:
                 parent_node[child] = index
         finished: set[int] = set()
         for start in range(len(nodes)):
-            walk, node = [], start
+            walk: list[int] = []
+            node = start
             while node is not None and node not in finished:
                 if node in walk:
                     cycle = " -> ".join(str(n) for n in walk[walk.index(node):] + [node])
@@ -414,7 +420,8 @@ class _Reader:
             raise self.fail("skin 0 has no joints or repeats a joint")
         parent_node = self.node_parents()
         joint_set = set(file_joints)
-        parent_joint, root_parent = {}, {}
+        parent_joint: dict[int, int | None] = {}
+        root_parent: dict[int, int | None] = {}
         for node in file_joints:
             up = parent_node.get(node)
             while up is not None and up not in joint_set:
@@ -426,11 +433,12 @@ class _Reader:
                 root_parent[node] = parent_node.get(node)
         order: list[int] = []  # file order, each joint preceded by its not yet listed ancestors
         placed = set()
-        for node in file_joints:
+        for joint in file_joints:
             lineage = []
-            while node is not None and node not in placed:
-                lineage.append(node)
-                node = parent_joint[node]
+            walker: int | None = joint
+            while walker is not None and walker not in placed:
+                lineage.append(walker)
+                walker = parent_joint[walker]
             for member in reversed(lineage):
                 order.append(member)
                 placed.add(member)
@@ -442,10 +450,11 @@ class _Reader:
                 name = f"{name}#{node}"
             used.add(name)
             names.append(name)
-        parents = [our_index[parent_joint[node]] if parent_joint[node] is not None else -1 for node in order]
+        parents = [-1 if (up_joint := parent_joint[node]) is None else our_index[up_joint] for node in order]
         trs = [self.node_trs(node) for node in order]
         try:
-            rest = Pose([t for t, _, _ in trs], [r for _, r, _ in trs], [s for _, _, s in trs])
+            rest = Pose(np.array([t for t, _, _ in trs]), np.array([r for _, r, _ in trs]),
+                        np.array([s for _, _, s in trs]))
             skeleton = Skeleton(names, parents, rest)
         except ParameterError as error:
             raise self.fail(f"skin 0: the joints do not make a skeleton ({error})") from None

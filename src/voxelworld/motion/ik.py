@@ -9,10 +9,13 @@ rotations (turning the new positions into joint rotations is the caller's busine
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NoReturn
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_direction, check_finite, check_integer, check_range
 from ._kernels import ik as _kernels
@@ -50,7 +53,7 @@ class HingeLimit:
     max_degrees: float
     reference: tuple[float, float, float]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         axis = check_direction("axis", self.axis)
         low = check_finite("min_degrees", self.min_degrees, minimum=-180.0, maximum=180.0, unit="degrees")
         high = check_finite("max_degrees", self.max_degrees, minimum=-180.0, maximum=180.0, unit="degrees")
@@ -92,7 +95,7 @@ class ConeLimit:
     max_degrees: float
     reference: tuple[float, float, float] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "max_degrees", check_finite("max_degrees", self.max_degrees, minimum=0.0,
                                                              maximum=180.0, unit="degrees"))
         if self.reference is not None:
@@ -100,7 +103,8 @@ class ConeLimit:
 
 
 # --------------------------------------------------------------------------------------------- two-bone IK
-def two_bone_ik(root, mid, tip, target, pole, previous_mid=None) -> tuple[np.ndarray, np.ndarray]:
+def two_bone_ik(root: ArrayLike, mid: ArrayLike, tip: ArrayLike, target: ArrayLike, pole: ArrayLike,
+                previous_mid: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Analytic two-bone IK: move the mid joint (elbow, knee) and the tip (wrist, ankle) so the tip reaches the
     target, keeping both bone lengths.
 
@@ -155,23 +159,24 @@ def two_bone_ik(root, mid, tip, target, pole, previous_mid=None) -> tuple[np.nda
     >>> (mid.round(6) + 0.0).tolist(), (tip.round(6) + 0.0).tolist()
     ([0.707107, 0.707107, 0.0], [1.414214, 0.0, 0.0])
     """
-    points = [root, mid, tip, target, pole]
+    given = [root, mid, tip, target, pole]
     if previous_mid is not None:
-        points.append(previous_mid)
+        given.append(previous_mid)
     names = ("root", "mid", "tip", "target", "pole", "previous_mid")
-    shape = None
-    for p, value in enumerate(points):
+    shape: tuple[int, ...] = ()
+    points: list[np.ndarray] = []
+    for p, value in enumerate(given):
         try:
             array = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
             raise ParameterError(names[p], value, _POINT) from None
-        if shape is None:
+        if p == 0:
             shape = array.shape
             if not (shape == (3,) or (len(shape) == 2 and shape[1] == 3)):
                 raise ParameterError(names[p], f"array of shape {shape}", _POINT)
         elif array.shape != shape:
             raise ParameterError(names[p], f"array of shape {array.shape}", f"{_POINT}, here shape {shape}")
-        points[p] = array.reshape(-1, 3) if array.flags.c_contiguous else np.ascontiguousarray(array).reshape(-1, 3)
+        points.append(array.reshape(-1, 3) if array.flags.c_contiguous else np.ascontiguousarray(array).reshape(-1, 3))
     count = points[0].shape[0]
     out_mid = np.empty((count, 3))
     out_tip = np.empty((count, 3))
@@ -185,7 +190,7 @@ def two_bone_ik(root, mid, tip, target, pole, previous_mid=None) -> tuple[np.nda
     return out_mid, out_tip
 
 
-def _raise_two_bone(points, shape, chain: int, code: int):
+def _raise_two_bone(points: list[np.ndarray], shape: tuple[int, ...], chain: int, code: int) -> NoReturn:
     where = "" if len(shape) == 1 else f"[{chain}]"
     if code in _PARAMETERS:
         p = code - _kernels.BAD_ROOT
@@ -199,7 +204,7 @@ def _raise_two_bone(points, shape, chain: int, code: int):
 
 # --------------------------------------------------------------------------------------------------- FABRIK
 @lru_cache(maxsize=256)
-def _limit_arrays(limits: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _limit_arrays(limits: tuple[HingeLimit | ConeLimit | None, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The kernel's ``kinds`` and ``params`` for validated limits (read-only: shared between calls)."""
     kinds = np.zeros(len(limits), dtype=np.int64)
     params = np.zeros((len(limits), 8))
@@ -220,7 +225,7 @@ def _limit_arrays(limits: tuple) -> tuple[np.ndarray, np.ndarray]:
     return kinds, params
 
 
-def _limits(limits, bones: int) -> tuple[np.ndarray, np.ndarray]:
+def _limits(limits: Iterable[HingeLimit | ConeLimit | None] | None, bones: int) -> tuple[np.ndarray, np.ndarray]:
     legal = f"None, or a sequence of {bones} limits (one per bone: None, a HingeLimit or a ConeLimit)"
     if limits is None:
         return _limit_arrays((None,) * bones)
@@ -235,8 +240,9 @@ def _limits(limits, bones: int) -> tuple[np.ndarray, np.ndarray]:
     return _limit_arrays(limits)
 
 
-def fabrik(positions, target, limits=None, tolerance: float = 1e-6, max_iterations: int = 32, *,
-           return_info: bool = False):
+def fabrik(positions: ArrayLike, target: ArrayLike, limits: Iterable[HingeLimit | ConeLimit | None] | None = None,
+           tolerance: float = 1e-6, max_iterations: int = 32, *,
+           return_info: bool = False) -> np.ndarray | tuple[np.ndarray, int, bool]:
     """FABRIK (forward and backward reaching IK): move a chain's joints so its last joint reaches the target,
     keeping the root and every bone length, within per-bone limits.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 
@@ -58,7 +59,7 @@ def _angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.arccos(np.clip(cosine, -1.0, 1.0))
 
 
-def joint_motion(worlds, parents) -> JointMotion:
+def joint_motion(worlds: ArrayLike, parents: ArrayLike) -> JointMotion:
     """Measure a run: ``worlds (frames, n, 4, 4)`` world matrices (frames >= 2), ``parents (n,)`` (-1: root)."""
     worlds = np.asarray(worlds, dtype=np.float64)
     parents = np.asarray(parents, dtype=np.int64)
@@ -78,7 +79,7 @@ def joint_motion(worlds, parents) -> JointMotion:
     return JointMotion(displacement, rotation, local_rotation)
 
 
-def motion_ratios(run: JointMotion, free: JointMotion, frames) -> JointMotion:
+def motion_ratios(run: JointMotion, free: JointMotion, frames: ArrayLike) -> JointMotion:
     """Each joint's motion over ``frames`` (a boolean mask or indices into the ``frames - 1`` steps) divided by
     the free run's over the same frames: a :class:`JointMotion` of ``(n,)`` ratios (NaN where the free run is
     still)."""

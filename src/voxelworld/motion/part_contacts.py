@@ -5,12 +5,19 @@ events, and a contact query answered by a collision BVH (see :mod:`voxelworld.mo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_direction, check_finite, check_integer, check_point
+
+if TYPE_CHECKING:
+    from ..collision import TriangleBVH
+    from ..terrain import Material
+    from .skeleton import Skeleton
 
 __all__ = ["Contact", "PartShape", "SlowdownProfile", "Medium", "ContactStarted", "ContactEnded", "MediumEntered",
            "MediumLeft", "Vibration",
@@ -48,7 +55,7 @@ class Contact:
     hardness: float
     area: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "point", check_point("point", self.point))
         object.__setattr__(self, "normal", check_direction("normal", self.normal))
         if not isinstance(self.material, str) or not self.material:
@@ -86,8 +93,11 @@ class PartShape:
     end: tuple[float, float, float]
     radius: float
     blade_normal: tuple[float, float, float] | None = None
+    # The axis (and blade normal) as columns (3, 2 or 3): set per instance by __post_init__; a ClassVar to the type
+    # checker so that the dataclass does not take it for a field.
+    _local: ClassVar[np.ndarray]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "start", check_point("start", self.start))
         object.__setattr__(self, "end", check_point("end", self.end))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=0.0, unit="m"))
@@ -199,8 +209,8 @@ class SlowdownProfile:
     vibration_frequency: float = 8.0
     vibration_frequency_per_hardness: float = 2.0
 
-    def __post_init__(self):
-        def number(name, **limits):
+    def __post_init__(self) -> None:
+        def number(name: str, **limits: Any) -> None:
             object.__setattr__(self, name, check_finite(name, getattr(self, name), **limits))
 
         number("softness", minimum=0.0, strict_minimum=True)
@@ -356,7 +366,7 @@ class Medium:
     edge_share: float = 0.05
     rate: float = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ParameterError("name", self.name, "a non-empty string")
         object.__setattr__(self, "drag", check_finite("drag", self.drag, minimum=0.0))
@@ -381,16 +391,17 @@ class Medium:
             radius = check_finite("sphere radius", self.sphere[1], minimum=0.0, unit="m")
             object.__setattr__(self, "sphere", (centre, radius))
 
-    def contains(self, points) -> np.ndarray:
+    def contains(self, points: ArrayLike) -> np.ndarray:
         """(k,) bool: which of the points ``(k, 3)`` (m) lie inside (boundary included)."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         if self.box is not None:
             lo, hi = np.array(self.box[0]), np.array(self.box[1])
             return np.all((points >= lo) & (points <= hi), axis=1)
+        assert self.sphere is not None  # __post_init__ keeps exactly one region: a box or a sphere
         centre, radius = np.array(self.sphere[0]), self.sphere[1]
         return np.sum((points - centre) ** 2, axis=1) <= radius * radius
 
-    def depths(self, points) -> np.ndarray:
+    def depths(self, points: ArrayLike) -> np.ndarray:
         """(k,) float: how far (m) below the surface each point lies (negative outside)."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         if self.box is not None:
@@ -399,17 +410,19 @@ class Medium:
             top = float(np.max(np.where(up >= 0, hi, lo) @ up))
             depth = top - points @ up
             return np.where(self.contains(points), depth, -1.0)
+        assert self.sphere is not None  # __post_init__ keeps exactly one region: a box or a sphere
         centre, radius = np.array(self.sphere[0]), self.sphere[1]
         return radius - np.sqrt(np.sum((points - centre) ** 2, axis=1))
 
-    def rates(self, points) -> np.ndarray:
+    def rates(self, points: ArrayLike) -> np.ndarray:
         """(k,) float: the rate of a joint at each point (1 outside, see the class)."""
         depth = self.depths(points)
         inside = self.contains(points)
         fraction = np.ones_like(depth) if self.grade == 0.0 else np.clip(depth / self.grade, 0.0, 1.0)
         return np.where(inside, 1.0 / (1.0 + self.drag * fraction), 1.0)
 
-    def part_drag(self, end, blade_normal=None, velocity=(0.0, 0.0, 0.0)) -> float:
+    def part_drag(self, end: ArrayLike, blade_normal: ArrayLike | None = None,
+                  velocity: ArrayLike = (0.0, 0.0, 0.0)) -> float:
         """The drag (>= 0; 0 outside) on a part whose end is at ``end`` (m), its blade facing ``blade_normal``
         (a unit vector, or None for a blunt part: full drag), moving at ``velocity`` (m/s, world; at rest: full
         drag); see the class."""
@@ -473,7 +486,7 @@ class Vibration:
     material: str
 
 
-def joint_index(skeleton, parameter: str, name) -> int:
+def joint_index(skeleton: Skeleton, parameter: str, name: str | int) -> int:
     """The index of a joint given by name or index, or ParameterError naming ``parameter``."""
     if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
         if 0 <= int(name) < len(skeleton):
@@ -485,7 +498,12 @@ def joint_index(skeleton, parameter: str, name) -> int:
 
 
 # ------------------------------------------------------------------------------------------- contact query
-def collision_contact_query(bvh, materials) -> Callable:
+# What ContactMotion.step asks once a frame: (part_start (3,), part_end (3,), radius (m)) -> Contact | None.
+ContactQuery: TypeAlias = Callable[[np.ndarray, np.ndarray, float], Contact | None]
+
+
+def collision_contact_query(bvh: TriangleBVH,
+                            materials: Mapping[int, tuple[str, float]] | Iterable[Material]) -> ContactQuery:
     """A ``contact_query`` for :meth:`ContactMotion.step` answered by a :class:`voxelworld.collision.TriangleBVH`.
 
     The part's capsule is tested with ``bvh.overlap_capsule``; of the triangles it touches, the deepest wins
@@ -517,6 +535,7 @@ def collision_contact_query(bvh, materials) -> Callable:
         raise ParameterError("bvh", type(bvh).__name__, "a voxelworld.collision.TriangleBVH")
     table: dict[int, tuple[str, float]] = {}
     legal = "{id: (name, hardness)} or materials with id, name and hardness"
+    items: Iterable[tuple[Any, Any]]
     if isinstance(materials, Mapping):
         items = materials.items()
     else:
@@ -536,7 +555,7 @@ def collision_contact_query(bvh, materials) -> Callable:
     if missing:
         raise ParameterError("materials", sorted(table), f"an entry for every material id of the BVH (missing {missing})")
 
-    def contact_query(start, end, radius) -> Contact | None:
+    def contact_query(start: ArrayLike, end: ArrayLike, radius: float) -> Contact | None:
         found = bvh.overlap_capsule(start, end, radius)
         if found.depth.size == 0:
             return None

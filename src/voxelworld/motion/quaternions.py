@@ -19,6 +19,7 @@ array([ 0.,  0., -1.])
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from voxelworld.errors import ParameterError
 
@@ -30,14 +31,14 @@ _TINY = 1e-12  # below this a norm counts as zero
 _LINEAR_BELOW = 1e-6  # slerp falls back to normalised lerp when sin(angle) is this small
 
 
-def _array(parameter: str, value, last: int) -> np.ndarray:
+def _array(parameter: str, value: ArrayLike, last: int) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim == 0 or array.shape[-1] != last:
         raise ParameterError(parameter, getattr(value, "shape", value), f"an array of shape (..., {last})")
     return array
 
 
-def multiply(a, b) -> np.ndarray:
+def multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """The Hamilton product ``a b``: the rotation ``b`` followed by ``a``.
 
     Examples
@@ -55,7 +56,7 @@ def multiply(a, b) -> np.ndarray:
                      aw * bw - ax * bx - ay * by - az * bz], axis=-1)
 
 
-def conjugate(q) -> np.ndarray:
+def conjugate(q: ArrayLike) -> np.ndarray:
     """The conjugate ``(-x, -y, -z, w)``: the inverse rotation of a unit quaternion.
 
     Examples
@@ -67,7 +68,7 @@ def conjugate(q) -> np.ndarray:
     return q * np.array([-1.0, -1.0, -1.0, 1.0])
 
 
-def normalize(q) -> np.ndarray:
+def normalize(q: ArrayLike) -> np.ndarray:
     """``q`` scaled to unit length; raises :class:`ParameterError` on a zero or non-finite quaternion.
 
     Examples
@@ -82,7 +83,7 @@ def normalize(q) -> np.ndarray:
     return q / norm
 
 
-def rotate(q, v) -> np.ndarray:
+def rotate(q: ArrayLike, v: ArrayLike) -> np.ndarray:
     """The vectors ``v (..., 3)`` rotated by the unit quaternions ``q (..., 4)``.
 
     Examples
@@ -97,7 +98,7 @@ def rotate(q, v) -> np.ndarray:
     return v + w * t + np.cross(u, t)
 
 
-def to_matrix(q) -> np.ndarray:
+def to_matrix(q: ArrayLike) -> np.ndarray:
     """The rotation matrices ``(..., 3, 3)`` of the quaternions ``q`` (normalised on the way).
 
     Examples
@@ -119,7 +120,7 @@ def to_matrix(q) -> np.ndarray:
     return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
 
 
-def from_matrix(m) -> np.ndarray:
+def from_matrix(m: ArrayLike) -> np.ndarray:
     """The unit quaternions (``w >= 0``) of rotation matrices ``m (..., 3, 3)``.
 
     Uses the largest of the four diagonal combinations (Shepperd's method), so it is stable for every
@@ -158,7 +159,7 @@ def _canonical(q: np.ndarray) -> np.ndarray:
     return np.where((key < 0.0)[..., None], -q, q)
 
 
-def from_axis_angle(axis, degrees) -> np.ndarray:
+def from_axis_angle(axis: ArrayLike, degrees: ArrayLike) -> np.ndarray:
     """The rotation by ``degrees`` about ``axis`` (any non-zero length; right-hand rule).
 
     Examples
@@ -179,7 +180,7 @@ def from_axis_angle(axis, degrees) -> np.ndarray:
     return np.concatenate([vector, scalar], axis=-1)
 
 
-def between(u, v) -> np.ndarray:
+def between(u: ArrayLike, v: ArrayLike) -> np.ndarray:
     """The shortest rotation taking direction ``u`` onto direction ``v`` (lengths ignored).
 
     For opposite directions the rotation is 180 degrees about an axis perpendicular to ``u``, chosen
@@ -212,7 +213,7 @@ def between(u, v) -> np.ndarray:
     return q / norm
 
 
-def slerp(a, b, t) -> np.ndarray:
+def slerp(a: ArrayLike, b: ArrayLike, t: ArrayLike) -> np.ndarray:
     """Spherical linear interpolation from ``a`` (t = 0) to ``b`` (t = 1) along the shortest path.
 
     ``b`` is negated when ``a . b < 0`` (so ``slerp(a, -a, t)`` is ``a`` for every t); ``t = 0`` gives ``a``
@@ -240,7 +241,7 @@ def slerp(a, b, t) -> np.ndarray:
     return np.where(linear, q / np.linalg.norm(q, axis=-1, keepdims=True), q)
 
 
-def angle_degrees(a, b) -> np.ndarray:
+def angle_degrees(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """The angle (degrees, in [0, 180]) of the rotation taking ``a`` to ``b`` (``q`` and ``-q`` are equal).
 
     Examples

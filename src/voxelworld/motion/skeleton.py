@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from voxelworld.errors import ParameterError
 from voxelworld.motion._kernels import fk as _fk
@@ -33,7 +34,7 @@ __all__ = ["Pose", "Skeleton"]
 _UNIT_TOLERANCE = 1e-3  # |q| may differ from 1 by this much (files store float32 quaternions)
 
 
-def _readonly(parameter: str, value, width: int) -> np.ndarray:
+def _readonly(parameter: str, value: ArrayLike, width: int) -> np.ndarray:
     try:
         array = np.array(value, dtype=np.float64, order="C")
     except (TypeError, ValueError):
@@ -75,7 +76,7 @@ class Pose:
     rotation: np.ndarray
     scale: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         translation = _readonly("translation", self.translation, 3)
         rotation = _readonly("rotation", self.rotation, 4)
         scale = _readonly("scale", self.scale, 3)

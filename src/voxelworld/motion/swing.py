@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_direction, check_finite, check_integer, check_point
 from . import quaternions as quat
@@ -17,7 +18,7 @@ from .skeleton import Skeleton
 __all__ = ["swing_clip", "forearm_part", "held_part", "chainsaw_swing_clip", "cutting_clip", "dig_clip", "row_clip"]
 
 
-def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degrees: float = 60.0,
+def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward: ArrayLike, up: ArrayLike, from_degrees: float = 60.0,
                to_degrees: float = -70.0, bend_degrees: float = 25.0, duration: float = 1.0, keys: int = 9,
                name: str = "swing") -> Clip:
     """A one-arm swing authored in code (a chainsaw swung down): only the chain's rotations are keyed.
@@ -53,7 +54,7 @@ def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degre
     upper = world[e, :3, 3] - world[s, :3, 3]
     lower = world[w, :3, 3] - world[e, :3, 3]
     times = np.linspace(0.0, duration, keys)
-    rotations = {s: [], e: []}
+    rotations: dict[int, list[np.ndarray]] = {s: [], e: []}
     for angle in np.linspace(from_degrees, to_degrees, keys):
         direction = lambda a: np.cos(np.radians(a)) * forward + np.sin(np.radians(a)) * up  # noqa: E731
         turn = quat.between(upper, direction(angle))
@@ -68,7 +69,7 @@ def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward, up, from_degre
 
 
 def forearm_part(skeleton: Skeleton, chain: Sequence[str], start: float, end: float, radius: float,
-                 blade_side=None) -> PartShape:
+                 blade_side: ArrayLike | None = None) -> PartShape:
     """A tool held along the forearm: its axis runs from ``start`` to ``end`` metres beyond the wrist in the
     rest pose's elbow-to-wrist direction, expressed in the wrist's frame. ``blade_side``: a world direction (at
     rest) the blade's flat faces, or None for a blunt part."""
@@ -79,7 +80,8 @@ def forearm_part(skeleton: Skeleton, chain: Sequence[str], start: float, end: fl
     return held_part(skeleton, w, along * start, along * end, radius, blade_side)
 
 
-def held_part(skeleton: Skeleton, wrist, start, end, radius: float, blade_side=None) -> PartShape:
+def held_part(skeleton: Skeleton, wrist: str | int, start: ArrayLike, end: ArrayLike, radius: float,
+              blade_side: ArrayLike | None = None) -> PartShape:
     """A tool held in the hand of ``wrist`` (a joint name or index): its axis runs from ``start`` to ``end``,
     offsets from the wrist in the skeleton's world frame at rest (m), expressed in the wrist's frame, so the tool
     turns with the hand. ``blade_side``: a world direction (at rest) the blade's flat faces, or None for a blunt
@@ -96,18 +98,18 @@ def held_part(skeleton: Skeleton, wrist, start, end, radius: float, blade_side=N
     world = skeleton.world_transforms()
     rotation = normalised(world[w])
     scale = np.linalg.norm(world[w, :3, 0])
-    start, end = (rotation.T @ np.array(check_point(name, value)) / scale
-                  for name, value in (("start", start), ("end", end)))
+    local_start, local_end = (rotation.T @ np.array(check_point(name, value)) / scale
+                              for name, value in (("start", start), ("end", end)))
     blade = None if blade_side is None else rotation.T @ np.array(check_direction("blade_side", blade_side))
-    return PartShape(start, end, radius, blade_normal=blade)
+    return PartShape(local_start, local_end, radius, blade_normal=blade)
 
 
 # The looping clips below are authored as tracks given at waypoints of the cycle (the track names, units and
 # signs: :mod:`voxelworld.motion.body_tracks`). A clip loops when its last waypoint equals its first.
 
 
-def chainsaw_swing_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward, up,
-                        duration: float = 1.5, from_degrees: float = 60.0, to_degrees: float = -60.0,
+def chainsaw_swing_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward: ArrayLike,
+                        up: ArrayLike, duration: float = 1.5, from_degrees: float = 60.0, to_degrees: float = -60.0,
                         bend_degrees: float = 25.0, downswing: float = 0.6, body: float = 1.0, keys: int = 31,
                         legs: Sequence[Sequence[str]] = (), name: str = "chainsaw swing") -> Clip:
     """A looping full-body chainsaw swing: wind-up, downswing at constant angular speed, upswing back.
@@ -185,8 +187,8 @@ def chainsaw_swing_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, che
     return author_clip(name, skeleton, body_joints, times, tracks)
 
 
-def cutting_clip(skeleton: Skeleton, chain: Sequence[str], chest: str, forward, up, duration: float = 0.4,
-                 arm_degrees: float = -20.0, bend_degrees: float = 25.0, stroke: float = 0.05,
+def cutting_clip(skeleton: Skeleton, chain: Sequence[str], chest: str, forward: ArrayLike, up: ArrayLike,
+                 duration: float = 0.4, arm_degrees: float = -20.0, bend_degrees: float = 25.0, stroke: float = 0.05,
                  brace_degrees: float = 8.0, keys: int = 17, name: str = "cutting") -> Clip:
     """A looping second action: the saw held in the material, sawn back and forth in short strokes.
 
@@ -250,8 +252,9 @@ def cutting_clip(skeleton: Skeleton, chain: Sequence[str], chest: str, forward, 
     return author_clip(name, skeleton, body_joints, times, tracks, elbow_above=bend_degrees >= 0.0)
 
 
-def dig_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward, up, duration: float = 1.6,
-             depth: float = 1.0, keys: int = 33, legs: Sequence[Sequence[str]] = (), name: str = "dig") -> Clip:
+def dig_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward: ArrayLike, up: ArrayLike,
+             duration: float = 1.6, depth: float = 1.0, keys: int = 33, legs: Sequence[Sequence[str]] = (),
+             name: str = "dig") -> Clip:
     """A looping shovel dig (the shovel held along the forearm of ``chain``).
 
     Phases (share of the cycle): stand (0: the chest leaning 5 degrees forward, the wrist 0.3 / 0.85 of the
@@ -311,9 +314,9 @@ def dig_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
     return author_clip(name, skeleton, body_joints, times, tracks, elbow_above=False)
 
 
-def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward, up, duration: float = 2.0,
-             drive: float = 0.4, lift: float = 0.3, keys: int = 41, legs: Sequence[Sequence[str]] = (),
-             name: str = "row") -> Clip:
+def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward: ArrayLike, up: ArrayLike,
+             duration: float = 2.0, drive: float = 0.4, lift: float = 0.3, keys: int = 41,
+             legs: Sequence[Sequence[str]] = (), name: str = "row") -> Clip:
     """A looping rowing stroke: reach forward, drive the wrist back to the body, lift, recover.
 
     At the catch (time 0) the chest leans 25 degrees forward and the wrist is 0.95 of the arm's reach ahead of

@@ -17,13 +17,17 @@
   when first used (it brings in starlette and uvicorn).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from .camera import Camera
 from .snapshot import RenderError, render, snapshot
 
 __all__ = ["Camera", "snapshot", "render", "RenderError", "run_session", "achievements_png", "create_app", "serve"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Callable[..., Any]:
+    function: Callable[..., Any]
     if name == "run_session":
         from .demo_session import run_session as function
     elif name == "achievements_png":

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point
 
@@ -96,7 +97,7 @@ class Camera:
     near: float = 0.1  # m
     far: float = 1000.0  # m
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         def set_(field: str, value: object) -> None:
             object.__setattr__(self, field, value)
 
@@ -119,9 +120,8 @@ class Camera:
     # --- framing ------------------------------------------------------------------------------------------
 
     @classmethod
-    def looking_at_bounds(cls, lo: Sequence[float], hi: Sequence[float], *, aspect: float = 16 / 9,
-                          fov: float = 60.0, eye: Sequence[float] | None = None,
-                          target: Sequence[float] | None = None,
+    def looking_at_bounds(cls, lo: ArrayLike, hi: ArrayLike, *, aspect: float = 16 / 9, fov: float = 60.0,
+                          eye: Sequence[float] | None = None, target: Sequence[float] | None = None,
                           direction: Sequence[float] = DEFAULT_VIEW_DIRECTION) -> Camera:
         """A camera that sees the whole box ``lo``..``hi`` (m), with near and far planes around it.
 
@@ -168,9 +168,9 @@ class Camera:
                 raise ParameterError("direction", direction, "a direction of non-zero length")
             # Stand back along the direction until every corner of the box is inside the picture, with a margin.
             back = _unit(toward_eye)
-            side, up = _picture_axes(-back)
+            side, above = _picture_axes(-back)
             relative = corners - aim
-            x, y, z = relative @ side, relative @ up, relative @ back
+            x, y, z = relative @ side, relative @ above, relative @ back
             tan_vertical = math.tan(math.radians(fov) / 2) / _MARGIN
             tan_horizontal = tan_vertical * aspect
             distance = float(np.max(np.maximum(z + np.abs(x) / tan_horizontal, z + np.abs(y) / tan_vertical)))
@@ -188,7 +188,7 @@ class Camera:
         return cls(tuple(stand.tolist()), tuple(aim.tolist()), up=up, fov=fov, near=near, far=far)
 
     @classmethod
-    def fitting(cls, points, *, normals=None, aspect: float = 16 / 9, fov: float = 60.0,
+    def fitting(cls, points: ArrayLike, *, normals: ArrayLike | None = None, aspect: float = 16 / 9, fov: float = 60.0,
                 direction: Sequence[float] = DEFAULT_VIEW_DIRECTION) -> Camera:
         """A camera looking along ``-direction`` that stands as close as it can while every one of ``points`` is
         in the picture (with the default margin): the points fill the picture's width or its height, whichever

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 from functools import cache
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..game.poses import model_to_world
 from ..motion import CESIUM_MAN, load_gltf, skin
+
+if TYPE_CHECKING:
+    from ..game.poses import CharacterPose
+    from ..motion.gltf import Character
+    from ..terrain.materials import MaterialTable
 
 __all__ = ["KIND_MATERIALS", "character_mesh"]
 
@@ -19,14 +25,15 @@ KIND_MATERIALS = {"player": "sand", "npc": "ice", "enemy": "obsidian"}  # the ta
 
 
 @cache
-def _character():
+def _character() -> Character:
     return load_gltf(CESIUM_MAN)
 
 
-def character_mesh(pose, materials) -> SimpleNamespace:
+def character_mesh(pose: CharacterPose, materials: MaterialTable) -> SimpleNamespace:
     """A display mesh (positions m, smooth normals, triangles, one material) of the character in ``pose`` (a
     :class:`~voxelworld.game.poses.CharacterPose`), drawn in ``KIND_MATERIALS[pose.kind]`` of ``materials``."""
     character = _character()
+    assert character.mesh is not None  # the packaged CesiumMan has its skinned mesh
     placed = model_to_world(pose.position, pose.yaw, pose.scale)
     points = skin(character, pose.skeleton_pose()) @ placed[:3, :3].T + placed[:3, 3]
     triangles = np.asarray(character.mesh.indices, dtype=np.int64)

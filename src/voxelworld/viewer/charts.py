@@ -21,7 +21,7 @@ from ..files import write_atomically
 __all__ = ["achievements_png"]
 
 
-def achievements_png(path, totals: Mapping[str, float], thresholds: Sequence[float] = (),
+def achievements_png(path: str | Path, totals: Mapping[str, float], thresholds: Sequence[float] = (),
                      colours: Mapping[str, tuple[float, float, float]] | None = None,
                      title: str = "Volume removed by material group") -> Path:
     """Draw ``totals`` (m³ removed per group, e.g. ``world.achievements()``) as a bar chart, with the award

@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..meshing import DisplayMesh
 
@@ -83,13 +86,14 @@ class WireMesh:
     def triangle_count(self) -> int:
         return len(self.indices)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, WireMesh):
             return NotImplemented
         return (self.origin == other.origin and self.step == other.step
                 and all(np.array_equal(getattr(self, name), getattr(other, name)) for name in _ARRAYS))
 
-    __hash__ = None
+    # Unhashable, as __eq__ compares arrays (typeshed's object.__hash__ cannot be None: mypy issue #4266).
+    __hash__ = None  # type: ignore[assignment]
 
     def records(self) -> np.ndarray:
         """Each vertex's 14 bytes (position, normal, mat_a, mat_b, blend, occlusion) as one row: what a patch
@@ -148,25 +152,28 @@ def oct_decode(encoded: np.ndarray) -> np.ndarray:
     return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
 
 
-def occlusion_bytes(occlusion: np.ndarray) -> np.ndarray:
+def occlusion_bytes(occlusion: ArrayLike) -> np.ndarray:
     """Values in [0, 1] (occlusion, blend) as the wire's u8 (round(value x 255)); values outside are clipped."""
     return np.round(np.clip(np.asarray(occlusion, dtype=np.float32), 0.0, 1.0) * np.float32(255.0)).astype(np.uint8)
 
 
-def wire_mesh(mesh: DisplayMesh | None, origin=(0.0, 0.0, 0.0), step: float | None = None) -> WireMesh:
+def wire_mesh(mesh: DisplayMesh | None, origin: Sequence[float] = (0.0, 0.0, 0.0),
+              step: float | None = None) -> WireMesh:
     """``mesh`` quantised for the wire, its positions counted in ``step`` m (default: :func:`chunk_step` of the
     mesh's own size) from ``origin`` (m; the chunk's corner). A step too small for the mesh to fit int16 is
     doubled until it fits. None or an empty mesh: no vertices (a chunk without surface)."""
-    origin = tuple(float(np.float32(c)) for c in origin)
+    x, y, z = origin
+    corner = (float(np.float32(x)), float(np.float32(y)), float(np.float32(z)))
     if mesh is None or mesh.triangle_count == 0:
-        return WireMesh(origin, float(step or 1.0), np.zeros((0, 3), np.int16), np.zeros((0, 2), np.int16),
+        return WireMesh(corner, float(step or 1.0), np.zeros((0, 3), np.int16), np.zeros((0, 2), np.int16),
                         np.zeros((0, 3), np.uint32), *(np.zeros(0, np.uint8) for _ in range(4)))
-    offsets = np.asarray(mesh.positions, dtype=np.float64).reshape(-1, 3) - np.array(origin)
+    assert mesh.occlusion is not None  # DisplayMesh fills it (all open) when built without
+    offsets = np.asarray(mesh.positions, dtype=np.float64).reshape(-1, 3) - np.array(corner)
     reach = float(np.abs(offsets).max(initial=0.0))
     step = chunk_step(reach / 1.5) if step is None else float(step)
     while reach / step > QUANTA - 0.5:
         step *= 2.0
-    return WireMesh(origin, step, np.round(offsets / step).astype(np.int16), oct_encode(mesh.normals),
+    return WireMesh(corner, step, np.round(offsets / step).astype(np.int16), oct_encode(mesh.normals),
                     np.ascontiguousarray(mesh.indices, dtype=np.uint32).reshape(-1, 3),
                     np.ascontiguousarray(mesh.mat_a, dtype=np.uint8), np.ascontiguousarray(mesh.mat_b, dtype=np.uint8),
                     occlusion_bytes(mesh.blend), occlusion_bytes(mesh.occlusion))
@@ -177,7 +184,7 @@ def _pad(length: int) -> bytes:
     return bytes(-length % 4)
 
 
-def _vertex_bytes(mesh: WireMesh, rows=slice(None)) -> bytes:
+def _vertex_bytes(mesh: WireMesh, rows: slice | np.ndarray = slice(None)) -> bytes:
     """The vertex arrays of ``rows``: positions i16 x 3, padding, normals i16 x 2, mat_a, mat_b, blend, occlusion
     (u8 each), padding."""
     positions = np.ascontiguousarray(mesh.positions[rows], dtype="<i2").tobytes()
@@ -196,7 +203,7 @@ def _wide(vertex_count: int) -> bool:
     return vertex_count > 65536
 
 
-def encode_chunk_mesh(chunk, mesh: WireMesh, revision: int = 0) -> bytes:
+def encode_chunk_mesh(chunk: Sequence[int], mesh: WireMesh, revision: int = 0) -> bytes:
     """A chunk's whole mesh (kind 1): the 44-byte header (u8 kind = 1, u8 version = 3, u16 flags (1: u32
     indices), i32 chunk i, j, k, u32 revision, u32 vertices n, u32 triangles m, f32 origin x, y, z, f32 step),
     then positions i16[3n], zeros up to a multiple of 4, normals i16[2n], mat_a, mat_b, blend, occlusion u8[n]
@@ -251,7 +258,7 @@ def shifted_indices(indices: np.ndarray, old_split: int, grown: int) -> np.ndarr
     return indices if grown == 0 else np.where(indices >= old_split, indices + grown, indices)
 
 
-def encode_chunk_patch(chunk, old: WireMesh, new: WireMesh, base: int, revision: int) -> bytes | None:
+def encode_chunk_patch(chunk: Sequence[int], old: WireMesh, new: WireMesh, base: int, revision: int) -> bytes | None:
     """The patch (kind 4) that turns ``old`` (the page's mesh of revision ``base``) into ``new`` (``revision``),
     or None when it cannot (another origin or step, or ``new`` has no triangles: send the whole mesh).
 
@@ -280,14 +287,15 @@ def encode_chunk_patch(chunk, old: WireMesh, new: WireMesh, base: int, revision:
 
 
 # --------------------------------------------------------------------------------------------- decoding
-def _take(data, offset: int, dtype: str, count: int, what: str) -> tuple[np.ndarray, int]:
+def _take(data: bytes | bytearray | memoryview, offset: int, dtype: str, count: int,
+          what: str) -> tuple[np.ndarray, int]:
     size = np.dtype(dtype).itemsize * count
     if offset + size > len(data):
         raise WireError(f"binary message too short: {what} needs bytes up to {offset + size}, has {len(data)}")
     return np.frombuffer(data, dtype=dtype, count=count, offset=offset).copy(), offset + size
 
 
-def _header(data, header: struct.Struct, kind: int) -> tuple:
+def _header(data: bytes | bytearray | memoryview, header: struct.Struct, kind: int) -> tuple[Any, ...]:
     if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < header.size:
         raise WireError(f"binary message too short for its {header.size}-byte header")
     fields = header.unpack_from(data)
@@ -297,7 +305,7 @@ def _header(data, header: struct.Struct, kind: int) -> tuple:
     return fields
 
 
-def _read_vertices(data, offset: int, count: int) -> tuple[dict, int]:
+def _read_vertices(data: bytes | bytearray | memoryview, offset: int, count: int) -> tuple[dict[str, np.ndarray], int]:
     arrays = {}
     arrays["positions"], offset = _take(data, offset, "<i2", 3 * count, "positions")
     offset += -6 * count % 4
@@ -309,19 +317,19 @@ def _read_vertices(data, offset: int, count: int) -> tuple[dict, int]:
     return arrays, offset + (-4 * count % 4)
 
 
-def _read_indices(data, offset: int, count: int, wide: bool) -> tuple[np.ndarray, int]:
+def _read_indices(data: bytes | bytearray | memoryview, offset: int, count: int, wide: bool) -> tuple[np.ndarray, int]:
     indices, offset = _take(data, offset, "<u4" if wide else "<u2", 3 * count, "indices")
     return indices.astype(np.uint32).reshape(-1, 3), offset + (-offset % 4)
 
 
-def _end(data, offset: int) -> None:
+def _end(data: bytes | bytearray | memoryview, offset: int) -> None:
     if offset > len(data):
         raise WireError(f"binary message too short: its padding needs bytes up to {offset}, has {len(data)}")
     if offset != len(data):
         raise WireError(f"binary message has {len(data) - offset} bytes after its arrays")
 
 
-def decode_chunk_mesh(data) -> tuple[tuple[int, int, int], int, WireMesh]:
+def decode_chunk_mesh(data: bytes | bytearray | memoryview) -> tuple[tuple[int, int, int], int, WireMesh]:
     """The chunk, its revision and its mesh from :func:`encode_chunk_mesh`'s bytes (no vertices: removed)."""
     _, _, flags, i, j, k, revision, n, m, x, y, z, step = _header(data, CHUNK_HEADER, KIND_CHUNK)
     arrays, offset = _read_vertices(data, CHUNK_HEADER.size, n)
@@ -332,7 +340,8 @@ def decode_chunk_mesh(data) -> tuple[tuple[int, int, int], int, WireMesh]:
     return (i, j, k), revision, WireMesh((x, y, z), step, indices=indices, **arrays)
 
 
-def decode_chunk_patch(data, old: WireMesh) -> tuple[tuple[int, int, int], tuple[int, int], WireMesh]:
+def decode_chunk_patch(data: bytes | bytearray | memoryview,
+                       old: WireMesh) -> tuple[tuple[int, int, int], tuple[int, int], WireMesh]:
     """The chunk, (base, revision) and the new mesh from :func:`encode_chunk_patch`'s bytes applied to ``old``
     (the mesh of revision base), as a page applies it."""
     (_, _, flags, i, j, k, base, revision, old_n, old_m, n, m, vertex_split, triangle_split, vertex_run_count,

@@ -22,17 +22,21 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import __version__
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_integer
 from ..files import write_atomically
-from ..game.events import ActionEnded, ActionOutcome, EnemyChanged, Event, NPCChanged
+from ..game.enemy import ChainsawEnemy
+from ..game.events import ActionEnded, ActionOutcome, EnemyChanged, Event, NPCChanged, VoxelsEdited
 from ..game.player import view_direction
 from ..game.throwing import RULES
 from ..game.world import Inputs, World
@@ -40,7 +44,7 @@ from ..terrain import MaterialTable
 from .camera import Camera
 from .character_mesh import KIND_MATERIALS, character_mesh
 from .charts import achievements_png
-from .explanations import blocked_actions, replans
+from .explanations import Explanation, blocked_actions, replans
 from .snapshot import MAX_SIZE, render, snapshot
 from .subject_view import subject_camera, visible_share
 
@@ -143,20 +147,20 @@ class KeyFrame:
         return f"frame-{self.frame:04d}-{self.slug}.png"
 
 
-def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> list[KeyFrame]:
+def _key_frames(world: World, events: list[Event], seen: set[str], sides: dict[str, float]) -> list[KeyFrame]:
     """This frame's key moments not yet ``seen``; ``sides`` keeps which side of the player npc_1 was on."""
     found = []
 
-    def key(slug: str, caption: str, focus, **subject) -> None:
+    def key(slug: str, caption: str, focus: Iterable[Any] | None, **subject: Any) -> None:
         if slug not in seen:
+            assert focus is not None  # these outcomes say where they happened
             seen.add(slug)
-            point = tuple(float(v) for v in focus)
-            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, point, **subject))
+            found.append(KeyFrame(world.frame - 1, world.time - world.dt, slug, caption, _point(focus), **subject))
 
     for e in (e for e in events if isinstance(e, ActionOutcome)):
         if e.kind == "punch" and e.amount > 0:
             fragments = sum(1 for item in world.actions.objects if item.kind == "fragment")
-            slug = "wall-gives-way" if "rock" in e.material else "first-punch"
+            slug = "wall-gives-way" if e.material is not None and "rock" in e.material else "first-punch"
             key(slug, f"Punch: {e.amount:.2f} m³ of {e.material} removed, {fragments} fragments", e.position)
         elif e.kind == "pull_out" and e.amount > 0:
             key("pull-out", f"Pull-out: a piece of {e.material} in the player's hands", e.position)
@@ -177,7 +181,7 @@ def _key_frames(world: World, events: list[Event], seen: set, sides: dict) -> li
     return found
 
 
-def _track_cuts(world: World, events: list[Event], cuts: list) -> None:
+def _track_cuts(world: World, events: list[Event], cuts: list[np.ndarray]) -> None:
     """Keep where the enemy's blade was (its two ends, m) each time it carved something."""
     for e in events:
         if isinstance(e, EnemyChanged) and e.kind == "carved" and e.amount > 0:
@@ -185,7 +189,7 @@ def _track_cuts(world: World, events: list[Event], cuts: list) -> None:
             cuts.extend(np.asarray(end, dtype=np.float64) for end in enemy.motion.part_segment)
 
 
-def _last_frame(world: World, frame: int, cuts: list) -> KeyFrame:
+def _last_frame(world: World, frame: int, cuts: list[np.ndarray]) -> KeyFrame:
     """The last picture: the enemy's blade in its cut (the cut's rock around the blade, the blade itself), else the
     player's aim."""
     caption = f"The last frame ({frame})"
@@ -194,11 +198,16 @@ def _last_frame(world: World, frame: int, cuts: list) -> KeyFrame:
                         and e.kind == "carved" and e.amount > 0)
         enemy = world.agents.enemies[0]
         start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
-        blade = tuple(tuple(float(v) for v in start + share * (end - start)) for share in np.linspace(0.0, 1.0, 5))
+        blade = tuple(_point(start + share * (end - start)) for share in np.linspace(0.0, 1.0, 5))
         return KeyFrame(frame, world.time - DT, "last-frame", f"{caption}: the enemy's blade in its cut in the "
                         f"{material}", blade[2], radius=1.2, actor=f"{enemy.name} blade", points=blade)
     focus = world.player.eye + 6.0 * world.player.aim
-    return KeyFrame(frame, world.time - DT, "last-frame", caption, tuple(float(v) for v in focus), radius=1.5)
+    return KeyFrame(frame, world.time - DT, "last-frame", caption, _point(focus), radius=1.5)
+
+
+def _point(values: Iterable[Any]) -> tuple[float, float, float]:  # three numbers (m) as plain floats
+    x, y, z = (float(v) for v in values)
+    return x, y, z
 
 
 # ---------------------------------------------------------------------------------------------- pictures
@@ -210,7 +219,7 @@ _MARKERS = {"player": ("wood", 0.35, 1.8, True), "npc": ("ice", 0.35, 1.8, True)
             "fragment": ("sand", 0.15, 0.3, False), "treasure": ("iron", 0.2, 0.4, False)}
 
 
-def _box(world: World, corner, axes, material: str) -> SimpleNamespace:
+def _box(world: World, corner: ArrayLike, axes: ArrayLike, material: str) -> SimpleNamespace:
     """A flat-shaded box (a display mesh) from ``corner`` (m) along the three ``axes`` (m, right-handed)."""
     triangles = (np.asarray(corner, dtype=np.float64) + _CORNERS @ np.asarray(axes, dtype=np.float64))[_BOX]
     normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
@@ -220,7 +229,7 @@ def _box(world: World, corner, axes, material: str) -> SimpleNamespace:
                            mat_a=ids, mat_b=ids, blend=np.zeros(36))
 
 
-def _blade(world: World, enemy) -> SimpleNamespace:
+def _blade(world: World, enemy: ChainsawEnemy) -> SimpleNamespace:
     """The chainsaw's blade: a bar 0.1 m thick along its segment, iron grey."""
     start, end = (np.asarray(p, dtype=np.float64) for p in enemy.motion.part_segment)
     along = end - start
@@ -304,7 +313,7 @@ def _own_object(scene: _Scene, key: KeyFrame) -> int:
     return scene.actors.index(key.actor) if key.actor in scene.actors else -2
 
 
-def _draw(scene: _Scene, world: World, path: Path, camera: Camera, size) -> Path:
+def _draw(scene: _Scene, world: World, path: Path, camera: Camera, size: tuple[int, int]) -> Path:
     return snapshot(scene.meshes, path, materials=world.materials, camera=camera, size=size)
 
 
@@ -314,13 +323,13 @@ def _count_key(e: Event) -> tuple[str, str]:
     name = type(e).__name__
     if isinstance(e, ActionEnded):
         return name, f"{e.action}: {e.outcome}"
-    if name == "VoxelsEdited":
+    if isinstance(e, VoxelsEdited):
         return name, f"{e.kind} ({e.source})"
     return name, next((str(getattr(e, f)) for f in ("kind", "action", "material", "cause", "item") if hasattr(e, f)),
                       "")
 
 
-def _timeline_text(e: Event, first: set) -> str | None:
+def _timeline_text(e: Event, first: set[tuple[str, str]]) -> str | None:
     """The timeline's words for ``e``; None for routine events (footsteps, edits, every re-plan after the first)."""
     if isinstance(e, ActionEnded):
         return f"{e.action} ends: {e.outcome}"
@@ -359,7 +368,7 @@ class FrameTimes:
     frames: int
 
     @classmethod
-    def of(cls, times) -> FrameTimes:
+    def of(cls, times: ArrayLike) -> FrameTimes:
         """The figures of ``times`` (s per frame, at least one)."""
         ms = 1000.0 * np.asarray(times, dtype=np.float64)
         return cls(float(np.median(ms)), float(np.percentile(ms, 95)), float(ms.max()), float(ms.mean()),
@@ -376,7 +385,8 @@ class FrameTimes:
 
 
 def _timeline(world: World, keys: list[KeyFrame]) -> list[str]:
-    rows, first, pictures = ["| frame | time (s) | what |", "|---:|---:|---|"], set(), {k.frame: k for k in keys}
+    rows, pictures = ["| frame | time (s) | what |", "|---:|---:|---|"], {k.frame: k for k in keys}
+    first: set[tuple[str, str]] = set()
     for e in world.events:
         if e.frame in pictures:
             k = pictures.pop(e.frame)
@@ -386,19 +396,19 @@ def _timeline(world: World, keys: list[KeyFrame]) -> list[str]:
     return rows + [f"| {k.frame} | {k.time:.2f} | picture: [{k.caption}]({k.picture}) |" for k in pictures.values()]
 
 
-def _facts(world: World, off_line: dict) -> list[str]:
+def _facts(world: World, off_line: dict[str, float]) -> list[str]:
     """Bullets, impacts, the enemy's carving and the NPCs' re-plans, one line each."""
     made = [e for e in world.events if isinstance(e, ActionOutcome) and e.kind == "bullet"]
     impacts = Counter(e.kind for e in world.events if isinstance(e, ActionOutcome) and e.kind in RULES)
-    lines = [f"- Bullets sucked up: {len(made)} ({', '.join(sorted({e.material for e in made})) or '-'}); "
+    lines = [f"- Bullets sucked up: {len(made)} ({', '.join(sorted({str(e.material) for e in made})) or '-'}); "
              f"carried at the end: {len(world.actions.suck.bullets)}.",
              f"- Throw impacts: {', '.join(f'{rule} {n}' for rule, n in sorted(impacts.items())) or 'none'}."]
     for enemy in world.agents.enemies:
         carves = [e for e in world.events if isinstance(e, EnemyChanged) and e.enemy == enemy.name
                   and e.kind == "carved"]
-        by_material = Counter()
+        by_material: Counter[str] = Counter()  # m³ (floats) by material
         for carve in carves:
-            by_material[carve.material] += carve.amount
+            by_material[carve.material] += carve.amount  # type: ignore[assignment]  # typeshed's Counter counts ints
         lines.append(f"- Enemy {enemy.name}: carved {enemy.carved_volume:.3f} m³ ({enemy.carved_voxels} voxels; "
                      + ", ".join(f"{m} {v:.3f}" for m, v in by_material.most_common()) + f") in {len(carves)} "
                      f"carves, {sum(c.amount == 0 for c in carves)} of which removed nothing; slowest wrist rate "
@@ -407,7 +417,7 @@ def _facts(world: World, off_line: dict) -> list[str]:
                     "the straight line of its patrol." for n in world.agents.npcs]
 
 
-def _explained(title: str, who: str, explanations: list) -> list[str]:
+def _explained(title: str, who: str, explanations: list[Explanation]) -> list[str]:
     """A table of ``explanations`` (frame, time, who, why), the first :data:`EXPLAINED_ROWS` of them."""
     if not explanations:
         return [f"{title}: none."]
@@ -417,15 +427,15 @@ def _explained(title: str, who: str, explanations: list) -> list[str]:
     return rows + ([f"| ... | | | and {more} more |"] if more > 0 else [])
 
 
-def _why(world: World, rebaked: set) -> list[str]:
+def _why(world: World, rebaked: set[tuple[int, str]]) -> list[str]:
     """The report's words on each action that did nothing and each NPC re-plan (:mod:`.explanations`;
     ``rebaked``: the re-plans the navmesh's re-bakes under the NPC's way caused)."""
     return [*_explained("Player actions that did nothing", "action", blocked_actions(world.events)), "",
             *_explained("NPC re-plans", "NPC", replans(world.events, rebaked))]
 
 
-def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict,
-            rebaked: set) -> str:
+def _report(world: World, seed: int, keys: list[KeyFrame], times: np.ndarray, built: float, off_line: dict[str, float],
+            rebaked: set[tuple[int, str]]) -> str:
     frames, s = len(times), world.volume.voxel_size
     size = " x ".join(f"{n * s:g}" for n in world.volume.shape)
     where = ", ".join(f"{v:.2f}" for v in world.player.position)
@@ -491,17 +501,21 @@ def _check_renderer() -> None:
     render(triangle, materials=MaterialTable.default(), size=(2, 2), camera=Camera((2, 2, 2), (0, 0, 0)))
 
 
-def _ways(world: World) -> tuple[int, dict]:
+def _ways(world: World) -> tuple[int, dict[str, np.ndarray]]:
     """The navmesh's revision and each walking NPC's way (its position, then its path's points, m) now."""
-    return world.agents.navigation.revision, {npc.name: np.vstack([npc.position[None], npc.path]) for npc in
+    navigation = world.agents.navigation
+    assert navigation is not None  # the demo's NPCs navigate from the first frame
+    return navigation.revision, {npc.name: np.vstack([npc.position[None], npc.path]) for npc in
                                               world.agents.npcs if npc.path is not None}
 
 
-def _track_rebakes(world: World, events: list[Event], ways: tuple[int, dict], rebaked: set) -> None:
+def _track_rebakes(world: World, events: list[Event], ways: tuple[int, dict[str, np.ndarray]],
+                   rebaked: set[tuple[int, str]]) -> None:
     """Add (frame, NPC) to ``rebaked`` for each re-plan of this frame whose NPC's way before it (``ways``, from
     :func:`_ways`) crossed navmesh tiles that the frame baked again."""
     revision, before = ways
     navigation = world.agents.navigation
+    assert navigation is not None  # the demo's NPCs navigate from the first frame
     for e in events:
         if isinstance(e, NPCChanged) and e.kind == "replanned" and e.npc in before:
             tiles = navigation.changed_since(revision)
@@ -509,7 +523,8 @@ def _track_rebakes(world: World, events: list[Event], ways: tuple[int, dict], re
                 rebaked.add((e.frame, e.npc))
 
 
-def _track_off_line(world: World, patrols: dict, off_line: dict) -> None:
+def _track_off_line(world: World, patrols: dict[str, tuple[np.ndarray, np.ndarray]],
+                    off_line: dict[str, float]) -> None:
     """Keep each NPC's largest distance (m, in x-z) from the straight line between its patrol's ends."""
     for npc in world.agents.npcs:
         a, b = patrols[npc.name]
@@ -518,7 +533,8 @@ def _track_off_line(world: World, patrols: dict, off_line: dict) -> None:
         off_line[npc.name] = max(off_line.get(npc.name, 0.0), float(off))
 
 
-def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540)) -> SessionResult:
+def run_session(seed: int = 0, frames: int = 600, out_dir: str | Path = "demo",
+                size: tuple[int, int] | list[int] = (960, 540)) -> SessionResult:
     """Play the scripted session for ``frames`` frames (1/60 s each, >= 1; the script fills 600, later frames
     watch the enemy) on ``World.demo(seed)`` (seed >= 0) and write into ``out_dir`` (a folder, made with its
     parents if missing) a PNG per key frame, ``overview.png``, ``achievements.png`` and ``report.md``; pictures
@@ -528,7 +544,8 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     frames = check_integer("frames", frames, minimum=1, maximum=MAX_FRAMES, unit="frames")
     if not (isinstance(size, (tuple, list)) and len(size) == 2):
         raise ParameterError("size", size, f"(width, height) in pixels, each from 16 to {MAX_SIZE}")
-    size = tuple(check_integer("size", v, minimum=16, maximum=MAX_SIZE, unit="pixels") for v in size)
+    width, height = (check_integer("size", v, minimum=16, maximum=MAX_SIZE, unit="pixels") for v in size)
+    size = (width, height)
     out = Path(out_dir)
     blocking = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocking is not None:
@@ -542,9 +559,13 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
     started = time.perf_counter()
     world = World.demo(seed=seed)
     built = time.perf_counter() - started
-    patrols = {npc.name: (npc.position.copy(), npc.goal.copy()) for npc in world.agents.npcs}
-    times, keys, pictures, seen, sides, off_line = np.zeros(frames), [], [], set(), {}, {}
-    aspect, cuts, rebaked, cameras, subject_seen = size[0] / size[1], [], set(), [], []
+    patrols: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for npc in world.agents.npcs:
+        assert npc.goal is not None  # the demo's NPCs patrol between two ends
+        patrols[npc.name] = (npc.position.copy(), npc.goal.copy())
+    seen, sides, off_line = set[str](), dict[str, float](), dict[str, float]()
+    cuts, rebaked = list[np.ndarray](), set[tuple[int, str]]()
+    times, keys, pictures, aspect, cameras, subject_seen = np.zeros(frames), [], [], size[0] / size[1], [], []
     for frame in range(frames):
         inputs, ways = demo_inputs(frame, world), _ways(world)
         started = time.perf_counter()
@@ -556,7 +577,9 @@ def run_session(seed: int = 0, frames: int = 600, out_dir="demo", size=(960, 540
         found = _key_frames(world, events, seen, sides)
         if frame == frames - 1:  # the last picture looks at the enemy cutting the wall
             found.append(_last_frame(world, frame, cuts))
-        scene = _scene(world) if found else None
+        if not found:
+            continue
+        scene = _scene(world)
         for key in found:  # drawn between steps: not in the step times
             keys.append(key)
             camera = _camera(world, scene, key, aspect)

@@ -20,7 +20,9 @@ the navmesh under its way was baked again after the punch removed 2.500 m³ of g
 from __future__ import annotations
 
 import math
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Explanation", "blocked_actions", "replans", "OUTCOME_WORDS"]
 
@@ -40,11 +42,11 @@ class Explanation:
     why: str
 
 
-def _fields(event) -> dict:
+def _fields(event: object) -> dict[str, Any]:
     return {name: getattr(event, name) for name in ("action", "reason", "text") if hasattr(event, name)}
 
 
-def blocked_actions(events) -> list[Explanation]:
+def blocked_actions(events: Sequence[Any]) -> list[Explanation]:
     """Every player action in ``events`` that did nothing, with the reason: an ``ActionBlocked`` event's text,
     else the ``ActionEnded`` outcome ("blocked": the frame's edit damaged voxels without removing any)."""
     told = {(e.frame, e.action) for e in events if type(e).__name__ == "ActionBlocked"}
@@ -69,7 +71,7 @@ def blocked_actions(events) -> list[Explanation]:
     return found
 
 
-def _cause(edits: list, place=None, npc_at=None) -> str:
+def _cause(edits: list[Any], place: Sequence[float] | None = None, npc_at: Sequence[float] | None = None) -> str:
     """What ``edits`` (VoxelsEdited events of one source) did together and who did them, in words; how far from
     ``npc_at`` when the last one's ``place`` (m) is known."""
     source, count = edits[-1].source, len(edits)
@@ -87,7 +89,7 @@ def _cause(edits: list, place=None, npc_at=None) -> str:
     return f"{who} {what}{where}"
 
 
-def replans(events, rebaked=None) -> list[Explanation]:
+def replans(events: Iterable[Any], rebaked: Container[tuple[int, str]] | None = None) -> list[Explanation]:
     """Every NPC re-plan in ``events`` with its cause.
 
     ``rebaked``: the (frame, NPC name) pairs at which the navmesh was baked again under the NPC's way (as an
@@ -95,7 +97,10 @@ def replans(events, rebaked=None) -> list[Explanation]:
     re-plan is put down to the terrain edits since the last re-plan that was (summed by source); any
     other re-plan to the NPC's own walk (its stride left the navmesh). Without ``rebaked``, a re-plan after an
     edit is put down to the edits. An NPC that had been cut off and found a way again says so."""
-    window, used_at, places, blocked = [], None, {}, set()
+    window: list[Any] = []  # VoxelsEdited events not yet cited
+    used_at: int | None = None
+    places: dict[tuple[int, str], Sequence[float]] = {}
+    blocked: set[str] = set()
     found = []
     for e in events:
         name = type(e).__name__

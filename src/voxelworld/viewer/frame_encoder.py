@@ -25,10 +25,12 @@ True
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .chunk_messages import CHUNK_HEADER
-from .frame_messages import delta
+from .chunk_messages import CHUNK_HEADER, WireMesh
+from .frame_messages import ActorPose, delta
 from .protocol import (
     FRAME_STATE,
     actor_poses,
@@ -43,6 +45,10 @@ from .protocol import (
     frame_message,
     hud_message,
 )
+
+if TYPE_CHECKING:
+    from ..game.navigation import WorldNavigation
+    from ..game.world import World
 
 __all__ = ["MESH_EVERY", "ChunkUpdate", "FramePacket", "FrameEncoder"]
 
@@ -83,9 +89,9 @@ class FramePacket:
     frame: int
     frame_text: str
     hud_text: str | None
-    chunks: dict
-    navmesh: tuple | None
-    collision: tuple | None
+    chunks: dict[tuple[int, int, int], ChunkUpdate]
+    navmesh: tuple[int, bytes] | None  # (key, message)
+    collision: tuple[int, bytes] | None
     step_ms: float
     encode_ms: float
     events_text: str | None = None
@@ -121,18 +127,20 @@ class FrameEncoder:
         chunk -> (revision, :class:`~voxelworld.viewer.chunk_messages.WireMesh`) as last published.
     """
 
-    def __init__(self, world):
+    def __init__(self, world: World) -> None:
         self.world = world
-        self.wire: dict[tuple, tuple] = {}
-        self._published: dict[tuple, int] = {}  # chunk -> the frame its mesh was last published in
-        self._held_back: set = set()  # chunks that changed but were published less than MESH_EVERY frames ago
-        self._last_frame: dict | None = None  # the last frame message (whole)
-        self._last_poses: list | None = None
-        self._last_hud: dict | None = None
+        self.wire: dict[tuple[int, int, int], tuple[int, WireMesh]] = {}
+        self._published: dict[tuple[int, int, int], int] = {}  # chunk -> the frame its mesh was last published in
+        # chunks that changed but were published less than MESH_EVERY frames ago
+        self._held_back: set[tuple[int, int, int]] = set()
+        self._last_frame: dict[str, Any] | None = None  # the last frame message (whole)
+        self._last_poses: list[ActorPose] | None = None
+        self._last_hud: dict[str, Any] | None = None
         self._hud_version = 0
-        self._collider = None
+        self._collider: object = None  # the world's collider last encoded (compared by identity)
         self._collision_serial = 0
-        self._navigation, self._navmesh_revision, self._navmesh_serial = None, -1, 0
+        self._navigation: WorldNavigation | None = None
+        self._navmesh_revision, self._navmesh_serial = -1, 0
         self.want_navmesh = self.want_collision = False
 
     def encode_all(self) -> FramePacket:
@@ -151,7 +159,7 @@ class FrameEncoder:
         start = time.perf_counter() if start is None else start
         return self._packet(step_ms, start, self._encode_chunks(self.world.snapshot().changed_chunks))
 
-    def _encode_chunks(self, changed) -> dict:
+    def _encode_chunks(self, changed: Iterable[tuple[int, int, int]]) -> dict[tuple[int, int, int], ChunkUpdate]:
         """A :class:`ChunkUpdate` for each chunk of ``changed`` (and of those held back before) whose quantised
         mesh is not the one last published (a remesh that changed nothing a page sees is not sent). A chunk
         published less than :data:`MESH_EVERY` frames ago is held back until then and published as it is then:
@@ -178,7 +186,7 @@ class FrameEncoder:
             self._published[chunk] = frame
         return updates
 
-    def _packet(self, step_ms: float, start: float, chunks: dict) -> FramePacket:
+    def _packet(self, step_ms: float, start: float, chunks: dict[tuple[int, int, int], ChunkUpdate]) -> FramePacket:
         """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""
         world = self.world
         frame = frame_message(world, step_ms)
@@ -190,7 +198,7 @@ class FrameEncoder:
             frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
             frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
         poses = actor_poses(world)
-        poses_delta = None if self._last_poses is None else \
+        poses_delta = None if self._last_poses is None or before is None else \
             encode_poses(world.frame, poses, self._last_poses, before["frame"])
         self._last_frame, self._last_poses = frame, poses
         events = events_message(frame)
@@ -210,7 +218,7 @@ class FrameEncoder:
                            None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
                            poses_delta, hud_delta, self._hud_version)
 
-    def _encode_navmesh(self) -> tuple | None:
+    def _encode_navmesh(self) -> tuple[int, bytes] | None:
         """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
         world has none yet (no NPC needed one)."""
         navigation = self.world.agents.navigate()
@@ -220,7 +228,7 @@ class FrameEncoder:
         self._navmesh_serial += 1
         return self._navmesh_serial, encode_navmesh(navigation.revision, navigation.mesh)
 
-    def _encode_collision(self) -> tuple | None:
+    def _encode_collision(self) -> tuple[int, bytes] | None:
         """The collision mesh message if the world's collider was rebuilt since it was last encoded."""
         collider = self.world.collider
         if collider is self._collider:

@@ -23,8 +23,12 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..game.world import World
 
 __all__ = ["KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
            "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged", "PoseError"]
@@ -90,7 +94,7 @@ def unpack_rotations(packed: np.ndarray) -> np.ndarray:
     return q.astype(np.float32)
 
 
-def actor_poses(world) -> list[ActorPose]:
+def actor_poses(world: World) -> list[ActorPose]:
     """Every actor's pose of the world's last frame (the player, the NPCs, the enemies), packed for the wire."""
     ids = {m.name: m.id for m in world.materials}
     characters = world.snapshot().characters
@@ -134,7 +138,8 @@ def encode_poses(frame: int, poses: list[ActorPose], base: list[ActorPose] | Non
     return b"".join(parts)
 
 
-def decode_poses(data, base: list[ActorPose] | None = None) -> tuple[int, int, list[ActorPose]]:
+def decode_poses(data: bytes | bytearray | memoryview,
+                 base: list[ActorPose] | None = None) -> tuple[int, int, list[ActorPose]]:
     """(frame, base frame, poses) from :func:`encode_poses`'s bytes; a delta is completed from ``base`` (the
     poses of its base frame), as a page completes it."""
     if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < POSES_HEADER.size:
@@ -180,13 +185,13 @@ def decode_poses(data, base: list[ActorPose] | None = None) -> tuple[int, int, l
     return frame, base_frame, poses
 
 
-def delta(before: dict, now: dict) -> dict:
+def delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
     """The top-level fields of ``now`` that are not in ``before`` or differ from it (a field ``before`` has and
     ``now`` does not is not told: the messages that use deltas always carry the same fields)."""
     return {name: value for name, value in now.items() if name not in before or before[name] != value}
 
 
-def merged(state: dict | None, message: dict) -> dict:
+def merged(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
     """A page's view after ``message``: a delta (``base`` not None) laid over ``state``, a whole one as it is."""
     if message.get("base") is None or state is None:
         return dict(message)

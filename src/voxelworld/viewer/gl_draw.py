@@ -9,13 +9,18 @@ display triangles, three corners each), the texture pictures, the collision wire
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from ..terrain import TEXTURE_METRES
 from . import gl_shaders
 from .camera import Camera
+
+if TYPE_CHECKING:
+    import moderngl  # imported where used: only drawing needs it
 
 __all__ = ["Corners", "corners_of_triangles", "draw", "Light", "LIGHT", "SAMPLES", "SHADOW_MAP_SIZE", "MACRO_TILES"]
 
@@ -64,7 +69,8 @@ class Corners:
         return Corners(np.vstack([p.floats for p in parts]), np.vstack([p.ints for p in parts]), positions)
 
 
-def corners_of_triangles(positions, normals, indices, occlusion, blend, layer_a, layer_b) -> Corners:
+def corners_of_triangles(positions: np.ndarray, normals: np.ndarray, indices: np.ndarray, occlusion: np.ndarray,
+                         blend: np.ndarray, layer_a: np.ndarray, layer_b: np.ndarray) -> Corners:
     """:class:`Corners` of one mesh: per vertex ``positions``, ``normals`` (n, 3), ``occlusion``, ``blend``
     (n,) and texture layers ``layer_a``, ``layer_b`` (n,); ``indices`` (m, 3) vertex numbers."""
     corners = indices.reshape(-1)
@@ -93,7 +99,14 @@ def _matrix(matrix: np.ndarray) -> bytes:
     return np.ascontiguousarray(matrix.T, dtype=np.float32).tobytes()
 
 
-def draw(ctx, size, view_projection, eye, corners: Corners, pictures, wire, background, wireframe_colour,
+def _uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
+    """The uniform ``name`` of ``program`` (moderngl types a program's members as any kind of member)."""
+    return cast("moderngl.Uniform", program[name])
+
+
+def draw(ctx: moderngl.Context, size: tuple[int, int], view_projection: np.ndarray, eye: Sequence[float],
+         corners: Corners, pictures: tuple[np.ndarray, np.ndarray], wire: tuple[np.ndarray, np.ndarray, np.ndarray],
+         background: tuple[float, float, float], wireframe_colour: tuple[float, float, float],
          light: Light = LIGHT) -> np.ndarray:
     """Render into ``ctx`` and return the (height, width, 3) uint8 picture, row 0 at the top.
 
@@ -123,7 +136,10 @@ def draw(ctx, size, view_projection, eye, corners: Corners, pictures, wire, back
     return np.ascontiguousarray(pixels.reshape(height, width, 3)[::-1])
 
 
-def _draw_surfaces(ctx, drawn, size, view_projection, eye, corners, pictures, background, light) -> None:
+def _draw_surfaces(ctx: moderngl.Context, drawn: moderngl.Framebuffer, size: tuple[int, int],
+                   view_projection: np.ndarray, eye: Sequence[float], corners: Corners,
+                   pictures: tuple[np.ndarray, np.ndarray], background: tuple[float, float, float],
+                   light: Light) -> None:
     import moderngl
 
     direction = np.array(light.direction) / np.linalg.norm(light.direction)
@@ -139,7 +155,7 @@ def _draw_surfaces(ctx, drawn, size, view_projection, eye, corners, pictures, ba
     shadow_pass.use()
     shadow_pass.clear(depth=1.0)
     depth_program = ctx.program(vertex_shader=gl_shaders.SHADOW_VERTEX, fragment_shader=gl_shaders.SHADOW_FRAGMENT)
-    depth_program["sun_matrix"].write(_matrix(sun_matrix))
+    _uniform(depth_program, "sun_matrix").write(_matrix(sun_matrix))
     ctx.polygon_offset = (2.0, 4.0)
     ctx.vertex_array(depth_program, [(floats, "3f 40x", "in_position")]).render(moderngl.TRIANGLES)
     ctx.polygon_offset = (0.0, 0.0)
@@ -160,9 +176,9 @@ def _draw_surfaces(ctx, drawn, size, view_projection, eye, corners, pictures, ba
         "fog_density": _fog_density(max(float(np.linalg.norm(hi - lo)), light.fog_least_diagonal) * light.fog_half), "albedo_maps": 0, "surface_maps": 1, "shadow_map": 2,
     }
     for name, value in values.items():
-        program[name].value = value
-    program["view_projection"].write(_matrix(view_projection))
-    program["sun_matrix"].write(_matrix(sun_matrix))
+        _uniform(program, name).value = value
+    _uniform(program, "view_projection").write(_matrix(view_projection))
+    _uniform(program, "sun_matrix").write(_matrix(sun_matrix))
     albedo.use(location=0)
     surface.use(location=1)
     shadow_map.use(location=2)
@@ -179,7 +195,7 @@ def _fill_direction(sun: np.ndarray) -> np.ndarray:
     return direction / np.linalg.norm(direction)
 
 
-def _texture_array(ctx, picture: np.ndarray):
+def _texture_array(ctx: moderngl.Context, picture: np.ndarray) -> moderngl.TextureArray:
     import moderngl
 
     layers, side = picture.shape[0], picture.shape[1]
@@ -195,7 +211,9 @@ def _fog_density(half_distance: float) -> float:
     return math.sqrt(math.log(2.0)) / half_distance
 
 
-def _draw_wireframe(ctx, drawn, size, view_projection, wire, wireframe_colour) -> None:
+def _draw_wireframe(ctx: moderngl.Context, drawn: moderngl.Framebuffer, size: tuple[int, int],
+                    view_projection: np.ndarray, wire: tuple[np.ndarray, np.ndarray, np.ndarray],
+                    wireframe_colour: tuple[float, float, float]) -> None:
     import moderngl
 
     width, height = size
@@ -207,8 +225,8 @@ def _draw_wireframe(ctx, drawn, size, view_projection, wire, wireframe_colour) -
     drawn.use()  # moderngl applies a framebuffer's colour mask when it is bound
     drawn.clear(depth=1.0)
     program = ctx.program(vertex_shader=gl_shaders.WIRE_VERTEX, fragment_shader=gl_shaders.WIRE_FRAGMENT)
-    program["view_projection"].write(_matrix(view_projection))
-    program["wire_colour"].value = wireframe_colour
+    _uniform(program, "view_projection").write(_matrix(view_projection))
+    _uniform(program, "wire_colour").value = wireframe_colour
     buffer = ctx.buffer(np.ascontiguousarray(wire_points).tobytes())
     ctx.polygon_offset = (1.0, 4.0)
     ctx.vertex_array(program, [(buffer, "3f", "in_position")], index_buffer=ctx.buffer(wire_triangles.tobytes()),

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .hosts import request_refusal
 from .protocol import PROTOCOL_VERSION, error_message
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.websockets import WebSocket
 
 __all__ = ["ThisServerOnly", "WebFiles", "protocol_refusal", "refuse_page", "shown"]
 
@@ -37,7 +42,7 @@ def protocol_refusal(spoken: str | None) -> str | None:
     return f"this page speaks play protocol {shown(spoken)} and this server {PROTOCOL_VERSION}: reload the page"
 
 
-async def refuse_page(websocket, reason: str, code: int) -> None:
+async def refuse_page(websocket: WebSocket, reason: str, code: int) -> None:
     """Tell a page whose handshake was accepted why it cannot stay (an ``error`` message) and close its socket with
     ``code`` and the reason (cut to 120 characters: a close frame's limit)."""
     await websocket.send_text(error_message(reason))
@@ -53,10 +58,10 @@ class ThisServerOnly:
     """ASGI middleware: an HTTP request or a websocket handshake that :func:`request_refusal` refuses gets 403
     and the reason (a handshake is refused before it is accepted), whatever its path."""
 
-    def __init__(self, app, host: str):
+    def __init__(self, app: ASGIApp, host: str) -> None:
         self.app, self.host = app, host
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             from starlette.datastructures import Headers
 
@@ -78,12 +83,12 @@ class WebFiles:
     """The files of ``viewer/web/`` only: paths with ``..``, backslashes, NUL bytes or an empty segment are
     refused (404) before Starlette's StaticFiles (which refuses paths leaving its folder too) looks at them."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path) -> None:
         from starlette.staticfiles import StaticFiles
 
         self.files = StaticFiles(directory=directory, html=True)
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             path = scope.get("path", "")
             raw = scope.get("raw_path", b"").decode("latin-1").lower()

@@ -19,13 +19,20 @@ tool's tip) as a share of the free run's over the same frames (:mod:`voxelworld.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import ParameterError
 from ..files import write_atomically
+
+if TYPE_CHECKING:
+    from ..motion import ContactMotion
+    from ..motion.part_contacts import ContactQuery
 
 __all__ = ["MEDIA", "MotionRun", "medium_runs", "motion_plot", "measured_shares", "CHAIN", "ROOT", "CHEST"]
 
@@ -48,34 +55,36 @@ class MotionRun:
 
     time: np.ndarray
     worlds: np.ndarray
-    places: dict
+    places: dict[str, np.ndarray]
     tip: np.ndarray
-    rates: dict
+    rates: dict[str, np.ndarray]
     touching: np.ndarray
     parents: np.ndarray
-    joints: dict
+    joints: dict[str, int]
     side: tuple[int, int]
     what: str
 
 
-def _record(step, motion, frames: int, touching, side, what) -> MotionRun:
+def _record(step: Callable[[], object], motion: ContactMotion, frames: int, touching: Callable[[], bool],
+            side: tuple[int, int], what: str) -> MotionRun:
     joints = dict(zip(JOINTS, (motion.root, motion.skeleton.index(CHEST), motion.shoulder, motion.elbow,
                                motion.wrist)))
-    worlds, tips, rates, touched = [motion.world.copy()], [], [], []
+    world_list, tips, rate_list, touched = [motion.world.copy()], [], [], []
     for _ in range(frames):
         step()
-        worlds.append(motion.world.copy())
+        world_list.append(motion.world.copy())
         tips.append(motion.part_segment[1].copy())
-        rates.append(motion.rates.copy())
+        rate_list.append(motion.rates.copy())
         touched.append(touching())
-    worlds, rates = np.array(worlds), np.array(rates)
+    worlds, rates = np.array(world_list), np.array(rate_list)
     return MotionRun(time=np.arange(1, frames + 1) * DT, worlds=worlds,
                      places={label: worlds[1:, j, :3, 3] for label, j in joints.items()}, tip=np.array(tips),
                      rates={label: rates[:, j] for label, j in joints.items()}, touching=np.array(touched),
                      parents=motion.skeleton.parents, joints=joints, side=side, what=what)
 
 
-def medium_runs(medium: str, glb, seconds: float = 8.0, wall_x: float = 1.0, blade_roll: float = 0.0) -> dict:
+def medium_runs(medium: str, glb: str | Path, seconds: float = 8.0, wall_x: float = 1.0,
+                blade_roll: float = 0.0) -> dict[str, MotionRun]:
     """The scenario of ``medium`` (one of :data:`MEDIA`) played ``seconds`` long with the medium (``"with"``)
     and without it (``"free"``): ``{label: MotionRun}``."""
     if medium not in MEDIA:
@@ -113,7 +122,7 @@ def medium_runs(medium: str, glb, seconds: float = 8.0, wall_x: float = 1.0, bla
             if medium == "water" else []
         what = "the chainsaw swung down into water up to the chest" if medium == "water" else \
             f"the chainsaw swung into a {medium} wall {wall_x:g} m ahead"
-    query = lambda a, b, r: None  # noqa: E731
+    query: ContactQuery = lambda a, b, r: None  # noqa: E731
     runs = {}
     for label in ("with", "free"):
         if label == "with" and medium in WALLS:
@@ -122,11 +131,11 @@ def medium_runs(medium: str, glb, seconds: float = 8.0, wall_x: float = 1.0, bla
             query = collision_contact_query(wall, {1: (medium, WALLS[medium])})
         motion = ContactMotion(skeleton, clip, list(CHAIN), ROOT, part, profile=still,
                                media=media if label == "with" else (), loop=True)
-        ask = query if label == "with" else (lambda a, b, r: None)
+        ask: ContactQuery = query if label == "with" else (lambda a, b, r: None)
         touching = ((lambda m=motion: m.part_drag > 0.0) if medium == "oar" else  # the blade in the water
                     (lambda m=motion: bool(np.any(m._in_media[:, m.wrist]))) if medium == "water" else
                     (lambda m=motion: m.contact is not None))
-        runs[label] = _record(lambda m=motion, q=ask: m.step(DT, q), motion, frames, touching, (0, 2), what)
+        runs[label] = _record(partial(motion.step, DT, ask), motion, frames, touching, (0, 2), what)
     return runs
 
 
@@ -143,7 +152,7 @@ def _shovel(material: str | None, frames: int, blade_roll: float) -> MotionRun:
     settings = ShovelSettings(blade_roll=blade_roll, profile=SlowdownProfile(vibration_degrees=0.0))
     digger = ShovelDigger("digger", volume, mesher, (1.2, 1.0, 2.0), facing=(1, 0, 0), settings=settings)
 
-    def step():
+    def step() -> None:
         mesher.update()
         digger.step(DT)
 
@@ -151,7 +160,7 @@ def _shovel(material: str | None, frames: int, blade_roll: float) -> MotionRun:
     return _record(step, digger.motion, frames, lambda: digger.motion.contact is not None, (0, 1), what)
 
 
-def measured_shares(run: MotionRun, free: MotionRun) -> dict:
+def measured_shares(run: MotionRun, free: MotionRun) -> dict[str, float]:
     """Each joint's measured motion over ``run``'s touching frames as a share of ``free``'s over the same
     frames: ``{label: share}`` (hips, chest: world rotation; shoulder, elbow: rotation relative to the parent;
     wrist, tool tip: displacement); empty if it never touched."""
@@ -170,7 +179,7 @@ def measured_shares(run: MotionRun, free: MotionRun) -> dict:
             "wrist": float(ratios.displacement[j["wrist"]]), "tool tip": float(moved / max(free_moved, 1e-12))}
 
 
-def motion_plot(path, glb, medium: str = "rock", seconds: float = 8.0, wall_x: float = 1.0,
+def motion_plot(path: str | Path, glb: str | Path, medium: str = "rock", seconds: float = 8.0, wall_x: float = 1.0,
                 blade_roll: float = 0.0) -> Path:
     """Write the three-panel PNG of ``medium`` (see the module) to ``path`` atomically."""
     import matplotlib

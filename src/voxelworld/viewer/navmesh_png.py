@@ -126,7 +126,7 @@ class StripLayout:
     items: tuple[StripItem, ...]
 
 
-def _font(size: int, superscript: bool = False):
+def _font(size: int, superscript: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """The strip's font at a picture of ``size`` pixels, or the smaller one of its superscripts."""
     points = max(13, size // 34)  # 13 px at the least: smaller text is hard to read
     return ImageFont.load_default(size=max(6, points * 3 // 5) if superscript else points)
@@ -164,7 +164,8 @@ def strip_layout(mesh: NavMesh, size: int = 1024) -> StripLayout:
     gap = max(3, line * 2 // 3)
     tip = max(2, line // 4)  # an arrow head's half width
 
-    def ink(words: str, at: tuple[int, int], face) -> tuple[int, int, int, int]:
+    def ink(words: str, at: tuple[int, int],
+            face: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> tuple[int, int, int, int]:
         x0, y0, x1, y1 = measure.textbbox(at, words, font=face, anchor="lm")
         return int(x0), int(y0), int(x1) - 1, int(y1) - 1
 
@@ -216,7 +217,7 @@ def strip_layout(mesh: NavMesh, size: int = 1024) -> StripLayout:
                        bar_metres, bar_pixels, tuple(items))
 
 
-def navmesh_png(mesh: NavMesh, path, size: int = 1024) -> Path:
+def navmesh_png(mesh: NavMesh, path: str | Path, size: int = 1024) -> Path:
     """Draw ``mesh`` from above (x to the right, z downwards), the map's longer side ``size`` pixels (16 to
     8192), with the strip of :func:`strip_layout` below it (the axes, the map's corner in world metres, a scale
     bar, and the legend: each level's colour and area, the background, the island count), and write it to

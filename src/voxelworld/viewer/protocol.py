@@ -45,10 +45,12 @@ import json
 import math
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, SupportsFloat, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import VoxelworldError
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
@@ -68,7 +70,13 @@ from .chunk_messages import (
     occlusion_bytes,
     wire_mesh,
 )
-from .frame_messages import KIND_POSES, POSES_HEADER, actor_poses, encode_poses
+from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, encode_poses
+
+if TYPE_CHECKING:
+    from ..game.events import Event
+    from ..game.world import World
+    from ..navigation import NavMesh
+    from ..terrain import Volume
 
 __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAGES_PER_SECOND",
            "MAX_FRAME_EVENTS", "BUTTONS", "CLIENT_TYPES", "KIND_CHUNK", "KIND_NAVMESH", "KIND_COLLISION",
@@ -139,6 +147,8 @@ class PingMessage:
     id: int = 0
 
 
+ClientMessage: TypeAlias = InputMessage | ControlMessage | SaveMessage | OverlaysMessage | PingMessage
+
 _FIELDS = {"input": ("move", "look", "held"), "control": (), "release": (), "save": (),
            "overlays": ("navmesh", "collision"), "ping": ("id",)}
 
@@ -154,7 +164,7 @@ def _bad(where: str, value: object, legal: str) -> ProtocolError:
 
 def _number(where: str, value: object, low: float, high: float) -> float:
     legal = f"a number in [{low:g}, {high:g}]"
-    if type(value) not in (int, float):  # bool is an int to Python, not to us
+    if type(value) is not int and type(value) is not float:  # bool is an int to Python, not to us
         raise _bad(where, value, legal)
     try:
         number = float(value)
@@ -183,23 +193,25 @@ def _json_kind(value: object) -> str:
     return {list: "an array", str: "a string", int: "a number", float: "a number"}.get(type(value), "that")
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ProtocolError(f"{name} is not allowed (numbers must be finite)")
 
 
-def _unique_fields(pairs: list) -> dict:
+def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's fields as a dict, or ProtocolError when a field appears twice (``json.loads`` would keep
     the last one silently, so a checker and an actor could read different values)."""
     document = dict(pairs)
     if len(document) != len(pairs):
-        seen: set = set()
-        name = next(name for name, _ in pairs if name in seen or seen.add(name))
+        seen: set[str] = set()
+        for name, _ in pairs:  # the first field seen twice
+            if name in seen:
+                break
+            seen.add(name)
         raise ProtocolError(f"duplicate field {_shown(name)} in a JSON object: each field may appear once")
     return document
 
 
-def parse_client_message(data: str | bytes) -> InputMessage | ControlMessage | SaveMessage | OverlaysMessage | \
-        PingMessage:
+def parse_client_message(data: str | bytes) -> ClientMessage:
     """Check a page's message and return it as one of the message classes, or raise :class:`ProtocolError`
     saying what is wrong (binary data, too long, not JSON, a field twice in one object, not an object, unknown
     type, unknown or missing field, wrong type, out of range, NaN or infinite numbers)."""
@@ -261,9 +273,10 @@ class RateLimiter:
     """
 
     def __init__(self, rate: float = MAX_MESSAGES_PER_SECOND, burst: float | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.rate, self.burst, self._clock = float(rate), float(rate if burst is None else burst), clock
-        self._tokens, self._last = self.burst, None
+        self._tokens = self.burst
+        self._last: float | None = None
 
     def allow(self) -> bool:
         """Take a token for one message: False when there is none (the message is over the limit)."""
@@ -278,7 +291,7 @@ class RateLimiter:
 
 
 # ------------------------------------------------------------------------------------ binary meshes
-def _le(array, dtype: str) -> bytes:
+def _le(array: ArrayLike, dtype: str) -> bytes:
     return np.ascontiguousarray(array, dtype=dtype).tobytes()
 
 
@@ -293,7 +306,7 @@ def _take(data: bytes, offset: int, dtype: str, count: int, what: str) -> tuple[
     return np.frombuffer(data, dtype=dtype, count=count, offset=offset).copy(), offset + size
 
 
-def _header(data: bytes, header: struct.Struct, kind: int) -> tuple:
+def _header(data: bytes, header: struct.Struct, kind: int) -> tuple[Any, ...]:
     if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < header.size:
         raise ProtocolError(f"binary message too short for its {header.size}-byte header")
     fields = header.unpack_from(data)
@@ -321,7 +334,7 @@ def decode_chunk_patch(data: bytes, old: WireMesh) -> tuple[tuple[int, int, int]
         raise ProtocolError(str(error)) from None
 
 
-def decode_poses(data: bytes, base=None) -> tuple[int, int, list]:
+def decode_poses(data: bytes, base: list[ActorPose] | None = None) -> tuple[int, int, list[ActorPose]]:
     """(frame, base frame, poses) of :func:`encode_poses`'s bytes, a delta completed from ``base`` (the poses of
     its base frame); ProtocolError when the bytes are not such a message."""
     try:
@@ -330,20 +343,21 @@ def decode_poses(data: bytes, base=None) -> tuple[int, int, list]:
         raise ProtocolError(str(error)) from None
 
 
-def chunk_origin(volume, chunk) -> tuple[float, float, float]:
+def chunk_origin(volume: Volume, chunk: tuple[int, int, int]) -> tuple[float, float, float]:
     """The corner (m) of ``chunk`` (i, j, k) of ``volume``'s chunk grid: what its mesh's positions count from."""
     extent = volume.chunk_size * volume.voxel_size
-    return tuple(float(np.float32(o + c * extent)) for o, c in zip(volume.origin, chunk))
+    (x, y, z), (i, j, k) = volume.origin, chunk
+    return float(np.float32(x + i * extent)), float(np.float32(y + j * extent)), float(np.float32(z + k * extent))
 
 
-def chunk_wire_mesh(volume, chunk, mesh: DisplayMesh | None) -> WireMesh:
+def chunk_wire_mesh(volume: Volume, chunk: tuple[int, int, int], mesh: DisplayMesh | None) -> WireMesh:
     """``chunk``'s display mesh quantised for the wire: positions counted from the chunk's corner
     (:func:`chunk_origin`) in steps of :func:`chunk_step` of the chunk's extent (the same for every chunk, so a
     vertex two chunks share decodes alike)."""
     return wire_mesh(mesh, chunk_origin(volume, chunk), chunk_step(volume.chunk_size * volume.voxel_size))
 
 
-def navmesh_triangles(navmesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def navmesh_triangles(navmesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A navmesh's polygons as triangles (each convex polygon as a fan from its first corner): vertices (n, 3)
     float32 m, indices (m, 3) uint32 and each triangle's level (m,) uint8 (levels above 255 show as 255)."""
     start = np.asarray(navmesh.polygon_start, dtype=np.int64)
@@ -358,7 +372,8 @@ def navmesh_triangles(navmesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             level.astype(np.uint8))
 
 
-def _encode_triangles(kind: int, revision: int, positions, indices, per_triangle) -> bytes:
+def _encode_triangles(kind: int, revision: int, positions: Sequence[Any] | np.ndarray,
+                      indices: Sequence[Any] | np.ndarray, per_triangle: Sequence[Any] | np.ndarray) -> bytes:
     n, m = len(positions), len(indices)
     return b"".join((TRIANGLES_HEADER.pack(kind, MESH_VERSION, 0, int(revision) & 0xFFFFFFFF, n, m),
                      _le(positions, "<f4"), _le(indices, "<u4"), _le(per_triangle, "u1"), _pad(m)))
@@ -375,7 +390,7 @@ def _decode_triangles(data: bytes, kind: int) -> tuple[int, np.ndarray, np.ndarr
     return revision, positions.reshape(-1, 3), indices.reshape(-1, 3), values
 
 
-def encode_navmesh(revision: int, navmesh) -> bytes:
+def encode_navmesh(revision: int, navmesh: NavMesh | None) -> bytes:
     """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 2, u16 0, u32 revision,
     u32 vertex count n, u32 triangle count m), vertices f32[3n] (m), indices u32[3m], each triangle's level
     u8[m], zero bytes up to a multiple of 4. None: an empty navmesh."""
@@ -389,7 +404,8 @@ def decode_navmesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.ndarray
     return _decode_triangles(data, KIND_NAVMESH)
 
 
-def encode_collision_mesh(serial: int, positions, indices, tri_material) -> bytes:
+def encode_collision_mesh(serial: int, positions: Sequence[Any] | np.ndarray, indices: Sequence[Any] | np.ndarray,
+                          tri_material: Sequence[Any] | np.ndarray) -> bytes:
     """The collision triangles as a binary message: the 16-byte header (u8 kind = 3, u8 version = 2, u16 0,
     u32 serial, u32 n, u32 m), positions f32[3n] (m), indices u32[3m], each triangle's material id u8[m], zero
     bytes up to a multiple of 4."""
@@ -402,7 +418,7 @@ def decode_collision_mesh(data: bytes) -> tuple[int, np.ndarray, np.ndarray, np.
 
 
 # -------------------------------------------------------------------------------------- JSON messages
-def dumps(message: dict) -> str:
+def dumps(message: dict[str, Any]) -> str:
     """A message as compact JSON text (NaN and infinities are never sent)."""
     return json.dumps(message, separators=(",", ":"), allow_nan=False)
 
@@ -412,7 +428,7 @@ def error_message(text: str) -> str:
     return dumps({"type": "error", "error": str(text)})
 
 
-def _round(value, digits: int = 4):
+def _round(value: np.ndarray | list[Any] | tuple[Any, ...] | SupportsFloat, digits: int = 4) -> Any:
     """Floats (or an array of them) rounded for JSON; NaN and infinities become None."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
@@ -422,7 +438,8 @@ def _round(value, digits: int = 4):
     return round(number, digits) if math.isfinite(number) else None
 
 
-def hello_message(world, client: int, controller: int | None, *, fps: float, save_path: str | None) -> dict:
+def hello_message(world: World, client: int, controller: int | None, *, fps: float,
+                  save_path: str | None) -> dict[str, Any]:
     """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
     (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
     picture, /textures.bin), the world's box and chunk grid and how far around its actors it is meshed (m, None:
@@ -456,7 +473,7 @@ def hello_message(world, client: int, controller: int | None, *, fps: float, sav
     }
 
 
-def _objects(world) -> list[dict]:
+def _objects(world: World) -> list[dict[str, Any]]:
     actions = world.actions
     items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
     objects = [{"name": o.name, "kind": o.kind, "position": _round(o.object.position),
@@ -466,7 +483,7 @@ def _objects(world) -> list[dict]:
     return objects
 
 
-def _event(event, world) -> dict | None:
+def _event(event: Event, world: World) -> dict[str, Any] | None:
     """A frame event as the page reads it (blocked actions, footsteps, action outcomes, landings), None for the
     kinds the page does not hear of."""
     if isinstance(event, ActionBlocked):
@@ -484,14 +501,14 @@ def _event(event, world) -> dict | None:
     return None
 
 
-def frame_events(world) -> tuple[list[dict], int]:
+def frame_events(world: World) -> tuple[list[dict[str, Any]], int]:
     """The last frame's events for the page (:func:`_event`), at most ``MAX_FRAME_EVENTS``, and how many were
     dropped past that."""
     events = [e for e in (_event(event, world) for event in world.frame_events) if e is not None]
     return events[:MAX_FRAME_EVENTS], max(0, len(events) - MAX_FRAME_EVENTS)
 
 
-def frame_message(world, step_ms: float | None = None) -> dict:
+def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
     """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
     time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded), loose
     objects, the navmesh's revision, and what happened (``events``: :func:`frame_events`, and ``events_dropped``
@@ -516,7 +533,7 @@ def frame_message(world, step_ms: float | None = None) -> dict:
 FRAME_STATE = ("player", "objects", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
 
 
-def events_message(frame: dict) -> dict | None:
+def events_message(frame: dict[str, Any]) -> dict[str, Any] | None:
     """The ``events`` of a :func:`frame_message` as a message of their own (``{"type": "events", "frame",
     "events", "events_dropped"}``), None when the frame had none. A page sent only every other frame (it fell
     behind) gets the skipped frames' events this way, so no blocked-action text, sound or debris is lost."""
@@ -526,7 +543,7 @@ def events_message(frame: dict) -> dict | None:
             "events_dropped": frame.get("events_dropped", 0)}
 
 
-def hud_message(world) -> dict:
+def hud_message(world: World) -> dict[str, Any]:
     """The HUD: what the player aims at (material, hardness, the voxel's damage and the damage at which it gives
     way, ``break_at``; each action's reach, ``reaches``, and whether the aimed point is within it, ``reach``;
     the aim reports surfaces beyond every reach too, for the page to show dimmed), stamina, currency (what opened

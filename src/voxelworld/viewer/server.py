@@ -50,9 +50,11 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from ..errors import ParameterError, check_integer
 from ..motion import CESIUM_MAN
@@ -60,7 +62,18 @@ from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
 from .handshake import ThisServerOnly, WebFiles, protocol_refusal, refuse_page
 from .protocol import BUTTONS, CHARACTER_URL
 from .sessions import Sessions
-from .streaming import Page
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.websockets import WebSocket
+
+    from ..game.world import Inputs, World
+    from ..terrain.textures import TextureSet
+
+_T = TypeVar("_T")
 
 __all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
            "MAX_CLIENTS", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
@@ -98,7 +111,7 @@ class PlayServer(Sessions):
         Why the world stopped (World.step raised), if it did.
     """
 
-    def __init__(self, world, save_path=None, fps: int = FPS):
+    def __init__(self, world: World, save_path: str | Path | None = None, fps: int = FPS) -> None:
         from ..game.world import World
 
         if not isinstance(world, World):
@@ -106,28 +119,28 @@ class PlayServer(Sessions):
         self.world = world
         self.save_path = None if save_path is None else str(save_path)
         self.fps = check_integer("fps", fps, minimum=1, maximum=240, unit="frames a second")
-        self.clients: dict[int, Page] = {}
+        self.clients = {}
         self._pages = 0  # pages connected or being greeted: at most MAX_CLIENTS
-        self._controller: Page | None = None
+        self._controller = None
         self._numbers = 0
         self.frames = 0
-        self.failure: str | None = None
+        self.failure = None
         # What the pages are sent, as of the last frame (read and written on the event loop only).
-        self._chunk_updates: dict[tuple, ChunkUpdate] = {}
+        self._chunk_updates = {}
         self._frame_number = -1
-        self._frame: FramePacket | None = None  # the last frame's packet (its frame, poses and their deltas)
-        self._hud: tuple | None = None  # (version, whole text, delta text or None)
-        self._navmesh: tuple | None = None  # (key, bytes)
-        self._collision: tuple | None = None
+        self._frame = None  # the last frame's packet (its frame, poses and their deltas)
+        self._hud = None  # (version, whole text, delta text or None)
+        self._navmesh = None  # (key, bytes)
+        self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
         # The player's controls as the playing page last sent them.
-        self._move: tuple[float, float] = (0.0, 0.0)
-        self._look: tuple[float, float] | None = None
-        self._held: frozenset = frozenset()
-        self._pressed: set = set()  # pressed since the last frame: held for at least one frame
+        self._move = (0.0, 0.0)
+        self._look = None
+        self._held = frozenset()
+        self._pressed = set()  # pressed since the last frame: held for at least one frame
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------------------ the world thread (synchronous)
@@ -137,7 +150,7 @@ class PlayServer(Sessions):
         starts)."""
         return self.encoder.encode_all()
 
-    def step_frame(self, inputs) -> FramePacket:
+    def step_frame(self, inputs: Inputs) -> FramePacket:
         """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
         the world thread; callable directly when no server runs (benchmarks)."""
         start = time.perf_counter()
@@ -164,10 +177,10 @@ class PlayServer(Sessions):
             await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
             self._executor = None
 
-    async def _in_world(self, function, *args):
+    async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
-    def _take_inputs(self):
+    def _take_inputs(self) -> Inputs:
         from ..game.world import Inputs
 
         held = self._held | self._pressed
@@ -198,7 +211,7 @@ class PlayServer(Sessions):
             await asyncio.sleep(max(delay, 0.0))  # sleep(0) still lets the pages' tasks run
 
     # ------------------------------------------------------------------------------------- the pages
-    async def websocket_endpoint(self, websocket) -> None:
+    async def websocket_endpoint(self, websocket: WebSocket) -> None:
         """A page's connection: hello, then its messages checked and answered until it leaves. (Its Host and
         Origin were checked before it got here: :func:`~voxelworld.viewer.hosts.request_refusal`.)"""
         if self._pages >= MAX_CLIENTS:
@@ -218,7 +231,7 @@ class PlayServer(Sessions):
             self._pages -= 1
 
 
-async def _character(request):
+async def _character(request: Request) -> Response:
     """``GET /character.glb``: the packaged CesiumMan (CC BY 4.0, credited in the page)."""
     from starlette.responses import FileResponse
 
@@ -229,7 +242,7 @@ async def _character(request):
 TEXTURE_HEADER = struct.Struct("<IIf")  # layers, size, metres a tile covers (web/shaders.js TEXTURE_HEADER_BYTES)
 
 
-def texture_set_bytes(textures) -> bytes:
+def texture_set_bytes(textures: TextureSet) -> bytes:
     """A :class:`~voxelworld.terrain.textures.TextureSet` as the page reads it from ``/textures.bin``
     (little-endian): u32 layers L, u32 size S, f32 the metres one tile covers (``TEXTURE_METRES``), the albedo
     bytes (L x S x S x 4), the surface bytes (same) and ``layer_of`` as 256 int32.
@@ -255,7 +268,7 @@ def texture_set_bytes(textures) -> bytes:
             + np.ascontiguousarray(textures.layer_of, "<i4").tobytes())
 
 
-def _texture_route(world):
+def _texture_route(world: World) -> Callable[[Request], Awaitable[Response]]:
     """The ``/textures.bin`` endpoint for ``world``'s material table: made once, on the first request, off the
     event loop."""
     from starlette.concurrency import run_in_threadpool
@@ -268,7 +281,7 @@ def _texture_route(world):
 
         return texture_set_bytes(texture_set(world.materials))
 
-    async def textures(request):
+    async def textures(request: Request) -> Response:
         if not made:
             made.append(await run_in_threadpool(make))
         return Response(made[0], media_type="application/octet-stream", headers={"Cache-Control": "no-cache"})
@@ -276,7 +289,7 @@ def _texture_route(world):
     return textures
 
 
-def create_app(world, save_path=None, host: str = "127.0.0.1"):
+def create_app(world: World, save_path: str | Path | None = None, host: str = "127.0.0.1") -> Starlette:
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
     protocol, ``/character.glb`` the character, ``/textures.bin`` the world's texture set (:func:`texture_set_bytes`).
     The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer` is
@@ -289,7 +302,7 @@ def create_app(world, save_path=None, host: str = "127.0.0.1"):
     play = PlayServer(world, save_path)
 
     @asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await play.start()
         try:
             yield
@@ -330,15 +343,15 @@ def _url(sock: socket.socket, host: str) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def _config(app, log_level: str = "warning"):
+def _config(app: Starlette, log_level: str = "warning") -> uvicorn.Config:
     import uvicorn
 
     return uvicorn.Config(app, log_level=log_level, lifespan="on", ws_max_size=HARD_MESSAGE_LIMIT,
                           timeout_graceful_shutdown=2)
 
 
-def serve(world, host: str = "127.0.0.1", port: int = 8765, save_path=None, *, out=None,
-          log_level: str = "warning", sock: socket.socket | None = None) -> None:
+def serve(world: World, host: str = "127.0.0.1", port: int = 8765, save_path: str | Path | None = None, *,
+          out: TextIO | None = None, log_level: str = "warning", sock: socket.socket | None = None) -> None:
     """Serve ``world`` on ``host``:``port`` (127.0.0.1:8765 by default; 0: a free port) until Ctrl+C or
     SIGTERM, printing the page's URL to ``out`` (standard output). Saving writes ``save_path`` (None: off).
     ``sock``: a socket already bound with :func:`bind_socket` to serve on instead (``port`` is then ignored).
@@ -366,7 +379,8 @@ class ServerThread:
 
     ``play`` is the :class:`PlayServer`; ``stop()`` (or leaving the ``with``) shuts it down and waits."""
 
-    def __init__(self, world, host: str = "127.0.0.1", port: int = 0, save_path=None, log_level: str = "warning"):
+    def __init__(self, world: World, host: str = "127.0.0.1", port: int = 0, save_path: str | Path | None = None,
+                 log_level: str = "warning") -> None:
         import uvicorn
 
         self.app = create_app(world, save_path, host)
@@ -398,5 +412,5 @@ class ServerThread:
     def __enter__(self) -> ServerThread:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import VoxelworldError
 from ..io import save_world
 from .protocol import (
     MAX_MESSAGES_PER_SECOND,
+    ClientMessage,
     ControlMessage,
     InputMessage,
     OverlaysMessage,
@@ -34,8 +36,12 @@ from .protocol import (
 from .streaming import Page, Streaming
 
 if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
+
     from ..game.world import World
     from .frame_encoder import FrameEncoder
+
+_T = TypeVar("_T")
 
 __all__ = ["Sessions"]
 
@@ -50,14 +56,18 @@ class Sessions(Streaming):
     _numbers: int  # pages numbered so far
     _move: tuple[float, float]  # the player's controls as the playing page last sent them
     _look: tuple[float, float] | None
-    _held: frozenset
-    _pressed: set  # pressed since the last frame: held for at least one frame
+    _held: frozenset[str]  # button names
+    _pressed: set[str]  # pressed since the last frame: held for at least one frame
     _saving: bool
     world: World
     save_path: str | None
     fps: int
     failure: str | None  # why the world stopped, if it did
     encoder: FrameEncoder
+
+    if TYPE_CHECKING:
+        async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
+            """``function(*args)`` run in the world thread (PlayServer's)."""
 
     @property
     def controller(self) -> int | None:
@@ -72,7 +82,7 @@ class Sessions(Streaming):
         save_world(self.world, self.save_path)
         return self.save_path
 
-    async def _serve_page(self, websocket) -> None:
+    async def _serve_page(self, websocket: WebSocket) -> None:
         self._numbers += 1
         client = Page(self._numbers, websocket)
         if self._controller is None:
@@ -115,6 +125,7 @@ class Sessions(Streaming):
             self._error(client, f"rate limit: more than {MAX_MESSAGES_PER_SECOND} messages a second on this "
                                 "connection; message dropped")
             return
+        message: str | bytes | ClientMessage  # the text, then the message it holds
         message = text if text is not None else (data or b"")
         try:
             message = parse_client_message(message)
@@ -125,7 +136,7 @@ class Sessions(Streaming):
             logger.exception("page %d: handling %.200r failed", client.id, message)
             self._error(client, f"internal error handling the message: {type(error).__name__}: {error}")
 
-    def _act(self, client: Page, message) -> None:
+    def _act(self, client: Page, message: ClientMessage) -> None:
         playing = self._controller is client
         if isinstance(message, InputMessage):
             if not playing:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import os
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,6 +54,9 @@ from ..files import write_atomically
 from ..terrain import NONE_COLOUR, MaterialTable, TextureSet, texture_set
 from .camera import Camera
 from .gl_draw import Corners, corners_of_triangles, draw
+
+if TYPE_CHECKING:
+    import moderngl  # imported where used: only drawing needs it
 
 __all__ = ["snapshot", "render", "RenderError", "NONE_COLOUR", "WIREFRAME_COLOUR", "MAX_SIZE"]
 
@@ -195,10 +199,10 @@ def _collision_lines(collision: object) -> tuple[np.ndarray, np.ndarray, np.ndar
             np.ascontiguousarray(np.vstack(edges), dtype=np.uint32))
 
 
-def _check_size(size: object) -> tuple[int, int]:
+def _check_size(size: tuple[int, int]) -> tuple[int, int]:  # what render is given: checked at run time
     legal = f"two whole numbers (width, height) in pixels, each from 1 to {MAX_SIZE}"
     try:
-        width, height = size  # type: ignore[misc]
+        width, height = size
     except (TypeError, ValueError):
         raise ParameterError("size", size, legal) from None
     for number in (width, height):
@@ -207,10 +211,10 @@ def _check_size(size: object) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def _check_colour(parameter: str, value: object) -> tuple[float, float, float]:
+def _check_colour(parameter: str, value: tuple[float, float, float]) -> tuple[float, float, float]:
     legal = "three numbers in [0, 1] (red, green, blue)"
     try:
-        channels = [float(c) for c in value]  # type: ignore[union-attr]
+        channels = [float(c) for c in value]
     except (TypeError, ValueError):
         raise ParameterError(parameter, value, legal) from None
     if len(channels) != 3 or not all(0.0 <= c <= 1.0 for c in channels):  # also refuses NaN
@@ -246,14 +250,15 @@ def _texture_set(materials: MaterialTable) -> TextureSet:
 # --- drawing ------------------------------------------------------------------------------------------------
 
 
-def _context():
+def _context() -> moderngl.Context:
     """A headless OpenGL 3.3+ context through EGL, or RenderError saying what is missing."""
     try:
         import moderngl
     except ImportError as error:
         raise RenderError(f"the Python package moderngl is not installed ({error}): run scripts/setup") from error
     try:
-        return moderngl.create_context(standalone=True, backend="egl", require=330)
+        # moderngl's stub types each **settings value as a dict; glcontext reads backend="egl" as a string
+        return moderngl.create_context(standalone=True, backend="egl", require=330)  # type: ignore[arg-type]
     except Exception as error:  # glcontext raises plain Exception for a missing library or display
         raise RenderError(
             f"EGL not available: cannot create an offscreen OpenGL 3.3 context ({error}); install Debian's "

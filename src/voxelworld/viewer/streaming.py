@@ -15,9 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from typing import TYPE_CHECKING
 
 from .frame_encoder import ChunkUpdate, FramePacket
 from .protocol import MAX_MESSAGES_PER_SECOND, RateLimiter, error_message
+
+if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
 
 __all__ = ["Page", "Streaming", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED"]
 
@@ -29,21 +33,23 @@ logger = logging.getLogger("voxelworld.play")
 class Page:
     """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
 
-    def __init__(self, number: int, websocket):
+    def __init__(self, number: int, websocket: WebSocket) -> None:
         self.id = number
         self.websocket = websocket
-        self.outbox: deque = deque()  # replies (text), in order
+        self.outbox: deque[tuple[bool, str]] = deque()  # replies (is it an error, text), in order
         self.errors_queued = 0
         self.errors_dropped = 0
-        self.chunks: set = set()  # chunks whose latest mesh it has not been sent
-        self.revisions: dict = {}  # chunk -> the revision of its mesh this page has
+        self.chunks: set[tuple[int, int, int]] = set()  # chunks whose latest mesh it has not been sent
+        self.revisions: dict[tuple[int, int, int], int] = {}  # chunk -> the revision of its mesh this page has
         self.wake = asyncio.Event()
         self.limiter = RateLimiter(MAX_MESSAGES_PER_SECOND)
         self.frame_sent = -1
-        self.events: deque = deque(maxlen=EVENT_FRAMES_KEPT)  # (frame, events message) not sent with a frame
+        # (frame, events message) not sent with a frame
+        self.events: deque[tuple[int, str]] = deque(maxlen=EVENT_FRAMES_KEPT)
         self.hud_sent = -1  # the HUD version it has
         self.navmesh = self.collision = False  # overlays it asked for
-        self.navmesh_sent = self.collision_sent = None
+        self.navmesh_sent: int | None = None  # the key of the overlay it has
+        self.collision_sent: int | None = None
         self.messages_sent = self.bytes_sent = 0
 
 
@@ -52,12 +58,12 @@ class Streaming:
     these attributes up): the last frame's packet as published, each page's outbox and sender."""
 
     clients: dict[int, Page]
-    _chunk_updates: dict[tuple, ChunkUpdate]  # chunk -> its latest update
+    _chunk_updates: dict[tuple[int, int, int], ChunkUpdate]  # chunk -> its latest update
     _frame_number: int
     _frame: FramePacket | None  # the last frame's packet (its frame, poses and their deltas)
-    _hud: tuple | None  # (version, whole text, delta text or None)
-    _navmesh: tuple | None  # (key, bytes)
-    _collision: tuple | None
+    _hud: tuple[int, str, str | None] | None  # (version, whole text, delta text or None)
+    _navmesh: tuple[int, bytes] | None  # (key, bytes)
+    _collision: tuple[int, bytes] | None
 
     def _publish(self, packet: FramePacket) -> None:
         self._chunk_updates.update(packet.chunks)
@@ -94,7 +100,7 @@ class Streaming:
         HUD, the latest frame."""
         websocket = client.websocket
 
-        async def send(data) -> None:
+        async def send(data: str | bytes) -> None:
             if isinstance(data, bytes):
                 await websocket.send_bytes(data)
             else:
@@ -144,7 +150,7 @@ class Streaming:
                     follows = client.frame_sent == number - 1 and packet.frame_delta is not None
                     client.frame_sent = number
                     await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
-                    await send(packet.frame_delta if follows else packet.frame_text)
+                    await send(packet.frame_delta if follows and packet.frame_delta is not None else packet.frame_text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send

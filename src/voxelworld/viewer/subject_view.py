@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_finite, check_point
@@ -46,7 +47,7 @@ def _rays_clear(occluders: TriangleBVH, eyes: np.ndarray, points: np.ndarray, ow
     return (~hits.hit | (hits.object == own_object)).reshape(len(eyes), len(points))
 
 
-def visible_share(occluders: TriangleBVH, eye, points, own_object: int = -2) -> float:
+def visible_share(occluders: TriangleBVH, eye: ArrayLike, points: ArrayLike, own_object: int = -2) -> float:
     """The share (0..1) of ``points`` (m) seen from ``eye`` (m) through ``occluders``.
 
     >>> from voxelworld.collision import TriangleBVH
@@ -59,7 +60,7 @@ def visible_share(occluders: TriangleBVH, eye, points, own_object: int = -2) -> 
     return float(_rays_clear(occluders, eye, points, own_object).mean())
 
 
-def subject_camera(occluders: TriangleBVH, points, *, prefer: Sequence[float] = (0.0, 0.0, 1.0),
+def subject_camera(occluders: TriangleBVH, points: ArrayLike, *, prefer: Sequence[float] = (0.0, 0.0, 1.0),
                    aspect: float = 16 / 9, fov: float = 60.0, own_object: int = -2) -> Camera:
     """A camera looking at the middle of ``points`` (m, the subject) from where most of them are seen.
 

@@ -28,8 +28,9 @@ _LINEAR_BELOW = 1e-6  # as quaternions.slerp: nearly equal rotations are lerped 
 
 
 @njit(cache=True)
-def sample(channel_joint, channel_path, channel_mode, key_start, times, values, joint_time,
-           translation, rotation, scale):
+def sample(channel_joint: np.ndarray, channel_path: np.ndarray, channel_mode: np.ndarray, key_start: np.ndarray,
+           times: np.ndarray, values: np.ndarray, joint_time: np.ndarray, translation: np.ndarray, rotation: np.ndarray,
+           scale: np.ndarray) -> None:
     """Write every channel's value at its joint's time into the pose arrays."""
     frames = joint_time.shape[0]
     out = np.zeros(4)  # scratch: one channel's value

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
 @njit(cache=True)
-def advance_clocks(clocks, rates, targets, taus, lag, dt, end, loop, snap, out_clocks, out_rates):
+def advance_clocks(clocks: np.ndarray, rates: np.ndarray, targets: np.ndarray, taus: np.ndarray, lag: np.ndarray,
+                   dt: float, end: float, loop: bool, snap: float, out_clocks: np.ndarray,
+                   out_rates: np.ndarray) -> None:
     """One frame: new rates (``out_rates``) and clocks (``out_clocks``) of every joint, see the module."""
     n = clocks.shape[0]
     for j in range(n):
@@ -48,7 +51,8 @@ def advance_clocks(clocks, rates, targets, taus, lag, dt, end, loop, snap, out_c
 
 
 @njit(cache=True, inline="always")
-def _multiply(ax, ay, az, aw, bx, by, bz, bw):
+def _multiply(ax: float, ay: float, az: float, aw: float, bx: float, by: float, bz: float,
+              bw: float) -> tuple[float, float, float, float]:
     return (aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw,
@@ -56,7 +60,7 @@ def _multiply(ax, ay, az, aw, bx, by, bz, bw):
 
 
 @njit(cache=True, inline="always")
-def _rotate(qx, qy, qz, qw, vx, vy, vz):
+def _rotate(qx: float, qy: float, qz: float, qw: float, vx: float, vy: float, vz: float) -> tuple[float, float, float]:
     # v + 2 w (u x v) + 2 u x (u x v)
     tx = 2.0 * (qy * vz - qz * vy)
     ty = 2.0 * (qz * vx - qx * vz)
@@ -67,7 +71,7 @@ def _rotate(qx, qy, qz, qw, vx, vy, vz):
 
 
 @njit(cache=True, inline="always")
-def _between(ux, uy, uz, vx, vy, vz):
+def _between(ux: float, uy: float, uz: float, vx: float, vy: float, vz: float) -> tuple[float, float, float, float]:
     """Shortest rotation taking direction u onto direction v (both non-zero)."""
     nu = math.sqrt(ux * ux + uy * uy + uz * uz)
     nv = math.sqrt(vx * vx + vy * vy + vz * vz)
@@ -87,7 +91,7 @@ def _between(ux, uy, uz, vx, vy, vz):
 
 
 @njit(cache=True)
-def _rotation_of(m):
+def _rotation_of(m: np.ndarray) -> tuple[float, float, float, float]:
     """The unit quaternion of the rotation part of the 4x4 matrix ``m`` (columns normalised)."""
     c0 = math.sqrt(m[0, 0] ** 2 + m[1, 0] ** 2 + m[2, 0] ** 2)
     c1 = math.sqrt(m[0, 1] ** 2 + m[1, 1] ** 2 + m[2, 1] ** 2)
@@ -109,7 +113,8 @@ def _rotation_of(m):
 
 
 @njit(cache=True)
-def repose_chain(parent_world, translation, rotation, joints, new_positions, hand_world, out):
+def repose_chain(parent_world: np.ndarray, translation: np.ndarray, rotation: np.ndarray, joints: np.ndarray,
+                 new_positions: np.ndarray, hand_world: np.ndarray, out: np.ndarray) -> None:
     """Local rotations ``out (k, 4)`` of the chain ``joints (k,)`` (each the parent of the next, under
     ``parent_world``) that put its joints at ``new_positions (k, 3)`` (the first where it is; bone lengths as
     the chain's own) and turn the last joint to the rotation of ``hand_world``.
@@ -140,7 +145,8 @@ def repose_chain(parent_world, translation, rotation, joints, new_positions, han
 
 
 @njit(cache=True)
-def hand_rotation(parent_world, placement, table, i, j, u, current, out):
+def hand_rotation(parent_world: np.ndarray, placement: np.ndarray, table: np.ndarray, i: int, j: int, u: float,
+                  current: np.ndarray, out: np.ndarray) -> None:
     """The wrist's local rotation ``out (4,)`` that gives it the world rotation tabulated in ``table (f, 4)``
     (the first action's, unplaced) between rows ``i`` and ``j`` at share ``u`` (normalised lerp), placed by
     ``placement (4, 4)``, under a parent at ``parent_world (4, 4)``; the sign nearer ``current (4,)``."""
@@ -158,7 +164,7 @@ def hand_rotation(parent_world, placement, table, i, j, u, current, out):
 
 
 @njit(cache=True)
-def shake(rotation, joints, axes, angle, out):
+def shake(rotation: np.ndarray, joints: np.ndarray, axes: np.ndarray, angle: float, out: np.ndarray) -> None:
     """``out (n, 4)``: ``rotation (n, 4)`` with each of ``joints (m,)`` turned in its own frame by ``angle``
     (radians) about its unit axis ``axes (m, 3)``, alternating sides (local * shake)."""
     out[:] = rotation

@@ -8,11 +8,13 @@ times its local matrix. The 4x4 products are spelled out: no helper is called pe
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
 @njit(cache=True)
-def world_transforms(parents, translation, rotation, scale, out):
+def world_transforms(parents: np.ndarray, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
+                     out: np.ndarray) -> None:
     """Fill ``out[f, j]`` with the world matrix of joint ``j`` in frame ``f``."""
     frames, joints = translation.shape[0], translation.shape[1]
     for f in range(frames):

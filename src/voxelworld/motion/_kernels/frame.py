@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 from llvmlite import ir
@@ -36,36 +37,51 @@ FrameTables = namedtuple("FrameTables", ["parents", "rest_translation", "rest_ro
                                          "channel_joint", "channel_path", "channel_mode", "key_start", "key_times",
                                          "key_values", "first_rotation", "first_end", "first_blade", "chain",
                                          "shaking", "shake_axes", "part_local"])
+# before_query's answer: (lag, clocks0, targets, clocks, rates, translation, rotation, scale, shaken, world, places,
+# hand, segment, driven, was_shaken, speed_sq, along)
+BeforeQuery: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               bool, float, float]
+# after_query's answer: (clocks, rates, translation, rotation, scale, world, segment, elbow, joined, code, moved)
+AfterQuery: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                              np.ndarray, bool, int, float]
 
 
-@intrinsic
-def fma(typingctx, a, b, c):
-    """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``: the CPU's instruction, else libm's exact fma)."""
-    signature = types.float64(types.float64, types.float64, types.float64)
+if TYPE_CHECKING:
+    # numba's stub types a call of an intrinsic as a call of its typing function (typing context first) that never
+    # returns: the type checker sees fma as the kernels call it.
+    def fma(a: float, b: float, c: float) -> float:
+        """``a * b + c`` rounded once."""
+        ...
+else:
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``: the CPU's instruction, else libm's exact fma)."""
+        signature = types.float64(types.float64, types.float64, types.float64)
 
-    def codegen(context, builder, sig, args):
-        double = ir.DoubleType()
-        function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(double, [double] * 3),
-                                                  "llvm.fma.f64")
-        return builder.call(function, args)
+        def codegen(context, builder, sig, args):
+            double = ir.DoubleType()
+            function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(double, [double] * 3),
+                                                      "llvm.fma.f64")
+            return builder.call(function, args)
 
-    return signature, codegen
+        return signature, codegen
 
 
 @njit(cache=True)
-def dot3(a, b):
+def dot3(a: np.ndarray, b: np.ndarray) -> float:
     """``a @ b`` of two 3-vectors as NumPy's BLAS sums it: ``fma(a2, b2, fma(a1, b1, a0 * b0))``."""
     return fma(a[2], b[2], fma(a[1], b[1], a[0] * b[0]))
 
 
 @njit(cache=True, inline="always")
-def _matvec_row(a0, a1, a2, b0, b1, b2):
+def _matvec_row(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
     # A (3, 3) matrix times a vector: BLAS's gemv sums a row as fma(a2, b2, fma(a0, b0, a1 * b1)).
     return fma(a2, b2, fma(a0, b0, a1 * b1))
 
 
 @njit(cache=True)
-def placed_product(placement, local, out):
+def placed_product(placement: np.ndarray, local: np.ndarray, out: np.ndarray) -> None:
     """``out[j] = placement @ local[j]`` for ``local (n, 4, 4)``: each entry the chain
     ``fma(p3 l3, fma(p2 l2, fma(p1 l1, p0 l0)))``, as BLAS's gemm sums it."""
     for j in range(local.shape[0]):
@@ -77,7 +93,7 @@ def placed_product(placement, local, out):
 
 
 @njit(cache=True)
-def first_row(clock, duration, loop, step, last):
+def first_row(clock: float, duration: float, loop: bool, step: float, last: int) -> tuple[int, int, float]:
     """The first action's table rows ``(i, j)`` around ``clock`` (s) and the share ``u`` between them."""
     if duration <= 0.0 or last == 0:
         return 0, 0, 0.0
@@ -91,7 +107,8 @@ def first_row(clock, duration, loop, step, last):
 
 
 @njit(cache=True)
-def pose_world(tables, translation, rotation, scale, placement, placed, scratch, out):
+def pose_world(tables: FrameTables, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
+               placement: np.ndarray, placed: bool, scratch: np.ndarray, out: np.ndarray) -> None:
     """Forward kinematics of one pose into ``out (n, 4, 4)``, placed (``scratch``: the unplaced matrices)."""
     n = translation.shape[0]
     if not placed:
@@ -104,7 +121,8 @@ def pose_world(tables, translation, rotation, scale, placement, placed, scratch,
 
 
 @njit(cache=True)
-def sample_pose(tables, clocks, duration, loop, translation, rotation, scale):
+def sample_pose(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool, translation: np.ndarray,
+                rotation: np.ndarray, scale: np.ndarray) -> None:
     """The clip's local arrays ``translation (n, 3)``, ``rotation (n, 4)``, ``scale (n, 3)`` at per-joint
     ``clocks (n,)`` (s), wrapped into the clip with ``loop`` (as ``np.mod``), else clamped to ``[0, duration]``
     (as ``np.clip``); joints without a channel keep the rest pose."""
@@ -127,8 +145,10 @@ def sample_pose(tables, clocks, duration, loop, translation, rotation, scale):
 
 
 @njit(cache=True)
-def pose_at(tables, clocks, duration, loop, first_step, wrist, placement, placed, shake, sampled, translation,
-            rotation, scale, shaken, scratch, world, steady_places, steady_hand):
+def pose_at(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool, first_step: float, wrist: int,
+            placement: np.ndarray, placed: bool, shake: float, sampled: bool, translation: np.ndarray,
+            rotation: np.ndarray, scale: np.ndarray, shaken: np.ndarray, scratch: np.ndarray, world: np.ndarray,
+            steady_places: np.ndarray, steady_hand: np.ndarray) -> bool:
     """The pose at per-joint ``clocks (n,)``: the local arrays sampled (:func:`sample_pose`; ``sampled``: they
     already hold it), the wrist's local rotation turned to the first action's world rotation at the wrist's clock
     when the clocks differ, and the placed world matrices ``world (n, 4, 4)``. With ``shake`` (radians, not 0)
@@ -163,7 +183,7 @@ def pose_at(tables, clocks, duration, loop, first_step, wrist, placement, placed
 
 
 @njit(cache=True)
-def distance(a, b):
+def distance(a: np.ndarray, b: np.ndarray) -> float:
     """``np.linalg.norm(a - b)`` of two 3-vectors, as NumPy computes it (the root of BLAS's dot)."""
     d = np.empty(3)
     for r in range(3):
@@ -172,7 +192,7 @@ def distance(a, b):
 
 
 @njit(cache=True)
-def place_part(wrist_world, local, out):
+def place_part(wrist_world: np.ndarray, local: np.ndarray, out: np.ndarray) -> None:
     """The part placed by the wrist's world matrix ``(4, 4)``: ``out[0]`` its start, ``out[1]`` its end (m) and,
     when ``local`` has a third column, ``out[2]`` its unit blade normal (as ``PartShape.placed``)."""
     columns = local.shape[1]
@@ -191,7 +211,9 @@ def place_part(wrist_world, local, out):
 
 
 @njit(cache=True)
-def driven_part(tables, clock, duration, loop, first_step, placement, has_blade, previous_end, dt, out):
+def driven_part(tables: FrameTables, clock: float, duration: float, loop: bool, first_step: float,
+                placement: np.ndarray, has_blade: bool, previous_end: np.ndarray, dt: float,
+                out: np.ndarray) -> tuple[float, float]:
     """The part's end ``out[0]`` and unit blade normal ``out[1]`` (if ``has_blade``) as the first action alone
     holds them at ``clock`` (s), placed (the table interpolated), and ``out[2]`` the end's velocity from
     ``previous_end`` over ``dt`` (m/s). Returns ``(velocity @ velocity, blade @ velocity)``."""
@@ -216,8 +238,10 @@ def driven_part(tables, clock, duration, loop, first_step, placement, has_blade,
 
 
 @njit(cache=True)
-def join_chain(tables, world, translation, rotation, scale, places, hand, previous, has_previous, parent_world,
-               placement, placed, scratch, out_rotation, out_world, out_elbow):
+def join_chain(tables: FrameTables, world: np.ndarray, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
+               places: np.ndarray, hand: np.ndarray, previous: np.ndarray, has_previous: bool, parent_world: np.ndarray,
+               placement: np.ndarray, placed: bool, scratch: np.ndarray, out_rotation: np.ndarray,
+               out_world: np.ndarray, out_elbow: np.ndarray) -> int:
     """Re-join a three-joint chain: two-bone IK from where its joints are in ``world`` to the hand's place
     ``hand[:3, 3]`` (pole: the middle joint's steady place ``places[1]``; ``previous (3,)``: last frame's middle
     joint, read if ``has_previous``), the chain's local rotations re-posed under ``parent_world`` (the chain's
@@ -252,7 +276,7 @@ def join_chain(tables, world, translation, rotation, scale, places, hand, previo
 
 
 @njit(cache=True)
-def lag_of(clocks, duration, loop, lag, clocks0):
+def lag_of(clocks: np.ndarray, duration: float, loop: bool, lag: np.ndarray, clocks0: np.ndarray) -> None:
     """Each joint's lag ``lag (n,)`` behind the leaders (s) and its clock ``clocks0 (n,)`` re-expressed from it:
     looping (and ``duration`` > 0), the lag is counted within one clip length (as ``np.mod``)."""
     n = clocks.shape[0]
@@ -271,8 +295,9 @@ def lag_of(clocks, duration, loop, lag, clocks0):
 
 
 @njit(cache=True)
-def frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_up_time, catch_up_floor,
-                  recovered_rate, contact_targets, has_contact, out):
+def frame_targets(inside: np.ndarray, held: np.ndarray, delays: np.ndarray, since: float, rates: np.ndarray,
+                  lag: np.ndarray, max_catch_up: float, catch_up_time: float, catch_up_floor: float,
+                  recovered_rate: float, contact_targets: np.ndarray, has_contact: bool, out: np.ndarray) -> None:
     """Every joint's target rate ``out (n,)`` this frame: its rate in the media (``inside``), the last contact's
     (``held``) while within its recovery delay (``since < delays``), a catch-up rate for a free joint behind
     the leaders once no joint is held and every free joint runs at ``recovered_rate`` or faster, and at most
@@ -302,9 +327,11 @@ def frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_u
 
 
 @njit(cache=True)
-def frame_clocks(clocks, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time,
-                 catch_up_floor, recovered_rate, contact_targets, has_contact, dt, duration, loop, snap, targets,
-                 out_clocks, out_rates):
+def frame_clocks(clocks: np.ndarray, rates: np.ndarray, inside: np.ndarray, held: np.ndarray, delays: np.ndarray,
+                 taus: np.ndarray, since: float, lag: np.ndarray, max_catch_up: float, catch_up_time: float,
+                 catch_up_floor: float, recovered_rate: float, contact_targets: np.ndarray, has_contact: bool,
+                 dt: float, duration: float, loop: bool, snap: float, targets: np.ndarray, out_clocks: np.ndarray,
+                 out_rates: np.ndarray) -> None:
     """One frame's target rates (:func:`frame_targets` into ``targets``) and every joint's clock and rate advanced
     from ``clocks`` (``contact.advance_clocks`` into ``out_clocks``, ``out_rates``)."""
     frame_targets(inside, held, delays, since, rates, lag, max_catch_up, catch_up_time, catch_up_floor,
@@ -313,9 +340,11 @@ def frame_clocks(clocks, rates, inside, held, delays, taus, since, lag, max_catc
 
 
 @njit(cache=True)
-def before_query(tables, clocks, rates, inside, held, delays, taus, since, max_catch_up, catch_up_time,
-                 catch_up_floor, recovered_rate, dt, duration, loop, snap, first_step, wrist, root, placement, placed,
-                 shake, has_blade, previous_driven_end):
+def before_query(tables: FrameTables, clocks: np.ndarray, rates: np.ndarray, inside: np.ndarray, held: np.ndarray,
+                 delays: np.ndarray, taus: np.ndarray, since: float, max_catch_up: float, catch_up_time: float,
+                 catch_up_floor: float, recovered_rate: float, dt: float, duration: float, loop: bool, snap: float,
+                 first_step: float, wrist: int, root: int, placement: np.ndarray, placed: bool, shake: float,
+                 has_blade: bool, previous_driven_end: np.ndarray) -> BeforeQuery:
     """A frame up to its contact query, as the motion would play it without contact (no media, no second clip):
     the lag (:func:`lag_of`), the targets, clocks and rates (:func:`frame_clocks`), the pose (:func:`pose_at`,
     shaken by ``shake`` radians), the part placed (:func:`place_part`: by the steady hand when shaken) and, with a
@@ -344,10 +373,15 @@ def before_query(tables, clocks, rates, inside, held, delays, taus, since, max_c
 
 
 @njit(cache=True)
-def after_query(tables, clocks0, rates, inside, held, delays, taus, since, lag, max_catch_up, catch_up_time,
-                catch_up_floor, recovered_rate, contact_targets, has_contact, targets, dt, duration, loop, snap,
-                first_step, wrist, placement, placed, shake, parent, previous_elbow, has_previous, previous_end,
-                clocks, new_rates, translation, rotation, scale, shaken, world, places, hand, segment, was_shaken):
+def after_query(tables: FrameTables, clocks0: np.ndarray, rates: np.ndarray, inside: np.ndarray, held: np.ndarray,
+                delays: np.ndarray, taus: np.ndarray, since: float, lag: np.ndarray, max_catch_up: float,
+                catch_up_time: float, catch_up_floor: float, recovered_rate: float, contact_targets: np.ndarray,
+                has_contact: bool, targets: np.ndarray, dt: float, duration: float, loop: bool, snap: float,
+                first_step: float, wrist: int, placement: np.ndarray, placed: bool, shake: float, parent: int,
+                previous_elbow: np.ndarray, has_previous: bool, previous_end: np.ndarray, clocks: np.ndarray,
+                new_rates: np.ndarray, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
+                shaken: np.ndarray, world: np.ndarray, places: np.ndarray, hand: np.ndarray, segment: np.ndarray,
+                was_shaken: bool) -> AfterQuery:
     """The rest of a three-joint chain's frame after its contact query (see :func:`before_query`): the targets
     again with the contact's (``contact_targets`` if ``has_contact``); where the contact or the new targets change
     the frame, the clocks, rates, pose and part again (shaken by ``shake``); where the torso shook, the chain

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 DEGENERATE = 1e-9  # sine of the angle below which a hint vector is taken to lie on the root-target line
@@ -50,12 +51,12 @@ OK, BAD_ROOT, BAD_MID, BAD_TIP, BAD_TARGET, BAD_POLE, BAD_PREVIOUS, SHORT_UPPER,
 
 
 @njit(cache=True)
-def _finite3(x, y, z):
+def _finite3(x: float, y: float, z: float) -> bool:
     return math.isfinite(x) and math.isfinite(y) and math.isfinite(z)
 
 
 @njit(cache=True)
-def _perpendicular(x, y, z, ux, uy, uz):
+def _perpendicular(x: float, y: float, z: float, ux: float, uy: float, uz: float) -> tuple[float, float, float, float]:
     """The part of (x, y, z) perpendicular to the unit vector u, projected twice (so it is perpendicular to
     rounding even when (x, y, z) nearly lies along u), and its length."""
     t = x * ux + y * uy + z * uz
@@ -66,7 +67,7 @@ def _perpendicular(x, y, z, ux, uy, uz):
 
 
 @njit(cache=True)
-def _renormalised(x, y, z):
+def _renormalised(x: float, y: float, z: float) -> tuple[float, float, float]:
     """A nearly unit vector made unit to rounding: one made from a vector so short that its squared length was
     subnormal (below 1e-308) can be off by far more than rounding."""
     n = math.sqrt(x * x + y * y + z * z)
@@ -74,7 +75,7 @@ def _renormalised(x, y, z):
 
 
 @njit(cache=True)
-def _any_perpendicular(ux, uy, uz):
+def _any_perpendicular(ux: float, uy: float, uz: float) -> tuple[float, float, float]:
     """A unit vector perpendicular to the unit vector u: the world axis least aligned with u (ties to x, then y),
     made perpendicular."""
     ax, ay, az = abs(ux), abs(uy), abs(uz)
@@ -88,8 +89,9 @@ def _any_perpendicular(ux, uy, uz):
 
 
 @njit(cache=True)
-def _bend_direction(ux, uy, uz, pole_x, pole_y, pole_z, has_previous, prev_x, prev_y, prev_z,
-                    mid_x, mid_y, mid_z, tip_x, tip_y, tip_z):
+def _bend_direction(ux: float, uy: float, uz: float, pole_x: float, pole_y: float, pole_z: float, has_previous: bool,
+                    prev_x: float, prev_y: float, prev_z: float, mid_x: float, mid_y: float, mid_z: float, tip_x: float,
+                    tip_y: float, tip_z: float) -> tuple[float, float, float]:
     """The unit bend direction h, perpendicular to u, from the hint vectors (all relative to the root)."""
     px, py, pz, pn = _perpendicular(pole_x, pole_y, pole_z, ux, uy, uz)
     pole_sin = min(1.0, pn / math.sqrt(pole_x * pole_x + pole_y * pole_y + pole_z * pole_z)) if pn > 0.0 else 0.0
@@ -129,7 +131,8 @@ def _bend_direction(ux, uy, uz, pole_x, pole_y, pole_z, has_previous, prev_x, pr
 
 
 @njit(cache=True)
-def two_bone(root, mid, tip, target, pole, previous, has_previous, out_mid, out_tip):
+def two_bone(root: np.ndarray, mid: np.ndarray, tip: np.ndarray, target: np.ndarray, pole: np.ndarray,
+             previous: np.ndarray, has_previous: bool, out_mid: np.ndarray, out_tip: np.ndarray) -> tuple[int, int]:
     """Solve m two-bone chains (all arrays (m, 3) float64; ``previous`` is read only when ``has_previous``).
 
     Writes ``out_mid`` and ``out_tip``; returns ``(chain, code)``: code ``OK`` (0), or the first chain's bad
@@ -200,7 +203,8 @@ def two_bone(root, mid, tip, target, pole, previous, has_previous, out_mid, out_
 
 
 @njit(cache=True)
-def _hinge(dx, dy, dz, ax, ay, az, rx, ry, rz, lo, hi):
+def _hinge(dx: float, dy: float, dz: float, ax: float, ay: float, az: float, rx: float, ry: float, rz: float, lo: float,
+           hi: float) -> tuple[float, float, float]:
     """The direction (unit) nearest to unit d that turns about axis a within [lo, hi] (rad) from reference r."""
     sx, sy, sz = ay * rz - az * ry, az * rx - ax * rz, ax * ry - ay * rx  # a x r: the +90 degree direction
     x = dx * rx + dy * ry + dz * rz
@@ -218,7 +222,7 @@ def _hinge(dx, dy, dz, ax, ay, az, rx, ry, rz, lo, hi):
 
 
 @njit(cache=True)
-def _cone(dx, dy, dz, cx, cy, cz, angle):
+def _cone(dx: float, dy: float, dz: float, cx: float, cy: float, cz: float, angle: float) -> tuple[float, float, float]:
     """The direction (unit) nearest to unit d within ``angle`` (rad) of unit c."""
     t = dx * cx + dy * cy + dz * cz
     px, py, pz, pn = _perpendicular(dx, dy, dz, cx, cy, cz)
@@ -233,7 +237,8 @@ def _cone(dx, dy, dz, cx, cy, cz, angle):
 
 
 @njit(cache=True)
-def _absolute_limit(kind, dx, dy, dz, p0, p1, p2, p3, p4, p5, p6, p7):
+def _absolute_limit(kind: int, dx: float, dy: float, dz: float, p0: float, p1: float, p2: float, p3: float, p4: float,
+                    p5: float, p6: float, p7: float) -> tuple[float, float, float]:
     """Apply a limit that does not depend on the neighbour bones (hinge, fixed cone); others pass through."""
     if kind == HINGE:
         return _hinge(dx, dy, dz, p0, p1, p2, p3, p4, p5, p6, p7)
@@ -243,7 +248,7 @@ def _absolute_limit(kind, dx, dy, dz, p0, p1, p2, p3, p4, p5, p6, p7):
 
 
 @njit(cache=True)
-def _unit_or(x, y, z, fx, fy, fz):
+def _unit_or(x: float, y: float, z: float, fx: float, fy: float, fz: float) -> tuple[float, float, float]:
     """(x, y, z) made unit, or the fallback unit f when it is (nearly) zero."""
     n = math.sqrt(x * x + y * y + z * z)
     if n > 0.0 and math.isfinite(n):
@@ -252,7 +257,7 @@ def _unit_or(x, y, z, fx, fy, fz):
 
 
 @njit(cache=True)
-def bone_lengths(positions, lengths):
+def bone_lengths(positions: np.ndarray, lengths: np.ndarray) -> int:
     """Fill ``lengths (k - 1,)`` from ``positions (k, 3)``; return the first bad joint (non-finite: its index;
     a bone shorter than ``MIN_BONE``: k + the bone's index), or -1."""
     k = positions.shape[0]
@@ -270,7 +275,8 @@ def bone_lengths(positions, lengths):
 
 
 @njit(cache=True)
-def _forward(positions, lengths, kinds, params, directions):
+def _forward(positions: np.ndarray, lengths: np.ndarray, kinds: np.ndarray, params: np.ndarray,
+             directions: np.ndarray) -> None:
     """Root fixed, outwards: every bone towards its child's current place, then limited against its parent as
     just placed. Updates ``positions`` and ``directions (k - 1, 3)`` (unit, per bone) in place."""
     for i in range(positions.shape[0] - 1):
@@ -291,7 +297,8 @@ def _forward(positions, lengths, kinds, params, directions):
 
 
 @njit(cache=True)
-def _backward(positions, lengths, kinds, params, directions, tx, ty, tz):
+def _backward(positions: np.ndarray, lengths: np.ndarray, kinds: np.ndarray, params: np.ndarray, directions: np.ndarray,
+              tx: float, ty: float, tz: float) -> None:
     """Tip at the target, inwards: every bone from its child's new place towards its own old joint."""
     k = positions.shape[0]
     positions[k - 1, 0], positions[k - 1, 1], positions[k - 1, 2] = tx, ty, tz
@@ -311,7 +318,8 @@ def _backward(positions, lengths, kinds, params, directions, tx, ty, tz):
 
 
 @njit(cache=True)
-def _unbend_line(positions, lengths, kinds, params, directions, gx, gy, gz, reach, total):
+def _unbend_line(positions: np.ndarray, lengths: np.ndarray, kinds: np.ndarray, params: np.ndarray,
+                 directions: np.ndarray, gx: float, gy: float, gz: float, reach: float, total: float) -> bool:
     """A chain lying along the root-target line (g = target - root, of length ``reach``) stays on it in every
     pass, where only a few reaches exist. If it does, bend it off the line (its inner joints moved
     ``LINE_BEND * total`` along the world axis least aligned with the line, then back to lengths and limits) and
@@ -338,7 +346,8 @@ def _unbend_line(positions, lengths, kinds, params, directions, gx, gy, gz, reac
 
 
 @njit(cache=True)
-def fabrik(positions, lengths, target, kinds, params, tolerance, max_iterations, directions):
+def fabrik(positions: np.ndarray, lengths: np.ndarray, target: np.ndarray, kinds: np.ndarray, params: np.ndarray,
+           tolerance: float, max_iterations: int, directions: np.ndarray) -> tuple[int, bool]:
     """Solve one chain in place. ``positions (k, 3)``, ``lengths (k - 1,)`` (from ``bone_lengths``), ``target
     (3,)`` (m), ``kinds (k - 1,)`` int64 and ``params (k - 1, 8)`` (see the module docstring), ``directions
     (k - 1, 3)`` scratch. Returns ``(iterations, reached)``: backward-forward passes made (0 when the start, made
