@@ -286,10 +286,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # is shaded again, and reported if that changed it.
         shade = sorted(c for c in self._shade - self._remesh if c in self._display)
         boxes = self._shade_boxes
-        # Only a chunk with a display mesh is shaded: made from the fields (never None then), as its occlusion is.
+        # Only a chunk with a display mesh is shaded: made from the fields (never None then); a mesh's occlusion is
+        # never None once made (DisplayMesh.__post_init__).
         for chunk, mesh in zip(shade, map_on_cores(
                 lambda c: with_occlusion(self._display[c], cast(Volume, fields), volume, boxes), shade)):
-            if not np.array_equal(mesh.occlusion, cast(np.ndarray, self._display[chunk].occlusion)):
+            if not np.array_equal(cast(np.ndarray, mesh.occlusion), cast(np.ndarray, self._display[chunk].occlusion)):
                 meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
