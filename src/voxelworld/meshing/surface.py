@@ -8,11 +8,13 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..terrain import Volume
 from . import _kernels, tables
 from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
@@ -47,9 +49,9 @@ class ChunkSurface:
         return len(self.positions)
 
 
-def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
-                  planes: bool = True, offset=(0, 0, 0), quadrics: bool = True,
-                  scratch: bool = False) -> ChunkSurface:
+def chunk_surface(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray, iso: int,
+                  cell_lo: ArrayLike, cell_hi: ArrayLike, sharp: bool, planes: bool = True,
+                  offset: ArrayLike = (0, 0, 0), quadrics: bool = True, scratch: bool = False) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
     Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged.
     Without ``quadrics`` the surface keeps none (``qef`` has no rows): for a surface that is never simplified,
@@ -59,9 +61,9 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     The field arrays hold the volume's samples from ``offset`` on: the whole volume, or a window of it that reaches
     one sample below the cells and two above (their gradients) where the volume goes on, and ends where it does.
     Cells and positions are the volume's, whatever the window."""
-    offset = np.asarray(offset, dtype=np.int64)
-    lo = np.asarray(cell_lo, dtype=np.int64) - offset
-    hi = np.asarray(cell_hi, dtype=np.int64) - offset
+    start = np.asarray(offset, dtype=np.int64)
+    lo = np.asarray(cell_lo, dtype=np.int64) - start
+    hi = np.asarray(cell_hi, dtype=np.int64) - start
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_case = np.empty(dims, dtype=np.uint16)
     cell_first = np.empty(dims, dtype=np.int32)  # a chunk's vertices number far fewer than 2**31
@@ -71,7 +73,7 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
                         surface_cells, counts)
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     if n == 0 and cell_case.size:  # no crossing: every cell is all solid or all empty alike (they touch)
-        return empty_surface(lo + offset, hi + offset, bool(cell_case.flat[0] == 255))
+        return empty_surface(lo + start, hi + start, bool(cell_case.flat[0] == 255))
     # Scratch arrays are this thread's, reused (fresh ones cost a page fault for every page first written).
     if scratch:
         positions, normals = buffer("raw_positions", n, 3, np.float64), buffer("raw_normals", n, 3, np.float64)
@@ -83,15 +85,15 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
     # Without quadrics kept, the kernel's are written to scratch too.
     qef = buffer("raw_qef", n, _kernels.QEF_COLUMNS, np.float64) if scratch or not quadrics \
         else np.empty((n, _kernels.QEF_COLUMNS))
-    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, tables.PATCH_COUNT,
+    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, start, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
-    return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
+    return ChunkSurface(lo + start, cell_case, cell_first, surface_cells, positions, normals, materials,
                         evaluations, qef if quadrics else _NO_QEF, np.arange(n, dtype=np.int64))
 
 
-def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
+def empty_surface(cell_lo: ArrayLike, cell_hi: ArrayLike, solid: bool) -> ChunkSurface:
     """The surface of cells ``cell_lo .. cell_hi - 1`` whose samples are all solid (``solid``) or all empty: no
     vertex, every cell's case 255 or 0, as :func:`chunk_surface` would find; its per-cell arrays take no memory
     (read-only broadcasts), which is what lets a large world keep its buried and airborne chunks for free."""
@@ -103,9 +105,9 @@ def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
                         np.empty((0, _kernels.QEF_COLUMNS)), np.empty(0, dtype=np.int64))
 
 
-def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
+def simplify_surface(surface: ChunkSurface, density: np.ndarray | None, iso: int, levels: int, tolerance: float,
                      kind_by_id: np.ndarray, collision: bool = False, floor: int = 0,
-                     offset=(0, 0, 0), drop_features: bool = False) -> ChunkSurface:
+                     offset: ArrayLike = (0, 0, 0), drop_features: bool = False) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
     ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
@@ -159,7 +161,7 @@ class DualVertices:
     cells: np.ndarray  # (n, 3) int64: the cell each vertex belongs to
 
 
-def dual_vertices(volume, sharp: bool = False) -> DualVertices:
+def dual_vertices(volume: Volume, sharp: bool = False) -> DualVertices:
     """Every dual vertex of ``volume`` (a :class:`voxelworld.terrain.VoxelVolume`, or a SparseVolume small enough
     to gather at once), unsimplified.
 
@@ -194,7 +196,7 @@ class _PackedSurface:
     0). About 8 KiB for a 32³ chunk's cells instead of 192."""
 
     surface: ChunkSurface  # cell_case and cell_first: empty placeholders
-    shape: tuple
+    shape: tuple[int, ...]
     solid: np.ndarray  # np.packbits of cell_case == 255
     case_at: np.ndarray  # cell_case at surface_cells
     first_at: np.ndarray  # cell_first at surface_cells
@@ -203,7 +205,7 @@ class _PackedSurface:
 _NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
 
 
-def _pack(surface: ChunkSurface):
+def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
     if surface.vertex_count == 0:
         return surface  # an empty surface's cell arrays are broadcasts already
     packed = packed_cells(surface)
@@ -225,7 +227,7 @@ class _UnpackedOnRead(ChunkSurface):
     ``cell_first``) are unpacked when first read; until then :func:`packed_cells` gives the packed form (what a
     mesh's assembly reads: the surface cells' cases and first vertices)."""
 
-    def __getattr__(self, name):  # only called for attributes not set: the two cell arrays until unpacked
+    def __getattr__(self, name: str) -> np.ndarray:  # only called for attributes not set: the two cell arrays until unpacked
         if name not in ("cell_case", "cell_first"):
             raise AttributeError(name)
         packed = self.__dict__.get("_packed")
@@ -242,13 +244,13 @@ class _UnpackedOnRead(ChunkSurface):
         return case if name == "cell_case" else first
 
 
-def packed_cells(surface: ChunkSurface):
+def packed_cells(surface: ChunkSurface) -> _PackedSurface | None:
     """The packed form of ``surface`` (its cases and first vertices at its surface cells, and the cells' shape)
     when it was read from :class:`PackedSurfaces` and its per-cell arrays were not unpacked since; else None."""
     return surface.__dict__.get("_packed")
 
 
-def _unpack(packed) -> ChunkSurface:
+def _unpack(packed: ChunkSurface | _PackedSurface) -> ChunkSurface:
     if isinstance(packed, ChunkSurface):
         return packed
     # Built directly: the dataclass's __init__ costs more than setting the fields, and a mesh reads up to eight.
@@ -260,27 +262,27 @@ def _unpack(packed) -> ChunkSurface:
     return surface
 
 
-class PackedSurfaces(MutableMapping):
+class PackedSurfaces(MutableMapping[tuple, ChunkSurface]):
     """Chunk -> :class:`ChunkSurface`, each kept packed (its cell arrays only at its surface cells) and handed out
     whole: what a mesher keeps of the display surfaces of every chunk in view. Reading a surface unpacks it (the
     cases off the surface are 0 or 255; the first vertex of a cell without one reads 0, and means nothing)."""
 
-    def __init__(self):
-        self._packed: dict = {}
+    def __init__(self) -> None:
+        self._packed: dict[tuple, ChunkSurface | _PackedSurface] = {}
 
-    def __getitem__(self, chunk) -> ChunkSurface:
+    def __getitem__(self, chunk: tuple) -> ChunkSurface:
         return _unpack(self._packed[chunk])
 
-    def __setitem__(self, chunk, surface: ChunkSurface) -> None:
+    def __setitem__(self, chunk: tuple, surface: ChunkSurface) -> None:
         self._packed[chunk] = _pack(surface)
 
-    def __delitem__(self, chunk) -> None:
+    def __delitem__(self, chunk: tuple) -> None:
         del self._packed[chunk]
 
-    def __contains__(self, chunk) -> bool:
+    def __contains__(self, chunk: object) -> bool:
         return chunk in self._packed
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple]:
         return iter(self._packed)
 
     def __len__(self) -> int:
