@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -138,7 +139,8 @@ def simplify_surface(surface: ChunkSurface, density: np.ndarray | None, iso: int
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
     rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor),
                      int(floor) if drop_features else 0)
-    total = _kernels.simplify(density, np.asarray(offset, dtype=np.int64), iso, cells,
+    # None only where nothing merges (levels 0 or no vertex: returned above).
+    total = _kernels.simplify(cast(np.ndarray, density), np.asarray(offset, dtype=np.int64), iso, cells,
                               VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
