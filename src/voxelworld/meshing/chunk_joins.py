@@ -62,7 +62,8 @@ def upper_neighbours(chunk: Sequence[int], grid: Sequence[int]) -> list[tuple]:
     return [u for u in uppers if all(c < n for c, n in zip(u, grid))]
 
 
-def neighbours_seeing_changes(grid: Sequence[int], chunk: Sequence[int], old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
+def neighbours_seeing_changes(grid: Sequence[int], chunk: Sequence[int], old: ChunkSurface | None,
+                              new: ChunkSurface) -> set[tuple]:
     """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top
     layers that differs between ``old`` and ``new``: neighbour +o joins the cells on the top layer of every
     axis where o is 1 (within ``grid``, the chunk grid's shape)."""

@@ -134,8 +134,9 @@ def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptio
     default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
     features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
     levels = options.collision_levels if collision else (options.levels if levels is None else levels)
+    # Nothing to merge: simplify_surface hands the surface back unread.
     density: np.ndarray | None = None
-    offset: tuple[int, int, int] | np.ndarray = (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
+    offset: tuple[int, int, int] | np.ndarray = (0, 0, 0)
     if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
         hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
         window, offset = fields_window(fields, surface.cell_lo, hi, halo_voxels(options), ("density",))

@@ -42,7 +42,8 @@ class PreparedJob:
     remeshed_for_off: tuple  # active upper neighbours of chunks turning inactive: remeshed without them
     raw: dict  # chunk -> its raw surface where the mesher kept one
     old: dict  # chunk -> its display surface before the change (None: none kept)
-    current: MutableMapping[tuple, ChunkSurface]  # chunk -> the display surface kept for chunks whose level does not change
+    # chunk -> the display surface kept for chunks whose level does not change
+    current: MutableMapping[tuple, ChunkSurface]
     levels: np.ndarray  # display levels
     detail: np.ndarray  # levels of detail after the change
     active: np.ndarray  # active chunks after the change

@@ -229,7 +229,8 @@ class _UnpackedOnRead(ChunkSurface):
     ``cell_first``) are unpacked when first read; until then :func:`packed_cells` gives the packed form (what a
     mesh's assembly reads: the surface cells' cases and first vertices)."""
 
-    def __getattr__(self, name: str) -> np.ndarray:  # only called for attributes not set: the two cell arrays until unpacked
+    # Only called for attributes not set: the two cell arrays until unpacked.
+    def __getattr__(self, name: str) -> np.ndarray:
         if name not in ("cell_case", "cell_first"):
             raise AttributeError(name)
         packed = self.__dict__.get("_packed")

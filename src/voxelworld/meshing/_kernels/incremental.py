@@ -9,7 +9,8 @@ import numpy as np
 # ---------------------------------------------------------------------------------------- incremental work
 @nb.njit(cache=True, inline="always")
 def same_vertex(a_positions: np.ndarray, a_normals: np.ndarray, a_mat: np.ndarray, a_evals: np.ndarray, va: int,
-                b_positions: np.ndarray, b_normals: np.ndarray, b_mat: np.ndarray, b_evals: np.ndarray, vb: int) -> bool:
+                b_positions: np.ndarray, b_normals: np.ndarray, b_mat: np.ndarray, b_evals: np.ndarray,
+                vb: int) -> bool:
     for axis in range(3):
         if a_positions[va, axis] != b_positions[vb, axis] or a_normals[va, axis] != b_normals[vb, axis]:
             return False
