@@ -18,6 +18,7 @@ from typing import cast
 import numpy as np
 
 from ..terrain import MaterialTable, SparseVolume, Volume
+from ..terrain.sparse import ChunkStore
 from . import _kernels
 from ._kernels.changes import changed_box
 from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
@@ -212,7 +213,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         if fields.store is not volume.store:  # a save moved the volume to another store (a new file):
             # it holds what the copy left in the old one as the copy saw it (the mesher takes a chunk changed
             # since from the volume before it reads it)
-            fields.attach_store(volume.store)
+            fields.attach_store(cast(ChunkStore, volume.store))  # not None: the volume let go of chunks to it
         for chunk in chunks:
             if self._seen[chunk] < 0:
                 volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
