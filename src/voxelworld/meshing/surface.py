@@ -62,9 +62,9 @@ def chunk_surface(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix
     The field arrays hold the volume's samples from ``offset`` on: the whole volume, or a window of it that reaches
     one sample below the cells and two above (their gradients) where the volume goes on, and ends where it does.
     Cells and positions are the volume's, whatever the window."""
-    start = np.asarray(offset, dtype=np.int64)
-    lo = np.asarray(cell_lo, dtype=np.int64) - start
-    hi = np.asarray(cell_hi, dtype=np.int64) - start
+    offset = np.asarray(offset, dtype=np.int64)
+    lo = np.asarray(cell_lo, dtype=np.int64) - offset
+    hi = np.asarray(cell_hi, dtype=np.int64) - offset
     dims = tuple(int(n) for n in np.maximum(hi - lo, 0))
     cell_case = np.empty(dims, dtype=np.uint16)
     cell_first = np.empty(dims, dtype=np.int32)  # a chunk's vertices number far fewer than 2**31
@@ -74,7 +74,7 @@ def chunk_surface(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix
                         surface_cells, counts)
     n, surface_cells = int(counts[0]), surface_cells[:counts[1]].astype(np.int64)
     if n == 0 and cell_case.size:  # no crossing: every cell is all solid or all empty alike (they touch)
-        return empty_surface(lo + start, hi + start, bool(cell_case.flat[0] == 255))
+        return empty_surface(lo + offset, hi + offset, bool(cell_case.flat[0] == 255))
     # Scratch arrays are this thread's, reused (fresh ones cost a page fault for every page first written).
     if scratch:
         positions, normals = buffer("raw_positions", n, 3, np.float64), buffer("raw_normals", n, 3, np.float64)
@@ -86,11 +86,11 @@ def chunk_surface(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix
     # Without quadrics kept, the kernel's are written to scratch too.
     qef = buffer("raw_qef", n, _kernels.QEF_COLUMNS, np.float64) if scratch or not quadrics \
         else np.empty((n, _kernels.QEF_COLUMNS))
-    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, start, sharp, planes, tables.PATCH_COUNT,
+    _kernels.cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, tables.PATCH_COUNT,
                            tables.EDGE_PATCH,
                            tables.EDGE_CORNERS, tables.EDGE_AXIS, cell_case, cell_first, surface_cells, positions,
                            normals, materials, evaluations, qef)
-    return ChunkSurface(lo + start, cell_case, cell_first, surface_cells, positions, normals, materials,
+    return ChunkSurface(lo + offset, cell_case, cell_first, surface_cells, positions, normals, materials,
                         evaluations, qef if quadrics else _NO_QEF, np.arange(n, dtype=np.int64))
 
 
