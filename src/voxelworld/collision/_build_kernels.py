@@ -20,7 +20,8 @@ PART = -2  # the count :func:`top_tree` gives a slot that holds a part's root (i
 
 
 @nb.njit(cache=True, nogil=True)
-def triangle_boxes(positions, indices, lo, hi, centroids):
+def triangle_boxes(positions: np.ndarray, indices: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                   centroids: np.ndarray) -> None:
     for t in range(indices.shape[0]):
         for axis in range(3):
             a = positions[indices[t, 0], axis]
@@ -32,7 +33,7 @@ def triangle_boxes(positions, indices, lo, hi, centroids):
 
 
 @nb.njit(cache=True, nogil=True)
-def triangle_normals(positions, indices, normals):
+def triangle_normals(positions: np.ndarray, indices: np.ndarray, normals: np.ndarray) -> None:
     """Each triangle's unit normal (corners counter-clockwise seen from its front) into ``normals``; (0, 0, 0) for
     a degenerate one. The same operations in the same order as numpy's cross product and norm."""
     for t in range(indices.shape[0]):
@@ -58,7 +59,7 @@ def triangle_normals(positions, indices, normals):
 
 
 @nb.njit(cache=True, nogil=True)
-def triangle_data(positions, indices, order, tri):
+def triangle_data(positions: np.ndarray, indices: np.ndarray, order: np.ndarray, tri: np.ndarray) -> None:
     """Corner a and edges b - a, c - a of each triangle in leaf order (``tri[q]`` for triangle ``order[q]``): the
     ray test reads them contiguously, with the very values it would compute from the positions."""
     for q in range(order.shape[0]):
@@ -71,7 +72,8 @@ def triangle_data(positions, indices, order, tri):
 
 
 @nb.njit(cache=True, nogil=True)
-def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
+def build(tri_lo: np.ndarray, tri_hi: np.ndarray, centroids: np.ndarray, order: np.ndarray, node_lo: np.ndarray,
+          node_hi: np.ndarray, node_a: np.ndarray, node_b: np.ndarray) -> int:
     """Top-down build with the surface area heuristic over BINS bins per axis: each node splits its triangles
     where the children's expected ray cost (area x triangles) is least, down to LEAF_SIZE triangles. Stable
     partitions keep the tree deterministic. Returns the node count."""
@@ -184,32 +186,33 @@ def build(tri_lo, tri_hi, centroids, order, node_lo, node_hi, node_a, node_b):
 
 
 @nb.njit(cache=True, inline="always")
-def box_area(x0, y0, z0, x1, y1, z1):
+def box_area(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> float:
     dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
     return dx * dy + dy * dz + dz * dx
 
 
 @nb.njit(cache=True, inline="always")
-def down(x):
+def down(x: float) -> np.float32:
     """The largest float32 <= x."""
     f = np.float32(x)
     return np.nextafter(f, np.float32(-np.inf)) if np.float64(f) > x else f
 
 
 @nb.njit(cache=True, inline="always")
-def up(x):
+def up(x: float) -> np.float32:
     """The smallest float32 >= x."""
     f = np.float32(x)
     return np.nextafter(f, np.float32(np.inf)) if np.float64(f) < x else f
 
 
 @nb.njit(cache=True, inline="always")
-def node_area(node_lo, node_hi, n):
+def node_area(node_lo: np.ndarray, node_hi: np.ndarray, n: int) -> float:
     return box_area(node_lo[n, 0], node_lo[n, 1], node_lo[n, 2], node_hi[n, 0], node_hi[n, 1], node_hi[n, 2])
 
 
 @nb.njit(cache=True, nogil=True)
-def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts):
+def collapse(node_lo: np.ndarray, node_hi: np.ndarray, node_a: np.ndarray, node_b: np.ndarray, box: np.ndarray,
+             child: np.ndarray, root_box: np.ndarray, root: np.ndarray, parts: bool) -> int:
     """The wide query layout from binary nodes (node 0 the root, as :func:`build` leaves them): each wide node
     takes a binary node's two children, then splits its largest inner child (by surface area, the first of equal
     ones) into its two until it has WIDTH or only leaves. Nodes are numbered depth first, children after their
@@ -278,7 +281,8 @@ def collapse(node_lo, node_hi, node_a, node_b, box, child, root_box, root, parts
 
 
 @nb.njit(cache=True, nogil=True)
-def leaf_box(positions, indices, order, start, count, box, n, s):
+def leaf_box(positions: np.ndarray, indices: np.ndarray, order: np.ndarray, start: int, count: int, box: np.ndarray,
+             n: int, s: int) -> None:
     """The box of the leaf slot s of node n (triangle slots start.. start + count), rounded outwards."""
     for axis in range(3):
         low, high = np.inf, -np.inf
@@ -291,7 +295,7 @@ def leaf_box(positions, indices, order, start, count, box, n, s):
 
 
 @nb.njit(cache=True, inline="always")
-def node_bounds(box, n, lo, hi):
+def node_bounds(box: np.ndarray, n: int, lo: np.ndarray, hi: np.ndarray) -> None:
     """The union of node n's children's boxes (empty slots add nothing) into lo and hi."""
     for axis in range(3):
         low, high = box[n, WIDTH * axis], box[n, 3 * WIDTH + WIDTH * axis]
@@ -302,7 +306,8 @@ def node_bounds(box, n, lo, hi):
 
 
 @nb.njit(cache=True, nogil=True)
-def refit(positions, indices, order, tri, box, child, root_box, root):
+def refit(positions: np.ndarray, indices: np.ndarray, order: np.ndarray, tri: np.ndarray, box: np.ndarray,
+          child: np.ndarray, root_box: np.ndarray, root: np.ndarray) -> None:
     """After the vertices moved: the triangles' leaf-order data and every box, children first (a backwards sweep
     over the nodes), the root's last. The same boxes :func:`collapse` would give a tree of this shape."""
     triangle_data(positions, indices, order, tri)
@@ -329,7 +334,7 @@ def refit(positions, indices, order, tri, box, child, root_box, root):
 
 # ---------------------------------------------------------------------------------------------- combining
 @nb.njit(cache=True, nogil=True)
-def offset_nodes(child, node_offset, slot_offset):
+def offset_nodes(child: np.ndarray, node_offset: np.ndarray, slot_offset: np.ndarray) -> None:
     """Move copied nodes to their place in a combined tree: inner children by ``node_offset``, leaves' first slot
     by ``slot_offset`` (both per node); empty slots stay."""
     for n in range(child.shape[0]):
@@ -342,7 +347,7 @@ def offset_nodes(child, node_offset, slot_offset):
 
 
 @nb.njit(cache=True, nogil=True)
-def link_parts(child, roots):
+def link_parts(child: np.ndarray, roots: np.ndarray) -> None:
     """Point the top tree's PART slots (reference: a part) at the parts' roots (``roots[p]``: reference and count
     in the combined arrays)."""
     for n in range(child.shape[0]):
@@ -353,7 +358,7 @@ def link_parts(child, roots):
 
 
 @nb.njit(cache=True, nogil=True)
-def top_tree(root_box, box, child, top_box, top):
+def top_tree(root_box: np.ndarray, box: np.ndarray, child: np.ndarray, top_box: np.ndarray, top: np.ndarray) -> int:
     """The tree over P parts' root boxes that :meth:`TriangleBVH.combine` puts above them, in the query layout
     (:func:`collapse`; its slots that hold a part: reference p, count PART, for :func:`link_parts`). A binary
     tree first, each node splitting its parts where the surface area heuristic (area x parts) is least, over the

@@ -36,7 +36,7 @@ WIDEN = 1.0 + 6.0 * 2.0 ** -53  # the exit distance x (1 + 2 gamma_3): Ize, "Rob
 
 # ---------------------------------------------------------------------------------------------------- rays
 @nb.njit(cache=True, nogil=True)
-def unit_directions(directions, out):
+def unit_directions(directions: np.ndarray, out: np.ndarray) -> int:
     """``directions`` scaled to unit length into ``out``, as numpy's ``d / norm(d, axis=1)`` computes it (the
     same sums in the same order). Returns 0, or 1 when a direction is not finite, 2 when one is zero."""
     for r in range(directions.shape[0]):
@@ -51,8 +51,9 @@ def unit_directions(directions, out):
 
 
 @nb.njit(cache=True, nogil=True)
-def hit_details(origins, directions, distance, triangle, normals, tri_material, tri_object, out_point, out_normal,
-                out_material, out_object):
+def hit_details(origins: np.ndarray, directions: np.ndarray, distance: np.ndarray, triangle: np.ndarray,
+                normals: np.ndarray, tri_material: np.ndarray, tri_object: np.ndarray, out_point: np.ndarray,
+                out_normal: np.ndarray, out_material: np.ndarray, out_object: np.ndarray) -> None:
     """Point, normal (turned to face the ray's origin), material and object of each hit; NaN, NaN, 0 and -1 where
     a ray hit nothing (triangle -1)."""
     for r in range(triangle.shape[0]):
@@ -74,13 +75,13 @@ def hit_details(origins, directions, distance, triangle, normals, tri_material, 
 
 
 @nb.njit(cache=True, inline="always")
-def inverse(d):
+def inverse(d: float) -> float:
     """1 / d, and +inf for a zero component (either sign): that axis's lower face is then its near one."""
     return 1.0 / d if d != 0.0 else np.inf
 
 
 @nb.njit(cache=True, inline="always")
-def slab(box, ox, oy, oz, ix, iy, iz, t_max):
+def slab(box: np.ndarray, ox: float, oy: float, oz: float, ix: float, iy: float, iz: float, t_max: float) -> float:
     """Entry distance of the ray into ``box`` (lo xyz, hi xyz), inf when it misses or enters beyond t_max. An
     axis's distance is NaN (0 x inf) for a ray that does not move along it and lies in one of the box's faces:
     inside that slab from start to end. Python's max and min keep their first argument against a NaN, so
@@ -94,7 +95,7 @@ def slab(box, ox, oy, oz, ix, iy, iz, t_max):
 
 
 @nb.njit(cache=True, inline="always")
-def near_faces(ix, iy, iz):
+def near_faces(ix: float, iy: float, iz: float) -> tuple[int, int, int]:
     """Where in a node's boxes the near face of each axis starts (lo when the ray moves up that axis, else hi);
     the far face of axis a starts at ``(3 + 2 a) WIDTH - near``."""
     return (0 if ix >= 0.0 else 3 * WIDTH, WIDTH if iy >= 0.0 else 4 * WIDTH,
@@ -102,7 +103,8 @@ def near_faces(ix, iy, iz):
 
 
 @nb.njit(cache=True, inline="always")
-def slab_children(flat, n, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max, out):
+def slab_children(flat: np.ndarray, n: int, lanes: int, nx: int, ny: int, nz: int, ox: float, oy: float, oz: float,
+                  ix: float, iy: float, iz: float, t_max: float, out: np.ndarray) -> None:
     """:func:`slab` for the ``lanes`` children of node n at once into ``out`` (``flat``: the boxes as one row).
     Unsigned indices from a run-time count let the compiler trace all the children with vector instructions:
     the same operations on each, the same answers to the last bit as one at a time."""
@@ -121,7 +123,8 @@ def slab_children(flat, n, lanes, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max, out
 
 
 @nb.njit(cache=True, inline="always")
-def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
+def slab_child(box: np.ndarray, n: int, s: int, nx: int, ny: int, nz: int, ox: float, oy: float, oz: float, ix: float,
+               iy: float, iz: float, t_max: float) -> float:
     """:func:`slab` for child s of node n, the near faces found once per ray (:func:`near_faces`)."""
     near = max(max(max(0.0, (np.float64(box[n, nx + s]) - ox) * ix), (np.float64(box[n, ny + s]) - oy) * iy),
                (np.float64(box[n, nz + s]) - oz) * iz)
@@ -132,7 +135,8 @@ def slab_child(box, n, s, nx, ny, nz, ox, oy, oz, ix, iy, iz, t_max):
 
 
 @nb.njit(cache=True, inline="always")
-def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
+def ray_triangle_at(tri: np.ndarray, q: int, ox: float, oy: float, oz: float, dx: float, dy: float,
+                    dz: float) -> float:
     """:func:`ray_triangle` on the triangle in leaf slot q, from its stored corner and edges (the same values,
     the same operations: the same answer to the last bit)."""
     return ray_corner_edges(tri[q, 0], tri[q, 1], tri[q, 2], tri[q, 3], tri[q, 4], tri[q, 5], tri[q, 6], tri[q, 7],
@@ -140,7 +144,8 @@ def ray_triangle_at(tri, q, ox, oy, oz, dx, dy, dz):
 
 
 @nb.njit(cache=True, nogil=True)
-def middle_points(root_box, origins, directions, max_distance, out):
+def middle_points(root_box: np.ndarray, origins: np.ndarray, directions: np.ndarray, max_distance: np.ndarray,
+                  out: np.ndarray) -> None:
     """The middle of each ray's stretch inside the box ``root_box`` (lo xyz, hi xyz) and within its max distance,
     or its origin when it misses the box: where a ray's search mostly goes, so rays whose middles are near each
     other read the same nodes and triangles (:func:`coherent_order` orders them by it)."""
@@ -158,7 +163,7 @@ def middle_points(root_box, origins, directions, max_distance, out):
 
 
 @nb.njit(cache=True, nogil=True)
-def coherent_order(points, sequence):
+def coherent_order(points: np.ndarray, sequence: np.ndarray) -> None:
     """An order of the rays in which neighbours are near each other: by a Morton code of their point's cell (a
     ray's origin, or its middle from :func:`middle_points`) in a grid of 2**16 cells over the points' box, its
     bits given in turn to the axis whose cells are longest (a counting sort, stable). Tracing a large batch in
@@ -211,7 +216,8 @@ def coherent_order(points, sequence):
 
 
 @nb.njit(cache=True, inline="always")
-def push_by_distance(stack_ref, stack_count, stack_entry, base, top, ref, count, entry):
+def push_by_distance(stack_ref: np.ndarray, stack_count: np.ndarray, stack_entry: np.ndarray, base: int, top: int,
+                     ref: int, count: int, entry: float) -> int:
     """Push a child onto the stack above ``base`` keeping that part sorted, nearest on top. Returns the new top."""
     j = top
     while j > base and stack_entry[j - 1] < entry:
@@ -222,8 +228,10 @@ def push_by_distance(stack_ref, stack_count, stack_entry, base, top, ref, count,
 
 
 @nb.njit(cache=True, inline="always")
-def first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stack_ref, stack_count, stack_entry,
-              ox, oy, oz, dx, dy, dz, limit):
+def first_hit(tri: np.ndarray, order: np.ndarray, box: np.ndarray, flat: np.ndarray, lanes: int, entries: np.ndarray,
+              child: np.ndarray, root_box: np.ndarray, root: np.ndarray, stack_ref: np.ndarray,
+              stack_count: np.ndarray, stack_entry: np.ndarray, ox: float, oy: float, oz: float, dx: float, dy: float,
+              dz: float, limit: float) -> tuple[float, int, int]:
     """The ray's first hit within ``limit``: (distance, triangle, leaf slot), triangle -1 when none. Ties go to
     the lower triangle index, so the answer does not depend on the tree's shape. Front to back: of the children
     a node's ray enters (all tested at once into ``entries``; ``flat`` is ``box`` as one row, ``lanes`` its
@@ -273,8 +281,10 @@ def first_hit(tri, order, box, flat, lanes, entries, child, root_box, root, stac
 
 
 @nb.njit(cache=True, nogil=True)
-def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, origins, directions, max_distance,
-            out_distance, out_triangle, out_point, out_normal, out_material, out_object):
+def raycast(tri: np.ndarray, order: np.ndarray, box: np.ndarray, child: np.ndarray, root_box: np.ndarray,
+            root: np.ndarray, tri_material: np.ndarray, tri_object: np.ndarray, origins: np.ndarray,
+            directions: np.ndarray, max_distance: np.ndarray, out_distance: np.ndarray, out_triangle: np.ndarray,
+            out_point: np.ndarray, out_normal: np.ndarray, out_material: np.ndarray, out_object: np.ndarray) -> None:
     """First hit of each ray (directions unit length; :func:`first_hit`), a batch of COHERENT_BATCH rays or more
     taken in :func:`coherent_order` of their middles in the tree's box (:func:`middle_points`): distance (inf:
     none), triangle (-1: none), point, the triangle's unit normal turned to face the ray's origin (computed as
@@ -332,8 +342,9 @@ def raycast(tri, order, box, child, root_box, root, tri_material, tri_object, or
 
 
 @nb.njit(cache=True, nogil=True)
-def raycast_all(tri, order, box, child, root_box, root, origins, directions, max_distance, counts, out_ray,
-                out_distance, out_triangle):
+def raycast_all(tri: np.ndarray, order: np.ndarray, box: np.ndarray, child: np.ndarray, root_box: np.ndarray,
+                root: np.ndarray, origins: np.ndarray, directions: np.ndarray, max_distance: np.ndarray,
+                counts: np.ndarray, out_ray: np.ndarray, out_distance: np.ndarray, out_triangle: np.ndarray) -> None:
     """Every hit of each ray within its max distance. With ``out_ray`` empty, only counts hits per ray into
     ``counts``; else fills the hits in ray order (unsorted within a ray; the wrapper sorts)."""
     stack_ref = np.empty(STACK, dtype=np.int64)
@@ -376,21 +387,24 @@ def raycast_all(tri, order, box, child, root_box, root, origins, directions, max
 
 # ------------------------------------------------------------------------------------------------ overlaps
 @nb.njit(cache=True, inline="always")
-def box_apart(box, lo0, lo1, lo2, hi0, hi1, hi2):
+def box_apart(box: np.ndarray, lo0: float, lo1: float, lo2: float, hi0: float, hi1: float, hi2: float) -> bool:
     """Whether the box ``box`` (lo xyz, hi xyz) and the box lo..hi are apart."""
     return box[0] > hi0 or box[3] < lo0 or box[1] > hi1 or box[4] < lo1 or box[2] > hi2 or box[5] < lo2
 
 
 @nb.njit(cache=True, inline="always")
-def child_apart(box, n, s, lo0, lo1, lo2, hi0, hi1, hi2):
+def child_apart(box: np.ndarray, n: int, s: int, lo0: float, lo1: float, lo2: float, hi0: float, hi1: float,
+                hi2: float) -> bool:
     """Whether child s of node n and the box lo..hi are apart (an empty slot always is)."""
     return (box[n, s] > hi0 or box[n, 3 * WIDTH + s] < lo0 or box[n, WIDTH + s] > hi1
             or box[n, 4 * WIDTH + s] < lo1 or box[n, 2 * WIDTH + s] > hi2 or box[n, 5 * WIDTH + s] < lo2)
 
 
 @nb.njit(cache=True, nogil=True)
-def overlap(positions, indices, normals, order, box, child, root_box, root, starts, ends, radii, counts,
-            out_query, out_triangle, out_point, out_normal, out_depth):
+def overlap(positions: np.ndarray, indices: np.ndarray, normals: np.ndarray, order: np.ndarray, box: np.ndarray,
+            child: np.ndarray, root_box: np.ndarray, root: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+            radii: np.ndarray, counts: np.ndarray, out_query: np.ndarray, out_triangle: np.ndarray,
+            out_point: np.ndarray, out_normal: np.ndarray, out_depth: np.ndarray) -> None:
     """Contacts of swept spheres (capsules; a sphere is a capsule whose ends coincide) with the triangles:
     every triangle closer than the radius to the segment start..end. Fills them in query order, triangle order
     within a query, as long as they fit (``counts`` gets every query's count either way: when their sum exceeds

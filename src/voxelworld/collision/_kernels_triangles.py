@@ -12,7 +12,8 @@ EPSILON = 1e-12
 
 
 @nb.njit(cache=True, inline="always")
-def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
+def ray_triangle(positions: np.ndarray, indices: np.ndarray, t: int, ox: float, oy: float, oz: float, dx: float,
+                 dy: float, dz: float) -> float:
     """Distance along the ray to triangle t (Moller-Trumbore, both sides), inf when it misses."""
     a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
     return ray_corner_edges(positions[a, 0], positions[a, 1], positions[a, 2],
@@ -23,7 +24,8 @@ def ray_triangle(positions, indices, t, ox, oy, oz, dx, dy, dz):
 
 
 @nb.njit(cache=True, inline="always")
-def ray_corner_edges(ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z, ox, oy, oz, dx, dy, dz):
+def ray_corner_edges(ax: float, ay: float, az: float, e1x: float, e1y: float, e1z: float, e2x: float, e2y: float,
+                     e2z: float, ox: float, oy: float, oz: float, dx: float, dy: float, dz: float) -> float:
     """Distance along the ray to the triangle of corner a and edges e1 = b - a, e2 = c - a (Moller-Trumbore, both
     sides), inf when it misses: what :func:`ray_triangle` and the trees' stored triangles both compute."""
     px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x
@@ -44,7 +46,8 @@ def ray_corner_edges(ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z, ox, oy, oz, dx, d
 
 
 @nb.njit(cache=True, inline="always")
-def closest_on_triangle(positions, indices, t, px, py, pz):
+def closest_on_triangle(positions: np.ndarray, indices: np.ndarray, t: int, px: float, py: float,
+                        pz: float) -> tuple[float, float, float]:
     """The point of triangle t closest to (px, py, pz) (regions of the triangle's Voronoi diagram)."""
     a, b, c = indices[t, 0], indices[t, 1], indices[t, 2]
     ax, ay, az = positions[a, 0], positions[a, 1], positions[a, 2]
@@ -90,7 +93,8 @@ def closest_on_triangle(positions, indices, t, px, py, pz):
 
 
 @nb.njit(cache=True, inline="always")
-def closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz):
+def closest_segment_point(ax: float, ay: float, az: float, bx: float, by: float, bz: float, px: float, py: float,
+                          pz: float) -> tuple[float, float, float]:
     """The point of segment ab closest to p."""
     ux, uy, uz = bx - ax, by - ay, bz - az
     uu = ux * ux + uy * uy + uz * uz
@@ -101,7 +105,8 @@ def closest_segment_point(ax, ay, az, bx, by, bz, px, py, pz):
 
 
 @nb.njit(cache=True)
-def degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
+def degenerate_closest(ax: float, ay: float, az: float, bx: float, by: float, bz: float, cx: float, cy: float,
+                       cz: float, px: float, py: float, pz: float) -> tuple[float, float, float]:
     """The point nearest p on the three edges of a triangle with no area."""
     best = np.inf
     rx = ry = rz = 0.0
@@ -119,7 +124,8 @@ def degenerate_closest(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz):
 
 
 @nb.njit(cache=True, inline="always")
-def segment_triangle_closest(positions, indices, t, ax, ay, az, bx, by, bz):
+def segment_triangle_closest(positions: np.ndarray, indices: np.ndarray, t: int, ax: float, ay: float, az: float,
+                             bx: float, by: float, bz: float) -> tuple[float, float, float, float, float, float]:
     """Closest points (on the segment, on the triangle) between segment ab and triangle t: the segment's
     crossing if it crosses, else the best of the segment's ends against the triangle and the triangle's
     edges against the segment (alternating projection, a few rounds, is exact enough for contacts)."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 from . import _build_kernels, _kernels
@@ -61,12 +62,12 @@ class Contacts:
     object: np.ndarray  # (K,) int64
 
 
-def astuple_shallow(result) -> tuple:
+def astuple_shallow(result: RayHits | RayHitList | Contacts) -> tuple[np.ndarray, ...]:
     """A result dataclass's arrays in field order (``dataclasses.astuple`` would copy them)."""
     return tuple(getattr(result, name) for name in result.__dataclass_fields__)
 
 
-def _points(parameter: str, value, count: int | None = None) -> np.ndarray:
+def _points(parameter: str, value: ArrayLike, count: int | None = None) -> np.ndarray:
     """An (n, 3) float array; with ``count``, n must be 1, ``count`` or (when ``count`` is 1) anything."""
     legal = "an array of shape (3,) or (n, 3) of finite numbers (m)" if count is None else \
         f"an array of shape (3,) or ({count}, 3) of finite numbers (m), to match the other argument"
@@ -83,7 +84,7 @@ def _points(parameter: str, value, count: int | None = None) -> np.ndarray:
     return array
 
 
-def _per_query(parameter: str, value, count: int, unit: str, allow_inf: bool = False) -> np.ndarray:
+def _per_query(parameter: str, value: ArrayLike, count: int, unit: str, allow_inf: bool = False) -> np.ndarray:
     legal = f"a number >= 0 ({unit}) or {count} of them" + (", inf allowed" if allow_inf else "")
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         number = float(value)  # the common case, one number for every query: no array checks
@@ -129,7 +130,8 @@ class TriangleBVH:
     (5.0, [2.0, 0.0, 3.0], 4)
     """
 
-    def __init__(self, positions, indices, tri_material=None, tri_object=None):
+    def __init__(self, positions: ArrayLike, indices: ArrayLike, tri_material: ArrayLike | None = None,
+                 tri_object: ArrayLike | None = None) -> None:
         self.positions = _points("positions", positions).copy()
         try:
             indices = np.asarray(indices)
@@ -149,7 +151,8 @@ class TriangleBVH:
         self._build()
 
     @staticmethod
-    def _per_triangle(parameter, value, dtype, default, count) -> np.ndarray:
+    def _per_triangle(parameter: str, value: ArrayLike | None, dtype: type[np.integer], default: int,
+                      count: int) -> np.ndarray:
         if value is None:
             return np.full(count, default, dtype=dtype)
         array = np.asarray(value)
@@ -185,7 +188,7 @@ class TriangleBVH:
         _build_kernels.triangle_data(self.positions, self.indices, self._order, self._tri)
         self._normals_from_positions()
 
-    def _tree(self) -> tuple:
+    def _tree(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """What the query kernels read (see :mod:`._kernels`)."""
         return self._tri, self._order, self._box, self._child, self._root_box, self._root
 
@@ -266,7 +269,7 @@ class TriangleBVH:
         self.normals = np.empty((len(self.indices), 3))
         _build_kernels.triangle_normals(self.positions, self.indices, self.normals)
 
-    def refit(self, positions) -> None:
+    def refit(self, positions: ArrayLike) -> None:
         """Move the vertices to ``positions`` (same count, same triangles) and update the boxes in O(m): the
         cheap way to follow a chunk whose vertices moved. Rebuild (a new TriangleBVH) when triangles change."""
         positions = _points("positions", positions)
@@ -279,7 +282,8 @@ class TriangleBVH:
         self._normals_from_positions()
 
     # ---------------------------------------------------------------------------------------------- rays
-    def _rays(self, origins, directions, max_distance):
+    def _rays(self, origins: ArrayLike, directions: ArrayLike,
+              max_distance: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         origins = _points("origins", origins)
         directions = _points("directions", directions, len(origins))
         count = max(len(origins), len(directions))
@@ -290,7 +294,7 @@ class TriangleBVH:
         directions = unit if len(unit) == count else np.ascontiguousarray(np.broadcast_to(unit, (count, 3)))
         return origins, directions, _per_query("max_distance", max_distance, count, "m", allow_inf=True)
 
-    def raycast(self, origins, directions, max_distance=np.inf) -> RayHits:
+    def raycast(self, origins: ArrayLike, directions: ArrayLike, max_distance: ArrayLike = np.inf) -> RayHits:
         """The first triangle along each ray (either side of a triangle counts), within ``max_distance`` metres.
 
         ``origins`` and ``directions`` are (3,) or (R, 3) arrays (one broadcasts against the other);
@@ -307,12 +311,12 @@ class TriangleBVH:
         return RayHits(np.empty(count), np.empty(count, dtype=np.int64), np.empty((count, 3)), np.empty((count, 3)),
                        np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64))
 
-    def raycast_all(self, origins, directions, max_distance=np.inf) -> RayHitList:
+    def raycast_all(self, origins: ArrayLike, directions: ArrayLike, max_distance: ArrayLike = np.inf) -> RayHitList:
         """Every triangle along each ray within ``max_distance`` metres, sorted by ray then distance."""
         origins, directions, limit = self._rays(origins, directions, max_distance)
         return self._all_hits(origins, directions, limit)
 
-    def segment_hits(self, starts, ends) -> RayHitList:
+    def segment_hits(self, starts: ArrayLike, ends: ArrayLike) -> RayHitList:
         """Every triangle each segment ``starts[i]`` -> ``ends[i]`` crosses, sorted by segment then distance
         from its start. A segment of zero length hits nothing."""
         starts = _points("starts", starts)
@@ -326,7 +330,7 @@ class TriangleBVH:
         limit = np.where(length > 0, length, -1.0)  # a negative limit admits no hit
         return self._all_hits(starts, np.ascontiguousarray(directions), limit)
 
-    def _all_hits(self, origins, directions, limit) -> RayHitList:
+    def _all_hits(self, origins: np.ndarray, directions: np.ndarray, limit: np.ndarray) -> RayHitList:
         counts = np.zeros(len(origins), dtype=np.int64)
         nothing = np.empty(0, dtype=np.int64)
         args = (*self._tree(), origins, directions, limit, counts)
@@ -340,7 +344,8 @@ class TriangleBVH:
         point, normal, material, obj = self._hit_details(origins[ray], directions[ray], distance, triangle)
         return RayHitList(ray, distance, triangle, point, normal, material, obj)
 
-    def _hit_details(self, origins, directions, distance, triangle):
+    def _hit_details(self, origins: np.ndarray, directions: np.ndarray, distance: np.ndarray,
+                     triangle: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         count = len(triangle)
         point, normal = np.empty((count, 3)), np.empty((count, 3))
         material, obj = np.empty(count, dtype=np.uint8), np.empty(count, dtype=np.int64)
@@ -349,13 +354,13 @@ class TriangleBVH:
         return point, normal, material, obj
 
     # ------------------------------------------------------------------------------------------ overlaps
-    def overlap_sphere(self, centers, radius) -> Contacts:
+    def overlap_sphere(self, centers: ArrayLike, radius: ArrayLike) -> Contacts:
         """The triangles within ``radius`` metres of each sphere's centre, with contact point, push-out normal
         and depth."""
         centers = _points("centers", centers)
         return self._overlap(centers, centers, _per_query("radius", radius, len(centers), "m"))
 
-    def overlap_capsule(self, a, b, radius) -> Contacts:
+    def overlap_capsule(self, a: ArrayLike, b: ArrayLike, radius: ArrayLike) -> Contacts:
         """The triangles within ``radius`` metres of each capsule's axis ``a[i]`` -> ``b[i]``."""
         a = _points("a", a)
         b = _points("b", b, len(a))
@@ -367,7 +372,7 @@ class TriangleBVH:
         return self._overlap(np.ascontiguousarray(a), np.ascontiguousarray(b),
                              _per_query("radius", radius, count, "m"))
 
-    def _overlap(self, starts, ends, radii) -> Contacts:
+    def _overlap(self, starts: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> Contacts:
         counts = np.zeros(len(starts), dtype=np.int64)
         args = (self.positions, self.indices, self.normals, *self._tree()[1:], starts, ends, radii, counts)
         room = 64 * len(starts)  # one kernel call when the contacts fit (a character's capsule: a few)

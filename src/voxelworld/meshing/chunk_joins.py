@@ -10,22 +10,26 @@ meshes of its upper neighbours only through the cells of its top layers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import product
+from typing import Any
 
 import numpy as np
 
 from ..terrain import Volume
 from . import _kernels, tables
 from .chunk_surfaces import map_on_cores, materialised
-from .mesh import assemble_chunk
+from .mesh import DisplayMesh, assemble_chunk
 from .surface import ChunkSurface
 
 __all__ = ["assemble_displays", "lower_block", "upper_neighbours", "neighbours_seeing_changes"]
 
 
-def assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping, active: np.ndarray,
-                      vertex_free: np.ndarray, make_display, map_=map_on_cores) -> tuple[dict, dict]:
+def assemble_displays(volume: Volume, fields: Volume | None, order: list[tuple],
+                      kept: Mapping[tuple, ChunkSurface], active: np.ndarray, vertex_free: np.ndarray,
+                      make_display: Callable[[tuple], ChunkSurface],
+                      map_: Callable[[Callable[[tuple], Any], list[tuple]], list[Any]] = map_on_cores,
+                      ) -> tuple[dict[tuple, DisplayMesh], dict[tuple, ChunkSurface]]:
     """The display meshes of the chunks ``order`` (made from ``fields``), joining the display surfaces ``kept``
     (chunk -> surface) of them and their lower neighbours; an active neighbour with vertices whose surface is not
     kept (a cold one the mesher let go) gets one from ``make_display(chunk)``. Each surface is read once for all the
@@ -33,9 +37,9 @@ def assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping
     cold = sorted({lower for chunk in order for lower in lower_block(chunk)
                    if active[lower] and not vertex_free[lower] and lower not in kept})
     warm = dict(zip(cold, map_(make_display, cold)))
-    read = {}
+    read: dict[tuple, ChunkSurface | None] = {}
 
-    def surface_of(chunk):
+    def surface_of(chunk: tuple) -> ChunkSurface | None:
         if not active[chunk]:
             return None
         found = read.get(chunk)
@@ -47,18 +51,19 @@ def assemble_displays(volume: Volume, fields: Volume, order: list, kept: Mapping
     return dict(zip(order, meshes)), warm
 
 
-def lower_block(chunk) -> product:
+def lower_block(chunk: Sequence[int]) -> product[tuple[int, ...]]:
     """``chunk`` and its lower neighbours (-1 on some axes, within the grid): the surfaces its quads join."""
     return product(*(range(max(c - 1, 0), c + 1) for c in chunk))
 
 
-def upper_neighbours(chunk, grid) -> list[tuple]:
+def upper_neighbours(chunk: Sequence[int], grid: Sequence[int]) -> list[tuple]:
     """The upper neighbours of ``chunk`` (+1 on some axes) within ``grid``: the chunks whose quads join it."""
     uppers = (tuple(c + o for c, o in zip(chunk, offset)) for offset in product((0, 1), repeat=3) if any(offset))
     return [u for u in uppers if all(c < n for c, n in zip(u, grid))]
 
 
-def neighbours_seeing_changes(grid: tuple, chunk, old: ChunkSurface | None, new: ChunkSurface) -> set[tuple]:
+def neighbours_seeing_changes(grid: Sequence[int], chunk: Sequence[int], old: ChunkSurface | None,
+                              new: ChunkSurface) -> set[tuple]:
     """The upper neighbours (+1 on some axes, 0 on the others) whose quads join a cell of ``chunk``'s top
     layers that differs between ``old`` and ``new``: neighbour +o joins the cells on the top layer of every
     axis where o is 1 (within ``grid``, the chunk grid's shape)."""
@@ -88,7 +93,7 @@ def neighbours_seeing_changes(grid: tuple, chunk, old: ChunkSurface | None, new:
         # row or column along each further axis.
         first = axes[0]
         layer = changes[first]
-        index = [slice(None), slice(None)]
+        index: list[slice | int] = [slice(None), slice(None)]
         for a in axes[1:]:
             position = [b for b in range(3) if b != first].index(a)
             index[position] = -1

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import cache
 from itertools import product
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -35,6 +37,9 @@ __all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_core
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
 
+T = TypeVar("T")
+R = TypeVar("R")
+
 
 @cache
 def _executor() -> ThreadPoolExecutor:
@@ -47,7 +52,7 @@ def _executor() -> ThreadPoolExecutor:
 MIN_ITEMS_ON_CORES = 6
 
 
-def map_on_cores(function, items: list) -> list:
+def map_on_cores(function: Callable[[T], R], items: list[T]) -> list[R]:
     """``[function(x) for x in items]``, on all cores when there are at least ``MIN_ITEMS_ON_CORES`` items: the
     kernels release the GIL. Each item is computed on its own, so the results do not depend on the threads'
     order."""
@@ -56,7 +61,7 @@ def map_on_cores(function, items: list) -> list:
     return list(_executor().map(function, items))
 
 
-def check_mesher_inputs(volume, materials, options) -> tuple[MaterialTable, MeshOptions]:
+def check_mesher_inputs(volume: object, materials: object, options: object) -> tuple[MaterialTable, MeshOptions]:
     if not isinstance(volume, Volume):
         raise ParameterError("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume")
     if materials is None:
@@ -75,7 +80,8 @@ def halo_voxels(options: MeshOptions) -> int:
     return 2 + math.ceil(options.collision_tolerance)
 
 
-def fields_window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, names) -> tuple[dict, np.ndarray]:
+def fields_window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int,
+                  names: Sequence[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The fields ``names`` of ``fields`` around the cells ``lo .. hi - 1``: ``halo`` samples more on each side
     (and the cells' last samples) where the volume goes on, to its sides where it ends; and the window's first
     sample. Meshing a window gives the same numbers as meshing the whole volume."""
@@ -84,7 +90,7 @@ def fields_window(fields: Volume, lo: np.ndarray, hi: np.ndarray, halo: int, nam
     return fields.read_window(first, last, names), first
 
 
-def raw_surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: int | None = None,
+def raw_surface(volume: Volume, chunk: Sequence[int], options: MeshOptions, levels: int, size: int | None = None,
              fields: Volume | None = None, quadrics: bool = True, scratch: bool = False) -> ChunkSurface:
     """The dual vertices of ``chunk`` (of ``size`` cells, the volume's chunk size by default), with the
     tangent planes that simplification needs when ``levels`` > 0; made from ``fields`` (a volume of the same
@@ -103,7 +109,7 @@ def raw_surface(volume: Volume, chunk, options: MeshOptions, levels: int, size: 
                          scratch=scratch)
 
 
-def uniform_side(fields: Volume, chunk) -> bool | None:
+def uniform_side(fields: Volume, chunk: Sequence[int]) -> bool | None:
     """True (all solid) or False (all empty) when every sample the cells of ``chunk`` read for their cases (its
     own and its upper neighbours') lies in chunks of uniform density on that side of iso, as ``fields`` knows
     without reading voxels; None otherwise (the cells must be looked at)."""
@@ -128,7 +134,9 @@ def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptio
     default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
     features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
     levels = options.collision_levels if collision else (options.levels if levels is None else levels)
-    density, offset = None, (0, 0, 0)  # nothing to merge: simplify_surface hands the surface back unread
+    # Nothing to merge: simplify_surface hands the surface back unread.
+    density: np.ndarray | None = None
+    offset: tuple[int, int, int] | np.ndarray = (0, 0, 0)
     if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
         hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
         window, offset = fields_window(fields, surface.cell_lo, hi, halo_voxels(options), ("density",))
@@ -140,7 +148,7 @@ def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptio
                             floor=floor, offset=offset, drop_features=floor >= FEATURE_FLOOR_LEVEL)
 
 
-def chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
+def chunk_surfaces(volume: Volume, chunk: Sequence[int], options: MeshOptions,
                     materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
     """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
     and its display surface: what ChunkMesher rebuilds for a changed chunk."""
@@ -148,7 +156,7 @@ def chunk_surfaces(volume: Volume, chunk, options: MeshOptions,
     return raw, simplified_surface(volume, raw, options, materials, False)
 
 
-def build_chunk(volume: Volume, chunk, options: MeshOptions, surfaces: dict) -> DisplayMesh:
+def build_chunk(volume: Volume, chunk: tuple, options: MeshOptions, surfaces: dict[tuple, ChunkSurface]) -> DisplayMesh:
     """Rebuild one chunk's surfaces into ``surfaces`` and assemble its display mesh: what a remesh costs."""
     surfaces[chunk] = chunk_surfaces(volume, chunk, options, volume.materials)[1]
     return assemble_chunk(volume, chunk, surfaces.get, collision=False)
@@ -162,7 +170,7 @@ def volume_blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
             for start in product(*(range(0, n, edge) for n in grid))]
 
 
-def all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, int, int]]:
+def all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, ...]]:
     """Every chunk of the volume, in chunks of ``size`` cells (the volume's chunk size by default)."""
     size = volume.chunk_size if size is None else size
     return list(product(*(range(-(-n // size)) for n in volume.shape)))
@@ -193,8 +201,9 @@ def collision_mesh_volume(volume: Volume, options: MeshOptions = MeshOptions(),
     return merge_collision_meshes(_whole_volume(volume, options, materials, collision=True))
 
 
-def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list:
-    """The meshes of every part of the volume, on all cores."""
+def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable, collision: bool) -> list[Any]:
+    """The meshes of every part of the volume, on all cores (collision meshes with ``collision``, else display
+    meshes)."""
     levels = options.collision_levels if collision else options.levels
     if levels == 0:
         # Nothing merges, so chunk borders change nothing: mesh in chunks of twice the edge, with less work

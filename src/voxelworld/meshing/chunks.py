@@ -10,12 +10,15 @@ meshes of neighbouring chunks join is :mod:`.chunk_joins`; the surfaces and mesh
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
+from typing import cast
 
 import numpy as np
 
-from ..terrain import MaterialTable, Volume
+from ..terrain import MaterialTable, SparseVolume, Volume
+from ..terrain.sparse import ChunkStore
 from . import _kernels
 from ._kernels.changes import changed_box
 from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
@@ -200,18 +203,20 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
             followed = grown
         return followed
 
-    def let_go(self, chunks) -> None:
+    def let_go(self, chunks: Iterable[tuple]) -> None:
         """The volume let go of the voxels of ``chunks`` (its store holds them): the mesher's copy of those it does
         not follow lets go too (it takes a chunk from the volume again before it reads it)."""
         if self._fields is None:
             return
-        if self._fields.store is not self.volume.store:  # a save moved the volume to another store (a new file):
+        # Only a volume with a store behind it lets go of chunks: a SparseVolume, and its snapshot the copy.
+        fields, volume = cast(SparseVolume, self._fields), cast(SparseVolume, self.volume)
+        if fields.store is not volume.store:  # a save moved the volume to another store (a new file):
             # it holds what the copy left in the old one as the copy saw it (the mesher takes a chunk changed
             # since from the volume before it reads it)
-            self._fields.attach_store(self.volume.store)
+            fields.attach_store(cast(ChunkStore, volume.store))  # not None: the volume let go of chunks to it
         for chunk in chunks:
             if self._seen[chunk] < 0:
-                self.volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+                volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
 
     def _active_chunks(self) -> set[tuple]:
         return set(map(tuple, np.argwhere(self._active).tolist()))
@@ -282,9 +287,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # is shaded again, and reported if that changed it.
         shade = sorted(c for c in self._shade - self._remesh if c in self._display)
         boxes = self._shade_boxes
-        for chunk, mesh in zip(shade, map_on_cores(lambda c: with_occlusion(self._display[c], fields, volume, boxes),
-                                           shade)):
-            if not np.array_equal(mesh.occlusion, self._display[chunk].occlusion):
+        # Only a chunk with a display mesh is shaded: made from the fields (never None then); a mesh's occlusion is
+        # never None once made (DisplayMesh.__post_init__).
+        for chunk, mesh in zip(shade, map_on_cores(
+                lambda c: with_occlusion(self._display[c], cast(Volume, fields), volume, boxes), shade)):
+            if not np.array_equal(cast(np.ndarray, mesh.occlusion), cast(np.ndarray, self._display[chunk].occlusion)):
                 meshes[chunk] = self._display[chunk] = mesh
         update = MeshUpdate(meshes, frozenset(self._simplified))
         self._remesh, self._simplified, self._shade, self._shade_boxes = set(), set(), set(), []
@@ -297,7 +304,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         """Which chunks are hot (:meth:`is_hot`; a bool array of the chunk grid's shape)."""
         return self._detail <= HOT_DETAIL_LEVEL
 
-    def is_hot(self, chunk) -> bool:
+    def is_hot(self, chunk: tuple) -> bool:
         """Whether the mesher keeps ``chunk``'s surfaces between updates: at the finer levels of detail (up to
         :data:`HOT_DETAIL_LEVEL`), near the actors, where edits, collisions and most level changes are. A far
         chunk keeps its display mesh alone; its surfaces are made again from the same fields, bit for bit, when it
@@ -315,28 +322,31 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
             del self._raw[chunk]
             self._collision_surfaces.pop(chunk, None)
 
-    def _raw_surface(self, chunk) -> ChunkSurface:
+    def _raw_surface(self, chunk: tuple) -> ChunkSurface:
         """The raw surface of an active chunk: kept, or made again from the mesher's copy of the fields."""
         raw = self._raw.get(chunk)
         if raw is None:
             raw = raw_surface(self.volume, chunk, self.options, self._plane_levels(), fields=self._fields)
         return raw
 
-    def _simplified_display(self, chunk) -> ChunkSurface:
+    def _simplified_display(self, chunk: tuple) -> ChunkSurface:
         """The display surface of an active chunk at its display level and level of detail (without quadrics)."""
-        return display_form(self._fields, self._raw_surface(chunk), self.options, self.materials,
+        return display_form(cast(Volume, self._fields), self._raw_surface(chunk), self.options, self.materials,
                              int(self._levels[chunk]), int(self._detail[chunk]))
 
-    def _take_changes(self, chunk, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
+    def _take_changes(self, chunk: tuple, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box where ``source`` (a volume of the same geometry) differs from the mesher's
         copy of the fields in ``chunk`` (None: nowhere); the copy takes ``source``'s chunk."""
         lo, hi = self.volume.chunk_box(chunk)
         current = source.read_window(lo, hi, MESHED_FIELDS)
-        seen = self._fields.read_window(lo, hi, MESHED_FIELDS)
+        fields = cast(Volume, self._fields)  # made by the first refresh (changes are taken after it)
+        seen = fields.read_window(lo, hi, MESHED_FIELDS)
         box = np.empty((2, 3), dtype=np.int64)
-        if not changed_box(*(current[name] for name in MESHED_FIELDS), *(seen[name] for name in MESHED_FIELDS), box):
+        # mypy takes *-expansions of unknown length followed by an argument for too many arguments.
+        if not changed_box(*(current[name] for name in MESHED_FIELDS),  # type: ignore[call-arg]
+                           *(seen[name] for name in MESHED_FIELDS), box):
             return None
-        source.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+        source.copy_chunk_to(fields, chunk, MESHED_FIELDS)
         return lo + box[0], lo + box[1]
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:

@@ -13,7 +13,10 @@ a seam from folding over (a level-0 chunk beside a level-5 one makes slivers tha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 
@@ -39,8 +42,8 @@ FEATURE_FLOOR_LEVEL = 4
 DETAIL_DISTANCES = (32.0, 64.0, 128.0, 256.0, 384.0)
 
 
-def detail_levels(chunk_grid_shape, chunk_size: int, voxel_size: float, origin, viewers,
-                  distances=DETAIL_DISTANCES) -> np.ndarray:
+def detail_levels(chunk_grid_shape: Sequence[int], chunk_size: int, voxel_size: float, origin: ArrayLike,
+                  viewers: ArrayLike, distances: Sequence[float] = DETAIL_DISTANCES) -> np.ndarray:
     """The level of detail of every chunk (int64 of ``chunk_grid_shape``): ``i`` where the chunk's box lies
     nearer than ``distances[i]`` (metres) to the nearest viewer and at least ``distances[i - 1]`` away, the
     number of bands beyond the last; then lowered where needed to the 2:1 rule (:func:`relax_to_two_to_one`).
@@ -83,7 +86,7 @@ def detail_levels(chunk_grid_shape, chunk_size: int, voxel_size: float, origin, 
     return relax_to_two_to_one(levels)
 
 
-def relax_to_two_to_one(levels) -> np.ndarray:
+def relax_to_two_to_one(levels: np.ndarray) -> np.ndarray:
     """``levels`` (an integer array over a chunk grid, >= 0) lowered as little as possible so that chunks that
     share a face, an edge or a corner differ by at most 1: every level becomes the least over all chunks of
     their level plus their distance in chunks (the largest of the three axis steps). Only lowers; the result
@@ -115,7 +118,9 @@ def relax_to_two_to_one(levels) -> np.ndarray:
         out = low
 
 
-def _checked(chunk_grid_shape, chunk_size, voxel_size, origin, viewers, distances):
+def _checked(chunk_grid_shape: Sequence[int], chunk_size: int, voxel_size: float, origin: ArrayLike,
+             viewers: ArrayLike, distances: Sequence[float],
+             ) -> tuple[tuple[int, ...], int, float, np.ndarray, np.ndarray, list[float]]:
     try:
         grid = tuple(check_integer("chunk_grid_shape", n, minimum=1) for n in chunk_grid_shape)
     except (TypeError, ParameterError):
@@ -143,5 +148,5 @@ def _checked(chunk_grid_shape, chunk_size, voxel_size, origin, viewers, distance
     return grid, size, voxel, base, points, bands
 
 
-def _described(value) -> str:
+def _described(value: object) -> str:
     return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__

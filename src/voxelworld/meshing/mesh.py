@@ -12,10 +12,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
+from typing import Literal, cast, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
+from ..terrain import Volume
 from . import _kernels, tables
 from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
 from .scratch import buffer
@@ -47,7 +50,7 @@ class DisplayMesh:
     blend: np.ndarray  # (n,) float32 in [0, 1]
     occlusion: np.ndarray | None = None  # (n,) float32 in [0, 1], 1 = open; None: all 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.occlusion is None:
             object.__setattr__(self, "occlusion", np.ones(len(self.positions), dtype=np.float32))
 
@@ -101,8 +104,8 @@ def merge_display_meshes(meshes: Sequence[DisplayMesh]) -> DisplayMesh:
                        np.concatenate([m.blend for m in meshes]), np.concatenate([m.occlusion for m in meshes]))
 
 
-def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, normals: np.ndarray, origin,
-                     voxel_size: float, offset=(0, 0, 0)) -> np.ndarray:
+def vertex_occlusion(density: np.ndarray, iso: int, positions: np.ndarray, normals: np.ndarray, origin: ArrayLike,
+                     voxel_size: float, offset: ArrayLike = (0, 0, 0)) -> np.ndarray:
     """How open each vertex is to ambient light, float32 (n,) in [0, 1]: the share of open samples (trilinear
     ``density`` below ``iso``) at 1, 2, 3 and 4.5 voxel edges along seven rays over the hemisphere of the vertex's
     normal (the normal and six at 55 degrees from it). 1 on open ground, lower in a pit, a tunnel or a corner.
@@ -154,14 +157,15 @@ def _cell_kinds(density: np.ndarray, iso: float, vertices: int) -> np.ndarray:
 OCCLUSION_REACH = float(_kernels.OCCLUSION_STEPS.max()) + 1.0
 
 
-def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np.ndarray:
+def _occlusion(fields: Volume, volume: Volume, positions: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """:func:`vertex_occlusion` of vertices of ``volume`` (metres), reading the density of ``fields`` (a
     :class:`~voxelworld.terrain.Volume` of the volume's geometry) in the window the rays can reach."""
     box = np.empty(6)
     _kernels.vertex_box(positions, np.asarray(volume.origin, dtype=np.float64), float(volume.voxel_size), box)
     # In Python numbers: numpy on three numbers costs more than the arithmetic.
     least, most = box.tolist()[:3], box.tolist()[3:]
-    lo = [min(max(math.floor(a - OCCLUSION_REACH) - 1, 0), int(n)) for a, n in zip(least, volume.shape)]
+    lo: list[int] | np.ndarray = [min(max(math.floor(a - OCCLUSION_REACH) - 1, 0), int(n))
+                                  for a, n in zip(least, volume.shape)]
     hi = np.array([min(max(math.ceil(b + OCCLUSION_REACH) + 2, a), int(n))
                    for a, b, n in zip(lo, most, volume.shape)], dtype=np.int64)
     lo = np.array(lo, dtype=np.int64)
@@ -171,7 +175,8 @@ def _occlusion(fields, volume, positions: np.ndarray, normals: np.ndarray) -> np
     return vertex_occlusion(density, volume.iso, positions, normals, volume.origin, volume.voxel_size, lo)
 
 
-def with_occlusion(mesh: DisplayMesh, fields, volume, changed: Sequence | None = None) -> DisplayMesh:
+def with_occlusion(mesh: DisplayMesh, fields: Volume, volume: Volume,
+                   changed: Sequence[tuple[ArrayLike, ArrayLike]] | None = None) -> DisplayMesh:
     """``mesh`` (of ``volume``'s chunks) with its occlusion computed from the density of ``fields`` (a
     :class:`~voxelworld.terrain.Volume` of the volume's geometry: the volume, or a mesher's copy of what it saw);
     with ``changed`` (inclusive sample boxes ``(lo, hi)`` where the density changed since ``mesh``'s occlusion was
@@ -187,7 +192,7 @@ def with_occlusion(mesh: DisplayMesh, fields, volume, changed: Sequence | None =
                        axis=1)
     if not near.any():
         return mesh
-    occlusion = mesh.occlusion.copy()
+    occlusion = cast(np.ndarray, mesh.occlusion).copy()  # never None once made (__post_init__)
     occlusion[near] = _occlusion(fields, volume, mesh.positions[near], mesh.normals[near])
     return replace(mesh, occlusion=occlusion)
 
@@ -202,7 +207,7 @@ def merge_collision_meshes(meshes: Sequence[CollisionMesh]) -> CollisionMesh:
                          np.concatenate([m.tri_material for m in meshes]))
 
 
-def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
+def chunk_cells(shape: Sequence[int], chunk_size: int, chunk: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """The cells ``lo .. hi - 1`` of ``chunk`` in a volume of ``shape`` samples (a cell needs its +1 samples)."""
     # In Python integers (a mesh asks up to three times; numpy on three numbers costs more than the arithmetic).
     lo = [int(c) * int(chunk_size) for c in chunk]
@@ -210,8 +215,21 @@ def chunk_cells(shape, chunk_size: int, chunk) -> tuple[np.ndarray, np.ndarray]:
     return np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
 
 
-def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
-                   size: int | None = None, fields=None) -> DisplayMesh | CollisionMesh:
+@overload
+def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
+                   surface_of: Callable[[tuple], ChunkSurface | None], collision: Literal[True],
+                   size: int | None = None, fields: Volume | None = None) -> CollisionMesh: ...
+@overload
+def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
+                   surface_of: Callable[[tuple], ChunkSurface | None], collision: Literal[False],
+                   size: int | None = None, fields: Volume | None = None) -> DisplayMesh: ...
+@overload
+def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
+                   surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
+                   size: int | None = None, fields: Volume | None = None) -> DisplayMesh | CollisionMesh: ...
+def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
+                   surface_of: Callable[[tuple], ChunkSurface | None], collision: bool,
+                   size: int | None = None, fields: Volume | None = None) -> DisplayMesh | CollisionMesh:
     """The mesh of the chunks ``first .. last`` (inclusive corners of a box of chunks of ``size`` cells, the
     volume's chunk size by default): quads around the sign-changing edges that start in them, through the
     vertices of their own surfaces and of the lower neighbours' (``surface_of(chunk)`` gives each chunk's
@@ -292,8 +310,8 @@ def assemble_block(volume, first, last, surface_of: Callable[[tuple], ChunkSurfa
     return with_occlusion(mesh, volume if fields is None else fields, volume)
 
 
-def _without_flaps(positions, normals, materials, blend, triangles, corners, n_vertices: int,
-                   n_triangles: int) -> DisplayMesh:
+def _without_flaps(positions: np.ndarray, normals: np.ndarray, materials: np.ndarray, blend: np.ndarray,
+                   triangles: np.ndarray, corners: np.ndarray, n_vertices: int, n_triangles: int) -> DisplayMesh:
     """The display mesh of the first ``n_vertices`` output vertices and ``n_triangles`` triangles (``corners``:
     their mesh vertices) without back-to-back triangle pairs (:func:`_kernels.drop_mirrored_twins`; a chunk
     whose simplification dropped features folds into them), and without the vertices only those used."""
@@ -307,7 +325,13 @@ def _without_flaps(positions, normals, materials, blend, triangles, corners, n_v
                        materials[:n_vertices, 1][used], blend[:n_vertices][used])
 
 
-def assemble_chunk(volume, chunk, surface_of: Callable[[tuple], ChunkSurface | None],
-                   collision: bool, fields=None) -> DisplayMesh | CollisionMesh:
+@overload
+def assemble_chunk(volume: Volume, chunk: Sequence[int], surface_of: Callable[[tuple], ChunkSurface | None],
+                   collision: Literal[True], fields: Volume | None = None) -> CollisionMesh: ...
+@overload
+def assemble_chunk(volume: Volume, chunk: Sequence[int], surface_of: Callable[[tuple], ChunkSurface | None],
+                   collision: Literal[False], fields: Volume | None = None) -> DisplayMesh: ...
+def assemble_chunk(volume: Volume, chunk: Sequence[int], surface_of: Callable[[tuple], ChunkSurface | None],
+                   collision: bool, fields: Volume | None = None) -> DisplayMesh | CollisionMesh:
     """The mesh of one chunk (see :func:`assemble_block`)."""
     return assemble_block(volume, chunk, chunk, surface_of, collision, fields=fields)

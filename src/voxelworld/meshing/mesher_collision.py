@@ -10,14 +10,18 @@ mesher's fields, surfaces and active chunks, and ``ChunkMesher`` calls its ``_re
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite
-from ..terrain import Box
+from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import simplified_surface, unchanged_surface
 from .mesh import CollisionMesh, assemble_chunk, merge_collision_meshes
+from .options import MeshOptions
 from .surface import ChunkSurface
 
 __all__ = ["MesherCollision"]
@@ -26,7 +30,25 @@ __all__ = ["MesherCollision"]
 class MesherCollision:
     """The collision meshes of a :class:`~voxelworld.meshing.ChunkMesher` (a part of it: see the module)."""
 
-    def collision_mesh(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> CollisionMesh:
+    # Set by ChunkMesher (its __init__ and _start_over).
+    volume: Volume
+    options: MeshOptions
+    materials: MaterialTable
+    _fields: Volume | None
+    _active: np.ndarray
+    _collision_revisions: np.ndarray
+    _chunk_lists: dict[tuple, tuple]
+    _collision: dict[tuple, CollisionMesh]
+    _collision_surfaces: dict[tuple, ChunkSurface]
+    _collision_stale: dict[tuple, ChunkSurface]
+
+    if TYPE_CHECKING:  # defined by ChunkMesher
+        def update(self) -> object: ...
+        def _raw_surface(self, chunk: tuple) -> ChunkSurface: ...
+        def is_hot(self, chunk: tuple) -> bool: ...
+
+    def collision_mesh(self, box: Box | None = None, *, near: ArrayLike | None = None,
+                       radius: float = 0.0) -> CollisionMesh:
         """The collision mesh of the chunks that overlap ``box`` (a world :class:`Box`), or of those within
         ``radius`` metres of the point ``near``, or of every chunk; built on first request and cached until
         the chunk changes. Reflects the volume as of the last :meth:`update`."""
@@ -41,18 +63,18 @@ class MesherCollision:
         :meth:`update`."""
         return self.chunk_collision_meshes([chunk])[0]
 
-    def chunk_collision_meshes(self, chunks) -> list[CollisionMesh]:
+    def chunk_collision_meshes(self, chunks: Iterable[Iterable[int]]) -> list[CollisionMesh]:
         """:meth:`chunk_collision_mesh` of each of ``chunks`` (active chunks (i, j, k)), checked once for all."""
         if self._fields is None:
             self.update()
         grid = self.volume.chunk_grid_shape
-        chunks = [tuple(int(c) for c in chunk) for chunk in chunks]
-        for chunk in chunks:
+        wanted = [tuple(int(c) for c in chunk) for chunk in chunks]
+        for chunk in wanted:
             if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
                 raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
         self._settle_collision()
         meshes = []
-        for chunk in chunks:
+        for chunk in wanted:
             mesh = self._collision.get(chunk)
             if mesh is None:
                 mesh = self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface,
@@ -60,18 +82,19 @@ class MesherCollision:
             meshes.append(mesh)
         return meshes
 
-    def _collision_surface(self, chunk) -> ChunkSurface | None:
+    def _collision_surface(self, chunk: tuple) -> ChunkSurface | None:
         if not self._active[chunk]:
             return None  # an inactive lower neighbour: no quads join it
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
-            surface = simplified_surface(self._fields, self._raw_surface(chunk), self.options, self.materials, True)
+            fields = cast(Volume, self._fields)  # made by the first update (collision meshes come after it)
+            surface = simplified_surface(fields, self._raw_surface(chunk), self.options, self.materials, True)
             if not self.is_hot(chunk):
                 return surface
             self._collision_surfaces[chunk] = surface
         return self._collision_surfaces[chunk]
 
-    def _refresh_collision(self, chunk) -> None:
+    def _refresh_collision(self, chunk: tuple) -> None:
         """``chunk``'s raw surface was made again. Where its collision surface was kept (a hot chunk someone
         collides with), the old one waits until the next collision query (:meth:`_settle_collision`) to tell what
         changed; elsewhere the collision meshes joining it are dropped now."""
@@ -91,14 +114,15 @@ class MesherCollision:
             return
         stale, self._collision_stale = self._collision_stale, {}
         for chunk, old in sorted(stale.items()):
-            new = self._collision_surface(chunk)
+            # Active: a chunk turned inactive left _collision_stale (_forget_inactive calls _forget_collision).
+            new = cast(ChunkSurface, self._collision_surface(chunk))
             if unchanged_surface(old, new):
                 continue
             for changed in {chunk} | neighbours_seeing_changes(self.volume.chunk_grid_shape, chunk, old, new):
                 self._collision.pop(changed, None)
                 self._collision_revisions[changed] += 1
 
-    def _forget_collision(self, chunk) -> None:
+    def _forget_collision(self, chunk: tuple) -> None:
         self._collision_surfaces.pop(chunk, None)
         self._collision_stale.pop(chunk, None)
         self._collision.pop(chunk, None)
@@ -107,7 +131,8 @@ class MesherCollision:
             self._collision.pop(upper, None)
             self._collision_revisions[upper] += 1
 
-    def collision_key(self, box: Box | None = None, *, near=None, radius: float = 0.0) -> tuple:
+    def collision_key(self, box: Box | None = None, *, near: ArrayLike | None = None,
+                      radius: float = 0.0) -> tuple:
         """A value equal between two calls exactly when :meth:`collision_mesh` with the same arguments would
         give the same mesh: the chunks it covers and how many times each one's collision mesh was rebuilt.
         Cheap (no Python loop over the chunks): use it to rebuild what is made from a collision mesh (a BVH) only
@@ -115,15 +140,17 @@ class MesherCollision:
         self._settle_collision()
         chunks, window = self._chunks_in(box, near, radius)
         revisions = self._collision_revisions[window][self._active[window]] if window is not None else ()
-        return chunks, bytes(memoryview(np.ascontiguousarray(revisions))) if window is not None else b""
+        # numpy's stubs make an array a buffer (memoryview's argument) only on Python >= 3.12.
+        return chunks, (bytes(memoryview(np.ascontiguousarray(revisions)))  # type: ignore[arg-type]
+                        if window is not None else b"")
 
-    def collision_revision(self, chunk) -> int:
+    def collision_revision(self, chunk: Iterable[int]) -> int:
         """How many times the collision mesh of ``chunk`` (i, j, k) was dropped: a chunk's mesh made with the same
         revision is the same mesh."""
         self._settle_collision()
         return int(self._collision_revisions[tuple(chunk)])
 
-    def _chunks_in(self, box, near, radius) -> tuple[tuple, tuple | None]:
+    def _chunks_in(self, box: Box | None, near: ArrayLike | None, radius: float) -> tuple[tuple, tuple | None]:
         """The active chunks whose triangles may reach into ``box`` (or the ball ``near``, ``radius``), and the
         window of the chunk grid (a tuple of slices) they lie in (None: no chunk). The list is made once for each
         window and activity and kept."""
@@ -131,7 +158,8 @@ class MesherCollision:
         if window is None:
             return (), None
         active = self._active[window]
-        key = (tuple((s.start, s.stop) for s in window), bytes(memoryview(np.ascontiguousarray(active))))
+        key = (tuple((s.start, s.stop) for s in window),
+               bytes(memoryview(np.ascontiguousarray(active))))  # type: ignore[arg-type]  # a buffer: see collision_key
         chunks = self._chunk_lists.get(key)
         if chunks is None:
             if len(self._chunk_lists) > 64:  # windows of places left long ago
@@ -140,7 +168,7 @@ class MesherCollision:
             chunks = self._chunk_lists[key] = tuple(tuple(c) for c in (np.argwhere(active) + offset).tolist())
         return chunks, window
 
-    def _window_near(self, box, near, radius) -> tuple | None:
+    def _window_near(self, box: Box | None, near: ArrayLike | None, radius: float) -> tuple | None:
         volume = self.volume
         grid = volume.chunk_grid_shape
         if box is None and near is None:

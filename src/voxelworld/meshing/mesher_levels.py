@@ -9,16 +9,21 @@ whose surfaces a change makes stale, and the mesher's update steps remake them).
 from __future__ import annotations
 
 from collections import ChainMap
+from collections.abc import Iterable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from ..errors import check_range
-from ..terrain import Volume
+from ..terrain import MaterialTable, Volume
 from .chunk_joins import assemble_displays, lower_block, neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import MESHED_FIELDS, all_chunks, display_form, raw_surface, unchanged_surface
 from .detail import MAX_DETAIL_LEVEL
+from .mesh import DisplayMesh
+from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
+from .surface import ChunkSurface, PackedSurfaces
 
 __all__ = ["MesherLevels", "described"]
 
@@ -29,12 +34,14 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
     same functions of the same data as the mesher's own update steps."""
     volume, options, materials = mesher.volume, mesher.options, mesher.materials
 
-    def display_surface(chunk, raw=None):
+    def display_surface(chunk: tuple, raw: ChunkSurface | None = None) -> tuple[ChunkSurface, ChunkSurface]:
         raw = raw_surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
         return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
 
     made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
-    raw_made, display, remesh = {}, {}, set(job.remeshed_for_off)
+    raw_made: dict[tuple, ChunkSurface] = {}
+    display: dict[tuple, ChunkSurface] = {}
+    remesh = set(job.remeshed_for_off)
     for chunk, (raw, new) in zip(job.surfaces, made):
         if chunk not in job.raw:
             raw_made[chunk] = raw
@@ -51,6 +58,34 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
 
 class MesherLevels:
     """The active chunks and levels of a :class:`~voxelworld.meshing.ChunkMesher` (a part of it: see the module)."""
+
+    # Set by ChunkMesher (its __init__ and _start_over).
+    volume: Volume
+    options: MeshOptions
+    materials: MaterialTable
+    _fields: Volume | None
+    _active: np.ndarray
+    _levels: np.ndarray
+    _detail: np.ndarray
+    _stamps: np.ndarray
+    _seen: np.ndarray
+    _vertex_free: np.ndarray
+    _activated: set[tuple]
+    _deactivated: set[tuple]
+    _relevelled: set[tuple]
+    _simplified: set[tuple]
+    _remesh: set[tuple]
+    _raw: dict[tuple, ChunkSurface]
+    _display_surfaces: PackedSurfaces
+    _display: dict[tuple, DisplayMesh]
+    _installed: dict[tuple, DisplayMesh]
+
+    if TYPE_CHECKING:  # defined by ChunkMesher and MesherCollision
+        def update(self) -> object: ...
+        def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]: ...
+        def _raw_surface(self, chunk: tuple) -> ChunkSurface: ...
+        def _forget_inactive(self) -> None: ...
+        def _forget_collision(self, chunk: tuple) -> None: ...
 
     @property
     def active(self) -> np.ndarray:
@@ -70,7 +105,7 @@ class MesherLevels:
                 meshed[chunk] = False
         return meshed
 
-    def set_active(self, active) -> frozenset[tuple[int, int, int]]:
+    def set_active(self, active: np.ndarray) -> frozenset[tuple[int, int, int]]:
         """Mesh only the chunks where ``active`` (a bool array of the chunk grid's shape) is True, from the next
         :meth:`refresh_vertices` on: a chunk turning active gets its vertices and display mesh then (its upper
         neighbours are remeshed to join it), one turning inactive loses its surfaces and meshes (the next
@@ -95,8 +130,8 @@ class MesherLevels:
         grid = self.volume.chunk_grid_shape
         check_range("active", described(active), f"a bool array of the chunk grid's shape {grid}",
                     isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
-        turned_on = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
-        turned_off = set(map(tuple, np.argwhere(~active & self._active).tolist()))
+        turned_on: set[tuple] = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
+        turned_off: set[tuple] = set(map(tuple, np.argwhere(~active & self._active).tolist()))
         self._active = active.copy()
         self._bump(turned_on | turned_off)
         self._activated = (self._activated - turned_off) | turned_on
@@ -115,7 +150,7 @@ class MesherLevels:
         """The display mesh's simplification levels per chunk (a copy, int64 of the chunk grid's shape)."""
         return self._levels.copy()
 
-    def set_display_levels(self, levels) -> frozenset[tuple[int, int, int]]:
+    def set_display_levels(self, levels: np.ndarray) -> frozenset[tuple[int, int, int]]:
         """Simplify the display mesh of each chunk (i, j, k) at most ``levels[i, j, k]`` octree levels deep (0:
         every cell's vertex, voxel-scale detail; up to the options' ``levels``), from the next
         :meth:`simplify_vertices` on: a chunk whose level changed is simplified again from its vertices, and it and
@@ -143,7 +178,7 @@ class MesherLevels:
                     isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
         check_range("levels", f"{levels.min()}..{levels.max()}", f"levels within 0..{top} (the options' levels)",
                     bool(np.all((levels >= 0) & (levels <= top))))
-        changed = frozenset(map(tuple, np.argwhere(levels != self._levels).tolist()))
+        changed: frozenset[tuple] = frozenset(map(tuple, np.argwhere(levels != self._levels).tolist()))
         self._levels = levels.astype(np.int64)
         self._bump(changed)
         if self._fields is not None:
@@ -155,7 +190,7 @@ class MesherLevels:
         """The level of detail per chunk (:meth:`set_detail_levels`; a copy, int64 of the chunk grid's shape)."""
         return self._detail.copy()
 
-    def set_detail_levels(self, levels) -> frozenset[tuple[int, int, int]]:
+    def set_detail_levels(self, levels: np.ndarray) -> frozenset[tuple[int, int, int]]:
         """Coarsen the display mesh of each chunk (i, j, k) to level of detail ``levels[i, j, k]`` (0 ..
         :data:`~voxelworld.meshing.detail.MAX_DETAIL_LEVEL`), from the next :meth:`simplify_vertices` on: at
         octree levels 1..L its vertices merge wherever the topology and the two-kinds rule allow, whatever the
@@ -188,7 +223,7 @@ class MesherLevels:
         """
         self._check_detail(levels)
         planes = self._plane_levels() > 0
-        changed = frozenset(map(tuple, np.argwhere(levels != self._detail).tolist()))
+        changed: frozenset[tuple] = frozenset(map(tuple, np.argwhere(levels != self._detail).tolist()))
         self._detail = levels.astype(np.int64)
         self._bump(changed)
         if self._fields is not None:
@@ -198,7 +233,7 @@ class MesherLevels:
                 self._refresh(set(all_chunks(self.volume)))
         return changed
 
-    def prepare_changes(self, active, levels) -> PreparedChanges:
+    def prepare_changes(self, active: np.ndarray, levels: np.ndarray) -> PreparedChanges:
         """Start working out, on a background thread at a lower priority, what :meth:`set_active` (``active``) and
         :meth:`set_detail_levels` (``levels``) will need: the surfaces of the chunks turning active or changing
         level, and the display meshes of those and of the neighbours joining them (or losing a neighbour turning
@@ -228,6 +263,7 @@ class MesherLevels:
         self._check_detail(levels)
         if self._fields is None:
             self.update()
+        fields = cast(Volume, self._fields)  # made by the update just above if not before
         active, levels = active.copy(), levels.astype(np.int64)
         volume = self.volume
         turning_on, turning_off = active & ~self._active, ~active & self._active
@@ -239,17 +275,18 @@ class MesherLevels:
         # made current where the mesher does not follow them; elsewhere its copy is what it saw, as of _seen.
         reads = spread(turning_on | turning_off | (levels != self._detail), 2, 2) & (self._seen < 0)
         for chunk in map(tuple, np.argwhere(reads).tolist()):
-            volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+            volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
         planes = self._plane_levels(levels)
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), levels, active, planes, self._vertex_free & ~turning_on)
+        future: Future[PreparedResult | None]
         if planes > 0 and self._plane_levels() == 0:
             future = Future()  # every raw surface must be made again with planes: apply_changes does it all
             future.set_result(None)
         else:
-            future = background_executor().submit(_prepare, self, job, self._fields.snapshot(MESHED_FIELDS))
+            future = background_executor().submit(_prepare, self, job, fields.snapshot(MESHED_FIELDS))
         return PreparedChanges(active, levels, versions, self._stamps.copy(), surfaces, future)
 
     def apply_changes(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]:
@@ -303,11 +340,11 @@ class MesherLevels:
                 self._display.pop(chunk, None)
         return turned
 
-    def _bump(self, chunks) -> None:
+    def _bump(self, chunks: Iterable[tuple]) -> None:
         for chunk in chunks:
             self._stamps[chunk] += 1
 
-    def _check_detail(self, levels) -> None:
+    def _check_detail(self, levels: np.ndarray) -> None:
         grid = self.volume.chunk_grid_shape
         check_range("levels", described(levels), f"an integer array of the chunk grid's shape {grid}",
                     isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
@@ -321,6 +358,6 @@ class MesherLevels:
         return max(self.options.levels, self.options.collision_levels, int(detail.max(initial=0)))
 
 
-def described(value) -> str:
+def described(value: object) -> str:
     """An array as its dtype and shape, anything else as its type's name: what an error message shows of it."""
     return f"{value.dtype}{value.shape}" if isinstance(value, np.ndarray) else type(value).__name__

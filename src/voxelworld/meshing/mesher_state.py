@@ -9,10 +9,12 @@ the mesher's update steps on the chunks whose voxels differ).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ParameterError, check_range
+from ..terrain import Volume
 from ..terrain.base import FIELD_DTYPES
 from .chunk_surfaces import MESHED_FIELDS, all_chunks
 from .mesher_levels import described
@@ -23,7 +25,38 @@ __all__ = ["MesherState"]
 class MesherState:
     """The state of a :class:`~voxelworld.meshing.ChunkMesher` (a part of it: see the module)."""
 
-    def state_dict(self) -> dict:
+    # Set by ChunkMesher (its __init__ and _start_over).
+    volume: Volume
+    _fields: Volume | None
+    _seen: np.ndarray
+    _active: np.ndarray
+    _activated: set[tuple]
+    _deactivated: set[tuple]
+    _shade: set[tuple]
+    _shade_boxes: list[tuple[np.ndarray, np.ndarray]]
+
+    if TYPE_CHECKING:  # defined by ChunkMesher, MesherLevels and MesherCollision
+        @property
+        def active(self) -> np.ndarray: ...
+        @property
+        def display_levels(self) -> np.ndarray: ...
+        @property
+        def detail_levels(self) -> np.ndarray: ...
+        def set_display_levels(self, levels: np.ndarray) -> frozenset[tuple[int, int, int]]: ...
+        def set_detail_levels(self, levels: np.ndarray) -> frozenset[tuple[int, int, int]]: ...
+        def _check_detail(self, levels: np.ndarray) -> None: ...
+        def _forget_collision(self, chunk: tuple) -> None: ...
+        def _start_over(self) -> None: ...
+        def _active_chunks(self) -> set[tuple]: ...
+        def _forget_inactive(self) -> None: ...
+        def _take_changes(self, chunk: tuple, source: Volume) -> tuple[np.ndarray, np.ndarray] | None: ...
+        def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]: ...
+        def _chunks_shading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]: ...
+        def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]: ...
+        def simplify_vertices(self) -> frozenset[tuple[int, int, int]]: ...
+        def build_display_meshes(self) -> object: ...
+
+    def state_dict(self) -> dict[str, Any]:
         """What the mesher has seen of the volume (its meshes are functions of it): ``seen``, a copy of the chunk
         versions at the last :meth:`update` (-1 everywhere before the first), and ``behind``, the voxels it saw in
         the chunks changed since (those whose version in ``seen`` differs from the volume's): chunk (i, j, k) ->
@@ -59,7 +92,7 @@ class MesherState:
         return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels,
                 "detail": self.detail_levels, "active": self.active}
 
-    def load_state_dict(self, state) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
         the mesher's copy of the fields becomes the volume's with the ``behind`` chunks' voxels as it saw them,
         its chunk versions ``seen``; it remeshes from that copy the chunks whose vertices read a sample that
@@ -90,8 +123,8 @@ class MesherState:
             self._active = state["active"].copy()
             self._activated, self._deactivated = set(), set()
         if behind is None:
-            for chunk in all_chunks(self.volume):
-                self._forget_collision(chunk)
+            for every in all_chunks(self.volume):
+                self._forget_collision(every)
             self._start_over()
             return
         volume = self.volume
@@ -126,7 +159,7 @@ class MesherState:
         self.simplify_vertices()
         self.build_display_meshes()
 
-    def _checked_state(self, state) -> tuple[np.ndarray, dict | None]:
+    def _checked_state(self, state: object) -> tuple[np.ndarray, dict[tuple, Mapping[str, np.ndarray]] | None]:
         """``state``'s ``seen`` (an int64 copy) and ``behind`` (by the grid's chunk tuples), or ParameterError."""
         volume = self.volume
         if not (isinstance(state, Mapping) and "seen" in state and "behind" in state):

@@ -44,7 +44,7 @@ class MeshOptions:
     collision_levels: int = 5
     collision_tolerance: float = 2.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.sharp, bool):
             raise ParameterError("sharp", self.sharp, "True or False")
         object.__setattr__(self, "levels", check_integer("levels", self.levels, minimum=0, maximum=5))

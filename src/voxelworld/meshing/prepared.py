@@ -15,16 +15,23 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, MutableMapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 import numpy as np
+
+from .surface import ChunkSurface
 
 __all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "background_executor", "background_map", "spread"]
 
 # How much lower than the world's thread the background thread runs (Linux nice steps): the frame comes first.
 BACKGROUND_NICENESS = 10
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,8 @@ class PreparedJob:
     remeshed_for_off: tuple  # active upper neighbours of chunks turning inactive: remeshed without them
     raw: dict  # chunk -> its raw surface where the mesher kept one
     old: dict  # chunk -> its display surface before the change (None: none kept)
-    current: dict  # chunk -> the display surface kept for chunks whose level does not change
+    # chunk -> the display surface kept for chunks whose level does not change
+    current: MutableMapping[tuple, ChunkSurface]
     levels: np.ndarray  # display levels
     detail: np.ndarray  # levels of detail after the change
     active: np.ndarray  # active chunks after the change
@@ -61,7 +69,7 @@ class PreparedChanges:
     versions: np.ndarray  # the volume's chunk versions when asked
     stamps: np.ndarray  # the mesher's surface stamps when asked
     surfaces: tuple  # the chunks whose display surface it makes
-    future: Future  # -> PreparedResult
+    future: Future[PreparedResult | None]  # None: apply_changes makes it all (see prepare_changes)
 
     def done(self) -> bool:
         """Whether the background work is finished (apply_changes will not wait)."""
@@ -92,7 +100,7 @@ def _background_workers() -> ThreadPoolExecutor:
                               initializer=_lower_niceness)
 
 
-def background_map(function, items: list) -> list:
+def background_map(function: Callable[[T], R], items: list[T]) -> list[R]:
     """``[function(x) for x in items]`` on all cores at the background's priority (the kernels release the
     GIL); each item on its own, so the results do not depend on the threads' order."""
     if len(items) < 2 or (os.cpu_count() or 1) < 2:

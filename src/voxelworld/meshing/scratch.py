@@ -9,13 +9,14 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 __all__ = ["buffer"]
 
 _local = threading.local()
 
 
-def buffer(name: str, rows: int, columns: int, dtype, fill=None) -> np.ndarray:
+def buffer(name: str, rows: int, columns: int, dtype: DTypeLike, fill: float | None = None) -> np.ndarray:
     """This thread's buffer ``name``: its first ``rows`` rows (``columns`` wide; 0 for a 1-D buffer).
     ``fill`` is written into a newly allocated buffer only: a caller that relies on it must leave the buffer as
     it found it."""

@@ -8,11 +8,14 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..terrain import Volume
 from . import _kernels, tables
 from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .scratch import buffer
@@ -47,9 +50,9 @@ class ChunkSurface:
         return len(self.positions)
 
 
-def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp: bool,
-                  planes: bool = True, offset=(0, 0, 0), quadrics: bool = True,
-                  scratch: bool = False) -> ChunkSurface:
+def chunk_surface(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray, iso: int,
+                  cell_lo: ArrayLike, cell_hi: ArrayLike, sharp: bool, planes: bool = True,
+                  offset: ArrayLike = (0, 0, 0), quadrics: bool = True, scratch: bool = False) -> ChunkSurface:
     """The dual vertices of cells ``cell_lo .. cell_hi - 1`` (each cell needs samples up to ``cell + 1``).
     Without ``planes`` (and ``sharp``) the quadrics hold only the mass points: enough when nothing is merged.
     Without ``quadrics`` the surface keeps none (``qef`` has no rows): for a surface that is never simplified,
@@ -91,7 +94,7 @@ def chunk_surface(density, mat_a, mat_b, mix, iso: int, cell_lo, cell_hi, sharp:
                         evaluations, qef if quadrics else _NO_QEF, np.arange(n, dtype=np.int64))
 
 
-def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
+def empty_surface(cell_lo: ArrayLike, cell_hi: ArrayLike, solid: bool) -> ChunkSurface:
     """The surface of cells ``cell_lo .. cell_hi - 1`` whose samples are all solid (``solid``) or all empty: no
     vertex, every cell's case 255 or 0, as :func:`chunk_surface` would find; its per-cell arrays take no memory
     (read-only broadcasts), which is what lets a large world keep its buried and airborne chunks for free."""
@@ -103,9 +106,9 @@ def empty_surface(cell_lo, cell_hi, solid: bool) -> ChunkSurface:
                         np.empty((0, _kernels.QEF_COLUMNS)), np.empty(0, dtype=np.int64))
 
 
-def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tolerance: float,
+def simplify_surface(surface: ChunkSurface, density: np.ndarray | None, iso: int, levels: int, tolerance: float,
                      kind_by_id: np.ndarray, collision: bool = False, floor: int = 0,
-                     offset=(0, 0, 0), drop_features: bool = False) -> ChunkSurface:
+                     offset: ArrayLike = (0, 0, 0), drop_features: bool = False) -> ChunkSurface:
     """``surface`` with its cells' vertices merged by the octree, ``levels`` deep, within ``tolerance``
     (samples); merged vertices are appended and ``rep`` points every vertex at its representative. For a
     ``collision`` mesh only each vertex's leading material counts towards the two kinds a merge may hold.
@@ -136,7 +139,8 @@ def simplify_surface(surface: ChunkSurface, density, iso: int, levels: int, tole
     cells = ChunkCells(surface.cell_lo, dims, surface.cell_case, surface.cell_first, surface.surface_cells)
     rule = MergeRule(levels, float(tolerance), 1 if collision else 2, kind_by_id, int(floor),
                      int(floor) if drop_features else 0)
-    total = _kernels.simplify(density, np.asarray(offset, dtype=np.int64), iso, cells,
+    # None only where nothing merges (levels 0 or no vertex: returned above).
+    total = _kernels.simplify(cast(np.ndarray, density), np.asarray(offset, dtype=np.int64), iso, cells,
                               VertexArrays(positions, normals, materials, evaluations, qef), n,
                               parent, rule, SIMPLIFY_TABLES)
     return ChunkSurface(surface.cell_lo, surface.cell_case, surface.cell_first, surface.surface_cells,
@@ -159,7 +163,7 @@ class DualVertices:
     cells: np.ndarray  # (n, 3) int64: the cell each vertex belongs to
 
 
-def dual_vertices(volume, sharp: bool = False) -> DualVertices:
+def dual_vertices(volume: Volume, sharp: bool = False) -> DualVertices:
     """Every dual vertex of ``volume`` (a :class:`voxelworld.terrain.VoxelVolume`, or a SparseVolume small enough
     to gather at once), unsimplified.
 
@@ -194,7 +198,7 @@ class _PackedSurface:
     0). About 8 KiB for a 32³ chunk's cells instead of 192."""
 
     surface: ChunkSurface  # cell_case and cell_first: empty placeholders
-    shape: tuple
+    shape: tuple[int, ...]
     solid: np.ndarray  # np.packbits of cell_case == 255
     case_at: np.ndarray  # cell_case at surface_cells
     first_at: np.ndarray  # cell_first at surface_cells
@@ -203,7 +207,7 @@ class _PackedSurface:
 _NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
 
 
-def _pack(surface: ChunkSurface):
+def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
     if surface.vertex_count == 0:
         return surface  # an empty surface's cell arrays are broadcasts already
     packed = packed_cells(surface)
@@ -225,7 +229,8 @@ class _UnpackedOnRead(ChunkSurface):
     ``cell_first``) are unpacked when first read; until then :func:`packed_cells` gives the packed form (what a
     mesh's assembly reads: the surface cells' cases and first vertices)."""
 
-    def __getattr__(self, name):  # only called for attributes not set: the two cell arrays until unpacked
+    # Only called for attributes not set: the two cell arrays until unpacked.
+    def __getattr__(self, name: str) -> np.ndarray:
         if name not in ("cell_case", "cell_first"):
             raise AttributeError(name)
         packed = self.__dict__.get("_packed")
@@ -242,13 +247,13 @@ class _UnpackedOnRead(ChunkSurface):
         return case if name == "cell_case" else first
 
 
-def packed_cells(surface: ChunkSurface):
+def packed_cells(surface: ChunkSurface) -> _PackedSurface | None:
     """The packed form of ``surface`` (its cases and first vertices at its surface cells, and the cells' shape)
     when it was read from :class:`PackedSurfaces` and its per-cell arrays were not unpacked since; else None."""
     return surface.__dict__.get("_packed")
 
 
-def _unpack(packed) -> ChunkSurface:
+def _unpack(packed: ChunkSurface | _PackedSurface) -> ChunkSurface:
     if isinstance(packed, ChunkSurface):
         return packed
     # Built directly: the dataclass's __init__ costs more than setting the fields, and a mesh reads up to eight.
@@ -260,27 +265,27 @@ def _unpack(packed) -> ChunkSurface:
     return surface
 
 
-class PackedSurfaces(MutableMapping):
+class PackedSurfaces(MutableMapping[tuple, ChunkSurface]):
     """Chunk -> :class:`ChunkSurface`, each kept packed (its cell arrays only at its surface cells) and handed out
     whole: what a mesher keeps of the display surfaces of every chunk in view. Reading a surface unpacks it (the
     cases off the surface are 0 or 255; the first vertex of a cell without one reads 0, and means nothing)."""
 
-    def __init__(self):
-        self._packed: dict = {}
+    def __init__(self) -> None:
+        self._packed: dict[tuple, ChunkSurface | _PackedSurface] = {}
 
-    def __getitem__(self, chunk) -> ChunkSurface:
+    def __getitem__(self, chunk: tuple) -> ChunkSurface:
         return _unpack(self._packed[chunk])
 
-    def __setitem__(self, chunk, surface: ChunkSurface) -> None:
+    def __setitem__(self, chunk: tuple, surface: ChunkSurface) -> None:
         self._packed[chunk] = _pack(surface)
 
-    def __delitem__(self, chunk) -> None:
+    def __delitem__(self, chunk: tuple) -> None:
         del self._packed[chunk]
 
-    def __contains__(self, chunk) -> bool:
+    def __contains__(self, chunk: object) -> bool:
         return chunk in self._packed
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple]:
         return iter(self._packed)
 
     def __len__(self) -> int:

@@ -12,7 +12,7 @@ from .common import CROSSING_MARGIN, axis_difference, corner_weight, solve_qef, 
 
 # -------------------------------------------------------------------------------------------------- cells
 @nb.njit(cache=True, inline="always")
-def sign_mask(density, iso, i, j, k):
+def sign_mask(density: np.ndarray, iso: float, i: int, j: int, k: int) -> int:
     """Bit b set where corner b of cell (i, j, k) is solid."""
     mask = 0
     for corner in range(8):
@@ -22,7 +22,8 @@ def sign_mask(density, iso, i, j, k):
 
 
 @nb.njit(cache=True)
-def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
+def flipped_faces(density: np.ndarray, iso: float, i: int, j: int, k: int, mask: int,
+                  one_patch_faces: np.ndarray) -> int:
     """The faces of cell (i, j, k) to read the other way: those whose two segments lie on one patch both in
     this cell and in the cell across the face."""
     nx, ny, nz = density.shape
@@ -40,7 +41,9 @@ def flipped_faces(density, iso, i, j, k, mask, one_patch_faces):
 
 
 @nb.njit(cache=True, nogil=True)
-def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, cell_first, surface_cells, counts):
+def cell_cases(density: np.ndarray, iso: float, lo: np.ndarray, hi: np.ndarray, patch_count: np.ndarray,
+               one_patch_faces: np.ndarray, cell_case: np.ndarray, cell_first: np.ndarray, surface_cells: np.ndarray,
+               counts: np.ndarray) -> None:
     """Case of every cell ``lo .. hi - 1`` (see ``tables``) and, for each cell with vertices, the index of its
     first one; the local index of every cell with a vertex goes to ``surface_cells`` in order. ``counts``
     receives (vertices, surface cells)."""
@@ -92,9 +95,11 @@ def cell_cases(density, iso, lo, hi, patch_count, one_patch_faces, cell_case, ce
 
 
 @nb.njit(cache=True, nogil=True)
-def cell_vertices(density, mat_a, mat_b, mix, iso, lo, hi, offset, sharp, planes, patch_count, edge_patch,
-                  edge_corners, edge_axis, cell_case, cell_first, surface_cells, positions, normals, vmat, vevals,
-                  qef):
+def cell_vertices(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray, iso: float,
+                  lo: np.ndarray, hi: np.ndarray, offset: np.ndarray, sharp: bool, planes: bool,
+                  patch_count: np.ndarray, edge_patch: np.ndarray, edge_corners: np.ndarray, edge_axis: np.ndarray,
+                  cell_case: np.ndarray, cell_first: np.ndarray, surface_cells: np.ndarray, positions: np.ndarray,
+                  normals: np.ndarray, vmat: np.ndarray, vevals: np.ndarray, qef: np.ndarray) -> None:
     """Vertex data of every patch of the ``surface_cells`` of ``lo .. hi - 1`` (from :func:`cell_cases`; array
     indices, the arrays' element [0, 0, 0] being sample ``offset`` of the volume: positions and quadrics are in the
     volume's sample coordinates).

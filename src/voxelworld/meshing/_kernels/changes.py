@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def changed_box(density, mat_a, mat_b, mix, seen_density, seen_mat_a, seen_mat_b, seen_mix, box) -> bool:
+def changed_box(density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray, seen_density: np.ndarray,
+                seen_mat_a: np.ndarray, seen_mat_b: np.ndarray, seen_mix: np.ndarray, box: np.ndarray) -> bool:
     """Whether any voxel differs between the fields (``density``, ``mat_a``, ``mat_b``, ``mix``) and the ``seen_``
     ones (all of one shape); if so ``box[0]`` and ``box[1]`` are the least and greatest indices (inclusive) of a
     differing voxel on each axis."""

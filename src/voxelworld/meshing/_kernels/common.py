@@ -14,7 +14,7 @@ REGULARISATION = 0.05  # per plane: directions weaker than this stay at the mass
 
 # --------------------------------------------------------------------------------------------- sampling
 @nb.njit(cache=True, inline="always")
-def axis_difference(low, middle, high, at_start, at_end):
+def axis_difference(low: float, middle: float, high: float, at_start: bool, at_end: bool) -> float:
     """Central difference of three samples along an axis, one-sided at the volume's border."""
     if at_start:
         return 0.0 if at_end else high - middle
@@ -24,7 +24,7 @@ def axis_difference(low, middle, high, at_start, at_end):
 
 
 @nb.njit(cache=True, inline="always")
-def corner_weight(corner, vx, vy, vz):
+def corner_weight(corner: int, vx: float, vy: float, vz: float) -> float:
     """Trilinear weight of cell corner ``corner`` at local position v: product over the axes of |(1 - c) - v|."""
     wx = vx if corner & 1 else 1.0 - vx
     wy = vy if corner & 2 else 1.0 - vy
@@ -33,7 +33,7 @@ def corner_weight(corner, vx, vy, vz):
 
 
 @nb.njit(cache=True, inline="always")
-def accumulate(seen, total, count, m, value):
+def accumulate(seen: np.ndarray, total: np.ndarray, count: int, m: int | np.integer, value: float) -> int:
     """Add ``value`` to material ``m``'s running total among the ``count`` materials seen so far; returns the
     new count."""
     for q in range(count):
@@ -46,7 +46,8 @@ def accumulate(seen, total, count, m, value):
 
 
 @nb.njit(cache=True)
-def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, total):
+def top_two_materials(weights: np.ndarray, density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray,
+                      ids: np.ndarray, values: np.ndarray, seen: np.ndarray, total: np.ndarray) -> None:
     """The evaluation of materials at a point from ``n`` surrounding samples (any dimension).
 
     A sample's material density is ``density / 255 x`` the material's share in it (``mat_b``'s share is
@@ -78,7 +79,8 @@ def top_two_materials(weights, density, mat_a, mat_b, mix, ids, values, seen, to
 
 # ------------------------------------------------------------------------------------------------ quadrics
 @nb.njit(cache=True)
-def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
+def solve_qef(q: np.ndarray, lo_x: float, lo_y: float, lo_z: float, hi_x: float, hi_y: float, hi_z: float,
+              out: np.ndarray) -> None:
     """Minimise the quadric ``q`` (one row) inside the box ``lo .. hi``: ``out[0:3]`` the point, ``out[3]``
     the RMS distance to the planes. Regularised towards the mass point, so flat areas do not drift.
 
@@ -113,7 +115,7 @@ def solve_qef(q, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, out):
 
 
 @nb.njit(cache=True, inline="always")
-def qef_error(q, x, y, z):
+def qef_error(q: np.ndarray, x: float, y: float, z: float) -> float:
     """RMS distance (samples) of the point (x, y, z) to the planes of quadric ``q``."""
     error = (x * (q[0] * x + q[1] * y + q[2] * z) + y * (q[1] * x + q[3] * y + q[4] * z)
              + z * (q[2] * x + q[4] * y + q[5] * z) - 2.0 * (x * q[6] + y * q[7] + z * q[8]) + q[9])

@@ -13,7 +13,7 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def drop_mirrored_twins(corners, triangles, count):
+def drop_mirrored_twins(corners: np.ndarray, triangles: np.ndarray, count: int) -> int:
     """Drop mirrored twins from the first ``count`` triangles: for every set of three vertices, of the triangles
     using it (``corners[t]``: the three vertices of triangle t, any ids >= 0) wound one way and those wound the
     other, the first ``min(both counts)`` of each (in triangle order). ``triangles`` and ``corners`` are compacted

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 
 # ---------------------------------------------------------------------------------------- incremental work
 @nb.njit(cache=True, inline="always")
-def same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_normals, b_mat, b_evals, vb):
+def same_vertex(a_positions: np.ndarray, a_normals: np.ndarray, a_mat: np.ndarray, a_evals: np.ndarray, va: int,
+                b_positions: np.ndarray, b_normals: np.ndarray, b_mat: np.ndarray, b_evals: np.ndarray,
+                vb: int) -> bool:
     for axis in range(3):
         if a_positions[va, axis] != b_positions[vb, axis] or a_normals[va, axis] != b_normals[vb, axis]:
             return False
@@ -16,8 +19,10 @@ def same_vertex(a_positions, a_normals, a_mat, a_evals, va, b_positions, b_norma
 
 
 @nb.njit(cache=True, nogil=True)
-def top_layer_changes(axis, patch_count, a_case, a_first, a_rep, a_positions, a_normals, a_mat, a_evals,
-                      b_case, b_first, b_rep, b_positions, b_normals, b_mat, b_evals, changed):
+def top_layer_changes(axis: int, patch_count: np.ndarray, a_case: np.ndarray, a_first: np.ndarray, a_rep: np.ndarray,
+                      a_positions: np.ndarray, a_normals: np.ndarray, a_mat: np.ndarray, a_evals: np.ndarray,
+                      b_case: np.ndarray, b_first: np.ndarray, b_rep: np.ndarray, b_positions: np.ndarray,
+                      b_normals: np.ndarray, b_mat: np.ndarray, b_evals: np.ndarray, changed: np.ndarray) -> None:
     """``changed[p, q]`` = whether the cell at (p, q) of the top cell layer along ``axis`` (the other two axes
     in order) looks different to a neighbour in surface b than in surface a: its case, or the data of the
     vertex standing for any of its patches."""

@@ -30,7 +30,7 @@ _ORDER_BAND = 1e-9
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def tangent_frame(nx, ny, nz):
+def tangent_frame(nx: float, ny: float, nz: float) -> tuple[float, float, float, float, float, float]:
     """Two unit vectors at right angles to the unit normal (nx, ny, nz) and to each other, the same for the same
     normal: the first is the normal crossed with the world axis it leans least along (the first such axis on a
     tie). Written with selects rather than branches, so that a loop over many normals vectorises."""
@@ -46,7 +46,7 @@ def tangent_frame(nx, ny, nz):
 
 
 @nb.njit(cache=True, nogil=True)
-def cell_kinds(density, iso, kinds):
+def cell_kinds(density: np.ndarray, iso: float, kinds: np.ndarray) -> None:
     """``kinds[i, j, k]``: :data:`KIND_OPEN` where the eight corners of cell (i, j, k) of ``density`` (at least 2
     samples on each axis; ``kinds`` of the same shape, its last layer on each axis no cell and left as it was) are
     all below ``iso`` by at least 1, :data:`KIND_SOLID` where all are above it by at least 1, else
@@ -77,7 +77,9 @@ OCCLUSION_BLOCK = 64
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy")
-def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_size, rays, steps, kinds, out):
+def vertex_occlusion(density: np.ndarray, offset: np.ndarray, iso: float, positions: np.ndarray, normals: np.ndarray,
+                     origin: np.ndarray, voxel_size: float, rays: np.ndarray, steps: np.ndarray, kinds: np.ndarray,
+                     out: np.ndarray) -> None:
     """``out[v]`` = the share of the points ``steps`` (samples) along each of the ``rays`` (in the frame of vertex
     v's normal: tangent, bitangent, normal) where the trilinear density is below ``iso``: 1 in the open, lower
     where solid surrounds the vertex. ``positions`` in metres, turned into samples by ``origin`` and
@@ -203,7 +205,7 @@ def vertex_occlusion(density, offset, iso, positions, normals, origin, voxel_siz
 
 
 @nb.njit(cache=True, nogil=True)
-def vertex_box(positions, origin, voxel_size, out):
+def vertex_box(positions: np.ndarray, origin: np.ndarray, voxel_size: float, out: np.ndarray) -> None:
     """``out[0:3]`` and ``out[3:6]``: the least and greatest sample coordinates of ``positions`` (metres, turned
     into samples by ``origin`` and ``voxel_size``); at least one vertex."""
     for axis in range(3):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def unpack_cells(solid_bits, surface_cells, case_at, first_at, cell_case, cell_first):
+def unpack_cells(solid_bits: np.ndarray, surface_cells: np.ndarray, case_at: np.ndarray, first_at: np.ndarray,
+                 cell_case: np.ndarray, cell_first: np.ndarray) -> None:
     """Fill ``cell_case`` (uint16) and ``cell_first`` (int32), two C-ordered arrays of one shape: 255 and 0 where
     bit ``index`` of ``solid_bits`` (``numpy.packbits`` order: most significant bit first) is set, 0 and 0 where
     not, then ``case_at[c]`` and ``first_at[c]`` at each of the ``surface_cells`` (local indices)."""
@@ -30,7 +32,8 @@ def unpack_cells(solid_bits, surface_cells, case_at, first_at, cell_case, cell_f
 
 
 @nb.njit(cache=True, nogil=True)
-def pack_cells(cell_case, cell_first, surface_cells, solid_bits, case_at, first_at):
+def pack_cells(cell_case: np.ndarray, cell_first: np.ndarray, surface_cells: np.ndarray, solid_bits: np.ndarray,
+               case_at: np.ndarray, first_at: np.ndarray) -> None:
     """The inverse of :func:`unpack_cells`: bit ``index`` of ``solid_bits`` (``numpy.packbits`` of
     ``cell_case == 255`` in C order: most significant bit first, the last byte's spare bits 0) and ``cell_case``
     and ``cell_first`` at each of the ``surface_cells`` into ``case_at`` and ``first_at``."""

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba as nb
 import numpy as np
 
+from .arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
 from .common import accumulate
+
+if TYPE_CHECKING:
+    Id = int | np.integer  # a material id: a Python int or a numpy integer read from an array
 
 
 # -------------------------------------------------------------------------------------------------- quads
 @nb.njit(cache=True, inline="always")
-def judge_one_pair(m0, m1, a0, a1, as0, as1, b0, b1, bs0, bs1, c0, c1, cs0, cs1):
+def judge_one_pair(m0: Id, m1: Id, a0: Id, a1: Id, as0: float, as1: float, b0: Id, b1: Id, bs0: float, bs1: float,
+                   c0: Id, c1: Id, cs0: float, cs1: float) -> tuple[bool, int, Id, Id]:
     """:func:`judge_triangle` on scalars for the common case, three vertices naming the materials m0, m1 (in
     either order; vertex materials a0, a1 with shares as0, as1, and so on). Returns (applies, count, id0, id1);
     ``applies`` is False when the vertices name other materials. Scalars only: array arguments cost reference
@@ -46,7 +53,8 @@ def judge_one_pair(m0, m1, a0, a1, as0, as1, b0, b1, bs0, bs1, c0, c1, cs0, cs1)
 
 
 @nb.njit(cache=True)
-def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
+def judge_triangle(vmat: np.ndarray, vshares: np.ndarray, a: int, b: int, c: int, ids: np.ndarray, seen: np.ndarray,
+                   total: np.ndarray) -> int:
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares; ``vshares[v]``
     are vertex v's two materials' shares, summing to 1): writes the two highest to ``ids[0:2]`` (highest
     first, lower id on a tie, 0 where none) and returns how many it has. ``seen`` (int64) and ``total``
@@ -73,7 +81,7 @@ def judge_triangle(vmat, vshares, a, b, c, ids, seen, total):
 
 
 @nb.njit(cache=True, inline="always")
-def pair_blend(m0, m1, e0, e1, first_mat, second_mat):
+def pair_blend(m0: Id, m1: Id, e0: float, e1: float, first_mat: Id, second_mat: Id) -> tuple[bool, float]:
     """(carries, blend) of a vertex with materials m0, m1 (shares e0, e1) on a triangle of the pair
     (``first_mat``, ``second_mat``; 0 for none): whether it carries either, and the second's share of the pair."""
     m0, m1 = np.int64(m0), np.int64(m1)
@@ -88,7 +96,7 @@ def pair_blend(m0, m1, e0, e1, first_mat, second_mat):
 
 
 @nb.njit(cache=True, inline="always")
-def borrowed_blend(carries, blend, carries1, blend1, carries2, blend2):
+def borrowed_blend(carries: bool, blend: float, carries1: bool, blend1: float, carries2: bool, blend2: float) -> float:
     """A corner's blend: its own when it carries a material of the triangle's pair, else the mean of the blends of
     the other two corners that do (the pair's first material is the triangle's leading one, so one does)."""
     if carries:
@@ -103,7 +111,7 @@ def borrowed_blend(carries, blend, carries1, blend1, carries2, blend2):
 
 
 @nb.njit(cache=True, inline="always")
-def same_point(world, a, b):
+def same_point(world: np.ndarray, a: int, b: int) -> bool:
     """Whether vertices a and b are one point in the output: the same vertex, or bit-identical float32 world
     positions (``world``; two merged vertices clamped onto the face their octree nodes share; a mesh welded by
     position makes them one vertex)."""
@@ -113,7 +121,8 @@ def same_point(world, a, b):
 
 
 @nb.njit(cache=True, nogil=True)
-def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
+def emit_quads(cells: BlockCells, vertices: BlockVertices, origin: np.ndarray, voxel_size: float, collision: bool,
+               out: QuadOutput, tables: QuadTables) -> None:
     """A quad through the (representative) vertices of the four cells around every sign-changing sample edge
     that leaves the first corner of one of the block's own surface cells (``cells``, a :class:`BlockCells`; at
     extended index + 1), split into two triangles wound counter-clockwise seen from outside.
@@ -216,6 +225,7 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
                 if not applies:
                     judge_triangle(vmat, vshares, a, b, c, ids, seen, total)
                     id0, id1 = ids[0], ids[1]
+                second_mat: Id  # an annotation only (no code): numba sees nothing of it
                 if collision:
                     first_mat, second_mat, code = id0, 0, 0
                     out_tri_material[n_tri] = id0
@@ -266,9 +276,12 @@ def emit_quads(cells, vertices, origin, voxel_size, collision, out, tables):
 
 # ------------------------------------------------------------------------------------------ chunk borders
 @nb.njit(cache=True, nogil=True)
-def gather_cells(surface_cells, cells_lo, ext_lo, ext_hi, cell_first, cell_case, by_cell, rep, positions, normals,
-                 vmat, vevals, patch_count, index_of, ext_first, ext_case, f_positions, f_normals, f_mat, f_shares,
-                 f_rep, f_source, n_gathered):
+def gather_cells(surface_cells: np.ndarray, cells_lo: np.ndarray, ext_lo: np.ndarray, ext_hi: np.ndarray,
+                 cell_first: np.ndarray, cell_case: np.ndarray, by_cell: bool, rep: np.ndarray, positions: np.ndarray,
+                 normals: np.ndarray, vmat: np.ndarray, vevals: np.ndarray, patch_count: np.ndarray,
+                 index_of: np.ndarray, ext_first: np.ndarray, ext_case: np.ndarray, f_positions: np.ndarray,
+                 f_normals: np.ndarray, f_mat: np.ndarray, f_shares: np.ndarray, f_rep: np.ndarray,
+                 f_source: np.ndarray, n_gathered: int) -> int:
     """Copy the chunk's ``surface_cells`` (local indices from cell ``cells_lo``) that lie in the block's extended
     cells ``ext_lo .. ext_hi - 1`` into its extended cell arrays, with the vertices they use and their
     representatives appended to the block's vertex arrays from ``n_gathered`` on (``f_shares``: each vertex's

@@ -7,6 +7,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .arguments import ChunkCells, MergeRule, SimplifyTables, VertexArrays
 from .common import QEF_COLUMNS, corner_weight, qef_error, solve_qef
 
 # The most vertices (surface patches) one cell holds (tables.PATCH_COUNT's largest value).
@@ -15,7 +16,7 @@ MAX_PATCHES = 4
 
 # --------------------------------------------------------------------------------------------- simplifying
 @nb.njit(cache=True, inline="always")
-def solid_at(density, offset, iso, i, j, k):
+def solid_at(density: np.ndarray, offset: np.ndarray, iso: float, i: int, j: int, k: int) -> bool:
     """Whether sample (i, j, k) of the volume, clamped into ``density`` (whose element [0, 0, 0] is sample
     ``offset``), is solid: an octree node at the volume's far end reaches past its last sample and is clipped
     there."""
@@ -24,7 +25,8 @@ def solid_at(density, offset, iso, i, j, k):
 
 
 @nb.njit(cache=True)
-def topology_safe(density, offset, iso, bi, bj, bk, size, tables):
+def topology_safe(density: np.ndarray, offset: np.ndarray, iso: float, bi: int, bj: int, bk: int, size: int,
+                  tables: SimplifyTables) -> bool:
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
     children (dual contouring's topology test): its sign case has one patch that crosses no face twice, and
     the sign at the middle of every coarse edge, the centre of every coarse face and the centre of the cube
@@ -56,7 +58,7 @@ def topology_safe(density, offset, iso, bi, bj, bk, size, tables):
 
 
 @nb.njit(cache=True)
-def trilinear_density(density, offset, x, y, z):
+def trilinear_density(density: np.ndarray, offset: np.ndarray, x: float, y: float, z: float) -> float:
     """The density at (x, y, z) (samples of the volume; ``density``'s element [0, 0, 0] is sample ``offset``),
     interpolated trilinearly; points outside ``density`` take the value of its nearest point (the field is
     continuous, so a sign change between two points means a crossing between). Subtracting the whole offset is
@@ -79,7 +81,8 @@ def trilinear_density(density, offset, x, y, z):
 
 
 @nb.njit(cache=True)
-def surface_within(density, offset, iso, x, y, z, nx, ny, nz, reach):
+def surface_within(density: np.ndarray, offset: np.ndarray, iso: float, x: float, y: float, z: float, nx: float,
+                   ny: float, nz: float, reach: float) -> bool:
     """Whether the iso surface of the trilinear density passes within ``reach`` samples of (x, y, z): the two
     points ``reach`` away along the unit direction (nx, ny, nz) lie on different sides of it, so the segment
     between them crosses it. A proof, not an estimate: False may miss a surface that lies to the side."""
@@ -89,7 +92,8 @@ def surface_within(density, offset, iso, x, y, z, nx, ny, nz, reach):
 
 
 @nb.njit(cache=True, nogil=True)
-def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, tables):
+def simplify(density: np.ndarray, offset: np.ndarray, iso: float, cells: ChunkCells, vertices: VertexArrays,
+             vertex_count: int, parent: np.ndarray, rule: MergeRule, tables: SimplifyTables) -> int:
     """Octree simplification of one chunk's ``cells`` (a :class:`ChunkCells`), level by level, by ``rule`` (a
     :class:`MergeRule`), with the topology ``tables`` (:class:`SimplifyTables`). ``density`` holds the volume's
     samples from ``offset`` on: the whole volume, or a window that reaches past the chunk's cells by the reach of
@@ -224,7 +228,8 @@ def simplify(density, offset, iso, cells, vertices, vertex_count, parent, rule, 
 
 
 @nb.njit(cache=True, inline="always")
-def kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
+def kinds_fit(children: np.ndarray, count: int, vmat: np.ndarray, vevals: np.ndarray, slots: int,
+              kind_by_id: np.ndarray, kinds: np.ndarray) -> bool:
     """Whether the first ``slots`` materials (those with a share) of the ``count`` ``children`` are of at most
     two kinds; ``kinds`` (int64, at least twice ``count`` long) is scratch."""
     nkinds = 0
@@ -245,7 +250,8 @@ def kinds_fit(children, count, vmat, vevals, slots, kind_by_id, kinds):
 
 
 @nb.njit(cache=True, inline="always")
-def pin_to_volume_sides(end_x, end_y, end_z, bi, bj, bk, size, children, count, positions, solved):
+def pin_to_volume_sides(end_x: int, end_y: int, end_z: int, bi: int, bj: int, bk: int, size: int,
+                        children: np.ndarray, count: int, positions: np.ndarray, solved: np.ndarray) -> bool:
     """Where the node at sample (bi, bj, bk) of ``size`` samples touches the volume's side (sample 0, or the last
     sample before ``end`` on each axis), keep the merged vertex ``solved`` to the outermost of its children on that
     axis, so the mesh still reaches the world's edge. Returns whether it moved."""
@@ -264,7 +270,8 @@ def pin_to_volume_sides(end_x, end_y, end_z, bi, bj, bk, size, children, count, 
 
 
 @nb.njit(cache=True, inline="always")
-def near_surface(density, offset, iso, children, count, normals, solved, tolerance):
+def near_surface(density: np.ndarray, offset: np.ndarray, iso: float, children: np.ndarray, count: int,
+                 normals: np.ndarray, solved: np.ndarray, tolerance: float) -> bool:
     """Whether the surface provably passes within ``tolerance`` (samples) of the merged vertex ``solved``,
     tested along its children's summed normal (:func:`surface_within`). An estimate from the density's slope
     used to stand here and let vertices drift past the tolerance."""
@@ -281,7 +288,9 @@ def near_surface(density, offset, iso, children, count, normals, solved, toleran
 
 
 @nb.njit(cache=True)
-def merge_vertices(n, children, count, solved, positions, normals, vmat, vevals, weights, best_ids, best):
+def merge_vertices(n: int, children: np.ndarray, count: int, solved: np.ndarray, positions: np.ndarray,
+                   normals: np.ndarray, vmat: np.ndarray, vevals: np.ndarray, weights: np.ndarray, best_ids: np.ndarray,
+                   best: np.ndarray) -> None:
     """Vertex ``n`` at ``solved[0:3]`` replaces ``children[:count]``: normal the normalised sum of theirs,
     materials the two highest distance-weighted evaluation values (weight 1 / (0.5 + distance in samples))."""
     positions[n, 0], positions[n, 1], positions[n, 2] = solved[0], solved[1], solved[2]
