@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from voxelworld.errors import ParameterError
 from voxelworld.meshing import ChunkMesher
 from voxelworld.terrain import Sphere, demo_terrain
 
@@ -77,3 +79,10 @@ def test_a_dig_drops_only_the_collision_meshes_it_changed_and_the_kept_ones_equa
             assert _same_mesh(mesher.chunk_collision_mesh(c), fresh.chunk_collision_mesh(c)), c
     # A small dig inside a chunk drops its own mesh and rarely a neighbour's: far fewer than the 8 joining it.
     assert 0 < np.mean(dropped) < 4
+
+
+def test_a_bad_near_point_is_refused_naming_near():
+    mesher = ChunkMesher(demo_terrain())
+    for near in ((1.0, 2.0), (1.0, float("nan"), 2.0), "abc", np.zeros((1, 3))):
+        with pytest.raises(ParameterError, match="near"):
+            mesher.collision_mesh(near=near, radius=2.0)

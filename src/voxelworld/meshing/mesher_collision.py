@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ParameterError, check_finite
+from ..errors import ParameterError, check_finite, check_point
 from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import simplified_surface, unchanged_surface
@@ -177,10 +177,8 @@ class MesherCollision:
             raise ParameterError("near", near, "None when a box is given (ask for one or the other)")
         if near is not None:
             radius = check_finite("radius", radius, minimum=0.0, unit="m")
-            try:
-                box = Box(np.asarray(near, dtype=float) - radius, np.asarray(near, dtype=float) + radius)
-            except (ParameterError, ValueError, TypeError):
-                raise ParameterError("near", near, "a point (x, y, z) of three finite numbers (m)") from None
+            x, y, z = check_point("near", near)
+            box = Box((x - radius, y - radius, z - radius), (x + radius, y + radius, z + radius))
         if not isinstance(box, Box):
             raise ParameterError("box", box, "a voxelworld.terrain.Box in world coordinates (m), or None")
         # Plain floats: this runs for every collision query of every frame (numpy's small-array calls cost more).
