@@ -21,7 +21,9 @@ import pytest
 import voxelworld
 
 TIME_LIMIT = 60.0  # s: a child's whole life (imports included), unless a test gives another
-REFUSAL_LIMIT = 1.0  # s: a refusal comes within this (no call that is refused has work to do)
+# s: a refusal comes within this. No call that is refused has work to do, but a command's call imports the wings it
+# runs as it starts (about 1 s, up to 1.6 s seen on a busy 2-core machine); the work a refusal spares takes minutes.
+REFUSAL_LIMIT = 4.0
 MEMORY_LIMIT = 3 * 2**30  # bytes of data an in_child call may take
 
 # Code a ``guarded`` child runs first: making a temporary beside a file, or moving one over it, raises SystemExit
