@@ -226,7 +226,7 @@ class ReferenceContactMotion(ContactMotion):
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
         targets = self._targets(None, self._inside, lag, since)
         clocks, rates = self._advance(clocks0, targets, lag, dt)
-        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+        local, world, arm = self._pose_at(clocks, weight, second_clock, self._capped(shake, frequency, time, dt))
         start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
@@ -252,7 +252,7 @@ class ReferenceContactMotion(ContactMotion):
         second = self._targets(held if contact is not None else None, inside, lag, since)
         if contact is not None or not np.array_equal(second, targets):
             clocks, rates = self._advance(clocks0, second, lag, dt)
-            local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+            local, world, arm = self._pose_at(clocks, weight, second_clock, self._capped(shake, frequency, time, dt))
             start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
         elbow = None
         if arm is not None:
