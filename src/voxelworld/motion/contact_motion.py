@@ -16,9 +16,13 @@ the wrist) touches something, the *second action* takes over:
   at the joint's clock rate), and the tool, carried by joints that are all slowed, moves slower than the hips;
   the wrist alone takes the first action's *world* rotation at its own clock (tabulated once per clip), so the
   tool points where the first action points it then, not turned by a forearm on another clock;
-- the torso (the body's joints above the root, or the root alone) shakes by the material's hardness; the hand
-  stays on its steady path and inverse kinematics re-joins the chain to it (two-bone IK for three joints, pole:
-  the middle joint's steady place, last frame's bend kept; FABRIK with the given limits otherwise);
+- the torso (the body's joints above the root, or the root alone) shakes by the material's hardness, no more
+  than the first action's speed leaves room for (a slowed joint, shaken, moves less per frame than the first
+  action moves it: a shake never reads as speed); the hand stays on its steady path and inverse kinematics
+  re-joins the chain to it (two-bone IK for three joints, pole: the middle joint's steady place, last frame's
+  bend kept; FABRIK with the given limits otherwise);
+- with ``hold_part`` (the design's Fig. 6) the hand's *world* place, not only its turn, follows its own clock:
+  held back by what it touches while the arm above it goes on at its own rates, IK bending the arm to it;
 - with a ``second_clip`` (the motion of cutting), the chain, hand and body blend towards it while in contact;
 - when the contact ends the rates come back from the wrist outward: the wrist first, the next joint
   ``recovery_delay`` later, and so on to the body, each with its own time constant; joints that fell behind
