@@ -5,9 +5,12 @@ never reads as speed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
+from voxelworld.motion._kernels import frame as _frame
 from voxelworld.motion.contact_motion import ContactMotion
 from voxelworld.motion.gltf import load_gltf
 from voxelworld.motion.measure import joint_motion, motion_ratios
@@ -144,3 +147,27 @@ def test_a_shake_never_reads_as_speed(man, material, hardness):
     off = np.linalg.norm(shaken["worlds"][:, chest, :3, 3] - calm["worlds"][:, chest, :3, 3], axis=1)
     calm_step = joint_motion(calm["worlds"], parents).displacement[steps, chest]
     assert off[contact.start + 2:contact.stop].max() > 0.5 * calm_step.mean()
+
+
+def reference_shake_cap(room, clock, rates, joints, duration, loop, step, dt, share) -> float:
+    """``frame.shake_cap`` in plain Python."""
+    spare = 1.0 - max(float(rates[j]) for j in joints)
+    if spare <= 0.0:
+        return 0.0
+    row = 0
+    if duration > 0.0 and step > 0.0:
+        clock = clock % duration if loop else min(max(clock, 0.0), duration)
+        row = min(int(clock / step), len(room) - 1)
+    return math.degrees(share * spare * float(room[row]) * dt / 2.0)
+
+
+def test_shake_cap_kernel_matches_plain_python():
+    rng = np.random.default_rng(32)
+    room = rng.uniform(0.0, 5.0, 9)
+    joints = np.array([0, 2, 3], dtype=np.int64)
+    for _ in range(200):
+        rates = rng.uniform(0.0, 1.3, 5)
+        clock, duration = float(rng.uniform(-1.0, 4.0)), float(rng.choice([0.0, 1.0, 1.5]))
+        loop, dt = bool(rng.integers(2)), float(rng.uniform(0.001, 0.1))
+        args = (room, clock, rates, joints, duration, loop, duration / 8, dt, 0.8)
+        assert _frame.shake_cap(*args) == reference_shake_cap(*args)

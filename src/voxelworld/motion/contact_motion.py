@@ -77,13 +77,13 @@ from .contact_rates import (
     PART,
     RECOVERED,
     SECOND_BLEND,
+    SHAKE_SHARE,
     SNAP,
     area_of,
     contact_targets,
     media_inside,
     medium_rates,
     shake_angle,
-    shake_cap,
 )
 from .ik import ConeLimit, HingeLimit, _limits, two_bone_ik
 from .part_contacts import (
@@ -332,16 +332,10 @@ class ContactMotion:
     _angle = staticmethod(shake_angle)
 
     def _shake_cap(self, dt: float) -> float:
-        """The largest shake (degrees) this frame may take (:func:`~.contact_rates.shake_cap`, from last frame's
-        body clock and rates)."""
-        return shake_cap(self._shake_room, float(self.clocks[self.root]), self.rates, self._shake_joints,
-                         self.clip.duration, self.loop, self._first_step, dt)
-
-    def _capped(self, shake: float, frequency: float, time: float, dt: float) -> float:
-        """The torso's shake angle (radians) at ``time``: ``shake`` degrees at most, capped by :meth:`_shake_cap`."""
-        if shake == 0.0:
-            return 0.0
-        return shake_angle(min(shake, self._shake_cap(dt)), frequency, time)
+        """The largest shake (degrees) this frame may take (``frame.shake_cap``, from last frame's body clock and
+        rates)."""
+        return _frame.shake_cap(self._shake_room, self.clocks[self.root], self.rates, self._shake_joints,
+                                self.clip.duration, self.loop, self._first_step, dt, SHAKE_SHARE)
 
     def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return media_inside(self.media, world, end)
@@ -457,10 +451,11 @@ class ContactMotion:
         # where the freely moving part meets or leaves the surface, not where the slowed one does).
         fade = math.exp(-dt / self.profile.body_recovery)
         shake, frequency = self._shake * fade, self._shake_frequency
+        cap = self._shake_cap(dt)  # the most the torso may shake this frame (degrees)
         weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
         targets, clocks, rates = self._advance(clocks0, None, self._inside, lag, since, dt)
-        local, world, arm = self._pose_at(clocks, weight, second_clock, self._capped(shake, frequency, time, dt))
+        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(min(shake, cap), frequency, time))
         segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
         start, end = segment[0], segment[1]
         contact = contact_query(start, end, self.part.radius)
@@ -488,7 +483,8 @@ class ContactMotion:
                                                             lag, since, dt)
         if contact is not None or not np.array_equal(second, targets):
             clocks, rates = second_clocks, second_rates
-            local, world, arm = self._pose_at(clocks, weight, second_clock, self._capped(shake, frequency, time, dt))
+            local, world, arm = self._pose_at(clocks, weight, second_clock,
+                                              self._angle(min(shake, cap), frequency, time))
             segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
             start, end = segment[0], segment[1]
         elbow = None

@@ -15,8 +15,7 @@ from ._kernels import frame as _frame
 from .part_contacts import Contact, Medium, SlowdownProfile
 
 __all__ = ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
-           "PART", "SHAKE_SHARE", "contact_targets", "area_of", "shake_angle", "shake_cap", "media_inside",
-           "medium_rates"]
+           "PART", "SHAKE_SHARE", "contact_targets", "area_of", "shake_angle", "media_inside", "medium_rates"]
 
 SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
 RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
@@ -57,23 +56,6 @@ def shake_angle(shake_degrees: float, frequency: float, time: float) -> float:
     if shake_degrees == 0.0:
         return 0.0
     return math.radians(shake_degrees) * math.sin(2.0 * math.pi * frequency * time)
-
-
-def shake_cap(room: np.ndarray, clock: float, rates: np.ndarray, joints: np.ndarray, duration: float, loop: bool,
-              step: float, dt: float) -> float:
-    """The largest shake amplitude (degrees) a frame of ``dt`` seconds may take at the body's ``clock`` (s; the
-    clip's ``duration``, looping or not): the shake's per-frame turn (at most twice its amplitude) stays within
-    ``SHAKE_SHARE`` of the spare motion of the joints it moves, ``1 - max(rates[joints])`` times the first
-    action's room ``room`` (rad/s, per row of ``step`` seconds; see ``contact_setup.shake_room``). So a slowed
-    joint, shaken, still moves less per frame than the first action moves it: a shake never reads as speed."""
-    spare = 1.0 - float(rates[joints].max())
-    if spare <= 0.0:
-        return 0.0
-    row = 0
-    if duration > 0.0 and step > 0.0:
-        clock = clock % duration if loop else min(max(clock, 0.0), duration)
-        row = min(int(clock / step), len(room) - 1)
-    return math.degrees(SHAKE_SHARE * spare * float(room[row]) * dt / 2.0)
 
 
 def media_inside(media: Sequence[Medium], world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -201,6 +201,27 @@ def pose_at(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool
 
 
 @njit(cache=True)
+def shake_cap(room: np.ndarray, clock: float, rates: np.ndarray, joints: np.ndarray, duration: float, loop: bool,
+              step: float, dt: float, share: float) -> float:
+    """The largest shake amplitude (degrees) a frame of ``dt`` seconds may take at the body's ``clock`` (s; the
+    clip's ``duration``, looping or not): the shake's per-frame turn (at most twice its amplitude) stays within
+    ``share`` of the spare motion of the joints it moves, ``1 - max(rates[joints])``, times the first action's
+    room ``room`` (rad/s, a row every ``step`` seconds; see ``contact_setup.shake_room``). So a slowed joint,
+    shaken, still moves less per frame than the first action moves it: a shake never reads as speed."""
+    fastest = rates[joints[0]]
+    for j in joints:
+        fastest = max(fastest, rates[j])
+    spare = 1.0 - fastest
+    if spare <= 0.0:
+        return 0.0
+    row = 0
+    if duration > 0.0 and step > 0.0:
+        clock = clock % duration if loop else min(max(clock, 0.0), duration)
+        row = min(int(clock / step), room.shape[0] - 1)
+    return math.degrees(share * spare * room[row] * dt / 2.0)
+
+
+@njit(cache=True)
 def distance(a: np.ndarray, b: np.ndarray) -> float:
     """``np.linalg.norm(a - b)`` of two 3-vectors, as NumPy computes it (the root of BLAS's dot)."""
     d = np.empty(3)
