@@ -222,11 +222,12 @@ class ReferenceContactMotion(ContactMotion):
         # where the freely moving part meets or leaves the surface, not where the slowed one does).
         fade = math.exp(-dt / self.profile.body_recovery)
         shake, frequency = self._shake * fade, self._shake_frequency
+        cap = self._shake_cap(dt)  # issue 32: the shake capped so that it never reads as speed
         weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
         targets = self._targets(None, self._inside, lag, since)
         clocks, rates = self._advance(clocks0, targets, lag, dt)
-        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(min(shake, cap), frequency, time))
         start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
         contact = contact_query(start, end, self.part.radius)
         if contact is not None and not isinstance(contact, Contact):
@@ -252,7 +253,7 @@ class ReferenceContactMotion(ContactMotion):
         second = self._targets(held if contact is not None else None, inside, lag, since)
         if contact is not None or not np.array_equal(second, targets):
             clocks, rates = self._advance(clocks0, second, lag, dt)
-            local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+            local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(min(shake, cap), frequency, time))
             start, end, blade = self.part.placed(world[self.wrist] if arm is None else arm[1])
         elbow = None
         if arm is not None:

@@ -243,7 +243,7 @@ def test_the_torso_shakes_by_hardness_and_the_hand_stays_on_its_path(man):
     chest = skeleton.index(CHEST)
     calm = run(motion(man), scripted(ROCK, range(0, 90)), 90)
     amplitudes, frequencies = [], []
-    for hardness in (1.5, 5.0):
+    for hardness in (0.5, 5.0):
         touch = Contact((0.7, 0.0, 1.0), (-1.0, 0.0, 0.0), "stone", hardness, area=0.0)
         shaken = run(motion(man, profile=SlowdownProfile()), scripted(touch, range(0, 90)), 90)
         calm_h = run(motion(man), scripted(touch, range(0, 90)), 90)
@@ -260,7 +260,9 @@ def test_the_torso_shakes_by_hardness_and_the_hand_stays_on_its_path(man):
         assert np.abs(skeleton.bone_lengths(shaken["poses"][-1]) - skeleton.bone_lengths(calm_h["poses"][-1])).max() \
             <= 1e-9
     profile = SlowdownProfile()
-    assert 0.1 < amplitudes[0] < amplitudes[1] <= profile.vibration_degrees
+    # Harder shakes more, up to what the first action's speed leaves room for (a shake never reads as speed:
+    # tests/motion/test_contact_modes.py): rock's 0.75 degrees are held below half of that here.
+    assert 0.02 < amplitudes[0] < amplitudes[1] < 0.5 * profile.shake(5.0)[0]
     assert frequencies[0] < frequencies[1]
     # No contact, no shake.
     free = run(motion(man, profile=SlowdownProfile()), free_query, 30)

@@ -115,7 +115,7 @@ def tables_of(skeleton, clip: Clip) -> kernels.FrameTables:
     return kernels.FrameTables(np.ascontiguousarray(skeleton.parents, dtype=np.int64), rest.translation,
                                rest.rotation, rest.scale, clip._joint_map(skeleton), paths, modes, starts, times,
                                values, np.zeros((2, 4)), empty, empty, np.zeros(3, dtype=np.int64),
-                               np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros((3, 2)))
+                               np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros((3, 2)), empty, False)
 
 
 @pytest.mark.parametrize("loop", [True, False])

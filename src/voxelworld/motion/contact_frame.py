@@ -34,12 +34,13 @@ def play(motion: ContactMotion, dt: float, contact_query: ContactQuery) -> tuple
     since = motion._since_contact + dt
     fade = math.exp(-dt / profile.body_recovery)
     shake, frequency = motion._shake * fade, motion._shake_frequency
+    cap = motion._shake_cap(dt)  # the most the torso may shake this frame (degrees)
     catch_up = (profile.max_catch_up, profile.catch_up_time, _rates.CATCH_UP_FLOOR, 1.0 - _rates.RECOVERED)
     (lag, clocks0, targets, clocks, rates, translation, rotation, scale, shaken, world, places, hand, segment, driven,
      was_shaken, speed_sq, along) = _frame.before_query(
         tables, motion.clocks, motion.rates, motion._inside, motion._held, motion._delays, motion._taus, since,
         *catch_up, dt, duration, motion.loop, _rates.SNAP, motion._first_step, motion.wrist, motion.root,
-        motion.placement, motion._placed, motion._angle(shake, frequency, time), has_blade, motion._driven_end)
+        motion.placement, motion._placed, motion._angle(min(shake, cap), frequency, time), has_blade, motion._driven_end)
     contact = contact_query(segment[0], segment[1], motion.part.radius)
     if contact is not None and not isinstance(contact, Contact):
         raise ParameterError("contact_query", type(contact).__name__, "a callable returning a Contact or None")
@@ -55,7 +56,7 @@ def play(motion: ContactMotion, dt: float, contact_query: ContactQuery) -> tuple
     clocks, rates, translation, rotation, scale, world, segment, elbow, joined, code, moved = _frame.after_query(
         tables, clocks0, motion.rates, motion._inside, motion._held, motion._delays, motion._taus, since, lag,
         *catch_up, held, contact is not None, targets, dt, duration, motion.loop, _rates.SNAP, motion._first_step,
-        motion.wrist, motion.placement, motion._placed, motion._angle(shake, frequency, time), motion._parent,
+        motion.wrist, motion.placement, motion._placed, motion._angle(min(shake, cap), frequency, time), motion._parent,
         segment[0] if previous_elbow is None else previous_elbow, previous_elbow is not None, motion._previous_end,
         clocks, rates, translation, rotation, scale, shaken, world, places, hand, segment, was_shaken)
     if code != _ik.OK:  # a pose gone non-finite: the general path's IK wrapper names what is wrong

@@ -16,9 +16,13 @@ the wrist) touches something, the *second action* takes over:
   at the joint's clock rate), and the tool, carried by joints that are all slowed, moves slower than the hips;
   the wrist alone takes the first action's *world* rotation at its own clock (tabulated once per clip), so the
   tool points where the first action points it then, not turned by a forearm on another clock;
-- the torso (the body's joints above the root, or the root alone) shakes by the material's hardness; the hand
-  stays on its steady path and inverse kinematics re-joins the chain to it (two-bone IK for three joints, pole:
-  the middle joint's steady place, last frame's bend kept; FABRIK with the given limits otherwise);
+- the torso (the body's joints above the root, or the root alone) shakes by the material's hardness, no more
+  than the first action's speed leaves room for (a slowed joint, shaken, moves less per frame than the first
+  action moves it: a shake never reads as speed); the hand stays on its steady path and inverse kinematics
+  re-joins the chain to it (two-bone IK for three joints, pole: the middle joint's steady place, last frame's
+  bend kept; FABRIK with the given limits otherwise);
+- with ``hold_part`` (the design's Fig. 6) the hand's *world* place, not only its turn, follows its own clock:
+  held back by what it touches while the arm above it goes on at its own rates, IK bending the arm to it;
 - with a ``second_clip`` (the motion of cutting), the chain, hand and body blend towards it while in contact;
 - when the contact ends the rates come back from the wrist outward: the wrist first, the next joint
   ``recovery_delay`` later, and so on to the body, each with its own time constant; joints that fell behind
@@ -73,6 +77,7 @@ from .contact_rates import (
     PART,
     RECOVERED,
     SECOND_BLEND,
+    SHAKE_SHARE,
     SNAP,
     area_of,
     contact_targets,
@@ -127,6 +132,11 @@ class ContactMotion:
     limits : sequence of ``len(chain) - 1`` IK limits, optional
         One per bone (None, a :class:`~voxelworld.motion.ik.HingeLimit` or ``ConeLimit``, in the skeleton's world
         frame); given, the chain is joined by FABRIK whatever its length.
+    hold_part : bool
+        The design's Fig. 6 mode: the part held back. False (default): the wrist rides on its arm, so with the
+        arm at speed the hand is carried along whatever its clock. True: the wrist's *world* place (and the part
+        with it) follows its own slowed clock, the first action's place at that clock, while the joints above it
+        go on at theirs; IK bends the arm to keep the chain joined (out of reach, the arm stretches towards it).
 
     Attributes
     ----------
@@ -175,13 +185,16 @@ class ContactMotion:
     def __init__(self, skeleton: Skeleton, clip: Clip, chain: Sequence[str | int], root: str | int, part: PartShape,
                  profile: SlowdownProfile | None = None, media: Iterable[Medium] = (), loop: bool = False,
                  start: float = 0.0, second_clip: Clip | None = None,
-                 limits: Sequence[HingeLimit | ConeLimit | None] | None = None) -> None:
+                 limits: Sequence[HingeLimit | ConeLimit | None] | None = None, hold_part: bool = False) -> None:
         joints, root_index, hand, profile, media = _setup.check_arguments(skeleton, clip, chain, root, part, profile,
                                                                           media, second_clip)
         parents, n = skeleton.parents, len(skeleton)
         self._kinds, self._params = _limits(limits, len(joints) - 1)
         self.skeleton, self.clip, self.part, self.profile, self.media = skeleton, clip, part, profile, media
         self.loop, self.second_clip = bool(loop), second_clip
+        if not isinstance(hold_part, (bool, np.bool_)):
+            raise ParameterError("hold_part", hold_part, "True or False")
+        self.hold_part = bool(hold_part)
         self.limits = None if limits is None else tuple(limits)
         self.start = check_finite("start", start, minimum=0.0, unit="s")
         self.chain = tuple(joints)
@@ -236,7 +249,7 @@ class ContactMotion:
                                   contiguous(rest.scale), clip._joint_map(self.skeleton), paths, modes, starts, times,
                                   values, contiguous(self._first_rotation), contiguous(self._first_end),
                                   contiguous(blade), self._chain, self._shaking, contiguous(self._shake_axes),
-                                  self.part._local)
+                                  self.part._local, contiguous(self._first_position), self.hold_part)
 
     def _tabulate_first_action(self) -> None:
         """The first action's wrist rotation, part end and blade normal (skeleton frame, unplaced) over one clip
@@ -245,7 +258,8 @@ class ContactMotion:
         duration = self.clip.duration
         count = max(1, math.ceil(duration / FIRST_ACTION_STEP))
         times = np.linspace(0.0, duration, count + 1)
-        worlds = self.skeleton.world_transforms(self.clip.sample_frames(self.skeleton, times))
+        poses = self.clip.sample_frames(self.skeleton, times)
+        worlds = self.skeleton.world_transforms(poses)
         wrist = worlds[:, self.wrist]
         rotation = np.array([quat.from_matrix(m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)) for m in wrist])
         flip = np.concatenate([[1.0], np.sign(np.sum(rotation[1:] * rotation[:-1], axis=1))])
@@ -254,6 +268,10 @@ class ContactMotion:
         self._first_step = duration / count
         self._first_rotation = rotation
         self._first_end = np.array([end for _, end, _ in placed])
+        self._first_position = wrist[:, :3, 3].copy()
+        self._shake_joints = np.array(self.body + self.chain[:-1], dtype=np.int64)
+        self._shake_room = _setup.shake_room(self.skeleton, poses, worlds, self._shaking, self._shake_axes,
+                                             self._shake_joints, self._first_step)
         self._first_blade = None if self.part.blade_normal is None else np.array([b for _, _, b in placed])
 
     def _driven_part(self, clock: float, dt: float) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, float, float]:
@@ -312,6 +330,12 @@ class ContactMotion:
 
     _area_of = staticmethod(area_of)
     _angle = staticmethod(shake_angle)
+
+    def _shake_cap(self, dt: float) -> float:
+        """The largest shake (degrees) this frame may take (``frame.shake_cap``, from last frame's body clock and
+        rates)."""
+        return _frame.shake_cap(self._shake_room, self.clocks[self.root], self.rates, self._shake_joints,
+                                self.clip.duration, self.loop, self._first_step, dt, SHAKE_SHARE)
 
     def _media_inside(self, world: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return media_inside(self.media, world, end)
@@ -427,10 +451,11 @@ class ContactMotion:
         # where the freely moving part meets or leaves the surface, not where the slowed one does).
         fade = math.exp(-dt / self.profile.body_recovery)
         shake, frequency = self._shake * fade, self._shake_frequency
+        cap = self._shake_cap(dt)  # the most the torso may shake this frame (degrees)
         weight = self._second_weight * math.exp(-dt / SECOND_BLEND)
         second_clock = self._second_clock + dt if self.second_clip is not None else 0.0
         targets, clocks, rates = self._advance(clocks0, None, self._inside, lag, since, dt)
-        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+        local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(min(shake, cap), frequency, time))
         segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
         start, end = segment[0], segment[1]
         contact = contact_query(start, end, self.part.radius)
@@ -458,12 +483,16 @@ class ContactMotion:
                                                             lag, since, dt)
         if contact is not None or not np.array_equal(second, targets):
             clocks, rates = second_clocks, second_rates
-            local, world, arm = self._pose_at(clocks, weight, second_clock, self._angle(shake, frequency, time))
+            local, world, arm = self._pose_at(clocks, weight, second_clock,
+                                              self._angle(min(shake, cap), frequency, time))
             segment, blade = self._placed_part(world[self.wrist] if arm is None else arm[1])
             start, end = segment[0], segment[1]
         elbow = None
         if arm is not None:
             local, world, elbow = self._join_chain(local, world, *arm)
+            if self.hold_part:  # the part where the joined wrist is (the arm may not reach the held hand)
+                segment, blade = self._placed_part(world[self.wrist])
+                start, end = segment[0], segment[1]
         pose = Pose._trusted(*(part.copy() for part in local))  # made here: already checked and unit
         # Events, then the new state (nothing above changed the object, so bad input leaves it as it was).
         events: list = []

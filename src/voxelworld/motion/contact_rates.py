@@ -15,7 +15,7 @@ from ._kernels import frame as _frame
 from .part_contacts import Contact, Medium, SlowdownProfile
 
 __all__ = ["SNAP", "RECOVERED", "CATCH_UP_FLOOR", "SECOND_BLEND", "IK_TOLERANCE", "IK_PASSES", "FIRST_ACTION_STEP",
-           "PART", "contact_targets", "area_of", "shake_angle", "media_inside", "medium_rates"]
+           "PART", "SHAKE_SHARE", "contact_targets", "area_of", "shake_angle", "media_inside", "medium_rates"]
 
 SNAP = 1e-4  # s: a trailing joint this close to the leaders' clock joins them
 RECOVERED = 0.01  # a joint whose rate is this close to 1 has recovered
@@ -23,6 +23,7 @@ CATCH_UP_FLOOR = 0.2  # a trailing joint catches up at least this much faster th
 SECOND_BLEND = 0.1  # s: time constant of blending towards the second-action clip and back
 IK_TOLERANCE, IK_PASSES = 1e-6, 32  # FABRIK's: m, passes
 FIRST_ACTION_STEP = 1.0 / 240.0  # s: the first action's hand and tool are tabulated at least this finely
+SHAKE_SHARE = 0.8  # the share of a slowed joint's spare motion (the first action's less its own) a shake may take
 PART = "part"  # the ``joint`` of a MediumEntered / MediumLeft event about the part (the tool), not a joint
 
 

@@ -1,6 +1,6 @@
 """What a :class:`~voxelworld.motion.ContactMotion` is made of and keeps: its constructor's arguments checked
 (:func:`check_arguments`), its placement checked (:func:`check_placement`), the axes its torso shakes about
-(:func:`axes_across`) and the lists of the attributes it saves and restores with their checks
+(:func:`axes_across`), how far the first action lets it shake (:func:`shake_room`) and the lists of the attributes it saves and restores with their checks
 (``STATE_ATTRIBUTES``, ``STATE_CHECKS``, ``OTHER_ATTRIBUTES``).
 """
 
@@ -14,11 +14,13 @@ from numpy.typing import ArrayLike
 
 from ..attribute_state import MAX_SECONDS, array, bounded, instance, number, optional, seconds
 from ..errors import ParameterError
+from ._kernels import contact as _kernel
 from .clip import Clip
+from .measure import _angles, _rotations
 from .part_contacts import Contact, Medium, PartShape, SlowdownProfile, joint_index
 from .skeleton import Pose, Skeleton
 
-__all__ = ["check_arguments", "check_placement", "axes_across", "STATE_ATTRIBUTES", "STATE_CHECKS",
+__all__ = ["check_arguments", "check_placement", "axes_across", "shake_room", "STATE_ATTRIBUTES", "STATE_CHECKS",
            "OTHER_ATTRIBUTES"]
 
 IDENTITY = np.eye(4).ravel().tolist()
@@ -43,7 +45,8 @@ OTHER_ATTRIBUTES = ("skeleton", "clip", "part", "profile", "media", "loop", "sta
                     "chain", "shoulder", "elbow", "wrist", "root", "body", "_slot", "_taus", "_delays",
                     "_shaking", "_shake_axes", "_second_mask", "_parent", "_parents", "_chain", "_kinds",
                     "_params", "_placed", "_first_step", "_first_rotation", "_first_end", "_first_blade", "_tables",
-                    "_scratch", "_slotted", "_slot_row", "_two_calls")
+                    "_scratch", "_slotted", "_slot_row", "_two_calls", "hold_part", "_first_position",
+                    "_shake_joints", "_shake_room")
 
 
 def check_arguments(skeleton: Skeleton, clip: Clip, chain: Sequence[str | int], root: str | int, part: PartShape,
@@ -100,6 +103,43 @@ def axes_across(skeleton: Skeleton, joints: np.ndarray) -> np.ndarray:
         across = np.cross(bone, other)
         axes[i] = across / np.linalg.norm(across)
     return axes
+
+
+SHAKE_PROBE = 1e-4  # rad: the small shake by which shake_room measures how far each joint moves per radian
+SHAKE_WINDOW = 4  # rows either side over which shake_room takes the least room (a 60 Hz frame at 1/240 s rows)
+
+
+def shake_room(skeleton: Skeleton, poses: Pose, worlds: np.ndarray, shaking: np.ndarray, axes: np.ndarray,
+               joints: np.ndarray, step: float) -> np.ndarray:
+    """(f,) rad/s: at each row of the first action's table (``poses`` and their world matrices ``worlds (f, n, 4,
+    4)``, rows ``step`` seconds apart), how fast the torso may shake (radians of shake angle per second) before
+    one of ``joints`` moves, through the shake alone, as fast as the first action moves it there: the least, over
+    the joints and over ``SHAKE_WINDOW`` rows either side, of the joint's world speed (m/s, rad/s) over what a
+    radian of shake (``shaking`` joints about ``axes``, as the frame shakes them) moves it (m, rad). Joints the
+    shake does not move do not count; 0 where the first action stands still."""
+    count = len(worlds)
+    room = np.full(count, np.inf)
+    if count < 2 or step <= 0.0 or len(shaking) == 0:
+        return np.where(np.isinf(room), 0.0, room)
+    rotation = np.ascontiguousarray(poses.rotation)
+    shaken = np.empty_like(rotation)
+    for row in range(count):
+        _kernel.shake(rotation[row], shaking, axes, SHAKE_PROBE, shaken[row])
+    moved = skeleton.world_transforms(Pose._trusted(poses.translation, shaken, poses.scale))
+    worlds, moved = worlds[:, joints], moved[:, joints]
+    places, turned = worlds[..., :3, 3], _rotations(worlds)
+    reach = np.linalg.norm(moved[..., :3, 3] - places, axis=-1) / SHAKE_PROBE  # m per rad of shake
+    swing = _angles(turned, _rotations(moved)) / SHAKE_PROBE  # rad per rad of shake
+    speed = np.linalg.norm(np.diff(places, axis=0), axis=-1) / step
+    spin = _angles(turned[:-1], turned[1:]) / step
+    speed, spin = np.vstack([speed, speed[-1:]]), np.vstack([spin, spin[-1:]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room_each = np.minimum(np.where(reach > 1e-9, speed / reach, np.inf), np.where(swing > 1e-9, spin / swing,
+                                                                                         np.inf))
+    room = room_each.min(axis=1)
+    padded = np.concatenate([np.full(SHAKE_WINDOW, room[0]), room, np.full(SHAKE_WINDOW, room[-1])])
+    room = np.min(np.lib.stride_tricks.sliding_window_view(padded, 2 * SHAKE_WINDOW + 1), axis=1)
+    return np.where(np.isinf(room), 0.0, room)
 
 
 def check_placement(placement: ArrayLike) -> tuple[np.ndarray, bool]:

@@ -146,7 +146,9 @@ class SlowdownProfile:
     0.2))`` until it has caught up.
 
     In contact the torso shakes: a rotation of ``vibration_degrees * min(1, h / 10)`` degrees at
-    ``vibration_frequency + vibration_frequency_per_hardness * h`` Hz, fading with ``body_recovery`` after.
+    ``vibration_frequency + vibration_frequency_per_hardness * h`` Hz, fading with ``body_recovery`` after; a
+    motion caps it where the first action moves slowly, so that no slowed joint, shaken, moves more per frame than
+    the first action moves it (``ContactMotion``'s kernel ``frame.shake_cap``).
 
     Parameters
     ----------

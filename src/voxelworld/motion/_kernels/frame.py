@@ -12,8 +12,10 @@ depend on which BLAS NumPy was built with.
 ``FrameTables`` (a named tuple, fixed for a motion): ``parents (n,)``; the rest pose ``rest_translation (n, 3)``,
 ``rest_rotation (n, 4)``, ``rest_scale (n, 3)``; the clip's packed channels (``clips.sample``'s six arrays, the
 joint map resolved to the skeleton); the first action's table ``first_rotation (t, 4)``, ``first_end (t, 3)``,
-``first_blade (t, 3)`` (zeros without a blade); ``chain (k,)``, ``shaking (m,)`` and ``shake_axes (m, 3)``;
-``part_local (3, c)`` (the part's start, end and blade normal as columns, ``c`` 2 or 3).
+``first_blade (t, 3)`` (zeros without a blade), ``first_position (t, 3)`` (the wrist's place); ``chain (k,)``,
+``shaking (m,)`` and ``shake_axes (m, 3)``; ``part_local (3, c)`` (the part's start, end and blade normal as
+columns, ``c`` 2 or 3); ``hold`` (bool): the wrist's *world* place follows its clock (``ContactMotion``'s
+``hold_part``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from . import ik as _ik
 FrameTables = namedtuple("FrameTables", ["parents", "rest_translation", "rest_rotation", "rest_scale",
                                          "channel_joint", "channel_path", "channel_mode", "key_start", "key_times",
                                          "key_values", "first_rotation", "first_end", "first_blade", "chain",
-                                         "shaking", "shake_axes", "part_local"])
+                                         "shaking", "shake_axes", "part_local", "first_position", "hold"])
 # before_query's answer: (lag, clocks0, targets, clocks, rates, translation, rotation, scale, shaken, world, places,
 # hand, segment, driven, was_shaken, speed_sq, along)
 BeforeQuery: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -153,8 +155,10 @@ def pose_at(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool
     already hold it), the wrist's local rotation turned to the first action's world rotation at the wrist's clock
     when the clocks differ, and the placed world matrices ``world (n, 4, 4)``. With ``shake`` (radians, not 0)
     the chain's steady places ``(k, 3)`` and hand ``(4, 4)`` are kept first, then ``shaken (n, 4)`` is the
-    rotation with the torso shaken and ``world`` its pose; returns whether it shook. ``scratch (n, 4, 4)``:
-    working space."""
+    rotation with the torso shaken and ``world`` its pose. With ``tables.hold`` and the clocks apart, the steady
+    hand stands where the first action puts the wrist at the wrist's clock (placed), and ``shaken`` is the
+    rotation, shaken or not. Returns whether the chain must be re-joined to the steady hand (it shook or is
+    held). ``scratch (n, 4, 4)``: working space."""
     n = clocks.shape[0]
     if not sampled:
         sample_pose(tables, clocks, duration, loop, translation, rotation, scale)
@@ -163,6 +167,7 @@ def pose_at(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool
     for j in range(n):
         if clocks[j] != clocks[wrist]:
             same = False
+    i, k, u = 0, 0, 0.0
     if not same:
         # The hand turns as the first action turns it at the hand's own clock, in the world.
         i, k, u = first_row(clocks[wrist], duration, loop, first_step, tables.first_end.shape[0] - 1)
@@ -170,16 +175,50 @@ def pose_at(tables: FrameTables, clocks: np.ndarray, duration: float, loop: bool
         _contact.hand_rotation(world[tables.parents[wrist]], placement, tables.first_rotation, i, k, u, current,
                                rotation[wrist])
         pose_world(tables, translation, rotation, scale, placement, placed, scratch, world)
-    if shake == 0.0:
+    hold = tables.hold and not same
+    if shake == 0.0 and not hold:
         return False
     chain = tables.chain
     for c in range(chain.shape[0]):
         for r in range(3):
             steady_places[c, r] = world[chain[c], r, 3]
     steady_hand[:] = world[chain[chain.shape[0] - 1]]
+    if hold:
+        # Held back: the wrist's world place is the first action's at the wrist's clock (the arm bends to it).
+        position = tables.first_position
+        a0 = (1.0 - u) * position[i, 0] + u * position[k, 0]
+        a1 = (1.0 - u) * position[i, 1] + u * position[k, 1]
+        a2 = (1.0 - u) * position[i, 2] + u * position[k, 2]
+        for r in range(3):
+            steady_hand[r, 3] = _matvec_row(placement[r, 0], placement[r, 1], placement[r, 2], a0, a1, a2) \
+                + placement[r, 3]
+        if shake == 0.0:
+            shaken[:] = rotation
+            return True
     _contact.shake(rotation, tables.shaking, tables.shake_axes, shake, shaken)
     pose_world(tables, translation, shaken, scale, placement, placed, scratch, world)
     return True
+
+
+@njit(cache=True)
+def shake_cap(room: np.ndarray, clock: float, rates: np.ndarray, joints: np.ndarray, duration: float, loop: bool,
+              step: float, dt: float, share: float) -> float:
+    """The largest shake amplitude (degrees) a frame of ``dt`` seconds may take at the body's ``clock`` (s; the
+    clip's ``duration``, looping or not): the shake's per-frame turn (at most twice its amplitude) stays within
+    ``share`` of the spare motion of the joints it moves, ``1 - max(rates[joints])``, times the first action's
+    room ``room`` (rad/s, a row every ``step`` seconds; see ``contact_setup.shake_room``). So a slowed joint,
+    shaken, still moves less per frame than the first action moves it: a shake never reads as speed."""
+    fastest = rates[joints[0]]
+    for j in joints:
+        fastest = max(fastest, rates[j])
+    spare = 1.0 - fastest
+    if spare <= 0.0:
+        return 0.0
+    row = 0
+    if duration > 0.0 and step > 0.0:
+        clock = clock % duration if loop else min(max(clock, 0.0), duration)
+        row = min(int(clock / step), room.shape[0] - 1)
+    return math.degrees(share * spare * room[row] * dt / 2.0)
 
 
 @njit(cache=True)
@@ -419,5 +458,7 @@ def after_query(tables: FrameTables, clocks0: np.ndarray, rates: np.ndarray, ins
                           out_world, elbow)
         if code == _ik.OK:
             local, world, joined = out_rotation, out_world, True
+            if tables.hold:  # the part where the joined wrist is (the arm may not reach the held hand)
+                place_part(world[wrist], tables.part_local, segment)
     moved = distance(segment[1], previous_end)
     return clocks, new_rates, translation, local, scale, world, segment, elbow, joined, code, moved
