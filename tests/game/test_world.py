@@ -35,7 +35,7 @@ def test_handlers_see_the_stages_in_the_issue_order():
     # The design's steps S1..S15, in its order.
     assert World.STAGES == ("inputs", "objects", "update_ranges", "density_updates", "material_updates",
                             "fragment_erasure", "vertices", "simplified_vertices", "display_mesh", "collision_mesh",
-                            "collisions", "deformation", "player", "events", "snapshot")
+                            "collisions", "control", "deformation", "events", "snapshot")
     assert world.stage is None  # between frames
 
 
@@ -84,7 +84,7 @@ WORK_STAGES = {"velocity": "objects", "apply scrape": "density_updates", "apply 
                "vertices": "vertices", "simplify": "simplified_vertices", "display assemble": "display_mesh",
                "collision simplify": "collision_mesh", "collision assemble": "collision_mesh",
                "collider": "collision_mesh", "collide": "collisions", "suck count": "deformation",
-               "record": "deformation", "control": "player", "suck no update": "events", "queue suck": "events",
+               "record": "deformation", "control": "control", "suck no update": "control", "queue suck": "control",
                "fall": "events", "snapshot": "snapshot"}
 
 

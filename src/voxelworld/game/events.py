@@ -28,7 +28,7 @@ import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
            "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp", "TreasureOpened",
-           "NPCChanged", "EnemyChanged", "event_text", "log_hash"]
+           "NPCChanged", "EnemyChanged", "PlayEnded", "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
@@ -234,3 +234,21 @@ class EnemyChanged(Event):
     kind: str
     material: str
     amount: float
+
+
+@dataclass(frozen=True)
+class PlayEnded(Event):
+    """A play ended (:meth:`World.end <voxelworld.game.world.World.end>`, the design's end step), for ``reason``
+    (``"stopped"``: the server was stopped; ``"left"``: its last page left; ``"finished"``: a scripted play's
+    last frame; or what the caller says): after ``frames`` frames and ``seconds`` s of world time, the player
+    with ``stamina`` and ``currency``, ``treasures_opened`` treasures opened, ``bullets`` bullets carried and
+    ``removed`` m³ removed per material group (``(group, m³)`` pairs, sorted by group)."""
+
+    reason: str
+    frames: int
+    seconds: float
+    stamina: float
+    currency: float
+    treasures_opened: int
+    bullets: int
+    removed: tuple[tuple[str, float], ...]

@@ -1,7 +1,7 @@
 """The player's actions in a world: buttons become queued voxel edits, objects and events.
 
 :class:`PlayerActions` is what a :class:`~voxelworld.game.world.World` runs for its player (``world.actions``).
-In the frame's "events" stage it reads the buttons (a press is a button down now and up last frame):
+In the frame's "control" stage, after the move, it reads the buttons (a press is a button down now and up last frame):
 
 - **throw** launches what the player holds (a readied bullet or a pulled-out piece) along the aim;
 - **stance** readies a bullet (needs one, consumes it) as a ball held ahead of the eye;
@@ -12,8 +12,8 @@ In the frame's "events" stage it reads the buttons (a press is a button down now
   (:mod:`.use`): a fragment is then held like a pulled-out piece (throw it); a treasure pays its material's
   rewards into the player's stamina and currency (``PickedUp``, ``TreasureOpened`` events).
 
-Then, in the same stage, the held object follows the view, fragments fall and come to rest, thrown objects fly,
-and where one meets the terrain its impact edit is queued.
+Then, in the "events" stage, the held object follows the view, fragments fall and come to rest, thrown objects
+fly, and where one meets the terrain its impact edit is queued.
 
 The edits' callbacks only make what a removal makes (fragments, the held piece) and keep the action's report;
 the bookkeeping waits for the "deformation" stage, after the collisions (:meth:`PlayerActions.book`): suck's
@@ -213,11 +213,12 @@ class PlayerActions:
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
 
     def attach(self, world: World) -> None:
-        """Run in ``world``'s frames: bookkeeping in the "deformation" stage, then buttons and objects in the
-        "events" stage; thrown objects keep collision triangles around them; all objects show in snapshots."""
+        """Run in ``world``'s frames: buttons in the "control" stage, bookkeeping in the "deformation" stage,
+        objects in the "events" stage; thrown objects keep collision triangles around them; all objects show in
+        snapshots."""
         self._box = world_box(world.volume)
+        world.add_handler(self.act, "control")
         world.add_handler(self.book, "deformation")
-        world.add_handler(self.act, "events")
         world.add_handler(self.move_objects, "events")
         world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
         world.add_object_source(lambda w: self.transforms())
@@ -239,7 +240,7 @@ class PlayerActions:
 
     # ------------------------------------------------------------------------------------------ buttons
     def act(self, world: World, inputs: Inputs) -> None:
-        """The "events" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
+        """The "control" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
         before = world.previous_inputs
         player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
         eye, aim = player.eye, player.aim
@@ -467,7 +468,7 @@ class PlayerActions:
 
     # -------------------------------------------------------------------------------------------- objects
     def move_objects(self, world: World, inputs: Inputs) -> None:
-        """The "events" stage, after the buttons: the held object follows the view, fragments fall and rest,
+        """The "events" stage, after the bookkeeping: the held object follows the view, fragments fall and rest,
         thrown objects fly and meet the terrain."""
         s, dt, bvh, materials = self.settings, world.dt, world.collider.bvh, world.materials
         if self.held is not None:

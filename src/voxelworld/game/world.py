@@ -21,13 +21,18 @@ added, each called as ``handler(world, inputs)``, and ``world.stage`` names the 
 10. ``"collision_mesh"``: the collision mesh near the actors; its :class:`~voxelworld.collision.TriangleBVH` is
     rebuilt only when its chunks changed or the actors left its region (the navmesh is re-baked here too).
 11. ``"collisions"``: the player's move swept with its velocity against the collision mesh and props.
-12. ``"deformation"``: deformation bookkeeping of what this frame's updates removed: suck's update and bullet
+12. ``"control"``: the player's control after the move: footsteps, contacts and stamina, then the buttons are
+    read and the actions start (:meth:`~voxelworld.game.play.PlayerActions.act`): throw, readying a bullet on
+    stance, punch, pull-out, use and suck queue their edits (update events for the next frame).
+13. ``"deformation"``: deformation bookkeeping of what this frame's updates removed: suck's update and bullet
     counting, treasure placement and the group awards (:meth:`~voxelworld.game.play.PlayerActions.book`).
-13. ``"player"``: player control after the move: footsteps, contacts, stamina.
-14. ``"events"``: event processing, then the other objects move: the player's actions read the buttons and queue
-    their edits (update events for the next frame), the held, loose and thrown objects move, NPCs walk and
-    enemies swing.
+14. ``"events"``: event processing, then the other objects move: the held, loose and thrown objects, NPCs walk
+    and enemies swing.
 15. ``"snapshot"``: what a renderer needs (:meth:`World.snapshot`).
+
+A play ends with :meth:`World.end` (the design's end step, not a stage of a frame): a ``PlayEnded`` event sums
+the play up; whoever runs the play saves the world then if it has a save path (``voxelworld play`` on Ctrl+C or
+when its last page leaves, ``voxelworld demo`` after its last frame).
 
 The same level, seed and inputs give the same event log and the same voxels, bit for bit.
 
@@ -61,7 +66,7 @@ from .aim import aim_info, as_point, voxel_along
 from .collider import Collider, chunk_bvhs, prop_bvh
 from .detail import WantedLevels, next_levels, wanted_levels, wanted_levels_since
 from .edits import VoxelEdit
-from .events import Event, VoxelsEdited, log_hash
+from .events import Event, PlayEnded, VoxelsEdited, log_hash
 from .inputs import Inputs
 from .level import Level, Prop, demo_level, surface_height
 from .objects import ObjectTransform
@@ -77,7 +82,7 @@ __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo
 
 # The design's steps S1..S15, one stage each (see the module docstring).
 STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_updates", "fragment_erasure", "vertices",
-          "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "deformation", "player", "events",
+          "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "control", "deformation", "events",
           "snapshot")
 
 
@@ -124,7 +129,7 @@ class World(Streaming):
     player : Player
     actions : PlayerActions
         The player's punch, pull-out, suck, stance and throw, bullets, held and loose objects, treasures and
-        awards (run in the "deformation" and "events" stages).
+        awards (run in the "control", "deformation" and "events" stages).
     agents : Agents
         NPCs (``agents.add_npc``) on the world's navmesh and chainsaw enemies (``agents.add_enemy``).
     mesher : ChunkMesher
@@ -338,15 +343,40 @@ class World(Streaming):
         self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
         self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
         self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
-        self._stage("deformation", inputs, None)  # S12: the handlers' (PlayerActions.book)
-        self._stage("player", inputs, lambda: player.control(emit))  # S13
-        self._stage("events", inputs, None)  # S14: the handlers' (actions, objects, agents)
+        self._stage("control", inputs, lambda: player.control(emit))  # S12, then the handlers' (PlayerActions.act)
+        self._stage("deformation", inputs, None)  # S13: the handlers' (PlayerActions.book)
+        self._stage("events", inputs, None)  # S14: the handlers' (objects, agents)
         self._stage("snapshot", inputs, self._snapshot_stage)  # S15
         self.stage = None
         self.frame += 1
         self.time += dt
         self.events.extend(self._frame_events)
         return self._frame_events
+
+    def end(self, reason: str = "stopped") -> PlayEnded:
+        """The design's end step: a play ends (the server stopped, its last page left, a scripted play's last
+        frame). Returns the :class:`~voxelworld.game.events.PlayEnded` event summing the play up, also appended
+        to ``world.events``; nothing else changes, so the world may step on (a new play). Saving is the caller's
+        (:func:`voxelworld.io.save_world`). ``reason``: a non-empty string of at most 64 characters.
+
+        Examples
+        --------
+        >>> world = World.demo(seed=0)
+        >>> _ = [world.step(Inputs(move=(0.0, 1.0))) for _ in range(10)]
+        >>> summary = world.end("finished")
+        >>> summary.reason, summary.frames, summary.treasures_opened, world.events[-1] is summary
+        ('finished', 10, 0, True)
+        """
+        check_range("reason", reason, "a string of 1 to 64 characters",
+                    isinstance(reason, str) and 0 < len(reason) <= 64)
+        check_range("world.stage", self.stage, "None: World.end runs between frames", self.stage is None)
+        removed = tuple((group, float(volume)) for group, volume in sorted(self.achievements().items()))
+        event = PlayEnded(frame=self.frame, time=self.time, reason=reason, frames=self.frame,
+                          seconds=float(self.time), stamina=float(self.player.stamina),
+                          currency=float(self.player.currency), treasures_opened=len(self.actions.opened_treasures),
+                          bullets=len(self.actions.suck.bullets), removed=removed)
+        self.events.append(event)
+        return event
 
     def _stage(self, stage: str, inputs: Inputs, work: Callable[[], object] | None) -> None:
         """Run ``stage``: the world's own ``work``, then the stage's handlers."""

@@ -589,9 +589,9 @@ def run_session(seed: int = 0, frames: int = 600, out_dir: str | Path = "demo",
             pictures.append(_draw(scene, world, out / key.picture, camera, size))
     overview = Camera.looking_at_bounds(*OVERVIEW, aspect=aspect, direction=(-0.7, 0.75, 0.35))
     pictures.append(_draw(_scene(world), world, out / "overview.png", overview, size))
-    colours: dict = {}
-    for material in world.materials:  # a group's colour is its first material's (grass, soil, rock, ...)
-        colours.setdefault(material.group, material.colour)
+    # A group's colour is its first material's (grass, soil, rock, ...).
+    colours = {material.group: material.colour for material in reversed(tuple(world.materials))}
+    world.end("finished")  # the design's end step: the play's summary closes the event log
     pictures.append(achievements_png(out / "achievements.png", world.achievements(),
                                      world.actions.settings.awards.thresholds, colours))
     text = _report(world, seed, keys, times, built, off_line, rebaked).encode("utf-8")

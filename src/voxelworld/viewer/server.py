@@ -125,6 +125,7 @@ class PlayServer(Sessions):
         self._numbers = 0
         self.frames = 0
         self.failure = None
+        self.ended = None
         # What the pages are sent, as of the last frame (read and written on the event loop only).
         self._chunk_updates = {}
         self._frame_number = -1
@@ -167,15 +168,23 @@ class PlayServer(Sessions):
         self._task = asyncio.create_task(self._run(), name="voxelworld-frames")
 
     async def stop(self) -> None:
-        """Stop the frame loop (after the frame being stepped) and the world thread."""
+        """Stop the frame loop (after the frame being stepped), end the play (its summary; the world saved when
+        there is a save path: :meth:`_end_play`), then stop the world thread."""
         if self._task is not None:
             self._task.cancel()
             with suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            if self.failure is None:
+                await self._in_world(self._end_play, "stopped")
         if self._executor is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
             self._executor = None
+
+    @property
+    def stepping(self) -> bool:
+        """Whether the frame loop runs (from :meth:`start` to :meth:`stop`, unless the world failed)."""
+        return self._task is not None and not self._task.done()
 
     async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
@@ -369,6 +378,18 @@ def serve(world: World, host: str = "127.0.0.1", port: int = 8765, save_path: st
         uvicorn.Server(_config(app, log_level)).run(sockets=[sock])
     finally:
         sock.close()
+    print(play_ended_line(app.state.play), file=out, flush=True)
+
+
+def play_ended_line(play: PlayServer) -> str:
+    """What ``voxelworld play`` says as it stops: the play's summary and where the world was saved."""
+    if play.ended is None:
+        return f"voxelworld play: stopped ({play.failure or 'the world never stepped'}); nothing saved"
+    summary, saved = play.ended
+    where = f"saved the world to {saved}" if saved is not None else (
+        "saving is off" if play.save_path is None else "the save failed (see above)")
+    return (f"voxelworld play: the play ended after {summary.frames} frames ({summary.seconds:.1f} s of play, "
+            f"{summary.currency:g} currency, {summary.treasures_opened} treasures opened); {where}")
 
 
 class ServerThread:

@@ -38,6 +38,7 @@ from .streaming import Page, Streaming
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
+    from ..game.events import PlayEnded
     from ..game.world import World
     from .frame_encoder import FrameEncoder
 
@@ -63,9 +64,14 @@ class Sessions(Streaming):
     save_path: str | None
     fps: int
     failure: str | None  # why the world stopped, if it did
+    ended: tuple[PlayEnded, str | None] | None  # the last play's summary and the file it was saved to
     encoder: FrameEncoder
 
     if TYPE_CHECKING:
+        @property
+        def stepping(self) -> bool:
+            """Whether the frame loop runs (PlayServer's)."""
+
         async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
             """``function(*args)`` run in the world thread (PlayServer's)."""
 
@@ -81,6 +87,19 @@ class Sessions(Streaming):
             raise ProtocolError("saving is off: this server was started without a save file")
         save_world(self.world, self.save_path)
         return self.save_path
+
+    def _end_play(self, reason: str) -> None:
+        """The design's end step, in the world thread: the play's summary (:meth:`World.end`, a ``PlayEnded``
+        event), then the world saved to the save path, if any and if the world did not stop on a failure (it
+        may be half-changed then). ``self.ended`` keeps what came of it; a failed save is logged, never raised."""
+        summary = self.world.end(reason)
+        saved: str | None = None
+        if self.save_path is not None and self.failure is None:
+            try:
+                saved = self._save_world()
+            except (VoxelworldError, OSError) as error:
+                logger.error("saving the world at the end of the play failed: %s", error)
+        self.ended = (summary, saved)
 
     async def _serve_page(self, websocket: WebSocket) -> None:
         self._numbers += 1
@@ -118,6 +137,9 @@ class Sessions(Streaming):
             self._overlays_wanted()
             if self._controller is client:
                 self._release()
+            if not self.clients and self.failure is None and self.stepping:  # the last page left: the play ends
+                with suppress(Exception):
+                    await self._in_world(self._end_play, "left")
 
     def _handle(self, client: Page, text: str | None, data: bytes | None) -> None:
         """Check one message and act on it; whatever is wrong becomes an error reply."""
