@@ -84,7 +84,7 @@ WORK_STAGES = {"velocity": "objects", "apply scrape": "density_updates", "apply 
                "vertices": "vertices", "simplify": "simplified_vertices", "display assemble": "display_mesh",
                "collision simplify": "collision_mesh", "collision assemble": "collision_mesh",
                "collider": "collision_mesh", "collide": "collisions", "suck count": "deformation",
-               "record": "deformation", "control": "control", "suck no update": "control", "queue suck": "control",
+               "record": "deformation", "control": "control", "suck no update": "deformation", "queue suck": "control",
                "fall": "events", "snapshot": "snapshot"}
 
 

@@ -380,10 +380,10 @@ class PlayerActions:
         self._awaiting_bookkeeping.append(("pull_out", eye, result))
 
     def _sucked(self, world: World, eye: ArrayLike, update: SuckUpdate) -> None:
-        if update.edits:
-            self._awaiting_bookkeeping.append(("suck", eye, update))
-        else:  # no update was made (button up, gauge empty, nothing in reach): booked as the button is read
-            self._book_suck(world, eye, update)
+        # A frame that made no update (button up, gauge empty, nothing in reach) is known as the button is read,
+        # in the control stage; it waits for the deformation stage too, so that it is booked after the frames
+        # whose edits this frame applied (queued before it).
+        self._awaiting_bookkeeping.append(("suck", eye, update))
 
     def _impacted(self, world: World, result: ImpactResult) -> None:
         self._awaiting_bookkeeping.append(("impact", None, result))
@@ -426,7 +426,9 @@ class PlayerActions:
         return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
 
     def _book_suck(self, world: World, eye: ArrayLike, update: SuckUpdate) -> None:
-        frame = suck_frame(update, self.settings.suck)
+        # Booked against the state as it is now, not as it was when the frame's edits were queued: the buttons
+        # are read (and the next frame of suck queued) before the bookkeeping of the frame queued before.
+        frame = suck_frame(replace(update, state=self.suck), self.settings.suck)
         self.suck = frame.state
         self._report(world, frame.result.events)
         self._refuse(world, frame.refusal)
