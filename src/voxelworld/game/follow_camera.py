@@ -81,7 +81,6 @@ def arm_direction(yaw: float, pitch: float) -> tuple[np.ndarray, float]:
     """
     yaw = check_finite("yaw", yaw, unit="degrees")
     pitch = check_finite("pitch", pitch, minimum=-90.0, maximum=90.0, unit="degrees")
-    aim = view_direction(yaw, pitch)
     arm = -view_direction(yaw, max(pitch, -MAX_ARM_PITCH)) * SHOULDER_BACK  # behind, at most MAX_ARM_PITCH above
     y = math.radians(yaw)
     right = np.array([math.cos(y), 0.0, -math.sin(y)])  # the view's right, level (also looking straight down)
