@@ -97,6 +97,9 @@ def spring_arm(collider: _Overlaps, eye: ArrayLike, yaw: float, pitch: float) ->
     camera at the eye."""
     start = np.asarray(check_point("eye", eye), dtype=np.float64)
     way, length = arm_direction(yaw, pitch)
+    whole = collider.overlap_capsule(start[None], (start + way * length)[None], CAMERA_RADIUS)
+    if not len(whole.query):  # the whole arm is clear (in the open: one query)
+        return SpringArm(as_point(start + way * length), length, length, as_point(way), False)
     low, high = 0.0, length  # the longest arm known clear, the shortest known blocked (or the whole arm)
     for count in (_COARSE, _FINE):
         lengths = low + (high - low) * np.arange(1, count + 1) / count

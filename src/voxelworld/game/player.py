@@ -4,7 +4,8 @@ The capsule stands on its *feet* point (the bottom of the capsule). Ground is fo
 ``step_height`` above the feet at five points of the footprint, so a ledge up to ``step_height`` is stepped
 onto, ground up to ``snap_distance`` below is followed, and a fall of any speed meets the surface it crosses
 (the rays reach as far as the frame's fall). The body above ``step_height`` is a capsule overlap test that
-pushes the player out of walls horizontally. Surfaces steeper than ``max_slope`` are not ground: walking into
+pushes the player out of walls horizontally. Rising in a jump with the feet below a ledge's top ahead, the player
+is held back until they clear it, so that it lands on the ledge (forward + jump climbs about 1 m). Surfaces steeper than ``max_slope`` are not ground: walking into
 one that rises is refused, and one underfoot is slid down.
 
 The player does its work in three of the world's frame stages: :meth:`Player.begin_frame` (velocity from
