@@ -4,7 +4,8 @@ The capsule stands on its *feet* point (the bottom of the capsule). Ground is fo
 ``step_height`` above the feet at five points of the footprint, so a ledge up to ``step_height`` is stepped
 onto, ground up to ``snap_distance`` below is followed, and a fall of any speed meets the surface it crosses
 (the rays reach as far as the frame's fall). The body above ``step_height`` is a capsule overlap test that
-pushes the player out of walls horizontally. Surfaces steeper than ``max_slope`` are not ground: walking into
+pushes the player out of walls horizontally. Rising in a jump with the feet below a ledge's top ahead, the player
+is held back until they clear it, so that it lands on the ledge (forward + jump climbs about 1 m). Surfaces steeper than ``max_slope`` are not ground: walking into
 one that rises is refused, and one underfoot is slid down.
 
 The player does its work in three of the world's frame stages: :meth:`Player.begin_frame` (velocity from
@@ -346,20 +347,26 @@ class Player:
             x, z = float(self.position[0]) + dx, float(self.position[2]) + dz
             reach = s.snap_distance if self.grounded else 0.05
             found = self._probe(collider, x, z, feet + s.step_height + 0.05, feet - reach)
-            if found is None or self._walkable(found[1][1]) or found[0] <= feet + 0.02:
+            if found is None or found[0] <= feet + 0.02:
                 break
-            # A steep surface rises under the front of the footprint: a step if walkable ground lies just
-            # beyond it within step height, else a slope too steep to climb.
             ux, uz = dx / length, dz / length
-            ahead = self._probe(collider, x + ux * s.radius, z + uz * s.radius, feet + s.step_height + 0.05,
-                                feet + 0.02)
-            if ahead is not None and self._walkable(ahead[1][1]):
-                break
-            # The slope's horizontal normal (facing the player); its part of the move and of the velocity goes.
-            nx, nz = float(found[1][0]), float(found[1][2])
-            size = math.hypot(nx, nz)
-            if size < 1e-6 or (nx * ux + nz * uz) / size > -1e-6:  # no usable facing: the move into it is refused
-                nx, nz, size = -ux, -uz, 1.0
+            if self._walkable(found[1][1]):
+                if not self._rising_into_ledge(collider, found[0], length):
+                    break
+                nx, nz, size = -ux, -uz, 1.0  # the ledge's top, above the rising feet: a wall until they clear it
+            else:
+                # A steep surface rises under the front of the footprint: a step if walkable ground lies just
+                # beyond it within step height, else a slope too steep to climb.
+                ahead = self._probe(collider, x + ux * s.radius, z + uz * s.radius, feet + s.step_height + 0.05,
+                                    feet + 0.02)
+                if ahead is not None and self._walkable(ahead[1][1]) \
+                        and not self._rising_into_ledge(collider, ahead[0], length + s.radius):
+                    break
+                # The slope's horizontal normal (facing the player); its part of the move and of the velocity goes.
+                nx, nz = float(found[1][0]), float(found[1][2])
+                size = math.hypot(nx, nz)
+                if size < 1e-6 or (nx * ux + nz * uz) / size > -1e-6:  # no usable facing: the move is refused
+                    nx, nz, size = -ux, -uz, 1.0
             nx, nz = nx / size, nz / size
             into = dx * nx + dz * nz
             dx, dz = dx - into * nx, dz - into * nz
@@ -371,6 +378,21 @@ class Player:
             return  # still blocked after every slide: stay
         self.position[0], self.position[2] = x, z
         self._push_out_of_walls(collider)
+
+    def _rising_into_ledge(self, collider: Collider, top: float, length: float) -> bool:
+        """Whether a walkable top at height ``top`` (m), ``length`` m ahead, is the edge of a ledge the player
+        rises past in a jump: its feet are below it and it stands higher above the ground under the player than a
+        slope of ``max_slope`` rises over ``length`` (a ledge, not a slope the jump runs along). Until the feet
+        clear it, it stops the move like a wall (a step caught on the way down is still stood on), so forward +
+        jump lands on a crate or a ledge about 1 m high instead of passing through its top and over it."""
+        s = self.settings
+        feet = float(self.position[1])
+        if self.grounded or self.velocity[1] <= 0 or top <= feet + 0.02:
+            return False
+        here = self._probe(collider, float(self.position[0]), float(self.position[2]), feet + 0.05,
+                           feet - s.step_height)
+        ground = feet - s.step_height if here is None else here[0]
+        return top - ground > length * math.tan(math.radians(s.max_slope)) + 0.02
 
     def _keep_inside(self, was_grounded: bool, emit: Callable) -> None:
         """The world's sides are walls and its bottom a floor (of no material): nobody walks or falls out."""

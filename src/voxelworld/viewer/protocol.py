@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import VoxelworldError
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
+from ..game.follow_camera import follow_camera
 from ..game.poses import character_rig
 from ..meshing import DisplayMesh
 from . import chunk_messages, frame_messages
@@ -510,7 +511,8 @@ def frame_events(world: World) -> tuple[list[dict[str, Any]], int]:
 
 def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
     """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
-    time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded), loose
+    time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded, and
+    ``camera``: the third-person camera's spring arm in m, :func:`~voxelworld.game.follow_camera.follow_camera`), loose
     objects, the navmesh's revision, and what happened (``events``: :func:`frame_events`, and ``events_dropped``
     those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a whole frame (the
     server sends a page the fields that changed since the frame before when the page was sent that one)."""
@@ -521,7 +523,7 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
                "step_ms": _round(step_ms, 3) if step_ms is not None else None,
                "player": {"position": _round(player.position), "yaw": _round(player.yaw),
                           "pitch": _round(player.pitch), "eye": _round(player.eye), "aim": _round(player.aim),
-                          "grounded": bool(player.grounded)},
+                          "grounded": bool(player.grounded), "camera": _round(follow_camera(world).distance)},
                "objects": _objects(world), "navmesh_revision": navigation.revision if navigation is not None else None}
     if events:
         message["events"] = events
