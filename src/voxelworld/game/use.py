@@ -32,6 +32,7 @@ UseTarget(kind='treasure', index=0, distance=1.166, depth=0.0)
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -98,7 +99,9 @@ def in_reach(eye: ArrayLike, aim: ArrayLike, position: ArrayLike, reach: float, 
     return float(np.dot(offset, aim)) / distance >= math.cos(math.radians(angle)) - 1e-12
 
 
-_depths: dict[tuple[int, tuple[float, float, float], bytes], float] = {}  # (volume, position, versions) -> depth
+# Per volume: (position, limit, versions of the chunks around it) -> depth; forgotten with the volume.
+_depths: weakref.WeakKeyDictionary[Volume, dict[tuple[tuple[float, float, float], float, bytes], float]] = \
+    weakref.WeakKeyDictionary()
 
 
 def treasure_depth(volume: Volume, position: ArrayLike, limit: float = DEPTH_LIMIT) -> float:
@@ -115,18 +118,19 @@ def treasure_depth(volume: Volume, position: ArrayLike, limit: float = DEPTH_LIM
     lo = np.maximum(np.array(index) - reach, 0)
     hi = np.minimum(np.array(index) + reach + 1, volume.shape)
     chunks = tuple(slice(int(a) // volume.chunk_size, (int(b) - 1) // volume.chunk_size + 1) for a, b in zip(lo, hi))
-    key = (id(volume), (float(point[0]), float(point[1]), float(point[2])), volume.chunk_versions[chunks].tobytes())
-    if key in _depths:
-        return _depths[key]
+    key = ((float(point[0]), float(point[1]), float(point[2])), limit, volume.chunk_versions[chunks].tobytes())
+    known = _depths.setdefault(volume, {})
+    if key in known:
+        return known[key]
     open_voxels = np.argwhere(volume.read_window(lo, hi, ("density",))["density"] < volume.iso)
     if len(open_voxels) == 0:
         depth = limit
     else:
         nearest = float(np.sqrt(((open_voxels + lo - np.array(index)) ** 2).sum(axis=1).min())) * volume.voxel_size
         depth = min(limit, round(max(0.0, nearest - volume.voxel_size), 1))
-    if len(_depths) > 256:  # old chunk versions: forget them all
-        _depths.clear()
-    _depths[key] = depth
+    if len(known) > 256:  # mostly old chunk versions: forget them all
+        known.clear()
+    known[key] = depth
     return depth
 
 
