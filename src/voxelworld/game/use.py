@@ -112,7 +112,7 @@ def treasure_depth(volume: Volume, position: ArrayLike, limit: float = DEPTH_LIM
     point = check_point("position", position)
     limit = check_finite("limit", limit, minimum=0.0, strict_minimum=True, unit="m")
     index = _voxel(volume, point)
-    if index is None or not buried(volume, index):
+    if index is None:
         return 0.0
     reach = int(math.ceil(limit / volume.voxel_size)) + 1
     lo = np.maximum(np.array(index) - reach, 0)
@@ -123,7 +123,9 @@ def treasure_depth(volume: Volume, position: ArrayLike, limit: float = DEPTH_LIM
     if key in known:
         return known[key]
     open_voxels = np.argwhere(volume.read_window(lo, hi, ("density",))["density"] < volume.iso)
-    if len(open_voxels) == 0:
+    if not buried(volume, index):
+        depth = 0.0
+    elif len(open_voxels) == 0:
         depth = limit
     else:
         nearest = float(np.sqrt(((open_voxels + lo - np.array(index)) ** 2).sum(axis=1).min())) * volume.voxel_size
