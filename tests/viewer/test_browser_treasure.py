@@ -107,6 +107,7 @@ def test_e_opens_it_with_gold_sparks_its_reward_in_words_and_a_chime(page):
     reward = page.evaluate("window.voxelworld.scene.getObjectByName('reward').userData.text")
     assert reward == "rock: +1 currency"
     assert seen["frameUse"] == {"name": "fragment-near", "kind": "fragment", "depth": 0.0}  # E's next target
+    assert seen["use"] == seen["frameUse"] and "label:E: pick up" in seen["labels"]
     assert gold_share(pixels(page)) > before  # the sparks and the words
     audio = page.evaluate("window.voxelworld.audio")
     assert audio["context"] != "running" or audio["played"].get("treasure") == 1

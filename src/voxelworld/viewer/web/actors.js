@@ -213,8 +213,9 @@ export class Actors {
     });
   }
 
-  // Before a picture: E's ring turned to the camera at ``eye``; each character drawn with the full mesh when nearer ``eye`` (the camera's position) than
-  // DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose or its copy changed.
+  // Before a picture: E's ring turned to the camera at ``eye`` (its position); each character drawn with the full
+  // mesh when nearer ``eye`` than DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose
+  // or its copy changed.
   prepare(eye) {
     if (this.useMark?.visible) this.useMark.userData.ring.lookAt(eye);
     for (const object of this.meshes.values()) {
@@ -290,11 +291,12 @@ export class Actors {
     for (const [name, object] of this.meshes) {
       if (!object.userData.seen) this.remove(name, object);
     }
-    this.markUseTarget(frame.use ?? null);
+    this.markUseTarget(frame.use ?? null, (frame.objects ?? []).some((o) => o.kind === "held" || o.kind === "bullet"));
   }
 
-  // Ring what E would take (``use``: the frame's, or null) and say under it what E does with it.
-  markUseTarget(use) {
+  // Ring what E would take (``use``: the frame's, or null) and say under it what E does with it (``holding``:
+  // the player's hands are full, so a fragment is not picked up).
+  markUseTarget(use, holding) {
     if (!this.useMark) {
       this.useMark = new THREE.Group();
       this.useMark.name = "use-target";
@@ -313,8 +315,8 @@ export class Actors {
     const treasure = use.kind !== "fragment";
     ring.scale.setScalar(treasure ? 0.5 : 0.3);
     ring.material.color.setHex(use.kind === "buried" ? 0xff9a3c : treasure ? 0xfff2a0 : 0xffffff);
-    label(mark, use.kind === "treasure" ? "E: open" : use.kind === "fragment" ? "E: pick up" : "", "#ffffff",
-      treasure ? -0.65 : -0.45);
+    const does = { treasure: "E: open", fragment: holding ? "hands full" : "E: pick up", buried: "" }[use.kind];
+    label(mark, does ?? "", "#ffffff", treasure ? -0.65 : -0.45);
   }
 
   // Every actor a posed CesiumMan.
