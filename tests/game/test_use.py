@@ -114,7 +114,7 @@ def test_an_exposed_treasure_opens_once_and_pays_its_materials_rewards(wall):
     look = look_at(world, BURIED)
     assert world.snapshot().objects[-1].name == "treasure-0"
     buried = press(world, use=True, look=look)
-    assert of(buried, ActionEnded, action="use", outcome="nothing_in_reach")  # still buried: it cannot open
+    assert of(buried, ActionEnded, action="use", outcome="buried")  # still buried: it cannot open
     assert world.player.currency == 0.0 and world.player.stamina == 50.0
     dig_to_the_treasure(world)
     events = press(world, use=True, look=look)

@@ -63,11 +63,11 @@ from .deformation import (
 )
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
-from .refusals import Refusal, missed, not_terrain, refusal, too_hard
+from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
-from .use import exposed, in_reach, treasure_reward
+from .use import UseTarget, treasure_reward, use_target
 
 if TYPE_CHECKING:
     from .edits import VoxelEdit
@@ -91,8 +91,9 @@ class ActionSettings:
     2.6 m away ends within suck's 6 m (tests/game/test_feedback.py); while nothing is within reach the gauge
     waits. ``reaches()`` gives the three.
 
-    ``fragment_lifetime``: s (> 0) a punched fragment stays in the world; ``max_fragments``: loose fragments
-    kept at most (>= 0, the oldest go first); ``use_reach``: m (> 0) from the eye within which use picks up a
+    ``fragment_lifetime``: s (> 0; 15 by default, time to pick one up) a punched fragment stays in the world;
+    ``max_fragments``: loose fragments kept at most (>= 0, the oldest go first; 64 by default, some 8 punches'
+    worth); ``use_reach``: m (> 0) from the eye within which use picks up a
     fragment or opens a treasure; ``use_angle``: degrees (0..90) off the aim it may lie."""
 
     punch: PunchSettings = PunchSettings(reach=4.0)
@@ -102,8 +103,8 @@ class ActionSettings:
     impact: ImpactRules = ImpactRules()
     treasure: TreasureSettings = TreasureSettings()
     awards: AwardSettings = AwardSettings()
-    fragment_lifetime: float = 4.0
-    max_fragments: int = 32
+    fragment_lifetime: float = 15.0
+    max_fragments: int = 64
     use_reach: float = 2.5
     use_angle: float = 30.0
 
@@ -296,30 +297,33 @@ class PlayerActions:
 
     def _use(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
              ) -> None:
-        s = self.settings
-        reached = [(float(np.linalg.norm(np.asarray(t.position) - eye)), 0, n)
-                   for n, t in self.closed_treasures()
-                   if in_reach(eye, aim, t.position, s.use_reach, s.use_angle) and exposed(volume, t.position)]
-        fragments = [(float(np.linalg.norm(np.asarray(o.object.position) - eye)), 1, n)
-                     for n, o in enumerate(self.objects)
-                     if o.kind == "fragment" and in_reach(eye, aim, o.object.position, s.use_reach, s.use_angle)]
-        if self.held is None:
-            reached += fragments
-        if not reached:
-            if fragments:
-                self._refuse(world, refusal("use", "hands_full"), "hands_full")
-            else:
-                self._refuse(world, refusal("use", "nothing_to_use"), "nothing_in_reach")
-            return
-        _, kind, n = min(reached)  # the nearest; treasures first among equals, then the older
-        if kind == 0:
-            self._open(world, n)
-            return
-        item = self.objects.pop(n)
-        thing = replace(item.object, velocity=(0.0, 0.0, 0.0))
-        self.held = replace(item, kind="held", object=thing, age=0.0, resting=False, flight_time=0.0)
-        world.emit(PickedUp, name=item.name, material=thing.material, position=thing.position)
-        world.emit(ActionEnded, action="use", outcome="picked_up")
+        closed = self.closed_treasures()
+        target = self.use_target(world)
+        if target is None:
+            self._refuse(world, refusal("use", "nothing_to_use"), "nothing_in_reach")
+        elif target.kind == "treasure":
+            self._open(world, closed[target.index][0])
+        elif target.kind == "buried":
+            self._refuse(world, treasure_buried(target.depth), "buried")
+        elif self.held is not None:
+            self._refuse(world, refusal("use", "hands_full"), "hands_full")
+        else:
+            item = self.objects.pop(target.index)
+            thing = replace(item.object, velocity=(0.0, 0.0, 0.0))
+            self.held = replace(item, kind="held", object=thing, age=0.0, resting=False, flight_time=0.0)
+            world.emit(PickedUp, name=item.name, material=thing.material, position=thing.position)
+            world.emit(ActionEnded, action="use", outcome="picked_up")
+
+    def use_target(self, world: World) -> UseTarget | None:
+        """What the use button would take now (:func:`~voxelworld.game.use.use_target`): its ``index`` counts
+        into :meth:`closed_treasures` for a treasure, into ``objects`` for a fragment (other objects are never
+        taken, but keep their places)."""
+        s, player = self.settings, world.player
+        loose = [n for n, o in enumerate(self.objects) if o.kind == "fragment"]
+        target = use_target(world.volume, player.eye, player.aim, [t.position for _, t in self.closed_treasures()],
+                            [self.objects[n].object.position for n in loose], s.use_reach, s.use_angle)
+        return replace(target, index=loose[target.index]) if target is not None and target.kind == "fragment" \
+            else target
 
     def _open(self, world: World, n: int) -> None:
         treasure = self.deformation.treasures[n]

@@ -28,7 +28,8 @@ from numpy.typing import ArrayLike
 from ..collision import TriangleBVH
 from ..errors import check_range
 
-__all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard", "not_terrain"]
+__all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard", "not_terrain",
+           "treasure_buried"]
 
 ACTIONS = ("punch", "pull_out", "suck", "throw", "stance", "use")
 
@@ -42,6 +43,7 @@ REASONS = {
     "no_bullet": "no bullet: suck terrain to collect bullets",
     "exhausted": "suck gauge empty: release to recharge",
     "nothing_to_use": "nothing to use: aim at a loose fragment or an exposed treasure within reach",
+    "treasure_buried": "the treasure is still buried: dig to it first",
 }
 
 
@@ -111,3 +113,12 @@ def not_terrain(action: str, material: str) -> Refusal:
     'nothing to dig: the wood aimed at is not terrain'
     """
     return Refusal(action, "nothing_aimed", f"nothing to dig: the {material} aimed at is not terrain")
+
+
+def treasure_buried(depth: float) -> Refusal:
+    """Use aimed at a treasure still buried ``depth`` m deep (:func:`~voxelworld.game.use.treasure_depth`).
+
+    >>> treasure_buried(0.75).text
+    'the treasure lies 0.8 m deep: dig to it first'
+    """
+    return Refusal("use", "treasure_buried", f"the treasure lies {depth:.1f} m deep: dig to it first")

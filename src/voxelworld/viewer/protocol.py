@@ -53,9 +53,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import VoxelworldError
-from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed
+from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed, TreasureOpened
 from ..game.follow_camera import follow_camera
 from ..game.poses import character_rig
+from ..game.use import treasure_depth
 from ..meshing import DisplayMesh
 from . import chunk_messages, frame_messages
 from .chunk_messages import (
@@ -480,8 +481,20 @@ def _objects(world: World) -> list[dict[str, Any]]:
     objects = [{"name": o.name, "kind": o.kind, "position": _round(o.object.position),
                 "material": o.object.material, "resting": o.resting} for o in items]
     objects += [{"name": f"treasure-{n}", "kind": "treasure", "position": _round(t.position), "material": None,
-                 "resting": True} for n, t in actions.closed_treasures()]
+                 "resting": True, "depth": treasure_depth(world.volume, t.position)}
+                for n, t in actions.closed_treasures()]
     return objects
+
+
+def _use_target(world: World) -> dict[str, Any] | None:
+    """What the use button would take now (``name``, ``kind`` treasure, fragment or buried, ``depth`` m), or None."""
+    actions = world.actions
+    target = actions.use_target(world)
+    if target is None:
+        return None
+    name = actions.objects[target.index].name if target.kind == "fragment" else \
+        f"treasure-{actions.closed_treasures()[target.index][0]}"
+    return {"name": name, "kind": target.kind, "depth": _round(target.depth)}
 
 
 def _event(event: Event, world: World) -> dict[str, Any] | None:
@@ -496,6 +509,9 @@ def _event(event: Event, world: World) -> dict[str, Any] | None:
         return {"event": "outcome", "kind": event.kind,
                 "position": None if event.position is None else _round(event.position), "material": event.material,
                 "amount": _round(event.amount)}
+    if isinstance(event, TreasureOpened):
+        return {"event": "opened", "name": event.name, "position": _round(event.position),
+                "material": event.material, "stamina": _round(event.stamina), "currency": _round(event.currency)}
     if isinstance(event, Landed):  # where the player stands after the frame it landed in
         return {"event": "landed", "position": _round(world.player.position), "material": event.material,
                 "speed": _round(event.speed)}
@@ -513,7 +529,8 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
     """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
     time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded, and
     ``camera``: the third-person camera's spring arm in m, :func:`~voxelworld.game.follow_camera.follow_camera`), loose
-    objects, the navmesh's revision, and what happened (``events``: :func:`frame_events`, and ``events_dropped``
+    objects (a treasure with its ``depth``), what use would take (``use``), the navmesh's revision, and what
+    happened (``events``: :func:`frame_events`, and ``events_dropped``
     those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a whole frame (the
     server sends a page the fields that changed since the frame before when the page was sent that one)."""
     player = world.player
@@ -524,7 +541,8 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
                "player": {"position": _round(player.position), "yaw": _round(player.yaw),
                           "pitch": _round(player.pitch), "eye": _round(player.eye), "aim": _round(player.aim),
                           "grounded": bool(player.grounded), "camera": _round(follow_camera(world).distance)},
-               "objects": _objects(world), "navmesh_revision": navigation.revision if navigation is not None else None}
+               "objects": _objects(world), "use": _use_target(world),
+               "navmesh_revision": navigation.revision if navigation is not None else None}
     if events:
         message["events"] = events
     if dropped:
@@ -532,7 +550,7 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
     return message
 
 
-FRAME_STATE = ("player", "objects", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
+FRAME_STATE = ("player", "objects", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
 
 
 def events_message(frame: dict[str, Any]) -> dict[str, Any] | None:

@@ -12,6 +12,9 @@
 // copy of the character (skinning.js), nearer with the full one, and an actor whose pose or copy changed is
 // skinned again (on the CPU: skinning.js). Actors do not cast the sun's shadow-map shadow (the map is the static
 // terrain's: scene.js); each stands on a soft dark disc instead.
+//
+// Treasures are gold; a buried one carries a label saying how deep it lies (the frame's objects[].depth: dig that
+// far). What E would take (the frame's "use") is ringed, turned to the camera, and labelled with what E does.
 
 import * as THREE from "./vendor/three.module.js";
 import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
@@ -19,6 +22,7 @@ import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
 import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
 import { lightSkin, lighterGeometry, skinData, skinGeometry, skinOnCpu, vertexLight } from "./skinning.js";
 import { SUN_DIRECTION, THREE_LIGHTS } from "./shaders.js";
+import { disposeSprite, textSprite } from "./labels.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
@@ -36,6 +40,24 @@ const objectGeometries = {
   projectile: new THREE.SphereGeometry(0.22, 14, 10),
   treasure: new THREE.OctahedronGeometry(0.3),
 };
+
+// Show ``text`` (none for "") in a sprite ``up`` (in the object's units) above ``object``, made again only when the
+// text changes.
+function label(object, text, colour, up = 0.6) {
+  const old = object.userData.label;
+  if ((old?.userData.text ?? "") === text) return;
+  if (old) {
+    object.remove(old);
+    disposeSprite(old);
+  }
+  object.userData.label = null;
+  if (!text) return;
+  const sprite = textSprite(text, colour);
+  sprite.name = `label:${text}`;
+  sprite.position.set(0, up, 0);
+  object.add(sprite);
+  object.userData.label = sprite;
+}
 
 function capsule(radius, height, material) {
   const body = new THREE.Mesh(new THREE.CapsuleGeometry(radius, Math.max(height - 2 * radius, 0.01), 4, 12), material);
@@ -191,9 +213,11 @@ export class Actors {
     });
   }
 
-  // Before a picture: each character drawn with the full mesh when nearer ``eye`` (the camera's position) than
-  // DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose or its copy changed.
+  // Before a picture: E's ring turned to the camera at ``eye`` (its position); each character drawn with the full
+  // mesh when nearer ``eye`` than DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose
+  // or its copy changed.
   prepare(eye) {
+    if (this.useMark?.visible) this.useMark.userData.ring.lookAt(eye);
     for (const object of this.meshes.values()) {
       const skins = object.userData.skins;
       if (!skins) continue;
@@ -262,10 +286,37 @@ export class Actors {
         return new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ color: tint }));
       });
       object.position.set(...item.position);
+      if (item.kind === "treasure") label(object, item.depth > 0 ? `${item.depth.toFixed(1)} m deep` : "", "#ffd84a");
     }
     for (const [name, object] of this.meshes) {
       if (!object.userData.seen) this.remove(name, object);
     }
+    this.markUseTarget(frame.use ?? null, (frame.objects ?? []).some((o) => o.kind === "held" || o.kind === "bullet"));
+  }
+
+  // Ring what E would take (``use``: the frame's, or null) and say under it what E does with it (``holding``:
+  // the player's hands are full, so a fragment is not picked up).
+  markUseTarget(use, holding) {
+    if (!this.useMark) {
+      this.useMark = new THREE.Group();
+      this.useMark.name = "use-target";
+      const ring = new THREE.Mesh(new THREE.TorusGeometry(1, 0.08, 8, 40),
+        new THREE.MeshBasicMaterial({ color: 0xffffff, depthTest: false, transparent: true, opacity: 0.9 }));
+      ring.renderOrder = 9;
+      this.useMark.add(ring);
+      this.useMark.userData.ring = ring;
+    }
+    const mark = this.useMark, ring = mark.userData.ring, target = use && this.meshes.get(`object:${use.name}`);
+    if (mark.parent !== this.group) this.group.add(mark); // (the scene's reset empties the group)
+    mark.visible = !!target;
+    mark.userData.use = target ? { ...use } : null;
+    if (!target) return;
+    mark.position.copy(target.position);
+    const treasure = use.kind !== "fragment";
+    ring.scale.setScalar(treasure ? 0.5 : 0.3);
+    ring.material.color.setHex(use.kind === "buried" ? 0xff9a3c : treasure ? 0xfff2a0 : 0xffffff);
+    const does = { treasure: "E: open", fragment: holding ? "hands full" : "E: pick up", buried: "" }[use.kind];
+    label(mark, does ?? "", "#ffffff", treasure ? -0.65 : -0.45);
   }
 
   // Every actor a posed CesiumMan.
@@ -304,6 +355,7 @@ export class Actors {
 
   remove(name, object) {
     this.group.remove(object);
+    if (object.userData.label) disposeSprite(object.userData.label);
     const blade = object.userData.blade;
     if (blade) {
       this.group.remove(blade);

@@ -1,19 +1,22 @@
 // Debris and particles, driven by the frame's events and the HUD's state: lit debris in the material's colour
 // when a punch or pull-out breaks the terrain, dust where thrown pieces hit, where the player lands and steps,
 // a flash and sparks when a bullet explodes, steam when lava cools, a stream of the aimed material towards the
-// player while sucking, and sparks where the chainsaw's blade cuts.
+// player while sucking, and sparks where the chainsaw's blade cuts; an opened treasure bursts in gold sparks and
+// its reward ("+10 currency") rises from it and fades.
 //
 // Everything is pooled and bounded: particles live in two fixed-size point clouds (soft dust blended normally,
 // glowing sparks added), debris in one instanced mesh of lit boxes; a new particle takes a free slot, or the
 // oldest one when the pool is full. Nothing is allocated per frame.
 
 import * as THREE from "./vendor/three.module.js";
+import { disposeSprite, textSprite } from "./labels.js";
 
 export const MAX_PARTICLES = 1200; // per point cloud
 export const MAX_DEBRIS = 160;
 const GRAVITY = -9.81; // m/s²
 const SUCK_RATE = 90; // particles a second in the suck stream
 const SAW_RATE = 40; // sparks a second where the blade cuts
+const REWARD_SECONDS = 3; // how long an opened treasure's reward shows
 
 const pointsVertex = /* glsl */ `
 attribute vec3 colour;
@@ -243,6 +246,8 @@ export class Effects {
   // ``group``: where the effects are drawn; ``colourOf(material)``: a THREE.Color for a material name.
   constructor(group, colourOf) {
     this.colourOf = colourOf;
+    this.group = group;
+    this.rewards = []; // the rewards shown: { sprite, age }
     this.dust = new ParticlePool(MAX_PARTICLES, THREE.NormalBlending);
     this.glow = new ParticlePool(MAX_PARTICLES, THREE.AdditiveBlending);
     this.debris = new DebrisPool(MAX_DEBRIS);
@@ -329,6 +334,8 @@ export class Effects {
           default: continue;
         }
         this.count(event.kind);
+      } else if (event.event === "opened") {
+        this.treasureOpened(event);
       } else if (event.event === "landed" && event.speed > 2) {
         this.burst(p, event.material || null, 0, Math.min(6 + 3 * event.speed, 30), 1.2);
         this.count("landed");
@@ -350,7 +357,40 @@ export class Effects {
     this.dust.update(dt, scale);
     this.glow.update(dt, scale);
     this.debris.update(dt);
+    this.updateRewards(dt);
     return sucking;
+  }
+
+  // An opened treasure (an "opened" event): a gold flash and sparks where it lay, and what it paid rising above.
+  treasureOpened(event) {
+    const p = event.position, gold = new THREE.Color(1, 0.82, 0.25), white = new THREE.Color(1, 0.97, 0.8);
+    this.glow.spawn(p, [0, 0, 0], white, 0.5, 1.6, { growth: 3, gravity: 0 });
+    for (let n = 0; n < 60; n++) {
+      const v = scatter(new THREE.Vector3(0, 1, 0), 1.2).multiplyScalar(random(1.5, 4.5));
+      this.glow.spawn(p, v, gold, random(0.6, 1.4), random(0.05, 0.1), { gravity: 0.25, drag: 1.2 });
+    }
+    const paid = [event.currency > 0 ? `+${event.currency} currency` : "",
+      event.stamina > 0 ? `+${event.stamina} stamina` : ""];
+    const sprite = textSprite(`${event.material}: ${paid.filter(Boolean).join(", ") || "empty"}`, "#ffe066", 0.36);
+    sprite.name = "reward";
+    sprite.position.set(p[0], p[1] + 0.5, p[2]);
+    this.group.add(sprite);
+    this.rewards.push({ sprite, age: 0 });
+    this.count("treasure");
+  }
+
+  // The rewards shown rise 0.4 m a second and fade over their last second.
+  updateRewards(dt) {
+    for (const reward of this.rewards) {
+      reward.age += dt;
+      reward.sprite.position.y += 0.4 * dt;
+      reward.sprite.material.opacity = Math.min(1, REWARD_SECONDS - reward.age);
+      if (reward.age >= REWARD_SECONDS) {
+        this.group.remove(reward.sprite);
+        disposeSprite(reward.sprite);
+      }
+    }
+    this.rewards = this.rewards.filter((reward) => reward.age < REWARD_SECONDS);
   }
 
   // Bits of the aimed material drawn from the aimed surface into the player (who sucks them in).

@@ -157,6 +157,7 @@ export class Sound {
         this.burst({ type: "lowpass", hz: 500, q: 1 }, 0.18, (0.2 + 0.5 * hard) * loudness);
         this.count("landed");
       } else if (event.event === "outcome") this.outcome(event, loudness);
+      else if (event.event === "opened") this.treasureChime(event, loudness);
       else if (event.event === "blocked") {
         this.tone(220, 180, 0.12, 0.08, "triangle");
         this.count("blocked");
@@ -194,6 +195,25 @@ export class Sound {
         return;
     }
     this.count(event.kind);
+  }
+
+  // An opened treasure: a rising arpeggio of bells, one note higher for a treasure that paid currency.
+  treasureChime(event, loudness) {
+    const context = this.context, notes = event.currency > 0 ? [659, 784, 988, 1319] : [659, 784, 988];
+    notes.forEach((hz, n) => {
+      const t = context.currentTime + 0.09 * n;
+      const oscillator = context.createOscillator();
+      oscillator.type = "triangle";
+      oscillator.frequency.setValueAtTime(hz, t);
+      const envelope = context.createGain();
+      envelope.gain.setValueAtTime(0.0001, t);
+      envelope.gain.exponentialRampToValueAtTime(0.25 * loudness + 0.0002, t + 0.01);
+      envelope.gain.exponentialRampToValueAtTime(0.0001, t + 0.6);
+      oscillator.connect(envelope).connect(this.master);
+      oscillator.start(t);
+      oscillator.stop(t + 0.65);
+    });
+    this.count("treasure");
   }
 
   // Called every animation frame: the suck's hiss while ``sucking``; one buzzing saw per enemy in ``enemies``
