@@ -41,6 +41,7 @@ const stats = {
   navmeshMessages: 0, collisionMessages: 0, frames: 0, frame: -1, huds: 0, bullets: 0,
   errors: 0, lastError: null, saved: null, inputsSent: 0, stepMs: null,
   chunkPatches: 0, poseMessages: 0, frameDeltas: 0, hudDeltas: 0, pictureMs: null,
+  details: false, // the status line's developer figures (frame, step and picture times, chunks): I shows them
 };
 
 let world = null; // the hello message
@@ -238,7 +239,8 @@ const commands = {
   camera: () => { firstPerson = !firstPerson; },
   save: () => send({ type: "save" }),
   control: () => send({ type: "control" }),
-  help: () => document.getElementById("help").classList.toggle("hidden"),
+  help: () => showHelp(document.getElementById("help").classList.contains("hidden")),
+  details: () => { stats.details = !stats.details; statusShown = -Infinity; },
   mute: () => {
     sound.start();
     hud.toast(sound.toggleMute() ? "sound off (M turns it on)" : "sound on");
@@ -249,6 +251,16 @@ const commands = {
     hud.toast(`quality: ${view3d.quality}`);
   },
 };
+
+// The key list shows for the first minute, then folds away to its title (H shows it again, or hides it).
+const HELP_FOLDS_MS = 60000;
+let helpChosen = false; // the player pressed H: the list stays as they chose
+function showHelp(shown, chosen = true) {
+  helpChosen = helpChosen || chosen;
+  document.getElementById("help").classList.toggle("hidden", !shown);
+}
+const helpFoldsAt = performance.now() + HELP_FOLDS_MS;
+setTimeout(() => { if (!helpChosen) showHelp(false, false); }, HELP_FOLDS_MS);
 
 const input = new Input(view3d.canvas, (name) => commands[name]?.());
 document.getElementById("controlbutton").addEventListener("click", () => send({ type: "control" }));
@@ -262,6 +274,7 @@ function statusLine() {
   const who = stats.controlling ? `you play (page ${stats.client})`
     : stats.controller === null ? `watching (page ${stats.client}); no page plays: press P`
       : `watching (page ${stats.client}); page ${stats.controller} plays`;
+  if (!stats.details) return who;
   // Which side is slow: the server's World.step for the last frame, and this page's time between pictures.
   const step = stats.stepMs === null ? "" : ` · server: step ${stats.stepMs.toFixed(1)} ms`;
   const picture = stats.pictureMs === null ? ""
@@ -317,6 +330,7 @@ function tick(now) {
 window.voxelworld = {
   stats, overlays, scene: view3d.scene, camera: follow.camera, renderer: view3d.renderer,
   send: (text) => send(text),
+  helpFoldsAt, // performance.now() when the key list folds away, unless H was pressed
   look: (yaw, pitch) => { input.view = { yaw, pitch }; }, // turn this page's view (while it plays)
   get socket() { return socket; },
   get hud() { return hud.last; },

@@ -7,6 +7,8 @@
 // Why an action did nothing (the frame's "blocked" events) shows under the reticle for WHY_SECONDS.
 
 const $ = (id) => document.getElementById(id);
+// What the player holds, as the HUD names it: a pulled-out piece or a picked-up fragment, a readied bullet.
+const HELD_NAMES = { held: "piece", fragment: "piece", bullet: "bullet" };
 
 export const REACH_ACTIONS = ["punch", "pull_out", "suck"]; // one reticle mark each, in this order
 export const WHY_SECONDS = 1.5; // how long a blocked action's reason stays on screen
@@ -80,7 +82,7 @@ export class Hud {
     $("gauge").classList.toggle("sucking", hud.sucking);
     text($("gauge-value"), hud.exhausted ? "empty: let go" : `${Math.round(100 * hud.gauge)}%`);
     this.bullets(hud.bullets);
-    text($("held"), hud.held ? `holding: ${hud.held.kind} of ${hud.held.material}` : "");
+    text($("held"), hud.held ? `holding a ${HELD_NAMES[hud.held.kind] || hud.held.kind} of ${hud.held.material}` : "");
     text($("items"), hud.items.length ? `items: ${hud.items.join(", ")}` : "");
     this.drawAchievements(hud.achievements, hud.thresholds);
   }
@@ -146,26 +148,26 @@ export class Hud {
   drawAchievements(totals, thresholds) {
     const groups = Object.keys(totals);
     const canvas = this.chart;
-    const row = 18;
-    const height = 8 + row * Math.max(groups.length, 1);
+    const row = 12; // a small chart: a thin bar per group
+    const height = 4 + row * Math.max(groups.length, 1);
     if (canvas.height !== height) canvas.height = height;
     const ctx = canvas.getContext("2d");
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    ctx.font = "11px sans-serif";
+    ctx.font = "10px sans-serif";
     ctx.textBaseline = "middle";
-    const left = 74, right = canvas.width - 46;
+    const left = 62, right = canvas.width - 44;
     groups.forEach((group, n) => {
-      const y = 4 + n * row;
+      const y = 2 + n * row;
       const value = totals[group];
       const ticks = thresholds[group] || [];
       const scale = Math.max(value, ticks.length ? ticks[ticks.length - 1] : 1, 1e-9);
       ctx.fillStyle = "#ddd";
       ctx.fillText(group, 4, y + row / 2);
       ctx.fillStyle = "rgba(255,255,255,0.12)";
-      ctx.fillRect(left, y + 3, right - left, row - 6);
+      ctx.fillRect(left, y + 2, right - left, row - 4);
       const material = [...this.materials.values()].find((m) => m.group === group);
       ctx.fillStyle = material ? css(material.colour) : "#aaa";
-      ctx.fillRect(left, y + 3, (right - left) * Math.min(value / scale, 1), row - 6);
+      ctx.fillRect(left, y + 2, (right - left) * Math.min(value / scale, 1), row - 4);
       ctx.strokeStyle = "rgba(255,255,255,0.8)";
       for (const t of ticks) {
         const x = left + (right - left) * (t / scale);

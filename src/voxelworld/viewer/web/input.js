@@ -17,7 +17,7 @@ export const LOOK_KEYS = {
 // Commands of the page itself (Ctrl+S saves too).
 export const COMMAND_KEYS = {
   KeyN: "navmesh", KeyC: "collision", KeyV: "camera", KeyK: "save", KeyP: "control", KeyH: "help", KeyM: "mute",
-  KeyQ: "quality",
+  KeyQ: "quality", KeyI: "details",
 };
 
 const LOOK_RATE = 90; // degrees a second for the look keys

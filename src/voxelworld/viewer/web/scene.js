@@ -359,7 +359,8 @@ export class WorldScene {
     this.batches.set(chunk.key, mesh);
   }
 
-  // The navmesh overlay from decodeTriangles: triangles filled by level, a little above the ground, with edges.
+  // The navmesh overlay from decodeTriangles: a faint fill by level a little above the ground, with translucent
+  // outlines, so the ground shows through.
   setNavmesh({ m, positions, indices, values }) {
     this.clearGroup(this.navmesh);
     const corners = new Float32Array(9 * m), colours = new Float32Array(9 * m);
@@ -376,11 +377,11 @@ export class WorldScene {
     geometry.setAttribute("position", new THREE.BufferAttribute(corners, 3));
     geometry.setAttribute("color", new THREE.BufferAttribute(colours, 3));
     const fill = new THREE.Mesh(geometry, new THREE.MeshBasicMaterial({
-      vertexColors: true, transparent: true, opacity: 0.6, side: THREE.DoubleSide, depthWrite: false,
+      vertexColors: true, transparent: true, opacity: 0.18, side: THREE.DoubleSide, depthWrite: false,
       polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -4,
     }));
     const edges = new THREE.LineSegments(new THREE.WireframeGeometry(geometry),
-      new THREE.LineBasicMaterial({ color: 0x10304a, transparent: true, opacity: 0.6 }));
+      new THREE.LineBasicMaterial({ color: 0x2ad4ff, transparent: true, opacity: 0.55, depthWrite: false }));
     this.navmesh.add(fill, edges);
   }
 
