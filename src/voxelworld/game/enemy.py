@@ -14,10 +14,12 @@ way at once, rock after a few hits, iron never. Once the blade has cut through, 
 ContactMotion brings its speed back, wrist first.
 
 It keeps cutting: it works along the wall (``wall``: a horizontal direction, by default across ``facing``),
-always facing the wall. After ``swings_per_spot`` swings with contact at one spot, or after a swing with none
-(it has cut in out of reach), it steps ``stride`` metres along the wall at ``walk_speed``, its feet on the
-terrain. When ``wall_end_swings`` swings in a row find nothing (the wall has ended) it turns back and walks past
-the stretch it has already cut before it cuts again.
+always facing the wall. After ``swings_per_spot`` swings that meet the wall at one spot, or after a swing that
+does not (it has cut in out of reach), it steps ``stride`` metres along the wall at ``walk_speed``, its feet on the
+terrain. A swing meets the wall when the blade touches something more than ``wall_height`` above its feet: the
+ground its swing brushes in front of it is no wall (past the wall's end it saws grass and air). When
+``wall_end_swings`` swings in a row miss the wall (the wall has ended) it turns back and walks past the stretch it
+has already cut before it cuts again.
 
 The collision mesh is read as of the mesher's last ``update()``: call it between frames (the world's frame loop
 does), so a carve shows in the next frame's contacts.
@@ -117,7 +119,10 @@ class ChainsawSettings:
     swings_per_spot : int
         (>= 1) the most swings it cuts at one spot before it steps on.
     wall_end_swings : int
-        (>= 1) swings in a row without contact after which it takes the wall as ended and turns back.
+        (>= 1) swings in a row that miss the wall after which it takes the wall as ended and turns back.
+    wall_height : float
+        m (>= 0): a contact this far above its feet or higher is the wall; lower, the ground it stands on (the demo
+        wall meets the blade 0.34 m up and higher, the grass at most 0.08 m).
     tool : Tool
         The hardness/damage gate of the carve.
     profile : SlowdownProfile
@@ -135,6 +140,7 @@ class ChainsawSettings:
     walk_speed: float = 0.8
     swings_per_spot: int = 3
     wall_end_swings: int = 3
+    wall_height: float = 0.25
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
@@ -142,6 +148,8 @@ class ChainsawSettings:
         for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
                                                         strict_minimum=True, unit="m"))
+        object.__setattr__(self, "wall_height", check_finite("wall_height", self.wall_height, minimum=0.0,
+                                                             maximum=MAX_LENGTH, unit="m"))
         object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
                                                                 minimum=0.0, maximum=MAX_SECONDS, unit="s"))
         object.__setattr__(self, "swing_seconds", check_finite("swing_seconds", self.swing_seconds, minimum=0.0,
@@ -390,7 +398,8 @@ class ChainsawEnemy:
                 edit.apply(self.volume)
             else:
                 self._edits(edit)
-        self._count_swing(contact is not None)
+        self._count_swing(contact is not None and
+                          float(contact.point[1]) - float(self.position[1]) >= self.settings.wall_height)
         events.extend(self._carved)
         self._carved = []
         return events
@@ -401,7 +410,7 @@ class ChainsawEnemy:
         return float(np.dot(point, _canonical(self.wall)))
 
     def _count_swing(self, touching: bool) -> None:
-        """Note this frame's contact; at the end of each swing (the body's clock wrapping round) decide whether
+        """Note whether the blade touches the wall this frame; at the end of each swing (the body's clock wrapping round) decide whether
         to cut on here, step along the wall, or turn back."""
         settings = self.settings
         self._swing_contact = self._swing_contact or touching
