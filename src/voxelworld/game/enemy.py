@@ -21,6 +21,10 @@ ground its swing brushes in front of it is no wall (past the wall's end it saws 
 ``wall_end_swings`` swings in a row miss the wall (the wall has ended) it turns back and walks past the stretch it
 has already cut before it cuts again.
 
+A player can make it turn from its wall (:mod:`voxelworld.game.enemy_reaction` sets :attr:`~ChainsawEnemy.threat`):
+it stands, turns towards the threat at ``turn_speed`` and swings at it; once the threat is gone it turns back to
+its wall and works on. :meth:`~ChainsawEnemy.stop` stops it for good (it no longer swings, cuts or walks).
+
 The collision mesh is read as of the mesher's last ``update()``: call it between frames (the world's frame loop
 does), so a carve shows in the next frame's contacts.
 
@@ -55,13 +59,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..attribute_state import array, attribute_state, flag, instance, number, optional, restore_attributes, sequence
+from ..attribute_state import (
+    array,
+    attribute_state,
+    flag,
+    instance,
+    number,
+    optional,
+    restore_attributes,
+    sequence,
+    text,
+)
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
+from .ground import ground_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .state_checks import (
     MAX_SPEED,
@@ -123,6 +138,8 @@ class ChainsawSettings:
     wall_height : float
         m (>= 0): a contact this far above its feet or higher is the wall; lower, the ground it stands on (the demo
         wall meets the blade 0.34 m up and higher, the grass at most 0.08 m).
+    turn_speed : float
+        degrees/s (> 0): how fast it turns towards a threat and back to its wall.
     tool : Tool
         The hardness/damage gate of the carve.
     profile : SlowdownProfile
@@ -141,6 +158,7 @@ class ChainsawSettings:
     swings_per_spot: int = 3
     wall_end_swings: int = 3
     wall_height: float = 0.25
+    turn_speed: float = 180.0
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
@@ -148,6 +166,8 @@ class ChainsawSettings:
         for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
                                                         strict_minimum=True, unit="m"))
+        object.__setattr__(self, "turn_speed", check_finite("turn_speed", self.turn_speed, minimum=0.0,
+                                                            maximum=36000.0, strict_minimum=True, unit="degrees/s"))
         object.__setattr__(self, "wall_height", check_finite("wall_height", self.wall_height, minimum=0.0,
                                                              maximum=MAX_LENGTH, unit="m"))
         object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
@@ -257,7 +277,10 @@ class ChainsawEnemy:
     # attributes are what its constructor is given and builds from that.
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
-                        "_empty_swings", "_cut_span", "walked", "walk_velocity")
+                        "_empty_swings", "_cut_span", "walked", "walk_velocity", "work_facing", "threat", "stopped",
+                        "hits_taken", "since_strike")
+    # Saved before enemies reacted to players: a state without these keys takes them as at the start.
+    REACTION_STATE = {"threat": None, "stopped": None, "hits_taken": 0, "since_strike": np.inf}
     # Ranges (voxelworld.game.state_checks): facing and wall horizontal unit directions; times and clocks in
     # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
     # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
@@ -269,7 +292,9 @@ class ChainsawEnemy:
         "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
         "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
         "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
-        "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
+        "walk_velocity": speed((2,)), "work_facing": check_direction_state, "threat": optional(array((3,))),
+        "stopped": optional(text()), "hits_taken": count(), "since_strike": seconds(infinite=True),
+        "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 
@@ -311,6 +336,10 @@ class ChainsawEnemy:
         self.walked = 0.0
         self.walk_velocity = np.zeros(2)
         self.guide: Callable | None = None
+        self.work_facing = self.facing.copy()  # the way to its wall (facing turns to a threat and back)
+        self.threat: np.ndarray | None = None  # where the player it turned to stands (m), or None
+        self.stopped: str | None = None  # why it stopped for good ("shot", "buried", "fell"), or None
+        self.hits_taken, self.since_strike = 0, np.inf  # bullets that hit it; s since its blade last hurt
 
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
@@ -353,6 +382,8 @@ class ChainsawEnemy:
         facing = self.facing
         if isinstance(state, dict) and "walk_velocity" not in state:  # saved before enemies walked in the crowd
             state = state | {"walk_velocity": np.zeros(2)}
+        if isinstance(state, dict) and "work_facing" not in state:  # saved before enemies reacted to players
+            state = state | self.REACTION_STATE | {"work_facing": state.get("facing", self.facing)}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
@@ -382,7 +413,13 @@ class ChainsawEnemy:
         :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
         their reach (:meth:`TerrainContacts.refresh`)."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
-        self._walk(dt)
+        if self.stopped is not None:
+            self.time += dt
+            return []
+        self.since_strike += dt
+        turning = self._turn(dt)
+        if not turning:
+            self._walk(dt)
         self._contacts.refresh(self._centre, collider)
         _, events = self.motion.step(dt, self._contacts)
         self.time += dt
@@ -399,7 +436,7 @@ class ChainsawEnemy:
             else:
                 self._edits(edit)
         self._count_swing(contact is not None and
-                          float(contact.point[1]) - float(self.position[1]) >= self.settings.wall_height)
+                          float(contact.point[1]) - float(self.position[1]) >= self.settings.wall_height, turning)
         events.extend(self._carved)
         self._carved = []
         return events
@@ -409,7 +446,7 @@ class ChainsawEnemy:
         """``point``'s place (m) on the wall's axis."""
         return float(np.dot(point, _canonical(self.wall)))
 
-    def _count_swing(self, touching: bool) -> None:
+    def _count_swing(self, touching: bool, turning: bool = False) -> None:
         """Note whether the blade touches the wall this frame; at the end of each swing (the body's clock wrapping round) decide whether
         to cut on here, step along the wall, or turn back."""
         settings = self.settings
@@ -424,6 +461,9 @@ class ChainsawEnemy:
         # A new swing: the clock passed a whole clip length, or was wrapped back into the clip.
         wrapped = clock < self._swing_clock or math.floor(clock / duration) > math.floor(self._swing_clock / duration)
         self._swing_clock = clock
+        if turning:  # swinging at a threat, or turning back: nothing said about the wall
+            self._swing_contact = False
+            return
         if not wrapped:
             return
         contact, self._swing_contact = self._swing_contact, False
@@ -446,6 +486,38 @@ class ChainsawEnemy:
         span = self._cut_span if self._cut_span is not None else np.array([here, here])
         far = span[1] if sign > 0 else span[0]
         self._step_to(max(settings.stride, sign * (far - here) + settings.stride))
+
+    def _turn(self, dt: float) -> bool:
+        """Turn towards :attr:`threat` (or back to the wall without one) at ``turn_speed``; whether it faces
+        away from its wall work this frame (a threat, or turning back), when it neither walks nor counts swings."""
+        if self.threat is None and np.array_equal(self.facing, self.work_facing):
+            return False
+        if self.threat is not None:
+            offset = self.threat - self.position
+            want = self.facing if math.hypot(offset[0], offset[2]) < 1e-6 else _direction("threat", offset)
+        else:
+            want = self.work_facing
+        turn = math.atan2(float(np.cross(self.facing, want)[1]), float(np.dot(self.facing, want)))
+        most = math.radians(self.settings.turn_speed) * dt
+        if abs(turn) <= most:
+            facing = want.copy()
+        else:  # a rotation about +y by the most it turns in dt
+            a = math.copysign(most, turn)
+            c, s = math.cos(a), math.sin(a)
+            facing = np.array([c * self.facing[0] + s * self.facing[2], 0.0, -s * self.facing[0] + c * self.facing[2]])
+            facing /= math.hypot(facing[0], facing[2])
+        if not np.array_equal(facing, self.facing):
+            self.facing = facing
+            self.motion.place(self.placement())
+            self._centre = self.motion.world[self.motion.shoulder, :3, 3].copy()
+        self.walk_velocity = np.zeros(2)
+        return True
+
+    def stop(self, reason: str) -> None:
+        """Stop for good: it no longer swings, cuts or walks (:attr:`stopped` says why: ``reason``)."""
+        check_range("reason", reason, "a non-empty string", isinstance(reason, str) and bool(reason))
+        self.stopped = reason
+        self.threat, self._goal, self.walk_velocity = None, None, np.zeros(2)
 
     def _step_to(self, distance: float) -> None:
         self._goal = self.position + self.wall * distance
@@ -488,41 +560,9 @@ class ChainsawEnemy:
         self._centre = self.motion.world[self.motion.shoulder, :3, 3] + (position - self.motion.placement[:3, 3])
 
     def ground_height(self, x: float, z: float) -> float | None:
-        """The terrain's height (m) at ``(x, z)``: the top surfaces of the four voxel columns around it, blended
-        bilinearly (so the feet rise and fall smoothly from column to column); None off the terrain."""
-        volume = self.volume
-        ox, oy, oz = (float(v) for v in volume.origin)
-        size = float(volume.voxel_size)
-        u, v = (float(x) - ox) / size, (float(z) - oz) / size
-        bu, bv = float(math.floor(u)), float(math.floor(v))
-        fu, fv = u - bu, v - bv
-        # The four columns as level.surface_height finds them (the voxel column nearest each corner) and its
-        # arithmetic, in plain floats (the same IEEE operations as its NumPy scalars), read in one window.
-        corners = []
-        for di, dk in ((0, 0), (1, 0), (0, 1), (1, 1)):
-            w = (fu if di else 1.0 - fu) * (fv if dk else 1.0 - fv)
-            i = math.floor((ox + (bu + di) * size - ox) / size + 0.5)
-            k = math.floor((oz + (bv + dk) * size - oz) / size + 0.5)
-            if w > 0.0 and 0 <= i < volume.shape[0] and 0 <= k < volume.shape[2]:
-                corners.append((w, i, k))
-        if not corners:
-            return None
-        lo_i, lo_k = min(c[1] for c in corners), min(c[2] for c in corners)
-        hi_i, hi_k = max(c[1] for c in corners) + 1, max(c[2] for c in corners) + 1
-        window = volume.read_window((lo_i, 0, lo_k), (hi_i, volume.shape[1], hi_k), ("density",))["density"]
-        solid = window >= volume.iso
-        height, weight = 0.0, 0.0
-        for w, i, k in corners:
-            found = np.flatnonzero(solid[i - lo_i, :, k - lo_k])
-            if len(found) == 0:
-                continue
-            column = window[i - lo_i, :, k - lo_k]
-            j = int(found[-1])
-            top = float(j)
-            if j + 1 < len(column):  # the crossing between the last solid sample and the empty one above it
-                top += (int(column[j]) - volume.iso) / max(int(column[j]) - int(column[j + 1]), 1)
-            height, weight = height + w * (oy + top * size), weight + w
-        return height / weight if weight > 0.0 else None
+        """The terrain's height (m) at ``(x, z)`` (:func:`~voxelworld.game.ground.ground_height`: the four voxel
+        columns around it, blended bilinearly); None off the terrain."""
+        return ground_height(self.volume, x, z)
 
     def carve_edit(self, shape: Shape, material: str) -> VoxelEdit:
         """The ``remove`` edit of a carve over ``shape`` (the blade's capsule) through the enemy's tool, the blade
