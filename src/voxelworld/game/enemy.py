@@ -281,10 +281,11 @@ class ChainsawEnemy:
                         "hits_taken", "since_strike")
     # Saved before enemies reacted to players: a state without these keys takes them as at the start.
     REACTION_STATE = {"threat": None, "stopped": None, "hits_taken": 0, "since_strike": np.inf}
-    # Ranges (voxelworld.game.state_checks): facing and wall horizontal unit directions; times and clocks in
-    # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
-    # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
-    # and cut_span (its ends in order) along the wall within it; walk_velocity within ±MAX_SPEED.
+    # Ranges (voxelworld.game.state_checks): facing, wall and work_facing horizontal unit directions; times and
+    # clocks in [0, MAX_SECONDS] (since_carve, since_strike: or inf, before the first); counters in [0, MAX_COUNT],
+    # swings_here up to swings_per_spot and empty_swings up to wall_end_swings; goal and threat within the world's
+    # box grown by POSITION_MARGIN and cut_span (its ends in order) along the wall within it; walk_velocity within
+    # ±MAX_SPEED; stopped a text or None.
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
         "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
@@ -393,8 +394,9 @@ class ChainsawEnemy:
         box = world_box(self.volume)
         check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
         check_integer(f"{name}['empty_swings']", state["empty_swings"], maximum=self.settings.wall_end_swings)
-        if state["goal"] is not None:
-            check_inside(f"{name}['goal']", state["goal"], box)
+        for key in ("goal", "threat"):
+            if state[key] is not None:
+                check_inside(f"{name}[{key!r}]", state[key], box)
         if state["cut_span"] is not None:
             reach = (float(np.abs(np.concatenate(box)).max()) + POSITION_MARGIN) * np.sqrt(2.0)  # hypot(x, z) at most
             span = state["cut_span"]
