@@ -62,8 +62,8 @@ def test_the_cut_raises_a_plume_of_dust_seen_from_10_m(page):
     page.wait_for_function("(window.voxelworld.effects.spawned.saw_dust || 0) >= 20", timeout=WAIT_MS)
     enemy = page.world.agents.enemies[0]
     player = page.world.player.position
-    assert math.hypot(enemy.position[0] + 1.0 - player[0], enemy.position[2] - player[2]) == pytest.approx(10.0,
-                                                                                                       abs=0.8)
+    # 10 m from where it began to cut; it works along the wall (+z) as the page plays, farther by the second
+    assert 9.0 <= math.hypot(enemy.position[0] + 1.0 - player[0], enemy.position[2] - player[2]) <= 13.0
     page.keyboard.press("v")  # first person: the player's own model out of the way
     page.wait_for_timeout(1500)
     drawn = page.evaluate(with_and_without("[window.voxelworld.scene.getObjectByName('dust')]",
