@@ -108,6 +108,11 @@ def test_the_damage_shows_against_the_break_threshold_and_each_mark_follows_its_
     assert "unreachable" in shown["reticle"]
     assert shown["damage"] == "cannot break"
     assert show_hud(page, {**hud, "aim": {**aim, "break_at": 0, "damage": 0}})["damage"] == "gives way at once"
+    # Against the player's tool, whoever did the damage (issue 32): an enemy's cut leaves rock at 1300 of 100.
+    shown = show_hud(page, {**hud, "aim": {**aim, "damage": 1300, "break_at": 100}})
+    assert shown["damage"] == "100 / 100 · breaks at the next hit"
+    assert show_hud(page, {**hud, "aim": {**aim, "damage": 100, "break_at": 100}})["damage"] == \
+        "100 / 100 · breaks at the next hit"
     shown = show_hud(page, {**hud, "aim": {**aim, "reach": {"punch": True, "pull_out": True, "suck": True}}})
     assert all(opacity == 1.0 for opacity in shown["marks"]["#aim"].values())
 

@@ -36,6 +36,7 @@ from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
 from .checks import point_tuple
 from .enemy import Carved, ChainsawEnemy, ChainsawSettings
+from .enemy_reaction import notice, strike
 from .events import EnemyChanged, NPCChanged
 from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
@@ -327,11 +328,16 @@ class Agents:
                 if goal is not None and npc.walk_to(goal):
                     world.emit(NPCChanged, npc=npc.name, kind="replanned", position=tuple(float(v) for v in
                                                                                           npc.position))
+        reacts = world.settings.enemy_reacts  # to the player (voxelworld.game.enemy_reaction)
         for enemy in self.enemies:
+            if reacts:
+                notice(world, enemy, world.settings.enemy_reaction)
             for event in enemy.step(world.dt, world.collider):
                 kind, amount = _ENEMY_EVENTS[type(event)]
                 world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,
                            amount=float(getattr(event, amount)) if amount else 0.0)
+            if reacts:
+                strike(world, enemy, world.settings.enemy_reaction)
 
 
 def _path_meets_box(points: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray) -> bool:

@@ -16,7 +16,7 @@ from .reports import AimInfo
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["aim_info", "voxel_along", "as_point"]
+__all__ = ["aim_info", "voxel_along", "as_point", "player_damage"]
 
 
 def as_point(array: Iterable[float]) -> tuple[float, float, float]:
@@ -37,16 +37,31 @@ def aim_info(world: World, max_distance: float | None = None) -> AimInfo | None:
     name = world.materials.name_by_id[material_id]
     hardness = float(world.materials.hardness_by_id[material_id])
     distance = float(hits.distance[0])
-    voxel = damage = break_at = None
+    voxel = damage = voxel_damage = break_at = None
     if obj < 0:
         voxel = voxel_along(world, eye, direction, distance)
-        damage = None if voxel is None else world.volume.read_voxel(voxel)["damage"]
+        voxel_damage = None if voxel is None else int(world.volume.read_voxel(voxel)["damage"])
         voxel_hardness = hardness if voxel is None else _voxel_hardness(world, voxel)
         break_at = world.actions.settings.punch.tool.break_threshold(voxel_hardness)
+        damage = None if voxel_damage is None else player_damage(voxel_damage, break_at)
     reaches = world.actions.settings.reaches()
     return AimInfo(as_point(hits.point[0]), as_point(hits.normal[0]), distance, name, hardness, voxel, damage,
                    world.props[obj].name if obj >= 0 else None, reaches,
-                   {action: distance <= reach for action, reach in reaches.items()}, break_at)
+                   {action: distance <= reach for action, reach in reaches.items()}, break_at, voxel_damage)
+
+
+def player_damage(voxel_damage: int, break_at: int | None) -> int:
+    """A voxel's accumulated ``voxel_damage`` as the player's tool meets it, whoever did it (an enemy's chainsaw
+    hits a voxel on the edge of its cut many times over, to 1300 and more): at most ``break_at`` (the voxel gives
+    way at the tool's next hit from there on), 0 where the damage means nothing to the tool (``break_at`` 0: it
+    gives way at once; None: it never does).
+
+    >>> player_damage(75, 100), player_damage(1300, 100), player_damage(1300, None), player_damage(40, 0)
+    (75, 100, 0, 0)
+    """
+    if not break_at:
+        return 0
+    return min(int(voxel_damage), int(break_at))
 
 
 def _voxel_hardness(world: World, voxel: tuple[int, int, int]) -> float:

@@ -14,10 +14,16 @@ way at once, rock after a few hits, iron never. Once the blade has cut through, 
 ContactMotion brings its speed back, wrist first.
 
 It keeps cutting: it works along the wall (``wall``: a horizontal direction, by default across ``facing``),
-always facing the wall. After ``swings_per_spot`` swings with contact at one spot, or after a swing with none
-(it has cut in out of reach), it steps ``stride`` metres along the wall at ``walk_speed``, its feet on the
-terrain. When ``wall_end_swings`` swings in a row find nothing (the wall has ended) it turns back and walks past
-the stretch it has already cut before it cuts again.
+always facing the wall. After ``swings_per_spot`` swings that meet the wall at one spot, or after a swing that
+does not (it has cut in out of reach), it steps ``stride`` metres along the wall at ``walk_speed``, its feet on the
+terrain. A swing meets the wall when the blade touches something more than ``wall_height`` above its feet: the
+ground its swing brushes in front of it is no wall (past the wall's end it saws grass and air). When
+``wall_end_swings`` swings in a row miss the wall (the wall has ended) it turns back and walks past the stretch it
+has already cut before it cuts again.
+
+A player can make it turn from its wall (:mod:`voxelworld.game.enemy_reaction` sets :attr:`~ChainsawEnemy.threat`):
+it stands, turns towards the threat at ``turn_speed`` and swings at it; once the threat is gone it turns back to
+its wall and works on. :meth:`~ChainsawEnemy.stop` stops it for good (it no longer swings, cuts or walks).
 
 The collision mesh is read as of the mesher's last ``update()``: call it between frames (the world's frame loop
 does), so a carve shows in the next frame's contacts.
@@ -53,13 +59,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..attribute_state import array, attribute_state, flag, instance, number, optional, restore_attributes, sequence
+from ..attribute_state import (
+    array,
+    attribute_state,
+    flag,
+    instance,
+    number,
+    optional,
+    restore_attributes,
+    sequence,
+    text,
+)
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
 from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
+from .ground import ground_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .state_checks import (
     MAX_SPEED,
@@ -97,12 +114,13 @@ class ChainsawSettings:
     blade_radius : float
         m (> 0): the blade's capsule radius for contacts.
     cut_radius : float
-        m (> 0): the radius of the capsule removed along the blade while in contact (a voxel or more, so a carve
-        reaches the samples).
+        m (> 0): the radius of the capsule removed along the blade while in contact. The default, 0.3 m, cuts the
+        demo's rock wall two 0.5 m samples deep and 2 m tall in a minute (32 samples give way, 12 at 0.15 m), a
+        kerf that reads from 10 m (issue 32).
     carve_interval : float
         s (>= 0): the least time between two carves while in contact; 0 carves every contact frame. The default,
         1/15 s, cuts as much as carving every frame (the blade, slowed in the wall, barely moves in a frame: the
-        demo's enemy removes 0.256 m³ in its first 11 s against 0.258), and the terrain is remeshed for it in a
+        demo's enemy removes 0.684 m³ in its first 11 s against 0.687), and the terrain is remeshed for it in a
         fifth of the frames instead of more than half (issue 29).
     reach : float
         m (> 0): the collision mesh within this distance of the shoulder is what the blade can touch.
@@ -117,7 +135,12 @@ class ChainsawSettings:
     swings_per_spot : int
         (>= 1) the most swings it cuts at one spot before it steps on.
     wall_end_swings : int
-        (>= 1) swings in a row without contact after which it takes the wall as ended and turns back.
+        (>= 1) swings in a row that miss the wall after which it takes the wall as ended and turns back.
+    wall_height : float
+        m (>= 0): a contact this far above its feet or higher is the wall; lower, the ground it stands on (the demo
+        wall meets the blade 0.34 m up and higher, the grass at most 0.08 m).
+    turn_speed : float
+        degrees/s (> 0): how fast it turns towards a threat and back to its wall.
     tool : Tool
         The hardness/damage gate of the carve.
     profile : SlowdownProfile
@@ -126,7 +149,7 @@ class ChainsawSettings:
 
     blade_length: float = 0.9
     blade_radius: float = 0.05
-    cut_radius: float = 0.15
+    cut_radius: float = 0.3
     carve_interval: float = 1.0 / 15.0
     reach: float = 2.5
     swing_seconds: float = 1.5
@@ -135,6 +158,8 @@ class ChainsawSettings:
     walk_speed: float = 0.8
     swings_per_spot: int = 3
     wall_end_swings: int = 3
+    wall_height: float = 0.25
+    turn_speed: float = 180.0
     tool: Tool = Tool()
     profile: SlowdownProfile = SlowdownProfile()
 
@@ -142,6 +167,10 @@ class ChainsawSettings:
         for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
                                                         strict_minimum=True, unit="m"))
+        object.__setattr__(self, "turn_speed", check_finite("turn_speed", self.turn_speed, minimum=0.0,
+                                                            maximum=36000.0, strict_minimum=True, unit="degrees/s"))
+        object.__setattr__(self, "wall_height", check_finite("wall_height", self.wall_height, minimum=0.0,
+                                                             maximum=MAX_LENGTH, unit="m"))
         object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
                                                                 minimum=0.0, maximum=MAX_SECONDS, unit="s"))
         object.__setattr__(self, "swing_seconds", check_finite("swing_seconds", self.swing_seconds, minimum=0.0,
@@ -249,11 +278,15 @@ class ChainsawEnemy:
     # attributes are what its constructor is given and builds from that.
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
-                        "_empty_swings", "_cut_span", "walked", "walk_velocity")
-    # Ranges (voxelworld.game.state_checks): facing and wall horizontal unit directions; times and clocks in
-    # [0, MAX_SECONDS] (since_carve: or inf, before the first carve); counters in [0, MAX_COUNT], swings_here up to
-    # swings_per_spot and empty_swings up to wall_end_swings; goal within the world's box grown by POSITION_MARGIN
-    # and cut_span (its ends in order) along the wall within it; walk_velocity within ±MAX_SPEED.
+                        "_empty_swings", "_cut_span", "walked", "walk_velocity", "work_facing", "threat", "stopped",
+                        "hits_taken", "since_strike")
+    # Saved before enemies reacted to players: a state without these keys takes them as at the start.
+    REACTION_STATE = {"threat": None, "stopped": None, "hits_taken": 0, "since_strike": np.inf}
+    # Ranges (voxelworld.game.state_checks): facing, wall and work_facing horizontal unit directions; times and
+    # clocks in [0, MAX_SECONDS] (since_carve, since_strike: or inf, before the first); counters in [0, MAX_COUNT],
+    # swings_here up to swings_per_spot and empty_swings up to wall_end_swings; goal and threat within the world's
+    # box grown by POSITION_MARGIN and cut_span (its ends in order) along the wall within it; walk_velocity within
+    # ±MAX_SPEED; stopped a text or None.
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "facing": check_direction_state, "time": seconds(), "since_carve": seconds(infinite=True),
         "carved_volume": number(minimum=0.0, unit="m³"), "carved_voxels": count(),
@@ -261,7 +294,9 @@ class ChainsawEnemy:
         "wall": check_direction_state, "goal": optional(array((3,))), "swing_clock": seconds(),
         "swing_contact": flag, "swings_here": count(), "empty_swings": count(),
         "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
-        "walk_velocity": speed((2,)), "*": lambda enemy, name, state: enemy._check_state(name, state)}
+        "walk_velocity": speed((2,)), "work_facing": check_direction_state, "threat": optional(array((3,))),
+        "stopped": optional(text()), "hits_taken": count(), "since_strike": seconds(infinite=True),
+        "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
 
@@ -303,6 +338,10 @@ class ChainsawEnemy:
         self.walked = 0.0
         self.walk_velocity = np.zeros(2)
         self.guide: Callable | None = None
+        self.work_facing = self.facing.copy()  # the way to its wall (facing turns to a threat and back)
+        self.threat: np.ndarray | None = None  # where the player it turned to stands (m), or None
+        self.stopped: str | None = None  # why it stopped for good ("shot", "buried", "fell"), or None
+        self.hits_taken, self.since_strike = 0, np.inf  # bullets that hit it; s since its blade last hurt
 
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
@@ -345,6 +384,8 @@ class ChainsawEnemy:
         facing = self.facing
         if isinstance(state, dict) and "walk_velocity" not in state:  # saved before enemies walked in the crowd
             state = state | {"walk_velocity": np.zeros(2)}
+        if isinstance(state, dict) and "work_facing" not in state:  # saved before enemies reacted to players
+            state = state | self.REACTION_STATE | {"work_facing": state.get("facing", self.facing)}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
@@ -354,8 +395,9 @@ class ChainsawEnemy:
         box = world_box(self.volume)
         check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
         check_integer(f"{name}['empty_swings']", state["empty_swings"], maximum=self.settings.wall_end_swings)
-        if state["goal"] is not None:
-            check_inside(f"{name}['goal']", state["goal"], box)
+        for key in ("goal", "threat"):
+            if state[key] is not None:
+                check_inside(f"{name}[{key!r}]", state[key], box)
         if state["cut_span"] is not None:
             reach = (float(np.abs(np.concatenate(box)).max()) + POSITION_MARGIN) * np.sqrt(2.0)  # hypot(x, z) at most
             span = state["cut_span"]
@@ -374,7 +416,13 @@ class ChainsawEnemy:
         :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
         their reach (:meth:`TerrainContacts.refresh`)."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
-        self._walk(dt)
+        if self.stopped is not None:
+            self.time += dt
+            return []
+        self.since_strike += dt
+        turning = self._turn(dt)
+        if not turning:
+            self._walk(dt)
         self._contacts.refresh(self._centre, collider)
         _, events = self.motion.step(dt, self._contacts)
         self.time += dt
@@ -390,7 +438,8 @@ class ChainsawEnemy:
                 edit.apply(self.volume)
             else:
                 self._edits(edit)
-        self._count_swing(contact is not None)
+        self._count_swing(contact is not None and
+                          float(contact.point[1]) - float(self.position[1]) >= self.settings.wall_height, turning)
         events.extend(self._carved)
         self._carved = []
         return events
@@ -400,8 +449,8 @@ class ChainsawEnemy:
         """``point``'s place (m) on the wall's axis."""
         return float(np.dot(point, _canonical(self.wall)))
 
-    def _count_swing(self, touching: bool) -> None:
-        """Note this frame's contact; at the end of each swing (the body's clock wrapping round) decide whether
+    def _count_swing(self, touching: bool, turning: bool = False) -> None:
+        """Note whether the blade touches the wall this frame; at the end of each swing (the body's clock wrapping round) decide whether
         to cut on here, step along the wall, or turn back."""
         settings = self.settings
         self._swing_contact = self._swing_contact or touching
@@ -415,6 +464,9 @@ class ChainsawEnemy:
         # A new swing: the clock passed a whole clip length, or was wrapped back into the clip.
         wrapped = clock < self._swing_clock or math.floor(clock / duration) > math.floor(self._swing_clock / duration)
         self._swing_clock = clock
+        if turning:  # swinging at a threat, or turning back: nothing said about the wall
+            self._swing_contact = False
+            return
         if not wrapped:
             return
         contact, self._swing_contact = self._swing_contact, False
@@ -437,6 +489,38 @@ class ChainsawEnemy:
         span = self._cut_span if self._cut_span is not None else np.array([here, here])
         far = span[1] if sign > 0 else span[0]
         self._step_to(max(settings.stride, sign * (far - here) + settings.stride))
+
+    def _turn(self, dt: float) -> bool:
+        """Turn towards :attr:`threat` (or back to the wall without one) at ``turn_speed``; whether it faces
+        away from its wall work this frame (a threat, or turning back), when it neither walks nor counts swings."""
+        if self.threat is None and np.array_equal(self.facing, self.work_facing):
+            return False
+        if self.threat is not None:
+            offset = self.threat - self.position
+            want = self.facing if math.hypot(offset[0], offset[2]) < 1e-6 else _direction("threat", offset)
+        else:
+            want = self.work_facing
+        turn = math.atan2(float(np.cross(self.facing, want)[1]), float(np.dot(self.facing, want)))
+        most = math.radians(self.settings.turn_speed) * dt
+        if abs(turn) <= most:
+            facing = want.copy()
+        else:  # a rotation about +y by the most it turns in dt
+            a = math.copysign(most, turn)
+            c, s = math.cos(a), math.sin(a)
+            facing = np.array([c * self.facing[0] + s * self.facing[2], 0.0, -s * self.facing[0] + c * self.facing[2]])
+            facing /= math.hypot(facing[0], facing[2])
+        if not np.array_equal(facing, self.facing):
+            self.facing = facing
+            self.motion.place(self.placement())
+            self._centre = self.motion.world[self.motion.shoulder, :3, 3].copy()
+        self.walk_velocity = np.zeros(2)
+        return True
+
+    def stop(self, reason: str) -> None:
+        """Stop for good: it no longer swings, cuts or walks (:attr:`stopped` says why: ``reason``)."""
+        check_range("reason", reason, "a non-empty string", isinstance(reason, str) and bool(reason))
+        self.stopped = reason
+        self.threat, self._goal, self.walk_velocity = None, None, np.zeros(2)
 
     def _step_to(self, distance: float) -> None:
         self._goal = self.position + self.wall * distance
@@ -479,41 +563,9 @@ class ChainsawEnemy:
         self._centre = self.motion.world[self.motion.shoulder, :3, 3] + (position - self.motion.placement[:3, 3])
 
     def ground_height(self, x: float, z: float) -> float | None:
-        """The terrain's height (m) at ``(x, z)``: the top surfaces of the four voxel columns around it, blended
-        bilinearly (so the feet rise and fall smoothly from column to column); None off the terrain."""
-        volume = self.volume
-        ox, oy, oz = (float(v) for v in volume.origin)
-        size = float(volume.voxel_size)
-        u, v = (float(x) - ox) / size, (float(z) - oz) / size
-        bu, bv = float(math.floor(u)), float(math.floor(v))
-        fu, fv = u - bu, v - bv
-        # The four columns as level.surface_height finds them (the voxel column nearest each corner) and its
-        # arithmetic, in plain floats (the same IEEE operations as its NumPy scalars), read in one window.
-        corners = []
-        for di, dk in ((0, 0), (1, 0), (0, 1), (1, 1)):
-            w = (fu if di else 1.0 - fu) * (fv if dk else 1.0 - fv)
-            i = math.floor((ox + (bu + di) * size - ox) / size + 0.5)
-            k = math.floor((oz + (bv + dk) * size - oz) / size + 0.5)
-            if w > 0.0 and 0 <= i < volume.shape[0] and 0 <= k < volume.shape[2]:
-                corners.append((w, i, k))
-        if not corners:
-            return None
-        lo_i, lo_k = min(c[1] for c in corners), min(c[2] for c in corners)
-        hi_i, hi_k = max(c[1] for c in corners) + 1, max(c[2] for c in corners) + 1
-        window = volume.read_window((lo_i, 0, lo_k), (hi_i, volume.shape[1], hi_k), ("density",))["density"]
-        solid = window >= volume.iso
-        height, weight = 0.0, 0.0
-        for w, i, k in corners:
-            found = np.flatnonzero(solid[i - lo_i, :, k - lo_k])
-            if len(found) == 0:
-                continue
-            column = window[i - lo_i, :, k - lo_k]
-            j = int(found[-1])
-            top = float(j)
-            if j + 1 < len(column):  # the crossing between the last solid sample and the empty one above it
-                top += (int(column[j]) - volume.iso) / max(int(column[j]) - int(column[j + 1]), 1)
-            height, weight = height + w * (oy + top * size), weight + w
-        return height / weight if weight > 0.0 else None
+        """The terrain's height (m) at ``(x, z)`` (:func:`~voxelworld.game.ground.ground_height`: the four voxel
+        columns around it, blended bilinearly); None off the terrain."""
+        return ground_height(self.volume, x, z)
 
     def carve_edit(self, shape: Shape, material: str) -> VoxelEdit:
         """The ``remove`` edit of a carve over ``shape`` (the blade's capsule) through the enemy's tool, the blade

@@ -14,7 +14,9 @@ from .poses import CharacterPose
 class AimInfo:
     """What the player aims at (the HUD): the hit ``point`` and ``normal``, ``distance`` (m) from the eye, the
     collision triangle's ``material`` name and its ``hardness``; for terrain the first solid ``voxel``
-    (i, j, k) along the ray near the hit and its ``damage``; for a prop its name in ``prop`` (voxel and
+    (i, j, k) along the ray near the hit and its ``damage`` against the player's tool, whoever did it (at most
+    ``break_at``; 0 where the tool breaks the voxel at once or never: :func:`~voxelworld.game.aim.player_damage`),
+    the voxel's own accumulated damage in ``voxel_damage``; for a prop its name in ``prop`` (voxel and
     damage None). ``reaches`` gives how far (m, from the eye) punch, pull-out and suck reach and ``in_reach``
     whether the hit lies within each; ``break_at`` is the damage at which the aimed voxel gives way to the
     player's tool (:meth:`~voxelworld.terrain.Tool.break_threshold` of the voxel's hardness: 0 at once, None
@@ -31,6 +33,7 @@ class AimInfo:
     reaches: dict[str, float] = field(default_factory=dict)  # action -> m
     in_reach: dict[str, bool] = field(default_factory=dict)  # action -> whether distance <= its reach
     break_at: int | None = None  # damage units
+    voxel_damage: int | None = None  # damage units, as the voxel holds it (every tool's hits)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..errors import check_finite, check_integer, check_range
 from ..meshing import DETAIL_DISTANCES, MeshOptions
 from .enemy import ChainsawSettings
+from .enemy_reaction import ReactionSettings
 from .play import ActionSettings
 from .player import PlayerSettings
 
@@ -56,7 +57,10 @@ class WorldSettings:
     meshed, and drops them beyond this distance plus one tile (19.2 m with the default navmesh settings), or when a
     chunk they read stops being meshed (:class:`~voxelworld.game.navigation.WorldNavigation`); ignored by a world
     meshed whole; ``navigation_tiles_per_frame``: tiles (>= 1) baked in one frame (nearest first), so baking
-    spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md).
+    spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md);
+    ``enemy_reacts``: whether the chainsaw enemies react to the player (notice, turn and swing at them, hurt them,
+    can be stopped: :mod:`voxelworld.game.enemy_reaction`), ``enemy_reaction`` how; off, they work their walls
+    whoever comes near (the frame benchmarks run with it off).
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -75,6 +79,8 @@ class WorldSettings:
     stream_chunks_per_frame: int = 48
     navigation_distance: float | None = None
     navigation_tiles_per_frame: int = 1
+    enemy_reacts: bool = True
+    enemy_reaction: ReactionSettings = ReactionSettings()
 
     @property
     def navigation_radius(self) -> float | None:
@@ -124,6 +130,9 @@ class WorldSettings:
             object.__setattr__(self, "navigation_distance", distance)
         object.__setattr__(self, "navigation_tiles_per_frame", check_integer(
             "navigation_tiles_per_frame", self.navigation_tiles_per_frame, minimum=1))
+        check_range("enemy_reacts", self.enemy_reacts, "True or False", isinstance(self.enemy_reacts, bool))
+        check_range("enemy_reaction", self.enemy_reaction, "a ReactionSettings",
+                    isinstance(self.enemy_reaction, ReactionSettings))
 
 
 # A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.

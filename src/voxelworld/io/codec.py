@@ -50,6 +50,7 @@ from ..game import events as _events
 from ..game.actions import PunchSettings, VoxelObject
 from ..game.deformation import AwardSettings, DeformationState, Treasure, TreasureSettings
 from ..game.enemy import Carved, ChainsawSettings
+from ..game.enemy_reaction import ReactionSettings
 from ..game.npcs import NPCSettings
 from ..game.objects import ObjectTransform, WorldObject
 from ..game.play import ActionSettings
@@ -84,7 +85,7 @@ _NAMED_TYPES: dict[str, type] = {
     "game.npcs.NPCSettings": NPCSettings, "terrain.edits.Tool": Tool,
     "motion.contacts.SlowdownProfile": SlowdownProfile, "meshing.options.MeshOptions": MeshOptions,
     "navigation.settings.NavSettings": NavSettings, "navigation.settings.SearchRegion": SearchRegion,
-    "terrain.materials.Material": Material,
+    "terrain.materials.Material": Material, "game.enemy_reaction.ReactionSettings": ReactionSettings,
     # game state
     "game.world.Inputs": Inputs, "game.world.Snapshot": Snapshot, "game.objects.ObjectTransform": ObjectTransform,
     "game.suck.SuckState": SuckState, "game.deformation.DeformationState": DeformationState,

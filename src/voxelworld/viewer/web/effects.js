@@ -1,8 +1,9 @@
 // Debris and particles, driven by the frame's events and the HUD's state: lit debris in the material's colour
 // when a punch or pull-out breaks the terrain, dust where thrown pieces hit, where the player lands and steps,
 // a flash and sparks when a bullet explodes, steam when lava cools, a stream of the aimed material towards the
-// player while sucking, and sparks where the chainsaw's blade cuts; an opened treasure bursts in gold sparks and
-// its reward ("+10 currency") rises from it and fades.
+// player while sucking, and sparks and a plume of dust where the chainsaw's blade cuts (the dust in the cut
+// material's colour, large and slow to settle, so the enemy's kerf reads from 10 m); an opened treasure bursts in
+// gold sparks and its reward ("+10 currency") rises from it and fades.
 //
 // Everything is pooled and bounded: particles live in two fixed-size point clouds (soft dust blended normally,
 // glowing sparks added), debris in one instanced mesh of lit boxes; a new particle takes a free slot, or the
@@ -17,6 +18,7 @@ const GRAVITY = -9.81; // m/s²
 const SUCK_RATE = 90; // particles a second in the suck stream
 const SAW_RATE = 40; // sparks a second where the blade cuts
 const REWARD_SECONDS = 3; // how long an opened treasure's reward shows
+const SAW_DUST_RATE = 14; // dust puffs a second where the blade cuts
 
 const pointsVertex = /* glsl */ `
 attribute vec3 colour;
@@ -255,7 +257,7 @@ export class Effects {
     this.glow.points.name = "glow";
     group.add(this.dust.points, this.glow.points, this.debris.mesh);
     this.spawned = {}; // effect -> times started (the debug hook reads it)
-    this.carry = { suck: 0, saw: 0 }; // fractional particles owed to the streams
+    this.carry = { suck: 0, saw: 0, sawDust: 0 }; // fractional particles owed to the streams
     this.eye = new THREE.Vector3();
     this.floor = 0;
     this.tmp = new THREE.Vector3();
@@ -352,7 +354,12 @@ export class Effects {
     const aim = hud && hud.aim;
     const sucking = !!(hud && hud.sucking && !hud.exhausted && aim && (!aim.reach || aim.reach.suck));
     if (sucking) this.suckStream(dt, aim);
-    for (const enemy of enemies) if (enemy.contact && enemy.blade) this.sawSparks(dt, enemy);
+    for (const enemy of enemies) {
+      if (enemy.contact && enemy.blade) {
+        this.sawSparks(dt, enemy);
+        this.sawDust(dt, enemy);
+      }
+    }
     const scale = height / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
     this.dust.update(dt, scale);
     this.glow.update(dt, scale);
@@ -418,5 +425,23 @@ export class Effects {
       this.glow.spawn(tip, v, spark, random(0.15, 0.4), random(0.03, 0.06), { gravity: 0.6 });
     }
     this.count("saw");
+  }
+
+  // A plume of the cut material's dust from the blade's outer part (where it is in the cut): puffs that grow to
+  // about 1 m and drift up and away for 2-3 s, lighter than the material so they show against its face.
+  sawDust(dt, enemy) {
+    this.carry.sawDust += SAW_DUST_RATE * dt;
+    if (this.carry.sawDust < 1) return;
+    const [start, end] = enemy.blade;
+    const dust = this.colourOf(enemy.contact).clone().lerp(new THREE.Color(0.85, 0.83, 0.78), 0.45);
+    for (; this.carry.sawDust >= 1; this.carry.sawDust--) {
+      const share = random(0.5, 1);
+      const p = [start[0] + share * (end[0] - start[0]), start[1] + share * (end[1] - start[1]),
+        start[2] + share * (end[2] - start[2])];
+      const v = [random(-0.6, 0.6), random(0.3, 1.0), random(-0.6, 0.6)];
+      this.dust.spawn(p, v, dust, random(2.0, 3.0), random(0.25, 0.45), { growth: 0.3, gravity: -0.02, drag: 0.8,
+        alpha: 0.85 });
+    }
+    this.count("saw_dust");
   }
 }

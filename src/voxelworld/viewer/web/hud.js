@@ -24,13 +24,16 @@ function text(element, value) {
 
 // The aimed voxel's damage against the damage at which it gives way: "75 / 100", "cannot break" when it
 // never does, "gives way at once" for soft ground, the bare damage when the server does not say (a hud message
-// without "break_at").
+// without "break_at"). The damage is against the player's tool, whoever did it: the server sends at most
+// "break_at" (an enemy's chainsaw leaves voxels at 1300 of rock's 100), so a voxel that gives way at the next hit
+// reads "100 / 100 · breaks at the next hit"; the page clamps it too.
 export function damageText(aim) {
   if (aim.damage === null || aim.damage === undefined) return "-";
   if (!("break_at" in aim)) return String(aim.damage);
-  if (aim.break_at === null) return aim.damage ? `${aim.damage} · cannot break` : "cannot break";
+  if (aim.break_at === null) return "cannot break";
   if (aim.break_at === 0) return "gives way at once";
-  return `${aim.damage} / ${aim.break_at}`;
+  const damage = Math.min(aim.damage, aim.break_at);
+  return damage >= aim.break_at ? `${damage} / ${aim.break_at} · breaks at the next hit` : `${damage} / ${aim.break_at}`;
 }
 
 export class Hud {
