@@ -189,6 +189,19 @@ def test_the_suck_gauge_runs_out_after_the_time_limit():
     assert not any(of(events, VoxelsEdited, source="suck") for events in later[1:])
 
 
+def test_suck_scrapes_for_the_time_limit_exactly_and_every_scrape_is_counted():
+    # The buttons are read before the bookkeeping: the frame after the gauge empties must queue nothing, and
+    # every frame that scraped must count towards the awards.
+    world = arena("soil", ActionSettings(suck=SuckSettings(time_limit=0.5, radius=0.5, material_radius=0.5, step=4)))
+    log = []
+    for _ in range(45):
+        log += world.step(Inputs(look=LOOK, suck=True))
+    scrapes = of(log, VoxelsEdited, source="suck", kind="scrape")
+    assert len(scrapes) == 30  # 0.5 s of 1/60 s frames
+    removed = sum(e.volume_removed for e in of(log, VoxelsEdited, source="suck"))
+    assert removed > 0 and sum(world.achievements().values()) == pytest.approx(removed, rel=1e-12)
+
+
 # --------------------------------------------------------------------------------------------- stance, throw
 def test_stance_needs_a_bullet_and_consumes_it_then_throw_launches_it():
     world = arena("rock")

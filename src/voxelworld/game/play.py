@@ -251,9 +251,18 @@ class PlayerActions:
                 getattr(self, f"_{action}")(world, eye, aim, volume, bvh)
         if inputs.suck and not before.suck:
             world.emit(ActionStarted, action="suck")
-        for edit in suck_edits(self.suck, volume, bvh, eye, aim, world.dt, inputs.suck,
+        for edit in suck_edits(self._suck_as_booked(), volume, bvh, eye, aim, world.dt, inputs.suck,
                                self.callback_for(world, "suck", eye), s.suck):
             world.queue_edit(edit)
+
+    def _suck_as_booked(self) -> SuckState:
+        """Suck's state once the frames this frame applied are booked (the deformation stage, after the buttons):
+        what this frame of suck starts from, so that a gauge emptied by the frame before queues nothing more."""
+        state = self.suck
+        for make, _, report in self._awaiting_bookkeeping:
+            if make == "suck":
+                state = suck_frame(replace(report, state=state), self.settings.suck).state
+        return state
 
     def _throw(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
                ) -> None:
