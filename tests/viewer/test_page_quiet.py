@@ -76,3 +76,13 @@ def test_the_chart_is_small_and_the_navmesh_overlay_lets_the_ground_show(page):
         save(page, "navmesh-overlay")
     finally:
         page.keyboard.press("KeyN")
+
+
+def test_an_award_shows_as_it_comes(page):
+    event = {"event": "outcome", "kind": "award", "position": None, "material": None, "amount": 1.0,
+             "item": "soil award 1"}
+    toasts = page.evaluate("""(text) => {
+        window.voxelworld.socket.onmessage({ data: text });
+        return [...document.querySelectorAll("#toasts .toast.award")].map((toast) => toast.textContent);
+    }""", json.dumps({"type": "events", "frame": 0, "events": [event]}))
+    assert toasts == ["award: soil award 1 (1 m³ dug)"]

@@ -483,3 +483,21 @@ def test_frame_events_are_capped_and_the_rest_counted():
     assert len(message["events"]) == protocol.MAX_FRAME_EVENTS
     assert kept == [float(n) for n in range(len(kept))]  # the first ones, in order
     assert message["events_dropped"] == protocol.MAX_FRAME_EVENTS + 6 - len(kept)
+
+
+def test_an_award_reaches_the_page_as_it_comes_with_its_name():
+    from voxelworld.game.deformation import AwardSettings
+    from voxelworld.game.play import ActionSettings
+    from voxelworld.game.world import WorldSettings
+    from voxelworld.terrain import Box, VoxelVolume
+
+    volume = VoxelVolume.from_sdf(lambda x, y, z: y - 4.0, (64, 40, 32), "soil", voxel_size=0.25, chunk_size=16)
+    volume.add(Box((8.0, 0.0, 0.0), (10.0, 9.0, 8.0)), "soil")
+    settings = WorldSettings(actions=ActionSettings(awards=AwardSettings(thresholds=(0.05, 100.0))))
+    world = World(volume, None, settings=settings, spawn=(6.0, 4.0, 4.0), spawn_yaw=270.0)
+    awards = []
+    for frame in range(30):
+        world.step(Inputs(look=(270.0, 0.0), punch=frame % 6 == 0))
+        awards += [e for e in protocol.frame_message(world).get("events", [])
+                   if e["event"] == "outcome" and e["kind"] == "award"]
+    assert [(a["item"], a["amount"]) for a in awards] == [("soil award 1", 0.05)]

@@ -506,9 +506,10 @@ def _event(event: Event, world: World) -> dict[str, Any] | None:
         return {"event": "footstep", "position": _round(event.position), "material": event.material,
                 "sound": event.sound}
     if isinstance(event, ActionOutcome):
-        return {"event": "outcome", "kind": event.kind,
-                "position": None if event.position is None else _round(event.position), "material": event.material,
-                "amount": _round(event.amount)}
+        outcome = {"event": "outcome", "kind": event.kind,
+                   "position": None if event.position is None else _round(event.position),
+                   "material": event.material, "amount": _round(event.amount)}
+        return outcome if event.item is None else outcome | {"item": event.item}
     if isinstance(event, TreasureOpened):
         return {"event": "opened", "name": event.name, "position": _round(event.position),
                 "material": event.material, "stamina": _round(event.stamina), "currency": _round(event.currency)}

@@ -122,7 +122,12 @@ export class Hud {
 
   // The frame's events the HUD answers: blocked actions say why.
   events(list) {
-    for (const event of list) if (event.event === "blocked" && event.text) this.say(event.text);
+    for (const event of list) {
+      if (event.event === "blocked" && event.text) this.say(event.text);
+      if (event.event === "outcome" && event.kind === "award") {
+        this.toast(`award: ${event.item} (${event.amount} m³ dug)`, "award");
+      }
+    }
   }
 
   bullets(list) {
