@@ -6,7 +6,10 @@ while with the CI variable set the missing browser is an error (CI must run the 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +20,9 @@ FULL_RESOLUTION = "?resolution=1"  # every pixel drawn (no dynamic resolution): 
 # page does rather than how it looks: under SwiftShader the default look draws a few pictures a second, which
 # would slow every message the page answers (test_page_look.py checks the default look).
 BEHAVIOUR_PAGE = "?resolution=1&quality=low"
+WAIT_MS = 45_000  # the longest one step waits, ms
+# The page has its first frames and the world's chunks.
+READY = "window.voxelworld && window.voxelworld.stats.frames > 10 && window.voxelworld.stats.chunks > 20"
 
 
 def require_browser():
@@ -31,6 +37,30 @@ def require_browser():
             raise
         pytest.skip(f"Playwright is missing: {error}", allow_module_level=True)
     return sync_playwright
+
+
+@contextmanager
+def served_page(world: Any, query: str = BEHAVIOUR_PAGE, viewport: tuple[int, int] = (960, 600)) -> Iterator[Any]:
+    """``world`` served by a ``ServerThread`` and opened in headless chromium at ``query``: the tab once the page
+    is :data:`READY`, with ``tab.problems`` (its page errors and console errors, in order), ``tab.server`` and
+    ``tab.world``; the browser and the server are closed after."""
+    from playwright.sync_api import sync_playwright
+
+    from voxelworld.viewer.server import ServerThread
+
+    with ServerThread(world) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            problems: list[str] = []
+            tab.on("pageerror", lambda error: problems.append(str(error)))
+            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            tab.goto(server.url + query)
+            tab.wait_for_function(READY, timeout=WAIT_MS)
+            tab.problems, tab.server, tab.world = problems, server, world
+            yield tab
+        finally:
+            browser.close()
 
 
 # A JS function ``(version, key, triangles) => ArrayBuffer``: a whole chunk mesh message (play protocol 3, kind 1)

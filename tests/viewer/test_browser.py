@@ -19,9 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, CHUNK_MESSAGE, require_browser
-
-WAIT_MS = 45_000  # the longest one step waits, ms
+from .browser import CHROMIUM, CHUNK_MESSAGE, WAIT_MS, require_browser, served_page
 
 sync_playwright = require_browser()
 
@@ -31,7 +29,6 @@ from voxelworld.game.events import ActionStarted  # noqa: E402
 from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.world import Inputs, World  # noqa: E402
 from voxelworld.viewer.protocol import MESH_VERSION  # noqa: E402
-from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 SKY = (0x8F, 0xB8, 0xDE)  # the page's background colour
 
@@ -44,23 +41,9 @@ def page():
     while world.player.position[0] < 36.0:  # 2.4 m from the rock wall's face, looking at it
         world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
     world.step(Inputs(look=(270.0, 0.0)))
-    with ServerThread(world) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 960, "height": 600})
-            problems: list[str] = []
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url + BEHAVIOUR_PAGE)
-            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
-                                  "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
-            wait_for_renders(tab)  # drawn with the meshes in the scene (a loaded machine may lag behind)
-            tab.problems = problems
-            tab.server = server
-            tab.world = world
-            yield tab
-        finally:
-            browser.close()
+    with served_page(world) as tab:
+        wait_for_renders(tab)  # drawn with the meshes in the scene (a loaded machine may lag behind)
+        yield tab
 
 
 def stats(page) -> dict:
@@ -86,6 +69,13 @@ def cyan_share(image: np.ndarray) -> float:
     return float(np.mean((b > 150) & (g > 120) & (r < 110) & (b - r > 90)))
 
 
+def overlay_share(before: np.ndarray, after: np.ndarray) -> float:
+    """The share of pixels an overlay moved towards the navmesh's cyan: bluer by 25 and no redder."""
+    r0, b0 = before[..., 0].astype(int), before[..., 2].astype(int)
+    r1, b1 = after[..., 0].astype(int), after[..., 2].astype(int)
+    return float(np.mean((b1 - b0 > 25) & (r1 <= r0 + 5)))
+
+
 def test_the_page_plays_and_draws_the_world(page):
     s = stats(page)
     assert s["connected"] and s["controlling"] and s["client"] == 1
@@ -102,9 +92,11 @@ def test_the_page_plays_and_draws_the_world(page):
     assert page.text_content("#aim-hardness") == "5.0"
     assert page.text_content("#bullet-count") == "0"
     assert page.text_content("#currency") == "currency: 0"
-    # The status line says which side is slow: the server's step and this page's own time between pictures.
+    # The status line's details (I) say which side is slow: the server's step and this page's time a picture.
+    page.keyboard.press("KeyI")
     page.wait_for_function("/server: step [0-9.]+ ms · page: [0-9.]+ ms a picture/"
                            ".test(document.getElementById('status').textContent)", timeout=WAIT_MS)
+    page.keyboard.press("KeyI")
     # Protocol 3: after the first whole frame the frames come as deltas, each after its poses; drawn whole.
     s = stats(page)
     assert s["frameDeltas"] > 0 and s["poseMessages"] >= s["frames"] > s["frameDeltas"] - 2
@@ -349,11 +341,13 @@ def test_the_navmesh_overlay_toggles(page):
                            "window.voxelworld.stats.navmeshMessages > 0", timeout=WAIT_MS)
     wait_for_renders(page)
     shown = pixels(page)
-    assert cyan_share(before) < 0.01 and cyan_share(shown) > 0.03
+    # A translucent overlay: it tints a good share of the view towards its colour, and the ground shows through.
+    tinted = overlay_share(before, shown)
+    assert cyan_share(before) < 0.01 and tinted > 0.03 and cyan_share(shown) < tinted
     page.keyboard.press("KeyN")
     page.wait_for_function("!window.voxelworld.overlays.navmesh", timeout=WAIT_MS)
     wait_for_renders(page)
-    assert cyan_share(pixels(page)) < 0.01
+    assert overlay_share(before, pixels(page)) < 0.01
     page.keyboard.press("KeyC")
     page.wait_for_function("window.voxelworld.stats.collisionMessages > 0", timeout=WAIT_MS)
     page.keyboard.press("KeyC")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, require_browser
+from .browser import CHROMIUM, require_browser, served_page
 
 sync_playwright = require_browser()
 
@@ -23,7 +23,6 @@ from voxelworld.game.deformation import Treasure  # noqa: E402
 from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.objects import WorldObject  # noqa: E402
 from voxelworld.game.world import Inputs, World  # noqa: E402
-from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 from .test_browser import WAIT_MS, pixels, wait_for_renders  # noqa: E402
 
@@ -53,22 +52,10 @@ def page():
                                                                   Treasure("treasure", BURIED, 0.75)))
     actions.objects.append(WorldObject("fragment-near", "fragment", ball_object(world.volume, "soil", 0.12, FRAGMENT),
                                        resting=True))
-    with ServerThread(world) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 1280, "height": 720})
-            problems: list[str] = []
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url + BEHAVIOUR_PAGE)
-            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
-                                  "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
-            tab.evaluate(f"window.voxelworld.view({CAMERA}, {TARGET})")
-            wait_for_renders(tab)
-            tab.problems = problems
-            yield tab
-        finally:
-            browser.close()
+    with served_page(world, viewport=(1280, 720)) as tab:
+        tab.evaluate(f"window.voxelworld.view({CAMERA}, {TARGET})")
+        wait_for_renders(tab)
+        yield tab
 
 
 SCENE = """() => {

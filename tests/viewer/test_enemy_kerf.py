@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from .browser import ARGS, CHROMIUM, FULL_RESOLUTION, require_browser
+from .browser import CHROMIUM, FULL_RESOLUTION, require_browser, served_page
 
 WAIT_MS = 60_000
 
@@ -24,7 +24,6 @@ sync_playwright = require_browser()
 
 from voxelworld.game.level import demo_level, surface_height  # noqa: E402
 from voxelworld.game.world import World  # noqa: E402
-from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 from .test_browser_characters import decode, save, with_and_without  # noqa: E402
 
@@ -42,20 +41,8 @@ def page():
     yaw = math.degrees(math.atan2(-(cut[0] - x), -(cut[1] - z))) % 360.0
     level = replace(level, spawn=(x, surface_height(level.volume, x, z), z), spawn_yaw=yaw)
     world = World.from_level(level, seed=0)
-    with ServerThread(world) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 1280, "height": 720})
-            problems: list[str] = []
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url + FULL_RESOLUTION)
-            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
-                                  "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
-            tab.problems, tab.world = problems, world
-            yield tab
-        finally:
-            browser.close()
+    with served_page(world, FULL_RESOLUTION, viewport=(1280, 720)) as tab:
+        yield tab
 
 
 def test_the_cut_raises_a_plume_of_dust_seen_from_10_m(page):

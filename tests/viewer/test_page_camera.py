@@ -17,14 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .browser import ARGS, BEHAVIOUR_PAGE, CHROMIUM, require_browser
+from .browser import CHROMIUM, require_browser, served_page
 
 sync_playwright = require_browser()
 
 from voxelworld.game.level import demo_level  # noqa: E402
 from voxelworld.game.world import Inputs, VoxelEdit, World  # noqa: E402
 from voxelworld.terrain import Cylinder  # noqa: E402
-from voxelworld.viewer.server import ServerThread  # noqa: E402
 
 from ..game.test_follow_camera import DIG, density  # noqa: E402
 from .test_browser import WAIT_MS, wait_for_renders  # noqa: E402
@@ -45,23 +44,10 @@ def page():
     world.queue_edit(VoxelEdit("remove", Cylinder((x + 1.0, y + 0.9, z), (x + 14.0, y - 4.5, z), 1.4), tool=DIG))
     world.queue_edit(VoxelEdit("remove", Cylinder((x + 14.0, y - 4.5, z), (x + 21.0, y - 4.5, z), 1.4), tool=DIG))
     world.step(Inputs(look=(270.0, 0.0)))
-    with ServerThread(world) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 960, "height": 600})
-            problems: list[str] = []
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.goto(server.url + BEHAVIOUR_PAGE)
-            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.frames > 10 && "
-                                  "window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
-            wait_for_renders(tab)
-            tab.problems = problems
-            tab.world = world
-            yield tab
-        finally:
-            browser.close()
-    assert not problems, problems
+    with served_page(world) as tab:
+        wait_for_renders(tab)
+        yield tab
+    assert not tab.problems, tab.problems
 
 
 def save(page, name: str) -> None:

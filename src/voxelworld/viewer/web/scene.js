@@ -377,11 +377,11 @@ export class WorldScene {
     geometry.setAttribute("position", new THREE.BufferAttribute(corners, 3));
     geometry.setAttribute("color", new THREE.BufferAttribute(colours, 3));
     const fill = new THREE.Mesh(geometry, new THREE.MeshBasicMaterial({
-      vertexColors: true, transparent: true, opacity: 0.18, side: THREE.DoubleSide, depthWrite: false,
+      vertexColors: true, transparent: true, opacity: 0.3, side: THREE.DoubleSide, depthWrite: false,
       polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -4,
     }));
     const edges = new THREE.LineSegments(new THREE.WireframeGeometry(geometry),
-      new THREE.LineBasicMaterial({ color: 0x2ad4ff, transparent: true, opacity: 0.55, depthWrite: false }));
+      new THREE.LineBasicMaterial({ color: 0x2ad4ff, transparent: true, opacity: 0.8, depthWrite: false }));
     this.navmesh.add(fill, edges);
   }
 
