@@ -68,7 +68,9 @@ def instrument(monkeypatch, world: World) -> list:
     wrap(mesher_collision, "assemble_chunk", lambda *a, collision, fields=None: "collision assemble")
     wrap(world_module, "Collider", "collider")
     wrap(Player, "collide", "collide")
-    wrap(play, "suck_frame", lambda update, settings: "suck count" if update.edits else "suck no update")
+    # Suck's bookkeeping (a frame of suck also looks ahead with suck_frame as it starts: that changes nothing).
+    wrap(play.PlayerActions, "_book_suck", lambda actions, world, eye, update: "suck count" if update.edits
+         else "suck no update")
     wrap(play, "record_action", "record")
     wrap(play, "record_impact", "record")
     wrap(Player, "control", "control")
