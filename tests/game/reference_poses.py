@@ -65,7 +65,8 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
     weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
     layers = layers or _NO_LAYERS
     sample = _walk_sample(phase)
-    layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
+    layered = (layers["action"] or layers["strike"] is not None or layers["suck_weight"] > 0
+               or layers["air_weight"] > 0)  # the punch's strike a layer too since issue 32
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
              None, None)  # no blade, no contact
     if not layered and weight in (0.0, 1.0):  # a plain walker or stander: the rig's tuples as they are

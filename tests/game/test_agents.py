@@ -148,15 +148,15 @@ def test_the_demo_enemy_carves_the_rock_wall_with_the_default_chainsaw():
 
 
 def scripted(frame: int) -> Inputs:
-    """Walk to the wall, punch, pull out, suck the ground, stance, throw: every action in 200 frames."""
+    """Walk to the wall, punch, pull out, suck the ground, stance, throw: every action in 240 frames."""
     if frame < 60:
         return Inputs(move=(0.0, 1.0), look=(270.0, 0.0), sprint=True)
     pitch = -50.0  # the ground within punching reach
-    buttons = {70: "punch", 80: "pull_out", 90: "throw", 150: "stance", 160: "throw"}
-    if 100 <= frame < 145:
+    buttons = {70: "punch", 110: "pull_out", 150: "throw", 210: "stance", 220: "throw"}  # each strike plays 0.6 s
+    if 160 <= frame < 205:
         return Inputs(look=(270.0, pitch), suck=True)
     name = buttons.get(frame)
-    yaw = 320.0 if 75 <= frame < 95 else 270.0 + frame % 7  # pull out beside the punched hole
+    yaw = 320.0 if 105 <= frame < 155 else 270.0 + frame % 7  # pull out beside the punched hole
     return Inputs(look=(yaw, pitch), **({name: True} if name else {}))
 
 
@@ -164,7 +164,7 @@ def test_the_demo_world_is_deterministic_with_every_action_npcs_and_the_enemy():
     runs = []
     for _ in range(2):
         world = World.demo(seed=3)
-        for frame in range(200):
+        for frame in range(240):
             world.step(scripted(frame))
         runs.append((world.event_log_hash(), world.voxel_hash(), world.snapshot(),
                      [n.position.tolist() for n in world.agents.npcs], world.actions.suck.bullets))

@@ -19,6 +19,7 @@ from .test_actions import density_fall_by_material
 
 FLOOR = 4.0
 LOOK = (270.0, 0.0)  # along +x, level
+STRIKE_FRAMES = 120  # a punch into iron plays out in under a second
 
 
 def arena(wall="rock", settings: ActionSettings = ActionSettings(), spawn_x=6.0) -> World:
@@ -30,9 +31,14 @@ def arena(wall="rock", settings: ActionSettings = ActionSettings(), spawn_x=6.0)
 
 
 def press(world: World, frames_after: int = 2, **buttons) -> list:
-    """Press the buttons for one frame (looking along LOOK unless given), then release for ``frames_after``."""
+    """Press the buttons for one frame (looking along LOOK unless given), then release until the punch or
+    pull-out it started has played out (game.strike), then for ``frames_after`` frames more."""
     look = buttons.pop("look", LOOK)
     events = world.step(Inputs(look=look, **buttons))
+    for _ in range(STRIKE_FRAMES):
+        if not world.actions.strike.busy:
+            break
+        events += world.step(Inputs(look=look))
     for _ in range(frames_after):
         events += world.step(Inputs(look=look))
     return events
@@ -43,12 +49,18 @@ def of(events, kind_type, **values):
 
 
 # ------------------------------------------------------------------------------------------------------ punch
-def test_punch_is_queued_applied_next_frame_and_scatters_fragments_that_fall_and_rest():
+def test_punch_lands_at_its_contact_frame_is_applied_next_frame_and_scatters_fragments_that_fall_and_rest():
     world = arena("soil")
     before = world.volume.solid_volume()
     first = world.step(Inputs(look=LOOK, punch=True))
-    assert of(first, ActionStarted, action="punch") and not of(first, VoxelsEdited)  # queued, not yet applied
-    assert world.volume.solid_volume() == before
+    assert of(first, ActionStarted, action="punch") and not of(first, VoxelsEdited)
+    frames = 0
+    while not world.actions.strike.struck:  # the fist on its way: nothing changes until it strikes
+        assert world.volume.solid_volume() == before and frames < 30
+        assert not of(world.step(Inputs(look=LOOK)), VoxelsEdited)
+        frames += 1
+    assert frames >= 5  # the wind-up and the thrust take a few frames (0.1 s of the 0.5 s punch at least)
+    assert world.volume.solid_volume() == before  # the contact frame queues the edit
     second = world.step(Inputs(look=LOOK))
     edits = of(second, VoxelsEdited, source="punch")
     assert len(edits) == 1 and edits[0].volume_removed > 0.1

@@ -108,8 +108,8 @@ def test_punched_fragments_stay_15_seconds_though_the_player_keeps_punching():
     first = {o.name for o in world.actions.objects if o.kind == "fragment"}
     assert first
     assert world.settings.actions.fragment_lifetime >= 15.0
-    for n in range(14):  # fourteen more punches into the softening wall, half a second apart
-        press(world, punch=True, look=(260.0 + 20.0 * (n % 2), -10.0 + 1.5 * n), frames_after=29)
+    for n in range(14):  # fourteen more punches into the softening wall, each as its strike plays out (0.6 s)
+        press(world, punch=True, look=(260.0 + 20.0 * (n % 2), -10.0 + 1.5 * n), frames_after=0)
     while world.time < start + 14.9:
         world.step(Inputs(look=(270.0, 0.0)))
     left = {o.name for o in world.actions.objects if o.kind == "fragment"}

@@ -12,22 +12,25 @@ from voxelworld.game.enemy import ChainsawSettings
 from voxelworld.game.world import Inputs, World, WorldSettings
 from voxelworld.io.state import capture
 
-PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 48, 62, 64, 124, 128, 134
-FRAMES = 150
+# The punch and the pull-out play their own motion (game.strike): each edit is queued as the fist strikes, some 11
+# frames after the press, and each strike plays out (some 34 frames) before the next button.
+PUNCH, PULL_OUT, THROW_PIECE, SUCK_FROM, SUCK_TO, STANCE, THROW_BULLET = 40, 80, 118, 120, 180, 184, 190
+FRAMES = 206
 # What the world holds after the frame: (frame, the sources of the queued edits, what the player holds, the kinds
 # of the loose objects other than fragments). tests/io checks that these moments still happen as named.
 # The enemy cuts the rock wall with the default chainsaw carving every contact frame (scenario_world: a 0.15 m cut
 # wears rock down over many frames, the blade staying in contact), so from frame 40 on its carve is queued in almost
 # every frame.
 MOMENTS = {
-    "punch queued": (41, {"punch", "chainsaw"}, None, set()),
-    "pull-out queued": (49, {"pull_out", "chainsaw"}, None, set()),
-    "piece held, carve queued": (51, {"chainsaw"}, "held", set()),
-    "piece flying": (64, {"chainsaw"}, None, {"projectile"}),
-    "suck and carve queued": (71, {"suck", "chainsaw"}, None, {"projectile"}),
-    "bullet held": (131, {"chainsaw"}, "bullet", {"projectile"}),
-    "impact queued": (132, {"impact:attach", "chainsaw"}, "bullet", set()),
-    "bullet flying": (137, {"chainsaw"}, None, {"projectile"}),
+    "punch on its way": (46, {"chainsaw"}, None, set()),
+    "punch queued": (51, {"punch", "chainsaw"}, None, set()),
+    "pull-out queued": (92, {"pull_out", "chainsaw"}, None, set()),
+    "piece held, carve queued": (95, {"chainsaw"}, "held", set()),
+    "piece flying": (120, {"chainsaw"}, None, {"projectile"}),
+    "suck and carve queued": (127, {"suck", "chainsaw"}, None, {"projectile"}),
+    "bullet held": (186, {"chainsaw"}, "bullet", {"projectile"}),
+    "impact queued": (187, {"impact:attach", "chainsaw"}, "bullet", set()),
+    "bullet flying": (193, {"chainsaw"}, None, {"projectile"}),
 }
 
 

@@ -50,7 +50,7 @@ from ..attribute_state import (
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
 from ..terrain import Volume
-from .actions import ActionEvent, ActionResult, PunchSettings, pull_out_edit, punch_edit
+from .actions import ActionEvent, ActionResult, PunchSettings, aim_hit, pull_out_edit, punch_edit
 from .checks import point_tuple
 from .deformation import (
     AwardSettings,
@@ -65,6 +65,8 @@ from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, It
 from .objects import ObjectTransform, WorldObject, fall
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
+from .strike import Strike, StrikeSettings
+from .strike import warm as warm_strikes
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
 from .use import UseTarget, treasure_reward, use_target
@@ -105,13 +107,14 @@ class ActionSettings:
     awards: AwardSettings = AwardSettings()
     fragment_lifetime: float = 15.0
     max_fragments: int = 64
+    strike: StrikeSettings = StrikeSettings()
     use_reach: float = 2.5
     use_angle: float = 30.0
 
     def __post_init__(self) -> None:
         for name, kind in (("punch", PunchSettings), ("pull_out", PunchSettings), ("suck", SuckSettings),
                            ("throw", ThrowSettings), ("impact", ImpactRules), ("treasure", TreasureSettings),
-                           ("awards", AwardSettings)):
+                           ("awards", AwardSettings), ("strike", StrikeSettings)):
             check_range(name, getattr(self, name), f"a {kind.__name__}", isinstance(getattr(self, name), kind))
         object.__setattr__(self, "fragment_lifetime", check_finite("fragment_lifetime", self.fragment_lifetime,
                                                                    minimum=0.0, strict_minimum=True, unit="s"))
@@ -168,7 +171,7 @@ class PlayerActions:
         "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
         "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
         "*": lambda actions, name, state: actions._check_places(name, state)}
-    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box")
+    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box", "strike")  # strike: its own state_dict's
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
         check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
@@ -179,6 +182,7 @@ class PlayerActions:
         self.objects: list[WorldObject] = []
         self.items: tuple[str, ...] = ()
         self.opened_treasures: tuple[int, ...] = ()
+        self.strike = Strike(settings.strike)  # the punch or pull-out playing
         self._made = 0
         # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
         # awaiting the deformation stage's bookkeeping (empty between frames); by make, the report is an
@@ -205,19 +209,27 @@ class PlayerActions:
 
     def state_dict(self) -> dict:
         """What the actions keep from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
-        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`)."""
-        return attribute_state(self, self.STATE_ATTRIBUTES)
+        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`), and ``"strike"``: the
+        punch or pull-out playing (:meth:`Strike.state_dict`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES) | {"strike": self.strike.state_dict()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
-        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
+        out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md). A state saved before strikes
+        played (no ``"strike"``) has none playing."""
+        strike = Strike(self.settings.strike)
+        if isinstance(state, Mapping) and "strike" in state:
+            strike.load_state_dict(state["strike"], "state['strike']")
+            state = {key: value for key, value in state.items() if key != "strike"}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
+        self.strike = strike
 
     def attach(self, world: World) -> None:
         """Run in ``world``'s frames: buttons in the "control" stage, bookkeeping in the "deformation" stage,
         objects in the "events" stage; thrown objects keep collision triangles around them; all objects show in
         snapshots."""
         self._box = world_box(world.volume)
+        warm_strikes(self.settings.strike)
         world.add_handler(self.act, "control")
         world.add_handler(self.book, "deformation")
         world.add_handler(self.move_objects, "events")
@@ -247,8 +259,12 @@ class PlayerActions:
         eye, aim = player.eye, player.aim
         for action in ("throw", "stance", "punch", "pull_out", "use"):
             if getattr(inputs, action) and not getattr(before, action):
+                if action in ("punch", "pull_out") and self.strike.busy:
+                    self.strike.queued = action  # starts as the strike playing ends
+                    continue
                 world.emit(ActionStarted, action=action)
                 getattr(self, f"_{action}")(world, eye, aim, volume, bvh)
+        self._play_strike(world)
         if inputs.suck and not before.suck:
             world.emit(ActionStarted, action="suck")
         for edit in suck_edits(self._suck_as_booked(), volume, bvh, eye, aim, world.dt, inputs.suck,
@@ -291,18 +307,45 @@ class PlayerActions:
 
     def _punch(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
                ) -> None:
-        edit = punch_edit(volume, bvh, eye, aim, self.callback_for(world, "punch", eye),
-                          self.settings.punch)
-        self._queue(world, "punch", edit, eye, aim, self.settings.punch.reach)
+        self._start_strike(world, "punch", eye, aim, bvh)
 
     def _pull_out(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
                   ) -> None:
         if self.held is not None:
             self._refuse(world, refusal("pull_out", "hands_full"), "hands_full")
             return
-        edit = pull_out_edit(volume, bvh, eye, aim, self.callback_for(world, "pull_out", eye),
-                             self.settings.pull_out)
-        self._queue(world, "pull_out", edit, eye, aim, self.settings.pull_out.reach)
+        self._start_strike(world, "pull_out", eye, aim, bvh)
+
+    def _start_strike(self, world: World, action: str, eye: np.ndarray, aim: np.ndarray, bvh: TriangleBVH | None
+                      ) -> None:
+        """Start the punch or pull-out's motion at what the aim meets (:mod:`.strike`); a miss is said now and
+        the fist strikes the air."""
+        settings = self.settings.punch if action == "punch" else self.settings.pull_out
+        hit = aim_hit(bvh, eye, aim, settings.reach)
+        player = world.player
+        if hit is None:
+            self._refuse(world, missed(bvh, eye, aim, action, settings.reach), "missed")
+            self.strike.start(action, eye, aim, None, "", 0.0, False, player.position, player.yaw)
+            return
+        material = world.materials.name_by_id[hit[2]]
+        hardness = float(world.materials[material].hardness)
+        self.strike.start(action, eye, aim, hit[0], material, hardness, settings.tool.break_threshold(hardness) == 0,
+                          player.position, player.yaw)
+
+    def _play_strike(self, world: World) -> None:
+        """A frame of the strike playing: its edit at the contact frame; a press kept meanwhile starts as it ends."""
+        strike, player = self.strike, world.player
+        action, eye, aim = strike.action, strike.eye, strike.aim
+        if strike.step(world.dt, player.position, player.yaw) and eye is not None and aim is not None:
+            make, settings = (punch_edit, self.settings.punch) if action == "punch" else \
+                (pull_out_edit, self.settings.pull_out)
+            edit = make(world.volume, world.collider.bvh, eye, aim, self.callback_for(world, action, eye), settings)
+            self._queue(world, action, edit, eye, aim, settings.reach)
+        if not strike.busy and strike.queued:
+            action, strike.queued = strike.queued, ""
+            world.emit(ActionStarted, action=action)
+            getattr(self, f"_{action}")(world, player.eye, player.aim, world.volume, world.collider.bvh)
+            self._play_strike(world)
 
     def _use(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
              ) -> None:

@@ -9,9 +9,10 @@ world puts the poses in its :class:`~voxelworld.game.reports.Snapshot` (``snapsh
   distance they travelled (the rig's ``walk_cycle`` metres a cycle, measured from the clip's feet), so the feet
   do not slide; standing still, the figure eases into its idle pose (the rest pose with the arms let down)
   within :data:`BLEND_SECONDS`.
-- **The player's actions** are small authored layers over the walk or idle pose: a punch (or a pull-out)
-  thrusts the right arm forward, suck holds both arms forward, a throw swings the right arm from up behind
-  to forward, and in the air both arms rise sideways.
+- **The player's actions** are layers over the walk or idle pose: a punch (or a pull-out) is its own contact
+  motion (:mod:`voxelworld.game.strike`: the torso, the right arm and the hand take its pose, slowed where the
+  fist strikes something hard); suck holds both arms forward, a throw swings the right arm from up behind to
+  forward, and in the air both arms rise sideways.
 - **The chainsaw enemy** plays its full-body chainsaw swing on CesiumMan's own skeleton
   (:mod:`voxelworld.game.enemy`), so its pose is the swing's pose as it is: every joint's local rotation and the
   root's translation, with the enemy's position, yaw and scale (the placement its motion stands in). The cut, the
@@ -70,7 +71,7 @@ __all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", 
 RIGHT_ARM = ("Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_")  # shoulder, elbow, wrist
 LEFT_ARM = ("Skeleton_arm_joint_L__4_", "Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__2_")
 BLEND_SECONDS = 0.2  # s: the walk and the layers ease in and out over this long
-ACTION_SECONDS = {"punch": 0.35, "throw": 0.45}  # s: how long a pressed action's layer plays
+ACTION_SECONDS = {"throw": 0.45}  # s: how long a pressed action's layer plays
 WALKING_SPEED = 0.2  # m/s: slower than this is standing
 TELEPORT = 2.0  # m: a move longer than this in one frame is a jump cut (no walk phase)
 KINDS = ("player", "npc", "enemy")
@@ -86,8 +87,8 @@ class CharacterPose:
     (degrees) where it faces and ``scale`` its size (1: CesiumMan's own); ``rotations``: the local rotation
     ``(x, y, z, w)`` of every joint of :func:`character_rig`'s skeleton, flat, 4 per joint, in joint order;
     ``root``: the root joint's local translation (m, model units). The walk's state: ``walk_phase`` (s into the
-    walk clip) and ``walk_weight`` (0 idle .. 1 walking); the layers': ``action`` ("punch", "throw" or "")
-    and ``action_time`` (s since it started), ``suck_weight`` and ``air_weight`` (0..1). An enemy's
+    walk clip) and ``walk_weight`` (0 idle .. 1 walking); the layers': ``action`` ("throw" or ""; "punch" in a
+    pose saved before the punch had its own motion, :mod:`voxelworld.game.strike`) and ``action_time`` (s since it started), ``suck_weight`` and ``air_weight`` (0..1). An enemy's
     ``blade`` is its blade's segment (two points, m) and ``contact`` the material it touches (or None).
     """
 
@@ -353,7 +354,6 @@ RIGHT_DOWN = 0.2 * RIGHT - UP  # idle: the right arm hangs down, a little away f
 _AIR_UPPER, _AIR_FORE = RIGHT + 0.8 * UP, RIGHT + 1.2 * UP  # in the air: arms up sideways
 _AHEAD = FORWARD - 0.15 * UP  # suck: both arms forward, a little down
 _SUCK_UPPER = _AHEAD + 0.15 * RIGHT
-_PUNCH = FORWARD + 0.1 * UP  # punch: the right arm thrust forward at shoulder height
 
 
 def _action_weight(action: str, time: float) -> float:
@@ -374,13 +374,15 @@ def _layers(rotations: np.ndarray, state: Mapping[str, Any]) -> None:
     if suck > 0.0:
         aim_arm(rotations, rig.right_arm, _SUCK_UPPER, _AHEAD, suck)
         aim_arm(rotations, rig.left_arm, _SUCK_UPPER * _MIRROR, _AHEAD, suck)
+    if state["strike"] is not None:  # the punch or pull-out's own motion (game.strike) over the arm and torso
+        joints, strike, weight = state["strike"]
+        if weight > 0.0:
+            rotations[joints] = _nlerp_rows(rotations[joints], strike, weight)
     action, time = state["action"], state["action_time"]
     weight = _action_weight(action, time)
     if weight <= 0.0:
         return
-    if action == "punch":
-        aim_arm(rotations, rig.right_arm, _PUNCH, _PUNCH, weight)
-    elif action == "throw":
+    if action == "throw":
         swing = min(time / ACTION_SECONDS["throw"], 1.0)  # the hand goes from up behind to forward
         angle = math.radians(120.0 - 130.0 * swing)  # elevation over the forward direction, degrees
         direction = math.cos(angle) * FORWARD + math.sin(angle) * UP + 0.2 * RIGHT
@@ -388,7 +390,8 @@ def _layers(rotations: np.ndarray, state: Mapping[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ actors
-_NO_LAYERS: dict[str, Any] = {"action": "", "action_time": 0.0, "suck_weight": 0.0, "air_weight": 0.0}
+_NO_LAYERS: dict[str, Any] = {"action": "", "action_time": 0.0, "strike": None, "suck_weight": 0.0,
+                              "air_weight": 0.0}
 
 
 def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous: CharacterPose | None, dt: float,
@@ -417,7 +420,7 @@ def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous
     weight = _towards(weight, 1.0 if walking else 0.0, dt / BLEND_SECONDS)
     layers = layers or _NO_LAYERS
     sample = min(int(phase / duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)  # the nearest sample
-    layered = layers["action"] or layers["suck_weight"] > 0 or layers["air_weight"] > 0
+    layered = layers["action"] or layers["strike"] is not None or layers["suck_weight"] > 0 or layers["air_weight"] > 0
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
              None, None)  # no blade, no contact
     if not layered and (weight == 0.0 or weight == 1.0):  # a plain walker or stander: the rig's tuples as they are
@@ -440,13 +443,13 @@ def _player_layers(world: World, events: Iterable[Event], previous: CharacterPos
     dt = world.dt
     action, time = ("", 0.0) if previous is None else (previous.action, previous.action_time + dt)
     for event in events:
-        if isinstance(event, ActionStarted) and event.action in ("punch", "pull_out", "throw"):
-            action, time = ("throw" if event.action == "throw" else "punch"), 0.0
-    if not action or time >= ACTION_SECONDS[action]:
+        if isinstance(event, ActionStarted) and event.action == "throw":
+            action, time = "throw", 0.0
+    if time >= ACTION_SECONDS.get(action, 0.0):
         action, time = "", 0.0
     suck = 0.0 if previous is None else previous.suck_weight
     air = 0.0 if previous is None else previous.air_weight
-    return {"action": action, "action_time": time,
+    return {"action": action, "action_time": time, "strike": world.actions.strike.layer(),
             "suck_weight": _towards(suck, 1.0 if world.inputs.suck else 0.0, dt / BLEND_SECONDS),
             "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
 

@@ -56,6 +56,7 @@ from ..game.objects import ObjectTransform, WorldObject
 from ..game.play import ActionSettings
 from ..game.player import PlayerSettings
 from ..game.poses import CharacterPose
+from ..game.strike import StrikeSettings
 from ..game.suck import SuckSettings, SuckState
 from ..game.throwing import Contact as ImpactContact
 from ..game.throwing import ImpactRules, ThrowSettings
@@ -86,6 +87,7 @@ _NAMED_TYPES: dict[str, type] = {
     "motion.contacts.SlowdownProfile": SlowdownProfile, "meshing.options.MeshOptions": MeshOptions,
     "navigation.settings.NavSettings": NavSettings, "navigation.settings.SearchRegion": SearchRegion,
     "terrain.materials.Material": Material, "game.enemy_reaction.ReactionSettings": ReactionSettings,
+    "game.strike.StrikeSettings": StrikeSettings,
     # game state
     "game.world.Inputs": Inputs, "game.world.Snapshot": Snapshot, "game.objects.ObjectTransform": ObjectTransform,
     "game.suck.SuckState": SuckState, "game.deformation.DeformationState": DeformationState,

@@ -32,10 +32,20 @@ from .part_contacts import (
                             collision_contact_query,
 )
 from .skeleton import Pose, Skeleton
-from .swing import chainsaw_swing_clip, cutting_clip, dig_clip, forearm_part, held_part, row_clip, swing_clip
+from .swing import (
+    PUNCH_STRIKE,
+    chainsaw_swing_clip,
+    cutting_clip,
+    dig_clip,
+    forearm_part,
+    held_part,
+    punch_clip,
+    row_clip,
+    swing_clip,
+)
 
 __all__ = ["quaternions", "CESIUM_MAN", "load_bvh", "Channel", "Clip", "ContactMotion", "Contact", "ContactEnded",
            "ContactStarted", "Medium", "MediumEntered", "MediumLeft", "PartShape", "SlowdownProfile", "Vibration",
            "collision_contact_query", "Character", "SkinnedMesh", "load_gltf", "skin", "ConeLimit", "HingeLimit",
            "fabrik", "two_bone_ik", "Pose", "Skeleton", "chainsaw_swing_clip", "cutting_clip", "dig_clip",
-           "forearm_part", "held_part", "row_clip", "swing_clip", "JointMotion", "joint_motion", "motion_ratios"]
+           "forearm_part", "held_part", "punch_clip", "PUNCH_STRIKE", "row_clip", "swing_clip", "JointMotion", "joint_motion", "motion_ratios"]

@@ -15,7 +15,8 @@ from .clip import Clip
 from .part_contacts import PartShape, joint_index
 from .skeleton import Skeleton
 
-__all__ = ["swing_clip", "forearm_part", "held_part", "chainsaw_swing_clip", "cutting_clip", "dig_clip", "row_clip"]
+__all__ = ["swing_clip", "forearm_part", "held_part", "chainsaw_swing_clip", "cutting_clip", "dig_clip", "row_clip",
+           "punch_clip", "PUNCH_STRIKE"]
 
 
 def swing_clip(skeleton: Skeleton, chain: Sequence[str], forward: ArrayLike, up: ArrayLike, from_degrees: float = 60.0,
@@ -386,3 +387,63 @@ def row_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, fo
                                       (lifted[1], between(lifted[1]), "ease"), (1.0, catch, "ease")], duration, keys)
     return author_clip(name, skeleton, body_joints, times, tracks, elbow_above=False, splay_degrees=15.0,
                    hold_hand=True)
+
+
+PUNCH_STRIKE = 0.5  # share of the punch at which the fist is furthest out (punch_clip's strike waypoint)
+
+
+def punch_clip(skeleton: Skeleton, chain: Sequence[str], hips: str, chest: str, forward: ArrayLike, up: ArrayLike,
+               duration: float = 0.5, aim_degrees: float = 0.0, keys: int = 21, name: str = "punch") -> Clip:
+    """A straight punch, played once: guard, wind-up, thrust along the aim, back to guard.
+
+    At the guard (time 0 and ``duration``) the fist is by the chin: the wrist 0.4 of the arm's reach ahead of the
+    shoulder and 0.2 below it. In the wind-up (to 0.2 of the clip) the chest turns back 15 degrees and the hips 5,
+    the wrist drawn back to 0.25 ahead; in the thrust (to ``PUNCH_STRIKE``, 0.5) the chest turns 25 degrees
+    forward and leans 5, the hips turn 10 forward and dip 2 cm, and the wrist goes out to 0.97 of the reach
+    along ``aim_degrees`` of elevation; the rest of the clip brings it back. Every segment eases in and out.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+    chain : sequence of 3 joint names (or indices)
+        Shoulder, elbow, wrist of the punching arm.
+    hips, chest : str or int
+        As for :func:`chainsaw_swing_clip`.
+    forward, up : array_like (3,)
+    duration : float
+        The punch's length at full speed (s), > 0.
+    aim_degrees : float
+        Where the fist goes: degrees above ``forward`` (negative: below), in [-80, 80].
+    keys : int
+        Key times, >= 5.
+    name : str
+
+    Returns
+    -------
+    Clip
+        Keys the rotations of ``hips``, the joints from it to ``chest``, the shoulder, elbow and wrist, and the
+        translation of ``hips``.
+
+    Examples
+    --------
+    >>> from voxelworld.motion import CESIUM_MAN, load_gltf
+    >>> man = load_gltf(CESIUM_MAN).skeleton
+    >>> arm = ["Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_"]
+    >>> clip = punch_clip(man, arm, "Skeleton_torso_joint_1", "torso_joint_3", (1, 0, 0), (0, 0, 1))
+    >>> wrist = man.index(arm[2])
+    >>> guard, strike = (man.world_positions(clip.sample(man, t))[wrist] for t in (0.0, 0.25))
+    >>> bool(strike[0] - guard[0] > 0.2)  # out along forward
+    True
+    """
+    body_joints = BodyJoints.of(skeleton, chain, hips, chest, (), forward, up)
+    duration = check_finite("duration", duration, minimum=0.0, strict_minimum=True, unit="s")
+    aim = np.radians(check_finite("aim_degrees", aim_degrees, minimum=-80.0, maximum=80.0, unit="degrees"))
+    keys = check_integer("keys", keys, minimum=5)
+    guard = dict(hips_turn=0.0, hips_lean=0.0, hips_drop=0.0, chest_turn=0.0, chest_lean=0.0, reach_forward=0.4,
+                 reach_up=-0.2)
+    wind_up = guard | dict(hips_turn=-5.0, chest_turn=-15.0, reach_forward=0.25)
+    strike = dict(hips_turn=10.0, hips_lean=0.0, hips_drop=0.02, chest_turn=25.0, chest_lean=5.0,
+                  reach_forward=0.97 * float(np.cos(aim)), reach_up=0.97 * float(np.sin(aim)))
+    times, tracks = waypoint_tracks([(0.0, guard, None), (0.2, wind_up, "ease"), (PUNCH_STRIKE, strike, "ease"),
+                                      (1.0, guard, "ease")], duration, keys)
+    return author_clip(name, skeleton, body_joints, times, tracks, elbow_above=False)
