@@ -449,17 +449,23 @@ def test_hud_aim_tells_each_actions_reach_and_the_break_threshold():
     assert protocol.hud_message(_wall_world("iron"))["aim"]["break_at"] is None
 
 
+def _punch_applied(world: World) -> None:
+    """Punch along +x and step until the punch's edit is applied (the frame after its fist strikes)."""
+    world.step(Inputs(look=(270.0, 0.0), punch=True))
+    while not world.actions.strike.struck:
+        world.step(Inputs(look=(270.0, 0.0)))
+    world.step(Inputs(look=(270.0, 0.0)))
+
+
 def test_frame_events_say_why_an_action_was_blocked_and_what_it_did():
     world = _wall_world("iron")
-    world.step(Inputs(look=(270.0, 0.0), punch=True))
-    world.step(Inputs(look=(270.0, 0.0)))  # the punch is applied: iron holds
+    _punch_applied(world)  # iron holds
     events = protocol.frame_message(world)["events"]
     blocked = [e for e in events if e["event"] == "blocked"]
     said = [e for e in world.frame_events if type(e).__name__ == "ActionBlocked"]
     assert blocked == [{"event": "blocked", "action": "punch", "reason": "too_hard", "text": said[0].text}]
     world = _wall_world("soil")
-    world.step(Inputs(look=(270.0, 0.0), punch=True))
-    world.step(Inputs(look=(270.0, 0.0)))
+    _punch_applied(world)
     message = protocol.frame_message(world)
     (punched,) = [e for e in message["events"] if e["event"] == "outcome" and e["kind"] == "punch"]
     assert punched["material"] == "soil" and punched["amount"] > 0 and len(punched["position"]) == 3

@@ -65,8 +65,9 @@ PUNCH_REACH = 2.4  # m: the script steps closer than this before it punches (wel
 OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview frames, the pool to the wall
 
 # The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
-SCRIPT = ((0, "walk"), (145, "punch the ground"), (165, "pull out"), (180, "throw the piece"), (225, "suck"),
-          (290, "stance"), (300, "throw the bullet"), (340, "walk to the wall and punch it"), (590, "watch"))
+# A punch or pull-out plays its own motion (game.strike, about 0.6 s into soil): each phase waits for it.
+SCRIPT = ((0, "walk"), (145, "punch the ground"), (185, "pull out"), (225, "throw the piece"), (255, "suck"),
+          (320, "stance"), (330, "throw the bullet"), (365, "walk to the wall and punch it"), (590, "watch"))
 SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy",
             "Why: blocked actions and re-plans", "Hashes", "Frame times (this machine)")
 EXPLAINED_ROWS = 12  # rows of each "why" table; the rest are counted
