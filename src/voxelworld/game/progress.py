@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..errors import check_integer, check_range
+from ..errors import ParameterError, check_integer, check_range
 from .events import ActionBlocked, ActionOutcome, Event, GoalReached, UpgradeBought
 
 if TYPE_CHECKING:
@@ -203,11 +203,11 @@ _DUG = ("punch", "pull_out", "suck")  # ActionOutcome kinds of the player's digg
 
 def check_goals(goals: object) -> tuple[Goal, ...]:
     """``goals`` as a tuple of :class:`Goal` with distinct names, else ParameterError."""
-    check_range("goals", goals, "a tuple of Goal", isinstance(goals, tuple) and all(isinstance(g, Goal)
-                                                                                   for g in goals))
-    names = [g.name for g in goals]  # type: ignore[union-attr]
+    if not (isinstance(goals, tuple) and all(isinstance(g, Goal) for g in goals)):
+        raise ParameterError("goals", goals, "a tuple of Goal")
+    names = [g.name for g in goals]
     check_range("goals", names, "goals of distinct names", len(set(names)) == len(names))
-    return goals  # type: ignore[return-value]
+    return goals
 
 
 def reached_goals(goals: Sequence[Goal], reached: Sequence[str], opened: int, touching: Iterable[str],

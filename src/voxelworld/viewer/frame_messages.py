@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..game.events import GoalReached, UpgradeBought
 from ..game.progress import UPGRADES, price
 
 if TYPE_CHECKING:
     from ..game.world import World
 
-__all__ = ["progress_fields", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
+__all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
            "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged", "PoseError"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
@@ -210,6 +211,14 @@ def progress_fields(world: World) -> dict[str, Any]:
     reached = set(progress.goals)
     goals = [{"name": g.name, "text": g.text, "done": g.name in reached} for g in world.settings.goals]
     return {"shop": shop, "goals": goals}
+
+
+def progress_event(event: UpgradeBought | GoalReached) -> dict[str, Any]:
+    """A purchase (``bought``) or a goal reached (``goal``) as the frame's events carry it."""
+    if isinstance(event, UpgradeBought):
+        return {"event": "bought", "upgrade": event.upgrade, "level": event.level, "cost": round(event.cost, 4),
+                "currency": round(event.currency, 2)}
+    return {"event": "goal", "goal": event.goal, "text": event.text, "reached": event.reached, "goals": event.goals}
 
 
 def delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:

@@ -252,8 +252,7 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
         for n, name in enumerate(held):
             if not isinstance(name, str) or name not in BUTTONS:
                 raise _bad(f"held[{n}]", name, "one of " + ", ".join(BUTTONS))
-        buy = document.get("buy")
-        if buy is not None and buy not in UPGRADE_NAMES:
+        if (buy := document.get("buy")) is not None and buy not in UPGRADE_NAMES:
             raise _bad("buy", buy, "one of " + ", ".join(UPGRADE_NAMES))
         return InputMessage(move, look, frozenset(held), buy)
     if kind in ("control", "release"):
@@ -519,12 +518,8 @@ def _event(event: Event, world: World) -> dict[str, Any] | None:
     if isinstance(event, TreasureOpened):
         return {"event": "opened", "name": event.name, "position": _round(event.position),
                 "material": event.material, "stamina": _round(event.stamina), "currency": _round(event.currency)}
-    if isinstance(event, UpgradeBought):
-        return {"event": "bought", "upgrade": event.upgrade, "level": event.level, "cost": _round(event.cost),
-                "currency": _round(event.currency, 2)}
-    if isinstance(event, GoalReached):
-        return {"event": "goal", "goal": event.goal, "text": event.text, "reached": event.reached,
-                "goals": event.goals}
+    if isinstance(event, (UpgradeBought, GoalReached)):
+        return frame_messages.progress_event(event)
     if isinstance(event, Landed):  # where the player stands after the frame it landed in
         return {"event": "landed", "position": _round(world.player.position), "material": event.material,
                 "speed": _round(event.speed)}
@@ -582,8 +577,7 @@ def hud_message(world: World) -> dict[str, Any]:
     the aim reports surfaces beyond every reach too, for the page to show dimmed), stamina, currency (what opened
     treasures paid), the suck gauge, the bullets carried (each one's material), what is held, and the volume
     removed per material group (every group of the table, 0 for none yet) with each group's award thresholds and
-    the items granted, and the player's progress: the shop's upgrades and the world's goals
-    (:func:`~voxelworld.viewer.frame_messages.progress_fields`)."""
+    the items granted, and the shop and goals (:func:`~voxelworld.viewer.frame_messages.progress_fields`)."""
     aim = world.aim_info()
     suck = world.actions.suck
     held = world.actions.held
