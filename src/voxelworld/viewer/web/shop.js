@@ -27,9 +27,12 @@ export class Shop {
     return !this.panel.hidden;
   }
 
+  // Open or close the panel; opening it frees a locked mouse, so that its rows can be clicked.
   toggle() {
     this.panel.hidden = !this.panel.hidden;
-    if (this.open) text(this.note, "");
+    if (!this.open) return;
+    text(this.note, "");
+    if (document.pointerLockElement) document.exitPointerLock();
   }
 
   // Buy the upgrade at ``index`` (0: the first), if the shop is open and it is there.
