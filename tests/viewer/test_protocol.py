@@ -59,8 +59,10 @@ def test_good_messages():
     assert parse_client_message('{"type": "ping"}') == PingMessage(0)
     every = parse_client_message(json.dumps({"type": "input", "held": list(BUTTONS)}))
     assert every.held == frozenset(BUTTONS)
-    # What the page may hold are exactly Inputs' buttons less save (saving is a message of its own).
-    assert set(BUTTONS) | {"save"} == {name for name in Inputs.__dataclass_fields__ if name not in ("move", "look")}
+    # What the page may hold are exactly Inputs' buttons less save (saving is a message of its own); buy is no
+    # button but the input message's field of its own.
+    assert set(BUTTONS) | {"save"} == {name for name in Inputs.__dataclass_fields__
+                                       if name not in ("move", "look", "buy")}
 
 
 def test_a_message_of_exactly_the_limit_is_read():

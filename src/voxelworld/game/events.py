@@ -28,7 +28,7 @@ import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
            "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp", "TreasureOpened",
-           "NPCChanged", "EnemyChanged", "PlayEnded", "event_text", "log_hash"]
+           "UpgradeBought", "GoalReached", "NPCChanged", "EnemyChanged", "PlayEnded", "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,9 @@ class ActionOutcome(Event):
 @dataclass(frozen=True)
 class ActionBlocked(Event):
     """A player action did nothing, and why (what the HUD shows for a moment): ``action`` is punch, pull_out,
-    suck, throw, stance or use; ``reason`` a code (out_of_reach, too_hard, nothing_aimed, nothing_to_hold,
-    hands_full, no_bullet, exhausted, nothing_to_use; see :mod:`voxelworld.game.refusals`) and ``text`` the words
+    suck, throw, stance, use or buy; ``reason`` a code (out_of_reach, too_hard, nothing_aimed, nothing_to_hold,
+    hands_full, no_bullet, exhausted, nothing_to_use, see :mod:`voxelworld.game.refusals`; for buy
+    not_enough_currency or maxed, :mod:`voxelworld.game.progress`) and ``text`` the words
     ("out of reach: 3.1 m, punch reaches 2.5 m"). Once per press: a held suck says each reason once per hold."""
 
     action: str
@@ -177,6 +178,28 @@ class TreasureOpened(Event):
     position: tuple[float, float, float]
     stamina: float
     currency: float
+
+
+@dataclass(frozen=True)
+class UpgradeBought(Event):
+    """The player bought ``level`` of the tool upgrade ``upgrade`` (:data:`~voxelworld.game.progress.UPGRADES`)
+    for ``cost`` currency, leaving it ``currency``."""
+
+    upgrade: str
+    level: int
+    cost: float
+    currency: float
+
+
+@dataclass(frozen=True)
+class GoalReached(Event):
+    """The player reached the world's goal ``goal`` (``text``: what the HUD says), the ``reached``-th of its
+    ``goals`` (``WorldSettings.goals``)."""
+
+    goal: str
+    text: str
+    reached: int
+    goals: int
 
 
 def _text(value: object) -> str:

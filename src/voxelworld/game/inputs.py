@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError, check_finite, check_range
+from .progress import check_upgrade
 
 _BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use", "save")
 
@@ -25,10 +26,14 @@ class Inputs:
     ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
     :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
     True while held: jump, sprint, punch, pull_out, suck, stance, throw, use (pick up a loose fragment or open
-    an exposed treasure), save. Actions compare with ``world.previous_inputs`` to see a press.
+    an exposed treasure), save. Actions compare with ``world.previous_inputs`` to see a press. ``buy``: the name
+    of a tool upgrade to buy in this frame (one of :data:`~voxelworld.game.progress.UPGRADE_NAMES`; one purchase
+    each frame it is given) or None.
 
     >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
     True
+    >>> Inputs(buy="punch_damage").buy
+    'punch_damage'
     """
 
     move: tuple[float, float] = (0.0, 0.0)
@@ -42,6 +47,7 @@ class Inputs:
     throw: bool = False
     use: bool = False
     save: bool = False
+    buy: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "move", _pair("move", self.move, -1.0, 1.0, "stick axes in [-1, 1]"))
@@ -51,3 +57,5 @@ class Inputs:
             object.__setattr__(self, "look", (yaw, pitch))
         for name in _BUTTONS:
             check_range(name, getattr(self, name), "True or False", isinstance(getattr(self, name), bool))
+        if self.buy is not None:
+            check_upgrade("buy", self.buy)

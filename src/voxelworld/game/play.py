@@ -63,6 +63,7 @@ from .deformation import (
 )
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
+from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
 from .strike import Strike, StrikeSettings
@@ -74,6 +75,7 @@ from .use import UseTarget, treasure_reward, use_target
 if TYPE_CHECKING:
     from .edits import VoxelEdit
     from .inputs import Inputs
+    from .player import Player
     from .world import World
 
 __all__ = ["ActionSettings", "PlayerActions"]
@@ -171,11 +173,14 @@ class PlayerActions:
         "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
         "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
         "*": lambda actions, name, state: actions._check_places(name, state)}
-    OTHER_ATTRIBUTES = ("settings", "_awaiting_bookkeeping", "_box", "strike")  # strike: its own state_dict's
+    OTHER_ATTRIBUTES = ("base_settings", "_upgraded", "_player", "_awaiting_bookkeeping", "_box",
+                        "strike")  # strike: saved by its own state_dict
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
-        check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
-        self.settings = settings
+        self._player: Player | None = None  # whose upgrades apply, once attached
+        self.base_settings: ActionSettings
+        self._upgraded: tuple[tuple[tuple[str, int], ...], ActionSettings]  # (upgrades, what they make), cached
+        self.settings = settings  # the world's (base_settings); read back with the player's upgrades on top
         self.suck = SuckState()
         self.deformation = DeformationState()
         self.held: WorldObject | None = None
@@ -189,6 +194,21 @@ class PlayerActions:
         # ActionResult (punch, pull_out), a SuckUpdate or an ImpactResult (whose eye is None).
         self._awaiting_bookkeeping: list[tuple[str, Any, Any]] = []
         self._box: tuple[np.ndarray, np.ndarray] | None = None  # the world's (m), once attached
+
+    @property
+    def settings(self) -> ActionSettings:
+        """The settings the actions use: the world's (``base_settings``) changed by the upgrades the player bought
+        (:func:`~voxelworld.game.progress.upgraded_settings`; worked out again only when they change)."""
+        upgrades = () if self._player is None else self._player.progress.upgrades
+        if upgrades != self._upgraded[0]:
+            self._upgraded = (upgrades, upgraded_settings(self.base_settings, upgrades))
+        return self._upgraded[1]
+
+    @settings.setter
+    def settings(self, settings: ActionSettings) -> None:
+        """Set the world's settings (``base_settings``); the player's upgrades still apply on top of them."""
+        check_range("settings", settings, "an ActionSettings", isinstance(settings, ActionSettings))
+        self.base_settings, self._upgraded = settings, ((), settings)
 
     def _check_places(self, name: str, state: Mapping[str, Any]) -> None:
         """The places of a state within the world's box (once attached), the objects' velocities in range, the
@@ -230,6 +250,7 @@ class PlayerActions:
         snapshots."""
         self._box = world_box(world.volume)
         warm_strikes(self.settings.strike)
+        self._player = world.player
         world.add_handler(self.act, "control")
         world.add_handler(self.book, "deformation")
         world.add_handler(self.move_objects, "events")

@@ -23,11 +23,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..attribute_state import array, attribute_state, flag, number, optional, restore_attributes, set_of, text
+from ..attribute_state import (
+    array,
+    attribute_state,
+    flag,
+    instance,
+    number,
+    optional,
+    restore_attributes,
+    set_of,
+    text,
+)
 from ..errors import ParameterError, check_finite, check_point, check_range
 from ..terrain import MaterialTable
 from .collider import Collider
 from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, StaminaChanged
+from .progress import Progress
 from .state_checks import MAX_SPEED, POSITION_MARGIN, check_inside, speed
 
 __all__ = ["PlayerSettings", "Player", "view_direction"]
@@ -129,7 +140,8 @@ def _check_state(player: Player, name: str, state: Mapping[str, Any]) -> None:
 class Player:
     """The player's state: feet ``position`` (m), ``velocity`` (m/s), view ``yaw`` / ``pitch`` (degrees),
     ``grounded``, ``ground_material``, ``stamina``, ``currency`` (what opened treasures paid, currency units, from
-    0) and the materials it ``touching``.
+    0; the shop's upgrades cost it), ``progress`` (the upgrades bought and the goals reached,
+    :class:`~voxelworld.game.progress.Progress`) and the materials it ``touching``.
 
     Parameters
     ----------
@@ -146,12 +158,15 @@ class Player:
     # what its constructor and its world give it again.
     STATE_ATTRIBUTES = ("position", "velocity", "yaw", "pitch", "grounded", "ground_material", "stamina",
                         "sprinting", "touching", "_stride_left", "_reported_stamina", "_cause", "_moved",
-                        "_fall_speed", "_new_touching", "currency")
-    STATE_ADDED = ("currency",)  # saved since currency was added: a file from before leaves it at 0
+                        "_fall_speed", "_new_touching", "currency", "progress")
+    # Saved since currency, then the upgrades and goals (progress) were added: a file from before leaves currency
+    # at 0 and the progress empty.
+    STATE_ADDED = ("currency", "progress")
     # How each value taken back is checked (voxelworld.attribute_state), as the constructor checks what it is given.
     # Ranges: position within the world's box grown by POSITION_MARGIN; velocity within ±MAX_SPEED on each axis;
     # stamina and reported_stamina in [0, stamina_max]; stride_left in (0, stride]; moved in [0, the grown
-    # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks).
+    # box's diagonal]; fall_speed in [0, max_fall_speed]; currency >= 0 (voxelworld.game.state_checks); progress a
+    # Progress (its constructor checks the upgrades' names and levels, voxelworld.game.progress).
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "position": array((3,)), "velocity": speed(), "yaw": number(0.0, 360.0, "degrees"),
         "pitch": number(-89.0, 89.0, "degrees"), "grounded": flag, "ground_material": optional(text()),
@@ -159,7 +174,7 @@ class Player:
         "stride_left": number(minimum=0.0, strict_minimum=True, unit="m"),
         "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
         "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
-        "currency": number(minimum=0.0), "*": _check_state}
+        "currency": number(minimum=0.0), "progress": instance(Progress), "*": _check_state}
     OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
 
     def __init__(self, position: ArrayLike, yaw: float, settings: PlayerSettings, materials: MaterialTable) -> None:
@@ -175,6 +190,7 @@ class Player:
         self.ground_material: str | None = None
         self.stamina = settings.stamina_max
         self.currency = 0.0
+        self.progress = Progress()
         self.sprinting = False
         self.touching: frozenset[str] = frozenset()
         self._contact_damage = np.array([materials[m].contact_damage if m in materials else 0.0

@@ -11,6 +11,7 @@ from .enemy import ChainsawSettings
 from .enemy_reaction import ReactionSettings
 from .play import ActionSettings
 from .player import PlayerSettings
+from .progress import DEMO_GOALS, Goal, check_goals
 
 # The game's meshes: a collision mesh coarser than the display mesh (on the demo world about 60 % of its vertices
 # and 85 % of its triangles: a looser shape error, and only each vertex's leading material counts towards a
@@ -60,7 +61,9 @@ class WorldSettings:
     spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md);
     ``enemy_reacts``: whether the chainsaw enemies react to the player (notice, turn and swing at them, hurt them,
     can be stopped: :mod:`voxelworld.game.enemy_reaction`), ``enemy_reaction`` how; off, they work their walls
-    whoever comes near (the frame benchmarks run with it off).
+    whoever comes near (the frame benchmarks run with it off);
+    ``goals``: the world's goals (:class:`~voxelworld.game.progress.Goal`, distinct names; the demo world's three
+    by default: open three treasures, reach the iron, cool the lava; () for none), ticked off per player.
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -81,6 +84,7 @@ class WorldSettings:
     navigation_tiles_per_frame: int = 1
     enemy_reacts: bool = True
     enemy_reaction: ReactionSettings = ReactionSettings()
+    goals: tuple[Goal, ...] = DEMO_GOALS
 
     @property
     def navigation_radius(self) -> float | None:
@@ -96,6 +100,7 @@ class WorldSettings:
         check_range("player", self.player, "a PlayerSettings", isinstance(self.player, PlayerSettings))
         check_range("actions", self.actions, "an ActionSettings", isinstance(self.actions, ActionSettings))
         check_range("chainsaw", self.chainsaw, "a ChainsawSettings", isinstance(self.chainsaw, ChainsawSettings))
+        check_goals(self.goals)
         check_range("mesh_options", self.mesh_options, "a MeshOptions", isinstance(self.mesh_options, MeshOptions))
         object.__setattr__(self, "navmesh_delay", check_finite("navmesh_delay", self.navmesh_delay, minimum=0.0,
                                                                unit="s"))

@@ -73,6 +73,7 @@ from .objects import ObjectTransform
 from .play import PlayerActions
 from .player import Player
 from .poses import pose_characters
+from .progress import attach_progress
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
 from .state_checks import check_inside, check_world_state, count, seconds
@@ -224,6 +225,7 @@ class World(Streaming):
         self._refresh_collider(force=True)
         self.actions = PlayerActions(settings.actions)
         self.actions.attach(self)
+        attach_progress(self)  # the shop's purchases ("control") and the goals ("events")
         self.agents = Agents(self)
         self._snapshot = self._take_snapshot()
 

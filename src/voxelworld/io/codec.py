@@ -56,6 +56,7 @@ from ..game.objects import ObjectTransform, WorldObject
 from ..game.play import ActionSettings
 from ..game.player import PlayerSettings
 from ..game.poses import CharacterPose
+from ..game.progress import Goal, Progress
 from ..game.strike import StrikeSettings
 from ..game.suck import SuckSettings, SuckState
 from ..game.throwing import Contact as ImpactContact
@@ -83,7 +84,7 @@ _NAMED_TYPES: dict[str, type] = {
     "game.suck.SuckSettings": SuckSettings, "game.throwing.ThrowSettings": ThrowSettings,
     "game.throwing.ImpactRules": ImpactRules, "game.deformation.TreasureSettings": TreasureSettings,
     "game.deformation.AwardSettings": AwardSettings, "game.enemy.ChainsawSettings": ChainsawSettings,
-    "game.npcs.NPCSettings": NPCSettings, "terrain.edits.Tool": Tool,
+    "game.npcs.NPCSettings": NPCSettings, "terrain.edits.Tool": Tool, "game.progress.Goal": Goal,
     "motion.contacts.SlowdownProfile": SlowdownProfile, "meshing.options.MeshOptions": MeshOptions,
     "navigation.settings.NavSettings": NavSettings, "navigation.settings.SearchRegion": SearchRegion,
     "terrain.materials.Material": Material, "game.enemy_reaction.ReactionSettings": ReactionSettings,
@@ -94,7 +95,7 @@ _NAMED_TYPES: dict[str, type] = {
     "game.deformation.Treasure": Treasure, "game.objects.WorldObject": WorldObject,
     "game.actions.VoxelObject": VoxelObject, "game.throwing.Contact": ImpactContact,
     "motion.contacts.Contact": MotionContact, "motion.skeleton.Pose": Pose, "game.enemy.Carved": Carved,
-    "game.poses.CharacterPose": CharacterPose,
+    "game.poses.CharacterPose": CharacterPose, "game.progress.Progress": Progress,
     # update ranges of queued edits
     "terrain.shapes.Sphere": Sphere, "terrain.shapes.Box": Box, "terrain.shapes.Capsule": Capsule,
     "terrain.shapes.Cylinder": Cylinder, "terrain.shapes.Union": Union,

@@ -1,10 +1,12 @@
-"""What moves, on the wire (play protocol 3): every actor's pose as a binary message (kind 5), and the frame and
-HUD JSON as deltas.
+"""What moves, on the wire (play protocol 3): every actor's pose as a binary message (kind 5), the frame and
+HUD JSON as deltas, and the player's progress (shop and goals) as the HUD carries it.
 
 - **Poses** (:func:`encode_poses`): each actor's name, kind, feet, yaw, scale, root translation, blade and what it
   cuts, and its joints' local rotations, each packed into 32 bits ("smallest three": the largest component
   dropped, the other three in 10 bits each: within about 0.25 degree). A message against a *base* frame the page was
   sent carries only the joints whose packed rotation changed (a bit mask per actor).
+- **Progress** (:func:`progress_fields`): the shop's upgrades with their levels and prices, and the world's
+  goals with what the player reached.
 - **Deltas** (:func:`delta`): a ``frame`` or ``hud`` message against its base holds only the top-level fields that
   changed; the page merges it into what it has (:func:`merged`).
 
@@ -27,10 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..game.events import GoalReached, UpgradeBought
+from ..game.progress import UPGRADES, price
+
 if TYPE_CHECKING:
     from ..game.world import World
 
-__all__ = ["KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
+__all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
            "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged", "PoseError"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
@@ -183,6 +188,37 @@ def decode_poses(data: bytes | bytearray | memoryview,
     if offset != len(data):
         raise PoseError(f"binary message has {len(data) - offset} bytes after its actors")
     return frame, base_frame, poses
+
+
+def progress_fields(world: World) -> dict[str, Any]:
+    """The player's progress as the HUD message carries it: ``shop``, each upgrade of
+    :data:`~voxelworld.game.progress.UPGRADES` in order (``name``, ``title``, ``text``, ``level`` bought,
+    ``max_level``, ``cost`` of the next level or None at the last, ``affordable``), and ``goals``, each of the
+    world's goals (``name``, ``text``, ``done``).
+
+    >>> from voxelworld.game.world import World
+    >>> fields = progress_fields(World.demo(seed=0, npcs=0))
+    >>> fields["shop"][0]["name"], fields["shop"][0]["cost"], fields["goals"][1]
+    ('punch_damage', 2.0, {'name': 'reach_iron', 'text': 'reach the iron', 'done': False})
+    """
+    progress, currency = world.player.progress, world.player.currency
+    shop = []
+    for upgrade in UPGRADES:
+        cost = price(upgrade.name, progress)
+        shop.append({"name": upgrade.name, "title": upgrade.title, "text": upgrade.text,
+                     "level": progress.level(upgrade.name), "max_level": upgrade.max_level, "cost": cost,
+                     "affordable": cost is not None and currency >= cost})
+    reached = set(progress.goals)
+    goals = [{"name": g.name, "text": g.text, "done": g.name in reached} for g in world.settings.goals]
+    return {"shop": shop, "goals": goals}
+
+
+def progress_event(event: UpgradeBought | GoalReached) -> dict[str, Any]:
+    """A purchase (``bought``) or a goal reached (``goal``) as the frame's events carry it."""
+    if isinstance(event, UpgradeBought):
+        return {"event": "bought", "upgrade": event.upgrade, "level": event.level, "cost": round(event.cost, 4),
+                "currency": round(event.currency, 2)}
+    return {"event": "goal", "goal": event.goal, "text": event.text, "reached": event.reached, "goals": event.goals}
 
 
 def delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:

@@ -53,9 +53,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import VoxelworldError
-from ..game.events import ActionBlocked, ActionOutcome, Footstep, Landed, TreasureOpened
+from ..game.events import ActionBlocked, ActionOutcome, Footstep, GoalReached, Landed, TreasureOpened, UpgradeBought
 from ..game.follow_camera import follow_camera
 from ..game.poses import character_rig
+from ..game.progress import UPGRADE_NAMES
 from ..game.use import treasure_depth
 from ..meshing import DisplayMesh
 from . import chunk_messages, frame_messages
@@ -115,11 +116,13 @@ class ProtocolError(VoxelworldError):
 @dataclass(frozen=True)
 class InputMessage:
     """``input``: the stick ``move`` (right, forward) in [-1, 1], the absolute view ``look`` (yaw, pitch in
-    degrees) or None to keep the view, and the buttons ``held`` now (names of :data:`BUTTONS`)."""
+    degrees) or None to keep the view, the buttons ``held`` now (names of :data:`BUTTONS`), and ``buy``: a tool
+    upgrade to buy (a name of :data:`~voxelworld.game.progress.UPGRADE_NAMES`) or None."""
 
     move: tuple[float, float] = (0.0, 0.0)
     look: tuple[float, float] | None = None
     held: frozenset = frozenset()
+    buy: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ class PingMessage:
 
 ClientMessage: TypeAlias = InputMessage | ControlMessage | SaveMessage | OverlaysMessage | PingMessage
 
-_FIELDS = {"input": ("move", "look", "held"), "control": (), "release": (), "save": (),
+_FIELDS = {"input": ("move", "look", "held", "buy"), "control": (), "release": (), "save": (),
            "overlays": ("navmesh", "collision"), "ping": ("id",)}
 
 
@@ -249,7 +252,9 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
         for n, name in enumerate(held):
             if not isinstance(name, str) or name not in BUTTONS:
                 raise _bad(f"held[{n}]", name, "one of " + ", ".join(BUTTONS))
-        return InputMessage(move, look, frozenset(held))
+        if (buy := document.get("buy")) is not None and buy not in UPGRADE_NAMES:
+            raise _bad("buy", buy, "one of " + ", ".join(UPGRADE_NAMES))
+        return InputMessage(move, look, frozenset(held), buy)
     if kind in ("control", "release"):
         return ControlMessage(kind == "control")
     if kind == "save":
@@ -498,8 +503,8 @@ def _use_target(world: World) -> dict[str, Any] | None:
 
 
 def _event(event: Event, world: World) -> dict[str, Any] | None:
-    """A frame event as the page reads it (blocked actions, footsteps, action outcomes, landings), None for the
-    kinds the page does not hear of."""
+    """A frame event as the page reads it (blocked actions, footsteps, action outcomes, treasures opened, upgrades
+    bought, goals reached, landings), None for the kinds the page does not hear of."""
     if isinstance(event, ActionBlocked):
         return {"event": "blocked", "action": event.action, "reason": event.reason, "text": event.text}
     if isinstance(event, Footstep):
@@ -513,6 +518,8 @@ def _event(event: Event, world: World) -> dict[str, Any] | None:
     if isinstance(event, TreasureOpened):
         return {"event": "opened", "name": event.name, "position": _round(event.position),
                 "material": event.material, "stamina": _round(event.stamina), "currency": _round(event.currency)}
+    if isinstance(event, (UpgradeBought, GoalReached)):
+        return frame_messages.progress_event(event)
     if isinstance(event, Landed):  # where the player stands after the frame it landed in
         return {"event": "landed", "position": _round(world.player.position), "material": event.material,
                 "speed": _round(event.speed)}
@@ -570,7 +577,7 @@ def hud_message(world: World) -> dict[str, Any]:
     the aim reports surfaces beyond every reach too, for the page to show dimmed), stamina, currency (what opened
     treasures paid), the suck gauge, the bullets carried (each one's material), what is held, and the volume
     removed per material group (every group of the table, 0 for none yet) with each group's award thresholds and
-    the items granted."""
+    the items granted, and the shop and goals (:func:`~voxelworld.viewer.frame_messages.progress_fields`)."""
     aim = world.aim_info()
     suck = world.actions.suck
     held = world.actions.held
@@ -590,4 +597,4 @@ def hud_message(world: World) -> dict[str, Any]:
             "held": None if held is None else {"kind": held.kind, "material": held.object.material},
             "achievements": {g: _round(removed.get(g, 0.0), 3) for g in groups},
             "thresholds": {g: list(settings.thresholds_of(g)) for g in groups},
-            "items": list(world.actions.items)}
+            "items": list(world.actions.items)} | frame_messages.progress_fields(world)

@@ -139,6 +139,7 @@ class PlayServer(Sessions):
         self._look = None
         self._held = frozenset()
         self._pressed = set()  # pressed since the last frame: held for at least one frame
+        self._buying = None  # the upgrade asked for since the last frame: bought in the next
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None
         self._task: asyncio.Task[None] | None = None
@@ -194,7 +195,8 @@ class PlayServer(Sessions):
 
         held = self._held | self._pressed
         self._pressed = set()
-        return Inputs(move=self._move, look=self._look, **{name: name in held for name in BUTTONS})
+        buy, self._buying = self._buying, None
+        return Inputs(move=self._move, look=self._look, buy=buy, **{name: name in held for name in BUTTONS})
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

@@ -59,6 +59,7 @@ class Sessions(Streaming):
     _look: tuple[float, float] | None
     _held: frozenset[str]  # button names
     _pressed: set[str]  # pressed since the last frame: held for at least one frame
+    _buying: str | None  # the upgrade the playing page asked to buy since the last frame
     _saving: bool
     world: World
     save_path: str | None
@@ -167,6 +168,8 @@ class Sessions(Streaming):
             self._move, self._look = message.move, message.look
             self._pressed |= message.held - self._held
             self._held = message.held
+            if message.buy is not None:
+                self._buying = message.buy
         elif isinstance(message, ControlMessage):
             if message.take:
                 if self._controller is None or playing:
@@ -225,6 +228,7 @@ class Sessions(Streaming):
         """No page plays: the stick and buttons are let go, the view stays."""
         self._controller = None
         self._move, self._look, self._held, self._pressed = (0.0, 0.0), None, frozenset(), set()
+        self._buying = None
         self._announce_control()
 
     def _announce_control(self) -> None:

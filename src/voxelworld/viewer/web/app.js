@@ -17,6 +17,7 @@ import { KIND_CHUNK, KIND_CHUNK_PATCH, KIND_COLLISION, KIND_NAVMESH, KIND_POSES,
   binaryHeader, decodeChunk, decodePoses, decodeTriangles } from "./decode.js";
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
+import { Shop } from "./shop.js";
 import { Input } from "./input.js";
 import { WorldScene, qualityAskedInUrl, qualityFromUrl, resolutionFromUrl } from "./scene.js";
 import { Sound } from "./sound.js";
@@ -101,6 +102,7 @@ function onFrame(message) {
 function onEvents(message) {
   if (!world || !message.events || !message.events.length) return;
   hud.events(message.events);
+  shop.events(message.events);
   effects.events(message.events);
   sound.events(message.events, follow.camera.position);
 }
@@ -155,6 +157,7 @@ function onHud(message) {
   if (delta) stats.hudDeltas++;
   stats.bullets = state.bullets.length;
   hud.update(state);
+  shop.update(state);
 }
 
 function showError(text) {
@@ -245,6 +248,8 @@ const commands = {
     sound.start();
     hud.toast(sound.toggleMute() ? "sound off (M turns it on)" : "sound on");
   },
+  shop: () => shop.toggle(),
+  buy: (index) => shop.choose(index),
   quality: () => {
     view3d.autoQuality = false; // the player chose
     view3d.setQuality(view3d.quality === "low" ? "default" : "low");
@@ -262,7 +267,13 @@ function showHelp(shown, chosen = true) {
 const helpFoldsAt = performance.now() + HELP_FOLDS_MS;
 setTimeout(() => { if (!helpChosen) showHelp(false, false); }, HELP_FOLDS_MS);
 
-const input = new Input(view3d.canvas, (name) => commands[name]?.());
+const input = new Input(view3d.canvas, (name, value) => commands[name]?.(value));
+// The shop asks for an upgrade through the next input message (only a page that plays sends them).
+const shop = new Shop((name) => {
+  if (!stats.controlling) return false;
+  input.buying = name;
+  return true;
+});
 document.getElementById("controlbutton").addEventListener("click", () => send({ type: "control" }));
 
 // --------------------------------------------------------------------------------------------- drawing
@@ -340,6 +351,7 @@ window.voxelworld = {
   get audio() { return sound.state; },
   get cameraState() { return { ...follow.state, position: follow.camera.position.toArray() }; },
   get said() { return hud.said.map((entry) => ({ ...entry })); },
+  get shopOpen() { return shop.open; },
   navmeshChildren: () => view3d.navmesh.children.length,
   characters: () => actors.characterCounts(),
   chunkCounts: () => ({ ...chunkCounts }),

@@ -1,5 +1,5 @@
 // The HUD: reticle with the material panel, stamina, currency, suck gauge, bullets, what is held, the achievements
-// bar chart, and the status line. Fed by the server's "hud" and "frame" messages (docs/specs/play-protocol.md).
+// bar chart, and the status line (the goals checklist and the shop: shop.js). Fed by the server's "hud" and "frame" messages (docs/specs/play-protocol.md).
 //
 // Reach: the reticle carries one mark per action (punch, pull out, suck; index.html gives each its colour), lit
 // while the aimed point is within that action's reach and dimmed beyond it; the material panel lists the same
@@ -127,6 +127,8 @@ export class Hud {
       if (event.event === "outcome" && event.kind === "award") {
         this.toast(`award: ${event.item} (${event.amount} m³ dug)`, "award");
       }
+      if (event.event === "goal") this.toast(`goal reached: ${event.text} (${event.reached} / ${event.goals})`, "award");
+      if (event.event === "bought") this.toast(`bought: ${event.upgrade.replace("_", " ")} level ${event.level}`);
     }
   }
 

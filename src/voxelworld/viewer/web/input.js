@@ -17,15 +17,18 @@ export const LOOK_KEYS = {
 // Commands of the page itself (Ctrl+S saves too).
 export const COMMAND_KEYS = {
   KeyN: "navmesh", KeyC: "collision", KeyV: "camera", KeyK: "save", KeyP: "control", KeyH: "help", KeyM: "mute",
-  KeyQ: "quality", KeyI: "details",
+  KeyQ: "quality", KeyI: "details", KeyB: "shop",
 };
+// While the shop is open (B), these buy its first, second and third upgrade (shop.js).
+export const SHOP_KEYS = { Digit1: 0, Digit2: 1, Digit3: 2 };
 
 const LOOK_RATE = 90; // degrees a second for the look keys
 const MOUSE_DEGREES = 0.15; // degrees per pixel
 const SCROLL_KEYS = ["Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]; // keys the page must not scroll on
 
 export class Input {
-  // ``onCommand(name)`` is called with a COMMAND_KEYS name (and "save" for Ctrl+S).
+  // ``onCommand(name)`` is called with a COMMAND_KEYS name (and "save" for Ctrl+S); ``onCommand("buy", n)`` for a
+  // SHOP_KEYS key.
   constructor(canvas, onCommand) {
     this.canvas = canvas;
     this.keys = new Set(); // codes held now
@@ -34,6 +37,7 @@ export class Input {
     this.view = { yaw: 0, pitch: 0 }; // this page's view while it plays
     this.playing = false;
     this.lastSent = "";
+    this.buying = null; // the upgrade to buy with the next input message (shop.js)
     window.addEventListener("keydown", (event) => {
       if (event.ctrlKey && event.code === "KeyS") { event.preventDefault(); onCommand("save"); return; }
       if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -42,6 +46,7 @@ export class Input {
       this.keys.add(event.code);
       if (BUTTON_KEYS[event.code]) this.tapped.add(BUTTON_KEYS[event.code]);
       if (COMMAND_KEYS[event.code]) onCommand(COMMAND_KEYS[event.code]);
+      if (SHOP_KEYS[event.code] !== undefined) onCommand("buy", SHOP_KEYS[event.code]);
     });
     window.addEventListener("keyup", (event) => { this.keys.delete(event.code); });
     window.addEventListener("blur", () => { this.keys.clear(); this.mouseButtons.clear(); });
@@ -92,11 +97,14 @@ export class Input {
     view.pitch = THREE.MathUtils.clamp(view.pitch + (this.pressed(LOOK_KEYS.up) - this.pressed(LOOK_KEYS.down))
       * LOOK_RATE * dt, -89, 89);
     if (view.yaw > 3600 || view.yaw < -3600) view.yaw = ((view.yaw % 360) + 360) % 360;
-    const message = JSON.stringify({
+    const fields = {
       type: "input", move: this.stick(),
       look: [Math.round(view.yaw * 1000) / 1000, Math.round(view.pitch * 1000) / 1000], held: this.heldButtons(),
-    });
+    };
+    if (this.buying) fields.buy = this.buying; // once: the next message leaves it out
+    const message = JSON.stringify(fields);
     this.tapped.clear();
+    this.buying = null;
     return message === this.lastSent ? null : message;
   }
 
