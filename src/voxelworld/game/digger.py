@@ -45,7 +45,7 @@ from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height, check_to
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
 from .terrain_contacts import TerrainContacts
 
-__all__ = ["ShovelDigger", "ShovelSettings", "Dug"]
+__all__ = ["ShovelDigger", "ShovelSettings", "Dug", "shovel_motion"]
 
 DRIVE = 0.35  # share of the dig cycle at which the blade is driven deepest (dig_clip's drive waypoint)
 
@@ -118,6 +118,36 @@ class Dug:
     radius: float
 
 
+def shovel_motion(settings: ShovelSettings, scale: float, loop: bool) -> ContactMotion:
+    """The dig (:func:`~voxelworld.motion.dig_clip`, ``settings.swing_seconds`` long) on CesiumMan's skeleton, the
+    shovel along its right forearm as ``settings`` hold it, for a figure ``scale`` times CesiumMan's size (the
+    blade's lengths in metres divided by it); ``loop``: dig on and on (the digger) or once (the player's shovel).
+    Unplaced, at the start of the dig."""
+    skeleton = character_rig().skeleton
+    clip = dig_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP, duration=settings.swing_seconds)
+    part = forearm_part(skeleton, list(RIGHT_ARM), settings.blade_start / scale, settings.blade_end / scale,
+                        settings.blade_radius, blade_side=_blade_side(settings, skeleton, clip))
+    return ContactMotion(skeleton, clip, list(RIGHT_ARM), HIPS, part, profile=settings.profile, loop=loop)
+
+
+def _blade_side(settings: ShovelSettings, skeleton: Skeleton, clip: Clip) -> np.ndarray:
+    """The blade's normal at rest (a world direction in the skeleton's frame, as ``forearm_part`` takes it):
+    at the drive's pose, the side direction (edge-on) turned ``blade_roll`` degrees about the forearm towards
+    the ground's normal (flat)."""
+    w, e = skeleton.index(RIGHT_ARM[2]), skeleton.index(RIGHT_ARM[1])
+    drive = skeleton.world_transforms(clip.sample(skeleton, DRIVE * clip.duration))
+    rest = skeleton.world_transforms()
+    shaft = drive[w, :3, 3] - drive[e, :3, 3]
+    shaft /= np.linalg.norm(shaft)
+    side = np.cross(FORWARD, UP)
+    side = side - shaft * float(side @ shaft)
+    side /= np.linalg.norm(side)
+    roll = math.radians(settings.blade_roll)
+    normal = math.cos(roll) * side + math.sin(roll) * np.cross(shaft, side)
+    turn = lambda m: m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)  # noqa: E731
+    return turn(rest[w]) @ turn(drive[w]).T @ normal
+
+
 class ShovelDigger:
     """A character digging the ground in front of it with a shovel (see the module).
 
@@ -161,12 +191,7 @@ class ShovelDigger:
         self.facing = _direction("facing", facing)
         self.name, self.volume, self.mesher, self.settings, self._edits = name, volume, mesher, settings, edits
         self.scale = settings.height / _model_height()
-        skeleton = character_rig().skeleton
-        clip = dig_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP, duration=settings.swing_seconds)
-        part = forearm_part(skeleton, list(RIGHT_ARM), settings.blade_start / self.scale,
-                            settings.blade_end / self.scale, settings.blade_radius,
-                            blade_side=self._blade_side(skeleton, clip))
-        self.motion = ContactMotion(skeleton, clip, list(RIGHT_ARM), HIPS, part, profile=settings.profile, loop=True)
+        self.motion = shovel_motion(settings, self.scale, loop=True)
         self.motion.place(model_to_world(self.position, _yaw_of(self.facing), self.scale)
                           @ character_rig().root_transform)
         self.motion.reset()
@@ -175,23 +200,6 @@ class ShovelDigger:
         self.dug_volume, self.dug_voxels = 0.0, 0
         self.slowest_wrist_rate = 1.0
         self._dug: list[Dug] = []
-
-    def _blade_side(self, skeleton: Skeleton, clip: Clip) -> np.ndarray:
-        """The blade's normal at rest (a world direction in the skeleton's frame, as ``forearm_part`` takes it):
-        at the drive's pose, the side direction (edge-on) turned ``blade_roll`` degrees about the forearm towards
-        the ground's normal (flat)."""
-        w, e = skeleton.index(RIGHT_ARM[2]), skeleton.index(RIGHT_ARM[1])
-        drive = skeleton.world_transforms(clip.sample(skeleton, DRIVE * clip.duration))
-        rest = skeleton.world_transforms()
-        shaft = drive[w, :3, 3] - drive[e, :3, 3]
-        shaft /= np.linalg.norm(shaft)
-        side = np.cross(FORWARD, UP)
-        side = side - shaft * float(side @ shaft)
-        side /= np.linalg.norm(side)
-        roll = math.radians(self.settings.blade_roll)
-        normal = math.cos(roll) * side + math.sin(roll) * np.cross(shaft, side)
-        turn = lambda m: m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)  # noqa: E731
-        return turn(rest[w]) @ turn(drive[w]).T @ normal
 
     def step(self, dt: float) -> list:
         """Dig for ``dt`` seconds (> 0): the motion's events (ContactStarted, ContactEnded, Vibration) and a

@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import ParameterError, check_finite, check_range
 from .progress import check_upgrade
 
-_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use", "save")
+_BUTTONS = ("jump", "sprint", "punch", "pull_out", "suck", "stance", "throw", "use", "dig", "save")
 
 
 def _pair(parameter: str, value: Any, low: float | None, high: float | None, unit: str) -> tuple[float, float]:
@@ -26,9 +26,9 @@ class Inputs:
     ``look``: the view's absolute (yaw, pitch) in degrees (yaw any finite value, see
     :func:`~voxelworld.game.player.view_direction`; pitch in [-89, 89]), or None to keep it; then buttons,
     True while held: jump, sprint, punch, pull_out, suck, stance, throw, use (pick up a loose fragment or open
-    an exposed treasure), save. Actions compare with ``world.previous_inputs`` to see a press. ``buy``: the name
-    of a tool upgrade to buy in this frame (one of :data:`~voxelworld.game.progress.UPGRADE_NAMES`; one purchase
-    each frame it is given) or None.
+    an exposed treasure), dig (dig with the shovel while held, :mod:`voxelworld.game.shovel`), save. Actions
+    compare with ``world.previous_inputs`` to see a press. ``buy``: the name of a tool upgrade to buy in this frame
+    (one of :data:`~voxelworld.game.progress.UPGRADE_NAMES`; one purchase each frame it is given) or None.
 
     >>> Inputs(move=(0.0, 1.0), look=(90.0, -10.0), suck=True).suck
     True
@@ -46,6 +46,7 @@ class Inputs:
     stance: bool = False
     throw: bool = False
     use: bool = False
+    dig: bool = False
     save: bool = False
     buy: str | None = None
 

@@ -50,7 +50,7 @@ from ..attribute_state import (
 from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
 from ..terrain import Volume
-from .actions import ActionEvent, ActionResult, PunchSettings, aim_hit, pull_out_edit, punch_edit
+from .actions import ActionEvent, ActionResult, PunchSettings
 from .checks import point_tuple
 from .deformation import (
     AwardSettings,
@@ -61,15 +61,19 @@ from .deformation import (
     record_action,
     record_impact,
 )
+from .digger import ShovelSettings
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
 from .objects import ObjectTransform, WorldObject, fall
 from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
+from .shovel import PlayerShovel
 from .state_checks import POSITION_MARGIN, check_inside, count, seconds, speed, world_box
 from .strike import Strike, StrikeSettings
 from .strike import warm as warm_strikes
 from .suck import SuckSettings, SuckState, SuckUpdate, suck_edits, suck_frame
+from .terrain_contacts import TerrainContacts
 from .throwing import ImpactResult, ImpactRules, Projectile, ThrowSettings, fly, impact_edit, stance, throw
+from .tool_motions import play_shovel, play_strike, start_strike
 from .use import UseTarget, treasure_reward, use_target
 
 if TYPE_CHECKING:
@@ -98,7 +102,10 @@ class ActionSettings:
     ``fragment_lifetime``: s (> 0; 15 by default, time to pick one up) a punched fragment stays in the world;
     ``max_fragments``: loose fragments kept at most (>= 0, the oldest go first; 64 by default, some 8 punches'
     worth); ``use_reach``: m (> 0) from the eye within which use picks up a
-    fragment or opens a treasure; ``use_angle``: degrees (0..90) off the aim it may lie."""
+    fragment or opens a treasure; ``use_angle``: degrees (0..90) off the aim it may lie. ``strike``: how the punch
+    and pull-out move (:mod:`.strike`); ``shovel``: the player's shovel (:mod:`.shovel`; its ``height`` is the
+    digger's: the player's shovel is held at the player's own size), by default a 0.75 m blade cutting 0.45 m
+    around it, sized for the demo world's 0.5 m voxels."""
 
     punch: PunchSettings = PunchSettings(reach=4.0)
     pull_out: PunchSettings = PunchSettings(reach=4.0, radius=0.75)
@@ -110,13 +117,15 @@ class ActionSettings:
     fragment_lifetime: float = 15.0
     max_fragments: int = 64
     strike: StrikeSettings = StrikeSettings()
+    shovel: ShovelSettings = ShovelSettings(blade_end=0.75, blade_radius=0.1, cut_radius=0.45)
     use_reach: float = 2.5
     use_angle: float = 30.0
 
     def __post_init__(self) -> None:
         for name, kind in (("punch", PunchSettings), ("pull_out", PunchSettings), ("suck", SuckSettings),
                            ("throw", ThrowSettings), ("impact", ImpactRules), ("treasure", TreasureSettings),
-                           ("awards", AwardSettings), ("strike", StrikeSettings)):
+                           ("awards", AwardSettings), ("strike", StrikeSettings),
+                           ("shovel", ShovelSettings)):
             check_range(name, getattr(self, name), f"a {kind.__name__}", isinstance(getattr(self, name), kind))
         object.__setattr__(self, "fragment_lifetime", check_finite("fragment_lifetime", self.fragment_lifetime,
                                                                    minimum=0.0, strict_minimum=True, unit="s"))
@@ -173,8 +182,8 @@ class PlayerActions:
         "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
         "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
         "*": lambda actions, name, state: actions._check_places(name, state)}
-    OTHER_ATTRIBUTES = ("base_settings", "_upgraded", "_player", "_awaiting_bookkeeping", "_box",
-                        "strike")  # strike: saved by its own state_dict
+    OTHER_ATTRIBUTES = ("base_settings", "_upgraded", "_player", "_awaiting_bookkeeping", "_box", "strike", "shovel",
+                        "_dig_contacts")  # strike, shovel: saved by their own state_dicts
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
         self._player: Player | None = None  # whose upgrades apply, once attached
@@ -188,6 +197,8 @@ class PlayerActions:
         self.items: tuple[str, ...] = ()
         self.opened_treasures: tuple[int, ...] = ()
         self.strike = Strike(settings.strike)  # the punch or pull-out playing
+        self.shovel = PlayerShovel(settings.shovel)  # the dig playing
+        self._dig_contacts: TerrainContacts | None = None  # what the shovel's blade meets, once attached
         self._made = 0
         # (make, eye, report) of the actions whose edits this frame's update stages applied, in that order,
         # awaiting the deformation stage's bookkeeping (empty between frames); by make, the report is an
@@ -229,20 +240,24 @@ class PlayerActions:
 
     def state_dict(self) -> dict:
         """What the actions keep from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has no
-        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`), and ``"strike"``: the
-        punch or pull-out playing (:meth:`Strike.state_dict`)."""
-        return attribute_state(self, self.STATE_ATTRIBUTES) | {"strike": self.strike.state_dict()}
+        leading underscore), the values themselves (:mod:`voxelworld.attribute_state`), ``"strike"``: the
+        punch or pull-out playing (:meth:`Strike.state_dict`) and ``"shovel"``: the dig playing
+        (:meth:`PlayerShovel.state_dict`)."""
+        return attribute_state(self, self.STATE_ATTRIBUTES) | {"strike": self.strike.state_dict(),
+                                                              "shovel": self.shovel.state_dict()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md). A state saved before strikes
-        played (no ``"strike"``) has none playing."""
-        strike = Strike(self.settings.strike)
-        if isinstance(state, Mapping) and "strike" in state:
-            strike.load_state_dict(state["strike"], "state['strike']")
-            state = {key: value for key, value in state.items() if key != "strike"}
+        and digs played (no ``"strike"``, no ``"shovel"``) has none playing."""
+        strike, shovel = Strike(self.settings.strike), PlayerShovel(self.settings.shovel)
+        if isinstance(state, Mapping):
+            for key, part in (("strike", strike), ("shovel", shovel)):
+                if key in state:
+                    part.load_state_dict(state[key], f"state[{key!r}]")
+            state = {key: value for key, value in state.items() if key not in ("strike", "shovel")}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
-        self.strike = strike
+        self.strike, self.shovel = strike, shovel
 
     def attach(self, world: World) -> None:
         """Run in ``world``'s frames: buttons in the "control" stage, bookkeeping in the "deformation" stage,
@@ -251,6 +266,7 @@ class PlayerActions:
         self._box = world_box(world.volume)
         warm_strikes(self.settings.strike)
         self._player = world.player
+        self._dig_contacts = TerrainContacts(world.volume, world.mesher, self.settings.shovel.reach)
         world.add_handler(self.act, "control")
         world.add_handler(self.book, "deformation")
         world.add_handler(self.move_objects, "events")
@@ -280,12 +296,13 @@ class PlayerActions:
         eye, aim = player.eye, player.aim
         for action in ("throw", "stance", "punch", "pull_out", "use"):
             if getattr(inputs, action) and not getattr(before, action):
-                if action in ("punch", "pull_out") and self.strike.busy:
-                    self.strike.queued = action  # starts as the strike playing ends
+                if action in ("punch", "pull_out") and (self.strike.busy or self.shovel.busy):
+                    self.strike.queued = action  # starts as the strike or dig playing ends
                     continue
                 world.emit(ActionStarted, action=action)
                 getattr(self, f"_{action}")(world, eye, aim, volume, bvh)
-        self._play_strike(world)
+        play_strike(self, world)
+        play_shovel(self, world, inputs.dig)
         if inputs.suck and not before.suck:
             world.emit(ActionStarted, action="suck")
         for edit in suck_edits(self._suck_as_booked(), volume, bvh, eye, aim, world.dt, inputs.suck,
@@ -328,45 +345,14 @@ class PlayerActions:
 
     def _punch(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
                ) -> None:
-        self._start_strike(world, "punch", eye, aim, bvh)
+        start_strike(self, world, "punch", eye, aim, bvh)
 
     def _pull_out(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
                   ) -> None:
         if self.held is not None:
             self._refuse(world, refusal("pull_out", "hands_full"), "hands_full")
             return
-        self._start_strike(world, "pull_out", eye, aim, bvh)
-
-    def _start_strike(self, world: World, action: str, eye: np.ndarray, aim: np.ndarray, bvh: TriangleBVH | None
-                      ) -> None:
-        """Start the punch or pull-out's motion at what the aim meets (:mod:`.strike`); a miss is said now and
-        the fist strikes the air."""
-        settings = self.settings.punch if action == "punch" else self.settings.pull_out
-        hit = aim_hit(bvh, eye, aim, settings.reach)
-        player = world.player
-        if hit is None:
-            self._refuse(world, missed(bvh, eye, aim, action, settings.reach), "missed")
-            self.strike.start(action, eye, aim, None, "", 0.0, False, player.position, player.yaw)
-            return
-        material = world.materials.name_by_id[hit[2]]
-        hardness = float(world.materials[material].hardness)
-        self.strike.start(action, eye, aim, hit[0], material, hardness, settings.tool.break_threshold(hardness) == 0,
-                          player.position, player.yaw)
-
-    def _play_strike(self, world: World) -> None:
-        """A frame of the strike playing: its edit at the contact frame; a press kept meanwhile starts as it ends."""
-        strike, player = self.strike, world.player
-        action, eye, aim = strike.action, strike.eye, strike.aim
-        if strike.step(world.dt, player.position, player.yaw) and eye is not None and aim is not None:
-            make, settings = (punch_edit, self.settings.punch) if action == "punch" else \
-                (pull_out_edit, self.settings.pull_out)
-            edit = make(world.volume, world.collider.bvh, eye, aim, self.callback_for(world, action, eye), settings)
-            self._queue(world, action, edit, eye, aim, settings.reach)
-        if not strike.busy and strike.queued:
-            action, strike.queued = strike.queued, ""
-            world.emit(ActionStarted, action=action)
-            getattr(self, f"_{action}")(world, player.eye, player.aim, world.volume, world.collider.bvh)
-            self._play_strike(world)
+        start_strike(self, world, "pull_out", eye, aim, bvh)
 
     def _use(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
              ) -> None:
@@ -433,10 +419,10 @@ class PlayerActions:
         looked from (for the treasure and award counters; not used by impact). A loaded world's queued edits are
         made again with it (:mod:`voxelworld.io`)."""
         finishers: dict[str, Callable[..., None]] = {"punch": self._punched, "pull_out": self._pulled,
-                                                     "suck": self._sucked}
+                                                     "suck": self._sucked, "shovel": self._dug}
         if make == "impact":
             return partial(self._impacted, world)
-        check_range("make", make, "punch, pull_out, suck or impact", make in finishers)
+        check_range("make", make, "punch, pull_out, suck, shovel or impact", make in finishers)
         return partial(finishers[make], world, eye)
 
     def _punched(self, world: World, eye: ArrayLike, result: ActionResult) -> None:
@@ -455,6 +441,9 @@ class PlayerActions:
             else:  # a bullet was readied meanwhile: the piece drops
                 self.objects.append(replace(piece, kind="fragment"))
         self._awaiting_bookkeeping.append(("pull_out", eye, result))
+
+    def _dug(self, world: World, eye: ArrayLike, result: ActionResult) -> None:
+        self._awaiting_bookkeeping.append(("dig", eye, result))
 
     def _sucked(self, world: World, eye: ArrayLike, update: SuckUpdate) -> None:
         # A frame that made no update (button up, gauge empty, nothing in reach) is known as the button is read,
@@ -484,6 +473,8 @@ class PlayerActions:
         self._report(world, result.events)
         self._record(world, record_action(self.deformation, world.volume, eye, result, self.settings.treasure,
                                           self.settings.awards))
+        if action == "dig":  # a dig's contact frames end once, with its motion (_play_shovel)
+            return
         if result.volume_removed > 0:
             world.emit(ActionEnded, action=action, outcome="done")
         else:

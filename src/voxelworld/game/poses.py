@@ -449,7 +449,7 @@ def _player_layers(world: World, events: Iterable[Event], previous: CharacterPos
         action, time = "", 0.0
     suck = 0.0 if previous is None else previous.suck_weight
     air = 0.0 if previous is None else previous.air_weight
-    return {"action": action, "action_time": time, "strike": world.actions.strike.layer(),
+    return {"action": action, "action_time": time, "strike": world.actions.strike.layer() or world.actions.shovel.layer(),
             "suck_weight": _towards(suck, 1.0 if world.inputs.suck else 0.0, dt / BLEND_SECONDS),
             "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
 

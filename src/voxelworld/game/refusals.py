@@ -31,7 +31,7 @@ from ..errors import check_range
 __all__ = ["ACTIONS", "REASONS", "Refusal", "refusal", "out_of_reach", "missed", "too_hard", "not_terrain",
            "treasure_buried"]
 
-ACTIONS = ("punch", "pull_out", "suck", "throw", "stance", "use")
+ACTIONS = ("punch", "pull_out", "suck", "throw", "stance", "use", "dig")
 
 # Each reason code and the words said for it when nothing more is known ({name}: the action as a player reads it).
 REASONS = {
@@ -44,6 +44,7 @@ REASONS = {
     "exhausted": "suck gauge empty: release to recharge",
     "nothing_to_use": "nothing to use: aim at a loose fragment or an exposed treasure within reach",
     "treasure_buried": "the treasure is still buried: dig to it first",
+    "no_ground": "nothing to {name}: no ground in front of your feet",
 }
 
 

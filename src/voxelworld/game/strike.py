@@ -42,7 +42,7 @@ from ..motion import Contact, ContactMotion, PartShape, SlowdownProfile, punch_c
 from .enemy import CHEST, FORWARD, HIPS, UP
 from .poses import RIGHT_ARM, character_rig, model_to_world
 
-__all__ = ["StrikeSettings", "Strike", "AIM_STEP", "STRIKE_REACH"]
+__all__ = ["StrikeSettings", "Strike", "AIM_STEP", "STRIKE_REACH", "placement", "upper_body", "warm"]
 
 AIM_STEP = 15.0  # degrees: the punch's clip is made for the aim's pitch rounded to this
 AIM_STEPS = 5  # the steepest punch is aimed AIM_STEPS * AIM_STEP degrees up or down (within punch_clip's 80)
@@ -103,10 +103,9 @@ def _template(settings: StrikeSettings, step: int) -> ContactMotion:
     return ContactMotion(skeleton, clip, list(RIGHT_ARM), HIPS, fist, profile=settings.profile, hold_part=True)
 
 
-@cache
-def _posed_joints(settings: StrikeSettings, step: int) -> np.ndarray:
-    """The joints a strike poses over the walk: the body's above the hips, the arm's chain and the hand."""
-    motion = _template(settings, step)
+def upper_body(motion: ContactMotion) -> np.ndarray:
+    """The joints a player's tool motion poses over its walk: the body's above the hips, the arm's chain and the
+    hand (the wrist and the joints below it)."""
     parents = motion.skeleton.parents
     hand = [motion.wrist]
     for joint in range(motion.wrist + 1, len(parents)):
@@ -279,7 +278,7 @@ class Strike:
         motion = self.motion
         if motion is None:
             return None
-        joints = _posed_joints(self.settings, self.aim_step)
+        joints = upper_body(motion)
         clock, duration = float(motion.clocks[motion.root]), motion.clip.duration
         weight = max(0.0, min(1.0, clock / EASE_IN, (duration - clock) / EASE_OUT))
         return joints, motion.pose.rotation[joints], weight

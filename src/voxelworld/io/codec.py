@@ -49,6 +49,7 @@ from ..errors import FormatError, ParameterError
 from ..game import events as _events
 from ..game.actions import PunchSettings, VoxelObject
 from ..game.deformation import AwardSettings, DeformationState, Treasure, TreasureSettings
+from ..game.digger import ShovelSettings
 from ..game.enemy import Carved, ChainsawSettings
 from ..game.enemy_reaction import ReactionSettings
 from ..game.npcs import NPCSettings
@@ -88,7 +89,7 @@ _NAMED_TYPES: dict[str, type] = {
     "motion.contacts.SlowdownProfile": SlowdownProfile, "meshing.options.MeshOptions": MeshOptions,
     "navigation.settings.NavSettings": NavSettings, "navigation.settings.SearchRegion": SearchRegion,
     "terrain.materials.Material": Material, "game.enemy_reaction.ReactionSettings": ReactionSettings,
-    "game.strike.StrikeSettings": StrikeSettings,
+    "game.strike.StrikeSettings": StrikeSettings, "game.digger.ShovelSettings": ShovelSettings,
     # game state
     "game.world.Inputs": Inputs, "game.world.Snapshot": Snapshot, "game.objects.ObjectTransform": ObjectTransform,
     "game.suck.SuckState": SuckState, "game.deformation.DeformationState": DeformationState,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
 from ..game.edits import VoxelEdit
+from ..game.shovel import shovel_edit
 from ..game.suck import suck_edits
 from ..game.throwing import impact_edit
 from ..game.world import World
@@ -76,6 +77,9 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
     if make == "impact":
         edit = impact_edit(volume, recipe["thing"], recipe["contact"], finish(), s.impact)
         return [] if edit is None else [edit]
+    if make == "shovel":
+        return [shovel_edit(recipe["eye"], recipe["start"], recipe["end"], recipe["material"], s.shovel,
+                            finish(recipe["eye"]))]
     if make == "carve":
         enemy = next((e for e in world.agents.enemies if e.name == recipe["enemy"]), None)
         if enemy is None:

@@ -330,6 +330,7 @@ export class Effects {
         switch (event.kind) {
           case "punch": this.burst(p, event.material, 16, 24); break;
           case "pull_out": this.burst(p, event.material, 8, 16, 2.0); break;
+          case "dig": this.burst(p, event.material, 4, 10, 1.5); break;
           case "explode": this.flash(p); this.burst(p, event.material, 20, 30, 6); break;
           case "cool": this.steam(p); break;
           case "attach": case "nothing": case "lost": this.burst(p, event.material, 0, 14, 1.5); break;

@@ -6,7 +6,7 @@ import * as THREE from "./vendor/three.module.js";
 
 // Held buttons: sent in every input message while held (and once for a tap shorter than a frame).
 export const BUTTON_KEYS = {
-  Space: "suck", KeyF: "punch", KeyR: "pull_out", KeyG: "stance", KeyT: "throw", KeyE: "use", KeyJ: "jump",
+  Space: "suck", KeyF: "punch", KeyR: "pull_out", KeyG: "stance", KeyT: "throw", KeyE: "use", KeyJ: "jump", KeyX: "dig",
   ShiftLeft: "sprint", ShiftRight: "sprint",
 };
 export const MOUSE_BUTTONS = { 0: "punch", 2: "suck" }; // left and right button, while the mouse is locked

@@ -171,6 +171,9 @@ export class Sound {
         this.tone(140, 45, 0.22, 0.7 * loudness);
         this.burst({ type: "lowpass", hz: 900, q: 1 }, 0.15, 0.5 * loudness);
         break;
+      case "dig": // the blade into the ground: a short scrape
+        this.burst({ type: "bandpass", hz: 700, q: 1.5 }, 0.18, 0.3 * loudness);
+        break;
       case "pull_out":
         this.tone(90, 60, 0.3, 0.4 * loudness);
         this.burst({ type: "bandpass", hz: 500, q: 2 }, 0.3, 0.35 * loudness);
