@@ -68,7 +68,7 @@ def _walker(name: str, kind: str, position, yaw: float | None, previous: Charact
     layered = (layers["action"] or layers["strike"] is not None or layers["suck_weight"] > 0
                or layers["air_weight"] > 0)  # the punch's strike a layer too since issue 32
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
-             None, None)  # no blade, no contact
+             *layers["tool"])  # the blade and what it touches (the player's shovel, since issue 32), or None, None
     if not layered and weight in (0.0, 1.0):  # a plain walker or stander: the rig's tuples as they are
         rotations, root = rig.walk_flat[sample] if weight == 1.0 else rig.idle_flat
         return _made(name, kind, position, float(yaw), 1.0, rotations, root, *state)

@@ -390,8 +390,8 @@ def _layers(rotations: np.ndarray, state: Mapping[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ actors
-_NO_LAYERS: dict[str, Any] = {"action": "", "action_time": 0.0, "strike": None, "suck_weight": 0.0,
-                              "air_weight": 0.0}
+_NO_LAYERS: dict[str, Any] = {"action": "", "action_time": 0.0, "strike": None, "tool": (None, None),
+                              "suck_weight": 0.0, "air_weight": 0.0}
 
 
 def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous: CharacterPose | None, dt: float,
@@ -422,7 +422,7 @@ def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous
     sample = min(int(phase / duration * (WALK_SAMPLES - 1) + 0.5), WALK_SAMPLES - 1)  # the nearest sample
     layered = layers["action"] or layers["strike"] is not None or layers["suck_weight"] > 0 or layers["air_weight"] > 0
     state = (phase, weight, layers["action"], layers["action_time"], layers["suck_weight"], layers["air_weight"],
-             None, None)  # no blade, no contact
+             *layers["tool"])  # the blade and what it touches (the player's shovel), or None, None
     if not layered and (weight == 0.0 or weight == 1.0):  # a plain walker or stander: the rig's tuples as they are
         rotations, root = rig.walk_flat[sample] if weight == 1.0 else rig.idle_flat
         return CharacterPose._made(name, kind, position, float(yaw), 1.0, rotations, root, *state)
@@ -450,6 +450,7 @@ def _player_layers(world: World, events: Iterable[Event], previous: CharacterPos
     suck = 0.0 if previous is None else previous.suck_weight
     air = 0.0 if previous is None else previous.air_weight
     return {"action": action, "action_time": time, "strike": world.actions.strike.layer() or world.actions.shovel.layer(),
+            "tool": world.actions.shovel.blade(),
             "suck_weight": _towards(suck, 1.0 if world.inputs.suck else 0.0, dt / BLEND_SECONDS),
             "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
 

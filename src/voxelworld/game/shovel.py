@@ -172,6 +172,15 @@ class PlayerShovel:
         motion = self._own()
         return motion.world[motion.shoulder, :3, 3]
 
+    def blade(self) -> tuple[tuple[tuple[float, float, float], tuple[float, float, float]] | None, str | None]:
+        """The shovel's blade (its axis: two points, m) and the material it touches, for the player's pose
+        (``CharacterPose.blade`` and ``contact``); ``(None, None)`` between digs."""
+        motion = self.motion
+        if motion is None:
+            return None, None
+        start, end = (point_tuple(point) for point in motion.part_segment)
+        return (start, end), (None if motion.contact is None else motion.contact.material)
+
     def layer(self) -> tuple[np.ndarray, np.ndarray, float] | None:
         """What the dig puts over the player's walk or idle pose (as :meth:`Strike.layer`), None between digs."""
         motion = self.motion

@@ -82,6 +82,7 @@ function placeBone(box, a, b, width) {
 // Tints per kind (the model's texture is multiplied by them) so the player, NPCs and the enemy are told apart.
 const KIND_TINTS = { player: 0xffd27a, npc: 0x8fb8ff, enemy: 0xff7a6a };
 const BLADE_COLOUR = 0xb0b8c0;
+const SHOVEL_COLOUR = 0x8a6d4a; // the player's shovel: a wooden shaft and blade
 const BLADE_GLOW = 0xff5a00; // emissive while the blade cuts (the frame's contact is not null)
 
 export const DETAIL_METRES = 2.5; // nearer the camera than this, an actor is drawn with the full character
@@ -136,9 +137,9 @@ function characterObject(template, kind, joints, tints, levels) {
   group.userData.skins = skins;
   group.userData.posed = false; // the pose changed since the skins were last written
   group.add(model, SHADOW.clone(), ...skins.map((s) => s.skin));
-  if (kind === "enemy") {
+  if (kind === "enemy" || kind === "player") { // the chainsaw's blade; the player's shovel while it digs
     const blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
-      new THREE.MeshLambertMaterial({ color: BLADE_COLOUR, emissive: 0x000000 }));
+      new THREE.MeshLambertMaterial({ color: kind === "enemy" ? BLADE_COLOUR : SHOVEL_COLOUR, emissive: 0x000000 }));
     blade.name = "blade";
     group.userData.blade = blade;
   }
@@ -157,11 +158,14 @@ function poseCharacter(object, entry, actorsGroup) {
   if (bones[0]) bones[0].position.set(...entry.root);
   object.userData.posed = true;
   const blade = object.userData.blade;
+  if (blade) blade.visible = Boolean(entry.blade); // the player's shovel shows only while it digs
   if (blade && entry.blade) {
     if (!blade.parent) actorsGroup.add(blade); // in world space, where the game says the blade is
     placeBone(blade, v3(entry.blade[0]), v3(entry.blade[1]), 0.07);
-    blade.material.color.setHex(entry.contact ? 0xffc090 : BLADE_COLOUR);
-    blade.material.emissive.setHex(entry.contact ? BLADE_GLOW : 0x000000);
+    if (entry.kind === "enemy") {
+      blade.material.color.setHex(entry.contact ? 0xffc090 : BLADE_COLOUR);
+      blade.material.emissive.setHex(entry.contact ? BLADE_GLOW : 0x000000);
+    }
   }
 }
 
