@@ -9,6 +9,7 @@ from ..errors import check_finite, check_integer, check_range
 from ..meshing import DETAIL_DISTANCES, MeshOptions
 from .enemy import ChainsawSettings
 from .enemy_reaction import ReactionSettings
+from .kerf_marks import MAX_MARKS
 from .play import ActionSettings
 from .player import PlayerSettings
 
@@ -60,7 +61,9 @@ class WorldSettings:
     spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md);
     ``enemy_reacts``: whether the chainsaw enemies react to the player (notice, turn and swing at them, hurt them,
     can be stopped: :mod:`voxelworld.game.enemy_reaction`), ``enemy_reaction`` how; off, they work their walls
-    whoever comes near (the frame benchmarks run with it off).
+    whoever comes near (the frame benchmarks run with it off);
+    ``cut_marks``: marks (0..64) of the enemies' cuts the world keeps, the last ones, for the page to draw the sawn
+    face darker (:mod:`voxelworld.game.kerf_marks`); 0 keeps none.
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -81,6 +84,7 @@ class WorldSettings:
     navigation_tiles_per_frame: int = 1
     enemy_reacts: bool = True
     enemy_reaction: ReactionSettings = ReactionSettings()
+    cut_marks: int = MAX_MARKS
 
     @property
     def navigation_radius(self) -> float | None:
@@ -133,6 +137,8 @@ class WorldSettings:
         check_range("enemy_reacts", self.enemy_reacts, "True or False", isinstance(self.enemy_reacts, bool))
         check_range("enemy_reaction", self.enemy_reaction, "a ReactionSettings",
                     isinstance(self.enemy_reaction, ReactionSettings))
+        object.__setattr__(self, "cut_marks", check_integer("cut_marks", self.cut_marks, minimum=0,
+                                                            maximum=MAX_MARKS))
 
 
 # A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.

@@ -5,7 +5,7 @@ thread (play protocol 3, ``docs/specs/play-protocol.md``).
 frame, poses and HUD) and turns a stepped world into a :class:`FramePacket`: each chunk whose quantised mesh
 changed as a :class:`ChunkUpdate` (the whole mesh and a patch against the revision before; a chunk that keeps
 changing at most every :data:`MESH_EVERY` frames), the poses and the frame whole and as deltas against the frame
-before, the HUD when it changed (whole and as a delta), and the overlays when a page wants them. The server's
+before (a delta's ``cuts``: only the cut marks added since), the HUD when it changed (whole and as a delta), and the overlays when a page wants them. The server's
 event loop then picks, page by page, the patch or the whole mesh and the delta or the whole frame.
 
 Examples
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .chunk_messages import CHUNK_HEADER, WireMesh
-from .frame_messages import ActorPose, delta
+from .frame_messages import ActorPose, cuts_delta, delta
 from .protocol import (
     FRAME_STATE,
     actor_poses,
@@ -196,6 +196,9 @@ class FrameEncoder:
             frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
                            "step_ms": frame["step_ms"]}
             frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
+            cuts = cuts_delta(before["cuts"], frame["cuts"])  # only the marks added (kerf_marks), when any were
+            if cuts is not None:
+                frame_delta["cuts"] = cuts
             frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
         poses = actor_poses(world)
         poses_delta = None if self._last_poses is None or before is None else \

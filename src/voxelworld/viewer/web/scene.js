@@ -8,6 +8,7 @@
 
 import * as THREE from "./vendor/three.module.js";
 import { TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
@@ -95,6 +96,7 @@ export class WorldScene {
     const fog = {};
     sky.getRGB(fog, THREE.SRGBColorSpace);
     this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
+    this.cutMarks = new CutMarks(this.uniforms); // the enemies' cuts, drawn darker (the frame's "cuts")
     this.quality = null;
     this.fixedView = null; // {eye, target} set by view(): the camera placed there instead of following
     this.terrain = group("terrain");
@@ -288,6 +290,7 @@ export class WorldScene {
     this.batches.clear();
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
     this.fitShadow(hello.world.bounds);
+    this.cutMarks.reset(hello.world.voxel_size);
     const view = hello.world.view_distance;
     this.scene.fog.near = view ? VIEW_FOG_NEAR * view : FOG_NEAR;
     this.scene.fog.far = view || FOG_FAR;

@@ -13,6 +13,9 @@
 // (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its shadow (three.js's shadow map),
 // the per-vertex light times the texture's low spots, a highlight and the sky mirrored by roughness and
 // metalness (iron, ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
+// The enemies' cut marks (cut_marks.js) darken the near terrain's albedo within a mark's capsule (cutShade): a
+// freshly sawn face reads darker than the rock around it; the far material (FAR_SHADING and textureDistance on)
+// draws none.
 // A material without a layer (or before the textures arrive) is drawn in its table colour. A ShaderMaterial, not
 // three's MeshStandardMaterial: under SwiftShader the standard material's lighting costs several times the frame.
 //
@@ -26,6 +29,7 @@
 // occlusion.
 
 import * as THREE from "./vendor/three.module.js";
+import { CUT_GROUP, MAX_CUTS, cutUniforms } from "./cut_marks.js";
 
 // The light, as the offscreen snapshots have it (voxelworld.viewer.gl_draw.Light): sRGB values that multiply a
 // material's colour.
@@ -274,6 +278,30 @@ float grain(vec3 p) {
   return fract(p.x * p.y * p.z * (p.x + p.y + p.z));
 }
 
+// The enemies' cut marks (cut_marks.js): the share of the albedo kept at p, 1 - cutDarkness within cutReach m of a
+// mark's capsule, fading to 1 over cutFade m more. A group's capsules are tested only where its bounding sphere
+// reaches (a branch: skipped where no pixel of the four SwiftShader draws together is near).
+uniform vec4 cutStart[${MAX_CUTS}]; // a, radius
+uniform vec4 cutEnd[${MAX_CUTS}]; // b
+uniform vec4 cutGroups[${MAX_CUTS / CUT_GROUP}]; // centre, radius (-1: no marks)
+uniform float cutDarkness;
+uniform float cutReach;
+uniform float cutFade;
+float cutShade(vec3 p) {
+  float nearest = 1e6; // m from p to the nearest capsule's surface
+  for (int g = 0; g < ${MAX_CUTS / CUT_GROUP}; g++) {
+    vec4 group = cutGroups[g];
+    if (distance(p, group.xyz) < group.w) {
+      for (int i = g * ${CUT_GROUP}; i < (g + 1) * ${CUT_GROUP}; i++) {
+        vec3 a = cutStart[i].xyz, ab = cutEnd[i].xyz - a;
+        float t = clamp(dot(p - a, ab) / max(dot(ab, ab), 1e-6), 0.0, 1.0);
+        nearest = min(nearest, length(p - a - t * ab) - cutStart[i].w);
+      }
+    }
+  }
+  return 1.0 - cutDarkness * (1.0 - smoothstep(cutReach, cutReach + cutFade, nearest));
+}
+
 // The sun's shadow: one lookup of three's shadow map (BasicShadowMap: the nearest texel's depth compared), not a
 // filtered or soft shadow (under SwiftShader a filtered lookup cost a sixth of the terrain's picture).
 float sunShadow() {
@@ -309,6 +337,7 @@ void main() {
   vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
 #endif
 #endif
+  albedo.rgb *= cutShade(vWorld); // a cut face darker
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
   float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
@@ -406,6 +435,7 @@ export function terrainUniforms() {
     sunDirection: { value: SUN_DIRECTION.clone() }, fillDirection: { value: FILL_DIRECTION.clone() },
     sunColour: srgb(LIGHT.sun), skyColour: srgb(LIGHT.sky), groundColour: srgb(LIGHT.ground),
     fillColour: srgb(LIGHT.fill), skySeen: srgb(LIGHT.skySeen), fogColour: srgb([0.56, 0.72, 0.87]),
+    ...cutUniforms(),
   };
 }
 
