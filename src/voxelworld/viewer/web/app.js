@@ -85,7 +85,7 @@ function onFrame(message) {
     stats.frameDeltas++;
   }
   if (poses && poses.frame === message.frame) frame.characters = poses.characters;
-  view3d.cutMarks.take(message.cuts, frame === message); // a delta's "cuts": only the marks added
+  view3d.setCuts(message.cuts, frame === message); // a delta's "cuts": only the marks added
   frame.cuts = undefined; // the marks live in view3d.cutMarks (a delta's would be only the newest)
   latest = frame;
   stats.frames++;
@@ -358,7 +358,7 @@ window.voxelworld = {
     for (let t = 0; t <= seconds * 1000; t += ms) view3d.adaptResolution(start + t);
   },
   cutMarks: (shown) => { // the cut marks the page has; shown true/false: drawn or not
-    if (shown !== undefined) view3d.cutMarks.show(shown);
+    if (shown !== undefined) view3d.showCuts(shown);
     return { count: view3d.cutMarks.marks.length, total: view3d.cutMarks.total, marks: view3d.cutMarks.marks };
   },
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling

@@ -101,7 +101,7 @@ export function levelAt(levels, distance) {
 
 // The vertex attributes of a chunk mesh (scene.js setChunk, shaders.js materialAttributes), merged into batches.
 export const ATTRIBUTES = ["position", "normal", "mat_a", "mat_b", "blend", "occlusion", "layers", "palette_a",
-  "palette_b", "surface"];
+  "palette_b", "surface", "cut"];
 
 // The region "i,j,k" of the chunk "i,j,k".
 export function regionOf(chunkKey) {

@@ -1,91 +1,107 @@
 // The enemies' cut marks (the frame's "cuts", play protocol; voxelworld.game.kerf_marks): the capsules their blades
-// cut with, which the terrain shader draws darker (shaders.js cutShade), so that a freshly sawn face reads against
-// the untouched rock from 10 m and stays marked.
+// cut with. The terrain draws the vertices within a mark darker (its "cut" attribute, shaders.js), so that a
+// freshly sawn face reads against the untouched rock from 10 m and stays marked, near or far.
 //
 // A whole frame lists the marks the world keeps (the last ``keep``); a delta only the marks added since the frame
-// before (its ``total`` counts every mark ever added: the marks listed are the last ones up to it). The marks go to
-// the shader as uniforms (cutStart: a and the radius, cutEnd: b, for MAX_CUTS marks), in groups of CUT_GROUP with
-// a bounding sphere each (cutGroups: centre and radius, -1 for an empty group), so that a pixel tests a capsule
-// only where its group's sphere reaches: a pixel far from every cut costs MAX_CUTS / CUT_GROUP sphere tests.
-// Consecutive marks lie along the kerf, so a group's sphere is small.
+// before (its ``total`` counts every mark ever added: the marks listed are the last ones up to it).
+//
+// Why per vertex, worked out here: a pixel's test against every mark cost the page's pictures four times their time
+// under SwiftShader (which runs both sides of a branch, so no bounding test skipped the marks). A vertex's share
+// is worked out once, when its chunk's mesh arrives or the marks near it change, and read as one more attribute:
+// the pictures cost what they did. The marks reach far enough (CUT_REACH, CUT_FADE: the voxel surface a cut left
+// lies up to about half a voxel beyond its capsule) that the voxel-sized triangles of the cut face are dark.
 
-export const MAX_CUTS = 64; // the shader's marks (voxelworld.game.kerf_marks.MAX_MARKS)
-export const CUT_GROUP = 8; // marks per bounding sphere
-export const CUT_DARKNESS = 0.45; // the share of its colour a cut face loses
-// Where the darkening reaches (``voxel`` m: the world's voxel size): fully dark up to CUT_REACH voxels beyond a
-// mark's radius (the voxel surface the cut left lies up to about half a voxel beyond the capsule), fading over
-// CUT_FADE voxels more.
-export const CUT_REACH = 0.5, CUT_FADE = 0.5;
-const FAR = 1e6; // an unused mark's ends: beyond every pixel
+export const CUT_DARKNESS = 0.5; // the share of its colour a cut face loses
+// Fully dark up to CUT_REACH voxel edges beyond a mark's radius, fading over CUT_FADE voxel edges more.
+export const CUT_REACH = 0.5, CUT_FADE = 0.75;
 
-// The shader's uniforms for the cut marks (shared by every terrain material: shaders.js terrainUniforms).
-export function cutUniforms() {
-  return {
-    cutStart: { value: new Float32Array(4 * MAX_CUTS).fill(FAR) },
-    cutEnd: { value: new Float32Array(4 * MAX_CUTS).fill(FAR) },
-    cutGroups: { value: new Float32Array(4 * (MAX_CUTS / CUT_GROUP)).fill(-1) },
-    cutDarkness: { value: CUT_DARKNESS },
-    cutReach: { value: CUT_REACH * 0.5 },
-    cutFade: { value: CUT_FADE * 0.5 },
-  };
+// A vertex's share of its colour at ``distance`` m beyond a mark's surface, as a byte (255: untouched).
+function shareByte(distance, reach, fade, darkness) {
+  const t = Math.min(Math.max((distance - reach) / fade, 0), 1);
+  const near = 1 - t * t * (3 - 2 * t); // 1 within reach, 0 past the fade (smoothstep)
+  return Math.round(255 * (1 - darkness * near));
+}
+
+// Distance (m) from the point (x, y, z) to the segment of mark ``m`` ([ax, ay, az, bx, by, bz, radius]), less its
+// radius.
+function beyond(m, x, y, z) {
+  const abx = m[3] - m[0], aby = m[4] - m[1], abz = m[5] - m[2];
+  const px = x - m[0], py = y - m[1], pz = z - m[2];
+  const length2 = abx * abx + aby * aby + abz * abz;
+  const t = length2 > 1e-12 ? Math.min(Math.max((px * abx + py * aby + pz * abz) / length2, 0), 1) : 0;
+  return Math.hypot(px - t * abx, py - t * aby, pz - t * abz) - m[6];
 }
 
 export class CutMarks {
-  // ``uniforms``: the terrain's (with cutUniforms').
-  constructor(uniforms) {
-    this.uniforms = uniforms;
+  constructor() {
     this.marks = []; // [ax, ay, az, bx, by, bz, radius], oldest first
     this.total = 0; // marks the world added, as of the last frame read
-    this.shown = true;
+    this.darkness = CUT_DARKNESS;
+    this.voxel = 1; // m: the world's voxel edge
   }
 
-  // A new world: no marks; the darkening reaches by its voxel size (m).
+  get reach() { return (CUT_REACH + CUT_FADE) * this.voxel; } // m beyond a mark's radius that it darkens
+
+  // A new world (its voxel edge, m): no marks.
   reset(voxel) {
     this.marks = [];
     this.total = 0;
-    this.uniforms.cutReach.value = CUT_REACH * voxel;
-    this.uniforms.cutFade.value = CUT_FADE * voxel;
-    this.upload();
+    this.voxel = voxel > 0 ? voxel : 1;
   }
 
-  // A frame's ``cuts`` (none: nothing changed); ``whole``: a whole frame (its marks replace the page's).
+  // A frame's ``cuts`` (none: nothing changed); ``whole``: a whole frame (its marks replace the page's). Returns
+  // the marks that came or went (to shade the chunks near them again), none when nothing changed.
   take(cuts, whole) {
-    if (!cuts || !Array.isArray(cuts.marks)) return;
+    if (!cuts || !Array.isArray(cuts.marks) || !Number.isInteger(cuts.total)) return [];
+    const before = this.marks;
     const first = cuts.total - cuts.marks.length; // the number of the first mark listed
-    if (whole || first > this.total || cuts.total < this.total) this.marks = cuts.marks.slice();
-    else this.marks = this.marks.concat(cuts.marks.slice(this.total - first));
-    const keep = Math.min(Math.max(cuts.keep ?? MAX_CUTS, 0), MAX_CUTS);
-    this.marks = this.marks.slice(Math.max(0, this.marks.length - keep));
+    let marks;
+    if (whole || first > this.total || cuts.total < this.total) marks = cuts.marks.slice();
+    else marks = before.concat(cuts.marks.slice(this.total - first));
+    const keep = Math.max(Number.isInteger(cuts.keep) ? cuts.keep : marks.length, 0);
+    marks = marks.slice(Math.max(0, marks.length - keep));
     this.total = cuts.total;
-    this.upload();
+    const kept = new Set(marks.map(String)), had = new Set(before.map(String));
+    const changed = [...before.filter((m) => !kept.has(String(m))), ...marks.filter((m) => !had.has(String(m)))];
+    this.marks = marks;
+    return changed;
   }
 
-  // Show the marks or not (the browser tests compare the two pictures).
+  // Whether any of ``marks`` reaches the sphere ``sphere`` (three.js Sphere: a chunk's bounds).
+  touches(sphere, marks = this.marks) {
+    const { x, y, z } = sphere.center;
+    return marks.some((m) => beyond(m, x, y, z) <= sphere.radius + this.reach);
+  }
+
+  // Show the marks or not (the browser tests compare the two pictures): the darkness the next shading uses.
   show(on) {
-    this.shown = on;
-    this.uniforms.cutDarkness.value = on ? CUT_DARKNESS : 0;
+    this.darkness = on ? CUT_DARKNESS : 0;
   }
 
-  // The marks into the shader's uniforms, with each group's bounding sphere (reaching as far as the darkening).
-  upload() {
-    const start = this.uniforms.cutStart.value, end = this.uniforms.cutEnd.value;
-    const groups = this.uniforms.cutGroups.value;
-    const reach = this.uniforms.cutReach.value + this.uniforms.cutFade.value;
-    start.fill(FAR);
-    end.fill(FAR);
-    groups.fill(-1);
-    this.marks.forEach((m, i) => {
-      start.set([m[0], m[1], m[2], m[6]], 4 * i);
-      end.set([m[3], m[4], m[5], 0], 4 * i);
-    });
-    for (let g = 0; g * CUT_GROUP < this.marks.length; g++) {
-      const members = this.marks.slice(g * CUT_GROUP, (g + 1) * CUT_GROUP);
-      const centre = [0, 1, 2].map((c) => members.reduce((sum, m) => sum + m[c] + m[c + 3], 0) / (2 * members.length));
-      let radius = 0;
-      for (const m of members) {
-        for (const p of [m.slice(0, 3), m.slice(3, 6)]) radius = Math.max(radius, Math.hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]) + m[6]);
+  // Set ``geometry``'s "cut" attribute (a byte a vertex, the share of its colour: 255 untouched) from the marks
+  // that reach its bounding sphere. Returns whether it changed.
+  shade(geometry) {
+    const positions = geometry.attributes.position.array, n = positions.length / 3;
+    const attribute = geometry.attributes.cut;
+    const shares = attribute.array;
+    if (!geometry.boundingSphere) geometry.computeBoundingSphere();
+    const near = this.marks.filter((m) => this.touches(geometry.boundingSphere, [m]));
+    if (!near.length && !geometry.userData.cut) return false;
+    const reach = CUT_REACH * this.voxel, fade = CUT_FADE * this.voxel, far = reach + fade;
+    let changed = false, any = false;
+    for (let v = 0; v < n; v++) {
+      const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
+      let nearest = Infinity;
+      for (const m of near) nearest = Math.min(nearest, beyond(m, x, y, z));
+      const share = nearest >= far ? 255 : shareByte(nearest, reach, fade, this.darkness);
+      if (share !== shares[v]) {
+        shares[v] = share;
+        changed = true;
       }
-      groups.set([...centre, radius + reach], 4 * g);
+      any ||= share !== 255;
     }
+    geometry.userData.cut = any;
+    if (changed) attribute.needsUpdate = true;
+    return changed;
   }
 }

@@ -13,9 +13,8 @@
 // (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its shadow (three.js's shadow map),
 // the per-vertex light times the texture's low spots, a highlight and the sky mirrored by roughness and
 // metalness (iron, ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
-// The enemies' cut marks (cut_marks.js) darken the near terrain's albedo within a mark's capsule (cutShade): a
-// freshly sawn face reads darker than the rock around it; the far material (FAR_SHADING and textureDistance on)
-// draws none.
+// A vertex's "cut" (cut_marks.js: 1 untouched, less within an enemy's cut) scales the light it takes, near and far:
+// a freshly sawn face reads darker than the rock around it.
 // A material without a layer (or before the textures arrive) is drawn in its table colour. A ShaderMaterial, not
 // three's MeshStandardMaterial: under SwiftShader the standard material's lighting costs several times the frame.
 //
@@ -29,7 +28,6 @@
 // occlusion.
 
 import * as THREE from "./vendor/three.module.js";
-import { CUT_GROUP, MAX_CUTS, cutUniforms } from "./cut_marks.js";
 
 // The light, as the offscreen snapshots have it (voxelworld.viewer.gl_draw.Light): sRGB values that multiply a
 // material's colour.
@@ -90,7 +88,8 @@ function meanSurfaces(set) {
 
 // The vertex attributes the terrain shader reads, set on ``geometry`` from its mat_a, mat_b and blend through
 // ``table`` (materialTable): layers (the two materials' texture layers), palette_a and palette_b (their table
-// colours), surface (their mean surfaces mixed by the blend).
+// colours), surface (their mean surfaces mixed by the blend); and cut (0..1, the share of its colour a vertex keeps
+// where an enemy cut, cut_marks.js) all 1 unless the geometry has it.
 export function materialAttributes(geometry, table) {
   const a = geometry.attributes.mat_a.array, b = geometry.attributes.mat_b.array;
   const blend = geometry.attributes.blend.array, n = a.length;
@@ -110,6 +109,9 @@ export function materialAttributes(geometry, table) {
   geometry.setAttribute("palette_a", new THREE.BufferAttribute(paletteA, 3, true)); // 0..1 in the shader
   geometry.setAttribute("palette_b", new THREE.BufferAttribute(paletteB, 3, true));
   geometry.setAttribute("surface", new THREE.BufferAttribute(surface, 3, true));
+  if (!geometry.attributes.cut) { // the share of its colour a vertex keeps (cut_marks.js shades it): all of it
+    geometry.setAttribute("cut", new THREE.BufferAttribute(new Uint8Array(n).fill(255), 1, true));
+  }
   geometry.userData.shading = shadingOf(layers, surface);
 }
 
@@ -230,6 +232,7 @@ attribute vec2 layers;
 attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
+attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
 ${TERRAIN_VARYINGS}
@@ -249,8 +252,8 @@ void main() {
   vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
   float occ = occlusionLight(occlusion);
   vSurface = vec4(surface, occ);
-  vAmbient = ambientLight(n, occ);
-  vSun = sunLight(n, occ);
+  vAmbient = ambientLight(n, occ) * cut; // a cut face darker (cut_marks.js)
+  vSun = sunLight(n, occ) * cut;
   vFog = fogAmount(mvPosition);
 }
 `;
@@ -276,30 +279,6 @@ vec4 albedoOf(float layer, vec3 fallback, vec2 uv) {
 float grain(vec3 p) {
   p = fract(p * 0.3183099 + 0.1) * 17.0;
   return fract(p.x * p.y * p.z * (p.x + p.y + p.z));
-}
-
-// The enemies' cut marks (cut_marks.js): the share of the albedo kept at p, 1 - cutDarkness within cutReach m of a
-// mark's capsule, fading to 1 over cutFade m more. A group's capsules are tested only where its bounding sphere
-// reaches (a branch: skipped where no pixel of the four SwiftShader draws together is near).
-uniform vec4 cutStart[${MAX_CUTS}]; // a, radius
-uniform vec4 cutEnd[${MAX_CUTS}]; // b
-uniform vec4 cutGroups[${MAX_CUTS / CUT_GROUP}]; // centre, radius (-1: no marks)
-uniform float cutDarkness;
-uniform float cutReach;
-uniform float cutFade;
-float cutShade(vec3 p) {
-  float nearest = 1e6; // m from p to the nearest capsule's surface
-  for (int g = 0; g < ${MAX_CUTS / CUT_GROUP}; g++) {
-    vec4 group = cutGroups[g];
-    if (distance(p, group.xyz) < group.w) {
-      for (int i = g * ${CUT_GROUP}; i < (g + 1) * ${CUT_GROUP}; i++) {
-        vec3 a = cutStart[i].xyz, ab = cutEnd[i].xyz - a;
-        float t = clamp(dot(p - a, ab) / max(dot(ab, ab), 1e-6), 0.0, 1.0);
-        nearest = min(nearest, length(p - a - t * ab) - cutStart[i].w);
-      }
-    }
-  }
-  return 1.0 - cutDarkness * (1.0 - smoothstep(cutReach, cutReach + cutFade, nearest));
 }
 
 // The sun's shadow: one lookup of three's shadow map (BasicShadowMap: the nearest texel's depth compared), not a
@@ -337,7 +316,6 @@ void main() {
   vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
 #endif
 #endif
-  albedo.rgb *= cutShade(vWorld); // a cut face darker
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
   float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
@@ -378,6 +356,7 @@ attribute float occlusion;
 attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
+attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
 varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
@@ -396,8 +375,8 @@ void main() {
   float occ = occlusionLight(occlusion);
   float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
   // 0.9: the texture's mean low spots
-  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9, albedo * surface.b * emission, glow);
-  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow);
+  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9 * cut, albedo * surface.b * emission, glow);
+  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow) * cut;
   vFog = fogAmount(mvPosition);
 }
 `;
@@ -435,7 +414,6 @@ export function terrainUniforms() {
     sunDirection: { value: SUN_DIRECTION.clone() }, fillDirection: { value: FILL_DIRECTION.clone() },
     sunColour: srgb(LIGHT.sun), skyColour: srgb(LIGHT.sky), groundColour: srgb(LIGHT.ground),
     fillColour: srgb(LIGHT.fill), skySeen: srgb(LIGHT.skySeen), fogColour: srgb([0.56, 0.72, 0.87]),
-    ...cutUniforms(),
   };
 }
 
