@@ -74,6 +74,7 @@ def test_the_marks_are_bounded_and_the_same_in_every_run(cut):
 
 def test_the_marks_are_saved_and_taken_back(cut, tmp_path):
     world, _ = cut
+    assert len(world.cut_marks) > 0
     path = tmp_path / "cut.vxw"
     save_world(world, path)
     loaded = load_world(path)

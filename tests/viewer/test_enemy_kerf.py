@@ -82,7 +82,8 @@ MARKS_ON_AND_OFF = """() => {
   v.cutMarks(true);
   const marks = v.cutMarks().marks;
   const middles = marks.map((m) => {
-    const at = new v.camera.position.constructor((m[0] + m[3]) / 2, (m[1] + m[4]) / 2, (m[2] + m[5]) / 2).project(v.camera);
+    const middle = [0, 1, 2].map((c) => (m[c] + m[c + 3]) / 2);
+    const at = new v.camera.position.constructor(...middle).project(v.camera);
     return [(at.x + 1) / 2 * canvas.width, (1 - at.y) / 2 * canvas.height];
   });
   return { shown, hidden, middles, count: marks.length };
@@ -121,7 +122,8 @@ def test_the_cut_face_reads_darker_than_the_rock_beside_it_from_10_m(page):
     assert face.sum() > 1500  # a patch a player sees from 10 m (1280 x 720)
     rows, cols = np.nonzero(face)
     middles = np.array(drawn["middles"])
-    assert np.median(np.hypot(middles[:, 0] - np.median(cols), middles[:, 1] - np.median(rows))) < 150  # where the marks are
+    off = np.hypot(middles[:, 0] - np.median(cols), middles[:, 1] - np.median(rows))
+    assert np.median(off) < 150  # where the marks are
     # The rock beside the cut: grey pixels (not sky, grass or the enemy) within 40 pixels of the face, not on it.
     grown = binary_dilation(face, iterations=40)
     grey = np.ptp(hidden.astype(int), axis=-1) < 25
@@ -145,7 +147,10 @@ def test_the_page_keeps_the_marks_the_frames_tell(page):
       marks.reset(0.5);
       const mark = (z) => [0, 0, z, 0, 1, z, 0.3];
       const steps = [];
-      const take = (cuts, whole) => { const changed = marks.take(cuts, whole).length; steps.push([marks.marks.map((m) => m[2]), marks.total, changed]); };
+      const take = (cuts, whole) => {
+        const changed = marks.take(cuts, whole).length;
+        steps.push([marks.marks.map((m) => m[2]), marks.total, changed]);
+      };
       take({ total: 2, keep: 3, marks: [mark(1), mark(2)] }, true);
       take({ total: 3, keep: 3, marks: [mark(3)] }, false);
       take({ total: 4, keep: 3, marks: [mark(4)] }, false);

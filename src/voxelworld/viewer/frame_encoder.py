@@ -5,8 +5,9 @@ thread (play protocol 3, ``docs/specs/play-protocol.md``).
 frame, poses and HUD) and turns a stepped world into a :class:`FramePacket`: each chunk whose quantised mesh
 changed as a :class:`ChunkUpdate` (the whole mesh and a patch against the revision before; a chunk that keeps
 changing at most every :data:`MESH_EVERY` frames), the poses and the frame whole and as deltas against the frame
-before (a delta's ``cuts``: only the cut marks added since), the HUD when it changed (whole and as a delta), and the overlays when a page wants them. The server's
-event loop then picks, page by page, the patch or the whole mesh and the delta or the whole frame.
+before (a delta's ``cuts``: only the cut marks added since), the HUD when it changed (whole and as a delta), and
+the overlays when a page wants them. The server's event loop then picks, page by page, the patch or the whole mesh
+and the delta or the whole frame.
 
 Examples
 --------
