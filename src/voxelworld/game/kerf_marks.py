@@ -68,6 +68,7 @@ class CutMarks:
     """
 
     STATE_ATTRIBUTES = ("marks", "total")
+    OTHER_ATTRIBUTES = ("capacity", "_wire")  # the world's setting; the marks as last sent (wire)
 
     def __init__(self, capacity: int = MAX_MARKS) -> None:
         self.capacity = check_integer("capacity", capacity, minimum=0, maximum=MAX_MARKS)
