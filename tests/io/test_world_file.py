@@ -90,7 +90,7 @@ def test_every_attribute_is_saved_or_rebuilt(session):
     # state_dict hands it over) or OTHER_ATTRIBUTES (rebuilt, given to the constructor, or saved otherwise).
     world = session["world"]
     objects = [world, world.player, world.actions, world.agents, world.agents.npcs[0], world.agents.enemies[0],
-               world.agents.enemies[0].motion, world.agents.navigation]
+               world.agents.enemies[0].motion, world.agents.navigation, world.cut_marks]
     for obj in objects:
         named = type(obj).STATE_ATTRIBUTES + type(obj).OTHER_ATTRIBUTES
         assert sorted(set(vars(obj)) - set(named)) == [], type(obj).__name__

@@ -9,6 +9,7 @@ from ..errors import check_finite, check_integer, check_range
 from ..meshing import DETAIL_DISTANCES, MeshOptions
 from .enemy import ChainsawSettings
 from .enemy_reaction import ReactionSettings
+from .kerf_marks import MAX_MARKS
 from .play import ActionSettings
 from .player import PlayerSettings
 from .progress import DEMO_GOALS, Goal, check_goals
@@ -64,6 +65,8 @@ class WorldSettings:
     whoever comes near (the frame benchmarks run with it off);
     ``goals``: the world's goals (:class:`~voxelworld.game.progress.Goal`, distinct names; the demo world's three
     by default: open three treasures, reach the iron, cool the lava; () for none), ticked off per player.
+    ``cut_marks``: marks (0..64) of the enemies' cuts the world keeps, the last ones, for the page to draw the sawn
+    face darker (:mod:`voxelworld.game.kerf_marks`); 0 keeps none.
     """
 
     player: PlayerSettings = PlayerSettings()
@@ -85,6 +88,7 @@ class WorldSettings:
     enemy_reacts: bool = True
     enemy_reaction: ReactionSettings = ReactionSettings()
     goals: tuple[Goal, ...] = DEMO_GOALS
+    cut_marks: int = MAX_MARKS
 
     @property
     def navigation_radius(self) -> float | None:
@@ -138,6 +142,8 @@ class WorldSettings:
         check_range("enemy_reacts", self.enemy_reacts, "True or False", isinstance(self.enemy_reacts, bool))
         check_range("enemy_reaction", self.enemy_reaction, "a ReactionSettings",
                     isinstance(self.enemy_reaction, ReactionSettings))
+        object.__setattr__(self, "cut_marks", check_integer("cut_marks", self.cut_marks, minimum=0,
+                                                            maximum=MAX_MARKS))
 
 
 # A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.

@@ -68,6 +68,7 @@ from .detail import WantedLevels, next_levels, wanted_levels, wanted_levels_sinc
 from .edits import VoxelEdit
 from .events import Event, PlayEnded, VoxelsEdited, log_hash
 from .inputs import Inputs
+from .kerf_marks import CutMarks
 from .level import Level, Prop, demo_level, surface_height
 from .objects import ObjectTransform
 from .play import PlayerActions
@@ -171,7 +172,7 @@ class World(Streaming):
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
-                        "_prepared_frame")
+                        "_prepared_frame", "cut_marks")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -227,6 +228,7 @@ class World(Streaming):
         self.actions.attach(self)
         attach_progress(self)  # the shop's purchases ("control") and the goals ("events")
         self.agents = Agents(self)
+        self.cut_marks = CutMarks(settings.cut_marks)  # where the enemies cut (kerf_marks): the page darkens it
         self._snapshot = self._take_snapshot()
 
     @classmethod
@@ -251,11 +253,13 @@ class World(Streaming):
         """What the world itself keeps from frame to frame (``STATE_ATTRIBUTES``; a private attribute's key has
         no leading underscore), the state of its random generator (``rng``) and the chunks of its collider
         (``collider_chunks``). Its parts hand over their own (``volume``, ``player``, ``actions``, ``agents``);
-        ``events`` and ``queued_edits`` are public. :func:`voxelworld.io.save_world` saves them all."""
+        ``events`` and ``queued_edits`` are public. :func:`voxelworld.io.save_world` saves them all. ``cut_marks``:
+        the enemies' cut marks (:class:`~voxelworld.game.kerf_marks.CutMarks`; a state without it loads with none)."""
         key = self._collider_key
         assert key is not None  # the constructor's _refresh_collider set it
         return attribute_state(self, self.STATE_ATTRIBUTES) | {"rng": self.rng.bit_generator.state,
-                                                                "collider_chunks": tuple(key[0])}
+                                                                "collider_chunks": tuple(key[0]),
+                                                                "cut_marks": self.cut_marks.state_dict()}
 
     def load_state_dict(self, state: object) -> None:
         """Take back a :meth:`state_dict` (the world's parts and chunk meshes as they were). ParameterError, before
@@ -270,7 +274,10 @@ class World(Streaming):
             check_range("state['collider_chunks']", chunk, f"chunks (i, j, k) of the grid {grid}",
                         isinstance(chunk, tuple) and len(chunk) == 3 and all(
                             isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
+        marks = state.get("cut_marks", {"marks": np.zeros((0, 7)), "total": 0})  # none before issue 32
+        self.cut_marks.check_state("state['cut_marks']", marks, self.volume)
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+        self.cut_marks.load_state_dict(marks, self.volume)
         self.rng = rng
         revisions = np.array([self.mesher.collision_revision(c) for c in chunks], dtype=np.int64)
         self.collider = Collider(chunk_bvhs(self.mesher).parts((chunks, revisions.tobytes())), self._prop_bvh,
@@ -438,6 +445,7 @@ class World(Streaming):
 
     def _announce_edit(self, edit: VoxelEdit, result: EditResult) -> None:
         self.applied_edits.append((edit, result))
+        self.cut_marks.note(edit, result)
         self.emit(VoxelsEdited, kind=edit.kind, source=edit.source, volume_removed=result.volume_removed,
                   volume_added=result.volume_added, material=result.most_removed_material,
                   voxels_changed=result.voxels_changed, voxels_damaged=result.voxels_damaged)

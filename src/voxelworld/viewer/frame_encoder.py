@@ -5,8 +5,9 @@ thread (play protocol 3, ``docs/specs/play-protocol.md``).
 frame, poses and HUD) and turns a stepped world into a :class:`FramePacket`: each chunk whose quantised mesh
 changed as a :class:`ChunkUpdate` (the whole mesh and a patch against the revision before; a chunk that keeps
 changing at most every :data:`MESH_EVERY` frames), the poses and the frame whole and as deltas against the frame
-before, the HUD when it changed (whole and as a delta), and the overlays when a page wants them. The server's
-event loop then picks, page by page, the patch or the whole mesh and the delta or the whole frame.
+before (a delta's ``cuts``: only the cut marks added since), the HUD when it changed (whole and as a delta), and
+the overlays when a page wants them. The server's event loop then picks, page by page, the patch or the whole mesh
+and the delta or the whole frame.
 
 Examples
 --------
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .chunk_messages import CHUNK_HEADER, WireMesh
-from .frame_messages import ActorPose, delta
+from .frame_messages import ActorPose, cuts_delta, delta
 from .protocol import (
     FRAME_STATE,
     actor_poses,
@@ -136,6 +137,7 @@ class FrameEncoder:
         self._last_frame: dict[str, Any] | None = None  # the last frame message (whole)
         self._last_poses: list[ActorPose] | None = None
         self._last_hud: dict[str, Any] | None = None
+        self._cuts_text: tuple[dict[str, Any], str] | None = None  # the last frame's cuts, and as JSON
         self._hud_version = 0
         self._collider: object = None  # the world's collider last encoded (compared by identity)
         self._collision_serial = 0
@@ -196,6 +198,9 @@ class FrameEncoder:
             frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
                            "step_ms": frame["step_ms"]}
             frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
+            cuts = cuts_delta(before["cuts"], frame["cuts"])  # only the marks added (kerf_marks), when any were
+            if cuts is not None:
+                frame_delta["cuts"] = cuts
             frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
         poses = actor_poses(world)
         poses_delta = None if self._last_poses is None or before is None else \
@@ -213,10 +218,18 @@ class FrameEncoder:
             self._last_hud = hud
         navmesh = self._encode_navmesh() if self.want_navmesh else None
         collision = self._encode_collision() if self.want_collision else None
-        return FramePacket(world.frame, dumps(frame), hud_text, chunks, navmesh, collision, step_ms,
+        return FramePacket(world.frame, self._frame_text(frame), hud_text, chunks, navmesh, collision, step_ms,
                            (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
                            None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
                            poses_delta, hud_delta, self._hud_version)
+
+    def _frame_text(self, frame: dict[str, Any]) -> str:
+        """``dumps(frame)``, its ``cuts`` last (their text kept from the frame before while no mark was added: up to
+        64 marks are most of a whole frame's text, and encoding them every frame would cost about 0.5 ms)."""
+        cuts = frame["cuts"]  # its marks: the list CutMarks.wire keeps until a mark is added
+        if self._cuts_text is None or self._cuts_text[0]["marks"] is not cuts["marks"] or self._cuts_text[0] != cuts:
+            self._cuts_text = (cuts, dumps(cuts))
+        return dumps({k: v for k, v in frame.items() if k != "cuts"})[:-1] + ',"cuts":' + self._cuts_text[1] + "}"
 
     def _encode_navmesh(self) -> tuple[int, bytes] | None:
         """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the

@@ -9,6 +9,8 @@ HUD JSON as deltas, and the player's progress (shop and goals) as the HUD carrie
   goals with what the player reached.
 - **Deltas** (:func:`delta`): a ``frame`` or ``hud`` message against its base holds only the top-level fields that
   changed; the page merges it into what it has (:func:`merged`).
+- **Cut marks** (:func:`cuts_field`, :func:`cuts_delta`): the frame's ``cuts`` (the enemies' kerf, which the page
+  draws darker) whole in a whole frame, and in a delta only when marks were added: those marks alone.
 
 Examples
 --------
@@ -35,8 +37,9 @@ from ..game.progress import UPGRADES, price
 if TYPE_CHECKING:
     from ..game.world import World
 
-__all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose", "actor_poses", "pack_rotations",
-           "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged", "PoseError"]
+__all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose",
+           "actor_poses", "pack_rotations", "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged",
+           "PoseError", "cuts_field", "cuts_delta"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
 POSES_VERSION = 3
@@ -232,3 +235,28 @@ def merged(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, A
     if message.get("base") is None or state is None:
         return dict(message)
     return {**state, **message}
+
+
+def cuts_field(world: World) -> dict[str, Any]:
+    """A whole frame's ``cuts``: ``total`` marks added since the world began, ``keep`` (how many the page keeps,
+    the last ones) and ``marks``, the kept ones, oldest first (:meth:`~voxelworld.game.kerf_marks.CutMarks.wire`:
+    ``[ax, ay, az, bx, by, bz, radius]`` m each)."""
+    marks = world.cut_marks
+    return {"total": marks.total, "keep": marks.capacity, "marks": marks.wire()}
+
+
+def cuts_delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any] | None:
+    """What a delta of the frame carries of ``now`` (a :func:`cuts_field`) for a page that has ``before``: None
+    when no mark was added, else ``now`` with only the marks added since (all of them when more were added than
+    are kept). The page appends a delta's marks to its own and keeps the last ``keep``.
+
+    >>> before = {"total": 2, "keep": 3, "marks": [[0] * 7, [1] * 7]}
+    >>> cuts_delta(before, before) is None
+    True
+    >>> cuts_delta(before, {"total": 3, "keep": 3, "marks": [[0] * 7, [1] * 7, [2] * 7]})["marks"]
+    [[2, 2, 2, 2, 2, 2, 2]]
+    """
+    added = now["total"] - before["total"]
+    if added == 0:
+        return None
+    return now if added < 0 or added >= len(now["marks"]) else now | {"marks": now["marks"][-added:]}

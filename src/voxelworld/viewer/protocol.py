@@ -73,7 +73,7 @@ from .chunk_messages import (
     occlusion_bytes,
     wire_mesh,
 )
-from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, encode_poses
+from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, cuts_field, encode_poses
 
 if TYPE_CHECKING:
     from ..game.events import Event
@@ -537,10 +537,10 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
     """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
     time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded, and
     ``camera``: the third-person camera's spring arm in m, :func:`~voxelworld.game.follow_camera.follow_camera`), loose
-    objects (a treasure with its ``depth``), what use would take (``use``), the navmesh's revision, and what
-    happened (``events``: :func:`frame_events`, and ``events_dropped``
-    those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a whole frame (the
-    server sends a page the fields that changed since the frame before when the page was sent that one)."""
+    objects (a treasure with its ``depth``), use's target (``use``), the navmesh's revision, the enemies' cut marks
+    (``cuts``: :func:`~voxelworld.viewer.frame_messages.cuts_field`), what happened (``events``: :func:`frame_events`,
+    ``events_dropped`` those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a
+    whole frame (the server sends a page the fields that changed since the frame before when it was sent that one)."""
     player = world.player
     navigation = world.agents.navigation
     events, dropped = frame_events(world)
@@ -550,7 +550,7 @@ def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
                           "pitch": _round(player.pitch), "eye": _round(player.eye), "aim": _round(player.aim),
                           "grounded": bool(player.grounded), "camera": _round(follow_camera(world).distance)},
                "objects": _objects(world), "use": _use_target(world),
-               "navmesh_revision": navigation.revision if navigation is not None else None}
+               "navmesh_revision": navigation.revision if navigation is not None else None, "cuts": cuts_field(world)}
     if events:
         message["events"] = events
     if dropped:

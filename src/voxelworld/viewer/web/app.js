@@ -86,6 +86,8 @@ function onFrame(message) {
     stats.frameDeltas++;
   }
   if (poses && poses.frame === message.frame) frame.characters = poses.characters;
+  view3d.setCuts(message.cuts, frame === message); // a delta's "cuts": only the marks added
+  frame.cuts = undefined; // the marks live in view3d.cutMarks (a delta's would be only the newest)
   latest = frame;
   stats.frames++;
   stats.frame = frame.frame;
@@ -366,6 +368,10 @@ window.voxelworld = {
   slowPictures: (ms, seconds) => {
     const start = performance.now();
     for (let t = 0; t <= seconds * 1000; t += ms) view3d.adaptResolution(start + t);
+  },
+  cutMarks: (shown) => { // the cut marks the page has; shown true/false: drawn or not
+    if (shown !== undefined) view3d.showCuts(shown);
+    return { count: view3d.cutMarks.marks.length, total: view3d.cutMarks.total, marks: view3d.cutMarks.marks };
   },
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling
   get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },

@@ -77,17 +77,18 @@ export function simplifiedGeometry(full, error, shown = null) {
   return geometry;
 }
 // What a vertex of ``geometry`` shows, for the simplifier to keep (SHOWN_WEIGHTS): its table colour (palette_a and
-// palette_b mixed by its blend: red, green, blue 0..1), its glow (surface's emission, 0..1) and its occlusion;
-// SHOWN_WEIGHTS.length values a vertex.
-export const SHOWN_WEIGHTS = [2, 2, 2, 2, 1]; // a weighted difference of 1 counts as 1 m of error
+// palette_b mixed by its blend: red, green, blue 0..1), its glow (surface's emission, 0..1), its occlusion and its
+// share left by the enemies' cuts (cut, 0..1: cut_marks.js; 1 without); SHOWN_WEIGHTS.length values a vertex.
+export const SHOWN_WEIGHTS = [2, 2, 2, 2, 1, 2]; // a weighted difference of 1 counts as 1 m of error
 export function shownAttributes(geometry) {
-  const { palette_a: a, palette_b: b, blend, surface, occlusion } = geometry.attributes;
+  const { palette_a: a, palette_b: b, blend, surface, occlusion, cut } = geometry.attributes;
   const n = a.count, shown = new Float32Array(SHOWN_WEIGHTS.length * n);
   for (let v = 0; v < n; v++) {
     const t = Math.min(Math.max(blend.array[v], 0), 1), at = SHOWN_WEIGHTS.length * v;
     for (let c = 0; c < 3; c++) shown[at + c] = (a.array[3 * v + c] * (1 - t) + b.array[3 * v + c] * t) / 255;
     shown[at + 3] = surface.array[3 * v + 2] / 255;
     shown[at + 4] = occlusion.array[v];
+    shown[at + 5] = cut ? cut.array[v] / 255 : 1;
   }
   return shown;
 }
@@ -101,7 +102,7 @@ export function levelAt(levels, distance) {
 
 // The vertex attributes of a chunk mesh (scene.js setChunk, shaders.js materialAttributes), merged into batches.
 export const ATTRIBUTES = ["position", "normal", "mat_a", "mat_b", "blend", "occlusion", "layers", "palette_a",
-  "palette_b", "surface"];
+  "palette_b", "surface", "cut"];
 
 // The region "i,j,k" of the chunk "i,j,k".
 export function regionOf(chunkKey) {

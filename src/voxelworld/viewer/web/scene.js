@@ -8,6 +8,7 @@
 
 import * as THREE from "./vendor/three.module.js";
 import { TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
@@ -95,6 +96,7 @@ export class WorldScene {
     const fog = {};
     sky.getRGB(fog, THREE.SRGBColorSpace);
     this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
+    this.cutMarks = new CutMarks(); // the enemies' cuts (the frame's "cuts"), drawn darker
     this.quality = null;
     this.fixedView = null; // {eye, target} set by view(): the camera placed there instead of following
     this.terrain = group("terrain");
@@ -288,6 +290,7 @@ export class WorldScene {
     this.batches.clear();
     for (const g of [this.terrain, this.props, this.actors, this.navmesh, this.collision]) this.clearGroup(g);
     this.fitShadow(hello.world.bounds);
+    this.cutMarks.reset(hello.world.voxel_size);
     const view = hello.world.view_distance;
     this.scene.fog.near = view ? VIEW_FOG_NEAR * view : FOG_NEAR;
     this.scene.fog.far = view || FOG_FAR;
@@ -354,9 +357,36 @@ export class WorldScene {
     materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
+    this.cutMarks.shade(geometry);
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
     mesh.name = `chunk ${chunk.key}`;
     this.batches.set(chunk.key, mesh);
+  }
+
+  // A frame's "cuts" (cut_marks.js; ``whole``: a whole frame's): the chunks near the marks that came or went
+  // shaded again (a changed chunk is drawn on its own until its region's batch is built again, as when its mesh
+  // changes).
+  setCuts(cuts, whole) {
+    this.shadeCuts(this.cutMarks.take(cuts, whole));
+  }
+
+  // Draw the cut marks or not (the browser tests compare the pictures).
+  showCuts(on) {
+    this.cutMarks.show(on);
+    this.shadeCuts(this.cutMarks.marks);
+  }
+
+  shadeCuts(marks) {
+    if (!marks.length) return;
+    const near = [...this.batches.chunks].filter(([, chunk]) => chunk.mesh.geometry.userData.cut
+      || this.cutMarks.touches(chunk.mesh.geometry.boundingSphere, marks));
+    for (const [key, chunk] of near) {
+      const geometry = chunk.mesh.geometry;
+      if (!this.cutMarks.shade(geometry)) continue;
+      const mesh = new THREE.Mesh(geometry, this.terrainShader);
+      mesh.name = chunk.mesh.name;
+      this.batches.set(key, mesh);
+    }
   }
 
   // The navmesh overlay from decodeTriangles: a faint fill by level a little above the ground, with translucent

@@ -13,6 +13,8 @@
 // (voxelworld.viewer.gl_shaders; sRGB values lit directly): the sun times its shadow (three.js's shadow map),
 // the per-vertex light times the texture's low spots, a highlight and the sky mirrored by roughness and
 // metalness (iron, ice), emission self-lit (lava glows in any shade), and fog to the sky colour.
+// A vertex's "cut" (cut_marks.js: 1 untouched, less within an enemy's cut) scales the light it takes, near and far:
+// a freshly sawn face reads darker than the rock around it.
 // A material without a layer (or before the textures arrive) is drawn in its table colour. A ShaderMaterial, not
 // three's MeshStandardMaterial: under SwiftShader the standard material's lighting costs several times the frame.
 //
@@ -86,7 +88,8 @@ function meanSurfaces(set) {
 
 // The vertex attributes the terrain shader reads, set on ``geometry`` from its mat_a, mat_b and blend through
 // ``table`` (materialTable): layers (the two materials' texture layers), palette_a and palette_b (their table
-// colours), surface (their mean surfaces mixed by the blend).
+// colours), surface (their mean surfaces mixed by the blend); and cut (0..1, the share of its colour a vertex keeps
+// where an enemy cut, cut_marks.js) all 1 unless the geometry has it.
 export function materialAttributes(geometry, table) {
   const a = geometry.attributes.mat_a.array, b = geometry.attributes.mat_b.array;
   const blend = geometry.attributes.blend.array, n = a.length;
@@ -106,6 +109,9 @@ export function materialAttributes(geometry, table) {
   geometry.setAttribute("palette_a", new THREE.BufferAttribute(paletteA, 3, true)); // 0..1 in the shader
   geometry.setAttribute("palette_b", new THREE.BufferAttribute(paletteB, 3, true));
   geometry.setAttribute("surface", new THREE.BufferAttribute(surface, 3, true));
+  if (!geometry.attributes.cut) { // the share of its colour a vertex keeps (cut_marks.js shades it): all of it
+    geometry.setAttribute("cut", new THREE.BufferAttribute(new Uint8Array(n).fill(255), 1, true));
+  }
   geometry.userData.shading = shadingOf(layers, surface);
 }
 
@@ -226,6 +232,7 @@ attribute vec2 layers;
 attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
+attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
 ${TERRAIN_VARYINGS}
@@ -245,8 +252,8 @@ void main() {
   vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
   float occ = occlusionLight(occlusion);
   vSurface = vec4(surface, occ);
-  vAmbient = ambientLight(n, occ);
-  vSun = sunLight(n, occ);
+  vAmbient = ambientLight(n, occ) * cut; // a cut face darker (cut_marks.js)
+  vSun = sunLight(n, occ) * cut;
   vFog = fogAmount(mvPosition);
 }
 `;
@@ -349,6 +356,7 @@ attribute float occlusion;
 attribute vec3 palette_a;
 attribute vec3 palette_b;
 attribute vec3 surface;
+attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
 varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
@@ -367,8 +375,8 @@ void main() {
   float occ = occlusionLight(occlusion);
   float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
   // 0.9: the texture's mean low spots
-  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9, albedo * surface.b * emission, glow);
-  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow);
+  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9 * cut, albedo * surface.b * emission, glow);
+  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow) * cut;
   vFog = fogAmount(mvPosition);
 }
 `;
