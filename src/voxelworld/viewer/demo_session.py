@@ -64,8 +64,7 @@ WALL_LOOK = (AHEAD, -5.0)  # degrees: punching the wall at chest height
 PUNCH_REACH = 2.4  # m: the script steps closer than this before it punches (well inside the punch's reach)
 OVERVIEW = ((9.0, 8.0, 9.0), (41.0, 12.0, 33.0))  # m: the box the overview frames, the pool to the wall
 
-# The script: (first frame, phase); after the last phase the player watches the enemy cut the wall.
-# A punch or pull-out plays its own motion (game.strike, about 0.6 s into soil): each phase waits for it.
+# The script: (first frame, phase); the player then watches the enemy. A strike (game.strike) plays ~0.6 s.
 SCRIPT = ((0, "walk"), (145, "punch the ground"), (185, "pull out"), (225, "throw the piece"), (255, "suck"),
           (320, "stance"), (330, "throw the bullet"), (365, "walk to the wall and punch it"), (590, "watch"))
 SECTIONS = ("Pictures", "Timeline", "Events", "Achievements", "Bullets, throws, NPCs and the enemy",
