@@ -14,7 +14,14 @@ over a search region covering the scene:
   both points, the search, the NavPath): median, 90th and 99th percentile (issue #16: polygons by traced
   outlines, at most twice Recast's count);
 - reference rows from the same run: pynavmesh (a pure-Python port of Recast, on PyPI) bakes the same level
-  with the same parameters, and searches paths between the same pairs on its own navmesh.
+  with the same parameters, and searches paths between the same pairs on its own navmesh;
+- the yardstick (issue #33 §5): Recast and Detour themselves (npm's recast-navigation, WebAssembly, run by node:
+  ``recast_yardstick.py``) bake the same triangles with the same parameters mapped to Recast's config (median of
+  7 after a warm-up) and answer a path query (two snaps, the corridor, the straight path) between the same pairs,
+  each call timed on its own after a warm-up pass, as ours; a second Recast bake uses the demo's edge error
+  (1.3 cells; ours is 0.3 m, one cell). Where node or the package is missing, a row says so and the rest runs.
+
+``--recast``: only the nav_test bake, `find_path` and the yardstick's rows (about 20 s).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from voxelworld.navigation.bake import bake  # noqa: E402
 from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
+from recast_yardstick import RecastUnavailable, recast_config, recast_rows, run_yardstick  # noqa: E402
 from terrain import print_table  # noqa: E402
 
 NAV_TEST = Path(__file__).resolve().parents[1] / "tests" / "data" / "scenes" / "nav_test.obj"  # Recast's (zlib)
@@ -222,6 +230,24 @@ def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
              f"{found} of {len(pairs)} pairs", "reference")]
 
 
+def yardstick_rows(scene: Scene, mesh, bake_time: float, pairs, times: np.ndarray,
+                   lengths: np.ndarray) -> list[tuple[str, str, str, str]]:
+    """Recast's bake and Detour's path queries on the same triangles, parameters and pairs (see
+    ``recast_yardstick.py``), with the ratios ours / theirs; a row saying why when node or the package is
+    missing."""
+    soup = scene.triangles()
+    config = recast_config(SETTINGS)
+    try:
+        recast = run_yardstick(soup.positions, soup.indices, config, pairs)
+        demo = run_yardstick(soup.positions, soup.indices, {**config, "maxSimplificationError": 1.3}, [], bakes=1)
+    except RecastUnavailable as error:
+        return [("Recast / Detour (WASM, npm's recast-navigation)", "-", f"not run: {error}", "reference")]
+    rows = recast_rows(mesh.polygon_count, bake_time, times, lengths, recast)
+    rows.append(("the same Recast bake with the demo's edge error, 1.3 cells (ours: 0.3 m, 1 cell)", "-",
+                 f"{demo['area']:.0f} m², {demo['islands']} islands, {demo['polygons']} polygons", "reference"))
+    return rows
+
+
 def same_island_pairs(mesh, count: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     query = NavQuery(mesh)
     rng = np.random.default_rng(seed)
@@ -265,6 +291,18 @@ def main() -> None:
         cpu_rows()
         return
     scene, mesh, bake_time = nav_test_mesh()
+    if "--recast" in sys.argv:
+        pairs = same_island_pairs(mesh, PAIRS)
+        times, lengths = find_path_times(mesh, pairs)
+        us = times * 1e6
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        print_table(("benchmark", "median", "result", "target"), [
+            ("`bake` nav_test", f"{bake_time * 1000:.1f} ms", f"{mesh.area():.0f} m², {len(mesh.islands())} "
+             f"islands, {mesh.polygon_count} polygons", "-"),
+            (f"`find_path`, {PAIRS} pairs", f"{np.median(us):.1f} µs",
+             f"p90 {np.percentile(us, 90):.1f} µs, p99 {np.percentile(us, 99):.1f} µs", "-"),
+            *yardstick_rows(scene, mesh, bake_time, pairs, times, lengths)])
+        return
     rebakes = rebake_times(scene, mesh) * 1000
     updates = world_update_times() * 1000
     prebuilt = world_update_times(prebuilt=True) * 1000
@@ -289,6 +327,8 @@ def main() -> None:
              f"median path {np.median(lengths):.1f} m ({np.median(lengths / straight):.2f} x straight)",
              "median <= 20 µs, p99 <= 300 µs")]
     rows += pynavmesh_rows(scene, pairs)
+    rows += yardstick_rows(scene, mesh, bake_time, pairs, times, lengths)
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min, at the end)")
     print_table(("benchmark", "median", "result", "target"), rows)
 
 
