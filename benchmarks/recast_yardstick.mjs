@@ -16,18 +16,23 @@
 //
 // A path query is what voxelworld's NavQuery.find_path does: both points snapped to their nearest polygon
 // (dtNavMeshQuery::findNearestPoly), the polygon corridor (findPath, A*) and the straight path along it
-// (findStraightPath, the funnel), the binding's result arrays freed; a corridor that ends short of the end's
-// polygon (another island) is no path. Times are wall-clock, process.hrtime, each call on its own.
+// (findStraightPath, the funnel); a corridor that ends short of the end's polygon (another island) is no path.
+// Each query is timed two ways: through the raw binding of dtNavMeshQuery with buffers made once (as C++ code
+// calls Detour: the yardstick) and through the library's own calls (as a JavaScript user calls them). Times are wall-clock, process.hrtime, each call on its own.
 //
 // Prints one JSON object on stdout: version, polygons, max_corners, vertices, area (m², the polygons on x-z),
-// islands, bake_seconds (every timed bake), path_seconds and path_lengths (per pair; length -1: no path).
+// islands, bake_seconds (every timed bake), path_seconds and path_lengths (per pair through the raw binding,
+// buffers made once; length -1: no path), wrapper_path_seconds (per pair through the library's calls) and
+// wrapper_length_difference (the largest difference of the two ways' lengths, m: 0 when they agree).
 // Exit status 0 when it printed, 2 on a bad input or a failed bake (the reason on stderr).
 import { readFile } from "node:fs/promises";
-import { init, NavMeshQuery } from "recast-navigation";
+import { FloatArray, init, NavMeshQuery, Raw, UnsignedCharArray, UnsignedIntArray } from "recast-navigation";
 import { generateSoloNavMesh } from "recast-navigation/generators";
 
 const DT_EXT_LINK = 0x8000; // a polygon side that links to another tile (a solo navmesh has none)
 const DT_PARTIAL_RESULT = 1 << 6; // findPath: the corridor ends at the polygon nearest the end, not the end's
+const DT_SUCCESS = 1 << 30;
+const MAX_PATH = 256; // polygons in a corridor and points in a straight path: the library's defaults
 
 function fail(message) {
     console.error(`recast_yardstick.mjs: ${message}`);
@@ -84,7 +89,54 @@ function describe(navMesh) {
     };
 }
 
-// One path query: two snaps, the corridor, the straight path; its length in 3-D (m), or -1 for no path.
+function pathLength(points, count) {
+    let length = 0;
+    for (let n = 1; n < count; n++) {
+        const dx = points[3 * n] - points[3 * n - 3];
+        const dy = points[3 * n + 1] - points[3 * n - 2];
+        const dz = points[3 * n + 2] - points[3 * n - 1];
+        length += Math.hypot(dx, dy, dz);
+    }
+    return length;
+}
+
+// One path query as C++ code makes it, through the raw binding of dtNavMeshQuery with its buffers made once:
+// two snaps, the corridor, the straight path; a function of a pair giving its length in 3-D (m), -1 for no path.
+// (The binding still copies the points in and allocates the corridor's and the straight path's arrays inside.)
+function rawPathQuery(query, halfExtents) {
+    const raw = query.raw;
+    const filter = query.defaultFilter.raw;
+    const extents = [halfExtents.x, halfExtents.y, halfExtents.z];
+    const startRef = new Raw.Module.UnsignedIntRef();
+    const endRef = new Raw.Module.UnsignedIntRef();
+    const startPoint = new Raw.Module.Vec3();
+    const endPoint = new Raw.Module.Vec3();
+    const over = new Raw.Module.BoolRef();
+    const polys = new UnsignedIntArray();
+    const straight = new FloatArray();
+    straight.resize(3 * MAX_PATH);
+    const flags = new UnsignedCharArray();
+    flags.resize(MAX_PATH);
+    const refs = new UnsignedIntArray();
+    refs.resize(MAX_PATH);
+    const count = new Raw.Module.IntRef();
+    return (pair) => {
+        let status = raw.findNearestPoly([pair[0], pair[1], pair[2]], extents, filter, startRef, startPoint, over);
+        if (!(status & DT_SUCCESS) || startRef.value === 0) return -1;
+        status = raw.findNearestPoly([pair[3], pair[4], pair[5]], extents, filter, endRef, endPoint, over);
+        if (!(status & DT_SUCCESS) || endRef.value === 0) return -1;
+        const start = [startPoint.x, startPoint.y, startPoint.z];
+        const end = [endPoint.x, endPoint.y, endPoint.z];
+        status = raw.findPath(startRef.value, endRef.value, start, end, filter, polys.raw, MAX_PATH);
+        if (!(status & DT_SUCCESS) || (status & DT_PARTIAL_RESULT) || polys.size === 0) return -1;
+        status = raw.findStraightPath(start, end, polys.raw, straight.raw, flags.raw, refs.raw, count, MAX_PATH, 0);
+        if (!(status & DT_SUCCESS)) return -1;
+        return pathLength(straight.getHeapView(), count.value);
+    };
+}
+
+// The same query through the library's own calls (NavMeshQuery.findNearestPoly, findPath, findStraightPath: a
+// JavaScript user's code), each allocating and freeing its result arrays.
 function pathQuery(query, pair, halfExtents) {
     const a = { x: pair[0], y: pair[1], z: pair[2] };
     const b = { x: pair[3], y: pair[4], z: pair[5] };
@@ -99,16 +151,7 @@ function pathQuery(query, pair, halfExtents) {
     }
     const straight = query.findStraightPath(start.nearestPoint, end.nearestPoint, polys);
     polys.destroy();
-    let length = straight.success ? 0 : -1;
-    if (straight.success) {
-        const points = straight.straightPath;
-        for (let n = 1; n < straight.straightPathCount; n++) {
-            const dx = points.get(3 * n) - points.get(3 * n - 3);
-            const dy = points.get(3 * n + 1) - points.get(3 * n - 2);
-            const dz = points.get(3 * n + 2) - points.get(3 * n - 1);
-            length += Math.hypot(dx, dy, dz);
-        }
-    }
+    const length = straight.success ? pathLength(straight.straightPath.getHeapView(), straight.straightPathCount) : -1;
     straight.straightPath.destroy();
     straight.straightPathFlags.destroy();
     straight.straightPathRefs.destroy();
@@ -145,14 +188,24 @@ for (let n = 0; n < bakes; n++) {
 }
 const description = describe(navMesh);
 const query = new NavMeshQuery(navMesh); // maxNodes 2048, as Recast's demo
-for (const pair of pairs) pathQuery(query, pair, halfExtents); // warm-up pass, as the Python side does
+const rawQuery = rawPathQuery(query, halfExtents);
+for (const pair of pairs) {  // warm-up pass, as the Python side does
+    rawQuery(pair);
+    pathQuery(query, pair, halfExtents);
+}
 const pathSeconds = [];
 const pathLengths = [];
-for (const pair of pairs) {
-    const start = process.hrtime.bigint();
-    const length = pathQuery(query, pair, halfExtents);
+const wrapperSeconds = [];
+let lengthDifference = 0;
+for (const pair of pairs) {  // the two ways in turn, pair by pair, so that both see the same machine
+    let start = process.hrtime.bigint();
+    const length = rawQuery(pair);
     pathSeconds.push(seconds(start));
+    start = process.hrtime.bigint();
+    const again = pathQuery(query, pair, halfExtents);
+    wrapperSeconds.push(seconds(start));
     pathLengths.push(length);
+    lengthDifference = Math.max(lengthDifference, Math.abs(again - length));
 }
 query.destroy();
 navMesh.destroy();
@@ -163,4 +216,6 @@ process.stdout.write(JSON.stringify({
     bake_median: median(bakeSeconds),
     path_seconds: pathSeconds,
     path_lengths: pathLengths,
+    wrapper_path_seconds: wrapperSeconds,
+    wrapper_length_difference: lengthDifference,
 }) + "\n");

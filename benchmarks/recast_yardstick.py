@@ -87,9 +87,10 @@ def run_yardstick(positions: np.ndarray, indices: np.ndarray, config: dict[str, 
                   node: str | None = "", package: Path = PACKAGE) -> dict[str, Any]:
     """What ``recast_yardstick.mjs`` measured: Recast's bake of the triangles ``positions[indices]`` with
     ``config`` (``bakes`` timed bakes after a warm-up) and Detour's path query between each of ``pairs``
-    (polygons, max_corners, vertices, area, islands, bake_seconds, bake_median, path_seconds, path_lengths: -1
-    for no path; version of the package). ``node``: the node executable ("" finds it on PATH, None: there is
-    none). Raises :class:`RecastUnavailable` naming what is missing or how the script failed."""
+    (polygons, max_corners, vertices, area, islands, bake_seconds, bake_median, path_seconds and path_lengths:
+    -1 for no path, wrapper_path_seconds, wrapper_length_difference; version of the package: see the script).
+    ``node``: the node executable ("" finds it on PATH, None: there is none). Raises :class:`RecastUnavailable`
+    naming what is missing or how the script failed."""
     node = shutil.which("node") if node == "" else node
     if node is None:
         raise RecastUnavailable("node is not installed (scripts/setup installs Node.js)")
@@ -121,16 +122,21 @@ def recast_rows(ours_polygons: int, ours_bake: float, ours_path: np.ndarray, our
     found = lengths >= 0
     us = path * 1e6
     both = found & (ours_lengths > 0)
-    length_ratio = float(np.median(ours_lengths[both] / np.maximum(lengths[both], 1e-9))) if both.any() else math.nan
+    ratios = ours_lengths[both] / np.maximum(lengths[both], 1e-9) if both.any() else np.array([math.nan])
     polygons = recast["polygons"]
+    path_ratio = np.median(ours_path) / np.median(path)
+    wrapper = np.median(recast["wrapper_path_seconds"]) * 1e6
     return [
         (f"Recast {recast['version']} (WASM) bake, same level and parameters, median of "
          f"{len(recast['bake_seconds'])}", f"{recast['bake_median'] * 1000:.1f} ms",
          f"{recast['area']:.0f} m², {recast['islands']} islands, {polygons} polygons (at most "
          f"{recast['max_corners']} corners); ours / Recast: **polygons {ours_polygons / polygons:.2f}**, **bake "
-         f"{ours_bake / recast['bake_median']:.1f}**", "polygons <= 1.2, bake <= 3"),
-        (f"Detour (WASM) path query, same {len(path)} pairs: 2 snaps, `findPath`, `findStraightPath`",
+         f"{ours_bake / recast['bake_median']:.2f}**", "polygons <= 1.2, bake <= 3"),
+        (f"Detour (WASM) path query, same {len(path)} pairs: 2 snaps, `findPath`, `findStraightPath` (raw binding, "
+         "buffers reused)",
          f"{np.median(us):.1f} µs", f"p90 {np.percentile(us, 90):.1f} µs, p99 {np.percentile(us, 99):.1f} µs; a "
-         f"path for {int(found.sum())} of {len(path)} pairs; ours / Detour: **path {np.median(ours_path) / np.median(path):.1f}**, "
-         f"length {length_ratio:.3f} (median)", "path <= 2"),
+         f"path for {int(found.sum())} of {len(path)} pairs; ours / Detour: **path {path_ratio:.2f}**, "
+         f"length median {np.median(ratios):.3f}, p10 {np.percentile(ratios, 10):.3f}, max {ratios.max():.3f}; "
+         f"through the library's JavaScript calls {wrapper:.1f} µs",
+         "path <= 2"),
     ]

@@ -126,6 +126,8 @@ def test_recast_bakes_a_small_scene_and_detour_finds_the_path_around_its_block()
     assert beside == pytest.approx(8.0, abs=0.05)
     assert off == -1  # nothing within the snap's box (2, 4, 2 m) of the far end
     assert apart == -1  # Detour's corridor ends short of the other island: no path
-    assert len(result["path_seconds"]) == 4 and min(result["path_seconds"]) > 0
+    assert len(result["path_seconds"]) == len(result["wrapper_path_seconds"]) == 4
+    assert min(result["path_seconds"]) > 0 and min(result["wrapper_path_seconds"]) > 0
+    assert result["wrapper_length_difference"] < 1e-4  # the library's calls give the same paths
     pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["recast-navigation"]
     assert result["version"] == pinned  # what npm ci installed from the lock file
