@@ -21,7 +21,9 @@
 // calls Detour: the yardstick) and through the library's own calls (as a JavaScript user calls them). Times are wall-clock, process.hrtime, each call on its own.
 //
 // Prints one JSON object on stdout: version, polygons, max_corners, vertices, area (m², the polygons on x-z),
-// islands, bake_seconds (every timed bake), path_seconds and path_lengths (per pair through the raw binding,
+// islands, bake_seconds (every timed bake, wall-clock) and bake_median, bake_cpu_median (the process's CPU
+// time, user and system: steadier on a busy machine), path_cpu_mean (the raw queries' CPU time in one loop over
+// every pair, divided by their count), path_seconds and path_lengths (per pair through the raw binding,
 // buffers made once; length -1: no path), wrapper_path_seconds (per pair through the library's calls) and
 // wrapper_length_difference (the largest difference of the two ways' lengths, m: 0 when they agree).
 // Exit status 0 when it printed, 2 on a bad input or a failed bake (the reason on stderr).
@@ -41,6 +43,11 @@ function fail(message) {
 
 function seconds(start) {
     return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+function cpuSeconds(start) {
+    const { user, system } = process.cpuUsage(start);
+    return (user + system) / 1e6;
 }
 
 function median(values) {
@@ -179,12 +186,15 @@ const manifest = new URL("package.json", import.meta.resolve("recast-navigation"
 const { version } = JSON.parse(await readFile(manifest, "utf8"));
 bake(input).destroy(); // warm-up: the WebAssembly module's first calls, its heap grown
 const bakeSeconds = [];
+const bakeCpuSeconds = [];
 let navMesh;
 for (let n = 0; n < bakes; n++) {
     navMesh?.destroy();
+    const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     navMesh = bake(input);
     bakeSeconds.push(seconds(start));
+    bakeCpuSeconds.push(cpuSeconds(cpu));
 }
 const description = describe(navMesh);
 const query = new NavMeshQuery(navMesh); // maxNodes 2048, as Recast's demo
@@ -207,6 +217,9 @@ for (const pair of pairs) {  // the two ways in turn, pair by pair, so that both
     pathLengths.push(length);
     lengthDifference = Math.max(lengthDifference, Math.abs(again - length));
 }
+const cpu = process.cpuUsage(); // CPU time of the raw queries in one loop, no clock read per call
+for (const pair of pairs) rawQuery(pair);
+const pathCpuMean = pairs.length ? cpuSeconds(cpu) / pairs.length : 0;
 query.destroy();
 navMesh.destroy();
 process.stdout.write(JSON.stringify({
@@ -214,6 +227,8 @@ process.stdout.write(JSON.stringify({
     ...description,
     bake_seconds: bakeSeconds,
     bake_median: median(bakeSeconds),
+    bake_cpu_median: median(bakeCpuSeconds),
+    path_cpu_mean: pathCpuMean,
     path_seconds: pathSeconds,
     path_lengths: pathLengths,
     wrapper_path_seconds: wrapperSeconds,

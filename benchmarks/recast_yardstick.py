@@ -113,10 +113,11 @@ def run_yardstick(positions: np.ndarray, indices: np.ndarray, config: dict[str, 
     return json.loads(done.stdout)
 
 
-def recast_rows(ours_polygons: int, ours_bake: float, ours_path: np.ndarray, ours_lengths: np.ndarray,
-                recast: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """The rows of Recast's bake and Detour's path queries beside ours: ``ours_bake`` (s, median),
-    ``ours_path`` (s per pair) and ``ours_lengths`` (m per pair) measured on the same pairs."""
+def recast_rows(ours_polygons: int, ours_bake: tuple[float, float], ours_path: np.ndarray, ours_path_cpu: float,
+                ours_lengths: np.ndarray, recast: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """The rows of Recast's bake and Detour's path queries beside ours: ``ours_bake`` (s, the median by the clock
+    and of CPU time), ``ours_path`` (s per pair by the clock), ``ours_path_cpu`` (mean CPU s per query over the
+    pairs in one loop) and ``ours_lengths`` (m per pair) measured on the same pairs."""
     path = np.asarray(recast["path_seconds"])
     lengths = np.asarray(recast["path_lengths"])
     found = lengths >= 0
@@ -126,17 +127,20 @@ def recast_rows(ours_polygons: int, ours_bake: float, ours_path: np.ndarray, our
     polygons = recast["polygons"]
     path_ratio = np.median(ours_path) / np.median(path)
     wrapper = np.median(recast["wrapper_path_seconds"]) * 1e6
+    cpu_ratio = ours_path_cpu / recast["path_cpu_mean"]
     return [
         (f"Recast {recast['version']} (WASM) bake, same level and parameters, median of "
          f"{len(recast['bake_seconds'])}", f"{recast['bake_median'] * 1000:.1f} ms",
          f"{recast['area']:.0f} m², {recast['islands']} islands, {polygons} polygons (at most "
-         f"{recast['max_corners']} corners); ours / Recast: **polygons {ours_polygons / polygons:.2f}**, **bake "
-         f"{ours_bake / recast['bake_median']:.2f}**", "polygons <= 1.2, bake <= 3"),
+         f"{recast['max_corners']} corners), {recast['bake_cpu_median'] * 1000:.1f} ms CPU; ours / Recast: "
+         f"**polygons {ours_polygons / polygons:.2f}**, **bake {ours_bake[0] / recast['bake_median']:.2f}** (CPU "
+         f"{ours_bake[1] / recast['bake_cpu_median']:.2f})", "polygons <= 1.2, bake <= 3"),
         (f"Detour (WASM) path query, same {len(path)} pairs: 2 snaps, `findPath`, `findStraightPath` (raw binding, "
          "buffers reused)",
          f"{np.median(us):.1f} µs", f"p90 {np.percentile(us, 90):.1f} µs, p99 {np.percentile(us, 99):.1f} µs; a "
          f"path for {int(found.sum())} of {len(path)} pairs; ours / Detour: **path {path_ratio:.2f}**, "
          f"length median {np.median(ratios):.3f}, p10 {np.percentile(ratios, 10):.3f}, max {ratios.max():.3f}; "
-         f"through the library's JavaScript calls {wrapper:.1f} µs",
+         f"through the library's JavaScript calls {wrapper:.1f} µs; mean CPU a query "
+         f"{recast['path_cpu_mean'] * 1e6:.1f} µs (ours {ours_path_cpu * 1e6:.1f}: CPU {cpu_ratio:.2f})",
          "path <= 2"),
     ]
