@@ -4,7 +4,7 @@
 //
 //     node benchmarks/recast_yardstick.mjs INPUT.json
 //
-// INPUT.json (benchmarks/recast.py writes it):
+// INPUT.json (benchmarks/recast_yardstick.py writes it):
 //   positions      flat [x, y, z, ...] of the soup's vertices (m), indices: flat [a, b, c, ...] of its triangles
 //   config         the Recast config of recast-navigation's generateSoloNavMesh, in its units (cells, as in
 //                  Recast's demo: cs, ch, walkableHeight, walkableClimb, walkableRadius, maxEdgeLen,
@@ -18,7 +18,8 @@
 // (dtNavMeshQuery::findNearestPoly), the polygon corridor (findPath, A*) and the straight path along it
 // (findStraightPath, the funnel); a corridor that ends short of the end's polygon (another island) is no path.
 // Each query is timed two ways: through the raw binding of dtNavMeshQuery with buffers made once (as C++ code
-// calls Detour: the yardstick) and through the library's own calls (as a JavaScript user calls them). Times are wall-clock, process.hrtime, each call on its own.
+// calls Detour: the yardstick) and through the library's own calls (as a JavaScript user calls them). Times are
+// wall-clock (process.hrtime), each call on its own.
 //
 // Prints one JSON object on stdout: version, polygons, max_corners, vertices, area (m², the polygons on x-z),
 // islands, bake_seconds (every timed bake, wall-clock) and bake_median, bake_cpu_median (the process's CPU
