@@ -14,7 +14,14 @@ over a search region covering the scene:
   both points, the search, the NavPath): median, 90th and 99th percentile (issue #16: polygons by traced
   outlines, at most twice Recast's count);
 - reference rows from the same run: pynavmesh (a pure-Python port of Recast, on PyPI) bakes the same level
-  with the same parameters, and searches paths between the same pairs on its own navmesh.
+  with the same parameters, and searches paths between the same pairs on its own navmesh;
+- the yardstick (issue #33 §5): Recast and Detour themselves (npm's recast-navigation, WebAssembly, run by node:
+  ``recast_yardstick.py``) bake the same triangles with the same parameters mapped to Recast's config (median of
+  7 after a warm-up) and answer a path query (two snaps, the corridor, the straight path) between the same pairs,
+  each call timed on its own after a warm-up pass, as ours; a second Recast bake uses the demo's edge error
+  (1.3 cells; ours is 0.3 m, one cell). Where node or the package is missing, a row says so and the rest runs.
+
+``--recast``: only the nav_test bake, `find_path` and the yardstick's rows (about 20 s).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from voxelworld.navigation.bake import bake  # noqa: E402
 from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
+from recast_yardstick import RecastUnavailable, recast_config, recast_rows, run_yardstick  # noqa: E402
 from terrain import print_table  # noqa: E402
 
 NAV_TEST = Path(__file__).resolve().parents[1] / "tests" / "data" / "scenes" / "nav_test.obj"  # Recast's (zlib)
@@ -53,16 +61,18 @@ def nav_test_region(scene: Scene) -> SearchRegion:
 
 
 def nav_test_mesh():
-    """The nav_test level baked with Recast's demo parameters, and the median bake time (s) of 7."""
+    """The nav_test level baked with Recast's demo parameters, the median bake time (s) of 7 and their median
+    CPU time (s, the process's: steadier on a busy machine)."""
     scene = Scene.from_obj(NAV_TEST)
     region = nav_test_region(scene)
     bake(scene, region, SETTINGS)  # warm-up: numba compilation, caches
-    times = []
+    times, cpu = [], []
     for _ in range(7):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         mesh = bake(scene, region, SETTINGS)
         times.append(time.perf_counter() - start)
-    return scene, mesh, float(np.median(times))
+        cpu.append(time.process_time() - start_cpu)
+    return scene, mesh, float(np.median(times)), float(np.median(cpu))
 
 
 def crate(x: float, y: float, z: float) -> tuple[np.ndarray, np.ndarray]:
@@ -222,6 +232,37 @@ def pynavmesh_rows(scene: Scene, pairs) -> list[tuple[str, str, str, str]]:
              f"{found} of {len(pairs)} pairs", "reference")]
 
 
+def path_cpu_mean(mesh, pairs) -> float:
+    """CPU seconds per `find_path` (the process's), the pairs in one loop with no clock read per call, after a
+    warm-up pass: the CPU figure the yardstick's Detour rows have too."""
+    query = NavQuery(mesh)
+    for a, b in pairs:
+        query.find_path(a, b)
+    start = time.process_time()
+    for a, b in pairs:
+        query.find_path(a, b)
+    return (time.process_time() - start) / len(pairs)
+
+
+def yardstick_rows(scene: Scene, mesh, bake_time: float, bake_cpu: float, pairs, times: np.ndarray,
+                   lengths: np.ndarray) -> list[tuple[str, str, str, str]]:
+    """Recast's bake and Detour's path queries on the same triangles, parameters and pairs (see
+    ``recast_yardstick.py``), with the ratios ours / theirs, by the clock and by CPU time; a row saying why when
+    node or the package is missing."""
+    soup = scene.triangles()
+    config = recast_config(SETTINGS)
+    try:
+        recast = run_yardstick(soup.positions, soup.indices, config, pairs)
+        demo = run_yardstick(soup.positions, soup.indices, {**config, "maxSimplificationError": 1.3}, [], bakes=1)
+    except RecastUnavailable as error:
+        return [("Recast / Detour (WASM, npm's recast-navigation)", "-", f"not run: {error}", "reference")]
+    rows = recast_rows(mesh.polygon_count, (bake_time, bake_cpu), times, path_cpu_mean(mesh, pairs), lengths,
+                       recast)
+    rows.append(("the same Recast bake with the demo's edge error, 1.3 cells (ours: 0.3 m, 1 cell)", "-",
+                 f"{demo['area']:.0f} m², {demo['islands']} islands, {demo['polygons']} polygons", "reference"))
+    return rows
+
+
 def same_island_pairs(mesh, count: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     query = NavQuery(mesh)
     rng = np.random.default_rng(seed)
@@ -264,7 +305,19 @@ def main() -> None:
     if "--cpu" in sys.argv:
         cpu_rows()
         return
-    scene, mesh, bake_time = nav_test_mesh()
+    scene, mesh, bake_time, bake_cpu = nav_test_mesh()
+    if "--recast" in sys.argv:
+        pairs = same_island_pairs(mesh, PAIRS)
+        times, lengths = find_path_times(mesh, pairs)
+        us = times * 1e6
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        print_table(("benchmark", "median", "result", "target"), [
+            ("`bake` nav_test", f"{bake_time * 1000:.1f} ms", f"{mesh.area():.0f} m², {len(mesh.islands())} "
+             f"islands, {mesh.polygon_count} polygons", "-"),
+            (f"`find_path`, {PAIRS} pairs", f"{np.median(us):.1f} µs",
+             f"p90 {np.percentile(us, 90):.1f} µs, p99 {np.percentile(us, 99):.1f} µs", "-"),
+            *yardstick_rows(scene, mesh, bake_time, bake_cpu, pairs, times, lengths)])
+        return
     rebakes = rebake_times(scene, mesh) * 1000
     updates = world_update_times() * 1000
     prebuilt = world_update_times(prebuilt=True) * 1000
@@ -289,6 +342,8 @@ def main() -> None:
              f"median path {np.median(lengths):.1f} m ({np.median(lengths / straight):.2f} x straight)",
              "median <= 20 µs, p99 <= 300 µs")]
     rows += pynavmesh_rows(scene, pairs)
+    rows += yardstick_rows(scene, mesh, bake_time, bake_cpu, pairs, times, lengths)
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min, at the end)")
     print_table(("benchmark", "median", "result", "target"), rows)
 
 
