@@ -255,7 +255,7 @@ def test_getitem_of_none_raises():
     ("id", 0), ("id", 256), ("id", 1.5), ("name", ""), ("name", "Rock"), ("name", "none"), ("group", "a b"),
     ("hardness", -1.0), ("hardness", float("nan")), ("colour", "#12345"), ("colour", "red"),
     ("colour", (0.1, 0.2)), ("colour", (0.1, 0.2, 1.5)), ("texture", None), ("interior", "Bad-name"),
-    ("fragment_priority", 2.5), ("min_fragment_size", 0), ("weight", -1.0), ("slipperiness", 1.5),
+    ("fragment_priority", 2.5), ("min_fragment_size", 0), ("min_fragment_size", 2**70), ("weight", -1.0), ("slipperiness", 1.5),
     ("contact_damage", -0.1), ("temperature", -300.0), ("temperature", float("inf")), ("attachable", 1),
     ("stamina_reward", "a lot"), ("footstep", 3),
 ])
@@ -290,6 +290,11 @@ def test_table_rejects_bad_sizes_and_non_materials():
         MaterialTable([], default_min_fragment_size=0)
     with pytest.raises(ParameterError, match="group_min_fragment_size"):
         MaterialTable([], group_min_fragment_size={"rock": -4})
+    for huge in (2**31, 2**70):  # refused (no int64 overflow while the lookups are built, found by fuzzing)
+        with pytest.raises(ParameterError, match="group_min_fragment_size"):
+            MaterialTable([Material(1, "rock", "rock", 5.0)], group_min_fragment_size={"rock": huge})
+        with pytest.raises(ParameterError, match="default_min_fragment_size"):
+            MaterialTable([Material(1, "rock", "rock", 5.0)], default_min_fragment_size=huge)
     with pytest.raises(ParameterError, match=r"materials\[0\]"):
         MaterialTable(["rock"])  # type: ignore[list-item]
 

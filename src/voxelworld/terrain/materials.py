@@ -37,12 +37,13 @@ from ._kernels import MaterialArrays
 
 NONE_COLOUR = (0.5, 0.5, 0.5)  # what renderers draw material id 0 ("none") and unused ids in
 
-__all__ = ["Material", "MaterialTable", "NONE_COLOUR"]
+__all__ = ["Material", "MaterialTable", "NONE_COLOUR", "MAX_FRAGMENT_SIZE"]
 
 NONE_ID = 0
 _NAME = re.compile(r"[a-z0-9_]+")
 _HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 _LOWEST_PRIORITY = -(2**31)  # the priority of "none" and unused ids: every real material beats it
+MAX_FRAGMENT_SIZE = 2**31 - 1  # voxels: the largest min_fragment_size (more than any volume holds)
 
 # Free numeric properties: field -> (minimum, maximum, unit).
 _FREE_NUMBERS = {"weight": (0.0, None, "kg/m³"), "slipperiness": (0.0, 1.0, ""),
@@ -100,7 +101,7 @@ class Material:
     # picture in the material's own colour
     interior: str = ""  # name of the material a fresh cut shows; "" means this material itself
     fragment_priority: int = 0  # higher wins when a fragment or pulled-out piece must be given one material
-    min_fragment_size: int | None = None  # voxels (>= 1); smaller fragments are cleaned away; None: the group's
+    min_fragment_size: int | None = None  # voxels (1..MAX_FRAGMENT_SIZE); smaller fragments are cleaned away; None: the group's
     weight: float = 1000.0  # kg/m³, >= 0: a thrown object of it leaves slower the heavier it is (ThrowSettings)
     slipperiness: float = 0.5  # 0 (grippy) .. 1 (frictionless): the ground's grip on the player (traction)
     contact_damage: float = 0.0  # stamina lost per second the player touches it, >= 0
@@ -127,7 +128,7 @@ class Material:
                                                 minimum=_LOWEST_PRIORITY + 1, maximum=2**31 - 1))
         if self.min_fragment_size is not None:
             set_("min_fragment_size", check_integer("min_fragment_size", self.min_fragment_size,
-                                                    minimum=1, unit="voxels"))
+                                                    minimum=1, maximum=MAX_FRAGMENT_SIZE, unit="voxels"))
         for field, (lo, hi, unit) in _FREE_NUMBERS.items():
             set_(field, check_finite(field, getattr(self, field), minimum=lo, maximum=hi, unit=unit))
         check_range("attachable", self.attachable, "True or False", isinstance(self.attachable, bool))
@@ -194,9 +195,10 @@ class MaterialTable:
                         f"the name of a material in the table: {', '.join(by_name)}", material.interior in by_name)
         groups = {}
         for group, size in dict(group_min_fragment_size or {}).items():
-            groups[group] = check_integer(f"group_min_fragment_size[{group!r}]", size, minimum=1, unit="voxels")
+            groups[group] = check_integer(f"group_min_fragment_size[{group!r}]", size, minimum=1,
+                                          maximum=MAX_FRAGMENT_SIZE, unit="voxels")
         default_size = check_integer("default_min_fragment_size", default_min_fragment_size, minimum=1,
-                                     unit="voxels")
+                                     maximum=MAX_FRAGMENT_SIZE, unit="voxels")
 
         self._by_id, self._by_name = by_id, by_name
         self.group_min_fragment_size: Mapping[str, int] = MappingProxyType(groups)
