@@ -14,7 +14,9 @@ from voxelworld.navigation.rays import bake_roles
 from ..assets import NAV_TEST
 from .test_bake import box
 
-EXACT = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0)  # 0.25 m cells on the crate's edges
+# 0.25 m cells on the crate's edges; every obstacle that rises above what it stands on cuts (not only those above
+# the step limit, the default since issue 33): these tests are about the vertex-in-region rule.
+EXACT = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.0)
 # The ground's two triangles share the diagonal x = z, on which two of the crate's bottom corners lie.
 GROUND = ([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], [[0, 2, 1], [0, 3, 2]])
 REGION = SearchRegion((0, -1, 0), (10, 3, 10))
@@ -118,14 +120,15 @@ def test_ground_planes_terrains_and_level_meshes_stay_floor():
 def test_a_low_automatic_object_is_transparent_or_floor_as_low_obstacles_says():
     rug = box((2, 0, 2), (4, 0.1, 4))  # on the ground, 0.1 m high
     scene = Scene().with_object("ground", *GROUND).with_object("rug", *rug)
-    low = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.3)
+    low = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.3,
+                      low_obstacles="transparent")
     assert bake_roles(scene, REGION, low).roles == ("floor", "transparent")
     mesh = bake(scene, REGION, low)
     assert height_at(mesh, 3.0, 3.0) == 0.0 and mesh.area() == pytest.approx(100.0)  # the ground beneath it
     as_floor = NavSettings(**{**low.__dict__, "low_obstacles": "floor"})
     assert bake_roles(scene, REGION, as_floor).roles == ("floor", "floor")
     assert height_at(bake(scene, REGION, as_floor), 3.0, 3.0) == pytest.approx(0.1)  # its top, as before
-    # Above the threshold it is an obstacle: by default (0 m) anything that rises above what it stands on.
+    # Above the threshold it is an obstacle: at 0 m anything that rises above what it stands on.
     assert bake_roles(scene, REGION, EXACT).roles == ("floor", "obstacle")
 
 
@@ -170,7 +173,8 @@ def test_roles_follow_the_scene_an_object_is_in_not_the_last_one_asked():
     crate = room()["crate"]
     plank = Scene().with_object("plank", *box((1, 1.0, 1), (3, 1.2, 3)))["plank"]
     stool = Scene().with_object("stool", *box((1.5, 0, 1.5), (2.5, 1.0, 2.5)))["stool"]
-    low = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.3)
+    low = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0, obstacle_min_height=0.3,
+                      low_obstacles="transparent")
     with_stool = Scene([room()["ground"], crate, plank, stool])
     assert bake_roles(with_stool, REGION, low).roles == ("floor", "obstacle", "transparent", "obstacle")
     without = with_stool.without("stool")  # the plank now rises 1.2 m above the ground under it
@@ -179,3 +183,25 @@ def test_roles_follow_the_scene_an_object_is_in_not_the_last_one_asked():
                        crate])  # the ground moved away from under the crate
     assert bake_roles(elsewhere, REGION, low).roles == ("floor", "floor")
     assert bake_roles(with_stool, REGION, low).roles == ("floor", "obstacle", "transparent", "obstacle")
+
+
+def test_by_default_an_obstacle_the_agent_steps_onto_is_walked_on_not_cut_out():
+    """Issue 33: a 10 cm mat designated an obstacle cut its 4 m² footprint out of the navmesh (obstacle_min_height
+    was 0). By default the threshold is the agent's step limit and a low obstacle is floor: walked on, never
+    through; a crate higher than the step limit still cuts; an explicit 0 m cuts the mat again."""
+    mat = box((2, 0, 2), (4, 0.1, 4))
+    crate = box((6, 0, 6), (7.5, 1.5, 7.5))
+    scene = Scene().with_object("ground", *GROUND).with_object("mat", *mat, role="obstacle") \
+        .with_object("crate", *crate, role="obstacle")
+    settings = NavSettings(ray_density=16, agent_radius=0.0, min_region_area=0.0)  # step limit 0.9 m
+    assert settings.obstacle_min_height is None and settings.obstacle_height == settings.step_limit
+    assert bake_roles(scene, REGION, settings).roles == ("floor", "floor", "obstacle")
+    mesh = bake(scene, REGION, settings)
+    assert height_at(mesh, 3.0, 3.0) == pytest.approx(0.1)  # its top is walked on
+    assert height_at(mesh, 6.75, 6.75) is None  # the crate cut
+    assert mesh.area() == pytest.approx(100.0 - 1.5 * 1.5, abs=1.0)
+    path = NavQuery(mesh).find_path((1.0, 0.0, 3.0), (5.0, 0.0, 3.0))
+    assert path is not None and len(path.points) >= 2  # across the mat
+    cut = NavSettings(**{**settings.__dict__, "obstacle_min_height": 0.0})
+    assert bake_roles(scene, REGION, cut).roles == ("floor", "obstacle", "obstacle")
+    assert height_at(bake(scene, REGION, cut), 3.0, 3.0) is None

@@ -26,7 +26,8 @@ RECAST_DEMO = {"cell_size": 0.3, "agent_height": 2.0, "agent_radius": 0.6, "agen
 def test_defaults_are_those_of_the_issue():
     settings = NavSettings()
     assert settings.ray_density == 11.1 and settings.step_limit == 0.9 and settings.clearance == 2.0
-    assert settings.agent_radius == 0.6 and settings.max_slope == 45.0 and settings.obstacle_min_height == 0.0
+    assert settings.agent_radius == 0.6 and settings.max_slope == 45.0 and settings.obstacle_min_height is None
+    assert settings.obstacle_height == settings.step_limit and settings.low_obstacles == "floor"  # (issue 33)
     assert settings.exclusion_proxy == "hull" and settings.max_corners == 6 and settings.levels is False
     assert settings.min_region_area == 5.76
 

@@ -54,7 +54,7 @@ def add_navmesh(commands: Commands) -> None:
             ("agent-radius", float, "m the walkable area keeps away from walls and drops"),
             ("max-slope", float, "the steepest walkable ground in degrees"),
             ("obstacle-min-height", float, "m: obstacles rising no more above the surface under them are low "
-                                           "(see --low-obstacles)"),
+                                           "(see --low-obstacles; unset: the step limit)"),
             ("max-corners", int, "the most corners a (convex) polygon may have"),
             ("max-edge-error", float, "m a polygon's side along a wall may lie from the walkable cells' outline "
                                       "(0: exactly on it)"),

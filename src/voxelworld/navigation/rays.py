@@ -2,8 +2,9 @@
 
 A region's rays form a square grid of *columns* (spacing ``settings.cell_size``) falling from its top face to
 its bottom through the floors and the obstacles' proxies (exception objects are transparent; obstacles rising
-no more than ``obstacle_min_height`` above the surface under them are transparent too, or floor with
-``low_obstacles="floor"``; objects of role ``"auto"`` are obstacles or floor by the vertex-in-region rule:
+no more than ``NavSettings.obstacle_height`` (by default the step limit) above the surface under them are floor,
+or transparent with ``low_obstacles="transparent"``; objects of role ``"auto"`` are obstacles or floor by the
+vertex-in-region rule:
 :func:`bake_roles`). What a ray meets is read as
 *surfaces*: at (about) the same height, one per facing, a surface facing down before one facing up (a box's
 bottom at a floor's height covers that floor), and a surface met twice (a ray through the edge two triangles

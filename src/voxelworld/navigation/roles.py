@@ -214,9 +214,10 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     """What the bake of ``region`` makes of each object of ``scene``, and whether the region's landing face is on.
 
     - ``"exception"`` objects are transparent; ``"floor"`` objects are floor.
-    - An ``"obstacle"`` object is an obstacle if it rises more than ``settings.obstacle_min_height`` above the
-      surface under it (the other objects' triangles below its lowest point within its x-z box, else the
-      region's base), else a low obstacle: transparent, or floor with ``low_obstacles="floor"``.
+    - An ``"obstacle"`` object is an obstacle if it rises more than ``settings.obstacle_height`` (by default the
+      agent's step limit) above the surface under it (the other objects' triangles below its lowest point within
+      its x-z box, else the region's base), else a low obstacle: floor (by default: walked on), or transparent
+      with ``low_obstacles="transparent"``.
     - An ``"auto"`` object follows the vertex-in-region rule (``settings.auto_obstacles``, on by default): with
       a vertex inside the region, standing on something (every vertex over another object's triangle no higher
       than its top, or, for an object resting on the region's landing face, over that face) it is what an
@@ -237,7 +238,7 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     BakeRoles(roles=('floor', 'obstacle', 'floor'), landing=False)
     """
     check_bake_input(scene, region, settings)
-    key = (region, settings.auto_obstacles, settings.obstacle_min_height, settings.low_obstacles)
+    key = (region, settings.auto_obstacles, settings.obstacle_height, settings.low_obstacles)
     known = _ROLE_CACHE.setdefault(scene, {})
     if key in known:
         return known[key]
@@ -245,7 +246,7 @@ def bake_roles(scene: Scene, region: SearchRegion, settings: NavSettings) -> Bak
     boxes = _SceneBoxes.of(scene)
 
     def standing(index: int) -> str:  # an obstacle that stands on something: by its height above it
-        if _top(scene.objects[index]) - _ground_under(scene, index, base, boxes) > settings.obstacle_min_height:
+        if _top(scene.objects[index]) - _ground_under(scene, index, base, boxes) > settings.obstacle_height:
             return "obstacle"
         return "transparent" if settings.low_obstacles == "transparent" else "floor"
 

@@ -6,7 +6,8 @@ A :class:`SceneObject` is one triangle mesh (positions in metres, Y up) with a n
     decided by the bake, by the *vertex-in-region* rule (``NavSettings.auto_obstacles``, on by default): an
     obstacle if it has a vertex inside the search region, stands on other objects (every vertex lies over another
     object's triangle no higher than its top, or over the region's landing face) and rises more than
-    ``obstacle_min_height`` above the surface under it; otherwise floor. So a crate on the ground is an obstacle
+    ``NavSettings.obstacle_height`` (by default the agent's step limit) above the surface under it; otherwise
+    floor. So a crate on the ground is an obstacle
     and the ground itself (nothing under its corners), a terrain or a level mesh, is floor.
     :func:`voxelworld.navigation.rays.bake_roles` says what each object became.
 ``"floor"``

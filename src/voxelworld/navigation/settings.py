@@ -70,14 +70,16 @@ class NavSettings:
         drops.
     max_slope : float
         Degrees in [0, 90]: the steepest ground that is still walkable.
-    obstacle_min_height : float
+    obstacle_min_height : float or None
         Metres (>= 0): only obstacles rising more than this above the surface under them (the highest point of
         the other objects' triangles below the obstacle's lowest point within its footprint, else the region's
-        base) get exclusion regions; 0 means every obstacle that rises above what it stands on.
-    low_obstacles : {"transparent", "floor"}
-        What an obstacle no higher than ``obstacle_min_height`` is: transparent to the rays (they pass on to the
-        ground beneath, the default) or floor (its top is walkable ground, as before). An ``"auto"`` object that
-        stands on something but rises no higher is the same.
+        base) get exclusion regions; 0 means every obstacle that rises above what it stands on. None (the
+        default): the agent's ``step_limit``, so an obstacle the agent steps onto (a mat, a low step) does not cut
+        its footprint out of the navmesh (``obstacle_height`` gives the value in use).
+    low_obstacles : {"floor", "transparent"}
+        What an obstacle no higher than ``obstacle_min_height`` is: floor (its top is walkable ground: walked on,
+        never through; the default) or transparent to the rays (they pass on to the ground beneath, so agents
+        walk through it). An ``"auto"`` object that stands on something but rises no higher is the same.
     auto_obstacles : bool
         The vertex-in-region rule for scene objects of role ``"auto"`` (the default role: undesignated objects).
         True (default): such an object is an obstacle when it has a vertex inside the search region, stands on
@@ -123,8 +125,8 @@ class NavSettings:
     clearance: float = 2.0  # m, > 0
     agent_radius: float = 0.6  # m, 0..MAX_AGENT_RADIUS
     max_slope: float = 45.0  # degrees, 0..90
-    obstacle_min_height: float = 0.0  # m, >= 0
-    low_obstacles: str = "transparent"  # "transparent" | "floor"
+    obstacle_min_height: float | None = None  # m, >= 0; None: step_limit
+    low_obstacles: str = "floor"  # "floor" | "transparent"
     auto_obstacles: bool = True  # role "auto": obstacle by the vertex-in-region rule (False: floor)
     exclusion_proxy: str = "hull"  # "aabb-tree" | "hull" | "mesh"
     aabb_depth: int = 3  # levels of the aabb-tree proxy, 0..16
@@ -145,8 +147,9 @@ class NavSettings:
         set_("agent_radius", check_finite("agent_radius", self.agent_radius, minimum=0.0, maximum=MAX_AGENT_RADIUS,
                                           unit="m"))
         set_("max_slope", check_finite("max_slope", self.max_slope, minimum=0.0, maximum=90.0, unit="degrees"))
-        set_("obstacle_min_height", check_finite("obstacle_min_height", self.obstacle_min_height, minimum=0.0,
-                                                 unit="m"))
+        if self.obstacle_min_height is not None:
+            set_("obstacle_min_height", check_finite("obstacle_min_height", self.obstacle_min_height, minimum=0.0,
+                                                     unit="m"))
         check_range("low_obstacles", self.low_obstacles, "'transparent' or 'floor'",
                     isinstance(self.low_obstacles, str) and self.low_obstacles in ("transparent", "floor"))
         check_range("auto_obstacles", self.auto_obstacles, "True or False",
@@ -168,6 +171,16 @@ class NavSettings:
     def cell_size(self) -> float:
         """The spacing of the ray grid in metres: ``1 / sqrt(ray_density)``."""
         return 1.0 / math.sqrt(self.ray_density)
+
+    @property
+    def obstacle_height(self) -> float:
+        """The height (m) above which an obstacle cuts its footprint: ``obstacle_min_height``, or the agent's
+        ``step_limit`` when that is None (the default).
+
+        >>> NavSettings(step_limit=0.5).obstacle_height, NavSettings(obstacle_min_height=0.0).obstacle_height
+        (0.5, 0.0)
+        """
+        return self.step_limit if self.obstacle_min_height is None else self.obstacle_min_height
 
     @classmethod
     def from_recast(cls, cell_size: float, agent_height: float, agent_radius: float, agent_max_climb: float,
