@@ -358,7 +358,8 @@ def test_one_call_cuts_every_region_as_the_steps_do(seed, levels, errors, max_co
         cells = np.argwhere(label[:, :, region_level[g]] == g).astype(np.int64)
         expected = outline_polygons_reference(label, links, g, cells, tile, claim, region_level, errors, max_corners)
         ok, *got = outline_polygons(label, links, g, cells, *tile, claim, region_level,
-                                    np.array(errors, np.float64), max_corners)
+                                    np.array(errors, np.float64), max_corners, np.zeros((0, 0), bool),
+                                    np.zeros((0, 0), bool))
         assert ok == (expected is not None)
         if ok:
             poly, size = got[1], got[3]

@@ -126,15 +126,16 @@ class TilePolygons:
 
 def _outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.ndarray, tile: tuple[int, int, int, int],
                       claim: np.ndarray, region_level: np.ndarray, errors: Sequence[tuple[float, float]],
-                      max_corners: int) -> RegionPieces | None:
+                      max_corners: int, force: np.ndarray, want: np.ndarray) -> RegionPieces | None:
     """The convex polygons of region g: ``(points, poly, labels, size, pairs)`` (tile-local grid points; polygon
     q's point indices ``poly[q, :size[q]]``, counter-clockwise in (i, k), and its sides' labels; inner sides
     (p, q, a, b)), or None when its outline cannot be cut. ``errors``: the (wall, shared) errors (cells) to try
-    in turn. (One kernel call: ``_kernels.cutting``.)"""
+    in turn; ``force``: the tile's grid points every outline keeps; ``want``: where the points its short loops
+    needed on a stretch shared with another region are marked. (One kernel call: ``_kernels.cutting``.)"""
     i_lo, k_lo, i_hi, k_hi = tile
     ok, points, poly, labels, size, pairs = outline_polygons(
         label, links, g, cells, i_lo, k_lo, i_hi, k_hi, claim, region_level,
-        np.array(errors, dtype=np.float64).reshape(-1, 2), max_corners)
+        np.array(errors, dtype=np.float64).reshape(-1, 2), max_corners, force, want)
     return (points, poly, labels, size, pairs) if ok else None
 
 
@@ -160,7 +161,12 @@ def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarr
     """Every region's polygons, as :func:`_outline_polygons` gives them, and whether the regions' shared
     stretches were simplified (else they are exact, and the grid's links give their portals). Shared stretches
     are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
-    falls back to its rectangles."""
+    falls back to its rectangles.
+
+    A stretch two regions share must be simplified the same way from both sides, or their polygons' sides part
+    and no portal joins them. Each side does the same on its own, except where a loop simplified to fewer than
+    three points needs one more inside such a stretch (a tiny region): then every region is simplified again with
+    those points kept by all (``_kernels.outlines.simplify_forced``), until none is asked for."""
     claim = claims(label)
     # Each region's cells (row by row), from one counting sort of the tile's samples by region; each region's
     # level, its first rectangle's (regions are numbered by their first rectangle).
@@ -168,12 +174,18 @@ def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarr
     bounds, region_level = np.empty(count + 1, np.int64), np.empty(count, np.int64)
     region_cells(label, rects, region, count, every, bounds, region_level)
     cells = [every[bounds[g]:bounds[g + 1]] for g in range(count)]
-    made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
-                              max_corners) for g in range(count)]
+    points = (label.shape[0] + 1, label.shape[1] + 1)
+    force, want = np.zeros(points, np.bool_), np.zeros(points, np.bool_)
+    while True:
+        made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
+                                  max_corners, force, want) for g in range(count)]
+        if not (want & ~force).any():  # each point is asked for once, so this ends
+            break
+        force |= want
     if all(m is not None for m in made):
         return cast(list[RegionPieces], made), region_level, True  # none is None: checked just above
     made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level,
-                              ((error, -1.0), (-1.0, -1.0)), max_corners) for g in range(count)]
+                              ((error, -1.0), (-1.0, -1.0)), max_corners, force, want) for g in range(count)]
     return [m if m is not None else _rectangle_polygons(rects, np.flatnonzero(region == g), tile[0], tile[1],
                                                         max_corners)
             for g, m in enumerate(made)], region_level, False

@@ -48,7 +48,7 @@ MAX_AGENT_RADIUS = 100.0
 BAKE_BYTES_PER_COLUMN = 400
 
 # The most corners a navmesh polygon may have: the bake sizes its scratch by it (a forged setting of 2**53 asked for
-# memory without end), and merges stop paying long before (nav_test: 243 polygons at 6 corners, 236 at 8).
+# memory without end), and merges stop paying long before (nav_test: docs/navigation.md gives the counts).
 MAX_POLYGON_CORNERS = 32
 
 

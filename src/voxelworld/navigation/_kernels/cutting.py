@@ -9,7 +9,7 @@ change to a step (in ``outlines``, ``triangles``, ``detail`` or ``polygons``) mu
 below) or a stale cache goes on running the old step.
 """
 
-# Steps last changed: convex merging from a heap (triangles.merge_convex).
+# Steps last changed: points forced on every region's outline, short loops asking for them (outlines.simplify_forced).
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from .detail import region_details
-from .outlines import CLIFF, loops_valid, simplify, trace
+from .outlines import CLIFF, loops_valid, simplify_forced, trace
 from .polygons import held_sides
 from .triangles import bridge_holes, ear_clip, merge_convex
 
@@ -30,14 +30,17 @@ def _failed() -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.
 
 @numba.njit(cache=True)
 def outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
-                     k_hi: int, claim: np.ndarray, region_level: np.ndarray, errors: np.ndarray, max_corners: int
-                     ) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                     k_hi: int, claim: np.ndarray, region_level: np.ndarray, errors: np.ndarray, max_corners: int,
+                     force: np.ndarray, want: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                                  np.ndarray]:
     """The convex polygons of region g of a tile (its cells ``cells[c] = (a, b)``, tile-local; ``label``: the
     tile's regions; ``claim`` as ``outlines.claims`` gives it; ``region_level[h]``: region h's level):
     ``(ok, points, poly, labels, size, pairs)``: the tile-local grid points, polygon q's point indices
     ``poly[q, :size[q]]`` (counter-clockwise in (i, k)) and its sides' labels, the inner sides (p, q, a, b);
     ``ok`` False (and empty arrays) when the outline cannot be cut. ``errors[e] = (wall, shared)``: the errors
-    (cells; < 0: exact) to simplify with, tried in turn."""
+    (cells; < 0: exact) to simplify with, tried in turn. ``force``, ``want`` (tile-local grid points, (i_hi - i_lo
+    + 1, k_hi - k_lo + 1) bool): the points every outline keeps, and where the points its short loops needed
+    inside a stretch shared with another region are marked (``outlines.simplify_forced``)."""
     room = 4 * cells.shape[0] + 4
     points = np.empty((room, 2), np.int64)
     labels = np.empty(room, np.int64)
@@ -50,7 +53,8 @@ def outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.nda
     order = np.empty(0, np.int64)
     starts = np.empty(0, np.int64)
     for e in range(errors.shape[0]):
-        simplify(points, labels, loop_start, loops, errors[e, 0], errors[e, 1], claim, region_level, g, keep)
+        simplify_forced(points, labels, loop_start, loops, errors[e, 0], errors[e, 1], claim, region_level, g, keep,
+                        force, want)
         order = np.flatnonzero(keep[:loop_start[loops]])
         starts = np.searchsorted(order, loop_start[:loops + 1])
         if loops_valid(points, starts, loops, order):

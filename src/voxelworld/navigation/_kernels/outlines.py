@@ -221,20 +221,41 @@ def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loop
     """Mark in ``keep`` the points of region g's traced loops that its simplified outline keeps (see the
     module's docstring): walls within ``wall_error``, stretches shared with another region within
     ``shared_error`` (cells; < 0: keep every corner). ``claim[a, b, s]`` as :func:`claims` gives for each
-    level, ``region_level[h]`` the level of region h."""
+    level, ``region_level[h]`` the level of region h. (:func:`simplify_forced` with no point forced.)"""
+    none = np.zeros((0, 0), np.bool_)
+    simplify_forced(points, sides, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep, none,
+                    np.zeros((0, 0), np.bool_))
+
+
+@numba.njit(cache=True)
+def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loops: int, wall_error: float,
+                    shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
+                    force: np.ndarray, want: np.ndarray) -> bool:
+    """:func:`simplify`, keeping besides every point ``(u, v)`` its loops pass through where ``force[u, v]``
+    (empty: none). A loop simplified to fewer than three points gets the farthest of its points from the kept
+    ones' sides (the lowest on a tie); where that point lies inside a stretch shared with another region (and the
+    loop has more than one label: else the region across traces the same loop and adds the same point), the
+    region across keeps its chord, so their sides would part (and the portal between them with them):
+    ``want[u, v]`` is set (when ``want`` is not empty) and False returned, and a tile simplifies all of its
+    regions again with those points forced (``polygons._region_polygons``), which both sides keep. Returns
+    whether no point was wanted."""
     stack = np.empty((points.shape[0] + 2, 2), np.int64)
     s = region_level[g]
+    forced = force.shape[0] > 0
+    consistent = True
     for which_loop in range(loops):
         first, n = loop_start[which_loop], loop_start[which_loop + 1] - loop_start[which_loop]
-        kept = 0
+        changes = 0
         for step in range(n):
             j, before = first + step, first + (step - 1) % n
             nxt = first + (step + 1) % n
             turn = (points[nxt, 0] - points[j, 0]) * (points[j, 1] - points[before, 1]) != \
                 (points[nxt, 1] - points[j, 1]) * (points[j, 0] - points[before, 0])
-            keep[j] = sides[j] != sides[before] or (turn and _exact(sides[j], wall_error, shared_error))
-            kept += keep[j]
-        if kept == 0:  # one label all round, simplified: start from the lowest and the highest point
+            changes += sides[j] != sides[before]
+            keep[j] = sides[j] != sides[before] or (turn and _exact(sides[j], wall_error, shared_error)) \
+                or (forced and force[points[j, 0], points[j, 1]])
+        one_label = changes == 0
+        if one_label:  # one label all round, simplified: start from the lowest and the highest point too
             low, high = first, first
             for j in range(first, first + n):
                 if _before(points, j, low):
@@ -276,6 +297,12 @@ def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loop
                     worst, worst_d = step, best
             keep[first + worst] = True
             kept += 1
+            side = sides[first + worst]
+            if not one_label and side != WALL and side != OUT:  # inside a shared stretch
+                consistent = False
+                if want.shape[0] > 0:
+                    want[points[first + worst, 0], points[first + worst, 1]] = True
+    return consistent
 
 
 @numba.njit(cache=True)
