@@ -189,7 +189,7 @@ def generated_settings(radius: float, error: float, agent: str) -> NavSettings:
                        clearance=clearance)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)  # the same examples every run
 @given(seed=st.integers(0, 10_000), radius=st.sampled_from([0.0, 0.6]), error=st.sampled_from([0.0, 0.3, 1.3]),
        agent=st.sampled_from(sorted(AGENTS)))
 @example(seed=1, radius=0.0, error=0.3, agent="recast")  # lost portals before
