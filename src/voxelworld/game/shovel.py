@@ -35,7 +35,7 @@ from .actions import ActionEvent, ActionResult, removal_totals
 from .checks import check_finish, point_tuple
 from .digger import ShovelSettings, shovel_motion
 from .edits import EditRecipe, VoxelEdit
-from .strike import EASE_IN, EASE_OUT, placement, upper_body
+from .strike import motion_layer, placement
 
 __all__ = ["PlayerShovel", "shovel_edit", "HOLD_PER_HARDNESS"]
 
@@ -183,10 +183,4 @@ class PlayerShovel:
 
     def layer(self) -> tuple[np.ndarray, np.ndarray, float] | None:
         """What the dig puts over the player's walk or idle pose (as :meth:`Strike.layer`), None between digs."""
-        motion = self.motion
-        if motion is None:
-            return None
-        joints = upper_body(motion)
-        clock, duration = float(motion.clocks[motion.root]), motion.clip.duration
-        weight = max(0.0, min(1.0, clock / EASE_IN, (duration - clock) / EASE_OUT))
-        return joints, motion.pose.rotation[joints], weight
+        return motion_layer(self.motion)

@@ -42,7 +42,7 @@ from ..motion import Contact, ContactMotion, PartShape, SlowdownProfile, punch_c
 from .enemy import CHEST, FORWARD, HIPS, UP
 from .poses import RIGHT_ARM, character_rig, model_to_world
 
-__all__ = ["StrikeSettings", "Strike", "AIM_STEP", "STRIKE_REACH", "placement", "upper_body", "warm"]
+__all__ = ["StrikeSettings", "Strike", "AIM_STEP", "STRIKE_REACH", "placement", "upper_body", "motion_layer", "warm"]
 
 AIM_STEP = 15.0  # degrees: the punch's clip is made for the aim's pitch rounded to this
 AIM_STEPS = 5  # the steepest punch is aimed AIM_STEPS * AIM_STEP degrees up or down (within punch_clip's 80)
@@ -275,13 +275,17 @@ class Strike:
         moves above the hips (waist, chest, the arm and the hand), their local rotations (x, y, z, w) and the
         weight to blend them in with (easing in over ``EASE_IN`` s of the body's clock and out over the last
         ``EASE_OUT`` s); None between strikes."""
-        motion = self.motion
-        if motion is None:
-            return None
-        joints = upper_body(motion)
-        clock, duration = float(motion.clocks[motion.root]), motion.clip.duration
-        weight = max(0.0, min(1.0, clock / EASE_IN, (duration - clock) / EASE_OUT))
-        return joints, motion.pose.rotation[joints], weight
+        return motion_layer(self.motion)
+
+
+def motion_layer(motion: ContactMotion | None) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """A player's tool motion as a layer over its walk or idle pose (:meth:`Strike.layer`), None for no motion."""
+    if motion is None:
+        return None
+    joints = upper_body(motion)
+    clock, duration = float(motion.clocks[motion.root]), motion.clip.duration
+    weight = max(0.0, min(1.0, clock / EASE_IN, (duration - clock) / EASE_OUT))
+    return joints, motion.pose.rotation[joints], weight
 
 
 def _turn(place: np.ndarray) -> np.ndarray:
