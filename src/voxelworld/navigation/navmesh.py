@@ -24,8 +24,10 @@ from numpy.typing import ArrayLike
 from ..errors import ParameterError, short_value
 from ..wavefront import ObjWriter
 from . import formats
+from .area_types import GROUND, check_area_types
 from .frames import Frame, check_frame
 from .index import NavIndex, navmesh_index, polygon_areas
+from .links import OffMeshLinks, check_offmesh_links
 
 if TYPE_CHECKING:
     from .scene import Scene
@@ -80,6 +82,13 @@ class NavMesh:
         world coordinates. :meth:`world_vertices` gives the corners in the world; a
         :class:`~voxelworld.navigation.NavQuery` takes and gives world points either way. Given on construction
         (a query reads it when it is made; a re-bake keeps it).
+    area_types : tuple of str
+        The names of the area types its polygons and links have (:mod:`~voxelworld.navigation.area_types`),
+        the first always ``"ground"``; default ``("ground",)``.
+    polygon_area_type : ndarray (p,) int64
+        Each polygon's area type, an index into ``area_types`` (default, None: 0, ground, for every polygon).
+    offmesh_links : OffMeshLinks
+        Its off-mesh links (:mod:`~voxelworld.navigation.links`; default, None: none).
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
@@ -109,13 +118,21 @@ class NavMesh:
     detail_shape: np.ndarray | None = None
     detail_heights: np.ndarray | None = None
     frame: np.ndarray | None = None
+    area_types: tuple[str, ...] = (GROUND,)
+    polygon_area_type: np.ndarray | None = None
+    offmesh_links: OffMeshLinks | None = None
     bake_state: Rebakeable | None = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
     index: NavIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.frame is not None:
             self.frame = check_frame("frame", self.frame)
+        self.area_types = check_area_types("area_types", self.area_types)
+        self.offmesh_links = check_offmesh_links(self.offmesh_links, len(self.area_types))
+        area_type = self.polygon_area_type
         self._set_arrays(*(getattr(self, name) for name in ARRAY_NAMES))
+        if area_type is not None:
+            self.polygon_area_type = _polygon_area_types(area_type, self.polygon_count, len(self.area_types))
 
     def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
@@ -125,6 +142,7 @@ class NavMesh:
         checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
+        self.polygon_area_type = np.zeros(len(self.polygon_level), dtype=np.int64)
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
@@ -255,6 +273,13 @@ def _array(name: str, value: object, kind: str, shape: tuple[int, ...]) -> np.nd
     if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
         raise ParameterError(f"{name}.dtype", str(array.dtype), legal)
     return array.astype(np.int64, copy=False)
+
+
+def _polygon_area_types(value: object, p: int, type_count: int) -> np.ndarray:
+    """Each polygon's area type, checked: ``p`` indices into ``area_types`` (``type_count`` names)."""
+    area_type = _array("polygon_area_type", value, "index", (p,))
+    _in_range("polygon_area_type", area_type, 0, type_count, f"an index into area_types, in [0, {type_count - 1}]")
+    return area_type
 
 
 def _in_range(name: str, array: np.ndarray, lo: int, hi: int, legal: str) -> None:
