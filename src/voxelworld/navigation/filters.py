@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -22,6 +22,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..errors import ParameterError, short_value
+from ._kernels import crowd as _crowd
 from ._kernels import locate as _locate
 from ._kernels.weighted import WeightedGraph, portal_nodes
 from .area_types import check_area_type
@@ -29,7 +30,7 @@ from .index import NavIndex, filtered_index
 from .links import OffMeshLinks
 from .navmesh import NavMesh
 
-__all__ = ["QueryFilter", "FilterView", "filter_view", "MAX_COST", "PORTAL_SPACING"]
+__all__ = ["QueryFilter", "FilterView", "filter_view", "keep_out", "steer_with_filters", "MAX_COST", "PORTAL_SPACING"]
 
 MAX_COST = 1e6  # the largest cost multiplier (and 1 / the smallest)
 PORTAL_SPACING = 0.25  # m: the points of a weighted search lie this far apart along each portal, at most
@@ -191,3 +192,48 @@ def filter_view(mesh: NavMesh, query_filter: QueryFilter) -> FilterView:
     view = FilterView(narrowed, polygon_cost, link_cost, links, index, weighted, sources)
     views[query_filter] = view
     return view
+
+
+def keep_out(mesh: NavMesh, filters: list[QueryFilter | None], before: tuple[np.ndarray, np.ndarray],
+             position: np.ndarray, polygon: np.ndarray, velocity: np.ndarray, chosen: np.ndarray | None = None,
+             dt: float = 0.0) -> None:
+    """A crowd's agents (one row each, ``filters[row]`` its filter) that a move took into a polygon their
+    filter excludes: moved again from where they were (``before``: positions and polygons) over the polygons it
+    allows, when ``chosen`` (velocities, m/s, for ``dt`` s) is given, else put back there; in place."""
+    for query_filter in {f for f in filters if f is not None}:
+        view = filter_view(mesh, query_filter)
+        rows = np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64)
+        q = polygon[rows]
+        out = rows[(q >= 0) & ~np.isfinite(view.polygon_cost[np.maximum(q, 0)])]
+        if not len(out):
+            continue
+        moved, moved_polygon = before[0][out], before[1][out]
+        if chosen is not None:
+            moved_velocity = velocity[out]
+            index = view.index
+            _crowd.integrate(index.polygons, index.links, index.portal_segments, moved, moved_polygon, chosen[out],
+                             dt, moved_velocity)
+            velocity[out] = moved_velocity
+        else:
+            velocity[out] = 0.0
+        position[out], polygon[out] = moved, moved_polygon
+
+
+def steer_with_filters(mesh: NavMesh, filters: list[QueryFilter | None],
+                       steer: Callable[[NavIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None],
+                       walking: np.ndarray, preferred: np.ndarray, lost: np.ndarray, arrived: np.ndarray) -> None:
+    """A crowd's steering (``steer(index, moving, preferred, lost, arrived)``: the kernel over the agents
+    ``moving`` marks, reading ``index``) with each agent's filter: the agents with none on the navmesh's
+    index, the others on their filter's (what they see of their path's corners is what they may walk to)."""
+    if not any(f is not None for f in filters):
+        steer(mesh.index, walking, preferred, lost, arrived)
+        return
+    plain = walking & np.array([f is None for f in filters], dtype=bool)
+    steer(mesh.index, plain, preferred, lost, arrived)
+    for query_filter in {f for f in filters if f is not None}:
+        rows = np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64)
+        moving = np.zeros(len(walking), dtype=bool)
+        moving[rows] = walking[rows]
+        mine = (np.zeros_like(preferred), np.zeros_like(lost), np.zeros_like(arrived))
+        steer(filter_view(mesh, query_filter).index, moving, *mine)
+        preferred[rows], lost[rows], arrived[rows] = mine[0][rows], mine[1][rows], mine[2][rows]
