@@ -7,6 +7,10 @@ that any number of queries share: make one per agent or per thread. The kernels 
 paths are exact shortest paths on the x-z plane (Polyanya) over each polygon's boundary split at its portals'
 ends. A query follows its navmesh through re-bakes: each one reads the navmesh's index as it is then.
 
+Each query takes a :class:`~voxelworld.navigation.QueryFilter` (:mod:`~voxelworld.navigation.filters`): it then
+reads the index without the polygons the filter excludes, and paths that a filter weighs, or that may take
+off-mesh links, are least-cost paths (``_kernels/weighted.py``) rather than Polyanya's.
+
 Points in and out are world coordinates. A navmesh baked in a turned region keeps its arrays in the region's
 own frame (``NavMesh.frame``): each query turns its points into that frame on entry and its answers back on
 exit (``_to_local`` / ``_to_world``), and the kernels, which work on the x-z plane of the arrays, never see a
@@ -210,7 +214,7 @@ class NavQuery:
         """The least-cost path between two local points (see :meth:`find_path`), on ``index``'s polygons."""
         snapped_start, a = self._nearest(*start, index)
         snapped_end, b = self._nearest(*end, index)
-        if a < 0 or b < 0:
+        if a < 0 or b < 0 or (not graph.linked and index.island[a] != index.island[b]):
             return None
         points, offmesh, length, cost = _weighted.weighted_path(graph, a, snapped_start, b, snapped_end)
         if not len(points):

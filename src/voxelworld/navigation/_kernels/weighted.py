@@ -55,6 +55,7 @@ class WeightedGraph(NamedTuple):
     min_cost: float
     polygons: PolygonArrays  # the polygons and their links through the allowed portals, for straight walks
     links: PolygonLinks
+    linked: bool  # whether any off-mesh link is in the graph (else islands tell where no way goes)
 
 
 def portal_nodes(polygons: PolygonArrays, links: PolygonLinks, portals: np.ndarray, portal_segments: np.ndarray,
@@ -98,7 +99,8 @@ def portal_nodes(polygons: PolygonArrays, links: PolygonLinks, portals: np.ndarr
                          np.concatenate([node_t, np.zeros(2 * count)]), np.ascontiguousarray(node_polygons, np.int64),
                          polygon_start, members[order].astype(np.int64), node_link, node_link_to,
                          np.ascontiguousarray(polygon_cost, np.float64), np.ascontiguousarray(link_cost, np.float64),
-                         np.ascontiguousarray(portal_segments, np.float64), min_cost, polygons, links)
+                         np.ascontiguousarray(portal_segments, np.float64), min_cost, polygons, links,
+                         bool(count))
 
 
 @njit(cache=True)
