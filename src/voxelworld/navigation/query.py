@@ -40,6 +40,7 @@ __all__ = ["NavQuery", "NavPath"]
 SMALLEST_QUEUE = 1024  # nodes and roots a search has room for at least (4 per ring piece; grown when needed)
 _WALKED = np.full(4096, -1, dtype=np.int64)  # NavPath.offmesh of a path without links: a view of this
 _WALKED.flags.writeable = False
+_new = object.__new__
 
 
 def _walked(segments: int) -> np.ndarray:
@@ -86,6 +87,28 @@ class NavPath:
     length: float
     offmesh: np.ndarray
     cost: float
+
+    @classmethod
+    def walked(cls, points: np.ndarray, length: float) -> NavPath:
+        """A path walked all the way (no link) at the cost of its length: made without ``__init__``, and its
+        ``offmesh`` and ``cost`` derived when first read (a path query takes microseconds; this keeps the
+        plain path's as it was before paths had them)."""
+        path = _new(cls)
+        fields = path.__dict__
+        fields["points"], fields["length"] = points, length
+        return path
+
+    def __getattr__(self, name: str) -> np.ndarray | float:
+        """The fields a :meth:`walked` path derives on first reading (called only for attributes not set)."""
+        value: np.ndarray | float
+        if name == "offmesh":
+            value = _walked(len(self.points) - 1)
+        elif name == "cost":
+            value = self.length
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__[name] = value
+        return value
 
 
 class NavQuery:
@@ -206,8 +229,8 @@ class NavQuery:
         if count == 0:
             return None
         if self._frame is not None:  # a rotation keeps lengths
-            return NavPath(self._to_world(self._path_buffer[:count]), length, _walked(count - 1), length)
-        return NavPath(self._path_buffer[:count].copy(), length, _walked(count - 1), length)
+            return NavPath.walked(self._to_world(self._path_buffer[:count]), length)
+        return NavPath.walked(self._path_buffer[:count].copy(), length)
 
     def _weighted_path(self, graph: _weighted.WeightedGraph, index: NavIndex, start: tuple[float, float, float],
                        end: tuple[float, float, float]) -> NavPath | None:
