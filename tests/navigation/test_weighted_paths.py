@@ -159,7 +159,7 @@ def test_costs_choose_the_way() -> None:
     assert through.cost == pytest.approx(3.0 + 4.0 * 1.2)  # straight through
     assert around.length > 7.5 and around.cost == pytest.approx(around.length)  # on ground only
     plain = query.find_path([0.5, 0, 3.0], [7.5, 0, 3.0])
-    assert plain is not None and plain.cost == plain.length == pytest.approx(7.0)
+    assert plain is not None and plain.cost == plain.length == pytest.approx(7.0) and plain.offmesh.tolist() == [-1]
 
 
 # ------------------------------------------------------------------------------- the graph against Polyanya
