@@ -4,6 +4,8 @@ that never steps into an excluded polygon."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -166,6 +168,17 @@ def test_what_a_filter_derives_is_kept_until_the_navmesh_is_re_baked() -> None:
     assert again is not view and again.index is mesh.index
     path = query.find_path([1, 0, 3], [7, 0, 3], AVOID)
     assert path is not None and path.length > 6.0  # around the new crate
+
+
+def test_what_a_filter_derives_does_not_keep_a_navmesh_alive() -> None:
+    mesh = tiles(8, 4, hazard_block)
+    weighted = QueryFilter({"mud": 2.0}, {"hazard"})
+    assert NavQuery(mesh).find_path([0.5, 0, 1.5], [7.5, 0, 1.5], weighted) is not None
+    assert filter_view(mesh, weighted).graph is not None
+    index, view = weakref.ref(mesh.index), weakref.ref(filter_view(mesh, weighted))
+    del mesh
+    gc.collect()
+    assert index() is None and view() is None
 
 
 # ------------------------------------------------------------------------------------------------ the crowd

@@ -13,7 +13,6 @@ index, hence new views.
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -166,20 +165,15 @@ class FilterView:
                             links.bidirectional[allowed[usable]], self.link_cost)
 
 
-_VIEWS: weakref.WeakKeyDictionary[NavIndex, dict[QueryFilter, FilterView]] = weakref.WeakKeyDictionary()
-
-
 def filter_view(mesh: NavMesh, query_filter: QueryFilter) -> FilterView:
     """The :class:`FilterView` of ``mesh`` under ``query_filter``, made once per navmesh index (and area types
     and links) and filter, and shared by every query of that navmesh."""
     index = mesh.index
     links = mesh.offmesh_links if mesh.offmesh_links is not None else OffMeshLinks.none()
     sources = (mesh.area_types, mesh.polygon_area_type, links)
-    views = _VIEWS.get(index)
-    if views is None:
-        views = _VIEWS[index] = {}
+    views = index.filter_views
     view = views.get(query_filter)
-    if view is not None and all(a is b for a, b in zip(view.sources, sources)):
+    if isinstance(view, FilterView) and all(a is b for a, b in zip(view.sources, sources)):
         return view
     type_cost = np.array([math.inf if name in query_filter.exclude else query_filter.cost(name)
                           for name in mesh.area_types])

@@ -67,6 +67,12 @@ class NavIndex:
             room *= 2
 
     @cached_property
+    def filter_views(self) -> dict[object, object]:
+        """What the queries derive of this index per query filter (``filters.filter_view``), kept as long as the
+        index is (a re-bake makes a new index)."""
+        return {}
+
+    @cached_property
     def cumulative_area(self) -> np.ndarray:
         """The polygons' areas (m², x-z plane), summed in order (built on first use)."""
         vertices, polygon_start, polygon_vertices = self.polygons[:3]
