@@ -308,3 +308,17 @@ def test_a_links_area_type_is_weighed_and_excluded() -> None:
     muddy = query.find_path([0.5, 0, 0.5], [7.5, 0, 2.5], QueryFilter({"mud": 50.0}))
     # In at its side, by Snell's law 1 cm short of straight below the end.
     assert muddy is not None and muddy.points[-2].tolist() == pytest.approx([7.4903, 0.0, 2.0], abs=1e-4)
+
+
+def test_a_turned_navmesh_gives_the_same_weighted_path_in_the_world() -> None:
+    area, nx, nz, query_filter, start, end = SCENES["mud strip"]
+    flat = tiles(nx, nz, area)
+    turn = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # a wall: the arrays' y is the world's -x
+    frame = np.concatenate([turn, [[10.0], [0.0], [-5.0]]], axis=1)
+    wall = tiles(nx, nz, area, frame=frame)
+    a, b = np.array([start[0], 0.0, start[1]]), np.array([end[0], 0.0, end[1]])
+    local = NavQuery(flat).find_path(a, b, query_filter)
+    world = NavQuery(wall).find_path(turn @ a + frame[:, 3], turn @ b + frame[:, 3], query_filter)
+    assert local is not None and world is not None
+    assert np.allclose(world.points, local.points @ turn.T + frame[:, 3])
+    assert world.cost == pytest.approx(local.cost) and world.offmesh.tolist() == local.offmesh.tolist()
