@@ -170,6 +170,19 @@ def test_what_a_filter_derives_is_kept_until_the_navmesh_is_re_baked() -> None:
     assert path is not None and path.length > 6.0  # around the new crate
 
 
+def test_one_query_alternating_filters_finds_what_separate_queries_find() -> None:
+    mesh = tiles(8, 4, hazard_block)
+    both, plain, avoiding = NavQuery(mesh), NavQuery(mesh), NavQuery(mesh)
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        a, b = rng.random(3) * [8, 0, 4], rng.random(3) * [8, 0, 4]
+        for query_filter, alone in ((None, plain), (AVOID, avoiding), (QueryFilter(exclude={"lava"}), plain)):
+            mixed, expected = both.find_path(a, b, query_filter), alone.find_path(a, b, query_filter)
+            assert (mixed is None) == (expected is None)
+            if mixed is not None and expected is not None:
+                assert np.array_equal(mixed.points, expected.points)
+
+
 def test_what_a_filter_derives_does_not_keep_a_navmesh_alive() -> None:
     mesh = tiles(8, 4, hazard_block)
     weighted = QueryFilter({"mud": 2.0}, {"hazard"})

@@ -141,6 +141,9 @@ class NavQuery:
         self._path_buffer = np.zeros((0, 3))
         self._query: PathQuery | None = None  # the index's arrays, the scratch and the path buffer, bound
         self._fitted: NavIndex | None = None  # the index they were fitted to
+        # The binding of the index searched before (a filter's, or the navmesh's), kept for a query that
+        # alternates between two (an agent with a filter and one without): (index, query, scratch, buffer).
+        self._spare: tuple[NavIndex, PathQuery, SearchScratch, np.ndarray] | None = None
         # Turned navmeshes: world points in, local points to the kernels, world points out (a navmesh's frame
         # does not change; a re-bake keeps it).
         self._frame = None if mesh.frame is None else Frame(mesh.frame)
@@ -217,8 +220,8 @@ class NavQuery:
             if view.weighted:
                 return self._weighted_path(view.graph, view.index, (sx, sy, sz), (ex, ey, ez))
             index = view.index
-        if self._fitted is not index:  # a new query, or its navmesh was re-baked
-            self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
+        if self._fitted is not index:  # a new query, its navmesh was re-baked, or another filter
+            self._bind(index)
         while True:
             assert self._query is not None and self._scratch is not None  # bound by _fit_scratch
             count, length = _paths.find_path(self._query, sx, sy, sz, ex, ey, ez)
@@ -245,6 +248,19 @@ class NavQuery:
         if self._frame is not None:
             points = self._to_world(points)
         return NavPath(points, length, offmesh, cost)
+
+    def _bind(self, index: NavIndex) -> None:
+        """Make the path search read ``index``: the spare binding when it is that index's, else a new one (the
+        one replaced becomes the spare). The two never share a scratch array (each counts its own queries,
+        which its stamps rely on): a new binding takes the arrays of the spare it drops, or new ones."""
+        spare = self._spare
+        if self._fitted is not None and self._query is not None and self._scratch is not None:
+            self._spare = (self._fitted, self._query, self._scratch, self._path_buffer)
+        if spare is not None and spare[0] is index:
+            self._fitted, self._query, self._scratch, self._path_buffer = spare
+            return
+        self._scratch, self._path_buffer = (spare[2], spare[3]) if spare is not None else (None, np.zeros((0, 3)))
+        self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
 
     def _fit_scratch(self, index: NavIndex, room: int) -> None:
         """Make the scratch (see ``_kernels/polyanya.py``) hold the ring vertices and polygons of ``index`` and
