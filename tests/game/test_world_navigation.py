@@ -6,7 +6,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.meshing import ChunkMesher
-from voxelworld.navigation import SceneObject
+from voxelworld.navigation import QueryFilter, SceneObject
 from voxelworld.terrain import Cylinder, VoxelVolume
 
 GROUND_Y = 4.0
@@ -114,3 +114,14 @@ def test_a_turned_region_is_refused_before_the_bake():
     with pytest.raises(ParameterError) as caught:
         WorldNavigation(volume, mesher, region=region)
     assert caught.value.parameter == "region.rotation"
+
+
+def test_an_agents_filter_goes_to_the_crowd():
+    volume, mesher = flat_world(32)
+    nav = WorldNavigation(volume, mesher)
+    avoid = QueryFilter(exclude={"hazard"})
+    agent = nav.add_agent([4.0, GROUND_Y, 4.0], 0.3, 1.5, 0.3, 1.0, filter=avoid)
+    assert nav.crowd.position(agent)[[0, 2]].tolist() == pytest.approx([4.0, 4.0])
+    with pytest.raises(ParameterError) as caught:  # every polygon is ground: nowhere to stand
+        nav.add_agent([4.0, GROUND_Y, 4.0], 0.3, 1.5, 0.3, 1.0, filter=QueryFilter(exclude={"ground"}))
+    assert caught.value.parameter == "position"
