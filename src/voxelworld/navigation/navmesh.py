@@ -51,6 +51,11 @@ class Rebakeable(Protocol):
 
     def navmesh_arrays(self) -> NavMeshArrays: ...
 
+    @property
+    def area_types(self) -> tuple[str, ...]: ...
+
+    def polygon_area_types(self) -> np.ndarray: ...
+
 
 @dataclass
 class NavMesh:
@@ -134,15 +139,20 @@ class NavMesh:
         if area_type is not None:
             self.polygon_area_type = _polygon_area_types(area_type, self.polygon_count, len(self.area_types))
 
-    def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False) -> None:
+    def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False,
+                    area_types: tuple[tuple[str, ...], np.ndarray] | None = None) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
-        construction, which the tests check), taken without the checks a re-bake every frame cannot afford."""
+        construction, which the tests check), taken without the checks a re-bake every frame cannot afford;
+        ``area_types``: the bake's ``(area_types, polygon_area_type)`` (None: every polygon ground)."""
         checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
-        self.polygon_area_type = np.zeros(len(self.polygon_level), dtype=np.int64)
+        if area_types is None:
+            self.polygon_area_type = np.zeros(len(self.polygon_level), dtype=np.int64)
+        else:
+            self.area_types, self.polygon_area_type = area_types
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
@@ -176,7 +186,8 @@ class NavMesh:
             raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
                                  "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
         state, rebuilt = self.bake_state.rebaked(box, scene, in_place=True)
-        self._set_arrays(*state.navmesh_arrays(), baked=True)
+        self._set_arrays(*state.navmesh_arrays(), baked=True,
+                         area_types=(state.area_types, state.polygon_area_types()))
         self.bake_state = state
         return rebuilt
 
