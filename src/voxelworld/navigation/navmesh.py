@@ -232,15 +232,18 @@ class NavMesh:
     # ---------------------------------------------------------------------------------------- files
     def to_json(self) -> str:
         """The navmesh as JSON text (format: docs/specs/navmesh-json.md)."""
-        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame)
+        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame,
+                                    area_types=(self.area_types, self.polygon_area_type))
 
     @classmethod
     def from_json(cls, text: str) -> NavMesh:
         """Read :meth:`to_json`'s text; a foreign or broken document raises FormatError naming what is wrong
         (the field, the value and its legal range), before anything reads the arrays."""
-        arrays, frame = formats.read_navmesh_json(text)
+        arrays, frame, areas = formats.read_navmesh_json(text)
         try:
-            return cls(*arrays, frame=frame)
+            if areas is None:  # a version 1 document: every polygon ground
+                return cls(*arrays, frame=frame)
+            return cls(*arrays, frame=frame, area_types=areas[0], polygon_area_type=areas[1])
         except ParameterError as error:
             raise formats.json_error(error) from None
 

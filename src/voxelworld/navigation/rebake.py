@@ -172,8 +172,9 @@ def changed_box(old: tuple[ArrayLike, ArrayLike, ArrayLike] | None,
         positions, indices, tags = mesh if mesh is not None else (np.empty((0, 3)), np.empty((0, 3), np.int64),
                                                                    np.empty(0))
         positions = np.asarray(positions)
-        arrays += [np.ascontiguousarray(positions, np.float64), np.ascontiguousarray(positions, np.float32),
-                   np.ascontiguousarray(indices, np.int64).reshape(-1, 3),
+        # (writeable, as the kernel was compiled for: a scene object's arrays are read-only)
+        arrays += [np.require(positions, np.float64, ("C", "W")), np.ascontiguousarray(positions, np.float32),
+                   np.require(indices, np.int64, ("C", "W")).reshape(-1, 3),
                    np.ascontiguousarray(np.asarray(tags).astype(np.float32))]
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
     # (mypy takes *arrays before more arguments for too many, through numba's ParamSpec stub)
