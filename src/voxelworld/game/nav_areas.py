@@ -12,16 +12,15 @@ Each triangle of a chunk's collision mesh (one material per triangle) gets an ar
 
 Every terrain object names the same area types (``"ground"``, ``"hazard"``, ``"slippery"`` and those the table
 names, :attr:`TerrainAreaTypes.names`), so the navmesh's ``area_types`` stay the same as the terrain changes. A
-triangle's type depends on the collision meshes within 1 m of it, so when a chunk with damaging triangles (or
-hazard ones) changes, the chunks around it are typed again (:meth:`TerrainAreaTypes.objects`), and a re-bake's box
-covers every triangle whose type changed.
+triangle's type depends on the collision meshes within 1 m of it, so when a chunk's damaging triangles change, the
+chunks within 1 m of them are typed again (:meth:`TerrainAreaTypes.objects`), and a re-bake's box covers every
+triangle whose type changed. (A streaming navigation sees only the chunks it holds: a chunk loaded later near
+damaging triangles is typed with them, the tiles baked before it came are not re-baked for it.)
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
-from itertools import product
 
 import numpy as np
 
@@ -44,14 +43,9 @@ class TerrainAreaTypes:
     Parameters
     ----------
     materials : MaterialTable
-    reach : float
-        How far (m) a chunk's collision triangles reach past its box: chunks farther apart than
-        ``HAZARD_DISTANCE`` plus twice this never type each other's triangles.
-    chunk_edge : float
-        A chunk's edge (m).
     """
 
-    def __init__(self, materials: MaterialTable, reach: float, chunk_edge: float) -> None:
+    def __init__(self, materials: MaterialTable) -> None:
         named = sorted({m.area_type for m in materials if m.area_type} - {GROUND, HAZARD, SLIPPERY})
         self.names: tuple[str, ...] = (GROUND, HAZARD, SLIPPERY, *named)
         self.code = np.zeros(256, dtype=np.int64)  # per material id: its type unless near a damaging one
@@ -63,7 +57,10 @@ class TerrainAreaTypes:
                 self.code[m.id] = self.names.index(SLIPPERY)
             self.damaging[m.id] = m.contact_damage > 0
         self.hazard = self.names.index(HAZARD)
-        self.ring = max(int(math.ceil((HAZARD_DISTANCE + 2 * reach) / chunk_edge)), 1)  # chunks around a chunk
+        # Per chunk: the mesh last typed, its box (lo, hi) and its damaging triangles' corners and centres; and
+        # the chunks whose mesh has damaging triangles (looked up instead of every chunk).
+        self._known: dict[Chunk, tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._damaging_chunks: set[Chunk] = set()
 
     def damaging_points(self, mesh: CollisionMesh | None) -> np.ndarray:
         """The corners and centres (k, 3) (m) of the damaging triangles of ``mesh``."""
@@ -84,35 +81,51 @@ class TerrainAreaTypes:
             kind[near | self.damaging[mesh.tri_material]] = self.hazard
         return kind
 
+    def _entry(self, chunk: Chunk, mesh: CollisionMesh) -> tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray]:
+        entry = self._known.get(chunk)
+        if entry is None or entry[0] is not mesh:
+            positions = np.asarray(mesh.positions, dtype=np.float64)
+            entry = (mesh, positions.min(axis=0), positions.max(axis=0), self.damaging_points(mesh))
+            self._known[chunk] = entry
+            (self._damaging_chunks.add if len(entry[3]) else self._damaging_chunks.discard)(chunk)
+        return entry
+
     def objects(self, meshes: Mapping[Chunk, CollisionMesh | None], chunks: Iterable[Chunk],
-                old: Mapping[Chunk, SceneObject], name: Callable[[Chunk], str]) -> dict[Chunk, SceneObject | None]:
-        """The scene objects (None: no triangles) of the chunks ``chunks`` whose collision meshes (``meshes``)
-        changed, and of the chunks around them that ``meshes`` holds whose triangles' types may have changed with
-        them (around a chunk with damaging triangles now, or hazard ones in ``old``, its objects before)."""
+                name: Callable[[Chunk], str]) -> dict[Chunk, SceneObject | None]:
+        """The scene objects (None: no triangles) of the chunks ``chunks`` whose collision meshes (``meshes``, the
+        ones held) changed, and of the chunks ``meshes`` holds whose triangles' types may have changed with them:
+        those within :data:`HAZARD_DISTANCE` of the damaging triangles the changed chunks had or have."""
         chunks = set(chunks)
-        around = set()
+        reach: list[tuple[np.ndarray, np.ndarray]] = []  # boxes of damaging triangles that came or went
         for chunk in chunks:
-            was = old.get(chunk)
-            if len(self.damaging_points(meshes.get(chunk))) or (was is not None and was.area_types == self.names
-                                                                and (was.triangle_area_type == self.hazard).any()):
-                around.update(self._near(chunk))
+            old, mesh = self._known.get(chunk), meshes.get(chunk)
+            for entry in (old, None if mesh is None else self._entry(chunk, mesh)):
+                if entry is not None and len(entry[3]):
+                    reach.append((entry[3].min(axis=0) - HAZARD_DISTANCE, entry[3].max(axis=0) + HAZARD_DISTANCE))
+            if mesh is None:
+                self._known.pop(chunk, None)
+                self._damaging_chunks.discard(chunk)
+        if reach:  # the chunks held whose triangles come near them
+            for chunk, mesh in meshes.items():
+                if mesh is not None and chunk not in chunks:
+                    _, lo, hi, _ = self._entry(chunk, mesh)
+                    if any(np.all(lo <= b) and np.all(a <= hi) for a, b in reach):
+                        chunks.add(chunk)
+        damaging = [(c, self._known[c][3]) for c in sorted(self._damaging_chunks)
+                    if meshes.get(c) is self._known[c][0]]
         out: dict[Chunk, SceneObject | None] = {}
-        points: dict[Chunk, np.ndarray] = {}
-        for chunk in sorted(chunks | {c for c in around if c in meshes}):
+        for chunk in sorted(chunks):
             mesh = meshes.get(chunk)
             if mesh is None:
                 out[chunk] = None
                 continue
-            near = [points.setdefault(c, self.damaging_points(meshes.get(c))) for c in self._near(chunk)]
-            kind = self.triangle_types(mesh, np.concatenate(near))
+            _, lo, hi, _ = self._entry(chunk, mesh)
+            near = [p for _, p in damaging if np.all(p.min(axis=0) - HAZARD_DISTANCE <= hi)
+                    and np.all(lo <= p.max(axis=0) + HAZARD_DISTANCE)]
+            kind = self.triangle_types(mesh, np.concatenate(near) if near else np.empty((0, 3)))
             out[chunk] = SceneObject(name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor",
                                      (self.names, kind))
         return out
-
-    def _near(self, chunk: Chunk) -> list[Chunk]:
-        """The chunk and those within :attr:`ring` of it (some may lie outside the grid: they hold nothing)."""
-        r = range(-self.ring, self.ring + 1)
-        return [(chunk[0] + a, chunk[1] + b, chunk[2] + c) for a, b, c in product(r, r, r)]
 
 
 def _probes(positions: np.ndarray, indices: np.ndarray) -> np.ndarray:

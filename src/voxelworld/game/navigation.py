@@ -212,9 +212,7 @@ class WorldNavigation:
         self.navigation_distance = navigation_distance
         self.tiles_per_frame = check_integer("tiles_per_frame", tiles_per_frame, minimum=1)
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
-        reach = (2 ** mesher.options.collision_levels + 2) * volume.voxel_size  # (see chunk_columns)
-        self.terrain_areas = TerrainAreaTypes(volume.materials, reach, volume.chunk_size * volume.voxel_size) \
-            if area_types else None
+        self.terrain_areas = TerrainAreaTypes(volume.materials) if area_types else None
         self._props = tuple(self._prop(p) for p in props)
         grid = volume.chunk_grid_shape
         given = {}
@@ -347,7 +345,7 @@ class WorldNavigation:
                 _chunk_name(c), self._chunk_meshes[c].positions, self._chunk_meshes[c].indices.astype(np.int64),
                 "floor") for c in chunks}
         else:
-            new = self.terrain_areas.objects(self._chunk_meshes, chunks, self._chunk_objects, _chunk_name)
+            new = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
         for chunk, obj in new.items():
             was = self._chunk_objects.pop(chunk, None)
             if obj is not None:
