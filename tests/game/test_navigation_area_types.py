@@ -109,7 +109,7 @@ def test_the_demo_worlds_lava_pool_is_ringed_by_hazard(demo):
     mesh = demo.agents.navigation.mesh
     lava = demo.materials.id_of("lava")
     points = []
-    for chunk, collision in demo.agents.navigation.chunk_meshes.items():
+    for collision in demo.agents.navigation.chunk_meshes.values():
         if collision is not None and (collision.tri_material == lava).any():
             points.append(collision.positions[collision.indices[collision.tri_material == lava]].reshape(-1, 3))
     lava_points = np.concatenate(points)

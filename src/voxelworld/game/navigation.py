@@ -231,7 +231,7 @@ class WorldNavigation:
             self._baked_from: dict = {}
             self._chunk_meshes = _chunk_collision_meshes(mesher, list(product(*(range(n) for n in grid))))
             self._chunk_meshes.update(given)
-            self._chunk_objects = {}
+            self._chunk_objects: dict[tuple, SceneObject] = {}
             self._retyped(self._chunk_meshes, np.zeros(3), np.zeros(3))
             self.scene = self._scene()
             self.mesh: NavMesh = bake(self.scene, region, settings)
@@ -335,15 +335,14 @@ class WorldNavigation:
         return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role,
                                                           prop.area_type)
 
-    def _retyped(self, chunks: Iterable[tuple[int, int, int]], lo: np.ndarray, hi: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
+    def _retyped(self, chunks: Iterable[tuple], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Make the scene objects of ``chunks`` (whose collision meshes changed) again, and of the chunks around
         them whose triangles' area types changed with them; returns the box lo..hi widened to the triangles
         whose types changed."""
         if self.terrain_areas is None:  # every triangle ground (a world saved before area types)
-            new: dict = {c: None if self._chunk_meshes.get(c) is None else SceneObject(
-                _chunk_name(c), self._chunk_meshes[c].positions, self._chunk_meshes[c].indices.astype(np.int64),
-                "floor") for c in chunks}
+            meshes = {c: self._chunk_meshes.get(c) for c in chunks}
+            new: dict = {c: None if m is None else SceneObject(_chunk_name(c), m.positions, m.indices.astype(np.int64),
+                                                               "floor") for c, m in meshes.items()}
         else:
             new = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
         for chunk, obj in new.items():

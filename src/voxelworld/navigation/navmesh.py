@@ -233,7 +233,7 @@ class NavMesh:
     def to_json(self) -> str:
         """The navmesh as JSON text (format: docs/specs/navmesh-json.md)."""
         return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame,
-                                    area_types=(self.area_types, self.polygon_area_type))
+                                    area_types=(self.area_types, np.asarray(self.polygon_area_type)))
 
     @classmethod
     def from_json(cls, text: str) -> NavMesh:

@@ -183,13 +183,13 @@ class RayScene:
         for n, rays in self._regions.items():
             mine = np.flatnonzero(owner == n)
             if len(mine):
-                ray, height, up, proxy, area = rays.cast(x[mine], z[mine])
-                parts.append((mine[ray], height, up, proxy, area))
+                ray, height, up, proxy, kind = rays.cast(x[mine], z[mine])
+                parts.append((mine[ray], height, up, proxy, kind))
         if not parts:
             return np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0, bool), np.empty(0, np.int64)
-        ray, height, up, proxy, area = (np.concatenate(column) for column in zip(*parts))
+        ray, height, up, proxy, kind = (np.concatenate(column) for column in zip(*parts))
         order = np.argsort(ray, kind="stable")  # a ray's hits all come from one region, in order
-        return ray[order], height[order], up[order], proxy[order], area[order]
+        return ray[order], height[order], up[order], proxy[order], kind[order]
 
     def cast_columns(self, columns: Block | None = None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns

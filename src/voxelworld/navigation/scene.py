@@ -52,7 +52,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, cast
 
@@ -118,13 +118,13 @@ def _area_types(value: object, triangles: int) -> tuple[tuple[str, ...], np.ndar
         raise ParameterError("area_type", short_value(value), legal) from None
     if len(given) != triangles:
         raise ParameterError("len(area_type)", len(given), legal)
-    names: dict[str, int] = {}
+    seen: dict[str, int] = {}
     index = np.empty(triangles, dtype=np.int64)
     for t, name in enumerate(given):
-        if not isinstance(name, str) or name not in names:
-            names[check_area_type(f"area_type[{t}]", name)] = len(names)
-        index[t] = names[name]
-    return tuple(names) or (GROUND,), _read_only(index)
+        if not isinstance(name, str) or name not in seen:
+            seen[check_area_type(f"area_type[{t}]", name)] = len(seen)
+        index[t] = seen[name]
+    return tuple(seen) or (GROUND,), _read_only(index)
 
 
 def _positions(value: object) -> np.ndarray:
@@ -206,8 +206,8 @@ class SceneObject:
     positions: np.ndarray
     indices: np.ndarray
     role: str = "auto"
-    area_types: tuple[str, ...]
-    triangle_area_type: np.ndarray
+    area_types: tuple[str, ...] = (GROUND,)
+    triangle_area_type: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
     def __init__(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto",
                  area_type: str | Sequence[str] | tuple[Sequence[str], ArrayLike] = GROUND) -> None:
