@@ -31,9 +31,17 @@ def areas_by_type(mesh) -> dict[str, float]:
     return {name: float(areas[mesh.polygon_area_type == n].sum()) for n, name in enumerate(mesh.area_types)}
 
 
-def test_a_mud_strip_gives_mud_polygons_joined_to_the_ground_by_portals():
-    scene = Scene().with_object("floor", SQUARE, TWO).with_object("mud", strip(3, 5), TWO, role="floor",
-                                                                  area_type="mud")
+def strips() -> Scene:
+    """One floor of three strips along x (0-3, 3-5, 5-8 m), the middle one mud."""
+    positions = [[x, 0, z] for x in (0, 3, 5, 8) for z in (0, 8)]
+    quads = [[2 * n, 2 * n + 1, 2 * n + 3, 2 * n + 2] for n in range(3)]
+    triangles = [[a, b, c] for a, b, c, d in quads] + [[a, c, d] for a, b, c, d in quads]
+    return Scene().with_object("floor", positions, triangles, area_type=["ground", "mud", "ground"] * 2)
+
+
+@pytest.mark.parametrize("scene", [strips(), Scene().with_object("floor", SQUARE, TWO).with_object(
+    "mud", strip(3, 5), TWO, role="floor", area_type="mud")], ids=["one floor", "a strip on the floor"])
+def test_a_mud_strip_gives_mud_polygons_joined_to_the_ground_by_portals(scene):
     mesh = bake(scene, BOX, SETTINGS)
     assert mesh.area_types == ("ground", "mud")
     assert areas_by_type(mesh) == {"ground": 48.0, "mud": 16.0}
