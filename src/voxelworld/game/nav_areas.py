@@ -29,7 +29,7 @@ from ..navigation import SceneObject
 from ..navigation.area_types import GROUND, HAZARD, SLIPPERY
 from ..terrain import MaterialTable
 
-__all__ = ["TerrainAreaTypes", "HAZARD_DISTANCE", "SLIPPERY_FROM"]
+__all__ = ["TerrainAreaTypes", "HAZARD_DISTANCE", "SLIPPERY_FROM", "one_type"]
 
 HAZARD_DISTANCE = 1.0  # m: ground this near a material that hurts on contact is "hazard"
 SLIPPERY_FROM = 0.8  # a material's slipperiness above which its ground is "slippery" (ice: 0.95; sand: 0.5)
@@ -126,6 +126,13 @@ class TerrainAreaTypes:
             out[chunk] = SceneObject(name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor",
                                      (self.names, kind))
         return out
+
+
+def one_type(obj: SceneObject) -> int:
+    """The one area type (index) all of a terrain object's triangles have, or -1: two objects of the same one
+    type differ in no triangle's type, so only the triangles that came or went change the navmesh."""
+    kind = obj.triangle_area_type
+    return int(kind[0]) if len(kind) and kind.min() == kind.max() else -1
 
 
 def _probes(positions: np.ndarray, indices: np.ndarray) -> np.ndarray:

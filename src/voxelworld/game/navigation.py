@@ -61,7 +61,7 @@ from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
-from .nav_areas import TerrainAreaTypes
+from .nav_areas import TerrainAreaTypes, one_type
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -349,9 +349,11 @@ class WorldNavigation:
             was = self._chunk_objects.pop(chunk, None)
             if obj is not None:
                 self._chunk_objects[chunk] = obj
-            bounds = changed_box(*((o.positions, o.indices, o.triangle_area_type) if o is not None else None
-                                   for o in (was, obj)))
-            if bounds is not None and was is not None and obj is not None:
+            if was is None or obj is None or one_type(was) == one_type(obj) != -1:
+                continue  # (the mesh's own change holds every triangle that came or went)
+            bounds = changed_box((was.positions, was.indices, was.triangle_area_type),
+                                 (obj.positions, obj.indices, obj.triangle_area_type))
+            if bounds is not None:
                 lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
         return lo, hi
 
