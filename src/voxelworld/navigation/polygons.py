@@ -208,10 +208,11 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     room = (i_hi - i_lo) * (k_hi - k_lo) * levels
     rects = np.empty((room, 5), dtype=np.int64)
     area = layers.area
-    if area is not None and area[i_lo:i_hi, k_lo:k_hi].min() != area[i_lo:i_hi, k_lo:k_hi].max():
+    mixed = area is not None and bool(area[i_lo:i_hi, k_lo:k_hi].min() != area[i_lo:i_hi, k_lo:k_hi].max())
+    if mixed:
         # Regions grow only over the links between samples of one area type (the tile's, as a window).
         links = np.empty((4, i_hi - i_lo, k_hi - k_lo, levels), np.int64)
-        area_links(layers.links, area, i_lo, k_lo, i_hi, k_hi, links)
+        area_links(layers.links, cast(np.ndarray, area), i_lo, k_lo, i_hi, k_hi, links)
         window = (layers.height[i_lo:i_hi, k_lo:k_hi], links, 0, 0, i_hi - i_lo, k_hi - k_lo)
     else:
         window = (layers.height, layers.links, i_lo, k_lo, i_hi, k_hi)
@@ -224,8 +225,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     paint_regions(rects, region, i_lo, k_lo, label)
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
-    corners, heights, ends, level, box_parts, details, kinds = [], [], [], [], [], [], []
-    first_rect = np.unique(region, return_index=True)[1] if area is not None else region
+    corners, heights, ends, level, box_parts, details, counts = [], [], [], [], [], [], []
     side_parts, inner, inner_ends = [], [], []
     shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region
     keep = np.array([True, not simplified])
@@ -243,9 +243,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
         level.append(np.full(len(size), s))
-        if area is not None:  # the type of the region's first rectangle's first sample, every sample's
-            r = first_rect[g]
-            kinds.append(np.full(len(size), area[rects[r, 1], rects[r, 2], rects[r, 0]], dtype=np.int64))
+        counts.append(len(size))
         box_parts.append(box)
         details.append(raster)
         first += len(size)
@@ -258,6 +256,12 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         shared_pairs, shared_ends = shared_portals(np.concatenate(shared))
         inner.append(shared_pairs)
         inner_ends.append(shared_ends + (i_lo, k_lo))
+    if mixed:  # a polygon's type: its region's, the type of the region's first rectangle's first sample
+        assert area is not None
+        r = np.unique(region, return_index=True)[1]
+        kind = np.repeat(area[rects[r, 1], rects[r, 2], rects[r, 0]], counts).astype(np.int64)
+    else:  # every sample of the tile is of one type
+        kind = np.full(first, int(area[i_lo, k_lo, 0]) if area is not None and first else 0, dtype=np.int64)
     shift = np.array(origin, dtype=np.int64)
     boxes = joined(box_parts, np.empty((0, 4), np.int64)).astype(np.int64)
     sides = joined(side_parts, np.empty((0, 4), np.int64)).astype(np.int64)
@@ -269,7 +273,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
                         joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
                         joined(inner, np.empty((0, 2), np.int64)).astype(np.int64).reshape(-1, 2),
                         joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift,
-                        joined(kinds, np.empty(0, np.int64)) if area is not None else np.zeros(first, np.int64))
+                        kind)
 
 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:
