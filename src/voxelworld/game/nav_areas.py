@@ -57,9 +57,9 @@ class TerrainAreaTypes:
                 self.code[m.id] = self.names.index(SLIPPERY)
             self.damaging[m.id] = m.contact_damage > 0
         self.hazard = self.names.index(HAZARD)
-        # Per chunk: the mesh last typed, its box (lo, hi) and its damaging triangles' corners and centres; and
-        # the chunks whose mesh has damaging triangles (looked up instead of every chunk).
-        self._known: dict[Chunk, tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray]] = {}
+        # Per chunk: the mesh last typed, its box (lo, hi), its damaging triangles' corners and centres and their
+        # box grown by HAZARD_DISTANCE (lo, hi); and the chunks whose mesh has damaging triangles.
+        self._known: dict[Chunk, tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._damaging_chunks: set[Chunk] = set()
 
     def damaging_points(self, mesh: CollisionMesh | None) -> np.ndarray:
@@ -68,64 +68,70 @@ class TerrainAreaTypes:
             return np.empty((0, 3))
         return _probes(mesh.positions, mesh.indices[self.damaging[mesh.tri_material]])
 
-    def triangle_types(self, mesh: CollisionMesh, damaging: np.ndarray) -> np.ndarray:
-        """Each triangle's area type (an index into :attr:`names`), ``damaging`` the corners and centres (m) of
-        the damaging triangles within reach (its own included)."""
-        kind = self.code[mesh.tri_material]
-        if len(damaging):
-            from scipy.spatial import cKDTree  # imported here: scipy.spatial is slow to import, needed only near lava
-
-            distance, _ = cKDTree(damaging).query(_probes(mesh.positions, mesh.indices),
-                                                  distance_upper_bound=HAZARD_DISTANCE * (1 + 1e-9))
-            near = np.isfinite(distance).reshape(4, -1).any(axis=0)
-            kind[near | self.damaging[mesh.tri_material]] = self.hazard
-        return kind
-
-    def _entry(self, chunk: Chunk, mesh: CollisionMesh) -> tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray]:
+    def _entry(self, chunk: Chunk, mesh: CollisionMesh
+               ) -> tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         entry = self._known.get(chunk)
         if entry is None or entry[0] is not mesh:
             positions = np.asarray(mesh.positions, dtype=np.float64)
-            entry = (mesh, positions.min(axis=0), positions.max(axis=0), self.damaging_points(mesh))
+            points = self.damaging_points(mesh)
+            grown = (points.min(axis=0) - HAZARD_DISTANCE, points.max(axis=0) + HAZARD_DISTANCE) if len(points) \
+                else (np.full(3, np.inf), np.full(3, -np.inf))
+            entry = (mesh, positions.min(axis=0), positions.max(axis=0), points, *grown)
             self._known[chunk] = entry
             (self._damaging_chunks.add if len(entry[3]) else self._damaging_chunks.discard)(chunk)
         return entry
 
     def objects(self, meshes: Mapping[Chunk, CollisionMesh | None], chunks: Iterable[Chunk],
-                name: Callable[[Chunk], str]) -> dict[Chunk, SceneObject | None]:
+                name: Callable[[Chunk], str]) -> tuple[dict[Chunk, SceneObject | None], bool]:
         """The scene objects (None: no triangles) of the chunks ``chunks`` whose collision meshes (``meshes``, the
         ones held) changed, and of the chunks ``meshes`` holds whose triangles' types may have changed with them:
-        those within :data:`HAZARD_DISTANCE` of the damaging triangles the changed chunks had or have."""
+        those within :data:`HAZARD_DISTANCE` of the damaging triangles of a changed chunk, where they changed; and
+        whether they did (if not, a triangle in both the old and the new meshes kept its type)."""
         chunks = set(chunks)
-        reach: list[tuple[np.ndarray, np.ndarray]] = []  # boxes of damaging triangles that came or went
+        reach: list[tuple[np.ndarray, np.ndarray]] = []  # boxes of damaging triangles where they changed
         for chunk in chunks:
             old, mesh = self._known.get(chunk), meshes.get(chunk)
-            for entry in (old, None if mesh is None else self._entry(chunk, mesh)):
+            new = None if mesh is None else self._entry(chunk, mesh)
+            if np.array_equal(np.empty((0, 3)) if old is None else old[3], np.empty((0, 3)) if new is None else new[3]):
+                continue
+            for entry in (old, new):
                 if entry is not None and len(entry[3]):
-                    reach.append((entry[3].min(axis=0) - HAZARD_DISTANCE, entry[3].max(axis=0) + HAZARD_DISTANCE))
+                    reach.append((entry[4], entry[5]))
             if mesh is None:
                 self._known.pop(chunk, None)
                 self._damaging_chunks.discard(chunk)
         if reach:  # the chunks held whose triangles come near them
             for chunk, mesh in meshes.items():
                 if mesh is not None and chunk not in chunks:
-                    _, lo, hi, _ = self._entry(chunk, mesh)
-                    if any(np.all(lo <= b) and np.all(a <= hi) for a, b in reach):
+                    _, lo, hi, *_ = self._entry(chunk, mesh)
+                    if any(_meet(lo, hi, a, b) for a, b in reach):
                         chunks.add(chunk)
-        damaging = [(c, self._known[c][3]) for c in sorted(self._damaging_chunks)
-                    if meshes.get(c) is self._known[c][0]]
+        damaging = [self._known[c] for c in sorted(self._damaging_chunks) if meshes.get(c) is self._known[c][0]]
         out: dict[Chunk, SceneObject | None] = {}
+        tree = None  # one tree over the damaging triangles near any of the chunks, made when first needed
         for chunk in sorted(chunks):
             mesh = meshes.get(chunk)
             if mesh is None:
                 out[chunk] = None
                 continue
-            _, lo, hi, _ = self._entry(chunk, mesh)
-            near = [p for _, p in damaging if np.all(p.min(axis=0) - HAZARD_DISTANCE <= hi)
-                    and np.all(lo <= p.max(axis=0) + HAZARD_DISTANCE)]
-            kind = self.triangle_types(mesh, np.concatenate(near) if near else np.empty((0, 3)))
+            _, lo, hi, *_ = self._entry(chunk, mesh)
+            kind = self.code[mesh.tri_material]
+            if any(_meet(lo, hi, entry[4], entry[5]) for entry in damaging):
+                if tree is None:
+                    from scipy.spatial import cKDTree  # (slow to import: only near lava)
+                    tree = cKDTree(np.concatenate([entry[3] for entry in damaging]))
+                distance, _ = tree.query(_probes(mesh.positions, mesh.indices),
+                                         distance_upper_bound=HAZARD_DISTANCE * (1 + 1e-9))
+                kind[np.isfinite(distance).reshape(4, -1).any(axis=0)] = self.hazard
+            kind[self.damaging[mesh.tri_material]] = self.hazard
             out[chunk] = SceneObject(name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor",
                                      (self.names, kind))
-        return out
+        return out, bool(reach)
+
+
+def _meet(lo: np.ndarray, hi: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the boxes lo..hi and a..b (m) meet."""
+    return bool(lo[0] <= b[0] and a[0] <= hi[0] and lo[1] <= b[1] and a[1] <= hi[1] and lo[2] <= b[2] and a[2] <= hi[2])
 
 
 def one_type(obj: SceneObject) -> int:

@@ -339,17 +339,18 @@ class WorldNavigation:
         """Make the scene objects of ``chunks`` (whose collision meshes changed) again, and of the chunks around
         them whose triangles' area types changed with them; returns the box lo..hi widened to the triangles
         whose types changed."""
+        moved = False  # whether damaging triangles came or went: only then may a triangle kept change its type
         if self.terrain_areas is None:  # every triangle ground (a world saved before area types)
             meshes = {c: self._chunk_meshes.get(c) for c in chunks}
             new: dict = {c: None if m is None else SceneObject(_chunk_name(c), m.positions, m.indices.astype(np.int64),
                                                                "floor") for c, m in meshes.items()}
         else:
-            new = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
+            new, moved = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
         for chunk, obj in new.items():
             was = self._chunk_objects.pop(chunk, None)
             if obj is not None:
                 self._chunk_objects[chunk] = obj
-            if was is None or obj is None or one_type(was) == one_type(obj) != -1:
+            if not moved or was is None or obj is None or one_type(was) == one_type(obj) != -1:
                 continue  # (the mesh's own change holds every triangle that came or went)
             bounds = changed_box((was.positions, was.indices, was.triangle_area_type),
                                  (obj.positions, obj.indices, obj.triangle_area_type))

@@ -21,6 +21,7 @@ here) and the triangles rays meet of it (obstacle proxies) in :mod:`voxelworld.n
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -237,12 +238,23 @@ def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, exclude
     return ray, height, up, excluded, ceiling, enclosure, kind
 
 
+# object -> (the scene's area types, whether on a proxy, its triangles' types in them): a re-bake types again only
+# the objects that changed (or all of them, when the scene names other types).
+_AREAS: weakref.WeakKeyDictionary[SceneObject, tuple[tuple[str, ...], bool, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
 def _object_areas(obj: SceneObject, table: dict[str, int], count: int, proxy: bool) -> np.ndarray:
     """The area type (an index into the scene's, ``table``) of each of the ``count`` triangles rays meet of
     ``obj``: its own triangles', or on an obstacle's proxy, that of its first triangle."""
+    key = tuple(table)
+    known = _AREAS.get(obj)
+    if known is not None and known[0] == key and known[1] == proxy and len(known[2]) == count:
+        return known[2]
     names = obj.area_types
     if len(names) == 1 or proxy:
         first = int(obj.triangle_area_type[0]) if len(obj.triangle_area_type) else 0
-        return np.full(count, table[names[first]], dtype=np.int64)
-    lookup = np.array([table[name] for name in names], dtype=np.int64)
-    return lookup[obj.triangle_area_type]
+        kind = np.full(count, table[names[first]], dtype=np.int64)
+    else:
+        kind = np.array([table[name] for name in names], dtype=np.int64)[obj.triangle_area_type]
+    _AREAS[obj] = (key, proxy, kind)
+    return kind
