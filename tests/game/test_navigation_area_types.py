@@ -5,9 +5,13 @@ all ground."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import numpy as np
 import pytest
 
+from voxelworld.errors import FormatError
 from voxelworld.game.nav_areas import HAZARD_DISTANCE, TerrainAreaTypes
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.world import World
@@ -150,8 +154,6 @@ def test_world_files_keep_the_area_types_and_older_files_load_as_ground(demo, tm
     row = state_row(old, "navigation")
     assert row.pop("terrain_area_types") is False
     row.pop("area_types")
-    import json
-    import sqlite3
     write_state_text(old, "navigation", json.dumps(row, separators=(",", ":")))
     connection = sqlite3.connect(old)
     connection.execute("DELETE FROM arrays WHERE name = 'navmesh.polygon_area_type'")
@@ -161,5 +163,8 @@ def test_world_files_keep_the_area_types_and_older_files_load_as_ground(demo, tm
     mesh = load_world(old).agents.navigation.mesh
     assert mesh.area_types == ("ground",) and not mesh.polygon_area_type.any() and mesh.polygon_count
     set_in_state(path, "navigation", ["area_types"], ["ground", "lava"])
-    with pytest.raises(Exception, match="area types"):
+    with pytest.raises(FormatError, match="area types"):
+        load_world(path)
+    set_in_state(path, "navigation", ["terrain_area_types"], "yes")
+    with pytest.raises(FormatError, match="'terrain_area_types' = 'yes' is not true or false"):
         load_world(path)

@@ -89,7 +89,8 @@ class NavMesh:
         (a query reads it when it is made; a re-bake keeps it).
     area_types : tuple of str
         The names of the area types its polygons and links have (:mod:`~voxelworld.navigation.area_types`),
-        the first always ``"ground"``; default ``("ground",)``.
+        the first always ``"ground"``; default ``("ground",)``. A bake gives its scene's
+        (:attr:`Scene.area_types <voxelworld.navigation.Scene.area_types>`), kept current by :meth:`rebake`.
     polygon_area_type : ndarray (p,) int64
         Each polygon's area type, an index into ``area_types`` (default, None: 0, ground, for every polygon).
     offmesh_links : OffMeshLinks
