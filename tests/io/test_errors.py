@@ -85,8 +85,8 @@ def test_a_foreign_sqlite_file(tmp_path):
 
 def test_a_wrong_or_missing_format_and_version(copy):
     path = copy()
-    change(path, ("UPDATE meta SET value = '3' WHERE key = 'version'",))
-    refused(path, "version '3' is not one of 1, 2")
+    change(path, ("UPDATE meta SET value = '4' WHERE key = 'version'",))
+    refused(path, "version '4' is not one of 1, 2, 3")
     path = copy()
     change(path, ("DELETE FROM meta WHERE key = 'version'",))
     refused(path, "version None")
@@ -193,7 +193,7 @@ def test_saving_over_another_version_is_refused(saved, copy):
     path = copy()
     change(path, ("UPDATE meta SET value = '1' WHERE key = 'version'",))  # older: loaded, never updated
     before = path.read_bytes()
-    with pytest.raises(FormatError, match="version '1' is not one of 2, the ones this voxelworld updates"):
+    with pytest.raises(FormatError, match="version '1' is not one of 3, the ones this voxelworld updates"):
         save_world(saved[0], path)
     assert path.read_bytes() == before
 

@@ -51,10 +51,11 @@ BASE = NavSettings(ray_density=4, clearance=1.8, step_limit=0.4, agent_radius=0.
 
 
 def assert_same(mesh: NavMesh, other: NavMesh) -> None:
-    for name in FIELDS:
+    for name in FIELDS + ("polygon_area_type",):
         a, b = getattr(mesh, name), getattr(other, name)
         assert a.shape == b.shape and a.dtype == b.dtype, name
         assert np.array_equal(a, b), name
+    assert mesh.area_types == other.area_types
 
 
 def moved(before, after, size=1.5):

@@ -66,8 +66,12 @@ def mesh_record(chunk: Sequence[int], kind: str, level: int, version: int,
 
 
 def tile_record(tile: tuple[int, int], baked: BakedTile) -> tuple:
-    """The ``bake_tiles`` row of a navmesh tile: its polygons' arrays and its side steps."""
-    arrays = {f.name: getattr(baked.polygons, f.name) for f in fields(TilePolygons)} | {"steps": baked.steps}
+    """The ``bake_tiles`` row of a navmesh tile: its polygons' arrays (``area_type`` among them), its side steps
+    and the area types its polygons' ``area_type`` indexes (``area_types``: their names joined by newlines, as
+    UTF-8 bytes)."""
+    names = np.frombuffer("\n".join(baked.area_types).encode("utf-8"), dtype=np.uint8)
+    arrays = {f.name: getattr(baked.polygons, f.name) for f in fields(TilePolygons)} | {"steps": baked.steps,
+                                                                                           "area_types": names}
     raw = arrays_bytes(arrays)
     return (*tile, *_compressed(f"bake tile {tile[0]},{tile[1]}", raw))
 

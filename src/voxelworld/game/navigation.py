@@ -1,8 +1,8 @@
 """The world's navmesh: baked from the terrain's collision mesh and the props, re-baked where the terrain changes.
 
 :class:`WorldNavigation` hands :mod:`voxelworld.navigation` a :class:`~voxelworld.navigation.Scene` made of one
-``floor`` object per terrain chunk (that chunk's collision mesh, from a :class:`~voxelworld.meshing.ChunkMesher`)
-plus the props. A prop taller than ``prop_min_height`` becomes an ``obstacle`` (it gets an exclusion region; with
+``floor`` object per terrain chunk (that chunk's collision mesh, from a :class:`~voxelworld.meshing.ChunkMesher`,
+each triangle with the area type its material gives: :mod:`voxelworld.game.nav_areas`) plus the props. A prop taller than ``prop_min_height`` becomes an ``obstacle`` (it gets an exclusion region; with
 ``levels`` on, its top stays walkable as a level of its own); a lower one is ``floor``; an ``exception`` prop
 stays transparent.
 
@@ -62,6 +62,7 @@ from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
+from .nav_areas import TerrainAreaTypes, one_type
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -174,13 +175,13 @@ class WorldNavigation:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
-                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks")
+                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
-                 navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None
-                 ) -> None:
+                 navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None,
+                 area_types: bool = True) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -212,6 +213,7 @@ class WorldNavigation:
         self.navigation_distance = navigation_distance
         self.tiles_per_frame = check_integer("tiles_per_frame", tiles_per_frame, minimum=1)
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
+        self.terrain_areas = TerrainAreaTypes(volume.materials) if area_types else None
         self._props = tuple(self._prop(p) for p in props)
         grid = volume.chunk_grid_shape
         given = {}
@@ -230,8 +232,8 @@ class WorldNavigation:
             self._baked_from: dict = {}
             self._chunk_meshes = _chunk_collision_meshes(mesher, list(product(*(range(n) for n in grid))))
             self._chunk_meshes.update(given)
-            self._chunk_objects = {c: self._terrain_object(c, m) for c, m in self._chunk_meshes.items()
-                                   if m is not None}
+            self._chunk_objects: dict[tuple, SceneObject] = {}
+            self._retyped(self._chunk_meshes, np.zeros(3), np.zeros(3))
             self.scene = self._scene()
             self.mesh: NavMesh = bake(self.scene, region, settings)
         else:
@@ -332,11 +334,31 @@ class WorldNavigation:
             return prop
         height = float(prop.positions[:, 1].max() - prop.positions[:, 1].min())
         role = "obstacle" if height > self.prop_min_height else "floor"
-        return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role)
+        return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role,
+                                                          prop.area_type)
 
-    @staticmethod
-    def _terrain_object(chunk: tuple[int, ...], mesh: CollisionMesh) -> SceneObject:
-        return SceneObject(_chunk_name(chunk), mesh.positions, mesh.indices.astype(np.int64), "floor")
+    def _retyped(self, chunks: Iterable[tuple], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Make the scene objects of ``chunks`` (whose collision meshes changed) again, and of the chunks around
+        them whose triangles' area types changed with them; returns the box lo..hi widened to the triangles
+        whose types changed."""
+        moved = False  # whether damaging triangles came or went: only then may a triangle kept change its type
+        if self.terrain_areas is None:  # every triangle ground (a world saved before area types)
+            meshes = {c: self._chunk_meshes.get(c) for c in chunks}
+            new: dict = {c: None if m is None else SceneObject(_chunk_name(c), m.positions, m.indices.astype(np.int64),
+                                                               "floor") for c, m in meshes.items()}
+        else:
+            new, moved = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
+        for chunk, obj in new.items():
+            was = self._chunk_objects.pop(chunk, None)
+            if obj is not None:
+                self._chunk_objects[chunk] = obj
+            if not moved or was is None or obj is None or one_type(was) == one_type(obj) != -1:
+                continue  # (the mesh's own change holds every triangle that came or went)
+            bounds = changed_box((was.positions, was.indices, was.triangle_area_type),
+                                 (obj.positions, obj.indices, obj.triangle_area_type))
+            if bounds is not None:
+                lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
+        return lo, hi
 
     def _scene(self) -> Scene:
         return Scene([self._chunk_objects[c] for c in sorted(self._chunk_objects)] + list(self._props))
@@ -368,7 +390,7 @@ class WorldNavigation:
             meshed = self.mesher.meshed
             near = [c for c in near if c in self._chunk_meshes and meshed[c]]
         fresh = _chunk_collision_meshes(self.mesher, near)
-        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        lo, hi, retype = np.full(3, np.inf), np.full(3, -np.inf), []
         for chunk, mesh in fresh.items():
             old = self._chunk_meshes.get(chunk)
             if _same_mesh(old, mesh):
@@ -377,10 +399,8 @@ class WorldNavigation:
             if bounds is not None:
                 lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
             self._chunk_meshes[chunk] = mesh
-            if mesh is None:
-                self._chunk_objects.pop(chunk, None)
-            else:
-                self._chunk_objects[chunk] = self._terrain_object(chunk, mesh)
+            retype.append(chunk)
+        lo, hi = self._retyped(retype, lo, hi)
         if not np.all(np.isfinite(lo)):
             return []
         if self.tiled is not None:
@@ -523,8 +543,7 @@ class WorldNavigation:
                     mesh = self.mesher.chunk_collision_mesh(chunk)
                     mesh = mesh if mesh.triangle_count else None
                 self._chunk_meshes[chunk] = mesh
-                if mesh is not None:
-                    self._chunk_objects[chunk] = self._terrain_object(chunk, mesh)
+        self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
         scene = Scene([self._chunk_objects[c] for c in needed if c in self._chunk_objects] + list(self._props))
         changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
         held = set(self._read_chunks(self.tiled.tiles))

@@ -143,7 +143,7 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
     if [p.name for p in nav.props] != names:
         raise ParameterError("world.agents.navigation", "a navmesh of other props than the world's",
                              "the navmesh Agents.navigate bakes (the world's props)")
-    for name in NAVMESH_ARRAYS:
+    for name in NAVMESH_ARRAYS + ("polygon_area_type",):
         arrays[f"navmesh.{name}"] = getattr(nav.mesh, name)
     baked_from: list[tuple[tuple[int, int, int], bool]] = []
     now: CollisionMesh | None
@@ -163,6 +163,7 @@ def _navigation_row(codec: StateCodec, world: World, arrays: dict) -> dict | Non
     return {"settings": codec.encode(nav.settings, "navigation.settings"),
             "region": codec.encode(nav.region, "navigation.region"),
             "prop_min_height": nav.prop_min_height, **streaming, **_encoded(codec, nav.state_dict(), "navigation"),
+            "terrain_area_types": nav.terrain_areas is not None, "area_types": list(nav.mesh.area_types),
             "baked_from": codec.encode(tuple(baked_from), "navigation.baked_from")}
 
 
@@ -332,24 +333,32 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         name = f"navigation.baked_from.{n}"
         baked_from[chunk] = CollisionMesh(*(_array(arrays, f"{name}.{a}") for a in COLLISION_ARRAYS)) \
             if present else None
-    props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
+    props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]  # (their types: ground)
     # A streaming navigation's tiles are baked again (they need their chunks meshed: those around the player are,
     # the loaded world meshes around it at once).
     streaming = {}
     if "navigation_distance" in row:
         streaming = {"navigation_distance": row["navigation_distance"], "tiles_per_frame": row.get("tiles_per_frame", 1),
                      "tiles": codec.decode(row.get("tiles", []), "navigation.tiles")}
+    # Area types from the terrain's materials: files of format 3 on say so; older ones baked every triangle ground.
+    typed = row.get("terrain_area_types", False)
+    if not isinstance(typed, bool):
+        raise FormatError(f"{where}: 'terrain_area_types' = {typed!r} is not true or false")
     try:
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
-                              baked_from=baked_from, **streaming)
+                              baked_from=baked_from, **streaming, area_types=typed)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
-    for name in NAVMESH_ARRAYS:
+    if "area_types" in row and row["area_types"] != list(nav.mesh.area_types):
+        raise FormatError(f"{where}: the navmesh baked from the saved collision meshes has the area types "
+                          f"{list(nav.mesh.area_types)}, not the saved {row['area_types']!r}")
+    for name in NAVMESH_ARRAYS + (("polygon_area_type",) if "area_types" in row else ()):
         saved = _array(arrays, f"navmesh.{name}")
         if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
             raise FormatError(f"{where}: the navmesh baked from the saved collision meshes differs from the saved "
                               f"navmesh ({name})")
     _load(codec, nav, row, "navigation", besides=("settings", "region", "prop_min_height", "baked_from",
-                                                  "navigation_distance", "tiles_per_frame"))
+                                                  "navigation_distance", "tiles_per_frame", "terrain_area_types",
+                                                  "area_types"))
     return nav

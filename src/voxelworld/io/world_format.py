@@ -19,8 +19,10 @@ from ..terrain import Volume
 from .chunk_store import connect as _connect
 
 FORMAT = "voxelworld-world"
-FORMAT_VERSION = 2
-READ_VERSIONS = ("1", "2")  # version 1: no storage key, a chunk row of every field holds all its voxels
+FORMAT_VERSION = 3
+# version 1: no storage key, a chunk row of every field holds all its voxels; versions 1 and 2: no area types (the
+# navmesh's polygons all ground, the navigation row without terrain_area_types and area_types)
+READ_VERSIONS = ("1", "2", "3")
 SQLITE_HEADER = b"SQLite format 3\x00"
 ZSTD_LEVEL = 3
 # Limits of what a reader takes from a file, checked before it allocates (the volume's: MAX_VOXELS, MAX_CHUNKS in

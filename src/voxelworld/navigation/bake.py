@@ -40,7 +40,8 @@ def _own(array: np.ndarray, *others: np.ndarray) -> np.ndarray:
 def _layers(samples: Samples, eroded: np.ndarray, settings: NavSettings) -> WalkableLayers:
     """Step 5 over the whole area, and the links polygons are joined by."""
     final = samples.with_height(_own(drop_small_islands(samples.with_height(eroded), settings), eroded))
-    return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
+    return WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell,
+                          samples.area)
 
 
 STEPS = 6  # rays, samples, whole cells, erosion, islands, polygons: what progress is counted in

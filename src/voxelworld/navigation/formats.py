@@ -1,6 +1,6 @@
 """Navmesh files: JSON (docs/specs/navmesh-json.md) and Wavefront OBJ.
 
-These functions read and write a navmesh's six arrays; :class:`~voxelworld.navigation.NavMesh` calls them from
+These functions read and write a navmesh's arrays and area types; :class:`~voxelworld.navigation.NavMesh` calls them from
 ``to_json``, ``from_json``, ``to_obj`` and ``write_obj`` and checks the arrays it is given itself (its
 constructor), so a document is refused by the same checks as any other bad input, before any kernel reads it.
 """
@@ -22,7 +22,9 @@ from ..wavefront import ObjWriter
 __all__ = ["FORMAT_VERSION", "navmesh_json", "read_navmesh_json", "json_error", "write_navmesh_obj",
            "write_navmesh_obj_file"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: area types (area_types, polygon_area_type); 1 (still read): none, every polygon ground
+READ_VERSIONS = (1, 2)
+AREA_FIELDS = ("area_types", "polygon_area_type")
 FIELDS = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments")
 DETAIL_FIELDS = ("detail_origin", "detail_shape", "detail_heights")  # optional: all three or none
 # A document's arrays in the NavMesh constructor's order: the six of FIELDS, then the three details (or None).
@@ -30,21 +32,28 @@ DocumentArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
                                   np.ndarray | None, np.ndarray | None, np.ndarray | None]
 
 
-def navmesh_json(*arrays: ArrayLike | None, frame: ArrayLike | None = None) -> str:
+def navmesh_json(*arrays: ArrayLike | None, frame: ArrayLike | None = None,
+                 area_types: tuple[tuple[str, ...], ArrayLike] | None = None) -> str:
     """The arrays (the six of FIELDS, then the three of DETAIL_FIELDS) as navmesh JSON text, compact; the
-    details are left out when no polygon has one, the ``frame`` ((3, 4) ``[R | t]``) when it is None."""
+    details are left out when no polygon has one, the ``frame`` ((3, 4) ``[R | t]``) when it is None.
+    ``area_types``: ``(names, each polygon's index into them)`` (None: every polygon ground)."""
     document: dict[str, object] = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
     names = FIELDS + (DETAIL_FIELDS if len(arrays) > 6 and np.asarray(arrays[7]).any() else ())
     document.update({name: np.asarray(array).tolist() for name, array in zip(names, arrays)})
+    if area_types is None:
+        area_types = (("ground",), np.zeros(len(np.asarray(arrays[3])), dtype=np.int64))
+    document["area_types"] = list(area_types[0])
+    document["polygon_area_type"] = np.asarray(area_types[1]).tolist()
     if frame is not None:
         document["frame"] = np.asarray(frame).tolist()
     return json.dumps(document, separators=(",", ":"))
 
 
-def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None]:
-    """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None) and its
-    frame (an array, or None when the document has none), unchecked beyond being arrays of numbers (the NavMesh
-    constructor checks them); FormatError for text that is not such a document."""
+def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None, tuple[tuple, np.ndarray] | None]:
+    """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None), its
+    frame (an array, or None when the document has none) and its area types ``(names, polygon_area_type)`` (None
+    in a version 1 document: every polygon ground), unchecked beyond being arrays of numbers and a list of
+    strings (the NavMesh constructor checks them); FormatError for text that is not such a document."""
     try:
         document = json.loads(text)
     except (TypeError, ValueError) as error:
@@ -54,8 +63,8 @@ def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None]:
     if not isinstance(document, dict) or document.get("format") != "voxelworld-navmesh":
         raise FormatError("navmesh JSON: 'format' is not 'voxelworld-navmesh'")
     version = document.get("version")
-    if type(version) is not int or version != FORMAT_VERSION:  # true == 1 and 1.0 == 1 in Python: not a version
-        raise FormatError(f"navmesh JSON: version {version!r} is not {FORMAT_VERSION}")
+    if type(version) is not int or version not in READ_VERSIONS:  # true == 1 and 1.0 == 1: not a version
+        raise FormatError(f"navmesh JSON: version {version!r} is not one of {', '.join(map(str, READ_VERSIONS))}")
     arrays: list[np.ndarray | None] = []
     booleans = "true" in text or "false" in text  # only then is a field worth walking for them
     detail = any(name in document for name in DETAIL_FIELDS)
@@ -77,7 +86,23 @@ def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None]:
     frame = None
     if "frame" in document:
         frame = _numbers("frame", document["frame"], booleans)
-    return cast(DocumentArrays, tuple(arrays)), frame  # the nine of FIELDS + DETAIL_FIELDS, in order
+    return cast(DocumentArrays, tuple(arrays)), frame, _area_fields(document, version, booleans)
+
+
+def _area_fields(document: dict, version: int, booleans: bool) -> tuple[tuple, np.ndarray] | None:
+    """A document's area types (names, polygon_area_type): None in version 1, which has none."""
+    if version < 2:
+        return None
+    for name in AREA_FIELDS:
+        if name not in document:
+            raise FormatError(f"navmesh JSON: missing field '{name}' (version {version})")
+    names = document["area_types"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise FormatError("navmesh JSON: 'area_types' is not an array of strings (area type names)")
+    kinds = document["polygon_area_type"]
+    if kinds == []:
+        return tuple(names), np.empty(0, dtype=np.int64)
+    return tuple(names), _numbers("polygon_area_type", kinds, booleans)
 
 
 def _numbers(name: str, value: object, booleans: bool) -> np.ndarray:

@@ -51,6 +51,11 @@ class Rebakeable(Protocol):
 
     def navmesh_arrays(self) -> NavMeshArrays: ...
 
+    @property
+    def area_types(self) -> tuple[str, ...]: ...
+
+    def polygon_area_types(self) -> np.ndarray: ...
+
 
 @dataclass
 class NavMesh:
@@ -84,7 +89,8 @@ class NavMesh:
         (a query reads it when it is made; a re-bake keeps it).
     area_types : tuple of str
         The names of the area types its polygons and links have (:mod:`~voxelworld.navigation.area_types`),
-        the first always ``"ground"``; default ``("ground",)``.
+        the first always ``"ground"``; default ``("ground",)``. A bake gives its scene's
+        (:attr:`Scene.area_types <voxelworld.navigation.Scene.area_types>`), kept current by :meth:`rebake`.
     polygon_area_type : ndarray (p,) int64
         Each polygon's area type, an index into ``area_types`` (default, None: 0, ground, for every polygon).
     offmesh_links : OffMeshLinks
@@ -134,15 +140,20 @@ class NavMesh:
         if area_type is not None:
             self.polygon_area_type = _polygon_area_types(area_type, self.polygon_count, len(self.area_types))
 
-    def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False) -> None:
+    def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False,
+                    area_types: tuple[tuple[str, ...], np.ndarray] | None = None) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
-        construction, which the tests check), taken without the checks a re-bake every frame cannot afford."""
+        construction, which the tests check), taken without the checks a re-bake every frame cannot afford;
+        ``area_types``: the bake's ``(area_types, polygon_area_type)`` (None: every polygon ground)."""
         checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
-        self.polygon_area_type = np.zeros(len(self.polygon_level), dtype=np.int64)
+        if area_types is None:
+            self.polygon_area_type = np.zeros(len(self.polygon_level), dtype=np.int64)
+        else:
+            self.area_types, self.polygon_area_type = area_types
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
 
@@ -176,7 +187,8 @@ class NavMesh:
             raise ParameterError("navmesh", "not made by voxelworld.navigation.bake.bake (no bake state)",
                                  "a navmesh returned by bake() (one read from JSON cannot be re-baked)")
         state, rebuilt = self.bake_state.rebaked(box, scene, in_place=True)
-        self._set_arrays(*state.navmesh_arrays(), baked=True)
+        self._set_arrays(*state.navmesh_arrays(), baked=True,
+                         area_types=(state.area_types, state.polygon_area_types()))
         self.bake_state = state
         return rebuilt
 
@@ -221,15 +233,18 @@ class NavMesh:
     # ---------------------------------------------------------------------------------------- files
     def to_json(self) -> str:
         """The navmesh as JSON text (format: docs/specs/navmesh-json.md)."""
-        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame)
+        return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame,
+                                    area_types=(self.area_types, np.asarray(self.polygon_area_type)))
 
     @classmethod
     def from_json(cls, text: str) -> NavMesh:
         """Read :meth:`to_json`'s text; a foreign or broken document raises FormatError naming what is wrong
         (the field, the value and its legal range), before anything reads the arrays."""
-        arrays, frame = formats.read_navmesh_json(text)
+        arrays, frame, areas = formats.read_navmesh_json(text)
         try:
-            return cls(*arrays, frame=frame)
+            if areas is None:  # a version 1 document: every polygon ground
+                return cls(*arrays, frame=frame)
+            return cls(*arrays, frame=frame, area_types=areas[0], polygon_area_type=areas[1])
         except ParameterError as error:
             raise formats.json_error(error) from None
 

@@ -35,7 +35,7 @@ from ..errors import ParameterError, check_finite, check_integer
 from ._kernels.cutting import outline_polygons, region_pieces, shared_portals
 from ._kernels.outlines import BRIDGE, OUT, claims
 from ._kernels.polygons import grid_portals, held_side_steps, joined_portals, portal_segments, tile_rectangles
-from ._kernels.regions import paint_regions, region_cells, tile_regions
+from ._kernels.regions import area_links, paint_regions, region_cells, tile_regions
 from .navmesh import NavMesh, NavMeshArrays
 from .sampling import level_links
 
@@ -68,13 +68,15 @@ class WalkableLayers:
     """Every level of a region's walkable samples: ``height[i, k, s]`` (m; NaN where not walkable) of the
     sample on level ``s`` of the column whose centre is at ``(x0 + (i + 0.5) * cell, z0 + (k + 0.5) * cell)``,
     and ``links[d, i, k, s]``: the level of the neighbour in direction d (0: +x, 1: -x, 2: +z, 3: -z) the
-    sample steps to, or -1."""
+    sample steps to, or -1; ``area[i, k, s]``: each sample's area type (an index into the scene's
+    ``area_types``; None: all 0, ground)."""
 
     height: np.ndarray  # (nx, nz, levels) float64
     links: np.ndarray  # (4, nx, nz, levels) int64
     x0: float  # metres
     z0: float  # metres
     cell: float  # metres
+    area: np.ndarray | None = None  # (nx, nz, levels) int64
 
     @property
     def tiles(self) -> tuple[int, int]:
@@ -91,7 +93,8 @@ class TilePolygons:
     k0, ni, nk)`` (the first cell and the raster's size), heights in ``detail_heights`` polygon after polygon.
     ``sides[w] = (polygon, d, i, k)``: the polygon holds side d of sample (i, k) (where it meets another
     tile's polygon, or another region's when the tile's shared outlines are exact); ``inner[r] = (q0, q1)``
-    polygons of the tile meeting along the segment ``inner_ends[r]`` (two grid points)."""
+    polygons of the tile meeting along the segment ``inner_ends[r]`` (two grid points); ``area_type[q]``: the area
+    type of all its samples (an index into the scene's ``area_types``)."""
 
     corners: np.ndarray  # (m, 2) int64
     heights: np.ndarray  # (m,) float64
@@ -102,6 +105,7 @@ class TilePolygons:
     sides: np.ndarray  # (w, 4) int64
     inner: np.ndarray  # (r, 2) int64
     inner_ends: np.ndarray  # (r, 2, 2) int64
+    area_type: np.ndarray  # (p,) int64
 
     @property
     def polygon_count(self) -> int:
@@ -203,14 +207,25 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     i_hi, k_hi = min(i_lo + TILE_CELLS, nx), min(k_lo + TILE_CELLS, nz)
     room = (i_hi - i_lo) * (k_hi - k_lo) * levels
     rects = np.empty((room, 5), dtype=np.int64)
-    rects = rects[:tile_rectangles(layers.height, layers.links, i_lo, k_lo, i_hi, k_hi, rects)]
+    area = layers.area
+    mixed = area is not None and bool(area[i_lo:i_hi, k_lo:k_hi].min() != area[i_lo:i_hi, k_lo:k_hi].max())
+    if mixed:
+        # Regions grow only over the links between samples of one area type (the tile's, as a window).
+        links = np.empty((4, i_hi - i_lo, k_hi - k_lo, levels), np.int64)
+        area_links(layers.links, cast(np.ndarray, area), i_lo, k_lo, i_hi, k_hi, links)
+        window = (layers.height[i_lo:i_hi, k_lo:k_hi], links, 0, 0, i_hi - i_lo, k_hi - k_lo)
+    else:
+        window = (layers.height, layers.links, i_lo, k_lo, i_hi, k_hi)
+    rects = rects[:tile_rectangles(*window, rects)]
     region = np.empty(len(rects), np.int64)
-    count = tile_regions(layers.links, rects, levels, i_lo, k_lo, i_hi, k_hi, region)
+    count = tile_regions(window[1], rects, levels, *window[2:], region)
+    if window[2] != i_lo or window[3] != k_lo:
+        rects[:, 1:] += np.array([i_lo, k_lo, i_lo, k_lo])
     label = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
     paint_regions(rects, region, i_lo, k_lo, label)
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
                                                       max_corners, float(max_edge_error) / float(layers.cell))
-    corners, heights, ends, level, box_parts, details = [], [], [], [], [], []
+    corners, heights, ends, level, box_parts, details, counts = [], [], [], [], [], [], []
     side_parts, inner, inner_ends = [], [], []
     shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region
     keep = np.array([True, not simplified])
@@ -228,6 +243,7 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         heights.append(corner_heights)
         ends.append(start[1:] + corner_count)
         level.append(np.full(len(size), s))
+        counts.append(len(size))
         box_parts.append(box)
         details.append(raster)
         first += len(size)
@@ -240,6 +256,12 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
         shared_pairs, shared_ends = shared_portals(np.concatenate(shared))
         inner.append(shared_pairs)
         inner_ends.append(shared_ends + (i_lo, k_lo))
+    if mixed:  # a polygon's type: its region's, the type of the region's first rectangle's first sample
+        assert area is not None
+        r = np.unique(region, return_index=True)[1]
+        kind = np.repeat(area[rects[r, 1], rects[r, 2], rects[r, 0]], counts).astype(np.int64)
+    else:  # every sample of the tile is of one type
+        kind = np.full(first, int(area[i_lo, k_lo, 0]) if area is not None and first else 0, dtype=np.int64)
     shift = np.array(origin, dtype=np.int64)
     boxes = joined(box_parts, np.empty((0, 4), np.int64)).astype(np.int64)
     sides = joined(side_parts, np.empty((0, 4), np.int64)).astype(np.int64)
@@ -250,7 +272,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
                         joined(heights, np.empty(0)), np.concatenate([[0], *ends]).astype(np.int64),
                         joined(level, np.empty(0, np.int64)), boxes, joined(details, np.empty(0)), sides,
                         joined(inner, np.empty((0, 2), np.int64)).astype(np.int64).reshape(-1, 2),
-                        joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift)
+                        joined(inner_ends, np.empty((0, 2, 2), np.int64)).astype(np.int64).reshape(-1, 2, 2) + shift,
+                        kind)
 
 
 def navmesh_from_tiles(regions: list[tuple[WalkableLayers, list[TilePolygons]]]) -> NavMesh:

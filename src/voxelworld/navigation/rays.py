@@ -21,6 +21,7 @@ here) and the triangles rays meet of it (obstacle proxies) in :mod:`voxelworld.n
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -32,11 +33,13 @@ from ._kernels.surfaces import enclosures, surfaces
 from .areas import BakeArea, area_of
 from .proxies import _OBJECT_CACHE, _triangle_boxes
 from .roles import BakeRoles, bake_roles, check_bake_input
-from .scene import Scene
+from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
 # Hits of rays: ray, height (m), the hit triangle's up component, whether it is on a proxy (see RayScene.cast).
 Hits: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# The same and the hit triangle's area type (an index into the scene's area_types): RayScene.cast_hits.
+AreaHits: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 Block: TypeAlias = tuple[int, int, int, int]  # columns (i0, k0, i1, k1): [i0, i1) x [k0, k1)
 
 __all__ = ["RayHitsGrid", "RayScene", "BakeRoles", "bake_roles", "cast_rays", "column_surfaces"]
@@ -59,6 +62,7 @@ class RayHitsGrid:
     exclusion: np.ndarray  # (K,) bool: the hit is on an obstacle's proxy
     i0: int = 0  # the block's first column along x
     k0: int = 0  # the block's first column along z
+    area: np.ndarray | None = None  # (K,) int64: the hit triangle's area type (into Scene.area_types); None: 0
 
 
 class _RegionRays:
@@ -71,8 +75,9 @@ class _RegionRays:
         x_lo, z_lo, cell, nx, nz = grid
         x_hi, z_hi = x_lo + nx * cell, z_lo + nz * cell  # the cells, corners included
         self.region = region
-        positions, indices, boxes, up, exclusion = [], [], [], [], []
+        positions, indices, boxes, up, exclusion, areas = [], [], [], [], [], []
         count = 0
+        table = {name: n for n, name in enumerate(scene.area_types)}
         roles = bake_roles(scene, region, settings)
         self.landing = roles.landing
         proxy = settings.exclusion_proxy
@@ -94,6 +99,7 @@ class _RegionRays:
             boxes.append(box)
             up.append(facing)
             exclusion.append((len(t), is_obstacle))
+            areas.append(_object_areas(obj, table, len(t), is_obstacle and proxy != "mesh"))
             count += len(p)
         # The candidates' triangles as one set, then those whose box meets the block's cells (scene order kept;
         # vertices of triangles left out stay in ``positions``, unread).
@@ -105,23 +111,25 @@ class _RegionRays:
             self.up = (np.concatenate(up) if len(up) > 1 else up[0])[meets]
             self.proxy = np.repeat(np.array([flag for _, flag in exclusion], dtype=bool),
                                    [n for n, _ in exclusion])[meets]
+            self.area = (np.concatenate(areas) if len(areas) > 1 else areas[0])[meets]
             box = box[meets]
         else:
             self.positions, self.indices = np.empty((0, 3)), np.empty((0, 3), dtype=np.int64)
             self.up, self.proxy, box = np.empty(0), np.empty(0, dtype=bool), np.empty((0, 4))
+            self.area = np.empty(0, dtype=np.int64)
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
         self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
 
-    def cast(self, x: np.ndarray, z: np.ndarray) -> Hits:
+    def cast(self, x: np.ndarray, z: np.ndarray) -> AreaHits:
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
-        bottom (see :meth:`RayScene.cast`)."""
+        bottom (see :meth:`RayScene.cast_hits`)."""
         lo, hi = self.region.min[1], self.region.max[1]
         # (mypy maps the two *tuples onto the wrong parameters through numba's ParamSpec stub)
         ray, distance, triangle = vertical_hits(self.positions, self.indices, *self._bins,
                                                 *self._grid,  # type: ignore[arg-type]
                                                 np.ascontiguousarray(x, dtype=np.float64),
                                                 np.ascontiguousarray(z, dtype=np.float64), hi, hi - lo)
-        height, up, proxy = hi - distance, self.up[triangle], self.proxy[triangle]
+        height, up, proxy, area = hi - distance, self.up[triangle], self.proxy[triangle], self.area[triangle]
         if self.landing:  # a ray that met nothing lands on the region's bottom face, facing up
             met = np.zeros(len(x), dtype=bool)
             met[ray] = True
@@ -131,7 +139,8 @@ class _RegionRays:
             height = np.concatenate([height, np.full(len(empty), float(lo))])[order]
             up = np.concatenate([up, np.ones(len(empty))])[order]
             proxy = np.concatenate([proxy, np.zeros(len(empty), dtype=bool)])[order]
-        return ray, height, up, proxy
+            area = np.concatenate([area, np.zeros(len(empty), dtype=np.int64)])[order]  # the landing: ground
+        return ray, height, up, proxy, area
 
 
 class RayScene:
@@ -159,6 +168,11 @@ class RayScene:
         owning the point's column to its bottom (none in a column outside the regions), sorted by ray, then from
         the top down (then by triangle, in scene order): ray, height (m), the hit triangle's up component, and
         whether it is on a proxy (see ``_kernels/columns.py``)."""
+        return self.cast_hits(x, z)[:4]
+
+    def cast_hits(self, x: np.ndarray, z: np.ndarray) -> AreaHits:
+        """:meth:`cast`'s hits and each hit triangle's area type (an index into the scene's
+        :attr:`~voxelworld.navigation.Scene.area_types`; 0, ground, on a region's landing face)."""
         x, z = np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(z, dtype=np.float64)
         area = self.area
         if len(area.regions) == 1:  # every column is the region's
@@ -170,13 +184,13 @@ class RayScene:
         for n, rays in self._regions.items():
             mine = np.flatnonzero(owner == n)
             if len(mine):
-                ray, height, up, proxy = rays.cast(x[mine], z[mine])
-                parts.append((mine[ray], height, up, proxy))
+                ray, height, up, proxy, kind = rays.cast(x[mine], z[mine])
+                parts.append((mine[ray], height, up, proxy, kind))
         if not parts:
-            return np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0, bool)
-        ray, height, up, proxy = (np.concatenate(column) for column in zip(*parts))
+            return np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0, bool), np.empty(0, np.int64)
+        ray, height, up, proxy, kind = (np.concatenate(column) for column in zip(*parts))
         order = np.argsort(ray, kind="stable")  # a ray's hits all come from one region, in order
-        return ray[order], height[order], up[order], proxy[order]
+        return ray[order], height[order], up[order], proxy[order], kind[order]
 
     def cast_columns(self, columns: Block | None = None) -> RayHitsGrid:
         """The hits of the column rays (one through each cell's centre) of the block, or of the columns
@@ -187,8 +201,8 @@ class RayScene:
             raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
         cell, x0, z0 = self.settings.cell_size, float(self.area.x0), float(self.area.z0)
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
-        ray, height, up, excluded = self.cast(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
-        return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0)
+        ray, height, up, excluded, area = self.cast_hits(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
+        return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0, area)
 
 
 def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings, block: Block | None = None) -> RayHitsGrid:
@@ -198,19 +212,22 @@ def cast_rays(scene: Scene, region: SearchRegion, settings: NavSettings, block: 
     return RayScene(scene, region, settings, block).cast_columns()
 
 
-def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray,
+                    area: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The surfaces each ray met (see the module's docstring), from hits sorted by ray, then from the top down,
     with each surface's *ceiling* (the height of the surface above it on its ray, inf where none) and
     *enclosure* (how many closed solids it lies in: pairs of a surface above it facing up, where the ray
     enters a solid, and the next unpaired surface below it facing down, where it leaves; a lone up-facing plane
-    encloses nothing). Returns ray, height, up, excluded, ceiling, enclosure of the surfaces."""
+    encloses nothing). Returns ray, height, up, excluded, ceiling, enclosure and area type of the surfaces (a
+    surface's is that of the first hit standing for it, in scene order; 0 when ``area`` is None)."""
     index = np.empty(len(ray), dtype=np.int64)
     on_proxy = np.empty(len(ray), dtype=np.bool_)
     n = surfaces(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
                  np.ascontiguousarray(up, np.float64), np.ascontiguousarray(excluded, np.bool_), index, on_proxy)
     index = index[:n]
     ray, height, up, excluded = ray[index], height[index], up[index], on_proxy[:n]
+    kind = np.zeros(n, dtype=np.int64) if area is None else np.asarray(area, dtype=np.int64)[index]
     ceiling = np.full(n, np.inf)
     same = np.zeros(n, dtype=bool)
     same[1:] = ray[1:] == ray[:-1]
@@ -218,4 +235,26 @@ def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, exclude
     enclosure = np.zeros(n, dtype=np.int64)
     enclosures(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
                np.ascontiguousarray(up, np.float64), enclosure)
-    return ray, height, up, excluded, ceiling, enclosure
+    return ray, height, up, excluded, ceiling, enclosure, kind
+
+
+# object -> (the scene's area types, whether on a proxy, its triangles' types in them): a re-bake types again only
+# the objects that changed (or all of them, when the scene names other types).
+_AREAS: weakref.WeakKeyDictionary[SceneObject, tuple[tuple[str, ...], bool, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def _object_areas(obj: SceneObject, table: dict[str, int], count: int, proxy: bool) -> np.ndarray:
+    """The area type (an index into the scene's, ``table``) of each of the ``count`` triangles rays meet of
+    ``obj``: its own triangles', or on an obstacle's proxy, that of its first triangle."""
+    key = tuple(table)
+    known = _AREAS.get(obj)
+    if known is not None and known[0] == key and known[1] == proxy and len(known[2]) == count:
+        return known[2]
+    names = obj.area_types
+    if len(names) == 1 or proxy:
+        first = int(obj.triangle_area_type[0]) if len(obj.triangle_area_type) else 0
+        kind = np.full(count, table[names[first]], dtype=np.int64)
+    else:
+        kind = np.array([table[name] for name in names], dtype=np.int64)[obj.triangle_area_type]
+    _AREAS[obj] = (key, proxy, kind)
+    return kind

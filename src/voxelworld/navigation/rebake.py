@@ -84,8 +84,19 @@ class BakeState:
         without importing it)."""
         return rebake_state(self, box, scene, in_place)
 
+    @property
+    def area_types(self) -> tuple[str, ...]:
+        """The area types the polygons' ``area_type`` indexes: the scene's (:attr:`Scene.area_types`)."""
+        return self.scene.area_types
+
+    def polygon_area_types(self) -> np.ndarray:
+        """Each polygon's area type (an index into :attr:`area_types`), in the navmesh's order."""
+        parts = [tile.area_type for area in self.areas for tile in area.tiles]
+        return np.concatenate(parts) if parts else np.empty(0, np.int64)
+
     def navmesh(self) -> NavMesh:
-        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
+        mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame, area_types=self.area_types,
+                       polygon_area_type=self.polygon_area_types())
         mesh.bake_state = self
         return mesh
 
@@ -108,7 +119,7 @@ def local_scene(scene: Scene, frame: Frame) -> Scene:
     for obj in scene:
         known = _TURNED.setdefault(obj, {})
         if key not in known:
-            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
+            known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role, obj.area_type)
         objects.append(known[key])
     return Scene(objects)
 
@@ -161,8 +172,9 @@ def changed_box(old: tuple[ArrayLike, ArrayLike, ArrayLike] | None,
         positions, indices, tags = mesh if mesh is not None else (np.empty((0, 3)), np.empty((0, 3), np.int64),
                                                                    np.empty(0))
         positions = np.asarray(positions)
-        arrays += [np.ascontiguousarray(positions, np.float64), np.ascontiguousarray(positions, np.float32),
-                   np.ascontiguousarray(indices, np.int64).reshape(-1, 3),
+        # (writeable, as the kernel was compiled for: a scene object's arrays are read-only)
+        arrays += [np.require(positions, np.float64, ("C", "W")), np.ascontiguousarray(positions, np.float32),
+                   np.require(indices, np.int64, ("C", "W")).reshape(-1, 3),
                    np.ascontiguousarray(np.asarray(tags).astype(np.float32))]
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
     # (mypy takes *arrays before more arguments for too many, through numba's ParamSpec stub)
@@ -213,7 +225,7 @@ def _occupied(window: Samples) -> Samples:
     if used == window.height.shape[2]:
         return window
     return replace(window, height=window.height[..., :used], ceiling=window.ceiling[..., :used],
-                   enclosure=window.enclosure[..., :used])
+                   enclosure=window.enclosure[..., :used], area=None if window.area is None else window.area[..., :used])
 
 
 def _put(array: np.ndarray, block: tuple[int, int, int, int], window: Samples, result: np.ndarray) -> None:
@@ -258,7 +270,10 @@ def rebake_state(state: BakeState, box: Iterable[ArrayLike], scene: Scene | None
     _check(scene, settings)
     areas, rebuilt = [], []
     margin = settings.agent_radius + 2 * settings.cell_size  # how far from the box the walkable area can change
-    for n, baked in enumerate(state.areas):
+    kept = state.areas
+    if scene.area_types != state.scene.area_types:  # rare: the scene names other area types; renumber them
+        kept = tuple(_renumbered(baked, state.scene.area_types, scene.area_types) for baked in kept)
+    for n, baked in enumerate(kept):
         block = _block(baked.area, settings, lo, hi, margin)
         if block is None:
             areas.append(baked)
@@ -270,6 +285,15 @@ def rebake_state(state: BakeState, box: Iterable[ArrayLike], scene: Scene | None
         areas.append(fresh)
         rebuilt += [(n, ti, tk) for ti, tk in tiles]
     return BakeState(scene, settings, tuple(areas), state.frame), rebuilt
+
+
+def _renumbered(baked: BakedArea, old: tuple[str, ...], new: tuple[str, ...]) -> BakedArea:
+    """``baked`` with its area types (indices into ``old``) as indices into ``new`` (a name ``new`` lacks, which
+    only samples the re-bake casts again can have: 0)."""
+    lookup = np.array([new.index(name) if name in new else 0 for name in old], dtype=np.int64)
+    area = lookup[baked.samples.area] if baked.samples.area is not None else None
+    return replace(baked, samples=replace(baked.samples, area=area), layers=replace(baked.layers, area=area),
+                   tiles=tuple(replace(tile, area_type=lookup[tile.area_type]) for tile in baked.tiles))
 
 
 def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: tuple[int, int, int, int],
@@ -284,12 +308,15 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     levels = max(cast.height.shape[2] if cast is not None else 0, baked.samples.height.shape[2])
     copy = not in_place
     old = baked.samples
+    area = _with_levels(old.area if old.area is not None else np.zeros(old.height.shape, np.int64), levels, 0, copy)
     samples = Samples(old.x0, old.z0, old.cell, _with_levels(old.height, levels, np.nan, copy),
-                      _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy))
+                      _with_levels(old.ceiling, levels, np.nan, copy), _with_levels(old.enclosure, levels, -1, copy),
+                      area=area)
     if cast is not None:
         assert touched is not None  # cast over the touched columns only
         ti0, tk0, ti1, tk1 = touched
-        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1)):
+        retyped = area[ti0:ti1, tk0:tk1].copy()  # a sample whose type alone changes changes its tile
+        for name, fill in (("height", np.nan), ("ceiling", np.nan), ("enclosure", -1), ("area", 0)):
             mine, theirs = getattr(samples, name), getattr(cast, name)
             mine[ti0:ti1, tk0:tk1] = fill
             mine[ti0:ti1, tk0:tk1, :theirs.shape[2]] = theirs
@@ -306,6 +333,8 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     # island too small to keep that reaches in there can lie.
     final = _with_levels(baked.layers.height, levels, np.nan, copy)
     changed = np.zeros((nx, nz), dtype=bool)
+    if cast is not None:
+        changed[ti0:ti1, tk0:tk1] = np.any(retyped != area[ti0:ti1, tk0:tk1], axis=2)
     smallest = smallest_island(settings, eroded.size)
     seeds = np.array([[max(bi0 - 1, 0), max(bk0 - 1, 0), min(bi1 + 1, nx), min(bk1 + 1, nz)],
                       [max(bi0 - 1 - smallest, 0), max(bk0 - 1 - smallest, 0), min(bi1 + 1 + smallest, nx),
@@ -321,7 +350,7 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     lk0, lk1 = max(min(tk0, int(cols.min(initial=nz))) - 1, 0), min(max(tk1, int(cols.max(initial=-1)) + 1) + 1, nz)
     relink(final, samples.ceiling, samples.enclosure, settings.step_limit, settings.clearance, DIRECTIONS,
            li0, lk0, li1, lk1, links, changed)
-    layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell)
+    layers = WalkableLayers(final, links, baked.layers.x0, baked.layers.z0, baked.layers.cell, area)
     ntx, ntz = layers.tiles
     tiles = list(baked.tiles)
     # The tiles holding a changed column, in tile order: each tile's columns folded by two reductions.

@@ -1,7 +1,8 @@
 """Steps 2-5 of a bake: from the surfaces rays met to the walkable samples of a region.
 
 2. :func:`walkable_samples` — per column, the surfaces an agent could stand on: facing up, no steeper than
-   ``max_slope``, with ``clearance`` of free space above (up to the next surface, the sample's *ceiling*).
+   ``max_slope``, with ``clearance`` of free space above (up to the next surface, the sample's *ceiling*);
+   each takes the area type of the triangle it stands on (``SceneObject.area_type``).
    Without ``levels``, a column whose ray meets an obstacle's proxy is cut out (hits on exclusion regions
    removed, ground under obstacles cut out); with ``levels``, an obstacle's top is a sample of its own (a
    table top becomes walkable). A sample's *level* is the number of surfaces facing up beneath it on its ray,
@@ -61,8 +62,9 @@ CORNER_INSET = 1e-3
 @dataclass(frozen=True)
 class Samples:
     """Walkable samples of a block of columns: ``height[i, k, s]`` (m, NaN where none) is the sample on level s of
-    column ``(i0 + i, k0 + k)``, with the ``ceiling`` (m) above it (inf: open sky) and the number of closed
-    solids it lies in (``enclosure``, -1 where there is no sample)."""
+    column ``(i0 + i, k0 + k)``, with the ``ceiling`` (m) above it (inf: open sky), the number of closed
+    solids it lies in (``enclosure``, -1 where there is no sample) and its ``area`` type (the type of the
+    triangle it stands on: an index into the scene's ``area_types``; 0 where there is no sample; None: all 0)."""
 
     x0: float
     z0: float
@@ -72,12 +74,13 @@ class Samples:
     enclosure: np.ndarray  # (nx, nz, levels) int64
     i0: int = 0
     k0: int = 0
+    area: np.ndarray | None = None  # (nx, nz, levels) int64
 
     def window(self, i0: int, k0: int, i1: int, k1: int) -> Samples:
         """The samples of columns [i0, i1) x [k0, k1) of the region's grid (views, not copies)."""
         a, b = slice(i0 - self.i0, i1 - self.i0), slice(k0 - self.k0, k1 - self.k0)
         return replace(self, height=self.height[a, b], ceiling=self.ceiling[a, b], enclosure=self.enclosure[a, b],
-                       i0=i0, k0=k0)
+                       i0=i0, k0=k0, area=None if self.area is None else self.area[a, b])
 
     def with_height(self, height: np.ndarray) -> Samples:
         return replace(self, height=height)
@@ -90,7 +93,8 @@ def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
     cut = np.zeros(columns, dtype=bool)
     if not settings.levels:
         cut[hits.ray[hits.exclusion]] = True
-    ray, height, up, _, ceiling, enclosure = column_surfaces(hits.ray, hits.height, hits.up, hits.exclusion)
+    ray, height, up, _, ceiling, enclosure, kind = column_surfaces(hits.ray, hits.height, hits.up, hits.exclusion,
+                                                                   hits.area)
     standable = (up >= slope) & (ceiling - height >= settings.clearance) & ~cut[ray]
     # A sample's level: how many surfaces facing up lie below it on its ray (a table top, a crate's top, a
     # bridge or an upper floor stands over the floor beneath it, covered or not, so it is level 1 or more).
@@ -110,8 +114,10 @@ def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
     room[rays, rank] = ceiling[chosen]
     inside = np.full((columns, used), -1, dtype=np.int64)
     inside[rays, rank] = enclosure[chosen]
+    area = np.zeros((columns, used), dtype=np.int64)
+    area[rays, rank] = kind[chosen]
     return Samples(hits.x0, hits.z0, hits.cell, out.reshape(shape), room.reshape(shape), inside.reshape(shape),
-                   hits.i0, hits.k0)
+                   hits.i0, hits.k0, area.reshape(shape))
 
 
 def level_links(height: np.ndarray, step_limit: float, ceiling: np.ndarray | None = None, clearance: float = 0.0,
@@ -155,7 +161,7 @@ def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: 
     x = samples.x0 + (samples.i0 + i + 0.5 + half * sign_x[c]) * samples.cell
     z = samples.z0 + (samples.k0 + k + 0.5 + half * sign_z[c]) * samples.cell
     ray, hit_height, up, excluded = rays.cast(x, z)
-    ray, hit_height, up, excluded, ceiling, enclosure = column_surfaces(ray, hit_height, up, excluded)
+    ray, hit_height, up, excluded, ceiling, enclosure, _ = column_surfaces(ray, hit_height, up, excluded)
     y, top, inside = height[i, k, s][ray], samples.ceiling[i, k, s][ray], samples.enclosure[i, k, s][ray]
     holds = ((up > 0) & (np.abs(hit_height - y) <= settings.step_limit)
              & (np.minimum(top, ceiling) - np.maximum(y, hit_height) >= settings.clearance) & (enclosure == inside))

@@ -51,15 +51,16 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import FormatError, ParameterError, check_range
+from ..errors import FormatError, ParameterError, check_range, short_value
+from .area_types import GROUND, check_area_type
 
 __all__ = ["ROLES", "SceneObject", "Scene", "SceneTriangles"]
 
@@ -83,6 +84,47 @@ def _name(parameter: str, value: object) -> str:
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+def _area_types(value: object, triangles: int) -> tuple[tuple[str, ...], np.ndarray]:
+    """An object's area types: its names (different, in order of first use) and each triangle's, an index into
+    them (read-only int64), from one name, a name per triangle, or a pair (names, index per triangle)."""
+    if isinstance(value, str):
+        return (check_area_type("area_type", value),), _read_only(np.zeros(triangles, dtype=np.int64))
+    legal = (f"a name, a sequence of {triangles} names (one per triangle) or a pair (names, index per triangle)")
+    if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[0], str):
+        names, index = value
+        if isinstance(names, str):
+            raise ParameterError("area_type[0]", short_value(names), "a sequence of names")
+        try:
+            names = tuple(names)
+            raw = np.asarray(index)
+        except (TypeError, ValueError):
+            raise ParameterError("area_type", short_value(value), legal) from None
+        names = tuple(check_area_type(f"area_type[0][{i}]", name) for i, name in enumerate(names))
+        if len(set(names)) != len(names):
+            raise ParameterError("area_type[0]", names, "different names")
+        if raw.shape != (triangles,) or (raw.size and raw.dtype.kind not in "iu"):
+            raise ParameterError("area_type[1]", f"array of shape {raw.shape} and dtype {raw.dtype}",
+                                 f"{triangles} whole numbers (one per triangle) indexing area_type[0]")
+        bad = np.flatnonzero((raw < 0) | (raw >= len(names)))
+        if len(bad):
+            raise ParameterError(f"area_type[1][{bad[0]}]", int(raw[bad[0]]), f"an index in [0, {len(names) - 1}]"
+                                 if names else "none: area_type[0] holds no names")
+        return names, _read_only(np.array(raw, dtype=np.int64, copy=True))
+    try:
+        given = list(value)  # type: ignore[call-overload]  # not iterable: TypeError
+    except TypeError:
+        raise ParameterError("area_type", short_value(value), legal) from None
+    if len(given) != triangles:
+        raise ParameterError("len(area_type)", len(given), legal)
+    seen: dict[str, int] = {}
+    index = np.empty(triangles, dtype=np.int64)
+    for t, name in enumerate(given):
+        if not isinstance(name, str) or name not in seen:
+            seen[check_area_type(f"area_type[{t}]", name)] = len(seen)
+        index[t] = seen[name]
+    return tuple(seen) or (GROUND,), _read_only(index)
 
 
 def _positions(value: object) -> np.ndarray:
@@ -138,6 +180,13 @@ class SceneObject:
         What the baker does with it: rays land on floors and obstacles and pass through exceptions; an
         ``"auto"`` object (the default) is an obstacle or floor by the vertex-in-region rule (see the module's
         docstring). A role given here always wins over that rule.
+    area_type : str, sequence of str, or (names, index)
+        The *area type* of the ground it makes (:mod:`~voxelworld.navigation.area_types`: "ground", "mud", ...;
+        names of 1 to 32 lowercase letters, digits or '_'): one name for every triangle (default ``"ground"``),
+        one name per triangle, or a pair ``(names, index)`` of names and an integer array giving each triangle's
+        index into them (the fast form for a large mesh). A walkable cell takes the type of the triangle it
+        stands on. Stored as :attr:`area_types` (the names, in order of first use) and
+        :attr:`triangle_area_type` (each triangle's index into them, read-only int64).
 
     Objects compare by identity (``==`` is ``is``): their arrays make value equality ambiguous.
 
@@ -148,23 +197,37 @@ class SceneObject:
     (dtype('float64'), dtype('int64'), 'auto', 1)
     >>> ramp
     SceneObject('ramp', role='auto', 3 vertices, 1 triangles)
+    >>> SceneObject("path", [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]], [[0, 2, 1], [0, 3, 2]],
+    ...             area_type=["mud", "ground"]).area_types
+    ('mud', 'ground')
     """
 
     name: str
     positions: np.ndarray
     indices: np.ndarray
     role: str = "auto"
+    area_types: tuple[str, ...] = (GROUND,)
+    triangle_area_type: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
-    def __init__(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto") -> None:
+    def __init__(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto",
+                 area_type: str | Sequence[str] | tuple[Sequence[str], ArrayLike] = GROUND) -> None:
         # The arguments are array_like; the fields hold the checked, read-only copies.
         checked_name = _name("name", name)
         checked_positions = _positions(positions)
         checked_indices = _indices(indices, len(checked_positions))
         checked_role = _role("role", role)
+        names, triangle_area_type = _area_types(area_type, len(checked_indices))
         object.__setattr__(self, "name", checked_name)
         object.__setattr__(self, "positions", checked_positions)
         object.__setattr__(self, "indices", checked_indices)
         object.__setattr__(self, "role", checked_role)
+        object.__setattr__(self, "area_types", names)
+        object.__setattr__(self, "triangle_area_type", triangle_area_type)
+
+    @property
+    def area_type(self) -> tuple[Sequence[str], np.ndarray]:
+        """``(area_types, triangle_area_type)``: what the constructor takes as ``area_type`` to give the same."""
+        return self.area_types, self.triangle_area_type
 
     @property
     def triangle_count(self) -> int:
@@ -236,6 +299,7 @@ class Scene:
             by_name[obj.name] = index
         self._objects: tuple[SceneObject, ...] = objects
         self._by_name = by_name
+        self._area_types: tuple[str, ...] | None = None
 
     # --- reading ----------------------------------------------------------------------------------------------
 
@@ -248,6 +312,15 @@ class Scene:
     def names(self) -> tuple[str, ...]:
         """The objects' names, in order."""
         return tuple(obj.name for obj in self._objects)
+
+    @property
+    def area_types(self) -> tuple[str, ...]:
+        """The area types its objects name: ``"ground"``, then the others sorted (what a navmesh baked from it
+        names in :attr:`NavMesh.area_types <voxelworld.navigation.NavMesh.area_types>`)."""
+        if self._area_types is None:
+            others = {name for obj in self._objects for name in obj.area_types} - {GROUND}
+            self._area_types = (GROUND, *sorted(others))
+        return self._area_types
 
     def index(self, name: str) -> int:
         """The position of the object called ``name`` in :attr:`objects` (what ``tri_object`` holds)."""
@@ -276,8 +349,10 @@ class Scene:
 
     # --- new scenes from this one -----------------------------------------------------------------------------
 
-    def with_object(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto") -> Scene:
-        """A new scene: this one plus a :class:`SceneObject` built from the arguments, appended last.
+    def with_object(self, name: str, positions: ArrayLike, indices: ArrayLike, role: str = "auto",
+                    area_type: str | Sequence[str] | tuple[Sequence[str], ArrayLike] = GROUND) -> Scene:
+        """A new scene: this one plus a :class:`SceneObject` built from the arguments (``area_type``: one name,
+        one per triangle, or (names, index per triangle); see :class:`SceneObject`), appended last.
 
         Raises :class:`ParameterError` (parameter ``"name"``) if the scene already has an object ``name``,
         and whatever :class:`SceneObject` raises for bad arrays or roles. This scene is left as it was.
@@ -285,7 +360,7 @@ class Scene:
         if name in self:
             raise ParameterError("name", name, f"a name no object of the scene has (objects[{self.index(name)}] "
                                  "has it)")
-        return Scene(self._objects + (SceneObject(name, positions, indices, role),))
+        return Scene(self._objects + (SceneObject(name, positions, indices, role, area_type),))
 
     def without(self, name: str) -> Scene:
         """A new scene: this one without the object called ``name`` (which must exist)."""
@@ -345,7 +420,7 @@ class Scene:
 
     @classmethod
     def from_obj(cls, path: str | os.PathLike, roles: Mapping[str, str] | None = None,
-                 default_role: str = "auto") -> Scene:
+                 default_role: str = "auto", area_types: Mapping[str, str] | None = None) -> Scene:
         """Read a Wavefront OBJ file into a scene, one object per ``o`` / ``g`` name.
 
         Parameters
@@ -360,6 +435,9 @@ class Scene:
             The role of objects no pattern matches: by default ``"auto"``, decided by the bake (a crate standing on
             the level is an obstacle, the level's ground floor; see the module's docstring). ``"floor"`` gives
             the rule before the vertex-in-region rule: every undesignated object is floor.
+        area_types : mapping of str to str, optional
+            Name patterns to area types, as ``roles`` (the first match wins); an object no pattern matches is
+            ``"ground"``.
 
         Returns
         -------
@@ -399,6 +477,7 @@ class Scene:
         if not isinstance(path, (str, os.PathLike)):
             raise ParameterError("path", path, "a file path (str or os.PathLike)")
         rules = _role_rules(roles)
+        type_rules = _role_rules(area_types, "area_types", check_area_type)
         default_role = _role("default_role", default_role)
         path = Path(path)
         try:
@@ -411,7 +490,8 @@ class Scene:
             triangles = np.array(corners, dtype=np.int64).reshape(-1, 3)
             used, local = np.unique(triangles, return_inverse=True)
             role = next((role for pattern, role in rules if fnmatch.fnmatchcase(name, pattern)), default_role)
-            objects.append(SceneObject(name, vertices[used], local.reshape(-1, 3), role))
+            area_type = next((kind for pattern, kind in type_rules if fnmatch.fnmatchcase(name, pattern)), GROUND)
+            objects.append(SceneObject(name, vertices[used], local.reshape(-1, 3), role, area_type))
         return cls(objects)
 
 
@@ -428,14 +508,17 @@ def _roles_filter(roles: object) -> frozenset[str]:
     return frozenset(chosen)
 
 
-def _role_rules(roles: object) -> tuple[tuple[str, str], ...]:
+def _role_rules(roles: object, parameter: str = "roles",
+                check: Callable[[str, object], str] = _role) -> tuple[tuple[str, str], ...]:
+    """Name patterns to roles (or, with ``check``, to what it accepts), checked, in order."""
     if roles is None:
         return ()
-    check_range("roles", roles, "None or a mapping of name patterns (str) to roles", isinstance(roles, Mapping))
+    what = parameter.replace("_", " ")
+    check_range(parameter, roles, f"None or a mapping of name patterns (str) to {what}", isinstance(roles, Mapping))
     rules: list[tuple[str, str]] = []
     for pattern, role in roles.items():  # type: ignore[attr-defined]  # a Mapping: check_range refused the rest
-        check_range("roles", roles, "a mapping whose keys are name patterns (str)", isinstance(pattern, str))
-        rules.append((pattern, _role(f"roles[{pattern!r}]", role)))
+        check_range(parameter, roles, "a mapping whose keys are name patterns (str)", isinstance(pattern, str))
+        rules.append((pattern, check(f"{parameter}[{pattern!r}]", role)))
     return tuple(rules)
 
 

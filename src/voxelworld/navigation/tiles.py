@@ -52,6 +52,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..errors import ParameterError
+from .area_types import GROUND
 from .areas import BakeArea, _corner_and_shape
 from .navmesh import NavMesh, NavMeshArrays
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
@@ -66,17 +67,25 @@ __all__ = ["TiledNavMesh", "BakedTile", "same_polygons", "tile_margin", "bake_ti
 
 
 class BakedTile:
-    """One tile baked apart: its polygons and the :func:`~.polygons.side_steps` of their sides."""
+    """One tile baked apart: its polygons, the :func:`~.polygons.side_steps` of their sides and the area types
+    their ``area_type`` indexes (the scene's it was baked from, :attr:`Scene.area_types`)."""
 
-    __slots__ = ("polygons", "steps", "__weakref__")
+    __slots__ = ("polygons", "steps", "area_types", "__weakref__")
 
-    def __init__(self, polygons: TilePolygons, steps: np.ndarray) -> None:
-        self.polygons, self.steps = polygons, steps
+    def __init__(self, polygons: TilePolygons, steps: np.ndarray, area_types: tuple[str, ...] = (GROUND,)) -> None:
+        self.polygons, self.steps, self.area_types = polygons, steps, area_types
 
     def same_as(self, other: BakedTile | None) -> bool:
-        """Whether ``other`` holds the same polygons and steps, array for array."""
+        """Whether ``other`` holds the same polygons (with the same area type names) and steps, array for
+        array."""
         return other is not None and np.array_equal(self.steps, other.steps) \
-            and same_polygons(self.polygons, other.polygons)
+            and same_polygons(self.polygons, other.polygons) \
+            and [self.area_types[t] for t in self.polygons.area_type] \
+            == [other.area_types[t] for t in other.polygons.area_type]
+
+    def type_names(self) -> list[str]:
+        """Each polygon's area type name."""
+        return [self.area_types[t] for t in self.polygons.area_type]
 
     @property
     def nbytes(self) -> int:
@@ -172,13 +181,15 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
     a, b = slice(i0 - samples.i0, i1 - samples.i0), slice(k0 - samples.k0, k1 - samples.k0)
     window = samples.window(i0, k0, i1, k1)
     final = window.with_height(np.ascontiguousarray(drop_small_islands(window.with_height(eroded[a, b]), settings)))
-    layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell)
+    layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell,
+                            final.area)
     out: dict[tuple[int, int], BakedTile] = {}
     for ti in range(ti0, ti1):
         for tk in range(tk0, tk1):
             polygons = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error, (i0, k0))
             sides = np.column_stack([polygons.sides, polygons.level[polygons.sides[:, 0]]])
-            out[(ti, tk)] = BakedTile(polygons, side_steps(sides, layers.links, area.nx, area.nz, i0, k0))
+            out[(ti, tk)] = BakedTile(polygons, side_steps(sides, layers.links, area.nx, area.nz, i0, k0),
+                                      scene.area_types)
     return out
 
 
@@ -288,8 +299,21 @@ class TiledNavMesh:
                     changed.add(tile)
                 self._tiles[tile] = baked
         if changed:
-            self.mesh._set_arrays(*self._arrays(), baked=True)
+            self.mesh._set_arrays(*self._arrays(), baked=True, area_types=self._area_types())
         return sorted(changed)
+
+    def _area_types(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """The kept tiles' area types, joined: ``"ground"`` and the others their polygons have, sorted, and each
+        polygon's index into them (in :attr:`mesh`'s order)."""
+        tiles = [self._tiles[t] for t in sorted(self._tiles)]
+        tables = {tile.area_types for tile in tiles}
+        if len(tables) == 1:  # the usual case: baked from scenes naming the same types
+            (names,) = tables
+            return names, _joined([tile.polygons.area_type for tile in tiles])
+        used = {name for tile in tiles for name in tile.type_names()} - {GROUND}
+        names = (GROUND, *sorted(used))
+        index = {name: n for n, name in enumerate(names)}
+        return names, _joined([np.array([index[name] for name in tile.type_names()], np.int64) for tile in tiles])
 
     def _arrays(self) -> NavMeshArrays:
         order = sorted(self._tiles)
@@ -301,6 +325,10 @@ class TiledNavMesh:
     def nbytes(self) -> int:
         """Bytes held by the kept tiles (not counting the joined navmesh)."""
         return sum(t.nbytes for t in self._tiles.values())
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts).astype(np.int64, copy=False) if parts else np.empty(0, np.int64)
 
 
 def _rectangles(tiles: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:

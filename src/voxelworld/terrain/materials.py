@@ -41,6 +41,8 @@ __all__ = ["Material", "MaterialTable", "NONE_COLOUR", "MAX_FRAGMENT_SIZE"]
 
 NONE_ID = 0
 _NAME = re.compile(r"[a-z0-9_]+")
+# An area type's name (as voxelworld.navigation.area_types checks it, a floor above: kept the same by a test).
+_AREA_TYPE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 _LOWEST_PRIORITY = -(2**31)  # the priority of "none" and unused ids: every real material beats it
 MAX_FRAGMENT_SIZE = 2**31 - 1  # voxels: the largest min_fragment_size (more than any volume holds)
@@ -51,7 +53,7 @@ _FREE_NUMBERS = {"weight": (0.0, None, "kg/m³"), "slipperiness": (0.0, 1.0, "")
                  "stamina_reward": (None, None, "stamina"), "currency_reward": (None, None, "currency")}
 # Materials whose fields listed here are all equal are one kind (gameplay cannot tell them apart).
 _KIND_FIELDS = ("group", "hardness", "weight", "slipperiness", "contact_damage", "temperature", "attachable",
-                "stamina_reward", "currency_reward", "footstep")
+                "stamina_reward", "currency_reward", "footstep", "area_type")
 
 
 def _identifier(parameter: str, value: object) -> str:
@@ -110,6 +112,9 @@ class Material:
     stamina_reward: float = 0.0  # stamina a treasure lying in it pays when opened
     currency_reward: float = 0.0  # currency a treasure lying in it pays when opened
     footstep: str = ""  # footstep sound name (Footstep events carry it), "" for silence
+    area_type: str = ""  # the navmesh's area type of ground of it ("mud": 1-32 of a-z, 0-9, _, a letter first);
+    # "" (default): derived, "slippery" above the game's slipperiness threshold, else "ground"
+    # (voxelworld.game.nav_areas); ground within 1 m of a material with contact_damage is "hazard" whatever this says
 
     def __post_init__(self) -> None:
         def set_(field: str, value: object) -> None:
@@ -132,6 +137,9 @@ class Material:
         for field, (lo, hi, unit) in _FREE_NUMBERS.items():
             set_(field, check_finite(field, getattr(self, field), minimum=lo, maximum=hi, unit=unit))
         check_range("attachable", self.attachable, "True or False", isinstance(self.attachable, bool))
+        check_range("area_type", self.area_type, "'' (derived) or an area type name: 1 to 32 lowercase letters, "
+                    "digits or '_', starting with a letter", isinstance(self.area_type, str)
+                    and (self.area_type == "" or _AREA_TYPE.fullmatch(self.area_type) is not None))
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Material))

@@ -161,3 +161,22 @@ def region_cells(label: np.ndarray, rects: np.ndarray, region: np.ndarray, count
                     cells[at[g], 1] = b
                     at[g] += 1
     return bounds[count]
+
+
+@numba.njit(cache=True)
+def area_links(links: np.ndarray, area: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, out: np.ndarray
+               ) -> None:
+    """``out[d, i - i_lo, k - k_lo, s]``: ``links[d, i, k, s]`` over the tile [i_lo, i_hi) x [k_lo, k_hi), or -1
+    where the neighbour it steps to has another area type (``area[i, k, s]``): what regions grow over, so that
+    no region (and no polygon) holds two area types, while the links themselves (and the portals) stay."""
+    nx, nz = area.shape[0], area.shape[1]
+    levels = area.shape[2]
+    for d in range(4):
+        for i in range(i_lo, i_hi):
+            for k in range(k_lo, k_hi):
+                ni, nk = i + _STEP_I[d], k + _STEP_K[d]
+                for s in range(levels):
+                    t = links[d, i, k, s]
+                    if t >= 0 and 0 <= ni < nx and 0 <= nk < nz and area[ni, nk, t] != area[i, k, s]:
+                        t = -1
+                    out[d, i - i_lo, k - k_lo, s] = t
