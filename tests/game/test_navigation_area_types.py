@@ -11,13 +11,15 @@ import sqlite3
 import numpy as np
 import pytest
 
-from voxelworld.errors import FormatError
+from voxelworld.errors import FormatError, ParameterError
 from voxelworld.game.nav_areas import HAZARD_DISTANCE, TerrainAreaTypes
 from voxelworld.game.navigation import WorldNavigation
+from voxelworld.game.npcs import NPC, NPCSettings
 from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.meshing import ChunkMesher, MeshOptions
 from voxelworld.navigation import NavQuery
+from voxelworld.navigation.filters import QueryFilter
 from voxelworld.terrain import Box, Material, MaterialTable, VoxelVolume
 
 from ..io.forge import set_in_state, state_row, write_state_text
@@ -168,3 +170,50 @@ def test_world_files_keep_the_area_types_and_older_files_load_as_ground(demo, tm
     set_in_state(path, "navigation", ["terrain_area_types"], "yes")
     with pytest.raises(FormatError, match="'terrain_area_types' = 'yes' is not true or false"):
         load_world(path)
+
+
+def lava_box(world) -> tuple[np.ndarray, np.ndarray]:
+    lava = world.materials.id_of("lava")
+    points = [c.positions[c.indices[c.tri_material == lava]].reshape(-1, 3)
+              for c in world.agents.navigation.chunk_meshes.values() if c is not None and (c.tri_material == lava).any()]
+    corners = np.concatenate(points)
+    return corners.min(axis=0), corners.max(axis=0)
+
+
+def walk_across_the_pool(world, settings: NPCSettings) -> tuple[list[int], bool]:
+    """An NPC from the ground west of the lava pool to the ground east of it: the area type of the polygon under
+    each place it stood, and whether it arrived."""
+    nav = world.agents.navigation
+    lo, hi = lava_box(world)
+    centre = (lo + hi) / 2
+    reach = HAZARD_DISTANCE + 3.0
+    query = NavQuery(nav.mesh)
+    ground = QueryFilter(exclude={"hazard"})
+    start, _ = query.nearest_point([lo[0] - reach, centre[1], centre[2]], ground)
+    goal, _ = query.nearest_point([hi[0] + reach, centre[1], centre[2]], ground)
+    npc = NPC("walker", nav, start, settings)
+    assert npc.walk_to(goal)
+    stood, arrived = [], False
+    for _ in range(600):
+        arrived = any(event.kind == "arrived" for event in npc.step(0.05)) or arrived
+        stood.append(int(nav.mesh.polygon_area_type[query.locate(npc.position)]))
+        if arrived:
+            break
+    nav.crowd.remove_agent(npc.agent)
+    return stood, arrived
+
+
+def test_npcs_walk_around_the_lava_pools_hazard_ring(demo):
+    hazard = demo.agents.navigation.mesh.area_types.index("hazard")
+    stood, arrived = walk_across_the_pool(demo, NPCSettings())
+    assert arrived and hazard not in stood
+    # The way across is through the ring: an NPC told to weigh every area type alike walks into it.
+    stood, _ = walk_across_the_pool(demo, NPCSettings(avoid_area_types=()))
+    assert hazard in stood
+
+
+@pytest.mark.parametrize("avoid, field", [("hazard", "avoid_area_types"), (("Lava",), "avoid_area_types[0]")])
+def test_npc_settings_refuse_area_types_that_are_not_names(avoid, field):
+    with pytest.raises(ParameterError) as caught:
+        NPCSettings(avoid_area_types=avoid)
+    assert caught.value.parameter == field

@@ -40,7 +40,9 @@ from numpy.typing import ArrayLike
 from ..attribute_state import attribute_state, restore_attributes
 from ..errors import ParameterError, check_finite, check_range
 from ..navigation import CrowdEvent
+from ..navigation.area_types import HAZARD, check_area_type
 from ..navigation.crowd import AGENT_RADIUS, MAX_AGENT_SPEED, MAX_DISTANCE
+from ..navigation.filters import QueryFilter
 from .navigation import WorldNavigation
 from .state_checks import MAX_COUNT, MAX_SECONDS, check_inside, count, seconds, speed, world_box
 
@@ -67,12 +69,17 @@ class NPCSettings:
     radius : float
         m (0.01..10, the crowd's ``AGENT_RADIUS``): the disc other NPCs keep out of (the navmesh is baked for an
         agent of 0.4 m).
+    avoid_area_types : tuple of str
+        Area types the NPC never enters (its crowd agent's :class:`~voxelworld.navigation.filters.QueryFilter`
+        excludes them); default ``("hazard",)``: the lava and the metre around it, so it walks around the pool's
+        ring. ``()``: every area type alike.
     """
 
     speed: float = 1.5  # m/s
     arrival_radius: float = 0.3  # m
     max_snap: float = 1.0  # m
     radius: float = 0.4  # m
+    avoid_area_types: tuple[str, ...] = (HAZARD,)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "speed", check_finite("speed", self.speed, minimum=0.0, strict_minimum=True,
@@ -82,6 +89,14 @@ class NPCSettings:
         object.__setattr__(self, "max_snap", check_finite("max_snap", self.max_snap, minimum=0.0, unit="m"))
         object.__setattr__(self, "radius", check_finite("radius", self.radius, minimum=AGENT_RADIUS[0],
                                                         maximum=AGENT_RADIUS[1], unit="m"))
+        if isinstance(self.avoid_area_types, str) or not isinstance(self.avoid_area_types, (tuple, list)):
+            raise ParameterError("avoid_area_types", self.avoid_area_types, "a tuple of area type names")
+        object.__setattr__(self, "avoid_area_types", tuple(
+            check_area_type(f"avoid_area_types[{i}]", name) for i, name in enumerate(self.avoid_area_types)))
+
+    def query_filter(self) -> QueryFilter | None:
+        """The crowd agent's filter: the avoided area types excluded (None when there are none)."""
+        return QueryFilter(exclude=self.avoid_area_types) if self.avoid_area_types else None
 
 
 @dataclass(frozen=True)
@@ -143,7 +158,7 @@ class NPC:
             raise ParameterError("settings", type(settings).__name__, "an NPCSettings")
         self.name, self.navigation, self.settings = name, navigation, settings
         self.agent = navigation.add_agent(position, settings.radius, settings.speed, settings.arrival_radius,
-                                          settings.max_snap)
+                                          settings.max_snap, filter=settings.query_filter())
         self.replans = 0
         self.time = 0.0
 
