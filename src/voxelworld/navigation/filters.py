@@ -196,6 +196,8 @@ def keep_out(mesh: NavMesh, filters: list[QueryFilter | None], before: tuple[np.
     allows, when ``chosen`` (velocities, m/s, for ``dt`` s) is given, else put back there; in place."""
     for query_filter in {f for f in filters if f is not None}:
         view = filter_view(mesh, query_filter)
+        if view.index is mesh.index:  # it excludes no polygon of this navmesh
+            continue
         rows = np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64)
         q = polygon[rows]
         out = rows[(q >= 0) & ~np.isfinite(view.polygon_cost[np.maximum(q, 0)])]
@@ -219,15 +221,18 @@ def steer_with_filters(mesh: NavMesh, filters: list[QueryFilter | None],
     """A crowd's steering (``steer(index, moving, preferred, lost, arrived)``: the kernel over the agents
     ``moving`` marks, reading ``index``) with each agent's filter: the agents with none on the navmesh's
     index, the others on their filter's (what they see of their path's corners is what they may walk to)."""
-    if not any(f is not None for f in filters):
-        steer(mesh.index, walking, preferred, lost, arrived)
+    indices = {f: mesh.index if f is None else filter_view(mesh, f).index for f in set(filters)}
+    groups: dict[int, tuple[NavIndex, list[int]]] = {}  # agents by the index they steer on
+    for row, query_filter in enumerate(filters):
+        index = indices[query_filter]
+        groups.setdefault(id(index), (index, []))[1].append(row)
+    if len(groups) <= 1:  # one index for all (no filter, or none excludes a type the navmesh has): one pass
+        steer(next(iter(indices.values())) if indices else mesh.index, walking, preferred, lost, arrived)
         return
-    plain = walking & np.array([f is None for f in filters], dtype=bool)
-    steer(mesh.index, plain, preferred, lost, arrived)
-    for query_filter in {f for f in filters if f is not None}:
-        rows = np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64)
+    for index, members in groups.values():
+        rows = np.array(members, dtype=np.int64)
         moving = np.zeros(len(walking), dtype=bool)
         moving[rows] = walking[rows]
         mine = (np.zeros_like(preferred), np.zeros_like(lost), np.zeros_like(arrived))
-        steer(filter_view(mesh, query_filter).index, moving, *mine)
+        steer(index, moving, *mine)
         preferred[rows], lost[rows], arrived[rows] = mine[0][rows], mine[1][rows], mine[2][rows]
