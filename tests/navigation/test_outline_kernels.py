@@ -214,12 +214,12 @@ def test_a_chord_is_blocked_by_the_cells_it_crosses_or_encloses_as_the_reference
     rng = np.random.default_rng(seed)
     for g in range(count):
         s, cells, points, sides, loop_start, loops = trace_region(label, links, g, tile)
-        xs = np.empty(len(points) + 1)
+        xs, at = np.empty(2 * len(points) + 2), np.empty((2, len(points) + 2), np.int64)
         for loop_index in range(loops):
             first, n = loop_start[loop_index], loop_start[loop_index + 1] - loop_start[loop_index]
             for p, q in rng.integers(0, n, (12, 2)):
                 if (q - p) % n >= 2:
-                    assert _blocked(points, first, n, p, q, claim, s, s, g, g, xs) == \
+                    assert _blocked(points, first, n, p, q, claim, s, s, g, g, xs, at) == \
                         blocked_reference(points, first, n, p, q, claim, s, s, g, g)
 
 
@@ -236,7 +236,8 @@ def test_a_chord_along_a_grid_line_across_a_notch_is_blocked_by_the_cell_in_it()
     at = {tuple(points[j]): j for j in range(n)}
     p, q = at[(3, 2)], at[(0, 2)]  # the mouth, along v = 2: (1, 2) and (2, 2) lie between, around the notch
     claim = claims(label)
-    assert _blocked(points, 0, n, p, q, claim, 0, 0, g, g, np.empty(n + 1))
+    assert _blocked(points, 0, n, p, q, claim, 0, 0, g, g, np.empty(2 * n + 2),
+                    np.empty((2, n + 2), np.int64))
     assert blocked_reference(points, 0, n, p, q, claim, 0, 0, g, g)
 
 

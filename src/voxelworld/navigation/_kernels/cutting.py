@@ -10,7 +10,7 @@ below) or a stale cache goes on running the old step.
 """
 
 # Steps last changed: cliffs only where both sides see one; a chord blocked by the cells it encloses; a short loop's added
-# point re-simplifies the two stretches it splits (outlines).
+# point re-simplifies the two stretches it splits; crossings bucketed by row in room made once (outlines).
 
 from __future__ import annotations
 

@@ -157,13 +157,14 @@ def _crosses_cell(px: float, py: float, qx: float, qy: float, a: int, b: int) ->
 
 @numba.njit(cache=True)
 def _blocked(points: np.ndarray, first: int, n: int, p: int, q: int, claim: np.ndarray, s: int, t: int, g: int, h: int,
-             xs: np.ndarray) -> bool:
+             xs: np.ndarray, at: np.ndarray) -> bool:
     """Whether the chord from loop point p to loop point q (a loop of ``n`` points from ``first``) covers a cell
     that the stretch between regions g (level s) and h (level t; h = g for a wall) may not cover: one whose claim
     on level s or t is neither g nor h, that the chord crosses or that lies between the chord and the raw points
     from p to q (its centre inside the loop they close with the chord, even-odd: the raw sides run along the
     grid's lines, so a cell the chord does not cross is inside or outside whole). ``xs``: room for a crossing per
-    raw side and one more."""
+    raw side and per row (twice the loop's points); ``at`` (2, the loop's points + 2) int64: room for where each
+    row's crossings start."""
     width, depth = claim.shape[0], claim.shape[1]
     span = (q - p) % n
     px, py = float(points[first + p, 0]), float(points[first + p, 1])
@@ -173,32 +174,41 @@ def _blocked(points: np.ndarray, first: int, n: int, p: int, q: int, claim: np.n
         j = first + (p + step) % n
         u0, u1 = min(u0, points[j, 0]), max(u1, points[j, 0])
         v0, v1 = min(v0, points[j, 1]), max(v1, points[j, 1])
+    rows = v1 - v0
+    # Where the loop's sides cross each row's centre line, row by row (a counting sort): the raw vertical sides
+    # and the chord back from q to p.
+    start, fill = at[0], at[1]
+    start[:rows + 1] = 0
+    for step in range(span):
+        j, k = first + (p + step) % n, first + (p + step + 1) % n
+        if points[j, 0] == points[k, 0]:
+            start[min(points[j, 1], points[k, 1]) - v0 + 1] += 1
+    for r in range(rows):
+        y = v0 + r + 0.5
+        start[r + 1] += (qy - y) * (py - y) < 0.0
+    for r in range(rows):
+        start[r + 1] += start[r]
+    fill[:rows] = start[:rows]
+    for step in range(span):
+        j, k = first + (p + step) % n, first + (p + step + 1) % n
+        if points[j, 0] == points[k, 0]:
+            r = min(points[j, 1], points[k, 1]) - v0
+            xs[fill[r]] = points[j, 0]
+            fill[r] += 1
+    for r in range(rows):
+        y = v0 + r + 0.5
+        if (qy - y) * (py - y) < 0.0:
+            xs[fill[r]] = qx + (y - qy) * (px - qx) / (py - qy)
+            fill[r] += 1
     for b in range(max(v0, 0), min(v1, depth)):
-        y = b + 0.5
-        m = 0  # where the loop's sides cross the row's centre line, sorted
-        for step in range(span + 1):
-            j, k = first + (p + step) % n, first + (p + step + 1) % n
-            if step == span:  # the chord, back from q to p
-                if (qy - y) * (py - y) >= 0.0:
-                    continue
-                x = qx + (y - qy) * (px - qx) / (py - qy)
-            elif points[j, 0] == points[k, 0] and min(points[j, 1], points[k, 1]) == b:
-                x = float(points[j, 0])
-            else:
-                continue
-            c = m
-            while c > 0 and xs[c - 1] > x:
-                xs[c] = xs[c - 1]
-                c -= 1
-            xs[c] = x
-            m += 1
-        c = 0
+        r = b - v0
         for a in range(max(u0, 0), min(u1, width)):
-            while c < m and xs[c] < a + 0.5:
-                c += 1
             c0, c1 = claim[a, b, s], claim[a, b, t]
             if (c0 != g and c0 != h) or (c1 != g and c1 != h):
-                if (m - c) % 2 == 1 or _crosses_cell(px, py, qx, qy, a, b):
+                right = 0  # crossings to the right of the cell's centre: odd inside
+                for c in range(start[r], start[r + 1]):
+                    right += xs[c] > a + 0.5
+                if right % 2 == 1 or _crosses_cell(px, py, qx, qy, a, b):
                     return True
     return False
 
@@ -221,7 +231,8 @@ def _before(points: np.ndarray, a: int, b: int) -> bool:
 
 @numba.njit(cache=True)
 def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, max_error2: float, claim: np.ndarray,
-                      s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray, xs: np.ndarray) -> None:
+                      s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray, xs: np.ndarray,
+                      at: np.ndarray) -> None:
     """Douglas-Peucker over the raw points strictly between loop indices p and q (cyclic, loop of ``n`` points
     from ``first``), between regions g (level s) and h (level t): marks ``keep`` for the points it needs."""
     stack[0, 0], stack[0, 1] = p, q
@@ -240,7 +251,7 @@ def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, ma
             dist = _segment_distance2(ax, ay, bx, by, float(points[first + j, 0]), float(points[first + j, 1]))
             if dist > worst_d or (dist == worst_d and _before(points, first + j, first + worst)):
                 worst, worst_d = j, dist
-        if worst_d > max_error2 or _blocked(points, first, n, a, b, claim, s, t, g, h, xs):
+        if worst_d > max_error2 or _blocked(points, first, n, a, b, claim, s, t, g, h, xs, at):
             keep[first + worst] = True
             stack[top, 0], stack[top, 1] = a, worst
             stack[top + 1, 0], stack[top + 1, 1] = worst, b
@@ -270,7 +281,7 @@ def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loop
 @numba.njit(cache=True)
 def _simplify_from(points: np.ndarray, sides: np.ndarray, first: int, n: int, step: int, wall_error: float,
                    shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
-                   stack: np.ndarray, xs: np.ndarray) -> None:
+                   stack: np.ndarray, xs: np.ndarray, at: np.ndarray) -> None:
     """Simplify the stretch of region g's loop (``n`` points from ``first``) from its kept point ``step`` to the
     next kept one (one label all along: the kept points hold every change), unless its label keeps it exact."""
     u = (step + 1) % n
@@ -282,7 +293,7 @@ def _simplify_from(points: np.ndarray, sides: np.ndarray, first: int, n: int, st
     h = g if side == WALL else (side - CLIFF if side >= CLIFF else side)
     error = wall_error if side == WALL else shared_error
     _simplify_stretch(points, first, n, step, u, error * error, claim, region_level[g], region_level[h], g, h, keep,
-                      stack, xs)
+                      stack, xs, at)
 
 
 @numba.njit(cache=True)
@@ -298,7 +309,8 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
     False returned, and a tile simplifies all of its regions again with those points forced
     (``polygons._region_polygons``), which both sides keep. Returns whether no point was wanted."""
     stack = np.empty((points.shape[0] + 2, 2), np.int64)
-    xs = np.empty(points.shape[0] + 1)
+    xs = np.empty(2 * points.shape[0] + 2)
+    at = np.empty((2, points.shape[0] + 2), np.int64)
     forced = force.shape[0] > 0
     consistent = True
     for which_loop in range(loops):
@@ -324,7 +336,7 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
         for step in range(n):
             if keep[first + step]:
                 _simplify_from(points, sides, first, n, step, wall_error, shared_error, claim, region_level, g, keep,
-                               stack, xs)
+                               stack, xs, at)
         kept = 0
         for j in range(first, first + n):
             kept += keep[j]
@@ -351,9 +363,9 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
             while not keep[first + before]:
                 before = (before - 1) % n
             _simplify_from(points, sides, first, n, before, wall_error, shared_error, claim, region_level, g, keep,
-                           stack, xs)
+                           stack, xs, at)
             _simplify_from(points, sides, first, n, worst, wall_error, shared_error, claim, region_level, g, keep,
-                           stack, xs)
+                           stack, xs, at)
             kept = 0
             for j in range(first, first + n):
                 kept += keep[j]
