@@ -87,6 +87,7 @@ def baked_parts(mesh: NavMesh) -> list[tuple[WalkableLayers, int]]:
 
 
 def check_bake(mesh: NavMesh, settings_: NavSettings) -> list[tuple[float, float]]:
+    no_overlaps(mesh)
     islands = matched_islands(mesh, baked_parts(mesh))
     assert all(cells >= settings_.min_region_area - 1e-9 for cells, _ in islands)
     assert all(polygons > 0 for _, polygons in islands)
@@ -142,7 +143,7 @@ def test_a_region_does_not_cut_across_a_cell_that_steps_down_past_it(max_corners
     assert all(polygons >= 0.5 * cells for cells, polygons in islands)  # each mostly over its own cells
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)  # the same examples every run (known cases below)
+@settings(max_examples=60, deadline=None, derandomize=True)  # the same examples every run (known cases below)
 @given(seed=st.integers(0, 10_000), error=st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 3.0]),
        max_corners=st.integers(3, 6))
 @example(seed=10, error=1.0, max_corners=6)  # lost portals before
