@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxelworld.navigation._kernels.detail import fill_raster, raster_height
-from voxelworld.navigation._kernels.outlines import CLIFF, OUT, WALL, claims, loops_valid, simplify, trace
+from voxelworld.navigation._kernels.outlines import CLIFF, OUT, WALL, _blocked, claims, loops_valid, simplify, trace
 from voxelworld.navigation._kernels.polygons import tile_rectangles
 from voxelworld.navigation._kernels.regions import tile_regions
 from voxelworld.navigation._kernels.triangles import bridge_holes, ear_clip, merge_convex
@@ -97,7 +97,11 @@ def label_reference(label, links, i, k, s, d, tile):
     for t in range(len(across)):
         if across[t] >= 0 and links[d ^ 1, ni, nk, t] == s:
             return across[t]
-    return CLIFF + across[s] if across[s] >= 0 else WALL
+    here = label[i - i_lo, k - k_lo]
+    if across[s] < 0 or links[d ^ 1, ni, nk, s] >= 0 or any(
+            here[t] >= 0 and links[d, i, k, t] == s for t in range(len(here))):
+        return WALL  # a cliff only where the region across sees one back
+    return CLIFF + across[s]
 
 
 def trace_region(label, links, g, tile):
@@ -141,6 +145,100 @@ def test_traced_outlines_are_the_regions_sides_with_their_labels(seed):
                           for j in range(loop_start[loop_index], loop_start[loop_index + 1])) for loop_index in range(loops)]
         assert area[0] > 0 and all(a < 0 for a in area[1:])
         assert sum(area) == len(cells)
+
+
+def three_levels(seed: int, nx: int = 12, nz: int = 11) -> np.ndarray:
+    """Three levels 0.8 m apart over ground of random heights (0, 0.25 or 0.5 m), with holes: with a 0.35 m step,
+    a sample may step down to the level below across a side where the sample of its own level is too high."""
+    rng = np.random.default_rng(seed)
+    height = rng.choice([0.0, 0.25, 0.5], (nx, nz))[..., None] + np.array([0.0, 0.8, 1.6])
+    height[rng.random((nx, nz, 3)) < np.array([0.2, 0.5, 0.7])] = np.nan
+    return height
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000))
+def test_two_regions_see_the_same_label_back_across_every_side(seed):
+    """Across each side two regions of a tile share, each sees the other (a portal), or each sees a cliff to the
+    other: never one a cliff and the other a region of another level it steps to. (A cliff labelled from one side
+    only let that side's simplified outline cut across the other's cells, and polygons of one level overlapped.)"""
+    height = three_levels(seed)
+    links = level_links(height, 0.35)
+    tile = (0, 0, 12, 11)
+    label, count = regions_of(height, links, tile)
+    seen = {}
+    for g in range(count):
+        s, cells, points, sides, loop_start, loops = trace_region(label, links, g, tile)
+        for loop_index in range(loops):
+            first, last = loop_start[loop_index], loop_start[loop_index + 1]
+            for j in range(first, last):
+                q = first + (j + 1 - first) % (last - first)
+                seen[(g, tuple(points[j]), tuple(points[q]))] = int(sides[j])
+    cliffs = 0
+    for (g, p, q), side in seen.items():
+        if side >= CLIFF:
+            cliffs += 1
+            assert seen[(side - CLIFF, q, p)] == CLIFF + g
+        elif side >= 0:
+            assert seen[(side, q, p)] == g
+    assert cliffs > 0
+
+
+def blocked_reference(points, first, n, p, q, claim, s, t, g, h) -> bool:
+    """Whether the chord from loop point p to q covers a cell the stretch may not cover (see ``_blocked``): the
+    area the chord and the raw points from p to q close (shapely's valid form of that ring) meets such a cell's
+    square."""
+    ring = [tuple(points[first + (p + step) % n]) for step in range((q - p) % n + 1)]
+    if len(set(ring)) < 3:
+        return False
+    closed = shapely.make_valid(shapely.Polygon(ring))
+    for a in range(claim.shape[0]):
+        for b in range(claim.shape[1]):
+            if {claim[a, b, s], claim[a, b, t]} <= {g, h}:
+                continue
+            if shapely.intersection(closed, shapely.box(a, b, a + 1, b + 1)).area > 1e-12:
+                return True
+    return False
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000))
+def test_a_chord_is_blocked_by_the_cells_it_crosses_or_encloses_as_the_reference_says(seed):
+    """Every chord between two points of every loop of a small tile's regions, as a wall (h = g): ``_blocked``
+    against shapely (a chord along a grid line across a notch crosses no cell but covers the notch's)."""
+    height = three_levels(seed, 8, 7)
+    links = level_links(height, 0.35)
+    tile = (0, 0, 8, 7)
+    label, count = regions_of(height, links, tile)
+    claim = claims(label)
+    rng = np.random.default_rng(seed)
+    for g in range(count):
+        s, cells, points, sides, loop_start, loops = trace_region(label, links, g, tile)
+        xs, at = np.empty(2 * len(points) + 2), np.empty((2, len(points) + 2), np.int64)
+        for loop_index in range(loops):
+            first, n = loop_start[loop_index], loop_start[loop_index + 1] - loop_start[loop_index]
+            for p, q in rng.integers(0, n, (12, 2)):
+                if (q - p) % n >= 2:
+                    assert _blocked(points, first, n, p, q, claim, s, s, g, g, xs, at) == \
+                        blocked_reference(points, first, n, p, q, claim, s, s, g, g)
+
+
+def test_a_chord_along_a_grid_line_across_a_notch_is_blocked_by_the_cell_in_it():
+    """A U of one region's cells around a cell of another: the chord across the U's mouth runs along a grid line
+    and crosses no cell, but would cover the other region's cell."""
+    height = np.full((3, 2, 1), 0.0)
+    height[1, 1, 0] = 0.5  # too high to step to: a region of its own in the U's notch
+    links = level_links(height, 0.35)
+    label, count = regions_of(height, links, (0, 0, 3, 2))
+    g = int(label[0, 0, 0])
+    s, cells, points, sides, loop_start, loops = trace_region(label, links, g, (0, 0, 3, 2))
+    n = int(loop_start[1])
+    at = {tuple(points[j]): j for j in range(n)}
+    p, q = at[(3, 2)], at[(0, 2)]  # the mouth, along v = 2: (1, 2) and (2, 2) lie between, around the notch
+    claim = claims(label)
+    assert _blocked(points, 0, n, p, q, claim, 0, 0, g, g, np.empty(2 * n + 2),
+                    np.empty((2, n + 2), np.int64))
+    assert blocked_reference(points, 0, n, p, q, claim, 0, 0, g, g)
 
 
 def segment_distance(p, a, b) -> float:

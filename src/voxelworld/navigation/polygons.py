@@ -9,7 +9,8 @@ A region's walkable samples (:class:`WalkableLayers`: per column of its grid, up
    each other, without pinches, so each region's outline is an outer loop and its holes, all simple;
 2. each region's outline is traced along its cells' sides and simplified (``_kernels.outlines``): walls within
    ``max_edge_error`` metres (Douglas-Peucker; Recast's ``maxSimplificationError``), the stretches two regions
-   share the same way from both sides, every point kept where what lies across changes, the tile's edge kept
+   share the same way from both sides (one chord, as Recast's contours keep a portal between two regions, unless
+   it would cover a third region's cell), every point kept where what lies across changes, the tile's edge kept
    exact; points inside the outline are not kept;
 3. the outline is cut into closed, simple, convex polygons of at most ``max_corners`` corners
    (``_kernels.triangles``: holes bridged, ear clipping, triangles merged while convex), which on one level
@@ -43,6 +44,7 @@ __all__ = ["TILE_CELLS", "WalkableGrid", "WalkableLayers", "tile_polygons", "nav
            "tile_navmesh_arrays", "side_steps", "navmesh_from_grids"]
 
 TILE_CELLS = 64  # columns along each side of a tile
+SHARED_ERROR = float("inf")  # cells: how far a simplified stretch two regions share may stray (no bound)
 # A region's convex polygons as _outline_polygons gives them: (points, poly, labels, size, pairs).
 RegionPieces: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 # One region's (or some tiles') arrays as _tile_arrays gives them: vertices, polygon ends, levels, detail origins,
@@ -160,8 +162,8 @@ def _rectangle_polygons(rects: np.ndarray, members: np.ndarray, i_lo: int, k_lo:
 
 
 def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarray, count: int, label: np.ndarray,
-                     tile: tuple[int, int, int, int], max_corners: int,
-                     error: float) -> tuple[list[RegionPieces], np.ndarray, bool]:
+                     tile: tuple[int, int, int, int], max_corners: int, error: float,
+                     bounded_shared: bool = False) -> tuple[list[RegionPieces], np.ndarray, bool]:
     """Every region's polygons, as :func:`_outline_polygons` gives them, and whether the regions' shared
     stretches were simplified (else they are exact, and the grid's links give their portals). Shared stretches
     are simplified only if every region's outline can be; a region that cannot be cut even with exact stretches
@@ -170,7 +172,15 @@ def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarr
     A stretch two regions share must be simplified the same way from both sides, or their polygons' sides part
     and no portal joins them. Each side does the same on its own, except where a loop simplified to fewer than
     three points needs one more inside such a stretch (a tiny region): then every region is simplified again with
-    those points kept by all (``_kernels.outlines.simplify_forced``), until none is asked for."""
+    those points kept by all (``_kernels.outlines.simplify_forced``), until none is asked for.
+
+    With ``error`` > 0, shared stretches are simplified without a bound on their distance from the cells
+    (``SHARED_ERROR``; Recast keeps a portal between two regions as one straight side): such a side moves no
+    outline, only where the two regions' polygons meet, so one chord serves unless it covers a third region's
+    cell. (Bounded by ``error`` instead, a tile whose outline could not be cut unbounded could not be cut either
+    on the levels tried.) ``bounded_shared``: the tile's regions are of more than one area type, where a side
+    between two regions is where one type ends and the other begins (a hazard's edge): there the shared stretches
+    keep ``error`` too, so that no polygon strays more than the edge error over cells of another type."""
     claim = claims(label)
     # Each region's cells (row by row), from one counting sort of the tile's samples by region; each region's
     # level, its first rectangle's (regions are numbered by their first rectangle).
@@ -180,9 +190,10 @@ def _region_polygons(layers: WalkableLayers, rects: np.ndarray, region: np.ndarr
     cells = [every[bounds[g]:bounds[g + 1]] for g in range(count)]
     points = (label.shape[0] + 1, label.shape[1] + 1)
     force, want = np.zeros(points, np.bool_), np.zeros(points, np.bool_)
+    shared = SHARED_ERROR if error > 0 and not bounded_shared else error  # 0: every stretch exact
     while True:
-        made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level, ((error, error),),
-                                  max_corners, force, want) for g in range(count)]
+        made = [_outline_polygons(label, layers.links, g, cells[g], tile, claim, region_level,
+                                  ((error, shared),), max_corners, force, want) for g in range(count)]
         if not (want & ~force).any():  # each point is asked for once, so this ends
             break
         force |= want
@@ -224,7 +235,8 @@ def tile_polygons(layers: WalkableLayers, ti: int, tk: int, max_corners: int = 6
     label = np.full((i_hi - i_lo, k_hi - k_lo, levels), -1, np.int64)
     paint_regions(rects, region, i_lo, k_lo, label)
     made, region_level, simplified = _region_polygons(layers, rects, region, count, label, (i_lo, k_lo, i_hi, k_hi),
-                                                      max_corners, float(max_edge_error) / float(layers.cell))
+                                                      max_corners, float(max_edge_error) / float(layers.cell),
+                                                      bounded_shared=mixed)
     corners, heights, ends, level, box_parts, details, counts = [], [], [], [], [], [], []
     side_parts, inner, inner_ends = [], [], []
     shared = []  # the simplified shared sides: rows (lower region, higher, polygon, two points) per region

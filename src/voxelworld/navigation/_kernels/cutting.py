@@ -9,7 +9,8 @@ change to a step (in ``outlines``, ``triangles``, ``detail`` or ``polygons``) mu
 below) or a stale cache goes on running the old step.
 """
 
-# Steps last changed: points forced on every region's outline, short loops asking for them (outlines.simplify_forced).
+# Steps last changed: cliffs only where both sides see one; a chord blocked by the cells it encloses; a short loop's added
+# point re-simplifies the two stretches it splits; crossings bucketed by row in room made once (outlines).
 
 from __future__ import annotations
 

@@ -7,12 +7,15 @@ loop, and a clockwise loop around each hole. Each side carries a *label*, what l
 - ``WALL`` (-1): nothing the region's samples step to, and no sample of the same level in the tile;
 - ``OUT`` (-2): a sample outside the tile the region's sample steps to;
 - ``g >= 0``: region g of the tile, which the sample steps to (or which steps to it);
-- ``CLIFF + g``: region g of the same level, which neither steps to.
+- ``CLIFF + g``: region g of the same level, where neither sample steps to the other nor to any sample of the
+  other's column (so that g sees the same label back: a sample of g that steps down past the cliff to a region of
+  another level sees that region, and then the side is a ``WALL`` from this one).
 
 Simplification keeps every point where the label changes and every corner of the sides along the tile's edge
 (``OUT``), so that two tiles see the same sides. Every other stretch between two kept points is simplified by
 Douglas-Peucker within ``max_error`` (cells), keeping a further point while a raw point lies farther than that
-from the chord or the chord crosses a cell the stretch may not cover: for a wall, a cell that is not the
+from the chord or the chord covers a cell the stretch may not cover (crosses it, or encloses it between itself
+and the raw points, as a chord along a grid line across a notch does): for a wall, a cell that is not the
 region's and not an empty cell next to it alone; for a stretch two regions share, a cell that is not one of
 theirs nor next to them alone, on either's level. A shared stretch is simplified the same way from both sides
 (the farthest point, on a tie the lowest), so the two regions keep the same points and their polygons meet
@@ -72,9 +75,12 @@ def _side_label(label: np.ndarray, links: np.ndarray, i: int, k: int, s: int, d:
     for t in range(label.shape[2]):
         if label[a, b, t] >= 0 and links[d ^ 1, ni, nk, t] == s:
             return label[a, b, t]
-    if label[a, b, s] >= 0:
-        return CLIFF + label[a, b, s]
-    return WALL
+    if label[a, b, s] < 0 or links[d ^ 1, ni, nk, s] >= 0:
+        return WALL  # nothing of the level across, or it steps to another sample of this column: not a cliff
+    for t in range(label.shape[2]):  # nor may another sample of this column step to it
+        if label[i - i_lo, k - k_lo, t] >= 0 and links[d, i, k, t] == s:
+            return WALL
+    return CLIFF + label[a, b, s]
 
 
 @numba.njit(cache=True)
@@ -150,15 +156,59 @@ def _crosses_cell(px: float, py: float, qx: float, qy: float, a: int, b: int) ->
 
 
 @numba.njit(cache=True)
-def _blocked(px: float, py: float, qx: float, qy: float, claim: np.ndarray, s: int, t: int, g: int, h: int) -> bool:
-    """Whether the chord p-q crosses a cell that the stretch between regions g (level s) and h (level t; h = g
-    for a wall) may not cover: one whose claim on level s or t is neither g nor h."""
+def _blocked(points: np.ndarray, first: int, n: int, p: int, q: int, claim: np.ndarray, s: int, t: int, g: int, h: int,
+             xs: np.ndarray, at: np.ndarray) -> bool:
+    """Whether the chord from loop point p to loop point q (a loop of ``n`` points from ``first``) covers a cell
+    that the stretch between regions g (level s) and h (level t; h = g for a wall) may not cover: one whose claim
+    on level s or t is neither g nor h, that the chord crosses or that lies between the chord and the raw points
+    from p to q (its centre inside the loop they close with the chord, even-odd: the raw sides run along the
+    grid's lines, so a cell the chord does not cross is inside or outside whole). ``xs``: room for a crossing per
+    raw side and per row (twice the loop's points); ``at`` (2, the loop's points + 2) int64: room for where each
+    row's crossings start."""
     width, depth = claim.shape[0], claim.shape[1]
-    for a in range(max(int(min(px, qx)) - 1, 0), min(int(max(px, qx)) + 1, width)):
-        for b in range(max(int(min(py, qy)) - 1, 0), min(int(max(py, qy)) + 1, depth)):
+    span = (q - p) % n
+    px, py = float(points[first + p, 0]), float(points[first + p, 1])
+    qx, qy = float(points[first + q, 0]), float(points[first + q, 1])
+    u0, u1, v0, v1 = points[first + p, 0], points[first + p, 0], points[first + p, 1], points[first + p, 1]
+    for step in range(1, span + 1):
+        j = first + (p + step) % n
+        u0, u1 = min(u0, points[j, 0]), max(u1, points[j, 0])
+        v0, v1 = min(v0, points[j, 1]), max(v1, points[j, 1])
+    rows = v1 - v0
+    # Where the loop's sides cross each row's centre line, row by row (a counting sort): the raw vertical sides
+    # and the chord back from q to p.
+    start, fill = at[0], at[1]
+    start[:rows + 1] = 0
+    for step in range(span):
+        j, k = first + (p + step) % n, first + (p + step + 1) % n
+        if points[j, 0] == points[k, 0]:
+            start[min(points[j, 1], points[k, 1]) - v0 + 1] += 1
+    for r in range(rows):
+        y = v0 + r + 0.5
+        start[r + 1] += (qy - y) * (py - y) < 0.0
+    for r in range(rows):
+        start[r + 1] += start[r]
+    fill[:rows] = start[:rows]
+    for step in range(span):
+        j, k = first + (p + step) % n, first + (p + step + 1) % n
+        if points[j, 0] == points[k, 0]:
+            r = min(points[j, 1], points[k, 1]) - v0
+            xs[fill[r]] = points[j, 0]
+            fill[r] += 1
+    for r in range(rows):
+        y = v0 + r + 0.5
+        if (qy - y) * (py - y) < 0.0:
+            xs[fill[r]] = qx + (y - qy) * (px - qx) / (py - qy)
+            fill[r] += 1
+    for b in range(max(v0, 0), min(v1, depth)):
+        r = b - v0
+        for a in range(max(u0, 0), min(u1, width)):
             c0, c1 = claim[a, b, s], claim[a, b, t]
             if (c0 != g and c0 != h) or (c1 != g and c1 != h):
-                if _crosses_cell(px, py, qx, qy, a, b):
+                right = 0  # crossings to the right of the cell's centre: odd inside
+                for c in range(start[r], start[r + 1]):
+                    right += xs[c] > a + 0.5
+                if right % 2 == 1 or _crosses_cell(px, py, qx, qy, a, b):
                     return True
     return False
 
@@ -181,7 +231,8 @@ def _before(points: np.ndarray, a: int, b: int) -> bool:
 
 @numba.njit(cache=True)
 def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, max_error2: float, claim: np.ndarray,
-                      s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray) -> None:
+                      s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray, xs: np.ndarray,
+                      at: np.ndarray) -> None:
     """Douglas-Peucker over the raw points strictly between loop indices p and q (cyclic, loop of ``n`` points
     from ``first``), between regions g (level s) and h (level t): marks ``keep`` for the points it needs."""
     stack[0, 0], stack[0, 1] = p, q
@@ -200,7 +251,7 @@ def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, ma
             dist = _segment_distance2(ax, ay, bx, by, float(points[first + j, 0]), float(points[first + j, 1]))
             if dist > worst_d or (dist == worst_d and _before(points, first + j, first + worst)):
                 worst, worst_d = j, dist
-        if worst_d > max_error2 or _blocked(ax, ay, bx, by, claim, s, t, g, h):
+        if worst_d > max_error2 or _blocked(points, first, n, a, b, claim, s, t, g, h, xs, at):
             keep[first + worst] = True
             stack[top, 0], stack[top, 1] = a, worst
             stack[top + 1, 0], stack[top + 1, 1] = worst, b
@@ -228,19 +279,38 @@ def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loop
 
 
 @numba.njit(cache=True)
+def _simplify_from(points: np.ndarray, sides: np.ndarray, first: int, n: int, step: int, wall_error: float,
+                   shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
+                   stack: np.ndarray, xs: np.ndarray, at: np.ndarray) -> None:
+    """Simplify the stretch of region g's loop (``n`` points from ``first``) from its kept point ``step`` to the
+    next kept one (one label all along: the kept points hold every change), unless its label keeps it exact."""
+    u = (step + 1) % n
+    while not keep[first + u]:
+        u = (u + 1) % n
+    side = sides[first + step]
+    if _exact(side, wall_error, shared_error):
+        return
+    h = g if side == WALL else (side - CLIFF if side >= CLIFF else side)
+    error = wall_error if side == WALL else shared_error
+    _simplify_stretch(points, first, n, step, u, error * error, claim, region_level[g], region_level[h], g, h, keep,
+                      stack, xs, at)
+
+
+@numba.njit(cache=True)
 def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loops: int, wall_error: float,
                     shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
                     force: np.ndarray, want: np.ndarray) -> bool:
     """:func:`simplify`, keeping besides every point ``(u, v)`` its loops pass through where ``force[u, v]``
     (empty: none). A loop simplified to fewer than three points gets the farthest of its points from the kept
-    ones' sides (the lowest on a tie); where that point lies inside a stretch shared with another region (and the
-    loop has more than one label: else the region across traces the same loop and adds the same point), the
-    region across keeps its chord, so their sides would part (and the portal between them with them):
-    ``want[u, v]`` is set (when ``want`` is not empty) and False returned, and a tile simplifies all of its
-    regions again with those points forced (``polygons._region_polygons``), which both sides keep. Returns
-    whether no point was wanted."""
+    ones' sides (the lowest on a tie), and the two stretches it splits are simplified again; where that point
+    lies inside a stretch shared with another region (and the loop has more than one label: else the region
+    across traces the same loop and adds the same point), the region across keeps its chord, so their sides
+    would part (and the portal between them with them): ``want[u, v]`` is set (when ``want`` is not empty) and
+    False returned, and a tile simplifies all of its regions again with those points forced
+    (``polygons._region_polygons``), which both sides keep. Returns whether no point was wanted."""
     stack = np.empty((points.shape[0] + 2, 2), np.int64)
-    s = region_level[g]
+    xs = np.empty(2 * points.shape[0] + 2)
+    at = np.empty((2, points.shape[0] + 2), np.int64)
     forced = force.shape[0] > 0
     consistent = True
     for which_loop in range(loops):
@@ -264,21 +334,14 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
                     high = j
             keep[low], keep[high] = True, True
         for step in range(n):
-            if not keep[first + step]:
-                continue
-            u = (step + 1) % n
-            while not keep[first + u]:
-                u = (u + 1) % n
-            side = sides[first + step]
-            if _exact(side, wall_error, shared_error):
-                continue
-            h = g if side == WALL else (side - CLIFF if side >= CLIFF else side)
-            error = wall_error if side == WALL else shared_error
-            _simplify_stretch(points, first, n, step, u, error * error, claim, s, region_level[h], g, h, keep, stack)
+            if keep[first + step]:
+                _simplify_from(points, sides, first, n, step, wall_error, shared_error, claim, region_level, g, keep,
+                               stack, xs, at)
         kept = 0
         for j in range(first, first + n):
             kept += keep[j]
-        while kept < 3:  # a loop needs three points: add the farthest from the kept ones' sides (lowest on a tie)
+        while kept < 3:  # a loop needs three points: add the farthest from the kept ones' sides (lowest on a tie),
+            # and simplify the two stretches it splits again (their chords may cover cells the one before did not)
             worst, worst_d = -1, -1.0
             for step in range(n):
                 if keep[first + step]:
@@ -296,7 +359,16 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
                 if best > worst_d or (best == worst_d and _before(points, first + step, first + worst)):
                     worst, worst_d = step, best
             keep[first + worst] = True
-            kept += 1
+            before = (worst - 1) % n
+            while not keep[first + before]:
+                before = (before - 1) % n
+            _simplify_from(points, sides, first, n, before, wall_error, shared_error, claim, region_level, g, keep,
+                           stack, xs, at)
+            _simplify_from(points, sides, first, n, worst, wall_error, shared_error, claim, region_level, g, keep,
+                           stack, xs, at)
+            kept = 0
+            for j in range(first, first + n):
+                kept += keep[j]
             side = sides[first + worst]
             if not one_label and side != WALL and side != OUT:  # inside a shared stretch
                 consistent = False
