@@ -51,6 +51,8 @@ class Rebakeable(Protocol):
 
     def navmesh_arrays(self) -> NavMeshArrays: ...
 
+    def place_links(self, mesh: NavMesh) -> None: ...
+
 
 @dataclass
 class NavMesh:
@@ -178,6 +180,7 @@ class NavMesh:
         state, rebuilt = self.bake_state.rebaked(box, scene, in_place=True)
         self._set_arrays(*state.navmesh_arrays(), baked=True)
         self.bake_state = state
+        state.place_links(self)  # its off-mesh links over the new polygons
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons

@@ -41,7 +41,10 @@ from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .areas import BakeArea
 from .frames import Frame
+from .ledges import AreaLedges, rescan_ledges
+from .links import SceneLink
 from .navmesh import NavMesh, NavMeshArrays
+from .offmesh import place_links
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, navmesh_arrays, tile_polygons
 from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
@@ -56,7 +59,7 @@ class BakedArea:
     """What a bake keeps of one area (a region, or regions baked as one: :mod:`~voxelworld.navigation.areas`) to
     re-bake it: its samples (step 2), what is left of them after the whole-cells rule (step 3) and after erosion
     (step 4), the final layers (step 5, with their links) and each tile's polygons (tile (ti, tk) at
-    ``ti * tiles_z + tk``)."""
+    ``ti * tiles_z + tk``), and its drop links off ledges (:mod:`~voxelworld.navigation.ledges`)."""
 
     area: BakeArea
     samples: Samples
@@ -64,6 +67,7 @@ class BakedArea:
     eroded: np.ndarray  # (nx, nz, levels) float64
     layers: WalkableLayers
     tiles: tuple[TilePolygons, ...]
+    ledges: AreaLedges = field(default_factory=AreaLedges.none)
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,13 @@ class BakeState:
     def navmesh(self) -> NavMesh:
         mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame)
         mesh.bake_state = self
+        self.place_links(mesh)
         return mesh
+
+    def place_links(self, mesh: NavMesh) -> None:
+        """Give ``mesh``, the navmesh of this state's polygons, its off-mesh links (the areas' drop links and the
+        scene's links: :func:`~voxelworld.navigation.offmesh.place_links`)."""
+        place_links(mesh, [baked.ledges for baked in self.areas], self.scene.links, self.settings)
 
     def navmesh_arrays(self) -> NavMeshArrays:
         """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
@@ -110,7 +120,13 @@ def local_scene(scene: Scene, frame: Frame) -> Scene:
         if key not in known:
             known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role)
         objects.append(known[key])
-    return Scene(objects)
+    return Scene(objects, [_local_link(link, frame) for link in scene.links])
+
+
+def _local_link(link: SceneLink, frame: Frame) -> SceneLink:
+    """``link`` with its ends in ``frame``."""
+    start, end = frame.to_local(np.array([link.start, link.end])).tolist()
+    return replace(link, start=tuple(start), end=tuple(end))
 
 
 
@@ -330,4 +346,17 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(touched_tiles))]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
-    return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles)), rebuilt
+    ledges = rescan_ledges(baked.ledges, samples, layers, settings, _changed_columns(changed, touched))
+    return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles), ledges), rebuilt
+
+
+def _changed_columns(changed: np.ndarray, touched: tuple[int, int, int, int] | None
+                     ) -> tuple[int, int, int, int] | None:
+    """The columns (i0, k0, i1, k1) holding every column whose kept samples or links changed (``changed``) and
+    the columns cast again (``touched``: their surfaces, ceilings and enclosures), or None when there are none."""
+    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    boxes = [] if not len(rows) else [(int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1)]
+    boxes += [] if touched is None else [touched]
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

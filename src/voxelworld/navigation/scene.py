@@ -59,7 +59,9 @@ from typing import NamedTuple, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import FormatError, ParameterError, check_range
+from ..errors import FormatError, ParameterError, check_point, check_range
+from .area_types import GROUND
+from .links import SceneLink
 
 __all__ = ["ROLES", "SceneObject", "Scene", "SceneTriangles"]
 
@@ -222,7 +224,8 @@ class Scene:
     (1, 2)
     """
 
-    def __init__(self, objects: Iterable[SceneObject] = ()):
+    def __init__(self, objects: Iterable[SceneObject] = (), links: Iterable[SceneLink] = ()):
+        self._links = _scene_links(links)
         try:
             objects = tuple(objects)
         except TypeError:
@@ -285,12 +288,33 @@ class Scene:
         if name in self:
             raise ParameterError("name", name, f"a name no object of the scene has (objects[{self.index(name)}] "
                                  "has it)")
-        return Scene(self._objects + (SceneObject(name, positions, indices, role),))
+        return Scene(self._objects + (SceneObject(name, positions, indices, role),), self._links)
 
     def without(self, name: str) -> Scene:
         """A new scene: this one without the object called ``name`` (which must exist)."""
         drop = self.index(name)
-        return Scene(obj for index, obj in enumerate(self._objects) if index != drop)
+        return Scene((obj for index, obj in enumerate(self._objects) if index != drop), self._links)
+
+    # --- off-mesh links ---------------------------------------------------------------------------------------
+
+    @property
+    def links(self) -> tuple[SceneLink, ...]:
+        """The links placed in the scene (:meth:`with_link`), in order."""
+        return self._links
+
+    def with_link(self, start: ArrayLike, end: ArrayLike, bidirectional: bool = True, area: str = GROUND) -> Scene:
+        """A new scene: this one plus an off-mesh link from ``start`` to ``end`` (m, world coordinates; a
+        ladder, a jump pad), both ways unless ``bidirectional`` is False, of area type ``area`` (a name:
+        :class:`~voxelworld.navigation.links.SceneLink`). The bake snaps each end onto the navmesh, within
+        ``agent_radius + 2 * cell_size`` (m); a link with an end farther from it is left out of the navmesh
+        (:func:`voxelworld.navigation.offmesh.unplaced_links` lists those) until a re-bake finds ground there.
+
+        >>> scene = Scene().with_link((0, 0, 0), (0, 3, 1), area="ladder")
+        >>> scene.links[0].end, scene.links[0].area
+        ((0.0, 3.0, 1.0), 'ladder')
+        """
+        link = SceneLink(check_point("start", start), check_point("end", end), bidirectional, area)
+        return Scene(self._objects, self._links + (link,))
 
     # --- geometry ---------------------------------------------------------------------------------------------
 
@@ -413,6 +437,17 @@ class Scene:
             role = next((role for pattern, role in rules if fnmatch.fnmatchcase(name, pattern)), default_role)
             objects.append(SceneObject(name, vertices[used], local.reshape(-1, 3), role))
         return cls(objects)
+
+
+def _scene_links(links: Iterable[SceneLink]) -> tuple[SceneLink, ...]:
+    """``links``: an iterable of SceneLink, as a tuple."""
+    try:
+        checked = tuple(links)
+    except TypeError:
+        raise ParameterError("links", links, "an iterable of voxelworld.navigation.links.SceneLink") from None
+    for index, link in enumerate(checked):
+        check_range(f"links[{index}]", link, "a voxelworld.navigation.links.SceneLink", isinstance(link, SceneLink))
+    return checked
 
 
 def _roles_filter(roles: object) -> frozenset[str]:
