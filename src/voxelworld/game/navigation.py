@@ -51,6 +51,7 @@ from ..navigation import (
     NavMesh,
     NavQuery,
     NavSettings,
+    QueryFilter,
     Scene,
     SceneObject,
     SearchRegion,
@@ -285,11 +286,12 @@ class WorldNavigation:
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
 
     # ------------------------------------------------------------------------------------------- crowd
-    def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float
-                  ) -> int:
+    def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float,
+                  filter: QueryFilter | None = None) -> int:
         """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
-        (ParameterError naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers
-        are checked against before anything is baked)."""
+        (of its polygons that ``filter``, a ``QueryFilter`` for its paths and moves, allows; ParameterError
+        naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers are checked
+        against before anything is baked)."""
         check_agent(radius, speed, arrival_distance=arrival_distance)
         max_snap = check_finite("max_snap", max_snap, minimum=0.0, unit="m")
         point = np.array(check_point("position", position))
@@ -298,11 +300,11 @@ class WorldNavigation:
             if self.tiled.tile_of(point) not in self.tiled.tiles:
                 raise ParameterError("position", tuple(point.tolist()), "a point whose navmesh tile can be baked: "
                                      "every chunk its bake reads meshed (near the world's actors)")
-        snapped, polygon = NavQuery(self.mesh).nearest_point(point)
+        snapped, polygon = NavQuery(self.mesh).nearest_point(point, filter)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= max_snap:
             raise ParameterError("position", tuple(point.tolist()), f"a point within max_snap = {max_snap} m of the "
                                  "navmesh")
-        return self.crowd.add_agent(snapped, radius, speed, arrival_distance=arrival_distance)
+        return self.crowd.add_agent(snapped, radius, speed, arrival_distance=arrival_distance, filter=filter)
 
     def step_crowd(self, dt: float) -> None:
         """Step the crowd for ``dt`` s (> 0); each agent's events wait for :meth:`take_events`."""

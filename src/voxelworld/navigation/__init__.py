@@ -15,7 +15,8 @@ knows nothing of voxels.
   islands, JSON (docs/specs/navmesh-json.md, :mod:`~voxelworld.navigation.formats`), OBJ, and ``rebake`` of the
   tiles a change of the scene touches.
 - :class:`NavQuery`: the queries of one agent or thread on a navmesh (``locate``, ``nearest_point``,
-  ``find_path``, ``raycast``, ``random_point``), with the scratch its path searches reuse.
+  ``find_path``, ``raycast``, ``random_point``), with the scratch its path searches reuse; a
+  :class:`QueryFilter` (:mod:`~voxelworld.navigation.filters`) weighs or excludes area types in them.
 - :class:`Crowd` / :class:`CrowdSettings`: agents (radius, speed, goal) walking a navmesh together, steering
   along their paths with local avoidance (ORCA) and kept on the mesh and apart (Detour's crowd is the model;
   :mod:`~voxelworld.navigation.crowd`).
@@ -28,11 +29,12 @@ The guide is docs/navigation.md.
 """
 
 from .crowd import Crowd, CrowdEvent, CrowdSettings
+from .filters import QueryFilter
 from .navmesh import NavMesh
 from .polygons import WalkableGrid, navmesh_from_grids
 from .query import NavPath, NavQuery
 from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavQuery", "NavPath",
+__all__ = ["Scene", "SceneObject", "NavSettings", "SearchRegion", "NavMesh", "NavQuery", "NavPath", "QueryFilter",
            "WalkableGrid", "navmesh_from_grids", "Crowd", "CrowdSettings", "CrowdEvent"]

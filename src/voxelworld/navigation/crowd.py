@@ -47,6 +47,8 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ._kernels import crowd as _crowd
+from .filters import QueryFilter, check_filter, keep_out, steer_with_filters
+from .index import NavIndex
 from .navmesh import NavMesh
 from .query import NavQuery
 
@@ -231,6 +233,7 @@ class Crowd:
         self._goal, self._next_corner = np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
         self._planned_at = np.zeros(0)  # s: the crowd's time of each agent's last plan
         self._paths: list[np.ndarray] = []
+        self._filters: list[QueryFilter | None] = []  # each agent's query filter (None: none)
         self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
         self._corners_stale = False
         self._replan_queue: list[int] = []  # agent ids, oldest first
@@ -242,7 +245,8 @@ class Crowd:
                   "_polygon", "_state", "_goal", "_next_corner", "_planned_at")
 
     def add_agent(self, position: Iterable[float], radius: float, speed: float, *, height: float = 2.0,
-                  arrival_distance: float | None = None, priority: float = 0.0) -> int:
+                  arrival_distance: float | None = None, priority: float = 0.0,
+                  filter: QueryFilter | None = None) -> int:
         """Add an agent standing at ``position`` (m, x and z within +-1e12, :data:`MAX_COORDINATE`; put on the
         navmesh's nearest point, at most ``settings.max_snap`` m away), a disc of ``radius`` m (0.01..10,
         :data:`AGENT_RADIUS`) walking at most ``speed`` m/s (0..100, :data:`MAX_AGENT_SPEED`), ``height`` m tall
@@ -251,10 +255,14 @@ class Crowd:
         :data:`MAX_PRIORITY`) has the right of way, and on a tie the one added earlier (see
         ``CrowdSettings.yield_share``). An agent of ``speed`` 0 is an obstacle: the others avoid it on their own
         and the separation never pushes it (place it with :meth:`move_agent`). A number out of its range is a
-        ParameterError naming it (:func:`check_agent`). Returns its id (ids are never used again); it stands
-        ``"idle"`` until :meth:`set_goal`."""
+        ParameterError naming it (:func:`check_agent`). With ``filter`` (a
+        :class:`~voxelworld.navigation.QueryFilter`), its paths are the least-cost ones under it and it never
+        steps into a polygon the filter excludes (it is placed, planned for and moved on the others only).
+        Returns its id (ids are never used again); it stands ``"idle"`` until :meth:`set_goal`."""
         radius, speed, height, arrival, priority = check_agent(radius, speed, height, arrival_distance, priority)
-        point, polygon = self._snap("position", position)
+        if filter is not None:
+            check_filter(filter)
+        point, polygon = self._snap("position", position, filter)
         agent = self._next_id
         row = (agent, point, np.zeros(2), radius, height, speed, arrival, priority, polygon, IDLE,
                np.full(3, np.nan), 0, -np.inf)
@@ -262,6 +270,7 @@ class Crowd:
             old = getattr(self, name)
             setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))
         self._paths.append(np.zeros((0, 3)))
+        self._filters.append(filter)
         self._slot[agent] = len(self._ids) - 1
         self._next_id += 1
         self._corners_stale = True
@@ -275,6 +284,7 @@ class Crowd:
             rows = getattr(self, name)
             setattr(self, name, rows[:row].copy() if last else np.delete(rows, row, axis=0))
         del self._paths[row]
+        del self._filters[row]
         del self._slot[agent]
         for later in self._ids[row:]:
             self._slot[int(later)] -= 1
@@ -304,7 +314,7 @@ class Crowd:
         """Put agent ``agent`` at ``position`` (m; on the navmesh's nearest point, at most ``settings.max_snap``
         m away); a walking agent plans again from there in its turn."""
         row = self._row(agent)
-        point, polygon = self._snap("position", position)
+        point, polygon = self._snap("position", position, self._filters[row])
         self._follow_navmesh()
         self._position[row], self._polygon[row] = point, polygon
         self._velocity[row] = 0.0
@@ -319,10 +329,11 @@ class Crowd:
             raise ParameterError("agent", agent, f"the id of an agent of this crowd ({known or 'none yet'})") \
                 from None
 
-    def _snap(self, parameter: str, value: object) -> tuple[np.ndarray, int]:
+    def _snap(self, parameter: str, value: object, query_filter: QueryFilter | None = None
+              ) -> tuple[np.ndarray, int]:
         point = np.array(check_point(parameter, value))
         _check_reach(parameter, point, value)
-        snapped, polygon = self._query.nearest_point(point)
+        snapped, polygon = self._query.nearest_point(point, query_filter)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= self.settings.max_snap:
             raise ParameterError(parameter, tuple(point.tolist()),
                                  f"a point within max_snap = {self.settings.max_snap} m of the navmesh")
@@ -449,7 +460,7 @@ class Crowd:
         path = None
         self._planned_at[row] = self.time
         if self._polygon[row] >= 0:
-            path = self._query.find_path(self._position[row], self._goal[row])
+            path = self._query.find_path(self._position[row], self._goal[row], self._filters[row])
         if path is None:
             self._state[row] = BLOCKED
             self._velocity[row] = 0.0
@@ -491,7 +502,7 @@ class Crowd:
         self._index = self.mesh.index
         events = self._waiting
         for row, agent in enumerate(self._ids.tolist()):
-            snapped, polygon = self._query.nearest_point(self._position[row])
+            snapped, polygon = self._query.nearest_point(self._position[row], self._filters[row])
             if polygon < 0 or not np.linalg.norm(snapped - self._position[row]) <= self.settings.max_snap:
                 self._polygon[row] = -1
                 self._velocity[row] = 0.0
@@ -540,13 +551,19 @@ class Crowd:
         walking = (self._state == MOVING) | (self._state == ARRIVED)
         preferred, chosen = np.zeros((n, 2)), np.zeros((n, 2))
         lost, arrived = np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_)
-        _crowd.steer(polygons, links, segments, self._position, self._polygon, self._radius, self._speed, walking,
-                     self._corners, self._corner_start, self._next_corner, self._arrival, settings.slowdown_distance,
-                     preferred, lost, arrived)
+        before = (self._position.copy(), self._polygon.copy())
+
+        def steer(index: NavIndex, moving: np.ndarray, preferred: np.ndarray, lost: np.ndarray,
+                  arrived: np.ndarray) -> None:
+            _crowd.steer(index.polygons, index.links, index.portal_segments, self._position, self._polygon,
+                         self._radius, self._speed, moving, self._corners, self._corner_start, self._next_corner,
+                         self._arrival, settings.slowdown_distance, preferred, lost, arrived)
+        steer_with_filters(self.mesh, self._filters, steer, walking, preferred, lost, arrived)
         grid = _crowd.agent_grid(self._position, settings.neighbour_distance)
         _crowd.avoid(self._position, self._velocity, self._radius, self._height, self._speed, self._polygon,
                      self._priority, preferred, grid, self._avoidance, dt, chosen)
         _crowd.integrate(polygons, links, segments, self._position, self._polygon, chosen, dt, self._velocity)
+        keep_out(self.mesh, self._filters, before, self._position, self._polygon, self._velocity, chosen, dt)
         _crowd.heights(polygons.surface, self._position, self._polygon)
         if settings.separation_iterations:
             fixed = self._speed == 0.0  # obstacles: the separation moves the others (polygon -1: not pushed)
@@ -554,6 +571,7 @@ class Crowd:
             _crowd.separate(polygons, links, segments, self._position, polygon, self._radius, self._height,
                             settings.separation_iterations, settings.separation_slack)
             self._polygon = np.where(fixed, self._polygon, polygon)
+            keep_out(self.mesh, self._filters, before, self._position, self._polygon, self._velocity)
             _crowd.heights(polygons.surface, self._position, self._polygon)
         events = []
         for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():

@@ -20,7 +20,7 @@ from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks, Surface
 
-__all__ = ["NavIndex", "navmesh_index"]
+__all__ = ["NavIndex", "navmesh_index", "filtered_index"]
 
 BUCKET_ENTRIES = 16  # bucket entries per polygon, at most (a well-shaped navmesh makes 1 to 4)
 
@@ -140,3 +140,20 @@ def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertice
                     BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),
                     portals, segments)
+
+
+def filtered_index(index: NavIndex, allowed: np.ndarray) -> NavIndex:
+    """The index of the same polygons with only the ``allowed`` ones ((p,) bool) found or entered: no bucket
+    lists another, no portal leads into one (its rings, built on first use, are walls there), and the islands
+    are those of the allowed polygons (a query filter's exclusions, :mod:`~voxelworld.navigation.filters`)."""
+    keep = allowed[index.portals[:, 0]] & allowed[index.portals[:, 1]]
+    portals = np.ascontiguousarray(index.portals[keep])
+    segments = np.ascontiguousarray(index.portal_segments[keep])
+    grid, shape = index.buckets.grid, index.buckets.grid_shape
+    spans = _locate.bucket_spans(index.polygons.boxes, grid, shape)[0]
+    spans[~allowed, 1] = spans[~allowed, 0] - 1  # an empty span: in no bucket
+    bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
+    p = index.polygon_count
+    return NavIndex(index.polygons, BucketGrid(grid, shape, bucket_start, bucket_polygons),
+                    PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals), portals,
+                    segments)
