@@ -12,8 +12,7 @@ from voxelworld.errors import FormatError, ParameterError
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.frames import Frame
-from voxelworld.navigation.links import (OffMeshLinks, SceneLink, offmesh_links_document,
-                                         offmesh_links_from_document)
+from voxelworld.navigation.links import OffMeshLinks, SceneLink, offmesh_links_document, offmesh_links_from_document
 from voxelworld.navigation.offmesh import snap_distance, unplaced_links
 
 from .test_ledges import PIT, REGION, SETTINGS, assert_same_links, pit_scene, quad

@@ -8,12 +8,12 @@ from where it stands to the link's end over :func:`crossing_time`; then it lands
 point to the link's end), and walks on along the rest of its path (which may hold more links). The crowd tells
 each agent's leaving (event ``"offmesh"``) and landing (``"landed"``).
 
-A crossing takes the longer of the link's horizontal length at the agent's speed and, for a drop (a link whose
-end is lower than where the agent leaves), the time a body falls that height (``g = 9.81 m/s²``), or for a climb
-the height at :data:`CLIMB_SPEED`; at least :data:`SHORTEST_CROSSING`. A drop follows a short jump's arc: it
-rises up to :data:`HOP` m above where it left, then falls onto the end (height ``y0 + 4 h u (1 - u) - (y0 - y1)
-u²`` at the share ``u`` of the crossing, moving evenly across); any other link is followed along a straight
-line.
+A drop (a link whose end is lower than where the agent leaves) is a short jump: it takes the time a body
+thrown :data:`HOP` m up takes to rise and fall to the end (``g = 9.81 m/s²``), or longer when the way across is
+more than twice the agent's speed covers then; its height follows an arc, ``y0 + 4 h u (1 - u) - (y0 - y1) u²``
+at the share ``u`` of the crossing (``h`` = :data:`HOP`), moving evenly across. Any other link is followed along
+a straight line at the agent's speed, and up at :data:`CLIMB_SPEED` at most (a ladder). At least
+:data:`SHORTEST_CROSSING` either way.
 
 An agent on a link is still ``"moving"``; :meth:`Crowd.link <voxelworld.navigation.Crowd.link>` says which link
 it crosses and how far it is. A re-bake, a new goal or :meth:`~voxelworld.navigation.Crowd.clear_goal` while it
@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-__all__ = ["CrowdLinks", "Crossing", "crossing_time", "arc_point", "GRAVITY", "HOP", "CLIMB_SPEED",
+if TYPE_CHECKING:
+    from .crowd import Crowd
+
+__all__ = ["CrowdLinks", "Crossing", "crossing_time", "arc_point", "fly", "leave", "GRAVITY", "HOP", "CLIMB_SPEED",
            "SHORTEST_CROSSING"]
 
 GRAVITY = 9.81  # m/s²
@@ -42,9 +46,10 @@ def crossing_time(start: np.ndarray, end: np.ndarray, speed: float) -> float:
     """Seconds an agent of top ``speed`` (m/s) takes from ``start`` to ``end`` (see the module's docstring)."""
     across = math.hypot(end[0] - start[0], end[2] - start[2])
     rise = float(end[1] - start[1])
-    walk = across / speed if speed > 0 else 0.0
-    height = math.sqrt(2 * -rise / GRAVITY) if rise < 0 else rise / CLIMB_SPEED
-    return max(walk, height, SHORTEST_CROSSING)
+    if rise < 0:  # a jump down: up HOP m and down again, across at up to twice its speed
+        flight = math.sqrt(2 * HOP / GRAVITY) + math.sqrt(2 * (HOP - rise) / GRAVITY)
+        return max(flight, across / (2 * speed) if speed > 0 else 0.0, SHORTEST_CROSSING)
+    return max(across / speed if speed > 0 else 0.0, rise / CLIMB_SPEED, SHORTEST_CROSSING)
 
 
 def arc_point(start: np.ndarray, end: np.ndarray, u: float) -> np.ndarray:
@@ -120,8 +125,12 @@ class CrowdLinks:
             self._ahead.pop(agent, None)
             self._replan_on_landing.discard(agent)
 
-    def replan_on_landing(self, agent: int) -> None:
-        self._replan_on_landing.add(agent)
+    def defer(self, agent: int) -> bool:
+        """Whether the agent is in the air (then it is marked to plan again when it lands)."""
+        if self.airborne(agent):
+            self._replan_on_landing.add(agent)
+            return True
+        return False
 
     def leave(self, agent: int, position: np.ndarray, speed: float) -> None:
         """The agent, arrived at its link's start, leaves the navmesh from ``position``."""
@@ -148,3 +157,60 @@ class CrowdLinks:
     def airborne_agents(self) -> list[int]:
         """The agents crossing a link now, by id, in increasing order."""
         return sorted(agent for agent, crossing in self._ahead.items() if crossing.airborne)
+
+
+# The crowd's side: what Crowd._move calls (the crowd's rows and arrays are its own; these functions are its
+# hooks, kept apart so that crowd.py holds the walking and this module the crossing).
+def fly(crowd: Crowd, dt: float) -> list[tuple[int, str]]:
+    """Move the crowd's airborne agents on along their links by ``dt`` s; those that get to the end land: on the
+    navmesh's nearest point to it (off it, ``"blocked"``, when farther than ``max_snap``), walking on along the
+    rest of their path (or planning again, when their goal or the navmesh changed in the air). Returns the
+    landings (and blockings) as (agent, kind)."""
+    from .crowd import AGENT_STATES  # (crowd imports this module)
+
+    links: CrowdLinks = crowd._links
+    events = []
+    for agent in links.airborne_agents():
+        row = crowd._slot[agent]
+        point, done = links.advance(agent, dt)
+        crowd._velocity[row] = (point - crowd._position[row])[[0, 2]] / dt
+        crowd._position[row] = point
+        if not done:
+            continue
+        crossing, replan = links.landed(agent)
+        snapped, polygon = crowd._query.nearest_point(crossing.end)
+        crowd._velocity[row] = 0.0
+        if polygon < 0 or not np.linalg.norm(snapped - crossing.end) <= crowd.settings.max_snap:
+            crowd._state[row] = AGENT_STATES.index("idle" if np.isnan(crowd._goal[row, 0]) else "blocked")
+            crowd._set_path(row, np.zeros((0, 3)))
+            events.append((agent, "blocked"))
+            continue
+        crowd._position[row], crowd._polygon[row] = snapped, polygon
+        events.append((agent, "landed"))
+        if np.isnan(crowd._goal[row, 0]):
+            crowd._set_path(row, np.zeros((0, 3)))
+        elif replan:
+            crowd._queue_replan(agent)
+            crowd._set_path(row, np.zeros((0, 3)))
+        else:
+            rest = crossing.rest.copy()
+            rest[0] = snapped
+            crowd._set_path(row, links.walked_part(agent, rest, crossing.rest_offmesh))
+    return events
+
+
+def leave(crowd: Crowd, rows: np.ndarray) -> list[tuple[int, str]]:
+    """The agents of ``rows`` (arrived at the end of what they walk) with a link ahead leave the navmesh onto it;
+    returns them as (agent, "offmesh"), and takes them out of ``rows`` (in place: False)."""
+    links: CrowdLinks = crowd._links
+    events = []
+    for row in np.flatnonzero(rows).tolist():
+        agent = int(crowd._ids[row])
+        if not links.pending(agent):
+            continue
+        rows[row] = False
+        links.leave(agent, crowd._position[row], float(crowd._speed[row]))
+        crowd._polygon[row] = -1  # off the navmesh: the walking kernels leave it alone
+        crowd._set_path(row, np.zeros((0, 3)))
+        events.append((agent, "offmesh"))
+    return events
