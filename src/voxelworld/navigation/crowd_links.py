@@ -10,9 +10,9 @@ each agent's leaving (event ``"offmesh"``) and landing (``"landed"``).
 
 A drop (a link whose end is lower than where the agent leaves) is a short jump: it takes the time a body
 thrown :data:`HOP` m up takes to rise and fall to the end (``g = 9.81 m/s²``), or longer when the way across is
-more than twice the agent's speed covers then; its height follows an arc, ``y0 + 4 h u (1 - u) - (y0 - y1) u²``
-at the share ``u`` of the crossing (``h`` = :data:`HOP`), moving evenly across. Any other link is followed along
-a straight line at the agent's speed, and up at :data:`CLIMB_SPEED` at most (a ladder). At least
+more than twice the agent's speed covers then; its height follows the parabola through both ends whose top is
+:data:`HOP` m above the start, over the share of the crossing done, moving evenly across. Any other link is
+followed along a straight line at the agent's speed, and up at :data:`CLIMB_SPEED` at most (a ladder). At least
 :data:`SHORTEST_CROSSING` either way.
 
 An agent on a link is still ``"moving"``; :meth:`Crowd.link <voxelworld.navigation.Crowd.link>` says which link
@@ -55,8 +55,10 @@ def crossing_time(start: np.ndarray, end: np.ndarray, speed: float) -> float:
 def arc_point(start: np.ndarray, end: np.ndarray, u: float) -> np.ndarray:
     """The point at share ``u`` (0..1) of the way from ``start`` to ``end`` along a link (see the module)."""
     point = start + (end - start) * u
-    if end[1] < start[1]:
-        point[1] = start[1] + 4 * HOP * u * (1 - u) - (start[1] - end[1]) * u * u
+    drop = float(start[1] - end[1])
+    if drop > 0:  # y0 + a u - b u²: through both ends, its top HOP above the start (a² = 4 HOP b, b = a + drop)
+        a = 2 * HOP + 2 * math.sqrt(HOP * HOP + HOP * drop)
+        point[1] = start[1] + a * u - (a + drop) * u * u
     return point
 
 
