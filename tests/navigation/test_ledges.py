@@ -198,6 +198,15 @@ def test_digging_a_pit_makes_links_and_filling_it_removes_them_as_a_full_bake_do
     assert_same_links(mesh, bake(flat, REGION, SETTINGS))
 
 
+def test_deepening_a_pits_floor_moves_the_links_landings_though_the_rim_is_unchanged() -> None:
+    # Only the floor's columns change: the rim's ledges are scanned again because their landings lie within reach.
+    mesh = bake(pit_scene(), REGION, SETTINGS)
+    deeper = pit_scene(depth=2.5)
+    mesh.rebake(((PIT[0], -2.5, PIT[1]), (PIT[2], -2.0, PIT[3])), deeper)
+    assert_same_links(mesh, bake(deeper, REGION, SETTINGS))
+    assert mesh.offmesh_links is not None and np.allclose(mesh.offmesh_links.end[:, 1], -2.5)
+
+
 def test_a_second_pit_keeps_the_first_ones_links_and_equals_a_full_bake() -> None:
     wide = SearchRegion((0, -4, 0), (2 * SIZE, 3, SIZE))
     first = pit_scene().with_object("east", *quad(SIZE, 0, 2 * SIZE, SIZE, 0.0))
