@@ -38,7 +38,7 @@ def test_an_agent_on_the_rim_jumps_down_to_its_goal_in_the_pit(pit) -> None:
     path = NavQuery(pit).find_path(RIM, FLOOR)
     assert path is not None and (path.offmesh >= 0).sum() == 1  # one link on its path
     link = int(path.offmesh[path.offmesh >= 0][0])
-    assert np.allclose(crowd.path(agent), path.points[1:])  # the whole way ahead
+    assert np.allclose(crowd.path(agent), path.points[1:2])  # the way ahead, up to the link's start
     events, track = run(crowd, agent, 300)
     assert [e.kind for e in events] == ["offmesh", "landed", "arrived"]
     left, landed = events[0], events[1]

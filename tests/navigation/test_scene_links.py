@@ -76,6 +76,15 @@ def test_a_link_whose_end_is_off_the_navmesh_is_left_out_until_ground_comes_back
     assert_same_links(mesh, bake(dug, REGION, SETTINGS))
 
 
+def test_a_rebake_without_the_scenes_link_drops_its_area_name_as_a_full_bake_does() -> None:
+    mesh = bake(pit_scene().with_link(*LADDER, area="ladder"), REGION, SETTINGS)
+    assert mesh.area_types == ("ground", "ladder")
+    mesh.rebake(((0, 0, 0), (1, 0, 1)), pit_scene().with_link(*LADDER, area="rope"))
+    assert mesh.area_types == ("ground", "rope") and mesh.offmesh_links is not None
+    assert mesh.offmesh_links.area_type[-1] == 1
+    assert_same_links(mesh, bake(pit_scene().with_link(*LADDER, area="rope"), REGION, SETTINGS))
+
+
 def test_a_turned_bake_places_world_links_in_its_frame() -> None:
     s, c = math.sin(math.radians(15)), math.cos(math.radians(15))
     turned = SearchRegion(REGION.min, REGION.max, rotation=(0.0, s, 0.0, c))

@@ -386,9 +386,10 @@ class Crowd:
         return None if np.isnan(goal[0]) else goal.copy()
 
     def path(self, agent: int) -> np.ndarray:
-        """The corners still ahead of agent ``agent`` (m, the next one first; empty without a path)."""
+        """The corners still ahead of agent ``agent`` (m, the next one first; empty without a path), up to the
+        start of the next off-mesh link on its path (the rest follows once it has crossed it)."""
         row = self._row(agent)
-        return np.concatenate([self._paths[row][self._next_corner[row]:], self._links.rest(agent)])
+        return self._paths[row][self._next_corner[row]:].copy()
 
     def link(self, agent: int) -> tuple[int, float]:
         """The off-mesh link ``agent`` crosses and the share done (0..1), or (-1, 0.0) (see crowd_links)."""

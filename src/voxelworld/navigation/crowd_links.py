@@ -109,11 +109,6 @@ class CrowdLinks:
         crossing = self._ahead.get(agent)
         return crossing is not None and crossing.airborne
 
-    def rest(self, agent: int) -> np.ndarray:
-        """The corners after the link ahead of the agent (from the link's end), or none."""
-        crossing = self._ahead.get(agent)
-        return crossing.rest if crossing is not None else np.zeros((0, 3))
-
     def link(self, agent: int) -> tuple[int, float]:
         """The link the agent crosses and the share of it done (0..1), or (-1, 0.0) when it crosses none."""
         crossing = self._ahead.get(agent)

@@ -20,6 +20,7 @@ few nearest-point queries per link); the drop links of the areas it did not re-b
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +33,10 @@ from .navmesh import NavMesh
 from .settings import NavSettings
 
 __all__ = ["snap_distance", "place_links", "unplaced_links"]
+
+# id(navmesh) -> the area type names place_links added after its polygons' own (a re-bake places the links again,
+# over the polygons' names, so that a name only a link of the old scene had is not kept); dropped with the navmesh
+_APPENDED: dict[int, tuple[str, ...]] = {}
 
 
 def snap_distance(settings: NavSettings) -> float:
@@ -61,10 +66,12 @@ def place_links(mesh: NavMesh, ledges: Sequence[AreaLedges], links: Sequence[Sce
     """Give ``mesh`` (a bake's navmesh, its polygons in place) its off-mesh links: the areas' ``ledges`` and the
     scene's ``links`` (in the navmesh's frame) snapped onto it (see the module's docstring), and the links' area
     types in ``mesh.area_types``."""
-    names = list(mesh.area_types)
-    for link in links:
-        if link.area not in names:
-            names.append(link.area)
+    names = [name for name in mesh.area_types if name not in _APPENDED.get(id(mesh), ())]  # the polygons' own
+    appended = tuple(dict.fromkeys(link.area for link in links if link.area not in names))
+    names += appended
+    if id(mesh) not in _APPENDED:
+        weakref.finalize(mesh, _APPENDED.pop, id(mesh), None)
+    _APPENDED[id(mesh)] = appended
     ends, placed = _snapped(mesh, links, snap_distance(settings))
     chosen = [link for link, ok in zip(links, placed) if ok]
     drops = sum(ledge.count for ledge in ledges)
