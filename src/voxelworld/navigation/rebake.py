@@ -16,7 +16,9 @@ Islands are walked from the block and the column around it (:func:`~._kernels.sa
 island none of whose samples lies there is the island it was, and a walk stops as soon as it knows an island
 is large enough to keep, so only small islands are walked whole. The links of the kept samples are found
 again around every column that changed, and the polygons of every tile holding a changed column (its samples
-or only its links) are rebuilt.
+or only its links) are rebuilt; the drop links off ledges (:mod:`~voxelworld.navigation.ledges`) are scanned
+again in the blocks within their reach of those columns, and the navmesh's off-mesh links placed again
+(:mod:`~voxelworld.navigation.offmesh`).
 
 Each step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
 of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
@@ -346,17 +348,9 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(touched_tiles))]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
-    ledges = rescan_ledges(baked.ledges, samples, layers, settings, _changed_columns(changed, touched))
+    # Drop links: scanned again within reach of the columns relinked (they hold every changed column and the
+    # columns cast again, whose surfaces, ceilings and enclosures the scan reads too).
+    relinked = (li0, lk0, li1, lk1) if li0 < li1 and lk0 < lk1 else None
+    ledges = rescan_ledges(baked.ledges, samples, layers, settings, relinked)
     return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles), ledges), rebuilt
 
-
-def _changed_columns(changed: np.ndarray, touched: tuple[int, int, int, int] | None
-                     ) -> tuple[int, int, int, int] | None:
-    """The columns (i0, k0, i1, k1) holding every column whose kept samples or links changed (``changed``) and
-    the columns cast again (``touched``: their surfaces, ceilings and enclosures), or None when there are none."""
-    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    boxes = [] if not len(rows) else [(int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1)]
-    boxes += [] if touched is None else [touched]
-    if not boxes:
-        return None
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
