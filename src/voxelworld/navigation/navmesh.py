@@ -90,7 +90,8 @@ class NavMesh:
     polygon_area_type : ndarray (p,) int64
         Each polygon's area type, an index into ``area_types`` (default, None: 0, ground, for every polygon).
     offmesh_links : OffMeshLinks
-        Its off-mesh links (:mod:`~voxelworld.navigation.links`; default, None: none).
+        Its off-mesh links (:mod:`~voxelworld.navigation.links`; default, None: none). A bake's are its drops off
+        ledges and its scene's links (:mod:`~voxelworld.navigation.offmesh`), kept current by :meth:`rebake`.
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
