@@ -75,10 +75,11 @@ def place_links(mesh: NavMesh, ledges: Sequence[AreaLedges], links: Sequence[Sce
     ends, placed = _snapped(mesh, links, snap_distance(settings))
     chosen = [link for link, ok in zip(links, placed) if ok]
     drops = sum(ledge.count for ledge in ledges)
-    start = np.concatenate([ledge.start for ledge in ledges] + [ends[placed, 0]]) if ledges else ends[placed, 0]
-    end = np.concatenate([ledge.end for ledge in ledges] + [ends[placed, 1]]) if ledges else ends[placed, 1]
-    both = np.array([False] * drops + [link.bidirectional for link in chosen], dtype=bool)
-    area = np.array([names.index(GROUND)] * drops + [names.index(link.area) for link in chosen], dtype=np.int64)
+    start = np.concatenate([ledge.start for ledge in ledges] + [ends[placed, 0]])
+    end = np.concatenate([ledge.end for ledge in ledges] + [ends[placed, 1]])
+    both = np.concatenate([np.zeros(drops, dtype=bool), np.array([link.bidirectional for link in chosen], bool)])
+    area = np.concatenate([np.full(drops, names.index(GROUND), dtype=np.int64),
+                           np.array([names.index(link.area) for link in chosen], dtype=np.int64)])
     mesh.area_types = tuple(names)
     mesh.offmesh_links = OffMeshLinks(start.reshape(-1, 3), end.reshape(-1, 3), both, area)
 
