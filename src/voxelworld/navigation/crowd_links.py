@@ -136,6 +136,11 @@ class CrowdLinks:
         crossing.elapsed = 0.0
         crossing.duration = crossing_time(crossing.start, crossing.end, speed)
 
+    def velocity(self, agent: int) -> np.ndarray:
+        """The airborne agent's velocity across (x-z, m/s): the link's way across over the crossing's time."""
+        crossing = self._ahead[agent]
+        return (crossing.end - crossing.start)[[0, 2]] / crossing.duration
+
     def advance(self, agent: int, dt: float) -> tuple[np.ndarray, bool]:
         """Move the airborne agent on by ``dt`` s: where it is then and whether it has landed (then its crossing
         is over, :meth:`landed` gives what follows)."""
@@ -170,7 +175,7 @@ def fly(crowd: Crowd, dt: float) -> list[tuple[int, str]]:
     for agent in links.airborne_agents():
         row = crowd._slot[agent]
         point, done = links.advance(agent, dt)
-        crowd._velocity[row] = (point - crowd._position[row])[[0, 2]] / dt
+        crowd._velocity[row] = links.velocity(agent)
         crowd._position[row] = point
         if not done:
             continue
