@@ -131,3 +131,16 @@ def test_a_crossings_time_and_arc() -> None:
     heights = [arc_point(top, bottom, u)[1] for u in np.linspace(0, 1, 10001)]
     assert max(heights) == pytest.approx(HOP, abs=1e-6) and heights[-1] == pytest.approx(-2.0)
     assert arc_point(bottom, top, 0.5).tolist() == pytest.approx([0.5, -1.0, 0.0])  # a climb: straight
+
+
+def test_steps_of_any_length_in_the_air_stay_finite(pit) -> None:
+    crowd = Crowd(pit)
+    agent = crowd.add_agent(RIM, radius=0.4, speed=1.5)
+    crowd.set_goal(agent, FLOOR)
+    while crowd.link(agent)[0] < 0:
+        crowd.step(DT)
+    kinds = []
+    for dt in (5e-324, 1e-300, 1e-9, 1.0, 5e-324):
+        kinds += [e.kind for e in crowd.step(dt)]
+        assert np.all(np.isfinite(crowd.positions)) and np.all(np.isfinite(crowd.velocities))
+    assert kinds == ["landed"]  # the whole crossing within one long step
