@@ -141,6 +141,6 @@ def test_a_hostile_links_document_is_refused_naming_the_field(change: dict, name
 
 
 def test_a_document_that_is_not_an_object_is_refused() -> None:
-    for document in (None, [], "links", {"start": []}):
+    for document in (None, [], "links", {"start": []}, {**offmesh_links_document(LINKS), 1: 2}):
         with pytest.raises(FormatError):
             offmesh_links_from_document(document, 1)

@@ -145,7 +145,7 @@ def offmesh_links_from_document(document: object, area_type_count: int) -> OffMe
     voxelworld.errors.FormatError: off-mesh links: 'offmesh_links.area_type[0]' = 3 is out of range: must be ...
     """
     keys = ("start", "end", "bidirectional", "area_type")
-    if not isinstance(document, dict) or sorted(document) != sorted(keys):
+    if not isinstance(document, dict) or set(document) != set(keys):
         shown = sorted(map(str, document)) if isinstance(document, dict) else type(document).__name__
         raise FormatError(f"off-mesh links: {short_value(shown)!r} is not an object of the keys {', '.join(keys)}")
     arrays = {}
