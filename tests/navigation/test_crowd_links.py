@@ -11,7 +11,7 @@ from voxelworld.navigation import Crowd, NavQuery
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.crowd_links import CLIMB_SPEED, HOP, arc_point, crossing_time
 
-from .test_ledges import REGION, SETTINGS, pit_scene
+from .test_ledges import PIT, REGION, SETTINGS, pit_scene
 
 DT = 1 / 30
 RIM, FLOOR = (2.0, 0.0, 8.0), (8.5, -2.0, 9.5)
@@ -144,3 +144,17 @@ def test_steps_of_any_length_in_the_air_stay_finite(pit) -> None:
         kinds += [e.kind for e in crowd.step(dt)]
         assert np.all(np.isfinite(crowd.positions)) and np.all(np.isfinite(crowd.velocities))
     assert kinds == ["landed"]  # the whole crossing within one long step
+
+
+def test_ground_dug_away_under_a_jump_leaves_the_agent_blocked() -> None:
+    mesh = bake(pit_scene(), REGION, SETTINGS)
+    crowd = Crowd(mesh)
+    agent = crowd.add_agent(RIM, radius=0.4, speed=1.5)
+    crowd.set_goal(agent, FLOOR)
+    while crowd.link(agent)[0] < 0:
+        crowd.step(DT)
+    a, b, c, d = PIT
+    mesh.rebake(((a, -4.0, b), (c, 0.0, d)), pit_scene(depth=10.0))  # the floor beyond the region: no ground
+    events, _ = run(crowd, agent, 120)
+    assert [e.kind for e in events] == ["blocked"] and crowd.state(agent) == "blocked"
+    assert crowd.link(agent) == (-1, 0.0)

@@ -386,8 +386,7 @@ class Crowd:
         return None if np.isnan(goal[0]) else goal.copy()
 
     def path(self, agent: int) -> np.ndarray:
-        """The corners still ahead of agent ``agent`` (m, the next one first; empty without a path), up to the
-        start of the next off-mesh link on its path (the rest follows once it has crossed it)."""
+        """The corners ahead of ``agent`` (m, the next first; none without a path), up to its next link's start."""
         row = self._row(agent)
         return self._paths[row][self._next_corner[row]:].copy()
 

@@ -168,8 +168,6 @@ def fly(crowd: Crowd, dt: float) -> list[tuple[int, str]]:
     navmesh's nearest point to it (off it, ``"blocked"``, when farther than ``max_snap``), walking on along the
     rest of their path (or planning again, when their goal or the navmesh changed in the air). Returns the
     landings (and blockings) as (agent, kind)."""
-    from .crowd import AGENT_STATES  # (crowd imports this module)
-
     links: CrowdLinks = crowd._links
     events = []
     for agent in links.airborne_agents():
@@ -183,9 +181,11 @@ def fly(crowd: Crowd, dt: float) -> list[tuple[int, str]]:
         snapped, polygon = crowd._query.nearest_point(crossing.end)
         crowd._velocity[row] = 0.0
         if polygon < 0 or not np.linalg.norm(snapped - crossing.end) <= crowd.settings.max_snap:
-            crowd._state[row] = AGENT_STATES.index("idle" if np.isnan(crowd._goal[row, 0]) else "blocked")
-            crowd._set_path(row, np.zeros((0, 3)))
-            events.append((agent, "blocked"))
+            crowd._polygon[row] = -1  # off the navmesh (a re-bake took the ground away): no path from there
+            if np.isnan(crowd._goal[row, 0]):
+                crowd.clear_goal(agent)
+            elif not crowd._plan(row):
+                events.append((agent, "blocked"))
             continue
         crowd._position[row], crowd._polygon[row] = snapped, polygon
         events.append((agent, "landed"))
