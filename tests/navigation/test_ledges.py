@@ -120,7 +120,8 @@ def test_the_scan_follows_its_rules(seed: int) -> None:
 
 # ------------------------------------------------------------------------------------------------ settings
 @pytest.mark.parametrize("field, value", [("max_drop", -1.0), ("max_drop", math.nan), ("max_jump_gap", -0.1),
-                                          ("max_jump_gap", math.inf), ("max_drop", None)])
+                                          ("max_jump_gap", math.inf), ("max_drop", None),
+                                          ("max_jump_gap", 1e308)])
 def test_bad_drop_settings_are_refused_naming_the_field(field: str, value: object) -> None:
     with pytest.raises(ParameterError) as caught:
         NavSettings(**{field: value})
