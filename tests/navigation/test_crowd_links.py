@@ -158,3 +158,19 @@ def test_ground_dug_away_under_a_jump_leaves_the_agent_blocked() -> None:
     events, _ = run(crowd, agent, 120)
     assert [e.kind for e in events] == ["blocked"] and crowd.state(agent) == "blocked"
     assert crowd.link(agent) == (-1, 0.0)
+
+
+def test_an_agent_saved_in_the_air_is_restored_landed(pit) -> None:
+    crowd = Crowd(pit)
+    agent = crowd.add_agent(RIM, radius=0.4, speed=1.5)
+    crowd.set_goal(agent, FLOOR)
+    while crowd.link(agent)[0] < 0 or crowd.link(agent)[1] < 0.3:
+        crowd.step(DT)
+    state = crowd.agent_state(agent)
+    links = pit.offmesh_links
+    assert links is not None and np.allclose(state["position"], links.end[crowd.link(agent)[0]])
+    other = Crowd(pit)
+    restored = other.add_agent(RIM, radius=0.4, speed=1.5)
+    other.restore_agent(restored, state)  # (a path to walk on: refused before, "moving" with no corners)
+    events, _ = run(other, restored, 200)
+    assert [e.kind for e in events] == ["arrived"] and other.position(restored)[1] == pytest.approx(-2.0)

@@ -396,15 +396,15 @@ class Crowd:
 
     # ---------------------------------------------------------------------------------------------- state
     def agent_state(self, agent: int) -> dict[str, Any]:
-        """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
-        (2,) x-z, ``polygon``, ``state`` (one of AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners
-        ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn`` (its place in the queue of re-plans, -1: none).
-        :meth:`restore_agent` takes it back."""
+        """What agent ``agent`` keeps from step to step (copies): ``position`` (3,), ``velocity`` (2,) x-z, ``polygon``,
+        ``state``, ``goal`` (3,) or None, ``path`` (the corners ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn``
+        (its place in the queue of re-plans, -1: none); in the air, as landed. :meth:`restore_agent` takes it back."""
         row = self._row(agent)
-        return {"position": self._position[row].copy(), "velocity": self._velocity[row].copy(),
-                "polygon": int(self._polygon[row]), "state": AGENT_STATES[self._state[row]], "goal": self.goal(agent),
-                "path": self.path(agent), "planned_at": float(self._planned_at[row]),
-                "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1}
+        return self._links.saved(agent, self._query, {  # one in the air: as landed
+            "position": self._position[row].copy(), "velocity": self._velocity[row].copy(),
+            "polygon": int(self._polygon[row]), "state": AGENT_STATES[self._state[row]], "goal": self.goal(agent),
+            "path": self.path(agent), "planned_at": float(self._planned_at[row]),
+            "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1})
 
     def restore_agent(self, agent: int, state: dict[str, Any]) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,

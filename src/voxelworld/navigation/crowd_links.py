@@ -18,20 +18,22 @@ followed along a straight line at the agent's speed, and up at :data:`CLIMB_SPEE
 An agent on a link is still ``"moving"``; :meth:`Crowd.link <voxelworld.navigation.Crowd.link>` says which link
 it crosses and how far it is. A re-bake, a new goal or :meth:`~voxelworld.navigation.Crowd.clear_goal` while it
 is in the air wait until it lands; :meth:`~voxelworld.navigation.Crowd.move_agent` ends the crossing where it
-puts the agent. :meth:`~voxelworld.navigation.Crowd.agent_state` does not keep a crossing (an agent restored from
-one mid-air stands where it was restored).
+puts the agent. :meth:`~voxelworld.navigation.Crowd.agent_state` does not keep a crossing: an agent saved in the
+air is saved as landed at the link's end (:meth:`CrowdLinks.saved`); one saved on its way to a link's start
+walks there and stops (its state keeps the corners it walks, not the link).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from .crowd import Crowd
+    from .query import NavQuery
 
 __all__ = ["CrowdLinks", "Crossing", "crossing_time", "arc_point", "fly", "leave", "GRAVITY", "HOP", "CLIMB_SPEED",
            "SHORTEST_CROSSING"]
@@ -155,6 +157,25 @@ class CrowdLinks:
         replan = agent in self._replan_on_landing
         self._replan_on_landing.discard(agent)
         return self._ahead.pop(agent), replan
+
+    def saved(self, agent: int, query: NavQuery, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` (``Crowd.agent_state``'s) of the agent, as landed if it is in the air (a crossing is not kept):
+        on the navmesh's nearest point to the link's end (``query``'s), at rest, walking what follows the link up
+        to the next; "blocked" off the navmesh when there is no navmesh there."""
+        crossing = self._ahead.get(agent)
+        if crossing is None or not crossing.airborne:
+            return state
+        snapped, polygon = query.nearest_point(crossing.end)
+        if polygon < 0:
+            return state | {"position": crossing.end.copy(), "velocity": np.zeros(2), "polygon": -1,
+                            "state": "blocked", "path": np.zeros((0, 3))}
+        rest = crossing.rest.copy()
+        rest[0] = snapped
+        taken = np.flatnonzero(crossing.rest_offmesh >= 0)
+        path = rest[1:int(taken[0]) + 1] if len(taken) else rest[1:]
+        if state["state"] == "moving" and not len(path):
+            path = rest[:1]  # at its goal: arrives there at once
+        return state | {"position": snapped, "velocity": np.zeros(2), "polygon": polygon, "path": path}
 
     def airborne_agents(self) -> list[int]:
         """The agents crossing a link now, by id, in increasing order."""
