@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voxelworld.navigation import Crowd, NavQuery
+from voxelworld.navigation import Crowd, NavQuery, Scene, SearchRegion
 from voxelworld.navigation.bake import bake
 from voxelworld.navigation.crowd_links import CLIMB_SPEED, HOP, arc_point, crossing_time
+from voxelworld.navigation.frames import Frame
 
 from .test_ledges import PIT, REGION, SETTINGS, pit_scene
 
@@ -174,3 +175,19 @@ def test_an_agent_saved_in_the_air_is_restored_landed(pit) -> None:
     other.restore_agent(restored, state)  # (a path to walk on: refused before, "moving" with no corners)
     events, _ = run(other, restored, 200)
     assert [e.kind for e in events] == ["arrived"] and other.position(restored)[1] == pytest.approx(-2.0)
+
+
+def test_a_crowd_on_a_turned_navmesh_jumps_down_in_the_world() -> None:
+    s, c = np.sin(np.radians(10)), np.cos(np.radians(10))
+    turned = SearchRegion(REGION.min, REGION.max, rotation=(0.0, s, 0.0, c))  # 20 degrees about y
+    frame = Frame.about(turned.rotation, np.array(turned.centre))
+    scene = Scene([type(obj)(obj.name, frame.to_world(obj.positions), obj.indices, obj.role) for obj in pit_scene()])
+    mesh = bake(scene, turned, SETTINGS)
+    crowd = Crowd(mesh)
+    rim, floor = frame.to_world(np.array([RIM, FLOOR]))
+    agent = crowd.add_agent(rim, radius=0.4, speed=1.5)
+    assert crowd.set_goal(agent, floor)
+    events, _ = run(crowd, agent, 300)
+    assert [e.kind for e in events] == ["offmesh", "landed", "arrived"]
+    assert np.hypot(*(crowd.position(agent) - floor)[[0, 2]]) <= 0.4 + 1e-9
+    assert crowd.agent_state(agent)["position"][1] == pytest.approx(-2.0)  # world points out

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import FormatError, ParameterError
-from voxelworld.navigation import Crowd, NavMesh, NavQuery, NavSettings, Scene, SceneObject, SearchRegion
+from voxelworld.navigation import NavMesh, NavQuery, NavSettings, Scene, SceneObject, SearchRegion
 from voxelworld.navigation.bake import bake, local_regions
 from voxelworld.navigation.frames import Frame, rotation_matrix
 
@@ -234,14 +234,6 @@ def test_e_regions_of_two_rotations_are_not_baked_together():
     with pytest.raises(ParameterError) as caught:
         bake(floor_and_crate(), [FLOOR_REGION, one], SETTINGS)
     assert caught.value.parameter == "regions"
-
-
-def test_a_crowd_refuses_a_turned_navmesh():
-    mesh = bake(turned_scene(floor_and_crate(), ROTATION, PIVOT), turned_region(FLOOR_REGION, ROTATION, PIVOT),
-                SETTINGS)
-    with pytest.raises(ParameterError) as caught:
-        Crowd(mesh)
-    assert caught.value.parameter == "navmesh"
 
 
 # ------------------------------------------------------------------------------------------- (f) re-bake

@@ -46,9 +46,25 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point
-from . import crowd_links
+from . import crowd_links, crowd_state
 from ._kernels import crowd as _crowd
+from .crowd_state import (
+    AGENT_HEIGHT,
+    AGENT_RADIUS,
+    AGENT_STATES,
+    ARRIVED,
+    BLOCKED,
+    IDLE,
+    MAX_AGENT_SPEED,
+    MAX_COORDINATE,
+    MAX_DISTANCE,
+    MAX_PRIORITY,
+    MOVING,
+    check_agent,
+    check_reach,
+)
 from .filters import QueryFilter, check_filter, keep_out, steer_with_filters
+from .frames import Frame
 from .index import NavIndex
 from .navmesh import NavMesh
 from .query import NavQuery
@@ -56,21 +72,10 @@ from .query import NavQuery
 __all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP", "AGENT_RADIUS", "AGENT_HEIGHT",
            "MAX_AGENT_SPEED", "MAX_DISTANCE", "MAX_PRIORITY", "TIME_HORIZON", "MAX_COORDINATE", "check_agent"]
 
-AGENT_STATES = ("idle", "moving", "arrived", "blocked")  # no goal; on its way; at its goal; no path to it
-IDLE, MOVING, ARRIVED, BLOCKED = range(4)
 MAX_STEP = 1.0  # s: the longest step (avoidance and separation assume agents move less than a radius or so)
 PUSHED_OFF = 2.0  # an arrived agent pushed farther than this many arrival distances from its goal moves again
 LOST_REPLAN_INTERVAL = 0.5  # s: an agent out of sight of its next corner plans again at most this often
-# The ranges an agent's and a crowd's numbers are checked against: wide enough for anything that walks (a mouse to
-# a vehicle), narrow enough that the kernels' squares, sums and quotients of radii, speeds and distances stay
-# finite and well away from rounding to nothing (1e308 once gave NaN positions and a crash).
-AGENT_RADIUS = (0.01, 10.0)  # m: an agent's radius, least and most
-AGENT_HEIGHT = (0.01, 100.0)  # m: an agent's height, least and most
-MAX_AGENT_SPEED = 100.0  # m/s: an agent's top speed at most (360 km/h)
-MAX_DISTANCE = 1000.0  # m: an arrival distance and CrowdSettings' distances at most
-MAX_PRIORITY = 1e6  # an agent's priority lies within +-this (it only orders agents)
-TIME_HORIZON = (0.01, 60.0)  # s: CrowdSettings.time_horizon, least and most
-MAX_COORDINATE = 1e12  # m: an agent's or a path corner's |x| and |z| at most (offsets between them square finitely)
+TIME_HORIZON = (0.01, 60.0)  # s: CrowdSettings.time_horizon, least and most (an agent's ranges: crowd_state.py)
 
 
 @dataclass(frozen=True)
@@ -160,34 +165,6 @@ class CrowdEvent:
     time: float
 
 
-def check_agent(radius: float, speed: float, height: float = 2.0, arrival_distance: float | None = None,
-                priority: float = 0.0) -> tuple[float, float, float, float, float]:
-    """An agent's numbers (see :meth:`Crowd.add_agent`) as floats, ``(radius, speed, height, arrival_distance,
-    priority)`` (``arrival_distance`` None: the radius), or a ParameterError naming the first out of its range."""
-    radius = check_finite("radius", radius, minimum=AGENT_RADIUS[0], maximum=AGENT_RADIUS[1], unit="m")
-    speed = check_finite("speed", speed, minimum=0.0, maximum=MAX_AGENT_SPEED, unit="m/s")
-    height = check_finite("height", height, minimum=AGENT_HEIGHT[0], maximum=AGENT_HEIGHT[1], unit="m")
-    arrival = radius if arrival_distance is None else check_finite("arrival_distance", arrival_distance,
-                                                                    minimum=0.0, maximum=MAX_DISTANCE, unit="m")
-    priority = check_finite("priority", priority, minimum=-MAX_PRIORITY, maximum=MAX_PRIORITY)
-    return radius, speed, height, arrival, priority
-
-
-def _check_reach(parameter: str, points: np.ndarray, value: object) -> None:
-    """ParameterError unless every point's x and z lie within +-:data:`MAX_COORDINATE` m."""
-    if not np.all(np.abs(points.reshape(-1, 3)[:, [0, 2]]) <= MAX_COORDINATE):
-        raise ParameterError(parameter, value, f"points (m) whose x and z lie within +-{MAX_COORDINATE:g} m")
-
-
-def _finite_array(value: object) -> np.ndarray | None:
-    """``value`` as a float64 array of finite numbers, or None."""
-    try:
-        array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    return array if np.all(np.isfinite(array)) else None
-
-
 def _same_corners(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two lists of path corners are the same within a nanometre."""
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 1e-9))
@@ -200,8 +177,9 @@ class Crowd:
     ----------
     navmesh : NavMesh
         The navmesh walked; it may be re-baked between steps (the crowd puts its agents back on it and plans
-        their paths again). Not one baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
-        deck): a crowd walks the world's axes only and refuses it (ParameterError naming ``navmesh``).
+        their paths again). One baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
+        deck) is walked in its own frame: the crowd's points in and out are world coordinates all the same, its
+        agents' discs lie on the navmesh's plane, their heights along its up axis.
     settings : CrowdSettings
 
     Attributes
@@ -213,16 +191,16 @@ class Crowd:
     def __init__(self, navmesh: NavMesh, settings: CrowdSettings = CrowdSettings()) -> None:
         if not isinstance(navmesh, NavMesh):
             raise ParameterError("navmesh", type(navmesh).__name__, "a voxelworld.navigation.NavMesh")
-        if navmesh.frame is not None:  # its kernels walk the arrays' x-z plane; positions would be local
-            raise ParameterError("navmesh", "a navmesh baked in a turned region (frame is not None)",
-                                 "a navmesh of the world's axes (frame None): a crowd walks only those")
         if not isinstance(settings, CrowdSettings):
             raise ParameterError("settings", type(settings).__name__, "a CrowdSettings")
         self.mesh, self.settings = navmesh, settings
         self._avoidance = _crowd.AvoidanceSettings(settings.neighbour_distance, settings.max_neighbours,
                                                    settings.time_horizon, settings.keep_right,
                                                    settings.give_way_distance, settings.yield_share)
-        self._query = NavQuery(navmesh)
+        # A turned navmesh: the rows, paths and the query's points are in its own frame (the kernels walk the
+        # arrays' x-z plane); world points are turned at the edges (_to_local, _to_world), never in a step.
+        self._frame = None if navmesh.frame is None else Frame(navmesh.frame)
+        self._query = NavQuery._in_own_frame(navmesh)
         self._index = navmesh.index
         self.time = 0.0
         self._next_id = 0
@@ -299,9 +277,9 @@ class Crowd:
         """Plan agent ``agent``'s path to ``goal`` (m, put on the navmesh) now and set it walking; False (state
         ``"blocked"``) when there is no path (another island, or it stands off the navmesh)."""
         row = self._row(agent)
-        goal = np.array(check_point("goal", goal))
+        point = self._to_local("goal", np.array(check_point("goal", goal)), goal, reach=False)
         self._follow_navmesh()
-        self._goal[row] = goal
+        self._goal[row] = point
         self._replan_queue = [a for a in self._replan_queue if a != agent]
         return self._plan(row)
 
@@ -334,13 +312,31 @@ class Crowd:
             raise ParameterError("agent", agent, f"the id of an agent of this crowd ({known or 'none yet'})") \
                 from None
 
+    def _to_local(self, parameter: str, points: np.ndarray, value: object, reach: bool = True) -> np.ndarray:
+        """World ``points`` (3,) or (n, 3) in the navmesh's own frame (themselves without a frame), checked
+        (``reach``: ParameterError naming ``parameter`` and ``value`` unless their x and z, and those of the
+        points they turn into, lie within +-:data:`MAX_COORDINATE` m)."""
+        if reach:
+            check_reach(parameter, points, value)
+        if self._frame is None:
+            return points
+        local = self._frame.to_local(points)
+        if reach:
+            check_reach(parameter, local, value)
+        return local
+
+    def _to_world(self, points: np.ndarray) -> np.ndarray:
+        """The crowd's ``points`` (3,) or (n, 3) in world coordinates (a copy)."""
+        return points.copy() if self._frame is None else self._frame.to_world(points)
+
     def _snap(self, parameter: str, value: object, query_filter: QueryFilter | None = None
               ) -> tuple[np.ndarray, int]:
-        point = np.array(check_point(parameter, value))
-        _check_reach(parameter, point, value)
+        """The navmesh's point (its own frame) nearest the world point ``value``, and its polygon."""
+        world = np.array(check_point(parameter, value))
+        point = self._to_local(parameter, world, value)
         snapped, polygon = self._query.nearest_point(point, query_filter)
         if polygon < 0 or not np.linalg.norm(snapped - point) <= self.settings.max_snap:
-            raise ParameterError(parameter, tuple(point.tolist()),
+            raise ParameterError(parameter, tuple(world.tolist()),
                                  f"a point within max_snap = {self.settings.max_snap} m of the navmesh")
         return snapped, polygon
 
@@ -356,14 +352,16 @@ class Crowd:
     @property
     def positions(self) -> np.ndarray:
         """(n, 3) float64, m: where the agents stand (a copy)."""
-        return self._position.copy()
+        return self._to_world(self._position)
 
     @property
     def velocities(self) -> np.ndarray:
-        """(n, 3) float64, m/s: how each agent moved in the last step on the x-z plane (y is 0; a copy)."""
+        """(n, 3) float64, m/s: how each agent moved in the last step on the navmesh's plane: the x-z plane (y is
+        0; a copy), or on a turned navmesh its own frame's x-z plane, turned into the world (:meth:`agent_state`
+        keeps the two numbers of that plane)."""
         out = np.zeros((len(self._ids), 3))
         out[:, [0, 2]] = self._velocity
-        return out
+        return out if self._frame is None else self._frame.vectors_to_world(out)
 
     @property
     def radii(self) -> np.ndarray:
@@ -376,19 +374,19 @@ class Crowd:
         return tuple(AGENT_STATES[s] for s in self._state.tolist())
 
     def position(self, agent: int) -> np.ndarray:
-        return self._position[self._row(agent)].copy()
+        return self._to_world(self._position[self._row(agent)])
 
     def state(self, agent: int) -> str:
         return AGENT_STATES[self._state[self._row(agent)]]
 
     def goal(self, agent: int) -> np.ndarray | None:
         goal = self._goal[self._row(agent)]
-        return None if np.isnan(goal[0]) else goal.copy()
+        return None if np.isnan(goal[0]) else self._to_world(goal)
 
     def path(self, agent: int) -> np.ndarray:
         """The corners ahead of ``agent`` (m, the next first; none without a path), up to its next link's start."""
         row = self._row(agent)
-        return self._paths[row][self._next_corner[row]:].copy()
+        return self._to_world(self._paths[row][self._next_corner[row]:])
 
     def link(self, agent: int) -> tuple[int, float]:
         """The off-mesh link ``agent`` crosses and the share done (0..1), or (-1, 0.0) (see crowd_links)."""
@@ -396,55 +394,18 @@ class Crowd:
 
     # ---------------------------------------------------------------------------------------------- state
     def agent_state(self, agent: int) -> dict[str, Any]:
-        """What agent ``agent`` keeps from step to step (copies): ``position`` (3,), ``velocity`` (2,) x-z, ``polygon``,
-        ``state``, ``goal`` (3,) or None, ``path`` (the corners ahead, (n, 3)), ``planned_at`` (s) and ``replan_turn``
-        (its place in the queue of re-plans, -1: none); in the air, as landed. :meth:`restore_agent` takes it back."""
-        row = self._row(agent)
-        return self._links.saved(agent, self._query, {  # one in the air: as landed
-            "position": self._position[row].copy(), "velocity": self._velocity[row].copy(),
-            "polygon": int(self._polygon[row]), "state": AGENT_STATES[self._state[row]], "goal": self.goal(agent),
-            "path": self.path(agent), "planned_at": float(self._planned_at[row]),
-            "replan_turn": self._replan_queue.index(agent) if agent in self._replan_queue else -1})
+        """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
+        (2,: x and z on the navmesh's plane, see :attr:`velocities`), ``polygon``, ``state`` (one of
+        AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners ahead, (n, 3)), ``planned_at`` (s) and
+        ``replan_turn`` (its place in the queue of re-plans, -1: none); points in world coordinates; in the air: as landed.
+        :meth:`restore_agent` takes it back (``crowd_state.py``)."""
+        return self._links.saved(agent, self, crowd_state.agent_state(self, agent))  # in the air: as landed
 
     def restore_agent(self, agent: int, state: dict[str, Any]) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
         before anything changes, for a missing key or a value out of range (a position or path corner beyond
         :data:`MAX_COORDINATE`, a velocity longer than twice :data:`MAX_AGENT_SPEED`)."""
-        row = self._row(agent)
-        keys = ("position", "velocity", "polygon", "state", "goal", "path", "planned_at", "replan_turn")
-        if not isinstance(state, dict) or any(key not in state for key in keys):
-            raise ParameterError("state", sorted(state) if isinstance(state, dict) else type(state).__name__,
-                                 f"a mapping with the keys {', '.join(keys)}")
-        position = np.array(check_point("state['position']", state["position"]))
-        _check_reach("state['position']", position, state["position"])
-        velocity = _finite_array(state["velocity"])
-        if velocity is None or velocity.shape != (2,) or not np.hypot(*velocity) <= 2.0 * MAX_AGENT_SPEED:
-            raise ParameterError("state['velocity']", state["velocity"], "two finite numbers (m/s, x and z) of a "
-                                 f"length <= {2.0 * MAX_AGENT_SPEED} (twice the top speed any agent may have)")
-        polygon = check_integer("state['polygon']", state["polygon"], minimum=-1, maximum=self.mesh.polygon_count - 1)
-        if state["state"] not in AGENT_STATES:
-            raise ParameterError("state['state']", state["state"], f"one of {', '.join(AGENT_STATES)}")
-        goal = None if state["goal"] is None else np.array(check_point("state['goal']", state["goal"]))
-        path = _finite_array(state["path"])
-        walking = state["state"] in ("moving", "arrived")
-        if path is None or path.ndim != 2 or path.shape[1] != 3 or (walking and not (len(path) and goal is not None)):
-            raise ParameterError("state['path']", state["path"], "an (n, 3) array of finite numbers (m), with corners "
-                                 "(and a goal) while moving or arrived")
-        _check_reach("state['path']", path, state["path"])
-        planned_at = float(state["planned_at"])
-        if planned_at != planned_at or planned_at == np.inf:
-            raise ParameterError("state['planned_at']", state["planned_at"], "a number < inf (s)")
-        turn = check_integer("state['replan_turn']", state["replan_turn"], minimum=-1)
-        self._position[row], self._velocity[row], self._polygon[row] = position, velocity, polygon
-        self._state[row] = AGENT_STATES.index(state["state"])
-        self._goal[row] = np.nan if goal is None else goal
-        self._paths[row], self._next_corner[row] = path.copy(), 0
-        self._planned_at[row] = planned_at
-        self._corners_stale = True
-        self._replan_queue = [a for a in self._replan_queue if a != agent]
-        if turn >= 0:
-            self._replan_turns[agent] = turn
-            self._replan_queue = sorted(self._replan_turns, key=self._replan_turns.__getitem__)
+        crowd_state.restore_agent(self, agent, state)
 
     def state_dict(self) -> dict[str, Any]:
         """The crowd's own state (its agents' is :meth:`agent_state`'s): ``time`` (s)."""
@@ -549,10 +510,7 @@ class Crowd:
         if len(self._ids):
             happened += self._move(dt)
         self.time += dt
-        # (the ignore: tuple() of a (3,) row is three floats, which its type cannot say)
-        return [CrowdEvent(agent, kind,
-                           tuple(float(v) for v in self._position[self._slot[agent]]),  # type: ignore[arg-type]
-                           self.time)
+        return [CrowdEvent(agent, kind, tuple(self._to_world(self._position[self._slot[agent]]).tolist()), self.time)
                 for agent, kind in happened]
 
     def _move(self, dt: float) -> list[tuple[int, str]]:

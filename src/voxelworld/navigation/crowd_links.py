@@ -33,7 +33,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .crowd import Crowd
-    from .query import NavQuery
 
 __all__ = ["CrowdLinks", "Crossing", "crossing_time", "arc_point", "fly", "leave", "GRAVITY", "HOP", "CLIMB_SPEED",
            "SHORTEST_CROSSING"]
@@ -158,16 +157,16 @@ class CrowdLinks:
         self._replan_on_landing.discard(agent)
         return self._ahead.pop(agent), replan
 
-    def saved(self, agent: int, query: NavQuery, state: dict[str, Any]) -> dict[str, Any]:
-        """``state`` (``Crowd.agent_state``'s) of the agent, as landed if it is in the air (a crossing is not kept):
-        on the navmesh's nearest point to the link's end (``query``'s), at rest, walking what follows the link up
-        to the next; "blocked" off the navmesh when there is no navmesh there."""
+    def saved(self, agent: int, crowd: Crowd, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` (``Crowd.agent_state``'s, world coordinates) of the agent, as landed if it is in the air (a
+        crossing is not kept): on the navmesh's nearest point to the link's end, at rest, walking what follows the
+        link up to the next; "blocked" off the navmesh when there is no navmesh there."""
         crossing = self._ahead.get(agent)
         if crossing is None or not crossing.airborne:
             return state
-        snapped, polygon = query.nearest_point(crossing.end)
+        snapped, polygon = crowd._query.nearest_point(crossing.end)  # (the crowd's query: the navmesh's frame)
         if polygon < 0:
-            return state | {"position": crossing.end.copy(), "velocity": np.zeros(2), "polygon": -1,
+            return state | {"position": crowd._to_world(crossing.end), "velocity": np.zeros(2), "polygon": -1,
                             "state": "blocked", "path": np.zeros((0, 3))}
         rest = crossing.rest.copy()
         rest[0] = snapped
@@ -175,7 +174,8 @@ class CrowdLinks:
         path = rest[1:int(taken[0]) + 1] if len(taken) else rest[1:]
         if state["state"] == "moving" and not len(path):
             path = rest[:1]  # at its goal: arrives there at once
-        return state | {"position": snapped, "velocity": np.zeros(2), "polygon": polygon, "path": path}
+        return state | {"position": crowd._to_world(snapped), "velocity": np.zeros(2), "polygon": polygon,
+                        "path": crowd._to_world(path)}
 
     def airborne_agents(self) -> list[int]:
         """The agents crossing a link now, by id, in increasing order."""

@@ -128,6 +128,15 @@ class NavQuery:
         assert self._frame is not None  # called for a turned navmesh only
         return self._frame.to_world(points)
 
+    @classmethod
+    def _in_own_frame(cls, mesh: NavMesh) -> NavQuery:
+        """A query whose points in and out are in ``mesh``'s own frame (its arrays' coordinates), not the
+        world's: for the crowd (``crowd.py``), which keeps its agents in that frame and turns only what it is
+        given and gives. The same as :class:`NavQuery` for a navmesh without a frame."""
+        query = cls(mesh)
+        query._frame = None
+        return query
+
     # ---------------------------------------------------------------------------------------- locating
     def _index(self, query_filter: QueryFilter | None) -> NavIndex:
         """The index a query reads: the navmesh's, or without the polygons ``query_filter`` excludes."""

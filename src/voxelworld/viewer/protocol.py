@@ -365,8 +365,8 @@ def chunk_wire_mesh(volume: Volume, chunk: tuple[int, int, int], mesh: DisplayMe
 
 
 def navmesh_triangles(navmesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A navmesh's polygons as triangles (each convex polygon as a fan from its first corner): vertices (n, 3)
-    float32 m, indices (m, 3) uint32 and each triangle's level (m,) uint8 (levels above 255 show as 255)."""
+    """A navmesh's polygons as triangles (each convex polygon a fan from its first corner): vertices (n, 3) float32
+    m in the world (a turned navmesh's placed by its frame), indices (m, 3) uint32, levels (m,) uint8 (<= 255)."""
     start = np.asarray(navmesh.polygon_start, dtype=np.int64)
     corners = np.asarray(navmesh.polygon_vertices, dtype=np.int64)
     counts = np.maximum(np.diff(start) - 2, 0)
@@ -375,7 +375,7 @@ def navmesh_triangles(navmesh: NavMesh) -> tuple[np.ndarray, np.ndarray, np.ndar
     step = np.arange(len(polygon)) - np.repeat(np.cumsum(counts) - counts, counts)
     indices = np.stack([corners[first], corners[first + step + 1], corners[first + step + 2]], axis=1)
     level = np.minimum(np.asarray(navmesh.polygon_level, dtype=np.int64)[polygon], 255)
-    return (np.asarray(navmesh.vertices, dtype=np.float32).reshape(-1, 3), indices.astype(np.uint32),
+    return (np.asarray(navmesh.world_vertices(), dtype=np.float32).reshape(-1, 3), indices.astype(np.uint32),
             level.astype(np.uint8))
 
 
@@ -398,8 +398,8 @@ def _decode_triangles(data: bytes, kind: int) -> tuple[int, np.ndarray, np.ndarr
 
 
 def encode_navmesh(revision: int, navmesh: NavMesh | None) -> bytes:
-    """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 2, u16 0, u32 revision,
-    u32 vertex count n, u32 triangle count m), vertices f32[3n] (m), indices u32[3m], each triangle's level
+    """The navmesh as a binary message: the 16-byte header (u8 kind = 2, u8 version = 3, u16 0, u32 revision,
+    u32 vertex count n, u32 triangle count m), world vertices f32[3n] (m), indices u32[3m], each triangle's level
     u8[m], zero bytes up to a multiple of 4. None: an empty navmesh."""
     if navmesh is None:
         return _encode_triangles(KIND_NAVMESH, revision, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))

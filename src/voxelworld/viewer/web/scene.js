@@ -390,16 +390,32 @@ export class WorldScene {
   }
 
   // The navmesh overlay from decodeTriangles: a faint fill by level a little above the ground, with translucent
-  // outlines, so the ground shows through.
-  setNavmesh({ m, positions, indices, values }) {
+  // outlines, so the ground shows through. "Above": 6 cm along each vertex's normal (its triangles' summed, by
+  // their winding, which faces the navmesh's up: +y on flat ground, out of the wall or down from the ceiling of a
+  // navmesh baked in a turned region; the positions are world positions either way).
+  setNavmesh({ n, m, positions, indices, values }) {
     this.clearGroup(this.navmesh);
     const corners = new Float32Array(9 * m), colours = new Float32Array(9 * m);
     const colour = new THREE.Color();
+    const normals = new Float32Array(3 * n), first = new THREE.Vector3(), side = new THREE.Vector3();
+    const other = new THREE.Vector3(), normal = new THREE.Vector3();
+    for (let t = 0; t < m; t++) {
+      first.fromArray(positions, 3 * indices[3 * t]);
+      side.fromArray(positions, 3 * indices[3 * t + 1]).sub(first);
+      other.fromArray(positions, 3 * indices[3 * t + 2]).sub(first);
+      side.cross(other); // along the triangle's normal, twice its area long
+      for (let k = 0; k < 3; k++) {
+        for (let i = 0; i < 3; i++) normals[3 * indices[3 * t + k] + i] += side.getComponent(i);
+      }
+    }
     for (let t = 0; t < m; t++) {
       colour.setHex(LEVEL_COLOURS[values[t] % LEVEL_COLOURS.length], THREE.SRGBColorSpace);
       for (let c = 0; c < 3; c++) {
         const v = indices[3 * t + c];
-        corners.set([positions[3 * v], positions[3 * v + 1] + 0.06, positions[3 * v + 2]], 9 * t + 3 * c);
+        normal.fromArray(normals, 3 * v);
+        if (normal.lengthSq() > 0) normal.normalize().multiplyScalar(0.06); else normal.set(0, 0.06, 0);
+        corners.set([positions[3 * v] + normal.x, positions[3 * v + 1] + normal.y, positions[3 * v + 2] + normal.z],
+          9 * t + 3 * c);
         colours.set([colour.r, colour.g, colour.b], 9 * t + 3 * c);
       }
     }
