@@ -135,7 +135,7 @@ def _navigation() -> None:
     settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
                                        agent_max_slope=45, region_min_size=8)
     mesh = bake(scene, region, settings, progress=lambda *args: None)
-    bake(scene, region, NavSettings(), progress=None)
+    bake(scene, region, NavSettings(max_drop=2.0), progress=None)  # and the drop links off the table's edges
     bake(scene, region, NavSettings(exclusion_proxy="aabb-tree"), progress=None)  # the tree of boxes' kernel
     query = NavQuery(mesh)
     query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))

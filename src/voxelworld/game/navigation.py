@@ -69,8 +69,11 @@ __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
 
 # A person-sized agent on a voxel terrain; levels on, so table tops and crate tops stay walkable.
 # Walls within half a cell of the walkable samples (max_edge_error): an NPC cutting a corner strays no further.
+# Drops of up to the agent's own height (1.8 m) are one-way links down (an NPC jumps into a pit the player dug),
+# across no more than a step (0.5 m) besides its radius at each end.
 DEFAULT_SETTINGS = NavSettings(ray_density=11.1, step_limit=0.5, clearance=1.8, agent_radius=0.4, max_slope=45.0,
-                               levels=True, min_region_area=1.0, max_edge_error=0.15)
+                               levels=True, min_region_area=1.0, max_edge_error=0.15, max_drop=1.8,
+                               max_jump_gap=0.5)
 LOG_LENGTH = 64  # updates remembered by changed_since
 # The NPCs' crowd: its defaults (an agent dug out from under more than 1 m away is off the navmesh).
 CROWD_SETTINGS = CrowdSettings()

@@ -6,7 +6,8 @@ navmesh, steers along them around the other NPCs (local avoidance), and every st
 itself, polygon to polygon, so an NPC never steps off the walkable area. When the navmesh is re-baked the crowd
 puts every NPC back on it and plans its path again: it walks around a fresh hole (``"replanned"``, when the new
 path differs from what was left of the old), or stops (``"blocked"``) when the hole cuts it off from its goal
-or the ground under it was dug away.
+or the ground under it was dug away. An NPC whose path leads down a ledge (the navmesh's one-way drop links,
+``NavSettings.max_drop``) jumps down it (``"offmesh"``, then ``"landed"``; :attr:`NPC.jump`).
 
 The crowd steps once a frame for all its NPCs (:meth:`WorldNavigation.step_crowd`, the world's cast calls it);
 :meth:`NPC.take_events` then gives each NPC its events. :meth:`NPC.step` does both, for an NPC walking alone.
@@ -101,9 +102,10 @@ class NPCSettings:
 
 @dataclass(frozen=True)
 class NPCEvent:
-    """Something an NPC did: ``kind`` is ``"arrived"``, ``"replanned"``, ``"blocked"`` or ``"waiting"`` (on a
-    streaming world: stopped at the edge of the baked navmesh, its goal's tile not baked yet); ``position`` (m)
-    where it stood; ``time`` in s of its own walking clock."""
+    """Something an NPC did: ``kind`` is ``"arrived"``, ``"replanned"``, ``"blocked"``, ``"waiting"`` (on a
+    streaming world: stopped at the edge of the baked navmesh, its goal's tile not baked yet), ``"offmesh"`` (it
+    jumped off a ledge, or took another off-mesh link of its path) or ``"landed"`` (at the link's end);
+    ``position`` (m) where it stood; ``time`` in s of its own walking clock."""
 
     npc: str
     kind: str
@@ -228,6 +230,12 @@ class NPC:
     @property
     def path(self) -> np.ndarray | None:
         return self.navigation.crowd.path(self.agent) if self.state == "walking" else None
+
+    @property
+    def jump(self) -> tuple[int, float]:
+        """The off-mesh link it is crossing (jumping down a ledge: an index into the navmesh's
+        ``offmesh_links``) and the share of the crossing done (0..1), or (-1, 0.0) while it walks."""
+        return self.navigation.crowd.link(self.agent)
 
     # ------------------------------------------------------------------------------------------ walking
     def walk_to(self, goal: Iterable[float]) -> bool:

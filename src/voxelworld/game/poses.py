@@ -13,6 +13,8 @@ world puts the poses in its :class:`~voxelworld.game.reports.Snapshot` (``snapsh
   motion (:mod:`voxelworld.game.strike`: the torso, the right arm and the hand take its pose, slowed where the
   fist strikes something hard); suck holds both arms forward, a throw swings the right arm from up behind to
   forward, and in the air both arms rise sideways.
+- **NPCs jumping down a ledge** (crossing an off-mesh link of their path, :attr:`~voxelworld.game.npcs.NPC.jump`)
+  take the in-air layer (both arms up sideways, eased in over :data:`BLEND_SECONDS`) over a held walk pose.
 - **The chainsaw enemy** plays its full-body chainsaw swing on CesiumMan's own skeleton
   (:mod:`voxelworld.game.enemy`), so its pose is the swing's pose as it is: every joint's local rotation and the
   root's translation, with the enemy's position, yaw and scale (the placement its motion stands in). The cut, the
@@ -455,6 +457,13 @@ def _player_layers(world: World, events: Iterable[Event], previous: CharacterPos
             "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
 
 
+def _npc_layers(jumping: bool, previous: CharacterPose | None, dt: float) -> dict[str, Any] | None:
+    """An NPC's layers: the jump (its arms up sideways, the player's in-air layer, eased in and out) while it
+    crosses an off-mesh link (jumps down a ledge); None when it walks with no jump to ease out of."""
+    air = _towards(0.0 if previous is None else previous.air_weight, 1.0 if jumping else 0.0, dt / BLEND_SECONDS)
+    return {**_NO_LAYERS, "air_weight": air} if air > 0.0 else None
+
+
 def enemy_pose(enemy: ChainsawEnemy) -> CharacterPose:
     """A chainsaw enemy's pose: its motion's whole pose (it plays on CesiumMan's own skeleton), every joint's
     local rotation and the root's translation, placed where the enemy stands (see the module)."""
@@ -478,7 +487,8 @@ def pose_characters(world: World, previous: Iterable[CharacterPose] = (), events
     player = world.player
     poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
                      _player_layers(world, events, before.get(("player", "player"))))]
-    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt)
+    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt,
+                      _npc_layers(npc.jump[0] >= 0, before.get(("npc", npc.name)), dt))
               for npc in world.agents.npcs]
     poses += [enemy_pose(enemy) for enemy in world.agents.enemies]
     return tuple(poses)

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ParameterError
 from .areas import BakeArea, area_of, bake_areas
 from .frames import Frame
+from .ledges import area_ledges
 from .navmesh import NavMesh
 from .polygons import WalkableGrid, WalkableLayers, tile_polygons
 from .rays import RayScene
@@ -65,7 +66,7 @@ def _bake_area(scene: Scene, area: BakeArea, settings: NavSettings,
     tiles = tuple(tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
                   for ti in range(ntx) for tk in range(ntz))
     step()
-    return BakedArea(area, samples, whole, eroded, layers, tiles)
+    return BakedArea(area, samples, whole, eroded, layers, tiles, area_ledges(samples, layers, settings))
 
 
 def local_regions(scene: Scene, regions: list[SearchRegion]) -> tuple[Frame | None, Scene, list[SearchRegion]]:

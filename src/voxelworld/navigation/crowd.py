@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, check_finite, check_integer, check_point
-from . import crowd_state
+from . import crowd_links, crowd_state
 from ._kernels import crowd as _crowd
 from .crowd_state import (
     AGENT_HEIGHT,
@@ -156,8 +156,8 @@ class CrowdEvent:
     """Something an agent did in a step: ``kind`` is ``"arrived"`` (also again when others pushed it off its
     goal, farther than twice its arrival distance, and it came back), ``"replanned"`` (it planned again, after
     it lost sight of its next corner or the navmesh changed, and found another path than what was left of its
-    own, or a path at last) or ``"blocked"`` (no path to its goal, or off the navmesh); ``position`` (m) where
-    it stood after the step; ``time`` (s) the crowd's clock then."""
+    own, or a path at last), ``"blocked"`` (no path to its goal, or off the navmesh), ``"offmesh"`` / ``"landed"``
+    (onto an off-mesh link of its path / off it: crowd_links); ``position`` (m) after the step; ``time`` (s)."""
 
     agent: int
     kind: str
@@ -218,6 +218,7 @@ class Crowd:
         self._replan_queue: list[int] = []  # agent ids, oldest first
         self._replan_turns: dict[int, int] = {}  # restore_agent's places in the queue (looked up, sorted)
         self._waiting: list[tuple[int, str]] = []  # what happened between steps, told by the next step
+        self._links = crowd_links.CrowdLinks()  # the off-mesh links ahead of the agents and their crossings
 
     # ------------------------------------------------------------------------------------------- agents
     ROW_ARRAYS = ("_ids", "_position", "_velocity", "_radius", "_height", "_speed", "_arrival", "_priority",
@@ -265,6 +266,7 @@ class Crowd:
         del self._paths[row]
         del self._filters[row]
         del self._slot[agent]
+        self._links.forget(agent)
         for later in self._ids[row:]:
             self._slot[int(later)] -= 1
         self._replan_queue = [a for a in self._replan_queue if a != agent]
@@ -287,6 +289,7 @@ class Crowd:
         self._goal[row] = np.nan
         self._state[row] = IDLE
         self._set_path(row, np.zeros((0, 3)))
+        self._links.forget(agent, airborne_too=False)  # one in the air lands first
         self._replan_queue = [a for a in self._replan_queue if a != agent]
 
     def move_agent(self, agent: int, position: Iterable[float]) -> None:
@@ -295,6 +298,7 @@ class Crowd:
         row = self._row(agent)
         point, polygon = self._snap("position", position, self._filters[row])
         self._follow_navmesh()
+        self._links.forget(agent)
         self._position[row], self._polygon[row] = point, polygon
         self._velocity[row] = 0.0
         if self._state[row] != IDLE:
@@ -380,18 +384,22 @@ class Crowd:
         return None if np.isnan(goal[0]) else self._to_world(goal)
 
     def path(self, agent: int) -> np.ndarray:
-        """The corners still ahead of agent ``agent`` (m, the next one first; empty without a path)."""
+        """The corners ahead of ``agent`` (m, the next first; none without a path), up to its next link's start."""
         row = self._row(agent)
         return self._to_world(self._paths[row][self._next_corner[row]:])
+
+    def link(self, agent: int) -> tuple[int, float]:
+        """The off-mesh link ``agent`` crosses and the share done (0..1), or (-1, 0.0) (see crowd_links)."""
+        return self._links.link(int(self._ids[self._row(agent)]))
 
     # ---------------------------------------------------------------------------------------------- state
     def agent_state(self, agent: int) -> dict[str, Any]:
         """What agent ``agent`` keeps from step to step, as plain values (copies): ``position`` (3,), ``velocity``
         (2,: x and z on the navmesh's plane, see :attr:`velocities`), ``polygon``, ``state`` (one of
         AGENT_STATES), ``goal`` (3,) or None, ``path`` (the corners ahead, (n, 3)), ``planned_at`` (s) and
-        ``replan_turn`` (its place in the queue of re-plans, -1: none); points in world coordinates.
+        ``replan_turn`` (its place in the queue of re-plans, -1: none); points in world coordinates; in the air: as landed.
         :meth:`restore_agent` takes it back (``crowd_state.py``)."""
-        return crowd_state.agent_state(self, agent)
+        return self._links.saved(agent, self, crowd_state.agent_state(self, agent))  # in the air: as landed
 
     def restore_agent(self, agent: int, state: dict[str, Any]) -> None:
         """Give agent ``agent`` back an :meth:`agent_state` (of this navmesh); ParameterError naming the key,
@@ -419,7 +427,9 @@ class Crowd:
 
     def _plan(self, row: int) -> bool:
         """Plan the path of the agent in ``row`` to its goal; False (and "blocked") when there is none."""
-        path = None
+        path, agent = None, int(self._ids[row])
+        if self._links.defer(agent):  # on a link: plans when it lands
+            return True
         self._planned_at[row] = self.time
         if self._polygon[row] >= 0:
             path = self._query.find_path(self._position[row], self._goal[row], self._filters[row])
@@ -427,9 +437,10 @@ class Crowd:
             self._state[row] = BLOCKED
             self._velocity[row] = 0.0
             self._set_path(row, np.zeros((0, 3)))
+            self._links.forget(agent)
             return False
         self._state[row] = MOVING
-        self._set_path(row, path.points)
+        self._set_path(row, self._links.walked_part(agent, path.points, path.offmesh))
         return True
 
     def _queue_replan(self, agent: int) -> None:
@@ -464,6 +475,8 @@ class Crowd:
         self._index = self.mesh.index
         events = self._waiting
         for row, agent in enumerate(self._ids.tolist()):
+            if self._links.defer(agent):  # on a link: lands first, then plans again
+                continue
             snapped, polygon = self._query.nearest_point(self._position[row], self._filters[row])
             if polygon < 0 or not np.linalg.norm(snapped - self._position[row]) <= self.settings.max_snap:
                 self._polygon[row] = -1
@@ -489,20 +502,20 @@ class Crowd:
     # ---------------------------------------------------------------------------------------------- step
     def step(self, dt: float) -> list[CrowdEvent]:
         """Move every agent for ``dt`` seconds (0 < dt <= :data:`MAX_STEP`); returns the step's events, in agent
-        order within each kind of cause (re-bake, re-plans, arrivals)."""
+        order within each kind of cause (re-bake, re-plans, landings, leavings onto links, arrivals)."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, maximum=MAX_STEP, unit="s")
         self._follow_navmesh()
         happened, self._waiting = self._waiting, []
         happened += self._replan_queued()
-        n = len(self._ids)
-        if n:
+        if len(self._ids):
             happened += self._move(dt)
         self.time += dt
         return [CrowdEvent(agent, kind, tuple(self._to_world(self._position[self._slot[agent]]).tolist()), self.time)
                 for agent, kind in happened]
 
     def _move(self, dt: float) -> list[tuple[int, str]]:
-        """The kernels' part of a step (see the module); returns the arrivals."""
+        """The kernels' part of a step (see the module) and the links' (crowd_links); returns their events."""
+        events = crowd_links.fly(self, dt)  # the agents crossing links, first
         self._refresh_corners()
         settings, index = self.settings, self.mesh.index
         polygons, links, segments = index.polygons, index.links, index.portal_segments
@@ -532,7 +545,7 @@ class Crowd:
             self._polygon = np.where(fixed, self._polygon, polygon)
             keep_out(self.mesh, self._filters, before, self._position, self._polygon, self._velocity)
             _crowd.heights(polygons.surface, self._position, self._polygon)
-        events = []
+        events += crowd_links.leave(self, arrived)  # at a link's start: onto it (no longer "arrived")
         for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():
             self._queue_replan(int(self._ids[row]))
         for row in np.flatnonzero(arrived & (self._state == MOVING)).tolist():

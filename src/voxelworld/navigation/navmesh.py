@@ -56,6 +56,8 @@ class Rebakeable(Protocol):
 
     def polygon_area_types(self) -> np.ndarray: ...
 
+    def place_links(self, mesh: NavMesh) -> None: ...
+
 
 @dataclass
 class NavMesh:
@@ -94,7 +96,8 @@ class NavMesh:
     polygon_area_type : ndarray (p,) int64
         Each polygon's area type, an index into ``area_types`` (default, None: 0, ground, for every polygon).
     offmesh_links : OffMeshLinks
-        Its off-mesh links (:mod:`~voxelworld.navigation.links`; default, None: none).
+        Its off-mesh links (:mod:`~voxelworld.navigation.links`; default, None: none). A bake's are its drops off
+        ledges and its scene's links (:mod:`~voxelworld.navigation.offmesh`), kept current by :meth:`rebake`.
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
 
@@ -190,6 +193,7 @@ class NavMesh:
         self._set_arrays(*state.navmesh_arrays(), baked=True,
                          area_types=(state.area_types, state.polygon_area_types()))
         self.bake_state = state
+        state.place_links(self)  # its off-mesh links over the new polygons
         return rebuilt
 
     # ------------------------------------------------------------------------------------------ polygons

@@ -16,7 +16,9 @@ Islands are walked from the block and the column around it (:func:`~._kernels.sa
 island none of whose samples lies there is the island it was, and a walk stops as soon as it knows an island
 is large enough to keep, so only small islands are walked whole. The links of the kept samples are found
 again around every column that changed, and the polygons of every tile holding a changed column (its samples
-or only its links) are rebuilt.
+or only its links) are rebuilt; the drop links off ledges (:mod:`~voxelworld.navigation.ledges`) are scanned
+again in the blocks within their reach of those columns, and the navmesh's off-mesh links placed again
+(:mod:`~voxelworld.navigation.offmesh`).
 
 Each step computes, column for column, what a full bake computes, so a re-bake gives the navmesh a full bake
 of the changed scene gives, bit for bit, seams between tiles included. Deterministic.
@@ -41,7 +43,10 @@ from ._kernels.changes import changed_triangles_box
 from ._kernels.samples import DIRECTIONS, refresh_islands, relink
 from .areas import BakeArea
 from .frames import Frame
+from .ledges import AreaLedges, rescan_ledges
+from .links import SceneLink
 from .navmesh import NavMesh, NavMeshArrays
+from .offmesh import place_links
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, navmesh_arrays, tile_polygons
 from .rays import RayScene
 from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cells
@@ -56,7 +61,7 @@ class BakedArea:
     """What a bake keeps of one area (a region, or regions baked as one: :mod:`~voxelworld.navigation.areas`) to
     re-bake it: its samples (step 2), what is left of them after the whole-cells rule (step 3) and after erosion
     (step 4), the final layers (step 5, with their links) and each tile's polygons (tile (ti, tk) at
-    ``ti * tiles_z + tk``)."""
+    ``ti * tiles_z + tk``), and its drop links off ledges (:mod:`~voxelworld.navigation.ledges`)."""
 
     area: BakeArea
     samples: Samples
@@ -64,6 +69,7 @@ class BakedArea:
     eroded: np.ndarray  # (nx, nz, levels) float64
     layers: WalkableLayers
     tiles: tuple[TilePolygons, ...]
+    ledges: AreaLedges = field(default_factory=AreaLedges.none)
 
 
 @dataclass(frozen=True)
@@ -98,7 +104,13 @@ class BakeState:
         mesh = NavMesh(*self.navmesh_arrays(), frame=self.frame, area_types=self.area_types,
                        polygon_area_type=self.polygon_area_types())
         mesh.bake_state = self
+        self.place_links(mesh)
         return mesh
+
+    def place_links(self, mesh: NavMesh) -> None:
+        """Give ``mesh``, the navmesh of this state's polygons, its off-mesh links (the areas' drop links and the
+        scene's links: :func:`~voxelworld.navigation.offmesh.place_links`)."""
+        place_links(mesh, [baked.ledges for baked in self.areas], self.scene.links, self.settings)
 
     def navmesh_arrays(self) -> NavMeshArrays:
         """The arrays of the navmesh of every area's tiles, in the order NavMesh takes them."""
@@ -121,7 +133,13 @@ def local_scene(scene: Scene, frame: Frame) -> Scene:
         if key not in known:
             known[key] = SceneObject(obj.name, frame.to_local(obj.positions), obj.indices, obj.role, obj.area_type)
         objects.append(known[key])
-    return Scene(objects)
+    return Scene(objects, [_local_link(link, frame) for link in scene.links])
+
+
+def _local_link(link: SceneLink, frame: Frame) -> SceneLink:
+    """``link`` with its ends in ``frame``."""
+    start, end = frame.to_local(np.array([link.start, link.end])).tolist()
+    return replace(link, start=tuple(start), end=tuple(end))
 
 
 
@@ -359,4 +377,9 @@ def _rebake_area(baked: BakedArea, scene: Scene, settings: NavSettings, block: t
     rebuilt = [(int(ti), int(tk)) for ti, tk in zip(*np.nonzero(touched_tiles))]
     for ti, tk in rebuilt:
         tiles[ti * ntz + tk] = tile_polygons(layers, ti, tk, settings.max_corners, settings.max_edge_error)
-    return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles)), rebuilt
+    # Drop links: scanned again within reach of the columns relinked (they hold every changed column and the
+    # columns cast again, whose surfaces, ceilings and enclosures the scan reads too).
+    relinked = (li0, lk0, li1, lk1) if li0 < li1 and lk0 < lk1 else None
+    ledges = rescan_ledges(baked.ledges, samples, layers, settings, relinked)
+    return BakedArea(baked.area, samples, whole, eroded, layers, tuple(tiles), ledges), rebuilt
+

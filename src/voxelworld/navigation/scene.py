@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,8 +58,10 @@ from typing import NamedTuple, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import FormatError, ParameterError, check_range, short_value
+from ..errors import FormatError, ParameterError, check_point, check_range, short_value
 from .area_types import GROUND, check_area_type
+from .links import SceneLink
+from .obj_text import parse_obj
 
 __all__ = ["ROLES", "SceneObject", "Scene", "SceneTriangles"]
 
@@ -68,7 +69,6 @@ ROLES = ("auto", "floor", "obstacle", "exception")
 _ROLE_LEGAL = "one of 'auto', 'floor', 'obstacle', 'exception'"
 
 # The four face-vertex forms of OBJ: a, a/b, a/b/c, a//c (indices may be negative: relative to the last vertex).
-_FACE_VERTEX = re.compile(r"([+-]?[0-9]+)(?:/[+-]?[0-9]+|/(?:[+-]?[0-9]+)?/[+-]?[0-9]+)?")
 
 
 def _role(parameter: str, value: object) -> str:
@@ -285,7 +285,8 @@ class Scene:
     (1, 2)
     """
 
-    def __init__(self, objects: Iterable[SceneObject] = ()):
+    def __init__(self, objects: Iterable[SceneObject] = (), links: Iterable[SceneLink] = ()):
+        self._links = _scene_links(links)
         try:
             objects = tuple(objects)
         except TypeError:
@@ -360,12 +361,33 @@ class Scene:
         if name in self:
             raise ParameterError("name", name, f"a name no object of the scene has (objects[{self.index(name)}] "
                                  "has it)")
-        return Scene(self._objects + (SceneObject(name, positions, indices, role, area_type),))
+        return Scene(self._objects + (SceneObject(name, positions, indices, role, area_type),), self._links)
 
     def without(self, name: str) -> Scene:
         """A new scene: this one without the object called ``name`` (which must exist)."""
         drop = self.index(name)
-        return Scene(obj for index, obj in enumerate(self._objects) if index != drop)
+        return Scene((obj for index, obj in enumerate(self._objects) if index != drop), self._links)
+
+    # --- off-mesh links ---------------------------------------------------------------------------------------
+
+    @property
+    def links(self) -> tuple[SceneLink, ...]:
+        """The links placed in the scene (:meth:`with_link`), in order."""
+        return self._links
+
+    def with_link(self, start: ArrayLike, end: ArrayLike, bidirectional: bool = True, area: str = GROUND) -> Scene:
+        """A new scene: this one plus an off-mesh link from ``start`` to ``end`` (m, world coordinates; a
+        ladder, a jump pad), both ways unless ``bidirectional`` is False, of area type ``area`` (a name:
+        :class:`~voxelworld.navigation.links.SceneLink`). The bake snaps each end onto the navmesh, within
+        ``agent_radius + 2 * cell_size`` (m); a link with an end farther from it is left out of the navmesh
+        (:func:`voxelworld.navigation.offmesh.unplaced_links` lists those) until a re-bake finds ground there.
+
+        >>> scene = Scene().with_link((0, 0, 0), (0, 3, 1), area="ladder")
+        >>> scene.links[0].end, scene.links[0].area
+        ((0.0, 3.0, 1.0), 'ladder')
+        """
+        link = SceneLink(check_point("start", start), check_point("end", end), bidirectional, area)
+        return Scene(self._objects, self._links + (link,))
 
     # --- geometry ---------------------------------------------------------------------------------------------
 
@@ -484,7 +506,7 @@ class Scene:
             text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError as error:
             raise FormatError(f"{path}: cannot read the file: {error.strerror or error}") from None
-        vertices, faces = _parse_obj(text, path)
+        vertices, faces = parse_obj(text, path)
         objects = []
         for name, corners in faces.items():
             triangles = np.array(corners, dtype=np.int64).reshape(-1, 3)
@@ -493,6 +515,17 @@ class Scene:
             area_type = next((kind for pattern, kind in type_rules if fnmatch.fnmatchcase(name, pattern)), GROUND)
             objects.append(SceneObject(name, vertices[used], local.reshape(-1, 3), role, area_type))
         return cls(objects)
+
+
+def _scene_links(links: Iterable[SceneLink]) -> tuple[SceneLink, ...]:
+    """``links``: an iterable of SceneLink, as a tuple."""
+    try:
+        checked = tuple(links)
+    except TypeError:
+        raise ParameterError("links", links, "an iterable of voxelworld.navigation.links.SceneLink") from None
+    for index, link in enumerate(checked):
+        check_range(f"links[{index}]", link, "a voxelworld.navigation.links.SceneLink", isinstance(link, SceneLink))
+    return checked
 
 
 def _roles_filter(roles: object) -> frozenset[str]:
@@ -520,80 +553,3 @@ def _role_rules(roles: object, parameter: str = "roles",
         check_range(parameter, roles, "a mapping whose keys are name patterns (str)", isinstance(pattern, str))
         rules.append((pattern, check(f"{parameter}[{pattern!r}]", role)))
     return tuple(rules)
-
-
-def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each statement: comments stripped, ``\\`` continuations joined."""
-    pending: list[str] = []
-    start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not pending:
-            start = number
-        line = line.split("#", 1)[0]
-        if line.rstrip().endswith("\\"):
-            pending.append(line.rstrip()[:-1])
-            continue
-        pending.append(line)
-        yield start, " ".join(pending)
-        pending = []
-    if pending:
-        yield start, " ".join(pending)
-
-
-def _parse_obj(text: str, path: Path) -> tuple[np.ndarray, dict[str, list[int]]]:
-    """The vertices (float64 (n, 3)) and, per object name in order of first use, its fan-split triangles
-    as a flat list of 0-based indices into those vertices."""
-    vertices: list[tuple[float, float, float]] = []
-    faces: dict[str, list[int]] = {}
-    current = path.stem or "default"
-    for number, line in _logical_lines(text):
-        words = line.split()
-        if not words:
-            continue
-        keyword = words[0]
-        if keyword == "v":
-            vertices.append(_obj_vertex(words, path, number))
-        elif keyword == "f":
-            corners = [_obj_face_vertex(word, len(vertices), path, number) for word in words[1:]]
-            if len(corners) < 3:
-                raise FormatError(f"{path}, line {number}: a face needs at least 3 vertices, this one has "
-                                  f"{len(corners)}: {line.strip()!r}")
-            triangles = faces.setdefault(current, [])
-            for i in range(1, len(corners) - 1):
-                triangles += (corners[0], corners[i], corners[i + 1])
-        elif keyword in ("o", "g"):
-            current = " ".join(words[1:]) or "default"
-    return np.array(vertices, dtype=np.float64).reshape(-1, 3), faces
-
-
-def _obj_vertex(words: list[str], path: Path, number: int) -> tuple[float, float, float]:
-    try:
-        if len(words) < 4:
-            raise ValueError
-        x, y, z = float(words[1]), float(words[2]), float(words[3])
-    except ValueError:
-        raise FormatError(f"{path}, line {number}: a vertex needs three numbers x y z, got "
-                          f"{' '.join(words)!r}") from None
-    if not all(np.isfinite((x, y, z))):
-        raise FormatError(f"{path}, line {number}: vertex coordinates must be finite, got {' '.join(words)!r}")
-    return x, y, z
-
-
-def _obj_face_vertex(word: str, vertex_count: int, path: Path, number: int) -> int:
-    match = _FACE_VERTEX.fullmatch(word)
-    if match is None:
-        raise FormatError(f"{path}, line {number}: face vertex {word!r} is not one of the forms a, a/b, a/b/c, "
-                          "a//c (a, b, c integers)")
-    index = int(match.group(1))
-    if 1 <= index <= vertex_count:
-        return index - 1
-    if -vertex_count <= index <= -1:
-        return vertex_count + index
-    if index == 0:
-        problem = "vertex index 0 is not allowed (indices count from 1, or back from -1)"
-    elif vertex_count == 0:
-        problem = f"vertex index {index} is out of range: no vertex is defined above this face"
-    else:
-        problem = (f"vertex index {index} is out of range: {vertex_count} vertices are defined above this face "
-                   f"(legal: 1..{vertex_count} or -{vertex_count}..-1)")
-    raise FormatError(f"{path}, line {number}: {problem}")

@@ -33,7 +33,7 @@ from ..errors import ParameterError, check_finite, check_integer, check_point, c
 from .frames import IDENTITY, check_rotation, down_axis, shortest_arc
 
 __all__ = ["EXCLUSION_PROXIES", "NavSettings", "SearchRegion", "MAX_BAKE_COLUMNS", "BAKE_BYTES_PER_COLUMN",
-           "MAX_AGENT_RADIUS", "MAX_POLYGON_CORNERS"]
+           "MAX_AGENT_RADIUS", "MAX_JUMP_GAP", "MAX_POLYGON_CORNERS"]
 
 EXCLUSION_PROXIES = ("aabb-tree", "hull", "mesh", "reduced")
 # The size limit of a bake: the ray columns of all its regions (a region of sx by sz metres has about
@@ -45,6 +45,8 @@ MAX_BAKE_COLUMNS = 4096 * 4096
 # m: the widest agent a bake erodes for (erosion relaxes the walkable area once per cell of the radius, so an
 # absurd radius, e.g. from a forged file, would run for ever); far beyond any character or vehicle.
 MAX_AGENT_RADIUS = 100.0
+# m: the widest gap a drop link crosses (its landing is looked for that far out, column by column), as wide.
+MAX_JUMP_GAP = 100.0
 BAKE_BYTES_PER_COLUMN = 400
 
 # The most corners a navmesh polygon may have: the bake sizes its scratch by it (a forged setting of 2**53 asked for
@@ -109,6 +111,16 @@ class NavSettings:
         are grouped by height, and each level is kept, so a table top becomes walkable on its own.
     min_region_area : float
         m² (>= 0): islands of walkable area smaller than this are dropped.
+    max_drop : float
+        Metres (>= 0; default 0: off): where walkable ground ends at a ledge and walkable ground lies below it,
+        more than ``step_limit`` and at most ``max_drop`` lower, a **one-way** off-mesh link is made from the top
+        to the ground below (:mod:`~voxelworld.navigation.ledges`; ``NavMesh.offmesh_links``): agents drop down,
+        and no path leads back up that way.
+    max_jump_gap : float
+        Metres (0 .. ``MAX_JUMP_GAP``, 100; default 0.5, a gap a person steps across): how far across, besides
+        the agent's radius at each end (the walkable area stops ``agent_radius`` short of the ledge and of the wall
+        below it), the ground below may lie from the ledge for a drop link. A pit's wall falling straight down
+        needs 0.
 
     Examples
     --------
@@ -135,6 +147,8 @@ class NavSettings:
     max_edge_error: float = 0.3  # m, >= 0
     levels: bool = False  # keep obstacle tops as levels of their own
     min_region_area: float = 5.76  # m², >= 0
+    max_drop: float = 0.0  # m, >= 0; 0: no drop links
+    max_jump_gap: float = 0.5  # m, 0..MAX_JUMP_GAP, across, besides agent_radius at each end
 
     def __post_init__(self) -> None:
         def set_(field: str, value: object) -> None:
@@ -166,6 +180,9 @@ class NavSettings:
         check_range("levels", self.levels, "True or False", isinstance(self.levels, (bool, np.bool_)))
         set_("levels", bool(self.levels))
         set_("min_region_area", check_finite("min_region_area", self.min_region_area, minimum=0.0, unit="m²"))
+        set_("max_drop", check_finite("max_drop", self.max_drop, minimum=0.0, unit="m"))
+        set_("max_jump_gap", check_finite("max_jump_gap", self.max_jump_gap, minimum=0.0, maximum=MAX_JUMP_GAP,
+                                          unit="m"))
 
     @property
     def cell_size(self) -> float:
@@ -198,7 +215,8 @@ class NavSettings:
         Recast's other parameters (``cell_height``: rays are not quantised in height; region merge size, edge
         and detail-mesh settings) have no counterpart here. The fields Recast does not set
         (``obstacle_min_height``, ``low_obstacles``, ``auto_obstacles``, ``exclusion_proxy``, ``max_corners``
-        (Recast's max verts per poly), ``levels``) keep their defaults unless given as keyword ``overrides``.
+        (Recast's max verts per poly), ``levels``, ``max_drop``, ``max_jump_gap``) keep their defaults unless
+        given as keyword ``overrides``.
         Each Recast parameter is checked under its own name before it is converted.
 
         Examples
