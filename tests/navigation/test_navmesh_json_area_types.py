@@ -76,3 +76,34 @@ def test_a_version_2_document_without_its_area_fields_is_refused(missing):
 def test_a_later_version_is_refused():
     with pytest.raises(FormatError, match="version 3 is not one of 1, 2"):
         NavMesh.from_json(json.dumps({**V2, "version": 3}))
+
+
+# ------------------------------------------------------------------------------------------------ off-mesh links
+LINKS = {"start": [[0.5, 0.0, 0.5]], "end": [[1.5, 0.0, 0.5]], "bidirectional": [False], "area_type": [1]}
+
+
+def test_off_mesh_links_go_through_json():
+    mesh = NavMesh.from_json(json.dumps({**V2, "offmesh_links": LINKS}))
+    assert mesh.offmesh_links is not None and mesh.offmesh_links.count == 1
+    back = NavMesh.from_json(mesh.to_json())
+    assert back.offmesh_links is not None
+    assert back.offmesh_links.start.tolist() == LINKS["start"] and back.offmesh_links.end.tolist() == LINKS["end"]
+    assert back.offmesh_links.bidirectional.tolist() == [False] and back.offmesh_links.area_type.tolist() == [1]
+    assert "offmesh_links" not in json.loads(NavMesh.from_json(json.dumps(V2)).to_json())  # none: left out
+
+
+@pytest.mark.parametrize("links, words", [
+    ({**LINKS, "area_type": [2]}, "offmesh_links.area_type[0]"),
+    ({**LINKS, "start": [[0.5, 0.0]]}, "offmesh_links.start"),
+    ({**LINKS, "bidirectional": [1]}, "bidirectional"),
+    ({**LINKS, "ladder": []}, "ladder"),
+    ("links", "off-mesh links: .str. is not an object"),
+])
+def test_hostile_off_mesh_links_are_refused_naming_the_field(links, words):
+    with pytest.raises(FormatError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        NavMesh.from_json(json.dumps({**V2, "offmesh_links": links}))
+
+
+def test_off_mesh_links_in_a_version_1_document_are_refused():
+    with pytest.raises(FormatError, match="version 1"):
+        NavMesh.from_json(json.dumps({**GOOD, "offmesh_links": LINKS}))

@@ -33,10 +33,13 @@ DocumentArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 
 def navmesh_json(*arrays: ArrayLike | None, frame: ArrayLike | None = None,
-                 area_types: tuple[tuple[str, ...], ArrayLike] | None = None) -> str:
+                 area_types: tuple[tuple[str, ...], ArrayLike] | None = None,
+                 offmesh_links: dict[str, list[object]] | None = None) -> str:
     """The arrays (the six of FIELDS, then the three of DETAIL_FIELDS) as navmesh JSON text, compact; the
     details are left out when no polygon has one, the ``frame`` ((3, 4) ``[R | t]``) when it is None.
-    ``area_types``: ``(names, each polygon's index into them)`` (None: every polygon ground)."""
+    ``area_types``: ``(names, each polygon's index into them)`` (None: every polygon ground);
+    ``offmesh_links``: the links as :func:`~voxelworld.navigation.links.offmesh_links_document` gives them (left
+    out when None or without links)."""
     document: dict[str, object] = {"format": "voxelworld-navmesh", "version": FORMAT_VERSION}
     names = FIELDS + (DETAIL_FIELDS if len(arrays) > 6 and np.asarray(arrays[7]).any() else ())
     document.update({name: np.asarray(array).tolist() for name, array in zip(names, arrays)})
@@ -44,15 +47,18 @@ def navmesh_json(*arrays: ArrayLike | None, frame: ArrayLike | None = None,
         area_types = (("ground",), np.zeros(len(np.asarray(arrays[3])), dtype=np.int64))
     document["area_types"] = list(area_types[0])
     document["polygon_area_type"] = np.asarray(area_types[1]).tolist()
+    if offmesh_links is not None and offmesh_links["start"]:
+        document["offmesh_links"] = offmesh_links
     if frame is not None:
         document["frame"] = np.asarray(frame).tolist()
     return json.dumps(document, separators=(",", ":"))
 
 
-def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None, tuple[tuple, np.ndarray] | None]:
+def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None, tuple[tuple, np.ndarray] | None, object]:
     """The fields of a navmesh JSON document as numpy arrays (the six, then the three details or None), its
-    frame (an array, or None when the document has none) and its area types ``(names, polygon_area_type)`` (None
-    in a version 1 document: every polygon ground), unchecked beyond being arrays of numbers and a list of
+    frame (an array, or None when the document has none), its area types ``(names, polygon_area_type)`` (None
+    in a version 1 document: every polygon ground) and its ``offmesh_links`` field as parsed (None when it has
+    none; :func:`~voxelworld.navigation.links.offmesh_links_from_document` checks it), unchecked beyond being arrays of numbers and a list of
     strings (the NavMesh constructor checks them); FormatError for text that is not such a document."""
     try:
         document = json.loads(text)
@@ -86,7 +92,10 @@ def read_navmesh_json(text: str) -> tuple[DocumentArrays, np.ndarray | None, tup
     frame = None
     if "frame" in document:
         frame = _numbers("frame", document["frame"], booleans)
-    return cast(DocumentArrays, tuple(arrays)), frame, _area_fields(document, version, booleans)
+    if "offmesh_links" in document and version < 2:
+        raise FormatError(f"navmesh JSON: 'offmesh_links' in a version {version} document (links came in version 2)")
+    return (cast(DocumentArrays, tuple(arrays)), frame, _area_fields(document, version, booleans),
+            document.get("offmesh_links"))
 
 
 def _area_fields(document: dict, version: int, booleans: bool) -> tuple[tuple, np.ndarray] | None:

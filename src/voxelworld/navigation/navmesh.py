@@ -27,7 +27,7 @@ from . import formats
 from .area_types import GROUND, check_area_types
 from .frames import Frame, check_frame
 from .index import NavIndex, navmesh_index, polygon_areas
-from .links import OffMeshLinks, check_offmesh_links
+from .links import OffMeshLinks, check_offmesh_links, offmesh_links_document, offmesh_links_from_document
 
 if TYPE_CHECKING:
     from .scene import Scene
@@ -237,18 +237,22 @@ class NavMesh:
     # ---------------------------------------------------------------------------------------- files
     def to_json(self) -> str:
         """The navmesh as JSON text (format: docs/specs/navmesh-json.md)."""
+        links = self.offmesh_links
         return formats.navmesh_json(*(getattr(self, name) for name in ARRAY_NAMES), frame=self.frame,
-                                    area_types=(self.area_types, np.asarray(self.polygon_area_type)))
+                                    area_types=(self.area_types, np.asarray(self.polygon_area_type)),
+                                    offmesh_links=None if links is None else offmesh_links_document(links))
 
     @classmethod
     def from_json(cls, text: str) -> NavMesh:
         """Read :meth:`to_json`'s text; a foreign or broken document raises FormatError naming what is wrong
         (the field, the value and its legal range), before anything reads the arrays."""
-        arrays, frame, areas = formats.read_navmesh_json(text)
+        arrays, frame, areas, link_document = formats.read_navmesh_json(text)
         try:
             if areas is None:  # a version 1 document: every polygon ground
                 return cls(*arrays, frame=frame)
-            return cls(*arrays, frame=frame, area_types=areas[0], polygon_area_type=areas[1])
+            area_types = check_area_types("area_types", areas[0])
+            links = None if link_document is None else offmesh_links_from_document(link_document, len(area_types))
+            return cls(*arrays, frame=frame, area_types=area_types, polygon_area_type=areas[1], offmesh_links=links)
         except ParameterError as error:
             raise formats.json_error(error) from None
 
