@@ -50,7 +50,7 @@ def compiled_entry(kernel: PathKernel, query: PathQuery) -> PathKernel:
     """``kernel``'s compiled code for ``query``'s type, called without numba's dispatcher, or ``kernel`` itself.
 
     A numba dispatcher works out the type of every argument on every call (for the :class:`PathQuery`, a
-    structref, through Python: about 0.5 µs of a path query of ~10 µs); the entry point of the overload
+    structref, through Python: about 0.7 µs of a path query of ~10 µs); the entry point of the overload
     compiled for the query's type (``overloads[signature].entry_point``, numba's internals) only converts the
     arguments. A :class:`NavQuery` looks it up once per binding, after the dispatcher has compiled (or loaded)
     it, and calls it with the binding's own query and six floats, as the overload was compiled for. Where numba
