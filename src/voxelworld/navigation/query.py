@@ -20,7 +20,7 @@ frame. Without a frame, no point is touched.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +41,28 @@ SMALLEST_QUEUE = 1024  # nodes and roots a search has room for at least (4 per r
 _WALKED = np.full(4096, -1, dtype=np.int64)  # NavPath.offmesh of a path without links: a view of this
 _WALKED.flags.writeable = False
 _new = object.__new__
+_DOUBLE = np.dtype(np.float64)
+_isfinite = math.isfinite
+PathKernel = Callable[[PathQuery, float, float, float, float, float, float], tuple[int, float]]
+
+
+def compiled_entry(kernel: PathKernel, query: PathQuery) -> PathKernel:
+    """``kernel``'s compiled code for ``query``'s type, called without numba's dispatcher, or ``kernel`` itself.
+
+    A numba dispatcher works out the type of every argument on every call (for the :class:`PathQuery`, a
+    structref, through Python: about 0.7 µs of a path query of ~10 µs); the entry point of the overload
+    compiled for the query's type (``overloads[signature].entry_point``, numba's internals) only converts the
+    arguments. A :class:`NavQuery` looks it up once per binding, after the dispatcher has compiled (or loaded)
+    it, and calls it with the binding's own query and six floats, as the overload was compiled for. Where numba
+    does not offer it (another version, or the kernel not compiled for that type), the dispatcher serves."""
+    try:
+        from numba import typeof
+
+        signature = (typeof(query),) + (typeof(0.0),) * 6
+        entry = kernel.overloads[signature].entry_point  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - numba's internals are not an interface: any failure means "not offered"
+        return kernel
+    return entry if callable(entry) else kernel
 
 
 def _walked(segments: int) -> np.ndarray:
@@ -56,9 +78,9 @@ def _point(parameter: str, value: object) -> tuple[float, float, float]:
     """:func:`~voxelworld.errors.check_point`, quicker for what queries usually get (a float array of shape
     (3,), as the navmesh's own queries return): a path query costs microseconds, and checking its two points
     took a quarter of it."""
-    if type(value) is np.ndarray and value.shape == (3,) and value.dtype.char in "efd":  # half, single, double
-        x, y, z = value.tolist()
-        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+    if type(value) is np.ndarray and (value.dtype is _DOUBLE or value.dtype.char in "ef") and value.shape == (3,):
+        x, y, z = value.tolist()  # Python floats for half, single and double
+        if _isfinite(x + y + z):  # x + y + z is finite only when all three are (an overflow to inf included)
             return x, y, z
     return check_point(parameter, value)  # anything else, and the error naming what is wrong
 
@@ -140,10 +162,11 @@ class NavQuery:
         self._scratch: SearchScratch | None = None
         self._path_buffer = np.zeros((0, 3))
         self._query: PathQuery | None = None  # the index's arrays, the scratch and the path buffer, bound
+        self._call: PathKernel | None = None  # what find_path calls with it (compiled_entry; None: not yet known)
         self._fitted: NavIndex | None = None  # the index they were fitted to
         # The binding of the index searched before (a filter's, or the navmesh's), kept for a query that
-        # alternates between two (an agent with a filter and one without): (index, query, scratch, buffer).
-        self._spare: tuple[NavIndex, PathQuery, SearchScratch, np.ndarray] | None = None
+        # alternates between two (an agent with a filter and one without): (index, query, call, scratch, buffer).
+        self._spare: tuple[NavIndex, PathQuery, PathKernel | None, SearchScratch, np.ndarray] | None = None
         # Turned navmeshes: world points in, local points to the kernels, world points out (a navmesh's frame
         # does not change; a re-bake keeps it).
         self._frame = None if mesh.frame is None else Frame(mesh.frame)
@@ -232,8 +255,13 @@ class NavQuery:
         if self._fitted is not index:  # a new query, its navmesh was re-baked, or another filter
             self._bind(index)
         while True:
-            assert self._query is not None and self._scratch is not None  # bound by _fit_scratch
-            count, length = _paths.find_path(self._query, sx, sy, sz, ex, ey, ez)
+            query, call = self._query, self._call
+            assert query is not None and self._scratch is not None  # bound by _fit_scratch
+            if call is None:  # the binding's first search: the dispatcher compiles (or loads) the kernel
+                count, length = _paths.find_path(query, sx, sy, sz, ex, ey, ez)
+                self._call = compiled_entry(_paths.find_path, query)
+            else:
+                count, length = call(query, sx, sy, sz, ex, ey, ez)
             if count >= 0:
                 break
             # A long search: more room, and search again.
@@ -242,7 +270,11 @@ class NavQuery:
             return None
         if self._frame is not None:  # a rotation keeps lengths
             return NavPath.walked(self._to_world(self._path_buffer[:count]), length)
-        return NavPath.walked(self._path_buffer[:count].copy(), length)
+        # NavPath.walked, inlined (a path query takes microseconds)
+        path = _new(NavPath)
+        fields = path.__dict__
+        fields["points"], fields["length"] = self._path_buffer[:count].copy(), length
+        return path
 
     def _weighted_path(self, graph: _weighted.WeightedGraph, index: NavIndex, start: tuple[float, float, float],
                        end: tuple[float, float, float]) -> NavPath | None:
@@ -264,11 +296,11 @@ class NavQuery:
         which its stamps rely on): a new binding takes the arrays of the spare it drops, or new ones."""
         spare = self._spare
         if self._fitted is not None and self._query is not None and self._scratch is not None:
-            self._spare = (self._fitted, self._query, self._scratch, self._path_buffer)
+            self._spare = (self._fitted, self._query, self._call, self._scratch, self._path_buffer)
         if spare is not None and spare[0] is index:
-            self._fitted, self._query, self._scratch, self._path_buffer = spare
+            self._fitted, self._query, self._call, self._scratch, self._path_buffer = spare
             return
-        self._scratch, self._path_buffer = (spare[2], spare[3]) if spare is not None else (None, np.zeros((0, 3)))
+        self._scratch, self._path_buffer = (spare[3], spare[4]) if spare is not None else (None, np.zeros((0, 3)))
         self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
 
     def _fit_scratch(self, index: NavIndex, room: int) -> None:
@@ -306,6 +338,7 @@ class NavQuery:
         self._scratch = scratch
         self._query = _paths.path_query(index.polygons, index.buckets, index.island, rings, scratch,
                                         self._path_buffer)
+        self._call = None  # looked up after its first search
         self._fitted = index
 
     # ------------------------------------------------------------------------------------ other queries

@@ -153,17 +153,16 @@ def locate(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: 
 
 
 @njit(cache=True)
-def closest_on_polygon(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
-                       q: int, x: float, y: float, z: float, out: np.ndarray) -> float:
-    """The point of polygon q nearest to (x, y, z), written to ``out[:3]``; returns its squared distance in 3-D.
-    Over the polygon (on the x-z plane) it is the point of its surface straight above or below; beside it, the
-    point of its surface on its sides nearest on the x-z plane (as Detour's ``closestPointOnPoly``)."""
-    fx, fz = x, z
-    fy = height(surface, q, x, z)
-    if inside(vertices, polygon_start, polygon_vertices, q, fx, fz):
-        out[0], out[1], out[2] = fx, fy, fz
-        return (fx - x) ** 2 + (fy - y) ** 2 + (fz - z) ** 2
+def _closest(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface, q: int,
+             x: float, y: float, z: float) -> tuple[float, float, float, float, bool]:
+    """:func:`closest_on_polygon` as numbers: ``(squared distance, x, y, z, found)`` of the closest point
+    (``found`` False: no side to be near, the distance infinite), with no array to write (so that
+    :func:`nearest` allocates none)."""
+    if inside(vertices, polygon_start, polygon_vertices, q, x, z):
+        fy = height(surface, q, x, z)
+        return (x - x) ** 2 + (fy - y) ** 2 + (z - z) ** 2, x, fy, z, True
     best, best_flat = np.inf, np.inf
+    ox, oy, oz, found = x, np.nan, z, False
     first, last = polygon_start[q], polygon_start[q + 1]
     for j in range(first, last):  # outside: the nearest point of the sides on the x-z plane, on the surface
         u = polygon_vertices[j]
@@ -177,8 +176,20 @@ def closest_on_polygon(vertices: np.ndarray, polygon_start: np.ndarray, polygon_
         if flat < best_flat:
             py = height(surface, q, px, pz)
             best, best_flat = flat + (py - y) ** 2, flat
-            out[0], out[1], out[2] = px, py, pz
-    return best
+            ox, oy, oz, found = px, py, pz, True
+    return best, ox, oy, oz, found
+
+
+@njit(cache=True)
+def closest_on_polygon(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
+                       q: int, x: float, y: float, z: float, out: np.ndarray) -> float:
+    """The point of polygon q nearest to (x, y, z), written to ``out[:3]``; returns its squared distance in 3-D.
+    Over the polygon (on the x-z plane) it is the point of its surface straight above or below; beside it, the
+    point of its surface on its sides nearest on the x-z plane (as Detour's ``closestPointOnPoly``)."""
+    d2, px, py, pz, found = _closest(vertices, polygon_start, polygon_vertices, surface, q, x, y, z)
+    if found:
+        out[0], out[1], out[2] = px, py, pz
+    return d2
 
 
 @njit(cache=True)
@@ -191,16 +202,16 @@ def _box_distance2(x0: float, x1: float, z0: float, z1: float, x: float, z: floa
 @njit(cache=True)
 def _search_bucket(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, boxes: np.ndarray,
                    surface: Surface, bucket_start: np.ndarray, bucket_polygons: np.ndarray, b: int, x: float, y: float,
-                   z: float, best: int, best_d2: float, candidate: np.ndarray, out: np.ndarray) -> tuple[int, float]:
+                   z: float, best: int, best_d2: float, out: np.ndarray) -> tuple[int, float]:
     for j in range(bucket_start[b], bucket_start[b + 1]):
         q = bucket_polygons[j]
         dy = max(boxes[q, 4] - y, 0.0, y - boxes[q, 5])
         if _box_distance2(boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3], x, z) + dy * dy > best_d2:
             continue
-        d2 = closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, candidate)
+        d2, px, py, pz, _ = _closest(vertices, polygon_start, polygon_vertices, surface, q, x, y, z)
         if d2 < best_d2 or (d2 == best_d2 and q < best):  # the lowest index on a tie
             best, best_d2 = q, d2
-            out[0], out[1], out[2] = candidate[0], candidate[1], candidate[2]
+            out[0], out[1], out[2] = px, py, pz
     return best, best_d2
 
 
@@ -217,7 +228,6 @@ def nearest(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z:
     nx, nz = grid_shape[0], grid_shape[1]
     ci, ck = bucket_index(x, x0, cell, nx), bucket_index(z, z0, cell, nz)
     gx1, gz1 = x0 + nx * cell, z0 + nz * cell
-    candidate = np.empty(3)
     best, best_d2 = -1, np.inf
     for r in range(max(nx, nz) + 1):
         i0, i1, k0, k1 = ci - r, ci + r, ck - r, ck + r
@@ -238,7 +248,7 @@ def nearest(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z:
                 if i == i0 or i == i1 or k == k0 or k == k1:  # the ring only
                     best, best_d2 = _search_bucket(vertices, polygon_start, polygon_vertices, boxes, surface,
                                                    bucket_start, bucket_polygons, i * nz + k, x, y, z, best,
-                                                   best_d2, candidate, out)
+                                                   best_d2, out)
     return best
 
 

@@ -240,7 +240,11 @@ def find_path(query: PathQuery, sx: float, sy: float, sz: float, ex: float, ey: 
     path's points to ``query.path`` and returns (their count, the length in 3-D), (0, 0.0) when no path joins
     them, or (-1, 0.0) when the scratch (or the path buffer) is too small (grow it and ask again). ``query``: a
     :class:`~.arrays.PathQuery` (see :func:`path_query`), whose scratch's ``snapped`` receives the snapped
-    points."""
+    points. ``NavQuery`` calls it through its compiled entry point (``query.compiled_entry``), so that it takes
+    this query type and six floats only.
+
+    numba's cache keys a kernel on its own file's text: this one holds compiled copies of ``locate.nearest`` and
+    ``polyanya.search``, so a change to those files alone would leave it stale: change this docstring with them."""
     polygons, buckets, island, rings = query.polygons, query.buckets, query.island, query.rings
     scratch, out = query.scratch, query.path
     snapped = scratch.snapped

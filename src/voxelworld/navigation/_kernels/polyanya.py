@@ -271,15 +271,19 @@ def _expand(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, gx: 
     hx, hz = (1.0 - t_hi) * ring_xz[k, 0] + t_hi * ring_xz[e, 0], (1.0 - t_hi) * ring_xz[k, 1] + t_hi * ring_xz[e, 1]
     if q == goal:
         _finish(scratch, surface, q, record, kind, lx, lz, hx, hz, gx, gz)
+    last = first + n - 1  # the pieces after k, round the ring: k + 1, ..., last, first, ..., k - 1 (no modulo)
     if kind == ALONG:  # the root is on the polygon's boundary: it sees all of it
-        for i in range(1, n):
-            _offer(rings, scratch, gx, gz, record, first + (k - first + i) % n, 0.0, 1.0)
+        j = k
+        for _ in range(1, n):
+            j = j + 1 if j < last else first
+            _offer(rings, scratch, gx, gz, record, j, 0.0, 1.0)
         return
     rx, rz = record_f[record, 0], record_f[record, 1]
     right = -2 if t_hi == 1.0 and corner[ring_vertex[e]] else -1  # -2: a root there, once needed
     left = -2 if t_lo == 0.0 and corner[ring_vertex[k]] else -1
-    for i in range(1, n):
-        j = first + (k - first + i) % n
+    j = k
+    for _ in range(1, n):
+        j = j + 1 if j < last else first
         if ring_across[j] < 0:
             continue
         m = _next(ring_start, ring_polygon, j)
