@@ -121,7 +121,7 @@ def _meshing() -> None:
 
 
 def _navigation() -> None:
-    from .navigation import NavMesh, NavQuery, NavSettings, Scene, SceneObject, SearchRegion
+    from .navigation import NavMesh, NavQuery, NavSettings, QueryFilter, Scene, SceneObject, SearchRegion
     from .navigation.bake import bake
 
     floor = SceneObject("floor", [[0, 0, 0], [20, 0, 0], [20, 0, 20], [0, 0, 20]], [[0, 2, 1], [0, 3, 2]])
@@ -135,7 +135,8 @@ def _navigation() -> None:
     settings = NavSettings.from_recast(cell_size=0.3, agent_height=2.0, agent_radius=0.6, agent_max_climb=0.9,
                                        agent_max_slope=45, region_min_size=8)
     mesh = bake(scene, region, settings, progress=lambda *args: None)
-    bake(scene, region, NavSettings(max_drop=2.0), progress=None)  # and the drop links off the table's edges
+    linked = bake(scene, region, NavSettings(max_drop=2.0), progress=None)  # and the drop links off the table's edges
+    NavQuery(linked).find_path((10.0, 1.1, 10.0), (1.0, 0.0, 1.0))  # paths over links: the weighted search
     bake(scene, region, NavSettings(exclusion_proxy="aabb-tree"), progress=None)  # the tree of boxes' kernel
     query = NavQuery(mesh)
     query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
@@ -143,6 +144,7 @@ def _navigation() -> None:
     query.random_point(np.random.default_rng(0))
     query.nearest_point((10.0, 0.5, 10.0))
     query.locate((5.0, 0.0, 15.0))
+    query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0), filter=QueryFilter(costs={"ground": 2.0}))
     mesh.islands()
     moved = scene.without("crate").with_object("crate", [[x + 6, y, z] for x, y, z in crate], sides, role="obstacle")
     mesh.rebake(((8.0, -1.0, 2.0), (11.0, 2.0, 5.0)), moved)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from shapely.geometry import Point, Polygon
 
 from voxelworld.navigation import NavQuery, navmesh_from_grids
 from voxelworld.navigation import query as query_module
@@ -97,18 +98,20 @@ def test_the_entry_point_is_looked_up_again_for_each_binding():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_closest_on_polygon_writes_the_point_its_numbers_give(seed):
-    """closest_on_polygon (what the snaps compute, now without an array of their own): the point it writes is the
-    one _closest returns, over each polygon (straight below or above) and beside it (on a side)."""
+def test_the_snaps_closest_point_is_the_polygons_nearest_point(seed):
+    """_closest (what the snaps compute, without an array of their own) against shapely: over a polygon the
+    point straight above or below on its surface, beside it the nearest point of its outline on the x-z plane."""
     mesh = _mesh()
     vertices, polygon_start, polygon_vertices, _, surface = mesh.index.polygons
     rng = np.random.default_rng(seed)
-    out = np.empty(3)
-    for x, y, z in rng.uniform([-2, -1, -2], [22, 1, 18], (200, 3)):
+    for x, y, z in rng.uniform([-2, -1, -2], [22, 1, 18], (100, 3)):
         for q in range(0, mesh.polygon_count, 3):
-            d2 = kernels.closest_on_polygon(vertices, polygon_start, polygon_vertices, surface, q, x, y, z, out)
-            number, px, py, pz, found = kernels._closest(vertices, polygon_start, polygon_vertices, surface, q, x, y, z)
-            assert found and d2 == number and out.tolist() == [px, py, pz]
-            assert d2 == pytest.approx((px - x) ** 2 + (py - y) ** 2 + (pz - z) ** 2)
-            inside = kernels.inside(vertices, polygon_start, polygon_vertices, q, x, z)
-            assert (px, pz) == (x, z) if inside else (px - x) ** 2 + (pz - z) ** 2 > 0.0
+            d2, px, py, pz, found = kernels._closest(vertices, polygon_start, polygon_vertices, surface, q, x, y, z)
+            outline = Polygon(mesh.polygon(q)[:, [0, 2]])
+            assert found and d2 == pytest.approx((px - x) ** 2 + (py - y) ** 2 + (pz - z) ** 2)
+            assert py == kernels.height(surface, q, px, pz)
+            if outline.covers(Point(x, z)):
+                assert (px, pz) == (x, z)
+            else:
+                near = outline.exterior.interpolate(outline.exterior.project(Point(x, z)))
+                assert (px, pz) == pytest.approx((near.x, near.y), abs=1e-9)

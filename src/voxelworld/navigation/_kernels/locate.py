@@ -155,9 +155,11 @@ def locate(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: 
 @njit(cache=True)
 def _closest(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface, q: int,
              x: float, y: float, z: float) -> tuple[float, float, float, float, bool]:
-    """:func:`closest_on_polygon` as numbers: ``(squared distance, x, y, z, found)`` of the closest point
-    (``found`` False: no side to be near, the distance infinite), with no array to write (so that
-    :func:`nearest` allocates none)."""
+    """The point of polygon q nearest to (x, y, z) as numbers: ``(squared distance in 3-D, x, y, z, found)``
+    (``found`` False: no side to be near, the distance infinite), with no array to write (so that :func:`nearest`
+    allocates none). Over the polygon (on the x-z plane) it is the point of its surface straight above or below;
+    beside it, the point of its surface on its sides nearest on the x-z plane (as Detour's
+    ``closestPointOnPoly``)."""
     if inside(vertices, polygon_start, polygon_vertices, q, x, z):
         fy = height(surface, q, x, z)
         return (x - x) ** 2 + (fy - y) ** 2 + (z - z) ** 2, x, fy, z, True
@@ -178,18 +180,6 @@ def _closest(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: 
             best, best_flat = flat + (py - y) ** 2, flat
             ox, oy, oz, found = px, py, pz, True
     return best, ox, oy, oz, found
-
-
-@njit(cache=True)
-def closest_on_polygon(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
-                       q: int, x: float, y: float, z: float, out: np.ndarray) -> float:
-    """The point of polygon q nearest to (x, y, z), written to ``out[:3]``; returns its squared distance in 3-D.
-    Over the polygon (on the x-z plane) it is the point of its surface straight above or below; beside it, the
-    point of its surface on its sides nearest on the x-z plane (as Detour's ``closestPointOnPoly``)."""
-    d2, px, py, pz, found = _closest(vertices, polygon_start, polygon_vertices, surface, q, x, y, z)
-    if found:
-        out[0], out[1], out[2] = px, py, pz
-    return d2
 
 
 @njit(cache=True)
