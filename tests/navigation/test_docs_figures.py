@@ -46,6 +46,19 @@ def test_the_guide_states_nav_tests_figures_as_the_bake_gives_them():
     assert by_corners == [meshes[corners].polygon_count for corners in CORNERS]
 
 
+DEMO_ERROR = re.compile(r"with the demo's 1\.3 m edge error (?P<polygons>\d+) polygons \(Recast 155\)")
+
+
+def test_the_guide_states_the_polygons_with_the_demos_edge_error_as_the_bake_gives_them():
+    match = DEMO_ERROR.search(" ".join(GUIDE.read_text(encoding="utf-8").split()))
+    assert match, "docs/navigation.md no longer states the polygons with the demo's 1.3 m edge error"
+    scene = Scene.from_obj(NAV_TEST)
+    lo, hi = scene.bounds()
+    mesh = bake(scene, SearchRegion(tuple(lo - 1.0), tuple(hi + 1.0)),
+                NavSettings(**{**RECAST.__dict__, "max_edge_error": 1.3}))
+    assert int(match["polygons"]) == mesh.polygon_count
+
+
 def test_a_figure_that_drifted_is_caught(monkeypatch, tmp_path):
     """The check reads the guide's own numbers: a guide stating the old hand-written 243 polygons fails it."""
     text = GUIDE.read_text(encoding="utf-8")
