@@ -34,6 +34,7 @@ from dataclasses import replace  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from voxelworld.game import world as world_module  # noqa: E402
 from voxelworld.game.edits import VoxelEdit  # noqa: E402
 from voxelworld.game.play import ActionSettings  # noqa: E402
 from voxelworld.game.world import Inputs, World, WorldSettings  # noqa: E402
@@ -109,7 +110,17 @@ def frame_settings(**fields: object) -> WorldSettings:
 
 def scenario(name: str) -> tuple[World, object]:
     """A fresh world and its script for one of the budget rows ("walking", "suck" or "scraping") or the player's
-    tool motions ("punching", "digging")."""
+    tool motions ("punching", "digging"), the objects alive then frozen out of the garbage collector's reach as
+    ``voxelworld play`` freezes them once its world is ready (``voxelworld.game.world.freeze_startup_objects``;
+    code from before it had none to call)."""
+    world, script = _scenario(name)
+    freeze = getattr(world_module, "freeze_startup_objects", None)
+    if freeze is not None:
+        freeze()
+    return world, script
+
+
+def _scenario(name: str) -> tuple[World, object]:
     if name == "suck":
         endless = frame_settings(actions=ActionSettings(suck=replace(ActionSettings().suck, time_limit=1e6)))
         world = World.demo(seed=0, settings=endless, npcs=8)

@@ -351,3 +351,17 @@ def test_demo_world_starts_on_grass_and_walks():
     steps = [e.material for e in events if isinstance(e, Footstep)]
     assert steps == ["grass"] * len(steps) and len(steps) in (4, 5)  # 4 m in strides of 0.8 m
     assert world.player.position[0] == pytest.approx(demo_level().spawn[0] + 4.0, abs=0.1)
+
+
+def test_freeze_startup_objects_moves_what_is_alive_out_of_the_collectors_reach():
+    import gc
+
+    from voxelworld.game.world import freeze_startup_objects
+
+    before = gc.get_freeze_count()
+    kept = [object() for _ in range(3)] + [[n] for n in range(100)]  # tracked objects alive now
+    try:
+        freeze_startup_objects()
+        assert gc.get_freeze_count() >= before + len(kept) - 3  # the lists (objects are not tracked)
+    finally:
+        gc.unfreeze()

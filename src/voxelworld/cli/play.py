@@ -33,7 +33,7 @@ def add_play(commands: Commands) -> None:
 
 def run_play(args: argparse.Namespace, out: TextIO | None = None) -> None:
     """``voxelworld play``: serve a world to the browser until Ctrl+C (see ``--help``)."""
-    from ..game.world import World
+    from ..game.world import World, freeze_startup_objects
     from ..io import load_world
     from ..viewer.server import bind_socket, serve
 
@@ -56,6 +56,7 @@ def run_play(args: argparse.Namespace, out: TextIO | None = None) -> None:
             print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
             world = World.demo(seed=args.seed)
         print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
+        freeze_startup_objects()  # no full garbage collection stalls a frame scanning the world just made
         serve(world, args.host, args.port, save, out=out, sock=sock)
     except ParameterError as error:  # name the option the user typed
         if error.parameter != "seed":
