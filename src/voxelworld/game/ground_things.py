@@ -96,6 +96,8 @@ class GroundThings:
     ----------
     columns : dict of (ci, ck) to ColumnThings
         The columns made (in the streamed area) and the changed ones kept beyond it.
+    log : list of (ci, ck)
+        The columns made, changed or forgotten, in order (:mod:`voxelworld.viewer.thing_messages` reads it).
     revision : int
         Raised whenever a column's obstacles near the last collider change (the world combines its collider again).
     """
@@ -118,6 +120,7 @@ class GroundThings:
         self._collider_revision = -1  # the revision the last collider was combined at
         self._nav_changes: list[tuple[np.ndarray, np.ndarray]] = []  # boxes the navmesh must re-bake
         self.made = 0  # columns scattered so far
+        self.log: list[tuple[int, int]] = []  # columns made, changed or forgotten, in order (the page's messages)
 
     # ------------------------------------------------------------------------------------------ streaming
     def follow(self, wanted: np.ndarray | None) -> None:
@@ -144,6 +147,7 @@ class GroundThings:
             if kept is not None and kept.version == 0:
                 del self.columns[(ci, ck)]
                 self._touched((ci, ck))
+                self.log.append((ci, ck))
         self._wanted = columns
 
     def _make(self, column: tuple[int, int]) -> None:
@@ -151,6 +155,7 @@ class GroundThings:
         self.columns[column] = ColumnThings(things)
         self.made += 1
         self._touched(column)
+        self.log.append(column)
 
     def _touched(self, column: tuple[int, int]) -> None:
         ci0, ck0, ci1, ck1 = self._collider_columns
@@ -198,6 +203,7 @@ class GroundThings:
         if changed:
             kept.changed()
             self._touched(column)
+            self.log.append(column)
             self._rebake(world)
 
     def _rebake(self, world: World) -> None:
@@ -324,6 +330,7 @@ class GroundThings:
                 kept.state[pair[0]] = pair[1]
             loaded[(row[0], row[1])] = kept
         self.columns.update(loaded)
+        self.log.extend(sorted(loaded))
         self.revision += 1
 
 
