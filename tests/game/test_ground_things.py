@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-
 from voxelworld.game.edits import VoxelEdit
 from voxelworld.game.events import ThingChanged
 from voxelworld.game.ground_things import FALLEN, REMOVED, STANDING, ColumnThings, GroundThings

@@ -19,9 +19,9 @@ the same seed gives the same things whichever order, and whenever, the columns a
 Examples
 --------
 >>> from voxelworld.terrain import GeneratorSettings
->>> generator = GeneratorSettings(size=128.0, seed=7)
->>> things = scatter_chunk_column(generator, ScatterSettings(), (2, 3))
->>> things == scatter_chunk_column(generator, ScatterSettings(), (2, 3))
+>>> generator = GeneratorSettings(size=256.0, seed=7)
+>>> things = scatter_chunk_column(generator, ScatterSettings(), (4, 4))
+>>> things == scatter_chunk_column(generator, ScatterSettings(), (4, 4))
 True
 >>> [THING_KINDS[k].name for k in sorted(set(things.kind.tolist()))]
 ['tree', 'bush']
