@@ -20,7 +20,7 @@ a BVH per column, combined into the world's collider only when the things near i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,12 +55,13 @@ class ColumnThings:
         self.things = things
         self.state = np.zeros(len(things), np.uint8) if state is None else state
         self.version = version
-        self.bvh: TriangleBVH | None | bool = False  # the obstacles' BVH (False: not built yet)
+        self.bvh: TriangleBVH | None = None  # the obstacles' BVH (None: none, or not built: ``built``)
+        self.built = False
         self.objects: list[SceneObject] | None = None  # the navmesh's obstacles (None: not made yet)
 
     def changed(self) -> None:
         self.version += 1
-        self.bvh, self.objects = False, None
+        self.bvh, self.built, self.objects = None, False, None
 
 
 def _box(kind: int, position: np.ndarray, yaw: float, scale: float, state: int) -> np.ndarray:
@@ -227,7 +228,7 @@ class GroundThings:
         """Whether the obstacles near the last collider changed since it was combined (a frame's only cost)."""
         return self.revision != self._collider_revision
 
-    def collision_parts(self, lo: np.ndarray, hi: np.ndarray) -> list[TriangleBVH]:
+    def collision_parts(self, lo: Sequence[float], hi: Sequence[float]) -> list[TriangleBVH]:
         """The obstacles' BVHs (one per column with any; object -1, each triangle of its kind's material) of the
         columns meeting the x-z box of ``lo``..``hi`` (m); remembers those columns (see :attr:`revision`)."""
         e = self._scatter_edge
@@ -242,7 +243,8 @@ class GroundThings:
                 kept = self.columns.get((ci, ck))
                 if kept is None:
                     continue
-                if kept.bvh is False:
+                if not kept.built:
+                    kept.built = True
                     boxes = self._thing_boxes(kept)
                     if not boxes:
                         kept.bvh = None
@@ -252,7 +254,7 @@ class GroundThings:
                         kept.bvh = TriangleBVH(np.concatenate([b for _, b in boxes]),
                                                np.concatenate([_BOX + 8 * m for m in range(len(boxes))]),
                                                np.repeat(np.array(ids, np.uint8), len(_BOX)))
-                if kept.bvh is not None and kept.bvh is not False:
+                if kept.bvh is not None:
                     parts.append(kept.bvh)
         return parts
 
@@ -272,7 +274,7 @@ class GroundThings:
     def chunk_columns(self, chunks: Iterable[tuple[int, int, int]]) -> set[tuple[int, int]]:
         """The scatter columns under the volume's ``chunks``."""
         ratio = self._scatter_edge / self._edge
-        out = set()
+        out: set[tuple[int, int]] = set()
         for ci, _, ck in chunks:
             a0, a1 = int(ci // ratio), int(math.ceil((ci + 1) / ratio))
             b0, b1 = int(ck // ratio), int(math.ceil((ck + 1) / ratio))

@@ -358,16 +358,16 @@ class WorldNavigation:
     def attach_things(self, things: GroundThings) -> None:
         """Bake ``things`` (a world's things on the ground) in as obstacles, now and at every bake after."""
         self.things = things
-        self.things_changed(self.region.min, self.region.max) if self.tiled is None else \
-            self._change(sorted(self.tiled.tiles), [])
+        self.things_changed(self.region.min, self.region.max)  # every tile
 
     def things_changed(self, lo: ArrayLike, hi: ArrayLike) -> list[tuple[int, int, int]]:
         """Re-bake where things on the ground fell or went (the box ``lo``..``hi``, m); returns the tiles changed."""
+        low, high = np.asarray(lo, float), np.asarray(hi, float)
         if self.tiled is not None:
-            box = (float(lo[0]), float(lo[2]), float(hi[0]), float(hi[2]))  # type: ignore[index]
+            box = (float(low[0]), float(low[2]), float(high[0]), float(high[2]))
             return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
         self.scene = self._scene()
-        tiles = self.mesh.rebake((np.asarray(lo, float), np.asarray(hi, float)), self.scene)
+        tiles = self.mesh.rebake((low, high), self.scene)
         self._logged(tiles)
         return tiles
 
