@@ -69,8 +69,8 @@ class ScatterSettings:
     ----------
     tree_density, pine_density, bush_density, rock_density, crate_density : float
         Candidates per hectare (0..2000) of each kind; a candidate stays where its kind's rules allow (the forest
-        mask keeps about half of the trees' and bushes' on grass). Defaults 60, 45, 70, 30 and 0.6: about 2 500
-        trees and 1 500 bushes a km² on the default generator.
+        mask keeps about half of the trees' and bushes' on grass). Defaults 120, 90, 60, 80 and 4: about 2 300-2 700
+        trees and pines, 1 600-1 700 bushes, 200-500 rocks and 30 crates a km² on the default 1 km generator.
     tree_slope, bush_slope, rock_slope, crate_slope : float
         Degrees in (0, 90): the steepest surface each kind stands on (trees and pines share ``tree_slope``).
         Defaults 30, 35, 45, 12.
@@ -90,7 +90,7 @@ class ScatterSettings:
     pine_density: float = 90.0
     bush_density: float = 60.0
     rock_density: float = 80.0
-    crate_density: float = 1.0
+    crate_density: float = 4.0
     tree_slope: float = 30.0
     bush_slope: float = 35.0
     rock_slope: float = 45.0
