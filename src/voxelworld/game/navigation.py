@@ -69,6 +69,7 @@ from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import chunk_name as _chunk_name
 from .nav_chunks import same_mesh as _same_mesh
+from .nav_chunks import tile_distances
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -478,20 +479,8 @@ class WorldNavigation:
         self._change(tiles, [])
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
-        """(tiles x, tiles z): each tile's x-z distance (m) from the nearest point (0 inside it)."""
         assert self.tiled is not None  # (streaming only)
-        ntx, ntz = self.tiled.tile_grid
-        size, area = self.tile_size, self.tiled.area
-        x0 = area.x0 + np.arange(ntx) * size
-        z0 = area.z0 + np.arange(ntz) * size
-        x1 = np.minimum(x0 + size, area.x0 + area.nx * area.cell)
-        z1 = np.minimum(z0 + size, area.z0 + area.nz * area.cell)
-        best = np.full((ntx, ntz), np.inf)
-        for p in points:
-            dx = np.maximum(np.maximum(x0 - p[0], p[0] - x1), 0.0)
-            dz = np.maximum(np.maximum(z0 - p[2], p[2] - z1), 0.0)
-            best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
-        return best
+        return tile_distances(self.tiled, self.tile_size, points)
 
     def _meshed_columns(self) -> np.ndarray:
         """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
