@@ -122,6 +122,9 @@ class WorldNavigation:
     tiles : iterable of (ti, tk), optional
         With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
         whose chunks must be meshed (ParameterError naming ``tiles`` otherwise).
+    things : GroundThings, optional
+        A generated world's things on the ground (:mod:`voxelworld.game.ground_things`): each an obstacle box in
+        every bake (see :meth:`attach_things`, :meth:`things_changed`).
 
     Attributes
     ----------

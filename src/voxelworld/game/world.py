@@ -155,6 +155,10 @@ class World(Streaming):
     changed_chunks, rebuilt_chunks : frozenset of (i, j, k)
         The chunks whose display mesh the last frame rebuilt, and those whose vertices it refreshed.
     rng : numpy.random.Generator
+    generator : GeneratorSettings or None
+        The world generator's settings of a generated world (:func:`voxelworld.game.populate.populate`), else None.
+    ground_things : GroundThings or None
+        Its trees, bushes, rocks and crates (:mod:`voxelworld.game.ground_things`); None without a generator.
     """
 
     STAGES = STAGES
