@@ -171,3 +171,19 @@ def test_bad_arguments_are_refused(world):
     with pytest.raises(ParameterError, match="columns"):
         GroundThings(world, GENERATOR, THICK).load_state_dict({"columns": [[9, 0, 1, []]]})
     assert WorldSettings().view_distance is None
+
+
+@pytest.mark.parametrize("chunk_size", [8, 16, 32, 64])
+def test_the_columns_under_chunks_of_any_size(chunk_size):
+    from types import SimpleNamespace
+
+    from voxelworld.terrain import SparseVolume
+    volume = SparseVolume(GENERATOR.shape, voxel_size=GENERATOR.voxel_size, chunk_size=chunk_size)
+    things = GroundThings(SimpleNamespace(volume=volume), GENERATOR, THICK)  # type: ignore[arg-type]
+    rng = np.random.default_rng(chunk_size)
+    for _ in range(5):
+        chunks = rng.random((volume.chunk_grid_shape[0], volume.chunk_grid_shape[2])) < 0.3
+        want = np.zeros((4, 4), dtype=bool)
+        for a, b in things.chunk_columns((ci, 0, ck) for ci, ck in np.argwhere(chunks).tolist()):
+            want[a, b] = True
+        assert np.array_equal(things._columns_of(chunks), want)

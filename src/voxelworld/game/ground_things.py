@@ -131,15 +131,7 @@ class GroundThings:
         if wanted is None:
             columns = np.ones(self._grid, dtype=bool)
         else:
-            columns = np.zeros(self._grid, dtype=bool)
-            by_chunk = wanted.any(axis=1)
-            # scatter columns are CHUNK_SIZE voxels; the volume's chunks may be other: a column is wanted where any
-            # chunk column over it is
-            ratio = self._scatter_edge / self._edge
-            for ci, ck in np.argwhere(by_chunk).tolist():
-                a0, a1 = int(ci // ratio), int(math.ceil((ci + 1) / ratio))
-                b0, b1 = int(ck // ratio), int(math.ceil((ck + 1) / ratio))
-                columns[a0:a1, b0:b1] = True
+            columns = self._columns_of(wanted.any(axis=1))
         for ci, ck in np.argwhere(columns & ~self._wanted).tolist():
             if (ci, ck) not in self.columns:
                 self._make((ci, ck))
@@ -150,6 +142,24 @@ class GroundThings:
                 self._touched((ci, ck))
                 self.log.append((ci, ck))
         self._wanted = columns
+
+    def _columns_of(self, chunks: np.ndarray) -> np.ndarray:
+        """The scatter columns under the chunk columns ``chunks`` ((chunks x, z) bool) that are any True: the same
+        grid for the generated worlds' chunks of 32 voxels, else blocks of it (whole arrays, no loop per column)."""
+        ratio = self._scatter_edge / self._edge
+        if ratio >= 1.0:  # r x r chunk columns a scatter column
+            r = round(ratio)
+            nx, nz = chunks.shape
+            padded = np.zeros((-(-nx // r) * r, -(-nz // r) * r), dtype=bool)
+            padded[:nx, :nz] = chunks
+            columns = padded.reshape(padded.shape[0] // r, r, padded.shape[1] // r, r).any(axis=(1, 3))
+        else:  # a chunk column over r x r scatter columns
+            r = round(1.0 / ratio)
+            columns = np.repeat(np.repeat(chunks, r, axis=0), r, axis=1)
+        out = np.zeros(self._grid, dtype=bool)
+        gx, gz = min(self._grid[0], columns.shape[0]), min(self._grid[1], columns.shape[1])
+        out[:gx, :gz] = columns[:gx, :gz]
+        return out
 
     def _make(self, column: tuple[int, int]) -> None:
         things = scatter_chunk_column(self.generator, self.settings, column)
