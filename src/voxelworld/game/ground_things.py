@@ -131,7 +131,7 @@ class GroundThings:
         if wanted is None:
             columns = np.ones(self._grid, dtype=bool)
         else:
-            columns = self._columns_of(wanted.any(axis=1))
+            columns = self._columns_of(np.asarray(wanted.any(axis=1), dtype=bool))
         for ci, ck in np.argwhere(columns & ~self._wanted).tolist():
             if (ci, ck) not in self.columns:
                 self._make((ci, ck))
@@ -152,7 +152,7 @@ class GroundThings:
             nx, nz = chunks.shape
             padded = np.zeros((-(-nx // r) * r, -(-nz // r) * r), dtype=bool)
             padded[:nx, :nz] = chunks
-            columns = padded.reshape(padded.shape[0] // r, r, padded.shape[1] // r, r).any(axis=(1, 3))
+            columns = np.asarray(padded.reshape(padded.shape[0] // r, r, padded.shape[1] // r, r).any(axis=(1, 3)))
         else:  # a chunk column over r x r scatter columns
             r = round(1.0 / ratio)
             columns = np.repeat(np.repeat(chunks, r, axis=0), r, axis=1)
