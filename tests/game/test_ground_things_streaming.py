@@ -55,3 +55,32 @@ def test_things_come_and_go_with_their_columns_and_a_changed_column_stays():
     for column in new:
         assert things.columns[column].things == scatter_chunk_column(GROUND, THICK, column)
         assert (things.columns[column].state == STANDING).all()
+
+
+def test_streamed_tiles_with_things_are_the_full_bakes_tiles():
+    from voxelworld.game.ground_things import GroundThings
+    from voxelworld.game.navigation import WorldNavigation
+    from voxelworld.meshing import ChunkMesher
+    from voxelworld.navigation.tiles import same_polygons
+
+    ground = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0,
+                               seed=3, sand_level=8.0, cave_density=0.0)
+    settings = WorldSettings(view_distance=48.0, navigation_distance=16.0)
+    terrain = generate_world(ground)
+    world = World(terrain.snapshot(), settings=settings)
+    populate(world, ground, THICK)
+    nav = world.agents.navigate()
+    assert nav.things is world.ground_things and nav.tiled.tiles
+    every = GroundThings(world, ground, THICK)
+    every.follow(None)  # every column's things
+    volume = terrain.snapshot()
+    full = WorldNavigation(volume, ChunkMesher(volume, volume.materials, settings.mesh_options), things=every)
+    assert any(name.startswith("thing/") for name in full.scene.names)
+    bare = WorldNavigation(volume, ChunkMesher(volume, volume.materials, settings.mesh_options))
+    ntz = full.mesh.bake_state.areas[0].layers.tiles[1]
+    differ = 0
+    for tile in sorted(nav.tiled.tiles):
+        index = tile[0] * ntz + tile[1]
+        assert same_polygons(nav.tiled.tile(tile), full.mesh.bake_state.areas[0].tiles[index]), tile
+        differ += not same_polygons(nav.tiled.tile(tile), bare.mesh.bake_state.areas[0].tiles[index])
+    assert differ  # the things changed some tiles: the obstacles are there

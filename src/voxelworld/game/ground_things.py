@@ -40,6 +40,12 @@ __all__ = ["GroundThings", "STANDING", "FALLEN", "REMOVED", "OBSTACLE_HEIGHT"]
 STANDING, FALLEN, REMOVED = 0, 1, 2
 STATE_NAMES = ("standing", "fallen", "removed")
 OBSTACLE_HEIGHT = 3.0  # m: the part of a tree that stands in the way (its trunk below the crown)
+# m: the navmesh's obstacle boxes are this much wider on every side (an agent's radius): the bake leaves a hole of
+# about an obstacle's own footprint, too small to matter for a trunk (0.6 m) without it.
+NAV_GROW = 0.4
+# m: and at most this high. The bake excludes nothing under an obstacle box much taller than the agent's clearance
+# (1.8 m): a 3 m trunk left the ground under it walkable. Taller than a step (0.5 m), it still stops every agent.
+NAV_HEIGHT = 1.5
 _MATERIALS = ("bark", "bark", "", "rock", "wood")  # what each kind's obstacle is made of ("": no obstacle)
 # A box's corners (unit cube 0..1) and its twelve triangles, outward.
 _CORNERS = np.array([(x, y, z) for x in (0.0, 1.0) for y in (0.0, 1.0) for z in (0.0, 1.0)])
@@ -64,15 +70,16 @@ class ColumnThings:
         self.bvh, self.built, self.objects = None, False, None
 
 
-def _box(kind: int, position: np.ndarray, yaw: float, scale: float, state: int) -> np.ndarray:
+def _box(kind: int, position: np.ndarray, yaw: float, scale: float, state: int, grow: float = 0.0,
+         tallest: float = OBSTACLE_HEIGHT) -> np.ndarray:
     """The 8 corners (m) of the obstacle box of a thing: a standing one's upright footprint (2 radius square,
-    ``OBSTACLE_HEIGHT`` at most), a fallen tree's trunk lying along its yaw."""
+    ``tallest`` m high at most), a fallen tree's trunk lying along its yaw; ``grow`` m wider on every side."""
     spec = THING_KINDS[kind]
-    r = spec.radius * scale
+    r = spec.radius * scale + grow
     if state == FALLEN:
-        size, offset = np.array([spec.height * scale, 2 * r, 2 * r]), np.array([0.0, 0.0, -r])
+        size, offset = np.array([spec.height * scale + 2 * grow, 2 * r, 2 * r]), np.array([-grow, 0.0, -r])
     else:
-        size = np.array([2 * r, min(spec.height * scale, OBSTACLE_HEIGHT), 2 * r])
+        size = np.array([2 * r, min(spec.height * scale, tallest), 2 * r])
         offset = np.array([-r, -0.2, -r])  # sunk a little: no gap under it on a slope
     local = _CORNERS * size + offset
     a = math.radians(yaw)
@@ -202,9 +209,9 @@ class GroundThings:
             if (density >= iso).any():
                 continue
             spec = THING_KINDS[int(things.kind[n])]
-            old = _box(int(things.kind[n]), p, float(things.yaw[n]), float(things.scale[n]), STANDING)
+            old = _box(int(things.kind[n]), p, float(things.yaw[n]), float(things.scale[n]), STANDING, NAV_GROW)
             kept.state[n] = FALLEN if spec.falls else REMOVED
-            new = _box(int(things.kind[n]), p, float(things.yaw[n]), float(things.scale[n]), FALLEN) \
+            new = _box(int(things.kind[n]), p, float(things.yaw[n]), float(things.scale[n]), FALLEN, NAV_GROW) \
                 if spec.falls else old
             both = np.concatenate([old, new])
             self._nav_changes.append((both.min(axis=0), both.max(axis=0)))
@@ -228,10 +235,11 @@ class GroundThings:
         nav.things_changed(lo, hi)
 
     # ------------------------------------------------------------------------------------------ obstacles
-    def _thing_boxes(self, kept: ColumnThings) -> list[tuple[int, np.ndarray]]:
+    def _thing_boxes(self, kept: ColumnThings, grow: float = 0.0, tallest: float = OBSTACLE_HEIGHT
+                     ) -> list[tuple[int, np.ndarray]]:
         things = kept.things
         return [(n, _box(int(things.kind[n]), things.position[n], float(things.yaw[n]), float(things.scale[n]),
-                         int(kept.state[n])))
+                         int(kept.state[n]), grow, tallest))
                 for n in range(len(things)) if kept.state[n] != REMOVED and _MATERIALS[int(things.kind[n])]]
 
     def collider_stale(self) -> bool:
@@ -277,7 +285,7 @@ class GroundThings:
             kept = self.columns[column]
             if kept.objects is None:
                 kept.objects = [SceneObject(f"thing/{column[0]},{column[1]}/{n}", box, _BOX, "obstacle")
-                                for n, box in self._thing_boxes(kept)]
+                                for n, box in self._thing_boxes(kept, NAV_GROW, NAV_HEIGHT)]
             out.extend(kept.objects)
         return out
 
