@@ -4,7 +4,9 @@ after a save and a load; a world without things writes no row, and a file withou
 import sqlite3
 
 import numpy as np
+import pytest
 
+from voxelworld.errors import FormatError
 from voxelworld.game.edits import VoxelEdit
 from voxelworld.game.events import ThingChanged
 from voxelworld.game.ground_things import FALLEN, REMOVED, STANDING
@@ -13,6 +15,8 @@ from voxelworld.game.world import World
 from voxelworld.io import load_world, save_world
 from voxelworld.terrain import Box, GeneratorSettings
 from voxelworld.terrain.scatter import KIND_NAMES, ScatterSettings
+
+from . import forge
 
 GENERATOR = GeneratorSettings(size=64.0, height=48.0, seed=7, ground_level=24.0, sand_level=10.0, hill_height=6.0,
                               cave_density=0.0)
@@ -73,3 +77,21 @@ def test_a_world_without_things_writes_no_row_and_loads_without(tmp_path):
     assert "ground_things" not in _rows(tmp_path / "demo.vxw")
     loaded = load_world(tmp_path / "demo.vxw")
     assert loaded.generator is None and loaded.ground_things is None
+
+
+@pytest.mark.parametrize("keys, value, says", [
+    (["generator", "seed"], -1, "generator.*seed"),
+    (["scatter", "tree_slope"], 95.0, "tree_slope"),
+    (["scatter", "nonsense"], 1, "nonsense"),
+    (["columns"], [[99, 0, 1, []]], "columns"),
+    (["columns"], [[0, 0, 1, [[999, 1]]]], "columns"),
+    (["columns"], [[0, 0, 1, [[0, 0]]]], "columns"),
+    (["columns"], "all", "columns"),
+])
+def test_a_bad_ground_things_row_is_a_format_error_naming_it(tmp_path, keys, value, says):
+    world = generated_world(GENERATOR, scatter=THICK)
+    save_world(world, tmp_path / "things.vxw")
+    path = forge.copy_of(tmp_path / "things.vxw", tmp_path / "bad.vxw")
+    forge.set_in_state(path, "ground_things", keys, value)
+    with pytest.raises(FormatError, match=f"ground_things.*{says}"):
+        load_world(path)

@@ -122,12 +122,15 @@ def _restore_ground_things(world: World, row: object) -> None:
     where = "state 'ground_things'"
     check_mapping(row, where, ("generator", "scatter", "columns"))
     assert isinstance(row, dict)  # (checked)
+    part = "generator"
     try:
         generator = GeneratorSettings(**check_mapping(row["generator"], f"{where}.generator", ()))
+        part = "scatter"
         scatter = ScatterSettings(**check_mapping(row["scatter"], f"{where}.scatter", ()))
+        part = "columns"
         attach(world, generator, scatter, {"columns": row["columns"]})
     except (ParameterError, TypeError) as error:
-        raise FormatError(f"{where}: {error}") from error
+        raise FormatError(f"{where}.{part}: {error}") from error
 
 
 def _mesher_behind(world: World, arrays: dict) -> tuple:
