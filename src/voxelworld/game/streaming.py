@@ -138,6 +138,9 @@ class Streaming:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
                                        points, settings.detail_distances)
             self._stream_wanted = (active, detail)
+            things = getattr(self, "ground_things", None)
+            if things is not None:  # things on the ground come and go with their columns (game.ground_things)
+                things.follow(active if active is None else active[1])
         active, detail = self._stream_wanted
         current_detail, current_active = mesher.detail_levels, mesher.active
         if (detail is None or np.array_equal(detail, current_detail)) and (

@@ -17,6 +17,7 @@ results, read only within that frame).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..errors import FormatError, ParameterError
+from ..game.ground_things import attach
 from ..game.level import Prop
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
@@ -31,7 +33,8 @@ from ..game.world import World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.chunks import MESHED_FIELDS
 from ..navigation import SceneObject
-from ..terrain import MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..terrain import GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..terrain.scatter import ScatterSettings
 from .codec import StateCodec, check_mapping, check_volume_size, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
@@ -101,7 +104,33 @@ def capture(world: World) -> Captured:
     out.rows["agents"] = _agents_row(codec, world)
     out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
     out.rows["queue"] = {"edits": queue_rows(codec, world)}
+    if world.generator is not None and world.ground_things is not None:  # a generated world (none: no row)
+        out.rows["ground_things"] = {"generator": _fields(world.generator),
+                                     "scatter": _fields(world.ground_things.settings),
+                                     **world.ground_things.state_dict()}
     return out
+
+
+def _fields(settings: object) -> dict:
+    """A frozen settings dataclass's fields (numbers) by name."""
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}  # type: ignore[arg-type]
+
+
+def _restore_ground_things(world: World, row: object) -> None:
+    """Give ``world`` its generator and things on the ground (the changed columns as saved) from the
+    ``ground_things`` row, which files without things lack (then nothing changes)."""
+    where = "state 'ground_things'"
+    check_mapping(row, where, ("generator", "scatter", "columns"))
+    assert isinstance(row, dict)  # (checked)
+    part = "generator"
+    try:
+        generator = GeneratorSettings(**check_mapping(row["generator"], f"{where}.generator", ()))
+        part = "scatter"
+        scatter = ScatterSettings(**check_mapping(row["scatter"], f"{where}.scatter", ()))
+        part = "columns"
+        attach(world, generator, scatter, {"columns": row["columns"]})
+    except (ParameterError, TypeError) as error:
+        raise FormatError(f"{where}.{part}: {error}") from error
 
 
 def _mesher_behind(world: World, arrays: dict) -> tuple:
@@ -246,6 +275,8 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
     _load_mesher(codec, world, rows["volume"], arrays)
+    if rows.get("ground_things") is not None:  # before the navmesh: its things are obstacles in it
+        _restore_ground_things(world, rows["ground_things"])
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
@@ -347,7 +378,7 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
     try:
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
-                              baked_from=baked_from, **streaming, area_types=typed)
+                              baked_from=baked_from, **streaming, area_types=typed, things=world.ground_things)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
     if "area_types" in row and row["area_types"] != list(nav.mesh.area_types):
