@@ -72,15 +72,29 @@ def gather_terrain(settings: GeneratorSettings, blocks: Iterable[TerrainBlock]) 
     return volume
 
 
-def write_new_world(volume: SparseVolume, path: str | os.PathLike[str]) -> World:
-    """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), its view meshed,
-    written to the world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it
-    was). ``path`` is a regular file (replaced) or a new one; a symlink is followed, its target replaced; anything
-    else (a FIFO, a device) is refused with ParameterError before the world is made (``files.write_target``)."""
+def write_new_world(volume: SparseVolume, path: str | os.PathLike[str],
+                    generator: GeneratorSettings | None = None) -> World:
+    """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), written to the
+    world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it was). Only the
+    chunks near the spawn are meshed (``voxelworld.game.streaming.FIRST_VIEW_DISTANCE``): the file holds voxels and
+    state, the view streams in when it is played (``voxelworld bake`` may bake its meshes first). ``generator``:
+    the settings the volume was generated from (what lives on the world is a function of them). ``path`` is a
+    regular file (replaced) or a new one; a symlink is followed, its target replaced; anything else (a FIFO, a
+    device) is refused with ParameterError before the world is made (``files.write_target``)."""
     write_target(path)
     world = World(volume, settings=LARGE_WORLD_SETTINGS)
+    if generator is not None:
+        _populate(world, generator)
     build_atomically(path, lambda temporary: save_world(world, temporary))  # an empty file: save_world writes it new
     return world
+
+
+def _populate(world: World, generator: GeneratorSettings) -> None:
+    """What lives on a generated world, by rule of its generator (issue 34: things on the ground, actors by region):
+    ``voxelworld.game.populate.populate(world, generator)``, cheap (no meshing). The one call site: the lead
+    enables it once ``voxelworld/game/populate.py`` is on main (the actors and things helpers make it), replacing
+    the line below with ``populate(world, generator)`` and importing it at the top of this module."""
+    # ISSUE-34-POPULATE: populate(world, generator)
 
 
 class TerrainStage:

@@ -15,7 +15,7 @@ from .detail import budgeted_levels, chunk_distances
 from .player import Player
 from .settings import WorldSettings
 
-__all__ = ["Streaming", "STREAM_BATCH", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
+__all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
            "release_freed_memory"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
@@ -28,6 +28,10 @@ except OSError:  # another C library (musl): no malloc_trim
     _LIBC = None
 STREAM_HOT_COST = 8
 STREAM_COLD_COST = 16
+# m: a streaming world meshes the chunks this near its actors before its first frame (World.__init__, a loaded
+# world), the rest of its view over the frames after (Streaming._stream_all): the ground of the first picture and
+# of the navmesh's tiles (NAVIGATION_DISTANCE, 64 m), not the whole view (seconds, not half a minute at 500 m).
+FIRST_VIEW_DISTANCE = 64.0
 # Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
 STREAM_LAG = 6
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
@@ -71,10 +75,21 @@ class Streaming:
         return np.array(points, dtype=np.float64)
 
     def _stream_all(self) -> None:
-        """Mesh all the actors' places want, in batches (each update lets go of the far chunks' surfaces, so the
-        first picture of a large world costs its meshes, not every chunk's surfaces at once)."""
-        if self.settings.view_distance is not None:
-            self.mesher.set_active(np.zeros(self.volume.chunk_grid_shape, dtype=bool))  # from nothing, nearest first
+        """Mesh what the actors' places want before the first frame: a world meshed whole (no view distance), all
+        of it, in batches (each update lets go of the far chunks' surfaces); a streaming one, the chunks within
+        ``FIRST_VIEW_DISTANCE`` of the actors (the ground they stand and walk on, the first picture), at their
+        levels of detail: the rest of the view streams in over the first frames, nearest first (:meth:`stream`),
+        so a large world is ready in seconds, not after meshing its whole view."""
+        settings, volume, mesher = self.settings, self.volume, self.mesher
+        if settings.view_distance is not None:
+            points = self._stream_points()
+            if settings.detail_distances is not None:
+                mesher.set_detail_levels(detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size,
+                                                       volume.origin, points, settings.detail_distances))
+            reach = min(settings.view_distance, FIRST_VIEW_DISTANCE)
+            mesher.set_active(chunk_distances(volume, points) <= reach)
+            mesher.update()
+            return
         while self._stream_now(STREAM_BATCH):
             self.mesher.update()
             release_freed_memory()

@@ -20,6 +20,7 @@ from ..game.settings import WorldSettings
 from ..game.world import World
 from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
+from .baked_rows import baked_meshes_of
 from .chunk_store import WorldFileChunks
 from .chunk_store import chunk_label as _chunk_label
 from .chunk_store import connect as _connect
@@ -49,7 +50,12 @@ def load_world(path: str | os.PathLike[str]) -> World:
     """The world saved in ``path`` (see :func:`save_world`), ready to step.
 
     A missing path raises :class:`ParameterError`; a file that is not a complete, intact world file of this
-    version raises :class:`FormatError` naming what is wrong (table, row, chunk, field).
+    version raises :class:`FormatError` naming what is wrong (table, row, chunk, field). A large (sparse) world's
+    rows of voxels are checked when they are read (the volume reads a chunk when something first needs it: the
+    chunks meshed around the player at once, the others as the world streams), once; a damaged one raises
+    FormatError naming it then. A file that ``voxelworld bake`` baked gives its mesher the baked display meshes
+    (:mod:`voxelworld.io.baked_rows`): it takes them where they are what it would make, and meshes only the
+    chunks changed since the bake, or at other levels.
     """
     target = Path(path)
     check_range("path", str(path), "an existing world file", target.is_file())
@@ -62,12 +68,14 @@ def load_world(path: str | os.PathLike[str]) -> World:
         connection = _connect(target, "rw" if os.access(target, os.W_OK) else "ro")
         try:
             volume, rows, arrays, events = _read(connection, target)
+            baked = baked_meshes_of(connection, target, volume.chunk_grid_shape) if isinstance(volume, SparseVolume) \
+                else None
         finally:
             connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
     try:
-        world = restore(volume, rows, arrays, events)
+        world = restore(volume, rows, arrays, events, baked)
     except FormatError as error:
         raise FormatError(f"{target}: {error}") from error
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
@@ -91,7 +99,8 @@ def _read(connection: sqlite3.Connection,
     rows = _read_state_rows(connection, path)
     volume = _empty_volume_of_file(connection, rows, path)
     decompressor = zstandard.ZstdDecompressor()
-    _read_chunks(connection, path, volume, decompressor)
+    # A large world's rows of voxels are checked as the volume reads them (WorldFileChunks), not all up front.
+    _read_chunks(connection, path, volume, decompressor, verify=not isinstance(volume, SparseVolume))
     arrays = _read_arrays(connection, path, decompressor)
     count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
     codec = StateCodec(volume.materials)
@@ -208,8 +217,8 @@ def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, dec
                  verify: bool = True) -> None:
     """Fill ``volume`` from the chunk rows, each checked (size, blob, checksum); a sparse volume keeps its rows of
     one value and leaves the others in the file (a :class:`WorldFileChunks` store, which checks them again when
-    read). ``verify`` False (what a bake's worker opens, the file checked by its client): the rows left in the
-    file are not read at all here."""
+    read). ``verify`` False (a large world's load, and what a bake's worker opens): the rows left in the file
+    are not read at all here, only checked when the volume reads them (once)."""
     grid = volume.chunk_grid_shape
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)

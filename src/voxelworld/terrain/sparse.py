@@ -119,6 +119,13 @@ class SparseVolume(Volume):
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
         return chunk not in self._stored[name] and not self._away[chunk] & _BIT[name]
 
+    def uniform_fields(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Where field ``name`` is one value throughout its chunk (a bool array of the chunk grid's shape: no array
+        in memory or left in the store) and those values (a copy of the grid of uniform values, meaningful where
+        uniform): :meth:`uniform_value` of every chunk at once, for a writer of every chunk (a world file)."""
+        name = self._checked_name(name)
+        return ((self._memory | self._away) & _BIT[name]) == 0, self._uniform[name].copy()
+
     def uniform_value(self, chunk: Index3, name: str) -> int | None:
         """The one value of field ``name`` throughout ``chunk`` when it is uniform (stored as that value), else
         None."""
