@@ -20,6 +20,7 @@ from ..files import build_atomically, write_target
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
+from ..io.chunk_store import compressed
 from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_chunks
 from ..terrain.base import FIELD_DTYPES
 from ..terrain.worldgen import CHUNK_SIZE  # voxels: the chunks of the worlds voxelworld new writes
@@ -51,7 +52,7 @@ def generate_terrain_block(settings: GeneratorSettings, block_chunks: int, block
         for name in FIELDS:
             values = fields[name]
             first = values.flat[0]
-            out[name] = int(first) if np.all(values == first) else compressor.compress(values.tobytes())
+            out[name] = int(first) if np.all(values == first) else compressed(compressor, values.tobytes())
         chunks.append((chunk, out))
     return TerrainBlock(cast("tuple[int, int]", tuple(block)), tuple(chunks))
 

@@ -59,6 +59,7 @@ from ..terrain import FIELDS, SparseVolume, Volume
 from ..terrain.base import FIELD_DTYPES
 from .chunk_store import WorldFileChunks
 from .chunk_store import chunk_label as _chunk_label
+from .chunk_store import compressed as _compressed
 from .chunk_store import connect as _connect
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_bytes
@@ -252,7 +253,7 @@ def _write(connection: sqlite3.Connection, world: World, captured: Captured, eve
         raw, shape = array_bytes(array), _json(list(array.shape))
         digest = _sha(_array_label(name, array.dtype.name, shape), raw)
         if old.get(name) != digest:
-            array_rows.append((name, array.dtype.name, shape, len(raw), digest, compressor.compress(raw)))
+            array_rows.append((name, array.dtype.name, shape, len(raw), digest, _compressed(compressor, raw)))
     connection.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?, ?, ?)", array_rows)
     connection.executemany("DELETE FROM arrays WHERE name = ?", [(n,) for n in old if n not in captured.arrays])
 
@@ -282,7 +283,7 @@ def _chunk_rows(volume: Volume, chunks: Iterable[tuple[int, ...]], in_place: boo
                 value = int(uniform[field][1][chunk])
                 if (field, value) not in blobs:
                     one = array_bytes(np.array([value], dtype=FIELD_DTYPES[field]))
-                    blobs[(field, value)] = (one, compressor.compress(one))
+                    blobs[(field, value)] = (one, _compressed(compressor, one))
                 raw, blob = blobs[(field, value)]
                 rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw), blob))
                 digests[(chunk, field)] = None  # one value: never read from the store
@@ -298,7 +299,7 @@ def _chunk_rows(volume: Volume, chunks: Iterable[tuple[int, ...]], in_place: boo
             box = volume.chunk_box(chunk) if box is None else box
             raw = _chunk_bytes(volume, chunk, field, *box)
             digest = _sha(_chunk_label(chunk, field, version), raw)
-            rows.append((*chunk, field, version, len(raw), digest, compressor.compress(raw)))
+            rows.append((*chunk, field, version, len(raw), digest, _compressed(compressor, raw)))
             if len(raw) > FIELD_DTYPES[field].itemsize:
                 digests[(chunk, field)] = digest
             else:
