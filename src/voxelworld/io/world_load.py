@@ -223,43 +223,57 @@ def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, dec
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
     dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
-    # A sparse volume's chunks of voxels stay in the file, read when needed.
+    # A sparse volume's chunks of voxels stay in the file, read when needed; its uniform ones are filled at once.
     lazy = volume if isinstance(volume, SparseVolume) else None
+    uniform_where = {name: np.zeros(grid, dtype=bool) for name in FIELDS}
+    uniform_values = {name: np.zeros(grid, dtype=FIELD_DTYPES[name]) for name in FIELDS}
+    away = {name: np.zeros(grid, dtype=bool) for name in FIELDS}
+    # The value of each uniform row's blob, decompressed once a blob (a large world's rows repeat a few values).
+    values_of: dict[tuple[str, bytes], tuple[bytes, int]] = {}
     digests: dict[tuple[tuple[int, ...], str], bytes] = {}
     chunk: tuple[int, ...]
     last: tuple[int, ...] | None = None
+    size, extent = volume.chunk_size, volume.shape
     # Without verify, the blobs of rows holding voxels are not even read (one value: an item of at most 2 bytes).
     query = "SELECT * FROM chunks" if verify else ("SELECT cx, cy, cz, field, version, raw_size, sha256, "
                                                    "CASE WHEN raw_size <= 2 THEN data END FROM chunks")
     for cx, cy, cz, field, version, raw_size, digest, data in connection.execute(query):
         chunk = (cx, cy, cz)
-        where = f"{path}: chunk {chunk} field {field!r}"
         if (chunk, field) not in expected:
-            raise FormatError(f"{where}: not a chunk and field of a volume of {grid} chunks and fields "
-                              f"{', '.join(FIELDS)}")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: not a chunk and field of a volume of {grid} "
+                              f"chunks and fields {', '.join(FIELDS)}")
         expected.discard((chunk, field))
         dtype = FIELD_DTYPES[field]
         if chunk != last:  # the rows come chunk by chunk (the primary key's order)
-            lo, hi = volume.chunk_box(chunk)
-            shape, last = tuple(int(n) for n in hi - lo), chunk
-        full = dtype.itemsize * math.prod(shape)
+            shape = tuple(min(size, n - c * size) for c, n in zip(chunk, extent))  # volume.chunk_box's
+            last, voxels = chunk, math.prod(shape)
+        full = dtype.itemsize * voxels
         uniform = raw_size == dtype.itemsize  # one value for the whole chunk (every row of a version 1 file: all)
         if not (uniform or raw_size == full):
-            raise FormatError(f"{where}: raw_size {raw_size!r} is neither {dtype.itemsize} (one value for the whole "
-                              f"chunk) nor {full}, the bytes of its voxels")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: raw_size {raw_size!r} is neither "
+                              f"{dtype.itemsize} (one value for the whole chunk) nor {full}, the bytes of its voxels")
         if not isinstance(version, int):  # its label (and so its checksum) needs a whole number
-            raise FormatError(f"{where}: checksum mismatch")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: checksum mismatch")
         versions[chunk] = version
+        if lazy is not None and uniform and isinstance(data, bytes):
+            found = values_of.get((field, data))
+            if found is None:
+                where = f"{path}: chunk {chunk} field {field!r}"
+                raw = _decompress(decompressor, data, raw_size, raw_size, where)
+                found = values_of[(field, data)] = (raw, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
+            raw, value = found
+            if _sha(_chunk_label(chunk, field, version), raw) != digest:
+                raise FormatError(f"{path}: chunk {chunk} field {field!r}: checksum mismatch")
+            uniform_where[field][chunk], uniform_values[field][chunk] = True, value
+            continue
+        where = f"{path}: chunk {chunk} field {field!r}"
         if verify or uniform:
             raw = _decompress(decompressor, data, raw_size, raw_size, where)
             if _sha(_chunk_label(chunk, field, version), raw) != digest:
                 raise FormatError(f"{where}: checksum mismatch")
-        if lazy is not None:  # one value kept, the voxels left in the file
-            if uniform:
-                lazy.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
-            else:
-                lazy.keep_in_store(chunk, field)
-                digests[(chunk, field)] = digest
+        if lazy is not None:  # the voxels left in the file
+            away[field][chunk] = True
+            digests[(chunk, field)] = digest
             continue
         if uniform:
             values = np.full(shape, array_from_bytes(raw, dtype.name, (1,), where)[0], dtype=dtype)
@@ -269,6 +283,10 @@ def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, dec
     if expected:
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
+    if lazy is not None:
+        for name in FIELDS:
+            lazy.fill_chunks(name, uniform_where[name], uniform_values[name])
+            lazy.keep_chunks_in_store(name, away[name])
     volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
     if lazy is not None:
         lazy.attach_store(WorldFileChunks(path, digests))
