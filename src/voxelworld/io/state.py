@@ -280,17 +280,11 @@ def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> No
     if levels is not None:
         state["levels"] = codec.decode(levels, "volume.mesher_levels")
     try:
-        changed: frozenset = frozenset()
         if row.get("mesher_detail") is not None:  # the streamed world as saved (its chunks changed as set_* do)
-            changed |= world.mesher.set_detail_levels(codec.decode(row["mesher_detail"], "volume.mesher_detail"))
+            world.mesher.set_detail_levels(codec.decode(row["mesher_detail"], "volume.mesher_detail"))
         if row.get("mesher_active") is not None:
-            changed |= world.mesher.set_active(codec.decode(row["mesher_active"], "volume.mesher_active"))
-        now = world.mesher.state_dict()
-        if changed or behind or not np.array_equal(now["seen"], seen) or (
-                levels is not None and not np.array_equal(now["levels"], state["levels"])):
-            world.mesher.load_state_dict(state)
-        # else the mesher the world made is the saved one already (a world saved as made: voxelworld new): taking
-        # the state again would change nothing, but would visit every chunk it does not follow
+            world.mesher.set_active(codec.decode(row["mesher_active"], "volume.mesher_active"))
+        world.mesher.load_state_dict(state)
     except ParameterError as error:
         raise FormatError(f"volume.mesher_behind, mesher_levels, mesher_active or mesher_detail: {error}") from error
 
