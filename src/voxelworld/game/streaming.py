@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
+from ..meshing.prepared import spread
 from ..terrain import SparseVolume, VoxelVolume
 from .detail import budgeted_levels, chunk_distances
 from .player import Player
@@ -46,6 +47,18 @@ def release_freed_memory() -> None:
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 
+
+
+def _activation_cost(volume: VoxelVolume | SparseVolume) -> np.ndarray:
+    """The work of turning each chunk meshed, in a frame's budget (:meth:`Streaming.stream`): a chunk whose density
+    (or a neighbour's) is not one value may hold a surface and is meshed cold (``STREAM_COLD_COST``), the others
+    cost 1 (air, buried rock: nothing to mesh). A dense volume: 1 everywhere. (issue 34: a world made or loaded
+    meshes only FIRST_VIEW_DISTANCE at once; the rest of its view comes this way, a job's worth of surfaces at a
+    time, not 288 chunks of them.)"""
+    if not isinstance(volume, SparseVolume):
+        return np.ones(volume.chunk_grid_shape, dtype=np.int64)
+    uniform, _ = volume.uniform_fields("density")
+    return np.where(spread(~uniform, 1, 1), STREAM_COLD_COST, 1).astype(np.int64)
 
 
 class Streaming:
@@ -173,7 +186,7 @@ class Streaming:
             wanted, kept = active
             base = current_active & kept
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, np.ones_like(cost)).astype(bool)
+                                     limit, _activation_cost(volume)).astype(bool)
         return target, levels
 
     def _let_go_of(self, far: np.ndarray) -> None:
