@@ -119,7 +119,8 @@ class Streaming:
         with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
         and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
         ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed 1 (of a budget of its own), the level of a chunk without vertices nothing."""
+        turning meshed (of a budget of its own) ``STREAM_COLD_COST`` where it may hold a surface (its density or a
+        neighbour's not one value), else 1, the level of a chunk without vertices nothing."""
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
