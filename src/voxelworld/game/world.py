@@ -61,6 +61,7 @@ from numpy.typing import ArrayLike
 from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, PreparedChanges
+from ..meshing.baked import BakedMeshes
 from ..terrain import Box, EditResult, GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
 from .agents import Agents
 from .aim import aim_info, as_point, voxel_along
@@ -127,6 +128,10 @@ class World(Streaming):
         The player's feet (m; in the volume's box or 64 m around it); by default on the surface mid-volume.
     spawn_yaw : float
         The player's view yaw (degrees).
+    baked : BakedMeshes or None
+        Display meshes baked ahead of time (``voxelworld bake``; :func:`voxelworld.io.load_world` passes a world
+        file's): the mesher takes them where they are what it would make (``mesher.baked``,
+        :mod:`voxelworld.meshing.baked`), from the first chunks it meshes on.
 
     Attributes
     ----------
@@ -182,7 +187,7 @@ class World(Streaming):
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
-                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> None:
+                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0, baked: BakedMeshes | None = None) -> None:
         check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
@@ -205,6 +210,9 @@ class World(Streaming):
         check_inside("spawn", spawn, self.player.bounds)  # (state_checks.POSITION_MARGIN m around it)
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
+        check_range("baked", baked, "a voxelworld.meshing.baked.BakedMeshes or None",
+                    baked is None or isinstance(baked, BakedMeshes))
+        self.mesher.baked = baked
         self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))

@@ -31,6 +31,7 @@ from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
 from ..game.world import World, WorldSettings
 from ..meshing import CollisionMesh
+from ..meshing.baked import BakedMeshes
 from ..meshing.chunks import MESHED_FIELDS
 from ..navigation import SceneObject
 from ..terrain import GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
@@ -255,9 +256,11 @@ def empty_volume(rows: dict) -> VoxelVolume | SparseVolume:
     return volume
 
 
-def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list) -> World:
+def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list,
+            baked: BakedMeshes | None = None) -> World:
     """A working world on ``volume`` (filled from the chunk rows) with the state of ``rows``, ``arrays`` and the
-    decoded ``events``. FormatError naming the row when something does not fit."""
+    decoded ``events``; its mesher takes the ``baked`` display meshes where they are what it would make (the world
+    file's bake, :mod:`voxelworld.io.baked_rows`). FormatError naming the row when something does not fit."""
     materials = _world_table(volume, rows)
     codec = StateCodec(materials, arrays)
     dec = codec.decode
@@ -271,7 +274,8 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
                       _array(arrays, f"props.{n}.indices"))
                  for n, (name, role, material) in enumerate(rows["props"]["props"])]
         world = World(volume, materials, props, dec(world_row["seed"], "world.seed"), settings,
-                      spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
+                      spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"),
+                      baked=baked)
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
     _load_mesher(codec, world, rows["volume"], arrays)
