@@ -1,0 +1,179 @@
+"""The play page's frames a second on a large world with things on the ground (issue #34): trees, pines, bushes,
+rocks and crates drawn instanced with their levels of detail and impostors (viewer/web/things.js). Run:
+``.venv/bin/python benchmarks/page_things.py --world big.vwd`` (a world made by ``voxelworld new --size 1024``;
+about 10 minutes).
+
+Debian's chromium, headless, WebGL through SwiftShader, at 1280 x 720 (benchmarks/page.py), shows
+``voxelworld play --world`` from the player's start. The things are injected into the page as the server's
+"thing_kinds" and "things" messages would bring them (``window.voxelworld.receive``), one message per chunk
+column of the whole world, before the pictures are counted: those of ``voxelworld.terrain.scatter`` when this
+checkout has it (the generator's own rules), else a stand-in scatter of ``--density`` things a km² (kinds in the
+shares of ``SHARES``) on the generator's surface (``surface_height``), nothing on sand or slopes over 35 degrees.
+
+Rows (each measured ``--rounds`` times, alternated; medians): the page at its automatic quality (no ``?quality``:
+default until its pictures stay slow, then low) and at ``?quality=default``, each without and with things; with
+them, the things' instances per level, triangles and draw calls, and three.js's totals for the picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from page import ARGS, CHROMIUM, MEASURE, ROOT, SETTLE, VIEWPORT, PlayProcess  # noqa: E402
+from terrain import print_table  # noqa: E402
+
+KINDS = [{"name": "tree", "radius": 0.3, "height": 8.0}, {"name": "pine", "radius": 0.3, "height": 10.0},
+         {"name": "bush", "radius": 0.5, "height": 1.2}, {"name": "rock", "radius": 0.9, "height": 1.3},
+         {"name": "crate", "radius": 0.45, "height": 0.9}]
+SHARES = [0.3, 0.25, 0.25, 0.17, 0.03]  # of the stand-in scatter's things, by kind
+COLUMN = 16.0  # m: a chunk column's side (32 voxels of 0.5 m)
+
+
+def stand_in_things(generator, density: float, seed: int = 0) -> dict[tuple[int, int], list]:
+    """Things a chunk column ((i, k) -> [[kind, x, y, z, yaw, scale, state], ...]) scattered uniformly at
+    ``density`` a km² on ``generator``'s surface: none on sand or on slopes over 35 degrees."""
+    from voxelworld.terrain._worldgen_kernels import surface_height
+
+    params, keys = generator._params(), generator._keys()
+    rng = np.random.default_rng(seed)
+    n = rng.poisson(density * (generator.size / 1000.0) ** 2)
+    xs, zs = rng.uniform(1.0, generator.size - 1.0, (2, n))
+    kinds = rng.choice(len(SHARES), n, p=SHARES)
+    yaws, scales = rng.uniform(0.0, 360.0, n), rng.uniform(0.75, 1.25, n)
+    columns: dict[tuple[int, int], list] = {}
+    limit = math.tan(math.radians(35.0))
+    for x, z, kind, yaw, scale in zip(xs, zs, kinds, yaws, scales):
+        y = surface_height(params, keys, x, z)
+        slope = max(abs(surface_height(params, keys, x + 0.5, z) - y), abs(surface_height(params, keys, x, z + 0.5) - y))
+        if y < generator.sand_level or slope / 0.5 > limit:
+            continue
+        columns.setdefault((int(x // COLUMN), int(z // COLUMN)), []).append(
+            [int(kind), round(float(x), 2), round(float(y), 2), round(float(z), 2), round(float(yaw), 1),
+             round(float(scale), 2), 0])
+    return columns
+
+
+def scattered_things(generator) -> tuple[list, dict[tuple[int, int], list]] | None:
+    """The things of voxelworld.terrain.scatter (kinds, columns) when this checkout has it, else None."""
+    try:
+        from voxelworld.terrain import scatter
+    except ImportError:
+        return None
+    kinds = [{"name": k.name, "radius": k.radius, "height": k.height} for k in scatter.THING_KINDS]
+    settings, columns = scatter.ScatterSettings(), {}
+    across = round(generator.size / COLUMN)
+    for i in range(across):
+        for k in range(across):
+            things = scatter.scatter_chunk_column(generator, settings, (i, k))
+            if len(things.kind):
+                columns[(i, k)] = [[int(kind), *(round(float(c), 2) for c in p), round(float(yaw), 1),
+                                    round(float(scale), 2), 0]
+                                   for kind, p, yaw, scale in zip(things.kind, things.position, things.yaw,
+                                                                  things.scale)]
+    return kinds, columns
+
+
+def messages(kinds: list, columns: dict) -> list[str]:
+    out = [json.dumps({"type": "thing_kinds", "kinds": kinds})]
+    out += [json.dumps({"type": "things", "chunk": [i, 0, k], "things": things}) for (i, k), things in columns.items()]
+    return out
+
+
+def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, screenshot: Path | None = None) -> dict:
+    """Pictures a second of the page at ``url`` once its world and textures arrived and ``texts`` (the things'
+    messages) were received, counted as benchmarks/page.py counts them; with what it drew."""
+    tab = browser.new_page(viewport=VIEWPORT)
+    try:
+        tab.goto(url)
+        tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && window.voxelworld.textures",
+                              timeout=timeout * 1000)
+        if texts:
+            for start in range(0, len(texts), 400):
+                tab.evaluate("(texts) => { for (const t of texts) window.voxelworld.receive(t); }",
+                             texts[start:start + 400])
+        time.sleep(SETTLE)
+        before, start = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
+        time.sleep(MEASURE)
+        after, end = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
+        if screenshot is not None:
+            tab.screenshot(path=str(screenshot))
+        drawn = tab.evaluate("""() => { const v = window.voxelworld, info = v.renderer.info.render;
+          return { things: v.things(), calls: info.calls, triangles: info.triangles, quality: v.quality,
+                   resolution: v.stats.resolution }; }""")
+        return {"fps": (after - before) / (end - start), **drawn}
+    finally:
+        tab.close()
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    from voxelworld.terrain import GeneratorSettings
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--world", required=True, help="a world file made by voxelworld new --size 1024 --seed 7")
+    parser.add_argument("--size", type=float, default=1024.0, help="its generator's size (m)")
+    parser.add_argument("--seed", type=int, default=7, help="its generator's seed")
+    parser.add_argument("--density", type=float, default=4500.0, help="the stand-in scatter's things a km²")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--screenshots", help="a folder for the pictures (one a row, the last round's)")
+    args = parser.parse_args()
+    generator = GeneratorSettings(size=args.size, seed=args.seed)
+    scattered = scattered_things(generator)
+    source = "voxelworld.terrain.scatter"
+    if scattered is None:
+        scattered, source = (KINDS, stand_in_things(generator, args.density)), f"stand-in at {args.density:g}/km²"
+    kinds, columns = scattered
+    texts = messages(kinds, columns)
+    count = sum(len(things) for things in columns.values())
+    rows = {f"{quality}, {'with' if things else 'without'} things": (query, things)
+            for quality, query in (("automatic quality", ""), ("?quality=default", "?quality=default"))
+            for things in (False, True)}
+    found: dict[str, list] = {name: [] for name in rows}
+    folder = Path(args.screenshots) if args.screenshots else None
+    if folder:
+        folder.mkdir(parents=True, exist_ok=True)
+    play = PlayProcess(ROOT / "src", ["--world", args.world])
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                for round_ in range(args.rounds):
+                    for n, (name, (query, things)) in enumerate(rows.items()):
+                        shot = folder / f"row{n}.png" if folder and round_ == args.rounds - 1 else None
+                        result = measure(browser, play.url + query, texts if things else None, screenshot=shot)
+                        found[name].append(result)
+                        print(f"{name}: {result['fps']:.1f} fps, {result['quality']}, resolution "
+                              f"{result['resolution']}, {result['calls']} draw calls, {result['triangles']} "
+                              f"triangles; things {result['things']['triangles']} triangles, "
+                              f"{result['things']['drawCalls']} draws", file=sys.stderr, flush=True)
+            finally:
+                browser.close()
+    finally:
+        play.stop()
+    print(f"\n{count} things in {len(columns)} chunk columns ({source}) on the {args.size:g} m world of seed "
+          f"{args.seed}; Chromium, {' '.join(ARGS)}, {VIEWPORT['width']} x {VIEWPORT['height']}; load average "
+          f"{os.getloadavg()[0]:.1f} at the end")
+    table = []
+    for name, results in found.items():
+        last = results[-1]
+        levels = " ".join(f"{k['name']} {k['near']}/{k['mid']}/{k['far']}" for k in last["things"]["kinds"])
+        table.append((name, f"{np.median([r['fps'] for r in results]):.1f}",
+                      " ".join(f"{r['fps']:.1f}" for r in results), last["quality"], f"{last['resolution']:.2f}",
+                      f"{last['calls']} / {last['triangles']}",
+                      f"{last['things']['drawCalls']} / {last['things']['triangles']}", levels or "-"))
+    print_table(("page", "frames a second (median)", "runs", "quality at the end", "share of pixels",
+                 "draw calls / triangles (all)", "things: draw calls / triangles", "near/mid/far by kind"), table)
+
+
+if __name__ == "__main__":
+    main()
