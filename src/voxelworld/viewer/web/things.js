@@ -11,7 +11,7 @@
 // Every geometry is made here in code (vertex colours, flat faces). All three are lit per vertex with the far
 // terrain's light (shaders.js: the sky/ground hemisphere and fill light, the sun's angle; no shadow lookup) and
 // fogged as the terrain: one colour passes from vertex to pixel. A fallen thing (state 1) lies along its yaw (its
-// top towards the game's yaw direction, (-sin yaw, 0, -cos yaw)), drawn with the near or mid mesh at any distance
+// top towards (cos yaw, 0, -sin yaw): its local x turned by the yaw, as game/ground_things.py lays its obstacle), drawn with the near or mid mesh at any distance
 // (a standing silhouette would show it upright). A column's empty list removes its things.
 //
 // Which instances each mesh draws is chosen on the CPU (update()): only when the camera moved or turned by more
@@ -305,7 +305,7 @@ function thingMaterial(uniforms, impostor) {
 }
 
 // ------------------------------------------------------------------------------------------------ the things
-const UP = new THREE.Vector3(0, 1, 0), X_AXIS = new THREE.Vector3(1, 0, 0);
+const UP = new THREE.Vector3(0, 1, 0), Z_AXIS = new THREE.Vector3(0, 0, 1);
 const scratch = { q: new THREE.Quaternion(), q2: new THREE.Quaternion(), m: new THREE.Matrix4(),
   p: new THREE.Vector3(), s: new THREE.Vector3(), frustum: new THREE.Frustum(), pv: new THREE.Matrix4(),
   forward: new THREE.Vector3() };
@@ -387,8 +387,8 @@ export class Things {
       const kind = this.kinds[kindIndex], fallen = state === FALLEN;
       scratch.q.setFromAxisAngle(UP, THREE.MathUtils.degToRad(yaw));
       scratch.p.set(x, y, z);
-      if (fallen) { // its up turned to the yaw's direction (-sin yaw, 0, -cos yaw), lying on its side
-        scratch.q.multiply(scratch.q2.setFromAxisAngle(X_AXIS, -Math.PI / 2));
+      if (fallen) { // its up turned to local x, then by the yaw: (cos yaw, 0, -sin yaw), lying on its side
+        scratch.q.multiply(scratch.q2.setFromAxisAngle(Z_AXIS, -Math.PI / 2));
         scratch.p.y += kind.lies * scale;
       }
       scratch.m.compose(scratch.p, scratch.q, scratch.s.setScalar(scale));
@@ -398,8 +398,8 @@ export class Things {
       // the bounding sphere: the thing's middle, half its height (or its radius, when wider) around it
       const half = 0.5 * kind.height * scale, r = Math.max(half, kind.radius * scale * 3);
       const cx = x, cy = fallen ? y : y + half, cz = z;
-      const dx = fallen ? -Math.sin(THREE.MathUtils.degToRad(yaw)) * half : 0;
-      const dz = fallen ? -Math.cos(THREE.MathUtils.degToRad(yaw)) * half : 0;
+      const dx = fallen ? Math.cos(THREE.MathUtils.degToRad(yaw)) * half : 0;
+      const dz = fallen ? -Math.sin(THREE.MathUtils.degToRad(yaw)) * half : 0;
       column.sphere.set([cx + dx, cy, cz + dz, r], 4 * t);
       for (let a = 0; a < 3; a++) {
         const c = [cx + dx, cy, cz + dz][a];
