@@ -357,6 +357,7 @@ export class Things {
         mesh.count = 0;
         mesh.visible = false;
         mesh.frustumCulled = false; // update() culls instance by instance
+        mesh.renderOrder = -1; // before the terrain: the ground they hide is not shaded (its pixels cost more)
         mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
         this.group.add(mesh);
         return mesh;
@@ -478,6 +479,7 @@ export class Things {
     const mesh = new THREE.InstancedMesh(old.geometry, old.material, Math.max(16, 2 * wanted));
     mesh.name = old.name;
     mesh.frustumCulled = false;
+    mesh.renderOrder = old.renderOrder;
     mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
     this.group.remove(old);
     old.dispose(); // its instance buffer; the geometry is shared
