@@ -67,8 +67,9 @@ class PlayProcess:
         env = dict(os.environ, PYTHONPATH=str(src), OPENBLAS_NUM_THREADS="1")
         # where K would save (never pressed; play refuses a device such as /dev/null), removed by stop()
         self.folder = tempfile.TemporaryDirectory()
+        save = str(Path(self.folder.name) / "saved.vwd")
         self.process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "play", "--port", "0",
-                                         "--save", str(Path(self.folder.name) / "saved.vwd"), *options], env=env, stdout=subprocess.PIPE,
+                                         "--save", save, *options], env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True, cwd=tempfile.gettempdir())
         self.url = None
         for line in self.process.stdout:

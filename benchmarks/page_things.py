@@ -53,7 +53,8 @@ def stand_in_things(generator, density: float, seed: int = 0) -> dict[tuple[int,
     limit = math.tan(math.radians(35.0))
     for x, z, kind, yaw, scale in zip(xs, zs, kinds, yaws, scales):
         y = surface_height(params, keys, x, z)
-        slope = max(abs(surface_height(params, keys, x + 0.5, z) - y), abs(surface_height(params, keys, x, z + 0.5) - y))
+        slope = max(abs(surface_height(params, keys, x + 0.5, z) - y),
+                    abs(surface_height(params, keys, x, z + 0.5) - y))
         if y < generator.sand_level or slope / 0.5 > limit:
             continue
         columns.setdefault((int(x // COLUMN), int(z // COLUMN)), []).append(

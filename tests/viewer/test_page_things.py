@@ -6,7 +6,8 @@ camera (``window.voxelworld.view``) along -z over the ground.
 Checked: each kind's instanced meshes hold the things by level of detail (near within 8-15 m, mid at 60 m,
 impostors at 120 m; a thing behind the camera or beyond the fog left out); one draw call per kind
 and level drawn; a column sent again with an empty list loses its things; a fallen tree is drawn lying along its
-yaw (its up axis turned to (cos yaw, 0, -sin yaw), as game/ground_things.py lays a fallen tree's obstacle) and, far away, with its mesh rather than a standing impostor;
+yaw (its up axis turned to (cos yaw, 0, -sin yaw), as game/ground_things.py lays a fallen tree's obstacle) and,
+far away, with its mesh rather than a standing impostor;
 in the picture, trees stand on the ground (the pixels at a trunk's foot and in its crown change when the things
 are removed; the crown green) at the default look. The demo world alone draws no things.
 
@@ -37,6 +38,7 @@ KINDS = [{"name": "tree", "radius": 0.3, "height": 8.0}, {"name": "pine", "radiu
          {"name": "crate", "radius": 0.45, "height": 0.9}]
 TREE, PINE, BUSH, ROCK, CRATE = range(5)
 EYE, TARGET = (19.2, 13.0, 40.0), (19.2, 9.9, 24.0)  # the fixed camera: over the demo world's grass, looking -z
+KEYS = ([1, 0, 1], [1, 0, -2], [1, 0, -10], [1, 0, 4])  # the chunk columns' keys: near, mid, far, out of view
 CHANGED = 25  # the least a pixel's largest channel changes where a thing was drawn (0..255)
 
 
@@ -90,7 +92,7 @@ def page(world):
 
 def send_all(tab, world) -> None:
     receive(tab, {"type": "thing_kinds", "kinds": KINDS})
-    for key, (name, things) in zip(([1, 0, 1], [1, 0, -2], [1, 0, -10], [1, 0, 4]), columns(world).items()):
+    for key, things in zip(KEYS, columns(world).values()):
         receive(tab, {"type": "things", "chunk": key, "things": things})
 
 
@@ -119,7 +121,7 @@ def test_trees_stand_on_the_ground_in_the_picture(world):
         }""", tree[1:4])
         with_things = pixels(tab).astype(int)
         save(tab, "near")
-        for key in ([1, 0, 1], [1, 0, -2], [1, 0, -10], [1, 0, 4]):
+        for key in KEYS:
             receive(tab, {"type": "things", "chunk": key, "things": []})
         wait_for_renders(tab, 5)
         without = pixels(tab).astype(int)

@@ -10,9 +10,10 @@
 //
 // Every geometry is made here in code (vertex colours, flat faces). All three are lit per vertex with the far
 // terrain's light (shaders.js: the sky/ground hemisphere and fill light, the sun's angle; no shadow lookup) and
-// fogged as the terrain: one colour passes from vertex to pixel. A fallen thing (state 1) lies along its yaw (its
-// top towards (cos yaw, 0, -sin yaw): its local x turned by the yaw, as game/ground_things.py lays its obstacle), drawn with the near or mid mesh at any distance
-// (a standing silhouette would show it upright). A column's empty list removes its things.
+// fogged as the terrain: one colour passes from vertex to pixel. A fallen thing (state 1) lies along its yaw
+// (its top towards (cos yaw, 0, -sin yaw): its local x turned by the yaw, as game/ground_things.py lays its
+// obstacle), drawn with the near or mid mesh at any distance (a standing silhouette would show it upright).
+// A column's empty list removes its things.
 //
 // Which instances each mesh draws is chosen on the CPU (update()): only when the camera moved or turned by more
 // than REBUILD_M / REBUILD_DEGREES since the last choice, or the things changed; instances outside the view
@@ -169,8 +170,9 @@ export const SHAPES = {
   bush(r, h) { // a few blobs of leaves on the ground
     const b = Math.max(r, 0.2);
     return {
-      near: merged([blob(0, 0.5 * h, 0, b, 1, BUSH, (0.6 * h) / b), blob(0.5 * b, 0.35 * h, 0.25 * b, 0.7 * b, 1,
-        LEAVES_LIGHT, (0.5 * h) / (0.7 * b)), blob(-0.45 * b, 0.35 * h, -0.3 * b, 0.65 * b, 0, BUSH, (0.5 * h) / (0.65 * b))]),
+      near: merged([blob(0, 0.5 * h, 0, b, 1, BUSH, (0.6 * h) / b),
+        blob(0.5 * b, 0.35 * h, 0.25 * b, 0.7 * b, 1, LEAVES_LIGHT, (0.5 * h) / (0.7 * b)),
+        blob(-0.45 * b, 0.35 * h, -0.3 * b, 0.65 * b, 0, BUSH, (0.5 * h) / (0.65 * b))]),
       mid: merged([blob(0, 0.45 * h, 0, 1.1 * b, 0, BUSH, (0.55 * h) / (1.1 * b), 0.1)]),
       far: silhouette(disc(0, 0.45 * h, 1.1 * b, 0.55 * h, 6, BUSH)),
       lies: 0,
@@ -294,7 +296,8 @@ void main() { gl_FragColor = vec4(vColour, 1.0); }
 function thingMaterial(uniforms, impostor) {
   const names = ["skyColour", "groundColour", "sunColour", "sunDirection", "fillColour", "fillDirection", "fogColour"];
   const material = new THREE.ShaderMaterial({
-    uniforms: { ...THREE.UniformsUtils.clone(THREE.UniformsLib.fog), ...Object.fromEntries(names.map((k) => [k, uniforms[k]])) },
+    uniforms: { ...THREE.UniformsUtils.clone(THREE.UniformsLib.fog),
+      ...Object.fromEntries(names.map((k) => [k, uniforms[k]])) },
     vertexShader: impostor ? IMPOSTOR_VERTEX : MESH_VERTEX,
     fragmentShader: FRAGMENT,
     fog: true,
@@ -347,7 +350,8 @@ export class Things {
     this.columns.clear();
     this.count = 0;
     this.kinds = kinds.map((k) => {
-      const radius = Number(k.radius) > 0 ? Number(k.radius) : 0.3, height = Number(k.height) > 0 ? Number(k.height) : 1;
+      const radius = Number(k.radius) > 0 ? Number(k.radius) : 0.3;
+      const height = Number(k.height) > 0 ? Number(k.height) : 1;
       const shape = shapeOf(k.name);
       const { lies, ...geometries } = SHAPES[shape](radius, height);
       const meshes = LEVEL_NAMES.map((level) => {
@@ -446,7 +450,9 @@ export class Things {
     const arrays = kinds.map((kind) => kind.meshes.map((mesh) => mesh.instanceMatrix.array));
     const outside = (x, y, z, r) => {
       const d = Math.hypot(x - ex, y - ey, z - ez), slack = r + MARGIN_M + d * margin;
-      for (const plane of planes) if (plane.normal.x * x + plane.normal.y * y + plane.normal.z * z + plane.constant < -slack) return true;
+      for (const { normal, constant } of planes) {
+        if (normal.x * x + normal.y * y + normal.z * z + constant < -slack) return true;
+      }
       return false;
     };
     for (const column of this.columns.values()) {
@@ -509,6 +515,7 @@ export class Things {
   instances(kindIndex, level) {
     const mesh = this.kinds[kindIndex]?.meshes[LEVEL_NAMES.indexOf(level)];
     if (!mesh || !mesh.visible) return [];
-    return Array.from({ length: mesh.count }, (_, i) => Array.from(mesh.instanceMatrix.array.subarray(16 * i, 16 * i + 16)));
+    const array = mesh.instanceMatrix.array;
+    return Array.from({ length: mesh.count }, (_, i) => Array.from(array.subarray(16 * i, 16 * i + 16)));
   }
 }
