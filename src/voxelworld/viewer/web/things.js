@@ -326,6 +326,7 @@ export class Things {
     this.dirty = true;
     this.chosenAt = null; // { position, forward } of the camera when the instances were last chosen
     this.rebuilds = 0;
+    this.chooseMs = null; // ms the last choice of instances took (update())
   }
 
   // A new world: no kinds, no things.
@@ -429,7 +430,9 @@ export class Things {
     this.chosenAt = { position: camera.position.clone(), forward: scratch.forward.clone() };
     this.dirty = false;
     this.rebuilds++;
+    const start = performance.now();
     this.choose(camera);
+    this.chooseMs = performance.now() - start;
   }
 
   choose(camera) {
@@ -508,7 +511,8 @@ export class Things {
       });
       return entry;
     });
-    return { kinds, things: this.count, columns: this.columns.size, triangles, drawCalls, rebuilds: this.rebuilds };
+    return { kinds, things: this.count, columns: this.columns.size, triangles, drawCalls, rebuilds: this.rebuilds,
+      chooseMs: this.chooseMs };
   }
 
   // The instance matrices a kind's level draws now (16 numbers each), for tests.
