@@ -89,9 +89,23 @@ def messages(kinds: list, columns: dict) -> list[str]:
     return out
 
 
-def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, screenshot: Path | None = None) -> dict:
+# JS: the camera fixed at the player's camera's place, turning about the vertical at TURNING degrees a second (the
+# things' instances chosen again every REBUILD_DEGREES).
+TURNING = 45.0
+TURN = """(degrees) => {
+  const v = window.voxelworld, eye = v.camera.position.toArray(), start = performance.now();
+  setInterval(() => {
+    const a = (performance.now() - start) / 1000 * degrees * Math.PI / 180;
+    v.view(eye, [eye[0] + 10 * Math.sin(a), eye[1] - 1.5, eye[2] - 10 * Math.cos(a)]);
+  }, 16);
+}"""
+
+
+def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, screenshot: Path | None = None,
+            turning: bool = False) -> dict:
     """Pictures a second of the page at ``url`` once its world and textures arrived and ``texts`` (the things'
-    messages) were received, counted as benchmarks/page.py counts them; with what it drew."""
+    messages) were received, counted as benchmarks/page.py counts them (``turning``: the camera turning at
+    ``TURNING`` degrees a second); with what it drew."""
     tab = browser.new_page(viewport=VIEWPORT)
     try:
         tab.goto(url)
@@ -101,6 +115,8 @@ def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, 
             for start in range(0, len(texts), 400):
                 tab.evaluate("(texts) => { for (const t of texts) window.voxelworld.receive(t); }",
                              texts[start:start + 400])
+        if turning:
+            tab.evaluate(TURN, TURNING)
         time.sleep(SETTLE)
         before, start = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
         time.sleep(MEASURE)
@@ -127,6 +143,8 @@ def main() -> None:
     parser.add_argument("--density", type=float, default=4500.0, help="the stand-in scatter's things a km²")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--screenshots", help="a folder for the pictures (one a row, the last round's)")
+    parser.add_argument("--turning", action="store_true", help=f"also with things and the camera turning at "
+                                                                f"{TURNING:g} degrees a second")
     args = parser.parse_args()
     generator = GeneratorSettings(size=args.size, seed=args.seed)
     scattered = scattered_things(generator)
@@ -136,9 +154,12 @@ def main() -> None:
     kinds, columns = scattered
     texts = messages(kinds, columns)
     count = sum(len(things) for things in columns.values())
-    rows = {f"{quality}, {'with' if things else 'without'} things": (query, things)
+    rows = {f"{quality}, {'with' if things else 'without'} things": (query, things, False)
             for quality, query in (("automatic quality", ""), ("?quality=default", "?quality=default"))
             for things in (False, True)}
+    if args.turning:
+        rows |= {f"{quality}, with things, turning": (query, True, True)
+                 for quality, query in (("automatic quality", ""), ("?quality=default", "?quality=default"))}
     found: dict[str, list] = {name: [] for name in rows}
     folder = Path(args.screenshots) if args.screenshots else None
     if folder:
@@ -149,14 +170,16 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
                 for round_ in range(args.rounds):
-                    for n, (name, (query, things)) in enumerate(rows.items()):
+                    for n, (name, (query, things, turning)) in enumerate(rows.items()):
                         shot = folder / f"row{n}.png" if folder and round_ == args.rounds - 1 else None
-                        result = measure(browser, play.url + query, texts if things else None, screenshot=shot)
+                        result = measure(browser, play.url + query, texts if things else None, screenshot=shot,
+                                         turning=turning)
                         found[name].append(result)
                         print(f"{name}: {result['fps']:.1f} fps, {result['quality']}, resolution "
                               f"{result['resolution']}, {result['calls']} draw calls, {result['triangles']} "
                               f"triangles; things {result['things']['triangles']} triangles, "
-                              f"{result['things']['drawCalls']} draws", file=sys.stderr, flush=True)
+                              f"{result['things']['drawCalls']} draws, {result['things']['rebuilds']} choices, "
+                              f"last {result['things'].get('chooseMs')} ms", file=sys.stderr, flush=True)
             finally:
                 browser.close()
     finally:
