@@ -321,6 +321,7 @@ export class Things {
     this.kinds = []; // per kind index: { name, shape, radius, height, geometries, meshes: [near, mid, far], reach }
     this.columns = new Map(); // "i,j,k" -> { kind, matrix, sphere, fallen, count, bounds }
     this.count = 0; // things held
+    this.held = []; // of them per kind
     this.quality = "default";
     this.viewDistance = Infinity; // m: nothing drawn farther (the fog's far end)
     this.dirty = true;
@@ -350,6 +351,7 @@ export class Things {
     }
     this.columns.clear();
     this.count = 0;
+    this.held = kinds.map(() => 0); // things held per kind
     this.kinds = kinds.map((k) => {
       const radius = Number(k.radius) > 0 ? Number(k.radius) : 0.3;
       const height = Number(k.height) > 0 ? Number(k.height) : 1;
@@ -379,7 +381,10 @@ export class Things {
   setColumn(chunk, things) {
     const key = chunk.join(",");
     const old = this.columns.get(key);
-    if (old) this.count -= old.count;
+    if (old) {
+      this.count -= old.count;
+      for (const k of old.kind) this.held[k]--;
+    }
     this.columns.delete(key);
     const valid = things.filter((t) => Number.isInteger(t[0]) && t[0] >= 0 && t[0] < this.kinds.length
       && t.slice(1, 6).every(Number.isFinite) && t[5] > 0);
@@ -417,6 +422,7 @@ export class Things {
     column.bounds = [...centre, Math.hypot(high[0] - low[0], high[1] - low[1], high[2] - low[2]) / 2];
     this.columns.set(key, column);
     this.count += n;
+    for (const k of column.kind) this.held[k]++;
   }
 
   // Choose what each mesh draws for ``camera`` (its matrices current), when the camera moved or turned enough or
@@ -445,29 +451,33 @@ export class Things {
     const reach = kinds.map((k) => Math.min(k.reach, this.viewDistance));
     const farthest = Math.max(...reach, mid);
     // Room for every thing in every level a kind may need (grown by doubling; rarely).
-    const held = kinds.map(() => 0);
-    for (const column of this.columns.values()) for (let t = 0; t < column.count; t++) held[column.kind[t]]++;
+    const held = this.held;
     kinds.forEach((kind, k) => kind.meshes.forEach((mesh, level) => {
       if (mesh.instanceMatrix.count < held[k]) kind.meshes[level] = this.grow(kind, level, held[k]);
     }));
     const arrays = kinds.map((kind) => kind.meshes.map((mesh) => mesh.instanceMatrix.array));
-    const outside = (x, y, z, r) => {
-      const d = Math.hypot(x - ex, y - ey, z - ez), slack = r + MARGIN_M + d * margin;
-      for (const { normal, constant } of planes) {
-        if (normal.x * x + normal.y * y + normal.z * z + constant < -slack) return true;
+    // the view's planes, widened by MARGIN_M and MARGIN_DEGREES (so that moving or turning a little keeps the choice)
+    const plane = new Float64Array(24);
+    planes.forEach(({ normal, constant }, p) => plane.set([normal.x, normal.y, normal.z, constant], 4 * p));
+    const outside = (x, y, z, r, d) => {
+      const slack = -(r + MARGIN_M + d * margin);
+      for (let p = 0; p < 24; p += 4) {
+        if (plane[p] * x + plane[p + 1] * y + plane[p + 2] * z + plane[p + 3] < slack) return true;
       }
       return false;
     };
     for (const column of this.columns.values()) {
       const [bx, by, bz, br] = column.bounds;
-      if (Math.hypot(bx - ex, by - ey, bz - ez) - br > farthest || outside(bx, by, bz, br)) continue;
+      const bd = Math.sqrt((bx - ex) ** 2 + (by - ey) ** 2 + (bz - ez) ** 2);
+      if (bd - br > farthest || outside(bx, by, bz, br, bd)) continue;
       const { kind, sphere, matrix, fallen } = column;
       for (let t = 0; t < column.count; t++) {
-        const k = kind[t], x = sphere[4 * t], y = sphere[4 * t + 1], z = sphere[4 * t + 2], r = sphere[4 * t + 3];
-        const d = Math.hypot(x - ex, y - ey, z - ez);
-        if (d > reach[k] || outside(x, y, z, r)) continue;
+        const k = kind[t], x = sphere[4 * t], y = sphere[4 * t + 1], z = sphere[4 * t + 2];
+        const d = Math.sqrt((x - ex) ** 2 + (y - ey) ** 2 + (z - ez) ** 2);
+        if (d > reach[k] || outside(x, y, z, sphere[4 * t + 3], d)) continue;
         const level = d < near ? 0 : d < mid || fallen[t] ? 1 : 2;
-        arrays[k][level].set(matrix.subarray(16 * t, 16 * t + 16), 16 * counts[k][level]++);
+        const to = arrays[k][level], at = 16 * counts[k][level]++;
+        for (let e = 0; e < 16; e++) to[at + e] = matrix[16 * t + e];
       }
     }
     kinds.forEach((kind, k) => kind.meshes.forEach((mesh, level) => {
