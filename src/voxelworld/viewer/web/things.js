@@ -1,6 +1,7 @@
 // Things on the ground of a generated world: trees, pines, bushes, rocks and props, as the server sends them
 // (docs/specs/play-protocol.md: "thing_kinds" once after hello, "things" per chunk column). Each kind is drawn as
-// three THREE.InstancedMesh (one draw call each), its levels of detail by distance from the camera:
+// three meshes (one draw call each, Batch: its shape copied once a thing, placed by the vertex shader), its levels
+// of detail by distance from the camera:
 //
 // - near (within LEVELS[quality].near m): the kind's full low-poly mesh (a few hundred triangles at most);
 // - mid (out to LEVELS[quality].mid m): a simplified mesh (a few dozen);
@@ -20,6 +21,7 @@
 // (widened by MARGIN_DEGREES, so that turning a little needs no new choice) are left out, whole columns first.
 
 import * as THREE from "./vendor/three.module.js";
+import { mergeVertices } from "./vendor/jsm/utils/BufferGeometryUtils.js";
 
 // Levels of detail by quality, metres from the camera to a thing's base: full mesh within ``near``, simplified
 // within ``mid``, impostors beyond (fallen things: the simplified mesh).
@@ -258,28 +260,38 @@ void light(vec3 n, vec3 base, vec4 mvPosition) {
 }
 `;
 
+// Each thing's place reaches its vertices as attributes (batches below): ``place`` (x, y, z of its base in metres,
+// its scale) and ``turn`` (its yaw in radians; 1 when it lies fallen, else 0).
 const MESH_VERTEX = /* glsl */ `
 ${LIGHT}
+attribute vec4 place;
+attribute vec2 turn;
+// Fallen: turned -90 degrees about z first (its up to +x); then the yaw about +y, as three's rotation.y.
+vec3 turned(vec3 p) {
+  p = turn.y > 0.5 ? vec3(p.y, -p.x, p.z) : p;
+  float c = cos(turn.x), s = sin(turn.x);
+  return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z);
+}
 void main() {
-  vec4 world = modelMatrix * instanceMatrix * vec4(position, 1.0);
-  vec3 n = normalize(mat3(modelMatrix) * mat3(instanceMatrix) * normal); // rotation times a uniform scale
+  vec4 world = modelMatrix * vec4(place.xyz + turned(position) * place.w, 1.0);
+  vec3 n = normalize(mat3(modelMatrix) * turned(normal));
   vec4 mvPosition = viewMatrix * world;
   gl_Position = projectionMatrix * mvPosition;
-  light(n, instanceMatrix[3].xyz, mvPosition);
+  light(n, place.xyz, mvPosition);
 }
 `;
 
 // An impostor: the silhouette's plane turned about the vertical through the thing's base to face the camera.
 const IMPOSTOR_VERTEX = /* glsl */ `
 ${LIGHT}
+attribute vec4 place;
 void main() {
-  vec3 base = (modelMatrix * instanceMatrix * vec4(0.0, 0.0, 0.0, 1.0)).xyz;
-  float scale = length(instanceMatrix[1].xyz);
+  vec3 base = (modelMatrix * vec4(place.xyz, 1.0)).xyz;
   vec3 towards = cameraPosition - base;
   towards.y = 0.0;
   towards = normalize(towards + vec3(1e-4, 0.0, 0.0));
   vec3 right = vec3(towards.z, 0.0, -towards.x);
-  vec3 world = base + (right * position.x + vec3(0.0, position.y, 0.0)) * scale;
+  vec3 world = base + (right * position.x + vec3(0.0, position.y, 0.0)) * place.w;
   vec3 n = normalize(right * normal.x + vec3(0.0, normal.y, 0.0) + towards * normal.z);
   vec4 mvPosition = viewMatrix * vec4(world, 1.0);
   gl_Position = projectionMatrix * mvPosition;
@@ -307,6 +319,82 @@ function thingMaterial(uniforms, impostor) {
   return material;
 }
 
+// ------------------------------------------------------------------------------------------------- batches
+// One kind's level of detail as one mesh (one draw call): its shape copied for as many things as it may draw, each
+// copy's vertices carrying that thing's place (vertex shaders above). Not three's InstancedMesh: under SwiftShader
+// an instanced draw costs about 20 microseconds an instance however small the instance (800 far impostors of one
+// triangle each took 15 ms a picture; measured with benchmarks/page_things.py's world), while these copies cost
+// their vertices only. A choice of things writes their places (4 + 2 numbers a vertex) and draws the first copies.
+class Batch {
+  constructor(template, material, name) {
+    this.template = mergeVertices(template); // indexed: shared corners shaded once
+    template.dispose();
+    this.vertices = this.template.attributes.position.count;
+    this.indices = this.template.index.count;
+    this.capacity = 0;
+    this.count = 0;
+    this.mesh = new THREE.Mesh(new THREE.BufferGeometry(), material);
+    this.mesh.name = name;
+    this.mesh.frustumCulled = false; // Things.choose culls thing by thing
+    this.mesh.renderOrder = -1; // before the terrain: the ground they hide is not shaded (its pixels cost more)
+    this.mesh.visible = false;
+  }
+
+  get triangles() { return this.indices / 3; }
+
+  // Room for ``wanted`` things (twice that when it grows).
+  reserve(wanted) {
+    if (wanted <= this.capacity) return;
+    const capacity = Math.max(16, 2 * wanted), v = this.vertices, t = this.template;
+    const geometry = new THREE.BufferGeometry();
+    for (const name of ["position", "normal", "shade"]) {
+      const one = t.attributes[name].array, all = new Float32Array(one.length * capacity);
+      for (let c = 0; c < capacity; c++) all.set(one, c * one.length);
+      geometry.setAttribute(name, new THREE.BufferAttribute(all, 3));
+    }
+    const one = t.index.array, index = new Uint32Array(one.length * capacity);
+    for (let c = 0; c < capacity; c++) for (let i = 0; i < one.length; i++) index[c * one.length + i] = one[i] + c * v;
+    geometry.setIndex(new THREE.BufferAttribute(index, 1));
+    const place = new THREE.BufferAttribute(new Float32Array(4 * v * capacity), 4);
+    const turn = new THREE.BufferAttribute(new Float32Array(2 * v * capacity), 2);
+    place.setUsage(THREE.DynamicDrawUsage);
+    turn.setUsage(THREE.DynamicDrawUsage);
+    geometry.setAttribute("place", place);
+    geometry.setAttribute("turn", turn);
+    this.mesh.geometry.dispose();
+    this.mesh.geometry = geometry;
+    this.capacity = capacity;
+  }
+
+  // The ``slot``th copy's place: base (x, y, z) m, scale, yaw radians, fallen 0 or 1.
+  put(slot, x, y, z, scale, yaw, fallen) {
+    const place = this.mesh.geometry.attributes.place.array, turn = this.mesh.geometry.attributes.turn.array;
+    for (let i = slot * this.vertices, end = i + this.vertices; i < end; i++) {
+      place[4 * i] = x; place[4 * i + 1] = y; place[4 * i + 2] = z; place[4 * i + 3] = scale;
+      turn[2 * i] = yaw; turn[2 * i + 1] = fallen;
+    }
+  }
+
+  // Draw the first ``count`` copies (their places written since the last choice).
+  finish(count) {
+    this.count = count;
+    this.mesh.visible = count > 0;
+    if (!count) return;
+    const g = this.mesh.geometry;
+    g.setDrawRange(0, count * this.indices);
+    for (const [name, size] of [["place", 4], ["turn", 2]]) {
+      g.attributes[name].clearUpdateRanges();
+      g.attributes[name].addUpdateRange(0, size * count * this.vertices);
+      g.attributes[name].needsUpdate = true;
+    }
+  }
+
+  dispose() {
+    this.mesh.geometry.dispose();
+    this.template.dispose();
+  }
+}
+
 // ------------------------------------------------------------------------------------------------ the things
 const UP = new THREE.Vector3(0, 1, 0), Z_AXIS = new THREE.Vector3(0, 0, 1);
 const scratch = { q: new THREE.Quaternion(), q2: new THREE.Quaternion(), m: new THREE.Matrix4(),
@@ -318,16 +406,17 @@ export class Things {
   constructor(group, uniforms) {
     this.group = group;
     this.materials = { mesh: thingMaterial(uniforms, false), impostor: thingMaterial(uniforms, true) };
-    this.kinds = []; // per kind index: { name, shape, radius, height, geometries, meshes: [near, mid, far], reach }
-    this.columns = new Map(); // "i,j,k" -> { kind, matrix, sphere, fallen, count, bounds }
+    this.kinds = []; // per kind index: { name, shape, radius, height, lies, batches: [near, mid, far], reach }
+    this.columns = new Map(); // "i,j,k" -> { count, kind, fallen, place, matrix, sphere, bounds }
     this.count = 0; // things held
     this.held = []; // of them per kind
+    this.chosen = []; // per kind and level: [column, index] of each thing drawn (tests: instances())
     this.quality = "default";
     this.viewDistance = Infinity; // m: nothing drawn farther (the fog's far end)
     this.dirty = true;
-    this.chosenAt = null; // { position, forward } of the camera when the instances were last chosen
+    this.chosenAt = null; // { position, forward } of the camera when the things drawn were last chosen
     this.rebuilds = 0;
-    this.chooseMs = null; // ms the last choice of instances took (update())
+    this.chooseMs = null; // ms the last choice of things took (update())
   }
 
   // A new world: no kinds, no things.
@@ -346,32 +435,26 @@ export class Things {
   // name the old kinds).
   setKinds(kinds) {
     for (const kind of this.kinds) {
-      for (const mesh of kind.meshes) this.group.remove(mesh);
-      for (const g of Object.values(kind.geometries)) g.dispose?.();
+      for (const batch of kind.batches) {
+        this.group.remove(batch.mesh);
+        batch.dispose();
+      }
     }
     this.columns.clear();
     this.count = 0;
-    this.held = kinds.map(() => 0); // things held per kind
+    this.held = kinds.map(() => 0);
+    this.chosen = kinds.map(() => [[], [], []]);
     this.kinds = kinds.map((k) => {
       const radius = Number(k.radius) > 0 ? Number(k.radius) : 0.3;
       const height = Number(k.height) > 0 ? Number(k.height) : 1;
       const shape = shapeOf(k.name);
       const { lies, ...geometries } = SHAPES[shape](radius, height);
-      const meshes = LEVEL_NAMES.map((level) => {
-        const mesh = new THREE.InstancedMesh(geometries[level], level === "far" ? this.materials.impostor
-          : this.materials.mesh, 16);
-        mesh.name = `${k.name} ${level}`;
-        mesh.count = 0;
-        mesh.visible = false;
-        mesh.frustumCulled = false; // update() culls instance by instance
-        mesh.renderOrder = -1; // before the terrain: the ground they hide is not shaded (its pixels cost more)
-        mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
-        this.group.add(mesh);
-        return mesh;
-      });
+      const batches = LEVEL_NAMES.map((level) => new Batch(geometries[level],
+        level === "far" ? this.materials.impostor : this.materials.mesh, `${k.name} ${level}`));
+      for (const batch of batches) this.group.add(batch.mesh);
       // Out to where its height covers FAR_PIXELS pixels (trees: the whole view).
       const reach = (height * PIXEL_PER_RADIAN) / FAR_PIXELS;
-      return { name: String(k.name), shape, radius, height, lies, geometries, meshes, reach };
+      return { name: String(k.name), shape, radius, height, lies, batches, reach };
     });
     this.dirty = true;
   }
@@ -391,41 +474,37 @@ export class Things {
     this.dirty = true;
     if (!valid.length) return;
     const n = valid.length;
-    const column = { count: n, kind: new Uint16Array(n), fallen: new Uint8Array(n), matrix: new Float32Array(16 * n),
-      sphere: new Float32Array(4 * n), bounds: null };
+    const column = { count: n, kind: new Uint16Array(n), fallen: new Uint8Array(n), place: new Float32Array(5 * n),
+      matrix: new Float32Array(16 * n), sphere: new Float32Array(4 * n), bounds: null };
     const low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
     valid.forEach(([kindIndex, x, y, z, yaw, scale, state], t) => {
-      const kind = this.kinds[kindIndex], fallen = state === FALLEN;
-      scratch.q.setFromAxisAngle(UP, THREE.MathUtils.degToRad(yaw));
-      scratch.p.set(x, y, z);
-      if (fallen) { // its up turned to local x, then by the yaw: (cos yaw, 0, -sin yaw), lying on its side
-        scratch.q.multiply(scratch.q2.setFromAxisAngle(Z_AXIS, -Math.PI / 2));
-        scratch.p.y += kind.lies * scale;
-      }
-      scratch.m.compose(scratch.p, scratch.q, scratch.s.setScalar(scale));
+      const kind = this.kinds[kindIndex], fallen = state === FALLEN, a = THREE.MathUtils.degToRad(yaw);
+      const lift = fallen ? kind.lies * scale : 0; // a fallen trunk lies on the ground, not in it
+      column.place.set([x, y + lift, z, scale, a], 5 * t);
+      // the same as a matrix (what the vertex shader does; for tests)
+      scratch.q.setFromAxisAngle(UP, a);
+      if (fallen) scratch.q.multiply(scratch.q2.setFromAxisAngle(Z_AXIS, -Math.PI / 2)); // up to (cos a, 0, -sin a)
+      scratch.m.compose(scratch.p.set(x, y + lift, z), scratch.q, scratch.s.setScalar(scale));
       scratch.m.toArray(column.matrix, 16 * t);
       column.kind[t] = kindIndex;
       column.fallen[t] = fallen ? 1 : 0;
       // the bounding sphere: the thing's middle, half its height (or its radius, when wider) around it
       const half = 0.5 * kind.height * scale, r = Math.max(half, kind.radius * scale * 3);
-      const cx = x, cy = fallen ? y : y + half, cz = z;
-      const dx = fallen ? Math.cos(THREE.MathUtils.degToRad(yaw)) * half : 0;
-      const dz = fallen ? -Math.sin(THREE.MathUtils.degToRad(yaw)) * half : 0;
-      column.sphere.set([cx + dx, cy, cz + dz, r], 4 * t);
-      for (let a = 0; a < 3; a++) {
-        const c = [cx + dx, cy, cz + dz][a];
-        low[a] = Math.min(low[a], c - r);
-        high[a] = Math.max(high[a], c + r);
+      const centre = fallen ? [x + Math.cos(a) * half, y, z - Math.sin(a) * half] : [x, y + half, z];
+      column.sphere.set([...centre, r], 4 * t);
+      for (let axis = 0; axis < 3; axis++) {
+        low[axis] = Math.min(low[axis], centre[axis] - r);
+        high[axis] = Math.max(high[axis], centre[axis] + r);
       }
     });
-    const centre = low.map((l, a) => (l + high[a]) / 2);
-    column.bounds = [...centre, Math.hypot(high[0] - low[0], high[1] - low[1], high[2] - low[2]) / 2];
+    const middle = low.map((l, a) => (l + high[a]) / 2);
+    column.bounds = [...middle, Math.hypot(high[0] - low[0], high[1] - low[1], high[2] - low[2]) / 2];
     this.columns.set(key, column);
     this.count += n;
     for (const k of column.kind) this.held[k]++;
   }
 
-  // Choose what each mesh draws for ``camera`` (its matrices current), when the camera moved or turned enough or
+  // Choose what each batch draws for ``camera`` (its matrices current), when the camera moved or turned enough or
   // the things changed.
   update(camera) {
     if (!this.kinds.length) return;
@@ -445,20 +524,17 @@ export class Things {
     const { near, mid } = LEVELS[this.quality];
     const frustum = scratch.frustum.setFromProjectionMatrix(
       scratch.pv.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
-    const planes = frustum.planes, margin = Math.tan(THREE.MathUtils.degToRad(MARGIN_DEGREES));
+    const margin = Math.tan(THREE.MathUtils.degToRad(MARGIN_DEGREES));
     const ex = camera.position.x, ey = camera.position.y, ez = camera.position.z;
     const kinds = this.kinds, counts = kinds.map(() => [0, 0, 0]);
     const reach = kinds.map((k) => Math.min(k.reach, this.viewDistance));
     const farthest = Math.max(...reach, mid);
-    // Room for every thing in every level a kind may need (grown by doubling; rarely).
-    const held = this.held;
-    kinds.forEach((kind, k) => kind.meshes.forEach((mesh, level) => {
-      if (mesh.instanceMatrix.count < held[k]) kind.meshes[level] = this.grow(kind, level, held[k]);
-    }));
-    const arrays = kinds.map((kind) => kind.meshes.map((mesh) => mesh.instanceMatrix.array));
+    kinds.forEach((kind, k) => kind.batches.forEach((batch) => batch.reserve(this.held[k])));
+    const batches = kinds.map((kind) => kind.batches);
+    const chosen = kinds.map(() => [[], [], []]);
     // the view's planes, widened by MARGIN_M and MARGIN_DEGREES (so that moving or turning a little keeps the choice)
     const plane = new Float64Array(24);
-    planes.forEach(({ normal, constant }, p) => plane.set([normal.x, normal.y, normal.z, constant], 4 * p));
+    frustum.planes.forEach(({ normal, constant }, p) => plane.set([normal.x, normal.y, normal.z, constant], 4 * p));
     const outside = (x, y, z, r, d) => {
       const slack = -(r + MARGIN_M + d * margin);
       for (let p = 0; p < 24; p += 4) {
@@ -470,53 +546,33 @@ export class Things {
       const [bx, by, bz, br] = column.bounds;
       const bd = Math.sqrt((bx - ex) ** 2 + (by - ey) ** 2 + (bz - ez) ** 2);
       if (bd - br > farthest || outside(bx, by, bz, br, bd)) continue;
-      const { kind, sphere, matrix, fallen } = column;
+      const { kind, sphere, place, fallen } = column;
       for (let t = 0; t < column.count; t++) {
         const k = kind[t], x = sphere[4 * t], y = sphere[4 * t + 1], z = sphere[4 * t + 2];
         const d = Math.sqrt((x - ex) ** 2 + (y - ey) ** 2 + (z - ez) ** 2);
         if (d > reach[k] || outside(x, y, z, sphere[4 * t + 3], d)) continue;
         const level = d < near ? 0 : d < mid || fallen[t] ? 1 : 2;
-        const to = arrays[k][level], at = 16 * counts[k][level]++;
-        for (let e = 0; e < 16; e++) to[at + e] = matrix[16 * t + e];
+        const p = 5 * t;
+        batches[k][level].put(counts[k][level]++, place[p], place[p + 1], place[p + 2], place[p + 3], place[p + 4],
+          fallen[t]);
+        chosen[k][level].push(column, t);
       }
     }
-    kinds.forEach((kind, k) => kind.meshes.forEach((mesh, level) => {
-      const n = counts[k][level];
-      mesh.count = n;
-      mesh.visible = n > 0;
-      if (n > 0) {
-        mesh.instanceMatrix.clearUpdateRanges();
-        mesh.instanceMatrix.addUpdateRange(0, 16 * n);
-        mesh.instanceMatrix.needsUpdate = true;
-      }
-    }));
+    kinds.forEach((kind, k) => kind.batches.forEach((batch, level) => batch.finish(counts[k][level])));
+    this.chosen = chosen;
   }
 
-  // A kind's mesh of ``level`` with room for ``wanted`` instances (twice that: room to grow).
-  grow(kind, level, wanted) {
-    const old = kind.meshes[level];
-    const mesh = new THREE.InstancedMesh(old.geometry, old.material, Math.max(16, 2 * wanted));
-    mesh.name = old.name;
-    mesh.frustumCulled = false;
-    mesh.renderOrder = old.renderOrder;
-    mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
-    this.group.remove(old);
-    old.dispose(); // its instance buffer; the geometry is shared
-    this.group.add(mesh);
-    return mesh;
-  }
-
-  // What is drawn, for tests and the benchmarks: per kind its instances by level, and the things' triangles and
-  // draw calls.
+  // What is drawn, for tests and the benchmarks: per kind its things by level (and each level's triangles a
+  // thing), and the things' triangles and draw calls.
   describe() {
     let triangles = 0, drawCalls = 0;
     const kinds = this.kinds.map((kind) => {
       const entry = { name: kind.name, shape: kind.shape };
-      kind.meshes.forEach((mesh, level) => {
-        const n = mesh.visible ? mesh.count : 0;
+      kind.batches.forEach((batch, level) => {
+        const n = batch.mesh.visible ? batch.count : 0;
         entry[LEVEL_NAMES[level]] = n;
-        entry[`${LEVEL_NAMES[level]}Triangles`] = mesh.geometry.attributes.position.count / 3;
-        triangles += n * (mesh.geometry.attributes.position.count / 3);
+        entry[`${LEVEL_NAMES[level]}Triangles`] = batch.triangles;
+        triangles += n * batch.triangles;
         if (n) drawCalls++;
       });
       return entry;
@@ -525,11 +581,13 @@ export class Things {
       chooseMs: this.chooseMs };
   }
 
-  // The instance matrices a kind's level draws now (16 numbers each), for tests.
+  // The matrices (16 numbers each, column-major: what the vertex shader does to each) of the things a kind's level
+  // draws now, for tests.
   instances(kindIndex, level) {
-    const mesh = this.kinds[kindIndex]?.meshes[LEVEL_NAMES.indexOf(level)];
-    if (!mesh || !mesh.visible) return [];
-    const array = mesh.instanceMatrix.array;
-    return Array.from({ length: mesh.count }, (_, i) => Array.from(array.subarray(16 * i, 16 * i + 16)));
+    const pairs = this.chosen[kindIndex]?.[LEVEL_NAMES.indexOf(level)] ?? [], out = [];
+    for (let i = 0; i < pairs.length; i += 2) {
+      out.push(Array.from(pairs[i].matrix.subarray(16 * pairs[i + 1], 16 * pairs[i + 1] + 16)));
+    }
+    return out;
   }
 }
