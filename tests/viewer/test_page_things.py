@@ -37,7 +37,8 @@ KINDS = [{"name": "tree", "radius": 0.3, "height": 8.0}, {"name": "pine", "radiu
          {"name": "bush", "radius": 0.5, "height": 1.2}, {"name": "rock", "radius": 0.9, "height": 1.3},
          {"name": "crate", "radius": 0.45, "height": 0.9}]
 TREE, PINE, BUSH, ROCK, CRATE = range(5)
-EYE, TARGET = (19.2, 13.0, 40.0), (19.2, 9.9, 24.0)  # the fixed camera: over the demo world's grass, looking -z
+# the fixed camera: over the demo world's grass, looking -z (its voxel tree at x = 19.2, z = 36 off to the right)
+EYE, TARGET = (12.0, 13.0, 40.0), (12.0, 9.9, 24.0)
 KEYS = ([1, 0, 1], [1, 0, -2], [1, 0, -10], [1, 0, 4])  # the chunk columns' keys: near, mid, far, out of view
 CHANGED = 25  # the least a pixel's largest channel changes where a thing was drawn (0..255)
 
@@ -73,7 +74,7 @@ def columns(world) -> dict[str, list]:
             [BUSH, x + 1.5, ground(world, x + 1.5, 31.0), 31.0, 0.0, 1.0, 0],
             [ROCK, x - 1.5, ground(world, x - 1.5, 32.0), 32.0, 0.0, 1.0, 0],
             [CRATE, x + 2.5, ground(world, x + 2.5, 33.0), 33.0, 0.0, 1.0, 0],
-            [TREE, x + 1.0, ground(world, x + 1.0, 30.0), 30.0, 90.0, 1.0, 1]]  # fallen, lying along -z
+            [TREE, x + 1.0, ground(world, x + 1.0, 30.0), 30.0, 0.0, 1.0, 1]]  # fallen, lying along +x
     mid = [[kind, x + 2.0 * kind - 4.0, 10.0, -20.0, 0.0, 1.0, 0] for kind in range(5)]
     far = [[kind, x + 4.0 * kind - 8.0, 10.0, -80.0, 0.0, 1.0, 0] for kind in range(5)]
     far.append([TREE, x + 12.0, 10.0, -80.0, 180.0, 1.0, 1])  # fallen, far: drawn with the mid mesh
@@ -105,8 +106,9 @@ def save(tab, name: str) -> None:
 
 def test_trees_stand_on_the_ground_in_the_picture(world):
     """At the default look (every pixel): the pixels at the standing tree's foot and in its crown are drawn by it
-    (they change when its column is emptied), the crown green and the foot not sky."""
-    tree = columns(world)["near"][0]
+    (they change when its column is emptied), the crown green and the foot not sky; the fallen tree's crown lies
+    on the ground 5.3 m along +x from its foot, and nothing of it stands where its crown would if it stood."""
+    tree, fallen = columns(world)["near"][0], columns(world)["near"][5]
     with served_page(world, "?resolution=1", viewport=(1280, 720)) as tab:
         tab.evaluate(f"window.voxelworld.view({list(EYE)}, {list(TARGET)})")
         send_all(tab, world)
@@ -119,6 +121,13 @@ def test_trees_stand_on_the_ground_in_the_picture(world):
             return [Math.round((q.x + 1) / 2 * c.width), Math.round((1 - q.y) / 2 * c.height)];
           });
         }""", tree[1:4])
+        places += tab.evaluate("""([x, y, z]) => {
+          const v = window.voxelworld, V = v.camera.position.constructor, c = v.renderer.domElement;
+          return [[x + 5.3, y + 0.6, z], [x, y + 5.6, z]].map((p) => {
+            const q = new V(...p).project(v.camera);
+            return [Math.round((q.x + 1) / 2 * c.width), Math.round((1 - q.y) / 2 * c.height)];
+          });
+        }""", fallen[1:4])
         with_things = pixels(tab).astype(int)
         save(tab, "near")
         for key in KEYS:
@@ -127,11 +136,14 @@ def test_trees_stand_on_the_ground_in_the_picture(world):
         without = pixels(tab).astype(int)
         save(tab, "removed")
         assert not tab.problems, tab.problems
-    (fx, fy), (cx, cy) = places
+    (fx, fy), (cx, cy), (lx, ly), (sx, sy) = places
     foot, crown = with_things[fy, fx], with_things[cy, cx]
     assert np.abs(foot - without[fy, fx]).max() >= CHANGED, (foot, without[fy, fx])
     assert np.abs(crown - without[cy, cx]).max() >= CHANGED, (crown, without[cy, cx])
     assert crown[1] > crown[0] and crown[1] > crown[2], crown  # leaves: green
+    lying = with_things[ly, lx]
+    assert np.abs(lying - without[ly, lx]).max() >= CHANGED and lying[1] > lying[2], (lying, without[ly, lx])
+    assert np.abs(with_things[sy, sx] - without[sy, sx]).max() < 8, (with_things[sy, sx], without[sy, sx])
     # on the ground: just under the foot the terrain (not the sky) shows
     below = with_things[min(fy + 6, with_things.shape[0] - 1), fx]
     assert np.abs(below - np.array((0x8F, 0xB8, 0xDE))).max() > 30, below
@@ -167,7 +179,7 @@ def test_a_fallen_thing_lies_along_its_yaw(page, world):
     lying = [u for u in ups if abs(u[1]) < 1e-3]
     standing = [u for u in ups if u[1] > 0.99]
     assert len(lying) == 1 and len(standing) == 1
-    np.testing.assert_allclose(lying[0], [0.0, 0.0, -1.0], atol=1e-5)  # yaw 90: (cos 90, 0, -sin 90)
+    np.testing.assert_allclose(lying[0], [1.0, 0.0, 0.0], atol=1e-5)  # yaw 0: (cos 0, 0, -sin 0)
     far_fallen = [m for m in page.evaluate(f"window.voxelworld.thingInstances({TREE}, 'mid')") if abs(m[5]) < 1e-3]
     assert len(far_fallen) == 1
     np.testing.assert_allclose(far_fallen[0][4:7], [-1.0, 0.0, 0.0], atol=1e-5)  # yaw 180: along -x
