@@ -92,6 +92,7 @@ def messages(kinds: list, columns: dict) -> list[str]:
 # JS: the camera fixed at the player's camera's place, turning about the vertical at TURNING degrees a second (the
 # things' instances chosen again every REBUILD_DEGREES).
 TURNING = 45.0
+QUIET = 4.0  # s without a chunk message: the world's view has arrived
 TURN = """(degrees) => {
   const v = window.voxelworld, eye = v.camera.position.toArray(), start = performance.now();
   setInterval(() => {
@@ -104,13 +105,20 @@ TURN = """(degrees) => {
 def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, screenshot: Path | None = None,
             turning: bool = False) -> dict:
     """Pictures a second of the page at ``url`` once its world and textures arrived and ``texts`` (the things'
-    messages) were received, counted as benchmarks/page.py counts them (``turning``: the camera turning at
+    messages) were received (after the world's chunks stopped coming), counted as benchmarks/page.py counts them (``turning``: the camera turning at
     ``TURNING`` degrees a second); with what it drew."""
     tab = browser.new_page(viewport=VIEWPORT)
     try:
         tab.goto(url)
         tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && window.voxelworld.textures",
                               timeout=timeout * 1000)
+        # until the world's chunks stopped coming (QUIET s without a new one): every row measured with the view whole
+        quiet_since, chunks, waited = time.monotonic(), -1, time.monotonic()
+        while time.monotonic() - quiet_since < QUIET and time.monotonic() - waited < timeout:
+            now = tab.evaluate("window.voxelworld.stats.chunkMessages")
+            if now != chunks:
+                chunks, quiet_since = now, time.monotonic()
+            time.sleep(0.5)
         if texts:
             for start in range(0, len(texts), 400):
                 tab.evaluate("(texts) => { for (const t of texts) window.voxelworld.receive(t); }",
