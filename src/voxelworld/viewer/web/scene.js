@@ -1,5 +1,6 @@
 // The three.js scene: renderer, lights, the terrain's chunk meshes (drawn in region batches: batches.js), the
-// props and the navmesh and collision overlays, built from what decode.js reads and the hello message's materials.
+// props, the things on the ground of a generated world (things.js) and the navmesh and collision overlays, built
+// from what decode.js reads and the hello message's materials.
 //
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
 // fog to the sky colour from FOG_NEAR to FOG_FAR metres (or out to the view distance of a large world). Quality (setQuality): "default" draws textures,
