@@ -1,5 +1,5 @@
 """The play page's frames a second on a large world with things on the ground (issue #34): trees, pines, bushes,
-rocks and crates drawn instanced with their levels of detail and impostors (viewer/web/things.js). Run:
+rocks and crates drawn a mesh a kind and level of detail, impostors far (viewer/web/things.js). Run:
 ``.venv/bin/python benchmarks/page_things.py --world big.vwd`` (a world made by ``voxelworld new --size 1024``;
 about 10 minutes).
 
@@ -10,9 +10,13 @@ column of the whole world, before the pictures are counted: those of ``voxelworl
 checkout has it (the generator's own rules), else a stand-in scatter of ``--density`` things a km² (kinds in the
 shares of ``SHARES``) on the generator's surface (``surface_height``), nothing on sand or slopes over 35 degrees.
 
-Rows (each measured ``--rounds`` times, alternated; medians): the page at its automatic quality (no ``?quality``:
-default until its pictures stay slow, then low) and at ``?quality=default``, each without and with things; with
-them, the things' instances per level, triangles and draw calls, and three.js's totals for the picture.
+Rows: the page at its automatic quality (no ``?quality``: default until its pictures stay slow, then low) and at
+``?quality=default``, and with ``--turning`` the same with the camera turning (the things chosen again every few
+degrees). Each row is one tab (``--rounds``: more), opened once the world's chunks stopped coming, with the
+things received; its pictures a second are counted with the things drawn and not
+(``window.voxelworld.showThings``), alternated ``--cycles`` times in the same tab, so that the machine's other
+load falls on both alike; medians. With them: the things' instances per level, triangles and draw calls, and
+three.js's totals for the picture without them.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from page import ARGS, CHROMIUM, MEASURE, ROOT, SETTLE, VIEWPORT, PlayProcess  # noqa: E402
+from page import ARGS, CHROMIUM, ROOT, SETTLE, VIEWPORT, PlayProcess  # noqa: E402
 from terrain import print_table  # noqa: E402
 
 KINDS = [{"name": "tree", "radius": 0.3, "height": 8.0}, {"name": "pine", "radius": 0.3, "height": 10.0},
@@ -102,41 +106,51 @@ TURN = """(degrees) => {
 }"""
 
 
-def measure(browser, url: str, texts: list[str] | None, timeout: float = 600.0, screenshot: Path | None = None,
-            turning: bool = False) -> dict:
-    """Pictures a second of the page at ``url`` once its world and textures arrived and ``texts`` (the things'
-    messages) were received (after the world's chunks stopped coming), counted as benchmarks/page.py counts them (``turning``: the camera turning at
-    ``TURNING`` degrees a second); with what it drew."""
+def open_page(browser, url: str, texts: list[str], timeout: float = 600.0):
+    """A tab of the page at ``url`` once its world's chunks stopped coming (QUIET s without one) and its textures
+    arrived, with the things' messages ``texts`` received."""
     tab = browser.new_page(viewport=VIEWPORT)
-    try:
-        tab.goto(url)
-        tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && window.voxelworld.textures",
-                              timeout=timeout * 1000)
-        # until the world's chunks stopped coming (QUIET s without a new one): every row measured with the view whole
-        quiet_since, chunks, waited = time.monotonic(), -1, time.monotonic()
-        while time.monotonic() - quiet_since < QUIET and time.monotonic() - waited < timeout:
-            now = tab.evaluate("window.voxelworld.stats.chunkMessages")
-            if now != chunks:
-                chunks, quiet_since = now, time.monotonic()
-            time.sleep(0.5)
-        if texts:
-            for start in range(0, len(texts), 400):
-                tab.evaluate("(texts) => { for (const t of texts) window.voxelworld.receive(t); }",
-                             texts[start:start + 400])
-        if turning:
-            tab.evaluate(TURN, TURNING)
-        time.sleep(SETTLE)
-        before, start = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
-        time.sleep(MEASURE)
-        after, end = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
-        if screenshot is not None:
-            tab.screenshot(path=str(screenshot))
-        drawn = tab.evaluate("""() => { const v = window.voxelworld, info = v.renderer.info.render;
-          return { things: v.things(), calls: info.calls, triangles: info.triangles, quality: v.quality,
-                   resolution: v.stats.resolution }; }""")
-        return {"fps": (after - before) / (end - start), **drawn}
-    finally:
-        tab.close()
+    tab.goto(url)
+    tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && window.voxelworld.textures",
+                          timeout=timeout * 1000)
+    quiet_since, chunks, waited = time.monotonic(), -1, time.monotonic()
+    while time.monotonic() - quiet_since < QUIET and time.monotonic() - waited < timeout:
+        now = tab.evaluate("window.voxelworld.stats.chunkMessages")
+        if now != chunks:
+            chunks, quiet_since = now, time.monotonic()
+        time.sleep(0.5)
+    for start in range(0, len(texts), 400):
+        tab.evaluate("(texts) => { for (const t of texts) window.voxelworld.receive(t); }", texts[start:start + 400])
+    return tab
+
+
+def pictures_a_second(tab, seconds: float) -> float:
+    before, start = tab.evaluate("window.voxelworld.stats.rendered"), time.monotonic()
+    time.sleep(seconds)
+    return (tab.evaluate("window.voxelworld.stats.rendered") - before) / (time.monotonic() - start)
+
+
+def drawn(tab) -> dict:
+    return tab.evaluate("""() => { const v = window.voxelworld, info = v.renderer.info.render;
+      return { things: v.things(), calls: info.calls, triangles: info.triangles, quality: v.quality,
+               resolution: v.stats.resolution }; }""")
+
+
+def compare(tab, cycles: int, window: float, screenshot: Path | None = None) -> dict:
+    """Pictures a second with the things drawn and not (``window.voxelworld.showThings``), alternated ``cycles``
+    times in the same tab (``window`` s each, after 2 s to settle): the machine's other load falls on both alike."""
+    found: dict[bool, list[float]] = {True: [], False: []}
+    described = {}
+    for cycle in range(cycles):
+        for shown in ((False, True) if cycle % 2 == 0 else (True, False)):
+            tab.evaluate(f"window.voxelworld.showThings({str(shown).lower()})")
+            time.sleep(2.0)
+            found[shown].append(pictures_a_second(tab, window))
+            described[shown] = drawn(tab)
+            if shown and screenshot is not None and cycle == cycles - 1:
+                tab.screenshot(path=str(screenshot))
+    tab.evaluate("window.voxelworld.showThings(true)")
+    return {"with": found[True], "without": found[False], "drawn": described}
 
 
 def main() -> None:
@@ -149,7 +163,9 @@ def main() -> None:
     parser.add_argument("--size", type=float, default=1024.0, help="its generator's size (m)")
     parser.add_argument("--seed", type=int, default=7, help="its generator's seed")
     parser.add_argument("--density", type=float, default=4500.0, help="the stand-in scatter's things a km²")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1, help="tabs a row (default 1)")
+    parser.add_argument("--cycles", type=int, default=4, help="with/without pairs a tab (default 4)")
+    parser.add_argument("--window", type=float, default=5.0, help="s counted each time (default 5)")
     parser.add_argument("--screenshots", help="a folder for the pictures (one a row, the last round's)")
     parser.add_argument("--turning", action="store_true", help=f"also with things and the camera turning at "
                                                                 f"{TURNING:g} degrees a second")
@@ -162,13 +178,10 @@ def main() -> None:
     kinds, columns = scattered
     texts = messages(kinds, columns)
     count = sum(len(things) for things in columns.values())
-    rows = {f"{quality}, {'with' if things else 'without'} things": (query, things, False)
-            for quality, query in (("automatic quality", ""), ("?quality=default", "?quality=default"))
-            for things in (False, True)}
+    rows = {"automatic quality": ("", False), "?quality=default": ("?quality=default", False)}
     if args.turning:
-        rows |= {f"{quality}, with things, turning": (query, True, True)
-                 for quality, query in (("automatic quality", ""), ("?quality=default", "?quality=default"))}
-    found: dict[str, list] = {name: [] for name in rows}
+        rows |= {f"{name}, turning {TURNING:g} degrees/s": (query, True) for name, (query, _) in list(rows.items())}
+    found: dict[str, list[dict]] = {name: [] for name in rows}
     folder = Path(args.screenshots) if args.screenshots else None
     if folder:
         folder.mkdir(parents=True, exist_ok=True)
@@ -178,33 +191,41 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
                 for round_ in range(args.rounds):
-                    for n, (name, (query, things, turning)) in enumerate(rows.items()):
-                        shot = folder / f"row{n}.png" if folder and round_ == args.rounds - 1 else None
-                        result = measure(browser, play.url + query, texts if things else None, screenshot=shot,
-                                         turning=turning)
+                    for n, (name, (query, turning)) in enumerate(rows.items()):
+                        tab = open_page(browser, play.url + query, texts)
+                        try:
+                            if turning:
+                                tab.evaluate(TURN, TURNING)
+                            time.sleep(SETTLE)
+                            shot = folder / f"row{n}.png" if folder and round_ == args.rounds - 1 else None
+                            result = compare(tab, args.cycles, args.window, shot)
+                        finally:
+                            tab.close()
                         found[name].append(result)
-                        print(f"{name}: {result['fps']:.1f} fps, {result['quality']}, resolution "
-                              f"{result['resolution']}, {result['calls']} draw calls, {result['triangles']} "
-                              f"triangles; things {result['things']['triangles']} triangles, "
-                              f"{result['things']['drawCalls']} draws, {result['things']['rebuilds']} choices, "
-                              f"last {result['things'].get('chooseMs')} ms", file=sys.stderr, flush=True)
+                        things = result["drawn"][True]["things"]
+                        print(f"{name}: with things {np.median(result['with']):.1f} fps, without "
+                              f"{np.median(result['without']):.1f}; {result['drawn'][True]['quality']}, things "
+                              f"{things['triangles']} triangles, {things['drawCalls']} draws, {things['rebuilds']} "
+                              f"choices, last {things['chooseMs']} ms", file=sys.stderr, flush=True)
             finally:
                 browser.close()
     finally:
         play.stop()
     print(f"\n{count} things in {len(columns)} chunk columns ({source}) on the {args.size:g} m world of seed "
-          f"{args.seed}; Chromium, {' '.join(ARGS)}, {VIEWPORT['width']} x {VIEWPORT['height']}; load average "
+          f"{args.seed}; Chromium, {' '.join(ARGS)}, {VIEWPORT['width']} x {VIEWPORT['height']}; with and without "
+          f"things alternated in each tab ({args.cycles} x {args.window:g} s each); load average "
           f"{os.getloadavg()[0]:.1f} at the end")
     table = []
     for name, results in found.items():
-        last = results[-1]
-        levels = " ".join(f"{k['name']} {k['near']}/{k['mid']}/{k['far']}" for k in last["things"]["kinds"])
-        table.append((name, f"{np.median([r['fps'] for r in results]):.1f}",
-                      " ".join(f"{r['fps']:.1f}" for r in results), last["quality"], f"{last['resolution']:.2f}",
-                      f"{last['calls']} / {last['triangles']}",
-                      f"{last['things']['drawCalls']} / {last['things']['triangles']}", levels or "-"))
-    print_table(("page", "frames a second (median)", "runs", "quality at the end", "share of pixels",
-                 "draw calls / triangles (all)", "things: draw calls / triangles", "near/mid/far by kind"), table)
+        with_, without = [f for r in results for f in r["with"]], [f for r in results for f in r["without"]]
+        last = results[-1]["drawn"]
+        levels = " ".join(f"{k['name']} {k['near']}/{k['mid']}/{k['far']}" for k in last[True]["things"]["kinds"])
+        table.append((name, f"{np.median(without):.1f}", f"{np.median(with_):.1f}", last[True]["quality"],
+                      f"{last[True]['resolution']:.2f}", f"{last[False]['calls']} / {last[False]['triangles']}",
+                      f"{last[True]['things']['drawCalls']} / {last[True]['things']['triangles']}", levels or "-"))
+    print_table(("page", "frames a second without things (median)", "with things (median)", "quality at the end",
+                 "share of pixels", "draw calls / triangles without things", "things: draw calls / triangles",
+                 "things near/mid/far by kind"), table)
 
 
 if __name__ == "__main__":

@@ -377,6 +377,7 @@ window.voxelworld = {
   },
   // The things on the ground (things.js): per kind its instances drawn by level, triangles, draw calls.
   things: () => view3d.things.describe(),
+  showThings: (on) => view3d.things.show(on), // draw them or not (benchmarks/page_things.py compares)
   thingInstances: (kind, level) => view3d.things.instances(kind, level), // [16 numbers] per instance drawn
   receive: (text) => onText(typeof text === "string" ? text : JSON.stringify(text)), // a text message, as if sent
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling

@@ -417,6 +417,14 @@ export class Things {
     this.chosenAt = null; // { position, forward } of the camera when the things drawn were last chosen
     this.rebuilds = 0;
     this.chooseMs = null; // ms the last choice of things took (update())
+    this.shown = true; // whether they are drawn at all (show(): benchmarks compare the page without them)
+  }
+
+  // Draw the things or not (not drawn: none chosen either).
+  show(on) {
+    this.shown = Boolean(on);
+    this.group.visible = this.shown;
+    this.dirty = true;
   }
 
   // A new world: no kinds, no things.
@@ -507,7 +515,7 @@ export class Things {
   // Choose what each batch draws for ``camera`` (its matrices current), when the camera moved or turned enough or
   // the things changed.
   update(camera) {
-    if (!this.kinds.length) return;
+    if (!this.kinds.length || !this.shown) return;
     camera.getWorldDirection(scratch.forward);
     const at = this.chosenAt;
     if (!this.dirty && at && at.position.distanceTo(camera.position) < REBUILD_M
