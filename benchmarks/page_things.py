@@ -1,7 +1,7 @@
 """The play page's frames a second on a large world with things on the ground (issue #34): trees, pines, bushes,
 rocks and crates drawn a mesh a kind and level of detail, impostors far (viewer/web/things.js). Run:
 ``.venv/bin/python benchmarks/page_things.py --world big.vwd`` (a world made by ``voxelworld new --size 1024``;
-about 10 minutes).
+about 10 minutes with --turning).
 
 Debian's chromium, headless, WebGL through SwiftShader, at 1280 x 720 (benchmarks/page.py), shows
 ``voxelworld play --world`` from the player's start. The things are injected into the page as the server's
