@@ -41,7 +41,7 @@ const stats = {
   messages: 0, bytes: 0, chunkMessages: 0, chunkRemovals: 0, chunks: 0, triangles: 0,
   navmeshMessages: 0, collisionMessages: 0, frames: 0, frame: -1, huds: 0, bullets: 0,
   errors: 0, lastError: null, saved: null, inputsSent: 0, stepMs: null,
-  chunkPatches: 0, poseMessages: 0, frameDeltas: 0, hudDeltas: 0, pictureMs: null,
+  chunkPatches: 0, thingMessages: 0, poseMessages: 0, frameDeltas: 0, hudDeltas: 0, pictureMs: null,
   details: false, // the status line's developer figures (frame, step and picture times, chunks): I shows them
 };
 
@@ -181,6 +181,8 @@ function onText(text) {
       break;
     case "saved": stats.saved = message.path; hud.toast(`saved to ${message.path}`); break;
     case "error": showError(message.error); break;
+    case "thing_kinds": view3d.things.setKinds(message.kinds); break;
+    case "things": view3d.things.setColumn(message.chunk, message.things); stats.thingMessages++; break;
     default: break;
   }
 }
@@ -373,6 +375,11 @@ window.voxelworld = {
     if (shown !== undefined) view3d.showCuts(shown);
     return { count: view3d.cutMarks.marks.length, total: view3d.cutMarks.total, marks: view3d.cutMarks.marks };
   },
+  // The things on the ground (things.js): per kind its instances drawn by level, triangles, draw calls.
+  things: () => view3d.things.describe(),
+  showThings: (on) => view3d.things.show(on), // draw them or not (benchmarks/page_things.py compares)
+  thingInstances: (kind, level) => view3d.things.instances(kind, level), // [16 numbers] per instance drawn
+  receive: (text) => onText(typeof text === "string" ? text : JSON.stringify(text)), // a text message, as if sent
   get software() { return view3d.software; }, // WebGL draws on the CPU here: no multisampling
   get textures() { return view3d.textures && { layers: view3d.textures.layers, size: view3d.textures.size }; },
 };

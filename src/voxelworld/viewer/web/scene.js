@@ -1,5 +1,6 @@
 // The three.js scene: renderer, lights, the terrain's chunk meshes (drawn in region batches: batches.js), the
-// props and the navmesh and collision overlays, built from what decode.js reads and the hello message's materials.
+// props, the things on the ground of a generated world (things.js) and the navmesh and collision overlays, built
+// from what decode.js reads and the hello message's materials.
 //
 // Light: a sun casting shadows (its shadow camera fitted to the world's box), a sky/ground hemisphere light and
 // fog to the sky colour from FOG_NEAR to FOG_FAR metres (or out to the view distance of a large world). Quality (setQuality): "default" draws textures,
@@ -10,6 +11,7 @@ import * as THREE from "./vendor/three.module.js";
 import { TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
+import { Things } from "./things.js";
 import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
   terrainUniforms, textureMaps } from "./shaders.js";
 
@@ -106,12 +108,14 @@ export class WorldScene {
     this.props = group("props");
     this.crowns = group("crowns"); // tree crowns on the trunks' tops (foliage.js)
     this.foliage = new Foliage(this.crowns);
-    this.scene.add(this.terrain, this.props, this.crowns, this.actors, this.navmesh, this.collision);
+    this.thingMeshes = group("things"); // trees, bushes, rocks and props of a generated world (things.js)
+    this.scene.add(this.terrain, this.props, this.crowns, this.thingMeshes, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
     this.chunkShaders = new Map(); // the chunk meshes' materials by what their pixels need (shaders.js shadingOf)
+    this.things = new Things(this.thingMeshes, this.uniforms);
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
@@ -174,6 +178,7 @@ export class WorldScene {
     if (!QUALITIES.includes(quality)) throw new Error(`quality ${quality}: one of ${QUALITIES.join(", ")}`);
     if (quality === this.quality) return;
     this.quality = quality;
+    this.things.setQuality(quality);
     const high = quality !== "low";
     this.renderer.shadowMap.enabled = high;
     this.shadowsChanged();
@@ -256,6 +261,9 @@ export class WorldScene {
     const set = this.textures, height = this.renderer.domElement.height;
     this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
     this.batches.shade(camera.position);
+    camera.updateMatrixWorld();
+    camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
+    this.things.update(camera);
     const shadows = this.renderer.shadowMap;
     if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
     this.renderer.render(this.scene, camera);
@@ -296,6 +304,7 @@ export class WorldScene {
     this.scene.fog.far = view || FOG_FAR;
     this.shadowsChanged();
     this.foliage.reset(hello.materials);
+    this.things.reset(this.scene.fog.far);
     for (const prop of hello.props) {
       // Drawn like the terrain: its material's texture (flat faces: each triangle its own corners).
       const geometry = new THREE.BufferGeometry();
