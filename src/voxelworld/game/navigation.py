@@ -137,6 +137,9 @@ class WorldNavigation:
     tiles : iterable of (ti, tk), optional
         With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
         whose chunks must be meshed (ParameterError naming ``tiles`` otherwise).
+    meshed_tiles_only : bool
+        With ``tiles``: leave out those whose chunks are not all meshed instead of refusing them (a loaded world
+        whose NPC stood beyond its player's view: it sleeps, :mod:`voxelworld.game.regions`). Default False.
 
     Attributes
     ----------
@@ -184,7 +187,7 @@ class WorldNavigation:
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
                  navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None,
-                 area_types: bool = True) -> None:
+                 area_types: bool = True, meshed_tiles_only: bool = False) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -246,7 +249,7 @@ class WorldNavigation:
             self.scene = self._scene()
             self.mesh = self.tiled.mesh
             if tiles is not None:
-                self._bake_given(tiles)
+                self._bake_given(tiles, meshed_tiles_only)
         self.crowd = Crowd(self.mesh, CROWD_SETTINGS)
         self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
@@ -459,7 +462,9 @@ class WorldNavigation:
                 out.append(tile)
         return out
 
-    def _bake_given(self, tiles: Iterable) -> None:
+    def _bake_given(self, tiles: Iterable, meshed_only: bool = False) -> None:
+        """Bake ``tiles``; ParameterError naming one whose chunks are not all meshed, or with ``meshed_only``
+        leave it out (a loaded world's tiles far from its player: baked again as actors come near)."""
         assert self.tiled is not None  # (streaming only)
         try:
             tiles = sorted({tuple(int(c) for c in t) for t in tiles})
@@ -468,9 +473,9 @@ class WorldNavigation:
         ok = self._meshed_columns()
         for tile in tiles:
             self.tiled.tile_box(tile)  # ParameterError naming the tile outside the grid
-            if not self._bakeable(tile, ok):
+            if not meshed_only and not self._bakeable(tile, ok):
                 raise ParameterError("tiles", tile, "tiles whose chunks are all meshed (mesher.meshed)")
-        self._change(tiles, [])
+        self._change([tile for tile in tiles if self._bakeable(tile, ok)] if meshed_only else tiles, [])
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
         """(tiles x, tiles z): each tile's x-z distance (m) from the nearest point (0 inside it)."""
