@@ -95,11 +95,26 @@ class Regions:
 
     def __init__(self, agents: Agents, settings: RegionSettings = RegionSettings()) -> None:
         check_range("settings", settings, "a RegionSettings", isinstance(settings, RegionSettings))
-        self.agents, self.settings = agents, settings
+        self.agents, self._settings = agents, settings
         self.anchor: tuple[int, int] | None = None
         self.sleeping: dict[tuple[int, int], list[dict]] = {}
         self.waiting: list[tuple[int, int]] = []  # near regions whose actors could not wake yet, retried
+        self.turns = 0  # records put to sleep so far: each one's turn to wake
         self.woken = 0  # actors woken (counted; not saved)
+
+    @property
+    def settings(self) -> RegionSettings:
+        """The regions' settings; set others and the actors asleep are put in the new regions of their places
+        (in their turns), the next frame looking around."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: RegionSettings) -> None:
+        check_range("settings", settings, "a RegionSettings", isinstance(settings, RegionSettings))
+        records = sorted((r for records in self.sleeping.values() for r in records), key=lambda r: r["turn"])
+        self._settings, self.sleeping, self.waiting, self.anchor = settings, {}, [], None
+        for record in records:
+            self.sleeping.setdefault(self.region_of(record["position"]), []).append(record)
 
     @property
     def world(self) -> World:
@@ -157,9 +172,12 @@ class Regions:
         return {"kind": "treasure", "name": name, "position": tuple(float(v) for v in position), "depth": float(depth)}
 
     def add(self, record: dict) -> None:
-        """Put ``record`` to sleep in the region of its position."""
+        """Put ``record`` to sleep in the region of its position, its ``turn`` (the order actors wake in) the
+        next."""
         check_range("record", record.get("kind") if isinstance(record, dict) else record,
                     f"a record of one of {', '.join(KINDS)}", isinstance(record, dict) and record.get("kind") in KINDS)
+        record["turn"] = self.turns
+        self.turns += 1
         self.sleeping.setdefault(self.region_of(record["position"]), []).append(record)
 
     # ------------------------------------------------------------------------------------------- frame
@@ -167,6 +185,9 @@ class Regions:
         """The frame's check (a handler of the ``"collision_mesh"`` stage): nothing unless the player entered
         another region since the last; then the far actors sleep and the near regions wake."""
         if not self.enabled:
+            if self.sleeping:  # a world meshed whole is small: everyone wakes (once)
+                self.wake(*sorted(self.sleeping))
+                self.waiting = []
             return
         player = world.player.position
         region = self.region_of(player)
@@ -181,9 +202,8 @@ class Regions:
     def _retry(self, player: Any) -> None:
         """Wake again the near regions whose actors could not wake (their chunks not meshed yet)."""
         waiting, self.waiting = self.waiting, []
-        for region in waiting:
-            if region in self.sleeping and self.distance(region, player) <= self.settings.active_radius:
-                self.wake(region)
+        self.wake(*[region for region in waiting
+                    if region in self.sleeping and self.distance(region, player) <= self.settings.active_radius])
 
     def sleep_far(self, player: Any) -> int:
         """Put to sleep every awake actor whose region lies beyond ``active_radius + sleep_margin`` of ``player``;
@@ -198,8 +218,7 @@ class Regions:
         return len(far_npcs) + len(far_enemies)
 
     def wake_near(self, player: Any) -> int:
-        """Wake the actors of every region within ``active_radius`` of ``player`` (regions in order); returns how
-        many woke."""
+        """Wake the actors of every region within ``active_radius`` of ``player``; returns how many woke."""
         if not self.sleeping:
             return 0
         size, radius = self.settings.size, self.settings.active_radius
@@ -208,27 +227,26 @@ class Regions:
         near = [(ri, rk) for ri in range(here[0] - reach, here[0] + reach + 1)
                 for rk in range(here[1] - reach, here[1] + reach + 1)
                 if (ri, rk) in self.sleeping and self.distance((ri, rk), player) <= radius]
-        woken, self.waiting = 0, []
-        for region in near:
-            woken += self.wake(region)
-        return woken
+        self.waiting = []
+        return self.wake(*near)
 
-    def wake(self, region: tuple[int, int]) -> int:
-        """Wake the actors asleep in ``region``; those that cannot wake yet (their navmesh not bakeable) stay
-        asleep. Returns how many woke."""
-        records = self.sleeping.pop(region, [])
-        staying = []
-        for record in records:
+    def wake(self, *regions: tuple[int, int]) -> int:
+        """Wake the actors asleep in ``regions``, in the order they fell asleep (a group asleep over several
+        regions wakes in its order); those that cannot wake yet (their navmesh not bakeable) stay asleep, and
+        their regions are tried again every ``RETRY_FRAMES`` frames while near. Returns how many woke."""
+        records = sorted(((record["turn"], region, record) for region in regions
+                          for record in self.sleeping.pop(region, [])), key=lambda item: item[0])
+        woken = 0
+        for _, region, record in records:
             try:
                 self._wake(record)
+                woken += 1
             except ParameterError:
-                staying.append(record)
-        if staying:
-            self.sleeping[region] = staying
-            if region not in self.waiting:
-                self.waiting.append(region)
-        self.woken += len(records) - len(staying)
-        return len(records) - len(staying)
+                self.sleeping.setdefault(region, []).append(record)
+                if region not in self.waiting:
+                    self.waiting.append(region)
+        self.woken += woken
+        return woken
 
     # ------------------------------------------------------------------------------------------- sleep
     def sleep_npc(self, npc: NPC) -> dict:
@@ -320,7 +338,7 @@ class Regions:
         (each region's records, the values themselves)."""
         return {"size": self.settings.size, "active_radius": self.settings.active_radius,
                 "sleep_margin": self.settings.sleep_margin, "anchor": self.anchor, "sleeping": self.sleeping,
-                "waiting": self.waiting}
+                "waiting": self.waiting, "turns": self.turns}
 
     def load_state_dict(self, state: Mapping) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
@@ -353,7 +371,11 @@ class Regions:
         waiting = state.get("waiting", [])
         check_range("state['waiting']", waiting, "a list of regions (ri, rk) holding actors asleep",
                     isinstance(waiting, list) and all(region in checked for region in waiting))
-        self.settings, self.anchor, self.sleeping, self.waiting = settings, anchor, checked, list(waiting)
+        turns = state.get("turns", 0)
+        check_range("state['turns']", turns, "a whole number >= every record's turn",
+                    isinstance(turns, int) and all(r["turn"] < turns for records in checked.values() for r in records))
+        self._settings, self.anchor, self.sleeping, self.waiting = settings, anchor, checked, list(waiting)
+        self.turns = turns
 
 
 _RECORD_KEYS = {"npc": ("name", "settings", "position", "goal", "patrol", "state", "ends", "blocked_at"),
@@ -367,8 +389,9 @@ def _check_record(where: str, record: object, names: set[str], lo: np.ndarray, h
     kind = record.get("kind") if isinstance(record, dict) else None
     check_range(f"{where}['kind']", kind, f"one of {', '.join(KINDS)}", kind in KINDS)
     assert isinstance(record, dict)
-    missing = [key for key in _RECORD_KEYS[kind] if key not in record]
-    check_range(where, sorted(record), f"a mapping with the keys {', '.join(_RECORD_KEYS[kind])}", not missing)
+    missing = [key for key in _RECORD_KEYS[kind] + ("turn",) if key not in record]
+    check_range(where, sorted(record), f"a mapping with the keys {', '.join(_RECORD_KEYS[kind])}, turn",
+                not missing and isinstance(record["turn"], int) and record["turn"] >= 0)
     name = record["name"]
     check_range(f"{where}['name']", name, "a name no other actor has",
                 isinstance(name, str) and bool(name) and (kind == "treasure" or name not in names))

@@ -20,7 +20,7 @@ it first wakes (:mod:`voxelworld.game.regions`).
 Examples
 --------
 >>> from voxelworld.terrain import GeneratorSettings
->>> world = GeneratorSettings(size=256.0, seed=7)
+>>> world = GeneratorSettings(size=512.0, seed=7)
 >>> sites = world_sites(world)
 >>> sites == world_sites(world), sorted({site.kind for site in sites})
 (True, ['camp', 'outcrop', 'path'])
