@@ -388,7 +388,7 @@ def _check_record(where: str, record: object, names: set[str], lo: np.ndarray, h
     actor has and a place near the world; its state is checked as it wakes (by its actor's ``load_state_dict``)."""
     kind = record.get("kind") if isinstance(record, dict) else None
     check_range(f"{where}['kind']", kind, f"one of {', '.join(KINDS)}", kind in KINDS)
-    assert isinstance(record, dict)
+    assert isinstance(record, dict) and isinstance(kind, str)
     missing = [key for key in _RECORD_KEYS[kind] + ("turn",) if key not in record]
     check_range(where, sorted(record), f"a mapping with the keys {', '.join(_RECORD_KEYS[kind])}, turn",
                 not missing and isinstance(record["turn"], int) and record["turn"] >= 0)
