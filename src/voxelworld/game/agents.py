@@ -142,7 +142,7 @@ class Agents:
         """The names of the awake agents."""
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
 
-    def navigate(self) -> WorldNavigation:
+    def navigate(self, bake: bool = True) -> WorldNavigation:
         """The world's navmesh, baked now if it was not yet. On a world that streams (``settings.view_distance``
         set), its tiles stream around the actors (``settings.navigation_radius``, see
         :class:`~voxelworld.game.navigation.WorldNavigation`): those around the actors are baked now, the others
@@ -154,7 +154,8 @@ class Agents:
             self.navigation = WorldNavigation(world.volume, world.mesher, props,
                                               navigation_distance=settings.navigation_radius,
                                               tiles_per_frame=settings.navigation_tiles_per_frame)
-            self.navigation.bake_around(self._actor_points())
+            if bake:  # (else its tiles stream in, a few a frame: regions waking)
+                self.navigation.bake_around(self._actor_points())
         return self.navigation
 
     def _actor_points(self) -> np.ndarray:
@@ -162,6 +163,7 @@ class Agents:
         points = [self.world.player.position]
         points.extend(enemy.position for enemy in self.enemies)
         points.extend(npc.position for npc in self.npcs)
+        points.extend(self.regions.waking_points())  # those about to wake: their navmesh first
         return np.array(points, dtype=np.float64)
 
     def add_npc(self, name: str, position: ArrayLike, goal: Iterable[float] | None = None, patrol: bool = False,

@@ -136,10 +136,7 @@ class WorldNavigation:
         Tiles (>= 1) one :meth:`stream` call may bake when given no budget of its own. Default 1.
     tiles : iterable of (ti, tk), optional
         With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
-        whose chunks must be meshed (ParameterError naming ``tiles`` otherwise).
-    meshed_tiles_only : bool
-        With ``tiles``: leave out those whose chunks are not all meshed instead of refusing them (a loaded world
-        whose NPC stood beyond its player's view: it sleeps, :mod:`voxelworld.game.regions`). Default False.
+        whose chunks must be meshed (ParameterError naming ``tiles`` otherwise; with ``meshed_tiles_only`` left out).
 
     Attributes
     ----------
@@ -463,8 +460,6 @@ class WorldNavigation:
         return out
 
     def _bake_given(self, tiles: Iterable, meshed_only: bool = False) -> None:
-        """Bake ``tiles``; ParameterError naming one whose chunks are not all meshed, or with ``meshed_only``
-        leave it out (a loaded world's tiles far from its player: baked again as actors come near)."""
         assert self.tiled is not None  # (streaming only)
         try:
             tiles = sorted({tuple(int(c) for c in t) for t in tiles})

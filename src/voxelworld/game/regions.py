@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["RegionSettings", "Regions", "KINDS"]
 
 KINDS = ("npc", "enemy", "treasure")  # what sleeps in a region
-RETRY_FRAMES = 15  # frames between two tries to wake the actors of a near region that could not wake
+RETRY_FRAMES = 10  # frames between two tries to wake the actors of a near region that could not wake
 
 
 @dataclass(frozen=True)
@@ -236,9 +236,13 @@ class Regions:
         their regions are tried again every ``RETRY_FRAMES`` frames while near. Returns how many woke."""
         records = sorted(((record["turn"], region, record) for region in regions
                           for record in self.sleeping.pop(region, [])), key=lambda item: item[0])
+        if self.agents.navigation is None and any(r["kind"] != "treasure" for _, _, r in records):
+            self.agents.navigate(bake=False)  # its tiles stream in around those waking
         woken = 0
         for _, region, record in records:
             try:
+                if not self._ready(record):
+                    raise ParameterError("position", tuple(record["position"]), "a place whose navmesh is baked")
                 self._wake(record)
                 woken += 1
             except ParameterError:
@@ -247,6 +251,24 @@ class Regions:
                     self.waiting.append(region)
         self.woken += woken
         return woken
+
+    def _ready(self, record: dict) -> bool:
+        """Whether ``record``'s actor may wake now without baking navmesh tiles in this frame: every tile within
+        the navigation distance of it that can be baked is (a streaming navmesh bakes a few tiles a frame around
+        the actors waking, :meth:`waking_points`)."""
+        nav = self.agents.navigation
+        if record["kind"] == "treasure" or nav is None or nav.tiled is None:
+            return True
+        point = np.asarray(record["position"], dtype=np.float64).reshape(1, 3)
+        if nav.tiled.tile_of(point[0]) not in nav.tiled.tiles:
+            return False
+        return not nav._missing(nav._tile_distances(point), nav._meshed_columns(), -1)
+
+    def waking_points(self) -> list[np.ndarray]:
+        """Where the actors of the near regions that could not wake yet stand (m): the navmesh streams around
+        them too, so that they can."""
+        return [np.asarray(r["position"], dtype=np.float64) for region in self.waiting
+                for r in self.sleeping.get(region, ()) if r["kind"] != "treasure"]
 
     # ------------------------------------------------------------------------------------------- sleep
     def sleep_npc(self, npc: NPC) -> dict:
