@@ -270,3 +270,58 @@ def test_bad_region_rows_are_refused(terrain):
     with pytest.raises(ParameterError, match="active_radius"):
         RegionSettings(active_radius=-1.0)
     assert regions.sleeping == {}
+
+
+class Watched(dict):
+    """A dict that counts every read of its keys or values (the frame must make none of the sleepers')."""
+
+    reads = 0
+
+    def _read(self):
+        type(self).reads += 1
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self._read()
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self._read()
+        return super().__contains__(key)
+
+    def __iter__(self):
+        self._read()
+        return super().__iter__()
+
+    def values(self):
+        self._read()
+        return super().values()
+
+    def items(self):
+        self._read()
+        return super().items()
+
+
+def test_a_frame_pays_nothing_for_the_actors_asleep(terrain):
+    world = camp_world(terrain)
+    regions = world.agents.regions
+    here = world.player.position.copy()
+    teleport(world, 10.0, 10.0)
+    world.step(Inputs())
+    assert regions.count("npc") == 3 and not regions.waiting
+    regions.sleeping = Watched(regions.sleeping)
+    Watched.reads = 0
+    for _ in range(3 * RETRY_FRAMES):  # within the player's region: the sleepers are never looked at
+        world.step(Inputs())
+    assert Watched.reads == 0
+    teleport(world, here[0], here[2])  # into another region: one look around; the camp wakes as its navmesh is back
+    world.step(Inputs())
+    assert Watched.reads > 0
+    for _ in range(30 * RETRY_FRAMES):
+        world.step(Inputs())
+        if not regions.count("npc"):
+            break
+    assert len(world.agents.npcs) == 3
