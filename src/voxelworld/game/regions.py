@@ -282,6 +282,17 @@ class Regions:
         self.add(record)
         return record
 
+    def sleep_state(self, name: str, settings: NPCSettings, state: Mapping) -> dict:
+        """Put to sleep the NPC ``name`` of the cast's state that could not be made (a loaded world's, standing
+        where its navmesh cannot be baked): ``state`` its :meth:`NPC.state_dict`, its patrol taken from the cast's.
+        Returns its record."""
+        agents, walk = self.agents, state["walk"]
+        record = self.npc_record(name, settings, walk["position"], walk["goal"], name in agents._patrols,
+                                 state=dict(state), ends=agents._patrols.pop(name, None),
+                                 blocked_at=agents._blocked_at.pop(name, None))
+        self.add(record)
+        return record
+
     def sleep_enemy(self, enemy: ChainsawEnemy) -> dict:
         """Put ``enemy`` (of the cast) to sleep in its region; returns its record."""
         agents = self.agents

@@ -360,10 +360,7 @@ def _sleep_npc(codec: StateCodec, world: World, where: str, data: dict) -> None:
     if not (isinstance(name, str) and isinstance(walk, dict) and "position" in walk and "goal" in walk):
         raise FormatError(f"{where}: an NPC beyond the navmesh without the state of its walk")
     try:
-        agents.regions.add(agents.regions.npc_record(
-            name, codec.decode(data["settings"], f"{where}.settings"), walk["position"], walk["goal"],
-            name in agents._patrols, state=state, ends=agents._patrols.pop(name, None),
-            blocked_at=agents._blocked_at.pop(name, None)))
+        agents.regions.sleep_state(name, codec.decode(data["settings"], f"{where}.settings"), state)
     except (ParameterError, TypeError, ValueError) as error:
         raise FormatError(f"{where}: {error}") from error
 
