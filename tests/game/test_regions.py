@@ -325,3 +325,18 @@ def test_a_frame_pays_nothing_for_the_actors_asleep(terrain):
         if not regions.count("npc"):
             break
     assert len(world.agents.npcs) == 3
+
+
+def test_a_file_without_the_regions_row_loads_with_nothing_asleep(terrain, tmp_path):
+    world = camp_world(terrain)
+    path = tmp_path / "old.vxw"
+    save_world(world, path)
+    with sqlite3.connect(path) as connection:  # as a file of version 3 saved before regions
+        connection.execute("DELETE FROM state WHERE name = 'regions'")
+    loaded = load_world(path)
+    assert loaded.agents.regions.count() == 0 and loaded.agents.regions.anchor is None
+    assert [npc.name for npc in loaded.agents.npcs] == [npc.name for npc in world.agents.npcs]
+    for _ in range(3):  # its first frame looks around (nothing to sleep: all near) and plays on as the saved one
+        world.step(Inputs())
+        loaded.step(Inputs())
+    assert [tuple(n.position) for n in loaded.agents.npcs] == [tuple(n.position) for n in world.agents.npcs]
