@@ -340,3 +340,25 @@ def test_a_file_without_the_regions_row_loads_with_nothing_asleep(terrain, tmp_p
         world.step(Inputs())
         loaded.step(Inputs())
     assert [tuple(n.position) for n in loaded.agents.npcs] == [tuple(n.position) for n in world.agents.npcs]
+
+
+def test_an_npc_whose_ground_was_dug_away_while_it_slept_wakes_on_the_ground_below(terrain):
+    from voxelworld.terrain import Sphere, Tool
+
+    world = camp_world(terrain)
+    here = world.player.position.copy()
+    regions = world.agents.regions
+    teleport(world, 10.0, 10.0)
+    for _ in range(60):  # far away: the camp sleeps, its navmesh tiles go
+        world.step(Inputs())
+    record = next(r for records in regions.sleeping.values() for r in records if r["name"] == "camper-0")
+    where = record["state"]["walk"]["position"]
+    world.volume.remove(Sphere(tuple(where), 3.0), tool=Tool(gives_way_below=20.0, unbreakable_from=20.0))
+    teleport(world, here[0], here[2])
+    for _ in range(30 * RETRY_FRAMES):
+        world.step(Inputs())
+        if "camper-0" in {npc.name for npc in world.agents.npcs}:
+            break
+    npc = world.agents.npc("camper-0")
+    x, y, z = npc.position
+    assert y < where[1] - 1.0 and abs(y - surface_height(world.volume, x, z)) < 1.0

@@ -335,13 +335,18 @@ class Regions:
                            settings=record["settings"])
             return
         check_range("name", record["name"], "a name no awake agent has", record["name"] not in agents._names())
-        walk = state["walk"]
-        npc = NPC(record["name"], agents.navigate(), walk["position"], record["settings"])
+        walk = dict(state["walk"])
+        try:
+            npc = NPC(record["name"], agents.navigate(), walk["position"], record["settings"])
+        except ParameterError:  # its ground went (dug away since it slept): on the ground under it, at rest
+            npc = NPC(record["name"], agents.navigate(), self._ground(np.asarray(walk["position"])),
+                      record["settings"])
+            walk |= {"position": npc.position, "velocity": np.zeros(2)}
         crowd = npc.navigation.crowd
         try:
             # Where it stood, as it stood: only its polygon is the navmesh's of now.
             polygon = crowd.agent_state(npc.agent)["polygon"]
-            npc.load_state_dict(dict(state) | {"walk": dict(walk) | {"polygon": polygon, "replan_turn": -1}})
+            npc.load_state_dict(dict(state) | {"walk": walk | {"polygon": polygon, "replan_turn": -1}})
         except ParameterError:
             crowd.remove_agent(npc.agent)
             raise
