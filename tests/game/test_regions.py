@@ -362,3 +362,12 @@ def test_an_npc_whose_ground_was_dug_away_while_it_slept_wakes_on_the_ground_bel
     npc = world.agents.npc("camper-0")
     x, y, z = npc.position
     assert y < where[1] - 1.0 and abs(y - surface_height(world.volume, x, z)) < 1.0
+
+
+def test_a_small_world_meshed_whole_wakes_its_whole_population_at_once():
+    generator = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=8.0, sand_level=10.0, seed=7)
+    world = World(generate_world(generator).to_dense())  # no view distance: no regions
+    counts = populate(world, generator)
+    world.step(Inputs())
+    assert len(world.agents.npcs) == counts["npc"] > 0 and world.agents.regions.count() == 0
+    assert len(world.actions.deformation.treasures) == counts["treasure"]

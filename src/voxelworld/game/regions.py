@@ -185,7 +185,9 @@ class Regions:
         """The frame's check (a handler of the ``"collision_mesh"`` stage): nothing unless the player entered
         another region since the last; then the far actors sleep and the near regions wake."""
         if not self.enabled:
-            if self.sleeping:  # a world meshed whole is small: everyone wakes (once)
+            # A world meshed whole is small: everyone wakes, at once (those that cannot, every RETRY_FRAMES frames).
+            if self.sleeping and (self.anchor is None or world.frame % RETRY_FRAMES == 0):
+                self.anchor = (0, 0)
                 self.wake(*sorted(self.sleeping))
                 self.waiting = []
             return
