@@ -65,8 +65,10 @@ class PlayProcess:
 
     def __init__(self, src: Path, options=()):
         env = dict(os.environ, PYTHONPATH=str(src), OPENBLAS_NUM_THREADS="1")
+        # Saves go to a file of its own, removed with it (play refuses a device such as /dev/null as --save).
+        self.folder = tempfile.TemporaryDirectory()
         self.process = subprocess.Popen([sys.executable, "-m", "voxelworld.cli", "play", "--port", "0",
-                                         "--save", os.devnull, *options], env=env, stdout=subprocess.PIPE,
+                                         "--save", str(Path(self.folder.name) / "saved.vwd"), *options], env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True, cwd=tempfile.gettempdir())
         self.url = None
         for line in self.process.stdout:
@@ -79,7 +81,8 @@ class PlayProcess:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=120)
+        self.folder.cleanup()
 
 
 def frames_per_second(browser, url: str, textures: bool, screenshot: Path | None = None,

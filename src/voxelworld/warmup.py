@@ -77,6 +77,11 @@ def _terrain() -> None:
     world.scrape(Sphere((4.0, 4.0, 4.0), 2.0), step=64)
     world.add(Sphere((4.0, 6.0, 4.0), 0.4), "soil")
     world.remove_fragments(Box((0, 0, 0), (8, 8, 8)))
+    # Things on its ground (terrain.scatter): every kind's rule.
+    from .terrain.scatter import ScatterSettings, scatter_chunk_column
+
+    scatter_chunk_column(GeneratorSettings(size=16.0, height=16.0, ground_level=8.0, hill_height=2.0),
+                         ScatterSettings(), (0, 0))
     # Where a generated world's people live (the generator's surface sampled on a grid).
     from .terrain.sites import SiteSettings, world_sites
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import zstandard
 
-from ..io.chunk_store import row_digest
+from ..io.chunk_store import compressed, row_digest
 from ..io.codec import array_bytes, array_from_bytes
 from ..meshing import CollisionMesh, DisplayMesh
 from ..navigation.polygons import TilePolygons
@@ -51,7 +51,7 @@ def arrays_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 
 def _compressed(label: str, raw: bytes) -> tuple[int, bytes, bytes]:
-    return len(raw), row_digest(label, raw), zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
+    return len(raw), row_digest(label, raw), compressed(zstandard.ZstdCompressor(level=ZSTD_LEVEL), raw)
 
 
 def mesh_record(chunk: Sequence[int], kind: str, level: int, version: int,

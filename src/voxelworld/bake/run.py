@@ -138,8 +138,8 @@ def _terrain(path: str | os.PathLike[str], generator: GeneratorSettings, block_c
                                         "voxelworld-terrain"), 1):
             stage.add(result)
             _progress(out, len(blocks) - len(todo) + n, len(blocks))
-        print("voxelworld bake: meshing the view around the spawn and writing the world file", file=out, flush=True)
-        write_new_world(gather_terrain(generator, stage.blocks()), path)
+        print("voxelworld bake: writing the world file", file=out, flush=True)
+        write_new_world(gather_terrain(generator, stage.blocks()), path, generator)
     except BaseException:
         stage.close()
         raise

@@ -17,9 +17,11 @@ import zstandard
 
 from ..errors import ParameterError
 from ..files import build_atomically, write_target
+from ..game.populate import populate
 from ..game.settings import LARGE_WORLD_SETTINGS
 from ..game.world import World
 from ..io import save_world
+from ..io.chunk_store import compressed
 from ..terrain import FIELDS, GeneratorSettings, SparseVolume, generate_chunks
 from ..terrain.base import FIELD_DTYPES
 from ..terrain.worldgen import CHUNK_SIZE  # voxels: the chunks of the worlds voxelworld new writes
@@ -51,7 +53,7 @@ def generate_terrain_block(settings: GeneratorSettings, block_chunks: int, block
         for name in FIELDS:
             values = fields[name]
             first = values.flat[0]
-            out[name] = int(first) if np.all(values == first) else compressor.compress(values.tobytes())
+            out[name] = int(first) if np.all(values == first) else compressed(compressor, values.tobytes())
         chunks.append((chunk, out))
     return TerrainBlock(cast("tuple[int, int]", tuple(block)), tuple(chunks))
 
@@ -72,13 +74,19 @@ def gather_terrain(settings: GeneratorSettings, blocks: Iterable[TerrainBlock]) 
     return volume
 
 
-def write_new_world(volume: SparseVolume, path: str | os.PathLike[str]) -> World:
-    """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), its view meshed,
-    written to the world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it
-    was). ``path`` is a regular file (replaced) or a new one; a symlink is followed, its target replaced; anything
-    else (a FIFO, a device) is refused with ParameterError before the world is made (``files.write_target``)."""
+def write_new_world(volume: SparseVolume, path: str | os.PathLike[str],
+                    generator: GeneratorSettings | None = None) -> World:
+    """The world of a generated volume (``LARGE_WORLD_SETTINGS``: it streams around its actors), written to the
+    world file ``path``: beside it first, then moved into place (a failed save leaves ``path`` as it was). Only the
+    chunks near the spawn are meshed (``voxelworld.game.streaming.FIRST_VIEW_DISTANCE``): the file holds voxels and
+    state, the view streams in when it is played (``voxelworld bake`` may bake its meshes first). ``generator``:
+    the settings the volume was generated from (what lives on the world is a function of them). ``path`` is a
+    regular file (replaced) or a new one; a symlink is followed, its target replaced; anything else (a FIFO, a
+    device) is refused with ParameterError before the world is made (``files.write_target``)."""
     write_target(path)
     world = World(volume, settings=LARGE_WORLD_SETTINGS)
+    if generator is not None:
+        populate(world, generator)  # things on the ground and actors by region: data, nothing meshed
     build_atomically(path, lambda temporary: save_world(world, temporary))  # an empty file: save_world writes it new
     return world
 

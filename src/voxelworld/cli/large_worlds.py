@@ -115,9 +115,9 @@ def run_new(args: argparse.Namespace, out: TextIO | None = None) -> None:
     volume = generate_world(settings, progress=progress)
     generated = time.perf_counter() - start
     print(f"voxelworld new: generated in {generated:.1f} s; {volume.stored_chunks()} of "
-          f"{np.prod(volume.chunk_grid_shape)} chunks hold a surface ({volume.field_bytes / 2**20:.0f} MiB); meshing "
-          f"the view around the spawn ...", file=out, flush=True)
-    write_new_world(volume, path)  # beside WORLD, then over it: --force replaces it, a failed save leaves it be
+          f"{np.prod(volume.chunk_grid_shape)} chunks hold a surface ({volume.field_bytes / 2**20:.0f} MiB); writing "
+          f"the world file ...", file=out, flush=True)
+    write_new_world(volume, path, settings)  # beside WORLD, then over it: --force replaces it, a failed save leaves it be
     print(f"Wrote {path}: {path.stat().st_size / 2**20:.1f} MiB in {time.perf_counter() - start:.1f} s "
           f"(play it: voxelworld play --world {args.world})", file=out, flush=True)
 

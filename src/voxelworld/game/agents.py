@@ -153,7 +153,8 @@ class Agents:
             settings = world.settings
             self.navigation = WorldNavigation(world.volume, world.mesher, props,
                                               navigation_distance=settings.navigation_radius,
-                                              tiles_per_frame=settings.navigation_tiles_per_frame)
+                                              tiles_per_frame=settings.navigation_tiles_per_frame,
+                                              things=world.ground_things)
             if bake:  # (else its tiles stream in, a few a frame: regions waking)
                 self.navigation.bake_around(self._actor_points())
         return self.navigation

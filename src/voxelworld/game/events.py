@@ -28,7 +28,7 @@ import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
            "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp", "TreasureOpened",
-           "UpgradeBought", "GoalReached", "NPCChanged", "EnemyChanged", "PlayEnded", "event_text", "log_hash"]
+           "UpgradeBought", "GoalReached", "NPCChanged", "EnemyChanged", "PlayEnded", "ThingChanged", "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
@@ -275,3 +275,16 @@ class PlayEnded(Event):
     treasures_opened: int
     bullets: int
     removed: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class ThingChanged(Event):
+    """A thing on the ground (:mod:`voxelworld.game.ground_things`) of ``kind`` ("tree", "rock", ...), the
+    ``index``-th of chunk column ``column`` (ci, ck), standing at ``position`` (m), lost its support when the
+    ground under it was dug: ``state`` "fallen" (a tree, lying along its yaw) or "removed"."""
+
+    kind: str
+    column: tuple[int, int]
+    index: int
+    position: tuple[float, float, float]
+    state: str

@@ -34,7 +34,7 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from itertools import product
 from types import MappingProxyType
 
@@ -62,7 +62,14 @@ from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
+from .ground_things import GroundThings
 from .nav_areas import TerrainAreaTypes, one_type
+from .nav_chunks import boxes_meet as _boxes_meet
+from .nav_chunks import changed_bounds as _changed_bounds
+from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
+from .nav_chunks import chunk_name as _chunk_name
+from .nav_chunks import same_mesh as _same_mesh
+from .nav_chunks import tile_distances
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -80,28 +87,6 @@ CROWD_SETTINGS = CrowdSettings()
 
 
 _UPPER = tuple(product((0, 1), repeat=3))  # a chunk and its upper neighbours, whose meshes join its vertices
-
-
-def _chunk_name(chunk: tuple[int, ...]) -> str:
-    return "terrain/{},{},{}".format(*chunk)
-
-
-def _same_mesh(a: CollisionMesh | None, b: CollisionMesh | None) -> bool:
-    if a is None or b is None or a is b:  # the mesher hands back the mesh it cached while the chunk is unchanged
-        return a is b
-    return (np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices)
-            and np.array_equal(a.tri_material, b.tri_material))
-
-
-def _changed_bounds(old: CollisionMesh | None, new: CollisionMesh | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """The box (lo, hi) of the triangles that are in one mesh and not in the other, or None."""
-    return changed_box(*((m.positions, m.indices, m.tri_material) if m is not None else None for m in (old, new)))
-
-
-def _chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tuple, CollisionMesh | None]:
-    """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update."""
-    return {chunk: mesh if mesh.triangle_count else None
-            for chunk, mesh in zip(chunks, mesher.chunk_collision_meshes(chunks))}
 
 
 class WorldNavigation:
@@ -137,6 +122,9 @@ class WorldNavigation:
     tiles : iterable of (ti, tk), optional
         With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
         whose chunks must be meshed (ParameterError naming ``tiles`` otherwise; with ``meshed_tiles_only`` left out).
+    things : GroundThings, optional
+        A generated world's things on the ground (:mod:`voxelworld.game.ground_things`): each an obstacle box in
+        every bake (see :meth:`attach_things`, :meth:`things_changed`).
 
     Attributes
     ----------
@@ -178,13 +166,14 @@ class WorldNavigation:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
-                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas")
+                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
                  navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None,
-                 area_types: bool = True, meshed_tiles_only: bool = False) -> None:
+                 area_types: bool = True, things: GroundThings | None = None, meshed_tiles_only: bool = False
+                 ) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -216,6 +205,7 @@ class WorldNavigation:
         self.navigation_distance = navigation_distance
         self.tiles_per_frame = check_integer("tiles_per_frame", tiles_per_frame, minimum=1)
         self.volume, self.mesher, self.settings, self.region = volume, mesher, settings, region
+        self.things = things  # things on the ground, each an obstacle (game.ground_things; attach_things)
         self.terrain_areas = TerrainAreaTypes(volume.materials) if area_types else None
         self._props = tuple(self._prop(p) for p in props)
         grid = volume.chunk_grid_shape
@@ -363,8 +353,28 @@ class WorldNavigation:
                 lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
         return lo, hi
 
-    def _scene(self) -> Scene:
-        return Scene([self._chunk_objects[c] for c in sorted(self._chunk_objects)] + list(self._props))
+    def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene:
+        """The scene of ``chunks`` (None: every chunk held), the props and the things on those chunks' ground."""
+        chunks = sorted(self._chunk_objects) if chunks is None else [c for c in chunks if c in self._chunk_objects]
+        things = [] if self.things is None else self.things.obstacles(
+            None if self.tiled is None else self.things.chunk_columns(chunks))
+        return Scene([self._chunk_objects[c] for c in chunks] + list(self._props) + things)
+
+    def attach_things(self, things: GroundThings) -> None:
+        """Bake ``things`` (a world's things on the ground) in as obstacles, now and at every bake after."""
+        self.things = things
+        self.things_changed(self.region.min, self.region.max)  # every tile
+
+    def things_changed(self, lo: ArrayLike, hi: ArrayLike) -> list[tuple[int, int, int]]:
+        """Re-bake where things on the ground fell or went (the box ``lo``..``hi``, m); returns the tiles changed."""
+        low, high = np.asarray(lo, float), np.asarray(hi, float)
+        if self.tiled is not None:
+            box = (float(low[0]), float(low[2]), float(high[0]), float(high[2]))
+            return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
+        self.scene = self._scene()
+        tiles = self.mesh.rebake((low, high), self.scene)
+        self._logged(tiles)
+        return tiles
 
     # ------------------------------------------------------------------------------------------ update
     def update(self, chunks: Iterable) -> list[tuple[int, int, int]]:
@@ -473,20 +483,8 @@ class WorldNavigation:
         self._change([tile for tile in tiles if self._bakeable(tile, ok)] if meshed_only else tiles, [])
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
-        """(tiles x, tiles z): each tile's x-z distance (m) from the nearest point (0 inside it)."""
         assert self.tiled is not None  # (streaming only)
-        ntx, ntz = self.tiled.tile_grid
-        size, area = self.tile_size, self.tiled.area
-        x0 = area.x0 + np.arange(ntx) * size
-        z0 = area.z0 + np.arange(ntz) * size
-        x1 = np.minimum(x0 + size, area.x0 + area.nx * area.cell)
-        z1 = np.minimum(z0 + size, area.z0 + area.nz * area.cell)
-        best = np.full((ntx, ntz), np.inf)
-        for p in points:
-            dx = np.maximum(np.maximum(x0 - p[0], p[0] - x1), 0.0)
-            dz = np.maximum(np.maximum(z0 - p[2], p[2] - z1), 0.0)
-            best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
-        return best
+        return tile_distances(self.tiled, self.tile_size, points)
 
     def _meshed_columns(self) -> np.ndarray:
         """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
@@ -547,7 +545,7 @@ class WorldNavigation:
                     mesh = mesh if mesh.triangle_count else None
                 self._chunk_meshes[chunk] = mesh
         self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
-        scene = Scene([self._chunk_objects[c] for c in needed if c in self._chunk_objects] + list(self._props))
+        scene = self._scene(needed)
         changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
         held = set(self._read_chunks(self.tiled.tiles))
         for chunk in [c for c in self._chunk_meshes if c not in held]:
@@ -593,8 +591,3 @@ class WorldNavigation:
             k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
             tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
         return frozenset(tiles)
-
-
-def _boxes_meet(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Whether two x-z boxes (x0, z0, x1, z1) overlap or touch."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]

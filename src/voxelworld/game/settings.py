@@ -50,9 +50,10 @@ class WorldSettings:
     outer edge of each level of detail's band (:func:`voxelworld.meshing.detail_levels`): far chunks are drawn
     coarser (no cracks where levels meet); None draws every chunk at full detail; ``stream_chunks_per_frame``:
     work (>= 1) that streaming may hand the mesher's background thread a frame, nearest first: chunks turning
-    meshed (1 each), and, of a budget of its own, new levels of detail (``STREAM_HOT_COST`` or
+    meshed (1 each, ``STREAM_COLD_COST`` where one may hold a surface), and, of a budget of its own, new levels
+    of detail (``STREAM_HOT_COST`` or
     ``STREAM_COLD_COST`` for a chunk with vertices, see :meth:`World.stream`), so streaming spreads over frames
-    and the second core (the world's first frame meshes all it sees at once);
+    and the second core (the world meshes what is within 64 m of its actors at once: FIRST_VIEW_DISTANCE);
     ``navigation_distance``: m (> 0, < ``view_distance``) or None (half the view distance, at most
     ``NAVIGATION_DISTANCE`` = 64 m: :attr:`navigation_radius`), on a streaming world: the navmesh keeps the tiles within
     this distance (x-z, to the tile's edge) of the player and every agent, baked once every chunk the bake reads is

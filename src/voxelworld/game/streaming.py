@@ -10,12 +10,13 @@ import sys
 import numpy as np
 
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
+from ..meshing.prepared import spread
 from ..terrain import SparseVolume, VoxelVolume
 from .detail import budgeted_levels, chunk_distances
 from .player import Player
 from .settings import WorldSettings
 
-__all__ = ["Streaming", "STREAM_BATCH", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
+__all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
            "release_freed_memory"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
@@ -28,6 +29,10 @@ except OSError:  # another C library (musl): no malloc_trim
     _LIBC = None
 STREAM_HOT_COST = 8
 STREAM_COLD_COST = 16
+# m: a streaming world meshes the chunks this near its actors before its first frame (World.__init__, a loaded
+# world), the rest of its view over the frames after (Streaming._stream_all): the ground of the first picture and
+# of the navmesh's tiles (NAVIGATION_DISTANCE, 64 m), not the whole view (seconds, not half a minute at 500 m).
+FIRST_VIEW_DISTANCE = 64.0
 # Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
 STREAM_LAG = 6
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
@@ -42,6 +47,18 @@ def release_freed_memory() -> None:
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 
+
+
+def _activation_cost(volume: VoxelVolume | SparseVolume) -> np.ndarray:
+    """The work of turning each chunk meshed, in a frame's budget (:meth:`Streaming.stream`): a chunk whose density
+    (or a neighbour's) is not one value may hold a surface and is meshed cold (``STREAM_COLD_COST``), the others
+    cost 1 (air, buried rock: nothing to mesh). A dense volume: 1 everywhere. (issue 34: a world made or loaded
+    meshes only FIRST_VIEW_DISTANCE at once; the rest of its view comes this way, a job's worth of surfaces at a
+    time, not 288 chunks of them.)"""
+    if not isinstance(volume, SparseVolume):
+        return np.ones(volume.chunk_grid_shape, dtype=np.int64)
+    uniform, _ = volume.uniform_fields("density")
+    return np.where(spread(~uniform, 1, 1), STREAM_COLD_COST, 1).astype(np.int64)
 
 
 class Streaming:
@@ -71,10 +88,21 @@ class Streaming:
         return np.array(points, dtype=np.float64)
 
     def _stream_all(self) -> None:
-        """Mesh all the actors' places want, in batches (each update lets go of the far chunks' surfaces, so the
-        first picture of a large world costs its meshes, not every chunk's surfaces at once)."""
-        if self.settings.view_distance is not None:
-            self.mesher.set_active(np.zeros(self.volume.chunk_grid_shape, dtype=bool))  # from nothing, nearest first
+        """Mesh what the actors' places want before the first frame: a world meshed whole (no view distance), all
+        of it, in batches (each update lets go of the far chunks' surfaces); a streaming one, the chunks within
+        ``FIRST_VIEW_DISTANCE`` of the actors (the ground they stand and walk on, the first picture), at their
+        levels of detail: the rest of the view streams in over the first frames, nearest first (:meth:`stream`),
+        so a large world is ready in seconds, not after meshing its whole view."""
+        settings, volume, mesher = self.settings, self.volume, self.mesher
+        if settings.view_distance is not None:
+            points = self._stream_points()
+            if settings.detail_distances is not None:
+                mesher.set_detail_levels(detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size,
+                                                       volume.origin, points, settings.detail_distances))
+            reach = min(settings.view_distance, FIRST_VIEW_DISTANCE)
+            mesher.set_active(chunk_distances(volume, points) <= reach)
+            mesher.update()
+            return
         while self._stream_now(STREAM_BATCH):
             self.mesher.update()
             release_freed_memory()
@@ -91,7 +119,8 @@ class Streaming:
         with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
         and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
         ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed 1 (of a budget of its own), the level of a chunk without vertices nothing."""
+        turning meshed (of a budget of its own) ``STREAM_COLD_COST`` where it may hold a surface (its density or a
+        neighbour's not one value), else 1, the level of a chunk without vertices nothing."""
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
@@ -138,6 +167,9 @@ class Streaming:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
                                        points, settings.detail_distances)
             self._stream_wanted = (active, detail)
+            things = getattr(self, "ground_things", None)
+            if things is not None:  # things on the ground come and go with their columns (game.ground_things)
+                things.follow(active if active is None else active[1])
         active, detail = self._stream_wanted
         current_detail, current_active = mesher.detail_levels, mesher.active
         if (detail is None or np.array_equal(detail, current_detail)) and (
@@ -158,7 +190,7 @@ class Streaming:
             wanted, kept = active
             base = current_active & kept
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, np.ones_like(cost)).astype(bool)
+                                     limit, _activation_cost(volume)).astype(bool)
         return target, levels
 
     def _let_go_of(self, far: np.ndarray) -> None:

@@ -61,13 +61,15 @@ from numpy.typing import ArrayLike
 from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..meshing import ChunkMesher, PreparedChanges
-from ..terrain import Box, EditResult, MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..meshing.baked import BakedMeshes
+from ..terrain import Box, EditResult, GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
 from .agents import Agents
 from .aim import aim_info, as_point, voxel_along
 from .collider import Collider, chunk_bvhs, prop_bvh
 from .detail import WantedLevels, next_levels, wanted_levels, wanted_levels_since
 from .edits import VoxelEdit
 from .events import Event, PlayEnded, VoxelsEdited, log_hash
+from .ground_things import GroundThings
 from .inputs import Inputs
 from .kerf_marks import CutMarks
 from .level import Level, Prop, demo_level, surface_height
@@ -126,6 +128,10 @@ class World(Streaming):
         The player's feet (m; in the volume's box or 64 m around it); by default on the surface mid-volume.
     spawn_yaw : float
         The player's view yaw (degrees).
+    baked : BakedMeshes or None
+        Display meshes baked ahead of time (``voxelworld bake``; :func:`voxelworld.io.load_world` passes a world
+        file's): the mesher takes them where they are what it would make (``mesher.baked``,
+        :mod:`voxelworld.meshing.baked`), from the first chunks it meshes on.
 
     Attributes
     ----------
@@ -154,6 +160,10 @@ class World(Streaming):
     changed_chunks, rebuilt_chunks : frozenset of (i, j, k)
         The chunks whose display mesh the last frame rebuilt, and those whose vertices it refreshed.
     rng : numpy.random.Generator
+    generator : GeneratorSettings or None
+        The world generator's settings of a generated world (:func:`voxelworld.game.populate.populate`), else None.
+    ground_things : GroundThings or None
+        Its trees, bushes, rocks and crates (:mod:`voxelworld.game.ground_things`); None without a generator.
     """
 
     STAGES = STAGES
@@ -173,11 +183,11 @@ class World(Streaming):
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
-                        "_prepared_frame", "cut_marks")
+                        "_prepared_frame", "cut_marks", "generator", "ground_things")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
-                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> None:
+                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0, baked: BakedMeshes | None = None) -> None:
         check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
@@ -200,6 +210,9 @@ class World(Streaming):
         check_inside("spawn", spawn, self.player.bounds)  # (state_checks.POSITION_MARGIN m around it)
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
+        check_range("baked", baked, "a voxelworld.meshing.baked.BakedMeshes or None",
+                    baked is None or isinstance(baked, BakedMeshes))
+        self.mesher.baked = baked
         self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
@@ -208,6 +221,8 @@ class World(Streaming):
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
+        self.generator: GeneratorSettings | None = None  # a generated world's generator (game.populate)
+        self.ground_things: GroundThings | None = None  # its things on the ground (game.ground_things)
         self._stream_all()
         self.events: list[Event] = []
         self.frame, self.time, self.dt = 0, 0.0, 0.0
@@ -465,9 +480,13 @@ class World(Streaming):
         radius = self.settings.collision_radius
         box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
         key = self.mesher.collision_key(box)
-        if force or key != self._collider_key:
+        things = self.ground_things
+        if force or key != self._collider_key or (things is not None and things.collider_stale()):
             self._collider_key = key
-            self.collider = Collider(chunk_bvhs(self.mesher).parts(key), self._prop_bvh, self.materials, box)
+            parts = chunk_bvhs(self.mesher).parts(key)
+            if things is not None:  # the trunks, rocks and crates near the actors
+                parts = parts + things.collision_parts(box.min, box.max)
+            self.collider = Collider(parts, self._prop_bvh, self.materials, box)
 
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:

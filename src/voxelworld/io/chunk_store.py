@@ -25,12 +25,19 @@ from ..errors import FormatError
 from ..terrain.base import FIELD_DTYPES
 from .codec import array_from_bytes
 
-__all__ = ["WorldFileChunks", "row_digest", "chunk_label", "connect", "decompress"]
+__all__ = ["WorldFileChunks", "row_digest", "compressed", "chunk_label", "connect", "decompress"]
 
 
 def row_digest(label: str, payload: bytes) -> bytes:
     """The SHA-256 a row keeps of its key (``label``) and raw bytes."""
     return hashlib.sha256(label.encode("utf-8") + b"\n" + payload).digest()
+
+
+def compressed(compressor: zstandard.ZstdCompressor, raw: bytes) -> bytes:
+    """``raw`` compressed by ``compressor``, in a bytes object of its own size: zstandard's ``compress`` returns one
+    that keeps the allocation of the worst case (about the raw size), so a list of thousands of them (a save's chunk
+    rows, a bake's) would hold the raw bytes' memory, not the compressed ones'."""
+    return bytes(memoryview(compressor.compress(raw)))
 
 
 def chunk_label(chunk: Sequence[int], field: str, version: int) -> str:

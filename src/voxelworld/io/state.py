@@ -17,6 +17,7 @@ results, read only within that frame).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -24,14 +25,17 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..errors import FormatError, ParameterError
+from ..game.ground_things import attach
 from ..game.level import Prop
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
 from ..game.world import World, WorldSettings
 from ..meshing import CollisionMesh
+from ..meshing.baked import BakedMeshes
 from ..meshing.chunks import MESHED_FIELDS
 from ..navigation import SceneObject
-from ..terrain import MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..terrain import GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..terrain.scatter import ScatterSettings
 from .codec import StateCodec, check_mapping, check_volume_size, material_table_data, material_table_from_data
 from .queued_edits import queue_rows, restore_queue
 
@@ -101,10 +105,36 @@ def capture(world: World) -> Captured:
     out.rows["agents"] = _agents_row(codec, world)
     out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
     out.rows["queue"] = {"edits": queue_rows(codec, world)}
+    if world.generator is not None and world.ground_things is not None:  # a generated world (none: no row)
+        out.rows["ground_things"] = {"generator": _fields(world.generator),
+                                     "scatter": _fields(world.ground_things.settings),
+                                     **world.ground_things.state_dict()}
     regions = world.agents.regions
     if regions.enabled or regions.sleeping:  # a world meshed whole has none (its files as before)
         out.rows["regions"] = _encoded(codec, regions.state_dict(), "regions")
     return out
+
+
+def _fields(settings: object) -> dict:
+    """A frozen settings dataclass's fields (numbers) by name."""
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}  # type: ignore[arg-type]
+
+
+def _restore_ground_things(world: World, row: object) -> None:
+    """Give ``world`` its generator and things on the ground (the changed columns as saved) from the
+    ``ground_things`` row, which files without things lack (then nothing changes)."""
+    where = "state 'ground_things'"
+    check_mapping(row, where, ("generator", "scatter", "columns"))
+    assert isinstance(row, dict)  # (checked)
+    part = "generator"
+    try:
+        generator = GeneratorSettings(**check_mapping(row["generator"], f"{where}.generator", ()))
+        part = "scatter"
+        scatter = ScatterSettings(**check_mapping(row["scatter"], f"{where}.scatter", ()))
+        part = "columns"
+        attach(world, generator, scatter, {"columns": row["columns"]})
+    except (ParameterError, TypeError) as error:
+        raise FormatError(f"{where}.{part}: {error}") from error
 
 
 def _mesher_behind(world: World, arrays: dict) -> tuple:
@@ -229,9 +259,11 @@ def empty_volume(rows: dict) -> VoxelVolume | SparseVolume:
     return volume
 
 
-def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list) -> World:
+def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list,
+            baked: BakedMeshes | None = None) -> World:
     """A working world on ``volume`` (filled from the chunk rows) with the state of ``rows``, ``arrays`` and the
-    decoded ``events``. FormatError naming the row when something does not fit."""
+    decoded ``events``; its mesher takes the ``baked`` display meshes where they are what it would make (the world
+    file's bake, :mod:`voxelworld.io.baked_rows`). FormatError naming the row when something does not fit."""
     materials = _world_table(volume, rows)
     codec = StateCodec(materials, arrays)
     dec = codec.decode
@@ -245,10 +277,13 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
                       _array(arrays, f"props.{n}.indices"))
                  for n, (name, role, material) in enumerate(rows["props"]["props"])]
         world = World(volume, materials, props, dec(world_row["seed"], "world.seed"), settings,
-                      spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"))
+                      spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"),
+                      baked=baked)
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
     _load_mesher(codec, world, rows["volume"], arrays)
+    if rows.get("ground_things") is not None:  # before the navmesh: its things are obstacles in it
+        _restore_ground_things(world, rows["ground_things"])
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
     if rows.get("regions") is not None:  # files saved before regions have none: nothing asleep
@@ -390,7 +425,7 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         # player's view: an NPC saved there sleeps) are left out, and baked again as actors come near.
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
-                              baked_from=baked_from, **streaming, area_types=typed,
+                              baked_from=baked_from, **streaming, area_types=typed, things=world.ground_things,
                               meshed_tiles_only=bool(streaming) and world.agents.regions.enabled)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error

@@ -59,6 +59,7 @@ from ..terrain import FIELDS, SparseVolume, Volume
 from ..terrain.base import FIELD_DTYPES
 from .chunk_store import WorldFileChunks
 from .chunk_store import chunk_label as _chunk_label
+from .chunk_store import compressed as _compressed
 from .chunk_store import connect as _connect
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_bytes
@@ -81,6 +82,9 @@ from .world_format import (
     _Saved,
 )
 from .world_load import bake_inputs, connect_for_writing, load_world, open_volume
+
+# The tables a bake adds (voxelworld.bake.records.BAKE_SCHEMA): emptied when another world is written over the file.
+BAKE_TABLES = ("bake_meshes", "bake_tiles", "bake_blocks")
 
 __all__ = ["save_world", "load_world", "open_volume", "bake_inputs", "connect_for_writing", "SaveReport", "FORMAT", "FORMAT_VERSION", "MAX_ARRAY_BYTES", "MAX_JSON_DEPTH"]
 
@@ -228,6 +232,11 @@ def _write(connection: sqlite3.Connection, world: World, captured: Captured, eve
             connection.execute(f"DELETE FROM {table}")
         if in_place:  # the rows left where they are are this volume's; any other chunk's go
             connection.execute("DELETE FROM chunks WHERE NOT (cx < ? AND cy < ? AND cz < ?)", volume.chunk_grid_shape)
+        else:  # another world's voxels: a bake of the file's old ones is not theirs, whatever its versions say
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in BAKE_TABLES:
+                if table in tables:
+                    connection.execute(f"DELETE FROM {table}")
     connection.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
@@ -244,7 +253,7 @@ def _write(connection: sqlite3.Connection, world: World, captured: Captured, eve
         raw, shape = array_bytes(array), _json(list(array.shape))
         digest = _sha(_array_label(name, array.dtype.name, shape), raw)
         if old.get(name) != digest:
-            array_rows.append((name, array.dtype.name, shape, len(raw), digest, compressor.compress(raw)))
+            array_rows.append((name, array.dtype.name, shape, len(raw), digest, _compressed(compressor, raw)))
     connection.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?, ?, ?)", array_rows)
     connection.executemany("DELETE FROM arrays WHERE name = ?", [(n,) for n in old if n not in captured.arrays])
 
@@ -262,10 +271,23 @@ def _chunk_rows(volume: Volume, chunks: Iterable[tuple[int, ...]], in_place: boo
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     rows: list[tuple] = []
     digests: _Digests = {}
+    # A sparse volume's uniform chunk fields, known at once (most of a large world's rows: air, buried rock), and
+    # the row bytes of each (field, value): the same bytes as chunk by chunk, without asking the volume 5 x n times.
+    uniform = {field: volume.uniform_fields(field) for field in FIELDS} if isinstance(volume, SparseVolume) else None
+    blobs: dict[tuple[str, int], tuple[bytes, bytes]] = {}
     for chunk in chunks:
-        lo, hi = volume.chunk_box(chunk)
+        box: tuple[np.ndarray, np.ndarray] | None = None
         version = int(versions[chunk])
         for field in FIELDS:
+            if uniform is not None and uniform[field][0][chunk]:
+                value = int(uniform[field][1][chunk])
+                if (field, value) not in blobs:
+                    one = array_bytes(np.array([value], dtype=FIELD_DTYPES[field]))
+                    blobs[(field, value)] = (one, _compressed(compressor, one))
+                raw, blob = blobs[(field, value)]
+                rows.append((*chunk, field, version, len(raw), _sha(_chunk_label(chunk, field, version), raw), blob))
+                digests[(chunk, field)] = None  # one value: never read from the store
+                continue
             if isinstance(volume, SparseVolume) and volume.left_in_store(chunk, field):
                 # FormatError if the file changed under the world; a world file's store (voxelworld attaches no other)
                 row = cast(WorldFileChunks, volume.store).row(chunk, field)
@@ -274,9 +296,10 @@ def _chunk_rows(volume: Volume, chunks: Iterable[tuple[int, ...]], in_place: boo
                     if not in_place:
                         rows.append(row)
                     continue
-            raw = _chunk_bytes(volume, chunk, field, lo, hi)
+            box = volume.chunk_box(chunk) if box is None else box
+            raw = _chunk_bytes(volume, chunk, field, *box)
             digest = _sha(_chunk_label(chunk, field, version), raw)
-            rows.append((*chunk, field, version, len(raw), digest, compressor.compress(raw)))
+            rows.append((*chunk, field, version, len(raw), digest, _compressed(compressor, raw)))
             if len(raw) > FIELD_DTYPES[field].itemsize:
                 digests[(chunk, field)] = digest
             else:

@@ -20,6 +20,7 @@ from ..game.settings import WorldSettings
 from ..game.world import World
 from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
+from .baked_rows import baked_meshes_of
 from .chunk_store import WorldFileChunks
 from .chunk_store import chunk_label as _chunk_label
 from .chunk_store import connect as _connect
@@ -49,7 +50,12 @@ def load_world(path: str | os.PathLike[str]) -> World:
     """The world saved in ``path`` (see :func:`save_world`), ready to step.
 
     A missing path raises :class:`ParameterError`; a file that is not a complete, intact world file of this
-    version raises :class:`FormatError` naming what is wrong (table, row, chunk, field).
+    version raises :class:`FormatError` naming what is wrong (table, row, chunk, field). A large (sparse) world's
+    rows of voxels are checked when they are read (the volume reads a chunk when something first needs it: the
+    chunks meshed around the player at once, the others as the world streams), once; a damaged one raises
+    FormatError naming it then. A file that ``voxelworld bake`` baked gives its mesher the baked display meshes
+    (:mod:`voxelworld.io.baked_rows`): it takes them where they are what it would make, and meshes only the
+    chunks changed since the bake, or at other levels.
     """
     target = Path(path)
     check_range("path", str(path), "an existing world file", target.is_file())
@@ -62,12 +68,14 @@ def load_world(path: str | os.PathLike[str]) -> World:
         connection = _connect(target, "rw" if os.access(target, os.W_OK) else "ro")
         try:
             volume, rows, arrays, events = _read(connection, target)
+            baked = baked_meshes_of(connection, target, volume.chunk_grid_shape) if isinstance(volume, SparseVolume) \
+                else None
         finally:
             connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
     try:
-        world = restore(volume, rows, arrays, events)
+        world = restore(volume, rows, arrays, events, baked)
     except FormatError as error:
         raise FormatError(f"{target}: {error}") from error
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
@@ -91,7 +99,8 @@ def _read(connection: sqlite3.Connection,
     rows = _read_state_rows(connection, path)
     volume = _empty_volume_of_file(connection, rows, path)
     decompressor = zstandard.ZstdDecompressor()
-    _read_chunks(connection, path, volume, decompressor)
+    # A large world's rows of voxels are checked as the volume reads them (WorldFileChunks), not all up front.
+    _read_chunks(connection, path, volume, decompressor, verify=not isinstance(volume, SparseVolume))
     arrays = _read_arrays(connection, path, decompressor)
     count = rows["world"].get("event_count") if isinstance(rows["world"], dict) else None
     codec = StateCodec(volume.materials)
@@ -208,49 +217,63 @@ def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, dec
                  verify: bool = True) -> None:
     """Fill ``volume`` from the chunk rows, each checked (size, blob, checksum); a sparse volume keeps its rows of
     one value and leaves the others in the file (a :class:`WorldFileChunks` store, which checks them again when
-    read). ``verify`` False (what a bake's worker opens, the file checked by its client): the rows left in the
-    file are not read at all here."""
+    read). ``verify`` False (a large world's load, and what a bake's worker opens): the rows left in the file
+    are not read at all here, only checked when the volume reads them (once)."""
     grid = volume.chunk_grid_shape
     expected = {(chunk, field) for chunk in product(*(range(n) for n in grid)) for field in FIELDS}
     versions = np.zeros(grid, dtype=np.int64)
     dirty = volume.dirty_chunks  # as saved: writing the chunks marks them dirty
-    # A sparse volume's chunks of voxels stay in the file, read when needed.
+    # A sparse volume's chunks of voxels stay in the file, read when needed; its uniform ones are filled at once.
     lazy = volume if isinstance(volume, SparseVolume) else None
+    uniform_where = {name: np.zeros(grid, dtype=bool) for name in FIELDS}
+    uniform_values = {name: np.zeros(grid, dtype=FIELD_DTYPES[name]) for name in FIELDS}
+    away = {name: np.zeros(grid, dtype=bool) for name in FIELDS}
+    # The value of each uniform row's blob, decompressed once a blob (a large world's rows repeat a few values).
+    values_of: dict[tuple[str, bytes], tuple[bytes, int]] = {}
     digests: dict[tuple[tuple[int, ...], str], bytes] = {}
     chunk: tuple[int, ...]
     last: tuple[int, ...] | None = None
+    size, extent = volume.chunk_size, volume.shape
     # Without verify, the blobs of rows holding voxels are not even read (one value: an item of at most 2 bytes).
     query = "SELECT * FROM chunks" if verify else ("SELECT cx, cy, cz, field, version, raw_size, sha256, "
                                                    "CASE WHEN raw_size <= 2 THEN data END FROM chunks")
     for cx, cy, cz, field, version, raw_size, digest, data in connection.execute(query):
         chunk = (cx, cy, cz)
-        where = f"{path}: chunk {chunk} field {field!r}"
         if (chunk, field) not in expected:
-            raise FormatError(f"{where}: not a chunk and field of a volume of {grid} chunks and fields "
-                              f"{', '.join(FIELDS)}")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: not a chunk and field of a volume of {grid} "
+                              f"chunks and fields {', '.join(FIELDS)}")
         expected.discard((chunk, field))
         dtype = FIELD_DTYPES[field]
         if chunk != last:  # the rows come chunk by chunk (the primary key's order)
-            lo, hi = volume.chunk_box(chunk)
-            shape, last = tuple(int(n) for n in hi - lo), chunk
-        full = dtype.itemsize * math.prod(shape)
+            shape = tuple(min(size, n - c * size) for c, n in zip(chunk, extent))  # volume.chunk_box's
+            last, voxels = chunk, math.prod(shape)
+        full = dtype.itemsize * voxels
         uniform = raw_size == dtype.itemsize  # one value for the whole chunk (every row of a version 1 file: all)
         if not (uniform or raw_size == full):
-            raise FormatError(f"{where}: raw_size {raw_size!r} is neither {dtype.itemsize} (one value for the whole "
-                              f"chunk) nor {full}, the bytes of its voxels")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: raw_size {raw_size!r} is neither "
+                              f"{dtype.itemsize} (one value for the whole chunk) nor {full}, the bytes of its voxels")
         if not isinstance(version, int):  # its label (and so its checksum) needs a whole number
-            raise FormatError(f"{where}: checksum mismatch")
+            raise FormatError(f"{path}: chunk {chunk} field {field!r}: checksum mismatch")
         versions[chunk] = version
+        if lazy is not None and uniform and isinstance(data, bytes):
+            found = values_of.get((field, data))
+            if found is None:
+                where = f"{path}: chunk {chunk} field {field!r}"
+                raw = _decompress(decompressor, data, raw_size, raw_size, where)
+                found = values_of[(field, data)] = (raw, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
+            raw, value = found
+            if _sha(_chunk_label(chunk, field, version), raw) != digest:
+                raise FormatError(f"{path}: chunk {chunk} field {field!r}: checksum mismatch")
+            uniform_where[field][chunk], uniform_values[field][chunk] = True, value
+            continue
+        where = f"{path}: chunk {chunk} field {field!r}"
         if verify or uniform:
             raw = _decompress(decompressor, data, raw_size, raw_size, where)
             if _sha(_chunk_label(chunk, field, version), raw) != digest:
                 raise FormatError(f"{where}: checksum mismatch")
-        if lazy is not None:  # one value kept, the voxels left in the file
-            if uniform:
-                lazy.fill_chunk(chunk, field, int(array_from_bytes(raw, dtype.name, (1,), where)[0]))
-            else:
-                lazy.keep_in_store(chunk, field)
-                digests[(chunk, field)] = digest
+        if lazy is not None:  # the voxels left in the file
+            away[field][chunk] = True
+            digests[(chunk, field)] = digest
             continue
         if uniform:
             values = np.full(shape, array_from_bytes(raw, dtype.name, (1,), where)[0], dtype=dtype)
@@ -260,6 +283,10 @@ def _read_chunks(connection: sqlite3.Connection, path: Path, volume: Volume, dec
     if expected:
         chunk, field = min(expected)
         raise FormatError(f"{path}: chunk {chunk} field {field!r} is missing ({len(expected)} chunk fields missing)")
+    if lazy is not None:
+        for name in FIELDS:
+            lazy.fill_chunks(name, uniform_where[name], uniform_values[name])
+            lazy.keep_chunks_in_store(name, away[name])
     volume.load_state_dict({"chunk_versions": versions, "dirty": dirty})  # the volume's own counters, as saved
     if lazy is not None:
         lazy.attach_store(WorldFileChunks(path, digests))

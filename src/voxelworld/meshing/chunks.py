@@ -21,6 +21,7 @@ from ..terrain import MaterialTable, SparseVolume, Volume
 from ..terrain.sparse import ChunkStore
 from . import _kernels
 from ._kernels.changes import changed_box
+from .baked import BakedMeshes, adopt_baked
 from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import (
     MESHED_FIELDS,
@@ -110,6 +111,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # Raised whenever what a chunk's display surface is made of changes (its vertices, level, activity):
         # changes prepared before that are stale for it (apply_changes).
         self._stamps = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        # Baked display meshes the mesher takes where they are what it would make (meshing/baked.py), and how many
+        # chunks' surfaces it made (_refresh) and how many baked meshes it took instead, since it was made.
+        self.baked: BakedMeshes | None = None
+        self.chunks_meshed = 0
+        self.chunks_adopted = 0
         self._start_over()
 
     def _start_over(self) -> None:
@@ -237,7 +243,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
         collision meshes) and mark them for simplification."""
         levels = self._plane_levels()
-        order = sorted(rebuild)
+        adopted = adopt_baked(self, rebuild) if self.baked is not None else set()  # (meshing/baked.py)
+        order = sorted(rebuild - adopted)
+        self.chunks_meshed += len(order)
         fields = self._fields
         for chunk, raw in zip(order, map_on_cores(
                 lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
@@ -245,7 +253,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
             self._vertex_free[chunk] = raw.vertex_count == 0
             self._refresh_collision(chunk)
             self._stamps[chunk] += 1
-        self._refreshed |= rebuild
+        self._refreshed |= rebuild - adopted
         return frozenset(rebuild)
 
     def simplify_vertices(self) -> frozenset[tuple[int, int, int]]:

@@ -119,6 +119,13 @@ class SparseVolume(Volume):
         chunk, name = self._checked_chunk(chunk), self._checked_name(name)
         return chunk not in self._stored[name] and not self._away[chunk] & _BIT[name]
 
+    def uniform_fields(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Where field ``name`` is one value throughout its chunk (a bool array of the chunk grid's shape: no array
+        in memory or left in the store) and those values (a copy of the grid of uniform values, meaningful where
+        uniform): :meth:`uniform_value` of every chunk at once, for a writer of every chunk (a world file)."""
+        name = self._checked_name(name)
+        return ((self._memory | self._away) & _BIT[name]) == 0, self._uniform[name].copy()
+
     def uniform_value(self, chunk: Index3, name: str) -> int | None:
         """The one value of field ``name`` throughout ``chunk`` when it is uniform (stored as that value), else
         None."""
@@ -158,6 +165,37 @@ class SparseVolume(Volume):
         self._away[chunk] &= _NOT[name]
         self._uniform[name][chunk] = value
         self._mark_chunks_dirty([chunk])
+
+    def fill_chunks(self, name: str, where: np.ndarray, values: np.ndarray) -> None:
+        """:meth:`fill_chunk` of every chunk where ``where`` (bool, the chunk grid's shape), each with its value in
+        ``values`` (the field's dtype, the same shape), at once: how a reader of a file fills a large world's
+        uniform chunks. ParameterError, before anything changes, for arrays of another shape or dtype."""
+        name = self._checked_name(name)
+        grid = self.chunk_grid_shape
+        for label, array, dtype in (("where", where, np.dtype(bool)), ("values", values, FIELD_DTYPES[name])):
+            if not (isinstance(array, np.ndarray) and array.shape == grid and array.dtype == dtype):
+                raise ParameterError(label, type(array).__name__ if not isinstance(array, np.ndarray) else
+                                     f"{array.dtype}{array.shape}", f"a {dtype} array of the chunk grid's shape {grid}")
+        self._drop_where(name, where)
+        self._away[where] &= _NOT[name]
+        self._uniform[name][where] = values[where]
+        self._chunk_versions[where] += 1  # as _mark_chunks_dirty does chunk by chunk
+        self._dirty.update((int(i), int(j), int(k)) for i, j, k in np.argwhere(where).tolist())
+
+    def keep_chunks_in_store(self, name: str, where: np.ndarray) -> None:
+        """:meth:`keep_in_store` of every chunk where ``where`` (bool, the chunk grid's shape), at once."""
+        name = self._checked_name(name)
+        grid = self.chunk_grid_shape
+        if not (isinstance(where, np.ndarray) and where.shape == grid and where.dtype == bool):
+            raise ParameterError("where", type(where).__name__ if not isinstance(where, np.ndarray) else
+                                 f"{where.dtype}{where.shape}", f"a bool array of the chunk grid's shape {grid}")
+        self._drop_where(name, where)
+        self._away[where] |= _BIT[name]
+
+    def _drop_where(self, name: str, where: np.ndarray) -> None:
+        for chunk in [c for c in self._stored[name] if where[c]]:
+            del self._stored[name][chunk]
+        self._memory[where] &= _NOT[name]
 
     def _put(self, name: str, chunk: tuple, block: np.ndarray) -> None:
         self._stored[name][chunk] = block

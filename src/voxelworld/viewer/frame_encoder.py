@@ -101,6 +101,7 @@ class FramePacket:
     poses_delta: bytes | None = None
     hud_delta: str | None = None
     hud_version: int = 0
+    things: dict | None = None  # things columns made, changed or forgotten (viewer.thing_messages.ThingTexts)
 
     def page_bytes(self) -> dict[str, int]:
         """Bytes a page without overlays that was sent the frame before (and every chunk's mesh before) receives

@@ -53,15 +53,18 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from ..errors import ParameterError, check_integer
 from ..motion import CESIUM_MAN
+from ..terrain.worldgen import CHUNK_SIZE
 from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
 from .handshake import ThisServerOnly, WebFiles, protocol_refusal, refuse_page
 from .protocol import BUTTONS, CHARACTER_URL
 from .sessions import Sessions
+from .thing_messages import ThingTexts
 
 if TYPE_CHECKING:
     import uvicorn
@@ -134,6 +137,9 @@ class PlayServer(Sessions):
         self._navmesh = None  # (key, bytes)
         self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
+        self.things = ThingTexts(world)  # the things on the ground's messages (world thread)
+        self._thing_texts = {}  # column -> (version, things message) (event loop)
+        self._thing_ratio = world.volume.chunk_size / CHUNK_SIZE  # a chunk's edge in things columns
         # The player's controls as the playing page last sent them.
         self._move = (0.0, 0.0)
         self._look = None
@@ -150,7 +156,7 @@ class PlayServer(Sessions):
         """Every current chunk mesh, the frame, the poses and the HUD as they are now (no step), whole: what a
         server starts from (:meth:`FrameEncoder.encode_all`). Runs in the world thread (or before the server
         starts)."""
-        return self.encoder.encode_all()
+        return replace(self.encoder.encode_all(), things=self.things.all())
 
     def step_frame(self, inputs: Inputs) -> FramePacket:
         """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
@@ -158,7 +164,9 @@ class PlayServer(Sessions):
         start = time.perf_counter()
         self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        return self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
+        packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
+        things = self.things.changes()  # None: no things column came, changed or went (the usual frame)
+        return packet if things is None else replace(packet, things=things)
 
     # ------------------------------------------------------------------------------------ lifecycle
     async def start(self) -> None:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ..game.events import PlayEnded
     from ..game.world import World
     from .frame_encoder import FrameEncoder
+    from .thing_messages import ThingTexts
 
 _T = TypeVar("_T")
 
@@ -67,6 +68,7 @@ class Sessions(Streaming):
     failure: str | None  # why the world stopped, if it did
     ended: tuple[PlayEnded, str | None] | None  # the last play's summary and the file it was saved to
     encoder: FrameEncoder
+    things: ThingTexts
 
     if TYPE_CHECKING:
         @property
@@ -114,6 +116,8 @@ class Sessions(Streaming):
                 self._controller = None
             raise
         self._reply(client, hello)
+        if self.things.kinds is not None:  # a world with things on the ground (viewer.thing_messages)
+            self._reply(client, self.things.kinds)
         if self.failure is not None:
             self._error(client, self.failure)
         client.chunks.update(chunk for chunk, update in self._chunk_updates.items() if update.has_triangles)

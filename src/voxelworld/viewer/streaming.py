@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .frame_encoder import ChunkUpdate, FramePacket
 from .protocol import MAX_MESSAGES_PER_SECOND, RateLimiter, error_message
+from .thing_messages import due, publish
 
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
@@ -51,6 +52,8 @@ class Page:
         self.navmesh_sent: int | None = None  # the key of the overlay it has
         self.collision_sent: int | None = None
         self.messages_sent = self.bytes_sent = 0
+        self.things_sent: dict[tuple[int, int], int] = {}  # things column -> the version it has (thing_messages)
+        self.things_due: set[tuple[int, int]] = set()  # columns it has whose things changed since
 
 
 class Streaming:
@@ -64,9 +67,12 @@ class Streaming:
     _hud: tuple[int, str, str | None] | None  # (version, whole text, delta text or None)
     _navmesh: tuple[int, bytes] | None  # (key, bytes)
     _collision: tuple[int, bytes] | None
+    _thing_texts: dict[tuple[int, int], tuple[int, str]]  # things column -> (version, message)
+    _thing_ratio: float  # a chunk's edge in things columns
 
     def _publish(self, packet: FramePacket) -> None:
         self._chunk_updates.update(packet.chunks)
+        publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
         if packet.hud_text is not None:
             self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
@@ -129,6 +135,11 @@ class Streaming:
                         data = update.for_page(client.revisions.get(chunk))
                         client.revisions[chunk] = update.revision
                         await send(data)
+                    for text in due(self._thing_texts, client, chunks, self._thing_ratio):
+                        await send(text)  # the things on the chunks' ground (thing_messages)
+                elif client.things_due:
+                    for text in due(self._thing_texts, client, (), self._thing_ratio):
+                        await send(text)
                 if client.navmesh and self._navmesh is not None and client.navmesh_sent != self._navmesh[0]:
                     client.navmesh_sent = self._navmesh[0]
                     await send(self._navmesh[1])
