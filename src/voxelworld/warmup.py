@@ -82,6 +82,11 @@ def _terrain() -> None:
 
     scatter_chunk_column(GeneratorSettings(size=16.0, height=16.0, ground_level=8.0, hill_height=2.0),
                          ScatterSettings(), (0, 0))
+    # Where a generated world's people live (the generator's surface sampled on a grid).
+    from .terrain.sites import SiteSettings, world_sites
+
+    world_sites(GeneratorSettings(size=32.0, height=16.0, ground_level=8.0, hill_height=2.0),
+                SiteSettings(region_size=16.0, edge_margin=2.0, camp_radius=2.0))
 
 
 def _collision() -> None:

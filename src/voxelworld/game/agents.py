@@ -41,6 +41,7 @@ from .events import EnemyChanged, NPCChanged
 from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
+from .regions import Regions
 from .state_checks import check_inside, count, seconds, world_box
 
 if TYPE_CHECKING:
@@ -83,7 +84,8 @@ class Agents:
         "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
-    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers")
+    # regions: the actors asleep far from the player (voxelworld.game.regions), saved in a row of their own.
+    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers", "regions")
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -97,6 +99,8 @@ class Agents:
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
         self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
+        self.regions = Regions(self)
+        world.add_handler(self.regions.look, "collision_mesh")  # before the navmesh streams around the actors
         world.add_handler(self._rebake, "collision_mesh")
         world.add_handler(self._step, "events")
         world.add_object_source(lambda w: self.transforms())
@@ -135,9 +139,10 @@ class Agents:
                 check_inside(f"{where}['contact'].point", motion.contact.point, box)
 
     def _names(self) -> set[str]:
+        """The names of the awake agents."""
         return {npc.name for npc in self.npcs} | {enemy.name for enemy in self.enemies}
 
-    def navigate(self) -> WorldNavigation:
+    def navigate(self, bake: bool = True) -> WorldNavigation:
         """The world's navmesh, baked now if it was not yet. On a world that streams (``settings.view_distance``
         set), its tiles stream around the actors (``settings.navigation_radius``, see
         :class:`~voxelworld.game.navigation.WorldNavigation`): those around the actors are baked now, the others
@@ -150,7 +155,8 @@ class Agents:
                                               navigation_distance=settings.navigation_radius,
                                               tiles_per_frame=settings.navigation_tiles_per_frame,
                                               things=world.ground_things)
-            self.navigation.bake_around(self._actor_points())
+            if bake:  # (else its tiles stream in, a few a frame: regions waking)
+                self.navigation.bake_around(self._actor_points())
         return self.navigation
 
     def _actor_points(self) -> np.ndarray:
@@ -158,13 +164,15 @@ class Agents:
         points = [self.world.player.position]
         points.extend(enemy.position for enemy in self.enemies)
         points.extend(npc.position for npc in self.npcs)
+        points.extend(self.regions.waking_points())  # those about to wake: their navmesh first
         return np.array(points, dtype=np.float64)
 
     def add_npc(self, name: str, position: ArrayLike, goal: Iterable[float] | None = None, patrol: bool = False,
                 settings: NPCSettings = NPCSettings()) -> NPC:
         """An NPC called ``name`` (unique among the agents) standing at ``position`` (m), walking to ``goal``
         (m) when given; with ``patrol`` it walks back and forth between the two for ever."""
-        check_range("name", name, "a name no other agent has", name not in self._names())
+        check_range("name", name, "a name no other agent has (awake or asleep)",
+                    name not in self._names() and name not in self.regions.names())
         check_range("patrol", patrol, "True or False", isinstance(patrol, bool))
         npc = NPC(name, self.navigate(), position, settings)
         if goal is not None:
@@ -182,7 +190,8 @@ class Agents:
         world's box grown by :data:`~voxelworld.game.state_checks.POSITION_MARGIN`), swinging
         towards ``facing`` and working along ``wall`` (None: across ``facing``); its carves are queued as the
         world's edits."""
-        check_range("name", name, "a name no other agent has", name not in self._names())
+        check_range("name", name, "a name no other agent has (awake or asleep)",
+                    name not in self._names() and name not in self.regions.names())
         world = self.world
         check_inside("position", check_point("position", position), world_box(world.volume))
         enemy = ChainsawEnemy(name, world.volume, world.mesher, position, facing, settings, edits=world.queue_edit,

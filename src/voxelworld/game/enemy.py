@@ -72,7 +72,7 @@ from ..attribute_state import (
 )
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import CESIUM_MAN, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
+from ..motion import CESIUM_MAN, Clip, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
@@ -346,8 +346,7 @@ class ChainsawEnemy:
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
         skeleton = character_rig().skeleton
-        clip = chainsaw_swing_clip(skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP,
-                                   duration=self.settings.swing_seconds)
+        clip = _swing_clip(self.settings.swing_seconds)
         # The blade's flat faces sideways in the swing (so its edge meets what it cuts): the side direction at the
         # swing's first pose, taken back to the rest pose (where the arm is held out sideways). The part is in
         # skeleton units, which the placement scales.
@@ -591,3 +590,11 @@ def _model_height() -> float:
     assert character.mesh is not None  # the shipped model has its skinned mesh
     top = character.mesh.positions @ np.asarray(character.root_transform)[:3, :3].T
     return float(top[:, 1].max())
+
+
+@cache
+def _swing_clip(duration: float) -> Clip:
+    """The chainsaw swing of ``duration`` s on CesiumMan's skeleton, authored once (about 0.3 s) and shared by every
+    enemy of that swing (a clip is read, never changed): an enemy waking (voxelworld.game.regions) builds its body
+    without authoring it again."""
+    return chainsaw_swing_clip(character_rig().skeleton, list(RIGHT_ARM), HIPS, CHEST, FORWARD, UP, duration=duration)

@@ -121,7 +121,7 @@ class WorldNavigation:
         Tiles (>= 1) one :meth:`stream` call may bake when given no budget of its own. Default 1.
     tiles : iterable of (ti, tk), optional
         With ``navigation_distance``: tiles to bake at once (a saved world's, ``state_dict()["tiles"]``), each of
-        whose chunks must be meshed (ParameterError naming ``tiles`` otherwise).
+        whose chunks must be meshed (ParameterError naming ``tiles`` otherwise; with ``meshed_tiles_only`` left out).
     things : GroundThings, optional
         A generated world's things on the ground (:mod:`voxelworld.game.ground_things`): each an obstacle box in
         every bake (see :meth:`attach_things`, :meth:`things_changed`).
@@ -172,7 +172,8 @@ class WorldNavigation:
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
                  navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None,
-                 area_types: bool = True, things: GroundThings | None = None) -> None:
+                 area_types: bool = True, things: GroundThings | None = None, meshed_tiles_only: bool = False
+                 ) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -235,7 +236,7 @@ class WorldNavigation:
             self.scene = self._scene()
             self.mesh = self.tiled.mesh
             if tiles is not None:
-                self._bake_given(tiles)
+                self._bake_given(tiles, meshed_tiles_only)
         self.crowd = Crowd(self.mesh, CROWD_SETTINGS)
         self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
@@ -468,7 +469,7 @@ class WorldNavigation:
                 out.append(tile)
         return out
 
-    def _bake_given(self, tiles: Iterable) -> None:
+    def _bake_given(self, tiles: Iterable, meshed_only: bool = False) -> None:
         assert self.tiled is not None  # (streaming only)
         try:
             tiles = sorted({tuple(int(c) for c in t) for t in tiles})
@@ -477,9 +478,9 @@ class WorldNavigation:
         ok = self._meshed_columns()
         for tile in tiles:
             self.tiled.tile_box(tile)  # ParameterError naming the tile outside the grid
-            if not self._bakeable(tile, ok):
+            if not meshed_only and not self._bakeable(tile, ok):
                 raise ParameterError("tiles", tile, "tiles whose chunks are all meshed (mesher.meshed)")
-        self._change(tiles, [])
+        self._change([tile for tile in tiles if self._bakeable(tile, ok)] if meshed_only else tiles, [])
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
         assert self.tiled is not None  # (streaming only)

@@ -109,6 +109,9 @@ def capture(world: World) -> Captured:
         out.rows["ground_things"] = {"generator": _fields(world.generator),
                                      "scatter": _fields(world.ground_things.settings),
                                      **world.ground_things.state_dict()}
+    regions = world.agents.regions
+    if regions.enabled or regions.sleeping:  # a world meshed whole has none (its files as before)
+        out.rows["regions"] = _encoded(codec, regions.state_dict(), "regions")
     return out
 
 
@@ -283,6 +286,8 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
         _restore_ground_things(world, rows["ground_things"])
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
+    if rows.get("regions") is not None:  # files saved before regions have none: nothing asleep
+        _load(codec, world.agents.regions, rows["regions"], "regions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
     _load(codec, world, world_row, "world", besides=("event_count",))
     restore_queue(codec, world, rows["queue"])
@@ -327,21 +332,27 @@ def _array(arrays: dict, name: str) -> np.ndarray:
 
 
 def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | None, arrays: dict) -> None:
+    """The cast as saved; an NPC standing where the loaded world cannot bake its navmesh (beyond the view, where
+    nothing is meshed) loads asleep in its region (:mod:`voxelworld.game.regions`) and wakes as the player nears."""
     agents = world.agents
     check_mapping(row, "state 'agents'", ("npcs", "enemies"))
     if nav_row is not None:
         agents.navigation = _navigation(codec, world, nav_row, arrays)
     elif row["npcs"]:
         raise FormatError("state 'agents': NPCs without a navmesh")
+    asleep: list[tuple[str, dict]] = []
     for n, data in enumerate(row["npcs"]):
         where = f"agents.npcs[{n}]"
         check_mapping(data, where, ("name", "settings", "position"))
+        position = codec.decode(data["position"], f"{where}.position")
         try:
             # The navmesh is set above: a row of NPCs without one is refused.
-            npc = NPC(data["name"], cast(WorldNavigation, agents.navigation),
-                      codec.decode(data["position"], f"{where}.position"),
+            npc = NPC(data["name"], cast(WorldNavigation, agents.navigation), position,
                       codec.decode(data["settings"], f"{where}.settings"))
         except (ParameterError, KeyError) as error:
+            if _beyond_the_navmesh(world, position):
+                asleep.append((where, data))
+                continue
             raise FormatError(f"{where}: {error}") from error
         _load(codec, npc, data, where, besides=("name", "settings", "position"))
         agents.npcs.append(npc)
@@ -357,6 +368,36 @@ def _restore_agents(codec: StateCodec, world: World, row: dict, nav_row: dict | 
         _load(codec, enemy, data, where, besides=("name", "position", "settings", "motion"))
         _load(codec, enemy.motion, data["motion"], f"{where}.motion")  # after the enemy's: it may build its body
     _load(codec, agents, row, "agents", besides=("npcs", "enemies"))
+    for where, data in asleep:
+        _sleep_npc(codec, world, where, data)
+
+
+def _beyond_the_navmesh(world: World, position: object) -> bool:
+    """Whether ``position`` lies where the world's streaming navmesh cannot bake its tile now (its chunks not
+    meshed): an NPC saved there sleeps."""
+    nav = world.agents.navigation
+    if nav is None or nav.tiled is None or not world.agents.regions.enabled:
+        return False
+    try:
+        point = np.array(position, dtype=np.float64).reshape(3)
+        return bool(np.all(np.isfinite(point))) and nav.tiled.tile_of(point) not in nav.tiled.tiles
+    except (ParameterError, TypeError, ValueError):
+        return False
+
+
+def _sleep_npc(codec: StateCodec, world: World, where: str, data: dict) -> None:
+    """The NPC of ``data`` (a row's) asleep in its region, its state as saved (checked as it wakes)."""
+    agents = world.agents
+    name = data["name"]
+    state = {key: codec.decode(value, f"{where}.{key}") for key, value in data.items()
+             if key not in ("name", "settings", "position")}
+    walk = state.get("walk")
+    if not (isinstance(name, str) and isinstance(walk, dict) and "position" in walk and "goal" in walk):
+        raise FormatError(f"{where}: an NPC beyond the navmesh without the state of its walk")
+    try:
+        agents.regions.sleep_state(name, codec.decode(data["settings"], f"{where}.settings"), state)
+    except (ParameterError, TypeError, ValueError) as error:
+        raise FormatError(f"{where}: {error}") from error
 
 
 def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> WorldNavigation:
@@ -380,20 +421,24 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
     if not isinstance(typed, bool):
         raise FormatError(f"{where}: 'terrain_area_types' = {typed!r} is not true or false")
     try:
+        # Where regions sleep (a streaming world), tiles whose chunks the loaded world has not meshed (beyond its
+        # player's view: an NPC saved there sleeps) are left out, and baked again as actors come near.
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
-                              baked_from=baked_from, **streaming, area_types=typed, things=world.ground_things)
+                              baked_from=baked_from, **streaming, area_types=typed, things=world.ground_things,
+                              meshed_tiles_only=bool(streaming) and world.agents.regions.enabled)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
     if "area_types" in row and row["area_types"] != list(nav.mesh.area_types):
         raise FormatError(f"{where}: the navmesh baked from the saved collision meshes has the area types "
                           f"{list(nav.mesh.area_types)}, not the saved {row['area_types']!r}")
-    for name in NAVMESH_ARRAYS + (("polygon_area_type",) if "area_types" in row else ()):
+    left_out = bool(streaming) and nav.tiled is not None and set(nav.tiled.tiles) != set(streaming["tiles"])
+    for name in NAVMESH_ARRAYS + (("polygon_area_type",) if "area_types" in row else ()) if not left_out else ():
         saved = _array(arrays, f"navmesh.{name}")
         if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
             raise FormatError(f"{where}: the navmesh baked from the saved collision meshes differs from the saved "
                               f"navmesh ({name})")
     _load(codec, nav, row, "navigation", besides=("settings", "region", "prop_min_height", "baked_from",
                                                   "navigation_distance", "tiles_per_frame", "terrain_area_types",
-                                                  "area_types"))
+                                                  "area_types") + (("tiles",) if left_out else ()))
     return nav
