@@ -366,7 +366,10 @@ def attach(world: World, generator: GeneratorSettings, settings: ScatterSettings
     if state is not None:
         things.load_state_dict(state)
     wanted = world._stream_wanted[0]
-    things.follow(None if world.settings.view_distance is None or wanted is None else wanted[1])
+    if world.settings.view_distance is None:
+        things.follow(None)  # a world meshed whole: every column
+    else:  # the kept area, or before the first frame chose it, the first view the mesher has
+        things.follow(world.mesher.active if wanted is None else wanted[1])
     world.generator, world.ground_things = generator, things
     world.add_handler(things.after_edits, "fragment_erasure")
     nav = world.agents.navigation
