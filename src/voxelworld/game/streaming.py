@@ -28,7 +28,8 @@ except OSError:  # another C library (musl): no malloc_trim
     _LIBC = None
 STREAM_HOT_COST = 8
 STREAM_COLD_COST = 16
-# Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
+# Frames' worth of the streaming budget a job of the mesher's background thread takes (World.stream): a job of
+# display work lands when done, a few frames later, so the world's frames pay for none of it.
 STREAM_LAG = 6
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
 # world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
@@ -82,33 +83,56 @@ class Streaming:
 
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
-        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
-        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread
-        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`,
-        which waits for it if it is late), so the frames between do not pay for it and the result does not depend
-        on the thread's speed; None: all at once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
-        of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
-        with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
-        and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
-        ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed 1 (of a budget of its own), the level of a chunk without vertices nothing."""
+        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame, nearest
+        first, is made the mesher's state at once (:meth:`ChunkMesher.defer_changes`: what collides, what a save
+        keeps), the same whatever the machine; the display surfaces and meshes it calls for are worked out by the
+        mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first
+        (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
+        (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
+        all at once, now, as the world's first frame and a loaded world do (the job in flight lands first, and
+        what is still owed is made by the mesher's next update). Chunks beyond the view distance and a margin of
+        two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call. Nothing to
+        do for a world meshed whole (``view_distance`` and ``detail_distances`` None). The budget counts work: a
+        new level for a chunk with vertices costs ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the
+        neighbours joining it are remeshed), a chunk turning meshed 1 (of a budget of its own), the level of a
+        chunk without vertices nothing."""
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
-        if budget is None:  # what is being worked out is made first, so it does not undo what comes after
-            made = self.mesher.apply_changes(self._prepared) if self._prepared is not None else frozenset()
-            self._prepared = None
-            return made | self._stream_now(None)
+        mesher = self.mesher
+        if budget is None:  # what is being worked out lands first, so it does not undo what comes after
+            self._land_background(wait=True)
+            mesher.settle_deferred()
+            return self._stream_now(None)
+        self._land_background(wait=False)
         changed: frozenset[tuple[int, int, int]] = frozenset()
-        if self._prepared is not None:
-            if self.frame < self._prepared_frame + STREAM_LAG:
-                return changed
-            changed = self.mesher.apply_changes(self._prepared)
-            self._prepared = None
-        target = self._stream_target(budget * STREAM_LAG)  # the budget of the frames until it is made
+        target = self._stream_target(budget)
         if target is not None:
-            self._prepared, self._prepared_frame = self.mesher.prepare_changes(*target), self.frame
+            changed = mesher.defer_changes(*target)
+        if self._prepared is None and mesher.owes_display:
+            self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
+            self._prepared_frame = self.frame
         return changed
+
+    def _land_background(self, wait: bool) -> None:
+        """Install the display work the background thread made, when it is done (or, with ``wait``, once it is)."""
+        prepared = self._prepared
+        if prepared is not None and (wait or prepared.done()):
+            self._prepared = None
+            self.mesher.apply_changes(prepared)
+
+    def _owed_batch(self, budget: int) -> list[tuple[int, int, int]]:
+        """The owed display work of a job: nearest the actors first (ties by chunk index), at most ``budget`` of
+        work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
+        mesher = self.mesher
+        surfaces, meshes = mesher.owed_surfaces, mesher.owed_meshes
+        cost = np.where(surfaces, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST),
+                        meshes.astype(np.int64))
+        owed = np.argwhere(cost > 0)
+        distance = chunk_distances(self.volume, self._stream_points())[tuple(owed.T)]
+        order = owed[np.lexsort((owed[:, 2], owed[:, 1], owed[:, 0], distance))]
+        spent = np.cumsum(cost[tuple(order.T)])
+        return [tuple(c) for c in order[:max(int(np.searchsorted(spent, budget, side="right")), 1)].tolist()]
 
     def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
         """:meth:`stream` without the background thread: the changes go to the mesher's next update."""
@@ -169,8 +193,8 @@ class Streaming:
             self.mesher.let_go(released)
 
     def wait_for_background(self) -> None:
-        """Wait until the streaming work on the mesher's background thread is done (its result is still made in
-        its frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
+        """Wait until the streaming work on the mesher's background thread is done (its result lands in the next
+        frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
         if self._prepared is not None:
             self._prepared.wait()
 

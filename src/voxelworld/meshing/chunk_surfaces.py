@@ -250,8 +250,12 @@ def unchanged_surface(old: ChunkSurface | None, new: ChunkSurface) -> bool:
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
-    # cell_first follows from the surface cells and their cases (and means nothing elsewhere).
-    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
-            and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
-            and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
-            and np.array_equal(a.evaluations, b.evaluations))
+    # cell_first follows from the surface cells and their cases (and means nothing elsewhere); a mesh reads the
+    # data of the vertices standing for the patches (rep) alone (a kept surface keeps no other: PackedSurfaces).
+    if not (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
+            and np.array_equal(a.rep, b.rep)):
+        return False
+    reps = np.unique(a.rep)
+    return (np.array_equal(a.positions[reps], b.positions[reps]) and np.array_equal(a.normals[reps], b.normals[reps])
+            and np.array_equal(a.materials[reps], b.materials[reps])
+            and np.array_equal(a.evaluations[reps], b.evaluations[reps]))

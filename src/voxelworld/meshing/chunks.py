@@ -32,6 +32,7 @@ from .chunk_surfaces import (
 )
 from .mesh import CollisionMesh, DisplayMesh, merge_display_meshes, with_occlusion
 from .mesher_collision import MesherCollision
+from .mesher_deferred import MesherDeferred
 from .mesher_levels import MesherLevels
 from .mesher_state import MesherState
 from .options import MeshOptions
@@ -57,7 +58,7 @@ class MeshUpdate:
         return frozenset(self.meshes)
 
 
-class ChunkMesher(MesherState, MesherLevels, MesherCollision):
+class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     """Display meshes per chunk of a volume, kept current by :meth:`update`, and collision meshes on request.
 
     Parameters
@@ -147,6 +148,10 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # Active chunks whose raw surface, as last made, has no vertex: at any level their display surface is
         # empty, so a new level makes nothing again (and nothing of theirs is warmed for a neighbour's mesh).
         self._vertex_free = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
+        # Display work owed (defer_changes): active chunks whose display surface is owed at their level, and those
+        # whose display mesh is owed; the background thread makes them (prepare_deferred).
+        self._deferred: set[tuple] = set()
+        self._deferred_remesh: set[tuple] = set()
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
@@ -221,8 +226,12 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
     def _active_chunks(self) -> set[tuple]:
         return set(map(tuple, np.argwhere(self._active).tolist()))
 
-    def _forget_inactive(self) -> None:
-        """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty."""
+    def _forget_inactive(self, owed: bool = False) -> None:
+        """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty. The
+        upper neighbours joining them are remeshed by the next update, or with ``owed`` their meshes are owed
+        (:meth:`defer_changes`)."""
+        self._forget_owed(sorted(self._deactivated))
+        remesh = self._deferred_remesh if owed else self._remesh
         for chunk in sorted(self._deactivated):
             self._vertex_free[chunk] = False
             for store in (self._raw, self._display_surfaces, self._collision_surfaces):
@@ -231,7 +240,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
             if self._display.pop(chunk, None) is not None:
                 self._dropped.add(chunk)
             # The upper neighbours' quads that joined its border vertices go with it.
-            self._remesh |= {u for u in upper_neighbours(chunk, self.volume.chunk_grid_shape) if self._active[u]}
+            remesh |= {u for u in upper_neighbours(chunk, self.volume.chunk_grid_shape) if self._active[u]}
 
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
@@ -258,6 +267,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
+            self._deferred.discard(chunk)  # made here at its level: owed no more
             if unchanged_surface(old, display):
                 continue
             self._remesh.add(chunk)
@@ -277,6 +287,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         built, warm = assemble_displays(volume, fields, order, self._display_surfaces, self._active,
                                         self._vertex_free, self._simplified_display)
         self._display_surfaces.update(warm)  # kept: the next meshes joining them read them again
+        self._deferred_remesh -= built.keys()  # made here from the surfaces kept: owed no more
         for chunk, mesh in built.items():
             meshes[chunk] = mesh
             if mesh.triangle_count:

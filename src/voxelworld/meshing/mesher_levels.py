@@ -84,7 +84,8 @@ class MesherLevels:
         def update(self) -> object: ...
         def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]: ...
         def _raw_surface(self, chunk: tuple) -> ChunkSurface: ...
-        def _forget_inactive(self) -> None: ...
+        def _forget_inactive(self, owed: bool = False) -> None: ...
+        def _land(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]: ...
         def _forget_collision(self, chunk: tuple) -> None: ...
 
     @property
@@ -127,9 +128,7 @@ class MesherLevels:
         >>> sorted(mesher.meshes)  # the ground in the four columns of chunks in view; nothing else is meshed
         [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
         """
-        grid = self.volume.chunk_grid_shape
-        check_range("active", described(active), f"a bool array of the chunk grid's shape {grid}",
-                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
+        self._check_active(active)
         turned_on: set[tuple] = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
         turned_off: set[tuple] = set(map(tuple, np.argwhere(~active & self._active).tolist()))
         self._active = active.copy()
@@ -297,6 +296,8 @@ class MesherLevels:
         reports the meshes either way. Returns the chunks whose activity or level changed."""
         check_range("prepared", described(prepared), "a PreparedChanges of this mesher's chunk grid",
                     isinstance(prepared, PreparedChanges) and prepared.active.shape == self.volume.chunk_grid_shape)
+        if prepared.deferred:
+            return self._land(prepared)
         result: PreparedResult | None = prepared.future.result()
         changed = self.volume.chunk_versions != prepared.versions
         restamped = self._stamps != prepared.stamps
@@ -343,6 +344,11 @@ class MesherLevels:
     def _bump(self, chunks: Iterable[tuple]) -> None:
         for chunk in chunks:
             self._stamps[chunk] += 1
+
+    def _check_active(self, active: np.ndarray) -> None:
+        grid = self.volume.chunk_grid_shape
+        check_range("active", described(active), f"a bool array of the chunk grid's shape {grid}",
+                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
 
     def _check_detail(self, levels: np.ndarray) -> None:
         grid = self.volume.chunk_grid_shape
