@@ -123,6 +123,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
         self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
+        self._raw_kept = 0  # raw surfaces kept so far (_cool)
+        self._cooled: tuple[int, int] | None = None  # (_raw_kept, the stamps' sum) when _cool last looked
         self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         # Chunks refreshed since the last collision query whose collision surface was kept: that surface, to tell
@@ -251,6 +253,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         for chunk, raw in zip(order, map_on_cores(
                 lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
             self._raw[chunk] = raw
+            self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
             self._vertex_free[chunk] = raw.vertex_count == 0
             self._refresh_collision(chunk)
             self._stamps[chunk] += 1
@@ -329,6 +332,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         world's meshing work; an inactive chunk drops it."""
         if not self._detail.any():
             return
+        # Nothing new to let go of unless a raw surface was kept or a level changed since the last time.
+        mark = (self._raw_kept, int(self._stamps.sum()))
+        if mark == self._cooled:
+            return
+        self._cooled = mark
         for chunk in [c for c in self._raw if not self.is_hot(c)]:
             del self._raw[chunk]
             self._collision_surfaces.pop(chunk, None)

@@ -51,6 +51,7 @@ class MesherDeferred:
     _relevelled: set[tuple]
     _remesh: set[tuple]
     _raw: dict[tuple, ChunkSurface]
+    _raw_kept: int
     _display_surfaces: PackedSurfaces
     _display: dict[tuple, DisplayMesh]
     _installed: dict[tuple, DisplayMesh]
@@ -118,6 +119,7 @@ class MesherDeferred:
             # count does not depend on when a surface is made), and its empty surfaces are made at once.
             self._vertex_free[chunk] = True
             self._raw[chunk] = self._raw_surface(chunk)
+            self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
             self._display_surfaces[chunk] = self._simplified_display(chunk)
         self._activated = set()
         relevelled = {c for c in self._relevelled
@@ -150,7 +152,7 @@ class MesherDeferred:
                           self._vertex_free.copy())
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
-            mesher_levels._prepare, self, job, fields.snapshot(MESHED_FIELDS))
+            mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
         return PreparedChanges(job.active, job.detail, versions, self._stamps.copy(), surfaces, future, deferred=True)
 
     def _land(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]:
@@ -169,6 +171,7 @@ class MesherDeferred:
             raw = result.raw.get(chunk)
             if raw is not None and chunk not in self._raw:
                 self._raw[chunk] = raw  # (dropped again by the next update where the chunk is cold)
+                self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
             self._display_surfaces[chunk] = result.display[chunk]
             self._deferred.discard(chunk)
             landed.add(chunk)

@@ -76,6 +76,7 @@ class MesherLevels:
     _simplified: set[tuple]
     _remesh: set[tuple]
     _raw: dict[tuple, ChunkSurface]
+    _raw_kept: int
     _display_surfaces: PackedSurfaces
     _display: dict[tuple, DisplayMesh]
     _installed: dict[tuple, DisplayMesh]
@@ -318,6 +319,7 @@ class MesherLevels:
                 self._activated.discard(chunk)
                 raw = result.raw.get(chunk)
                 self._raw[chunk] = raw if raw is not None else self._raw_surface(chunk)
+                self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
                 self._forget_collision(chunk)
                 self._simplified.add(chunk)
             self._relevelled.discard(chunk)
