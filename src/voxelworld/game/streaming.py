@@ -1,5 +1,6 @@
-"""Streaming: which chunks a world meshes, and at which level of detail, around where its actors are; a frame's
-share of that work handed to the mesher's background thread and made a few frames later (:meth:`World.stream`).
+"""Streaming: which chunks a world meshes, and at which level of detail, around where its actors are: a frame's
+share of that made the mesher's state at once, the display work it calls for done by the mesher's background thread
+and landed when ready (:meth:`World.stream`).
 :class:`Streaming` holds the world's methods for it (:class:`~voxelworld.game.world.World` is one)."""
 
 from __future__ import annotations
