@@ -275,7 +275,9 @@ class SparseVolume(Volume):
         chunk is uniform."""
         block = self._stored[name].get(chunk)
         if block is None and self._away[chunk] & _BIT[name]:
-            block = self._read_away(chunk, keep)[name]
+            block = self._read_away(chunk, keep).get(name)
+            if block is None:  # another thread (a mesher's workers) read and kept it meanwhile
+                block = self._stored[name][chunk]
         return block
 
     @staticmethod
