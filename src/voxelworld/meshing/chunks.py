@@ -40,8 +40,10 @@ from .surface import ChunkSurface, PackedSurfaces
 
 __all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS"]
 
-# Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot).
-HOT_DETAIL_LEVEL = 2
+# Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot): within 64 m of
+# an actor with the default bands, where edits and collisions are (a raw surface with its quadrics takes about
+# 200 bytes a vertex: the 1 km world's levels 0-2 held 160 MiB of them).
+HOT_DETAIL_LEVEL = 1
 
 
 @dataclass(frozen=True)

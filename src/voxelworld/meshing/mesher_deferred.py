@@ -116,14 +116,11 @@ class MesherDeferred:
                 self._deferred.add(chunk)
                 continue
             # Uniform voxels around its cells: no vertex, known without meshing (so what the streaming budgets
-            # count does not depend on when a surface is made), and its empty surfaces are made at once.
+            # count does not depend on when a surface is made); nothing to keep (a mesh joins no cell of it, as
+            # none of an empty surface's).
             self._vertex_free[chunk] = True
-            self._raw[chunk] = self._raw_surface(chunk)
-            self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
-            self._display_surfaces[chunk] = self._simplified_display(chunk)
         self._activated = set()
-        relevelled = {c for c in self._relevelled
-                      if self._active[c] and (not self._vertex_free[c] or c not in self._display_surfaces)}
+        relevelled = {c for c in self._relevelled if self._active[c] and not self._vertex_free[c]}
         self._deferred |= relevelled
         self._relevelled -= relevelled
         return turned
