@@ -204,8 +204,8 @@ class _PackedSurface:
     solid: np.ndarray  # np.packbits of cell_case == 255
     case_at: np.ndarray  # cell_case at surface_cells
     first_at: np.ndarray  # cell_first at surface_cells
-    cells: np.ndarray  # (m, 3) int16: surface_cells
-    standing: np.ndarray  # int32 per vertex: the row of its representative in the arrays below
+    cells: np.ndarray  # (m, 3): surface_cells (int16 where the representatives are kept alone)
+    standing: np.ndarray | None  # int32 per vertex: the row of its representative below (None: every vertex's row)
     reps: np.ndarray  # int64 per representative: its vertex index (rep's values, ascending)
     positions: np.ndarray  # the representatives' rows of the vertex arrays
     normals: np.ndarray
@@ -233,6 +233,12 @@ def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
     _kernels.pack_cells(np.ascontiguousarray(s.cell_case), np.ascontiguousarray(s.cell_first), s.surface_cells,
                         solid, case_at, first_at)
     reps, standing = np.unique(s.rep, return_inverse=True)
+    if 2 * len(reps) > len(s.rep):
+        # Most vertices stand for themselves (a near chunk's): kept whole, in arrays of their own size
+        # (simplification writes into room for every octree node), read back as they are.
+        return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at, s.surface_cells.copy(), None,
+                              s.rep.copy(), s.positions.copy(), s.normals.copy(), s.materials.copy(),
+                              s.evaluations.copy(), s.qef.copy())
     keep = s.qef[reps] if len(s.qef) else s.qef
     return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at, s.surface_cells.astype(np.int16),
                           standing.astype(np.int32), reps, s.positions[reps], s.normals[reps], s.materials[reps],
@@ -279,6 +285,11 @@ def _unpack(packed: ChunkSurface | _PackedSurface) -> ChunkSurface:
     # Every vertex reads its representative's data (only a representative's is ever read: a mesh's quads join the
     # vertices standing for their cells' patches), so the surface meshes as the one packed did, bit for bit.
     standing = packed.standing
+    if standing is None:
+        fields["surface_cells"], fields["rep"], fields["positions"] = packed.cells, packed.reps, packed.positions
+        fields["normals"], fields["materials"] = packed.normals, packed.materials
+        fields["evaluations"], fields["qef"], fields["_packed"] = packed.evaluations, packed.qef, packed
+        return surface
     fields["surface_cells"] = packed.cells.astype(np.int64)
     fields["rep"] = packed.reps[standing]
     fields["positions"], fields["normals"] = packed.positions[standing], packed.normals[standing]
