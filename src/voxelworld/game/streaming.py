@@ -170,13 +170,13 @@ class Streaming:
             return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
-        distance = chunk_distances(volume, points) if budget is not None else None  # (once for both orders)
+        nearness = chunk_distances(volume, points) if budget is not None else None  # (once for both orders)
         cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
             # chunks about to be meshed are meshed at their level.
             free = np.where(cost == 0, detail, current_detail)
-            levels = budgeted_levels(free, detail, volume, points, limit, cost, distance) if budget is not None \
+            levels = budgeted_levels(free, detail, volume, points, limit, cost, nearness) if budget is not None \
                 else detail
         target = current_active
         if active is not None:
@@ -185,7 +185,7 @@ class Streaming:
             wanted, kept = active
             base = current_active & kept
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, np.ones_like(cost), distance).astype(bool)
+                                     limit, np.ones_like(cost), nearness).astype(bool)
         return target, levels
 
     def _let_go_of(self, far: np.ndarray) -> None:
