@@ -35,6 +35,9 @@ STREAM_LAG = 6
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
 # world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
 UNLOAD_MARGIN_CHUNKS = 4
+# With this many bands of detail or more (the 1 km world's five), the mesher lets go of its copy of the voxels of the
+# coarsest band's chunks where the world file holds them as they are (ChunkMesher.let_go_of_far).
+FAR_VOXELS_LEVEL = 4
 
 
 def release_freed_memory() -> None:
@@ -162,6 +165,11 @@ class Streaming:
             if settings.detail_distances is not None:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
                                        points, settings.detail_distances)
+                # The coarsest band's voxels go back to the store the mesher's copy shares with the volume (its
+                # level changes only at the band's edge; a new surface there reads them from the store again).
+                coarsest = len(settings.detail_distances)
+                if coarsest >= FAR_VOXELS_LEVEL:
+                    mesher.let_go_of_far((detail >= coarsest) & (mesher.detail_levels >= coarsest))
             self._stream_wanted = (active, detail)
         active, detail = self._stream_wanted
         current_detail, current_active = mesher.detail_levels, mesher.active

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ..terrain import Volume
+from ..terrain import SparseVolume, Volume
 from . import mesher_levels
 from .chunk_joins import lower_block
 from .chunk_surfaces import MESHED_FIELDS, uniform_side
@@ -200,6 +200,21 @@ class MesherDeferred:
                 self._relevelled.add(chunk)  # made again from its raw surface (made first where not kept)
         self._remesh |= {c for c in self._deferred_remesh if self._active[c]}
         self._deferred, self._deferred_remesh = set(), set()
+
+    def let_go_of_far(self, far: np.ndarray) -> int:
+        """The mesher's copy of the voxels lets go of the ``far`` chunks (a bool array of the chunk grid's shape)
+        that the volume leaves in its store as the mesher saw them (unchanged since): read from the store again
+        when something reads them (a new level's surface, on the background thread). A far chunk's level rarely
+        changes, and its voxels are most of what the mesher holds. Returns how many chunks it let go of."""
+        fields, volume = self._fields, self.volume
+        if not (isinstance(fields, SparseVolume) and isinstance(volume, SparseVolume)) or volume.store is None \
+                or fields.store is not volume.store:
+            return 0
+        where = far & fields.resident_mask() & ~volume.resident_mask() & (self._seen == volume.chunk_versions)
+        chunks = list(map(tuple, np.argwhere(where).tolist()))
+        for chunk in chunks:
+            volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)  # left in the store they share
+        return len(chunks)
 
     def _forget_owed(self, chunks: Sequence[tuple]) -> None:
         """``chunks`` turned inactive: nothing of theirs is owed."""

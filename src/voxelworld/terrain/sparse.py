@@ -107,6 +107,10 @@ class SparseVolume(Volume):
         """How many chunks hold an array of some field in memory (the others are uniform or in the store)."""
         return int(np.count_nonzero(self._memory))
 
+    def resident_mask(self) -> np.ndarray:
+        """Which chunks hold an array of some field in memory (a bool array of the chunk grid's shape)."""
+        return self._memory != 0
+
     @property
     def field_bytes(self) -> int:
         """Bytes the voxels take in memory: the stored chunks' arrays (not those left in the store) and the grids
