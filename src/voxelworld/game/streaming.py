@@ -17,6 +17,7 @@ from .player import Player
 from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
+           "FAR_VOXELS_LEVEL",
            "release_freed_memory"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
