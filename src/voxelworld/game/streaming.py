@@ -89,8 +89,8 @@ class Streaming:
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
         (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame, nearest
-        first, is made the mesher's state at once (:meth:`ChunkMesher.defer_changes`: what collides, what a save
-        keeps), the same whatever the machine; the display surfaces and meshes it calls for are worked out by the
+        first, is made the mesher's state (:meth:`ChunkMesher.defer_changes`: what collides, what a save keeps),
+        ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames, the same whatever the machine; the display surfaces and meshes it calls for are worked out by the
         mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first
         (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
         (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
@@ -111,9 +111,10 @@ class Streaming:
             return self._stream_now(None)
         self._land_background(wait=False)
         changed: frozenset[tuple[int, int, int]] = frozenset()
-        target = self._stream_target(budget)
-        if target is not None:
-            changed = mesher.defer_changes(*target)
+        if self.frame % STREAM_LAG == 0:  # (a step costs its frame grid-wide arrays whatever its size: one in six)
+            target = self._stream_target(budget * STREAM_LAG)
+            if target is not None:
+                changed = mesher.defer_changes(*target)
         if self._prepared is None and mesher.owes_display:
             self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
             self._prepared_frame = self.frame
