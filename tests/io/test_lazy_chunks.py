@@ -81,8 +81,8 @@ def test_what_was_dug_survives_unloading_and_loads_again(world_file, tmp_path):
     for _ in range(30):
         world.step(Inputs())
     assert world.voxel_hash() == dug_hash and world.mesher.active[chunk]
+    assert_meshes_are_fresh(world)  # (once the display work owed has landed)
     assert chunk in world.mesher.meshes
-    assert_meshes_are_fresh(world)
     assert load_world(path).voxel_hash() == dug_hash
 
 
@@ -124,3 +124,30 @@ def test_a_file_another_writer_changed_is_not_read_as_the_worlds(world_file, tmp
         save_world(world, path)
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT COUNT(*), SUM(version) FROM chunks").fetchone() == before
+
+
+def test_the_mesher_lets_go_of_far_voxels_and_reads_them_again_for_a_new_level(world_file, tmp_path):
+    """ChunkMesher.let_go_of_far: the mesher's copy of the voxels of far chunks goes back to the world file (counted);
+    a later change of their level reads them from it again, and the meshes are a fresh mesher's, bit for bit."""
+    path = tmp_path / "far.vwd"
+    path.write_bytes(world_file[0].read_bytes())
+    world = load_world(path)
+    mesher = world.mesher
+    fields = mesher._fields
+    held = fields.resident_chunks()
+    far = mesher.active.copy()
+    far[: far.shape[0] // 2] = False  # half the chunks meshed
+    assert mesher.let_go_of_far(far) > 0
+    assert fields.resident_chunks() < held
+    assert not (fields.resident_mask() & far & mesher.active).any()
+    dug = world.player.position + np.array([2.0, -1.0, 0.0])  # an edit near the player: not let go of (not saved)
+    world.volume.remove(Sphere(tuple(dug), 2.0), tool=DIG)
+    world.step(Inputs())
+    levels = mesher.detail_levels
+    levels[far & mesher.active] = np.maximum(levels[far & mesher.active] - 1, 0)  # new levels there
+    mesher.defer_changes(mesher.active, levels)
+    while mesher.owes_display:
+        owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces | mesher.owed_meshes).tolist()))
+        mesher.apply_changes(mesher.prepare_deferred(owed))
+        mesher.update()
+    assert_meshes_are_fresh(world)

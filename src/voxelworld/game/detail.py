@@ -90,10 +90,11 @@ def next_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points:
 
 
 def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points: ArrayLike, budget: int,
-                    cost: np.ndarray) -> np.ndarray:
+                    cost: np.ndarray, distance: np.ndarray | None = None) -> np.ndarray:
     """``current`` with the chunks moved to their ``wanted`` value nearest an actor first (ties by chunk index)
     while the summed ``cost`` of the moved chunks (per chunk, the work a change makes) stays within ``budget``;
-    at least the nearest one moves, so the world always gets closer to what it wants.
+    at least the nearest one moves, so the world always gets closer to what it wants. ``distance``: the chunks'
+    distances to the points (:func:`chunk_distances`), when the caller has them already.
 
     >>> from voxelworld.terrain import VoxelVolume
     >>> volume = VoxelVolume((64, 16, 16), chunk_size=16)  # 4 chunks along x
@@ -105,8 +106,10 @@ def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, poi
     changed = np.argwhere(current != wanted)
     if len(changed) == 0:
         return current
-    distance = chunk_distances(volume, np.asarray(points, dtype=np.float64))[tuple(changed.T)]
-    order = changed[np.lexsort((changed[:, 2], changed[:, 1], changed[:, 0], distance))]
+    if distance is None:
+        distance = chunk_distances(volume, np.asarray(points, dtype=np.float64))
+    near = distance[tuple(changed.T)]
+    order = changed[np.lexsort((changed[:, 2], changed[:, 1], changed[:, 0], near))]
     spent = np.cumsum(cost[tuple(order.T)])
     taken = order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
     out = current.copy()

@@ -1,5 +1,6 @@
-"""Streaming: which chunks a world meshes, and at which level of detail, around where its actors are; a frame's
-share of that work handed to the mesher's background thread and made a few frames later (:meth:`World.stream`).
+"""Streaming: which chunks a world meshes, and at which level of detail, around where its actors are: a frame's
+share of that made the mesher's state at once, the display work it calls for done by the mesher's background thread
+and landed when ready (:meth:`World.stream`).
 :class:`Streaming` holds the world's methods for it (:class:`~voxelworld.game.world.World` is one)."""
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from .detail import budgeted_levels, chunk_distances
 from .player import Player
 from .settings import WorldSettings
 
-__all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG", "UNLOAD_MARGIN_CHUNKS",
-           "release_freed_memory"]
+__all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG",
+           "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
 # (WorldSettings.stream_chunks_per_frame) in chunks meshed: a chunk with vertices kept hot (its surfaces kept) is
@@ -33,11 +34,15 @@ STREAM_COLD_COST = 16
 # world), the rest of its view over the frames after (Streaming._stream_all): the ground of the first picture and
 # of the navmesh's tiles (NAVIGATION_DISTANCE, 64 m), not the whole view (seconds, not half a minute at 500 m).
 FIRST_VIEW_DISTANCE = 64.0
-# Frames between handing streaming changes to the mesher's background thread and making them (World.stream).
+# Frames' worth of the streaming budget a job of the mesher's background thread takes (World.stream): a job of
+# display work lands when done, a few frames later, so the world's frames pay for none of it.
 STREAM_LAG = 6
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
 # world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
 UNLOAD_MARGIN_CHUNKS = 4
+# With this many bands of detail or more (the 1 km world's five), the mesher lets go of its copy of the voxels of the
+# coarsest band's chunks where the world file holds them as they are (ChunkMesher.let_go_of_far).
+FAR_VOXELS_LEVEL = 4
 
 
 def release_freed_memory() -> None:
@@ -110,34 +115,58 @@ class Streaming:
 
     def stream(self, budget: int | None = None) -> frozenset[tuple[int, int, int]]:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
-        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame (nearest
-        first; ``STREAM_LAG`` frames' worth at a time) is handed to the mesher's background thread
-        (:meth:`ChunkMesher.prepare_changes`) and made ``STREAM_LAG`` frames later (:meth:`ChunkMesher.apply_changes`,
-        which waits for it if it is late), so the frames between do not pay for it and the result does not depend
-        on the thread's speed; None: all at once, now, as the world's first frame and a loaded world do. Chunks beyond the view distance and a margin
-        of two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call (made or,
-        with None, handed to the mesher's next update). Nothing to do for a world meshed whole (``view_distance``
-        and ``detail_distances`` None). The budget counts work: a new level for a chunk with vertices costs
-        ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the neighbours joining it are remeshed), a chunk
-        turning meshed (of a budget of its own) ``STREAM_COLD_COST`` where it may hold a surface (its density or a
-        neighbour's not one value), else 1, the level of a chunk without vertices nothing."""
+        (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame, nearest
+        first, is made the mesher's state (:meth:`ChunkMesher.defer_changes`: what collides, what a save keeps),
+        ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames, the same whatever the machine; the display surfaces and meshes it calls for are worked out by the
+        mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first
+        (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
+        (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
+        all at once, now, as the world's first frame and a loaded world do (the job in flight lands first, and
+        what is still owed is made by the mesher's next update). Chunks beyond the view distance and a margin of
+        two chunks stop being meshed. Returns the chunks whose meshing or level changed in this call. Nothing to
+        do for a world meshed whole (``view_distance`` and ``detail_distances`` None). The budget counts work: a
+        new level for a chunk with vertices costs ``STREAM_HOT_COST`` or ``STREAM_COLD_COST`` (it and the
+        neighbours joining it are remeshed), a chunk turning meshed (of a budget of its own) ``STREAM_COLD_COST``
+        where it may hold a surface (its density or a neighbour's not one value), else 1, the level of a chunk
+        without vertices nothing."""
         settings = self.settings
         if settings.view_distance is None and settings.detail_distances is None:
             return frozenset()
-        if budget is None:  # what is being worked out is made first, so it does not undo what comes after
-            made = self.mesher.apply_changes(self._prepared) if self._prepared is not None else frozenset()
-            self._prepared = None
-            return made | self._stream_now(None)
+        mesher = self.mesher
+        if budget is None:  # what is being worked out lands first, so it does not undo what comes after
+            self._land_background(wait=True)
+            mesher.settle_deferred()
+            return self._stream_now(None)
+        self._land_background(wait=False)
         changed: frozenset[tuple[int, int, int]] = frozenset()
-        if self._prepared is not None:
-            if self.frame < self._prepared_frame + STREAM_LAG:
-                return changed
-            changed = self.mesher.apply_changes(self._prepared)
-            self._prepared = None
-        target = self._stream_target(budget * STREAM_LAG)  # the budget of the frames until it is made
-        if target is not None:
-            self._prepared, self._prepared_frame = self.mesher.prepare_changes(*target), self.frame
+        if self.frame % STREAM_LAG == 0:  # (a step costs its frame grid-wide arrays whatever its size: one in six)
+            target = self._stream_target(budget * STREAM_LAG)
+            if target is not None:
+                changed = mesher.defer_changes(*target)
+        if self._prepared is None and mesher.owes_display:
+            self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
+            self._prepared_frame = self.frame
         return changed
+
+    def _land_background(self, wait: bool) -> None:
+        """Install the display work the background thread made, when it is done (or, with ``wait``, once it is)."""
+        prepared = self._prepared
+        if prepared is not None and (wait or prepared.done()):
+            self._prepared = None
+            self.mesher.apply_changes(prepared)
+
+    def _owed_batch(self, budget: int) -> list[tuple[int, int, int]]:
+        """The owed display work of a job: nearest the actors first (ties by chunk index), at most ``budget`` of
+        work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
+        mesher = self.mesher
+        surfaces, meshes = mesher.owed_surfaces, mesher.owed_meshes
+        cost = np.where(surfaces, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST),
+                        meshes.astype(np.int64))
+        owed = np.argwhere(cost > 0)
+        distance = chunk_distances(self.volume, self._stream_points())[tuple(owed.T)]
+        order = owed[np.lexsort((owed[:, 2], owed[:, 1], owed[:, 0], distance))]
+        spent = np.cumsum(cost[tuple(order.T)])
+        return [tuple(c) for c in order[:max(int(np.searchsorted(spent, budget, side="right")), 1)].tolist()]
 
     def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
         """:meth:`stream` without the background thread: the changes go to the mesher's next update."""
@@ -166,6 +195,11 @@ class Streaming:
             if settings.detail_distances is not None:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
                                        points, settings.detail_distances)
+                # The coarsest band's voxels go back to the store the mesher's copy shares with the volume (its
+                # level changes only at the band's edge; a new surface there reads them from the store again).
+                coarsest = len(settings.detail_distances)
+                if coarsest >= FAR_VOXELS_LEVEL:
+                    mesher.let_go_of_far((detail >= coarsest) & (mesher.detail_levels >= coarsest))
             self._stream_wanted = (active, detail)
             things = getattr(self, "ground_things", None)
             if things is not None:  # things on the ground come and go with their columns (game.ground_things)
@@ -177,12 +211,14 @@ class Streaming:
             return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
+        nearness = chunk_distances(volume, points) if budget is not None else None  # (once for both orders)
         cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
             # chunks about to be meshed are meshed at their level.
             free = np.where(cost == 0, detail, current_detail)
-            levels = budgeted_levels(free, detail, volume, points, limit, cost) if budget is not None else detail
+            levels = budgeted_levels(free, detail, volume, points, limit, cost, nearness) if budget is not None \
+                else detail
         target = current_active
         if active is not None:
             # Chunks out of range stop at once; new ones come nearest first, with a budget of their own (at the
@@ -190,7 +226,7 @@ class Streaming:
             wanted, kept = active
             base = current_active & kept
             target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, _activation_cost(volume)).astype(bool)
+                                     limit, _activation_cost(volume), nearness).astype(bool)
         return target, levels
 
     def _let_go_of(self, far: np.ndarray) -> None:
@@ -201,8 +237,8 @@ class Streaming:
             self.mesher.let_go(released)
 
     def wait_for_background(self) -> None:
-        """Wait until the streaming work on the mesher's background thread is done (its result is still made in
-        its frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
+        """Wait until the streaming work on the mesher's background thread is done (its result lands in the next
+        frame): :func:`voxelworld.io.save_world` does, so that nothing reads the world file it changes."""
         if self._prepared is not None:
             self._prepared.wait()
 

@@ -10,7 +10,9 @@ Floor 2: reads :mod:`voxelworld.terrain`, knows nothing of navigation or the gam
 - :func:`mesh_volume`, :func:`collision_mesh_volume`: a whole volume at once.
 - :class:`ChunkMesher`: per-chunk meshes, incrementally updated after edits; collision meshes on request.
 - :class:`PreparedChanges`: a change of the active chunks and levels of detail worked out on a background
-  thread (:meth:`ChunkMesher.prepare_changes`, :meth:`ChunkMesher.apply_changes`), for streaming worlds.
+  thread (:meth:`ChunkMesher.prepare_changes`, :meth:`ChunkMesher.apply_changes`); or the state at once and the
+  display work owed, landed when ready (:meth:`ChunkMesher.defer_changes`, :meth:`ChunkMesher.prepare_deferred`),
+  for streaming worlds.
 - :class:`MeshOptions`: surface nets or dual contouring, octree simplification levels and tolerances.
 - :func:`detail_levels`: a level of detail per chunk by distance to the viewers, 2:1 between neighbours
   (:func:`relax_to_two_to_one`), for :meth:`ChunkMesher.set_detail_levels`.

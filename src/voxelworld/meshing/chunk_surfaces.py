@@ -33,7 +33,7 @@ from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surfac
 
 __all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs",
            "halo_voxels", "fields_window", "raw_surface", "uniform_side", "simplified_surface", "chunk_surfaces", "build_chunk",
-           "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface"]
+           "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface", "NO_QEF"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
 
@@ -230,14 +230,14 @@ def materialised(surface: ChunkSurface) -> ChunkSurface:
                    cell_first=np.ascontiguousarray(surface.cell_first))
 
 
-_NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
+NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))  # a surface's quadrics where none are kept
 
 
 def display_form(fields: Volume, raw: ChunkSurface, options: MeshOptions, materials: MaterialTable, levels: int,
                   detail: int) -> ChunkSurface:
     """The display surface of ``raw`` (made from ``fields``) at display ``levels`` and level of ``detail``, as the
     mesher keeps it: without the quadrics (no merge reads a display surface; a new level simplifies the raw one)."""
-    return replace(simplified_surface(fields, raw, options, materials, False, levels, detail), qef=_NO_QEF)
+    return replace(simplified_surface(fields, raw, options, materials, False, levels, detail), qef=NO_QEF)
 
 
 def unchanged_surface(old: ChunkSurface | None, new: ChunkSurface) -> bool:
@@ -250,8 +250,12 @@ def unchanged_surface(old: ChunkSurface | None, new: ChunkSurface) -> bool:
 
 
 def _same_surface(a: ChunkSurface, b: ChunkSurface) -> bool:
-    # cell_first follows from the surface cells and their cases (and means nothing elsewhere).
-    return (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
-            and np.array_equal(a.rep, b.rep) and np.array_equal(a.positions, b.positions)
-            and np.array_equal(a.normals, b.normals) and np.array_equal(a.materials, b.materials)
-            and np.array_equal(a.evaluations, b.evaluations))
+    # cell_first follows from the surface cells and their cases (and means nothing elsewhere); a mesh reads the
+    # data of the vertices standing for the patches (rep) alone (a kept surface keeps no other: PackedSurfaces).
+    if not (np.array_equal(a.cell_case, b.cell_case) and np.array_equal(a.surface_cells, b.surface_cells)
+            and np.array_equal(a.rep, b.rep)):
+        return False
+    reps = np.unique(a.rep)
+    return (np.array_equal(a.positions[reps], b.positions[reps]) and np.array_equal(a.normals[reps], b.normals[reps])
+            and np.array_equal(a.materials[reps], b.materials[reps])
+            and np.array_equal(a.evaluations[reps], b.evaluations[reps]))

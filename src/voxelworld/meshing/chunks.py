@@ -33,6 +33,7 @@ from .chunk_surfaces import (
 )
 from .mesh import CollisionMesh, DisplayMesh, merge_display_meshes, with_occlusion
 from .mesher_collision import MesherCollision
+from .mesher_deferred import MesherDeferred
 from .mesher_levels import MesherLevels
 from .mesher_state import MesherState
 from .options import MeshOptions
@@ -40,8 +41,10 @@ from .surface import ChunkSurface, PackedSurfaces
 
 __all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS"]
 
-# Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot).
-HOT_DETAIL_LEVEL = 2
+# Chunks at this level of detail or finer keep their surfaces between updates (ChunkMesher.is_hot): within 64 m of
+# an actor with the default bands, where edits and collisions are (a raw surface with its quadrics takes about
+# 200 bytes a vertex: the 1 km world's levels 0-2 held 160 MiB of them).
+HOT_DETAIL_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class MeshUpdate:
         return frozenset(self.meshes)
 
 
-class ChunkMesher(MesherState, MesherLevels, MesherCollision):
+class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     """Display meshes per chunk of a volume, kept current by :meth:`update`, and collision meshes on request.
 
     Parameters
@@ -128,6 +131,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
         self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
+        self._raw_kept = 0  # raw surfaces kept so far (_cool)
+        self._cooled: tuple[int, int] | None = None  # (_raw_kept, the stamps' sum) when _cool last looked
         self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         # Chunks refreshed since the last collision query whose collision surface was kept: that surface, to tell
@@ -153,6 +158,10 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         # Active chunks whose raw surface, as last made, has no vertex: at any level their display surface is
         # empty, so a new level makes nothing again (and nothing of theirs is warmed for a neighbour's mesh).
         self._vertex_free = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
+        # Display work owed (defer_changes): active chunks whose display surface is owed at their level, and those
+        # whose display mesh is owed; the background thread makes them (prepare_deferred).
+        self._deferred: set[tuple] = set()
+        self._deferred_remesh: set[tuple] = set()
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
@@ -227,8 +236,12 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
     def _active_chunks(self) -> set[tuple]:
         return set(map(tuple, np.argwhere(self._active).tolist()))
 
-    def _forget_inactive(self) -> None:
-        """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty."""
+    def _forget_inactive(self, owed: bool = False) -> None:
+        """Drop the surfaces and meshes of the chunks turned inactive; their display meshes are reported empty. The
+        upper neighbours joining them are remeshed by the next update, or with ``owed`` their meshes are owed
+        (:meth:`defer_changes`)."""
+        self._forget_owed(sorted(self._deactivated))
+        remesh = self._deferred_remesh if owed else self._remesh
         for chunk in sorted(self._deactivated):
             self._vertex_free[chunk] = False
             for store in (self._raw, self._display_surfaces, self._collision_surfaces):
@@ -237,7 +250,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
             if self._display.pop(chunk, None) is not None:
                 self._dropped.add(chunk)
             # The upper neighbours' quads that joined its border vertices go with it.
-            self._remesh |= {u for u in upper_neighbours(chunk, self.volume.chunk_grid_shape) if self._active[u]}
+            remesh |= {u for u in upper_neighbours(chunk, self.volume.chunk_grid_shape) if self._active[u]}
 
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
@@ -250,6 +263,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         for chunk, raw in zip(order, map_on_cores(
                 lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
             self._raw[chunk] = raw
+            self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
             self._vertex_free[chunk] = raw.vertex_count == 0
             self._refresh_collision(chunk)
             self._stamps[chunk] += 1
@@ -266,6 +280,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)
             self._display_surfaces[chunk] = display
+            self._deferred.discard(chunk)  # made here at its level: owed no more
             if unchanged_surface(old, display):
                 continue
             self._remesh.add(chunk)
@@ -285,6 +300,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         built, warm = assemble_displays(volume, fields, order, self._display_surfaces, self._active,
                                         self._vertex_free, self._simplified_display)
         self._display_surfaces.update(warm)  # kept: the next meshes joining them read them again
+        self._deferred_remesh -= built.keys()  # made here from the surfaces kept: owed no more
         for chunk, mesh in built.items():
             meshes[chunk] = mesh
             if mesh.triangle_count:
@@ -326,6 +342,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherCollision):
         world's meshing work; an inactive chunk drops it."""
         if not self._detail.any():
             return
+        # Nothing new to let go of unless a raw surface was kept or a level changed since the last time.
+        mark = (self._raw_kept, int(self._stamps.sum()))
+        if mark == self._cooled:
+            return
+        self._cooled = mark
         for chunk in [c for c in self._raw if not self.is_hot(c)]:
             del self._raw[chunk]
             self._collision_surfaces.pop(chunk, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -19,7 +20,7 @@ from numpy.typing import ArrayLike
 from ..errors import ParameterError, check_finite, check_point
 from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
-from .chunk_surfaces import simplified_surface, unchanged_surface
+from .chunk_surfaces import NO_QEF, simplified_surface, unchanged_surface
 from .mesh import CollisionMesh, assemble_chunk, merge_collision_meshes
 from .options import MeshOptions
 from .surface import ChunkSurface
@@ -91,7 +92,12 @@ class MesherCollision:
             surface = simplified_surface(fields, self._raw_surface(chunk), self.options, self.materials, True)
             if not self.is_hot(chunk):
                 return surface
-            self._collision_surfaces[chunk] = surface
+            # Kept without the quadrics (nothing merges a collision surface again: a change simplifies the raw one)
+            # and in arrays of its own size (simplification writes into room for every octree node).
+            self._collision_surfaces[chunk] = surface = replace(
+                surface, positions=surface.positions.copy(), normals=surface.normals.copy(),
+                materials=surface.materials.copy(), evaluations=surface.evaluations.copy(), qef=NO_QEF,
+                rep=surface.rep.copy())
         return self._collision_surfaces[chunk]
 
     def _refresh_collision(self, chunk: tuple) -> None:

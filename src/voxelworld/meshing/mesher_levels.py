@@ -76,6 +76,7 @@ class MesherLevels:
     _simplified: set[tuple]
     _remesh: set[tuple]
     _raw: dict[tuple, ChunkSurface]
+    _raw_kept: int
     _display_surfaces: PackedSurfaces
     _display: dict[tuple, DisplayMesh]
     _installed: dict[tuple, DisplayMesh]
@@ -84,7 +85,8 @@ class MesherLevels:
         def update(self) -> object: ...
         def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]: ...
         def _raw_surface(self, chunk: tuple) -> ChunkSurface: ...
-        def _forget_inactive(self) -> None: ...
+        def _forget_inactive(self, owed: bool = False) -> None: ...
+        def _land(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]: ...
         def _forget_collision(self, chunk: tuple) -> None: ...
 
     @property
@@ -127,9 +129,7 @@ class MesherLevels:
         >>> sorted(mesher.meshes)  # the ground in the four columns of chunks in view; nothing else is meshed
         [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
         """
-        grid = self.volume.chunk_grid_shape
-        check_range("active", described(active), f"a bool array of the chunk grid's shape {grid}",
-                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
+        self._check_active(active)
         turned_on: set[tuple] = set(map(tuple, np.argwhere(active & ~self._active).tolist()))
         turned_off: set[tuple] = set(map(tuple, np.argwhere(~active & self._active).tolist()))
         self._active = active.copy()
@@ -297,6 +297,8 @@ class MesherLevels:
         reports the meshes either way. Returns the chunks whose activity or level changed."""
         check_range("prepared", described(prepared), "a PreparedChanges of this mesher's chunk grid",
                     isinstance(prepared, PreparedChanges) and prepared.active.shape == self.volume.chunk_grid_shape)
+        if prepared.deferred:
+            return self._land(prepared)
         result: PreparedResult | None = prepared.future.result()
         changed = self.volume.chunk_versions != prepared.versions
         restamped = self._stamps != prepared.stamps
@@ -317,6 +319,7 @@ class MesherLevels:
                 self._activated.discard(chunk)
                 raw = result.raw.get(chunk)
                 self._raw[chunk] = raw if raw is not None else self._raw_surface(chunk)
+                self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
                 self._forget_collision(chunk)
                 self._simplified.add(chunk)
             self._relevelled.discard(chunk)
@@ -343,6 +346,11 @@ class MesherLevels:
     def _bump(self, chunks: Iterable[tuple]) -> None:
         for chunk in chunks:
             self._stamps[chunk] += 1
+
+    def _check_active(self, active: np.ndarray) -> None:
+        grid = self.volume.chunk_grid_shape
+        check_range("active", described(active), f"a bool array of the chunk grid's shape {grid}",
+                    isinstance(active, np.ndarray) and active.dtype == bool and active.shape == grid)
 
     def _check_detail(self, levels: np.ndarray) -> None:
         grid = self.volume.chunk_grid_shape

@@ -70,6 +70,8 @@ class PreparedChanges:
     stamps: np.ndarray  # the mesher's surface stamps when asked
     surfaces: tuple  # the chunks whose display surface it makes
     future: Future[PreparedResult | None]  # None: apply_changes makes it all (see prepare_changes)
+    # Display work owed (ChunkMesher.prepare_deferred): the activity and levels were set when it was owed.
+    deferred: bool = False
 
     def done(self) -> bool:
         """Whether the background work is finished (apply_changes will not wait)."""

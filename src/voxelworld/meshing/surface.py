@@ -195,16 +195,27 @@ def dual_vertices(volume: Volume, sharp: bool = False) -> DualVertices:
 class _PackedSurface:
     """A :class:`ChunkSurface` with vertices, its per-cell arrays kept only where they mean something: the cases
     and first vertices of the surface cells, and one bit a cell for the others (all solid, case 255, or all empty,
-    0). About 8 KiB for a 32³ chunk's cells instead of 192."""
+    0). About 8 KiB for a 32³ chunk's cells instead of 192. Its vertices' data is kept for the representatives
+    alone (what a mesh reads: the vertex standing for each patch), and its surface cells as int16: a far chunk's
+    surface, a few representatives for a thousand cell vertices, takes about a sixth of its unpacked size."""
 
-    surface: ChunkSurface  # cell_case and cell_first: empty placeholders
+    surface: ChunkSurface  # cell_case, cell_first and the vertex arrays: empty placeholders
     shape: tuple[int, ...]
     solid: np.ndarray  # np.packbits of cell_case == 255
     case_at: np.ndarray  # cell_case at surface_cells
     first_at: np.ndarray  # cell_first at surface_cells
+    cells: np.ndarray  # (m, 3): surface_cells (int16 where the representatives are kept alone)
+    standing: np.ndarray | None  # int32 per vertex: the row of its representative below (None: every vertex's row)
+    reps: np.ndarray  # int64 per representative: its vertex index (rep's values, ascending)
+    positions: np.ndarray  # the representatives' rows of the vertex arrays
+    normals: np.ndarray
+    materials: np.ndarray
+    evaluations: np.ndarray
+    qef: np.ndarray
 
 
 _NO_CELLS = np.empty((0, 0, 0), dtype=np.uint16)
+_NO_ROWS = np.empty((0, 3))
 
 
 def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
@@ -214,14 +225,24 @@ def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
     if packed is not None:
         return packed  # read from a PackedSurfaces and not unpacked since: packed already
     s = surface
-    bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, s.surface_cells, s.positions, s.normals, s.materials,
-                        s.evaluations, s.qef, s.rep, s.drops_features)
+    bare = ChunkSurface(s.cell_lo, _NO_CELLS, _NO_CELLS, _NO_ROWS, _NO_ROWS, _NO_ROWS, _NO_ROWS, _NO_ROWS, _NO_ROWS,
+                        _NO_ROWS, s.drops_features)
     m = len(s.surface_cells)
     solid, case_at, first_at = np.empty((s.cell_case.size + 7) // 8, dtype=np.uint8), np.empty(m, dtype=np.uint16), \
         np.empty(m, dtype=np.int32)
     _kernels.pack_cells(np.ascontiguousarray(s.cell_case), np.ascontiguousarray(s.cell_first), s.surface_cells,
                         solid, case_at, first_at)
-    return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at)
+    reps, standing = np.unique(s.rep, return_inverse=True)
+    if 2 * len(reps) > len(s.rep):
+        # Most vertices stand for themselves (a near chunk's): kept whole, in arrays of their own size
+        # (simplification writes into room for every octree node), read back as they are.
+        return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at, s.surface_cells.copy(), None,
+                              s.rep.copy(), s.positions.copy(), s.normals.copy(), s.materials.copy(),
+                              s.evaluations.copy(), s.qef.copy())
+    keep = s.qef[reps] if len(s.qef) else s.qef
+    return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at, s.surface_cells.astype(np.int16),
+                          standing.astype(np.int32), reps, s.positions[reps], s.normals[reps], s.materials[reps],
+                          s.evaluations[reps], keep)
 
 
 class _UnpackedOnRead(ChunkSurface):
@@ -238,7 +259,7 @@ class _UnpackedOnRead(ChunkSurface):
             return self.__dict__[name]
         case = np.empty(packed.shape, dtype=np.uint16)
         first = np.empty(packed.shape, dtype=np.int32)
-        _kernels.unpack_cells(packed.solid, packed.surface.surface_cells, packed.case_at, packed.first_at, case,
+        _kernels.unpack_cells(packed.solid, self.__dict__["surface_cells"], packed.case_at, packed.first_at, case,
                               first)
         # Both arrays set before the packed form goes: a reader sees one or the other, never neither.
         object.__setattr__(self, "cell_case", case)
@@ -261,6 +282,19 @@ def _unpack(packed: ChunkSurface | _PackedSurface) -> ChunkSurface:
     fields = surface.__dict__
     fields.update(packed.surface.__dict__)
     del fields["cell_case"], fields["cell_first"]
+    # Every vertex reads its representative's data (only a representative's is ever read: a mesh's quads join the
+    # vertices standing for their cells' patches), so the surface meshes as the one packed did, bit for bit.
+    standing = packed.standing
+    if standing is None:
+        fields["surface_cells"], fields["rep"], fields["positions"] = packed.cells, packed.reps, packed.positions
+        fields["normals"], fields["materials"] = packed.normals, packed.materials
+        fields["evaluations"], fields["qef"], fields["_packed"] = packed.evaluations, packed.qef, packed
+        return surface
+    fields["surface_cells"] = packed.cells.astype(np.int64)
+    fields["rep"] = packed.reps[standing]
+    fields["positions"], fields["normals"] = packed.positions[standing], packed.normals[standing]
+    fields["materials"], fields["evaluations"] = packed.materials[standing], packed.evaluations[standing]
+    fields["qef"] = packed.qef[standing] if len(packed.qef) else packed.qef
     fields["_packed"] = packed
     return surface
 

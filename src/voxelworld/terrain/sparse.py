@@ -107,6 +107,10 @@ class SparseVolume(Volume):
         """How many chunks hold an array of some field in memory (the others are uniform or in the store)."""
         return int(np.count_nonzero(self._memory))
 
+    def resident_mask(self) -> np.ndarray:
+        """Which chunks hold an array of some field in memory (a bool array of the chunk grid's shape)."""
+        return self._memory != 0
+
     @property
     def field_bytes(self) -> int:
         """Bytes the voxels take in memory: the stored chunks' arrays (not those left in the store) and the grids
@@ -313,7 +317,9 @@ class SparseVolume(Volume):
         chunk is uniform."""
         block = self._stored[name].get(chunk)
         if block is None and self._away[chunk] & _BIT[name]:
-            block = self._read_away(chunk, keep)[name]
+            block = self._read_away(chunk, keep).get(name)
+            if block is None:  # another thread (a mesher's workers) read and kept it meanwhile
+                block = self._stored[name][chunk]
         return block
 
     @staticmethod

@@ -1,0 +1,172 @@
+"""ChunkMesher.defer_changes / prepare_deferred: a streaming mesher's state (active chunks, levels, collision meshes)
+moves at once, its display work is owed and lands from the background thread when done; once nothing is owed the
+meshes are those of a fresh mesher of the same voxels at the same chunks and levels, bit for bit, whatever landed
+when. Far chunks keep their display surfaces as the meshes need them (representatives only), near ones their raw
+surfaces too."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from voxelworld.meshing import ChunkMesher, detail_levels, mesher_levels
+from voxelworld.meshing.chunks import HOT_DETAIL_LEVEL
+from voxelworld.meshing.surface import PackedSurfaces, packed_cells
+from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
+
+BANDS = (8.0, 16.0, 32.0, 48.0, 64.0)
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(GeneratorSettings(size=128, height=64, seed=3))
+
+
+def _meshes(mesher):
+    return {chunk: (mesh.positions.tobytes(), mesh.indices.tobytes(), mesh.occlusion.tobytes(), mesh.mat_a.tobytes(),
+                    mesh.mat_b.tobytes(), mesh.blend.tobytes(), mesh.normals.tobytes())
+            for chunk, mesh in mesher.meshes.items()}
+
+
+def _fresh(mesher):
+    fresh = ChunkMesher(mesher.volume.snapshot())
+    fresh.set_active(mesher.active)
+    fresh.set_display_levels(mesher.display_levels)
+    fresh.set_detail_levels(mesher.detail_levels)
+    fresh.update()
+    return fresh
+
+
+def _land_all(mesher, batch=None):
+    """Land owed work a job at a time (``batch`` chunks a job, nearest the grid's start first) until none is owed."""
+    jobs = 0
+    while mesher.owes_display:
+        owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces | mesher.owed_meshes).tolist()))
+        mesher.apply_changes(mesher.prepare_deferred(owed[:batch]))
+        mesher.update()
+        jobs += 1
+        assert jobs < 500
+    return jobs
+
+
+def _start(world):
+    mesher = ChunkMesher(world.snapshot())
+    active = np.zeros(world.chunk_grid_shape, dtype=bool)
+    active[:3] = True
+    mesher.set_active(active)
+    mesher.update()
+    return mesher
+
+
+def test_owed_work_lands_as_a_fresh_mesh_with_edits_between(world):
+    mesher = _start(world)
+    rng = np.random.default_rng(5)
+    grid = world.chunk_grid_shape
+    for step in range(8):
+        active = rng.random(grid) < 0.7
+        levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin,
+                               [rng.uniform(0, 128, 3)], BANDS)
+        turned = mesher.defer_changes(active, levels)
+        assert turned and np.array_equal(mesher.active, active) and np.array_equal(mesher.detail_levels, levels)
+        assert mesher.owes_display
+        # The state is the synchronous one at once: collision meshes as a fresh mesher's, nothing landed yet.
+        fresh = _fresh(mesher)
+        for chunk in list(map(tuple, np.argwhere(active).tolist()))[::7]:
+            a, b = mesher.chunk_collision_mesh(chunk), fresh.chunk_collision_mesh(chunk)
+            assert np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices), chunk
+        owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces | mesher.owed_meshes).tolist()))
+        job = mesher.prepare_deferred(owed[: len(owed) // 2 + 1])
+        if step % 2 == 0:  # an edit while the thread works: what it touched stays owed, or is made by the update
+            mesher.volume.remove(Sphere(tuple(rng.uniform(16, 112, 3) * [1, 0.4, 1]), 5.0))
+            mesher.update()
+        mesher.apply_changes(job)
+        mesher.update()
+    _land_all(mesher, batch=7)
+    assert _meshes(mesher) == _meshes(_fresh(mesher)) and len(mesher.meshes) > 20
+
+
+def test_a_slow_thread_lands_the_same_meshes_later(world, monkeypatch):
+    quick, slow = _start(world), _start(world)
+    grid = world.chunk_grid_shape
+    levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin, [(20.0, 30.0, 20.0)], BANDS)
+    work = mesher_levels._prepare
+    for mesher in (quick, slow):
+        mesher.defer_changes(np.ones(grid, dtype=bool), levels)
+    _land_all(quick)
+
+    def late(*args):
+        time.sleep(0.3)
+        return work(*args)
+
+    monkeypatch.setattr(mesher_levels, "_prepare", late)
+    owed = sorted(map(tuple, np.argwhere(slow.owed_surfaces | slow.owed_meshes).tolist()))
+    job = slow.prepare_deferred(owed)
+    assert not job.done()
+    before = _meshes(slow)
+    slow.update()  # frames go on meanwhile: nothing owed is made by them
+    assert _meshes(slow) == before and slow.owes_display
+    slow.apply_changes(job)
+    slow.update()
+    assert not slow.owes_display and _meshes(slow) == _meshes(quick)
+
+
+def test_settled_work_is_made_by_the_next_update(world):
+    mesher = _start(world)
+    grid = world.chunk_grid_shape
+    levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin, [(100.0, 30.0, 90.0)], BANDS)
+    mesher.defer_changes(np.ones(grid, dtype=bool), levels)
+    mesher.settle_deferred()
+    assert not mesher.owes_display
+    mesher.update()
+    assert _meshes(mesher) == _meshes(_fresh(mesher))
+
+
+def test_far_chunks_keep_no_full_surface_near_ones_do(world):
+    mesher = _start(world)
+    grid = world.chunk_grid_shape
+    levels = detail_levels(grid, world.chunk_size, world.voxel_size, world.origin, [(8.0, 30.0, 8.0)], BANDS)
+    assert levels.max() > HOT_DETAIL_LEVEL >= levels.min()
+    mesher.defer_changes(np.ones(grid, dtype=bool), levels)
+    _land_all(mesher)
+    kept = mesher._display_surfaces
+    surfaced = [c for c in kept if kept[c].vertex_count]
+    hot = {c for c in surfaced if levels[c] <= HOT_DETAIL_LEVEL}
+    cold = set(surfaced) - hot
+    assert len(hot) >= 3 and len(cold) >= 10
+    assert hot <= set(mesher._raw)  # near: the raw surface (every vertex, with quadrics) for edits and collisions
+    assert not cold & set(mesher._raw)  # far: none
+    full = sum(kept[c].vertex_count for c in cold)
+    rows = sum(len(kept._packed[c].positions) for c in cold)  # what the far chunks keep of their vertices
+    assert rows * 8 < full
+
+
+def test_packed_surfaces_keep_representatives_and_mesh_the_same(world):
+    mesher = ChunkMesher(world.snapshot())
+    mesher.set_detail_levels(np.full(world.chunk_grid_shape, 4, dtype=np.int64))
+    mesher.update()
+    surfaces = {c: mesher._simplified_display(c) for c in mesher._display_surfaces
+                if mesher._display_surfaces[c].vertex_count}
+    kept = PackedSurfaces()
+    for chunk, surface in surfaces.items():
+        kept[chunk] = surface
+    for chunk, surface in surfaces.items():
+        back, packed = kept[chunk], kept._packed[chunk]
+        reps = len(np.unique(surface.rep))
+        assert len(packed.positions) == (reps if 2 * reps <= surface.vertex_count else surface.vertex_count)
+        assert np.array_equal(back.rep, surface.rep) and np.array_equal(back.surface_cells, surface.surface_cells)
+        for name in ("positions", "normals", "materials", "evaluations"):  # the representatives' data, exactly
+            assert np.array_equal(getattr(back, name)[surface.rep], getattr(surface, name)[surface.rep]), name
+        assert np.array_equal(back.cell_case, surface.cell_case)
+        assert packed_cells(kept[chunk]) is packed
+    assert sum(kept._packed[c].standing is not None for c in surfaces) * 2 > len(surfaces)  # mostly compacted
+    # Meshes of the packed surfaces are those of the surfaces as made, bit for bit.
+    from voxelworld.meshing.mesh import assemble_chunk
+
+    volume = mesher.volume
+    for chunk in list(surfaces)[::3]:
+        a = assemble_chunk(volume, chunk, lambda c: surfaces.get(c), collision=False, fields=volume)
+        b = assemble_chunk(volume, chunk, lambda c: kept[c] if c in kept else None, collision=False, fields=volume)
+        assert np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices), chunk
+        assert np.array_equal(a.blend, b.blend) and np.array_equal(a.occlusion, b.occlusion), chunk
