@@ -343,16 +343,21 @@ class SparseVolume(Volume):
         out = {name: np.empty(tuple(int(n) for n in hi - lo), dtype=FIELD_DTYPES[name]) for name in names}
         if voxels == 0:
             return out
+        # Plain ints, not chunk_box's checked arrays: the chunks come from the checked box (a window of the navmesh's
+        # tiles gathers hundreds of chunks; the checks were most of its time).
+        size, first, last = self.chunk_size, [int(v) for v in lo], [int(v) for v in hi]
         for chunk in self._chunks_of(lo, hi):
-            c_lo, c_hi = self.chunk_box(chunk)
-            a, b = np.maximum(c_lo, lo), np.minimum(c_hi, hi)
-            target = tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, lo))
+            c_lo = [c * size for c in chunk]
+            a = [max(c, v) for c, v in zip(c_lo, first)]
+            b = [min(c + size, v) for c, v in zip(c_lo, last)]  # within the box, so within the volume
+            target = tuple(slice(x - o, y - o) for x, y, o in zip(a, b, first))
+            source = tuple(slice(x - o, y - o) for x, y, o in zip(a, b, c_lo))
             for name in names:
                 block = self._block(name, chunk, keep)
                 if block is None:
                     out[name][target] = self._uniform[name][chunk]
                 else:
-                    out[name][target] = block[tuple(slice(int(x - o), int(y - o)) for x, y, o in zip(a, b, c_lo))]
+                    out[name][target] = block[source]
         return out
 
     def read_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:
