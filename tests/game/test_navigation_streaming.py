@@ -184,3 +184,51 @@ def test_a_loaded_streaming_world_bakes_the_same_tiles(terrain, tmp_path):
         loaded.step(Inputs())
     assert np.array_equal(loaded.agents.npcs[0].position, npc.position)
     assert again.tiled.tiles == nav.tiled.tiles
+
+
+def test_the_tiles_stream_around_the_npcs_not_the_player(terrain, full):
+    # The player stands far from the only NPC: no tile is baked around the player (who never walks the navmesh),
+    # every tile kept is within the navigation distance (plus the tile of hysteresis) of the NPC.
+    world = World(terrain.snapshot(), settings=STREAMING, spawn=None)
+    world.player.position = np.array(ground(world, 100.0, 64.0))
+    for _ in range(2 * STREAM_LAG + 1):
+        world.step(Inputs())
+    npc = world.agents.add_npc("idler", ground(world, 60.0, 64.0))
+    nav = world.agents.navigation
+    for _ in range(30):
+        world.step(Inputs())
+    player_tile = nav.tiled.tile_of(world.player.position)
+    assert nav._bakeable(player_tile, nav._meshed_columns())  # it could be baked: its chunks are meshed
+    assert player_tile not in nav.tiled.tiles
+    near = nav._tile_distances(npc.position[None]) <= nav.navigation_distance + nav.tile_size
+    assert nav.tiled.tiles and all(near[t] for t in nav.tiled.tiles)
+    assert_tiles_are_the_full_bakes(nav, full)
+    assert len(world.agents._actor_points()) == 1
+
+
+def test_a_large_world_navigates_within_32_m():
+    from voxelworld.game.settings import LARGE_WORLD_SETTINGS
+
+    assert LARGE_WORLD_SETTINGS.navigation_radius == 32.0
+
+
+def test_a_streamed_world_with_npcs_plays_the_same_twice(terrain):
+    # The player runs away from two walking NPCs (their tiles stream around them, not the player): two runs give the
+    # same events and the same tiles, bit for bit.
+    def play() -> World:
+        world = World(terrain.snapshot(), settings=STREAMING, spawn=None)
+        world.player.position = np.array(ground(world, 30.0, 64.0))
+        for _ in range(2 * STREAM_LAG + 1):  # the world meshes around the player's new place
+            world.step(Inputs())
+        world.agents.add_npc("a", ground(world, 32.0, 64.0), ground(world, 90.0, 64.0))
+        world.agents.add_npc("b", ground(world, 30.0, 60.0), ground(world, 30.0, 20.0))
+        for frame in range(900):
+            world.step(Inputs(move=(0.0, 1.0), look=(0.0, 0.0), sprint=frame < 120) if frame < 240 else Inputs())
+        return world
+
+    first, second = play(), play()
+    assert first.agents.navigation.revision > 4, first.agents.navigation.revision  # tiles came, went
+    assert first.event_log_hash() == second.event_log_hash()
+    assert first.agents.navigation.tiled.tiles == second.agents.navigation.tiled.tiles
+    for a, b in zip(first.agents.npcs, second.agents.npcs):
+        assert np.array_equal(a.position, b.position)

@@ -160,12 +160,14 @@ class Agents:
         return self.navigation
 
     def _actor_points(self) -> np.ndarray:
-        """Where the actors are (m): the player, the enemies and the NPCs; the navmesh streams around them."""
-        points = [self.world.player.position]
+        """Where the actors that walk the navmesh are (m): the enemies, the NPCs and those about to wake; the
+        navmesh streams around them. Not the player, who never walks it: a player sprinting over empty land bakes
+        no tile (each 10-20 ms, baked in the frame), and leaves none behind. (n, 3), possibly (0, 3)."""
+        points: list[np.ndarray] = []
         points.extend(enemy.position for enemy in self.enemies)
         points.extend(npc.position for npc in self.npcs)
         points.extend(self.regions.waking_points())  # those about to wake: their navmesh first
-        return np.array(points, dtype=np.float64)
+        return np.array(points, dtype=np.float64).reshape(-1, 3)
 
     def add_npc(self, name: str, position: ArrayLike, goal: Iterable[float] | None = None, patrol: bool = False,
                 settings: NPCSettings = NPCSettings()) -> NPC:

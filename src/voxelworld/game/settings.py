@@ -56,8 +56,8 @@ class WorldSettings:
     and the second core (the world meshes what is within 64 m of its actors at once: FIRST_VIEW_DISTANCE);
     ``navigation_distance``: m (> 0, < ``view_distance``) or None (half the view distance, at most
     ``NAVIGATION_DISTANCE`` = 64 m: :attr:`navigation_radius`), on a streaming world: the navmesh keeps the tiles within
-    this distance (x-z, to the tile's edge) of the player and every agent, baked once every chunk the bake reads is
-    meshed, and drops them beyond this distance plus one tile (19.2 m with the default navmesh settings), or when a
+    this distance (x-z, to the tile's edge) of every NPC, enemy and actor about to wake (not the player), baked
+    once every chunk the bake reads is meshed, and drops them beyond this distance plus one tile (19.2 m with the default navmesh settings), or when a
     chunk they read stops being meshed (:class:`~voxelworld.game.navigation.WorldNavigation`); ignored by a world
     meshed whole; ``navigation_tiles_per_frame``: tiles (>= 1) baked in one frame (nearest first), so baking
     spreads over frames (a tile costs about 10-20 ms: docs/benchmarks.md);
@@ -147,5 +147,9 @@ class WorldSettings:
                                                             maximum=MAX_MARKS))
 
 
-# A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail.
-LARGE_WORLD_SETTINGS = WorldSettings(view_distance=500.0, detail_distances=DETAIL_DISTANCES)
+# A world of real size (voxelworld new): meshed within 500 m of its actors, far chunks at coarser levels of detail;
+# its navmesh tiles within LARGE_NAVIGATION_DISTANCE of its NPCs and enemies (a tile is baked in the frame, 10-20 ms:
+# about 15 tiles an actor instead of about 45 at 64 m).
+LARGE_NAVIGATION_DISTANCE = 32.0  # m
+LARGE_WORLD_SETTINGS = WorldSettings(view_distance=500.0, detail_distances=DETAIL_DISTANCES,
+                                     navigation_distance=LARGE_NAVIGATION_DISTANCE)

@@ -429,10 +429,11 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
                               meshed_tiles_only=bool(streaming) and world.agents.regions.enabled)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
-    if "area_types" in row and row["area_types"] != list(nav.mesh.area_types):
+    # (tiles left out, as their chunks are not meshed: their area types may be missing from the navmesh)
+    left_out = bool(streaming) and nav.tiled is not None and set(nav.tiled.tiles) != set(streaming["tiles"])
+    if "area_types" in row and row["area_types"] != list(nav.mesh.area_types) and not left_out:
         raise FormatError(f"{where}: the navmesh baked from the saved collision meshes has the area types "
                           f"{list(nav.mesh.area_types)}, not the saved {row['area_types']!r}")
-    left_out = bool(streaming) and nav.tiled is not None and set(nav.tiled.tiles) != set(streaming["tiles"])
     for name in NAVMESH_ARRAYS + (("polygon_area_type",) if "area_types" in row else ()) if not left_out else ():
         saved = _array(arrays, f"navmesh.{name}")
         if not np.array_equal(saved, getattr(nav.mesh, name)) or saved.dtype != getattr(nav.mesh, name).dtype:
