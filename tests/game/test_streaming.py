@@ -168,3 +168,32 @@ def test_streaming_all_at_once_makes_the_job_in_flight_first(terrain):
         world.step(Inputs())
         assert np.array_equal(world.mesher.active, settled[0])
         assert np.array_equal(world.mesher.detail_levels, settled[1])
+
+
+def test_npcs_are_given_the_ground_of_their_tiles_not_detail_of_their_own(terrain):
+    """The world is shown around the player (and enemies) at their levels; an NPC keeps meshed only the ground its
+    navmesh tiles read, at whatever level the player's place gives it (issue 34: 20 NPCs of a camp asked for a
+    level-0 ring each, and a new choice of chunks every time one of them walked a metre)."""
+    from voxelworld.game.detail import chunk_distances
+    from voxelworld.meshing import detail_levels
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    x, _, z = world.player.position
+    npc = world.agents.add_npc("walker", (x + 6.0, surface_height(world.volume, x + 6.0, z), z))
+    for _ in range(3 * 6 + 1):
+        world.step(Inputs())
+    volume = world.volume
+    player_only = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
+                                [world.player.position], STREAMING.detail_distances)
+    assert np.array_equal(world._stream_wanted[1], player_only)  # no finer ring around the NPC
+    wanted, kept = world._stream_wanted[0]
+    near_npc = chunk_distances(volume, [npc.position]) <= STREAMING.navigation_radius
+    assert wanted[near_npc].all()  # its tiles' ground stays meshed
+    # Walking a few metres does not choose the chunks again (it would, every quarter chunk, for the player).
+    anchor = world._stream_anchor.copy()
+    world._walker_points = lambda: np.array([npc.position + [2.0, 0.0, 0.0]])  # (an NPC's place is its crowd's)
+    world._stream_target(16)
+    assert np.array_equal(world._stream_anchor, anchor)
+    world._walker_points = lambda: np.array([npc.position + [40.0, 0.0, 0.0]])  # beyond a chunk's edge: chosen again
+    world._stream_target(16)
+    assert not np.array_equal(world._stream_anchor, anchor)

@@ -84,13 +84,20 @@ class Streaming:
     _stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]
 
     def _stream_points(self) -> np.ndarray:
-        """Where the actors are (m): the player, the enemies and the NPCs; the world is meshed around them."""
+        """Where the actors that are shown around are (m): the player and the enemies (they dig); the world is meshed
+        to the view distance around them, at their levels of detail."""
         points = [self.player.position]
         agents = getattr(self, "agents", None)
         if agents is not None:
             points.extend(enemy.position for enemy in agents.enemies)
-            points.extend(npc.position for npc in agents.npcs)
         return np.array(points, dtype=np.float64)
+
+    def _walker_points(self) -> np.ndarray:
+        """Where the NPCs are (m, (k, 3)): they only walk, so the world keeps meshed around them only the ground of
+        their navmesh tiles (``settings.navigation_radius``), at whatever level the player's place gives it."""
+        agents = getattr(self, "agents", None)
+        return np.array([npc.position for npc in agents.npcs] if agents is not None else [],
+                        dtype=np.float64).reshape(-1, 3)
 
     def _stream_all(self) -> None:
         """Mesh what the actors' places want before the first frame: a world meshed whole (no view distance), all
@@ -105,7 +112,7 @@ class Streaming:
                 mesher.set_detail_levels(detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size,
                                                        volume.origin, points, settings.detail_distances))
             reach = min(settings.view_distance, FIRST_VIEW_DISTANCE)
-            mesher.set_active(chunk_distances(volume, points) <= reach)
+            mesher.set_active(chunk_distances(volume, np.concatenate([points, self._walker_points()])) <= reach)
             mesher.update()
             return
         while self._stream_now(STREAM_BATCH):
@@ -180,17 +187,25 @@ class Streaming:
         """The active chunks and levels of detail one step of at most ``budget`` work (None: any) closer to what
         the actors' places want; None when the world already is that."""
         settings, volume, mesher = self.settings, self.volume, self.mesher
-        points = self._stream_points()
+        points, walkers = self._stream_points(), self._walker_points()
         anchor = self._stream_anchor
-        step = volume.chunk_size * volume.voxel_size / 4
-        if anchor is None or anchor.shape != points.shape or np.abs(points - anchor).max() > step:
-            self._stream_anchor = points
+        edge = volume.chunk_size * volume.voxel_size
+        moved = np.concatenate([points, walkers])  # the walkers' places count at a chunk's edge, not a quarter
+        steps = np.repeat([edge / 4, edge], [len(points), len(walkers)])[:, None]
+        if anchor is None or anchor.shape != moved.shape or (np.abs(moved - anchor) > steps).any():
+            self._stream_anchor = moved
             active = None
             if settings.view_distance is not None:
                 distance = chunk_distances(volume, points)
-                edge = volume.chunk_size * volume.voxel_size
-                active = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge)
-                self._let_go_of(distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
+                wanted, kept, far = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge,
+                                     distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
+                if len(walkers):  # the ground of the NPCs' navmesh tiles (two chunk edges more: they move a chunk)
+                    near = chunk_distances(volume, walkers)
+                    reach = min(settings.view_distance, (settings.navigation_radius or 0.0) + 2 * edge)
+                    wanted, kept, far = (wanted | (near <= reach), kept | (near <= reach + 2 * edge),
+                                         far & (near > reach + UNLOAD_MARGIN_CHUNKS * edge))
+                active = (wanted, kept)
+                self._let_go_of(far)
             detail = None
             if settings.detail_distances is not None:
                 detail = detail_levels(volume.chunk_grid_shape, volume.chunk_size, volume.voxel_size, volume.origin,
@@ -211,7 +226,8 @@ class Streaming:
             return None  # the usual frame: the world is what the actors' places want
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
-        nearness = chunk_distances(volume, points) if budget is not None else None  # (once for both orders)
+        # (once for both orders; the walkers' ground comes as near them as the player's as near the player)
+        nearness = chunk_distances(volume, self._stream_anchor) if budget is not None else None
         cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
