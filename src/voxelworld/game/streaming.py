@@ -227,7 +227,7 @@ class Streaming:
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
         # (once for both orders; the walkers' ground comes as near them as the player's as near the player)
-        nearness = chunk_distances(volume, self._stream_anchor) if budget is not None else None
+        nearness = chunk_distances(volume, moved) if budget is not None else None
         cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
