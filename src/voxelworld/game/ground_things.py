@@ -200,8 +200,9 @@ class GroundThings:
         things, changed = kept.things, False
         for n in np.flatnonzero(kept.state == STANDING).tolist():
             p = things.position[n]
-            i, k = round(p[0] / s), round(p[2] / s)
-            j = math.floor(p[1] / s)
+            local = (p - volume.origin) / s  # (a generated world's corner is 0, but the volume says where it is)
+            i, k = round(local[0]), round(local[2])
+            j = math.floor(local[1])
             lo = np.array([i, max(j - 2, 0), k])
             if lo[0] >= volume.shape[0] or lo[2] >= volume.shape[2] or j < 1:
                 continue
