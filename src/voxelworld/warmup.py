@@ -133,6 +133,7 @@ def _meshing() -> None:
 def _navigation() -> None:
     from .navigation import NavMesh, NavQuery, NavSettings, QueryFilter, Scene, SceneObject, SearchRegion
     from .navigation.bake import bake
+    from .navigation.tiles import TiledNavMesh
 
     floor = SceneObject("floor", [[0, 0, 0], [20, 0, 0], [20, 0, 20], [0, 0, 20]], [[0, 2, 1], [0, 3, 2]])
     table = [[x, y, z] for y in (1.0, 1.1) for z in (8.0, 12.0) for x in (8.0, 12.0)]  # a walkable top
@@ -160,6 +161,7 @@ def _navigation() -> None:
     mesh.rebake(((8.0, -1.0, 2.0), (11.0, 2.0, 5.0)), moved)
     query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))  # the query follows its navmesh's re-bake
     NavQuery(NavMesh.from_json(mesh.to_json())).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
+    TiledNavMesh(SearchRegion((-1, -1, -1), (21, 4, 21), landing=False), settings).distances(np.array([[10.0, 0.0, 10.0]]), 6.0)  # which tiles a stream keeps
 
 
 def _motion() -> None:

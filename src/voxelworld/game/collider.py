@@ -92,9 +92,10 @@ class ChunkBVHs:
         chunks = key[0]
         revisions = np.frombuffer(key[1], dtype=np.int64)
         self._lookups += 1
-        for n in np.flatnonzero(self._built[index] != revisions).tolist():
+        moved = np.flatnonzero(self._built[index] != revisions).tolist()
+        meshes = self.mesher.chunk_collision_meshes([chunks[n] for n in moved]) if moved else []
+        for n, mesh in zip(moved, meshes):
             chunk = chunks[n]
-            mesh = self.mesher.chunk_collision_mesh(chunk)
             self._bvhs[chunk] = TriangleBVH(mesh.positions, mesh.indices, mesh.tri_material) \
                 if mesh.triangle_count else None
             self._built[chunk] = revisions[n]

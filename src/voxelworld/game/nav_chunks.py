@@ -1,5 +1,5 @@
 """Helpers of :mod:`voxelworld.game.navigation`: the scene objects of terrain chunks, what changed between two of
-their collision meshes, x-z boxes and tiles' distances."""
+their collision meshes, and x-z boxes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import numpy as np
 
 from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation.rebake import changed_box
-from ..navigation.tiles import TiledNavMesh
 
-__all__ = ["chunk_name", "same_mesh", "changed_bounds", "chunk_collision_meshes", "boxes_meet", "tile_distances"]
+__all__ = ["chunk_name", "same_mesh", "changed_bounds", "chunk_collision_meshes", "boxes_meet"]
 
 
 def chunk_name(chunk: tuple[int, ...]) -> str:
@@ -39,19 +38,3 @@ def chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tup
 def boxes_meet(a: Sequence[float], b: Sequence[float]) -> bool:
     """Whether two x-z boxes (x0, z0, x1, z1) overlap or touch."""
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-
-
-def tile_distances(tiled: TiledNavMesh, size: float, points: np.ndarray) -> np.ndarray:
-    """(tiles x, tiles z): each tile's (of edge ``size`` m) x-z distance (m) from the nearest point (0 inside it)."""
-    ntx, ntz = tiled.tile_grid
-    area = tiled.area
-    x0 = area.x0 + np.arange(ntx) * size
-    z0 = area.z0 + np.arange(ntz) * size
-    x1 = np.minimum(x0 + size, area.x0 + area.nx * area.cell)
-    z1 = np.minimum(z0 + size, area.z0 + area.nz * area.cell)
-    best = np.full((ntx, ntz), np.inf)
-    for p in points:
-        dx = np.maximum(np.maximum(x0 - p[0], p[0] - x1), 0.0)
-        dz = np.maximum(np.maximum(z0 - p[2], p[2] - z1), 0.0)
-        best = np.minimum(best, np.hypot(dx[:, None], dz[None, :]))
-    return best

@@ -69,7 +69,6 @@ from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import chunk_name as _chunk_name
 from .nav_chunks import same_mesh as _same_mesh
-from .nav_chunks import tile_distances
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -166,7 +165,8 @@ class WorldNavigation:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
-                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things")
+                        "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
+                        "_ok_before")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -219,6 +219,7 @@ class WorldNavigation:
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
+        self._ok_before: np.ndarray | None = None  # the meshed columns the last stream() saw (_unbakeable)
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
             self.tiled = None
@@ -440,11 +441,29 @@ class WorldNavigation:
         assert self.navigation_distance is not None  # (given with tiled)
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
-        distance = self._tile_distances(points)
+        distance = self._tile_distances(points)  # +inf beyond navigation_distance + tile_size
         ok = self._meshed_columns()
-        keep = self.navigation_distance + self.tile_size
-        drop = [t for t in sorted(self.tiled.tiles) if not (distance[t] <= keep and self._bakeable(t, ok))]
+        kept = self.tiled.tiles
+        drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
         return self._change(self._missing(distance, ok, budget), drop)
+
+    def _unbakeable(self, kept: frozenset, ok: np.ndarray) -> list[tuple[int, int]]:
+        """The kept tiles a chunk of which is no longer meshed (``ok``: :meth:`_meshed_columns`), sorted. A kept
+        tile was bakeable when baked, so only a column that stopped being meshed since the last call can make one
+        unbakeable: with none, nothing is looked at."""
+        lost = self._ok_before is None or bool((self._ok_before & ~ok).any())
+        self._ok_before = ok
+        return sorted(t for t in kept if not self._bakeable(t, ok)) if lost else []
+
+    def ready_around(self, point: ArrayLike) -> bool:
+        """Whether the tile under ``point`` (m) is kept and every tile within ``navigation_distance`` of it that
+        can be baked (its chunks meshed) is: an actor there may start walking without a bake. True when baked whole."""
+        if self.tiled is None:
+            return True
+        point = np.asarray(point, dtype=np.float64).reshape(1, 3)
+        if self.tiled.tile_of(point[0]) not in self.tiled.tiles:
+            return False
+        return not self._missing(self._tile_distances(point), self._meshed_columns(), -1)
 
     def bake_around(self, points: ArrayLike) -> list[tuple[int, int, int]]:
         """Bake now every missing tile within ``navigation_distance`` of ``points`` ((n, 3), m) whose chunks are
@@ -483,8 +502,9 @@ class WorldNavigation:
         self._change([tile for tile in tiles if self._bakeable(tile, ok)] if meshed_only else tiles, [])
 
     def _tile_distances(self, points: np.ndarray) -> np.ndarray:
-        assert self.tiled is not None  # (streaming only)
-        return tile_distances(self.tiled, self.tile_size, points)
+        """Each tile's x-z distance (m) from the nearest of ``points``, +inf beyond the distance tiles are kept at."""
+        assert self.tiled is not None and self.navigation_distance is not None  # (streaming only)
+        return self.tiled.distances(points, self.navigation_distance + self.tile_size)
 
     def _meshed_columns(self) -> np.ndarray:
         """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
@@ -536,14 +556,11 @@ class WorldNavigation:
             return []
         assert self.tiled is not None  # (streaming only)
         needed = self._read_chunks(bake_tiles)
-        for chunk in needed:
-            if chunk not in self._chunk_meshes:
-                if chunk in self._baked_from:
-                    mesh = self._baked_from.pop(chunk)
-                else:
-                    mesh = self.mesher.chunk_collision_mesh(chunk)
-                    mesh = mesh if mesh.triangle_count else None
-                self._chunk_meshes[chunk] = mesh
+        new = [chunk for chunk in needed if chunk not in self._chunk_meshes]
+        for chunk in new:
+            if chunk in self._baked_from:
+                self._chunk_meshes[chunk] = self._baked_from.pop(chunk)
+        self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
         self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
         scene = self._scene(needed)
         changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
@@ -551,7 +568,8 @@ class WorldNavigation:
         for chunk in [c for c in self._chunk_meshes if c not in held]:
             del self._chunk_meshes[chunk]
             self._chunk_objects.pop(chunk, None)
-        for tile in [t for t in self._tile_chunks if t not in self.tiled.tiles]:
+        kept = self.tiled.tiles
+        for tile in [t for t in self._tile_chunks if t not in kept]:
             del self._tile_chunks[tile]
         self.scene = self._scene()
         tiles = [(0, ti, tk) for ti, tk in changed]

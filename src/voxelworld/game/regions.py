@@ -261,10 +261,7 @@ class Regions:
         nav = self.agents.navigation
         if record["kind"] == "treasure" or nav is None or nav.tiled is None:
             return True
-        point = np.asarray(record["position"], dtype=np.float64).reshape(1, 3)
-        if nav.tiled.tile_of(point[0]) not in nav.tiled.tiles:
-            return False
-        return not nav._missing(nav._tile_distances(point), nav._meshed_columns(), -1)
+        return nav.ready_around(record["position"])
 
     def waking_points(self) -> list[np.ndarray]:
         """Where the actors of the near regions that could not wake yet stand (m): the navmesh streams around

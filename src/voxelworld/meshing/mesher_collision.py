@@ -56,7 +56,7 @@ class MesherCollision:
         if self._fields is None:
             self.update()
         chunks = self._chunks_in(box, near, radius)[0]
-        return merge_collision_meshes([self.chunk_collision_mesh(chunk) for chunk in chunks])
+        return merge_collision_meshes(self.chunk_collision_meshes(chunks))
 
     def chunk_collision_mesh(self, chunk: tuple[int, int, int]) -> CollisionMesh:
         """The collision mesh of one chunk alone (possibly empty): the part :meth:`collision_mesh` merges for it;
@@ -74,12 +74,21 @@ class MesherCollision:
             if not (len(chunk) == 3 and all(0 <= c < n for c, n in zip(chunk, grid)) and self._active[chunk]):
                 raise ParameterError("chunk", chunk, f"an active chunk (set_active) of the chunk grid {grid}")
         self._settle_collision()
+        # A cold chunk's collision surface is not kept between calls, but each mesh reads its chunk's and its
+        # lower neighbours' (eight): made once for the whole batch, not once for every mesh joining it.
+        made: dict[tuple, ChunkSurface | None] = {}
+
+        def surface_of(chunk: tuple) -> ChunkSurface | None:
+            if chunk not in made:
+                made[chunk] = self._collision_surface(chunk)
+            return made[chunk]
+
         meshes = []
         for chunk in wanted:
             mesh = self._collision.get(chunk)
             if mesh is None:
-                mesh = self._collision[chunk] = assemble_chunk(self.volume, chunk, self._collision_surface,
-                                                               collision=True, fields=self._fields)
+                mesh = self._collision[chunk] = assemble_chunk(self.volume, chunk, surface_of, collision=True,
+                                                               fields=self._fields)
             meshes.append(mesh)
         return meshes
 

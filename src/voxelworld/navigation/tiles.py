@@ -52,6 +52,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..errors import ParameterError
+from ._kernels.nearness import tile_distances
 from .area_types import GROUND
 from .areas import BakeArea, _corner_and_shape
 from .navmesh import NavMesh, NavMeshArrays
@@ -255,6 +256,16 @@ class TiledNavMesh:
         ntx, ntz = self.tile_grid
         return (min(max(int(math.floor((x - self.area.x0) / size)), 0), ntx - 1),
                 min(max(int(math.floor((z - self.area.z0) / size)), 0), ntz - 1))
+
+    def distances(self, points: np.ndarray, within: float) -> np.ndarray:
+        """(tiles x, tiles z): each tile's x-z distance (m) from the nearest of ``points`` ((n, 3) float64, m; 0
+        inside the tile) where that is at most ``within`` m, +inf elsewhere (only the tiles near the points are
+        looked at)."""
+        area = self.area
+        out = np.empty(self.tile_grid)
+        tile_distances(area.x0, area.z0, self.tile_size, area.x0 + area.nx * area.cell, area.z0 + area.nz * area.cell,
+                       np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3), float(within), out)
+        return out
 
     def tile_box(self, tile: tuple[int, int]) -> tuple[float, float, float, float]:
         """The x-z box ``(x0, z0, x1, z1)`` (m) of a tile's columns."""
