@@ -45,13 +45,14 @@ class NavStreaming:
     navigation_distance: float | None
     tiles_per_frame: int
     tiled: TiledNavMesh | None
-    scene: Scene
+    _whole_scene: Scene | None
     _props: tuple[SceneObject, ...]
     _chunk_meshes: dict[tuple, CollisionMesh | None]
     _chunk_objects: dict[tuple, SceneObject]
     _baked_from: dict
     _tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]]
     _ok_before: np.ndarray | None
+    _column_uses: dict[tuple[int, int], int]
     _prefetch: PreparedCollision | None
 
     if TYPE_CHECKING:  # defined by WorldNavigation
@@ -213,15 +214,28 @@ class NavStreaming:
         self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
         self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
         scene = self._scene(needed)
+        before = self.tiled.tiles
         changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
-        held = set(self._read_chunks(self.tiled.tiles))
-        for chunk in [c for c in self._chunk_meshes if c not in held]:
+        kept = self.tiled.tiles
+        # How many kept tiles read each column of chunks, counted as tiles come and go (not over every kept tile
+        # at each change): a column no kept tile reads any more lets its chunks' meshes go.
+        freed = set()
+        for tile, step in [(t, 1) for t in sorted(kept - before)] + [(t, -1) for t in sorted(before - kept)]:
+            ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
+            for column in product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)):
+                uses = self._column_uses.get(column, 0) + step
+                if uses:
+                    self._column_uses[column] = uses
+                else:
+                    del self._column_uses[column]
+                    freed.add(column)
+        freed -= self._column_uses.keys()
+        for chunk in [c for c in self._chunk_meshes if (c[0], c[2]) in freed]:
             del self._chunk_meshes[chunk]
             self._chunk_objects.pop(chunk, None)
-        kept = self.tiled.tiles
         for tile in [t for t in self._tile_chunks if t not in kept]:
             del self._tile_chunks[tile]
-        self.scene = self._scene()
+        self._whole_scene = None  # made again when asked for (WorldNavigation.scene)
         tiles = [(0, ti, tk) for ti, tk in changed]
         self._logged(tiles)
         return tiles

@@ -166,9 +166,9 @@ class WorldNavigation(NavStreaming):
     # crowd: its agents' states are their NPCs' (NPC.state_dict), its own under the key "crowd"; _crowd_events:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
-                        "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
+                        "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
-                        "_ok_before", "_prefetch")
+                        "_ok_before", "_prefetch", "_column_uses")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -222,6 +222,7 @@ class WorldNavigation(NavStreaming):
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
         self._ok_before: np.ndarray | None = None  # the meshed columns the last stream() saw (_unbakeable)
+        self._column_uses: dict[tuple[int, int], int] = {}  # chunk column -> kept tiles reading it (_change)
         self._prefetch: PreparedCollision | None = None  # collision meshes made ahead on the background thread
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
@@ -231,13 +232,13 @@ class WorldNavigation(NavStreaming):
             self._chunk_meshes.update(given)
             self._chunk_objects: dict[tuple, SceneObject] = {}
             self._retyped(self._chunk_meshes, np.zeros(3), np.zeros(3))
-            self.scene = self._scene()
+            self._whole_scene: Scene | None = self._scene()
             self.mesh: NavMesh = bake(self.scene, region, settings)
         else:
             self.tiled = TiledNavMesh(region, settings)
             self._baked_from = given  # taken by the chunks as tiles first read them
             self._chunk_meshes, self._chunk_objects = {}, {}
-            self.scene = self._scene()
+            self._whole_scene = self._scene()
             self.mesh = self.tiled.mesh
             if tiles is not None:
                 self._bake_given(tiles, meshed_tiles_only)
@@ -245,6 +246,14 @@ class WorldNavigation(NavStreaming):
         self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
     # ------------------------------------------------------------------------------------------- state
+    @property
+    def scene(self) -> Scene:
+        """The scene the navmesh was last baked from (streaming: every chunk held and the props), made when asked
+        for after a streaming change (only checks read it: each tile's bake reads its own chunks)."""
+        if self._whole_scene is None:
+            self._whole_scene = self._scene()
+        return self._whole_scene
+
     @property
     def props(self) -> tuple[SceneObject, ...]:
         """The props baked, with the role decided for each (``prop_min_height``)."""
@@ -375,7 +384,7 @@ class WorldNavigation(NavStreaming):
         if self.tiled is not None:
             box = (float(low[0]), float(low[2]), float(high[0]), float(high[2]))
             return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
-        self.scene = self._scene()
+        self._whole_scene = self._scene()
         tiles = self.mesh.rebake((low, high), self.scene)
         self._logged(tiles)
         return tiles
@@ -423,7 +432,7 @@ class WorldNavigation(NavStreaming):
         if self.tiled is not None:
             box = (lo[0], lo[2], hi[0], hi[2])
             return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
-        self.scene = self._scene()
+        self._whole_scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)
         self._logged(tiles)
         return tiles
