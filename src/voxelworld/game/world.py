@@ -217,7 +217,8 @@ class World(Streaming):
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
-        self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None] = (None, None)
+        self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None] = (
+            None, None, None)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
