@@ -171,7 +171,7 @@ class Streaming:
                         meshes.astype(np.int64))
         owed = np.argwhere(cost > 0)
         distance = chunk_distances(self.volume, self._stream_points())[tuple(owed.T)]
-        order = owed[np.lexsort((owed[:, 2], owed[:, 1], owed[:, 0], distance))]
+        order = owed[np.argsort(distance, kind="stable")]  # (argwhere lists by chunk index: ties in index order)
         spent = np.cumsum(cost[tuple(order.T)])
         return [tuple(c) for c in order[:max(int(np.searchsorted(spent, budget, side="right")), 1)].tolist()]
 
