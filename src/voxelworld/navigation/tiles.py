@@ -169,19 +169,22 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
         raise ParameterError("area", area, "the BakeArea of one region (streaming_area)")
     check_bake_input(scene, area.regions[0], settings)
     own = _tile_columns(area, ti0, tk0, ti1, tk1)
-    ring = _grown(area, own, 1)  # the tiles' polygons read the final samples and links there
-    islands = _grown(area, ring, max(smallest_island(settings, MAX_BAKE_SAMPLES), 1))
-    eroded_block = _grown(area, islands, erosion_reach(settings))
-    rays_block = _grown(area, own, tile_margin(settings))
-    rays = RayScene(scene, area, settings, rays_block)
+    # Each step runs over the window the next one reads, no wider (see the module's docstring): the polygons read
+    # the final samples of the tiles and the column around them, and the links there (whose neighbours lie one
+    # column further); islands are judged smallest_island columns further, erosion erosion_reach further still,
+    # whole cells there too, and the samples and rays over one column more (the whole cells' links).
+    layered = _grown(area, own, 2)
+    islands = _grown(area, own, 1 + max(smallest_island(settings, MAX_BAKE_SAMPLES), 1))
+    judged = _grown(area, islands, erosion_reach(settings))
+    rays = RayScene(scene, area, settings, _grown(area, judged, 1))
     samples = walkable_samples(rays.cast_columns(), settings)
-    judged = _grown(area, eroded_block, 0)
-    whole = whole_cells(rays, samples, settings, judged)
-    eroded = erode(samples.with_height(whole), settings)
-    i0, k0, i1, k1 = islands
-    a, b = slice(i0 - samples.i0, i1 - samples.i0), slice(k0 - samples.k0, k1 - samples.k0)
-    window = samples.window(i0, k0, i1, k1)
-    final = window.with_height(np.ascontiguousarray(drop_small_islands(window.with_height(eroded[a, b]), settings)))
+    whole = samples.with_height(whole_cells(rays, samples, settings, judged))
+    eroded = whole.window(*judged)
+    eroded = eroded.with_height(erode(eroded, settings))
+    window = eroded.window(*islands)
+    final = window.with_height(drop_small_islands(window, settings)).window(*layered)
+    final = final.with_height(np.ascontiguousarray(final.height))
+    i0, k0 = layered[:2]
     layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell,
                             final.area)
     out: dict[tuple[int, int], BakedTile] = {}
