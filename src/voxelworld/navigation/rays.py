@@ -28,7 +28,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ..errors import ParameterError
-from ._kernels.columns import bin_triangles, vertical_hits
+from ._kernels.columns import bin_triangles, column_hits, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .areas import BakeArea, area_of
 from .proxies import _OBJECT_CACHE, _triangle_boxes
@@ -120,6 +120,14 @@ class _RegionRays:
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
         self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
 
+    def cast_cells(self, x0: float, z0: float, i0: int, k0: int) -> AreaHits:
+        """:meth:`cast`'s hits of the rays through the centres of the grid's cells (ray ``i * nz + k`` through
+        cell (i, k), the grid's cells being columns ``i0...``, ``k0...`` of a grid from ``(x0, z0)``)."""
+        lo, hi = self.region.min[1], self.region.max[1]
+        _, _, cell, nx, nz = self._grid
+        return column_hits(self.positions, self.indices, *self._bins, nx, nz, x0, z0, cell, i0, k0, hi, hi - lo,
+                           float(lo), self.up, self.proxy, self.area, self.landing)
+
     def cast(self, x: np.ndarray, z: np.ndarray) -> AreaHits:
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
         bottom (see :meth:`RayScene.cast_hits`)."""
@@ -160,7 +168,7 @@ class RayScene:
         self.area, self.settings, self.block = area, settings, (i0, k0, i1, k1)
         cell = settings.cell_size
         grid = (area.x0 + i0 * cell, area.z0 + k0 * cell, cell, i1 - i0, k1 - k0)
-        owners = np.unique(area.owner[i0:i1, k0:k1])
+        owners = [0] if len(area.regions) == 1 else np.unique(area.owner[i0:i1, k0:k1])  # one: every column
         self._regions = {int(n): _RegionRays(scene, area.regions[n], settings, grid) for n in owners if n >= 0}
 
     def cast(self, x: np.ndarray, z: np.ndarray) -> Hits:
@@ -200,6 +208,9 @@ class RayScene:
         if not (b0 <= i0 < i1 <= b1 and c0 <= k0 < k1 <= c1):
             raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
         cell, x0, z0 = self.settings.cell_size, float(self.area.x0), float(self.area.z0)
+        if len(self.area.regions) == 1 and (i0, k0, i1, k1) == self.block:  # one kernel over the binned cells
+            ray, height, up, excluded, area = self._regions[0].cast_cells(x0, z0, i0, k0)
+            return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0, area)
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
         ray, height, up, excluded, area = self.cast_hits(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
         return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0, area)

@@ -45,13 +45,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._kernels.samples import CORNER_X, CORNER_Z, DIRECTIONS, corner_probes, eroded_heights, island_labels
+from ._kernels.samples import CORNER_X, CORNER_Z, DIRECTIONS, corner_probes, eroded_heights, island_heights
+from ._kernels.samples import window_links
 from ._kernels.surfaces import column_samples, corners_failing
 from ._kernels.samples import level_links as _level_links
 from .rays import Block, RayHitsGrid, RayScene, column_surfaces
 from .settings import NavSettings
 
-__all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "whole_cells", "erode",
+__all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "window_sample_links",
+           "whole_cells", "erode",
            "erosion_reach", "drop_small_islands"]
 
 MAX_LEVELS = 16  # levels kept: a surface with this many surfaces facing up beneath it is not sampled
@@ -122,15 +124,31 @@ def sample_links(samples: Samples, settings: NavSettings) -> np.ndarray:
     return level_links(samples.height, settings.step_limit, samples.ceiling, settings.clearance, samples.enclosure)
 
 
-def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: Block | None = None) -> np.ndarray:
+def window_sample_links(samples: Samples, before: Samples, before_links: np.ndarray, settings: NavSettings
+                        ) -> np.ndarray:
+    """:func:`sample_links` of ``samples``, a window of ``before`` (same ceilings and enclosures) with some samples
+    dropped since, whose links were ``before_links``: only the links next to a column that changed are found
+    again."""
+    links = np.empty((4,) + samples.height.shape, dtype=np.int64)
+    window_links(*(np.asarray(a, dtype) for a, dtype in ((samples.height, np.float64), (samples.ceiling, np.float64),
+                                                         (samples.enclosure, np.int64))),
+                 float(settings.step_limit), float(settings.clearance), DIRECTIONS,
+                 np.asarray(before.height, np.float64), before_links, samples.i0 - before.i0, samples.k0 - before.k0,
+                 links)  # (windows read in place: no copies)
+    return links
+
+
+def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: Block | None = None,
+                links: np.ndarray | None = None) -> np.ndarray:
     """Step 3: ``samples.height`` without the samples whose cell is not all floor (see the module's docstring),
     judged for the columns of ``block = (i0, k0, i1, k1)`` (grid columns; default: every column of
     ``samples``), which must lie inside ``rays``' block and, to judge its edge like a full grid does, one
-    column inside ``samples``' window. Other samples are kept as they are."""
+    column inside ``samples``' window. Other samples are kept as they are. ``links``: the samples'
+    :func:`sample_links`, when known."""
     height = samples.height
     nx, nz, levels = height.shape
     i0, k0, i1, k1 = (samples.i0, samples.k0, samples.i0 + nx, samples.k0 + nz) if block is None else block
-    links = sample_links(samples, settings)
+    links = sample_links(samples, settings) if links is None else links
     probes = np.empty(((i1 - i0) * (k1 - k0) * levels * 4, 4), dtype=np.int64)
     count = corner_probes(height, links, DIRECTIONS, i0 - samples.i0, k0 - samples.k0, i1 - samples.i0,
                           k1 - samples.k0, probes)
@@ -166,28 +184,26 @@ def erosion_reach(settings: NavSettings) -> int:
     return int(np.ceil(settings.agent_radius / settings.cell_size)) + 2 if settings.agent_radius > 0 else 0
 
 
-def erode(samples: Samples, settings: NavSettings) -> np.ndarray:
+def erode(samples: Samples, settings: NavSettings, links: np.ndarray | None = None) -> np.ndarray:
     """Step 4: ``samples.height`` without the samples closer than ``agent_radius`` to the walkable area's edge
     (see the module's docstring). A sample's result depends only on samples within :func:`erosion_reach`
-    columns."""
+    columns. ``links``: the samples' :func:`sample_links`, when known."""
     radius = settings.agent_radius / settings.cell_size
     height = samples.height
     if radius <= 0:
         return height
     out = np.empty(height.shape)
-    eroded_heights(np.ascontiguousarray(height, dtype=np.float64), sample_links(samples, settings), DIRECTIONS,
-                   _erosion_rounds(settings), radius, out)
+    eroded_heights(np.ascontiguousarray(height, dtype=np.float64),
+                   sample_links(samples, settings) if links is None else links, DIRECTIONS, _erosion_rounds(settings),
+                   radius, out)
     return out
 
 
-def drop_small_islands(samples: Samples, settings: NavSettings) -> np.ndarray:
+def drop_small_islands(samples: Samples, settings: NavSettings, links: np.ndarray | None = None) -> np.ndarray:
     """Step 5: ``samples.height`` without the islands (samples connected by links) whose area is under
-    ``min_region_area``."""
-    height = samples.height
-    labels = np.empty(height.shape, dtype=np.int64)
-    count = island_labels(np.ascontiguousarray(height), sample_links(samples, settings), labels)
-    if count == 0:
-        return height
-    walk = labels >= 0
-    small = np.bincount(labels[walk], minlength=count) * settings.cell_size ** 2 < settings.min_region_area
-    return np.where(walk & ~small[np.maximum(labels, 0)], height, np.nan)
+    ``min_region_area``. ``links``: the samples' :func:`sample_links`, when known."""
+    height = np.ascontiguousarray(samples.height, dtype=np.float64)
+    out = np.empty(height.shape)
+    island_heights(height, sample_links(samples, settings) if links is None else links, settings.cell_size ** 2,
+                   float(settings.min_region_area), out)
+    return out

@@ -60,7 +60,8 @@ from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile
 from .rays import RayScene
 from .rebake import smallest_island
 from .roles import check_bake_input
-from .sampling import MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells
+from .sampling import (MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells,
+                       window_sample_links)
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
@@ -178,15 +179,19 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
     judged = _grown(area, islands, erosion_reach(settings))
     rays = RayScene(scene, area, settings, _grown(area, judged, 1))
     samples = walkable_samples(rays.cast_columns(), settings)
-    whole = samples.with_height(whole_cells(rays, samples, settings, judged))
-    eroded = whole.window(*judged)
-    eroded = eroded.with_height(erode(eroded, settings))
-    window = eroded.window(*islands)
-    final = window.with_height(drop_small_islands(window, settings)).window(*layered)
-    final = final.with_height(np.ascontiguousarray(final.height))
+    # Each step's links are those of its input, found again only next to the columns the step before changed.
+    links = sample_links(samples, settings)
+    whole = samples.with_height(whole_cells(rays, samples, settings, judged, links))
+    judging = whole.window(*judged)
+    judging_links = window_sample_links(judging, samples, links, settings)
+    eroded = judging.with_height(erode(judging, settings, judging_links))
+    kept = eroded.window(*islands)
+    kept_links = window_sample_links(kept, judging, judging_links, settings)
+    final = kept.with_height(drop_small_islands(kept, settings, kept_links))
+    layer = final.window(*layered)
+    layers = WalkableLayers(np.ascontiguousarray(layer.height), window_sample_links(layer, kept, kept_links, settings),
+                            samples.x0, samples.z0, samples.cell, layer.area)
     i0, k0 = layered[:2]
-    layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell,
-                            final.area)
     out: dict[tuple[int, int], BakedTile] = {}
     for ti in range(ti0, ti1):
         for tk in range(tk0, tk1):

@@ -292,8 +292,9 @@ def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray
     """``out``: ``height`` without the samples whose :func:`erosion_distance` after ``rounds`` rounds (from 0.5 on
     a sample missing a link, inf on the others, 0 where there is no sample) is under ``radius`` (cells).
 
-    Only the columns within ``ceil(radius)`` of a sample missing a link are relaxed: every distance is 0.5 at
-    such a sample plus at least 1 per column a way moves along x or z, so elsewhere it stays at least ``radius``.
+    Only the samples of the columns within ``ceil(radius)`` of a sample missing a link are relaxed (those missing
+    one stay at 0.5: a way to them is longer): every distance is 0.5 at such a sample plus at least 1 per column a
+    way moves along x or z, so elsewhere it stays at least ``radius``.
     Where the others are read as inf instead, a distance under ``radius`` is the same number (the way giving it
     runs through distances under ``radius`` only) and one at least ``radius`` stays so: the samples kept are
     the same. (The relaxation is :func:`erosion_distance`'s, step for step.)"""
@@ -310,18 +311,22 @@ def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray
                     if links[d, i, k, s] < 0:
                         old[i, k, s] = 0.5
     near = _near_sources(old, int(np.ceil(radius)))
+    count = 0  # the samples relaxed: those of the columns near an edge that are neither an edge nor missing
+    for i in range(nx):
+        for k in range(nz):
+            if near[i, k]:
+                for s in range(levels):
+                    if old[i, k, s] == np.inf:
+                        count += 1
+    band = np.empty((count, 3), dtype=np.int64)
     count = 0
     for i in range(nx):
         for k in range(nz):
             if near[i, k]:
-                count += 1
-    band = np.empty((count, 2), dtype=np.int64)
-    count = 0
-    for i in range(nx):
-        for k in range(nz):
-            if near[i, k]:
-                band[count, 0], band[count, 1] = i, k
-                count += 1
+                for s in range(levels):
+                    if old[i, k, s] == np.inf:
+                        band[count, 0], band[count, 1], band[count, 2] = i, k, s
+                        count += 1
     new = old.copy()
     diagonal = np.sqrt(2.0)
     for _ in range(rounds):
@@ -331,22 +336,73 @@ def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray
             dx1, dz1 = directions[d1, 0], directions[d1, 1]
             dx2, dz2 = directions[d2, 0], directions[d2, 1]
             for b in range(count):
-                i, k = band[b, 0], band[b, 1]
-                for s in range(levels):
-                    here = old[i, k, s]
-                    via = np.inf
-                    t = links[d1, i, k, s]
-                    if t >= 0:
-                        if step < 4:
-                            via = old[i + dx1, k + dz1, t] + 1.0
-                        else:
-                            u = links[d2, i + dx1, k + dz1, t]
-                            if u >= 0:
-                                via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
-                    new[i, k, s] = via if via < here else here
+                i, k, s = band[b, 0], band[b, 1], band[b, 2]
+                here = old[i, k, s]
+                via = np.inf
+                t = links[d1, i, k, s]
+                if t >= 0:
+                    if step < 4:
+                        via = old[i + dx1, k + dz1, t] + 1.0
+                    else:
+                        u = links[d2, i + dx1, k + dz1, t]
+                        if u >= 0:
+                            via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
+                new[i, k, s] = via if via < here else here
             old, new = new, old
     for i in range(nx):
         for k in range(nz):
             for s in range(levels):
                 y = height[i, k, s]
                 out[i, k, s] = y if not np.isnan(y) and old[i, k, s] >= radius else np.nan
+
+
+@numba.njit(cache=True)
+def window_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+                 directions: np.ndarray, before: np.ndarray, before_links: np.ndarray, i0: int, k0: int,
+                 links: np.ndarray) -> None:
+    """:func:`level_links` of the samples ``height`` (with their ``ceiling`` and ``enclosure``) of a window whose
+    first column is column ``(i0, k0)`` of a larger one, where the samples were ``before`` (some since dropped)
+    and linked as ``before_links`` (with the same ceilings and enclosures): a link between two columns whose
+    samples did not change is the one it was, the others are found again; links leaving the window are -1."""
+    nx, nz, levels = height.shape
+    changed = np.zeros((nx, nz), dtype=np.bool_)
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                a, b = height[i, k, s], before[i0 + i, k0 + k, s]
+                if a != b and not (np.isnan(a) and np.isnan(b)):
+                    changed[i, k] = True
+    for d in range(4):
+        dx, dz = directions[d, 0], directions[d, 1]
+        for i in range(nx):
+            for k in range(nz):
+                ni, nk = i + dx, k + dz
+                if not (0 <= ni < nx and 0 <= nk < nz):
+                    for s in range(levels):
+                        links[d, i, k, s] = -1
+                elif changed[i, k] or changed[ni, nk]:
+                    for s in range(levels):
+                        links[d, i, k, s] = _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk)
+                else:
+                    for s in range(levels):
+                        links[d, i, k, s] = before_links[d, i0 + i, k0 + k, s]
+
+
+@numba.njit(cache=True)
+def island_heights(height: np.ndarray, links: np.ndarray, cell_area: float, min_area: float, out: np.ndarray) -> None:
+    """``out``: ``height`` without the samples of islands (:func:`island_labels`) whose samples cover less than
+    ``min_area`` (m², ``cell_area`` each)."""
+    nx, nz, levels = height.shape
+    labels = np.empty(height.shape, dtype=np.int64)
+    count = island_labels(height, links, labels)
+    size = np.zeros(count, dtype=np.int64)
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                if labels[i, k, s] >= 0:
+                    size[labels[i, k, s]] += 1
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                g = labels[i, k, s]
+                out[i, k, s] = height[i, k, s] if g >= 0 and not size[g] * cell_area < min_area else np.nan
