@@ -137,41 +137,6 @@ def island_labels(height: np.ndarray, links: np.ndarray, labels: np.ndarray) -> 
     return count
 
 
-@numba.njit(cache=True)
-def erosion_distance(distance: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, spare: np.ndarray
-                     ) -> np.ndarray:
-    """Relax ``distance`` (cells from the walkable area's edge; 0 where there is no sample, 0.5 on a sample
-    missing a link, inf elsewhere at first) over the links: per round, each of the 4 straight directions
-    (+1 cell) and then each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
-    ``spare`` is a work array of the same shape; returns the array holding the result. (The neighbour look-ups
-    are spelled out: a helper taking the arrays would pay reference counting on every call.)"""
-    nx, nz, levels = distance.shape
-    diagonal = np.sqrt(2.0)
-    old, new = distance, spare
-    for _ in range(rounds):
-        for step in range(8):
-            d1 = step if step < 4 else (0 if step < 6 else 1)
-            d2 = 2 if step % 2 == 0 else 3
-            dx1, dz1 = directions[d1, 0], directions[d1, 1]
-            dx2, dz2 = directions[d2, 0], directions[d2, 1]
-            for i in range(nx):
-                for k in range(nz):
-                    for s in range(levels):
-                        here = old[i, k, s]
-                        via = np.inf
-                        t = links[d1, i, k, s]
-                        if t >= 0:
-                            if step < 4:
-                                via = old[i + dx1, k + dz1, t] + 1.0
-                            else:
-                                u = links[d2, i + dx1, k + dz1, t]
-                                if u >= 0:
-                                    via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
-                        new[i, k, s] = via if via < here else here
-            old, new = new, old
-    return old
-
-
 @numba.njit(cache=True, inline="always")
 def _island_edge(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
                  a: int, n: int, nz: int, levels: int) -> int:
@@ -289,15 +254,17 @@ def _near_sources(start: np.ndarray, reach: int) -> np.ndarray:
 @numba.njit(cache=True)
 def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, radius: float,
                    out: np.ndarray) -> None:
-    """``out``: ``height`` without the samples whose :func:`erosion_distance` after ``rounds`` rounds (from 0.5 on
-    a sample missing a link, inf on the others, 0 where there is no sample) is under ``radius`` (cells).
+    """``out``: ``height`` without the samples closer than ``radius`` (cells) to the walkable area's edge, by their
+    distance after ``rounds`` rounds of relaxation over the links: 0.5 on a sample missing a link, inf on the
+    others (0 where there is no sample) at first; per round, each of the 4 straight directions (+1 cell) and then
+    each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
 
     Only the samples of the columns within ``ceil(radius)`` of a sample missing a link are relaxed (those missing
     one stay at 0.5: a way to them is longer): every distance is 0.5 at such a sample plus at least 1 per column a
     way moves along x or z, so elsewhere it stays at least ``radius``.
     Where the others are read as inf instead, a distance under ``radius`` is the same number (the way giving it
     runs through distances under ``radius`` only) and one at least ``radius`` stays so: the samples kept are
-    the same. (The relaxation is :func:`erosion_distance`'s, step for step.)"""
+    the same."""
     nx, nz, levels = height.shape
     old = np.empty(height.shape)
     for i in range(nx):
