@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 
 from voxelworld.navigation._kernels.columns import bin_triangles, column_hits, triangle_boxes, vertical_hits
-from voxelworld.navigation._kernels.samples import (DIRECTIONS, eroded_heights, island_heights, island_labels,
-                                                    window_links)
+from voxelworld.navigation._kernels.samples import (
+    DIRECTIONS,
+    eroded_heights,
+    island_heights,
+    island_labels,
+    window_links,
+)
 from voxelworld.navigation._kernels.surfaces import column_samples, corners_failing
 from voxelworld.navigation.rays import column_surfaces
 from voxelworld.navigation.sampling import MAX_LEVELS, level_links

@@ -45,11 +45,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._kernels.samples import CORNER_X, CORNER_Z, DIRECTIONS, corner_probes, eroded_heights, island_heights
-from ._kernels.samples import window_links
-from ._kernels.surfaces import column_samples, corners_failing
+from ._kernels.samples import (
+    CORNER_X,
+    CORNER_Z,
+    DIRECTIONS,
+    corner_probes,
+    eroded_heights,
+    island_heights,
+    window_links,
+)
 from ._kernels.samples import level_links as _level_links
-from .rays import Block, RayHitsGrid, RayScene, column_surfaces
+from ._kernels.surfaces import column_samples, corners_failing
+from .rays import Block, RayHitsGrid, RayScene
 from .settings import NavSettings
 
 __all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "window_sample_links",
@@ -130,11 +137,10 @@ def window_sample_links(samples: Samples, before: Samples, before_links: np.ndar
     dropped since, whose links were ``before_links``: only the links next to a column that changed are found
     again."""
     links = np.empty((4,) + samples.height.shape, dtype=np.int64)
-    window_links(*(np.asarray(a, dtype) for a, dtype in ((samples.height, np.float64), (samples.ceiling, np.float64),
-                                                         (samples.enclosure, np.int64))),
-                 float(settings.step_limit), float(settings.clearance), DIRECTIONS,
-                 np.asarray(before.height, np.float64), before_links, samples.i0 - before.i0, samples.k0 - before.k0,
-                 links)  # (windows read in place: no copies)
+    window_links(np.asarray(samples.height, np.float64), np.asarray(samples.ceiling, np.float64),
+                 np.asarray(samples.enclosure, np.int64), float(settings.step_limit), float(settings.clearance),
+                 DIRECTIONS, np.asarray(before.height, np.float64), before_links, samples.i0 - before.i0,
+                 samples.k0 - before.k0, links)  # (the windows read in place: no copies)
     return links
 
 

@@ -60,8 +60,16 @@ from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile
 from .rays import RayScene
 from .rebake import smallest_island
 from .roles import check_bake_input
-from .sampling import (MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells,
-                       window_sample_links)
+from .sampling import (
+    MAX_LEVELS,
+    drop_small_islands,
+    erode,
+    erosion_reach,
+    sample_links,
+    walkable_samples,
+    whole_cells,
+    window_sample_links,
+)
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
