@@ -12,9 +12,10 @@ of the tile and the column around it; every step before reaches only so far (see
 - erosion, :func:`~.sampling.erosion_reach` columns further; whole cells, one column further (their links);
 - the rays, one per column of that window.
 
-So :func:`bake_tiles` casts the rays over a window of the tiles ``tile_margin`` columns wider on every side
-(clipped to the region, whose edge a full bake has too) and runs the steps there; the tiles' polygons are those
-of a full bake, bit for bit, and :func:`tile_reach` is the box of the scene they read. A tile keeps, besides its
+So :func:`bake_tiles` casts the rays over a window of the tiles ``tile_margin`` columns wider on every side but
+the spare one (clipped to the region, whose edge a full bake has too), and runs each step over the window the next
+one reads, its links found again only next to what the step before changed; the tiles' polygons are those of a
+full bake, bit for bit, and :func:`tile_reach` (with the spare column) is the box of the scene they read. A tile keeps, besides its
 polygons, where the samples on its sides step across to (:func:`~.polygons.side_steps`), which is all the
 portals between tiles read: :class:`TiledNavMesh` joins any set of tiles into one navmesh, and given every tile,
 it is the full bake's navmesh, bit for bit.
