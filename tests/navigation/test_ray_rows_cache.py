@@ -53,3 +53,5 @@ def test_the_same_object_in_scenes_naming_other_area_types_gets_their_indices():
     hits = RayScene(other, REGION, SETTINGS).cast_columns()
     assert set(hits.area[hits.height == 0.0].tolist()) == {2} and set(hits.area[hits.height == -0.5].tolist()) == {1}
     assert (RayScene(Scene([mud]), REGION, SETTINGS).cast_columns().area == 1).all()  # and back
+    kept = [key for key in _OBJECT_CACHE[id(mud)] if isinstance(key, tuple) and key[0] == "rays"]
+    assert len(kept) == 1  # one set of area types kept at a time: the memory follows the objects, not the scenes

@@ -85,9 +85,11 @@ class _RegionRays:
             if role == "transparent":
                 continue  # exceptions, and low obstacles: rays pass on to the ground beneath
             entry = _OBJECT_CACHE.get(id(obj))  # what _ray_rows keeps, looked up without a call
-            key = ("rays", proxy if role == "obstacle" else None, depth, table)
+            key = ("rays", proxy if role == "obstacle" else None, depth)
             found = entry.get(key) if entry is not None else None
-            rows, (ox_lo, ox_hi, oz_lo, oz_hi) = _ray_rows(obj, key) if found is None else found
+            if found is None or found[0] is not table and found[0] != table:
+                found = _ray_rows(obj, key, table)
+            _, rows, (ox_lo, ox_hi, oz_lo, oz_hi) = found
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
             parts.append(rows)
@@ -234,20 +236,21 @@ def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, exclude
 _ROW = 16  # a triangle's row in _ray_rows: x-z box (4), up component, area type, on a proxy, three corners (9)
 
 
-def _ray_rows(obj: SceneObject, key: tuple) -> tuple[np.ndarray, tuple[float, float, float, float]]:
-    """What rays meet of ``obj`` for ``key = ("rays", proxy, depth, area_types)`` (proxy: the obstacle proxy's
-    kind, None for the object's own triangles): a row per triangle (its x-z box, up component, area type
-    among ``area_types``, whether it is on a proxy, its corners; see _ROW), and the box of them all. Kept with
-    the object (its entry goes when the object does: objects never change), so that a bake of another block
-    of the same objects (the next tile) only gathers them."""
-    _, proxy, depth, area_types = key
+def _ray_rows(obj: SceneObject, key: tuple, area_types: tuple[str, ...]
+              ) -> tuple[tuple[str, ...], np.ndarray, tuple[float, float, float, float]]:
+    """What rays meet of ``obj`` for ``key = ("rays", proxy, depth)`` (proxy: the obstacle proxy's kind, None for
+    the object's own triangles) in a scene of ``area_types``: those, a row per triangle (its x-z box, up component,
+    area type among ``area_types``, whether it is on a proxy, its corners; see _ROW), and the box of them all.
+    Kept with the object (its entry goes when the object does: objects never change; one set of area types at a
+    time), so that a bake of another block of the same objects (the next tile) only gathers them."""
+    _, proxy, depth = key
     p, t, box, whole, up = _triangle_boxes(obj, proxy, depth)
     on_proxy = proxy is not None and proxy != "mesh"
     area = _object_areas(obj, {name: n for n, name in enumerate(area_types)}, len(t), on_proxy)
     rows = np.empty((len(t), _ROW))
     rows[:, :4], rows[:, 4], rows[:, 5], rows[:, 6] = box, up, area, proxy is not None
     rows[:, 7:] = p[t].reshape(len(t), 9)
-    _cached(obj)[key] = found = (rows, whole)
+    _cached(obj)[key] = found = (area_types, rows, whole)
     return found
 
 
