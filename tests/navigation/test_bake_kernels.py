@@ -147,11 +147,12 @@ def test_corner_probes(seed):
     height, ceiling, enclosure = random_samples(seed)
     links = level_links(height, 0.45, ceiling, 2.0, enclosure)
     walk = ~np.isnan(height)
-    rows = corner_probes(height, links, DIRECTIONS, 0, 0, *walk.shape[:2])
+    rows = np.empty((walk.size * 4, 4), dtype=np.int64)
+    count = corner_probes(height, links, DIRECTIONS, 0, 0, *walk.shape[:2], rows)
     probe = np.zeros(walk.shape + (4,), dtype=bool)
-    probe[tuple(rows.T)] = True
-    assert rows.tolist() == sorted(rows.tolist())  # in (i, k, s, c) order, once each
-    assert len(set(map(tuple, rows.tolist()))) == len(rows)
+    probe[tuple(rows[:count].T)] = True
+    assert rows[:count].tolist() == sorted(rows[:count].tolist())  # in (i, k, s, c) order, once each
+    assert len(set(map(tuple, rows[:count].tolist()))) == count
     for i, k, s in zip(*np.nonzero(walk)):
         for c, (dx, dz) in enumerate(((0, 2), (1, 2), (0, 3), (1, 3))):
             a, b = links[dx, i, k, s], links[dz, i, k, s]

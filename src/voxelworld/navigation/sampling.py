@@ -155,11 +155,12 @@ def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: 
     nx, nz, levels = height.shape
     i0, k0, i1, k1 = (samples.i0, samples.k0, samples.i0 + nx, samples.k0 + nz) if block is None else block
     links = sample_links(samples, settings) if links is None else links
-    probes = corner_probes(height, links, DIRECTIONS, i0 - samples.i0, k0 - samples.k0, i1 - samples.i0,
-                           k1 - samples.k0)
-    if not len(probes):
+    probes = np.empty(((i1 - i0) * (k1 - k0) * levels * 4, 4), dtype=np.int64)
+    count = corner_probes(height, links, DIRECTIONS, i0 - samples.i0, k0 - samples.k0, i1 - samples.i0,
+                          k1 - samples.k0, probes)
+    if not count:
         return height
-    i, k, s, c = probes.T
+    i, k, s, c = probes[:count].T
     half = 0.5 - CORNER_INSET
     sign_x, sign_z = DIRECTIONS[CORNER_X, 0].astype(np.float64), DIRECTIONS[CORNER_Z, 1].astype(np.float64)
     x = samples.x0 + (samples.i0 + i + 0.5 + half * sign_x[c]) * samples.cell

@@ -65,42 +65,28 @@ CORNER_X = np.array([0, 1, 0, 1], dtype=np.int64)  # a cell's corners by the two
 CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z), (-x, -z)
 
 
-@numba.njit(cache=True, inline="always")
-def _probed(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i: int, k: int, s: int, c: int) -> bool:
-    """Whether corner c of sample (i, k, s)'s cell is next to a missing link (see corner_probes)."""
-    dx, dz = CORNER_X[c], CORNER_Z[c]
-    a, b = links[dx, i, k, s], links[dz, i, k, s]
-    return (a < 0 or b < 0 or links[dz, i + directions[dx, 0], k + directions[dx, 1], a] < 0
-            or links[dx, i + directions[dz, 0], k + directions[dz, 1], b] < 0)
-
-
 @numba.njit(cache=True)
 def corner_probes(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
-                  k_hi: int) -> np.ndarray:
-    """The corners to probe of the samples of columns [i_lo, i_hi) x [k_lo, k_hi): rows ``(i, k, s, c)`` (in that
-    order), corner c of the sample's cell being next to a missing link: on one of the two sides of the cell
-    meeting there, or between the neighbours across them (elsewhere the four cells around the corner hold the
-    floor). Counted first, so that the rows take no more room than they need."""
+                  k_hi: int, probes: np.ndarray) -> int:
+    """The corners to probe of the samples of columns [i_lo, i_hi) x [k_lo, k_hi): rows ``(i, k, s, c)`` of
+    ``probes`` (in that order), corner c of the sample's cell being next to a missing link: on one of the two
+    sides of the cell meeting there, or between the neighbours across them (elsewhere the four cells around the
+    corner hold the floor). Returns how many rows were written."""
     levels = height.shape[2]
     n = 0
     for i in range(i_lo, i_hi):
         for k in range(k_lo, k_hi):
             for s in range(levels):
-                if not np.isnan(height[i, k, s]):
-                    for c in range(4):
-                        if _probed(height, links, directions, i, k, s, c):
-                            n += 1
-    probes = np.empty((n, 4), dtype=np.int64)
-    n = 0
-    for i in range(i_lo, i_hi):
-        for k in range(k_lo, k_hi):
-            for s in range(levels):
-                if not np.isnan(height[i, k, s]):
-                    for c in range(4):
-                        if _probed(height, links, directions, i, k, s, c):
-                            probes[n, 0], probes[n, 1], probes[n, 2], probes[n, 3] = i, k, s, c
-                            n += 1
-    return probes
+                if np.isnan(height[i, k, s]):
+                    continue
+                for c in range(4):
+                    dx, dz = CORNER_X[c], CORNER_Z[c]
+                    a, b = links[dx, i, k, s], links[dz, i, k, s]
+                    if (a < 0 or b < 0 or links[dz, i + directions[dx, 0], k + directions[dx, 1], a] < 0
+                            or links[dx, i + directions[dz, 0], k + directions[dz, 1], b] < 0):
+                        probes[n, 0], probes[n, 1], probes[n, 2], probes[n, 3] = i, k, s, c
+                        n += 1
+    return n
 
 
 @numba.njit(cache=True)
