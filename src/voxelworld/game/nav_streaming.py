@@ -53,6 +53,8 @@ class NavStreaming:
     _tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]]
     _ok_before: np.ndarray | None
     _column_uses: dict[tuple[int, int], int]
+    _bakeable_for: np.ndarray | None
+    _bakeable_seen: dict[tuple[int, int], bool]
     _prefetch: PreparedCollision | None
 
     if TYPE_CHECKING:  # defined by WorldNavigation
@@ -131,11 +133,18 @@ class NavStreaming:
         kept = self.tiled.tiles
         near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
         near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
+        # Whether a tile is bakeable changes only with the meshed columns: remembered until they change (tiles
+        # waiting at the meshed area's edge were looked at again every frame).
+        if self._bakeable_for is None or not np.array_equal(self._bakeable_for, ok):
+            self._bakeable_for, self._bakeable_seen = ok, {}
+        seen = self._bakeable_seen
         out: list[tuple[int, int]] = []
         for tile in near:
             if budget >= 0 and len(out) >= budget:
                 break
-            if self._bakeable(tile, ok):
+            if tile not in seen:
+                seen[tile] = self._bakeable(tile, ok)
+            if seen[tile]:
                 out.append(tile)
         return out
 

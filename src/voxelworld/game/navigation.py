@@ -168,7 +168,7 @@ class WorldNavigation(NavStreaming):
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
-                        "_ok_before", "_prefetch", "_column_uses")
+                        "_ok_before", "_prefetch", "_column_uses", "_bakeable_for", "_bakeable_seen")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -223,6 +223,9 @@ class WorldNavigation(NavStreaming):
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
         self._ok_before: np.ndarray | None = None  # the meshed columns the last stream() saw (_unbakeable)
         self._column_uses: dict[tuple[int, int], int] = {}  # chunk column -> kept tiles reading it (_change)
+        # The meshed columns _missing last saw, and which tiles it found bakeable with them.
+        self._bakeable_for: np.ndarray | None = None
+        self._bakeable_seen: dict[tuple[int, int], bool] = {}
         self._prefetch: PreparedCollision | None = None  # collision meshes made ahead on the background thread
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
