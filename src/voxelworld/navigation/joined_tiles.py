@@ -1,0 +1,226 @@
+"""Some tiles of one region joined into a navmesh's arrays, kept and changed tile by tile: what
+:class:`~voxelworld.navigation.tiles.TiledNavMesh` rebuilds its navmesh from after a tile is baked or dropped.
+
+:func:`~voxelworld.navigation.polygons.tile_navmesh_arrays` joins every tile at once: it numbers the polygons tile
+after tile (in tile order), and orders the portals by pair (lower polygon, higher polygon), the tiles' inner
+portals before those along the grid's lines on a tie (those by axis, level, line and first point). A portal joins
+polygons of one tile, or of two tiles that meet along a side: a tile (ti, tk) and the next one along +x (ti + 1,
+tk) or +z (ti, tk + 1), whose polygons come later in tile order. So the portals whose lower polygon lies in a tile,
+its *share* of the portals, are a run of the joined portals (the tiles' shares follow in tile order) that reads
+that tile, the next along +x and the next along +z only, and no other: :func:`tile_portals` finds one tile's share
+with the same kernel on those three tiles' polygons and sides alone, in the same order.
+
+:class:`JoinedTiles` keeps the joined arrays with each tile's place in them. After some tiles changed (baked,
+baked again or dropped), the tiles that did not change keep their polygons and the tiles none of whose three
+tiles changed keep their share of the portals: their runs are copied from the arrays before (polygon indices
+renumbered), only the changed tiles' polygons and the shares that read them are made anew. The arrays equal
+:func:`~voxelworld.navigation.polygons.tile_navmesh_arrays` of the same tiles, bit for bit, and a change costs a
+few copies of the arrays plus the work of the tiles changed, however many tiles are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._kernels.polygons import joined_portals
+from .navmesh import NavMeshArrays
+from .polygons import TILE_CELLS, TileArrays, TilePolygons
+
+__all__ = ["JoinedTiles", "tile_portals"]
+
+Tile = tuple[int, int]
+
+
+def tile_portals(tile: Tile, parts: dict[Tile, tuple[TileArrays, np.ndarray]], nx: int, nz: int, levels: int,
+                 x0: float, z0: float, cell: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The share of the joined portals of ``tile`` (ti, tk): the portals whose lower polygon is one of its, in the
+    order of :func:`~voxelworld.navigation.polygons.tile_navmesh_arrays`. ``parts``: the kept tiles'
+    :meth:`~.polygons.TilePolygons.arrays` and :func:`~.polygons.side_steps`, of which this reads the tile and the
+    next tiles along +x and +z (when kept), on the grid of ``nx`` x ``nz`` columns and ``levels`` levels from
+    ``(x0, z0)`` (m) of spacing ``cell`` (m). Returns the pairs (r, 2), their segments (r, 2, 3) and which of the
+    three tiles (0: the tile, 1: the next along +z, 2: the next along +x) holds each pair's higher polygon; the
+    pairs number each tile's polygons from 0."""
+    ti, tk = tile
+    own, steps = parts[tile]
+    polygons = [len(own.level)]
+    sides, side_steps = [own.sides], [steps]
+    boxes, details = [own.boxes], [own.details]
+    # The facing sides of the next tiles: the -z sides of the first row of (ti, tk + 1), the -x sides of the first
+    # column of (ti + 1, tk) (every row of such a side, in order: the later one holds it).
+    for near, d, axis in (((ti, tk + 1), 3, 3), ((ti + 1, tk), 1, 2)):
+        part = parts.get(near)
+        if part is None:
+            polygons.append(0)
+            continue
+        held = part[0].sides
+        facing = held[(held[:, 1] == d) & (held[:, axis] == (near[axis - 2]) * TILE_CELLS)]
+        facing = facing.copy()
+        facing[:, 0] += sum(polygons)
+        sides.append(facing)
+        side_steps.append(np.full(len(facing), -1, np.int64))
+        boxes.append(part[0].boxes)
+        details.append(part[0].details)
+        polygons.append(len(part[0].level))
+    box = np.concatenate(boxes)
+    starts = np.concatenate([[0], np.cumsum(box[:, 2] * box[:, 3])]).astype(np.int64)
+    pairs, segments = joined_portals(np.concatenate(sides), np.concatenate(side_steps), nx, nz, levels, own.inner,
+                                     own.inner_segments, box, starts, np.concatenate(details), x0, z0, cell)
+    higher = pairs[:, 1]
+    which = (higher >= polygons[0]).astype(np.int64) + (higher >= polygons[0] + polygons[1])
+    pairs[:, 1] -= np.array([0, polygons[0], polygons[0] + polygons[1]])[which]
+    return pairs, segments, which
+
+
+class JoinedTiles:
+    """The joined arrays of some tiles of one region (see the module), kept tile by tile.
+
+    Parameters
+    ----------
+    x0, z0, cell : float
+        The region's grid: its corner (m) and spacing (m).
+    nx, nz, levels : int
+        Its columns along x and z, and its levels at most.
+    """
+
+    def __init__(self, x0: float, z0: float, cell: float, nx: int, nz: int, levels: int) -> None:
+        self.grid = (float(x0), float(z0), float(cell))
+        self.nx, self.nz, self.levels = int(nx), int(nz), int(levels)
+        self._tile_columns = -(-self.nz // TILE_CELLS)  # a tile's code: ti * _tile_columns + tk, in tile order
+        self._parts: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray]] = {}
+        self._codes = np.empty(0, np.int64)
+        # Each kept tile's first polygon, corner, detail height and portal (one more: the totals), in tile order.
+        self._first = np.zeros((4, 1), np.int64)
+        self._arrays = _empty_arrays()
+        self._area_type = np.empty(0, np.int64)
+
+    @property
+    def arrays(self) -> NavMeshArrays:
+        """The navmesh's arrays (in :data:`~.navmesh.ARRAY_NAMES` order)."""
+        return self._arrays
+
+    @property
+    def area_type(self) -> np.ndarray:
+        """Each polygon's area type as its tile gave it (an index into the tile's own area types)."""
+        return self._area_type
+
+    def change(self, changed: Mapping[Tile, tuple[TilePolygons, np.ndarray] | None]) -> None:
+        """Join the tiles again after the tiles ``changed`` were baked or baked again (a tile: its polygons and
+        their :func:`~.polygons.side_steps`) or dropped (None); the other tiles keep their polygons."""
+        cols = self._tile_columns
+        parts = self._parts
+        for tile, baked in changed.items():
+            if baked is not None:
+                polygons, steps = baked
+                parts[tile] = (polygons.arrays(*self.grid), steps, polygons.area_type)
+            else:
+                parts.pop(tile, None)
+        keys = sorted(parts)
+        codes = np.array([ti * cols + tk for ti, tk in keys], np.int64).reshape(-1)
+        changed_codes = np.array([ti * cols + tk for ti, tk in changed], np.int64).reshape(-1)
+        old_codes, old_first = self._codes, self._first
+        at = np.minimum(np.searchsorted(old_codes, codes), max(len(old_codes) - 1, 0))
+        kept = (old_codes[at] == codes) if len(old_codes) else np.zeros(len(codes), np.bool_)
+        same = kept & ~np.isin(codes, changed_codes)
+        last_row = (codes % cols) == cols - 1
+        same_share = same & ~np.isin(codes + cols, changed_codes) & (last_row | ~np.isin(codes + 1, changed_codes))
+        # Counts per kept tile: polygons, corners, detail heights, portals (the unchanged tiles' from before).
+        counts = np.empty((4, len(keys)), np.int64)
+        old_counts = np.diff(old_first, axis=1)
+        counts[:, same] = old_counts[:, at[same]]
+        fresh = np.flatnonzero(~same)
+        for j in fresh.tolist():
+            part = parts[keys[j]][0]
+            counts[0, j], counts[1, j], counts[2, j] = len(part.level), len(part.vertices), len(part.details)
+        first = np.zeros((4, len(keys) + 1), np.int64)
+        np.cumsum(counts[:3], axis=1, out=first[:3, 1:])
+        # Old polygon -> new polygon, for the polygons of the tiles that stayed the same (read by their shares).
+        shift = np.zeros(len(old_codes), np.int64)
+        shift[at[same]] = first[0, :-1][same] - old_first[0, :-1][at[same]]
+        renumber = np.repeat(shift, old_counts[0]) + np.arange(old_first[0, -1])
+        shares = {}
+        for j in np.flatnonzero(~same_share).tolist():
+            shares[j] = self._share(keys[j], first[0], codes)
+            counts[3, j] = len(shares[j][0])
+        counts[3, same_share] = old_counts[3, at[same_share]]
+        np.cumsum(counts[3], out=first[3, 1:])
+        self._arrays, self._area_type = self._joined(keys, same, same_share, at, first, renumber, shares)
+        self._codes, self._first = codes, first
+
+    def _share(self, tile: Tile, first: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tile's share of the portals (:func:`tile_portals`), numbered as in the joined arrays (``first``:
+        each kept tile's first polygon, ``codes``: the kept tiles' codes)."""
+        parts = {t: self._parts[t][:2] for t in (tile, (tile[0], tile[1] + 1), (tile[0] + 1, tile[1]))
+                 if t in self._parts}
+        pairs, segments, which = tile_portals(tile, parts, self.nx, self.nz, self.levels, *self.grid)
+        cols = self._tile_columns
+        code = tile[0] * cols + tile[1]
+        near = np.array([code, code + 1, code + cols], np.int64)
+        starts = first[np.minimum(np.searchsorted(codes, near), len(codes) - 1)]
+        pairs[:, 0] += starts[0]
+        pairs[:, 1] += starts[which]
+        return pairs, segments
+
+    def _joined(self, keys: list[Tile], same: np.ndarray, same_share: np.ndarray, at: np.ndarray, first: np.ndarray,
+                renumber: np.ndarray, shares: dict[int, tuple[np.ndarray, np.ndarray]]
+                ) -> tuple[NavMeshArrays, np.ndarray]:
+        """The arrays of the kept tiles ``keys``: runs of tiles that stayed the same (``same``; tile j was tile
+        ``at[j]`` before) copied from the arrays before, the others' polygons from their parts; portals likewise
+        (``same_share``, else ``shares[j]``)."""
+        vertices, polygon_start, _, level, portals, segments, origin, shape, details = self._arrays
+        old_first = self._first
+        pieces: list[list[np.ndarray]] = [[] for _ in range(7)]
+        for j0, j1 in _runs(same, at):
+            if same[j0]:
+                o0, o1 = int(at[j0]), int(at[j1 - 1]) + 1
+                p0, p1 = old_first[0, o0], old_first[0, o1]
+                c0, c1 = old_first[1, o0], old_first[1, o1]
+                d0, d1 = old_first[2, o0], old_first[2, o1]
+                for out, source in zip(pieces, (vertices[c0:c1], polygon_start[p0 + 1:p1 + 1] + (first[1, j0] - c0),
+                                                level[p0:p1], origin[p0:p1], shape[p0:p1], details[d0:d1],
+                                                self._area_type[p0:p1])):
+                    out.append(source)
+                continue
+            for j in range(j0, j1):
+                part, _, area_type = self._parts[keys[j]]
+                for out, source in zip(pieces, (part.vertices, part.ends + first[1, j], part.level, part.origins,
+                                                part.boxes[:, 2:], part.details, area_type)):
+                    out.append(source)
+        portal_pieces: list[np.ndarray] = []
+        segment_pieces: list[np.ndarray] = []
+        for j0, j1 in _runs(same_share, at):
+            if same_share[j0]:
+                r0, r1 = old_first[3, int(at[j0])], old_first[3, int(at[j1 - 1]) + 1]
+                portal_pieces.append(renumber[portals[r0:r1]])
+                segment_pieces.append(segments[r0:r1])
+                continue
+            for j in range(j0, j1):
+                portal_pieces.append(shares[j][0])
+                segment_pieces.append(shares[j][1])
+        if not keys:
+            return _empty_arrays(), np.empty(0, np.int64)
+        joined = [np.concatenate(p) for p in pieces]
+        corners = int(first[1, -1])
+        return (joined[0].reshape(-1, 3), np.concatenate([np.zeros(1, np.int64), joined[1]]).astype(np.int64),
+                np.arange(corners, dtype=np.int64), joined[2].astype(np.int64),
+                np.concatenate(portal_pieces).astype(np.int64).reshape(-1, 2),
+                np.concatenate(segment_pieces).reshape(-1, 2, 3), joined[3].reshape(-1, 3),
+                joined[4].astype(np.int64).reshape(-1, 2), joined[5]), joined[6].astype(np.int64)
+
+
+def _runs(same: np.ndarray, at: np.ndarray) -> list[tuple[int, int]]:
+    """The kept tiles cut into runs [j0, j1): tiles that stayed the same and were next to each other before (one
+    copy each), and runs of the others."""
+    n = len(same)
+    if n == 0:
+        return []
+    breaks = np.flatnonzero((same[1:] != same[:-1]) | (same[1:] & (at[1:] != at[:-1] + 1))) + 1
+    bounds = [0, *breaks.tolist(), n]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _empty_arrays() -> NavMeshArrays:
+    return (np.empty((0, 3)), np.zeros(1, np.int64), np.empty(0, np.int64), np.empty(0, np.int64),
+            np.empty((0, 2), np.int64), np.empty((0, 2, 3)), np.empty((0, 3)), np.empty((0, 2), np.int64),
+            np.empty(0))
