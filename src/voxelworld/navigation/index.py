@@ -20,7 +20,7 @@ from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks, Surface
 
-__all__ = ["NavIndex", "navmesh_index", "filtered_index"]
+__all__ = ["NavIndex", "navmesh_index", "filtered_index", "polygon_boxes"]
 
 BUCKET_ENTRIES = 16  # bucket entries per polygon, at most (a well-shaped navmesh makes 1 to 4)
 
@@ -117,27 +117,41 @@ def _bucket_layout(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         cell *= 2.0
 
 
+def polygon_boxes(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray,
+                  detail_shape: np.ndarray, detail_start: np.ndarray, detail_heights: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Each polygon's box (p, 6) and plane (p, 3) (``_locate.polygon_geometry``), the box holding its detail's
+    heights too: what :func:`navmesh_index` derives polygon by polygon (so that the polygons of some tiles may be
+    boxed tile by tile and the boxes joined)."""
+    boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
+    held = np.flatnonzero(detail_shape[:, 0] > 0)
+    if len(held):  # a box holds its polygon's surface: its heights span the detail's too
+        boxes[held, 4] = np.minimum(boxes[held, 4], np.minimum.reduceat(detail_heights, detail_start[held]))
+        boxes[held, 5] = np.maximum(boxes[held, 5], np.maximum.reduceat(detail_heights, detail_start[held]))
+    return boxes, planes
+
+
 def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertices: ArrayLike, portals: ArrayLike,
                   portal_segments: ArrayLike, detail_origin: ArrayLike | None = None,
-                  detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None) -> NavIndex:
+                  detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None,
+                  boxes_planes: tuple[np.ndarray, np.ndarray] | None = None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
-    index)."""
+    index). ``boxes_planes``: the polygons' :func:`polygon_boxes` when known (taken, not copied)."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
     polygon_start = np.ascontiguousarray(polygon_start, dtype=np.int64)
     polygon_vertices = np.ascontiguousarray(polygon_vertices, dtype=np.int64)
     portals = np.ascontiguousarray(portals, dtype=np.int64).reshape(-1, 2)
     segments = np.ascontiguousarray(portal_segments, dtype=np.float64).reshape(-1, 2, 3)
     p = len(polygon_start) - 1
-    boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
     if detail_shape is None:
         detail_origin, detail_shape, detail_heights = np.zeros((p, 3)), np.zeros((p, 2), np.int64), np.empty(0)
     detail_shape = np.ascontiguousarray(detail_shape, dtype=np.int64).reshape(-1, 2)
     detail_start = np.concatenate([[0], np.cumsum(detail_shape[:, 0] * detail_shape[:, 1])]).astype(np.int64)
     detail_heights = np.ascontiguousarray(detail_heights, dtype=np.float64)
-    held = np.flatnonzero(detail_shape[:, 0] > 0)
-    if len(held):  # a box holds its polygon's surface: its heights span the detail's too
-        boxes[held, 4] = np.minimum(boxes[held, 4], np.minimum.reduceat(detail_heights, detail_start[held]))
-        boxes[held, 5] = np.maximum(boxes[held, 5], np.maximum.reduceat(detail_heights, detail_start[held]))
+    if boxes_planes is None:
+        boxes_planes = polygon_boxes(vertices, polygon_start, polygon_vertices, detail_shape, detail_start,
+                                     detail_heights)
+    boxes, planes = boxes_planes
     surface = Surface(planes, np.ascontiguousarray(detail_origin, dtype=np.float64).reshape(-1, 3), detail_shape,
                       detail_start, detail_heights)
     grid, shape, spans = _bucket_layout(boxes)

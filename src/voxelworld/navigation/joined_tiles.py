@@ -25,6 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._kernels.polygons import joined_portals
+from .index import polygon_boxes
 from .navmesh import NavMeshArrays
 from .polygons import TILE_CELLS, TileArrays, TilePolygons
 
@@ -88,12 +89,14 @@ class JoinedTiles:
         self.grid = (float(x0), float(z0), float(cell))
         self.nx, self.nz, self.levels = int(nx), int(nz), int(levels)
         self._tile_columns = -(-self.nz // TILE_CELLS)  # a tile's code: ti * _tile_columns + tk, in tile order
-        self._parts: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray]] = {}
+        # Each kept tile's arrays, side steps, area types and polygons' boxes and planes.
+        self._parts: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._codes = np.empty(0, np.int64)
         # Each kept tile's first polygon, corner, detail height and portal (one more: the totals), in tile order.
         self._first = np.zeros((4, 1), np.int64)
         self._arrays = _empty_arrays()
         self._area_type = np.empty(0, np.int64)
+        self._boxes_planes = (np.empty((0, 6)), np.empty((0, 3)))
 
     @property
     def arrays(self) -> NavMeshArrays:
@@ -105,6 +108,11 @@ class JoinedTiles:
         """Each polygon's area type as its tile gave it (an index into the tile's own area types)."""
         return self._area_type
 
+    @property
+    def boxes_planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The polygons' :func:`~.index.polygon_boxes`, made tile by tile."""
+        return self._boxes_planes
+
     def change(self, changed: Mapping[Tile, tuple[TilePolygons, np.ndarray] | None]) -> None:
         """Join the tiles again after the tiles ``changed`` were baked or baked again (a tile: its polygons and
         their :func:`~.polygons.side_steps`) or dropped (None); the other tiles keep their polygons."""
@@ -113,7 +121,8 @@ class JoinedTiles:
         for tile, baked in changed.items():
             if baked is not None:
                 polygons, steps = baked
-                parts[tile] = (polygons.arrays(*self.grid), steps, polygons.area_type)
+                part = polygons.arrays(*self.grid)
+                parts[tile] = (part, steps, polygons.area_type, *_tile_boxes(part))
             else:
                 parts.pop(tile, None)
         keys = sorted(parts)
@@ -145,7 +154,9 @@ class JoinedTiles:
             counts[3, j] = len(shares[j][0])
         counts[3, same_share] = old_counts[3, at[same_share]]
         np.cumsum(counts[3], out=first[3, 1:])
-        self._arrays, self._area_type = self._joined(keys, same, same_share, at, first, renumber, shares)
+        self._arrays, (self._area_type, *boxes_planes) = self._joined(keys, same, same_share, at, first, renumber,
+                                                                       shares)
+        self._boxes_planes = (boxes_planes[0], boxes_planes[1])
         self._codes, self._first = codes, first
 
     def _share(self, tile: Tile, first: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,13 +175,14 @@ class JoinedTiles:
 
     def _joined(self, keys: list[Tile], same: np.ndarray, same_share: np.ndarray, at: np.ndarray, first: np.ndarray,
                 renumber: np.ndarray, shares: dict[int, tuple[np.ndarray, np.ndarray]]
-                ) -> tuple[NavMeshArrays, np.ndarray]:
+                ) -> tuple[NavMeshArrays, list[np.ndarray]]:
         """The arrays of the kept tiles ``keys``: runs of tiles that stayed the same (``same``; tile j was tile
         ``at[j]`` before) copied from the arrays before, the others' polygons from their parts; portals likewise
         (``same_share``, else ``shares[j]``)."""
         vertices, polygon_start, _, level, portals, segments, origin, shape, details = self._arrays
         old_first = self._first
-        pieces: list[list[np.ndarray]] = [[] for _ in range(7)]
+        pieces: list[list[np.ndarray]] = [[] for _ in range(9)]
+        boxes, planes = self._boxes_planes
         for j0, j1 in _runs(same, at):
             if same[j0]:
                 o0, o1 = int(at[j0]), int(at[j1 - 1]) + 1
@@ -179,13 +191,14 @@ class JoinedTiles:
                 d0, d1 = old_first[2, o0], old_first[2, o1]
                 for out, source in zip(pieces, (vertices[c0:c1], polygon_start[p0 + 1:p1 + 1] + (first[1, j0] - c0),
                                                 level[p0:p1], origin[p0:p1], shape[p0:p1], details[d0:d1],
-                                                self._area_type[p0:p1])):
+                                                self._area_type[p0:p1], boxes[p0:p1], planes[p0:p1])):
                     out.append(source)
                 continue
             for j in range(j0, j1):
-                part, _, area_type = self._parts[keys[j]]
+                part, _, area_type, part_boxes, part_planes = self._parts[keys[j]]
                 for out, source in zip(pieces, (part.vertices, part.ends + first[1, j], part.level, part.origins,
-                                                part.boxes[:, 2:], part.details, area_type)):
+                                                part.boxes[:, 2:], part.details, area_type, part_boxes,
+                                                part_planes)):
                     out.append(source)
         portal_pieces: list[np.ndarray] = []
         segment_pieces: list[np.ndarray] = []
@@ -199,14 +212,24 @@ class JoinedTiles:
                 portal_pieces.append(shares[j][0])
                 segment_pieces.append(shares[j][1])
         if not keys:
-            return _empty_arrays(), np.empty(0, np.int64)
+            return _empty_arrays(), [np.empty(0, np.int64), np.empty((0, 6)), np.empty((0, 3))]
         joined = [np.concatenate(p) for p in pieces]
         corners = int(first[1, -1])
         return (joined[0].reshape(-1, 3), np.concatenate([np.zeros(1, np.int64), joined[1]]).astype(np.int64),
                 np.arange(corners, dtype=np.int64), joined[2].astype(np.int64),
                 np.concatenate(portal_pieces).astype(np.int64).reshape(-1, 2),
                 np.concatenate(segment_pieces).reshape(-1, 2, 3), joined[3].reshape(-1, 3),
-                joined[4].astype(np.int64).reshape(-1, 2), joined[5]), joined[6].astype(np.int64)
+                joined[4].astype(np.int64).reshape(-1, 2), joined[5]), \
+            [joined[6].astype(np.int64), joined[7].reshape(-1, 6), joined[8].reshape(-1, 3)]
+
+
+def _tile_boxes(part: TileArrays) -> tuple[np.ndarray, np.ndarray]:
+    """The :func:`~.index.polygon_boxes` of one tile's polygons (each polygon's are its own)."""
+    shape = part.boxes[:, 2:]
+    start = np.concatenate([[0], part.ends]).astype(np.int64)
+    detail_start = np.concatenate([[0], np.cumsum(shape[:, 0] * shape[:, 1])]).astype(np.int64)
+    return polygon_boxes(np.ascontiguousarray(part.vertices), start, np.arange(len(part.vertices), dtype=np.int64),
+                         np.ascontiguousarray(shape), detail_start, np.ascontiguousarray(part.details))
 
 
 def _runs(same: np.ndarray, at: np.ndarray) -> list[tuple[int, int]]:

@@ -325,7 +325,8 @@ class TiledNavMesh:
         if joined:
             self._joined.change(joined)
         if changed:
-            self.mesh._set_arrays(*self._joined.arrays, baked=True, area_types=self._area_types())
+            self.mesh._set_arrays(*self._joined.arrays, baked=True, area_types=self._area_types(),
+                                  boxes_planes=self._joined.boxes_planes)
         return sorted(changed)
 
     def _area_types(self) -> tuple[tuple[str, ...], np.ndarray]:
