@@ -10,7 +10,8 @@ read one at the same time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -41,6 +42,9 @@ class NavIndex:
         Each polygon's connected group, numbered in the order of its lowest polygon.
     portals, portal_segments : ndarray (r, 2), (r, 2, 3)
         As in the navmesh, contiguous.
+    ring_source : callable or None
+        What makes :attr:`rings` from the rings of the navmesh before (a tiled navmesh's,
+        :meth:`~.joined_tiles.JoinedTiles.rings_for`), or None: built from scratch (as when it gives None).
     """
 
     polygons: PolygonArrays
@@ -49,6 +53,7 @@ class NavIndex:
     island: np.ndarray
     portals: np.ndarray
     portal_segments: np.ndarray
+    ring_source: Callable[[NavIndex], BoundaryRings | None] | None = field(default=None, repr=False)
 
     @property
     def polygon_count(self) -> int:
@@ -57,6 +62,10 @@ class NavIndex:
     @cached_property
     def rings(self) -> BoundaryRings:
         """The boundary rings the path search walks (built on first use)."""
+        if self.ring_source is not None:
+            made = self.ring_source(self)
+            if made is not None:
+                return made
         vertices, polygon_start, polygon_vertices, _, surface = self.polygons
         room = len(polygon_vertices) + 4 * len(self.portals)  # enough unless polygons have overlapping sides
         while True:
@@ -134,9 +143,11 @@ def polygon_boxes(vertices: np.ndarray, polygon_start: np.ndarray, polygon_verti
 def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertices: ArrayLike, portals: ArrayLike,
                   portal_segments: ArrayLike, detail_origin: ArrayLike | None = None,
                   detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None,
-                  boxes_planes: tuple[np.ndarray, np.ndarray] | None = None) -> NavIndex:
+                  boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
+                  ring_source: Callable[[NavIndex], BoundaryRings | None] | None = None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
-    index). ``boxes_planes``: the polygons' :func:`polygon_boxes` when known (taken, not copied)."""
+    index). ``boxes_planes``: the polygons' :func:`polygon_boxes` when known (taken, not copied);
+    ``ring_source``: see :class:`NavIndex`."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
     polygon_start = np.ascontiguousarray(polygon_start, dtype=np.int64)
     polygon_vertices = np.ascontiguousarray(polygon_vertices, dtype=np.int64)
@@ -159,7 +170,7 @@ def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertice
     return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, surface),
                     BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),
-                    portals, segments)
+                    portals, segments, ring_source)
 
 
 def filtered_index(index: NavIndex, allowed: np.ndarray) -> NavIndex:

@@ -21,17 +21,42 @@ few copies of the arrays plus the work of the tiles changed, however many tiles 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
+from ._kernels import paths as _paths
+from ._kernels.arrays import BoundaryRings
 from ._kernels.polygons import joined_portals
-from .index import polygon_boxes
+from .index import NavIndex, polygon_boxes
 from .navmesh import NavMeshArrays
 from .polygons import TILE_CELLS, TileArrays, TilePolygons
 
 __all__ = ["JoinedTiles", "tile_portals"]
 
 Tile = tuple[int, int]
+
+
+class RingPieces(NamedTuple):
+    """The rings' pieces (``paths.ring_pieces``) of every polygon of the joined arrays, and each tile's first
+    polygon (one more: the count)."""
+
+    polygon_first: np.ndarray
+    ring_start: np.ndarray
+    xz: np.ndarray
+    y: np.ndarray
+    across: np.ndarray  # as ring_pieces gives it (before ring_joins makes the portals seen from one side walls)
+    portal: np.ndarray
+
+
+class RingPlan(NamedTuple):
+    """How the rings' pieces of the arrays before a change make those after: tile j's are tile ``at[j]``'s
+    where ``same[j]``, with polygons and portals renumbered (old -> new)."""
+
+    same: np.ndarray
+    at: np.ndarray
+    renumber: np.ndarray
+    renumber_portals: np.ndarray
 
 
 def tile_portals(tile: Tile, parts: dict[Tile, tuple[TileArrays, np.ndarray]], nx: int, nz: int, levels: int,
@@ -97,6 +122,9 @@ class JoinedTiles:
         self._arrays = _empty_arrays()
         self._area_type = np.empty(0, np.int64)
         self._boxes_planes = (np.empty((0, 6)), np.empty((0, 3)))
+        # The rings' pieces of the arrays last joined, or of those before and how to renumber them (see rings_for).
+        self._rings: RingPieces | None = None
+        self._ring_plan: RingPlan | None = None
 
     @property
     def arrays(self) -> NavMeshArrays:
@@ -132,8 +160,16 @@ class JoinedTiles:
         at = np.minimum(np.searchsorted(old_codes, codes), max(len(old_codes) - 1, 0))
         kept = (old_codes[at] == codes) if len(old_codes) else np.zeros(len(codes), np.bool_)
         same = kept & ~np.isin(codes, changed_codes)
-        last_row = (codes % cols) == cols - 1
-        same_share = same & ~np.isin(codes + cols, changed_codes) & (last_row | ~np.isin(codes + 1, changed_codes))
+        tk = codes % cols
+
+        def near_changed(di: int, dk: int) -> np.ndarray:
+            """Whether each kept tile's neighbour (ti + di, tk + dk) changed."""
+            return (tk + dk >= 0) & (tk + dk < cols) & np.isin(codes + di * cols + dk, changed_codes)
+
+        same_share = same & ~near_changed(1, 0) & ~near_changed(0, 1)
+        # A tile's rings read the portals of its polygons: its share and the shares of (ti - 1, tk), (ti, tk - 1).
+        same_rings = same_share & ~near_changed(-1, 0) & ~near_changed(0, -1) & ~near_changed(-1, 1) \
+            & ~near_changed(1, -1)
         # Counts per kept tile: polygons, corners, detail heights, portals (the unchanged tiles' from before).
         counts = np.empty((4, len(keys)), np.int64)
         old_counts = np.diff(old_first, axis=1)
@@ -157,7 +193,61 @@ class JoinedTiles:
         self._arrays, (self._area_type, *boxes_planes) = self._joined(keys, same, same_share, at, first, renumber,
                                                                        shares)
         self._boxes_planes = (boxes_planes[0], boxes_planes[1])
+        if self._rings is not None and self._ring_plan is None:
+            portal_shift = np.zeros(len(old_codes), np.int64)
+            portal_shift[at[same_share]] = first[3, :-1][same_share] - old_first[3, :-1][at[same_share]]
+            renumber_portals = np.repeat(portal_shift, old_counts[3]) + np.arange(old_first[3, -1])
+            self._ring_plan = RingPlan(same_rings, at, renumber, renumber_portals)
+        else:  # rings were not made for the arrays before: made anew next time
+            self._rings, self._ring_plan = None, None
         self._codes, self._first = codes, first
+
+    def rings_for(self, index: NavIndex) -> BoundaryRings | None:
+        """The boundary rings of ``index`` (``paths.boundary_rings``), when it is the index of :attr:`arrays`:
+        the rings' pieces of the tiles whose polygons and portals stayed the same copied from the rings last
+        made (renumbered), the others' made anew (``paths.ring_pieces``), joined (``paths.ring_joins``); else
+        None."""
+        vertices, polygon_start, polygon_vertices, _, surface = index.polygons
+        if not (_same_memory(polygon_start, self._arrays[1]) and _same_memory(index.portals, self._arrays[4])):
+            return None
+        plan, self._ring_plan = self._ring_plan, None
+        first = self._first[0]
+
+        def made(q0: int, q1: int) -> tuple[np.ndarray, ...]:
+            room = int(polygon_start[q1] - polygon_start[q0]) + 4 * int(index.links.link_start[q1]
+                                                                        - index.links.link_start[q0])
+            while True:
+                pieces = _paths.ring_pieces(vertices, polygon_start, polygon_vertices, surface, index.portals,
+                                            index.portal_segments, index.links.link_start, index.links.link_portal,
+                                            q0, q1, room)
+                if q1 == q0 or pieces[0][-1] >= 0:
+                    return (np.diff(pieces[0], prepend=0),) + tuple(pieces[1:])
+                room *= 2
+
+        old = self._rings
+        if old is None or plan is None:
+            parts = [made(0, len(polygon_start) - 1)]
+        else:
+            parts = []
+            for j0, j1 in _runs(plan.same, plan.at):
+                if not plan.same[j0]:
+                    parts.append(made(int(first[j0]), int(first[j1])))
+                    continue
+                o0, o1 = int(plan.at[j0]), int(plan.at[j1 - 1]) + 1
+                q0, q1 = old.polygon_first[o0], old.polygon_first[o1]
+                k0, k1 = old.ring_start[q0], old.ring_start[q1]
+                across, portal = old.across[k0:k1], old.portal[k0:k1]
+                parts.append((np.diff(old.ring_start[q0:q1 + 1]), old.xz[k0:k1], old.y[k0:k1],
+                              np.where(across >= 0, plan.renumber[np.maximum(across, 0)], -1),
+                              np.where(portal >= 0, plan.renumber_portals[np.maximum(portal, 0)], -1)))
+        counts, xz, y, across, portal = (np.concatenate([part[c] for part in parts]) for c in range(5))
+        ring_start = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=ring_start[1:])
+        self._rings = RingPieces(first.copy(), ring_start, xz.reshape(-1, 2), y, across, portal)
+        ring_polygon = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        ring_across = across.copy()
+        twin, vertex, corner = _paths.ring_joins(ring_start, ring_polygon, ring_across, portal, index.portals)
+        return BoundaryRings(ring_start, self._rings.xz, y, ring_polygon, ring_across, twin, vertex, corner)
 
     def _share(self, tile: Tile, first: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The tile's share of the portals (:func:`tile_portals`), numbered as in the joined arrays (``first``:
@@ -230,6 +320,11 @@ def _tile_boxes(part: TileArrays) -> tuple[np.ndarray, np.ndarray]:
     detail_start = np.concatenate([[0], np.cumsum(shape[:, 0] * shape[:, 1])]).astype(np.int64)
     return polygon_boxes(np.ascontiguousarray(part.vertices), start, np.arange(len(part.vertices), dtype=np.int64),
                          np.ascontiguousarray(shape), detail_start, np.ascontiguousarray(part.details))
+
+
+def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays are views of the same memory, alike (an index's arrays are its navmesh's, reshaped)."""
+    return a.shape == b.shape and a.dtype == b.dtype and (a.size == 0 or a.ctypes.data == b.ctypes.data)
 
 
 def _runs(same: np.ndarray, at: np.ndarray) -> list[tuple[int, int]]:

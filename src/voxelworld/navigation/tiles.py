@@ -326,7 +326,7 @@ class TiledNavMesh:
             self._joined.change(joined)
         if changed:
             self.mesh._set_arrays(*self._joined.arrays, baked=True, area_types=self._area_types(),
-                                  boxes_planes=self._joined.boxes_planes)
+                                  boxes_planes=self._joined.boxes_planes, ring_source=self._joined.rings_for)
         return sorted(changed)
 
     def _area_types(self) -> tuple[tuple[str, ...], np.ndarray]:
