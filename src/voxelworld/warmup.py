@@ -161,7 +161,11 @@ def _navigation() -> None:
     mesh.rebake(((8.0, -1.0, 2.0), (11.0, 2.0, 5.0)), moved)
     query.find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))  # the query follows its navmesh's re-bake
     NavQuery(NavMesh.from_json(mesh.to_json())).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
-    TiledNavMesh(SearchRegion((-1, -1, -1), (21, 4, 21), landing=False), settings).distances(np.array([[10.0, 0.0, 10.0]]), 6.0)  # which tiles a stream keeps
+    tiled = TiledNavMesh(SearchRegion((-1, -1, -1), (21, 4, 21), landing=False), settings)
+    tiled.distances(np.array([[10.0, 0.0, 10.0]]), 6.0)  # which tiles a stream keeps
+    for tiles in ([(0, 0), (1, 0)], [(0, 1)]):  # tiles joined, their rings made, then kept tile by tile
+        tiled.change(scene, bake=tiles)
+        NavQuery(tiled.mesh).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 1.0))
 
 
 def _motion() -> None:

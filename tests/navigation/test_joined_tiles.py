@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from voxelworld.navigation import NavSettings, Scene, SearchRegion
+from voxelworld.navigation._kernels import paths
+from voxelworld.navigation._kernels.arrays import BoundaryRings
 from voxelworld.navigation.index import navmesh_index
 from voxelworld.navigation.joined_tiles import JoinedTiles, tile_portals
 from voxelworld.navigation.navmesh import ARRAY_NAMES
@@ -60,12 +62,17 @@ def assert_same(arrays, expected) -> None:
         assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
 
 
-def assert_same_index(joined: JoinedTiles) -> None:
+def assert_same_index(joined: JoinedTiles, rings: bool = True) -> None:
+    """The index of the joined arrays, from the boxes, planes and rings kept tile by tile, is one from scratch."""
     arrays = joined.arrays
     index = navmesh_index(*arrays[:3], *arrays[4:])
-    boxes, planes = joined.boxes_planes
-    assert boxes.tobytes() == index.polygons.boxes.tobytes() and boxes.shape == index.polygons.boxes.shape
-    assert planes.tobytes() == index.polygons.surface.planes.tobytes()
+    kept = navmesh_index(*arrays[:3], *arrays[4:], boxes_planes=joined.boxes_planes, ring_source=joined.rings_for)
+    assert kept.polygons.boxes.tobytes() == index.polygons.boxes.tobytes()
+    assert kept.polygons.boxes.shape == index.polygons.boxes.shape
+    assert kept.polygons.surface.planes.tobytes() == index.polygons.surface.planes.tobytes()
+    if rings:
+        for name, a, b in zip(BoundaryRings._fields, kept.rings, index.rings):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
 
 
 def test_random_bakes_and_drops_keep_the_arrays_of_a_join_from_scratch(baked):
@@ -92,7 +99,7 @@ def test_random_bakes_and_drops_keep_the_arrays_of_a_join_from_scratch(baked):
         order = sorted(kept)
         area_type = np.concatenate([kept[t].polygons.area_type for t in order]) if order else np.empty(0, np.int64)
         assert np.array_equal(joined.area_type, area_type) and joined.area_type.dtype == np.int64
-        assert_same_index(joined)
+        assert_same_index(joined, rings=bool(rng.random() < 0.7))  # rings made after some changes, not all
         portals_seen = max(portals_seen, len(expected[4]))
     assert portals_seen > 100  # the tiles meet through many portals, some across their edges
     for tile in list(kept):  # dropped to the last
@@ -137,3 +144,28 @@ def test_a_tiled_navmesh_after_changes_is_its_tiles_joined_from_scratch():
         names = tiled.mesh.area_types
         kinds = np.concatenate([tiled.baked_tile(t).type_names() for t in sorted(tiled.tiles)])
         assert [names[k] for k in tiled.mesh.polygon_area_type] == kinds.tolist() and "mud" in kinds
+
+
+def test_ring_pieces_of_polygon_ranges_are_those_of_all_the_polygons(baked):
+    area = TiledNavMesh(REGION, SETTINGS).area
+    arrays = from_scratch(baked[0], area)
+    index = navmesh_index(*arrays[:3], *arrays[4:])
+    vertices, start, corners, _, surface = index.polygons
+    args = (vertices, start, corners, surface, index.portals, index.portal_segments, index.links.link_start,
+            index.links.link_portal)
+    p = index.polygon_count
+    whole = paths.ring_pieces(*args, 0, p, 10 * len(corners))
+    cuts = [0, 1, p // 3, p // 3, p // 2 + 5, p]
+    parts = [paths.ring_pieces(*args, q0, q1, 10 * len(corners)) for q0, q1 in zip(cuts[:-1], cuts[1:])]
+    ends = np.concatenate([part[0] + sum(len(other[2]) for other in parts[:n]) for n, part in enumerate(parts)])
+    assert np.array_equal(ends, whole[0])
+    for c in range(1, 5):
+        assert np.concatenate([part[c] for part in parts]).tobytes() == whole[c].tobytes()
+    short = paths.ring_pieces(*args, 0, p, 10)  # too little room: told, nothing made
+    assert short[0][-1] == -1 and len(short[1]) == 0
+    rings = index.rings
+    across = whole[3].copy()
+    ring_start = np.concatenate([[0], whole[0]]).astype(np.int64)
+    twin, vertex, corner = paths.ring_joins(ring_start, rings.ring_polygon, across, whole[4], index.portals)
+    assert np.array_equal(across, rings.ring_across) and np.array_equal(twin, rings.ring_twin)
+    assert np.array_equal(vertex, rings.ring_vertex) and np.array_equal(corner, rings.corner)
