@@ -153,9 +153,9 @@ class JoinedTiles:
                 parts[tile] = (part, steps, polygons.area_type, *_tile_boxes(part))
             else:
                 parts.pop(tile, None)
-        keys = sorted(parts)
-        codes = np.array([ti * cols + tk for ti, tk in keys], np.int64).reshape(-1)
         changed_codes = np.array([ti * cols + tk for ti, tk in changed], np.int64).reshape(-1)
+        new_codes = np.array([ti * cols + tk for ti, tk in changed if (ti, tk) in parts], np.int64)
+        codes = np.union1d(np.setdiff1d(self._codes, changed_codes), new_codes).astype(np.int64)  # sorted: tile order
         old_codes, old_first = self._codes, self._first
         at = np.minimum(np.searchsorted(old_codes, codes), max(len(old_codes) - 1, 0))
         kept = (old_codes[at] == codes) if len(old_codes) else np.zeros(len(codes), np.bool_)
@@ -171,14 +171,14 @@ class JoinedTiles:
         same_rings = same_share & ~near_changed(-1, 0) & ~near_changed(0, -1) & ~near_changed(-1, 1) \
             & ~near_changed(1, -1)
         # Counts per kept tile: polygons, corners, detail heights, portals (the unchanged tiles' from before).
-        counts = np.empty((4, len(keys)), np.int64)
+        counts = np.empty((4, len(codes)), np.int64)
         old_counts = np.diff(old_first, axis=1)
         counts[:, same] = old_counts[:, at[same]]
         fresh = np.flatnonzero(~same)
         for j in fresh.tolist():
-            part = parts[keys[j]][0]
+            part = parts[self._tile(codes[j])][0]
             counts[0, j], counts[1, j], counts[2, j] = len(part.level), len(part.vertices), len(part.details)
-        first = np.zeros((4, len(keys) + 1), np.int64)
+        first = np.zeros((4, len(codes) + 1), np.int64)
         np.cumsum(counts[:3], axis=1, out=first[:3, 1:])
         # Old polygon -> new polygon, for the polygons of the tiles that stayed the same (read by their shares).
         shift = np.zeros(len(old_codes), np.int64)
@@ -186,11 +186,11 @@ class JoinedTiles:
         renumber = np.repeat(shift, old_counts[0]) + np.arange(old_first[0, -1])
         shares = {}
         for j in np.flatnonzero(~same_share).tolist():
-            shares[j] = self._share(keys[j], first[0], codes)
+            shares[j] = self._share(self._tile(codes[j]), first[0], codes)
             counts[3, j] = len(shares[j][0])
         counts[3, same_share] = old_counts[3, at[same_share]]
         np.cumsum(counts[3], out=first[3, 1:])
-        self._arrays, (self._area_type, *boxes_planes) = self._joined(keys, same, same_share, at, first, renumber,
+        self._arrays, (self._area_type, *boxes_planes) = self._joined(codes, same, same_share, at, first, renumber,
                                                                        shares)
         self._boxes_planes = (boxes_planes[0], boxes_planes[1])
         if self._rings is not None and self._ring_plan is None:
@@ -201,6 +201,10 @@ class JoinedTiles:
         else:  # rings were not made for the arrays before: made anew next time
             self._rings, self._ring_plan = None, None
         self._codes, self._first = codes, first
+
+    def _tile(self, code: np.integer | int) -> Tile:
+        """The tile (ti, tk) of a code."""
+        return int(code) // self._tile_columns, int(code) % self._tile_columns
 
     def rings_for(self, index: NavIndex) -> BoundaryRings | None:
         """The boundary rings of ``index`` (``paths.boundary_rings``), when it is the index of :attr:`arrays`:
@@ -263,10 +267,10 @@ class JoinedTiles:
         pairs[:, 1] += starts[which]
         return pairs, segments
 
-    def _joined(self, keys: list[Tile], same: np.ndarray, same_share: np.ndarray, at: np.ndarray, first: np.ndarray,
+    def _joined(self, codes: np.ndarray, same: np.ndarray, same_share: np.ndarray, at: np.ndarray, first: np.ndarray,
                 renumber: np.ndarray, shares: dict[int, tuple[np.ndarray, np.ndarray]]
                 ) -> tuple[NavMeshArrays, list[np.ndarray]]:
-        """The arrays of the kept tiles ``keys``: runs of tiles that stayed the same (``same``; tile j was tile
+        """The arrays of the kept tiles (``codes``): runs of tiles that stayed the same (``same``; tile j was tile
         ``at[j]`` before) copied from the arrays before, the others' polygons from their parts; portals likewise
         (``same_share``, else ``shares[j]``)."""
         vertices, polygon_start, _, level, portals, segments, origin, shape, details = self._arrays
@@ -285,7 +289,7 @@ class JoinedTiles:
                     out.append(source)
                 continue
             for j in range(j0, j1):
-                part, _, area_type, part_boxes, part_planes = self._parts[keys[j]]
+                part, _, area_type, part_boxes, part_planes = self._parts[self._tile(codes[j])]
                 for out, source in zip(pieces, (part.vertices, part.ends + first[1, j], part.level, part.origins,
                                                 part.boxes[:, 2:], part.details, area_type, part_boxes,
                                                 part_planes)):
@@ -301,7 +305,7 @@ class JoinedTiles:
             for j in range(j0, j1):
                 portal_pieces.append(shares[j][0])
                 segment_pieces.append(shares[j][1])
-        if not keys:
+        if not len(codes):
             return _empty_arrays(), [np.empty(0, np.int64), np.empty((0, 6)), np.empty((0, 3))]
         joined = [np.concatenate(p) for p in pieces]
         corners = int(first[1, -1])

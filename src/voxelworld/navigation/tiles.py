@@ -211,7 +211,9 @@ class TiledNavMesh:
     ----------
     mesh : NavMesh
         The kept tiles' polygons in tile order (polygons of tile (ti, tk) before those of (ti, tk + 1)), rebuilt in
-        place by :meth:`change` (references to it stay valid; a Crowd or NavQuery of it follows).
+        place by :meth:`change` (references to it stay valid; a Crowd or NavQuery of it follows) from arrays kept
+        tile by tile (:class:`~.joined_tiles.JoinedTiles`: a change costs the copies of the arrays and the work of
+        the tiles changed, their neighbours' portals and rings, not a join of every tile).
     area : BakeArea
         The region's ray grid (:func:`streaming_area`).
     """
