@@ -22,6 +22,9 @@ from voxelworld.navigation.tiles import BakedTile, TiledNavMesh
 from voxelworld.terrain import GeneratorSettings, generate_world
 
 GROUND = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
+# Hills and cliffs: some 170 polygons a tile (the 1 km world keeps about 40 a tile), for kept_tiles.
+ROUGH = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=12.0, hill_scale=48.0,
+                          cliff_strength=0.8, cliff_step=4.0, seed=3)
 
 
 def main() -> None:
@@ -41,7 +44,7 @@ def main() -> None:
             times.append(time.perf_counter() - start)
     print(f"one tile ({ntx * ntz} tiles, navmesh joined again each time): median {1000 * np.median(times):.1f} ms, "
           f"max {1000 * max(times):.1f} ms; {tiled.nbytes / ntx / ntz / 1024:.0f} KiB a tile")
-    kept_tiles(tiled)
+    kept_tiles()
     world = World(generate_world(GROUND), settings=WorldSettings(view_distance=48.0, navigation_distance=16.0))
     z = 64.0
     world.player.position = np.array([20.0, surface_height(world.volume, 20.0, z), z])
@@ -75,10 +78,16 @@ def moved(tile: BakedTile, ti: int, tk: int) -> tuple[TilePolygons, np.ndarray]:
                                inner_ends=p.inner_ends + shift), tile.steps
 
 
-def kept_tiles(tiled: TiledNavMesh) -> None:
+def kept_tiles() -> None:
     """One change (a tile dropped, or baked) of a navmesh keeping N tiles: the navmesh rebuilt from the arrays
-    kept tile by tile (JoinedTiles), and from a join of every tile (as before it). The tiles are the 128 m
-    world's, repeated over a larger grid."""
+    kept tile by tile (JoinedTiles), and from a join of every tile (as before it), and the rings the first path
+    after it waits for. The tiles are those of a rough 128 m world, repeated over a larger grid."""
+    volume = generate_world(ROUGH)
+    mesher = ChunkMesher(volume, volume.materials, GAME_MESH_OPTIONS)
+    mesher.update()
+    nav = WorldNavigation(volume, mesher)
+    tiled = TiledNavMesh(nav.region, nav.settings)
+    tiled.change(nav.scene, bake=[(ti, tk) for ti in range(tiled.tile_grid[0]) for tk in range(tiled.tile_grid[1])])
     source = [tiled.baked_tile(t) for t in sorted(tiled.tiles)]
     area, (ntx, ntz) = tiled.area, tiled.tile_grid
     for count in (64, 256, 1024, 2048):
@@ -91,23 +100,32 @@ def kept_tiles(tiled: TiledNavMesh) -> None:
         mesh = NavMesh(*joined.arrays)
         rng = np.random.default_rng(1)
         order = sorted(tiles)
-        kept_by_tile, from_scratch = [], []
-        for j in rng.choice(len(order), 24, replace=False).tolist():
+        _ = mesh.index.rings
+        kept_by_tile, from_scratch = [], []  # (navmesh rebuilt, its rings made) per change, s
+        for n, j in enumerate(rng.choice(len(order), 16, replace=False).tolist()):
             tile = order[j]
             for change in ({tile: None}, {tile: tiles[tile]}):
                 start = time.perf_counter()
                 joined.change(change)
-                mesh._set_arrays(*joined.arrays, baked=True, boxes_planes=joined.boxes_planes)
-                kept_by_tile.append(time.perf_counter() - start)
+                mesh._set_arrays(*joined.arrays, baked=True, boxes_planes=joined.boxes_planes,
+                                 ring_source=joined.rings_for)
+                built = time.perf_counter()
+                _ = mesh.index.rings  # what the first path asked of the navmesh after a change waits for
+                kept_by_tile.append((built - start, time.perf_counter() - built))
+            if n >= 4:
+                continue  # a join of every tile: a few times
             start = time.perf_counter()
             arrays = tile_navmesh_arrays([tiles[t][0] for t in order], [tiles[t][1] for t in order], area.x0,
                                          area.z0, area.cell, nx, nz, MAX_LEVELS)
             mesh._set_arrays(*arrays, baked=True)
-            from_scratch.append(time.perf_counter() - start)
+            built = time.perf_counter()
+            _ = mesh.index.rings
+            from_scratch.append((built - start, time.perf_counter() - built))
+        kept, scratch = 1000 * np.median(kept_by_tile, axis=0), 1000 * np.median(from_scratch, axis=0)
         print(f"one tile changed among {count} kept ({mesh.polygon_count} polygons, "
               f"{mesh.detail_heights.nbytes / 2**20:.0f} MiB of detail heights): navmesh rebuilt in median "
-              f"{1000 * np.median(kept_by_tile):.1f} ms from the arrays kept tile by tile, "
-              f"{1000 * np.median(from_scratch):.1f} ms joining every tile")
+              f"{kept[0]:.1f} ms (its path rings {kept[1]:.1f} ms) from the arrays kept tile by tile, "
+              f"{scratch[0]:.1f} ms (rings {scratch[1]:.1f} ms) joining every tile")
 
 
 if __name__ == "__main__":

@@ -204,9 +204,10 @@ def ring_joins(ring_start: np.ndarray, ring_polygon: np.ndarray, ring_across: np
     label = np.full(n, -1, np.int64)
     count = 0
     for k in range(n):
-        root = k
-        while parent[root] != root:
-            root = parent[root]
+        # A piece's parent comes before it (a root is its group's lowest piece), and was pointed at its root just
+        # before: one step finds k's root.
+        root = parent[parent[k]]
+        parent[k] = root
         if label[root] < 0:
             label[root] = count
             count += 1
