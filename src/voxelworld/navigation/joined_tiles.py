@@ -16,6 +16,12 @@ tiles changed keep their share of the portals: their runs are copied from the ar
 renumbered), only the changed tiles' polygons and the shares that read them are made anew. The arrays equal
 :func:`~voxelworld.navigation.polygons.tile_navmesh_arrays` of the same tiles, bit for bit, and a change costs a
 few copies of the arrays plus the work of the tiles changed, however many tiles are kept.
+
+What the navmesh's index derives polygon by polygon is kept the same way: each polygon's box and plane
+(:func:`~.index.polygon_boxes`), and the boundary rings the path search walks (``paths.ring_pieces``, which read a
+polygon's corners, surface and portals: those of its tile's share and of the shares of the tiles before it along
+x and z), joined again after each change (``paths.ring_joins``, one pass over the pieces) when a path is first
+asked for (:meth:`JoinedTiles.rings_for`).
 """
 
 from __future__ import annotations
