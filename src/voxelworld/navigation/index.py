@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,7 +44,8 @@ class NavIndex:
         As in the navmesh, contiguous.
     ring_source : callable or None
         What makes :attr:`rings` from the rings of the navmesh before (a tiled navmesh's,
-        :meth:`~.joined_tiles.JoinedTiles.rings_for`), or None: built from scratch (as when it gives None).
+        :meth:`~.joined_tiles.JoinedTiles.rings_for`: called with the index, and the polygons a filtered index
+        allows), or None: built from scratch (as when it gives None).
     """
 
     polygons: PolygonArrays
@@ -53,7 +54,7 @@ class NavIndex:
     island: np.ndarray
     portals: np.ndarray
     portal_segments: np.ndarray
-    ring_source: Callable[[NavIndex], BoundaryRings | None] | None = field(default=None, repr=False)
+    ring_source: Callable[..., BoundaryRings | None] | None = field(default=None, repr=False)
 
     @property
     def polygon_count(self) -> int:
@@ -144,7 +145,7 @@ def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertice
                   portal_segments: ArrayLike, detail_origin: ArrayLike | None = None,
                   detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None,
                   boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
-                  ring_source: Callable[[NavIndex], BoundaryRings | None] | None = None) -> NavIndex:
+                  ring_source: Callable[..., BoundaryRings | None] | None = None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
     index). ``boxes_planes``: the polygons' :func:`polygon_boxes` when known (taken, not copied);
     ``ring_source``: see :class:`NavIndex`."""
@@ -185,6 +186,7 @@ def filtered_index(index: NavIndex, allowed: np.ndarray) -> NavIndex:
     spans[~allowed, 1] = spans[~allowed, 0] - 1  # an empty span: in no bucket
     bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
     p = index.polygon_count
+    source = None if index.ring_source is None else partial(index.ring_source, allowed=allowed)
     return NavIndex(index.polygons, BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals), portals,
-                    segments)
+                    segments, source)

@@ -44,9 +44,12 @@ Tile = tuple[int, int]
 
 
 class RingPieces(NamedTuple):
-    """The rings' pieces (``paths.ring_pieces``) of every polygon of the joined arrays, and each tile's first
-    polygon (one more: the count)."""
+    """The rings' pieces (``paths.ring_pieces``) of every polygon of the joined arrays of one change (its
+    ``generation``), each tile's first polygon (one more: the count), and which portals of the arrays the index
+    had (all, or those a query filter leaves)."""
 
+    generation: int
+    kept_portals: np.ndarray
     polygon_first: np.ndarray
     ring_start: np.ndarray
     xz: np.ndarray
@@ -128,8 +131,9 @@ class JoinedTiles:
         self._arrays = _empty_arrays()
         self._area_type = np.empty(0, np.int64)
         self._boxes_planes = (np.empty((0, 6)), np.empty((0, 3)))
-        # The rings' pieces of the arrays last joined, or of those before and how to renumber them (see rings_for).
-        self._rings: RingPieces | None = None
+        # The rings' pieces last made, per polygons left out (see rings_for), and how the last change renumbered.
+        self._rings: dict[bytes, RingPieces] = {}
+        self._generation = 0
         self._ring_plan: RingPlan | None = None
 
     @property
@@ -199,28 +203,41 @@ class JoinedTiles:
         self._arrays, (self._area_type, *boxes_planes) = self._joined(codes, same, same_share, at, first, renumber,
                                                                        shares)
         self._boxes_planes = (boxes_planes[0], boxes_planes[1])
-        if self._rings is not None and self._ring_plan is None:
-            portal_shift = np.zeros(len(old_codes), np.int64)
-            portal_shift[at[same_share]] = first[3, :-1][same_share] - old_first[3, :-1][at[same_share]]
-            renumber_portals = np.repeat(portal_shift, old_counts[3]) + np.arange(old_first[3, -1])
-            self._ring_plan = RingPlan(same_rings, at, renumber, renumber_portals)
-        else:  # rings were not made for the arrays before: made anew next time
-            self._rings, self._ring_plan = None, None
+        portal_shift = np.zeros(len(old_codes), np.int64)
+        portal_shift[at[same_share]] = first[3, :-1][same_share] - old_first[3, :-1][at[same_share]]
+        renumber_portals = np.repeat(portal_shift, old_counts[3]) + np.arange(old_first[3, -1])
+        self._ring_plan = RingPlan(same_rings, at, renumber, renumber_portals)
+        self._generation += 1
+        self._rings = {key: rings for key, rings in self._rings.items() if rings.generation == self._generation - 1}
         self._codes, self._first = codes, first
 
     def _tile(self, code: np.integer | int) -> Tile:
         """The tile (ti, tk) of a code."""
         return int(code) // self._tile_columns, int(code) % self._tile_columns
 
-    def rings_for(self, index: NavIndex) -> BoundaryRings | None:
-        """The boundary rings of ``index`` (``paths.boundary_rings``), when it is the index of :attr:`arrays`:
-        the rings' pieces of the tiles whose polygons and portals stayed the same copied from the rings last
-        made (renumbered), the others' made anew (``paths.ring_pieces``), joined (``paths.ring_joins``); else
-        None."""
+    def rings_for(self, index: NavIndex, allowed: np.ndarray | None = None) -> BoundaryRings | None:
+        """The boundary rings of ``index`` (``paths.boundary_rings``), when it is the index of :attr:`arrays` (or
+        its ``filtered_index`` allowing the polygons ``allowed``, all the polygons of some area types): the rings'
+        pieces of the tiles whose polygons and portals stayed the same copied from the rings made after the
+        change before (renumbered), the others' made anew (``paths.ring_pieces``), joined
+        (``paths.ring_joins``); else None."""
         vertices, polygon_start, polygon_vertices, _, surface = index.polygons
-        if not (_same_memory(polygon_start, self._arrays[1]) and _same_memory(index.portals, self._arrays[4])):
+        portals = self._arrays[4]
+        if not _same_memory(polygon_start, self._arrays[1]):
             return None
-        plan, self._ring_plan = self._ring_plan, None
+        if allowed is None:
+            if not _same_memory(index.portals, portals):
+                return None
+            key, kept_portals = b"", np.arange(len(portals))
+        else:
+            left_out = np.unique(self._area_type[~allowed])  # a filter leaves out area types
+            if not np.array_equal(allowed, ~np.isin(self._area_type, left_out)):
+                return None
+            key = left_out.tobytes()
+            kept_portals = np.flatnonzero(allowed[portals[:, 0]] & allowed[portals[:, 1]])
+            if len(kept_portals) != len(index.portals):
+                return None
+        plan, old = self._ring_plan, self._rings.get(key)
         first = self._first[0]
 
         def made(q0: int, q1: int) -> tuple[np.ndarray, ...]:
@@ -234,10 +251,13 @@ class JoinedTiles:
                     return (np.diff(pieces[0], prepend=0),) + tuple(pieces[1:])
                 room *= 2
 
-        old = self._rings
-        if old is None or plan is None:
+        if old is None or plan is None or old.generation != self._generation - 1:
             parts = [made(0, len(polygon_start) - 1)]
         else:
+            # Old portal (of those the index had) -> new one (-1: a share made anew, never read).
+            new_place = np.full(len(portals) + 1, -1, np.int64)
+            new_place[kept_portals] = np.arange(len(kept_portals))
+            renumber_portals = new_place[np.clip(plan.renumber_portals[old.kept_portals], -1, len(portals))]
             parts = []
             for j0, j1 in _runs(plan.same, plan.at):
                 if not plan.same[j0]:
@@ -249,15 +269,16 @@ class JoinedTiles:
                 across, portal = old.across[k0:k1], old.portal[k0:k1]
                 parts.append((np.diff(old.ring_start[q0:q1 + 1]), old.xz[k0:k1], old.y[k0:k1],
                               np.where(across >= 0, plan.renumber[np.maximum(across, 0)], -1),
-                              np.where(portal >= 0, plan.renumber_portals[np.maximum(portal, 0)], -1)))
+                              np.where(portal >= 0, renumber_portals[np.maximum(portal, 0)], -1)))
         counts, xz, y, across, portal = (np.concatenate([part[c] for part in parts]) for c in range(5))
         ring_start = np.zeros(len(counts) + 1, np.int64)
         np.cumsum(counts, out=ring_start[1:])
-        self._rings = RingPieces(first.copy(), ring_start, xz.reshape(-1, 2), y, across, portal)
+        self._rings[key] = RingPieces(self._generation, kept_portals, first.copy(), ring_start, xz.reshape(-1, 2), y,
+                                      across, portal)
         ring_polygon = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         ring_across = across.copy()
         twin, vertex, corner = _paths.ring_joins(ring_start, ring_polygon, ring_across, portal, index.portals)
-        return BoundaryRings(ring_start, self._rings.xz, y, ring_polygon, ring_across, twin, vertex, corner)
+        return BoundaryRings(ring_start, xz.reshape(-1, 2), y, ring_polygon, ring_across, twin, vertex, corner)
 
     def _share(self, tile: Tile, first: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The tile's share of the portals (:func:`tile_portals`), numbered as in the joined arrays (``first``:

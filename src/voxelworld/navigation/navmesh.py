@@ -147,7 +147,7 @@ class NavMesh:
     def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False,
                     area_types: tuple[tuple[str, ...], np.ndarray] | None = None,
                     boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
-                    ring_source: Callable[[NavIndex], BoundaryRings | None] | None = None) -> None:
+                    ring_source: Callable[..., BoundaryRings | None] | None = None) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
