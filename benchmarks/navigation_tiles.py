@@ -1,6 +1,8 @@
 """Navmesh tiles baked apart (issue 17 §3): the cost of one tile, and of the frames of a streaming world whose NPC
-walks beyond its first tiles. Run on demand: ``python benchmarks/navigation_tiles.py``; results in
-docs/benchmarks.md."""
+walks beyond its first tiles; and (issue 34) one tile's bake from the scene a streaming world hands it (the chunks
+the tile reads and the things on their ground: :func:`one_tile_bake`), and one tile changed among N kept
+(:func:`kept_tiles`: the navmesh rebuilt from the arrays kept tile by tile, and its path rings). Run on demand:
+``python benchmarks/navigation_tiles.py``; results in docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -11,14 +13,16 @@ import numpy as np
 
 from voxelworld.game.level import surface_height
 from voxelworld.game.navigation import WorldNavigation
+from voxelworld.game.populate import generated_world
 from voxelworld.game.settings import GAME_MESH_OPTIONS, WorldSettings
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
+from voxelworld.navigation import Scene
 from voxelworld.navigation.joined_tiles import JoinedTiles
 from voxelworld.navigation.navmesh import NavMesh
 from voxelworld.navigation.polygons import TILE_CELLS, TilePolygons, tile_navmesh_arrays
 from voxelworld.navigation.sampling import MAX_LEVELS
-from voxelworld.navigation.tiles import BakedTile, TiledNavMesh
+from voxelworld.navigation.tiles import BakedTile, TiledNavMesh, bake_tiles
 from voxelworld.terrain import GeneratorSettings, generate_world
 
 GROUND = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
@@ -128,5 +132,43 @@ def kept_tiles() -> None:
               f"{scratch[0]:.1f} ms (rings {scratch[1]:.1f} ms) joining every tile")
 
 
+POPULATED = GeneratorSettings(size=128.0, height=64.0, seed=7, ground_level=28.0, sand_level=12.0, hill_height=8.0,
+                              cave_density=0.0)
+
+
+def one_tile_bake(rounds: int = 5) -> tuple[float, float]:
+    """One tile's bake (:func:`~voxelworld.navigation.tiles.bake_tiles`) as a streaming world runs it: the player
+    tours a populated 128 m world (its trees and rocks are obstacles), its tiles streaming in around them; each
+    tile kept is baked again, ``rounds`` times, from the scene the world handed its bake (the chunks it reads and
+    their things, as ``WorldNavigation`` makes it, taken while the tile was kept: the same objects from tile to
+    tile, in a new scene each time). Prints and returns the median wall and CPU time (ms) of one tile."""
+    world = generated_world(POPULATED, WorldSettings(view_distance=48.0, navigation_distance=24.0))
+    scenes = {}
+    for x in (28.0, 64.0, 100.0):
+        for z in (28.0, 64.0, 100.0):
+            world.player.position = np.array([x, surface_height(world.volume, x, z) + 0.5, z])
+            for _ in range(40):
+                world.step(Inputs())
+            navigation = world.agents.navigation
+            assert navigation is not None and navigation.tiled is not None
+            for tile in sorted(navigation.tiled.tiles - set(scenes)):
+                scenes[tile] = navigation._scene(navigation._read_chunks([tile]))
+    tiled = navigation.tiled
+    wall, cpu = [], []
+    for _ in range(rounds):
+        for (ti, tk), scene in scenes.items():
+            fresh = Scene(list(scene))  # the same objects in a new scene, as each bake of the world is handed
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            bake_tiles(fresh, tiled.area, tiled.settings, (ti, tk, ti + 1, tk + 1))
+            wall.append(time.perf_counter() - start)
+            cpu.append(time.thread_time() - start_cpu)
+    objects = np.median([len(scene) for scene in scenes.values()])
+    print(f"one tile's bake from its streaming scene ({len(scenes)} tiles, {objects:.0f} objects a scene, {rounds} "
+          f"rounds): median {1000 * np.median(wall):.2f} ms, CPU median {1000 * np.median(cpu):.2f} ms, p95 "
+          f"{1000 * np.percentile(wall, 95):.2f} ms")
+    return float(1000 * np.median(wall)), float(1000 * np.median(cpu))
+
+
 if __name__ == "__main__":
     main()
+    one_tile_bake()

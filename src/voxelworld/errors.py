@@ -61,17 +61,14 @@ def check_finite(parameter: str, value: object, *, minimum: float | None = None,
 def check_integer(parameter: str, value: object, *, minimum: int | None = None, maximum: int | None = None,
                   unit: str = "") -> int:
     """Return ``value`` as an int, or raise :class:`ParameterError` if it is not a whole number in range."""
-    legal = _describe_range("a whole number", minimum, maximum, unit, False)
-    if isinstance(value, bool):
-        raise ParameterError(parameter, value, legal)
     try:
         number = int(value)  # type: ignore[call-overload]
+        ok = not isinstance(value, bool) and number == value and not (
+            (minimum is not None and number < minimum) or (maximum is not None and number > maximum))
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(parameter, value, legal) from None
-    if number != value:
-        raise ParameterError(parameter, value, legal)
-    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        raise ParameterError(parameter, value, legal)
+        ok = False
+    if not ok:  # the description is built only when it is needed (as check_finite's)
+        raise ParameterError(parameter, value, _describe_range("a whole number", minimum, maximum, unit, False))
     return number
 
 

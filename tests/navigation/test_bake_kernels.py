@@ -10,7 +10,7 @@ import pytest
 from voxelworld.collision import TriangleBVH
 from voxelworld.collision._kernels import ray_triangle
 from voxelworld.navigation._kernels.columns import bin_triangles, triangle_boxes, vertical_hits
-from voxelworld.navigation._kernels.samples import DIRECTIONS, corners_to_probe, erosion_distance
+from voxelworld.navigation._kernels.samples import DIRECTIONS, corner_probes, eroded_heights
 from voxelworld.navigation._kernels.surfaces import SAME_HEIGHT
 from voxelworld.navigation.rays import column_surfaces
 from voxelworld.navigation.sampling import level_links
@@ -95,8 +95,10 @@ def test_edge_distance(seed):
     links = level_links(height, 0.45, ceiling, 2.0, enclosure)
     walk = ~np.isnan(height)
     expected = reference_edge_distance(walk, links)
-    start = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
-    assert erosion_distance(start, links, DIRECTIONS, 40, np.empty_like(start)) == pytest.approx(expected)
+    for radius in (0.5, 1.3, 2.2, 3.7, 5.1):  # relaxed long enough, erosion keeps the samples this far from the edge
+        out = np.empty(height.shape)
+        eroded_heights(height, links, DIRECTIONS, 40, radius, out)
+        assert np.array_equal(~np.isnan(out), walk & (expected >= radius)), radius
 
 
 def reference_enclosure(up, height):
@@ -141,12 +143,16 @@ def test_surfaces_and_enclosure(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_corners_to_probe(seed):
+def test_corner_probes(seed):
     height, ceiling, enclosure = random_samples(seed)
     links = level_links(height, 0.45, ceiling, 2.0, enclosure)
     walk = ~np.isnan(height)
+    rows = np.empty((walk.size * 4, 4), dtype=np.int64)
+    count = corner_probes(height, links, DIRECTIONS, 0, 0, *walk.shape[:2], rows)
     probe = np.zeros(walk.shape + (4,), dtype=bool)
-    corners_to_probe(height, links, DIRECTIONS, 0, 0, *walk.shape[:2], probe)
+    probe[tuple(rows[:count].T)] = True
+    assert rows[:count].tolist() == sorted(rows[:count].tolist())  # in (i, k, s, c) order, once each
+    assert len(set(map(tuple, rows[:count].tolist()))) == count
     for i, k, s in zip(*np.nonzero(walk)):
         for c, (dx, dz) in enumerate(((0, 2), (1, 2), (0, 3), (1, 3))):
             a, b = links[dx, i, k, s], links[dz, i, k, s]

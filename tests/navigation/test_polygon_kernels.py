@@ -14,7 +14,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from voxelworld.navigation._kernels.polygons import tile_rectangles
-from voxelworld.navigation._kernels.samples import DIRECTIONS, erosion_distance, island_labels
+from voxelworld.navigation._kernels.samples import DIRECTIONS, eroded_heights, island_labels
 from voxelworld.navigation.polygons import portals_of_sides, side_portals, side_steps
 from voxelworld.navigation.sampling import level_links
 
@@ -207,14 +207,16 @@ def erosion_reference(distance, links, rounds):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), rounds=st.integers(1, 4))
-def test_erosion_distance_matches_the_reference(seed, rounds):
+@given(seed=st.integers(0, 10_000), rounds=st.integers(1, 4), radius=st.sampled_from([0.5, 1.0, 1.3, 2.2, 3.0, 4.7]))
+def test_eroded_heights_keep_what_the_reference_relaxation_keeps(seed, rounds, radius):
     height = random_samples(seed, nx=9, nz=8)
     links = level_links(height, 0.35)
     walk = ~np.isnan(height)
     start = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
-    got = erosion_distance(start.copy(), links, DIRECTIONS, rounds, np.empty_like(start))
-    assert np.array_equal(got, erosion_reference(start, links, rounds))
+    out = np.empty(height.shape)
+    eroded_heights(height, links, DIRECTIONS, rounds, radius, out)
+    expected = np.where(walk & (erosion_reference(start, links, rounds) >= radius), height, np.nan)
+    assert out.tobytes() == expected.tobytes()
 
 
 def test_shared_sides_pair_by_their_two_regions_not_only_their_points():

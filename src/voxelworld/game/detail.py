@@ -109,7 +109,8 @@ def budgeted_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, poi
     if distance is None:
         distance = chunk_distances(volume, np.asarray(points, dtype=np.float64))
     near = distance[tuple(changed.T)]
-    order = changed[np.lexsort((changed[:, 2], changed[:, 1], changed[:, 0], near))]
+    # argwhere lists the chunks in index order: a stable sort by distance breaks ties by chunk index.
+    order = changed[np.argsort(near, kind="stable")]
     spent = np.cumsum(cost[tuple(order.T)])
     taken = order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
     out = current.copy()

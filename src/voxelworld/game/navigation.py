@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike
 from ..attribute_state import pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
+from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import (
     Crowd,
     CrowdEvent,
@@ -69,6 +70,7 @@ from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import chunk_name as _chunk_name
 from .nav_chunks import same_mesh as _same_mesh
+from .nav_streaming import NavStreaming
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -88,7 +90,7 @@ CROWD_SETTINGS = CrowdSettings()
 _UPPER = tuple(product((0, 1), repeat=3))  # a chunk and its upper neighbours, whose meshes join its vertices
 
 
-class WorldNavigation:
+class WorldNavigation(NavStreaming):
     """The navmesh of a voxel world and its props, kept current as the terrain changes.
 
     Parameters
@@ -164,9 +166,9 @@ class WorldNavigation:
     # crowd: its agents' states are their NPCs' (NPC.state_dict), its own under the key "crowd"; _crowd_events:
     # the last step's events not yet taken (none between frames).
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
-                        "_chunk_objects", "scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
+                        "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
-                        "_ok_before")
+                        "_ok_before", "_prefetch", "_column_uses")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -220,6 +222,8 @@ class WorldNavigation:
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
         self._ok_before: np.ndarray | None = None  # the meshed columns the last stream() saw (_unbakeable)
+        self._column_uses: dict[tuple[int, int], int] = {}  # chunk column -> kept tiles reading it (_change)
+        self._prefetch: PreparedCollision | None = None  # collision meshes made ahead on the background thread
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
             self.tiled = None
@@ -228,13 +232,13 @@ class WorldNavigation:
             self._chunk_meshes.update(given)
             self._chunk_objects: dict[tuple, SceneObject] = {}
             self._retyped(self._chunk_meshes, np.zeros(3), np.zeros(3))
-            self.scene = self._scene()
+            self._whole_scene: Scene | None = self._scene()
             self.mesh: NavMesh = bake(self.scene, region, settings)
         else:
             self.tiled = TiledNavMesh(region, settings)
             self._baked_from = given  # taken by the chunks as tiles first read them
             self._chunk_meshes, self._chunk_objects = {}, {}
-            self.scene = self._scene()
+            self._whole_scene = self._scene()
             self.mesh = self.tiled.mesh
             if tiles is not None:
                 self._bake_given(tiles, meshed_tiles_only)
@@ -242,6 +246,14 @@ class WorldNavigation:
         self._crowd_events: dict[int, list[CrowdEvent]] = {}  # agent -> events (looked up, never iterated)
 
     # ------------------------------------------------------------------------------------------- state
+    @property
+    def scene(self) -> Scene:
+        """The scene the navmesh was last baked from (streaming: every chunk held and the props), made when asked
+        for after a streaming change (only checks read it: each tile's bake reads its own chunks)."""
+        if self._whole_scene is None:
+            self._whole_scene = self._scene()
+        return self._whole_scene
+
     @property
     def props(self) -> tuple[SceneObject, ...]:
         """The props baked, with the role decided for each (``prop_min_height``)."""
@@ -257,7 +269,7 @@ class WorldNavigation:
     def state_dict(self) -> dict:
         """What the navigation keeps from frame to frame besides its navmesh: ``revision``, ``log`` (a list of
         (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first) and ``crowd`` (the
-        crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs')."""
+        crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs'); streaming, also ``tiles`` (kept)."""
         state = {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
         if self.tiled is not None:
             state["tiles"] = sorted(self.tiled.tiles)
@@ -372,7 +384,7 @@ class WorldNavigation:
         if self.tiled is not None:
             box = (float(low[0]), float(low[2]), float(high[0]), float(high[2]))
             return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
-        self.scene = self._scene()
+        self._whole_scene = self._scene()
         tiles = self.mesh.rebake((low, high), self.scene)
         self._logged(tiles)
         return tiles
@@ -420,7 +432,7 @@ class WorldNavigation:
         if self.tiled is not None:
             box = (lo[0], lo[2], hi[0], hi[2])
             return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
-        self.scene = self._scene()
+        self._whole_scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)
         self._logged(tiles)
         return tiles
@@ -429,152 +441,6 @@ class WorldNavigation:
         if tiles:
             self.revision += 1
             self._log.append((self.revision, frozenset(tiles)))
-
-    # ------------------------------------------------------------------------------------------ streaming
-    def stream(self, points: ArrayLike, budget: int | None = None) -> list[tuple[int, int, int]]:
-        """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see the class's notes):
-        drop the far ones and those a chunk they read no longer meshes, bake up to ``budget`` (None:
-        ``tiles_per_frame``; a negative budget: all) of the missing ones within ``navigation_distance``, nearest
-        first. Returns the tiles whose polygons changed, as (0, ti, tk). Nothing to do when baked whole."""
-        if self.tiled is None:
-            return []
-        assert self.navigation_distance is not None  # (given with tiled)
-        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
-        distance = self._tile_distances(points)  # +inf beyond navigation_distance + tile_size
-        ok = self._meshed_columns()
-        kept = self.tiled.tiles
-        drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
-        return self._change(self._missing(distance, ok, budget), drop)
-
-    def _unbakeable(self, kept: frozenset, ok: np.ndarray) -> list[tuple[int, int]]:
-        """The kept tiles a chunk of which is no longer meshed (``ok``: :meth:`_meshed_columns`), sorted. A kept
-        tile was bakeable when baked, so only a column that stopped being meshed since the last call can make one
-        unbakeable: with none, nothing is looked at."""
-        lost = self._ok_before is None or bool((self._ok_before & ~ok).any())
-        self._ok_before = ok
-        return sorted(t for t in kept if not self._bakeable(t, ok)) if lost else []
-
-    def ready_around(self, point: ArrayLike) -> bool:
-        """Whether the tile under ``point`` (m) is kept and every tile within ``navigation_distance`` of it that
-        can be baked (its chunks meshed) is: an actor there may start walking without a bake. True when baked whole."""
-        if self.tiled is None:
-            return True
-        point = np.asarray(point, dtype=np.float64).reshape(1, 3)
-        if self.tiled.tile_of(point[0]) not in self.tiled.tiles:
-            return False
-        return not self._missing(self._tile_distances(point), self._meshed_columns(), -1)
-
-    def bake_around(self, points: ArrayLike) -> list[tuple[int, int, int]]:
-        """Bake now every missing tile within ``navigation_distance`` of ``points`` ((n, 3), m) whose chunks are
-        meshed, dropping none (a new agent's place). Returns the tiles baked, as (0, ti, tk)."""
-        if self.tiled is None:
-            return []
-        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        return self._change(self._missing(self._tile_distances(points), self._meshed_columns(), -1), [])
-
-    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, int]]:
-        """The tiles within the navigation distance, not kept and bakeable, nearest first, at most ``budget``
-        (negative: all)."""
-        assert self.tiled is not None  # (streaming only)
-        kept = self.tiled.tiles
-        near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
-        near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
-        out: list[tuple[int, int]] = []
-        for tile in near:
-            if budget >= 0 and len(out) >= budget:
-                break
-            if self._bakeable(tile, ok):
-                out.append(tile)
-        return out
-
-    def _bake_given(self, tiles: Iterable, meshed_only: bool = False) -> None:
-        assert self.tiled is not None  # (streaming only)
-        try:
-            tiles = sorted({tuple(int(c) for c in t) for t in tiles})
-        except (TypeError, ValueError):
-            raise ParameterError("tiles", tiles, "an iterable of tiles (ti, tk)") from None
-        ok = self._meshed_columns()
-        for tile in tiles:
-            self.tiled.tile_box(tile)  # ParameterError naming the tile outside the grid
-            if not meshed_only and not self._bakeable(tile, ok):
-                raise ParameterError("tiles", tile, "tiles whose chunks are all meshed (mesher.meshed)")
-        self._change([tile for tile in tiles if self._bakeable(tile, ok)] if meshed_only else tiles, [])
-
-    def _tile_distances(self, points: np.ndarray) -> np.ndarray:
-        """Each tile's x-z distance (m) from the nearest of ``points``, +inf beyond the distance tiles are kept at."""
-        assert self.tiled is not None and self.navigation_distance is not None  # (streaming only)
-        return self.tiled.distances(points, self.navigation_distance + self.tile_size)
-
-    def _meshed_columns(self) -> np.ndarray:
-        """(chunks x, chunks z): whether every chunk of the column (ci, ck) is meshed."""
-        return self.mesher.meshed.all(axis=1)  # type: ignore[return-value]  # numpy's stubs: an array here (3-D in)
-
-    def chunk_columns(self, tile: tuple[int, int]) -> tuple[int, int, int, int]:
-        """The columns of chunks (ci0, ck0, ci1, ck1), inclusive, whose collision meshes a bake of ``tile`` reads:
-        those whose triangles (reaching ``2^collision_levels + 2`` voxels past the chunk's box) can meet the bake's
-        reach, widened to the props reaching in (the bake reads the ground under them)."""
-        if tile not in self._tile_chunks:
-            assert self.tiled is not None  # (streaming only)
-            x0, z0, x1, z1 = self.tiled.reach(tile)
-            for prop in self._props:
-                if len(prop.positions):
-                    lo, hi = prop.positions.min(axis=0), prop.positions.max(axis=0)
-                    if _boxes_meet((lo[0], lo[2], hi[0], hi[2]), (x0, z0, x1, z1)):
-                        x0, z0, x1, z1 = min(x0, lo[0]), min(z0, lo[2]), max(x1, hi[0]), max(z1, hi[2])
-            volume = self.volume
-            # A chunk's collision triangles reach past its box: its vertices lie in its cells or in its lower
-            # neighbours' merged nodes (2^collision_levels cells), its quads join its upper neighbours' vertices.
-            edge = volume.chunk_size * volume.voxel_size
-            voxel = (2 ** self.mesher.options.collision_levels + 2) * volume.voxel_size
-            grid = volume.chunk_grid_shape
-            ox, oz = float(volume.origin[0]), float(volume.origin[2])
-            ci0 = max(int(np.floor((x0 - voxel - ox) / edge)), 0)
-            ci1 = min(int(np.floor((x1 + voxel - ox) / edge)), grid[0] - 1)
-            ck0 = max(int(np.floor((z0 - voxel - oz) / edge)), 0)
-            ck1 = min(int(np.floor((z1 + voxel - oz) / edge)), grid[2] - 1)
-            self._tile_chunks[tile] = (ci0, ck0, ci1, ck1)
-        return self._tile_chunks[tile]
-
-    def _bakeable(self, tile: tuple[int, int], ok: np.ndarray) -> bool:
-        """Whether every chunk a bake of ``tile`` reads, and the lower neighbours their collision meshes join,
-        is meshed (``ok``: every chunk of the column (ci, ck) meshed)."""
-        ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
-        return bool(ok[max(ci0 - 1, 0):ci1 + 1, max(ck0 - 1, 0):ck1 + 1].all())
-
-    def _read_chunks(self, tiles: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
-        height = self.volume.chunk_grid_shape[1]
-        columns: set[tuple[int, int]] = set()
-        for tile in tiles:
-            ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
-            columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
-        return sorted((ci, cj, ck) for ci, ck in columns for cj in range(height))
-
-    def _change(self, bake_tiles: list, drop_tiles: list) -> list[tuple[int, int, int]]:
-        """Bake and drop tiles; the chunks the kept tiles read are held, the others let go."""
-        if not bake_tiles and not drop_tiles:
-            return []
-        assert self.tiled is not None  # (streaming only)
-        needed = self._read_chunks(bake_tiles)
-        new = [chunk for chunk in needed if chunk not in self._chunk_meshes]
-        for chunk in new:
-            if chunk in self._baked_from:
-                self._chunk_meshes[chunk] = self._baked_from.pop(chunk)
-        self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
-        self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
-        scene = self._scene(needed)
-        changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
-        held = set(self._read_chunks(self.tiled.tiles))
-        for chunk in [c for c in self._chunk_meshes if c not in held]:
-            del self._chunk_meshes[chunk]
-            self._chunk_objects.pop(chunk, None)
-        kept = self.tiled.tiles
-        for tile in [t for t in self._tile_chunks if t not in kept]:
-            del self._tile_chunks[tile]
-        self.scene = self._scene()
-        tiles = [(0, ti, tk) for ti, tk in changed]
-        self._logged(tiles)
-        return tiles
 
     def full_bake(self) -> NavMesh:
         """A fresh full bake of the current scene (what :meth:`update` must equal; for checks). Streaming, the

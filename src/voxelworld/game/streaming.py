@@ -81,7 +81,7 @@ class Streaming:
     _stream_anchor: np.ndarray | None  # where the actors were when the streamed chunks were chosen
     # The active chunks wanted (meshed now, kept meshed) and the levels of detail wanted; None: no view distance, no
     # detail distances.
-    _stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]
+    _stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None]
 
     def _stream_points(self) -> np.ndarray:
         """Where the actors that are shown around are (m): the player and the enemies (they dig); the world is meshed
@@ -171,7 +171,7 @@ class Streaming:
                         meshes.astype(np.int64))
         owed = np.argwhere(cost > 0)
         distance = chunk_distances(self.volume, self._stream_points())[tuple(owed.T)]
-        order = owed[np.lexsort((owed[:, 2], owed[:, 1], owed[:, 0], distance))]
+        order = owed[np.argsort(distance, kind="stable")]  # (argwhere lists by chunk index: ties in index order)
         spent = np.cumsum(cost[tuple(order.T)])
         return [tuple(c) for c in order[:max(int(np.searchsorted(spent, budget, side="right")), 1)].tolist()]
 
@@ -215,11 +215,12 @@ class Streaming:
                 coarsest = len(settings.detail_distances)
                 if coarsest >= FAR_VOXELS_LEVEL:
                     mesher.let_go_of_far((detail >= coarsest) & (mesher.detail_levels >= coarsest))
-            self._stream_wanted = (active, detail)
+            # How near each chunk lies to the actors, for the order chunks stream in: as of the anchor, like the rest.
+            self._stream_wanted = (active, detail, chunk_distances(volume, moved))
             things = getattr(self, "ground_things", None)
             if things is not None:  # things on the ground come and go with their columns (game.ground_things)
                 things.follow(active if active is None else active[1])
-        active, detail = self._stream_wanted
+        active, detail, anchored = self._stream_wanted
         current_detail, current_active = mesher.detail_levels, mesher.active
         if (detail is None or np.array_equal(detail, current_detail)) and (
                 active is None or np.array_equal((current_active & active[1]) | active[0], current_active)):
@@ -227,7 +228,7 @@ class Streaming:
         limit = np.iinfo(np.int64).max // 2 if budget is None else budget
         levels = current_detail
         # (once for both orders; the walkers' ground comes as near them as the player's as near the player)
-        nearness = chunk_distances(volume, moved) if budget is not None else None
+        nearness = anchored if budget is not None else None
         cost = np.where(mesher.surface_chunks, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST), 0)
         if detail is not None:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the

@@ -85,6 +85,8 @@ from .streaming import Streaming, release_freed_memory
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
+RELEASE_EVERY_FRAMES = 256  # frames between handing freed memory back while streaming (release_freed_memory)
+
 # The design's steps S1..S15, one stage each (see the module docstring).
 STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_updates", "fragment_erasure", "vertices",
           "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "control", "deformation", "events",
@@ -217,7 +219,8 @@ class World(Streaming):
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
-        self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None] = (None, None)
+        self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None] = (
+            None, None, None)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
@@ -428,7 +431,9 @@ class World(Streaming):
 
     def _refresh_vertices(self) -> None:
         self._streamed |= bool(self.stream(self.settings.stream_chunks_per_frame))
-        if self._streamed and self.frame % 64 == 0:  # a second's streaming freed many chunk-sized arrays
+        # Four seconds' streaming freed many chunk-sized arrays; handing them back walks the heap (tens of ms on a
+        # large world), so not more often: a frame in 256 rather than one in 64 pays it.
+        if self._streamed and self.frame % RELEASE_EVERY_FRAMES == 0:
             release_freed_memory()
             self._streamed = False
         self.rebuilt_chunks = self.mesher.refresh_vertices()

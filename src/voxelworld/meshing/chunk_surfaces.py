@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import ParameterError
-from ..terrain import MaterialTable, Volume
+from ..terrain import MaterialTable, SparseVolume, Volume
 from . import _kernels
 from .detail import FEATURE_FLOOR_LEVEL
 from .mesh import (
@@ -32,7 +32,7 @@ from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 
 __all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs",
-           "halo_voxels", "fields_window", "raw_surface", "uniform_side", "simplified_surface", "chunk_surfaces", "build_chunk",
+           "halo_voxels", "fields_window", "raw_surface", "uniform_side", "uniform_sides", "simplified_surface", "chunk_surfaces", "build_chunk",
            "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface", "NO_QEF"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
@@ -126,6 +126,25 @@ def uniform_side(fields: Volume, chunk: Sequence[int]) -> bool | None:
         if len(sides) > 1:
             return None
     return sides.pop()
+
+
+def uniform_sides(fields: Volume) -> np.ndarray:
+    """:func:`uniform_side` of every chunk at once, as an int8 grid of the chunk grid's shape: 1 (all solid), 0 (all
+    empty) or -1 (the cells must be looked at); the volume's grid of uniform chunks read once (a sparse volume's;
+    a dense volume knows no chunk uniform)."""
+    grid = fields.chunk_grid_shape
+    if not isinstance(fields, SparseVolume):
+        return np.full(grid, -1, np.int8)
+    uniform, values = fields.uniform_fields("density")
+    side = np.where(uniform, (values >= fields.iso).astype(np.int8), np.int8(-1))
+    # The chunk and its upper neighbours within the grid (past its end, the chunk at the end again: no new value).
+    padded = np.pad(side, [(0, 1)] * 3, mode="edge")
+    low, high = side.copy(), side.copy()
+    for offset in product((0, 1), repeat=3):
+        other = padded[offset[0]:offset[0] + grid[0], offset[1]:offset[1] + grid[1], offset[2]:offset[2] + grid[2]]
+        np.minimum(low, other, out=low)
+        np.maximum(high, other, out=high)
+    return np.where((low == high) & (low >= 0), low, np.int8(-1)).astype(np.int8)
 
 
 def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,

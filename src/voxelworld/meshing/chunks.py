@@ -199,7 +199,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             rebuild |= self._activated
             self._forget_inactive()
         self._activated, self._deactivated = set(), set()
-        return self._refresh(rebuild & self._active_chunks() if rebuild else rebuild)
+        active = self._active
+        return self._refresh({chunk for chunk in rebuild if active[chunk]})
 
     def _followed(self) -> np.ndarray:
         """The chunks whose voxels the mesher follows: the active ones and those their cells read (the neighbours

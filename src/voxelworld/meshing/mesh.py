@@ -242,13 +242,16 @@ def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
     dims = hi - lo
     if np.any(dims <= 0):
         return empty()
+    # The block's own surfaces first: where no own cell crosses the surface no quad starts here, and the lower
+    # neighbours' surfaces (dear to make where they are not kept) are not asked for.
+    owned = {chunk: surface_of(chunk) for chunk in product(*(range(a, b + 1) for a, b in zip(first, last)))}
+    if not any(surface is not None and surface.vertex_count for surface in owned.values()):
+        return empty()
     gathered = []  # (surface, is it one of the block's own chunks)
     for chunk in product(*(range(max(a - 1, 0), b + 1) for a, b in zip(first, last))):
-        surface = surface_of(chunk)
+        surface = owned[chunk] if chunk in owned else surface_of(chunk)
         if surface is not None and surface.vertex_count:
-            gathered.append((surface, all(a <= c <= b for a, c, b in zip(first, chunk, last))))
-    if not any(own for _, own in gathered):
-        return empty()  # no own cell crosses the surface: no quad starts here
+            gathered.append((surface, chunk in owned))
     # Only the cells a quad can ask for are filled: the surface cells (every cell around a crossing edge has a
     # vertex) and, as "no cell", the layer below the block where it lies outside the volume.
     ext_first = np.empty(tuple(dims + 1), dtype=np.int64)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import replace
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -20,12 +21,43 @@ from numpy.typing import ArrayLike
 from ..errors import ParameterError, check_finite, check_point
 from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
-from .chunk_surfaces import NO_QEF, simplified_surface, unchanged_surface
+from .chunk_surfaces import MESHED_FIELDS, NO_QEF, raw_surface, simplified_surface, unchanged_surface
 from .mesh import CollisionMesh, assemble_chunk, merge_collision_meshes
 from .options import MeshOptions
+from .prepared import background_executor
 from .surface import ChunkSurface
 
-__all__ = ["MesherCollision"]
+__all__ = ["MesherCollision", "PreparedCollision"]
+
+
+@dataclass(frozen=True)
+class PreparedCollision:
+    """Collision meshes being made on the background thread (:meth:`MesherCollision.prepare_collision_meshes`):
+    the chunks, their collision revisions when asked for, the fields they are made from and the meshes to come."""
+
+    chunks: tuple[tuple[int, int, int], ...]
+    revisions: tuple[int, ...]
+    fields: Volume
+    future: Future[list[CollisionMesh]]
+
+    def done(self) -> bool:
+        return self.future.done()
+
+
+def collision_meshes_from(volume: Volume, fields: Volume, active: np.ndarray, options: MeshOptions,
+                          materials: MaterialTable, levels: int, chunks: tuple) -> list[CollisionMesh]:
+    """The collision meshes of ``chunks`` made from ``fields`` (a snapshot of a mesher's) with nothing kept: what
+    :meth:`MesherCollision.chunk_collision_meshes` makes from the same fields (``active``: the mesher's active
+    chunks, an inactive one joining no quad; ``levels``: its plane levels). Each surface is made once."""
+    made: dict[tuple, ChunkSurface | None] = {}
+
+    def surface_of(chunk: tuple) -> ChunkSurface | None:
+        if chunk not in made:
+            made[chunk] = simplified_surface(fields, raw_surface(volume, chunk, options, levels, fields=fields),
+                                             options, materials, True) if active[chunk] else None
+        return made[chunk]
+
+    return [assemble_chunk(volume, chunk, surface_of, collision=True, fields=fields) for chunk in chunks]
 
 
 class MesherCollision:
@@ -47,6 +79,7 @@ class MesherCollision:
         def update(self) -> object: ...
         def _raw_surface(self, chunk: tuple) -> ChunkSurface: ...
         def is_hot(self, chunk: tuple) -> bool: ...
+        def _plane_levels(self, detail: np.ndarray | None = None) -> int: ...
 
     def collision_mesh(self, box: Box | None = None, *, near: ArrayLike | None = None,
                        radius: float = 0.0) -> CollisionMesh:
@@ -91,6 +124,38 @@ class MesherCollision:
                                                                fields=self._fields)
             meshes.append(mesh)
         return meshes
+
+    def prepare_collision_meshes(self, chunks: Iterable[Iterable[int]]) -> PreparedCollision | None:
+        """Start making, on the background thread, the collision meshes of those of ``chunks`` that are active and
+        not made, from a snapshot of the fields as of the last update; None when there are none. Hand the result to
+        :meth:`adopt_collision_meshes` once it is done: the frame that asks for a mesh then finds it made."""
+        if self._fields is None:
+            return None
+        self._settle_collision()
+        wanted = tuple(sorted({(int(i), int(j), int(k)) for i, j, k in chunks
+                               if self._active[i, j, k] and (i, j, k) not in self._collision}))
+        if not wanted:
+            return None
+        fields = self._fields
+        future = background_executor().submit(collision_meshes_from, self.volume, fields.snapshot(MESHED_FIELDS),
+                                              self._active.copy(), self.options, self.materials,
+                                              self._plane_levels(), wanted)
+        return PreparedCollision(wanted, tuple(int(self._collision_revisions[c]) for c in wanted), fields, future)
+
+    def adopt_collision_meshes(self, prepared: PreparedCollision) -> int:
+        """Keep the meshes ``prepared`` made (waiting for them if need be) where the chunk's collision mesh was not
+        dropped since they were asked for (:meth:`collision_revision`): the mesh the mesher would make now. Returns
+        how many were kept."""
+        meshes = prepared.future.result()
+        if prepared.fields is not self._fields:  # started over since
+            return 0
+        self._settle_collision()
+        kept = 0
+        for chunk, revision, mesh in zip(prepared.chunks, prepared.revisions, meshes):
+            if self._collision_revisions[chunk] == revision and self._active[chunk] and chunk not in self._collision:
+                self._collision[chunk] = mesh
+                kept += 1
+        return kept
 
     def _collision_surface(self, chunk: tuple) -> ChunkSurface | None:
         if not self._active[chunk]:

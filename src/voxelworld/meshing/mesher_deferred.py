@@ -26,7 +26,7 @@ import numpy as np
 from ..terrain import SparseVolume, Volume
 from . import mesher_levels
 from .chunk_joins import lower_block
-from .chunk_surfaces import MESHED_FIELDS, uniform_side
+from .chunk_surfaces import MESHED_FIELDS, uniform_sides
 from .mesh import DisplayMesh
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, spread
 from .surface import ChunkSurface, PackedSurfaces
@@ -108,10 +108,10 @@ class MesherDeferred:
             return turned
         self._forget_inactive(owed=True)
         self._deactivated = set()
-        fields = self._fields
+        sides = uniform_sides(self._fields) if self._activated else None
         for chunk in sorted(self._activated):
             self._forget_collision(chunk)
-            if uniform_side(fields, chunk) is None:
+            if cast(np.ndarray, sides)[chunk] < 0:
                 self._vertex_free[chunk] = False  # (until its raw surface is made on this thread)
                 self._deferred.add(chunk)
                 continue

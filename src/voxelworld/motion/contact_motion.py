@@ -261,7 +261,7 @@ class ContactMotion:
         poses = self.clip.sample_frames(self.skeleton, times)
         worlds = self.skeleton.world_transforms(poses)
         wrist = worlds[:, self.wrist]
-        rotation = np.array([quat.from_matrix(m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)) for m in wrist])
+        rotation = quat.from_matrix(wrist[:, :3, :3] / np.linalg.norm(wrist[:, :3, :3], axis=1, keepdims=True))
         flip = np.concatenate([[1.0], np.sign(np.sum(rotation[1:] * rotation[:-1], axis=1))])
         rotation *= np.cumprod(np.where(flip == 0.0, 1.0, flip))[:, None]  # one hemisphere: lerp between neighbours
         placed = [self.part.placed(m) for m in wrist]

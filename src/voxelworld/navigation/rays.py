@@ -28,10 +28,10 @@ from typing import TypeAlias
 import numpy as np
 
 from ..errors import ParameterError
-from ._kernels.columns import bin_triangles, vertical_hits
+from ._kernels.columns import bin_triangles, column_hits, vertical_hits
 from ._kernels.surfaces import enclosures, surfaces
 from .areas import BakeArea, area_of
-from .proxies import _OBJECT_CACHE, _triangle_boxes
+from .proxies import _OBJECT_CACHE, _cached, _triangle_boxes
 from .roles import BakeRoles, bake_roles, check_bake_input
 from .scene import Scene, SceneObject
 from .settings import NavSettings, SearchRegion
@@ -75,50 +75,42 @@ class _RegionRays:
         x_lo, z_lo, cell, nx, nz = grid
         x_hi, z_hi = x_lo + nx * cell, z_lo + nz * cell  # the cells, corners included
         self.region = region
-        positions, indices, boxes, up, exclusion, areas = [], [], [], [], [], []
-        count = 0
-        table = {name: n for n, name in enumerate(scene.area_types)}
+        table = scene.area_types
         roles = bake_roles(scene, region, settings)
         self.landing = roles.landing
         proxy = settings.exclusion_proxy
         depth = settings.proxy_triangles if proxy == "reduced" else settings.aabb_depth
-        proxy_key = (proxy, depth) if proxy in ("aabb-tree", "reduced") else proxy
+        parts = []
         for obj, role in zip(scene, roles.roles):
             if role == "transparent":
                 continue  # exceptions, and low obstacles: rays pass on to the ground beneath
-            is_obstacle = role == "obstacle"
-            entry = _OBJECT_CACHE.get(id(obj))  # what _triangle_boxes keeps, looked up without a call
-            found = entry.get(proxy_key if is_obstacle else None) if entry is not None else None
-            if found is None:
-                found = _triangle_boxes(obj, proxy if is_obstacle else None, depth)
-            p, t, box, (ox_lo, ox_hi, oz_lo, oz_hi), facing = found
+            entry = _OBJECT_CACHE.get(id(obj))  # what _ray_rows keeps, looked up without a call
+            key = ("rays", proxy if role == "obstacle" else None, depth)
+            found = entry.get(key) if entry is not None else None
+            if found is None or found[0] is not table and found[0] != table:
+                found = _ray_rows(obj, key, table)
+            _, rows, (ox_lo, ox_hi, oz_lo, oz_hi) = found
             if ox_lo > x_hi or ox_hi < x_lo or oz_lo > z_hi or oz_hi < z_lo:
                 continue  # no triangle of it can meet the block
-            positions.append(p)
-            indices.append(t + count if count else t)
-            boxes.append(box)
-            up.append(facing)
-            exclusion.append((len(t), is_obstacle))
-            areas.append(_object_areas(obj, table, len(t), is_obstacle and proxy != "mesh"))
-            count += len(p)
-        # The candidates' triangles as one set, then those whose box meets the block's cells (scene order kept;
-        # vertices of triangles left out stay in ``positions``, unread).
-        if positions:
-            box = np.concatenate(boxes) if len(boxes) > 1 else boxes[0]
-            meets = (box[:, 0] <= x_hi) & (box[:, 1] >= x_lo) & (box[:, 2] <= z_hi) & (box[:, 3] >= z_lo)
-            self.positions = np.concatenate(positions)  # a copy: the objects' own arrays are read-only
-            self.indices = (np.concatenate(indices) if len(indices) > 1 else indices[0])[meets]
-            self.up = (np.concatenate(up) if len(up) > 1 else up[0])[meets]
-            self.proxy = np.repeat(np.array([flag for _, flag in exclusion], dtype=bool),
-                                   [n for n, _ in exclusion])[meets]
-            self.area = (np.concatenate(areas) if len(areas) > 1 else areas[0])[meets]
-            box = box[meets]
-        else:
-            self.positions, self.indices = np.empty((0, 3)), np.empty((0, 3), dtype=np.int64)
-            self.up, self.proxy, box = np.empty(0), np.empty(0, dtype=bool), np.empty((0, 4))
-            self.area = np.empty(0, dtype=np.int64)
+            parts.append(rows)
+        # The candidates' triangles as one set, then those whose box meets the block's cells (scene order kept),
+        # each by its own three corners (a triangle soup: the same coordinates, so the same hits).
+        rows = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.empty((0, _ROW))
+        rows = rows[(rows[:, 0] <= x_hi) & (rows[:, 1] >= x_lo) & (rows[:, 2] <= z_hi) & (rows[:, 3] >= z_lo)]
+        box = np.ascontiguousarray(rows[:, :4])
+        self.up, self.area, self.proxy = np.ascontiguousarray(rows[:, 4]), rows[:, 5].astype(np.int64), rows[:, 6] > 0
+        self.positions = np.ascontiguousarray(rows[:, 7:]).reshape(-1, 3)
+        self.indices = np.arange(len(self.positions), dtype=np.int64).reshape(-1, 3)
         self._grid = (float(x_lo), float(z_lo), float(cell), int(nx), int(nz))
-        self._bins = bin_triangles(np.ascontiguousarray(box), *self._grid)
+        self._bins = bin_triangles(box, *self._grid)
+
+    def cast_cells(self, x0: float, z0: float, i0: int, k0: int) -> AreaHits:
+        """:meth:`cast`'s hits of the rays through the centres of the grid's cells (ray ``i * nz + k`` through
+        cell (i, k), the grid's cells being columns ``i0...``, ``k0...`` of a grid from ``(x0, z0)``)."""
+        lo, hi = self.region.min[1], self.region.max[1]
+        _, _, cell, nx, nz = self._grid
+        return column_hits(self.positions, self.indices, *self._bins, nx, nz, x0, z0, cell, i0, k0, hi, hi - lo,
+                           float(lo), self.up, self.proxy, self.area, self.landing)
 
     def cast(self, x: np.ndarray, z: np.ndarray) -> AreaHits:
         """Every hit of vertical rays at ``(x[r], z[r])`` (inside the grid's cells) from the region's top to its
@@ -160,7 +152,7 @@ class RayScene:
         self.area, self.settings, self.block = area, settings, (i0, k0, i1, k1)
         cell = settings.cell_size
         grid = (area.x0 + i0 * cell, area.z0 + k0 * cell, cell, i1 - i0, k1 - k0)
-        owners = np.unique(area.owner[i0:i1, k0:k1])
+        owners = [0] if len(area.regions) == 1 else np.unique(area.owner[i0:i1, k0:k1])  # one: every column
         self._regions = {int(n): _RegionRays(scene, area.regions[n], settings, grid) for n in owners if n >= 0}
 
     def cast(self, x: np.ndarray, z: np.ndarray) -> Hits:
@@ -200,6 +192,9 @@ class RayScene:
         if not (b0 <= i0 < i1 <= b1 and c0 <= k0 < k1 <= c1):
             raise ParameterError("columns", columns, f"(i0, k0, i1, k1) inside the block {self.block}")
         cell, x0, z0 = self.settings.cell_size, float(self.area.x0), float(self.area.z0)
+        if len(self.area.regions) == 1 and (i0, k0, i1, k1) == self.block:  # one kernel over the binned cells
+            ray, height, up, excluded, area = self._regions[0].cast_cells(x0, z0, i0, k0)
+            return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0, area)
         i, k = np.meshgrid(np.arange(i0, i1), np.arange(k0, k1), indexing="ij")
         ray, height, up, excluded, area = self.cast_hits(x0 + (i.ravel() + 0.5) * cell, z0 + (k.ravel() + 0.5) * cell)
         return RayHitsGrid(x0, z0, cell, i1 - i0, k1 - k0, ray, height, up, excluded, i0, k0, area)
@@ -236,6 +231,27 @@ def column_surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, exclude
     enclosures(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(height, np.float64),
                np.ascontiguousarray(up, np.float64), enclosure)
     return ray, height, up, excluded, ceiling, enclosure, kind
+
+
+_ROW = 16  # a triangle's row in _ray_rows: x-z box (4), up component, area type, on a proxy, three corners (9)
+
+
+def _ray_rows(obj: SceneObject, key: tuple, area_types: tuple[str, ...]
+              ) -> tuple[tuple[str, ...], np.ndarray, tuple[float, float, float, float]]:
+    """What rays meet of ``obj`` for ``key = ("rays", proxy, depth)`` (proxy: the obstacle proxy's kind, None for
+    the object's own triangles) in a scene of ``area_types``: those, a row per triangle (its x-z box, up component,
+    area type among ``area_types``, whether it is on a proxy, its corners; see _ROW), and the box of them all.
+    Kept with the object (its entry goes when the object does: objects never change; one set of area types at a
+    time), so that a bake of another block of the same objects (the next tile) only gathers them."""
+    _, proxy, depth = key
+    p, t, box, whole, up = _triangle_boxes(obj, proxy, depth)
+    on_proxy = proxy is not None and proxy != "mesh"
+    area = _object_areas(obj, {name: n for n, name in enumerate(area_types)}, len(t), on_proxy)
+    rows = np.empty((len(t), _ROW))
+    rows[:, :4], rows[:, 4], rows[:, 5], rows[:, 6] = box, up, area, proxy is not None
+    rows[:, 7:] = p[t].reshape(len(t), 9)
+    _cached(obj)[key] = found = (area_types, rows, whole)
+    return found
 
 
 # object -> (the scene's area types, whether on a proxy, its triangles' types in them): a re-bake types again only

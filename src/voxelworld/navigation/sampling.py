@@ -45,12 +45,22 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._kernels.samples import CORNER_X, CORNER_Z, DIRECTIONS, corners_to_probe, erosion_distance, island_labels
+from ._kernels.samples import (
+    CORNER_X,
+    CORNER_Z,
+    DIRECTIONS,
+    corner_probes,
+    eroded_heights,
+    island_heights,
+    window_links,
+)
 from ._kernels.samples import level_links as _level_links
-from .rays import Block, RayHitsGrid, RayScene, column_surfaces
+from ._kernels.surfaces import column_samples, corners_failing
+from .rays import Block, RayHitsGrid, RayScene
 from .settings import NavSettings
 
-__all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "whole_cells", "erode",
+__all__ = ["MAX_LEVELS", "CORNER_INSET", "Samples", "walkable_samples", "sample_links", "window_sample_links",
+           "whole_cells", "erode",
            "erosion_reach", "drop_small_islands"]
 
 MAX_LEVELS = 16  # levels kept: a surface with this many surfaces facing up beneath it is not sampled
@@ -89,33 +99,13 @@ class Samples:
 def walkable_samples(hits: RayHitsGrid, settings: NavSettings) -> Samples:
     """Step 2: the surfaces an agent can stand on, per column (see the module's docstring)."""
     slope = np.cos(np.radians(settings.max_slope)) - 1e-12
-    columns = hits.nx * hits.nz
-    cut = np.zeros(columns, dtype=bool)
-    if not settings.levels:
-        cut[hits.ray[hits.exclusion]] = True
-    ray, height, up, _, ceiling, enclosure, kind = column_surfaces(hits.ray, hits.height, hits.up, hits.exclusion,
-                                                                   hits.area)
-    standable = (up >= slope) & (ceiling - height >= settings.clearance) & ~cut[ray]
-    # A sample's level: how many surfaces facing up lie below it on its ray (a table top, a crate's top, a
-    # bridge or an upper floor stands over the floor beneath it, covered or not, so it is level 1 or more).
-    facing_up = np.cumsum(up > 0)
-    last = np.r_[np.flatnonzero(ray[1:] != ray[:-1]), len(ray) - 1] if len(ray) else np.empty(0, dtype=np.int64)
-    run_end = np.repeat(last, np.diff(np.r_[-1, last]))  # the last surface of each surface's ray
-    below = facing_up[run_end] - facing_up if len(ray) else np.empty(0, dtype=np.int64)
-    chosen = np.flatnonzero(standable)
-    rays, rank = ray[chosen], below[chosen]
-    keep = rank < MAX_LEVELS
-    rays, rank, chosen = rays[keep], rank[keep], chosen[keep]
-    used = min(max(int(rank.max()) + 1 if len(rank) else 1, 1), MAX_LEVELS)  # no more levels than a column needs
-    shape = (hits.nx, hits.nz, used)
-    out = np.full((columns, used), np.nan)
-    out[rays, rank] = height[chosen]
-    room = np.full((columns, used), np.nan)
-    room[rays, rank] = ceiling[chosen]
-    inside = np.full((columns, used), -1, dtype=np.int64)
-    inside[rays, rank] = enclosure[chosen]
-    area = np.zeros((columns, used), dtype=np.int64)
-    area[rays, rank] = kind[chosen]
+    area = np.zeros(len(hits.ray), dtype=np.int64) if hits.area is None else hits.area
+    out, room, inside, area = column_samples(
+        np.ascontiguousarray(hits.ray, np.int64), np.ascontiguousarray(hits.height, np.float64),
+        np.ascontiguousarray(hits.up, np.float64), np.ascontiguousarray(hits.exclusion, np.bool_),
+        np.ascontiguousarray(area, np.int64), hits.nx * hits.nz, float(slope), float(settings.clearance),
+        not settings.levels, MAX_LEVELS)
+    shape = (hits.nx, hits.nz, out.shape[1])
     return Samples(hits.x0, hits.z0, hits.cell, out.reshape(shape), room.reshape(shape), inside.reshape(shape),
                    hits.i0, hits.k0, area.reshape(shape))
 
@@ -141,33 +131,45 @@ def sample_links(samples: Samples, settings: NavSettings) -> np.ndarray:
     return level_links(samples.height, settings.step_limit, samples.ceiling, settings.clearance, samples.enclosure)
 
 
-def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: Block | None = None) -> np.ndarray:
+def window_sample_links(samples: Samples, before: Samples, before_links: np.ndarray, settings: NavSettings
+                        ) -> np.ndarray:
+    """:func:`sample_links` of ``samples``, a window of ``before`` (same ceilings and enclosures) with some samples
+    dropped since, whose links were ``before_links``: only the links next to a column that changed are found
+    again."""
+    links = np.empty((4,) + samples.height.shape, dtype=np.int64)
+    window_links(np.asarray(samples.height, np.float64), np.asarray(samples.ceiling, np.float64),
+                 np.asarray(samples.enclosure, np.int64), float(settings.step_limit), float(settings.clearance),
+                 DIRECTIONS, np.asarray(before.height, np.float64), before_links, samples.i0 - before.i0,
+                 samples.k0 - before.k0, links)  # (the windows read in place: no copies)
+    return links
+
+
+def whole_cells(rays: RayScene, samples: Samples, settings: NavSettings, block: Block | None = None,
+                links: np.ndarray | None = None) -> np.ndarray:
     """Step 3: ``samples.height`` without the samples whose cell is not all floor (see the module's docstring),
     judged for the columns of ``block = (i0, k0, i1, k1)`` (grid columns; default: every column of
     ``samples``), which must lie inside ``rays``' block and, to judge its edge like a full grid does, one
-    column inside ``samples``' window. Other samples are kept as they are."""
+    column inside ``samples``' window. Other samples are kept as they are. ``links``: the samples'
+    :func:`sample_links`, when known."""
     height = samples.height
     nx, nz, levels = height.shape
     i0, k0, i1, k1 = (samples.i0, samples.k0, samples.i0 + nx, samples.k0 + nz) if block is None else block
-    links = sample_links(samples, settings)
-    probe = np.zeros(height.shape + (4,), dtype=bool)
-    corners_to_probe(height, links, DIRECTIONS, i0 - samples.i0, k0 - samples.k0, i1 - samples.i0, k1 - samples.k0,
-                     probe)
-    i, k, s, c = np.nonzero(probe)
-    if not len(i):
+    links = sample_links(samples, settings) if links is None else links
+    probes = np.empty(((i1 - i0) * (k1 - k0) * levels * 4, 4), dtype=np.int64)
+    count = corner_probes(height, links, DIRECTIONS, i0 - samples.i0, k0 - samples.k0, i1 - samples.i0,
+                          k1 - samples.k0, probes)
+    if not count:
         return height
+    i, k, s, c = probes[:count].T
     half = 0.5 - CORNER_INSET
     sign_x, sign_z = DIRECTIONS[CORNER_X, 0].astype(np.float64), DIRECTIONS[CORNER_Z, 1].astype(np.float64)
     x = samples.x0 + (samples.i0 + i + 0.5 + half * sign_x[c]) * samples.cell
     z = samples.z0 + (samples.k0 + k + 0.5 + half * sign_z[c]) * samples.cell
     ray, hit_height, up, excluded = rays.cast(x, z)
-    ray, hit_height, up, excluded, ceiling, enclosure, _ = column_surfaces(ray, hit_height, up, excluded)
-    y, top, inside = height[i, k, s][ray], samples.ceiling[i, k, s][ray], samples.enclosure[i, k, s][ray]
-    holds = ((up > 0) & (np.abs(hit_height - y) <= settings.step_limit)
-             & (np.minimum(top, ceiling) - np.maximum(y, hit_height) >= settings.clearance) & (enclosure == inside))
-    fails = np.bincount(ray[holds], minlength=len(i)) == 0
-    if not settings.levels:
-        fails |= np.bincount(ray[excluded], minlength=len(i)) > 0
+    fails = corners_failing(np.ascontiguousarray(ray, np.int64), np.ascontiguousarray(hit_height, np.float64),
+                            np.ascontiguousarray(up, np.float64), np.ascontiguousarray(excluded, np.bool_),
+                            height[i, k, s], samples.ceiling[i, k, s], samples.enclosure[i, k, s],
+                            float(settings.step_limit), float(settings.clearance), not settings.levels)
     out = height.copy()
     out[i[fails], k[fails], s[fails]] = np.nan
     return out
@@ -188,29 +190,26 @@ def erosion_reach(settings: NavSettings) -> int:
     return int(np.ceil(settings.agent_radius / settings.cell_size)) + 2 if settings.agent_radius > 0 else 0
 
 
-def erode(samples: Samples, settings: NavSettings) -> np.ndarray:
+def erode(samples: Samples, settings: NavSettings, links: np.ndarray | None = None) -> np.ndarray:
     """Step 4: ``samples.height`` without the samples closer than ``agent_radius`` to the walkable area's edge
     (see the module's docstring). A sample's result depends only on samples within :func:`erosion_reach`
-    columns."""
+    columns. ``links``: the samples' :func:`sample_links`, when known."""
     radius = settings.agent_radius / settings.cell_size
     height = samples.height
     if radius <= 0:
         return height
-    walk = ~np.isnan(height)
-    links = sample_links(samples, settings)
-    distance = np.where(walk & np.any(links < 0, axis=0), 0.5, np.where(walk, np.inf, 0.0))
-    distance = erosion_distance(distance, links, DIRECTIONS, _erosion_rounds(settings), np.empty_like(distance))
-    return np.where(walk & (distance >= radius), height, np.nan)
+    out = np.empty(height.shape)
+    eroded_heights(np.ascontiguousarray(height, dtype=np.float64),
+                   sample_links(samples, settings) if links is None else links, DIRECTIONS, _erosion_rounds(settings),
+                   radius, out)
+    return out
 
 
-def drop_small_islands(samples: Samples, settings: NavSettings) -> np.ndarray:
+def drop_small_islands(samples: Samples, settings: NavSettings, links: np.ndarray | None = None) -> np.ndarray:
     """Step 5: ``samples.height`` without the islands (samples connected by links) whose area is under
-    ``min_region_area``."""
-    height = samples.height
-    labels = np.empty(height.shape, dtype=np.int64)
-    count = island_labels(np.ascontiguousarray(height), sample_links(samples, settings), labels)
-    if count == 0:
-        return height
-    walk = labels >= 0
-    small = np.bincount(labels[walk], minlength=count) * settings.cell_size ** 2 < settings.min_region_area
-    return np.where(walk & ~small[np.maximum(labels, 0)], height, np.nan)
+    ``min_region_area``. ``links``: the samples' :func:`sample_links`, when known."""
+    height = np.ascontiguousarray(samples.height, dtype=np.float64)
+    out = np.empty(height.shape)
+    island_heights(height, sample_links(samples, settings) if links is None else links, settings.cell_size ** 2,
+                   float(settings.min_region_area), out)
+    return out

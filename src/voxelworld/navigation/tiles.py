@@ -12,9 +12,10 @@ of the tile and the column around it; every step before reaches only so far (see
 - erosion, :func:`~.sampling.erosion_reach` columns further; whole cells, one column further (their links);
 - the rays, one per column of that window.
 
-So :func:`bake_tiles` casts the rays over a window of the tiles ``tile_margin`` columns wider on every side
-(clipped to the region, whose edge a full bake has too) and runs the steps there; the tiles' polygons are those
-of a full bake, bit for bit, and :func:`tile_reach` is the box of the scene they read. A tile keeps, besides its
+So :func:`bake_tiles` casts the rays over a window of the tiles ``tile_margin`` columns wider on every side but
+the spare one (clipped to the region, whose edge a full bake has too), and runs each step over the window the next
+one reads, its links found again only next to what the step before changed; the tiles' polygons are those of a
+full bake, bit for bit, and :func:`tile_reach` (with the spare column) is the box of the scene they read. A tile keeps, besides its
 polygons, where the samples on its sides step across to (:func:`~.polygons.side_steps`), which is all the
 portals between tiles read: :class:`TiledNavMesh` joins any set of tiles into one navmesh, and given every tile,
 it is the full bake's navmesh, bit for bit.
@@ -62,7 +63,16 @@ from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile
 from .rays import RayScene
 from .rebake import smallest_island
 from .roles import check_bake_input
-from .sampling import MAX_LEVELS, drop_small_islands, erode, erosion_reach, sample_links, walkable_samples, whole_cells
+from .sampling import (
+    MAX_LEVELS,
+    drop_small_islands,
+    erode,
+    erosion_reach,
+    sample_links,
+    walkable_samples,
+    whole_cells,
+    window_sample_links,
+)
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
@@ -171,21 +181,28 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
         raise ParameterError("area", area, "the BakeArea of one region (streaming_area)")
     check_bake_input(scene, area.regions[0], settings)
     own = _tile_columns(area, ti0, tk0, ti1, tk1)
-    ring = _grown(area, own, 1)  # the tiles' polygons read the final samples and links there
-    islands = _grown(area, ring, max(smallest_island(settings, MAX_BAKE_SAMPLES), 1))
-    eroded_block = _grown(area, islands, erosion_reach(settings))
-    rays_block = _grown(area, own, tile_margin(settings))
-    rays = RayScene(scene, area, settings, rays_block)
+    # Each step runs over the window the next one reads, no wider (see the module's docstring): the polygons read
+    # the final samples of the tiles and the column around them, and the links there (whose neighbours lie one
+    # column further); islands are judged smallest_island columns further, erosion erosion_reach further still,
+    # whole cells there too, and the samples and rays over one column more (the whole cells' links).
+    layered = _grown(area, own, 2)
+    islands = _grown(area, own, 1 + max(smallest_island(settings, MAX_BAKE_SAMPLES), 1))
+    judged = _grown(area, islands, erosion_reach(settings))
+    rays = RayScene(scene, area, settings, _grown(area, judged, 1))
     samples = walkable_samples(rays.cast_columns(), settings)
-    judged = _grown(area, eroded_block, 0)
-    whole = whole_cells(rays, samples, settings, judged)
-    eroded = erode(samples.with_height(whole), settings)
-    i0, k0, i1, k1 = islands
-    a, b = slice(i0 - samples.i0, i1 - samples.i0), slice(k0 - samples.k0, k1 - samples.k0)
-    window = samples.window(i0, k0, i1, k1)
-    final = window.with_height(np.ascontiguousarray(drop_small_islands(window.with_height(eroded[a, b]), settings)))
-    layers = WalkableLayers(final.height, sample_links(final, settings), samples.x0, samples.z0, samples.cell,
-                            final.area)
+    # Each step's links are those of its input, found again only next to the columns the step before changed.
+    links = sample_links(samples, settings)
+    whole = samples.with_height(whole_cells(rays, samples, settings, judged, links))
+    judging = whole.window(*judged)
+    judging_links = window_sample_links(judging, samples, links, settings)
+    eroded = judging.with_height(erode(judging, settings, judging_links))
+    kept = eroded.window(*islands)
+    kept_links = window_sample_links(kept, judging, judging_links, settings)
+    final = kept.with_height(drop_small_islands(kept, settings, kept_links))
+    layer = final.window(*layered)
+    layers = WalkableLayers(np.ascontiguousarray(layer.height), window_sample_links(layer, kept, kept_links, settings),
+                            samples.x0, samples.z0, samples.cell, layer.area)
+    i0, k0 = layered[:2]
     out: dict[tuple[int, int], BakedTile] = {}
     for ti in range(ti0, ti1):
         for tk in range(tk0, tk1):

@@ -343,21 +343,31 @@ class SparseVolume(Volume):
         out = {name: np.empty(tuple(int(n) for n in hi - lo), dtype=FIELD_DTYPES[name]) for name in names}
         if voxels == 0:
             return out
-        # Plain ints, not chunk_box's checked arrays: the chunks come from the checked box (a window of the navmesh's
-        # tiles gathers hundreds of chunks; the checks were most of its time).
-        size, first, last = self.chunk_size, [int(v) for v in lo], [int(v) for v in hi]
-        for chunk in self._chunks_of(lo, hi):
-            c_lo = [c * size for c in chunk]
-            a = [max(c, v) for c, v in zip(c_lo, first)]
-            b = [min(c + size, v) for c, v in zip(c_lo, last)]  # within the box, so within the volume
-            target = tuple(slice(x - o, y - o) for x, y, o in zip(a, b, first))
-            source = tuple(slice(x - o, y - o) for x, y, o in zip(a, b, c_lo))
-            for name in names:
-                block = self._block(name, chunk, keep)
-                if block is None:
-                    out[name][target] = self._uniform[name][chunk]
-                else:
-                    out[name][target] = block[source]
+        # Plain ints and slices made once per chunk, not per field: a window of the navmesh's tiles gathers
+        # hundreds of chunks, and every collision or display surface a window of 27.
+        size = self.chunk_size
+        fields = [(out[name], self._stored[name], self._uniform[name], _BIT[name], name) for name in names]
+        away = self._away
+        axes = []
+        for first, last in zip((int(v) for v in lo), (int(v) for v in hi)):
+            axis = []
+            for c in range(first // size, (last - 1) // size + 1):
+                start = c * size
+                a, b = max(start, first), min(start + size, last)  # within the box, so within the volume
+                axis.append((c, slice(a - first, b - first), slice(a - start, b - start)))
+            axes.append(axis)
+        for ci, ti, si in axes[0]:
+            for cj, tj, sj in axes[1]:
+                for ck, tk, sk in axes[2]:
+                    chunk, target, source = (ci, cj, ck), (ti, tj, tk), (si, sj, sk)
+                    for window, stored, uniform, bit, name in fields:
+                        block = stored.get(chunk)
+                        if block is None and away[chunk] & bit:
+                            block = self._block(name, chunk, keep)
+                        if block is None:
+                            window[target] = uniform[chunk]
+                        else:
+                            window[target] = block[source]
         return out
 
     def read_window(self, lo: ArrayLike, hi: ArrayLike, names: Iterable[str] = FIELDS) -> dict[str, np.ndarray]:

@@ -52,6 +52,27 @@ def bin_triangles(boxes: np.ndarray, x0: float, z0: float, cell: float, nx: int,
     return csr_buckets(spans, nx, nz)
 
 
+@numba.njit(cache=True, inline="always")
+def _ray_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, c: int, x: float,
+              z: float, top: float, depth: float, r: int, ray: np.ndarray, distance: np.ndarray, triangle: np.ndarray,
+              n: int) -> int:
+    """Append the hits of ray ``r`` at ``(x, z)`` on the triangles of cell ``c`` from ``top`` down to ``top -
+    depth`` to ``ray``, ``distance`` and ``triangle`` from row ``n``, by distance, then by triangle; returns the
+    rows filled."""
+    first = n
+    for j in range(start[c], start[c + 1]):
+        t = members[j]
+        d = ray_triangle(positions, indices, t, x, top, z, 0.0, -1.0, 0.0)
+        if d < np.inf and d <= depth:
+            h = n  # insertion by distance; triangles come in ascending order, so ties keep it
+            while h > first and distance[h - 1] > d:
+                ray[h], distance[h], triangle[h] = ray[h - 1], distance[h - 1], triangle[h - 1]
+                h -= 1
+            ray[h], distance[h], triangle[h] = r, d, t
+            n += 1
+    return n
+
+
 @numba.njit(cache=True)
 def vertical_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, x0: float,
                   z0: float, cell: float, nx: int, nz: int, x: np.ndarray, z: np.ndarray, top: float, depth: float
@@ -67,18 +88,41 @@ def vertical_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray,
     n = 0
     for r in range(x.shape[0]):
         c = _cell_of(x[r], z[r], x0, z0, cell, nx, nz)
-        first = n
-        for j in range(start[c], start[c + 1]):
-            t = members[j]
-            d = ray_triangle(positions, indices, t, x[r], top, z[r], 0.0, -1.0, 0.0)
-            if d < np.inf and d <= depth:
-                h = n  # insertion by distance; triangles come in ascending order, so ties keep it
-                while h > first and distance[h - 1] > d:
-                    ray[h], distance[h], triangle[h] = ray[h - 1], distance[h - 1], triangle[h - 1]
-                    h -= 1
-                ray[h], distance[h], triangle[h] = r, d, t
-                n += 1
+        n = _ray_hits(positions, indices, start, members, c, x[r], z[r], top, depth, r, ray, distance, triangle, n)
     return ray[:n], distance[:n], triangle[:n]
+
+
+@numba.njit(cache=True)
+def column_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, nx: int, nz: int,
+                gx0: float, gz0: float, cell: float, i0: int, k0: int, top: float, depth: float, bottom: float,
+                up: np.ndarray, proxy: np.ndarray, area: np.ndarray, landing: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every hit of the column rays of a binned block of ``nx`` x ``nz`` cells, columns ``[i0, i0 + nx) x [k0, k0 +
+    nz)`` of a grid from ``(gx0, gz0)`` (ray ``i * nz + k`` falls through the centre of the block's cell (i, k),
+    at ``gx0 + (i0 + i + 0.5) * cell``, likewise along z) from ``top`` down to ``top - depth``, as
+    :func:`vertical_hits` finds them: ray, height (m) and the hit triangle's ``up``, ``proxy`` and ``area``; a
+    ray that meets nothing lands, with ``landing``, on ``bottom`` facing up (1.0, no proxy, area 0)."""
+    room = start[nx * nz] + (nx * nz if landing else 0)
+    ray, distance, triangle = np.empty(room, np.int64), np.empty(room), np.empty(room, np.int64)
+    n = 0
+    for i in range(nx):
+        for k in range(nz):
+            r = i * nz + k
+            before = n
+            n = _ray_hits(positions, indices, start, members, r, gx0 + (i0 + i + 0.5) * cell,
+                          gz0 + (k0 + k + 0.5) * cell, top, depth, r, ray, distance, triangle, n)
+            if landing and n == before:
+                ray[n], distance[n], triangle[n] = r, depth, -1
+                n += 1
+    height, hit_up = np.empty(n), np.empty(n)
+    hit_proxy, hit_area = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64)
+    for h in range(n):
+        t = triangle[h]
+        height[h] = top - distance[h] if t >= 0 else bottom
+        hit_up[h] = up[t] if t >= 0 else 1.0
+        hit_proxy[h] = proxy[t] if t >= 0 else False
+        hit_area[h] = area[t] if t >= 0 else 0
+    return ray[:n].copy(), height, hit_up, hit_proxy, hit_area
 
 
 @numba.njit(cache=True)

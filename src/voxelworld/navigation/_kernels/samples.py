@@ -66,12 +66,14 @@ CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z
 
 
 @numba.njit(cache=True)
-def corners_to_probe(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
-                     k_hi: int, probe: np.ndarray) -> None:
-    """``probe[i, k, s, c]`` for the samples of columns [i_lo, i_hi) x [k_lo, k_hi): corner c of the sample's
-    cell is next to a missing link: on one of the two sides of the cell meeting there, or between the
-    neighbours across them (elsewhere the four cells around the corner hold the floor)."""
+def corner_probes(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
+                  k_hi: int, probes: np.ndarray) -> int:
+    """The corners to probe of the samples of columns [i_lo, i_hi) x [k_lo, k_hi): rows ``(i, k, s, c)`` of
+    ``probes`` (in that order), corner c of the sample's cell being next to a missing link: on one of the two
+    sides of the cell meeting there, or between the neighbours across them (elsewhere the four cells around the
+    corner hold the floor). Returns how many rows were written."""
     levels = height.shape[2]
+    n = 0
     for i in range(i_lo, i_hi):
         for k in range(k_lo, k_hi):
             for s in range(levels):
@@ -80,9 +82,11 @@ def corners_to_probe(height: np.ndarray, links: np.ndarray, directions: np.ndarr
                 for c in range(4):
                     dx, dz = CORNER_X[c], CORNER_Z[c]
                     a, b = links[dx, i, k, s], links[dz, i, k, s]
-                    probe[i, k, s, c] = (a < 0 or b < 0
-                                         or links[dz, i + directions[dx, 0], k + directions[dx, 1], a] < 0
-                                         or links[dx, i + directions[dz, 0], k + directions[dz, 1], b] < 0)
+                    if (a < 0 or b < 0 or links[dz, i + directions[dx, 0], k + directions[dx, 1], a] < 0
+                            or links[dx, i + directions[dz, 0], k + directions[dz, 1], b] < 0):
+                        probes[n, 0], probes[n, 1], probes[n, 2], probes[n, 3] = i, k, s, c
+                        n += 1
+    return n
 
 
 @numba.njit(cache=True)
@@ -131,41 +135,6 @@ def island_labels(height: np.ndarray, links: np.ndarray, labels: np.ndarray) -> 
             count += 1
         flat[a] = order[r]
     return count
-
-
-@numba.njit(cache=True)
-def erosion_distance(distance: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, spare: np.ndarray
-                     ) -> np.ndarray:
-    """Relax ``distance`` (cells from the walkable area's edge; 0 where there is no sample, 0.5 on a sample
-    missing a link, inf elsewhere at first) over the links: per round, each of the 4 straight directions
-    (+1 cell) and then each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
-    ``spare`` is a work array of the same shape; returns the array holding the result. (The neighbour look-ups
-    are spelled out: a helper taking the arrays would pay reference counting on every call.)"""
-    nx, nz, levels = distance.shape
-    diagonal = np.sqrt(2.0)
-    old, new = distance, spare
-    for _ in range(rounds):
-        for step in range(8):
-            d1 = step if step < 4 else (0 if step < 6 else 1)
-            d2 = 2 if step % 2 == 0 else 3
-            dx1, dz1 = directions[d1, 0], directions[d1, 1]
-            dx2, dz2 = directions[d2, 0], directions[d2, 1]
-            for i in range(nx):
-                for k in range(nz):
-                    for s in range(levels):
-                        here = old[i, k, s]
-                        via = np.inf
-                        t = links[d1, i, k, s]
-                        if t >= 0:
-                            if step < 4:
-                                via = old[i + dx1, k + dz1, t] + 1.0
-                            else:
-                                u = links[d2, i + dx1, k + dz1, t]
-                                if u >= 0:
-                                    via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
-                        new[i, k, s] = via if via < here else here
-            old, new = new, old
-    return old
 
 
 @numba.njit(cache=True, inline="always")
@@ -254,3 +223,153 @@ def refresh_islands(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarr
                             flat_final[x] = value
                             changed[x // (nz * levels), (x // levels) % nz] = True
     return walked
+
+
+
+@numba.njit(cache=True)
+def _near_sources(start: np.ndarray, reach: int) -> np.ndarray:
+    """Per column: whether a column at most ``reach`` columns away along x and along z (a square around it) holds
+    a sample missing a link (``start`` 0.5), counted along z and then along x with running sums."""
+    nx, nz, levels = start.shape
+    count = np.zeros((nx, nz + 1), dtype=np.int64)  # sources in columns (i, 0..k-1)
+    for i in range(nx):
+        for k in range(nz):
+            here = 0
+            for s in range(levels):
+                if start[i, k, s] == 0.5:
+                    here = 1
+            count[i, k + 1] = count[i, k] + here
+    rows = np.zeros((nx + 1, nz), dtype=np.int64)  # columns (0..i-1, k) with a source within reach along z
+    for i in range(nx):
+        for k in range(nz):
+            met = count[i, min(k + reach + 1, nz)] - count[i, max(k - reach, 0)] > 0
+            rows[i + 1, k] = rows[i, k] + (1 if met else 0)
+    near = np.empty((nx, nz), dtype=np.bool_)
+    for i in range(nx):
+        for k in range(nz):
+            near[i, k] = rows[min(i + reach + 1, nx), k] - rows[max(i - reach, 0), k] > 0
+    return near
+
+
+@numba.njit(cache=True)
+def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, radius: float,
+                   out: np.ndarray) -> None:
+    """``out``: ``height`` without the samples closer than ``radius`` (cells) to the walkable area's edge, by their
+    distance after ``rounds`` rounds of relaxation over the links: 0.5 on a sample missing a link, inf on the
+    others (0 where there is no sample) at first; per round, each of the 4 straight directions (+1 cell) and then
+    each of the 4 diagonals, two links away (+sqrt 2), each over the whole grid at once.
+
+    Only the samples of the columns within ``ceil(radius)`` of a sample missing a link are relaxed (those missing
+    one stay at 0.5: a way to them is longer): every distance is 0.5 at such a sample plus at least 1 per column a
+    way moves along x or z, so elsewhere it stays at least ``radius``.
+    Where the others are read as inf instead, a distance under ``radius`` is the same number (the way giving it
+    runs through distances under ``radius`` only) and one at least ``radius`` stays so: the samples kept are
+    the same."""
+    nx, nz, levels = height.shape
+    old = np.empty(height.shape)
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                if np.isnan(height[i, k, s]):
+                    old[i, k, s] = 0.0
+                    continue
+                old[i, k, s] = np.inf
+                for d in range(4):
+                    if links[d, i, k, s] < 0:
+                        old[i, k, s] = 0.5
+    near = _near_sources(old, int(np.ceil(radius)))
+    count = 0  # the samples relaxed: those of the columns near an edge that are neither an edge nor missing
+    for i in range(nx):
+        for k in range(nz):
+            if near[i, k]:
+                for s in range(levels):
+                    if old[i, k, s] == np.inf:
+                        count += 1
+    band = np.empty((count, 3), dtype=np.int64)
+    count = 0
+    for i in range(nx):
+        for k in range(nz):
+            if near[i, k]:
+                for s in range(levels):
+                    if old[i, k, s] == np.inf:
+                        band[count, 0], band[count, 1], band[count, 2] = i, k, s
+                        count += 1
+    new = old.copy()
+    diagonal = np.sqrt(2.0)
+    for _ in range(rounds):
+        for step in range(8):
+            d1 = step if step < 4 else (0 if step < 6 else 1)
+            d2 = 2 if step % 2 == 0 else 3
+            dx1, dz1 = directions[d1, 0], directions[d1, 1]
+            dx2, dz2 = directions[d2, 0], directions[d2, 1]
+            for b in range(count):
+                i, k, s = band[b, 0], band[b, 1], band[b, 2]
+                here = old[i, k, s]
+                via = np.inf
+                t = links[d1, i, k, s]
+                if t >= 0:
+                    if step < 4:
+                        via = old[i + dx1, k + dz1, t] + 1.0
+                    else:
+                        u = links[d2, i + dx1, k + dz1, t]
+                        if u >= 0:
+                            via = old[i + dx1 + dx2, k + dz1 + dz2, u] + diagonal
+                new[i, k, s] = via if via < here else here
+            old, new = new, old
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                y = height[i, k, s]
+                out[i, k, s] = y if not np.isnan(y) and old[i, k, s] >= radius else np.nan
+
+
+@numba.njit(cache=True)
+def window_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
+                 directions: np.ndarray, before: np.ndarray, before_links: np.ndarray, i0: int, k0: int,
+                 links: np.ndarray) -> None:
+    """:func:`level_links` of the samples ``height`` (with their ``ceiling`` and ``enclosure``) of a window whose
+    first column is column ``(i0, k0)`` of a larger one, where the samples were ``before`` (some since dropped)
+    and linked as ``before_links`` (with the same ceilings and enclosures): a link between two columns whose
+    samples did not change is the one it was, the others are found again; links leaving the window are -1."""
+    nx, nz, levels = height.shape
+    changed = np.zeros((nx, nz), dtype=np.bool_)
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                a, b = height[i, k, s], before[i0 + i, k0 + k, s]
+                if a != b and not (np.isnan(a) and np.isnan(b)):
+                    changed[i, k] = True
+    for d in range(4):
+        dx, dz = directions[d, 0], directions[d, 1]
+        for i in range(nx):
+            for k in range(nz):
+                ni, nk = i + dx, k + dz
+                if not (0 <= ni < nx and 0 <= nk < nz):
+                    for s in range(levels):
+                        links[d, i, k, s] = -1
+                elif changed[i, k] or changed[ni, nk]:
+                    for s in range(levels):
+                        links[d, i, k, s] = _link(height, ceiling, enclosure, step_limit, clearance, i, k, s, ni, nk)
+                else:
+                    for s in range(levels):
+                        links[d, i, k, s] = before_links[d, i0 + i, k0 + k, s]
+
+
+@numba.njit(cache=True)
+def island_heights(height: np.ndarray, links: np.ndarray, cell_area: float, min_area: float, out: np.ndarray) -> None:
+    """``out``: ``height`` without the samples of islands (:func:`island_labels`) whose samples cover less than
+    ``min_area`` (m², ``cell_area`` each)."""
+    nx, nz, levels = height.shape
+    labels = np.empty(height.shape, dtype=np.int64)
+    count = island_labels(height, links, labels)
+    size = np.zeros(count, dtype=np.int64)
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                if labels[i, k, s] >= 0:
+                    size[labels[i, k, s]] += 1
+    for i in range(nx):
+        for k in range(nz):
+            for s in range(levels):
+                g = labels[i, k, s]
+                out[i, k, s] = height[i, k, s] if g >= 0 and not size[g] * cell_area < min_area else np.nan

@@ -62,3 +62,91 @@ def enclosures(ray: np.ndarray, height: np.ndarray, up: np.ndarray, enclosure: n
                     count += 1
             enclosure[h] = count
         start = end
+
+
+@numba.njit(cache=True)
+def _surface_rows(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The surfaces among the hits as ``column_surfaces`` (navigation.rays) gives them: the hit standing for
+    each, its ray, height, up component, whether it is on a proxy, its ceiling and its enclosure."""
+    index = np.empty(len(ray), dtype=np.int64)
+    on_proxy = np.empty(len(ray), dtype=np.bool_)
+    n = surfaces(ray, height, up, excluded, index, on_proxy)
+    index, on_proxy = index[:n], on_proxy[:n]
+    s_ray, s_height, s_up = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    ceiling = np.empty(n)
+    for j in range(n):
+        s_ray[j], s_height[j], s_up[j] = ray[index[j]], height[index[j]], up[index[j]]
+        ceiling[j] = s_height[j - 1] if j > 0 and s_ray[j - 1] == s_ray[j] else np.inf
+    enclosure = np.zeros(n, dtype=np.int64)
+    enclosures(s_ray, s_height, s_up, enclosure)
+    return index, s_ray, s_height, s_up, on_proxy, ceiling, enclosure
+
+
+@numba.njit(cache=True)
+def column_samples(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, area: np.ndarray,
+                   columns: int, slope: float, clearance: float, cut_obstacles: bool, max_levels: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Step 2 (navigation.sampling.walkable_samples) from the hits of ``columns`` rays (sorted by ray, then from
+    the top down): per column and level, the height, ceiling, enclosure and area type of the sample there (NaN,
+    NaN, -1, 0 where none), as ``(columns, levels)`` arrays with as many levels as a column needs (at least 1, at
+    most ``max_levels``). A surface is a sample when it faces up at least ``slope`` (its up component), has
+    ``clearance`` below its ceiling and, with ``cut_obstacles``, its ray met no proxy; its level is how many
+    surfaces facing up lie below it on its ray."""
+    index, s_ray, s_height, s_up, _, ceiling, enclosure = _surface_rows(ray, height, up, excluded)
+    n = len(s_ray)
+    cut = np.zeros(columns, dtype=np.bool_)
+    if cut_obstacles:
+        for h in range(len(ray)):
+            if excluded[h]:
+                cut[ray[h]] = True
+    rank = np.full(n, -1, dtype=np.int64)  # the level of each surface that is a sample, else -1
+    used = 1
+    end = n
+    while end > 0:  # each ray's surfaces, from the bottom up, counting the surfaces facing up below
+        start = end - 1
+        while start > 0 and s_ray[start - 1] == s_ray[end - 1]:
+            start -= 1
+        below = 0
+        for j in range(end - 1, start - 1, -1):
+            if (s_up[j] >= slope and ceiling[j] - s_height[j] >= clearance and not cut[s_ray[j]]
+                    and below < max_levels):
+                rank[j] = below
+                used = max(used, below + 1)
+            if s_up[j] > 0:
+                below += 1
+        end = start
+    out = np.full((columns, used), np.nan)
+    room = np.full((columns, used), np.nan)
+    inside = np.full((columns, used), -1, dtype=np.int64)
+    kind = np.zeros((columns, used), dtype=np.int64)
+    for j in range(n):
+        if rank[j] >= 0:
+            r, s = s_ray[j], rank[j]
+            out[r, s], room[r, s], inside[r, s], kind[r, s] = s_height[j], ceiling[j], enclosure[j], area[index[j]]
+    return out, room, inside, kind
+
+
+@numba.njit(cache=True)
+def corners_failing(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, y: np.ndarray,
+                    top: np.ndarray, inside: np.ndarray, step_limit: float, clearance: float, cut_obstacles: bool
+                    ) -> np.ndarray:
+    """Per probe ray ``p`` of a sample's cell corner (the sample at height ``y[p]``, with ceiling ``top[p]``, in
+    ``inside[p]`` closed solids): whether the corner fails to hold the floor (navigation.sampling.whole_cells),
+    from the probes' hits (sorted by ray, then from the top down): no surface there faces up within
+    ``step_limit`` of the sample, with ``clearance`` of room shared with it, in as many solids; or, with
+    ``cut_obstacles``, a surface there is on a proxy."""
+    _, s_ray, s_height, s_up, on_proxy, ceiling, enclosure = _surface_rows(ray, height, up, excluded)
+    held = np.zeros(len(y), dtype=np.bool_)
+    proxy = np.zeros(len(y), dtype=np.bool_)
+    for j in range(len(s_ray)):
+        p = s_ray[j]
+        if (s_up[j] > 0 and abs(s_height[j] - y[p]) <= step_limit
+                and min(top[p], ceiling[j]) - max(y[p], s_height[j]) >= clearance and enclosure[j] == inside[p]):
+            held[p] = True
+        if on_proxy[j]:
+            proxy[p] = True
+    fails = np.empty(len(y), dtype=np.bool_)
+    for p in range(len(y)):
+        fails[p] = not held[p] or (cut_obstacles and proxy[p])
+    return fails
