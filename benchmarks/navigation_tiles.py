@@ -1,10 +1,12 @@
 """Navmesh tiles baked apart (issue 17 §3): the cost of one tile, and of the frames of a streaming world whose NPC
 walks beyond its first tiles; and (issue 34) one tile's bake from the scene a streaming world hands it (the chunks
-the tile reads and the things on their ground: :func:`one_tile_bake`). Run on demand:
+the tile reads and the things on their ground: :func:`one_tile_bake`), and one tile changed among N kept
+(:func:`kept_tiles`: the navmesh rebuilt from the arrays kept tile by tile, and its path rings). Run on demand:
 ``python benchmarks/navigation_tiles.py``; results in docs/benchmarks.md."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -16,10 +18,17 @@ from voxelworld.game.settings import GAME_MESH_OPTIONS, WorldSettings
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.navigation import Scene
-from voxelworld.navigation.tiles import TiledNavMesh, bake_tiles
+from voxelworld.navigation.joined_tiles import JoinedTiles
+from voxelworld.navigation.navmesh import NavMesh
+from voxelworld.navigation.polygons import TILE_CELLS, TilePolygons, tile_navmesh_arrays
+from voxelworld.navigation.sampling import MAX_LEVELS
+from voxelworld.navigation.tiles import BakedTile, TiledNavMesh, bake_tiles
 from voxelworld.terrain import GeneratorSettings, generate_world
 
 GROUND = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
+# Hills and cliffs: some 170 polygons a tile (the 1 km world keeps about 40 a tile), for kept_tiles.
+ROUGH = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=12.0, hill_scale=48.0,
+                          cliff_strength=0.8, cliff_step=4.0, seed=3)
 
 
 def main() -> None:
@@ -39,6 +48,7 @@ def main() -> None:
             times.append(time.perf_counter() - start)
     print(f"one tile ({ntx * ntz} tiles, navmesh joined again each time): median {1000 * np.median(times):.1f} ms, "
           f"max {1000 * max(times):.1f} ms; {tiled.nbytes / ntx / ntz / 1024:.0f} KiB a tile")
+    kept_tiles()
     world = World(generate_world(GROUND), settings=WorldSettings(view_distance=48.0, navigation_distance=16.0))
     z = 64.0
     world.player.position = np.array([20.0, surface_height(world.volume, 20.0, z), z])
@@ -60,6 +70,66 @@ def main() -> None:
           f"without a tile change, {1000 * np.median(baking):.1f} ms median / {1000 * max(baking):.1f} ms max in "
           f"the {len(baking)} frames that baked or dropped tiles (1 tile a frame); at most "
           f"{len(navigation.tiled.tiles)} tiles kept at the end")
+
+
+def moved(tile: BakedTile, ti: int, tk: int) -> tuple[TilePolygons, np.ndarray]:
+    """A tile's polygons and side steps moved by (ti, tk) tiles (a larger grid's tiles, for timing only)."""
+    p, shift = tile.polygons, np.array([ti, tk], np.int64) * TILE_CELLS
+    boxes, sides = p.detail_box.copy(), p.sides.copy()
+    boxes[:, :2] += shift
+    sides[:, 2:] += shift
+    return dataclasses.replace(p, corners=p.corners + shift, detail_box=boxes, sides=sides,
+                               inner_ends=p.inner_ends + shift), tile.steps
+
+
+def kept_tiles() -> None:
+    """One change (a tile dropped, or baked) of a navmesh keeping N tiles: the navmesh rebuilt from the arrays
+    kept tile by tile (JoinedTiles), and from a join of every tile (as before it), and the rings the first path
+    after it waits for. The tiles are those of a rough 128 m world, repeated over a larger grid."""
+    volume = generate_world(ROUGH)
+    mesher = ChunkMesher(volume, volume.materials, GAME_MESH_OPTIONS)
+    mesher.update()
+    nav = WorldNavigation(volume, mesher)
+    tiled = TiledNavMesh(nav.region, nav.settings)
+    tiled.change(nav.scene, bake=[(ti, tk) for ti in range(tiled.tile_grid[0]) for tk in range(tiled.tile_grid[1])])
+    source = [tiled.baked_tile(t) for t in sorted(tiled.tiles)]
+    area, (ntx, ntz) = tiled.area, tiled.tile_grid
+    for count in (64, 256, 1024, 2048):
+        side = int(np.ceil(np.sqrt(count)))
+        tiles = {(ti, tk): moved(source[(ti % ntx) * ntz + tk % ntz], ti - ti % ntx, tk - tk % ntz)
+                 for ti in range(side) for tk in range(side) if ti * side + tk < count}
+        nx = nz = side * TILE_CELLS
+        joined = JoinedTiles(area.x0, area.z0, area.cell, nx, nz, MAX_LEVELS)
+        joined.change(tiles)
+        mesh = NavMesh(*joined.arrays)
+        rng = np.random.default_rng(1)
+        order = sorted(tiles)
+        _ = mesh.index.rings
+        kept_by_tile, from_scratch = [], []  # (navmesh rebuilt, its rings made) per change, s
+        for n, j in enumerate(rng.choice(len(order), 16, replace=False).tolist()):
+            tile = order[j]
+            for change in ({tile: None}, {tile: tiles[tile]}):
+                start = time.perf_counter()
+                joined.change(change)
+                mesh._set_arrays(*joined.arrays, baked=True, boxes_planes=joined.boxes_planes,
+                                 ring_source=joined.rings_for)
+                built = time.perf_counter()
+                _ = mesh.index.rings  # what the first path asked of the navmesh after a change waits for
+                kept_by_tile.append((built - start, time.perf_counter() - built))
+            if n >= 4:
+                continue  # a join of every tile: a few times
+            start = time.perf_counter()
+            arrays = tile_navmesh_arrays([tiles[t][0] for t in order], [tiles[t][1] for t in order], area.x0,
+                                         area.z0, area.cell, nx, nz, MAX_LEVELS)
+            mesh._set_arrays(*arrays, baked=True)
+            built = time.perf_counter()
+            _ = mesh.index.rings
+            from_scratch.append((built - start, time.perf_counter() - built))
+        kept, scratch = 1000 * np.median(kept_by_tile, axis=0), 1000 * np.median(from_scratch, axis=0)
+        print(f"one tile changed among {count} kept ({mesh.polygon_count} polygons, "
+              f"{mesh.detail_heights.nbytes / 2**20:.0f} MiB of detail heights): navmesh rebuilt in median "
+              f"{kept[0]:.1f} ms (its path rings {kept[1]:.1f} ms) from the arrays kept tile by tile, "
+              f"{scratch[0]:.1f} ms (rings {scratch[1]:.1f} ms) joining every tile")
 
 
 POPULATED = GeneratorSettings(size=128.0, height=64.0, seed=7, ground_level=28.0, sand_level=12.0, hill_height=8.0,

@@ -163,7 +163,10 @@ def _navigation() -> None:
     NavQuery(NavMesh.from_json(mesh.to_json())).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 18.0))
     tiled = TiledNavMesh(SearchRegion((-1, -1, -1), (21, 4, 21), landing=False), settings)
     tiled.distances(np.array([[10.0, 0.0, 10.0]]), 6.0)  # which tiles a stream keeps
-    tiled.change(scene, bake=[(0, 0)])  # a tile baked apart: its windows' kernels
+    # A tile baked apart (its windows' kernels) and its rings made, then tiles and rings kept tile by tile.
+    for tiles in ([(0, 0)], [(1, 0), (1, 1)]):
+        tiled.change(scene, bake=tiles)
+        NavQuery(tiled.mesh).find_path((1.0, 0.0, 1.0), (18.0, 0.0, 1.0))
 
 
 def _motion() -> None:

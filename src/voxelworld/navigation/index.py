@@ -10,8 +10,9 @@ read one at the same time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -20,7 +21,7 @@ from ._kernels import locate as _locate
 from ._kernels import paths as _paths
 from ._kernels.arrays import BoundaryRings, BucketGrid, PolygonArrays, PolygonLinks, Surface
 
-__all__ = ["NavIndex", "navmesh_index", "filtered_index"]
+__all__ = ["NavIndex", "navmesh_index", "filtered_index", "polygon_boxes"]
 
 BUCKET_ENTRIES = 16  # bucket entries per polygon, at most (a well-shaped navmesh makes 1 to 4)
 
@@ -41,6 +42,10 @@ class NavIndex:
         Each polygon's connected group, numbered in the order of its lowest polygon.
     portals, portal_segments : ndarray (r, 2), (r, 2, 3)
         As in the navmesh, contiguous.
+    ring_source : callable or None
+        What makes :attr:`rings` from the rings of the navmesh before (a tiled navmesh's,
+        :meth:`~.joined_tiles.JoinedTiles.rings_for`: called with the index, and the polygons a filtered index
+        allows), or None: built from scratch (as when it gives None).
     """
 
     polygons: PolygonArrays
@@ -49,6 +54,7 @@ class NavIndex:
     island: np.ndarray
     portals: np.ndarray
     portal_segments: np.ndarray
+    ring_source: Callable[..., BoundaryRings | None] | None = field(default=None, repr=False)
 
     @property
     def polygon_count(self) -> int:
@@ -57,6 +63,10 @@ class NavIndex:
     @cached_property
     def rings(self) -> BoundaryRings:
         """The boundary rings the path search walks (built on first use)."""
+        if self.ring_source is not None:
+            made = self.ring_source(self)
+            if made is not None:
+                return made
         vertices, polygon_start, polygon_vertices, _, surface = self.polygons
         room = len(polygon_vertices) + 4 * len(self.portals)  # enough unless polygons have overlapping sides
         while True:
@@ -117,27 +127,43 @@ def _bucket_layout(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         cell *= 2.0
 
 
+def polygon_boxes(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray,
+                  detail_shape: np.ndarray, detail_start: np.ndarray, detail_heights: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Each polygon's box (p, 6) and plane (p, 3) (``_locate.polygon_geometry``), the box holding its detail's
+    heights too: what :func:`navmesh_index` derives polygon by polygon (so that the polygons of some tiles may be
+    boxed tile by tile and the boxes joined)."""
+    boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
+    held = np.flatnonzero(detail_shape[:, 0] > 0)
+    if len(held):  # a box holds its polygon's surface: its heights span the detail's too
+        boxes[held, 4] = np.minimum(boxes[held, 4], np.minimum.reduceat(detail_heights, detail_start[held]))
+        boxes[held, 5] = np.maximum(boxes[held, 5], np.maximum.reduceat(detail_heights, detail_start[held]))
+    return boxes, planes
+
+
 def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertices: ArrayLike, portals: ArrayLike,
                   portal_segments: ArrayLike, detail_origin: ArrayLike | None = None,
-                  detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None) -> NavIndex:
+                  detail_shape: ArrayLike | None = None, detail_heights: ArrayLike | None = None,
+                  boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
+                  ring_source: Callable[..., BoundaryRings | None] | None = None) -> NavIndex:
     """The :class:`NavIndex` of a navmesh's arrays, which must have been checked (the kernels trust every
-    index)."""
+    index). ``boxes_planes``: the polygons' :func:`polygon_boxes` when known (taken, not copied);
+    ``ring_source``: see :class:`NavIndex`."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
     polygon_start = np.ascontiguousarray(polygon_start, dtype=np.int64)
     polygon_vertices = np.ascontiguousarray(polygon_vertices, dtype=np.int64)
     portals = np.ascontiguousarray(portals, dtype=np.int64).reshape(-1, 2)
     segments = np.ascontiguousarray(portal_segments, dtype=np.float64).reshape(-1, 2, 3)
     p = len(polygon_start) - 1
-    boxes, planes = _locate.polygon_geometry(vertices, polygon_start, polygon_vertices)
     if detail_shape is None:
         detail_origin, detail_shape, detail_heights = np.zeros((p, 3)), np.zeros((p, 2), np.int64), np.empty(0)
     detail_shape = np.ascontiguousarray(detail_shape, dtype=np.int64).reshape(-1, 2)
     detail_start = np.concatenate([[0], np.cumsum(detail_shape[:, 0] * detail_shape[:, 1])]).astype(np.int64)
     detail_heights = np.ascontiguousarray(detail_heights, dtype=np.float64)
-    held = np.flatnonzero(detail_shape[:, 0] > 0)
-    if len(held):  # a box holds its polygon's surface: its heights span the detail's too
-        boxes[held, 4] = np.minimum(boxes[held, 4], np.minimum.reduceat(detail_heights, detail_start[held]))
-        boxes[held, 5] = np.maximum(boxes[held, 5], np.maximum.reduceat(detail_heights, detail_start[held]))
+    if boxes_planes is None:
+        boxes_planes = polygon_boxes(vertices, polygon_start, polygon_vertices, detail_shape, detail_start,
+                                     detail_heights)
+    boxes, planes = boxes_planes
     surface = Surface(planes, np.ascontiguousarray(detail_origin, dtype=np.float64).reshape(-1, 3), detail_shape,
                       detail_start, detail_heights)
     grid, shape, spans = _bucket_layout(boxes)
@@ -145,7 +171,7 @@ def navmesh_index(vertices: ArrayLike, polygon_start: ArrayLike, polygon_vertice
     return NavIndex(PolygonArrays(vertices, polygon_start, polygon_vertices, boxes, surface),
                     BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals),
-                    portals, segments)
+                    portals, segments, ring_source)
 
 
 def filtered_index(index: NavIndex, allowed: np.ndarray) -> NavIndex:
@@ -160,6 +186,7 @@ def filtered_index(index: NavIndex, allowed: np.ndarray) -> NavIndex:
     spans[~allowed, 1] = spans[~allowed, 0] - 1  # an empty span: in no bucket
     bucket_start, bucket_polygons = _locate.bucket_grid(spans, shape)
     p = index.polygon_count
+    source = None if index.ring_source is None else partial(index.ring_source, allowed=allowed)
     return NavIndex(index.polygons, BucketGrid(grid, shape, bucket_start, bucket_polygons),
                     PolygonLinks(*_paths.polygon_links(p, portals)), _paths.polygon_islands(p, portals), portals,
-                    segments)
+                    segments, source)

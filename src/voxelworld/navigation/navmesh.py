@@ -14,7 +14,7 @@ thread, as Detour keeps ``dtNavMeshQuery`` apart from ``dtNavMesh``); JSON and O
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from ..errors import ParameterError, short_value
 from ..wavefront import ObjWriter
 from . import formats
+from ._kernels.arrays import BoundaryRings
 from .area_types import GROUND, check_area_types
 from .frames import Frame, check_frame
 from .index import NavIndex, navmesh_index, polygon_areas
@@ -144,12 +145,16 @@ class NavMesh:
             self.polygon_area_type = _polygon_area_types(area_type, self.polygon_count, len(self.area_types))
 
     def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False,
-                    area_types: tuple[tuple[str, ...], np.ndarray] | None = None) -> None:
+                    area_types: tuple[tuple[str, ...], np.ndarray] | None = None,
+                    boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
+                    ring_source: Callable[..., BoundaryRings | None] | None = None) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
         construction, which the tests check), taken without the checks a re-bake every frame cannot afford;
-        ``area_types``: the bake's ``(area_types, polygon_area_type)`` (None: every polygon ground)."""
+        ``area_types``: the bake's ``(area_types, polygon_area_type)`` (None: every polygon ground);
+        ``boxes_planes``: the polygons' :func:`~.index.polygon_boxes` when known, ``ring_source``: what makes the
+        index's rings (:class:`~.index.NavIndex`; a baked navmesh's only)."""
         checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
@@ -158,7 +163,8 @@ class NavMesh:
         else:
             self.area_types, self.polygon_area_type = area_types
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
-                                   self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights)
+                                   self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights,
+                                   boxes_planes if baked else None, ring_source if baked else None)
 
     def rebake(self, box: Iterable[ArrayLike], scene: Scene | None = None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in

@@ -48,6 +48,7 @@ True
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -56,6 +57,7 @@ from ..errors import ParameterError
 from ._kernels.nearness import tile_distances
 from .area_types import GROUND
 from .areas import BakeArea, _corner_and_shape
+from .joined_tiles import JoinedTiles
 from .navmesh import NavMesh, NavMeshArrays
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
 from .rays import RayScene
@@ -226,7 +228,9 @@ class TiledNavMesh:
     ----------
     mesh : NavMesh
         The kept tiles' polygons in tile order (polygons of tile (ti, tk) before those of (ti, tk + 1)), rebuilt in
-        place by :meth:`change` (references to it stay valid; a Crowd or NavQuery of it follows).
+        place by :meth:`change` (references to it stay valid; a Crowd or NavQuery of it follows) from arrays kept
+        tile by tile (:class:`~.joined_tiles.JoinedTiles`: a change costs the copies of the arrays and the work of
+        the tiles changed, their neighbours' portals and rings, not a join of every tile).
     area : BakeArea
         The region's ray grid (:func:`streaming_area`).
     """
@@ -242,6 +246,9 @@ class TiledNavMesh:
         self.region, self.settings = region, settings
         self.area = streaming_area(region, settings)
         self._tiles: dict[tuple[int, int], BakedTile] = {}
+        area = self.area
+        self._joined = JoinedTiles(area.x0, area.z0, area.cell, area.nx, area.nz, MAX_LEVELS)
+        self._tables: Counter[tuple[str, ...]] = Counter()  # the kept tiles' area type tables, counted
         self.mesh = NavMesh(*self._arrays())
 
     @property
@@ -318,32 +325,46 @@ class TiledNavMesh:
         if bake and not isinstance(scene, Scene):
             raise ParameterError("scene", type(scene).__name__, "a voxelworld.navigation.Scene to bake tiles from")
         changed = {t for t in drop - set(bake) if t in self._tiles}
+        joined: dict[tuple[int, int], tuple[TilePolygons, np.ndarray] | None] = {}
         for tile in sorted(changed):
-            del self._tiles[tile]
+            self._tables[self._tiles.pop(tile).area_types] -= 1
+            joined[tile] = None
         for group in _rectangles(bake):
             assert isinstance(scene, Scene)  # checked above: there are tiles to bake
             for tile, baked in bake_tiles(scene, self.area, self.settings, group).items():
-                if not baked.same_as(self._tiles.get(tile)):
+                was = self._tiles.get(tile)
+                if not baked.same_as(was):
                     changed.add(tile)
+                if was is None or was.area_types != baked.area_types or tile in changed:
+                    joined[tile] = (baked.polygons, baked.steps)  # the same polygons may index another table
+                if was is not None:
+                    self._tables[was.area_types] -= 1
+                self._tables[baked.area_types] += 1
                 self._tiles[tile] = baked
+        if joined:
+            self._joined.change(joined)
         if changed:
-            self.mesh._set_arrays(*self._arrays(), baked=True, area_types=self._area_types())
+            self.mesh._set_arrays(*self._joined.arrays, baked=True, area_types=self._area_types(),
+                                  boxes_planes=self._joined.boxes_planes, ring_source=self._joined.rings_for)
         return sorted(changed)
 
     def _area_types(self) -> tuple[tuple[str, ...], np.ndarray]:
         """The kept tiles' area types, joined: ``"ground"`` and the others their polygons have, sorted, and each
         polygon's index into them (in :attr:`mesh`'s order)."""
-        tiles = [self._tiles[t] for t in sorted(self._tiles)]
-        tables = {tile.area_types for tile in tiles}
+        tables = [table for table, count in self._tables.items() if count > 0]
         if len(tables) == 1:  # the usual case: baked from scenes naming the same types
-            (names,) = tables
-            return names, _joined([tile.polygons.area_type for tile in tiles])
+            return tables[0], self._joined.area_type
+        tiles = [self._tiles[t] for t in sorted(self._tiles)]
+        if not tiles:
+            return (GROUND,), np.empty(0, np.int64)
         used = {name for tile in tiles for name in tile.type_names()} - {GROUND}
         names = (GROUND, *sorted(used))
         index = {name: n for n, name in enumerate(names)}
         return names, _joined([np.array([index[name] for name in tile.type_names()], np.int64) for tile in tiles])
 
     def _arrays(self) -> NavMeshArrays:
+        """The kept tiles' arrays joined from scratch (:func:`~.polygons.tile_navmesh_arrays`): what the arrays
+        :attr:`mesh` is rebuilt from, kept tile by tile (:class:`~.joined_tiles.JoinedTiles`), equal."""
         order = sorted(self._tiles)
         area = self.area
         return tile_navmesh_arrays([self._tiles[t].polygons for t in order], [self._tiles[t].steps for t in order],

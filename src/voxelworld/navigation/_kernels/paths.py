@@ -58,13 +58,37 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     """The conforming boundary of every polygon (see the module's docstring): returns ``(ring_start, ring_xz,
     ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner)``, with room for ``room`` pieces; when
     they need more (only degenerate polygons, whose sides overlap, find a portal on several sides), every array
-    but ``ring_start`` is empty and ``ring_start[-1]`` is -1: ask again with more room."""
-    p, r_count = polygon_start.shape[0] - 1, portals.shape[0]
+    but ``ring_start`` is empty and ``ring_start[-1]`` is -1: ask again with more room. (:func:`ring_pieces` of
+    every polygon, then :func:`ring_joins`.)"""
+    p = polygon_start.shape[0] - 1
     ring_start = np.zeros(p + 1, np.int64)
+    ring_end, ring_xz, ring_y, ring_across, ring_portal = ring_pieces(
+        vertices, polygon_start, polygon_vertices, surface, portals, portal_segments, link_start, link_portal, 0, p,
+        room)
+    if p and ring_end[-1] < 0:
+        ring_start[p] = -1
+        none = np.empty(0, np.int64)
+        return (ring_start, ring_xz, ring_y, none, none.copy(), none.copy(), none.copy(), np.zeros(0, np.bool_))
+    ring_start[1:] = ring_end
+    ring_polygon = np.empty(len(ring_y), np.int64)
+    for q in range(p):
+        ring_polygon[ring_start[q]:ring_start[q + 1]] = q
+    ring_twin, ring_vertex, corner = ring_joins(ring_start, ring_polygon, ring_across, ring_portal, portals)
+    return ring_start, ring_xz, ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner
+
+
+@njit(cache=True)
+def ring_pieces(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
+                portals: np.ndarray, portal_segments: np.ndarray, link_start: np.ndarray, link_portal: np.ndarray,
+                q0: int, q1: int, room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pieces of the rings of the polygons [q0, q1) (see the module's docstring), each polygon's read from its
+    own corners, surface and portals only: ``(ring_end, ring_xz, ring_y, ring_across, ring_portal)``, polygon q0 +
+    j's pieces ending at ``ring_end[j]``, each piece's polygon across (before :func:`ring_joins` finds the portals
+    seen from one side only) and portal (-1: a wall). With room for ``room`` pieces; when they need more, the
+    pieces are empty and ``ring_end[-1]`` is -1."""
+    ring_end = np.zeros(q1 - q0, np.int64)
     ring_xz, ring_y = np.empty((room, 2)), np.empty(room)
-    ring_polygon, ring_across = np.empty(room, np.int64), np.empty(room, np.int64)
-    ring_portal = np.empty(room, np.int64)
-    side = np.full((r_count, 2), -1, np.int64)  # each portal's piece in the ring of portals[r, 0] and [r, 1]
+    ring_across, ring_portal = np.empty(room, np.int64), np.empty(room, np.int64)
     found = np.empty((max(link_start[-1], 1), 4))
 
     # Inner functions: numba compiles them into the loop (a helper taking the arrays would pay reference
@@ -72,7 +96,7 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     def add(n: int, q: int, x: float, z: float, across: int, portal: int) -> int:
         ring_xz[n, 0], ring_xz[n, 1] = x, z
         ring_y[n] = height(surface, q, x, z)
-        ring_polygon[n], ring_across[n], ring_portal[n] = q, across, portal
+        ring_across[n], ring_portal[n] = across, portal
         return n + 1
 
     def portals_on_side(ux: float, uz: float, vx: float, vz: float, q: int) -> int:
@@ -102,7 +126,7 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
         return count
 
     n = 0
-    for q in range(p):
+    for q in range(q0, q1):
         turn = winding(vertices, polygon_start, polygon_vertices, q)
         first, last = polygon_start[q], polygon_start[q + 1]
         m = last - first
@@ -117,10 +141,9 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
                 continue
             count = portals_on_side(ux, uz, vx, vz, q)
             if n + 1 + 2 * count > room:  # a wall before each portal, the portal, a wall after the last
-                ring_start[p] = -1
+                ring_end[-1] = -1
                 none = np.empty(0, np.int64)
-                return (ring_start, ring_xz[:0].copy(), ring_y[:0].copy(), none, none.copy(), none.copy(),
-                        none.copy(), np.zeros(0, np.bool_))
+                return ring_end, ring_xz[:0].copy(), ring_y[:0].copy(), none, none.copy()
             at, ax, az = 0.0, ux, uz  # how far along the side the pieces reach, and that point
             for k in range(count):
                 t0, t1, r, e0 = found[k, 0], found[k, 1], int(found[k, 2]), int(found[k, 3])
@@ -130,7 +153,6 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
                     n = add(n, q, ax, az, -1, -1)
                     ax, az = portal_segments[r, e0, 0], portal_segments[r, e0, 2]
                 other = portals[r, 1] if portals[r, 0] == q else portals[r, 0]
-                side[r, 0 if portals[r, 0] == q else 1] = n
                 n = add(n, q, ax, az, other, r)
                 at = t1
                 if (1.0 - t1) * length <= TOLERANCE:
@@ -139,7 +161,22 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
                     ax, az = portal_segments[r, 1 - e0, 0], portal_segments[r, 1 - e0, 2]
             if (1.0 - at) * length > TOLERANCE:
                 n = add(n, q, ax, az, -1, -1)
-        ring_start[q + 1] = n
+        ring_end[q - q0] = n
+    return ring_end, ring_xz[:n].copy(), ring_y[:n].copy(), ring_across[:n].copy(), ring_portal[:n].copy()
+
+
+@njit(cache=True)
+def ring_joins(ring_start: np.ndarray, ring_polygon: np.ndarray, ring_across: np.ndarray, ring_portal: np.ndarray,
+               portals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What joins the polygons' :func:`ring_pieces` (``ring_polygon``: each piece's polygon): ``(ring_twin,
+    ring_vertex, corner)`` (see the module's docstring); a piece whose portal the polygon across does not hold
+    becomes a wall (``ring_across`` -1, in place)."""
+    p, n, r_count = ring_start.shape[0] - 1, ring_across.shape[0], portals.shape[0]
+    side = np.full((r_count, 2), -1, np.int64)  # each portal's piece in the ring of portals[r, 0] and [r, 1]
+    for k in range(n):
+        r = ring_portal[k]
+        if r >= 0:
+            side[r, 0 if portals[r, 0] == ring_polygon[k] else 1] = k
     following = np.empty(n, np.int64)  # the piece after each in its ring (where it ends)
     for q in range(p):
         for k in range(ring_start[q], ring_start[q + 1]):
@@ -167,9 +204,10 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     label = np.full(n, -1, np.int64)
     count = 0
     for k in range(n):
-        root = k
-        while parent[root] != root:
-            root = parent[root]
+        # A piece's parent comes before it (a root is its group's lowest piece), and was pointed at its root just
+        # before: one step finds k's root.
+        root = parent[parent[k]]
+        parent[k] = root
         if label[root] < 0:
             label[root] = count
             count += 1
@@ -179,8 +217,7 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
         if ring_across[k] < 0:
             corner[ring_vertex[k]] = True
             corner[ring_vertex[following[k]]] = True
-    return (ring_start, ring_xz[:n].copy(), ring_y[:n].copy(), ring_polygon[:n].copy(), ring_across[:n].copy(),
-            ring_twin, ring_vertex, corner)
+    return ring_twin, ring_vertex, corner
 
 
 @njit(cache=True)
@@ -266,4 +303,5 @@ def find_path(query: PathQuery, sx: float, sy: float, sz: float, ex: float, ey: 
     return n, length
 
 
-__all__ = ["boundary_rings", "find_path", "path_query", "polygon_islands", "polygon_links", "TOLERANCE", "EPS"]
+__all__ = ["boundary_rings", "ring_pieces", "ring_joins", "find_path", "path_query", "polygon_islands", "polygon_links",
+           "TOLERANCE", "EPS"]
