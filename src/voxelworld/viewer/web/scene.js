@@ -20,6 +20,14 @@ export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 // of it out to all of it, so that its terrain shows to the horizon and fades where the meshes end.
 export const VIEW_FOG_NEAR = 0.3;
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
+// On a world wider than twice SHADOW_REACH the sun's shadow map covers a square SHADOW_REACH m either side of the
+// camera (across the sun's direction), not the whole world: the far terrain takes no cast shadow (its slopes are
+// still lit by the sun's angle), the near one a map four times finer, and the shadow pass draws only the chunks
+// near the camera (over the whole 1 km world it drew some 600 draw calls and 120 000 triangles, a third of a second
+// under SwiftShader, each time a chunk arrived anywhere). The square follows the camera in steps of SHADOW_STEP m
+// (each step draws the map again); its shadows fade out over its outer SHADOW_FADE share; a chunk arriving redraws
+// the map only when it lies within SHADOW_REACH + SHADOW_CASTERS m of the square's centre.
+export const SHADOW_REACH = 128, SHADOW_STEP = 16, SHADOW_FADE = 0.05, SHADOW_CASTERS = 96;
 // Dynamic resolution: when pictures take longer than FRAME_BUDGET_MS on average, the page draws fewer pixels (down
 // to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so the textured,
 // shadowed look keeps a playable frame rate on a slow (software) renderer. Automatic quality: a page whose URL asks
@@ -95,6 +103,7 @@ export class WorldScene {
     // The terrain shader has its own light (shaders.js LIGHT, the snapshots' light); three's lights above light
     // the actors and cast the sun's shadows.
     this.uniforms = terrainUniforms();
+    this.shadowArea = null; // the square the shadow map covers on a large world: { centre: Vector3 }, or null
     const fog = {};
     sky.getRGB(fog, THREE.SRGBColorSpace);
     this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
@@ -257,6 +266,7 @@ export class WorldScene {
     this.adaptResolution(now);
     this.batches.flush(now);
     this.placeCamera(camera);
+    this.followShadow(camera.position);
     // Where the near chunks' textures end: a pixel's share of a texel at the resolution drawn now.
     const set = this.textures, height = this.renderer.domElement.height;
     this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
@@ -327,18 +337,54 @@ export class WorldScene {
     }
   }
 
-  // The sun's shadow camera: an orthographic box around the world's ``bounds`` ([min corner, max corner]).
+  // The sun's shadow camera: an orthographic box around the world's ``bounds`` ([min corner, max corner]), or, on
+  // a world wider than twice SHADOW_REACH, a square SHADOW_REACH m either side of the camera (followShadow), as
+  // deep as the world.
   fitShadow(bounds) {
     const low = new THREE.Vector3(...bounds[0]), high = new THREE.Vector3(...bounds[1]);
     const centre = low.clone().add(high).multiplyScalar(0.5);
     const radius = high.distanceTo(low) / 2;
-    this.sun.target.position.copy(centre);
-    this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * radius);
+    const follows = Math.max(high.x - low.x, high.z - low.z) > 2 * SHADOW_REACH;
+    const half = follows ? SHADOW_REACH : radius;
+    this.shadowDepth = radius;
+    this.shadowArea = follows ? { centre: null } : null;
+    this.uniforms.shadowFade.value = follows ? 1 / SHADOW_FADE : 0;
     const camera = this.sun.shadow.camera;
-    Object.assign(camera, { left: -radius, right: radius, top: radius, bottom: -radius, near: radius * 0.5,
+    Object.assign(camera, { left: -half, right: half, top: half, bottom: -half, near: radius * 0.5,
       far: radius * 3.5 });
     camera.updateProjectionMatrix();
+    this.placeShadow(centre);
+  }
+
+  // The shadow camera looking down the sun's direction at ``centre``.
+  placeShadow(centre) {
+    this.sun.target.position.copy(centre);
+    this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * this.shadowDepth);
     this.sun.target.updateMatrixWorld();
+    this.sun.updateMatrixWorld();
+  }
+
+  // On a large world, the shadow's square moved to the camera at ``position`` when it went SHADOW_STEP m or more
+  // from the square's centre (its centre on a grid of SHADOW_STEP m): the map drawn again.
+  followShadow(position) {
+    const area = this.shadowArea;
+    if (!area) return;
+    if (area.centre && Math.abs(position.x - area.centre.x) < SHADOW_STEP
+        && Math.abs(position.y - area.centre.y) < SHADOW_STEP && Math.abs(position.z - area.centre.z) < SHADOW_STEP) {
+      return;
+    }
+    const snap = (x) => Math.round(x / SHADOW_STEP) * SHADOW_STEP;
+    area.centre = new THREE.Vector3(snap(position.x), snap(position.y), snap(position.z));
+    this.placeShadow(area.centre);
+    this.shadowsChanged();
+  }
+
+  // Whether a chunk's mesh within ``sphere`` (its bounding sphere) may cast a shadow into the map.
+  castsIntoShadow(sphere) {
+    const centre = this.shadowArea?.centre;
+    if (!centre || !sphere) return true;
+    const reach = SHADOW_REACH + SHADOW_CASTERS + sphere.radius;
+    return Math.abs(sphere.center.x - centre.x) < reach && Math.abs(sphere.center.z - centre.z) < reach;
   }
 
   // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
@@ -348,7 +394,8 @@ export class WorldScene {
 
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
-    this.shadowsChanged();
+    const old = this.batches.chunks.get(chunk.key);
+    if (old && this.castsIntoShadow(old.mesh.geometry.boundingSphere)) this.shadowsChanged();
     this.foliage.setChunk(chunk);
     if (chunk.m === 0) {
       this.batches.set(chunk.key, null);
@@ -366,6 +413,7 @@ export class WorldScene {
     materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
+    if (this.castsIntoShadow(geometry.boundingSphere)) this.shadowsChanged();
     this.cutMarks.shade(geometry);
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
     mesh.name = `chunk ${chunk.key}`;
