@@ -77,6 +77,24 @@ function rendererName() {
   return String(name);
 }
 
+// The centre of the shadow's square (scene.js SHADOW_REACH) for a camera at ``position`` when the square centred at
+// ``centre`` (a Vector3, or null: none yet) no longer does: on a grid of SHADOW_STEP m, once the camera went
+// SHADOW_STEP m or more from its centre along an axis; else null (the square stays).
+export function shadowCentre(centre, position) {
+  if (centre && Math.abs(position.x - centre.x) < SHADOW_STEP && Math.abs(position.y - centre.y) < SHADOW_STEP
+      && Math.abs(position.z - centre.z) < SHADOW_STEP) return null;
+  const snap = (x) => Math.round(x / SHADOW_STEP) * SHADOW_STEP;
+  return new THREE.Vector3(snap(position.x), snap(position.y), snap(position.z));
+}
+
+// Whether a mesh within ``sphere`` (a Sphere, or null: unknown) may cast a shadow into the square centred at
+// ``centre`` (null: the map covers the whole world): within SHADOW_REACH + SHADOW_CASTERS m of it across.
+export function castsInto(centre, sphere) {
+  if (!centre || !sphere) return true;
+  const reach = SHADOW_REACH + SHADOW_CASTERS + sphere.radius;
+  return Math.abs(sphere.center.x - centre.x) < reach && Math.abs(sphere.center.z - centre.z) < reach;
+}
+
 export class WorldScene {
   constructor(container, quality = "default", pinnedResolution = null) {
     this.software = softwareRenderer();
@@ -366,26 +384,19 @@ export class WorldScene {
   }
 
   // On a large world, the shadow's square moved to the camera at ``position`` when it went SHADOW_STEP m or more
-  // from the square's centre (its centre on a grid of SHADOW_STEP m): the map drawn again.
+  // from the square's centre (shadowCentre): the map drawn again.
   followShadow(position) {
     const area = this.shadowArea;
-    if (!area) return;
-    if (area.centre && Math.abs(position.x - area.centre.x) < SHADOW_STEP
-        && Math.abs(position.y - area.centre.y) < SHADOW_STEP && Math.abs(position.z - area.centre.z) < SHADOW_STEP) {
-      return;
-    }
-    const snap = (x) => Math.round(x / SHADOW_STEP) * SHADOW_STEP;
-    area.centre = new THREE.Vector3(snap(position.x), snap(position.y), snap(position.z));
-    this.placeShadow(area.centre);
+    const centre = area && shadowCentre(area.centre, position);
+    if (!centre) return;
+    area.centre = centre;
+    this.placeShadow(centre);
     this.shadowsChanged();
   }
 
   // Whether a chunk's mesh within ``sphere`` (its bounding sphere) may cast a shadow into the map.
   castsIntoShadow(sphere) {
-    const centre = this.shadowArea?.centre;
-    if (!centre || !sphere) return true;
-    const reach = SHADOW_REACH + SHADOW_CASTERS + sphere.radius;
-    return Math.abs(sphere.center.x - centre.x) < reach && Math.abs(sphere.center.z - centre.z) < reach;
+    return castsInto(this.shadowArea?.centre ?? null, sphere);
   }
 
   // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
