@@ -183,7 +183,7 @@ LEVELS = """async () => {
       const lightGeometry = skin.light.geometry, fullGeometry = skin.full.geometry;
       out.push({
         kind: object.userData.kind, distance: object.position.distanceTo(v.camera.position), detail: DETAIL_METRES,
-        drawnFull: skin.skin.geometry === skin.full.drawn, visible: skin.skin.visible && !skin.mesh.visible,
+        drawnFull: skin.skin.geometry === skin.full.drawn, visible: skin.skin.visible, hidden: !skin.mesh.visible,
         fullTriangles: fullGeometry.index.count / 3, lightTriangles: lightGeometry.index.count / 3,
         lightVertices: lightGeometry.attributes.position.count, maxIndex: Math.max(...lightGeometry.index.array),
         skinned: ['skinIndex', 'skinWeight', 'uv', 'normal'].every((n) => n in lightGeometry.attributes),
@@ -199,7 +199,7 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
     """An actor farther than DETAIL_METRES from the camera is drawn with the simplified copy (about a fifth of the
     triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton, and
     the skin drawn (skinned on the CPU) is where three's own skinning puts it. The camera is placed 1.6 m from the
-    enemy (the player stands 4 m from it)."""
+    enemy (the player stands 4 m from it); an actor out of the camera's view is not drawn (nor skinned)."""
     enemy = np.array(page.evaluate("window.voxelworld.frame.characters.find((c) => c.kind === 'enemy').position"))
     page.evaluate("([eye, target]) => window.voxelworld.view(eye, target)",
                   [list(enemy + (-1.2, 1.4, -0.6)), list(enemy + (0.0, 1.0, 0.0))])
@@ -216,9 +216,12 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
         assert entry["skinned"] and entry["maxIndex"] == entry["lightVertices"] - 1, entry  # compact, every attribute
         # posed the same: the simplified skin's bounds within 5 cm of the full one's
         assert np.allclose(entry["fullBox"], entry["lightBox"], atol=0.05), entry
-        assert entry["drawnFull"] == (entry["distance"] < entry["detail"]), entry
-        assert entry["visible"] and entry["worstAgainstThree"] < 1e-4, entry  # the CPU skin is three's skinning
-    assert [e["kind"] for e in entries if e["drawnFull"]] == ["enemy"]
+        if entry["visible"]:
+            assert entry["drawnFull"] == (entry["distance"] < entry["detail"]), entry
+        assert entry["hidden"] and entry["worstAgainstThree"] < 1e-4, entry  # the CPU skin is three's skinning
+    assert all(e["visible"] for e in entries if e["kind"] == "enemy"), entries  # in view: drawn
+    assert not all(e["visible"] for e in entries), entries  # the player behind the camera: not drawn
+    assert [e["kind"] for e in entries if e["drawnFull"] and e["visible"]] == ["enemy"]
     assert lighter == sum(not e["drawnFull"] for e in entries)
     assert page.problems == []
 

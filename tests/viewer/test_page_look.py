@@ -294,6 +294,37 @@ def test_the_sun_shadow_map_is_drawn_again_only_when_the_terrain_changes(scene):
     assert scene.problems == []
 
 
+# scene.js's square of the sun's shadow map on a large world: where it goes for a camera, and which chunks cast into it.
+SHADOW_SQUARE = """async () => {
+  const { shadowCentre, castsInto, SHADOW_STEP, SHADOW_REACH, SHADOW_CASTERS } = await import('./scene.js');
+  const THREE = await import('./vendor/three.module.js');
+  const at = (x, y, z) => new THREE.Vector3(x, y, z), list = (v) => v && v.toArray();
+  const centre = shadowCentre(null, at(5, 40, -7));
+  const sphere = (x, r) => new THREE.Sphere(at(x, 0, 0), r);
+  return {
+    step: SHADOW_STEP, centre: list(centre),
+    stays: list(shadowCentre(centre, at(SHADOW_STEP - 0.1, 40, -7))),
+    moves: list(shadowCentre(centre, at(SHADOW_STEP + 0.1, 40, -7))),
+    rises: list(shadowCentre(centre, at(5, 48 + SHADOW_STEP, -7))),
+    whole: castsInto(null, sphere(5000, 1)),
+    near: castsInto(centre, sphere(SHADOW_REACH + SHADOW_CASTERS + 5, 10)),
+    far: castsInto(centre, sphere(SHADOW_REACH + SHADOW_CASTERS + 15, 10)),
+  };
+}"""
+
+
+def test_on_a_large_world_the_shadow_map_covers_a_square_following_the_camera(scene):
+    """On a world wider than twice SHADOW_REACH the sun's shadow map covers a square around the camera: its centre
+    on a grid of SHADOW_STEP m, moved once the camera went a step from it along an axis (each move draws the map
+    again); a chunk arriving redraws it only when it lies within SHADOW_REACH + SHADOW_CASTERS m of the centre
+    across (on a world the map covers whole, always)."""
+    found = scene.evaluate(SHADOW_SQUARE)
+    assert found["step"] == 16 and found["centre"] == [0, 48, 0], found  # 5, 40, -7 on the 16 m grid
+    assert found["stays"] is None, found
+    assert found["moves"] == [16, 48, 0] and found["rises"] == [0, 64, 0], found
+    assert found["whole"] is True and found["near"] is True and found["far"] is False, found
+
+
 SOFTWARE = """async () => {
   const { softwareRenderer } = await import('./scene.js');
   const v = window.voxelworld, texture = v.scene.getObjectByName('terrain').children[0].material.uniforms.albedoMaps.value;

@@ -10,7 +10,8 @@
 //
 // Before every picture (prepare): an actor farther than DETAIL_METRES from the camera is drawn with the lighter
 // copy of the character (skinning.js), nearer with the full one, and an actor whose pose or copy changed is
-// skinned again (on the CPU: skinning.js). Actors do not cast the sun's shadow-map shadow (the map is the static
+// skinned again (on the CPU: skinning.js); an actor outside the camera's view is neither skinned nor drawn (its
+// skins are drawn without culling: under SwiftShader an NPC behind a hill cost as much as one in sight). Actors do not cast the sun's shadow-map shadow (the map is the static
 // terrain's: scene.js); each stands on a soft dark disc instead.
 //
 // Treasures are gold; a buried one carries a label saying how deep it lies (the frame's objects[].depth: dig that
@@ -26,6 +27,9 @@ import { disposeSprite, textSprite } from "./labels.js";
 
 export const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
 const UP = new THREE.Vector3(0, 1, 0);
+// An actor's bounds for culling: a sphere CULL_RADIUS m (times its scale) around the point 1 m (times its scale)
+// above its feet (a CesiumMan is under 2 m tall; a swing of its arms or the enemy's blade stays within).
+const CULL_RADIUS = 2.5, CULL_SPHERE = new THREE.Sphere();
 
 const capsuleMaterials = {
   player: new THREE.MeshLambertMaterial({ color: 0xf2c94c }),
@@ -219,12 +223,19 @@ export class Actors {
 
   // Before a picture: E's ring turned to the camera at ``eye`` (its position); each character drawn with the full
   // mesh when nearer ``eye`` than DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose
-  // or its copy changed.
-  prepare(eye) {
+  // or its copy changed. With ``frustum`` (the camera's view, a THREE.Frustum), a character wholly outside it is
+  // not drawn (nor skinned).
+  prepare(eye, frustum = null) {
     if (this.useMark?.visible) this.useMark.userData.ring.lookAt(eye);
     for (const object of this.meshes.values()) {
       const skins = object.userData.skins;
       if (!skins) continue;
+      const scale = object.scale.x;
+      CULL_SPHERE.center.copy(object.position).addScaledVector(UP, scale);
+      CULL_SPHERE.radius = CULL_RADIUS * scale;
+      const seen = !frustum || frustum.intersectsSphere(CULL_SPHERE);
+      for (const skin of skins) skin.skin.visible = seen;
+      if (!seen) continue;
       const level = object.position.distanceTo(eye) < DETAIL_METRES ? "full" : "light";
       const stale = object.userData.posed || skins.some((s) => s.level !== level);
       if (!stale || !object.visible) continue;

@@ -11,6 +11,7 @@
 // send(text), scene, characters() (skinned meshes per kind of actor), and the state of the effects, the sound
 // and the camera.
 
+import * as THREE from "./vendor/three.module.js";
 import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
 import { KIND_CHUNK, KIND_CHUNK_PATCH, KIND_COLLISION, KIND_NAVMESH, KIND_POSES, PROTOCOL_VERSION, applyChunkPatch,
@@ -309,6 +310,7 @@ function enemiesOf(frame) {
 }
 
 let before = performance.now();
+const view = new THREE.Frustum(), viewMatrix = new THREE.Matrix4(); // the camera's, for culling the actors
 const PICTURE_SMOOTHING = 0.1; // weight of the newest interval in the page's time a picture
 function tick(now) {
   const interval = now - before;
@@ -334,7 +336,10 @@ function tick(now) {
     statusShown = now;
   }
   view3d.placeCamera(follow.camera);
-  actors.prepare(follow.camera.position);
+  follow.camera.updateMatrixWorld();
+  view.setFromProjectionMatrix(viewMatrix.multiplyMatrices(follow.camera.projectionMatrix,
+    follow.camera.matrixWorldInverse));
+  actors.prepare(follow.camera.position, view);
   view3d.render(follow.camera);
   stats.rendered = (stats.rendered || 0) + 1;
   stats.resolution = view3d.resolution;

@@ -57,6 +57,9 @@ export function textureDistance(fov, height, texel) {
   const pixel = 2 * Math.tan(THREE.MathUtils.degToRad(fov) / 2) / height; // m a pixel covers per m of distance
   return TEXELS_PER_PIXEL * texel / pixel;
 }
+// At low quality (scene.js setQuality: setDetail) every level's error is LOW_DETAIL times as large (about a pixel
+// and a half at the dynamic resolution's floor): the terrain's triangles are most of what a picture costs there.
+export const LOW_DETAIL = 2;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 let simplifierReady = false;
 MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
@@ -156,6 +159,21 @@ export class TerrainBatches {
     this.builds = 0; // batches built so far (tests, benchmarks)
     this.pickable = null; // meshes(), until a chunk changes
     this.textureDistance = TEXTURE_DISTANCE; // m: near chunks from there on drawn with the far material
+    this.detail = 1; // every level's error times this (setDetail)
+  }
+
+  // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are): the simplified copies made
+  // with the old errors dropped (made again when next needed).
+  setDetail(detail) {
+    if (detail === this.detail) return;
+    this.detail = detail;
+    for (const chunk of this.chunks.values()) if (chunk.copies) this.dropCopies(chunk);
+    for (const region of this.regions.values()) {
+      if (!region.batch) continue;
+      region.batch.geometry = region.full;
+      for (const geometry of region.simplified) geometry?.dispose();
+      region.simplified = FAR_LEVELS.map(() => null);
+    }
   }
 
   get size() { return this.chunks.size; }
@@ -277,7 +295,7 @@ export class TerrainBatches {
       if (!chunk.copies[level] && making) {
         const full = chunk.mesh.geometry;
         chunk.shown ??= shownAttributes(full);
-        const copy = new THREE.Mesh(simplifiedGeometry(full, NEAR_LEVELS[level].error, chunk.shown));
+        const copy = new THREE.Mesh(simplifiedGeometry(full, NEAR_LEVELS[level].error * this.detail, chunk.shown));
         copy.castShadow = copy.receiveShadow = true;
         copy.name = chunk.mesh.name;
         chunk.copies[level] = copy;
@@ -349,7 +367,7 @@ export class TerrainBatches {
       let geometry = region.full;
       if (level >= 0 && region.simplifiable && simplifierReady) {
         if (!region.simplified[level] && performance.now() - start < SIMPLIFY_BUDGET_MS) {
-          region.simplified[level] = simplifiedGeometry(region.full, FAR_LEVELS[level].error);
+          region.simplified[level] = simplifiedGeometry(region.full, FAR_LEVELS[level].error * this.detail);
         }
         for (let n = level; n >= 0; n--) {
           if (region.simplified[n]) {

@@ -66,6 +66,66 @@ export function armDirection(yaw, pitch) {
   return { way: offset.divideScalar(length), length };
 }
 
+// The triangles of ``meshes`` (world-space geometries, as the chunk meshes are) that may meet a ray from within
+// ``margin`` m of ``eye`` going ``length`` m along ``way``: those whose box meets the rays' box. A Float32Array of
+// 10 numbers a triangle: its corners (9) and which faces a ray hits (three's sides: 0 front, 1 back, 2 both).
+export function armTriangles(meshes, eye, way, length, margin) {
+  const end = eye.clone().addScaledVector(way, length);
+  const low = eye.clone().min(end).subScalar(margin), high = eye.clone().max(end).addScalar(margin);
+  const box = new THREE.Box3(low, high), found = [];
+  for (const mesh of meshes) {
+    const geometry = mesh.geometry;
+    if (!geometry.boundingSphere) geometry.computeBoundingSphere();
+    if (!box.intersectsSphere(geometry.boundingSphere)) continue;
+    const p = geometry.attributes.position.array, index = geometry.index?.array;
+    const count = index ? index.length : p.length / 3, sideOf = mesh.material?.side ?? THREE.FrontSide;
+    for (let t = 0; t < count; t += 3) {
+      const a = 3 * (index ? index[t] : t), b = 3 * (index ? index[t + 1] : t + 1), c = 3 * (index ? index[t + 2] : t + 2);
+      if (Math.max(p[a], p[b], p[c]) < low.x || Math.min(p[a], p[b], p[c]) > high.x
+          || Math.max(p[a + 1], p[b + 1], p[c + 1]) < low.y || Math.min(p[a + 1], p[b + 1], p[c + 1]) > high.y
+          || Math.max(p[a + 2], p[b + 2], p[c + 2]) < low.z || Math.min(p[a + 2], p[b + 2], p[c + 2]) > high.z) continue;
+      found.push(p[a], p[a + 1], p[a + 2], p[b], p[b + 1], p[b + 2], p[c], p[c + 1], p[c + 2], sideOf);
+    }
+  }
+  return Float32Array.from(found);
+}
+
+// The distance (m) along the unit vector ``way`` from ``origin`` to the nearest of ``triangles`` (armTriangles) it
+// meets within ``far`` m, or null; a triangle's back (as three's Raycaster: the winding's normal facing away)
+// counts only for a triangle drawn from both sides or from the back.
+export function firstHit(triangles, origin, way, far) {
+  let nearest = null;
+  const [ox, oy, oz] = [origin.x, origin.y, origin.z], [dx, dy, dz] = [way.x, way.y, way.z];
+  for (let t = 0; t < triangles.length; t += 10) {
+    const ax = triangles[t], ay = triangles[t + 1], az = triangles[t + 2];
+    const e1x = triangles[t + 3] - ax, e1y = triangles[t + 4] - ay, e1z = triangles[t + 5] - az;
+    const e2x = triangles[t + 6] - ax, e2y = triangles[t + 7] - ay, e2z = triangles[t + 8] - az;
+    // Möller-Trumbore, as three's Ray.intersectTriangle: n = e1 x e2, facing the ray when d.n < 0
+    const nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+    let dn = dx * nx + dy * ny + dz * nz, sign;
+    const sideOf = triangles[t + 9];
+    if (dn > 0) {
+      if (sideOf === THREE.FrontSide) continue;
+      sign = 1;
+    } else if (dn < 0) {
+      if (sideOf === THREE.BackSide) continue;
+      sign = -1;
+      dn = -dn;
+    } else continue;
+    const qx = ox - ax, qy = oy - ay, qz = oz - az;
+    // q x e2 and e1 x q
+    const u = sign * (dx * (qy * e2z - qz * e2y) + dy * (qz * e2x - qx * e2z) + dz * (qx * e2y - qy * e2x));
+    if (u < 0) continue;
+    const v = sign * (dx * (e1y * qz - e1z * qy) + dy * (e1z * qx - e1x * qz) + dz * (e1x * qy - e1y * qx));
+    if (v < 0 || u + v > dn) continue;
+    const s = -sign * (qx * nx + qy * ny + qz * nz);
+    if (s < 0) continue;
+    const distance = s / dn;
+    if (distance <= far && (nearest === null || distance < nearest)) nearest = distance;
+  }
+  return nearest;
+}
+
 export class FollowCamera {
   // ``terrain()``: the chunk meshes the camera must stay out of.
   constructor(terrain) {
@@ -87,13 +147,17 @@ export class FollowCamera {
   }
 
   // How far (m) a sphere of CAMERA_RADIUS may go from ``eye`` along the unit vector ``way`` before the terrain
-  // (``length`` when nothing is in the way): the arm's ray and eight rays around it, CAMERA_RADIUS off it.
+  // (``length`` when nothing is in the way): the arm's ray and eight rays around it, CAMERA_RADIUS off it. The
+  // rays are cast against the triangles within the box around the nine rays only (armTriangles), not with three's
+  // Raycaster over every chunk mesh: that tested each triangle of each chunk near the arm nine times, a sixth of a
+  // picture's time on the page's thread with a large world.
   clearance(eye, way, length) {
     const side = new THREE.Vector3(-way.z, 0, way.x);
     if (side.lengthSq() < 1e-6) side.set(1, 0, 0);
     side.normalize();
     const up = new THREE.Vector3().crossVectors(side, way).normalize();
-    const meshes = this.terrain(), origin = new THREE.Vector3();
+    const triangles = armTriangles(this.terrain(), eye, way, length + 2 * CAMERA_RADIUS, 2 * CAMERA_RADIUS);
+    const origin = new THREE.Vector3();
     let free = length;
     for (let n = -1; n < 8; n++) {
       origin.copy(eye);
@@ -101,10 +165,8 @@ export class FollowCamera {
         const angle = n * Math.PI / 4;
         origin.addScaledVector(side, Math.cos(angle) * CAMERA_RADIUS).addScaledVector(up, Math.sin(angle) * CAMERA_RADIUS);
       }
-      this.raycaster.set(origin, way);
-      this.raycaster.far = free + CAMERA_RADIUS;
-      const hits = this.raycaster.intersectObjects(meshes, false);
-      if (hits.length) free = Math.min(free, Math.max(hits[0].distance - CAMERA_RADIUS, 0.0));
+      const hit = firstHit(triangles, origin, way, free + CAMERA_RADIUS);
+      if (hit !== null) free = Math.min(free, Math.max(hit - CAMERA_RADIUS, 0.0));
     }
     return free;
   }

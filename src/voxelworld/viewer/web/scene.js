@@ -8,7 +8,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
-import { TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
@@ -20,6 +20,14 @@ export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 // of it out to all of it, so that its terrain shows to the horizon and fades where the meshes end.
 export const VIEW_FOG_NEAR = 0.3;
 export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
+// On a world wider than twice SHADOW_REACH the sun's shadow map covers a square SHADOW_REACH m either side of the
+// camera (across the sun's direction), not the whole world: the far terrain takes no cast shadow (its slopes are
+// still lit by the sun's angle), the near one a map four times finer, and the shadow pass draws only the chunks
+// near the camera (over the whole 1 km world it drew some 600 draw calls and 120 000 triangles, a third of a second
+// under SwiftShader, each time a chunk arrived anywhere). The square follows the camera in steps of SHADOW_STEP m
+// (each step draws the map again); its shadows fade out over its outer SHADOW_FADE share; a chunk arriving redraws
+// the map only when it lies within SHADOW_REACH + SHADOW_CASTERS m of the square's centre.
+export const SHADOW_REACH = 128, SHADOW_STEP = 16, SHADOW_FADE = 0.05, SHADOW_CASTERS = 96;
 // Dynamic resolution: when pictures take longer than FRAME_BUDGET_MS on average, the page draws fewer pixels (down
 // to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so the textured,
 // shadowed look keeps a playable frame rate on a slow (software) renderer. Automatic quality: a page whose URL asks
@@ -69,6 +77,24 @@ function rendererName() {
   return String(name);
 }
 
+// The centre of the shadow's square (scene.js SHADOW_REACH) for a camera at ``position`` when the square centred at
+// ``centre`` (a Vector3, or null: none yet) no longer does: on a grid of SHADOW_STEP m, once the camera went
+// SHADOW_STEP m or more from its centre along an axis; else null (the square stays).
+export function shadowCentre(centre, position) {
+  if (centre && Math.abs(position.x - centre.x) < SHADOW_STEP && Math.abs(position.y - centre.y) < SHADOW_STEP
+      && Math.abs(position.z - centre.z) < SHADOW_STEP) return null;
+  const snap = (x) => Math.round(x / SHADOW_STEP) * SHADOW_STEP;
+  return new THREE.Vector3(snap(position.x), snap(position.y), snap(position.z));
+}
+
+// Whether a mesh within ``sphere`` (a Sphere, or null: unknown) may cast a shadow into the square centred at
+// ``centre`` (null: the map covers the whole world): within SHADOW_REACH + SHADOW_CASTERS m of it across.
+export function castsInto(centre, sphere) {
+  if (!centre || !sphere) return true;
+  const reach = SHADOW_REACH + SHADOW_CASTERS + sphere.radius;
+  return Math.abs(sphere.center.x - centre.x) < reach && Math.abs(sphere.center.z - centre.z) < reach;
+}
+
 export class WorldScene {
   constructor(container, quality = "default", pinnedResolution = null) {
     this.software = softwareRenderer();
@@ -95,6 +121,7 @@ export class WorldScene {
     // The terrain shader has its own light (shaders.js LIGHT, the snapshots' light); three's lights above light
     // the actors and cast the sun's shadows.
     this.uniforms = terrainUniforms();
+    this.shadowArea = null; // the square the shadow map covers on a large world: { centre: Vector3 }, or null
     const fog = {};
     sky.getRGB(fog, THREE.SRGBColorSpace);
     this.uniforms.fogColour.value.set(fog.r, fog.g, fog.b);
@@ -194,6 +221,7 @@ export class WorldScene {
     const oldChunks = [...this.chunkShaders.values()];
     this.chunkShaders.clear();
     this.batches.setMaterial((g) => this.chunkShader(g), this.farShader);
+    this.batches.setDetail(high ? 1 : LOW_DETAIL);
     old.dispose();
     oldFar.dispose();
     for (const material of oldChunks) material.dispose();
@@ -257,6 +285,7 @@ export class WorldScene {
     this.adaptResolution(now);
     this.batches.flush(now);
     this.placeCamera(camera);
+    this.followShadow(camera.position);
     // Where the near chunks' textures end: a pixel's share of a texel at the resolution drawn now.
     const set = this.textures, height = this.renderer.domElement.height;
     this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
@@ -327,18 +356,47 @@ export class WorldScene {
     }
   }
 
-  // The sun's shadow camera: an orthographic box around the world's ``bounds`` ([min corner, max corner]).
+  // The sun's shadow camera: an orthographic box around the world's ``bounds`` ([min corner, max corner]), or, on
+  // a world wider than twice SHADOW_REACH, a square SHADOW_REACH m either side of the camera (followShadow), as
+  // deep as the world.
   fitShadow(bounds) {
     const low = new THREE.Vector3(...bounds[0]), high = new THREE.Vector3(...bounds[1]);
     const centre = low.clone().add(high).multiplyScalar(0.5);
     const radius = high.distanceTo(low) / 2;
-    this.sun.target.position.copy(centre);
-    this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * radius);
+    const follows = Math.max(high.x - low.x, high.z - low.z) > 2 * SHADOW_REACH;
+    const half = follows ? SHADOW_REACH : radius;
+    this.shadowDepth = radius;
+    this.shadowArea = follows ? { centre: null } : null;
+    this.uniforms.shadowFade.value = follows ? 1 / SHADOW_FADE : 0;
     const camera = this.sun.shadow.camera;
-    Object.assign(camera, { left: -radius, right: radius, top: radius, bottom: -radius, near: radius * 0.5,
+    Object.assign(camera, { left: -half, right: half, top: half, bottom: -half, near: radius * 0.5,
       far: radius * 3.5 });
     camera.updateProjectionMatrix();
+    this.placeShadow(centre);
+  }
+
+  // The shadow camera looking down the sun's direction at ``centre``.
+  placeShadow(centre) {
+    this.sun.target.position.copy(centre);
+    this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * this.shadowDepth);
     this.sun.target.updateMatrixWorld();
+    this.sun.updateMatrixWorld();
+  }
+
+  // On a large world, the shadow's square moved to the camera at ``position`` when it went SHADOW_STEP m or more
+  // from the square's centre (shadowCentre): the map drawn again.
+  followShadow(position) {
+    const area = this.shadowArea;
+    const centre = area && shadowCentre(area.centre, position);
+    if (!centre) return;
+    area.centre = centre;
+    this.placeShadow(centre);
+    this.shadowsChanged();
+  }
+
+  // Whether a chunk's mesh within ``sphere`` (its bounding sphere) may cast a shadow into the map.
+  castsIntoShadow(sphere) {
+    return castsInto(this.shadowArea?.centre ?? null, sphere);
   }
 
   // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
@@ -348,7 +406,8 @@ export class WorldScene {
 
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
-    this.shadowsChanged();
+    const old = this.batches.chunks.get(chunk.key);
+    if (old && this.castsIntoShadow(old.mesh.geometry.boundingSphere)) this.shadowsChanged();
     this.foliage.setChunk(chunk);
     if (chunk.m === 0) {
       this.batches.set(chunk.key, null);
@@ -366,6 +425,7 @@ export class WorldScene {
     materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
+    if (this.castsIntoShadow(geometry.boundingSphere)) this.shadowsChanged();
     this.cutMarks.shade(geometry);
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
     mesh.name = `chunk ${chunk.key}`;

@@ -195,6 +195,17 @@ uniform vec3 sunDirection;
 uniform vec3 fillColour;
 uniform vec3 fillDirection;
 uniform vec3 fogColour;
+uniform float shadowFade;
+`;
+
+// The sun's shadow where the shadow map covers only the square around the camera (scene.js SHADOW_REACH; its
+// shadowFade, 1 over the share of the map it fades over: 0 where the map covers the whole world): faded out
+// towards the map's edge, none beyond it. ``uv``: the pixel's place in the map.
+const SHADOW_FADE = /* glsl */ `
+float shadowFaded(float shadow, vec2 uv) {
+  vec2 edge = min(uv, 1.0 - uv);
+  return shadowFade > 0.0 ? mix(1.0, shadow, clamp(min(edge.x, edge.y) * shadowFade, 0.0, 1.0)) : shadow;
+}
 `;
 
 // The light both terrain vertex shaders (near and far) work out per vertex, after LIGHT_UNIFORMS: occlusion squared
@@ -267,6 +278,7 @@ uniform highp sampler2DArray albedoMaps;
 uniform float textureScale;
 uniform float emission;
 ${LIGHT_UNIFORMS}
+${SHADOW_FADE}
 ${TERRAIN_VARYINGS}
 // One material's albedo (rgb, sRGB) and height (a) at uv; a material without a texture draws the vertex's two
 // table colours mixed by its blend (vPalette: one value passed per pixel, not two).
@@ -287,7 +299,7 @@ float sunShadow() {
 #if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
-  return step(p.z, texture2D(directionalShadowMap[0], p.xy).r);
+  return shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
 #else
   return 1.0;
 #endif
@@ -387,6 +399,7 @@ const farFragmentShader = /* glsl */ `
 #include <lights_pars_begin>
 #include <shadowmap_pars_fragment>
 ${LIGHT_UNIFORMS}
+${SHADOW_FADE}
 varying vec3 vBase;
 varying vec3 vSunLit;
 varying float vFog;
@@ -395,7 +408,7 @@ void main() {
 #if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
-  shadow = step(p.z, texture2D(directionalShadowMap[0], p.xy).r);
+  shadow = shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
 #endif
   vec3 colour = vBase + vSunLit * shadow;
   if (!gl_FrontFacing) colour *= 0.55;
@@ -411,6 +424,7 @@ export function terrainUniforms() {
   return {
     albedoMaps: { value: maps.albedo },
     textureScale: { value: 0.5 }, occlusionStrength: { value: 1.0 }, emission: { value: LIGHT.glow },
+    shadowFade: { value: 0 }, // scene.js fitShadow
     sunDirection: { value: SUN_DIRECTION.clone() }, fillDirection: { value: FILL_DIRECTION.clone() },
     sunColour: srgb(LIGHT.sun), skyColour: srgb(LIGHT.sky), groundColour: srgb(LIGHT.ground),
     fillColour: srgb(LIGHT.fill), skySeen: srgb(LIGHT.skySeen), fogColour: srgb([0.56, 0.72, 0.87]),
