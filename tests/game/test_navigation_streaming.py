@@ -12,6 +12,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
+from voxelworld.game.nav_streaming import TILE_LAG
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.streaming import STREAM_LAG
@@ -232,3 +233,84 @@ def test_a_streamed_world_with_npcs_plays_the_same_twice(terrain):
     assert first.agents.navigation.tiled.tiles == second.agents.navigation.tiled.tiles
     for a, b in zip(first.agents.npcs, second.agents.npcs):
         assert np.array_equal(a.position, b.position)
+
+
+def streamed_world(terrain):
+    """A world whose one NPC's tiles stream in (none baked at once): each asked for, baked ahead on the
+    navigation's thread, and baked TILE_LAG frames later."""
+    world = World(terrain.snapshot(), settings=STREAMING, spawn=None)
+    world.player.position = np.array(ground(world, 64.0, 64.0))
+    for _ in range(2 * STREAM_LAG + 1):
+        world.step(Inputs())
+    nav = world.agents.navigate(bake=False)
+    return world, nav
+
+
+def test_tiles_asked_for_are_baked_ahead_then_taken_as_the_full_bakes(terrain, full):
+    world, nav = streamed_world(terrain)
+    world.agents.regions.waking_points = lambda: [np.array(ground(world, 64.0, 64.0))]  # (what the tiles follow)
+    world.step(Inputs())
+    asked = set(nav._asked)
+    assert asked and not nav.tiled.tiles  # asked for, not baked yet
+    for _ in range(TILE_LAG - 1):
+        world.step(Inputs())
+    assert not asked & nav.tiled.tiles  # not before their frame
+    world.step(Inputs())
+    assert asked <= nav.tiled.tiles  # in their frame
+    for _ in range(3 * TILE_LAG):
+        world.step(Inputs())
+    assert nav.tiles_taken_ahead > 0  # (from the thread: a failing bake there would leave this at 0)
+    assert_tiles_are_the_full_bakes(nav, full)
+
+
+def test_a_tile_baked_ahead_from_a_scene_dug_since_is_baked_again(terrain):
+    world, nav = streamed_world(terrain)
+    spot = np.array(ground(world, 64.0, 64.0))
+    world.agents.regions.waking_points = lambda: [spot]
+    world.step(Inputs())
+    tile = nav.tiled.tile_of(spot)
+    assert tile in nav._asked
+    ahead = nav._asked[tile][1].future.result()[2]  # baked ahead from the undug scene
+    world.volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)  # then dug under
+    for _ in range(TILE_LAG):
+        world.step(Inputs())
+    assert tile in nav.tiled.tiles
+    volume = world.volume.snapshot()
+    dug = WorldNavigation(volume, ChunkMesher(volume, volume.materials, STREAMING.mesh_options))
+    assert same_polygons(nav.tiled.tile(tile), full_tile(dug, tile))  # the dug tile, not the one baked ahead
+    assert not same_polygons(ahead.polygons, full_tile(dug, tile))
+
+
+def test_tiles_asked_for_are_saved_and_baked_in_their_frame_after_a_load(terrain, tmp_path):
+    from voxelworld.io import load_world, save_world
+
+    world = World(terrain.snapshot(), settings=STREAMING)
+    world.agents.add_npc("walker", ground(world, 66.0, 64.0), ground(world, 100.0, 70.0))
+    nav = world.agents.navigation
+    for _ in range(900):  # the NPC walks towards tiles not baked yet: asked for
+        world.step(Inputs())
+        if nav._asked:
+            break
+    assert nav.state_dict()["asked"]
+    save_world(world, tmp_path / "asked.vxw")
+    loaded = load_world(tmp_path / "asked.vxw")
+    again = loaded.agents.navigation
+    assert again.state_dict()["asked"] == nav.state_dict()["asked"]
+    for _ in range(TILE_LAG + 5):
+        world.step(Inputs())
+        loaded.step(Inputs())
+        assert again.tiled.tiles == nav.tiled.tiles
+    assert np.array_equal(loaded.agents.npcs[0].position, world.agents.npcs[0].position)
+
+
+@pytest.mark.parametrize("asked", [[[0, 0]], [[0, 0, 0]], [[0, 0, TILE_LAG + 1]], [[999, 0, 1]], [[0, 0, 1], [0, 0, 2]],
+                                   [[0, 0, True]], "x"])
+def test_a_bad_asked_state_is_refused_before_anything_changes(terrain, asked):
+    world = World(terrain.snapshot(), settings=STREAMING)
+    world.agents.add_npc("walker", ground(world, 66.0, 64.0))
+    nav = world.agents.navigation
+    state = nav.state_dict()
+    revision = nav.revision
+    with pytest.raises(ParameterError, match=r"state\['asked'\]"):
+        nav.load_state_dict(dict(state, asked=asked, revision=revision + 5))
+    assert nav.revision == revision

@@ -20,6 +20,7 @@ damaging triangles is typed with them, the tiles baked before it came are not re
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -61,6 +62,13 @@ class TerrainAreaTypes:
         # box grown by HAZARD_DISTANCE (lo, hi); and the chunks whose mesh has damaging triangles.
         self._known: dict[Chunk, tuple[CollisionMesh, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._damaging_chunks: set[Chunk] = set()
+
+    def copy(self) -> TerrainAreaTypes:
+        """A copy whose typing of meshes (what :meth:`objects` remembers) goes its own way from here: for typing
+        on another thread what the original will type later."""
+        twin = copy.copy(self)
+        twin._known, twin._damaging_chunks = dict(self._known), set(self._damaging_chunks)
+        return twin
 
     def damaging_points(self, mesh: CollisionMesh | None) -> np.ndarray:
         """The corners and centres (k, 3) (m) of the damaging triangles of ``mesh``."""

@@ -3,14 +3,16 @@ their collision meshes, and x-z boxes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..meshing import ChunkMesher, CollisionMesh
+from ..navigation import SceneObject
 from ..navigation.rebake import changed_box
+from .nav_areas import TerrainAreaTypes
 
-__all__ = ["chunk_name", "same_mesh", "changed_bounds", "chunk_collision_meshes", "boxes_meet"]
+__all__ = ["chunk_name", "same_mesh", "changed_bounds", "chunk_collision_meshes", "terrain_objects", "boxes_meet"]
 
 
 def chunk_name(chunk: tuple[int, ...]) -> str:
@@ -33,6 +35,18 @@ def chunk_collision_meshes(mesher: ChunkMesher, chunks: list[tuple]) -> dict[tup
     """Each chunk's own collision mesh (None when it has no triangles), as of the mesher's last update."""
     return {chunk: mesh if mesh.triangle_count else None
             for chunk, mesh in zip(chunks, mesher.chunk_collision_meshes(chunks))}
+
+
+def terrain_objects(areas: TerrainAreaTypes | None, meshes: Mapping[tuple, CollisionMesh | None],
+                    chunks: Iterable[tuple]) -> tuple[dict[tuple, SceneObject | None], bool]:
+    """The scene objects (None: no triangles) of ``chunks``, whose collision meshes changed, and of the chunks
+    around them whose triangles' area types changed with them (``meshes``: every chunk held; ``areas``: the
+    typing, None for every triangle ground), and whether damaging triangles came or went
+    (:meth:`TerrainAreaTypes.objects <voxelworld.game.nav_areas.TerrainAreaTypes.objects>`)."""
+    if areas is None:  # every triangle ground (a world saved before area types)
+        return {c: None if (m := meshes.get(c)) is None else SceneObject(
+            chunk_name(c), m.positions, m.indices.astype(np.int64), "floor") for c in chunks}, False
+    return areas.objects(meshes, chunks, chunk_name)
 
 
 def boxes_meet(a: Sequence[float], b: Sequence[float]) -> bool:

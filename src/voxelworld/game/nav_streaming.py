@@ -2,15 +2,16 @@
 dropped around the actors of a large world (see that class's notes), each tile equal, bit for bit, to the same tile
 of a full bake.
 
-What a tile's bake reads is the collision meshes of the chunks under its reach; making a dozen of those in the frame
-that bakes it was most of a sprinting frame's worst cases, so :meth:`NavStreaming.stream` has the mesher make those of
-the next tiles on its background thread (:data:`TILES_AHEAD`). When a tile is baked does not depend on it: a mesh not
-made yet is made in the frame, as before, and the same either way.
+A tile's bake reads the collision meshes of the chunks under its reach; making those and baking the tile in the
+frame that wants it was most of a sprinting frame's worst cases, so :meth:`NavStreaming.stream` bakes the next
+:data:`TILES_AHEAD` tiles on a thread of its own (:mod:`voxelworld.game.nav_ahead`), and the frame that bakes one
+takes it when it was baked from the scene that frame has. When a tile is baked does not depend on the thread: a
+tile not baked ahead in time is baked in the frame, as before, and the same either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable, Mapping
 from itertools import product
 from typing import TYPE_CHECKING
 
@@ -19,20 +20,22 @@ from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_integer
 from ..meshing import ChunkMesher, CollisionMesh
-from ..meshing.mesher_collision import PreparedCollision
-from ..navigation import SceneObject
+from ..navigation import NavSettings, SceneObject
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
+from .nav_ahead import TileAhead, navigation_thread, start_tile_ahead, tile_taken
 from .nav_chunks import boxes_meet as _boxes_meet
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 
 if TYPE_CHECKING:
     from ..navigation import Scene
+    from .ground_things import GroundThings
+    from .nav_areas import TerrainAreaTypes
 
-__all__ = ["NavStreaming", "TILES_AHEAD"]
+__all__ = ["NavStreaming", "TILE_LAG"]
 
-# The nearest missing tiles beyond a frame's budget whose chunks' collision meshes are made ahead.
-TILES_AHEAD = 4
+# Calls of stream() (frames) from asking for a tile to baking it: the navigation's thread bakes it meanwhile.
+TILE_LAG = 30
 
 
 class NavStreaming:
@@ -55,7 +58,12 @@ class NavStreaming:
     _column_uses: dict[tuple[int, int], int]
     _bakeable_for: np.ndarray | None
     _bakeable_seen: dict[tuple[int, int], bool]
-    _prefetch: PreparedCollision | None
+    _asked: dict[tuple[int, int], tuple[int, TileAhead | None]]
+    _streams: int
+    tiles_taken_ahead: int
+    settings: NavSettings
+    terrain_areas: TerrainAreaTypes | None
+    things: GroundThings | None
 
     if TYPE_CHECKING:  # defined by WorldNavigation
         @property
@@ -63,42 +71,50 @@ class NavStreaming:
         def _retyped(self, chunks: Iterable[tuple], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
         def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene: ...
         def _logged(self, tiles: list[tuple[int, int, int]]) -> None: ...
+        def _things_on(self, chunks: list[tuple[int, int, int]]) -> list[SceneObject]: ...
 
     def stream(self, points: ArrayLike, budget: int | None = None) -> list[tuple[int, int, int]]:
         """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see
         :class:`~voxelworld.game.navigation.WorldNavigation`'s notes): drop the far ones and those a chunk they read
-        no longer meshes, bake up to ``budget`` (None: ``tiles_per_frame``; a negative budget: all) of the missing
-        ones within ``navigation_distance``, nearest first. Meanwhile the collision meshes the next
-        :data:`TILES_AHEAD` tiles read are made on the background thread (:meth:`_make_ahead`). Returns the tiles
-        whose polygons changed, as (0, ti, tk). Nothing to do when baked whole."""
+        no longer meshes; bake the tiles asked for :data:`TILE_LAG` calls ago that are still wanted and bakeable
+        (each taken from the navigation's thread when it baked it from the scene of this frame, else baked now:
+        :mod:`~voxelworld.game.nav_ahead`); then ask for up to ``budget`` (None: ``tiles_per_frame``) of the
+        missing ones within ``navigation_distance``, nearest first, which that thread starts baking. A negative
+        budget bakes every missing tile now. Returns the tiles whose polygons changed, as (0, ti, tk). Nothing to
+        do when baked whole."""
         if self.tiled is None:
             return []
         assert self.navigation_distance is not None  # (given with tiled)
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
+        self._streams += 1
         distance = self._tile_distances(points)  # +inf beyond navigation_distance + tile_size
         ok = self._meshed_columns()
         kept = self.tiled.tiles
         drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
-        missing = self._missing(distance, ok, budget + TILES_AHEAD if budget >= 0 else -1)
-        bake = missing[:budget] if budget >= 0 else missing
-        self._make_ahead(missing[len(bake):])
-        return self._change(bake, drop)
+        if budget < 0:
+            return self._change(self._missing(distance, ok, -1), drop)
+        due = {t: self._asked.pop(t)[1] for t in sorted(t for t, (at, _) in self._asked.items() if at <= self._streams)}
+        bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance and self._bakeable(t, ok)]
+        changed = self._change(bake, drop, due)
+        for tile in self._missing(distance, ok, budget, skip=self._asked):
+            self._asked[tile] = (self._streams + TILE_LAG, self._start_ahead(tile))
+        return changed
 
-    def _make_ahead(self, tiles: list[tuple[int, int]]) -> None:
-        """Take the collision meshes made on the background thread once they are done (the mesher keeps them), and
-        start making those ``tiles`` (the next to bake) read: a tile's bake then finds most made instead of making
-        a dozen in its frame. Only a frame's cost depends on when they are done: the meshes are the mesher's own
-        (:meth:`ChunkMesher.prepare_collision_meshes <voxelworld.meshing.ChunkMesher.prepare_collision_meshes>`)."""
-        if self._prefetch is not None:
-            if not self._prefetch.done():
-                return
-            self.mesher.adopt_collision_meshes(self._prefetch)
-            self._prefetch = None
-        chunks = [chunk for chunk in self._read_chunks(tiles) if chunk not in self._chunk_meshes
-                  and chunk not in self._baked_from]
-        if chunks:
-            self._prefetch = self.mesher.prepare_collision_meshes(chunks)
+    def _start_ahead(self, tile: tuple[int, int]) -> TileAhead:
+        """Start baking ``tile`` on the navigation's thread from the scene as it is now (:mod:`.nav_ahead`)."""
+        assert self.tiled is not None  # (streaming only)
+        chunks = self._read_chunks([tile])
+        held = dict(self._chunk_meshes)
+        held.update({c: self._baked_from[c] for c in chunks if c not in held and c in self._baked_from})
+        made = self.mesher.made_collision_meshes([c for c in chunks if c not in held])
+        held.update({c: mesh if mesh.triangle_count else None for c, mesh in made.items()})
+        collision = self.mesher.prepare_collision_meshes([c for c in chunks if c not in held],
+                                                         navigation_thread())
+        return start_tile_ahead(tile, chunks, held, {c: self._chunk_objects[c] for c in chunks
+                                                     if c in self._chunk_objects}, collision,
+                                None if self.terrain_areas is None else self.terrain_areas.copy(), self._props,
+                                self._things_on(chunks), self.tiled.area, self.settings)
 
     def _unbakeable(self, kept: frozenset, ok: np.ndarray) -> list[tuple[int, int]]:
         """The kept tiles a chunk of which is no longer meshed (``ok``: :meth:`_meshed_columns`), sorted. A kept
@@ -120,19 +136,22 @@ class NavStreaming:
 
     def bake_around(self, points: ArrayLike) -> list[tuple[int, int, int]]:
         """Bake now every missing tile within ``navigation_distance`` of ``points`` ((n, 3), m) whose chunks are
-        meshed, dropping none (a new agent's place). Returns the tiles baked, as (0, ti, tk)."""
+        meshed, dropping none (a new agent's place; those asked for are baked now too). Returns the tiles baked,
+        as (0, ti, tk)."""
         if self.tiled is None:
             return []
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        return self._change(self._missing(self._tile_distances(points), self._meshed_columns(), -1), [])
+        missing = self._missing(self._tile_distances(points), self._meshed_columns(), -1)
+        return self._change(missing, [], {t: self._asked.pop(t)[1] for t in missing if t in self._asked})
 
-    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int) -> list[tuple[int, int]]:
-        """The tiles within the navigation distance, not kept and bakeable, nearest first, at most ``budget``
-        (negative: all)."""
+    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int, skip: Container = ()
+                 ) -> list[tuple[int, int]]:
+        """The tiles within the navigation distance, not kept (nor in ``skip``) and bakeable, nearest first, at
+        most ``budget`` (negative: all)."""
         assert self.tiled is not None  # (streaming only)
         kept = self.tiled.tiles
         near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
-        near = sorted((t for t in near if t not in kept), key=lambda t: (distance[t], t))
+        near = sorted((t for t in near if t not in kept and t not in skip), key=lambda t: (distance[t], t))
         # Whether a tile is bakeable changes only with the meshed columns: remembered until they change (tiles
         # waiting at the meshed area's edge were looked at again every frame).
         if self._bakeable_for is None or not np.array_equal(self._bakeable_for, ok):
@@ -210,8 +229,20 @@ class NavStreaming:
             columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
         return sorted((ci, cj, ck) for ci, ck in columns for cj in range(height))
 
-    def _change(self, bake_tiles: list, drop_tiles: list) -> list[tuple[int, int, int]]:
-        """Bake and drop tiles; the chunks the kept tiles read are held, the others let go."""
+    def _change(self, bake_tiles: list, drop_tiles: list,
+                ahead: Mapping[tuple[int, int], TileAhead | None] | None = None) -> list[tuple[int, int, int]]:
+        """Bake and drop tiles; the chunks the kept tiles read are held, the others let go. ``ahead``: tiles baked
+        ahead (:mod:`.nav_ahead`), taken where baked from this frame's scene (a bake started is waited for, one
+        not started is dropped; those not baked now are dropped)."""
+        started = {}
+        for tile, job in (ahead or {}).items():
+            if job is not None and tile in bake_tiles and (job.done() or not job.future.cancel()):
+                job.future.exception()  # (waits for a bake under way: less than baking the tile again)
+                started[tile] = job
+                if job.collision is not None:
+                    self.mesher.adopt_collision_meshes(job.collision)  # where still the mesher's: found below
+            elif job is not None:
+                job.future.cancel()
         if not bake_tiles and not drop_tiles:
             return []
         assert self.tiled is not None  # (streaming only)
@@ -223,8 +254,15 @@ class NavStreaming:
         self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
         self._retyped([c for c in needed if c not in self._chunk_objects], np.zeros(3), np.zeros(3))
         scene = self._scene(needed)
+        taken = {}
+        for tile, job in started.items():
+            chunks = [c for c in job.chunks if c in self._chunk_objects]
+            baked = tile_taken(job, self._chunk_meshes, self._chunk_objects, self._things_on(chunks))
+            if baked is not None:
+                taken[tile] = baked
+        self.tiles_taken_ahead += len(taken)
         before = self.tiled.tiles
-        changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles)
+        changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles, baked=taken)
         kept = self.tiled.tiles
         # How many kept tiles read each column of chunks, counted as tiles come and go (not over every kept tile
         # at each change): a column no kept tile reads any more lets its chunks' meshes go.

@@ -44,7 +44,6 @@ from numpy.typing import ArrayLike
 from ..attribute_state import pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
-from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import (
     Crowd,
     CrowdEvent,
@@ -64,13 +63,14 @@ from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
 from .ground_things import GroundThings
+from .nav_ahead import TileAhead
 from .nav_areas import TerrainAreaTypes, one_type
 from .nav_chunks import boxes_meet as _boxes_meet
 from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
-from .nav_chunks import chunk_name as _chunk_name
 from .nav_chunks import same_mesh as _same_mesh
-from .nav_streaming import NavStreaming
+from .nav_chunks import terrain_objects as _terrain_objects
+from .nav_streaming import TILE_LAG, NavStreaming
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -168,7 +168,7 @@ class WorldNavigation(NavStreaming):
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
-                        "_ok_before", "_prefetch", "_column_uses", "_bakeable_for", "_bakeable_seen")
+                        "_ok_before", "_asked", "_streams", "tiles_taken_ahead", "_column_uses", "_bakeable_for", "_bakeable_seen")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -226,7 +226,11 @@ class WorldNavigation(NavStreaming):
         # The meshed columns _missing last saw, and which tiles it found bakeable with them.
         self._bakeable_for: np.ndarray | None = None
         self._bakeable_seen: dict[tuple[int, int], bool] = {}
-        self._prefetch: PreparedCollision | None = None  # collision meshes made ahead on the background thread
+        # Tiles asked for: the stream() call that bakes each, and its bake on the navigation's thread (None: not
+        # started: asked before a save). Counted by stream() calls, _streams.
+        self._asked: dict[tuple[int, int], tuple[int, TileAhead | None]] = {}
+        self._streams = 0
+        self.tiles_taken_ahead = 0  # tiles a frame took from that thread (counted; not the game's state)
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
             self.tiled = None
@@ -272,10 +276,12 @@ class WorldNavigation(NavStreaming):
     def state_dict(self) -> dict:
         """What the navigation keeps from frame to frame besides its navmesh: ``revision``, ``log`` (a list of
         (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first) and ``crowd`` (the
-        crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs'); streaming, also ``tiles`` (kept)."""
+        crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs'); streaming, also ``tiles`` (kept)
+        and ``asked`` (the tiles asked for and not baked yet, as [ti, tk, frames until their bake])."""
         state = {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
         if self.tiled is not None:
             state["tiles"] = sorted(self.tiled.tiles)
+            state["asked"] = [[ti, tk, at - self._streams] for (ti, tk), (at, _) in sorted(self._asked.items())]
         return state
 
     def load_state_dict(self, state: object) -> None:
@@ -292,9 +298,34 @@ class WorldNavigation(NavStreaming):
         if "tiles" in state and (self.tiled is None or {tuple(t) for t in state["tiles"]} != set(self.tiled.tiles)):
             raise ParameterError("state['tiles']", state["tiles"], "the tiles this navigation keeps, "
                                  f"{sorted(self.tiled.tiles) if self.tiled is not None else 'none (baked whole)'}")
+        asked = self._checked_asked(state.get("asked", []))
         if "crowd" in state:
             self.crowd.load_state_dict(state["crowd"])
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
+        for job in self._asked.values():
+            if job[1] is not None:
+                job[1].future.cancel()
+        # Baked in the frame their bake is due (started again from the loaded scene then: nothing runs meanwhile).
+        self._asked = {tile: (self._streams + frames, None) for tile, frames in asked.items()}
+
+    def _checked_asked(self, asked: object) -> dict[tuple[int, int], int]:
+        legal = (f"a list of [ti, tk, frames]: tiles of the grid {self.tiled.tile_grid if self.tiled else '(none)'}"
+                 f" not kept, each once, and 1 <= frames <= {TILE_LAG}")
+        if not isinstance(asked, (list, tuple)) or (asked and self.tiled is None):
+            raise ParameterError("state['asked']", asked, legal)
+        out: dict[tuple[int, int], int] = {}
+        for entry in asked:
+            if not (isinstance(entry, (list, tuple)) and len(entry) == 3
+                    and all(isinstance(v, int) and not isinstance(v, bool) for v in entry)):
+                raise ParameterError("state['asked']", entry, legal)
+            ti, tk, frames = entry
+            assert self.tiled is not None  # (checked above: entries only when streaming)
+            ntx, ntz = self.tiled.tile_grid
+            if not (0 <= ti < ntx and 0 <= tk < ntz and 1 <= frames <= TILE_LAG) or (ti, tk) in out \
+                    or (ti, tk) in self.tiled.tiles:
+                raise ParameterError("state['asked']", entry, legal)
+            out[(ti, tk)] = frames
+        return out
 
     # ------------------------------------------------------------------------------------------- crowd
     def add_agent(self, position: ArrayLike, radius: float, speed: float, arrival_distance: float, max_snap: float,
@@ -302,12 +333,16 @@ class WorldNavigation(NavStreaming):
         """Add an agent to the crowd at ``position`` (m), which must lie within ``max_snap`` m of the navmesh
         (of its polygons that ``filter``, a ``QueryFilter`` for its paths and moves, allows; ParameterError
         naming ``position``); returns its id (see ``Crowd.add_agent``, whose ranges the numbers are checked
-        against before anything is baked)."""
+        against before anything is baked). Streaming, where the tile under ``position`` is not kept, the tiles
+        around it are baked now (:meth:`bake_around`)."""
         check_agent(radius, speed, arrival_distance=arrival_distance)
         max_snap = check_finite("max_snap", max_snap, minimum=0.0, unit="m")
         point = np.array(check_point("position", position))
         if self.tiled is not None:
-            self.bake_around([point])
+            if self.tiled.tile_of(point) not in self.tiled.tiles:
+                # A new place: its tiles now. Where its tile is kept (an actor waking once its tiles were baked, or
+                # loaded) the streaming brings the rest at its pace, as it would have without a save.
+                self.bake_around([point])
             if self.tiled.tile_of(point) not in self.tiled.tiles:
                 raise ParameterError("position", tuple(point.tolist()), "a point whose navmesh tile can be baked: "
                                      "every chunk its bake reads meshed (near the world's actors)")
@@ -350,13 +385,7 @@ class WorldNavigation(NavStreaming):
         """Make the scene objects of ``chunks`` (whose collision meshes changed) again, and of the chunks around
         them whose triangles' area types changed with them; returns the box lo..hi widened to the triangles
         whose types changed."""
-        moved = False  # whether damaging triangles came or went: only then may a triangle kept change its type
-        if self.terrain_areas is None:  # every triangle ground (a world saved before area types)
-            meshes = {c: self._chunk_meshes.get(c) for c in chunks}
-            new: dict = {c: None if m is None else SceneObject(_chunk_name(c), m.positions, m.indices.astype(np.int64),
-                                                               "floor") for c, m in meshes.items()}
-        else:
-            new, moved = self.terrain_areas.objects(self._chunk_meshes, chunks, _chunk_name)
+        new, moved = _terrain_objects(self.terrain_areas, self._chunk_meshes, chunks)
         for chunk, obj in new.items():
             was = self._chunk_objects.pop(chunk, None)
             if obj is not None:
@@ -372,9 +401,13 @@ class WorldNavigation(NavStreaming):
     def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene:
         """The scene of ``chunks`` (None: every chunk held), the props and the things on those chunks' ground."""
         chunks = sorted(self._chunk_objects) if chunks is None else [c for c in chunks if c in self._chunk_objects]
-        things = [] if self.things is None else self.things.obstacles(
-            None if self.tiled is None else self.things.chunk_columns(chunks))
-        return Scene([self._chunk_objects[c] for c in chunks] + list(self._props) + things)
+        return Scene([self._chunk_objects[c] for c in chunks] + list(self._props) + self._things_on(chunks))
+
+    def _things_on(self, chunks: list[tuple[int, int, int]]) -> list[SceneObject]:
+        """The things on the ground of ``chunks`` (every thing when baked whole), as obstacles."""
+        if self.things is None:
+            return []
+        return self.things.obstacles(None if self.tiled is None else self.things.chunk_columns(chunks))
 
     def attach_things(self, things: GroundThings) -> None:
         """Bake ``things`` (a world's things on the ground) in as obstacles, now and at every bake after."""

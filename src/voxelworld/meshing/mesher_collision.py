@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
@@ -125,10 +125,19 @@ class MesherCollision:
             meshes.append(mesh)
         return meshes
 
-    def prepare_collision_meshes(self, chunks: Iterable[Iterable[int]]) -> PreparedCollision | None:
-        """Start making, on the background thread, the collision meshes of those of ``chunks`` that are active and
-        not made, from a snapshot of the fields as of the last update; None when there are none. Hand the result to
-        :meth:`adopt_collision_meshes` once it is done: the frame that asks for a mesh then finds it made."""
+    def made_collision_meshes(self, chunks: Iterable[tuple[int, int, int]]) -> dict[tuple, CollisionMesh]:
+        """The collision meshes of ``chunks`` (i, j, k) already made and kept, by chunk (the others are left out):
+        what :meth:`chunk_collision_meshes` hands back for them without making anything."""
+        self._settle_collision()
+        collision = self._collision
+        return {chunk: collision[chunk] for chunk in chunks if chunk in collision}
+
+    def prepare_collision_meshes(self, chunks: Iterable[Iterable[int]],
+                                 executor: Executor | None = None) -> PreparedCollision | None:
+        """Start making, on the background thread (or ``executor``'s), the collision meshes of those of ``chunks``
+        that are active and not made, from a snapshot of the fields as of the last update; None when there are
+        none. Hand the result to :meth:`adopt_collision_meshes` once it is done: the frame that asks for a mesh
+        then finds it made."""
         if self._fields is None:
             return None
         self._settle_collision()
@@ -137,9 +146,9 @@ class MesherCollision:
         if not wanted:
             return None
         fields = self._fields
-        future = background_executor().submit(collision_meshes_from, self.volume, fields.snapshot(MESHED_FIELDS),
-                                              self._active.copy(), self.options, self.materials,
-                                              self._plane_levels(), wanted)
+        future = (executor or background_executor()).submit(
+            collision_meshes_from, self.volume, fields.snapshot(MESHED_FIELDS), self._active.copy(), self.options,
+            self.materials, self._plane_levels(), wanted)
         return PreparedCollision(wanted, tuple(int(self._collision_revisions[c]) for c in wanted), fields, future)
 
     def adopt_collision_meshes(self, prepared: PreparedCollision) -> int:

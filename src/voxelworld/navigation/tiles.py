@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -315,13 +315,19 @@ class TiledNavMesh:
         return ti, tk
 
     def change(self, scene: Scene | None = None, bake: Iterable[tuple[int, int]] = (),
-               drop: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+               drop: Iterable[tuple[int, int]] = (), baked: Mapping[tuple[int, int], BakedTile] | None = None
+               ) -> list[tuple[int, int]]:
         """Drop the tiles ``drop``, bake the tiles ``bake`` from ``scene`` (again, if kept: after the scene changed
         there), and rebuild :attr:`mesh` once if any tile's polygons changed. Returns those tiles, sorted. A tile
         both dropped and baked is baked. Tiles given are checked before anything changes; tiles that fill their
-        bounding rectangle are baked in one window (cheaper than one by one)."""
+        bounding rectangle are baked in one window (cheaper than one by one). ``baked``: tiles of ``bake`` already
+        baked from this ``scene`` (:func:`bake_tiles`, e.g. on another thread), taken as they are."""
         drop = {self._tile(t) for t in drop}
         bake = sorted({self._tile(t) for t in bake})
+        given = dict(baked or {})
+        for tile, done in given.items():
+            if tile not in bake or not isinstance(done, BakedTile):
+                raise ParameterError("baked", tile, "tiles of bake mapped to their BakedTile")
         if bake and not isinstance(scene, Scene):
             raise ParameterError("scene", type(scene).__name__, "a voxelworld.navigation.Scene to bake tiles from")
         changed = {t for t in drop - set(bake) if t in self._tiles}
@@ -329,18 +335,20 @@ class TiledNavMesh:
         for tile in sorted(changed):
             self._tables[self._tiles.pop(tile).area_types] -= 1
             joined[tile] = None
-        for group in _rectangles(bake):
+        made = given
+        for group in _rectangles([t for t in bake if t not in given]):
             assert isinstance(scene, Scene)  # checked above: there are tiles to bake
-            for tile, baked in bake_tiles(scene, self.area, self.settings, group).items():
-                was = self._tiles.get(tile)
-                if not baked.same_as(was):
-                    changed.add(tile)
-                if was is None or was.area_types != baked.area_types or tile in changed:
-                    joined[tile] = (baked.polygons, baked.steps)  # the same polygons may index another table
-                if was is not None:
-                    self._tables[was.area_types] -= 1
-                self._tables[baked.area_types] += 1
-                self._tiles[tile] = baked
+            made.update(bake_tiles(scene, self.area, self.settings, group))
+        for tile in bake:  # (in tile order, as the rectangles give them)
+            fresh, was = made[tile], self._tiles.get(tile)
+            if not fresh.same_as(was):
+                changed.add(tile)
+            if was is None or was.area_types != fresh.area_types or tile in changed:
+                joined[tile] = (fresh.polygons, fresh.steps)  # the same polygons may index another table
+            if was is not None:
+                self._tables[was.area_types] -= 1
+            self._tables[fresh.area_types] += 1
+            self._tiles[tile] = fresh
         if joined:
             self._joined.change(joined)
         if changed:

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def csr_buckets(spans: np.ndarray, nx: int, nz: int) -> tuple[np.ndarray, np.ndarray]:
     """``(start, members)`` of the items whose cell spans are ``spans`` ((n, 4) int64) over ``nx`` x ``nz``
     cells."""

@@ -14,7 +14,7 @@ _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def row_hashes(rows: np.ndarray, out: np.ndarray) -> None:
     """FNV-1a hash of each row of ``rows`` (n, w) uint32 into ``out`` (n,) uint64."""
     for r in range(rows.shape[0]):
@@ -24,7 +24,7 @@ def row_hashes(rows: np.ndarray, out: np.ndarray) -> None:
         out[r] = h
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def rows_missing(rows: np.ndarray, other: np.ndarray, out: np.ndarray) -> None:
     """``out[r]``: whether row ``r`` of ``rows`` (n, w) uint32 equals no row of ``other`` (m, w) uint32."""
     mine = np.empty(rows.shape[0], np.uint64)
@@ -48,7 +48,7 @@ def rows_missing(rows: np.ndarray, other: np.ndarray, out: np.ndarray) -> None:
         out[r] = not found
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _rows_of(positions: np.ndarray, indices: np.ndarray, tags: np.ndarray) -> np.ndarray:
     """:func:`~voxelworld.navigation.rebake.triangle_rows` of float32 ``positions`` and ``tags``."""
     rows = np.empty((indices.shape[0], 10), np.float32)
@@ -60,7 +60,7 @@ def _rows_of(positions: np.ndarray, indices: np.ndarray, tags: np.ndarray) -> np
     return rows.view(np.uint32)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def changed_triangles_box(positions_a: np.ndarray, positions32_a: np.ndarray, indices_a: np.ndarray, tags_a: np.ndarray,
                           positions_b: np.ndarray, positions32_b: np.ndarray, indices_b: np.ndarray, tags_b: np.ndarray,
                           lo: np.ndarray, hi: np.ndarray) -> int:

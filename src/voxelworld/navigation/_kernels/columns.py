@@ -22,7 +22,7 @@ from .buckets import csr_buckets
 SLACK = 1e-9  # m, per metre of coordinate: how far a box is widened so that rounding loses no triangle
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _cells(lo: float, hi: float, origin: float, cell: float, n: int) -> tuple[int, int]:
     """The cells [first, last] along one axis that the interval [lo, hi] (m, widened by SLACK) overlaps,
     clamped to the block's n cells from ``origin``; first > last when it misses them."""
@@ -31,7 +31,7 @@ def _cells(lo: float, hi: float, origin: float, cell: float, n: int) -> tuple[in
     return max(first, 0), min(last, n - 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _cell_of(x: float, z: float, x0: float, z0: float, cell: float, nx: int, nz: int) -> int:
     """The cell of the block that the point (x, z) (m) lies in."""
     i = min(max(int(math.floor((x - x0) / cell)), 0), nx - 1)
@@ -39,7 +39,7 @@ def _cell_of(x: float, z: float, x0: float, z0: float, cell: float, nx: int, nz:
     return i * nz + k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def bin_triangles(boxes: np.ndarray, x0: float, z0: float, cell: float, nx: int, nz: int
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The triangles whose x-z box ``boxes[t] = (x_min, x_max, z_min, z_max)`` (m) overlaps each cell of a block
@@ -52,7 +52,7 @@ def bin_triangles(boxes: np.ndarray, x0: float, z0: float, cell: float, nx: int,
     return csr_buckets(spans, nx, nz)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _ray_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, c: int, x: float,
               z: float, top: float, depth: float, r: int, ray: np.ndarray, distance: np.ndarray, triangle: np.ndarray,
               n: int) -> int:
@@ -73,7 +73,7 @@ def _ray_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, mem
     return n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def vertical_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, x0: float,
                   z0: float, cell: float, nx: int, nz: int, x: np.ndarray, z: np.ndarray, top: float, depth: float
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -92,7 +92,7 @@ def vertical_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray,
     return ray[:n], distance[:n], triangle[:n]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def column_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, members: np.ndarray, nx: int, nz: int,
                 gx0: float, gz0: float, cell: float, i0: int, k0: int, top: float, depth: float, bottom: float,
                 up: np.ndarray, proxy: np.ndarray, area: np.ndarray, landing: bool
@@ -125,7 +125,7 @@ def column_hits(positions: np.ndarray, indices: np.ndarray, start: np.ndarray, m
     return ray[:n].copy(), height, hit_up, hit_proxy, hit_area
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def triangle_boxes(positions: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each triangle's x-z box ``(x_min, x_max, z_min, z_max)`` (m), the box of them all, and each one's up
     component: the y of its unit normal as wound (0 for a degenerate one), computed as the collision wing's

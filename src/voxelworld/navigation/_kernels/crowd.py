@@ -45,7 +45,7 @@ class AvoidanceSettings(NamedTuple):
 
 
 # ---------------------------------------------------------------------------------------------- neighbours
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def agent_grid(position: np.ndarray, cell: float) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray]:
     """A uniform grid over the agents' x-z positions: ``(origin_x, origin_z, cell, nx, nz, cell_start,
     cell_agents)``,
@@ -80,7 +80,7 @@ def agent_grid(position: np.ndarray, cell: float) -> tuple[float, float, float, 
     return x0, z0, cell, nx, nz, cell_start, cell_agents
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def neighbours(position: np.ndarray, height_of: np.ndarray,
                grid: tuple[float, float, float, int, int, np.ndarray, np.ndarray], a: int, reach: float,
                out_agents: np.ndarray, out_distance2: np.ndarray) -> int:
@@ -116,7 +116,7 @@ def neighbours(position: np.ndarray, height_of: np.ndarray,
 
 
 # --------------------------------------------------------------------------------------------- moving
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _blocking_edge(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float,
                    z: float) -> tuple[float, float]:
     """The unit direction (x-z) of polygon q's edge nearest to (x, z)."""
@@ -137,7 +137,7 @@ def _blocking_edge(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     return bx, bz
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _depth(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, turn: float, x: float,
            z: float) -> float:
     """How far (m) (x, z) lies inside polygon q: its least distance to the lines of its edges (negative
@@ -154,7 +154,7 @@ def _depth(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _inset(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float, z: float
            ) -> tuple[float, float]:
     """(x, z) moved towards polygon q's corners' mean until it lies at least INSET inside every edge (a point a
@@ -175,7 +175,7 @@ def _inset(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np
     return x, z
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def move_on_mesh(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, q: int, x: float, z: float,
                  dx: float, dz: float, out: np.ndarray) -> int:
     """Move from (x, z) in polygon q by (dx, dz) (m) on the navmesh: walk polygon to polygon through portals;
@@ -207,7 +207,7 @@ def move_on_mesh(polygons: PolygonArrays, links: PolygonLinks, portal_segments: 
 
 
 # ------------------------------------------------------------------------------------------- steering
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _visible(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, q: int, x: float, z: float,
              tx: float, tz: float) -> bool:
     """Whether the straight walk from (x, z) in polygon q reaches (tx, tz) on the navmesh."""
@@ -217,7 +217,7 @@ def _visible(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.n
     return t >= 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def steer(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
           polygon: np.ndarray, radius: np.ndarray, speed: np.ndarray, moving: np.ndarray, corners: np.ndarray,
           corner_start: np.ndarray, next_corner: np.ndarray, arrival: np.ndarray, slowdown: float,
@@ -257,13 +257,13 @@ def steer(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndar
 
 
 # ------------------------------------------------------------------------------------------ avoidance
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def first_of(priority: np.ndarray, a: int, b: int) -> bool:
     """Whether agent ``a`` has the right of way over ``b``: a higher priority, or the same and an earlier row."""
     return priority[a] > priority[b] or (priority[a] == priority[b] and a < b)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def wished_velocity(position: np.ndarray, preferred: np.ndarray, priority: np.ndarray, speed: np.ndarray, a: int,
                     near: np.ndarray, count: int, reach: float, keep_right: float, give_way: float, out: np.ndarray
                     ) -> None:
@@ -296,7 +296,7 @@ def wished_velocity(position: np.ndarray, preferred: np.ndarray, priority: np.nd
     out[0], out[1] = tx / norm * rate, tz / norm * rate
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def avoid(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray, height_of: np.ndarray, speed: np.ndarray,
           polygon: np.ndarray, priority: np.ndarray, preferred: np.ndarray,
           grid: tuple[float, float, float, int, int, np.ndarray, np.ndarray], settings: AvoidanceSettings, dt: float,
@@ -334,7 +334,7 @@ def avoid(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray, height
         chosen[a, 0], chosen[a, 1] = result[0], result[1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def integrate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
               polygon: np.ndarray, chosen: np.ndarray, dt: float, velocity: np.ndarray) -> None:
     """Move every agent on the mesh by its chosen velocity for ``dt`` s; ``velocity`` becomes what it really
@@ -358,7 +358,7 @@ def integrate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.
 
 
 # ----------------------------------------------------------------------------------------- separation
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _push(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
           polygon: np.ndarray, a: int, dx: float, dz: float, out: np.ndarray) -> float:
     """Move agent ``a`` by (dx, dz) on the mesh; returns how much of the move it made (0 to 1)."""
@@ -373,7 +373,7 @@ def _push(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndar
     return min(max(made, 0.0), 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def separate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.ndarray, position: np.ndarray,
              polygon: np.ndarray, radius: np.ndarray, height_of: np.ndarray, iterations: int, slack: float) -> float:
     """Push overlapping pairs apart on the mesh: ``iterations`` passes over the pairs (agent order, neighbours
@@ -424,7 +424,7 @@ def separate(polygons: PolygonArrays, links: PolygonLinks, portal_segments: np.n
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def heights(surface: Surface, position: np.ndarray, polygon: np.ndarray) -> None:
     """Each agent's height (m) on the surface of its polygon (an ``arrays.Surface``)."""
     for a in range(position.shape[0]):

@@ -23,13 +23,13 @@ from .polygons import held_sides
 from .triangles import bridge_holes, ear_clip, merge_convex
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _failed() -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return (False, np.empty((0, 2), np.int64), np.empty((0, 1), np.int64), np.empty((0, 1), np.int64),
             np.empty(0, np.int64), np.empty((0, 4), np.int64))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
                      k_hi: int, claim: np.ndarray, region_level: np.ndarray, errors: np.ndarray, max_corners: int,
                      force: np.ndarray, want: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -97,7 +97,7 @@ def outline_polygons(label: np.ndarray, links: np.ndarray, g: int, cells: np.nda
     return True, points, kept_poly, kept_labels, kept_size, kept_pairs
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def region_pieces(points: np.ndarray, poly: np.ndarray, labels: np.ndarray, size: np.ndarray, pairs: np.ndarray, g: int,
                   s: int, height: np.ndarray, label: np.ndarray, i_lo: int, k_lo: int, keep: np.ndarray, first: int,
                   shared_too: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -151,7 +151,7 @@ def region_pieces(points: np.ndarray, poly: np.ndarray, labels: np.ndarray, size
     return corners, start, boxes, rasters, heights, sides, shared, inner, inner_ends
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def shared_portals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The portals of the simplified sides two regions of a tile share (``polygons._shared_portals``): ``rows``
     (n, 7), each (the lower region, the higher, the polygon, a side's two tile-local points), as ``region_pieces``

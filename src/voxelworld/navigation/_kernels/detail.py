@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def fill_raster(height: np.ndarray, label: np.ndarray, g: int, s: int, u0: int, v0: int, nu: int, nv: int, i_lo: int,
                 k_lo: int, out: np.ndarray) -> None:
     """Raster of region g (level s; ``label``: the tile's regions, tile-local from (i_lo, k_lo)) over the
@@ -52,7 +52,7 @@ def fill_raster(height: np.ndarray, label: np.ndarray, g: int, s: int, u0: int, 
                     count += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def raster_height(heights: np.ndarray, first: int, nu: int, nv: int, fu: float, fv: float) -> float:
     """The bilinear height (m) of the raster ``heights[first:first + nu * nv]`` at (fu, fv), in cells from its
     first cell's centre."""
@@ -69,7 +69,7 @@ def raster_height(heights: np.ndarray, first: int, nu: int, nv: int, fu: float, 
     return (h00 * (1.0 - tv) + h01 * tv) * (1.0 - tu) + (h10 * (1.0 - tv) + h11 * tv) * tu
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def region_details(height: np.ndarray, label: np.ndarray, g: int, s: int, i_lo: int, k_lo: int, corners: np.ndarray,
                    start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The details of region g's polygons (level s; ``label``: the tile's regions, tile-local from (i_lo,

@@ -9,7 +9,7 @@ import numpy as np
 KEY_LEVELS = 16  # a link's key counts levels by this (sampling.MAX_LEVELS): keys do not depend on an array's levels
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _passable(raw: np.ndarray, ceiling: np.ndarray, ci: int, ck: int, low: float, y: float, step_limit: float,
               clearance: float) -> bool:
     """Whether an agent dropping from height ``y`` passes over column (ci, ck) down to ``low``: every surface
@@ -24,7 +24,7 @@ def _passable(raw: np.ndarray, ceiling: np.ndarray, ci: int, ck: int, low: float
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _landing(final: np.ndarray, links: np.ndarray, raw: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray,
              i: int, k: int, s: int, d: int, dx: int, dz: int, reach: int, step_limit: float, clearance: float,
              max_drop: float) -> tuple[int, int]:
@@ -56,7 +56,7 @@ def _landing(final: np.ndarray, links: np.ndarray, raw: np.ndarray, ceiling: np.
     return -1, -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def ledge_links(final: np.ndarray, links: np.ndarray, raw: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray,
                 directions: np.ndarray, step_limit: float, clearance: float, max_drop: float, reach: int, spacing: int,
                 b_lo: int, c_lo: int, b_hi: int, c_hi: int, keys: np.ndarray, tops: np.ndarray,

@@ -29,7 +29,7 @@ EPS = 1e-9
 FAN = 16  # polygons searched around a corner a walk leaves through
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bucket_index(at: float, origin: float, cell: float, n: int) -> int:
     """The bucket along one axis (of ``n``) holding the coordinate ``at`` (m), clamped to the grid. Clamped before
     it becomes an integer: a coordinate too far off for int64 (or NaN) gives an end bucket, not an undefined
@@ -42,13 +42,13 @@ def bucket_index(at: float, origin: float, cell: float, n: int) -> int:
     return int(f)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _span(lo: float, hi: float, origin: float, cell: float, n: int) -> tuple[int, int]:
     """The buckets [first, last] along one axis that the interval [lo, hi] (m) overlaps (clamped to the grid)."""
     return bucket_index(lo - EPS, origin, cell, n), bucket_index(hi + EPS, origin, cell, n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def polygon_geometry(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Per polygon: its corners' box ``(x_min, x_max, z_min, z_max, y_min, y_max)`` (m) and its plane ``(a, b,
@@ -85,7 +85,7 @@ def polygon_geometry(vertices: np.ndarray, polygon_start: np.ndarray, polygon_ve
     return boxes, planes
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bucket_spans(boxes: np.ndarray, grid: np.ndarray, grid_shape: np.ndarray) -> tuple[np.ndarray, int]:
     """The buckets each polygon's x-z box overlaps: ``(i_first, i_last, k_first, k_last)`` per polygon, and how
     many bucket entries they make in all."""
@@ -100,13 +100,13 @@ def bucket_spans(boxes: np.ndarray, grid: np.ndarray, grid_shape: np.ndarray) ->
     return spans, entries
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bucket_grid(spans: np.ndarray, grid_shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The bucket lists (CSR: ``bucket_start``, ``bucket_polygons``) of the polygons' :func:`bucket_spans`."""
     return csr_buckets(spans, grid_shape[0], grid_shape[1])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def inside(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, x: float, z: float
            ) -> bool:
     """Whether (x, z) lies in polygon q (on the x-z plane, its edges included within EPS)."""
@@ -121,7 +121,7 @@ def inside(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np
     return lo >= -EPS or hi <= EPS
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def height(surface: Surface, q: int, x: float, z: float) -> float:
     """The height (m) of polygon q's surface at (x, z): its detail's, else its plane's."""
     ni, nk = surface.detail_shape[q, 0], surface.detail_shape[q, 1]
@@ -133,7 +133,7 @@ def height(surface: Surface, q: int, x: float, z: float) -> float:
     return planes[q, 0] * x + planes[q, 1] * z + planes[q, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def locate(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: float) -> int:
     """The polygon containing (x, z) whose surface is nearest to height y (the lowest index on a tie), or -1.
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``."""
@@ -152,7 +152,7 @@ def locate(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: 
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _closest(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface, q: int,
              x: float, y: float, z: float) -> tuple[float, float, float, float, bool]:
     """The point of polygon q nearest to (x, y, z) as numbers: ``(squared distance in 3-D, x, y, z, found)``
@@ -182,14 +182,14 @@ def _closest(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: 
     return best, ox, oy, oz, found
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _box_distance2(x0: float, x1: float, z0: float, z1: float, x: float, z: float) -> float:
     dx = max(x0 - x, 0.0, x - x1)
     dz = max(z0 - z, 0.0, z - z1)
     return dx * dx + dz * dz
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search_bucket(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, boxes: np.ndarray,
                    surface: Surface, bucket_start: np.ndarray, bucket_polygons: np.ndarray, b: int, x: float, y: float,
                    z: float, best: int, best_d2: float, out: np.ndarray) -> tuple[int, float]:
@@ -205,7 +205,7 @@ def _search_bucket(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     return best, best_d2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nearest(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z: float, out: np.ndarray) -> int:
     """The polygon nearest to (x, y, z) in 3-D (-1 when there is none) and its closest point, in ``out[:3]``.
     ``polygons``: a ``PolygonArrays``, ``buckets``: a ``BucketGrid``.
@@ -242,7 +242,7 @@ def nearest(polygons: PolygonArrays, buckets: BucketGrid, x: float, y: float, z:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def winding(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int) -> float:
     """Twice polygon q's signed area in the (x, z) coordinates: its sign tells which way its corners turn."""
     first, last = polygon_start[q], polygon_start[q + 1]
@@ -254,7 +254,7 @@ def winding(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: n
     return area
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def clip(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, q: int, sx: float, sz: float,
          dx: float, dz: float, tolerance: float = EPS) -> tuple[float, float]:
     """The parameters (t_in, t_out) between which the line (sx, sz) + t (dx, dz) lies in polygon q (x-z plane,
@@ -278,7 +278,7 @@ def clip(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.n
     return t_in, t_out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _on_segment(segment: np.ndarray, x: float, z: float) -> bool:
     """Whether (x, z) lies on the x-z shadow of a portal segment (2, 3), within EPS."""
     ex, ez = segment[1, 0] - segment[0, 0], segment[1, 2] - segment[0, 2]
@@ -288,7 +288,7 @@ def _on_segment(segment: np.ndarray, x: float, z: float) -> bool:
     return (wx - t * ex) ** 2 + (wz - t * ez) ** 2 <= (10 * EPS) ** 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def walk(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, link_start: np.ndarray,
          link_polygon: np.ndarray, link_portal: np.ndarray, portal_segments: np.ndarray, q: int, sx: float, sz: float,
          ex: float, ez: float, record: bool, out_polygons: np.ndarray, out_portals: np.ndarray, count: int
@@ -347,7 +347,7 @@ def walk(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.n
     return t, q, count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
            cumulative_area: np.ndarray, u: np.ndarray, out: np.ndarray) -> int:
     """A point spread evenly over the polygons from four uniform numbers ``u`` in [0, 1): the polygon by
@@ -373,7 +373,7 @@ def sample(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fan_area(vertices: np.ndarray, o: int, b: int, c: int) -> float:
     return 0.5 * abs((vertices[b, 0] - vertices[o, 0]) * (vertices[c, 2] - vertices[o, 2])
                      - (vertices[c, 0] - vertices[o, 0]) * (vertices[b, 2] - vertices[o, 2]))

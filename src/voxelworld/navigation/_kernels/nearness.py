@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def tile_distances(x0: float, z0: float, size: float, x_end: float, z_end: float, points: np.ndarray, within: float,
                    out: np.ndarray) -> None:
     """Write into ``out`` ((tiles x, tiles z) float64) each tile's x-z distance (m) from the nearest of ``points``

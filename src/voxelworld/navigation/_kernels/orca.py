@@ -20,12 +20,12 @@ from numba import njit
 EPS = 1e-5  # parallel lines (RVO2's RVO_EPSILON)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _det(ax: float, az: float, bx: float, bz: float) -> float:
     return ax * bz - az * bx
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def agent_line(px: float, pz: float, vx: float, vz: float, radius: float, qx: float, qz: float, ux: float, uz: float,
                other_radius: float, time_horizon: float, dt: float, share: float, lines: np.ndarray, n: int) -> None:
     """Write to ``lines[n]`` the half-plane of velocities of agent (position ``p``, velocity ``v``, m and m/s)
@@ -68,7 +68,7 @@ def agent_line(px: float, pz: float, vx: float, vz: float, radius: float, qx: fl
     lines[n, 2], lines[n, 3] = dx, dz
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _program1(lines: np.ndarray, line: int, speed: float, ox: float, oz: float, direction_opt: bool, result: np.ndarray
               ) -> bool:
     """The best velocity on line ``line`` within the disc ``speed`` and the lines before it (RVO2's
@@ -102,7 +102,7 @@ def _program1(lines: np.ndarray, line: int, speed: float, ox: float, oz: float, 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _program2(lines: np.ndarray, count: int, speed: float, ox: float, oz: float, direction_opt: bool, result: np.ndarray
               ) -> int:
     """The velocity closest to ``(ox, oz)`` (or, with ``direction_opt``, furthest along it) within the disc and
@@ -124,7 +124,7 @@ def _program2(lines: np.ndarray, count: int, speed: float, ox: float, oz: float,
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _program3(lines: np.ndarray, count: int, begin: int, speed: float, projected: np.ndarray, result: np.ndarray
               ) -> None:
     """Where the lines from ``begin`` on leave no velocity: the one that least violates the worst of them (RVO2's
@@ -154,7 +154,7 @@ def _program3(lines: np.ndarray, count: int, begin: int, speed: float, projected
             distance = _det(lines[i, 2], lines[i, 3], lines[i, 0] - result[0], lines[i, 1] - result[1])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_velocity(lines: np.ndarray, count: int, speed: float, ox: float, oz: float, projected: np.ndarray,
                    result: np.ndarray) -> bool:
     """The velocity (into ``result[:2]``) closest to the preferred ``(ox, oz)`` (m/s) within the top ``speed``

@@ -36,7 +36,7 @@ _STEP_I = (1, -1, 0, 0)
 _STEP_K = (0, 0, 1, -1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def claims(label: np.ndarray) -> np.ndarray:
     """``claim[a, b, s]``: the region of sample (a, b, s) of the tile (``label``: region or -1), or for an empty
     one the one region of its level among its eight neighbours (-1: none, -2: more than one)."""
@@ -59,7 +59,7 @@ def claims(label: np.ndarray) -> np.ndarray:
     return claim
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _side_label(label: np.ndarray, links: np.ndarray, i: int, k: int, s: int, d: int, i_lo: int, k_lo: int, i_hi: int,
                 k_hi: int) -> int:
     """What lies across side d of sample (i, k, s) (see the module's docstring); ``label[a, b, t]`` is the
@@ -83,7 +83,7 @@ def _side_label(label: np.ndarray, links: np.ndarray, i: int, k: int, s: int, d:
     return CLIFF + label[a, b, s]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def trace(label: np.ndarray, links: np.ndarray, g: int, s: int, cell_list: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
           k_hi: int, points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray) -> int:
     """The outline of region g (on level s; its cells ``cell_list[c] = (a, b)``, tile-local): writes the loops'
@@ -130,12 +130,12 @@ def trace(label: np.ndarray, links: np.ndarray, g: int, s: int, cell_list: np.nd
     return loops
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _cross(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _crosses_cell(px: float, py: float, qx: float, qy: float, a: int, b: int) -> bool:
     """Whether the segment p-q passes through the open square (a, a + 1) x (b, b + 1)."""
     t0, t1 = 0.0, 1.0
@@ -155,7 +155,7 @@ def _crosses_cell(px: float, py: float, qx: float, qy: float, a: int, b: int) ->
     return a < mx < a + 1.0 and b < my < b + 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _blocked(points: np.ndarray, first: int, n: int, p: int, q: int, claim: np.ndarray, s: int, t: int, g: int, h: int,
              xs: np.ndarray, at: np.ndarray) -> bool:
     """Whether the chord from loop point p to loop point q (a loop of ``n`` points from ``first``) covers a cell
@@ -213,7 +213,7 @@ def _blocked(points: np.ndarray, first: int, n: int, p: int, q: int, claim: np.n
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _segment_distance2(px: float, py: float, qx: float, qy: float, x: float, y: float) -> float:
     dx, dy = qx - px, qy - py
     length2 = dx * dx + dy * dy
@@ -223,13 +223,13 @@ def _segment_distance2(px: float, py: float, qx: float, qy: float, x: float, y: 
     return ex * ex + ey * ey
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _before(points: np.ndarray, a: int, b: int) -> bool:
     """Whether point a comes before point b (u, then v): the tie-break both sides of a stretch agree on."""
     return points[a, 0] < points[b, 0] or (points[a, 0] == points[b, 0] and points[a, 1] < points[b, 1])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, max_error2: float, claim: np.ndarray,
                       s: int, t: int, g: int, h: int, keep: np.ndarray, stack: np.ndarray, xs: np.ndarray,
                       at: np.ndarray) -> None:
@@ -258,7 +258,7 @@ def _simplify_stretch(points: np.ndarray, first: int, n: int, p: int, q: int, ma
             top += 2
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _exact(side: int, wall_error: float, shared_error: float) -> bool:
     """Whether a side's stretch keeps every corner."""
     if side == OUT:
@@ -278,7 +278,7 @@ def simplify(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loop
                     np.zeros((0, 0), np.bool_))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _simplify_from(points: np.ndarray, sides: np.ndarray, first: int, n: int, step: int, wall_error: float,
                    shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
                    stack: np.ndarray, xs: np.ndarray, at: np.ndarray) -> None:
@@ -296,7 +296,7 @@ def _simplify_from(points: np.ndarray, sides: np.ndarray, first: int, n: int, st
                       stack, xs, at)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarray, loops: int, wall_error: float,
                     shared_error: float, claim: np.ndarray, region_level: np.ndarray, g: int, keep: np.ndarray,
                     force: np.ndarray, want: np.ndarray) -> bool:
@@ -377,7 +377,7 @@ def simplify_forced(points: np.ndarray, sides: np.ndarray, loop_start: np.ndarra
     return consistent
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _segments_meet(ax: int, ay: int, bx: int, by: int, cx: int, cy: int, dx: int, dy: int) -> bool:
     """Whether the closed segments a-b and c-d share a point (exact on whole coordinates)."""
     d1 = _cross(cx, cy, dx, dy, ax, ay)
@@ -393,7 +393,7 @@ def _segments_meet(ax: int, ay: int, bx: int, by: int, cx: int, cy: int, dx: int
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _inside_loop(points: np.ndarray, order: np.ndarray, first: int, last: int, x: int, y: int) -> bool:
     """Whether (x, y), on no side of the loop ``order[first:last]``, lies inside it (crossings of a ray to +x)."""
     inside = False
@@ -407,7 +407,7 @@ def _inside_loop(points: np.ndarray, order: np.ndarray, first: int, last: int, x
     return inside
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def loops_valid(points: np.ndarray, loop_start: np.ndarray, loops: int, order: np.ndarray) -> bool:
     """Whether the loops through ``points[order[...]]`` (loop l: ``order[loop_start[l]:loop_start[l + 1]]``)
     are simple, apart from each other, the first counter-clockwise and the others clockwise inside it and not

@@ -33,7 +33,7 @@ from .polyanya import EPS, search
 TOLERANCE = 1e-9  # m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _on_side(ex: float, ez: float, length: float, px: float, pz: float) -> tuple[float, bool]:
     """Where a point (px, pz), relative to a side's start, lies along the side (ex, ez) of ``length``, as a
     fraction of it, and whether it lies on the side (within TOLERANCE of its line and span)."""
@@ -42,7 +42,7 @@ def _on_side(ex: float, ez: float, length: float, px: float, pz: float) -> tuple
     return t, off <= TOLERANCE and -TOLERANCE <= t * length <= length + TOLERANCE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _find(parent: np.ndarray, i: int) -> int:
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -50,7 +50,7 @@ def _find(parent: np.ndarray, i: int) -> int:
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
                    portals: np.ndarray, portal_segments: np.ndarray, link_start: np.ndarray, link_portal: np.ndarray,
                    room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -77,7 +77,7 @@ def boundary_rings(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vert
     return ring_start, ring_xz, ring_y, ring_polygon, ring_across, ring_twin, ring_vertex, corner
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ring_pieces(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertices: np.ndarray, surface: Surface,
                 portals: np.ndarray, portal_segments: np.ndarray, link_start: np.ndarray, link_portal: np.ndarray,
                 q0: int, q1: int, room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -165,7 +165,7 @@ def ring_pieces(vertices: np.ndarray, polygon_start: np.ndarray, polygon_vertice
     return ring_end, ring_xz[:n].copy(), ring_y[:n].copy(), ring_across[:n].copy(), ring_portal[:n].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ring_joins(ring_start: np.ndarray, ring_polygon: np.ndarray, ring_across: np.ndarray, ring_portal: np.ndarray,
                portals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What joins the polygons' :func:`ring_pieces` (``ring_polygon``: each piece's polygon): ``(ring_twin,
@@ -220,7 +220,7 @@ def ring_joins(ring_start: np.ndarray, ring_polygon: np.ndarray, ring_across: np
     return ring_twin, ring_vertex, corner
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def polygon_links(p: int, portals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each of ``p`` polygons' neighbours through the ``portals``, in CSR form: polygon q's are
     ``link_polygon[link_start[q]:link_start[q + 1]]`` through the portals ``link_portal[...]``, by ascending
@@ -241,7 +241,7 @@ def polygon_links(p: int, portals: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return link_start, link_polygon, link_portal
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def polygon_islands(p: int, portals: np.ndarray) -> np.ndarray:
     """The connected group of every one of ``p`` polygons through the ``portals`` (pairs of polygons), numbered
     in the order of their lowest polygon."""
@@ -261,7 +261,7 @@ def polygon_islands(p: int, portals: np.ndarray) -> np.ndarray:
     return island
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def path_query(polygons: PolygonArrays, buckets: BucketGrid, island: np.ndarray, rings: BoundaryRings,
                scratch: SearchScratch, path: np.ndarray) -> PathQuery:
     """The :class:`~.arrays.PathQuery` holding a navmesh index's arrays (``polygons``: a ``PolygonArrays``,
@@ -271,7 +271,7 @@ def path_query(polygons: PolygonArrays, buckets: BucketGrid, island: np.ndarray,
     return PathQuery(polygons, buckets, island, rings, scratch, path)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def find_path(query: PathQuery, sx: float, sy: float, sz: float, ex: float, ey: float, ez: float) -> tuple[int, float]:
     """Snap the start (sx, sy, sz) and the end (ex, ey, ez) to their nearest polygons and search: writes the
     path's points to ``query.path`` and returns (their count, the length in 3-D), (0, 0.0) when no path joins

@@ -46,13 +46,13 @@ SEEN, ALONG, DONE, DONE_VIA = 0, 1, 2, 3  # node kinds: root off the interval's 
 NODES, QUEUED, RECORDS, QUERY, FULL = 0, 1, 2, 3, 4  # counts
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def orient(ox: float, oz: float, ax: float, az: float, px: float, pz: float) -> float:
     """Twice the signed area of o, a, p (x-z plane): positive when p lies left of the line o -> a."""
     return (ax - ox) * (pz - oz) - (az - oz) * (px - ox)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def side(ox: float, oz: float, ax: float, az: float, px: float, pz: float) -> float:
     """The signed distance (m) of p from the line o -> a (positive: left), 0.0 within EPS."""
     length = math.sqrt((ax - ox) ** 2 + (az - oz) ** 2)
@@ -62,7 +62,7 @@ def side(ox: float, oz: float, ax: float, az: float, px: float, pz: float) -> fl
     return 0.0 if abs(d) <= EPS else d
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _snap(t: float, length: float) -> float:
     """t along a piece of ``length`` m, exactly 0 or 1 within EPS of its ends."""
     if t * length <= EPS:
@@ -72,7 +72,7 @@ def _snap(t: float, length: float) -> float:
     return t
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def cone_cut(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, ux: float, uz: float, vx: float,
              vz: float) -> tuple[float, float]:
     """Where the cone from root r through the interval l-h (r right of l -> h) cuts the piece u -> v of the far
@@ -86,7 +86,7 @@ def cone_cut(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, u
     return tb, max(ta, tb)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def heuristic(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, gx: float, gz: float) -> float:
     """The shortest way (m) from root r to goal g through a point of the interval l-h with nothing in the way;
     r must not lie on the interval's line."""
@@ -100,18 +100,18 @@ def heuristic(rx: float, rz: float, lx: float, lz: float, hx: float, hz: float, 
                math.sqrt((hx - rx) ** 2 + (hz - rz) ** 2) + math.sqrt((gx - hx) ** 2 + (gz - hz) ** 2))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _next(ring_start: np.ndarray, ring_polygon: np.ndarray, k: int) -> int:
     return k + 1 if k + 1 < ring_start[ring_polygon[k] + 1] else ring_start[ring_polygon[k]]
 
 
 # ------------------------------------------------------------------------------------------------ queue
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _before(node_f: np.ndarray, u: int, v: int) -> bool:
     return node_f[u, 0] < node_f[v, 0] or (node_f[u, 0] == node_f[v, 0] and u < v)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _enqueue(heap: np.ndarray, node_f: np.ndarray, size: int, u: int) -> None:
     i = size
     heap[i] = u
@@ -124,7 +124,7 @@ def _enqueue(heap: np.ndarray, node_f: np.ndarray, size: int, u: int) -> None:
     heap[i] = u
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _dequeue(heap: np.ndarray, node_f: np.ndarray, size: int) -> int:
     """Remove and return the queue's first node (it holds ``size`` nodes)."""
     top = heap[0]
@@ -146,7 +146,7 @@ def _dequeue(heap: np.ndarray, node_f: np.ndarray, size: int) -> int:
 
 
 # -------------------------------------------------------------------------------------- nodes and roots
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _root(rings: BoundaryRings, scratch: SearchScratch, parent: int, k: int) -> int:
     """The record of a root at ring point k reached straight from record ``parent``, or -1 when the vertex was
     reached by a shorter way (or the records are full)."""
@@ -172,7 +172,7 @@ def _root(rings: BoundaryRings, scratch: SearchScratch, parent: int, k: int) -> 
     return m
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _push(scratch: SearchScratch, record: int, piece: int, kind: int, f: float, a: float, b: float, c: float) -> None:
     node_f, node_i, heap, counts = scratch.node_f, scratch.node_i, scratch.heap, scratch.counts
     m = counts[NODES]
@@ -185,7 +185,7 @@ def _push(scratch: SearchScratch, record: int, piece: int, kind: int, f: float, 
     counts[NODES], counts[QUEUED] = m + 1, counts[QUEUED] + 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _queue(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, record: int, piece: int, t_lo: float,
            t_hi: float, kind: int) -> None:
     """Queue the node looking from ``record`` through [t_lo, t_hi] of ``piece`` into the polygon it belongs to."""
@@ -202,7 +202,7 @@ def _queue(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, r
     _push(scratch, record, piece, kind, g + h, t_lo, t_hi, 0.0)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _offer(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, record: int, k: int, t0: float, t1: float
            ) -> None:
     """The successor through [t0, t1] of piece k (of the polygon being expanded) seen from ``record``: queued
@@ -235,7 +235,7 @@ def _offer(rings: BoundaryRings, scratch: SearchScratch, gx: float, gz: float, r
             _queue(rings, scratch, gx, gz, bent, twin, 1.0 - t1, 1.0 - t0, ALONG)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _finish(scratch: SearchScratch, surface: Surface, q: int, record: int, kind: int, lx: float, lz: float, hx: float,
             hz: float, gx: float, gz: float) -> None:
     """Queue the node that ends the path at the goal (in polygon q, the node's): straight from the root when
@@ -255,7 +255,7 @@ def _finish(scratch: SearchScratch, surface: Surface, q: int, record: int, kind:
         _push(scratch, record, -1, DONE, g + math.sqrt((gx - rx) ** 2 + (gz - rz) ** 2), 0.0, 0.0, 0.0)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _expand(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, gx: float, gz: float, goal: int, node: int
             ) -> None:
     """The successors of a node (see the module's docstring)."""
@@ -302,7 +302,7 @@ def _expand(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, gx: 
                 _offer(rings, scratch, gx, gz, left, j, ta, 1.0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _write_path(scratch: SearchScratch, node: int, start: np.ndarray, end: np.ndarray, out: np.ndarray) -> int:
     """The path of a finishing node into ``out`` as (x, y, z) rows: the start, the roots, the bend, the end.
     Returns the count of points, -1 when ``out`` is too short."""
@@ -325,7 +325,7 @@ def _write_path(scratch: SearchScratch, node: int, start: np.ndarray, end: np.nd
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def search(rings: BoundaryRings, surface: Surface, scratch: SearchScratch, a: int, b: int, start: np.ndarray,
            end: np.ndarray, out: np.ndarray) -> int:
     """The shortest path on the x-z plane from ``start`` (in polygon a) to ``end`` (in polygon b, not a): its

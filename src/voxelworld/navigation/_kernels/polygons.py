@@ -14,7 +14,7 @@ from .detail import raster_height
 from .outlines import CLIFF, OUT
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def tile_rectangles(height: np.ndarray, links: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, rects: np.ndarray
                     ) -> int:
     """Greedy cover of the walkable samples of columns [i_lo, i_hi) x [k_lo, k_hi) by rectangles, level by
@@ -63,7 +63,7 @@ def tile_rectangles(height: np.ndarray, links: np.ndarray, i_lo: int, k_lo: int,
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def held_sides(points: np.ndarray, poly: np.ndarray, poly_labels: np.ndarray, size: np.ndarray, keep: np.ndarray,
                first: int, i_lo: int, k_lo: int, out: np.ndarray) -> int:
     """The samples' sides the polygons ``poly[q, :size[q]]`` (points' indices, counter-clockwise in (i, k),
@@ -94,7 +94,7 @@ def held_sides(points: np.ndarray, poly: np.ndarray, poly_labels: np.ndarray, si
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def grid_portals(polygon: np.ndarray, d: np.ndarray, i: np.ndarray, k: np.ndarray, s: np.ndarray, step: np.ndarray,
                  nx: int, nz: int, levels: int) -> np.ndarray:
     """The portals along the grid's lines (see ``polygons.side_portals``): rows ``(polygon, d, i, k, s)`` of the
@@ -160,7 +160,7 @@ def grid_portals(polygon: np.ndarray, d: np.ndarray, i: np.ndarray, k: np.ndarra
     return out[:rows]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def held_side_steps(sides: np.ndarray, links: np.ndarray, out: np.ndarray) -> None:
     """``polygons.side_steps`` of ``sides (w, 5)`` rows ``(polygon, d, i, k, s)`` on the grid of ``links`` (from
     column (0, 0)): ``out[r]``, the level sample (i, k, s) steps to across its +x or +z side d, or -1."""
@@ -173,7 +173,7 @@ def held_side_steps(sides: np.ndarray, links: np.ndarray, out: np.ndarray) -> No
             out[r] = -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def joined_portals(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, levels: int, inner: np.ndarray,
                    inner_segments: np.ndarray, boxes: np.ndarray, starts: np.ndarray, details: np.ndarray, x0: float,
                    z0: float, cell: float) -> tuple[np.ndarray, np.ndarray]:
@@ -212,7 +212,7 @@ def joined_portals(sides: np.ndarray, steps: np.ndarray, nx: int, nz: int, level
     return pairs[order], segments[order]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def portal_segments(pairs: np.ndarray, ends: np.ndarray, boxes: np.ndarray, starts: np.ndarray, details: np.ndarray,
                     x0: float, z0: float, cell: float, out: np.ndarray) -> None:
     """``out[r]`` (2, 3): portal r's segment (m) on the grid from ``(x0, z0)`` of spacing ``cell``, its ends at the

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _on_the_cut(polygon: np.ndarray, n: int, axis: int, value: float) -> bool:
     """Whether the clipped piece ``polygon[:n]`` lies flat on the cut ``axis = value`` (an object's face on the
     cut between two halves belongs to neither; the faces around it bound the volume on each side)."""
@@ -26,7 +26,7 @@ def _on_the_cut(polygon: np.ndarray, n: int, axis: int, value: float) -> bool:
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def clipped_bounds(positions: np.ndarray, indices: np.ndarray, lo: np.ndarray, hi: np.ndarray, cut_axis: int,
                    cut_value: float, out: np.ndarray) -> bool:
     """``out (2, 3)``: the bounding box (lo row, hi row) of the triangles ``indices (k, 3)`` of ``positions``

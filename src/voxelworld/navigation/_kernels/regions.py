@@ -20,7 +20,7 @@ _STEP_I = (1, -1, 0, 0)
 _STEP_K = (0, 0, 1, -1)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _cell_fits(links: np.ndarray, owner: np.ndarray, parent: np.ndarray, a: int, b: int, i: int, k: int, s: int,
                i_lo: int, k_lo: int, i_hi: int, k_hi: int) -> bool:
     """Whether cell (i, k) of region b (level s) may join region a: linked both ways to each neighbour of a, no
@@ -51,7 +51,7 @@ def _cell_fits(links: np.ndarray, owner: np.ndarray, parent: np.ndarray, a: int,
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fits(links: np.ndarray, rects: np.ndarray, owner: np.ndarray, parent: np.ndarray, members: np.ndarray,
           after: np.ndarray, a: int, b: int, i_lo: int, k_lo: int, i_hi: int, k_hi: int) -> bool:
     """Whether regions a and b (roots) may merge: every pair of neighbouring cells across them linked both
@@ -72,7 +72,7 @@ def _fits(links: np.ndarray, rects: np.ndarray, owner: np.ndarray, parent: np.nd
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def tile_regions(links: np.ndarray, rects: np.ndarray, levels: int, i_lo: int, k_lo: int, i_hi: int, k_hi: int,
                  region: np.ndarray) -> int:
     """Merge the rectangles ``rects[r] = (level, i0, k0, i1, k1)`` of the tile [i_lo, i_hi) x [k_lo, k_hi)
@@ -124,14 +124,14 @@ def tile_regions(links: np.ndarray, rects: np.ndarray, levels: int, i_lo: int, k
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def paint_regions(rects: np.ndarray, region: np.ndarray, i_lo: int, k_lo: int, label: np.ndarray) -> None:
     """``label[i - i_lo, k - k_lo, s] = region[r]`` over every cell of each rectangle r."""
     for r in range(rects.shape[0]):
         label[rects[r, 1] - i_lo:rects[r, 3] - i_lo, rects[r, 2] - k_lo:rects[r, 4] - k_lo, rects[r, 0]] = region[r]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def region_cells(label: np.ndarray, rects: np.ndarray, region: np.ndarray, count: int, cells: np.ndarray,
                  bounds: np.ndarray, region_level: np.ndarray) -> int:
     """Each region's cells, from one counting sort of the tile's labels (``label[a, b, s] = g``, -1 where no
@@ -163,7 +163,7 @@ def region_cells(label: np.ndarray, rects: np.ndarray, region: np.ndarray, count
     return bounds[count]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def area_links(links: np.ndarray, area: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, out: np.ndarray
                ) -> None:
     """``out[d, i - i_lo, k - k_lo, s]``: ``links[d, i, k, s]`` over the tile [i_lo, i_hi) x [k_lo, k_hi), or -1

@@ -9,7 +9,7 @@ import numpy as np
 DIRECTIONS = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]], dtype=np.int64)  # +x, -x, +z, -z
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _link(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float, i: int,
           k: int, s: int, ni: int, nk: int) -> int:
     """The level of column (ni, nk) (inside the grid) that sample (i, k, s) steps to, or -1 (see level_links).
@@ -29,7 +29,7 @@ def _link(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_l
     return best if best_gap <= step_limit else -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def level_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
                 directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, links: np.ndarray) -> None:
     """``links[d, i, k, s]`` for the columns [i_lo, i_hi) x [k_lo, k_hi): the level of the neighbour in
@@ -41,7 +41,7 @@ def level_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, 
     relink(height, ceiling, enclosure, step_limit, clearance, directions, i_lo, k_lo, i_hi, k_hi, links, changed)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def relink(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
            directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int, k_hi: int, links: np.ndarray, changed: np.ndarray
            ) -> None:
@@ -65,7 +65,7 @@ CORNER_X = np.array([0, 1, 0, 1], dtype=np.int64)  # a cell's corners by the two
 CORNER_Z = np.array([2, 2, 3, 3], dtype=np.int64)  # (+x, +z), (-x, +z), (+x, -z), (-x, -z)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def corner_probes(height: np.ndarray, links: np.ndarray, directions: np.ndarray, i_lo: int, k_lo: int, i_hi: int,
                   k_hi: int, probes: np.ndarray) -> int:
     """The corners to probe of the samples of columns [i_lo, i_hi) x [k_lo, k_hi): rows ``(i, k, s, c)`` of
@@ -89,7 +89,7 @@ def corner_probes(height: np.ndarray, links: np.ndarray, directions: np.ndarray,
     return n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _root(parent: np.ndarray, a: int) -> int:
     while parent[a] != a:
         parent[a] = parent[parent[a]]
@@ -97,7 +97,7 @@ def _root(parent: np.ndarray, a: int) -> int:
     return a
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def island_labels(height: np.ndarray, links: np.ndarray, labels: np.ndarray) -> int:
     """Label each sample with its island (samples joined through +x and +z links to samples that exist),
     islands numbered in the order of their first sample in C order; -1 where there is no sample. Returns the
@@ -137,7 +137,7 @@ def island_labels(height: np.ndarray, links: np.ndarray, labels: np.ndarray) -> 
     return count
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _island_edge(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
                  a: int, n: int, nz: int, levels: int) -> int:
     """Neighbour number ``n`` (0-1: the +x and +z links of sample ``a``; 2 + t, levels + 2 + t: sample t of the
@@ -161,7 +161,7 @@ def _island_edge(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray,
     return (pi * nz + pk) * levels + t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def refresh_islands(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
                     seeds: np.ndarray, smallest: int, final: np.ndarray, changed: np.ndarray) -> int:
     """Bring ``final`` (the samples kept after small islands are dropped, NaN elsewhere) up to date with
@@ -226,7 +226,7 @@ def refresh_islands(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarr
 
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _near_sources(start: np.ndarray, reach: int) -> np.ndarray:
     """Per column: whether a column at most ``reach`` columns away along x and along z (a square around it) holds
     a sample missing a link (``start`` 0.5), counted along z and then along x with running sums."""
@@ -251,7 +251,7 @@ def _near_sources(start: np.ndarray, reach: int) -> np.ndarray:
     return near
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray, rounds: int, radius: float,
                    out: np.ndarray) -> None:
     """``out``: ``height`` without the samples closer than ``radius`` (cells) to the walkable area's edge, by their
@@ -323,7 +323,7 @@ def eroded_heights(height: np.ndarray, links: np.ndarray, directions: np.ndarray
                 out[i, k, s] = y if not np.isnan(y) and old[i, k, s] >= radius else np.nan
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def window_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray, step_limit: float, clearance: float,
                  directions: np.ndarray, before: np.ndarray, before_links: np.ndarray, i0: int, k0: int,
                  links: np.ndarray) -> None:
@@ -355,7 +355,7 @@ def window_links(height: np.ndarray, ceiling: np.ndarray, enclosure: np.ndarray,
                         links[d, i, k, s] = before_links[d, i0 + i, k0 + k, s]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def island_heights(height: np.ndarray, links: np.ndarray, cell_area: float, min_area: float, out: np.ndarray) -> None:
     """``out``: ``height`` without the samples of islands (:func:`island_labels`) whose samples cover less than
     ``min_area`` (m², ``cell_area`` each)."""

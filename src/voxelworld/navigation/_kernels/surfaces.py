@@ -9,7 +9,7 @@ import numpy as np
 SAME_HEIGHT = 1e-6  # m: surfaces closer than this in height are taken to touch (a box standing on a floor)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, index: np.ndarray,
              on_proxy: np.ndarray) -> int:
     """The surfaces among the hits: at (about) the same height on one ray, one surface per facing (down, edge-on,
@@ -34,7 +34,7 @@ def surfaces(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.n
     return n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def enclosures(ray: np.ndarray, height: np.ndarray, up: np.ndarray, enclosure: np.ndarray) -> None:
     """``enclosure[h]``: how many closed solids surface h lies in: pairs of a surface above it facing up (the ray
     enters a solid) and the next unpaired surface below it facing down (the ray leaves), like brackets."""
@@ -64,7 +64,7 @@ def enclosures(ray: np.ndarray, height: np.ndarray, up: np.ndarray, enclosure: n
         start = end
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _surface_rows(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The surfaces among the hits as ``column_surfaces`` (navigation.rays) gives them: the hit standing for
@@ -83,7 +83,7 @@ def _surface_rows(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded:
     return index, s_ray, s_height, s_up, on_proxy, ceiling, enclosure
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def column_samples(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, area: np.ndarray,
                    columns: int, slope: float, clearance: float, cut_obstacles: bool, max_levels: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -127,7 +127,7 @@ def column_samples(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded
     return out, room, inside, kind
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def corners_failing(ray: np.ndarray, height: np.ndarray, up: np.ndarray, excluded: np.ndarray, y: np.ndarray,
                     top: np.ndarray, inside: np.ndarray, step_limit: float, clearance: float, cut_obstacles: bool
                     ) -> np.ndarray:

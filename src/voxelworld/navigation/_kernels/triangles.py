@@ -18,17 +18,17 @@ import numpy as np
 from .outlines import BRIDGE, _cross, _segments_meet
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _left(points: np.ndarray, a: int, b: int, c: int) -> bool:
     return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) > 0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _left_on(points: np.ndarray, a: int, b: int, c: int) -> bool:
     return _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1]) >= 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _in_cone(points: np.ndarray, a0: int, a: int, a1: int, b: int) -> bool:
     """Whether b lies strictly inside the corner a0-a-a1 of a counter-clockwise loop (O'Rourke's InCone)."""
     if _left_on(points, a, a1, a0):
@@ -36,19 +36,19 @@ def _in_cone(points: np.ndarray, a0: int, a: int, a1: int, b: int) -> bool:
     return not (_left_on(points, a, b, a1) and _left_on(points, b, a, a0))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _same(points: np.ndarray, a: int, b: int) -> bool:
     return points[a, 0] == points[b, 0] and points[a, 1] == points[b, 1]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _apart(x0: float, y0: float, x1: float, y1: float, cx: float, cy: float, dx: float, dy: float) -> bool:
     """Whether the segment c-d lies wholly on one side of the box [x0, x1] x [y0, y1] (so it meets nothing in
     it): the cheap test that spares most sides the exact one."""
     return (cx < x0 and dx < x0) or (cx > x1 and dx > x1) or (cy < y0 and dy < y0) or (cy > y1 and dy > y1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _sees(points: np.ndarray, p: int, q: int, ring: np.ndarray, ring_n: int, others: np.ndarray,
           other_start: np.ndarray, other_count: int) -> bool:
     """Whether the segment between points p and q meets no side of ``ring`` (its first ``ring_n`` entries, a
@@ -78,7 +78,7 @@ def _sees(points: np.ndarray, p: int, q: int, ring: np.ndarray, ring_n: int, oth
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def bridge_holes(points: np.ndarray, order: np.ndarray, labels: np.ndarray, loop_start: np.ndarray, loops: int,
                  ring: np.ndarray, ring_labels: np.ndarray) -> int:
     """One loop of the outer loop and every hole: ``order[loop_start[l]:loop_start[l + 1]]`` are loop l's
@@ -158,7 +158,7 @@ def bridge_holes(points: np.ndarray, order: np.ndarray, labels: np.ndarray, loop
 SIDE_BUCKET = 8  # grid cells along the edge of a bucket of the ear clipping's side grid
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _file_side(c: int, d: int, xs: np.ndarray, ys: np.ndarray, ox: int, oy: int, nbv: int, head: np.ndarray,
                link: np.ndarray, entry: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, int]:
     """File ring entry c (its side runs to entry d) in every bucket of the side grid its box meets; returns the
@@ -180,7 +180,7 @@ def _file_side(c: int, d: int, xs: np.ndarray, ys: np.ndarray, ox: int, oy: int,
     return link, entry, count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _diagonal(points: np.ndarray, ring: np.ndarray, prev: np.ndarray, nxt: np.ndarray, alive: np.ndarray, a: int,
               b: int, xs: np.ndarray, ys: np.ndarray, ox: int, oy: int, nbv: int, head: np.ndarray, link: np.ndarray,
               entry: np.ndarray, stamp: np.ndarray, query: int) -> bool:
@@ -217,14 +217,14 @@ def _diagonal(points: np.ndarray, ring: np.ndarray, prev: np.ndarray, nxt: np.nd
 NO_EAR = np.iinfo(np.int64).max  # a ring entry that is not an ear (or clipped), in the ear tree
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _span(xs: np.ndarray, ys: np.ndarray, p: int, q: int) -> int:
     """The squared length of the diagonal between ring entries p and q."""
     dx, dy = xs[q] - xs[p], ys[q] - ys[p]
     return dx * dx + dy * dy
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _set_leaf(tree: np.ndarray, size: int, j: int, value: int) -> None:
     """Set entry j of a min-tree (leaves from ``size``) and the minima above it."""
     node = size + j
@@ -235,7 +235,7 @@ def _set_leaf(tree: np.ndarray, size: int, j: int, value: int) -> None:
         node >>= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _first_at_most(tree: np.ndarray, size: int, lo: int, value: int) -> int:
     """The first entry j >= lo of a min-tree whose value is at most ``value``, or -1."""
     node = size + lo
@@ -251,7 +251,7 @@ def _first_at_most(tree: np.ndarray, size: int, lo: int, value: int) -> int:
         node += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def ear_clip(points: np.ndarray, ring: np.ndarray, ring_labels: np.ndarray, n: int, triangles: np.ndarray,
              triangle_labels: np.ndarray) -> int:
     """Triangles of the loop ``ring[:n]`` (counter-clockwise, points' indices): writes ``triangles[t]`` (three
@@ -322,7 +322,7 @@ def ear_clip(points: np.ndarray, ring: np.ndarray, ring_labels: np.ndarray, n: i
     return count_t + 1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _turns_left(points: np.ndarray, a: int, b: int, c: int) -> bool:
     """Whether a-b-c turns left or runs straight on (a corner of a convex polygon; not a fold back)."""
     cross = _cross(points[a, 0], points[a, 1], points[b, 0], points[b, 1], points[c, 0], points[c, 1])
@@ -332,7 +332,7 @@ def _turns_left(points: np.ndarray, a: int, b: int, c: int) -> bool:
         (points[b, 1] - points[a, 1]) * (points[c, 1] - points[b, 1]) > 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _shared_side(poly: np.ndarray, size: np.ndarray, p: int, q: int, a: int, b: int) -> tuple[int, int]:
     """(i, j): side i of polygon p runs a -> b and side j of polygon q runs b -> a, or (-1, -1)."""
     for i in range(size[p]):
@@ -343,7 +343,7 @@ def _shared_side(poly: np.ndarray, size: np.ndarray, p: int, q: int, a: int, b: 
     return -1, -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _merge_gain(points: np.ndarray, poly: np.ndarray, size: np.ndarray, pairs: np.ndarray, e: int, max_corners: int
                 ) -> int:
     """The squared length of inner side e when merging its two polygons across it keeps a convex polygon of at
@@ -363,7 +363,7 @@ def _merge_gain(points: np.ndarray, poly: np.ndarray, size: np.ndarray, pairs: n
     return dx * dx + dy * dy
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _heap_push(heap: np.ndarray, n: int, key: int) -> tuple[np.ndarray, int]:
     """Push key onto the max-heap ``heap[:n]`` (grown by doubling when full); returns (heap, n + 1)."""
     if n == len(heap):
@@ -381,7 +381,7 @@ def _heap_push(heap: np.ndarray, n: int, key: int) -> tuple[np.ndarray, int]:
     return heap, n + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _heap_pop(heap: np.ndarray, n: int) -> tuple[int, int]:
     """Take the largest key off the max-heap ``heap[:n]``; returns (key, n - 1)."""
     top = heap[0]
@@ -403,7 +403,7 @@ def _heap_pop(heap: np.ndarray, n: int) -> tuple[int, int]:
     return top, n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def merge_convex(points: np.ndarray, triangles: np.ndarray, triangle_labels: np.ndarray, count: int, max_corners: int,
                  poly: np.ndarray, poly_labels: np.ndarray, size: np.ndarray, pairs: np.ndarray) -> int:
     """Merge the ``count`` triangles into convex polygons of at most ``max_corners`` corners (see the module's

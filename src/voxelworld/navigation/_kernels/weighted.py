@@ -103,7 +103,7 @@ def portal_nodes(polygons: PolygonArrays, links: PolygonLinks, portals: np.ndarr
                          bool(count))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _surface_heights(surface: Surface, polygon: np.ndarray, xyz: np.ndarray) -> np.ndarray:
     """The height of each point's polygon's surface under it."""
     out = np.empty(len(polygon))
@@ -112,12 +112,12 @@ def _surface_heights(surface: Surface, polygon: np.ndarray, xyz: np.ndarray) -> 
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _distance(pos: np.ndarray, i: int, j: int) -> float:
     return math.sqrt((pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sift_up(heap: np.ndarray, where: np.ndarray, key: np.ndarray, i: int) -> None:
     item = heap[i]
     while i > 0:
@@ -131,7 +131,7 @@ def _sift_up(heap: np.ndarray, where: np.ndarray, key: np.ndarray, i: int) -> No
     where[item] = i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sift_down(heap: np.ndarray, where: np.ndarray, key: np.ndarray, size: int, i: int) -> None:
     item = heap[i]
     while True:
@@ -149,7 +149,7 @@ def _sift_down(heap: np.ndarray, where: np.ndarray, key: np.ndarray, size: int, 
     where[item] = i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(graph: WeightedGraph, a: int, start: np.ndarray, b: int, end: np.ndarray, pos: np.ndarray,
            parent: np.ndarray, via: np.ndarray) -> float:
     """A* from ``start`` (on polygon ``a``) to ``end`` (on ``b``) over the graph; ``pos (N + 2, 3)`` receives
@@ -214,7 +214,7 @@ def search(graph: WeightedGraph, a: int, start: np.ndarray, b: int, end: np.ndar
     return g[e]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bend_cost(seg: np.ndarray, t: float, px: float, py: float, pz: float, wp: float, nx: float, ny: float,
                nz: float, wn: float) -> float:
     x = seg[0, 0] + t * (seg[1, 0] - seg[0, 0])
@@ -224,7 +224,7 @@ def _bend_cost(seg: np.ndarray, t: float, px: float, py: float, pz: float, wp: f
         + wn * math.sqrt((x - nx) ** 2 + (y - ny) ** 2 + (z - nz) ** 2)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def straighten(points: np.ndarray, portal: np.ndarray, t: np.ndarray, weight: np.ndarray,
                portal_segments: np.ndarray) -> None:
     """Move each bend ``points[i]`` on a portal (``portal[i] >= 0``, at fraction ``t[i]``) along it to the
@@ -269,7 +269,7 @@ def straighten(points: np.ndarray, portal: np.ndarray, t: np.ndarray, weight: np
             break
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _straight_cost(graph: WeightedGraph, q: int, a: np.ndarray, b: np.ndarray, crossed: np.ndarray,
                    unused: np.ndarray) -> float:
     """The multiplier of the polygons the straight segment from ``a`` (on polygon ``q``) to ``b`` crosses
@@ -288,7 +288,7 @@ def _straight_cost(graph: WeightedGraph, q: int, a: np.ndarray, b: np.ndarray, c
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def weighted_path(graph: WeightedGraph, a: int, start: np.ndarray, b: int, end: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """The least-cost path from ``start`` (on polygon ``a``) to ``end`` (on ``b``): ``(points (m, 3), offmesh
