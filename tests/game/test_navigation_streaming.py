@@ -132,7 +132,10 @@ def test_a_dig_near_an_npc_rebakes_its_tiles(terrain):
     spot = np.array(ground(world, 70.0, 64.0))
     revision, before = nav.revision, {t: nav.tiled.tile(t) for t in nav.tiled.tiles}
     world.volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)
-    for _ in range(30):
+    for _ in range(30):  # navmesh_delay: no NPC walks there, so the tiles are asked for, baked ahead
+        world.step(Inputs())
+    assert nav.revision == revision and nav.tiled.tile_of(spot) in nav._asked
+    for _ in range(TILE_LAG):  # and re-baked TILE_LAG frames later
         world.step(Inputs())
     assert nav.revision > revision
     # The dug tiles are those of a full bake of the dug world, bit for bit.

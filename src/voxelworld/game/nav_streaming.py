@@ -95,11 +95,20 @@ class NavStreaming:
         if budget < 0:
             return self._change(self._missing(distance, ok, -1), drop)
         due = {t: self._asked.pop(t)[1] for t in sorted(t for t, (at, _) in self._asked.items() if at <= self._streams)}
-        bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance and self._bakeable(t, ok)]
+        # (a kept tile asked for is re-baked: its scene changed, WorldNavigation.update)
+        bake = [t for t in due if t not in drop and (t in kept or distance[t] <= self.navigation_distance)
+                and self._bakeable(t, ok)]
         changed = self._change(bake, drop, due)
-        for tile in self._missing(distance, ok, budget, skip=self._asked):
-            self._asked[tile] = (self._streams + TILE_LAG, self._start_ahead(tile))
+        self._ask(self._missing(distance, ok, budget, skip=self._asked))
         return changed
+
+    def _ask(self, tiles: list[tuple[int, int]]) -> None:
+        """Ask for ``tiles`` (missing, or kept and to be re-baked): baked :data:`TILE_LAG` calls of :meth:`stream`
+        from now, baked ahead meanwhile on the navigation's thread (a tile asked for again starts over)."""
+        for tile in tiles:
+            if tile in self._asked and self._asked[tile][1] is not None:
+                self._asked[tile][1].future.cancel()  # type: ignore[union-attr]  # (just checked)
+            self._asked[tile] = (self._streams + TILE_LAG, self._start_ahead(tile))
 
     def _start_ahead(self, tile: tuple[int, int]) -> TileAhead:
         """Start baking ``tile`` on the navigation's thread from the scene as it is now (:mod:`.nav_ahead`)."""
