@@ -12,7 +12,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
-from voxelworld.game.nav_streaming import TILE_LAG
+from voxelworld.game.nav_streaming import LANDING_EVERY, TILE_LAG
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.streaming import STREAM_LAG
@@ -135,7 +135,7 @@ def test_a_dig_near_an_npc_rebakes_its_tiles(terrain):
     for _ in range(30):  # navmesh_delay: no NPC walks there, so the tiles are asked for, baked ahead
         world.step(Inputs())
     assert nav.revision == revision and nav.tiled.tile_of(spot) in nav._asked
-    for _ in range(TILE_LAG):  # and re-baked TILE_LAG frames later
+    for _ in range(TILE_LAG + LANDING_EVERY):  # and re-baked TILE_LAG frames later (or a few more)
         world.step(Inputs())
     assert nav.revision > revision
     # The dug tiles are those of a full bake of the dug world, bit for bit.
@@ -255,7 +255,9 @@ def test_tiles_asked_for_are_baked_ahead_then_taken_as_the_full_bakes(terrain, f
     world.step(Inputs())
     asked = set(nav._asked)
     assert asked and not nav.tiled.tiles  # asked for, not baked yet
-    for _ in range(TILE_LAG - 1):
+    due = nav._asked[next(iter(asked))][0]
+    assert due % LANDING_EVERY == 0 and TILE_LAG <= due - nav._streams < TILE_LAG + LANDING_EVERY
+    while nav._streams < due - 1:
         world.step(Inputs())
     assert not asked & nav.tiled.tiles  # not before their frame
     world.step(Inputs())
@@ -275,7 +277,7 @@ def test_a_tile_baked_ahead_from_a_scene_dug_since_is_baked_again(terrain):
     assert tile in nav._asked
     ahead = nav._asked[tile][1].future.result()[2]  # baked ahead from the undug scene
     world.volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)  # then dug under
-    for _ in range(TILE_LAG):
+    for _ in range(TILE_LAG + LANDING_EVERY):
         world.step(Inputs())
     assert tile in nav.tiled.tiles
     volume = world.volume.snapshot()
@@ -299,14 +301,14 @@ def test_tiles_asked_for_are_saved_and_baked_in_their_frame_after_a_load(terrain
     loaded = load_world(tmp_path / "asked.vxw")
     again = loaded.agents.navigation
     assert again.state_dict()["asked"] == nav.state_dict()["asked"]
-    for _ in range(TILE_LAG + 5):
+    for _ in range(TILE_LAG + 2 * LANDING_EVERY):
         world.step(Inputs())
         loaded.step(Inputs())
         assert again.tiled.tiles == nav.tiled.tiles
     assert np.array_equal(loaded.agents.npcs[0].position, world.agents.npcs[0].position)
 
 
-@pytest.mark.parametrize("asked", [[[0, 0]], [[0, 0, 0]], [[0, 0, TILE_LAG + 1]], [[999, 0, 1]], [[0, 0, 1], [0, 0, 2]],
+@pytest.mark.parametrize("asked", [[[0, 0]], [[0, 0, 0]], [[0, 0, TILE_LAG + LANDING_EVERY]], [[999, 0, 1]], [[0, 0, 1], [0, 0, 2]],
                                    [[0, 0, True]], "x"])
 def test_a_bad_asked_state_is_refused_before_anything_changes(terrain, asked):
     world = World(terrain.snapshot(), settings=STREAMING)

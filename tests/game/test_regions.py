@@ -13,7 +13,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
-from voxelworld.game.nav_streaming import TILE_LAG
+from voxelworld.game.nav_streaming import LANDING_EVERY, TILE_LAG
 from voxelworld.game.populate import populate
 from voxelworld.game.regions import RETRY_FRAMES, RegionSettings
 from voxelworld.game.settings import WorldSettings
@@ -141,7 +141,7 @@ def test_a_sleeping_camp_is_saved_and_wakes_in_the_loaded_world(terrain, tmp_pat
     assert not loaded.agents.npcs and loaded.agents.regions.count("npc") == 3
     assert same(loaded.agents.regions.sleeping, world.agents.regions.sleeping)
     teleport(loaded, here[0], here[2])  # back: its chunks stream in, then the camp wakes
-    for _ in range(6 * RETRY_FRAMES + TILE_LAG):  # (its tiles baked TILE_LAG frames after asked for)
+    for _ in range(6 * RETRY_FRAMES + TILE_LAG + LANDING_EVERY):  # (its tiles baked TILE_LAG frames after asked for)
         loaded.step(Inputs())
         if len(loaded.agents.npcs) == 3:
             break

@@ -41,7 +41,7 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..attribute_state import pair, sequence, set_of, whole
+from ..attribute_state import MAX_COUNT, pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
 from ..navigation import (
@@ -70,7 +70,7 @@ from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import same_mesh as _same_mesh
 from .nav_chunks import terrain_objects as _terrain_objects
-from .nav_streaming import TILE_LAG, NavStreaming
+from .nav_streaming import LANDING_EVERY, TILE_LAG, NavStreaming
 from .state_checks import count
 
 __all__ = ["WorldNavigation", "DEFAULT_SETTINGS", "CROWD_SETTINGS"]
@@ -277,11 +277,13 @@ class WorldNavigation(NavStreaming):
         """What the navigation keeps from frame to frame besides its navmesh: ``revision``, ``log`` (a list of
         (revision, tiles changed) of the last :data:`LOG_LENGTH` re-bakes, oldest first) and ``crowd`` (the
         crowd's own state, ``Crowd.state_dict``; its agents' are their NPCs'); streaming, also ``tiles`` (kept)
-        and ``asked`` (the tiles asked for and not baked yet, as [ti, tk, frames until their bake])."""
+        and ``asked`` (the tiles asked for and not baked yet, as [ti, tk, frames until their bake]) and ``streams``
+        (the :meth:`stream` calls so far, which the frames tiles land in are multiples of)."""
         state = {"revision": self.revision, "log": list(self._log), "crowd": self.crowd.state_dict()}
         if self.tiled is not None:
             state["tiles"] = sorted(self.tiled.tiles)
             state["asked"] = [[ti, tk, at - self._streams] for (ti, tk), (at, _) in sorted(self._asked.items())]
+            state["streams"] = self._streams
         return state
 
     def load_state_dict(self, state: object) -> None:
@@ -299,6 +301,7 @@ class WorldNavigation(NavStreaming):
             raise ParameterError("state['tiles']", state["tiles"], "the tiles this navigation keeps, "
                                  f"{sorted(self.tiled.tiles) if self.tiled is not None else 'none (baked whole)'}")
         asked = self._checked_asked(state.get("asked", []))
+        streams = check_integer("state['streams']", state.get("streams", 0), minimum=0, maximum=MAX_COUNT)
         if "crowd" in state:
             self.crowd.load_state_dict(state["crowd"])
         self.revision, self._log = revision, deque(state["log"], maxlen=LOG_LENGTH)
@@ -306,11 +309,12 @@ class WorldNavigation(NavStreaming):
             if job[1] is not None:
                 job[1].future.cancel()
         # Baked in the frame their bake is due (started again from the loaded scene then: nothing runs meanwhile).
+        self._streams = streams
         self._asked = {tile: (self._streams + frames, None) for tile, frames in asked.items()}
 
     def _checked_asked(self, asked: object) -> dict[tuple[int, int], int]:
         legal = (f"a list of [ti, tk, frames]: tiles of the grid {self.tiled.tile_grid if self.tiled else '(none)'}"
-                 f" not kept, each once, and 1 <= frames <= {TILE_LAG}")
+                 f" not kept, each once, and 1 <= frames <= {TILE_LAG + LANDING_EVERY - 1}")
         if not isinstance(asked, (list, tuple)) or (asked and self.tiled is None):
             raise ParameterError("state['asked']", asked, legal)
         out: dict[tuple[int, int], int] = {}
@@ -321,7 +325,7 @@ class WorldNavigation(NavStreaming):
             ti, tk, frames = entry
             assert self.tiled is not None  # (checked above: entries only when streaming)
             ntx, ntz = self.tiled.tile_grid
-            if not (0 <= ti < ntx and 0 <= tk < ntz and 1 <= frames <= TILE_LAG) or (ti, tk) in out \
+            if not (0 <= ti < ntx and 0 <= tk < ntz and 1 <= frames < TILE_LAG + LANDING_EVERY) or (ti, tk) in out \
                     or (ti, tk) in self.tiled.tiles:
                 raise ParameterError("state['asked']", entry, legal)
             out[(ti, tk)] = frames
