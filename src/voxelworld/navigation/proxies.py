@@ -155,7 +155,8 @@ def _triangle_boxes(obj: SceneObject, proxy: str | None, depth: int = 0) -> Tria
     found = entry.get(key)
     if found is None:
         own = proxy is None or proxy == "mesh"
-        p, t = (obj.positions, obj.indices) if own else _proxy_triangles(obj.positions, obj.indices, proxy, depth)
+        p, t = (obj.positions, obj.indices) if proxy is None else \
+            _proxy_triangles(obj.positions, obj.indices, proxy, depth)
         p, t = np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(t, dtype=np.int64)
         boxes, whole, up = triangle_boxes(p, t)
         found = (p, t, boxes, tuple(whole.tolist()), up)
