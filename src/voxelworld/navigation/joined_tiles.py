@@ -36,11 +36,12 @@ from ._kernels.arrays import BoundaryRings
 from ._kernels.polygons import joined_portals
 from .index import NavIndex, polygon_boxes
 from .navmesh import NavMeshArrays
-from .polygons import TILE_CELLS, TileArrays, TilePolygons
+from .polygons import TILE_CELLS, TileArrays, TilePolygons, _tile_own_arrays
 
 __all__ = ["JoinedTiles", "tile_portals"]
 
 Tile = tuple[int, int]
+_NO_POINTS = np.empty((0, 3))  # a kept tile's corners and detail origins: read from the joined arrays
 
 
 class RingPieces(NamedTuple):
@@ -123,8 +124,9 @@ class JoinedTiles:
         self.grid = (float(x0), float(z0), float(cell))
         self.nx, self.nz, self.levels = int(nx), int(nz), int(levels)
         self._tile_columns = -(-self.nz // TILE_CELLS)  # a tile's code: ti * _tile_columns + tk, in tile order
-        # Each kept tile's arrays, side steps, area types and polygons' boxes and planes.
-        self._parts: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        # Each kept tile's arrays and side steps: what its share of the portals and its neighbours' read (its
+        # corners and detail origins are in the joined arrays only, not kept twice).
+        self._parts: dict[Tile, tuple[TileArrays, np.ndarray]] = {}
         self._codes = np.empty(0, np.int64)
         # Each kept tile's first polygon, corner, detail height and portal (one more: the totals), in tile order.
         self._first = np.zeros((4, 1), np.int64)
@@ -156,11 +158,15 @@ class JoinedTiles:
         their :func:`~.polygons.side_steps`) or dropped (None); the other tiles keep their polygons."""
         cols = self._tile_columns
         parts = self._parts
+        # The baked tiles' arrays in full, with their area types and polygons' boxes and planes: what the join copies
+        # (made here, not kept with the tile: TilePolygons.arrays would keep a second copy of what the join holds).
+        fresh: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray, np.ndarray]] = {}
         for tile, baked in changed.items():
             if baked is not None:
                 polygons, steps = baked
-                part = polygons.arrays(*self.grid)
-                parts[tile] = (part, steps, polygons.area_type, *_tile_boxes(part))
+                part = _tile_own_arrays(polygons, *self.grid)
+                fresh[tile] = (part, polygons.area_type, *_tile_boxes(part))
+                parts[tile] = (part._replace(vertices=_NO_POINTS, origins=_NO_POINTS), steps)
             else:
                 parts.pop(tile, None)
         changed_codes = np.array([ti * cols + tk for ti, tk in changed], np.int64).reshape(-1)
@@ -184,9 +190,8 @@ class JoinedTiles:
         counts = np.empty((4, len(codes)), np.int64)
         old_counts = np.diff(old_first, axis=1)
         counts[:, same] = old_counts[:, at[same]]
-        fresh = np.flatnonzero(~same)
-        for j in fresh.tolist():
-            part = parts[self._tile(codes[j])][0]
+        for j in np.flatnonzero(~same).tolist():
+            part = fresh[self._tile(codes[j])][0]
             counts[0, j], counts[1, j], counts[2, j] = len(part.level), len(part.vertices), len(part.details)
         first = np.zeros((4, len(codes) + 1), np.int64)
         np.cumsum(counts[:3], axis=1, out=first[:3, 1:])
@@ -201,7 +206,7 @@ class JoinedTiles:
         counts[3, same_share] = old_counts[3, at[same_share]]
         np.cumsum(counts[3], out=first[3, 1:])
         self._arrays, (self._area_type, *boxes_planes) = self._joined(codes, same, same_share, at, first, renumber,
-                                                                       shares)
+                                                                       shares, fresh)
         self._boxes_planes = (boxes_planes[0], boxes_planes[1])
         portal_shift = np.zeros(len(old_codes), np.int64)
         portal_shift[at[same_share]] = first[3, :-1][same_share] - old_first[3, :-1][at[same_share]]
@@ -283,8 +288,7 @@ class JoinedTiles:
     def _share(self, tile: Tile, first: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The tile's share of the portals (:func:`tile_portals`), numbered as in the joined arrays (``first``:
         each kept tile's first polygon, ``codes``: the kept tiles' codes)."""
-        parts = {t: self._parts[t][:2] for t in (tile, (tile[0], tile[1] + 1), (tile[0] + 1, tile[1]))
-                 if t in self._parts}
+        parts = {t: self._parts[t] for t in (tile, (tile[0], tile[1] + 1), (tile[0] + 1, tile[1])) if t in self._parts}
         pairs, segments, which = tile_portals(tile, parts, self.nx, self.nz, self.levels, *self.grid)
         cols = self._tile_columns
         code = tile[0] * cols + tile[1]
@@ -295,11 +299,12 @@ class JoinedTiles:
         return pairs, segments
 
     def _joined(self, codes: np.ndarray, same: np.ndarray, same_share: np.ndarray, at: np.ndarray, first: np.ndarray,
-                renumber: np.ndarray, shares: dict[int, tuple[np.ndarray, np.ndarray]]
+                renumber: np.ndarray, shares: dict[int, tuple[np.ndarray, np.ndarray]],
+                fresh: dict[Tile, tuple[TileArrays, np.ndarray, np.ndarray, np.ndarray]]
                 ) -> tuple[NavMeshArrays, list[np.ndarray]]:
         """The arrays of the kept tiles (``codes``): runs of tiles that stayed the same (``same``; tile j was tile
-        ``at[j]`` before) copied from the arrays before, the others' polygons from their parts; portals likewise
-        (``same_share``, else ``shares[j]``)."""
+        ``at[j]`` before) copied from the arrays before, the others' polygons from their arrays in ``fresh``;
+        portals likewise (``same_share``, else ``shares[j]``)."""
         vertices, polygon_start, _, level, portals, segments, origin, shape, details = self._arrays
         old_first = self._first
         pieces: list[list[np.ndarray]] = [[] for _ in range(9)]
@@ -316,7 +321,7 @@ class JoinedTiles:
                     out.append(source)
                 continue
             for j in range(j0, j1):
-                part, _, area_type, part_boxes, part_planes = self._parts[self._tile(codes[j])]
+                part, area_type, part_boxes, part_planes = fresh[self._tile(codes[j])]
                 for out, source in zip(pieces, (part.vertices, part.ends + first[1, j], part.level, part.origins,
                                                 part.boxes[:, 2:], part.details, area_type, part_boxes,
                                                 part_planes)):

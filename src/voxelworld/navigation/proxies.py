@@ -152,10 +152,17 @@ def _triangle_boxes(obj: SceneObject, proxy: str | None, depth: int = 0) -> Tria
     normal as wound; 0 for a degenerate one)."""
     entry = _cached(obj)
     key = (proxy, depth) if proxy in ("aabb-tree", "reduced") else proxy
-    if key not in entry:
+    found = entry.get(key)
+    if found is None:
+        own = proxy is None or proxy == "mesh"
         p, t = (obj.positions, obj.indices) if proxy is None else \
             _proxy_triangles(obj.positions, obj.indices, proxy, depth)
         p, t = np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(t, dtype=np.int64)
         boxes, whole, up = triangle_boxes(p, t)
-        entry[key] = (p, t, boxes, tuple(whole.tolist()), up)
-    return entry[key]
+        found = (p, t, boxes, tuple(whole.tolist()), up)
+        # A proxy is kept (a hull or a tree costs milliseconds); an object's own triangles are not: one kernel pass
+        # makes their boxes again, and what rays meet of them is kept beside (the rays' rows), so keeping these
+        # too held a third of the rows' memory again for nothing (issue 34).
+        if not own:
+            entry[key] = found
+    return found
