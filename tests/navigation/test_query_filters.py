@@ -194,6 +194,26 @@ def test_what_a_filter_derives_does_not_keep_a_navmesh_alive() -> None:
     assert index() is None and view() is None
 
 
+
+def test_a_query_keeps_no_index_of_a_navmesh_re_baked_since() -> None:
+    # A query alternating between a filter and none keeps the other binding as a spare; after a re-bake the old
+    # navmesh's index is never searched again, so no binding keeps it alive (its arrays would be held for nothing).
+    scene = Scene().with_object("floor", [[0, 0, 0], [8, 0, 0], [8, 0, 8], [0, 0, 8]], [[0, 2, 1], [0, 3, 2]])
+    mesh = bake(scene, SearchRegion((0, -1, 0), (8, 3, 8)), NavSettings(ray_density=4, agent_radius=0,
+                                                                         min_region_area=0))
+    query = NavQuery(mesh)
+    assert query.find_path([1, 0, 1], [7, 0, 7], AVOID) is not None
+    assert query.find_path([1, 0, 1], [7, 0, 7]) is not None  # (the filter's binding now the spare)
+    old_index = weakref.ref(mesh.index)
+    crate = [[x, y, z] for x in (2, 4) for y in (0, 1) for z in (2, 4)]
+    mesh.rebake([[2, 0, 2], [4, 1, 4]], scene.with_object("crate", crate, [[0, 1, 3], [0, 3, 2]], role="obstacle"))
+    path = query.find_path([1, 0, 3], [7, 0, 3])
+    fresh = NavQuery(mesh).find_path([1, 0, 3], [7, 0, 3])
+    assert path is not None and fresh is not None and np.array_equal(path.points, fresh.points)
+    gc.collect()
+    assert old_index() is None
+    assert query.find_path([1, 0, 3], [7, 0, 3], AVOID) is not None  # and both bindings work on
+
 # ------------------------------------------------------------------------------------------------ the crowd
 def test_an_agent_with_a_filter_never_steps_into_an_excluded_polygon() -> None:
     mesh = tiles(8, 4, hazard_block)

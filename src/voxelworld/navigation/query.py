@@ -292,16 +292,28 @@ class NavQuery:
 
     def _bind(self, index: NavIndex) -> None:
         """Make the path search read ``index``: the spare binding when it is that index's, else a new one (the
-        one replaced becomes the spare). The two never share a scratch array (each counts its own queries,
-        which its stamps rely on): a new binding takes the arrays of the spare it drops, or new ones."""
-        spare = self._spare
+        one replaced becomes the spare, unless it reads a navmesh re-baked since: never searched again, it would
+        only hold that navmesh's arrays). The two never share a scratch array (each counts its own queries, which
+        its stamps rely on): a new binding takes the arrays of the binding it drops, or new ones."""
+        spare, current = self._spare, None
         if self._fitted is not None and self._query is not None and self._scratch is not None:
-            self._spare = (self._fitted, self._query, self._call, self._scratch, self._path_buffer)
+            current = (self._fitted, self._query, self._call, self._scratch, self._path_buffer)
         if spare is not None and spare[0] is index:
+            self._spare = current if current is not None and self._of_this_navmesh(current[0]) else None
             self._fitted, self._query, self._call, self._scratch, self._path_buffer = spare
             return
-        self._scratch, self._path_buffer = (spare[3], spare[4]) if spare is not None else (None, np.zeros((0, 3)))
+        if current is not None and not self._of_this_navmesh(current[0]):
+            self._spare = spare if spare is not None and self._of_this_navmesh(spare[0]) else None
+            dropped: tuple | None = current
+        else:
+            self._spare, dropped = current, spare
+        self._scratch, self._path_buffer = (dropped[3], dropped[4]) if dropped is not None else (None, np.zeros((0, 3)))
         self._fit_scratch(index, max(SMALLEST_QUEUE, 4 * len(index.rings.ring_xz)))
+
+    def _of_this_navmesh(self, index: NavIndex) -> bool:
+        """Whether ``index`` is the navmesh's index now, or one of its filter views' (made of it)."""
+        now = self.mesh.index
+        return index is now or any(getattr(view, "index", None) is index for view in now.filter_views.values())
 
     def _fit_scratch(self, index: NavIndex, room: int) -> None:
         """Make the scratch (see ``_kernels/polyanya.py``) hold the ring vertices and polygons of ``index`` and
