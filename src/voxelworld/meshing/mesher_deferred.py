@@ -143,10 +143,14 @@ class MesherDeferred:
         for chunk in map(tuple, np.argwhere(reads).tolist()):
             volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
+        # Owed surfaces of chunks showing nothing yet, made by a later job: a mesh joining one waits for it (made
+        # here, that surface would be made again by its own job, and the mesh again when it lands).
+        asked = set(surfaces)
+        waiting = frozenset(c for c in self._deferred if c not in asked and c not in self._display_surfaces)
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy())
+                          self._vertex_free.copy(), waiting)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
@@ -177,6 +181,9 @@ class MesherDeferred:
             if not stale_surface[chunk] and self._active[chunk] and chunk not in self._display_surfaces \
                     and chunk not in self._deferred:
                 self._display_surfaces[chunk] = surface
+        for chunk in result.unmade:  # joining a surface a later job makes: owed until then
+            if self._active[chunk]:
+                self._deferred_remesh.add(chunk)
         for chunk, mesh in sorted(result.meshes.items()):
             if not self._active[chunk]:
                 continue

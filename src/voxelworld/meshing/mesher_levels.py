@@ -51,9 +51,11 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
             continue
         remesh.add(chunk)
         remesh |= {c for c in neighbours_seeing_changes(volume.chunk_grid_shape, chunk, old, new) if job.active[c]}
-    meshes, warm = assemble_displays(volume, fields, sorted(remesh), ChainMap(display, job.current), job.active,
+    unmade = sorted(c for c in remesh if job.waiting and any(lower in job.waiting for lower in lower_block(c)))
+    order = sorted(remesh.difference(unmade))
+    meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
-    return PreparedResult(raw_made, display, meshes, warm)
+    return PreparedResult(raw_made, display, meshes, warm, tuple(unmade))
 
 
 class MesherLevels:
