@@ -167,6 +167,8 @@ class Streaming:
         work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
         mesher = self.mesher
         surfaces, meshes = mesher.owed_surfaces, mesher.owed_meshes
+        # A mesh joining an owed surface waits for it (the job making that surface makes the mesh too): not asked.
+        meshes &= ~spread(surfaces, 1, 0)
         cost = np.where(surfaces, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST),
                         meshes.astype(np.int64))
         owed = np.argwhere(cost > 0)

@@ -145,16 +145,16 @@ class MesherDeferred:
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
         # Owed surfaces of chunks showing nothing yet, made by a later job: a mesh joining one waits for it (made
         # here, that surface would be made again by its own job, and the mesh again when it lands).
-        asked = set(surfaces)
+        asked, stamps = set(surfaces), self._stamps.copy()
         waiting = frozenset(c for c in self._deferred if c not in asked and c not in self._display_surfaces)
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy(), waiting)
+                          self._vertex_free.copy(), waiting, stamps)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
-        return PreparedChanges(job.active, job.detail, versions, self._stamps.copy(), surfaces, future, deferred=True)
+        return PreparedChanges(job.active, job.detail, versions, stamps, surfaces, future, deferred=True)
 
     def _land(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]:
         """Install what ``prepared`` (of :meth:`prepare_deferred`) made where nothing it was made of changed since

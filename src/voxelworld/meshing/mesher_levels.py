@@ -38,11 +38,22 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
         raw = raw_surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
         return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
 
-    made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
+    def restamped(chunk: tuple) -> bool:
+        # Owed work whose chunk changed level or activity since it was asked for: the mesher would not install it
+        # (its stamps only rise), so it is not made. Read as the work starts: only ever skips what is stale.
+        return job.stamps is not None and bool(mesher._stamps[chunk] != job.stamps[chunk])
+
+    def wanted_surface(chunk: tuple) -> tuple[ChunkSurface, ChunkSurface] | None:
+        return None if restamped(chunk) else display_surface(chunk, job.raw.get(chunk))
+
+    made = background_map(wanted_surface, list(job.surfaces))
     raw_made: dict[tuple, ChunkSurface] = {}
     display: dict[tuple, ChunkSurface] = {}
     remesh = set(job.remeshed_for_off)
-    for chunk, (raw, new) in zip(job.surfaces, made):
+    for chunk, pair in zip(job.surfaces, made):
+        if pair is None:  # stale: its own next job makes it and the meshes it changes
+            continue
+        raw, new = pair
         if chunk not in job.raw:
             raw_made[chunk] = raw
         display[chunk] = new
@@ -51,7 +62,8 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
             continue
         remesh.add(chunk)
         remesh |= {c for c in neighbours_seeing_changes(volume.chunk_grid_shape, chunk, old, new) if job.active[c]}
-    unmade = sorted(c for c in remesh if job.waiting and any(lower in job.waiting for lower in lower_block(c)))
+    unmade = sorted(c for c in remesh if (job.waiting or job.stamps is not None)
+                    and any(lower in job.waiting or restamped(lower) for lower in lower_block(c)))
     order = sorted(remesh.difference(unmade))
     meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)

@@ -52,6 +52,9 @@ class PreparedJob:
     # Chunks whose display surface is owed and made by a later job (ChunkMesher.prepare_deferred): the meshes
     # joining them are left owed rather than made from a surface made here and again by that job.
     waiting: frozenset = frozenset()
+    # The mesher's surface stamps when the work was asked for (prepare_deferred): work on a chunk restamped since
+    # (a new level, turned inactive) would be stale, and is skipped. None: everything is made.
+    stamps: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
