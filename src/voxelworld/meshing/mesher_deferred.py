@@ -120,10 +120,19 @@ class MesherDeferred:
             # none of an empty surface's).
             self._vertex_free[chunk] = True
         self._activated = set()
+        self.defer_levels()
+        return turned
+
+    def defer_levels(self) -> None:
+        """Owe the display surfaces of the chunks whose display level or level of detail changed since the last
+        update (:meth:`set_display_levels`, :meth:`set_detail_levels`): the background thread makes them
+        (:meth:`prepare_deferred`), not the next update; their meshes show their previous level until then. Nothing
+        before the first update (it makes everything at once)."""
+        if self._fields is None:
+            return
         relevelled = {c for c in self._relevelled if self._active[c] and not self._vertex_free[c]}
         self._deferred |= relevelled
         self._relevelled -= relevelled
-        return turned
 
     def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]]) -> PreparedChanges:
         """Start working out, on the background thread, the owed display work of ``chunks`` (owed surfaces or
