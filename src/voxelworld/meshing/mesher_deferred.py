@@ -7,9 +7,10 @@ out by the background thread in jobs of a few chunks (:meth:`~MesherDeferred.pre
 installed by :meth:`ChunkMesher.apply_changes <voxelworld.meshing.ChunkMesher.apply_changes>` in the first frame
 after a job is done, never waited for. Until then a chunk shows its previous mesh (its previous level of detail, or
 nothing for a chunk entering the view). A part of a job whose inputs changed meanwhile (an edit near it, another
-level) is not installed: it stays owed, for the next job. So *when* a display mesh lands depends on the thread's
-speed, *what* lands does not: once nothing is owed the meshes are those a fresh mesher makes of the same voxels at
-the same chunks and levels, bit for bit. :meth:`~MesherDeferred.settle_deferred` hands what is still owed to the
+level) is not installed: it stays owed, for the next job (and is not made at all when that is known as the job
+starts); a mesh joining a surface a later job owes waits for it, owed, rather than making that surface twice. So
+*when* a display mesh lands depends on the thread's speed, *what* lands does not: once nothing is owed the meshes
+are those a fresh mesher makes of the same voxels at the same chunks and levels, bit for bit. :meth:`~MesherDeferred.settle_deferred` hands what is still owed to the
 mesher's next update (a save, a world streamed at once).
 
 :class:`MesherDeferred` is the part of ``ChunkMesher`` that does it (ChunkMesher inherits it).
