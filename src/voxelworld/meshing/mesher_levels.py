@@ -23,7 +23,7 @@ from .detail import MAX_DETAIL_LEVEL
 from .mesh import DisplayMesh
 from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
-from .surface import ChunkSurface, PackedSurfaces
+from .surface import ChunkSurface, PackedSurfaces, prepacked
 
 __all__ = ["MesherLevels", "described"]
 
@@ -67,7 +67,9 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
     order = sorted(remesh.difference(unmade))
     meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
-    return PreparedResult(raw_made, display, meshes, warm, tuple(unmade))
+    # Packed here, as the mesher keeps them: the thread installing them does no more than store them.
+    return PreparedResult(raw_made, {chunk: prepacked(surface) for chunk, surface in display.items()}, meshes,
+                          {chunk: prepacked(surface) for chunk, surface in warm.items()}, tuple(unmade))
 
 
 class MesherLevels:
