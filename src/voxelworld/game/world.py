@@ -221,7 +221,7 @@ class World(Streaming):
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
         self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None] = (
             None, None, None)
-        self._stream_orders: dict = {}  # the order chunks stream in, kept between steps (Streaming._nearest_first)
+        self._stream_orders: dict = {}  # the order chunks stream in, kept between steps (Streaming._budgeted)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
