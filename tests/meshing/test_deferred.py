@@ -145,10 +145,15 @@ def test_a_job_makes_only_its_own_surfaces_and_skips_what_turned_stale(world, mo
     levels = mesher.detail_levels
     levels[rest[0]] = 1  # restamped before the thread starts: its work is skipped, and it stays owed
     mesher.defer_changes(mesher.active, levels)
+    volume = mesher.volume
+    centre = volume.origin + (np.array(rest[-1]) + 0.5) * volume.chunk_size * volume.voxel_size
+    volume.remove(Sphere(tuple(centre), 3.0))  # edited before the thread starts: skipped too
     made.clear()
     go.set()
     mesher.apply_changes(job)
     assert made and rest[0] not in made and mesher.owed_surfaces[rest[0]]
+    assert rest[-1] not in made and mesher.owed_surfaces[rest[-1]]
+    mesher.update()
     monkeypatch.setattr(mesher_levels, "_prepare", work)
     _land_all(mesher)
     assert _meshes(mesher) == _meshes(_fresh(mesher))

@@ -160,7 +160,7 @@ class MesherDeferred:
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy(), waiting, stamps)
+                          self._vertex_free.copy(), waiting, stamps, versions)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
@@ -177,7 +177,8 @@ class MesherDeferred:
         stale_mesh = spread(changed, 2, 1) | spread(restamped, 1, 0)
         landed = set()
         for chunk in prepared.surfaces:
-            if chunk not in self._deferred or stale_surface[chunk] or not self._active[chunk]:
+            if chunk not in self._deferred or stale_surface[chunk] or not self._active[chunk] \
+                    or chunk not in result.display:  # (skipped as stale by the thread: see _prepare)
                 continue
             raw = result.raw.get(chunk)
             if raw is not None and chunk not in self._raw:

@@ -43,8 +43,17 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
         # (its stamps only rise), so it is not made. Read as the work starts: only ever skips what is stale.
         return job.stamps is not None and bool(mesher._stamps[chunk] != job.stamps[chunk])
 
+    def edited(chunk: tuple, below: int, above: int) -> bool:
+        # Likewise an edit of the voxels it reads since (chunks -below .. +above around it, as the mesher's test).
+        if job.versions is None:
+            return False
+        box = tuple(slice(max(c - below, 0), c + above + 1) for c in chunk)
+        return bool((volume.chunk_versions[box] != job.versions[box]).any())
+
     def wanted_surface(chunk: tuple) -> tuple[ChunkSurface, ChunkSurface] | None:
-        return None if restamped(chunk) else display_surface(chunk, job.raw.get(chunk))
+        if restamped(chunk) or edited(chunk, 1, 1):
+            return None
+        return display_surface(chunk, job.raw.get(chunk))
 
     made = background_map(wanted_surface, list(job.surfaces))
     raw_made: dict[tuple, ChunkSurface] = {}
@@ -63,7 +72,7 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
         remesh.add(chunk)
         remesh |= {c for c in neighbours_seeing_changes(volume.chunk_grid_shape, chunk, old, new) if job.active[c]}
     unmade = sorted(c for c in remesh if (job.waiting or job.stamps is not None)
-                    and any(lower in job.waiting or restamped(lower) for lower in lower_block(c)))
+                    and (edited(c, 2, 1) or any(lower in job.waiting or restamped(lower) for lower in lower_block(c))))
     order = sorted(remesh.difference(unmade))
     meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)

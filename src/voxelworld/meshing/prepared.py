@@ -55,6 +55,7 @@ class PreparedJob:
     # The mesher's surface stamps when the work was asked for (prepare_deferred): work on a chunk restamped since
     # (a new level, turned inactive) would be stale, and is skipped. None: everything is made.
     stamps: np.ndarray | None = None
+    versions: np.ndarray | None = None  # the chunk versions its voxels are of, likewise (an edit since: stale)
 
 
 @dataclass(frozen=True)
