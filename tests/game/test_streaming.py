@@ -197,3 +197,37 @@ def test_npcs_are_given_the_ground_of_their_tiles_not_detail_of_their_own(terrai
     world._walker_points = lambda: np.array([npc.position + [40.0, 0.0, 0.0]])  # beyond a chunk's edge: chosen again
     world._stream_target(16)
     assert not np.array_equal(world._stream_anchor, anchor)
+
+
+def test_streaming_order_kept_between_steps_is_budgeted_levels_order():
+    """Streaming._budgeted keeps the chunks' order between the steps of one anchor: each step moves the same chunks
+    budgeted_levels moves, as the chunks move towards what is wanted, and when one leaves it (sorted again)."""
+    from voxelworld.game.detail import budgeted_levels
+    from voxelworld.game.streaming import Streaming
+    from voxelworld.terrain import VoxelVolume
+
+    volume = VoxelVolume((96, 32, 96), chunk_size=8)
+    grid = volume.chunk_grid_shape
+    rng = np.random.default_rng(5)
+    streaming = Streaming.__new__(Streaming)
+    streaming._stream_orders = {}
+    points = np.array([[40.0, 10.0, 30.0]])
+    distance = np.round(rng.uniform(0.0, 50.0, grid))  # (rounded: ties, broken by chunk index)
+    wanted = rng.integers(0, 4, grid)
+    cost = rng.integers(0, 9, grid)
+    current = rng.integers(0, 4, grid)
+    steps = 0
+    while not np.array_equal(current, wanted):
+        expected = budgeted_levels(current, wanted, volume, points, 40, cost, distance)
+        current = streaming._budgeted("detail", current, wanted, 40, cost, distance)
+        assert np.array_equal(current, expected)
+        steps += 1
+        if steps == 3:  # a chunk leaves what it wanted (another change of the mesher's): sorted again
+            far = tuple(np.argwhere(current == wanted)[-1])
+            current = current.copy()
+            current[far] = (current[far] + 1) % 4
+    assert steps > 5
+    distance = distance + 1.0  # a new anchor: new distances
+    current = rng.integers(0, 4, grid)
+    assert np.array_equal(streaming._budgeted("detail", current, wanted, 40, cost, distance),
+                          budgeted_levels(current, wanted, volume, points, 40, cost, distance))

@@ -112,6 +112,52 @@ def test_a_slow_thread_lands_the_same_meshes_later(world, monkeypatch):
     assert not slow.owes_display and _meshes(slow) == _meshes(quick)
 
 
+
+def test_a_job_makes_only_its_own_surfaces_and_skips_what_turned_stale(world, monkeypatch):
+    """A job makes no surface a later job owes (the meshes joining one wait for it: owed), nor the work of a chunk
+    restamped after it was asked for (a new level: never installed); what lands in the end is a fresh mesher's."""
+    import threading
+
+    mesher = _start(world)
+    grid = world.chunk_grid_shape
+    mesher.defer_changes(np.ones(grid, dtype=bool), mesher.detail_levels)
+    owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces).tolist()))
+    made, real = [], mesher_levels.raw_surface
+
+    def counted(volume, chunk, *args, **kwargs):
+        made.append(tuple(chunk))
+        return real(volume, chunk, *args, **kwargs)
+
+    monkeypatch.setattr(mesher_levels, "raw_surface", counted)
+    first = owed[len(owed) // 2:]  # (their lower neighbours in the other half)
+    mesher.apply_changes(mesher.prepare_deferred(first))
+    assert made and set(made) <= set(first)
+    assert mesher.owed_meshes.any()  # the meshes joining the later half wait for it
+    go, work = threading.Event(), mesher_levels._prepare
+
+    def held(*args):
+        go.wait(10.0)
+        return work(*args)
+
+    monkeypatch.setattr(mesher_levels, "_prepare", held)
+    rest = sorted(map(tuple, np.argwhere(mesher.owed_surfaces).tolist()))
+    job = mesher.prepare_deferred(rest)
+    levels = mesher.detail_levels
+    levels[rest[0]] = 1  # restamped before the thread starts: its work is skipped, and it stays owed
+    mesher.defer_changes(mesher.active, levels)
+    volume = mesher.volume
+    centre = volume.origin + (np.array(rest[-1]) + 0.5) * volume.chunk_size * volume.voxel_size
+    volume.remove(Sphere(tuple(centre), 3.0))  # edited before the thread starts: skipped too
+    made.clear()
+    go.set()
+    mesher.apply_changes(job)
+    assert made and rest[0] not in made and mesher.owed_surfaces[rest[0]]
+    assert rest[-1] not in made and mesher.owed_surfaces[rest[-1]]
+    mesher.update()
+    monkeypatch.setattr(mesher_levels, "_prepare", work)
+    _land_all(mesher)
+    assert _meshes(mesher) == _meshes(_fresh(mesher))
+
 def test_settled_work_is_made_by_the_next_update(world):
     mesher = _start(world)
     grid = world.chunk_grid_shape

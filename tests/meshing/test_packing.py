@@ -177,3 +177,24 @@ def test_pack_cells_matches_numpy():
         back_case, back_first = np.empty(shape, np.uint16), np.empty(shape, np.int32)
         _kernels.unpack_cells(solid, surface_cells, case_at, first_at, back_case, back_first)
         np.testing.assert_array_equal(back_case, case)
+
+
+def test_a_prepacked_surface_is_kept_as_packed_and_reads_as_the_surface(world):
+    """prepacked (a background thread's surfaces) packs a surface as PackedSurfaces would: stored there it is kept
+    as it is (no packing again), and it reads as the surface it was made of."""
+    from voxelworld.meshing import MeshOptions
+    from voxelworld.meshing.chunk_surfaces import raw_surface
+    from voxelworld.meshing.surface import PackedSurfaces, packed_cells, prepacked
+
+    surface = next(s for s in (raw_surface(world, c, MeshOptions(), 3) for c in np.ndindex(world.chunk_grid_shape))
+                   if s.vertex_count > 50)
+    ready = prepacked(surface)
+    packed = packed_cells(ready)
+    assert packed is not None
+    kept = PackedSurfaces()
+    kept["a"] = ready
+    assert kept._packed["a"] is packed
+    plain = PackedSurfaces()
+    plain["a"] = surface
+    for name in ("cell_case", "cell_first", "surface_cells", "rep", "positions", "normals", "materials"):
+        np.testing.assert_array_equal(getattr(kept["a"], name), getattr(plain["a"], name))

@@ -82,6 +82,7 @@ class Streaming:
     # The active chunks wanted (meshed now, kept meshed) and the levels of detail wanted; None: no view distance, no
     # detail distances.
     _stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None]
+    _stream_orders: dict[str, tuple[np.ndarray, np.ndarray]]  # by what streams: (the distances, its order by them)
 
     def _stream_points(self) -> np.ndarray:
         """Where the actors that are shown around are (m): the player and the enemies (they dig); the world is meshed
@@ -167,6 +168,8 @@ class Streaming:
         work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
         mesher = self.mesher
         surfaces, meshes = mesher.owed_surfaces, mesher.owed_meshes
+        # A mesh joining an owed surface waits for it (the job making that surface makes the mesh too): not asked.
+        meshes &= ~spread(surfaces, 1, 0)
         cost = np.where(surfaces, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST),
                         meshes.astype(np.int64))
         owed = np.argwhere(cost > 0)
@@ -234,17 +237,44 @@ class Streaming:
             # The level of a chunk without vertices changes for free (nothing to simplify again): first, so the
             # chunks about to be meshed are meshed at their level.
             free = np.where(cost == 0, detail, current_detail)
-            levels = budgeted_levels(free, detail, volume, points, limit, cost, nearness) if budget is not None \
-                else detail
+            levels = detail if budget is None else self._budgeted("detail", free, detail, limit, cost, nearness) \
+                if nearness is not None else budgeted_levels(free, detail, volume, points, limit, cost)
         target = current_active
         if active is not None:
             # Chunks out of range stop at once; new ones come nearest first, with a budget of their own (at the
             # view's edge, behind every level change otherwise).
             wanted, kept = active
             base = current_active & kept
-            target = budgeted_levels(base.astype(np.int64), (base | wanted).astype(np.int64), volume, points,
-                                     limit, _activation_cost(volume), nearness).astype(bool)
+            grown = (base | wanted).astype(np.int64)
+            target = (self._budgeted("active", base.astype(np.int64), grown, limit, _activation_cost(volume), nearness)
+                      if nearness is not None else
+                      budgeted_levels(base.astype(np.int64), grown, volume, points, limit, _activation_cost(volume),
+                                      None)).astype(bool)
         return target, levels
+
+    def _budgeted(self, what: str, current: np.ndarray, wanted: np.ndarray, budget: int, cost: np.ndarray,
+                  distance: np.ndarray) -> np.ndarray:
+        """:func:`~voxelworld.game.detail.budgeted_levels` of ``current`` towards ``wanted`` by ``distance``, the
+        same array for the same chunks: the chunks still to move, nearest first (ties by chunk index), are those
+        listed at the anchor's last move still to move, in that order (a step only moves chunks to what is wanted),
+        so they are sorted once an anchor, not every step (a sort of thousands of chunks, a millisecond)."""
+        differs = current != wanted
+        count = int(np.count_nonzero(differs))
+        if count == 0:
+            return current
+        kept = self._stream_orders.get(what)
+        order = None
+        if kept is not None and kept[0] is distance:
+            order = kept[1][differs[tuple(kept[1].T)]]
+        if order is None or len(order) != count:  # new distances, or a chunk left what is wanted: sorted again
+            changed = np.argwhere(differs)  # (in index order: a stable sort by distance breaks ties by index)
+            order = changed[np.argsort(distance[tuple(changed.T)], kind="stable")]
+        self._stream_orders[what] = (distance, order)
+        spent = np.cumsum(cost[tuple(order.T)])
+        taken = order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
+        out = current.copy()
+        out[tuple(taken.T)] = wanted[tuple(taken.T)]
+        return out
 
     def _let_go_of(self, far: np.ndarray) -> None:
         """The volume lets go of the voxels of the ``far`` chunks its store holds as they are (saved: nothing

@@ -185,7 +185,7 @@ class World(Streaming):
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
-                        "_prepared_frame", "cut_marks", "generator", "ground_things")
+                        "_prepared_frame", "_stream_orders", "cut_marks", "generator", "ground_things")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -221,6 +221,7 @@ class World(Streaming):
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
         self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None] = (
             None, None, None)
+        self._stream_orders: dict = {}  # the order chunks stream in, kept between steps (Streaming._budgeted)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
@@ -457,6 +458,8 @@ class World(Streaming):
         if not np.array_equal(current, wanted):
             self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
                                                        settings.detail_changes_per_frame))
+            if settings.view_distance is not None or settings.detail_distances is not None:
+                self.mesher.defer_levels()  # a streaming world's background thread makes them (World.stream)
 
     def _build_display_meshes(self) -> None:
         self.changed_chunks = self.mesher.build_display_meshes().remeshed

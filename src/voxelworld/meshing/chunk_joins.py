@@ -56,10 +56,15 @@ def lower_block(chunk: Sequence[int]) -> product[tuple[int, ...]]:
     return product(*(range(max(c - 1, 0), c + 1) for c in chunk))
 
 
+_UPPER_OFFSETS = tuple(offset for offset in product((0, 1), repeat=3) if any(offset))
+
+
 def upper_neighbours(chunk: Sequence[int], grid: Sequence[int]) -> list[tuple]:
     """The upper neighbours of ``chunk`` (+1 on some axes) within ``grid``: the chunks whose quads join it."""
-    uppers = (tuple(c + o for c, o in zip(chunk, offset)) for offset in product((0, 1), repeat=3) if any(offset))
-    return [u for u in uppers if all(c < n for c, n in zip(u, grid))]
+    # Plain arithmetic on three numbers (a streaming step asks for thousands of chunks' neighbours).
+    i, j, k = chunk
+    ni, nj, nk = grid
+    return [(i + a, j + b, k + c) for a, b, c in _UPPER_OFFSETS if i + a < ni and j + b < nj and k + c < nk]
 
 
 def neighbours_seeing_changes(grid: Sequence[int], chunk: Sequence[int], old: ChunkSurface | None,

@@ -105,6 +105,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self.volume = volume
         # Times each chunk's collision mesh was dropped (collision_key compares them, a slice at a time).
         self._collision_revisions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
+        self._followed_of: tuple[np.ndarray, np.ndarray] | None = None  # (_active, what _followed made of it)
         self._chunk_lists: dict[tuple, tuple] = {}  # the chunks of a box of the grid, by box and activity (_chunks_in)
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
@@ -185,7 +186,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             self._seen = np.where(followed, versions, -1)
         else:
             rebuild = set()
-            for chunk in map(tuple, np.argwhere((self._seen >= 0) & (versions != self._seen)).tolist()):
+            # (Most frames change nothing: ``any`` is a fraction of what listing the chunks costs on a large grid.)
+            changed = (self._seen >= 0) & (versions != self._seen)
+            for chunk in map(tuple, np.argwhere(changed).tolist() if changed.any() else ()):
                 changed = self._take_changes(chunk, volume)
                 if changed is not None:
                     rebuild |= self._chunks_reading(*changed)
@@ -193,7 +196,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
                     self._shade_boxes.append(changed)
             # Chunks the mesher starts to follow take the volume's voxels as they are (nothing of theirs was
             # meshed); those it stops following keep what it saw, to be taken again should it follow them again.
-            for chunk in map(tuple, np.argwhere(followed & (self._seen < 0)).tolist()):
+            taken = followed & (self._seen < 0)
+            for chunk in map(tuple, np.argwhere(taken).tolist() if taken.any() else ()):
                 volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
             self._seen = np.where(followed, versions, -1)
             rebuild |= self._activated
@@ -204,19 +208,23 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
 
     def _followed(self) -> np.ndarray:
         """The chunks whose voxels the mesher follows: the active ones and those their cells read (the neighbours
-        one chunk away)."""
+        one chunk away). Kept while the active chunks are the same array (set_active makes a new one)."""
         active = self._active
-        if active.all():
-            return active.copy()
+        kept = self._followed_of
+        if kept is not None and kept[0] is active:
+            return kept[1]
         followed = active.copy()
-        for axis in range(3):
-            grown = followed.copy()
-            head = [slice(None)] * 3
-            tail = [slice(None)] * 3
-            head[axis], tail[axis] = slice(1, None), slice(None, -1)
-            grown[tuple(head)] |= followed[tuple(tail)]
-            grown[tuple(tail)] |= followed[tuple(head)]
-            followed = grown
+        if not active.all():
+            for axis in range(3):
+                grown = followed.copy()
+                head = [slice(None)] * 3
+                tail = [slice(None)] * 3
+                head[axis], tail[axis] = slice(1, None), slice(None, -1)
+                grown[tuple(head)] |= followed[tuple(tail)]
+                grown[tuple(tail)] |= followed[tuple(head)]
+                followed = grown
+        followed.flags.writeable = False  # (kept: see above)
+        self._followed_of = (active, followed)
         return followed
 
     def let_go(self, chunks: Iterable[tuple]) -> None:
@@ -348,7 +356,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         if mark == self._cooled:
             return
         self._cooled = mark
-        for chunk in [c for c in self._raw if not self.is_hot(c)]:
+        hot = self.hot_chunks  # (one array for all: a method call per kept surface cost more than the rest)
+        for chunk in [c for c in self._raw if not hot[c]]:
             del self._raw[chunk]
             self._collision_surfaces.pop(chunk, None)
 

@@ -7,9 +7,10 @@ out by the background thread in jobs of a few chunks (:meth:`~MesherDeferred.pre
 installed by :meth:`ChunkMesher.apply_changes <voxelworld.meshing.ChunkMesher.apply_changes>` in the first frame
 after a job is done, never waited for. Until then a chunk shows its previous mesh (its previous level of detail, or
 nothing for a chunk entering the view). A part of a job whose inputs changed meanwhile (an edit near it, another
-level) is not installed: it stays owed, for the next job. So *when* a display mesh lands depends on the thread's
-speed, *what* lands does not: once nothing is owed the meshes are those a fresh mesher makes of the same voxels at
-the same chunks and levels, bit for bit. :meth:`~MesherDeferred.settle_deferred` hands what is still owed to the
+level) is not installed: it stays owed, for the next job (and is not made at all when that is known as the job
+starts); a mesh joining a surface a later job owes waits for it, owed, rather than making that surface twice. So
+*when* a display mesh lands depends on the thread's speed, *what* lands does not: once nothing is owed the meshes
+are those a fresh mesher makes of the same voxels at the same chunks and levels, bit for bit. :meth:`~MesherDeferred.settle_deferred` hands what is still owed to the
 mesher's next update (a save, a world streamed at once).
 
 :class:`MesherDeferred` is the part of ``ChunkMesher`` that does it (ChunkMesher inherits it).
@@ -120,10 +121,19 @@ class MesherDeferred:
             # none of an empty surface's).
             self._vertex_free[chunk] = True
         self._activated = set()
+        self.defer_levels()
+        return turned
+
+    def defer_levels(self) -> None:
+        """Owe the display surfaces of the chunks whose display level or level of detail changed since the last
+        update (:meth:`set_display_levels`, :meth:`set_detail_levels`): the background thread makes them
+        (:meth:`prepare_deferred`), not the next update; their meshes show their previous level until then. Nothing
+        before the first update (it makes everything at once)."""
+        if self._fields is None:
+            return
         relevelled = {c for c in self._relevelled if self._active[c] and not self._vertex_free[c]}
         self._deferred |= relevelled
         self._relevelled -= relevelled
-        return turned
 
     def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]]) -> PreparedChanges:
         """Start working out, on the background thread, the owed display work of ``chunks`` (owed surfaces or
@@ -143,14 +153,18 @@ class MesherDeferred:
         for chunk in map(tuple, np.argwhere(reads).tolist()):
             volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
+        # Owed surfaces of chunks showing nothing yet, made by a later job: a mesh joining one waits for it (made
+        # here, that surface would be made again by its own job, and the mesh again when it lands).
+        asked, stamps = set(surfaces), self._stamps.copy()
+        waiting = frozenset(c for c in self._deferred if c not in asked and c not in self._display_surfaces)
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy())
+                          self._vertex_free.copy(), waiting, stamps, versions)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
-        return PreparedChanges(job.active, job.detail, versions, self._stamps.copy(), surfaces, future, deferred=True)
+        return PreparedChanges(job.active, job.detail, versions, stamps, surfaces, future, deferred=True)
 
     def _land(self, prepared: PreparedChanges) -> frozenset[tuple[int, int, int]]:
         """Install what ``prepared`` (of :meth:`prepare_deferred`) made where nothing it was made of changed since
@@ -163,7 +177,8 @@ class MesherDeferred:
         stale_mesh = spread(changed, 2, 1) | spread(restamped, 1, 0)
         landed = set()
         for chunk in prepared.surfaces:
-            if chunk not in self._deferred or stale_surface[chunk] or not self._active[chunk]:
+            if chunk not in self._deferred or stale_surface[chunk] or not self._active[chunk] \
+                    or chunk not in result.display:  # (skipped as stale by the thread: see _prepare)
                 continue
             raw = result.raw.get(chunk)
             if raw is not None and chunk not in self._raw:
@@ -177,6 +192,9 @@ class MesherDeferred:
             if not stale_surface[chunk] and self._active[chunk] and chunk not in self._display_surfaces \
                     and chunk not in self._deferred:
                 self._display_surfaces[chunk] = surface
+        for chunk in result.unmade:  # joining a surface a later job makes: owed until then
+            if self._active[chunk]:
+                self._deferred_remesh.add(chunk)
         for chunk, mesh in sorted(result.meshes.items()):
             if not self._active[chunk]:
                 continue

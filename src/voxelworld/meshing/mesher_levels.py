@@ -23,7 +23,7 @@ from .detail import MAX_DETAIL_LEVEL
 from .mesh import DisplayMesh
 from .options import MeshOptions
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, background_map, spread
-from .surface import ChunkSurface, PackedSurfaces
+from .surface import ChunkSurface, PackedSurfaces, prepacked
 
 __all__ = ["MesherLevels", "described"]
 
@@ -38,11 +38,31 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
         raw = raw_surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
         return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
 
-    made = background_map(lambda chunk: display_surface(chunk, job.raw.get(chunk)), list(job.surfaces))
+    def restamped(chunk: tuple) -> bool:
+        # Owed work whose chunk changed level or activity since it was asked for: the mesher would not install it
+        # (its stamps only rise), so it is not made. Read as the work starts: only ever skips what is stale.
+        return job.stamps is not None and bool(mesher._stamps[chunk] != job.stamps[chunk])
+
+    def edited(chunk: tuple, below: int, above: int) -> bool:
+        # Likewise an edit of the voxels it reads since (chunks -below .. +above around it, as the mesher's test).
+        if job.versions is None:
+            return False
+        box = tuple(slice(max(c - below, 0), c + above + 1) for c in chunk)
+        return bool((volume.chunk_versions[box] != job.versions[box]).any())
+
+    def wanted_surface(chunk: tuple) -> tuple[ChunkSurface, ChunkSurface] | None:
+        if restamped(chunk) or edited(chunk, 1, 1):
+            return None
+        return display_surface(chunk, job.raw.get(chunk))
+
+    made = background_map(wanted_surface, list(job.surfaces))
     raw_made: dict[tuple, ChunkSurface] = {}
     display: dict[tuple, ChunkSurface] = {}
     remesh = set(job.remeshed_for_off)
-    for chunk, (raw, new) in zip(job.surfaces, made):
+    for chunk, pair in zip(job.surfaces, made):
+        if pair is None:  # stale: its own next job makes it and the meshes it changes
+            continue
+        raw, new = pair
         if chunk not in job.raw:
             raw_made[chunk] = raw
         display[chunk] = new
@@ -51,9 +71,14 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
             continue
         remesh.add(chunk)
         remesh |= {c for c in neighbours_seeing_changes(volume.chunk_grid_shape, chunk, old, new) if job.active[c]}
-    meshes, warm = assemble_displays(volume, fields, sorted(remesh), ChainMap(display, job.current), job.active,
+    unmade = sorted(c for c in remesh if (job.waiting or job.stamps is not None)
+                    and (edited(c, 2, 1) or any(lower in job.waiting or restamped(lower) for lower in lower_block(c))))
+    order = sorted(remesh.difference(unmade))
+    meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
-    return PreparedResult(raw_made, display, meshes, warm)
+    # Packed here, as the mesher keeps them: the thread installing them does no more than store them.
+    return PreparedResult(raw_made, {chunk: prepacked(surface) for chunk, surface in display.items()}, meshes,
+                          {chunk: prepacked(surface) for chunk, surface in warm.items()}, tuple(unmade))
 
 
 class MesherLevels:

@@ -49,6 +49,13 @@ class PreparedJob:
     active: np.ndarray  # active chunks after the change
     planes: int  # the simplification depth the raw surfaces carry planes for
     vertex_free: np.ndarray  # active chunks known to have no vertex (their surfaces are not made)
+    # Chunks whose display surface is owed and made by a later job (ChunkMesher.prepare_deferred): the meshes
+    # joining them are left owed rather than made from a surface made here and again by that job.
+    waiting: frozenset = frozenset()
+    # The mesher's surface stamps when the work was asked for (prepare_deferred): work on a chunk restamped since
+    # (a new level, turned inactive) would be stale, and is skipped. None: everything is made.
+    stamps: np.ndarray | None = None
+    versions: np.ndarray | None = None  # the chunk versions its voxels are of, likewise (an edit since: stale)
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class PreparedResult:
     display: dict  # chunk -> display surface after the change
     meshes: dict  # chunk -> display mesh after the change (the chunks it remeshes)
     warm: dict  # chunk -> display surface of a neighbour the mesher had let go, made again for these meshes
+    unmade: tuple = ()  # chunks whose display mesh the changes call for but which join a waiting surface
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ._kernels.arguments import ChunkCells, MergeRule, SimplifyTables, VertexArr
 from .scratch import buffer
 
 __all__ = ["ChunkSurface", "DualVertices", "chunk_surface", "empty_surface", "simplify_surface", "dual_vertices",
-           "packed_cells"]
+           "packed_cells", "prepacked"]
 
 _NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))
 SIMPLIFY_TABLES = SimplifyTables(tables.PATCH_COUNT, tables.ONE_PATCH_FACES, tables.LATTICE_CORNERS)
@@ -243,6 +243,12 @@ def _pack(surface: ChunkSurface) -> ChunkSurface | _PackedSurface:
     return _PackedSurface(bare, s.cell_case.shape, solid, case_at, first_at, s.surface_cells.astype(np.int16),
                           standing.astype(np.int32), reps, s.positions[reps], s.normals[reps], s.materials[reps],
                           s.evaluations[reps], keep)
+
+
+def prepacked(surface: ChunkSurface) -> ChunkSurface:
+    """``surface`` packed now as :class:`PackedSurfaces` keeps it (the same surface, read as one from there): storing
+    it there later costs nothing more. A background thread's surfaces are packed so, not the thread installing them."""
+    return _unpack(_pack(surface))
 
 
 class _UnpackedOnRead(ChunkSurface):
