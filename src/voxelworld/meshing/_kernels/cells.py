@@ -11,7 +11,7 @@ from .common import CROSSING_MARGIN, axis_difference, corner_weight, solve_qef, 
 
 
 # -------------------------------------------------------------------------------------------------- cells
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def sign_mask(density: np.ndarray, iso: float, i: int, j: int, k: int) -> int:
     """Bit b set where corner b of cell (i, j, k) is solid."""
     mask = 0
@@ -21,7 +21,7 @@ def sign_mask(density: np.ndarray, iso: float, i: int, j: int, k: int) -> int:
     return mask
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def flipped_faces(density: np.ndarray, iso: float, i: int, j: int, k: int, mask: int,
                   one_patch_faces: np.ndarray) -> int:
     """The faces of cell (i, j, k) to read the other way: those whose two segments lie on one patch both in

@@ -13,7 +13,7 @@ REGULARISATION = 0.05  # per plane: directions weaker than this stay at the mass
 
 
 # --------------------------------------------------------------------------------------------- sampling
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def axis_difference(low: float, middle: float, high: float, at_start: bool, at_end: bool) -> float:
     """Central difference of three samples along an axis, one-sided at the volume's border."""
     if at_start:
@@ -23,7 +23,7 @@ def axis_difference(low: float, middle: float, high: float, at_start: bool, at_e
     return 0.5 * (high - low)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def corner_weight(corner: int, vx: float, vy: float, vz: float) -> float:
     """Trilinear weight of cell corner ``corner`` at local position v: product over the axes of |(1 - c) - v|."""
     wx = vx if corner & 1 else 1.0 - vx
@@ -32,7 +32,7 @@ def corner_weight(corner: int, vx: float, vy: float, vz: float) -> float:
     return wx * wy * wz
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def accumulate(seen: np.ndarray, total: np.ndarray, count: int, m: int | np.integer, value: float) -> int:
     """Add ``value`` to material ``m``'s running total among the ``count`` materials seen so far; returns the
     new count."""
@@ -45,7 +45,7 @@ def accumulate(seen: np.ndarray, total: np.ndarray, count: int, m: int | np.inte
     return count + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def top_two_materials(weights: np.ndarray, density: np.ndarray, mat_a: np.ndarray, mat_b: np.ndarray, mix: np.ndarray,
                       ids: np.ndarray, values: np.ndarray, seen: np.ndarray, total: np.ndarray) -> None:
     """The evaluation of materials at a point from ``n`` surrounding samples (any dimension).
@@ -78,7 +78,7 @@ def top_two_materials(weights: np.ndarray, density: np.ndarray, mat_a: np.ndarra
 
 
 # ------------------------------------------------------------------------------------------------ quadrics
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def solve_qef(q: np.ndarray, lo_x: float, lo_y: float, lo_z: float, hi_x: float, hi_y: float, hi_z: float,
               out: np.ndarray) -> None:
     """Minimise the quadric ``q`` (one row) inside the box ``lo .. hi``: ``out[0:3]`` the point, ``out[3]``
@@ -114,7 +114,7 @@ def solve_qef(q: np.ndarray, lo_x: float, lo_y: float, lo_z: float, hi_x: float,
     out[3] = qef_error(q, x, y, z)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def qef_error(q: np.ndarray, x: float, y: float, z: float) -> float:
     """RMS distance (samples) of the point (x, y, z) to the planes of quadric ``q``."""
     error = (x * (q[0] * x + q[1] * y + q[2] * z) + y * (q[1] * x + q[3] * y + q[4] * z)

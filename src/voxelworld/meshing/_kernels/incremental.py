@@ -7,7 +7,7 @@ import numpy as np
 
 
 # ---------------------------------------------------------------------------------------- incremental work
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def same_vertex(a_positions: np.ndarray, a_normals: np.ndarray, a_mat: np.ndarray, a_evals: np.ndarray, va: int,
                 b_positions: np.ndarray, b_normals: np.ndarray, b_mat: np.ndarray, b_evals: np.ndarray,
                 vb: int) -> bool:

@@ -29,7 +29,7 @@ KIND_OPEN, KIND_SOLID, KIND_MIXED = 0, 1, 2
 _ORDER_BAND = 1e-9
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def tangent_frame(nx: float, ny: float, nz: float) -> tuple[float, float, float, float, float, float]:
     """Two unit vectors at right angles to the unit normal (nx, ny, nz) and to each other, the same for the same
     normal: the first is the normal crossed with the world axis it leans least along (the first such axis on a

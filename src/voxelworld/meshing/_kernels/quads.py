@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 # -------------------------------------------------------------------------------------------------- quads
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def judge_one_pair(m0: Id, m1: Id, a0: Id, a1: Id, as0: float, as1: float, b0: Id, b1: Id, bs0: float, bs1: float,
                    c0: Id, c1: Id, cs0: float, cs1: float) -> tuple[bool, int, Id, Id]:
     """:func:`judge_triangle` on scalars for the common case, three vertices naming the materials m0, m1 (in
@@ -52,7 +52,7 @@ def judge_one_pair(m0: Id, m1: Id, a0: Id, a1: Id, as0: float, as1: float, b0: I
     return True, 2, m0, m1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def judge_triangle(vmat: np.ndarray, vshares: np.ndarray, a: int, b: int, c: int, ids: np.ndarray, seen: np.ndarray,
                    total: np.ndarray) -> int:
     """The materials of triangle (a, b, c) by judgment value (the sum of the vertices' shares; ``vshares[v]``
@@ -80,7 +80,7 @@ def judge_triangle(vmat: np.ndarray, vshares: np.ndarray, a: int, b: int, c: int
     return count
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def pair_blend(m0: Id, m1: Id, e0: float, e1: float, first_mat: Id, second_mat: Id) -> tuple[bool, float]:
     """(carries, blend) of a vertex with materials m0, m1 (shares e0, e1) on a triangle of the pair
     (``first_mat``, ``second_mat``; 0 for none): whether it carries either, and the second's share of the pair."""
@@ -95,7 +95,7 @@ def pair_blend(m0: Id, m1: Id, e0: float, e1: float, first_mat: Id, second_mat: 
     return False, 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def borrowed_blend(carries: bool, blend: float, carries1: bool, blend1: float, carries2: bool, blend2: float) -> float:
     """A corner's blend: its own when it carries a material of the triangle's pair, else the mean of the blends of
     the other two corners that do (the pair's first material is the triangle's leading one, so one does)."""
@@ -110,7 +110,7 @@ def borrowed_blend(carries: bool, blend: float, carries1: bool, blend1: float, c
     return 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def same_point(world: np.ndarray, a: int, b: int) -> bool:
     """Whether vertices a and b are one point in the output: the same vertex, or bit-identical float32 world
     positions (``world``; two merged vertices clamped onto the face their octree nodes share; a mesh welded by

@@ -15,7 +15,7 @@ MAX_PATCHES = 4
 
 
 # --------------------------------------------------------------------------------------------- simplifying
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def solid_at(density: np.ndarray, offset: np.ndarray, iso: float, i: int, j: int, k: int) -> bool:
     """Whether sample (i, j, k) of the volume, clamped into ``density`` (whose element [0, 0, 0] is sample
     ``offset``), is solid: an octree node at the volume's far end reaches past its last sample and is clipped
@@ -24,7 +24,7 @@ def solid_at(density: np.ndarray, offset: np.ndarray, iso: float, i: int, j: int
     return density[min(i - offset[0], nx - 1), min(j - offset[1], ny - 1), min(k - offset[2], nz - 1)] >= iso
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def topology_safe(density: np.ndarray, offset: np.ndarray, iso: float, bi: int, bj: int, bk: int, size: int,
                   tables: SimplifyTables) -> bool:
     """Whether the coarse cell of ``size`` samples at sample (bi, bj, bk) may carry one vertex for all its
@@ -57,7 +57,7 @@ def topology_safe(density: np.ndarray, offset: np.ndarray, iso: float, bi: int, 
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def trilinear_density(density: np.ndarray, offset: np.ndarray, x: float, y: float, z: float) -> float:
     """The density at (x, y, z) (samples of the volume; ``density``'s element [0, 0, 0] is sample ``offset``),
     interpolated trilinearly; points outside ``density`` take the value of its nearest point (the field is
@@ -80,7 +80,7 @@ def trilinear_density(density: np.ndarray, offset: np.ndarray, x: float, y: floa
     return value
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def surface_within(density: np.ndarray, offset: np.ndarray, iso: float, x: float, y: float, z: float, nx: float,
                    ny: float, nz: float, reach: float) -> bool:
     """Whether the iso surface of the trilinear density passes within ``reach`` samples of (x, y, z): the two
@@ -227,7 +227,7 @@ def simplify(density: np.ndarray, offset: np.ndarray, iso: float, cells: ChunkCe
     return n
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def kinds_fit(children: np.ndarray, count: int, vmat: np.ndarray, vevals: np.ndarray, slots: int,
               kind_by_id: np.ndarray, kinds: np.ndarray) -> bool:
     """Whether the first ``slots`` materials (those with a share) of the ``count`` ``children`` are of at most
@@ -249,7 +249,7 @@ def kinds_fit(children: np.ndarray, count: int, vmat: np.ndarray, vevals: np.nda
     return nkinds <= 2
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def pin_to_volume_sides(end_x: int, end_y: int, end_z: int, bi: int, bj: int, bk: int, size: int,
                         children: np.ndarray, count: int, positions: np.ndarray, solved: np.ndarray) -> bool:
     """Where the node at sample (bi, bj, bk) of ``size`` samples touches the volume's side (sample 0, or the last
@@ -269,7 +269,7 @@ def pin_to_volume_sides(end_x: int, end_y: int, end_z: int, bi: int, bj: int, bk
     return pinned
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, nogil=True, inline="always")
 def near_surface(density: np.ndarray, offset: np.ndarray, iso: float, children: np.ndarray, count: int,
                  normals: np.ndarray, solved: np.ndarray, tolerance: float) -> bool:
     """Whether the surface provably passes within ``tolerance`` (samples) of the merged vertex ``solved``,
@@ -287,7 +287,7 @@ def near_surface(density: np.ndarray, offset: np.ndarray, iso: float, children: 
                           gz / length, tolerance)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def merge_vertices(n: int, children: np.ndarray, count: int, solved: np.ndarray, positions: np.ndarray,
                    normals: np.ndarray, vmat: np.ndarray, vevals: np.ndarray, weights: np.ndarray, best_ids: np.ndarray,
                    best: np.ndarray) -> None:
