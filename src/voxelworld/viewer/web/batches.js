@@ -31,6 +31,12 @@
 // chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
 // its batch again or the chunk changes.
 //
+// A loose chunk is drawn with the far material too from textureDistance on (while the world streams in, or the player
+// runs, dozens are loose at any time, most of them far). The meshes drawn with the near material are drawn first
+// (NEAR_FIRST: three.js sorts opaque meshes by material before distance, and the near chunks' materials came last):
+// the near ground hides much of the far terrain, the things and the actors behind it, and under SwiftShader a pixel
+// that fails the depth test before its shader runs costs almost nothing.
+//
 // Every chunk keeps its own mesh on the CPU (meshes(): what the follow camera casts rays against, cheaply culled
 // chunk by chunk); a batched chunk's mesh is not drawn and holds no GPU buffers.
 
@@ -61,6 +67,7 @@ export function textureDistance(fov, height, texel) {
 // and a half at the dynamic resolution's floor): the terrain's triangles are most of what a picture costs there.
 export const LOW_DETAIL = 2;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
+export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
 let simplifierReady = false;
 MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
 
@@ -155,6 +162,7 @@ export class TerrainBatches {
     // mesh drawn for it while its region is near (its own, or one of its copies, NEAR_LEVELS), or null; copies }
     this.chunks = new Map();
     this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
+    this.loose = new Set(); // keys of the chunks drawn on their own until their region's batch is built again
     this.triangles = 0;
     this.builds = 0; // batches built so far (tests, benchmarks)
     this.pickable = null; // meshes(), until a chunk changes
@@ -196,14 +204,17 @@ export class TerrainBatches {
       this.dropCopies(old);
       old.mesh.geometry.dispose();
       this.chunks.delete(key);
+      this.loose.delete(key);
       region.keys.delete(key);
       this.triangles -= old.triangles;
     }
     if (mesh) {
       mesh.material = this.material(mesh.geometry);
+      mesh.renderOrder = NEAR_FIRST;
       mesh.castShadow = mesh.receiveShadow = true;
       const triangles = mesh.geometry.index.count / 3;
       this.chunks.set(key, { mesh, region: regionKey, triangles, range: null, drawn: null, copies: null });
+      this.loose.add(key);
       region.keys.add(key);
       this.group.add(mesh);
       this.triangles += triangles;
@@ -243,8 +254,11 @@ export class TerrainBatches {
       return;
     }
     const { geometry, ranges } = mergeGeometries(members.map((c) => c.mesh.geometry));
+    for (const key of region.keys) this.loose.delete(key);
     members.forEach((chunk, n) => {
       this.group.remove(chunk.mesh);
+      chunk.mesh.material = this.material(chunk.mesh.geometry); // drawn loose with the far one, perhaps
+      chunk.mesh.renderOrder = NEAR_FIRST;
       this.show(chunk, null);
       if (!region.unbatched) chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
       chunk.range = ranges[n];
@@ -308,6 +322,7 @@ export class TerrainBatches {
       }
     }
     if (mesh !== chunk.mesh) mesh.material = distance >= this.textureDistance ? this.farMaterial : chunk.mesh.material;
+    mesh.renderOrder = mesh.material === this.farMaterial ? 0 : NEAR_FIRST;
     this.show(chunk, mesh);
   }
 
@@ -337,6 +352,12 @@ export class TerrainBatches {
   // nearer, its chunks drawn one by one, each by its own distance (shadeChunk).
   shade(position) {
     const start = performance.now();
+    for (const key of this.loose) {
+      const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
+      const far = sphere.center.distanceTo(position) - sphere.radius >= this.textureDistance;
+      mesh.material = far ? this.farMaterial : this.material(mesh.geometry);
+      mesh.renderOrder = far ? 0 : NEAR_FIRST;
+    }
     for (const region of this.regions.values()) {
       const batch = region.batch;
       if (!batch) continue;
@@ -388,6 +409,7 @@ export class TerrainBatches {
     }
     for (const region of this.regions.values()) if (region.batch) this.dropBatch(region);
     this.chunks.clear();
+    this.loose.clear();
     this.regions.clear();
     this.triangles = 0;
     this.pickable = null;

@@ -12,8 +12,8 @@ import { LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from ".
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
-import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
-  terrainUniforms, textureMaps } from "./shaders.js";
+import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, shadingKey,
+  terrainMaterial, terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 // A world meshed only within a view distance (hello.world.view_distance: a large world) is fogged from this share
@@ -28,6 +28,11 @@ export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // (each step draws the map again); its shadows fade out over its outer SHADOW_FADE share; a chunk arriving redraws
 // the map only when it lies within SHADOW_REACH + SHADOW_CASTERS m of the square's centre.
 export const SHADOW_REACH = 128, SHADOW_STEP = 16, SHADOW_FADE = 0.05, SHADOW_CASTERS = 96;
+// On such a world a chunk arriving within SHADOW_PROMPT m of the camera redraws the map before the next picture (a
+// dig, the ground under the player); one farther marks it to be drawn again at most SHADOW_LATER_MS after the last
+// time: while the world streams in or the player runs, chunks arrive every few pictures, and each shadow pass cost
+// a third of a picture under SwiftShader (some 400 draw calls), for shadows at that distance no one sees change.
+export const SHADOW_PROMPT = 48, SHADOW_LATER_MS = 1500;
 // Dynamic resolution: when pictures take longer than FRAME_BUDGET_MS on average, the page draws fewer pixels (down
 // to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so the textured,
 // shadowed look keeps a playable frame rate on a slow (software) renderer. Automatic quality: a page whose URL asks
@@ -154,6 +159,9 @@ export class WorldScene {
     this.lastPicture = null;
     this.lastResolutionChange = 0;
     this.shadowDraws = 0; // pictures in which the sun's shadow map was drawn
+    this.shadowDrawnAt = -Infinity; // ms: when it was last drawn
+    this.shadowLater = false; // a far chunk changed since: the map is drawn again SHADOW_LATER_MS after the last time
+    this.eye = null; // where the camera was in the last picture (a Vector3), or null
     this.setQuality(quality);
   }
 
@@ -167,8 +175,8 @@ export class WorldScene {
   // its vertices needs them (the same picture, cheaper in software); front faces only (the terrain is closed: from
   // the air its back faces lie behind its front ones, and a software renderer pays for every triangle it rasterises).
   chunkShader(geometry) {
-    const shading = geometry.userData.shading ?? { blend: true, gloss: true };
-    const key = `${shading.blend} ${shading.gloss}`;
+    const shading = geometry.userData.shading ?? {}; // unknown: every need
+    const key = shadingKey(shading);
     if (!this.chunkShaders.has(key)) {
       const material = terrainMaterial(this.uniforms, this.quality, false, shading);
       material.side = THREE.FrontSide;
@@ -294,7 +302,13 @@ export class WorldScene {
     camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
     this.things.update(camera);
     const shadows = this.renderer.shadowMap;
-    if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
+    if (this.shadowLater && now - this.shadowDrawnAt >= SHADOW_LATER_MS) this.shadowsChanged();
+    if (shadows.enabled && shadows.needsUpdate) { // three draws it in this picture
+      this.shadowDraws++;
+      this.shadowDrawnAt = now;
+      this.shadowLater = false;
+    }
+    (this.eye ??= new THREE.Vector3()).copy(camera.position);
     this.renderer.render(this.scene, camera);
   }
 
@@ -399,6 +413,18 @@ export class WorldScene {
     return castsInto(this.shadowArea?.centre ?? null, sphere);
   }
 
+  // A chunk's mesh within ``sphere`` came or went: the shadow map drawn again when the mesh casts into it, before the
+  // next picture, or on a large world, when the mesh lies SHADOW_PROMPT m or more from the camera, with the next
+  // redraw SHADOW_LATER_MS after the last one.
+  chunkChanged(sphere) {
+    if (!this.castsIntoShadow(sphere)) return;
+    if (this.shadowArea && this.eye && sphere && sphere.center.distanceTo(this.eye) - sphere.radius >= SHADOW_PROMPT) {
+      this.shadowLater = true;
+    } else {
+      this.shadowsChanged();
+    }
+  }
+
   // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
   shadowsChanged() {
     this.renderer.shadowMap.needsUpdate = true;
@@ -407,7 +433,7 @@ export class WorldScene {
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
     const old = this.batches.chunks.get(chunk.key);
-    if (old && this.castsIntoShadow(old.mesh.geometry.boundingSphere)) this.shadowsChanged();
+    if (old) this.chunkChanged(old.mesh.geometry.boundingSphere);
     this.foliage.setChunk(chunk);
     if (chunk.m === 0) {
       this.batches.set(chunk.key, null);
@@ -425,7 +451,7 @@ export class WorldScene {
     materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
-    if (this.castsIntoShadow(geometry.boundingSphere)) this.shadowsChanged();
+    this.chunkChanged(geometry.boundingSphere);
     this.cutMarks.shade(geometry);
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
     mesh.name = `chunk ${chunk.key}`;
