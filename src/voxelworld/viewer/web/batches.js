@@ -168,6 +168,19 @@ export class TerrainBatches {
     this.pickable = null; // meshes(), until a chunk changes
     this.textureDistance = TEXTURE_DISTANCE; // m: near chunks from there on drawn with the far material
     this.detail = 1; // every level's error times this (setDetail)
+    // The far material without the sun's shadow, for meshes wholly outside the shadow map's square (scene.js sets
+    // both: outsideShadow(sphere)); none: the far material everywhere.
+    this.farOutside = null;
+    this.outsideShadow = () => false;
+  }
+
+  // The far material for a mesh within ``sphere``: without the shadow lookup where no shadow can fall on it.
+  farFor(sphere) {
+    return this.farOutside && this.outsideShadow(sphere) ? this.farOutside : this.farMaterial;
+  }
+
+  isFar(material) {
+    return material === this.farMaterial || (material !== null && material === this.farOutside);
   }
 
   // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are): the simplified copies made
@@ -321,8 +334,11 @@ export class TerrainBatches {
         }
       }
     }
-    if (mesh !== chunk.mesh) mesh.material = distance >= this.textureDistance ? this.farMaterial : chunk.mesh.material;
-    mesh.renderOrder = mesh.material === this.farMaterial ? 0 : NEAR_FIRST;
+    if (mesh !== chunk.mesh) {
+      mesh.material = distance >= this.textureDistance ? this.farFor(chunk.mesh.geometry.boundingSphere)
+        : chunk.mesh.material;
+    }
+    mesh.renderOrder = this.isFar(mesh.material) ? 0 : NEAR_FIRST;
     this.show(chunk, mesh);
   }
 
@@ -340,9 +356,10 @@ export class TerrainBatches {
     }
   }
 
-  setMaterial(material, farMaterial) {
+  setMaterial(material, farMaterial, farOutside = this.farOutside) {
     this.material = material;
     this.farMaterial = farMaterial;
+    this.farOutside = farOutside;
     for (const chunk of this.chunks.values()) chunk.mesh.material = material(chunk.mesh.geometry);
     for (const region of this.regions.values()) if (region.batch) region.batch.material = farMaterial;
   }
@@ -355,14 +372,14 @@ export class TerrainBatches {
     for (const key of this.loose) {
       const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
       const far = sphere.center.distanceTo(position) - sphere.radius >= this.textureDistance;
-      mesh.material = far ? this.farMaterial : this.material(mesh.geometry);
+      mesh.material = far ? this.farFor(sphere) : this.material(mesh.geometry);
       mesh.renderOrder = far ? 0 : NEAR_FIRST;
     }
     for (const region of this.regions.values()) {
       const batch = region.batch;
       if (!batch) continue;
       const sphere = region.full.boundingSphere, distance = sphere.center.distanceTo(position) - sphere.radius;
-      batch.material = this.farMaterial;
+      batch.material = this.farFor(sphere);
       const near = distance < FAR_SHADING;
       if (near !== region.unbatched) {
         region.unbatched = near;

@@ -144,11 +144,14 @@ export class WorldScene {
     this.scene.add(this.terrain, this.props, this.crowns, this.thingMeshes, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
+    this.farUnshadowed = terrainMaterial(this.uniforms, quality, true, { shadow: false }); // outside the shadow
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
     this.chunkShaders = new Map(); // the chunk meshes' materials by what their pixels need (shaders.js shadingOf)
     this.things = new Things(this.thingMeshes, this.uniforms);
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
+    this.batches.outsideShadow = (sphere) => this.outsideShadow(sphere);
+    this.shadowPoint = new THREE.Vector3(); // outsideShadow's scratch
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.autoQuality = false; // whether slow pictures may lower the quality (the page sets it: qualityAskedInUrl)
@@ -204,7 +207,8 @@ export class WorldScene {
     this.materialTable = materialTable([...this.materialsById.values()], this.textures);
     for (const chunk of this.batches.chunks.values()) materialAttributes(chunk.mesh.geometry, this.materialTable);
     this.batches.changedAll();
-    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader); // the layers may have changed
+    // the layers may have changed
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
     for (const mesh of this.props.children) materialAttributes(mesh.geometry, this.materialTable);
   }
 
@@ -219,19 +223,21 @@ export class WorldScene {
     this.shadowsChanged();
     this.sun.castShadow = high;
     this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
-    const old = this.terrainShader, oldFar = this.farShader;
+    const old = this.terrainShader, oldFar = this.farShader, oldUnshadowed = this.farUnshadowed;
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.farShader = terrainMaterial(this.uniforms, quality, true);
+    this.farUnshadowed = terrainMaterial(this.uniforms, quality, true, { shadow: false });
     this.scene.traverse((o) => {
-      if (o.material === old || o.material === oldFar) o.material = this.terrainShader;
+      if (o.material === old || o.material === oldFar || o.material === oldUnshadowed) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
     const oldChunks = [...this.chunkShaders.values()];
     this.chunkShaders.clear();
-    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader);
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
     this.batches.setDetail(high ? 1 : LOW_DETAIL);
     old.dispose();
     oldFar.dispose();
+    oldUnshadowed?.dispose();
     for (const material of oldChunks) material.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
@@ -389,12 +395,23 @@ export class WorldScene {
     this.placeShadow(centre);
   }
 
-  // The shadow camera looking down the sun's direction at ``centre``.
+  // The shadow camera looking down the sun's direction at ``centre`` (its matrices at once: outsideShadow reads them
+  // before three draws the map).
   placeShadow(centre) {
     this.sun.target.position.copy(centre);
     this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * this.shadowDepth);
     this.sun.target.updateMatrixWorld();
     this.sun.updateMatrixWorld();
+    this.sun.shadow.updateMatrices(this.sun);
+  }
+
+  // Whether ``sphere`` lies wholly outside the square the shadow map covers on a large world (across the sun's
+  // direction): no shadow falls there (the map's edge fades it to none), so its mesh may be drawn without the lookup.
+  outsideShadow(sphere) {
+    if (!this.shadowArea?.centre || !this.renderer.shadowMap.enabled || !sphere) return false;
+    const p = this.shadowPoint.copy(sphere.center).applyMatrix4(this.sun.shadow.camera.matrixWorldInverse);
+    const reach = SHADOW_REACH + sphere.radius;
+    return Math.abs(p.x) > reach || Math.abs(p.y) > reach;
   }
 
   // On a large world, the shadow's square moved to the camera at ``position`` when it went SHADOW_STEP m or more

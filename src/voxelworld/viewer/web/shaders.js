@@ -410,7 +410,9 @@ void main() {
 // triangles its set-up and every pixel its interpolation (docs/benchmarks.md).
 const farVertexShader = /* glsl */ `
 #include <common>
+#ifndef TERRAIN_UNSHADOWED
 #include <shadowmap_pars_vertex>
+#endif
 uniform float emission;
 attribute float blend;
 attribute float occlusion;
@@ -430,7 +432,9 @@ void main() {
   vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
   vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
   gl_Position = projectionMatrix * mvPosition;
+#ifndef TERRAIN_UNSHADOWED
   #include <shadowmap_vertex>
+#endif
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   vec3 albedo = mix(palette_a, palette_b, clamp(blend, 0.0, 1.0));
   float occ = occlusionLight(occlusion);
@@ -446,7 +450,9 @@ const farFragmentShader = /* glsl */ `
 #include <common>
 #include <packing>
 #include <lights_pars_begin>
+#ifndef TERRAIN_UNSHADOWED
 #include <shadowmap_pars_fragment>
+#endif
 ${LIGHT_UNIFORMS}
 ${SHADOW_FADE}
 varying vec3 vBase;
@@ -454,7 +460,7 @@ varying vec3 vSunLit;
 varying float vFog;
 void main() {
   float shadow = 1.0;
-#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC) && !defined(TERRAIN_UNSHADOWED)
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
   shadow = shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
@@ -507,6 +513,9 @@ export function terrainMaterial(uniforms, quality = "default", far = false, shad
   if (needs("glow")) defines.TERRAIN_GLOW = "";
   if (low || needs("palette")) defines.TERRAIN_PALETTE = "";
   if (gloss || metal || needs("glow")) defines.TERRAIN_SURFACE = "";
+  // The far material for meshes wholly outside the shadow map's square (scene.js outsideShadow): there the shadow
+  // fades to none (SHADOW_FADE: exactly 1), so neither its coordinates nor its lookup are needed.
+  if (far && shading.shadow === false) defines.TERRAIN_UNSHADOWED = "";
   material.defines = defines;
   return material;
 }
