@@ -538,3 +538,43 @@ def test_loose_far_chunks_take_the_far_material_and_the_near_ones_are_drawn_firs
     assert found["loose"] == {"near": ["near", first], "far": ["far", 0]}, found
     assert found["batchedFar"] == ["near", first] and found["nearDrawn"] == [True, first], found
     assert found["left"] == 0, found
+
+
+# scene.js outsideShadow against the shadow map's own coordinates (three's shadow.matrix: world to the map's uv, as
+# the shaders read it): a point is outside the square exactly where its uv leaves 0..1, and a sphere found outside
+# has none of its points inside.
+SHADOW_OUTSIDE = """async () => {
+  const { WorldScene, SHADOW_REACH } = await import('./scene.js');
+  const THREE = await import('./vendor/three.module.js');
+  const sun = new THREE.DirectionalLight(), centre = new THREE.Vector3(16, 48, -32);
+  const s = { sun, shadowDepth: 300, shadowArea: { centre }, renderer: { shadowMap: { enabled: true } },
+    shadowPoint: new THREE.Vector3() };
+  Object.assign(sun.shadow.camera, { left: -SHADOW_REACH, right: SHADOW_REACH, top: SHADOW_REACH,
+    bottom: -SHADOW_REACH, near: 150, far: 1050 });
+  sun.shadow.camera.updateProjectionMatrix();
+  WorldScene.prototype.placeShadow.call(s, centre);
+  const outside = (p, r) => WorldScene.prototype.outsideShadow.call(s, new THREE.Sphere(p, r));
+  const inMap = (p) => { const q = p.clone().applyMatrix4(sun.shadow.matrix); return q.x >= 0 && q.x <= 1 && q.y >= 0 && q.y <= 1; };
+  let points = 0, disagree = 0, spheres = 0, found = 0, leaks = 0;
+  for (let x = -400; x <= 400; x += 23) for (let z = -400; z <= 400; z += 29) for (const y of [0, 60, 120]) {
+    const p = new THREE.Vector3(centre.x + x, y, centre.z + z);
+    points++;
+    if (outside(p, 0) === inMap(p)) disagree++;
+    spheres++;
+    if (!outside(p, 20)) continue;
+    found++;
+    for (const d of [[20, 0, 0], [-20, 0, 0], [0, 20, 0], [0, -20, 0], [0, 0, 20], [0, 0, -20], [11.5, 11.5, 11.5], [-11.5, -11.5, 11.5]]) {
+      if (inMap(p.clone().add(new THREE.Vector3(...d)))) leaks++;
+    }
+  }
+  s.shadowArea = null;
+  const small = outside(new THREE.Vector3(5000, 0, 0), 1);
+  return { points, disagree, spheres, found, leaks, small };
+}"""
+
+
+def test_far_terrain_outside_the_shadow_map_s_square_is_found_as_the_shaders_see_it(scene):
+    found = scene.evaluate(SHADOW_OUTSIDE)
+    assert found["disagree"] == 0 and found["leaks"] == 0, found
+    assert 0.3 * found["spheres"] < found["found"] < found["spheres"], found  # most of the far field, not all
+    assert found["small"] is False, found  # a map over the whole world: every mesh takes its shadow
