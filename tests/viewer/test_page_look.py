@@ -394,3 +394,187 @@ def test_a_page_too_slow_at_its_lowest_resolution_lowers_its_quality_and_says_so
             assert any(t.startswith("quality: low") for t in toasts) == (expected == "low"), toasts
         finally:
             tab.close()
+
+
+# Every terrain mesh's picture drawn by the shader its pixels need (shaders.js shadingOf: without a texture layer,
+# metal, glow, highlight or table colour it has no use for) and by the shader with every need, in one go.
+PRUNED_AND_WHOLE = """async () => {
+  const s = await import('./shaders.js');
+  const v = window.voxelworld, canvas = document.querySelector('#view canvas'), names = Object.keys(s.terrainUniforms());
+  const kinds = new Set(), swapped = [];
+  v.scene.getObjectByName('terrain').traverse((o) => {
+    if (!o.isMesh || !o.visible || o.material.vertexShader.includes('vBase')) return; // the far material has no needs
+    kinds.add(JSON.stringify(o.material.defines));
+    const uniforms = Object.fromEntries(names.map((name) => [name, o.material.uniforms[name]]));
+    const whole = s.terrainMaterial(uniforms, v.quality);
+    whole.side = o.material.side;
+    swapped.push([o, o.material]);
+    o.material = whole;
+  });
+  v.renderer.render(v.scene, v.camera);
+  const whole = canvas.toDataURL('image/png');
+  for (const [o, material] of swapped) {
+    o.material.dispose();
+    o.material = material;
+  }
+  v.renderer.render(v.scene, v.camera);
+  return { whole, pruned: canvas.toDataURL('image/png'), kinds: [...kinds], meshes: swapped.length };
+}"""
+
+
+def png(url: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")).astype(int)
+
+
+def test_each_terrain_mesh_drawn_by_the_shader_its_pixels_need_looks_the_same(scene):
+    """A chunk mesh whose vertices blend no two textures, are not metal, do not glow or all have a texture is drawn
+    by a shader without those values (fewer passed from vertex to pixel: each costs every pixel under SwiftShader):
+    the same picture as the shader with every need, at the lava pool (glows) and the iron block (metal, glossy)."""
+    world = scene.places["world"]
+    mid = world.volume.shape[0] * world.volume.voxel_size / 2
+    for name, centre, eye in (("lava", (0.5, 0.5), (-7.0, 6.0, -3.0)), ("iron", (1.1, 1.1), (-4.0, 2.0, -1.5))):
+        target = np.array([mid * centre[0], 0.0, mid * centre[1]])
+        target[1] = ground(world, *target[[0, 2]])
+        look(scene, f"needs-{name}", target + eye, target)
+        found = scene.evaluate(PRUNED_AND_WHOLE)
+        assert found["meshes"] >= 4 and len(found["kinds"]) >= 2, found["kinds"]  # some drawn by a pruned shader
+        whole, pruned = png(found["whole"]), png(found["pruned"])
+        assert np.abs(whole - pruned).max() <= 2, (name, np.abs(whole - pruned).max())
+        no_missing_texture(pruned)
+    assert scene.problems == []
+
+
+SHADINGS = """async () => {
+  const s = await import('./shaders.js');
+  const of = (layers, surface) => s.shadingOf(new Uint8Array(layers), new Uint8Array(surface));
+  const defines = (quality, shading) => Object.keys(s.terrainMaterial(s.terrainUniforms(), quality, false, shading)
+    .defines).sort();
+  const plain = of([3, 3, 3, 3], [230, 0, 0, 230, 0, 0]);
+  return {
+    plain, blend: of([3, 3, 3, 4], [230, 0, 0, 230, 0, 0]), metal: of([3, 3], [230, 2, 0]),
+    gloss: of([3, 3], [100, 0, 0]), glow: of([3, 3], [230, 0, 1]), palette: of([3, 3, s.NO_LAYER, s.NO_LAYER], [230, 0, 0, 230, 0, 0]),
+    plainDefines: defines('default', plain), plainLow: defines('low', plain), every: defines('default', {}),
+    everyLow: defines('low', {}), keys: [s.shadingKey(plain), s.shadingKey({})],
+  };
+}"""
+
+
+def test_a_mesh_s_shading_says_what_its_pixels_need(scene):
+    found = scene.evaluate(SHADINGS)
+    none = {"blend": False, "gloss": False, "metal": False, "glow": False, "palette": False}
+    assert found["plain"] == none, found
+    assert found["blend"] == none | {"blend": True} and found["metal"] == none | {"metal": True}, found
+    assert found["gloss"] == none | {"gloss": True} and found["glow"] == none | {"glow": True}, found
+    assert found["palette"] == none | {"palette": True}, found
+    assert found["plainDefines"] == ["TERRAIN_MATT", "TERRAIN_ONE_LAYER"], found
+    assert found["plainLow"] == ["TERRAIN_LOW", "TERRAIN_MATT", "TERRAIN_ONE_LAYER", "TERRAIN_PALETTE"], found
+    assert found["every"] == ["TERRAIN_GLOW", "TERRAIN_METAL", "TERRAIN_PALETTE", "TERRAIN_SURFACE"], found
+    assert found["everyLow"] == ["TERRAIN_GLOW", "TERRAIN_LOW", "TERRAIN_MATT", "TERRAIN_PALETTE",
+                                 "TERRAIN_SURFACE"], found
+    assert found["keys"] == ["00000", "11111"], found
+
+
+# scene.js's rule for a chunk arriving on a large world: near the camera the shadow map is drawn again at once,
+# farther later (SHADOW_LATER_MS after its last drawing); on a world the map covers whole, at once.
+SHADOW_LATER = """async () => {
+  const { WorldScene, SHADOW_PROMPT } = await import('./scene.js');
+  const THREE = await import('./vendor/three.module.js');
+  const scene = (area) => ({ shadowArea: area, eye: new THREE.Vector3(0, 40, 0), stale: false, shadowLater: false,
+    castsIntoShadow: WorldScene.prototype.castsIntoShadow, chunkChanged: WorldScene.prototype.chunkChanged,
+    shadowsChanged() { this.stale = true; } });
+  const sphere = (x) => new THREE.Sphere(new THREE.Vector3(x, 40, 0), 10);
+  const found = {};
+  for (const [name, area, x] of [['near', true, SHADOW_PROMPT + 5], ['far', true, SHADOW_PROMPT + 15],
+      ['whole', false, SHADOW_PROMPT + 15], ['outside', true, 1000]]) {
+    const s = scene(area ? { centre: new THREE.Vector3(0, 48, 0) } : null);
+    s.chunkChanged(sphere(x));
+    found[name] = [s.stale, s.shadowLater];
+  }
+  return found;
+}"""
+
+
+def test_on_a_large_world_far_chunks_arriving_redraw_the_shadow_map_later(scene):
+    found = scene.evaluate(SHADOW_LATER)
+    assert found == {"near": [True, False], "far": [False, True], "whole": [True, False],
+                     "outside": [False, False]}, found
+
+
+# batches.js: a loose chunk far from the camera is drawn with the far material; meshes drawn with the near material
+# come first (NEAR_FIRST); a chunk joining its region's batch gets its near material back.
+LOOSE_AND_ORDER = """async () => {
+  const b = await import('./batches.js');
+  const THREE = await import('./vendor/three.module.js');
+  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
+  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
+  const mesh = (x) => {
+    const g = new THREE.BufferGeometry();
+    for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(9), 3));
+    g.attributes.position.array.set([x, 0, 0, x + 1, 0, 0, x, 0, 1]);
+    g.setIndex([0, 1, 2]);
+    g.computeBoundingSphere();
+    return new THREE.Mesh(g, near);
+  };
+  batches.set('0,0,0', mesh(5), 0);
+  batches.set('20,0,0', mesh(330), 0);
+  const at = new THREE.Vector3(0, 0, 0), state = (key) => {
+    const m = batches.chunks.get(key).mesh;
+    return [m.material === far ? 'far' : 'near', m.renderOrder];
+  };
+  batches.shade(at);
+  const loose = { near: state('0,0,0'), far: state('20,0,0') };
+  batches.flush(10000, 0);
+  batches.shade(at);
+  const drawn = batches.chunks.get('0,0,0').drawn ?? batches.chunks.get('0,0,0').mesh;
+  return { loose, batchedFar: state('20,0,0'), nearDrawn: [drawn.material === near, drawn.renderOrder],
+    nearFirst: b.NEAR_FIRST, left: batches.loose.size };
+}"""
+
+
+def test_loose_far_chunks_take_the_far_material_and_the_near_ones_are_drawn_first(scene):
+    found = scene.evaluate(LOOSE_AND_ORDER)
+    first = found["nearFirst"]
+    assert first < 0, found
+    assert found["loose"] == {"near": ["near", first], "far": ["far", 0]}, found
+    assert found["batchedFar"] == ["near", first] and found["nearDrawn"] == [True, first], found
+    assert found["left"] == 0, found
+
+
+# scene.js outsideShadow against the shadow map's own coordinates (three's shadow.matrix: world to the map's uv, as
+# the shaders read it): a point is outside the square exactly where its uv leaves 0..1, and a sphere found outside
+# has none of its points inside.
+SHADOW_OUTSIDE = """async () => {
+  const { WorldScene, SHADOW_REACH } = await import('./scene.js');
+  const THREE = await import('./vendor/three.module.js');
+  const sun = new THREE.DirectionalLight(), centre = new THREE.Vector3(16, 48, -32);
+  const s = { sun, shadowDepth: 300, shadowArea: { centre }, renderer: { shadowMap: { enabled: true } },
+    shadowPoint: new THREE.Vector3() };
+  Object.assign(sun.shadow.camera, { left: -SHADOW_REACH, right: SHADOW_REACH, top: SHADOW_REACH,
+    bottom: -SHADOW_REACH, near: 150, far: 1050 });
+  sun.shadow.camera.updateProjectionMatrix();
+  WorldScene.prototype.placeShadow.call(s, centre);
+  const outside = (p, r) => WorldScene.prototype.outsideShadow.call(s, new THREE.Sphere(p, r));
+  const inMap = (p) => { const q = p.clone().applyMatrix4(sun.shadow.matrix); return q.x >= 0 && q.x <= 1 && q.y >= 0 && q.y <= 1; };
+  let points = 0, disagree = 0, spheres = 0, found = 0, leaks = 0;
+  for (let x = -400; x <= 400; x += 23) for (let z = -400; z <= 400; z += 29) for (const y of [0, 60, 120]) {
+    const p = new THREE.Vector3(centre.x + x, y, centre.z + z);
+    points++;
+    if (outside(p, 0) === inMap(p)) disagree++;
+    spheres++;
+    if (!outside(p, 20)) continue;
+    found++;
+    for (const d of [[20, 0, 0], [-20, 0, 0], [0, 20, 0], [0, -20, 0], [0, 0, 20], [0, 0, -20], [11.5, 11.5, 11.5], [-11.5, -11.5, 11.5]]) {
+      if (inMap(p.clone().add(new THREE.Vector3(...d)))) leaks++;
+    }
+  }
+  s.shadowArea = null;
+  const small = outside(new THREE.Vector3(5000, 0, 0), 1);
+  return { points, disagree, spheres, found, leaks, small };
+}"""
+
+
+def test_far_terrain_outside_the_shadow_map_s_square_is_found_as_the_shaders_see_it(scene):
+    found = scene.evaluate(SHADOW_OUTSIDE)
+    assert found["disagree"] == 0 and found["leaks"] == 0, found
+    assert 0.3 * found["spheres"] < found["found"] < found["spheres"], found  # most of the far field, not all
+    assert found["small"] is False, found  # a map over the whole world: every mesh takes its shadow

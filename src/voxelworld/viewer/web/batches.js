@@ -31,6 +31,12 @@
 // chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
 // its batch again or the chunk changes.
 //
+// A loose chunk is drawn with the far material too from textureDistance on (while the world streams in, or the player
+// runs, dozens are loose at any time, most of them far). The meshes drawn with the near material are drawn first
+// (NEAR_FIRST: three.js sorts opaque meshes by material before distance, and the near chunks' materials came last):
+// the near ground hides much of the far terrain, the things and the actors behind it, and under SwiftShader a pixel
+// that fails the depth test before its shader runs costs almost nothing.
+//
 // Every chunk keeps its own mesh on the CPU (meshes(): what the follow camera casts rays against, cheaply culled
 // chunk by chunk); a batched chunk's mesh is not drawn and holds no GPU buffers.
 
@@ -61,6 +67,7 @@ export function textureDistance(fov, height, texel) {
 // and a half at the dynamic resolution's floor): the terrain's triangles are most of what a picture costs there.
 export const LOW_DETAIL = 2;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
+export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
 let simplifierReady = false;
 MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
 
@@ -155,11 +162,25 @@ export class TerrainBatches {
     // mesh drawn for it while its region is near (its own, or one of its copies, NEAR_LEVELS), or null; copies }
     this.chunks = new Map();
     this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
+    this.loose = new Set(); // keys of the chunks drawn on their own until their region's batch is built again
     this.triangles = 0;
     this.builds = 0; // batches built so far (tests, benchmarks)
     this.pickable = null; // meshes(), until a chunk changes
     this.textureDistance = TEXTURE_DISTANCE; // m: near chunks from there on drawn with the far material
     this.detail = 1; // every level's error times this (setDetail)
+    // The far material without the sun's shadow, for meshes wholly outside the shadow map's square (scene.js sets
+    // both: outsideShadow(sphere)); none: the far material everywhere.
+    this.farOutside = null;
+    this.outsideShadow = () => false;
+  }
+
+  // The far material for a mesh within ``sphere``: without the shadow lookup where no shadow can fall on it.
+  farFor(sphere) {
+    return this.farOutside && this.outsideShadow(sphere) ? this.farOutside : this.farMaterial;
+  }
+
+  isFar(material) {
+    return material === this.farMaterial || (material !== null && material === this.farOutside);
   }
 
   // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are): the simplified copies made
@@ -196,14 +217,17 @@ export class TerrainBatches {
       this.dropCopies(old);
       old.mesh.geometry.dispose();
       this.chunks.delete(key);
+      this.loose.delete(key);
       region.keys.delete(key);
       this.triangles -= old.triangles;
     }
     if (mesh) {
       mesh.material = this.material(mesh.geometry);
+      mesh.renderOrder = NEAR_FIRST;
       mesh.castShadow = mesh.receiveShadow = true;
       const triangles = mesh.geometry.index.count / 3;
       this.chunks.set(key, { mesh, region: regionKey, triangles, range: null, drawn: null, copies: null });
+      this.loose.add(key);
       region.keys.add(key);
       this.group.add(mesh);
       this.triangles += triangles;
@@ -243,8 +267,11 @@ export class TerrainBatches {
       return;
     }
     const { geometry, ranges } = mergeGeometries(members.map((c) => c.mesh.geometry));
+    for (const key of region.keys) this.loose.delete(key);
     members.forEach((chunk, n) => {
       this.group.remove(chunk.mesh);
+      chunk.mesh.material = this.material(chunk.mesh.geometry); // drawn loose with the far one, perhaps
+      chunk.mesh.renderOrder = NEAR_FIRST;
       this.show(chunk, null);
       if (!region.unbatched) chunk.mesh.geometry.dispose(); // its GPU buffers (its arrays stay, for rays)
       chunk.range = ranges[n];
@@ -307,7 +334,11 @@ export class TerrainBatches {
         }
       }
     }
-    if (mesh !== chunk.mesh) mesh.material = distance >= this.textureDistance ? this.farMaterial : chunk.mesh.material;
+    if (mesh !== chunk.mesh) {
+      mesh.material = distance >= this.textureDistance ? this.farFor(chunk.mesh.geometry.boundingSphere)
+        : chunk.mesh.material;
+    }
+    mesh.renderOrder = this.isFar(mesh.material) ? 0 : NEAR_FIRST;
     this.show(chunk, mesh);
   }
 
@@ -325,9 +356,10 @@ export class TerrainBatches {
     }
   }
 
-  setMaterial(material, farMaterial) {
+  setMaterial(material, farMaterial, farOutside = this.farOutside) {
     this.material = material;
     this.farMaterial = farMaterial;
+    this.farOutside = farOutside;
     for (const chunk of this.chunks.values()) chunk.mesh.material = material(chunk.mesh.geometry);
     for (const region of this.regions.values()) if (region.batch) region.batch.material = farMaterial;
   }
@@ -337,11 +369,17 @@ export class TerrainBatches {
   // nearer, its chunks drawn one by one, each by its own distance (shadeChunk).
   shade(position) {
     const start = performance.now();
+    for (const key of this.loose) {
+      const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
+      const far = sphere.center.distanceTo(position) - sphere.radius >= this.textureDistance;
+      mesh.material = far ? this.farFor(sphere) : this.material(mesh.geometry);
+      mesh.renderOrder = far ? 0 : NEAR_FIRST;
+    }
     for (const region of this.regions.values()) {
       const batch = region.batch;
       if (!batch) continue;
       const sphere = region.full.boundingSphere, distance = sphere.center.distanceTo(position) - sphere.radius;
-      batch.material = this.farMaterial;
+      batch.material = this.farFor(sphere);
       const near = distance < FAR_SHADING;
       if (near !== region.unbatched) {
         region.unbatched = near;
@@ -388,6 +426,7 @@ export class TerrainBatches {
     }
     for (const region of this.regions.values()) if (region.batch) this.dropBatch(region);
     this.chunks.clear();
+    this.loose.clear();
     this.regions.clear();
     this.triangles = 0;
     this.pickable = null;

@@ -12,8 +12,8 @@ import { LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from ".
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
-import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, terrainMaterial,
-  terrainUniforms, textureMaps } from "./shaders.js";
+import { QUALITIES, SUN_DIRECTION, THREE_LIGHTS, decodeTextureSet, materialAttributes, materialTable, shadingKey,
+  terrainMaterial, terrainUniforms, textureMaps } from "./shaders.js";
 
 export const FOG_NEAR = 30, FOG_FAR = 140; // metres
 // A world meshed only within a view distance (hello.world.view_distance: a large world) is fogged from this share
@@ -28,6 +28,11 @@ export const SHADOW_MAP_SIZE = 1024; // texels per side of the sun's shadow map
 // (each step draws the map again); its shadows fade out over its outer SHADOW_FADE share; a chunk arriving redraws
 // the map only when it lies within SHADOW_REACH + SHADOW_CASTERS m of the square's centre.
 export const SHADOW_REACH = 128, SHADOW_STEP = 16, SHADOW_FADE = 0.05, SHADOW_CASTERS = 96;
+// On such a world a chunk arriving within SHADOW_PROMPT m of the camera redraws the map before the next picture (a
+// dig, the ground under the player); one farther marks it to be drawn again at most SHADOW_LATER_MS after the last
+// time: while the world streams in or the player runs, chunks arrive every few pictures, and each shadow pass cost
+// a third of a picture under SwiftShader (some 400 draw calls), for shadows at that distance no one sees change.
+export const SHADOW_PROMPT = 48, SHADOW_LATER_MS = 1500;
 // Dynamic resolution: when pictures take longer than FRAME_BUDGET_MS on average, the page draws fewer pixels (down
 // to MIN_RESOLUTION of the window's, in steps), and more again when there is time to spare, so the textured,
 // shadowed look keeps a playable frame rate on a slow (software) renderer. Automatic quality: a page whose URL asks
@@ -139,11 +144,14 @@ export class WorldScene {
     this.scene.add(this.terrain, this.props, this.crowns, this.thingMeshes, this.actors, this.navmesh, this.collision);
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.farShader = terrainMaterial(this.uniforms, quality, true); // the far batches' (batches.js FAR_SHADING)
+    this.farUnshadowed = terrainMaterial(this.uniforms, quality, true, { shadow: false }); // outside the shadow
     this.materialsById = new Map();
     this.materialTable = materialTable([]);
     this.chunkShaders = new Map(); // the chunk meshes' materials by what their pixels need (shaders.js shadingOf)
     this.things = new Things(this.thingMeshes, this.uniforms);
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
+    this.batches.outsideShadow = (sphere) => this.outsideShadow(sphere);
+    this.shadowPoint = new THREE.Vector3(); // outsideShadow's scratch
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.autoQuality = false; // whether slow pictures may lower the quality (the page sets it: qualityAskedInUrl)
@@ -154,6 +162,9 @@ export class WorldScene {
     this.lastPicture = null;
     this.lastResolutionChange = 0;
     this.shadowDraws = 0; // pictures in which the sun's shadow map was drawn
+    this.shadowDrawnAt = -Infinity; // ms: when it was last drawn
+    this.shadowLater = false; // a far chunk changed since: the map is drawn again SHADOW_LATER_MS after the last time
+    this.eye = null; // where the camera was in the last picture (a Vector3), or null
     this.setQuality(quality);
   }
 
@@ -167,8 +178,8 @@ export class WorldScene {
   // its vertices needs them (the same picture, cheaper in software); front faces only (the terrain is closed: from
   // the air its back faces lie behind its front ones, and a software renderer pays for every triangle it rasterises).
   chunkShader(geometry) {
-    const shading = geometry.userData.shading ?? { blend: true, gloss: true };
-    const key = `${shading.blend} ${shading.gloss}`;
+    const shading = geometry.userData.shading ?? {}; // unknown: every need
+    const key = shadingKey(shading);
     if (!this.chunkShaders.has(key)) {
       const material = terrainMaterial(this.uniforms, this.quality, false, shading);
       material.side = THREE.FrontSide;
@@ -196,7 +207,8 @@ export class WorldScene {
     this.materialTable = materialTable([...this.materialsById.values()], this.textures);
     for (const chunk of this.batches.chunks.values()) materialAttributes(chunk.mesh.geometry, this.materialTable);
     this.batches.changedAll();
-    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader); // the layers may have changed
+    // the layers may have changed
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
     for (const mesh of this.props.children) materialAttributes(mesh.geometry, this.materialTable);
   }
 
@@ -211,19 +223,21 @@ export class WorldScene {
     this.shadowsChanged();
     this.sun.castShadow = high;
     this.uniforms.occlusionStrength.value = high ? 1.0 : 0.0;
-    const old = this.terrainShader, oldFar = this.farShader;
+    const old = this.terrainShader, oldFar = this.farShader, oldUnshadowed = this.farUnshadowed;
     this.terrainShader = terrainMaterial(this.uniforms, quality);
     this.farShader = terrainMaterial(this.uniforms, quality, true);
+    this.farUnshadowed = terrainMaterial(this.uniforms, quality, true, { shadow: false });
     this.scene.traverse((o) => {
-      if (o.material === old || o.material === oldFar) o.material = this.terrainShader;
+      if (o.material === old || o.material === oldFar || o.material === oldUnshadowed) o.material = this.terrainShader;
       else if (o.material) o.material.needsUpdate = true; // lit materials take the shadows on or off
     });
     const oldChunks = [...this.chunkShaders.values()];
     this.chunkShaders.clear();
-    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader);
+    this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
     this.batches.setDetail(high ? 1 : LOW_DETAIL);
     old.dispose();
     oldFar.dispose();
+    oldUnshadowed?.dispose();
     for (const material of oldChunks) material.dispose();
     this.setResolution(this.pinnedResolution ?? 1);
   }
@@ -294,7 +308,13 @@ export class WorldScene {
     camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
     this.things.update(camera);
     const shadows = this.renderer.shadowMap;
-    if (shadows.enabled && shadows.needsUpdate) this.shadowDraws++; // three draws it in this picture
+    if (this.shadowLater && now - this.shadowDrawnAt >= SHADOW_LATER_MS) this.shadowsChanged();
+    if (shadows.enabled && shadows.needsUpdate) { // three draws it in this picture
+      this.shadowDraws++;
+      this.shadowDrawnAt = now;
+      this.shadowLater = false;
+    }
+    (this.eye ??= new THREE.Vector3()).copy(camera.position);
     this.renderer.render(this.scene, camera);
   }
 
@@ -375,12 +395,23 @@ export class WorldScene {
     this.placeShadow(centre);
   }
 
-  // The shadow camera looking down the sun's direction at ``centre``.
+  // The shadow camera looking down the sun's direction at ``centre`` (its matrices at once: outsideShadow reads them
+  // before three draws the map).
   placeShadow(centre) {
     this.sun.target.position.copy(centre);
     this.sun.position.copy(centre).addScaledVector(SUN_DIRECTION, 2 * this.shadowDepth);
     this.sun.target.updateMatrixWorld();
     this.sun.updateMatrixWorld();
+    this.sun.shadow.updateMatrices(this.sun);
+  }
+
+  // Whether ``sphere`` lies wholly outside the square the shadow map covers on a large world (across the sun's
+  // direction): no shadow falls there (the map's edge fades it to none), so its mesh may be drawn without the lookup.
+  outsideShadow(sphere) {
+    if (!this.shadowArea?.centre || !this.renderer.shadowMap.enabled || !sphere) return false;
+    const p = this.shadowPoint.copy(sphere.center).applyMatrix4(this.sun.shadow.camera.matrixWorldInverse);
+    const reach = SHADOW_REACH + sphere.radius;
+    return Math.abs(p.x) > reach || Math.abs(p.y) > reach;
   }
 
   // On a large world, the shadow's square moved to the camera at ``position`` when it went SHADOW_STEP m or more
@@ -399,6 +430,18 @@ export class WorldScene {
     return castsInto(this.shadowArea?.centre ?? null, sphere);
   }
 
+  // A chunk's mesh within ``sphere`` came or went: the shadow map drawn again when the mesh casts into it, before the
+  // next picture, or on a large world, when the mesh lies SHADOW_PROMPT m or more from the camera, with the next
+  // redraw SHADOW_LATER_MS after the last one.
+  chunkChanged(sphere) {
+    if (!this.castsIntoShadow(sphere)) return;
+    if (this.shadowArea && this.eye && sphere && sphere.center.distanceTo(this.eye) - sphere.radius >= SHADOW_PROMPT) {
+      this.shadowLater = true;
+    } else {
+      this.shadowsChanged();
+    }
+  }
+
   // The sun's shadow map is drawn again before the next picture (the terrain, a prop or a crown changed).
   shadowsChanged() {
     this.renderer.shadowMap.needsUpdate = true;
@@ -407,7 +450,7 @@ export class WorldScene {
   // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
   setChunk(chunk) {
     const old = this.batches.chunks.get(chunk.key);
-    if (old && this.castsIntoShadow(old.mesh.geometry.boundingSphere)) this.shadowsChanged();
+    if (old) this.chunkChanged(old.mesh.geometry.boundingSphere);
     this.foliage.setChunk(chunk);
     if (chunk.m === 0) {
       this.batches.set(chunk.key, null);
@@ -425,7 +468,7 @@ export class WorldScene {
     materialAttributes(geometry, this.materialTable);
     geometry.setIndex(new THREE.BufferAttribute(chunk.indices, 1));
     geometry.computeBoundingSphere();
-    if (this.castsIntoShadow(geometry.boundingSphere)) this.shadowsChanged();
+    this.chunkChanged(geometry.boundingSphere);
     this.cutMarks.shade(geometry);
     const mesh = new THREE.Mesh(geometry, this.terrainShader);
     mesh.name = `chunk ${chunk.key}`;

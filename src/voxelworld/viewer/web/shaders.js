@@ -118,14 +118,25 @@ export function materialAttributes(geometry, table) {
 // What a mesh's pixels need of the terrain shader (terrainMaterial's ``shading``), from its vertices' layers and
 // surfaces (materialAttributes): ``blend``, whether any vertex's two layers differ (else one texture sample a
 // pixel); ``gloss``, whether any vertex is metal or smooth enough for the highlight (the shader's test: no pixel
-// between such vertices passes it). Under SwiftShader both sides of a branch and every sample cost every pixel.
+// between such vertices passes it); ``metal``, ``glow``, whether any vertex is metal at all, or glows; ``palette``,
+// whether any vertex has a material without a texture (drawn in its table colour). Under SwiftShader both sides of
+// a branch, every sample and every value passed from vertex to pixel cost every pixel: a mesh that needs none of
+// them is drawn by a shader without them (the same picture).
 export function shadingOf(layers, surface) {
-  let blend = false, gloss = false;
-  for (let v = 0; 2 * v < layers.length && !(blend && gloss); v++) {
+  let blend = false, gloss = false, metal = false, glow = false, palette = false;
+  for (let v = 0; 2 * v < layers.length; v++) {
     if (layers[2 * v] !== layers[2 * v + 1]) blend = true;
+    if (layers[2 * v] === NO_LAYER || layers[2 * v + 1] === NO_LAYER) palette = true;
     if (surface[3 * v] / 255 < 0.7 || surface[3 * v + 1] / 255 > 0.02) gloss = true;
+    if (surface[3 * v + 1] > 0) metal = true;
+    if (surface[3 * v + 2] > 0) glow = true;
   }
-  return { blend, gloss };
+  return { blend, gloss, metal, glow, palette };
+}
+
+// The key of a ``shading`` (shadingOf) among the materials made for each (scene.js chunkShader).
+export function shadingKey(shading) {
+  return ["blend", "gloss", "metal", "glow", "palette"].map((name) => (shading[name] === false ? "0" : "1")).join("");
 }
 
 // /textures.bin read into textures (little-endian: u32 layers L, u32 size S, f32 metres a tile covers, albedo
@@ -171,14 +182,26 @@ export function textureMaps(set, software = false) {
   return { albedo: arrayTexture(set.albedo, set.size, set.layers, THREE.NoColorSpace, software) };
 }
 
-// What the terrain's vertex shader hands its fragment shader (declared once, in both).
+// What the terrain's vertex shader hands its fragment shader (declared once, in both), each only where the mesh's
+// pixels need it (terrainMaterial's defines: at low quality no texture layers, normal or highlight; TERRAIN_LAYERS
+// and TERRAIN_SURFACE where they are needed at all).
 const TERRAIN_VARYINGS = /* glsl */ `
 varying vec3 vWorld;
+#ifndef TERRAIN_LOW
 varying vec3 vWorldNormal;
+#ifdef TERRAIN_ONE_LAYER
+varying float vLayer;
+#else
 varying vec2 vLayers;
 varying float vBlend;
+#endif
+#endif
+#ifdef TERRAIN_PALETTE
 varying vec3 vPalette;
+#endif
+#ifdef TERRAIN_SURFACE
 varying vec4 vSurface; // roughness, metalness, emission, occlusion
+#endif
 varying vec3 vAmbient;
 varying float vSun;
 varying float vFog;
@@ -257,12 +280,23 @@ void main() {
   #include <shadowmap_vertex>
   vWorld = worldPosition.xyz;
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
+  float blended = clamp(blend, 0.0, 1.0);
+#ifndef TERRAIN_LOW
   vWorldNormal = n;
+#ifdef TERRAIN_ONE_LAYER
+  vLayer = layers.x;
+#else
   vLayers = layers;
-  vBlend = clamp(blend, 0.0, 1.0);
-  vPalette = mix(palette_a, palette_b, vBlend); // the table colours (low quality; a material without a texture)
+  vBlend = blended;
+#endif
+#endif
+#ifdef TERRAIN_PALETTE
+  vPalette = mix(palette_a, palette_b, blended); // the table colours (low quality; a material without a texture)
+#endif
   float occ = occlusionLight(occlusion);
+#ifdef TERRAIN_SURFACE
   vSurface = vec4(surface, occ);
+#endif
   vAmbient = ambientLight(n, occ) * cut; // a cut face darker (cut_marks.js)
   vSun = sunLight(n, occ) * cut;
   vFog = fogAmount(mvPosition);
@@ -282,9 +316,13 @@ ${SHADOW_FADE}
 ${TERRAIN_VARYINGS}
 // One material's albedo (rgb, sRGB) and height (a) at uv; a material without a texture draws the vertex's two
 // table colours mixed by its blend (vPalette: one value passed per pixel, not two).
-vec4 albedoOf(float layer, vec3 fallback, vec2 uv) {
+vec4 albedoOf(float layer, vec2 uv) {
   vec4 albedo = texture(albedoMaps, vec3(uv, layer));
-  return layer > 254.5 ? vec4(fallback, 0.5) : albedo;
+#ifdef TERRAIN_PALETTE
+  return layer > 254.5 ? vec4(vPalette, 0.5) : albedo;
+#else
+  return albedo; // no vertex without a texture: no pixel between them lacks one
+#endif
 }
 
 // Low quality: the table colours with a little per-voxel grain (the old page's look), no texture sample.
@@ -306,12 +344,10 @@ float sunShadow() {
 }
 
 void main() {
-  vec3 n = normalize(vWorldNormal) * (gl_FrontFacing ? 1.0 : -1.0);
-  float roughness = clamp(vSurface.r, 0.05, 1.0), metal = vSurface.g;
 #ifdef TERRAIN_LOW
-  vec4 albedo = vec4(vPalette * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5);
-  metal = 0.0; roughness = 1.0;
+  vec4 albedo = vec4(vPalette * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5); // no metal, no highlight
 #else
+  vec3 n = normalize(vWorldNormal) * (gl_FrontFacing ? 1.0 : -1.0);
   // Triplanar projection, one plane a pixel: the plane the normal faces most, or, where two or three planes share
   // the normal (sharpened weights, planes under 5 % dropped), one of them at random in proportion to its weight:
   // a dither that reads as the planes' blend, for one texture sample a material (under SwiftShader each sample
@@ -323,18 +359,27 @@ void main() {
   float pick = grain(floor(vWorld * 32.0));
   vec2 uv = pick < w.x ? p.zy : (pick < w.x + w.y ? p.xz : p.xy);
 #ifdef TERRAIN_ONE_LAYER
-  vec4 albedo = albedoOf(vLayers.x, vPalette, uv); // every vertex's two layers the same: one sample
+  vec4 albedo = albedoOf(vLayer, uv); // every vertex's two layers the same: one sample
 #else
-  vec4 albedo = mix(albedoOf(vLayers.x, vPalette, uv), albedoOf(vLayers.y, vPalette, uv), vBlend);
+  vec4 albedo = mix(albedoOf(vLayers.x, uv), albedoOf(vLayers.y, uv), vBlend);
 #endif
 #endif
   float shadow = 1.0;
   if (vSun > 0.0) shadow = sunShadow(); // a branch: skipped where the sun does not reach
   float low = mix(0.8, 1.0, albedo.a); // the texture's low spots darker
+#ifdef TERRAIN_METAL
+  float metal = vSurface.g;
   vec3 lit = albedo.rgb * (1.0 - metal) * (sunColour * vSun * shadow + vAmbient * low);
+#else
+  vec3 lit = albedo.rgb * (sunColour * vSun * shadow + vAmbient * low);
+#endif
   // Glossy or metal surfaces only (most of the terrain is neither): a Blinn-Phong highlight of the sun and the
   // sky mirrored, by roughness.
-#ifndef TERRAIN_MATT
+#if !defined(TERRAIN_MATT) && !defined(TERRAIN_LOW)
+  float roughness = clamp(vSurface.r, 0.05, 1.0);
+#ifndef TERRAIN_METAL
+  float metal = 0.0;
+#endif
   if (metal > 0.02 || roughness < 0.7) {
     vec3 view = normalize(cameraPosition - vWorld);
     vec3 f0 = mix(vec3(0.04), albedo.rgb, metal);
@@ -347,7 +392,11 @@ void main() {
   }
 #endif
   // Emission (lava): self-lit, not sun-lit.
+#ifdef TERRAIN_GLOW
   vec3 colour = mix(lit, albedo.rgb * vSurface.b * emission, clamp(vSurface.b * 4.0, 0.0, 1.0));
+#else
+  vec3 colour = lit;
+#endif
   if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
   colour = mix(colour, fogColour, vFog);
   gl_FragColor = vec4(colour, 1.0); // sRGB values lit directly, as the snapshots do (no colour-space step)
@@ -361,7 +410,9 @@ void main() {
 // triangles its set-up and every pixel its interpolation (docs/benchmarks.md).
 const farVertexShader = /* glsl */ `
 #include <common>
+#ifndef TERRAIN_UNSHADOWED
 #include <shadowmap_pars_vertex>
+#endif
 uniform float emission;
 attribute float blend;
 attribute float occlusion;
@@ -381,7 +432,9 @@ void main() {
   vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
   vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
   gl_Position = projectionMatrix * mvPosition;
+#ifndef TERRAIN_UNSHADOWED
   #include <shadowmap_vertex>
+#endif
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   vec3 albedo = mix(palette_a, palette_b, clamp(blend, 0.0, 1.0));
   float occ = occlusionLight(occlusion);
@@ -397,7 +450,9 @@ const farFragmentShader = /* glsl */ `
 #include <common>
 #include <packing>
 #include <lights_pars_begin>
+#ifndef TERRAIN_UNSHADOWED
 #include <shadowmap_pars_fragment>
+#endif
 ${LIGHT_UNIFORMS}
 ${SHADOW_FADE}
 varying vec3 vBase;
@@ -405,7 +460,7 @@ varying vec3 vSunLit;
 varying float vFog;
 void main() {
   float shadow = 1.0;
-#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC) && !defined(TERRAIN_UNSHADOWED)
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
   shadow = shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
@@ -435,7 +490,7 @@ export function terrainUniforms() {
 // meshes' pixels need, shadingOf: a mesh that blends no two textures or has nothing glossy is drawn without): pushed back a little in depth so that the
 // collision-mesh wireframe and the navmesh overlay drawn on the same surface win. ``uniforms``: terrainUniforms,
 // shared (three's light and fog uniforms are added to each material's own copy).
-export function terrainMaterial(uniforms, quality = "default", far = false, shading = { blend: true, gloss: true }) {
+export function terrainMaterial(uniforms, quality = "default", far = false, shading = {}) {
   const material = new THREE.ShaderMaterial({
     uniforms: { ...THREE.UniformsUtils.merge([THREE.UniformsLib.lights, THREE.UniformsLib.fog]), ...uniforms },
     vertexShader: far ? farVertexShader : vertexShader,
@@ -447,9 +502,20 @@ export function terrainMaterial(uniforms, quality = "default", far = false, shad
     polygonOffsetFactor: 1,
     polygonOffsetUnits: 1,
   });
-  material.defines = {};
-  if (quality === "low") material.defines.TERRAIN_LOW = "";
-  if (!shading.blend) material.defines.TERRAIN_ONE_LAYER = "";
-  if (!shading.gloss) material.defines.TERRAIN_MATT = "";
+  // What the pixels need (shadingOf; a need not given is there): at low quality no texture, metal or highlight.
+  const needs = (name) => shading[name] !== false;
+  const low = quality === "low", gloss = !low && needs("gloss"), metal = !low && needs("metal");
+  const defines = {};
+  if (low) defines.TERRAIN_LOW = "";
+  if (!needs("blend")) defines.TERRAIN_ONE_LAYER = "";
+  if (!gloss) defines.TERRAIN_MATT = "";
+  if (metal) defines.TERRAIN_METAL = "";
+  if (needs("glow")) defines.TERRAIN_GLOW = "";
+  if (low || needs("palette")) defines.TERRAIN_PALETTE = "";
+  if (gloss || metal || needs("glow")) defines.TERRAIN_SURFACE = "";
+  // The far material for meshes wholly outside the shadow map's square (scene.js outsideShadow): there the shadow
+  // fades to none (SHADOW_FADE: exactly 1), so neither its coordinates nor its lookup are needed.
+  if (far && shading.shadow === false) defines.TERRAIN_UNSHADOWED = "";
+  material.defines = defines;
   return material;
 }
