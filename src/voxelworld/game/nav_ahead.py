@@ -47,9 +47,9 @@ class TileAhead:
 
 
 def navigation_thread() -> Executor:
-    """The navigation's own thread, at the world's priority: a frame waits for a bake under way when its tile is
-    due, so its work must not starve behind the niced display jobs (:func:`~voxelworld.meshing.prepared.background_executor`)."""
-    return background_executor("navigation", niced=False)
+    """The navigation's own thread, at the display jobs' lower priority (beside them on the second core, not
+    before the world's frame; :func:`~voxelworld.meshing.prepared.background_executor`)."""
+    return background_executor("navigation")
 
 
 def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mapping[Chunk, CollisionMesh | None],

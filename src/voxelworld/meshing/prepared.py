@@ -98,12 +98,12 @@ def _lower_niceness() -> None:
 
 
 @cache
-def background_executor(purpose: str = "prepare", niced: bool = True) -> ThreadPoolExecutor:
+def background_executor(purpose: str = "prepare") -> ThreadPoolExecutor:
     """The one thread that works out prepared changes, one after the other, at a lower priority (another
-    ``purpose`` gets a thread of its own, so neither waits behind the other's queue; ``niced=False``: at the
-    world's priority, for work a frame will wait for, e.g. the navigation's tiles baked ahead)."""
+    ``purpose``, e.g. the navigation's tiles baked ahead, gets a thread of its own, so neither waits behind the
+    other's queue)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voxelworld-{purpose}",
-                              initializer=_lower_niceness if niced else None)
+                              initializer=_lower_niceness)
 
 
 @cache
