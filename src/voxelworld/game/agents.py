@@ -38,7 +38,6 @@ from .checks import point_tuple
 from .enemy import Carved, ChainsawEnemy, ChainsawSettings
 from .enemy_reaction import notice, strike
 from .events import EnemyChanged, NPCChanged
-from .nav_streaming import TILE_LAG
 from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
@@ -235,11 +234,10 @@ class Agents:
                     np.minimum(self._pending_box[0], lo), np.maximum(self._pending_box[1], hi))
         if not self._pending:
             return
-        crosses = self._crosses_a_path(world)
-        if world.time - self._pending_since >= world.settings.navmesh_delay or crosses:
+        if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path(world):
             pending, self._pending, self._pending_box = self._pending, set(), None
             assert self.navigation is not None  # (_rebake's)
-            self.navigation.update(pending, now=crosses)  # (streaming: else baked ahead, a little later)
+            self.navigation.update(pending)
 
     def _changed_boxes(self, world: World) -> list[tuple[np.ndarray, np.ndarray]]:
         """World boxes (m) holding this frame's changes: each applied edit's range grown by two voxels (the
@@ -268,8 +266,8 @@ class Agents:
         """Whether a walking NPC's remaining path (from where it stands) passes over the waiting changes' box
         widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane,
         within the distance it walks before the changes are re-baked anyway (at its top speed, until
-        ``settings.navmesh_delay`` after the oldest, and a frame more; streaming, ``TILE_LAG`` frames more): a far
-        NPC never reaches the change on the old navmesh, so it waits for the delay like everyone."""
+        ``settings.navmesh_delay`` after the oldest, and a frame more): a far NPC never reaches the change on
+        the old navmesh, so it waits for the delay like everyone."""
         walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
         if not walking or self._pending_box is None:
             return bool(walking)
@@ -278,8 +276,6 @@ class Agents:
         margin = settings.agent_radius + settings.cell_size
         lo, hi = self._pending_box[0][[0, 2]] - margin, self._pending_box[1][[0, 2]] + margin
         remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + world.dt
-        if self.navigation.tiled is not None:  # (streaming: re-baked TILE_LAG frames after that)
-            remaining += TILE_LAG * world.dt
         for npc in walking:
             path = npc.path
             if path is None:  # (walking: it has one)

@@ -3,10 +3,12 @@ dropped around the actors of a large world (see that class's notes), each tile e
 of a full bake.
 
 A tile's bake reads the collision meshes of the chunks under its reach; making those and baking the tile in the
-frame that wants it was most of a sprinting frame's worst cases, so :meth:`NavStreaming.stream` bakes the next
-:data:`TILES_AHEAD` tiles on a thread of its own (:mod:`voxelworld.game.nav_ahead`), and the frame that bakes one
-takes it when it was baked from the scene that frame has. When a tile is baked does not depend on the thread: a
-tile not baked ahead in time is baked in the frame, as before, and the same either way.
+frame that wants it was most of a sprinting frame's worst cases, so :meth:`NavStreaming.stream` asks for the tiles
+it wants, a thread of their own bakes them meanwhile (:mod:`voxelworld.game.nav_ahead`), and they are baked
+:data:`TILE_LAG` frames later (together every :data:`LANDING_EVERY` frames), each taken from the thread when it was
+baked from the scene that frame has. When a tile is baked does not depend on the thread: a tile not baked ahead in
+time is baked in its frame, and the same either way. (A dig's re-bake is not asked for: the collision meshes kept
+are what the navmesh was baked from, which a world file keeps.)
 """
 
 from __future__ import annotations
@@ -98,20 +100,16 @@ class NavStreaming:
         if budget < 0:
             return self._change(self._missing(distance, ok, -1), drop)
         due = {t: self._asked.pop(t)[1] for t in sorted(t for t, (at, _) in self._asked.items() if at <= self._streams)}
-        # (a kept tile asked for is re-baked: its scene changed, WorldNavigation.update)
-        bake = [t for t in due if t not in drop and (t in kept or distance[t] <= self.navigation_distance)
-                and self._bakeable(t, ok)]
+        bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance and self._bakeable(t, ok)]
         changed = self._change(bake, drop, due)
         self._ask(self._missing(distance, ok, budget, skip=self._asked))
         return changed
 
     def _ask(self, tiles: list[tuple[int, int]]) -> None:
-        """Ask for ``tiles`` (missing, or kept and to be re-baked): baked at the first multiple of
+        """Ask for ``tiles`` (missing): baked at the first multiple of
         :data:`LANDING_EVERY` calls of :meth:`stream` at least :data:`TILE_LAG` from now, baked ahead meanwhile on
-        the navigation's thread (a tile asked for again starts over)."""
+        the navigation's thread."""
         for tile in tiles:
-            if tile in self._asked and self._asked[tile][1] is not None:
-                self._asked[tile][1].future.cancel()  # type: ignore[union-attr]  # (just checked)
             self._asked[tile] = (-(-(self._streams + TILE_LAG) // LANDING_EVERY) * LANDING_EVERY,
                                  self._start_ahead(tile))
 

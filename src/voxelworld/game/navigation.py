@@ -430,11 +430,10 @@ class WorldNavigation(NavStreaming):
         return tiles
 
     # ------------------------------------------------------------------------------------------ update
-    def update(self, chunks: Iterable, now: bool = True) -> list[tuple[int, int, int]]:
+    def update(self, chunks: Iterable) -> list[tuple[int, int, int]]:
         """Re-bake where the terrain changed; returns the tiles whose polygons changed, as (area, ti, tk).
-        Streaming, with ``now`` False the kept tiles to re-bake are asked for instead (baked ahead on the
-        navigation's thread, re-baked :data:`~voxelworld.game.nav_streaming.TILE_LAG` frames later by
-        :meth:`stream`; none returned).
+        (At once, not asked for: the collision meshes kept are what the navmesh was baked from, which a world file
+        keeps; a loaded world bakes the same navmesh from them.)
 
         Parameters
         ----------
@@ -475,10 +474,7 @@ class WorldNavigation(NavStreaming):
         if self.tiled is not None:
             box = (lo[0], lo[2], hi[0], hi[2])
             reading = [t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)]
-            if not now:
-                self._ask(reading)
-                return []
-            return self._change(reading, [], {t: self._asked.pop(t)[1] for t in reading if t in self._asked})
+            return self._change(reading, [])
         self._whole_scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)
         self._logged(tiles)
