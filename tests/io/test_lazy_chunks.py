@@ -151,3 +151,37 @@ def test_the_mesher_lets_go_of_far_voxels_and_reads_them_again_for_a_new_level(w
         mesher.apply_changes(mesher.prepare_deferred(owed))
         mesher.update()
     assert_meshes_are_fresh(world)
+
+
+def test_rows_read_lately_are_read_once_and_shared_read_only(world_file, monkeypatch):
+    world = load_world(world_file[0])
+    store = world.volume.store
+    chunk, field = min(store.digests)
+    shape = tuple(int(n) for n in np.subtract(*world.volume.chunk_box(chunk)[::-1]))
+    rows = []
+    real_row = type(store).row
+    monkeypatch.setattr(type(store), "row", lambda self, *key: rows.append(key) or real_row(self, *key))
+    first = store.read_chunk(chunk, [field], shape)[field]
+    again = store.read_chunk(chunk, [field], shape)[field]
+    assert len(rows) == 1 and again is first  # the second read did not touch the file
+    with pytest.raises(ValueError):
+        first[0, 0, 0] = 1  # shared by every reader: nobody may write into it
+    # A row written again (its checksum changed: a save) is read from the file again, never served from before.
+    store.digests[(chunk, field)] = b"\x00" * 32
+    with pytest.raises(FormatError, match="changed since"):
+        store.read_chunk(chunk, [field], shape)
+    assert len(rows) == 2
+
+
+def test_rows_read_lately_are_bounded(world_file, monkeypatch):
+    from voxelworld.io import chunk_store
+
+    world = load_world(world_file[0])
+    store = world.volume.store
+    assert 0 < store._recent_bytes <= chunk_store.RECENT_CHUNK_BYTES  # (the load read the view's chunks)
+    limit = 3 * max(array.nbytes for array in store._recent.values())
+    monkeypatch.setattr(chunk_store, "RECENT_CHUNK_BYTES", limit)
+    for chunk, field in sorted(store.digests)[:20]:
+        shape = tuple(int(n) for n in np.subtract(*world.volume.chunk_box(chunk)[::-1]))
+        assert store.read_chunk(chunk, [field], shape)[field].shape == shape
+        assert store._recent_bytes == sum(array.nbytes for array in store._recent.values()) <= limit
