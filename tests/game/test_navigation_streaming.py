@@ -12,6 +12,7 @@ import pytest
 
 from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
+from voxelworld.game.nav_chunks import same_mesh
 from voxelworld.game.nav_streaming import LANDING_EVERY, TILE_LAG
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
@@ -263,6 +264,33 @@ def test_tiles_asked_for_are_baked_ahead_then_taken_as_the_full_bakes(terrain, f
         world.step(Inputs())
     assert nav.tiles_taken_ahead > 0  # (from the thread: a failing bake there would leave this at 0)
     assert_tiles_are_the_full_bakes(nav, full)
+
+
+def test_tiles_asked_for_make_each_chunks_collision_mesh_once(terrain):
+    world, nav = streamed_world(terrain)
+    world.agents.regions.waking_points = lambda: [np.array(ground(world, 84.0, 84.0))]
+    world.step(Inputs())
+    tile, (_, first) = next((t, asked) for t, asked in nav._asked.items() if asked[1].collision)
+    # Asked for again (as a neighbour reading the same chunks is) before the first bake landed: the chunks being
+    # made for it are waited for, not made again; both bakes see the same meshes.
+    again = nav._start_ahead(tile)
+    assert again.collision == first.collision and set(first.collision) < set(first.chunks)
+    made_first, _, baked_first = first.future.result()
+    made_again, _, baked_again = again.future.result()
+    assert all(same_mesh(made_first[c], made_again[c]) for c in first.chunks)
+    assert same_polygons(baked_first.polygons, baked_again.polygons)
+    volume = world.volume
+    for chunk in sorted(first.collision):  # a dig where one of them meets the ground: its mesh dropped since ...
+        lo, hi = (volume.index_to_world(corner) for corner in volume.chunk_box(chunk))
+        spot = ground(world, (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2)
+        if lo[1] + 1.0 < spot[1] < hi[1] - 1.0:
+            break
+    volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)
+    world.step(Inputs())
+    dug = {c for c in first.collision if not world.mesher.prepared_still_current(
+        first.collision[c], c, first.collision[c].revisions[first.collision[c].chunks.index(c)])}
+    assert dug  # ... is made again for the next asker
+    assert not dug & {c for c, p in nav._start_ahead(tile).collision.items() if p is first.collision[c]}
 
 
 def test_a_tile_baked_ahead_from_a_scene_dug_since_is_baked_again(terrain):

@@ -33,12 +33,13 @@ Chunk = tuple[int, int, int]
 @dataclass(frozen=True)
 class TileAhead:
     """A tile being baked ahead: its chunks (those its bake reads, sorted), the collision meshes of those not made
-    yet (being made on the same thread, first), the things on their ground and the bake to come:
+    yet (being made on the same thread, first: for this tile, or for a tile asked for before it that reads them
+    too), the things on their ground and the bake to come:
     (each chunk's collision mesh, each chunk's scene object, the tile)."""
 
     tile: tuple[int, int]
     chunks: tuple[Chunk, ...]
-    collision: PreparedCollision | None
+    collision: Mapping[Chunk, PreparedCollision]
     things: tuple[SceneObject, ...]
     future: Future[tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile]]
 
@@ -53,31 +54,33 @@ def navigation_thread() -> Executor:
 
 
 def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mapping[Chunk, CollisionMesh | None],
-                     objects: Mapping[Chunk, SceneObject], collision: PreparedCollision | None,
+                     objects: Mapping[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                      areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: list[SceneObject],
                      area: BakeArea, settings: NavSettings) -> TileAhead:
     """Start baking ``tile`` on the navigation's thread (see the module); ``held``: every chunk's collision mesh
     known now (those the navigation holds, and of ``chunks`` those baked in the file or made by the mesher), the
-    others of ``chunks`` coming from ``collision``; ``objects``: the scene objects held of ``chunks``; ``areas``:
+    others of ``chunks`` from the preparation ``collision`` maps them to (started before this bake, on the same
+    thread); ``objects``: the scene objects held of ``chunks``; ``areas``:
     a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with."""
     chunks = tuple(chunks)
     future = navigation_thread().submit(
-        bake_tile_ahead, tile, chunks, dict(held), dict(objects), collision, areas, props, tuple(things), area,
+        bake_tile_ahead, tile, chunks, dict(held), dict(objects), dict(collision), areas, props, tuple(things), area,
         settings)
-    return TileAhead(tile, chunks, collision, tuple(things), future)
+    return TileAhead(tile, chunks, dict(collision), tuple(things), future)
 
 
 def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict[Chunk, CollisionMesh | None],
-                    objects: dict[Chunk, SceneObject], collision: PreparedCollision | None,
+                    objects: dict[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                     areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: tuple[SceneObject, ...],
                     area: BakeArea, settings: NavSettings
                     ) -> tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile]:
     """The work of :func:`start_tile_ahead` (on the navigation's thread): the scene a frame baking ``tile`` makes
     (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it."""
     meshes = held
-    if collision is not None:
-        for chunk, mesh in zip(collision.chunks, collision.future.result()):
-            meshes[chunk] = mesh if mesh.triangle_count else None
+    made = {id(p): dict(zip(p.chunks, p.future.result())) for p in collision.values()}  # (all started before)
+    for chunk, prepared in collision.items():
+        mesh = made[id(prepared)][chunk]
+        meshes[chunk] = mesh if mesh.triangle_count else None
     typed, _ = terrain_objects(areas, meshes, [c for c in chunks if c not in objects])
     mine = {c: objects[c] if c in objects else typed.get(c) for c in chunks}
     scene = Scene([obj for obj in mine.values() if obj is not None] + list(props) + list(things))

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_integer
 from ..meshing import ChunkMesher, CollisionMesh
+from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import NavSettings, SceneObject
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
@@ -64,6 +65,7 @@ class NavStreaming:
     _bakeable_for: np.ndarray | None
     _bakeable_seen: dict[tuple[int, int], bool]
     _asked: dict[tuple[int, int], tuple[int, TileAhead | None]]
+    _preparing: dict[tuple[int, int, int], tuple[PreparedCollision, int]]
     _streams: int
     tiles_taken_ahead: int
     settings: NavSettings
@@ -121,10 +123,20 @@ class NavStreaming:
         held.update({c: self._baked_from[c] for c in chunks if c not in held and c in self._baked_from})
         made = self.mesher.made_collision_meshes([c for c in chunks if c not in held])
         held.update({c: mesh if mesh.triangle_count else None for c, mesh in made.items()})
-        collision = self.mesher.prepare_collision_meshes([c for c in chunks if c not in held],
+        # Those being made for a tile asked for before (a neighbour reads them too) are waited for, not made again.
+        preparing: dict[tuple[int, int, int], PreparedCollision] = {}
+        for chunk in [c for c in chunks if c not in held and c in self._preparing]:
+            prepared, revision = self._preparing[chunk]
+            if self.mesher.prepared_still_current(prepared, chunk, revision):
+                preparing[chunk] = prepared
+        made_here = self.mesher.prepare_collision_meshes([c for c in chunks if c not in held and c not in preparing],
                                                          navigation_thread())
+        if made_here is not None:
+            for chunk, revision in zip(made_here.chunks, made_here.revisions):
+                preparing[chunk] = made_here
+                self._preparing[chunk] = (made_here, revision)
         return start_tile_ahead(tile, chunks, held, {c: self._chunk_objects[c] for c in chunks
-                                                     if c in self._chunk_objects}, collision,
+                                                     if c in self._chunk_objects}, preparing,
                                 None if self.terrain_areas is None else self.terrain_areas.copy(), self._props,
                                 self._things_on(chunks), self.tiled.area, self.settings)
 
@@ -251,10 +263,13 @@ class NavStreaming:
             if job is not None and tile in bake_tiles and (job.done() or not job.future.cancel()):
                 job.future.exception()  # (waits for a bake under way: less than baking the tile again)
                 started[tile] = job
-                if job.collision is not None:
-                    self.mesher.adopt_collision_meshes(job.collision)  # where still the mesher's: found below
+                for prepared in {id(p): p for p in job.collision.values()}.values():
+                    self.mesher.adopt_collision_meshes(prepared)  # where still the mesher's: found below
             elif job is not None:
                 job.future.cancel()
+        if ahead:  # the preparations no tile still asked for waits for are let go of
+            live = {id(p) for _, job in self._asked.values() if job is not None for p in job.collision.values()}
+            self._preparing = {c: entry for c, entry in self._preparing.items() if id(entry[0]) in live}
         if not bake_tiles and not drop_tiles:
             return []
         assert self.tiled is not None  # (streaming only)

@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike
 from ..attribute_state import MAX_COUNT, pair, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_point
 from ..meshing import ChunkMesher, CollisionMesh
+from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import (
     Crowd,
     CrowdEvent,
@@ -168,7 +169,8 @@ class WorldNavigation(NavStreaming):
     OTHER_ATTRIBUTES = ("volume", "mesher", "settings", "region", "prop_min_height", "_props", "_chunk_meshes",
                         "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
-                        "_ok_before", "_asked", "_streams", "tiles_taken_ahead", "_column_uses", "_bakeable_for", "_bakeable_seen")
+                        "_ok_before", "_asked", "_streams", "tiles_taken_ahead", "_column_uses", "_bakeable_for", "_bakeable_seen",
+                        "_preparing")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -230,6 +232,9 @@ class WorldNavigation(NavStreaming):
         # started: asked before a save). Counted by stream() calls, _streams.
         self._asked: dict[tuple[int, int], tuple[int, TileAhead | None]] = {}
         self._streams = 0
+        # The collision meshes being made for the tiles asked for, by chunk (with its revision then): a tile asked
+        # for later waits for them instead of making them again (neighbouring tiles read the same chunks).
+        self._preparing: dict[tuple[int, int, int], tuple[PreparedCollision, int]] = {}
         self.tiles_taken_ahead = 0  # tiles a frame took from that thread (counted; not the game's state)
         self.tiled: TiledNavMesh | None
         if navigation_distance is None:
@@ -311,6 +316,7 @@ class WorldNavigation(NavStreaming):
         # Baked in the frame their bake is due (started again from the loaded scene then: nothing runs meanwhile).
         self._streams = streams
         self._asked = {tile: (self._streams + frames, None) for tile, frames in asked.items()}
+        self._preparing = {}
 
     def _checked_asked(self, asked: object) -> dict[tuple[int, int], int]:
         legal = (f"a list of [ti, tk, frames]: tiles of the grid {self.tiled.tile_grid if self.tiled else '(none)'}"

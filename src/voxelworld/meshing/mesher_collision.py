@@ -166,6 +166,15 @@ class MesherCollision:
                 kept += 1
         return kept
 
+    def prepared_still_current(self, prepared: PreparedCollision, chunk: tuple, revision: int) -> bool:
+        """Whether the mesh of ``chunk`` that ``prepared`` makes (asked for at the chunk's collision ``revision``) is
+        the one :meth:`chunk_collision_meshes` would give now: made from the mesher's fields, the chunk active and
+        its mesh not dropped since (what :meth:`adopt_collision_meshes` checks). Another asker may wait for it
+        instead of making it again."""
+        self._settle_collision()
+        return prepared.fields is self._fields and bool(self._active[chunk]) \
+            and int(self._collision_revisions[chunk]) == revision and not prepared.future.cancelled()
+
     def _collision_surface(self, chunk: tuple) -> ChunkSurface | None:
         if not self._active[chunk]:
             return None  # an inactive lower neighbour: no quads join it
