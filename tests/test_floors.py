@@ -10,7 +10,7 @@ from .imports import PACKAGE, imported_modules, module_name
 # Floor of each wing (a folder of the package) and of the top-level modules the wings share.
 WING_FLOORS = {"terrain": 1, "collision": 1, "meshing": 2, "navigation": 2, "motion": 2, "game": 3, "io": 4,
                "bake": 4, "viewer": 4}
-SHARED_MODULES = ("__init__", "errors", "files", "wavefront", "attribute_state")  # floor 0
+SHARED_MODULES = ("__init__", "errors", "files", "wavefront", "attribute_state", "frame_first")  # floor 0
 TOP_FLOOR = 5  # cli.py and any other top-level module (the faces on top)
 
 

@@ -231,3 +231,19 @@ def test_streaming_order_kept_between_steps_is_budgeted_levels_order():
     current = rng.integers(0, 4, grid)
     assert np.array_equal(streaming._budgeted("detail", current, wanted, 40, cost, distance),
                           budgeted_levels(current, wanted, volume, points, 40, cost, distance))
+
+
+def test_freed_memory_is_handed_back_on_a_thread_of_its_own_one_walk_at_a_time(monkeypatch):
+    import threading
+
+    from voxelworld.game import streaming
+
+    walkers, gate = [], threading.Event()
+    monkeypatch.setattr(streaming, "release_freed_memory", lambda: walkers.append(threading.current_thread())
+                        or gate.wait(10))
+    first = streaming.release_freed_memory_aside()
+    assert streaming.release_freed_memory_aside() is first  # still walking: nothing more asked
+    gate.set()
+    first.result(10)
+    assert len(walkers) == 1 and walkers[0] is not threading.main_thread()  # the frame did not walk the heap
+    assert streaming.release_freed_memory_aside() is not first

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..frame_first import step_aside
 from ..meshing import CollisionMesh
 from ..meshing.mesher_collision import PreparedCollision
 from ..meshing.prepared import background_executor
@@ -76,6 +77,7 @@ def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict
                     ) -> tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile]:
     """The work of :func:`start_tile_ahead` (on the navigation's thread): the scene a frame baking ``tile`` makes
     (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it."""
+    step_aside()
     meshes = held
     made = {id(p): dict(zip(p.chunks, p.future.result())) for p in collision.values()}  # (all started before)
     for chunk, prepared in collision.items():

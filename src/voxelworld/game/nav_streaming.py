@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_integer
+from ..frame_first import waiting_for_background
 from ..meshing import ChunkMesher, CollisionMesh
 from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import NavSettings, SceneObject
@@ -261,7 +262,8 @@ class NavStreaming:
         started = {}
         for tile, job in (ahead or {}).items():
             if job is not None and tile in bake_tiles and (job.done() or not job.future.cancel()):
-                job.future.exception()  # (waits for a bake under way: less than baking the tile again)
+                with waiting_for_background():  # (a bake under way: less than baking the tile again)
+                    job.future.exception()
                 started[tile] = job
                 for prepared in {id(p): p for p in job.collision.values()}.values():
                     self.mesher.adopt_collision_meshes(prepared)  # where still the mesher's: found below

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from concurrent.futures import Future
 
 import numpy as np
 
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
-from ..meshing.prepared import spread
+from ..meshing.prepared import background_executor, spread
 from ..terrain import SparseVolume, VoxelVolume
 from .detail import budgeted_levels, chunk_distances
 from .player import Player
 from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG",
-           "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory"]
+           "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory",
+           "release_freed_memory_aside"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
 # (WorldSettings.stream_chunks_per_frame) in chunks meshed: a chunk with vertices kept hot (its surfaces kept) is
@@ -51,6 +53,19 @@ def release_freed_memory() -> None:
     size of a large world climbs by a few hundred MiB a minute of play."""
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
+
+
+def release_freed_memory_aside() -> Future[None]:
+    """:func:`release_freed_memory` on a thread of its own (ctypes lets go of the GIL for the call), not waited
+    for: the walk of the heap takes a frame 5-10 ms on the 1 km world. While the last one is under way, that one
+    (nothing more is asked)."""
+    if _RELEASING and not _RELEASING[-1].done():
+        return _RELEASING[-1]
+    _RELEASING[:] = [background_executor("memory").submit(release_freed_memory)]
+    return _RELEASING[-1]
+
+
+_RELEASING: list[Future[None]] = []  # the last release_freed_memory_aside
 
 
 

@@ -60,6 +60,7 @@ from numpy.typing import ArrayLike
 
 from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
+from ..frame_first import frame_running
 from ..meshing import ChunkMesher, PreparedChanges
 from ..meshing.baked import BakedMeshes
 from ..terrain import Box, EditResult, GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
@@ -81,7 +82,7 @@ from .progress import attach_progress
 from .reports import AimInfo, Snapshot
 from .settings import WorldSettings
 from .state_checks import check_inside, check_world_state, count, seconds
-from .streaming import Streaming, release_freed_memory
+from .streaming import Streaming, release_freed_memory_aside
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
 
@@ -360,22 +361,23 @@ class World(Streaming):
         self.dt = dt
         self.previous_inputs, self.inputs = self.inputs, inputs
         player, emit = self.player, self.emit
-        self._stage("inputs", inputs, self._read_inputs)  # S1
-        self._stage("objects", inputs, lambda: player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt,
-                                                                   emit))  # S2
-        self._stage("update_ranges", inputs, self._take_queue)  # S3
-        self._stage("density_updates", inputs, lambda: self._apply_edits(0))  # S4
-        self._stage("material_updates", inputs, lambda: self._apply_edits(1))  # S5
-        self._stage("fragment_erasure", inputs, lambda: self._apply_edits(2))  # S6
-        self._stage("vertices", inputs, self._refresh_vertices)  # S7
-        self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
-        self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
-        self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
-        self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
-        self._stage("control", inputs, lambda: player.control(emit))  # S12, then the handlers' (PlayerActions.act)
-        self._stage("deformation", inputs, None)  # S13: the handlers' (PlayerActions.book)
-        self._stage("events", inputs, None)  # S14: the handlers' (objects, agents)
-        self._stage("snapshot", inputs, self._snapshot_stage)  # S15
+        with frame_running():  # the background threads wait meanwhile (voxelworld.frame_first)
+            self._stage("inputs", inputs, self._read_inputs)  # S1
+            self._stage("objects", inputs, lambda: player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt,
+                                                                       emit))  # S2
+            self._stage("update_ranges", inputs, self._take_queue)  # S3
+            self._stage("density_updates", inputs, lambda: self._apply_edits(0))  # S4
+            self._stage("material_updates", inputs, lambda: self._apply_edits(1))  # S5
+            self._stage("fragment_erasure", inputs, lambda: self._apply_edits(2))  # S6
+            self._stage("vertices", inputs, self._refresh_vertices)  # S7
+            self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
+            self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
+            self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
+            self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
+            self._stage("control", inputs, lambda: player.control(emit))  # S12, then the handlers' (PlayerActions.act)
+            self._stage("deformation", inputs, None)  # S13: the handlers' (PlayerActions.book)
+            self._stage("events", inputs, None)  # S14: the handlers' (objects, agents)
+            self._stage("snapshot", inputs, self._snapshot_stage)  # S15
         self.stage = None
         self.frame += 1
         self.time += dt
@@ -433,9 +435,10 @@ class World(Streaming):
     def _refresh_vertices(self) -> None:
         self._streamed |= bool(self.stream(self.settings.stream_chunks_per_frame))
         # A second's streaming freed many chunk-sized arrays: handed back (a walk of the heap, tens of ms on a large
-        # world; every 256 frames instead held 1.34 GiB at the peak of a 1 km sprint rather than 1.0).
+        # world, on a thread of its own; every 256 frames instead held 1.34 GiB at the peak of a 1 km sprint rather
+        # than 1.0).
         if self._streamed and self.frame % RELEASE_EVERY_FRAMES == 0:
-            release_freed_memory()
+            release_freed_memory_aside()
             self._streamed = False
         self.rebuilt_chunks = self.mesher.refresh_vertices()
         self._choose_detail()

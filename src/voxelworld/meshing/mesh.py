@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
+from ..frame_first import step_aside
 from ..terrain import Volume
 from . import _kernels, tables
 from ._kernels.arguments import BlockCells, BlockVertices, QuadOutput, QuadTables
@@ -235,6 +236,7 @@ def assemble_block(volume: Volume, first: Sequence[int], last: Sequence[int],
     vertices of their own surfaces and of the lower neighbours' (``surface_of(chunk)`` gives each chunk's
     simplified surface). A display mesh's occlusion is read from the density of ``fields`` (a Volume of the same
     geometry; the volume itself by default: give the fields the surfaces were made from)."""
+    step_aside()  # (on a background thread while a frame runs: voxelworld.frame_first)
     size = volume.chunk_size if size is None else size
     empty = CollisionMesh.empty if collision else DisplayMesh.empty
     lo, _ = chunk_cells(volume.shape, size, first)

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point
+from ..frame_first import result_of
 from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import MESHED_FIELDS, NO_QEF, raw_surface, simplified_surface, unchanged_surface
@@ -155,7 +156,7 @@ class MesherCollision:
         """Keep the meshes ``prepared`` made (waiting for them if need be) where the chunk's collision mesh was not
         dropped since they were asked for (:meth:`collision_revision`): the mesh the mesher would make now. Returns
         how many were kept."""
-        meshes = prepared.future.result()
+        meshes = result_of(prepared.future)
         if prepared.fields is not self._fields:  # started over since
             return 0
         self._settle_collision()

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from ..frame_first import result_of
 from ..terrain import SparseVolume, Volume
 from . import mesher_levels
 from .chunk_joins import lower_block
@@ -170,7 +171,7 @@ class MesherDeferred:
         """Install what ``prepared`` (of :meth:`prepare_deferred`) made where nothing it was made of changed since
         it was asked for and it is still owed; the rest stays owed. Returns no chunk (no activity or level
         changes: those were made by :meth:`defer_changes`)."""
-        result = cast(PreparedResult, prepared.future.result())
+        result = cast(PreparedResult, result_of(prepared.future))
         changed = self.volume.chunk_versions != prepared.versions
         restamped = self._stamps != prepared.stamps
         stale_surface = spread(changed, 1, 1) | restamped

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ..errors import check_range
+from ..frame_first import result_of
 from ..terrain import MaterialTable, Volume
 from .chunk_joins import assemble_displays, lower_block, neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import MESHED_FIELDS, all_chunks, display_form, raw_surface, unchanged_surface
@@ -324,7 +325,7 @@ class MesherLevels:
                     isinstance(prepared, PreparedChanges) and prepared.active.shape == self.volume.chunk_grid_shape)
         if prepared.deferred:
             return self._land(prepared)
-        result: PreparedResult | None = prepared.future.result()
+        result: PreparedResult | None = result_of(prepared.future)
         changed = self.volume.chunk_versions != prepared.versions
         restamped = self._stamps != prepared.stamps
         # A surface reads the voxels one chunk around; a mesh joins the surfaces of its chunk and lower neighbours

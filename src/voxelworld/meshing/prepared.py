@@ -23,6 +23,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ..frame_first import mark_background_thread, waiting_for_background
 from .surface import ChunkSurface
 
 __all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "background_executor", "background_map", "spread"]
@@ -87,10 +88,14 @@ class PreparedChanges:
 
     def wait(self) -> None:
         """Wait until the background work is finished (its errors are raised by apply_changes)."""
-        wait([self.future])
+        with waiting_for_background():
+            wait([self.future])
 
 
-def _lower_niceness() -> None:
+def _background_thread() -> None:
+    """A background executor's thread: at a lower priority, and stepping aside while a frame runs
+    (:mod:`voxelworld.frame_first`)."""
+    mark_background_thread()
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
     except (AttributeError, OSError):  # not Linux, or not allowed: run at the world's priority
@@ -103,13 +108,13 @@ def background_executor(purpose: str = "prepare") -> ThreadPoolExecutor:
     ``purpose``, e.g. the navigation's tiles baked ahead, gets a thread of its own, so neither waits behind the
     other's queue)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voxelworld-{purpose}",
-                              initializer=_lower_niceness)
+                              initializer=_background_thread)
 
 
 @cache
 def _background_workers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-prepare-worker",
-                              initializer=_lower_niceness)
+                              initializer=_background_thread)
 
 
 def background_map(function: Callable[[T], R], items: list[T]) -> list[R]:

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import FormatError, ParameterError, check_integer
+from ..frame_first import step_aside
 from . import _kernels
 from .base import FIELD_DTYPES, FIELDS, WINDOW_HALO, Index3, Volume
 from .materials import MaterialTable
@@ -335,6 +336,7 @@ class SparseVolume(Volume):
         return product(*(range(int(a) // size, (int(b) - 1) // size + 1) for a, b in zip(lo, hi)))
 
     def _gather(self, lo: np.ndarray, hi: np.ndarray, names: Sequence[str], keep: bool = True) -> dict[str, np.ndarray]:
+        step_aside()  # (on a background thread while a frame runs: voxelworld.frame_first)
         voxels = int(np.prod(hi - lo))
         if voxels > MAX_WINDOW_VOXELS:
             raise ParameterError("box", f"{(hi - lo).tolist()} voxels",
