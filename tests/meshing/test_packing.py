@@ -198,3 +198,25 @@ def test_a_prepacked_surface_is_kept_as_packed_and_reads_as_the_surface(world):
     plain["a"] = surface
     for name in ("cell_case", "cell_first", "surface_cells", "rep", "positions", "normals", "materials"):
         np.testing.assert_array_equal(getattr(kept["a"], name), getattr(plain["a"], name))
+
+
+def test_a_copy_of_some_surfaces_shares_them_packed(world, monkeypatch):
+    """PackedSurfaces.copy(chunks): the surfaces of those chunks only, shared packed (the frame that hands a job the
+    surfaces it replaces unpacks none of them; the job does, on its thread)."""
+    from voxelworld.meshing import MeshOptions
+    from voxelworld.meshing import surface as surface_module
+    from voxelworld.meshing.chunk_surfaces import raw_surface
+    from voxelworld.meshing.surface import PackedSurfaces
+
+    kept = PackedSurfaces()
+    chunks = [c for c in np.ndindex(world.chunk_grid_shape)][:6]
+    for chunk in chunks:
+        kept[chunk] = raw_surface(world, chunk, MeshOptions(), 3)
+    unpacked = []
+    real_unpack = surface_module._unpack
+    monkeypatch.setattr(surface_module, "_unpack", lambda packed: unpacked.append(packed) or real_unpack(packed))
+    some = kept.copy([chunks[1], chunks[4], (99, 99, 99)])
+    assert not unpacked and sorted(some) == sorted([chunks[1], chunks[4]])
+    assert some._packed[chunks[1]] is kept._packed[chunks[1]]
+    np.testing.assert_array_equal(some[chunks[4]].positions, kept[chunks[4]].positions)
+    assert len(kept.copy()) == len(chunks)

@@ -159,7 +159,7 @@ class MesherDeferred:
         asked, stamps = set(surfaces), self._stamps.copy()
         waiting = frozenset(c for c in self._deferred if c not in asked and c not in self._display_surfaces)
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
-                          {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
+                          self._display_surfaces.copy(surfaces), self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
                           self._vertex_free.copy(), waiting, stamps, versions)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).

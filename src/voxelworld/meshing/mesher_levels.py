@@ -305,7 +305,7 @@ class MesherLevels:
         versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
         planes = self._plane_levels(levels)
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
-                          {c: self._display_surfaces.get(c) for c in surfaces}, self._display_surfaces.copy(),
+                          self._display_surfaces.copy(surfaces), self._display_surfaces.copy(),
                           self._levels.copy(), levels, active, planes, self._vertex_free & ~turning_on)
         future: Future[PreparedResult | None]
         if planes > 0 and self._plane_levels() == 0:

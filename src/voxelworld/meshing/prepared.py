@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
@@ -42,7 +42,7 @@ class PreparedJob:
     surfaces: tuple  # chunks whose display surface is made again (turning active, or at a new level)
     remeshed_for_off: tuple  # active upper neighbours of chunks turning inactive: remeshed without them
     raw: dict  # chunk -> its raw surface where the mesher kept one
-    old: dict  # chunk -> its display surface before the change (None: none kept)
+    old: Mapping  # chunk -> its display surface before the change (left out: none kept)
     # chunk -> the display surface kept for chunks whose level does not change
     current: MutableMapping[tuple, ChunkSurface]
     levels: np.ndarray  # display levels

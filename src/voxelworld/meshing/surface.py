@@ -8,7 +8,7 @@ merged vertices and each vertex's representative. :func:`dual_vertices` is the p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -331,8 +331,10 @@ class PackedSurfaces(MutableMapping[tuple, ChunkSurface]):
     def __len__(self) -> int:
         return len(self._packed)
 
-    def copy(self) -> PackedSurfaces:
-        """A mapping of the same surfaces (shared: they are never changed), for a reader on another thread."""
+    def copy(self, chunks: Iterable[tuple] | None = None) -> PackedSurfaces:
+        """A mapping of the same surfaces (shared: they are never changed), for a reader on another thread: all,
+        or those of ``chunks`` (the others left out); nothing is unpacked."""
         twin = PackedSurfaces()
-        twin._packed = dict(self._packed)
+        packed = self._packed
+        twin._packed = dict(packed) if chunks is None else {c: packed[c] for c in chunks if c in packed}
         return twin
