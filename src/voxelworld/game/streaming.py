@@ -55,6 +55,9 @@ def release_freed_memory() -> None:
         _LIBC.malloc_trim(0)
 
 
+_RELEASING: list[Future[None]] = []  # the last release_freed_memory_aside
+
+
 def release_freed_memory_aside() -> Future[None]:
     """:func:`release_freed_memory` on a thread of its own (ctypes lets go of the GIL for the call), not waited
     for: the walk of the heap takes a frame 5-10 ms on the 1 km world. While the last one is under way, that one
@@ -63,10 +66,6 @@ def release_freed_memory_aside() -> Future[None]:
         return _RELEASING[-1]
     _RELEASING[:] = [background_executor("memory").submit(release_freed_memory)]
     return _RELEASING[-1]
-
-
-_RELEASING: list[Future[None]] = []  # the last release_freed_memory_aside
-
 
 
 def _activation_cost(volume: VoxelVolume | SparseVolume) -> np.ndarray:
