@@ -63,11 +63,11 @@ def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mappi
     others of ``chunks`` from the preparation ``collision`` maps them to (started before this bake, on the same
     thread); ``objects``: the scene objects held of ``chunks``; ``areas``:
     a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with."""
-    chunks = tuple(chunks)
+    chunks, collision = tuple(chunks), dict(collision)  # (neither changes after)
     future = navigation_thread().submit(
-        bake_tile_ahead, tile, chunks, dict(held), dict(objects), dict(collision), areas, props, tuple(things), area,
+        bake_tile_ahead, tile, chunks, dict(held), dict(objects), collision, areas, props, tuple(things), area,
         settings)
-    return TileAhead(tile, chunks, dict(collision), tuple(things), future)
+    return TileAhead(tile, chunks, collision, tuple(things), future)
 
 
 def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict[Chunk, CollisionMesh | None],
@@ -79,7 +79,8 @@ def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict
     (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it."""
     step_aside()
     meshes = held
-    made = {id(p): dict(zip(p.chunks, p.future.result())) for p in collision.values()}  # (all started before)
+    made = {id(p): dict(zip(p.chunks, p.future.result()))  # (each preparation once; all started before this)
+            for p in {id(p): p for p in collision.values()}.values()}
     for chunk, prepared in collision.items():
         mesh = made[id(prepared)][chunk]
         meshes[chunk] = mesh if mesh.triangle_count else None

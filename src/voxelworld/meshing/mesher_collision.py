@@ -157,24 +157,26 @@ class MesherCollision:
         dropped since they were asked for (:meth:`collision_revision`): the mesh the mesher would make now. Returns
         how many were kept."""
         meshes = result_of(prepared.future)
-        if prepared.fields is not self._fields:  # started over since
-            return 0
         self._settle_collision()
         kept = 0
         for chunk, revision, mesh in zip(prepared.chunks, prepared.revisions, meshes):
-            if self._collision_revisions[chunk] == revision and self._active[chunk] and chunk not in self._collision:
+            if self._current(prepared, chunk, revision) and chunk not in self._collision:
                 self._collision[chunk] = mesh
                 kept += 1
         return kept
 
     def prepared_still_current(self, prepared: PreparedCollision, chunk: tuple, revision: int) -> bool:
         """Whether the mesh of ``chunk`` that ``prepared`` makes (asked for at the chunk's collision ``revision``) is
-        the one :meth:`chunk_collision_meshes` would give now: made from the mesher's fields, the chunk active and
-        its mesh not dropped since (what :meth:`adopt_collision_meshes` checks). Another asker may wait for it
-        instead of making it again."""
+        the one :meth:`chunk_collision_meshes` would give now (what :meth:`adopt_collision_meshes` keeps): another
+        asker may wait for it instead of making it again."""
         self._settle_collision()
+        return self._current(prepared, chunk, revision) and not prepared.future.cancelled()
+
+    def _current(self, prepared: PreparedCollision, chunk: tuple, revision: int) -> bool:
+        """Made from the mesher's fields (not started over since), the chunk active and its mesh not dropped since
+        ``revision`` (after :meth:`_settle_collision`)."""
         return prepared.fields is self._fields and bool(self._active[chunk]) \
-            and int(self._collision_revisions[chunk]) == revision and not prepared.future.cancelled()
+            and int(self._collision_revisions[chunk]) == revision
 
     def _collision_surface(self, chunk: tuple) -> ChunkSurface | None:
         if not self._active[chunk]:
