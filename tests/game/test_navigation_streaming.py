@@ -21,7 +21,7 @@ from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.navigation import NavQuery
 from voxelworld.navigation.tiles import same_polygons
-from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
+from voxelworld.terrain import Box, GeneratorSettings, Sphere, Tool, generate_world
 
 GROUND = GeneratorSettings(size=128.0, height=64.0, ground_level=24.0, hill_height=6.0, cliff_strength=0.0, seed=3)
 STREAMING = WorldSettings(view_distance=48.0, navigation_distance=16.0)
@@ -143,6 +143,36 @@ def test_a_dig_near_an_npc_rebakes_its_tiles(terrain):
     dug_tile = nav.tiled.tile_of(spot)
     assert not same_polygons(nav.tiled.tile(dug_tile), before[dug_tile])  # the hole changed the tile
     assert npc.state == "idle"
+
+
+def test_a_notch_cut_high_in_a_thin_wall_bakes_no_tile_again(terrain):
+    """The cut changes the collision meshes the tiles around it read, but no floor an agent could stand on (the
+    wall's top is too thin to keep, the notch's floor has no room over it, the ground is more than an agent's
+    room below it): the tiles stay as baked (navigation.tiles.change_reaches_tiles), and are what a full bake of
+    the cut world gives."""
+    volume = terrain.snapshot()
+    base = surface_height(volume, 70.0, 64.0)
+    volume.add(Box((69.6, base - 2.0, 58.0), (70.4, base + 6.0, 70.0)), "rock")
+    world = World(volume, settings=STREAMING)
+    world.agents.add_npc("walker", ground(world, 66.0, 64.0))
+    for _ in range(4):
+        world.step(Inputs())
+    nav = world.agents.navigation
+    cut = (70.4, base + 3.5, 64.0)
+    reading = [t for t in nav.tiled.tiles if _meets(nav.tiled.reach(t), (cut[0], cut[2], cut[0], cut[2]))]
+    tiles, meshes = {t: nav.tiled.baked_tile(t) for t in reading}, dict(nav.chunk_meshes)
+    world.volume.remove(Sphere(cut, 0.7), tool=DIG)
+    for _ in range(30):
+        world.step(Inputs())
+    assert any(not same_mesh(mesh, nav.chunk_meshes.get(chunk)) for chunk, mesh in meshes.items())
+    assert reading and all(nav.tiled.baked_tile(t) is tiles[t] for t in reading)
+    volume = world.volume.snapshot()
+    assert_tiles_are_the_full_bakes(nav, WorldNavigation(volume, ChunkMesher(volume, volume.materials,
+                                                                             STREAMING.mesh_options)))
+
+
+def _meets(a, b) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def test_an_npc_whose_goal_is_not_baked_waits_at_the_edge(terrain):

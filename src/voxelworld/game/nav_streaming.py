@@ -24,15 +24,14 @@ from ..errors import ParameterError, check_integer
 from ..frame_first import waiting_for_background
 from ..meshing import ChunkMesher, CollisionMesh
 from ..meshing.mesher_collision import PreparedCollision
-from ..navigation import NavSettings, SceneObject
-from ..navigation.tiles import TiledNavMesh
+from ..navigation import NavSettings, Scene, SceneObject
+from ..navigation.tiles import TiledNavMesh, change_reaches_tiles
 from ..terrain import Volume
 from .nav_ahead import TileAhead, navigation_thread, start_tile_ahead, tile_taken
 from .nav_chunks import boxes_meet as _boxes_meet
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 
 if TYPE_CHECKING:
-    from ..navigation import Scene
     from .ground_things import GroundThings
     from .nav_areas import TerrainAreaTypes
 
@@ -253,6 +252,21 @@ class NavStreaming:
             ci0, ck0, ci1, ck1 = self.chunk_columns(tile)
             columns.update(product(range(ci0, ci1 + 1), range(ck0, ck1 + 1)))
         return sorted((ci, cj, ck) for ci, ck in columns for cj in range(height))
+
+    def _reaches_tiles(self, tiles: list[tuple[int, int]], before: Mapping[tuple, SceneObject], lo: np.ndarray,
+                       hi: np.ndarray) -> bool:
+        """Whether the chunks' scene objects changing from ``before`` to those held now, inside the box lo..hi, can
+        change a bake of the kept ``tiles`` around it (:func:`~voxelworld.navigation.tiles.change_reaches_tiles`):
+        a cut in a wall that leaves every floor as it was does not, and they are not baked again (the streamed
+        navmesh stays what a full bake gives, as a dense world's re-bake does)."""
+        assert self.tiled is not None  # (streaming only)
+        needed = self._read_chunks(tiles)
+        others = list(self._props) + self._things_on(needed)
+
+        def scene(objects: Mapping[tuple, SceneObject]) -> Scene:
+            return Scene([objects[c] for c in needed if c in objects] + others)
+
+        return change_reaches_tiles(scene(before), scene(self._chunk_objects), self.tiled.area, self.settings, lo, hi)
 
     def _change(self, bake_tiles: list, drop_tiles: list,
                 ahead: Mapping[tuple[int, int], TileAhead | None] | None = None) -> list[tuple[int, int, int]]:

@@ -474,12 +474,16 @@ class WorldNavigation(NavStreaming):
                 lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
             self._chunk_meshes[chunk] = mesh
             retype.append(chunk)
+        before = dict(self._chunk_objects) if self.tiled is not None else {}
         lo, hi = self._retyped(retype, lo, hi)
         if not np.all(np.isfinite(lo)):
             return []
         if self.tiled is not None:
             box = (lo[0], lo[2], hi[0], hi[2])
             reading = [t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)]
+            if reading and not self._reaches_tiles(reading, before, lo, hi):
+                self._whole_scene = None  # (its chunks' objects changed; the tiles are what a bake gives)
+                return []
             return self._change(reading, [])
         self._whole_scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)

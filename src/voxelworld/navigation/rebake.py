@@ -53,7 +53,8 @@ from .sampling import Samples, erode, erosion_reach, walkable_samples, whole_cel
 from .scene import Scene, SceneObject
 from .settings import NavSettings
 
-__all__ = ["BakeState", "BakedArea", "local_scene", "rebake_state", "smallest_island", "changed_box", "triangle_rows"]
+__all__ = ["BakeState", "BakedArea", "local_scene", "rebake_state", "smallest_island", "changed_box", "triangle_rows",
+           "box_columns"]
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def _check(scene: object, settings: object) -> None:
         raise ParameterError("settings", settings, "a voxelworld.navigation.NavSettings")
 
 
-def _block(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray,
+def box_columns(area: BakeArea, settings: NavSettings, lo: np.ndarray, hi: np.ndarray,
            margin: float) -> tuple[int, int, int, int] | None:
     """The columns (i0, k0, i1, k1) of ``area`` whose cells come within ``margin`` (m) of the box lo..hi, or
     None."""
@@ -292,13 +293,13 @@ def rebake_state(state: BakeState, box: Iterable[ArrayLike], scene: Scene | None
     if scene.area_types != state.scene.area_types:  # rare: the scene names other area types; renumber them
         kept = tuple(_renumbered(baked, state.scene.area_types, scene.area_types) for baked in kept)
     for n, baked in enumerate(kept):
-        block = _block(baked.area, settings, lo, hi, margin)
+        block = box_columns(baked.area, settings, lo, hi, margin)
         if block is None:
             areas.append(baked)
             continue
         # Rays change only where they can meet a changed triangle: in the columns whose cells touch the box
         # (None: in none).
-        fresh, tiles = _rebake_area(baked, scene, settings, block, _block(baked.area, settings, lo, hi, 0.0),
+        fresh, tiles = _rebake_area(baked, scene, settings, block, box_columns(baked.area, settings, lo, hi, 0.0),
                                       in_place)
         areas.append(fresh)
         rebuilt += [(n, ti, tk) for ti, tk in tiles]

@@ -52,6 +52,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 from ._kernels.nearness import tile_distances
@@ -61,10 +62,11 @@ from .joined_tiles import JoinedTiles
 from .navmesh import NavMesh, NavMeshArrays
 from .polygons import TILE_CELLS, TilePolygons, WalkableLayers, side_steps, tile_navmesh_arrays, tile_polygons
 from .rays import RayScene
-from .rebake import smallest_island
+from .rebake import box_columns, smallest_island
 from .roles import check_bake_input
 from .sampling import (
     MAX_LEVELS,
+    Samples,
     drop_small_islands,
     erode,
     erosion_reach,
@@ -76,7 +78,8 @@ from .sampling import (
 from .scene import Scene
 from .settings import NavSettings, SearchRegion
 
-__all__ = ["TiledNavMesh", "BakedTile", "same_polygons", "tile_margin", "bake_tiles", "tile_reach", "streaming_area"]
+__all__ = ["TiledNavMesh", "BakedTile", "same_polygons", "tile_margin", "bake_tiles", "tile_reach", "streaming_area",
+           "change_reaches_tiles"]
 
 
 class BakedTile:
@@ -211,6 +214,55 @@ def bake_tiles(scene: Scene, area: BakeArea, settings: NavSettings,
             out[(ti, tk)] = BakedTile(polygons, side_steps(sides, layers.links, area.nx, area.nz, i0, k0),
                                       scene.area_types)
     return out
+
+
+def change_reaches_tiles(before: Scene, after: Scene, area: BakeArea, settings: NavSettings, lo: ArrayLike,
+                         hi: ArrayLike) -> bool:
+    """Whether the scene changing from ``before`` to ``after`` inside the box ``lo``..``hi`` (m: every triangle that
+    came, went or changed its area type lies in it) can change any tile :func:`bake_tiles` bakes of ``area``.
+
+    A bake reads the scene through its rays only: a column's samples change only where its cell touches the box,
+    its whole cell one column further (its links), its erosion :func:`~.sampling.erosion_reach` further still. So
+    the steps up to erosion are run for both scenes over a window holding all that, and compared: when the eroded
+    samples are the same, with the ceilings and closed solids of those kept (which their links read) and the area
+    types of every sample (a tile's polygons read those), the islands, links, polygons and side steps are the
+    same too, bit for bit. A cut in a wall that leaves every floor as it was re-bakes nothing. Both scenes need
+    hold only what the rays within ``2 * erosion_reach + 2`` columns of the box meet (what :func:`tile_reach` of
+    the tiles around it holds)."""
+    touched = box_columns(area, settings, np.asarray(lo, float), np.asarray(hi, float), 0.0)
+    if touched is None:
+        return False
+    reach = erosion_reach(settings)
+    judged = _grown(area, touched, 1 + 2 * reach)  # whole cells judged where erosion may read a change
+    window = _grown(area, judged, 1)
+    made = []
+    for scene in (before, after):
+        rays = RayScene(scene, area, settings, window)
+        samples = walkable_samples(rays.cast_columns(), settings)
+        links = sample_links(samples, settings)
+        whole = samples.with_height(whole_cells(rays, samples, settings, judged, links)).window(*judged)
+        eroded = erode(whole, settings, window_sample_links(whole, samples, links, settings))
+        made.append((whole, eroded))
+    (old, old_eroded), (new, new_eroded) = made
+    levels = max(old.height.shape[2], new.height.shape[2])
+    old_kept, new_kept = (_levels(e, levels, np.nan) for e in (old_eroded, new_eroded))
+    if not np.array_equal(old_kept, new_kept, equal_nan=True):
+        return True
+    kept = ~np.isnan(old_kept)
+    return not all(np.array_equal(_levels(a, levels, fill)[kept], _levels(b, levels, fill)[kept])
+                   for a, b, fill in ((old.ceiling, new.ceiling, np.nan), (old.enclosure, new.enclosure, -1))) \
+        or not np.array_equal(_levels(_area_of(old), levels, 0), _levels(_area_of(new), levels, 0))
+
+
+def _area_of(samples: Samples) -> np.ndarray:
+    return np.zeros(samples.height.shape, np.int64) if samples.area is None else samples.area
+
+
+def _levels(array: np.ndarray, levels: int, fill: float) -> np.ndarray:
+    """An array of samples (levels last) with ``levels`` levels, those it lacks filled with ``fill``."""
+    if array.shape[2] >= levels:
+        return array
+    return np.concatenate([array, np.full(array.shape[:2] + (levels - array.shape[2],), fill, array.dtype)], axis=2)
 
 
 class TiledNavMesh:
