@@ -214,11 +214,13 @@ def _motion() -> None:
 
 
 def _game() -> None:
+    from .game.detail import chunk_distances
     from .game.world import World
     from .viewer.demo_session import SCRIPT, demo_inputs
     from .viewer.server import PlayServer
 
     world = World.demo(seed=0)  # voxelworld demo and play
+    chunk_distances(world.volume, np.zeros((2, 3)))  # how near the chunks lie to the actors (a streaming world's)
     PlayServer(world).encode_all()
     for frame in range(SCRIPT[-1][0] + 10):  # every phase of the scripted session: each action, throw and event
         world.step(demo_inputs(frame, world))

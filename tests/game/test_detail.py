@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.game.detail import next_levels, wanted_levels
+from voxelworld.game.detail import chunk_distances, next_levels, wanted_levels
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.world import Inputs, World
 from voxelworld.terrain import Sphere, VoxelVolume
@@ -26,6 +26,29 @@ def box_distance(volume: VoxelVolume, chunk, point) -> float:
     hi = np.minimum(lo + volume.chunk_size, np.array(volume.shape) - 1)
     local = (np.asarray(point, dtype=float) - volume.origin) / volume.voxel_size
     return float(np.linalg.norm(np.maximum(np.maximum(lo - local, local - hi), 0.0)) * volume.voxel_size)
+
+
+def test_chunk_distances_are_the_plain_distances_bit_for_bit():
+    """The kernel against the definition, written plainly (the sum of squared gaps taken x, y, z, as numpy's
+    broadcast took it before): chunks at the volume's last samples, points inside, beside and far outside, one
+    point or many, an origin and a voxel size of their own."""
+    rng = np.random.default_rng(4)
+    for volume in (ground(), VoxelVolume((37, 19, 21), chunk_size=8, voxel_size=0.3, origin=(-2.0, 1.0, 5.0))):
+        for count in (1, 2, 9):
+            points = rng.uniform(-20.0, 60.0, size=(count, 3))
+            out = chunk_distances(volume, points)
+            assert out.shape == volume.chunk_grid_shape
+            for chunk in product(*(range(n) for n in volume.chunk_grid_shape)):
+                lo = np.array(chunk) * volume.chunk_size
+                hi = np.minimum(lo + volume.chunk_size, np.array(volume.shape) - 1)
+                best = np.inf
+                for point in points:
+                    local = (point - volume.origin) / volume.voxel_size
+                    gap = np.maximum(np.maximum(lo - local, local - hi), 0.0)
+                    best = min(best, (gap[0] * gap[0] + gap[1] * gap[1]) + gap[2] * gap[2])
+                assert out[chunk] == np.sqrt(best) * volume.voxel_size, chunk
+            assert out.min() == 0.0 or not ((points >= volume.origin) & (points <= volume.origin + (
+                np.array(volume.shape) - 1) * volume.voxel_size)).all(axis=1).any()
 
 
 def test_wanted_levels_are_fine_near_each_actor_and_coarse_everywhere_else():

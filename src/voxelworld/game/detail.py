@@ -12,23 +12,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..terrain import Volume
+from ._kernels import chunk_box_distances
 
 __all__ = ["wanted_levels", "WantedLevels", "wanted_levels_since", "next_levels", "budgeted_levels",
            "chunk_distances"]
 
 
 def chunk_distances(volume: Volume, points: ArrayLike) -> np.ndarray:
-    """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it."""
-    size = volume.chunk_size
+    """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it (+inf for
+    no point)."""
     local = (np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin) / volume.voxel_size
-    squares = []
-    for axis, n in enumerate(volume.chunk_grid_shape):
-        lo = np.arange(n) * size
-        hi = np.minimum(lo + size, volume.shape[axis] - 1)
-        gap = np.maximum(np.maximum(lo[None, :] - local[:, axis, None], local[:, axis, None] - hi[None, :]), 0.0)
-        squares.append(gap * gap)  # (k, n)
-    total = squares[0][:, :, None, None] + squares[1][:, None, :, None] + squares[2][:, None, None, :]
-    return np.sqrt(total.min(axis=0)) * volume.voxel_size
+    out = np.empty(volume.chunk_grid_shape)
+    chunk_box_distances(np.ascontiguousarray(local), int(volume.chunk_size), np.array(volume.shape, np.int64),
+                        np.array(volume.chunk_grid_shape, np.int64), float(volume.voxel_size), out)
+    return out
 
 
 def wanted_levels(volume: Volume, points: ArrayLike, near_radius: float, far_level: int) -> np.ndarray:
