@@ -101,6 +101,18 @@ def test_a_changed_scene_rebakes_the_tiles_it_reaches(scene):
         assert np.array_equal(getattr(tiled.mesh, name), getattr(full, name)), name
 
 
+def test_the_tiles_reading_a_box_are_those_whose_reach_meets_it(scene):
+    tiled = TiledNavMesh(REGION, SETTINGS)
+    tiled.change(scene, bake=[(0, 0), (1, 0), (1, 1), (2, 2)])
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        x0, z0 = rng.uniform(-5.0, 50.0, 2)
+        box = (x0, z0, x0 + rng.choice([0.0, rng.uniform(0.0, 20.0)]), z0 + rng.uniform(0.0, 20.0))
+        assert tiled.tiles_reading(box) == sorted(t for t in tiled.tiles if _meets(tiled.reach(t), box)), box
+    reach = tiled.reach((1, 1))  # touching counts
+    assert (1, 1) in tiled.tiles_reading((reach[2], reach[3], reach[2] + 1.0, reach[3] + 1.0))
+
+
 def _meets(a, b) -> bool:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 

@@ -66,7 +66,6 @@ from ..terrain import Volume
 from .ground_things import GroundThings
 from .nav_ahead import TileAhead
 from .nav_areas import TerrainAreaTypes, one_type
-from .nav_chunks import boxes_meet as _boxes_meet
 from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import same_mesh as _same_mesh
@@ -429,7 +428,7 @@ class WorldNavigation(NavStreaming):
         low, high = np.asarray(lo, float), np.asarray(hi, float)
         if self.tiled is not None:
             box = (float(low[0]), float(low[2]), float(high[0]), float(high[2]))
-            return self._change([t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)], [])
+            return self._change(self.tiled.tiles_reading(box), [])
         self._whole_scene = self._scene()
         tiles = self.mesh.rebake((low, high), self.scene)
         self._logged(tiles)
@@ -480,7 +479,7 @@ class WorldNavigation(NavStreaming):
             return []
         if self.tiled is not None:
             box = (lo[0], lo[2], hi[0], hi[2])
-            reading = [t for t in sorted(self.tiled.tiles) if _boxes_meet(self.tiled.reach(t), box)]
+            reading = self.tiled.tiles_reading(box)
             if reading and not self._reaches_tiles(reading, before, lo, hi):
                 self._whole_scene = None  # (its chunks' objects changed; the tiles are what a bake gives)
                 return []

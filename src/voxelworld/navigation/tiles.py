@@ -302,6 +302,10 @@ class TiledNavMesh:
         self._joined = JoinedTiles(area.x0, area.z0, area.cell, area.nx, area.nz, MAX_LEVELS)
         self._tables: Counter[tuple[str, ...]] = Counter()  # the kept tiles' area type tables, counted
         self.mesh = NavMesh(*self._arrays())
+        # Each tile's reach along x (by ti) and along z (by tk): a tile's reach is their product.
+        ntx, ntz = self.tile_grid
+        self._reach_x = [(r[0], r[2]) for r in (self.reach((ti, 0)) for ti in range(ntx))]
+        self._reach_z = [(r[1], r[3]) for r in (self.reach((0, tk)) for tk in range(ntz))]
 
     @property
     def tile_grid(self) -> tuple[int, int]:
@@ -355,6 +359,14 @@ class TiledNavMesh:
         """The x-z box (m) of the scene a bake of ``tile`` reads (:func:`tile_reach`)."""
         ti, tk = self._tile(tile)
         return tile_reach(self.area, self.settings, (ti, tk, ti + 1, tk + 1))
+
+    def tiles_reading(self, box: Sequence[float]) -> list[tuple[int, int]]:
+        """The kept tiles, sorted, whose bake reads something of the x-z box ``(x0, z0, x1, z1)`` (m): whose
+        :meth:`reach` meets it (touching counts)."""
+        x0, z0, x1, z1 = (float(v) for v in box)
+        along_x = {ti for ti, (lo, hi) in enumerate(self._reach_x) if lo <= x1 and x0 <= hi}
+        along_z = {tk for tk, (lo, hi) in enumerate(self._reach_z) if lo <= z1 and z0 <= hi}
+        return sorted(t for t in self._tiles if t[0] in along_x and t[1] in along_z)
 
     def _tile(self, tile: tuple[int, int]) -> tuple[int, int]:
         ntx, ntz = self.tile_grid
