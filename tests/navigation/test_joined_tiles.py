@@ -114,6 +114,39 @@ def test_random_bakes_and_drops_keep_the_arrays_of_a_join_from_scratch(baked):
     assert_same(joined.arrays, from_scratch({}, area))
 
 
+def test_the_detail_heights_reuse_memory_no_array_reads_any_more(baked):
+    """A join writes its detail heights into the memory of an earlier one's only when nothing holds a view of it:
+    the arrays held stay as they were, and once let go, changes alternate between two pieces of memory."""
+    area = TiledNavMesh(REGION, SETTINGS).area
+    joined = JoinedTiles(area.x0, area.z0, area.cell, area.nx, area.nz, MAX_LEVELS)
+    every = sorted(baked[0])
+    kept = {t: baked[0][t] for t in every[:12]}
+    joined.change({t: (b.polygons, b.steps) for t, b in kept.items()})
+    held = joined.arrays  # what a navmesh (or an index, a query) still reads
+    copies = [a.copy() for a in held]
+    memory = set()
+    for n in range(6):  # a tile dropped and baked again (with the other scene's polygons) over and over
+        tile = every[n % 3]
+        joined.change({tile: None})
+        kept[tile] = baked[(n + 1) % 2][tile]
+        joined.change({tile: (kept[tile].polygons, kept[tile].steps)})
+        assert_same(joined.arrays, from_scratch(kept, area))
+        assert joined.arrays[8].base is not held[8].base
+        memory.add(id(joined.arrays[8].base))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(held, copies))  # untouched while held
+    del held, copies
+    memory.clear()
+    for n in range(6):
+        tile = every[n % 3]
+        joined.change({tile: None})
+        memory.add(id(joined.arrays[8].base))
+        kept[tile] = baked[n % 2][tile]
+        joined.change({tile: (kept[tile].polygons, kept[tile].steps)})
+        assert_same(joined.arrays, from_scratch(kept, area))
+        memory.add(id(joined.arrays[8].base))
+    assert len(memory) == 2
+
+
 def test_each_tiles_share_of_the_portals_is_its_run_of_the_joined_portals(baked):
     area = TiledNavMesh(REGION, SETTINGS).area
     tiles = baked[0]

@@ -13,6 +13,7 @@ index, hence new views.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -135,15 +136,30 @@ class FilterView:
         Each polygon's and link's cost multiplier (inf: excluded).
     weighted : bool
         Whether paths need the weighted search: an allowed polygon costs other than 1, or an allowed link.
+
+    A view is kept by the navmesh's index it was made of (``NavIndex.filter_views``), so it holds that index
+    weakly: a strong reference back would make a cycle, which keeps an index re-baked since, and every array it
+    reads, until Python's cycle collector runs (on a streaming world, 17 MiB a tile landing).
     """
 
-    index: NavIndex
+    narrowed: NavIndex | None  # the index without the excluded polygons; None: none is excluded
     polygon_cost: np.ndarray
     link_cost: np.ndarray
     links: OffMeshLinks
-    full: NavIndex  # the navmesh's own index (link ends are placed on it)
+    _full: weakref.ref[NavIndex]  # the navmesh's own index (link ends are placed on it)
     weighted: bool
     sources: tuple[object, object, object]  # the navmesh's area types, polygon_area_type and links it was made of
+
+    @property
+    def full(self) -> NavIndex:
+        """The navmesh's own index (whose ``filter_views`` keep this view: alive while it is used)."""
+        full = self._full()
+        assert full is not None  # (a view is used while its navmesh's index is)
+        return full
+
+    @property
+    def index(self) -> NavIndex:
+        return self.narrowed if self.narrowed is not None else self.full
 
     @cached_property
     def graph(self) -> WeightedGraph:
@@ -181,9 +197,9 @@ def filter_view(mesh: NavMesh, query_filter: QueryFilter) -> FilterView:
     polygon_cost = type_cost[area_type] if area_type is not None else np.full(index.polygon_count, type_cost[0])
     link_cost = type_cost[links.area_type]
     allowed = np.isfinite(polygon_cost)
-    narrowed = index if allowed.all() else filtered_index(index, allowed)
+    narrowed = None if allowed.all() else filtered_index(index, allowed)
     weighted = bool(np.any(polygon_cost[allowed] != 1.0)) or bool(np.isfinite(link_cost).any())
-    view = FilterView(narrowed, polygon_cost, link_cost, links, index, weighted, sources)
+    view = FilterView(narrowed, polygon_cost, link_cost, links, weakref.ref(index), weighted, sources)
     views[query_filter] = view
     return view
 

@@ -26,6 +26,7 @@ asked for (:meth:`JoinedTiles.rings_for`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -137,6 +138,8 @@ class JoinedTiles:
         self._rings: dict[bytes, RingPieces] = {}
         self._generation = 0
         self._ring_plan: RingPlan | None = None
+        # The memory the joined detail heights were written into at the last changes (see _detail_room).
+        self._detail_buffers: list[np.ndarray] = []
 
     @property
     def arrays(self) -> NavMeshArrays:
@@ -339,7 +342,8 @@ class JoinedTiles:
                 segment_pieces.append(shares[j][1])
         if not len(codes):
             return _empty_arrays(), [np.empty(0, np.int64), np.empty((0, 6)), np.empty((0, 3))]
-        joined = [np.concatenate(p) for p in pieces]
+        joined = [np.concatenate(p) for n, p in enumerate(pieces) if n != 5]
+        joined.insert(5, np.concatenate(pieces[5], out=self._detail_room(sum(len(p) for p in pieces[5]))))
         corners = int(first[1, -1])
         return (joined[0].reshape(-1, 3), np.concatenate([np.zeros(1, np.int64), joined[1]]).astype(np.int64),
                 np.arange(corners, dtype=np.int64), joined[2].astype(np.int64),
@@ -347,6 +351,22 @@ class JoinedTiles:
                 np.concatenate(segment_pieces).reshape(-1, 2, 3), joined[3].reshape(-1, 3),
                 joined[4].astype(np.int64).reshape(-1, 2), joined[5]), \
             [joined[6].astype(np.int64), joined[7].reshape(-1, 6), joined[8].reshape(-1, 3)]
+
+
+    def _detail_room(self, size: int) -> np.ndarray:
+        """Room for ``size`` joined detail heights (float64): in the memory of an earlier change's when no array
+        reads it any more (nothing holds a view of it: the navmesh, its index and its queries moved on to the
+        arrays of a later change), else in memory of its own, kept for a later change (a quarter more than asked).
+        The detail heights are most of a join's bytes (14 MiB of 17 on the 1 km world): fresh memory each time
+        costs its page faults, and with numpy's advice of huge pages, now and then a compaction of tens of ms."""
+        for buffer in self._detail_buffers:
+            # References: the list's, this loop's and getrefcount's own; any view of it adds one.
+            if len(buffer) >= size and sys.getrefcount(buffer) <= 3:
+                return buffer[:size]
+        buffer = np.empty(size + size // 4)
+        # Kept: the one in use (the navmesh's now) and the new one.
+        self._detail_buffers = [b for b in self._detail_buffers if sys.getrefcount(b) > 3][-1:] + [buffer]
+        return buffer[:size]
 
 
 def _tile_boxes(part: TileArrays) -> tuple[np.ndarray, np.ndarray]:
