@@ -259,6 +259,25 @@ def test_a_generated_worlds_population_sleeps_until_the_player_nears(tmp_path):
     assert [n.name for n in loaded.agents.npcs] == [n.name for n in world.agents.npcs]
 
 
+def test_an_enemy_wakes_without_reading_the_character_model_in_its_frame(tmp_path):
+    """What every enemy's body shares (the rig, the model's height, the swing clip: the glTF read, about 0.3 s) is made
+    as a sleeping enemy is put to sleep or loaded, not in the frame it first wakes in."""
+    from voxelworld.game import enemy, poses
+
+    generator = GeneratorSettings(size=256.0, height=64.0, ground_level=24.0, hill_height=8.0, sand_level=10.0, seed=1)
+    world = World(generate_world(generator), settings=WorldSettings(view_distance=96.0))
+    shared = (poses.character_rig, enemy._model_height, enemy._swing_clip)
+    for made in shared:
+        made.cache_clear()
+    assert populate(world, generator)["enemy"] > 0
+    assert all(made.cache_info().currsize == 1 for made in shared)
+    save_world(world, tmp_path / "asleep.vxw")
+    for made in shared:
+        made.cache_clear()
+    load_world(tmp_path / "asleep.vxw")
+    assert all(made.cache_info().currsize == 1 for made in shared)
+
+
 def test_bad_region_rows_are_refused(terrain):
     world = World(terrain.snapshot(), settings=STREAMING)
     regions = world.agents.regions

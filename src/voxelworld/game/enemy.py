@@ -93,7 +93,7 @@ from .terrain_contacts import TerrainContacts
 if TYPE_CHECKING:
     from .digger import ShovelSettings
 
-__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST"]
+__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST", "prepare_bodies"]
 
 HIPS, CHEST = "Skeleton_torso_joint_1", "torso_joint_3"  # CesiumMan's root and chest
 FORWARD, UP = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)  # CesiumMan's skeleton faces +x, Z up
@@ -581,6 +581,15 @@ class ChainsawEnemy:
         self.carved_voxels += result.voxels_changed
         self._carved.append(Carved(self.name, self.time, material, result.volume_removed, result.voxels_changed,
                                    result.voxels_damaged, frozenset(result.dirty_chunks)))
+
+
+def prepare_bodies(settings: ChainsawSettings) -> None:
+    """Make what every enemy's body of ``settings`` shares (the rig, the model's height, the swing clip: about 0.3 s
+    the first time in a process, mostly reading the glTF), so that the frame an enemy first wakes in
+    (:mod:`voxelworld.game.regions`) does not: called as an enemy is put to sleep or a sleeping one is loaded."""
+    character_rig()
+    _model_height()
+    _swing_clip(settings.swing_seconds)
 
 
 @cache

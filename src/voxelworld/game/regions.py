@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_finite, check_range
 from .deformation import Treasure
-from .enemy import ChainsawEnemy, ChainsawSettings
+from .enemy import ChainsawEnemy, ChainsawSettings, prepare_bodies
 from .level import surface_height
 from .npcs import NPC, NPCSettings
 
@@ -179,6 +179,8 @@ class Regions:
         record["turn"] = self.turns
         self.turns += 1
         self.sleeping.setdefault(self.region_of(record["position"]), []).append(record)
+        if record["kind"] == "enemy":
+            prepare_bodies(record["settings"])  # (not in the frame it wakes in)
 
     # ------------------------------------------------------------------------------------------- frame
     def look(self, world: World, inputs: Inputs | None = None) -> None:
@@ -413,6 +415,8 @@ class Regions:
                     isinstance(turns, int) and all(r["turn"] < turns for records in checked.values() for r in records))
         self._settings, self.anchor, self.sleeping, self.waiting = settings, anchor, checked, list(waiting)
         self.turns = turns
+        for record in (r for records in checked.values() for r in records if r["kind"] == "enemy"):
+            prepare_bodies(record["settings"])  # (not in the frame it wakes in)
 
 
 _RECORD_KEYS = {"npc": ("name", "settings", "position", "goal", "patrol", "state", "ends", "blocked_at"),
