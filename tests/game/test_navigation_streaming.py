@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from itertools import product
 
 import numpy as np
 import pytest
@@ -169,6 +170,27 @@ def test_a_notch_cut_high_in_a_thin_wall_bakes_no_tile_again(terrain):
     volume = world.volume.snapshot()
     assert_tiles_are_the_full_bakes(nav, WorldNavigation(volume, ChunkMesher(volume, volume.materials,
                                                                              STREAMING.mesh_options)))
+
+
+def test_the_missing_tiles_are_the_nearest_not_kept_nor_asked_for_and_bakeable(terrain):
+    world = World(terrain.snapshot(), settings=STREAMING)
+    world.agents.add_npc("walker", ground(world, 66.0, 64.0))
+    nav = world.agents.navigation
+    rng = np.random.default_rng(5)
+    grid = nav.tiled.tile_grid
+    kept = nav.tiled.tiles
+    assert kept
+    for _ in range(20):
+        distance = np.where(rng.random(grid) < 0.2, np.inf, rng.choice([5.0, 10.0, 15.0, 30.0], grid))
+        skip = {tuple(t) for t in rng.integers(0, grid[0], (3, 2)).tolist()}
+        budget = int(rng.choice([-1, 0, 1, 3]))
+        ok = nav._meshed_columns() | (rng.random(nav._meshed_columns().shape) < 0.7)  # columns said meshed
+        near = sorted((t for t in product(range(grid[0]), range(grid[1]))
+                       if distance[t] <= nav.navigation_distance and t not in kept and t not in skip),
+                      key=lambda t: (distance[t], t))
+        expected = [t for t in near if nav._bakeable(t, ok)]
+        for _ in range(2):  # (the second time from what the first found bakeable or not)
+            assert nav._missing(distance, ok, budget, skip) == (expected if budget < 0 else expected[:budget])
 
 
 def _meets(a, b) -> bool:

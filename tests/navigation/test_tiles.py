@@ -111,6 +111,10 @@ def test_the_tiles_reading_a_box_are_those_whose_reach_meets_it(scene):
         assert tiled.tiles_reading(box) == sorted(t for t in tiled.tiles if _meets(tiled.reach(t), box)), box
     reach = tiled.reach((1, 1))  # touching counts
     assert (1, 1) in tiled.tiles_reading((reach[2], reach[3], reach[2] + 1.0, reach[3] + 1.0))
+    # The kept tiles as a grid, after bakes and drops.
+    for dropped, baked in (([], []), ([(1, 0)], []), ([(0, 0)], [(0, 1), (1, 0)]), ([(2, 2), (0, 1)], [(2, 2)])):
+        tiled.change(scene, bake=baked, drop=dropped)
+        assert sorted(map(tuple, np.argwhere(tiled.kept).tolist())) == sorted(tiled.tiles)
 
 
 def _meets(a, b) -> bool:

@@ -13,7 +13,7 @@ are what the navmesh was baked from, which a world file keeps.)
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import product
 from typing import TYPE_CHECKING
 
@@ -63,7 +63,7 @@ class NavStreaming:
     _ok_before: np.ndarray | None
     _column_uses: dict[tuple[int, int], int]
     _bakeable_for: np.ndarray | None
-    _bakeable_seen: dict[tuple[int, int], bool]
+    _bakeable_seen: np.ndarray | None
     _asked: dict[tuple[int, int], tuple[int, TileAhead | None]]
     _preparing: dict[tuple[int, int, int], tuple[PreparedCollision, int]]
     _streams: int
@@ -168,27 +168,30 @@ class NavStreaming:
         missing = self._missing(self._tile_distances(points), self._meshed_columns(), -1)
         return self._change(missing, [], {t: self._asked.pop(t)[1] for t in missing if t in self._asked})
 
-    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int, skip: Container = ()
+    def _missing(self, distance: np.ndarray, ok: np.ndarray, budget: int, skip: Iterable[tuple[int, int]] = ()
                  ) -> list[tuple[int, int]]:
-        """The tiles within the navigation distance, not kept (nor in ``skip``) and bakeable, nearest first, at
-        most ``budget`` (negative: all)."""
+        """The tiles within the navigation distance, not kept (nor in ``skip``) and bakeable, nearest first (ties
+        in tile order), at most ``budget`` (negative: all)."""
         assert self.tiled is not None  # (streaming only)
-        kept = self.tiled.tiles
-        near = [(ti, tk) for ti, tk in np.argwhere(distance <= self.navigation_distance).tolist()]
-        near = sorted((t for t in near if t not in kept and t not in skip), key=lambda t: (distance[t], t))
+        wanted = (distance <= self.navigation_distance) & ~self.tiled.kept
+        for tile in skip:
+            wanted[tile] = False
+        found = np.argwhere(wanted)
+        near = found[np.lexsort((found[:, 1], found[:, 0], distance[found[:, 0], found[:, 1]]))]
         # Whether a tile is bakeable changes only with the meshed columns: remembered until they change (tiles
-        # waiting at the meshed area's edge were looked at again every frame).
-        if self._bakeable_for is None or not np.array_equal(self._bakeable_for, ok):
-            self._bakeable_for, self._bakeable_seen = ok, {}
+        # waiting at the meshed area's edge were looked at again every frame), as a grid (-1: not looked at yet).
         seen = self._bakeable_seen
+        if seen is None or self._bakeable_for is None or not np.array_equal(self._bakeable_for, ok):
+            self._bakeable_for = ok
+            self._bakeable_seen = seen = np.full(self.tiled.tile_grid, -1, np.int8)
         out: list[tuple[int, int]] = []
-        for tile in near:
+        for ti, tk in near[seen[near[:, 0], near[:, 1]] != 0].tolist():  # (those known not bakeable left out)
             if budget >= 0 and len(out) >= budget:
                 break
-            if tile not in seen:
-                seen[tile] = self._bakeable(tile, ok)
-            if seen[tile]:
-                out.append(tile)
+            if seen[ti, tk] < 0:
+                seen[ti, tk] = self._bakeable((ti, tk), ok)
+            if seen[ti, tk]:
+                out.append((ti, tk))
         return out
 
     def _bake_given(self, tiles: Iterable, meshed_only: bool = False) -> None:

@@ -226,7 +226,7 @@ class WorldNavigation(NavStreaming):
         self._column_uses: dict[tuple[int, int], int] = {}  # chunk column -> kept tiles reading it (_change)
         # The meshed columns _missing last saw, and which tiles it found bakeable with them.
         self._bakeable_for: np.ndarray | None = None
-        self._bakeable_seen: dict[tuple[int, int], bool] = {}
+        self._bakeable_seen: np.ndarray | None = None
         # Tiles asked for: the stream() call that bakes each, and its bake on the navigation's thread (None: not
         # started: asked before a save). Counted by stream() calls, _streams.
         self._asked: dict[tuple[int, int], tuple[int, TileAhead | None]] = {}

@@ -298,6 +298,8 @@ class TiledNavMesh:
         self.region, self.settings = region, settings
         self.area = streaming_area(region, settings)
         self._tiles: dict[tuple[int, int], BakedTile] = {}
+        self._tile_set: frozenset[tuple[int, int]] | None = frozenset()  # (None: made again when asked for)
+        self._kept = np.zeros(self.tile_grid, dtype=bool)
         area = self.area
         self._joined = JoinedTiles(area.x0, area.z0, area.cell, area.nx, area.nz, MAX_LEVELS)
         self._tables: Counter[tuple[str, ...]] = Counter()  # the kept tiles' area type tables, counted
@@ -320,7 +322,14 @@ class TiledNavMesh:
     @property
     def tiles(self) -> frozenset[tuple[int, int]]:
         """The tiles kept."""
-        return frozenset(self._tiles)
+        if self._tile_set is None:
+            self._tile_set = frozenset(self._tiles)
+        return self._tile_set
+
+    @property
+    def kept(self) -> np.ndarray:
+        """(tiles x, tiles z) bool: whether each tile is kept (:attr:`tiles` as a grid; a copy)."""
+        return self._kept.copy()
 
     def tile(self, tile: tuple[int, int]) -> TilePolygons:
         """The polygons of a kept tile (ti, tk)."""
@@ -396,8 +405,10 @@ class TiledNavMesh:
             raise ParameterError("scene", type(scene).__name__, "a voxelworld.navigation.Scene to bake tiles from")
         changed = {t for t in drop - set(bake) if t in self._tiles}
         joined: dict[tuple[int, int], tuple[TilePolygons, np.ndarray] | None] = {}
+        self._tile_set = None
         for tile in sorted(changed):
             self._tables[self._tiles.pop(tile).area_types] -= 1
+            self._kept[tile] = False
             joined[tile] = None
         made = given
         for group in _rectangles([t for t in bake if t not in given]):
@@ -413,6 +424,7 @@ class TiledNavMesh:
                 self._tables[was.area_types] -= 1
             self._tables[fresh.area_types] += 1
             self._tiles[tile] = fresh
+            self._kept[tile] = True
         if joined:
             self._joined.change(joined)
         if changed:
