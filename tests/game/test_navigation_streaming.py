@@ -172,6 +172,29 @@ def test_a_notch_cut_high_in_a_thin_wall_bakes_no_tile_again(terrain):
                                                                              STREAMING.mesh_options)))
 
 
+def test_digs_far_apart_re_bake_the_tiles_near_each_not_those_between(terrain):
+    settings = WorldSettings(view_distance=96.0, navigation_distance=16.0)  # the whole world meshed
+    world = World(terrain.snapshot(), settings=settings)
+    world.stream(None)  # (it streams in over frames)
+    world.mesher.update()
+    for n, x in enumerate((30.0, 64.0, 98.0)):  # three NPCs keep tiles along x, the middle ones between the digs
+        world.agents.add_npc(f"walker{n}", ground(world, x, 64.0))
+    nav = world.agents.navigation
+    between = [t for t in nav.tiled.tiles if 50.0 <= nav.tiled.tile_box(t)[0] and nav.tiled.tile_box(t)[2] <= 80.0]
+    assert between  # (tiles from 57.6 to 76.8 m along x: their bakes read neither dig)
+    baked = {t: nav.tiled.baked_tile(t) for t in nav.tiled.tiles}
+    revision = nav.revision
+    for x in (28.0, 100.0):
+        world.volume.remove(Sphere(ground(world, x, 64.0), 2.0), tool=DIG)
+    for _ in range(30):
+        world.step(Inputs())
+    assert nav.revision > revision  # the digs changed their tiles
+    assert all(nav.tiled.baked_tile(t) is baked[t] for t in between if t in nav.tiled.tiles)
+    volume = world.volume.snapshot()
+    assert_tiles_are_the_full_bakes(nav, WorldNavigation(volume, ChunkMesher(volume, volume.materials,
+                                                                             settings.mesh_options)))
+
+
 def test_the_missing_tiles_are_the_nearest_not_kept_nor_asked_for_and_bakeable(terrain):
     world = World(terrain.snapshot(), settings=STREAMING)
     world.agents.add_npc("walker", ground(world, 66.0, 64.0))

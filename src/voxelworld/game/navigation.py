@@ -463,27 +463,34 @@ class WorldNavigation(NavStreaming):
             meshed = self.mesher.meshed
             near = [c for c in near if c in self._chunk_meshes and meshed[c]]
         fresh = _chunk_collision_meshes(self.mesher, near)
-        lo, hi, retype = np.full(3, np.inf), np.full(3, -np.inf), []
+        boxes: list[tuple[np.ndarray, np.ndarray]] = []  # where triangles changed, chunk by chunk
+        retype = []
         for chunk, mesh in fresh.items():
             old = self._chunk_meshes.get(chunk)
             if _same_mesh(old, mesh):
                 continue
             bounds = _changed_bounds(old, mesh)  # the same triangles in another order change nothing
             if bounds is not None:
-                lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
+                boxes.append(bounds)
             self._chunk_meshes[chunk] = mesh
             retype.append(chunk)
         before = dict(self._chunk_objects) if self.tiled is not None else {}
-        lo, hi = self._retyped(retype, lo, hi)
-        if not np.all(np.isfinite(lo)):
+        typed = self._retyped(retype, np.full(3, np.inf), np.full(3, -np.inf))  # triangles whose types changed
+        if np.all(np.isfinite(typed[0])):
+            boxes.append(typed)
+        if not boxes:
             return []
         if self.tiled is not None:
-            box = (lo[0], lo[2], hi[0], hi[2])
-            reading = self.tiled.tiles_reading(box)
-            if reading and not self._reaches_tiles(reading, before, lo, hi):
-                self._whole_scene = None  # (its chunks' objects changed; the tiles are what a bake gives)
-                return []
-            return self._change(reading, [])
+            # Box by box (digs far apart, by enemies at their outcrops, do not re-bake every tile between them):
+            # the tiles reading a box are baked again where the change there can alter them.
+            self._whole_scene = None  # (its chunks' objects changed)
+            bake: set[tuple[int, int]] = set()
+            for lo, hi in _merged(boxes, self.tile_size):
+                reading = self.tiled.tiles_reading((lo[0], lo[2], hi[0], hi[2]))
+                if reading and not set(reading) <= bake and self._reaches_tiles(reading, before, lo, hi):
+                    bake.update(reading)
+            return self._change(sorted(bake), [])
+        lo, hi = np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
         self._whole_scene = self._scene()
         tiles = self.mesh.rebake((lo, hi), self.scene)
         self._logged(tiles)
@@ -527,3 +534,23 @@ class WorldNavigation(NavStreaming):
             k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
             tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
         return frozenset(tiles)
+
+
+def _merged(boxes: list[tuple[np.ndarray, np.ndarray]], gap: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``boxes`` (lo, hi) with those that come within ``gap`` of each other on the x-z plane joined into the box
+    holding both, until none does (in the order given)."""
+    merged = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(merged)):
+            for j in range(i + 1, len(merged)):
+                (a0, a1), (b0, b1) = merged[i], merged[j]
+                if np.all((a0[[0, 2]] - gap <= b1[[0, 2]]) & (b0[[0, 2]] - gap <= a1[[0, 2]])):
+                    merged[i] = (np.minimum(a0, b0), np.maximum(a1, b1))
+                    del merged[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return merged
