@@ -24,6 +24,7 @@ def scene() -> Scene:
     scene = box(Scene(), "ground", (0.0, -0.5, 0.0), (30.0, 0.0, 30.0))
     scene = box(scene, "rock", *ROCK)
     scene = box(scene, "ledge", (20.0, 0.0, 4.0), (26.0, 0.2, 9.0))  # a step up
+    scene = box(scene, "mud", (1.0, -3.0, 1.0), (2.0, -2.0, 2.0), area_type="mud")  # below the rays: its name only
     return box(scene, "roof", (4.0, 2.5, 4.0), (9.0, 2.7, 9.0))  # high enough to walk under
 
 
@@ -93,6 +94,8 @@ def test_a_bump_within_the_agents_radius_of_the_rocks_foot_reaches_no_tile(scene
     # Out of the region's rays (below its floor at -1 m): nothing.
     under = (np.array([2.0, -3.0, 2.0]), np.array([4.0, -2.0, 4.0]))
     assert not change_reaches_tiles(scene, box(scene, "under", *under), AREA, SETTINGS, *under)
+    # The same out of sight, but naming an area type the scene had not: the tiles bake again (they name it).
+    assert change_reaches_tiles(scene, box(scene, "under", *under, area_type="lava"), AREA, SETTINGS, *under)
 
 
 def test_the_room_over_samples_and_their_area_types_count_too(scene):

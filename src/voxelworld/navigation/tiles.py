@@ -226,9 +226,12 @@ def change_reaches_tiles(before: Scene, after: Scene, area: BakeArea, settings: 
     the steps up to erosion are run for both scenes over a window holding all that, and compared: when the eroded
     samples are the same, with the ceilings and closed solids of those kept (which their links read) and the area
     types of every sample (a tile's polygons read those), the islands, links, polygons and side steps are the
-    same too, bit for bit. A cut in a wall that leaves every floor as it was re-bakes nothing. Both scenes need
+    same too, bit for bit. A cut in a wall that leaves every floor as it was re-bakes nothing. Scenes that name other
+    area types always can (a tile keeps the names of the scene it was baked from). Both scenes need
     hold only what the rays within ``2 * erosion_reach + 2`` columns of the box meet (what :func:`tile_reach` of
     the tiles around it holds)."""
+    if before.area_types != after.area_types:
+        return True  # (a tile baked again names the new scene's area types; samples index them)
     touched = box_columns(area, settings, np.asarray(lo, float), np.asarray(hi, float), 0.0)
     if touched is None:
         return False
