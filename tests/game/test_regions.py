@@ -266,7 +266,7 @@ def test_an_enemy_wakes_without_reading_the_character_model_in_its_frame(tmp_pat
 
     generator = GeneratorSettings(size=256.0, height=64.0, ground_level=24.0, hill_height=8.0, sand_level=10.0, seed=1)
     world = World(generate_world(generator), settings=WorldSettings(view_distance=96.0))
-    shared = (poses.character_rig, enemy._model_height, enemy._swing_clip)
+    shared = (poses.character_rig, poses.model_height, enemy._swing_clip)
     for made in shared:
         made.cache_clear()
     assert populate(world, generator)["enemy"] > 0

@@ -41,8 +41,8 @@ from ..motion import Clip, ContactMotion, Skeleton, SlowdownProfile, dig_clip, f
 from ..terrain import Capsule, EditResult, Tool, Volume
 from .checks import point_tuple
 from .edits import VoxelEdit
-from .enemy import CHEST, FORWARD, HIPS, UP, _direction, _model_height, check_tool_and_profile
-from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
+from .enemy import CHEST, FORWARD, HIPS, UP, _direction, check_tool_and_profile
+from .poses import RIGHT_ARM, _yaw_of, character_rig, model_height, model_to_world
 from .terrain_contacts import TerrainContacts
 
 __all__ = ["ShovelDigger", "ShovelSettings", "Dug", "shovel_motion"]
@@ -190,7 +190,7 @@ class ShovelDigger:
         self.position = np.array(check_point("position", position))
         self.facing = _direction("facing", facing)
         self.name, self.volume, self.mesher, self.settings, self._edits = name, volume, mesher, settings, edits
-        self.scale = settings.height / _model_height()
+        self.scale = settings.height / model_height()
         self.motion = shovel_motion(settings, self.scale, loop=True)
         self.motion.place(model_to_world(self.position, _yaw_of(self.facing), self.scale)
                           @ character_rig().root_transform)

@@ -72,12 +72,12 @@ from ..attribute_state import (
 )
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import CESIUM_MAN, Clip, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part, load_gltf
+from ..motion import Clip, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part
 from ..terrain import Capsule, EditResult, Shape, Tool, Volume
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .ground import ground_height
-from .poses import RIGHT_ARM, _yaw_of, character_rig, model_to_world
+from .poses import RIGHT_ARM, _yaw_of, character_rig, model_height, model_to_world
 from .state_checks import (
     MAX_SPEED,
     POSITION_MARGIN,
@@ -323,7 +323,7 @@ class ChainsawEnemy:
         self._carved: list[Carved] = []
         self.name, self.volume, self.mesher, self.settings = name, volume, mesher, settings
         self.position = feet
-        self.scale = settings.height / _model_height()
+        self.scale = settings.height / model_height()
         self._build_body()
         self._contacts = TerrainContacts(volume, mesher, settings.reach)
         self._since_carve = np.inf
@@ -584,21 +584,11 @@ class ChainsawEnemy:
 
 
 def prepare_bodies(settings: ChainsawSettings) -> None:
-    """Make what every enemy's body of ``settings`` shares (the rig, the model's height, the swing clip: about 0.3 s
-    the first time in a process, mostly reading the glTF), so that the frame an enemy first wakes in
-    (:mod:`voxelworld.game.regions`) does not: called as an enemy is put to sleep or a sleeping one is loaded."""
+    """Make what every enemy's body of ``settings`` shares (about 0.3 s the first time: the glTF read), as one is put
+    to sleep or loaded (:mod:`voxelworld.game.regions`), not in the frame one first wakes in."""
     character_rig()
-    _model_height()
+    model_height()
     _swing_clip(settings.swing_seconds)
-
-
-@cache
-def _model_height() -> float:
-    """CesiumMan's height in its own units (the top of its mesh above its feet)."""
-    character = load_gltf(CESIUM_MAN)
-    assert character.mesh is not None  # the shipped model has its skinned mesh
-    top = character.mesh.positions @ np.asarray(character.root_transform)[:3, :3].T
-    return float(top[:, 1].max())
 
 
 @cache

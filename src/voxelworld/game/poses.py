@@ -67,8 +67,8 @@ if TYPE_CHECKING:
     _Vector = Sequence[float] | np.ndarray  # a point, direction or quaternion: a tuple or an array
     _Quaternion = tuple[float, float, float, float]  # x, y, z, w
 
-__all__ = ["CharacterPose", "CharacterRig", "character_rig", "pose_characters", "enemy_pose", "aim_arm",
-           "model_to_world", "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
+__all__ = ["CharacterPose", "CharacterRig", "character_rig", "model_height", "pose_characters", "enemy_pose",
+           "aim_arm", "model_to_world", "BLEND_SECONDS", "ACTION_SECONDS", "RIGHT_ARM", "LEFT_ARM"]
 
 RIGHT_ARM = ("Skeleton_arm_joint_R", "Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R__3_")  # shoulder, elbow, wrist
 LEFT_ARM = ("Skeleton_arm_joint_L__4_", "Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__2_")
@@ -197,6 +197,15 @@ class CharacterRig:
     walk_flat: tuple  # the same rotations and roots as tuples of floats: a plain walker's pose without numpy
     idle_flat: tuple
     walk_duration: float = 0.0  # s: the walk clip's duration (``walk.duration``, read every frame)
+
+
+@cache
+def model_height() -> float:
+    """CesiumMan's height in its own units (the top of its mesh above its feet; read once)."""
+    character = load_gltf(CESIUM_MAN)
+    assert character.mesh is not None  # the shipped model has its skinned mesh
+    top = character.mesh.positions @ np.asarray(character.root_transform)[:3, :3].T
+    return float(top[:, 1].max())
 
 
 @cache
