@@ -64,7 +64,7 @@ def camp_world(terrain) -> World:
         world.agents.add_npc(f"camper-{n}", ground(world, place[0], place[2]), ground(world, goal[0], goal[2]),
                              patrol=True)
     world.agents.add_enemy("saw", ground(world, x - 5.0, z + 3.0), facing=(0.0, 0.0, 1.0))
-    for _ in range(40):
+    for _ in range(TILE_LAG + LANDING_EVERY + 10):  # (the tiles around them asked for and landed)
         world.step(Inputs())
     return world
 

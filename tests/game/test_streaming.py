@@ -8,6 +8,7 @@ import pytest
 
 from voxelworld.game.level import surface_height
 from voxelworld.game.settings import WorldSettings
+from voxelworld.game.streaming import NEAR_EDIT_DISTANCE
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
@@ -247,3 +248,25 @@ def test_freed_memory_is_handed_back_on_a_thread_of_its_own_one_walk_at_a_time(m
     first.result(10)
     assert len(walkers) == 1 and walkers[0] is not threading.main_thread()  # the frame did not walk the heap
     assert streaming.release_freed_memory_aside() is not first
+
+
+def test_a_far_edit_shows_once_the_background_lands_it_a_near_one_in_its_frame(terrain):
+    """On a streaming world the display work of an edit NEAR_EDIT_DISTANCE or more from the player is the background
+    thread's (the frame makes what collides); a near edit's meshes come in its own frame. Either way the meshes
+    end as a fresh mesher's."""
+    world = World(terrain.snapshot(), settings=STREAMING)
+    world.step(Inputs())
+    settle(world)
+    x, _, z = world.player.position
+    for distance, owed in ((4.0, False), (NEAR_EDIT_DISTANCE + 8.0, True)):
+        spot = np.array([x + distance, surface_height(world.volume, x + distance, z), z])
+        chunk = tuple(int(c) for c in world.volume.world_to_index(spot) // world.volume.chunk_size)
+        assert world.mesher.active[chunk] and chunk in world.mesher.meshes
+        before = world.mesher.meshes[chunk].positions.copy()
+        world.volume.remove(Sphere(tuple(spot), 2.0), tool=DIG)
+        world.step(Inputs())
+        assert chunk in world.rebuilt_chunks  # collides with the dig at once, near or far
+        assert bool(world.mesher.owed_surfaces[chunk]) is owed
+        assert (chunk in world.snapshot().changed_chunks) is not owed
+        assert np.array_equal(world.mesher.meshes[chunk].positions, before) is owed
+        assert_meshes_are_fresh(world)

@@ -216,3 +216,33 @@ def test_packed_surfaces_keep_representatives_and_mesh_the_same(world):
         b = assemble_chunk(volume, chunk, lambda c: kept[c] if c in kept else None, collision=False, fields=volume)
         assert np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices), chunk
         assert np.array_equal(a.blend, b.blend) and np.array_equal(a.occlusion, b.occlusion), chunk
+
+
+def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_again_at_once(world):
+    """defer_refreshed: the chunks an edit refreshed keep their meshes (their display work owed) until a job lands,
+    then show what a fresh mesher makes of the edited voxels; a chunk edited again while still owed is made by the
+    update (every other edit shows however late the jobs are)."""
+    mesher = _start(world)
+    mesher.update()
+    before = _meshes(mesher)
+    mesher.volume.add(Sphere((40.0, 41.8, 40.0), 1.2), "rock")  # a boulder just above the ground: it shades it
+    refreshed = mesher.refresh_vertices()
+    assert refreshed
+    owed = mesher.defer_refreshed(refreshed)
+    assert owed and owed <= refreshed and mesher.owes_display
+    assert all(mesher.owed_surfaces[c] for c in owed)
+    mesher.simplify_vertices()
+    update = mesher.build_display_meshes()
+    assert refreshed <= update.surfaces_rebuilt  # reported as remade vertices all the same
+    assert _meshes(mesher) == before  # nothing shown yet: not even the ground's new shading
+    assert mesher.defer_refreshed(refreshed) == frozenset()  # refreshed by no update since
+    # Edited again while owed: made now.
+    mesher.volume.remove(Sphere((40.0, 38.0, 40.0), 4.0))
+    again = mesher.refresh_vertices()
+    assert mesher.defer_refreshed(again) == again - owed
+    mesher.simplify_vertices()
+    mesher.build_display_meshes()
+    shown = _meshes(mesher)
+    assert any(shown.get(c) != before.get(c) for c in owed)
+    _land_all(mesher)
+    assert _meshes(mesher) == _meshes(_fresh(mesher)) != before

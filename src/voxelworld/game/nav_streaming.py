@@ -38,10 +38,11 @@ if TYPE_CHECKING:
 __all__ = ["NavStreaming", "LANDING_EVERY", "TILE_LAG"]
 
 # Calls of stream() (frames) from asking for a tile to baking it: the navigation's thread bakes it meanwhile. The
-# tiles asked for land together every LANDING_EVERY calls (TILE_LAG to TILE_LAG + LANDING_EVERY - 1 after asked):
-# joining the navmesh again costs about the same for one tile as for four.
+# tiles asked for land together every LANDING_EVERY calls (TILE_LAG to TILE_LAG + LANDING_EVERY - 1 after asked),
+# and the tiles out of reach are dropped then: a landing (the join, the crowd's new paths, the areas' objects) costs
+# its frame about the same for one tile as for several, 11-14 ms on the 1 km world: four times a second, not 15.
 TILE_LAG = 30
-LANDING_EVERY = 4
+LANDING_EVERY = 15
 
 
 class NavStreaming:
@@ -82,8 +83,9 @@ class NavStreaming:
 
     def stream(self, points: ArrayLike, budget: int | None = None) -> list[tuple[int, int, int]]:
         """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see
-        :class:`~voxelworld.game.navigation.WorldNavigation`'s notes): drop the far ones and those a chunk they read
-        no longer meshes; bake the tiles asked for :data:`TILE_LAG` calls ago that are still wanted and bakeable
+        :class:`~voxelworld.game.navigation.WorldNavigation`'s notes): every :data:`LANDING_EVERY` calls, drop the
+        far ones and those a chunk they read no longer meshes, and bake the tiles asked for :data:`TILE_LAG` calls
+        ago or more that are still wanted and bakeable
         (each taken from the navigation's thread when it baked it from the scene of this frame, else baked now:
         :mod:`~voxelworld.game.nav_ahead`); then ask for up to ``budget`` (None: ``tiles_per_frame``) of the
         missing ones within ``navigation_distance``, nearest first, which that thread starts baking. A negative
@@ -97,13 +99,19 @@ class NavStreaming:
         self._streams += 1
         distance = self._tile_distances(points)  # +inf beyond navigation_distance + tile_size
         ok = self._meshed_columns()
-        kept = self.tiled.tiles
-        drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
-        if budget < 0:
-            return self._change(self._missing(distance, ok, -1), drop)
-        due = {t: self._asked.pop(t)[1] for t in sorted(t for t, (at, _) in self._asked.items() if at <= self._streams)}
-        bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance and self._bakeable(t, ok)]
-        changed = self._change(bake, drop, due)
+        changed = []
+        # The navmesh changes only every LANDING_EVERY calls: its join, the crowd's new paths over it and the
+        # areas' objects cost a landing's frame about the same for one tile, or a tile dropped, as for several.
+        if budget < 0 or self._streams % LANDING_EVERY == 0:
+            kept = self.tiled.tiles
+            drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
+            if budget < 0:
+                return self._change(self._missing(distance, ok, -1), drop)
+            due = {t: self._asked.pop(t)[1] for t in sorted(t for t, (at, _) in self._asked.items()
+                                                            if at <= self._streams)}
+            bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance
+                    and self._bakeable(t, ok)]
+            changed = self._change(bake, drop, due)
         self._ask(self._missing(distance, ok, budget, skip=self._asked))
         return changed
 

@@ -19,7 +19,7 @@ from .player import Player
 from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG",
-           "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory",
+           "NEAR_EDIT_DISTANCE", "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory",
            "release_freed_memory_aside"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
@@ -39,6 +39,10 @@ FIRST_VIEW_DISTANCE = 64.0
 # Frames' worth of the streaming budget a job of the mesher's background thread takes (World.stream): a job of
 # display work lands when done, a few frames later, so the world's frames pay for none of it.
 STREAM_LAG = 6
+# m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
+# cut across the valley) is made by the mesher's background thread and lands a few frames later
+# (Streaming._defer_far_edits); nearer, in the edit's frame, as on a small world.
+NEAR_EDIT_DISTANCE = 32.0
 # Chunks beyond the view distance and this many chunk edges more let go of their voxels where the volume's store (a
 # world file) holds them as they are (saved): the mesher follows chunks to two edges and a neighbour beyond.
 UNLOAD_MARGIN_CHUNKS = 4
@@ -169,6 +173,17 @@ class Streaming:
             self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
             self._prepared_frame = self.frame
         return changed
+
+    def _defer_far_edits(self, rebuilt: frozenset[tuple[int, int, int]]) -> None:
+        """On a streaming world, owe the display work of the ``rebuilt`` chunks (their vertices made again this frame)
+        at least :data:`NEAR_EDIT_DISTANCE` from the player (:meth:`ChunkMesher.defer_refreshed`): the background
+        thread makes it with the rest of the owed display work, nearest first. What collides and what a save keeps
+        are made in the frame as before."""
+        settings = self.settings
+        if not rebuilt or (settings.view_distance is None and settings.detail_distances is None):
+            return
+        distance = chunk_distances(self.volume, self.player.position)
+        self.mesher.defer_refreshed(c for c in sorted(rebuilt) if distance[c] >= NEAR_EDIT_DISTANCE)
 
     def _land_background(self, wait: bool) -> None:
         """Install the display work the background thread made, when it is done (or, with ``wait``, once it is)."""

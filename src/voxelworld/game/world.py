@@ -441,6 +441,7 @@ class World(Streaming):
             release_freed_memory_aside()
             self._streamed = False
         self.rebuilt_chunks = self.mesher.refresh_vertices()
+        self._defer_far_edits(self.rebuilt_chunks)
         self._choose_detail()
 
     def _actor_points(self) -> np.ndarray:

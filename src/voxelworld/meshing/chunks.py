@@ -318,7 +318,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
                 self._display.pop(chunk, None)
         # A chunk whose surfaces did not change keeps its triangles; where its occlusion reads a changed sample it
         # is shaded again, and reported if that changed it.
-        shade = sorted(c for c in self._shade - self._remesh if c in self._display)
+        # (One whose display surface is owed gets a mesh made after the change: not shaded now.)
+        shade = sorted(c for c in self._shade - self._remesh if c in self._display and c not in self._deferred)
         boxes = self._shade_boxes
         # Only a chunk with a display mesh is shaded: made from the fields (never None then); a mesh's occlusion is
         # never None once made (DisplayMesh.__post_init__).

@@ -51,6 +51,8 @@ class MesherDeferred:
     _activated: set[tuple]
     _deactivated: set[tuple]
     _relevelled: set[tuple]
+    _refreshed: set[tuple]
+    _simplified: set[tuple]
     _remesh: set[tuple]
     _raw: dict[tuple, ChunkSurface]
     _raw_kept: int
@@ -135,6 +137,19 @@ class MesherDeferred:
         relevelled = {c for c in self._relevelled if self._active[c] and not self._vertex_free[c]}
         self._deferred |= relevelled
         self._relevelled -= relevelled
+
+    def defer_refreshed(self, chunks: Iterable[tuple[int, int, int]]) -> frozenset[tuple[int, int, int]]:
+        """Owe the display surfaces of those of ``chunks`` whose vertices the last :meth:`refresh_vertices` made
+        again (an edit near them) and whose display surface is not owed already: the background thread makes them
+        and the meshes joining them (:meth:`prepare_deferred`), not the next simplify and display steps; until then
+        their meshes show the voxels as they were. One already owed is made by those steps as before: an edit
+        makes the work asked for it stale, so a chunk edited over and over still shows every other edit. Returns
+        the chunks owed here."""
+        owed = frozenset(c for c in chunks if c in self._refreshed and c not in self._deferred and self._active[c])
+        self._refreshed -= owed
+        self._simplified |= owed  # (their vertices were made again: MeshUpdate.surfaces_rebuilt)
+        self._deferred |= owed
+        return owed
 
     def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]]) -> PreparedChanges:
         """Start working out, on the background thread, the owed display work of ``chunks`` (owed surfaces or
