@@ -48,3 +48,31 @@ def test_a_bad_state_is_refused_and_changes_nothing(change, parameter):
         volume.load_state_dict(state)
     assert parameter in error.value.parameter
     assert np.array_equal(volume.chunk_versions, before[0]) and volume.dirty_chunks == before[1]
+
+
+def test_the_revision_rises_with_every_way_a_chunk_changes_and_only_then():
+    """``revision``: what a mesher checks before looking at every chunk's version (ChunkMesher.refresh_vertices)."""
+    from voxelworld.meshing import ChunkMesher
+    from voxelworld.terrain import SparseVolume
+
+    volume = ground()
+    mesher = ChunkMesher(volume)
+    mesher.update()
+    steps = [lambda: volume.remove(Sphere((2.0, 2.0, 2.0), 1.0)),
+             lambda: (volume.density.__setitem__((slice(8, 12), slice(0, 4), slice(8, 12)), 0),
+                      volume.mark_dirty((8, 0, 8), (11, 3, 11))),
+             lambda: volume.load_state_dict({"chunk_versions": volume.chunk_versions + 1, "dirty": set()})]
+    for step in steps:
+        before = volume.revision
+        volume.read_window((0, 0, 0), (7, 7, 7))
+        mesher.refresh_vertices()
+        assert volume.revision == before  # reading and meshing change nothing
+        step()
+        assert volume.revision > before
+        assert mesher.refresh_vertices() or step is steps[-1]  # (new versions of the same voxels: nothing to redo)
+    sparse = SparseVolume((16, 8, 16), voxel_size=0.5, chunk_size=4)
+    before = sparse.revision
+    where = np.zeros(sparse.chunk_grid_shape, dtype=bool)
+    where[0, 0, 0] = True
+    sparse.fill_chunks("density", where, np.full(sparse.chunk_grid_shape, 3, np.uint8))
+    assert sparse.revision > before

@@ -331,7 +331,8 @@ class NavStreaming:
                     del self._column_uses[column]
                     freed.add(column)
         freed -= self._column_uses.keys()
-        for chunk in [c for c in self._chunk_meshes if (c[0], c[2]) in freed]:
+        height = self.volume.chunk_grid_shape[1]  # (the freed columns' chunks, not every chunk held looked at)
+        for chunk in [(ci, cj, ck) for ci, ck in freed for cj in range(height) if (ci, cj, ck) in self._chunk_meshes]:
             del self._chunk_meshes[chunk]
             self._chunk_objects.pop(chunk, None)
         for tile in [t for t in self._tile_chunks if t not in kept]:

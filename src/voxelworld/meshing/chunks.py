@@ -127,6 +127,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         # The chunk versions of the mesher's copy of the fields; -1 where it does not follow the chunk (before the
         # first update, and away from the active chunks).
         self._seen = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
+        # The volume's revision and the followed chunks _seen was last taken at (refresh_vertices: unchanged, it
+        # looks at no chunk); reset wherever _seen is set otherwise.
+        self._seen_as_of: tuple[int, np.ndarray | None] = (-1, None)
         self._stamps += 1
         # The fields as of the last refresh (None before the first): what every surface is made from; a snapshot
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
@@ -180,6 +183,11 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         volume = self.volume
         versions = volume.chunk_versions
         followed = self._followed()
+        seen = (volume.revision, followed)
+        if self._fields is not None and not (self._activated or self._deactivated) \
+                and seen[0] == self._seen_as_of[0] and seen[1] is self._seen_as_of[1]:
+            return self._refresh(set())  # the usual frame: no chunk changed, the same ones followed
+        self._seen_as_of = seen
         if self._fields is None:
             self._fields = volume.snapshot(MESHED_FIELDS)
             rebuild = self._active_chunks()

@@ -29,6 +29,7 @@ class MesherState:
     volume: Volume
     _fields: Volume | None
     _seen: np.ndarray
+    _seen_as_of: tuple[int, np.ndarray | None]
     _active: np.ndarray
     _activated: set[tuple]
     _deactivated: set[tuple]
@@ -155,7 +156,7 @@ class MesherState:
                     self._shade_boxes.append(changed)
             rebuild |= self._activated
             self._forget_inactive()
-        self._seen = seen
+        self._seen, self._seen_as_of = seen, (-1, None)
         self._activated, self._deactivated = set(), set()
         self._refresh(rebuild)
         self.simplify_vertices()

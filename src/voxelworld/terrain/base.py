@@ -166,6 +166,7 @@ class Volume:
         self._materials = materials if materials is not None else MaterialTable.default()
         self._dirty: set[tuple[int, int, int]] = set()
         self._chunk_versions = np.zeros(self.chunk_grid_shape, dtype=np.int64)
+        self._revision = 0  # rises with any chunk version (revision)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -373,6 +374,12 @@ class Volume:
         view.flags.writeable = False
         return view
 
+    @property
+    def revision(self) -> int:
+        """A counter that rises whenever a chunk's version does (:attr:`chunk_versions`): equal between two reads
+        only when no chunk changed between them (what a consumer checks before looking at every chunk's version)."""
+        return self._revision
+
     def state_dict(self) -> dict:
         """The volume's bookkeeping besides its fields (the voxels are the public field arrays): ``chunk_versions``
         (a copy of :attr:`chunk_versions`) and ``dirty`` (:attr:`dirty_chunks`)."""
@@ -406,6 +413,7 @@ class Volume:
                 raise ParameterError("state['dirty']", chunk, f"chunks (i, j, k) of the grid {grid}")
             dirty.add((int(chunk[0]), int(chunk[1]), int(chunk[2])))
         self._chunk_versions[...] = versions  # in place: views of the counters stay valid
+        self._revision += 1
         self._dirty = dirty
 
     def mark_dirty(self, lo: Index3, hi: Index3) -> None:
@@ -424,6 +432,7 @@ class Volume:
         for chunk in chunks:
             self._dirty.add(chunk)
             self._chunk_versions[chunk] += 1
+            self._revision += 1
 
     def chunk_hash(self, chunk: Index3) -> str:
         """SHA-256 (hex) of one chunk's fields (its voxels in C order, field by field): equal for equal chunks of

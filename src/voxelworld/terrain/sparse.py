@@ -185,6 +185,7 @@ class SparseVolume(Volume):
         self._away[where] &= _NOT[name]
         self._uniform[name][where] = values[where]
         self._chunk_versions[where] += 1  # as _mark_chunks_dirty does chunk by chunk
+        self._revision += 1
         self._dirty.update((int(i), int(j), int(k)) for i, j, k in np.argwhere(where).tolist())
 
     def keep_chunks_in_store(self, name: str, where: np.ndarray) -> None:
