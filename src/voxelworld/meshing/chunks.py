@@ -409,15 +409,23 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     def _chunks_shading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
         """The chunks whose display vertices' occlusion reads a sample in the inclusive box lo..hi: chunk c's
         vertices lie in its cells or in its lower neighbours' merged nodes (up to 2^levels cells below it, levels
-        the deeper of the options' and the levels of detail), and
+        the deeper of the options' and the levels of detail of it and its lower neighbours), and
         their occlusion reads up to the rays' reach (and one sample more, interpolating) around them."""
         size = self.volume.chunk_size
         grid = np.array(self.volume.chunk_grid_shape)
         reach = int(np.ceil(_kernels.OCCLUSION_STEPS.max())) + 2
-        below, above = 2 ** max(self.options.levels, int(self._detail.max(initial=0))) + reach, reach
+        detail, levels = self._detail, self.options.levels
+        below, above = 2 ** max(levels, int(detail.max(initial=0))) + reach, reach
         first = np.maximum(-((size + above - lo) // size), 0)  # ceil((lo - above - size) / size)
         last = np.minimum((hi + below) // size, grid - 1)
-        return set(product(*(range(a, b + 1) for a, b in zip(first, last))))
+        # Of those the deepest level could reach, each by its own and its lower neighbours' levels (an edit far from
+        # the coarse levels shades the chunks around it, not those two chunks on).
+        shading = set()
+        for chunk in product(*(range(a, b + 1) for a, b in zip(first, last))):
+            deepest = int(detail[tuple(slice(max(c - 1, 0), c + 1) for c in chunk)].max())
+            if (np.array(chunk) * size - 2 ** max(levels, deepest) - reach <= hi).all():
+                shading.add(chunk)
+        return shading
 
     # ------------------------------------------------------------------------------------------ queries
     @property
