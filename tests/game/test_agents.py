@@ -283,3 +283,30 @@ def test_a_walking_enemy_saved_and_loaded_walks_on_alike(tmp_path):
     for a, b in ((world.agents.enemies[0], loaded.agents.enemies[0]), (world.agents.npcs[0], loaded.agents.npcs[0])):
         assert np.array_equal(a.position, b.position)
     assert np.array_equal(world.agents.enemies[0].walk_velocity, loaded.agents.enemies[0].walk_velocity)
+
+
+def test_a_re_bake_falling_due_in_a_frame_that_digs_waits_one_or_two_frames_not_for_the_digging_to_stop():
+    """A re-bake due in a frame that changed the terrain itself leaves it to the next frame that did not, at most
+    two frames later: a frame does not pay for an edit's meshes and a re-bake together."""
+    def run(digs) -> list[tuple[int, bool]]:
+        world = field_world()
+        world.agents.add_npc("walker", (3.0, FLOOR, 3.0), goal=(8.0, FLOOR, 3.0), settings=NPCSettings(speed=0.5))
+        navigation, bakes = world.agents.navigation, []
+        for frame in range(40):
+            if frame == 0 or digs(frame):  # a new hole each time, far from the walker's path
+                x = 22.5 - 0.75 * frame / 2
+                world.queue_edit(VoxelEdit("remove", Cylinder((x, 0.5, 22.5), (x, 8.0, 22.5), 0.5), source="dig"))
+            revision = navigation.revision
+            world.step(Inputs())
+            if navigation.revision != revision:
+                bakes.append((frame, bool(world.rebuilt_chunks)))
+        return bakes
+
+    quiet = run(lambda frame: False)
+    due = quiet[0][0]
+    assert due in (15, 16) and not quiet[0][1]
+    every = run(lambda frame: frame >= 10)  # digging every frame: forced, a frame or two late
+    assert due < every[0][0] <= due + 2 and every[0][1]
+    assert len(every) >= 2  # and it goes on re-baking while the digging goes on
+    odd = run(lambda frame: frame >= 10 and frame % 2 == due % 2)  # digging in the due frame, not the next
+    assert odd[0] == (due + 1, False)

@@ -216,7 +216,8 @@ class Agents:
     # ---------------------------------------------------------------------------------------------- frame
     def _rebake(self, world: World, inputs: Inputs) -> None:
         """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
-        what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old (digging every
+        what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old, in the first frame from
+        then that changed nothing itself, at most two frames later (digging every
         frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
         the actors (:meth:`WorldNavigation.stream`)."""
         if self.navigation is None:
@@ -234,7 +235,11 @@ class Agents:
                     np.minimum(self._pending_box[0], lo), np.maximum(self._pending_box[1], hi))
         if not self._pending:
             return
-        if world.time - self._pending_since >= world.settings.navmesh_delay or self._crosses_a_path(world):
+        waited, delay = world.time - self._pending_since, world.settings.navmesh_delay
+        # Due once the oldest change is navmesh_delay old; a frame with a change of its own (a digger's, which pays
+        # for its edit's meshes) leaves it to the next one or two (within _crosses_a_path's two frames more).
+        due = waited >= delay and (not world.rebuilt_chunks or waited >= delay + 1.5 * world.dt)
+        if due or self._crosses_a_path(world):
             pending, self._pending, self._pending_box = self._pending, set(), None
             assert self.navigation is not None  # (_rebake's)
             self.navigation.update(pending)
@@ -266,7 +271,8 @@ class Agents:
         """Whether a walking NPC's remaining path (from where it stands) passes over the waiting changes' box
         widened by the agent's radius and a ray cell (erosion and sampling reach that far), on the x-z plane,
         within the distance it walks before the changes are re-baked anyway (at its top speed, until
-        ``settings.navmesh_delay`` after the oldest, and a frame more): a far NPC never reaches the change on
+        ``settings.navmesh_delay`` after the oldest, and three frames more: the frame, and the two a digging frame
+        may leave it to): a far NPC never reaches the change on
         the old navmesh, so it waits for the delay like everyone."""
         walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
         if not walking or self._pending_box is None:
@@ -275,7 +281,7 @@ class Agents:
         settings = self.navigation.settings
         margin = settings.agent_radius + settings.cell_size
         lo, hi = self._pending_box[0][[0, 2]] - margin, self._pending_box[1][[0, 2]] + margin
-        remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + world.dt
+        remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + 3 * world.dt
         for npc in walking:
             path = npc.path
             if path is None:  # (walking: it has one)

@@ -36,7 +36,8 @@ class WorldSettings:
     how far :meth:`World.aim_info` looks; ``max_dt``: s (> 0), the longest frame :meth:`World.step` accepts;
     ``navmesh_delay``: s (>= 0), how long a terrain change may wait before the navmesh is re-baked there when no
     walking NPC's path crosses it within the distance the NPC walks meanwhile (changes that one does are re-baked
-    in their frame; 0 re-bakes every change at once);
+    in their frame; 0 re-bakes every change at once); a re-bake that falls due in a frame that changed the terrain
+    itself waits for the next frame that did not, at most two frames;
     ``thrown_deformation_counts``: whether the density the player's thrown objects remove (explosions) counts
     toward treasure placement and the group awards, like punch, pull-out and suck;
     ``detail_radius``: m (>= 0), chunks within this distance of the player or an enemy (the actors that dig) draw
