@@ -8,7 +8,9 @@ import pytest
 
 from voxelworld.game.level import surface_height
 from voxelworld.game.settings import WorldSettings
-from voxelworld.game.streaming import NEAR_EDIT_DISTANCE
+from voxelworld.errors import ParameterError
+from voxelworld.game.edits import VoxelEdit
+from voxelworld.game.streaming import NEAR_EDIT_DISTANCE, STREAM_LAG
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
 from voxelworld.terrain import GeneratorSettings, Sphere, Tool, generate_world
@@ -270,3 +272,52 @@ def test_a_far_edit_shows_once_the_background_lands_it_a_near_one_in_its_frame(t
         assert (chunk in world.snapshot().changed_chunks) is not owed
         assert np.array_equal(world.mesher.meshes[chunk].positions, before) is owed
         assert_meshes_are_fresh(world)
+
+
+def test_a_streaming_step_due_in_a_frame_with_edits_waits_for_the_next_frame_without(terrain, monkeypatch):
+    """A step due in a frame that applied edits (which pays for their meshes) is made in the next frame that did
+    not, at the latest the last of its STREAM_LAG frames; the owed step is part of the world's state."""
+    world = World(terrain.snapshot(), settings=STREAMING)
+    steps = []
+    target = World._stream_target
+
+    def counted(self, budget):
+        steps.append(self.frame)
+        return target(self, budget)
+
+    monkeypatch.setattr(World, "_stream_target", counted)
+    x, _, z = world.player.position
+
+    def dig(n):
+        spot = (x + 3.0 + 0.8 * n, surface_height(world.volume, x + 3.0 + 0.8 * n, z), z)
+        world.queue_edit(VoxelEdit("remove", Sphere(spot, 0.7), tool=DIG, source="dig"))
+
+    while world.frame % STREAM_LAG != 0:
+        world.step(Inputs())
+    start = world.frame
+    dig(0)
+    world.step(Inputs())  # the step's frame applies an edit: owed
+    assert world.applied_edits and start not in steps and world.state_dict()["stream_step_owed"] is True
+    world.step(Inputs())
+    assert steps[-1] == start + 1 and world.state_dict()["stream_step_owed"] is False
+    while world.frame % STREAM_LAG != 0:
+        world.step(Inputs())
+    start = world.frame
+    for n in range(1, STREAM_LAG + 1):  # edits in every frame: made in the window's last frame all the same
+        dig(n)
+        world.step(Inputs())
+    assert [f for f in steps if f >= start] == [start + STREAM_LAG - 1]
+    # Taken back with the state (a file without the key: none owed).
+    while world.frame % STREAM_LAG != 0:
+        world.step(Inputs())
+    dig(STREAM_LAG + 1)
+    world.step(Inputs())
+    state = world.state_dict()
+    assert state["stream_step_owed"] is True
+    world._stream_step_owed = False
+    world.load_state_dict(state)
+    assert world._stream_step_owed is True
+    world.load_state_dict({k: v for k, v in state.items() if k != "stream_step_owed"})
+    assert world._stream_step_owed is True  # (kept: an older state says nothing)
+    with pytest.raises(ParameterError, match="stream_step_owed"):
+        world.load_state_dict(state | {"stream_step_owed": 1})

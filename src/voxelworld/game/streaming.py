@@ -96,6 +96,8 @@ class Streaming:
     frame: int
     _prepared: PreparedChanges | None  # streaming changes the mesher works out (stream)
     _prepared_frame: int  # the frame they were handed over in
+    _stream_step_owed: bool  # a step due in a frame that applied edits, left to the next frame (stream)
+    applied_edits: list
     _stream_anchor: np.ndarray | None  # where the actors were when the streamed chunks were chosen
     # The active chunks wanted (meshed now, kept meshed) and the levels of detail wanted; None: no view distance, no
     # detail distances.
@@ -143,7 +145,9 @@ class Streaming:
         """Move the meshed chunks and their levels of detail towards what the actors' places want
         (``settings.view_distance``, ``settings.detail_distances``): at most ``budget`` of work a frame, nearest
         first, is made the mesher's state (:meth:`ChunkMesher.defer_changes`: what collides, what a save keeps),
-        ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames, the same whatever the machine; the display surfaces and meshes it calls for are worked out by the
+        ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames (one due in a frame that applied edits in the next
+        frame that did not, at the latest the last of the six), the same whatever the machine; the display surfaces
+        and meshes it calls for are worked out by the
         mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first
         (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
         (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
@@ -165,7 +169,11 @@ class Streaming:
             return self._stream_now(None)
         self._land_background(wait=False)
         changed: frozenset[tuple[int, int, int]] = frozenset()
-        if self.frame % STREAM_LAG == 0:  # (a step costs its frame grid-wide arrays whatever its size: one in six)
+        # (A step costs its frame grid-wide arrays whatever its size: one in six frames. One due in a frame that
+        # applied edits, which pays for their meshes, is left to the next that did not, within its six frames.)
+        due = self.frame % STREAM_LAG == 0 or self._stream_step_owed
+        self._stream_step_owed = due and bool(self.applied_edits) and self.frame % STREAM_LAG != STREAM_LAG - 1
+        if due and not self._stream_step_owed:
             target = self._stream_target(budget * STREAM_LAG)
             if target is not None:
                 changed = mesher.defer_changes(*target)

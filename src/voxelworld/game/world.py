@@ -58,7 +58,7 @@ from dataclasses import fields
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..attribute_state import attribute_state, instance, restore_attributes, sequence, set_of, whole
+from ..attribute_state import attribute_state, flag, instance, restore_attributes, sequence, set_of, whole
 from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..frame_first import frame_running
 from ..meshing import ChunkMesher, PreparedChanges
@@ -175,13 +175,13 @@ class World(Streaming):
     # parts that hand over their own states (volume, player, actions, agents), the event log and the queued
     # edits (public: ``events``, ``queued_edits``), or the last frame's scratch.
     STATE_ATTRIBUTES = ("seed", "frame", "time", "dt", "inputs", "previous_inputs", "changed_chunks",
-                        "rebuilt_chunks", "_snapshot")
+                        "rebuilt_chunks", "_snapshot", "_stream_step_owed")
     # Checks (name, value), and '*': check_world_state(world, name, state).
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "seed": whole(0), "frame": count(), "time": seconds(), "dt": seconds(), "inputs": instance(Inputs),
         "previous_inputs": instance(Inputs), "changed_chunks": set_of(sequence(whole(0), tuple, 3)),
         "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
-        "snapshot": instance(Snapshot, frame=count(), time=seconds())}
+        "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
@@ -226,6 +226,7 @@ class World(Streaming):
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
+        self._stream_step_owed = False  # a streaming step a frame with edits left to the next (Streaming.stream)
         self.generator: GeneratorSettings | None = None  # a generated world's generator (game.populate)
         self.ground_things: GroundThings | None = None  # its things on the ground (game.ground_things)
         self._stream_all()
@@ -297,7 +298,7 @@ class World(Streaming):
                             isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
         marks = state.get("cut_marks", {"marks": np.zeros((0, 7)), "total": 0})  # none before issue 32
         self.cut_marks.check_state("state['cut_marks']", marks, self.volume)
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_stream_step_owed",), checks=self.STATE_CHECKS)
         self.cut_marks.load_state_dict(marks, self.volume)
         self.rng = rng
         revisions = np.array([self.mesher.collision_revision(c) for c in chunks], dtype=np.int64)
