@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voxelworld.game.level import surface_height
-from voxelworld.game.settings import WorldSettings
 from voxelworld.errors import ParameterError
 from voxelworld.game.edits import VoxelEdit
+from voxelworld.game.level import surface_height
+from voxelworld.game.settings import WorldSettings
 from voxelworld.game.streaming import NEAR_EDIT_DISTANCE, STREAM_LAG
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import ChunkMesher
