@@ -242,7 +242,7 @@ class WorldNavigation(NavStreaming):
             self._chunk_meshes = _chunk_collision_meshes(mesher, list(product(*(range(n) for n in grid))))
             self._chunk_meshes.update(given)
             self._chunk_objects: dict[tuple, SceneObject] = {}
-            self._retyped(self._chunk_meshes, np.zeros(3), np.zeros(3))
+            self._retyped(self._chunk_meshes)
             self._whole_scene: Scene | None = self._scene()
             self.mesh: NavMesh = bake(self.scene, region, settings)
         else:
@@ -390,10 +390,11 @@ class WorldNavigation(NavStreaming):
         return prop if role == prop.role else SceneObject(prop.name, prop.positions, prop.indices, role,
                                                           prop.area_type)
 
-    def _retyped(self, chunks: Iterable[tuple], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _retyped(self, chunks: Iterable[tuple]) -> tuple[np.ndarray, np.ndarray] | None:
         """Make the scene objects of ``chunks`` (whose collision meshes changed) again, and of the chunks around
-        them whose triangles' area types changed with them; returns the box lo..hi widened to the triangles
-        whose types changed."""
+        them whose triangles' area types changed with them; returns the box (lo, hi) of the triangles whose types
+        changed (None: none did)."""
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
         new, moved = _terrain_objects(self.terrain_areas, self._chunk_meshes, chunks)
         for chunk, obj in new.items():
             was = self._chunk_objects.pop(chunk, None)
@@ -405,7 +406,7 @@ class WorldNavigation(NavStreaming):
                                  (obj.positions, obj.indices, obj.triangle_area_type))
             if bounds is not None:
                 lo, hi = np.minimum(lo, bounds[0]), np.maximum(hi, bounds[1])
-        return lo, hi
+        return (lo, hi) if np.all(np.isfinite(lo)) else None
 
     def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene:
         """The scene of ``chunks`` (None: every chunk held), the props and the things on those chunks' ground."""
@@ -475,8 +476,8 @@ class WorldNavigation(NavStreaming):
             self._chunk_meshes[chunk] = mesh
             retype.append(chunk)
         before = dict(self._chunk_objects) if self.tiled is not None else {}
-        typed = self._retyped(retype, np.full(3, np.inf), np.full(3, -np.inf))  # triangles whose types changed
-        if np.all(np.isfinite(typed[0])):
+        typed = self._retyped(retype)  # triangles whose types changed
+        if typed is not None:
             boxes.append(typed)
         if not boxes:
             return []
