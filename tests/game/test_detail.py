@@ -147,3 +147,45 @@ def test_wanted_levels_kept_between_frames_are_exactly_the_levels_worked_out_afr
         reused += kept is previous
         assert np.array_equal(kept.levels, wanted_levels(volume, points, 3.0, 2))
     assert 100 < reused < 400  # mostly kept, but worked out again as chunks crossed the radius
+
+
+def test_levels_worked_out_again_unchanged_are_the_same_array():
+    from voxelworld.game.detail import wanted_levels_since
+
+    volume = VoxelVolume((96, 32, 96), voxel_size=0.5, chunk_size=16)
+    rng = np.random.default_rng(7)
+    points = np.array([[20.0, 8.0, 20.0]])
+    kept, same, changed = None, 0, 0
+    for _ in range(300):
+        points = points + rng.normal(0.0, 0.3, points.shape)
+        previous = kept
+        kept = wanted_levels_since(kept, volume, points, 3.0, 2)
+        if previous is None or kept is previous:
+            continue
+        # Worked out again: the previous array itself exactly when the levels did not change (a caller tells so).
+        equal = np.array_equal(kept.levels, wanted_levels(volume, previous.points, 3.0, 2))
+        assert (kept.levels is previous.levels) == equal
+        same, changed = same + equal, changed + (not equal)
+    assert same > 10 and changed > 10
+
+
+def test_levels_changed_behind_a_settled_world_are_moved_back():
+    """The world stops comparing its levels with the wanted ones once they agree; a level set from outside since
+    (the mesher's display_levels_revision) makes it look again."""
+    settings = WorldSettings(detail_radius=3.0, detail_changes_per_frame=2)
+    world = World(ground(), settings=settings, spawn=(8.0, 6.3, 8.0))
+    for _ in range(20):
+        world.step(Inputs())
+    settled = world.mesher.display_levels
+    assert np.array_equal(settled, wanted_levels(world.volume, [world.player.position], 3.0,
+                                                 settings.mesh_options.levels))
+    before = world.mesher.display_levels_revision
+    coarse = settled.copy()
+    coarse[settled == 0] = settings.mesh_options.levels
+    world.mesher.set_display_levels(coarse)
+    assert world.mesher.display_levels_revision == before + 1
+    world.mesher.set_display_levels(coarse)  # the same levels again: no change, no new revision
+    assert world.mesher.display_levels_revision == before + 1
+    for _ in range(20):
+        world.step(Inputs())
+    assert np.array_equal(world.mesher.display_levels, settled)

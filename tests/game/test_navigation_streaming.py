@@ -14,7 +14,7 @@ import pytest
 from voxelworld.errors import ParameterError
 from voxelworld.game.level import surface_height
 from voxelworld.game.nav_chunks import same_mesh
-from voxelworld.game.nav_streaming import LANDING_EVERY, TILE_LAG
+from voxelworld.game.nav_streaming import ASK_EVERY, LANDING_EVERY, TILE_LAG
 from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.streaming import STREAM_LAG
@@ -322,12 +322,23 @@ def streamed_world(terrain):
     return world, nav
 
 
+def step_until_asked(world, nav):
+    """Step ``world`` until its navigation asked for tiles: every ASK_EVERY calls, several at once."""
+    for _ in range(ASK_EVERY):
+        world.step(Inputs())
+        assert not nav._asked or nav._streams % ASK_EVERY == ASK_EVERY - 1
+        if nav._asked:
+            return
+    raise AssertionError(f"no tile asked for in {ASK_EVERY} frames")
+
+
 def test_tiles_asked_for_are_baked_ahead_then_taken_as_the_full_bakes(terrain, full):
     world, nav = streamed_world(terrain)
     world.agents.regions.waking_points = lambda: [np.array(ground(world, 64.0, 64.0))]  # (what the tiles follow)
-    world.step(Inputs())
+    step_until_asked(world, nav)
     asked = set(nav._asked)
     assert asked and not nav.tiled.tiles  # asked for, not baked yet
+    assert 1 < len(asked) <= ASK_EVERY * nav.tiles_per_frame
     due = nav._asked[next(iter(asked))][0]
     assert due % LANDING_EVERY == 0 and TILE_LAG <= due - nav._streams < TILE_LAG + LANDING_EVERY
     while nav._streams < due - 1:
@@ -346,7 +357,7 @@ def test_tiles_asked_for_are_baked_ahead_then_taken_as_the_full_bakes(terrain, f
 def test_tiles_asked_for_make_each_chunks_collision_mesh_once(terrain):
     world, nav = streamed_world(terrain)
     world.agents.regions.waking_points = lambda: [np.array(ground(world, 84.0, 84.0))]
-    world.step(Inputs())
+    step_until_asked(world, nav)
     tile, (_, first) = next((t, asked) for t, asked in nav._asked.items() if asked[1].collision)
     # Asked for again (as a neighbour reading the same chunks is) before the first bake landed: the chunks being
     # made for it are waited for, not made again; both bakes see the same meshes.
@@ -374,7 +385,7 @@ def test_a_tile_baked_ahead_from_a_scene_dug_since_is_baked_again(terrain):
     world, nav = streamed_world(terrain)
     spot = np.array(ground(world, 64.0, 64.0))
     world.agents.regions.waking_points = lambda: [spot]
-    world.step(Inputs())
+    step_until_asked(world, nav)
     tile = nav.tiled.tile_of(spot)
     assert tile in nav._asked
     ahead = nav._asked[tile][1].future.result()[2]  # baked ahead from the undug scene

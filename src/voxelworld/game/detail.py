@@ -60,7 +60,8 @@ def wanted_levels_since(previous: WantedLevels | None, volume: Volume, points: A
     """:func:`wanted_levels` for ``points``, worked out again only when an actor moved ``previous.margin`` or more
     since ``previous`` (None: the first time): a chunk's distance to the nearest actor changes no faster than
     the actors move, so within the margin no chunk crosses the radius and the levels are the same, exactly. A
-    frame's detail then costs nothing while the actors stay within it (a frame never visits every chunk)."""
+    frame's detail then costs nothing while the actors stay within it (a frame never visits every chunk). Levels
+    worked out again but equal to ``previous.levels`` are that array itself (never changed in place)."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     if previous is not None and previous.points.shape == points.shape and \
             float(np.sqrt(((points - previous.points) ** 2).sum(axis=1)).max()) < previous.margin:
@@ -68,7 +69,10 @@ def wanted_levels_since(previous: WantedLevels | None, volume: Volume, points: A
     distance = chunk_distances(volume, points)
     # A hair less than the nearest gap, for the rounding of the distances.
     margin = float(np.abs(distance - near_radius).min()) * (1.0 - 1e-9)
-    return WantedLevels(points.copy(), margin, np.where(distance <= near_radius, 0, far_level).astype(np.int64))
+    levels = np.where(distance <= near_radius, 0, far_level).astype(np.int64)
+    if previous is not None and np.array_equal(levels, previous.levels):
+        levels = previous.levels  # the same array when nothing changed: a caller may tell by identity
+    return WantedLevels(points.copy(), margin, levels)
 
 
 def next_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points: ArrayLike, budget: int) -> np.ndarray:

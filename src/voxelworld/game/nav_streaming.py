@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .ground_things import GroundThings
     from .nav_areas import TerrainAreaTypes
 
-__all__ = ["NavStreaming", "LANDING_EVERY", "TILE_LAG"]
+__all__ = ["NavStreaming", "ASK_EVERY", "LANDING_EVERY", "TILE_LAG"]
 
 # Calls of stream() (frames) from asking for a tile to baking it: the navigation's thread bakes it meanwhile. The
 # tiles asked for land together every LANDING_EVERY calls (TILE_LAG to TILE_LAG + LANDING_EVERY - 1 after asked),
@@ -43,6 +43,11 @@ __all__ = ["NavStreaming", "LANDING_EVERY", "TILE_LAG"]
 # its frame about the same for one tile as for several, 11-14 ms on the 1 km world: four times a second, not 15.
 TILE_LAG = 30
 LANDING_EVERY = 15
+# Calls of stream() between asking for missing tiles, ``tiles_per_frame`` for each: finding them reads the whole
+# tile grid (distances, meshed columns, the missing ones in order), a third of a millisecond whatever the number
+# asked. Asked in the last call of every ASK_EVERY (never a landing's call, a dear frame already; LANDING_EVERY is a
+# multiple), a tile lands TILE_LAG + 1, + 6 or + 11 calls later: as soon, on average, as one asked in any call.
+ASK_EVERY = 5
 
 
 class NavStreaming:
@@ -87,22 +92,25 @@ class NavStreaming:
         far ones and those a chunk they read no longer meshes, and bake the tiles asked for :data:`TILE_LAG` calls
         ago or more that are still wanted and bakeable
         (each taken from the navigation's thread when it baked it from the scene of this frame, else baked now:
-        :mod:`~voxelworld.game.nav_ahead`); then ask for up to ``budget`` (None: ``tiles_per_frame``) of the
-        missing ones within ``navigation_distance``, nearest first, which that thread starts baking. A negative
-        budget bakes every missing tile now. Returns the tiles whose polygons changed, as (0, ti, tk). Nothing to
-        do when baked whole."""
+        :mod:`~voxelworld.game.nav_ahead`); then, every :data:`ASK_EVERY` calls, ask for up to ``budget`` (None:
+        ``tiles_per_frame``) a call of the missing ones within ``navigation_distance``, nearest first, which that
+        thread starts baking. A negative budget bakes every missing tile now. Returns the tiles whose polygons
+        changed, as (0, ti, tk). Nothing to do when baked whole."""
         if self.tiled is None:
             return []
         assert self.navigation_distance is not None  # (given with tiled)
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         budget = self.tiles_per_frame if budget is None else check_integer("budget", budget)
         self._streams += 1
+        landing, asking = self._streams % LANDING_EVERY == 0, self._streams % ASK_EVERY == ASK_EVERY - 1
+        if budget >= 0 and not landing and not asking:
+            return []
         distance = self._tile_distances(points)  # +inf beyond navigation_distance + tile_size
         ok = self._meshed_columns()
         changed = []
         # The navmesh changes only every LANDING_EVERY calls: its join, the crowd's new paths over it and the
         # areas' objects cost a landing's frame about the same for one tile, or a tile dropped, as for several.
-        if budget < 0 or self._streams % LANDING_EVERY == 0:
+        if budget < 0 or landing:
             kept = self.tiled.tiles
             drop = sorted(t for t in kept if distance[t] == np.inf) + self._unbakeable(kept, ok)
             if budget < 0:
@@ -112,7 +120,8 @@ class NavStreaming:
             bake = [t for t in due if t not in kept and distance[t] <= self.navigation_distance
                     and self._bakeable(t, ok)]
             changed = self._change(bake, drop, due)
-        self._ask(self._missing(distance, ok, budget, skip=self._asked))
+        if asking:
+            self._ask(self._missing(distance, ok, budget * ASK_EVERY, skip=self._asked))
         return changed
 
     def _ask(self, tiles: list[tuple[int, int]]) -> None:

@@ -60,8 +60,8 @@ class WorldSettings:
     this distance (x-z, to the tile's edge) of every NPC, enemy and actor about to wake (not the player), baked
     once every chunk the bake reads is meshed, and drops them beyond this distance plus one tile (19.2 m with the default navmesh settings), or when a
     chunk they read stops being meshed (:class:`~voxelworld.game.navigation.WorldNavigation`); ignored by a world
-    meshed whole; ``navigation_tiles_per_frame``: tiles (>= 1) asked for in one frame (nearest first), each baked
-    ahead on the navigation's thread and baked half a second to three quarters later
+    meshed whole; ``navigation_tiles_per_frame``: tiles (>= 1) asked for a frame (nearest first, together every
+    :data:`~voxelworld.game.nav_streaming.ASK_EVERY` frames), each baked ahead on the navigation's thread and baked half a second to three quarters later
     (:data:`~voxelworld.game.nav_streaming.TILE_LAG` frames and up to a landing's, ``LANDING_EVERY``; docs/game.md);
     ``enemy_reacts``: whether the chainsaw enemies react to the player (notice, turn and swing at them, hurt them,
     can be stopped: :mod:`voxelworld.game.enemy_reaction`), ``enemy_reaction`` how; off, they work their walls

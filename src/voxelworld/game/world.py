@@ -185,8 +185,8 @@ class World(Streaming):
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
-                        "_stream_anchor", "_stream_wanted", "_wanted_detail", "_streamed", "_prepared",
-                        "_prepared_frame", "_stream_orders", "cut_marks", "generator", "ground_things")
+                        "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
+                        "_prepared", "_prepared_frame", "_stream_orders", "cut_marks", "generator", "ground_things")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -217,6 +217,8 @@ class World(Streaming):
                     baked is None or isinstance(baked, BakedMeshes))
         self.mesher.baked = baked
         self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
+        # (_wanted_detail.levels, the mesher's display_levels_revision) when they were found equal (_choose_detail)
+        self._detail_settled: tuple[np.ndarray, int] | None = None
         self.mesher.set_display_levels(wanted_levels(volume, [self.player.position], settings.detail_radius,
                                                      settings.mesh_options.levels))
         self._stream_anchor: np.ndarray | None = None  # where the actors were when the streamed chunks were chosen
@@ -459,12 +461,20 @@ class World(Streaming):
         points = self._actor_points()
         self._wanted_detail = wanted_levels_since(self._wanted_detail, self.volume, points, settings.detail_radius,
                                                   settings.mesh_options.levels)
-        wanted, current = self._wanted_detail.levels, self.mesher.display_levels
-        if not np.array_equal(current, wanted):
-            self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
-                                                       settings.detail_changes_per_frame))
-            if settings.view_distance is not None or settings.detail_distances is not None:
-                self.mesher.defer_levels()  # a streaming world's background thread makes them (World.stream)
+        # The levels found as wanted stay so until either side changes: nothing to compare (a grid-wide copy and
+        # comparison, a third of a millisecond a frame on a 1 km world).
+        wanted, revision = self._wanted_detail.levels, self.mesher.display_levels_revision
+        if self._detail_settled is not None and self._detail_settled[0] is wanted \
+                and self._detail_settled[1] == revision:
+            return
+        current = self.mesher.display_levels
+        if np.array_equal(current, wanted):
+            self._detail_settled = (wanted, revision)
+            return
+        self.mesher.set_display_levels(next_levels(current, wanted, self.volume, points,
+                                                   settings.detail_changes_per_frame))
+        if settings.view_distance is not None or settings.detail_distances is not None:
+            self.mesher.defer_levels()  # a streaming world's background thread makes them (World.stream)
 
     def _build_display_meshes(self) -> None:
         self.changed_chunks = self.mesher.build_display_meshes().remeshed

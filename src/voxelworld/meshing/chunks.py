@@ -109,6 +109,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self._chunk_lists: dict[tuple, tuple] = {}  # the chunks of a box of the grid, by box and activity (_chunks_in)
         # The display mesh's simplification levels per chunk (set_display_levels), the options' everywhere at first.
         self._levels = np.full(volume.chunk_grid_shape, self.options.levels, dtype=np.int64)
+        self._levels_revision = 0  # raised by set_display_levels when a level changes (display_levels_revision)
         self._active = np.ones(volume.chunk_grid_shape, dtype=bool)  # the chunks meshed (set_active)
         # The level of detail per chunk (set_detail_levels): simplified at least that deep, 0 everywhere at first.
         self._detail = np.zeros(volume.chunk_grid_shape, dtype=np.int64)

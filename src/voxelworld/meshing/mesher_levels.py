@@ -92,6 +92,7 @@ class MesherLevels:
     _fields: Volume | None
     _active: np.ndarray
     _levels: np.ndarray
+    _levels_revision: int
     _detail: np.ndarray
     _stamps: np.ndarray
     _seen: np.ndarray
@@ -176,6 +177,12 @@ class MesherLevels:
         """The display mesh's simplification levels per chunk (a copy, int64 of the chunk grid's shape)."""
         return self._levels.copy()
 
+    @property
+    def display_levels_revision(self) -> int:
+        """Raised each time :meth:`set_display_levels` changes a level: unchanged, :attr:`display_levels` is too
+        (a caller comparing them every frame need not copy them)."""
+        return self._levels_revision
+
     def set_display_levels(self, levels: np.ndarray) -> frozenset[tuple[int, int, int]]:
         """Simplify the display mesh of each chunk (i, j, k) at most ``levels[i, j, k]`` octree levels deep (0:
         every cell's vertex, voxel-scale detail; up to the options' ``levels``), from the next
@@ -206,6 +213,7 @@ class MesherLevels:
                     bool(np.all((levels >= 0) & (levels <= top))))
         changed: frozenset[tuple] = frozenset(map(tuple, np.argwhere(levels != self._levels).tolist()))
         self._levels = levels.astype(np.int64)
+        self._levels_revision += bool(changed)
         self._bump(changed)
         if self._fields is not None:
             self._relevelled |= changed
