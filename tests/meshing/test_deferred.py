@@ -13,6 +13,7 @@ import pytest
 
 from voxelworld.meshing import ChunkMesher, detail_levels, mesher_levels
 from voxelworld.meshing.chunks import HOT_DETAIL_LEVEL
+from voxelworld.meshing.mesher_deferred import EDITS_OWED
 from voxelworld.meshing.surface import PackedSurfaces, packed_cells
 from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
 
@@ -218,10 +219,10 @@ def test_packed_surfaces_keep_representatives_and_mesh_the_same(world):
         assert np.array_equal(a.blend, b.blend) and np.array_equal(a.occlusion, b.occlusion), chunk
 
 
-def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_again_at_once(world):
+def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_again_and_again_at_once(world):
     """defer_refreshed: the chunks an edit refreshed keep their meshes (their display work owed) until a job lands,
-    then show what a fresh mesher makes of the edited voxels; a chunk edited again while still owed is made by the
-    update (every other edit shows however late the jobs are)."""
+    then show what a fresh mesher makes of the edited voxels; a chunk edited EDITS_OWED times more while still owed
+    is made by the update of the last (the edits show every few however late the jobs are)."""
     mesher = _start(world)
     mesher.update()
     before = _meshes(mesher)
@@ -236,9 +237,16 @@ def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_agai
     assert refreshed <= update.surfaces_rebuilt  # reported as remade vertices all the same
     assert _meshes(mesher) == before  # nothing shown yet: not even the ground's new shading
     assert mesher.defer_refreshed(refreshed) == frozenset()  # refreshed by no update since
-    # Edited again while owed: made now.
-    mesher.volume.remove(Sphere((40.0, 38.0, 40.0), 4.0))
-    again = mesher.refresh_vertices()
+    # Edited again while owed: still owed, up to the EDITS_OWED th edit since, which is made now.
+    for edit in range(1, EDITS_OWED + 1):
+        mesher.volume.remove(Sphere((40.0, 38.0 - 0.5 * edit, 40.0), 3.0 + edit))
+        again = mesher.refresh_vertices()
+        assert owed <= again
+        if edit < EDITS_OWED:
+            assert mesher.defer_refreshed(again) == again
+            mesher.simplify_vertices()
+            mesher.build_display_meshes()
+            assert all(_meshes(mesher).get(c) == before.get(c) for c in owed)
     assert mesher.defer_refreshed(again) == again - owed
     mesher.simplify_vertices()
     mesher.build_display_meshes()

@@ -167,6 +167,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         # whose display mesh is owed; the background thread makes them (prepare_deferred).
         self._deferred: set[tuple] = set()
         self._deferred_remesh: set[tuple] = set()
+        self._edits_while_owed: dict[tuple, int] = {}  # owed chunks edited since they were owed (defer_refreshed)
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:

@@ -33,7 +33,12 @@ from .mesh import DisplayMesh
 from .prepared import PreparedChanges, PreparedJob, PreparedResult, background_executor, spread
 from .surface import ChunkSurface, PackedSurfaces
 
-__all__ = ["MesherDeferred"]
+__all__ = ["MesherDeferred", "EDITS_OWED"]
+
+# Edits of a chunk whose display work is owed that leave it owed (MesherDeferred.defer_refreshed): the next one
+# makes it in its frame. Each edit makes a job in flight for the chunk stale, so without a bound a chunk cut
+# every few frames could show none of it.
+EDITS_OWED = 3
 
 
 class MesherDeferred:
@@ -61,6 +66,7 @@ class MesherDeferred:
     _installed: dict[tuple, DisplayMesh]
     _deferred: set[tuple]  # active chunks whose display surface is owed at their level
     _deferred_remesh: set[tuple]  # active chunks whose display mesh is owed
+    _edits_while_owed: dict[tuple, int]  # owed chunks edited again (defer_refreshed), how many times
 
     if TYPE_CHECKING:  # defined by ChunkMesher and MesherLevels
         def update(self) -> object: ...
@@ -140,16 +146,29 @@ class MesherDeferred:
 
     def defer_refreshed(self, chunks: Iterable[tuple[int, int, int]]) -> frozenset[tuple[int, int, int]]:
         """Owe the display surfaces of those of ``chunks`` whose vertices the last :meth:`refresh_vertices` made
-        again (an edit near them) and whose display surface is not owed already: the background thread makes them
-        and the meshes joining them (:meth:`prepare_deferred`), not the next simplify and display steps; until then
-        their meshes show the voxels as they were. One already owed is made by those steps as before: an edit
-        makes the work asked for it stale, so a chunk edited over and over still shows every other edit. Returns
-        the chunks owed here."""
-        owed = frozenset(c for c in chunks if c in self._refreshed and c not in self._deferred and self._active[c])
+        again (an edit near them): the background thread makes them and the meshes joining them
+        (:meth:`prepare_deferred`), not the next simplify and display steps; until then their meshes show the
+        voxels as they were. One owed already stays so, unless this is the :data:`EDITS_OWED` th edit since it
+        was owed: then those steps make it as before (an edit makes the work asked for it stale, so a chunk cut
+        over and over still shows every few cuts, however late the jobs are). Returns the chunks owed here."""
+        deferred, counts = self._deferred, self._edits_while_owed
+        for chunk in [c for c in counts if c not in deferred]:  # landed, made or forgotten since: counted afresh
+            del counts[chunk]
+        owed = set()
+        for chunk in chunks:
+            if chunk not in self._refreshed or not self._active[chunk]:
+                continue
+            edits = counts.get(chunk, 0) + 1 if chunk in deferred else 0
+            if edits >= EDITS_OWED:
+                del counts[chunk]  # made by the update steps (simplify_vertices: owed no more)
+                continue
+            if edits:
+                counts[chunk] = edits
+            owed.add(chunk)
         self._refreshed -= owed
         self._simplified |= owed  # (their vertices were made again: MeshUpdate.surfaces_rebuilt)
-        self._deferred |= owed
-        return owed
+        deferred |= owed
+        return frozenset(owed)
 
     def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]]) -> PreparedChanges:
         """Start working out, on the background thread, the owed display work of ``chunks`` (owed surfaces or
