@@ -221,6 +221,7 @@ def _game() -> None:
 
     world = World.demo(seed=0)  # voxelworld demo and play
     chunk_distances(world.volume, np.zeros((2, 3)))  # how near the chunks lie to the actors (a streaming world's)
+    chunk_distances(world.volume, np.zeros((2, 3)), np.zeros((1, 3), dtype=np.int64))  # (and a few listed ones)
     PlayServer(world).encode_all()
     for frame in range(SCRIPT[-1][0] + 10):  # every phase of the scripted session: each action, throw and event
         world.step(demo_inputs(frame, world))

@@ -189,3 +189,15 @@ def test_levels_changed_behind_a_settled_world_are_moved_back():
     for _ in range(20):
         world.step(Inputs())
     assert np.array_equal(world.mesher.display_levels, settled)
+
+
+def test_distances_of_listed_chunks_are_the_grids_bit_for_bit():
+    rng = np.random.default_rng(9)
+    for volume in (ground(), VoxelVolume((37, 19, 21), chunk_size=8, voxel_size=0.3, origin=(-2.0, 1.0, 5.0))):
+        every = np.array(list(product(*(range(n) for n in volume.chunk_grid_shape))))
+        for count in (1, 3, 8):
+            points = rng.uniform(-20.0, 60.0, size=(count, 3))
+            grid = chunk_distances(volume, points)
+            listed = every[rng.permutation(len(every))[: len(every) // 2]]
+            assert chunk_distances(volume, points, listed).tobytes() == grid[tuple(listed.T)].tobytes()
+            assert chunk_distances(volume, points, np.zeros((0, 3), dtype=np.int64)).shape == (0,)

@@ -232,6 +232,9 @@ def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_agai
     owed = mesher.defer_refreshed(refreshed)
     assert owed and owed <= refreshed and mesher.owes_display
     assert all(mesher.owed_surfaces[c] for c in owed)
+    surfaces, meshes = mesher.owed_chunks()  # listed in chunk order, as the grids mark them
+    assert surfaces.tolist() == np.argwhere(mesher.owed_surfaces).tolist() == sorted(map(list, owed))
+    assert meshes.tolist() == np.argwhere(mesher.owed_meshes).tolist()
     mesher.simplify_vertices()
     update = mesher.build_display_meshes()
     assert refreshed <= update.surfaces_rebuilt  # reported as remade vertices all the same

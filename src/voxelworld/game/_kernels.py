@@ -9,6 +9,15 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _squared_gap(c: int, size: int, last: int, at: float) -> float:
+    """The squared gap (samples²) along one axis from ``at`` to chunk ``c``'s samples ``c * size .. min((c + 1) *
+    size, last)``, 0 within them."""
+    lo = c * size
+    gap = max(max(lo - at, at - min(lo + size, last)), 0.0)
+    return gap * gap
+
+
 @numba.njit(cache=True, nogil=True)
 def chunk_box_distances(local: np.ndarray, size: int, shape: np.ndarray, grid: np.ndarray, voxel_size: float,
                         out: np.ndarray) -> None:
@@ -22,14 +31,9 @@ def chunk_box_distances(local: np.ndarray, size: int, shape: np.ndarray, grid: n
     gaps = [np.empty((n, points)) for n in (nx, ny, nz)]  # (chunk along the axis, point): points innermost
     for axis in range(3):
         g = gaps[axis]
-        last = shape[axis] - 1
         for c in range(g.shape[0]):
-            lo = c * size
-            hi = min(lo + size, last)
             for p in range(points):
-                at = local[p, axis]
-                gap = max(max(lo - at, at - hi), 0.0)
-                g[c, p] = gap * gap
+                g[c, p] = _squared_gap(c, size, shape[axis] - 1, local[p, axis])
     gx, gy, gz = gaps[0], gaps[1], gaps[2]
     xy = np.empty(points)
     for i in range(nx):
@@ -41,3 +45,17 @@ def chunk_box_distances(local: np.ndarray, size: int, shape: np.ndarray, grid: n
                 for p in range(points):
                     best = min(best, xy[p] + gz[k, p])
                 out[i, j, k] = math.sqrt(best) * voxel_size
+
+
+@numba.njit(cache=True, nogil=True)
+def listed_chunk_distances(local: np.ndarray, size: int, shape: np.ndarray, chunks: np.ndarray, voxel_size: float,
+                           out: np.ndarray) -> None:
+    """:func:`chunk_box_distances` of the ``chunks`` listed ((n, 3) int64) alone, into ``out`` ((n,) float64): the
+    same sums in the same order, so the same distances bit for bit (a few chunks need not cost the grid)."""
+    for n in range(chunks.shape[0]):
+        best = np.inf
+        for p in range(local.shape[0]):
+            xy = _squared_gap(chunks[n, 0], size, shape[0] - 1, local[p, 0]) + \
+                _squared_gap(chunks[n, 1], size, shape[1] - 1, local[p, 1])
+            best = min(best, xy + _squared_gap(chunks[n, 2], size, shape[2] - 1, local[p, 2]))
+        out[n] = math.sqrt(best) * voxel_size

@@ -12,19 +12,27 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..terrain import Volume
-from ._kernels import chunk_box_distances
+from ._kernels import chunk_box_distances, listed_chunk_distances
 
 __all__ = ["wanted_levels", "WantedLevels", "wanted_levels_since", "next_levels", "budgeted_levels",
            "chunk_distances"]
 
 
-def chunk_distances(volume: Volume, points: ArrayLike) -> np.ndarray:
+def chunk_distances(volume: Volume, points: ArrayLike, chunks: np.ndarray | None = None) -> np.ndarray:
     """The distance (m) from each chunk's box of samples to the nearest of ``points`` (k, 3), 0 inside it (+inf for
-    no point)."""
-    local = (np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin) / volume.voxel_size
+    no point): of every chunk (an array of the chunk grid's shape), or of the ``chunks`` listed ((n, 3) integers,
+    within the grid; (n,) distances, the same bit for bit)."""
+    local = np.ascontiguousarray((np.asarray(points, dtype=np.float64).reshape(-1, 3) - volume.origin)
+                                 / volume.voxel_size)
+    shape = np.array(volume.shape, np.int64)
+    if chunks is not None:
+        listed = np.ascontiguousarray(chunks, dtype=np.int64).reshape(-1, 3)
+        out = np.empty(len(listed))
+        listed_chunk_distances(local, int(volume.chunk_size), shape, listed, float(volume.voxel_size), out)
+        return out
     out = np.empty(volume.chunk_grid_shape)
-    chunk_box_distances(np.ascontiguousarray(local), int(volume.chunk_size), np.array(volume.shape, np.int64),
-                        np.array(volume.chunk_grid_shape, np.int64), float(volume.voxel_size), out)
+    chunk_box_distances(local, int(volume.chunk_size), shape, np.array(volume.chunk_grid_shape, np.int64),
+                        float(volume.voxel_size), out)
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import sys
 from concurrent.futures import Future
+from itertools import product
 
 import numpy as np
 
@@ -190,8 +191,9 @@ class Streaming:
         settings = self.settings
         if not rebuilt or (settings.view_distance is None and settings.detail_distances is None):
             return
-        distance = chunk_distances(self.volume, self.player.position)
-        self.mesher.defer_refreshed(c for c in sorted(rebuilt) if distance[c] >= NEAR_EDIT_DISTANCE)
+        chunks = sorted(rebuilt)
+        distance = chunk_distances(self.volume, self.player.position, np.array(chunks, dtype=np.int64))
+        self.mesher.defer_refreshed(c for c, d in zip(chunks, distance.tolist()) if d >= NEAR_EDIT_DISTANCE)
 
     def _land_background(self, wait: bool) -> None:
         """Install the display work the background thread made, when it is done (or, with ``wait``, once it is)."""
@@ -204,16 +206,22 @@ class Streaming:
         """The owed display work of a job: nearest the actors first (ties by chunk index), at most ``budget`` of
         work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
         mesher = self.mesher
-        surfaces, meshes = mesher.owed_surfaces, mesher.owed_meshes
+        surfaces, meshes = mesher.owed_chunks()
         # A mesh joining an owed surface waits for it (the job making that surface makes the mesh too): not asked.
-        meshes &= ~spread(surfaces, 1, 0)
-        cost = np.where(surfaces, np.where(mesher.hot_chunks, STREAM_HOT_COST, STREAM_COLD_COST),
-                        meshes.astype(np.int64))
-        owed = np.argwhere(cost > 0)
-        distance = chunk_distances(self.volume, self._stream_points())[tuple(owed.T)]
-        order = owed[np.argsort(distance, kind="stable")]  # (argwhere lists by chunk index: ties in index order)
-        spent = np.cumsum(cost[tuple(order.T)])
-        return [tuple(c) for c in order[:max(int(np.searchsorted(spent, budget, side="right")), 1)].tolist()]
+        waiting = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
+        waiting[tuple(surfaces.T)] = True
+        joins = np.zeros(len(meshes), dtype=bool)
+        for offset in product((-1, 0), repeat=3):
+            lower = meshes + offset
+            inside = (lower >= 0).all(axis=1)
+            joins[inside] |= waiting[tuple(lower[inside].T)]
+        owed = np.concatenate([surfaces, meshes[~joins]])
+        cost = np.concatenate([np.where(mesher.hot_chunks[tuple(surfaces.T)], STREAM_HOT_COST, STREAM_COLD_COST),
+                               np.ones(len(owed) - len(surfaces), dtype=np.int64)])
+        distance = chunk_distances(self.volume, self._stream_points(), owed)
+        order = np.lexsort((np.ravel_multi_index(tuple(owed.T), waiting.shape), distance))  # (ties in chunk order)
+        spent = np.cumsum(cost[order])
+        return [tuple(c) for c in owed[order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]].tolist()]
 
     def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
         """:meth:`stream` without the background thread: the changes go to the mesher's next update."""

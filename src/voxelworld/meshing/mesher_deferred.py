@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
+from itertools import chain
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -80,22 +81,26 @@ class MesherDeferred:
         def _check_active(self, active: np.ndarray) -> None: ...
         def _check_detail(self, levels: np.ndarray) -> None: ...
 
+    def owed_chunks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The active chunks whose display surface is owed (:meth:`defer_changes`: their meshes still show their
+        previous level, or nothing), and those whose display mesh alone is owed (a lower neighbour's changed, or
+        turned inactive): two (n, 3) int64 arrays of chunk indices, in chunk order."""
+        grid = self.volume.chunk_grid_shape
+        return _in_chunk_order(self._deferred, grid), _in_chunk_order(self._deferred_remesh - self._deferred, grid)
+
     @property
     def owed_surfaces(self) -> np.ndarray:
-        """The active chunks whose display surface is owed (:meth:`defer_changes`; a bool array of the chunk grid's
-        shape): their meshes still show their previous level, or nothing."""
-        owed = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
-        for chunk in self._deferred:
-            owed[chunk] = True
-        return owed
+        """:meth:`owed_chunks`' surfaces, as a bool array of the chunk grid's shape."""
+        return self._owed_grid(self._deferred)
 
     @property
     def owed_meshes(self) -> np.ndarray:
-        """The active chunks whose display mesh is owed without their surface (a lower neighbour's changed, or
-        turned inactive; a bool array of the chunk grid's shape)."""
+        """:meth:`owed_chunks`' meshes, as a bool array of the chunk grid's shape."""
+        return self._owed_grid(self._deferred_remesh - self._deferred)
+
+    def _owed_grid(self, chunks: set[tuple]) -> np.ndarray:
         owed = np.zeros(self.volume.chunk_grid_shape, dtype=bool)
-        for chunk in self._deferred_remesh - self._deferred:
-            owed[chunk] = True
+        owed[tuple(_in_chunk_order(chunks, owed.shape).T)] = True
         return owed
 
     @property
@@ -274,3 +279,9 @@ class MesherDeferred:
         for chunk in chunks:
             self._deferred.discard(chunk)
             self._deferred_remesh.discard(chunk)
+
+
+def _in_chunk_order(chunks: set[tuple], grid: tuple[int, ...]) -> np.ndarray:
+    """``chunks`` (of a chunk grid of shape ``grid``) as an (n, 3) int64 array, sorted by chunk index."""
+    listed = np.fromiter(chain.from_iterable(chunks), dtype=np.int64, count=3 * len(chunks)).reshape(-1, 3)
+    return np.stack(np.unravel_index(np.sort(np.ravel_multi_index(tuple(listed.T), grid)), grid), axis=1)
