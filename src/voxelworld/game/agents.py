@@ -286,8 +286,12 @@ class Agents:
             path = npc.path
             if path is None:  # (walking: it has one)
                 continue
-            points = np.vstack([npc.position[None], path])[:, [0, 2]]
-            if _path_meets_box(points, npc.settings.speed * remaining, lo, hi):
+            length = npc.settings.speed * remaining
+            # What it walks in time stays within ``length`` of where it stands (a hair more, for the rounding).
+            here = npc.position[[0, 2]]
+            if float(np.hypot(*np.maximum(np.maximum(lo - here, here - hi), 0.0))) > length * (1 + 1e-9) + 1e-9:
+                continue
+            if _path_meets_box(np.vstack([npc.position[None], path])[:, [0, 2]], length, lo, hi):
                 return True
         return False
 

@@ -84,7 +84,9 @@ class TerrainContacts:
         key = self.mesher.collision_key(near=np.array(centre), radius=self.reach)
         if key != self._key or self._shared:
             self._key, self._shared = key, False
-            self._parts = [(bvh, bvh.positions.min(axis=0), bvh.positions.max(axis=0))
+            # A chunk's BVH is new when its collision mesh is (never refitted): the boxes of those kept are kept.
+            boxes = {id(bvh): (lo, hi) for bvh, lo, hi in self._parts}
+            self._parts = [(bvh, *(boxes.get(id(bvh)) or (bvh.positions.min(axis=0), bvh.positions.max(axis=0))))
                            for bvh in chunk_bvhs(self.mesher).chunk_parts(key)]
 
     def voxel_material(self, point: ArrayLike, normal: ArrayLike) -> int:
