@@ -69,9 +69,13 @@ export function textureDistance(fov, height, texel) {
   const pixel = 2 * Math.tan(THREE.MathUtils.degToRad(fov) / 2) / height; // m a pixel covers per m of distance
   return TEXELS_PER_PIXEL * texel / pixel;
 }
-// At low quality (scene.js setQuality: setDetail) every level's error is LOW_DETAIL times as large (about a pixel
-// and a half at the dynamic resolution's floor): the terrain's triangles are most of what a picture costs there.
-export const LOW_DETAIL = 2;
+// At the default quality (scene.js setQuality: setDetail) every level's error is DEFAULT_DETAIL times as large (about
+// 0.9 of a pixel at the dynamic resolution's floor), at low quality LOW_DETAIL times (about 1.7 pixels): under
+// SwiftShader a picture's cost follows its triangles far more than its pixels at either quality (a picture at 0.3 of
+// the width and height took as long as at 0.45), and the terrain's are most of them. Measured on the 1 km world
+// (docs/benchmarks.md, an eighth session): 2 and 3 at low drew 31 200 and 26 300 terrain triangles, the pictures
+// 0.07 % of pixels apart.
+export const DEFAULT_DETAIL = 1.5, LOW_DETAIL = 3;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
 let simplifierReady = false;
