@@ -153,11 +153,11 @@ def test_without_the_model_the_page_warns_and_draws_capsules(page):
         tab.close()
 
 
-# Each character's skins: its full and lighter geometry (triangles, vertices, attributes), which one the last
-# picture drew, its distance to the camera; both levels skinned anew in the current pose (their world bounds), and
+# Each character's skins: its full, lighter and farthest geometry (triangles, vertices, attributes), which one the
+# last picture drew, its distance to the camera; every level skinned anew in the current pose (their world bounds), and
 # the full level's skin against three's own skinning (SkinnedMesh.applyBoneTransform) at every 25th vertex.
 LEVELS = """async () => {
-  const { DETAIL_METRES } = await import('./actors.js');
+  const { DETAIL_METRES, FAR_METRES } = await import('./actors.js');
   const { skinGeometry, skinOnCpu } = await import('./skinning.js');
   const v = window.voxelworld, actors = v.scene.getObjectByName('actors');
   const out = [], blend = new Float32Array(16 * 256), point = new v.camera.position.constructor();
@@ -171,7 +171,7 @@ LEVELS = """async () => {
         target.computeBoundingBox();
         return { box: target.boundingBox.min.toArray().concat(target.boundingBox.max.toArray()), target };
       };
-      const full = bounds('full'), light = bounds('light');
+      const full = bounds('full'), light = bounds('light'), far = bounds('far');
       let worst = 0;
       const positions = full.target.attributes.position;
       skin.mesh.geometry = skin.full.geometry;
@@ -180,9 +180,12 @@ LEVELS = """async () => {
         point.applyMatrix4(skin.mesh.matrixWorld);
         worst = Math.max(worst, point.distanceTo(new point.constructor().fromBufferAttribute(positions, i)));
       }
-      const lightGeometry = skin.light.geometry, fullGeometry = skin.full.geometry;
+      const lightGeometry = skin.light.geometry, fullGeometry = skin.full.geometry, farGeometry = skin.far.geometry;
       out.push({
         kind: object.userData.kind, distance: object.position.distanceTo(v.camera.position), detail: DETAIL_METRES,
+        farMetres: FAR_METRES, drawnFar: skin.skin.geometry === skin.far.drawn,
+        farTriangles: farGeometry.index.count / 3, farBox: far.box,
+        farSkinned: ['skinIndex', 'skinWeight', 'uv', 'normal'].every((n) => n in farGeometry.attributes),
         drawnFull: skin.skin.geometry === skin.full.drawn, visible: skin.skin.visible, hidden: !skin.mesh.visible,
         fullTriangles: fullGeometry.index.count / 3, lightTriangles: lightGeometry.index.count / 3,
         lightVertices: lightGeometry.attributes.position.count, maxIndex: Math.max(...lightGeometry.index.array),
@@ -197,7 +200,8 @@ LEVELS = """async () => {
 
 def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
     """An actor farther than DETAIL_METRES from the camera is drawn with the simplified copy (about a fifth of the
-    triangles, every kept vertex's skin weights), nearer with the full model; both follow the same skeleton, and
+    triangles, every kept vertex's skin weights), farther than FAR_METRES with the farthest (under a twentieth),
+    nearer with the full model; all follow the same skeleton, and
     the skin drawn (skinned on the CPU) is where three's own skinning puts it. The camera is placed 1.6 m from the
     enemy (the player stands 4 m from it); an actor out of the camera's view is not drawn (nor skinned)."""
     enemy = np.array(page.evaluate("window.voxelworld.frame.characters.find((c) => c.kind === 'enemy').position"))
@@ -216,8 +220,11 @@ def test_actors_far_from_the_camera_are_drawn_with_the_lighter_character(page):
         assert entry["skinned"] and entry["maxIndex"] == entry["lightVertices"] - 1, entry  # compact, every attribute
         # posed the same: the simplified skin's bounds within 5 cm of the full one's
         assert np.allclose(entry["fullBox"], entry["lightBox"], atol=0.05), entry
+        assert entry["farTriangles"] <= 0.05 * entry["fullTriangles"] and entry["farSkinned"], entry
+        assert np.allclose(entry["fullBox"], entry["farBox"], atol=0.08), entry  # within 8 cm: the farthest's
         if entry["visible"]:
             assert entry["drawnFull"] == (entry["distance"] < entry["detail"]), entry
+            assert entry["drawnFar"] == (entry["distance"] >= entry["farMetres"]), entry
         assert entry["hidden"] and entry["worstAgainstThree"] < 1e-4, entry  # the CPU skin is three's skinning
     assert all(e["visible"] for e in entries if e["kind"] == "enemy"), entries  # in view: drawn
     assert not all(e["visible"] for e in entries), entries  # the player behind the camera: not drawn

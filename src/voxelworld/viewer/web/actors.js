@@ -9,7 +9,9 @@
 // figures stand in: a capsule for every actor, the enemy's blade beside it.
 //
 // Before every picture (prepare): an actor farther than DETAIL_METRES from the camera is drawn with the lighter
-// copy of the character (skinning.js), nearer with the full one, and an actor whose pose or copy changed is
+// copy of the character (skinning.js), farther than FAR_METRES with the farthest (140 triangles: the NPCs of a camp
+// 30 m off are a few dozen pixels tall, and under SwiftShader each of their triangles cost as much as one of the
+// terrain's), nearer with the full one, and an actor whose pose or copy changed is
 // skinned again (on the CPU: skinning.js); an actor outside the camera's view is neither skinned nor drawn (its
 // skins are drawn without culling: under SwiftShader an NPC behind a hill cost as much as one in sight). Actors do not cast the sun's shadow-map shadow (the map is the static
 // terrain's: scene.js); each stands on a soft dark disc instead.
@@ -21,7 +23,8 @@ import * as THREE from "./vendor/three.module.js";
 import { GLTFLoader } from "./vendor/jsm/loaders/GLTFLoader.js";
 import { clone as cloneSkinned } from "./vendor/jsm/utils/SkeletonUtils.js";
 import { MeshoptSimplifier } from "./vendor/meshopt_simplifier.js";
-import { lightSkin, lighterGeometry, skinData, skinGeometry, skinOnCpu, vertexLight } from "./skinning.js";
+import { FAR_ERROR, FAR_SHARE, lightSkin, lighterGeometry, skinData, skinGeometry, skinOnCpu,
+  vertexLight } from "./skinning.js";
 import { SUN_DIRECTION, THREE_LIGHTS } from "./shaders.js";
 import { disposeSprite, textSprite } from "./labels.js";
 
@@ -90,6 +93,7 @@ const SHOVEL_COLOUR = 0x8a6d4a; // the player's shovel: a wooden shaft and blade
 const BLADE_GLOW = 0xff5a00; // emissive while the blade cuts (the frame's contact is not null)
 
 export const DETAIL_METRES = 2.5; // nearer the camera than this, an actor is drawn with the full character
+export const FAR_METRES = 12; // farther than this, with the farthest copy (about a pixel's error at the floor's 0.45)
 const SHADOW_RADIUS = 0.5, SHADOW_OPACITY = 0.45; // m, and darkness at the centre of the disc under an actor
 
 // The model faces +Z; a yaw of 0 faces -Z (the player's view convention): turn it half a turn more.
@@ -118,7 +122,7 @@ const SHADOW = shadowDisc();
 
 // One actor's character: the template cloned (its skinned meshes hidden: each is drawn as a "skin" mesh, skinned
 // on the CPU in world space), tinted by ``kind``. ``levels``: per template geometry, the full and the lighter
-// geometry with their skinData.
+// geometry with their skinData, and the farthest (``far``).
 function characterObject(template, kind, joints, tints, levels) {
   const model = cloneSkinned(template);
   const bones = {};
@@ -127,13 +131,14 @@ function characterObject(template, kind, joints, tints, levels) {
     if (o.isBone) bones[o.name] = o;
     if (!o.isSkinnedMesh) return;
     o.visible = false;
-    const { full, light } = levels.get(o.geometry);
+    const { full, light, far } = levels.get(o.geometry);
     const skin = new THREE.Mesh(skinGeometry(full.geometry), tints[kind]);
     skin.name = "skin";
     skin.frustumCulled = false; // its positions change with the pose; the bounds are never computed
     skin.matrixAutoUpdate = skin.matrixWorldAutoUpdate = false; // world space already
     skins.push({ mesh: o, skin, full: { ...full, drawn: skin.geometry },
-      light: { ...light, drawn: light === full ? skin.geometry : skinGeometry(light.geometry) }, level: null });
+      light: { ...light, drawn: light === full ? skin.geometry : skinGeometry(light.geometry) },
+      far: { ...far, drawn: far === full ? skin.geometry : skinGeometry(far.geometry) }, level: null });
   });
   const group = new THREE.Group();
   group.userData.bones = joints.map((name) => bones[name] || bones[THREE.PropertyBinding.sanitizeNodeName(name)]);
@@ -199,7 +204,7 @@ export class Actors {
       for (const [kind, tint] of Object.entries(KIND_TINTS)) {
         tints[kind] = new THREE.MeshBasicMaterial({ map: source?.map ?? null, color: tint, vertexColors: true });
       }
-      const levels = new Map(); // template geometry -> { full, light: { geometry, data } }
+      const levels = new Map(); // template geometry -> { full, light: { geometry, data }, far: the same }
       let simplifier = null;
       try {
         await MeshoptSimplifier.ready;
@@ -210,7 +215,9 @@ export class Actors {
       for (const geometry of skinned) {
         const full = { geometry, data: skinData(geometry) };
         const lighter = simplifier ? null : lighterGeometry(geometry);
-        levels.set(geometry, { full, light: lighter ? { geometry: lighter, data: skinData(lighter) } : full });
+        const farthest = simplifier ? null : lighterGeometry(geometry, FAR_SHARE, FAR_ERROR, ["Permissive"]);
+        levels.set(geometry, { full, light: lighter ? { geometry: lighter, data: skinData(lighter) } : full,
+          far: farthest ? { geometry: farthest, data: skinData(farthest) } : full });
       }
       this.character = { template: gltf.scene, joints: character.joints, tints, levels };
       this.characterState = "loaded";
@@ -222,7 +229,8 @@ export class Actors {
   }
 
   // Before a picture: E's ring turned to the camera at ``eye`` (its position); each character drawn with the full
-  // mesh when nearer ``eye`` than DETAIL_METRES, with the lighter copy beyond; its skin written again when its pose
+  // mesh when nearer ``eye`` than DETAIL_METRES, with the lighter copy beyond, with the farthest beyond FAR_METRES;
+  // its skin written again when its pose
   // or its copy changed. With ``frustum`` (the camera's view, a THREE.Frustum), a character wholly outside it is
   // not drawn (nor skinned).
   prepare(eye, frustum = null) {
@@ -236,7 +244,8 @@ export class Actors {
       const seen = !frustum || frustum.intersectsSphere(CULL_SPHERE);
       for (const skin of skins) skin.skin.visible = seen;
       if (!seen) continue;
-      const level = object.position.distanceTo(eye) < DETAIL_METRES ? "full" : "light";
+      const distance = object.position.distanceTo(eye);
+      const level = distance < DETAIL_METRES ? "full" : distance < FAR_METRES ? "light" : "far";
       const stale = object.userData.posed || skins.some((s) => s.level !== level);
       if (!stale || !object.visible) continue;
       object.updateWorldMatrix(true, true);
@@ -251,14 +260,15 @@ export class Actors {
     }
   }
 
-  // How many skins each kind of actor has in the scene, how many are drawn with the lighter copy, and whether the
-  // character loaded (tests).
+  // How many skins each kind of actor has in the scene, how many are drawn with a lighter copy (the farthest
+  // included: ``farthest``), and whether the character loaded (tests).
   characterCounts() {
-    const counts = { state: this.characterState, skinned: 0, lighter: 0, player: 0, npc: 0, enemy: 0 };
+    const counts = { state: this.characterState, skinned: 0, lighter: 0, farthest: 0, player: 0, npc: 0, enemy: 0 };
     for (const object of this.meshes.values()) {
       for (const skin of object.userData.skins ?? []) {
         counts.skinned++;
-        if (skin.level === "light" && skin.light.drawn !== skin.full.drawn) counts.lighter++;
+        if (skin.level && skin.level !== "full" && skin[skin.level].drawn !== skin.full.drawn) counts.lighter++;
+        if (skin.level === "far" && skin.far.drawn !== skin.full.drawn) counts.farthest++;
         counts[object.userData.kind]++;
       }
     }
@@ -379,6 +389,7 @@ export class Actors {
     for (const skin of object.userData.skins ?? []) {
       skin.full.drawn.dispose();
       skin.light.drawn.dispose();
+      skin.far.drawn.dispose();
     }
     const shared = new Set([SHADOW.material, ...(this.character ? Object.values(this.character.tints) : [])]);
     object.traverse((o) => { if (o.material && !shared.has(o.material)) o.material.dispose?.(); });

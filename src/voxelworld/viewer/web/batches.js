@@ -21,9 +21,9 @@
 // first needed (SIMPLIFY_BUDGET_MS a picture) and dropped with the batch; a batch with a hidden chunk draws its full
 // triangles until it is built again.
 //
-// Within a near region each chunk is drawn by its own distance too (NEAR_LEVELS): from 20 m on a copy of its
-// triangles simplified to within an error that grows with the distance as the far levels' do (0.0025 of it: about
-// half a pixel at the dynamic resolution's floor), its chunk borders kept and what its vertices show (colour, glow,
+// Within a near region each chunk is drawn by its own distance too (NEAR_LEVELS): a copy of its triangles simplified
+// to within an error that grows with the distance as the far levels' do (0.0025 of it, and of NEAR_GROUND within
+// that: about half a pixel at the dynamic resolution's floor), its chunk borders kept and what its vertices show (colour, glow,
 // occlusion) counted in the error (so that a patch of soil in the grass keeps its outline); and from where a pixel
 // covers TEXELS_PER_PIXEL texels (about 29 m at the dynamic resolution's floor) with the far material. Most of the
 // near terrain's triangles lie 30-200 m from the camera, and under SwiftShader the near material costs every one of
@@ -52,8 +52,14 @@ export const FAR_SHADING = 100; // m from the camera to a batch's bounding spher
 export const FAR_LEVELS = [{ distance: FAR_SHADING, error: 0.25 }, { distance: 200, error: 0.5 },
   { distance: 350, error: 0.9 }];
 // The same for the chunks of a near region, each by its own distance (its bounding sphere's); error 0.0025 of the
-// distance, as the far levels.
-export const NEAR_LEVELS = [20, 30, 50, 70, FAR_SHADING, 200].map((distance) => ({ distance, error: 0.0025 * distance }));
+// distance, as the far levels, and of NEAR_GROUND m within it: the nearest ground a camera sees lies about that far
+// (the follow camera's height above it; the first person's eye 1.6 m above its feet sees the ground from about 3 m on
+// in front of it, 1.5 pixels' error at the floor of low quality), so that the chunks round the player, which hold the
+// most triangles of any (1 000-3 300 each on the 1 km world's grass, 16 000 of the 35 000 a picture within 20 m),
+// are drawn simplified too (a tenth to a half of their triangles go: the voxel-scale bumps of the ground).
+export const NEAR_GROUND = 4;
+export const NEAR_LEVELS = [0, 6, 12, 20, 30, 50, 70, FAR_SHADING, 200].map((distance) => ({ distance,
+  error: 0.0025 * Math.max(distance, NEAR_GROUND) }));
 // A near chunk is drawn with the far material from textureDistance(...) m on: where a pixel covers TEXELS_PER_PIXEL
 // texels (``texel`` m each) for a camera of ``fov`` degrees (vertical) drawing ``height`` pixels. There the nearest
 // mipmap is the fourth (8 texels in one), and a texture's pattern no finer than a pixel's grain; the far material
@@ -63,9 +69,13 @@ export function textureDistance(fov, height, texel) {
   const pixel = 2 * Math.tan(THREE.MathUtils.degToRad(fov) / 2) / height; // m a pixel covers per m of distance
   return TEXELS_PER_PIXEL * texel / pixel;
 }
-// At low quality (scene.js setQuality: setDetail) every level's error is LOW_DETAIL times as large (about a pixel
-// and a half at the dynamic resolution's floor): the terrain's triangles are most of what a picture costs there.
-export const LOW_DETAIL = 2;
+// At the default quality (scene.js setQuality: setDetail) every level's error is DEFAULT_DETAIL times as large (about
+// 0.9 of a pixel at the dynamic resolution's floor), at low quality LOW_DETAIL times (about 1.7 pixels): under
+// SwiftShader a picture's cost follows its triangles far more than its pixels at either quality (a picture at 0.3 of
+// the width and height took as long as at 0.45), and the terrain's are most of them. Measured on the 1 km world
+// (docs/benchmarks.md, an eighth session): 2 and 3 at low drew 31 200 and 26 300 terrain triangles, the pictures
+// 0.07 % of pixels apart.
+export const DEFAULT_DETAIL = 1.5, LOW_DETAIL = 3;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
 let simplifierReady = false;
@@ -103,10 +113,11 @@ export function shownAttributes(geometry) {
   return shown;
 }
 
-// The level of ``levels`` (each from its ``distance`` on) at ``distance`` metres: the last one reached, or -1.
+// The level of ``levels`` (each from its ``distance`` on) at ``distance`` metres (less than 0: within the bounds,
+// counted as 0): the last one reached, or -1.
 export function levelAt(levels, distance) {
   let level = -1;
-  levels.forEach((l, n) => { if (distance >= l.distance) level = n; });
+  levels.forEach((l, n) => { if (Math.max(distance, 0) >= l.distance) level = n; });
   return level;
 }
 

@@ -8,7 +8,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
-import { LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { DEFAULT_DETAIL, LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
@@ -234,7 +234,7 @@ export class WorldScene {
     const oldChunks = [...this.chunkShaders.values()];
     this.chunkShaders.clear();
     this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
-    this.batches.setDetail(high ? 1 : LOW_DETAIL);
+    this.batches.setDetail(high ? DEFAULT_DETAIL : LOW_DETAIL);
     old.dispose();
     oldFar.dispose();
     oldUnshadowed?.dispose();
