@@ -165,7 +165,7 @@ class MesherDeferred:
                 continue
             edits = counts.get(chunk, 0) + 1 if chunk in deferred else 0
             if edits >= EDITS_OWED:
-                del counts[chunk]  # made by the update steps (simplify_vertices: owed no more)
+                counts.pop(chunk, None)  # made by the update steps (simplify_vertices: owed no more)
                 continue
             if edits:
                 counts[chunk] = edits
