@@ -257,3 +257,48 @@ def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_agai
     assert any(shown.get(c) != before.get(c) for c in owed)
     _land_all(mesher)
     assert _meshes(mesher) == _meshes(_fresh(mesher)) != before
+
+
+def test_a_job_copies_the_unfollowed_chunks_it_reads_again_only_when_they_changed(world):
+    """prepare_deferred makes the mesher's copy current at the chunks its work reads that the mesher does not
+    follow (two chunks around the owed ones), copying from the volume only those changed since it last took them:
+    a job beside the last one reads mostly the same chunks at the view's edge."""
+    mesher = _start(world)  # active: x 0..2 (followed to x = 3)
+    volume, grid = mesher.volume, world.chunk_grid_shape
+    copied = []
+    copy = volume.copy_chunk_to
+    volume.copy_chunk_to = lambda target, chunk, names: (copied.append(tuple(chunk)), copy(target, chunk, names))[1]
+    try:
+        active = np.zeros(grid, dtype=bool)
+        active[:4] = True
+        mesher.defer_changes(active, np.zeros(grid, dtype=np.int64))  # x = 3 owed; x >= 4 not followed yet
+        owed = [tuple(c) for c in mesher.owed_chunks()[0].tolist()]
+        assert len(owed) >= 12
+
+        def edit(chunk):  # a hole in the middle of the chunk at x = 5 beside ``chunk`` (not followed)
+            before = volume.chunk_versions.copy()
+            volume.remove(Sphere(volume.index_to_world((np.array([5, *chunk[1:]]) + 0.5) * volume.chunk_size), 5.0))
+            changed = set(map(tuple, np.argwhere(volume.chunk_versions != before).tolist()))
+            assert changed and all(c[0] == 5 for c in changed)
+            return changed
+
+        def job(chunks):
+            copied.clear()
+            mesher.apply_changes(mesher.prepare_deferred(chunks))
+            reads = np.zeros(grid, dtype=bool)
+            for chunk in chunks:
+                reads[tuple(slice(max(c - 2, 0), c + 3) for c in chunk)] = True
+            for chunk in map(tuple, np.argwhere(reads & (np.arange(grid[0]) >= 4)[:, None, None]).tolist()):
+                assert np.array_equal(mesher._fields.chunk_fields(chunk, ["density"])["density"],
+                                      volume.chunk_fields(chunk, ["density"])["density"]), chunk
+            return set(copied)
+
+        edited = edit(owed[0])
+        assert job(owed[:4]) == edited  # the rest is as the mesher's copy was made: nothing to copy
+        assert job(owed[4:8]) == set()  # its neighbours read the same chunks: none changed since
+        edited = edit(owed[8])
+        assert job(owed[8:12]) == edited
+    finally:
+        del volume.copy_chunk_to
+    _land_all(mesher)
+    assert _meshes(mesher) == _meshes(_fresh(mesher))

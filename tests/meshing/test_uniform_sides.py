@@ -21,8 +21,12 @@ def test_every_chunk_at_once_is_each_chunk_alone():
         kinds.add(alone)
         assert sides[chunk] == (-1 if alone is None else int(alone)), chunk
     assert kinds == {True, False, None}  # solid, empty and surface chunks all met
+    # Listed chunks alone, in any order (those at the grid's far ends too): the same as the grid's.
+    listed = np.array([c for c in product(*(range(n) for n in world.chunk_grid_shape))][::-3], dtype=np.int64)
+    assert np.array_equal(uniform_sides(world, listed), sides[tuple(listed.T)])
 
 
 def test_a_dense_volume_knows_no_chunk_uniform():
     volume = VoxelVolume((16, 16, 16), chunk_size=8)
     assert np.all(uniform_sides(volume) == -1)
+    assert np.array_equal(uniform_sides(volume, np.array([[0, 1, 0], [1, 1, 1]])), [-1, -1])

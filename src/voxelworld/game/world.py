@@ -186,7 +186,8 @@ class World(Streaming):
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
-                        "_prepared", "_prepared_frame", "_stream_orders", "cut_marks", "generator", "ground_things")
+                        "_prepared", "_prepared_frame", "_stream_orders", "_activation_costs", "cut_marks", "generator",
+                        "ground_things")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -225,6 +226,7 @@ class World(Streaming):
         self._stream_wanted: tuple[tuple[np.ndarray, np.ndarray] | None, np.ndarray | None, np.ndarray | None] = (
             None, None, None)
         self._stream_orders: dict = {}  # the order chunks stream in, kept between steps (Streaming._budgeted)
+        self._activation_costs: tuple[int, np.ndarray] | None = None  # (volume.revision, costs) (Streaming)
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0

@@ -128,20 +128,28 @@ def uniform_side(fields: Volume, chunk: Sequence[int]) -> bool | None:
     return sides.pop()
 
 
-def uniform_sides(fields: Volume) -> np.ndarray:
+def uniform_sides(fields: Volume, chunks: np.ndarray | None = None) -> np.ndarray:
     """:func:`uniform_side` of every chunk at once, as an int8 grid of the chunk grid's shape: 1 (all solid), 0 (all
     empty) or -1 (the cells must be looked at); the volume's grid of uniform chunks read once (a sparse volume's;
-    a dense volume knows no chunk uniform)."""
+    a dense volume knows no chunk uniform). With ``chunks`` ((n, 3) chunk indices), those chunks' alone, as an
+    (n,) int8 array (a streaming step's few activated chunks, not the whole grid)."""
     grid = fields.chunk_grid_shape
+    shape = grid if chunks is None else (len(chunks),)
     if not isinstance(fields, SparseVolume):
-        return np.full(grid, -1, np.int8)
+        return np.full(shape, -1, np.int8)
     uniform, values = fields.uniform_fields("density")
     side = np.where(uniform, (values >= fields.iso).astype(np.int8), np.int8(-1))
-    # The chunk and its upper neighbours within the grid (past its end, the chunk at the end again: no new value).
-    padded = np.pad(side, [(0, 1)] * 3, mode="edge")
-    low, high = side.copy(), side.copy()
-    for offset in product((0, 1), repeat=3):
-        other = padded[offset[0]:offset[0] + grid[0], offset[1]:offset[1] + grid[1], offset[2]:offset[2] + grid[2]]
+    if chunks is None:
+        # The chunk and its upper neighbours within the grid (past its end, the chunk at the end again: no new
+        # value).
+        padded = np.pad(side, [(0, 1)] * 3, mode="edge")
+        neighbours = [padded[o[0]:o[0] + grid[0], o[1]:o[1] + grid[1], o[2]:o[2] + grid[2]]
+                      for o in product((0, 1), repeat=3)]
+    else:
+        last = np.array(grid, dtype=np.int64) - 1
+        neighbours = [side[tuple(np.minimum(chunks + np.array(o), last).T)] for o in product((0, 1), repeat=3)]
+    low, high = neighbours[0].copy(), neighbours[0].copy()
+    for other in neighbours[1:]:
         np.minimum(low, other, out=low)
         np.maximum(high, other, out=high)
     return np.where((low == high) & (low >= 0), low, np.int8(-1)).astype(np.int8)

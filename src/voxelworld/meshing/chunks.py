@@ -131,6 +131,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         # The volume's revision and the followed chunks _seen was last taken at (refresh_vertices: unchanged, it
         # looks at no chunk); reset wherever _seen is set otherwise.
         self._seen_as_of: tuple[int, np.ndarray | None] = (-1, None)
+        # The chunk versions the copy holds of chunks the mesher does not follow, where known (-1: not known): a
+        # job taking them current copies only those changed since (MesherLevels._take_unfollowed).
+        self._copied = np.full(self.volume.chunk_grid_shape, -1, dtype=np.int64)
         self._stamps += 1
         # The fields as of the last refresh (None before the first): what every surface is made from; a snapshot
         # of the volume's meshed fields (a dense copy of a dense volume, chunks shared with a sparse one).
@@ -194,6 +197,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             self._fields = volume.snapshot(MESHED_FIELDS)
             rebuild = self._active_chunks()
             self._seen = np.where(followed, versions, -1)
+            self._copied = versions.copy()  # (every chunk as the volume holds it now)
         else:
             rebuild = set()
             # (Most frames change nothing: ``any`` is a fraction of what listing the chunks costs on a large grid.)

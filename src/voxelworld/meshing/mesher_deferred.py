@@ -80,6 +80,7 @@ class MesherDeferred:
         def _simplified_display(self, chunk: tuple) -> ChunkSurface: ...
         def _check_active(self, active: np.ndarray) -> None: ...
         def _check_detail(self, levels: np.ndarray) -> None: ...
+        def _take_unfollowed(self, reads: np.ndarray) -> np.ndarray: ...
 
     def owed_chunks(self) -> tuple[np.ndarray, np.ndarray]:
         """The active chunks whose display surface is owed (:meth:`defer_changes`: their meshes still show their
@@ -123,10 +124,11 @@ class MesherDeferred:
             return turned
         self._forget_inactive(owed=True)
         self._deactivated = set()
-        sides = uniform_sides(self._fields) if self._activated else None
-        for chunk in sorted(self._activated):
+        activated = sorted(self._activated)
+        sides = uniform_sides(self._fields, np.array(activated, dtype=np.int64).reshape(-1, 3)).tolist()
+        for chunk, side in zip(activated, sides):
             self._forget_collision(chunk)
-            if cast(np.ndarray, sides)[chunk] < 0:
+            if side < 0:
                 self._vertex_free[chunk] = False  # (until its raw surface is made on this thread)
                 self._deferred.add(chunk)
                 continue
@@ -188,19 +190,14 @@ class MesherDeferred:
         reads = np.zeros(grid, dtype=bool)
         for chunk in surfaces + remeshed:
             reads[chunk] = True
-        reads = spread(reads, 2, 2) & (self._seen < 0)
-        volume = self.volume
-        for chunk in map(tuple, np.argwhere(reads).tolist()):
-            volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
-        versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
+        versions = self._take_unfollowed(spread(reads, 2, 2))
         # Owed surfaces of chunks showing nothing yet, made by a later job: a mesh joining one waits for it (made
         # here, that surface would be made again by its own job, and the mesh again when it lands).
-        asked, stamps = set(surfaces), self._stamps.copy()
-        waiting = frozenset(c for c in self._deferred if c not in asked and c not in self._display_surfaces)
+        stamps = self._stamps.copy()
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           self._display_surfaces.copy(surfaces), self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy(), waiting, stamps, versions)
+                          self._vertex_free.copy(), frozenset(self._deferred), stamps, versions)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))
@@ -213,8 +210,9 @@ class MesherDeferred:
         result = cast(PreparedResult, result_of(prepared.future))
         changed = self.volume.chunk_versions != prepared.versions
         restamped = self._stamps != prepared.stamps
-        stale_surface = spread(changed, 1, 1) | restamped
-        stale_mesh = spread(changed, 2, 1) | spread(restamped, 1, 0)
+        edits = bool(changed.any())  # (most jobs land with no edit since: no grid-wide spreads of nothing)
+        stale_surface = spread(changed, 1, 1) | restamped if edits else restamped
+        stale_mesh = (spread(changed, 2, 1) if edits else changed) | spread(restamped, 1, 0)
         landed = set()
         for chunk in prepared.surfaces:
             if chunk not in self._deferred or stale_surface[chunk] or not self._active[chunk] \

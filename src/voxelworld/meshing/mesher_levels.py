@@ -56,6 +56,8 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
             return None
         return display_surface(chunk, job.raw.get(chunk))
 
+    asked = set(job.surfaces)
+    waiting = frozenset(c for c in job.owed if c not in asked and c not in job.current)
     made = background_map(wanted_surface, list(job.surfaces))
     raw_made: dict[tuple, ChunkSurface] = {}
     display: dict[tuple, ChunkSurface] = {}
@@ -72,8 +74,8 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
             continue
         remesh.add(chunk)
         remesh |= {c for c in neighbours_seeing_changes(volume.chunk_grid_shape, chunk, old, new) if job.active[c]}
-    unmade = sorted(c for c in remesh if (job.waiting or job.stamps is not None)
-                    and (edited(c, 2, 1) or any(lower in job.waiting or restamped(lower) for lower in lower_block(c))))
+    unmade = sorted(c for c in remesh if (waiting or job.stamps is not None)
+                    and (edited(c, 2, 1) or any(lower in waiting or restamped(lower) for lower in lower_block(c))))
     order = sorted(remesh.difference(unmade))
     meshes, warm = assemble_displays(volume, fields, order, ChainMap(display, job.current), job.active,
                                      job.vertex_free, lambda chunk: display_surface(chunk)[1], background_map)
@@ -96,6 +98,7 @@ class MesherLevels:
     _detail: np.ndarray
     _stamps: np.ndarray
     _seen: np.ndarray
+    _copied: np.ndarray
     _vertex_free: np.ndarray
     _activated: set[tuple]
     _deactivated: set[tuple]
@@ -299,7 +302,6 @@ class MesherLevels:
             self.update()
         fields = cast(Volume, self._fields)  # made by the update just above if not before
         active, levels = active.copy(), levels.astype(np.int64)
-        volume = self.volume
         turning_on, turning_off = active & ~self._active, ~active & self._active
         relevelled = active & self._active & (levels != self._detail) & ~self._vertex_free
         surfaces = tuple(map(tuple, np.argwhere(turning_on | relevelled).tolist()))
@@ -307,10 +309,7 @@ class MesherLevels:
                     for u in upper_neighbours(chunk, grid) if active[u]}
         # The voxels the work reads (two chunks around: the joined neighbours' surfaces and their occlusion) are
         # made current where the mesher does not follow them; elsewhere its copy is what it saw, as of _seen.
-        reads = spread(turning_on | turning_off | (levels != self._detail), 2, 2) & (self._seen < 0)
-        for chunk in map(tuple, np.argwhere(reads).tolist()):
-            volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
-        versions = np.where(self._seen >= 0, self._seen, volume.chunk_versions)
+        versions = self._take_unfollowed(spread(turning_on | turning_off | (levels != self._detail), 2, 2))
         planes = self._plane_levels(levels)
         job = PreparedJob(surfaces, tuple(sorted(near_off)), {c: self._raw[c] for c in surfaces if c in self._raw},
                           self._display_surfaces.copy(surfaces), self._display_surfaces.copy(),
@@ -392,6 +391,20 @@ class MesherLevels:
                     isinstance(levels, np.ndarray) and levels.dtype.kind in "iu" and levels.shape == grid)
         check_range("levels", f"{levels.min()}..{levels.max()}", f"levels of detail within 0..{MAX_DETAIL_LEVEL}",
                     bool(np.all((levels >= 0) & (levels <= MAX_DETAIL_LEVEL))))
+
+    def _take_unfollowed(self, reads: np.ndarray) -> np.ndarray:
+        """Make the mesher's copy of the voxels current at the chunks ``reads`` (a bool grid) it does not follow
+        (elsewhere its copy is what it saw, as of ``_seen``), copying only those changed since it last took them
+        (``_copied``: a job at the view's edge reads the same unfollowed chunks as the one before). Returns the
+        chunk versions the copy holds (what a job's work is checked against when it lands)."""
+        volume, fields = self.volume, cast(Volume, self._fields)
+        versions = volume.chunk_versions
+        unfollowed = self._seen < 0
+        stale = reads & unfollowed & (self._copied != versions)
+        for chunk in map(tuple, np.argwhere(stale).tolist()):
+            volume.copy_chunk_to(fields, chunk, MESHED_FIELDS)
+        self._copied[stale] = versions[stale]
+        return np.where(unfollowed, versions, self._seen)
 
     def _plane_levels(self, detail: np.ndarray | None = None) -> int:
         """The deepest simplification any surface may need (at the levels of ``detail``, the mesher's by default): the

@@ -29,6 +29,7 @@ class MesherState:
     volume: Volume
     _fields: Volume | None
     _seen: np.ndarray
+    _copied: np.ndarray
     _seen_as_of: tuple[int, np.ndarray | None]
     _active: np.ndarray
     _activated: set[tuple]
@@ -157,6 +158,7 @@ class MesherState:
             rebuild |= self._activated
             self._forget_inactive()
         self._seen, self._seen_as_of = seen, (-1, None)
+        self._copied = np.full(self._seen.shape, -1, dtype=np.int64)  # (the unfollowed chunks are the state's now)
         self._activated, self._deactivated = set(), set()
         self._refresh(rebuild)
         self.simplify_vertices()

@@ -50,9 +50,10 @@ class PreparedJob:
     active: np.ndarray  # active chunks after the change
     planes: int  # the simplification depth the raw surfaces carry planes for
     vertex_free: np.ndarray  # active chunks known to have no vertex (their surfaces are not made)
-    # Chunks whose display surface is owed and made by a later job (ChunkMesher.prepare_deferred): the meshes
-    # joining them are left owed rather than made from a surface made here and again by that job.
-    waiting: frozenset = frozenset()
+    # Chunks whose display surface is owed when asked (ChunkMesher.prepare_deferred): those showing nothing yet and
+    # made by a later job are *waiting*: the meshes joining them are left owed rather than made from a surface made
+    # here and again by that job (worked out by the thread: a set of hundreds of chunks).
+    owed: frozenset = frozenset()
     # The mesher's surface stamps when the work was asked for (prepare_deferred): work on a chunk restamped since
     # (a new level, turned inactive) would be stale, and is skipped. None: everything is made.
     stamps: np.ndarray | None = None
