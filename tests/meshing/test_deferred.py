@@ -298,7 +298,15 @@ def test_a_job_copies_the_unfollowed_chunks_it_reads_again_only_when_they_change
         assert job(owed[4:8]) == set()  # its neighbours read the same chunks: none changed since
         edited = edit(owed[8])
         assert job(owed[8:12]) == edited
+        _land_all(mesher)
+        assert _meshes(mesher) == _meshes(_fresh(mesher))
+        # A mesher taking a state back holds the volume's voxels as they are: nothing to copy either.
+        twin = ChunkMesher(volume)
+        twin.load_state_dict(mesher.state_dict())
+        active[4] = True
+        twin.defer_changes(active, np.zeros(grid, dtype=np.int64))  # x = 4 owed, reading x = 5 and 6
+        copied.clear()
+        assert _land_all(twin) and copied == []
+        assert _meshes(twin) == _meshes(_fresh(twin))
     finally:
         del volume.copy_chunk_to
-    _land_all(mesher)
-    assert _meshes(mesher) == _meshes(_fresh(mesher))

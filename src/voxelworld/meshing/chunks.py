@@ -209,10 +209,12 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
                     self._shade |= self._chunks_shading(*changed)
                     self._shade_boxes.append(changed)
             # Chunks the mesher starts to follow take the volume's voxels as they are (nothing of theirs was
-            # meshed); those it stops following keep what it saw, to be taken again should it follow them again.
-            taken = followed & (self._seen < 0)
+            # meshed; those its copy holds as they are, _copied, are not copied again); those it stops following
+            # keep what it saw, to be taken again should it follow them again.
+            taken = followed & (self._seen < 0) & (self._copied != versions)
             for chunk in map(tuple, np.argwhere(taken).tolist() if taken.any() else ()):
                 volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
+            self._copied[taken] = versions[taken]
             self._seen = np.where(followed, versions, -1)
             rebuild |= self._activated
             self._forget_inactive()

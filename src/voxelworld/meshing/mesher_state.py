@@ -158,7 +158,10 @@ class MesherState:
             rebuild |= self._activated
             self._forget_inactive()
         self._seen, self._seen_as_of = seen, (-1, None)
-        self._copied = np.full(self._seen.shape, -1, dtype=np.int64)  # (the unfollowed chunks are the state's now)
+        # The copy holds the volume's voxels now but where the state was behind it.
+        self._copied = volume.chunk_versions.copy()
+        for chunk in behind:
+            self._copied[chunk] = -1
         self._activated, self._deactivated = set(), set()
         self._refresh(rebuild)
         self.simplify_vertices()
