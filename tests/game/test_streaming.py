@@ -234,6 +234,14 @@ def test_streaming_order_kept_between_steps_is_budgeted_levels_order():
     current = rng.integers(0, 4, grid)
     assert np.array_equal(streaming._budgeted("detail", current, wanted, 40, cost, distance),
                           budgeted_levels(current, wanted, volume, points, 40, cost, distance))
+    # Most chunks free (no vertices): a step moves more chunks than its budget counts.
+    cost = cost * (rng.random(grid) < 0.1)
+    current = rng.integers(0, 4, grid)
+    while not np.array_equal(current, wanted):
+        expected = budgeted_levels(current, wanted, volume, points, 40, cost, distance)
+        assert np.count_nonzero(expected != current) > 40 or np.array_equal(expected, wanted)
+        current = streaming._budgeted("free", current, wanted, 40, cost, distance)
+        assert np.array_equal(current, expected)
 
 
 def test_freed_memory_is_handed_back_on_a_thread_of_its_own_one_walk_at_a_time(monkeypatch):

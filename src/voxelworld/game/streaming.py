@@ -312,23 +312,28 @@ class Streaming:
         """:func:`~voxelworld.game.detail.budgeted_levels` of ``current`` towards ``wanted`` by ``distance``, the
         same array for the same chunks: the chunks still to move, nearest first (ties by chunk index), are those
         listed at the anchor's last move still to move, in that order (a step only moves chunks to what is wanted),
-        so they are sorted once an anchor, not every step (a sort of thousands of chunks, a millisecond)."""
-        differs = current != wanted
+        so they are sorted once an anchor, not every step (a sort of thousands of chunks, a millisecond). Chunks
+        are listed by flat index, and only the head of the list a budget can reach is summed."""
+        differs = (current != wanted).ravel()
         count = int(np.count_nonzero(differs))
         if count == 0:
             return current
         kept = self._stream_orders.get(what)
         order = None
         if kept is not None and kept[0] is distance:
-            order = kept[1][differs[tuple(kept[1].T)]]
+            order = kept[1][differs[kept[1]]]
         if order is None or len(order) != count:  # new distances, or a chunk left what is wanted: sorted again
-            changed = np.argwhere(differs)  # (in index order: a stable sort by distance breaks ties by index)
-            order = changed[np.argsort(distance[tuple(changed.T)], kind="stable")]
+            changed = np.flatnonzero(differs)  # (in index order: a stable sort by distance breaks ties by index)
+            order = changed[np.argsort(distance.ravel()[changed], kind="stable")]
         self._stream_orders[what] = (distance, order)
-        spent = np.cumsum(cost[tuple(order.T)])
-        taken = order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
+        costs = cost.ravel()
+        head = order[:max(budget, 1)]  # (enough when every chunk costs at least 1; else all of them below)
+        spent = np.cumsum(costs[head])
+        if len(head) < len(order) and spent[-1] <= budget:
+            head, spent = order, np.cumsum(costs[order])
+        taken = head[:max(int(np.searchsorted(spent, budget, side="right")), 1)]
         out = current.copy()
-        out[tuple(taken.T)] = wanted[tuple(taken.T)]
+        np.put(out, taken, wanted.ravel()[taken])
         return out
 
     def _let_go_of(self, far: np.ndarray) -> None:
