@@ -245,14 +245,7 @@ class Streaming:
             self._stream_anchor = moved
             active = None
             if settings.view_distance is not None:
-                distance = chunk_distances(volume, points)
-                wanted, kept, far = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge,
-                                     distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
-                if len(walkers):  # the ground of the NPCs' navmesh tiles (two chunk edges more: they move a chunk)
-                    near = chunk_distances(volume, walkers)
-                    reach = min(settings.view_distance, (settings.navigation_radius or 0.0) + 2 * edge)
-                    wanted, kept, far = (wanted | (near <= reach), kept | (near <= reach + 2 * edge),
-                                         far & (near > reach + UNLOAD_MARGIN_CHUNKS * edge))
+                wanted, kept, far = self.chunks_in_view(points, walkers)
                 active = (wanted, kept)
                 self._let_go_of(far)
             detail = None
@@ -297,6 +290,27 @@ class Streaming:
                       if nearness is not None else
                       budgeted_levels(base.astype(np.int64), grown, volume, points, limit, costs, None)).astype(bool)
         return target, levels
+
+    def chunks_in_view(self, points: np.ndarray | None = None, walkers: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Bool grids of the chunks a streaming world (``settings.view_distance`` not None) wants meshed around
+        the actors at ``points`` (the player and the enemies: to the view distance) and ``walkers`` (the NPCs:
+        the ground of their navmesh tiles), those it keeps meshed (two chunk edges more) and those far enough to
+        let go of (``UNLOAD_MARGIN_CHUNKS`` edges beyond); by default around where the actors are now."""
+        settings, volume = self.settings, self.volume
+        assert settings.view_distance is not None  # (a streaming world's)
+        points = self._stream_points() if points is None else points
+        walkers = self._walker_points() if walkers is None else walkers
+        edge = volume.chunk_size * volume.voxel_size
+        distance = chunk_distances(volume, points)
+        wanted, kept, far = (distance <= settings.view_distance, distance <= settings.view_distance + 2 * edge,
+                             distance > settings.view_distance + UNLOAD_MARGIN_CHUNKS * edge)
+        if len(walkers):  # the ground of the NPCs' navmesh tiles (two chunk edges more: they move a chunk)
+            near = chunk_distances(volume, walkers)
+            reach = min(settings.view_distance, (settings.navigation_radius or 0.0) + 2 * edge)
+            wanted, kept, far = (wanted | (near <= reach), kept | (near <= reach + 2 * edge),
+                                 far & (near > reach + UNLOAD_MARGIN_CHUNKS * edge))
+        return wanted, kept, far
 
     def _activation_costs_now(self) -> np.ndarray:
         """:func:`_activation_cost` of the volume, worked out again only when its voxels changed (grid-wide
