@@ -166,3 +166,32 @@ def test_the_warmup_command_exits_non_zero_naming_a_numba_cache_dir_that_is_a_fi
     assert result.returncode == 2, result.stderr
     assert f"NUMBA_CACHE_DIR = '{file}'" in result.stderr and "it names a file" in result.stderr
     assert not (tmp_path / "marker.json").exists()
+
+
+LOAD_COMPILED = """
+import json
+from voxelworld.navigation._kernels import crowd
+before = len(crowd.avoid.overloads)
+from voxelworld.warmup import load_compiled_kernels
+loaded = load_compiled_kernels()
+import sys
+from numba.core.registry import CPUDispatcher
+kernels = [k for name, m in list(sys.modules.items()) if name.startswith("voxelworld.") and "_kernels" in name
+           for k in vars(m).values() if isinstance(k, CPUDispatcher) and k.__module__ == name]
+print(json.dumps({"before": before, "after": len(crowd.avoid.overloads), "loaded": loaded,
+                  "again": load_compiled_kernels(),
+                  "hits": sum(sum(k._cache_hits.values()) for k in kernels),
+                  "misses": sum(sum(k._cache_misses.values()) for k in kernels)}))
+"""
+
+
+def test_play_loads_every_compiled_kernel_before_its_first_frame():
+    """load_compiled_kernels (voxelworld play, before its world): a kernel the frames first call mid-play (the
+    crowd's, when the first NPC walks) is loaded from the cache already, with every other the cache holds; nothing
+    is compiled, and a second call has nothing left to load."""
+    result = run_python(LOAD_COMPILED)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.splitlines()[-1])
+    assert found["before"] == 0 and found["after"] >= 1
+    assert found["loaded"] > 100 and found["hits"] == found["loaded"] and found["misses"] == 0
+    assert found["again"] == 0
