@@ -310,3 +310,17 @@ def test_a_job_copies_the_unfollowed_chunks_it_reads_again_only_when_they_change
         assert _meshes(twin) == _meshes(_fresh(twin))
     finally:
         del volume.copy_chunk_to
+
+
+def test_chunks_turning_cold_let_go_of_their_raw_surfaces_without_any_made(world):
+    """A level change alone (no raw surface made since) lets the chunks it turned cold drop their raw surfaces
+    at the next update (ChunkMesher._cool looks again when the levels or the raw surfaces kept changed)."""
+    mesher = ChunkMesher(world.snapshot())
+    mesher.update()  # every chunk at level 0: hot, its raw surface kept
+    assert mesher._raw
+    kept = mesher._raw_kept
+    mesher.update()  # nothing changed: nothing to look at again
+    mesher.set_detail_levels(np.full(world.chunk_grid_shape, HOT_DETAIL_LEVEL + 1, dtype=np.int64))
+    mesher.update()
+    assert mesher._raw_kept == kept and not mesher._raw
+    assert _meshes(mesher) == _meshes(_fresh(mesher))

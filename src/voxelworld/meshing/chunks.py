@@ -140,7 +140,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
         self._raw_kept = 0  # raw surfaces kept so far (_cool)
-        self._cooled: tuple[int, int] | None = None  # (_raw_kept, the stamps' sum) when _cool last looked
+        # (_raw_kept, the levels of detail array) when _cool last looked (set_detail_levels makes a new array)
+        self._cooled: tuple[int, np.ndarray] | None = None
         self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
         self._collision_surfaces: dict[tuple, ChunkSurface] = {}
         # Chunks refreshed since the last collision query whose collision surface was kept: that surface, to tell
@@ -366,13 +367,14 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         display surface (without the quadrics, which only a new simplification of the raw surface reads): the
         neighbours remeshed with a level change read it, and making it again was two thirds of a streaming
         world's meshing work; an inactive chunk drops it."""
+        # Nothing new to let go of unless a raw surface was kept or the levels changed since the last time (a
+        # frame's look at every chunk's level, two grid-wide passes, otherwise).
+        cooled = self._cooled
+        if cooled is not None and cooled[0] == self._raw_kept and cooled[1] is self._detail:
+            return
+        self._cooled = (self._raw_kept, self._detail)
         if not self._detail.any():
             return
-        # Nothing new to let go of unless a raw surface was kept or a level changed since the last time.
-        mark = (self._raw_kept, int(self._stamps.sum()))
-        if mark == self._cooled:
-            return
-        self._cooled = mark
         hot = self.hot_chunks  # (one array for all: a method call per kept surface cost more than the rest)
         for chunk in [c for c in self._raw if not hot[c]]:
             del self._raw[chunk]
