@@ -26,7 +26,13 @@ from ..navigation.tiles import BakedTile, bake_tiles
 from .nav_areas import TerrainAreaTypes
 from .nav_chunks import same_mesh, terrain_objects
 
-__all__ = ["TileAhead", "bake_tile_ahead", "navigation_thread", "start_tile_ahead", "tile_taken"]
+__all__ = ["TileAhead", "bake_tile_ahead", "navigation_thread", "start_tile_ahead", "tile_taken", "NAVIGATION_NICENESS"]
+
+# How much lower than the world's thread the navigation's thread runs (Linux nice steps): above the display jobs'
+# (BACKGROUND_NICENESS, 10), which always have work on a streaming world: a tile its thread has not baked by its
+# landing is baked in that frame (with the collision meshes it reads: 50-400 ms on a busy machine), a display job
+# late only shows a chunk's old mesh longer.
+NAVIGATION_NICENESS = 5
 
 Chunk = tuple[int, int, int]
 
@@ -49,9 +55,9 @@ class TileAhead:
 
 
 def navigation_thread() -> Executor:
-    """The navigation's own thread, at the display jobs' lower priority (beside them on the second core, not
-    before the world's frame; :func:`~voxelworld.meshing.prepared.background_executor`)."""
-    return background_executor("navigation")
+    """The navigation's own thread, at a priority between the world's frame and the display jobs
+    (:data:`NAVIGATION_NICENESS`; :func:`~voxelworld.meshing.prepared.background_executor`)."""
+    return background_executor("navigation", NAVIGATION_NICENESS)
 
 
 def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mapping[Chunk, CollisionMesh | None],

@@ -93,23 +93,23 @@ class PreparedChanges:
             wait([self.future])
 
 
-def _background_thread() -> None:
-    """A background executor's thread: at a lower priority, and stepping aside while a frame runs
-    (:mod:`voxelworld.frame_first`)."""
+def _background_thread(niceness: int = BACKGROUND_NICENESS) -> None:
+    """A background executor's thread: at a lower priority (``niceness`` steps), and stepping aside while a frame
+    runs (:mod:`voxelworld.frame_first`)."""
     mark_background_thread()
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
     except (AttributeError, OSError):  # not Linux, or not allowed: run at the world's priority
         pass
 
 
 @cache
-def background_executor(purpose: str = "prepare") -> ThreadPoolExecutor:
-    """The one thread that works out prepared changes, one after the other, at a lower priority (another
-    ``purpose``, e.g. the navigation's tiles baked ahead, gets a thread of its own, so neither waits behind the
-    other's queue)."""
+def background_executor(purpose: str = "prepare", niceness: int = BACKGROUND_NICENESS) -> ThreadPoolExecutor:
+    """The one thread that works out prepared changes, one after the other, at a lower priority (``niceness``
+    steps below the world's; another ``purpose``, e.g. the navigation's tiles baked ahead, gets a thread of its
+    own, so neither waits behind the other's queue)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voxelworld-{purpose}",
-                              initializer=_background_thread)
+                              initializer=_background_thread, initargs=(niceness,))
 
 
 @cache
