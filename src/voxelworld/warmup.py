@@ -374,7 +374,8 @@ def load_compiled_kernels() -> int:
             if not (isinstance(kernel, CPUDispatcher) and kernel.__module__ == module.__name__):
                 continue
             try:  # numba's own index of what its cache holds for the kernel: (signature, target, ...) keys
-                signatures = [key[0] for key in kernel._cache._cache_file._load_index()]
+                index = kernel._cache._cache_file._load_index()  # type: ignore[attr-defined]  # numba's own
+                signatures = [key[0] for key in index]
             except Exception:  # noqa: BLE001  # not cached, an index of another numba, unreadable: load when called
                 continue
             for signature in signatures:
