@@ -329,3 +329,57 @@ def test_a_streaming_step_due_in_a_frame_with_edits_waits_for_the_next_frame_wit
     assert world._stream_step_owed is True  # (kept: an older state says nothing)
     with pytest.raises(ParameterError, match="stream_step_owed"):
         world.load_state_dict(state | {"stream_step_owed": 1})
+
+
+def test_display_jobs_are_asked_for_in_step_frames_or_at_once_after_a_late_one(terrain, monkeypatch):
+    """A display job is asked for in a streaming step's frame (a dear frame already), not in the frame the last
+    one landed in, which stays cheap; but when one lands late (more than STREAM_LAG frames after it was asked for:
+    the thread is behind) the next is asked for in its landing frame, so the thread is not left idle."""
+    import time
+
+    from voxelworld.meshing import mesher_levels
+
+    def sprint(world: World, frames: int) -> tuple[list[tuple[int, bool]], dict[int, int]]:
+        """The frames jobs were asked for in (and whether a step's), and the frames jobs landed in (how late)."""
+        asked, steps, landed, when = [], set(), {}, {}
+        prepare, apply, target = world.mesher.prepare_deferred, world.mesher.apply_changes, World._stream_target
+
+        def counted_prepare(chunks):
+            job = prepare(chunks)
+            asked.append(world.frame)
+            when[id(job)] = world.frame
+            return job
+
+        def counted_apply(job):
+            landed[world.frame] = world.frame - when.pop(id(job), world.frame)
+            return apply(job)
+
+        def counted_target(self, budget):
+            steps.add(self.frame)
+            return target(self, budget)
+
+        monkeypatch.setattr(world.mesher, "prepare_deferred", counted_prepare)
+        monkeypatch.setattr(world.mesher, "apply_changes", counted_apply)
+        monkeypatch.setattr(World, "_stream_target", counted_target)
+        for _ in range(frames):  # at 60 frames a second, as a world is played (its thread works between frames)
+            start = time.perf_counter()
+            world.step(Inputs(move=(0.0, 1.0), look=(90.0, 0.0), sprint=True))
+            time.sleep(max(1 / 60 - (time.perf_counter() - start), 0.0))
+        return [(frame, frame in steps) for frame in asked], landed
+
+    small_jobs = WorldSettings(view_distance=48.0, detail_distances=(16.0, 32.0), stream_chunks_per_frame=2)
+    asked, landed = sprint(World(terrain.snapshot(), settings=small_jobs), 240)
+    # Only ever in a step's frame, or as a late job landed (a busy machine's): landing frames that asked for none.
+    assert len(asked) > 5 and all(step or landed.get(frame, 0) > STREAM_LAG for frame, step in asked)
+    assert any(frame not in {f for f, _ in asked} for frame in landed)
+    work = mesher_levels._prepare
+
+    def late(*args):
+        time.sleep(0.25)  # (a job lands some 15 frames later)
+        return work(*args)
+
+    monkeypatch.setattr(mesher_levels, "_prepare", late)
+    asked, landed = sprint(World(terrain.snapshot(), settings=small_jobs), 240)
+    after_late = [frame for frame, step in asked if not step]
+    assert after_late and all(landed.get(frame, 0) > STREAM_LAG for frame in after_late)
+    assert all(step or landed.get(frame, 0) > STREAM_LAG for frame, step in asked)

@@ -150,7 +150,8 @@ class Streaming:
         ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames (one due in a frame that applied edits in the next
         frame that did not, at the latest the last of the six), the same whatever the machine; the display surfaces
         and meshes it calls for are worked out by the
-        mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first
+        mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first, a job asked for in a step's
+        frame (or in the frame a late one, more than ``STREAM_LAG`` frames after it was asked for, lands)
         (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
         (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
         all at once, now, as the world's first frame and a loaded world do (the job in flight lands first, and
@@ -169,17 +170,21 @@ class Streaming:
             self._land_background(wait=True)
             mesher.settle_deferred()
             return self._stream_now(None)
-        self._land_background(wait=False)
+        late = self._land_background(wait=False) > STREAM_LAG
         changed: frozenset[tuple[int, int, int]] = frozenset()
         # (A step costs its frame grid-wide arrays whatever its size: one in six frames. One due in a frame that
         # applied edits, which pays for their meshes, is left to the next that did not, within its six frames.)
         due = self.frame % STREAM_LAG == 0 or self._stream_step_owed
         self._stream_step_owed = due and bool(self.applied_edits) and self.frame % STREAM_LAG != STREAM_LAG - 1
-        if due and not self._stream_step_owed:
+        step = due and not self._stream_step_owed
+        if step:
             target = self._stream_target(budget * STREAM_LAG)
             if target is not None:
                 changed = mesher.defer_changes(*target)
-        if self._prepared is None and mesher.owes_display:
+        # The next job is asked for in a step's frame, a dear one already (the job's snapshot of the mesher, about
+        # 1 ms), not in the frame the last one landed in, which stays cheap; but at once after a late one (the
+        # thread is behind: it is not left idle).
+        if self._prepared is None and mesher.owes_display and (step or late):
             self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
             self._prepared_frame = self.frame
         return changed
@@ -196,12 +201,15 @@ class Streaming:
         distance = chunk_distances(self.volume, self.player.position, np.array(chunks, dtype=np.int64))
         self.mesher.defer_refreshed(c for c, d in zip(chunks, distance.tolist()) if d >= NEAR_EDIT_DISTANCE)
 
-    def _land_background(self, wait: bool) -> None:
-        """Install the display work the background thread made, when it is done (or, with ``wait``, once it is)."""
+    def _land_background(self, wait: bool) -> int:
+        """Install the display work the background thread made, when it is done (or, with ``wait``, once it is).
+        Returns how many frames after it was asked for it landed (0: nothing landed)."""
         prepared = self._prepared
         if prepared is not None and (wait or prepared.done()):
             self._prepared = None
             self.mesher.apply_changes(prepared)
+            return self.frame - self._prepared_frame
+        return 0
 
     def _owed_batch(self, budget: int) -> list[tuple[int, int, int]]:
         """The owed display work of a job: nearest the actors first (ties by chunk index), at most ``budget`` of
