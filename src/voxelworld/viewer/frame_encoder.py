@@ -54,9 +54,11 @@ if TYPE_CHECKING:
 __all__ = ["MESH_EVERY", "JOIN_WAIT_FRAMES", "ChunkUpdate", "FramePacket", "FrameEncoder"]
 
 MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
-# frames a chunk's first triangles wait at most for the joins the world's streaming owes them (4 s at 60): the
-# farther lower neighbours of a chunk streamed in turn active a second or two after it (docs/benchmarks.md)
-JOIN_WAIT_FRAMES = 240
+# frames a chunk's first triangles wait at most for the joins the world's streaming owes them (half a second at 60):
+# the surfaces of its lower neighbours being made land within a job or two; a neighbour not streamed in yet may come
+# seconds later, and waiting for it held the horizon back (240 frames: a third fewer chunks shown 12 s after the
+# page opened on the 1 km world; docs/benchmarks.md)
+JOIN_WAIT_FRAMES = 30
 
 
 @dataclass(frozen=True)
