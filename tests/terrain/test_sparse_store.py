@@ -135,3 +135,27 @@ def test_filling_a_chunk_is_writing_an_array_of_one_value(ground):
         "density")
     with pytest.raises(ParameterError, match="value"):
         filled.fill_chunk(chunk, "density", 256)
+
+
+def test_read_voxel_is_the_one_voxel_window_in_memory_in_the_store_and_uniform(ground):
+    """SparseVolume.read_voxel reads the voxel's chunk directly: the same values as a window of that one voxel,
+    whether the chunk's fields are arrays in memory, left in the store (read from it by read_voxel itself) or
+    uniform, and the same errors."""
+    in_memory = ground.snapshot()
+    in_memory.remove(Sphere((20.0, 12.0, 20.0), 3.0), tool=Tool(damage=30, breaks_at=1000))  # damage, mixes
+    away, store = left_in_store(in_memory)
+    rng = np.random.default_rng(4)
+    picks = [tuple(int(v) for v in rng.integers(0, ground.shape)) for _ in range(300)]
+    picks += [(40, 24, 40), (0, 0, 0), tuple(n - 1 for n in ground.shape)]  # round the dig, the corners
+    kinds = set()
+    for index in picks:
+        window = in_memory.read_window(index, np.add(index, 1))
+        expected = {name: int(values[0, 0, 0]) for name, values in window.items()}
+        kinds.add(in_memory.is_uniform(tuple(i // ground.chunk_size for i in index), "density"))
+        assert away.read_voxel(index) == expected  # (the first reads of a chunk left in the store come from it)
+        assert in_memory.read_voxel(np.array(index, dtype=np.int32)) == expected
+    assert kinds == {True, False}
+    assert store.reads  # the voxels left in the store were read from it
+    for bad in [(-1, 0, 0), (0, ground.shape[1], 0), (0, 0)]:
+        with pytest.raises(ParameterError):
+            away.read_voxel(bad)

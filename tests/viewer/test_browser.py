@@ -205,6 +205,25 @@ def test_a_region_batch_draws_each_chunk_s_latest_mesh(page):
     assert page.problems == []
 
 
+def test_the_removal_of_a_chunk_the_page_does_not_draw_leaves_its_region_batched(page):
+    """A removal (an empty mesh) of a chunk the page never drew, in a batched region, changes nothing: the batch is
+    not made stale (it would be built again a second later) and no region appears for a chunk of nothing."""
+    region, a = "226,226,226", [904, 905, 906]
+    triangle = [[x + 4200.0 for x in (0, 0, 0, 1, 0, 0, 0, 0, 1)]]
+    found = batch_state(page, region, [[a, triangle]], flush=True)
+    assert found["batched"] == [",".join(map(str, a))] and not found["stale"], found
+    builds = page.evaluate("window.voxelworld.batches().builds")
+    found = batch_state(page, region, [[[905, 905, 906], []]])  # a neighbour of it in the region, never drawn
+    assert found["batched"] == [",".join(map(str, a))] and found["loose"] == [] and not found["stale"], found
+    empty_region = region_of("912,912,912")
+    batch_state(page, empty_region, [[[912, 912, 912], []]])
+    assert empty_region not in page.evaluate("window.voxelworld.batches().regions")
+    batch_state(page, region, flush=True)
+    assert page.evaluate("window.voxelworld.batches().builds") == builds  # nothing built again
+    batch_state(page, region, [[a, []]], flush=True)  # (the test's chunk goes again)
+    assert page.problems == []
+
+
 def test_a_far_batch_is_drawn_simplified_and_in_full_while_a_chunk_of_it_changes(page):
     """A batch far from the camera draws a simplified copy of its triangles (a flat grid: far fewer), with the
     far material; after an edit of one of its chunks it draws its full triangles (the edited chunk's old ones

@@ -50,6 +50,8 @@ UNLOAD_MARGIN_CHUNKS = 4
 # With this many bands of detail or more (the 1 km world's five), the mesher lets go of its copy of the voxels of the
 # coarsest band's chunks where the world file holds them as they are (ChunkMesher.let_go_of_far).
 FAR_VOXELS_LEVEL = 4
+# A chunk and its lower neighbours (-1 on some axes): the surfaces the chunk's quads join (meshing.chunk_joins).
+_LOWER_BLOCK = np.array(list(product((-1, 0), repeat=3)), dtype=np.int64)
 
 
 def release_freed_memory() -> None:
@@ -188,6 +190,28 @@ class Streaming:
             self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
             self._prepared_frame = self.frame
         return changed
+
+    def joins_pending(self, chunks: list[tuple[int, int, int]]) -> list[bool]:
+        """For each of ``chunks``: whether its display mesh is still to change as the world streams in, with no
+        edit: its display work is owed (:meth:`ChunkMesher.display_owed`), or a chunk of its lower block (it and
+        its lower neighbours: the surfaces its quads join) owes its display surface or is wanted by the view and
+        not active yet (streamed in nearest first, the farther lower neighbours of a chunk turn active and land a
+        job or more after it, and its mesh is made again to join theirs). All False on a world meshed whole. The
+        play server holds a chunk's first mesh back while this holds (:mod:`voxelworld.viewer.frame_encoder`):
+        sent once, joined, not once with open borders and again."""
+        mesher = self.mesher
+        if not chunks:
+            return []
+        blocks = np.array(chunks, dtype=np.int64)[:, None, :] + _LOWER_BLOCK[None]
+        np.maximum(blocks, 0, out=blocks)  # (on the grid's low faces: a chunk of the block again)
+        wanted = self._stream_wanted[0]
+        behind = np.zeros(len(chunks), dtype=bool)
+        if wanted is not None:
+            waiting = wanted[0] & ~mesher.active  # (one copy of the grid for all the chunks asked about)
+            behind = waiting[tuple(blocks.reshape(-1, 3).T)].reshape(len(chunks), -1).any(axis=1)
+        return [bool(late) or mesher.display_owed(chunk)
+                or any(mesher.surface_owed(lower) for lower in map(tuple, block.tolist()))
+                for chunk, block, late in zip(chunks, blocks, behind.tolist())]
 
     def _defer_far_edits(self, rebuilt: frozenset[tuple[int, int, int]]) -> None:
         """On a streaming world, owe the display work of the ``rebuilt`` chunks (their vertices made again this frame)

@@ -104,6 +104,16 @@ class MesherDeferred:
         owed[tuple(_in_chunk_order(chunks, owed.shape).T)] = True
         return owed
 
+    def display_owed(self, chunk: tuple[int, int, int]) -> bool:
+        """Whether ``chunk``'s display surface or mesh is owed (:meth:`defer_changes`): the mesh it has now is
+        replaced when the background work lands."""
+        return chunk in self._deferred or chunk in self._deferred_remesh
+
+    def surface_owed(self, chunk: tuple[int, int, int]) -> bool:
+        """Whether ``chunk``'s display surface is owed: the meshes joining it (its own and its upper neighbours')
+        are made again when it lands."""
+        return chunk in self._deferred
+
     @property
     def owes_display(self) -> bool:
         """Whether any display work is owed (:meth:`defer_changes`)."""

@@ -385,6 +385,26 @@ class SparseVolume(Volume):
         lo, hi, names = self._check_window(lo, hi, names)
         return self._gather(lo, hi, names)
 
+    def read_voxel(self, index: ArrayLike) -> dict[str, int]:
+        """Every field of the voxel ``index`` (i, j, k), by name: what ``read_window(index, index + 1)`` holds,
+        read from its chunk directly (the HUD's aim reads a dozen voxels a frame: a window each cost 90 µs).
+
+        >>> SparseVolume((64, 64, 64), chunk_size=16).read_voxel((1, 2, 3))["density"]
+        0
+        """
+        at = np.asarray(index)
+        if at.shape != (3,) or at.dtype.kind not in "iu" or not all(0 <= int(v) < n for v, n in zip(at, self.shape)):
+            return super().read_voxel(index)  # (its checks name what is wrong)
+        step_aside()
+        size = self.chunk_size
+        chunk = tuple(int(v) // size for v in at)
+        local = tuple(int(v) - c * size for v, c in zip(at, chunk))
+        voxel = {}
+        for name in FIELDS:
+            block = self._block(name, chunk)  # (None: the chunk is uniform in this field)
+            voxel[name] = int(self._uniform[name][chunk] if block is None else block[local])
+        return voxel
+
     def _edit_window(self, lo: np.ndarray, hi: np.ndarray) -> tuple[_kernels.VoxelFields, np.ndarray]:
         first = np.maximum(np.asarray(lo, dtype=np.int64) - WINDOW_HALO, 0)
         last = np.minimum(np.asarray(hi, dtype=np.int64) + 1 + WINDOW_HALO, np.array(self.shape, dtype=np.int64))

@@ -51,9 +51,14 @@ if TYPE_CHECKING:
     from ..game.navigation import WorldNavigation
     from ..game.world import World
 
-__all__ = ["MESH_EVERY", "ChunkUpdate", "FramePacket", "FrameEncoder"]
+__all__ = ["MESH_EVERY", "JOIN_WAIT_FRAMES", "ChunkUpdate", "FramePacket", "FrameEncoder"]
 
 MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
+# frames a chunk's first triangles wait at most for the joins the world's streaming owes them (half a second at 60):
+# the surfaces of its lower neighbours being made land within a job or two; a neighbour not streamed in yet may come
+# seconds later, and waiting for it held the horizon back (240 frames: a third fewer chunks shown 12 s after the
+# page opened on the 1 km world; docs/benchmarks.md)
+JOIN_WAIT_FRAMES = 30
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,8 @@ class FrameEncoder:
         self._published: dict[tuple[int, int, int], int] = {}  # chunk -> the frame its mesh was last published in
         # chunks that changed but were published less than MESH_EVERY frames ago
         self._held_back: set[tuple[int, int, int]] = set()
+        # chunks whose first triangles wait for joins the streaming owes them: the frame they first could have gone
+        self._join_waits: dict[tuple[int, int, int], int] = {}
         self._last_frame: dict[str, Any] | None = None  # the last frame message (whole)
         self._last_poses: list[ActorPose] | None = None
         self._last_hud: dict[str, Any] | None = None
@@ -152,8 +159,8 @@ class FrameEncoder:
         start = time.perf_counter()
         world = self.world
         self.wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
-        self._published, self._held_back = {}, set()
-        chunks = self._encode_chunks(world.mesher.meshes)
+        self._published, self._held_back, self._join_waits = {}, set(), {}
+        chunks = self._encode_chunks(world.mesher.meshes, hold=False)
         return self._packet(0.0, start, chunks)
 
     def encode_frame(self, step_ms: float, start: float | None = None) -> FramePacket:
@@ -162,19 +169,44 @@ class FrameEncoder:
         start = time.perf_counter() if start is None else start
         return self._packet(step_ms, start, self._encode_chunks(self.world.snapshot().changed_chunks))
 
-    def _encode_chunks(self, changed: Iterable[tuple[int, int, int]]) -> dict[tuple[int, int, int], ChunkUpdate]:
+    def _encode_chunks(self, changed: Iterable[tuple[int, int, int]], hold: bool = True,
+                       ) -> dict[tuple[int, int, int], ChunkUpdate]:
         """A :class:`ChunkUpdate` for each chunk of ``changed`` (and of those held back before) whose quantised
         mesh is not the one last published (a remesh that changed nothing a page sees is not sent). A chunk
         published less than :data:`MESH_EVERY` frames ago is held back until then and published as it is then:
         a chunk that changes every frame (dug, sucked, cut) is sent at most every MESH_EVERY frames, its latest
-        mesh; one that changes once is sent at once."""
+        mesh; one that changes once is sent at once. A chunk that has no triangles and had none when last
+        published, or was never published, is not sent (a page has nothing of it to remove: the streaming turns
+        thousands of chunks of air and buried rock active). With ``hold``, a chunk's first triangles wait while
+        the world's streaming still owes them joins (:meth:`~voxelworld.game.world.World.joins_pending`), for at
+        most :data:`JOIN_WAIT_FRAMES`: sent once, joined, rather than once with open borders and again."""
         world, updates = self.world, {}
         meshes, frame = world.mesher.meshes, world.frame
-        for chunk in sorted(self._held_back.union(changed)):
+        changed = set(changed)
+        # The waits are looked at again when chunks changed (a streaming step or a job landed: what holds them may
+        # have changed too), else only those whose time is up.
+        waits = self._join_waits if changed else [c for c, since in self._join_waits.items()
+                                                   if frame - since >= JOIN_WAIT_FRAMES]
+        due = []
+        for chunk in sorted(self._held_back.union(changed, waits)):
             if frame - self._published.get(chunk, frame - MESH_EVERY) < MESH_EVERY:
                 self._held_back.add(chunk)
                 continue
             self._held_back.discard(chunk)
+            old = self.wire.get(chunk, (0, None))[1]
+            if chunk not in meshes and (old is None or old.triangle_count == 0):
+                self._join_waits.pop(chunk, None)
+                continue
+            due.append(chunk)
+        first = [chunk for chunk in due if chunk in meshes and self._first_triangles(chunk)]
+        if hold and first:
+            for chunk, pending in zip(first, world.joins_pending(first)):
+                since = self._join_waits.setdefault(chunk, frame)
+                if pending and frame - since < JOIN_WAIT_FRAMES:
+                    continue
+                del self._join_waits[chunk]
+            due = [chunk for chunk in due if chunk not in self._join_waits]
+        for chunk in due:
             mesh = chunk_wire_mesh(world.volume, chunk, meshes.get(chunk))
             revision, old = self.wire.get(chunk, (0, None))
             if old is not None and old == mesh:
@@ -188,6 +220,11 @@ class FrameEncoder:
             self.wire[chunk] = (revision, mesh)
             self._published[chunk] = frame
         return updates
+
+    def _first_triangles(self, chunk: tuple[int, int, int]) -> bool:
+        """Whether the pages have no triangles of ``chunk`` (never published, or last published empty)."""
+        old = self.wire.get(chunk)
+        return old is None or old[1].triangle_count == 0
 
     def _packet(self, step_ms: float, start: float, chunks: dict[tuple[int, int, int], ChunkUpdate]) -> FramePacket:
         """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""

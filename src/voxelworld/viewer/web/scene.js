@@ -447,9 +447,11 @@ export class WorldScene {
     this.renderer.shadowMap.needsUpdate = true;
   }
 
-  // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles).
+  // A chunk's mesh from decodeChunk: replaces the chunk's old mesh (none when it has no triangles; the removal of a
+  // chunk this page does not draw changes nothing, and does not hold its region's batch back).
   setChunk(chunk) {
     const old = this.batches.chunks.get(chunk.key);
+    if (chunk.m === 0 && !old) return;
     if (old) this.chunkChanged(old.mesh.geometry.boundingSphere);
     this.foliage.setChunk(chunk);
     if (chunk.m === 0) {
