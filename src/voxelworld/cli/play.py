@@ -50,15 +50,16 @@ def run_play(args: argparse.Namespace, out: TextIO | None = None) -> None:
     except ParameterError as error:
         raise ParameterError(f"--{error.parameter}", error.value, error.legal) from None
     try:
-        # Every kernel's machine code now (1-2 s), not in the frame that first calls it (a stall of up to 0.1 s).
-        print("voxelworld play: loading the compiled kernels ...", file=out, flush=True)
-        load_compiled_kernels()
         if args.world is not None:
             print(f"voxelworld play: loading {path} ...", file=out, flush=True)
             world = load_world(path)
         else:
             print(f"voxelworld play: building the demo world (seed {args.seed}) ...", file=out, flush=True)
             world = World.demo(seed=args.seed)
+        # Every other kernel's machine code now (1-2 s), not in the frame that first calls it (a stall of up to
+        # 0.1 s); after the world, so that a file that is refused is refused at once.
+        print("voxelworld play: loading the compiled kernels ...", file=out, flush=True)
+        load_compiled_kernels()
         print(f"voxelworld play: the save key (K or Ctrl+S) writes {save}", file=out, flush=True)
         freeze_startup_objects()  # no full garbage collection stalls a frame scanning the world just made
         serve(world, args.host, args.port, save, out=out, sock=sock)
