@@ -383,3 +383,15 @@ def test_display_jobs_are_asked_for_in_step_frames_or_at_once_after_a_late_one(t
     after_late = [frame for frame, step in asked if not step]
     assert after_late and all(landed.get(frame, 0) > STREAM_LAG for frame in after_late)
     assert all(step or landed.get(frame, 0) > STREAM_LAG for frame, step in asked)
+
+
+def test_chunks_in_view_are_what_a_step_wants_and_need_a_view_distance(terrain):
+    world = World(terrain.snapshot(), settings=STREAMING)
+    wanted, kept, far = world.chunks_in_view()
+    assert wanted.any() and (kept >= wanted).all() and not (far & kept).any() and far.any()
+    world.step(Inputs())  # the first step chooses the chunks from the same places
+    active, _, _ = world._stream_wanted
+    assert np.array_equal(active[0], wanted) and np.array_equal(active[1], kept)
+    whole = World(terrain.snapshot())
+    with pytest.raises(ParameterError, match="settings.view_distance"):
+        whole.chunks_in_view()

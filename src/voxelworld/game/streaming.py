@@ -12,6 +12,7 @@ from itertools import product
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..meshing import ChunkMesher, PreparedChanges, detail_levels
 from ..meshing.prepared import background_executor, spread
 from ..terrain import SparseVolume, VoxelVolume
@@ -328,9 +329,11 @@ class Streaming:
         """Bool grids of the chunks a streaming world (``settings.view_distance`` not None) wants meshed around
         the actors at ``points`` (the player and the enemies: to the view distance) and ``walkers`` (the NPCs:
         the ground of their navmesh tiles), those it keeps meshed (two chunk edges more) and those far enough to
-        let go of (``UNLOAD_MARGIN_CHUNKS`` edges beyond); by default around where the actors are now."""
+        let go of (``UNLOAD_MARGIN_CHUNKS`` edges beyond); by default around where the actors are now.
+        ParameterError on a world meshed whole (no view distance)."""
         settings, volume = self.settings, self.volume
-        assert settings.view_distance is not None  # (a streaming world's)
+        if settings.view_distance is None:
+            raise ParameterError("settings.view_distance", None, "a view distance in metres: a streaming world's")
         points = self._stream_points() if points is None else points
         walkers = self._walker_points() if walkers is None else walkers
         edge = volume.chunk_size * volume.voxel_size
