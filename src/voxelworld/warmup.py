@@ -359,9 +359,9 @@ def load_compiled_kernels() -> int:
     """Load now, from numba's cache, the machine code of every signature of every kernel compiled there (1-2 s for
     all of them), rather than in the first frame that calls each one: a kernel first called mid-play stalls its
     frame while it loads (the first NPC to walk on the 1 km world: 110 ms; the enemy's first cut: 80 ms).
-    ``voxelworld play`` does this once it has built or loaded its world (a file it refuses is refused at once). Nothing compiles here: a kernel whose cache
-    holds nothing, or whose cache index cannot be read, is left to load (or compile) when first called. Returns
-    how many signatures it loaded."""
+    ``voxelworld play`` does this once it has built or loaded its world (a file it refuses is refused at once).
+    Nothing compiles here: a kernel whose cache holds nothing, or whose cache index cannot be read, is left to
+    load (or compile) when first called. Returns how many signatures it loaded."""
     import importlib
 
     from numba.core.registry import CPUDispatcher
