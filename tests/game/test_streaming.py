@@ -385,6 +385,50 @@ def test_display_jobs_are_asked_for_in_step_frames_or_at_once_after_a_late_one(t
     assert all(step or landed.get(frame, 0) > STREAM_LAG for frame, step in asked)
 
 
+def test_display_jobs_are_sized_by_the_speed_the_thread_made_the_last_ones_at(terrain, monkeypatch):
+    """A display job is the work the background thread makes in JOB_FRAMES frames at the rate it made the last
+    ones: STREAM_LAG frames' budget before one is measured, smaller when the thread is slow (down to a frame's
+    budget), larger when it is quick (up to twice STREAM_LAG frames'), so jobs land within STREAM_LAG frames."""
+    import time
+
+    from voxelworld.game.streaming import JOB_FRAMES
+    from voxelworld.meshing import mesher_levels
+
+    budget = 4
+    settings = WorldSettings(view_distance=48.0, detail_distances=(16.0, 32.0), stream_chunks_per_frame=budget)
+    world = World(terrain.snapshot(), settings=settings)
+    assert world._job_budget(budget) == budget * STREAM_LAG
+    asked = []
+    prepare = world.mesher.prepare_deferred
+
+    def counted_prepare(chunks):
+        asked.append(world._job_budget(budget))  # (the job's budget: as stream asked for it)
+        return prepare(chunks)
+
+    monkeypatch.setattr(world.mesher, "prepare_deferred", counted_prepare)
+    work = mesher_levels._prepare
+    monkeypatch.setattr(mesher_levels, "_prepare", lambda *args: (time.sleep(0.15), work(*args))[1])
+    for _ in range(300):  # at 60 frames a second, as a world is played
+        start = time.perf_counter()
+        world.step(Inputs(move=(0.0, 1.0), look=(90.0, 0.0), sprint=True))
+        time.sleep(max(1 / 60 - (time.perf_counter() - start), 0.0))
+        if len(asked) >= 4:
+            break
+    # 0.15 s a job (9 frames): the rate falls below what JOB_FRAMES frames make of a job, and jobs shrink to a
+    # frame's budget.
+    assert asked[0] == budget * STREAM_LAG and asked[-1] < asked[0]
+    assert world._job_budget(budget) == budget and world._job_rate < budget * STREAM_LAG / 0.15
+    # Jobs made at once: the rate rises, the jobs grow to twice STREAM_LAG frames' budget, no more.
+    monkeypatch.setattr(mesher_levels, "_prepare", work)
+    world._job_rate = 1e9
+    assert world._job_budget(budget) == 2 * budget * STREAM_LAG
+    world._job_rate = 60.0 * budget * STREAM_LAG / JOB_FRAMES  # STREAM_LAG frames' budget in JOB_FRAMES frames
+    assert world._job_budget(budget) == budget * STREAM_LAG
+    rate = world._job_rate
+    walk(world, 270.0, 600, until=lambda w: w._job_rate != rate)
+    assert world._job_rate != rate  # measured again as jobs land
+
+
 def test_chunks_in_view_are_what_a_step_wants_and_need_a_view_distance(terrain):
     world = World(terrain.snapshot(), settings=STREAMING)
     wanted, kept, far = world.chunks_in_view()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import time
 from concurrent.futures import Future
 from itertools import product
 
@@ -41,6 +42,11 @@ FIRST_VIEW_DISTANCE = 64.0
 # Frames' worth of the streaming budget a job of the mesher's background thread takes (World.stream): a job of
 # display work lands when done, a few frames later, so the world's frames pay for none of it.
 STREAM_LAG = 6
+# Frames of the world's time step a job of display work is sized to take, at the rate the background thread made the
+# jobs before it (Streaming._job_budget): half of STREAM_LAG, as the thread's rate changes twofold from job to job
+# with what the frames and the navigation's thread leave it (on the 1 km world: 4.5 frames left 13-23 % of the jobs
+# late, 3.5 frames 5-14 %, 3 frames 1.3-1.5 %, with as much display work made).
+JOB_FRAMES = STREAM_LAG / 2
 # m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
 # cut across the valley) is made by the mesher's background thread and lands a few frames later
 # (Streaming._defer_far_edits); nearer, in the edit's frame, as on a small world.
@@ -98,8 +104,11 @@ class Streaming:
     volume: VoxelVolume | SparseVolume
     mesher: ChunkMesher
     frame: int
+    dt: float  # the frame's time step (s)
     _prepared: PreparedChanges | None  # streaming changes the mesher works out (stream)
     _prepared_frame: int  # the frame they were handed over in
+    _prepared_clock: list[float]  # their work (stream's budget), when asked for and, once done, finished (s)
+    _job_rate: float | None  # work a second the background thread made the last jobs at (None: none measured yet)
     _stream_step_owed: bool  # a step due in a frame that applied edits, left to the next frame (stream)
     applied_edits: list
     _stream_anchor: np.ndarray | None  # where the actors were when the streamed chunks were chosen
@@ -153,8 +162,9 @@ class Streaming:
         ``STREAM_LAG`` frames' worth every ``STREAM_LAG`` frames (one due in a frame that applied edits in the next
         frame that did not, at the latest the last of the six), the same whatever the machine; the display surfaces
         and meshes it calls for are worked out by the
-        mesher's background thread, ``STREAM_LAG`` frames' budget a job, nearest first, a job asked for in a step's
-        frame (or in the frame a late one, more than ``STREAM_LAG`` frames after it was asked for, lands)
+        mesher's background thread, nearest first, a job the work the thread makes in ``JOB_FRAMES`` frames at the
+        rate it made the last ones (:meth:`_job_budget`), asked for in a step's frame (or in the frame a late one,
+        more than ``STREAM_LAG`` frames after it was asked for, lands)
         (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
         (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
         all at once, now, as the world's first frame and a loaded world do (the job in flight lands first, and
@@ -188,9 +198,22 @@ class Streaming:
         # 1 ms), not in the frame the last one landed in, which stays cheap; but at once after a late one (the
         # thread is behind: it is not left idle).
         if self._prepared is None and mesher.owes_display and (step or late):
-            self._prepared = mesher.prepare_deferred(self._owed_batch(budget * STREAM_LAG))
+            chunks, work = self._owed_batch(self._job_budget(budget))
+            self._prepared = mesher.prepare_deferred(chunks)
             self._prepared_frame = self.frame
+            clock = self._prepared_clock = [float(work), time.perf_counter()]
+            self._prepared.future.add_done_callback(lambda _: clock.append(time.perf_counter()))
         return changed
+
+    def _job_budget(self, budget: int) -> int:
+        """The work of the next job of display work: what the background thread makes in ``JOB_FRAMES`` of the
+        world's time step at the rate it made the last jobs (so a job lands within ``STREAM_LAG`` frames however
+        busy the machine), from ``budget`` (a frame's) to twice ``STREAM_LAG`` frames' of it; ``STREAM_LAG``
+        frames' before a job was measured."""
+        if self._job_rate is None:
+            return budget * STREAM_LAG
+        frame = self.dt if self.dt > 0 else 1 / 60
+        return int(min(max(self._job_rate * JOB_FRAMES * frame, budget), 2 * budget * STREAM_LAG))
 
     def joins_pending(self, chunks: list[tuple[int, int, int]]) -> list[bool]:
         """For each of ``chunks``: whether its display mesh is still to change as the world streams in, with no
@@ -233,12 +256,17 @@ class Streaming:
         if prepared is not None and (wait or prepared.done()):
             self._prepared = None
             self.mesher.apply_changes(prepared)
+            work, asked, *finished = self._prepared_clock  # (finished: once the future's callback ran, else now)
+            took = (finished[0] if finished else time.perf_counter()) - asked
+            if took > 0:  # the rate it was made at: the mean with the last jobs'
+                rate = work / took
+                self._job_rate = rate if self._job_rate is None else (self._job_rate + rate) / 2
             return self.frame - self._prepared_frame
         return 0
 
-    def _owed_batch(self, budget: int) -> list[tuple[int, int, int]]:
+    def _owed_batch(self, budget: int) -> tuple[list[tuple[int, int, int]], int]:
         """The owed display work of a job: nearest the actors first (ties by chunk index), at most ``budget`` of
-        work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk."""
+        work (a surface as in :meth:`stream`'s budget, a mesh alone 1), at least one chunk; and its work."""
         mesher = self.mesher
         surfaces, meshes = mesher.owed_chunks()
         # A mesh joining an owed surface waits for it (the job making that surface makes the mesh too): not asked.
@@ -255,7 +283,8 @@ class Streaming:
         distance = chunk_distances(self.volume, self._stream_points(), owed)
         order = np.lexsort((np.ravel_multi_index(tuple(owed.T), waiting.shape), distance))  # (ties in chunk order)
         spent = np.cumsum(cost[order])
-        return [tuple(c) for c in owed[order[:max(int(np.searchsorted(spent, budget, side="right")), 1)]].tolist()]
+        taken = max(int(np.searchsorted(spent, budget, side="right")), 1)
+        return [tuple(c) for c in owed[order[:taken]].tolist()], int(spent[taken - 1]) if len(spent) else 0
 
     def _stream_now(self, budget: int | None) -> frozenset[tuple[int, int, int]]:
         """:meth:`stream` without the background thread: the changes go to the mesher's next update."""

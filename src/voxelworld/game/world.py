@@ -186,8 +186,8 @@ class World(Streaming):
                         "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
-                        "_prepared", "_prepared_frame", "_stream_orders", "_activation_costs", "cut_marks", "generator",
-                        "ground_things")
+                        "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
+                        "_activation_costs", "cut_marks", "generator", "ground_things")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -230,6 +230,8 @@ class World(Streaming):
         self._streamed = False  # whether chunks streamed since the freed memory was last handed back
         self._prepared: PreparedChanges | None = None  # streaming changes the mesher works out (stream)
         self._prepared_frame = 0
+        self._prepared_clock: list[float] = []
+        self._job_rate: float | None = None  # (Streaming._job_budget)
         self._stream_step_owed = False  # a streaming step a frame with edits left to the next (Streaming.stream)
         self.generator: GeneratorSettings | None = None  # a generated world's generator (game.populate)
         self.ground_things: GroundThings | None = None  # its things on the ground (game.ground_things)
