@@ -302,6 +302,30 @@ def test_a_resumed_bake_bakes_again_the_blocks_whose_rows_are_missing_or_changed
     assert "re-baking block 0,0: 8 of its" in lines and tables(path) == tables(baked)
 
 
+def test_a_bake_table_of_other_columns_is_made_again_and_another_object_of_its_name_refused(baked, tmp_path):
+    """A damaged or forged file: a table of a bake's name with other columns is dropped and made again (said), its
+    blocks baked again, the rows bit for bit a bake's; a view of that name is refused in one FormatError naming it,
+    the file left as it was."""
+    path = tmp_path / "world.vwd"
+    shutil.copy(baked, path)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE bake_blocks")
+        connection.execute("CREATE TABLE bake_blocks (bx TEXT, note TEXT)")
+        connection.execute("INSERT INTO bake_blocks VALUES ('0', 'forged')")
+    log = io.StringIO()
+    report = bake_world(path, workers=0, block_chunks=2, out=log)
+    assert "the file's bake_blocks table had other columns than a bake's: made again" in log.getvalue()
+    assert report.baked == report.blocks == 16 and report.resumed_after == 0
+    assert tables(path) == tables(baked)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE bake_tiles")
+        connection.execute("CREATE VIEW bake_tiles AS SELECT 1 AS ti")
+    before = path.read_bytes()
+    with pytest.raises(FormatError, match="bake_tiles is a view, where a bake keeps a table"):
+        bake_world(path, workers=0, block_chunks=2, out=open(os.devnull, "w"))
+    assert path.read_bytes() == before
+
+
 def test_a_marker_of_other_blocks_is_not_taken_for_this_bakes(baked, tmp_path):
     # The same parts baked in blocks of 2 columns, resumed in blocks of 4: the markers name other rows.
     path = tmp_path / "world.vwd"

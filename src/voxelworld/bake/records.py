@@ -11,12 +11,15 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import fields
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 import zstandard
 
+from ..errors import FormatError
 from ..io.chunk_store import compressed, row_digest
 from ..io.codec import array_bytes, array_from_bytes
 from ..meshing import CollisionMesh, DisplayMesh
@@ -76,9 +79,29 @@ def tile_record(tile: tuple[int, int], baked: BakedTile) -> tuple:
     return (*tile, *_compressed(f"bake tile {tile[0]},{tile[1]}", raw))
 
 
-def create_tables(connection: sqlite3.Connection) -> None:
-    for statement in BAKE_SCHEMA.values():
+def create_tables(connection: sqlite3.Connection, path: object = "the world file") -> tuple[str, ...]:
+    """Make the bake's tables where the file has none. A table of a bake's name with other columns (a damaged or
+    forged file: its rows mean nothing to a bake) is dropped and made again, so its blocks are baked again; an
+    object of that name that is not a table is refused (FormatError naming it). Returns the tables made again."""
+    remade = []
+    for name, statement in BAKE_SCHEMA.items():
+        kinds = [row[0] for row in connection.execute("SELECT type FROM sqlite_master WHERE name = ?", (name,))]
+        if kinds not in ([], ["table"]):
+            raise FormatError(f"{path}: {name} is a {', '.join(kinds)}, where a bake keeps a table of that name")
+        columns = [row[1] for row in connection.execute(f"PRAGMA table_info({name})")]
+        if columns and columns != _bake_columns(name):
+            connection.execute(f"DROP TABLE {name}")
+            remade.append(name)
         connection.execute(statement)
+    return tuple(remade)
+
+
+@cache
+def _bake_columns(name: str) -> list[str]:
+    """The columns of the bake's table ``name``, as its statement in BAKE_SCHEMA makes them."""
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute(BAKE_SCHEMA[name])
+        return [row[1] for row in connection.execute(f"PRAGMA table_info({name})")]
 
 
 def block_digest(block: tuple[int, int], what: str, meshes: Sequence[tuple], tiles: Sequence[tuple]) -> bytes:

@@ -153,7 +153,9 @@ def _meshes_and_tiles(path: str | os.PathLike[str], parts: tuple[str, ...], bloc
     key = ",".join(plan.what)
     connection = connect_for_writing(path)
     try:
-        create_tables(connection)
+        for table in create_tables(connection, path):
+            print(f"voxelworld bake: the file's {table} table had other columns than a bake's: made again, its "
+                  "blocks baked again", file=out, flush=True)
         kept, rebaked = _check_done(connection, plan, volume, done_blocks(connection, key))
         todo = [block for block in plan.blocks if block not in kept]
         blocks = len(plan.blocks)
