@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from voxelworld.game import ground_things
 from voxelworld.game.edits import VoxelEdit
 from voxelworld.game.ground_things import STANDING
 from voxelworld.game.populate import generated_world
@@ -74,6 +76,32 @@ def test_a_change_is_sent_again_to_the_pages_that_have_the_column_and_only_then(
     (text,) = [t for t in due(server_texts, has, []) if json.loads(t)["chunk"] == [1, 0, 1]]
     assert json.loads(text)["things"] == world.ground_things.rows((1, 1)) and has.things_sent[(1, 1)] == 1
     assert texts.changes() is None
+
+
+def test_the_log_keeps_its_last_entries_and_a_reader_left_behind_reads_every_column_again(monkeypatch):
+    """GroundThings.log keeps LOG_KEPT to twice as many entries however long the world streams; a reader whose
+    place was let go gets every column again and the ones forgotten meanwhile as None: what it publishes is what a
+    reader that kept up publishes."""
+    monkeypatch.setattr(ground_things, "LOG_KEPT", 4)
+    world = generated_world(GENERATOR, scatter=THICK)
+    things = world.ground_things
+    kept_up, left_behind = ThingTexts(world), ThingTexts(world)
+    kept_up_texts, left_behind_texts = {}, {}
+    publish(kept_up_texts, kept_up.all(), [])
+    publish(left_behind_texts, left_behind.all(), [])
+    everything = np.ones(world.volume.chunk_grid_shape, dtype=bool)
+    corner = np.zeros_like(everything)
+    corner[:2, :, :2] = True
+    for wanted in (corner, everything, corner):  # columns forgotten, made again, forgotten: 16 entries each time
+        things.follow(wanted)
+        publish(kept_up_texts, kept_up.changes(), [])
+        assert len(things.log) <= 8 and things.log_start > 0
+    assert things.logged_since(0) is None
+    changes = left_behind.changes()
+    assert any(entry is None for entry in changes.values())  # the forgotten columns, said
+    publish(left_behind_texts, changes, [])
+    assert left_behind_texts == kept_up_texts and len(kept_up_texts) < 16
+    assert left_behind.changes() is None and kept_up.changes() is None
 
 
 def test_a_world_without_things_sends_none():

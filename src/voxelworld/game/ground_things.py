@@ -35,11 +35,14 @@ from .events import ThingChanged
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["GroundThings", "STANDING", "FALLEN", "REMOVED", "OBSTACLE_HEIGHT"]
+__all__ = ["GroundThings", "STANDING", "FALLEN", "REMOVED", "OBSTACLE_HEIGHT", "LOG_KEPT"]
 
 STANDING, FALLEN, REMOVED = 0, 1, 2
 STATE_NAMES = ("standing", "fallen", "removed")
 OBSTACLE_HEIGHT = 3.0  # m: the part of a tree that stands in the way (its trunk below the crown)
+# Entries of GroundThings.log kept: past twice as many the oldest go (a reader that far behind reads every column
+# again: GroundThings.logged_since), so hours of streaming hold a few MiB of log, not one entry a column made.
+LOG_KEPT = 1 << 16
 # m: the navmesh's obstacle boxes are this much wider on every side (an agent's radius): the bake leaves a hole of
 # about an obstacle's own footprint, too small to matter for a trunk (0.6 m) without it.
 NAV_GROW = 0.4
@@ -105,7 +108,10 @@ class GroundThings:
     columns : dict of (ci, ck) to ColumnThings
         The columns made (in the streamed area) and the changed ones kept beyond it.
     log : list of (ci, ck)
-        The columns made, changed or forgotten, in order (:mod:`voxelworld.viewer.thing_messages` reads it).
+        The columns made, changed or forgotten, in order, the last ``LOG_KEPT`` to twice that
+        (:meth:`logged_since`; :mod:`voxelworld.viewer.thing_messages` reads it).
+    log_start : int
+        The place in the whole log of ``log``'s first entry (the entries before it were let go).
     revision : int
         Raised whenever a column's obstacles near the last collider change (the world combines its collider again).
     """
@@ -129,6 +135,7 @@ class GroundThings:
         self._nav_changes: list[tuple[np.ndarray, np.ndarray]] = []  # boxes the navmesh must re-bake
         self.made = 0  # columns scattered so far
         self.log: list[tuple[int, int]] = []  # columns made, changed or forgotten, in order (the page's messages)
+        self.log_start = 0
 
     # ------------------------------------------------------------------------------------------ streaming
     def follow(self, wanted: np.ndarray | None) -> None:
@@ -147,7 +154,6 @@ class GroundThings:
             if kept is not None and kept.version == 0:
                 del self.columns[(ci, ck)]
                 self._touched((ci, ck))
-                self.log.append((ci, ck))
         self._wanted = columns
 
     def _columns_of(self, chunks: np.ndarray) -> np.ndarray:
@@ -173,12 +179,27 @@ class GroundThings:
         self.columns[column] = ColumnThings(things)
         self.made += 1
         self._touched(column)
-        self.log.append(column)
 
     def _touched(self, column: tuple[int, int]) -> None:
+        """``column`` was made, changed or forgotten: logged, and the collider combined again if it reads it."""
         ci0, ck0, ci1, ck1 = self._collider_columns
         if ci0 <= column[0] <= ci1 and ck0 <= column[1] <= ck1:
             self.revision += 1
+        self._log(column)
+
+    def _log(self, column: tuple[int, int]) -> None:
+        log = self.log
+        log.append(column)
+        if len(log) > 2 * LOG_KEPT:
+            self.log_start += len(log) - LOG_KEPT
+            del log[:len(log) - LOG_KEPT]
+
+    def logged_since(self, place: int) -> list[tuple[int, int]] | None:
+        """The columns made, changed or forgotten from ``place`` in the whole log on (``log_start + len(log)``:
+        the end now), each once, in order; None when entries from ``place`` on were let go (read every column)."""
+        if place < self.log_start:
+            return None
+        return sorted(set(self.log[place - self.log_start:]))
 
     # ------------------------------------------------------------------------------------------ edits
     def after_edits(self, world: World, inputs: object = None) -> None:
@@ -222,7 +243,6 @@ class GroundThings:
         if changed:
             kept.changed()
             self._touched(column)
-            self.log.append(column)
             self._rebake(world)
 
     def _rebake(self, world: World) -> None:
@@ -351,7 +371,8 @@ class GroundThings:
                 kept.state[pair[0]] = pair[1]
             loaded[(row[0], row[1])] = kept
         self.columns.update(loaded)
-        self.log.extend(sorted(loaded))
+        for column in sorted(loaded):
+            self._log(column)
         self.revision += 1
 
 

@@ -45,7 +45,8 @@ STREAM_LAG = 6
 # Frames of the world's time step a job of display work is sized to take, at the rate the background thread made the
 # jobs before it (Streaming._job_budget): half of STREAM_LAG, as the thread's rate changes twofold from job to job
 # with what the frames and the navigation's thread leave it (on the 1 km world: 4.5 frames left 13-23 % of the jobs
-# late, 3.5 frames 5-14 %, 3 frames 1.3-1.5 %, with as much display work made).
+# late, 3.5 frames 5-14 %, 3 frames 1-5 %; against jobs of a fixed STREAM_LAG frames' budget, 45-51 % late, about
+# half as much display work again is owed after a sprint: the thread idles from a job's landing to the next step).
 JOB_FRAMES = STREAM_LAG / 2
 # m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
 # cut across the valley) is made by the mesher's background thread and lands a few frames later

@@ -57,7 +57,8 @@ class ThingTexts:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._read = 0  # how much of the things' log is encoded
+        self._read = 0  # how much of the things' whole log is encoded (GroundThings.logged_since)
+        self._encoded: set[Column] = set()  # the columns encoded and not forgotten since
 
     @property
     def kinds(self) -> str | None:
@@ -69,20 +70,29 @@ class ThingTexts:
         things = self.world.ground_things
         if things is None:
             return {}
-        self._read = len(things.log)
+        self._read = things.log_start + len(things.log)
+        self._encoded = set(things.columns)
         return {c: (things.columns[c].version, things_message(c, things.rows(c))) for c in sorted(things.columns)}
 
     def changes(self) -> Changes | None:
-        """The columns made, changed or forgotten since the last call, encoded; None when there are none."""
+        """The columns made, changed or forgotten since the last call, encoded; None when there are none. Read so
+        far behind that the log let go of what came since: every column again, and those forgotten as None."""
         things = self.world.ground_things
-        if things is None or self._read == len(things.log):
+        if things is None or self._read == things.log_start + len(things.log):
             return None
-        touched = sorted(set(things.log[self._read:]))
-        self._read = len(things.log)
+        touched = things.logged_since(self._read)
+        if touched is None:
+            forgotten: Changes = {c: None for c in sorted(self._encoded) if c not in things.columns}
+            return forgotten | self.all()
+        self._read = things.log_start + len(things.log)
         out: Changes = {}
         for column in touched:
             kept = things.columns.get(column)
             out[column] = None if kept is None else (kept.version, things_message(column, things.rows(column)))
+            if kept is None:
+                self._encoded.discard(column)
+            else:
+                self._encoded.add(column)
         return out
 
 
