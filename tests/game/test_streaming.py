@@ -344,8 +344,8 @@ def test_display_jobs_are_asked_for_in_step_frames_or_at_once_after_a_late_one(t
         asked, steps, landed, when = [], set(), {}, {}
         prepare, apply, target = world.mesher.prepare_deferred, world.mesher.apply_changes, World._stream_target
 
-        def counted_prepare(chunks):
-            job = prepare(chunks)
+        def counted_prepare(chunks, **options):
+            job = prepare(chunks, **options)
             asked.append(world.frame)
             when[id(job)] = world.frame
             return job
@@ -401,9 +401,9 @@ def test_display_jobs_are_sized_by_the_speed_the_thread_made_the_last_ones_at(te
     asked = []
     prepare = world.mesher.prepare_deferred
 
-    def counted_prepare(chunks):
+    def counted_prepare(chunks, **options):
         asked.append(world._job_budget(budget))  # (the job's budget: as stream asked for it)
-        return prepare(chunks)
+        return prepare(chunks, **options)
 
     monkeypatch.setattr(world.mesher, "prepare_deferred", counted_prepare)
     work = mesher_levels._prepare

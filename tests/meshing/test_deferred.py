@@ -159,6 +159,40 @@ def test_a_job_makes_only_its_own_surfaces_and_skips_what_turned_stale(world, mo
     _land_all(mesher)
     assert _meshes(mesher) == _meshes(_fresh(mesher))
 
+def test_a_job_starts_its_surfaces_in_the_order_asked_and_none_after_its_deadline(world, monkeypatch):
+    """The surfaces a job has not started by its deadline stay owed, with the meshes joining them; those it made
+    are the first of the order it was asked in (nearest the actors first, as streaming asks); later jobs make the
+    rest and the meshes end as a fresh mesher's, bit for bit."""
+    mesher = _start(world)
+    grid = world.chunk_grid_shape
+    mesher.defer_changes(np.ones(grid, dtype=bool), np.zeros(grid, dtype=np.int64))
+    owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces).tolist()))
+    order = owed[::-1]  # another order than the chunks' (which the job keeps its surfaces in)
+    form, formed = mesher_levels.display_form, []
+
+    def slow_form(*args, **kwargs):
+        time.sleep(0.02)
+        formed.append(args[1])
+        return form(*args, **kwargs)
+
+    monkeypatch.setattr(mesher_levels, "display_form", slow_form)
+    mesher.apply_changes(mesher.prepare_deferred(order, deadline=time.perf_counter() + 0.05))
+    still = set(map(tuple, np.argwhere(mesher.owed_surfaces).tolist()))
+    made = [chunk for chunk in order if chunk not in still]
+    assert len(owed) > 20 and 1 <= len(made) < len(owed) // 2
+    assert made == order[:len(made)]  # started in the order asked, none after the deadline
+    assert len(formed) == len(made)  # the meshes joining those left wait: none of theirs made for them
+    mesher.apply_changes(mesher.prepare_deferred(order, deadline=time.perf_counter() - 1.0))
+    assert set(map(tuple, np.argwhere(mesher.owed_surfaces).tolist())) == still - {order[len(made)]}  # (progress)
+    still.discard(order[len(made)])
+    monkeypatch.setattr(mesher_levels, "display_form", form)
+    job = mesher.prepare_deferred(sorted(still), deadline=None)  # no deadline: every surface made
+    mesher.apply_changes(job)
+    assert not mesher.owed_surfaces.any()
+    _land_all(mesher)
+    assert _meshes(mesher) == _meshes(_fresh(mesher))
+
+
 def test_settled_work_is_made_by_the_next_update(world):
     mesher = _start(world)
     grid = world.chunk_grid_shape

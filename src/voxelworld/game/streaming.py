@@ -22,8 +22,8 @@ from .player import Player
 from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG",
-           "NEAR_EDIT_DISTANCE", "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL", "release_freed_memory",
-           "release_freed_memory_aside"]
+           "JOB_FRAMES", "SURFACE_FRAMES", "NEAR_EDIT_DISTANCE", "UNLOAD_MARGIN_CHUNKS", "FAR_VOXELS_LEVEL",
+           "release_freed_memory", "release_freed_memory_aside"]
 
 # Streaming: chunks a batch of the first frame's meshing, and the work a change costs in a frame's budget
 # (WorldSettings.stream_chunks_per_frame) in chunks meshed: a chunk with vertices kept hot (its surfaces kept) is
@@ -43,11 +43,14 @@ FIRST_VIEW_DISTANCE = 64.0
 # display work lands when done, a few frames later, so the world's frames pay for none of it.
 STREAM_LAG = 6
 # Frames of the world's time step a job of display work is sized to take, at the rate the background thread made the
-# jobs before it (Streaming._job_budget): half of STREAM_LAG, as the thread's rate changes twofold from job to job
-# with what the frames and the navigation's thread leave it (on the 1 km world: 4.5 frames left 13-23 % of the jobs
-# late, 3.5 frames 5-14 %, 3 frames 1-5 %; against jobs of a fixed STREAM_LAG frames' budget, 45-51 % late, about
-# half as much display work again is owed after a sprint: the thread idles from a job's landing to the next step).
-JOB_FRAMES = STREAM_LAG / 2
+# jobs before it (Streaming._job_budget), and frames after which it starts no more surfaces (those left stay owed for
+# the next job; the meshes of those it made take about as long again): the thread's rate changes twofold from job to
+# job with what the frames and the navigation's thread leave it. On the 1 km sprint (docs/benchmarks.md, a tenth
+# session): jobs of a fixed STREAM_LAG frames' budget landed 45-51 % late; sized to 3 frames 1-5 %, but with half as
+# much display work again owed after the sprint; 4 frames with surfaces until 2.5 frames 3-6 %, the owed work less
+# than the fixed jobs' (1 750-2 000 chunks against 2 150-2 400).
+JOB_FRAMES = 4.0
+SURFACE_FRAMES = 2.5
 # m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
 # cut across the valley) is made by the mesher's background thread and lands a few frames later
 # (Streaming._defer_far_edits); nearer, in the edit's frame, as on a small world.
@@ -164,8 +167,9 @@ class Streaming:
         frame that did not, at the latest the last of the six), the same whatever the machine; the display surfaces
         and meshes it calls for are worked out by the
         mesher's background thread, nearest first, a job the work the thread makes in ``JOB_FRAMES`` frames at the
-        rate it made the last ones (:meth:`_job_budget`), asked for in a step's frame (or in the frame a late one,
-        more than ``STREAM_LAG`` frames after it was asked for, lands)
+        rate it made the last ones (:meth:`_job_budget`), starting no surface after ``SURFACE_FRAMES`` (the rest
+        stays owed), asked for in a step's frame (or in the frame a late one, more than ``STREAM_LAG`` frames after
+        it was asked for, lands)
         (:meth:`ChunkMesher.prepare_deferred`), and land in the first frame after a job is done
         (:meth:`ChunkMesher.apply_changes`), never waited for: until then a chunk shows its previous mesh. None:
         all at once, now, as the world's first frame and a loaded world do (the job in flight lands first, and
@@ -200,9 +204,10 @@ class Streaming:
         # thread is behind: it is not left idle).
         if self._prepared is None and mesher.owes_display and (step or late):
             chunks, work = self._owed_batch(self._job_budget(budget))
-            self._prepared = mesher.prepare_deferred(chunks)
+            now = time.perf_counter()
+            self._prepared = mesher.prepare_deferred(chunks, deadline=now + SURFACE_FRAMES * self._frame_seconds())
             self._prepared_frame = self.frame
-            clock = self._prepared_clock = [float(work), time.perf_counter()]
+            clock = self._prepared_clock = [float(work), now]
             self._prepared.future.add_done_callback(lambda _: clock.append(time.perf_counter()))
         return changed
 
@@ -213,8 +218,11 @@ class Streaming:
         frames' before a job was measured."""
         if self._job_rate is None:
             return budget * STREAM_LAG
-        frame = self.dt if self.dt > 0 else 1 / 60
-        return int(min(max(self._job_rate * JOB_FRAMES * frame, budget), 2 * budget * STREAM_LAG))
+        return int(min(max(self._job_rate * JOB_FRAMES * self._frame_seconds(), budget), 2 * budget * STREAM_LAG))
+
+    def _frame_seconds(self) -> float:
+        """The world's time step (s): the last frame's (a 60th of a second before the first)."""
+        return self.dt if self.dt > 0 else 1 / 60
 
     def joins_pending(self, chunks: list[tuple[int, int, int]]) -> list[bool]:
         """For each of ``chunks``: whether its display mesh is still to change as the world streams in, with no

@@ -187,13 +187,17 @@ class MesherDeferred:
         deferred |= owed
         return frozenset(owed)
 
-    def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]]) -> PreparedChanges:
+    def prepare_deferred(self, chunks: Iterable[tuple[int, int, int]],
+                         deadline: float | None = None) -> PreparedChanges:
         """Start working out, on the background thread, the owed display work of ``chunks`` (owed surfaces or
-        meshes; the others are left out): their display surfaces at their levels, and the display meshes of those
-        and of the neighbours joining a changed border, from a snapshot of what the mesher has now. Hand the
-        result to :meth:`apply_changes` once it is done (:meth:`PreparedChanges.done`)."""
+        meshes; the others are left out): their display surfaces at their levels, started in the order given, and
+        the display meshes of those and of the neighbours joining a changed border, from a snapshot of what the
+        mesher has now. Surfaces not started by ``deadline`` (a ``time.perf_counter()`` time; None: none), but the
+        first, are left owed, with the meshes joining them. Hand the result to :meth:`apply_changes` once it is
+        done (:meth:`PreparedChanges.done`)."""
         grid = self.volume.chunk_grid_shape
-        wanted = {tuple(int(c) for c in chunk) for chunk in chunks}
+        given = [tuple(int(c) for c in chunk) for chunk in chunks]
+        wanted = set(given)
         surfaces = tuple(sorted(c for c in wanted if c in self._deferred))
         remeshed = tuple(sorted(c for c in wanted if c in self._deferred_remesh and c not in self._deferred))
         fields = cast(Volume, self._fields)  # owed work exists only after the first update
@@ -207,7 +211,8 @@ class MesherDeferred:
         job = PreparedJob(surfaces, remeshed, {c: self._raw[c] for c in surfaces if c in self._raw},
                           self._display_surfaces.copy(surfaces), self._display_surfaces.copy(),
                           self._levels.copy(), self._detail.copy(), self._active.copy(), self._plane_levels(),
-                          self._vertex_free.copy(), frozenset(self._deferred), stamps, versions)
+                          self._vertex_free.copy(), frozenset(self._deferred), stamps, versions,
+                          tuple(dict.fromkeys(c for c in given if c in self._deferred)), deadline)
         # The same work as prepare_changes' (read from its module when called: tests slow it down there).
         future: Future[PreparedResult | None] = background_executor().submit(
             mesher_levels._prepare, cast(mesher_levels.MesherLevels, self), job, fields.snapshot(MESHED_FIELDS))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import ChainMap
 from collections.abc import Iterable
 from concurrent.futures import Future
+from time import perf_counter
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -52,18 +53,25 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
         return bool((volume.chunk_versions[box] != job.versions[box]).any())
 
     def wanted_surface(chunk: tuple) -> tuple[ChunkSurface, ChunkSurface] | None:
-        if restamped(chunk) or edited(chunk, 1, 1):
+        if restamped(chunk) or edited(chunk, 1, 1) or (late() and chunk != order[0]):  # (the first: progress)
             return None
         return display_surface(chunk, job.raw.get(chunk))
 
+    def late() -> bool:
+        return job.deadline is not None and perf_counter() > job.deadline
+
     asked = set(job.surfaces)
     waiting = frozenset(c for c in job.owed if c not in asked and c not in job.current)
-    made = background_map(wanted_surface, list(job.surfaces))
+    order = list(job.order) if job.order else list(job.surfaces)
+    made_in_order = dict(zip(order, background_map(wanted_surface, order)))
+    made = [made_in_order[chunk] for chunk in job.surfaces]
+    # Surfaces left for a later job (past the deadline) wait as those of the owed chunks not asked for do.
+    waiting |= {c for c, pair in zip(job.surfaces, made) if pair is None and not restamped(c) and c not in job.current}
     raw_made: dict[tuple, ChunkSurface] = {}
     display: dict[tuple, ChunkSurface] = {}
     remesh = set(job.remeshed_for_off)
     for chunk, pair in zip(job.surfaces, made):
-        if pair is None:  # stale: its own next job makes it and the meshes it changes
+        if pair is None:  # stale, or left past the deadline: its own next job makes it and the meshes it changes
             continue
         raw, new = pair
         if chunk not in job.raw:

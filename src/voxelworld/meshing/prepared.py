@@ -58,6 +58,11 @@ class PreparedJob:
     # (a new level, turned inactive) would be stale, and is skipped. None: everything is made.
     stamps: np.ndarray | None = None
     versions: np.ndarray | None = None  # the chunk versions its voxels are of, likewise (an edit since: stale)
+    # Owed display work (prepare_deferred): the order to make its surfaces in (nearest the actors first), and when
+    # (time.perf_counter) to stop starting them but the first: those left stay owed for a later job, and the meshes
+    # joining them wait with them. None: every surface is made.
+    order: tuple = ()
+    deadline: float | None = None
 
 
 @dataclass(frozen=True)
