@@ -46,11 +46,11 @@ STREAM_LAG = 6
 # jobs before it (Streaming._job_budget), and frames after which it starts no more surfaces (those left stay owed for
 # the next job; the meshes of those it made take about as long again): the thread's rate changes twofold from job to
 # job with what the frames and the navigation's thread leave it. On the 1 km sprint (docs/benchmarks.md, a tenth
-# session): jobs of a fixed STREAM_LAG frames' budget landed 45-51 % late; sized to 3 frames 1-5 %, but with half as
-# much display work again owed after the sprint; 4 frames with surfaces until 2.5 frames 3-6 %, the owed work less
-# than the fixed jobs' (1 750-2 000 chunks against 2 150-2 400).
+# session): jobs of a fixed STREAM_LAG frames' budget landed 18-51 % late; sized to 3 frames 1-5 %, with half as much
+# display work again owed after the sprint; 4 frames with surfaces until 2.5 frames 3-7 %, until 2 frames 3-4 % with
+# 10-45 % more owed, until 1.5 frames 1-2 % with 80 % more.
 JOB_FRAMES = 4.0
-SURFACE_FRAMES = 2.5
+SURFACE_FRAMES = 2.0
 # m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
 # cut across the valley) is made by the mesher's background thread and lands a few frames later
 # (Streaming._defer_far_edits); nearer, in the edit's frame, as on a small world.
