@@ -193,8 +193,7 @@ class FrameEncoder:
                 self._held_back.add(chunk)
                 continue
             self._held_back.discard(chunk)
-            old = self.wire.get(chunk, (0, None))[1]
-            if chunk not in meshes and (old is None or old.triangle_count == 0):
+            if chunk not in meshes and self._first_triangles(chunk):  # (nothing of it on the pages to remove)
                 self._join_waits.pop(chunk, None)
                 continue
             due.append(chunk)
