@@ -89,9 +89,10 @@ def figure_tasks(world: str, folder: str, workers: int, block_chunks: int | None
     from voxelworld.bake.records import create_tables, write_block
     from voxelworld.io.world_file import bake_inputs, connect_for_writing
 
-    volume, settings, props = bake_inputs(world)
+    volume, settings, props, things = bake_inputs(world)
     options = {} if block_chunks is None else {"block_chunks": block_chunks}
-    plan = plan_bake(world, settings=settings, props=props, grid=volume.chunk_grid_shape, **options)
+    plan = plan_bake(world, settings=settings, props=props, grid=volume.chunk_grid_shape, things=things,
+                     **options)
     figures = {"plan pickled bytes": len(pickle.dumps(plan))}
     start = time.perf_counter()
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -157,9 +158,10 @@ def figure_block(world: str, folder: str, workers: int, block_chunks: int | None
     from voxelworld.bake import bake_block, plan_bake
     from voxelworld.io.world_file import bake_inputs
 
-    volume, settings, props = bake_inputs(world)
+    volume, settings, props, things = bake_inputs(world)
     options = {} if block_chunks is None else {"block_chunks": block_chunks}
-    plan = plan_bake(world, settings=settings, props=props, grid=volume.chunk_grid_shape, **options)
+    plan = plan_bake(world, settings=settings, props=props, grid=volume.chunk_grid_shape, things=things,
+                     **options)
     del volume
     blocks = plan.blocks
     middle = blocks[len(blocks) // 2 + int(np.sqrt(len(blocks))) // 2] if len(blocks) > 1 else blocks[0]

@@ -185,7 +185,7 @@ def test_bad_requests_are_refused_before_anything_is_written(world_file, tmp_pat
 
 def test_a_plan_without_the_worlds_settings_or_grid_is_refused(world_file):
     # Once, a plan without settings was made, and every block's task failed on it (AttributeError in a worker).
-    volume, settings, props = bake_inputs(world_file)
+    volume, settings, props, things = bake_inputs(world_file)
     grid = volume.chunk_grid_shape
     with pytest.raises(ParameterError, match="settings"):
         plan_bake(world_file, props=props, grid=grid)

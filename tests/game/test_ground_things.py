@@ -54,7 +54,7 @@ def test_a_generated_world_has_the_generators_things_and_the_demo_world_none(wor
 
 
 def test_columns_are_the_same_whatever_order_they_stream_in(world):
-    forward, backward = GroundThings(world, GENERATOR, THICK), GroundThings(world, GENERATOR, THICK)
+    forward, backward = GroundThings(world.volume, GENERATOR, THICK), GroundThings(world.volume, GENERATOR, THICK)
     masks = []
     for ci in range(4):  # a view sweeping along x, then back
         wanted = np.zeros(world.volume.chunk_grid_shape, dtype=bool)
@@ -168,22 +168,20 @@ def test_a_frame_without_edits_checks_nothing(world, monkeypatch):
 def test_bad_arguments_are_refused(world):
     from voxelworld.errors import ParameterError
     with pytest.raises(ParameterError, match="generator"):
-        GroundThings(world, None, THICK)  # type: ignore[arg-type]
+        GroundThings(world.volume, None, THICK)  # type: ignore[arg-type]
     other = GeneratorSettings(size=32.0, height=48.0, ground_level=24.0)
-    with pytest.raises(ParameterError, match="world.volume"):
-        GroundThings(world, other, THICK)
+    with pytest.raises(ParameterError, match="volume"):
+        GroundThings(world.volume, other, THICK)
     with pytest.raises(ParameterError, match="columns"):
-        GroundThings(world, GENERATOR, THICK).load_state_dict({"columns": [[9, 0, 1, []]]})
+        GroundThings(world.volume, GENERATOR, THICK).load_state_dict({"columns": [[9, 0, 1, []]]})
     assert WorldSettings().view_distance is None
 
 
 @pytest.mark.parametrize("chunk_size", [8, 16, 32, 64])
 def test_the_columns_under_chunks_of_any_size(chunk_size):
-    from types import SimpleNamespace
-
     from voxelworld.terrain import SparseVolume
     volume = SparseVolume(GENERATOR.shape, voxel_size=GENERATOR.voxel_size, chunk_size=chunk_size)
-    things = GroundThings(SimpleNamespace(volume=volume), GENERATOR, THICK)  # type: ignore[arg-type]
+    things = GroundThings(volume, GENERATOR, THICK)
     rng = np.random.default_rng(chunk_size)
     for _ in range(5):
         chunks = rng.random((volume.chunk_grid_shape[0], volume.chunk_grid_shape[2])) < 0.3

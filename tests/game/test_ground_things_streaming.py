@@ -79,7 +79,7 @@ def test_streamed_tiles_with_things_are_the_full_bakes_tiles():
     nav = world.agents.navigate()
     nav.bake_around(world.player.position[None])  # (no NPC: the navmesh streams around none)
     assert nav.things is world.ground_things and nav.tiled.tiles
-    every = GroundThings(world, ground, THICK)
+    every = GroundThings(world.volume, ground, THICK)
     every.follow(None)  # every column's things
     volume = terrain.snapshot()
     full = WorldNavigation(volume, ChunkMesher(volume, volume.materials, settings.mesh_options), things=every)

@@ -19,6 +19,8 @@ from typing import cast
 import numpy as np
 
 from ..errors import ParameterError, check_integer
+from ..game.ground_things import GroundThings
+from ..game.nav_stored import damaging_near, tile_source
 from ..game.navigation import WorldNavigation
 from ..game.settings import WorldSettings
 from ..io.world_file import open_volume
@@ -39,7 +41,8 @@ class BakePlan:
     """What every task of one bake needs: the world file (a path every worker reads), its size and modification
     time when planned (the key a worker opens the file under, once a bake: the rows it reads are checked by their
     digests, and the bake's own writes change neither them nor the file's chunk rows), what to bake, the world's
-    settings and props, and the blocks' size in chunk columns."""
+    settings and props, the blocks' size in chunk columns, and the world's things on the ground as saved
+    (generator, scatter settings, changed columns: obstacles in its navmesh, as in the game's; None: none)."""
 
     path: str
     identity: tuple
@@ -48,6 +51,7 @@ class BakePlan:
     props: tuple[SceneObject, ...]
     grid: tuple[int, int, int]
     block_chunks: int = BLOCK_CHUNKS
+    things: tuple | None = None
 
     @property
     def blocks(self) -> list[tuple[int, int]]:
@@ -62,7 +66,7 @@ class BlockResult:
 
     block: tuple[int, int]
     meshes: tuple  # (cx, cy, cz, kind, level, version, raw_size, sha256, data)
-    tiles: tuple  # (ti, tk, raw_size, sha256, data)
+    tiles: tuple  # (ti, tk, source, raw_size, sha256, data)
 
     @property
     def nbytes(self) -> int:
@@ -76,9 +80,10 @@ def blocks_of(grid: Sequence[int], block_chunks: int) -> list[tuple[int, int]]:
 
 def plan_bake(path: str | os.PathLike[str], what: Iterable[str] = WHAT, settings: WorldSettings | None = None,
               props: Iterable[SceneObject] = (), grid: tuple[int, int, int] | None = None,
-              block_chunks: int = BLOCK_CHUNKS) -> BakePlan:
+              block_chunks: int = BLOCK_CHUNKS, things: tuple | None = None) -> BakePlan:
     """The plan of a bake of the world file ``path`` (checked by the caller: :func:`voxelworld.bake.bake_world`).
-    ``settings`` (the world's WorldSettings) and ``grid`` (its chunk grid) are needed: ParameterError without."""
+    ``settings`` (the world's WorldSettings) and ``grid`` (its chunk grid) are needed: ParameterError without.
+    ``things``: its things on the ground as :func:`~voxelworld.io.world_file.bake_inputs` gives them."""
     if not isinstance(settings, WorldSettings):
         raise ParameterError("settings", settings, "the world's voxelworld.game.WorldSettings")
     if grid is None:
@@ -93,7 +98,7 @@ def plan_bake(path: str | os.PathLike[str], what: Iterable[str] = WHAT, settings
     target = Path(path).resolve()
     stat = target.stat()
     return BakePlan(str(target), (stat.st_size, stat.st_mtime_ns), tuple(p for p in WHAT if p in what), settings,
-                    tuple(props), cast("tuple[int, int, int]", tuple(grid)), block_chunks)
+                    tuple(props), cast("tuple[int, int, int]", tuple(grid)), block_chunks, things)
 
 
 _OPENED = threading.local()  # per thread: a worker running tasks on several threads opens the file in each
@@ -185,20 +190,35 @@ def _bake(plan: BakePlan, volume: SparseVolume, block: tuple[int, int]) -> Block
                     meshes.append(mesh_record(chunk, "collision", 0, int(versions[chunk]),
                                               mesher.chunk_collision_mesh(chunk)))
             if navigation_tiles:
-                navigation = _navigation(volume, mesher, plan, navigation_tiles)
+                navigation = _navigation(volume, mesher, plan, navigation_tiles, active)
                 tiled = navigation.tiled
                 assert tiled is not None  # a streaming navigation: navigation_distance given
-                tiles = [tile_record(tile, tiled.baked_tile(tile)) for tile in navigation_tiles]
+                tiles = [tile_record(tile, tiled.baked_tile(tile), _source(navigation, tile))
+                         for tile in navigation_tiles]
     return BlockResult(block, tuple(meshes), tuple(tiles))
 
 
 def _navigation(volume: SparseVolume, mesher: ChunkMesher, plan: BakePlan,
-                tiles: Iterable[tuple[int, int]] | None = None) -> WorldNavigation:
-    """The world's streaming navigation as the game makes it (the same region, settings and props), baking
-    ``tiles`` at once."""
+                tiles: Iterable[tuple[int, int]] | None = None, active: np.ndarray | None = None) -> WorldNavigation:
+    """The world's streaming navigation as the game makes it (the same region, settings, props and things on the
+    ground, those of the ``active`` chunks' columns made), baking ``tiles`` at once."""
     settings = plan.settings
+    things = None
+    if plan.things is not None and active is not None:
+        generator, scatter, columns = plan.things
+        things = GroundThings(volume, generator, scatter)
+        things.load_state_dict({"columns": columns})
+        things.follow(active)
     return WorldNavigation(volume, mesher, plan.props, navigation_distance=settings.navigation_radius,
-                           tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles)
+                           tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles, things=things)
+
+
+def _source(navigation: WorldNavigation, tile: tuple[int, int]) -> bytes:
+    """The digest a game takes ``tile`` by (:func:`~voxelworld.game.nav_stored.tile_source`), empty where none
+    can vouch for it (damaging ground near it)."""
+    if damaging_near(navigation, tile):
+        return b""
+    return tile_source(navigation, tile) or b""
 
 
 def _corner_columns(navigation: WorldNavigation, volume: SparseVolume) -> tuple[list[int], list[int]]:

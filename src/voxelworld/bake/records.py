@@ -23,7 +23,7 @@ from ..errors import FormatError
 from ..io.chunk_store import compressed, row_digest
 from ..io.codec import array_bytes, array_from_bytes
 from ..meshing import CollisionMesh, DisplayMesh
-from ..navigation.polygons import TilePolygons
+from ..navigation.tile_checks import tile_arrays
 from ..navigation.tiles import BakedTile
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ BAKE_SCHEMA = {
                    "raw_size INTEGER NOT NULL, sha256 BLOB NOT NULL, data BLOB NOT NULL, "
                    "PRIMARY KEY (cx, cy, cz, kind, level))",
     "bake_tiles": "CREATE TABLE IF NOT EXISTS bake_tiles (ti INTEGER NOT NULL, tk INTEGER NOT NULL, "
-                  "raw_size INTEGER NOT NULL, sha256 BLOB NOT NULL, data BLOB NOT NULL, PRIMARY KEY (ti, tk))",
+                  "source BLOB NOT NULL, raw_size INTEGER NOT NULL, sha256 BLOB NOT NULL, data BLOB NOT NULL, "
+                  "PRIMARY KEY (ti, tk))",
     "bake_blocks": "CREATE TABLE IF NOT EXISTS bake_blocks (bx INTEGER NOT NULL, bz INTEGER NOT NULL, "
                    "what TEXT NOT NULL, sha256 BLOB NOT NULL, PRIMARY KEY (bx, bz))",
 }
@@ -68,15 +69,13 @@ def mesh_record(chunk: Sequence[int], kind: str, level: int, version: int,
     return (*chunk, kind, level, version, *_compressed(label, raw))
 
 
-def tile_record(tile: tuple[int, int], baked: BakedTile) -> tuple:
-    """The ``bake_tiles`` row of a navmesh tile: its polygons' arrays (``area_type`` among them), its side steps
-    and the area types its polygons' ``area_type`` indexes (``area_types``: their names joined by newlines, as
-    UTF-8 bytes)."""
-    names = np.frombuffer("\n".join(baked.area_types).encode("utf-8"), dtype=np.uint8)
-    arrays = {f.name: getattr(baked.polygons, f.name) for f in fields(TilePolygons)} | {"steps": baked.steps,
-                                                                                           "area_types": names}
-    raw = arrays_bytes(arrays)
-    return (*tile, *_compressed(f"bake tile {tile[0]},{tile[1]}", raw))
+def tile_record(tile: tuple[int, int], baked: BakedTile, source: bytes = b"") -> tuple:
+    """The ``bake_tiles`` row of a navmesh tile: the digest of what its bake read (``source``,
+    :func:`voxelworld.game.nav_stored.tile_source`; empty: a game never takes the tile), then its
+    :func:`~voxelworld.navigation.tile_checks.tile_arrays` (its polygons' arrays, ``area_type`` among them, its side
+    steps and the area types' names)."""
+    raw = arrays_bytes(tile_arrays(baked))
+    return (*tile, source, *_compressed(f"bake tile {tile[0]},{tile[1]}", raw))
 
 
 def create_tables(connection: sqlite3.Connection, path: object = "the world file") -> tuple[str, ...]:
@@ -140,7 +139,7 @@ def write_block(connection: sqlite3.Connection, result: BlockResult, what: str) 
     connection.execute("BEGIN IMMEDIATE")
     try:
         connection.executemany("INSERT OR REPLACE INTO bake_meshes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", result.meshes)
-        connection.executemany("INSERT OR REPLACE INTO bake_tiles VALUES (?, ?, ?, ?, ?)", result.tiles)
+        connection.executemany("INSERT OR REPLACE INTO bake_tiles VALUES (?, ?, ?, ?, ?, ?)", result.tiles)
         connection.execute("INSERT OR REPLACE INTO bake_blocks VALUES (?, ?, ?, ?)", (*result.block, what, digest))
         connection.execute("COMMIT")
     except BaseException:

@@ -148,8 +148,8 @@ def _terrain(path: str | os.PathLike[str], generator: GeneratorSettings, block_c
 
 def _meshes_and_tiles(path: str | os.PathLike[str], parts: tuple[str, ...], block_chunks: int, client: Any,
                       out: TextIO) -> tuple[int, int, list[int], tuple[tuple[tuple[int, int], str], ...]]:
-    volume, settings, props = bake_inputs(path)
-    plan = plan_bake(path, parts, settings, props, volume.chunk_grid_shape, block_chunks)
+    volume, settings, props, things = bake_inputs(path)
+    plan = plan_bake(path, parts, settings, props, volume.chunk_grid_shape, block_chunks, things)
     key = ",".join(plan.what)
     connection = connect_for_writing(path)
     try:

@@ -154,7 +154,7 @@ class Agents:
             self.navigation = WorldNavigation(world.volume, world.mesher, props,
                                               navigation_distance=settings.navigation_radius,
                                               tiles_per_frame=settings.navigation_tiles_per_frame,
-                                              things=world.ground_things)
+                                              things=world.ground_things, stored_tiles=world.stored_tiles)
             if bake:  # (else its tiles stream in, a few a frame: regions waking)
                 self.navigation.bake_around(self._actor_points())
         return self.navigation

@@ -28,7 +28,7 @@ import numpy as np
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_range
 from ..navigation import SceneObject
-from ..terrain import GeneratorSettings
+from ..terrain import GeneratorSettings, MaterialTable, Volume
 from ..terrain.scatter import THING_KINDS, ScatterSettings, Things, column_count, scatter_chunk_column
 from .events import ThingChanged
 
@@ -94,14 +94,16 @@ def _box(kind: int, position: np.ndarray, yaw: float, scale: float, state: int, 
 
 
 class GroundThings:
-    """The things of ``world``'s generated ground (see the module docstring).
+    """The things on a generated world's ground (see the module docstring).
 
     Parameters
     ----------
-    world : World
-        The world (its volume is the generator's world: same voxel size and chunks of ``CHUNK_SIZE``).
+    volume : Volume
+        The world's terrain (the generator's world: same shape and voxel size).
     generator : GeneratorSettings
     settings : ScatterSettings
+    materials : MaterialTable, optional
+        The table the obstacles' materials are looked up in (the world's; by default the volume's).
 
     Attributes
     ----------
@@ -116,14 +118,14 @@ class GroundThings:
         Raised whenever a column's obstacles near the last collider change (the world combines its collider again).
     """
 
-    def __init__(self, world: World, generator: GeneratorSettings, settings: ScatterSettings = ScatterSettings()
-                 ) -> None:
+    def __init__(self, volume: Volume, generator: GeneratorSettings, settings: ScatterSettings = ScatterSettings(),
+                 materials: MaterialTable | None = None) -> None:
         check_range("generator", generator, "a GeneratorSettings", isinstance(generator, GeneratorSettings))
         check_range("settings", settings, "a ScatterSettings", isinstance(settings, ScatterSettings))
-        volume = world.volume
-        check_range("world.volume", volume.shape, f"the generator's world shape {generator.shape}",
+        check_range("volume", volume.shape, f"the generator's world shape {generator.shape}",
                     tuple(volume.shape) == generator.shape and volume.voxel_size == generator.voxel_size)
-        self.world, self.generator, self.settings = world, generator, settings
+        self.generator, self.settings = generator, settings
+        self.materials = volume.materials if materials is None else materials
         self.columns: dict[tuple[int, int], ColumnThings] = {}
         self.revision = 0
         self._grid = column_count(generator)
@@ -276,7 +278,7 @@ class GroundThings:
         self._collider_columns = (ci0, ck0, ci1, ck1)
         self._collider_revision = self.revision
         parts = []
-        materials = self.world.materials
+        materials = self.materials
         for ci in range(ci0, ci1 + 1):
             for ck in range(ck0, ck1 + 1):
                 kept = self.columns.get((ci, ck))
@@ -384,7 +386,7 @@ def attach(world: World, generator: GeneratorSettings, settings: ScatterSettings
     has bakes them in (:meth:`~voxelworld.game.navigation.WorldNavigation.attach_things`)."""
     check_range("world.ground_things", world.ground_things, "None: a world gets its things once",
                 world.ground_things is None)
-    things = GroundThings(world, generator, settings)
+    things = GroundThings(world.volume, generator, settings, world.materials)
     if state is not None:
         things.load_state_dict(state)
     if world.settings.view_distance is None:

@@ -10,7 +10,7 @@ otherwise, as before. Either way the tile is the same, bit for bit; only the fra
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -42,13 +42,13 @@ class TileAhead:
     """A tile being baked ahead: its chunks (those its bake reads, sorted), the collision meshes of those not made
     yet (being made on the same thread, first: for this tile, or for a tile asked for before it that reads them
     too), the things on their ground and the bake to come:
-    (each chunk's collision mesh, each chunk's scene object, the tile)."""
+    (each chunk's collision mesh, each chunk's scene object, the tile, whether it was read from the world file)."""
 
     tile: tuple[int, int]
     chunks: tuple[Chunk, ...]
     collision: Mapping[Chunk, PreparedCollision]
     things: tuple[SceneObject, ...]
-    future: Future[tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile]]
+    future: Future[tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile, bool]]
 
     def done(self) -> bool:
         return self.future.done()
@@ -63,26 +63,30 @@ def navigation_thread() -> Executor:
 def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mapping[Chunk, CollisionMesh | None],
                      objects: Mapping[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                      areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: list[SceneObject],
-                     area: BakeArea, settings: NavSettings) -> TileAhead:
+                     area: BakeArea, settings: NavSettings, stored: Callable[[], BakedTile | None] | None = None
+                     ) -> TileAhead:
     """Start baking ``tile`` on the navigation's thread (see the module); ``held``: every chunk's collision mesh
     known now (those the navigation holds, and of ``chunks`` those baked in the file or made by the mesher), the
     others of ``chunks`` from the preparation ``collision`` maps them to (started before this bake, on the same
     thread); ``objects``: the scene objects held of ``chunks``; ``areas``:
-    a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with."""
+    a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with; ``stored``: what
+    reads the tile from the world file's bake where it holds it as baked from this scene (taken instead of baking:
+    :mod:`.nav_stored`), or None."""
     chunks, collision = tuple(chunks), dict(collision)  # (neither changes after)
     future = navigation_thread().submit(
         bake_tile_ahead, tile, chunks, dict(held), dict(objects), collision, areas, props, tuple(things), area,
-        settings)
+        settings, stored)
     return TileAhead(tile, chunks, collision, tuple(things), future)
 
 
 def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict[Chunk, CollisionMesh | None],
                     objects: dict[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                     areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: tuple[SceneObject, ...],
-                    area: BakeArea, settings: NavSettings
-                    ) -> tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile]:
+                    area: BakeArea, settings: NavSettings, stored: Callable[[], BakedTile | None] | None = None
+                    ) -> tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile, bool]:
     """The work of :func:`start_tile_ahead` (on the navigation's thread): the scene a frame baking ``tile`` makes
-    (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it."""
+    (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it, or read
+    (``stored``), and whether it was read."""
     step_aside()
     meshes = held
     made = {id(p): dict(zip(p.chunks, p.future.result()))  # (each preparation once; all started before this)
@@ -93,8 +97,12 @@ def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict
     typed, _ = terrain_objects(areas, meshes, [c for c in chunks if c not in objects])
     mine = {c: objects[c] if c in objects else typed.get(c) for c in chunks}
     scene = Scene([obj for obj in mine.values() if obj is not None] + list(props) + list(things))
+    read = None if stored is None else stored()
+    if read is not None:
+        return {c: meshes.get(c) for c in chunks}, mine, read, True
     ti, tk = tile
-    return {c: meshes.get(c) for c in chunks}, mine, bake_tiles(scene, area, settings, (ti, tk, ti + 1, tk + 1))[tile]
+    return {c: meshes.get(c) for c in chunks}, mine, bake_tiles(scene, area, settings, (ti, tk, ti + 1, tk + 1))[tile], \
+        False
 
 
 def tile_taken(ahead: TileAhead, meshes: Mapping[Chunk, CollisionMesh | None],
@@ -104,7 +112,7 @@ def tile_taken(ahead: TileAhead, meshes: Mapping[Chunk, CollisionMesh | None],
     on their ground); None otherwise (the frame bakes it)."""
     if not ahead.done() or ahead.future.exception() is not None:
         return None
-    made, typed, baked = ahead.future.result()
+    made, typed, baked, _ = ahead.future.result()
     if len(things) != len(ahead.things) or any(a is not b for a, b in zip(things, ahead.things)):
         return None
     for chunk in ahead.chunks:

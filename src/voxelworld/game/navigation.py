@@ -70,6 +70,7 @@ from .nav_chunks import changed_bounds as _changed_bounds
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
 from .nav_chunks import same_mesh as _same_mesh
 from .nav_chunks import terrain_objects as _terrain_objects
+from .nav_stored import StoredTiles
 from .nav_streaming import LANDING_EVERY, TILE_LAG, NavStreaming
 from .state_checks import count
 
@@ -126,6 +127,10 @@ class WorldNavigation(NavStreaming):
     things : GroundThings, optional
         A generated world's things on the ground (:mod:`voxelworld.game.ground_things`): each an obstacle box in
         every bake (see :meth:`attach_things`, :meth:`things_changed`).
+    stored_tiles : StoredTiles, optional
+        With ``navigation_distance``: tiles baked ahead of time (a world file's bake,
+        :class:`~voxelworld.game.nav_stored.StoredTiles`), each taken instead of baking it where it was baked from
+        what this navigation holds (:mod:`voxelworld.game.nav_stored`); counted in :attr:`tiles_read`.
 
     Attributes
     ----------
@@ -141,6 +146,8 @@ class WorldNavigation(NavStreaming):
     tiled : TiledNavMesh or None
         On a streaming navigation (``navigation_distance``), the tiles kept (``tiled.tiles``); None when baked
         whole.
+    tiles_read, tiles_baked : int
+        Streaming, the tiles taken from ``stored_tiles`` so far, and those baked (in a frame or ahead).
 
     Notes
     -----
@@ -169,14 +176,14 @@ class WorldNavigation(NavStreaming):
                         "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
                         "_ok_before", "_asked", "_streams", "tiles_taken_ahead", "_column_uses", "_bakeable_for", "_bakeable_seen",
-                        "_preparing")
+                        "_preparing", "stored_tiles", "tiles_read", "tiles_baked", "_baked_from_chunks", "_source_settings")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
                  region: SearchRegion | None = None, *, baked_from: Mapping | None = None,
                  navigation_distance: float | None = None, tiles_per_frame: int = 1, tiles: Iterable | None = None,
-                 area_types: bool = True, things: GroundThings | None = None, meshed_tiles_only: bool = False
-                 ) -> None:
+                 area_types: bool = True, things: GroundThings | None = None, meshed_tiles_only: bool = False,
+                 stored_tiles: StoredTiles | None = None) -> None:
         if not isinstance(volume, Volume):
             raise ParameterError("volume", type(volume).__name__, "a voxelworld.terrain.VoxelVolume or SparseVolume")
         if not isinstance(mesher, ChunkMesher) or mesher.volume is not volume:
@@ -219,6 +226,10 @@ class WorldNavigation(NavStreaming):
                 raise ParameterError("baked_from", chunk, f"chunks (i, j, k) of the grid {grid} mapped to a "
                                      "CollisionMesh or None")
             given[chunk] = mesh if mesh is None or mesh.triangle_count else None
+        self._baked_from_chunks = frozenset(given)  # (a tile reading one is never taken from stored_tiles)
+        self.stored_tiles = stored_tiles
+        self.tiles_read = self.tiles_baked = 0
+        self._source_settings: bytes | None = None  # what every tile's source digest reads alike (nav_stored)
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads

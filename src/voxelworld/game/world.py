@@ -74,6 +74,7 @@ from .ground_things import GroundThings
 from .inputs import Inputs
 from .kerf_marks import CutMarks
 from .level import Level, Prop, demo_level, surface_height
+from .nav_stored import StoredTiles
 from .objects import ObjectTransform
 from .play import PlayerActions
 from .player import Player
@@ -135,6 +136,9 @@ class World(Streaming):
         Display meshes baked ahead of time (``voxelworld bake``; :func:`voxelworld.io.load_world` passes a world
         file's): the mesher takes them where they are what it would make (``mesher.baked``,
         :mod:`voxelworld.meshing.baked`), from the first chunks it meshes on.
+    stored_tiles : StoredTiles or None
+        Navmesh tiles baked ahead of time (the same world file's bake): a streaming world's navmesh takes them where
+        they are what it would bake (:mod:`voxelworld.game.nav_stored`).
 
     Attributes
     ----------
@@ -187,11 +191,12 @@ class World(Streaming):
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
                         "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
-                        "_activation_costs", "cut_marks", "generator", "ground_things")
+                        "_activation_costs", "cut_marks", "generator", "ground_things", "stored_tiles")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
-                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0, baked: BakedMeshes | None = None) -> None:
+                 spawn: ArrayLike | None = None, spawn_yaw: float = 0.0, baked: BakedMeshes | None = None,
+                 stored_tiles: StoredTiles | None = None) -> None:
         check_range("volume", volume, "a voxelworld.terrain.VoxelVolume or SparseVolume", isinstance(volume, Volume))
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
@@ -217,6 +222,9 @@ class World(Streaming):
         check_range("baked", baked, "a voxelworld.meshing.baked.BakedMeshes or None",
                     baked is None or isinstance(baked, BakedMeshes))
         self.mesher.baked = baked
+        check_range("stored_tiles", stored_tiles, "a voxelworld.game.nav_stored.StoredTiles or None",
+                    stored_tiles is None or isinstance(stored_tiles, StoredTiles))
+        self.stored_tiles = stored_tiles
         self._wanted_detail: WantedLevels | None = None  # the display levels the actors' places want (kept)
         # (_wanted_detail.levels, the mesher's display_levels_revision) when they were found equal (_choose_detail)
         self._detail_settled: tuple[np.ndarray, int] | None = None

@@ -1,7 +1,8 @@
-"""The baked display meshes of a world file (the ``bake_meshes`` rows ``voxelworld bake`` writes, format:
-docs/specs/world-format.md, *Baked meshes and tiles*) as a :class:`~voxelworld.meshing.baked.BakedMeshes` source for
-a loaded world's mesher: a row is read, and checked against its checksum, when the mesher takes it, once; nothing is
-read of a file without a bake (its mesher meshes as before).
+"""The baked display meshes and navmesh tiles of a world file (the ``bake_meshes`` and ``bake_tiles`` rows
+``voxelworld bake`` writes, format: docs/specs/world-format.md, *Baked meshes and tiles*) as a
+:class:`~voxelworld.meshing.baked.BakedMeshes` source for a loaded world's mesher and a
+:class:`~voxelworld.game.nav_stored.StoredTiles` source for its navmesh: a row is read, and checked, when the mesher
+or the navmesh takes it, once; nothing is read of a file without a bake (its mesher meshes as before).
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ import numpy as np
 import zstandard
 
 from ..errors import FormatError
+from ..game.nav_stored import StoredTiles
 from ..meshing import DisplayMesh
 from ..meshing.baked import BakedMeshes
+from ..navigation.areas import BakeArea
+from ..navigation.tile_checks import tile_from_arrays
+from ..navigation.tiles import BakedTile
 from .chunk_store import connect, decompress, row_digest
 from .codec import array_from_bytes
 
-__all__ = ["WorldFileBake", "baked_meshes_of", "arrays_from_bytes", "MAX_BAKED_ROW_BYTES"]
+__all__ = ["WorldFileBake", "WorldFileTiles", "baked_meshes_of", "stored_tiles_of", "arrays_from_bytes",
+           "MAX_BAKED_ROW_BYTES"]
 
 # The largest raw row a reader takes (a chunk's display mesh is a few hundred KiB at most).
 MAX_BAKED_ROW_BYTES = 2 ** 28
@@ -113,6 +119,49 @@ class WorldFileBake(BakedMeshes):
             return DisplayMesh(**arrays)
         except (TypeError, ValueError) as error:
             raise FormatError(f"{where}: not a display mesh ({error})") from error
+
+
+class WorldFileTiles(StoredTiles):
+    """The ``bake_tiles`` rows of the world file ``path`` (:mod:`voxelworld.game.nav_stored`): a row is read when
+    the navigation asks for its tile, taken when its ``source`` is the navigation's, and then checked (its checksum,
+    and :func:`~voxelworld.navigation.tile_checks.tile_from_arrays`: FormatError naming the row when it is not a
+    tile). Read from any thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = Path(path).resolve()
+        self._connection = connect(self.path, "ro", threads=True)
+        self._lock = threading.Lock()
+        weakref.finalize(self, self._connection.close)
+
+    def tile(self, tile: tuple[int, int], source: bytes, area: BakeArea) -> BakedTile | None:
+        try:
+            with self._lock:
+                rows = self._connection.execute("SELECT source, raw_size, sha256, data FROM bake_tiles WHERE ti = ? "
+                                                "AND tk = ?", (int(tile[0]), int(tile[1]))).fetchall()
+        except sqlite3.Error as error:
+            raise FormatError(f"{self.path}: the bake's tiles cannot be read ({error})") from error
+        if not rows or not source or rows[0][0] != source:
+            return None
+        _, raw_size, digest, data = rows[0]
+        where = f"{self.path}: bake_tiles row {tuple(tile)}"
+        if not isinstance(raw_size, int) or not 0 <= raw_size <= MAX_BAKED_ROW_BYTES:
+            raise FormatError(f"{where}: raw_size {raw_size!r} is not a size up to {MAX_BAKED_ROW_BYTES} bytes")
+        raw = decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
+        if row_digest(f"bake tile {tile[0]},{tile[1]}", raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
+        baked = tile_from_arrays(arrays_from_bytes(raw, where), tile, area, where)
+        self.tiles_read += 1
+        return baked
+
+
+def stored_tiles_of(connection: sqlite3.Connection, path: Path) -> WorldFileTiles | None:
+    """The baked navmesh tiles of the world file ``path`` (open as ``connection``), or None when it holds none (or
+    only those of a bake before tiles kept their ``source``)."""
+    columns = [row[1] for row in connection.execute("PRAGMA table_info(bake_tiles)")]
+    if "source" not in columns or connection.execute("SELECT 1 FROM bake_tiles LIMIT 1").fetchone() is None:
+        return None
+    return WorldFileTiles(path)
 
 
 def baked_meshes_of(connection: sqlite3.Connection, path: Path, grid: tuple[int, int, int]) -> WorldFileBake | None:

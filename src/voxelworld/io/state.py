@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..errors import FormatError, ParameterError
+from ..errors import FormatError, ParameterError, short_value
 from ..game.ground_things import attach
 from ..game.level import Prop
+from ..game.nav_stored import StoredTiles
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
 from ..game.world import World, WorldSettings
@@ -123,6 +124,16 @@ def _fields(settings: object) -> dict:
 def _restore_ground_things(world: World, row: object) -> None:
     """Give ``world`` its generator and things on the ground (the changed columns as saved) from the
     ``ground_things`` row, which files without things lack (then nothing changes)."""
+    generator, scatter, columns = saved_things(row)
+    try:
+        attach(world, generator, scatter, {"columns": columns})
+    except (ParameterError, TypeError) as error:
+        raise FormatError(f"state 'ground_things'.columns: {error}") from error
+
+
+def saved_things(row: object) -> tuple[GeneratorSettings, ScatterSettings, list]:
+    """The generator, the scatter's settings and the changed columns (``GroundThings.state_dict()["columns"]``,
+    checked when taken back) of a ``ground_things`` state row; FormatError naming the part that is not one."""
     where = "state 'ground_things'"
     check_mapping(row, where, ("generator", "scatter", "columns"))
     assert isinstance(row, dict)  # (checked)
@@ -131,10 +142,11 @@ def _restore_ground_things(world: World, row: object) -> None:
         generator = GeneratorSettings(**check_mapping(row["generator"], f"{where}.generator", ()))
         part = "scatter"
         scatter = ScatterSettings(**check_mapping(row["scatter"], f"{where}.scatter", ()))
-        part = "columns"
-        attach(world, generator, scatter, {"columns": row["columns"]})
     except (ParameterError, TypeError) as error:
         raise FormatError(f"{where}.{part}: {error}") from error
+    if not isinstance(row["columns"], list):
+        raise FormatError(f"{where}.columns: {short_value(row['columns'])} is not a list of changed columns")
+    return generator, scatter, row["columns"]
 
 
 def _mesher_behind(world: World, arrays: dict) -> tuple:
@@ -260,10 +272,11 @@ def empty_volume(rows: dict) -> VoxelVolume | SparseVolume:
 
 
 def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events: list,
-            baked: BakedMeshes | None = None) -> World:
+            baked: BakedMeshes | None = None, stored_tiles: StoredTiles | None = None) -> World:
     """A working world on ``volume`` (filled from the chunk rows) with the state of ``rows``, ``arrays`` and the
-    decoded ``events``; its mesher takes the ``baked`` display meshes where they are what it would make (the world
-    file's bake, :mod:`voxelworld.io.baked_rows`). FormatError naming the row when something does not fit."""
+    decoded ``events``; its mesher takes the ``baked`` display meshes where they are what it would make, its navmesh
+    the ``stored_tiles`` (the world file's bake, :mod:`voxelworld.io.baked_rows`). FormatError naming the row when
+    something does not fit."""
     materials = _world_table(volume, rows)
     codec = StateCodec(materials, arrays)
     dec = codec.decode
@@ -278,7 +291,7 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
                  for n, (name, role, material) in enumerate(rows["props"]["props"])]
         world = World(volume, materials, props, dec(world_row["seed"], "world.seed"), settings,
                       spawn=dec(player_row["position"], "player.position"), spawn_yaw=dec(player_row["yaw"], "yaw"),
-                      baked=baked)
+                      baked=baked, stored_tiles=stored_tiles)
     except (ParameterError, KeyError, TypeError, ValueError) as error:
         raise FormatError(f"state 'props' or 'world': the world cannot be built: {error}") from error
     _load_mesher(codec, world, rows["volume"], arrays)
@@ -426,7 +439,8 @@ def _navigation(codec: StateCodec, world: World, row: dict, arrays: dict) -> Wor
         nav = WorldNavigation(world.volume, world.mesher, props, codec.decode(row["settings"], "navigation.settings"),
                               row["prop_min_height"], codec.decode(row["region"], "navigation.region"),
                               baked_from=baked_from, **streaming, area_types=typed, things=world.ground_things,
-                              meshed_tiles_only=bool(streaming) and world.agents.regions.enabled)
+                              meshed_tiles_only=bool(streaming) and world.agents.regions.enabled,
+                              stored_tiles=world.stored_tiles)
     except ParameterError as error:
         raise FormatError(f"{where}: the navmesh cannot be baked: {error}") from error
     # (tiles left out, as their chunks are not meshed: their area types may be missing from the navmesh)

@@ -15,19 +15,20 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import zstandard
 
-from ..errors import FormatError, check_range
+from ..errors import FormatError, ParameterError, check_range
+from ..game.ground_things import GroundThings
 from ..game.settings import WorldSettings
 from ..game.world import World
 from ..terrain import FIELDS, SparseVolume, Volume, VoxelVolume
 from ..terrain.base import FIELD_DTYPES
-from .baked_rows import baked_meshes_of
+from .baked_rows import baked_meshes_of, stored_tiles_of
 from .chunk_store import WorldFileChunks
 from .chunk_store import chunk_label as _chunk_label
 from .chunk_store import connect as _connect
 from .chunk_store import decompress as _decompress
 from .chunk_store import row_digest as _sha
 from .codec import StateCodec, array_from_bytes, check_volume_size
-from .state import STATE_ROWS, decode_event, empty_volume, restore, volume_storage
+from .state import STATE_ROWS, decode_event, empty_volume, restore, saved_things, volume_storage
 from .world_format import (
     MAX_ARRAY_BYTES,
     MAX_JSON_DEPTH,
@@ -54,8 +55,9 @@ def load_world(path: str | os.PathLike[str]) -> World:
     rows of voxels are checked when they are read (the volume reads a chunk when something first needs it: the
     chunks meshed around the player at once, the others as the world streams), once; a damaged one raises
     FormatError naming it then. A file that ``voxelworld bake`` baked gives its mesher the baked display meshes
-    (:mod:`voxelworld.io.baked_rows`): it takes them where they are what it would make, and meshes only the
-    chunks changed since the bake, or at other levels.
+    and its navmesh the baked tiles (:mod:`voxelworld.io.baked_rows`): each takes them where they are what it
+    would make, and meshes only the chunks changed since the bake, or at other levels, and bakes only the tiles
+    whose chunks or things changed since.
     """
     target = Path(path)
     check_range("path", str(path), "an existing world file", target.is_file())
@@ -68,14 +70,15 @@ def load_world(path: str | os.PathLike[str]) -> World:
         connection = _connect(target, "rw" if os.access(target, os.W_OK) else "ro")
         try:
             volume, rows, arrays, events = _read(connection, target)
-            baked = baked_meshes_of(connection, target, volume.chunk_grid_shape) if isinstance(volume, SparseVolume) \
-                else None
+            large = isinstance(volume, SparseVolume)
+            baked = baked_meshes_of(connection, target, volume.chunk_grid_shape) if large else None
+            stored = stored_tiles_of(connection, target) if large else None
         finally:
             connection.close()
     except sqlite3.Error as error:
         raise FormatError(f"{target}: the SQLite database is damaged or unreadable: {error}") from error
     try:
-        world = restore(volume, rows, arrays, events, baked)
+        world = restore(volume, rows, arrays, events, baked, stored)
     except FormatError as error:
         raise FormatError(f"{target}: {error}") from error
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:  # rows of another writer
@@ -316,10 +319,12 @@ def open_volume(path: str | os.PathLike[str]) -> tuple[SparseVolume, dict[str, A
     return volume, rows
 
 
-def bake_inputs(path: str | os.PathLike[str]) -> tuple[SparseVolume, WorldSettings, tuple[SceneObject, ...]]:
+def bake_inputs(path: str | os.PathLike[str]) -> tuple[SparseVolume, WorldSettings, tuple[SceneObject, ...],
+                                                       tuple | None]:
     """What a bake of the large world file ``path`` needs besides its voxels: its volume (:func:`open_volume`),
-    its WorldSettings and its props as navmesh scene objects, as the game's navigation takes them. FormatError when
-    the state rows ``settings`` or ``props`` do not make them."""
+    its WorldSettings, its props as navmesh scene objects, as the game's navigation takes them, and its things on
+    the ground (:func:`~voxelworld.io.state.saved_things`: generator, scatter settings, changed columns; None for a
+    world without). FormatError when the state rows ``settings``, ``props`` or ``ground_things`` do not make them."""
     from ..navigation import SceneObject
 
     volume, rows = open_volume(path)
@@ -338,7 +343,15 @@ def bake_inputs(path: str | os.PathLike[str]) -> tuple[SparseVolume, WorldSettin
                       for n, (name, role, _) in enumerate(rows["props"]["props"]))
     except (KeyError, TypeError, ValueError) as error:
         raise FormatError(f"{path}: the state rows 'settings' or 'props' do not make a world: {error}") from error
-    return volume, settings, props
+    try:
+        things = None if rows.get("ground_things") is None else saved_things(rows["ground_things"])
+        if things is not None:  # its changed columns, checked here (not in a worker)
+            GroundThings(volume, things[0], things[1]).load_state_dict({"columns": things[2]})
+    except FormatError as error:
+        raise FormatError(f"{path}: {error}") from error
+    except ParameterError as error:
+        raise FormatError(f"{path}: state 'ground_things'.columns: {error}") from error
+    return volume, settings, props, things
 
 
 def connect_for_writing(path: str | os.PathLike[str]) -> sqlite3.Connection:
