@@ -5,6 +5,7 @@ reads; a forged tile row is refused naming it; a bake from before tiles kept the
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import shutil
@@ -18,11 +19,11 @@ from voxelworld.bake import bake_world
 from voxelworld.bake.records import arrays_bytes
 from voxelworld.cli import build_parser, run_new
 from voxelworld.errors import FormatError
-from voxelworld.game.nav_stored import tile_source
 from voxelworld.game.world import Inputs, World
 from voxelworld.io import load_world, save_world
 from voxelworld.io.baked_rows import WorldFileTiles, arrays_from_bytes
 from voxelworld.io.chunk_store import row_digest
+from voxelworld.navigation import SceneObject
 from voxelworld.navigation.navmesh import ARRAY_NAMES
 from voxelworld.terrain import Sphere, Tool
 
@@ -103,9 +104,7 @@ def test_a_tile_whose_ground_was_dug_after_the_bake_is_baked_again(files, tmp_pa
     play(world, 60)  # (the navmesh re-baked there: the file keeps no collision mesh of its own for the chunks dug)
     save_world(world, path)
     reads.clear()
-    again = load_world(path)
-    assert not again.agents.navigation._baked_from_chunks
-    play(again)
+    again = play(load_world(path))
     # The same file without its bake's tiles: what the game bakes itself.
     unread = tmp_path / "unread.vwd"
     shutil.copy(path, unread)
@@ -120,42 +119,40 @@ def test_a_tile_whose_ground_was_dug_after_the_bake_is_baked_again(files, tmp_pa
     assert again.event_log_hash() == alone.event_log_hash()
 
 
-def test_a_tiles_source_follows_what_its_bake_reads(files):
+def test_a_tiles_source_follows_the_scene_its_bake_reads(files):
     _, baked = files
     world = play(load_world(baked), 60)
     nav = world.agents.navigation
     tiles = sorted(nav.tiled.tiles)
     tile = tiles[0]
-    source = tile_source(nav, tile)
-    assert source is not None and len(source) == 32
-    assert tile_source(nav, tile) == source and tile_source(nav, tiles[-1]) != source
+    source = nav.tile_source(tile)
+    assert len(source) == 32 and nav.tile_source(tile) == source and nav.tile_source(tiles[-1]) != source
     # A thing on its ground falling changes it, and standing again gives it back.
     ci0, ck0, ci1, ck1 = nav.chunk_columns(tile)
     things = world.ground_things
     column = next(c for c in sorted(things.chunk_columns([(ci0, 0, ck0)])) if len(things.columns[c].things))
     kept = things.columns[column]
-    kept.state[0] = 1
-    assert tile_source(nav, tile) != source
-    kept.state[0] = 0
-    assert tile_source(nav, tile) == source
-    # A chunk its collision meshes read changing (its voxels' version) changes it; a chunk far away does not.
-    versions = world.volume._chunk_versions
-    versions[ci1 + 1 if ci1 + 1 < versions.shape[0] else ci0 - 1, 0, ck0] += 1
-    assert tile_source(nav, tile) != source
-    versions[ci1 + 1 if ci1 + 1 < versions.shape[0] else ci0 - 1, 0, ck0] -= 1
-    far = max(((ci, ck) for ci in range(versions.shape[0]) for ck in range(versions.shape[2])),
-              key=lambda c: abs(c[0] - ci0) + abs(c[1] - ck0))
-    if abs(far[0] - ci0) > 4 or abs(far[1] - ck0) > 4:
-        versions[far[0], 0, far[1]] += 1
-        assert tile_source(nav, tile) == source
-        versions[far[0], 0, far[1]] -= 1
-    # The bake's settings are part of it, and a chunk holding a saved world's own collision mesh gives none.
-    nav._source_settings = b"another"
-    assert tile_source(nav, tile) != source
-    nav._source_settings = None
-    assert tile_source(nav, tile) == source
-    nav._baked_from_chunks = frozenset({(ci0, 0, ck0)})
-    assert tile_source(nav, tile) is None
+    for state, same in ((1, False), (0, True)):
+        kept.state[0] = state
+        kept.changed()
+        assert (nav.tile_source(tile) == source) == same
+    # A chunk it reads typed otherwise (lava held beside it, or not) changes it; a chunk it does not read does not.
+    inside = next(c for c in sorted(nav._chunk_objects) if ci0 <= c[0] <= ci1 and ck0 <= c[2] <= ck1)
+    outside = next((c for c in sorted(nav._chunk_objects) if not (ci0 <= c[0] <= ci1 and ck0 <= c[2] <= ck1)), None)
+    for chunk, same in ((inside, False), (outside, True)):
+        if chunk is None:
+            continue
+        was = nav._chunk_objects[chunk]
+        nav._chunk_objects[chunk] = SceneObject(was.name, was.positions, was.indices, was.role,
+                                                (was.area_types + ("hazard",) if "hazard" not in was.area_types
+                                                 else was.area_types, np.full(was.triangle_count,
+                                                 list(was.area_types + ("hazard",)).index("hazard"))))
+        assert (nav.tile_source(tile) == source) == same
+        nav._chunk_objects[chunk] = was
+    assert nav.tile_source(tile) == source
+    # The bake's settings are part of it.
+    nav.settings = dataclasses.replace(nav.settings, agent_radius=nav.settings.agent_radius + 0.05)
+    assert nav.tile_source(tile) != source
 
 
 def test_a_forged_tile_row_is_refused_naming_it(files, tmp_path, reads):

@@ -20,7 +20,6 @@ import numpy as np
 
 from ..errors import ParameterError, check_integer
 from ..game.ground_things import GroundThings
-from ..game.nav_stored import damaging_near, tile_source
 from ..game.navigation import WorldNavigation
 from ..game.settings import WorldSettings
 from ..io.world_file import open_volume
@@ -193,7 +192,7 @@ def _bake(plan: BakePlan, volume: SparseVolume, block: tuple[int, int]) -> Block
                 navigation = _navigation(volume, mesher, plan, navigation_tiles, active)
                 tiled = navigation.tiled
                 assert tiled is not None  # a streaming navigation: navigation_distance given
-                tiles = [tile_record(tile, tiled.baked_tile(tile), _source(navigation, tile))
+                tiles = [tile_record(tile, tiled.baked_tile(tile), navigation.tile_source(tile))
                          for tile in navigation_tiles]
     return BlockResult(block, tuple(meshes), tuple(tiles))
 
@@ -213,12 +212,7 @@ def _navigation(volume: SparseVolume, mesher: ChunkMesher, plan: BakePlan,
                            tiles_per_frame=settings.navigation_tiles_per_frame, tiles=tiles, things=things)
 
 
-def _source(navigation: WorldNavigation, tile: tuple[int, int]) -> bytes:
-    """The digest a game takes ``tile`` by (:func:`~voxelworld.game.nav_stored.tile_source`), empty where none
-    can vouch for it (damaging ground near it)."""
-    if damaging_near(navigation, tile):
-        return b""
-    return tile_source(navigation, tile) or b""
+
 
 
 def _corner_columns(navigation: WorldNavigation, volume: SparseVolume) -> tuple[list[int], list[int]]:

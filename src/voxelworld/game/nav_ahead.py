@@ -10,7 +10,7 @@ otherwise, as before. Either way the tile is the same, bit for bit; only the fra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
@@ -25,6 +25,7 @@ from ..navigation.areas import BakeArea
 from ..navigation.tiles import BakedTile, bake_tiles
 from .nav_areas import TerrainAreaTypes
 from .nav_chunks import same_mesh, terrain_objects
+from .nav_stored import StoredReader
 
 __all__ = ["TileAhead", "bake_tile_ahead", "navigation_thread", "start_tile_ahead", "tile_taken", "NAVIGATION_NICENESS"]
 
@@ -63,15 +64,14 @@ def navigation_thread() -> Executor:
 def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mapping[Chunk, CollisionMesh | None],
                      objects: Mapping[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                      areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: list[SceneObject],
-                     area: BakeArea, settings: NavSettings, stored: Callable[[], BakedTile | None] | None = None
-                     ) -> TileAhead:
+                     area: BakeArea, settings: NavSettings, stored: StoredReader | None = None) -> TileAhead:
     """Start baking ``tile`` on the navigation's thread (see the module); ``held``: every chunk's collision mesh
     known now (those the navigation holds, and of ``chunks`` those baked in the file or made by the mesher), the
     others of ``chunks`` from the preparation ``collision`` maps them to (started before this bake, on the same
     thread); ``objects``: the scene objects held of ``chunks``; ``areas``:
-    a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with; ``stored``: what
-    reads the tile from the world file's bake where it holds it as baked from this scene (taken instead of baking:
-    :mod:`.nav_stored`), or None."""
+    a copy of the navigation's typing (:meth:`TerrainAreaTypes.copy`), which the bake types with; ``stored``: the
+    reader of the world file's bake, whose tile is taken instead of baking where it was baked from this scene
+    (:mod:`.nav_stored`), or None."""
     chunks, collision = tuple(chunks), dict(collision)  # (neither changes after)
     future = navigation_thread().submit(
         bake_tile_ahead, tile, chunks, dict(held), dict(objects), collision, areas, props, tuple(things), area,
@@ -82,7 +82,7 @@ def start_tile_ahead(tile: tuple[int, int], chunks: Sequence[Chunk], held: Mappi
 def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict[Chunk, CollisionMesh | None],
                     objects: dict[Chunk, SceneObject], collision: Mapping[Chunk, PreparedCollision],
                     areas: TerrainAreaTypes | None, props: tuple[SceneObject, ...], things: tuple[SceneObject, ...],
-                    area: BakeArea, settings: NavSettings, stored: Callable[[], BakedTile | None] | None = None
+                    area: BakeArea, settings: NavSettings, stored: StoredReader | None = None
                     ) -> tuple[dict[Chunk, CollisionMesh | None], dict[Chunk, SceneObject | None], BakedTile, bool]:
     """The work of :func:`start_tile_ahead` (on the navigation's thread): the scene a frame baking ``tile`` makes
     (WorldNavigation._change: the chunks' objects, the props, the things) and the tile baked from it, or read
@@ -96,13 +96,13 @@ def bake_tile_ahead(tile: tuple[int, int], chunks: tuple[Chunk, ...], held: dict
         meshes[chunk] = mesh if mesh.triangle_count else None
     typed, _ = terrain_objects(areas, meshes, [c for c in chunks if c not in objects])
     mine = {c: objects[c] if c in objects else typed.get(c) for c in chunks}
-    scene = Scene([obj for obj in mine.values() if obj is not None] + list(props) + list(things))
-    read = None if stored is None else stored()
+    scene = [obj for obj in mine.values() if obj is not None] + list(props) + list(things)
+    read = None if stored is None else stored(tile, scene)
     if read is not None:
         return {c: meshes.get(c) for c in chunks}, mine, read, True
     ti, tk = tile
-    return {c: meshes.get(c) for c in chunks}, mine, bake_tiles(scene, area, settings, (ti, tk, ti + 1, tk + 1))[tile], \
-        False
+    baked = bake_tiles(Scene(scene), area, settings, (ti, tk, ti + 1, tk + 1))[tile]
+    return {c: meshes.get(c) for c in chunks}, mine, baked, False
 
 
 def tile_taken(ahead: TileAhead, meshes: Mapping[Chunk, CollisionMesh | None],

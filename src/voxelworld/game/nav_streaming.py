@@ -13,8 +13,7 @@ are what the navmesh was baked from, which a world file keeps.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from functools import partial
+from collections.abc import Iterable, Mapping
 from itertools import product
 from typing import TYPE_CHECKING
 
@@ -26,12 +25,12 @@ from ..frame_first import waiting_for_background
 from ..meshing import ChunkMesher, CollisionMesh
 from ..meshing.mesher_collision import PreparedCollision
 from ..navigation import NavSettings, Scene, SceneObject
-from ..navigation.tiles import BakedTile, TiledNavMesh, change_reaches_tiles
+from ..navigation.tiles import TiledNavMesh, change_reaches_tiles
 from ..terrain import Volume
 from .nav_ahead import TileAhead, navigation_thread, start_tile_ahead, tile_taken
 from .nav_chunks import boxes_meet as _boxes_meet
 from .nav_chunks import chunk_collision_meshes as _chunk_collision_meshes
-from .nav_stored import StoredTiles, tile_source
+from .nav_stored import StoredReader, StoredTiles, scene_source, settings_source
 
 if TYPE_CHECKING:
     from .ground_things import GroundThings
@@ -67,8 +66,6 @@ class NavStreaming:
     _chunk_meshes: dict[tuple, CollisionMesh | None]
     _chunk_objects: dict[tuple, SceneObject]
     _baked_from: dict
-    _baked_from_chunks: frozenset
-    _source_settings: bytes | None
     stored_tiles: StoredTiles | None
     tiles_read: int
     tiles_baked: int
@@ -90,10 +87,9 @@ class NavStreaming:
         def tile_size(self) -> float: ...
         def _retyped(self, chunks: Iterable[tuple]) -> tuple[np.ndarray, np.ndarray] | None: ...
         def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene: ...
+        def _scene_objects(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> list[SceneObject]: ...
         def _logged(self, tiles: list[tuple[int, int, int]]) -> None: ...
         def _things_on(self, chunks: list[tuple[int, int, int]]) -> list[SceneObject]: ...
-        @property
-        def props(self) -> tuple[SceneObject, ...]: ...
 
     def stream(self, points: ArrayLike, budget: int | None = None) -> list[tuple[int, int, int]]:
         """Move the kept tiles towards what the actors at ``points`` ((n, 3), m) want (see
@@ -164,17 +160,23 @@ class NavStreaming:
         return start_tile_ahead(tile, chunks, held, {c: self._chunk_objects[c] for c in chunks
                                                      if c in self._chunk_objects}, preparing,
                                 None if self.terrain_areas is None else self.terrain_areas.copy(), self._props,
-                                self._things_on(chunks), self.tiled.area, self.settings, self._stored_reader(tile))
+                                self._things_on(chunks), self.tiled.area, self.settings, self._stored_reader())
 
-    def _stored_reader(self, tile: tuple[int, int]) -> Callable[[], BakedTile | None] | None:
-        """What reads ``tile`` from the world file's bake (:mod:`.nav_stored`) where it holds the tile baked from
-        what the navigation holds now (its rows read by the caller, on whichever thread); None without a bake."""
-        stored = self.stored_tiles
-        source = None if stored is None else tile_source(self, tile)
-        if stored is None or source is None:
+    def _stored_reader(self) -> StoredReader | None:
+        """What reads tiles from the world file's bake (:mod:`.nav_stored`), on any thread; None without one."""
+        if self.stored_tiles is None:
             return None
         assert self.tiled is not None  # (streaming only)
-        return partial(stored.tile, tile, source, self.tiled.area)
+        area = self.tiled.area
+        return StoredReader(self.stored_tiles, settings_source(self.settings, self.tiled.region, area, self.things),
+                            area)
+
+    def tile_source(self, tile: tuple[int, int]) -> bytes:
+        """The digest of the scene a bake of ``tile`` reads now (:func:`~.nav_stored.scene_source`; the chunks it
+        reads held): what a world file's bake keeps with the tile, and a game takes it by."""
+        assert self.tiled is not None  # (streaming only)
+        settings = settings_source(self.settings, self.tiled.region, self.tiled.area, self.things)
+        return scene_source(settings, tile, self._scene_objects(self._read_chunks([tile])))
 
     def _unbakeable(self, kept: frozenset, ok: np.ndarray) -> list[tuple[int, int]]:
         """The kept tiles a chunk of which is no longer meshed (``ok``: :meth:`_meshed_columns`), sorted. A kept
@@ -346,12 +348,14 @@ class NavStreaming:
                 self.tiles_read += read
                 self.tiles_baked += not read
         self.tiles_taken_ahead += len(taken)
-        for tile in [t for t in bake_tiles if t not in taken]:  # those the world file's bake holds, as they are now
-            reader = self._stored_reader(tile)
-            stored = None if reader is None else reader()
-            if stored is not None:
-                taken[tile] = stored
-                self.tiles_read += 1
+        reader = self._stored_reader()
+        if reader is not None:  # the world file's tiles baked from the very scene this frame has (a kept tile
+            # baked again changed since it was baked or read: a dig's re-bake does not look)
+            for tile in [t for t in bake_tiles if t not in taken and t not in self.tiled.tiles]:
+                stored = reader(tile, self._scene_objects(self._read_chunks([tile])))
+                if stored is not None:
+                    taken[tile] = stored
+                    self.tiles_read += 1
         self.tiles_baked += sum(1 for tile in bake_tiles if tile not in taken)  # (baked below)
         before = self.tiled.tiles
         changed = self.tiled.change(scene, bake=bake_tiles, drop=drop_tiles, baked=taken)

@@ -176,7 +176,7 @@ class WorldNavigation(NavStreaming):
                         "_chunk_objects", "_whole_scene", "mesh", "crowd", "_crowd_events", "navigation_distance",
                         "tiles_per_frame", "tiled", "_baked_from", "_tile_chunks", "terrain_areas", "things",
                         "_ok_before", "_asked", "_streams", "tiles_taken_ahead", "_column_uses", "_bakeable_for", "_bakeable_seen",
-                        "_preparing", "stored_tiles", "tiles_read", "tiles_baked", "_baked_from_chunks", "_source_settings")
+                        "_preparing", "stored_tiles", "tiles_read", "tiles_baked")
 
     def __init__(self, volume: Volume, mesher: ChunkMesher, props: Iterable[SceneObject] = (),
                  settings: NavSettings = DEFAULT_SETTINGS, prop_min_height: float = 0.3,
@@ -226,10 +226,8 @@ class WorldNavigation(NavStreaming):
                 raise ParameterError("baked_from", chunk, f"chunks (i, j, k) of the grid {grid} mapped to a "
                                      "CollisionMesh or None")
             given[chunk] = mesh if mesh is None or mesh.triangle_count else None
-        self._baked_from_chunks = frozenset(given)  # (a tile reading one is never taken from stored_tiles)
         self.stored_tiles = stored_tiles
         self.tiles_read = self.tiles_baked = 0
-        self._source_settings: bytes | None = None  # what every tile's source digest reads alike (nav_stored)
         self.revision = 0
         self._log: deque[tuple[int, frozenset]] = deque(maxlen=LOG_LENGTH)
         self._tile_chunks: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # tile -> chunk columns it reads
@@ -421,8 +419,12 @@ class WorldNavigation(NavStreaming):
 
     def _scene(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> Scene:
         """The scene of ``chunks`` (None: every chunk held), the props and the things on those chunks' ground."""
+        return Scene(self._scene_objects(chunks))
+
+    def _scene_objects(self, chunks: Iterable[tuple[int, int, int]] | None = None) -> list[SceneObject]:
+        """The objects of :meth:`_scene`: the terrain objects of ``chunks`` held, in order, the props, the things."""
         chunks = sorted(self._chunk_objects) if chunks is None else [c for c in chunks if c in self._chunk_objects]
-        return Scene([self._chunk_objects[c] for c in chunks] + list(self._props) + self._things_on(chunks))
+        return [self._chunk_objects[c] for c in chunks] + list(self._props) + self._things_on(chunks)
 
     def _things_on(self, chunks: list[tuple[int, int, int]]) -> list[SceneObject]:
         """The things on the ground of ``chunks`` (every thing when baked whole), as obstacles."""
