@@ -44,6 +44,14 @@ def files(tmp_path_factory):
     return plain, baked
 
 
+def changed_copy(path, to, statement: str):
+    """A copy of the world file ``path`` at ``to``, changed by the SQL ``statement``."""
+    shutil.copy(path, to)
+    with sqlite3.connect(to) as connection:
+        connection.execute(statement)
+    return to
+
+
 def play(world: World, frames: int = 90) -> World:
     for _ in range(frames):
         world.step(SPRINT)
@@ -106,11 +114,7 @@ def test_a_tile_whose_ground_was_dug_after_the_bake_is_baked_again(files, tmp_pa
     reads.clear()
     again = play(load_world(path))
     # The same file without its bake's tiles: what the game bakes itself.
-    unread = tmp_path / "unread.vwd"
-    shutil.copy(path, unread)
-    with sqlite3.connect(unread) as connection:
-        connection.execute("DELETE FROM bake_tiles")
-    alone = play(load_world(unread))
+    alone = play(load_world(changed_copy(path, tmp_path / "unread.vwd", "DELETE FROM bake_tiles")))
     assert alone.stored_tiles is None and alone.agents.navigation.tiles_read == 0
     taken = again.agents.navigation
     assert tile in taken.tiled.tiles and tile not in reads  # the dug tile: baked again, not read stale
@@ -178,11 +182,7 @@ def test_a_forged_tile_row_is_refused_naming_it(files, tmp_path, reads):
 
 
 def test_a_damaged_tile_row_is_refused_naming_it(files, tmp_path):
-    _, baked = files
-    path = tmp_path / "damaged.vwd"
-    shutil.copy(baked, path)
-    with sqlite3.connect(path) as connection:
-        connection.execute("UPDATE bake_tiles SET sha256 = zeroblob(32)")
+    path = changed_copy(files[1], tmp_path / "damaged.vwd", "UPDATE bake_tiles SET sha256 = zeroblob(32)")
     with pytest.raises(FormatError) as error:
         play(load_world(path))
     assert "bake_tiles row" in str(error.value) and "checksum mismatch" in str(error.value)
@@ -190,10 +190,6 @@ def test_a_damaged_tile_row_is_refused_naming_it(files, tmp_path):
 
 def test_a_bake_from_before_tiles_kept_their_source_is_not_read(files, tmp_path):
     plain, baked = files
-    path = tmp_path / "older.vwd"
-    shutil.copy(baked, path)
-    with sqlite3.connect(path) as connection:
-        connection.execute("ALTER TABLE bake_tiles DROP COLUMN source")
-    older = load_world(path)
+    older = load_world(changed_copy(baked, tmp_path / "older.vwd", "ALTER TABLE bake_tiles DROP COLUMN source"))
     assert older.stored_tiles is None and older.mesher.baked is not None  # its meshes are still taken
     assert_same_navmesh(play(older), play(load_world(plain)))

@@ -60,25 +60,43 @@ def arrays_from_bytes(raw: bytes, where: str = "bake row") -> dict[str, np.ndarr
     return out
 
 
-class WorldFileBake(BakedMeshes):
-    """The ``bake_meshes`` rows of the world file ``path`` (see the module)."""
+class BakeRows:
+    """A world file's bake tables, read from any thread: rows by a query, and a row's raw bytes checked."""
 
-    def __init__(self, path: str | Path, grid: tuple[int, int, int]) -> None:
-        super().__init__()
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path).resolve()
-        self.grid = grid
         self._connection = connect(self.path, "ro", threads=True)
         self._lock = threading.Lock()
-        self._known = np.zeros(grid, dtype=bool)  # chunks whose baked version was looked up
-        self._found = np.full(grid, -1, dtype=np.int64)
         weakref.finalize(self, self._connection.close)
 
-    def _query(self, sql: str, arguments: tuple) -> list[tuple]:
+    def query(self, sql: str, arguments: tuple) -> list[tuple]:
         try:
             with self._lock:
                 return self._connection.execute(sql, arguments).fetchall()
         except sqlite3.Error as error:
             raise FormatError(f"{self.path}: the bake's rows cannot be read ({error})") from error
+
+    def raw(self, where: str, label: str, raw_size: object, digest: object, data: object) -> bytes:
+        """The raw bytes of a row's ``data`` (at most :data:`MAX_BAKED_ROW_BYTES`), checked against its checksum
+        ``digest`` over ``label``; FormatError naming ``where`` otherwise."""
+        if not isinstance(raw_size, int) or not 0 <= raw_size <= MAX_BAKED_ROW_BYTES:
+            raise FormatError(f"{where}: raw_size {raw_size!r} is not a size up to {MAX_BAKED_ROW_BYTES} bytes")
+        raw = decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
+        if row_digest(label, raw) != digest:
+            raise FormatError(f"{where}: checksum mismatch")
+        return raw
+
+
+class WorldFileBake(BakedMeshes):
+    """The ``bake_meshes`` rows of the world file ``path`` (see the module)."""
+
+    def __init__(self, path: str | Path, grid: tuple[int, int, int]) -> None:
+        super().__init__()
+        self.rows = BakeRows(path)
+        self.path = self.rows.path
+        self.grid = grid
+        self._known = np.zeros(grid, dtype=bool)  # chunks whose baked version was looked up
+        self._found = np.full(grid, -1, dtype=np.int64)
 
     def versions(self, wanted: np.ndarray) -> np.ndarray:
         """The chunk version each wanted chunk's display meshes were baked from (its level 0 row's; -1 for none),
@@ -86,7 +104,7 @@ class WorldFileBake(BakedMeshes):
         todo = wanted & ~self._known
         if todo.any():
             lo, hi = np.argwhere(todo).min(axis=0), np.argwhere(todo).max(axis=0)
-            for cx, cy, cz, version in self._query(
+            for cx, cy, cz, version in self.rows.query(
                     "SELECT cx, cy, cz, version FROM bake_meshes WHERE cx BETWEEN ? AND ? AND cy BETWEEN ? AND ? AND "
                     "cz BETWEEN ? AND ? AND kind = 'display' AND level = 0",
                     (int(lo[0]), int(hi[0]), int(lo[1]), int(hi[1]), int(lo[2]), int(hi[2]))):
@@ -100,18 +118,14 @@ class WorldFileBake(BakedMeshes):
         """The row's display mesh, checked (FormatError naming the row when it is damaged); None when the file has
         no row of ``chunk`` at ``level`` made from the version :meth:`versions` told."""
         expected = int(self._found[chunk])
-        rows = self._query("SELECT version, raw_size, sha256, data FROM bake_meshes WHERE cx = ? AND cy = ? AND "
-                           "cz = ? AND kind = 'display' AND level = ?", (*map(int, chunk), int(level)))
+        rows = self.rows.query("SELECT version, raw_size, sha256, data FROM bake_meshes WHERE cx = ? AND cy = ? AND "
+                               "cz = ? AND kind = 'display' AND level = ?", (*map(int, chunk), int(level)))
         if not rows or rows[0][0] != expected or expected < 0:
             return None
         version, raw_size, digest, data = rows[0]
         where = f"{self.path}: bake_meshes row {tuple(chunk)} display level {level}"
-        if not isinstance(raw_size, int) or not 0 <= raw_size <= MAX_BAKED_ROW_BYTES:
-            raise FormatError(f"{where}: raw_size {raw_size!r} is not a size up to {MAX_BAKED_ROW_BYTES} bytes")
-        raw = decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
-        label = f"bake mesh {chunk[0]},{chunk[1]},{chunk[2]} display {level} v{version}"
-        if row_digest(label, raw) != digest:
-            raise FormatError(f"{where}: checksum mismatch")
+        raw = self.rows.raw(where, f"bake mesh {chunk[0]},{chunk[1]},{chunk[2]} display {level} v{version}",
+                            raw_size, digest, data)
         arrays = arrays_from_bytes(raw, where)
         if sorted(arrays) != sorted(DISPLAY_ARRAYS):
             raise FormatError(f"{where}: holds the arrays {', '.join(arrays)}, not {', '.join(DISPLAY_ARRAYS)}")
@@ -129,27 +143,17 @@ class WorldFileTiles(StoredTiles):
 
     def __init__(self, path: str | Path) -> None:
         super().__init__()
-        self.path = Path(path).resolve()
-        self._connection = connect(self.path, "ro", threads=True)
-        self._lock = threading.Lock()
-        weakref.finalize(self, self._connection.close)
+        self.rows = BakeRows(path)
+        self.path = self.rows.path
 
     def tile(self, tile: tuple[int, int], source: bytes, area: BakeArea) -> BakedTile | None:
-        try:
-            with self._lock:
-                rows = self._connection.execute("SELECT source, raw_size, sha256, data FROM bake_tiles WHERE ti = ? "
-                                                "AND tk = ?", (int(tile[0]), int(tile[1]))).fetchall()
-        except sqlite3.Error as error:
-            raise FormatError(f"{self.path}: the bake's tiles cannot be read ({error})") from error
+        rows = self.rows.query("SELECT source, raw_size, sha256, data FROM bake_tiles WHERE ti = ? AND tk = ?",
+                               (int(tile[0]), int(tile[1])))
         if not rows or not source or rows[0][0] != source:
             return None
         _, raw_size, digest, data = rows[0]
         where = f"{self.path}: bake_tiles row {tuple(tile)}"
-        if not isinstance(raw_size, int) or not 0 <= raw_size <= MAX_BAKED_ROW_BYTES:
-            raise FormatError(f"{where}: raw_size {raw_size!r} is not a size up to {MAX_BAKED_ROW_BYTES} bytes")
-        raw = decompress(zstandard.ZstdDecompressor(), data, raw_size, raw_size, where)
-        if row_digest(f"bake tile {tile[0]},{tile[1]}", raw) != digest:
-            raise FormatError(f"{where}: checksum mismatch")
+        raw = self.rows.raw(where, f"bake tile {tile[0]},{tile[1]}", raw_size, digest, data)
         baked = tile_from_arrays(arrays_from_bytes(raw, where), tile, area, where)
         self.tiles_read += 1
         return baked
