@@ -363,8 +363,8 @@ def test_tiles_asked_for_make_each_chunks_collision_mesh_once(terrain):
     # made for it are waited for, not made again; both bakes see the same meshes.
     again = nav._start_ahead(tile)
     assert again.collision == first.collision and set(first.collision) < set(first.chunks)
-    made_first, _, baked_first = first.future.result()
-    made_again, _, baked_again = again.future.result()
+    made_first, _, baked_first, _ = first.future.result()
+    made_again, _, baked_again, _ = again.future.result()
     assert all(same_mesh(made_first[c], made_again[c]) for c in first.chunks)
     assert same_polygons(baked_first.polygons, baked_again.polygons)
     volume = world.volume
