@@ -36,19 +36,16 @@ class StoredTiles:
     """A source of navmesh tiles baked ahead of time: :meth:`tile` gives the tile stored for ``(ti, tk)`` when it
     was baked from a scene of digest ``source`` (:func:`scene_source`), else None. This base class holds them in a
     mapping ``(ti, tk) -> (source, BakedTile)`` (tests, tools); a world file's are read row by row
-    (:class:`voxelworld.io.baked_rows.WorldFileTiles`). ``tiles_read`` counts the tiles handed out."""
+    (:class:`voxelworld.io.baked_rows.WorldFileTiles`). The navigation counts what it takes
+    (``WorldNavigation.tiles_read``)."""
 
     def __init__(self, tiles: Mapping[tuple[int, int], tuple[bytes, BakedTile]] | None = None) -> None:
         self._tiles = dict(tiles or {})
-        self.tiles_read = 0
 
     def tile(self, tile: tuple[int, int], source: bytes, area: BakeArea) -> BakedTile | None:
         """The tile stored for ``tile`` of the navmesh's grid ``area``, when it was baked from ``source``."""
         stored = self._tiles.get(tile)
-        if stored is None or stored[0] != source:
-            return None
-        self.tiles_read += 1
-        return stored[1]
+        return None if stored is None or stored[0] != source else stored[1]
 
 
 @dataclass(frozen=True)

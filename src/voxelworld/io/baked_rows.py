@@ -154,9 +154,7 @@ class WorldFileTiles(StoredTiles):
         _, raw_size, digest, data = rows[0]
         where = f"{self.path}: bake_tiles row {tuple(tile)}"
         raw = self.rows.raw(where, f"bake tile {tile[0]},{tile[1]}", raw_size, digest, data)
-        baked = tile_from_arrays(arrays_from_bytes(raw, where), tile, area, where)
-        self.tiles_read += 1
-        return baked
+        return tile_from_arrays(arrays_from_bytes(raw, where), tile, area, where)
 
 
 def stored_tiles_of(connection: sqlite3.Connection, path: Path) -> WorldFileTiles | None:
