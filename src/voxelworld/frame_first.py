@@ -5,8 +5,9 @@ CPython runs one thread's Python at a time. The background threads' kernels let 
 between kernels holds it, and a frame wanting it back waits for the holder to hand it over (up to the switch
 interval, 5 ms, each time). With the second core free this made a sprinting frame on the 1 km world take 7 ms for
 4 ms of its own work. So a frame runs inside :func:`frame_running`; background work calls :func:`step_aside`
-between its pieces (a window of voxels, a chunk's mesh), which returns at once between frames and otherwise waits
-until the frame ends, at most :data:`MAX_STEP_ASIDE` seconds. A frame that waits for background work itself does so
+between its pieces (a window of voxels, a chunk's mesh; and before each task of a background executor: a job asked
+for in a frame starts once it ends), which returns at once between frames and otherwise waits until the frame ends, at
+most :data:`MAX_STEP_ASIDE` seconds. A frame that waits for background work itself does so
 inside :func:`waiting_for_background` (or :func:`result_of`), which lets the threads go on meanwhile.
 
 Nothing here changes what is computed, only when: the results are the same, bit for bit.

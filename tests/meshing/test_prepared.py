@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
+from voxelworld.frame_first import frame_running
 from voxelworld.meshing import ChunkMesher, PreparedChanges, detail_levels, mesher_levels
-from voxelworld.meshing.prepared import spread
+from voxelworld.meshing.prepared import background_executor, background_map, spread
 from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
 
 BANDS = (8.0, 16.0, 32.0, 48.0, 64.0)
@@ -129,3 +130,21 @@ def test_packed_display_surfaces_hand_back_what_the_meshes_read(world):
         for name in ("surface_cells", "positions", "normals", "materials", "evaluations", "rep", "cell_lo"):
             assert np.array_equal(getattr(back, name), getattr(surface, name)), name
     assert set(kept.copy()) == set(surfaces) and len(kept) == len(surfaces)
+
+
+def test_background_tasks_asked_for_in_a_frame_start_after_it():
+    """A job or a worker's piece asked for while a frame runs does not start (take the GIL from the frame) until
+    the frame ends; asked for between frames, it starts at once."""
+    started: list[str] = []
+    with frame_running():
+        job = background_executor("test").submit(started.append, "job")
+        time.sleep(0.02)  # (well below frame_first.MAX_STEP_ASIDE)
+        assert started == []
+    job.result(5)
+    assert started == ["job"]
+    with frame_running():
+        pieces = background_executor("test").submit(background_map, lambda x: started.append(x) or x, [1, 2, 3])
+        time.sleep(0.02)
+        assert started == ["job"]
+    assert pieces.result(5) == [1, 2, 3] and sorted(started[1:]) == [1, 2, 3]
+    assert background_executor("test").submit(lambda: 7).result(5) == 7  # between frames: at once

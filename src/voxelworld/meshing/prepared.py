@@ -23,10 +23,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..frame_first import mark_background_thread, waiting_for_background
+from ..frame_first import mark_background_thread, step_aside, waiting_for_background
 from .surface import ChunkSurface
 
-__all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "background_executor", "background_map", "spread"]
+__all__ = ["PreparedChanges", "PreparedJob", "PreparedResult", "BACKGROUND_NICENESS", "BackgroundExecutor",
+           "background_executor", "background_map", "spread"]
 
 # How much lower than the world's thread the background thread runs (Linux nice steps): the frame comes first.
 BACKGROUND_NICENESS = 10
@@ -108,18 +109,35 @@ def _background_thread(niceness: int = BACKGROUND_NICENESS) -> None:
         pass
 
 
+class BackgroundExecutor(ThreadPoolExecutor):
+    """A ThreadPoolExecutor of background threads (:func:`_background_thread`) whose every task starts by stepping
+    aside (:func:`~voxelworld.frame_first.step_aside`): a task asked for in a frame starts once the frame ends. Its
+    first Python (a job's lists and sets, before any piece that steps aside) otherwise took the GIL each time the
+    frame let go of it in a numpy call, and the frame waited for it: a millisecond or two of a streaming step's
+    frame on the 1 km world."""
+
+    def submit(self, fn: Callable[..., R], /, *args: object, **kwargs: object) -> Future[R]:
+        return super().submit(_after_the_frame, fn, *args, **kwargs)
+
+
+def _after_the_frame(fn: Callable[..., R], /, *args: object, **kwargs: object) -> R:
+    step_aside()
+    return fn(*args, **kwargs)
+
+
 @cache
-def background_executor(purpose: str = "prepare", niceness: int = BACKGROUND_NICENESS) -> ThreadPoolExecutor:
+def background_executor(purpose: str = "prepare", niceness: int = BACKGROUND_NICENESS) -> BackgroundExecutor:
     """The one thread that works out prepared changes, one after the other, at a lower priority (``niceness``
     steps below the world's; another ``purpose``, e.g. the navigation's tiles baked ahead, gets a thread of its
-    own, so neither waits behind the other's queue)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voxelworld-{purpose}",
+    own, so neither waits behind the other's queue). Its tasks start after the frame they were asked for in
+    (:class:`BackgroundExecutor`)."""
+    return BackgroundExecutor(max_workers=1, thread_name_prefix=f"voxelworld-{purpose}",
                               initializer=_background_thread, initargs=(niceness,))
 
 
 @cache
-def _background_workers() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-prepare-worker",
+def _background_workers() -> BackgroundExecutor:
+    return BackgroundExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="voxelworld-prepare-worker",
                               initializer=_background_thread)
 
 
