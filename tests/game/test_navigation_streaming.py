@@ -5,6 +5,7 @@ walk beyond their first baked radius as tiles appear ahead and are dropped behin
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from itertools import product
 
@@ -19,7 +20,7 @@ from voxelworld.game.navigation import WorldNavigation
 from voxelworld.game.settings import WorldSettings
 from voxelworld.game.streaming import STREAM_LAG
 from voxelworld.game.world import Inputs, World
-from voxelworld.meshing import ChunkMesher
+from voxelworld.meshing import ChunkMesher, mesher_collision
 from voxelworld.navigation import NavQuery
 from voxelworld.navigation.tiles import same_polygons
 from voxelworld.terrain import Box, GeneratorSettings, Sphere, Tool, generate_world
@@ -379,6 +380,32 @@ def test_tiles_asked_for_make_each_chunks_collision_mesh_once(terrain):
         first.collision[c], c, first.collision[c].revisions[first.collision[c].chunks.index(c)])}
     assert dug  # ... is made again for the next asker
     assert not dug & {c for c, p in nav._start_ahead(tile).collision.items() if p is first.collision[c]}
+
+
+def test_a_tile_baked_in_its_frame_takes_the_meshes_the_thread_made_for_an_ask(terrain, full, monkeypatch):
+    """A tile baked in its frame without its bake ahead (a new agent's, a neighbour of tiles asked for) whose
+    chunks' collision meshes the navigation's thread made for a tile asked for takes them: the frame makes none of
+    them again."""
+    world, nav = streamed_world(terrain)
+    world.agents.regions.waking_points = lambda: [np.array(ground(world, 84.0, 84.0))]
+    step_until_asked(world, nav)
+    tile, (_, job) = next((t, asked) for t, asked in sorted(nav._asked.items()) if asked[1].collision)
+    del nav._asked[tile]  # (baked now without its bake ahead; the meshes made for it are still being made)
+    for preparation in job.collision.values():
+        preparation.future.result()
+    in_frame = []
+    assemble = mesher_collision.assemble_chunk
+
+    def counted(volume, chunk, *args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            in_frame.append(chunk)
+        return assemble(volume, chunk, *args, **kwargs)
+
+    monkeypatch.setattr(mesher_collision, "assemble_chunk", counted)
+    nav._bake_given([tile])
+    assert tile in nav.tiled.tiles
+    assert not set(job.collision) & set(in_frame)  # (each made once: on the thread)
+    assert_tiles_are_the_full_bakes(nav, full, [tile])
 
 
 def test_a_tile_baked_ahead_from_a_scene_dug_since_is_baked_again(terrain):

@@ -335,6 +335,11 @@ class NavStreaming:
         for chunk in new:
             if chunk in self._baked_from:
                 self._chunk_meshes[chunk] = self._baked_from.pop(chunk)
+        # Meshes the navigation's thread made for a tile still asked for (a neighbour reading the same chunks, or
+        # none of this landing's: a new agent's tiles) are the mesher's too, where done: not made again here.
+        for prepared in {id(p): p for p, _ in (self._preparing[c] for c in new if c in self._preparing)}.values():
+            if prepared.future.done() and not prepared.future.cancelled() and prepared.future.exception() is None:
+                self.mesher.adopt_collision_meshes(prepared)
         self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
         self._retyped([c for c in needed if c not in self._chunk_objects])
         scene = self._scene(needed)
