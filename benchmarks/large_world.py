@@ -138,7 +138,7 @@ def population(world) -> dict:
 
 def play(path: str, seconds: float) -> dict:
     from voxelworld.game.streaming import STREAM_LAG
-    from voxelworld.game.world import Inputs, freeze_startup_objects
+    from voxelworld.game.world import freeze_startup_objects
     from voxelworld.io import load_world
     from voxelworld.meshing import MAX_DETAIL_LEVEL
     from voxelworld.warmup import load_compiled_kernels
@@ -151,8 +151,6 @@ def play(path: str, seconds: float) -> dict:
     figures = {"load_world s": loaded - start, "the other compiled kernels loaded s": time.perf_counter() - loaded,
                "RSS loaded MiB": rss_mib()}
     figures |= population(world)
-    steps = []
-    yaws = (90.0, 0.0, 270.0, 180.0)
     # A background job is late when its display work lands more than STREAM_LAG frames after it was asked for: the
     # next streaming step came and found it still running (the world never waits for it; the page does).
     mesher, waits, asked = world.mesher, [], {}
@@ -169,17 +167,7 @@ def play(path: str, seconds: float) -> dict:
         return apply_changes(prepared)
 
     mesher.prepare_deferred, mesher.apply_changes = started, landed
-    tick = time.perf_counter()
-    for frame in range(int(seconds * 60)):
-        inputs = Inputs(move=(0.0, 1.0), look=(yaws[(frame // 600) % 4], 0.0), sprint=True)
-        begin = time.perf_counter()
-        world.step(inputs)
-        end = time.perf_counter()
-        steps.append(end - begin)
-        # 60 frames a second, as `voxelworld play` runs the world: the second core works between frames too.
-        tick = max(tick + 1 / 60, end)
-        time.sleep(max(tick - end, 0.0))
-    steps = np.array(steps) * 1000
+    steps = sprint(world, seconds) * 1000
     figures |= {"step median ms": float(np.median(steps)), "step p95 ms": float(np.percentile(steps, 95)),
                 "step max ms": float(steps.max()),
                 "background jobs late / made": f"{sum(w > STREAM_LAG for w in waits)} / {len(waits)} "
@@ -199,6 +187,30 @@ def play(path: str, seconds: float) -> dict:
     figures["triangles in view"] = int(by_level.sum())
     figures["triangles by level"] = " / ".join(str(int(n)) for n in by_level)
     return figures
+
+
+def sprint(world, seconds: float, before=None, after=None) -> np.ndarray:
+    """Sprint ``world`` for ``seconds`` at 60 frames a second, as `voxelworld play` runs it (the second core works
+    between frames too), in a square of 10 s sides; ``before`` / ``after`` (optional) are called around each
+    World.step. Returns each step's seconds."""
+    from voxelworld.game.world import Inputs
+
+    steps = []
+    yaws = (90.0, 0.0, 270.0, 180.0)
+    tick = time.perf_counter()
+    for frame in range(int(seconds * 60)):
+        inputs = Inputs(move=(0.0, 1.0), look=(yaws[(frame // 600) % 4], 0.0), sprint=True)
+        if before is not None:
+            before()
+        begin = time.perf_counter()
+        world.step(inputs)
+        end = time.perf_counter()
+        if after is not None:
+            after()
+        steps.append(end - begin)
+        tick = max(tick + 1 / 60, end)
+        time.sleep(max(tick - end, 0.0))
+    return np.array(steps)
 
 
 def in_process(function, *args) -> dict:
