@@ -370,11 +370,16 @@ window.voxelworld = {
   textureDistance: () => view3d.batches.textureDistance, // m: near chunks drawn with the far material from there
   view: (eye, target) => view3d.view(eye, target), // view([x,y,z], [x,y,z]) fixes the camera; view(null) follows
   get quality() { return view3d.quality; },
-  // Feed the dynamic resolution and automatic quality pictures of ``ms`` each for ``seconds`` (a test of a slow
-  // renderer on any machine; the real pictures go on after).
+  // Start the dynamic resolution and automatic quality afresh (the quality the address asks for, nothing measured
+  // yet) and feed them pictures ``ms`` apart (a number, or a list taken in turn) for ``seconds``; returns the
+  // quality then (a test of a slow renderer on any machine, whatever the real pictures did before; they go on after).
   slowPictures: (ms, seconds) => {
-    const start = performance.now();
-    for (let t = 0; t <= seconds * 1000; t += ms) view3d.adaptResolution(start + t);
+    view3d.setQuality(qualityFromUrl());
+    view3d.autoQuality = !qualityAskedInUrl();
+    view3d.frameMs = view3d.lastPicture = view3d.slowWindow = null;
+    const gaps = [].concat(ms), start = performance.now();
+    for (let t = 0, n = 0; t <= seconds * 1000; t += gaps[n++ % gaps.length]) view3d.adaptResolution(start + t);
+    return view3d.quality;
   },
   cutMarks: (shown) => { // the cut marks the page has; shown true/false: drawn or not
     if (shown !== undefined) view3d.showCuts(shown);
