@@ -162,6 +162,15 @@ class NavStreaming:
                                 None if self.terrain_areas is None else self.terrain_areas.copy(), self._props,
                                 self._things_on(chunks), self.tiled.area, self.settings, self._stored_reader())
 
+    def _adopt_made(self, preparations: Iterable[PreparedCollision]) -> None:
+        """Keep in the mesher the collision meshes ``preparations`` made on the navigation's thread, each once, where
+        it finished (:meth:`ChunkMesher.adopt_collision_meshes`: where still what the mesher would make); one that
+        failed or was cancelled is left (the frame makes those meshes)."""
+        for prepared in {id(p): p for p in preparations}.values():
+            future = prepared.future
+            if future.done() and not future.cancelled() and future.exception() is None:
+                self.mesher.adopt_collision_meshes(prepared)
+
     def _stored_reader(self) -> StoredReader | None:
         """What reads tiles from the world file's bake (:mod:`.nav_stored`), on any thread; None without one."""
         if self.stored_tiles is None:
@@ -320,8 +329,7 @@ class NavStreaming:
                 with waiting_for_background():  # (a bake under way: less than baking the tile again)
                     job.future.exception()
                 started[tile] = job
-                for prepared in {id(p): p for p in job.collision.values()}.values():
-                    self.mesher.adopt_collision_meshes(prepared)  # where still the mesher's: found below
+                self._adopt_made(job.collision.values())  # where still the mesher's: found below
             elif job is not None:
                 job.future.cancel()
         if ahead:  # the preparations no tile still asked for waits for are let go of
@@ -336,10 +344,8 @@ class NavStreaming:
             if chunk in self._baked_from:
                 self._chunk_meshes[chunk] = self._baked_from.pop(chunk)
         # Meshes the navigation's thread made for a tile still asked for (a neighbour reading the same chunks, or
-        # none of this landing's: a new agent's tiles) are the mesher's too, where done: not made again here.
-        for prepared in {id(p): p for p, _ in (self._preparing[c] for c in new if c in self._preparing)}.values():
-            if prepared.future.done() and not prepared.future.cancelled() and prepared.future.exception() is None:
-                self.mesher.adopt_collision_meshes(prepared)
+        # none of this landing's: a new agent's tiles) are the mesher's too: not made again here.
+        self._adopt_made(self._preparing[c][0] for c in new if c in self._preparing)
         self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
         self._retyped([c for c in needed if c not in self._chunk_objects])
         scene = self._scene(needed)
