@@ -188,6 +188,27 @@ def test_a_change_away_from_every_path_is_re_baked_after_the_navmesh_delay():
     assert np.array_equal(navigation.full_bake().vertices, navigation.mesh.vertices)
 
 
+def test_digs_on_both_sides_of_a_path_wait_for_the_navmesh_delay_and_one_on_it_does_not():
+    """The waiting changes are areas (each group of touching chunk columns), not their joint box: two digs 10 m to
+    either side of a walking NPC's path leave it be until the delay (their joint box covered the path, and every
+    walking NPC between far-apart digs re-baked the navmesh at once); a third on the path re-bakes at once."""
+    firsts = []
+    for on_path in (False, True):
+        world = field_world()
+        world.agents.add_npc("walker", (11.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+        navigation = world.agents.navigation
+        for z in (2.0, 22.0) + ((12.0,) if on_path else ()):
+            x = 17.0 if z == 12.0 else 12.0  # (the third ahead of the NPC, on its way)
+            world.queue_edit(VoxelEdit("remove", Cylinder((x, 0.5, z), (x, 8.0, z), 0.75), source="dig"))
+        revisions = []
+        for _ in range(20):
+            world.step(Inputs())
+            revisions.append(navigation.revision)
+        firsts.append(revisions.index(1))
+    assert 15 <= firsts[0] <= 16  # 0.25 s after the digs were applied in frame 0
+    assert firsts[1] <= 1  # at once
+
+
 def test_a_blocked_npc_walks_on_once_the_way_is_open_again():
     world = field_world()
     npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
