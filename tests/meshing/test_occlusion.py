@@ -232,3 +232,38 @@ def test_an_edit_in_a_neighbouring_chunk_shades_a_chunk_again():
     fresh.update()
     for chunk, mesh in fresh.meshes.items():
         np.testing.assert_array_equal(B.canonical_display(mesher.meshes[chunk]), B.canonical_display(mesh))
+
+
+def _chunks_shading_reference(mesher: ChunkMesher, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:
+    """ChunkMesher._chunks_shading as a plain loop over the candidate chunks (what it was before it went numpy)."""
+    from itertools import product
+
+    size = mesher.volume.chunk_size
+    grid = np.array(mesher.volume.chunk_grid_shape)
+    reach = int(np.ceil(_kernels.OCCLUSION_STEPS.max())) + 2
+    detail, levels = mesher._detail, mesher.options.levels
+    below, above = 2 ** max(levels, int(detail.max(initial=0))) + reach, reach
+    first = np.maximum(-((size + above - lo) // size), 0)
+    last = np.minimum((hi + below) // size, grid - 1)
+    shading = set()
+    for chunk in product(*(range(a, b + 1) for a, b in zip(first, last))):
+        deepest = int(detail[tuple(slice(max(c - 1, 0), c + 1) for c in chunk)].max())
+        if (np.array(chunk) * size - 2 ** max(levels, deepest) - reach <= hi).all():
+            shading.add(chunk)
+    return shading
+
+
+def test_the_chunks_an_edit_shades_again_are_the_plain_loops():
+    """The chunks whose occlusion reads an edited box, worked out over the candidates at once, against the loop
+    over them: random levels of detail (each chunk's own and its lower neighbours' decide how far below it its
+    vertices reach) and random boxes, at the grid's edges too."""
+    rng = np.random.default_rng(5)
+    volume = VoxelVolume((128, 64, 128), chunk_size=8)
+    for levels in (0, 2):
+        mesher = ChunkMesher(volume, options=MeshOptions(levels=levels))
+        grid = volume.chunk_grid_shape
+        for _ in range(60):
+            mesher._detail = rng.integers(0, 5, grid) * (rng.random(grid) < 0.3)
+            lo = rng.integers(0, np.array(volume.shape), 3)
+            hi = np.minimum(lo + rng.integers(0, 12, 3), np.array(volume.shape) - 1)
+            assert mesher._chunks_shading(lo, hi) == _chunks_shading_reference(mesher, lo, hi)

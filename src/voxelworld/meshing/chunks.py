@@ -429,13 +429,20 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         first = np.maximum(-((size + above - lo) // size), 0)  # ceil((lo - above - size) / size)
         last = np.minimum((hi + below) // size, grid - 1)
         # Of those the deepest level could reach, each by its own and its lower neighbours' levels (an edit far from
-        # the coarse levels shades the chunks around it, not those two chunks on).
-        shading = set()
-        for chunk in product(*(range(a, b + 1) for a, b in zip(first, last))):
-            deepest = int(detail[tuple(slice(max(c - 1, 0), c + 1) for c in chunk)].max())
-            if (np.array(chunk) * size - 2 ** max(levels, deepest) - reach <= hi).all():
-                shading.add(chunk)
-        return shading
+        # the coarse levels shades the chunks around it, not those two chunks on): over the candidates at once, the
+        # deepest of each chunk's 2 x 2 x 2 block (itself and the lower neighbours within the grid).
+        axes = [np.arange(a, b + 1) for a, b in zip(first.tolist(), last.tolist())]
+        # Each axis's chunks and their lower neighbours (the first's own at the grid's start), shaped to broadcast.
+        own_and_lower = [(cells.reshape(shape), np.maximum(cells - 1, 0).reshape(shape))
+                         for cells, shape in zip(axes, ((-1, 1, 1), (1, -1, 1), (1, 1, -1)))]
+        deepest = np.zeros(tuple(len(axis) for axis in axes), dtype=np.int64)
+        for pick in product((0, 1), repeat=3):
+            np.maximum(deepest, detail[tuple(pair[n] for pair, n in zip(own_and_lower, pick))], out=deepest)
+        below_each = 2 ** np.maximum(levels, deepest) + reach
+        near = np.ones(deepest.shape, dtype=bool)
+        for (cells, _), top in zip(own_and_lower, hi.tolist()):
+            near &= cells * size - below_each <= top
+        return {(int(axes[0][i]), int(axes[1][j]), int(axes[2][k])) for i, j, k in np.argwhere(near).tolist()}
 
     # ------------------------------------------------------------------------------------------ queries
     @property
