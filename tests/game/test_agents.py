@@ -209,6 +209,19 @@ def test_digs_on_both_sides_of_a_path_wait_for_the_navmesh_delay_and_one_on_it_d
     assert firsts[1] <= 1  # at once
 
 
+def test_the_waiting_changes_areas_follow_the_chunks_and_the_box_they_are_made_of():
+    """The areas (kept while the changes are the same) are those of the chunks pending now, within the box now."""
+    world = field_world()
+    agents = world.agents
+    agents._pending, agents._pending_box = {(0, 0, 0)}, (np.array([1.0, 0.0, 1.0]), np.array([22.0, 8.0, 22.0]))
+    assert [(lo.tolist(), hi.tolist()) for lo, hi in agents._pending_areas(world)] == [([1.0, 1.0], [8.5, 8.5])]
+    agents._pending.add((2, 0, 2))  # a chunk apart (the same box): an area of its own
+    areas = [(lo.tolist(), hi.tolist()) for lo, hi in agents._pending_areas(world)]
+    assert areas == [([1.0, 1.0], [8.5, 8.5]), ([15.5, 15.5], [22.0, 22.0])]
+    agents._pending_box = (np.array([1.0, 0.0, 1.0]), np.array([20.0, 8.0, 20.0]))  # the box alone changed
+    assert [hi.tolist() for _, hi in agents._pending_areas(world)] == [[8.5, 8.5], [20.0, 20.0]]
+
+
 def test_a_blocked_npc_walks_on_once_the_way_is_open_again():
     world = field_world()
     npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))

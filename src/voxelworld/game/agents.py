@@ -86,7 +86,9 @@ class Agents:
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     # regions: the actors asleep far from the player (voxelworld.game.regions), saved in a row of their own.
-    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers", "regions")
+    # _areas_of: the pending changes' areas and what they were worked out from (_pending_areas; rebuilt).
+    OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers", "regions",
+                        "_areas_of")
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -100,6 +102,7 @@ class Agents:
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
         self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
+        self._areas_of: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
         self.regions = Regions(self)
         world.add_handler(self.regions.look, "collision_mesh")  # before the navmesh streams around the actors
         world.add_handler(self._rebake, "collision_mesh")
@@ -305,6 +308,11 @@ class Agents:
         NPC there re-baked the navmesh at once (on the 2 km world, 99 of its 144 re-bakes in 30 s).
         Every change lies in both the pending chunks and their box: nothing is left out."""
         assert self._pending_box is not None  # (with changes pending)
+        # Worked out again only when the changes did (an enemy's cuts mostly fall in chunks already pending): the
+        # frames between would pay about 80 µs each while an NPC walks.
+        key = (frozenset(self._pending), *(np.asarray(c, dtype=np.float64).tobytes() for c in self._pending_box))
+        if self._areas_of is not None and self._areas_of[0] == key:
+            return self._areas_of[1]
         volume = world.volume
         columns = np.unique(np.array(sorted(self._pending), dtype=np.int64)[:, [0, 2]], axis=0)
         first = columns.min(axis=0)
@@ -319,6 +327,7 @@ class Agents:
             hi = np.minimum(origin + (first + (rows.stop, cols.stop)) * size + voxel, box_hi)
             if np.all(lo <= hi):
                 areas.append((lo, hi))
+        self._areas_of = (key, areas)
         return areas
 
     def _place_enemies(self) -> None:
