@@ -149,6 +149,25 @@ def test_wanted_levels_kept_between_frames_are_exactly_the_levels_worked_out_afr
     assert 100 < reused < 400  # mostly kept, but worked out again as chunks crossed the radius
 
 
+def test_kept_levels_follow_actors_walking_straight_across_chunks_and_off_the_volume():
+    """Working the levels out again looks at the chunks near the actors alone: a straight walk across several chunk
+    borders (and past the volume's side, where a chunk beyond the last is none) gives every frame the levels a
+    look at every chunk gives."""
+    from voxelworld.game.detail import wanted_levels_since
+    from voxelworld.terrain import VoxelVolume
+
+    volume = VoxelVolume((128, 32, 96), voxel_size=0.5, chunk_size=16)  # chunks of 8 m
+    kept, reused = None, 0
+    for step in range(900):
+        t = 0.1 * step
+        points = np.array([[-10.0 + t, 7.9, 20.0], [40.0, 3.0, -6.0 + 0.6 * t], [75.0 - 0.3 * t, 12.0, 30.0]])
+        previous = kept
+        kept = wanted_levels_since(kept, volume, points, 3.0, 2)
+        reused += kept is previous
+        assert np.array_equal(kept.levels, wanted_levels(volume, points, 3.0, 2)), step
+    assert reused > 300
+
+
 def test_levels_worked_out_again_unchanged_are_the_same_array():
     from voxelworld.game.detail import wanted_levels_since
 
@@ -201,3 +220,28 @@ def test_distances_of_listed_chunks_are_the_grids_bit_for_bit():
             listed = every[rng.permutation(len(every))[: len(every) // 2]]
             assert chunk_distances(volume, points, listed).tobytes() == grid[tuple(listed.T)].tobytes()
             assert chunk_distances(volume, points, np.zeros((0, 3), dtype=np.int64)).shape == (0,)
+
+
+def test_chunks_near_points_kernel_matches_a_plain_loop():
+    """The kernel listing the chunks near the actors against a plain-Python loop over every chunk: each chunk
+    whose index lies, along every axis, from one below the chunk of ``point - reach`` to the chunk of
+    ``point + reach`` (clipped to the grid), for some point; sorted, each once."""
+    import math
+
+    from voxelworld.game._kernels import chunks_near_points
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        grid = rng.integers(1, 7, 3)
+        size = int(rng.integers(2, 9))
+        points = rng.uniform(-2 * size, (grid + 2) * size, (int(rng.integers(0, 4)), 3))
+        reach = float(rng.uniform(0.0, 2.5 * size))
+        expected = []
+        for i, j, k in np.ndindex(*grid):
+            for p in points:
+                ranges = [(min(max(math.floor((v - reach) / size) - 1, 0), n - 1),
+                           min(max(math.floor((v + reach) / size), -1), n - 1)) for v, n in zip(p, grid)]
+                if all(a <= c <= b for c, (a, b) in zip((i, j, k), ranges)):
+                    expected.append((i * grid[1] + j) * grid[2] + k)
+                    break
+        assert chunks_near_points(points, size, grid.astype(np.int64), reach).tolist() == expected

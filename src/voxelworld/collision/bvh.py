@@ -77,7 +77,9 @@ def _points(parameter: str, value: ArrayLike, count: int | None = None) -> np.nd
         raise ParameterError(parameter, value, legal) from None
     if array.ndim == 1:
         array = array[None, :]
-    if array.ndim != 2 or array.shape[1] != 3 or not np.all(np.isfinite(array)):
+    # (the array's own methods: numpy's module functions cost a character's few queries a frame more than the
+    # kernels they guard)
+    if array.ndim != 2 or array.shape[1] != 3 or not np.isfinite(array).all():
         raise ParameterError(parameter, f"array of shape {np.shape(value)}", legal)
     if count is not None and count != 1 and len(array) not in (1, count):
         raise ParameterError(parameter, f"array of shape {np.shape(value)}", legal)
@@ -287,11 +289,11 @@ class TriangleBVH:
         origins = _points("origins", origins)
         directions = _points("directions", directions, len(origins))
         count = max(len(origins), len(directions))
-        origins = np.ascontiguousarray(np.broadcast_to(origins, (count, 3)))
+        origins = np.ascontiguousarray(origins) if len(origins) == count else origins.repeat(count, axis=0)
         unit = np.empty((len(directions), 3))
         if _kernels.unit_directions(np.ascontiguousarray(directions), unit) == 2:
             raise ParameterError("directions", "a zero vector", "non-zero directions")
-        directions = unit if len(unit) == count else np.ascontiguousarray(np.broadcast_to(unit, (count, 3)))
+        directions = unit if len(unit) == count else unit.repeat(count, axis=0)
         return origins, directions, _per_query("max_distance", max_distance, count, "m", allow_inf=True)
 
     def raycast(self, origins: ArrayLike, directions: ArrayLike, max_distance: ArrayLike = np.inf) -> RayHits:
@@ -365,12 +367,9 @@ class TriangleBVH:
         a = _points("a", a)
         b = _points("b", b, len(a))
         count = max(len(a), len(b))
-        if len(a) != count:
-            a = np.broadcast_to(a, (count, 3))
-        if len(b) != count:
-            b = np.broadcast_to(b, (count, 3))
-        return self._overlap(np.ascontiguousarray(a), np.ascontiguousarray(b),
-                             _per_query("radius", radius, count, "m"))
+        a = np.ascontiguousarray(a) if len(a) == count else a.repeat(count, axis=0)
+        b = np.ascontiguousarray(b) if len(b) == count else b.repeat(count, axis=0)
+        return self._overlap(a, b, _per_query("radius", radius, count, "m"))
 
     def _overlap(self, starts: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> Contacts:
         counts = np.zeros(len(starts), dtype=np.int64)

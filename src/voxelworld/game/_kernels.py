@@ -59,3 +59,33 @@ def listed_chunk_distances(local: np.ndarray, size: int, shape: np.ndarray, chun
                 _squared_gap(chunks[n, 1], size, shape[1] - 1, local[p, 1])
             best = min(best, xy + _squared_gap(chunks[n, 2], size, shape[2] - 1, local[p, 2]))
         out[n] = math.sqrt(best) * voxel_size
+
+
+@numba.njit(cache=True, nogil=True)
+def chunks_near_points(local: np.ndarray, size: int, grid: np.ndarray, reach: float) -> np.ndarray:
+    """The flat indices (int64, sorted, each once) of the chunks of ``grid`` (chunks of ``size`` samples) whose
+    index box, one chunk wider on the low side, holds the samples ``local[p] - reach .. local[p] + reach`` along
+    every axis for some point p (``local``: (k, 3) float64 samples from the volume's origin): every chunk whose box
+    of samples lies within ``reach`` samples of a point along each axis, and a few more."""
+    marked = np.zeros(grid[0] * grid[1] * grid[2], dtype=np.bool_)
+    count = 0
+    lo = np.empty(3, dtype=np.int64)
+    hi = np.empty(3, dtype=np.int64)
+    for p in range(local.shape[0]):
+        for axis in range(3):
+            lo[axis] = min(max(int(math.floor((local[p, axis] - reach) / size)) - 1, 0), grid[axis] - 1)
+            hi[axis] = min(max(int(math.floor((local[p, axis] + reach) / size)), -1), grid[axis] - 1)
+        for i in range(lo[0], hi[0] + 1):
+            for j in range(lo[1], hi[1] + 1):
+                for k in range(lo[2], hi[2] + 1):
+                    flat = (i * grid[1] + j) * grid[2] + k
+                    if not marked[flat]:
+                        marked[flat] = True
+                        count += 1
+    out = np.empty(count, dtype=np.int64)
+    n = 0
+    for flat in range(marked.shape[0]):
+        if marked[flat]:
+            out[n] = flat
+            n += 1
+    return out

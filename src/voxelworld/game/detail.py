@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..terrain import Volume
-from ._kernels import chunk_box_distances, listed_chunk_distances
+from ._kernels import chunk_box_distances, chunks_near_points, listed_chunk_distances
 
 __all__ = ["wanted_levels", "WantedLevels", "wanted_levels_since", "next_levels", "budgeted_levels",
            "chunk_distances"]
@@ -56,11 +56,13 @@ def wanted_levels(volume: Volume, points: ArrayLike, near_radius: float, far_lev
 @dataclass(frozen=True)
 class WantedLevels:
     """:func:`wanted_levels` for the actors at ``points``, with ``margin``: m, how far every actor may move before a
-    chunk can cross the near radius (the nearest gap between a chunk's distance and the radius)."""
+    chunk can cross the near radius (the nearest gap between a chunk's distance and the radius); ``near``: the flat
+    indices of the chunks within the radius, sorted (the chunks at level 0)."""
 
     points: np.ndarray  # (k, 3) m
     margin: float  # m
     levels: np.ndarray  # int64, the chunk grid's shape
+    near: np.ndarray  # int64, flat chunk indices
 
 
 def wanted_levels_since(previous: WantedLevels | None, volume: Volume, points: ArrayLike, near_radius: float,
@@ -68,19 +70,36 @@ def wanted_levels_since(previous: WantedLevels | None, volume: Volume, points: A
     """:func:`wanted_levels` for ``points``, worked out again only when an actor moved ``previous.margin`` or more
     since ``previous`` (None: the first time): a chunk's distance to the nearest actor changes no faster than
     the actors move, so within the margin no chunk crosses the radius and the levels are the same, exactly. A
-    frame's detail then costs nothing while the actors stay within it (a frame never visits every chunk). Levels
-    worked out again but equal to ``previous.levels`` are that array itself (never changed in place)."""
+    frame's detail then costs nothing while the actors stay within it (a frame never visits every chunk), and
+    working it out again looks at the chunks within a chunk's edge of the radius around each actor alone (the
+    same distances bit for bit: :func:`chunk_distances`); the others lie farther than that edge past the radius.
+    Levels worked out again but equal to ``previous.levels`` are that array itself (never changed in place)."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     if previous is not None and previous.points.shape == points.shape and \
             float(np.sqrt(((points - previous.points) ** 2).sum(axis=1)).max()) < previous.margin:
         return previous
-    distance = chunk_distances(volume, points)
-    # A hair less than the nearest gap, for the rounding of the distances.
-    margin = float(np.abs(distance - near_radius).min()) * (1.0 - 1e-9)
-    levels = np.where(distance <= near_radius, 0, far_level).astype(np.int64)
-    if previous is not None and np.array_equal(levels, previous.levels):
+    grid = volume.chunk_grid_shape
+    edge = volume.chunk_size * volume.voxel_size
+    listed = _chunks_within(volume, points, near_radius + edge)
+    distance = chunk_distances(volume, points, np.column_stack(np.unravel_index(listed, grid)))
+    # A hair less than the nearest gap, for the rounding of the distances; at most the edge (the chunks not listed).
+    gaps = np.abs(distance - near_radius)
+    margin = min(float(gaps.min()) if len(gaps) else edge, edge) * (1.0 - 1e-9)
+    near = listed[distance <= near_radius]
+    if previous is not None and previous.levels.shape == grid and np.array_equal(near, previous.near):
         levels = previous.levels  # the same array when nothing changed: a caller may tell by identity
-    return WantedLevels(points.copy(), margin, levels)
+    else:
+        levels = np.full(grid, far_level, dtype=np.int64)
+        levels.ravel()[near] = 0
+    return WantedLevels(points.copy(), margin, levels, near)
+
+
+def _chunks_within(volume: Volume, points: np.ndarray, reach: float) -> np.ndarray:
+    """The flat indices (sorted) of the chunks whose boxes of samples may lie within ``reach`` m of one of ``points``
+    along every axis (:func:`~._kernels.chunks_near_points`; those left out lie farther than ``reach``)."""
+    local = np.ascontiguousarray((points - volume.origin) / volume.voxel_size)
+    return chunks_near_points(local, int(volume.chunk_size), np.array(volume.chunk_grid_shape, dtype=np.int64),
+                              float(reach / volume.voxel_size))
 
 
 def next_levels(current: np.ndarray, wanted: np.ndarray, volume: Volume, points: ArrayLike, budget: int) -> np.ndarray:
