@@ -123,13 +123,13 @@ def test_a_job_makes_only_its_own_surfaces_and_skips_what_turned_stale(world, mo
     grid = world.chunk_grid_shape
     mesher.defer_changes(np.ones(grid, dtype=bool), mesher.detail_levels)
     owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces).tolist()))
-    made, real = [], mesher_levels.raw_surface
+    made, real = [], mesher_levels.raw_surface_and_density
 
     def counted(volume, chunk, *args, **kwargs):
         made.append(tuple(chunk))
         return real(volume, chunk, *args, **kwargs)
 
-    monkeypatch.setattr(mesher_levels, "raw_surface", counted)
+    monkeypatch.setattr(mesher_levels, "raw_surface_and_density", counted)
     first = owed[len(owed) // 2:]  # (their lower neighbours in the other half)
     mesher.apply_changes(mesher.prepare_deferred(first))
     assert made and set(made) <= set(first)

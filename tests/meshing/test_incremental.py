@@ -400,3 +400,25 @@ def test_random_edits_keep_incremental_meshes_equal_to_a_full_remesh(edits, simp
         assert_matches_full_remesh(mesher, volume, options)
         np.testing.assert_array_equal(B.canonical_collision(mesher.collision_mesh()),
                                       B.canonical_collision(collision_mesh_volume(volume, options)))
+
+
+def test_a_simplification_given_the_raw_surfaces_density_window_equals_one_reading_it_again():
+    """The density window a raw surface read, handed to its display and collision simplifications (the mesher's
+    edit path and a background job's), gives the surfaces they make reading the fields themselves, bit for bit."""
+    from voxelworld.meshing.chunk_surfaces import raw_surface_and_density, simplified_surface
+
+    volume = B.blob_volume(8, shape=(24, 24, 24), chunk_size=8, centre=(12.5, 11.6, 12.2), count=6)
+    options = MeshOptions()
+    read = 0
+    for chunk in product(range(3), repeat=3):
+        raw, density = raw_surface_and_density(volume, chunk, options, max(options.levels, options.collision_levels))
+        if density is None:
+            continue
+        read += 1
+        for collision, detail in ((False, 0), (False, 2), (True, 0)):
+            given = simplified_surface(volume, raw, options, volume.materials, collision, floor=detail,
+                                       density=density)
+            again = simplified_surface(volume, raw, options, volume.materials, collision, floor=detail)
+            for name in ("positions", "normals", "materials", "rep", "cell_case", "surface_cells"):
+                np.testing.assert_array_equal(getattr(given, name), getattr(again, name))
+    assert read > 4

@@ -32,7 +32,8 @@ from .options import MeshOptions
 from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surface
 
 __all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs",
-           "halo_voxels", "fields_window", "raw_surface", "uniform_side", "uniform_sides", "simplified_surface", "chunk_surfaces", "build_chunk",
+           "halo_voxels", "fields_window", "raw_surface", "raw_surface_and_density", "DensityWindow", "uniform_side",
+           "uniform_sides", "simplified_surface", "chunk_surfaces", "build_chunk",
            "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface", "NO_QEF"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
@@ -73,6 +74,11 @@ def check_mesher_inputs(volume: object, materials: object, options: object) -> t
     return materials, options
 
 
+# A chunk's density samples as its surface reads them (its cells and halo_voxels more around), and the window's
+# first sample: what fields_window gives of "density".
+DensityWindow = tuple[np.ndarray, np.ndarray]
+
+
 def halo_voxels(options: MeshOptions) -> int:
     """Samples the meshing of a chunk reads around its cells: its vertices one below and two above (corners and
     their gradients), its simplification the surface test's reach (the tolerance, at most the collision one)
@@ -97,16 +103,25 @@ def raw_surface(volume: Volume, chunk: Sequence[int], options: MeshOptions, leve
     geometry: a mesher's copy of what it saw), the volume itself by default. Without ``quadrics`` the surface
     keeps none; with ``scratch`` its vertices are this thread's scratch, for simplifying at once (see
     :func:`chunk_surface`)."""
+    return raw_surface_and_density(volume, chunk, options, levels, size, fields, quadrics, scratch)[0]
+
+
+def raw_surface_and_density(volume: Volume, chunk: Sequence[int], options: MeshOptions, levels: int,
+                            size: int | None = None, fields: Volume | None = None, quadrics: bool = True,
+                            scratch: bool = False) -> tuple[ChunkSurface, DensityWindow | None]:
+    """:func:`raw_surface`, and the density window it read (None: it read none, the chunk uniform): what a
+    simplification of that surface reads (:func:`simplified_surface`'s ``density``), so the chunk's display and
+    collision surfaces made from the same fields need not gather it again."""
     size = volume.chunk_size if size is None else size
     lo, hi = chunk_cells(volume.shape, size, chunk)
     fields = volume if fields is None else fields
     side = uniform_side(fields, chunk) if size == volume.chunk_size else None
     if side is not None:
-        return empty_surface(lo, hi, side)
+        return empty_surface(lo, hi, side), None
     f, offset = fields_window(fields, lo, hi, halo_voxels(options), MESHED_FIELDS)
-    return chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
-                         planes=levels > 0, offset=offset, quadrics=quadrics,
-                         scratch=scratch)
+    surface = chunk_surface(f["density"], f["mat_a"], f["mat_b"], f["mix"], volume.iso, lo, hi, options.sharp,
+                            planes=levels > 0, offset=offset, quadrics=quadrics, scratch=scratch)
+    return surface, (f["density"], offset)
 
 
 def uniform_side(fields: Volume, chunk: Sequence[int]) -> bool | None:
@@ -156,22 +171,27 @@ def uniform_sides(fields: Volume, chunks: np.ndarray | None = None) -> np.ndarra
 
 
 def simplified_surface(fields: Volume, surface: ChunkSurface, options: MeshOptions, materials: MaterialTable,
-                collision: bool, levels: int | None = None, floor: int = 0) -> ChunkSurface:
+                collision: bool, levels: int | None = None, floor: int = 0,
+                density: DensityWindow | None = None) -> ChunkSurface:
     """``surface`` (made from ``fields``) simplified for the display mesh (``levels`` deep, the options' by
     default; at least ``floor`` deep whatever the shape error: the chunk's level of detail, dropping small
-    features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings."""
+    features from FEATURE_FLOOR_LEVEL on), or with the coarser collision settings. ``density``: the window of
+    ``fields`` the surface was made from (:func:`raw_surface_and_density`), read from ``fields`` when None."""
     levels = options.collision_levels if collision else (options.levels if levels is None else levels)
     # Nothing to merge: simplify_surface hands the surface back unread.
-    density: np.ndarray | None = None
+    window: np.ndarray | None = None
     offset: tuple[int, int, int] | np.ndarray = (0, 0, 0)
     if (levels > 0 or (floor > 0 and not collision)) and surface.vertex_count:
-        hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
-        window, offset = fields_window(fields, surface.cell_lo, hi, halo_voxels(options), ("density",))
-        density = window["density"]
+        if density is None:
+            hi = surface.cell_lo + np.array(surface.cell_case.shape, dtype=np.int64)
+            read, offset = fields_window(fields, surface.cell_lo, hi, halo_voxels(options), ("density",))
+            window = read["density"]
+        else:
+            window, offset = density
     if collision:
-        return simplify_surface(surface, density, fields.iso, levels, options.collision_tolerance,
+        return simplify_surface(surface, window, fields.iso, levels, options.collision_tolerance,
                                 materials.kind_by_id, collision=True, offset=offset)
-    return simplify_surface(surface, density, fields.iso, levels, options.tolerance, materials.kind_by_id,
+    return simplify_surface(surface, window, fields.iso, levels, options.tolerance, materials.kind_by_id,
                             floor=floor, offset=offset, drop_features=floor >= FEATURE_FLOOR_LEVEL)
 
 
@@ -179,8 +199,8 @@ def chunk_surfaces(volume: Volume, chunk: Sequence[int], options: MeshOptions,
                     materials: MaterialTable) -> tuple[ChunkSurface, ChunkSurface]:
     """A chunk's raw surface (kept for its collision mesh, so with the planes either simplification needs)
     and its display surface: what ChunkMesher rebuilds for a changed chunk."""
-    raw = raw_surface(volume, chunk, options, max(options.levels, options.collision_levels))
-    return raw, simplified_surface(volume, raw, options, materials, False)
+    raw, density = raw_surface_and_density(volume, chunk, options, max(options.levels, options.collision_levels))
+    return raw, simplified_surface(volume, raw, options, materials, False, density=density)
 
 
 def build_chunk(volume: Volume, chunk: tuple, options: MeshOptions, surfaces: dict[tuple, ChunkSurface]) -> DisplayMesh:
@@ -195,6 +215,13 @@ def volume_blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
     grid = volume.chunk_grid_shape
     return [(start, tuple(min(s + edge, n) - 1 for s, n in zip(start, grid)))
             for start in product(*(range(0, n, edge) for n in grid))]
+
+
+def _simplified_at_once(volume: Volume, chunk: tuple, options: MeshOptions, materials: MaterialTable, levels: int,
+                        collision: bool) -> ChunkSurface:
+    """``chunk``'s raw surface simplified at once and let go (simplify_surface copies its vertices: scratch)."""
+    raw, density = raw_surface_and_density(volume, chunk, options, levels, scratch=True)
+    return simplified_surface(volume, raw, options, materials, collision, density=density)
 
 
 def all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, ...]]:
@@ -242,9 +269,7 @@ def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable
         return map_on_cores(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = all_chunks(volume)
     surfaces = dict(zip(chunks, map_on_cores(
-        # The raw surface is simplified at once and let go (simplify_surface copies its vertices): scratch.
-        lambda c: simplified_surface(volume, raw_surface(volume, c, options, levels, scratch=True), options,
-                                     materials, collision), chunks)))
+        lambda c: _simplified_at_once(volume, c, options, materials, levels, collision), chunks)))
     return map_on_cores(lambda b: assemble_block(volume, *b, surfaces.get, collision), volume_blocks(volume))
 
 
@@ -261,10 +286,11 @@ NO_QEF = np.empty((0, _kernels.QEF_COLUMNS))  # a surface's quadrics where none 
 
 
 def display_form(fields: Volume, raw: ChunkSurface, options: MeshOptions, materials: MaterialTable, levels: int,
-                  detail: int) -> ChunkSurface:
-    """The display surface of ``raw`` (made from ``fields``) at display ``levels`` and level of ``detail``, as the
-    mesher keeps it: without the quadrics (no merge reads a display surface; a new level simplifies the raw one)."""
-    return replace(simplified_surface(fields, raw, options, materials, False, levels, detail), qef=NO_QEF)
+                  detail: int, density: DensityWindow | None = None) -> ChunkSurface:
+    """The display surface of ``raw`` (made from ``fields``; ``density`` as for :func:`simplified_surface`) at
+    display ``levels`` and level of ``detail``, as the mesher keeps it: without the quadrics (no merge reads a
+    display surface; a new level simplifies the raw one)."""
+    return replace(simplified_surface(fields, raw, options, materials, False, levels, detail, density), qef=NO_QEF)
 
 
 def unchanged_surface(old: ChunkSurface | None, new: ChunkSurface) -> bool:

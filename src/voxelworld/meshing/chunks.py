@@ -25,10 +25,12 @@ from .baked import BakedMeshes, adopt_baked
 from .chunk_joins import assemble_displays, neighbours_seeing_changes, upper_neighbours
 from .chunk_surfaces import (
     MESHED_FIELDS,
+    DensityWindow,
     check_mesher_inputs,
     display_form,
     map_on_cores,
     raw_surface,
+    raw_surface_and_density,
     unchanged_surface,
 )
 from .mesh import CollisionMesh, DisplayMesh, merge_display_meshes, with_occlusion
@@ -45,6 +47,9 @@ __all__ = ["ChunkMesher", "MeshUpdate", "MESHED_FIELDS"]
 # an actor with the default bands, where edits and collisions are (a raw surface with its quadrics takes about
 # 200 bytes a vertex: the 1 km world's levels 0-2 held 160 MiB of them).
 HOT_DETAIL_LEVEL = 1
+# A refresh of at most this many chunks (an edit's) keeps the density windows their raw surfaces read for their
+# simplifications (three gathers of a chunk's window become one); a streaming step's many do not hold them.
+DENSITY_KEPT_CHUNKS = 16
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self._fields: Volume | None = None
         self._raw: dict[tuple, ChunkSurface] = {}
         self._raw_kept = 0  # raw surfaces kept so far (_cool)
+        # The density windows the raw surfaces the last refresh made read (a few chunks': an edit's), for the same
+        # chunks' display and collision simplifications until the fields change (the next refresh).
+        self._density: dict[tuple, DensityWindow] = {}
         # (_raw_kept, the levels of detail array) when _cool last looked (set_detail_levels makes a new array)
         self._cooled: tuple[int, np.ndarray] | None = None
         self._display_surfaces = PackedSurfaces()  # every active chunk's (packed: about 8 KiB of cells a chunk)
@@ -190,6 +198,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         versions = volume.chunk_versions
         followed = self._followed()
         seen = (volume.revision, followed)
+        self._density = {}  # (of the fields before this refresh)
         if self._fields is not None and not (self._activated or self._deactivated) \
                 and seen[0] == self._seen_as_of[0] and seen[1] is self._seen_as_of[1]:
             return self._refresh(set())  # the usual frame: no chunk changed, the same ones followed
@@ -286,9 +295,12 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         order = sorted(rebuild - adopted)
         self.chunks_meshed += len(order)
         fields = self._fields
-        for chunk, raw in zip(order, map_on_cores(
-                lambda c: raw_surface(self.volume, c, self.options, levels, fields=fields), order)):
+        keep_density = len(order) <= DENSITY_KEPT_CHUNKS
+        for chunk, (raw, density) in zip(order, map_on_cores(
+                lambda c: raw_surface_and_density(self.volume, c, self.options, levels, fields=fields), order)):
             self._raw[chunk] = raw
+            if keep_density and density is not None:
+                self._density[chunk] = density
             self._raw_kept += 1  # (the next update lets go of it where the chunk is cold)
             self._vertex_free[chunk] = raw.vertex_count == 0
             self._refresh_collision(chunk)
@@ -390,7 +402,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     def _simplified_display(self, chunk: tuple) -> ChunkSurface:
         """The display surface of an active chunk at its display level and level of detail (without quadrics)."""
         return display_form(cast(Volume, self._fields), self._raw_surface(chunk), self.options, self.materials,
-                             int(self._levels[chunk]), int(self._detail[chunk]))
+                             int(self._levels[chunk]), int(self._detail[chunk]), self._density.get(chunk))
 
     def _take_changes(self, chunk: tuple, source: Volume) -> tuple[np.ndarray, np.ndarray] | None:
         """The inclusive sample box where ``source`` (a volume of the same geometry) differs from the mesher's
@@ -405,6 +417,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
                            *(seen[name] for name in MESHED_FIELDS), box):
             return None
         source.copy_chunk_to(fields, chunk, MESHED_FIELDS)
+        self._density = {}  # (windows of the fields before)
         return lo + box[0], lo + box[1]
 
     def _chunks_reading(self, lo: np.ndarray, hi: np.ndarray) -> set[tuple]:

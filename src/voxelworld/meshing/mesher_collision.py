@@ -22,7 +22,14 @@ from ..errors import ParameterError, check_finite, check_point
 from ..frame_first import result_of
 from ..terrain import Box, MaterialTable, Volume
 from .chunk_joins import neighbours_seeing_changes, upper_neighbours
-from .chunk_surfaces import MESHED_FIELDS, NO_QEF, raw_surface, simplified_surface, unchanged_surface
+from .chunk_surfaces import (
+    MESHED_FIELDS,
+    NO_QEF,
+    DensityWindow,
+    raw_surface_and_density,
+    simplified_surface,
+    unchanged_surface,
+)
 from .mesh import CollisionMesh, assemble_chunk, merge_collision_meshes
 from .options import MeshOptions
 from .prepared import background_executor
@@ -54,8 +61,10 @@ def collision_meshes_from(volume: Volume, fields: Volume, active: np.ndarray, op
 
     def surface_of(chunk: tuple) -> ChunkSurface | None:
         if chunk not in made:
-            made[chunk] = simplified_surface(fields, raw_surface(volume, chunk, options, levels, fields=fields),
-                                             options, materials, True) if active[chunk] else None
+            made[chunk] = None
+            if active[chunk]:
+                raw, density = raw_surface_and_density(volume, chunk, options, levels, fields=fields)
+                made[chunk] = simplified_surface(fields, raw, options, materials, True, density=density)
         return made[chunk]
 
     return [assemble_chunk(volume, chunk, surface_of, collision=True, fields=fields) for chunk in chunks]
@@ -73,6 +82,7 @@ class MesherCollision:
     _collision_revisions: np.ndarray
     _chunk_lists: dict[tuple, tuple]
     _collision: dict[tuple, CollisionMesh]
+    _density: dict[tuple, DensityWindow]
     _collision_surfaces: dict[tuple, ChunkSurface]
     _collision_stale: dict[tuple, ChunkSurface]
 
@@ -184,7 +194,8 @@ class MesherCollision:
         if chunk not in self._collision_surfaces:
             # The fields as of the last update: the raw surface was made from them, whatever changed since.
             fields = cast(Volume, self._fields)  # made by the first update (collision meshes come after it)
-            surface = simplified_surface(fields, self._raw_surface(chunk), self.options, self.materials, True)
+            surface = simplified_surface(fields, self._raw_surface(chunk), self.options, self.materials, True,
+                                         density=self._density.get(chunk))
             if not self.is_hot(chunk):
                 return surface
             # Kept without the quadrics (nothing merges a collision surface again: a change simplifies the raw one)

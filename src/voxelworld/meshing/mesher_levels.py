@@ -20,7 +20,7 @@ from ..errors import check_range
 from ..frame_first import result_of
 from ..terrain import MaterialTable, Volume
 from .chunk_joins import assemble_displays, lower_block, neighbours_seeing_changes, upper_neighbours
-from .chunk_surfaces import MESHED_FIELDS, all_chunks, display_form, raw_surface, unchanged_surface
+from .chunk_surfaces import MESHED_FIELDS, all_chunks, display_form, raw_surface_and_density, unchanged_surface
 from .detail import MAX_DETAIL_LEVEL
 from .mesh import DisplayMesh
 from .options import MeshOptions
@@ -37,8 +37,11 @@ def _prepare(mesher: MesherLevels, job: PreparedJob, fields: Volume) -> Prepared
     volume, options, materials = mesher.volume, mesher.options, mesher.materials
 
     def display_surface(chunk: tuple, raw: ChunkSurface | None = None) -> tuple[ChunkSurface, ChunkSurface]:
-        raw = raw_surface(volume, chunk, options, job.planes, fields=fields) if raw is None else raw
-        return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]))
+        density = None
+        if raw is None:
+            raw, density = raw_surface_and_density(volume, chunk, options, job.planes, fields=fields)
+        return raw, display_form(fields, raw, options, materials, int(job.levels[chunk]), int(job.detail[chunk]),
+                                 density)
 
     def restamped(chunk: tuple) -> bool:
         # Owed work whose chunk changed level or activity since it was asked for: the mesher would not install it
