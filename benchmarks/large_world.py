@@ -10,6 +10,7 @@ Each part runs in a fresh process, so the memory of one does not carry into the 
   with ``--page``, the page opened in headless chromium (SwiftShader, 1280 x 720) on the baked copy: seconds from
   opening it to its first picture with terrain, then frames a second at its automatic quality and with
   ``?quality=default``;
+- the host's speed at the start and at the end (:func:`host_reference`: the figures of two runs compare beside it);
 - ``load_world`` of the baked copy, then 60 s of sprinting in a square of 10 s sides at 60 frames a second, as
   ``voxelworld play`` runs the world (``freeze_startup_objects`` after the load, as it does): World.step median,
   p95 and max, background streaming jobs still running when their frame came for them, resident memory, what is
@@ -28,12 +29,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from terrain import print_table
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
 def rss_mib() -> float:
@@ -213,7 +217,20 @@ def sprint(world, seconds: float, before=None, after=None) -> np.ndarray:
     return np.array(steps)
 
 
-def in_process(function, *args) -> dict:
+def host_reference() -> float:
+    """The host's speed now: scikit-image's ``marching_cubes`` of the meshing guard's 128³ noise field, the median of
+    five (ms; third-party code this project never changes). Its ratio between two runs is how much quicker or busier
+    the shared machine was: the figures of a run are read beside it (docs/benchmarks.md)."""
+    from meshing import median_ms, noise_volume
+    from skimage import measure
+
+    samples = noise_volume().density.astype(np.float32)
+    measure.marching_cubes(samples, 128)  # (warm)
+    return median_ms(lambda: measure.marching_cubes(samples, 128), 5)[0]
+
+
+def in_process(function: Callable[..., T], *args) -> T:
+    """``function(*args)`` in a fresh process (spawned: nothing of this one's memory carried in)."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         return pool.apply(function, args)
 
@@ -228,9 +245,11 @@ def main() -> None:
     parser.add_argument("--page", action="store_true", help="also open the play page in chromium")
     parser.add_argument("--screenshot", help="with --page: save its pictures to this PNG (and NAME-default.png)")
     args = parser.parse_args()
+    reference = "host reference: scikit-image marching cubes of a 128³ noise field, ms"
     with tempfile.TemporaryDirectory() as folder:
         path = plain = str(Path(folder) / "big.vwd")
-        figures = in_process(new, args.size, args.seed, path)
+        figures = {f"{reference}, first": in_process(host_reference)}
+        figures |= in_process(new, args.size, args.seed, path)
         figures["play --world (as new wrote it): served after s"] = in_process(served_after, path)
         if not args.no_bake:
             baked = str(Path(folder) / "baked.vwd")
@@ -244,6 +263,7 @@ def main() -> None:
         if path != plain:  # the same sprint on the file as new wrote it: what the bake saves the frame
             figures |= {f"{name} (not baked)": value for name, value in in_process(play, plain, args.seconds).items()
                         if name.startswith(("load_world", "step ", "navmesh", "display chunks"))}
+        figures[f"{reference}, last"] = in_process(host_reference)
     rows = [(name, f"{value:.3g}" if isinstance(value, float) else value) for name, value in figures.items()]
     print(f"\nA {args.size:g} m x 128 m x {args.size:g} m world of 0.5 m voxels, seed {args.seed}, "
           f"LARGE_WORLD_SETTINGS (view 500 m), {args.seconds:g} s of sprinting")

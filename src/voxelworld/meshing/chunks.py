@@ -180,6 +180,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self._deferred: set[tuple] = set()
         self._deferred_remesh: set[tuple] = set()
         self._edits_while_owed: dict[tuple, int] = {}  # owed chunks edited since they were owed (defer_refreshed)
+        self._due: set[tuple] = set()  # owed chunks the next quiet frame's update steps make (defer_refreshed)
+        self._quiet = False  # the last refresh remade no chunk (MesherDeferred._take_due)
 
     # ------------------------------------------------------------------------------------------- update
     def update(self) -> MeshUpdate:
@@ -290,6 +292,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     def _refresh(self, rebuild: set[tuple]) -> frozenset[tuple[int, int, int]]:
         """Remake the raw surfaces of the chunks ``rebuild`` from the mesher's copy of the fields (drop their
         collision meshes) and mark them for simplification."""
+        self._quiet = not rebuild
         levels = self._plane_levels()
         adopted = adopt_baked(self, rebuild) if self.baked is not None else set()  # (meshing/baked.py)
         order = sorted(rebuild - adopted)
@@ -312,8 +315,8 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         """Step 2 of :meth:`update`: simplify the vertices step 1 refreshed into display surfaces. Returns the
         chunks whose display mesh must be rebuilt: those whose display surface changed, and the upper
         neighbours joining a changed border cell."""
-        order = sorted(c for c in self._refreshed | self._relevelled
-                       if self._active[c] and (c in self._refreshed or not self._vertex_free[c]))
+        made = self._refreshed | self._take_due()  # (a due chunk's vertices were made again, as a refreshed one's)
+        order = sorted(c for c in made | self._relevelled if self._active[c] and (c in made or not self._vertex_free[c]))
         built = map_on_cores(self._simplified_display, order)
         for chunk, display in zip(order, built):
             old = self._display_surfaces.get(chunk)

@@ -37,8 +37,9 @@ from .surface import ChunkSurface, PackedSurfaces
 __all__ = ["MesherDeferred", "EDITS_OWED"]
 
 # Edits of a chunk whose display work is owed that leave it owed (MesherDeferred.defer_refreshed): the next one
-# makes it in its frame. Each edit makes a job in flight for the chunk stale, so without a bound a chunk cut
-# every few frames could show none of it.
+# has it made by the update steps of the next frame whose refresh remakes no chunk (not in the edit's own frame,
+# which pays for the edit already). Each edit makes a job in flight for the chunk stale, so without a bound a
+# chunk cut every few frames could show none of it.
 EDITS_OWED = 3
 
 
@@ -68,6 +69,8 @@ class MesherDeferred:
     _deferred: set[tuple]  # active chunks whose display surface is owed at their level
     _deferred_remesh: set[tuple]  # active chunks whose display mesh is owed
     _edits_while_owed: dict[tuple, int]  # owed chunks edited again (defer_refreshed), how many times
+    _due: set[tuple]  # owed chunks the update steps make in the next frame whose refresh remade none (defer_refreshed)
+    _quiet: bool  # whether the last refresh_vertices remade no chunk's vertices
 
     if TYPE_CHECKING:  # defined by ChunkMesher and MesherLevels
         def update(self) -> object: ...
@@ -165,9 +168,10 @@ class MesherDeferred:
         """Owe the display surfaces of those of ``chunks`` whose vertices the last :meth:`refresh_vertices` made
         again (an edit near them): the background thread makes them and the meshes joining them
         (:meth:`prepare_deferred`), not the next simplify and display steps; until then their meshes show the
-        voxels as they were. One owed already stays so, unless this is the :data:`EDITS_OWED` th edit since it
-        was owed: then those steps make it as before (an edit makes the work asked for it stale, so a chunk cut
-        over and over still shows every few cuts, however late the jobs are). Returns the chunks owed here."""
+        voxels as they were. One owed already stays so, and at the :data:`EDITS_OWED` th edit since it was owed
+        it is due: the simplify and display steps of the next frame whose refresh remakes no chunk make it (an
+        edit makes the work asked for it stale, so a chunk cut over and over still shows every few cuts, however
+        late the jobs are; not in the edit's frame, which pays for the edit). Returns the chunks owed here."""
         deferred, counts = self._deferred, self._edits_while_owed
         for chunk in [c for c in counts if c not in deferred]:  # landed, made or forgotten since: counted afresh
             del counts[chunk]
@@ -177,9 +181,9 @@ class MesherDeferred:
                 continue
             edits = counts.get(chunk, 0) + 1 if chunk in deferred else 0
             if edits >= EDITS_OWED:
-                counts.pop(chunk, None)  # made by the update steps (simplify_vertices: owed no more)
-                continue
-            if edits:
+                counts.pop(chunk, None)
+                self._due.add(chunk)  # (simplify_vertices: _take_due)
+            elif edits:
                 counts[chunk] = edits
             owed.add(chunk)
         self._refreshed -= owed
@@ -292,6 +296,15 @@ class MesherDeferred:
         for chunk in chunks:
             self._deferred.discard(chunk)
             self._deferred_remesh.discard(chunk)
+            self._due.discard(chunk)
+
+    def _take_due(self) -> set[tuple]:
+        """The owed chunks due to be made by this frame's update steps (:meth:`defer_refreshed`): after a refresh
+        that remade no chunk, those still owed (a job may have made one meanwhile); none otherwise."""
+        if not self._due or not self._quiet:
+            return set()
+        due, self._due = self._due & self._deferred, set()
+        return due
 
 
 def _in_chunk_order(chunks: set[tuple], grid: tuple[int, ...]) -> np.ndarray:
