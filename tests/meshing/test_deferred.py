@@ -13,7 +13,7 @@ import pytest
 
 from voxelworld.meshing import ChunkMesher, detail_levels, mesher_levels
 from voxelworld.meshing.chunks import HOT_DETAIL_LEVEL
-from voxelworld.meshing.mesher_deferred import EDITS_OWED
+from voxelworld.meshing.mesher_deferred import DUE_WAIT_FRAMES, EDITS_OWED
 from voxelworld.meshing.surface import PackedSurfaces, packed_cells
 from voxelworld.terrain import GeneratorSettings, Sphere, generate_world
 
@@ -304,6 +304,30 @@ def test_an_edit_deferred_shows_once_its_job_lands_and_an_owed_chunk_edited_agai
     assert not any(mesher.owed_surfaces[c] for c in owed)
     _land_all(mesher)
     assert _meshes(mesher) == _meshes(_fresh(mesher)) != before
+
+
+def test_a_due_chunk_waits_for_a_quiet_frame_at_most_due_wait_frames(world):
+    """A chunk due after its EDITS_OWED th edit while owed, in frames that each edit elsewhere (a player digging
+    every frame), is made by the DUE_WAIT_FRAMES th of them: a far cut still shows however busy the frames are."""
+    mesher = _start(world)
+    before = _meshes(mesher)
+    owed = None
+    for edit in range(EDITS_OWED + 1):  # owed at the first, due at the EDITS_OWED th edit since
+        mesher.volume.remove(Sphere((40.0, 40.0 - 0.5 * edit, 40.0), 2.0 + edit))
+        refreshed = mesher.refresh_vertices()
+        assert mesher.defer_refreshed(refreshed) == refreshed
+        owed = refreshed if owed is None else owed
+        mesher.simplify_vertices()
+        mesher.build_display_meshes()
+    assert all(_meshes(mesher).get(c) == before.get(c) for c in owed)
+    for frame in range(1, DUE_WAIT_FRAMES + 1):
+        mesher.volume.remove(Sphere((8.0 + 0.1 * frame, 40.5, 40.0), 2.0 + 0.2 * frame))  # elsewhere, every frame
+        elsewhere = mesher.refresh_vertices()
+        assert elsewhere and not elsewhere & owed
+        mesher.simplify_vertices()
+        mesher.build_display_meshes()
+        shown = any(_meshes(mesher).get(c) != before.get(c) for c in owed)
+        assert shown == (frame == DUE_WAIT_FRAMES), frame
 
 
 def test_a_job_copies_the_unfollowed_chunks_it_reads_again_only_when_they_changed(world):

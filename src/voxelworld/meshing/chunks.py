@@ -180,7 +180,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         self._deferred: set[tuple] = set()
         self._deferred_remesh: set[tuple] = set()
         self._edits_while_owed: dict[tuple, int] = {}  # owed chunks edited since they were owed (defer_refreshed)
-        self._due: set[tuple] = set()  # owed chunks the next quiet frame's update steps make (defer_refreshed)
+        self._due: dict[tuple, int] = {}  # owed chunks the update steps make soon, frames waited (defer_refreshed)
         self._quiet = False  # the last refresh remade no chunk (MesherDeferred._take_due)
 
     # ------------------------------------------------------------------------------------------- update

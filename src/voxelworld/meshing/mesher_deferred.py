@@ -41,6 +41,9 @@ __all__ = ["MesherDeferred", "EDITS_OWED"]
 # which pays for the edit already). Each edit makes a job in flight for the chunk stale, so without a bound a
 # chunk cut every few frames could show none of it.
 EDITS_OWED = 3
+# Frames a due chunk waits for one whose refresh remakes no chunk: then it is made whatever that frame does (a
+# player editing every frame still sees a far chunk cut over and over change).
+DUE_WAIT_FRAMES = 6
 
 
 class MesherDeferred:
@@ -69,7 +72,7 @@ class MesherDeferred:
     _deferred: set[tuple]  # active chunks whose display surface is owed at their level
     _deferred_remesh: set[tuple]  # active chunks whose display mesh is owed
     _edits_while_owed: dict[tuple, int]  # owed chunks edited again (defer_refreshed), how many times
-    _due: set[tuple]  # owed chunks the update steps make in the next frame whose refresh remade none (defer_refreshed)
+    _due: dict[tuple, int]  # owed chunks the update steps make soon (defer_refreshed): frames they waited
     _quiet: bool  # whether the last refresh_vertices remade no chunk's vertices
 
     if TYPE_CHECKING:  # defined by ChunkMesher and MesherLevels
@@ -182,7 +185,7 @@ class MesherDeferred:
             edits = counts.get(chunk, 0) + 1 if chunk in deferred else 0
             if edits >= EDITS_OWED:
                 counts.pop(chunk, None)
-                self._due.add(chunk)  # (simplify_vertices: _take_due)
+                self._due.setdefault(chunk, 0)  # (simplify_vertices: _take_due)
             elif edits:
                 counts[chunk] = edits
             owed.add(chunk)
@@ -296,15 +299,17 @@ class MesherDeferred:
         for chunk in chunks:
             self._deferred.discard(chunk)
             self._deferred_remesh.discard(chunk)
-            self._due.discard(chunk)
+            self._due.pop(chunk, None)
 
     def _take_due(self) -> set[tuple]:
         """The owed chunks due to be made by this frame's update steps (:meth:`defer_refreshed`): after a refresh
-        that remade no chunk, those still owed (a job may have made one meanwhile); none otherwise."""
-        if not self._due or not self._quiet:
+        that remade no chunk, every one still owed (a job may have made one meanwhile); else those that waited
+        :data:`DUE_WAIT_FRAMES` frames."""
+        if not self._due:
             return set()
-        due, self._due = self._due & self._deferred, set()
-        return due
+        due = {c for c, waited in self._due.items() if self._quiet or waited >= DUE_WAIT_FRAMES}
+        self._due = {c: waited + 1 for c, waited in self._due.items() if c not in due}
+        return due & self._deferred
 
 
 def _in_chunk_order(chunks: set[tuple], grid: tuple[int, ...]) -> np.ndarray:
