@@ -486,3 +486,32 @@ def test_nav_test_level_objects_match_a_plain_scan_triangle_for_triangle():
     assert counts.tolist() == [len(triangles) for triangles in groups.values()]
     for index, obj in enumerate(scene):  # objects are independent meshes: no unused vertices
         assert np.unique(obj.indices).tolist() == list(range(len(obj.positions))), index
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint32])
+def test_the_first_bad_index_coordinate_or_area_type_is_named(dtype):
+    """A vertex index out of range, a coordinate not finite or an area type index past the names: refused, naming
+    the first such row (the checks look for it only once something is wrong)."""
+    positions = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]])
+    indices = np.array([[0, 1, 2], [1, 3, 2], [1, 2, 3]], dtype=dtype)
+    bad = indices.copy()
+    bad[1, 2], bad[2, 0] = 4, 7
+    with pytest.raises(ParameterError, match=r"indices\[1\] = \[1, 3, 4\].*\[0, 3\]"):
+        SceneObject("o", positions, bad)
+    edge = indices.copy()
+    edge[2, 2] = 4  # one past the last vertex, alone
+    with pytest.raises(ParameterError, match=r"indices\[2\]"):
+        SceneObject("o", positions, edge)
+    if np.dtype(dtype).kind == "i":
+        bad = indices.copy()
+        bad[2, 1] = -1
+        with pytest.raises(ParameterError, match=r"indices\[2\]"):
+            SceneObject("o", positions, bad)
+    nan = positions.copy()
+    nan[3, 1], nan[2, 0] = np.inf, np.nan
+    with pytest.raises(ParameterError, match=r"positions\[2\]"):
+        SceneObject("o", nan, indices)
+    with pytest.raises(ParameterError, match=r"area_type\[1\]\[1\] = 2"):
+        SceneObject("o", positions, indices, area_type=(("ground", "mud"), np.array([0, 2, 5], dtype=dtype)))
+    fine = SceneObject("o", positions, indices, area_type=(("ground", "mud"), np.array([0, 1, 1], dtype=dtype)))
+    assert fine.triangle_area_type.tolist() == [0, 1, 1] and fine.indices.dtype == np.int64

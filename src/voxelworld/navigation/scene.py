@@ -107,8 +107,8 @@ def _area_types(value: object, triangles: int) -> tuple[tuple[str, ...], np.ndar
         if raw.shape != (triangles,) or (raw.size and raw.dtype.kind not in "iu"):
             raise ParameterError("area_type[1]", f"array of shape {raw.shape} and dtype {raw.dtype}",
                                  f"{triangles} whole numbers (one per triangle) indexing area_type[0]")
-        bad = np.flatnonzero((raw < 0) | (raw >= len(names)))
-        if len(bad):
+        if raw.size and (raw.min() < 0 or raw.max() >= len(names)):  # (the first bad one found only then)
+            bad = np.flatnonzero((raw < 0) | (raw >= len(names)))
             raise ParameterError(f"area_type[1][{bad[0]}]", int(raw[bad[0]]), f"an index in [0, {len(names) - 1}]"
                                  if names else "none: area_type[0] holds no names")
         return names, _read_only(np.array(raw, dtype=np.int64, copy=True))
@@ -138,8 +138,8 @@ def _positions(value: object) -> np.ndarray:
     if raw.dtype.kind not in "iuf" or raw.ndim != 2 or raw.shape[1] != 3:
         raise ParameterError("positions", f"array of shape {raw.shape} and dtype {raw.dtype}", legal)
     positions = np.array(raw, dtype=np.float64, order="C", copy=True)
-    bad = np.flatnonzero(~np.isfinite(positions).all(axis=1))
-    if len(bad):
+    if not np.isfinite(positions).all():  # (the first bad one found only then)
+        bad = np.flatnonzero(~np.isfinite(positions).all(axis=1))
         raise ParameterError(f"positions[{bad[0]}]", positions[bad[0]].tolist(), "three finite coordinates (m)")
     return _read_only(positions)
 
@@ -154,8 +154,8 @@ def _indices(value: object, vertex_count: int) -> np.ndarray:
         return _read_only(np.empty((0, 3), dtype=np.int64))
     if raw.dtype.kind not in "iu" or raw.ndim != 2 or raw.shape[1] != 3:
         raise ParameterError("indices", f"array of shape {raw.shape} and dtype {raw.dtype}", legal)
-    bad = np.flatnonzero(((raw < 0) | (raw >= vertex_count)).any(axis=1))
-    if len(bad):
+    if raw.min() < 0 or raw.max() >= vertex_count:  # (the first bad one found only then)
+        bad = np.flatnonzero(((raw < 0) | (raw >= vertex_count)).any(axis=1))
         raise ParameterError(f"indices[{bad[0]}]", raw[bad[0]].tolist(),
                              f"three vertex indices in [0, {vertex_count - 1}] (the object has "
                              f"{vertex_count} vertices)" if vertex_count else
