@@ -33,7 +33,7 @@ from .surface import ChunkSurface, chunk_surface, empty_surface, simplify_surfac
 
 __all__ = ["MESHED_FIELDS", "mesh_volume", "collision_mesh_volume", "map_on_cores", "check_mesher_inputs",
            "halo_voxels", "fields_window", "raw_surface", "raw_surface_and_density", "DensityWindow", "uniform_side",
-           "uniform_sides", "simplified_surface", "chunk_surfaces", "build_chunk",
+           "uniform_sides", "simplified_surface", "simplified_chunk", "chunk_surfaces", "build_chunk",
            "volume_blocks", "all_chunks", "materialised", "display_form", "unchanged_surface", "NO_QEF"]
 
 MESHED_FIELDS = ("density", "mat_a", "mat_b", "mix")  # damage does not show
@@ -217,11 +217,14 @@ def volume_blocks(volume: Volume, edge: int = 2) -> list[tuple[tuple, tuple]]:
             for start in product(*(range(0, n, edge) for n in grid))]
 
 
-def _simplified_at_once(volume: Volume, chunk: tuple, options: MeshOptions, materials: MaterialTable, levels: int,
-                        collision: bool) -> ChunkSurface:
-    """``chunk``'s raw surface simplified at once and let go (simplify_surface copies its vertices: scratch)."""
-    raw, density = raw_surface_and_density(volume, chunk, options, levels, scratch=True)
-    return simplified_surface(volume, raw, options, materials, collision, density=density)
+def simplified_chunk(volume: Volume, chunk: Sequence[int], options: MeshOptions, materials: MaterialTable,
+                     levels: int, collision: bool, fields: Volume | None = None, scratch: bool = False) -> ChunkSurface:
+    """``chunk``'s raw surface (with the planes of ``levels``; made from ``fields``, the volume by default)
+    simplified at once, for the display or with ``collision``, and let go: one density window read for both. With
+    ``scratch`` the raw vertices are this thread's scratch (only where the simplification copies them: it merges)."""
+    raw, density = raw_surface_and_density(volume, chunk, options, levels, fields=fields, scratch=scratch)
+    return simplified_surface(volume if fields is None else fields, raw, options, materials, collision,
+                              density=density)
 
 
 def all_chunks(volume: Volume, size: int | None = None) -> list[tuple[int, ...]]:
@@ -269,7 +272,8 @@ def _whole_volume(volume: Volume, options: MeshOptions, materials: MaterialTable
         return map_on_cores(lambda c: assemble_block(volume, c, c, surfaces.get, collision, size), chunks)
     chunks = all_chunks(volume)
     surfaces = dict(zip(chunks, map_on_cores(
-        lambda c: _simplified_at_once(volume, c, options, materials, levels, collision), chunks)))
+        # (levels > 0 here: the simplification copies the vertices, so the raw ones may be scratch)
+        lambda c: simplified_chunk(volume, c, options, materials, levels, collision, scratch=True), chunks)))
     return map_on_cores(lambda b: assemble_block(volume, *b, surfaces.get, collision), volume_blocks(volume))
 
 

@@ -26,7 +26,7 @@ from .chunk_surfaces import (
     MESHED_FIELDS,
     NO_QEF,
     DensityWindow,
-    raw_surface_and_density,
+    simplified_chunk,
     simplified_surface,
     unchanged_surface,
 )
@@ -61,10 +61,8 @@ def collision_meshes_from(volume: Volume, fields: Volume, active: np.ndarray, op
 
     def surface_of(chunk: tuple) -> ChunkSurface | None:
         if chunk not in made:
-            made[chunk] = None
-            if active[chunk]:
-                raw, density = raw_surface_and_density(volume, chunk, options, levels, fields=fields)
-                made[chunk] = simplified_surface(fields, raw, options, materials, True, density=density)
+            made[chunk] = simplified_chunk(volume, chunk, options, materials, levels, True, fields) \
+                if active[chunk] else None
         return made[chunk]
 
     return [assemble_chunk(volume, chunk, surface_of, collision=True, fields=fields) for chunk in chunks]
