@@ -39,18 +39,22 @@ STREAM_COLD_COST = 16
 # world), the rest of its view over the frames after (Streaming._stream_all): the ground of the first picture and
 # of the navmesh's tiles (NAVIGATION_DISTANCE, 64 m), not the whole view (seconds, not half a minute at 500 m).
 FIRST_VIEW_DISTANCE = 64.0
-# Frames' worth of the streaming budget a job of the mesher's background thread takes (World.stream): a job of
-# display work lands when done, a few frames later, so the world's frames pay for none of it.
-STREAM_LAG = 6
+# Frames between streaming steps, each taking that many frames' worth of the streaming budget (World.stream): a job
+# of display work lands when done, a few frames later, so the world's frames pay for none of it. A step costs its
+# frame grid-wide arrays (4-5 ms on the 1 km world) whatever its size: one in twelve frames instead of one in six took
+# 0.2-1.0 ms off the sprint's median in turns (docs/benchmarks.md, a fifteenth session), its p95 the same within the
+# host's noise.
+STREAM_LAG = 12
 # Frames of the world's time step a job of display work is sized to take, at the rate the background thread made the
 # jobs before it (Streaming._job_budget), and frames after which it starts no more surfaces (those left stay owed for
 # the next job; the meshes of those it made take about as long again): the thread's rate changes twofold from job to
 # job with what the frames and the navigation's thread leave it. On the 1 km sprint (docs/benchmarks.md, a tenth
 # session): jobs of a fixed STREAM_LAG frames' budget landed 18-51 % late; sized to 3 frames 1-5 %, with half as much
 # display work again owed after the sprint; 4 frames with surfaces until 2.5 frames 3-7 %, until 2 frames 3-4 % with
-# 10-45 % more owed, until 1.5 frames 1-2 % with 80 % more.
-JOB_FRAMES = 4.0
-SURFACE_FRAMES = 2.0
+# 10-45 % more owed, until 1.5 frames 1-2 % with 80 % more (all with STREAM_LAG 6; with steps twice as far apart,
+# jobs twice as large keep the thread's share of the frames: 8 and 4).
+JOB_FRAMES = 8.0
+SURFACE_FRAMES = 4.0
 # m: on a streaming world, the display of the chunks an edit changed this far from the player or farther (an enemy's
 # cut across the valley) is made by the mesher's background thread and lands a few frames later
 # (Streaming._defer_far_edits); nearer, in the edit's frame, as on a small world.
@@ -190,8 +194,8 @@ class Streaming:
             return self._stream_now(None)
         late = self._land_background(wait=False) > STREAM_LAG
         changed: frozenset[tuple[int, int, int]] = frozenset()
-        # (A step costs its frame grid-wide arrays whatever its size: one in six frames. One due in a frame that
-        # applied edits, which pays for their meshes, is left to the next that did not, within its six frames.)
+        # (A step costs its frame grid-wide arrays whatever its size: one in STREAM_LAG frames. One due in a frame that
+        # applied edits, which pays for their meshes, is left to the next that did not, within its STREAM_LAG frames.)
         due = self.frame % STREAM_LAG == 0 or self._stream_step_owed
         self._stream_step_owed = due and bool(self.applied_edits) and self.frame % STREAM_LAG != STREAM_LAG - 1
         step = due and not self._stream_step_owed
