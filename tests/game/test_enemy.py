@@ -263,3 +263,71 @@ def test_a_demo_session_plays_the_frames_the_numpy_frame_played():
         assert new.snapshot().characters == old.snapshot().characters, frame
     assert a.walked > 0.0 and a.carved_voxels > 100  # it cut, then stepped along the wall
     assert new.voxel_hash() == old.voxel_hash()
+
+
+def test_a_far_enemy_hands_over_the_same_carves_three_at_a_time_in_the_order_made():
+    """Far from the player (step's ``far``) an enemy holds its carves and hands them over FAR_CARVES_TOGETHER at a
+    time: the same edits, in the same order, as one near hands over carve by carve (neither applies them here, so
+    both blades meet the same wall); what it still holds goes at once when it is near again, or stopped."""
+    from voxelworld.game.enemy import FAR_CARVES_TOGETHER
+
+    volume, mesher = arena("soil")
+    handed, clock = {"near": [], "far": []}, [0]
+    enemies = {side: ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0),
+                                   edits=lambda edit, side=side: handed[side].append((clock[0], edit)))
+               for side in handed}
+    for clock[0] in range(90):
+        mesher.update()
+        for side, enemy in enemies.items():
+            enemy.step(DT, far=side == "far")
+    near, far = handed["near"], handed["far"]
+    assert len(near) >= 2 * FAR_CARVES_TOGETHER + 1
+    held = len(near) % FAR_CARVES_TOGETHER
+    assert len(far) == len(near) - held and len(enemies["far"]._held_carves) == held
+    assert [(e.shape, e.recipe.values) for _, e in far] == [(e.shape, e.recipe.values) for _, e in near[:len(far)]]
+    # Each group of three goes in the frame its last carve was made in.
+    assert [f for f, _ in far] == [near[i - i % FAR_CARVES_TOGETHER + FAR_CARVES_TOGETHER - 1][0]
+                                   for i in range(len(far))]
+    # Near again: what it holds goes in its next step, before anything else.
+    if held == 0:
+        while len(enemies["far"]._held_carves) == 0:
+            mesher.update()
+            enemies["far"].step(DT, far=True)
+    count = len(far) + len(enemies["far"]._held_carves)
+    enemies["far"].step(DT, far=False)
+    assert len(far) >= count and not enemies["far"]._held_carves
+    # Stopped: it hands over what it held, then nothing more.
+    while len(enemies["far"]._held_carves) == 0:
+        mesher.update()
+        enemies["far"].step(DT, far=True)
+    count = len(far) + len(enemies["far"]._held_carves)
+    enemies["far"].stop("shot")
+    enemies["far"].step(DT, far=True)
+    assert len(far) == count and not enemies["far"]._held_carves
+
+
+def test_held_carves_are_saved_loaded_and_checked():
+    volume, mesher = arena("soil")
+    handed = []
+    enemy = ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0), edits=handed.append)
+    while not enemy._held_carves:
+        mesher.update()
+        enemy.step(DT, far=True)
+    state, motion = enemy.state_dict(), enemy.motion.state_dict()
+    assert state["held_carves"] == enemy._held_carves
+    copied = []
+    copy = ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0), edits=copied.append)
+    copy.load_state_dict(state)
+    copy.motion.load_state_dict(motion)
+    start = len(handed)
+    for _ in range(30):
+        enemy.step(DT, far=True), copy.step(DT, far=True)
+    assert handed[start:] and [e.shape for e in handed[start:]] == [e.shape for e in copied]
+    old = {k: v for k, v in state.items() if k != "held_carves"}  # a file saved before far enemies held carves
+    copy.load_state_dict(old)
+    assert copy._held_carves == []
+    capsule, material = state["held_carves"][0]
+    for bad, match in (([(capsule, material)] * 3, "held_carves"), ([(material, capsule)], r"held_carves'\]\[0\]"),
+                       ([capsule], r"held_carves'\]\[0\]"), ((), "held_carves")):
+        with pytest.raises(ParameterError, match=match):
+            copy.load_state_dict(state | {"held_carves": bad})

@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from ..collision import TriangleBVH
+from ..errors import ParameterError, check_range
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
-from ..errors import check_range
 from ..terrain import Tool, Volume
 
-__all__ = ["check_point", "check_direction", "check_world", "check_tool", "check_finish", "point_tuple"]
+__all__ = ["check_point", "check_direction", "check_horizontal_direction", "check_world", "check_tool", "check_finish",
+           "point_tuple"]
 
 
 def check_point(parameter: str, value: object) -> np.ndarray:
@@ -36,6 +37,20 @@ def check_point(parameter: str, value: object) -> np.ndarray:
 def check_direction(parameter: str, value: object) -> np.ndarray:
     """``value`` normalised to unit length, or :class:`ParameterError` (zero or not finite)."""
     return np.array(_check_direction(parameter, value))
+
+
+def check_horizontal_direction(parameter: str, value: object) -> np.ndarray:
+    """``value`` with y = 0, normalised to unit length (an enemy's or a digger's facing), or
+    :class:`ParameterError` (not three numbers, zero across y, or not finite)."""
+    try:
+        vector = np.array(value, dtype=np.float64).reshape(3)
+    except (TypeError, ValueError):
+        raise ParameterError(parameter, value, "a horizontal direction (x, 0, z), not zero") from None
+    vector[1] = 0.0
+    norm = float(np.hypot(vector[0], vector[2]))
+    if not np.isfinite(norm) or norm < 1e-9:
+        raise ParameterError(parameter, value, "a horizontal direction (x, 0, z), not zero")
+    return vector / norm
 
 
 def check_world(volume: object, bvh: object) -> None:

@@ -39,9 +39,10 @@ from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Clip, ContactMotion, Skeleton, SlowdownProfile, dig_clip, forearm_part
 from ..terrain import Capsule, EditResult, Tool, Volume
-from .checks import point_tuple
+from .chainsaw_settings import check_tool_and_profile
+from .checks import check_horizontal_direction, point_tuple
 from .edits import VoxelEdit
-from .enemy import CHEST, FORWARD, HIPS, UP, _direction, check_tool_and_profile
+from .enemy import CHEST, FORWARD, HIPS, UP
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_height, model_to_world
 from .terrain_contacts import TerrainContacts
 
@@ -188,7 +189,7 @@ class ShovelDigger:
             raise ParameterError("edits", edits, "a callable taking a VoxelEdit, or None")
         self._contacts = TerrainContacts(volume, mesher, settings.reach)
         self.position = np.array(check_point("position", position))
-        self.facing = _direction("facing", facing)
+        self.facing = check_horizontal_direction("facing", facing)
         self.name, self.volume, self.mesher, self.settings, self._edits = name, volume, mesher, settings, edits
         self.scale = settings.height / model_height()
         self.motion = shovel_motion(settings, self.scale, loop=True)

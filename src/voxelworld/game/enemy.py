@@ -54,7 +54,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -66,20 +66,22 @@ from ..attribute_state import (
     instance,
     number,
     optional,
+    pair,
     restore_attributes,
     sequence,
     text,
 )
 from ..errors import ParameterError, check_finite, check_integer, check_point, check_range
 from ..meshing import ChunkMesher
-from ..motion import Clip, ContactMotion, SlowdownProfile, chainsaw_swing_clip, forearm_part
-from ..terrain import Capsule, EditResult, Shape, Tool, Volume
+from ..motion import Clip, ContactMotion, chainsaw_swing_clip, forearm_part
+from ..terrain import Capsule, EditResult, Shape, Volume
+from .chainsaw_settings import ChainsawSettings
+from .checks import check_horizontal_direction
 from .collider import Collider
 from .edits import EditRecipe, VoxelEdit
 from .ground import ground_height
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_height, model_to_world
 from .state_checks import (
-    MAX_SPEED,
     POSITION_MARGIN,
     check_direction_state,
     check_inside,
@@ -90,106 +92,13 @@ from .state_checks import (
 )
 from .terrain_contacts import TerrainContacts
 
-if TYPE_CHECKING:
-    from .digger import ShovelSettings
-
-__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST", "prepare_bodies"]
+__all__ = ["ChainsawEnemy", "ChainsawSettings", "Carved", "HIPS", "CHEST", "FAR_CARVES_TOGETHER", "prepare_bodies"]
 
 HIPS, CHEST = "Skeleton_torso_joint_1", "torso_joint_3"  # CesiumMan's root and chest
 FORWARD, UP = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)  # CesiumMan's skeleton faces +x, Z up
-# The largest settings a chainsaw enemy takes: lengths (m: blade, cut, reach, height, stride) and times (s: the
-# swing, the carve interval); its walking speed at most state_checks.MAX_SPEED.
-MAX_LENGTH, MAX_SECONDS = 100.0, 3600.0
-
-
-@dataclass(frozen=True)
-class ChainsawSettings:
-    """How the chainsaw enemy swings, cuts and works along its wall. Lengths are at most ``MAX_LENGTH`` (100 m),
-    times ``MAX_SECONDS`` (3600 s), ``walk_speed`` :data:`~voxelworld.game.state_checks.MAX_SPEED` (1000 m/s).
-
-    Parameters
-    ----------
-    blade_length : float
-        m (> 0): the blade runs from 0.05 m beyond the wrist to this far beyond it.
-    blade_radius : float
-        m (> 0): the blade's capsule radius for contacts.
-    cut_radius : float
-        m (> 0): the radius of the capsule removed along the blade while in contact. The default, 0.3 m, cuts the
-        demo's rock wall two 0.5 m samples deep and 2 m tall in a minute (32 samples give way, 12 at 0.15 m), a
-        kerf that reads from 10 m (issue 32).
-    carve_interval : float
-        s (>= 0): the least time between two carves while in contact; 0 carves every contact frame. The default,
-        1/15 s, cuts as much as carving every frame (the blade, slowed in the wall, barely moves in a frame: the
-        demo's enemy removes 0.684 m³ in its first 11 s against 0.687), and the terrain is remeshed for it in a
-        fifth of the frames instead of more than half (issue 29).
-    reach : float
-        m (> 0): the collision mesh within this distance of the shoulder is what the blade can touch.
-    swing_seconds : float
-        s (> 0): the swing's duration (it loops).
-    height : float
-        m (> 0): the figure's height (CesiumMan scaled to it).
-    stride : float
-        m (> 0): how far it steps along the wall between two spots it cuts.
-    walk_speed : float
-        m/s (> 0): how fast it steps.
-    swings_per_spot : int
-        (>= 1) the most swings it cuts at one spot before it steps on.
-    wall_end_swings : int
-        (>= 1) swings in a row that miss the wall after which it takes the wall as ended and turns back.
-    wall_height : float
-        m (>= 0): a contact this far above its feet or higher is the wall; lower, the ground it stands on (the demo
-        wall meets the blade 0.34 m up and higher, the grass at most 0.08 m).
-    turn_speed : float
-        degrees/s (> 0): how fast it turns towards a threat and back to its wall.
-    tool : Tool
-        The hardness/damage gate of the carve.
-    profile : SlowdownProfile
-        How the body and arm slow in contact.
-    """
-
-    blade_length: float = 0.9
-    blade_radius: float = 0.05
-    cut_radius: float = 0.3
-    carve_interval: float = 1.0 / 15.0
-    reach: float = 2.5
-    swing_seconds: float = 1.5
-    height: float = 1.8
-    stride: float = 0.6
-    walk_speed: float = 0.8
-    swings_per_spot: int = 3
-    wall_end_swings: int = 3
-    wall_height: float = 0.25
-    turn_speed: float = 180.0
-    tool: Tool = Tool()
-    profile: SlowdownProfile = SlowdownProfile()
-
-    def __post_init__(self) -> None:
-        for name in ("blade_length", "blade_radius", "cut_radius", "reach", "height", "stride"):
-            object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, maximum=MAX_LENGTH,
-                                                        strict_minimum=True, unit="m"))
-        object.__setattr__(self, "turn_speed", check_finite("turn_speed", self.turn_speed, minimum=0.0,
-                                                            maximum=36000.0, strict_minimum=True, unit="degrees/s"))
-        object.__setattr__(self, "wall_height", check_finite("wall_height", self.wall_height, minimum=0.0,
-                                                             maximum=MAX_LENGTH, unit="m"))
-        object.__setattr__(self, "carve_interval", check_finite("carve_interval", self.carve_interval,
-                                                                minimum=0.0, maximum=MAX_SECONDS, unit="s"))
-        object.__setattr__(self, "swing_seconds", check_finite("swing_seconds", self.swing_seconds, minimum=0.0,
-                                                               maximum=MAX_SECONDS, strict_minimum=True, unit="s"))
-        object.__setattr__(self, "walk_speed", check_finite("walk_speed", self.walk_speed, minimum=0.0,
-                                                            maximum=MAX_SPEED, strict_minimum=True, unit="m/s"))
-        for name in ("swings_per_spot", "wall_end_swings"):
-            object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
-        check_tool_and_profile(self)
-
-
-def check_tool_and_profile(settings: ChainsawSettings | ShovelSettings) -> None:
-    """The checks every tool holder's settings end with (the chainsaw's here, the shovel's in
-    :mod:`voxelworld.game.digger`): ``settings.tool`` a :class:`~voxelworld.terrain.Tool` and ``settings.profile`` a
-    :class:`~voxelworld.motion.SlowdownProfile`, else ParameterError naming the field."""
-    if not isinstance(settings.tool, Tool):
-        raise ParameterError("tool", type(settings.tool).__name__, "a voxelworld.terrain.Tool")
-    if not isinstance(settings.profile, SlowdownProfile):
-        raise ParameterError("profile", type(settings.profile).__name__, "a voxelworld.motion.SlowdownProfile")
+# Carves an enemy far from the player holds and hands over together (ChainsawEnemy.step's ``far``): 0.2 s of carving
+# at the default carve interval, whose meshes the world makes in one frame instead of three.
+FAR_CARVES_TOGETHER = 3
 
 
 @dataclass(frozen=True)
@@ -204,18 +113,6 @@ class Carved:
     voxels_changed: int
     voxels_damaged: int
     dirty_chunks: frozenset
-
-
-def _direction(parameter: str, value: object) -> np.ndarray:
-    try:
-        vector = np.array(value, dtype=np.float64).reshape(3)
-    except (TypeError, ValueError):
-        raise ParameterError(parameter, value, "a horizontal direction (x, 0, z), not zero") from None
-    vector[1] = 0.0
-    norm = float(np.hypot(vector[0], vector[2]))
-    if not np.isfinite(norm) or norm < 1e-9:
-        raise ParameterError(parameter, value, "a horizontal direction (x, 0, z), not zero")
-    return vector / norm
 
 
 def _canonical(direction: np.ndarray) -> np.ndarray:
@@ -279,7 +176,7 @@ class ChainsawEnemy:
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
                         "_empty_swings", "_cut_span", "walked", "walk_velocity", "work_facing", "threat", "stopped",
-                        "hits_taken", "since_strike")
+                        "hits_taken", "since_strike", "_held_carves")
     # Saved before enemies reacted to players: a state without these keys takes them as at the start.
     REACTION_STATE = {"threat": None, "stopped": None, "hits_taken": 0, "since_strike": np.inf}
     # Ranges (voxelworld.game.state_checks): facing, wall and work_facing horizontal unit directions; times and
@@ -296,6 +193,7 @@ class ChainsawEnemy:
         "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
         "walk_velocity": speed((2,)), "work_facing": check_direction_state, "threat": optional(array((3,))),
         "stopped": optional(text()), "hits_taken": count(), "since_strike": seconds(infinite=True),
+        "held_carves": sequence(pair(instance(Capsule), text()), list),
         "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
@@ -314,8 +212,8 @@ class ChainsawEnemy:
         feet = np.array(check_point("position", position))
         if edits is not None and not callable(edits):
             raise ParameterError("edits", edits, "a callable taking a VoxelEdit, or None")
-        self.facing = _direction("facing", facing)
-        along = np.cross(self.facing, (0.0, 1.0, 0.0)) if wall is None else _direction("wall", wall)
+        self.facing = check_horizontal_direction("facing", facing)
+        along = np.cross(self.facing, (0.0, 1.0, 0.0)) if wall is None else check_horizontal_direction("wall", wall)
         if abs(float(np.dot(along, self.facing))) > 0.999:
             raise ParameterError("wall", wall, "a horizontal direction not along facing")
         self.wall = along / np.linalg.norm(along)
@@ -342,6 +240,9 @@ class ChainsawEnemy:
         self.threat: np.ndarray | None = None  # where the player it turned to stands (m), or None
         self.stopped: str | None = None  # why it stopped for good ("shot", "buried", "fell"), or None
         self.hits_taken, self.since_strike = 0, np.inf  # bullets that hit it; s since its blade last hurt
+        # Carves held while far from the player (step's ``far``): the blade's capsule and the material it met, handed
+        # over FAR_CARVES_TOGETHER at a time.
+        self._held_carves: list[tuple[Capsule, str]] = []
 
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
@@ -385,6 +286,8 @@ class ChainsawEnemy:
             state = state | {"walk_velocity": np.zeros(2)}
         if isinstance(state, dict) and "work_facing" not in state:  # saved before enemies reacted to players
             state = state | self.REACTION_STATE | {"work_facing": state.get("facing", self.facing)}
+        if isinstance(state, dict) and "held_carves" not in state:  # saved before far enemies held their carves
+            state = state | {"held_carves": []}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
@@ -394,6 +297,7 @@ class ChainsawEnemy:
         box = world_box(self.volume)
         check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
         check_integer(f"{name}['empty_swings']", state["empty_swings"], maximum=self.settings.wall_end_swings)
+        check_integer(f"{name}['held_carves'] (its length)", len(state["held_carves"]), maximum=FAR_CARVES_TOGETHER - 1)
         for key in ("goal", "threat"):
             if state[key] is not None:
                 check_inside(f"{name}[{key!r}]", state[key], box)
@@ -409,12 +313,16 @@ class ChainsawEnemy:
         return self._contacts.voxel_material(point, normal)
 
     # ---------------------------------------------------------------------------------------------- a frame
-    def step(self, dt: float, collider: Collider | None = None) -> list:
+    def step(self, dt: float, collider: Collider | None = None, far: bool = False) -> list:
         """Swing for ``dt`` seconds (> 0), carve where the blade is in contact, and step along the wall when
         this spot is done. Returns the motion's events (ContactStarted, ContactEnded, Vibration) and a
         :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
-        their reach (:meth:`TerrainContacts.refresh`)."""
+        their reach (:meth:`TerrainContacts.refresh`). ``far`` (beyond :data:`~voxelworld.game.agents.FAR_CARVE_DISTANCE`
+        of the player): its carves are held and handed over :data:`FAR_CARVES_TOGETHER` at a time, in the order made
+        (one frame's edits, whose meshes a world makes once), and at once when it is near again or stopped."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
+        if self._held_carves and (not far or self.stopped is not None):
+            self._hand_over_carves()
         if self.stopped is not None:
             self.time += dt
             return []
@@ -431,17 +339,25 @@ class ChainsawEnemy:
         if contact is not None and self._since_carve >= self.settings.carve_interval:
             self._since_carve = 0.0
             start, end = self.motion.part_segment
-            edit = self.carve_edit(Capsule(tuple(start.tolist()), tuple(end.tolist()), self.settings.cut_radius),
-                                   contact.material)
-            if self._edits is None:
-                edit.apply(self.volume)
-            else:
-                self._edits(edit)
+            carve = (Capsule(tuple(start.tolist()), tuple(end.tolist()), self.settings.cut_radius), contact.material)
+            self._held_carves = [*self._held_carves, carve]  # (a new list: a state handed out keeps its own)
+            if not far or len(self._held_carves) >= FAR_CARVES_TOGETHER:
+                self._hand_over_carves()
         self._count_swing(contact is not None and
                           float(contact.point[1]) - float(self.position[1]) >= self.settings.wall_height, turning)
         events.extend(self._carved)
         self._carved = []
         return events
+
+    def _hand_over_carves(self) -> None:
+        """The carves held (:meth:`step`'s ``far``) as edits, in the order made: to ``edits``, or applied at once."""
+        held, self._held_carves = self._held_carves, []
+        for shape, material in held:
+            edit = self.carve_edit(shape, material)
+            if self._edits is None:
+                edit.apply(self.volume)
+            else:
+                self._edits(edit)
 
     # ----------------------------------------------------------------------------------------- along the wall
     def _along(self, point: ArrayLike) -> float:
@@ -496,7 +412,7 @@ class ChainsawEnemy:
             return False
         if self.threat is not None:
             offset = self.threat - self.position
-            want = self.facing if math.hypot(offset[0], offset[2]) < 1e-6 else _direction("threat", offset)
+            want = self.facing if math.hypot(offset[0], offset[2]) < 1e-6 else check_horizontal_direction("threat", offset)
         else:
             want = self.work_facing
         turn = math.atan2(float(np.cross(self.facing, want)[1]), float(np.dot(self.facing, want)))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..errors import check_finite, check_integer, check_range
 from ..meshing import DETAIL_DISTANCES, MeshOptions
-from .enemy import ChainsawSettings
+from .chainsaw_settings import ChainsawSettings
 from .enemy_reaction import ReactionSettings
 from .kerf_marks import MAX_MARKS
 from .play import ActionSettings
