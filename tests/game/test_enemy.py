@@ -265,10 +265,11 @@ def test_a_demo_session_plays_the_frames_the_numpy_frame_played():
     assert new.voxel_hash() == old.voxel_hash()
 
 
-def test_a_far_enemy_hands_over_the_same_carves_three_at_a_time_in_the_order_made():
-    """Far from the player (step's ``far``) an enemy holds its carves and hands them over FAR_CARVES_TOGETHER at a
-    time: the same edits, in the same order, as one near hands over carve by carve (neither applies them here, so
-    both blades meet the same wall); what it still holds goes at once when it is near again, or stopped."""
+def test_a_far_enemy_moves_every_other_frame_and_hands_over_its_carves_three_at_a_time():
+    """Far from the player (step's ``far``) an enemy moves every other call, through both calls' time, and holds its
+    carves, handing them over FAR_CARVES_TOGETHER at a time: bit for bit the motion of one near stepped at twice the
+    time step, and the same edits in the same order (neither applies them here, so both blades meet the same wall);
+    what it still holds goes at once when it is near again, or stopped."""
     from voxelworld.game.enemy import FAR_CARVES_TOGETHER
 
     volume, mesher = arena("soil")
@@ -276,10 +277,15 @@ def test_a_far_enemy_hands_over_the_same_carves_three_at_a_time_in_the_order_mad
     enemies = {side: ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0),
                                    edits=lambda edit, side=side: handed[side].append((clock[0], edit)))
                for side in handed}
-    for clock[0] in range(90):
+    for clock[0] in range(180):
         mesher.update()
-        for side, enemy in enemies.items():
-            enemy.step(DT, far=side == "far")
+        enemies["far"].step(DT, far=True)
+        if clock[0] % 2:
+            enemies["near"].step(2 * DT)
+            assert np.array_equal(enemies["far"].motion.world, enemies["near"].motion.world)
+            assert enemies["far"].time == enemies["near"].time
+        else:
+            assert enemies["far"]._time_owed == DT
     near, far = handed["near"], handed["far"]
     assert len(near) >= 2 * FAR_CARVES_TOGETHER + 1
     held = len(near) % FAR_CARVES_TOGETHER
@@ -293,9 +299,10 @@ def test_a_far_enemy_hands_over_the_same_carves_three_at_a_time_in_the_order_mad
         while len(enemies["far"]._held_carves) == 0:
             mesher.update()
             enemies["far"].step(DT, far=True)
-    count = len(far) + len(enemies["far"]._held_carves)
-    enemies["far"].step(DT, far=False)
+    count, time, owed = len(far) + len(enemies["far"]._held_carves), enemies["far"].time, enemies["far"]._time_owed
+    enemies["far"].step(DT, far=False)  # (the time it owes too)
     assert len(far) >= count and not enemies["far"]._held_carves
+    assert enemies["far"].time == time + (DT + owed) and enemies["far"]._time_owed == 0.0
     # Stopped: it hands over what it held, then nothing more.
     while len(enemies["far"]._held_carves) == 0:
         mesher.update()
@@ -313,8 +320,9 @@ def test_held_carves_are_saved_loaded_and_checked():
     while not enemy._held_carves:
         mesher.update()
         enemy.step(DT, far=True)
+    enemy.step(DT, far=True)  # (a call it does not move in: the time it owes)
     state, motion = enemy.state_dict(), enemy.motion.state_dict()
-    assert state["held_carves"] == enemy._held_carves
+    assert state["held_carves"] == enemy._held_carves and state["time_owed"] == DT
     copied = []
     copy = ChainsawEnemy("saw", volume, mesher, FEET, facing=(1, 0, 0), edits=copied.append)
     copy.load_state_dict(state)
@@ -323,11 +331,13 @@ def test_held_carves_are_saved_loaded_and_checked():
     for _ in range(30):
         enemy.step(DT, far=True), copy.step(DT, far=True)
     assert handed[start:] and [e.shape for e in handed[start:]] == [e.shape for e in copied]
-    old = {k: v for k, v in state.items() if k != "held_carves"}  # a file saved before far enemies held carves
+    old = {k: v for k, v in state.items() if k not in ("held_carves", "time_owed")}  # saved before far enemies
     copy.load_state_dict(old)
-    assert copy._held_carves == []
+    assert copy._held_carves == [] and copy._time_owed == 0.0
     capsule, material = state["held_carves"][0]
     for bad, match in (([(capsule, material)] * 3, "held_carves"), ([(material, capsule)], r"held_carves'\]\[0\]"),
                        ([capsule], r"held_carves'\]\[0\]"), ((), "held_carves")):
         with pytest.raises(ParameterError, match=match):
             copy.load_state_dict(state | {"held_carves": bad})
+    with pytest.raises(ParameterError, match="time_owed"):
+        copy.load_state_dict(state | {"time_owed": -1.0})

@@ -49,14 +49,16 @@ if TYPE_CHECKING:
     from .inputs import Inputs
     from .world import World
 
-__all__ = ["Agents", "ENEMY_RADIUS", "FAR_CARVE_DISTANCE"]
+__all__ = ["Agents", "ENEMY_RADIUS", "FAR_ENEMY_DISTANCE"]
 
 ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and the swing of its blade near it)
-# m (horizontal): an enemy farther than this from the player holds its carves and hands them over a few at a time
-# (ChainsawEnemy.step's ``far``): their meshes made once a few carves, not every carve (on the 1 km world's sprint
-# the enemies cut 120-160 m away, one frame in eight). Twice the distance beyond which an edit's display is made in
-# the background (streaming.NEAR_EDIT_DISTANCE): a cut shows a fifth of a second late where it is a few pixels.
-FAR_CARVE_DISTANCE = 64.0
+# m (horizontal): an enemy farther than this from the player moves every other frame (through both frames' time) and
+# holds its carves, handing them over a few at a time (ChainsawEnemy.step's ``far``), as game engines tick far
+# characters less often: on the 1 km world's sprint the one enemy awake cuts 120-170 m away, its step 0.8 ms of every
+# frame and its carves' meshes one frame in eight. Twice the distance beyond which an edit's display is made in the
+# background (streaming.NEAR_EDIT_DISTANCE): its swing and cuts come a frame or a fifth of a second late where they
+# are a few pixels.
+FAR_ENEMY_DISTANCE = 64.0
 # m: a walking enemy's agent is at its goal this near it; from there (or when its agent is blocked) the enemy
 # walks straight on to its own goal, which may lie off the navmesh (at the wall it cuts)
 WALKER_ARRIVAL = 0.1
@@ -394,7 +396,7 @@ class Agents:
         for enemy in self.enemies:
             if reacts:
                 notice(world, enemy, world.settings.enemy_reaction)
-            far = float(np.hypot(*(enemy.position - world.player.position)[[0, 2]])) > FAR_CARVE_DISTANCE
+            far = float(np.hypot(*(enemy.position - world.player.position)[[0, 2]])) > FAR_ENEMY_DISTANCE
             for event in enemy.step(world.dt, world.collider, far=far):
                 kind, amount = _ENEMY_EVENTS[type(event)]
                 world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,

@@ -176,7 +176,7 @@ class ChainsawEnemy:
     STATE_ATTRIBUTES = ("facing", "time", "_since_carve", "carved_volume", "carved_voxels", "slowest_wrist_rate",
                         "_carved", "wall", "_goal", "_swing_clock", "_swing_contact", "_swings_here",
                         "_empty_swings", "_cut_span", "walked", "walk_velocity", "work_facing", "threat", "stopped",
-                        "hits_taken", "since_strike", "_held_carves")
+                        "hits_taken", "since_strike", "_held_carves", "_time_owed")
     # Saved before enemies reacted to players: a state without these keys takes them as at the start.
     REACTION_STATE = {"threat": None, "stopped": None, "hits_taken": 0, "since_strike": np.inf}
     # Ranges (voxelworld.game.state_checks): facing, wall and work_facing horizontal unit directions; times and
@@ -193,7 +193,7 @@ class ChainsawEnemy:
         "cut_span": optional(array((2,))), "walked": number(minimum=0.0, unit="m"),
         "walk_velocity": speed((2,)), "work_facing": check_direction_state, "threat": optional(array((3,))),
         "stopped": optional(text()), "hits_taken": count(), "since_strike": seconds(infinite=True),
-        "held_carves": sequence(pair(instance(Capsule), text()), list),
+        "held_carves": sequence(pair(instance(Capsule), text()), list), "time_owed": seconds(),
         "*": lambda enemy, name, state: enemy._check_state(name, state)}
     OTHER_ATTRIBUTES = ("name", "volume", "mesher", "settings", "position", "motion", "scale", "_edits",
                         "_centre", "_contacts", "guide")
@@ -243,6 +243,7 @@ class ChainsawEnemy:
         # Carves held while far from the player (step's ``far``): the blade's capsule and the material it met, handed
         # over FAR_CARVES_TOGETHER at a time.
         self._held_carves: list[tuple[Capsule, str]] = []
+        self._time_owed = 0.0  # s: the last call's time, when far, which the next call moves through
 
     def _build_body(self) -> None:
         """CesiumMan at the start of its swing, standing at ``position`` and facing ``facing``."""
@@ -287,7 +288,7 @@ class ChainsawEnemy:
         if isinstance(state, dict) and "work_facing" not in state:  # saved before enemies reacted to players
             state = state | self.REACTION_STATE | {"work_facing": state.get("facing", self.facing)}
         if isinstance(state, dict) and "held_carves" not in state:  # saved before far enemies held their carves
-            state = state | {"held_carves": []}
+            state = {"held_carves": [], "time_owed": 0.0} | state
         restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
         if not np.array_equal(self.facing, facing):
             self._build_body()
@@ -317,10 +318,17 @@ class ChainsawEnemy:
         """Swing for ``dt`` seconds (> 0), carve where the blade is in contact, and step along the wall when
         this spot is done. Returns the motion's events (ContactStarted, ContactEnded, Vibration) and a
         :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
-        their reach (:meth:`TerrainContacts.refresh`). ``far`` (beyond :data:`~voxelworld.game.agents.FAR_CARVE_DISTANCE`
-        of the player): its carves are held and handed over :data:`FAR_CARVES_TOGETHER` at a time, in the order made
-        (one frame's edits, whose meshes a world makes once), and at once when it is near again or stopped."""
+        their reach (:meth:`TerrainContacts.refresh`). ``far`` (beyond :data:`~voxelworld.game.agents.FAR_ENEMY_DISTANCE`
+        of the player), the enemy moves every other call, through both calls' time (its motion as if stepped at
+        twice ``dt``; the call between only reports its applied carves), and holds its carves, handing them over
+        :data:`FAR_CARVES_TOGETHER` at a time in the order made (one frame's edits, whose meshes a world makes
+        once); near again or stopped, it moves through the time it owes and hands over what it holds at once."""
         dt = check_finite("dt", dt, minimum=0.0, strict_minimum=True, unit="s")
+        if far and self._time_owed == 0.0 and self.stopped is None:
+            self._time_owed = dt  # (moved through in the next call)
+            events, self._carved = self._carved, []
+            return events
+        dt, self._time_owed = dt + self._time_owed, 0.0
         if self._held_carves and (not far or self.stopped is not None):
             self._hand_over_carves()
         if self.stopped is not None:
