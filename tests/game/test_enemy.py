@@ -339,5 +339,7 @@ def test_held_carves_are_saved_loaded_and_checked():
                        ([capsule], r"held_carves'\]\[0\]"), ((), "held_carves")):
         with pytest.raises(ParameterError, match=match):
             copy.load_state_dict(state | {"held_carves": bad})
+    with pytest.raises(ParameterError, match="material"):
+        copy.load_state_dict(state | {"held_carves": [(capsule, "unobtainium")]})
     with pytest.raises(ParameterError, match="time_owed"):
         copy.load_state_dict(state | {"time_owed": -1.0})

@@ -299,6 +299,9 @@ class ChainsawEnemy:
         check_integer(f"{name}['swings_here']", state["swings_here"], maximum=self.settings.swings_per_spot)
         check_integer(f"{name}['empty_swings']", state["empty_swings"], maximum=self.settings.wall_end_swings)
         check_integer(f"{name}['held_carves'] (its length)", len(state["held_carves"]), maximum=FAR_CARVES_TOGETHER - 1)
+        for n, (_, material) in enumerate(state["held_carves"]):
+            check_range(f"{name}['held_carves'][{n}][1]", material, "a material of the world's table",
+                        material in self.volume.materials)
         for key in ("goal", "threat"):
             if state[key] is not None:
                 check_inside(f"{name}[{key!r}]", state[key], box)
