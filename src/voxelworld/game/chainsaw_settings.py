@@ -1,20 +1,17 @@
 """How a chainsaw enemy (:class:`~voxelworld.game.enemy.ChainsawEnemy`) swings, cuts and works along its wall: its
-settings, checked as they are made, and the checks every tool holder's settings end with."""
+settings, checked as they are made."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ..errors import ParameterError, check_finite, check_integer
+from ..errors import check_finite, check_integer
 from ..motion import SlowdownProfile
 from ..terrain import Tool
+from .checks import check_tool_and_profile
 from .state_checks import MAX_SPEED
 
-if TYPE_CHECKING:
-    from .digger import ShovelSettings
-
-__all__ = ["ChainsawSettings", "check_tool_and_profile", "MAX_LENGTH", "MAX_SECONDS"]
+__all__ = ["ChainsawSettings", "MAX_LENGTH", "MAX_SECONDS"]
 
 # The largest settings a chainsaw enemy takes: lengths (m: blade, cut, reach, height, stride) and times (s: the
 # swing, the carve interval); its walking speed at most state_checks.MAX_SPEED.
@@ -99,12 +96,3 @@ class ChainsawSettings:
             object.__setattr__(self, name, check_integer(name, getattr(self, name), minimum=1))
         check_tool_and_profile(self)
 
-
-def check_tool_and_profile(settings: ChainsawSettings | ShovelSettings) -> None:
-    """The checks every tool holder's settings end with (the chainsaw's here, the shovel's in
-    :mod:`voxelworld.game.digger`): ``settings.tool`` a :class:`~voxelworld.terrain.Tool` and ``settings.profile`` a
-    :class:`~voxelworld.motion.SlowdownProfile`, else ParameterError naming the field."""
-    if not isinstance(settings.tool, Tool):
-        raise ParameterError("tool", type(settings.tool).__name__, "a voxelworld.terrain.Tool")
-    if not isinstance(settings.profile, SlowdownProfile):
-        raise ParameterError("profile", type(settings.profile).__name__, "a voxelworld.motion.SlowdownProfile")

@@ -1,4 +1,5 @@
-"""Checks the player's actions share (punch and pull-out, suck, throwing, deformation): each returns the value
+"""Checks the player's actions share (punch and pull-out, suck, throwing, deformation), and the tool holders (the
+chainsaw enemy, the shovel digger) their facing and settings: each returns the value
 as the action uses it, or raises :class:`~voxelworld.errors.ParameterError` naming the parameter, the value
 and what would have been legal, before any voxel is touched.
 
@@ -15,7 +16,7 @@ voxelworld.errors.ParameterError: eye = (1, 2, nan) is out of range: must be a p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,10 +24,15 @@ from ..collision import TriangleBVH
 from ..errors import ParameterError, check_range
 from ..errors import check_direction as _check_direction
 from ..errors import check_point as _check_point
+from ..motion import SlowdownProfile
 from ..terrain import Tool, Volume
 
-__all__ = ["check_point", "check_direction", "check_horizontal_direction", "check_world", "check_tool", "check_finish",
-           "point_tuple"]
+if TYPE_CHECKING:
+    from .chainsaw_settings import ChainsawSettings
+    from .digger import ShovelSettings
+
+__all__ = ["check_point", "check_direction", "check_horizontal_direction", "check_world", "check_tool",
+           "check_tool_and_profile", "check_finish", "point_tuple"]
 
 
 def check_point(parameter: str, value: object) -> np.ndarray:
@@ -64,6 +70,16 @@ def check_tool(tool: Any) -> Tool:
     """The hardness/damage gate of an action."""
     check_range("tool", tool, "a voxelworld.terrain.Tool", isinstance(tool, Tool))
     return tool
+
+
+def check_tool_and_profile(settings: ChainsawSettings | ShovelSettings) -> None:
+    """The checks every tool holder's settings end with (the chainsaw's, :mod:`voxelworld.game.chainsaw_settings`,
+    and the shovel's, :mod:`voxelworld.game.digger`): ``settings.tool`` a :class:`~voxelworld.terrain.Tool` and
+    ``settings.profile`` a :class:`~voxelworld.motion.SlowdownProfile`, else ParameterError naming the field."""
+    if not isinstance(settings.tool, Tool):
+        raise ParameterError("tool", type(settings.tool).__name__, "a voxelworld.terrain.Tool")
+    if not isinstance(settings.profile, SlowdownProfile):
+        raise ParameterError("profile", type(settings.profile).__name__, "a voxelworld.motion.SlowdownProfile")
 
 
 def check_finish(finish: object) -> None:

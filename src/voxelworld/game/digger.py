@@ -39,8 +39,7 @@ from ..errors import ParameterError, check_finite, check_point
 from ..meshing import ChunkMesher
 from ..motion import Clip, ContactMotion, Skeleton, SlowdownProfile, dig_clip, forearm_part
 from ..terrain import Capsule, EditResult, Tool, Volume
-from .chainsaw_settings import check_tool_and_profile
-from .checks import check_horizontal_direction, point_tuple
+from .checks import check_horizontal_direction, check_tool_and_profile, point_tuple
 from .edits import VoxelEdit
 from .enemy import CHEST, FORWARD, HIPS, UP
 from .poses import RIGHT_ARM, _yaw_of, character_rig, model_height, model_to_world
