@@ -399,6 +399,7 @@ def test_pages_connecting_together_cannot_pass_the_limit(server, pages):
     get hello, the others are told why and closed; the world goes on and a page connecting afterwards plays."""
     count = 3 * MAX_CLIENTS
     uri = server.url.replace("http://", "ws://") + "ws"
+    wait_until(lambda: not server.play.clients, what="the earlier tests' pages to leave")  # (their slots free)
 
     async def connect_together() -> list:
         firsts: list = []
