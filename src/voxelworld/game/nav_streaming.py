@@ -347,7 +347,10 @@ class NavStreaming:
         # none of this landing's: a new agent's tiles) are the mesher's too: not made again here.
         self._adopt_made(self._preparing[c][0] for c in new if c in self._preparing)
         self._chunk_meshes.update(_chunk_collision_meshes(self.mesher, [c for c in new if c not in self._chunk_meshes]))
-        self._retyped([c for c in needed if c not in self._chunk_objects])
+        # A chunk held before with no scene object has no triangles, typed when it came: not typed again.
+        fresh = set(new)
+        self._retyped([c for c in needed if c not in self._chunk_objects
+                       and (c in fresh or self._chunk_meshes[c] is not None)])
         scene = self._scene(needed)
         taken = {}
         for tile, job in started.items():
