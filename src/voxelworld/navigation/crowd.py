@@ -2,7 +2,8 @@
 
 Modelled on Detour's crowd (``dtCrowd``): each agent (a disc of a radius, a top speed, a height) plans a path with
 :meth:`NavQuery.find_path` and steers to the next corner of it it can see (the path *corridor*), re-planning
-when pushed out of sight of it or when the navmesh is re-baked. Every :meth:`Crowd.step` then runs, in numba
+when pushed out of sight of it or when the navmesh changes where its way goes (as Detour re-plans a corridor a
+tile swap made invalid, not every agent's: :attr:`NavMesh.changes`). Every :meth:`Crowd.step` then runs, in numba
 kernels over the agents' arrays (``_kernels/crowd.py``, ``_kernels/orca.py``):
 
 1. steering: each agent's preferred velocity, towards its next corner, slowing near its goal;
@@ -66,7 +67,7 @@ from .crowd_state import (
 from .filters import QueryFilter, check_filter, keep_out, steer_with_filters
 from .frames import Frame
 from .index import NavIndex
-from .navmesh import NavMesh
+from .navmesh import NavMesh, XZBox
 from .query import NavQuery
 
 __all__ = ["Crowd", "CrowdSettings", "CrowdEvent", "AGENT_STATES", "MAX_STEP", "AGENT_RADIUS", "AGENT_HEIGHT",
@@ -177,7 +178,8 @@ class Crowd:
     ----------
     navmesh : NavMesh
         The navmesh walked; it may be re-baked between steps (the crowd puts its agents back on it and plans
-        their paths again). One baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
+        their paths again: every agent's after a re-bake, only those whose way the change reaches after tiles
+        of a :class:`~voxelworld.navigation.TiledNavMesh` came, went or changed). One baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
         deck) is walked in its own frame: the crowd's points in and out are world coordinates all the same, its
         agents' discs lie on the navmesh's plane, their heights along its up axis.
     settings : CrowdSettings
@@ -201,7 +203,7 @@ class Crowd:
         # arrays' x-z plane); world points are turned at the edges (_to_local, _to_world), never in a step.
         self._frame = None if navmesh.frame is None else Frame(navmesh.frame)
         self._query = NavQuery._in_own_frame(navmesh)
-        self._index = navmesh.index
+        self._index, self._revision = navmesh.index, navmesh.revision
         self.time = 0.0
         self._next_id = 0
         self._slot: dict[int, int] = {}  # agent id -> row (looked up, never iterated)
@@ -468,11 +470,13 @@ class Crowd:
 
     def _follow_navmesh(self) -> None:
         """If the navmesh was re-baked: put every agent on its nearest point (off it when farther than max_snap)
-        and queue every agent with a goal to plan again; the agents found off it are "blocked" events of the
-        next step."""
+        and queue every agent with a goal whose way the change reaches (:meth:`_way_reaches`) to plan again; the
+        agents found off it are "blocked" events of the next step."""
         if self.mesh.index is self._index:
             return
         self._index = self.mesh.index
+        boxes = self._changed_since(self._revision)
+        self._revision = self.mesh.revision
         events = self._waiting
         for row, agent in enumerate(self._ids.tolist()):
             if self._links.defer(agent):  # on a link: lands first, then plans again
@@ -487,8 +491,29 @@ class Crowd:
                     events.append((agent, "blocked"))
                 continue
             self._position[row], self._polygon[row] = snapped, polygon
-            if not np.isnan(self._goal[row, 0]):
+            if not np.isnan(self._goal[row, 0]) and (boxes is None or self._way_reaches(row, boxes)):
                 self._queue_replan(agent)
+
+    def _changed_since(self, revision: int) -> list[XZBox] | None:
+        """The x-z boxes where the navmesh changed after ``revision`` (:attr:`NavMesh.changes`); None: anywhere
+        (a re-bake, or more changes than it remembers)."""
+        changes = [box for seen, box in self.mesh.changes if seen > revision]
+        if len(changes) != self.mesh.revision - revision or any(box is None for box in changes):
+            return None
+        return changes  # type: ignore[return-value]  # (None ruled out above)
+
+    def _way_reaches(self, row: int, boxes: list[XZBox]) -> bool:
+        """Whether the change in ``boxes`` may alter the way of the agent in ``row``: it has no path, or one
+        that stops short of its goal (a tile that came may reach it), or the x-z box of its position, the corners
+        ahead and its goal, grown by its radius, meets one of them."""
+        path = self._paths[row][self._next_corner[row]:]
+        goal = self._goal[row]
+        if self._state[row] == BLOCKED or not len(path) or \
+                np.hypot(*(path[-1] - goal)[[0, 2]]) > self._arrival[row] + 1e-9:
+            return True
+        points = np.concatenate([self._position[row][None], path, goal[None]])[:, [0, 2]]
+        lo, hi = points.min(axis=0) - self._radius[row], points.max(axis=0) + self._radius[row]
+        return any(bool(np.all(lo <= box_hi) and np.all(box_lo <= hi)) for box_lo, box_hi in boxes)
 
     def _refresh_corners(self) -> None:
         if not self._corners_stale:

@@ -33,7 +33,7 @@ from .links import OffMeshLinks, check_offmesh_links, offmesh_links_document, of
 if TYPE_CHECKING:
     from .scene import Scene
 
-__all__ = ["NavMesh", "ARRAY_NAMES", "check_navmesh_arrays"]
+__all__ = ["NavMesh", "ARRAY_NAMES", "CHANGES_KEPT", "XZBox", "check_navmesh_arrays"]
 
 ARRAY_NAMES = ("vertices", "polygon_start", "polygon_vertices", "polygon_level", "portals", "portal_segments",
                "detail_origin", "detail_shape", "detail_heights")
@@ -41,6 +41,9 @@ MAX_DETAIL_SIDE = 1 << 16  # samples along a side of one polygon's detail raster
 # A navmesh's arrays, checked, in ARRAY_NAMES order (what check_navmesh_arrays gives and a bake makes).
 NavMeshArrays: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                  np.ndarray, np.ndarray]
+# An x-z box (lo, hi), each (2,) float64 (m): where a change of a navmesh's polygons lies (NavMesh.changes).
+XZBox: TypeAlias = tuple[np.ndarray, np.ndarray]
+CHANGES_KEPT = 8  # the changes a NavMesh remembers where they lay (a crowd further behind plans every agent again)
 
 
 class Rebakeable(Protocol):
@@ -101,6 +104,11 @@ class NavMesh:
         ledges and its scene's links (:mod:`~voxelworld.navigation.offmesh`), kept current by :meth:`rebake`.
     index : NavIndex
         What the queries read, derived from the arrays (rebuilt by :meth:`rebake`).
+    revision : int and changes : list of (int, (lo, hi) or None)
+        How many times the arrays were set (1 once made), and where the last :data:`CHANGES_KEPT` settings
+        changed them: each revision with the x-z box (two (2,) arrays, m, in the navmesh's own frame) outside of
+        which no polygon came, went or changed, or None (anywhere: a re-bake or a new navmesh). A
+        :class:`~voxelworld.navigation.Crowd` plans again only the agents whose way a change reaches.
 
     Bad arrays raise :class:`~voxelworld.errors.ParameterError` naming the array, the entry and its legal range,
     before anything reads them.
@@ -133,6 +141,8 @@ class NavMesh:
     offmesh_links: OffMeshLinks | None = None
     bake_state: Rebakeable | None = field(default=None, repr=False, compare=False)  # what bake() kept, for rebake()
     index: NavIndex = field(init=False, repr=False, compare=False)
+    revision: int = field(init=False, default=0, repr=False, compare=False)
+    changes: list[tuple[int, XZBox | None]] = field(init=False, default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.frame is not None:
@@ -147,14 +157,16 @@ class NavMesh:
     def _set_arrays(self, *arrays: np.ndarray | None, baked: bool = False,
                     area_types: tuple[tuple[str, ...], np.ndarray] | None = None,
                     boxes_planes: tuple[np.ndarray, np.ndarray] | None = None,
-                    ring_source: Callable[..., BoundaryRings | None] | None = None) -> None:
+                    ring_source: Callable[..., BoundaryRings | None] | None = None,
+                    changed: XZBox | None = None) -> None:
         """Check the arrays (in :data:`ARRAY_NAMES` order; the details may be None), then take them and derive
         the index. Nothing changes when a check fails. ``baked``: the arrays are what this package's bake made
         (:func:`~voxelworld.navigation.polygons.navmesh_arrays` of its tiles: float64 / int64, consistent by
         construction, which the tests check), taken without the checks a re-bake every frame cannot afford;
         ``area_types``: the bake's ``(area_types, polygon_area_type)`` (None: every polygon ground);
         ``boxes_planes``: the polygons' :func:`~.index.polygon_boxes` when known, ``ring_source``: what makes the
-        index's rings (:class:`~.index.NavIndex`; a baked navmesh's only)."""
+        index's rings (:class:`~.index.NavIndex`; a baked navmesh's only); ``changed``: the x-z box outside of
+        which no polygon came, went or changed (None: anywhere), recorded in :attr:`changes`."""
         checked = arrays if baked else check_navmesh_arrays(*arrays)
         for name, array in zip(ARRAY_NAMES, checked):
             setattr(self, name, array)
@@ -165,6 +177,8 @@ class NavMesh:
         self.index = navmesh_index(self.vertices, self.polygon_start, self.polygon_vertices, self.portals,
                                    self.portal_segments, self.detail_origin, self.detail_shape, self.detail_heights,
                                    boxes_planes if baked else None, ring_source if baked else None)
+        self.revision += 1
+        self.changes = [*self.changes[1 - CHANGES_KEPT:], (self.revision, changed)]
 
     def rebake(self, box: Iterable[ArrayLike], scene: Scene | None = None) -> list[tuple[int, int, int]]:
         """Re-bake the tiles that a change of the scene inside ``box`` ((x0, y0, z0), (x1, y1, z1), metres, in

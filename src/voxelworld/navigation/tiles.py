@@ -432,8 +432,16 @@ class TiledNavMesh:
             self._joined.change(joined)
         if changed:
             self.mesh._set_arrays(*self._joined.arrays, baked=True, area_types=self._area_types(),
-                                  boxes_planes=self._joined.boxes_planes, ring_source=self._joined.rings_for)
+                                  boxes_planes=self._joined.boxes_planes, ring_source=self._joined.rings_for,
+                                  changed=self._changed_box(changed))
         return sorted(changed)
+
+    def _changed_box(self, tiles: Iterable[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The x-z box (lo, hi) of ``tiles``' columns, a cell wider each way: where their polygons lie (the
+        portals to their neighbours on their edges)."""
+        boxes = np.array([self.tile_box(tile) for tile in tiles], dtype=np.float64).reshape(-1, 4)
+        cell = self.settings.cell_size
+        return boxes[:, :2].min(axis=0) - cell, boxes[:, 2:].max(axis=0) + cell
 
     def _area_types(self) -> tuple[tuple[str, ...], np.ndarray]:
         """The kept tiles' area types, joined: ``"ground"`` and the others their polygons have, sorted, and each
