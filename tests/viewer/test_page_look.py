@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -91,10 +92,26 @@ def scene(tmp_path_factory):
             tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && "
                                   "window.voxelworld.textures && window.voxelworld.quality === 'default'",
                                   timeout=WAIT_MS)
+            settled(tab)
             tab.problems, tab.folder, tab.places, tab.served = problems, folder, places, server.url
             yield tab
         finally:
             browser.close()
+
+
+def settled(page, still_ms: int = 1500) -> None:
+    """Wait until the page's chunk meshes stop coming (the same count for ``still_ms``; on a busy machine the
+    last of the world's chunks land seconds after the first twenty)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    count, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now = page.evaluate("window.voxelworld.stats.chunks")
+        if now != count:
+            count, since = now, time.monotonic()
+        elif time.monotonic() - since >= still_ms / 1000:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the page's chunks kept coming for {WAIT_MS / 1000:g} s ({count} so far)")
 
 
 def ground(world, x: float, z: float) -> float:
