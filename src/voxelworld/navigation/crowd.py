@@ -179,9 +179,10 @@ class Crowd:
     navmesh : NavMesh
         The navmesh walked; it may be re-baked between steps (the crowd puts its agents back on it and plans
         their paths again: every agent's after a re-bake, only those whose way the change reaches after tiles
-        of a :class:`~voxelworld.navigation.TiledNavMesh` came, went or changed). One baked in a turned region (``NavMesh.frame`` set: a wall, a ceiling, a tilted
-        deck) is walked in its own frame: the crowd's points in and out are world coordinates all the same, its
-        agents' discs lie on the navmesh's plane, their heights along its up axis.
+        of a :class:`~voxelworld.navigation.TiledNavMesh` came, went or changed). One baked in a turned region
+        (``NavMesh.frame`` set: a wall, a ceiling, a tilted deck) is walked in its own frame: the crowd's points
+        in and out are world coordinates all the same, its agents' discs lie on the navmesh's plane, their
+        heights along its up axis.
     settings : CrowdSettings
 
     Attributes
