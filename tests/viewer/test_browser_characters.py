@@ -248,5 +248,8 @@ def test_every_actor_stands_on_a_soft_shadow(page):
     x, y = int(round(drawn["x"])), int(round(drawn["y"]))
     assert 10 <= x < shown.shape[1] - 10 and 10 <= y < shown.shape[0] - 10, (x, y)
     around = (slice(y - 6, y + 7), slice(x - 30, x + 31))  # the disc reaches beyond the legs, left and right
-    assert shown[around].astype(float).mean() < hidden[around].astype(float).mean() - 8
+    # How much darker each pixel is with the discs: the disc's darkest tenth (near its middle, 0.45 dark at the
+    # centre: about 20 on this ground) whatever share of the patch it covers (smaller as the enemy works away).
+    darker = (hidden[around].astype(float) - shown[around].astype(float)).mean(axis=-1)
+    assert np.percentile(darker, 90) >= 12 and darker.mean() > 2, (np.percentile(darker, 90), darker.mean())
     assert page.problems == []
