@@ -12,18 +12,11 @@ from voxelworld.navigation.bake import bake
 from voxelworld.navigation.navmesh import CHANGES_KEPT
 from voxelworld.navigation.tiles import TiledNavMesh
 
+from .test_tiles import box
+
 SETTINGS = NavSettings(ray_density=16, agent_radius=0.25, min_region_area=1.0, step_limit=0.3)  # tiles of 16 m
 REGION = SearchRegion((0.0, -1.0, 0.0), (48.0, 4.0, 48.0), landing=False)
 NEAR = [(0, 0), (1, 0), (0, 1), (1, 1)]  # x and z below 32 m (tiles of 16 m)
-
-
-def box(scene: Scene, name: str, lo, hi) -> Scene:
-    """A closed box (its top walkable) from lo to hi (m)."""
-    (x0, y0, z0), (x1, y1, z1) = lo, hi
-    corners = [[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
-    faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
-             [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
-    return scene.with_object(name, corners, faces, role="floor")
 
 
 @pytest.fixture(scope="module")

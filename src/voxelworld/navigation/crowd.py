@@ -498,10 +498,8 @@ class Crowd:
     def _changed_since(self, revision: int) -> list[XZBox] | None:
         """The x-z boxes where the navmesh changed after ``revision`` (:attr:`NavMesh.changes`); None: anywhere
         (a re-bake, or more changes than it remembers)."""
-        changes = [box for seen, box in self.mesh.changes if seen > revision]
-        if len(changes) != self.mesh.revision - revision or any(box is None for box in changes):
-            return None
-        return changes  # type: ignore[return-value]  # (None ruled out above)
+        boxes = [box for seen, box in self.mesh.changes if seen > revision and box is not None]
+        return boxes if len(boxes) == self.mesh.revision - revision else None
 
     def _way_reaches(self, row: int, boxes: list[XZBox]) -> bool:
         """Whether the change in ``boxes`` may alter the way of the agent in ``row``: it has no path, or one
