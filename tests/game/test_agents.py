@@ -368,3 +368,45 @@ def test_a_re_bake_falling_due_in_a_frame_that_digs_waits_one_or_two_frames_not_
     assert len(every) >= 2  # and it goes on re-baking while the digging goes on
     odd = run(lambda frame: frame >= 10 and frame % 2 == due % 2)  # digging in the due frame, not the next
     assert odd[0] == (due + 1, False)
+
+
+def test_an_enemy_cutting_in_place_is_given_back_its_agent_as_placing_it_again_would(monkeypatch):
+    """While an enemy cuts where it stood the frame before, on the same navmesh, its agent is given back the state
+    it was made with instead of being made again (_place_enemies): the crowd walks bit for bit as in a world that
+    makes it again every frame, on ground sloping under the NPCs' feet, and an NPC added meanwhile comes before
+    it in the crowd's order, as ever."""
+    from voxelworld.game.navigation import WorldNavigation
+
+    def sloped() -> World:
+        volume = VoxelVolume.from_sdf(lambda x, y, z: y - FLOOR - 0.07 * x - 0.03 * z, (48, 24, 48), "soil",
+                                      voxel_size=0.5, chunk_size=16)
+        world = World(volume, spawn=(2.0, FLOOR + 0.2, 22.0))
+        world.agents.add_enemy("saw", (12.0, FLOOR + 0.07 * 12.0 + 0.03 * 12.0, 12.0), (0.0, 0.0, 1.0))
+        for n, z in enumerate((11.4, 12.6)):
+            world.agents.add_npc(f"walker{n}", (4.0, FLOOR + 0.28 + 0.03 * z, z),
+                                 goal=(20.0, FLOOR + 1.4 + 0.03 * z, z), settings=NPCSettings(speed=2.0))
+        return world
+
+    made_again, given_back = sloped(), sloped()
+    made_again.add_handler(lambda world, inputs: setattr(world.agents, "_enemies_made", None), "deformation")
+    placed: list[WorldNavigation] = []
+    add_agent = WorldNavigation.add_agent
+    monkeypatch.setattr(WorldNavigation, "add_agent",
+                        lambda self, *args, **kwargs: placed.append(self) or add_agent(self, *args, **kwargs))
+    given_back_frames, cutting_frames = 0, 0
+    for frame in range(240):
+        if frame == 100:  # one more NPC mid-cut: the enemy's agent goes after it, as ever
+            for world in (made_again, given_back):
+                world.agents.add_npc("late", (16.0, FLOOR + 1.5, 14.0), goal=(6.0, FLOOR + 1.0, 10.0))
+        placed.clear()
+        made_again.step(Inputs())
+        assert len(placed) == 1  # (made again every frame)
+        placed.clear()
+        given_back.step(Inputs())
+        given_back_frames += len(placed) == 0
+        cutting_frames += given_back.agents.enemies[0].goal is None
+        crowds = made_again.agents.navigation.crowd, given_back.agents.navigation.crowd
+        assert np.array_equal(crowds[0].positions, crowds[1].positions)
+        assert np.array_equal(crowds[0].velocities, crowds[1].velocities)
+        assert crowds[0].states == crowds[1].states
+    assert given_back_frames >= 0.9 * cutting_frames > 100  # (it cuts, steps on and cuts again)

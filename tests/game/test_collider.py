@@ -106,8 +106,8 @@ def test_the_enemys_blade_reads_the_worlds_collider_where_it_covers_its_reach_an
     shared, own = TerrainContacts(world.volume, world.mesher, 1.5), TerrainContacts(world.volume, world.mesher, 1.5)
     shared.refresh(centre, world.collider)
     own.refresh(centre)
-    assert world.collider.covers(centre, 1.5) and [p[0] for p in shared._parts] == [world.collider.bvh]
-    assert len(own._parts) > 1 and world.collider.bvh not in [p[0] for p in own._parts]
+    assert world.collider.covers(centre, 1.5) and shared._parts == [world.collider.bvh]
+    assert len(own._parts) > 1 and world.collider.bvh not in own._parts
     rng = np.random.default_rng(4)
     met = 0
     for _ in range(300):
@@ -120,4 +120,4 @@ def test_the_enemys_blade_reads_the_worlds_collider_where_it_covers_its_reach_an
     far = np.array(box.max) + 5.0
     assert not world.collider.covers(far, 1.5)
     shared.refresh(far, world.collider)
-    assert world.collider.bvh not in [p[0] for p in shared._parts]
+    assert world.collider.bvh not in shared._parts

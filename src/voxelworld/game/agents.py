@@ -93,9 +93,10 @@ class Agents:
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     # regions: the actors asleep far from the player (voxelworld.game.regions), saved in a row of their own.
-    # _areas_of: the pending changes' areas and what they were worked out from (_pending_areas; rebuilt).
+    # _areas_of: the pending changes' areas and what they were worked out from (_pending_areas; rebuilt);
+    # _enemies_made: the enemies' agents as placed while they all cut (_place_enemies; rebuilt).
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers", "regions",
-                        "_areas_of")
+                        "_areas_of", "_enemies_made")
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -110,6 +111,9 @@ class Agents:
         self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
         self._areas_of: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
+        # The enemies' placing while all cut (_place_enemies): the crowd, its navmesh's index and the enemies'
+        # names and places it was made from, and each agent with the state it was made with.
+        self._enemies_made: tuple[Any, Any, list[tuple[str, bytes]], list[tuple[int, dict[str, Any]]]] | None = None
         self.regions = Regions(self)
         world.add_handler(self.regions.look, "collision_mesh")  # before the navmesh streams around the actors
         world.add_handler(self._rebake, "collision_mesh")
@@ -286,25 +290,26 @@ class Agents:
         ``settings.navmesh_delay`` after the oldest, and three frames more: the frame, and the two a digging frame
         may leave it to): a far NPC never reaches the change on
         the old navmesh, so it waits for the delay like everyone."""
-        walking = [npc for npc in self.npcs if npc.state == "walking" and npc.path is not None]
+        assert self.navigation is not None  # (_rebake's)
+        crowd = self.navigation.crowd
+        # (the crowd's rows read once: an NPC walks while its agent moves, and it has a path then)
+        states, row_of = crowd.states, {agent: row for row, agent in enumerate(crowd.ids)}
+        walking = [npc for npc in self.npcs if states[row_of[npc.agent]] == "moving"]
         if not walking or self._pending_box is None:
             return bool(walking)
-        assert self.navigation is not None  # (_rebake's)
         settings = self.navigation.settings
         margin = settings.agent_radius + settings.cell_size
         areas = [(lo - margin, hi + margin) for lo, hi in self._pending_areas(world)]
         remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + 3 * world.dt
-        for npc in walking:
-            path = npc.path
-            if path is None:  # (walking: it has one)
-                continue
-            length = npc.settings.speed * remaining
-            # What it walks in time stays within ``length`` of where it stands (a hair more, for the rounding).
-            here = npc.position[[0, 2]]
-            for lo, hi in areas:
-                if float(np.hypot(*np.maximum(np.maximum(lo - here, here - hi), 0.0))) > length * (1 + 1e-9) + 1e-9:
-                    continue
-                if _path_meets_box(np.vstack([npc.position[None], path])[:, [0, 2]], length, lo, hi):
+        # What each walks in time stays within its ``length`` of where it stands (a hair more, for the rounding).
+        positions = crowd.positions[[row_of[npc.agent] for npc in walking]]
+        here = positions[:, [0, 2]]
+        lengths = np.array([npc.settings.speed for npc in walking]) * remaining
+        for lo, hi in areas:
+            gap = np.hypot(*np.maximum(np.maximum(lo - here, here - hi), 0.0).T)
+            for n in np.flatnonzero(gap <= lengths * (1 + 1e-9) + 1e-9).tolist():
+                path = crowd.path(walking[n].agent)
+                if _path_meets_box(np.vstack([positions[n][None], path])[:, [0, 2]], float(lengths[n]), lo, hi):
                     return True
         return False
 
@@ -344,9 +349,22 @@ class Agents:
         agent to its feet), at its velocity of the last frame, so it and the NPCs avoid each other and the
         enemy follows its agent (:meth:`_guide`). One farther than 1 m from the navmesh (deep in the wall it
         cuts) is left out this frame. The enemies' agents are made again every frame from the enemies' own state,
-        after the NPCs, so the crowd's order is the NPCs', then the enemies', in a loaded world too."""
+        after the NPCs, so the crowd's order is the NPCs', then the enemies', in a loaded world too. When every
+        enemy cuts where it cut the frame before, on the same navmesh, and their agents are still the crowd's
+        last, each agent is given back the state it was made with instead (what making it again would give, in
+        a twentieth of the time)."""
         assert self.navigation is not None  # (_step's)
         crowd = self.navigation.crowd
+        places = [(enemy.name, enemy.position.tobytes()) for enemy in self.enemies]
+        made = self._enemies_made
+        if made is not None and made[0] is crowd and made[1] is crowd.mesh.index and made[2] == places \
+                and all(enemy.goal is None for enemy in self.enemies):
+            ids, agents = crowd.ids, [agent for agent, _ in made[3]]
+            if list(ids[len(ids) - len(agents):]) == agents:
+                for agent, state in made[3]:
+                    crowd.restore_agent(agent, state)
+                return
+        self._enemies_made = None
         for name in [enemy.name for enemy in self.enemies if enemy.name in self._enemy_agents]:
             crowd.remove_agent(self._enemy_agents.pop(name))
         self._enemy_walkers = {}
@@ -364,6 +382,9 @@ class Agents:
                 if crowd.set_goal(agent, goal - offset):
                     crowd.restore_agent(agent, crowd.agent_state(agent) | {"velocity": enemy.walk_velocity})
                     self._enemy_walkers[enemy.name] = (agent, offset)
+        if all(enemy.goal is None for enemy in self.enemies):
+            self._enemies_made = (crowd, crowd.mesh.index, places,
+                                  [(agent, crowd.agent_state(agent)) for agent in self._enemy_agents.values()])
 
     def _guide(self, enemy: ChainsawEnemy) -> np.ndarray | None:
         """Where a walking enemy heads this frame: where its agent in the crowd went, shifted back by the offset

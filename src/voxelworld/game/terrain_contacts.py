@@ -66,9 +66,11 @@ class TerrainContacts:
         self.volume, self.mesher = volume, mesher
         self.reach = check_finite("reach", reach, minimum=0.0, strict_minimum=True, unit="m")
         self._key: tuple | None = None
-        # The BVHs asked, in the chunks' order, each with its vertices' box (m): the chunks within reach, or the
-        # world's collider (then props are in it, and their contacts are not the terrain's: _shared).
-        self._parts: list[tuple[TriangleBVH, np.ndarray, np.ndarray]] = []
+        # The BVHs asked, in the chunks' order, and their vertices' boxes (m; rows of _lows, _highs): the chunks
+        # within reach, or the world's collider (then props are in it, and their contacts are not the terrain's:
+        # _shared).
+        self._parts: list[TriangleBVH] = []
+        self._lows, self._highs = np.zeros((0, 3)), np.zeros((0, 3))
         self._shared = False
 
     def refresh(self, centre: ArrayLike, collider: Collider | None = None) -> None:
@@ -79,15 +81,20 @@ class TerrainContacts:
         centre = check_point("centre", centre)
         if collider is not None and collider.covers(centre, self.reach):
             self._key, self._shared = None, True
-            self._parts = [] if collider.bvh is None else [(collider.bvh, _EVERYWHERE[0], _EVERYWHERE[1])]
+            self._set_parts([] if collider.bvh is None else [(collider.bvh, *_EVERYWHERE)])
             return
         key = self.mesher.collision_key(near=np.array(centre), radius=self.reach)
         if key != self._key or self._shared:
             self._key, self._shared = key, False
             # A chunk's BVH is new when its collision mesh is (never refitted): the boxes of those kept are kept.
-            boxes = {id(bvh): (lo, hi) for bvh, lo, hi in self._parts}
-            self._parts = [(bvh, *(boxes.get(id(bvh)) or (bvh.positions.min(axis=0), bvh.positions.max(axis=0))))
-                           for bvh in chunk_bvhs(self.mesher).chunk_parts(key)]
+            boxes = {id(bvh): (lo, hi) for bvh, lo, hi in zip(self._parts, self._lows, self._highs)}
+            self._set_parts([(bvh, *(boxes.get(id(bvh)) or (bvh.positions.min(axis=0), bvh.positions.max(axis=0))))
+                             for bvh in chunk_bvhs(self.mesher).chunk_parts(key)])
+
+    def _set_parts(self, parts: list[tuple[TriangleBVH, np.ndarray, np.ndarray]]) -> None:
+        self._parts = [bvh for bvh, _, _ in parts]
+        self._lows = np.array([lo for _, lo, _ in parts]).reshape(-1, 3)
+        self._highs = np.array([hi for _, _, hi in parts]).reshape(-1, 3)
 
     def voxel_material(self, point: ArrayLike, normal: ArrayLike) -> int:
         """The material id of the first solid voxel just behind ``point`` (against ``normal``, then along it,
@@ -114,10 +121,10 @@ class TerrainContacts:
         start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
         lo, hi = np.minimum(start, end) - radius, np.maximum(start, end) + radius
         best = None  # (depth, point, normal, material id)
-        for bvh, part_lo, part_hi in self._parts:
-            if np.any(lo > part_hi) or np.any(hi < part_lo):
-                continue
-            found = bvh.overlap_capsule(start, end, radius)
+        # The parts whose box the capsule's box meets, in order (one test for all: a few dozen chunks near).
+        meets = ((lo <= self._highs) & (hi >= self._lows)).all(axis=1)
+        for n in np.flatnonzero(meets).tolist():
+            found = self._parts[n].overlap_capsule(start, end, radius)
             depth = found.depth if not self._shared else np.where(found.object < 0, found.depth, -np.inf)
             if depth.size == 0 or depth.max() == -np.inf:
                 continue
