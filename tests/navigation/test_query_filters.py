@@ -234,6 +234,26 @@ def test_an_agent_with_a_filter_never_steps_into_an_excluded_polygon() -> None:
     assert np.linalg.norm(crowd.position(careful) - [7.5, 0, 1.5]) < 0.5
 
 
+def test_agents_added_and_removed_while_the_crowd_walks_keep_their_own_filters() -> None:
+    """What the crowd derives from its agents' filters is made again as agents come and go: one with a filter
+    added beside the hazard after two others set off towards it is never pushed in by them, nor after one of
+    them, before it in the crowd's order, leaves."""
+    mesh = tiles(8, 4, hazard_block)
+    crowd = Crowd(mesh)
+    walkers = [crowd.add_agent([0.5, 0, 1.5 + dz], 0.3, 1.5) for dz in (-0.3, 0.3)]
+    for walker in walkers:
+        assert crowd.set_goal(walker, [7.5, 0, 1.5])
+    crowd.step(0.05)
+    careful = crowd.add_agent([2.8, 0, 1.5], 0.4, 1.5, filter=AVOID)  # standing beside the hazard
+    query, allowed = NavQuery(mesh), []
+    for n in range(200):
+        if n == 40:
+            crowd.remove_agent(walkers[0])
+        crowd.step(0.05)
+        allowed.append(query.locate(crowd.position(careful), AVOID) >= 0)
+    assert all(allowed) and crowd.position(careful)[0] == pytest.approx(3.0)  # pushed up to the hazard's side
+
+
 def test_an_agent_with_a_filter_is_never_pushed_into_an_excluded_polygon() -> None:
     mesh = tiles(8, 4, hazard_block)
     crowd = Crowd(mesh)

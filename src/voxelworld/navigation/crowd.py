@@ -64,7 +64,7 @@ from .crowd_state import (
     check_agent,
     check_reach,
 )
-from .filters import QueryFilter, check_filter, keep_out, steer_with_filters
+from .filters import FilterGroups, QueryFilter, check_filter, filter_groups, keep_out, steer_with_filters
 from .frames import Frame
 from .index import NavIndex
 from .navmesh import NavMesh, XZBox
@@ -216,6 +216,7 @@ class Crowd:
         self._planned_at = np.zeros(0)  # s: the crowd's time of each agent's last plan
         self._paths: list[np.ndarray] = []
         self._filters: list[QueryFilter | None] = []  # each agent's query filter (None: none)
+        self._groups: FilterGroups | None = None  # the agents by their filters' views (None: made at the next move)
         self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
         self._corners_stale = False
         self._replan_queue: list[int] = []  # agent ids, oldest first
@@ -254,6 +255,7 @@ class Crowd:
             setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))
         self._paths.append(np.zeros((0, 3)))
         self._filters.append(filter)
+        self._groups = None
         self._slot[agent] = len(self._ids) - 1
         self._next_id += 1
         self._corners_stale = True
@@ -268,6 +270,7 @@ class Crowd:
             setattr(self, name, rows[:row].copy() if last else np.delete(rows, row, axis=0))
         del self._paths[row]
         del self._filters[row]
+        self._groups = None
         del self._slot[agent]
         self._links.forget(agent)
         for later in self._ids[row:]:
@@ -554,12 +557,13 @@ class Crowd:
             _crowd.steer(index.polygons, index.links, index.portal_segments, self._position, self._polygon,
                          self._radius, self._speed, moving, self._corners, self._corner_start, self._next_corner,
                          self._arrival, settings.slowdown_distance, preferred, lost, arrived)
-        steer_with_filters(self.mesh, self._filters, steer, walking, preferred, lost, arrived)
+        groups = self._groups = filter_groups(self.mesh, self._filters, self._groups)
+        steer_with_filters(groups, steer, walking, preferred, lost, arrived)
         grid = _crowd.agent_grid(self._position, settings.neighbour_distance)
         _crowd.avoid(self._position, self._velocity, self._radius, self._height, self._speed, self._polygon,
                      self._priority, preferred, grid, self._avoidance, dt, chosen)
         _crowd.integrate(polygons, links, segments, self._position, self._polygon, chosen, dt, self._velocity)
-        keep_out(self.mesh, self._filters, before, self._position, self._polygon, self._velocity, chosen, dt)
+        keep_out(groups, before, self._position, self._polygon, self._velocity, chosen, dt)
         _crowd.heights(polygons.surface, self._position, self._polygon)
         if settings.separation_iterations:
             fixed = self._speed == 0.0  # obstacles: the separation moves the others (polygon -1: not pushed)
@@ -567,7 +571,7 @@ class Crowd:
             _crowd.separate(polygons, links, segments, self._position, polygon, self._radius, self._height,
                             settings.separation_iterations, settings.separation_slack)
             self._polygon = np.where(fixed, self._polygon, polygon)
-            keep_out(self.mesh, self._filters, before, self._position, self._polygon, self._velocity)
+            keep_out(groups, before, self._position, self._polygon, self._velocity)
             _crowd.heights(polygons.surface, self._position, self._polygon)
         events += crowd_links.leave(self, arrived)  # at a link's start: onto it (no longer "arrived")
         for row in np.flatnonzero(lost & (self._planned_at <= self.time - LOST_REPLAN_INTERVAL)).tolist():

@@ -30,7 +30,8 @@ from .index import NavIndex, filtered_index
 from .links import OffMeshLinks
 from .navmesh import NavMesh
 
-__all__ = ["QueryFilter", "FilterView", "filter_view", "keep_out", "steer_with_filters", "MAX_COST", "PORTAL_SPACING"]
+__all__ = ["QueryFilter", "FilterView", "FilterGroups", "filter_view", "filter_groups", "keep_out", "steer_with_filters",
+           "MAX_COST", "PORTAL_SPACING"]
 
 MAX_COST = 1e6  # the largest cost multiplier (and 1 / the smallest)
 PORTAL_SPACING = 0.25  # m: the points of a weighted search lie this far apart along each portal, at most
@@ -204,17 +205,47 @@ def filter_view(mesh: NavMesh, query_filter: QueryFilter) -> FilterView:
     return view
 
 
-def keep_out(mesh: NavMesh, filters: list[QueryFilter | None], before: tuple[np.ndarray, np.ndarray],
-             position: np.ndarray, polygon: np.ndarray, velocity: np.ndarray, chosen: np.ndarray | None = None,
-             dt: float = 0.0) -> None:
-    """A crowd's agents (one row each, ``filters[row]`` its filter) that a move took into a polygon their
-    filter excludes: moved again from where they were (``before``: positions and polygons) over the polygons it
-    allows, when ``chosen`` (velocities, m/s, for ``dt`` s) is given, else put back there; in place."""
-    for query_filter in {f for f in filters if f is not None}:
-        view = filter_view(mesh, query_filter)
-        if view.index is mesh.index:  # it excludes no polygon of this navmesh
-            continue
-        rows = np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64)
+@dataclass(frozen=True)
+class FilterGroups:
+    """A crowd's agents grouped by what their filters make of one navmesh (:func:`filter_groups`): ``steering``,
+    the index each group steers on and its rows (rows None: one group, every agent); ``kept_out``, each filter
+    that excludes polygons of the navmesh, its view and its rows. ``sources``: the navmesh's index, area types and
+    links they were made from."""
+
+    sources: tuple[object, object, object, object]
+    steering: list[tuple[NavIndex, np.ndarray | None]]
+    kept_out: list[tuple[FilterView, np.ndarray]]
+
+
+def filter_groups(mesh: NavMesh, filters: list[QueryFilter | None], kept: FilterGroups | None = None) -> FilterGroups:
+    """The :class:`FilterGroups` of a crowd's agents on ``mesh`` (``filters[row]``: an agent's filter, None: none):
+    ``kept`` when it was made of this navmesh as it is (the caller drops it when its agents or filters change),
+    else made again."""
+    sources = (mesh.index, mesh.area_types, mesh.polygon_area_type, mesh.offmesh_links)
+    if kept is not None and all(a is b for a, b in zip(kept.sources, sources)):
+        return kept
+    views = {f: filter_view(mesh, f) for f in set(filters) if f is not None}
+    indices = {f: mesh.index if f is None else views[f].index for f in set(filters)}
+    groups: dict[int, tuple[NavIndex, list[int]]] = {}  # agents by the index they steer on, in row order
+    for row, query_filter in enumerate(filters):
+        index = indices[query_filter]
+        groups.setdefault(id(index), (index, []))[1].append(row)
+    if len(groups) <= 1:  # one index for all (no filter, or none excludes a type the navmesh has): one pass
+        steering: list[tuple[NavIndex, np.ndarray | None]] = [(next(iter(indices.values())) if indices else
+                                                               mesh.index, None)]
+    else:
+        steering = [(index, np.array(members, dtype=np.int64)) for index, members in groups.values()]
+    kept_out = [(view, np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64))
+                for query_filter, view in views.items() if view.index is not mesh.index]
+    return FilterGroups(sources, steering, kept_out)
+
+
+def keep_out(groups: FilterGroups, before: tuple[np.ndarray, np.ndarray], position: np.ndarray, polygon: np.ndarray,
+             velocity: np.ndarray, chosen: np.ndarray | None = None, dt: float = 0.0) -> None:
+    """A crowd's agents (``groups``: :func:`filter_groups`) that a move took into a polygon their filter excludes:
+    moved again from where they were (``before``: positions and polygons) over the polygons it allows, when
+    ``chosen`` (velocities, m/s, for ``dt`` s) is given, else put back there; in place."""
+    for view, rows in groups.kept_out:
         q = polygon[rows]
         out = rows[(q >= 0) & ~np.isfinite(view.polygon_cost[np.maximum(q, 0)])]
         if not len(out):
@@ -231,22 +262,18 @@ def keep_out(mesh: NavMesh, filters: list[QueryFilter | None], before: tuple[np.
         position[out], polygon[out] = moved, moved_polygon
 
 
-def steer_with_filters(mesh: NavMesh, filters: list[QueryFilter | None],
+def steer_with_filters(groups: FilterGroups,
                        steer: Callable[[NavIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None],
                        walking: np.ndarray, preferred: np.ndarray, lost: np.ndarray, arrived: np.ndarray) -> None:
     """A crowd's steering (``steer(index, moving, preferred, lost, arrived)``: the kernel over the agents
-    ``moving`` marks, reading ``index``) with each agent's filter: the agents with none on the navmesh's
-    index, the others on their filter's (what they see of their path's corners is what they may walk to)."""
-    indices = {f: mesh.index if f is None else filter_view(mesh, f).index for f in set(filters)}
-    groups: dict[int, tuple[NavIndex, list[int]]] = {}  # agents by the index they steer on
-    for row, query_filter in enumerate(filters):
-        index = indices[query_filter]
-        groups.setdefault(id(index), (index, []))[1].append(row)
-    if len(groups) <= 1:  # one index for all (no filter, or none excludes a type the navmesh has): one pass
-        steer(next(iter(indices.values())) if indices else mesh.index, walking, preferred, lost, arrived)
+    ``moving`` marks, reading ``index``) with each agent's filter (``groups``: :func:`filter_groups`): the agents
+    with none on the navmesh's index, the others on their filter's (what they see of their path's corners is what
+    they may walk to)."""
+    if groups.steering[0][1] is None:
+        steer(groups.steering[0][0], walking, preferred, lost, arrived)
         return
-    for index, members in groups.values():
-        rows = np.array(members, dtype=np.int64)
+    for index, rows in groups.steering:
+        assert rows is not None  # (several groups)
         moving = np.zeros(len(walking), dtype=bool)
         moving[rows] = walking[rows]
         mine = (np.zeros_like(preferred), np.zeros_like(lost), np.zeros_like(arrived))
