@@ -103,16 +103,13 @@ class TerrainContacts:
         point, normal = np.asarray(point, dtype=float), np.asarray(normal, dtype=float)
         candidates = np.rint((point - normal * _BEHIND[:, None] * volume.voxel_size - volume.origin)
                              / volume.voxel_size).astype(np.int64)
-        inside = np.all((candidates >= 0) & (candidates < np.array(volume.shape)), axis=1)
-        if not inside.any():
-            return 0
-        # One read of the few voxels around them (they lie within two voxels of the point).
-        lo, hi = candidates[inside].min(axis=0), candidates[inside].max(axis=0) + 1
-        window = volume.read_window(lo, hi, ("density", "mat_a", "mat_b", "mix"))
-        for index in candidates[inside] - lo:
-            at = tuple(index)
-            if window["density"][at] >= volume.iso:
-                return int(window["mat_b"][at] if window["mix"][at] > 127 else window["mat_a"][at])
+        # Voxel by voxel, in order (the first is mostly solid: one voxel read, not a window of the few around).
+        shape = volume.shape
+        for index in candidates.tolist():
+            if all(0 <= v < n for v, n in zip(index, shape)):
+                voxel = volume.read_voxel(np.array(index, dtype=np.int64))
+                if voxel["density"] >= volume.iso:
+                    return voxel["mat_b"] if voxel["mix"] > 127 else voxel["mat_a"]
         return 0
 
     def __call__(self, start: ArrayLike, end: ArrayLike, radius: float) -> Contact | None:
