@@ -496,8 +496,8 @@ def pose_characters(world: World, previous: Iterable[CharacterPose] = (), events
     player = world.player
     poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
                      _player_layers(world, events, before.get(("player", "player"))))]
-    poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt,
+    poses += [_walker(npc.name, "npc", position, None, before.get(("npc", npc.name)), dt,
                       _npc_layers(npc.jump[0] >= 0, before.get(("npc", npc.name)), dt))
-              for npc in world.agents.npcs]
+              for npc, position in zip(world.agents.npcs, world.agents.npc_positions())]
     poses += [enemy_pose(enemy) for enemy in world.agents.enemies]
     return tuple(poses)

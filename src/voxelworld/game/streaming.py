@@ -139,8 +139,7 @@ class Streaming:
         """Where the NPCs are (m, (k, 3)): they only walk, so the world keeps meshed around them only the ground of
         their navmesh tiles (``settings.navigation_radius``), at whatever level the player's place gives it."""
         agents = getattr(self, "agents", None)
-        return np.array([npc.position for npc in agents.npcs] if agents is not None else [],
-                        dtype=np.float64).reshape(-1, 3)
+        return agents.npc_positions() if agents is not None else np.zeros((0, 3))
 
     def _stream_all(self) -> None:
         """Mesh what the actors' places want before the first frame: a world meshed whole (no view distance), all
