@@ -216,7 +216,7 @@ class Crowd:
         self._planned_at = np.zeros(0)  # s: the crowd's time of each agent's last plan
         self._paths: list[np.ndarray] = []
         self._filters: list[QueryFilter | None] = []  # each agent's query filter (None: none)
-        self._groups: FilterGroups | None = None  # the agents by their filters' views (None: made at the next move)
+        self._groups: FilterGroups | None = None  # the agents by their filters' views, as of the last move
         self._corners, self._corner_start = np.zeros((0, 3)), np.zeros(1, dtype=np.int64)
         self._corners_stale = False
         self._replan_queue: list[int] = []  # agent ids, oldest first
@@ -255,7 +255,6 @@ class Crowd:
             setattr(self, name, np.concatenate([old, np.asarray(value, dtype=old.dtype)[None]]))
         self._paths.append(np.zeros((0, 3)))
         self._filters.append(filter)
-        self._groups = None
         self._slot[agent] = len(self._ids) - 1
         self._next_id += 1
         self._corners_stale = True
@@ -270,7 +269,6 @@ class Crowd:
             setattr(self, name, rows[:row].copy() if last else np.delete(rows, row, axis=0))
         del self._paths[row]
         del self._filters[row]
-        self._groups = None
         del self._slot[agent]
         self._links.forget(agent)
         for later in self._ids[row:]:

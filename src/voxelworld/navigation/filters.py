@@ -210,19 +210,21 @@ class FilterGroups:
     """A crowd's agents grouped by what their filters make of one navmesh (:func:`filter_groups`): ``steering``,
     the index each group steers on and its rows (rows None: one group, every agent); ``kept_out``, each filter
     that excludes polygons of the navmesh, its view and its rows. ``sources``: the navmesh's index, area types and
-    links they were made from."""
+    links they were made from, and the agents' filters."""
 
     sources: tuple[object, object, object, object]
+    filters: tuple[QueryFilter | None, ...]
     steering: list[tuple[NavIndex, np.ndarray | None]]
     kept_out: list[tuple[FilterView, np.ndarray]]
 
 
 def filter_groups(mesh: NavMesh, filters: list[QueryFilter | None], kept: FilterGroups | None = None) -> FilterGroups:
     """The :class:`FilterGroups` of a crowd's agents on ``mesh`` (``filters[row]``: an agent's filter, None: none):
-    ``kept`` when it was made of this navmesh as it is (the caller drops it when its agents or filters change),
-    else made again."""
+    ``kept`` when it was made of this navmesh as it is and these filters, row by row (an agent that left and one
+    that came with the same filter, as the game's enemies every frame, keep it), else made again."""
     sources = (mesh.index, mesh.area_types, mesh.polygon_area_type, mesh.offmesh_links)
-    if kept is not None and all(a is b for a, b in zip(kept.sources, sources)):
+    if kept is not None and all(a is b for a, b in zip(kept.sources, sources)) and len(kept.filters) == len(filters) \
+            and all(a is b for a, b in zip(kept.filters, filters)):
         return kept
     views = {f: filter_view(mesh, f) for f in set(filters) if f is not None}
     indices = {f: mesh.index if f is None else views[f].index for f in set(filters)}
@@ -237,7 +239,7 @@ def filter_groups(mesh: NavMesh, filters: list[QueryFilter | None], kept: Filter
         steering = [(index, np.array(members, dtype=np.int64)) for index, members in groups.values()]
     kept_out = [(view, np.array([r for r, f in enumerate(filters) if f == query_filter], dtype=np.int64))
                 for query_filter, view in views.items() if view.index is not mesh.index]
-    return FilterGroups(sources, steering, kept_out)
+    return FilterGroups(sources, tuple(filters), steering, kept_out)
 
 
 def keep_out(groups: FilterGroups, before: tuple[np.ndarray, np.ndarray], position: np.ndarray, polygon: np.ndarray,
