@@ -50,11 +50,13 @@ def test_npc_replans_around_a_hole_the_world_digs_across_its_path_and_never_walk
     assert np.array_equal(fresh.vertices, world.agents.navigation.mesh.vertices)
 
 
-@pytest.mark.parametrize("hole_x, at_once", [(13.0, False), (5.2, True)])
+@pytest.mark.parametrize("hole_x, at_once", [(13.0, False), (5.2, True), (6.1, True), (6.4, False)])
 def test_a_change_an_npc_reaches_before_the_delay_is_re_baked_at_once(hole_x, at_once):
     """A change on a walking NPC's path within the distance it walks before the navmesh delay (2 m/s for 0.25 s
-    and a frame, plus the agent's radius and a cell) is re-baked in the frame it was applied; one farther along
-    waits for the delay, and the NPC never walks into it either way."""
+    and three frames, plus the agent's radius and a cell) is re-baked in the frame it was applied; one farther along
+    waits for the delay, and the NPC never walks into it either way. Holes at 6.1 and 6.4 m lie either side of that
+    reach's end (0.6 m; the changes' area, rounded to the 0.5 m voxels, begins 0.3 and 0.8 m ahead of the NPC): a
+    reach under half as long, or a third longer, fails one of them."""
     world = field_world()
     npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
     world.queue_edit(VoxelEdit("remove", Cylinder((hole_x, 0.5, 12.0), (hole_x, 8.0, 12.0), 1.2), source="dig"))
