@@ -16,17 +16,10 @@ from voxelworld.navigation.polygons import tile_navmesh_arrays
 from voxelworld.navigation.sampling import MAX_LEVELS
 from voxelworld.navigation.tiles import TiledNavMesh, bake_tiles
 
+from .test_tiles import box
+
 SETTINGS = NavSettings(ray_density=4, agent_radius=0.25, min_region_area=2.0, step_limit=0.3, max_edge_error=0.2)
 REGION = SearchRegion((0.0, -1.0, 0.0), (150.0, 4.0, 150.0), landing=False)  # 5 x 5 tiles of 32 m
-
-
-def box(scene: Scene, name: str, lo, hi, area_type: str = "ground") -> Scene:
-    """A closed box (its top walkable) from lo to hi (m)."""
-    (x0, y0, z0), (x1, y1, z1) = lo, hi
-    corners = [[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
-    faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],
-             [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
-    return scene.with_object(name, corners, faces, role="floor", area_type=area_type)
 
 
 def scene_of(seed: int) -> Scene:
