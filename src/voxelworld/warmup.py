@@ -102,6 +102,8 @@ def _collision() -> None:
     bvh.segment_hits(origins, origins + directions)
     bvh.overlap_sphere(origins, 0.5)
     bvh.overlap_capsule(origins, origins + directions, 0.3)
+    bvh.ground_under(2.0, 2.0, 0.2, 4.0, 0.0)
+    bvh.capsule_push(origins[0], origins[1], 0.5)
     bvh.refit(corners + 0.01)
 
 

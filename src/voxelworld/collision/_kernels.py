@@ -280,6 +280,25 @@ def first_hit(tri: np.ndarray, order: np.ndarray, box: np.ndarray, flat: np.ndar
     return best, best_t, best_q
 
 
+@nb.njit(cache=True, inline="always")
+def facing_normal(tri: np.ndarray, q: int, dx: float, dy: float, dz: float) -> tuple[float, float, float]:
+    """The unit normal of the triangle in leaf slot q (from its stored edges, as :func:`triangle_normals` computes
+    it; zero for a degenerate one), turned to face the origin of a ray along (dx, dy, dz)."""
+    ux, uy, uz = tri[q, 3], tri[q, 4], tri[q, 5]
+    vx, vy, vz = tri[q, 6], tri[q, 7], tri[q, 8]
+    nx = uy * vz - uz * vy
+    ny = uz * vx - ux * vz
+    nz = ux * vy - uy * vx
+    length = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if length > 0.0:
+        nx, ny, nz = nx / length, ny / length, nz / length
+    else:
+        nx = ny = nz = 0.0
+    if nx * dx + ny * dy + nz * dz > 0.0:
+        nx, ny, nz = -nx, -ny, -nz
+    return nx, ny, nz
+
+
 @nb.njit(cache=True, nogil=True)
 def raycast(tri: np.ndarray, order: np.ndarray, box: np.ndarray, child: np.ndarray, root_box: np.ndarray,
             root: np.ndarray, tri_material: np.ndarray, tri_object: np.ndarray, origins: np.ndarray,
@@ -324,18 +343,7 @@ def raycast(tri: np.ndarray, order: np.ndarray, box: np.ndarray, child: np.ndarr
                 out_material[r], out_object[r] = 0, -1
                 continue
             out_distance[r] = best
-            ux, uy, uz = tri[best_q, 3], tri[best_q, 4], tri[best_q, 5]
-            vx, vy, vz = tri[best_q, 6], tri[best_q, 7], tri[best_q, 8]
-            nx = uy * vz - uz * vy
-            ny = uz * vx - ux * vz
-            nz = ux * vy - uy * vx
-            length = math.sqrt(nx * nx + ny * ny + nz * nz)
-            if length > 0.0:
-                nx, ny, nz = nx / length, ny / length, nz / length
-            else:
-                nx = ny = nz = 0.0
-            if nx * dx + ny * dy + nz * dz > 0.0:
-                nx, ny, nz = -nx, -ny, -nz
+            nx, ny, nz = facing_normal(tri, best_q, dx, dy, dz)
             out_point[r, 0], out_point[r, 1], out_point[r, 2] = ox + dx * best, oy + dy * best, oz + dz * best
             out_normal[r, 0], out_normal[r, 1], out_normal[r, 2] = nx, ny, nz
             out_material[r], out_object[r] = tri_material[best_t], tri_object[best_t]

@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ParameterError
-from . import _build_kernels, _kernels
+from ..errors import ParameterError, check_finite
+from . import _build_kernels, _kernels, _kernels_character
 
-__all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts"]
+__all__ = ["TriangleBVH", "RayHits", "RayHitList", "Contacts", "Ground", "CapsulePush"]
 
 WIDTH = _build_kernels.WIDTH  # children per node of the tree the queries read
 COHERENT_BATCH = _kernels.COHERENT_BATCH  # rays: a batch this large is traced in the order of its origins
@@ -60,6 +61,22 @@ class Contacts:
     depth: np.ndarray  # (K,) float64: radius minus distance, metres (>= 0)
     material: np.ndarray  # (K,) uint8
     object: np.ndarray  # (K,) int64
+
+
+class Ground(NamedTuple):
+    """The surface under a footprint (:meth:`TriangleBVH.ground_under`)."""
+
+    height: float  # m
+    normal: np.ndarray  # (3,) float64: its triangle's unit normal, facing up
+    material: int  # its triangle's material id
+
+
+class CapsulePush(NamedTuple):
+    """How to move an upright capsule out of what it overlaps (:meth:`TriangleBVH.capsule_push`)."""
+
+    push: np.ndarray  # (3,) float64, m: all zero when nothing pushes
+    touched: bool  # whether the capsule overlaps any triangle
+    ceiling: bool  # whether one of them is a ceiling (its contact normal points more than half down)
 
 
 def astuple_shallow(result: RayHits | RayHitList | Contacts) -> tuple[np.ndarray, ...]:
@@ -370,6 +387,60 @@ class TriangleBVH:
         a = np.ascontiguousarray(a) if len(a) == count else a.repeat(count, axis=0)
         b = np.ascontiguousarray(b) if len(b) == count else b.repeat(count, axis=0)
         return self._overlap(a, b, _per_query("radius", radius, count, "m"))
+
+    # ------------------------------------------------------------------------------ a standing character's
+    def ground_under(self, x: float, z: float, spread: float, top: float, bottom: float) -> Ground | None:
+        """The highest surface that five rays cast straight down from height ``top`` to ``bottom`` (m) meet: at
+        (x, z) and ``spread`` m from it along +x, -x, +z and -z (a standing character's footprint), or None.
+        Each ray answers as :meth:`raycast` would; of equal heights the first ray's (in that order) wins. One
+        kernel call where the raycast and sifting its five answers cost a character several times more.
+
+        Examples
+        --------
+        >>> floor = TriangleBVH([[0, 0, 0], [10, 0, 0], [0, 0, 10], [10, 0, 10]], [[0, 2, 1], [1, 2, 3]],
+        ...                     tri_material=[4, 4])
+        >>> ground = floor.ground_under(2.0, 3.0, 0.2, top=1.0, bottom=-1.0)
+        >>> ground.height, ground.normal.tolist(), ground.material
+        (0.0, [0.0, 1.0, 0.0], 4)
+        >>> floor.ground_under(2.0, 3.0, 0.2, top=3.0, bottom=1.0) is None
+        True
+        """
+        x, z = check_finite("x", x, unit="m"), check_finite("z", z, unit="m")
+        spread = check_finite("spread", spread, minimum=0.0, unit="m")
+        top = check_finite("top", top, unit="m")
+        bottom = check_finite("bottom", bottom, maximum=top, unit="m, at most top")
+        out = np.empty(4)
+        material = _kernels_character.ground_under(*self._tree(), self.tri_material, _kernels_character.FOOTPRINT,
+                                                   x, z, spread, top, bottom, out)
+        return None if material < 0 else Ground(float(out[0]), out[1:], int(material))
+
+    def capsule_push(self, a: ArrayLike, b: ArrayLike, radius: float) -> CapsulePush:
+        """How far to move an upright capsule (axis ``a`` -> ``b``, ``radius`` m) out of the triangles it
+        overlaps (:meth:`overlap_capsule`'s contacts, in its order): down from ceilings (the deepest of the
+        contacts whose normal points more than half down), and horizontally from the rest, each contact's normal
+        laid flat and its depth divided by that flat length (at least 0.2), adding only what the push along that
+        direction still lacks (two triangles of one wall push once). A contact whose normal is (nearly)
+        vertical pushes nothing. One kernel call where the overlap and sifting its contacts cost a character
+        several times more.
+
+        Examples
+        --------
+        >>> wall = TriangleBVH([[1, 0, -5], [1, 5, -5], [1, 0, 5], [1, 5, 5]], [[0, 1, 2], [1, 3, 2]])
+        >>> moved = wall.capsule_push([0.8, 0.5, 0.0], [0.8, 1.5, 0.0], 0.3)
+        >>> [round(float(v), 6) for v in moved.push], moved.touched, moved.ceiling
+        ([-0.1, 0.0, 0.0], True, False)
+        """
+        ends = np.empty((2, 3))
+        for row, (parameter, value) in enumerate((("a", a), ("b", b))):
+            point = _points(parameter, value)
+            if len(point) != 1:
+                raise ParameterError(parameter, f"array of shape {np.shape(value)}", "one point (x, y, z) (m)")
+            ends[row] = point[0]
+        radius = check_finite("radius", radius, minimum=0.0, unit="m")
+        out = np.empty(3)
+        flags = _kernels_character.capsule_push(self.positions, self.indices, self.normals, *self._tree()[1:], ends,
+                                                radius, out)
+        return CapsulePush(out, bool(flags & 1), bool(flags & 2))
 
     def _overlap(self, starts: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> Contacts:
         counts = np.zeros(len(starts), dtype=np.int64)

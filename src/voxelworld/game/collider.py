@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..collision import Contacts, RayHits, TriangleBVH
+from ..collision import CapsulePush, Contacts, Ground, RayHits, TriangleBVH
 from ..meshing import ChunkMesher
 from ..terrain import Box, MaterialTable
 from .level import Prop
@@ -180,6 +180,16 @@ class Collider:
             return self.bvh.overlap_capsule(a, b, radius)
         none = np.zeros(0, np.int64)
         return Contacts(none, none, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), np.zeros(0, np.uint8), none)
+
+    def ground_under(self, x: float, z: float, spread: float, top: float, bottom: float) -> Ground | None:
+        """The highest surface under a footprint, as :meth:`TriangleBVH.ground_under` (None without triangles)."""
+        return None if self.bvh is None else self.bvh.ground_under(x, z, spread, top, bottom)
+
+    def capsule_push(self, a: ArrayLike, b: ArrayLike, radius: float) -> CapsulePush:
+        """The move out of walls and ceilings, as :meth:`TriangleBVH.capsule_push` (none without triangles)."""
+        if self.bvh is not None:
+            return self.bvh.capsule_push(a, b, radius)
+        return CapsulePush(np.zeros(3), False, False)
 
     def material_name(self, material_id: int) -> str:
         return self.materials.name_by_id[material_id]

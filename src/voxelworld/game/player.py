@@ -34,6 +34,7 @@ from ..attribute_state import (
     set_of,
     text,
 )
+from ..collision import Ground
 from ..errors import ParameterError, check_finite, check_point, check_range
 from ..terrain import MaterialTable
 from .collider import Collider
@@ -333,18 +334,10 @@ class Player:
         r = self.settings.radius
         return self.position + _UP * (lift + r), self.position + _UP * (self.settings.height - r)
 
-    def _probe(self, collider: Collider, x: float, z: float, top: float, bottom: float
-               ) -> tuple[float, np.ndarray, int] | None:
-        """The highest surface under the footprint at (x, z) between heights ``top`` and ``bottom`` (m):
-        (height, unit normal, material id), or None."""
-        r = 0.6 * self.settings.radius
-        origins = np.array([[x, top, z], [x + r, top, z], [x - r, top, z], [x, top, z + r], [x, top, z - r]])
-        hits = collider.raycast(origins, np.array([0.0, -1.0, 0.0]), top - bottom)
-        if not np.any(hits.hit):
-            return None
-        heights = np.where(hits.hit, hits.point[:, 1], -np.inf)
-        best = int(np.argmax(heights))  # the first of equals: deterministic
-        return float(heights[best]), hits.normal[best], int(hits.material[best])
+    def _probe(self, collider: Collider, x: float, z: float, top: float, bottom: float) -> Ground | None:
+        """The highest surface under the footprint at (x, z) between heights ``top`` and ``bottom`` (m): its
+        centre and four points 0.6 radius away (:meth:`Collider.ground_under`), or None."""
+        return collider.ground_under(x, z, 0.6 * self.settings.radius, top, bottom)
 
     def _walkable(self, normal_y: float) -> bool:
         return normal_y >= math.cos(math.radians(self.settings.max_slope)) - 1e-9
@@ -434,26 +427,11 @@ class Player:
         s = self.settings
         for _ in range(4):
             a, b = self._axis(s.step_height)
-            contacts = collider.overlap_capsule(a, b, s.radius)
-            if len(contacts.depth) == 0:
-                return
-            push = np.zeros(3)
-            for normal, depth in zip(contacts.normal, contacts.depth):
-                if normal[1] < -0.5:  # a ceiling
-                    push[1] = min(push[1], -depth)
-                    self.velocity[1] = min(self.velocity[1], 0.0)
-                    continue
-                horizontal = np.array([normal[0], 0.0, normal[2]])
-                size = float(np.linalg.norm(horizontal))
-                if size < 1e-6:
-                    continue
-                horizontal /= size
-                # The deepest push per direction, not their sum: two triangles of one wall push once.
-                amount = depth / max(size, 0.2)
-                current = float(np.dot(push, horizontal))
-                if amount > current:
-                    push += horizontal * (amount - current)
-            if not np.any(push):
+            moved = collider.capsule_push(a, b, s.radius)
+            if moved.ceiling:
+                self.velocity[1] = min(self.velocity[1], 0.0)
+            push = moved.push
+            if not (push[0] or push[1] or push[2]):
                 return
             self.position += push + np.sign(push) * 1e-4
 
