@@ -116,13 +116,13 @@ def test_the_enemy_slows_more_in_rock_than_in_soil_and_its_carves_are_world_edit
 
 
 def test_an_enemy_far_from_the_player_has_its_carves_applied_three_in_a_frame(monkeypatch):
-    """Beyond FAR_ENEMY_DISTANCE from the player (lowered here below the player's 2.7 m) an enemy's carves are
+    """Beyond FAR_ACTOR_DISTANCE from the player (lowered here below the player's 2.7 m) an enemy's carves are
     applied FAR_CARVES_TOGETHER in a frame, each its own edit and its own carved event; near, one a frame."""
     from voxelworld.game import agents
     from voxelworld.game.enemy import FAR_CARVES_TOGETHER
 
     def carve_frames(far_distance):
-        monkeypatch.setattr(agents, "FAR_ENEMY_DISTANCE", far_distance)
+        monkeypatch.setattr(agents, "FAR_ACTOR_DISTANCE", far_distance)
         world = enemy_world("soil")
         enemy = world.agents.add_enemy("saw", (2.4, 0.0, 2.4), (1.0, 0.0, 0.0), ChainsawSettings())
         log = []
@@ -134,7 +134,7 @@ def test_an_enemy_far_from_the_player_has_its_carves_applied_three_in_a_frame(mo
             enemy.carved_volume)
         return np.unique(edits, return_counts=True)[1]
 
-    assert set(carve_frames(agents.FAR_ENEMY_DISTANCE).tolist()) == {1}
+    assert set(carve_frames(agents.FAR_ACTOR_DISTANCE).tolist()) == {1}
     per_frame = carve_frames(1.0)
     assert len(per_frame) >= 3 and set(per_frame.tolist()) == {FAR_CARVES_TOGETHER}
 

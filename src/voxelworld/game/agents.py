@@ -49,16 +49,17 @@ if TYPE_CHECKING:
     from .inputs import Inputs
     from .world import World
 
-__all__ = ["Agents", "ENEMY_RADIUS", "FAR_ENEMY_DISTANCE"]
+__all__ = ["Agents", "ENEMY_RADIUS", "FAR_ACTOR_DISTANCE"]
 
 ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and the swing of its blade near it)
 # m (horizontal): an enemy farther than this from the player moves every other frame (through both frames' time) and
 # holds its carves, handing them over a few at a time (ChainsawEnemy.step's ``far``), as game engines tick far
 # characters less often: on the 1 km world's sprint the one enemy awake cuts 120-170 m away, its step 0.8 ms of every
-# frame and its carves' meshes one frame in eight. Twice the distance beyond which an edit's display is made in the
-# background (streaming.NEAR_EDIT_DISTANCE): its swing and cuts come a frame or a fifth of a second late where they
-# are a few pixels.
-FAR_ENEMY_DISTANCE = 64.0
+# frame and its carves' meshes one frame in eight. The crowd likewise steps every other frame while all its agents
+# are this far and no enemy walks (Agents._step_crowd: 0.4-0.5 ms of every frame there). Twice the distance beyond
+# which an edit's display is made in the background (streaming.NEAR_EDIT_DISTANCE): their steps and cuts come a
+# frame or a fifth of a second late where they are a few pixels.
+FAR_ACTOR_DISTANCE = 64.0
 # m: a walking enemy's agent is at its goal this near it; from there (or when its agent is blocked) the enemy
 # walks straight on to its own goal, which may lie off the navmesh (at the wall it cuts)
 WALKER_ARRIVAL = 0.1
@@ -81,14 +82,15 @@ class Agents:
 
     # What the cast keeps from frame to frame besides its agents (:meth:`state_dict`); the NPCs, enemies and the
     # navmesh hand over their own states; ``world`` is the world it was made for.
-    STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box")
+    STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box", "_crowd_owed")
     # Ranges (voxelworld.game.state_checks): patrol ends and the pending box within the world's box grown by
-    # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since a time. Each enemy's motion
+    # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since and crowd_owed times (a file
+    # saved before the crowd stepped far actors every other frame has no crowd_owed: 0). Each enemy's motion
     # (taken back before the cast's state) must stand where its enemy does, its points within the world's box.
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
         "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
-        "pending_box": optional(pair(array((3,)), array((3,)))),
+        "pending_box": optional(pair(array((3,)), array((3,)))), "crowd_owed": seconds(),
         "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
@@ -108,6 +110,7 @@ class Agents:
         self._pending: set[tuple[int, int, int]] = set()  # chunks rebuilt since the last re-bake
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
+        self._crowd_owed = 0.0  # s: the time of the frame the crowd did not step in, far from the player (_step_crowd)
         self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
         self._areas_of: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
@@ -126,7 +129,7 @@ class Agents:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, checks=self.STATE_CHECKS)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_crowd_owed",), checks=self.STATE_CHECKS)
 
     def _check_state(self, name: str, state: Mapping[str, Any]) -> None:
         """What ties the cast's state to its world: places within the world's box, chunks of its grid; and each
@@ -300,7 +303,8 @@ class Agents:
         far), on the x-z plane,
         within the distance it walks before the changes are re-baked anyway (at its top speed, until
         ``settings.navmesh_delay`` after the oldest, and three frames more: the frame, and the two a digging frame
-        may leave it to): a far NPC never reaches the change on
+        may leave it to; and the frame the crowd owes, far from the player: :meth:`_step_crowd`): a far NPC never
+        reaches the change on
         the old navmesh, so it waits for the delay like everyone."""
         assert self.navigation is not None  # (_rebake's)
         crowd = self.navigation.crowd
@@ -312,7 +316,8 @@ class Agents:
         settings = self.navigation.settings
         margin = settings.agent_radius + settings.cell_size
         areas = [(lo - margin, hi + margin) for lo, hi in self._pending_areas(world)]
-        remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + 3 * world.dt
+        remaining = max(world.settings.navmesh_delay - (world.time - self._pending_since), 0.0) + 3 * world.dt \
+            + self._crowd_owed
         # What each walks in time stays within its ``length`` of where it stands (a hair more, for the rounding).
         positions = crowd.positions[[row for _, row in walking]]
         here = positions[:, [0, 2]]
@@ -412,7 +417,7 @@ class Agents:
     def _step(self, world: World, inputs: Inputs) -> None:
         if self.navigation is not None and world.dt > 0.0:
             self._place_enemies()
-            self.navigation.step_crowd(world.dt)  # every NPC walks, around the others: one crowd step
+            self._step_crowd(world)
         for npc in self.npcs:
             for event in (npc.take_events(world.dt) if world.dt > 0.0 else []):
                 world.emit(NPCChanged, npc=npc.name, kind=event.kind, position=event.position)
@@ -430,13 +435,37 @@ class Agents:
         for enemy in self.enemies:
             if reacts:
                 notice(world, enemy, world.settings.enemy_reaction)
-            far = float(np.hypot(*(enemy.position - world.player.position)[[0, 2]])) > FAR_ENEMY_DISTANCE
+            # (a walking enemy follows its agent, which the crowd moves every frame: it walks every frame too)
+            far = enemy.goal is None and float(np.hypot(*(enemy.position - world.player.position)[[0, 2]])) \
+                > FAR_ACTOR_DISTANCE
             for event in enemy.step(world.dt, world.collider, far=far):
                 kind, amount = _ENEMY_EVENTS[type(event)]
                 world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,
                            amount=float(getattr(event, amount)) if amount else 0.0)
             if reacts:
                 strike(world, enemy, world.settings.enemy_reaction)
+
+
+    def _step_crowd(self, world: World) -> None:
+        """Step the crowd: every NPC walks, around the others and the enemies, in one step. While every agent of
+        the crowd stands farther than :data:`FAR_ACTOR_DISTANCE` from the player (across the ground) and no enemy
+        walks (the enemy follows its agent), every other frame: the frame between leaves its time owed, and the next
+        steps through both (as a far enemy moves: :meth:`ChainsawEnemy.step`'s ``far``)."""
+        assert self.navigation is not None  # (_step's)
+        if self._crowd_owed == 0.0 and self._crowd_far(world):
+            self._crowd_owed = world.dt
+            return
+        dt, self._crowd_owed = world.dt + self._crowd_owed, 0.0
+        self.navigation.step_crowd(dt)
+
+    def _crowd_far(self, world: World) -> bool:
+        """Whether the crowd has agents, all farther than :data:`FAR_ACTOR_DISTANCE` from the player, and no enemy
+        walks."""
+        positions = self.navigation.crowd.positions if self.navigation is not None else np.zeros((0, 3))
+        if not len(positions) or any(enemy.goal is not None for enemy in self.enemies):
+            return False
+        player = world.player.position
+        return bool((np.hypot(positions[:, 0] - player[0], positions[:, 2] - player[2]) > FAR_ACTOR_DISTANCE).all())
 
 
 class _EnemiesMade(NamedTuple):

@@ -321,7 +321,7 @@ class ChainsawEnemy:
         """Swing for ``dt`` seconds (> 0), carve where the blade is in contact, and step along the wall when
         this spot is done. Returns the motion's events (ContactStarted, ContactEnded, Vibration) and a
         :class:`Carved` per carve. ``collider``: the world's, which the blade's contacts read where it covers
-        their reach (:meth:`TerrainContacts.refresh`). ``far`` (beyond :data:`~voxelworld.game.agents.FAR_ENEMY_DISTANCE`
+        their reach (:meth:`TerrainContacts.refresh`). ``far`` (beyond :data:`~voxelworld.game.agents.FAR_ACTOR_DISTANCE`
         of the player), the enemy moves every other call, through both calls' time (its motion as if stepped at
         twice ``dt``; the call between only reports its applied carves), and holds its carves, handing them over
         :data:`FAR_CARVES_TOGETHER` at a time in the order made (one frame's edits, whose meshes a world makes
