@@ -445,7 +445,6 @@ class Agents:
             if reacts:
                 strike(world, enemy, world.settings.enemy_reaction)
 
-
     def _step_crowd(self, world: World) -> None:
         """Step the crowd: every NPC walks, around the others and the enemies, in one step. While every agent of
         the crowd stands farther than :data:`FAR_ACTOR_DISTANCE` from the player (across the ground) and no enemy
