@@ -56,7 +56,7 @@ ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and
 # holds its carves, handing them over a few at a time (ChainsawEnemy.step's ``far``), as game engines tick far
 # characters less often: on the 1 km world's sprint the one enemy awake cuts 120-170 m away, its step 0.8 ms of every
 # frame and its carves' meshes one frame in eight. The crowd likewise steps every other frame while all its agents
-# are this far and no enemy walks (Agents._step_crowd: 0.4-0.5 ms of every frame there). Twice the distance beyond
+# are this far and no enemy walks (Agents._step_crowd; it costs 0.4-0.5 ms a frame there). Twice the distance beyond
 # which an edit's display is made in the background (streaming.NEAR_EDIT_DISTANCE): their steps and cuts come a
 # frame or a fifth of a second late where they are a few pixels.
 FAR_ACTOR_DISTANCE = 64.0
