@@ -78,6 +78,9 @@ def test_owed_work_lands_as_a_fresh_mesh_with_edits_between(world):
             a, b = mesher.chunk_collision_mesh(chunk), fresh.chunk_collision_mesh(chunk)
             assert np.array_equal(a.positions, b.positions) and np.array_equal(a.indices, b.indices), chunk
         owed = sorted(map(tuple, np.argwhere(mesher.owed_surfaces | mesher.owed_meshes).tolist()))
+        surfaces, meshes = mesher.owed_chunks()  # (in chunk order, as argwhere lists a grid)
+        assert np.array_equal(surfaces, np.argwhere(mesher.owed_surfaces)) and len(surfaces) > 1
+        assert np.array_equal(meshes, np.argwhere(mesher.owed_meshes))
         job = mesher.prepare_deferred(owed[: len(owed) // 2 + 1])
         if step % 2 == 0:  # an edit while the thread works: what it touched stays owed, or is made by the update
             mesher.volume.remove(Sphere(tuple(rng.uniform(16, 112, 3) * [1, 0.4, 1]), 5.0))
