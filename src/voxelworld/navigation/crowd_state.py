@@ -104,9 +104,10 @@ def restore_agent(crowd: Crowd, agent: int, state: dict[str, Any]) -> None:
     crowd._position[row], crowd._velocity[row], crowd._polygon[row] = position, velocity, polygon
     crowd._state[row] = AGENT_STATES.index(state["state"])
     crowd._goal[row] = np.nan if goal is None else crowd._to_local("state['goal']", goal, state["goal"], reach=False)
+    if not np.array_equal(crowd._paths[row], path):  # (the same corners: the joined corners stand, as an
+        crowd._corners_stale = True                  # enemy cutting in place is given back its agent every frame)
     crowd._paths[row], crowd._next_corner[row] = path.copy(), 0
     crowd._planned_at[row] = planned_at
-    crowd._corners_stale = True
     crowd._replan_queue = [a for a in crowd._replan_queue if a != agent]
     if turn >= 0:
         crowd._replan_turns[agent] = turn
