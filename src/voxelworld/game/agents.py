@@ -460,8 +460,10 @@ class Agents:
     def _crowd_far(self, world: World) -> bool:
         """Whether the crowd has agents, all farther than :data:`FAR_ACTOR_DISTANCE` from the player, and no enemy
         walks."""
-        positions = self.navigation.crowd.positions if self.navigation is not None else np.zeros((0, 3))
-        if not len(positions) or any(enemy.goal is not None for enemy in self.enemies):
+        if self.navigation is None or any(enemy.goal is not None for enemy in self.enemies):
+            return False
+        positions = self.navigation.crowd.positions  # (read only when no enemy walks)
+        if not len(positions):
             return False
         player = world.player.position
         return bool((np.hypot(positions[:, 0] - player[0], positions[:, 2] - player[2]) > FAR_ACTOR_DISTANCE).all())
