@@ -181,8 +181,7 @@ export class WorldScene {
     const shading = geometry.userData.shading ?? {}; // unknown: every need
     const key = shadingKey(shading);
     if (!this.chunkShaders.has(key)) {
-      const material = terrainMaterial(this.uniforms, this.quality, false, shading);
-      material.side = THREE.FrontSide;
+      const material = terrainMaterial(this.uniforms, this.quality, false, shading, true);
       this.chunkShaders.set(key, material);
     }
     return this.chunkShaders.get(key);

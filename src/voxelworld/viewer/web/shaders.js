@@ -186,7 +186,13 @@ export function textureMaps(set, software = false) {
 // pixels need it (terrainMaterial's defines: at low quality no texture layers, normal or highlight; TERRAIN_LAYERS
 // and TERRAIN_SURFACE where they are needed at all).
 const TERRAIN_VARYINGS = /* glsl */ `
+#if defined(TERRAIN_LOW) && !defined(USE_SHADOWMAP)
+#define TERRAIN_LOW_LIT // low quality without the sun's shadow: the light and the glow per vertex (vLit)
+#endif
 varying vec3 vWorld;
+#ifdef TERRAIN_LOW_LIT
+varying vec3 vLit; // the table colour lit, or glowing, times what the fog leaves of it
+#else
 #ifndef TERRAIN_LOW
 varying vec3 vWorldNormal;
 #ifdef TERRAIN_ONE_LAYER
@@ -204,6 +210,7 @@ varying vec4 vSurface; // roughness, metalness, emission, occlusion
 #endif
 varying vec3 vAmbient;
 varying float vSun;
+#endif
 varying float vFog;
 `;
 
@@ -260,6 +267,7 @@ float fogAmount(vec4 mvPosition) {
 const vertexShader = /* glsl */ `
 #include <common>
 #include <shadowmap_pars_vertex>
+uniform float emission;
 attribute float blend;
 attribute float occlusion;
 attribute vec2 layers;
@@ -281,6 +289,17 @@ void main() {
   vWorld = worldPosition.xyz;
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
   float blended = clamp(blend, 0.0, 1.0);
+  float occ = occlusionLight(occlusion);
+  vFog = fogAmount(mvPosition);
+#ifdef TERRAIN_LOW_LIT
+  // The fragment shader's light at low quality (its texture's low spots 0.9, no shadow), and its glow
+  vec3 palette = mix(palette_a, palette_b, blended);
+  vec3 lit = palette * (sunColour * sunLight(n, occ) + ambientLight(n, occ) * 0.9) * cut;
+#ifdef TERRAIN_GLOW
+  lit = mix(lit, palette * surface.b * emission, clamp(surface.b * 4.0, 0.0, 1.0));
+#endif
+  vLit = lit * (1.0 - vFog);
+#else
 #ifndef TERRAIN_LOW
   vWorldNormal = n;
 #ifdef TERRAIN_ONE_LAYER
@@ -293,13 +312,12 @@ void main() {
 #ifdef TERRAIN_PALETTE
   vPalette = mix(palette_a, palette_b, blended); // the table colours (low quality; a material without a texture)
 #endif
-  float occ = occlusionLight(occlusion);
 #ifdef TERRAIN_SURFACE
   vSurface = vec4(surface, occ);
 #endif
   vAmbient = ambientLight(n, occ) * cut; // a cut face darker (cut_marks.js)
   vSun = sunLight(n, occ) * cut;
-  vFog = fogAmount(mvPosition);
+#endif
 }
 `;
 
@@ -318,7 +336,7 @@ ${TERRAIN_VARYINGS}
 // table colours mixed by its blend (vPalette: one value passed per pixel, not two).
 vec4 albedoOf(float layer, vec2 uv) {
   vec4 albedo = texture(albedoMaps, vec3(uv, layer));
-#ifdef TERRAIN_PALETTE
+#if defined(TERRAIN_PALETTE) && !defined(TERRAIN_LOW_LIT)
   return layer > 254.5 ? vec4(vPalette, 0.5) : albedo;
 #else
   return albedo; // no vertex without a texture: no pixel between them lacks one
@@ -344,10 +362,21 @@ float sunShadow() {
 }
 
 void main() {
+#ifdef TERRAIN_LOW_LIT
+  vec3 lit = vLit * (0.94 + 0.12 * grain(floor(vWorld * 4.0))); // the table colours' per-voxel grain
+#ifndef TERRAIN_FRONT_ONLY
+  if (!gl_FrontFacing) lit *= 0.55;
+#endif
+  gl_FragColor = vec4(lit + fogColour * vFog, 1.0);
+#else
 #ifdef TERRAIN_LOW
   vec4 albedo = vec4(vPalette * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5); // no metal, no highlight
 #else
+#ifdef TERRAIN_FRONT_ONLY
+  vec3 n = normalize(vWorldNormal);
+#else
   vec3 n = normalize(vWorldNormal) * (gl_FrontFacing ? 1.0 : -1.0);
+#endif
   // Triplanar projection, one plane a pixel: the plane the normal faces most, or, where two or three planes share
   // the normal (sharpened weights, planes under 5 % dropped), one of them at random in proportion to its weight:
   // a dither that reads as the planes' blend, for one texture sample a material (under SwiftShader each sample
@@ -397,20 +426,37 @@ void main() {
 #else
   vec3 colour = lit;
 #endif
+#ifndef TERRAIN_FRONT_ONLY
   if (!gl_FrontFacing) colour *= 0.55; // seen from inside: darker, so wrong winding shows
+#endif
   colour = mix(colour, fogColour, vFog);
   gl_FragColor = vec4(colour, 1.0); // sRGB values lit directly, as the snapshots do (no colour-space step)
+#endif
 }
 `;
 
 // The far terrain (batches.js FAR_SHADING metres and more from the camera): each material's table colour (its
 // texture's mean: what the nearest mipmap shows that far), lit per vertex by the same sky, fill and sun, the sun
-// times its shadow per pixel, emission and fog; no texture sample and no highlight. Two colours and the fog pass
-// from vertex to pixel instead of 24 values: under SwiftShader every value passed costs each of the many small far
-// triangles its set-up and every pixel its interpolation (docs/benchmarks.md).
+// times its shadow per pixel, emission and fog; no texture sample and no highlight. Under SwiftShader every value
+// passed from vertex to pixel costs each of the many small far triangles its set-up and every pixel its
+// interpolation (docs/benchmarks.md): so the fog is mixed in per vertex (a far triangle spans little of it), and
+// where no shadow falls (low quality, or outside the shadow map's square) the whole colour is one value; with the
+// shadow, two (what the sun does not light, and the sun's share the shadow dims). Drawn front faces only: no test of
+// the facing per pixel.
+const FAR_SHADOW = /* glsl */ `
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC) && !defined(TERRAIN_UNSHADOWED)
+#define FAR_SHADOWED
+#endif
+varying vec3 vBase; // what the sun's shadow does not dim (without a shadow: everything), fogged
+#ifdef FAR_SHADOWED
+varying vec3 vSunLit; // the sun's share, fogged, times the shadow per pixel
+#endif
+`;
+
 const farVertexShader = /* glsl */ `
 #include <common>
-#ifndef TERRAIN_UNSHADOWED
+${FAR_SHADOW}
+#ifdef FAR_SHADOWED
 #include <shadowmap_pars_vertex>
 #endif
 uniform float emission;
@@ -422,9 +468,6 @@ attribute vec3 surface;
 attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
-varying vec3 vBase; // what the sun does not light: sky, ground and fill light, or the glow
-varying vec3 vSunLit; // the sun's share, times the shadow per pixel
-varying float vFog;
 void main() {
   vec3 objectNormal = normal;
   vec3 transformedNormal = normalMatrix * objectNormal;
@@ -432,7 +475,7 @@ void main() {
   vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
   vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
   gl_Position = projectionMatrix * mvPosition;
-#ifndef TERRAIN_UNSHADOWED
+#ifdef FAR_SHADOWED
   #include <shadowmap_vertex>
 #endif
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
@@ -440,34 +483,37 @@ void main() {
   float occ = occlusionLight(occlusion);
   float metal = surface.g, glow = clamp(surface.b * 4.0, 0.0, 1.0);
   // 0.9: the texture's mean low spots
-  vBase = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9 * cut, albedo * surface.b * emission, glow);
-  vSunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow) * cut;
-  vFog = fogAmount(mvPosition);
+  vec3 base = mix(albedo * (1.0 - metal) * ambientLight(n, occ) * 0.9 * cut, albedo * surface.b * emission, glow);
+  vec3 sunLit = albedo * (1.0 - metal) * sunColour * sunLight(n, occ) * (1.0 - glow) * cut;
+  float fog = fogAmount(mvPosition);
+#ifdef FAR_SHADOWED
+  vBase = mix(base, fogColour, fog);
+  vSunLit = sunLit * (1.0 - fog);
+#else
+  vBase = mix(base + sunLit, fogColour, fog);
+#endif
 }
 `;
 
 const farFragmentShader = /* glsl */ `
 #include <common>
 #include <packing>
+${FAR_SHADOW}
+#ifdef FAR_SHADOWED
 #include <lights_pars_begin>
-#ifndef TERRAIN_UNSHADOWED
 #include <shadowmap_pars_fragment>
-#endif
 ${LIGHT_UNIFORMS}
 ${SHADOW_FADE}
-varying vec3 vBase;
-varying vec3 vSunLit;
-varying float vFog;
+#endif
 void main() {
-  float shadow = 1.0;
-#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC) && !defined(TERRAIN_UNSHADOWED)
+#ifdef FAR_SHADOWED
   vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
   p.z += directionalLightShadows[0].shadowBias;
-  shadow = shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
+  float shadow = shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
+  gl_FragColor = vec4(vBase + vSunLit * shadow, 1.0);
+#else
+  gl_FragColor = vec4(vBase, 1.0);
 #endif
-  vec3 colour = vBase + vSunLit * shadow;
-  if (!gl_FrontFacing) colour *= 0.55;
-  gl_FragColor = vec4(mix(colour, fogColour, vFog), 1.0);
 }
 `;
 
@@ -490,14 +536,14 @@ export function terrainUniforms() {
 // meshes' pixels need, shadingOf: a mesh that blends no two textures or has nothing glossy is drawn without): pushed back a little in depth so that the
 // collision-mesh wireframe and the navmesh overlay drawn on the same surface win. ``uniforms``: terrainUniforms,
 // shared (three's light and fog uniforms are added to each material's own copy).
-export function terrainMaterial(uniforms, quality = "default", far = false, shading = {}) {
+export function terrainMaterial(uniforms, quality = "default", far = false, shading = {}, oneSided = far) {
   const material = new THREE.ShaderMaterial({
     uniforms: { ...THREE.UniformsUtils.merge([THREE.UniformsLib.lights, THREE.UniformsLib.fog]), ...uniforms },
     vertexShader: far ? farVertexShader : vertexShader,
     fragmentShader: far ? farFragmentShader : fragmentShader,
     lights: true,
     fog: true,
-    side: far ? THREE.FrontSide : THREE.DoubleSide, // the camera is never inside far terrain
+    side: oneSided ? THREE.FrontSide : THREE.DoubleSide,
     polygonOffset: true,
     polygonOffsetFactor: 1,
     polygonOffsetUnits: 1,
@@ -516,6 +562,7 @@ export function terrainMaterial(uniforms, quality = "default", far = false, shad
   // The far material for meshes wholly outside the shadow map's square (scene.js outsideShadow): there the shadow
   // fades to none (SHADOW_FADE: exactly 1), so neither its coordinates nor its lookup are needed.
   if (far && shading.shadow === false) defines.TERRAIN_UNSHADOWED = "";
+  if (oneSided && !far) defines.TERRAIN_FRONT_ONLY = ""; // (the far shader never looks at the facing)
   material.defines = defines;
   return material;
 }
