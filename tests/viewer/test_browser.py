@@ -247,34 +247,37 @@ def test_a_far_batch_is_drawn_simplified_and_in_full_while_a_chunk_of_it_changes
 
 
 def test_a_near_chunk_is_drawn_by_its_own_distance(page):
-    """A chunk of a near region (its batch within FAR_SHADING of the camera) is drawn on its own: 80 m off, a copy of
-    its triangles simplified (a flat grid: fewer) with the far material (beyond where a pixel covers 8 texels: 54 m
-    for this page's 600 pixels at every pixel); a few metres off, a copy simplified too (NEAR_LEVELS: within a
-    centimetre there) with the terrain's material.
+    """A chunk of a near region (its batch within FAR_SHADING of the camera) is drawn by its own distance: 80 m off,
+    a copy of its triangles simplified (a flat grid: fewer) with the far material (beyond where a pixel covers 8
+    texels: 54 m for this page's 600 pixels at every pixel), in the region's joined mesh (one draw call for the
+    region's far chunks), not on its own; a few metres off, on its own, a copy simplified too (NEAR_LEVELS: within a
+    centimetre there) with the terrain's material, and the joined mesh draws nothing.
     The region draws its chunk's triangles throughout (its batch hidden), and nothing of it once the chunk goes."""
     region, key = "227,225,225", [908, 900, 900]
     name = "chunk " + ",".join(map(str, key))
     grid = [[4000.0 + x + dx, 0.0, 4000.0 + z + dz] for x in range(10) for z in range(10)
             for dx, dz in ((0, 0), (1, 0), (0, 1), (1, 0), (1, 1), (0, 1))]
     squares = [sum(grid[3 * t:3 * t + 3], []) for t in range(200)]
-    drawn = """(name) => { const v = window.voxelworld, mesh = v.scene.getObjectByName(name);
-      return mesh && { triangles: mesh.geometry.index.count / 3, far: mesh.material.vertexShader.includes('vSunLit'),
-        batch: v.scene.getObjectByName(`region ${mesh.name.slice(6).split(',').map((c) => Math.floor(c / 4))}`).visible,
-        textureDistance: v.textureDistance() }; }"""
+    drawn = """(name) => { const v = window.voxelworld, region = name.slice(6).split(',').map((c) => Math.floor(c / 4));
+      const far = (m) => m.material.vertexShader.includes('vSunLit');
+      const alone = v.scene.getObjectByName(name), joined = v.scene.getObjectByName(`region ${region} near`);
+      return { alone: alone ? { triangles: alone.geometry.index.count / 3, far: far(alone) } : null,
+        joined: joined && joined.visible ? { triangles: joined.geometry.drawRange.count / 3, far: far(joined) } : null,
+        batch: v.scene.getObjectByName(`region ${region}`).visible, textureDistance: v.textureDistance() }; }"""
     page.evaluate("(async () => { await (await import('./vendor/meshopt_simplifier.js')).MeshoptSimplifier.ready; })()")
     batch_state(page, region, [[key, squares]], flush=True)
     try:
         page.evaluate("window.voxelworld.view([4005, 87.1, 4005], [4005, 0, 4005])")  # 80 m above its bounds
-        page.wait_for_function(f"(({drawn})('{name}') || {{}}).triangles < 200", timeout=WAIT_MS)
+        page.wait_for_function(f"(({drawn})('{name}').joined || {{}}).triangles < 200", timeout=WAIT_MS)
         found = page.evaluate(drawn, name)
-        assert found["far"] is True and found["batch"] is False, found
+        assert found["joined"]["far"] is True and found["alone"] is None and found["batch"] is False, found
         assert 53 < found["textureDistance"] < 55, found  # 8 texels of 2 m / 128 a pixel, 70 degrees over 600
         assert batch_state(page, region)["drawn"] == batch_state(page, region)["latest"]
         page.evaluate("window.voxelworld.view([4005, 10, 4005], [4005, 0, 4005])")  # 3 m above its bounds
-        page.wait_for_function(f"(({drawn})('{name}') || {{}}).triangles < 200 && ({drawn})('{name}').far === false",
-                               timeout=WAIT_MS)
+        page.wait_for_function(f"(({drawn})('{name}').alone || {{}}).triangles < 200 && "
+                               f"({drawn})('{name}').alone.far === false", timeout=WAIT_MS)
         found = page.evaluate(drawn, name)
-        assert found["batch"] is False, found
+        assert found["batch"] is False and found["joined"] is None, found
         found = batch_state(page, region)
         assert found["drawn"] == found["latest"] and len(found["drawn"]) == 200, found
     finally:
@@ -283,6 +286,7 @@ def test_a_near_chunk_is_drawn_by_its_own_distance(page):
     wait_for_renders(page)
     assert region not in page.evaluate("window.voxelworld.batches().regions")
     assert page.evaluate(f"window.voxelworld.scene.getObjectByName('{name}')") is None
+    assert page.evaluate(f"window.voxelworld.scene.getObjectByName('region {region} near')") is None
     assert page.problems == []
 
 

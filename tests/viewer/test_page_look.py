@@ -563,6 +563,62 @@ def test_loose_far_chunks_take_the_far_material_and_the_near_ones_are_drawn_firs
     assert found["left"] == 0, found
 
 
+# batches.js: a near region's chunks beyond textureDistance drawn as the region's joined mesh (one draw call), on the
+# batch's vertices (each chunk's triangles at its own place in it); with a frustum only the chunks within it.
+JOINED = """async () => {
+  const b = await import('./batches.js');
+  const THREE = await import('./vendor/three.module.js');
+  const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
+  await MeshoptSimplifier.ready;
+  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
+  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
+  const mesh = (x, z) => {
+    const g = new THREE.BufferGeometry();
+    for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(9), 3));
+    g.attributes.position.array.set([x, 0, z, x + 1, 0, z, x, 0, z + 1]);
+    g.setIndex([0, 1, 2]);
+    g.computeBoundingSphere();
+    return new THREE.Mesh(g, near);
+  };
+  batches.set('0,0,0', mesh(5, 0), 0);
+  batches.set('1,0,0', mesh(20, 0), 0);
+  batches.set('2,0,0', mesh(20, 200), 0);
+  batches.flush(10000, 0);
+  batches.textureDistance = 50;
+  const camera = new THREE.PerspectiveCamera(10, 1, 0.1, 1000);
+  camera.position.set(-60, 0.5, 0.5);
+  camera.lookAt(20, 0, 0.5);
+  camera.updateMatrixWorld();
+  const frustum = new THREE.Frustum().setFromProjectionMatrix(
+    new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
+  const drawn = () => {
+    const joined = batches.group.getObjectByName('region 0,0,0 near'), g = joined.geometry, p = g.attributes.position.array;
+    const triangles = [];
+    for (let t = 0; t < g.drawRange.count; t += 3) {
+      triangles.push([0, 1, 2].flatMap((c) => [...p.subarray(3 * g.index.array[t + c], 3 * g.index.array[t + c] + 3)]));
+    }
+    return { triangles: triangles.map((t) => t.join(' ')).sort(), far: joined.material === far,
+      alone: [...batches.chunks.values()].filter((c) => c.drawn).length,
+      joined: [...batches.chunks.values()].filter((c) => c.joined).length };
+  };
+  batches.shade(camera.position);
+  const every = drawn();
+  batches.shade(camera.position, frustum);
+  const seen = drawn();
+  const own = (key) => b.drawnTriangles(batches.chunks.get(key).mesh.geometry)[0].join(' ');
+  return { every, seen, a: own('0,0,0'), b: own('1,0,0'), c: own('2,0,0') };
+}"""
+
+
+def test_a_near_region_s_far_chunks_are_drawn_joined_and_with_a_frustum_only_those_in_view(scene):
+    found = scene.evaluate(JOINED)
+    every, seen = found["every"], found["seen"]
+    assert every["triangles"] == sorted([found["a"], found["b"], found["c"]]), found
+    assert every["far"] and every["alone"] == 0 and every["joined"] == 3, found
+    assert seen["triangles"] == sorted([found["a"], found["b"]]), found  # the third lies 200 m aside
+    assert seen["far"] and seen["alone"] == 0, found
+
+
 # scene.js outsideShadow against the shadow map's own coordinates (three's shadow.matrix: world to the map's uv, as
 # the shaders read it): a point is outside the square exactly where its uv leaves 0..1, and a sphere found outside
 # has none of its points inside.

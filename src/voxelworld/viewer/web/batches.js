@@ -25,7 +25,10 @@
 // to within an error that grows with the distance as the far levels' do (0.0025 of it, and of NEAR_GROUND within
 // that: about half a pixel at the dynamic resolution's floor), its chunk borders kept and what its vertices show (colour, glow,
 // occlusion) counted in the error (so that a patch of soil in the grass keeps its outline); and from where a pixel
-// covers TEXELS_PER_PIXEL texels (about 29 m at the dynamic resolution's floor) with the far material. Most of the
+// covers TEXELS_PER_PIXEL texels (about 29 m at the dynamic resolution's floor) with the far material, all of a
+// region's far-material chunks in one draw call (its "joined" mesh: their copies' triangles on the region's batched
+// vertices, gathered again when one of them changes level or, without a shadow map, comes into or leaves the view:
+// under SwiftShader a draw call costs the GPU process about 35 µs, and a near region held dozens of small ones). Most of the
 // near terrain's triangles lie 30-200 m from the camera, and under SwiftShader the near material costs every one of
 // them its set-up (24 values passed to the pixels) and every pixel a texture lookup (docs/benchmarks.md). A near
 // chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
@@ -130,7 +133,8 @@ export function regionOf(chunkKey) {
   return chunkKey.split(",").map((c) => Math.floor(Number(c) / REGION)).join(",");
 }
 
-// One geometry of ``geometries`` (indexed, with ATTRIBUTES) and each one's [first index, index count] in it.
+// One geometry of ``geometries`` (indexed, with ATTRIBUTES) and each one's [first index, index count, first vertex]
+// in it.
 export function mergeGeometries(geometries) {
   let vertices = 0, indices = 0;
   for (const g of geometries) {
@@ -153,7 +157,7 @@ export function mergeGeometries(geometries) {
   for (const g of geometries) {
     const source = g.index.array;
     for (let n = 0; n < source.length; n++) index[at + n] = source[n] + base;
-    ranges.push([at, source.length]);
+    ranges.push([at, source.length, base]);
     at += source.length;
     base += g.attributes.position.count;
   }
@@ -169,8 +173,9 @@ export class TerrainBatches {
     this.group = group;
     this.material = material;
     this.farMaterial = farMaterial;
-    // chunk key -> { mesh, region, triangles, range: [first index, count] in its batch, or null: loose; drawn: the
-    // mesh drawn for it while its region is near (its own, or one of its copies, NEAR_LEVELS), or null; copies }
+    // chunk key -> { mesh, region, triangles, range: [first index, count, first vertex] in its batch, or null: loose;
+    // drawn: the mesh drawn for it while its region is near (its own, or one of its copies, NEAR_LEVELS), or null;
+    // joined: whether its triangles are in its near region's joined mesh instead; copies }
     this.chunks = new Map();
     this.regions = new Map(); // region key -> { key, keys: Set of chunk keys, batch: Mesh or null, changed: ms, stale }
     this.loose = new Set(); // keys of the chunks drawn on their own until their region's batch is built again
@@ -218,7 +223,7 @@ export class TerrainBatches {
     let region = this.regions.get(regionKey);
     if (!region) {
       region = { key: regionKey, keys: new Set(), batch: null, full: null, simplified: [], simplifiable: false,
-        unbatched: false, changed: now, stale: false };
+        unbatched: false, joined: null, parts: null, changed: now, stale: false };
       this.regions.set(regionKey, region);
     }
     const old = this.chunks.get(key);
@@ -237,7 +242,8 @@ export class TerrainBatches {
       mesh.renderOrder = NEAR_FIRST;
       mesh.castShadow = mesh.receiveShadow = true;
       const triangles = mesh.geometry.index.count / 3;
-      this.chunks.set(key, { mesh, region: regionKey, triangles, range: null, drawn: null, copies: null });
+      this.chunks.set(key, { mesh, region: regionKey, triangles, range: null, drawn: null, joined: false,
+        copies: null });
       this.loose.add(key);
       region.keys.add(key);
       this.group.add(mesh);
@@ -301,6 +307,7 @@ export class TerrainBatches {
   }
 
   dropBatch(region) {
+    this.dropJoined(region);
     this.group.remove(region.batch);
     for (const geometry of [region.full, ...region.simplified]) geometry?.dispose();
     region.batch = region.full = null;
@@ -322,10 +329,19 @@ export class TerrainBatches {
     chunk.copies = null;
   }
 
-  // A batched chunk of a near region, for a camera ``distance`` m from its bounding sphere: its own mesh or the
-  // simplified copy of its NEAR_LEVELS (made now when ``making``; until it is, a nearer one), with the far material
-  // from textureDistance on.
+  // A batched chunk of a near region, for a camera ``distance`` m from its bounding sphere (within textureDistance):
+  // its own mesh or the simplified copy of its NEAR_LEVELS, with the terrain's material.
   shadeChunk(chunk, distance, making) {
+    const mesh = this.levelMesh(chunk, distance, making);
+    if (mesh !== chunk.mesh) mesh.material = chunk.mesh.material;
+    mesh.renderOrder = NEAR_FIRST;
+    chunk.joined = false;
+    this.show(chunk, mesh);
+  }
+
+  // A batched chunk's mesh for a camera ``distance`` m from its bounding sphere: its own or the simplified copy of its
+  // NEAR_LEVELS (made now when ``making``; until it is, a nearer one).
+  levelMesh(chunk, distance, making) {
     const level = levelAt(NEAR_LEVELS, distance);
     let mesh = chunk.mesh;
     if (level >= 0 && simplifierReady) {
@@ -345,12 +361,53 @@ export class TerrainBatches {
         }
       }
     }
-    if (mesh !== chunk.mesh) {
-      mesh.material = distance >= this.textureDistance ? this.farFor(chunk.mesh.geometry.boundingSphere)
-        : chunk.mesh.material;
+    return mesh;
+  }
+
+  // A near region's far-material chunks drawn as one mesh: ``parts``, each [index array, first vertex], on the
+  // vertices of its batch (none: nothing drawn). Gathered again only when the parts differ from the last ones.
+  join(region, parts) {
+    const last = region.parts;
+    if (last && last.length === parts.length && parts.every((part, n) => part[0] === last[n][0])) return;
+    region.parts = parts;
+    let count = 0;
+    for (const [index] of parts) count += index.length;
+    if (region.joined && region.joined.geometry.index.count < count) this.dropJoined(region);
+    if (!region.joined) {
+      if (!count) return;
+      const geometry = new THREE.BufferGeometry();
+      for (const name of ATTRIBUTES) geometry.setAttribute(name, region.full.attributes[name]);
+      geometry.setIndex(new THREE.BufferAttribute(new Uint32Array(Math.ceil(count * 1.5)), 1));
+      geometry.boundingSphere = region.full.boundingSphere;
+      const joined = new THREE.Mesh(geometry, this.farMaterial);
+      joined.castShadow = joined.receiveShadow = true;
+      joined.name = `region ${region.key} near`;
+      region.joined = joined;
+      region.parts = parts;
+      this.group.add(joined);
     }
-    mesh.renderOrder = this.isFar(mesh.material) ? 0 : NEAR_FIRST;
-    this.show(chunk, mesh);
+    const index = region.joined.geometry.index, target = index.array;
+    let at = 0;
+    for (const [source, base] of parts) {
+      for (let n = 0; n < source.length; n++) target[at + n] = source[n] + base;
+      at += source.length;
+    }
+    index.clearUpdateRanges();
+    index.addUpdateRange(0, at);
+    index.needsUpdate = true;
+    region.joined.geometry.setDrawRange(0, at);
+  }
+
+  dropJoined(region) {
+    if (region.joined) {
+      this.group.remove(region.joined);
+      region.joined.geometry.dispose(); // (its buffers: the batch's vertices are uploaded again when next drawn)
+    }
+    region.joined = region.parts = null;
+    for (const key of region.keys) {
+      const chunk = this.chunks.get(key);
+      if (chunk) chunk.joined = false;
+    }
   }
 
   // Every chunk's mesh, batched or not (for ray casts: their matrices are the identity, like the group's).
@@ -377,8 +434,10 @@ export class TerrainBatches {
 
   // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from
   // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet);
-  // nearer, its chunks drawn one by one, each by its own distance (shadeChunk).
-  shade(position) {
+  // nearer, its chunks each by its own distance: within textureDistance drawn one by one (shadeChunk), beyond it in
+  // the region's joined mesh (join), of those only the ones in ``frustum`` when one is given (a Frustum; none: every
+  // one, as a shadow map needs: it is drawn from the sun, not the camera).
+  shade(position, frustum = null) {
     const start = performance.now();
     for (const key of this.loose) {
       const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
@@ -395,6 +454,7 @@ export class TerrainBatches {
       if (near !== region.unbatched) {
         region.unbatched = near;
         batch.visible = !near;
+        if (!near) this.dropJoined(region);
         for (const key of region.keys) {
           const chunk = this.chunks.get(key);
           if (near || !chunk.range) continue;
@@ -403,12 +463,26 @@ export class TerrainBatches {
         }
       }
       if (near) {
+        const parts = [];
         for (const key of region.keys) {
           const chunk = this.chunks.get(key);
           if (!chunk.range) continue; // loose: drawn as it came
-          const own = chunk.mesh.geometry.boundingSphere;
+          const own = chunk.mesh.geometry.boundingSphere, distance = own.center.distanceTo(position) - own.radius;
           const making = performance.now() - start < SIMPLIFY_BUDGET_MS;
-          this.shadeChunk(chunk, own.center.distanceTo(position) - own.radius, making);
+          if (distance < this.textureDistance) {
+            this.shadeChunk(chunk, distance, making);
+            continue;
+          }
+          this.show(chunk, null);
+          chunk.joined = true;
+          if (!frustum || frustum.intersectsSphere(own)) {
+            parts.push([this.levelMesh(chunk, distance, making).geometry.index.array, chunk.range[2]]);
+          }
+        }
+        this.join(region, parts);
+        if (region.joined) {
+          region.joined.material = this.farFor(sphere);
+          region.joined.visible = region.parts.length > 0;
         }
         continue;
       }
@@ -469,7 +543,8 @@ export class TerrainBatches {
     for (const key of region.keys) {
       const chunk = this.chunks.get(key), own = drawnTriangles(chunk.mesh.geometry);
       latest.push(...own);
-      if (chunk.mesh.parent === this.group || chunk.drawn) drawn.push(...own); // its own, or a copy of it
+      // its own, a copy of it, or in its region's joined mesh
+      if (chunk.mesh.parent === this.group || chunk.drawn || chunk.joined) drawn.push(...own);
     }
     return { drawn: text(drawn), latest: text(latest) };
   }

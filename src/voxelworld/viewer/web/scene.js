@@ -152,6 +152,8 @@ export class WorldScene {
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.batches.outsideShadow = (sphere) => this.outsideShadow(sphere);
     this.shadowPoint = new THREE.Vector3(); // outsideShadow's scratch
+    this.viewMatrix = new THREE.Matrix4(); // render's scratch: the camera's projection times its view
+    this.viewFrustum = new THREE.Frustum();
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.autoQuality = false; // whether slow pictures may lower the quality (the page sets it: qualityAskedInUrl)
@@ -311,9 +313,16 @@ export class WorldScene {
     // Where the near chunks' textures end: a pixel's share of a texel at the resolution drawn now.
     const set = this.textures, height = this.renderer.domElement.height;
     this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
-    this.batches.shade(camera.position);
     camera.updateMatrixWorld();
     camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
+    // The near regions' far chunks joined by what the camera sees, or all of them where the sun's shadow map needs
+    // them (batches.js shade).
+    let frustum = null;
+    if (!this.renderer.shadowMap.enabled) {
+      this.viewMatrix.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
+      frustum = this.viewFrustum.setFromProjectionMatrix(this.viewMatrix);
+    }
+    this.batches.shade(camera.position, frustum);
     this.things.update(camera);
     const shadows = this.renderer.shadowMap;
     if (this.shadowLater && now - this.shadowDrawnAt >= SHADOW_LATER_MS) this.shadowsChanged();
