@@ -372,7 +372,7 @@ export class TerrainBatches {
     region.parts = parts;
     let count = 0;
     for (const [index] of parts) count += index.length;
-    if (region.joined && region.joined.geometry.index.count < count) this.dropJoined(region);
+    if (region.joined && region.joined.geometry.index.count < count) this.dropJoinedMesh(region); // too small
     if (!region.joined) {
       if (!count) return;
       const geometry = new THREE.BufferGeometry();
@@ -398,12 +398,19 @@ export class TerrainBatches {
     region.joined.geometry.setDrawRange(0, at);
   }
 
-  dropJoined(region) {
+  // A region's joined mesh dropped (its buffers: the batch's vertices are uploaded again when next drawn).
+  dropJoinedMesh(region) {
     if (region.joined) {
       this.group.remove(region.joined);
-      region.joined.geometry.dispose(); // (its buffers: the batch's vertices are uploaded again when next drawn)
+      region.joined.geometry.dispose();
     }
-    region.joined = region.parts = null;
+    region.joined = null;
+  }
+
+  // ... and its chunks drawn on their own or in its batch again.
+  dropJoined(region) {
+    this.dropJoinedMesh(region);
+    region.parts = null;
     for (const key of region.keys) {
       const chunk = this.chunks.get(key);
       if (chunk) chunk.joined = false;
