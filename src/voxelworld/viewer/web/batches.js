@@ -195,10 +195,6 @@ export class TerrainBatches {
     return this.farOutside && this.outsideShadow(sphere) ? this.farOutside : this.farMaterial;
   }
 
-  isFar(material) {
-    return material === this.farMaterial || (material !== null && material === this.farOutside);
-  }
-
   // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are): the simplified copies made
   // with the old errors dropped (made again when next needed).
   setDetail(detail) {
@@ -383,7 +379,6 @@ export class TerrainBatches {
       joined.castShadow = joined.receiveShadow = true;
       joined.name = `region ${region.key} near`;
       region.joined = joined;
-      region.parts = parts;
       this.group.add(joined);
     }
     const index = region.joined.geometry.index, target = index.array;
