@@ -310,7 +310,7 @@ function enemiesOf(frame) {
 }
 
 let before = performance.now();
-const view = new THREE.Frustum(), viewMatrix = new THREE.Matrix4(); // the camera's, for culling the actors
+const view = new THREE.Frustum(), viewMatrix = new THREE.Matrix4(); // the camera's, for culling the actors and the near terrain
 const PICTURE_SMOOTHING = 0.1; // weight of the newest interval in the page's time a picture
 function tick(now) {
   const interval = now - before;
@@ -340,7 +340,7 @@ function tick(now) {
   view.setFromProjectionMatrix(viewMatrix.multiplyMatrices(follow.camera.projectionMatrix,
     follow.camera.matrixWorldInverse));
   actors.prepare(follow.camera.position, view);
-  view3d.render(follow.camera);
+  view3d.render(follow.camera, view);
   stats.rendered = (stats.rendered || 0) + 1;
   stats.resolution = view3d.resolution;
   stats.shadowDraws = view3d.shadowDraws;

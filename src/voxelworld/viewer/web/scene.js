@@ -152,8 +152,6 @@ export class WorldScene {
     this.batches = new TerrainBatches(this.terrain, (g) => this.chunkShader(g), this.farShader); // chunk meshes, by region
     this.batches.outsideShadow = (sphere) => this.outsideShadow(sphere);
     this.shadowPoint = new THREE.Vector3(); // outsideShadow's scratch
-    this.viewMatrix = new THREE.Matrix4(); // render's scratch: the camera's projection times its view
-    this.viewFrustum = new THREE.Frustum();
     this.textures = null; // the decoded texture set, once loaded
     this.resolution = pinnedResolution ?? 1; // share of the window's pixels drawn (dynamic resolution)
     this.autoQuality = false; // whether slow pictures may lower the quality (the page sets it: qualityAskedInUrl)
@@ -303,8 +301,9 @@ export class WorldScene {
     }
   }
 
-  // Draw the scene seen by ``camera`` (at the fixed view when one is set).
-  render(camera) {
+  // Draw the scene seen by ``camera`` (at the fixed view when one is set; ``frustum``: what it sees from there, a
+  // THREE.Frustum, or null: every near chunk joined as for a shadow map).
+  render(camera, frustum = null) {
     const now = performance.now();
     this.adaptResolution(now);
     this.batches.flush(now);
@@ -317,12 +316,7 @@ export class WorldScene {
     camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
     // The near regions' far chunks joined by what the camera sees, or all of them where the sun's shadow map needs
     // them (batches.js shade).
-    let frustum = null;
-    if (!this.renderer.shadowMap.enabled) {
-      this.viewMatrix.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
-      frustum = this.viewFrustum.setFromProjectionMatrix(this.viewMatrix);
-    }
-    this.batches.shade(camera.position, frustum);
+    this.batches.shade(camera.position, this.renderer.shadowMap.enabled ? null : frustum);
     this.things.update(camera);
     const shadows = this.renderer.shadowMap;
     if (this.shadowLater && now - this.shadowDrawnAt >= SHADOW_LATER_MS) this.shadowsChanged();
