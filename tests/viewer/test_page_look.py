@@ -88,11 +88,20 @@ def scene(tmp_path_factory):
             problems: list[str] = []
             tab.on("pageerror", lambda error: problems.append(str(error)))
             tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            # The texture set held back until the world's chunks are drawn, batched and simplified (as on a busy
+            # machine, where it comes last): every picture below is drawn after the page painted its chunks again.
+            held = []
+            tab.route("**/textures.bin", lambda route: held.append(route))
             tab.goto(server.url + FULL_RESOLUTION)
-            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20 && "
-                                  "window.voxelworld.textures && window.voxelworld.quality === 'default'",
-                                  timeout=WAIT_MS)
+            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.chunks > 20", timeout=WAIT_MS)
             settled(tab)
+            tab.wait_for_function("window.voxelworld.batches().batches >= 2", timeout=WAIT_MS)  # (the enemy's
+            wait_for_renders(tab, 10)  # cuts keep some regions unbatched) and their near chunks' copies made
+            assert len(held) == 1 and not tab.evaluate("window.voxelworld.textures")
+            held[0].continue_()
+            tab.wait_for_function("window.voxelworld.textures && window.voxelworld.quality === 'default'",
+                                  timeout=WAIT_MS)
+            wait_for_renders(tab, 5)
             tab.problems, tab.folder, tab.places, tab.served = problems, folder, places, server.url
             yield tab
         finally:

@@ -419,7 +419,12 @@ export class TerrainBatches {
   }
 
   // Each chunk's geometry was changed in place (its material attributes, scene.js repaint): every batch again.
+  // Their simplified copies go too (made again when next needed): they hold the attributes the chunk had then.
   changedAll() {
+    for (const chunk of this.chunks.values()) {
+      this.dropCopies(chunk);
+      chunk.shown = null;
+    }
     for (const region of this.regions.values()) {
       region.stale = true;
       region.changed = -Infinity;
