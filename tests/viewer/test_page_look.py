@@ -573,7 +573,8 @@ def test_loose_far_chunks_take_the_far_material_and_the_near_ones_are_drawn_firs
 
 
 # batches.js: a near region's chunks beyond textureDistance drawn as the region's joined mesh (one draw call), on the
-# batch's vertices (each chunk's triangles at its own place in it); with a frustum only the chunks within it.
+# batch's vertices (each chunk's triangles at its own place in it); with a frustum only the chunks within it; with a
+# shadow map every one of them also in a mesh drawn into the map only (SHADOW_LAYER).
 JOINED = """async () => {
   const b = await import('./batches.js');
   const THREE = await import('./vendor/three.module.js');
@@ -600,22 +601,29 @@ JOINED = """async () => {
   camera.updateMatrixWorld();
   const frustum = new THREE.Frustum().setFromProjectionMatrix(
     new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
-  const drawn = () => {
-    const joined = batches.group.getObjectByName('region 0,0,0 near'), g = joined.geometry, p = g.attributes.position.array;
-    const triangles = [];
+  const drawn = (name = 'region 0,0,0 near') => {
+    const joined = batches.group.getObjectByName(name);
+    if (!joined) return null;
+    const g = joined.geometry, p = g.attributes.position.array, triangles = [];
     for (let t = 0; t < g.drawRange.count; t += 3) {
       triangles.push([0, 1, 2].flatMap((c) => [...p.subarray(3 * g.index.array[t + c], 3 * g.index.array[t + c] + 3)]));
     }
     return { triangles: triangles.map((t) => t.join(' ')).sort(), far: joined.material === far,
+      layers: joined.layers.mask, casts: joined.castShadow, visible: joined.visible,
       alone: [...batches.chunks.values()].filter((c) => c.drawn).length,
       joined: [...batches.chunks.values()].filter((c) => c.joined).length };
   };
   batches.shade(camera.position, frustum);
   const seen = drawn();
   batches.shade(camera.position); // more triangles than the joined mesh holds: made again, larger
-  const every = drawn();
+  const every = drawn(), unshadowed = drawn('region 0,0,0 shadow');
+  batches.shade(camera.position, frustum, true);
+  const shadowed = { seen: drawn(), map: drawn('region 0,0,0 shadow') };
+  batches.shade(camera.position, frustum);
+  const mapAfter = drawn('region 0,0,0 shadow');
   const own = (key) => b.drawnTriangles(batches.chunks.get(key).mesh.geometry)[0].join(' ');
-  return { every, seen, a: own('0,0,0'), b: own('1,0,0'), c: own('2,0,0') };
+  return { every, seen, unshadowed, shadowed, mapAfter, a: own('0,0,0'), b: own('1,0,0'), c: own('2,0,0'),
+    layer: b.SHADOW_LAYER };
 }"""
 
 
@@ -625,7 +633,16 @@ def test_a_near_region_s_far_chunks_are_drawn_joined_and_with_a_frustum_only_tho
     assert every["triangles"] == sorted([found["a"], found["b"], found["c"]]), found
     assert every["far"] and every["alone"] == 0 and every["joined"] == 3, found
     assert seen["triangles"] == [found["a"]], found  # the others lie 30 and 200 m aside
-    assert seen["far"] and seen["alone"] == 0, found
+    assert seen["far"] and seen["alone"] == 0 and seen["layers"] == 1 and not seen["casts"], found
+    assert found["unshadowed"] is None, found
+    shadowed = found["shadowed"]  # with a shadow map: the camera's as before, the map's every one (seen or not)
+    assert shadowed["seen"]["triangles"] == seen["triangles"] and shadowed["seen"]["visible"], found
+    assert shadowed["map"]["triangles"] == every["triangles"], found
+    assert shadowed["map"]["layers"] == 1 << found["layer"] and shadowed["map"]["casts"], found
+    assert found["mapAfter"] is None, found  # the shadow map off again: the map's mesh goes
+    assert scene.evaluate("""async () => { const b = await import('./batches.js'); let sun = null;
+      window.voxelworld.scene.traverse((o) => { if (o.isDirectionalLight) sun = o; });
+      return sun.shadow.camera.layers.isEnabled(b.SHADOW_LAYER) && sun.shadow.camera.layers.isEnabled(0); }""")
 
 
 # scene.js outsideShadow against the shadow map's own coordinates (three's shadow.matrix: world to the map's uv, as

@@ -27,8 +27,9 @@
 // occlusion) counted in the error (so that a patch of soil in the grass keeps its outline); and from where a pixel
 // covers TEXELS_PER_PIXEL texels (about 29 m at the dynamic resolution's floor) with the far material, all of a
 // region's far-material chunks in one draw call (its "joined" mesh: their copies' triangles on the region's batched
-// vertices, gathered again when one of them changes level or, without a shadow map, comes into or leaves the view:
-// under SwiftShader a draw call costs the GPU process about 35 µs, and a near region held dozens of small ones). Most of the
+// vertices, gathered again when one of them changes level or comes into or leaves the view: under SwiftShader a
+// draw call costs the GPU process about 35 µs, and a near region held dozens of small ones; with the sun's shadow
+// map, every one of them also in a second joined mesh drawn into the map only, SHADOW_LAYER). Most of the
 // near terrain's triangles lie 30-200 m from the camera, and under SwiftShader the near material costs every one of
 // them its set-up (24 values passed to the pixels) and every pixel a texture lookup (docs/benchmarks.md). A near
 // chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
@@ -73,14 +74,16 @@ export function textureDistance(fov, height, texel) {
   return TEXELS_PER_PIXEL * texel / pixel;
 }
 // At the default quality (scene.js setQuality: setDetail) every level's error is DEFAULT_DETAIL times as large (about
-// 0.9 of a pixel at the dynamic resolution's floor), at low quality LOW_DETAIL times (about 1.7 pixels): under
-// SwiftShader a picture's cost follows its triangles far more than its pixels at either quality (a picture at 0.3 of
-// the width and height took as long as at 0.45), and the terrain's are most of them. Measured on the 1 km world
-// (docs/benchmarks.md, an eighth session): 2 and 3 at low drew 31 200 and 26 300 terrain triangles, the pictures
-// 0.07 % of pixels apart.
-export const DEFAULT_DETAIL = 1.5, LOW_DETAIL = 3;
+// 1.2 pixels at the dynamic resolution's floor, 2.6 at every pixel), at low quality LOW_DETAIL times (about 1.7
+// pixels at the floor): under SwiftShader a picture's cost follows its triangles far more than its pixels at either
+// quality (a picture at 0.3 of the width and height took as long as at 0.45), and the terrain's are most of them.
+// Measured on the 1 km world (docs/benchmarks.md, an eighth and a twentieth session): 2 and 3 at low drew 31 200 and
+// 26 300 terrain triangles, the pictures 0.07 % of pixels apart; 2 instead of 1.5 at default, 15 frames a second
+// instead of 12-13.
+export const DEFAULT_DETAIL = 2, LOW_DETAIL = 3;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
+export const SHADOW_LAYER = 1; // the three.js layer of the meshes drawn into the sun's shadow map only (scene.js)
 let simplifierReady = false;
 MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // without it: full triangles
 
@@ -219,7 +222,7 @@ export class TerrainBatches {
     let region = this.regions.get(regionKey);
     if (!region) {
       region = { key: regionKey, keys: new Set(), batch: null, full: null, simplified: [], simplifiable: false,
-        unbatched: false, joined: null, parts: null, changed: now, stale: false };
+        unbatched: false, joined: null, shadowJoined: null, changed: now, stale: false };
       this.regions.set(regionKey, region);
     }
     const old = this.chunks.get(key);
@@ -360,28 +363,32 @@ export class TerrainBatches {
     return mesh;
   }
 
-  // A near region's far-material chunks drawn as one mesh: ``parts``, each [index array, first vertex], on the
-  // vertices of its batch (none: nothing drawn). Gathered again only when the parts differ from the last ones.
-  join(region, parts) {
-    const last = region.parts;
+  // A near region's far-material chunks drawn as one mesh, region[slot] ("joined": by the camera; "shadowJoined": on
+  // SHADOW_LAYER, into the sun's shadow map only): ``parts``, each [index array, first vertex], on the vertices of
+  // its batch (none: nothing drawn). Gathered again only when the parts differ from the last ones.
+  join(region, slot, parts) {
+    let mesh = region[slot];
+    const last = mesh?.userData.parts;
     if (last && last.length === parts.length && parts.every((part, n) => part[0] === last[n][0])) return;
-    region.parts = parts;
     let count = 0;
     for (const [index] of parts) count += index.length;
-    if (region.joined && region.joined.geometry.index.count < count) this.dropJoinedMesh(region); // too small
-    if (!region.joined) {
+    if (mesh && mesh.geometry.index.count < count) mesh = this.dropJoinedMesh(region, slot); // too small
+    if (!mesh) {
       if (!count) return;
       const geometry = new THREE.BufferGeometry();
       for (const name of ATTRIBUTES) geometry.setAttribute(name, region.full.attributes[name]);
       geometry.setIndex(new THREE.BufferAttribute(new Uint32Array(Math.ceil(count * 1.5)), 1));
       geometry.boundingSphere = region.full.boundingSphere;
-      const joined = new THREE.Mesh(geometry, this.farMaterial);
-      joined.castShadow = joined.receiveShadow = true;
-      joined.name = `region ${region.key} near`;
-      region.joined = joined;
-      this.group.add(joined);
+      mesh = region[slot] = new THREE.Mesh(geometry, this.farMaterial);
+      const shadowOnly = slot === "shadowJoined";
+      mesh.castShadow = shadowOnly;
+      mesh.receiveShadow = !shadowOnly;
+      if (shadowOnly) mesh.layers.set(SHADOW_LAYER);
+      mesh.name = `region ${region.key} ${shadowOnly ? "shadow" : "near"}`;
+      this.group.add(mesh);
     }
-    const index = region.joined.geometry.index, target = index.array;
+    mesh.userData.parts = parts;
+    const index = mesh.geometry.index, target = index.array;
     let at = 0;
     for (const [source, base] of parts) {
       for (let n = 0; n < source.length; n++) target[at + n] = source[n] + base;
@@ -390,22 +397,24 @@ export class TerrainBatches {
     index.clearUpdateRanges();
     index.addUpdateRange(0, at);
     index.needsUpdate = true;
-    region.joined.geometry.setDrawRange(0, at);
+    mesh.geometry.setDrawRange(0, at);
+    mesh.visible = at > 0;
   }
 
-  // A region's joined mesh dropped (its buffers: the batch's vertices are uploaded again when next drawn).
-  dropJoinedMesh(region) {
-    if (region.joined) {
-      this.group.remove(region.joined);
-      region.joined.geometry.dispose();
+  // region[slot]'s joined mesh dropped (its buffers: the batch's vertices are uploaded again when next drawn); null.
+  dropJoinedMesh(region, slot) {
+    if (region[slot]) {
+      this.group.remove(region[slot]);
+      region[slot].geometry.dispose();
     }
-    region.joined = null;
+    region[slot] = null;
+    return null;
   }
 
-  // ... and its chunks drawn on their own or in its batch again.
+  // A region's joined meshes dropped: its chunks drawn on their own or in its batch again.
   dropJoined(region) {
-    this.dropJoinedMesh(region);
-    region.parts = null;
+    this.dropJoinedMesh(region, "joined");
+    this.dropJoinedMesh(region, "shadowJoined");
     for (const key of region.keys) {
       const chunk = this.chunks.get(key);
       if (chunk) chunk.joined = false;
@@ -442,9 +451,10 @@ export class TerrainBatches {
   // Each batch's material and triangles for a camera at ``position`` (a Vector3): the far material from
   // FAR_SHADING metres on, the simplified copy of its FAR_LEVELS (or of a nearer level while it is not made yet);
   // nearer, its chunks each by its own distance: within textureDistance drawn one by one (shadeChunk), beyond it in
-  // the region's joined mesh (join), of those only the ones in ``frustum`` when one is given (a Frustum; none: every
-  // one, as a shadow map needs: it is drawn from the sun, not the camera).
-  shade(position, frustum = null) {
+  // the region's joined mesh (join), of those only the ones in ``frustum`` when one is given (a Frustum); with
+  // ``shadowed`` (the sun's shadow map drawn) every one of them also in its shadow-only joined mesh (the map is drawn
+  // from the sun, and seldom: it needs what the camera does not see too).
+  shade(position, frustum = null, shadowed = false) {
     const start = performance.now();
     for (const key of this.loose) {
       const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
@@ -470,7 +480,7 @@ export class TerrainBatches {
         }
       }
       if (near) {
-        const parts = [];
+        const parts = [], every = [];
         for (const key of region.keys) {
           const chunk = this.chunks.get(key);
           if (!chunk.range) continue; // loose: drawn as it came
@@ -482,15 +492,16 @@ export class TerrainBatches {
           }
           this.show(chunk, null);
           chunk.joined = true;
-          if (!frustum || frustum.intersectsSphere(own)) {
-            parts.push([this.levelMesh(chunk, distance, making).geometry.index.array, chunk.range[2]]);
-          }
+          const seen = !frustum || frustum.intersectsSphere(own);
+          if (!seen && !shadowed) continue;
+          const part = [this.levelMesh(chunk, distance, making).geometry.index.array, chunk.range[2]];
+          if (seen) parts.push(part);
+          if (shadowed) every.push(part);
         }
-        this.join(region, parts);
-        if (region.joined) {
-          region.joined.material = this.farFor(sphere);
-          region.joined.visible = region.parts.length > 0;
-        }
+        this.join(region, "joined", parts);
+        if (shadowed) this.join(region, "shadowJoined", every);
+        else this.dropJoinedMesh(region, "shadowJoined");
+        for (const mesh of [region.joined, region.shadowJoined]) if (mesh) mesh.material = this.farFor(sphere);
         continue;
       }
       const level = levelAt(FAR_LEVELS, distance);

@@ -8,7 +8,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
-import { DEFAULT_DETAIL, LOW_DETAIL, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { DEFAULT_DETAIL, LOW_DETAIL, SHADOW_LAYER, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
@@ -122,6 +122,7 @@ export class WorldScene {
     this.sun.shadow.mapSize.set(SHADOW_MAP_SIZE, SHADOW_MAP_SIZE);
     this.sun.shadow.bias = -0.0005;
     this.sun.shadow.normalBias = 0.04;
+    this.sun.shadow.camera.layers.enable(SHADOW_LAYER); // the terrain drawn into its map only (batches.js)
     this.scene.add(this.hemisphere, this.sun, this.sun.target);
     // The terrain shader has its own light (shaders.js LIGHT, the snapshots' light); three's lights above light
     // the actors and cast the sun's shadows.
@@ -302,7 +303,7 @@ export class WorldScene {
   }
 
   // Draw the scene seen by ``camera`` (at the fixed view when one is set; ``frustum``: what it sees from there, a
-  // THREE.Frustum, or null: every near chunk joined as for a shadow map).
+  // THREE.Frustum, or null: every near chunk joined).
   render(camera, frustum = null) {
     const now = performance.now();
     this.adaptResolution(now);
@@ -314,9 +315,9 @@ export class WorldScene {
     this.batches.textureDistance = set ? textureDistance(camera.fov, height, set.metres / set.size) : TEXTURE_DISTANCE;
     camera.updateMatrixWorld();
     camera.matrixWorldInverse.copy(camera.matrixWorld).invert();
-    // The near regions' far chunks joined by what the camera sees, or all of them where the sun's shadow map needs
-    // them (batches.js shade).
-    this.batches.shade(camera.position, this.renderer.shadowMap.enabled ? null : frustum);
+    // The near regions' far chunks joined by what the camera sees (and all of them for the sun's shadow map:
+    // batches.js shade).
+    this.batches.shade(camera.position, frustum, this.renderer.shadowMap.enabled);
     this.things.update(camera);
     const shadows = this.renderer.shadowMap;
     if (this.shadowLater && now - this.shadowDrawnAt >= SHADOW_LATER_MS) this.shadowsChanged();
