@@ -78,8 +78,8 @@ export function textureDistance(fov, height, texel) {
 // pixels at the floor): under SwiftShader a picture's cost follows its triangles far more than its pixels at either
 // quality (a picture at 0.3 of the width and height took as long as at 0.45), and the terrain's are most of them.
 // Measured on the 1 km world (docs/benchmarks.md, an eighth and a twentieth session): 2 and 3 at low drew 31 200 and
-// 26 300 terrain triangles, the pictures 0.07 % of pixels apart; 2 instead of 1.5 at default, 15 frames a second
-// instead of 12-13.
+// 26 300 terrain triangles, the pictures 0.07 % of pixels apart; 2 instead of 1.5 at default, 14.1 / 15.2 frames a
+// second instead of 13.5 / 12.8 (streaming in / later).
 export const DEFAULT_DETAIL = 2, LOW_DETAIL = 3;
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
