@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import os
 import time
 from pathlib import Path
@@ -393,6 +394,84 @@ def test_the_default_quality_adapts_its_resolution_and_a_pinned_one_stays(scene)
             assert abs(width - round(VIEWPORT["width"] * shares[-1])) <= 1, (query, width, shares)
         finally:
             tab.close()
+
+
+def test_the_terrain_s_levels_of_detail_follow_the_pixels_drawn(scene):
+    """batches.js detailFor: the simplified copies' errors DETAIL times the levels' at LEVELS_HEIGHT pixels (the
+    dynamic resolution's floor in a 720-pixel window), finer in steps of DETAIL_STEP as the picture draws more
+    pixels, never finer than the levels; the scene sets it whenever its resolution changes, pinned or adapting."""
+    height, detail, step, found = scene.evaluate("""(async () => { const b = await import('./batches.js');
+      return [b.LEVELS_HEIGHT, b.DETAIL, b.DETAIL_STEP, [200, 324, 360, 442, 520, 612, 720, 1080, 4000].map(b.detailFor)];
+    })()""")
+    assert (height, detail) == (324, 3)
+    assert found[1] == found[2] == detail  # at the floor, and within half a step of it
+    assert found == sorted(found, reverse=True) and found[-1] == 1  # finer with more pixels, down to the levels
+    assert found[0] == pytest.approx(detail * step) and found[6] == pytest.approx(detail / step ** 2)
+    for value in (v for v in found if v > 1):  # in whole steps: a resolution's small change keeps the copies
+        assert math.log(value / detail, step) == pytest.approx(round(math.log(value / detail, step)))
+    tab = scene.context.browser.new_page(viewport=VIEWPORT)
+    try:
+        for query in ("?resolution=0.45", "?resolution=1"):
+            tab.goto(scene.served + query)
+            tab.wait_for_function("window.voxelworld && window.voxelworld.stats.resolution !== undefined",
+                                  timeout=WAIT_MS)
+            drawn = tab.evaluate("window.voxelworld.renderer.domElement.height")
+            assert drawn == round(VIEWPORT["height"] * float(query.split("=")[1]))
+            expected = tab.evaluate(f"(async () => (await import('./batches.js')).detailFor({drawn}))()")
+            assert tab.evaluate("window.voxelworld.batches().detail") == expected, query
+        tab.goto(scene.served + "?quality=default")  # adapting: slow pictures take it to the floor, quick ones back
+        tab.wait_for_function("window.voxelworld && window.voxelworld.stats.resolution !== undefined",
+                              timeout=WAIT_MS)
+        tab.evaluate("window.voxelworld.slowPictures(100, 6)")
+        assert tab.evaluate("window.voxelworld.batches().detail") == detail
+        tab.evaluate("window.voxelworld.slowPictures(5, 10)")
+        assert tab.evaluate("window.voxelworld.stats.resolution") == 1
+        assert tab.evaluate("window.voxelworld.batches().detail") == pytest.approx(detail / step ** 2)
+    finally:
+        tab.close()
+
+
+# batches.js setDetail: a near chunk's simplified copy made with another detail is drawn until it is made again (no
+# picture of full triangles meanwhile), and made again within the simplifying budget.
+DETAIL_CHANGE = """async () => {
+  const b = await import('./batches.js');
+  const THREE = await import('./vendor/three.module.js');
+  const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
+  await MeshoptSimplifier.ready;
+  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
+  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
+  const n = 17, g = new THREE.BufferGeometry(), index = [];  // 8 x 8 m of ground bumped by up to 2 cm
+  for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(3 * n * n), 3));
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    g.attributes.position.array.set([5 + 0.5 * i, 0.02 * Math.sin(1.7 * i) * Math.cos(1.3 * j), 0.5 * j], 3 * (n * i + j));
+    if (i && j) index.push(n * (i - 1) + j - 1, n * i + j - 1, n * i + j, n * (i - 1) + j - 1, n * i + j, n * (i - 1) + j);
+  }
+  g.setIndex(index);
+  g.computeBoundingSphere();
+  batches.set('0,0,0', new THREE.Mesh(g, near), 0);
+  batches.flush(10000, 0);
+  batches.textureDistance = 50;
+  const at = new THREE.Vector3(0, 1, 0), chunk = batches.chunks.get('0,0,0');
+  const state = () => ({ triangles: chunk.drawn.geometry.index.count / 3, error: chunk.drawn.userData.error ?? null,
+    full: chunk.drawn === chunk.mesh });
+  batches.setDetail(1);
+  batches.shade(at);
+  const fine = state(), fineMesh = chunk.drawn;
+  batches.setDetail(3);
+  batches.shade(at, null, false, 0);  // no time to simplify in this picture
+  const waiting = { ...state(), same: chunk.drawn === fineMesh };
+  batches.shade(at);
+  return { all: index.length / 3, fine, waiting, coarse: state() };
+}"""
+
+
+def test_a_changed_detail_remakes_the_copies_and_draws_the_old_ones_meanwhile(scene):
+    found = scene.evaluate(DETAIL_CHANGE)
+    fine, waiting, coarse = found["fine"], found["waiting"], found["coarse"]
+    assert not fine["full"] and fine["triangles"] < found["all"], found
+    assert waiting == {**fine, "same": True}, found
+    assert not coarse["full"] and coarse["error"] == pytest.approx(3 * fine["error"]), found
+    assert coarse["triangles"] < fine["triangles"], found
 
 
 def test_a_page_too_slow_at_its_lowest_resolution_lowers_its_quality_and_says_so(scene):

@@ -73,14 +73,22 @@ export function textureDistance(fov, height, texel) {
   const pixel = 2 * Math.tan(THREE.MathUtils.degToRad(fov) / 2) / height; // m a pixel covers per m of distance
   return TEXELS_PER_PIXEL * texel / pixel;
 }
-// At the default quality (scene.js setQuality: setDetail) every level's error is DEFAULT_DETAIL times as large (about
-// 1.2 pixels at the dynamic resolution's floor, 2.6 at every pixel), at low quality LOW_DETAIL times (about 1.7
-// pixels at the floor): under SwiftShader a picture's cost follows its triangles far more than its pixels at either
-// quality (a picture at 0.3 of the width and height took as long as at 0.45), and the terrain's are most of them.
-// Measured on the 1 km world (docs/benchmarks.md, an eighth and a twentieth session): 2 and 3 at low drew 31 200 and
-// 26 300 terrain triangles, the pictures 0.07 % of pixels apart; 2 instead of 1.5 at default, 14.1 / 15.2 frames a
-// second instead of 13.5 / 12.8 (streaming in / later).
-export const DEFAULT_DETAIL = 2, LOW_DETAIL = 3;
+// Every level's error is detailFor(height) times as large for a picture ``height`` pixels tall (the canvas's drawn
+// height; scene.js setResolution: setDetail), at either quality: the levels' errors are about half a pixel (near) to
+// 0.7 (far) at LEVELS_HEIGHT pixels (0.45 of 720: the dynamic resolution's floor in a 720-pixel window), and a copy is
+// drawn within about 1.7 of the picture's own pixels (DETAIL times the levels' error there), whatever share of the
+// window's pixels it draws: under SwiftShader a picture's cost follows its triangles far more than its pixels (a
+// picture at 0.3 of the width and height took as long as at 0.45), and the terrain's are most of them; a page that
+// draws every pixel has the time for more. In steps of DETAIL_STEP (a change of resolution makes the copies again only
+// when it crosses a step: 3 at the floor, 2 from about 0.6 of 720 pixels, 1.33 from about 0.9), never finer than the
+// levels themselves. Measured on the 1 km world (docs/benchmarks.md, an eighth, a twentieth and a twenty-first
+// session): 2 and 3 at low drew 31 200 and 26 300 terrain triangles, the pictures 0.07 % of pixels apart; at default,
+// 3 instead of 2 at the floor 17.9 / 16.3 frames a second instead of 15.7 / 15.3 (streaming in / later).
+export const LEVELS_HEIGHT = 324, DETAIL = 3, DETAIL_STEP = 1.5;
+export function detailFor(height) {
+  const steps = Math.round(Math.log(height / LEVELS_HEIGHT) / Math.log(DETAIL_STEP));
+  return Math.max(1, DETAIL / DETAIL_STEP ** steps);
+}
 export const SIMPLIFY_BUDGET_MS = 6; // simplified copies made per picture: until this much time went
 export const NEAR_FIRST = -1; // renderOrder of a mesh drawn with the near material (the others': 0)
 export const SHADOW_LAYER = 1; // the three.js layer of the meshes drawn into the sun's shadow map only (scene.js)
@@ -198,18 +206,11 @@ export class TerrainBatches {
     return this.farOutside && this.outsideShadow(sphere) ? this.farOutside : this.farMaterial;
   }
 
-  // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are): the simplified copies made
-  // with the old errors dropped (made again when next needed).
+  // Every level's error ``detail`` times FAR_LEVELS' and NEAR_LEVELS' (1: as they are). The copies made with another
+  // detail are drawn until they are made again (in the pictures' SIMPLIFY_BUDGET_MS): no picture draws full
+  // triangles meanwhile.
   setDetail(detail) {
-    if (detail === this.detail) return;
     this.detail = detail;
-    for (const chunk of this.chunks.values()) if (chunk.copies) this.dropCopies(chunk);
-    for (const region of this.regions.values()) {
-      if (!region.batch) continue;
-      region.batch.geometry = region.full;
-      for (const geometry of region.simplified) geometry?.dispose();
-      region.simplified = FAR_LEVELS.map(() => null);
-    }
   }
 
   get size() { return this.chunks.size; }
@@ -345,13 +346,16 @@ export class TerrainBatches {
     let mesh = chunk.mesh;
     if (level >= 0 && simplifierReady) {
       chunk.copies ??= NEAR_LEVELS.map(() => null);
-      if (!chunk.copies[level] && making) {
+      const error = NEAR_LEVELS[level].error * this.detail, old = chunk.copies[level];
+      if (old?.userData.error !== error && making) {
         const full = chunk.mesh.geometry;
         chunk.shown ??= shownAttributes(full);
-        const copy = new THREE.Mesh(simplifiedGeometry(full, NEAR_LEVELS[level].error * this.detail, chunk.shown));
+        const copy = new THREE.Mesh(simplifiedGeometry(full, error, chunk.shown));
         copy.castShadow = copy.receiveShadow = true;
         copy.name = chunk.mesh.name;
+        copy.userData.error = error;
         chunk.copies[level] = copy;
+        old?.geometry.dispose(); // made with another detail (setDetail): drawn until now
       }
       for (let n = level; n >= 0; n--) {
         if (chunk.copies[n]) {
@@ -453,8 +457,9 @@ export class TerrainBatches {
   // nearer, its chunks each by its own distance: within textureDistance drawn one by one (shadeChunk), beyond it in
   // the region's joined mesh (join), of those only the ones in ``frustum`` when one is given (a Frustum); with
   // ``shadowed`` (the sun's shadow map drawn) every one of them also in its shadow-only joined mesh (the map is drawn
-  // from the sun, and seldom: it needs what the camera does not see too).
-  shade(position, frustum = null, shadowed = false) {
+  // from the sun, and seldom: it needs what the camera does not see too). Simplified copies are made until ``budget``
+  // ms went.
+  shade(position, frustum = null, shadowed = false, budget = SIMPLIFY_BUDGET_MS) {
     const start = performance.now();
     for (const key of this.loose) {
       const mesh = this.chunks.get(key).mesh, sphere = mesh.geometry.boundingSphere;
@@ -485,7 +490,7 @@ export class TerrainBatches {
           const chunk = this.chunks.get(key);
           if (!chunk.range) continue; // loose: drawn as it came
           const own = chunk.mesh.geometry.boundingSphere, distance = own.center.distanceTo(position) - own.radius;
-          const making = performance.now() - start < SIMPLIFY_BUDGET_MS;
+          const making = performance.now() - start < budget;
           if (distance < this.textureDistance) {
             this.shadeChunk(chunk, distance, making);
             continue;
@@ -507,8 +512,11 @@ export class TerrainBatches {
       const level = levelAt(FAR_LEVELS, distance);
       let geometry = region.full;
       if (level >= 0 && region.simplifiable && simplifierReady) {
-        if (!region.simplified[level] && performance.now() - start < SIMPLIFY_BUDGET_MS) {
-          region.simplified[level] = simplifiedGeometry(region.full, FAR_LEVELS[level].error * this.detail);
+        const error = FAR_LEVELS[level].error * this.detail, old = region.simplified[level];
+        if (old?.userData.error !== error && performance.now() - start < budget) {
+          region.simplified[level] = simplifiedGeometry(region.full, error);
+          region.simplified[level].userData.error = error;
+          old?.dispose(); // made with another detail (setDetail): drawn until now
         }
         for (let n = level; n >= 0; n--) {
           if (region.simplified[n]) {
@@ -548,7 +556,7 @@ export class TerrainBatches {
       regions[region.key] = { batched: batched.sort(), loose: free.sort(), stale: region.stale };
     }
     const chunks = Object.fromEntries([...this.chunks].map(([key, c]) => [key, c.triangles]));
-    return { batches, loose, chunks, builds: this.builds, regions };
+    return { batches, loose, chunks, builds: this.builds, regions, detail: this.detail };
   }
 
   // The triangles drawn for a region (its batch's at full detail, not hidden, or its chunks' one by one when it is

@@ -8,7 +8,7 @@
 // starts the page at low quality, and without antialiasing (as on a software renderer at any quality).
 
 import * as THREE from "./vendor/three.module.js";
-import { DEFAULT_DETAIL, LOW_DETAIL, SHADOW_LAYER, TEXTURE_DISTANCE, TerrainBatches, textureDistance } from "./batches.js";
+import { SHADOW_LAYER, TEXTURE_DISTANCE, TerrainBatches, detailFor, textureDistance } from "./batches.js";
 import { CutMarks } from "./cut_marks.js";
 import { Foliage } from "./foliage.js";
 import { Things } from "./things.js";
@@ -234,7 +234,6 @@ export class WorldScene {
     const oldChunks = [...this.chunkShaders.values()];
     this.chunkShaders.clear();
     this.batches.setMaterial((g) => this.chunkShader(g), this.farShader, this.farUnshadowed);
-    this.batches.setDetail(high ? DEFAULT_DETAIL : LOW_DETAIL);
     old.dispose();
     oldFar.dispose();
     oldUnshadowed?.dispose();
@@ -242,11 +241,13 @@ export class WorldScene {
     this.setResolution(this.pinnedResolution ?? 1);
   }
 
-  // Draw ``share`` (MIN_RESOLUTION..1) of the window's pixels, stretched to the window.
+  // Draw ``share`` (MIN_RESOLUTION..1) of the window's pixels, stretched to the window; the terrain's levels of
+  // detail follow the pixels drawn (batches.js detailFor).
   setResolution(share) {
     this.resolution = Math.min(1, Math.max(MIN_RESOLUTION, share));
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2) * this.resolution);
     this.renderer.setSize(window.innerWidth, window.innerHeight);
+    this.batches.setDetail(detailFor(this.renderer.domElement.height));
   }
 
   // Dynamic resolution: the time between pictures, averaged, against FRAME_BUDGET_MS.
