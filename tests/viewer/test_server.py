@@ -399,7 +399,7 @@ def test_pages_connecting_together_cannot_pass_the_limit(server, pages):
     get hello, the others are told why and closed; the world goes on and a page connecting afterwards plays."""
     count = 3 * MAX_CLIENTS
     uri = server.url.replace("http://", "ws://") + "ws"
-    wait_until(lambda: not server.play.clients, what="the earlier tests' pages to leave")  # (their slots free)
+    wait_until(lambda: server.play.pages_counted == 0, what="the earlier tests' pages to leave their places")
 
     async def connect_together() -> list:
         firsts: list = []
@@ -429,7 +429,7 @@ def test_pages_connecting_together_cannot_pass_the_limit(server, pages):
     for first, code, reason in refused:
         assert first["type"] == "error" and "too many pages" in first["error"]
         assert code == 1013 and "too many pages" in reason
-    wait_until(lambda: not server.play.clients, what="the pages to leave")
+    wait_until(lambda: server.play.pages_counted == 0, what="the pages to leave their places")
     (page,) = pages(1)
     assert page.json("hello")["control"] is True
     first = page.until(is_frame)["frame"]

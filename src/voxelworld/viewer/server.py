@@ -191,6 +191,12 @@ class PlayServer(Sessions):
             self._executor = None
 
     @property
+    def pages_counted(self) -> int:
+        """Pages connected or being greeted (at most :data:`MAX_CLIENTS`): a leaving page keeps its place until it
+        is done leaving (the last one ends the play first), after it left :attr:`clients`."""
+        return self._pages
+
+    @property
     def stepping(self) -> bool:
         """Whether the frame loop runs (from :meth:`start` to :meth:`stop`, unless the world failed)."""
         return self._task is not None and not self._task.done()
