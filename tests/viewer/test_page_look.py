@@ -33,6 +33,17 @@ from .browser import ARGS, CHROMIUM, CHUNK_MESSAGE, FULL_RESOLUTION, require_bro
 
 WAIT_MS = 60_000
 VIEWPORT = {"width": 1280, "height": 720}
+
+# The start of these tests' batches.js scripts: the module (b), three.js (THREE), the simplifier ready, two
+# materials (near, far) and a TerrainBatches of them (batches).
+BATCHES = """  const b = await import('./batches.js');
+  const THREE = await import('./vendor/three.module.js');
+  const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
+  await MeshoptSimplifier.ready;
+  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
+  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
+"""
+
 sync_playwright = require_browser()
 
 from PIL import Image  # noqa: E402
@@ -417,8 +428,8 @@ def test_the_terrain_s_levels_of_detail_follow_the_pixels_drawn(scene):
                                   timeout=WAIT_MS)
             drawn = tab.evaluate("window.voxelworld.renderer.domElement.height")
             assert drawn == round(VIEWPORT["height"] * float(query.split("=")[1]))
-            expected = tab.evaluate(f"(async () => (await import('./batches.js')).detailFor({drawn}))()")
-            assert tab.evaluate("window.voxelworld.batches().detail") == expected, query
+            expected = detail if drawn == height else detail / step ** 2  # 0.45 of 720: the floor; all 720
+            assert tab.evaluate("window.voxelworld.batches().detail") == pytest.approx(expected), query
         tab.goto(scene.served + "?quality=default")  # adapting: slow pictures take it to the floor, quick ones back
         tab.wait_for_function("window.voxelworld && window.voxelworld.stats.resolution !== undefined",
                               timeout=WAIT_MS)
@@ -434,13 +445,7 @@ def test_the_terrain_s_levels_of_detail_follow_the_pixels_drawn(scene):
 # batches.js setDetail: a near chunk's simplified copy made with another detail is drawn until it is made again (no
 # picture of full triangles meanwhile), and made again within the simplifying budget.
 DETAIL_CHANGE = """async () => {
-  const b = await import('./batches.js');
-  const THREE = await import('./vendor/three.module.js');
-  const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
-  await MeshoptSimplifier.ready;
-  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
-  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
-  const n = 17, g = new THREE.BufferGeometry(), index = [];  // 8 x 8 m of ground bumped by up to 2 cm
+""" + BATCHES + """  const n = 17, g = new THREE.BufferGeometry(), index = [];  // 8 x 8 m of ground bumped by up to 2 cm
   for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(3 * n * n), 3));
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
     g.attributes.position.array.set([5 + 0.5 * i, 0.02 * Math.sin(1.7 * i) * Math.cos(1.3 * j), 0.5 * j], 3 * (n * i + j));
@@ -452,7 +457,7 @@ DETAIL_CHANGE = """async () => {
   batches.flush(10000, 0);
   batches.textureDistance = 50;
   const at = new THREE.Vector3(0, 1, 0), chunk = batches.chunks.get('0,0,0');
-  const state = () => ({ triangles: chunk.drawn.geometry.index.count / 3, error: chunk.drawn.userData.error ?? null,
+  const state = () => ({ triangles: chunk.drawn.geometry.index.count / 3, error: chunk.drawn.geometry.userData.error ?? null,
     full: chunk.drawn === chunk.mesh });
   batches.setDetail(1);
   batches.shade(at);
@@ -614,11 +619,7 @@ def test_on_a_large_world_far_chunks_arriving_redraw_the_shadow_map_later(scene)
 # batches.js: a loose chunk far from the camera is drawn with the far material; meshes drawn with the near material
 # come first (NEAR_FIRST); a chunk joining its region's batch gets its near material back.
 LOOSE_AND_ORDER = """async () => {
-  const b = await import('./batches.js');
-  const THREE = await import('./vendor/three.module.js');
-  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
-  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
-  const mesh = (x) => {
+""" + BATCHES + """  const mesh = (x) => {
     const g = new THREE.BufferGeometry();
     for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(9), 3));
     g.attributes.position.array.set([x, 0, 0, x + 1, 0, 0, x, 0, 1]);
@@ -655,13 +656,7 @@ def test_loose_far_chunks_take_the_far_material_and_the_near_ones_are_drawn_firs
 # batch's vertices (each chunk's triangles at its own place in it); with a frustum only the chunks within it; with a
 # shadow map every one of them also in a mesh drawn into the map only (SHADOW_LAYER).
 JOINED = """async () => {
-  const b = await import('./batches.js');
-  const THREE = await import('./vendor/three.module.js');
-  const { MeshoptSimplifier } = await import('./vendor/meshopt_simplifier.js');
-  await MeshoptSimplifier.ready;
-  const near = new THREE.MeshBasicMaterial(), far = new THREE.MeshBasicMaterial();
-  const batches = new b.TerrainBatches(new THREE.Group(), () => near, far);
-  const mesh = (x, z) => {
+""" + BATCHES + """  const mesh = (x, z) => {
     const g = new THREE.BufferGeometry();
     for (const name of b.ATTRIBUTES) g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(9), 3));
     g.attributes.position.array.set([x, 0, z, x + 1, 0, z, x, 0, z + 1]);

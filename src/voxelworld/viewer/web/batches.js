@@ -97,7 +97,7 @@ MeshoptSimplifier.ready.then(() => { simplifierReady = true; }, () => {}); // wi
 
 // A geometry on the vertices of ``full`` (its attributes shared) with its triangles simplified to within ``error``
 // metres, its open borders kept; with ``shown`` (shownAttributes), what each vertex shows counts in the error too
-// (so that a patch of soil in the grass keeps its outline).
+// (so that a patch of soil in the grass keeps its outline). The error is kept in its userData (setDetail).
 export function simplifiedGeometry(full, error, shown = null) {
   const flags = ["LockBorder", "ErrorAbsolute"], index = full.index.array, positions = full.attributes.position.array;
   const [indices] = shown
@@ -108,6 +108,7 @@ export function simplifiedGeometry(full, error, shown = null) {
   for (const name of ATTRIBUTES) geometry.setAttribute(name, full.attributes[name]);
   geometry.setIndex(new THREE.BufferAttribute(indices, 1));
   geometry.boundingSphere = full.boundingSphere;
+  geometry.userData.error = error;
   return geometry;
 }
 // What a vertex of ``geometry`` shows, for the simplifier to keep (SHOWN_WEIGHTS): its table colour (palette_a and
@@ -347,13 +348,12 @@ export class TerrainBatches {
     if (level >= 0 && simplifierReady) {
       chunk.copies ??= NEAR_LEVELS.map(() => null);
       const error = NEAR_LEVELS[level].error * this.detail, old = chunk.copies[level];
-      if (old?.userData.error !== error && making) {
+      if (old?.geometry.userData.error !== error && making) {
         const full = chunk.mesh.geometry;
         chunk.shown ??= shownAttributes(full);
         const copy = new THREE.Mesh(simplifiedGeometry(full, error, chunk.shown));
         copy.castShadow = copy.receiveShadow = true;
         copy.name = chunk.mesh.name;
-        copy.userData.error = error;
         chunk.copies[level] = copy;
         old?.geometry.dispose(); // made with another detail (setDetail): drawn until now
       }
@@ -515,7 +515,6 @@ export class TerrainBatches {
         const error = FAR_LEVELS[level].error * this.detail, old = region.simplified[level];
         if (old?.userData.error !== error && performance.now() - start < budget) {
           region.simplified[level] = simplifiedGeometry(region.full, error);
-          region.simplified[level].userData.error = error;
           old?.dispose(); // made with another detail (setDetail): drawn until now
         }
         for (let n = level; n >= 0; n--) {
