@@ -560,6 +560,75 @@ def test_each_terrain_mesh_drawn_by_the_shader_its_pixels_need_looks_the_same(sc
     assert scene.problems == []
 
 
+# A strip of ground 12 m by 4 m (two triangles: its left vertices of texture layer 0, its right of layer 2) drawn from
+# above by the near terrain material on its own renderer, with the sun straight above and a 2 m box 2 m over the
+# ground casting a shadow (drawn into the sun's map only); the layers solid red, green and blue.
+FLAT_LAYERS_AND_SHADOW = """async () => {
+  const s = await import('./shaders.js');
+  const THREE = await import('./vendor/three.module.js');
+  const canvas = document.createElement('canvas');
+  canvas.width = 96; canvas.height = 32;
+  const renderer = new THREE.WebGLRenderer({ canvas, preserveDrawingBuffer: true });
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.BasicShadowMap;
+  const scene = new THREE.Scene();
+  const sun = new THREE.DirectionalLight(0xffffff, 1);
+  sun.position.set(0, 10, 0);
+  sun.castShadow = true;
+  Object.assign(sun.shadow.camera, { left: -8, right: 8, top: 8, bottom: -8, near: 0.5, far: 20 });
+  sun.shadow.camera.layers.enable(1);
+  scene.add(sun, sun.target);
+  const size = 4, albedo = new Uint8Array(3 * size * size * 4);
+  for (let l = 0; l < 3; l++) {
+    for (let p = 0; p < size * size; p++) albedo.set([l === 0 ? 255 : 0, l === 1 ? 255 : 0, l === 2 ? 255 : 0, 255], 4 * (l * size * size + p));
+  }
+  const uniforms = s.terrainUniforms();
+  uniforms.albedoMaps.value = s.textureMaps({ layers: 3, size, albedo }, true).albedo;
+  const matt = { blend: false, gloss: false, metal: false, glow: false, palette: false };
+  const geometry = new THREE.BufferGeometry();
+  const attribute = (values, size, Type = Float32Array, normalized = false) => new THREE.BufferAttribute(
+    new Type(values), size, normalized);
+  geometry.setAttribute('position', attribute([-6, 0, -2, -6, 0, 2, 6, 0, -2, 6, 0, 2], 3));
+  geometry.setAttribute('normal', attribute([0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0], 3));
+  geometry.setAttribute('blend', attribute([0, 0, 0, 0], 1));
+  geometry.setAttribute('occlusion', attribute([1, 1, 1, 1], 1));
+  geometry.setAttribute('layers', attribute([0, 0, 0, 0, 2, 2, 2, 2], 2, Uint8Array));
+  for (const name of ['palette_a', 'palette_b']) geometry.setAttribute(name, attribute(new Array(12).fill(128), 3, Uint8Array, true));
+  geometry.setAttribute('surface', attribute([230, 0, 0, 230, 0, 0, 230, 0, 0, 230, 0, 0], 3, Uint8Array, true));
+  geometry.setAttribute('cut', attribute([255, 255, 255, 255], 1, Uint8Array, true));
+  geometry.setIndex([2, 1, 0, 1, 2, 3]);
+  const strip = new THREE.Mesh(geometry, s.terrainMaterial(uniforms, 'default', false, matt));
+  strip.receiveShadow = true;
+  const box = new THREE.Mesh(new THREE.BoxGeometry(2, 2, 2), new THREE.MeshBasicMaterial());
+  box.position.set(-3, 3, 0);
+  box.castShadow = true;
+  box.layers.set(1);
+  scene.add(strip, box);
+  const camera = new THREE.OrthographicCamera(-6, 6, 2, -2, 0.1, 50);
+  camera.position.set(0, 20, 0);
+  camera.up.set(0, 0, -1);
+  camera.lookAt(0, 0, 0);
+  renderer.render(scene, camera);
+  const url = canvas.toDataURL('image/png');
+  renderer.dispose();
+  return url;
+}"""
+
+
+def test_the_near_terrain_draws_whole_texture_layers_and_the_sun_s_shadow(scene):
+    """A triangle draws one of its vertices' texture layers (flat: never a layer number between two vertices', no
+    material at all), and the ground under a box is in its shadow (the shader's own shadow coordinate: x right,
+    z down the picture, 8 pixels a metre; the box's shadow covers x -4..-2, z -1..1)."""
+    image = png(scene.evaluate(FLAT_LAYERS_AND_SHADOW))
+    dominant = image.argmax(axis=2)
+    lit = image.max(axis=2) > 20
+    assert (lit & (dominant == 1)).sum() == 0, "pixels of layer 1, between the vertices' layers 0 and 2"
+    assert (dominant == 0).sum() > 200 and (dominant == 2).sum() > 200, np.bincount(dominant.ravel())
+    shadowed, sunlit = image[14:18, 22:26, 0], image[2:6, 6:10, 0]  # x -3, z 0 and x -5, z -1.5: one red triangle
+    assert (dominant[14:18, 22:26] == 0).all() and (dominant[2:6, 6:10] == 0).all()
+    assert sunlit.min() - shadowed.max() >= DARKER, (sunlit.min(), shadowed.max())
+
+
 SHADINGS = """async () => {
   const s = await import('./shaders.js');
   const of = (layers, surface) => s.shadingOf(new Uint8Array(layers), new Uint8Array(surface));

@@ -31,9 +31,9 @@
 // draw call costs the GPU process about 35 µs, and a near region held dozens of small ones; with the sun's shadow
 // map, every one of them also in a second joined mesh drawn into the map only, SHADOW_LAYER). Most of the
 // near terrain's triangles lie 30-200 m from the camera, and under SwiftShader the near material costs every one of
-// them its set-up (24 values passed to the pixels) and every pixel a texture lookup (docs/benchmarks.md). A near
-// chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and dropped when its region is drawn as
-// its batch again or the chunk changes.
+// them its set-up (14 values passed to the pixels on plain ground) and every pixel a texture lookup
+// (docs/benchmarks.md). A near chunk's copies are made when first needed (in the same SIMPLIFY_BUDGET_MS) and
+// dropped when its region is drawn as its batch again or the chunk changes.
 //
 // A loose chunk is drawn with the far material too from textureDistance on (while the world streams in, or the player
 // runs, dozens are loose at any time, most of them far). The meshes drawn with the near material are drawn first

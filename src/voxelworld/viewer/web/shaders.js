@@ -184,7 +184,10 @@ export function textureMaps(set, software = false) {
 
 // What the terrain's vertex shader hands its fragment shader (declared once, in both), each only where the mesh's
 // pixels need it (terrainMaterial's defines: at low quality no texture layers, normal or highlight; TERRAIN_LAYERS
-// and TERRAIN_SURFACE where they are needed at all).
+// and TERRAIN_SURFACE where they are needed at all). Under SwiftShader each value passed costs every small triangle
+// its set-up and every pixel its interpolation, so: the triplanar planes' weights come per vertex (vPlanes,
+// planeWeights: two values; the normal only for a glossy mesh's highlight); the texture layers are flat (the first
+// vertex's: a layer number between two vertices' is no material); the sun's shadow coordinate three values, not four.
 const TERRAIN_VARYINGS = /* glsl */ `
 #if defined(TERRAIN_LOW) && !defined(USE_SHADOWMAP)
 #define TERRAIN_LOW_LIT // low quality without the sun's shadow: the light and the glow per vertex (vLit)
@@ -194,11 +197,14 @@ varying vec3 vWorld;
 varying vec3 vLit; // the table colour lit, or glowing, times what the fog leaves of it
 #else
 #ifndef TERRAIN_LOW
-varying vec3 vWorldNormal;
+varying vec2 vPlanes; // the triplanar planes' weights (planeWeights): x, x + y
+#ifndef TERRAIN_MATT
+varying vec3 vWorldNormal; // for the highlight
+#endif
 #ifdef TERRAIN_ONE_LAYER
-varying float vLayer;
+flat varying float vLayer;
 #else
-varying vec2 vLayers;
+flat varying vec2 vLayers;
 varying float vBlend;
 #endif
 #endif
@@ -212,6 +218,20 @@ varying vec3 vAmbient;
 varying float vSun;
 #endif
 varying float vFog;
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0
+varying vec3 vShadowCoord; // the pixel's place in the sun's shadow map (xy) and its depth there (z)
+#endif
+`;
+
+// The triplanar planes' weights for a normal (their shares, sharpened, a plane under 5 % dropped) as two values:
+// the x plane's share and the x and y planes' together (the fragment shader picks one plane a pixel by them).
+const PLANE_WEIGHTS = /* glsl */ `
+vec2 planeWeights(vec3 n) {
+  vec3 w = abs(n);
+  w = max(w * w * w * w - 0.05, 0.0);
+  w /= w.x + w.y + w.z;
+  return vec2(w.x, w.x + w.y);
+}
 `;
 
 // The light every terrain shader shares.
@@ -278,16 +298,20 @@ attribute float cut;
 ${LIGHT_UNIFORMS}
 ${VERTEX_LIGHT}
 ${TERRAIN_VARYINGS}
+${PLANE_WEIGHTS}
 void main() {
   vec3 objectNormal = normal;
-  vec3 transformedNormal = normalMatrix * objectNormal;
   vec3 transformed = position;
   vec4 mvPosition = modelViewMatrix * vec4(transformed, 1.0);
   vec4 worldPosition = modelMatrix * vec4(transformed, 1.0);
   gl_Position = projectionMatrix * mvPosition;
-  #include <shadowmap_vertex>
-  vWorld = worldPosition.xyz;
   vec3 n = normalize(mat3(modelMatrix) * objectNormal);
+#if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0
+  // three's shadowmap_vertex, for the sun alone (its normal bias along the world normal) and without the w
+  vec4 shadowWorld = worldPosition + vec4(n * directionalLightShadows[0].shadowNormalBias, 0.0);
+  vShadowCoord = (directionalShadowMatrix[0] * shadowWorld).xyz;
+#endif
+  vWorld = worldPosition.xyz;
   float blended = clamp(blend, 0.0, 1.0);
   float occ = occlusionLight(occlusion);
   vFog = fogAmount(mvPosition);
@@ -301,7 +325,10 @@ void main() {
   vLit = lit * (1.0 - vFog);
 #else
 #ifndef TERRAIN_LOW
+  vPlanes = planeWeights(n);
+#ifndef TERRAIN_MATT
   vWorldNormal = n;
+#endif
 #ifdef TERRAIN_ONE_LAYER
   vLayer = layers.x;
 #else
@@ -332,6 +359,7 @@ uniform float emission;
 ${LIGHT_UNIFORMS}
 ${SHADOW_FADE}
 ${TERRAIN_VARYINGS}
+${PLANE_WEIGHTS}
 // One material's albedo (rgb, sRGB) and height (a) at uv; a material without a texture draws the vertex's two
 // table colours mixed by its blend (vPalette: one value passed per pixel, not two).
 vec4 albedoOf(float layer, vec2 uv) {
@@ -353,7 +381,7 @@ float grain(vec3 p) {
 // filtered or soft shadow (under SwiftShader a filtered lookup cost a sixth of the terrain's picture).
 float sunShadow() {
 #if defined(USE_SHADOWMAP) && NUM_DIR_LIGHT_SHADOWS > 0 && defined(SHADOWMAP_TYPE_BASIC)
-  vec3 p = vDirectionalShadowCoord[0].xyz / vDirectionalShadowCoord[0].w;
+  vec3 p = vShadowCoord;
   p.z += directionalLightShadows[0].shadowBias;
   return shadowFaded(step(p.z, texture2D(directionalShadowMap[0], p.xy).r), p.xy);
 #else
@@ -372,21 +400,20 @@ void main() {
 #ifdef TERRAIN_LOW
   vec4 albedo = vec4(vPalette * (0.94 + 0.12 * grain(floor(vWorld * 4.0))), 0.5); // no metal, no highlight
 #else
+#ifndef TERRAIN_MATT
 #ifdef TERRAIN_FRONT_ONLY
   vec3 n = normalize(vWorldNormal);
 #else
   vec3 n = normalize(vWorldNormal) * (gl_FrontFacing ? 1.0 : -1.0);
 #endif
+#endif
   // Triplanar projection, one plane a pixel: the plane the normal faces most, or, where two or three planes share
-  // the normal (sharpened weights, planes under 5 % dropped), one of them at random in proportion to its weight:
+  // the normal (planeWeights), one of them at random in proportion to its weight:
   // a dither that reads as the planes' blend, for one texture sample a material (under SwiftShader each sample
   // costs a tenth of the picture, and it runs every side of a branch: three planes cost three samples).
-  vec3 w = abs(n);
-  w = max(w * w * w * w - 0.05, 0.0);
-  w /= w.x + w.y + w.z;
   vec3 p = vWorld * textureScale;
   float pick = grain(floor(vWorld * 32.0));
-  vec2 uv = pick < w.x ? p.zy : (pick < w.x + w.y ? p.xz : p.xy);
+  vec2 uv = pick < vPlanes.x ? p.zy : (pick < vPlanes.y ? p.xz : p.xy);
 #ifdef TERRAIN_ONE_LAYER
   vec4 albedo = albedoOf(vLayer, uv); // every vertex's two layers the same: one sample
 #else
