@@ -186,8 +186,8 @@ export function textureMaps(set, software = false) {
 // pixels need it (terrainMaterial's defines: at low quality no texture layers, normal or highlight; TERRAIN_LAYERS
 // and TERRAIN_SURFACE where they are needed at all). Under SwiftShader each value passed costs every small triangle
 // its set-up and every pixel its interpolation, so: the triplanar planes' weights come per vertex (vPlanes,
-// planeWeights: two values; the normal only for a glossy mesh's highlight); the texture layers are flat (the first
-// vertex's: a layer number between two vertices' is no material); the sun's shadow coordinate three values, not four.
+// planeWeights: two values; the normal only for a glossy mesh's highlight); the texture layers are flat (the last
+// vertex's, WebGL's rule: a layer number between two vertices' is no material); the shadow coordinate three values.
 const TERRAIN_VARYINGS = /* glsl */ `
 #if defined(TERRAIN_LOW) && !defined(USE_SHADOWMAP)
 #define TERRAIN_LOW_LIT // low quality without the sun's shadow: the light and the glow per vertex (vLit)
