@@ -259,19 +259,27 @@ class PlayerActions:
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
         self.strike, self.shovel = strike, shovel
 
-    def attach(self, world: World) -> None:
-        """Run in ``world``'s frames: buttons in the "control" stage, bookkeeping in the "deformation" stage,
-        objects in the "events" stage; thrown objects keep collision triangles around them; all objects show in
-        snapshots."""
+    def attach(self, world: World, player: Player | None = None) -> None:
+        """Run in ``world``'s frames for ``player`` (``world.player`` by default: whose eye aims, whose stamina and
+        currency treasures pay, whose upgrades apply): buttons in the "control" stage, bookkeeping in the
+        "deformation" stage, objects in the "events" stage; thrown objects keep collision triangles around them;
+        all objects show in snapshots."""
         self._box = world_box(world.volume)
         warm_strikes(self.settings.strike)
-        self._player = world.player
+        self._player = world.player if player is None else player
         self._dig_contacts = TerrainContacts(world.volume, world.mesher, self.settings.shovel.reach)
         world.add_handler(self.act, "control")
         world.add_handler(self.book, "deformation")
         world.add_handler(self.move_objects, "events")
         world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
         world.add_object_source(lambda w: self.transforms())
+
+    @property
+    def player(self) -> Player:
+        """The player these actions are (:meth:`attach`)."""
+        check_range("actions.player", self._player, "a player: PlayerActions.attach first", self._player is not None)
+        assert self._player is not None
+        return self._player
 
     def achievements(self) -> dict[str, float]:
         """Volume removed per material group (m³), sorted by group name."""
@@ -292,7 +300,7 @@ class PlayerActions:
     def act(self, world: World, inputs: Inputs) -> None:
         """The "control" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
         before = world.previous_inputs
-        player, volume, bvh, s = world.player, world.volume, world.collider.bvh, self.settings
+        player, volume, bvh, s = self.player, world.volume, world.collider.bvh, self.settings
         eye, aim = player.eye, player.aim
         for action in ("throw", "stance", "punch", "pull_out", "use"):
             if getattr(inputs, action) and not getattr(before, action):
@@ -377,7 +385,7 @@ class PlayerActions:
         """What the use button would take now (:func:`~voxelworld.game.use.use_target`): its ``index`` counts
         into :meth:`closed_treasures` for a treasure, into ``objects`` for a fragment (other objects are never
         taken, but keep their places)."""
-        s, player = self.settings, world.player
+        s, player = self.settings, self.player
         loose = [n for n, o in enumerate(self.objects) if o.kind == "fragment"]
         target = use_target(world.volume, player.eye, player.aim, [t.position for _, t in self.closed_treasures()],
                             [self.objects[n].object.position for n in loose], s.use_reach, s.use_angle)
@@ -388,8 +396,8 @@ class PlayerActions:
         treasure = self.deformation.treasures[n]
         reward = treasure_reward(world.volume, treasure.position)
         self.opened_treasures += (n,)
-        world.player.add_stamina(reward.stamina, "treasure")
-        world.player.add_currency(reward.currency)
+        self.player.add_stamina(reward.stamina, "treasure")
+        self.player.add_currency(reward.currency)
         world.emit(TreasureOpened, name=f"treasure-{n}", material=reward.material, position=treasure.position,
                    stamina=reward.stamina, currency=reward.currency)
         world.emit(ActionEnded, action="use", outcome="opened")
@@ -488,7 +496,7 @@ class PlayerActions:
         if not any(edit.voxels_changed or edit.voxels_damaged or edit.voxels_blocked for edit in result.edits):
             return not_terrain(action, material)  # the range held no voxel: the aim met a prop
         hardness = float(world.materials[material].hardness) if material in world.materials else 0.0
-        eye = world.player.eye if eye is None else np.asarray(eye, dtype=np.float64)
+        eye = self.player.eye if eye is None else np.asarray(eye, dtype=np.float64)
         voxel = world.voxel_along(eye, result.aim, float(np.linalg.norm(np.asarray(result.point) - eye)))
         damage = 0 if voxel is None else world.volume.read_voxel(voxel)["damage"]
         return too_hard(action, material, hardness, settings.tool.break_threshold(hardness), damage)
@@ -512,7 +520,7 @@ class PlayerActions:
     def _book_impact(self, world: World, result: ImpactResult) -> None:
         self._report(world, result.events)
         if world.settings.thrown_deformation_counts:
-            self._record(world, record_impact(self.deformation, world.volume, world.player.eye, result,
+            self._record(world, record_impact(self.deformation, world.volume, self.player.eye, result,
                                               self.settings.treasure, self.settings.awards))
 
     def _record(self, world: World, update: DeformationUpdate) -> None:
@@ -542,7 +550,7 @@ class PlayerActions:
         thrown objects fly and meet the terrain."""
         s, dt, bvh, materials = self.settings, world.dt, world.collider.bvh, world.materials
         if self.held is not None:
-            where = world.player.eye + world.player.aim * s.throw.hold_distance
+            where = self.player.eye + self.player.aim * s.throw.hold_distance
             self.held = replace(self.held, object=replace(self.held.object, position=point_tuple(where)),
                                 age=self.held.age + dt)
         kept = []

@@ -32,7 +32,7 @@ def start_strike(actions: PlayerActions, world: World, action: str, eye: np.ndar
     the fist strikes the air."""
     settings = actions.settings.punch if action == "punch" else actions.settings.pull_out
     hit = aim_hit(bvh, eye, aim, settings.reach)
-    player = world.player
+    player = actions.player
     if hit is None:
         actions._refuse(world, missed(bvh, eye, aim, action, settings.reach), "missed")
         actions.strike.start(action, eye, aim, None, "", 0.0, False, player.position, player.yaw)
@@ -45,7 +45,7 @@ def start_strike(actions: PlayerActions, world: World, action: str, eye: np.ndar
 
 def play_strike(actions: PlayerActions, world: World) -> None:
     """A frame of the strike playing: its edit at the contact frame; a press kept meanwhile starts as it ends."""
-    strike, player = actions.strike, world.player
+    strike, player = actions.strike, actions.player
     action, eye, aim = strike.action, strike.eye, strike.aim
     if strike.step(world.dt, player.position, player.yaw) and eye is not None and aim is not None:
         make, settings = (punch_edit, actions.settings.punch) if action == "punch" else \
@@ -62,7 +62,7 @@ def play_strike(actions: PlayerActions, world: World) -> None:
 def play_shovel(actions: PlayerActions, world: World, held: bool) -> None:
     """A frame of the dig playing, its contact frames queuing their edits; while dig is held and nothing else
     plays, the next dig starts (a punch or pull-out pressed meanwhile goes first)."""
-    shovel, player, contacts = actions.shovel, world.player, actions._dig_contacts
+    shovel, player, contacts = actions.shovel, actions.player, actions._dig_contacts
     if contacts is None:
         return
     if not shovel.busy and held and not actions.strike.busy:  # a kept punch has started (play_strike)
