@@ -141,25 +141,20 @@ def test_a_bad_strike_state_is_refused_before_anything_changes():
     assert not fresh.busy
 
 
-def test_actions_attached_to_another_player_strike_from_its_eye():
-    """PlayerActions act for the player they are attached to (issue #35's first step: one world, several players):
-    a second player 2 m beside the first, its own actions, both pressing punch: two edits, each in front of its own
-    player's eye; the second's actions never read the world's player."""
-    from voxelworld.game.play import PlayerActions
-    from voxelworld.game.player import Player
-
+def test_a_joined_player_s_actions_strike_from_its_own_eye():
+    """A joined player's actions act for it (issue #35: one world, several players): a second player 2 m beside the
+    first, both pressing punch: two edits, each in front of its own player's eye."""
     from .test_play import FLOOR
 
     world = arena("soil")
-    other = Player((6.0, FLOOR, 2.0), 270.0, world.settings.player, world.materials)
-    actions = PlayerActions(world.settings.actions)
-    actions.attach(world, other)
+    seat = world.join("guest", spawn=(6.0, FLOOR, 2.0), spawn_yaw=270.0)
+    other, actions = seat.player, seat.actions
     assert actions.player is other and world.actions.player is world.player
-    events = world.step(Inputs(look=LOOK, punch=True))
+    events = world.step([Inputs(look=LOOK, punch=True)] * 2)
     assert len(of(events, ActionStarted, action="punch")) == 2
     assert np.allclose(actions.strike.eye, other.eye) and np.allclose(world.actions.strike.eye, world.player.eye)
     while world.actions.strike.busy or actions.strike.busy:
-        events += world.step(Inputs(look=LOOK))
+        events += world.step([Inputs(look=LOOK)] * 2)
     punched = of(events, VoxelsEdited, source="punch")
     assert len(punched) == 2 and all(e.volume_removed > 0 for e in punched)
     face = world.volume.world_to_index(np.array([[8.1, FLOOR + 1.6, z] for z in (4.0, 2.0, 6.0)]))

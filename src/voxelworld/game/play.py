@@ -299,7 +299,7 @@ class PlayerActions:
     # ------------------------------------------------------------------------------------------ buttons
     def act(self, world: World, inputs: Inputs) -> None:
         """The "control" stage: throw, stance, punch, pull-out, use, then this frame of suck (see the module)."""
-        before = world.previous_inputs
+        inputs, before = world.inputs_of(self.player)  # (the world's are its own player's)
         player, volume, bvh, s = self.player, world.volume, world.collider.bvh, self.settings
         eye, aim = player.eye, player.aim
         for action in ("throw", "stance", "punch", "pull_out", "use"):

@@ -31,14 +31,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..attribute_state import MAX_COUNT, MAX_SECONDS, MAX_SPEED, array, bounded, count, seconds, speed
-from ..errors import check_range
+from ..errors import ParameterError, check_range
 from ..terrain import Volume
 
 if TYPE_CHECKING:
     from .world import World
 
 __all__ = ["MAX_SECONDS", "MAX_COUNT", "MAX_SPEED", "POSITION_MARGIN", "seconds", "count", "speed", "bounded",
-           "world_box", "check_inside", "check_direction_state", "check_world_state"]
+           "world_box", "check_inside", "check_direction_state", "check_world_state", "generator_of_state"]
 
 POSITION_MARGIN = 64.0  # m: how far outside the world's box a point of a state may lie (jumps, flights, the sky)
 
@@ -81,3 +81,22 @@ def check_world_state(world: World, name: str, state: Mapping[str, Any]) -> None
     check_inside(f"{name}['snapshot'].camera_eye", snapshot.camera_eye, box)
     for n, character in enumerate(snapshot.characters):
         check_inside(f"{name}['snapshot'].characters[{n}].position", character.position, box)
+
+
+BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
+                   "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+
+
+def generator_of_state(state: object) -> np.random.Generator:
+    """The generator whose bit generator has ``state`` (``bit_generator.state``); ParameterError if it is not
+    the state of one of numpy's bit generators."""
+    legal = f"the state of one of the bit generators {', '.join(BIT_GENERATORS)}"
+    if not (isinstance(state, Mapping) and state.get("bit_generator") in BIT_GENERATORS):
+        raise ParameterError("state['rng']", state.get("bit_generator") if isinstance(state, Mapping) else state,
+                             legal)
+    bits = BIT_GENERATORS[state["bit_generator"]]()
+    try:
+        bits.state = dict(state)
+    except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
+        raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
+    return np.random.Generator(bits)

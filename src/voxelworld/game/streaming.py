@@ -19,6 +19,7 @@ from ..meshing.prepared import background_executor, spread
 from ..terrain import SparseVolume, VoxelVolume
 from .detail import budgeted_levels, chunk_distances
 from .player import Player
+from .seats import player_points
 from .settings import WorldSettings
 
 __all__ = ["Streaming", "STREAM_BATCH", "FIRST_VIEW_DISTANCE", "STREAM_HOT_COST", "STREAM_COLD_COST", "STREAM_LAG",
@@ -129,7 +130,7 @@ class Streaming:
     def _stream_points(self) -> np.ndarray:
         """Where the actors that are shown around are (m): the player and the enemies (they dig); the world is meshed
         to the view distance around them, at their levels of detail."""
-        points = [self.player.position]
+        points = list(player_points(self))  # type: ignore[arg-type]  # (a World)
         agents = getattr(self, "agents", None)
         if agents is not None:
             points.extend(enemy.position for enemy in agents.enemies)
@@ -258,7 +259,8 @@ class Streaming:
         if not rebuilt or (settings.view_distance is None and settings.detail_distances is None):
             return
         chunks = sorted(rebuilt)
-        distance = chunk_distances(self.volume, self.player.position, np.array(chunks, dtype=np.int64))
+        at, players = np.array(chunks, dtype=np.int64), player_points(self)  # type: ignore[arg-type]  # (a World)
+        distance = np.min([chunk_distances(self.volume, point, at) for point in players], axis=0)  # the nearest
         self.mesher.defer_refreshed(c for c, d in zip(chunks, distance.tolist()) if d >= NEAR_EDIT_DISTANCE)
 
     def _land_background(self, wait: bool) -> int:

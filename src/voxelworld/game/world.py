@@ -52,8 +52,7 @@ Examples
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -81,8 +80,9 @@ from .player import Player
 from .poses import pose_characters
 from .progress import attach_progress
 from .reports import AimInfo, Snapshot
+from .seats import OWN_NAME, Seat, each_player, join, player_points, seat_inputs
 from .settings import WorldSettings
-from .state_checks import check_inside, check_world_state, count, seconds
+from .state_checks import check_inside, check_world_state, count, generator_of_state, seconds
 from .streaming import Streaming, release_freed_memory_aside
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
@@ -93,25 +93,6 @@ RELEASE_EVERY_FRAMES = 64  # frames between handing freed memory back while stre
 STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_updates", "fragment_erasure", "vertices",
           "simplified_vertices", "display_mesh", "collision_mesh", "collisions", "control", "deformation", "events",
           "snapshot")
-
-
-_BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
-                   "Philox": np.random.Philox, "SFC64": np.random.SFC64}
-
-
-def _generator(state: object) -> np.random.Generator:
-    """The generator whose bit generator has ``state`` (``bit_generator.state``); ParameterError if it is not
-    the state of one of numpy's bit generators."""
-    legal = f"the state of one of the bit generators {', '.join(_BIT_GENERATORS)}"
-    if not (isinstance(state, Mapping) and state.get("bit_generator") in _BIT_GENERATORS):
-        raise ParameterError("state['rng']", state.get("bit_generator") if isinstance(state, Mapping) else state,
-                             legal)
-    bits = _BIT_GENERATORS[state["bit_generator"]]()
-    try:
-        bits.state = dict(state)
-    except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
-        raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
-    return np.random.Generator(bits)
 
 
 class World(Streaming):
@@ -146,6 +127,8 @@ class World(Streaming):
     actions : PlayerActions
         The player's punch, pull-out, suck, stance and throw, bullets, held and loose objects, treasures and
         awards (run in the "control", "deformation" and "events" stages).
+    joined : list of Seat
+        The players who joined besides the world's own (:meth:`join`, :mod:`voxelworld.game.seats`).
     agents : Agents
         NPCs (``agents.add_npc``) on the world's navmesh and chainsaw enemies (``agents.add_enemy``).
     mesher : ChunkMesher
@@ -187,7 +170,7 @@ class World(Streaming):
         "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
         "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
-                        "player", "actions", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
+                        "player", "actions", "joined", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
                         "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
                         "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
@@ -217,6 +200,7 @@ class World(Streaming):
         self.player = Player(spawn, spawn_yaw, settings.player, materials)
         self.player.bounds = (volume.origin.copy(), volume.index_to_world(np.array(volume.shape) - 1))
         check_inside("spawn", spawn, self.player.bounds)  # (state_checks.POSITION_MARGIN m around it)
+        self.joined: list[Seat] = []  # the players who joined besides the world's own (join), in joining order
         self.rng = np.random.default_rng(self.seed)
         self.mesher = ChunkMesher(volume, materials, settings.mesh_options)
         check_range("baked", baked, "a voxelworld.meshing.baked.BakedMeshes or None",
@@ -303,7 +287,7 @@ class World(Streaming):
         if not (isinstance(state, Mapping) and "rng" in state and "collider_chunks" in state):
             raise ParameterError("state", sorted(state) if isinstance(state, Mapping) else type(state).__name__,
                                  "a mapping with the keys rng, collider_chunks (and STATE_ATTRIBUTES)")
-        rng = _generator(state["rng"])
+        rng = generator_of_state(state["rng"])
         grid = self.volume.chunk_grid_shape
         chunks = tuple(state["collider_chunks"])
         for chunk in chunks:
@@ -365,21 +349,23 @@ class World(Streaming):
         return event
 
     # ------------------------------------------------------------------------------------------ frame
-    def step(self, inputs: Inputs | None = None, dt: float = 1 / 60) -> list[Event]:
-        """Run one frame (stages in ``World.STAGES`` order) and return its events. Bad ``inputs`` or ``dt``
-        raise :class:`ParameterError` before anything changes."""
-        inputs = Inputs() if inputs is None else inputs
-        check_range("inputs", inputs, "an Inputs", isinstance(inputs, Inputs))
-        Inputs(**{f.name: getattr(inputs, f.name) for f in fields(Inputs)})  # checked again, if changed since
+    def step(self, inputs: Inputs | Sequence[Inputs] | None = None, dt: float = 1 / 60) -> list[Event]:
+        """Run one frame (stages in ``World.STAGES`` order) and return its events. ``inputs``: the world's own
+        player's (the joined players' none pressed), or one per player in :meth:`players` order. Bad ``inputs`` or
+        ``dt`` raise :class:`ParameterError` before anything changes."""
+        given = seat_inputs(self, inputs)
+        inputs = given[0]
         dt = check_finite("dt", dt, minimum=0.0, maximum=self.settings.max_dt, strict_minimum=True, unit="s")
         self._frame_events = []
         self.dt = dt
         self.previous_inputs, self.inputs = self.inputs, inputs
-        player, emit = self.player, self.emit
+        for seat, its in zip(self.joined, given[1:]):
+            seat.previous_inputs, seat.inputs = seat.inputs, its
+        emit, players = self.emit, [(player, self.inputs_of(player)[0]) for _, player in self.players()]
         with frame_running():  # the background threads wait meanwhile (voxelworld.frame_first)
             self._stage("inputs", inputs, self._read_inputs)  # S1
-            self._stage("objects", inputs, lambda: player.begin_frame(inputs.move, inputs.sprint, inputs.jump, dt,
-                                                                       emit))  # S2
+            self._stage("objects", inputs, lambda: each_player(players, lambda player, its: player.begin_frame(
+                its.move, its.sprint, its.jump, dt, emit)))  # S2
             self._stage("update_ranges", inputs, self._take_queue)  # S3
             self._stage("density_updates", inputs, lambda: self._apply_edits(0))  # S4
             self._stage("material_updates", inputs, lambda: self._apply_edits(1))  # S5
@@ -388,8 +374,10 @@ class World(Streaming):
             self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
             self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
             self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
-            self._stage("collisions", inputs, lambda: player.collide(self.collider, dt, emit))  # S11
-            self._stage("control", inputs, lambda: player.control(emit))  # S12, then the handlers' (PlayerActions.act)
+            self._stage("collisions", inputs, lambda: each_player(players, lambda player, _: player.collide(
+                self.collider, dt, emit)))  # S11
+            self._stage("control", inputs, lambda: each_player(players, lambda player, _: player.control(emit)))
+            # S12, then the handlers' (each player's PlayerActions.act, in joining order)
             self._stage("deformation", inputs, None)  # S13: the handlers' (PlayerActions.book)
             self._stage("events", inputs, None)  # S14: the handlers' (objects, agents)
             self._stage("snapshot", inputs, self._snapshot_stage)  # S15
@@ -433,9 +421,10 @@ class World(Streaming):
             handler(self, inputs)
 
     def _read_inputs(self) -> None:
-        look = self.inputs.look
-        if look is not None:
-            self.player.yaw, self.player.pitch = look[0] % 360.0, look[1]
+        for _, player in self.players():
+            look = self.inputs_of(player)[0].look
+            if look is not None:
+                player.yaw, player.pitch = look[0] % 360.0, look[1]
 
     def _take_queue(self) -> None:
         """The queued update events become this frame's update ranges, by phase (stable: queue order kept)."""
@@ -462,7 +451,7 @@ class World(Streaming):
     def _actor_points(self) -> np.ndarray:
         """Where the actors that dig are: the player and the enemies (m). NPCs only walk: detail around them
         would show nothing new and cost the page triangles."""
-        points = [self.player.position]
+        points = list(player_points(self))
         points.extend(enemy.position for enemy in self.agents.enemies)
         return np.array(points, dtype=np.float64)
 
@@ -502,7 +491,7 @@ class World(Streaming):
                   voxels_changed=result.voxels_changed, voxels_damaged=result.voxels_damaged)
 
     def _focus_points(self) -> np.ndarray:
-        points = [self.player.position + [0.0, self.settings.player.height / 2, 0.0]]
+        points = list(player_points(self) + [0.0, self.settings.player.height / 2, 0.0])
         for source in self._focus_sources:
             points.extend(np.asarray(p, dtype=np.float64).reshape(3) for p in source(self))
         return np.array(points)
@@ -522,6 +511,27 @@ class World(Streaming):
             if things is not None:  # the trunks, rocks and crates near the actors
                 parts = parts + things.collision_parts(box.min, box.max)
             self.collider = Collider(parts, self._prop_bvh, self.materials, box)
+
+    # ---------------------------------------------------------------------------------------- players
+    def join(self, name: str, spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> Seat:
+        """Seat another player named ``name`` at ``spawn`` (feet, m; the world's own player's place by default):
+        its own character, actions and inputs; a frame then takes one Inputs per player (:meth:`step`;
+        :func:`~voxelworld.game.seats.join`)."""
+        return join(self, name, spawn, spawn_yaw)
+
+    def players(self) -> list[tuple[str, Player]]:
+        """Every player as (name, Player): the world's own (named ``"player"``) first, then the seats in joining
+        order (the order their inputs apply within a frame)."""
+        return [(OWN_NAME, self.player)] + [(seat.name, seat.player) for seat in self.joined]
+
+    def inputs_of(self, player: Player) -> tuple[Inputs, Inputs]:
+        """``player``'s inputs this frame and the last; ParameterError for a player not in the world."""
+        if player is self.player:
+            return self.inputs, self.previous_inputs
+        for seat in self.joined:
+            if seat.player is player:
+                return seat.inputs, seat.previous_inputs
+        raise ParameterError("player", player, "a player of this world (World.players)")
 
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:

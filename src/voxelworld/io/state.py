@@ -30,6 +30,7 @@ from ..game.level import Prop
 from ..game.nav_stored import StoredTiles
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
+from ..game.seats import check_savable
 from ..game.world import World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.baked import BakedMeshes
@@ -79,7 +80,8 @@ def _load(codec: StateCodec, obj: Any, row: dict, where: str, besides: Collectio
 # --------------------------------------------------------------------------------------------------- capture
 def capture(world: World) -> Captured:
     """The state rows and arrays of ``world`` (between frames). ParameterError, naming it, for state voxelworld.io
-    cannot store (a value of an unknown type, a queued edit it cannot make again)."""
+    cannot store (a value of an unknown type, a queued edit it cannot make again, players who joined)."""
+    check_savable(world)
     out = Captured()
     codec = StateCodec(world.materials, out.arrays)
     enc = codec.encode

@@ -1,0 +1,116 @@
+"""Players who joined a world besides its own (issue #35: one world, several players, the world in charge).
+
+A :class:`~voxelworld.game.world.World` has its own player (``world.player``, ``world.actions``, its inputs
+``world.inputs``); :meth:`World.join <voxelworld.game.world.World.join>` seats another: a :class:`Seat` with its own
+:class:`~voxelworld.game.player.Player`, its own :class:`~voxelworld.game.play.PlayerActions` (reach, stamina,
+strikes, bullets, held and thrown objects, treasures opened and paid to it) and its own inputs. A frame
+(:meth:`World.step <voxelworld.game.world.World.step>`) takes one :class:`~voxelworld.game.inputs.Inputs` for each
+player, the world's own first, then the seats' in the order they joined, and runs every player's part of each
+stage in that order, so that the same inputs give the same world.
+
+What a seat does not have yet (the rest of issue #35): a save of a world with seats is refused
+(:func:`check_savable`), the enemies react to the world's own player, the NPCs path around it alone, and the snapshot
+poses it alone.
+
+Examples
+--------
+>>> from voxelworld.game.world import Inputs, World
+>>> world = World.demo(seed=0, npcs=0)
+>>> guest = world.join("guest", spawn=world.player.position + (2.0, 0.0, 0.0))
+>>> _ = [world.step([Inputs(), Inputs(move=(0.0, 1.0))]) for _ in range(30)]
+>>> [name for name, _ in world.players()], bool(guest.player.position[2] != world.player.position[2])
+(['player', 'guest'], True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..errors import ParameterError, check_range
+from .inputs import Inputs
+from .play import PlayerActions
+from .player import Player
+from .state_checks import check_inside
+
+if TYPE_CHECKING:
+    from .world import World
+
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "check_savable", "player_points"]
+
+OWN_NAME = "player"  # the world's own player's name
+MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
+MAX_NAME = 32  # characters of a player's name
+
+
+@dataclass(eq=False)
+class Seat:
+    """A player who joined a world: its ``name`` (unique in the world), character, actions and this frame's and
+    the last frame's inputs."""
+
+    name: str
+    player: Player
+    actions: PlayerActions
+    inputs: Inputs = field(default_factory=Inputs)
+    previous_inputs: Inputs = field(default_factory=Inputs)
+
+
+def join(world: World, name: str, spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> Seat:
+    """Seat a new player named ``name`` in ``world`` at ``spawn`` (its feet, m; the world's own player's place by
+    default), looking along ``spawn_yaw`` degrees; its actions run after those of every player before it.
+    ParameterError, before anything changes, for a name taken, empty or longer than MAX_NAME, a spawn outside the
+    world's box, or a world with MAX_SEATS seats already."""
+    taken = {own for own, _ in world.players()}
+    check_range("name", name, f"a name of 1 to {MAX_NAME} characters no player has ({', '.join(sorted(taken))})",
+                isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in taken)
+    check_range("world.joined", len(world.joined), f"fewer than {MAX_SEATS} seats", len(world.joined) < MAX_SEATS)
+    own = world.player
+    player = Player(own.position if spawn is None else spawn, spawn_yaw, world.settings.player, world.materials)
+    player.bounds = own.bounds
+    if player.bounds is not None:
+        check_inside("spawn", player.position, player.bounds)
+    actions = PlayerActions(world.settings.actions)
+    actions.attach(world, player)
+    seat = Seat(name, player, actions)
+    world.joined.append(seat)
+    return seat
+
+
+def seat_inputs(world: World, inputs: Inputs | Sequence[Inputs] | None) -> list[Inputs]:
+    """A frame's inputs, one per player (the world's own first, then the seats in joining order), checked:
+    ``inputs`` is one Inputs (or None: none pressed) for the world's own player, the seats' all none pressed; or a
+    sequence of one Inputs each."""
+    players = 1 + len(world.joined)
+    if inputs is None or isinstance(inputs, Inputs):
+        given = [Inputs() if inputs is None else inputs] + [Inputs()] * (players - 1)
+    else:
+        check_range("inputs", inputs, f"an Inputs or a sequence of {players} (one per player)",
+                    isinstance(inputs, Sequence) and not isinstance(inputs, str) and len(inputs) == players)
+        given = list(inputs)
+    for n, one in enumerate(given):
+        name = "inputs" if isinstance(inputs, Inputs) or inputs is None else f"inputs[{n}]"
+        check_range(name, one, "an Inputs", isinstance(one, Inputs))
+        Inputs(**{key: getattr(one, key) for key in Inputs.__dataclass_fields__})  # checked again, if changed since
+    return given
+
+
+def each_player(players: Sequence[tuple[Player, Inputs]], do: Callable[[Player, Inputs], None]) -> None:
+    """``do(player, its_inputs)`` for each of a frame's ``players``, in order (a stage's part for every player)."""
+    for player, inputs in players:
+        do(player, inputs)
+
+
+def check_savable(world: World) -> None:
+    """ParameterError for a world with seats: their save is the rest of issue #35 (nothing is written)."""
+    if world.joined:
+        raise ParameterError("world.joined", [seat.name for seat in world.joined],
+                             "no seats: a world with players who joined cannot be saved yet")
+
+
+def player_points(world: World) -> np.ndarray:
+    """Every player's feet (m, (players, 3)), the world's own first."""
+    return np.array([player.position for _, player in world.players()], dtype=np.float64)

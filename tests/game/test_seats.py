@@ -1,0 +1,102 @@
+"""Players who join a world besides its own (game.seats, issue #35 §1): each moves and acts by its own inputs, in
+joining order, the same inputs giving the same world; what cannot be done yet is refused clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voxelworld.errors import ParameterError
+from voxelworld.game.events import log_hash
+from voxelworld.game.level import surface_height
+from voxelworld.game.seats import MAX_NAME
+from voxelworld.game.world import Inputs, World
+from voxelworld.io import save_world
+
+FORWARD = Inputs(move=(0.0, 1.0))
+
+
+def demo_with_guest(x_offset: float = 2.0) -> World:
+    world = World.demo(seed=0, npcs=0)
+    world.join("guest", spawn=world.player.position + (x_offset, 0.0, 0.0))
+    return world
+
+
+def test_each_player_moves_by_its_own_inputs():
+    world = demo_with_guest()
+    own, guest = world.player.position.copy(), world.joined[0].player.position.copy()
+    for _ in range(60):
+        world.step([Inputs(), FORWARD])
+    assert np.linalg.norm((world.player.position - own)[[0, 2]]) < 0.05  # the world's own player stood
+    assert np.linalg.norm((world.joined[0].player.position - guest)[[0, 2]]) > 1.0  # the guest walked a second
+    assert [name for name, _ in world.players()] == ["player", "guest"]
+    assert world.inputs_of(world.joined[0].player)[0] is not world.inputs
+
+
+def test_one_inputs_moves_the_world_s_own_player_and_the_guests_stand():
+    world = demo_with_guest()
+    guest = world.joined[0].player.position.copy()
+    own = world.player.position.copy()
+    for _ in range(60):
+        world.step(FORWARD)
+    assert np.linalg.norm((world.player.position - own)[[0, 2]]) > 1.0
+    assert np.linalg.norm((world.joined[0].player.position - guest)[[0, 2]]) < 0.05
+
+
+def test_the_same_inputs_give_the_same_world_and_whose_punch_it_was_counts():
+    def play(first: Inputs, second: Inputs) -> tuple[str, np.ndarray]:
+        world = demo_with_guest()
+        for frame in range(90):
+            look = (270.0, -40.0)
+            world.step([Inputs(look=look, punch=frame == 0 and first.punch), Inputs(look=look, punch=frame == 0
+                                                                                   and second.punch)])
+        return log_hash(world.events), world.volume.density.copy()
+
+    punch = Inputs(punch=True)
+    a, b = play(punch, Inputs()), play(punch, Inputs())
+    assert a[0] == b[0] and np.array_equal(a[1], b[1])
+    c = play(Inputs(), punch)  # the guest punches instead, from 2 m beside the world's own player
+    assert c[0] != a[0] and not np.array_equal(c[1], a[1])
+
+
+def test_a_guest_far_from_the_world_s_own_player_stands_on_the_ground():
+    """The collision mesh is kept around every player: a guest across the demo world lands and stays on it."""
+    world = World.demo(seed=0, npcs=0)
+    far = np.array([44.0, 0.0, 4.0])  # the world's own player at (19.2, 24): 25 m and more than two chunks away
+    far[1] = surface_height(world.volume, float(far[0]), float(far[2])) + 0.5
+    seat = world.join("far", spawn=far)
+    for _ in range(90):
+        world.step()
+    assert seat.player.grounded
+    assert seat.player.position[1] == pytest.approx(far[1] - 0.5, abs=0.3)
+
+
+@pytest.mark.parametrize("name", ["", "player", "guest", "x" * (MAX_NAME + 1), 7])
+def test_a_name_taken_empty_or_too_long_is_refused(name):
+    world = demo_with_guest()
+    with pytest.raises(ParameterError, match="name"):
+        world.join(name)
+    assert [n for n, _ in world.players()] == ["player", "guest"]
+
+
+def test_a_spawn_outside_the_world_is_refused_and_nothing_joins():
+    world = World.demo(seed=0, npcs=0)
+    with pytest.raises(ParameterError, match="spawn"):
+        world.join("guest", spawn=(1e4, 0.0, 0.0))
+    assert world.joined == []
+
+
+@pytest.mark.parametrize("inputs", [[Inputs()], [Inputs()] * 3, [Inputs(), "jump"], "ab"])
+def test_a_frame_s_inputs_must_be_one_per_player_and_a_bad_one_changes_nothing(inputs):
+    world = demo_with_guest()
+    frame, position = world.frame, world.joined[0].player.position.copy()
+    with pytest.raises(ParameterError, match="inputs"):
+        world.step(inputs)
+    assert world.frame == frame and np.array_equal(world.joined[0].player.position, position)
+
+
+def test_a_world_with_guests_is_not_saved_yet_and_no_file_is_written(tmp_path):
+    world = demo_with_guest()
+    with pytest.raises(ParameterError, match="joined"):
+        save_world(world, tmp_path / "w.vwd")
+    assert not (tmp_path / "w.vwd").exists()
