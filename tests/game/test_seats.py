@@ -3,15 +3,19 @@ joining order, the same inputs giving the same world; what cannot be done yet is
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 import pytest
 
-from voxelworld.errors import ParameterError
+from voxelworld.errors import FormatError, ParameterError
 from voxelworld.game.events import log_hash
 from voxelworld.game.level import surface_height
 from voxelworld.game.seats import MAX_NAME
 from voxelworld.game.world import Inputs, World
-from voxelworld.io import save_world
+from voxelworld.io import load_world, save_world
+
+from ..io.forge import set_in_state, state_row
 
 FORWARD = Inputs(move=(0.0, 1.0))
 
@@ -95,8 +99,50 @@ def test_a_frame_s_inputs_must_be_one_per_player_and_a_bad_one_changes_nothing(i
     assert world.frame == frame and np.array_equal(world.joined[0].player.position, position)
 
 
-def test_a_world_with_guests_is_not_saved_yet_and_no_file_is_written(tmp_path):
+def test_a_world_saved_mid_punch_with_a_guest_plays_on_alike(tmp_path):
+    """A save keeps the seats (their characters, actions and inputs) and whose queued edit is whose: saved while
+    the guest's punch waits in the queue, the loaded world plays on bit for bit as the one that was not saved."""
     world = demo_with_guest()
-    with pytest.raises(ParameterError, match="joined"):
-        save_world(world, tmp_path / "w.vwd")
-    assert not (tmp_path / "w.vwd").exists()
+    look = (270.0, -40.0)
+    world.step([Inputs(look=look), Inputs(look=look, punch=True)])
+    while "guest" not in world.queued_by():
+        world.step([Inputs(look=look)] * 2)
+    save_world(world, tmp_path / "w.vwd")
+    loaded = load_world(tmp_path / "w.vwd")
+    assert [name for name, _ in loaded.players()] == ["player", "guest"] and loaded.queued_by() == world.queued_by()
+    for _ in range(20):
+        for w in (world, loaded):
+            w.step([Inputs(look=look), Inputs(look=look, move=(0.3, 0.0))])
+    assert log_hash(world.events) == log_hash(loaded.events)
+    assert np.array_equal(world.volume.density, loaded.volume.density)
+    for (_, a), (_, b) in zip(world.players(), loaded.players()):
+        assert np.array_equal(a.position, b.position) and a.stamina == b.stamina
+    fragments = [o.name for o in loaded.joined[0].actions.objects]
+    assert fragments and fragments == [o.name for o in world.joined[0].actions.objects]  # the guest's punch's
+    assert not world.actions.objects
+    queue = state_row(tmp_path / "w.vwd", "queue")["edits"]
+    by = [row.get("by") for row in queue]
+    assert by.count("guest") == 1 and set(by) <= {"guest", None}  # the enemy's carves: no player's
+    for name in ("nobody", 7):  # an edit by a player the file does not seat
+        set_in_state(tmp_path / "w.vwd", "queue", ["edits", by.index("guest"), "by"], name)
+        with pytest.raises(FormatError, match="queue"):
+            load_world(tmp_path / "w.vwd")
+
+
+def test_a_file_s_seat_with_a_name_taken_is_refused(tmp_path):
+    world = demo_with_guest()
+    save_world(world, tmp_path / "w.vwd")
+    assert state_row(tmp_path / "w.vwd", "joined")["seats"][0]["name"] == "guest"
+    for name in ("player", "", 7):
+        set_in_state(tmp_path / "w.vwd", "joined", ["seats", 0, "name"], name)
+        with pytest.raises(FormatError, match="joined"):
+            load_world(tmp_path / "w.vwd")
+
+
+def test_a_world_without_guests_saves_no_joined_row(tmp_path):
+    world = World.demo(seed=0, npcs=0)
+    save_world(world, tmp_path / "w.vwd")
+    with sqlite3.connect(tmp_path / "w.vwd") as db:
+        names = {name for (name,) in db.execute("SELECT name FROM state")}
+    assert "joined" not in names and "queue" in names
+    assert load_world(tmp_path / "w.vwd").joined == []

@@ -315,7 +315,7 @@ class PlayerActions:
             world.emit(ActionStarted, action="suck")
         for edit in suck_edits(self._suck_as_booked(), volume, bvh, eye, aim, world.dt, inputs.suck,
                                self.callback_for(world, "suck", eye), s.suck):
-            world.queue_edit(edit)
+            world.queue_edit(edit, self.player)
 
     def _suck_as_booked(self) -> SuckState:
         """Suck's state once the frames this frame applied are booked (the deformation stage, after the buttons):
@@ -407,7 +407,7 @@ class PlayerActions:
         if edit is None:
             self._refuse(world, missed(world.collider.bvh, eye, aim, action, reach), "missed")
         else:
-            world.queue_edit(edit)
+            world.queue_edit(edit, self.player)
 
     @staticmethod
     def _refuse(world: World, refused: Refusal | None, outcome: str | None = None) -> None:
@@ -561,7 +561,7 @@ class PlayerActions:
                     edit = impact_edit(world.volume, item.object, step.contact,
                                        self.callback_for(world, "impact"), s.impact)
                     if edit is not None:
-                        world.queue_edit(edit)
+                        world.queue_edit(edit, self.player)
                 elif step.projectile is None:
                     self._report(world, step.events)
                 else:

@@ -8,9 +8,10 @@ strikes, bullets, held and thrown objects, treasures opened and paid to it) and 
 player, the world's own first, then the seats' in the order they joined, and runs every player's part of each
 stage in that order, so that the same inputs give the same world.
 
-What a seat does not have yet (the rest of issue #35): a save of a world with seats is refused
-(:func:`check_savable`), the enemies react to the world's own player, the NPCs path around it alone, and the snapshot
-poses it alone.
+A save keeps the seats (world file row ``joined``: each one's name, character, actions and inputs; an edit a
+seat's action queued names it, ``by``), and a load seats them again in their order. What a seat does not have yet
+(the rest of issue #35): the enemies react to the world's own player, the NPCs path around it alone, events do not
+say whose they are, and the snapshot poses the world's own player alone.
 
 Examples
 --------
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import ParameterError, check_range
+from ..errors import check_range
 from .inputs import Inputs
 from .play import PlayerActions
 from .player import Player
@@ -40,7 +41,7 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "check_savable", "player_points"]
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "player_points"]
 
 OWN_NAME = "player"  # the world's own player's name
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
@@ -102,13 +103,6 @@ def each_player(players: Sequence[tuple[Player, Inputs]], do: Callable[[Player, 
     """``do(player, its_inputs)`` for each of a frame's ``players``, in order (a stage's part for every player)."""
     for player, inputs in players:
         do(player, inputs)
-
-
-def check_savable(world: World) -> None:
-    """ParameterError for a world with seats: their save is the rest of issue #35 (nothing is written)."""
-    if world.joined:
-        raise ParameterError("world.joined", [seat.name for seat in world.joined],
-                             "no seats: a world with players who joined cannot be saved yet")
 
 
 def player_points(world: World) -> np.ndarray:

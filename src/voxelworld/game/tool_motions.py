@@ -77,7 +77,7 @@ def play_shovel(actions: PlayerActions, world: World, held: bool) -> None:
         start, end = (point_tuple(point) for point in motion.part_segment)
         if contact is not None:
             world.queue_edit(shovel_edit(player.eye, start, end, contact.material, actions.settings.shovel,
-                                         actions.callback_for(world, "shovel", player.eye)))
+                                         actions.callback_for(world, "shovel", player.eye)), player)
     if not shovel.busy:
         if shovel.contacts:
             world.emit(ActionEnded, action="dig", outcome="done")

@@ -170,8 +170,8 @@ class World(Streaming):
         "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
         "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
-                        "player", "actions", "joined", "agents", "events", "_queue", "mesher", "applied_edits", "_handlers",
-                        "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
+                        "player", "actions", "joined", "agents", "events", "_queue", "_queued_by", "mesher",
+                        "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
                         "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
                         "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
                         "_activation_costs", "cut_marks", "generator", "ground_things", "stored_tiles")
@@ -240,6 +240,7 @@ class World(Streaming):
         self._focus_sources: list[Callable[[World], Iterable[ArrayLike]]] = []  # callables (world) -> points
         self._object_sources: list[Callable[[World], Iterable[ObjectTransform]]] = []  # (world) -> ObjectTransforms
         self._queue: list[VoxelEdit] = []
+        self._queued_by: list[str] = []  # whose action made each queued edit (queue_edit)
         self._frame_events: list[Event] = []
         self._collider_key: tuple | None = None
         self._prop_bvh = prop_bvh(props, materials)
@@ -326,12 +327,21 @@ class World(Streaming):
         check_range("source", source, "a callable (world) -> ObjectTransforms", callable(source))
         self._object_sources.append(source)
 
-    def queue_edit(self, edit: VoxelEdit) -> None:
+    def queue_edit(self, edit: VoxelEdit, player: Player | None = None) -> None:
         """Queue ``edit`` for the next "update_ranges" stage (the next frame's, when called from a handler of
-        that stage or a later one)."""
+        that stage or a later one); ``player``: whose action made it, if a player's (a save keeps it, so that the
+        edit's report goes to that player's actions again, :meth:`queued_by`)."""
         check_range("edit", edit, "a VoxelEdit", isinstance(edit, VoxelEdit))
+        name = "" if player is None else next((n for n, p in self.players() if p is player), None)
+        check_range("player", player, "a player of this world (World.players) or None", name is not None)
         edit.check_materials(self.volume)  # raises for an unknown material, before anything is queued
         self._queue.append(edit)
+        self._queued_by.append(str(name))
+
+    def queued_by(self) -> tuple[str, ...]:
+        """Whose action made each of :attr:`queued_edits`: a player's name (World.players), or "" (an enemy's
+        carve, an edit queued by a handler)."""
+        return tuple(self._queued_by)
 
     @property
     def queued_edits(self) -> tuple[VoxelEdit, ...]:
@@ -428,7 +438,7 @@ class World(Streaming):
 
     def _take_queue(self) -> None:
         """The queued update events become this frame's update ranges, by phase (stable: queue order kept)."""
-        self.update_ranges, self._queue = tuple(sorted(self._queue, key=lambda e: e.phase)), []
+        self.update_ranges, self._queue, self._queued_by = tuple(sorted(self._queue, key=lambda e: e.phase)), [], []
         self.applied_edits = []
 
     def _apply_edits(self, phase: int) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
 from ..game.edits import VoxelEdit
+from ..game.seats import OWN_NAME
 from ..game.shovel import shovel_edit
 from ..game.suck import suck_edits
 from ..game.throwing import impact_edit
@@ -28,6 +29,8 @@ from .codec import StateCodec, check_mapping
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..game.play import PlayerActions
 
 __all__ = ["queue_rows", "restore_queue"]
 
@@ -49,12 +52,13 @@ def _recipe(edit: VoxelEdit, i: int) -> dict:
                          "(made by the player's actions, a thrown object's impact or a chainsaw enemy's carve)")
 
 
-def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_load: bool) -> list[VoxelEdit]:
+def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_load: bool,
+          by: str = OWN_NAME) -> list[VoxelEdit]:
     """The edits ``recipe`` makes; their callbacks go to the world's objects when ``at_load`` (else nowhere:
     saving only checks that the recipe makes the queued edits again, and a maker may call its callback at
-    once)."""
-    actions, make = world.actions, recipe["make"]
-    volume, bvh, s = world.volume, world.collider.bvh, world.actions.settings
+    once); a player's action's to the actions of the player named ``by``."""
+    actions, make = _actions_of(world, by), recipe["make"]
+    volume, bvh, s = world.volume, world.collider.bvh, actions.settings
 
     # The maker's callback: it takes what the maker reports (an action's, a suck's or an impact's result).
     def finish(eye: np.ndarray | None = None) -> Callable[[Any], object]:
@@ -88,11 +92,21 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
     raise FormatError(f"queue: unknown recipe {make!r}")
 
 
+def _actions_of(world: World, name: str) -> PlayerActions:
+    """The actions of the player named ``name``; FormatError for a name no player of the world has."""
+    if name == OWN_NAME:
+        return world.actions
+    seat = next((seat for seat in world.joined if seat.name == name), None)
+    if seat is None:
+        raise FormatError(f"queue: an edit by player {name!r}, whom the world does not have")
+    return seat.actions
+
+
 def queue_rows(codec: StateCodec, world: World) -> list:
     """The rows of the ``queue`` state row: each queued edit's recipe and the edits it made. ParameterError for an
     edit voxelworld.io cannot make again."""
     rows: list[dict]
-    queue, rows, i = list(world.queued_edits), [], 0
+    queue, by, rows, i = list(world.queued_edits), world.queued_by(), [], 0
     while i < len(queue):
         recipe = _recipe(queue[i], i)
         count = 1  # the edits one call made share its recipe object (a frame of suck: three)
@@ -101,7 +115,7 @@ def queue_rows(codec: StateCodec, world: World) -> list:
         where = f"queue[{len(rows)}]"
         edits = [_edit_data(codec, e, f"{where}.edits[{n}]") for n, e in enumerate(queue[i:i + count])]
         try:
-            remade = [_edit_data(codec, e, where) for e in _make(world, recipe, edits, codec, at_load=False)]
+            remade = [_edit_data(codec, e, where) for e in _make(world, recipe, edits, codec, False, by[i] or OWN_NAME)]
         except (FormatError, KeyError, TypeError) as error:  # a recipe the world cannot make (a carve of an
             # enemy it does not have, an unknown maker, a missing value)
             raise ParameterError(f"world.queued_edits[{i}]", queue[i], f"a queued edit its recipe makes again "
@@ -110,7 +124,7 @@ def queue_rows(codec: StateCodec, world: World) -> list:
             raise ParameterError(f"world.queued_edits[{i}]", queue[i], "a queued edit its recipe makes again (the "
                                  f"{recipe['make']} it came from no longer matches the world)")
         rows.append({name: codec.encode(value, f"{where}.{name}") for name, value in recipe.items()} |
-                    {"edits": edits})
+                    {"edits": edits} | ({"by": by[i]} if by[i] not in ("", OWN_NAME) else {}))  # (a seat's)
         i += count
     return rows
 
@@ -120,12 +134,15 @@ def restore_queue(codec: StateCodec, world: World, row: dict) -> None:
     for n, data in enumerate(check_mapping(row, "state 'queue'", ("edits",))["edits"]):
         where = f"queue[{n}]"
         check_mapping(data, where, ("make", "edits"))
-        recipe = {name: codec.decode(value, f"{where}.{name}") for name, value in data.items() if name != "edits"}
+        recipe = {name: codec.decode(value, f"{where}.{name}") for name, value in data.items()
+                  if name not in ("edits", "by")}
+        by = data.get("by", OWN_NAME)
         try:
-            edits = _make(world, recipe, data["edits"], codec, at_load=True)
+            edits = _make(world, recipe, data["edits"], codec, True, by if isinstance(by, str) else repr(by))
         except (ParameterError, KeyError, TypeError) as error:
             raise FormatError(f"{where}: the queued edit cannot be made again: {error}") from error
         if [_edit_data(codec, e, where) for e in edits] != data["edits"]:
             raise FormatError(f"{where}: the {recipe['make']} recipe makes other edits than the saved ones")
+        player = None if recipe["make"] in ("plain", "carve") else _actions_of(world, by).player  # not a player's
         for edit in edits:
-            world.queue_edit(edit)
+            world.queue_edit(edit, player)

@@ -30,8 +30,8 @@ from ..game.level import Prop
 from ..game.nav_stored import StoredTiles
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
-from ..game.seats import check_savable
-from ..game.world import World, WorldSettings
+from ..game.seats import MAX_SEATS
+from ..game.world import Inputs, World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.baked import BakedMeshes
 from ..meshing.chunks import MESHED_FIELDS
@@ -80,8 +80,7 @@ def _load(codec: StateCodec, obj: Any, row: dict, where: str, besides: Collectio
 # --------------------------------------------------------------------------------------------------- capture
 def capture(world: World) -> Captured:
     """The state rows and arrays of ``world`` (between frames). ParameterError, naming it, for state voxelworld.io
-    cannot store (a value of an unknown type, a queued edit it cannot make again, players who joined)."""
-    check_savable(world)
+    cannot store (a value of an unknown type, a queued edit it cannot make again)."""
     out = Captured()
     codec = StateCodec(world.materials, out.arrays)
     enc = codec.encode
@@ -105,6 +104,13 @@ def capture(world: World) -> Captured:
     out.rows["world"] = _encoded(codec, world.state_dict(), "world") | {"event_count": len(world.events)}
     out.rows["player"] = _encoded(codec, world.player.state_dict(), "player")
     out.rows["actions"] = _encoded(codec, world.actions.state_dict(), "actions")
+    if world.joined:  # players who joined besides the world's own (a world without has no row: its files as before)
+        out.rows["joined"] = {"seats": [
+            {"name": seat.name, "player": _encoded(codec, seat.player.state_dict(), f"joined[{n}].player"),
+             "actions": _encoded(codec, seat.actions.state_dict(), f"joined[{n}].actions"),
+             "inputs": codec.encode(seat.inputs, f"joined[{n}].inputs"),
+             "previous_inputs": codec.encode(seat.previous_inputs, f"joined[{n}].previous_inputs")}
+            for n, seat in enumerate(world.joined)]}
     out.rows["agents"] = _agents_row(codec, world)
     out.rows["navigation"] = _navigation_row(codec, world, out.arrays)
     out.rows["queue"] = {"edits": queue_rows(codec, world)}
@@ -301,6 +307,8 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
         _restore_ground_things(world, rows["ground_things"])
     _load(codec, world.player, player_row, "player")
     _load(codec, world.actions, rows["actions"], "actions")
+    if rows.get("joined") is not None:  # files saved before players could join have none
+        _restore_seats(codec, world, rows["joined"])
     if rows.get("regions") is not None:  # files saved before regions have none: nothing asleep
         _load(codec, world.agents.regions, rows["regions"], "regions")
     _restore_agents(codec, world, rows["agents"], rows["navigation"], arrays)
@@ -308,6 +316,28 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
     restore_queue(codec, world, rows["queue"])
     world.events = events
     return world
+
+
+def _restore_seats(codec: StateCodec, world: World, row: object) -> None:
+    """Seat again the players of the ``joined`` row, in their order, with their characters, actions and inputs."""
+    seats = check_mapping(row, "state 'joined'", ("seats",))["seats"]
+    if not isinstance(seats, list) or len(seats) > MAX_SEATS:
+        raise FormatError(f"state 'joined': seats must be a list of at most {MAX_SEATS}")
+    for n, data in enumerate(seats):
+        where = f"joined[{n}]"
+        check_mapping(data, where, ("name", "player", "actions", "inputs", "previous_inputs"))
+        player = check_mapping(data["player"], f"{where}.player", ("position", "yaw"))
+        inputs = [codec.decode(data[key], f"{where}.{key}") for key in ("inputs", "previous_inputs")]
+        if not all(isinstance(one, Inputs) for one in inputs):
+            raise FormatError(f"state 'joined', {where}: its inputs are not Inputs")
+        try:
+            seat = world.join(data["name"], codec.decode(player["position"], f"{where}.player.position"),
+                              codec.decode(player["yaw"], f"{where}.player.yaw"))
+        except ParameterError as error:
+            raise FormatError(f"state 'joined', {where}: {error}") from error
+        _load(codec, seat.player, player, f"{where}.player")
+        _load(codec, seat.actions, data["actions"], f"{where}.actions")
+        seat.inputs, seat.previous_inputs = inputs
 
 
 def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> None:
