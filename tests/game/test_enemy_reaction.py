@@ -133,3 +133,30 @@ def test_its_own_cut_never_stops_it_and_bad_settings_are_refused():
     with pytest.raises(ParameterError, match="enemy_reacts"):
         WorldSettings(enemy_reacts=1)
     assert segment_distance(np.zeros(3), np.zeros(3), np.array([0.0, 1, 0]), np.array([0.0, 3, 0])) == 1.0
+
+
+def test_with_two_players_it_notices_and_strikes_the_nearer_and_the_guest_s_bullets_stop_it():
+    """Issue #35: the world's own player far away, a guest who joined 1.3 m behind the enemy: the guest is
+    noticed, struck and loses stamina, the world's own player not; the guest's three bullets stop it."""
+    world, enemy = demo()
+    stand_player(world, enemy.position[0] - 12.0, enemy.position[2])  # beyond its notice distance
+    x, z = enemy.position[0] - 1.3, enemy.position[2]
+    guest = world.join("guest", spawn=(x, enemy.ground_height(x, z), z)).player
+    first = len(world.events)
+    play(world, 150)
+    seen = reactions(world, first)
+    assert seen["noticed"] == 1 and seen["struck"] >= 3
+    assert np.allclose(enemy.threat, guest.position) and world.player.stamina == 100.0
+    assert guest.stamina <= 100.0 - 3 * 15.0 + 5.0 * 150 * DT
+    seat = world.joined[0]
+    seat.actions.suck = replace(seat.actions.suck, bullets=("rock",) * 3)
+    guest.position = np.array([enemy.position[0] - 3.0, enemy.ground_height(x, z - 1.0), z - 1.0])
+    first = len(world.events)
+    for _ in range(3):
+        look = aim_at(guest, enemy.position + (0.0, 1.1, 0.0))
+        for inputs in (Inputs(look=look, stance=True), Inputs(look=look), Inputs(look=look, throw=True),
+                       Inputs(look=look)):
+            world.step([Inputs(), inputs], dt=DT)
+        for _ in range(10):
+            world.step([Inputs(), Inputs(look=look)], dt=DT)
+    assert reactions(world, first)["hit"] == 3 and enemy.stopped == "shot"

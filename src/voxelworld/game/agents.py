@@ -43,6 +43,7 @@ from .navigation import WorldNavigation
 from .npcs import NPC, NPCSettings
 from .objects import ObjectTransform
 from .regions import Regions
+from .seats import nearest_player, player_points
 from .state_checks import check_inside, count, seconds, world_box
 
 if TYPE_CHECKING:
@@ -436,8 +437,8 @@ class Agents:
             if reacts:
                 notice(world, enemy, world.settings.enemy_reaction)
             # (a walking enemy follows its agent, which the crowd moves every frame: it walks every frame too)
-            far = enemy.goal is None and float(np.hypot(*(enemy.position - world.player.position)[[0, 2]])) \
-                > FAR_ACTOR_DISTANCE
+            nearest = nearest_player(world, enemy.position).position
+            far = enemy.goal is None and float(np.hypot(*(enemy.position - nearest)[[0, 2]])) > FAR_ACTOR_DISTANCE
             for event in enemy.step(world.dt, world.collider, far=far):
                 kind, amount = _ENEMY_EVENTS[type(event)]
                 world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material=event.material,
@@ -458,15 +459,15 @@ class Agents:
         self.navigation.step_crowd(dt)
 
     def _crowd_far(self, world: World) -> bool:
-        """Whether the crowd has agents, all farther than :data:`FAR_ACTOR_DISTANCE` from the player, and no enemy
+        """Whether the crowd has agents, all farther than :data:`FAR_ACTOR_DISTANCE` from every player, and no enemy
         walks."""
         if self.navigation is None or any(enemy.goal is not None for enemy in self.enemies):
             return False
         positions = self.navigation.crowd.positions  # (read only when no enemy walks)
         if not len(positions):
             return False
-        player = world.player.position
-        return bool((np.hypot(positions[:, 0] - player[0], positions[:, 2] - player[2]) > FAR_ACTOR_DISTANCE).all())
+        return all(bool((np.hypot(positions[:, 0] - player[0], positions[:, 2] - player[2]) > FAR_ACTOR_DISTANCE).all())
+                   for player in player_points(world))  # far from every player
 
 
 class _EnemiesMade(NamedTuple):

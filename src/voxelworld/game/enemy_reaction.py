@@ -33,8 +33,10 @@ from ..errors import check_finite, check_integer
 from .enemy import ChainsawEnemy
 from .events import EnemyChanged
 from .ground import ground_height
+from .seats import every_actions, nearest_player
 
 if TYPE_CHECKING:
+    from .player import Player
     from .world import World
 
 __all__ = ["ReactionSettings", "notice", "strike", "segment_distance"]
@@ -89,8 +91,8 @@ def segment_distance(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndar
     return float(np.linalg.norm(w + u * s - v * t))
 
 
-def _player_body(world: World) -> tuple[np.ndarray, np.ndarray, float]:
-    settings, feet = world.player.settings, world.player.position
+def _player_body(player: Player) -> tuple[np.ndarray, np.ndarray, float]:
+    settings, feet = player.settings, player.position
     return (feet + (0.0, settings.radius, 0.0), feet + (0.0, settings.height - settings.radius, 0.0),
             settings.radius)
 
@@ -111,7 +113,8 @@ def notice(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> No
     if enemy.stopped is not None:
         _emit(world, enemy, f"stopped_{enemy.stopped}")
         return
-    offset = world.player.position - enemy.position
+    player = nearest_player(world, enemy.position)
+    offset = player.position - enemy.position
     distance = math.hypot(float(offset[0]), float(offset[2]))
     near = abs(float(offset[1])) <= settings.notice_height
     if enemy.threat is None and near and distance <= settings.notice_distance:
@@ -121,30 +124,34 @@ def notice(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> No
         _emit(world, enemy, "forgot", distance)
         return
     if enemy.threat is not None or (near and distance <= settings.notice_distance):
-        enemy.threat = world.player.position.copy()
+        enemy.threat = player.position.copy()
 
 
 def _bullets(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> None:
     """Thrown objects whose path this frame meets the enemy's body: a hit each; they drop at its feet."""
     radius = settings.body_radius
     low, high = enemy.position + (0.0, radius, 0.0), enemy.position + (0.0, enemy.settings.height - radius, 0.0)
-    actions = world.actions
-    hit = set()
-    for item in actions.objects:
-        if item.kind != "projectile":
+    hits = 0
+    for actions in every_actions(world):  # every player's bullets, in joining order
+        hit = set()
+        for item in actions.objects:
+            if item.kind != "projectile":
+                continue
+            end = np.array(item.object.position)
+            start = end - np.array(item.object.velocity) * world.dt
+            size = 0.5 * item.object.volume.voxel_size * max(item.object.volume.shape)  # its volume's half-width
+            if segment_distance(start, end, low, high) <= radius + size:
+                hit.add(item.name)
+        if not hit:
             continue
-        end = np.array(item.object.position)
-        start = end - np.array(item.object.velocity) * world.dt
-        size = 0.5 * item.object.volume.voxel_size * max(item.object.volume.shape)  # its volume's half-width
-        if segment_distance(start, end, low, high) <= radius + size:
-            hit.add(item.name)
-    if not hit:
+        actions.objects = [replace(item, kind="fragment", object=replace(item.object, velocity=(0.0, 0.0, 0.0)))
+                           if item.name in hit else item for item in actions.objects]
+        for _ in sorted(hit):
+            enemy.hits_taken += 1
+            hits += 1
+            _emit(world, enemy, "hit", enemy.hits_taken)
+    if not hits:
         return
-    actions.objects = [replace(item, kind="fragment", object=replace(item.object, velocity=(0.0, 0.0, 0.0)))
-                       if item.name in hit else item for item in actions.objects]
-    for _ in sorted(hit):
-        enemy.hits_taken += 1
-        _emit(world, enemy, "hit", enemy.hits_taken)
     if enemy.hits_taken >= settings.hits_to_stop:
         enemy.stop("shot")
 
@@ -171,8 +178,9 @@ def strike(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> No
     if enemy.stopped is not None or enemy.threat is None or enemy.since_strike < settings.strike_interval:
         return
     start, end = enemy.motion.part_segment
-    low, high, radius = _player_body(world)
+    player = nearest_player(world, enemy.position)  # the one it faces
+    low, high, radius = _player_body(player)
     if segment_distance(start, end, low, high) <= radius + enemy.settings.blade_radius:
         enemy.since_strike = 0.0
-        world.player.add_stamina(-settings.blade_stamina, "chainsaw")
+        player.add_stamina(-settings.blade_stamina, "chainsaw")
         _emit(world, enemy, "struck", settings.blade_stamina)

@@ -10,8 +10,9 @@ stage in that order, so that the same inputs give the same world.
 
 A save keeps the seats (world file row ``joined``: each one's name, character, actions and inputs; an edit a
 seat's action queued names it, ``by``), and a load seats them again in their order. What a seat does not have yet
-(the rest of issue #35): the enemies react to the world's own player, the NPCs path around it alone, events do not
-say whose they are, and the snapshot poses the world's own player alone.
+(the rest of issue #35): the NPCs path around the world's own player alone and their regions sleep and wake around it, events do not say
+whose they are, and the snapshot poses the world's own player alone. The enemies notice and strike the nearest
+player (:func:`nearest_player`), and every player's bullets hit them.
 
 Examples
 --------
@@ -41,7 +42,8 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "player_points"]
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "player_points", "nearest_player",
+           "every_actions"]
 
 OWN_NAME = "player"  # the world's own player's name
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
@@ -108,3 +110,17 @@ def each_player(players: Sequence[tuple[Player, Inputs]], do: Callable[[Player, 
 def player_points(world: World) -> np.ndarray:
     """Every player's feet (m, (players, 3)), the world's own first."""
     return np.array([player.position for _, player in world.players()], dtype=np.float64)
+
+
+def nearest_player(world: World, point: ArrayLike) -> Player:
+    """The player whose feet lie nearest ``point`` across the ground (x, z; the first in joining order of those as
+    near): whom an enemy notices, and what decides whether an actor is far from every player."""
+    points = player_points(world)
+    at = np.asarray(point, dtype=np.float64)
+    distance = np.hypot(points[:, 0] - at[0], points[:, 2] - at[2])
+    return world.players()[int(np.argmin(distance))][1]
+
+
+def every_actions(world: World) -> list[PlayerActions]:
+    """Every player's actions, the world's own first, then the seats' in joining order."""
+    return [world.actions] + [seat.actions for seat in world.joined]
