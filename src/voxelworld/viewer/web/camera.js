@@ -137,8 +137,9 @@ export class FollowCamera {
     this.lastPlaced = null;
     this.bodyRadius = 0.4; // m: the player's capsule radius (the hello message's), widened a little when fading
     this.fadedPlayer = null;
-    // What the tests read: the shoulder distance wanted and kept, whether terrain pulled it in, the player's opacity.
-    this.state = { wanted: 0, kept: 0, blocked: false, opacity: 1 };
+    // What the tests read: the shoulder distance wanted and kept along the arm's way (a unit vector from the eye),
+    // whether terrain pulled it in, the player's opacity.
+    this.state = { wanted: 0, kept: 0, way: [0, 0, 0], blocked: false, opacity: 1 };
   }
 
   resize() {
@@ -196,6 +197,7 @@ export class FollowCamera {
       camera.position.copy(eye).addScaledVector(way, this.distance);
       this.state.wanted = length;
       this.state.kept = this.distance;
+      this.state.way = way.toArray();
       this.state.blocked = free < length;
     }
     camera.lookAt(eye.clone().addScaledVector(aim, 8));
