@@ -35,6 +35,9 @@ def test_each_player_moves_by_its_own_inputs():
     assert np.linalg.norm((world.joined[0].player.position - guest)[[0, 2]]) > 1.0  # the guest walked a second
     assert [name for name, _ in world.players()] == ["player", "guest"]
     assert world.inputs_of(world.joined[0].player)[0] is not world.inputs
+    yaw = world.player.yaw
+    world.step([Inputs(), Inputs(look=(90.0, -20.0))])  # the guest turns, the world's own player does not
+    assert (world.joined[0].player.yaw, world.joined[0].player.pitch) == (90.0, -20.0) and world.player.yaw == yaw
 
 
 def test_one_inputs_moves_the_world_s_own_player_and_the_guests_stand():

@@ -581,7 +581,8 @@ FLAT_LAYERS_AND_SHADOW = """async () => {
   scene.add(sun, sun.target);
   const size = 4, albedo = new Uint8Array(3 * size * size * 4);
   for (let l = 0; l < 3; l++) {
-    for (let p = 0; p < size * size; p++) albedo.set([l === 0 ? 255 : 0, l === 1 ? 255 : 0, l === 2 ? 255 : 0, 255], 4 * (l * size * size + p));
+    const texel = [0, 1, 2].map((c) => (c === l ? 255 : 0)).concat([255]);
+    for (let p = 0; p < size * size; p++) albedo.set(texel, 4 * (l * size * size + p));
   }
   const uniforms = s.terrainUniforms();
   uniforms.albedoMaps.value = s.textureMaps({ layers: 3, size, albedo }, true).albedo;
@@ -594,7 +595,9 @@ FLAT_LAYERS_AND_SHADOW = """async () => {
   geometry.setAttribute('blend', attribute([0, 0, 0, 0], 1));
   geometry.setAttribute('occlusion', attribute([1, 1, 1, 1], 1));
   geometry.setAttribute('layers', attribute([0, 0, 0, 0, 2, 2, 2, 2], 2, Uint8Array));
-  for (const name of ['palette_a', 'palette_b']) geometry.setAttribute(name, attribute(new Array(12).fill(128), 3, Uint8Array, true));
+  for (const name of ['palette_a', 'palette_b']) {
+    geometry.setAttribute(name, attribute(new Array(12).fill(128), 3, Uint8Array, true));
+  }
   geometry.setAttribute('surface', attribute([230, 0, 0, 230, 0, 0, 230, 0, 0, 230, 0, 0], 3, Uint8Array, true));
   geometry.setAttribute('cut', attribute([255, 255, 255, 255], 1, Uint8Array, true));
   geometry.setIndex([2, 1, 0, 1, 2, 3]);

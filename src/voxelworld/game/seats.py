@@ -9,10 +9,10 @@ player, the world's own first, then the seats' in the order they joined, and run
 stage in that order, so that the same inputs give the same world.
 
 A save keeps the seats (world file row ``joined``: each one's name, character, actions and inputs; an edit a
-seat's action queued names it, ``by``), and a load seats them again in their order. What a seat does not have yet
-(the rest of issue #35): the NPCs path around the world's own player alone and their regions sleep and wake around it, events do not say
-whose they are, and the snapshot poses the world's own player alone. The enemies notice and strike the nearest
-player (:func:`nearest_player`), and every player's bullets hit them.
+seat's action queued names it, ``by``), and a load seats them again in their order. The enemies notice and strike
+the nearest player (:func:`nearest_player`), and every player's bullets hit them. What a seat does not have yet (the
+rest of issue #35): the regions of actors sleep and wake around the world's own player alone, events do not say
+whose they are, and the snapshot poses the world's own player alone.
 
 Examples
 --------
@@ -115,6 +115,8 @@ def player_points(world: World) -> np.ndarray:
 def nearest_player(world: World, point: ArrayLike) -> Player:
     """The player whose feet lie nearest ``point`` across the ground (x, z; the first in joining order of those as
     near): whom an enemy notices, and what decides whether an actor is far from every player."""
+    if not world.joined:  # (every frame, for every enemy: the one player without arrays)
+        return world.player
     points = player_points(world)
     at = np.asarray(point, dtype=np.float64)
     distance = np.hypot(points[:, 0] - at[0], points[:, 2] - at[2])

@@ -95,6 +95,12 @@ STAGES = ("inputs", "objects", "update_ranges", "density_updates", "material_upd
           "snapshot")
 
 
+def _look(player: Player, inputs: Inputs) -> None:
+    """The view turns as ``inputs`` say (S1)."""
+    if inputs.look is not None:
+        player.yaw, player.pitch = inputs.look[0] % 360.0, inputs.look[1]
+
+
 class World(Streaming):
     """A game world on a voxel terrain; see the module docstring for the frame.
 
@@ -171,8 +177,8 @@ class World(Streaming):
         "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "joined", "agents", "events", "_queue", "_queued_by", "mesher",
-                        "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage", "update_ranges",
-                        "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
+                        "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage",
+                        "update_ranges", "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
                         "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
                         "_activation_costs", "cut_marks", "generator", "ground_things", "stored_tiles")
 
@@ -371,9 +377,9 @@ class World(Streaming):
         self.previous_inputs, self.inputs = self.inputs, inputs
         for seat, its in zip(self.joined, given[1:]):
             seat.previous_inputs, seat.inputs = seat.inputs, its
-        emit, players = self.emit, [(player, self.inputs_of(player)[0]) for _, player in self.players()]
+        emit, players = self.emit, [(player, its) for (_, player), its in zip(self.players(), given)]
         with frame_running():  # the background threads wait meanwhile (voxelworld.frame_first)
-            self._stage("inputs", inputs, self._read_inputs)  # S1
+            self._stage("inputs", inputs, lambda: each_player(players, _look))  # S1
             self._stage("objects", inputs, lambda: each_player(players, lambda player, its: player.begin_frame(
                 its.move, its.sprint, its.jump, dt, emit)))  # S2
             self._stage("update_ranges", inputs, self._take_queue)  # S3
@@ -429,12 +435,6 @@ class World(Streaming):
             work()
         for handler in self._handlers[stage]:
             handler(self, inputs)
-
-    def _read_inputs(self) -> None:
-        for _, player in self.players():
-            look = self.inputs_of(player)[0].look
-            if look is not None:
-                player.yaw, player.pitch = look[0] % 360.0, look[1]
 
     def _take_queue(self) -> None:
         """The queued update events become this frame's update ranges, by phase (stable: queue order kept)."""

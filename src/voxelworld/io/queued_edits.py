@@ -115,7 +115,8 @@ def queue_rows(codec: StateCodec, world: World) -> list:
         where = f"queue[{len(rows)}]"
         edits = [_edit_data(codec, e, f"{where}.edits[{n}]") for n, e in enumerate(queue[i:i + count])]
         try:
-            remade = [_edit_data(codec, e, where) for e in _make(world, recipe, edits, codec, False, by[i] or OWN_NAME)]
+            made = _make(world, recipe, edits, codec, False, by[i] or OWN_NAME)
+            remade = [_edit_data(codec, e, where) for e in made]
         except (FormatError, KeyError, TypeError) as error:  # a recipe the world cannot make (a carve of an
             # enemy it does not have, an unknown maker, a missing value)
             raise ParameterError(f"world.queued_edits[{i}]", queue[i], f"a queued edit its recipe makes again "
