@@ -391,3 +391,31 @@ def test_a_small_world_meshed_whole_wakes_its_whole_population_at_once():
     world.step(Inputs())
     assert len(world.agents.npcs) == counts["npc"] > 0 and world.agents.regions.count() == 0
     assert len(world.actions.deformation.treasures) == counts["treasure"]
+
+
+def test_a_guest_near_the_camp_keeps_it_awake_and_wakes_it_when_it_comes(terrain, tmp_path):
+    """Issue #35: actors sleep only when far from every player, and wake near any: the world's own player leaves,
+    a guest who joined stays by the camp (it stays awake); the guest leaves too (it sleeps), then comes back alone
+    (it wakes). A save keeps the guest's region, and the loaded world looks around as the first does."""
+    world = camp_world(terrain)
+    here = world.player.position.copy()
+    regions = world.agents.regions
+    world.join("guest", spawn=here)
+    teleport(world, 10.0, 10.0)
+    regions.look(world)
+    assert regions.count() == 0 and len(world.agents.npcs) == 3  # the guest is still by it
+    world.joined[0].player.position = np.array(ground(world, 10.0, 12.0))
+    regions.look(world)
+    assert regions.count("npc") == 3 and not world.agents.npcs  # both away: asleep
+    world.joined[0].player.position = here.copy()
+    regions.look(world)
+    assert regions.count() == 0 and [npc.name for npc in world.agents.npcs] == ["camper-0", "camper-1", "camper-2"]
+    save_world(world, tmp_path / "w.vwd")
+    loaded = load_world(tmp_path / "w.vwd")
+    assert loaded.agents.regions.state_dict()["seat_anchors"] == regions.state_dict()["seat_anchors"]
+    for _ in range(30):
+        for w in (world, loaded):
+            w.step([Inputs(), Inputs()])
+    assert [npc.name for npc in loaded.agents.npcs] == [npc.name for npc in world.agents.npcs]
+    for a, b in zip(world.agents.npcs, loaded.agents.npcs):
+        assert np.array_equal(a.position, b.position)

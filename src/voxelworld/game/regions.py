@@ -39,6 +39,7 @@ from .deformation import Treasure
 from .enemy import ChainsawEnemy, ChainsawSettings, prepare_bodies
 from .level import surface_height
 from .npcs import NPC, NPCSettings
+from .seats import player_points
 
 if TYPE_CHECKING:
     from .agents import Agents
@@ -97,6 +98,7 @@ class Regions:
         check_range("settings", settings, "a RegionSettings", isinstance(settings, RegionSettings))
         self.agents, self._settings = agents, settings
         self.anchor: tuple[int, int] | None = None
+        self._seat_anchors: tuple[tuple[int, int], ...] = ()  # the joined players' regions then
         self.sleeping: dict[tuple[int, int], list[dict]] = {}
         self.waiting: list[tuple[int, int]] = []  # near regions whose actors could not wake yet, retried
         self.turns = 0  # records put to sleep so far: each one's turn to wake
@@ -112,7 +114,7 @@ class Regions:
     def settings(self, settings: RegionSettings) -> None:
         check_range("settings", settings, "a RegionSettings", isinstance(settings, RegionSettings))
         records = sorted((r for records in self.sleeping.values() for r in records), key=lambda r: r["turn"])
-        self._settings, self.sleeping, self.waiting, self.anchor = settings, {}, [], None
+        self._settings, self.sleeping, self.waiting, self.anchor, self._seat_anchors = settings, {}, [], None, ()
         for record in records:
             self.sleeping.setdefault(self.region_of(record["position"]), []).append(record)
 
@@ -193,44 +195,52 @@ class Regions:
                 self.wake(*sorted(self.sleeping))
                 self.waiting = []
             return
-        player = world.player.position
-        region = self.region_of(player)
-        if region == self.anchor:
+        players = player_points(world)
+        region, seats = self.region_of(players[0]), tuple(self.region_of(p) for p in players[1:])
+        if region == self.anchor and seats == self._seat_anchors:
             if self.waiting and world.frame % RETRY_FRAMES == 0:
-                self._retry(player)
+                self._retry(players)
             return
-        self.anchor = region
-        self.sleep_far(player)
-        self.wake_near(player)
+        self.anchor, self._seat_anchors = region, seats
+        self.sleep_far(players)
+        self.wake_near(players)
 
-    def _retry(self, player: Any) -> None:
+    def _nearest(self, region: tuple[int, int], players: Any) -> float:
+        """The x-z distance (m) from ``region``'s square to the nearest of ``players`` (one point or several)."""
+        return min(self.distance(region, point) for point in np.asarray(players, dtype=np.float64).reshape(-1, 3))
+
+    def _retry(self, players: Any) -> None:
         """Wake again the near regions whose actors could not wake (their chunks not meshed yet)."""
         waiting, self.waiting = self.waiting, []
         self.wake(*[region for region in waiting
-                    if region in self.sleeping and self.distance(region, player) <= self.settings.active_radius])
+                    if region in self.sleeping and self._nearest(region, players) <= self.settings.active_radius])
 
-    def sleep_far(self, player: Any) -> int:
-        """Put to sleep every awake actor whose region lies beyond ``active_radius + sleep_margin`` of ``player``;
-        returns how many fell asleep."""
+    def sleep_far(self, players: Any) -> int:
+        """Put to sleep every awake actor whose region lies beyond ``active_radius + sleep_margin`` of every one of
+        ``players`` (a point, m, or several); returns how many fell asleep."""
         agents, limit = self.agents, self.settings.active_radius + self.settings.sleep_margin
-        far_npcs = [npc for npc in agents.npcs if self.distance(self.region_of(npc.position), player) > limit]
-        far_enemies = [e for e in agents.enemies if self.distance(self.region_of(e.position), player) > limit]
+        far_npcs = [npc for npc in agents.npcs if self._nearest(self.region_of(npc.position), players) > limit]
+        far_enemies = [e for e in agents.enemies if self._nearest(self.region_of(e.position), players) > limit]
         for npc in far_npcs:
             self.sleep_npc(npc)
         for enemy in far_enemies:
             self.sleep_enemy(enemy)
         return len(far_npcs) + len(far_enemies)
 
-    def wake_near(self, player: Any) -> int:
-        """Wake the actors of every region within ``active_radius`` of ``player``; returns how many woke."""
+    def wake_near(self, players: Any) -> int:
+        """Wake the actors of every region within ``active_radius`` of one of ``players`` (a point, m, or several);
+        returns how many woke."""
         if not self.sleeping:
             return 0
         size, radius = self.settings.size, self.settings.active_radius
-        here = self.region_of(player)
         reach = math.ceil(radius / size) + 1
-        near = [(ri, rk) for ri in range(here[0] - reach, here[0] + reach + 1)
-                for rk in range(here[1] - reach, here[1] + reach + 1)
-                if (ri, rk) in self.sleeping and self.distance((ri, rk), player) <= radius]
+        near: list[tuple[int, int]] = []
+        for player in np.asarray(players, dtype=np.float64).reshape(-1, 3):
+            here = self.region_of(player)
+            near.extend((ri, rk) for ri in range(here[0] - reach, here[0] + reach + 1)
+                        for rk in range(here[1] - reach, here[1] + reach + 1)
+                        if (ri, rk) in self.sleeping and (ri, rk) not in near
+                        and self.distance((ri, rk), player) <= radius)
         self.waiting = []
         return self.wake(*near)
 
@@ -374,10 +384,12 @@ class Regions:
     # ------------------------------------------------------------------------------------------- state
     def state_dict(self) -> dict:
         """The regions' settings (``size``, ``active_radius``, ``sleep_margin``), ``anchor`` and ``sleeping``
-        (each region's records, the values themselves)."""
+        (each region's records, the values themselves); ``seat_anchors`` only with players who joined (their
+        regions at the last look around)."""
+        seats = {"seat_anchors": list(self._seat_anchors)} if self._seat_anchors else {}
         return {"size": self.settings.size, "active_radius": self.settings.active_radius,
                 "sleep_margin": self.settings.sleep_margin, "anchor": self.anchor, "sleeping": self.sleeping,
-                "waiting": self.waiting, "turns": self.turns}
+                "waiting": self.waiting, "turns": self.turns} | seats
 
     def load_state_dict(self, state: Mapping) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
@@ -413,8 +425,12 @@ class Regions:
         turns = state.get("turns", 0)
         check_range("state['turns']", turns, "a whole number >= every record's turn",
                     isinstance(turns, int) and all(r["turn"] < turns for records in checked.values() for r in records))
+        seats = state.get("seat_anchors", [])
+        check_range("state['seat_anchors']", seats, "a list of regions (ri, rk) of whole numbers, one per seat at most",
+                    isinstance(seats, list) and len(seats) <= len(self.world.joined) and all(
+                        isinstance(r, tuple) and len(r) == 2 and all(isinstance(v, int) for v in r) for r in seats))
         self._settings, self.anchor, self.sleeping, self.waiting = settings, anchor, checked, list(waiting)
-        self.turns = turns
+        self.turns, self._seat_anchors = turns, tuple(seats)
         for record in (r for records in checked.values() for r in records if r["kind"] == "enemy"):
             prepare_bodies(record["settings"])  # (not in the frame it wakes in)
 
