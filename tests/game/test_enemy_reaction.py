@@ -146,6 +146,8 @@ def test_with_two_players_it_notices_and_strikes_the_nearer_and_the_guest_s_bull
     play(world, 150)
     seen = reactions(world, first)
     assert seen["noticed"] == 1 and seen["struck"] >= 3
+    whose = {(e.kind, e.player) for e in world.events[first:] if isinstance(e, EnemyChanged) and e.player}
+    assert whose == {("noticed", "guest"), ("struck", "guest")}  # the events say whom it noticed and struck
     assert np.allclose(enemy.threat, guest.position) and world.player.stamina == 100.0
     assert guest.stamina <= 100.0 - 3 * 15.0 + 5.0 * 150 * DT
     seat = world.joined[0]
@@ -160,3 +162,4 @@ def test_with_two_players_it_notices_and_strikes_the_nearer_and_the_guest_s_bull
         for _ in range(10):
             world.step([Inputs(), Inputs(look=look)], dt=DT)
     assert reactions(world, first)["hit"] == 3 and enemy.stopped == "shot"
+    assert {e.player for e in world.events[first:] if isinstance(e, EnemyChanged) and e.kind == "hit"} == {"guest"}

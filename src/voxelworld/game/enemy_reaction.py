@@ -97,8 +97,8 @@ def _player_body(player: Player) -> tuple[np.ndarray, np.ndarray, float]:
             settings.radius)
 
 
-def _emit(world: World, enemy: ChainsawEnemy, kind: str, amount: float = 0.0) -> None:
-    world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material="player", amount=float(amount))
+def _emit(world: World, enemy: ChainsawEnemy, kind: str, amount: float = 0.0, player: str = "") -> None:
+    world.emit(EnemyChanged, enemy=enemy.name, kind=kind, material="player", amount=float(amount), player=player)
 
 
 def notice(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> None:
@@ -118,10 +118,10 @@ def notice(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> No
     distance = math.hypot(float(offset[0]), float(offset[2]))
     near = abs(float(offset[1])) <= settings.notice_height
     if enemy.threat is None and near and distance <= settings.notice_distance:
-        _emit(world, enemy, "noticed", distance)
+        _emit(world, enemy, "noticed", distance, player.name)
     elif enemy.threat is not None and (not near or distance > settings.forget_distance):
         enemy.threat = None
-        _emit(world, enemy, "forgot", distance)
+        _emit(world, enemy, "forgot", distance, player.name)
         return
     if enemy.threat is not None or (near and distance <= settings.notice_distance):
         enemy.threat = player.position.copy()
@@ -149,7 +149,7 @@ def _bullets(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> 
         for _ in sorted(hit):
             enemy.hits_taken += 1
             hits += 1
-            _emit(world, enemy, "hit", enemy.hits_taken)
+            _emit(world, enemy, "hit", enemy.hits_taken, actions.player.name)
     if not hits:
         return
     if enemy.hits_taken >= settings.hits_to_stop:
@@ -183,4 +183,4 @@ def strike(world: World, enemy: ChainsawEnemy, settings: ReactionSettings) -> No
     if segment_distance(start, end, low, high) <= radius + enemy.settings.blade_radius:
         enemy.since_strike = 0.0
         player.add_stamina(-settings.blade_stamina, "chainsaw")
-        _emit(world, enemy, "struck", settings.blade_stamina)
+        _emit(world, enemy, "struck", settings.blade_stamina, player.name)

@@ -1,9 +1,11 @@
 """Events: what happened in a frame of the :class:`~voxelworld.game.world.World`, as small frozen values.
 
-Every event carries the ``frame`` it happened in (counted from 0) and the world ``time`` in seconds at the
-start of that frame, then its own fields. ``World.step`` returns the frame's events and appends them to the
-world's log; :func:`event_text` gives each one a stable line of text, so two runs can be compared by hashing
-their logs (:func:`log_hash`).
+Every event carries the ``frame`` it happened in (counted from 0) and the world ``time`` in seconds at the start
+of that frame, then its own fields, and whose it is: ``player``, the name of the player whose part of the frame
+made it (``"player"`` for the world's own, a joined player's name, :mod:`voxelworld.game.seats`; for an enemy's
+event, the player it noticed, struck or was hit by), "" for none (an NPC's, a thing's, an enemy's carve).
+``World.step`` returns the frame's events and appends them to the world's log; :func:`event_text` gives each one a
+stable line of text, so two runs can be compared by hashing their logs (:func:`log_hash`).
 
 The set is open: any frozen dataclass deriving from :class:`Event` whose fields are numbers, strings, bools,
 None or tuples of those is a valid event (the action, NPC and enemy modules add their own).
@@ -22,21 +24,24 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 __all__ = ["Event", "Footstep", "Jumped", "Landed", "StaminaChanged", "ContactStarted", "ContactEnded",
-           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp", "TreasureOpened",
-           "UpgradeBought", "GoalReached", "NPCChanged", "EnemyChanged", "PlayEnded", "ThingChanged", "event_text", "log_hash"]
+           "VoxelsEdited", "ActionStarted", "ActionEnded", "ActionOutcome", "ActionBlocked", "ItemPlaced", "PickedUp",
+           "TreasureOpened", "UpgradeBought", "GoalReached", "NPCChanged", "EnemyChanged", "PlayEnded", "ThingChanged",
+           "event_text", "log_hash"]
 
 
 @dataclass(frozen=True)
 class Event:
-    """Base of every event: the frame number (from 0) and the world time (s) at the frame's start."""
+    """Base of every event: the frame number (from 0), the world time (s) at the frame's start and whose it is
+    (``player``: a player's name, "" for none; a keyword, after the event's own fields)."""
 
     frame: int
     time: float
+    player: str = field(default="", kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -221,10 +226,13 @@ def _text(value: object) -> str:
 
 
 def event_text(event: Event) -> str:
-    """One line naming the event's frame, time, type and fields in declaration order (``-0.0`` shows as
-    ``0.0``); the same event always gives the same line."""
-    parts = [_text(event.frame), _text(event.time), type(event).__name__]
-    parts += [f"{f.name}={_text(getattr(event, f.name))}" for f in fields(event) if f.name not in ("frame", "time")]
+    """One line naming the event's frame, time, type, whose (``player=<name>``, left out for no player's: a log
+    from before players had names reads alike) and fields in declaration order (``-0.0`` shows as ``0.0``); the
+    same event always gives the same line."""
+    parts = [_text(event.frame), _text(event.time), type(event).__name__] + (
+        [f"player={event.player}"] if event.player else [])
+    parts += [f"{f.name}={_text(getattr(event, f.name))}" for f in fields(event)
+              if f.name not in ("frame", "time", "player")]
     return "|".join(parts)
 
 

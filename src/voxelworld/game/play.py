@@ -268,9 +268,9 @@ class PlayerActions:
         warm_strikes(self.settings.strike)
         self._player = world.player if player is None else player
         self._dig_contacts = TerrainContacts(world.volume, world.mesher, self.settings.shovel.reach)
-        world.add_handler(self.act, "control")
-        world.add_handler(self.book, "deformation")
-        world.add_handler(self.move_objects, "events")
+        world.add_handler(self.act, "control", self._player)  # (as the player: its events say whose)
+        world.add_handler(self.book, "deformation", self._player)
+        world.add_handler(self.move_objects, "events", self._player)
         world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
         world.add_object_source(lambda w: self.transforms())
 

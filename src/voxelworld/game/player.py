@@ -42,7 +42,9 @@ from .events import ContactEnded, ContactStarted, Footstep, Jumped, Landed, Stam
 from .progress import Progress
 from .state_checks import MAX_SPEED, POSITION_MARGIN, check_inside, speed
 
-__all__ = ["PlayerSettings", "Player", "view_direction"]
+__all__ = ["PlayerSettings", "Player", "OWN_NAME", "view_direction"]
+
+OWN_NAME = "player"  # the world's own player's name (voxelworld.game.seats: the joined players have their own)
 
 _UP = np.array([0.0, 1.0, 0.0])
 _SLIDES = 3  # tries of a horizontal move, each sliding along the slope that refused the last
@@ -153,6 +155,9 @@ class Player:
     settings : PlayerSettings
     materials : MaterialTable
         Names and contact damage of the materials the collision triangles carry.
+    name : str
+        The player's name in its world (``"player"``, :data:`OWN_NAME`, for the world's own; a joined player's is
+        its seat's): the events of its part of a frame carry it.
     """
 
     # What the player keeps from frame to frame (:meth:`state_dict`); the other attributes are its settings and
@@ -176,11 +181,14 @@ class Player:
         "reported_stamina": number(minimum=0.0), "cause": text(), "moved": number(minimum=0.0, unit="m"),
         "fall_speed": number(minimum=0.0, unit="m/s"), "new_touching": set_of(text()),
         "currency": number(minimum=0.0), "progress": instance(Progress), "*": _check_state}
-    OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds")
+    OTHER_ATTRIBUTES = ("settings", "materials", "_contact_damage", "bounds", "name")
 
-    def __init__(self, position: ArrayLike, yaw: float, settings: PlayerSettings, materials: MaterialTable) -> None:
+    def __init__(self, position: ArrayLike, yaw: float, settings: PlayerSettings, materials: MaterialTable,
+                 name: str = OWN_NAME) -> None:
         if not isinstance(settings, PlayerSettings):
             raise ParameterError("settings", settings, "a PlayerSettings")
+        check_range("name", name, "a string", isinstance(name, str))
+        self.name = name
         self.settings = settings
         self.materials = materials
         self.position = np.array(check_point("position", position))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError, check_integer, check_range
@@ -41,7 +42,7 @@ from .events import ActionBlocked, ActionOutcome, Event, GoalReached, UpgradeBou
 
 if TYPE_CHECKING:
     from .inputs import Inputs
-    from .play import ActionSettings
+    from .play import ActionSettings, PlayerActions
     from .world import World
 
 __all__ = ["Upgrade", "UPGRADES", "UPGRADE_NAMES", "Progress", "price", "upgraded_settings", "check_upgrade",
@@ -232,14 +233,15 @@ def reached_goals(goals: Sequence[Goal], reached: Sequence[str], opened: int, to
 
 
 # --------------------------------------------------------------------------------------------- the stages
-def buy(world: World, inputs: Inputs) -> None:
-    """The "control" stage's purchase: ``inputs.buy`` (an upgrade's name; None: nothing) bought for the player's
-    currency: ``UpgradeBought``, or ``ActionBlocked`` (action ``buy``) when it is at its highest level
-    (``maxed``) or costs more than the player has (``not_enough_currency``). One purchase a frame it is given."""
+def buy(world: World, inputs: Inputs, actions: PlayerActions) -> None:
+    """The "control" stage's purchase: ``inputs.buy`` (an upgrade's name; None: nothing) bought for the currency of
+    the player whose ``actions`` these are: ``UpgradeBought``, or ``ActionBlocked`` (action ``buy``) when it is at
+    its highest level (``maxed``) or costs more than the player has (``not_enough_currency``). One purchase a frame
+    it is given."""
     name = inputs.buy
     if name is None:
         return
-    player = world.player
+    player = actions.player
     upgrade = _BY_NAME[name]
     cost = price(name, player.progress)
     if cost is None:
@@ -255,12 +257,13 @@ def buy(world: World, inputs: Inputs) -> None:
         world.emit(UpgradeBought, upgrade=name, level=level, cost=cost, currency=float(player.currency))
 
 
-def track_goals(world: World, inputs: Inputs) -> None:
-    """The "events" stage's goals: those of ``world.settings.goals`` the player reached in this frame are added to
-    its progress, each with a ``GoalReached`` event (nothing to do once all are reached)."""
-    player, goals = world.player, world.settings.goals
-    new = reached_goals(goals, player.progress.goals, len(world.actions.opened_treasures), player.touching,
-                        world.frame_events)
+def track_goals(world: World, inputs: Inputs, actions: PlayerActions) -> None:
+    """The "events" stage's goals: those of ``world.settings.goals`` the player whose ``actions`` these are reached
+    in this frame (by its own events) are added to its progress, each with a ``GoalReached`` event (nothing to do
+    once all are reached)."""
+    player, goals = actions.player, world.settings.goals
+    own = [event for event in world.frame_events if event.player == player.name]
+    new = reached_goals(goals, player.progress.goals, len(actions.opened_treasures), player.touching, own)
     if new:
         player.progress = replace(player.progress, goals=player.progress.goals + new)
         texts = {g.name: g.text for g in goals}
@@ -269,8 +272,9 @@ def track_goals(world: World, inputs: Inputs) -> None:
                        goals=len(goals))
 
 
-def attach_progress(world: World) -> None:
-    """Run the purchases in ``world``'s "control" stage and the goals in its "events" stage."""
-    world.add_handler(buy, "control")
-    world.add_handler(track_goals, "events")
+def attach_progress(world: World, actions: PlayerActions) -> None:
+    """Run the purchases of the player whose ``actions`` these are in ``world``'s "control" stage and its goals in
+    the "events" stage (as that player: given its inputs, its events say whose)."""
+    world.add_handler(partial(buy, actions=actions), "control", actions.player)
+    world.add_handler(partial(track_goals, actions=actions), "events", actions.player)
 

@@ -10,9 +10,11 @@ stage in that order, so that the same inputs give the same world.
 
 A save keeps the seats (world file row ``joined``: each one's name, character, actions and inputs; an edit a
 seat's action queued names it, ``by``), and a load seats them again in their order. The enemies notice and strike
-the nearest player (:func:`nearest_player`), and every player's bullets hit them. What a seat does not have yet (the
-rest of issue #35): the regions of actors sleep and wake around the world's own player alone, events do not say
-whose they are, and the snapshot poses the world's own player alone.
+the nearest player (:func:`nearest_player`), and every player's bullets hit them. Every event says whose it is
+(``Event.player``: the part of a frame it came from, :func:`each_player` and ``World.add_handler(..., player)`` run
+as that player); each player buys with its own currency and reaches its own goals
+(:func:`~voxelworld.game.progress.attach_progress`), and ``World.end`` sums up each one's play. What a seat does not
+have yet (the rest of issue #35): the snapshot poses the world's own player alone.
 
 Examples
 --------
@@ -33,19 +35,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import check_range
+from ..errors import ParameterError, check_range
+from .events import PlayEnded
 from .inputs import Inputs
 from .play import PlayerActions
-from .player import Player
+from .player import OWN_NAME, Player
+from .progress import attach_progress
 from .state_checks import check_inside
 
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "player_points", "nearest_player",
-           "every_actions"]
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "inputs_of", "player_points", "nearest_player",
+           "every_actions", "play_ended"]
 
-OWN_NAME = "player"  # the world's own player's name
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
 MAX_NAME = 32  # characters of a player's name
 
@@ -72,12 +75,14 @@ def join(world: World, name: str, spawn: ArrayLike | None = None, spawn_yaw: flo
                 isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in taken)
     check_range("world.joined", len(world.joined), f"fewer than {MAX_SEATS} seats", len(world.joined) < MAX_SEATS)
     own = world.player
-    player = Player(own.position if spawn is None else spawn, spawn_yaw, world.settings.player, world.materials)
+    player = Player(own.position if spawn is None else spawn, spawn_yaw, world.settings.player, world.materials,
+                    name)
     player.bounds = own.bounds
     if player.bounds is not None:
         check_inside("spawn", player.position, player.bounds)
     actions = PlayerActions(world.settings.actions)
     actions.attach(world, player)
+    attach_progress(world, actions)
     seat = Seat(name, player, actions)
     world.joined.append(seat)
     return seat
@@ -101,10 +106,24 @@ def seat_inputs(world: World, inputs: Inputs | Sequence[Inputs] | None) -> list[
     return given
 
 
-def each_player(players: Sequence[tuple[Player, Inputs]], do: Callable[[Player, Inputs], None]) -> None:
-    """``do(player, its_inputs)`` for each of a frame's ``players``, in order (a stage's part for every player)."""
+def each_player(world: World, players: Sequence[tuple[Player, Inputs]], do: Callable[[Player, Inputs], None]) -> None:
+    """``do(player, its_inputs)`` for each of a frame's ``players``, in order (a stage's part for every player), as
+    that player (``world.acting``: the events it emits are the player's)."""
     for player, inputs in players:
+        world.acting = player.name
         do(player, inputs)
+    world.acting = ""
+
+
+def inputs_of(world: World, player: Player) -> tuple[Inputs, Inputs]:
+    """``player``'s inputs this frame and the last (``World.inputs_of``); ParameterError for a player not in
+    ``world``."""
+    if player is world.player:
+        return world.inputs, world.previous_inputs
+    for seat in world.joined:
+        if seat.player is player:
+            return seat.inputs, seat.previous_inputs
+    raise ParameterError("player", player, "a player of this world (World.players)")
 
 
 def player_points(world: World) -> np.ndarray:
@@ -121,6 +140,17 @@ def nearest_player(world: World, point: ArrayLike) -> Player:
     at = np.asarray(point, dtype=np.float64)
     distance = np.hypot(points[:, 0] - at[0], points[:, 2] - at[2])
     return world.players()[int(np.argmin(distance))][1]
+
+
+def play_ended(world: World, reason: str, actions: PlayerActions) -> PlayEnded:
+    """The :class:`~voxelworld.game.events.PlayEnded` summing up the play of the player whose ``actions`` these
+    are (``World.end``): its stamina, currency, treasures opened, bullets and volume removed per material group."""
+    player = actions.player
+    removed = tuple((group, float(volume)) for group, volume in sorted(actions.achievements().items()))
+    return PlayEnded(frame=world.frame, time=world.time, reason=reason, frames=world.frame, seconds=float(world.time),
+                     stamina=float(player.stamina), currency=float(player.currency),
+                     treasures_opened=len(actions.opened_treasures), bullets=len(actions.suck.bullets),
+                     removed=removed, player=player.name)
 
 
 def every_actions(world: World) -> list[PlayerActions]:

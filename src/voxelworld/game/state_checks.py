@@ -24,7 +24,7 @@ voxelworld.errors.ParameterError: state['velocity'] = ... must be a float64 arra
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,13 +32,15 @@ from numpy.typing import ArrayLike
 
 from ..attribute_state import MAX_COUNT, MAX_SECONDS, MAX_SPEED, array, bounded, count, seconds, speed
 from ..errors import ParameterError, check_range
-from ..terrain import Volume
+from ..terrain import MaterialTable, Volume
+from .level import Prop
 
 if TYPE_CHECKING:
     from .world import World
 
 __all__ = ["MAX_SECONDS", "MAX_COUNT", "MAX_SPEED", "POSITION_MARGIN", "seconds", "count", "speed", "bounded",
-           "world_box", "check_inside", "check_direction_state", "check_world_state", "generator_of_state"]
+           "world_box", "check_inside", "check_direction_state", "check_world_state", "generator_of_state",
+           "check_props"]
 
 POSITION_MARGIN = 64.0  # m: how far outside the world's box a point of a state may lie (jumps, flights, the sky)
 
@@ -100,3 +102,15 @@ def generator_of_state(state: object) -> np.random.Generator:
     except (TypeError, ValueError, KeyError, OverflowError) as error:  # Overflow: a number out of its range
         raise ParameterError("state['rng']", state, f"{legal} ({error})") from error
     return np.random.Generator(bits)
+
+
+def check_props(props: Iterable[Prop], materials: MaterialTable) -> tuple[Prop, ...]:
+    """``props`` as a tuple, checked: Props with names no other has and materials of ``materials``; else
+    ParameterError naming the first bad one."""
+    props, names = tuple(props), set()
+    for n, prop in enumerate(props):
+        check_range(f"props[{n}]", prop, "a Prop", isinstance(prop, Prop))
+        check_range(f"props[{n}].name", prop.name, "a name no other prop has", prop.name not in names)
+        check_range(f"props[{n}].material", prop.material, "a material of the table", prop.material in materials)
+        names.add(prop.name)
+    return props

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -80,9 +81,9 @@ from .player import Player
 from .poses import pose_characters
 from .progress import attach_progress
 from .reports import AimInfo, Snapshot
-from .seats import OWN_NAME, Seat, each_player, join, player_points, seat_inputs
+from .seats import OWN_NAME, Seat, each_player, every_actions, inputs_of, join, play_ended, player_points, seat_inputs
 from .settings import WorldSettings
-from .state_checks import check_inside, check_world_state, count, generator_of_state, seconds
+from .state_checks import check_inside, check_props, check_world_state, count, generator_of_state, seconds
 from .streaming import Streaming, release_freed_memory_aside
 
 __all__ = ["World", "WorldSettings", "Inputs", "VoxelEdit", "Collider", "AimInfo", "Snapshot", "ObjectTransform"]
@@ -177,9 +178,9 @@ class World(Streaming):
         "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
                         "player", "actions", "joined", "agents", "events", "_queue", "_queued_by", "mesher",
-                        "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage",
-                        "update_ranges", "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled", "_streamed",
-                        "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
+                        "acting", "_range_owners", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage",
+                        "update_ranges", "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled",
+                        "_streamed",                        "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
                         "_activation_costs", "cut_marks", "generator", "ground_things", "stored_tiles")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
@@ -190,13 +191,7 @@ class World(Streaming):
         materials = volume.materials if materials is None else materials
         check_range("materials", materials, "a MaterialTable or None", isinstance(materials, MaterialTable))
         check_range("settings", settings, "a WorldSettings", isinstance(settings, WorldSettings))
-        props = tuple(props)
-        names = set()
-        for n, prop in enumerate(props):
-            check_range(f"props[{n}]", prop, "a Prop", isinstance(prop, Prop))
-            check_range(f"props[{n}].name", prop.name, "a name no other prop has", prop.name not in names)
-            check_range(f"props[{n}].material", prop.material, "a material of the table", prop.material in materials)
-            names.add(prop.name)
+        props = check_props(props, materials)
         self.seed = check_integer("seed", seed, minimum=0)
         if spawn is None:
             x, z = volume.index_to_world(np.array(volume.shape) / 2 - 0.5)[[0, 2]]
@@ -239,10 +234,12 @@ class World(Streaming):
         self.inputs = self.previous_inputs = Inputs()
         self.stage: str | None = None
         self.update_ranges: tuple[VoxelEdit, ...] = ()
+        self._range_owners: tuple[str, ...] = ()  # whose each of update_ranges is (queue_edit)
+        self.acting = ""  # the name of the player whose part of the frame runs (emit), "" for the world's own
         self.applied_edits: list[tuple[VoxelEdit, EditResult]] = []
         self.changed_chunks: frozenset = frozenset()
         self.rebuilt_chunks: frozenset = frozenset()
-        self._handlers: dict[str, list[Callable]] = {stage: [] for stage in STAGES}
+        self._handlers: dict[str, list[tuple[Callable, Player | None]]] = {stage: [] for stage in STAGES}
         self._focus_sources: list[Callable[[World], Iterable[ArrayLike]]] = []  # callables (world) -> points
         self._object_sources: list[Callable[[World], Iterable[ObjectTransform]]] = []  # (world) -> ObjectTransforms
         self._queue: list[VoxelEdit] = []
@@ -253,7 +250,7 @@ class World(Streaming):
         self._refresh_collider(force=True)
         self.actions = PlayerActions(settings.actions)
         self.actions.attach(self)
-        attach_progress(self)  # the shop's purchases ("control") and the goals ("events")
+        attach_progress(self, self.actions)  # the shop's purchases ("control") and the goals ("events")
         self.agents = Agents(self)
         self.cut_marks = CutMarks(settings.cut_marks)  # where the enemies cut (kerf_marks): the page darkens it
         self._snapshot = self._take_snapshot()
@@ -314,13 +311,15 @@ class World(Streaming):
         self._collider_key = (chunks, None)
 
     # ------------------------------------------------------------------------------------------ hooks
-    def add_handler(self, handler: Callable, stage: str = "events") -> None:
+    def add_handler(self, handler: Callable, stage: str = "events", player: Player | None = None) -> None:
         """Call ``handler(world, inputs)`` every frame at the end of ``stage`` (one of ``World.STAGES``): actions
         that read the buttons, and objects that move, belong in "events"; bookkeeping of what the frame's edits
-        removed in "deformation"."""
+        removed in "deformation". A ``player``'s handler is given that player's inputs and runs as it: the events
+        it emits are the player's (:attr:`acting`); otherwise ``inputs`` are the world's own player's."""
         check_range("stage", stage, f"one of {', '.join(STAGES)}", stage in STAGES)
         check_range("handler", handler, "a callable (world, inputs)", callable(handler))
-        self._handlers[stage].append(handler)
+        check_range("player", player, "a Player or None", player is None or isinstance(player, Player))
+        self._handlers[stage].append((handler, player))
 
     def add_collision_focus(self, source: Callable[[World], Iterable[ArrayLike]]) -> None:
         """``source(world)`` gives points (m) besides the player around which collision triangles are kept
@@ -358,8 +357,10 @@ class World(Streaming):
         """The events of the last frame (what :meth:`step` returned; during a frame, those so far)."""
         return tuple(self._frame_events)
 
-    def emit(self, event_type: type[Event], **values: object) -> Event:
-        """Create an event of ``event_type`` for the current frame and add it to the frame's events."""
+    def emit(self, event_type: type[Event], **values: Any) -> Event:
+        """Create an event of ``event_type`` for the current frame and add it to the frame's events; it is the
+        ``player`` given, else the :attr:`acting` player's."""
+        values.setdefault("player", self.acting)
         event = event_type(frame=self.frame, time=self.time, **values)
         self._frame_events.append(event)
         return event
@@ -378,9 +379,12 @@ class World(Streaming):
         for seat, its in zip(self.joined, given[1:]):
             seat.previous_inputs, seat.inputs = seat.inputs, its
         emit, players = self.emit, [(player, its) for (_, player), its in zip(self.players(), given)]
+
+        def each(do: Callable[[Player, Inputs], None]) -> Callable[[], None]:  # a stage's part for every player
+            return lambda: each_player(self, players, do)
         with frame_running():  # the background threads wait meanwhile (voxelworld.frame_first)
-            self._stage("inputs", inputs, lambda: each_player(players, _look))  # S1
-            self._stage("objects", inputs, lambda: each_player(players, lambda player, its: player.begin_frame(
+            self._stage("inputs", inputs, each(_look))  # S1
+            self._stage("objects", inputs, each(lambda player, its: player.begin_frame(
                 its.move, its.sprint, its.jump, dt, emit)))  # S2
             self._stage("update_ranges", inputs, self._take_queue)  # S3
             self._stage("density_updates", inputs, lambda: self._apply_edits(0))  # S4
@@ -390,9 +394,8 @@ class World(Streaming):
             self._stage("simplified_vertices", inputs, self.mesher.simplify_vertices)  # S8
             self._stage("display_mesh", inputs, self._build_display_meshes)  # S9
             self._stage("collision_mesh", inputs, self._refresh_collider)  # S10
-            self._stage("collisions", inputs, lambda: each_player(players, lambda player, _: player.collide(
-                self.collider, dt, emit)))  # S11
-            self._stage("control", inputs, lambda: each_player(players, lambda player, _: player.control(emit)))
+            self._stage("collisions", inputs, each(lambda player, _: player.collide(self.collider, dt, emit)))  # S11
+            self._stage("control", inputs, each(lambda player, _: player.control(emit)))
             # S12, then the handlers' (each player's PlayerActions.act, in joining order)
             self._stage("deformation", inputs, None)  # S13: the handlers' (PlayerActions.book)
             self._stage("events", inputs, None)  # S14: the handlers' (objects, agents)
@@ -405,9 +408,9 @@ class World(Streaming):
 
     def end(self, reason: str = "stopped") -> PlayEnded:
         """The design's end step: a play ends (the server stopped, its last page left, a scripted play's last
-        frame). Returns the :class:`~voxelworld.game.events.PlayEnded` event summing the play up, also appended
-        to ``world.events``; nothing else changes, so the world may step on (a new play). Saving is the caller's
-        (:func:`voxelworld.io.save_world`). ``reason``: a non-empty string of at most 64 characters.
+        frame). Returns the :class:`~voxelworld.game.events.PlayEnded` event summing the world's own player's play
+        up, appended to ``world.events`` with one for each joined player after it (``player``: whose); nothing else
+        changes, so the world may step on (a new play). Saving is the caller's (:func:`voxelworld.io.save_world`). ``reason``: a non-empty string of at most 64 characters.
 
         Examples
         --------
@@ -420,31 +423,36 @@ class World(Streaming):
         check_range("reason", reason, "a string of 1 to 64 characters",
                     isinstance(reason, str) and 0 < len(reason) <= 64)
         check_range("world.stage", self.stage, "None: World.end runs between frames", self.stage is None)
-        removed = tuple((group, float(volume)) for group, volume in sorted(self.achievements().items()))
-        event = PlayEnded(frame=self.frame, time=self.time, reason=reason, frames=self.frame,
-                          seconds=float(self.time), stamina=float(self.player.stamina),
-                          currency=float(self.player.currency), treasures_opened=len(self.actions.opened_treasures),
-                          bullets=len(self.actions.suck.bullets), removed=removed)
-        self.events.append(event)
-        return event
+        summaries = [play_ended(self, reason, actions) for actions in every_actions(self)]
+        self.events.extend(summaries)
+        return summaries[0]
 
     def _stage(self, stage: str, inputs: Inputs, work: Callable[[], object] | None) -> None:
-        """Run ``stage``: the world's own ``work``, then the stage's handlers."""
+        """Run ``stage``: the world's own ``work``, then the stage's handlers (a player's as that player)."""
         self.stage = stage
         if work is not None:
             work()
-        for handler in self._handlers[stage]:
-            handler(self, inputs)
+        for handler, player in self._handlers[stage]:
+            if player is None:
+                handler(self, inputs)
+                continue
+            self.acting = player.name
+            handler(self, self.inputs_of(player)[0])
+            self.acting = ""
 
     def _take_queue(self) -> None:
         """The queued update events become this frame's update ranges, by phase (stable: queue order kept)."""
-        self.update_ranges, self._queue, self._queued_by = tuple(sorted(self._queue, key=lambda e: e.phase)), [], []
-        self.applied_edits = []
+        queued = sorted(zip(self._queue, self._queued_by), key=lambda pair: pair[0].phase)
+        self.update_ranges, self._range_owners = tuple(e for e, _ in queued), tuple(by for _, by in queued)
+        self._queue, self._queued_by, self.applied_edits = [], [], []
 
     def _apply_edits(self, phase: int) -> None:
-        for edit in self.update_ranges:
+        """Apply the frame's edits of ``phase``, each as the player who queued it (its VoxelsEdited is theirs)."""
+        for edit, by in zip(self.update_ranges, self._range_owners):
             if edit.phase == phase:
+                self.acting = by
                 edit.apply(self.volume, self._announce_edit)
+        self.acting = ""
 
     def _refresh_vertices(self) -> None:
         self._streamed |= bool(self.stream(self.settings.stream_chunks_per_frame))
@@ -536,12 +544,7 @@ class World(Streaming):
 
     def inputs_of(self, player: Player) -> tuple[Inputs, Inputs]:
         """``player``'s inputs this frame and the last; ParameterError for a player not in the world."""
-        if player is self.player:
-            return self.inputs, self.previous_inputs
-        for seat in self.joined:
-            if seat.player is player:
-                return seat.inputs, seat.previous_inputs
-        raise ParameterError("player", player, "a player of this world (World.players)")
+        return inputs_of(self, player)
 
     # ---------------------------------------------------------------------------------------- queries
     def aim_info(self, max_distance: float | None = None) -> AimInfo | None:

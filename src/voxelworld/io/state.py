@@ -30,7 +30,7 @@ from ..game.level import Prop
 from ..game.nav_stored import StoredTiles
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
-from ..game.seats import MAX_SEATS
+from ..game.seats import MAX_NAME, MAX_SEATS
 from ..game.world import Inputs, World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.baked import BakedMeshes
@@ -230,6 +230,9 @@ def decode_event(codec: StateCodec, data: object, seq: int) -> Event:
     event = codec.decode(data, f"events[{seq}]")
     if not isinstance(event, Event):
         raise FormatError(f"events[{seq}]: not an event")
+    if not (isinstance(event.player, str) and len(event.player) <= MAX_NAME):
+        raise FormatError(f"events[{seq}].player: {event.player!r} is not a player's name (a string of at most "
+                          f"{MAX_NAME} characters, \"\" for no player's)")
     return event
 
 

@@ -1,0 +1,103 @@
+"""Whose it is (issue #35 §1): in a world with several players every event says which player's part of the frame
+made it, each player buys with its own currency and reaches its own goals, and the end of a play sums up each
+player's own."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from voxelworld.errors import FormatError
+from voxelworld.game.events import (
+    ActionStarted,
+    Footstep,
+    GoalReached,
+    Jumped,
+    PlayEnded,
+    UpgradeBought,
+    VoxelsEdited,
+    event_text,
+)
+from voxelworld.game.progress import Progress
+from voxelworld.game.seats import MAX_NAME
+from voxelworld.game.world import Inputs, World
+from voxelworld.io import load_world, save_world
+
+from ..io.forge import checksum
+from .test_play import LOOK, arena, of
+
+FORWARD = Inputs(move=(0.0, 1.0))
+
+
+def test_each_player_s_events_name_it_and_an_edit_s_event_names_whose_action_made_it():
+    world = arena("rock", spawn_x=6.0)
+    world.join("guest", spawn=(6.0, 4.0, 5.5), spawn_yaw=270.0)
+    for _ in range(5):  # both stand
+        world.step([Inputs(look=LOOK), Inputs(look=LOOK)])
+    log = world.step([Inputs(look=LOOK, jump=True), Inputs(look=LOOK, punch=True)])
+    for _ in range(40):
+        log += world.step([Inputs(look=LOOK), Inputs(look=LOOK)])
+    assert {e.player for e in of(log, Jumped)} == {"player"}  # only the world's own player jumped
+    assert {e.player for e in of(log, ActionStarted)} == {"guest"}  # only the guest punched
+    edited = of(log, VoxelsEdited)
+    assert edited and {e.player for e in edited} == {"guest"}  # the guest's punch removed the rock
+    assert "|VoxelsEdited|player=guest|" in event_text(edited[0])
+
+
+def test_a_footstep_is_the_walker_s_and_no_player_s_event_text_reads_as_before():
+    world = arena("rock", spawn_x=5.0)
+    world.join("guest", spawn=(5.0, 4.0, 5.5), spawn_yaw=270.0)
+    log = [e for _ in range(60) for e in world.step([Inputs(look=LOOK), Inputs(look=LOOK, move=(0.0, 1.0))])]
+    assert of(log, Footstep) and {e.player for e in of(log, Footstep)} == {"guest"}
+    assert event_text(Footstep(frame=1, time=0.5, material="rock", position=(1.5, 2.0, 3.25))) == \
+        "1|0.5|Footstep|material=rock|position=(1.5,2.0,3.25)|sound="
+
+
+def test_a_guest_buys_with_its_own_currency_and_reaches_its_own_goal():
+    world = arena("iron", spawn_x=4.0)
+    guest = world.join("guest", spawn=(7.0, 4.0, 5.5), spawn_yaw=270.0)
+    guest.player.add_currency(5.0)
+    world.player.add_currency(1.0)
+    events = world.step([Inputs(look=LOOK), Inputs(look=LOOK, buy="punch_damage")])
+    bought = of(events, UpgradeBought)
+    assert [(e.player, e.upgrade, e.cost) for e in bought] == [("guest", "punch_damage", 2.0)]
+    assert guest.player.currency == 3.0 and guest.player.progress.level("punch_damage") == 1
+    assert world.player.currency == 1.0 and world.player.progress == Progress()
+    log = [e for _ in range(60) for e in world.step([Inputs(look=LOOK), Inputs(look=LOOK, move=(0.0, 1.0))])]
+    assert "iron" in guest.player.touching and "iron" not in world.player.touching
+    assert [(g.player, g.goal) for g in of(log, GoalReached)] == [("guest", "reach_iron")]
+    assert guest.player.progress.goals == ("reach_iron",) and world.player.progress.goals == ()
+
+
+def test_the_end_of_a_play_sums_up_every_player_s_own():
+    world = arena("rock", spawn_x=6.0)
+    guest = world.join("guest", spawn=(6.0, 4.0, 5.5), spawn_yaw=270.0)
+    guest.player.add_currency(7.0)
+    world.step([Inputs(look=LOOK), Inputs(look=LOOK)])
+    own = world.end("finished")
+    summaries = of(world.events, PlayEnded)
+    assert own is summaries[0] and [(s.player, s.currency) for s in summaries] == [("player", 0.0), ("guest", 7.0)]
+
+
+def test_a_saved_log_keeps_whose_each_event_is_and_a_bad_name_is_refused(tmp_path):
+    world = World.demo(seed=0, npcs=0)
+    world.join("guest", spawn=world.player.position + (2.0, 0.0, 0.0))
+    for _ in range(30):
+        world.step([Inputs(jump=True), FORWARD])
+    path = tmp_path / "two.vwd"
+    save_world(world, path)
+    loaded = load_world(path)
+    assert [e.player for e in loaded.events] == [e.player for e in world.events]
+    assert {"player", "guest"} <= {e.player for e in loaded.events}
+    connection = sqlite3.connect(path)
+    data = json.loads(connection.execute("SELECT json FROM events WHERE seq = 3").fetchone()[0])
+    for bad in (7, "x" * (MAX_NAME + 1)):
+        text = json.dumps(data | {"player": bad})
+        connection.execute("UPDATE events SET json = ?, sha256 = ? WHERE seq = 3",
+                           (text, checksum("event 3", text.encode("utf-8"))))
+        connection.commit()
+        with pytest.raises(FormatError, match=r"events\[3\]\.player"):
+            load_world(path)
+    connection.close()
