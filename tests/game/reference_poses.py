@@ -103,7 +103,7 @@ def pose_characters(world, previous=(), events=()) -> tuple[CharacterPose, ...]:
     dt = world.dt
     player = world.player
     poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
-                     _player_layers(world, events, before.get(("player", "player"))))]
+                     _player_layers(world, world.actions, events, before.get(("player", "player"))))]
     poses += [_walker(npc.name, "npc", npc.position, None, before.get(("npc", npc.name)), dt)
               for npc in world.agents.npcs]
     poses += [enemy_pose(enemy) for enemy in world.agents.enemies]

@@ -9,7 +9,8 @@ import sqlite3
 
 import pytest
 
-from voxelworld.errors import FormatError
+from voxelworld.errors import FormatError, ParameterError
+from voxelworld.game.actions import ball_object
 from voxelworld.game.events import (
     ActionStarted,
     Footstep,
@@ -20,6 +21,8 @@ from voxelworld.game.events import (
     VoxelsEdited,
     event_text,
 )
+from voxelworld.game.follow_camera import follow_camera
+from voxelworld.game.objects import WorldObject
 from voxelworld.game.progress import Progress
 from voxelworld.game.seats import MAX_NAME
 from voxelworld.game.world import Inputs, World
@@ -101,3 +104,46 @@ def test_a_saved_log_keeps_whose_each_event_is_and_a_bad_name_is_refused(tmp_pat
         with pytest.raises(FormatError, match=r"events\[3\]\.player"):
             load_world(path)
     connection.close()
+
+
+def test_every_player_is_posed_from_its_own_actions():
+    world = arena("lava", spawn_x=4.0)
+    guest = world.join("guest", spawn=(4.0, 4.0, 6.0), spawn_yaw=270.0)
+    guest.actions.held = WorldObject("ball", "bullet", ball_object(world.volume, "rock", 0.3, (0.0, 0.0, 0.0)))
+    world.step([Inputs(look=LOOK), Inputs(look=LOOK, throw=True)])
+    world.step([Inputs(look=LOOK, move=(0.0, 1.0)), Inputs(look=LOOK)])
+    posed = {pose.name: pose for pose in world.snapshot().characters if pose.kind == "player"}
+    assert sorted(posed) == ["guest", "player"]
+    assert posed["guest"].action == "throw" and posed["player"].action == ""  # the guest threw, not the host
+    assert posed["guest"].position == tuple(float(v) for v in guest.player.position)
+    assert posed["player"].position == tuple(float(v) for v in world.player.position)
+
+
+def test_a_guest_who_leaves_takes_its_character_hooks_and_unapplied_edits_with_it():
+    world = arena("rock", spawn_x=6.0)
+    guest = world.join("guest", spawn=(6.0, 4.0, 5.5), spawn_yaw=270.0)
+    hooks = sum(len(h) for h in world._handlers.values()), len(world._focus_sources), len(world._object_sources)
+    world.step([Inputs(look=LOOK), Inputs(look=LOOK)])
+    world.step([Inputs(look=LOOK), Inputs(look=LOOK, suck=True)])  # its suck queues edits for the next frame
+    assert "guest" in world.queued_by()
+    with pytest.raises(ParameterError, match="player"):
+        world.leave("player")  # the world's own player never leaves
+    assert world.leave("guest") is guest and [name for name, _ in world.players()] == ["player"]
+    assert "guest" not in world.queued_by()
+    assert (sum(len(h) for h in world._handlers.values()), len(world._focus_sources), len(world._object_sources)) \
+        == (hooks[0] - 5, hooks[1] - 1, hooks[2] - 1)  # act, book, move objects, buy, goals; focus; objects
+    log = [e for _ in range(5) for e in world.step(Inputs(look=LOOK))]
+    assert not [e for e in log if e.player == "guest"]
+    with pytest.raises(ParameterError, match="guest"):
+        world.leave("guest")
+    world.join("guest", spawn=(6.0, 4.0, 5.5))  # the name is free again
+
+
+def test_the_aim_and_the_camera_are_each_player_s_own():
+    world = arena("rock", spawn_x=6.0)
+    guest = world.join("guest", spawn=(3.0, 4.0, 5.5), spawn_yaw=90.0)  # looking away from the wall
+    world.step([Inputs(look=LOOK), Inputs(look=(90.0, 0.0))])
+    own, theirs = world.aim_info(), world.aim_info(actions=guest.actions)
+    assert own is not None and own.material == "rock"
+    assert theirs is None or theirs.point[0] < 3.0  # the guest looks along -x, away from the rock wall
+    assert follow_camera(world, player=guest.player).position != follow_camera(world).position

@@ -14,6 +14,7 @@ from ..errors import check_finite
 from .reports import AimInfo
 
 if TYPE_CHECKING:
+    from .play import PlayerActions
     from .world import World
 
 __all__ = ["aim_info", "voxel_along", "as_point", "player_damage"]
@@ -24,12 +25,15 @@ def as_point(array: Iterable[float]) -> tuple[float, float, float]:
     return tuple(float(v) for v in array)  # type: ignore[return-value]
 
 
-def aim_info(world: World, max_distance: float | None = None) -> AimInfo | None:
-    """What the ray from the player's eye along the camera direction meets first on the collision mesh
-    (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing."""
+def aim_info(world: World, max_distance: float | None = None, actions: PlayerActions | None = None
+             ) -> AimInfo | None:
+    """What the ray from the eye of the player whose ``actions`` these are (the world's own by default) along its
+    camera direction meets first on the collision mesh (terrain or prop) within ``max_distance`` m
+    (``settings.aim_distance`` by default), with that player's tools' reaches; None for nothing."""
     limit = world.settings.aim_distance if max_distance is None else check_finite(
         "max_distance", max_distance, minimum=0.0, strict_minimum=True, unit="m")
-    eye, direction = world.player.eye, world.player.aim
+    actions = world.actions if actions is None else actions
+    eye, direction = actions.player.eye, actions.player.aim
     hits = world.collider.raycast(eye, direction, limit)
     if not hits.hit[0]:
         return None
@@ -42,9 +46,9 @@ def aim_info(world: World, max_distance: float | None = None) -> AimInfo | None:
         voxel = voxel_along(world, eye, direction, distance)
         voxel_damage = None if voxel is None else int(world.volume.read_voxel(voxel)["damage"])
         voxel_hardness = hardness if voxel is None else _voxel_hardness(world, voxel)
-        break_at = world.actions.settings.punch.tool.break_threshold(voxel_hardness)
+        break_at = actions.settings.punch.tool.break_threshold(voxel_hardness)
         damage = None if voxel_damage is None else player_damage(voxel_damage, break_at)
-    reaches = world.actions.settings.reaches()
+    reaches = actions.settings.reaches()
     return AimInfo(as_point(hits.point[0]), as_point(hits.normal[0]), distance, name, hardness, voxel, damage,
                    world.props[obj].name if obj >= 0 else None, reaches,
                    {action: distance <= reach for action, reach in reaches.items()}, break_at, voxel_damage)

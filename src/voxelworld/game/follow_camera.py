@@ -40,6 +40,7 @@ from .aim import as_point
 from .player import view_direction
 
 if TYPE_CHECKING:
+    from .player import Player
     from .world import World
 
 __all__ = ["SHOULDER_BACK", "SHOULDER_RIGHT", "SHOULDER_UP", "CAMERA_RADIUS", "MAX_ARM_PITCH", "SpringArm",
@@ -121,9 +122,10 @@ def spring_arm(collider: _Overlaps, eye: ArrayLike, yaw: float, pitch: float) ->
     return SpringArm(as_point(position), low, length, as_point(way), low < length)
 
 
-def follow_camera(world: World, yaw: float | None = None, pitch: float | None = None) -> SpringArm:
-    """The spring arm (:func:`spring_arm`) of ``world``'s player against the world's collider, for the player's
-    own view or the ``yaw``, ``pitch`` given (degrees).
+def follow_camera(world: World, yaw: float | None = None, pitch: float | None = None, player: Player | None = None
+                  ) -> SpringArm:
+    """The spring arm (:func:`spring_arm`) of ``world``'s ``player`` (its own by default) against the world's
+    collider, for its own view or the ``yaw``, ``pitch`` given (degrees).
 
     >>> from voxelworld.game.world import World
     >>> world = World.demo(npcs=0)
@@ -131,6 +133,6 @@ def follow_camera(world: World, yaw: float | None = None, pitch: float | None = 
     >>> arm.blocked, round(arm.distance, 2)   # in the open: the whole arm
     (False, 3.17)
     """
-    player = world.player
+    player = world.player if player is None else player
     return spring_arm(world.collider, player.eye, player.yaw if yaw is None else yaw,
                       player.pitch if pitch is None else pitch)

@@ -271,8 +271,16 @@ class PlayerActions:
         world.add_handler(self.act, "control", self._player)  # (as the player: its events say whose)
         world.add_handler(self.book, "deformation", self._player)
         world.add_handler(self.move_objects, "events", self._player)
-        world.add_collision_focus(lambda w: [o.object.position for o in self.objects if o.kind == "projectile"])
-        world.add_object_source(lambda w: self.transforms())
+        world.add_collision_focus(self.projectile_points)
+        world.add_object_source(self.object_transforms)
+
+    def projectile_points(self, world: World) -> list[tuple[float, float, float]]:
+        """Where the thrown objects fly (the world keeps collision triangles around them)."""
+        return [o.object.position for o in self.objects if o.kind == "projectile"]
+
+    def object_transforms(self, world: World) -> list[ObjectTransform]:
+        """:meth:`transforms`, as a world's object source."""
+        return self.transforms()
 
     @property
     def player(self) -> Player:

@@ -62,6 +62,7 @@ from .events import ActionStarted, Event
 
 if TYPE_CHECKING:
     from .enemy import ChainsawEnemy
+    from .play import PlayerActions
     from .world import World
 
     _Vector = Sequence[float] | np.ndarray  # a point, direction or quaternion: a tuple or an array
@@ -448,22 +449,23 @@ def _walker(name: str, kind: str, position: _Vector, yaw: float | None, previous
                                tuple(root.tolist()), *state)
 
 
-def _player_layers(world: World, events: Iterable[Event], previous: CharacterPose | None) -> dict[str, Any]:
-    """The player's layer clocks this frame: an action pressed this frame starts its layer; suck held and being
-    in the air ease their layers in and out."""
-    dt = world.dt
+def _player_layers(world: World, actions: PlayerActions, events: Iterable[Event], previous: CharacterPose | None
+                   ) -> dict[str, Any]:
+    """The layer clocks this frame of the player whose ``actions`` these are: an action it pressed this frame (its
+    own events') starts its layer; suck held and being in the air ease their layers in and out."""
+    dt, player = world.dt, actions.player
     action, time = ("", 0.0) if previous is None else (previous.action, previous.action_time + dt)
     for event in events:
-        if isinstance(event, ActionStarted) and event.action == "throw":
+        if isinstance(event, ActionStarted) and event.action == "throw" and event.player == player.name:
             action, time = "throw", 0.0
     if time >= ACTION_SECONDS.get(action, 0.0):
         action, time = "", 0.0
     suck = 0.0 if previous is None else previous.suck_weight
     air = 0.0 if previous is None else previous.air_weight
-    return {"action": action, "action_time": time, "strike": world.actions.strike.layer() or world.actions.shovel.layer(),
-            "tool": world.actions.shovel.blade(),
-            "suck_weight": _towards(suck, 1.0 if world.inputs.suck else 0.0, dt / BLEND_SECONDS),
-            "air_weight": _towards(air, 0.0 if world.player.grounded else 1.0, dt / BLEND_SECONDS)}
+    sucking = world.inputs_of(player)[0].suck
+    return {"action": action, "action_time": time, "strike": actions.strike.layer() or actions.shovel.layer(),
+            "tool": actions.shovel.blade(), "suck_weight": _towards(suck, 1.0 if sucking else 0.0, dt / BLEND_SECONDS),
+            "air_weight": _towards(air, 0.0 if player.grounded else 1.0, dt / BLEND_SECONDS)}
 
 
 def _npc_layers(jumping: bool, previous: CharacterPose | None, dt: float) -> dict[str, Any] | None:
@@ -488,14 +490,17 @@ def enemy_pose(enemy: ChainsawEnemy) -> CharacterPose:
 
 def pose_characters(world: World, previous: Iterable[CharacterPose] = (), events: Iterable[Event] = ()
                     ) -> tuple[CharacterPose, ...]:
-    """Every actor of ``world`` posed for its last frame: the player, its NPCs, its enemies (in that order),
-    from ``previous`` (the last frame's poses, by name) and ``events`` (the frame's events: the player's
-    ActionStarted start its layers)."""
+    """Every actor of ``world`` posed for its last frame: its players (kind "player", named as in
+    ``World.players``: the world's own first, then the seats in joining order), its NPCs, its enemies (in that
+    order), from ``previous`` (the last frame's poses, by kind and name) and ``events`` (the frame's events: each
+    player's ActionStarted start its layers)."""
     before = {(p.kind, p.name): p for p in previous}
-    dt = world.dt
-    player = world.player
-    poses = [_walker("player", "player", player.position, player.yaw, before.get(("player", "player")), dt,
-                     _player_layers(world, events, before.get(("player", "player"))))]
+    dt, events = world.dt, tuple(events)
+    poses = [_walker(actions.player.name, "player", actions.player.position, actions.player.yaw,
+                     before.get(("player", actions.player.name)), dt,
+                     _player_layers(world, actions, events, before.get(("player", actions.player.name))))
+             for actions in [world.actions] + [seat.actions for seat in world.joined]]  # (seats.every_actions:
+    # seats imports play, which imports the enemy, which imports this module)
     poses += [_walker(npc.name, "npc", position, None, before.get(("npc", npc.name)), dt,
                       _npc_layers(npc.jump[0] >= 0, before.get(("npc", npc.name)), dt))
               for npc, position in zip(world.agents.npcs, world.agents.npc_positions())]

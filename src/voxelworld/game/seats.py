@@ -46,7 +46,7 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "seat_inputs", "each_player", "inputs_of", "player_points", "nearest_player",
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "leave", "seat_inputs", "each_player", "inputs_of", "player_points", "nearest_player",
            "every_actions", "play_ended"]
 
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
@@ -85,6 +85,24 @@ def join(world: World, name: str, spawn: ArrayLike | None = None, spawn_yaw: flo
     attach_progress(world, actions)
     seat = Seat(name, player, actions)
     world.joined.append(seat)
+    return seat
+
+
+def leave(world: World, name: str) -> Seat:
+    """The joined player ``name`` leaves ``world``: its seat, its handlers and sources, and the edits its actions
+    queued that no frame applied yet go (its character leaves nothing half-done); returns the seat. ParameterError,
+    before anything changes, for a name no joined player has (the world's own player never leaves)."""
+    seat = next((s for s in world.joined if s.name == name), None)
+    check_range("name", name, f"the name of a joined player ({', '.join(s.name for s in world.joined) or 'none'})",
+                seat is not None)
+    assert seat is not None
+    world.joined.remove(seat)
+    for handlers in world._handlers.values():  # (seats is the world's part for its players: World.join, leave)
+        handlers[:] = [(handler, player) for handler, player in handlers if player is not seat.player]
+    world._focus_sources.remove(seat.actions.projectile_points)
+    world._object_sources.remove(seat.actions.object_transforms)
+    kept = [(edit, by) for edit, by in zip(world._queue, world._queued_by) if by != name]
+    world._queue, world._queued_by = [edit for edit, _ in kept], [by for _, by in kept]
     return seat
 
 

@@ -81,7 +81,7 @@ from .player import Player
 from .poses import pose_characters
 from .progress import attach_progress
 from .reports import AimInfo, Snapshot
-from .seats import OWN_NAME, Seat, each_player, every_actions, inputs_of, join, play_ended, player_points, seat_inputs
+from .seats import Seat, each_player, every_actions, inputs_of, join, leave, play_ended, player_points, seat_inputs
 from .settings import WorldSettings
 from .state_checks import check_inside, check_props, check_world_state, count, generator_of_state, seconds
 from .streaming import Streaming, release_freed_memory_aside
@@ -516,8 +516,7 @@ class World(Streaming):
 
     def _refresh_collider(self, force: bool = False) -> None:
         """Combine the collision BVH again when the chunks around the actors are others, or when one of their
-        collision meshes was rebuilt (:meth:`ChunkMesher.collision_key`): only the changed chunks' BVHs are built
-        again (:func:`~voxelworld.game.collider.chunk_bvhs`)."""
+        collision meshes was rebuilt (only the changed chunks' BVHs are built again: chunk_bvhs)."""
         points = self._focus_points()
         radius = self.settings.collision_radius
         box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
@@ -533,29 +532,30 @@ class World(Streaming):
     # ---------------------------------------------------------------------------------------- players
     def join(self, name: str, spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> Seat:
         """Seat another player named ``name`` at ``spawn`` (feet, m; the world's own player's place by default):
-        its own character, actions and inputs; a frame then takes one Inputs per player (:meth:`step`;
-        :func:`~voxelworld.game.seats.join`)."""
+        its own character, actions and inputs (:func:`~voxelworld.game.seats.join`)."""
         return join(self, name, spawn, spawn_yaw)
+
+    def leave(self, name: str) -> Seat:
+        """The joined player ``name`` leaves the world (:func:`~voxelworld.game.seats.leave`)."""
+        return leave(self, name)
 
     def players(self) -> list[tuple[str, Player]]:
         """Every player as (name, Player): the world's own (named ``"player"``) first, then the seats in joining
         order (the order their inputs apply within a frame)."""
-        return [(OWN_NAME, self.player)] + [(seat.name, seat.player) for seat in self.joined]
+        return [(player.name, player) for player in (self.player, *(seat.player for seat in self.joined))]
 
     def inputs_of(self, player: Player) -> tuple[Inputs, Inputs]:
-        """``player``'s inputs this frame and the last; ParameterError for a player not in the world."""
+        """``player``'s inputs this frame and the last (:func:`~voxelworld.game.seats.inputs_of`)."""
         return inputs_of(self, player)
 
     # ---------------------------------------------------------------------------------------- queries
-    def aim_info(self, max_distance: float | None = None) -> AimInfo | None:
-        """What the ray from the player's eye along the camera direction meets first on the collision mesh
-        (terrain or prop) within ``max_distance`` m (``settings.aim_distance`` by default); None for nothing
-        (:func:`~voxelworld.game.aim.aim_info`)."""
-        return aim_info(self, max_distance)
+    def aim_info(self, max_distance: float | None = None, actions: PlayerActions | None = None) -> AimInfo | None:
+        """What the player's view meets first within ``max_distance`` m (:func:`~voxelworld.game.aim.aim_info`;
+        ``actions``: a joined player's, the world's own by default)."""
+        return aim_info(self, max_distance, actions)
 
     def voxel_along(self, eye: ArrayLike, direction: ArrayLike, distance: float) -> tuple[int, int, int] | None:
-        """The first solid voxel sample along the ray near where it met the collision mesh
-        (:func:`~voxelworld.game.aim.voxel_along`)."""
+        """The first solid voxel sample along the ray (:func:`~voxelworld.game.aim.voxel_along`)."""
         return voxel_along(self, eye, direction, distance)
 
     def snapshot(self) -> Snapshot:
