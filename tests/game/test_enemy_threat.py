@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxelworld.game.world import Inputs, World
-from voxelworld.viewer.protocol import hud_message
+from voxelworld.viewer.player_messages import hud_message
 
 DT = 1 / 30
 

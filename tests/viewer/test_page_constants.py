@@ -139,7 +139,7 @@ def test_the_pages_decoder_reads_the_poses_the_server_writes():
     out = run_decoder(f"""const whole = Uint8Array.from({json.dumps(list(whole))}).buffer;
 const delta = Uint8Array.from({json.dumps(list(delta))}).buffer;
 const first = d.decodePoses(whole, new Map());
-const second = d.decodePoses(delta, new Map(first.characters.map((c) => [c.name, c.rotations])));
+const second = d.decodePoses(delta, new Map(first.characters.map((c) => [`${{c.kind}}/${{c.name}}`, c.rotations])));
 const orphan = d.decodePoses(delta, new Map());
 const plain = (p) => ({{frame: p.frame, base: p.base, characters: p.characters.map((c) => ({{...c,
   rotations: Array.from(c.rotations)}}))}});

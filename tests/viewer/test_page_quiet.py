@@ -19,7 +19,7 @@ def status(page) -> str:
 
 def test_the_status_line_says_who_plays_and_i_shows_the_details(page):
     plain = status(page)
-    assert plain.startswith("you play (page") and "frame" not in plain and "step" not in plain
+    assert plain.startswith("you play player") and "frame" not in plain and "step" not in plain
     page.keyboard.press("KeyI")
     try:
         page.wait_for_function("document.getElementById('status').textContent.includes('step')", timeout=WAIT_MS)

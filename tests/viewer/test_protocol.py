@@ -15,7 +15,7 @@ from voxelworld.game.deformation import Treasure
 from voxelworld.game.poses import character_rig
 from voxelworld.game.world import Inputs, World
 from voxelworld.meshing import DisplayMesh
-from voxelworld.viewer import protocol
+from voxelworld.viewer import player_messages, protocol
 from voxelworld.viewer.frame_messages import unpack_rotations
 from voxelworld.viewer.protocol import (
     BUTTONS,
@@ -336,12 +336,12 @@ def world():
 
 
 def test_hello_frame_and_hud_messages(world):
-    hello = protocol.hello_message(world, 3, 1, fps=60, save_path="w.vwd")
-    frame = protocol.frame_message(world, step_ms=1.25)
-    hud = protocol.hud_message(world)
+    hello = protocol.hello_message(world, 3, fps=60, save_path="w.vwd")
+    frame = player_messages.frame_message(world, step_ms=1.25)
+    hud = player_messages.hud_message(world)
     for message in (hello, frame, hud):
         json.dumps(message, allow_nan=False)  # plain JSON
-    assert hello["type"] == "hello" and hello["client"] == 3 and hello["controller"] == 1 and not hello["control"]
+    assert hello["type"] == "hello" and hello["client"] == 3 and "control" not in hello  # (the server says who plays)
     assert {m["name"] for m in hello["materials"]} == {m.name for m in world.materials}
     rock = next(m for m in hello["materials"] if m["name"] == "rock")
     assert rock["id"] == world.materials.id_of("rock") and rock["hardness"] == world.materials["rock"].hardness
@@ -360,7 +360,7 @@ def test_hello_frame_and_hud_messages(world):
 
 
 def test_characters_in_hello_and_poses(world):
-    hello = protocol.hello_message(world, 3, 1, fps=60, save_path=None)
+    hello = protocol.hello_message(world, 3, fps=60, save_path=None)
     rig = character_rig()
     assert hello["character"] == {"url": "/character.glb", "joints": list(rig.skeleton.names)}
     poses = world.snapshot().characters
@@ -408,7 +408,7 @@ def test_a_poses_delta_carries_only_the_joints_that_moved():
 def test_hud_after_sucking_lists_each_bullets_material(world):
     for _ in range(40):
         world.step(Inputs(look=(270.0, -30.0), suck=True))
-    hud = protocol.hud_message(world)
+    hud = player_messages.hud_message(world)
     assert hud["bullets"] == list(world.actions.suck.bullets) and hud["bullets"]
     assert hud["achievements"] == {g: pytest.approx(world.achievements().get(g, 0.0), abs=1e-3)
                                    for g in hud["achievements"]}
@@ -420,13 +420,13 @@ def test_the_use_button_currency_and_opened_treasures_reach_the_page(world):
     # (the module's world is shared: this test, the last, puts back what it changes)
     deformation, currency = world.actions.deformation, world.player.currency
     world.player.add_currency(12.5)
-    assert protocol.hud_message(world)["currency"] == 12.5
+    assert player_messages.hud_message(world)["currency"] == 12.5
     where = tuple(float(v) for v in world.player.position)
     world.actions.deformation = replace(world.actions.deformation, treasures=(Treasure("treasure", where, 1.0),))
-    names = [o["name"] for o in protocol.frame_message(world)["objects"]]
+    names = [o["name"] for o in player_messages.frame_message(world)["objects"]]
     assert "treasure-0" in names
     world.actions.opened_treasures = (0,)  # an opened treasure is no longer shown
-    assert "treasure-0" not in [o["name"] for o in protocol.frame_message(world)["objects"]]
+    assert "treasure-0" not in [o["name"] for o in player_messages.frame_message(world)["objects"]]
     world.actions.deformation, world.actions.opened_treasures, world.player.currency = deformation, (), currency
 
 
@@ -442,13 +442,13 @@ def _wall_world(wall: str = "rock", spawn_x: float = 5.0) -> World:
 def test_hud_aim_tells_each_actions_reach_and_the_break_threshold():
     for spawn_x, punch, suck in ((5.0, True, True), (3.0, False, True), (1.0, False, False)):
         world = _wall_world("rock", spawn_x)
-        aim = protocol.hud_message(world)["aim"]
+        aim = player_messages.hud_message(world)["aim"]
         json.dumps(aim, allow_nan=False)
         assert aim["distance"] == pytest.approx(8.0 - spawn_x, abs=0.15)  # far surfaces are still reported
         assert aim["reaches"] == world.settings.actions.reaches()
         assert aim["reach"] == {"punch": punch, "pull_out": punch, "suck": suck}
         assert aim["break_at"] == world.settings.actions.punch.tool.breaks_at
-    assert protocol.hud_message(_wall_world("iron"))["aim"]["break_at"] is None
+    assert player_messages.hud_message(_wall_world("iron"))["aim"]["break_at"] is None
 
 
 def _punch_applied(world: World) -> None:
@@ -462,20 +462,21 @@ def _punch_applied(world: World) -> None:
 def test_frame_events_say_why_an_action_was_blocked_and_what_it_did():
     world = _wall_world("iron")
     _punch_applied(world)  # iron holds
-    events = protocol.frame_message(world)["events"]
+    events = player_messages.frame_message(world)["events"]
     blocked = [e for e in events if e["event"] == "blocked"]
     said = [e for e in world.frame_events if type(e).__name__ == "ActionBlocked"]
-    assert blocked == [{"event": "blocked", "action": "punch", "reason": "too_hard", "text": said[0].text}]
+    assert blocked == [{"event": "blocked", "action": "punch", "reason": "too_hard", "text": said[0].text,
+                        "player": "player"}]  # whose: the world's own player's
     world = _wall_world("soil")
     _punch_applied(world)
-    message = protocol.frame_message(world)
+    message = player_messages.frame_message(world)
     (punched,) = [e for e in message["events"] if e["event"] == "outcome" and e["kind"] == "punch"]
     assert punched["material"] == "soil" and punched["amount"] > 0 and len(punched["position"]) == 3
     assert "events_dropped" not in message  # left out when none were dropped
     steps = []
     for _ in range(60):
         world.step(Inputs(move=(0.0, -1.0), look=(270.0, 0.0)))  # walk back: footsteps on soil
-        steps += [e for e in protocol.frame_message(world).get("events", []) if e["event"] == "footstep"]
+        steps += [e for e in player_messages.frame_message(world).get("events", []) if e["event"] == "footstep"]
     assert steps and {s["material"] for s in steps} == {"soil"} and all(len(s["position"]) == 3 for s in steps)
     json.dumps(message, allow_nan=False)
 
@@ -486,7 +487,7 @@ def test_frame_events_are_capped_and_the_rest_counted():
     from voxelworld.game.events import Footstep
     for n in range(protocol.MAX_FRAME_EVENTS + 6):  # a frame of many events (emitted after it, as a stage would)
         world.emit(Footstep, material="soil", position=(float(n), 4.0, 4.0), sound="soil")
-    message = protocol.frame_message(world)
+    message = player_messages.frame_message(world)
     kept = [e["position"][0] for e in message["events"] if e["event"] == "footstep"]
     assert len(message["events"]) == protocol.MAX_FRAME_EVENTS
     assert kept == [float(n) for n in range(len(kept))]  # the first ones, in order
@@ -506,6 +507,6 @@ def test_an_award_reaches_the_page_as_it_comes_with_its_name():
     awards = []
     for frame in range(30):
         world.step(Inputs(look=(270.0, 0.0), punch=frame % 6 == 0))
-        awards += [e for e in protocol.frame_message(world).get("events", [])
+        awards += [e for e in player_messages.frame_message(world).get("events", [])
                    if e["event"] == "outcome" and e["kind"] == "award"]
     assert [(a["item"], a["amount"]) for a in awards] == [("soil award 1", 0.05)]

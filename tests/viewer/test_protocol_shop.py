@@ -8,7 +8,8 @@ import json
 import pytest
 
 from voxelworld.game.world import Inputs, World
-from voxelworld.viewer.protocol import InputMessage, ProtocolError, frame_message, hud_message, parse_client_message
+from voxelworld.viewer.player_messages import frame_message, hud_message
+from voxelworld.viewer.protocol import InputMessage, ProtocolError, parse_client_message
 
 
 def test_an_input_message_may_ask_to_buy_an_upgrade_of_the_table():
@@ -32,17 +33,18 @@ def test_the_hud_lists_the_shop_and_the_goals_and_a_frame_tells_what_was_bought_
                             {"name": "cool_lava", "text": "cool the lava", "done": False}]
     world.step(Inputs(buy="punch_damage"))
     assert {"event": "bought", "upgrade": "punch_damage", "level": 1, "cost": 2.0,
-            "currency": 0.5} in frame_message(world)["events"]
+            "currency": 0.5, "player": "player"} in frame_message(world)["events"]
     after = hud_message(world)
     assert after["shop"][0]["level"] == 1 and after["shop"][0]["cost"] == 4.0 and not after["shop"][1]["affordable"]
     world.step(Inputs(buy="punch_damage"))
     assert {"event": "blocked", "action": "buy", "reason": "not_enough_currency",
-            "text": "not enough currency: punch damage costs 4, you have 0.5"} in frame_message(world)["events"]
+            "text": "not enough currency: punch damage costs 4, you have 0.5", "player": "player"} in \
+        frame_message(world)["events"]
     world.player.position[:] = (24.5, world.player.position[1], 26.4)  # 0.9 m before the iron block's face
     said = []
     for _ in range(60):  # walk into it
         world.step(Inputs(move=(0.0, 1.0), look=(270.0, 0.0)))
         said += frame_message(world).get("events", [])
     assert [e for e in said if e["event"] == "goal"] == [
-        {"event": "goal", "goal": "reach_iron", "text": "reach the iron", "reached": 1, "goals": 3}]
+        {"event": "goal", "goal": "reach_iron", "text": "reach the iron", "reached": 1, "goals": 3, "player": "player"}]
     assert hud_message(world)["goals"][1]["done"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from voxelworld.viewer.protocol import FRAME_STATE, frame_message
+from voxelworld.viewer.player_messages import FRAME_STATE, frame_message
 
 from ..game.test_play import press
 from ..game.test_treasure_play import fragment_between
@@ -32,7 +32,7 @@ def test_the_frame_says_how_deep_the_treasure_lies_and_what_use_would_take():
     world.step(type(world.inputs)(look=look, use=True))
     opened = frame_message(world)
     assert {"event": "opened", "name": "treasure-0", "position": list(BURIED), "material": "iron", "stamina": 0.0,
-            "currency": 10.0} in opened["events"]
+            "currency": 10.0, "player": "player"} in opened["events"]
     assert opened["use"] == {"name": piece.name, "kind": "fragment", "depth": 0.0}
     assert all(o["name"] != "treasure-0" for o in opened["objects"])
     press(world, look=(90.0, 0.0), frames_after=0)

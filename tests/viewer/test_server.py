@@ -35,6 +35,7 @@ from voxelworld.motion import CESIUM_MAN
 from voxelworld.viewer import server as server_module
 from voxelworld.viewer import sessions as sessions_module
 from voxelworld.viewer import streaming
+from voxelworld.viewer.frame_encoder import PlayerView
 from voxelworld.viewer.frame_messages import merged
 from voxelworld.viewer.protocol import (
     CHARACTER_URL,
@@ -44,6 +45,7 @@ from voxelworld.viewer.protocol import (
     KIND_NAVMESH,
     KIND_POSES,
     MAX_MESSAGES_PER_SECOND,
+    MESH_VERSION,
     PROTOCOL_VERSION,
     decode_chunk_mesh,
     decode_collision_mesh,
@@ -124,8 +126,8 @@ def world():
 
 @pytest.fixture(scope="module")
 def server(world):
-    with ServerThread(world) as running:
-        yield running
+    with ServerThread(world, grace=0.0) as running:  # a page's player goes as the page does (a test of its own
+        yield running                                 # gives it a grace period)
 
 
 @pytest.fixture
@@ -141,18 +143,20 @@ def pages(server):
     yield open_pages
     for page in opened:
         page.close()
-    wait_until(lambda: not server.play.clients, what="the server to see every page leave")
+    wait_until(lambda: not server.play.clients and not server.play.seats and not server.play.world.joined,
+               what="the server to see every page and its player leave")
 
 
 # ----------------------------------------------------------------------------------------- connecting
 def test_connect_gets_hello_materials_chunks_frames_and_hud(server, world, pages):
     (page,) = pages(1)
     hello = page.recv()
-    assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION and hello["control"] is True
-    assert hello["controller"] == hello["client"]
+    assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION and hello["seats"] == 8
     assert {(m["id"], m["name"]) for m in hello["materials"]} == {(m.id, m.name) for m in world.materials}
     assert hello["limits"]["messages_per_second"] == MAX_MESSAGES_PER_SECOND
-    assert page.json("control")["you"] is True
+    control = page.json("control")
+    assert control["you"] is True and control["name"] == "player" and control["players"] == ["player"]
+    assert len(control["token"]) == 64
     chunks = {}
     frame = page.until(lambda m: is_frame(m) or (isinstance(m, bytes) and m[0] == KIND_CHUNK and chunks.setdefault(
         decode_chunk_mesh(m)[0], decode_chunk_mesh(m)[2].display_mesh()) is None))
@@ -188,7 +192,7 @@ def test_each_frame_is_its_poses_then_its_state_as_deltas(server, world, pages):
     for _ in range(30):
         frame = page.until(is_frame)
         poses = page.seen[-2]
-        assert isinstance(poses, bytes) and poses[0] == KIND_POSES and poses[1] == PROTOCOL_VERSION
+        assert isinstance(poses, bytes) and poses[0] == KIND_POSES and poses[1] == MESH_VERSION
         number, base = struct.unpack_from("<II", poses, 4)
         assert number == frame["frame"]
         if frame["base"] is not None:
@@ -213,8 +217,7 @@ def test_a_page_of_another_protocol_version_is_told_why_and_closed(server):
 
 def test_inputs_move_the_player_and_a_short_press_counts(server, world, pages):
     (page,) = pages(1)
-    hello = page.json("hello")
-    assert hello["control"]
+    assert page.json("control")["you"]
     start = page.until(is_frame)["player"]["position"]
     page.send({"type": "input", "move": [0, 1], "look": [270, 0], "held": []})
     moved = page.until(lambda m: is_frame(m) and m["player"]["position"][0] > start[0] + 1.0)  # yaw 270: +x
@@ -342,45 +345,56 @@ def test_a_message_over_the_hard_limit_closes_only_its_connection(server, pages)
 
 
 # ------------------------------------------------------------------------------------ two pages
-def test_one_page_plays_the_other_watches(server, world, pages):
+def is_control(message) -> bool:
+    return isinstance(message, dict) and message["type"] == "control"
+
+
+def test_two_pages_play_two_players_and_a_page_that_gives_its_up_watches(server, world, pages):
     a, b = pages(2)
-    hello_a, hello_b = a.json("hello"), b.json("hello")
-    assert hello_a["control"] and not hello_b["control"] and hello_b["controller"] == hello_a["client"]
+    control_a, control_b = (page.until(lambda m: is_control(m) and m["you"]) for page in (a, b))
+    assert (control_a["name"], control_b["name"]) == ("player", "player-2") and control_a["token"] != control_b["token"]
+    assert [name for name, _ in world.players()] == ["player", "player-2"]
+    # Each moves its own: b walks, a stands.
+    start_a, start_b = a.until(is_frame)["player"]["position"], b.until(is_frame)["player"]["position"]
+    b.send({"type": "input", "move": [0, 1], "look": [0, 0], "held": []})
+    moved = b.until(lambda m: is_frame(m) and abs(m["player"]["position"][2] - start_b[2]) > 1.0)
+    assert moved["player"]["name"] == "player-2"
+    assert a.until(is_frame)["player"]["position"][::2] == pytest.approx(start_a[::2], abs=0.05)
+    b.send({"type": "input", "move": [0, 0], "look": [0, 0], "held": []})
+    # b gives its player up: the player leaves the world, b watches (the world's own player's view).
+    b.send({"type": "release"})
+    assert b.until(lambda m: is_control(m) and not m["you"])["players"] == ["player"]
+    wait_until(lambda: [name for name, _ in world.players()] == ["player"], what="player-2 to leave the world")
     b.send({"type": "input", "move": [0, 1], "look": [0, 0], "held": ["suck"]})
-    error = b.error()
-    assert "input ignored" in error and f"page {hello_a['client']} plays" in error
-    b.send({"type": "control"})
-    assert "control refused" in b.error()
+    assert "input ignored" in b.error()
     b.send({"type": "release"})
     assert "does not play" in b.error()
     b.send({"type": "save"})
     assert "save refused" in b.error()
-    # Both see every frame.
-    frame_a = a.until(is_frame)["frame"]
-    assert b.until(lambda m: is_frame(m) and m["frame"] >= frame_a)
-    # The player lets go: no page plays, the watcher may take control.
-    a.send({"type": "release"})
-    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
-    assert b.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
-    b.send({"type": "control"})
-    control = b.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["you"])
-    assert control["controller"] == hello_b["client"]
-    a.send({"type": "input", "move": [1, 0]})
-    assert "input ignored" in a.error()
-    # The player leaves: control is free, and the page left over may take it.
-    b.close()
-    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["controller"] is None)
-    a.send({"type": "control"})
-    assert a.until(lambda m: isinstance(m, dict) and m["type"] == "control" and m["you"])
+    assert b.until(lambda m: is_frame(m) and m["player"]["name"] == "player")  # it watches the world's own
+    b.send({"type": "control", "name": "Bea"})
+    assert b.until(lambda m: is_control(m) and m["you"])["name"] == "Bea"
+    b.send({"type": "control", "name": "<b>"})
+    assert "name" in b.error()
 
 
-def test_a_page_connecting_when_none_plays_plays(server, pages):
-    (a,) = pages(1)
-    assert a.json("hello")["control"]
-    a.send({"type": "release"})
-    a.json("control")
-    (b,) = pages(1)
-    assert b.json("hello")["control"]
+def test_a_server_of_one_player_lets_one_page_play_and_the_others_watch(world):
+    small = World.demo(seed=1, npcs=0)
+    with ServerThread(small, players=1, grace=0.0) as one:
+        a, b = Page(one), Page(one)
+        try:
+            assert a.until(lambda m: is_control(m) and m["you"]) and not b.until(is_control)["you"]
+            b.send({"type": "control"})
+            assert "control refused: 1 players are taken" in b.error()
+            b.send({"type": "input", "move": [0, 1]})
+            assert "all 1 players are taken" in b.error()
+            a.close()  # its player goes: b may play
+            assert b.until(lambda m: is_control(m) and m["players"] == [])
+            wait_until(lambda: not one.play.seats, what="a's player to go")
+            b.send({"type": "control"})
+            assert b.until(lambda m: is_control(m) and m["you"])["name"] == "player"
+        finally:
+            b.close()
 
 
 def test_too_many_pages(server, pages):
@@ -431,7 +445,7 @@ def test_pages_connecting_together_cannot_pass_the_limit(server, pages):
         assert code == 1013 and "too many pages" in reason
     wait_until(lambda: server.play.pages_counted == 0, what="the pages to leave their places")
     (page,) = pages(1)
-    assert page.json("hello")["control"] is True
+    assert page.json("control")["you"] is True
     first = page.until(is_frame)["frame"]
     assert page.until(lambda m: is_frame(m) and m["frame"] > first + 5)
     assert server.play.failure is None
@@ -791,7 +805,8 @@ def _packet(frame: int, events: list) -> server_module.FramePacket:
     message = {"type": "frame", "frame": frame, "events": events, "events_dropped": 0}
     events_text = None if not events else json.dumps({"type": "events", "frame": frame, "events": events,
                                                       "events_dropped": 0})
-    return server_module.FramePacket(frame, json.dumps(message), None, {}, None, None, 0.0, 0.0, events_text)
+    return server_module.FramePacket(frame, {"player": PlayerView(json.dumps(message))}, {}, None, None, 0.0, 0.0,
+                                     events_text)
 
 
 def test_a_page_that_falls_behind_still_gets_every_frames_events(world):

@@ -44,7 +44,7 @@ def test_the_page_the_snapshots_and_the_exports_draw_materials_sharing_a_texture
     volume.expose_interior(Sphere((4.0, 2.0, 4.0), 1.5))  # some rock_interior on the surface
     world = World(volume, spawn=(2.0, 2.0, 2.0))
     inside, rock = table["rock_interior"], table["rock"]
-    hello = hello_message(world, 1, 1, fps=60.0, save_path=None)
+    hello = hello_message(world, 1, fps=60.0, save_path=None)
     page = {m["name"]: m for m in hello["materials"]}
     assert page["rock_interior"]["texture"] == "rock"
     assert np.allclose(page["rock_interior"]["colour"], rock.colour, atol=1e-3)

@@ -13,8 +13,8 @@ seat's action queued names it, ``by``), and a load seats them again in their ord
 the nearest player (:func:`nearest_player`), and every player's bullets hit them. Every event says whose it is
 (``Event.player``: the part of a frame it came from, :func:`each_player` and ``World.add_handler(..., player)`` run
 as that player); each player buys with its own currency and reaches its own goals
-(:func:`~voxelworld.game.progress.attach_progress`), and ``World.end`` sums up each one's play. What a seat does not
-have yet (the rest of issue #35): the snapshot poses the world's own player alone.
+(:func:`~voxelworld.game.progress.attach_progress`), and ``World.end`` sums up each one's play. The snapshot
+poses every player (each from its own actions), and :func:`leave` lets a joined player go.
 
 Examples
 --------
@@ -46,7 +46,8 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "leave", "seat_inputs", "each_player", "inputs_of", "player_points", "nearest_player",
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "leave", "seat_inputs", "each_player", "inputs_of", "player_points",
+           "nearest_player",
            "every_actions", "play_ended"]
 
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)

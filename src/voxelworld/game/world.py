@@ -177,11 +177,12 @@ class World(Streaming):
         "rebuilt_chunks": set_of(sequence(whole(0), tuple, 3)), "*": check_world_state,
         "snapshot": instance(Snapshot, frame=count(), time=seconds()), "stream_step_owed": flag}
     OTHER_ATTRIBUTES = ("rng", "_collider_key", "collider", "_prop_bvh", "volume", "materials", "props", "settings",
-                        "player", "actions", "joined", "agents", "events", "_queue", "_queued_by", "mesher",
-                        "acting", "_range_owners", "applied_edits", "_handlers", "_focus_sources", "_object_sources", "_frame_events", "stage",
-                        "update_ranges", "_stream_anchor", "_stream_wanted", "_wanted_detail", "_detail_settled",
-                        "_streamed",                        "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate", "_stream_orders",
-                        "_activation_costs", "cut_marks", "generator", "ground_things", "stored_tiles")
+                        "player", "actions", "joined", "agents", "events", "_queue", "_queued_by", "mesher", "acting",
+                        "_range_owners", "applied_edits", "_handlers", "_focus_sources", "_object_sources",
+                        "_frame_events", "stage", "update_ranges", "_stream_anchor", "_stream_wanted", "_wanted_detail",
+                        "_detail_settled", "_streamed", "_prepared", "_prepared_frame", "_prepared_clock", "_job_rate",
+                        "_stream_orders", "_activation_costs", "cut_marks", "generator", "ground_things",
+                        "stored_tiles")
 
     def __init__(self, volume: VoxelVolume | SparseVolume, materials: MaterialTable | None = None,
                  props: Iterable[Prop] = (), seed: int = 0, settings: WorldSettings = WorldSettings(),
@@ -407,10 +408,10 @@ class World(Streaming):
         return self._frame_events
 
     def end(self, reason: str = "stopped") -> PlayEnded:
-        """The design's end step: a play ends (the server stopped, its last page left, a scripted play's last
-        frame). Returns the :class:`~voxelworld.game.events.PlayEnded` event summing the world's own player's play
-        up, appended to ``world.events`` with one for each joined player after it (``player``: whose); nothing else
-        changes, so the world may step on (a new play). Saving is the caller's (:func:`voxelworld.io.save_world`). ``reason``: a non-empty string of at most 64 characters.
+        """The design's end step: a play ends (the server stopped, its last page left, a script's last frame).
+        Returns the ``PlayEnded`` event summing the world's own player's play up, appended to ``world.events`` with
+        one for each joined player after it; nothing else changes, so the world may step on (a new play). Saving is
+        the caller's (:func:`voxelworld.io.save_world`). ``reason``: a non-empty string of at most 64 characters.
 
         Examples
         --------

@@ -30,10 +30,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..game.seats import OWN_NAME, every_actions
 from .chunk_messages import CHUNK_HEADER, WireMesh
 from .frame_messages import ActorPose, cuts_delta, delta
+from .player_messages import FRAME_STATE, events_message, frame_shared, hud_message, player_fields
 from .protocol import (
-    FRAME_STATE,
     actor_poses,
     chunk_wire_mesh,
     dumps,
@@ -42,16 +43,14 @@ from .protocol import (
     encode_collision_mesh,
     encode_navmesh,
     encode_poses,
-    events_message,
-    frame_message,
-    hud_message,
 )
 
 if TYPE_CHECKING:
     from ..game.navigation import WorldNavigation
+    from ..game.play import PlayerActions
     from ..game.world import World
 
-__all__ = ["MESH_EVERY", "JOIN_WAIT_FRAMES", "ChunkUpdate", "FramePacket", "FrameEncoder"]
+__all__ = ["MESH_EVERY", "JOIN_WAIT_FRAMES", "ChunkUpdate", "PlayerView", "FramePacket", "FrameEncoder"]
 
 MESH_EVERY = 3  # frames: a chunk that keeps changing is published at most this often (20 times a second at 60)
 # frames a chunk's first triangles wait at most for the joins the world's streaming owes them (half a second at 60):
@@ -82,39 +81,68 @@ class ChunkUpdate:
 
 
 @dataclass(frozen=True)
+class PlayerView:
+    """One player's messages of a frame: the ``frame`` message whole (``frame_text``) and as a delta against the
+    frame before (``frame_delta``, None for the first); the ``hud`` message when it changed (whole: ``hud_text``,
+    against the HUD before: ``hud_delta``; None when it did not change) and its version."""
+
+    frame_text: str
+    frame_delta: str | None = None
+    hud_text: str | None = None
+    hud_delta: str | None = None
+    hud_version: int = 0
+
+
+@dataclass(frozen=True)
 class FramePacket:
-    """What one frame gives the pages, encoded once for all of them: the frame number; the ``frame`` message
-    whole (``frame_text``) and as a delta against the frame before (``frame_delta``, None for the first); the
-    poses message whole and as a delta (``poses``, ``poses_delta``); the ``hud`` message when it changed (whole:
-    ``hud_text``, against the HUD before: ``hud_delta``; None when it did not change) and its version; each
-    changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages when they changed and a page wants
-    them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in ``World.step``, ``encode_ms``
-    building the messages; ``events_text`` the frame's events as an ``events`` message (None without events),
-    sent to a page that skips this frame."""
+    """What one frame gives the pages, encoded once for all of them: the frame number; each player's
+    :class:`PlayerView` by name (``views``; a watching page is sent the world's own player's, ``"player"``, whose
+    messages the properties ``frame_text`` ... ``hud_version`` give); the poses message whole and as a delta
+    (``poses``, ``poses_delta``); each changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages
+    when they changed and a page wants them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in
+    ``World.step``, ``encode_ms`` building the messages; ``events_text`` the frame's events as an ``events``
+    message (None without events), sent to a page that skips this frame."""
 
     frame: int
-    frame_text: str
-    hud_text: str | None
+    views: dict[str, PlayerView]
     chunks: dict[tuple[int, int, int], ChunkUpdate]
     navmesh: tuple[int, bytes] | None  # (key, message)
     collision: tuple[int, bytes] | None
     step_ms: float
     encode_ms: float
     events_text: str | None = None
-    frame_delta: str | None = None
     poses: bytes = b""
     poses_delta: bytes | None = None
-    hud_delta: str | None = None
-    hud_version: int = 0
     things: dict | None = None  # things columns made, changed or forgotten (viewer.thing_messages.ThingTexts)
 
-    def page_bytes(self) -> dict[str, int]:
-        """Bytes a page without overlays that was sent the frame before (and every chunk's mesh before) receives
-        for this frame, by kind: ``chunks`` (patches where there is one, else whole meshes), ``poses``,
-        ``frame`` (its JSON) and ``hud``."""
-        frame = self.frame_delta if self.frame_delta is not None else self.frame_text
+    @property
+    def frame_text(self) -> str:
+        return self.views[OWN_NAME].frame_text
+
+    @property
+    def frame_delta(self) -> str | None:
+        return self.views[OWN_NAME].frame_delta
+
+    @property
+    def hud_text(self) -> str | None:
+        return self.views[OWN_NAME].hud_text
+
+    @property
+    def hud_delta(self) -> str | None:
+        return self.views[OWN_NAME].hud_delta
+
+    @property
+    def hud_version(self) -> int:
+        return self.views[OWN_NAME].hud_version
+
+    def page_bytes(self, player: str = OWN_NAME) -> dict[str, int]:
+        """Bytes the page of ``player`` (a name of ``views``), without overlays and sent the frame before (and every
+        chunk's mesh before), receives for this frame, by kind: ``chunks`` (patches where there is one, else whole
+        meshes), ``poses``, ``frame`` (its JSON) and ``hud``."""
+        view = self.views[player]
+        frame = view.frame_delta if view.frame_delta is not None else view.frame_text
         poses = self.poses_delta if self.poses_delta is not None else self.poses
-        hud = self.hud_delta if self.hud_delta is not None else self.hud_text
+        hud = view.hud_delta if view.hud_delta is not None else view.hud_text
         return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
                 "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
 
@@ -142,11 +170,12 @@ class FrameEncoder:
         self._held_back: set[tuple[int, int, int]] = set()
         # chunks whose first triangles wait for joins the streaming owes them: the frame they first could have gone
         self._join_waits: dict[tuple[int, int, int], int] = {}
-        self._last_frame: dict[str, Any] | None = None  # the last frame message (whole)
+        self._last_frame: dict[str, dict[str, Any]] = {}  # player -> the last frame message (whole) of its view
         self._last_poses: list[ActorPose] | None = None
-        self._last_hud: dict[str, Any] | None = None
+        self._poses_frame = -1  # the frame of _last_poses
+        self._last_hud: dict[str, dict[str, Any]] = {}  # player -> its last HUD
         self._cuts_text: tuple[dict[str, Any], str] | None = None  # the last frame's cuts, and as JSON
-        self._hud_version = 0
+        self._hud_version: dict[str, int] = {}  # player -> its HUD's version
         self._collider: object = None  # the world's collider last encoded (compared by identity)
         self._collision_serial = 0
         self._navigation: WorldNavigation | None = None
@@ -158,7 +187,7 @@ class FrameEncoder:
         the base of the next frame's patches and deltas."""
         start = time.perf_counter()
         world = self.world
-        self.wire, self._last_frame, self._last_poses, self._last_hud = {}, None, None, None
+        self.wire, self._last_frame, self._last_poses, self._last_hud = {}, {}, None, {}
         self._published, self._held_back, self._join_waits = {}, set(), {}
         chunks = self._encode_chunks(world.mesher.meshes, hold=False)
         return self._packet(0.0, start, chunks)
@@ -226,12 +255,31 @@ class FrameEncoder:
         return old is None or old[1].triangle_count == 0
 
     def _packet(self, step_ms: float, start: float, chunks: dict[tuple[int, int, int], ChunkUpdate]) -> FramePacket:
-        """The frame's messages (whole and as deltas against the last ones), the HUD's and the overlays'."""
+        """The frame's messages (each player's frame and HUD, whole and as deltas against its last ones; the
+        poses, the events and the overlays, for every page)."""
         world = self.world
-        frame = frame_message(world, step_ms)
-        before = self._last_frame
+        shared = frame_shared(world, step_ms)
+        views = {actions.player.name: self._view(shared | player_fields(world, actions), actions)
+                 for actions in every_actions(world)}
+        for gone in set(self._last_frame) - set(views):  # a player who left: a new one of its name starts whole
+            del self._last_frame[gone], self._last_hud[gone]
+        before, base_frame = self._last_poses, self._poses_frame
+        poses = actor_poses(world)
+        poses_delta = None if before is None else encode_poses(world.frame, poses, before, base_frame)
+        self._last_poses, self._poses_frame = poses, world.frame
+        events = events_message(shared)
+        navmesh = self._encode_navmesh() if self.want_navmesh else None
+        collision = self._encode_collision() if self.want_collision else None
+        return FramePacket(world.frame, views, chunks, navmesh, collision, step_ms,
+                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
+                           encode_poses(world.frame, poses), poses_delta)
+
+    def _view(self, frame: dict[str, Any], actions: PlayerActions) -> PlayerView:
+        """One player's frame (whole and as a delta against its last one) and HUD (when it changed)."""
+        name = actions.player.name
+        before = self._last_frame.get(name)
         frame_delta = None
-        if before is not None:
+        if before is not None and before["frame"] == frame["frame"] - 1:
             frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
                            "step_ms": frame["step_ms"]}
             frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
@@ -239,26 +287,18 @@ class FrameEncoder:
             if cuts is not None:
                 frame_delta["cuts"] = cuts
             frame_delta |= {k: frame[k] for k in ("events", "events_dropped") if k in frame}
-        poses = actor_poses(world)
-        poses_delta = None if self._last_poses is None or before is None else \
-            encode_poses(world.frame, poses, self._last_poses, before["frame"])
-        self._last_frame, self._last_poses = frame, poses
-        events = events_message(frame)
-        hud = hud_message(world)
+        self._last_frame[name] = frame
+        hud, last = hud_message(self.world, actions), self._last_hud.get(name)
+        version = self._hud_version.get(name, 0)
         hud_text = hud_delta = None
-        if hud != self._last_hud:
-            self._hud_version += 1
-            hud_text = dumps(hud | {"version": self._hud_version, "base": None})
-            if self._last_hud is not None:
-                hud_delta = dumps({"type": "hud", "version": self._hud_version, "base": self._hud_version - 1}
-                                  | delta(self._last_hud, hud))
-            self._last_hud = hud
-        navmesh = self._encode_navmesh() if self.want_navmesh else None
-        collision = self._encode_collision() if self.want_collision else None
-        return FramePacket(world.frame, self._frame_text(frame), hud_text, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
-                           None if frame_delta is None else dumps(frame_delta), encode_poses(world.frame, poses),
-                           poses_delta, hud_delta, self._hud_version)
+        if hud != last:
+            version = self._hud_version[name] = version + 1
+            hud_text = dumps(hud | {"version": version, "base": None})
+            if last is not None:
+                hud_delta = dumps({"type": "hud", "version": version, "base": version - 1} | delta(last, hud))
+            self._last_hud[name] = hud
+        return PlayerView(self._frame_text(frame), None if frame_delta is None else dumps(frame_delta), hud_text,
+                          hud_delta, version)
 
     def _frame_text(self, frame: dict[str, Any]) -> str:
         """``dumps(frame)``, its ``cuts`` last (their text kept from the frame before while no mark was added: up to

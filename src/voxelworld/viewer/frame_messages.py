@@ -35,6 +35,7 @@ from ..game.events import GoalReached, UpgradeBought
 from ..game.progress import UPGRADES, price
 
 if TYPE_CHECKING:
+    from ..game.player import Player
     from ..game.world import World
 
 __all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose",
@@ -130,12 +131,12 @@ def encode_poses(frame: int, poses: list[ActorPose], base: list[ActorPose] | Non
     ``base_frame``, which the page has), a joint whose packed rotation did not change is left out of the mask;
     an actor the base does not have gets every joint."""
     joints = len(poses[0].rotations) if poses else 0
-    before = {} if base is None else {pose.name: pose.rotations for pose in base}
+    before = {} if base is None else {(pose.kind, pose.name): pose.rotations for pose in base}
     parts = [POSES_HEADER.pack(KIND_POSES, POSES_VERSION, len(poses), int(frame) & 0xFFFFFFFF,
                                NO_BASE if base is None else int(base_frame) & 0xFFFFFFFF, joints, 0)]
     for pose in poses:
         name = pose.name.encode("utf-8")[:255]
-        old = before.get(pose.name)
+        old = before.get((pose.kind, pose.name))
         sent = np.ones(joints, bool) if old is None or len(old) != joints else old != pose.rotations
         parts += [bytes((ACTOR_KINDS.index(pose.kind), len(name))), name,
                   ACTOR_HEAD.pack(pose.contact, HAS_BLADE if pose.blade else 0, *pose.position, pose.yaw,
@@ -156,7 +157,7 @@ def decode_poses(data: bytes | bytearray | memoryview,
     if kind != KIND_POSES or version != POSES_VERSION:
         raise PoseError(f"binary message of kind {kind} version {version}, expected kind {KIND_POSES} "
                         f"version {POSES_VERSION}")
-    before = {pose.name: pose for pose in base or []}
+    before = {(pose.kind, pose.name): pose for pose in base or []}
     offset, poses = POSES_HEADER.size, []
     mask_bytes = (joints + 7) // 8
     try:
@@ -172,8 +173,8 @@ def decode_poses(data: bytes | bytearray | memoryview,
             offset += 4 * len(words)
             if sent.all():
                 rotations = words.astype(np.uint32)
-            elif name in before:
-                rotations = before[name].rotations.copy()
+            elif (ACTOR_KINDS[kind_byte], name) in before:
+                rotations = before[(ACTOR_KINDS[kind_byte], name)].rotations.copy()
                 rotations[sent.astype(bool)] = words
             else:
                 raise PoseError(f"a delta of the poses for actor {name!r}, which the base frame does not have")
@@ -193,8 +194,8 @@ def decode_poses(data: bytes | bytearray | memoryview,
     return frame, base_frame, poses
 
 
-def progress_fields(world: World) -> dict[str, Any]:
-    """The player's progress as the HUD message carries it: ``shop``, each upgrade of
+def progress_fields(world: World, player: Player | None = None) -> dict[str, Any]:
+    """The progress of ``player`` (the world's own by default) as the HUD message carries it: ``shop``, each upgrade of
     :data:`~voxelworld.game.progress.UPGRADES` in order (``name``, ``title``, ``text``, ``level`` bought,
     ``max_level``, ``cost`` of the next level or None at the last, ``affordable``), and ``goals``, each of the
     world's goals (``name``, ``text``, ``done``).
@@ -204,7 +205,8 @@ def progress_fields(world: World) -> dict[str, Any]:
     >>> fields["shop"][0]["name"], fields["shop"][0]["cost"], fields["goals"][1]
     ('punch_damage', 2.0, {'name': 'reach_iron', 'text': 'reach the iron', 'done': False})
     """
-    progress, currency = world.player.progress, world.player.currency
+    player = world.player if player is None else player
+    progress, currency = player.progress, player.currency
     shop = []
     for upgrade in UPGRADES:
         cost = price(upgrade.name, progress)

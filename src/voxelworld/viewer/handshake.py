@@ -5,6 +5,8 @@ the server answers it.
   (localhost, 127.0.0.0/8, [::1] or the ``--host`` it listens on) and, when it has an ``Origin``, come from the
   page this server served (same host and port); others get 403 and the reason (:class:`ThisServerOnly`, on
   :func:`~voxelworld.viewer.hosts.request_refusal`). Clients that send no ``Origin`` (scripts) are let in.
+- **A LAN game's join code** (``voxelworld play --lan``): a websocket handshake without the code the server printed
+  is refused (403) and counted (:class:`JoinCode`).
 - **Static files** are the files of ``viewer/web/`` only (:class:`WebFiles`).
 - **A page's handshake** is refused, after it is accepted and told why, when the server is full or the page speaks
   another play protocol (:func:`protocol_refusal`, :func:`refuse_page`).
@@ -12,7 +14,10 @@ the server answers it.
 
 from __future__ import annotations
 
+import hmac
 import logging
+import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +28,8 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
     from starlette.websockets import WebSocket
 
-__all__ = ["ThisServerOnly", "WebFiles", "protocol_refusal", "refuse_page", "shown"]
+__all__ = ["ThisServerOnly", "WebFiles", "JoinCode", "JOIN_CODE_BYTES", "new_join_code", "protocol_refusal",
+           "refuse_page", "shown"]
 
 logger = logging.getLogger("voxelworld.play")
 
@@ -54,19 +60,49 @@ def shown(text: str) -> str:
     return repr(text if len(text) <= 20 else text[:17] + "...")
 
 
+@dataclass(eq=False)
+class JoinCode:
+    """A LAN game's join code (``voxelworld play --lan``): a websocket handshake without it is refused (403), and
+    ``refused`` counts the handshakes refused for a missing or wrong code. ``code``: :data:`JOIN_CODE_BYTES`
+    random bytes, URL-safe (:func:`new_join_code`)."""
+
+    code: str
+    refused: int = 0
+
+    def refusal(self, given: list[str]) -> str | None:
+        """Why a handshake whose ``code`` query parameters are ``given`` is refused (counted), or None."""
+        if len(given) == 1 and len(given[0]) == len(self.code) and given[0].isascii() and \
+                hmac.compare_digest(given[0].encode(), self.code.encode()):
+            return None
+        self.refused += 1
+        return "a join code is needed: open the address the server printed (its ?code=...)" if not given else \
+            "wrong join code: open the address the server printed (its ?code=...)"
+
+
+JOIN_CODE_BYTES = 16  # random bytes of a join code (22 URL-safe characters)
+
+
+def new_join_code() -> JoinCode:
+    """A new :class:`JoinCode` from the system's secure random source."""
+    return JoinCode(secrets.token_urlsafe(JOIN_CODE_BYTES))
+
+
 class ThisServerOnly:
     """ASGI middleware: an HTTP request or a websocket handshake that :func:`request_refusal` refuses gets 403
-    and the reason (a handshake is refused before it is accepted), whatever its path."""
+    and the reason (a handshake is refused before it is accepted), whatever its path; with a ``join`` code (a LAN
+    game), a websocket handshake without it too."""
 
-    def __init__(self, app: ASGIApp, host: str) -> None:
-        self.app, self.host = app, host
+    def __init__(self, app: ASGIApp, host: str, join: JoinCode | None = None) -> None:
+        self.app, self.host, self.join = app, host, join
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
-            from starlette.datastructures import Headers
+            from starlette.datastructures import Headers, QueryParams
 
             headers = Headers(scope=scope)
             reason = request_refusal(headers.getlist("host"), headers.getlist("origin"), self.host)
+            if reason is None and self.join is not None and scope["type"] == "websocket":
+                reason = self.join.refusal(QueryParams(scope.get("query_string", b"")).getlist("code"))
             if reason is not None:
                 from starlette.responses import PlainTextResponse
 

@@ -14,8 +14,8 @@ The full description is ``docs/specs/play-protocol.md``; in short:
   functions read them back (tests, tools). ``frame`` and ``hud`` may be deltas against a base the page has
   (:func:`~voxelworld.viewer.frame_messages.delta`): only the fields that changed.
 
-:func:`hello_message`, :func:`frame_message` and :func:`hud_message` build the JSON messages from a
-:class:`~voxelworld.game.world.World`.
+:func:`hello_message` builds the first JSON message from a :class:`~voxelworld.game.world.World`; each player's
+``frame`` and ``hud`` are :mod:`voxelworld.viewer.player_messages`'.
 
 Examples
 --------
@@ -53,11 +53,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import VoxelworldError
-from ..game.events import ActionBlocked, ActionOutcome, Footstep, GoalReached, Landed, TreasureOpened, UpgradeBought
-from ..game.follow_camera import follow_camera
 from ..game.poses import character_rig
 from ..game.progress import UPGRADE_NAMES
-from ..game.use import treasure_depth
+from ..game.seats import MAX_NAME
 from ..meshing import DisplayMesh
 from . import chunk_messages, frame_messages
 from .chunk_messages import (
@@ -73,10 +71,9 @@ from .chunk_messages import (
     occlusion_bytes,
     wire_mesh,
 )
-from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, cuts_field, encode_poses
+from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, encode_poses
 
 if TYPE_CHECKING:
-    from ..game.events import Event
     from ..game.world import World
     from ..navigation import NavMesh
     from ..terrain import Volume
@@ -86,14 +83,13 @@ __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAG
            "KIND_CHUNK_PATCH", "KIND_POSES", "MESH_VERSION", "CHUNK_HEADER", "PATCH_HEADER", "POSES_HEADER",
            "WireMesh", "wire_mesh", "chunk_step", "chunk_origin", "chunk_wire_mesh", "occlusion_bytes",
            "encode_chunk_patch", "decode_chunk_patch", "actor_poses", "encode_poses", "decode_poses",
-           "YAW_LIMIT", "FRAME_STATE", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage",
+           "YAW_LIMIT", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage",
            "OverlaysMessage",
            "PingMessage", "parse_client_message", "RateLimiter",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
-           "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "frame_message",
-           "frame_events", "events_message", "hud_message", "dumps"]
+           "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "dumps"]
 
-PROTOCOL_VERSION = 3  # hello's "protocol"; every binary message's version byte is MESH_VERSION, the same
+PROTOCOL_VERSION = 4  # hello's "protocol"; every binary message's version byte is MESH_VERSION (3, as in 3)
 CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
@@ -127,9 +123,11 @@ class InputMessage:
 
 @dataclass(frozen=True)
 class ControlMessage:
-    """``control`` (``take`` True: this page asks to play) or ``release`` (``take`` False: it stops playing)."""
+    """``control`` (``take`` True: this page asks for a player of its own, named ``name`` when given) or
+    ``release`` (``take`` False: it gives its player up and watches)."""
 
     take: bool
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,7 @@ class PingMessage:
 
 ClientMessage: TypeAlias = InputMessage | ControlMessage | SaveMessage | OverlaysMessage | PingMessage
 
-_FIELDS = {"input": ("move", "look", "held", "buy"), "control": (), "release": (), "save": (),
+_FIELDS = {"input": ("move", "look", "held", "buy"), "control": ("name",), "release": (), "save": (),
            "overlays": ("navmesh", "collision"), "ping": ("id",)}
 
 
@@ -256,7 +254,8 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
             raise _bad("buy", buy, "one of " + ", ".join(UPGRADE_NAMES))
         return InputMessage(move, look, frozenset(held), buy)
     if kind in ("control", "release"):
-        return ControlMessage(kind == "control")
+        return ControlMessage(kind == "control", None if document.get("name") is None else
+                              player_name("name", document["name"]))
     if kind == "save":
         return SaveMessage()
     if kind == "overlays":
@@ -268,6 +267,24 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
     if type(ping) is not int or not 0 <= ping <= MAX_PING_ID:
         raise _bad("id", ping, f"a whole number in [0, {MAX_PING_ID}]")
     return PingMessage(ping)
+
+
+def player_name(where: str, value: object) -> str:
+    """A player's name as a page gives it (``control``'s ``name``, the ``name`` query parameter): 1 to
+    :data:`~voxelworld.game.seats.MAX_NAME` characters, letters, digits, spaces, ``-``, ``_`` and ``.``, not
+    beginning or ending with a space; else ProtocolError naming ``where``.
+
+    >>> player_name("name", "Ann B")
+    'Ann B'
+    >>> player_name("name", "<script>")
+    Traceback (most recent call last):
+    ...
+    voxelworld.viewer.protocol.ProtocolError: name = "<script>" is out of range: must be 1 to 32 letters, ...
+    """
+    if not (isinstance(value, str) and 0 < len(value) <= MAX_NAME and value == value.strip()
+            and all(c.isalnum() or c in " -_." for c in value)):
+        raise _bad(where, value, f"1 to {MAX_NAME} letters, digits, spaces, -, _ or .")
+    return value
 
 
 class RateLimiter:
@@ -445,9 +462,8 @@ def _round(value: np.ndarray | list[Any] | tuple[Any, ...] | SupportsFloat, digi
     return round(number, digits) if math.isfinite(number) else None
 
 
-def hello_message(world: World, client: int, controller: int | None, *, fps: float,
-                  save_path: str | None) -> dict[str, Any]:
-    """The first message a page gets: the protocol, who it is and who plays, the limits, the material table
+def hello_message(world: World, client: int, *, fps: float, save_path: str | None) -> dict[str, Any]:
+    """The first message a page gets: the protocol, who it is (the server adds who plays), the limits, the material table
     (each material's texture and its mean colour: what a renderer draws where it cannot draw the texture's
     picture, /textures.bin), the world's box and chunk grid and how far around its actors it is meshed (m, None:
     all of it), the player's and NPCs' capsules, the props' triangles, the enemies' skeletons and the character
@@ -457,8 +473,7 @@ def hello_message(world: World, client: int, controller: int | None, *, fps: flo
     navigation = world.agents.navigation
     nav_settings = navigation.settings if navigation is not None else None
     return {
-        "type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "control": controller == client,
-        "controller": controller, "fps": fps, "frame": world.frame,
+        "type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "fps": fps, "frame": world.frame,
         "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "messages_per_second": MAX_MESSAGES_PER_SECOND},
         "buttons": list(BUTTONS), "save": save_path,
         "materials": [{"id": m.id, "name": m.name, "group": m.group, "hardness": m.hardness,
@@ -478,123 +493,3 @@ def hello_message(world: World, client: int, controller: int | None, *, fps: flo
                      "parents": e.motion.skeleton.parents.tolist()} for e in world.agents.enemies],
         "character": {"url": CHARACTER_URL, "joints": list(character_rig().skeleton.names)},
     }
-
-
-def _objects(world: World) -> list[dict[str, Any]]:
-    actions = world.actions
-    items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
-    objects = [{"name": o.name, "kind": o.kind, "position": _round(o.object.position),
-                "material": o.object.material, "resting": o.resting} for o in items]
-    objects += [{"name": f"treasure-{n}", "kind": "treasure", "position": _round(t.position), "material": None,
-                 "resting": True, "depth": treasure_depth(world.volume, t.position)}
-                for n, t in actions.closed_treasures()]
-    return objects
-
-
-def _use_target(world: World) -> dict[str, Any] | None:
-    """What the use button would take now (``name``, ``kind`` treasure, fragment or buried, ``depth`` m), or None."""
-    actions = world.actions
-    target = actions.use_target(world)
-    if target is None:
-        return None
-    name = actions.objects[target.index].name if target.kind == "fragment" else \
-        f"treasure-{actions.closed_treasures()[target.index][0]}"
-    return {"name": name, "kind": target.kind, "depth": _round(target.depth)}
-
-
-def _event(event: Event, world: World) -> dict[str, Any] | None:
-    """A frame event as the page reads it (blocked actions, footsteps, action outcomes, treasures opened, upgrades
-    bought, goals reached, landings), None for the kinds the page does not hear of."""
-    if isinstance(event, ActionBlocked):
-        return {"event": "blocked", "action": event.action, "reason": event.reason, "text": event.text}
-    if isinstance(event, Footstep):
-        return {"event": "footstep", "position": _round(event.position), "material": event.material,
-                "sound": event.sound}
-    if isinstance(event, ActionOutcome):
-        outcome = {"event": "outcome", "kind": event.kind,
-                   "position": None if event.position is None else _round(event.position),
-                   "material": event.material, "amount": _round(event.amount)}
-        return outcome if event.item is None else outcome | {"item": event.item}
-    if isinstance(event, TreasureOpened):
-        return {"event": "opened", "name": event.name, "position": _round(event.position),
-                "material": event.material, "stamina": _round(event.stamina), "currency": _round(event.currency)}
-    if isinstance(event, (UpgradeBought, GoalReached)):
-        return frame_messages.progress_event(event)
-    if isinstance(event, Landed):  # where the player stands after the frame it landed in
-        return {"event": "landed", "position": _round(world.player.position), "material": event.material,
-                "speed": _round(event.speed)}
-    return None
-
-
-def frame_events(world: World) -> tuple[list[dict[str, Any]], int]:
-    """The last frame's events for the page (:func:`_event`), at most ``MAX_FRAME_EVENTS``, and how many were
-    dropped past that."""
-    events = [e for e in (_event(event, world) for event in world.frame_events) if e is not None]
-    return events[:MAX_FRAME_EVENTS], max(0, len(events) - MAX_FRAME_EVENTS)
-
-
-def frame_message(world: World, step_ms: float | None = None) -> dict[str, Any]:
-    """The last frame's state besides the poses (:func:`encode_poses` sends those): the frame number, the game's
-    time (s) and ``step_ms`` (how long World.step took), the player (feet, view, eye, aim, grounded, and
-    ``camera``: the third-person camera's spring arm in m, :func:`~voxelworld.game.follow_camera.follow_camera`), loose
-    objects (a treasure with its ``depth``), use's target (``use``), the navmesh's revision, the enemies' cut marks
-    (``cuts``: :func:`~voxelworld.viewer.frame_messages.cuts_field`), what happened (``events``: :func:`frame_events`,
-    ``events_dropped`` those past ``MAX_FRAME_EVENTS``; both left out when there are none). ``base`` is None: a
-    whole frame (the server sends a page the fields that changed since the frame before when it was sent that one)."""
-    player = world.player
-    navigation = world.agents.navigation
-    events, dropped = frame_events(world)
-    message = {"type": "frame", "frame": world.frame, "base": None, "time": _round(world.time),
-               "step_ms": _round(step_ms, 3) if step_ms is not None else None,
-               "player": {"position": _round(player.position), "yaw": _round(player.yaw),
-                          "pitch": _round(player.pitch), "eye": _round(player.eye), "aim": _round(player.aim),
-                          "grounded": bool(player.grounded), "camera": _round(follow_camera(world).distance)},
-               "objects": _objects(world), "use": _use_target(world),
-               "navmesh_revision": navigation.revision if navigation is not None else None, "cuts": cuts_field(world)}
-    if events:
-        message["events"] = events
-    if dropped:
-        message["events_dropped"] = dropped
-    return message
-
-
-FRAME_STATE = ("player", "objects", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
-
-
-def events_message(frame: dict[str, Any]) -> dict[str, Any] | None:
-    """The ``events`` of a :func:`frame_message` as a message of their own (``{"type": "events", "frame",
-    "events", "events_dropped"}``), None when the frame had none. A page sent only every other frame (it fell
-    behind) gets the skipped frames' events this way, so no blocked-action text, sound or debris is lost."""
-    if not frame.get("events") and not frame.get("events_dropped"):
-        return None
-    return {"type": "events", "frame": frame["frame"], "events": frame.get("events", []),
-            "events_dropped": frame.get("events_dropped", 0)}
-
-
-def hud_message(world: World) -> dict[str, Any]:
-    """The HUD: what the player aims at (material, hardness, the voxel's damage and the damage at which it gives
-    way, ``break_at``; each action's reach, ``reaches``, and whether the aimed point is within it, ``reach``;
-    the aim reports surfaces beyond every reach too, for the page to show dimmed), stamina, currency (what opened
-    treasures paid), the suck gauge, the bullets carried (each one's material), what is held, and the volume
-    removed per material group (every group of the table, 0 for none yet) with each group's award thresholds and
-    the items granted, and the shop and goals (:func:`~voxelworld.viewer.frame_messages.progress_fields`)."""
-    aim = world.aim_info()
-    suck = world.actions.suck
-    held = world.actions.held
-    settings = world.actions.settings.awards
-    removed = world.achievements()
-    groups = sorted({m.group for m in world.materials} | set(removed))
-    return {"type": "hud",
-            "aim": None if aim is None else {"material": aim.material, "hardness": _round(aim.hardness),
-                                             "damage": aim.damage, "distance": _round(aim.distance, 3),
-                                             "point": _round(aim.point), "prop": aim.prop,
-                                             "break_at": aim.break_at, "reach": dict(aim.in_reach),
-                                             "reaches": {a: _round(m, 3) for a, m in aim.reaches.items()}},
-            "stamina": _round(world.player.stamina, 2), "stamina_max": world.settings.player.stamina_max,
-            "currency": _round(world.player.currency, 2),
-            "gauge": _round(suck.gauge, 3), "exhausted": suck.exhausted, "sucking": bool(world.inputs.suck),
-            "bullets": list(suck.bullets),
-            "held": None if held is None else {"kind": held.kind, "material": held.object.material},
-            "achievements": {g: _round(removed.get(g, 0.0), 3) for g in groups},
-            "thresholds": {g: list(settings.thresholds_of(g)) for g in groups},
-            "items": list(world.actions.items)} | frame_messages.progress_fields(world)

@@ -50,19 +50,20 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
-from ..errors import ParameterError, check_integer
+from ..errors import ParameterError, check_finite, check_integer
 from ..motion import CESIUM_MAN
 from ..terrain.worldgen import CHUNK_SIZE
 from .frame_encoder import ChunkUpdate, FrameEncoder, FramePacket
-from .handshake import ThisServerOnly, WebFiles, protocol_refusal, refuse_page
-from .protocol import BUTTONS, CHARACTER_URL
+from .handshake import JoinCode, ThisServerOnly, WebFiles, protocol_refusal, refuse_page
+from .page_seats import DEFAULT_PLAYERS, GRACE_SECONDS, MAX_PLAYERS
+from .protocol import CHARACTER_URL
 from .sessions import Sessions
 from .thing_messages import ThingTexts
 
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-__all__ = ["create_app", "serve", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
+__all__ = ["create_app", "serve", "lan_address", "PlayServer", "ServerThread", "FramePacket", "ChunkUpdate", "WEB_DIR", "FPS",
            "MAX_CLIENTS", "HARD_MESSAGE_LIMIT", "bind_socket", "texture_set_bytes", "TEXTURE_HEADER"]
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
@@ -101,20 +102,25 @@ class PlayServer(Sessions):
         Where the ``save`` message writes the world (``voxelworld.io.save_world``); None turns saving off.
     fps : int
         Frames a second (1..240); each frame steps the world by 1/fps s.
+    players : int
+        Pages that may play at once (1..16), each its own player (:mod:`voxelworld.viewer.page_seats`).
+    grace : float
+        Seconds a player whose page went away waits for it (its resume token) before it goes (0..3600).
 
     Attributes
     ----------
     clients : dict of int to client
         The connected pages by number.
-    controller : int or None
-        The number of the page that plays.
+    seats : dict of str to PageSeat
+        The players pages play (or played, within the grace period), by name.
     frames : int
         Frames stepped since the server started.
     failure : str or None
         Why the world stopped (World.step raised), if it did.
     """
 
-    def __init__(self, world: World, save_path: str | Path | None = None, fps: int = FPS) -> None:
+    def __init__(self, world: World, save_path: str | Path | None = None, fps: int = FPS,
+                 players: int = DEFAULT_PLAYERS, grace: float = GRACE_SECONDS) -> None:
         from ..game.world import World
 
         if not isinstance(world, World):
@@ -124,7 +130,12 @@ class PlayServer(Sessions):
         self.fps = check_integer("fps", fps, minimum=1, maximum=240, unit="frames a second")
         self.clients = {}
         self._pages = 0  # pages connected or being greeted: at most MAX_CLIENTS
-        self._controller = None
+        self.max_players = check_integer("players", players, minimum=1, maximum=MAX_PLAYERS, unit="players")
+        self.grace = check_finite("grace", grace, minimum=0.0, maximum=3600.0, unit="s")
+        self.seats = {}
+        self.refused_tokens = 0
+        self._seating = 0
+        self._claimed = set()
         self._numbers = 0
         self.frames = 0
         self.failure = None
@@ -133,19 +144,13 @@ class PlayServer(Sessions):
         self._chunk_updates = {}
         self._frame_number = -1
         self._frame = None  # the last frame's packet (its frame, poses and their deltas)
-        self._hud = None  # (version, whole text, delta text or None)
         self._navmesh = None  # (key, bytes)
         self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
         self.things = ThingTexts(world)  # the things on the ground's messages (world thread)
         self._thing_texts = {}  # column -> (version, things message) (event loop)
         self._thing_ratio = world.volume.chunk_size / CHUNK_SIZE  # a chunk's edge in things columns
-        # The player's controls as the playing page last sent them.
-        self._move = (0.0, 0.0)
-        self._look = None
-        self._held = frozenset()
-        self._pressed = set()  # pressed since the last frame: held for at least one frame
-        self._buying = None  # the upgrade asked for since the last frame: bought in the next
+        self._huds = {}  # player -> (version, whole text, delta text or None)
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None
         self._task: asyncio.Task[None] | None = None
@@ -158,11 +163,16 @@ class PlayServer(Sessions):
         starts)."""
         return replace(self.encoder.encode_all(), things=self.things.all())
 
-    def step_frame(self, inputs: Inputs) -> FramePacket:
-        """Step the world one frame with ``inputs`` and encode what changed (see :class:`FramePacket`). Runs in
-        the world thread; callable directly when no server runs (benchmarks)."""
+    def step_frame(self, inputs: Inputs | Mapping[str, Inputs]) -> FramePacket:
+        """Step the world one frame with ``inputs`` (the world's own player's, or each player's by name: those not
+        given press nothing) and encode what changed (see :class:`FramePacket`). Runs in the world thread;
+        callable directly when no server runs (benchmarks)."""
+        from ..game.world import Inputs
+
         start = time.perf_counter()
-        self.world.step(inputs, 1.0 / self.fps)
+        given = [inputs.get(name, Inputs()) for name, _ in self.world.players()] if isinstance(inputs, Mapping) \
+            else inputs
+        self.world.step(given, 1.0 / self.fps)
         stepped = time.perf_counter()
         packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
         things = self.things.changes()  # None: no things column came, changed or went (the usual frame)
@@ -204,13 +214,9 @@ class PlayServer(Sessions):
     async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
-    def _take_inputs(self) -> Inputs:
-        from ..game.world import Inputs
-
-        held = self._held | self._pressed
-        self._pressed = set()
-        buy, self._buying = self._buying, None
-        return Inputs(move=self._move, look=self._look, buy=buy, **{name: name in held for name in BUTTONS})
+    def _take_inputs(self) -> dict[str, Inputs]:
+        """Each played player's inputs for the next frame, by name (those no page plays press nothing)."""
+        return {name: seat.take_inputs() for name, seat in self.seats.items() if seat.page is not None}
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -229,6 +235,7 @@ class PlayServer(Sessions):
                 return
             self.frames += 1
             self._publish(packet)
+            self._expire_seats(loop.time())  # the players whose pages left more than `grace` s ago go
             deadline += period
             delay = deadline - loop.time()
             if delay < -MAX_LAG:
@@ -314,7 +321,9 @@ def _texture_route(world: World) -> Callable[[Request], Awaitable[Response]]:
     return textures
 
 
-def create_app(world: World, save_path: str | Path | None = None, host: str = "127.0.0.1") -> Starlette:
+def create_app(world: World, save_path: str | Path | None = None, host: str = "127.0.0.1",
+               players: int = DEFAULT_PLAYERS, grace: float = GRACE_SECONDS, join: JoinCode | None = None
+               ) -> Starlette:
     """The Starlette application of ``voxelworld play`` for ``world``: ``/`` the page, ``/ws`` the play
     protocol, ``/character.glb`` the character, ``/textures.bin`` the world's texture set (:func:`texture_set_bytes`).
     The world is stepped from the application's start (lifespan) to its end. The :class:`PlayServer` is
@@ -324,7 +333,7 @@ def create_app(world: World, save_path: str | Path | None = None, host: str = "1
     from starlette.middleware import Middleware
     from starlette.routing import Mount, Route, WebSocketRoute
 
-    play = PlayServer(world, save_path)
+    play = PlayServer(world, save_path, players=players, grace=grace)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -337,8 +346,8 @@ def create_app(world: World, save_path: str | Path | None = None, host: str = "1
     app = Starlette(routes=[WebSocketRoute("/ws", play.websocket_endpoint), Route(CHARACTER_URL, _character),
                             Route("/textures.bin", _texture_route(world), methods=["GET"]),
                             Mount("/", app=WebFiles(WEB_DIR))],
-                    middleware=[Middleware(ThisServerOnly, host=host)], lifespan=lifespan)
-    app.state.play = play
+                    middleware=[Middleware(ThisServerOnly, host=host, join=join)], lifespan=lifespan)
+    app.state.play, app.state.join = play, join
     return app
 
 
@@ -361,6 +370,17 @@ def bind_socket(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
     return sock
 
 
+def lan_address() -> str:
+    """This machine's address on its local network (the one its route out uses; no packet is sent), or
+    127.0.0.1 when it has none."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
 def _url(sock: socket.socket, host: str) -> str:
     port = sock.getsockname()[1]
     if host in ("0.0.0.0", "", "::"):
@@ -376,20 +396,26 @@ def _config(app: Starlette, log_level: str = "warning") -> uvicorn.Config:
 
 
 def serve(world: World, host: str = "127.0.0.1", port: int = 8765, save_path: str | Path | None = None, *,
-          out: TextIO | None = None, log_level: str = "warning", sock: socket.socket | None = None) -> None:
+          out: TextIO | None = None, log_level: str = "warning", sock: socket.socket | None = None,
+          players: int = DEFAULT_PLAYERS, join: JoinCode | None = None) -> None:
     """Serve ``world`` on ``host``:``port`` (127.0.0.1:8765 by default; 0: a free port) until Ctrl+C or
     SIGTERM, printing the page's URL to ``out`` (standard output). Saving writes ``save_path`` (None: off).
     ``sock``: a socket already bound with :func:`bind_socket` to serve on instead (``port`` is then ignored).
-    A port in use or a bad host raise ParameterError before anything runs."""
+    ``players``: pages that play at once; ``join``: a LAN game's join code (the URL printed carries it). A port in
+    use or a bad host raise ParameterError before anything runs."""
     import uvicorn
 
     out = sys.stdout if out is None else out
-    app = create_app(world, save_path, host)
+    app = create_app(world, save_path, host, players, join=join)
     sock = bind_socket(host, port) if sock is None else sock
-    print(f"voxelworld play: open {_url(sock, host)} in a browser (Ctrl+C stops)", file=out, flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"voxelworld play: listening on {host}: other machines that reach it can watch, and play when no "
-              "page plays", file=out, flush=True)
+    url = _url(sock, host) + ("" if join is None else f"?code={join.code}")
+    print(f"voxelworld play: open {url} in a browser (Ctrl+C stops)", file=out, flush=True)
+    if join is not None:
+        print(f"voxelworld play: a LAN game on {host}: up to {players} players join at that address (join code "
+              f"{join.code}); a page without the code is refused", file=out, flush=True)
+    elif host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"voxelworld play: listening on {host}: other machines that reach it can play too (up to "
+              f"{players} players) or watch", file=out, flush=True)
     try:
         uvicorn.Server(_config(app, log_level)).run(sockets=[sock])
     finally:
@@ -417,10 +443,11 @@ class ServerThread:
     ``play`` is the :class:`PlayServer`; ``stop()`` (or leaving the ``with``) shuts it down and waits."""
 
     def __init__(self, world: World, host: str = "127.0.0.1", port: int = 0, save_path: str | Path | None = None,
-                 log_level: str = "warning") -> None:
+                 log_level: str = "warning", players: int = DEFAULT_PLAYERS, grace: float = GRACE_SECONDS,
+                 join: JoinCode | None = None) -> None:
         import uvicorn
 
-        self.app = create_app(world, save_path, host)
+        self.app = create_app(world, save_path, host, players, grace, join)
         self.play: PlayServer = self.app.state.play
         self.socket = bind_socket(host, port)
         self.url = _url(self.socket, host)

@@ -1,10 +1,11 @@
 """A page's session on the ``voxelworld play`` server: :class:`Sessions`, the part of
-:class:`~voxelworld.viewer.server.PlayServer` that greets a page, checks and acts on its messages and hands control
-from page to page.
+:class:`~voxelworld.viewer.server.PlayServer` that greets a page, checks and acts on its messages and gives each
+page a player of its own.
 
-- **Who plays.** The first page to connect while no page plays gets control; the others watch. A watching page
-  may ask for control (``{"type": "control"}``) when no page has it; the player gives it up with
-  ``{"type": "release"}`` or by leaving (the stick and buttons are then let go).
+- **Who plays.** Up to ``players`` pages play at once, each its own player in the one world (the first the world's
+  own, the next ones players who join it); the others watch (:mod:`voxelworld.viewer.page_seats`). A page asks
+  for a player with ``{"type": "control"}`` (and a ``name``) and gives it up with ``{"type": "release"}``; a page
+  that goes away leaves its player standing for a grace period, resumed by the token it was given.
 - **Every message is checked** (:func:`~voxelworld.viewer.protocol.parse_client_message`): size, rate (per
   connection), JSON, type, fields, ranges. A bad one gets ``{"type": "error", "error": "..."}`` and the session
   goes on.
@@ -14,12 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import secrets
 from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
 from ..errors import VoxelworldError
+from ..game.level import surface_height
 from ..io import save_world
+from .page_seats import PageSeat, free_name, seat_message
 from .protocol import (
     MAX_MESSAGES_PER_SECOND,
     ClientMessage,
@@ -32,6 +39,7 @@ from .protocol import (
     dumps,
     hello_message,
     parse_client_message,
+    player_name,
 )
 from .streaming import Page, Streaming
 
@@ -54,13 +62,13 @@ class Sessions(Streaming):
     """The pages' sessions (mixed into :class:`~voxelworld.viewer.server.PlayServer`, which sets these attributes
     up and gives ``_in_world``, which runs a function in the world thread): greeting, messages, control, saving."""
 
-    _controller: Page | None
+    seats: dict[str, PageSeat]  # player name -> the seat of the page that plays it (or played it, in its grace)
+    max_players: int  # pages that may play at once
+    grace: float  # s a player whose page left waits for it
+    refused_tokens: int  # resume tokens refused (wrong or stale) since the server started
+    _seating: int  # pages being given a player (a join under way in the world thread)
+    _claimed: set[str]  # the players given to pages being seated (set in the world thread, cleared on the loop)
     _numbers: int  # pages numbered so far
-    _move: tuple[float, float]  # the player's controls as the playing page last sent them
-    _look: tuple[float, float] | None
-    _held: frozenset[str]  # button names
-    _pressed: set[str]  # pressed since the last frame: held for at least one frame
-    _buying: str | None  # the upgrade the playing page asked to buy since the last frame
     _saving: bool
     world: World
     save_path: str | None
@@ -78,12 +86,9 @@ class Sessions(Streaming):
         async def _in_world(self, function: Callable[..., _T], *args: object) -> _T:
             """``function(*args)`` run in the world thread (PlayServer's)."""
 
-    @property
-    def controller(self) -> int | None:
-        return None if self._controller is None else self._controller.id
-
     def _hello(self, client: int) -> str:
-        return dumps(hello_message(self.world, client, self.controller, fps=self.fps, save_path=self.save_path))
+        return dumps(hello_message(self.world, client, fps=self.fps, save_path=self.save_path)
+                     | {"players": self._playing(), "seats": self.max_players})
 
     def _save_world(self) -> str:
         if self.save_path is None:
@@ -107,14 +112,7 @@ class Sessions(Streaming):
     async def _serve_page(self, websocket: WebSocket) -> None:
         self._numbers += 1
         client = Page(self._numbers, websocket)
-        if self._controller is None:
-            self._controller = client
-        try:
-            hello = await self._in_world(self._hello, client.id)
-        except Exception:
-            if self._controller is client:
-                self._controller = None
-            raise
+        hello = await self._in_world(self._hello, client.id)
         self._reply(client, hello)
         if self.things.kinds is not None:  # a world with things on the ground (viewer.thing_messages)
             self._reply(client, self.things.kinds)
@@ -122,11 +120,11 @@ class Sessions(Streaming):
             self._error(client, self.failure)
         client.chunks.update(chunk for chunk, update in self._chunk_updates.items() if update.has_triangles)
         self.clients[client.id] = client
-        client.wake.set()
-        if self._controller is client:
-            self._announce_control()
-        sender = asyncio.create_task(self._send_loop(client), name=f"voxelworld-page-{client.id}")
-        try:
+        sender = None
+        try:  # who it plays (or that it watches), before the world's chunks
+            await self._first_seat(client, websocket.query_params.get("name"), websocket.query_params.get("token"))
+            client.wake.set()
+            sender = asyncio.create_task(self._send_loop(client), name=f"voxelworld-page-{client.id}")
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -135,16 +133,111 @@ class Sessions(Streaming):
         except Exception as error:  # the connection broke while reading
             logger.debug("page %d: %s", client.id, error)
         finally:
-            sender.cancel()
-            with suppress(asyncio.CancelledError, Exception):
-                await sender
+            if sender is not None:
+                sender.cancel()
+                with suppress(asyncio.CancelledError, Exception):
+                    await sender
             del self.clients[client.id]
             self._overlays_wanted()
-            if self._controller is client:
-                self._release()
+            seat = self._seat_of(client)
+            if seat is not None:  # its player stands, let go, for the grace period (page_seats)
+                seat.page, seat.left_at = None, asyncio.get_running_loop().time()
+                seat.let_go()
+                self._announce_seats()
             if not self.clients and self.failure is None and self.stepping:  # the last page left: the play ends
                 with suppress(Exception):
                     await self._in_world(self._end_play, "left")
+
+    # ----------------------------------------------------------------------------------------- seats
+    def _seat_of(self, client: Page) -> PageSeat | None:
+        return None if client.seat is None else self.seats.get(client.seat)
+
+    def _playing(self) -> list[str]:
+        """The names of the players pages play now."""
+        return [name for name, seat in self.seats.items() if seat.page is not None]
+
+    async def _first_seat(self, client: Page, name: str | None, token: str | None) -> None:
+        """A page that just connected: its player again (a resume ``token`` from the page's URL), else a new one
+        if one is free (``name`` from its URL), else it watches."""
+        if token is not None:
+            seat = next((s for s in self.seats.values() if s.page is None and _same_token(s.token, token)), None)
+            if seat is None:
+                self.refused_tokens += 1
+                self._error(client, "resume token refused: no player waits for it (it is wrong, or its page left "
+                                    f"more than {self.grace:g} s ago)")
+            else:
+                seat.page, seat.left_at, client.seat = client.id, None, seat.name
+                self._announce_seats()
+                return
+        try:
+            asked = None if name is None else player_name("name", name)
+        except ProtocolError as error:
+            self._error(client, f"{error}; a name is given instead")
+            asked = None
+        await self._take_seat(client, asked, refuse=False)
+
+    async def _take_seat(self, client: Page, name: str | None, refuse: bool = True) -> None:
+        """Give the page a player (the world's own if no page plays it, a saved one of ``name`` no page plays, or
+        a new one who joins the world) when fewer than ``max_players`` are taken; else it watches (told why when
+        it asked: ``refuse``)."""
+        if len(self.seats) + self._seating >= self.max_players:
+            if refuse:
+                self._error(client, f"control refused: {self.max_players} players are taken (pages that left "
+                                    f"keep theirs {self.grace:g} s); this page watches")
+            self._announce_seats()
+            return
+        self._seating += 1
+        try:
+            taken = await self._in_world(self._player_for, name)
+        finally:
+            self._seating -= 1
+        if client.id not in self.clients:  # it left meanwhile: the player stands for no page
+            self.seats[taken] = PageSeat(taken, left_at=asyncio.get_running_loop().time())
+        else:
+            self.seats[taken] = PageSeat(taken, page=client.id)
+            client.seat = taken
+        self._claimed.discard(taken)
+        self._announce_seats()
+
+    def _player_for(self, name: str | None) -> str:
+        """(World thread) the name of a player no page holds for a page that asks for ``name``: the world's own,
+        a joined one of that name, else a new one who joins beside the world's own player. The name is claimed
+        (``_claimed``) until the page's seat holds it: pages seated together get different players."""
+        world, held = self.world, set(self.seats) | self._claimed
+        names = [own for own, _ in world.players()]
+        free = [own for own in names if own not in held]
+        for wanted in ("player", name):
+            if wanted in free:
+                self._claimed.add(str(wanted))
+                return str(wanted)
+        new = free_name(name, set(names) | held, len(names) + 1)
+        world.join(new, spawn=spawn_beside(world, len(names)))
+        self._claimed.add(new)
+        return new
+
+    def _give_up(self, client: Page) -> None:
+        """The page's player goes at once (``release``): a joined one leaves the world, the world's own waits."""
+        seat = self._seat_of(client)
+        if seat is None:
+            return
+        client.seat = None
+        self._drop_seat(seat)
+
+    def _drop_seat(self, seat: PageSeat) -> None:
+        del self.seats[seat.name]
+        if seat.name != "player":
+            asyncio.get_running_loop().create_task(self._in_world(self.world.leave, seat.name))
+        self._announce_seats()
+
+    def _expire_seats(self, now: float) -> None:
+        """The players whose pages left more than ``grace`` s ago go (page_seats)."""
+        for seat in [s for s in self.seats.values() if s.left_at is not None and now - s.left_at >= self.grace]:
+            self._drop_seat(seat)
+
+    def _announce_seats(self) -> None:
+        playing = self._playing()
+        for client in self.clients.values():
+            self._reply(client, dumps(seat_message(self._seat_of(client), playing, self.max_players)))
 
     def _handle(self, client: Page, text: str | None, data: bytes | None) -> None:
         """Check one message and act on it; whatever is wrong becomes an error reply."""
@@ -164,30 +257,27 @@ class Sessions(Streaming):
             self._error(client, f"internal error handling the message: {type(error).__name__}: {error}")
 
     def _act(self, client: Page, message: ClientMessage) -> None:
-        playing = self._controller is client
+        seat = self._seat_of(client)
         if isinstance(message, InputMessage):
-            if not playing:
+            if seat is None:
                 self._error(client, self._watching(client, "input ignored"))
                 return
-            self._move, self._look = message.move, message.look
-            self._pressed |= message.held - self._held
-            self._held = message.held
+            seat.move, seat.look = message.move, message.look
+            seat.pressed |= message.held - seat.held
+            seat.held = message.held
             if message.buy is not None:
-                self._buying = message.buy
+                seat.buying = message.buy
         elif isinstance(message, ControlMessage):
-            if message.take:
-                if self._controller is None or playing:
-                    self._controller = client
-                    self._announce_control()
-                else:
-                    self._error(client, f"control refused: page {self._controller.id} plays; ask again when "
-                                        "no page plays")
-            elif playing:
-                self._release()
+            if message.take and seat is None:
+                asyncio.get_running_loop().create_task(self._take_seat(client, message.name))
+            elif message.take:
+                self._announce_seats()
+            elif seat is not None:
+                self._give_up(client)
             else:
                 self._error(client, "release ignored: this page does not play")
         elif isinstance(message, SaveMessage):
-            if not playing:
+            if seat is None:
                 self._error(client, self._watching(client, "save refused"))
             elif self._saving:
                 self._error(client, "save refused: a save is already under way")
@@ -211,9 +301,9 @@ class Sessions(Streaming):
         self.encoder.want_collision = any(c.collision for c in self.clients.values())
 
     def _watching(self, client: Page, what: str) -> str:
-        who = "no page plays now: send {\"type\": \"control\"} to play" if self._controller is None else \
-            f"page {self._controller.id} plays; this page (number {client.id}) watches"
-        return f"{what}: {who}"
+        free = self.max_players - len(self.seats)
+        how = "send {\"type\": \"control\"} to play" if free > 0 else f"all {self.max_players} players are taken"
+        return f"{what}: this page (number {client.id}) watches; {how}"
 
     async def _save(self, client: Page) -> None:
         try:
@@ -228,15 +318,21 @@ class Sessions(Streaming):
         finally:
             self._saving = False
 
-    def _release(self) -> None:
-        """No page plays: the stick and buttons are let go, the view stays."""
-        self._controller = None
-        self._move, self._look, self._held, self._pressed = (0.0, 0.0), None, frozenset(), set()
-        self._buying = None
-        self._announce_control()
 
-    def _announce_control(self) -> None:
-        controller = self.controller
-        for client in self.clients.values():
-            self._reply(client, dumps({"type": "control", "you": client.id == controller, "controller": controller}))
+def _same_token(kept: str, given: str) -> bool:
+    """Whether ``given`` is the resume token ``kept`` (compared in constant time; a token of another length or
+    not hex is not)."""
+    return len(given) == len(kept) and all(c in "0123456789abcdef" for c in given) and \
+        secrets.compare_digest(kept, given)
 
+
+def spawn_beside(world: World, number: int) -> tuple[float, float, float]:
+    """Where the ``number``-th player joins: on the ground 1.5 m beside the world's own player, around it by
+    player, inside the world's box (the world's own player's place where no ground is found)."""
+    own = world.player.position
+    angle = 2.0 * math.pi * (number % 8) / 8.0
+    low, high = world.player.bounds if world.player.bounds is not None else (own, own)
+    x = float(np.clip(own[0] + 1.5 * math.cos(angle), low[0], high[0]))
+    z = float(np.clip(own[2] + 1.5 * math.sin(angle), low[2], high[2]))
+    ground = surface_height(world.volume, x, z)
+    return (x, float(own[1]) if ground is None else float(np.clip(ground, low[1], high[1])), z)

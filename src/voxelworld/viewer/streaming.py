@@ -17,6 +17,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING
 
+from ..game.seats import OWN_NAME
 from .frame_encoder import ChunkUpdate, FramePacket
 from .protocol import MAX_MESSAGES_PER_SECOND, RateLimiter, error_message
 from .thing_messages import due, publish
@@ -54,6 +55,8 @@ class Page:
         self.messages_sent = self.bytes_sent = 0
         self.things_sent: dict[tuple[int, int], int] = {}  # things column -> the version it has (thing_messages)
         self.things_due: set[tuple[int, int]] = set()  # columns it has whose things changed since
+        self.seat: str | None = None  # the name of the player it plays (None: it watches)
+        self.view = OWN_NAME  # whose frame and HUD it was last sent (a watching page: the world's own player's)
 
 
 class Streaming:
@@ -64,7 +67,7 @@ class Streaming:
     _chunk_updates: dict[tuple[int, int, int], ChunkUpdate]  # chunk -> its latest update
     _frame_number: int
     _frame: FramePacket | None  # the last frame's packet (its frame, poses and their deltas)
-    _hud: tuple[int, str, str | None] | None  # (version, whole text, delta text or None)
+    _huds: dict[str, tuple[int, str, str | None]]  # player -> its HUD (version, whole text, delta text or None)
     _navmesh: tuple[int, bytes] | None  # (key, bytes)
     _collision: tuple[int, bytes] | None
     _thing_texts: dict[tuple[int, int], tuple[int, str]]  # things column -> (version, message)
@@ -74,8 +77,9 @@ class Streaming:
         self._chunk_updates.update(packet.chunks)
         publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
-        if packet.hud_text is not None:
-            self._hud = (packet.hud_version, packet.hud_text, packet.hud_delta)
+        for name, view in packet.views.items():
+            if view.hud_text is not None:
+                self._huds[name] = (view.hud_version, view.hud_text, view.hud_delta)
         if packet.navmesh is not None:
             self._navmesh = packet.navmesh
         if packet.collision is not None:
@@ -146,22 +150,29 @@ class Streaming:
                 if client.collision and self._collision is not None and client.collision_sent != self._collision[0]:
                     client.collision_sent = self._collision[0]
                     await send(self._collision[1])
-                if self._hud is not None and client.hud_sent != self._hud[0]:
-                    version, whole, against_last = self._hud
+                packet = self._frame
+                view = OWN_NAME if client.seat is None else client.seat
+                if packet is None or view not in packet.views:  # a player who joined after the last frame
+                    continue
+                if view != client.view:  # another player's view from now on: its HUD and frame whole
+                    client.view, client.hud_sent, client.frame_sent = view, -1, -1
+                hud = self._huds.get(view)
+                if hud is not None and client.hud_sent != hud[0]:
+                    version, whole, against_last = hud
                     text = against_last if against_last is not None and client.hud_sent == version - 1 else whole
                     client.hud_sent = version
                     await send(text)
-                packet = self._frame
-                if packet is not None and client.frame_sent != packet.frame:
+                if client.frame_sent != packet.frame:
                     number = packet.frame
                     while client.events and client.events[0][0] <= number:
                         frame, events = client.events.popleft()
                         if client.frame_sent < frame < number:  # a frame this page skips: its events alone
                             await send(events)
-                    follows = client.frame_sent == number - 1 and packet.frame_delta is not None
+                    player = packet.views[view]
+                    follows = client.frame_sent == number - 1 and player.frame_delta is not None
                     client.frame_sent = number
                     await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
-                    await send(packet.frame_delta if follows and packet.frame_delta is not None else packet.frame_text)
+                    await send(player.frame_delta if follows and player.frame_delta is not None else player.frame_text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send

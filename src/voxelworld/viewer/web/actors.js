@@ -50,6 +50,8 @@ const objectGeometries = {
 
 // Show ``text`` (none for "") in a sprite ``up`` (in the object's units) above ``object``, made again only when the
 // text changes.
+const NAME_ABOVE = 2.1; // m above a player's feet its name floats (the players are 1.8 m tall)
+
 function label(object, text, colour, up = 0.6) {
   const old = object.userData.label;
   if ((old?.userData.text ?? "") === text) return;
@@ -281,10 +283,14 @@ export class Actors {
 
   // The player's object (its character, or the capsule standing in for it), or null: what the camera fades.
   player() {
-    for (const [name, object] of this.meshes) {
-      if (name.startsWith("figure:player:") || name.startsWith("character:player:")) return object;
-    }
-    return null;
+    return this.meshes.get(`character:player:${this.own}`) ?? this.meshes.get(`figure:player:${this.own}`) ?? null;
+  }
+
+  // An actor as this page draws it: its own player hidden in the first-person view, the other players named.
+  placeActor(object, entry, firstPerson) {
+    const own = entry.kind === "player" && entry.name === this.own;
+    object.visible = !(firstPerson && own);
+    if (entry.kind === "player") label(object, own ? "" : entry.name, "#ffe08a", NAME_ABOVE);
   }
 
   actor(name, make) {
@@ -300,7 +306,8 @@ export class Actors {
   }
 
   // Place every actor of ``frame`` (``world``: the hello message; ``colour(name)``: a material's colour).
-  update(frame, world, firstPerson, colour) {
+  update(frame, world, firstPerson, colour, own = "player") {
+    this.own = own; // the name of this page's own player (the one a watching page follows: the world's own)
     for (const object of this.meshes.values()) object.userData.seen = false;
     if (this.character) this.updateCharacters(frame, firstPerson);
     else this.updateFigures(frame, world, firstPerson);
@@ -351,7 +358,7 @@ export class Actors {
       const object = this.actor(`character:${entry.kind}:${entry.name}`,
         () => characterObject(template, entry.kind, joints, tints, levels));
       poseCharacter(object, entry, this.group);
-      object.visible = !(firstPerson && entry.kind === "player");
+      this.placeActor(object, entry, firstPerson);
     }
   }
 
@@ -364,7 +371,7 @@ export class Actors {
         () => capsule(size.radius * scale, size.height * scale, capsuleMaterials[entry.kind] ?? capsuleMaterials.npc));
       object.position.set(...entry.position);
       object.rotation.y = THREE.MathUtils.degToRad(entry.yaw);
-      object.visible = !(firstPerson && entry.kind === "player");
+      this.placeActor(object, entry, firstPerson);
       if (entry.blade) {
         if (!object.userData.blade) {
           object.userData.blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),

@@ -38,7 +38,7 @@ let poses = null; // the last poses message decoded: { frame, characters }, for 
 let rotations = new Map(); // actor name -> its joints' rotations in the last poses (what a delta completes from)
 
 const stats = {
-  connected: false, client: null, controlling: false, controller: null,
+  connected: false, client: null, controlling: false, name: null, players: [], seats: 0,
   messages: 0, bytes: 0, chunkMessages: 0, chunkRemovals: 0, chunks: 0, triangles: 0,
   navmeshMessages: 0, collisionMessages: 0, frames: 0, frame: -1, huds: 0, bullets: 0,
   errors: 0, lastError: null, saved: null, inputsSent: 0, stepMs: null,
@@ -71,7 +71,7 @@ function onHello(hello) {
   stats.client = hello.client;
   input.view = { yaw: hello.player.yaw, pitch: hello.player.pitch };
   follow.bodyRadius = hello.player.radius;
-  setControl(hello.control, hello.controller);
+  setControl({ you: false, name: null, players: hello.players, seats: hello.seats }); // "control" says more
   if (overlays.navmesh || overlays.collision) sendOverlays();
 }
 
@@ -94,7 +94,7 @@ function onFrame(message) {
   stats.frame = frame.frame;
   stats.stepMs = frame.step_ms;
   if (!world) return;
-  actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name));
+  actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name), frame.player.name);
   effects.follow(frame);
   onEvents(frame);
   if (!stats.controlling) input.view = { yaw: frame.player.yaw, pitch: frame.player.pitch };
@@ -104,11 +104,17 @@ function onFrame(message) {
 // "events" message of their own.
 function onEvents(message) {
   if (!world || !message.events || !message.events.length) return;
-  hud.events(message.events);
-  shop.events(message.events);
-  effects.events(message.events);
-  sound.events(message.events, follow.camera.position);
+  // Whose: the texts and the shop's news of this page's own player alone; every player's steps, digging and
+  // landings are seen and heard where they happen.
+  const mine = latest?.player?.name ?? "player";
+  const own = message.events.filter((e) => !e.player || e.player === mine);
+  const seen = message.events.filter((e) => !OWN_ONLY.has(e.event) || !e.player || e.player === mine);
+  hud.events(own);
+  shop.events(own);
+  effects.events(seen);
+  sound.events(seen, follow.camera.position);
 }
+const OWN_ONLY = new Set(["blocked", "opened", "bought", "goal"]); // events only their player's page shows
 
 function onBinary(buffer) {
   stats.bytes += buffer.byteLength;
@@ -140,7 +146,7 @@ function onBinary(buffer) {
     }
     const names = new Map((world?.materials ?? []).map((m) => [m.id, m.name]));
     for (const entry of decoded.characters) entry.contact = entry.contact ? names.get(entry.contact) ?? null : null;
-    rotations = new Map(decoded.characters.map((entry) => [entry.name, entry.rotations]));
+    rotations = new Map(decoded.characters.map((entry) => [`${entry.kind}/${entry.name}`, entry.rotations]));
     poses = decoded;
     stats.poseMessages++;
   } else if (kind === KIND_NAVMESH) {
@@ -177,9 +183,7 @@ function onText(text) {
     case "frame": onFrame(message); break;
     case "events": onEvents(message); break;
     case "hud": onHud(message); break;
-    case "control": setControl(message.you, message.controller);
-      hud.toast(message.you ? "you play" : message.controller === null ? "no page plays: press P to play" : `page ${message.controller} plays`);
-      break;
+    case "control": setControl(message); break;
     case "saved": stats.saved = message.path; hud.toast(`saved to ${message.path}`); break;
     case "error": showError(message.error); break;
     case "thing_kinds": view3d.things.setKinds(message.kinds); break;
@@ -201,17 +205,32 @@ function sendOverlays() {
   send({ type: "overlays", navmesh: overlays.navmesh, collision: overlays.collision });
 }
 
-function setControl(you, controller) {
-  const wasPlaying = stats.controlling;
+// Who plays: this page's own player (its name and the token that resumes it after a reconnect, kept for the tab),
+// and the players the pages play.
+function setControl({ you, name, token, players, seats }) {
+  const wasPlaying = stats.controlling, wasName = stats.name;
   stats.controlling = you;
-  stats.controller = controller;
+  stats.name = name;
+  stats.players = players ?? [];
+  stats.seats = seats ?? 0;
   input.playing = you;
-  if (you && !wasPlaying) input.startPlaying(latest ? { yaw: latest.player.yaw, pitch: latest.player.pitch } : null);
-  document.getElementById("controlbutton").hidden = you || controller !== null;
+  if (token) sessionStorage.setItem("voxelworld-token", token);
+  if (you && (!wasPlaying || wasName !== name)) {
+    input.startPlaying(latest ? { yaw: latest.player.yaw, pitch: latest.player.pitch } : null);
+    hud.toast(`you play ${name}`);
+  } else if (!you && wasPlaying) hud.toast("you watch: press P to play");
+  document.getElementById("controlbutton").hidden = you || stats.players.length >= stats.seats;
 }
 
 function connect() {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?protocol=${PROTOCOL_VERSION}`;
+  // The name the page's own address asks for (?name=), its join code (?code=), and the token of the player this
+  // tab played, if any.
+  const own = new URLSearchParams(location.search), token = sessionStorage.getItem("voxelworld-token");
+  const query = new URLSearchParams({ protocol: PROTOCOL_VERSION });
+  if (own.get("name")) query.set("name", own.get("name"));
+  if (own.get("code")) query.set("code", own.get("code")); // a LAN game's join code (voxelworld play --lan)
+  if (token) query.set("token", token);
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?${query}`;
   socket = new WebSocket(url);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => { stats.connected = true; };
@@ -287,9 +306,11 @@ let statusShown = -Infinity;
 
 function statusLine() {
   if (!stats.connected) return "disconnected: trying again…";
-  const who = stats.controlling ? `you play (page ${stats.client})`
-    : stats.controller === null ? `watching (page ${stats.client}); no page plays: press P`
-      : `watching (page ${stats.client}); page ${stats.controller} plays`;
+  const others = stats.players.filter((name) => name !== stats.name);
+  const playing = others.length ? ` (${others.join(", ")} ${stats.controlling ? "too" : "play"})` : "";
+  const who = stats.controlling ? `you play ${stats.name}${playing}`
+    : stats.players.length >= stats.seats ? `watching (page ${stats.client}); all ${stats.seats} players are taken`
+      : `watching (page ${stats.client}); press P to play${playing}`;
   if (!stats.details) return who;
   // Which side is slow: the server's World.step for the last frame, and this page's time between pictures.
   const step = stats.stepMs === null ? "" : ` · server: step ${stats.stepMs.toFixed(1)} ms`;

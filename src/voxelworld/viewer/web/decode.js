@@ -10,7 +10,7 @@
 
 export const KIND_CHUNK = 1, KIND_NAVMESH = 2, KIND_COLLISION = 3, KIND_CHUNK_PATCH = 4, KIND_POSES = 5;
 export const MESH_VERSION = 3; // the version byte this page reads
-export const PROTOCOL_VERSION = 3; // the hello's "protocol" this page speaks
+export const PROTOCOL_VERSION = 4; // the hello's "protocol" this page speaks
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 revision, vertices n, triangles m, f32 origin x, y, z, step
 export const CHUNK_HEADER_BYTES = 44;
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 base, revision, old n, old m, n, m, vertex split,
@@ -166,7 +166,7 @@ export function unpackRotation(word, out, at) {
 
 // Every actor's pose (kind 5): { frame, base, characters: [{ name, kind, position, yaw, scale, root, rotations
 // (Float32Array, 4 per joint), blade, contact: material id }] }; a delta (base frame given) is completed from
-// ``previous`` (name -> rotations of the base frame), or { error } when an actor's base is missing.
+// ``previous`` ("kind/name" -> rotations of the base frame), or { error } when an actor's base is missing.
 export function decodePoses(buffer, previous) {
   const view = new DataView(buffer);
   const count = view.getUint16(2, true), frame = view.getUint32(4, true), base = view.getUint32(8, true);
@@ -183,7 +183,7 @@ export function decodePoses(buffer, previous) {
     const position = [f32(), f32(), f32()], yaw = f32(), scale = f32(), root = [f32(), f32(), f32()];
     const mask = new Uint8Array(buffer, offset, maskBytes);
     offset += maskBytes;
-    const before = previous?.get(name);
+    const before = previous?.get(`${kind}/${name}`);
     const rotations = new Float32Array(4 * joints);
     for (let j = 0; j < joints; j++) {
       if (mask[j >> 3] & (1 << (j & 7))) {
