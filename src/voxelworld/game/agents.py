@@ -3,8 +3,9 @@
 :class:`Agents` is a :class:`~voxelworld.game.world.World`'s cast (``world.agents``). The navmesh
 (:class:`~voxelworld.game.navigation.WorldNavigation`, baked from the terrain's collision mesh and the props on the
 first NPC added) is re-baked in the "collision_mesh" stage wherever the frame rebuilt collision surfaces; NPCs walk
-together as one crowd (``navigation.crowd``: steering round each other and round the enemies, which stand in it as
-obstacles while they cut and walk in it while they step along their wall, round the NPCs) and re-plan, and chainsaw
+together as one crowd (``navigation.crowd``: steering round each other, round the enemies, which stand in it as
+obstacles while they cut and walk in it while they step along their wall, round the NPCs, and round the players near
+them, who stand in it as obstacles) and re-plan, and chainsaw
 enemies swing and carve (their carves queued as edits for the next frame's update stages), in the "events" stage,
 after the player's actions and objects. Their events become
 :class:`~voxelworld.game.events.NPCChanged` and :class:`~voxelworld.game.events.EnemyChanged`.
@@ -35,6 +36,7 @@ from ..attribute_state import (
 from ..errors import ParameterError, check_point, check_range
 from ..motion import ContactEnded, ContactStarted, Vibration
 from ..navigation import SceneObject
+from ..navigation.crowd import AGENT_HEIGHT, AGENT_RADIUS
 from .checks import point_tuple
 from .enemy import Carved, ChainsawEnemy, ChainsawSettings
 from .enemy_reaction import notice, strike
@@ -97,9 +99,10 @@ class Agents:
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
     # regions: the actors asleep far from the player (voxelworld.game.regions), saved in a row of their own.
     # _areas_of: the pending changes' areas and what they were worked out from (_pending_areas; rebuilt);
-    # _enemies_made: the enemies' agents as placed while they all cut (_place_enemies; rebuilt).
+    # _enemies_made: the enemies' agents as placed while they all cut (_place_enemies; rebuilt); _player_agents: the
+    # players' agents in the crowd, placed again every frame from where the players stand (_place_players; rebuilt).
     OTHER_ATTRIBUTES = ("npcs", "enemies", "navigation", "world", "_enemy_agents", "_enemy_walkers", "regions",
-                        "_areas_of", "_enemies_made")
+                        "_areas_of", "_enemies_made", "_player_agents")
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -116,6 +119,7 @@ class Agents:
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
         self._areas_of: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
         self._enemies_made: _EnemiesMade | None = None  # the enemies' placing while all cut (_place_enemies)
+        self._player_agents: list[int] = []  # the players' agents in the crowd, its last rows (_place_players)
         self.regions = Regions(self)
         world.add_handler(self.regions.look, "collision_mesh")  # before the navmesh streams around the actors
         world.add_handler(self._rebake, "collision_mesh")
@@ -405,6 +409,34 @@ class Agents:
             self._enemies_made = _EnemiesMade(crowd, crowd.mesh.index, places, [
                 (agent, crowd.agent_state(agent)) for agent in self._enemy_agents.values()])
 
+    def _place_players(self, world: World) -> None:
+        """Stand every player near the crowd in it as an obstacle, as a cutting enemy stands (an agent of speed 0:
+        the NPCs and a walking enemy go round it, none pushes it), a disc of the player's capsule radius on the
+        navmesh's point nearest its feet; one farther than the crowd's ``max_snap`` from the navmesh (high in the
+        air, where no tile is baked: a player's agent bakes none) is left out this frame. The players' agents are
+        made again every frame (players move every frame), after the enemies', in the players' order, and taken
+        out first (the enemies' agents are then the crowd's last again: :meth:`_place_enemies`), so that the
+        crowd's order is the NPCs', the enemies', the players', in a loaded world too (nothing of theirs is saved).
+        A player farther across the ground from every other agent than the crowd's ``neighbour_distance`` and
+        ``max_snap`` together is left out: no agent would have it for a neighbour (its agent would cost about
+        50 µs a frame for nothing, more where the navmesh's nearest point lies far)."""
+        assert self.navigation is not None  # (_step's)
+        crowd = self.navigation.crowd
+        near = crowd.settings.neighbour_distance + crowd.settings.max_snap
+        others = crowd.positions  # (the NPCs' agents and the enemies' as placed this frame, no player's yet)
+        if not len(others):
+            return
+        for _, player in world.players():
+            at = player.position
+            if not float(np.min(np.hypot(others[:, 0] - at[0], others[:, 2] - at[2]))) <= near:
+                continue
+            radius = min(max(player.settings.radius, AGENT_RADIUS[0]), AGENT_RADIUS[1])
+            height = min(max(player.settings.height, AGENT_HEIGHT[0]), AGENT_HEIGHT[1])
+            try:
+                self._player_agents.append(crowd.add_agent(at, radius, 0.0, height=height, arrival_distance=0.0))
+            except ParameterError:
+                continue  # off the navmesh: nothing to walk round
+
     def _guide(self, enemy: ChainsawEnemy) -> np.ndarray | None:
         """Where a walking enemy heads this frame: where its agent in the crowd went, shifted back by the offset
         to its feet; None (straight at its goal) when it has no agent walking."""
@@ -417,7 +449,12 @@ class Agents:
 
     def _step(self, world: World, inputs: Inputs) -> None:
         if self.navigation is not None and world.dt > 0.0:
+            crowd = self.navigation.crowd
+            for agent in reversed(self._player_agents):  # (the crowd's last rows, but an NPC's woken since)
+                crowd.remove_agent(agent)
+            self._player_agents = []
             self._place_enemies()
+            self._place_players(world)
             self._step_crowd(world)
         for npc in self.npcs:
             for event in (npc.take_events(world.dt) if world.dt > 0.0 else []):
@@ -447,10 +484,11 @@ class Agents:
                 strike(world, enemy, world.settings.enemy_reaction)
 
     def _step_crowd(self, world: World) -> None:
-        """Step the crowd: every NPC walks, around the others and the enemies, in one step. While every agent of
-        the crowd stands farther than :data:`FAR_ACTOR_DISTANCE` from the player (across the ground) and no enemy
-        walks (the enemy follows its agent), every other frame: the frame between leaves its time owed, and the next
-        steps through both (as a far enemy moves: :meth:`ChainsawEnemy.step`'s ``far``)."""
+        """Step the crowd: every NPC walks, around the others, the enemies and the players near, in one step. While
+        every agent of the crowd stands farther than :data:`FAR_ACTOR_DISTANCE` from every player (across the ground)
+        and no enemy walks (the enemy follows its agent), every other frame: the frame between leaves its time owed,
+        and the next steps through both (as a far enemy moves: :meth:`ChainsawEnemy.step`'s ``far``). (A player's
+        agent, when there is one, stands within a few metres of an NPC or enemy: the crowd is not far then.)"""
         assert self.navigation is not None  # (_step's)
         if self._crowd_owed == 0.0 and self._crowd_far(world):
             self._crowd_owed = world.dt
