@@ -10,7 +10,8 @@ stage in that order, so that the same inputs give the same world.
 
 A save keeps the seats (world file row ``joined``: each one's name, character, actions and inputs; an edit a
 seat's action queued names it, ``by``), and a load seats them again in their order. The enemies notice and strike
-the nearest player (:func:`nearest_player`), and every player's bullets hit them. Every event says whose it is
+the nearest player (:func:`nearest_player`), every player's bullets hit them, the NPCs walk round every player
+(the crowd's obstacles), and the regions keep actors awake near any player. Every event says whose it is
 (``Event.player``: the part of a frame it came from, :func:`each_player` and ``World.add_handler(..., player)`` run
 as that player); each player buys with its own currency and reaches its own goals
 (:func:`~voxelworld.game.progress.attach_progress`), and ``World.end`` sums up each one's play. The snapshot

@@ -50,7 +50,7 @@ const objectGeometries = {
 
 // Show ``text`` (none for "") in a sprite ``up`` (in the object's units) above ``object``, made again only when the
 // text changes.
-const NAME_ABOVE = 2.1; // m above a player's feet its name floats (the players are 1.8 m tall)
+const NAME_ABOVE = 1.8; // m above a player's feet its name's label is centred (the label's foot clears a 1.8 m head)
 
 function label(object, text, colour, up = 0.6) {
   const old = object.userData.label;
