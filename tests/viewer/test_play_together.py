@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from websockets.sync.client import connect
 
 from voxelworld.game.events import log_hash
 from voxelworld.game.world import World
+from voxelworld.viewer.frame_encoder import ChunkUpdate, FramePacket, PlayerView
 from voxelworld.viewer.frame_messages import merged
 from voxelworld.viewer.handshake import new_join_code
 from voxelworld.viewer.page_seats import PageSeat
@@ -222,3 +224,52 @@ def _get(url: str) -> tuple[int, bytes]:
 
     with urlopen(url, timeout=TIMEOUT) as response:
         return response.status, response.read()
+
+
+class _Recording:
+    """Stands in for a page's websocket: keeps the binary messages sent to it."""
+
+    def __init__(self):
+        self.sent: list = []
+
+    async def send_text(self, text: str) -> None:
+        pass
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.sent.append(data)
+
+
+def test_on_a_streaming_world_a_page_is_sent_the_chunks_near_its_own_player():
+    """Interest management: two players 60 m apart on a world with a 20 m view; the chunks changed by the other
+    wait until the page's own player comes near them, then come at once."""
+    import asyncio
+
+    world = World.demo(seed=1, npcs=0)
+    world.settings = replace(world.settings, view_distance=20.0)
+    server = PlayServer(world)
+    interest = server._interest
+    assert interest is not None and interest.reach == pytest.approx(20.0 + 8.0 * 0.5 ** 0.5 + 16.0)
+    size = world.volume.chunk_size * world.volume.voxel_size
+    here, there = (1, 0, 1), (5, 0, 5)  # chunk centres 56.6 m apart across the ground
+    centre = [(c + 0.5) * size + world.volume.origin[0] for c in (1, 1)], [(c + 0.5) * size for c in (5, 5)]
+    update = ChunkUpdate(1, b"\x01" * 64)
+
+    async def run() -> list:
+        socket_ = _Recording()
+        page = ServerPage(1, socket_)
+        page.seat = "player"
+        server.clients[page.id] = page
+        packet = FramePacket(1, {"player": PlayerView("{}")}, {here: update, there: update}, None, None, 0.0, 0.0,
+                             places={"player": (centre[0][0], centre[0][1])})
+        server._publish(packet)
+        sender = asyncio.create_task(server._send_loop(page))
+        await asyncio.sleep(0.05)
+        first = len(socket_.sent)
+        assert page.chunks == {there}  # the far one waits
+        server._publish(replace(packet, frame=2, chunks={}, places={"player": (centre[1][0], centre[1][1])}))
+        await asyncio.sleep(0.05)
+        sender.cancel()
+        return [first, len(socket_.sent), set(page.chunks)]
+
+    first, then, waiting = asyncio.run(run())
+    assert first == 2 and then == 4 and waiting == set()  # (a chunk, then its poses message: the frame's)

@@ -114,6 +114,7 @@ class FramePacket:
     poses: bytes = b""
     poses_delta: bytes | None = None
     things: dict | None = None  # things columns made, changed or forgotten (viewer.thing_messages.ThingTexts)
+    places: dict[str, tuple[float, float]] | None = None  # player -> its feet (x, z), m: whose view is where
 
     @property
     def frame_text(self) -> str:
@@ -270,9 +271,10 @@ class FrameEncoder:
         events = events_message(shared)
         navmesh = self._encode_navmesh() if self.want_navmesh else None
         collision = self._encode_collision() if self.want_collision else None
+        places = {name: (float(p.position[0]), float(p.position[2])) for name, p in world.players()}
         return FramePacket(world.frame, views, chunks, navmesh, collision, step_ms,
                            (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
-                           encode_poses(world.frame, poses), poses_delta)
+                           encode_poses(world.frame, poses), poses_delta, places=places)
 
     def _view(self, frame: dict[str, Any], actions: PlayerActions) -> PlayerView:
         """One player's frame (whole and as a delta against its last one) and HUD (when it changed)."""

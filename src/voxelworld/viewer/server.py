@@ -65,6 +65,7 @@ from .handshake import JoinCode, ThisServerOnly, WebFiles, protocol_refusal, ref
 from .page_seats import DEFAULT_PLAYERS, GRACE_SECONDS, MAX_PLAYERS
 from .protocol import CHARACTER_URL
 from .sessions import Sessions
+from .streaming import ChunkInterest
 from .thing_messages import ThingTexts
 
 if TYPE_CHECKING:
@@ -150,6 +151,10 @@ class PlayServer(Sessions):
         self.things = ThingTexts(world)  # the things on the ground's messages (world thread)
         self._thing_texts = {}  # column -> (version, things message) (event loop)
         self._thing_ratio = world.volume.chunk_size / CHUNK_SIZE  # a chunk's edge in things columns
+        volume, view = world.volume, world.settings.view_distance
+        self._interest = None if view is None else ChunkInterest.of_world(
+            tuple(volume.origin), volume.chunk_size * volume.voxel_size, view)
+        self._places = {}
         self._huds = {}  # player -> (version, whole text, delta text or None)
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..game.seats import OWN_NAME
@@ -25,12 +27,40 @@ from .thing_messages import due, publish
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
-__all__ = ["Page", "Streaming", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED"]
+__all__ = ["Page", "Streaming", "ChunkInterest", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED", "INTEREST_MARGIN"]
 
 EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
 
+INTEREST_MARGIN = 16.0  # m past the view distance a page is sent chunks (they are there before they show)
+
 logger = logging.getLogger("voxelworld.play")
+
+
+@dataclass(frozen=True)
+class ChunkInterest:
+    """Which chunks a page is sent on a world that streams (interest management, issue #35): those whose centre
+    lies within ``reach`` m across the ground (x, z) of its player's feet: the view distance, half a chunk's
+    diagonal and :data:`INTEREST_MARGIN`. ``origin`` (x, z) and ``size`` (a chunk's edge, m) place the chunks.
+
+    >>> interest = ChunkInterest.of_world((0.0, 0.0, 0.0), 16.0, 64.0)
+    >>> interest.near((0, 0, 0), (8.0, 8.0)), interest.near((10, 0, 0), (8.0, 8.0))
+    (True, False)
+    """
+
+    origin: tuple[float, float]
+    size: float
+    reach: float
+
+    @classmethod
+    def of_world(cls, origin: tuple[float, float, float], size: float, view_distance: float) -> ChunkInterest:
+        return cls((float(origin[0]), float(origin[2])), size,
+                   float(view_distance) + size * math.sqrt(0.5) + INTEREST_MARGIN)
+
+    def near(self, chunk: tuple[int, int, int], place: tuple[float, float]) -> bool:
+        x = self.origin[0] + (chunk[0] + 0.5) * self.size
+        z = self.origin[1] + (chunk[2] + 0.5) * self.size
+        return math.hypot(x - place[0], z - place[1]) <= self.reach
 
 class Page:
     """One connected page: its socket, what is waiting to be sent to it and what it has been sent."""
@@ -72,11 +102,15 @@ class Streaming:
     _collision: tuple[int, bytes] | None
     _thing_texts: dict[tuple[int, int], tuple[int, str]]  # things column -> (version, message)
     _thing_ratio: float  # a chunk's edge in things columns
+    _interest: ChunkInterest | None  # which chunks a page is sent: those near its player (None: every chunk)
+    _places: dict[str, tuple[float, float]]  # player -> its feet (x, z) in the last frame
 
     def _publish(self, packet: FramePacket) -> None:
         self._chunk_updates.update(packet.chunks)
         publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
+        if packet.places is not None:
+            self._places = packet.places
         for name, view in packet.views.items():
             if view.hud_text is not None:
                 self._huds[name] = (view.hud_version, view.hud_text, view.hud_delta)
@@ -105,6 +139,20 @@ class Streaming:
         client.outbox.append((True, text))
         client.wake.set()
 
+    def _chunks_near(self, client: Page) -> list[tuple[int, int, int]]:
+        """The chunks waiting for the page that it is sent now (taken from ``client.chunks``): on a world that
+        streams (a view distance), those within :attr:`ChunkInterest.reach` of its player (a watching page: the
+        world's own); the others wait until its player comes near. Every waiting chunk on a world meshed whole."""
+        if not client.chunks:
+            return []
+        place = self._places.get(OWN_NAME if client.seat is None else client.seat)
+        if self._interest is None or place is None:
+            chunks = sorted(client.chunks)
+        else:
+            chunks = sorted(c for c in client.chunks if self._interest.near(c, place))
+        client.chunks.difference_update(chunks)
+        return chunks
+
     async def _send_loop(self, client: Page) -> None:
         """Send a page what is waiting for it whenever there is something: replies, chunk meshes, overlays, the
         HUD, the latest frame."""
@@ -131,9 +179,8 @@ class Streaming:
                             client.errors_dropped = 0
                         text = error_message(text)
                     await send(text)
-                if client.chunks:
-                    chunks = sorted(client.chunks)
-                    client.chunks.clear()
+                chunks = self._chunks_near(client)
+                if chunks:
                     for chunk in chunks:
                         update = self._chunk_updates[chunk]
                         data = update.for_page(client.revisions.get(chunk))
