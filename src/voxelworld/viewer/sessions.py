@@ -189,6 +189,10 @@ class Sessions(Streaming):
         self._seating += 1
         try:
             taken = await self._in_world(self._player_for, name)
+        except VoxelworldError as error:  # the world holds no more players (MAX_SEATS), or no place for one
+            self._error(client, f"control refused: {error}; this page watches")
+            self._announce_seats()
+            return
         finally:
             self._seating -= 1
         if client.id not in self.clients:  # it left meanwhile: the player stands for no page
