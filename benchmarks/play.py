@@ -224,18 +224,19 @@ def players_figures(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 
     the worlds step in turns, ``runs`` rounds of ``frames`` frames each. Row name ("1 player", "4 players", ...,
     "walking", "suck") -> figures: ``median_ms``, ``p95_ms``, ``max_ms`` (wall clock), ``cpu_median_ms``
     (``time.process_time``), ``frames``, ``edits`` (VoxelsEdited events), ``punches`` (punches started),
-    ``punch_edits`` (punches that landed), ``suck_edits``, and ``removed_m3``: what each player's actions removed
-    in the measured frames (m³, the world's own first)."""
+    ``punch_edits`` (punches that landed), ``suck_edits``, ``rebakes`` (the navmesh's), and ``removed_m3``: what
+    each player's actions removed in the measured frames (m³, the world's own first)."""
     rows = {f"{count} player{'s' if count > 1 else ''}": (players_world(count), players_script(count))
             for count in counts}
     if references:
         rows |= {name: scenario(name) for name in ("walking", "suck")}
     times = {name: ([], []) for name in rows}
-    first, removed = {}, {}
+    first, removed, revision = {}, {}, {}
     for name, (world, script) in rows.items():
         for frame in range(warm_up):
             world.step(script(frame))
         first[name], removed[name] = len(world.events), removed_by_each(world)
+        revision[name] = world.agents.navigation.revision
     for run in range(runs):
         for name, (world, script) in rows.items():
             wall, cpu = times[name]
@@ -256,6 +257,7 @@ def players_figures(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 
             "edits": len(edits), "punch_edits": sum(1 for e in edits if e.source == "punch"),
             "suck_edits": sum(1 for e in edits if e.source == "suck"),
             "punches": sum(1 for e in events if type(e).__name__ == "ActionStarted" and e.action == "punch"),
+            "rebakes": world.agents.navigation.revision - revision[name],
             "removed_m3": [float(v) for v in removed_by_each(world) - removed[name]]}
     return figures
 
@@ -271,12 +273,13 @@ def players_table(figures: dict[str, dict]) -> None:
         least = f"{min(row['removed_m3']):.2f}" if several else ""
         rows.append((title, f"{row['median_ms']:.2f}", f"{row['p95_ms']:.2f}", f"{row['max_ms']:.2f}",
                      f"{row['cpu_median_ms']:.2f}", f"{row['punch_edits']} / {row['punches']}", row["suck_edits"],
-                     row["edits"], f"{sum(row['removed_m3']):.1f}", least,
+                     row["edits"], row["rebakes"], f"{sum(row['removed_m3']):.1f}", least,
                      "<= 8 ms median" if name == "8 players" else ""))
     frames = {row["frames"] for row in figures.values()}
     print_table((f"World.step, demo world ({'/'.join(map(str, sorted(frames)))} frames a row)", "median ms",
                  "p95 ms", "max ms", "median CPU ms", "punches landed / started", "suck edits", "edits applied",
-                 "m³ removed by the players", "m³ removed, least by one player", "goal (issue #35)"), rows)
+                 "navmesh re-bakes", "m³ removed by the players", "m³ removed, least by one player",
+                 "goal (issue #35)"), rows)
 
 
 class StageClock:
@@ -298,10 +301,10 @@ class StageClock:
         self._last = now
 
 
-def players_profile(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 300, top: int = 30) -> None:
+def players_profile(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 300, top: int = 40) -> None:
     """Where a step's time goes with several players: the mean ms of each stage for each of ``counts`` (a
     :func:`players_world` per count, ``frames`` frames after ``warm_up``), then cProfile's ``top`` functions by
-    their own time over the last count's frames (another world, as profiling slows every call)."""
+    cumulative time over the last count's frames (another world, as profiling slows every call)."""
     stages = {}
     for count in counts:
         world, script = players_world(count), players_script(count)
@@ -326,7 +329,7 @@ def players_profile(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 
         world.step(script(frame))
     profile.disable()
     print(f"\ncProfile, {counts[-1]} players, {frames} frames (ms are the profile's, slower than unprofiled):")
-    pstats.Stats(profile, stream=sys.stdout).sort_stats("tottime").print_stats(top)
+    pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(top)
 
 
 def seat_page_figures(count: int, seconds: float = 4.0) -> dict[str, float]:
