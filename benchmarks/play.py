@@ -14,6 +14,21 @@
    plays it (inputs at 30 Hz) and reads everything for a few seconds: frames received a second (60 is every
    frame) and bytes received a second.
 3. What a page is sent when it connects (hello and every chunk mesh).
+4. **Several players** (issue #35, :func:`players_figures`; ``--players`` runs this part alone, ``--quick`` a short
+   run of it for the tests): ``World.step`` on the demo world (3 NPCs, the enemy cutting the rock wall, as in
+   ``benchmarks/game.py``; the suck gauge's time limit raised as in its suck row) with 1, 4 and 8 players: the
+   world's own at its start and seats (``World.join``) in a line across it ``PLAYER_SPACING`` apart, all facing the
+   open ground to the west. Each walks slowly forward digging the ground ahead (:func:`digging_player`): every
+   fourth holds suck, the others punch at their tool's pace (a press every other frame: a press while a strike
+   plays is kept and starts as it ends), staggered. After a warm-up, the rows' worlds step in turns (``runs``
+   rounds of ``frames`` frames, the machine's other load falling on every row alike), beside the single player's
+   walking and suck rows of ``benchmarks/game.py`` in the same rounds: median, p95 and max ms a step, the median
+   CPU ms, punches started and landed, the edits applied and the m³ each player removed (the least of them: a
+   row where a player did nothing shows 0). Goal (issue #35): 8 players <= 8 ms median. ``--profile`` adds where
+   a step's time goes: the mean ms of each stage (``World.STAGES``) for each row and cProfile's functions for
+   the last one.
+5. Bytes a second per page with several players (issue #35 §2): :func:`seat_page_figures`, to come when the
+   server gives each page its own seat.
 """
 
 from __future__ import annotations
@@ -22,7 +37,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
 import json  # noqa: E402
+import pstats  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import replace  # noqa: E402
@@ -30,18 +48,24 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from voxelworld.game import world as world_module  # noqa: E402
+from voxelworld.game.level import surface_height  # noqa: E402
 from voxelworld.game.play import ActionSettings  # noqa: E402
+from voxelworld.game.seats import every_actions  # noqa: E402
 from voxelworld.game.world import Inputs, World, WorldSettings  # noqa: E402
 from voxelworld.viewer import protocol  # noqa: E402
 from voxelworld.viewer.server import PlayServer, ServerThread  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from game import FRAMES, WARM_UP, sucking, to_the_wall, walking  # noqa: E402
+from game import FRAMES, WARM_UP, frame_settings, scenario, sucking, to_the_wall, walking  # noqa: E402
 from terrain import print_table  # noqa: E402
 
 END_TO_END_SECONDS = 5.0
 GUARD_WARM_UP = 60  # frames before a guard's figures count (the enemy starts cutting, every chunk sent once)
 KINDS = ("chunks", "poses", "frame", "hud")  # FramePacket.page_bytes's kinds
+PLAYER_COUNTS = (1, 4, 8)  # the several players' rows (issue #35)
+PLAYER_SPACING = 2.25  # m between neighbours in the players' line (across z)
+SUCKING_EVERY = 4  # every fourth player holds suck, the others punch
 
 
 def page_figures(world: World, script, seconds: float = 4.0, fps: int = 60) -> dict[str, float]:
@@ -151,7 +175,182 @@ def end_to_end(world: World) -> tuple:
             f"{received / max(frames, 1) / 1024:.1f}", f"{messages / seconds:.0f}", stepped, n)
 
 
+def players_world(count: int) -> World:
+    """The demo world (3 NPCs, the enemy cutting the rock wall; the suck gauge's time limit raised, as in
+    ``benchmarks/game.py``'s suck row) with ``count`` players: the world's own at its start and ``count - 1`` seats
+    joined on the ground in a line across z, ``PLAYER_SPACING`` m apart (alternately beside it on either side:
+    z 17.25-33 m for 8, clear of the lava pool and the trees), all facing west (-x) over open ground. Its objects
+    are then frozen out of the collector's reach, as ``benchmarks/game.py``'s worlds."""
+    endless = frame_settings(actions=ActionSettings(suck=replace(ActionSettings().suck, time_limit=1e6)))
+    world = World.demo(seed=0, settings=endless)
+    x, z = float(world.player.position[0]), float(world.player.position[2])
+    for n in range(1, count):
+        across = z + PLAYER_SPACING * ((n + 1) // 2) * (1 if n % 2 else -1)
+        world.join(f"player_{n + 1}", spawn=(x, surface_height(world.volume, x, across), across), spawn_yaw=90.0)
+    freeze = getattr(world_module, "freeze_startup_objects", None)
+    if freeze is not None:
+        freeze()
+    return world
+
+
+def digging_player(n: int, frame: int) -> Inputs:
+    """Player ``n``'s (0: the world's own) inputs in ``frame``: facing west, looking about 45 degrees down at the
+    ground 1.6 m ahead, the aim sweeping +-20 degrees, walking slowly into what it dug (a fifth of the stick,
+    0.8 m/s, so that its tool meets fresh ground). Every fourth player (n = 3, 7) holds suck walking at half that;
+    the others press punch every other frame from frame ``5 n`` on: a press while a strike plays is kept and starts
+    as the strike ends, so each punches at its tool's pace (about 0.55 s a strike into soil), the players
+    staggered."""
+    look = (90.0 + 20.0 * np.sin((frame + 37 * n) / 40.0), -45.0 + 5.0 * np.sin((frame + 23 * n) / 45.0))
+    if n % SUCKING_EVERY == SUCKING_EVERY - 1:
+        return Inputs(move=(0.0, 0.1), look=look, suck=True)
+    return Inputs(move=(0.0, 0.2), look=look, punch=frame >= 5 * n and (frame - 5 * n) % 2 == 0)
+
+
+def players_script(count: int):
+    """The script of a world with ``count`` players: one :func:`digging_player` Inputs each, in joining order."""
+    return lambda frame: [digging_player(n, frame) for n in range(count)]
+
+
+def removed_by_each(world: World) -> np.ndarray:
+    """The volume (m³) every player's actions removed so far, the world's own first."""
+    return np.array([sum(actions.achievements().values()) for actions in every_actions(world)])
+
+
+def players_figures(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 200, runs: int = 3,
+                    references: bool = True) -> dict[str, dict]:
+    """The several players' rows (issue #35): for each of ``counts`` a :func:`players_world` playing
+    :func:`players_script`, and with ``references`` the single player's "walking" and "suck" rows of
+    ``benchmarks/game.py`` (its :func:`scenario`). Every world is built and warmed up (``warm_up`` frames), then
+    the worlds step in turns, ``runs`` rounds of ``frames`` frames each. Row name ("1 player", "4 players", ...,
+    "walking", "suck") -> figures: ``median_ms``, ``p95_ms``, ``max_ms`` (wall clock), ``cpu_median_ms``
+    (``time.process_time``), ``frames``, ``edits`` (VoxelsEdited events), ``punches`` (punches started),
+    ``punch_edits`` (punches that landed), ``suck_edits``, ``rebakes`` (the navmesh's), and ``removed_m3``: what
+    each player's actions removed in the measured frames (m³, the world's own first)."""
+    rows = {f"{count} player{'s' if count > 1 else ''}": (players_world(count), players_script(count))
+            for count in counts}
+    if references:
+        rows |= {name: scenario(name) for name in ("walking", "suck")}
+    times = {name: ([], []) for name in rows}
+    first, removed, revision = {}, {}, {}
+    for name, (world, script) in rows.items():
+        for frame in range(warm_up):
+            world.step(script(frame))
+        first[name], removed[name] = len(world.events), removed_by_each(world)
+        revision[name] = world.agents.navigation.revision
+    for run in range(runs):
+        for name, (world, script) in rows.items():
+            wall, cpu = times[name]
+            for frame in range(warm_up + run * frames, warm_up + (run + 1) * frames):
+                inputs = script(frame)
+                start, start_cpu = time.perf_counter(), time.process_time()
+                world.step(inputs)
+                wall.append((time.perf_counter() - start) * 1000.0)
+                cpu.append((time.process_time() - start_cpu) * 1000.0)
+    figures = {}
+    for name, (world, _) in rows.items():
+        wall, cpu = map(np.array, times[name])
+        events = world.events[first[name]:]
+        edits = [e for e in events if type(e).__name__ == "VoxelsEdited"]
+        figures[name] = {
+            "median_ms": float(np.median(wall)), "p95_ms": float(np.percentile(wall, 95)),
+            "max_ms": float(wall.max()), "cpu_median_ms": float(np.median(cpu)), "frames": len(wall),
+            "edits": len(edits), "punch_edits": sum(1 for e in edits if e.source == "punch"),
+            "suck_edits": sum(1 for e in edits if e.source == "suck"),
+            "punches": sum(1 for e in events if type(e).__name__ == "ActionStarted" and e.action == "punch"),
+            "rebakes": world.agents.navigation.revision - revision[name],
+            "removed_m3": [float(v) for v in removed_by_each(world) - removed[name]]}
+    return figures
+
+
+def players_table(figures: dict[str, dict]) -> None:
+    """Print :func:`players_figures` as a Markdown table (the machine first)."""
+    rows = []
+    for name, row in figures.items():
+        several = name[0].isdigit()
+        title = (f"{name} digging; 3 NPCs, enemy cutting" if several else
+                 {"walking": "reference: 1 player walking; 3 NPCs, enemy cutting (game.py)",
+                  "suck": "reference: 1 player sucking the wall; 8 NPCs, enemy cutting (game.py)"}[name])
+        least = f"{min(row['removed_m3']):.2f}" if several else ""
+        rows.append((title, f"{row['median_ms']:.2f}", f"{row['p95_ms']:.2f}", f"{row['max_ms']:.2f}",
+                     f"{row['cpu_median_ms']:.2f}", f"{row['punch_edits']} / {row['punches']}", row["suck_edits"],
+                     row["edits"], row["rebakes"], f"{sum(row['removed_m3']):.1f}", least,
+                     "<= 8 ms median" if name == "8 players" else ""))
+    frames = {row["frames"] for row in figures.values()}
+    print_table((f"World.step, demo world ({'/'.join(map(str, sorted(frames)))} frames a row)", "median ms",
+                 "p95 ms", "max ms", "median CPU ms", "punches landed / started", "suck edits", "edits applied",
+                 "navmesh re-bakes", "m³ removed by the players", "m³ removed, least by one player",
+                 "goal (issue #35)"), rows)
+
+
+class StageClock:
+    """Wall-clock ms of each stage (``World.STAGES``) of a world's frames: a handler added last to every stage
+    notes the time as the stage ends (after the world's own work and the other handlers)."""
+
+    def __init__(self, world: World) -> None:
+        self.ms = {stage: [] for stage in world.STAGES}
+        self._last = 0.0
+        for stage in world.STAGES:
+            world.add_handler(lambda w, inputs, stage=stage: self._note(stage), stage)
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+
+    def _note(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.ms[stage].append((now - self._last) * 1000.0)
+        self._last = now
+
+
+def players_profile(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 300, top: int = 40) -> None:
+    """Where a step's time goes with several players: the mean ms of each stage for each of ``counts`` (a
+    :func:`players_world` per count, ``frames`` frames after ``warm_up``), then cProfile's ``top`` functions by
+    cumulative time over the last count's frames (another world, as profiling slows every call)."""
+    stages = {}
+    for count in counts:
+        world, script = players_world(count), players_script(count)
+        for frame in range(warm_up):
+            world.step(script(frame))
+        clock = StageClock(world)
+        for frame in range(warm_up, warm_up + frames):
+            inputs = script(frame)
+            clock.start()
+            world.step(inputs)
+        stages[count] = {stage: float(np.mean(ms)) for stage, ms in clock.ms.items()}
+    print_table(("stage (World.STAGES): mean ms a step", *(f"{count} player{'s' if count > 1 else ''}"
+                                                          for count in counts)),
+                [(stage, *(f"{stages[count][stage]:.2f}" for count in counts)) for stage in World.STAGES]
+                + [("all", *(f"{sum(stages[count].values()):.2f}" for count in counts))])
+    world, script = players_world(counts[-1]), players_script(counts[-1])
+    for frame in range(warm_up):
+        world.step(script(frame))
+    profile = cProfile.Profile()
+    profile.enable()
+    for frame in range(warm_up, warm_up + frames):
+        world.step(script(frame))
+    profile.disable()
+    print(f"\ncProfile, {counts[-1]} players, {frames} frames (ms are the profile's, slower than unprofiled):")
+    pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(top)
+
+
+def seat_page_figures(count: int, seconds: float = 4.0) -> dict[str, float]:
+    """Part two of the several players' rows (issue #35 §2), to come: what each page is sent (bytes a second by
+    kind and in all, as :func:`page_figures`) while ``count`` pages play, each its own seat, as
+    :func:`players_script` plays them, over ``seconds`` of game time; goal: <= 100 KiB/s a page at steady state,
+    <= 300 KiB/s while its player digs. Not measured yet: the server gives every page but one a watcher's view."""
+    raise NotImplementedError("seat_page_figures waits for the server to give each page its own seat (issue #35 §2)")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", action="store_true", help="only the several players' rows (issue #35)")
+    parser.add_argument("--quick", action="store_true",
+                        help="only the several players' rows, short (30 frames of warm-up, one round of 60)")
+    parser.add_argument("--profile", action="store_true",
+                        help="with the several players' rows: the mean ms of each stage and cProfile's functions")
+    args = parser.parse_args()
+    if args.players or args.quick:
+        players_part(args.quick, args.profile)
+        return
     world = World.demo(seed=0)
     world.step()
     start = time.perf_counter()
@@ -179,6 +378,17 @@ def main() -> None:
     print_table(("served, one websocket page sucking the wall for 5 s", "frames received / s",
                  "frame numbers / s", "KiB received / s", "KiB / frame received", "messages / s",
                  "frames stepped", "inputs sent"), [("suck held at the wall; 8 NPCs, enemy cutting", *e2e)])
+    players_part(False, args.profile)
+
+
+def players_part(quick: bool, profile: bool) -> None:
+    """The several players' rows (:func:`players_figures`), short with ``quick``; then, with ``profile``, where the
+    time goes (:func:`players_profile`)."""
+    print(f"\nSeveral players (issue #35); load average {os.getloadavg()[0]:.2f}")
+    players_table(players_figures(warm_up=30, frames=60, runs=1) if quick else players_figures())
+    print("\nBytes a second per page with several players: not measured yet (seat_page_figures, issue #35 §2)")
+    if profile:
+        players_profile(frames=60 if quick else 300)
 
 
 if __name__ == "__main__":
