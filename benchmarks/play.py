@@ -27,8 +27,8 @@
    row where a player did nothing shows 0). Goal (issue #35): 8 players <= 8 ms median. ``--profile`` adds where
    a step's time goes: the mean ms of each stage (``World.STAGES``) for each row and cProfile's functions for
    the last one.
-5. Bytes a second per page with several players (issue #35 §2): :func:`seat_page_figures`, to come when the
-   server gives each page its own seat.
+5. Bytes a second per page with several players (issue #35 §2): :func:`seat_page_figures`, each page its own
+   player's frame and HUD, every player digging, with 1, 4 and 8 players.
 """
 
 from __future__ import annotations
@@ -332,12 +332,52 @@ def players_profile(counts=PLAYER_COUNTS, warm_up: int = WARM_UP, frames: int = 
     pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(top)
 
 
-def seat_page_figures(count: int, seconds: float = 4.0) -> dict[str, float]:
-    """Part two of the several players' rows (issue #35 §2), to come: what each page is sent (bytes a second by
-    kind and in all, as :func:`page_figures`) while ``count`` pages play, each its own seat, as
-    :func:`players_script` plays them, over ``seconds`` of game time; goal: <= 100 KiB/s a page at steady state,
-    <= 300 KiB/s while its player digs. Not measured yet: the server gives every page but one a watcher's view."""
-    raise NotImplementedError("seat_page_figures waits for the server to give each page its own seat (issue #35 §2)")
+def seat_page_figures(count: int, seconds: float = 4.0, fps: int = 60) -> dict[str, float]:
+    """Part two of the several players' rows (issue #35 §2): what each page is sent while ``count`` pages play,
+    each its own player, as :func:`players_script` plays them (every player digging), over ``seconds`` of game
+    time after :data:`GUARD_WARM_UP` frames, ``PlayServer.step_frame`` called directly (a page that keeps up: its
+    own player's frame and HUD deltas, the shared chunk patches and poses): bytes a second by kind over the pages
+    (``<kind>_bytes_per_s``, their mean), ``total_bytes_per_s`` (the mean page's) and ``max_page_bytes_per_s``
+    (the page sent most), and the server frame's median ms (``step_frame_ms``, ``encode_ms``). Goal: <= 300 KiB/s a
+    page while its player digs (<= 100 KiB/s watching: :func:`guard_figures`)."""
+    world = players_world(count)
+    script = players_script(count)
+    play = PlayServer(world, fps=fps)
+    play.encode_all()
+    names = [name for name, _ in world.players()]
+    frames = max(1, round(seconds * fps))
+    sent = {name: dict.fromkeys(KINDS, 0) for name in names}
+    step, encode = [], []
+    for frame in range(GUARD_WARM_UP + frames):
+        packet = play.step_frame(dict(zip(names, script(frame))))
+        if frame < GUARD_WARM_UP:
+            continue
+        for name in names:
+            for kind, size in packet.page_bytes(name).items():
+                sent[name][kind] += size
+        step.append(packet.step_ms)
+        encode.append(packet.encode_ms)
+    figures = {f"{kind}_bytes_per_s": float(np.mean([sent[n][kind] for n in names])) * fps / frames
+               for kind in KINDS}
+    figures["total_bytes_per_s"] = sum(figures[f"{kind}_bytes_per_s"] for kind in KINDS)
+    figures["max_page_bytes_per_s"] = max(sum(page.values()) for page in sent.values()) * fps / frames
+    figures["step_frame_ms"] = float(np.median(np.add(step, encode)))
+    figures["encode_ms"] = float(np.median(encode))
+    return figures
+
+
+def seat_pages_table(counts=PLAYER_COUNTS, seconds: float = 4.0) -> None:
+    """:func:`seat_page_figures` for each of ``counts``, as a table (KiB a second)."""
+    rows = []
+    for count in counts:
+        f = seat_page_figures(count, seconds)
+        rows.append((f"{count} player{'s' if count > 1 else ''}, every one digging",
+                     *(f"{f[f'{kind}_bytes_per_s'] / 1024:.1f}" for kind in KINDS),
+                     f"{f['total_bytes_per_s'] / 1024:.1f}", f"{f['max_page_bytes_per_s'] / 1024:.1f}",
+                     f"{f['step_frame_ms']:.2f}", f"{f['encode_ms']:.2f}"))
+    print_table(("a page of each player (PlayServer.step_frame, demo world)", "chunk meshes KiB/s", "poses KiB/s",
+                 "frame JSON KiB/s", "HUD KiB/s", "mean page KiB/s (<= 300)", "most sent page KiB/s",
+                 "frame median ms", "encode median ms"), rows)
 
 
 def main() -> None:
@@ -356,7 +396,7 @@ def main() -> None:
     start = time.perf_counter()
     packet = PlayServer(world).encode_all()
     took = (time.perf_counter() - start) * 1000
-    hello = protocol.dumps(protocol.hello_message(world, 1, 1, fps=60, save_path="world.vwd"))
+    hello = protocol.dumps(protocol.hello_message(world, 1, fps=60, save_path="world.vwd"))
     chunk_bytes = sum(len(update.whole) for update in packet.chunks.values())
     print(f"Connecting: hello {len(hello) / 1024:.1f} KiB, {len(packet.chunks)} chunk meshes "
           f"{chunk_bytes / 1024:.1f} KiB (encoded in {took:.1f} ms), frame {len(packet.frame_text)} B, "
@@ -386,7 +426,7 @@ def players_part(quick: bool, profile: bool) -> None:
     time goes (:func:`players_profile`)."""
     print(f"\nSeveral players (issue #35); load average {os.getloadavg()[0]:.2f}")
     players_table(players_figures(warm_up=30, frames=60, runs=1) if quick else players_figures())
-    print("\nBytes a second per page with several players: not measured yet (seat_page_figures, issue #35 §2)")
+    seat_pages_table(seconds=1.0 if quick else 4.0)
     if profile:
         players_profile(frames=60 if quick else 300)
 

@@ -14,9 +14,15 @@ PLAYER_ROWS = {"1 player": 1, "4 players": 4, "8 players": 8}
 REFERENCES = ("reference: 1 player walking", "reference: 1 player sucking the wall")
 
 
-def table(printed: str) -> tuple[list[str], list[list[str]]]:
-    """The header and rows of the first Markdown table ``printed``."""
-    lines = [line for line in printed.splitlines() if line.startswith("|")]
+def table(printed: str, number: int = 0) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the ``number``-th Markdown table ``printed`` (from 0)."""
+    tables, lines = [[]], []
+    for line in printed.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    lines = tables[number]
     assert len(lines) >= 3 and set(lines[1]) <= set("|-:"), printed
     cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
     return cells[0], [row for row in cells[2:] if len(row) == len(cells[0])]
@@ -45,4 +51,11 @@ def test_quick_several_players_rows_have_their_shape_and_every_player_acted():
     assert any(row[-1] == "<= 8 ms median" for row in rows if row[0].startswith("8 players")), names
     for reference in REFERENCES:
         assert sum(name.startswith(reference) for name in names) == 1, names
-    assert "seat_page_figures" in done.stdout  # part two's place is named until it is measured
+    # Part two: what each player's page is sent (its own frame and HUD; the chunks every player digs).
+    header, rows = table(done.stdout, 1)
+    assert header[1:5] == ["chunk meshes KiB/s", "poses KiB/s", "frame JSON KiB/s", "HUD KiB/s"], header
+    assert [row[0].split(" player")[0] for row in rows] == ["1", "4", "8"], rows
+    for row in rows:
+        chunks, poses, frame, hud, mean, most = (float(cell) for cell in row[1:7])
+        assert min(chunks, poses, frame, hud) > 0.0 and mean <= most, row  # the digging's chunks, every part
+        assert mean == round(chunks + poses + frame + hud, 1) or abs(mean - (chunks + poses + frame + hud)) < 0.2

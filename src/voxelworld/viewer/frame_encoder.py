@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..game.seats import OWN_NAME, every_actions
 from .chunk_messages import CHUNK_HEADER, WireMesh
-from .frame_messages import ActorPose, cuts_delta, delta
+from .frame_messages import ActorPose, cuts_delta, delta, objects_delta
 from .player_messages import FRAME_STATE, events_message, frame_shared, hud_message, player_fields
 from .protocol import (
     actor_poses,
@@ -174,6 +174,7 @@ class FrameEncoder:
         self._last_frame: dict[str, dict[str, Any]] = {}  # player -> the last frame message (whole) of its view
         self._last_poses: list[ActorPose] | None = None
         self._poses_frame = -1  # the frame of _last_poses
+        self._objects_memo: tuple[list, list, dict[str, Any] | None] | None = None  # (before, now, their delta)
         self._last_hud: dict[str, dict[str, Any]] = {}  # player -> its last HUD
         self._cuts_text: tuple[dict[str, Any], str] | None = None  # the last frame's cuts, and as JSON
         self._hud_version: dict[str, int] = {}  # player -> its HUD's version
@@ -276,6 +277,16 @@ class FrameEncoder:
                            (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
                            encode_poses(world.frame, poses), poses_delta, places=places)
 
+    def _objects_delta(self, before: list, now: list) -> dict[str, Any] | None:
+        """:func:`~voxelworld.viewer.frame_messages.objects_delta`, worked out once a frame for every view that
+        had the same objects (the list is the frame's shared part)."""
+        kept = self._objects_memo
+        if kept is not None and kept[0] is before and kept[1] is now:
+            return kept[2]
+        found = objects_delta(before, now)
+        self._objects_memo = (before, now, found)
+        return found
+
     def _view(self, frame: dict[str, Any], actions: PlayerActions) -> PlayerView:
         """One player's frame (whole and as a delta against its last one) and HUD (when it changed)."""
         name = actions.player.name
@@ -285,6 +296,7 @@ class FrameEncoder:
             frame_delta = {"type": "frame", "frame": frame["frame"], "base": before["frame"], "time": frame["time"],
                            "step_ms": frame["step_ms"]}
             frame_delta |= delta({k: before[k] for k in FRAME_STATE}, {k: frame[k] for k in FRAME_STATE})
+            frame_delta |= self._objects_delta(before["objects"], frame["objects"]) or {}
             cuts = cuts_delta(before["cuts"], frame["cuts"])  # only the marks added (kerf_marks), when any were
             if cuts is not None:
                 frame_delta["cuts"] = cuts

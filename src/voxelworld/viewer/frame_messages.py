@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose",
            "actor_poses", "pack_rotations", "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged",
-           "PoseError", "cuts_field", "cuts_delta"]
+           "PoseError", "cuts_field", "cuts_delta", "objects_delta"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
 POSES_VERSION = 3
@@ -233,10 +233,38 @@ def delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
 
 
 def merged(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
-    """A page's view after ``message``: a delta (``base`` not None) laid over ``state``, a whole one as it is."""
+    """A page's view after ``message``: a delta (``base`` not None) laid over ``state``, a whole one as it is; a
+    delta's ``objects`` (with ``objects_gone``: :func:`objects_delta`) change the objects of those names only."""
     if message.get("base") is None or state is None:
         return dict(message)
-    return {**state, **message}
+    view = {**state, **message}
+    if "objects_gone" in message:
+        objects = {o["name"]: o for o in state.get("objects", [])}
+        for name in message["objects_gone"]:
+            objects.pop(name, None)
+        objects.update((o["name"], o) for o in message["objects"])
+        view["objects"] = list(objects.values())
+        del view["objects_gone"]
+    return view
+
+
+def objects_delta(before: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What a frame's delta carries of its ``objects`` for a page that has ``before``: None when none changed,
+    else ``objects`` (those new or changed) and ``objects_gone`` (the names of those gone). A resting fragment is
+    sent once, not every frame that another one moves.
+
+    >>> a, b = {"name": "a", "position": [0, 0, 0]}, {"name": "b", "position": [1, 0, 0]}
+    >>> objects_delta([a, b], [a, b]) is None
+    True
+    >>> objects_delta([a, b], [{"name": "a", "position": [0, -1, 0]}, {"name": "c", "position": [2, 0, 0]}])
+    {'objects': [{'name': 'a', 'position': [0, -1, 0]}, {'name': 'c', 'position': [2, 0, 0]}], 'objects_gone': ['b']}
+    """
+    if before == now:
+        return None
+    old = {o["name"]: o for o in before}
+    names = {o["name"] for o in now}
+    return {"objects": [o for o in now if old.get(o["name"]) != o],
+            "objects_gone": [name for name in old if name not in names]}
 
 
 def cuts_field(world: World) -> dict[str, Any]:

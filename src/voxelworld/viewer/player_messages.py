@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["frame_message", "frame_shared", "player_fields", "frame_events", "events_message", "hud_message",
            "FRAME_STATE", "object_name"]
 
-FRAME_STATE = ("player", "objects", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged
+FRAME_STATE = ("player", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged (and the
+# objects: frame_messages.objects_delta, those that changed)
 FEEDBACK = ("blocked", "opened", "bought", "goal")  # events only their player's page shows (its texts, its HUD)
 
 

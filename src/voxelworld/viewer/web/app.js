@@ -84,6 +84,13 @@ function onFrame(message) {
     delete state.events;
     delete state.events_dropped;
     frame = { ...state, ...message };
+    if (message.objects_gone) { // the objects that changed, and the names of those gone (play protocol 4)
+      const objects = new Map((latest.objects ?? []).map((o) => [o.name, o]));
+      for (const name of message.objects_gone) objects.delete(name);
+      for (const o of message.objects) objects.set(o.name, o);
+      frame.objects = [...objects.values()];
+      delete frame.objects_gone;
+    }
     stats.frameDeltas++;
   }
   if (poses && poses.frame === message.frame) frame.characters = poses.characters;
