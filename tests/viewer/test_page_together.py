@@ -44,6 +44,7 @@ def test_two_pages_each_play_their_own_and_see_the_other_named():
             own = bo.evaluate(NAME_OF, "character:player:Bo")
             assert own is None  # its own player carries no name
             assert "you play Bo (player too)" in bo.inner_text("#status")
+            assert ann.inner_text("#shares").startswith("by player: player 0.0 · Bo 0.0")  # each one's digging
             # Bo walks forward: Ann's page sees Bo's character move.
             start = ann.evaluate(POSITION_OF, "Bo")
             bo.keyboard.down("KeyW")

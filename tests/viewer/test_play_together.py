@@ -15,7 +15,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from voxelworld.game.events import log_hash
-from voxelworld.game.world import World
+from voxelworld.game.world import Inputs, World
 from voxelworld.viewer.frame_encoder import ChunkUpdate, FramePacket, PlayerView
 from voxelworld.viewer.frame_messages import merged
 from voxelworld.viewer.handshake import new_join_code
@@ -283,3 +283,16 @@ def test_on_a_streaming_world_a_page_is_sent_the_chunks_near_its_own_player():
 
     first, then, waiting = asyncio.run(run())
     assert first == 2 and then == 4 and waiting == set()  # (a chunk, then its poses message: the frame's)
+
+
+def test_every_page_s_hud_shows_each_player_s_share_of_the_digging():
+    from voxelworld.viewer.player_messages import hud_message
+
+    world = World.demo(seed=0, npcs=0)
+    guest = world.join("guest", spawn=world.player.position + (1.5, 0.0, 0.0))
+    assert hud_message(world)["shares"] == [["player", 0.0], ["guest", 0.0]]
+    for _ in range(40):
+        world.step([Inputs(), Inputs(look=(0.0, -60.0), suck=True)])
+    own, theirs = hud_message(world)["shares"], hud_message(world, guest.actions)["shares"]
+    assert own == theirs and own[0] == ["player", 0.0] and own[1][0] == "guest" and own[1][1] > 0.0
+    assert own[1][1] == round(sum(guest.actions.achievements().values()), 2)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..game.world import World
 
 __all__ = ["frame_message", "frame_shared", "player_fields", "frame_events", "events_message", "hud_message",
-           "FRAME_STATE", "object_name"]
+           "FRAME_STATE", "object_name", "shares"]
 
 FRAME_STATE = ("player", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged (and the
 # objects: frame_messages.objects_delta, those that changed)
@@ -166,7 +166,8 @@ def hud_message(world: World, actions: PlayerActions | None = None) -> dict[str,
     ``reaches``, and whether the aimed point is within it, ``reach``; the aim reports surfaces beyond every reach
     too, for the page to show dimmed), stamina, currency (what opened treasures paid), the suck gauge, the bullets
     carried (each one's material), what is held, and the volume removed per material group (every group of the
-    table, 0 for none yet) with each group's award thresholds and the items granted, and the shop and goals
+    table, 0 for none yet) with each group's award thresholds and the items granted, every player's share of the
+    digging (``shares``: :func:`shares`), and the shop and goals
     (:func:`~voxelworld.viewer.frame_messages.progress_fields`)."""
     actions = world.actions if actions is None else actions
     player = actions.player
@@ -187,4 +188,10 @@ def hud_message(world: World, actions: PlayerActions | None = None) -> dict[str,
             "held": None if held is None else {"kind": held.kind, "material": held.object.material},
             "achievements": {g: _round(removed.get(g, 0.0), 3) for g in groups},
             "thresholds": {g: list(settings.thresholds_of(g)) for g in groups},
-            "items": list(actions.items)} | frame_messages.progress_fields(world, player)
+            "items": list(actions.items), "shares": shares(world)} | frame_messages.progress_fields(world, player)
+
+
+def shares(world: World) -> list[list[Any]]:
+    """Each player's share of the digging: ``[name, m³ its actions removed]`` for every player, the world's own
+    first (the achievements chart shows them when several play)."""
+    return [[other.player.name, _round(sum(other.achievements().values()), 2)] for other in every_actions(world)]

@@ -88,6 +88,10 @@ export class Hud {
     text($("held"), hud.held ? `holding a ${HELD_NAMES[hud.held.kind] || hud.held.kind} of ${hud.held.material}` : "");
     text($("items"), hud.items.length ? `items: ${hud.items.join(", ")}` : "");
     this.drawAchievements(hud.achievements, hud.thresholds);
+    // Each player's share of the digging, when several play (issue #35).
+    const shares = hud.shares ?? [];
+    text($("shares"), shares.length > 1 ? `by player: ${shares.map(([name, m3]) => `${name} ${m3.toFixed(1)}`)
+      .join(" · ")} m³` : "");
   }
 
   // Each action's mark on the reticle and in the panel: lit when the aim is within its reach, dimmed beyond it
