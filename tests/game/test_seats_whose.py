@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import numpy as np
 import pytest
 
 from voxelworld.errors import FormatError, ParameterError
@@ -17,6 +18,7 @@ from voxelworld.game.events import (
     GoalReached,
     Jumped,
     PlayEnded,
+    TreasureOpened,
     UpgradeBought,
     VoxelsEdited,
     event_text,
@@ -28,8 +30,9 @@ from voxelworld.game.seats import MAX_NAME
 from voxelworld.game.world import Inputs, World
 from voxelworld.io import load_world, save_world
 
-from ..io.forge import checksum
-from .test_play import LOOK, arena, of
+from ..io.forge import checksum, state_row, write_state_text
+from .test_play import FLOOR, LOOK, arena, of
+from .test_use import BURIED, dig_to_the_treasure, treasure_world
 
 FORWARD = Inputs(move=(0.0, 1.0))
 
@@ -147,3 +150,38 @@ def test_the_aim_and_the_camera_are_each_player_s_own():
     assert own is not None and own.material == "rock"
     assert theirs is None or theirs.point[0] < 3.0  # the guest looks along -x, away from the rock wall
     assert follow_camera(world, player=guest.player).position != follow_camera(world).position
+
+
+def test_a_treasure_belongs_to_whoever_opens_it():
+    """The world's own player's treasure (placed for it) opened by a guest standing where the host stood: it pays
+    the guest, counts as the guest's, and is gone for both; a save keeps who took how many."""
+    world = treasure_world("iron")
+    dig_to_the_treasure(world)
+    guest = world.join("guest", spawn=(6.5, FLOOR, 4.0), spawn_yaw=270.0)
+    world.player.position = np.array([6.5, FLOOR, 6.5])  # the host steps aside
+    for _ in range(3):
+        world.step([Inputs(), Inputs(look=LOOK)])
+    d = np.array(BURIED) - guest.player.eye  # the guest's view at the treasure
+    look = (float(np.degrees(np.arctan2(-d[0], -d[2])) % 360.0),
+            float(np.degrees(np.arctan2(d[1], np.hypot(d[0], d[2])))))
+    before = guest.player.currency
+    log = world.step([Inputs(), Inputs(look=look, use=True)])
+    for _ in range(3):
+        log += world.step([Inputs(), Inputs(look=look)])
+    opened = of(log, TreasureOpened)
+    assert [(e.player, e.name) for e in opened] == [("guest", "treasure-0")]
+    assert guest.player.currency > before and world.player.currency == 0.0
+    assert (guest.actions.treasures_taken, world.actions.treasures_taken) == (1, 0)
+    assert world.actions.opened_treasures == (0,) and world.actions.closed_treasures() == []
+    assert world.end("finished").treasures_opened == 0 and of(world.events, PlayEnded)[-1].treasures_opened == 1
+
+
+def test_a_file_from_before_counts_the_treasures_its_player_opened_as_taken(tmp_path):
+    world = treasure_world("iron")
+    world.actions.opened_treasures = (0,)  # opened before treasures could be anyone's
+    path = tmp_path / "old.vwd"
+    save_world(world, path)
+    data = state_row(path, "actions")
+    assert data.pop("treasures_taken") == 0
+    write_state_text(path, "actions", json.dumps(data))
+    assert load_world(path).actions.treasures_taken == 1

@@ -73,6 +73,7 @@ WRONG_VALUES = {  # id: (row, keys into the row, value, the field the error name
     "world inputs a string": ("world", ["inputs"], "forward", "state['inputs']"),
     "world rng state negative": ("world", ["rng", "items", 1, 1, "items", 1, 1], -1, "state['rng']"),
     "actions made negative": ("actions", ["made"], -1, "state['made']"),
+    "treasures taken negative": ("actions", ["treasures_taken"], -2, "state['treasures_taken']"),
     "actions items a list": ("actions", ["items"], {"$": "list", "items": ["gold"]}, "state['items']"),
     "npc replans negative": ("agents", ["npcs", 0, "replans"], -1, "state['replans']"),
     "npc state unknown": ("agents", ["npcs", 0, "walk", "items", 3, 1], "dancing", "state['state']"),

@@ -51,6 +51,7 @@ from ..collision import TriangleBVH
 from ..errors import check_finite, check_integer, check_range
 from ..terrain import Volume
 from .actions import ActionEvent, ActionResult, PunchSettings
+from .all_players import closed_treasures_of, treasure_name
 from .checks import point_tuple
 from .deformation import (
     AwardSettings,
@@ -160,12 +161,18 @@ class PlayerActions:
     items : tuple of str
         Items granted so far (awards), in order.
     opened_treasures : tuple of int
-        The treasures opened, as indices into ``deformation.treasures`` (placement order), in opening order.
+        The treasures of these actions (found by their digging, or placed for the world's own player) that a
+        player opened, as indices into ``deformation.treasures`` (placement order), in opening order.
+    treasures_taken : int
+        The treasures this player opened, whoever's they were (a treasure belongs to whoever opens it).
     """
 
     # What the actions keep from frame to frame (:meth:`state_dict`); the other attributes: the settings.
-    STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures")
-    STATE_ADDED = ("opened_treasures",)  # saved since treasures open: a file from before has none opened
+    STATE_ATTRIBUTES = ("suck", "deformation", "held", "objects", "items", "_made", "opened_treasures",
+                        "treasures_taken")
+    # Saved since treasures open (a file from before has none opened), and since they belong to whoever opens them
+    # (issue #35; a file from before: its own player opened those of its own that are open).
+    STATE_ADDED = ("opened_treasures", "treasures_taken")
     # Ranges (voxelworld.game.state_checks): times (held_time, objects' age and flight_time) in [0, MAX_SECONDS],
     # counters in [0, MAX_COUNT]; the treasures' positions within the world's box grown by POSITION_MARGIN, the
     # objects' by that and how far one flies before it is lost (settings.throw: 2 * speed and gravity for
@@ -180,7 +187,7 @@ class PlayerActions:
                                 treasures=sequence(instance(Treasure))),
         "held": optional(instance(WorldObject, age=seconds(), flight_time=seconds())),
         "objects": sequence(instance(WorldObject, age=seconds(), flight_time=seconds()), list),
-        "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)),
+        "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)), "treasures_taken": count(),
         "*": lambda actions, name, state: actions._check_places(name, state)}
     OTHER_ATTRIBUTES = ("base_settings", "_upgraded", "_player", "_awaiting_bookkeeping", "_box", "strike", "shovel",
                         "_dig_contacts")  # strike, shovel: saved by their own state_dicts
@@ -196,6 +203,7 @@ class PlayerActions:
         self.objects: list[WorldObject] = []
         self.items: tuple[str, ...] = ()
         self.opened_treasures: tuple[int, ...] = ()
+        self.treasures_taken = 0
         self.strike = Strike(settings.strike)  # the punch or pull-out playing
         self.shovel = PlayerShovel(settings.shovel)  # the dig playing
         self._dig_contacts: TerrainContacts | None = None  # what the shovel's blade meets, once attached
@@ -257,6 +265,8 @@ class PlayerActions:
                     part.load_state_dict(state[key], f"state[{key!r}]")
             state = {key: value for key, value in state.items() if key not in ("strike", "shovel")}
         restore_attributes(self, state, self.STATE_ATTRIBUTES, self.STATE_ADDED, self.STATE_CHECKS)
+        if "treasures_taken" not in state:
+            self.treasures_taken = len(self.opened_treasures)
         self.strike, self.shovel = strike, shovel
 
     def attach(self, world: World, player: Player | None = None) -> None:
@@ -372,12 +382,12 @@ class PlayerActions:
 
     def _use(self, world: World, eye: np.ndarray, aim: np.ndarray, volume: Volume, bvh: TriangleBVH | None
              ) -> None:
-        closed = self.closed_treasures()
+        closed = closed_treasures_of(world)
         target = self.use_target(world)
         if target is None:
             self._refuse(world, refusal("use", "nothing_to_use"), "nothing_in_reach")
         elif target.kind == "treasure":
-            self._open(world, closed[target.index][0])
+            self._open(world, *closed[target.index][:2])
         elif target.kind == "buried":
             self._refuse(world, treasure_buried(target.depth), "buried")
         elif self.held is not None:
@@ -391,23 +401,25 @@ class PlayerActions:
 
     def use_target(self, world: World) -> UseTarget | None:
         """What the use button would take now (:func:`~voxelworld.game.use.use_target`): its ``index`` counts
-        into :meth:`closed_treasures` for a treasure, into ``objects`` for a fragment (other objects are never
-        taken, but keep their places)."""
+        into :func:`closed_treasures_of` for a treasure (every player's: a treasure belongs to whoever opens it),
+        into ``objects`` for a fragment (other objects are never taken, but keep their places)."""
         s, player = self.settings, self.player
         loose = [n for n, o in enumerate(self.objects) if o.kind == "fragment"]
-        target = use_target(world.volume, player.eye, player.aim, [t.position for _, t in self.closed_treasures()],
+        target = use_target(world.volume, player.eye, player.aim, [t.position for _, _, t in closed_treasures_of(world)],
                             [self.objects[n].object.position for n in loose], s.use_reach, s.use_angle)
         return replace(target, index=loose[target.index]) if target is not None and target.kind == "fragment" \
             else target
 
-    def _open(self, world: World, n: int) -> None:
-        treasure = self.deformation.treasures[n]
+    def _open(self, world: World, owner: PlayerActions, n: int) -> None:
+        """Open the ``n``-th treasure of ``owner`` (these actions or another player's): it pays this player."""
+        treasure = owner.deformation.treasures[n]
         reward = treasure_reward(world.volume, treasure.position)
-        self.opened_treasures += (n,)
+        owner.opened_treasures += (n,)
+        self.treasures_taken += 1
         self.player.add_stamina(reward.stamina, "treasure")
         self.player.add_currency(reward.currency)
-        world.emit(TreasureOpened, name=f"treasure-{n}", material=reward.material, position=treasure.position,
-                   stamina=reward.stamina, currency=reward.currency)
+        world.emit(TreasureOpened, name=treasure_name(owner, n), material=reward.material,
+                   position=treasure.position, stamina=reward.stamina, currency=reward.currency)
         world.emit(ActionEnded, action="use", outcome="opened")
 
     def _queue(self, world: World, action: str, edit: VoxelEdit | None, eye: np.ndarray, aim: np.ndarray,

@@ -263,7 +263,7 @@ def track_goals(world: World, inputs: Inputs, actions: PlayerActions) -> None:
     once all are reached)."""
     player, goals = actions.player, world.settings.goals
     own = [event for event in world.frame_events if event.player == player.name]
-    new = reached_goals(goals, player.progress.goals, len(actions.opened_treasures), player.touching, own)
+    new = reached_goals(goals, player.progress.goals, actions.treasures_taken, player.touching, own)
     if new:
         player.progress = replace(player.progress, goals=player.progress.goals + new)
         texts = {g.name: g.text for g in goals}

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_range
+from .all_players import every_actions
 from .events import PlayEnded
 from .inputs import Inputs
 from .play import PlayerActions
@@ -169,10 +170,5 @@ def play_ended(world: World, reason: str, actions: PlayerActions) -> PlayEnded:
     removed = tuple((group, float(volume)) for group, volume in sorted(actions.achievements().items()))
     return PlayEnded(frame=world.frame, time=world.time, reason=reason, frames=world.frame, seconds=float(world.time),
                      stamina=float(player.stamina), currency=float(player.currency),
-                     treasures_opened=len(actions.opened_treasures), bullets=len(actions.suck.bullets),
+                     treasures_opened=actions.treasures_taken, bullets=len(actions.suck.bullets),
                      removed=removed, player=player.name)
-
-
-def every_actions(world: World) -> list[PlayerActions]:
-    """Every player's actions, the world's own first, then the seats' in joining order."""
-    return [world.actions] + [seat.actions for seat in world.joined]

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..game.all_players import closed_treasures_of, every_actions, object_name, treasure_name
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, GoalReached, Landed, TreasureOpened, UpgradeBought
 from ..game.follow_camera import follow_camera
-from ..game.seats import every_actions
 from ..game.use import treasure_depth
 from . import frame_messages
 from .frame_messages import cuts_field
@@ -38,14 +38,6 @@ __all__ = ["frame_message", "frame_shared", "player_fields", "frame_events", "ev
 
 FRAME_STATE = ("player", "use", "navmesh_revision")  # a frame's fields a delta leaves out when unchanged (and the
 # objects: frame_messages.objects_delta, those that changed)
-FEEDBACK = ("blocked", "opened", "bought", "goal")  # events only their player's page shows (its texts, its HUD)
-
-
-def object_name(actions: PlayerActions, name: str) -> str:
-    """An object's name on the wire: the world's own player's objects as they are named, a joined player's
-    prefixed with its name and a slash (``guest/fragment-3``), so that every player's objects are told apart."""
-    player = actions.player.name
-    return name if player == "player" else f"{player}/{name}"
 
 
 def _objects(world: World) -> list[dict[str, Any]]:
@@ -56,7 +48,7 @@ def _objects(world: World) -> list[dict[str, Any]]:
         items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
         objects += [{"name": object_name(actions, o.name), "kind": o.kind, "position": _round(o.object.position),
                      "material": o.object.material, "resting": o.resting} for o in items]
-        objects += [{"name": object_name(actions, f"treasure-{n}"), "kind": "treasure", "position": _round(t.position),
+        objects += [{"name": treasure_name(actions, n), "kind": "treasure", "position": _round(t.position),
                      "material": None, "resting": True, "depth": treasure_depth(world.volume, t.position)}
                     for n, t in actions.closed_treasures()]
     return objects
@@ -68,9 +60,12 @@ def _use_target(world: World, actions: PlayerActions) -> dict[str, Any] | None:
     target = actions.use_target(world)
     if target is None:
         return None
-    name = actions.objects[target.index].name if target.kind == "fragment" else \
-        f"treasure-{actions.closed_treasures()[target.index][0]}"
-    return {"name": object_name(actions, name), "kind": target.kind, "depth": _round(target.depth)}
+    if target.kind == "fragment":
+        name = object_name(actions, actions.objects[target.index].name)
+    else:  # any player's treasure (a treasure belongs to whoever opens it)
+        owner, n, _ = closed_treasures_of(world)[target.index]
+        name = treasure_name(owner, n)
+    return {"name": name, "kind": target.kind, "depth": _round(target.depth)}
 
 
 def _event(event: Event, world: World) -> dict[str, Any] | None:
