@@ -58,6 +58,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ParameterError, check_finite, check_point, check_range
 from ..motion import CESIUM_MAN, Clip, Pose, Skeleton, load_gltf
+from .all_players import every_actions
 from .events import ActionStarted, Event
 
 if TYPE_CHECKING:
@@ -499,8 +500,7 @@ def pose_characters(world: World, previous: Iterable[CharacterPose] = (), events
     poses = [_walker(actions.player.name, "player", actions.player.position, actions.player.yaw,
                      before.get(("player", actions.player.name)), dt,
                      _player_layers(world, actions, events, before.get(("player", actions.player.name))))
-             for actions in [world.actions] + [seat.actions for seat in world.joined]]  # (seats.every_actions:
-    # seats imports play, which imports the enemy, which imports this module)
+             for actions in every_actions(world)]
     poses += [_walker(npc.name, "npc", position, None, before.get(("npc", npc.name)), dt,
                       _npc_layers(npc.jump[0] >= 0, before.get(("npc", npc.name)), dt))
               for npc, position in zip(world.agents.npcs, world.agents.npc_positions())]
