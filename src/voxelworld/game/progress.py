@@ -1,9 +1,8 @@
 """A player's progress: the tool upgrades currency buys in the shop, and the world's goals the player reaches.
 
-What a player earns belongs to the player, not to the world (several players come later): each
+What a player earns belongs to the player, not to the world (each of several players its own): each
 :class:`~voxelworld.game.player.Player` keeps a :class:`Progress` (``player.progress``; its ``currency`` stays
-``player.currency``, the treasures it opened ``world.actions.opened_treasures``, the player's actions), saved and
-loaded with it.
+``player.currency``, the treasures it opened ``actions.treasures_taken``, its actions'), saved and loaded with it.
 
 - **Upgrades** (:data:`UPGRADES`, a fixed table): punch damage, suck reach and gauge, and an iron breaker, each
   bought a level at a time for the currency opened treasures pay. The settings the player's actions use are the
