@@ -48,7 +48,8 @@ def served_page(world: Any, query: str = BEHAVIOUR_PAGE, viewport: tuple[int, in
 
     from voxelworld.viewer.server import ServerThread
 
-    with ServerThread(world) as server, sync_playwright() as playwright:
+    # grace 0: a tab a test opens beside it and closes takes its player with it (no page here comes back by token)
+    with ServerThread(world, grace=0.0) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
             tab = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})

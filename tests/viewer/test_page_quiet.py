@@ -31,7 +31,7 @@ def test_the_status_line_says_who_plays_and_i_shows_the_details(page):
 
 
 def test_the_key_list_folds_away_after_the_first_minute_and_h_shows_it(page):
-    tab = page.context.browser.new_page(viewport={"width": 960, "height": 600})  # its own clock; it watches
+    tab = page.context.browser.new_page(viewport={"width": 960, "height": 600})  # its own clock (a second player)
     try:
         tab.clock.install()
         tab.goto(page.url)
@@ -50,6 +50,8 @@ def test_the_key_list_folds_away_after_the_first_minute_and_h_shows_it(page):
         assert tab.is_visible("#help table")  # the player chose: it stays
     finally:
         tab.close()
+    # Its player gone, the page's HUD shows one player's again (no shares line under the chart).
+    page.wait_for_function("document.getElementById('shares').textContent === ''", timeout=WAIT_MS)
 
 
 def test_the_hud_says_what_the_player_holds_in_words(page):
