@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from voxelworld.errors import ParameterError
-from voxelworld.game.agents import ENEMY_RADIUS
+from voxelworld.game.agents import ENEMY_RADIUS, REBAKE_INTERVAL
 from voxelworld.game.enemy import ChainsawSettings
 from voxelworld.game.events import EnemyChanged, NPCChanged, VoxelsEdited
 from voxelworld.game.npcs import NPCSettings
@@ -233,6 +233,26 @@ def test_digs_on_both_sides_of_a_path_wait_for_the_navmesh_delay_and_one_on_it_d
         firsts.append(revisions.index(1))
     assert 15 <= firsts[0] <= 16  # 0.25 s after the digs were applied in frame 0
     assert firsts[1] <= 1  # at once
+
+
+def test_digs_on_a_path_every_frame_re_bake_at_once_then_at_most_once_every_interval():
+    """A change on a walking NPC's way re-bakes at once; more on it in the frames after wait until
+    REBAKE_INTERVAL has passed since that re-bake (several diggers re-baked nearly every frame), and a saved world
+    keeps when the next may come."""
+    world = field_world()
+    npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    navigation = world.agents.navigation
+    revisions = []
+    for _ in range(24):
+        x = npc.position[0] + 1.0  # a fresh dig just ahead of the NPC, on its way, every frame
+        world.queue_edit(VoxelEdit("remove", Cylinder((x, 3.0, 13.5), (x, 8.0, 13.5), 0.4), source="dig"))
+        world.step(Inputs())
+        revisions.append(navigation.revision)
+    changed = [n for n in range(1, len(revisions)) if revisions[n] != revisions[n - 1]]
+    assert revisions[0] == 1  # the first at once
+    gaps, interval = np.diff([0] + changed), round(REBAKE_INTERVAL / world.dt)
+    assert len(changed) >= 3 and interval <= gaps.min() and gaps.max() <= interval + 2  # not waiting for the delay
+    assert world.time - REBAKE_INTERVAL < world.agents.state_dict()["rebake_after"] <= world.time + REBAKE_INTERVAL
 
 
 def test_the_waiting_changes_areas_follow_the_chunks_and_the_box_they_are_made_of():

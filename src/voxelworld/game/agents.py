@@ -63,6 +63,10 @@ ENEMY_RADIUS = 0.5  # m: the disc NPCs keep out of around an enemy (its body and
 # which an edit's display is made in the background (streaming.NEAR_EDIT_DISTANCE): their steps and cuts come a
 # frame or a fifth of a second late where they are a few pixels.
 FAR_ACTOR_DISTANCE = 64.0
+# s: the least time between two re-bakes of changes on a walking NPC's path. Several diggers near the NPCs changed
+# a path nearly every frame and re-baked the navmesh in 214 of 300 frames (8 players: 7 ms a frame); an NPC walks
+# at most this long on the old navmesh (Recast's tile cache likewise updates within a budget, not at every change).
+REBAKE_INTERVAL = 0.1
 # m: a walking enemy's agent is at its goal this near it; from there (or when its agent is blocked) the enemy
 # walks straight on to its own goal, which may lie off the navmesh (at the wall it cuts)
 WALKER_ARRIVAL = 0.1
@@ -85,15 +89,18 @@ class Agents:
 
     # What the cast keeps from frame to frame besides its agents (:meth:`state_dict`); the NPCs, enemies and the
     # navmesh hand over their own states; ``world`` is the world it was made for.
-    STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box", "_crowd_owed")
+    STATE_ATTRIBUTES = ("_patrols", "_blocked_at", "_pending", "_pending_since", "_pending_box", "_crowd_owed",
+                        "_rebake_after")
     # Ranges (voxelworld.game.state_checks): patrol ends and the pending box within the world's box grown by
     # POSITION_MARGIN; pending chunks of the grid; blocked_at a count; pending_since and crowd_owed times (a file
-    # saved before the crowd stepped far actors every other frame has no crowd_owed: 0). Each enemy's motion
+    # saved before the crowd stepped far actors every other frame has no crowd_owed: 0; one saved before re-bakes
+    # were spaced has no rebake_after: 0). Each enemy's motion
     # (taken back before the cast's state) must stand where its enemy does, its points within the world's box.
     STATE_CHECKS: dict[str, Callable[..., None]] = {
         "patrols": mapping(text(), pair(array((3,)), array((3,)))), "blocked_at": mapping(text(), count()),
         "pending": set_of(sequence(whole(0), tuple, 3), set), "pending_since": seconds(),
         "pending_box": optional(pair(array((3,)), array((3,)))), "crowd_owed": seconds(),
+        "rebake_after": seconds(),
         "*": lambda agents, name, state: agents._check_state(name, state)}
     # _enemy_agents: each enemy's agent in the navigation's crowd, placed again every frame from the enemy's own
     # state (rebuilt); _enemy_walkers: those of the enemies walking, with the offset from the agent to its feet.
@@ -115,6 +122,7 @@ class Agents:
         self._pending_since = 0.0
         self._pending_box: tuple[np.ndarray, np.ndarray] | None = None  # what they changed, m
         self._crowd_owed = 0.0  # s: the time of the frame the crowd did not step in, far from the player (_step_crowd)
+        self._rebake_after = 0.0  # s: the world time before which a change on a path waits (REBAKE_INTERVAL)
         self._enemy_agents: dict[str, int] = {}  # enemy name -> its agent's id in the crowd (looked up)
         self._enemy_walkers: dict[str, tuple[int, np.ndarray]] = {}  # enemy name -> (agent, offset m) (looked up)
         self._areas_of: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
@@ -134,7 +142,7 @@ class Agents:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_crowd_owed",), checks=self.STATE_CHECKS)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_crowd_owed", "_rebake_after"), checks=self.STATE_CHECKS)
 
     def _check_state(self, name: str, state: Mapping[str, Any]) -> None:
         """What ties the cast's state to its world: places within the world's box, chunks of its grid; and each
@@ -251,9 +259,9 @@ class Agents:
     # ---------------------------------------------------------------------------------------------- frame
     def _rebake(self, world: World, inputs: Inputs) -> None:
         """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
-        what changed, else once the oldest waiting change is ``settings.navmesh_delay`` s old, in the first frame from
-        then that changed nothing itself, at most two frames later (digging every
-        frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
+        what changed (at most once every ``REBAKE_INTERVAL`` s), else once the oldest waiting change is
+        ``settings.navmesh_delay`` s old, in the first frame from then that changed nothing itself, at most two
+        frames later (digging every frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
         the actors (:meth:`WorldNavigation.stream`)."""
         if self.navigation is None:
             return
@@ -274,8 +282,9 @@ class Agents:
         # Due once the oldest change is navmesh_delay old; a frame with a change of its own (a digger's, which pays
         # for its edit's meshes) leaves it to the next one or two (within _crosses_a_path's two frames more).
         due = waited >= delay and (not world.rebuilt_chunks or waited >= delay + 1.5 * world.dt)
-        if due or self._crosses_a_path(world):
+        if due or (world.time >= self._rebake_after and self._crosses_a_path(world)):
             pending, self._pending, self._pending_box = self._pending, set(), None
+            self._rebake_after = world.time + REBAKE_INTERVAL
             assert self.navigation is not None  # (_rebake's)
             self.navigation.update(pending)
 

@@ -8,17 +8,20 @@ impact rule of the pair of materials changes the terrain (:func:`~voxelworld.gam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..collision import TriangleBVH
+from ..errors import check_finite, check_range
 from ..meshing import DisplayMesh, MeshOptions, mesh_volume
 from ..terrain import MaterialTable
 from .actions import VoxelObject
-from .throwing import Projectile, ThrowSettings, fly
+from .checks import point_tuple
+from .throwing import ThrowSettings
 
-__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall"]
+__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all"]
 
 KINDS = ("fragment", "held", "bullet", "projectile", "treasure")
 
@@ -62,13 +65,45 @@ def fall(item: WorldObject, bvh: TriangleBVH | None, dt: float, materials: Mater
          settings: ThrowSettings = ThrowSettings()) -> WorldObject | None:
     """A loose object one frame on: flying under gravity until its path meets the collision mesh, where it comes
     to rest at the contact; a resting object only ages. None when it flew longer than
-    ``settings.max_flight_time`` without meeting anything (it fell out of the world)."""
-    if item.resting:
-        return replace(item, age=item.age + dt)
-    step = fly(Projectile(item.object, item.flight_time), bvh, dt, materials, settings)
-    if step.contact is not None:
-        still = replace(item.object, position=step.contact.point, velocity=(0.0, 0.0, 0.0))
-        return replace(item, object=still, age=item.age + dt, resting=True)
-    if step.projectile is None:
-        return None
-    return replace(item, object=step.projectile.object, age=item.age + dt, flight_time=step.projectile.flight_time)
+    ``settings.max_flight_time`` without meeting anything (it fell out of the world). :func:`fall_all` for one."""
+    return fall_all([item], bvh, dt, materials, settings)[0]
+
+
+def fall_all(items: Sequence[WorldObject], bvh: TriangleBVH | None, dt: float, materials: MaterialTable,
+             settings: ThrowSettings = ThrowSettings()) -> list[WorldObject | None]:
+    """Every one of ``items`` one frame on, as :func:`fall` (the same arithmetic as
+    :func:`~voxelworld.game.throwing.fly`, bit for bit), the flying ones' paths tested against ``bvh`` in one
+    query: a player's up to 64 fragments, each tested alone, cost about 0.1 ms apiece a frame."""
+    check_range("bvh", bvh, "a TriangleBVH or None", bvh is None or isinstance(bvh, TriangleBVH))
+    dt = check_finite("dt", dt, minimum=0.0, unit="s")
+    check_range("materials", materials, "a MaterialTable", isinstance(materials, MaterialTable))
+    check_range("settings", settings, "a ThrowSettings", isinstance(settings, ThrowSettings))
+    # (the constructor rather than dataclasses.replace: resting fragments age every frame, a few hundred of them)
+    moved: list[WorldObject | None] = [
+        WorldObject(i.name, i.kind, i.object, i.age + dt, True, i.flight_time) if i.resting else None for i in items]
+    flying = [n for n, item in enumerate(items) if not item.resting]
+    if not flying:
+        return moved
+    things = [items[n].object for n in flying]
+    starts = np.array([thing.position for thing in things], dtype=np.float64)
+    velocities = np.array([thing.velocity for thing in things], dtype=np.float64) - [0.0, settings.gravity * dt, 0.0]
+    ends = starts + velocities * dt
+    first_hit = np.full(len(flying), -1, dtype=np.int64)
+    hits = None
+    if bvh is not None and dt > 0:
+        hits = bvh.segment_hits(starts, ends)  # sorted by segment, then distance: a segment's first is its nearest
+        segments, firsts = np.unique(hits.ray, return_index=True)
+        first_hit[segments] = firsts
+    for row, (n, thing) in enumerate(zip(flying, things)):
+        item, hit = items[n], int(first_hit[row])
+        if hit >= 0:
+            assert hits is not None
+            still = replace(thing, position=point_tuple(hits.point[hit]), velocity=(0.0, 0.0, 0.0))
+            moved[n] = WorldObject(item.name, item.kind, still, item.age + dt, True, item.flight_time)
+            continue
+        time = item.flight_time + dt
+        if time > settings.max_flight_time:
+            continue  # fell out of the world (None)
+        flown = replace(thing, position=point_tuple(ends[row]), velocity=point_tuple(velocities[row]))
+        moved[n] = WorldObject(item.name, item.kind, flown, item.age + dt, False, time)
+    return moved

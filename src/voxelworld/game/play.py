@@ -64,7 +64,7 @@ from .deformation import (
 )
 from .digger import ShovelSettings
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
-from .objects import ObjectTransform, WorldObject, fall
+from .objects import ObjectTransform, WorldObject, fall_all
 from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .shovel import PlayerShovel
@@ -574,6 +574,8 @@ class PlayerActions:
             self.held = replace(self.held, object=replace(self.held.object, position=point_tuple(where)),
                                 age=self.held.age + dt)
         kept = []
+        loose = [item for item in self.objects if item.kind != "projectile"]
+        fallen = iter(fall_all(loose, bvh, dt, materials, s.throw))  # (in the objects' order)
         for item in self.objects:
             if item.kind == "projectile":
                 step = fly(Projectile(item.object, item.flight_time), bvh, dt, materials, s.throw)
@@ -588,7 +590,7 @@ class PlayerActions:
                     kept.append(replace(item, object=step.projectile.object, age=item.age + dt,
                                         flight_time=step.projectile.flight_time))
                 continue
-            moved = fall(item, bvh, dt, materials, s.throw)
+            moved = next(fallen)
             if moved is not None and moved.age <= s.fragment_lifetime:
                 kept.append(moved)
         self.objects = kept
