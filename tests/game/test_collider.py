@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from voxelworld.collision import TriangleBVH
-from voxelworld.game.collider import chunk_bvhs
-from voxelworld.game.world import Inputs, World
+from voxelworld.game.collider import chunk_bvhs, focus_boxes
+from voxelworld.game.level import surface_height
+from voxelworld.game.world import Inputs, VoxelEdit, World
 from voxelworld.meshing import merge_collision_meshes
 from voxelworld.terrain import Sphere
 
@@ -100,7 +101,7 @@ def test_the_enemys_blade_reads_the_worlds_collider_where_it_covers_its_reach_an
 
     world = World.demo(seed=0, npcs=0)
     world.step(Inputs())
-    box = world.collider.box
+    (box,) = world.collider.boxes  # one actor: one box
     table = next(p for p in world.props if p.name == "table")
     centre = np.array(world.player.position) + (1.0, 0.8, 0.0) if near == "player" else table.positions.mean(axis=0)
     shared, own = TerrainContacts(world.volume, world.mesher, 1.5), TerrainContacts(world.volume, world.mesher, 1.5)
@@ -121,3 +122,37 @@ def test_the_enemys_blade_reads_the_worlds_collider_where_it_covers_its_reach_an
     assert not world.collider.covers(far, 1.5)
     shared.refresh(far, world.collider)
     assert world.collider.bvh not in shared._parts
+
+
+def test_focus_boxes_merge_the_boxes_that_meet_and_keep_the_others_apart():
+    radius = 2.0
+    close = focus_boxes([[0.0, 0.0, 0.0], [3.0, 1.0, 0.0]], radius)  # their boxes meet: the joint box
+    assert [(b.min, b.max) for b in close] == [((-2.0, -2.0, -2.0), (5.0, 3.0, 2.0))]
+    far = focus_boxes([[20.0, 0.0, 0.0], [0.0, 0.0, 0.0]], radius)  # apart: a box each, lowest corner first
+    assert [(b.min, b.max) for b in far] == [((-2.0, -2.0, -2.0), (2.0, 2.0, 2.0)), ((18.0, -2.0, -2.0),
+                                                                                  (22.0, 2.0, 2.0))]
+    # A chain: the first and last meet only through the joint box of the first two.
+    chain = focus_boxes([[0.0, 0.0, 0.0], [3.9, 0.0, 0.0], [7.8, 0.0, 0.0], [30.0, 0.0, 0.0]], radius)
+    assert [(b.min[0], b.max[0]) for b in chain] == [(-2.0, 9.8), (28.0, 32.0)]
+    assert focus_boxes([[30.0, 0.0, 0.0], [7.8, 0.0, 0.0], [3.9, 0.0, 0.0], [0.0, 0.0, 0.0]], radius) == chain
+
+
+def test_players_far_apart_collide_each_in_a_box_of_its_own_not_one_over_the_ground_between():
+    """Two players in opposite corners of the demo world: the collider holds the chunks around each (both stand
+    and walk on the ground, and a dig near the far one is in the collider at once), not the box between them."""
+    world = World.demo(seed=0, npcs=0)
+    x, z = 44.0, 4.0  # (the player starts near x 19, z 24: their boxes, 12 m every way, do not meet along x)
+    guest = world.join("guest", spawn=(x, surface_height(world.volume, x, z), z))
+    for _ in range(60):
+        world.step([Inputs(), Inputs(move=(0.0, 1.0))])
+    boxes = world.collider.boxes
+    assert len(boxes) == 2 and world.player.grounded and guest.player.grounded
+    middle = (np.array(world.player.position) + guest.player.position) / 2
+    assert not world.collider.covers(middle, 1.0)
+    assert all(world.collider.covers(p.position, 2.0) for p in (world.player, guest.player))
+    down = world.collider.raycast(np.array([guest.player.position]) + (1.0, 2.0, 0.0), [[0.0, -1.0, 0.0]])
+    assert np.isfinite(down.distance[0])
+    world.queue_edit(VoxelEdit("remove", Sphere(tuple(down.point[0]), 1.0), source="dig"))
+    world.step([Inputs(), Inputs()])
+    deeper = world.collider.raycast(np.array([guest.player.position]) + (1.0, 2.0, 0.0), [[0.0, -1.0, 0.0]])
+    assert deeper.distance[0] > down.distance[0] + 0.5  # the hole, in the collider the frame it was dug

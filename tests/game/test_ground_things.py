@@ -189,3 +189,18 @@ def test_the_columns_under_chunks_of_any_size(chunk_size):
         for a, b in things.chunk_columns((ci, 0, ck) for ci, ck in np.argwhere(chunks).tolist()):
             want[a, b] = True
         assert np.array_equal(things._columns_of(chunks), want)
+
+
+def test_a_thing_falling_in_the_colliders_columns_combines_it_again_one_far_away_does_not():
+    world = generated_world(GENERATOR, scatter=THICK)
+    world.step()
+    things = world.ground_things
+    trees = [(column, n) for column in sorted(things.columns) for n in range(len(things.columns[column].things))
+             if KIND_NAMES[things.columns[column].things.kind[n]] == "tree"]
+    inside = [t for t in trees if world.collider.covers(things.columns[t[0]].things.position[t[1]], 0.0)]
+    outside = [t for t in trees if not world.collider.covers(things.columns[t[0]].things.position[t[1]], 20.0)]
+    assert inside and outside
+    revision = things.revision
+    assert _dig_under(world, *outside[0]) and things.revision == revision  # fell far from the collider
+    assert _dig_under(world, *inside[0]) and things.revision == revision + 1
+    assert not things.collider_stale()  # (combined again in that frame, the tree lying in it)

@@ -75,7 +75,7 @@ def instrument(monkeypatch, world: World) -> list:
     wrap(play, "record_impact", "record")
     wrap(Player, "control", "control")
     wrap(play, "suck_edits", "queue suck")
-    wrap(play, "fall", "fall")
+    wrap(play, "fall_all", "fall")
     wrap(World, "_take_snapshot", "snapshot")
     return calls
 

@@ -13,9 +13,10 @@ from numpy.typing import ArrayLike
 from ..collision import CapsulePush, Contacts, Ground, RayHits, TriangleBVH
 from ..meshing import ChunkMesher
 from ..terrain import Box, MaterialTable
+from .checks import point_tuple
 from .level import Prop
 
-__all__ = ["Collider", "ChunkBVHs", "chunk_bvhs"]
+__all__ = ["Collider", "ChunkBVHs", "chunk_bvhs", "focus_boxes", "boxes_key"]
 
 # Lookups between two sweeps of the chunks nobody asked for (ChunkBVHs.parts).
 _SWEEP_EVERY = 256
@@ -119,6 +120,40 @@ def chunk_bvhs(mesher: ChunkMesher) -> ChunkBVHs:
     return shared
 
 
+def focus_boxes(points: ArrayLike, radius: float) -> list[Box]:
+    """The boxes (m) a collider covers around ``points`` (actors, m): each point's box ``radius`` m every way,
+    those that meet merged into their joint box until none meet, in the order of their lowest corners. Players
+    side by side share one box; two far apart have one each, not one box over everything between them (two
+    players 1 km apart on a streaming world)."""
+    corners = [(p - radius, p + radius) for p in np.asarray(points, dtype=np.float64).reshape(-1, 3)]
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(corners)):
+            for b in range(a + 1, len(corners)):
+                (lo, hi), (lo2, hi2) = corners[a], corners[b]
+                if np.all(lo <= hi2) and np.all(lo2 <= hi):
+                    corners[a] = (np.minimum(lo, lo2), np.maximum(hi, hi2))
+                    del corners[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [Box(point_tuple(lo), point_tuple(hi)) for lo, hi in sorted(corners, key=lambda c: tuple(c[0]))]
+
+
+def boxes_key(mesher: ChunkMesher, boxes: Iterable[Box]) -> tuple:
+    """:meth:`ChunkMesher.collision_key` of the chunks of all of ``boxes`` (each chunk once, in chunk order)."""
+    keys = [mesher.collision_key(box) for box in boxes]
+    if len(keys) == 1:
+        return keys[0]
+    revisions: dict[tuple, int] = {}
+    for chunks, stamps in keys:
+        revisions.update(zip(chunks, np.frombuffer(stamps, dtype=np.int64).tolist()))
+    chunks = tuple(sorted(revisions))
+    return chunks, np.array([revisions[c] for c in chunks], dtype=np.int64).tobytes()
+
+
 def prop_bvh(props: tuple[Prop, ...], materials: MaterialTable) -> TriangleBVH | None:
     """One BVH of every prop's triangles (object: the prop's index), None without props."""
     if not props:
@@ -143,24 +178,22 @@ class Collider:
     props : TriangleBVH or None
         The props' BVH (:func:`prop_bvh`).
     materials : MaterialTable
-    box : Box, optional
-        The box (m) whose chunks ``parts`` hold: every terrain triangle reaching into it is there
-        (:meth:`covers`). None: no promise.
+    boxes : sequence of Box, optional
+        The boxes (m) whose chunks ``parts`` hold: every terrain triangle reaching into one is there
+        (:meth:`covers`). None given: no promise.
     """
 
     def __init__(self, parts: Iterable[TriangleBVH], props: TriangleBVH | None, materials: MaterialTable,
-                 box: Box | None = None) -> None:
-        self.materials, self.box = materials, box
+                 boxes: Iterable[Box] = ()) -> None:
+        self.materials, self.boxes = materials, tuple(boxes)
         parts = list(parts) + ([] if props is None else [props])
         self.bvh = TriangleBVH.combine(parts) if parts else None
 
     def covers(self, centre: Iterable[float], radius: float) -> bool:
         """Whether every terrain triangle within ``radius`` m of ``centre`` is in this collider (the ball lies in
-        its :attr:`box`), so that a query there may ask it instead of combining the chunks' BVHs itself."""
-        if self.box is None:
-            return False
-        return all(lo <= c - radius and c + radius <= hi
-                   for lo, c, hi in zip(self.box.min, centre, self.box.max))
+        one of its :attr:`boxes`), so that a query there may ask it instead of combining the chunks' BVHs itself."""
+        return any(all(lo <= c - radius and c + radius <= hi for lo, c, hi in zip(box.min, centre, box.max))
+                   for box in self.boxes)
 
     @property
     def triangle_count(self) -> int:

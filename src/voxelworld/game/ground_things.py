@@ -28,7 +28,7 @@ import numpy as np
 from ..collision import TriangleBVH
 from ..errors import ParameterError, check_range
 from ..navigation import SceneObject
-from ..terrain import GeneratorSettings, MaterialTable, Volume
+from ..terrain import Box, GeneratorSettings, MaterialTable, Volume
 from ..terrain.scatter import THING_KINDS, ScatterSettings, Things, column_count, scatter_chunk_column
 from .events import ThingChanged
 
@@ -132,7 +132,7 @@ class GroundThings:
         self._edge = volume.chunk_size * volume.voxel_size  # m: a column of the volume's chunks
         self._scatter_edge = 32 * generator.voxel_size  # m: a scatter column
         self._wanted = np.zeros(self._grid, dtype=bool)
-        self._collider_columns = (0, 0, -1, -1)  # the columns the last collider read (inclusive)
+        self._collider_columns: frozenset[tuple[int, int]] = frozenset()  # the columns the last collider read
         self._collider_revision = -1  # the revision the last collider was combined at
         self._nav_changes: list[tuple[np.ndarray, np.ndarray]] = []  # boxes the navmesh must re-bake
         self.made = 0  # columns scattered so far
@@ -184,8 +184,7 @@ class GroundThings:
 
     def _touched(self, column: tuple[int, int]) -> None:
         """``column`` was made, changed or forgotten: logged, and the collider combined again if it reads it."""
-        ci0, ck0, ci1, ck1 = self._collider_columns
-        if ci0 <= column[0] <= ci1 and ck0 <= column[1] <= ck1:
+        if column in self._collider_columns:
             self.revision += 1
         self._log(column)
 
@@ -269,34 +268,37 @@ class GroundThings:
         """Whether the obstacles near the last collider changed since it was combined (a frame's only cost)."""
         return self.revision != self._collider_revision
 
-    def collision_parts(self, lo: Sequence[float], hi: Sequence[float]) -> list[TriangleBVH]:
+    def collision_parts(self, boxes: Sequence[Box]) -> list[TriangleBVH]:
         """The obstacles' BVHs (one per column with any; object -1, each triangle of its kind's material) of the
-        columns meeting the x-z box of ``lo``..``hi`` (m); remembers those columns (see :attr:`revision`)."""
-        e = self._scatter_edge
-        ci0, ck0 = max(int(lo[0] // e), 0), max(int(lo[2] // e), 0)
-        ci1, ck1 = min(int(hi[0] // e), self._grid[0] - 1), min(int(hi[2] // e), self._grid[1] - 1)
-        self._collider_columns = (ci0, ck0, ci1, ck1)
+        columns meeting the x-z extent of any of ``boxes`` (m), in column order; remembers those columns (see
+        :attr:`revision`)."""
+        e, (gi, gk) = self._scatter_edge, self._grid
+        columns = set()
+        for box in boxes:
+            ci0, ck0 = max(int(box.min[0] // e), 0), max(int(box.min[2] // e), 0)
+            ci1, ck1 = min(int(box.max[0] // e), gi - 1), min(int(box.max[2] // e), gk - 1)
+            columns |= {(ci, ck) for ci in range(ci0, ci1 + 1) for ck in range(ck0, ck1 + 1)}
+        self._collider_columns = frozenset(columns)
         self._collider_revision = self.revision
         parts = []
         materials = self.materials
-        for ci in range(ci0, ci1 + 1):
-            for ck in range(ck0, ck1 + 1):
-                kept = self.columns.get((ci, ck))
-                if kept is None:
-                    continue
-                if not kept.built:
-                    kept.built = True
-                    boxes = self._thing_boxes(kept)
-                    if not boxes:
-                        kept.bvh = None
-                    else:
-                        ids = [materials.id_of(_MATERIALS[int(kept.things.kind[n])])
-                               if _MATERIALS[int(kept.things.kind[n])] in materials else 0 for n, _ in boxes]
-                        kept.bvh = TriangleBVH(np.concatenate([b for _, b in boxes]),
-                                               np.concatenate([_BOX + 8 * m for m in range(len(boxes))]),
-                                               np.repeat(np.array(ids, np.uint8), len(_BOX)))
-                if kept.bvh is not None:
-                    parts.append(kept.bvh)
+        for ci, ck in sorted(columns):
+            kept = self.columns.get((ci, ck))
+            if kept is None:
+                continue
+            if not kept.built:
+                kept.built = True
+                things = self._thing_boxes(kept)
+                if not things:
+                    kept.bvh = None
+                else:
+                    ids = [materials.id_of(_MATERIALS[int(kept.things.kind[n])])
+                           if _MATERIALS[int(kept.things.kind[n])] in materials else 0 for n, _ in things]
+                    kept.bvh = TriangleBVH(np.concatenate([b for _, b in things]),
+                                           np.concatenate([_BOX + 8 * m for m in range(len(things))]),
+                                           np.repeat(np.array(ids, np.uint8), len(_BOX)))
+            if kept.bvh is not None:
+                parts.append(kept.bvh)
         return parts
 
     def obstacles(self, columns: Iterable[tuple[int, int]] | None = None) -> list[SceneObject]:

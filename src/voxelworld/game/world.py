@@ -63,10 +63,10 @@ from ..errors import ParameterError, check_finite, check_integer, check_range
 from ..frame_first import frame_running
 from ..meshing import ChunkMesher, PreparedChanges
 from ..meshing.baked import BakedMeshes
-from ..terrain import Box, EditResult, GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
+from ..terrain import EditResult, GeneratorSettings, MaterialTable, SparseVolume, Volume, VoxelVolume
 from .agents import Agents
 from .aim import aim_info, as_point, voxel_along
-from .collider import Collider, chunk_bvhs, prop_bvh
+from .collider import Collider, boxes_key, chunk_bvhs, focus_boxes, prop_bvh
 from .detail import WantedLevels, next_levels, wanted_levels, wanted_levels_since
 from .edits import VoxelEdit
 from .events import Event, PlayEnded, VoxelsEdited, log_hash
@@ -518,17 +518,15 @@ class World(Streaming):
     def _refresh_collider(self, force: bool = False) -> None:
         """Combine the collision BVH again when the chunks around the actors are others, or when one of their
         collision meshes was rebuilt (only the changed chunks' BVHs are built again: chunk_bvhs)."""
-        points = self._focus_points()
-        radius = self.settings.collision_radius
-        box = Box(points.min(axis=0) - radius, points.max(axis=0) + radius)
-        key = self.mesher.collision_key(box)
+        boxes = focus_boxes(self._focus_points(), self.settings.collision_radius)  # (players far apart: a box each)
+        key = boxes_key(self.mesher, boxes)
         things = self.ground_things
         if force or key != self._collider_key or (things is not None and things.collider_stale()):
             self._collider_key = key
             parts = chunk_bvhs(self.mesher).parts(key)
             if things is not None:  # the trunks, rocks and crates near the actors
-                parts = parts + things.collision_parts(box.min, box.max)
-            self.collider = Collider(parts, self._prop_bvh, self.materials, box)
+                parts = parts + things.collision_parts(boxes)
+            self.collider = Collider(parts, self._prop_bvh, self.materials, boxes)
 
     # ---------------------------------------------------------------------------------------- players
     def join(self, name: str, spawn: ArrayLike | None = None, spawn_yaw: float = 0.0) -> Seat:
