@@ -21,9 +21,11 @@ from .actions import VoxelObject
 from .checks import point_tuple
 from .throwing import ThrowSettings
 
-__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all"]
+__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all", "out_of_ground", "CLEARANCE", "PROBE_REACH"]
 
 KINDS = ("fragment", "held", "bullet", "projectile", "treasure")
+CLEARANCE = 0.05  # m above the surface an object found under the ground starts (out_of_ground)
+PROBE_REACH = 8.0  # m up from an object a surface it lies under is looked for (out_of_ground)
 
 
 @dataclass(frozen=True)
@@ -107,3 +109,21 @@ def fall_all(items: Sequence[WorldObject], bvh: TriangleBVH | None, dt: float, m
         flown = replace(thing, position=point_tuple(ends[row]), velocity=point_tuple(velocities[row]))
         moved[n] = WorldObject(item.name, item.kind, flown, item.age + dt, False, time)
     return moved
+
+
+def out_of_ground(items: Sequence[WorldObject], bvh: TriangleBVH | None) -> list[WorldObject]:
+    """``items``, each that lies under ``bvh``'s surface moved up onto it (:data:`CLEARANCE` m above): a ray straight
+    up from it meets a triangle from behind (one facing up) within :data:`PROBE_REACH` m. A punched piece starts at
+    the centre of the density it took, which may lie under the collision surface (simplified, it runs up to its
+    tolerance off the voxels; another player's dig of the same frame changed it): falling from there it met no
+    surface and fell through the world (half a digging player's fragments, sent to every page every frame until
+    they were lost five seconds later). Under an overhang an object in the open sees the overhang's underside
+    (facing down) and stays."""
+    if bvh is None or not items:
+        return list(items)
+    check_range("bvh", bvh, "a TriangleBVH or None", isinstance(bvh, TriangleBVH))
+    points = np.array([item.object.position for item in items], dtype=np.float64)
+    hits = bvh.raycast(points, np.array([0.0, 1.0, 0.0]), PROBE_REACH)
+    under = (hits.triangle >= 0) & (bvh.normals[np.maximum(hits.triangle, 0), 1] > 0.0)
+    return [replace(item, object=replace(item.object, position=point_tuple(hits.point[n] + (0.0, CLEARANCE, 0.0))))
+            if under[n] else item for n, item in enumerate(items)]

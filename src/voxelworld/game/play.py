@@ -64,7 +64,7 @@ from .deformation import (
 )
 from .digger import ShovelSettings
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
-from .objects import ObjectTransform, WorldObject, fall_all
+from .objects import ObjectTransform, WorldObject, fall_all, out_of_ground
 from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .shovel import PlayerShovel
@@ -574,6 +574,10 @@ class PlayerActions:
             self.held = replace(self.held, object=replace(self.held.object, position=point_tuple(where)),
                                 age=self.held.age + dt)
         kept = []
+        # Fragments made this frame (age 0) that lie under the ground go up onto it, the frame's collider at hand.
+        born = [n for n, item in enumerate(self.objects) if item.kind == "fragment" and item.age == 0.0]
+        for n, item in zip(born, out_of_ground([self.objects[n] for n in born], bvh)):
+            self.objects[n] = item
         loose = [item for item in self.objects if item.kind != "projectile"]
         fallen = iter(fall_all(loose, bvh, dt, materials, s.throw))  # (in the objects' order)
         for item in self.objects:
