@@ -58,7 +58,7 @@ def test_a_far_actor_gets_its_big_joints_at_a_lower_rate_and_every_joint_when_it
     big = np.isin(np.array(list(pose_views.character_rig().skeleton.names)), FAR_JOINTS)
     place = lambda: (float(world.player.position[0]), float(world.player.position[2]))  # noqa: E731
     held, carried = [], []
-    for frame in range(2 * FAR_EVERY + 1):
+    for _ in range(2 * FAR_EVERY + 1):
         world.step([Inputs(), Inputs(punch=True, look=(270.0, -30.0))])  # the guest punches the ground
         poses = actor_poses(world)
         whole, against = views.encode("player", place(), world.frame, poses)
