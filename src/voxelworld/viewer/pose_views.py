@@ -91,9 +91,10 @@ class ViewPoses:
         self.reach = None if view is None else float(view)
         self.near = BANDS[-1][0]  # within it an actor's every joint is sent (its events heard)
         self._far: np.ndarray | None = None  # the FAR_JOINTS as a mask over the poses' joints
+        self._every = np.ones(0, bool)  # every joint
         # view -> (frame, {(kind, name): (rotations its pages hold, the band it was in)})
         self._held: dict[str, tuple[int, dict[tuple[str, str], tuple[np.ndarray, int]]]] = {}
-        self._parts: dict[tuple, bytes] = {}  # the frame's actor parts that several views share
+        self._parts: dict[tuple, tuple] = {}  # the frame's actor parts that several views share (_part)
         self._parts_frame = -1
 
     def keep_only(self, views: set[str]) -> None:
@@ -118,7 +119,7 @@ class ViewPoses:
             self._parts, self._parts_frame = {}, frame
         joints = len(poses[0].rotations) if poses else 0
         if self._far is None or len(self._far) != joints:
-            self._far = _far_mask(joints)
+            self._far, self._every = _far_mask(joints), np.ones(joints, bool)
         last_frame, before = self._held.get(view, (-2, {}))
         follows = last_frame == frame - 1
         held: dict[tuple[str, str], tuple[np.ndarray, int]] = {}
@@ -141,28 +142,25 @@ class ViewPoses:
             else:
                 rotations = old[0]
             held[key] = (rotations, band)
-            if not coarse and rotations is pose.rotations:  # the parts every view shares: made once a frame
-                whole.append(self._shared(n, pose, None))
-                delta.append(whole[-1] if old is None or finer else self._shared(n, pose, old[0]))
-                continue
-            mask = self._far if coarse else np.ones(joints, bool)
-            whole.append(encode_actor(pose, rotations, mask, coarse))
-            sent = mask if old is None or finer else rotations != old[0]
-            delta.append(encode_actor(pose, rotations, sent, coarse))
+            whole.append(self._part(n, pose, rotations, None, coarse))
+            delta.append(self._part(n, pose, rotations, None if old is None or finer else old[0], coarse))
         self._held[view] = (frame, held)
         count = len(whole)
         return (poses_header(frame, count, joints) + b"".join(whole),
                 poses_header(frame, count, joints, frame - 1) + b"".join(delta) if follows else None)
 
-    def _shared(self, n: int, pose: ActorPose, held: np.ndarray | None) -> bytes:
-        """Actor ``n``'s part with its rotations of this frame: every joint (``held`` None), or those that changed
-        since ``held``; made once a frame for every view that needs it."""
-        key = (n,) if held is None else (n, held.tobytes())
-        part = self._parts.get(key)
-        if part is None:
-            sent = np.ones(len(pose.rotations), bool) if held is None else pose.rotations != held
-            part = self._parts[key] = encode_actor(pose, pose.rotations, sent)
-        return part
+    def _part(self, n: int, pose: ActorPose, rotations: np.ndarray, held: np.ndarray | None, coarse: bool) -> bytes:
+        """Actor ``n``'s part of a message (:func:`~voxelworld.viewer.frame_messages.encode_actor`): ``rotations``
+        (every joint, or the big ones when ``coarse``), or those of them that differ from ``held``. Made once a
+        frame for all the views that send the same arrays (most do: each near actor's rotations of this frame and
+        the last); the arrays are kept with it, so that no other array takes their ids within the frame."""
+        key = (n, coarse, id(rotations), None if held is None else id(held))
+        kept = self._parts.get(key)
+        if kept is None:
+            sent = rotations != held if held is not None else self._far if coarse else self._every
+            assert sent is not None
+            kept = self._parts[key] = (encode_actor(pose, rotations, sent, coarse), rotations, held)
+        return kept[0]
 
 
 def view_events(events: list[dict[str, Any]], view: str, place: tuple[float, float] | None, near: float,
