@@ -50,7 +50,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
@@ -155,6 +155,7 @@ class PlayServer(Sessions):
         self._interest = None if view is None else ChunkInterest.of_world(
             tuple(volume.origin), volume.chunk_size * volume.voxel_size, view)
         self._places = {}
+        self._own = world.player.name
         self._huds = {}  # player -> (version, whole text, delta text or None)
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None
@@ -168,18 +169,23 @@ class PlayServer(Sessions):
         starts)."""
         return replace(self.encoder.encode_all(), things=self.things.all())
 
-    def step_frame(self, inputs: Inputs | Mapping[str, Inputs]) -> FramePacket:
+    def step_frame(self, inputs: Inputs | Mapping[str, Inputs], views: Iterable[str] | None = None) -> FramePacket:
         """Step the world one frame with ``inputs`` (the world's own player's, or each player's by name: those not
-        given press nothing) and encode what changed (see :class:`FramePacket`). Runs in the world thread;
-        callable directly when no server runs (benchmarks)."""
+        given press nothing) and encode what changed (see :class:`FramePacket`): the frame and HUD of the players
+        of ``views`` and the world's own (None: those ``inputs`` names, the players pages play). Runs in the world
+        thread; callable directly when no server runs (benchmarks)."""
         from ..game.world import Inputs
 
         start = time.perf_counter()
-        given = [inputs.get(name, Inputs()) for name, _ in self.world.players()] if isinstance(inputs, Mapping) \
-            else inputs
-        self.world.step(given, 1.0 / self.fps)
+        if isinstance(inputs, Mapping):
+            played = list(inputs)
+            self.world.step([inputs.get(name, Inputs()) for name, _ in self.world.players()], 1.0 / self.fps)
+        else:
+            played = []
+            self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
+        views = played if views is None else views
+        packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped, views)
         things = self.things.changes()  # None: no things column came, changed or went (the usual frame)
         return packet if things is None else replace(packet, things=things)
 

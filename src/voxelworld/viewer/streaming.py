@@ -104,6 +104,11 @@ class Streaming:
     _thing_ratio: float  # a chunk's edge in things columns
     _interest: ChunkInterest | None  # which chunks a page is sent: those near its player (None: every chunk)
     _places: dict[str, tuple[float, float]]  # player -> its feet (x, z) in the last frame
+    _own: str  # the world's own player's name in the last frame (whose view a watching page is sent)
+
+    def _view_of(self, client: Page) -> str:
+        """Whose frame, HUD, poses and events the page is sent: its player's, or (watching) the world's own's."""
+        return self._own if client.seat is None else client.seat
 
     def _publish(self, packet: FramePacket) -> None:
         self._chunk_updates.update(packet.chunks)
@@ -111,6 +116,7 @@ class Streaming:
         self._frame_number, self._frame = packet.frame, packet
         if packet.places is not None:
             self._places = packet.places
+        self._own = packet.own
         for name, view in packet.views.items():
             if view.hud_text is not None:
                 self._huds[name] = (view.hud_version, view.hud_text, view.hud_delta)
@@ -120,8 +126,9 @@ class Streaming:
             self._collision = packet.collision
         for client in self.clients.values():
             client.chunks.update(packet.chunks)
-            if packet.events_text is not None:
-                client.events.append((packet.frame, packet.events_text))
+            seen = packet.views.get(self._view_of(client))  # (its events: those near its player)
+            if seen is not None and seen.events_text is not None:
+                client.events.append((packet.frame, seen.events_text))
             client.wake.set()
 
     def _reply(self, client: Page, text: str) -> None:
@@ -145,7 +152,7 @@ class Streaming:
         world's own); the others wait until its player comes near. Every waiting chunk on a world meshed whole."""
         if not client.chunks:
             return []
-        place = self._places.get(OWN_NAME if client.seat is None else client.seat)
+        place = self._places.get(self._view_of(client))
         if self._interest is None or place is None:
             chunks = sorted(client.chunks)
         else:
@@ -198,7 +205,7 @@ class Streaming:
                     client.collision_sent = self._collision[0]
                     await send(self._collision[1])
                 packet = self._frame
-                view = OWN_NAME if client.seat is None else client.seat
+                view = self._view_of(client)
                 if packet is None or view not in packet.views:  # a player who joined after the last frame
                     continue
                 if view != client.view:  # another player's view from now on: its HUD and frame whole
@@ -218,7 +225,7 @@ class Streaming:
                     player = packet.views[view]
                     follows = client.frame_sent == number - 1 and player.frame_delta is not None
                     client.frame_sent = number
-                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
+                    await send(player.poses_delta if follows and player.poses_delta is not None else player.poses)
                     await send(player.frame_delta if follows and player.frame_delta is not None else player.frame_text)
         except asyncio.CancelledError:
             raise
