@@ -1,0 +1,140 @@
+"""What a page predicts its own player with (play protocol 5, issue #35): an ``input`` carries the page's ``seq``,
+checked like every field; each playing page's ``frame`` says the seq of its newest input the world applied
+(``input_seq``), a watching page's says nothing; ``hello.movement`` gives the numbers of the world's movement."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+
+import pytest
+
+from voxelworld.game.player import PlayerSettings
+from voxelworld.game.world import World
+from voxelworld.viewer.page_seats import PageSeat
+from voxelworld.viewer.protocol import MAX_INPUT_SEQ, InputMessage, ProtocolError, parse_client_message
+from voxelworld.viewer.server import PlayServer, ServerThread
+from voxelworld.viewer.streaming import Page as ServerPage
+
+from .test_play_together import Client, is_frame
+
+
+def test_an_input_s_seq_is_a_whole_number_from_0_to_2_to_the_31_minus_1():
+    assert parse_client_message('{"type": "input"}').seq is None
+    assert parse_client_message('{"type": "input", "seq": null}').seq is None
+    for good in (0, 1, 12345, MAX_INPUT_SEQ):
+        assert parse_client_message(json.dumps({"type": "input", "move": [0, 1], "seq": good})).seq == good
+    for bad in ("-1", str(MAX_INPUT_SEQ + 1), "1.5", "2.0", "1e3", '"3"', "true", "[1]", "{}", "10" * 40):
+        with pytest.raises(ProtocolError) as refused:
+            parse_client_message('{"type": "input", "seq": ' + bad + '}')
+        assert str(refused.value).startswith("seq = ")
+        assert str(refused.value).endswith(f"is out of range: must be a whole number in [0, {MAX_INPUT_SEQ}] or null")
+
+
+def test_hello_gives_the_numbers_of_the_world_s_movement():
+    from voxelworld.viewer.protocol import hello_message
+
+    world = World.demo(seed=0, npcs=0)
+    movement = hello_message(world, 1, fps=60, save_path=None)["movement"]
+    settings = world.settings.player
+    assert movement == {"walk_speed": settings.walk_speed, "sprint_speed": settings.sprint_speed,
+                        "traction": settings.traction, "air_control": settings.air_control}
+    assert movement == {"walk_speed": 4.0, "sprint_speed": 7.0, "traction": 200.0, "air_control": 2.0}
+    assert PlayerSettings().walk_speed == 4.0
+
+
+class _Texts:
+    """Stands in for a page's websocket: keeps the text messages sent to it."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.texts.append(text)
+
+    async def send_bytes(self, data: bytes) -> None:
+        pass
+
+
+def test_each_frame_acknowledges_the_newest_input_it_applied_to_its_page_alone():
+    """Frame by frame on a server without a clock: the playing page's frames carry ``input_seq``, the seq of its
+    newest input taken for that frame (whole frames always, deltas when it changed; null once it stops playing);
+    the watching page's none."""
+    world = World.demo(seed=0, npcs=0)
+    server = PlayServer(world)
+    playing, watching = ServerPage(1, _Texts()), ServerPage(2, _Texts())
+    server.seats["player"] = PageSeat("player", page=playing.id)
+    playing.seat = "player"
+    said = {2: [3, 4], 4: [7], 6: [8]}  # frame -> the seqs of the inputs the playing page sends before it
+
+    async def run() -> None:
+        for page in (playing, watching):
+            server.clients[page.id] = page
+        server._publish(server.encode_all())
+        senders = [asyncio.create_task(server._send_loop(page)) for page in (playing, watching)]
+        await asyncio.sleep(0.01)
+        for frame in range(1, 9):
+            for seq in said.get(frame, []):
+                server._act(playing, InputMessage((0.0, 1.0), (float(frame), 0.0), seq=seq))
+            if frame == 8:  # it gives its player up (as _give_up does, without the world's leave)
+                playing.seat = None
+                del server.seats["player"]
+            inputs, acks = server._take_inputs(), server._input_acks()
+            server._publish(server.step_frame(inputs), acks)
+            await asyncio.sleep(0.01)
+        for sender in senders:
+            sender.cancel()
+
+    asyncio.run(run())
+    frames = {page.id: [json.loads(t) for t in page.websocket.texts if '"type":"frame"' in t.replace(" ", "")]
+              for page in (playing, watching)}
+    assert [f["frame"] for f in frames[1]] == list(range(world.frame - 8, world.frame + 1))
+    assert [f.get("input_seq", "left out") for f in frames[1]] == \
+        ["left out", "left out", 4, "left out", 7, "left out", 8, "left out", None]
+    assert [f["base"] is None for f in frames[1]] == [True] + [False] * 8  # (deltas: it changed, or not)
+    assert frames[2] and all("input_seq" not in f for f in frames[2])  # the watching page: nothing
+
+
+def test_on_a_real_server_the_acknowledged_input_is_the_one_the_frame_applied():
+    """A page sends inputs numbered 1 to 120, each looking at a yaw of its own seq, at random moments: in every
+    frame, the player's yaw is the one of the input the frame acknowledges (the world applied that input, and no
+    newer one). A watching page gets no ``input_seq``; a bad seq is refused, naming it, and the session goes on."""
+    world = World.demo(seed=0, npcs=0)
+    rng = random.Random(5)
+    with ServerThread(world, players=1, grace=0.0) as server:
+        page, watcher = Client(server), Client(server)
+        try:
+            page.control()
+            page.send({"type": "input", "seq": -1})
+            assert page.error() == f"seq = -1 is out of range: must be a whole number in [0, {MAX_INPUT_SEQ}] or null"
+            page.send({"type": "input", "seq": 2**31})
+            assert page.error().startswith(f"seq = {2**31} is out of range")
+            acked = set()
+            for seq in range(1, 121):
+                page.send({"type": "input", "move": [0, 0], "look": [seq, 0], "seq": seq})
+                _read_for(page, rng.choice((0.0, 0.0, 0.005, 0.02)))
+            page.until(lambda m: is_frame(m) and m[2].get("input_seq") == 120)
+            for message in page.seen:
+                if is_frame(message) and message[2].get("input_seq") is not None:
+                    frame = message[2]
+                    assert frame["player"]["yaw"] == frame["input_seq"], frame["frame"]
+                    acked.add(frame["input_seq"])
+            assert len(acked) > 20 and max(acked) == 120
+            watcher.until(lambda m: is_frame(m) and m[1] > 10)
+            assert all("input_seq" not in m[2] for m in watcher.seen if is_frame(m))
+            assert not any(isinstance(m, dict) and m["type"] == "error" for m in page.seen[-50:])
+        finally:
+            page.close()
+            watcher.close()
+
+
+def _read_for(client: Client, seconds: float) -> None:
+    """Read what the page is sent for ``seconds``."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            client.recv(left)
+        except TimeoutError:
+            return
