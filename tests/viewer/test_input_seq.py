@@ -93,6 +93,9 @@ def test_each_frame_acknowledges_the_newest_input_it_applied_to_its_page_alone()
     assert [f["frame"] for f in frames[1]] == list(range(world.frame - 8, world.frame + 1))
     assert [f.get("input_seq", "left out") for f in frames[1]] == \
         ["left out", "left out", 4, "left out", 7, "left out", 8, "left out", None]
+    first = frames[1][0]["frame"]  # the frame that first applied it: the one whose input_seq it is
+    assert [f.get("input_frame", "left out") for f in frames[1]] == \
+        ["left out", "left out", first + 2, "left out", first + 4, "left out", first + 6, "left out", None]
     assert [f["base"] is None for f in frames[1]] == [True] + [False] * 8  # (deltas: it changed, or not)
     assert frames[2] and all("input_seq" not in f for f in frames[2])  # the watching page: nothing
 
@@ -100,7 +103,8 @@ def test_each_frame_acknowledges_the_newest_input_it_applied_to_its_page_alone()
 def test_on_a_real_server_the_acknowledged_input_is_the_one_the_frame_applied():
     """A page sends inputs numbered 1 to 120, each looking at a yaw of its own seq, at random moments: in every
     frame, the player's yaw is the one of the input the frame acknowledges (the world applied that input, and no
-    newer one). A watching page gets no ``input_seq``; a bad seq is refused, naming it, and the session goes on."""
+    newer one), first applied in the frame ``input_frame`` says. A watching page gets no ``input_seq``; a bad seq
+    is refused, naming it, and the session goes on."""
     world = World.demo(seed=0, npcs=0)
     rng = random.Random(5)
     with ServerThread(world, players=1, grace=0.0) as server:
@@ -116,11 +120,18 @@ def test_on_a_real_server_the_acknowledged_input_is_the_one_the_frame_applied():
                 page.send({"type": "input", "move": [0, 0], "look": [seq, 0], "seq": seq})
                 _read_for(page, rng.choice((0.0, 0.0, 0.005, 0.02)))
             page.until(lambda m: is_frame(m) and m[2].get("input_seq") == 120)
+            since: dict[int, int] = {}  # seq -> the frame that first applied it
+            applied: dict[int, int] = {}  # frame -> the seq it applied
             for message in page.seen:
                 if is_frame(message) and message[2].get("input_seq") is not None:
                     frame = message[2]
                     assert frame["player"]["yaw"] == frame["input_seq"], frame["frame"]
+                    assert since.setdefault(frame["input_seq"], frame["input_frame"]) == frame["input_frame"]
+                    assert frame["input_frame"] <= frame["frame"]
+                    applied[frame["frame"]] = frame["input_seq"]
                     acked.add(frame["input_seq"])
+            for seq, frame in since.items():  # the frame before it applied an older input, when the page saw it
+                assert applied.get(frame - 1, 0) < seq and applied.get(frame) in (seq, None)
             assert len(acked) > 20 and max(acked) == 120
             watcher.until(lambda m: is_frame(m) and m[1] > 10)
             assert all("input_seq" not in m[2] for m in watcher.seen if is_frame(m))

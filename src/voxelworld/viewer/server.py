@@ -145,7 +145,7 @@ class PlayServer(Sessions):
         self._chunk_updates = {}
         self._frame_number = -1
         self._frame = None  # the last frame's packet (its frame, poses and their deltas)
-        self._acks = {}  # page -> the seq of its newest input the last frame applied
+        self._acks = {}  # page -> the seq of its newest input the last frame applied, the frame that first did
         self._navmesh = None  # (key, bytes)
         self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)

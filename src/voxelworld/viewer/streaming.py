@@ -89,7 +89,7 @@ class Page:
         self.things_due: set[tuple[int, int]] = set()  # columns it has whose things changed since
         self.seat: str | None = None  # the name of the player it plays (None: it watches)
         self.input_seq: int | None = None  # the seq of its newest input (None: it gave none)
-        self.ack_sent: int | None = None  # the input_seq of the frames it was sent (None: none)
+        self.ack_sent: tuple[int, int] | None = None  # the (input_seq, input_frame) it was last sent (None: none)
         self.view = OWN_NAME  # whose frame and HUD it was last sent (a watching page: the world's own player's)
 
 
@@ -108,12 +108,16 @@ class Streaming:
     _thing_ratio: float  # a chunk's edge in things columns
     _interest: ChunkInterest | None  # which chunks a page is sent: those near its player (None: every chunk)
     _places: dict[str, tuple[float, float]]  # player -> its feet (x, z) in the last frame
-    _acks: Mapping[int, int]  # page -> the seq of its newest input the last frame applied
+    _acks: dict[int, tuple[int, int]]  # page -> the seq of its newest input the last frame applied, and the frame
+    # that first applied it
 
     def _publish(self, packet: FramePacket, acks: Mapping[int, int] | None = None) -> None:
         """The frame ``packet`` is the latest from now on; ``acks``: each playing page's newest input seq it
-        applied (``frame.input_seq``)."""
-        self._acks = {} if acks is None else acks
+        applied (``frame.input_seq``; with the frame that first applied it, ``input_frame``: the frames before
+        were stepped with this one's predecessor, each frame publishes)."""
+        before = self._acks
+        self._acks = {page: (seq, before[page][1] if page in before and before[page][0] == seq else packet.frame)
+                      for page, seq in (acks or {}).items()}
         self._chunk_updates.update(packet.chunks)
         publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
@@ -230,7 +234,7 @@ class Streaming:
                     text = player.frame_delta if follows and player.frame_delta is not None else player.frame_text
                     ack = self._acks.get(client.id) if client.seat is not None else None
                     if (ack != client.ack_sent) if follows else (ack is not None):  # a delta: when it changed
-                        text = with_input_seq(text, ack)
+                        text = with_input_seq(text, *(ack or (None, None)))
                     client.ack_sent = ack
                     await send(text)
         except asyncio.CancelledError:
@@ -240,11 +244,15 @@ class Streaming:
 
 
 
-def with_input_seq(frame_text: str, seq: int | None) -> str:
+def with_input_seq(frame_text: str, seq: int | None, since: int | None) -> str:
     """A ``frame`` message's JSON text with ``input_seq`` (the seq of the page's newest input the frame applied, null
-    for none) added: each playing page's own field, added as its frame is sent (the frame's text is every page's).
+    for none) and ``input_frame`` (the frame that first applied it) added: each playing page's own fields, added as
+    its frame is sent (the frame's text is every page's).
 
-    >>> with_input_seq('{"type":"frame","frame":3}', 17)
-    '{"type":"frame","frame":3,"input_seq":17}'
+    >>> with_input_seq('{"type":"frame","frame":3}', 17, 2)
+    '{"type":"frame","frame":3,"input_seq":17,"input_frame":2}'
     """
-    return f'{frame_text[:-1]},"input_seq":{"null" if seq is None else int(seq)}}}'
+    def number(value: int | None) -> str:
+        return "null" if value is None else str(int(value))
+
+    return f'{frame_text[:-1]},"input_seq":{number(seq)},"input_frame":{number(since)}}}'

@@ -76,6 +76,7 @@ function onHello(hello) {
   follow.bodyRadius = hello.player.radius;
   prediction.reset();
   prediction.movement = hello.movement ?? null; // the numbers of the world's movement model (play protocol 5)
+  prediction.fps = hello.fps;
   setControl({ you: false, name: null, players: hello.players, seats: hello.seats }); // "control" says more
   if (overlays.navmesh || overlays.collision) sendOverlays();
 }
@@ -106,8 +107,9 @@ function onFrame(message) {
   stats.frame = frame.frame;
   stats.stepMs = frame.step_ms;
   if (!world) return;
+  if (stats.controlling) prediction.reconcile(frame);
   actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name), frame.player.name);
-  if (stats.controlling) prediction.reconcile(frame.player, frame.input_seq ?? null);
+  if (stats.controlling) actors.placeOwn(prediction.shown()); // its own player where it is shown (predict.js)
   effects.follow(frame);
   onEvents(frame);
   if (!stats.controlling) input.view = { yaw: frame.player.yaw, pitch: frame.player.pitch };
@@ -357,15 +359,19 @@ function tick(now) {
   }
   let shown = latest; // the last frame, its player where this page shows it (predicted while it plays)
   if (stats.controlling) {
+    // The player moved since the last picture by the input sent then (as the world applies an input from when it
+    // comes until the next one); then the input as it is now goes.
+    // (The whole time since, however long the picture took: the world went on applying that input meanwhile.)
+    const { move, sprint, yaw } = input.current;
+    prediction.step(interval / 1000, input.seq, move, sprint && !(hud.last?.stamina <= 0), yaw);
     const message = input.steer(dt, now);
     if (message !== null && send(message)) {
       input.sent();
+      prediction.sent(input.seq, now);
       stats.inputsSent++;
     }
-    const { move, sprint } = input.current;
-    prediction.step(dt, input.seq, move, sprint && !(hud.last?.stamina <= 0), input.view.yaw);
     shown = prediction.frame(latest);
-    actors.placeOwn(shown?.player?.position);
+    actors.placeOwn(prediction.shown());
   }
   follow.place(shown, input.view, stats.controlling, firstPerson, hud, actors.player());
   const enemies = latest ? enemiesOf(latest) : [];
@@ -402,7 +408,7 @@ window.voxelworld = {
   // is still blended away, the seq the frames acknowledge, the steps they have not.
   get prediction() {
     return { shown: prediction.shown(), server: prediction.server, error: [...prediction.error], ack: prediction.ack,
-      steps: prediction.steps.length, seq: input.seq, ...prediction.stats };
+      steps: prediction.steps.length, seq: input.seq, rate: prediction.rate, ...prediction.stats };
   },
   get cameraState() { return { ...follow.state, position: follow.camera.position.toArray() }; },
   get said() { return hud.said.map((entry) => ({ ...entry })); },

@@ -43,7 +43,7 @@ export class Input {
     this.sentAt = -Infinity; // performance.now() when the last input went
     this.seq = 0; // the seq of the last input sent (frame.input_seq acknowledges it)
     this.next = null; // the input steer() made, until it is sent: {text, fields}
-    this.current = { move: [0, 0], sprint: false }; // the stick and sprint of the last input sent
+    this.current = { move: [0, 0], sprint: false, yaw: 0 }; // the stick, sprint and yaw of the last input sent
     this.buying = null; // the upgrade to buy with the next input message (shop.js)
     window.addEventListener("keydown", (event) => {
       if (event.ctrlKey && event.code === "KeyS") { event.preventDefault(); onCommand("save"); return; }
@@ -125,7 +125,7 @@ export class Input {
     this.lastSent = text;
     this.sentAt = now;
     this.seq++;
-    this.current = { move: fields.move, sprint: fields.held.includes("sprint") };
+    this.current = { move: fields.move, sprint: fields.held.includes("sprint"), yaw: fields.look[0] };
     this.next = null;
   }
 }
