@@ -7,15 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shutil
+import subprocess
 import time
 
+import numpy as np
 import pytest
 
 from voxelworld.game.player import PlayerSettings
 from voxelworld.game.world import World
 from voxelworld.viewer.page_seats import PageSeat
 from voxelworld.viewer.protocol import MAX_INPUT_SEQ, InputMessage, ProtocolError, parse_client_message
-from voxelworld.viewer.server import PlayServer, ServerThread
+from voxelworld.viewer.server import WEB_DIR, PlayServer, ServerThread
 from voxelworld.viewer.streaming import Page as ServerPage
 
 from .test_play_together import Client, is_frame
@@ -149,3 +152,36 @@ def _read_for(client: Client, seconds: float) -> None:
             client.recv(left)
         except TimeoutError:
             return
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's prediction")
+def test_the_page_predicts_with_the_world_s_own_movement_model():
+    """``web/predict.js``'s ``advance`` gives the horizontal velocity :meth:`Player.begin_frame` gives, on the ground
+    (the stick followed at once) and in the air (slowly, air control), walking and sprinting, any yaw and stick."""
+    from voxelworld.game.player import Player
+    from voxelworld.viewer.protocol import movement_fields
+
+    world = World.demo(seed=0, npcs=0)
+    settings = world.settings.player
+    rng = np.random.default_rng(3)
+    cases = [{"move": [float(a), float(b)], "sprint": bool(s), "yaw": float(y), "grounded": bool(g),
+              "dt": float(dt), "v": [float(vx), float(vz)]}
+             for a, b, s, y, g, dt, vx, vz in zip(rng.uniform(-1, 1, 24), rng.uniform(-1, 1, 24), rng.random(24) < 0.5,
+                                                  rng.uniform(0, 360, 24), rng.random(24) < 0.5,
+                                                  rng.choice([1 / 60, 1 / 30, 0.004], 24), rng.normal(0, 3, 24),
+                                                  rng.normal(0, 3, 24))]
+    cases[0] |= {"move": [1.0, 1.0], "sprint": True, "grounded": True}  # a diagonal is no faster
+    script = (f"import {{ advance }} from {json.dumps((WEB_DIR / 'predict.js').as_uri())};\n"
+              f"const movement = {json.dumps(movement_fields(settings))};\n"
+              f"const out = {json.dumps(cases)}.map((c) => {{ const body = {{ x: 0, z: 0, vx: c.v[0], vz: c.v[1] }};\n"
+              "  advance(body, c, movement, c.grounded); return [body.vx, body.vz, body.x, body.z]; });\n"
+              "console.log(JSON.stringify(out));")
+    done = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for case, (vx, vz, x, z) in zip(cases, json.loads(done.stdout)):
+        player = Player((0.0, 0.0, 0.0), case["yaw"], settings, world.materials)
+        player.grounded = case["grounded"]
+        player.velocity[:] = (case["v"][0], 0.0, case["v"][1])
+        player.begin_frame(case["move"], case["sprint"], False, case["dt"], lambda *a, **k: None)
+        assert (vx, vz) == pytest.approx((player.velocity[0], player.velocity[2]), abs=1e-9), case
+        assert (x, z) == pytest.approx((vx * case["dt"], vz * case["dt"]), abs=1e-12)
