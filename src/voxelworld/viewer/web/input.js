@@ -78,6 +78,7 @@ export class Input {
   startPlaying(view) {
     if (view) this.view = view;
     this.lastSent = "";
+    this.current = { move: [0, 0], sprint: false, yaw: this.view.yaw }; // nothing sent for this player yet
   }
 
   heldButtons() {
