@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import shutil
 import subprocess
@@ -185,3 +186,46 @@ def test_the_page_predicts_with_the_world_s_own_movement_model():
         player.begin_frame(case["move"], case["sprint"], False, case["dt"], lambda *a, **k: None)
         assert (vx, vz) == pytest.approx((player.velocity[0], player.velocity[2]), abs=1e-9), case
         assert (x, z) == pytest.approx((vx * case["dt"], vz * case["dt"]), abs=1e-12)
+
+
+RECONCILE = """
+const p = new Prediction();
+p.movement = MOVEMENT;
+p.fps = 60;
+const out = {};
+p.reconcile({ frame: 100, player: { position: [0, 5, 0], grounded: true } });  // standing, nothing sent yet
+for (let n = 0; n < 10; n++) { p.sent(n + 1, 1000 + n * 1000 / 30); p.step(1 / 30, n + 1, [0, 1], false, 0); }
+out.ahead = p.shown();  // 10 steps of 2 frames forward (yaw 0: along -z) at 4 m/s
+// The world applied inputs 1 to 5, and input 6 in 1 frame so far: from its feet, what it has not applied yet.
+p.reconcile({ frame: 106, input_seq: 6, input_frame: 106, player: { position: [0, 5, -0.3], grounded: true } });
+out.steps = p.steps.length;
+out.body = [p.body.x, p.body.z];
+out.error = [...p.error];
+for (let n = 0; n < 6; n++) p.step(1 / 60, 10, [0, 0], false, 0);  // let go (input 11 not sent): 0.1 s
+out.blended = [...p.error];
+p.reconcile({ frame: 107, input_seq: 10, input_frame: 107, player: { position: [12, 5, 0], grounded: true } });
+out.snapped = [p.stats.snapped, p.shown(), [...p.error]];  // a respawn 12 m away: taken at once
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's prediction")
+def test_the_page_replays_what_the_world_has_not_applied_and_blends_or_snaps_the_rest():
+    """``web/predict.js``'s reconciliation: the steps of inputs older than the acknowledged one dropped, of that one
+    the time past the frames that applied it replayed, then the newer ones; what differs from what was shown is
+    blended away (95% in 0.1 s); a jump of more than 2 m is taken at once."""
+    script = (f"import {{ Prediction }} from {json.dumps((WEB_DIR / 'predict.js').as_uri())};\n"
+              + RECONCILE.replace("MOVEMENT", json.dumps({"walk_speed": 4.0, "sprint_speed": 7.0, "traction": 200.0,
+                                                           "air_control": 2.0})))
+    done = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["ahead"] == pytest.approx([0.0, 5.0, -10 * 4.0 / 30])
+    assert out["steps"] == 5  # those of inputs 6 to 10
+    # From the server's feet: input 6's step less the frame applied (1/60 s left), inputs 7 to 10 (4 steps).
+    assert out["body"] == pytest.approx([0.0, -0.3 - 4.0 * (1 / 60 + 4 / 30)])
+    assert out["error"] == pytest.approx([0.0, -10 * 4.0 / 30 - out["body"][1]])  # shown stays where it was...
+    assert abs(out["blended"][1]) == pytest.approx(abs(out["error"][1]) * math.exp(-3), rel=1e-6)  # ... then goes
+    snapped, shown, error = out["snapped"]
+    # (input 10's step went on 1/60 s past the one frame that applied it so far)
+    assert snapped == 1 and shown == pytest.approx([12.0, 5.0, -4.0 / 60]) and error == [0, 0]
