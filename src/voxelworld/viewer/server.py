@@ -145,6 +145,7 @@ class PlayServer(Sessions):
         self._chunk_updates = {}
         self._frame_number = -1
         self._frame = None  # the last frame's packet (its frame, poses and their deltas)
+        self._acks = {}  # page -> the seq of its newest input the last frame applied, the frame that first did
         self._navmesh = None  # (key, bytes)
         self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
@@ -229,13 +230,20 @@ class PlayServer(Sessions):
         """Each played player's inputs for the next frame, by name (those no page plays press nothing)."""
         return {name: seat.take_inputs() for name, seat in self.seats.items() if seat.page is not None}
 
+    def _input_acks(self) -> dict[int, int]:
+        """The ``seq`` of the newest input of each playing page that gave one, by page: what the frame stepped
+        with the inputs taken now acknowledges to it (``frame.input_seq``)."""
+        return {page.id: page.input_seq for page in self.clients.values()
+                if page.seat is not None and page.input_seq is not None}
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         period = 1.0 / self.fps
         deadline = loop.time()
         while True:
             try:
-                packet = await self._in_world(self.step_frame, self._take_inputs())
+                inputs, acks = self._take_inputs(), self._input_acks()  # together: no message comes between
+                packet = await self._in_world(self.step_frame, inputs)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # a bug in a stage: keep serving, stop stepping
@@ -245,7 +253,7 @@ class PlayServer(Sessions):
                     self._error(client, self.failure)
                 return
             self.frames += 1
-            self._publish(packet)
+            self._publish(packet, acks)
             self._expire_seats(loop.time())  # the players whose pages left more than `grace` s ago go
             deadline += period
             delay = deadline - loop.time()

@@ -273,6 +273,7 @@ class Sessions(Streaming):
                 self._error(client, self._watching(client, "input ignored"))
                 return
             seat.move, seat.look = message.move, message.look
+            client.input_seq = message.seq  # what the frames after it acknowledge (streaming: frame.input_seq)
             seat.pressed |= message.held - seat.held
             seat.held = message.held
             if message.buy is not None:

@@ -16,6 +16,7 @@ import asyncio
 import logging
 import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,8 @@ from .thing_messages import due, publish
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
-__all__ = ["Page", "Streaming", "ChunkInterest", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED", "INTEREST_MARGIN"]
+__all__ = ["Page", "Streaming", "ChunkInterest", "with_input_seq", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED",
+           "INTEREST_MARGIN"]
 
 EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
@@ -86,6 +88,8 @@ class Page:
         self.things_sent: dict[tuple[int, int], int] = {}  # things column -> the version it has (thing_messages)
         self.things_due: set[tuple[int, int]] = set()  # columns it has whose things changed since
         self.seat: str | None = None  # the name of the player it plays (None: it watches)
+        self.input_seq: int | None = None  # the seq of its newest input (None: it gave none)
+        self.ack_sent: tuple[int, int] | None = None  # the (input_seq, input_frame) it was last sent (None: none)
         self.view = OWN_NAME  # whose frame and HUD it was last sent (a watching page: the world's own player's)
 
 
@@ -105,12 +109,20 @@ class Streaming:
     _interest: ChunkInterest | None  # which chunks a page is sent: those near its player (None: every chunk)
     _places: dict[str, tuple[float, float]]  # player -> its feet (x, z) in the last frame
     _own: str  # the world's own player's name in the last frame (whose view a watching page is sent)
+    _acks: dict[int, tuple[int, int]]  # page -> the seq of its newest input the last frame applied, and the frame
+    # that first applied it
 
     def _view_of(self, client: Page) -> str:
         """Whose frame, HUD, poses and events the page is sent: its player's, or (watching) the world's own's."""
         return self._own if client.seat is None else client.seat
 
-    def _publish(self, packet: FramePacket) -> None:
+    def _publish(self, packet: FramePacket, acks: Mapping[int, int] | None = None) -> None:
+        """The frame ``packet`` is the latest from now on; ``acks``: each playing page's newest input seq it
+        applied (``frame.input_seq``; with the frame that first applied it, ``input_frame``: the frames before
+        were stepped with this one's predecessor, each frame publishes)."""
+        before = self._acks
+        self._acks = {page: (seq, before[page][1] if page in before and before[page][0] == seq else packet.frame)
+                      for page, seq in (acks or {}).items()}
         self._chunk_updates.update(packet.chunks)
         publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
@@ -226,9 +238,28 @@ class Streaming:
                     follows = client.frame_sent == number - 1 and player.frame_delta is not None
                     client.frame_sent = number
                     await send(player.poses_delta if follows and player.poses_delta is not None else player.poses)
-                    await send(player.frame_delta if follows and player.frame_delta is not None else player.frame_text)
+                    text = player.frame_delta if follows and player.frame_delta is not None else player.frame_text
+                    ack = self._acks.get(client.id) if client.seat is not None else None
+                    if (ack != client.ack_sent) if follows else (ack is not None):  # a delta: when it changed
+                        text = with_input_seq(text, *(ack or (None, None)))
+                    client.ack_sent = ack
+                    await send(text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send
             logger.debug("page %d: sending stopped: %s", client.id, error)
 
+
+
+def with_input_seq(frame_text: str, seq: int | None, since: int | None) -> str:
+    """A ``frame`` message's JSON text with ``input_seq`` (the seq of the page's newest input the frame applied, null
+    for none) and ``input_frame`` (the frame that first applied it) added: each playing page's own fields, added as
+    its frame is sent (the frame's text is every page's).
+
+    >>> with_input_seq('{"type":"frame","frame":3}', 17, 2)
+    '{"type":"frame","frame":3,"input_seq":17,"input_frame":2}'
+    """
+    def number(value: int | None) -> str:
+        return "null" if value is None else str(int(value))
+
+    return f'{frame_text[:-1]},"input_seq":{number(seq)},"input_frame":{number(since)}}}'
