@@ -34,17 +34,17 @@ def test_two_pages_each_play_their_own_and_see_the_other_named():
                 tab.wait_for_function(READY, timeout=WAIT_MS)
                 tabs.append((tab, problems))
             (ann, ann_problems), (bo, bo_problems) = tabs
-            # The first page plays the world's own player (its name is the world's), the second joins as Bo.
-            ann.wait_for_function("window.voxelworld.stats.controlling", timeout=WAIT_MS)
+            # The first page plays the world's own player (named as it asks), the second joins as Bo.
+            ann.wait_for_function("window.voxelworld.stats.name === 'Ann'", timeout=WAIT_MS)
             bo.wait_for_function("window.voxelworld.stats.name === 'Bo'", timeout=WAIT_MS)
-            assert [n for n, _ in world.players()] == ["player", "Bo"]
-            for tab, other in ((ann, "Bo"), (bo, "player")):
+            assert [n for n, _ in world.players()] == ["Ann", "Bo"]
+            for tab, other in ((ann, "Bo"), (bo, "Ann")):
                 tab.wait_for_function(f"{ACTORS}.includes('character:player:{other}')", timeout=WAIT_MS)
                 assert tab.evaluate(NAME_OF, f"character:player:{other}") == other  # the other one, named
             own = bo.evaluate(NAME_OF, "character:player:Bo")
             assert own is None  # its own player carries no name
-            assert "you play Bo (player too)" in bo.inner_text("#status")
-            assert ann.inner_text("#shares").startswith("by player: player 0.0 · Bo 0.0")  # each one's digging
+            assert "you play Bo (Ann too)" in bo.inner_text("#status")
+            assert ann.inner_text("#shares").startswith("by player: Ann 0.0 · Bo 0.0")  # each one's digging
             # Bo walks forward: Ann's page sees Bo's character move.
             start = ann.evaluate(POSITION_OF, "Bo")
             bo.keyboard.down("KeyW")

@@ -95,7 +95,7 @@ def test_four_pages_play_together_see_each_other_and_one_comes_back_by_its_token
         clients = [Client(server, f"name=p{n}") for n in range(4)]
         try:
             names = [client.control()["name"] for client in clients]
-            assert names == ["player", "p1", "p2", "p3"]  # the first plays the world's own player
+            assert names == ["p0", "p1", "p2", "p3"]  # the first plays the world's own player, named as it asks
             assert [name for name, _ in world.players()] == names
             # Each sees every player's character within two frames of the last one joining (the frame after the
             # page was told that all four play).

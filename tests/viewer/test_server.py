@@ -805,8 +805,8 @@ def _packet(frame: int, events: list) -> server_module.FramePacket:
     message = {"type": "frame", "frame": frame, "events": events, "events_dropped": 0}
     events_text = None if not events else json.dumps({"type": "events", "frame": frame, "events": events,
                                                       "events_dropped": 0})
-    return server_module.FramePacket(frame, {"player": PlayerView(json.dumps(message))}, {}, None, None, 0.0, 0.0,
-                                     events_text)
+    view = PlayerView(json.dumps(message), events_text=events_text)  # (each view its own events: pose_views)
+    return server_module.FramePacket(frame, {"player": view}, {}, None, None, 0.0, 0.0, events_text)
 
 
 def test_a_page_that_falls_behind_still_gets_every_frames_events(world):

@@ -48,7 +48,7 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "leave", "seat_inputs", "each_player", "inputs_of", "player_points",
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "rename_own", "leave", "seat_inputs", "each_player", "inputs_of", "player_points",
            "nearest_player",
            "every_actions", "play_ended"]
 
@@ -89,6 +89,26 @@ def join(world: World, name: str, spawn: ArrayLike | None = None, spawn_yaw: flo
     seat = Seat(name, player, actions)
     world.joined.append(seat)
     return seat
+
+
+def rename_own(world: World, name: str) -> None:
+    """The world's own player takes the name ``name`` (a page named it: ``voxelworld.viewer.page_seats``): its
+    queued edits and, from now on, its events, objects and pose carry it; the events logged before keep the name they
+    had, and a save keeps the new one (world file row ``player``, key ``name``). ParameterError, before anything
+    changes, for a name another player has, empty or longer than MAX_NAME.
+
+    >>> from voxelworld.game.world import World
+    >>> world = World.demo(seed=0, npcs=0)
+    >>> rename_own(world, "Ann")
+    >>> [name for name, _ in world.players()]
+    ['Ann']
+    """
+    own = world.player
+    taken = {other for other, player in world.players() if player is not own}
+    check_range("name", name, f"a name of 1 to {MAX_NAME} characters no other player has ({', '.join(sorted(taken))})",
+                isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in taken)
+    old, own.name = own.name, name
+    world._queued_by = [name if by == old else by for by in world._queued_by]  # (whose each queued edit is)
 
 
 def leave(world: World, name: str) -> Seat:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FormatError, ParameterError
 from ..game.actions import pull_out_edit, punch_edit
 from ..game.edits import VoxelEdit
-from ..game.seats import OWN_NAME
+from ..game.seats import every_actions
 from ..game.shovel import shovel_edit
 from ..game.suck import suck_edits
 from ..game.throwing import impact_edit
@@ -53,10 +53,10 @@ def _recipe(edit: VoxelEdit, i: int) -> dict:
 
 
 def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_load: bool,
-          by: str = OWN_NAME) -> list[VoxelEdit]:
+          by: str = "") -> list[VoxelEdit]:
     """The edits ``recipe`` makes; their callbacks go to the world's objects when ``at_load`` (else nowhere:
     saving only checks that the recipe makes the queued edits again, and a maker may call its callback at
-    once); a player's action's to the actions of the player named ``by``."""
+    once); a player's action's to the actions of the player named ``by`` ("": the world's own)."""
     actions, make = _actions_of(world, by), recipe["make"]
     volume, bvh, s = world.volume, world.collider.bvh, actions.settings
 
@@ -93,13 +93,14 @@ def _make(world: World, recipe: dict, edits: list[dict], codec: StateCodec, at_l
 
 
 def _actions_of(world: World, name: str) -> PlayerActions:
-    """The actions of the player named ``name``; FormatError for a name no player of the world has."""
-    if name == OWN_NAME:
+    """The actions of the player named ``name`` ("": the world's own, whatever its name); FormatError for a name no
+    player of the world has."""
+    if name == "":
         return world.actions
-    seat = next((seat for seat in world.joined if seat.name == name), None)
-    if seat is None:
+    actions = next((a for a in every_actions(world) if a.player.name == name), None)
+    if actions is None:
         raise FormatError(f"queue: an edit by player {name!r}, whom the world does not have")
-    return seat.actions
+    return actions
 
 
 def queue_rows(codec: StateCodec, world: World) -> list:
@@ -115,7 +116,7 @@ def queue_rows(codec: StateCodec, world: World) -> list:
         where = f"queue[{len(rows)}]"
         edits = [_edit_data(codec, e, f"{where}.edits[{n}]") for n, e in enumerate(queue[i:i + count])]
         try:
-            made = _make(world, recipe, edits, codec, False, by[i] or OWN_NAME)
+            made = _make(world, recipe, edits, codec, False, by[i])
             remade = [_edit_data(codec, e, where) for e in made]
         except (FormatError, KeyError, TypeError) as error:  # a recipe the world cannot make (a carve of an
             # enemy it does not have, an unknown maker, a missing value)
@@ -125,7 +126,7 @@ def queue_rows(codec: StateCodec, world: World) -> list:
             raise ParameterError(f"world.queued_edits[{i}]", queue[i], "a queued edit its recipe makes again (the "
                                  f"{recipe['make']} it came from no longer matches the world)")
         rows.append({name: codec.encode(value, f"{where}.{name}") for name, value in recipe.items()} |
-                    {"edits": edits} | ({"by": by[i]} if by[i] not in ("", OWN_NAME) else {}))  # (a seat's)
+                    {"edits": edits} | ({"by": by[i]} if by[i] not in ("", world.player.name) else {}))  # (a seat's)
         i += count
     return rows
 
@@ -137,7 +138,7 @@ def restore_queue(codec: StateCodec, world: World, row: dict) -> None:
         check_mapping(data, where, ("make", "edits"))
         recipe = {name: codec.decode(value, f"{where}.{name}") for name, value in data.items()
                   if name not in ("edits", "by")}
-        by = data.get("by", OWN_NAME)
+        by = data.get("by", "")  # (none: the world's own player's, or no player's)
         try:
             edits = _make(world, recipe, data["edits"], codec, True, by if isinstance(by, str) else repr(by))
         except (ParameterError, KeyError, TypeError) as error:

@@ -30,7 +30,7 @@ from ..game.level import Prop
 from ..game.nav_stored import StoredTiles
 from ..game.navigation import WorldNavigation
 from ..game.npcs import NPC
-from ..game.seats import MAX_NAME, MAX_SEATS
+from ..game.seats import MAX_NAME, MAX_SEATS, OWN_NAME, rename_own
 from ..game.world import Inputs, World, WorldSettings
 from ..meshing import CollisionMesh
 from ..meshing.baked import BakedMeshes
@@ -102,7 +102,8 @@ def capture(world: World) -> Captured:
         out.arrays[f"props.{n}.positions"], out.arrays[f"props.{n}.indices"] = prop.positions, prop.indices
     out.rows["settings"] = {"settings": enc(world.settings, "settings")}
     out.rows["world"] = _encoded(codec, world.state_dict(), "world") | {"event_count": len(world.events)}
-    out.rows["player"] = _encoded(codec, world.player.state_dict(), "player")
+    out.rows["player"] = _encoded(codec, world.player.state_dict(), "player") | (
+        {} if world.player.name == OWN_NAME else {"name": world.player.name})  # (a page named it: rename_own)
     out.rows["actions"] = _encoded(codec, world.actions.state_dict(), "actions")
     if world.joined:  # players who joined besides the world's own (a world without has no row: its files as before)
         out.rows["joined"] = {"seats": [
@@ -308,7 +309,12 @@ def restore(volume: VoxelVolume | SparseVolume, rows: dict, arrays: dict, events
     _load_mesher(codec, world, rows["volume"], arrays)
     if rows.get("ground_things") is not None:  # before the navmesh: its things are obstacles in it
         _restore_ground_things(world, rows["ground_things"])
-    _load(codec, world.player, player_row, "player")
+    _load(codec, world.player, player_row, "player", besides=("name",))
+    if "name" in player_row:  # the world's own player, named by a page (files before have none: "player")
+        try:
+            rename_own(world, player_row["name"])
+        except ParameterError as error:
+            raise FormatError(f"state row 'player': {error}") from error
     _load(codec, world.actions, rows["actions"], "actions")
     if rows.get("joined") is not None:  # files saved before players could join have none
         _restore_seats(codec, world, rows["joined"])

@@ -34,6 +34,7 @@ from ..game.seats import OWN_NAME, every_actions
 from .chunk_messages import CHUNK_HEADER, WireMesh
 from .frame_messages import ActorPose, cuts_delta, delta, objects_delta
 from .player_messages import FRAME_STATE, events_message, frame_shared, hud_message, player_fields
+from .pose_views import ViewPoses, view_events
 from .protocol import (
     actor_poses,
     chunk_wire_mesh,
@@ -42,7 +43,6 @@ from .protocol import (
     encode_chunk_patch,
     encode_collision_mesh,
     encode_navmesh,
-    encode_poses,
 )
 
 if TYPE_CHECKING:
@@ -84,24 +84,30 @@ class ChunkUpdate:
 class PlayerView:
     """One player's messages of a frame: the ``frame`` message whole (``frame_text``) and as a delta against the
     frame before (``frame_delta``, None for the first); the ``hud`` message when it changed (whole: ``hud_text``,
-    against the HUD before: ``hud_delta``; None when it did not change) and its version."""
+    against the HUD before: ``hud_delta``; None when it did not change) and its version; the poses message whole
+    and as a delta (``poses``, ``poses_delta``) and the frame's events as an ``events`` message (``events_text``,
+    None without events), each of the actors and events near the player (:mod:`voxelworld.viewer.pose_views`)."""
 
     frame_text: str
     frame_delta: str | None = None
     hud_text: str | None = None
     hud_delta: str | None = None
     hud_version: int = 0
+    poses: bytes = b""
+    poses_delta: bytes | None = None
+    events_text: str | None = None
 
 
 @dataclass(frozen=True)
 class FramePacket:
-    """What one frame gives the pages, encoded once for all of them: the frame number; each player's
-    :class:`PlayerView` by name (``views``; a watching page is sent the world's own player's, ``"player"``, whose
-    messages the properties ``frame_text`` ... ``hud_version`` give); the poses message whole and as a delta
-    (``poses``, ``poses_delta``); each changed chunk's :class:`ChunkUpdate`; the navmesh and collision messages
-    when they changed and a page wants them (``(key, bytes)`` or None), and how long the frame took: ``step_ms`` in
-    ``World.step``, ``encode_ms`` building the messages; ``events_text`` the frame's events as an ``events``
-    message (None without events), sent to a page that skips this frame."""
+    """What one frame gives the pages, encoded once for all of them: the frame number; the :class:`PlayerView` of
+    each player some page is sent, by name (``views``; a watching page is sent the world's own player's, ``"player"``,
+    whose messages the properties ``frame_text`` ... ``hud_version`` give); the world's own view's poses message
+    whole and as a delta (``poses``, ``poses_delta``); each changed chunk's :class:`ChunkUpdate`; the navmesh and
+    collision messages when they changed and a page wants them (``(key, bytes)`` or None), and how long the frame
+    took: ``step_ms`` in ``World.step``, ``encode_ms`` building the messages; ``events_text`` the world's own view's
+    events as an ``events`` message (None without events), sent to a page that skips this frame (each view's
+    own: :attr:`PlayerView.events_text`)."""
 
     frame: int
     views: dict[str, PlayerView]
@@ -115,34 +121,35 @@ class FramePacket:
     poses_delta: bytes | None = None
     things: dict | None = None  # things columns made, changed or forgotten (viewer.thing_messages.ThingTexts)
     places: dict[str, tuple[float, float]] | None = None  # player -> its feet (x, z), m: whose view is where
+    own: str = OWN_NAME  # the world's own player's name: whose view a watching page is sent
 
     @property
     def frame_text(self) -> str:
-        return self.views[OWN_NAME].frame_text
+        return self.views[self.own].frame_text
 
     @property
     def frame_delta(self) -> str | None:
-        return self.views[OWN_NAME].frame_delta
+        return self.views[self.own].frame_delta
 
     @property
     def hud_text(self) -> str | None:
-        return self.views[OWN_NAME].hud_text
+        return self.views[self.own].hud_text
 
     @property
     def hud_delta(self) -> str | None:
-        return self.views[OWN_NAME].hud_delta
+        return self.views[self.own].hud_delta
 
     @property
     def hud_version(self) -> int:
-        return self.views[OWN_NAME].hud_version
+        return self.views[self.own].hud_version
 
-    def page_bytes(self, player: str = OWN_NAME) -> dict[str, int]:
+    def page_bytes(self, player: str | None = None) -> dict[str, int]:
         """Bytes the page of ``player`` (a name of ``views``), without overlays and sent the frame before (and every
         chunk's mesh before), receives for this frame, by kind: ``chunks`` (patches where there is one, else whole
         meshes), ``poses``, ``frame`` (its JSON) and ``hud``."""
-        view = self.views[player]
+        view = self.views[self.own if player is None else player]
         frame = view.frame_delta if view.frame_delta is not None else view.frame_text
-        poses = self.poses_delta if self.poses_delta is not None else self.poses
+        poses = view.poses_delta if view.poses_delta is not None else view.poses
         hud = view.hud_delta if view.hud_delta is not None else view.hud_text
         return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
                 "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
@@ -172,8 +179,7 @@ class FrameEncoder:
         # chunks whose first triangles wait for joins the streaming owes them: the frame they first could have gone
         self._join_waits: dict[tuple[int, int, int], int] = {}
         self._last_frame: dict[str, dict[str, Any]] = {}  # player -> the last frame message (whole) of its view
-        self._last_poses: list[ActorPose] | None = None
-        self._poses_frame = -1  # the frame of _last_poses
+        self.poses = ViewPoses(world)  # what each view's pages hold of the actors' poses
         self._objects_memo: tuple[list, list, dict[str, Any] | None] | None = None  # (before, now, their delta)
         self._last_hud: dict[str, dict[str, Any]] = {}  # player -> its last HUD
         self._cuts_text: tuple[dict[str, Any], str] | None = None  # the last frame's cuts, and as JSON
@@ -184,21 +190,24 @@ class FrameEncoder:
         self._navmesh_revision, self._navmesh_serial = -1, 0
         self.want_navmesh = self.want_collision = False
 
-    def encode_all(self) -> FramePacket:
+    def encode_all(self, views: Iterable[str] | None = None) -> FramePacket:
         """Every current chunk mesh, the frame, the poses and the HUD as they are now, whole, and from now on
-        the base of the next frame's patches and deltas."""
+        the base of the next frame's patches and deltas (``views``: as :meth:`encode_frame`)."""
         start = time.perf_counter()
         world = self.world
-        self.wire, self._last_frame, self._last_poses, self._last_hud = {}, {}, None, {}
+        self.wire, self._last_frame, self._last_hud, self.poses = {}, {}, {}, ViewPoses(world)
         self._published, self._held_back, self._join_waits = {}, set(), {}
         chunks = self._encode_chunks(world.mesher.meshes, hold=False)
-        return self._packet(0.0, start, chunks)
+        return self._packet(0.0, start, chunks, views)
 
-    def encode_frame(self, step_ms: float, start: float | None = None) -> FramePacket:
+    def encode_frame(self, step_ms: float, start: float | None = None,
+                     views: Iterable[str] | None = None) -> FramePacket:
         """What changed in the frame the world just stepped (``step_ms``: how long World.step took; ``start``:
-        :func:`time.perf_counter` when it ended, from which ``encode_ms`` counts)."""
+        :func:`time.perf_counter` when it ended, from which ``encode_ms`` counts). ``views``: the players whose
+        frame and HUD some page is sent (the world's own is always encoded: the watching pages'); None: every
+        player's. A player left out costs nothing (no aim ray, no JSON); its next view starts whole."""
         start = time.perf_counter() if start is None else start
-        return self._packet(step_ms, start, self._encode_chunks(self.world.snapshot().changed_chunks))
+        return self._packet(step_ms, start, self._encode_chunks(self.world.snapshot().changed_chunks), views)
 
     def _encode_chunks(self, changed: Iterable[tuple[int, int, int]], hold: bool = True,
                        ) -> dict[tuple[int, int, int], ChunkUpdate]:
@@ -256,26 +265,26 @@ class FrameEncoder:
         old = self.wire.get(chunk)
         return old is None or old[1].triangle_count == 0
 
-    def _packet(self, step_ms: float, start: float, chunks: dict[tuple[int, int, int], ChunkUpdate]) -> FramePacket:
-        """The frame's messages (each player's frame and HUD, whole and as deltas against its last ones; the
-        poses, the events and the overlays, for every page)."""
+    def _packet(self, step_ms: float, start: float, chunks: dict[tuple[int, int, int], ChunkUpdate],
+                views: Iterable[str] | None = None) -> FramePacket:
+        """The frame's messages (the frame and HUD of each player of ``views`` and of the world's own, whole and as
+        deltas against its last ones; the poses, the events and the overlays, for every page)."""
         world = self.world
         shared = frame_shared(world, step_ms)
-        views = {actions.player.name: self._view(shared | player_fields(world, actions), actions)
-                 for actions in every_actions(world)}
-        for gone in set(self._last_frame) - set(views):  # a player who left: a new one of its name starts whole
-            del self._last_frame[gone], self._last_hud[gone]
-        before, base_frame = self._last_poses, self._poses_frame
+        wanted = None if views is None else {*views, world.player.name}
+        places = {name: (float(p.position[0]), float(p.position[2])) for name, p in world.players()}
         poses = actor_poses(world)
-        poses_delta = None if before is None else encode_poses(world.frame, poses, before, base_frame)
-        self._last_poses, self._poses_frame = poses, world.frame
-        events = events_message(shared)
+        views = {actions.player.name: self._view(shared, actions, places[actions.player.name], poses)
+                 for actions in every_actions(world) if wanted is None or actions.player.name in wanted}
+        for gone in set(self._last_frame) - set(views):  # a player who left or whom no page plays: starts whole
+            del self._last_frame[gone], self._last_hud[gone]
+        self.poses.keep_only(set(views))
         navmesh = self._encode_navmesh() if self.want_navmesh else None
         collision = self._encode_collision() if self.want_collision else None
-        places = {name: (float(p.position[0]), float(p.position[2])) for name, p in world.players()}
+        own = views[world.player.name]
         return FramePacket(world.frame, views, chunks, navmesh, collision, step_ms,
-                           (time.perf_counter() - start) * 1000.0, None if events is None else dumps(events),
-                           encode_poses(world.frame, poses), poses_delta, places=places)
+                           (time.perf_counter() - start) * 1000.0, own.events_text, own.poses, own.poses_delta,
+                           places=places, own=world.player.name)
 
     def _objects_delta(self, before: list, now: list) -> dict[str, Any] | None:
         """:func:`~voxelworld.viewer.frame_messages.objects_delta`, worked out once a frame for every view that
@@ -287,9 +296,17 @@ class FrameEncoder:
         self._objects_memo = (before, now, found)
         return found
 
-    def _view(self, frame: dict[str, Any], actions: PlayerActions) -> PlayerView:
-        """One player's frame (whole and as a delta against its last one) and HUD (when it changed)."""
+    def _view(self, shared: dict[str, Any], actions: PlayerActions, place: tuple[float, float],
+              poses: list[ActorPose]) -> PlayerView:
+        """One player's frame (whole and as a delta against its last one), HUD (when it changed), poses (whole and
+        as a delta) and events, of the actors and events near it (``place``: its feet, x and z)."""
         name = actions.player.name
+        frame = shared | player_fields(self.world, actions)
+        if "events" in shared:
+            events = view_events(shared["events"], name, place, self.poses.near, self.poses.reach)
+            frame = frame | {"events": events} if events else {k: v for k, v in frame.items() if k != "events"}
+        whole_poses, poses_delta = self.poses.encode(name, place, frame["frame"], poses)
+        events_text = events_message(frame)
         before = self._last_frame.get(name)
         frame_delta = None
         if before is not None and before["frame"] == frame["frame"] - 1:
@@ -312,7 +329,8 @@ class FrameEncoder:
                 hud_delta = dumps({"type": "hud", "version": version, "base": version - 1} | delta(last, hud))
             self._last_hud[name] = hud
         return PlayerView(self._frame_text(frame), None if frame_delta is None else dumps(frame_delta), hud_text,
-                          hud_delta, version)
+                          hud_delta, version, whole_poses, poses_delta,
+                          None if events_text is None else dumps(events_text))
 
     def _frame_text(self, frame: dict[str, Any]) -> str:
         """``dumps(frame)``, its ``cuts`` last (their text kept from the frame before while no mark was added: up to

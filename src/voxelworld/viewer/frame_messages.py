@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose",
            "actor_poses", "pack_rotations", "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged",
-           "PoseError", "cuts_field", "cuts_delta", "objects_delta"]
+           "PoseError", "cuts_field", "cuts_delta", "objects_delta", "COARSE", "UNSENT", "encode_actor", "poses_header"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
 POSES_VERSION = 3
@@ -50,6 +50,8 @@ BLADE = struct.Struct("<6f")
 NO_BASE = 0xFFFFFFFF  # base frame of a whole message
 ACTOR_KINDS = ("player", "npc", "enemy")  # the kind byte's values 0, 1, 2
 HAS_BLADE = 1
+COARSE = 2  # an actor's flag: far away, only some joints sent; those left out stay as the page has them (or rest)
+UNSENT = 0xFFFFFFFF  # a joint's rotation a page was never sent (decoded coarse poses; never a packed rotation)
 _HALF = 1.0 / math.sqrt(2.0)  # the three smaller components of a unit quaternion lie in [-_HALF, _HALF]
 _KEPT = np.array([[c for c in range(4) if c != i] for i in range(4)])  # the components kept when i is dropped
 
@@ -120,37 +122,53 @@ def actor_poses(world: World) -> list[ActorPose]:
     return poses
 
 
+def poses_header(frame: int, actors: int, joints: int, base_frame: int | None = None) -> bytes:
+    """The poses message's 16-byte header (:func:`encode_poses`) of ``frame`` with ``actors`` actors of ``joints``
+    joints, against ``base_frame`` (None: a whole message)."""
+    return POSES_HEADER.pack(KIND_POSES, POSES_VERSION, actors, int(frame) & 0xFFFFFFFF,
+                             NO_BASE if base_frame is None else int(base_frame) & 0xFFFFFFFF, joints, 0)
+
+
+def encode_actor(pose: ActorPose, rotations: np.ndarray, sent: np.ndarray, coarse: bool = False) -> bytes:
+    """One actor's part of the poses message (:func:`encode_poses`): its head, the joint mask ``sent`` (J,) bool and
+    the ``rotations`` (J,) packed of the joints it sets; ``coarse``: flagged :data:`COARSE` (the page keeps the
+    joints left out as it has them, or the rest pose)."""
+    name = pose.name.encode("utf-8")[:255]
+    flags = (HAS_BLADE if pose.blade else 0) | (COARSE if coarse else 0)
+    parts = [bytes((ACTOR_KINDS.index(pose.kind), len(name))), name,
+             ACTOR_HEAD.pack(pose.contact, flags, *pose.position, pose.yaw, pose.scale, *pose.root),
+             np.packbits(sent, bitorder="little").tobytes(), rotations[sent].astype("<u4").tobytes()]
+    if pose.blade:
+        parts.append(BLADE.pack(*pose.blade[0], *pose.blade[1]))
+    return b"".join(parts)
+
+
 def encode_poses(frame: int, poses: list[ActorPose], base: list[ActorPose] | None = None,
                  base_frame: int = NO_BASE) -> bytes:
     """The poses message (kind 5) of ``frame``: the 16-byte header (u8 kind = 5, u8 version = 3, u16 actors A,
     u32 frame, u32 base frame (0xFFFFFFFF: none), u16 joints J, u16 0), then per actor: u8 kind (0 player, 1 npc,
     2 enemy), u8 name length L, the name (UTF-8, L bytes), u8 contact (material id, 0: none), u8 flags (1: a
-    blade follows), f32 position x, y, z (m), f32 yaw (degrees), f32 scale, f32 root x, y, z, u8[ceil(J / 8)]
-    joint mask (bit j % 8 of byte j // 8: joint j's rotation follows), u32 per joint in the mask (packed,
-    :func:`pack_rotations`), f32[6] the blade's two points when flag 1. Against ``base`` (the poses of
+    blade follows; 2: coarse, :data:`COARSE`), f32 position x, y, z (m), f32 yaw (degrees), f32 scale, f32 root x,
+    y, z, u8[ceil(J / 8)] joint mask (bit j % 8 of byte j // 8: joint j's rotation follows), u32 per joint in the
+    mask (packed, :func:`pack_rotations`), f32[6] the blade's two points when flag 1. Against ``base`` (the poses of
     ``base_frame``, which the page has), a joint whose packed rotation did not change is left out of the mask;
-    an actor the base does not have gets every joint."""
+    an actor the base does not have gets every joint. (Each page's own message, with the far actors coarse:
+    :class:`~voxelworld.viewer.pose_views.ViewPoses`.)"""
     joints = len(poses[0].rotations) if poses else 0
     before = {} if base is None else {(pose.kind, pose.name): pose.rotations for pose in base}
-    parts = [POSES_HEADER.pack(KIND_POSES, POSES_VERSION, len(poses), int(frame) & 0xFFFFFFFF,
-                               NO_BASE if base is None else int(base_frame) & 0xFFFFFFFF, joints, 0)]
+    parts = [poses_header(frame, len(poses), joints, None if base is None else base_frame)]
     for pose in poses:
-        name = pose.name.encode("utf-8")[:255]
         old = before.get((pose.kind, pose.name))
         sent = np.ones(joints, bool) if old is None or len(old) != joints else old != pose.rotations
-        parts += [bytes((ACTOR_KINDS.index(pose.kind), len(name))), name,
-                  ACTOR_HEAD.pack(pose.contact, HAS_BLADE if pose.blade else 0, *pose.position, pose.yaw,
-                                  pose.scale, *pose.root),
-                  np.packbits(sent, bitorder="little").tobytes(), pose.rotations[sent].astype("<u4").tobytes()]
-        if pose.blade:
-            parts.append(BLADE.pack(*pose.blade[0], *pose.blade[1]))
+        parts.append(encode_actor(pose, pose.rotations, sent))
     return b"".join(parts)
 
 
 def decode_poses(data: bytes | bytearray | memoryview,
                  base: list[ActorPose] | None = None) -> tuple[int, int, list[ActorPose]]:
     """(frame, base frame, poses) from :func:`encode_poses`'s bytes; a delta is completed from ``base`` (the
-    poses of its base frame), as a page completes it."""
+    poses of its base frame), as a page completes it; a coarse actor's joints neither sent nor in ``base`` are
+    :data:`UNSENT` (the page leaves them in the rest pose)."""
     if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < POSES_HEADER.size:
         raise PoseError(f"binary message too short for its {POSES_HEADER.size}-byte header")
     kind, version, count, frame, base_frame, joints, _ = POSES_HEADER.unpack_from(data)
@@ -173,8 +191,9 @@ def decode_poses(data: bytes | bytearray | memoryview,
             offset += 4 * len(words)
             if sent.all():
                 rotations = words.astype(np.uint32)
-            elif (ACTOR_KINDS[kind_byte], name) in before:
-                rotations = before[(ACTOR_KINDS[kind_byte], name)].rotations.copy()
+            elif (ACTOR_KINDS[kind_byte], name) in before or flags & COARSE:
+                old = before.get((ACTOR_KINDS[kind_byte], name))
+                rotations = np.full(joints, UNSENT, np.uint32) if old is None else old.rotations.copy()
                 rotations[sent.astype(bool)] = words
             else:
                 raise PoseError(f"a delta of the poses for actor {name!r}, which the base frame does not have")

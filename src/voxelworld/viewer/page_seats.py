@@ -2,7 +2,8 @@
 
 Up to ``players`` pages play at once (``voxelworld play --players N``, default :data:`DEFAULT_PLAYERS`), each its
 own character in the one world; the pages beyond them watch. The first page to play takes the world's own player
-(``"player"``); the next ones join the world as players of their own (:meth:`World.join
+(``"player"``, renamed as the page asks if no page named it before: :func:`~voxelworld.game.seats.rename_own`);
+the next ones join the world as players of their own (:meth:`World.join
 <voxelworld.game.world.World.join>`), named as the page asks (``?name=`` on the websocket's URL, or ``control``'s
 ``name``) or ``player-2``, ``player-3``, ... A player a saved world holds whom no page plays is taken by a page
 that asks for its name (loading gives each player its character back).

@@ -74,6 +74,7 @@ from .chunk_messages import (
 from .frame_messages import KIND_POSES, POSES_HEADER, ActorPose, actor_poses, encode_poses
 
 if TYPE_CHECKING:
+    from ..game.player import PlayerSettings
     from ..game.world import World
     from ..navigation import NavMesh
     from ..terrain import Volume
@@ -83,13 +84,13 @@ __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAG
            "KIND_CHUNK_PATCH", "KIND_POSES", "MESH_VERSION", "CHUNK_HEADER", "PATCH_HEADER", "POSES_HEADER",
            "WireMesh", "wire_mesh", "chunk_step", "chunk_origin", "chunk_wire_mesh", "occlusion_bytes",
            "encode_chunk_patch", "decode_chunk_patch", "actor_poses", "encode_poses", "decode_poses",
-           "YAW_LIMIT", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage",
+           "YAW_LIMIT", "MAX_INPUT_SEQ", "ProtocolError", "InputMessage", "ControlMessage", "SaveMessage",
            "OverlaysMessage",
-           "PingMessage", "parse_client_message", "RateLimiter",
+           "PingMessage", "parse_client_message", "RateLimiter", "movement_fields",
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "dumps"]
 
-PROTOCOL_VERSION = 4  # hello's "protocol"; every binary message's version byte is MESH_VERSION (3, as in 3)
+PROTOCOL_VERSION = 5  # hello's "protocol"; every binary message's version byte is MESH_VERSION (3, as in 3)
 CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)
@@ -98,6 +99,7 @@ CLIENT_TYPES = ("input", "control", "release", "save", "overlays", "ping")
 YAW_LIMIT = 1.0e6  # degrees: |yaw| a page may send (any finite value would do; this keeps floats exact enough)
 PITCH_LIMIT = 89.0  # degrees, as Inputs takes it
 MAX_PING_ID = 2**31 - 1
+MAX_INPUT_SEQ = 2**31 - 1  # an input's seq (the page's count of its inputs; a frame acknowledges the newest applied)
 MAX_FRAME_EVENTS = 64  # events a frame message carries at most (the rest are dropped and counted)
 
 KIND_NAVMESH, KIND_COLLISION = 2, 3  # the first byte of a binary message (1, 4: chunk_messages; 5: poses)
@@ -113,12 +115,15 @@ class ProtocolError(VoxelworldError):
 class InputMessage:
     """``input``: the stick ``move`` (right, forward) in [-1, 1], the absolute view ``look`` (yaw, pitch in
     degrees) or None to keep the view, the buttons ``held`` now (names of :data:`BUTTONS`), and ``buy``: a tool
-    upgrade to buy (a name of :data:`~voxelworld.game.progress.UPGRADE_NAMES`) or None."""
+    upgrade to buy (a name of :data:`~voxelworld.game.progress.UPGRADE_NAMES`) or None; ``seq``: the page's number
+    for this input (a whole number in [0, :data:`MAX_INPUT_SEQ`]) or None, which the frames of its player then
+    acknowledge (``frame.input_seq``: the page predicts its player's movement and reconciles with them)."""
 
     move: tuple[float, float] = (0.0, 0.0)
     look: tuple[float, float] | None = None
     held: frozenset = frozenset()
     buy: str | None = None
+    seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ class PingMessage:
 
 ClientMessage: TypeAlias = InputMessage | ControlMessage | SaveMessage | OverlaysMessage | PingMessage
 
-_FIELDS = {"input": ("move", "look", "held", "buy"), "control": ("name",), "release": (), "save": (),
+_FIELDS = {"input": ("move", "look", "held", "buy", "seq"), "control": ("name",), "release": (), "save": (),
            "overlays": ("navmesh", "collision"), "ping": ("id",)}
 
 
@@ -252,7 +257,9 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
                 raise _bad(f"held[{n}]", name, "one of " + ", ".join(BUTTONS))
         if (buy := document.get("buy")) is not None and buy not in UPGRADE_NAMES:
             raise _bad("buy", buy, "one of " + ", ".join(UPGRADE_NAMES))
-        return InputMessage(move, look, frozenset(held), buy)
+        if (seq := document.get("seq")) is not None and (type(seq) is not int or not 0 <= seq <= MAX_INPUT_SEQ):
+            raise _bad("seq", seq, f"a whole number in [0, {MAX_INPUT_SEQ}] or null")
+        return InputMessage(move, look, frozenset(held), buy, seq)
     if kind in ("control", "release"):
         return ControlMessage(kind == "control", None if document.get("name") is None else
                               player_name("name", document["name"]))
@@ -485,6 +492,7 @@ def hello_message(world: World, client: int, *, fps: float, save_path: str | Non
         "player": {"radius": settings.radius, "height": settings.height, "eye_height": settings.eye_height,
                    "stamina_max": settings.stamina_max, "yaw": _round(world.player.yaw),
                    "pitch": _round(world.player.pitch)},
+        "movement": movement_fields(settings),
         "npc": {"radius": nav_settings.agent_radius if nav_settings else 0.4,
                 "height": nav_settings.clearance if nav_settings else 1.8},
         "props": [{"name": p.name, "material": p.material, "positions": _round(np.asarray(p.positions).ravel(), 3),
@@ -493,3 +501,17 @@ def hello_message(world: World, client: int, *, fps: float, save_path: str | Non
                      "parents": e.motion.skeleton.parents.tolist()} for e in world.agents.enemies],
         "character": {"url": CHARACTER_URL, "joints": list(character_rig().skeleton.names)},
     }
+
+
+def movement_fields(settings: PlayerSettings) -> dict[str, float]:
+    """``hello.movement``: the numbers of the player's horizontal movement (:meth:`Player.begin_frame
+    <voxelworld.game.player.Player.begin_frame>`) a page predicts its own player with (``web/predict.js``): the
+    walking and sprinting speeds (m/s) and how fast the horizontal velocity follows the stick on the ground
+    (``traction``, 1/s, on ground of slipperiness 0) and in the air (``air_control``, 1/s).
+
+    >>> from voxelworld.game.player import PlayerSettings
+    >>> movement_fields(PlayerSettings())
+    {'walk_speed': 4.0, 'sprint_speed': 7.0, 'traction': 200.0, 'air_control': 2.0}
+    """
+    return {"walk_speed": settings.walk_speed, "sprint_speed": settings.sprint_speed, "traction": settings.traction,
+            "air_control": settings.air_control}

@@ -50,7 +50,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
@@ -145,6 +145,7 @@ class PlayServer(Sessions):
         self._chunk_updates = {}
         self._frame_number = -1
         self._frame = None  # the last frame's packet (its frame, poses and their deltas)
+        self._acks = {}  # page -> the seq of its newest input the last frame applied, the frame that first did
         self._navmesh = None  # (key, bytes)
         self._collision = None
         self.encoder = FrameEncoder(world)  # kept by the world thread only (its overlay wishes set on the loop)
@@ -155,6 +156,7 @@ class PlayServer(Sessions):
         self._interest = None if view is None else ChunkInterest.of_world(
             tuple(volume.origin), volume.chunk_size * volume.voxel_size, view)
         self._places = {}
+        self._own = world.player.name
         self._huds = {}  # player -> (version, whole text, delta text or None)
         self._saving = False
         self._executor: ThreadPoolExecutor | None = None
@@ -168,18 +170,23 @@ class PlayServer(Sessions):
         starts)."""
         return replace(self.encoder.encode_all(), things=self.things.all())
 
-    def step_frame(self, inputs: Inputs | Mapping[str, Inputs]) -> FramePacket:
+    def step_frame(self, inputs: Inputs | Mapping[str, Inputs], views: Iterable[str] | None = None) -> FramePacket:
         """Step the world one frame with ``inputs`` (the world's own player's, or each player's by name: those not
-        given press nothing) and encode what changed (see :class:`FramePacket`). Runs in the world thread;
-        callable directly when no server runs (benchmarks)."""
+        given press nothing) and encode what changed (see :class:`FramePacket`): the frame and HUD of the players
+        of ``views`` and the world's own (None: those ``inputs`` names, the players pages play). Runs in the world
+        thread; callable directly when no server runs (benchmarks)."""
         from ..game.world import Inputs
 
         start = time.perf_counter()
-        given = [inputs.get(name, Inputs()) for name, _ in self.world.players()] if isinstance(inputs, Mapping) \
-            else inputs
-        self.world.step(given, 1.0 / self.fps)
+        if isinstance(inputs, Mapping):
+            played = list(inputs)
+            self.world.step([inputs.get(name, Inputs()) for name, _ in self.world.players()], 1.0 / self.fps)
+        else:
+            played = []
+            self.world.step(inputs, 1.0 / self.fps)
         stepped = time.perf_counter()
-        packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped)
+        views = played if views is None else views
+        packet = self.encoder.encode_frame((stepped - start) * 1000.0, stepped, views)
         things = self.things.changes()  # None: no things column came, changed or went (the usual frame)
         return packet if things is None else replace(packet, things=things)
 
@@ -223,13 +230,20 @@ class PlayServer(Sessions):
         """Each played player's inputs for the next frame, by name (those no page plays press nothing)."""
         return {name: seat.take_inputs() for name, seat in self.seats.items() if seat.page is not None}
 
+    def _input_acks(self) -> dict[int, int]:
+        """The ``seq`` of the newest input of each playing page that gave one, by page: what the frame stepped
+        with the inputs taken now acknowledges to it (``frame.input_seq``)."""
+        return {page.id: page.input_seq for page in self.clients.values()
+                if page.seat is not None and page.input_seq is not None}
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         period = 1.0 / self.fps
         deadline = loop.time()
         while True:
             try:
-                packet = await self._in_world(self.step_frame, self._take_inputs())
+                inputs, acks = self._take_inputs(), self._input_acks()  # together: no message comes between
+                packet = await self._in_world(self.step_frame, inputs)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # a bug in a stage: keep serving, stop stepping
@@ -239,7 +253,7 @@ class PlayServer(Sessions):
                     self._error(client, self.failure)
                 return
             self.frames += 1
-            self._publish(packet)
+            self._publish(packet, acks)
             self._expire_seats(loop.time())  # the players whose pages left more than `grace` s ago go
             deadline += period
             delay = deadline - loop.time()

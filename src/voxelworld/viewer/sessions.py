@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import VoxelworldError
 from ..game.level import surface_height
+from ..game.seats import OWN_NAME, rename_own
 from ..io import save_world
 from .page_seats import PageSeat, free_name, seat_message
 from .protocol import (
@@ -204,13 +205,17 @@ class Sessions(Streaming):
         self._announce_seats()
 
     def _player_for(self, name: str | None) -> str:
-        """(World thread) the name of a player no page holds for a page that asks for ``name``: the world's own,
-        a joined one of that name, else a new one who joins beside the world's own player. The name is claimed
+        """(World thread) the name of a player no page holds for a page that asks for ``name``: the world's own
+        (renamed ``name`` if no page named it before and no player has that name: ``rename_own``), a joined one of
+        that name, else a new one who joins beside the world's own player. The name is claimed
         (``_claimed``) until the page's seat holds it: pages seated together get different players."""
         world, held = self.world, set(self.seats) | self._claimed
         names = [own for own, _ in world.players()]
         free = [own for own in names if own not in held]
-        for wanted in ("player", name):
+        if world.player.name in free and world.player.name == OWN_NAME and name is not None and name not in names:
+            rename_own(world, name)  # the world's own, never named by a page, takes the name this page asks for
+            names[0] = free[0] = name
+        for wanted in (world.player.name, name):
             if wanted in free:
                 self._claimed.add(str(wanted))
                 return str(wanted)
@@ -229,7 +234,8 @@ class Sessions(Streaming):
 
     def _drop_seat(self, seat: PageSeat) -> None:
         del self.seats[seat.name]
-        if seat.name != "player":
+        if seat.name != self.world.player.name:  # (the world's own player is renamed in the world thread only
+            # while no seat holds it)
             asyncio.get_running_loop().create_task(self._in_world(self.world.leave, seat.name))
         self._announce_seats()
 
@@ -267,6 +273,7 @@ class Sessions(Streaming):
                 self._error(client, self._watching(client, "input ignored"))
                 return
             seat.move, seat.look = message.move, message.look
+            client.input_seq = message.seq  # what the frames after it acknowledge (streaming: frame.input_seq)
             seat.pressed |= message.held - seat.held
             seat.held = message.held
             if message.buy is not None:

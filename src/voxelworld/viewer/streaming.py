@@ -16,6 +16,7 @@ import asyncio
 import logging
 import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,8 @@ from .thing_messages import due, publish
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
-__all__ = ["Page", "Streaming", "ChunkInterest", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED", "INTEREST_MARGIN"]
+__all__ = ["Page", "Streaming", "ChunkInterest", "with_input_seq", "EVENT_FRAMES_KEPT", "ERRORS_QUEUED",
+           "INTEREST_MARGIN"]
 
 EVENT_FRAMES_KEPT = 120  # frames whose events wait for a page that is behind (2 s); older ones are dropped
 ERRORS_QUEUED = 64  # error replies waiting for one page at most; more are counted and dropped
@@ -86,6 +88,8 @@ class Page:
         self.things_sent: dict[tuple[int, int], int] = {}  # things column -> the version it has (thing_messages)
         self.things_due: set[tuple[int, int]] = set()  # columns it has whose things changed since
         self.seat: str | None = None  # the name of the player it plays (None: it watches)
+        self.input_seq: int | None = None  # the seq of its newest input (None: it gave none)
+        self.ack_sent: tuple[int, int] | None = None  # the (input_seq, input_frame) it was last sent (None: none)
         self.view = OWN_NAME  # whose frame and HUD it was last sent (a watching page: the world's own player's)
 
 
@@ -104,13 +108,27 @@ class Streaming:
     _thing_ratio: float  # a chunk's edge in things columns
     _interest: ChunkInterest | None  # which chunks a page is sent: those near its player (None: every chunk)
     _places: dict[str, tuple[float, float]]  # player -> its feet (x, z) in the last frame
+    _own: str  # the world's own player's name in the last frame (whose view a watching page is sent)
+    _acks: dict[int, tuple[int, int]]  # page -> the seq of its newest input the last frame applied, and the frame
+    # that first applied it
 
-    def _publish(self, packet: FramePacket) -> None:
+    def _view_of(self, client: Page) -> str:
+        """Whose frame, HUD, poses and events the page is sent: its player's, or (watching) the world's own's."""
+        return self._own if client.seat is None else client.seat
+
+    def _publish(self, packet: FramePacket, acks: Mapping[int, int] | None = None) -> None:
+        """The frame ``packet`` is the latest from now on; ``acks``: each playing page's newest input seq it
+        applied (``frame.input_seq``; with the frame that first applied it, ``input_frame``: the frames before
+        were stepped with this one's predecessor, each frame publishes)."""
+        before = self._acks
+        self._acks = {page: (seq, before[page][1] if page in before and before[page][0] == seq else packet.frame)
+                      for page, seq in (acks or {}).items()}
         self._chunk_updates.update(packet.chunks)
         publish(self._thing_texts, packet.things, self.clients.values())
         self._frame_number, self._frame = packet.frame, packet
         if packet.places is not None:
             self._places = packet.places
+        self._own = packet.own
         for name, view in packet.views.items():
             if view.hud_text is not None:
                 self._huds[name] = (view.hud_version, view.hud_text, view.hud_delta)
@@ -120,8 +138,9 @@ class Streaming:
             self._collision = packet.collision
         for client in self.clients.values():
             client.chunks.update(packet.chunks)
-            if packet.events_text is not None:
-                client.events.append((packet.frame, packet.events_text))
+            seen = packet.views.get(self._view_of(client))  # (its events: those near its player)
+            if seen is not None and seen.events_text is not None:
+                client.events.append((packet.frame, seen.events_text))
             client.wake.set()
 
     def _reply(self, client: Page, text: str) -> None:
@@ -145,7 +164,7 @@ class Streaming:
         world's own); the others wait until its player comes near. Every waiting chunk on a world meshed whole."""
         if not client.chunks:
             return []
-        place = self._places.get(OWN_NAME if client.seat is None else client.seat)
+        place = self._places.get(self._view_of(client))
         if self._interest is None or place is None:
             chunks = sorted(client.chunks)
         else:
@@ -198,7 +217,7 @@ class Streaming:
                     client.collision_sent = self._collision[0]
                     await send(self._collision[1])
                 packet = self._frame
-                view = OWN_NAME if client.seat is None else client.seat
+                view = self._view_of(client)
                 if packet is None or view not in packet.views:  # a player who joined after the last frame
                     continue
                 if view != client.view:  # another player's view from now on: its HUD and frame whole
@@ -218,10 +237,29 @@ class Streaming:
                     player = packet.views[view]
                     follows = client.frame_sent == number - 1 and player.frame_delta is not None
                     client.frame_sent = number
-                    await send(packet.poses_delta if follows and packet.poses_delta is not None else packet.poses)
-                    await send(player.frame_delta if follows and player.frame_delta is not None else player.frame_text)
+                    await send(player.poses_delta if follows and player.poses_delta is not None else player.poses)
+                    text = player.frame_delta if follows and player.frame_delta is not None else player.frame_text
+                    ack = self._acks.get(client.id) if client.seat is not None else None
+                    if (ack != client.ack_sent) if follows else (ack is not None):  # a delta: when it changed
+                        text = with_input_seq(text, *(ack or (None, None)))
+                    client.ack_sent = ack
+                    await send(text)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the page went away mid-send
             logger.debug("page %d: sending stopped: %s", client.id, error)
 
+
+
+def with_input_seq(frame_text: str, seq: int | None, since: int | None) -> str:
+    """A ``frame`` message's JSON text with ``input_seq`` (the seq of the page's newest input the frame applied, null
+    for none) and ``input_frame`` (the frame that first applied it) added: each playing page's own fields, added as
+    its frame is sent (the frame's text is every page's).
+
+    >>> with_input_seq('{"type":"frame","frame":3}', 17, 2)
+    '{"type":"frame","frame":3,"input_seq":17,"input_frame":2}'
+    """
+    def number(value: int | None) -> str:
+        return "null" if value is None else str(int(value))
+
+    return f'{frame_text[:-1]},"input_seq":{number(seq)},"input_frame":{number(since)}}}'

@@ -157,14 +157,22 @@ function characterObject(template, kind, joints, tints, levels) {
   return group;
 }
 
+// A character's skins (world space, as skinned with the character at userData.skinnedAt) moved to where it stands
+// now: between two poses only the page's own player moves (placeOwn), and the skin follows without a new skinning.
+function shiftSkins(object) {
+  const at = object.userData.skinnedAt, p = object.position;
+  if (!at) return;
+  for (const skin of object.userData.skins) skin.skin.matrixWorld.makeTranslation(p.x - at.x, p.y - at.y, p.z - at.z);
+}
+
 function poseCharacter(object, entry, actorsGroup) {
   object.position.set(...entry.position);
   object.rotation.set(0, THREE.MathUtils.degToRad(entry.yaw) + MODEL_YAW, 0);
   object.scale.setScalar(entry.scale ?? 1);
   const bones = object.userData.bones;
   const r = entry.rotations;
-  for (let j = 0; j < bones.length; j++) {
-    if (bones[j]) bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+  for (let j = 0; j < bones.length; j++) { // (NaN: a far actor's joint never sent, left as it is)
+    if (bones[j] && !Number.isNaN(r[4 * j])) bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
   }
   if (bones[0]) bones[0].position.set(...entry.root);
   object.userData.posed = true;
@@ -249,7 +257,10 @@ export class Actors {
       const distance = object.position.distanceTo(eye);
       const level = distance < DETAIL_METRES ? "full" : distance < FAR_METRES ? "light" : "far";
       const stale = object.userData.posed || skins.some((s) => s.level !== level);
-      if (!stale || !object.visible) continue;
+      if (!stale || !object.visible) {
+        shiftSkins(object);
+        continue;
+      }
       object.updateWorldMatrix(true, true);
       for (const skin of skins) {
         const { data, drawn } = skin[level];
@@ -259,6 +270,8 @@ export class Actors {
         skin.level = level;
       }
       object.userData.posed = false;
+      (object.userData.skinnedAt ??= new THREE.Vector3()).copy(object.position);
+      shiftSkins(object);
     }
   }
 
@@ -291,6 +304,20 @@ export class Actors {
     const own = entry.kind === "player" && entry.name === this.own;
     object.visible = !(firstPerson && own);
     if (entry.kind === "player") label(object, own ? "" : entry.name, "#ffe08a", NAME_ABOVE);
+    if (!own) return;
+    (object.userData.served ??= new THREE.Vector3()).copy(object.position); // where the frame puts it (placeOwn)
+    const blade = object.userData.blade;
+    if (blade) (blade.userData.served ??= new THREE.Vector3()).copy(blade.position);
+  }
+
+  // Draw this page's own player with its feet at ``feet`` ([x, y, z]: where predict.js shows it, not where the
+  // last frame put it): its character, disc and name moved, its skin and shovel shifted along (not skinned again).
+  placeOwn(feet) {
+    const object = this.player(), served = object?.userData.served;
+    if (!served || !feet) return;
+    object.position.set(feet[0], feet[1], feet[2]);
+    const blade = object.userData.blade;
+    if (blade?.userData.served) blade.position.copy(blade.userData.served).add(object.position).sub(served);
   }
 
   actor(name, make) {
@@ -371,7 +398,6 @@ export class Actors {
         () => capsule(size.radius * scale, size.height * scale, capsuleMaterials[entry.kind] ?? capsuleMaterials.npc));
       object.position.set(...entry.position);
       object.rotation.y = THREE.MathUtils.degToRad(entry.yaw);
-      this.placeActor(object, entry, firstPerson);
       if (entry.blade) {
         if (!object.userData.blade) {
           object.userData.blade = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1),
@@ -382,6 +408,7 @@ export class Actors {
         placeBone(blade, v3(entry.blade[0]), v3(entry.blade[1]), 0.06);
         blade.material.color.setHex(entry.contact ? 0xff6a00 : BLADE_COLOUR);
       }
+      this.placeActor(object, entry, firstPerson);
     }
   }
 

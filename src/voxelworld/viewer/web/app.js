@@ -3,9 +3,10 @@
 // the player's input while this page plays. The protocol: docs/specs/play-protocol.md.
 //
 // This module wires the others: decode.js reads binary messages, scene.js builds the scene, actors.js draws
-// what moves, camera.js follows the player, input.js reads the keys (its tables bind every key), hud.js and
-// shaders.js draw the panels and the terrain, effects.js the debris and particles, sound.js the sounds; the
-// last two and the HUD answer each frame's "events".
+// what moves, camera.js follows the player, predict.js moves this page's own player at once from its keys (the
+// server's frames correct it), input.js reads the keys (its tables bind every key), hud.js and shaders.js draw
+// the panels and the terrain, effects.js the debris and particles, sound.js the sounds; the last two and the HUD
+// answer each frame's "events".
 //
 // window.voxelworld exposes counters and hooks for tests: stats (messages by kind, frames, errors), overlays,
 // send(text), scene, characters() (skinned meshes per kind of actor), and the state of the effects, the sound
@@ -20,6 +21,7 @@ import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Shop } from "./shop.js";
 import { Input } from "./input.js";
+import { Prediction } from "./predict.js";
 import { WorldScene, qualityAskedInUrl, qualityFromUrl, resolutionFromUrl } from "./scene.js";
 import { Sound } from "./sound.js";
 
@@ -28,6 +30,7 @@ view3d.autoQuality = !qualityAskedInUrl();
 view3d.loadTextures().catch((error) => showError(`cannot read the textures: ${error.message}`));
 const actors = new Actors(view3d.actors);
 const follow = new FollowCamera(() => view3d.batches.meshes());
+const prediction = new Prediction(); // this page's own player while it plays (predict.js)
 const hud = new Hud();
 view3d.onQualityDropped = () => hud.toast("quality: low (pictures were slow even at the lowest resolution; Q: default)");
 const effects = new Effects(view3d.scene, (name) => view3d.materialColour(name));
@@ -71,6 +74,9 @@ function onHello(hello) {
   stats.client = hello.client;
   input.view = { yaw: hello.player.yaw, pitch: hello.player.pitch };
   follow.bodyRadius = hello.player.radius;
+  prediction.reset();
+  prediction.movement = hello.movement ?? null; // the numbers of the world's movement model (play protocol 5)
+  prediction.fps = hello.fps;
   setControl({ you: false, name: null, players: hello.players, seats: hello.seats }); // "control" says more
   if (overlays.navmesh || overlays.collision) sendOverlays();
 }
@@ -101,7 +107,9 @@ function onFrame(message) {
   stats.frame = frame.frame;
   stats.stepMs = frame.step_ms;
   if (!world) return;
+  if (stats.controlling) prediction.reconcile(frame);
   actors.update(frame, world, firstPerson, (name) => view3d.materialColour(name), frame.player.name);
+  if (stats.controlling) actors.placeOwn(prediction.shown()); // its own player where it is shown (predict.js)
   effects.follow(frame);
   onEvents(frame);
   if (!stats.controlling) input.view = { yaw: frame.player.yaw, pitch: frame.player.pitch };
@@ -222,6 +230,7 @@ function setControl({ you, name, token, players, seats }) {
   stats.seats = seats ?? 0;
   input.playing = you;
   if (token) sessionStorage.setItem("voxelworld-token", token);
+  if (you !== wasPlaying || wasName !== name) prediction.reset(); // another player, or none: predicted afresh
   if (you && (!wasPlaying || wasName !== name)) {
     input.startPlaying(latest ? { yaw: latest.player.yaw, pitch: latest.player.pitch } : null);
     hud.toast(`you play ${name}`);
@@ -348,14 +357,23 @@ function tick(now) {
     stats.pictureMs = stats.pictureMs === null ? interval
       : stats.pictureMs + PICTURE_SMOOTHING * (interval - stats.pictureMs);
   }
+  let shown = latest; // the last frame, its player where this page shows it (predicted while it plays)
   if (stats.controlling) {
-    const message = input.steer(dt);
+    // The player moved since the last picture by the input sent then (as the world applies an input from when it
+    // comes until the next one); then the input as it is now goes.
+    // (The whole time since, however long the picture took: the world went on applying that input meanwhile.)
+    const { move, sprint, yaw } = input.current;
+    prediction.step(interval / 1000, input.seq, move, sprint && !(hud.last?.stamina <= 0), yaw);
+    const message = input.steer(dt, now);
     if (message !== null && send(message)) {
-      input.sent(message);
+      input.sent();
+      prediction.sent(input.seq, now);
       stats.inputsSent++;
     }
+    shown = prediction.frame(latest);
+    actors.placeOwn(prediction.shown());
   }
-  follow.place(latest, input.view, stats.controlling, firstPerson, hud, actors.player());
+  follow.place(shown, input.view, stats.controlling, firstPerson, hud, actors.player());
   const enemies = latest ? enemiesOf(latest) : [];
   const sucking = effects.update(dt, hud.last, enemies, follow.camera, view3d.renderer.domElement.height);
   sound.update(sucking, enemies, follow.camera.position);
@@ -386,6 +404,12 @@ window.voxelworld = {
   get hello() { return world; },
   get effects() { return effects.stats; },
   get audio() { return sound.state; },
+  // This page's own player's prediction (predict.js): where it is shown, where the server's last frame put it, what
+  // is still blended away, the seq the frames acknowledge, the steps they have not.
+  get prediction() {
+    return { shown: prediction.shown(), server: prediction.server, error: [...prediction.error], ack: prediction.ack,
+      steps: prediction.steps.length, seq: input.seq, rate: prediction.rate, ...prediction.stats };
+  },
   get cameraState() { return { ...follow.state, position: follow.camera.position.toArray() }; },
   get said() { return hud.said.map((entry) => ({ ...entry })); },
   get shopOpen() { return shop.open; },

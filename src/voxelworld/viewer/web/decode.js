@@ -10,7 +10,7 @@
 
 export const KIND_CHUNK = 1, KIND_NAVMESH = 2, KIND_COLLISION = 3, KIND_CHUNK_PATCH = 4, KIND_POSES = 5;
 export const MESH_VERSION = 3; // the version byte this page reads
-export const PROTOCOL_VERSION = 4; // the hello's "protocol" this page speaks
+export const PROTOCOL_VERSION = 5; // the hello's "protocol" this page speaks
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 revision, vertices n, triangles m, f32 origin x, y, z, step
 export const CHUNK_HEADER_BYTES = 44;
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 base, revision, old n, old m, n, m, vertex split,
@@ -23,6 +23,7 @@ const WIDE_INDICES = 1; // a chunk header's flag: indices are u32
 const OCT_SCALE = 32767;
 const ACTOR_KINDS = ["player", "npc", "enemy"];
 const HALF = Math.SQRT1_2;
+const COARSE = 2; // a poses actor's flag: only some joints sent (frame_messages.COARSE)
 
 // The kind and version bytes of a binary message, and an error text when this page cannot read it.
 export function binaryHeader(buffer) {
@@ -166,7 +167,9 @@ export function unpackRotation(word, out, at) {
 
 // Every actor's pose (kind 5): { frame, base, characters: [{ name, kind, position, yaw, scale, root, rotations
 // (Float32Array, 4 per joint), blade, contact: material id }] }; a delta (base frame given) is completed from
-// ``previous`` ("kind/name" -> rotations of the base frame), or { error } when an actor's base is missing.
+// ``previous`` ("kind/name" -> rotations of the base frame), or { error } when an actor's base is missing. A coarse
+// actor (flag 2: far from this page's player, only its big joints sent) keeps the joints left out as ``previous``
+// has them, else NaN: the page leaves those bones as they are (the rest pose of a new one).
 export function decodePoses(buffer, previous) {
   const view = new DataView(buffer);
   const count = view.getUint16(2, true), frame = view.getUint32(4, true), base = view.getUint32(8, true);
@@ -191,6 +194,8 @@ export function decodePoses(buffer, previous) {
         offset += 4;
       } else if (before) {
         rotations.set(before.subarray(4 * j, 4 * j + 4), 4 * j);
+      } else if (flags & COARSE) {
+        rotations.fill(NaN, 4 * j, 4 * j + 4);
       } else {
         return { error: `poses of frame ${frame} against frame ${base}, which this page does not have for ${name}` };
       }

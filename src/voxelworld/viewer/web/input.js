@@ -25,6 +25,9 @@ export const SHOP_KEYS = { Digit1: 0, Digit2: 1, Digit3: 2 };
 const LOOK_RATE = 90; // degrees a second for the look keys
 const MOUSE_DEGREES = 0.15; // degrees per pixel
 const SCROLL_KEYS = ["Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]; // keys the page must not scroll on
+// ms: while the stick is held the input goes again this often, said or not: each one a step of the page's
+// prediction that a frame acknowledges (predict.js); a little under a frame of the server's 60 a second.
+const RESEND_MS = 15;
 
 export class Input {
   // ``onCommand(name)`` is called with a COMMAND_KEYS name (and "save" for Ctrl+S); ``onCommand("buy", n)`` for a
@@ -37,6 +40,10 @@ export class Input {
     this.view = { yaw: 0, pitch: 0 }; // this page's view while it plays
     this.playing = false;
     this.lastSent = "";
+    this.sentAt = -Infinity; // performance.now() when the last input went
+    this.seq = 0; // the seq of the last input sent (frame.input_seq acknowledges it)
+    this.next = null; // the input steer() made, until it is sent: {text, fields}
+    this.current = { move: [0, 0], sprint: false, yaw: 0 }; // the stick, sprint and yaw of the last input sent
     this.buying = null; // the upgrade to buy with the next input message (shop.js)
     window.addEventListener("keydown", (event) => {
       if (event.ctrlKey && event.code === "KeyS") { event.preventDefault(); onCommand("save"); return; }
@@ -71,6 +78,7 @@ export class Input {
   startPlaying(view) {
     if (view) this.view = view;
     this.lastSent = "";
+    this.current = { move: [0, 0], sprint: false, yaw: this.view.yaw }; // nothing sent for this player yet
   }
 
   heldButtons() {
@@ -90,8 +98,9 @@ export class Input {
   }
 
   // Turn the view by the look keys over ``dt`` seconds and return the input message, or null when it says what
-  // the last one said (one message per animation frame at most: well under the server's 120 a second).
-  steer(dt) {
+  // the last one said and the stick is let go or was sent less than RESEND_MS before ``now`` (one message per
+  // animation frame at most: well under the server's 120 a second). Each message carries the next seq.
+  steer(dt, now = performance.now()) {
     const view = this.view;
     view.yaw += (this.pressed(LOOK_KEYS.left) - this.pressed(LOOK_KEYS.right)) * LOOK_RATE * dt;
     view.pitch = THREE.MathUtils.clamp(view.pitch + (this.pressed(LOOK_KEYS.up) - this.pressed(LOOK_KEYS.down))
@@ -105,10 +114,19 @@ export class Input {
     const message = JSON.stringify(fields);
     this.tapped.clear();
     this.buying = null;
-    return message === this.lastSent ? null : message;
+    const moving = fields.move[0] !== 0 || fields.move[1] !== 0;
+    if (message === this.lastSent && !(moving && now - this.sentAt >= RESEND_MS)) return null;
+    this.next = { text: message, fields, now };
+    return JSON.stringify({ ...fields, seq: this.seq + 1 });
   }
 
-  sent(message) {
-    this.lastSent = message;
+  // The message steer() returned went.
+  sent() {
+    const { text, fields, now } = this.next;
+    this.lastSent = text;
+    this.sentAt = now;
+    this.seq++;
+    this.current = { move: fields.move, sprint: fields.held.includes("sprint"), yaw: fields.look[0] };
+    this.next = null;
   }
 }
