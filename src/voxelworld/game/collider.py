@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from ..collision import CapsulePush, Contacts, Ground, RayHits, TriangleBVH
 from ..meshing import ChunkMesher
 from ..terrain import Box, MaterialTable
+from ..terrain.shapes import merged_boxes
 from .checks import point_tuple
 from .level import Prop
 
@@ -125,20 +126,7 @@ def focus_boxes(points: ArrayLike, radius: float) -> list[Box]:
     those that meet merged into their joint box until none meet, in the order of their lowest corners. Players
     side by side share one box; two far apart have one each, not one box over everything between them (two
     players 1 km apart on a streaming world)."""
-    corners = [(p - radius, p + radius) for p in np.asarray(points, dtype=np.float64).reshape(-1, 3)]
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(corners)):
-            for b in range(a + 1, len(corners)):
-                (lo, hi), (lo2, hi2) = corners[a], corners[b]
-                if np.all(lo <= hi2) and np.all(lo2 <= hi):
-                    corners[a] = (np.minimum(lo, lo2), np.maximum(hi, hi2))
-                    del corners[b]
-                    merged = True
-                    break
-            if merged:
-                break
+    corners = merged_boxes([(p - radius, p + radius) for p in np.asarray(points, dtype=np.float64).reshape(-1, 3)])
     return [Box(point_tuple(lo), point_tuple(hi)) for lo, hi in sorted(corners, key=lambda c: tuple(c[0]))]
 
 

@@ -63,6 +63,7 @@ from ..navigation.polygons import TILE_CELLS
 from ..navigation.rebake import changed_box
 from ..navigation.tiles import TiledNavMesh
 from ..terrain import Volume
+from ..terrain.shapes import merged_boxes
 from .ground_things import GroundThings
 from .nav_ahead import TileAhead
 from .nav_areas import TerrainAreaTypes, one_type
@@ -499,7 +500,7 @@ class WorldNavigation(NavStreaming):
             # the tiles reading a box are baked again where the change there can alter them.
             self._whole_scene = None  # (its chunks' objects changed)
             bake: set[tuple[int, int]] = set()
-            for lo, hi in _merged(boxes, self.tile_size):
+            for lo, hi in merged_boxes(boxes, self.tile_size, axes=(0, 2)):  # (on the x-z plane)
                 reading = self.tiled.tiles_reading((lo[0], lo[2], hi[0], hi[2]))
                 if reading and not set(reading) <= bake and self._reaches_tiles(reading, before, lo, hi):
                     bake.update(reading)
@@ -548,23 +549,3 @@ class WorldNavigation(NavStreaming):
             k0, k1 = (int(np.floor((z - z0) / size)) for z in (min(a[2], b[2]) - cell, max(a[2], b[2]) + cell))
             tiles.update((0, i, k) for i in range(i0, i1 + 1) for k in range(k0, k1 + 1))
         return frozenset(tiles)
-
-
-def _merged(boxes: list[tuple[np.ndarray, np.ndarray]], gap: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``boxes`` (lo, hi) with those that come within ``gap`` of each other on the x-z plane joined into the box
-    holding both, until none does (in the order given)."""
-    merged = list(boxes)
-    joined = True
-    while joined:
-        joined = False
-        for i in range(len(merged)):
-            for j in range(i + 1, len(merged)):
-                (a0, a1), (b0, b1) = merged[i], merged[j]
-                if np.all((a0[[0, 2]] - gap <= b1[[0, 2]]) & (b0[[0, 2]] - gap <= a1[[0, 2]])):
-                    merged[i] = (np.minimum(a0, b0), np.maximum(a1, b1))
-                    del merged[j]
-                    joined = True
-                    break
-            if joined:
-                break
-    return merged

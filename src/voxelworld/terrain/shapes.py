@@ -202,3 +202,32 @@ class Union(Shape):
 
     def translated(self, offset: Sequence[float] | np.ndarray) -> Union:
         return Union(tuple(s.translated(offset) for s in self.shapes))
+
+
+def merged_boxes(boxes: Sequence[tuple[np.ndarray, np.ndarray]], gap: float = 0.0,
+                 axes: Sequence[int] = (0, 1, 2)) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``boxes`` (``(lo, hi)`` corner arrays, m) with any two that come within ``gap`` m of each other along every
+    one of ``axes`` joined into the box holding both, until no two do; the joined box keeps the first one's place,
+    the others keep their order.
+
+    >>> [(lo.tolist(), hi.tolist()) for lo, hi in merged_boxes([(np.zeros(3), np.ones(3)),
+    ...                                                        (np.full(3, 5.0), np.full(3, 6.0)),
+    ...                                                        (np.full(3, 0.5), np.full(3, 2.0))])]
+    [([0.0, 0.0, 0.0], [2.0, 2.0, 2.0]), ([5.0, 5.0, 5.0], [6.0, 6.0, 6.0])]
+    """
+    merged = list(boxes)
+    along = list(axes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(merged)):
+            for j in range(i + 1, len(merged)):
+                (a0, a1), (b0, b1) = merged[i], merged[j]
+                if np.all((a0[along] - gap <= b1[along]) & (b0[along] - gap <= a1[along])):
+                    merged[i] = (np.minimum(a0, b0), np.maximum(a1, b1))
+                    del merged[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return merged
