@@ -267,6 +267,22 @@ def test_snapshot_has_the_player_camera_and_the_objects_of_sources():
     assert shot.changed_chunks == frozenset()
 
 
+def test_ground_dug_every_frame_is_remeshed_every_remesh_interval_frames():
+    """A scrape queued every frame into the floor: the chunk is remeshed in the frame of the first and then every
+    ``remesh_interval`` frames (2 here), its collision mesh catching up each time."""
+    world = World(wall_world().volume, None, spawn=(3.0, FLOOR, 4.0), settings=WorldSettings(remesh_interval=2))
+    rebuilt = []
+    for n in range(6):
+        world.queue_edit(VoxelEdit("remove", Sphere((5.5, FLOOR - 0.3 * n, 2.0), 0.6)))
+        world.step(Inputs())
+        rebuilt.append(world.rebuilt_chunks)
+    assert [bool(r) for r in rebuilt] == [True, False] * 3
+    world.step(Inputs())  # the last scrape waited: taken now, though nothing changed after it
+    assert (1, 0, 0) in world.rebuilt_chunks
+    hit = world.collider.raycast([5.5, FLOOR + 1.0, 2.0], [0.0, -1.0, 0.0], 10.0)
+    assert hit.distance[0] > 1.0 + 0.3 * 5 + 0.4  # the collision mesh down the hole, past the last scrape's top
+
+
 # ------------------------------------------------------------------------------------------------ bad input
 def test_bad_inputs_raise_parameter_errors():
     for kwargs, parameter in (({"move": (2.0, 0.0)}, "move[0]"), ({"move": (0.0, float("nan"))}, "move[1]"),
@@ -310,6 +326,9 @@ def test_bad_edits_and_hooks_are_refused_and_nothing_is_queued():
     assert world.queued_edits == ()
     with pytest.raises(ParameterError):
         WorldSettings(collision_radius=-1.0)
+    for interval in (0, 61, 2.5, True):
+        with pytest.raises(ParameterError, match="remesh_interval"):
+            WorldSettings(remesh_interval=interval)
     with pytest.raises(ParameterError):
         World(world.volume, None, [Prop.boxes("crate", [((0, 0, 0), (1, 1, 1))], "cheese")])
 

@@ -4,6 +4,7 @@ wrong world."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import numpy as np
@@ -40,7 +41,9 @@ def test_a_truncated_file_is_refused(saved, tmp_path, share):
 
 
 def test_a_flipped_byte_in_any_chunk_blob_is_refused_naming_the_chunk(saved, tmp_path):
-    path, data, _ = saved
+    """Refused, or (a bit zstd's decoder never reads: the voxels decompress as they were saved, their checksum
+    holds) loaded as saved: the world then is the one saved, and at least most flips are refused."""
+    path, data, expected = saved
     connection = sqlite3.connect(path)
     rows = connection.execute("SELECT cx, cy, cz, field, data FROM chunks ORDER BY cx, cy, cz, field").fetchall()
     connection.close()
@@ -48,13 +51,20 @@ def test_a_flipped_byte_in_any_chunk_blob_is_refused_naming_the_chunk(saved, tmp
     rows = [row for row in rows if (at := data.find(row[4])) > 0 and data.find(row[4], at + 1) < 0]
     assert len(rows) > 50
     rng = np.random.default_rng(7)
+    refused = 0
     for cx, cy, cz, field, blob in [rows[n] for n in rng.choice(len(rows), 12, replace=False)]:
         at = data.find(blob)
         spot = at + len(blob) // 2 + int(rng.integers(-len(blob) // 4, len(blob) // 4 + 1))
         broken = bytearray(data)
         broken[spot] ^= 1 << int(rng.integers(8))
-        with pytest.raises(FormatError, match=rf"chunk \({cx}, {cy}, {cz}\) field '{field}'"):
-            load_world(damaged(tmp_path, bytes(broken)))
+        try:
+            world = load_world(damaged(tmp_path, bytes(broken)))
+        except FormatError as error:
+            assert re.search(rf"chunk \({cx}, {cy}, {cz}\) field '{field}'", str(error)), error
+            refused += 1
+        else:
+            assert state(world) == expected
+    assert refused >= 10
 
 
 def test_flipped_bits_anywhere_are_refused_or_harmless(saved, tmp_path):

@@ -89,6 +89,27 @@ WRONG_VALUES = {  # id: (row, keys into the row, value, the field the error name
 }
 
 
+# The volume row's mesher_taken (chunks whose next changes wait: ChunkMesher.refresh_interval): id -> (value, the
+# words the error says).
+WRONG_TAKEN = {
+    "not a list": ("soon", ("volume.mesher_taken", "is not a list")),
+    "a pair short": ([[[2, 1, 2]]], ("volume.mesher_taken", "is not a list")),
+    "a chunk of strings": ([[["a", 1, 2], 1]], ("volume.mesher_taken", "is not a list")),
+    "a chunk holding a mapping": ([[[{"$": "dict", "items": []}, 1, 2], 1]], ("volume.mesher_taken",)),
+    "a chunk off the grid": ([[[99, 1, 2], 1]], ("mesher_taken", "state['taken']", "(99, 1, 2)")),
+    "updates ago negative": ([[[2, 1, 2], -1]], ("mesher_taken", "state['taken'][(2, 1, 2)]", "-1")),
+    "updates ago a string": ([[[2, 1, 2], "x"]], ("mesher_taken", "state['taken'][(2, 1, 2)]")),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_TAKEN)
+def test_a_volume_row_with_wrong_waits_is_refused(saved, tmp_path, case):
+    value, words = WRONG_TAKEN[case]
+    path = copy_of(saved, tmp_path / "forged.vxw")
+    set_in_state(path, "volume", ["mesher_taken"], value)
+    refused(path, *words)
+
+
 @pytest.mark.parametrize("case", WRONG_VALUES)
 def test_a_row_with_a_wrong_value_is_refused_naming_row_and_field(saved, tmp_path, case):
     row, keys, value, field = WRONG_VALUES[case]

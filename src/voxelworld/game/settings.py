@@ -45,6 +45,11 @@ class WorldSettings:
     the others the ``mesh_options.levels`` (the collision mesh is the same everywhere);
     ``detail_changes_per_frame``: chunks (>= 1) whose display level may change in one frame as the actors move
     (nearest first), so that a frame stays in its budget;
+    ``remesh_interval``: frames (>= 1): a chunk of voxels changed again within this many frames of the frame that
+    last remeshed it waits for the rest of them, its changes meanwhile remeshed together (the mesher's
+    ``refresh_interval``), so that ground dug every frame (suck, several players) is remeshed, for display and
+    collision, every ``remesh_interval`` frames, its meshes at most ``remesh_interval - 1`` frames behind its
+    voxels, while ground dug once is remeshed in the frame its edit is applied; 1 remeshes every change at once;
     ``view_distance``: m (> ``collision_radius``), or None: the chunks within this distance of an actor (the player,
     the enemies, the NPCs) are meshed and collide, the others are not (a large world streams around its actors);
     None meshes every chunk (small worlds); ``detail_distances``: increasing m (> 0, 1..5 of them), or None: the
@@ -83,6 +88,7 @@ class WorldSettings:
     thrown_deformation_counts: bool = True
     detail_radius: float = 3.0
     detail_changes_per_frame: int = 3
+    remesh_interval: int = 3
     view_distance: float | None = None
     detail_distances: tuple[float, ...] | None = None
     stream_chunks_per_frame: int = 48
@@ -117,6 +123,8 @@ class WorldSettings:
                                                                unit="m"))
         object.__setattr__(self, "detail_changes_per_frame", check_integer(
             "detail_changes_per_frame", self.detail_changes_per_frame, minimum=1))
+        object.__setattr__(self, "remesh_interval", check_integer("remesh_interval", self.remesh_interval,
+                                                                  minimum=1, maximum=60, unit="frames"))
         for name in ("collision_radius", "aim_distance", "max_dt"):
             object.__setattr__(self, name, check_finite(name, getattr(self, name), minimum=0.0, strict_minimum=True,
                                                         unit="s" if name == "max_dt" else "m"))

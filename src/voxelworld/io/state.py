@@ -95,7 +95,8 @@ def capture(world: World) -> Captured:
                           "mesher_behind": enc(_mesher_behind(world, out.arrays), "volume.mesher_behind"),
                           "mesher_levels": enc(world.mesher.display_levels, "volume.mesher_levels"),
                           "mesher_active": enc(world.mesher.active, "volume.mesher_active"),
-                          "mesher_detail": enc(world.mesher.detail_levels, "volume.mesher_detail")}
+                          "mesher_detail": enc(world.mesher.detail_levels, "volume.mesher_detail"),
+                          "mesher_taken": enc(tuple(world.mesher.recently_taken().items()), "volume.mesher_taken")}
     out.rows["materials"] = table
     out.rows["props"] = {"props": [[p.name, p.role, p.material] for p in world.props]}
     for n, prop in enumerate(world.props):
@@ -367,6 +368,12 @@ def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> No
         seen[chunk] = version
         behind[chunk] = {name: _array(arrays, f"mesher.behind.{n}.{name}") for name in MESHED_FIELDS}
     state = {"seen": seen, "behind": behind}
+    if row.get("mesher_taken") is not None:  # (files saved before it: nothing waits)
+        taken = codec.decode(row["mesher_taken"], "volume.mesher_taken")
+        if not (isinstance(taken, tuple) and all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple)
+                                                 and all(isinstance(c, int) for c in item[0]) for item in taken)):
+            raise FormatError(f"volume.mesher_taken: {short_value(taken)} is not a list of [[i, j, k], updates ago]")
+        state["taken"] = dict(taken)
     if levels is not None:
         state["levels"] = codec.decode(levels, "volume.mesher_levels")
     try:
@@ -376,7 +383,8 @@ def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> No
             world.mesher.set_active(codec.decode(row["mesher_active"], "volume.mesher_active"))
         world.mesher.load_state_dict(state)
     except ParameterError as error:
-        raise FormatError(f"volume.mesher_behind, mesher_levels, mesher_active or mesher_detail: {error}") from error
+        raise FormatError(f"volume.mesher_behind, mesher_levels, mesher_active, mesher_detail or mesher_taken: "
+                          f"{error}") from error
 
 
 def _array(arrays: dict, name: str) -> np.ndarray:

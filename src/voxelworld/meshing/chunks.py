@@ -17,6 +17,7 @@ from typing import cast
 
 import numpy as np
 
+from ..errors import check_integer
 from ..terrain import MaterialTable, SparseVolume, Volume
 from ..terrain.sparse import ChunkStore
 from . import _kernels
@@ -77,6 +78,13 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     materials : MaterialTable, optional
         Decides which materials are one kind; the volume's table by default.
     options : MeshOptions
+    refresh_interval : int
+        Updates (>= 1) between two takings of one chunk's changes: a chunk changed again within
+        ``refresh_interval`` updates of the update that last took its changes waits for the rest of them (its
+        changes meanwhile land together), so that a chunk dug every frame is remeshed every ``refresh_interval``
+        frames while one dug once is remeshed by the next update; 1 (the default) takes every change at once.
+        Changes are taken a chunk of the volume at a time, every chunk whose cells read them remeshed together:
+        the meshes are always those of one set of fields, never cracked where a waiting chunk meets a remeshed one.
 
     Notes
     -----
@@ -105,9 +113,13 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     """
 
     def __init__(self, volume: Volume, materials: MaterialTable | None = None,
-                 options: MeshOptions = MeshOptions()):
+                 options: MeshOptions = MeshOptions(), refresh_interval: int = 1):
         self.materials, self.options = check_mesher_inputs(volume, materials, options)
         self.volume = volume
+        self.refresh_interval = check_integer("refresh_interval", refresh_interval, minimum=1)
+        # Calls of refresh_vertices so far, and the call that last took each chunk's changes (refresh_interval).
+        self._refreshes = 0
+        self._taken_at = np.full(volume.chunk_grid_shape, -refresh_interval, dtype=np.int64)
         # Times each chunk's collision mesh was dropped (collision_key compares them, a slice at a time).
         self._collision_revisions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         self._followed_of: tuple[np.ndarray, np.ndarray] | None = None  # (_active, what _followed made of it)
@@ -199,6 +211,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         volume = self.volume
         versions = volume.chunk_versions
         followed = self._followed()
+        self._refreshes += 1
         seen = (volume.revision, followed)
         self._density = {}  # (of the fields before this refresh)
         if self._fields is not None and not (self._activated or self._deactivated) \
@@ -214,6 +227,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             rebuild = set()
             # (Most frames change nothing: ``any`` is a fraction of what listing the chunks costs on a large grid.)
             changed = (self._seen >= 0) & (versions != self._seen)
+            waiting = self._waiting(changed)  # (taken off changed)
             for chunk in map(tuple, np.argwhere(changed).tolist() if changed.any() else ()):
                 changed = self._take_changes(chunk, volume)
                 if changed is not None:
@@ -227,12 +241,25 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             for chunk in map(tuple, np.argwhere(taken).tolist() if taken.any() else ()):
                 volume.copy_chunk_to(self._fields, chunk, MESHED_FIELDS)
             self._copied[taken] = versions[taken]
-            self._seen = np.where(followed, versions, -1)
+            self._seen = np.where(followed, np.where(waiting, self._seen, versions), -1)
+            if waiting.any():
+                self._seen_as_of = (-1, None)  # (the next refresh looks at them again)
             rebuild |= self._activated
             self._forget_inactive()
         self._activated, self._deactivated = set(), set()
         active = self._active
         return self._refresh({chunk for chunk in rebuild if active[chunk]})
+
+    def _waiting(self, changed: np.ndarray) -> np.ndarray:
+        """Of the ``changed`` chunks (a bool array of the grid), those whose changes wait this refresh: taken
+        within the last ``refresh_interval`` refreshes. Takes them off ``changed`` and notes the others as taken
+        now."""
+        if self.refresh_interval == 1 or not changed.any():
+            return np.zeros_like(changed)
+        waiting = changed & (self._taken_at > self._refreshes - self.refresh_interval)
+        changed &= ~waiting
+        self._taken_at[changed] = self._refreshes
+        return waiting
 
     def _followed(self) -> np.ndarray:
         """The chunks whose voxels the mesher follows: the active ones and those their cells read (the neighbours

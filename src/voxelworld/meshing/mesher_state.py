@@ -9,11 +9,11 @@ the mesher's update steps on the chunks whose voxels differ).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..errors import ParameterError, check_range
+from ..errors import ParameterError, check_integer, check_range
 from ..terrain import Volume
 from ..terrain.base import FIELD_DTYPES
 from .chunk_surfaces import MESHED_FIELDS, all_chunks
@@ -36,6 +36,9 @@ class MesherState:
     _deactivated: set[tuple]
     _shade: set[tuple]
     _shade_boxes: list[tuple[np.ndarray, np.ndarray]]
+    _refreshes: int
+    _taken_at: np.ndarray
+    refresh_interval: int
 
     if TYPE_CHECKING:  # defined by ChunkMesher, MesherLevels and MesherCollision
         @property
@@ -66,6 +69,8 @@ class MesherState:
         field name (:data:`MESHED_FIELDS`) -> a copy of the field's values in the chunk's window (its samples
         ``volume.chunk_box(chunk)``), in chunk order; None before the first update. Elsewhere it saw the volume's
         voxels as they are, so the state stays small: empty ``behind`` unless the volume was edited since.
+        ``taken``: chunk -> how many updates ago its changes were last taken, for the chunks whose next changes
+        would wait (``refresh_interval``), in chunk order.
 
         Examples
         --------
@@ -85,7 +90,7 @@ class MesherState:
         """
         if self._fields is None:
             return {"seen": self._seen.copy(), "behind": None, "levels": self.display_levels,
-                    "detail": self.detail_levels, "active": self.active}
+                    "detail": self.detail_levels, "active": self.active, "taken": {}}
         volume = self.volume
         behind = {}
         for chunk in map(tuple, np.argwhere((self._seen >= 0) & (self._seen != volume.chunk_versions)).tolist()):
@@ -93,7 +98,13 @@ class MesherState:
             behind[chunk] = {name: np.array(values) for name, values in
                              self._fields.read_window(lo, hi, MESHED_FIELDS).items()}
         return {"seen": self._seen.copy(), "behind": behind, "levels": self.display_levels,
-                "detail": self.detail_levels, "active": self.active}
+                "detail": self.detail_levels, "active": self.active, "taken": self.recently_taken()}
+
+    def recently_taken(self) -> dict[tuple, int]:
+        """The chunks whose next changes would wait (``refresh_interval``): chunk -> how many updates ago its
+        changes were last taken, in chunk order (the ``taken`` of :meth:`state_dict`)."""
+        ago = self._refreshes - self._taken_at
+        return {(i, j, k): int(ago[i, j, k]) for i, j, k in np.argwhere(ago < self.refresh_interval - 1).tolist()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict` on the volume as it is now (as it was when the state was handed over):
@@ -103,7 +114,8 @@ class MesherState:
         mesher that handed the state over, bit for bit, and its next :meth:`update` remeshes what that one's would.
         The volume is not touched. ``levels`` (optional: states saved before it existed leave the mesher's own)
         are the display levels per chunk (:meth:`set_display_levels`) and ``detail`` (optional too) the levels of
-        detail (:meth:`set_detail_levels`), taken first.
+        detail (:meth:`set_detail_levels`), taken first; ``taken`` (optional: none waits) says which chunks' next
+        changes wait.
 
         ParameterError, before anything changes, for a missing key, ``seen`` not an integer array of the chunk
         grid's shape (-1 everywhere, with ``behind`` None, or versions >= 0), ``behind`` not exactly the chunks
@@ -111,6 +123,7 @@ class MesherState:
         and the volume's dtype.
         """
         seen, behind = self._checked_state(state)
+        taken = self._checked_taken(state.get("taken", {}))
         self.settle_deferred()  # what was owed is made by the update steps below, or forgotten by a start over
         if state.get("active") is not None:
             check_range("state['active']", described(state["active"]),
@@ -166,6 +179,22 @@ class MesherState:
         self._refresh(rebuild)
         self.simplify_vertices()
         self.build_display_meshes()
+        self._taken_at[...] = -self.refresh_interval
+        for chunk, ago in taken.items():
+            self._taken_at[chunk] = self._refreshes - ago
+
+    def _checked_taken(self, taken: object) -> dict[tuple, int]:
+        """``state['taken']`` checked: chunk (i, j, k) of the grid -> updates ago (a whole number >= 0)."""
+        grid = self.volume.chunk_grid_shape
+        check_range("state['taken']", described(taken), "a mapping chunk (i, j, k) -> updates ago (>= 0)",
+                    isinstance(taken, Mapping))
+        checked = {}
+        for chunk, ago in cast(Mapping, taken).items():
+            check_range("state['taken']", chunk, f"a chunk (i, j, k) of the grid {grid}",
+                        isinstance(chunk, tuple) and len(chunk) == 3
+                        and all(isinstance(c, int) and 0 <= c < n for c, n in zip(chunk, grid)))
+            checked[chunk] = check_integer(f"state['taken'][{chunk}]", ago, minimum=0, maximum=2 ** 62)
+        return checked
 
     def _checked_state(self, state: object) -> tuple[np.ndarray, dict[tuple, Mapping[str, np.ndarray]] | None]:
         """``state``'s ``seen`` (an int64 copy) and ``behind`` (by the grid's chunk tuples), or ParameterError."""
