@@ -71,6 +71,28 @@ def test_a_change_an_npc_reaches_before_the_delay_is_re_baked_at_once(hole_x, at
     assert np.hypot(positions[:, 0] - hole_x, positions[:, 2] - 12.0).min() > 1.2
 
 
+def test_a_change_on_the_path_whose_chunk_waited_to_be_remeshed_is_re_baked_once_it_is():
+    """The hole on the path is dug while its chunk waits to be remeshed (dug off the path the frame before:
+    ``remesh_interval`` 3) and the chunk is dug off the path again in the frame it is remeshed: the waiting
+    change's area is the navmesh's to re-bake at once then, not after the delay."""
+    world = field_world()
+    assert world.settings.remesh_interval == 3
+    npc = world.agents.add_npc("walker", (3.0, FLOOR, 12.0), goal=(21.0, FLOOR, 12.0), settings=NPCSettings(speed=2.0))
+    # Frame -> the hole's (x, z) and radius, all in chunk (0, 0, 1); those off the path lie behind the NPC, beside it.
+    digs = {0: ((1.0, 15.5), 0.4), 1: ((6.1, 12.0), 1.2), 3: ((1.0, 15.0), 0.4)}
+    revisions, rebuilt = [], []
+    for frame in range(24):
+        if frame in digs:
+            (x, z), radius = digs[frame]
+            world.queue_edit(VoxelEdit("remove", Cylinder((x, 0.5, z), (x, 8.0, z), radius), source="dig"))
+        world.step(Inputs())
+        revisions.append(world.agents.navigation.revision)
+        rebuilt.append(bool(world.rebuilt_chunks))
+    assert rebuilt[:4] == [True, False, False, True]  # the hole on the path waited two frames
+    assert revisions.index(1) == 3
+    assert np.hypot(npc.position[0] - 6.1, npc.position[2] - 12.0) > 1.2
+
+
 def test_a_patrolling_npc_turns_back_at_its_goal():
     world = field_world()
     npc = world.agents.add_npc("guard", (4.0, FLOOR, 4.0), goal=(8.0, FLOOR, 4.0), patrol=True,

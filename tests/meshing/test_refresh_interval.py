@@ -140,3 +140,17 @@ def test_a_change_that_waits_is_taken_though_nothing_changes_after_it():
     fresh = ChunkMesher(volume, options=OPTIONS)
     fresh.update()
     assert mesh_bytes(mesher) == mesh_bytes(fresh)
+
+
+def test_the_changes_taken_are_told_with_where_they_lie():
+    """``taken_changes``: the chunk of voxels whose changes an update took, and the sample box they lie in (a
+    change that waited included, with the one taken with it)."""
+    volume, mesher = dug_once()
+    assert set(mesher.taken_changes) == {(0, 0, 0)}
+    scrape(volume, 1)
+    mesher.update()
+    assert mesher.taken_changes == {}  # (waits)
+    volume.remove(Sphere((3.5, 2.0, 6.5), 0.8))
+    mesher.update(), mesher.update()
+    (lo, hi), = mesher.taken_changes.values()
+    assert lo[2] <= 2 and hi[2] >= 7 and lo[1] <= 2  # the scrape's (z 2..5) and the later dig's (z 6..7, y 1..3)

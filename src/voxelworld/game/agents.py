@@ -289,23 +289,18 @@ class Agents:
             self.navigation.update(pending)
 
     def _changed_boxes(self, world: World) -> list[tuple[np.ndarray, np.ndarray]]:
-        """World boxes (m) holding this frame's changes: each applied edit's range grown by two voxels (the
-        density ramp and the surface reach that far), and the whole of any rebuilt chunk no edit touched (a
-        change made to the volume directly)."""
+        """World boxes (m) holding the changes this frame's meshes took: where the voxels of each chunk the mesher
+        took changes from changed (``ChunkMesher.taken_changes``: an edit of this frame, or of one a few frames
+        before whose chunk waited to be remeshed, or a change made to the volume directly) grown by a voxel (the
+        surface reaches that far past a changed sample), and the whole of any rebuilt chunk next to none of them (one turned meshed)."""
         volume = world.volume
         boxes: list[tuple[np.ndarray, np.ndarray]] = []
-        covered: set[tuple[int, int, int]] = set()
-        for edit, result in world.applied_edits:
-            if not result.dirty_chunks:
-                continue
-            covered |= result.dirty_chunks
-            corners = volume.voxel_box(edit.shape, 2 * volume.voxel_size) if edit.shape is not None else (
-                np.zeros(3), np.array(volume.shape) - 1)
-            if corners is not None:
-                boxes.append((volume.index_to_world(corners[0]), volume.index_to_world(corners[1])))
+        taken = world.mesher.taken_changes
+        for lo, hi in taken.values():
+            boxes.append((volume.index_to_world(lo) - volume.voxel_size, volume.index_to_world(hi) + volume.voxel_size))
         for chunk in world.rebuilt_chunks:
             near = {tuple(c + o for c, o in zip(chunk, offset)) for offset in product((-1, 0, 1), repeat=3)}
-            if not near & covered:  # not next to any edited chunk: the volume was changed directly
+            if not near & taken.keys():  # next to no changed chunk
                 first, end = volume.chunk_box(chunk)
                 boxes.append((volume.index_to_world(first) - volume.voxel_size,
                               volume.index_to_world(end) + volume.voxel_size))

@@ -120,6 +120,9 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
         # Calls of refresh_vertices so far, and the call that last took each chunk's changes (refresh_interval).
         self._refreshes = 0
         self._taken_at = np.full(volume.chunk_grid_shape, -refresh_interval, dtype=np.int64)
+        # The chunks of voxels whose changes the last refresh_vertices took, each with the inclusive sample box
+        # where they lie (lo, hi).
+        self.taken_changes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         # Times each chunk's collision mesh was dropped (collision_key compares them, a slice at a time).
         self._collision_revisions = np.zeros(volume.chunk_grid_shape, dtype=np.int64)
         self._followed_of: tuple[np.ndarray, np.ndarray] | None = None  # (_active, what _followed made of it)
@@ -207,13 +210,15 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
     def refresh_vertices(self) -> frozenset[tuple[int, int, int]]:
         """Step 1 of :meth:`update`: recompute the dual vertices of every chunk whose cells read a sample that
         changed since the last call (every chunk on the first); their collision meshes are dropped. Returns
-        those chunks (what :attr:`MeshUpdate.surfaces_rebuilt` reports)."""
+        those chunks (what :attr:`MeshUpdate.surfaces_rebuilt` reports). :attr:`taken_changes` then holds, for each
+        chunk of voxels whose changes it took, the inclusive sample box where they lie (lo, hi)."""
         volume = self.volume
         versions = volume.chunk_versions
         followed = self._followed()
         self._refreshes += 1
         seen = (volume.revision, followed)
         self._density = {}  # (of the fields before this refresh)
+        self.taken_changes = {}
         if self._fields is not None and not (self._activated or self._deactivated) \
                 and seen[0] == self._seen_as_of[0] and seen[1] is self._seen_as_of[1]:
             return self._refresh(set())  # the usual frame: no chunk changed, the same ones followed
@@ -231,6 +236,7 @@ class ChunkMesher(MesherState, MesherLevels, MesherDeferred, MesherCollision):
             for chunk in map(tuple, np.argwhere(changed).tolist() if changed.any() else ()):
                 changed = self._take_changes(chunk, volume)
                 if changed is not None:
+                    self.taken_changes[chunk] = changed
                     rebuild |= self._chunks_reading(*changed)
                     self._shade |= self._chunks_shading(*changed)
                     self._shade_boxes.append(changed)
