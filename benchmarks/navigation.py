@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 
 from voxelworld.game.level import surface_height  # noqa: E402
 from voxelworld.game.navigation import WorldNavigation  # noqa: E402
-from voxelworld.game.world import World  # noqa: E402
+from voxelworld.game.world import World, WorldSettings  # noqa: E402
 from voxelworld.navigation import NavQuery, NavSettings, Scene, SceneObject, SearchRegion  # noqa: E402
 from voxelworld.navigation.bake import bake  # noqa: E402
 from voxelworld.terrain import Box, Sphere, Tool  # noqa: E402
@@ -101,13 +101,20 @@ def rebake_times(scene: Scene, mesh, spots: int = 15, seed: int = 7) -> np.ndarr
     return times
 
 
+def one_dig_world() -> World:
+    """The demo world whose mesher takes every change at its next update (``remesh_interval`` 1): the digs here
+    come between updates, some next to the one before, which the game's interval would hold back to land with a
+    later one (an update of two digs timed as one)."""
+    return World.demo(seed=0, settings=WorldSettings(remesh_interval=1))
+
+
 def world_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0, prebuilt: bool = False) -> np.ndarray:
     """Seconds per `WorldNavigation.update` after a dig of a ``radius`` m ball at ``digs`` seeded spots on the
     demo world's surface (after 3 warm-up digs), counting the digs that rebuilt a chunk surface. With
     ``prebuilt``, the chunks' collision meshes within 12 m of the dig are built before the update is timed, as
     the world's collider builds them around the player (``WorldSettings.collision_radius``); otherwise the
     update asks the mesher to build them."""
-    world = World.demo(seed=0)
+    world = one_dig_world()
     world.mesher.update()
     props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
     nav = WorldNavigation(world.volume, world.mesher, props)
@@ -139,7 +146,7 @@ def alternating_update_times(digs: int = 40, seed: int = 1, radius: float = 1.0,
     leaves them to the update), so both rows see navmeshes of the same age. Seconds per update, (prebuilt,
     including the meshes), after 3 warm-up digs, ``digs // 2`` each, by ``clock`` (wall-clock by default;
     ``time.thread_time`` gives CPU time, steadier on a shared machine)."""
-    world = World.demo(seed=0)
+    world = one_dig_world()
     world.mesher.update()
     props = [SceneObject(p.name, p.positions, p.indices, p.role) for p in world.props]
     nav = WorldNavigation(world.volume, world.mesher, props)
