@@ -11,7 +11,7 @@ import pytest
 
 from voxelworld.game.world import Inputs, World
 from voxelworld.viewer import pose_views
-from voxelworld.viewer.frame_messages import COARSE, UNSENT, actor_poses, decode_poses, encode_actor
+from voxelworld.viewer.frame_messages import COARSE, UNSENT, actor_poses, decode_poses, encode_actor, merged
 from voxelworld.viewer.pose_views import BANDS, FAR_EVERY, FAR_JOINTS, ViewPoses, view_events
 from voxelworld.viewer.server import PlayServer
 
@@ -177,3 +177,36 @@ console.log(JSON.stringify({{error: got.error ?? null, rotations: Array.from(got
     assert all(v is not None for v in rotations[:3].ravel()) and all(v is None for v in rotations[3:].ravel())
     python = decode_poses(message)[2][0].rotations  # the server's own decoder agrees
     assert np.array_equal(python[:3], pose.rotations[:3]) and (python[3:] == UNSENT).all()
+
+
+def test_a_page_is_sent_the_objects_within_the_view_distance():
+    """On a world that streams (its view distance 20 m here) a page is sent the objects within it of its player:
+    the far guest's fragments reach the guest's page, not the world's own player's, until that player comes near; a
+    page that follows the deltas holds what the whole frame says. Meshed whole, every page is sent every object."""
+    world = two_players(far=True)
+    play = PlayServer(world)
+    play.encode_all()
+    play.encoder.poses.reach = 20.0  # (as a world that streams with a view of 20 m: the guest is 27 m off)
+    down = (90.0, -45.0)
+    following: dict | None = None
+    near_at = 90
+    for frame in range(120):
+        if frame == near_at:  # the world's own player goes to within 3 m of the guest and its fragments
+            world.player.position = world.joined[0].player.position - (3.0, 0.0, 0.0)
+        guest = Inputs(look=down, punch=frame % 2 == 0 and frame < 60)
+        packet = play.step_frame({"player": Inputs(look=down), "guest": guest})
+        mine = packet.views["player"]
+        following = merged(following, json.loads(mine.frame_text if following is None else
+                                                 mine.frame_delta or mine.frame_text))
+        names = {o["name"] for o in json.loads(mine.frame_text)["objects"]}
+        assert {o["name"] for o in following["objects"]} == names
+        theirs = {o["name"] for o in json.loads(packet.views["guest"].frame_text)["objects"]}
+        if frame == 70:
+            assert any(name.startswith("guest/") for name in theirs)  # its punches' fragments
+            assert not any(name.startswith("guest/") for name in names)
+            before_near = theirs
+    assert before_near <= names  # near them: the guest's fragments sent to the world's own page too
+    play.encoder.poses.reach = None  # a world meshed whole
+    packet = play.step_frame({"player": Inputs(), "guest": Inputs()})
+    assert json.loads(packet.views["player"].frame_text)["objects"] == \
+        json.loads(packet.views["guest"].frame_text)["objects"]

@@ -34,7 +34,7 @@ from ..game.seats import OWN_NAME, every_actions
 from .chunk_messages import CHUNK_HEADER, WireMesh
 from .frame_messages import ActorPose, cuts_delta, delta, objects_delta
 from .player_messages import FRAME_STATE, events_message, frame_shared, hud_message, player_fields
-from .pose_views import ViewPoses, view_events
+from .pose_views import ViewPoses, view_events, view_objects
 from .protocol import (
     actor_poses,
     chunk_wire_mesh,
@@ -302,6 +302,8 @@ class FrameEncoder:
         as a delta) and events, of the actors and events near it (``place``: its feet, x and z)."""
         name = actions.player.name
         frame = shared | player_fields(self.world, actions)
+        if self.poses.reach is not None:  # (a world that streams: the objects within its view distance)
+            frame["objects"] = view_objects(frame["objects"], place, self.poses.reach)
         if "events" in shared:
             events = view_events(shared["events"], name, place, self.poses.near, self.poses.reach)
             frame = frame | {"events": events} if events else {k: v for k, v in frame.items() if k != "events"}

@@ -16,7 +16,8 @@ An actor that comes within 25 m again is sent every joint at once. Events: the p
 others, none of those the page shows for its own player alone (``blocked``, ``opened``, ``bought``, ``goal``, the
 outcomes ``suck``, ``treasure`` and ``award``),
 footsteps and landings within 25 m (their sound is silent farther), those with a place (an outcome's debris)
-within the view distance, those without one all.
+within the view distance, those without one all. Objects (fragments, held and thrown pieces, treasures): those
+within the view distance (:func:`view_objects`), every one where it is None.
 
 :class:`ViewPoses` keeps, for every view some page is sent, what a page of that view that follows every frame
 holds of each actor (the rotations sent; :data:`~voxelworld.viewer.frame_messages.UNSENT` for a joint never sent),
@@ -161,6 +162,22 @@ class ViewPoses:
             assert sent is not None
             kept = self._parts[key] = (encode_actor(pose, rotations, sent, coarse), rotations, held)
         return kept[0]
+
+
+def view_objects(objects: list[dict[str, Any]], place: tuple[float, float], reach: float | None
+                 ) -> list[dict[str, Any]]:
+    """The frame's ``objects`` (the pages' form, each with its ``position``) a page whose player stands at
+    ``place`` (x, z, m) is sent: those within ``reach`` m of it across the ground (the view distance), every one
+    (the list itself) where ``reach`` is None. One that goes out of reach is gone for the page, and new to it when
+    it comes back.
+
+    >>> near, far = {"name": "a", "position": [3.0, 1.0, 4.0]}, {"name": "b", "position": [40.0, 0.0, 0.0]}
+    >>> [o["name"] for o in view_objects([near, far], (0.0, 0.0), 20.0)], len(view_objects([near, far], (0.0, 0.0), None))
+    (['a'], 2)
+    """
+    if reach is None:
+        return objects
+    return [o for o in objects if _ground_distance(o["position"], place) <= reach]
 
 
 def view_events(events: list[dict[str, Any]], view: str, place: tuple[float, float] | None, near: float,
