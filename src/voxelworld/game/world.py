@@ -204,7 +204,7 @@ class World(Streaming):
         check_inside("spawn", spawn, self.player.bounds)  # (state_checks.POSITION_MARGIN m around it)
         self.joined: list[Seat] = []  # the players who joined besides the world's own (join), in joining order
         self.rng = np.random.default_rng(self.seed)
-        self.mesher = ChunkMesher(volume, materials, settings.mesh_options, settings.remesh_interval)
+        self.mesher = ChunkMesher(volume, materials, settings.mesh_options, refresh_interval=settings.remesh_interval)
         check_range("baked", baked, "a voxelworld.meshing.baked.BakedMeshes or None",
                     baked is None or isinstance(baked, BakedMeshes))
         self.mesher.baked = baked
