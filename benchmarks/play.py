@@ -336,8 +336,8 @@ def seat_page_figures(count: int, seconds: float = 4.0, fps: int = 60) -> dict[s
     """Part two of the several players' rows (issue #35 §2): what each page is sent while ``count`` pages play,
     each its own player, as :func:`players_script` plays them (every player digging), over ``seconds`` of game
     time after :data:`GUARD_WARM_UP` frames, ``PlayServer.step_frame`` called directly (a page that keeps up: its
-    own player's frame, HUD and poses deltas with the actors and events near it, the shared chunk patches): bytes a second by kind over the pages
-    (``<kind>_bytes_per_s``, their mean), ``total_bytes_per_s`` (the mean page's) and ``max_page_bytes_per_s``
+    own player's frame, HUD and poses deltas with the actors and events near it, the shared chunk patches): bytes a
+    second by kind over the pages (``<kind>_bytes_per_s``, their mean), ``total_bytes_per_s`` (the mean page's) and ``max_page_bytes_per_s``
     (the page sent most), and the server frame's median ms (``step_frame_ms``, ``encode_ms``). Goal: <= 300 KiB/s a
     page while its player digs (<= 100 KiB/s watching: :func:`guard_figures`)."""
     world = players_world(count)

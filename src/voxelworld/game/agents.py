@@ -142,7 +142,8 @@ class Agents:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Take back a :meth:`state_dict`; ParameterError, before anything changes, for a missing key or a value
         out of its range (``STATE_CHECKS``; the ranges: docs/specs/world-format.md)."""
-        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_crowd_owed", "_rebake_after"), checks=self.STATE_CHECKS)
+        restore_attributes(self, state, self.STATE_ATTRIBUTES, added=("_crowd_owed", "_rebake_after"),
+                           checks=self.STATE_CHECKS)
 
     def _check_state(self, name: str, state: Mapping[str, Any]) -> None:
         """What ties the cast's state to its world: places within the world's box, chunks of its grid; and each
@@ -261,8 +262,8 @@ class Agents:
         """Re-bake the navmesh where collision surfaces were rebuilt: at once when a walking NPC's way may cross
         what changed (at most once every ``REBAKE_INTERVAL`` s), else once the oldest waiting change is
         ``settings.navmesh_delay`` s old, in the first frame from then that changed nothing itself, at most two
-        frames later (digging every frame re-bakes a few times a second, not every frame). Then, on a streaming world, move its tiles towards
-        the actors (:meth:`WorldNavigation.stream`)."""
+        frames later (digging every frame re-bakes a few times a second, not every frame). Then, on a streaming
+        world, move its tiles towards the actors (:meth:`WorldNavigation.stream`)."""
         if self.navigation is None:
             return
         self._rebake_changes(world)
@@ -292,7 +293,8 @@ class Agents:
         """World boxes (m) holding the changes this frame's meshes took: where the voxels of each chunk the mesher
         took changes from changed (``ChunkMesher.taken_changes``: an edit of this frame, or of one a few frames
         before whose chunk waited to be remeshed, or a change made to the volume directly) grown by a voxel (the
-        surface reaches that far past a changed sample), and the whole of any rebuilt chunk next to none of them (one turned meshed)."""
+        surface reaches that far past a changed sample), and the whole of any rebuilt chunk next to none of them
+        (one turned meshed)."""
         volume = world.volume
         boxes: list[tuple[np.ndarray, np.ndarray]] = []
         taken = world.mesher.taken_changes

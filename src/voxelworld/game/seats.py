@@ -48,9 +48,8 @@ from .state_checks import check_inside
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "rename_own", "leave", "seat_inputs", "each_player", "inputs_of", "player_points",
-           "nearest_player",
-           "every_actions", "play_ended"]
+__all__ = ["Seat", "OWN_NAME", "MAX_SEATS", "join", "rename_own", "leave", "seat_inputs", "each_player", "inputs_of",
+           "player_points", "nearest_player", "every_actions", "play_ended"]
 
 MAX_SEATS = 63  # players who may join a world besides its own (the server holds far fewer: --players)
 MAX_NAME = 32  # characters of a player's name

@@ -370,8 +370,8 @@ def _load_mesher(codec: StateCodec, world: World, row: dict, arrays: dict) -> No
     state = {"seen": seen, "behind": behind}
     if row.get("mesher_taken") is not None:  # (files saved before it: nothing waits)
         taken = codec.decode(row["mesher_taken"], "volume.mesher_taken")
-        if not (isinstance(taken, tuple) and all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple)
-                                                 and all(isinstance(c, int) for c in item[0]) for item in taken)):
+        pairs = isinstance(taken, tuple) and all(isinstance(item, tuple) and len(item) == 2 for item in taken)
+        if not (pairs and all(isinstance(chunk, tuple) and all(isinstance(c, int) for c in chunk) for chunk, _ in taken)):
             raise FormatError(f"volume.mesher_taken: {short_value(taken)} is not a list of [[i, j, k], updates ago]")
         state["taken"] = dict(taken)
     if levels is not None:

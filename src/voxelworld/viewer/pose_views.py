@@ -54,7 +54,7 @@ from .frame_messages import UNSENT, ActorPose, encode_actor, poses_header
 if TYPE_CHECKING:
     from ..game.world import World
 
-__all__ = ["BANDS", "FAR", "FAR_EVERY", "FAR_JOINTS", "ViewPoses", "view_events"]
+__all__ = ["BANDS", "FAR", "FAR_EVERY", "FAR_JOINTS", "ViewPoses", "view_objects", "view_events"]
 
 # (up to m across the ground from a view's player, every how many frames an actor's joints are sent): every joint
 # every frame within 10 m, every other frame (30 a second at 60) within 25 m
@@ -110,12 +110,11 @@ class ViewPoses:
             return None
         return next((n for n, (metres, _) in enumerate(BANDS) if distance <= metres), FAR)
 
-    def encode(self, view: str, place: tuple[float, float], frame: int, poses: list[ActorPose],
-               own: str | None = None) -> tuple[bytes, bytes | None]:
+    def encode(self, view: str, place: tuple[float, float], frame: int, poses: list[ActorPose]
+               ) -> tuple[bytes, bytes | None]:
         """The poses message of ``frame`` for the pages of ``view`` (a player's name), whose player stands at
-        ``place`` (x, z, m; ``own``: its name, always in the nearest band: default ``view``): whole, and as a delta
-        against the frame before (None when this view was not encoded then)."""
-        own = view if own is None else own
+        ``place`` (x, z, m; that player always in the nearest band): whole, and as a delta against the frame before
+        (None when this view was not encoded then)."""
         if frame != self._parts_frame:
             self._parts, self._parts_frame = {}, frame
         joints = len(poses[0].rotations) if poses else 0
@@ -126,7 +125,7 @@ class ViewPoses:
         held: dict[tuple[str, str], tuple[np.ndarray, int]] = {}
         whole, delta = [], []
         for n, pose in enumerate(poses):
-            mine = pose.kind == "player" and pose.name == own
+            mine = pose.kind == "player" and pose.name == view
             band = 0 if mine else self.band(_ground_distance(pose.position, place))
             if band is None:
                 continue  # beyond the view: not sent (the page removes it)
@@ -172,8 +171,10 @@ def view_objects(objects: list[dict[str, Any]], place: tuple[float, float], reac
     it comes back.
 
     >>> near, far = {"name": "a", "position": [3.0, 1.0, 4.0]}, {"name": "b", "position": [40.0, 0.0, 0.0]}
-    >>> [o["name"] for o in view_objects([near, far], (0.0, 0.0), 20.0)], len(view_objects([near, far], (0.0, 0.0), None))
-    (['a'], 2)
+    >>> [o["name"] for o in view_objects([near, far], (0.0, 0.0), 20.0)]
+    ['a']
+    >>> len(view_objects([near, far], (0.0, 0.0), None))
+    2
     """
     if reach is None:
         return objects

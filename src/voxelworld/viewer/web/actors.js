@@ -172,7 +172,8 @@ function poseCharacter(object, entry, actorsGroup) {
   const bones = object.userData.bones;
   const r = entry.rotations;
   for (let j = 0; j < bones.length; j++) { // (NaN: a far actor's joint never sent, left as it is)
-    if (bones[j] && !Number.isNaN(r[4 * j])) bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
+    if (!bones[j] || Number.isNaN(r[4 * j])) continue;
+    bones[j].quaternion.set(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3]);
   }
   if (bones[0]) bones[0].position.set(...entry.root);
   object.userData.posed = true;
