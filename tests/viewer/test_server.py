@@ -215,6 +215,18 @@ def test_a_page_of_another_protocol_version_is_told_why_and_closed(server):
         assert json.loads(socket_.recv(timeout=TIMEOUT))["type"] == "hello"
 
 
+def test_the_server_compresses_what_it_sends_a_page_that_offers_it(server):
+    """permessage-deflate, as browsers offer it (and the websockets client does): the figures of what a page is
+    sent on the wire (benchmarks/play.py) count on it; a client that offers none is sent its messages as they are."""
+    url = server.url.replace("http://", "ws://") + "ws"
+    with connect(url, open_timeout=TIMEOUT, max_size=None) as offering:
+        assert "permessage-deflate" in offering.response.headers.get("Sec-WebSocket-Extensions", "")
+        assert json.loads(offering.recv(timeout=TIMEOUT))["type"] == "hello"
+    with connect(url, open_timeout=TIMEOUT, max_size=None, compression=None) as plain:
+        assert "Sec-WebSocket-Extensions" not in plain.response.headers
+        assert json.loads(plain.recv(timeout=TIMEOUT))["type"] == "hello"
+
+
 def test_inputs_move_the_player_and_a_short_press_counts(server, world, pages):
     (page,) = pages(1)
     assert page.json("control")["you"]

@@ -143,16 +143,25 @@ class FramePacket:
     def hud_version(self) -> int:
         return self.views[self.own].hud_version
 
-    def page_bytes(self, player: str | None = None) -> dict[str, int]:
-        """Bytes the page of ``player`` (a name of ``views``), without overlays and sent the frame before (and every
-        chunk's mesh before), receives for this frame, by kind: ``chunks`` (patches where there is one, else whole
-        meshes), ``poses``, ``frame`` (its JSON) and ``hud``."""
+    def page_messages(self, player: str | None = None) -> list[tuple[str, bytes]]:
+        """What the page of ``player`` (a name of ``views``), without overlays and sent the frame before (and every
+        chunk's mesh before), receives for this frame, in order, each message with its kind: ``chunks`` (patches
+        where there is one, else whole meshes), ``hud`` (when it changed), ``poses`` and ``frame`` (its JSON)."""
         view = self.views[self.own if player is None else player]
         frame = view.frame_delta if view.frame_delta is not None else view.frame_text
         poses = view.poses_delta if view.poses_delta is not None else view.poses
         hud = view.hud_delta if view.hud_delta is not None else view.hud_text
-        return {"chunks": sum(len(u.for_page(u.base)) for u in self.chunks.values()), "poses": len(poses),
-                "frame": len(frame.encode()), "hud": len(hud.encode()) if hud else 0}
+        messages = [("chunks", u.for_page(u.base)) for u in self.chunks.values()]
+        if hud:
+            messages.append(("hud", hud.encode()))
+        return messages + [("poses", poses), ("frame", frame.encode())]
+
+    def page_bytes(self, player: str | None = None) -> dict[str, int]:
+        """Bytes of :meth:`page_messages` by kind (``chunks``, ``poses``, ``frame``, ``hud``)."""
+        sizes = {"chunks": 0, "poses": 0, "frame": 0, "hud": 0}
+        for kind, data in self.page_messages(player):
+            sizes[kind] += len(data)
+        return sizes
 
     @property
     def stream_bytes(self) -> int:

@@ -8,7 +8,8 @@ HUD JSON as deltas, and the player's progress (shop and goals) as the HUD carrie
 - **Progress** (:func:`progress_fields`): the shop's upgrades with their levels and prices, and the world's
   goals with what the player reached.
 - **Deltas** (:func:`delta`): a ``frame`` or ``hud`` message against its base holds only the top-level fields that
-  changed; the page merges it into what it has (:func:`merged`).
+  changed (the frame's ``player`` and the HUD's ``aim``, only their own fields that changed); the page merges it
+  into what it has (:func:`merged`).
 - **Cut marks** (:func:`cuts_field`, :func:`cuts_delta`): the frame's ``cuts`` (the enemies' kerf, which the page
   draws darker) whole in a whole frame, and in a delta only when marks were added: those marks alone.
 
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["progress_fields", "progress_event", "KIND_POSES", "POSES_HEADER", "NO_BASE", "ACTOR_KINDS", "ActorPose",
            "actor_poses", "pack_rotations", "unpack_rotations", "encode_poses", "decode_poses", "delta", "merged",
-           "PoseError", "cuts_field", "cuts_delta", "objects_delta", "COARSE", "UNSENT", "encode_actor", "poses_header"]
+           "NESTED", "PoseError", "cuts_field", "cuts_delta", "objects_delta", "COARSE", "UNSENT", "encode_actor",
+           "poses_header"]
 
 KIND_POSES = 5  # the first byte of the binary poses message
 POSES_VERSION = 3
@@ -245,45 +247,76 @@ def progress_event(event: UpgradeBought | GoalReached) -> dict[str, Any]:
     return {"event": "goal", "goal": event.goal, "text": event.text, "reached": event.reached, "goals": event.goals}
 
 
+NESTED = ("player", "aim")  # fields (objects of fixed keys) a delta carries as a delta of their own
+
+
 def delta(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
     """The top-level fields of ``now`` that are not in ``before`` or differ from it (a field ``before`` has and
-    ``now`` does not is not told: the messages that use deltas always carry the same fields)."""
-    return {name: value for name, value in now.items() if name not in before or before[name] != value}
+    ``now`` does not is not told: the messages that use deltas always carry the same fields). A field of
+    :data:`NESTED` (the frame's ``player``, the HUD's ``aim``: objects whose keys never change) that is an object
+    in both carries only its own fields that changed (play protocol 6); the page merges them into its own."""
+    found = {}
+    for name, value in now.items():
+        old = before.get(name, _MISSING)
+        if old == value:
+            continue
+        if name in NESTED and isinstance(old, dict) and isinstance(value, dict):
+            value = {key: part for key, part in value.items() if key not in old or old[key] != part}
+        found[name] = value
+    return found
+
+
+_MISSING = object()
 
 
 def merged(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
     """A page's view after ``message``: a delta (``base`` not None) laid over ``state``, a whole one as it is; a
-    delta's ``objects`` (with ``objects_gone``: :func:`objects_delta`) change the objects of those names only."""
+    delta's :data:`NESTED` objects are laid over the state's, its ``objects``, ``moved`` and ``objects_gone``
+    (:func:`objects_delta`) change the objects of those names only."""
     if message.get("base") is None or state is None:
         return dict(message)
     view = {**state, **message}
+    for name in NESTED:
+        if isinstance(message.get(name), dict) and isinstance(state.get(name), dict):
+            view[name] = {**state[name], **message[name]}
     if "objects_gone" in message:
         objects = {o["name"]: o for o in state.get("objects", [])}
         for name in message["objects_gone"]:
             objects.pop(name, None)
+        for name, *position in message["moved"]:
+            objects[name] = objects[name] | {"position": position}
         objects.update((o["name"], o) for o in message["objects"])
         view["objects"] = list(objects.values())
-        del view["objects_gone"]
+        del view["objects_gone"], view["moved"]
     return view
 
 
 def objects_delta(before: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any] | None:
     """What a frame's delta carries of its ``objects`` for a page that has ``before``: None when none changed,
-    else ``objects`` (those new or changed) and ``objects_gone`` (the names of those gone). A resting fragment is
+    else ``moved`` (``[name, x, y, z]`` of each object that only moved: a flying fragment, most of them), ``objects``
+    (those new or otherwise changed, whole) and ``objects_gone`` (the names of those gone). A resting fragment is
     sent once, not every frame that another one moves.
 
     >>> a, b = {"name": "a", "position": [0, 0, 0]}, {"name": "b", "position": [1, 0, 0]}
     >>> objects_delta([a, b], [a, b]) is None
     True
     >>> objects_delta([a, b], [{"name": "a", "position": [0, -1, 0]}, {"name": "c", "position": [2, 0, 0]}])
-    {'objects': [{'name': 'a', 'position': [0, -1, 0]}, {'name': 'c', 'position': [2, 0, 0]}], 'objects_gone': ['b']}
+    {'objects': [{'name': 'c', 'position': [2, 0, 0]}], 'moved': [['a', 0, -1, 0]], 'objects_gone': ['b']}
     """
     if before == now:
         return None
     old = {o["name"]: o for o in before}
     names = {o["name"] for o in now}
-    return {"objects": [o for o in now if old.get(o["name"]) != o],
-            "objects_gone": [name for name in old if name not in names]}
+    changed, moved = [], []
+    for o in now:
+        was = old.get(o["name"])
+        if was == o:
+            continue
+        if was is not None and was.keys() == o.keys() and all(was[k] == v for k, v in o.items() if k != "position"):
+            moved.append([o["name"], *o["position"]])
+        else:
+            changed.append(o)
+    return {"objects": changed, "moved": moved, "objects_gone": [name for name in old if name not in names]}
 
 
 def cuts_field(world: World) -> dict[str, Any]:

@@ -188,5 +188,6 @@ def hud_message(world: World, actions: PlayerActions | None = None) -> dict[str,
 
 def shares(world: World) -> list[list[Any]]:
     """Each player's share of the digging: ``[name, m³ its actions removed]`` for every player, the world's own
-    first (the achievements chart shows them when several play)."""
-    return [[other.player.name, _round(sum(other.achievements().values()), 2)] for other in every_actions(world)]
+    first (the achievements chart shows them when several play), to 0.1 m³ as the page shows them (finer, the HUD
+    of every page changed nearly every frame that anyone dug)."""
+    return [[other.player.name, _round(sum(other.achievements().values()), 1)] for other in every_actions(world)]

@@ -90,7 +90,7 @@ __all__ = ["PROTOCOL_VERSION", "CHARACTER_URL", "MAX_MESSAGE_BYTES", "MAX_MESSAG
            "encode_chunk_mesh", "decode_chunk_mesh", "encode_navmesh", "decode_navmesh", "navmesh_triangles",
            "encode_collision_mesh", "decode_collision_mesh", "error_message", "hello_message", "dumps"]
 
-PROTOCOL_VERSION = 5  # hello's "protocol"; every binary message's version byte is MESH_VERSION (3, as in 3)
+PROTOCOL_VERSION = 6  # hello's "protocol"; every binary message's version byte is MESH_VERSION (3, as in 3)
 CHARACTER_URL = "/character.glb"  # where a page loads the character (CesiumMan) it draws every actor with
 MAX_MESSAGE_BYTES = 64 * 1024  # a page's message, UTF-8 bytes
 MAX_MESSAGES_PER_SECOND = 120  # per connection (a token bucket as deep as one second of messages)

@@ -17,6 +17,7 @@ import { Actors } from "./actors.js";
 import { FollowCamera } from "./camera.js";
 import { KIND_CHUNK, KIND_CHUNK_PATCH, KIND_COLLISION, KIND_NAVMESH, KIND_POSES, PROTOCOL_VERSION, applyChunkPatch,
   binaryHeader, decodeChunk, decodePoses, decodeTriangles } from "./decode.js";
+import { merged } from "./deltas.js";
 import { Effects } from "./effects.js";
 import { Hud } from "./hud.js";
 import { Shop } from "./shop.js";
@@ -89,14 +90,7 @@ function onFrame(message) {
     const state = { ...latest };
     delete state.events;
     delete state.events_dropped;
-    frame = { ...state, ...message };
-    if (message.objects_gone) { // the objects that changed, and the names of those gone (play protocol 4)
-      const objects = new Map((latest.objects ?? []).map((o) => [o.name, o]));
-      for (const name of message.objects_gone) objects.delete(name);
-      for (const o of message.objects) objects.set(o.name, o);
-      frame.objects = [...objects.values()];
-      delete frame.objects_gone;
-    }
+    frame = merged(state, message); // (deltas.js)
     stats.frameDeltas++;
   }
   if (poses && poses.frame === message.frame) frame.characters = poses.characters;
@@ -176,7 +170,7 @@ function onBinary(buffer) {
 // A HUD message: whole, or the fields that changed since the one before (its "base").
 function onHud(message) {
   const delta = message.base !== null && message.base !== undefined && hud.last;
-  const state = delta ? { ...hud.last, ...message } : message;
+  const state = delta ? merged(hud.last, message) : message;
   stats.huds++;
   if (delta) stats.hudDeltas++;
   stats.bullets = state.bullets.length;

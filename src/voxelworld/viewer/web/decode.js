@@ -10,7 +10,7 @@
 
 export const KIND_CHUNK = 1, KIND_NAVMESH = 2, KIND_COLLISION = 3, KIND_CHUNK_PATCH = 4, KIND_POSES = 5;
 export const MESH_VERSION = 3; // the version byte this page reads
-export const PROTOCOL_VERSION = 5; // the hello's "protocol" this page speaks
+export const PROTOCOL_VERSION = 6; // the hello's "protocol" this page speaks
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 revision, vertices n, triangles m, f32 origin x, y, z, step
 export const CHUNK_HEADER_BYTES = 44;
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 base, revision, old n, old m, n, m, vertex split,
