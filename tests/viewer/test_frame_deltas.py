@@ -110,3 +110,27 @@ def test_the_page_merges_as_the_reference_does():
     message = {"type": "frame", "base": 4, "player": {"position": [1, 0, 0]}, "moved": [["fragment-1", 5, 5, 5]],
                "objects": [FRAGMENT | {"name": "fragment-9"}], "objects_gone": ["fragment-2"]}
     page_merges_alike([("frame", before, message), ("hud", None, {"type": "hud", "base": None, "aim": None})])
+
+
+def test_an_object_s_fields_are_made_again_exactly_when_it_changed():
+    """``player_messages._objects`` keeps the fields of an object whose VoxelObject is the last frame's (a resting
+    fragment): what it gives is what making every object's fields anew gives, frame after frame, as fragments fly,
+    land and go; the resting ones' fields are the last frame's own."""
+    from voxelworld.game.all_players import every_actions, object_name
+    from voxelworld.viewer import player_messages
+    from voxelworld.viewer.protocol import _round
+
+    world = World.demo(seed=0, npcs=0)
+    reused = 0
+    before: list = []
+    for frame in range(150):
+        world.step(Inputs(move=(0.0, 0.1), look=(90.0 + 15.0 * (frame % 40 < 20), -45.0), punch=frame % 2 == 0))
+        kept = player_messages._objects(world)
+        reused += sum(1 for o in kept if any(o is b for b in before))
+        anew = [{"name": object_name(actions, o.name), "kind": o.kind, "position": _round(o.object.position),
+                 "material": o.object.material, "resting": o.resting}
+                for actions in every_actions(world) for o in [*([actions.held] if actions.held else []),
+                                                              *actions.objects]]
+        assert [o for o in kept if o["kind"] != "treasure"] == anew
+        before = kept
+    assert reused > 100 and any(o["resting"] for o in before)

@@ -83,11 +83,15 @@ def voxel_along(world: World, eye: ArrayLike, direction: ArrayLike, distance: fl
     s = volume.voxel_size
     reach = 2.0 * s + volume.voxel_size * world.settings.mesh_options.collision_tolerance
     start = max(distance - reach, 0.0)
-    for t in np.arange(start, distance + reach, 0.25 * s):
-        index = np.floor(volume.world_to_index(eye + direction * t) + 0.5).astype(np.int64)
-        if np.all(index >= 0) and np.all(index < volume.shape):
-            key = tuple(int(v) for v in index)
-            if volume.read_voxel(key)["density"] >= volume.iso:
-                return key  # type: ignore[return-value]
-    return None
+    # Every sample along the stretch at once, their voxels read in one window (a page's HUD asks every frame for
+    # every player: a read per sample cost half a millisecond a player).
+    steps = np.arange(start, distance + reach, 0.25 * s)
+    indices = np.floor(volume.world_to_index(eye + direction * steps[:, None]) + 0.5).astype(np.int64)
+    indices = indices[np.all((indices >= 0) & (indices < volume.shape), axis=1)]
+    if not len(indices):
+        return None
+    lo = indices.min(axis=0)
+    density = volume.read_window(lo, indices.max(axis=0) + 1, ("density",))["density"]
+    solid = np.flatnonzero(density[tuple((indices - lo).T)] >= volume.iso)
+    return tuple(int(v) for v in indices[solid[0]]) if len(solid) else None  # type: ignore[return-value]
 

@@ -26,8 +26,9 @@ True
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from ..game.seats import OWN_NAME, every_actions
@@ -86,16 +87,27 @@ class PlayerView:
     frame before (``frame_delta``, None for the first); the ``hud`` message when it changed (whole: ``hud_text``,
     against the HUD before: ``hud_delta``; None when it did not change) and its version; the poses message whole
     and as a delta (``poses``, ``poses_delta``) and the frame's events as an ``events`` message (``events_text``,
-    None without events), each of the actors and events near the player (:mod:`voxelworld.viewer.pose_views`)."""
+    None without events), each of the actors and events near the player (:mod:`voxelworld.viewer.pose_views`).
+    The whole frame and HUD are given as their text or as a function making it (``whole_frame``, ``whole_hud``),
+    made the first time ``frame_text`` or ``hud_text`` is read: most frames every page is sent the deltas alone
+    (with eight players digging, the whole frames' text of every view, every frame, was a third of encoding)."""
 
-    frame_text: str
+    whole_frame: str | Callable[[], str]
     frame_delta: str | None = None
-    hud_text: str | None = None
+    whole_hud: str | Callable[[], str] | None = None
     hud_delta: str | None = None
     hud_version: int = 0
     poses: bytes = b""
     poses_delta: bytes | None = None
     events_text: str | None = None
+
+    @cached_property
+    def frame_text(self) -> str:
+        return self.whole_frame if isinstance(self.whole_frame, str) else self.whole_frame()
+
+    @cached_property
+    def hud_text(self) -> str | None:
+        return self.whole_hud if self.whole_hud is None or isinstance(self.whole_hud, str) else self.whole_hud()
 
 
 @dataclass(frozen=True)
@@ -332,24 +344,27 @@ class FrameEncoder:
         self._last_frame[name] = frame
         hud, last = hud_message(self.world, actions), self._last_hud.get(name)
         version = self._hud_version.get(name, 0)
-        hud_text = hud_delta = None
+        whole_hud: Callable[[], str] | None = None
+        hud_delta = None
         if hud != last:
             version = self._hud_version[name] = version + 1
-            hud_text = dumps(hud | {"version": version, "base": None})
+            whole_hud = partial(dumps, hud | {"version": version, "base": None})
             if last is not None:
                 hud_delta = dumps({"type": "hud", "version": version, "base": version - 1} | delta(last, hud))
             self._last_hud[name] = hud
-        return PlayerView(self._frame_text(frame), None if frame_delta is None else dumps(frame_delta), hud_text,
+        return PlayerView(self._whole_frame(frame), None if frame_delta is None else dumps(frame_delta), whole_hud,
                           hud_delta, version, whole_poses, poses_delta,
                           None if events_text is None else dumps(events_text))
 
-    def _frame_text(self, frame: dict[str, Any]) -> str:
-        """``dumps(frame)``, its ``cuts`` last (their text kept from the frame before while no mark was added: up to
-        64 marks are most of a whole frame's text, and encoding them every frame would cost about 0.5 ms)."""
+    def _whole_frame(self, frame: dict[str, Any]) -> Callable[[], str]:
+        """What makes ``dumps(frame)`` when a page needs it (:class:`PlayerView`), its ``cuts`` last (their text
+        kept from the frame before while no mark was added: up to 64 marks are most of a whole frame's text, and
+        encoding them every frame would cost about 0.5 ms). Nothing changes a frame's fields once made, so the
+        text may be made later, on another thread (a page's sender)."""
         cuts = frame["cuts"]  # its marks: the list CutMarks.wire keeps until a mark is added
         if self._cuts_text is None or self._cuts_text[0]["marks"] is not cuts["marks"] or self._cuts_text[0] != cuts:
             self._cuts_text = (cuts, dumps(cuts))
-        return dumps({k: v for k, v in frame.items() if k != "cuts"})[:-1] + ',"cuts":' + self._cuts_text[1] + "}"
+        return partial(_frame_text, frame, self._cuts_text[1])
 
     def _encode_navmesh(self) -> tuple[int, bytes] | None:
         """The navmesh message if the navmesh was re-baked since it was last encoded, baking it first if the
@@ -374,3 +389,8 @@ class FrameEncoder:
         else:
             data = encode_collision_mesh(self._collision_serial, bvh.positions, bvh.indices, bvh.tri_material)
         return self._collision_serial, data
+
+
+def _frame_text(frame: dict[str, Any], cuts_text: str) -> str:
+    """``dumps(frame)`` with its ``cuts`` given as their text (:meth:`FrameEncoder._whole_frame`)."""
+    return dumps({k: v for k, v in frame.items() if k != "cuts"})[:-1] + ',"cuts":' + cuts_text + "}"

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..game.all_players import closed_treasures_of, every_actions, object_name, treasure_name
@@ -40,17 +41,32 @@ FRAME_STATE = ("player", "use", "navmesh_revision")  # a frame's fields a delta 
 # objects: frame_messages.objects_delta, those that changed)
 
 
+# Each world's objects as the last frame sent them: id of the VoxelObject -> (it, (name, kind, resting), its fields).
+# A resting fragment keeps its VoxelObject from frame to frame (game.objects.fall_all): its fields are made once, not
+# every frame (a few hundred lie about when eight players dig), and compare equal to the last frame's at once.
+_SENT: weakref.WeakKeyDictionary[World, dict[int, tuple[Any, tuple[str, str, bool], dict[str, Any]]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def _objects(world: World) -> list[dict[str, Any]]:
     """Every player's held, loose and thrown objects and the treasures it found and did not open, the world's own
-    player's first."""
-    objects = []
+    player's first. The fields of an object that neither moved nor changed are the last frame's (the same dict:
+    nothing changes them)."""
+    objects, sent, now = [], _SENT.get(world, {}), {}
     for actions in every_actions(world):
         items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
-        objects += [{"name": object_name(actions, o.name), "kind": o.kind, "position": _round(o.object.position),
-                     "material": o.object.material, "resting": o.resting} for o in items]
+        for item in items:
+            thing, key = item.object, (object_name(actions, item.name), item.kind, item.resting)
+            kept = sent.get(id(thing))
+            if kept is None or kept[0] is not thing or kept[1] != key:
+                kept = (thing, key, {"name": key[0], "kind": item.kind, "position": _round(thing.position),
+                                     "material": thing.material, "resting": item.resting})
+            now[id(thing)] = kept
+            objects.append(kept[2])
         objects += [{"name": treasure_name(actions, n), "kind": "treasure", "position": _round(t.position),
                      "material": None, "resting": True, "depth": treasure_depth(world.volume, t.position)}
                     for n, t in actions.closed_treasures()]
+    _SENT[world] = now
     return objects
 
 
