@@ -152,3 +152,36 @@ console.log(JSON.stringify({{first: plain(first), second: plain(second), orphan:
                                    atol=1e-6)
         assert ("blade" in entry) == (pose.blade is not None)
     assert "does not have" in out["orphan"]
+
+
+@NODE
+def test_the_page_applies_patches_of_edits_in_several_places_as_python_does():
+    """decode.js's applyChunkPatch against decode_chunk_patch on patches of meshes edited in two places (vertices
+    dropped and inserted, others moved in place, triangles of them dropped and added): the page's mesh is the new
+    one, and a patch whose copies run past the page's mesh is refused, not applied."""
+    from .test_chunk_messages import edited
+
+    rng = np.random.default_rng(11)
+    cases, expected, bases = [], [], []
+    for n in (30, 200, 700):
+        old = random_mesh(rng, n, 2 * n)
+        new = edited(edited(old, rng, n // 5, 3, 4, 3), rng, 3 * n // 4, 2, 5, 2)
+        before, after = (protocol.wire_mesh(m, (0.0, 0.0, 0.0), protocol.chunk_step(8.0)) for m in (old, new))
+        patch = protocol.encode_chunk_patch((0, 0, 0), before, after, 1, 2)
+        assert patch is not None and protocol.decode_chunk_patch(patch, before)[2] == after
+        cases.append([list(protocol.encode_chunk_mesh((0, 0, 0), before, revision=1)), list(patch)])
+        expected.append(after.display_mesh())
+        bases.append(before)
+    bad = bytearray(cases[0][1])
+    bad[protocol.PATCH_HEADER.size + 4:protocol.PATCH_HEADER.size + 8] = (10 ** 6).to_bytes(4, "little")
+    out = run_decoder(CHUNK_OUT + f"""const cases = {json.dumps(cases + [[cases[0][0], list(bad)]])};
+console.log(JSON.stringify(cases.map(([whole, patch]) => {{
+  const first = d.decodeChunk(Uint8Array.from(whole).buffer);
+  const chunk = d.applyChunkPatch(Uint8Array.from(patch).buffer, new Map([[first.key, first]]));
+  return chunk.error ? chunk.error : out(chunk);
+}})));""")
+    for page, mesh in zip(out, expected):
+        assert_page_reads(page, mesh)
+    assert "vertex copy past" in out[-1]
+    with pytest.raises(protocol.ProtocolError, match="vertex copy past the 34 vertices"):
+        protocol.decode_chunk_patch(bytes(bad), bases[0])

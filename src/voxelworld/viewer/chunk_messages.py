@@ -2,9 +2,9 @@
 
 A chunk's display mesh is sent quantised (:class:`WireMesh`): positions as int16 steps from the chunk's corner,
 normals octahedron-encoded as two int16, blend and occlusion as bytes, indices as uint16 where the chunk has at
-most 65 536 vertices. A chunk that changed again is sent as a **patch** against the mesh the page has: which
-vertices and triangles changed (runs of them, with their new values) around a split where the arrays may have
-grown or shrunk; the page copies the rest from its own copy. ``docs/specs/play-protocol.md`` gives the layouts.
+most 65 536 vertices. A chunk that changed again is sent as a **patch** against the mesh the page has: the runs of
+its vertices and triangles the page copies from its own copy (from anywhere in it: a remesh inserts and drops
+vertices in several places), and the new ones. ``docs/specs/play-protocol.md`` gives the layouts.
 
 Examples
 --------
@@ -23,8 +23,8 @@ Examples
 ...                     mesh.mat_b, mesh.blend)
 >>> new = wire_mesh(moved, origin=(0.0, 0.0, 0.0), step=2.0 ** -11)
 >>> patch = encode_chunk_patch((1, 0, 2), old, new, base=1, revision=2)
->>> len(patch) < len(data), decode_chunk_patch(patch, old)[2] == new
-(True, True)
+>>> decode_chunk_patch(patch, old)[2] == new  # (for a mesh this small the whole one is shorter: the server sends it)
+True
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ KIND_CHUNK, KIND_CHUNK_PATCH = 1, 4  # the first byte of a binary message
 MESH_VERSION = 3  # the second byte of every binary message (3: quantised chunk meshes, patches, poses)
 # kind, version, flags, chunk i, j, k, revision, vertices n, triangles m, origin x, y, z (m), step (m): 44 bytes
 CHUNK_HEADER = struct.Struct("<BBHiiiIIIffff")
-# kind, version, flags, chunk i, j, k, base revision, revision, old n, old m, n, m, vertex split, triangle split,
-# vertex runs, triangle runs: 56 bytes
-PATCH_HEADER = struct.Struct("<BBHiiiIIIIIIIIII")
+# kind, version, flags, chunk i, j, k, base revision, revision, old n, old m, n, m, vertex copies, triangle copies:
+# 48 bytes
+PATCH_HEADER = struct.Struct("<BBHiiiIIIIIIII")
 WIDE_INDICES = 1  # flags bit: indices are u32 (the chunk has more than 65 536 vertices), else u16
 QUANTA = 32767  # int16 steps either side of a chunk's corner
 OCT_SCALE = 32767.0  # an octahedral normal's coordinates in [-1, 1] as int16
@@ -219,71 +219,94 @@ def encode_chunk_mesh(chunk: Sequence[int], mesh: WireMesh, revision: int = 0) -
     return head + _vertex_bytes(mesh) + _index_bytes(mesh.indices, wide)
 
 
-def _runs(changed: np.ndarray) -> np.ndarray:
-    """(start, count) of each run of True in ``changed``, as an (r, 2) uint32 array."""
-    edges = np.diff(np.concatenate(([0], changed.view(np.int8), [0])))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    return np.stack([starts, ends - starts], axis=1).astype(np.uint32)
+_KEY_WORDS = 3  # a row of up to 24 bytes as three 64-bit words
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
 
 
-def _suffix(old: np.ndarray, new: np.ndarray) -> int:
-    """How many rows at the ends of ``old`` and ``new`` are equal."""
-    k = min(len(old), len(new))
-    if k == 0:
-        return 0
-    same = (old[len(old) - k:] == new[len(new) - k:]).all(axis=1)
-    different = np.flatnonzero(~same)
-    return k if len(different) == 0 else k - 1 - int(different[-1])
+def _row_words(rows: np.ndarray) -> np.ndarray:
+    """Each row of ``rows`` (r, w) (its bytes, at most 24) as three 64-bit words (r, 3): equal rows, equal words."""
+    data = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), -1)
+    padded = np.zeros((len(rows), 8 * _KEY_WORDS), dtype=np.uint8)
+    padded[:, :data.shape[1]] = data
+    return padded.view(np.uint64)
 
 
-def _splice(old: np.ndarray, new: np.ndarray) -> tuple[int, np.ndarray]:
-    """The split and the changed rows of ``new`` against ``old``: row ``i`` of ``new`` is copied from row ``i``
-    of ``old`` below the split and from ``i - (len(new) - len(old))`` from it on, unless it changed."""
-    grown = len(new) - len(old)
-    if grown == 0:  # the common case (vertices moved or recoloured in place): row against row
-        return len(new), (old != new).any(axis=1)
-    split = len(new) - _suffix(old, new)
-    source = np.arange(len(new))
-    source[split:] -= grown
-    valid = (source >= 0) & (source < len(old))
-    changed = ~valid
-    changed[valid] = ~(old[source[valid]] == new[valid]).all(axis=1)
-    return split, changed
+def _sources(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """For each row of ``new`` a row of ``old`` equal to it, -1 for none (rows as :func:`_row_words`): the k-th of
+    equal rows in ``new`` is the k-th of them in ``old`` (equal triangles or vertices stay in one run). Rows are
+    sorted by a hash of their words and every match is checked word by word (a hash shared by unequal rows costs a
+    copy, never a wrong row)."""
+    if len(old) == 0 or len(new) == 0:
+        return np.full(len(new), -1, dtype=np.int64)
+    old_words, new_words = _row_words(old), _row_words(new)
+    old_hash, new_hash = (np.bitwise_xor.reduce(words * _MIX, axis=1) for words in (old_words, new_words))
+    order = np.argsort(old_hash, kind="stable")
+    ordered = old_hash[order]
+    new_order = np.argsort(new_hash, kind="stable")
+    grouped = new_hash[new_order]
+    rank = np.empty(len(new_hash), dtype=np.int64)
+    rank[new_order] = np.arange(len(grouped)) - np.searchsorted(grouped, grouped)  # (the k-th of its equals)
+    at = np.searchsorted(ordered, new_hash) + rank
+    source = order[np.minimum(at, len(ordered) - 1)]
+    same = (at < len(ordered)) & (old_words[source] == new_words).all(axis=1)
+    return np.where(same, source, -1)
 
 
-def shifted_indices(indices: np.ndarray, old_split: int, grown: int) -> np.ndarray:
-    """An old mesh's indices as they read after a vertex splice: those at or past ``old_split`` (the split in the
-    old vertex array) move by ``grown``."""
-    indices = indices.astype(np.int64)
-    return indices if grown == 0 else np.where(indices >= old_split, indices + grown, indices)
+def _copies(sources: np.ndarray) -> np.ndarray:
+    """The copies of :func:`_sources`' answer: (new start, old start, count) of each run of new rows that are
+    consecutive old rows, as an (r, 3) int64 array in the new rows' order."""
+    copied = sources >= 0
+    follows = np.zeros(len(sources), dtype=bool)
+    follows[1:] = copied[1:] & copied[:-1] & (sources[1:] == sources[:-1] + 1)
+    starts = np.flatnonzero(copied & ~follows)
+    breaks = np.append(np.flatnonzero(~follows), len(sources))
+    ends = breaks[np.searchsorted(breaks, starts, side="right")]
+    return np.stack([starts, sources[starts], ends - starts], axis=1).astype(np.int64)
+
+
+def _new_of_old(copies: np.ndarray, old_count: int, count: int) -> np.ndarray:
+    """Where each of the ``old_count`` old vertices is among the ``count`` new ones (-1: gone), which is how the old
+    triangles read in the new mesh: its first copy (``copies``: (new start, old start, count) rows); and where the new
+    rows between two copies (or before the first, or after the last) replace as many old rows between them, none of
+    them copied elsewhere, each takes the place of its old row (vertices moved in place)."""
+    new_of_old = np.full(old_count, -1, dtype=np.int64)
+    for new_start, old_start, length in copies[::-1].tolist():  # (written last: the first copy wins)
+        new_of_old[old_start:old_start + length] = np.arange(new_start, new_start + length)
+    ends = [(0, 0)] + [(new_start + length, old_start + length) for new_start, old_start, length in copies.tolist()]
+    starts = [(new_start, old_start) for new_start, old_start, _ in copies.tolist()] + [(count, old_count)]
+    for (new_end, old_end), (new_start, old_start) in zip(ends, starts):
+        gap = new_start - new_end
+        if gap > 0 and gap == old_start - old_end and (new_of_old[old_end:old_start] < 0).all():
+            new_of_old[old_end:old_start] = np.arange(new_end, new_start)
+    return new_of_old
 
 
 def encode_chunk_patch(chunk: Sequence[int], old: WireMesh, new: WireMesh, base: int, revision: int) -> bytes | None:
     """The patch (kind 4) that turns ``old`` (the page's mesh of revision ``base``) into ``new`` (``revision``),
     or None when it cannot (another origin or step, or ``new`` has no triangles: send the whole mesh).
 
-    Layout: the 56-byte header (u8 kind = 4, u8 version = 3, u16 flags (1: u32 indices), i32 chunk i, j, k, u32
-    base, u32 revision, u32 old n, u32 old m, u32 n, u32 m, u32 vertex split, u32 triangle split, u32 vertex runs
-    R, u32 triangle runs Q), runs u32[2R] and u32[2Q] (start, count in the new arrays), the changed vertices (as
-    in kind 1: positions, padding, normals, mat_a, mat_b, blend, occlusion, padding) and the changed triangles'
-    indices (u16 or u32, padding). A new vertex ``i`` not in a run is the page's vertex ``i`` below the vertex
-    split, ``i - (n - old n)`` from it on; a triangle likewise, its indices at or past ``vertex split - (n - old
-    n)`` moved by ``n - old n``."""
+    Layout: the 48-byte header (u8 kind = 4, u8 version = 3, u16 flags (1: u32 indices), i32 chunk i, j, k, u32
+    base, u32 revision, u32 old n, u32 old m, u32 n, u32 m, u32 vertex copies R, u32 triangle copies Q), the
+    copies u32[3R] and u32[3Q] (new start, old start, count: rows ``new start ..`` are the page's rows ``old start
+    ..``), then the new vertices not copied, in order (as in kind 1: positions, padding, normals, mat_a, mat_b,
+    blend, occlusion, padding) and the new triangles not copied (u16 or u32 indices, padding). A copied triangle's
+    indices are the old ones, each moved to where its vertex went (:func:`_new_of_old`: its first copy, or the new
+    vertex in its place between two copies)."""
     if old.origin != new.origin or old.step != new.step or new.triangle_count == 0 or old.triangle_count == 0:
         return None
     i, j, k = (int(c) for c in chunk)
-    vertex_split, vertex_changed = _splice(old.records(), new.records())
-    grown = new.vertex_count - old.vertex_count
-    moved = shifted_indices(old.indices, vertex_split - grown, grown)
-    triangle_split, triangle_changed = _splice(moved, new.indices.astype(np.int64))
-    vertex_runs, triangle_runs = _runs(vertex_changed), _runs(triangle_changed)
+    vertex_sources = _sources(old.records(), new.records())
+    vertex_copies = _copies(vertex_sources)
+    moved = _new_of_old(vertex_copies, old.vertex_count, new.vertex_count)[old.indices.astype(np.int64)]
+    triangle_sources = _sources(moved, new.indices.astype(np.int64))
+    triangle_copies = _copies(triangle_sources)
     wide = _wide(new.vertex_count)
     head = PATCH_HEADER.pack(KIND_CHUNK_PATCH, MESH_VERSION, WIDE_INDICES if wide else 0, i, j, k,
                              int(base) & 0xFFFFFFFF, int(revision) & 0xFFFFFFFF, old.vertex_count,
-                             old.triangle_count, new.vertex_count, new.triangle_count, vertex_split, triangle_split,
-                             len(vertex_runs), len(triangle_runs))
-    return b"".join((head, vertex_runs.astype("<u4").tobytes(), triangle_runs.astype("<u4").tobytes(),
-                     _vertex_bytes(new, vertex_changed), _index_bytes(new.indices[triangle_changed], wide)))
+                             old.triangle_count, new.vertex_count, new.triangle_count, len(vertex_copies),
+                             len(triangle_copies))
+    return b"".join((head, vertex_copies.astype("<u4").tobytes(), triangle_copies.astype("<u4").tobytes(),
+                     _vertex_bytes(new, vertex_sources < 0), _index_bytes(new.indices[triangle_sources < 0], wide)))
 
 
 # --------------------------------------------------------------------------------------------- decoding
@@ -344,47 +367,49 @@ def decode_chunk_patch(data: bytes | bytearray | memoryview,
                        old: WireMesh) -> tuple[tuple[int, int, int], tuple[int, int], WireMesh]:
     """The chunk, (base, revision) and the new mesh from :func:`encode_chunk_patch`'s bytes applied to ``old``
     (the mesh of revision base), as a page applies it."""
-    (_, _, flags, i, j, k, base, revision, old_n, old_m, n, m, vertex_split, triangle_split, vertex_run_count,
-     triangle_run_count) = _header(data, PATCH_HEADER, KIND_CHUNK_PATCH)
+    (_, _, flags, i, j, k, base, revision, old_n, old_m, n, m, vertex_copy_count,
+     triangle_copy_count) = _header(data, PATCH_HEADER, KIND_CHUNK_PATCH)
     if (old_n, old_m) != (old.vertex_count, old.triangle_count):
         raise WireError(f"a patch for a mesh of {old_n} vertices and {old_m} triangles, not of "
                         f"{old.vertex_count} and {old.triangle_count}")
     offset = PATCH_HEADER.size
-    vertex_runs, offset = _take(data, offset, "<u4", 2 * vertex_run_count, "vertex runs")
-    triangle_runs, offset = _take(data, offset, "<u4", 2 * triangle_run_count, "triangle runs")
-    vertex_rows = _covered(vertex_runs.reshape(-1, 2), n, "vertex")
-    triangle_rows = _covered(triangle_runs.reshape(-1, 2), m, "triangle")
-    literal, offset = _read_vertices(data, offset, int(vertex_rows.sum()))
-    indices, offset = _read_indices(data, offset, int(triangle_rows.sum()), bool(flags & WIDE_INDICES))
+    vertex_copies, offset = _take(data, offset, "<u4", 3 * vertex_copy_count, "vertex copies")
+    triangle_copies, offset = _take(data, offset, "<u4", 3 * triangle_copy_count, "triangle copies")
+    vertex_copies = _checked_copies(vertex_copies, n, old_n, "vertex")
+    triangle_copies = _checked_copies(triangle_copies, m, old_m, "triangle")
+    literal, offset = _read_vertices(data, offset, n - int(vertex_copies[:, 2].sum()))
+    indices, offset = _read_indices(data, offset, m - int(triangle_copies[:, 2].sum()), bool(flags & WIDE_INDICES))
     _end(data, offset)
-    grown, grown_m = n - old_n, m - old_m
-    arrays = {}
-    for name in ("positions", "normals", "mat_a", "mat_b", "blend", "occlusion"):
-        arrays[name] = _spliced(getattr(old, name), n, vertex_split, grown, vertex_rows, literal[name], "vertex")
-    moved = shifted_indices(old.indices, vertex_split - grown, grown).astype(np.uint32)
-    arrays["indices"] = _spliced(moved, m, triangle_split, grown_m, triangle_rows, indices, "triangle")
-    if m and int(arrays["indices"].max()) >= n:
-        raise WireError(f"patched index {int(arrays['indices'].max())} is out of range: the chunk has {n} vertices")
-    return (i, j, k), (base, revision), WireMesh(old.origin, old.step, **arrays)
+    arrays = {name: _copied(getattr(old, name), n, vertex_copies, literal[name])
+              for name in ("positions", "normals", "mat_a", "mat_b", "blend", "occlusion")}
+    moved = _new_of_old(vertex_copies, old_n, n)[old.indices.astype(np.int64)]
+    triangles = _copied(moved, m, triangle_copies, indices.astype(np.int64))
+    if m and int(triangles.min()) < 0:
+        raise WireError("a patch copies a triangle of a vertex the new mesh does not have")
+    if m and int(triangles.max()) >= n:
+        raise WireError(f"patched index {int(triangles.max())} is out of range: the chunk has {n} vertices")
+    return (i, j, k), (base, revision), WireMesh(old.origin, old.step, indices=triangles.astype(np.uint32), **arrays)
 
 
-def _covered(runs: np.ndarray, count: int, what: str) -> np.ndarray:
-    rows = np.zeros(count, dtype=bool)
-    for start, length in runs.astype(np.int64):
-        if start + length > count:
-            raise WireError(f"a {what} run [{start}, {start + length}) past the {count} {what}s of the patch")
-        rows[start:start + length] = True
-    return rows
+def _checked_copies(copies: np.ndarray, count: int, old_count: int, what: str) -> np.ndarray:
+    """A patch's copies (new start, old start, count) as an (r, 3) int64 array, each within the ``count`` new and
+    ``old_count`` old rows and, in the new rows, after the one before."""
+    copies = copies.astype(np.int64).reshape(-1, 3)
+    ends = copies[:, 0] + copies[:, 2]
+    if len(copies) and ((ends > count).any() or (copies[:, 1] + copies[:, 2] > old_count).any()
+                        or (copies[1:, 0] < ends[:-1]).any()):
+        rows = {"vertex": "vertices", "triangle": "triangles"}[what]
+        raise WireError(f"a {what} copy past the {count} {rows} of the patch or the {old_count} of the page's mesh, "
+                        f"or over the one before")
+    return copies
 
 
-def _spliced(old: np.ndarray, count: int, split: int, grown: int, rows: np.ndarray, literal: np.ndarray,
-             what: str) -> np.ndarray:
-    source = np.arange(count)
-    source[split:] -= grown
-    copied = ~rows
-    if ((source[copied] < 0) | (source[copied] >= len(old))).any():
-        raise WireError(f"a patch copies a {what} the page's mesh does not have")
+def _copied(old: np.ndarray, count: int, copies: np.ndarray, literal: np.ndarray) -> np.ndarray:
+    """``count`` rows: the copies of ``old``'s rows, and the ``literal`` ones in the rows between them in order."""
     new = np.empty((count,) + old.shape[1:], dtype=old.dtype)
-    new[copied] = old[source[copied]]
-    new[rows] = literal
+    copied = np.zeros(count, dtype=bool)
+    for new_start, old_start, length in copies.tolist():
+        new[new_start:new_start + length] = old[old_start:old_start + length]
+        copied[new_start:new_start + length] = True
+    new[~copied] = literal  # (as many as the rows not copied: read so, the copies apart)
     return new

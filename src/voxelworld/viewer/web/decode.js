@@ -13,9 +13,9 @@ export const MESH_VERSION = 3; // the version byte this page reads
 export const PROTOCOL_VERSION = 6; // the hello's "protocol" this page speaks
 // u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 revision, vertices n, triangles m, f32 origin x, y, z, step
 export const CHUNK_HEADER_BYTES = 44;
-// u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 base, revision, old n, old m, n, m, vertex split,
-// triangle split, vertex runs, triangle runs
-export const PATCH_HEADER_BYTES = 56;
+// u8 kind, u8 version, u16 flags, i32 chunk i, j, k, u32 base, revision, old n, old m, n, m, vertex copies,
+// triangle copies
+export const PATCH_HEADER_BYTES = 48;
 export const POSES_HEADER_BYTES = 16; // u8 kind, u8 version, u16 actors, u32 frame, u32 base frame, u16 joints, u16 0
 export const TRIANGLES_HEADER_BYTES = 16; // u8 kind, u8 version, u16 0, u32 revision, vertices n, triangles m
 
@@ -86,62 +86,89 @@ export function decodeChunk(buffer) {
   return { ...chunk, ...vertices, indices };
 }
 
-// The (start, count) runs of a patch, and whether each of ``count`` rows is in one.
-function covered(buffer, offset, runs, count) {
-  const pairs = new Uint32Array(buffer, offset, 2 * runs), rows = new Uint8Array(count);
-  let total = 0;
-  for (let r = 0; r < runs; r++) {
-    const start = pairs[2 * r], length = pairs[2 * r + 1];
-    if (start + length > count) return { error: `a run past the ${count} rows of the patch` };
-    rows.fill(1, start, start + length);
+// A patch's copies (new start, old start, count) from ``offset``, checked against the ``count`` new and ``oldCount``
+// old rows (each after the one before), and how many rows they copy.
+function copiesAt(buffer, offset, copies, count, oldCount, what, rowsName) {
+  const rows = new Uint32Array(buffer, offset, 3 * copies);
+  let total = 0, end = 0;
+  for (let c = 0; c < copies; c++) {
+    const start = rows[3 * c], from = rows[3 * c + 1], length = rows[3 * c + 2];
+    if (start < end || start + length > count || from + length > oldCount) {
+      return { error: `a ${what} copy past the ${count} ${rowsName} of the patch or the ${oldCount} of the page's mesh` };
+    }
+    end = start + length;
     total += length;
   }
   return { rows, total };
 }
 
-// Row r of the new array: a literal when rows[r], else the old row r (below split) or r - grown (from split on).
-function splice(old, width, count, split, grown, rows, literal) {
+// ``count`` rows of ``width``: the copies of ``old``'s rows, the ``literal`` ones in the rows between them in order.
+function copied(old, width, count, copies, literal) {
   const out = new old.constructor(width * count);
-  const before = Math.min(split, count);
-  out.set(old.subarray(0, width * Math.min(before, old.length / width)), 0);
-  if (split < count) out.set(old.subarray(width * (split - grown), width * (count - grown)), width * split);
-  let next = 0;
-  for (let r = 0; r < count; r++) {
-    if (!rows[r]) continue;
-    for (let c = 0; c < width; c++) out[width * r + c] = literal[width * next + c];
-    next++;
+  let next = 0, row = 0;
+  const fill = (until) => {
+    out.set(literal.subarray(width * next, width * (next + until - row)), width * row);
+    next += until - row;
+  };
+  for (let c = 0; c < copies.length; c += 3) {
+    const start = copies[c], from = copies[c + 1], length = copies[c + 2];
+    fill(start);
+    out.set(old.subarray(width * from, width * (from + length)), width * start);
+    row = start + length;
   }
+  fill(count);
   return out;
 }
 
+// Where each old vertex is among the ``count`` new ones (-1: gone): its first copy, or the new vertex in its place
+// between two copies that replace as many old rows, none copied elsewhere (chunk_messages._new_of_old).
+function newOfOld(copies, oldCount, count) {
+  const map = new Int32Array(oldCount).fill(-1);
+  for (let c = copies.length - 3; c >= 0; c -= 3) {
+    for (let k = 0; k < copies[c + 2]; k++) map[copies[c + 1] + k] = copies[c] + k;
+  }
+  let newEnd = 0, oldEnd = 0;
+  for (let c = 0; c <= copies.length; c += 3) {
+    const newStart = c < copies.length ? copies[c] : count, oldStart = c < copies.length ? copies[c + 1] : oldCount;
+    const gap = newStart - newEnd;
+    if (gap > 0 && gap === oldStart - oldEnd && map.subarray(oldEnd, oldStart).every((v) => v < 0)) {
+      for (let k = 0; k < gap; k++) map[oldEnd + k] = newEnd + k;
+    }
+    if (c < copies.length) { newEnd = copies[c] + copies[c + 2]; oldEnd = copies[c + 1] + copies[c + 2]; }
+  }
+  return map;
+}
+
 // A chunk patch (kind 4) applied to ``chunks`` (key -> the chunk as decodeChunk or this function gave it): the
-// chunk's new mesh, or { key, error } when this page does not have the patch's base.
+// chunk's new mesh, or { key, error } when this page does not have the patch's base or the patch does not fit it.
 export function applyChunkPatch(buffer, chunks) {
   const view = new DataView(buffer);
   const u32 = (at) => view.getUint32(at, true);
   const flags = view.getUint16(2, true);
   const key = `${view.getInt32(4, true)},${view.getInt32(8, true)},${view.getInt32(12, true)}`;
   const base = u32(16), revision = u32(20), oldN = u32(24), oldM = u32(28), n = u32(32), m = u32(36);
-  const vertexSplit = u32(40), triangleSplit = u32(44), vertexRuns = u32(48), triangleRuns = u32(52);
+  const vertexCopies = u32(40), triangleCopies = u32(44);
   const old = chunks.get(key);
   if (!old || old.revision !== base || old.n !== oldN || old.m !== oldM) {
     return { key, error: `a patch of chunk ${key} against revision ${base}, which this page does not have (reload the page)` };
   }
   let offset = PATCH_HEADER_BYTES;
-  const vertexRows = covered(buffer, offset, vertexRuns, n);
-  offset += 8 * vertexRuns;
-  const triangleRows = covered(buffer, offset, triangleRuns, m);
-  offset += 8 * triangleRuns;
+  const vertexRows = copiesAt(buffer, offset, vertexCopies, n, oldN, "vertex", "vertices");
+  offset += 12 * vertexCopies;
+  const triangleRows = copiesAt(buffer, offset, triangleCopies, m, oldM, "triangle", "triangles");
+  offset += 12 * triangleCopies;
   if (vertexRows.error || triangleRows.error) return { key, error: vertexRows.error || triangleRows.error };
-  const literal = readVertices(buffer, offset, vertexRows.total, old.origin, old.step);
-  const { indices: literalIndices } = readIndices(buffer, literal.end, triangleRows.total, flags & WIDE_INDICES);
-  const grown = n - oldN, oldSplit = vertexSplit - grown;
+  const literal = readVertices(buffer, offset, n - vertexRows.total, old.origin, old.step);
+  const { indices: literalIndices } = readIndices(buffer, literal.end, m - triangleRows.total, flags & WIDE_INDICES);
   const chunk = { key, revision, n, m, origin: old.origin, step: old.step };
   for (const [name, width] of [["positions", 3], ["normals", 3], ["matA", 1], ["matB", 1], ["blend", 1], ["occlusion", 1]]) {
-    chunk[name] = splice(old[name], width, n, vertexSplit, grown, vertexRows.rows, literal[name]);
+    chunk[name] = copied(old[name], width, n, vertexRows.rows, literal[name]);
   }
-  const moved = grown === 0 ? old.indices : old.indices.map((v) => (v >= oldSplit ? v + grown : v));
-  chunk.indices = splice(moved, 3, m, triangleSplit, m - oldM, triangleRows.rows, literalIndices);
+  const map = newOfOld(vertexRows.rows, oldN, n);
+  const moved = Int32Array.from(old.indices, (v) => map[v]);
+  const indices = copied(moved, 3, m, triangleRows.rows, Int32Array.from(literalIndices));
+  if (indices.some((v) => v < 0 || v >= n)) return { key, error: `a patch of chunk ${key} names a vertex it does not have` };
+  chunk.indices = Uint32Array.from(indices);
   return chunk;
 }
 
