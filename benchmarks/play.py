@@ -391,8 +391,8 @@ def seat_pages_table(counts=PLAYER_COUNTS, seconds: float = 4.0) -> None:
                      f"{f['wire_bytes_per_s'] / 1024:.1f}", f"{f['max_wire_bytes_per_s'] / 1024:.1f}",
                      f"{f['step_frame_ms']:.2f}", f"{f['encode_ms']:.2f}"))
     print_table(("a page of each player (PlayServer.step_frame, demo world)", "chunk meshes KiB/s", "poses KiB/s",
-                 "frame JSON KiB/s", "HUD KiB/s", "mean page's messages KiB/s", "most sent page's messages KiB/s",
-                 "mean page on the wire KiB/s (<= 300)", "most sent page on the wire KiB/s", "frame median ms",
+                 "frame JSON KiB/s", "HUD KiB/s", "mean page's messages KiB/s (<= 300)", "most sent page's messages KiB/s",
+                 "mean page on the wire KiB/s", "most sent page on the wire KiB/s", "frame median ms",
                  "encode median ms"), rows)
 
 
