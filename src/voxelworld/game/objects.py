@@ -21,7 +21,8 @@ from .actions import VoxelObject
 from .checks import point_tuple
 from .throwing import ThrowSettings
 
-__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all", "out_of_ground", "CLEARANCE", "PROBE_REACH"]
+__all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all", "out_of_ground", "CLEARANCE", "PROBE_REACH",
+           "KeptTransforms", "kept_transforms"]
 
 KINDS = ("fragment", "held", "bullet", "projectile", "treasure")
 CLEARANCE = 0.05  # m above the surface an object found under the ground starts (out_of_ground)
@@ -61,6 +62,24 @@ class WorldObject:
         local = mesh_volume(self.object.volume, options)
         positions = (local.positions.astype(np.float64) + self.object.position).astype(np.float32)
         return replace(local, positions=positions)
+
+
+# Transforms by the id of their VoxelObject, each with the object (kept alive, so the id is its own).
+KeptTransforms = dict[int, tuple[VoxelObject, ObjectTransform]]
+
+
+def kept_transforms(items: Sequence[WorldObject], kept: KeptTransforms) -> tuple[list[ObjectTransform], KeptTransforms]:
+    """Each of ``items``' transform, that of ``kept`` (the last call's) where its VoxelObject, name and kind are
+    the same (a resting fragment: :func:`fall_all` keeps its VoxelObject), and what to keep for the next call. A
+    frame's snapshot then grows with what moved, not with the few hundred fragments lying about."""
+    found, keep = [], {}
+    for item in items:
+        last = kept.get(id(item.object))
+        if last is None or last[0] is not item.object or (last[1].name, last[1].kind) != (item.name, item.kind):
+            last = (item.object, item.transform())
+        keep[id(item.object)] = last
+        found.append(last[1])
+    return found, keep
 
 
 def fall(item: WorldObject, bvh: TriangleBVH | None, dt: float, materials: MaterialTable,

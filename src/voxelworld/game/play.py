@@ -64,7 +64,7 @@ from .deformation import (
 )
 from .digger import ShovelSettings
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
-from .objects import ObjectTransform, WorldObject, fall_all, out_of_ground
+from .objects import KeptTransforms, ObjectTransform, WorldObject, fall_all, kept_transforms, out_of_ground
 from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .shovel import PlayerShovel
@@ -190,7 +190,7 @@ class PlayerActions:
         "items": sequence(text()), "made": count(), "opened_treasures": sequence(whole(0)), "treasures_taken": count(),
         "*": lambda actions, name, state: actions._check_places(name, state)}
     OTHER_ATTRIBUTES = ("base_settings", "_upgraded", "_player", "_awaiting_bookkeeping", "_box", "strike", "shovel",
-                        "_dig_contacts")  # strike, shovel: saved by their own state_dicts
+                        "_dig_contacts", "_transforms")  # strike, shovel: saved by their own state_dicts
 
     def __init__(self, settings: ActionSettings = ActionSettings()):
         self._player: Player | None = None  # whose upgrades apply, once attached
@@ -213,6 +213,7 @@ class PlayerActions:
         # ActionResult (punch, pull_out), a SuckUpdate or an ImpactResult (whose eye is None).
         self._awaiting_bookkeeping: list[tuple[str, Any, Any]] = []
         self._box: tuple[np.ndarray, np.ndarray] | None = None  # the world's (m), once attached
+        self._transforms: KeptTransforms = {}  # the last snapshot's (object_transforms)
 
     @property
     def settings(self) -> ActionSettings:
@@ -288,10 +289,6 @@ class PlayerActions:
         """Where the thrown objects fly (the world keeps collision triangles around them)."""
         return [o.object.position for o in self.objects if o.kind == "projectile"]
 
-    def object_transforms(self, world: World) -> list[ObjectTransform]:
-        """:meth:`transforms`, as a world's object source."""
-        return self.transforms()
-
     @property
     def player(self) -> Player:
         """The player these actions are (:meth:`attach`)."""
@@ -308,11 +305,13 @@ class PlayerActions:
         opened = set(self.opened_treasures)
         return [(n, t) for n, t in enumerate(self.deformation.treasures) if n not in opened]
 
-    def transforms(self) -> list[ObjectTransform]:
-        """The held object, loose and thrown objects and the treasures not opened yet, for a snapshot."""
+    def object_transforms(self, world: World) -> list[ObjectTransform]:
+        """The held object, loose and thrown objects and the treasures not opened yet, for a snapshot (the world's
+        object source): an object kept from the last call keeps its transform (:func:`kept_transforms`)."""
         items = ([self.held] if self.held is not None else []) + self.objects
-        treasures = [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0) for n, t in self.closed_treasures()]
-        return [item.transform() for item in items] + treasures
+        found, self._transforms = kept_transforms(items, self._transforms)
+        return found + [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0)
+                        for n, t in self.closed_treasures()]
 
     # ------------------------------------------------------------------------------------------ buttons
     def act(self, world: World, inputs: Inputs) -> None:
