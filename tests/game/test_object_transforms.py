@@ -1,10 +1,10 @@
-"""A snapshot's objects (``PlayerActions.object_transforms``, ``objects.kept_transforms``): an object whose
+"""A snapshot's objects (``PlayerActions.object_transforms``, ``objects.kept_by_object``): an object whose
 VoxelObject is the last frame's (a resting fragment) keeps its transform, the same object; the snapshot is what
 making every transform anew gives, frame after frame, as fragments fly, land and go."""
 
 from __future__ import annotations
 
-from voxelworld.game.objects import ObjectTransform, kept_transforms
+from voxelworld.game.objects import ObjectTransform, WorldObject, kept_by_object
 from voxelworld.game.seats import every_actions
 from voxelworld.game.world import Inputs, World
 
@@ -31,6 +31,9 @@ def test_an_object_of_another_name_or_kind_gets_a_transform_of_its_own():
         world.step(Inputs(look=(90.0, -45.0), punch=frame % 2 == 0))
     items = world.actions.objects
     assert items
+    def kept_transforms(items, kept):  # as PlayerActions.object_transforms keeps them
+        return kept_by_object(items, kept, lambda item: (item.name, item.kind), WorldObject.transform)
+
     found, kept = kept_transforms(items, {})
     again, _ = kept_transforms(items, kept)
     assert all(a is b for a, b in zip(found, again))

@@ -8,8 +8,9 @@ impact rule of the pair of materials changes the terrain (:func:`~voxelworld.gam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from .checks import point_tuple
 from .throwing import ThrowSettings
 
 __all__ = ["ObjectTransform", "WorldObject", "KINDS", "fall", "fall_all", "out_of_ground", "CLEARANCE", "PROBE_REACH",
-           "KeptTransforms", "kept_transforms"]
+           "KeptByObject", "kept_by_object"]
 
 KINDS = ("fragment", "held", "bullet", "projectile", "treasure")
 CLEARANCE = 0.05  # m above the surface an object found under the ground starts (out_of_ground)
@@ -64,21 +65,26 @@ class WorldObject:
         return replace(local, positions=positions)
 
 
-# Transforms by the id of their VoxelObject, each with the object (kept alive, so the id is its own).
-KeptTransforms = dict[int, tuple[VoxelObject, ObjectTransform]]
+T = TypeVar("T")
+# What was made of each object, by the id of its VoxelObject: (the VoxelObject, kept alive so that the id stays its
+# own; the key it was made for; what was made).
+KeptByObject = dict[int, tuple[VoxelObject, Hashable, T]]
 
 
-def kept_transforms(items: Sequence[WorldObject], kept: KeptTransforms) -> tuple[list[ObjectTransform], KeptTransforms]:
-    """Each of ``items``' transform, that of ``kept`` (the last call's) where its VoxelObject, name and kind are
-    the same (a resting fragment: :func:`fall_all` keeps its VoxelObject), and what to keep for the next call. A
-    frame's snapshot then grows with what moved, not with the few hundred fragments lying about."""
+def kept_by_object(items: Sequence[WorldObject], kept: KeptByObject[T], key: Callable[[WorldObject], Hashable],
+                   make: Callable[[WorldObject], T]) -> tuple[list[T], KeptByObject[T]]:
+    """``make(item)`` for each of ``items``, or what ``kept`` (the last call's) holds for it where its VoxelObject and
+    its ``key(item)`` (whatever else ``make`` reads of it) are the same, and what to keep for the next call. A
+    VoxelObject never changes (a move makes a new one), and a resting fragment keeps its own (:func:`fall_all`): a
+    frame's snapshot and the pages' objects then grow with what moved, not with the few hundred fragments lying
+    about."""
     found, keep = [], {}
     for item in items:
-        last = kept.get(id(item.object))
-        if last is None or last[0] is not item.object or (last[1].name, last[1].kind) != (item.name, item.kind):
-            last = (item.object, item.transform())
-        keep[id(item.object)] = last
-        found.append(last[1])
+        made = kept.get(id(item.object))
+        if made is None or made[0] is not item.object or made[1] != key(item):
+            made = (item.object, key(item), make(item))
+        keep[id(item.object)] = made
+        found.append(made[2])
     return found, keep
 
 

@@ -64,7 +64,7 @@ from .deformation import (
 )
 from .digger import ShovelSettings
 from .events import ActionBlocked, ActionEnded, ActionOutcome, ActionStarted, ItemPlaced, PickedUp, TreasureOpened
-from .objects import KeptTransforms, ObjectTransform, WorldObject, fall_all, kept_transforms, out_of_ground
+from .objects import KeptByObject, ObjectTransform, WorldObject, fall_all, kept_by_object, out_of_ground
 from .progress import upgraded_settings
 from .refusals import Refusal, missed, not_terrain, refusal, too_hard, treasure_buried
 from .shovel import PlayerShovel
@@ -213,7 +213,7 @@ class PlayerActions:
         # ActionResult (punch, pull_out), a SuckUpdate or an ImpactResult (whose eye is None).
         self._awaiting_bookkeeping: list[tuple[str, Any, Any]] = []
         self._box: tuple[np.ndarray, np.ndarray] | None = None  # the world's (m), once attached
-        self._transforms: KeptTransforms = {}  # the last snapshot's (object_transforms)
+        self._transforms: KeptByObject[ObjectTransform] = {}  # the last snapshot's (object_transforms)
 
     @property
     def settings(self) -> ActionSettings:
@@ -307,9 +307,10 @@ class PlayerActions:
 
     def object_transforms(self, world: World) -> list[ObjectTransform]:
         """The held object, loose and thrown objects and the treasures not opened yet, for a snapshot (the world's
-        object source): an object kept from the last call keeps its transform (:func:`kept_transforms`)."""
+        object source): an object kept from the last call keeps its transform (:func:`kept_by_object`)."""
         items = ([self.held] if self.held is not None else []) + self.objects
-        found, self._transforms = kept_transforms(items, self._transforms)
+        found, self._transforms = kept_by_object(items, self._transforms, lambda item: (item.name, item.kind),
+                                                 WorldObject.transform)
         return found + [ObjectTransform(f"treasure-{n}", "treasure", t.position, 0.0)
                         for n, t in self.closed_treasures()]
 

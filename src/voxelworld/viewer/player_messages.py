@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..game.all_players import closed_treasures_of, every_actions, object_name, treasure_name
 from ..game.events import ActionBlocked, ActionOutcome, Footstep, GoalReached, Landed, TreasureOpened, UpgradeBought
 from ..game.follow_camera import follow_camera
+from ..game.objects import KeptByObject, WorldObject, kept_by_object
 from ..game.use import treasure_depth
 from . import frame_messages
 from .frame_messages import cuts_field
@@ -41,33 +42,37 @@ FRAME_STATE = ("player", "use", "navmesh_revision")  # a frame's fields a delta 
 # objects: frame_messages.objects_delta, those that changed)
 
 
-# Each world's objects as the last frame sent them: id of the VoxelObject -> (it, (name, kind, resting), its fields).
-# A resting fragment keeps its VoxelObject from frame to frame (game.objects.fall_all): its fields are made once, not
-# every frame (a few hundred lie about when eight players dig), and compare equal to the last frame's at once.
-_SENT: weakref.WeakKeyDictionary[World, dict[int, tuple[Any, tuple[str, str, bool], dict[str, Any]]]] = \
-    weakref.WeakKeyDictionary()
+# Each player's objects' fields as the last frame sent them (:func:`kept_by_object`): a resting fragment's are made
+# once, not every frame, and compare equal to the last frame's at once.
+_SENT: weakref.WeakKeyDictionary[PlayerActions, KeptByObject[dict[str, Any]]] = weakref.WeakKeyDictionary()
 
 
 def _objects(world: World) -> list[dict[str, Any]]:
-    """Every player's held, loose and thrown objects and the treasures it found and did not open, the world's own
-    player's first. The fields of an object that neither moved nor changed are the last frame's (the same dict:
-    nothing changes them)."""
-    objects, sent, now = [], _SENT.get(world, {}), {}
+    """Every player's held, loose and thrown objects (:func:`_loose_objects`) and the treasures it found and did not
+    open, the world's own player's first."""
+    objects = []
     for actions in every_actions(world):
-        items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
-        for item in items:
-            thing, key = item.object, (object_name(actions, item.name), item.kind, item.resting)
-            kept = sent.get(id(thing))
-            if kept is None or kept[0] is not thing or kept[1] != key:
-                kept = (thing, key, {"name": key[0], "kind": item.kind, "position": _round(thing.position),
-                                     "material": thing.material, "resting": item.resting})
-            now[id(thing)] = kept
-            objects.append(kept[2])
+        objects += _loose_objects(actions)
         objects += [{"name": treasure_name(actions, n), "kind": "treasure", "position": _round(t.position),
                      "material": None, "resting": True, "depth": treasure_depth(world.volume, t.position)}
                     for n, t in actions.closed_treasures()]
-    _SENT[world] = now
     return objects
+
+
+def _loose_objects(actions: PlayerActions) -> list[dict[str, Any]]:
+    """The fields of the held, loose and thrown objects of the player whose ``actions`` these are: those of an object
+    that neither moved nor changed are the last frame's (the same dict: nothing changes them)."""
+    def key(item: WorldObject) -> tuple[str, str, bool]:
+        return object_name(actions, item.name), item.kind, item.resting
+
+    def fields(item: WorldObject) -> dict[str, Any]:
+        name, kind, resting = key(item)
+        return {"name": name, "kind": kind, "position": _round(item.object.position),
+                "material": item.object.material, "resting": resting}
+
+    items = ([actions.held] if actions.held is not None else []) + list(actions.objects)
+    found, _SENT[actions] = kept_by_object(items, _SENT.get(actions, {}), key, fields)
+    return found
 
 
 def _use_target(world: World, actions: PlayerActions) -> dict[str, Any] | None:
